@@ -1,0 +1,95 @@
+/**
+ * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> error envelope ->
+ * versioning -> body parsing -> [public payer routes | simulator] -> authentication -> rate limit
+ * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { DomainError } from '../domain/errors';
+import { loadConfig } from '../lib/config';
+import { randomToken } from '../lib/secrets';
+import type { AppState } from './context';
+import { authenticate } from './middleware/auth';
+import { errorEnvelope } from './middleware/errors';
+import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
+import { resolveVersion, LATEST_VERSION } from './versioning';
+import { payerRouter } from './routes/payer-sessions';
+import { simulatorRouter } from './routes/simulator';
+import { mountAreas } from './routes';
+
+/** Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED. */
+export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
+  const cfg = loadConfig();
+  const app = new Koa<AppState>({ proxy: false });
+
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = randomToken('req_', 24);
+    ctx.state.caller = null;
+    ctx.state.idempotencyKey = null;
+    ctx.state.redact = [];
+    ctx.state.version = LATEST_VERSION;
+    ctx.set('Request-Id', ctx.state.requestId);
+    try {
+      await next();
+    } finally {
+      ctx.set('Service-Version', ctx.state.version);
+    }
+  });
+  app.use(errorEnvelope());
+  app.use(async (ctx, next) => {
+    ctx.state.version = resolveVersion(ctx.get('Service-Version') || undefined, null);
+    await next();
+  });
+  app.use(koaBody({ jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] }));
+  app.use(async (ctx, next) => {
+    const b = (ctx.request as unknown as { body?: unknown }).body;
+    const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
+    if (hasBody && !ctx.is('application/json')) {
+      throw new DomainError('invalid_request', 'content_type_invalid', 'Request bodies must be JSON (`Content-Type: application/json`).');
+    }
+    if (hasBody && (b === null || typeof b !== 'object' || Array.isArray(b))) {
+      throw new DomainError('invalid_request', 'body_invalid', 'The request body must be a JSON object.');
+    }
+    await next();
+  });
+
+  const open = new Router<AppState>();
+  open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });
+  open.get('/.well-known/:name', () => {
+    throw new DomainError('not_found', 'not_found', 'No public OAuth authorization server exists; authenticate with a business key.');
+  });
+  app.use(open.routes());
+
+  const payer = payerRouter();
+  app.use(rateLimitPublicPaths(payer));
+  app.use(payer.routes());
+  app.use(payer.allowedMethods());
+
+  if (opts.simulator ?? cfg.simulatorEnabled) {
+    const sim = simulatorRouter();
+    app.use(sim.routes());
+    app.use(sim.allowedMethods());
+  }
+
+  const v1 = new Router<AppState>({ prefix: '/v1' });
+  v1.use(authenticate());
+  v1.use(async (ctx, next) => {
+    const c = ctx.state.caller;
+    if (c && !ctx.get('Service-Version')) ctx.state.version = resolveVersion(undefined, c.defaultVersion);
+    await next();
+  });
+  v1.use(rateLimitAuthenticated());
+  mountAreas(v1);
+  app.use(v1.routes());
+  app.use(v1.allowedMethods());
+  return app;
+}
+
+function rateLimitPublicPaths(payer: Router<AppState>): Koa.Middleware<AppState> {
+  const limit = rateLimitByIp('public_token');
+  return async (ctx, next) => {
+    if (payer.match(ctx.path, ctx.method).route) return limit(ctx, next);
+    return next();
+  };
+}

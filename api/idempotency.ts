@@ -1,0 +1,91 @@
+/**
+ * Idempotency (spec 8, 7): `Idempotency-Key` of 16-128 `[A-Za-z0-9_-]`, scoped by (key, account,
+ * mode + route); a replay within 24 h returns the stored status and body; the same key with a
+ * different body is `409 idempotency_error`; a concurrent duplicate waits for the first and replays
+ * it (never executes twice); a request that failed after it may have taken effect is remembered
+ * and answers `409 idempotency_failed`. Secrets named in `redact` are never stored.
+ */
+import crypto from 'node:crypto';
+import { DomainError } from '../domain/errors';
+import { canonicalJson, isValidIdempotencyKey, IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
+import { db } from '../lib/db';
+
+export interface StoredResponse { status: number; body: unknown; replayed: true }
+
+/** Validates the header value; throws `400 idempotency_key_invalid`. */
+export function requireKey(raw: string | undefined): string {
+  if (raw === undefined || raw === '') {
+    throw new DomainError('invalid_request', 'idempotency_key_invalid', 'This request requires an `Idempotency-Key` header.', { param: 'Idempotency-Key' });
+  }
+  if (!isValidIdempotencyKey(raw)) {
+    throw new DomainError('invalid_request', 'idempotency_key_invalid', '`Idempotency-Key` must be 16 to 128 characters of A-Z, a-z, 0-9, `_` or `-`.', { param: 'Idempotency-Key' });
+  }
+  return raw;
+}
+
+/** Hash of what makes two requests "the same" under one key. */
+export function requestHash(body: unknown): string {
+  return crypto.createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+}
+
+const WAIT_MS = 10000;
+
+/**
+ * Claims (account, route, key) for this request. Returns null when the caller must execute the
+ * handler, or the stored response to replay. Throws 409 for a different body, a failed earlier
+ * attempt, or a duplicate still running after the wait.
+ */
+export async function claim(accountId: string, route: string, key: string, livemode: boolean, hash: string): Promise<StoredResponse | null> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const inserted: unknown[] = await db().query(
+      `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state)
+       VALUES ($1,$2,$3,$4,$5,'in_progress') ON CONFLICT DO NOTHING RETURNING key`, [accountId, route, key, livemode, hash]);
+    if (inserted.length === 1) return null;
+    const rows: Array<{ request_hash: string; state: string; response_status: number | null; response_body: unknown; age: number }> = await db().query(
+      `SELECT request_hash, state, response_status, response_body, extract(epoch from now() - created_at)::float8 AS age
+         FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3`, [accountId, route, key]);
+    const r = rows[0];
+    if (!r) continue; // forgotten between the two statements: claim again
+    if (r.age > IDEMPOTENCY_TTL_SECONDS) {
+      await db().query('DELETE FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3 AND created_at < now() - make_interval(secs => $4)', [accountId, route, key, IDEMPOTENCY_TTL_SECONDS]);
+      continue;
+    }
+    if (r.request_hash !== hash) {
+      throw new DomainError('idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', { param: 'Idempotency-Key' });
+    }
+    if (r.state === 'completed') return { status: r.response_status ?? 200, body: r.response_body, replayed: true };
+    if (r.state === 'failed') {
+      throw new DomainError('idempotency_error', 'idempotency_failed', 'An earlier request with this key failed after it may have taken effect. Reconcile, then retry under a new key.', { param: 'Idempotency-Key' });
+    }
+    if (Date.now() > deadline) {
+      throw new DomainError('conflict', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { param: 'Idempotency-Key' });
+    }
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/** Stores the final response (secrets in `redact` replaced by null) for replay. */
+export async function complete(accountId: string, route: string, key: string, status: number, body: unknown, redact: string[]): Promise<void> {
+  await db().query(
+    `UPDATE idempotency_records SET state = 'completed', response_status = $4, response_body = $5, redactions = $6, completed_at = now()
+      WHERE account_id = $1 AND route = $2 AND key = $3`,
+    [accountId, route, key, status, JSON.stringify(redactBody(body, redact)), JSON.stringify(redact)]);
+}
+
+/** Forgets the claim: the request had no effect (validation, a refused state change), so the key is free again. */
+export async function release(accountId: string, route: string, key: string): Promise<void> {
+  await db().query('DELETE FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3', [accountId, route, key]);
+}
+
+/** Marks the claim failed: the request may have taken effect (spec 7 `idempotency_failed`). */
+export async function fail(accountId: string, route: string, key: string): Promise<void> {
+  await db().query(`UPDATE idempotency_records SET state = 'failed', completed_at = now() WHERE account_id = $1 AND route = $2 AND key = $3`, [accountId, route, key]);
+}
+
+function redactBody(body: unknown, redact: string[]): unknown {
+  if (!redact.length || !body || typeof body !== 'object') return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const f of redact) if (f in copy) copy[f] = null;
+  return copy;
+}

@@ -1,0 +1,97 @@
+/**
+ * Authentication (spec 5): business keys (`x-api-key` or `Authorization: Bearer sk_...`), hashed
+ * with SHA-256 and checked for status, expiry, prefix vs minted livemode and IP allowlist;
+ * dashboard sessions (`Authorization: Bearer dsess_...`) with membership selection by
+ * `Service-Account` (non-member: 404). Public-token routes never reach this middleware.
+ * Authorization (scopes, roles, test mode) is per operation, in api/operation.ts.
+ */
+import type Koa from 'koa';
+import { DomainError } from '../../domain/errors';
+import { db } from '../../lib/db';
+import { sha256Hex } from '../../lib/secrets';
+import type { AppState, Caller } from '../context';
+
+export const SESSION_PREFIX = 'dsess_';
+const KEY_PREFIX = /^sk_(live|test)_[A-Za-z0-9]+$/;
+
+function unauthenticated(code: string, message: string): DomainError {
+  return new DomainError('authentication_error', code, message);
+}
+
+/** Extracts the presented credential: `x-api-key` wins over `Authorization: Bearer`. */
+export function presentedCredential(headers: Record<string, string | string[] | undefined>): string | null {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x.trim()) return x.trim();
+  const a = headers.authorization;
+  if (typeof a === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(a);
+    if (m) return m[1];
+    if (a.trim()) throw unauthenticated('invalid_authorization_header', 'Authorization must be `Bearer <token>`.');
+  }
+  return null;
+}
+
+interface KeyRow {
+  id: string; account_id: string; livemode: boolean; status: string; expires_at: Date | null;
+  scopes: string[]; ip_allowlist: string[]; default_version: string | null; account_version: string;
+}
+
+/** Resolves a business key to a caller; throws 401/403 per spec 5 rules 1-2. */
+export async function authenticateKey(secret: string, ip: string): Promise<Caller> {
+  const m = KEY_PREFIX.exec(secret);
+  if (!m) throw unauthenticated('invalid_api_key', 'The API key is malformed.');
+  const rows: KeyRow[] = await db().query(
+    `SELECT k.id, k.account_id, k.livemode, k.status, k.expires_at, k.scopes, k.ip_allowlist, k.default_version,
+            a.default_version AS account_version
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`, [sha256Hex(secret)]);
+  const k = rows[0];
+  if (!k) throw unauthenticated('invalid_api_key', 'The API key is not valid.');
+  const prefixLive = m[1] === 'live';
+  if (prefixLive !== k.livemode) throw unauthenticated('invalid_api_key', 'The key prefix does not match the mode the key was issued for.');
+  if (k.status === 'revoked') throw unauthenticated('api_key_revoked', 'The API key has been revoked.');
+  if (k.expires_at && k.expires_at.getTime() <= Date.now()) throw unauthenticated('api_key_expired', 'The API key has expired.');
+  if (k.ip_allowlist.length > 0 && !k.ip_allowlist.includes(normaliseIp(ip))) {
+    throw new DomainError('permission_error', 'ip_not_allowed', 'The request source is not in this key\'s IP allowlist.');
+  }
+  return {
+    kind: 'business_key', accountId: k.account_id, livemode: k.livemode, keyId: k.id, userId: null, role: null,
+    scopes: k.scopes, defaultVersion: k.default_version ?? k.account_version,
+  };
+}
+
+/** Resolves a dashboard session token and the selected membership; throws 401, or 404 for a non-member account. */
+export async function authenticateSession(token: string, serviceAccount: string | undefined): Promise<Caller> {
+  const rows: Array<{ user_id: string; expires_at: Date; revoked_at: Date | null }> = await db().query(
+    'SELECT user_id, expires_at, revoked_at FROM dashboard_sessions WHERE token_hash = $1', [sha256Hex(token)]);
+  const s = rows[0];
+  if (!s) throw unauthenticated('invalid_session', 'The session token is not valid.');
+  if (s.revoked_at) throw unauthenticated('session_revoked', 'The session has been revoked.');
+  if (s.expires_at.getTime() <= Date.now()) throw unauthenticated('session_expired', 'The session has expired.');
+  const members: Array<{ account_id: string; role: Caller['role']; default_version: string }> = await db().query(
+    `SELECT m.account_id, m.role, a.default_version FROM memberships m JOIN accounts a ON a.id = m.account_id
+      WHERE m.user_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at ASC`, [s.user_id]);
+  const chosen = serviceAccount ? members.find((x) => x.account_id === serviceAccount) : members[0];
+  if (!chosen) throw new DomainError('not_found', 'not_found', serviceAccount ? `No such account: ${serviceAccount}.` : 'This login has no account.', { param: 'Service-Account' });
+  return {
+    kind: 'dashboard_session', accountId: chosen.account_id, livemode: true, keyId: null, userId: s.user_id,
+    role: chosen.role, scopes: [], defaultVersion: chosen.default_version,
+  };
+}
+
+function normaliseIp(ip: string): string {
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/** Koa middleware: authenticates the request or throws 401. */
+export function authenticate(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    const cred = presentedCredential(ctx.headers);
+    if (!cred) throw unauthenticated('missing_credentials', 'Authenticate with `x-api-key` or `Authorization: Bearer`.');
+    if (cred.startsWith('sk_')) ctx.state.caller = await authenticateKey(cred, ctx.ip);
+    else if (cred.startsWith(SESSION_PREFIX)) {
+      const sa = ctx.get('Service-Account') || undefined;
+      ctx.state.caller = await authenticateSession(cred, sa);
+    } else throw unauthenticated('invalid_api_key', 'The credential is neither an API key nor a session token.');
+    await next();
+  };
+}

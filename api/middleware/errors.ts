@@ -1,0 +1,80 @@
+/**
+ * Error envelope (spec 7): every failure answers `{ error: { type, code, message, doc_url,
+ * request_id, param?, details? } }`; unexpected errors are `500 api_error` without stack traces.
+ */
+import type Koa from 'koa';
+import Joi from 'joi';
+import { DomainError } from '../../domain/errors';
+import { logger } from '../../lib/logger';
+import type { AppState } from '../context';
+
+const DOC_BASE = 'https://docs.payments.example/errors#';
+
+/** The wire envelope of a DomainError. */
+export function errorBody(err: DomainError, requestId: string): Record<string, unknown> {
+  const error: Record<string, unknown> = {
+    type: err.type,
+    code: err.code,
+    message: err.message,
+    doc_url: `${DOC_BASE}${err.code}`,
+    request_id: requestId,
+  };
+  if (err.param !== undefined && err.param !== null) error.param = err.param;
+  if (err.details !== undefined && err.details !== null) error.details = err.details;
+  return { error };
+}
+
+/** Maps a joi validation failure to `400 invalid_request` naming the offending field. */
+export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'header'): DomainError {
+  const d = err.details[0];
+  const param = d.path.length ? d.path.join('.') : (d.context?.key as string | undefined) ?? undefined;
+  let code = 'parameter_invalid';
+  let message = d.message.replace(/"/g, '`');
+  if (d.type === 'object.unknown') {
+    code = 'parameter_unknown';
+    message = `Unknown ${where} parameter: \`${param}\`.`;
+  } else if (d.type === 'any.required') {
+    code = 'parameter_missing';
+  }
+  return new DomainError('invalid_request', code, message, { param });
+}
+
+/** Koa middleware: catches everything below it and writes the envelope. */
+export function errorEnvelope(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new DomainError('not_found', 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      }
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new DomainError('invalid_request', 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`, { status: 405 });
+      }
+    } catch (e) {
+      let err: DomainError;
+      if (e instanceof DomainError) err = e;
+      else if (isBodyParseError(e)) err = new DomainError('invalid_request', 'body_invalid', 'The request body is not valid JSON.');
+      else {
+        logger.error({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+        err = new DomainError('api_error', 'internal_error', 'An unexpected error occurred. Contact support with the request id.');
+      }
+      ctx.status = err.status;
+      ctx.body = errorBody(err, ctx.state.requestId);
+      if (err.type === 'rate_limit_error' || (err.type === 'temporarily_unavailable' && err.details?.retry_after_seconds)) {
+        const s = Number(err.details?.retry_after_seconds ?? 1);
+        ctx.set('Retry-After', String(s));
+      }
+      if (err.details && 'retry_after_seconds' in err.details) {
+        // Internal hint only: the header carries it; keep the wire details clean.
+        const { retry_after_seconds: _omit, ...rest } = err.details;
+        const body = ctx.body as { error: Record<string, unknown> };
+        if (Object.keys(rest).length) body.error.details = rest; else delete body.error.details;
+      }
+    }
+  };
+}
+
+function isBodyParseError(e: unknown): boolean {
+  const any = e as { status?: number; type?: string; name?: string; message?: string };
+  return (any?.status === 400 || any?.status === 415 || any?.status === 413) && /json|body|parse|Unexpected|invalid/i.test(String(any?.message ?? any?.type ?? ''));
+}

@@ -1,0 +1,159 @@
+/**
+ * Operation definitions: every `/v1` route is declared once with its operation id, caller classes,
+ * scope, roles, test-mode reach, switch/flag gates and joi schemas. `mount()` turns a definition into
+ * a Koa route that enforces, in order: caller class and role (spec 5 rule 4), scope (rule 3),
+ * test mode (spec 1 rule 5), resource switch / product flag (spec 1 "dark-flag"), query and body
+ * validation (unknown body key 400), idempotency (spec 8), then calls the thin handler.
+ * The registry also feeds the authorization matrix and the OpenAPI document.
+ */
+import type Router from '@koa/router';
+import Joi from 'joi';
+import type Koa from 'koa';
+import { DomainError } from '../domain/errors';
+import type { MemberRole } from '../entities';
+import type { AppState, Caller, CallerKind } from './context';
+import * as idem from './idempotency';
+import { fromJoi } from './middleware/errors';
+import { isFlagOpen, isSwitchOn } from './switches';
+
+export interface HandlerArgs<B = any, Q = any> {
+  caller: Caller;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  ctx: Koa.ParameterizedContext<AppState>;
+}
+
+export interface OperationDef<B = any, Q = any> {
+  id: string;
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  /** Required scope for business keys, e.g. `payment_links.write`. */
+  scope: string;
+  /** Caller classes allowed; default both business key and dashboard session. */
+  callers?: Array<Exclude<CallerKind, 'public_token'>>;
+  /** Session roles allowed (others: 403 scope_denied). Default: reads any role, writes owner/admin/developer. */
+  roles?: MemberRole[];
+  /** Reach of test-mode keys: `full` (spec 1 rule 5 list) or `unavailable` (503). */
+  testMode: 'full' | 'unavailable';
+  /** Resource switch: off answers 503 temporarily_unavailable. */
+  switch?: string;
+  /** Product/launch flag or cohort: closed answers 409 capability_unavailable. */
+  flag?: string;
+  body?: Joi.ObjectSchema;
+  query?: Joi.ObjectSchema;
+  /** Mutations require Idempotency-Key (default: true for non-GET). */
+  idempotent?: boolean;
+  successStatus?: number;
+  summary?: string;
+  handler: (a: HandlerArgs<B, Q>) => Promise<unknown>;
+}
+
+export const REGISTRY: OperationDef[] = [];
+
+const WRITE_ROLES: MemberRole[] = ['owner', 'admin', 'developer'];
+const ANY_ROLE: MemberRole[] = ['owner', 'admin', 'developer', 'viewer'];
+
+/** Checks caller class, role, scope, test mode and gates; throws the spec's error. */
+export async function authorize(def: OperationDef, caller: Caller): Promise<void> {
+  const callers = def.callers ?? ['business_key', 'dashboard_session'];
+  if (!callers.includes(caller.kind as Exclude<CallerKind, 'public_token'>)) {
+    throw new DomainError('permission_error', 'role_denied', caller.kind === 'business_key'
+      ? 'This operation requires a dashboard session; API keys cannot call it.'
+      : 'This operation is only available to API keys.');
+  }
+  if (caller.kind === 'dashboard_session') {
+    const roles = def.roles ?? (def.method === 'get' ? ANY_ROLE : WRITE_ROLES);
+    if (!caller.role || !roles.includes(caller.role)) {
+      throw new DomainError('permission_error', 'scope_denied', `Your role (${caller.role}) cannot perform this action; it needs ${roles.join(' or ')}.`);
+    }
+  } else if (caller.kind === 'business_key') {
+    if (!hasScope(caller.scopes, def.scope)) {
+      throw new DomainError('permission_error', 'missing_scope', `This API key lacks the \`${def.scope}\` scope.`, { details: { required_scope: def.scope } });
+    }
+  }
+  if (!caller.livemode) {
+    if (!(await isSwitchOn('test_mode'))) {
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+    }
+    if (def.testMode === 'unavailable') {
+      throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', `${def.id} is not available in test mode.`);
+    }
+  }
+  if (def.switch && !(await isSwitchOn(def.switch))) {
+    throw new DomainError('temporarily_unavailable', 'switch_off', `${def.id} is temporarily unavailable.`, { details: { retry_after_seconds: 60 } });
+  }
+  if (def.flag && !(await isFlagOpen(def.flag, caller.accountId))) {
+    throw new DomainError('capability_unavailable', 'capability_unavailable', `${def.id} is not enabled for this account.`);
+  }
+}
+
+/** `<resource>.<read|write>`; a write scope does not imply read. Old `screening.*` names alias `screenings.*` (spec 5, 9 rule 6). */
+export function hasScope(scopes: string[], needed: string): boolean {
+  if (scopes.includes(needed)) return true;
+  const alias = needed.startsWith('screenings.') ? needed.replace('screenings.', 'screening.') : null;
+  return alias !== null && scopes.includes(alias);
+}
+
+/** Validates `value` against `schema`; unknown keys are 400 naming the key. */
+export function validate<T>(schema: Joi.ObjectSchema | undefined, value: unknown, where: 'body' | 'query'): T {
+  if (!schema) {
+    if (where === 'body' && value && typeof value === 'object' && Object.keys(value as object).length > 0) {
+      const first = Object.keys(value as object)[0];
+      throw new DomainError('invalid_request', 'parameter_unknown', `Unknown body parameter: \`${first}\`.`, { param: first });
+    }
+    return (value ?? {}) as T;
+  }
+  const { value: v, error } = schema.validate(value ?? {}, { abortEarly: true, convert: true, allowUnknown: where === 'query', stripUnknown: where === 'query' ? { objects: false } : false });
+  if (error) throw fromJoi(error, where);
+  return v as T;
+}
+
+/** Registers `def` on `router` (paths relative to /v1) and in the registry. */
+export function mount(router: Router<AppState>, def: OperationDef): void {
+  REGISTRY.push(def);
+  const mutation = def.idempotent ?? def.method !== 'get';
+  router[def.method](def.path, async (ctx) => {
+    const caller = ctx.state.caller;
+    if (!caller) throw new DomainError('authentication_error', 'missing_credentials', 'Authentication required.');
+    await authorize(def, caller);
+    const query = validate(def.query, ctx.query, 'query');
+    const rawBody = (ctx.request as unknown as { body?: unknown }).body;
+    const body = validate(def.body, rawBody && typeof rawBody === 'object' ? rawBody : {}, 'body');
+    const args: HandlerArgs = { caller, body, query, params: ctx.params as Record<string, string>, ctx };
+    if (!mutation) {
+      ctx.body = await def.handler(args);
+      ctx.status = def.successStatus ?? 200;
+      return;
+    }
+    const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
+    ctx.state.idempotencyKey = key;
+    const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
+    const stored = await idem.claim(caller.accountId, route, key, caller.livemode, idem.requestHash(rawBody ?? {}));
+    if (stored) {
+      ctx.set('Idempotent-Replayed', 'true');
+      const err = (stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null)?.__error;
+      if (err) throw new DomainError(err.type, err.code, err.message, { param: err.param, details: err.details, status: stored.status });
+      ctx.status = stored.status;
+      ctx.body = stored.body;
+      return;
+    }
+    try {
+      const result = await def.handler(args);
+      const status = def.successStatus ?? 200;
+      await idem.complete(caller.accountId, route, key, status, result, ctx.state.redact);
+      ctx.status = status;
+      ctx.body = result;
+    } catch (e) {
+      if (e instanceof DomainError && e.status < 500) {
+        // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
+        await idem.complete(caller.accountId, route, key, e.status, { __error: { type: e.type, code: e.code, message: e.message, param: e.param, details: e.details } }, []);
+      } else if (e instanceof DomainError && e.type === 'temporarily_unavailable') {
+        await idem.release(caller.accountId, route, key);
+      } else {
+        await idem.fail(caller.accountId, route, key).catch(() => undefined);
+      }
+      throw e;
+    }
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Feature switches and cohort flags (spec 1 "Operation status", rule 5; part 6 switches).
+ * Stored in `feature_switches` (global) and `account_flags` (per-account cohort overrides), read
+ * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
+ * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
+ */
+import { db } from '../lib/db';
+
+/** Known switches and their defaults when no row exists. */
+export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string }> = {
+  test_mode: { enabled: true, description: 'Test-mode master switch (spec 1 rule 5).' },
+  'api_v1.events': { enabled: true, description: 'Events API resource switch (spec 6).' },
+  'api_v1.webhooks': { enabled: true, description: 'Webhook endpoint registration (spec 6).' },
+  'api_v1.webhooks_delivery': { enabled: true, description: 'Webhook delivery (spec 6).' },
+  'payment_links.crypto_only': { enabled: true, description: 'Product flag: crypto-only links settling to the service wallet (spec 2.3).' },
+  'payment_links.crypto_xchain': { enabled: false, description: 'Launch flag: cross-network payer rail (spec 2.3, 4.6).' },
+  'payment_links.native_via_provider': { enabled: false, description: 'Non-USD crypto-only links through a provider (spec 4.1).' },
+};
+
+const TTL_MS = 2000;
+let cache: { at: number; global: Map<string, boolean> } | null = null;
+const accountCache = new Map<string, { at: number; flags: Map<string, boolean> }>();
+
+async function globalSwitches(): Promise<Map<string, boolean>> {
+  const now = Date.now();
+  if (cache && now - cache.at < TTL_MS) return cache.global;
+  const rows: Array<{ name: string; enabled: boolean }> = await db().query('SELECT name, enabled FROM feature_switches');
+  const m = new Map<string, boolean>();
+  for (const r of rows) m.set(r.name, r.enabled);
+  cache = { at: now, global: m };
+  return m;
+}
+
+/** Whether a global switch is on (default from SWITCH_DEFAULTS, else off). */
+export async function isSwitchOn(name: string): Promise<boolean> {
+  const g = await globalSwitches();
+  return g.get(name) ?? SWITCH_DEFAULTS[name]?.enabled ?? false;
+}
+
+/** Whether a flag is open for an account: its cohort override if any, else the global switch. */
+export async function isFlagOpen(name: string, accountId: string): Promise<boolean> {
+  const now = Date.now();
+  let entry = accountCache.get(accountId);
+  if (!entry || now - entry.at >= TTL_MS) {
+    const rows: Array<{ name: string; enabled: boolean }> = await db().query('SELECT name, enabled FROM account_flags WHERE account_id = $1', [accountId]);
+    entry = { at: now, flags: new Map(rows.map((r) => [r.name, r.enabled])) };
+    accountCache.set(accountId, entry);
+    if (accountCache.size > 10000) accountCache.clear();
+  }
+  const own = entry.flags.get(name);
+  if (own !== undefined) return own;
+  return isSwitchOn(name);
+}
+
+/** Sets a global switch or an account's cohort flag; clears this process's cache. */
+export async function setSwitch(name: string, enabled: boolean, accountId?: string): Promise<void> {
+  if (accountId) {
+    await db().query(
+      `INSERT INTO account_flags(account_id, name, enabled, updated_at) VALUES ($1,$2,$3,now())
+       ON CONFLICT (account_id, name) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()`, [accountId, name, enabled]);
+  } else {
+    await db().query(
+      `INSERT INTO feature_switches(name, enabled, description, updated_at) VALUES ($1,$2,$3,now())
+       ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()`, [name, enabled, SWITCH_DEFAULTS[name]?.description ?? null]);
+  }
+  clearSwitchCache();
+}
+
+/** Drops cached switch values (after a flip, in tests). */
+export function clearSwitchCache(): void {
+  cache = null;
+  accountCache.clear();
+}

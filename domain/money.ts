@@ -1,0 +1,238 @@
+/**
+ * Money (spec 2.1): `{ amount, currency, decimals }` on the wire, where `amount` is a
+ * decimal string of minor units (`^-?[0-9]+$`) and `decimals` the currency's scale.
+ * Internally every amount is a `bigint` of minor units; a JS number never holds an amount.
+ * Currency scales come from one registry (ISO 4217 exponents; USDC and USDC.e are 6).
+ *
+ * Pure: no I/O. Safe to import from Temporal workflows.
+ */
+import { DomainError, invalidRequest } from './errors';
+
+/** Wire Money (spec 2.1): `amount` minor units as a decimal string, `decimals` the scale. */
+export interface Money {
+  amount: string;
+  currency: string;
+  decimals: number;
+}
+
+/** ISO 4217 minor-unit exponents of the fiat currencies the service knows. Codes are upper case, matched exactly. */
+export const FIAT_DECIMALS: Readonly<Record<string, number>> = Object.freeze({
+  // exponent 2
+  USD: 2, EUR: 2, GBP: 2, BRL: 2, MXN: 2, COP: 2, CAD: 2, AUD: 2, CHF: 2, NZD: 2,
+  SGD: 2, HKD: 2, INR: 2, NGN: 2, ZAR: 2, SEK: 2, NOK: 2, DKK: 2, PLN: 2, CZK: 2,
+  HUF: 2, TRY: 2, ARS: 2, PEN: 2, PHP: 2, IDR: 2, ILS: 2, AED: 2, SAR: 2, CNY: 2,
+  TWD: 2, THB: 2, MYR: 2, KES: 2, GHS: 2, EGP: 2, RON: 2, BGN: 2, UYU: 2, GTQ: 2,
+  CRC: 2, DOP: 2, BOB: 2, PKR: 2, BDT: 2, MAD: 2, QAR: 2,
+  // exponent 0
+  JPY: 0, KRW: 0, CLP: 0, VND: 0, ISK: 0, PYG: 0, UGX: 0, XAF: 0, XOF: 0, RWF: 0,
+  // exponent 3
+  KWD: 3, BHD: 3, OMR: 3, JOD: 3, TND: 3, IQD: 3, LYD: 3,
+});
+
+/** Stablecoin scales (spec 2.1: USDC is 6). Symbols are matched exactly (`USDC.e` keeps its lower-case `e`). */
+export const STABLECOIN_DECIMALS: Readonly<Record<string, number>> = Object.freeze({
+  USDC: 6,
+  'USDC.e': 6,
+});
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** True when `c` is a fiat code of the registry (exact, case-sensitive). */
+export function isFiat(c: string): boolean {
+  return typeof c === 'string' && hasOwn(FIAT_DECIMALS, c);
+}
+
+/** True when `c` is a stablecoin symbol of the registry (exact, case-sensitive). */
+export function isStablecoin(c: string): boolean {
+  return typeof c === 'string' && hasOwn(STABLECOIN_DECIMALS, c);
+}
+
+/** True when `c` is in the currency registry (fiat or stablecoin). */
+export function isKnownCurrency(c: string): boolean {
+  return isFiat(c) || isStablecoin(c);
+}
+
+/**
+ * Scale (number of minor-unit decimals) of `currency` (spec 2.1).
+ * Throws DomainError `invalid_request` code `currency_invalid` param `currency` when unknown.
+ */
+export function currencyDecimals(currency: string): number {
+  if (isFiat(currency)) return FIAT_DECIMALS[currency];
+  if (isStablecoin(currency)) return STABLECOIN_DECIMALS[currency];
+  throw invalidRequest('currency_invalid', `Unknown currency: ${String(currency)}.`, 'currency');
+}
+
+/** Build wire Money from a bigint of minor units; `decimals` from the registry (throws `currency_invalid`). */
+export function money(amount: bigint, currency: string): Money {
+  if (typeof amount !== 'bigint') throw new TypeError('money(): amount must be a bigint of minor units');
+  return { amount: amount.toString(), currency, decimals: currencyDecimals(currency) };
+}
+
+/** Amount strings longer than this many digits are refused (beyond NUMERIC(38) and any real amount). */
+export const MAX_AMOUNT_DIGITS = 38;
+
+const AMOUNT_PATTERN = /^-?[0-9]+$/;
+
+/**
+ * Validate a wire Money and return its amount as bigint minor units (spec 2.1).
+ * Throws DomainError `invalid_request` (400) with `param`:
+ * - code `amount_invalid` when `m` is not an object, `amount` is not a string matching
+ *   `^-?[0-9]+$` (or has more than MAX_AMOUNT_DIGITS digits), or `decimals` differs from the registry's;
+ * - code `currency_invalid` when `currency` is unknown.
+ * Sign is not checked here: see `toMinorPositive` / `toMinorNonNegative`.
+ */
+export function toMinor(m: Money, param = 'amount'): bigint {
+  if (typeof m !== 'object' || m === null) {
+    throw invalidRequest('amount_invalid', 'Expected a Money object {amount, currency, decimals}.', param);
+  }
+  const { amount, currency, decimals } = m as Partial<Money>;
+  if (typeof amount !== 'string' || !AMOUNT_PATTERN.test(amount)) {
+    throw invalidRequest('amount_invalid', 'amount must be a string of minor units matching ^-?[0-9]+$.', param);
+  }
+  if (amount.replace('-', '').length > MAX_AMOUNT_DIGITS) {
+    throw invalidRequest('amount_invalid', `amount has more than ${MAX_AMOUNT_DIGITS} digits.`, param);
+  }
+  if (typeof currency !== 'string' || !isKnownCurrency(currency)) {
+    throw invalidRequest('currency_invalid', `Unknown currency: ${String(currency)}.`, param);
+  }
+  const expected = currencyDecimals(currency);
+  if (decimals !== expected) {
+    throw invalidRequest(
+      'amount_invalid',
+      `decimals for ${currency} must be ${expected}.`,
+      param,
+      { currency, expected_decimals: expected },
+    );
+  }
+  return BigInt(amount);
+}
+
+/** `toMinor` for MoneyPositive request fields (spec 2.1): also throws `amount_invalid` when amount <= 0. */
+export function toMinorPositive(m: Money, param = 'amount'): bigint {
+  const v = toMinor(m, param);
+  if (v <= 0n) throw invalidRequest('amount_invalid', 'amount must be strictly positive.', param);
+  return v;
+}
+
+/** `toMinor` for MoneyNonNegative fields (spec 2.1): also throws `amount_invalid` when amount < 0. */
+export function toMinorNonNegative(m: Money, param = 'amount'): bigint {
+  const v = toMinor(m, param);
+  if (v < 0n) throw invalidRequest('amount_invalid', 'amount must not be negative.', param);
+  return v;
+}
+
+function assertScale(d: number, name: string): void {
+  if (!Number.isInteger(d) || d < 0 || d > 36) throw new RangeError(`${name} must be an integer 0..36, got ${d}`);
+}
+
+/** Floor division for bigint (rounds toward negative infinity). `d` > 0. */
+export function floorDiv(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  return (n % d !== 0n && (n < 0n) !== (d < 0n)) ? q - 1n : q;
+}
+
+/** Ceiling division for bigint (rounds toward positive infinity). `d` > 0. */
+export function ceilDiv(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  return (n % d !== 0n && (n < 0n) === (d < 0n)) ? q + 1n : q;
+}
+
+/**
+ * Change the scale of a minor-unit amount, e.g. USD cents (2) -> USDC units (6).
+ * Scaling up is always exact. Scaling down rounds as named: `floor` (toward -inf), `ceil`
+ * (toward +inf), or `exact`, which throws DomainError `invalid_request` code `amount_invalid`
+ * when a non-zero digit would be lost. Throws RangeError on a scale outside 0..36.
+ */
+export function rescale(amount: bigint, fromDecimals: number, toDecimals: number, rounding: 'floor' | 'ceil' | 'exact'): bigint {
+  assertScale(fromDecimals, 'fromDecimals');
+  assertScale(toDecimals, 'toDecimals');
+  if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);
+  const div = 10n ** BigInt(fromDecimals - toDecimals);
+  switch (rounding) {
+    case 'floor': return floorDiv(amount, div);
+    case 'ceil': return ceilDiv(amount, div);
+    case 'exact':
+      if (amount % div !== 0n) {
+        throw invalidRequest('amount_invalid', `Amount has more precision than ${toDecimals} decimals.`, undefined, {
+          decimals: toDecimals,
+        });
+      }
+      return amount / div;
+    default:
+      throw new RangeError(`unknown rounding ${String(rounding)}`);
+  }
+}
+
+/**
+ * Major-unit decimal string of a Money using its own `decimals`: `{10100000,USDC,6}` ->
+ * "101.000000", `{10000,USD,2}` -> "100.00", `{-5,USD,2}` -> "-0.05", `{500,JPY,0}` -> "500".
+ * Throws DomainError `amount_invalid` on a malformed amount, RangeError on a bad scale.
+ */
+export function formatMajor(m: Money): string {
+  if (typeof m.amount !== 'string' || !AMOUNT_PATTERN.test(m.amount)) {
+    throw invalidRequest('amount_invalid', 'amount must match ^-?[0-9]+$.', 'amount');
+  }
+  assertScale(m.decimals, 'decimals');
+  const v = BigInt(m.amount);
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString();
+  if (m.decimals === 0) return (neg ? '-' : '') + digits;
+  const padded = digits.padStart(m.decimals + 1, '0');
+  const int = padded.slice(0, padded.length - m.decimals);
+  const frac = padded.slice(padded.length - m.decimals);
+  return `${neg ? '-' : ''}${int}.${frac}`;
+}
+
+const MAJOR_PATTERN = /^(-?)([0-9]+)(?:\.([0-9]+))?$/;
+
+/**
+ * Parse a strict major-unit decimal string (`-?digits(.digits)?`; no sign `+`, exponent,
+ * spaces, separators, or bare `.5` / `5.`) into bigint minor units at `decimals` scale:
+ * `parseMajor("1.5", 2)` -> 150n. Fractional digits beyond `decimals` are accepted only when
+ * they are all zeros ("1.500" at 2 -> 150n; spec 4.9 rule 1: trailing zeros are fine).
+ * Throws DomainError `invalid_request` code `amount_invalid` (400) on a malformed string or a
+ * non-zero digit beyond the scale; RangeError on a bad scale.
+ */
+export function parseMajor(s: string, decimals: number): bigint {
+  assertScale(decimals, 'decimals');
+  const match = typeof s === 'string' ? MAJOR_PATTERN.exec(s) : null;
+  if (!match) throw invalidRequest('amount_invalid', 'Expected a decimal string such as "12.34".', 'amount');
+  const [, sign, int, fracRaw = ''] = match;
+  let frac = fracRaw;
+  if (frac.length > decimals) {
+    if (/[1-9]/.test(frac.slice(decimals))) {
+      throw invalidRequest('amount_invalid', `At most ${decimals} fractional digits are allowed.`, 'amount', { decimals });
+    }
+    frac = frac.slice(0, decimals);
+  }
+  const v = BigInt(int + frac.padEnd(decimals, '0'));
+  return sign === '-' ? -v : v;
+}
+
+function assertSameCurrency(a: Money, b: Money): void {
+  if (a.currency !== b.currency || a.decimals !== b.decimals) {
+    throw new DomainError('invalid_request', 'currency_mismatch',
+      `Cannot combine ${a.currency}/${a.decimals} with ${b.currency}/${b.decimals}.`,
+      { details: { currencies: [a.currency, b.currency] } });
+  }
+}
+
+/** a + b for same-currency Money. Throws DomainError `invalid_request` code `currency_mismatch` otherwise (or `toMinor` errors). */
+export function addMoney(a: Money, b: Money): Money {
+  assertSameCurrency(a, b);
+  return { amount: (toMinor(a) + toMinor(b)).toString(), currency: a.currency, decimals: a.decimals };
+}
+
+/** a - b for same-currency Money (may be negative). Throws `currency_mismatch` like addMoney. */
+export function subMoney(a: Money, b: Money): Money {
+  assertSameCurrency(a, b);
+  return { amount: (toMinor(a) - toMinor(b)).toString(), currency: a.currency, decimals: a.decimals };
+}
+
+/** -1 / 0 / 1 comparing same-currency Money. Throws `currency_mismatch` like addMoney. */
+export function compareMoney(a: Money, b: Money): -1 | 0 | 1 {
+  assertSameCurrency(a, b);
+  const x = toMinor(a);
+  const y = toMinor(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}

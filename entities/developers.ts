@@ -1,0 +1,85 @@
+/** Events outbox, webhook endpoints, deliveries, attempts and sandbox emails (spec 2.11, 6). */
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('events')
+export class EventRow {
+  @Column('bigint', { insert: false, update: false }) seq: string;
+  @PrimaryColumn('text') id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  @Column('text') type: string;
+  @Column('text') object_type: string;
+  @Column('text') object_id: string;
+  @Column('text', { array: true }) related_object_ids: string[];
+  @Column('jsonb') data: Record<string, unknown>;
+  @Column('text', { nullable: true }) request_id: string | null;
+  @Column('text', { nullable: true }) idempotency_key: string | null;
+  @Column('text') api_version: string;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @Column('timestamptz', { nullable: true }) dispatched_at: Date | null;
+}
+
+@Entity('webhook_endpoints')
+export class WebhookEndpoint {
+  @PrimaryColumn('text') id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  @Column('text') url: string;
+  @Column('text', { array: true }) event_types: string[];
+  @Column('boolean') enabled: boolean;
+  @Column('text', { nullable: true }) disabled_reason: string | null;
+  @Column('text', { nullable: true }) description: string | null;
+  @Column('text') secret_ciphertext: string;
+  @Column('text') secret_prefix: string;
+  @Column('text', { nullable: true }) previous_secret_ciphertext: string | null;
+  @Column('timestamptz', { nullable: true }) previous_secret_expires_at: Date | null;
+  @Column('integer') consecutive_failures: number;
+  @Column('timestamptz', { nullable: true }) deleted_at: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+@Entity('webhook_deliveries')
+export class WebhookDelivery {
+  @PrimaryColumn('text') id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  @Column('text') endpoint_id: string;
+  @Column('text') event_id: string;
+  @Column('text') event_type: string;
+  @Column('text') status: 'pending' | 'succeeded' | 'failed' | 'retrying' | 'cancelled';
+  @Column('integer') attempt_count: number;
+  @Column('timestamptz', { nullable: true }) next_attempt_at: Date | null;
+  @Column('integer', { nullable: true }) last_status_code: number | null;
+  @Column('text', { nullable: true }) last_error: string | null;
+  @Column('timestamptz', { nullable: true }) workflow_started_at: Date | null;
+  @Column('timestamptz', { nullable: true }) delivered_at: Date | null;
+  @Column('text', { nullable: true }) replay_of: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+@Entity('webhook_attempts')
+export class WebhookAttempt {
+  @PrimaryColumn('text') id: string;
+  @Column('text') delivery_id: string;
+  @Column('integer') attempt_number: number;
+  @Column('integer', { nullable: true }) status_code: number | null;
+  @Column('text', { nullable: true }) error: string | null;
+  @Column('integer') latency_ms: number;
+  @Column('text', { nullable: true }) response_excerpt: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+}
+
+@Entity('sandbox_emails')
+export class SandboxEmail {
+  @PrimaryColumn('text') id: string;
+  @Column('text', { nullable: true }) account_id: string | null;
+  @Column('text') to_address: string;
+  @Column('text') template: string;
+  @Column('text') subject: string;
+  @Column('text') body: string;
+  @Column('text', { nullable: true }) related_object_id: string | null;
+  @Column('text') idempotency_key: string;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+}

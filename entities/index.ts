@@ -1,0 +1,19 @@
+/** Every TypeORM entity and migration, for the DataSource. */
+import { Account, AccountFlag, ApiKey, DashboardSession, FeatureSwitch, IdempotencyRecord, Membership, User } from './account';
+import { AddressBookEntry, Client, Product, Wallet } from './catalog';
+import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
+import { EventRow, SandboxEmail, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
+import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
+
+export * from './account';
+export * from './catalog';
+export * from './payments';
+export * from './developers';
+
+export const ENTITIES = [
+  User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
+  Client, Product, AddressBookEntry, Wallet, PaymentLink, Payment, Deposit, SandboxChainTransfer,
+  EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
+];
+
+export const MIGRATIONS = [PlatformCore1763700000000];

@@ -1,0 +1,117 @@
+/** Payment links, payments (pay-ins), observed deposits and the sandbox chain ledger (spec 2.3, 2.4). */
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { ReminderSchedule } from '../domain/reminders';
+
+export interface LinkItem { name: string | null; product_id: string | null; quantity: number; unit_amount: string | null }
+
+@Entity('payment_links')
+export class PaymentLink {
+  @PrimaryColumn('text') id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  @Column('text') status: string;
+  @Column('text') title: string;
+  @Column('text', { nullable: true }) memo: string | null;
+  @Column('text', { nullable: true }) invoice_number: string | null;
+  @Column('text') reference_id: string;
+  /** Invoice amount in minor units of `currency`. */
+  @Column('bigint') amount_minor: string;
+  @Column('text') currency: string;
+  @Column('integer') decimals: number;
+  @Column('text', { nullable: true }) client_id: string | null;
+  @Column('text', { nullable: true }) direction: string | null;
+  @Column('text', { nullable: true }) expected_payer_type_input: 'crypto' | 'bank' | 'any' | null;
+  @Column('text', { array: true, nullable: true }) allowed_rails: string[] | null;
+  @Column('text', { array: true, nullable: true }) accepted_rail_kinds: string[] | null;
+  @Column('boolean') crypto_only: boolean;
+  @Column('timestamptz', { nullable: true }) expires_at: Date | null;
+  @Column('text', { nullable: true }) payer_email: string | null;
+  @Column('jsonb') reminder_schedule: ReminderSchedule;
+  @Column('text', { nullable: true }) settlement_kind: string | null;
+  @Column('jsonb', { nullable: true }) settlement_asset: { chain: string; asset: string; token_address: string; decimals: number } | null;
+  @Column('text', { nullable: true }) settlement_destination_id: string | null;
+  @Column('jsonb') items: LinkItem[];
+  @Column('text', { nullable: true }) payer_token: string | null;
+  @Column('text') short_code: string;
+  @Column('timestamptz', { nullable: true }) activated_at: Date | null;
+  @Column('timestamptz', { nullable: true }) viewed_at: Date | null;
+  @Column('timestamptz', { nullable: true }) paid_at: Date | null;
+  @Column('timestamptz', { nullable: true }) settled_at: Date | null;
+  @Column('timestamptz', { nullable: true }) cancelled_at: Date | null;
+  @Column('timestamptz', { nullable: true }) expired_at: Date | null;
+  @Column('text', { nullable: true }) latest_attempt_status: string | null;
+  @Column('jsonb', { nullable: true }) partial_payment: { received: { amount: string; currency: string; decimals: number } | null; payment_id: string } | null;
+  @Column('timestamptz', { nullable: true }) invoice_sent_at: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+@Entity('payments')
+export class Payment {
+  @PrimaryColumn('text') id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  @Column('text', { nullable: true }) payment_link_id: string | null;
+  @Column('text', { nullable: true }) subscription_id: string | null;
+  @Column('text') status: string;
+  @Column('text') payment_rail: string;
+  @Column('text', { nullable: true }) source_chain: string | null;
+  @Column('text', { nullable: true }) stablecoin: string | null;
+  @Column('text', { nullable: true }) source_asset: string | null;
+  @Column('text', { nullable: true }) deposit_address: string | null;
+  @Column('text', { nullable: true }) deposit_chain: string | null;
+  /** Settlement asset of every amount below (e.g. USDC, 6 decimals). */
+  @Column('text') currency: string;
+  @Column('integer') decimals: number;
+  @Column('bigint') invoice_minor: string;
+  @Column('bigint') fee_minor: string;
+  @Column('bigint') amount_expected_minor: string;
+  @Column('bigint') amount_received_minor: string;
+  @Column('bigint', { nullable: true }) surplus_minor: string | null;
+  @Column('bigint', { nullable: true }) last_short_deposit_minor: string | null;
+  @Column('text', { nullable: true }) unmatched_reason: string | null;
+  @Column('boolean') underpaid_emitted: boolean;
+  @Column('boolean') overpaid_emitted: boolean;
+  @Column('text', { nullable: true }) settlement: string | null;
+  @Column('text', { nullable: true }) settlement_address: string | null;
+  @Column('text', { nullable: true }) settlement_tx_hash: string | null;
+  @Column('text', { nullable: true }) payer_email: string | null;
+  @Column('text', { nullable: true }) payer_type: string | null;
+  @Column('timestamptz', { nullable: true }) marked_sent_at: Date | null;
+  @Column('text', { nullable: true }) onchain_tx_hash: string | null;
+  @Column('timestamptz') expires_at: Date;
+  @Column('timestamptz', { nullable: true }) paid_at: Date | null;
+  @Column('timestamptz', { nullable: true }) settled_at: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+@Entity('deposits')
+export class Deposit {
+  @PrimaryColumn('text') id: string;
+  @Column('text', { nullable: true }) payment_id: string | null;
+  @Column('text') chain: string;
+  @Column('text') asset: string;
+  @Column('text') to_address: string;
+  @Column('text', { nullable: true }) from_address: string | null;
+  @Column('text') tx_hash: string;
+  @Column('bigint') amount_minor: string;
+  @Column('integer') decimals: number;
+  @Column('text') effect: 'pending' | 'applied' | 'recorded_only';
+  @Column('timestamptz') observed_at: Date;
+  @Column('timestamptz', { nullable: true }) applied_at: Date | null;
+}
+
+@Entity('sandbox_chain_transfers')
+export class SandboxChainTransfer {
+  @PrimaryColumn('bigint') seq: string;
+  @Column('text') chain: string;
+  @Column('text') asset: string;
+  @Column('text', { nullable: true }) from_address: string | null;
+  @Column('text') to_address: string;
+  @Column('bigint') amount_minor: string;
+  @Column('integer') decimals: number;
+  @Column('text') tx_hash: string;
+  @Column('text', { nullable: true }) idempotency_key: string | null;
+  @Column('timestamptz') created_at: Date;
+}

@@ -1,0 +1,88 @@
+/**
+ * Process configuration, validated once at start with joi (ARCHITECTURE.md "Configuration").
+ * Every process (API, worker, scripts) reads settings only through `loadConfig()`.
+ * Throws an Error listing every invalid variable.
+ */
+import Joi from 'joi';
+
+export interface Config {
+  databaseUrl: string | null;
+  temporalAddress: string | null;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  temporalSearchAttributes: boolean;
+  port: number;
+  host: string;
+  simulatorEnabled: boolean;
+  /** Payer-facing host used in `url` and `short_url` of payment links (spec 2.3). */
+  payerHost: string;
+  /** Base64 32-byte key that encrypts webhook secrets and bank details at rest. */
+  appEncryptionKey: string | null;
+  /** Chain network the service runs on: test network in dev and tests (spec 2.5). */
+  network: 'mainnet' | 'testnet';
+  /** Rate limits per credential class, requests per second (spec 8: numeric rates not shown). */
+  rateLimits: { business_key: number; dashboard_session: number; public_token: number; anonymous: number };
+  /** Seconds a payment's deposit instructions stay open unless the link ends sooner. */
+  paymentTtlSeconds: number;
+  logLevel: string;
+  dataDir: string;
+}
+
+const schema = Joi.object({
+  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).allow(''),
+  TEMPORAL_ADDRESS: Joi.string().allow(''),
+  TEMPORAL_NAMESPACE: Joi.string().default('default'),
+  TEMPORAL_TASK_QUEUE: Joi.string().default('payments-platform'),
+  TEMPORAL_SEARCH_ATTRIBUTES: Joi.boolean().truthy('1').falsy('0').default(true),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  HOST: Joi.string().default('127.0.0.1'),
+  SIMULATOR_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
+  PAYER_HOST: Joi.string().uri().default('http://localhost:3000'),
+  APP_ENCRYPTION_KEY: Joi.string().base64().allow(''),
+  NETWORK: Joi.string().valid('mainnet', 'testnet').default('testnet'),
+  RATE_LIMIT_BUSINESS_KEY: Joi.number().integer().min(1).default(1000),
+  RATE_LIMIT_DASHBOARD_SESSION: Joi.number().integer().min(1).default(200),
+  RATE_LIMIT_PUBLIC_TOKEN: Joi.number().integer().min(1).default(50),
+  RATE_LIMIT_ANONYMOUS: Joi.number().integer().min(1).default(20),
+  PAYMENT_TTL_SECONDS: Joi.number().integer().min(60).default(86400),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  DATA_DIR: Joi.string().default('.data'),
+}).unknown(true);
+
+let cached: Config | null = null;
+
+/** Reads and validates the environment; cached after the first call. Throws on invalid values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  if (cached && env === process.env) return cached;
+  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
+  if (error) throw new Error(`invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
+  const cfg: Config = {
+    databaseUrl: value.DATABASE_URL || null,
+    temporalAddress: value.TEMPORAL_ADDRESS || null,
+    temporalNamespace: value.TEMPORAL_NAMESPACE,
+    temporalTaskQueue: value.TEMPORAL_TASK_QUEUE,
+    temporalSearchAttributes: value.TEMPORAL_SEARCH_ATTRIBUTES,
+    port: value.PORT,
+    host: value.HOST,
+    simulatorEnabled: value.SIMULATOR_ENABLED,
+    payerHost: value.PAYER_HOST.replace(/\/$/, ''),
+    appEncryptionKey: value.APP_ENCRYPTION_KEY || null,
+    network: value.NETWORK,
+    rateLimits: {
+      business_key: value.RATE_LIMIT_BUSINESS_KEY,
+      dashboard_session: value.RATE_LIMIT_DASHBOARD_SESSION,
+      public_token: value.RATE_LIMIT_PUBLIC_TOKEN,
+      anonymous: value.RATE_LIMIT_ANONYMOUS,
+    },
+    paymentTtlSeconds: value.PAYMENT_TTL_SECONDS,
+    logLevel: value.LOG_LEVEL,
+    dataDir: value.DATA_DIR,
+  };
+  if (env === process.env) cached = cfg;
+  return cfg;
+}
+
+/** Forgets the cached configuration (tests that change the environment). */
+export function resetConfig(): void {
+  cached = null;
+}

@@ -1,0 +1,55 @@
+/**
+ * PostgreSQL access through TypeORM (pg driver). One DataSource per process, migrations only
+ * (never `synchronize`). `transaction()` is the unit of every money-state change: rows and their
+ * outbox events commit together (ARCHITECTURE.md "Data flow" 3).
+ */
+import 'reflect-metadata';
+import { DataSource, EntityManager } from 'typeorm';
+import { ENTITIES, MIGRATIONS } from '../entities';
+
+let dataSource: DataSource | null = null;
+
+/** Builds (does not connect) a DataSource for `url`. */
+export function makeDataSource(url: string, poolSize = 10): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize },
+  });
+}
+
+/** Connects the process-wide DataSource once; later calls return it. */
+export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
+  if (dataSource?.isInitialized) return dataSource;
+  dataSource = makeDataSource(url, poolSize);
+  await dataSource.initialize();
+  return dataSource;
+}
+
+/** The connected process-wide DataSource; throws if `initDb` was not called. */
+export function db(): DataSource {
+  if (!dataSource?.isInitialized) throw new Error('database not initialised: call initDb() first');
+  return dataSource;
+}
+
+/** Runs `fn` in one READ COMMITTED transaction; rolls back on throw. */
+export function transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+  return db().transaction(fn);
+}
+
+/** Applies pending migrations; returns their names. */
+export async function runMigrations(ds: DataSource): Promise<string[]> {
+  const done = await ds.runMigrations({ transaction: 'each' });
+  return done.map((m) => m.name);
+}
+
+/** Closes the process-wide DataSource (shutdown, tests). */
+export async function closeDb(): Promise<void> {
+  if (dataSource?.isInitialized) await dataSource.destroy();
+  dataSource = null;
+}

@@ -1,0 +1,47 @@
+/**
+ * Temporal configuration shared by the worker, the API, the bootstrap helpers and the tests.
+ *
+ * - TASK_QUEUE / SEARCH_ATTRIBUTE_ACCOUNT: names every component must agree on.
+ * - TEMPORAL_CLI_*: the Temporal CLI (dev server) is built from its Go module at a pinned tag,
+ *   because the SDK's own server download needs internet access we do not have.
+ * - TEST_SERVER_*: the Java time-skipping test server, resolved from Maven Central with
+ *   temporal/pom.xml (keep TEST_SERVER_VERSION in sync with the version pinned there).
+ * - CACHE_DIR: where built binaries and resolved jars live, outside the checkout so CI and later
+ *   runs reuse them. Override with PAYMENTS_CACHE_DIR.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+/** Task queue polled by the payments worker. */
+export const TASK_QUEUE = 'payments-platform';
+
+/** Custom search attribute (Keyword) set on payment workflows. */
+export const SEARCH_ATTRIBUTE_ACCOUNT = 'AccountId';
+
+/** Default namespace used by the dev server and clients. */
+export const TEMPORAL_NAMESPACE = 'default';
+
+/** Conventional dev-server ports (gRPC frontend and Web UI). */
+export const DEV_SERVER_PORT = 7233;
+export const DEV_SERVER_UI_PORT = 8233;
+
+/** Temporal CLI tag; later tags cannot be built with a plain `go install`. */
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+/** Go package path of the CLI's main package. */
+export const TEMPORAL_CLI_GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
+
+/** Maven coordinates of the Java test server (version pinned in temporal/pom.xml). */
+export const TEST_SERVER_ARTIFACT = 'io.temporal:temporal-test-server';
+export const TEST_SERVER_VERSION = '1.38.0';
+export const TEST_SERVER_MAIN_CLASS = 'io.temporal.testserver.TestServer';
+
+/** Cache root for binaries and jars: $PAYMENTS_CACHE_DIR or ~/.cache/payments-platform. */
+export function cacheDir(): string {
+  const fromEnv = process.env.PAYMENTS_CACHE_DIR;
+  return fromEnv && fromEnv.trim() !== ''
+    ? path.resolve(fromEnv)
+    : path.join(os.homedir(), '.cache', 'payments-platform');
+}
+
+/** Cache root evaluated at load time (use cacheDir() if the env may change later). */
+export const CACHE_DIR = cacheDir();
