@@ -15,7 +15,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
       CREATE TABLE users (
         id text PRIMARY KEY,
         email text NOT NULL UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now()
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp())
       );
 
       CREATE TABLE accounts (
@@ -36,7 +36,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         owner_user_id text NOT NULL REFERENCES users(id),
         default_version text NOT NULL DEFAULT '2026-09-04',
         link_reference_seq bigint NOT NULL DEFAULT 0,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX accounts_owner_idx ON accounts(owner_user_id);
@@ -45,7 +45,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         account_id text NOT NULL REFERENCES accounts(id),
         user_id text NOT NULL REFERENCES users(id),
         role text NOT NULL CHECK (role IN ('owner','admin','developer','viewer')),
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         PRIMARY KEY (account_id, user_id)
       );
       CREATE INDEX memberships_user_idx ON memberships(user_id);
@@ -54,7 +54,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         id text PRIMARY KEY,
         user_id text NOT NULL REFERENCES users(id),
         token_hash text NOT NULL UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         expires_at timestamptz NOT NULL,
         revoked_at timestamptz
       );
@@ -75,7 +75,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         rolled_from_key_id text,
         last_used_at timestamptz,
         revoked_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX api_keys_account_idx ON api_keys(account_id, created_at DESC, id DESC);
@@ -90,7 +90,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         response_status integer,
         response_body jsonb,
         redactions jsonb,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         completed_at timestamptz,
         PRIMARY KEY (account_id, route, key)
       );
@@ -122,7 +122,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         role text,
         notes text,
         archived_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX clients_account_idx ON clients(account_id, livemode, created_at DESC, id DESC);
@@ -136,7 +136,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         currency text NOT NULL,
         unit_price_minor bigint,
         archived_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX products_account_idx ON products(account_id, livemode, created_at DESC, id DESC);
@@ -160,7 +160,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         proof_verified_at timestamptz,
         proof_artifact_url text,
         deleted_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX address_book_account_idx ON address_book_entries(account_id, created_at DESC, id DESC);
@@ -175,7 +175,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         status text NOT NULL DEFAULT 'active',
         label text,
         credential_id text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (account_id, network)
       );
@@ -216,7 +216,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         latest_attempt_status text,
         partial_payment jsonb,
         invoice_sent_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (account_id, reference_id)
       );
@@ -257,7 +257,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         expires_at timestamptz NOT NULL,
         paid_at timestamptz,
         settled_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX payments_account_idx ON payments(account_id, livemode, created_at DESC, id DESC);
@@ -293,7 +293,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         decimals integer NOT NULL,
         tx_hash text NOT NULL UNIQUE,
         idempotency_key text UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now()
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp())
       );
       CREATE INDEX sandbox_chain_transfers_to_idx ON sandbox_chain_transfers(chain, lower(to_address), asset);
       CREATE INDEX sandbox_chain_transfers_from_idx ON sandbox_chain_transfers(chain, lower(from_address), asset);
@@ -311,7 +311,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         request_id text,
         idempotency_key text,
         api_version text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         dispatched_at timestamptz
       );
       CREATE INDEX events_account_idx ON events(account_id, livemode, seq DESC);
@@ -334,7 +334,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         previous_secret_expires_at timestamptz,
         consecutive_failures integer NOT NULL DEFAULT 0,
         deleted_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX webhook_endpoints_account_idx ON webhook_endpoints(account_id, livemode, created_at DESC, id DESC);
@@ -354,7 +354,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         workflow_started_at timestamptz,
         delivered_at timestamptz,
         replay_of text,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE UNIQUE INDEX webhook_deliveries_once_idx ON webhook_deliveries(endpoint_id, event_id) WHERE replay_of IS NULL;
@@ -369,7 +369,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         error text,
         latency_ms integer NOT NULL,
         response_excerpt text,
-        created_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
         UNIQUE (delivery_id, attempt_number)
       );
 
@@ -382,7 +382,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
         body text NOT NULL,
         related_object_id text,
         idempotency_key text NOT NULL UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now()
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp())
       );
       CREATE INDEX sandbox_emails_related_idx ON sandbox_emails(related_object_id);
 

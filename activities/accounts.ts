@@ -1,0 +1,107 @@
+/**
+ * Accounts, members, dashboard sessions and API keys (spec 2.2, 4.10, 5). Each function is one
+ * transaction. Secrets are returned once and stored only as SHA-256 hashes.
+ */
+import crypto from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { DomainError } from '../domain/errors';
+import { ApiKey } from '../entities';
+import { ALL_SCOPES } from '../api/scopes';
+import { transaction } from '../lib/db';
+import { newId } from '../lib/ids';
+import { randomToken, sha256Hex } from '../lib/secrets';
+import { SESSION_PREFIX } from '../api/middleware/auth';
+import { chainAdapter, deriveAddress } from '../providers/chain';
+
+export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
+
+/** Mints a key secret `sk_<mode>_<48 base62>`. */
+export function mintKeySecret(livemode: boolean): string {
+  return randomToken(livemode ? 'sk_live_' : 'sk_test_', 48);
+}
+
+/** Inserts an API key row; returns the row and the one-time secret. */
+export async function insertApiKey(m: EntityManager, a: { accountId: string; livemode: boolean; scopes: string[]; name?: string | null; ipAllowlist?: string[]; expiresAt?: Date | null; defaultVersion?: string | null; userId?: string | null; rolledFrom?: string | null }): Promise<{ key: ApiKey; secret: string }> {
+  const secret = mintKeySecret(a.livemode);
+  const key = m.create(ApiKey, {
+    id: newId('key_'), account_id: a.accountId, livemode: a.livemode, name: a.name ?? null,
+    secret_hash: sha256Hex(secret), secret_last4: secret.slice(-4), scopes: a.scopes, ip_allowlist: a.ipAllowlist ?? [],
+    status: 'active', expires_at: a.expiresAt ?? null, default_version: a.defaultVersion ?? null,
+    created_by_user_id: a.userId ?? null, rolled_from_key_id: a.rolledFrom ?? null,
+  });
+  await m.save(key);
+  return { key, secret };
+}
+
+/** Creates a dashboard session for `userId` valid `ttlSeconds` (default 30 days); returns the token. */
+export async function createSession(m: EntityManager, userId: string, ttlSeconds = 30 * 86400): Promise<string> {
+  const token = randomToken(SESSION_PREFIX, 48);
+  await m.query('INSERT INTO dashboard_sessions(id, user_id, token_hash, expires_at) VALUES ($1,$2,$3, now() + make_interval(secs => $4))',
+    [newId('sess_'), userId, sha256Hex(token), ttlSeconds]);
+  return token;
+}
+
+/** Creates an account row owned by `userId` with an owner membership; returns its id. */
+export async function insertAccount(m: EntityManager, a: { userId: string; email: string; displayName: string; country?: string | null }): Promise<string> {
+  const id = newId('acct_');
+  await m.query(
+    `INSERT INTO accounts(id, livemode, display_name, email, country, market_country, market_source, owner_user_id)
+     VALUES ($1, true, $2, $3, $4, $4, $5, $6)`,
+    [id, a.displayName, a.email, a.country ?? null, a.country ? 'account_country' : 'default', a.userId]);
+  await m.query(`INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,'owner')`, [id, a.userId]);
+  return id;
+}
+
+/**
+ * Provisions a ready-to-use account (dev stack, `npm run seed`, tests): owner user, account, owner
+ * dashboard session, a live and a test key with every scope, and a service wallet on the
+ * environment's network.
+ */
+export async function provisionAccount(opts: { email?: string; displayName?: string } = {}): Promise<DevCredentials> {
+  return transaction(async (m) => {
+    const suffix = crypto.randomBytes(4).toString('hex');
+    const email = opts.email ?? `owner+${suffix}@merchant.example`;
+    const userId = newId('usr_');
+    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, email]);
+    const accountId = await insertAccount(m, { userId, email, displayName: opts.displayName ?? `Merchant ${suffix}` });
+    const live = await insertApiKey(m, { accountId, livemode: true, scopes: [...ALL_SCOPES], name: 'Default live key', userId });
+    const test = await insertApiKey(m, { accountId, livemode: false, scopes: [...ALL_SCOPES], name: 'Default test key', userId });
+    const sessionToken = await createSession(m, userId);
+    const chain = chainAdapter();
+    await m.query(
+      `INSERT INTO wallets(id, account_id, livemode, address, chain, network, status, label, credential_id)
+       VALUES ($1,$2,true,$3,$4,$5,'active','Service wallet',$6)`,
+      [newId('wlt_'), accountId, deriveAddress(`wallet:${accountId}`), chain.chain, chain.network, `cred_${suffix}`]);
+    return { account_id: accountId, live_key: live.secret, test_key: test.secret, session_token: sessionToken };
+  });
+}
+
+/** Revokes a key (idempotent); 404 when it is not the account's. */
+export async function revokeKey(accountId: string, keyId: string): Promise<ApiKey> {
+  return transaction(async (m) => {
+    const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
+    if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
+    if (key.status !== 'revoked') {
+      key.status = 'revoked';
+      key.revoked_at = new Date();
+      await m.save(key);
+    }
+    return key;
+  });
+}
+
+/** Rolls a key: a new secret with the same scopes and settings; the old key is revoked at once. */
+export async function rollKey(accountId: string, keyId: string, userId: string | null): Promise<{ key: ApiKey; secret: string }> {
+  return transaction(async (m) => {
+    const old = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
+    if (!old) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
+    if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
+    old.status = 'revoked';
+    old.revoked_at = new Date();
+    await m.save(old);
+    return insertApiKey(m, {
+      accountId, livemode: old.livemode, scopes: old.scopes, name: old.name, ipAllowlist: old.ip_allowlist,
+      expiresAt: old.expires_at, defaultVersion: old.default_version, userId, rolledFrom: old.id,
+    });
+  });
+}

@@ -1,0 +1,10 @@
+/**
+ * Activities registered on the worker: one module per area (ARCHITECTURE.md). Each activity is one
+ * DB transaction (with its outbox rows) or one provider call.
+ */
+import * as payins from './payins';
+import * as links from './links';
+import * as webhooks from './webhooks';
+
+export const activities = { ...payins, ...links, ...webhooks };
+export type Activities = typeof activities;

@@ -1,0 +1,37 @@
+/**
+ * The append-only events outbox (spec 6, 2.11; ARCHITECTURE.md "Data flow" 3 and 6). Events are
+ * written in the same transaction as the state change they describe, then announced with
+ * NOTIFY so the dispatcher and the stream pick them up without polling delay.
+ */
+import type { EntityManager } from 'typeorm';
+import { LATEST_VERSION } from '../api/versioning';
+import { newId } from '../lib/ids';
+
+export interface RequestRef { id: string | null; idempotency_key: string | null }
+
+export interface NewEvent {
+  accountId: string;
+  livemode: boolean;
+  type: string;
+  /** Object type and id the event is about, e.g. ('payment_link', 'pl_...'). */
+  objectType: string;
+  objectId: string;
+  /** Wire projection of the object at the time of the event (`data.object`). */
+  object: Record<string, unknown>;
+  /** Other objects whose per-object event lists include this event (e.g. a payment's link). */
+  relatedIds?: string[];
+  request?: RequestRef | null;
+  apiVersion?: string;
+}
+
+/** Inserts one event row inside `m`'s transaction and queues a NOTIFY on channel `events`. Returns the `evt_` id. */
+export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
+  const id = newId('evt_');
+  await m.query(
+    `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+    [id, e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? [], JSON.stringify({ object: e.object }),
+      e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION]);
+  await m.query(`SELECT pg_notify('events', $1)`, [id]);
+  return id;
+}

@@ -1,0 +1,75 @@
+/** Developers area, API keys (spec 4.10, 5): list/get by key or session; create/roll/revoke by session only. */
+import type Router from '@koa/router';
+import Joi from 'joi';
+import { DomainError } from '../../domain/errors';
+import { ApiKey } from '../../entities';
+import { insertApiKey, revokeKey, rollKey } from '../../activities/accounts';
+import { db, transaction } from '../../lib/db';
+import type { AppState } from '../context';
+import { mount } from '../operation';
+import { listQuery } from '../schemas/common';
+import { paginate } from '../pagination';
+import { ALL_SCOPES, SCOPE_ALIASES } from '../scopes';
+import { apiKeyView } from '../views/account';
+
+const SESSION_ONLY = ['dashboard_session'] as const;
+
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'api_keys.list', method: 'get', path: '/api_keys', scope: 'developers.read', testMode: 'full',
+    query: Joi.object({ ...listQuery, status: Joi.string().valid('active', 'revoked') }),
+    handler: async ({ caller, query }) => {
+      const qb = db().getRepository(ApiKey).createQueryBuilder('k').where('k.account_id = :a', { a: caller.accountId });
+      if (!caller.livemode) qb.andWhere('k.livemode = false');
+      if (query.status) qb.andWhere('k.status = :s', { s: query.status });
+      return paginate(qb, 'k', query, (k) => apiKeyView(k));
+    },
+  });
+
+  mount(r, {
+    id: 'api_keys.get', method: 'get', path: '/api_keys/:id', scope: 'developers.read', testMode: 'full',
+    handler: async ({ caller, params }) => {
+      const k = await db().getRepository(ApiKey).findOneBy({ id: params.id, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
+      if (!k) throw new DomainError('not_found', 'not_found', `No such API key: ${params.id}.`, { param: 'id' });
+      return apiKeyView(k);
+    },
+  });
+
+  mount(r, {
+    id: 'api_keys.create', method: 'post', path: '/api_keys', scope: 'developers.write', testMode: 'unavailable',
+    callers: [...SESSION_ONLY], roles: ['owner', 'admin'], successStatus: 201,
+    body: Joi.object({
+      name: Joi.string().trim().max(100).allow(null),
+      scopes: Joi.array().items(Joi.string().valid(...ALL_SCOPES, ...SCOPE_ALIASES)).min(1).unique().required()
+        .messages({ 'array.min': '`scopes` must name at least one scope' }),
+      livemode: Joi.boolean().default(true),
+      ip_allowlist: Joi.array().items(Joi.string().ip({ cidr: 'forbidden' })).max(50).default([]),
+      expires_at: Joi.date().iso().greater('now'),
+      default_version: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/),
+    }),
+    handler: async ({ caller, body, ctx }) => {
+      const { key, secret } = await transaction((m) => insertApiKey(m, {
+        accountId: caller.accountId, livemode: body.livemode, scopes: body.scopes, name: body.name ?? null,
+        ipAllowlist: body.ip_allowlist, expiresAt: body.expires_at ?? null, defaultVersion: body.default_version ?? null, userId: caller.userId,
+      }));
+      ctx.state.redact.push('secret');
+      return apiKeyView(key, secret);
+    },
+  });
+
+  mount(r, {
+    id: 'api_keys.roll', method: 'post', path: '/api_keys/:id/roll', scope: 'developers.write', testMode: 'unavailable',
+    callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
+    handler: async ({ caller, params, ctx }) => {
+      const { key, secret } = await rollKey(caller.accountId, params.id, caller.userId);
+      ctx.state.redact.push('secret');
+      return apiKeyView(key, secret);
+    },
+  });
+
+  mount(r, {
+    id: 'api_keys.revoke', method: 'post', path: '/api_keys/:id/revoke', scope: 'developers.write', testMode: 'unavailable',
+    callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
+    handler: async ({ caller, params }) => apiKeyView(await revokeKey(caller.accountId, params.id)),
+  });
+}

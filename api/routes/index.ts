@@ -1,0 +1,16 @@
+/** Mounts every authenticated area's router on /v1 (one module per area; spec part 4). */
+import type Router from '@koa/router';
+import type { AppState } from '../context';
+import * as account from './account';
+import * as apiKeys from './api-keys';
+import * as clients from './clients';
+import * as products from './products';
+import * as paymentLinks from './payment-links';
+import * as payments from './payments';
+import * as wallet from './wallet';
+import * as events from './events';
+import * as webhooks from './webhooks';
+
+export function mountAreas(r: Router<AppState>): void {
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, events, webhooks]) area.register(r);
+}

@@ -1,0 +1,51 @@
+/** Wire projections of the account, its caller and API keys (spec 2.2, 2.11, 4.10). */
+import type { Account, ApiKey } from '../../entities';
+import type { Caller } from '../context';
+
+/** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
+export function accountView(a: Account, caller: Caller): Record<string, unknown> {
+  const test = !caller.livemode;
+  return {
+    id: a.id,
+    object: 'account',
+    livemode: caller.livemode,
+    display_name: a.display_name,
+    email: a.email,
+    member_since: a.created_at.toISOString(),
+    customer_type: a.customer_type,
+    country: a.country,
+    language: test ? null : a.language,
+    access_state: a.access_state,
+    support_contact: test ? null : a.support_contact,
+    market: { country: a.market_country, default_currency: a.market_currency, source: a.market_source },
+    notification_preferences: test ? { marketing: false, product_tips: true } : a.notification_preferences,
+    dashboard_preferences: test ? {} : a.dashboard_preferences,
+    caller: { type: caller.kind, role: caller.kind === 'dashboard_session' ? caller.role : null },
+    created_at: a.created_at.toISOString(),
+    updated_at: a.updated_at.toISOString(),
+  };
+}
+
+/** API key projection; `secret` only on create and roll (spec 5 rule 7). */
+export function apiKeyView(k: ApiKey, secret?: string): Record<string, unknown> {
+  const prefix = k.livemode ? 'sk_live_' : 'sk_test_';
+  return {
+    id: k.id,
+    object: 'api_key',
+    livemode: k.livemode,
+    name: k.name,
+    prefix,
+    redacted_secret: `${prefix}...${k.secret_last4}`,
+    scopes: k.scopes,
+    ip_allowlist: k.ip_allowlist,
+    status: k.status,
+    expires_at: k.expires_at?.toISOString() ?? null,
+    default_version: k.default_version,
+    last_used_at: k.last_used_at?.toISOString() ?? null,
+    rolled_from: k.rolled_from_key_id,
+    revoked_at: k.revoked_at?.toISOString() ?? null,
+    created_at: k.created_at.toISOString(),
+    updated_at: k.updated_at.toISOString(),
+    ...(secret ? { secret } : {}),
+  };
+}

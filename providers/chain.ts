@@ -1,0 +1,118 @@
+/**
+ * Chain adapter (ARCHITECTURE.md "Simulator"; spec 2.4, 2.5): deposit addresses, balances,
+ * transfers and the watcher that reports transfers to watched addresses. The sandbox keeps the
+ * chain's ledger in `sandbox_chain_transfers`; `/sim/chain/transfers` injects transfers into it
+ * exactly as the outside world would, and the adapter reports them to its observers as a real
+ * chain watcher would. Workflows never know which implementation runs.
+ */
+import crypto from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { getAddress } from 'viem';
+import { loadConfig } from '../lib/config';
+import { db } from '../lib/db';
+
+export interface ObservedTransfer {
+  chain: string; asset: string; from_address: string | null; to_address: string;
+  /** Minor units of `asset` (USDC: 6 decimals). */
+  amount: bigint; decimals: number; tx_hash: string;
+}
+
+export interface ChainAdapter {
+  readonly chain: string;
+  readonly network: 'mainnet' | 'testnet';
+  readonly chainId: number;
+  /** Settlement stablecoin symbol on this network (USDC.e on mainnet, USDC on the test network). */
+  readonly stablecoin: string;
+  readonly tokenAddress: string;
+  /** A fresh deposit address owned by the service, derived from `seed` (e.g. a payment id). */
+  depositAddress(seed: string): string;
+  /** Balance of `address` in minor units of `asset`; throws on read failure (never a zero by default). */
+  balanceOf(address: string, asset: string): Promise<bigint>;
+  /** Sends `amount` from a service-controlled address; idempotent by `idempotencyKey`; returns the tx hash. */
+  send(from: string, to: string, asset: string, amount: bigint, idempotencyKey: string): Promise<string>;
+  /** Registers a watcher callback for transfers (sandbox: called after each injected transfer). */
+  onTransfer(listener: (t: ObservedTransfer) => Promise<void>): void;
+}
+
+const CHAIN = 'tempo';
+
+/** Deterministic sandbox chain backed by PostgreSQL. */
+export class SandboxChain implements ChainAdapter {
+  readonly chain = CHAIN;
+  readonly network: 'mainnet' | 'testnet';
+  readonly chainId: number;
+  readonly stablecoin: string;
+  readonly tokenAddress: string;
+  private listeners: Array<(t: ObservedTransfer) => Promise<void>> = [];
+
+  constructor(network: 'mainnet' | 'testnet') {
+    this.network = network;
+    this.chainId = network === 'mainnet' ? 4217 : 42429;
+    this.stablecoin = network === 'mainnet' ? 'USDC.e' : 'USDC';
+    this.tokenAddress = deriveAddress(`token:${network}:${this.stablecoin}`);
+  }
+
+  depositAddress(seed: string): string {
+    return deriveAddress(`deposit:${this.network}:${seed}`);
+  }
+
+  async balanceOf(address: string, asset: string): Promise<bigint> {
+    const rows: Array<{ bal: string }> = await db().query(
+      `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
+             - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS bal
+         FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3 AND (lower(to_address) = lower($1) OR lower(from_address) = lower($1))`,
+      [address, this.chain, asset]);
+    return BigInt(rows[0]?.bal ?? '0');
+  }
+
+  async send(from: string, to: string, asset: string, amount: bigint, idempotencyKey: string): Promise<string> {
+    const t = await this.record({ chain: this.chain, asset, from_address: from, to_address: to, amount, decimals: 6, tx_hash: txHash(`send:${idempotencyKey}`) }, idempotencyKey);
+    return t.tx_hash;
+  }
+
+  onTransfer(listener: (t: ObservedTransfer) => Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Simulator entry: records a transfer on the sandbox ledger (idempotent by tx hash) and reports it
+   * to the watchers. Returns the recorded transfer.
+   */
+  async inject(t: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null }): Promise<ObservedTransfer> {
+    const full: ObservedTransfer = {
+      ...t, from_address: t.from_address ?? null, tx_hash: t.tx_hash ?? txHash(crypto.randomUUID()),
+    };
+    const rec = await this.record(full, null);
+    for (const l of this.listeners) await l(rec);
+    return rec;
+  }
+
+  private async record(t: ObservedTransfer, idempotencyKey: string | null, m?: EntityManager): Promise<ObservedTransfer> {
+    const q = m ?? db().manager;
+    await q.query(
+      `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, idempotency_key)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING`,
+      [t.chain, t.asset, t.from_address, t.to_address, t.amount.toString(), t.decimals, t.tx_hash, idempotencyKey]);
+    const rows: Array<{ chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string }> =
+      await q.query('SELECT chain, asset, from_address, to_address, amount_minor, decimals, tx_hash FROM sandbox_chain_transfers WHERE tx_hash = $1', [t.tx_hash]);
+    const r = rows[0];
+    return { chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash };
+  }
+}
+
+/** EIP-55 checksummed address derived from a label (sandbox only). */
+export function deriveAddress(label: string): string {
+  return getAddress(`0x${crypto.createHash('sha256').update(label).digest('hex').slice(0, 40)}`);
+}
+
+function txHash(label: string): string {
+  return `0x${crypto.createHash('sha256').update(label).digest('hex')}`;
+}
+
+let chain: SandboxChain | null = null;
+
+/** The process's chain adapter (sandbox on every network this build supports). */
+export function chainAdapter(): SandboxChain {
+  if (!chain) chain = new SandboxChain(loadConfig().network);
+  return chain;
+}

@@ -1,0 +1,29 @@
+/**
+ * Runs the worker and the API in one process (dev stack and tests). Production runs `worker.ts`
+ * and `api/main.ts` as separate, horizontally scalable processes.
+ */
+import 'reflect-metadata';
+import { createWorker } from '../worker';
+import { startApi } from '../api/main';
+import { logger } from '../lib/logger';
+
+async function main(): Promise<void> {
+  const { worker, stopDispatcher } = await createWorker();
+  const running = worker.run();
+  const server = await startApi();
+  const stop = async () => {
+    server.close();
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await stopDispatcher();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  await running;
+}
+
+main().catch((e) => {
+  logger.fatal({ err: e }, 'serve failed');
+  process.exit(1);
+});

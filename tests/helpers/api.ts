@@ -1,0 +1,80 @@
+/**
+ * Test helpers for HTTP tests against the running product (started by tests/setup/global-setup.ts):
+ * a small fetch client that sends credentials and idempotency keys, and account provisioning
+ * through the same code path as `npm run seed`.
+ */
+import crypto from 'node:crypto';
+import { initDb } from '../../lib/db';
+import { provisionAccount, DevCredentials } from '../../activities/accounts';
+
+export const API = () => process.env.TEST_API_URL!;
+
+export interface Res<T = any> { status: number; body: T; headers: Headers }
+
+export interface CallOpts { key?: string | null; bearer?: string | null; idem?: string | null; headers?: Record<string, string>; raw?: string }
+
+/** A fresh idempotency key. */
+export const idem = () => `idem_${crypto.randomBytes(12).toString('hex')}`;
+
+/** Sends one request; mutations get a fresh Idempotency-Key unless `idem: null` or a given key. */
+export async function call<T = any>(method: string, path: string, body?: unknown, o: CallOpts = {}): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.key) headers['x-api-key'] = o.key;
+  if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
+  if (method !== 'GET' && o.idem !== null && !('Idempotency-Key' in headers)) headers['Idempotency-Key'] = o.idem ?? idem();
+  let payload: string | undefined;
+  if (o.raw !== undefined) payload = o.raw;
+  else if (body !== undefined) payload = JSON.stringify(body);
+  if (payload !== undefined) headers['content-type'] = headers['content-type'] ?? 'application/json';
+  const r = await fetch(`${API()}${path}`, { method, headers, body: payload });
+  const text = await r.text();
+  let parsed: unknown = text;
+  try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  return { status: r.status, body: parsed as T, headers: r.headers };
+}
+
+/** Client bound to one credential (`x-api-key` for keys, Bearer for sessions). */
+export function client(cred: string) {
+  const o = cred.startsWith('sk_') ? { key: cred } : { bearer: cred };
+  return {
+    get: <T = any>(p: string, extra: CallOpts = {}) => call<T>('GET', p, undefined, { ...o, ...extra }),
+    post: <T = any>(p: string, b?: unknown, extra: CallOpts = {}) => call<T>('POST', p, b ?? {}, { ...o, ...extra }),
+    patch: <T = any>(p: string, b?: unknown, extra: CallOpts = {}) => call<T>('PATCH', p, b ?? {}, { ...o, ...extra }),
+    del: <T = any>(p: string, extra: CallOpts = {}) => call<T>('DELETE', p, undefined, { ...o, ...extra }),
+  };
+}
+
+/** Connects this test process to the test database (for provisioning and assertions on rows). */
+export async function connectDb() {
+  return initDb(process.env.DATABASE_URL!, 4);
+}
+
+/** A new merchant account with live/test keys, an owner session and a service wallet. */
+export async function newAccount(): Promise<DevCredentials> {
+  await connectDb();
+  return provisionAccount();
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
+export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as T;
+    } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Expects the spec's error envelope with `status`, `type`, `code` (and `param` when given). */
+export function expectError(res: Res, status: number, type: string, code?: string, param?: string): void {
+  const e = (res.body as { error?: Record<string, unknown> })?.error;
+  const got = `${res.status} ${JSON.stringify(res.body)}`;
+  if (res.status !== status || !e || e.type !== type || (code && e.code !== code) || (param !== undefined && e.param !== param)) {
+    throw new Error(`expected ${status} ${type}${code ? `/${code}` : ''}${param ? ` param=${param}` : ''}, got ${got}`);
+  }
+  for (const f of ['message', 'doc_url', 'request_id']) if (typeof e[f] !== 'string') throw new Error(`error envelope lacks ${f}: ${got}`);
+}

@@ -1,0 +1,43 @@
+/**
+ * Temporal worker process: runs every workflow and activity on the task queue, plus the outbox
+ * dispatcher that turns new events into webhook delivery workflows (ARCHITECTURE.md "Data flow" 6).
+ */
+import 'reflect-metadata';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { activities } from './activities';
+import { startDispatcher } from './activities/dispatcher';
+import { loadConfig } from './lib/config';
+import { initDb } from './lib/db';
+import { logger } from './lib/logger';
+
+/** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
+export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: () => Promise<void> }> {
+  const cfg = loadConfig();
+  if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
+  await initDb(cfg.databaseUrl, 20);
+  const connection = await NativeConnection.connect({ address: cfg.temporalAddress ?? '127.0.0.1:7233' });
+  const worker = await Worker.create({
+    connection,
+    namespace: cfg.temporalNamespace,
+    taskQueue: cfg.temporalTaskQueue,
+    workflowsPath: path.join(__dirname, 'workflows'),
+    activities,
+    maxConcurrentActivityTaskExecutions: 100,
+  });
+  const stopDispatcher = await startDispatcher();
+  return { worker, stopDispatcher };
+}
+
+if (require.main === module) {
+  createWorker()
+    .then(async ({ worker, stopDispatcher }) => {
+      logger.info('worker started');
+      await worker.run();
+      await stopDispatcher();
+    })
+    .catch((e) => {
+      logger.fatal({ err: e }, 'worker failed');
+      process.exit(1);
+    });
+}

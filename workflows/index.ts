@@ -1,0 +1,4 @@
+/** Workflow entry points bundled for the worker: one file per long-lived object. */
+export * from './payment';
+export * from './payment-link';
+export * from './webhook-delivery';
