@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../lib/config';
 import { randomToken } from '../lib/secrets';
@@ -41,7 +41,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
     ctx.state.version = resolveVersion(ctx.get('Service-Version') || undefined, null);
     await next();
   });
-  app.use(koaBody({ jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] }));
+  app.use(koaBody({ jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] }));
   app.use(async (ctx, next) => {
     const b = (ctx.request as unknown as { body?: unknown }).body;
     const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
@@ -74,7 +74,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
 
   const v1 = new Router<AppState>({ prefix: '/v1' });
   v1.use(authenticate());
-  v1.use(async (ctx, next) => {
+  v1.use(async (ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next) => {
     const c = ctx.state.caller;
     if (c && !ctx.get('Service-Version')) ctx.state.version = resolveVersion(undefined, c.defaultVersion);
     await next();
@@ -88,7 +88,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
 
 function rateLimitPublicPaths(payer: Router<AppState>): Koa.Middleware<AppState> {
   const limit = rateLimitByIp('public_token');
-  return async (ctx, next) => {
+  return async (ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next) => {
     if (payer.match(ctx.path, ctx.method).route) return limit(ctx, next);
     return next();
   };

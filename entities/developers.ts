@@ -3,7 +3,7 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 
 @Entity('events')
 export class EventRow {
-  @Column('bigint', { insert: false, update: false }) seq: string;
+  @Column({ type: 'bigint', insert: false, update: false }) seq: string;
   @PrimaryColumn('text') id: string;
   @Column('text') account_id: string;
   @Column('boolean') livemode: boolean;

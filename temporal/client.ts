@@ -61,3 +61,20 @@ export async function signalWithStart(spec: StartSpec): Promise<void> {
     ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
   });
 }
+
+/** Starts `workflowType` with id `workflowId` unless a run with that id is already open (idempotent). */
+export async function startIfAbsent(spec: Omit<StartSpec, 'signal' | 'signalArgs'>): Promise<void> {
+  const c = await temporalClient();
+  const cfg = loadConfig();
+  try {
+    await c.workflow.start(spec.workflowType, {
+      taskQueue: cfg.temporalTaskQueue,
+      workflowId: spec.workflowId,
+      args: spec.args,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
+    });
+  } catch (e) {
+    if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+  }
+}

@@ -262,7 +262,7 @@ export class PlatformCore1763700000000 implements MigrationInterface {
       );
       CREATE INDEX payments_account_idx ON payments(account_id, livemode, created_at DESC, id DESC);
       CREATE INDEX payments_link_idx ON payments(payment_link_id, created_at DESC);
-      CREATE UNIQUE INDEX payments_deposit_address_idx ON payments(deposit_chain, deposit_address);
+      CREATE UNIQUE INDEX payments_deposit_address_idx ON payments(deposit_chain, lower(deposit_address));
       CREATE UNIQUE INDEX payments_one_live_attempt_idx ON payments(payment_link_id, payment_rail)
         WHERE status IN ('awaiting','underpaid');
 

@@ -1,0 +1,203 @@
+/**
+ * Outbox dispatcher (spec 6; ARCHITECTURE.md "Data flow" 6): turns new `events` rows into
+ * `webhook_deliveries` rows and starts one delivery workflow per row. Runs inside each worker
+ * process (worker.ts); any number of worker processes may run it at once.
+ *
+ * - Wake-ups: LISTEN on channel `events` (a dedicated `pg` Client, reconnected with backoff on
+ *   error) plus a 1 s fallback poll.
+ * - A pass, in one transaction: lock up to 200 undispatched events (`ORDER BY seq ... FOR UPDATE
+ *   SKIP LOCKED`, so concurrent dispatchers never take the same event), insert a delivery for
+ *   every enabled, non-deleted endpoint of the same account and livemode subscribed to the type
+ *   (never for catalogued-but-unshipped types, never for `test.ping`; the partial unique index
+ *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
+ *   start the workflows (signalWithStart, workflow id = delivery id) and set
+ *   `workflow_started_at`.
+ * - Sweep: deliveries whose workflow was never recorded as started 10 s after creation (a crash
+ *   between commit and start, or Temporal briefly down) are started again, locked with SKIP
+ *   LOCKED so only one process restarts each. Starting is idempotent by workflow id, and the
+ *   delivery activity refuses to resend a final delivery.
+ */
+import { Client as PgClient } from 'pg';
+import { endpointReceives } from '../domain/event-types';
+import { loadConfig } from '../lib/config';
+import { db, transaction } from '../lib/db';
+import { newId } from '../lib/ids';
+import { logger } from '../lib/logger';
+import { signalWithStart } from '../temporal/client';
+import { SIGNALS, WF } from '../temporal/names';
+
+/** Events taken per pass. */
+export const DISPATCH_BATCH = 200;
+/** Fallback poll interval, ms. */
+export const DISPATCH_POLL_MS = 1000;
+/** Age after which an unstarted delivery is started again by the sweep, seconds. */
+export const SWEEP_AFTER_SECONDS = 10;
+
+/** A delivery row whose workflow must be started. */
+export interface DeliveryToStart { id: string; account_id: string }
+
+/**
+ * Starts (or signals) the delivery workflow of each row (workflow id = delivery id, signal
+ * `deliver`) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
+ * retries rows left unstarted. Returns the ids started.
+ */
+export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<string[]> {
+  const started: string[] = [];
+  await Promise.all(rows.map(async (r) => {
+    try {
+      await signalWithStart({
+        workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }],
+        accountId: r.account_id, signal: SIGNALS.deliver,
+      });
+      started.push(r.id);
+    } catch (e) {
+      logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
+    }
+  }));
+  if (started.length) {
+    await db().query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1) AND workflow_started_at IS NULL', [started]);
+  }
+  return started;
+}
+
+/**
+ * One dispatch pass (see module doc). Returns how many events were dispatched and how many
+ * deliveries were created; `hasMore` when a full batch was taken (run again at once).
+ */
+export async function dispatchOnce(): Promise<{ events: number; deliveries: number; hasMore: boolean }> {
+  const { created, events } = await transaction(async (m) => {
+    const evs: Array<{ id: string; account_id: string; livemode: boolean; type: string }> = await m.query(
+      `SELECT id, account_id, livemode, type FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, [DISPATCH_BATCH]);
+    if (evs.length === 0) return { created: [] as DeliveryToStart[], events: 0 };
+    const ids = evs.map((e) => e.id);
+    const candidates: Array<{ event_id: string; endpoint_id: string; event_types: string[] }> = await m.query(
+      `SELECT e.id AS event_id, w.id AS endpoint_id, w.event_types
+         FROM events e JOIN webhook_endpoints w
+           ON w.account_id = e.account_id AND w.livemode = e.livemode AND w.enabled AND w.deleted_at IS NULL
+        WHERE e.id = ANY($1)`, [ids]);
+    const byId = new Map(evs.map((e) => [e.id, e]));
+    const rows = candidates.flatMap((c) => {
+      const ev = byId.get(c.event_id)!;
+      return endpointReceives(c.event_types, ev.type) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
+    });
+    const created: DeliveryToStart[] = [];
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      const inserted: DeliveryToStart[] = await m.query(
+        `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
+         SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
+                AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
+         ON CONFLICT DO NOTHING RETURNING id, account_id`,
+        [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
+          chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type)]);
+      created.push(...inserted);
+    }
+    await m.query('UPDATE events SET dispatched_at = now() WHERE id = ANY($1)', [ids]);
+    return { created, events: evs.length };
+  });
+  if (created.length) await startDeliveryWorkflows(created);
+  return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH };
+}
+
+/** Starts workflows of deliveries left unstarted for SWEEP_AFTER_SECONDS (see module doc). Returns how many were started. */
+export async function sweepUnstarted(): Promise<number> {
+  return transaction(async (m) => {
+    const rows: DeliveryToStart[] = await m.query(
+      `SELECT id, account_id FROM webhook_deliveries
+        WHERE workflow_started_at IS NULL AND created_at < now() - make_interval(secs => $1)
+        ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED`, [SWEEP_AFTER_SECONDS]);
+    if (!rows.length) return 0;
+    const started: string[] = [];
+    for (const r of rows) {
+      try {
+        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        started.push(r.id);
+      } catch (e) {
+        logger.warn({ err: e, delivery_id: r.id }, 'sweep could not start webhook delivery workflow');
+        break; // Temporal is likely down: try again on the next pass
+      }
+    }
+    if (started.length) await m.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1)', [started]);
+    return started.length;
+  });
+}
+
+/**
+ * Starts the dispatcher in this process (LISTEN `events` + 1 s poll + sweep). Returns a stop
+ * function that ends the listener and the poll and waits for the pass in progress.
+ * Requires `initDb()` first and DATABASE_URL for the LISTEN connection.
+ */
+export async function startDispatcher(): Promise<() => Promise<void>> {
+  const url = loadConfig().databaseUrl;
+  if (!url) throw new Error('DATABASE_URL is required for the dispatcher');
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let lastSweep = 0;
+
+  const pass = async (): Promise<void> => {
+    do {
+      again = false;
+      try {
+        const r = await dispatchOnce();
+        if (r.hasMore) again = true;
+        if (Date.now() - lastSweep >= DISPATCH_POLL_MS) {
+          lastSweep = Date.now();
+          await sweepUnstarted();
+        }
+      } catch (e) {
+        if (!stopped) logger.error({ err: e }, 'webhook dispatch pass failed');
+      }
+    } while (again && !stopped);
+  };
+  const wake = (): void => {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    running = pass().finally(() => { running = null; });
+  };
+
+  let listener: PgClient | null = null;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+  let backoffMs = 500;
+  const listen = async (): Promise<void> => {
+    if (stopped) return;
+    const c = new PgClient({ connectionString: url });
+    c.on('notification', wake);
+    c.on('error', (e) => {
+      logger.warn({ err: e }, 'dispatcher LISTEN connection failed; reconnecting');
+      drop(c);
+    });
+    try {
+      await c.connect();
+      await c.query('LISTEN events');
+      listener = c;
+      backoffMs = 500;
+      wake(); // catch up on anything missed while disconnected
+    } catch (e) {
+      logger.warn({ err: e }, 'dispatcher could not LISTEN; retrying');
+      drop(c);
+    }
+  };
+  const drop = (c: PgClient): void => {
+    if (listener === c) listener = null;
+    c.removeAllListeners('notification');
+    c.end().catch(() => undefined);
+    if (stopped || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => { reconnectTimer = null; void listen(); }, backoffMs);
+    backoffMs = Math.min(backoffMs * 2, 30_000);
+  };
+
+  await listen();
+  const poll = setInterval(wake, DISPATCH_POLL_MS);
+  wake();
+
+  return async () => {
+    stopped = true;
+    clearInterval(poll);
+    if (reconnectTimer) clearTimeout(reconnectTimer);
+    const c = listener;
+    listener = null;
+    if (c) await c.end().catch(() => undefined);
+    if (running) await running;
+  };
+}

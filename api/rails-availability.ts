@@ -1,0 +1,14 @@
+/**
+ * Which payer rails this deployment can execute now for an account (spec 2.3 `payable_rails`,
+ * 4.6): the native rail always; the cross-network rail only on mainnet with its launch flag open
+ * (`xchain_requires_mainnet`); bank rails once fiat settlement exists (not yet).
+ */
+import { loadConfig } from '../lib/config';
+import { isFlagOpen } from './switches';
+
+/** Executable rail names for `accountId`, in RAILS_CLOSED order. */
+export async function executableRails(accountId: string): Promise<string[]> {
+  const rails = ['crypto_native'];
+  if (loadConfig().network === 'mainnet' && (await isFlagOpen('payment_links.crypto_xchain', accountId))) rails.push('crypto_xchain');
+  return rails;
+}

@@ -1,0 +1,35 @@
+/** Wire projection of an outbox event (spec 2.11 Event, part 6 envelope). */
+import type { EventRow } from '../../entities';
+
+/** Event envelope as sent on the wire by `GET /events`, the stream and webhook deliveries. */
+export interface EventView {
+  id: string;
+  object: 'event';
+  type: string;
+  created_at: string;
+  livemode: boolean;
+  api_version: string;
+  data: { object: Record<string, unknown> };
+  request: { id: string | null; idempotency_key: string | null };
+}
+
+/**
+ * Projects a stored event. Stored `data` is `{ object: {...} }`; `data.object` always carries
+ * `id` (the stored projection's id, else the row's `object_id`) and `type` (= the row's
+ * `object_type`, e.g. `payment_link`; spec 2.11 gives `data.object.type` that meaning, so it
+ * wins over any stored `type` key).
+ */
+export function eventView(e: EventRow): EventView {
+  const stored = (e.data && typeof e.data === 'object' ? (e.data as { object?: unknown }).object : null);
+  const obj = stored && typeof stored === 'object' && !Array.isArray(stored) ? stored as Record<string, unknown> : {};
+  return {
+    id: e.id,
+    object: 'event',
+    type: e.type,
+    created_at: e.created_at.toISOString(),
+    livemode: e.livemode,
+    api_version: e.api_version,
+    data: { object: { ...obj, id: typeof obj.id === 'string' ? obj.id : e.object_id, type: e.object_type } },
+    request: { id: e.request_id, idempotency_key: e.idempotency_key },
+  };
+}

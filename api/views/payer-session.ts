@@ -1,0 +1,62 @@
+/**
+ * The payer session projection (spec 2.4): an allowlist. No bank details of the merchant, no
+ * settlement snapshots, no internal ids (account, client, destination).
+ */
+import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
+import { computePayableRails, RAILS_CLOSED } from '../../domain/rails';
+import type { Account, Payment, PaymentLink } from '../../entities';
+
+export interface SessionViewInput {
+  link: PaymentLink;
+  account: Account;
+  current: Payment | null;
+  executableRails: string[];
+}
+
+/** Builds the payer projection of `link` with its current attempt (if any). */
+export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
+  const { link, current } = i;
+  const rails = computePayableRails({
+    status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
+    settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: i.executableRails,
+  });
+  const ledger = current ? {
+    status: current.status as PaymentStatus, expected: BigInt(current.amount_expected_minor), received: BigInt(current.amount_received_minor),
+    underpaidEmitted: current.underpaid_emitted, overpaidEmitted: current.overpaid_emitted,
+  } : null;
+  const usdc = (minor: string | null) => (current && minor !== null ? { amount: minor, currency: current.currency, decimals: current.decimals } : null);
+  return {
+    object: 'payment_session',
+    status: link.status,
+    title: link.title,
+    memo: link.memo,
+    invoice_number: link.invoice_number,
+    reference_id: link.reference_id,
+    amount: { amount: link.amount_minor, currency: link.currency, decimals: link.decimals },
+    items: link.items.map((it) => ({ name: it.name, quantity: it.quantity, unit_amount: it.unit_amount })),
+    merchant_name: i.account.display_name,
+    merchant_contact: i.account.support_contact ?? null,
+    short_code: link.short_code,
+    rails,
+    rails_not_allowed: RAILS_CLOSED.filter((r) => !rails.includes(r)),
+    expires_at: link.expires_at?.toISOString() ?? null,
+    amount_verdict: ledger ? amountVerdict(ledger) : null,
+    network: current?.deposit_chain ?? null,
+    stablecoin: current?.stablecoin ?? null,
+    xchain_deposit_instructions: [],
+    watcher_state: null,
+    watcher_reason: null,
+    settlement_kind: link.settlement_kind,
+    settlement_destination: link.settlement_kind === 'crypto_only' ? { type: 'service_wallet' } : link.settlement_destination_id ? { type: 'address_book' } : null,
+    current_payment_id: current?.id ?? null,
+    onchain_tx_hash: current?.onchain_tx_hash ?? null,
+    paid_at: link.paid_at?.toISOString() ?? null,
+    settled_at: link.settled_at?.toISOString() ?? null,
+    note: link.memo,
+    fee: usdc(current?.fee_minor ?? null),
+    deducted_fee: usdc(current ? '0' : null),
+    net_amount: usdc(current?.invoice_minor ?? null),
+    total_due: usdc(current?.amount_expected_minor ?? null),
+    amount_received: usdc(current?.amount_received_minor ?? null),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Wire projection of a payment link (`pl_`, spec 2.3), its ReminderSchedule and its receipt.
+ * `payable_rails` and `expected_payer_type` are computed on every read from the stored link and
+ * the account's executable rails (a `LinkViewContext`).
+ */
+import { computePayableRails, expectedPayerTypeOf } from '../../domain/rails';
+import { nextReminderAt, type ReminderSchedule } from '../../domain/reminders';
+import type { LinkItem, Payment, PaymentLink } from '../../entities';
+import { loadConfig } from '../../lib/config';
+import { executableRails } from '../rails-availability';
+
+/** What a link projection needs beyond the row: the payer host and the rails the account can execute now. */
+export interface LinkViewContext {
+  /** Origin of payer URLs, no trailing slash, e.g. `https://pay.example`. */
+  payerHost: string;
+  /** Rails executable for the account now (spec 2.3 payable_rails input). */
+  executableRails: string[];
+}
+
+/**
+ * Builds the LinkViewContext of `accountId`: payer host from config; executable rails from
+ * api/rails-availability.ts (`crypto_native`, plus `crypto_xchain` only when the
+ * `payment_links.crypto_xchain` flag is open for the account AND the environment network is
+ * mainnet; bank rails are not executable yet; spec 2.3, 4.6). Reads the flag tables (I/O).
+ */
+export async function linkViewContext(accountId: string): Promise<LinkViewContext> {
+  return { payerHost: loadConfig().payerHost, executableRails: await executableRails(accountId) };
+}
+
+/** Link statuses in which reminders go out (the payer can still pay). */
+const REMINDABLE_STATUSES = ['active', 'viewed', 'processing'];
+
+/** True when the link settles crypto-only to the service wallet (draft intent or activated kind). */
+export function isCryptoOnlyLink(link: Pick<PaymentLink, 'crypto_only' | 'settlement_kind'>): boolean {
+  return link.crypto_only || link.settlement_kind === 'crypto_only';
+}
+
+/**
+ * `next_reminder_at` of a link as a Date (or null): the domain's next due time (activation +
+ * offset days, domain/reminders.ts `nextReminderAt`) when the schedule is on, the link is
+ * active/viewed/processing, has a `payer_email` and is not crypto-only; null otherwise.
+ * Pure; shared by the view and the link workflow's state activity.
+ */
+export function linkNextReminderAt(link: Pick<PaymentLink, 'status' | 'payer_email' | 'crypto_only' | 'settlement_kind' | 'activated_at' | 'reminder_schedule'>): Date | null {
+  if (!REMINDABLE_STATUSES.includes(link.status) || !link.payer_email || isCryptoOnlyLink(link) || !link.activated_at) return null;
+  const next = nextReminderAt(link.activated_at.toISOString(), link.reminder_schedule);
+  return next === null ? null : new Date(next);
+}
+
+/** ReminderSchedule wire shape (spec 2.3): `{ status, offsets_days, sent, next_reminder_at }`. */
+export function reminderScheduleView(link: PaymentLink): Record<string, unknown> {
+  const s: ReminderSchedule = link.reminder_schedule;
+  return {
+    status: s.status,
+    offsets_days: [...s.offsets_days],
+    sent: [...s.sent],
+    next_reminder_at: linkNextReminderAt(link)?.toISOString() ?? null,
+  };
+}
+
+function itemView(it: LinkItem, currency: string, decimals: number): Record<string, unknown> {
+  return {
+    name: it.name,
+    product_id: it.product_id,
+    quantity: it.quantity,
+    unit_amount: it.unit_amount === null ? null : { amount: it.unit_amount, currency, decimals },
+  };
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/**
+ * The payment link wire view (spec 2.3). `url`/`short_url` are null until activation mints the
+ * payer token; `payable_rails` is computed now; `expected_payer_type` is the grouping of
+ * `payable_rails`, or the caller's requested type while nothing is payable (e.g. a draft);
+ * `partial_payment` is non-null only while `processing`. Amounts are Money strings.
+ */
+export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record<string, unknown> {
+  const payable = computePayableRails({
+    status: link.status,
+    currency: link.currency,
+    allowedRails: link.allowed_rails,
+    cryptoOnly: link.crypto_only,
+    settlementKind: link.settlement_kind,
+    expectedPayerType: link.expected_payer_type_input,
+    executableRails: ctx.executableRails,
+  });
+  const url = link.payer_token ? `${ctx.payerHost}/pay/${link.payer_token}` : null;
+  return {
+    id: link.id,
+    object: 'payment_link',
+    livemode: link.livemode,
+    created_at: link.created_at.toISOString(),
+    updated_at: link.updated_at.toISOString(),
+    status: link.status,
+    title: link.title,
+    memo: link.memo,
+    invoice_number: link.invoice_number,
+    reference_id: link.reference_id,
+    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+    client_id: link.client_id,
+    direction: link.direction,
+    expected_payer_type: expectedPayerTypeOf(payable) ?? link.expected_payer_type_input ?? null,
+    allowed_rails: link.allowed_rails ? [...link.allowed_rails] : null,
+    payable_rails: payable,
+    accepted_rail_kinds: link.accepted_rail_kinds ? [...link.accepted_rail_kinds] : null,
+    expires_at: iso(link.expires_at),
+    payer_email: link.payer_email,
+    reminder_schedule: reminderScheduleView(link),
+    settlement_kind: link.settlement_kind,
+    settlement_asset: link.settlement_asset ? { ...link.settlement_asset } : null,
+    settlement_destination: link.settlement_destination_id ? { address_book_id: link.settlement_destination_id } : null,
+    items: (link.items ?? []).map((it) => itemView(it, link.currency, link.decimals)),
+    url,
+    short_code: link.short_code,
+    short_url: url ? `${ctx.payerHost}/p/${link.short_code}` : null,
+    activated_at: iso(link.activated_at),
+    viewed_at: iso(link.viewed_at),
+    paid_at: iso(link.paid_at),
+    settled_at: iso(link.settled_at),
+    cancelled_at: iso(link.cancelled_at),
+    expired_at: iso(link.expired_at),
+    invoice_sent_at: iso(link.invoice_sent_at),
+    latest_attempt_status: link.latest_attempt_status,
+    partial_payment: link.status === 'processing' && link.partial_payment
+      ? { payment_id: link.partial_payment.payment_id, received: link.partial_payment.received }
+      : null,
+  };
+}
+
+/**
+ * Receipt of a paid or settled link (`GET /payment_links/{id}/receipt`): the link's references
+ * and, from its paid payment (`payments` row; amounts in the settlement asset, e.g. USDC 6
+ * decimals), `invoice`, `fee` (payer-borne), `total_paid` (everything received), `surplus`,
+ * transaction hashes and times. Payment fields are null when no paid payment row exists.
+ */
+export function linkReceiptView(link: PaymentLink, paid: Payment | null): Record<string, unknown> {
+  const m = (minor: string | null | undefined) => (paid && minor !== null && minor !== undefined
+    ? { amount: String(minor), currency: paid.currency, decimals: paid.decimals } : null);
+  return {
+    object: 'payment_link_receipt',
+    livemode: link.livemode,
+    payment_link_id: link.id,
+    reference_id: link.reference_id,
+    title: link.title,
+    invoice_number: link.invoice_number,
+    status: link.status,
+    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+    payment_id: paid?.id ?? null,
+    payment_rail: paid?.payment_rail ?? null,
+    invoice: m(paid?.invoice_minor),
+    fee: m(paid?.fee_minor),
+    total_paid: m(paid?.amount_received_minor),
+    surplus: paid?.surplus_minor && paid.surplus_minor !== '0' ? m(paid.surplus_minor) : null,
+    onchain_tx_hash: paid?.onchain_tx_hash ?? null,
+    settlement_tx_hash: paid?.settlement_tx_hash ?? null,
+    payer_email: paid?.payer_email ?? link.payer_email,
+    paid_at: iso(paid?.paid_at ?? link.paid_at),
+    settled_at: iso(paid?.settled_at ?? link.settled_at),
+  };
+}

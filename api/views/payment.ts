@@ -1,0 +1,96 @@
+/** Wire projections of a pay-in: merchant view (spec 2.4 Payment) and the payer-safe view. */
+import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
+import type { Money } from '../../domain/money';
+import type { Payment } from '../../entities';
+import { chainAdapter } from '../../providers/chain';
+
+function m(p: Payment, minor: string | null): Money | null {
+  return minor === null ? null : { amount: minor, currency: p.currency, decimals: p.decimals };
+}
+
+function ledger(p: Payment) {
+  return {
+    status: p.status as PaymentStatus, expected: BigInt(p.amount_expected_minor), received: BigInt(p.amount_received_minor),
+    underpaidEmitted: p.underpaid_emitted, overpaidEmitted: p.overpaid_emitted,
+  };
+}
+
+/** DepositInstructions (spec 2.1) of a native-rail payment; null on other rails. */
+export function depositInstructionsView(p: Payment): Record<string, unknown> | null {
+  if (!p.deposit_address) return null;
+  const chain = chainAdapter();
+  return {
+    address: p.deposit_address,
+    chain: p.deposit_chain,
+    chain_id: chain.chainId,
+    network: chain.network,
+    asset: p.stablecoin,
+    token_address: chain.tokenAddress,
+    amount: m(p, p.amount_expected_minor),
+    amount_is_estimate: false,
+    expires_at: p.expires_at.toISOString(),
+    provider: null,
+  };
+}
+
+/** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
+export function paymentView(p: Payment): Record<string, unknown> {
+  const received = BigInt(p.amount_received_minor);
+  return {
+    id: p.id,
+    object: 'payment',
+    livemode: p.livemode,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    status: p.status,
+    payment_link_id: p.payment_link_id,
+    subscription_id: p.subscription_id,
+    payment_rail: p.payment_rail,
+    source_chain: p.source_chain,
+    stablecoin: p.stablecoin,
+    source_asset: p.source_asset,
+    deposit_instructions: depositInstructionsView(p),
+    bank_deposit_instructions: null,
+    amount_expected: m(p, p.amount_expected_minor),
+    amount_received: m(p, received.toString()),
+    amount_verdict: amountVerdict(ledger(p)),
+    fee: m(p, p.fee_minor),
+    deducted_fee: m(p, '0'),
+    net_amount: m(p, p.invoice_minor),
+    surplus: m(p, p.surplus_minor),
+    unmatched_reason: p.unmatched_reason,
+    return_reason: null,
+    screening: { status: 'not_screened', level: null, flags: [] },
+    settlement: p.settlement,
+    settlement_tx_hash: p.settlement_tx_hash,
+    onchain_tx_hash: p.onchain_tx_hash,
+    marked_sent_at: p.marked_sent_at?.toISOString() ?? null,
+    expires_at: p.expires_at.toISOString(),
+    paid_at: p.paid_at?.toISOString() ?? null,
+    settled_at: p.settled_at?.toISOString() ?? null,
+  };
+}
+
+/** Payer-safe payment (spec 4.1 payer routes): no merchant ids, settlement addresses or internal fields. */
+export function payerPaymentView(p: Payment): Record<string, unknown> {
+  return {
+    id: p.id,
+    object: 'payment',
+    status: p.status,
+    payment_rail: p.payment_rail,
+    network: p.deposit_chain,
+    stablecoin: p.stablecoin,
+    deposit_instructions: depositInstructionsView(p),
+    bank_deposit_instructions: null,
+    amount_expected: m(p, p.amount_expected_minor),
+    amount_received: m(p, p.amount_received_minor),
+    amount_verdict: amountVerdict(ledger(p)),
+    fee: m(p, p.fee_minor),
+    onchain_tx_hash: p.onchain_tx_hash,
+    marked_sent_at: p.marked_sent_at?.toISOString() ?? null,
+    expires_at: p.expires_at.toISOString(),
+    paid_at: p.paid_at?.toISOString() ?? null,
+    settled_at: p.settled_at?.toISOString() ?? null,
+    created_at: p.created_at.toISOString(),
+  };
+}

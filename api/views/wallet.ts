@@ -1,0 +1,25 @@
+/** Wire projections of the service wallet and its balances (spec 2.5). */
+import type { Wallet } from '../../entities';
+
+/** Wallet: address checksum-cased verbatim, chain constant, network, single live status. */
+export function walletView(w: Wallet): Record<string, unknown> {
+  return {
+    id: w.id, object: 'wallet', livemode: w.livemode, address: w.address, chain: w.chain, network: w.network,
+    status: w.status, label: w.label, created_at: w.created_at.toISOString(), updated_at: w.updated_at.toISOString(),
+  };
+}
+
+/** Balances read from the chain adapter; `usd_total` server-computed (stablecoins 1:1 USD, floored to cents). */
+export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset: string; minor: bigint; decimals: number }>): Record<string, unknown> {
+  const totalMicros = balances.reduce((s, b) => s + b.minor * 10n ** BigInt(6 - b.decimals), 0n);
+  return {
+    object: 'wallet_balances',
+    wallet_id: w.id,
+    address: w.address,
+    chain: w.chain,
+    chain_id: chainId,
+    network: w.network,
+    balances: balances.map((b) => ({ asset: b.asset, amount: { amount: b.minor.toString(), currency: b.asset, decimals: b.decimals } })),
+    usd_total: { amount: (totalMicros / 10000n).toString(), currency: 'USD', decimals: 2 },
+  };
+}

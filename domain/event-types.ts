@@ -1,0 +1,81 @@
+/**
+ * The event type catalogue (spec part 6). Two sets:
+ * - LIVE_EVENT_TYPES: shipped types. Only these are ever listed in `GET /events` and delivered
+ *   to webhook endpoints (`test.ping` only through `send_test_event`).
+ * - CATALOGUED_EVENT_TYPES: every name a request may carry (`type` filter, endpoint
+ *   `event_types`): the live types plus the catalogued-but-unshipped ones. Unshipped names are
+ *   accepted for subscription but never delivered nor listed until they ship.
+ * On requests the catalogue is closed (unknown or retired name: `400 invalid_request`); on
+ * responses it is open. No type has been retired yet (RETIRED_EVENT_TYPES is empty).
+ *
+ * Pure: no I/O. Safe to import from Temporal workflows.
+ */
+
+const expand = (prefix: string, names: string[]): string[] => names.map((n) => `${prefix}.${n}`);
+
+/** Shipped event types (spec 6 "Live types"), in catalogue order. */
+export const LIVE_EVENT_TYPES: readonly string[] = Object.freeze([
+  ...expand('payment_link', ['created', 'activated', 'viewed', 'paid', 'settled', 'partially_paid', 'refunded', 'cancelled', 'expired', 'reminder_sent', 'reminder_schedule_updated']),
+  ...expand('payment', ['created', 'marked_sent', 'awaiting', 'paid', 'settled', 'underpaid', 'overpaid', 'unmatched', 'expired']),
+  ...expand('subscription', ['created', 'paused', 'resumed', 'cancelled', 'invoice_issued', 'invoice_overdue', 'invoice_paid']),
+  ...expand('payout', ['created', 'funded', 'cancelled', 'marked_sent', 'created_as_replacement', 'beneficiary_added']),
+  ...expand('payroll_run', ['created', 'approved', 'cancelled', 'funding_verified', 'execution_started', 'completed', 'partial', 'failed']),
+  ...expand('customer', ['verification_state_changed', 'rejected', 'requirements_updated']),
+  ...expand('order', ['created', 'status_changed', 'failed', 'refunded', 'cancelled']),
+  'test.ping',
+  'webhook_endpoint.disabled',
+]);
+
+/** Catalogued but not shipped (spec 6 "Catalogued"): accepted on requests, never delivered nor listed. */
+export const UNSHIPPED_EVENT_TYPES: readonly string[] = Object.freeze([
+  ...expand('payment', ['detected', 'processing']),
+  ...expand('payout', ['awaiting_funds', 'funds_received', 'processing', 'paid', 'settled', 'failed', 'returned', 'paid_with_shortfall', 'replaced', 'configuration_committed']),
+  ...expand('payroll_run', ['funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded', 'execution_requested', 'execution_blocked']),
+  ...expand('payroll_item', ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned']),
+  'payroll_template.created',
+  ...expand('deposit_intent', ['created', 'source_detected', 'bridging_started', 'settled', 'failed', 'expired', 'recovery_started', 'manual_recovery_required']),
+  ...expand('send_intent', ['created', 'source_submitted', 'bridging_started', 'settled', 'failed', 'expired']),
+  ...expand('offramp_intent', ['created', 'funds_received', 'payment_submitted', 'payment_processed', 'refunded', 'refund_failed', 'canceled']),
+  ...expand('virtual_account', ['created', 'deactivated', 'reactivated', 'deposit_received']),
+  'wallet.created',
+  ...expand('conversion', ['built', 'submitted', 'settled', 'failed']),
+  ...expand('capability', ['blocked', 'unblocked']),
+  ...expand('screening', ['completed', 'risk_elevated']),
+  'account.access_state_changed',
+  'address_book.entry_rechecked',
+  ...expand('credit', ['consumed', 'purchased']),
+]);
+
+/** Every name accepted on requests: live plus catalogued-but-unshipped (spec 6). */
+export const CATALOGUED_EVENT_TYPES: readonly string[] = Object.freeze([...LIVE_EVENT_TYPES, ...UNSHIPPED_EVENT_TYPES]);
+
+/** Names once catalogued and since retired: refused on requests like unknown names. None yet. */
+export const RETIRED_EVENT_TYPES: readonly string[] = Object.freeze([]);
+
+/** Delivered only to the one endpoint named by `POST /webhook_endpoints/{id}/send_test_event`. */
+export const TEST_PING_EVENT_TYPE = 'test.ping';
+
+/** Emitted when an endpoint is auto-disabled after repeated failures. */
+export const ENDPOINT_DISABLED_EVENT_TYPE = 'webhook_endpoint.disabled';
+
+const LIVE = new Set(LIVE_EVENT_TYPES);
+const KNOWN = new Set(CATALOGUED_EVENT_TYPES.filter((t) => !RETIRED_EVENT_TYPES.includes(t)));
+
+/** True when `t` may appear on a request (`type` filter, `event_types`): catalogued and not retired. */
+export function isKnownEventType(t: unknown): t is string {
+  return typeof t === 'string' && KNOWN.has(t);
+}
+
+/** True when `t` is shipped: listed in `GET /events` and deliverable to webhooks. */
+export function isShippedEventType(t: unknown): t is string {
+  return typeof t === 'string' && LIVE.has(t);
+}
+
+/**
+ * True when an event of type `t` is fanned out by the dispatcher to an endpoint subscribed to
+ * `subscribed` (empty = all): shipped, not `test.ping`, and named or subscribed to everything.
+ */
+export function endpointReceives(subscribed: readonly string[], t: string): boolean {
+  if (!isShippedEventType(t) || t === TEST_PING_EVENT_TYPE) return false;
+  return subscribed.length === 0 || subscribed.includes(t);
+}

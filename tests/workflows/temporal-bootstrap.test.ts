@@ -1,0 +1,99 @@
+/**
+ * Checks the offline Temporal bootstrap (temporal/bootstrap.ts):
+ * (a) the Java time-skipping test server, started by the SDK through our wrapper script, skips a
+ *     3-day timer;
+ * (b) the CLI dev server starts in-memory on random ports with AccountId registered.
+ * The first run may build the CLI (minutes) and resolve the test server jars, hence the timeouts.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
+import {
+  ensureTemporalCli,
+  ensureTestServer,
+  registerSearchAttributes,
+  startDevServer,
+  type DevServerHandle,
+} from '../../temporal/bootstrap';
+import { SEARCH_ATTRIBUTE_ACCOUNT } from '../../temporal/config';
+import { sleepThreeDays } from './fixtures/sleepy-workflow';
+
+const SETUP_TIMEOUT_MS = 20 * 60_000;
+const THREE_DAYS_MS = 3 * 24 * 60 * 60 * 1000;
+
+beforeAll(() => {
+  // Keep the worker quiet; failures still surface through the assertions.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+});
+
+describe('time-skipping test server (Java, existing-path wrapper)', () => {
+  let env: TestWorkflowEnvironment | undefined;
+
+  beforeAll(async () => {
+    const wrapper = await ensureTestServer();
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: wrapper } },
+    });
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  it('completes a workflow that sleeps 3 days, skipping the time', async () => {
+    const testEnv = env!;
+    const taskQueue = `bootstrap-ts-${Date.now()}`;
+    const worker = await Worker.create({
+      connection: testEnv.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('./fixtures/sleepy-workflow'),
+    });
+
+    const before = await testEnv.currentTimeMs();
+    const wallStart = Date.now();
+    const result = await worker.runUntil(
+      testEnv.client.workflow.execute(sleepThreeDays, { taskQueue, workflowId: `sleepy-${Date.now()}` }),
+    );
+    const after = await testEnv.currentTimeMs();
+
+    expect(result).toBe('done');
+    expect(after - before).toBeGreaterThanOrEqual(THREE_DAYS_MS);
+    expect(Date.now() - wallStart).toBeLessThan(60_000);
+  }, 120_000);
+
+  it('accepts AccountId through the Operator API (no --search-attribute flag on this server)', async () => {
+    await expect(registerSearchAttributes(env!.connection)).resolves.toBeUndefined();
+    // Idempotent: a second registration is tolerated.
+    await expect(registerSearchAttributes(env!.connection)).resolves.toBeUndefined();
+  });
+});
+
+describe('dev server (Temporal CLI, in-memory, random ports, headless)', () => {
+  let server: DevServerHandle | undefined;
+  let connection: Connection | undefined;
+
+  beforeAll(async () => {
+    await ensureTemporalCli(); // may build from the Go module on a cold cache
+    server = await startDevServer({ headless: true });
+    connection = await Connection.connect({ address: server.address });
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+  }, 60_000);
+
+  it('answers getSystemInfo and has AccountId registered as a Keyword search attribute', async () => {
+    expect(server!.kind).toBe('temporal-cli');
+    expect(server!.uiUrl).toBeNull();
+    expect(server!.address).toMatch(/^127\.0\.0\.1:\d+$/);
+
+    const client = new Client({ connection: connection!, namespace: server!.namespace });
+    const info = await client.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toBeTruthy();
+
+    const attrs = await connection!.operatorService.listSearchAttributes({ namespace: server!.namespace });
+    // 2 = INDEXED_VALUE_TYPE_KEYWORD
+    expect(attrs.customAttributes?.[SEARCH_ATTRIBUTE_ACCOUNT]).toBe(2);
+  });
+});

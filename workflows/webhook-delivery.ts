@@ -1,0 +1,110 @@
+/**
+ * Webhook delivery workflow (spec 6; ARCHITECTURE.md "Data flow" 5-6): one run per delivery
+ * (workflow id = the `whd_` delivery id), started by the dispatcher, `send_test_event` or a
+ * replay with signalWithStart + SIGNALS.deliver.
+ *
+ * Retry schedule (spec 6 leaves it open; decided here): attempt 1 at once, then after each failed
+ * attempt wait 30 s, 2 min, 10 min, 1 h, 6 h, 12 h, 24 h: 8 attempts over about 43 h 42 min,
+ * then the delivery is `failed`. A failure is any non-2xx status (3xx included: redirects are
+ * never followed), a timeout (10 s) or a connection error. While the `api_v1.webhooks_delivery`
+ * switch is off an attempt is "held": nothing is sent, the attempt number is not used up, and
+ * the workflow re-checks every 30 s (or at once on a `deliver` signal), so deliveries go out
+ * once the switch is on again. Long holds continue-as-new to keep history short.
+ *
+ * Deterministic: only @temporalio/workflow APIs. The HTTP attempt runs with activity retries
+ * off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
+ */
+import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type * as webhookActivities from '../activities/webhooks';
+import { SIGNALS } from '../temporal/names';
+
+/** Wait before attempt n+1 after attempt n failed, ms: index 0 is the wait after attempt 1. */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
+  30_000, // 30 s
+  2 * 60_000, // 2 min
+  10 * 60_000, // 10 min
+  60 * 60_000, // 1 h
+  6 * 60 * 60_000, // 6 h
+  12 * 60 * 60_000, // 12 h
+  24 * 60 * 60_000, // 24 h
+]);
+
+/** Attempts in total (first attempt plus one per retry delay). */
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+
+/** How often a held delivery (delivery switch off) re-checks, ms. */
+export const WEBHOOK_HOLD_RECHECK_MS = 30_000;
+
+/** Held re-checks per run before continue-as-new. */
+const HOLD_LOOPS_PER_RUN = 200;
+
+/** Arguments of webhookDeliveryWorkflow; `attempt` and `waitMs` are set only by continue-as-new. */
+export interface WebhookDeliveryArgs {
+  deliveryId: string;
+  /** Next attempt number (1-based); default 1. */
+  attempt?: number;
+  /** Wait before that attempt, ms; default 0. */
+  waitMs?: number;
+}
+
+/** Final outcome of a delivery run. */
+export type WebhookDeliveryOutcome = 'succeeded' | 'failed' | 'cancelled' | 'done';
+
+const http = proxyActivities<typeof webhookActivities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
+const bookkeeping = proxyActivities<typeof webhookActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+
+const deliverSignal = defineSignal(SIGNALS.deliver);
+
+/** The retry wait after failed attempt `attempt` (1-based), or null when it was the last one. */
+export function retryDelayAfter(attempt: number): number | null {
+  return attempt >= 1 && attempt < WEBHOOK_MAX_ATTEMPTS ? WEBHOOK_RETRY_DELAYS_MS[attempt - 1] : null;
+}
+
+/**
+ * Delivers one webhook: attempts per the schedule above until a 2xx (`succeeded`), the
+ * schedule is exhausted (`failed`), or the endpoint is disabled/deleted (`cancelled`).
+ * Returns the final outcome (`done` when the delivery was already final).
+ */
+export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promise<WebhookDeliveryOutcome> {
+  let nudged = false;
+  setHandler(deliverSignal, () => { nudged = true; });
+
+  let attempt = args.attempt ?? 1;
+  let waitMs = args.waitMs ?? 0;
+  let holds = 0;
+  for (;;) {
+    if (waitMs > 0) await sleep(waitMs);
+    waitMs = 0;
+    const nextRetryInMs = retryDelayAfter(attempt);
+    let outcome: webhookActivities.AttemptResult['outcome'];
+    try {
+      outcome = (await http.attemptDelivery(args.deliveryId, attempt, { nextRetryInMs })).outcome;
+    } catch (e) {
+      const message = e instanceof ActivityFailure ? String(e.cause?.message ?? e.message) : String(e);
+      outcome = await bookkeeping.recordAttemptFailure(args.deliveryId, attempt, message.slice(0, 300), nextRetryInMs);
+    }
+    switch (outcome) {
+      case 'held':
+        holds += 1;
+        if (holds >= HOLD_LOOPS_PER_RUN) {
+          await continueAsNew<typeof webhookDeliveryWorkflow>({ deliveryId: args.deliveryId, attempt, waitMs: WEBHOOK_HOLD_RECHECK_MS });
+        }
+        nudged = false;
+        await condition(() => nudged, WEBHOOK_HOLD_RECHECK_MS);
+        continue;
+      case 'retrying':
+        waitMs = nextRetryInMs ?? 0;
+        attempt += 1;
+        continue;
+      default:
+        return outcome;
+    }
+  }
+}
