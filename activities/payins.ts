@@ -208,7 +208,6 @@ export async function expirePaymentActivity(paymentId: string): Promise<PaymentS
   const p = await transaction(async (m) => {
     const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
     if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
-    if (pay.expires_at.getTime() > Date.now() + 1000) return pay; // window was extended meanwhile
     const out = expire(ledgerOf(pay));
     if (!out.changed) return pay;
     pay.status = out.next.status;

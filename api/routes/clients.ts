@@ -1,0 +1,69 @@
+/**
+ * Clients (spec 2.3 Client, 4.1): GET/POST /clients, GET/PATCH /clients/{id}, POST
+ * /clients/{id}/archive. Scopes `payment_links.read` / `.write`; not available in test mode.
+ * Foreign ids are 404; archived clients stay readable. Thin routes over activities/links.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { notFound } from '../../domain/errors';
+import { archiveClient, createClient, updateClient, type OpContext } from '../../activities/links';
+import { Client } from '../../entities';
+import { db } from '../../lib/db';
+import type { AppState, Caller } from '../context';
+import { mount } from '../operation';
+import { paginate } from '../pagination';
+import { createClientBody, listClientsQuery, updateClientBody } from '../schemas/payment-links';
+import { clientView } from '../views/client';
+
+/** Operation context of a request (account, mode, request id and Idempotency-Key for events). */
+export function opContext(caller: Caller, ctx: Koa.ParameterizedContext<AppState>): OpContext {
+  return { accountId: caller.accountId, livemode: caller.livemode, request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey } };
+}
+
+/** `%`/`_`/`\` escaped for a LIKE pattern (backslash is PostgreSQL's default LIKE escape). */
+export function likeContains(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/** Registers the client operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'clients.list', method: 'get', path: '/clients', scope: 'payment_links.read', testMode: 'unavailable',
+    query: listClientsQuery,
+    summary: 'List clients, newest first; `archived` narrows to archived (true) or active (false) clients.',
+    handler: async ({ caller, query }) => {
+      const qb = db().getRepository(Client).createQueryBuilder('c')
+        .where('c.account_id = :a AND c.livemode = :l', { a: caller.accountId, l: caller.livemode });
+      if (query.archived === true) qb.andWhere('c.archived_at IS NOT NULL');
+      if (query.archived === false) qb.andWhere('c.archived_at IS NULL');
+      if (query.q) qb.andWhere('(c.display_name ILIKE :q OR c.email ILIKE :q OR c.company ILIKE :q)', { q: likeContains(query.q) });
+      return paginate(qb, 'c', query, clientView);
+    },
+  });
+
+  mount(r, {
+    id: 'clients.create', method: 'post', path: '/clients', scope: 'payment_links.write', testMode: 'unavailable',
+    body: createClientBody, successStatus: 201,
+    handler: async ({ caller, body, ctx }) => clientView(await createClient(opContext(caller, ctx), body)),
+  });
+
+  mount(r, {
+    id: 'clients.get', method: 'get', path: '/clients/:id', scope: 'payment_links.read', testMode: 'unavailable',
+    handler: async ({ caller, params }) => {
+      const c = await db().getRepository(Client).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });
+      if (!c) throw notFound(`No such client: ${params.id}.`, 'id');
+      return clientView(c);
+    },
+  });
+
+  mount(r, {
+    id: 'clients.update', method: 'patch', path: '/clients/:id', scope: 'payment_links.write', testMode: 'unavailable',
+    body: updateClientBody,
+    handler: async ({ caller, params, body, ctx }) => clientView(await updateClient(opContext(caller, ctx), params.id, body)),
+  });
+
+  mount(r, {
+    id: 'clients.archive', method: 'post', path: '/clients/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
+    handler: async ({ caller, params, ctx }) => clientView(await archiveClient(opContext(caller, ctx), params.id)),
+  });
+}
