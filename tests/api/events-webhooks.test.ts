@@ -1,0 +1,635 @@
+/**
+ * Events and webhooks over HTTP against the running product (spec 4.10, 6): endpoint CRUD and
+ * its errors, owner-only writes, secrets shown once, test-mode isolation, `GET /events` filters,
+ * and real signed deliveries to a local receiver that verifies every signature with the
+ * `standardwebhooks` package (test pings, retries after 500 and 302, cancellation, replay,
+ * secret rotation overlap, the delivery switch, payment link events).
+ * The https-only URL rule is covered as a unit test of `checkEndpointUrl` (the product under
+ * test runs with WEBHOOKS_ALLOW_LOOPBACK=true so it can reach the receiver).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { createSession, insertApiKey } from '../../activities/accounts';
+import { emitEvent } from '../../activities/outbox';
+import { checkEndpointUrl } from '../../activities/webhooks';
+import { setSwitch } from '../../api/switches';
+import { DomainError } from '../../domain/errors';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { call, client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
+
+// ---------------------------------------------------------------------------------------------
+// A local webhook receiver
+// ---------------------------------------------------------------------------------------------
+
+interface Received { path: string; headers: Record<string, string>; body: string; at: number }
+interface Reply { status: number; headers?: Record<string, string>; body?: string }
+
+class Receiver {
+  readonly server = http.createServer((req, res) => this.handle(req, res));
+  base = '';
+  private readonly got = new Map<string, Received[]>();
+  private readonly plans = new Map<string, Reply[]>();
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A fresh path on this receiver; `replies` are answered in order, then 200. */
+  path(name: string, replies: Reply[] = []): { url: string; path: string } {
+    const p = `/${name}-${Math.random().toString(36).slice(2, 10)}`;
+    this.plans.set(p, [...replies]);
+    return { url: `${this.base}${p}`, path: p };
+  }
+
+  received(path: string): Received[] {
+    return this.got.get(path) ?? [];
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      const list = this.got.get(path) ?? [];
+      list.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      this.got.set(path, list);
+      const reply = this.plans.get(path)?.shift() ?? { status: 200, body: '{"received":true}' };
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+      res.end(reply.body ?? '');
+    });
+  }
+}
+
+/** Verifies a receipt with `secret` (Standard Webhooks); returns the parsed event or throws. */
+function verify(secret: string, r: Received): any {
+  return new Webhook(secret).verify(r.body, {
+    'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'],
+  });
+}
+
+const expectOk = (res: Res, status = 200) => {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+
+/** Waits until delivery `id` reaches `status` (returns the delivery with attempts). */
+async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 20000): Promise<any> {
+  return eventually(async () => {
+    const r = await api.get(`/v1/webhook_deliveries/${id}`);
+    return r.status === 200 && r.body.status === status ? r.body : null;
+  }, `delivery ${id} to be ${status}`, timeoutMs);
+}
+
+/** Adds a dashboard session for a new user who is a member of `accountId` with `role`. */
+async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
+  return transaction(async (m) => {
+    const userId = newId('usr_');
+    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
+    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
+    return createSession(m, userId);
+  });
+}
+
+/** Flips a global switch and waits past the product's 2 s switch cache. */
+async function flip(name: string, on: boolean): Promise<void> {
+  await setSwitch(name, on);
+  await new Promise((r) => setTimeout(r, 2300));
+}
+
+const receiver = new Receiver();
+beforeAll(async () => { await receiver.start(); });
+afterAll(async () => { await receiver.stop(); });
+
+// ---------------------------------------------------------------------------------------------
+// URL rule (unit)
+// ---------------------------------------------------------------------------------------------
+
+describe('checkEndpointUrl', () => {
+  const refused = (url: unknown, allowLoopback: boolean, code: string) => {
+    try {
+      checkEndpointUrl(url, { allowLoopback });
+    } catch (e) {
+      expect(e).toBeInstanceOf(DomainError);
+      const d = e as DomainError;
+      expect([d.status, d.type, d.param, d.code]).toEqual([400, 'invalid_request', 'url', code]);
+      return;
+    }
+    throw new Error(`expected ${String(url)} to be refused`);
+  };
+
+  it('requires public https without the loopback allowance', () => {
+    expect(checkEndpointUrl('https://hooks.example.com/in?x=1', { allowLoopback: false }).hostname).toBe('hooks.example.com');
+    expect(checkEndpointUrl('https://8.8.8.8/hook', { allowLoopback: false }).hostname).toBe('8.8.8.8');
+    refused('http://hooks.example.com/in', false, 'url_not_https');
+    refused('http://127.0.0.1:8080/in', false, 'url_not_https');
+    refused('http://localhost:8080/in', false, 'url_not_https');
+    refused('ftp://hooks.example.com/in', false, 'url_not_https');
+    refused('https://127.0.0.1/in', false, 'url_destination_forbidden');
+    refused('https://localhost/in', false, 'url_destination_forbidden');
+    refused('https://[::1]/in', false, 'url_destination_forbidden');
+    refused('https://10.1.2.3/in', false, 'url_destination_forbidden');
+    refused('https://192.168.1.1/in', false, 'url_destination_forbidden');
+    refused('https://169.254.169.254/latest/meta-data', false, 'url_destination_forbidden');
+    refused('https://[fd00::1]/in', false, 'url_destination_forbidden');
+    refused('https://[::ffff:127.0.0.1]/in', false, 'url_destination_forbidden');
+    refused('https://2130706433/in', false, 'url_destination_forbidden'); // 127.0.0.1 in integer form
+    refused('https://intranet/in', false, 'url_destination_forbidden');
+    refused('https://db.internal/in', false, 'url_destination_forbidden');
+    refused('https://user:pw@hooks.example.com/in', false, 'url_invalid');
+    refused('https://hooks.example.com/in#frag', false, 'url_invalid');
+    refused('not a url', false, 'url_invalid');
+    refused('', false, 'url_invalid');
+    refused(42, false, 'url_invalid');
+    refused(`https://hooks.example.com/${'a'.repeat(2050)}`, false, 'url_invalid');
+  });
+
+  it('admits http(s) to loopback only with WEBHOOKS_ALLOW_LOOPBACK', () => {
+    expect(checkEndpointUrl('http://127.0.0.1:8080/in', { allowLoopback: true }).port).toBe('8080');
+    expect(checkEndpointUrl('http://localhost:9/in', { allowLoopback: true }).hostname).toBe('localhost');
+    expect(checkEndpointUrl('http://[::1]:9/in', { allowLoopback: true }).port).toBe('9');
+    refused('http://hooks.example.com/in', true, 'url_not_https');
+    refused('http://10.0.0.1/in', true, 'url_not_https');
+    refused('https://10.0.0.1/in', true, 'url_destination_forbidden');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Endpoint CRUD and errors
+// ---------------------------------------------------------------------------------------------
+
+describe('webhook endpoints', () => {
+  let live: ReturnType<typeof client>;
+  let test: ReturnType<typeof client>;
+  let owner: ReturnType<typeof client>;
+  let accountId: string;
+
+  beforeAll(async () => {
+    const a = await newAccount();
+    accountId = a.account_id;
+    live = client(a.live_key);
+    test = client(a.test_key);
+    owner = client(a.session_token);
+  });
+
+  it('creates, reads, lists, updates and soft-deletes an endpoint; the secret is shown once', async () => {
+    const created = expectOk(await live.post('/v1/webhook_endpoints', {
+      url: 'https://hooks.example.com/payments', event_types: ['payment_link.paid', 'payment.settled', 'payment_link.paid'], description: 'Main',
+    }), 201);
+    expect(created).toMatchObject({
+      object: 'webhook_endpoint', livemode: true, url: 'https://hooks.example.com/payments', event_types: ['payment_link.paid', 'payment.settled'],
+      enabled: true, disabled_reason: null, description: 'Main', previous_secret_expires_at: null,
+    });
+    expect(created.id).toMatch(/^whe_[A-Za-z0-9]+$/);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);
+    expect(created.secret_prefix).toBe(created.secret.slice(0, 10));
+    expect(typeof created.created_at).toBe('string');
+
+    const stored: Array<{ secret_ciphertext: string }> = await db().query('SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1', [created.id]);
+    expect(stored[0].secret_ciphertext).not.toContain(created.secret.slice(6));
+
+    const got = expectOk(await live.get(`/v1/webhook_endpoints/${created.id}`));
+    expect(got).not.toHaveProperty('secret');
+    expect(got.secret_prefix).toBe(created.secret_prefix);
+    const bySession = expectOk(await owner.get(`/v1/webhook_endpoints/${created.id}`));
+    expect(bySession.id).toBe(created.id);
+
+    const list = expectOk(await live.get('/v1/webhook_endpoints'));
+    expect(list).toMatchObject({ has_more: false, next_cursor: null });
+    expect(list.data.map((w: any) => w.id)).toContain(created.id);
+    expect(list.data.every((w: any) => !('secret' in w))).toBe(true);
+
+    const patched = expectOk(await live.patch(`/v1/webhook_endpoints/${created.id}`, {
+      url: 'https://hooks.example.com/v2', event_types: [], description: null,
+    }));
+    expect(patched).toMatchObject({ url: 'https://hooks.example.com/v2', event_types: [], description: null, enabled: true });
+
+    const disabled = expectOk(await live.patch(`/v1/webhook_endpoints/${created.id}`, { enabled: false }));
+    expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'manual' });
+    expect(expectOk(await live.get('/v1/webhook_endpoints?enabled=false')).data.map((w: any) => w.id)).toContain(created.id);
+    const enabled = expectOk(await live.patch(`/v1/webhook_endpoints/${created.id}`, { enabled: true }));
+    expect(enabled).toMatchObject({ enabled: true, disabled_reason: null });
+
+    const deleted = expectOk(await live.del(`/v1/webhook_endpoints/${created.id}`));
+    expect(deleted).toMatchObject({ id: created.id, deleted: true });
+    expectError(await live.get(`/v1/webhook_endpoints/${created.id}`), 404, 'not_found');
+    expectError(await live.patch(`/v1/webhook_endpoints/${created.id}`, { description: 'x' }), 404, 'not_found');
+    expectError(await live.del(`/v1/webhook_endpoints/${created.id}`), 404, 'not_found');
+    expectError(await live.post(`/v1/webhook_endpoints/${created.id}/rotate_secret`), 404, 'not_found');
+    expectError(await live.post(`/v1/webhook_endpoints/${created.id}/send_test_event`), 404, 'not_found');
+    expect(expectOk(await live.get('/v1/webhook_endpoints')).data.map((w: any) => w.id)).not.toContain(created.id);
+  });
+
+  it('replays an idempotent create without the secret', async () => {
+    const key = idem();
+    const body = { url: 'https://hooks.example.com/idem', event_types: ['order.created'] };
+    const first = expectOk(await live.post('/v1/webhook_endpoints', body, { idem: key }), 201);
+    expect(first.secret).toMatch(/^whsec_/);
+    const again = await live.post('/v1/webhook_endpoints', body, { idem: key });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.id);
+    expect(again.body.secret).toBeNull();
+    expect(again.body.secret_prefix).toBe(first.secret_prefix);
+    const same: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND url = $2', [accountId, body.url]);
+    expect(same[0].n).toBe(1);
+  });
+
+  it('refuses bad urls, unknown event types and unknown fields; accepts catalogued-but-unshipped types', async () => {
+    expectError(await live.post('/v1/webhook_endpoints', {}), 400, 'invalid_request', 'parameter_missing', 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'not a url' }), 400, 'invalid_request', 'url_invalid', 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'ftp://hooks.example.com/x' }), 400, 'invalid_request', 'url_not_https', 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'http://hooks.example.com/x' }), 400, 'invalid_request', 'url_not_https', 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://10.0.0.8/x' }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 123 }), 400, 'invalid_request', undefined, 'url');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['payment_link.exploded'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['*'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: 'payment.paid' }), 400, 'invalid_request', undefined, 'event_types');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', enabled: false }), 400, 'invalid_request', 'parameter_unknown', 'enabled');
+    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x' }, { idem: null }), 400, 'invalid_request', 'idempotency_key_invalid');
+
+    const unshipped = expectOk(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/later', event_types: ['payment.detected', 'wallet.created', 'test.ping'] }), 201);
+    expect(unshipped.event_types).toEqual(['payment.detected', 'wallet.created', 'test.ping']);
+
+    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { url: 'gopher://x' }), 400, 'invalid_request', 'url_not_https', 'url');
+    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { event_types: ['nope.nope'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
+    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { secret: 'whsec_x' }), 400, 'invalid_request', 'parameter_unknown', 'secret');
+    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { enabled: 'sometimes' }), 400, 'invalid_request', undefined, 'enabled');
+    expectError(await live.get('/v1/webhook_endpoints/whe_doesnotexist'), 404, 'not_found');
+    expectError(await live.get('/v1/webhook_deliveries/whd_doesnotexist'), 404, 'not_found');
+    expectError(await live.get('/v1/webhook_deliveries?status=lost'), 400, 'invalid_request', undefined, 'status');
+  });
+
+  it('lets only the owner manage endpoints from a dashboard session (403 scope_denied)', async () => {
+    const ep = expectOk(await owner.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/owner' }), 201);
+    expect(ep.secret).toMatch(/^whsec_/);
+    for (const role of ['developer', 'admin'] as const) {
+      const member = client(await memberSession(accountId, role));
+      expectError(await member.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/dev' }), 403, 'permission_error', 'scope_denied');
+      expectError(await member.patch(`/v1/webhook_endpoints/${ep.id}`, { description: 'mine' }), 403, 'permission_error', 'scope_denied');
+      expectError(await member.del(`/v1/webhook_endpoints/${ep.id}`), 403, 'permission_error', 'scope_denied');
+      expectError(await member.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`), 403, 'permission_error', 'scope_denied');
+      expectError(await member.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`), 403, 'permission_error', 'scope_denied');
+      expect(expectOk(await member.get(`/v1/webhook_endpoints/${ep.id}`)).id).toBe(ep.id);
+      expect(expectOk(await member.get('/v1/webhook_deliveries')).object).toBe('list');
+    }
+    const viewer = client(await memberSession(accountId, 'viewer'));
+    expect(expectOk(await viewer.get('/v1/webhook_endpoints')).object).toBe('list');
+  });
+
+  it('needs developers.write for a business key to write, developers.read to read', async () => {
+    const { secret } = await transaction((m) => insertApiKey(m, { accountId, livemode: true, scopes: ['developers.read'] }));
+    const ro = client(secret);
+    expect(expectOk(await ro.get('/v1/webhook_endpoints')).object).toBe('list');
+    expectError(await ro.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/ro' }), 403, 'permission_error');
+    const { secret: ev } = await transaction((m) => insertApiKey(m, { accountId, livemode: true, scopes: ['events.read'] }));
+    expectError(await client(ev).get('/v1/webhook_endpoints'), 403, 'permission_error');
+    expect(expectOk(await client(ev).get('/v1/events')).object).toBe('list');
+  });
+
+  it('keeps test-mode endpoints apart from live ones', async () => {
+    const t = expectOk(await test.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/test' }), 201);
+    expect(t.livemode).toBe(false);
+    expect(expectOk(await test.get('/v1/webhook_endpoints')).data.map((w: any) => w.id)).toEqual([t.id]);
+    expect(expectOk(await live.get('/v1/webhook_endpoints')).data.map((w: any) => w.id)).not.toContain(t.id);
+    expectError(await live.get(`/v1/webhook_endpoints/${t.id}`), 404, 'not_found');
+    expectError(await test.patch('/v1/webhook_endpoints/whe_nope', { enabled: false }), 404, 'not_found');
+    const other = await newAccount();
+    expectError(await client(other.live_key).get(`/v1/webhook_endpoints/${t.id}`), 404, 'not_found');
+    expectError(await client(other.test_key).get(`/v1/webhook_endpoints/${t.id}`), 404, 'not_found');
+  });
+
+  it('caps endpoints per account and mode', async () => {
+    const a = await newAccount();
+    const k = client(a.test_key);
+    for (let i = 0; i < 16; i++) expectOk(await k.post('/v1/webhook_endpoints', { url: `https://hooks.example.com/cap/${i}` }), 201);
+    expectError(await k.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/cap/16' }), 400, 'invalid_request', 'webhook_endpoint_limit_reached');
+    expectOk(await client(a.live_key).post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/cap/live' }), 201);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Events list
+// ---------------------------------------------------------------------------------------------
+
+describe('GET /events', () => {
+  let live: ReturnType<typeof client>;
+  let a: Awaited<ReturnType<typeof newAccount>>;
+  const ids: Record<string, string> = {};
+  const times: Record<string, string> = {};
+
+  beforeAll(async () => {
+    a = await newAccount();
+    live = client(a.live_key);
+    const other = await newAccount();
+    const emit = async (name: string, e: Parameters<typeof emitEvent>[1]) => {
+      ids[name] = await transaction((m) => emitEvent(m, e));
+      const rows: Array<{ created_at: Date }> = await db().query('SELECT created_at FROM events WHERE id = $1', [ids[name]]);
+      times[name] = rows[0].created_at.toISOString();
+      await new Promise((r) => setTimeout(r, 15));
+    };
+    const base = { accountId: a.account_id, livemode: true };
+    await emit('linkCreated', { ...base, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt1', object: { id: 'pl_Evt1', object: 'payment_link', status: 'draft' }, request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' } });
+    await emit('paymentCreated', { ...base, type: 'payment.created', objectType: 'payment', objectId: 'pay_Evt1', object: { id: 'pay_Evt1', object: 'payment' }, relatedIds: ['pl_Evt1'] });
+    await emit('unshipped', { ...base, type: 'payment.detected', objectType: 'payment', objectId: 'pay_Evt1', object: { id: 'pay_Evt1', object: 'payment' }, relatedIds: ['pl_Evt1'] });
+    await emit('linkActivated', { ...base, type: 'payment_link.activated', objectType: 'payment_link', objectId: 'pl_Evt1', object: { id: 'pl_Evt1', object: 'payment_link', status: 'active' } });
+    await emit('testMode', { accountId: a.account_id, livemode: false, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt2', object: { id: 'pl_Evt2' } });
+    await emit('otherAccount', { accountId: other.account_id, livemode: true, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt3', object: { id: 'pl_Evt3' } });
+  });
+
+  const listIds = async (q = '') => expectOk(await live.get(`/v1/events${q}`)).data.map((e: any) => e.id);
+
+  it('lists shipped events of the caller, newest first, with the event envelope', async () => {
+    expect(await listIds()).toEqual([ids.linkActivated, ids.paymentCreated, ids.linkCreated]);
+    const one = expectOk(await live.get(`/v1/events/${ids.linkCreated}`));
+    expect(one).toEqual({
+      id: ids.linkCreated, object: 'event', type: 'payment_link.created', created_at: times.linkCreated, livemode: true, api_version: '2026-09-04',
+      data: { object: { id: 'pl_Evt1', object: 'payment_link', type: 'payment_link', status: 'draft' } },
+      request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' },
+    });
+    expect(expectOk(await live.get(`/v1/events/${ids.paymentCreated}`)).request).toEqual({ id: null, idempotency_key: null });
+    expect(expectOk(await client(a.session_token).get('/v1/events')).data).toHaveLength(3);
+    expectError(await live.get(`/v1/events/${ids.unshipped}`), 404, 'not_found');
+    expectError(await live.get(`/v1/events/${ids.testMode}`), 404, 'not_found');
+    expectError(await live.get(`/v1/events/${ids.otherAccount}`), 404, 'not_found');
+    expectError(await live.get('/v1/events/evt_missing'), 404, 'not_found');
+  });
+
+  it('filters by type (closed catalogue), object and since', async () => {
+    expect(await listIds('?type=payment_link.created')).toEqual([ids.linkCreated]);
+    expect(await listIds('?type=payment.detected')).toEqual([]);
+    expectError(await live.get('/v1/events?type=payment_link.exploded'), 400, 'invalid_request', 'event_type_unknown', 'type');
+    expect(await listIds('?object=pl_Evt1')).toEqual([ids.linkActivated, ids.paymentCreated, ids.linkCreated]);
+    expect(await listIds('?object=pay_Evt1')).toEqual([ids.paymentCreated]);
+    expect(await listIds('?object=pl_Evt3')).toEqual([]);
+    expect(await listIds(`?object=pl_Evt1&type=payment.created`)).toEqual([ids.paymentCreated]);
+    expect(await listIds(`?since=${ids.linkCreated}`)).toEqual([ids.linkActivated, ids.paymentCreated]);
+    expect(await listIds(`?since=${ids.linkActivated}`)).toEqual([]);
+    expect(await listIds(`?since=${encodeURIComponent(times.paymentCreated)}`)).toEqual([ids.linkActivated, ids.paymentCreated]);
+    expect(await listIds('?since=2000-01-01')).toHaveLength(3);
+    expectError(await live.get(`/v1/events?since=${ids.otherAccount}`), 400, 'invalid_request', undefined, 'since');
+    expectError(await live.get('/v1/events?since=yesterday'), 400, 'invalid_request', undefined, 'since');
+  });
+
+  it('paginates with an opaque cursor over the outbox sequence', async () => {
+    const p1 = expectOk(await live.get('/v1/events?limit=2'));
+    expect(p1.data.map((e: any) => e.id)).toEqual([ids.linkActivated, ids.paymentCreated]);
+    expect(p1.has_more).toBe(true);
+    expect(typeof p1.next_cursor).toBe('string');
+    const p2 = expectOk(await live.get(`/v1/events?limit=2&cursor=${encodeURIComponent(p1.next_cursor)}`));
+    expect(p2).toMatchObject({ has_more: false, next_cursor: null });
+    expect(p2.data.map((e: any) => e.id)).toEqual([ids.linkCreated]);
+    expect(expectOk(await live.get('/v1/events?limit=0')).data).toHaveLength(3);
+    expectError(await live.get('/v1/events?cursor=garbage'), 400, 'invalid_request', 'cursor_invalid', 'cursor');
+  });
+
+  it('is unavailable in test mode (503 without Retry-After)', async () => {
+    const r = await client(a.test_key).get('/v1/events');
+    expectError(r, 503, 'temporarily_unavailable');
+    expect(r.headers.get('retry-after')).toBeNull();
+    expectError(await client(a.test_key).get(`/v1/events/${ids.testMode}`), 503, 'temporarily_unavailable');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries
+// ---------------------------------------------------------------------------------------------
+
+describe('webhook deliveries', () => {
+  let live: ReturnType<typeof client>;
+  let test: ReturnType<typeof client>;
+  let accountId: string;
+
+  beforeAll(async () => {
+    const a = await newAccount();
+    accountId = a.account_id;
+    live = client(a.live_key);
+    test = client(a.test_key);
+  });
+
+  const createEndpoint = async (api: ReturnType<typeof client>, url: string, eventTypes: string[] = []) =>
+    expectOk(await api.post('/v1/webhook_endpoints', { url, event_types: eventTypes }), 201) as { id: string; secret: string; secret_prefix: string };
+
+  it('delivers a signed test.ping to that endpoint only, and records the attempt', async () => {
+    const target = receiver.path('ping');
+    const bystander = receiver.path('bystander');
+    const ep = await createEndpoint(live, target.url, ['payment.paid']);
+    await createEndpoint(live, bystander.url);
+
+    const d = expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
+    expect(d).toMatchObject({ object: 'webhook_delivery', livemode: true, endpoint_id: ep.id, event_type: 'test.ping', replay_of: null });
+    expect(d.id).toMatch(/^whd_/);
+    expect(d.event_id).toMatch(/^evt_/);
+
+    const got = await eventually(async () => receiver.received(target.path)[0], 'the test ping');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['webhook-id']).toBe(d.event_id);
+    expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    const evt = verify(ep.secret, got);
+    expect(evt).toMatchObject({ id: d.event_id, object: 'event', type: 'test.ping', livemode: true, data: { object: { id: ep.id, type: 'webhook_endpoint' } } });
+    expect(() => verify(`whsec_${Buffer.alloc(24, 7).toString('base64')}`, got)).toThrow();
+
+    const done = await deliveryReaches(live, d.id, 'succeeded');
+    expect(done).toMatchObject({ attempt_count: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(typeof done.delivered_at).toBe('string');
+    expect(done.attempts).toHaveLength(1);
+    expect(done.attempts[0]).toMatchObject({ attempt_number: 1, status_code: 200, error: null, response_excerpt: '{"received":true}' });
+    expect(typeof done.attempts[0].latency_ms).toBe('number');
+
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received(bystander.path)).toHaveLength(0);
+    expect(receiver.received(target.path)).toHaveLength(1);
+
+    const byEndpoint = expectOk(await live.get(`/v1/webhook_deliveries?endpoint_id=${ep.id}`));
+    expect(byEndpoint.data.map((x: any) => x.id)).toEqual([d.id]);
+    expect(byEndpoint.data[0]).not.toHaveProperty('attempts');
+    expect(expectOk(await live.get(`/v1/webhook_deliveries?event_id=${d.event_id}`)).data.map((x: any) => x.id)).toEqual([d.id]);
+    expect(expectOk(await live.get('/v1/webhook_deliveries?status=succeeded')).data.map((x: any) => x.id)).toContain(d.id);
+    expect(expectOk(await live.get('/v1/webhook_deliveries?status=failed')).data.map((x: any) => x.id)).not.toContain(d.id);
+    expect(expectOk(await test.get('/v1/webhook_deliveries')).data.map((x: any) => x.id)).not.toContain(d.id);
+    expectError(await test.get(`/v1/webhook_deliveries/${d.id}`), 404, 'not_found');
+
+    // Replay: a new delivery of the same event (same webhook-id), by a non-owner member too.
+    const dev = client(await memberSession(accountId, 'developer'));
+    const replay = expectOk(await dev.post(`/v1/webhook_deliveries/${d.id}/replay`));
+    expect(replay).toMatchObject({ endpoint_id: ep.id, event_id: d.event_id, replay_of: d.id, event_type: 'test.ping' });
+    expect(replay.id).not.toBe(d.id);
+    const again = await eventually(async () => receiver.received(target.path)[1], 'the replay');
+    expect(again.headers['webhook-id']).toBe(d.event_id);
+    expect(verify(ep.secret, again).id).toBe(d.event_id);
+    expect((await deliveryReaches(live, replay.id, 'succeeded')).attempts).toHaveLength(1);
+    expect(expectOk(await live.get(`/v1/webhook_deliveries/${d.id}`)).attempt_count).toBe(1);
+    expect(expectOk(await live.get(`/v1/webhook_deliveries?event_id=${d.event_id}`)).data).toHaveLength(2);
+  });
+
+  it('delivers test-mode pings from test-mode endpoints', async () => {
+    const target = receiver.path('testmode');
+    const ep = await createEndpoint(test, target.url);
+    const d = expectOk(await test.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
+    expect(d.livemode).toBe(false);
+    const got = await eventually(async () => receiver.received(target.path)[0], 'the test-mode ping');
+    expect(verify(ep.secret, got)).toMatchObject({ type: 'test.ping', livemode: false });
+    await deliveryReaches(test, d.id, 'succeeded');
+  });
+
+  it('retries after a 500 and after a 302 (never following it), and cancels when the endpoint is disabled', async () => {
+    const flaky = receiver.path('flaky', [{ status: 500, body: 'boom' }]);
+    const landing = receiver.path('landing');
+    const redirect = receiver.path('redirect', [{ status: 302, headers: { location: landing.url } }]);
+    const down = receiver.path('down', Array.from({ length: 10 }, () => ({ status: 503, body: 'x'.repeat(900) })));
+    const [e1, e2, e3] = [await createEndpoint(live, flaky.url), await createEndpoint(live, redirect.url), await createEndpoint(live, down.url)];
+    const [d1, d2, d3] = [
+      expectOk(await live.post(`/v1/webhook_endpoints/${e1.id}/send_test_event`)),
+      expectOk(await live.post(`/v1/webhook_endpoints/${e2.id}/send_test_event`)),
+      expectOk(await live.post(`/v1/webhook_endpoints/${e3.id}/send_test_event`)),
+    ];
+    const firstFail = await deliveryReaches(live, d3.id, 'retrying');
+    expect(firstFail).toMatchObject({ attempt_count: 1, last_status_code: 503, last_error: 'http_status_503' });
+    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(10_000);
+    expect(firstFail.attempts[0].response_excerpt).toBe('x'.repeat(500));
+    expect((await deliveryReaches(live, d2.id, 'retrying')).attempts[0]).toMatchObject({ status_code: 302, error: expect.stringMatching(/^redirect_not_followed/) });
+    expectOk(await live.patch(`/v1/webhook_endpoints/${e3.id}`, { enabled: false }));
+
+    const ok1 = await deliveryReaches(live, d1.id, 'succeeded', 60000);
+    expect(ok1.attempts.map((x: any) => [x.attempt_number, x.status_code])).toEqual([[1, 500], [2, 200]]);
+    expect(ok1.attempts[0]).toMatchObject({ error: 'http_status_500', response_excerpt: 'boom' });
+    expect(Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at)).toBeGreaterThanOrEqual(29_000);
+    const ok2 = await deliveryReaches(live, d2.id, 'succeeded', 60000);
+    expect(ok2.attempts.map((x: any) => x.status_code)).toEqual([302, 200]);
+    const cancelled = await deliveryReaches(live, d3.id, 'cancelled', 60000);
+    expect(cancelled.attempts).toHaveLength(1);
+    expect(cancelled.next_attempt_at).toBeNull();
+
+    expect(receiver.received(landing.path)).toHaveLength(0);
+    for (const [ep, p, n] of [[e1, flaky, 2], [e2, redirect, 2], [e3, down, 1]] as const) {
+      const got = receiver.received(p.path);
+      expect(got).toHaveLength(n);
+      for (const r of got) expect(verify(ep.secret, r).type).toBe('test.ping');
+      expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    }
+    expectError(await live.post(`/v1/webhook_deliveries/${d3.id}/replay`), 409, 'conflict', 'webhook_endpoint_disabled');
+    expectError(await live.post(`/v1/webhook_endpoints/${e3.id}/send_test_event`), 409, 'conflict', 'webhook_endpoint_disabled');
+  }, 120_000);
+
+  it('signs with both secrets during the 24 h rotation overlap, then with the new one only', async () => {
+    const target = receiver.path('rotate');
+    const ep = await createEndpoint(live, target.url);
+    const key = idem();
+    const rotated = expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`, {}, { idem: key }));
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(rotated.secret).not.toBe(ep.secret);
+    expect(rotated.secret_prefix).toBe(rotated.secret.slice(0, 10));
+    const overlapMs = Date.parse(rotated.previous_secret_expires_at) - Date.now();
+    expect(overlapMs).toBeGreaterThan(24 * 3600_000 - 60_000);
+    expect(overlapMs).toBeLessThanOrEqual(24 * 3600_000);
+    const replayed = await live.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`, {}, { idem: key });
+    expect(replayed.body.secret).toBeNull();
+    expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).secret_prefix).toBe(rotated.secret_prefix);
+
+    expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
+    const during = await eventually(async () => receiver.received(target.path)[0], 'a delivery during the overlap');
+    const sigs = during.headers['webhook-signature'].split(' ');
+    expect(sigs).toHaveLength(2);
+    for (const s of sigs) expect(s).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+    expect(verify(rotated.secret, during).type).toBe('test.ping');
+    expect(verify(ep.secret, during).type).toBe('test.ping');
+
+    await db().query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ep.id]);
+    expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).previous_secret_expires_at).toBeNull();
+    expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
+    const after = await eventually(async () => receiver.received(target.path)[1], 'a delivery after the overlap');
+    expect(after.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(verify(rotated.secret, after).type).toBe('test.ping');
+    expect(() => verify(ep.secret, after)).toThrow();
+  });
+
+  it('holds deliveries while api_v1.webhooks_delivery is off and sends them once it is on', async () => {
+    const target = receiver.path('held');
+    const ep = await createEndpoint(live, target.url);
+    let d: any;
+    try {
+      await flip('api_v1.webhooks_delivery', false);
+      d = expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(receiver.received(target.path)).toHaveLength(0);
+      expect(expectOk(await live.get(`/v1/webhook_deliveries/${d.id}`))).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
+    } finally {
+      await setSwitch('api_v1.webhooks_delivery', true);
+    }
+    const got = await eventually(async () => receiver.received(target.path)[0], 'the held delivery', 60000);
+    expect(verify(ep.secret, got).id).toBe(d.event_id);
+    await deliveryReaches(live, d.id, 'succeeded');
+  }, 120_000);
+
+  it('delivers payment link events to subscribed live endpoints only', async () => {
+    const onlyActivated = receiver.path('link-activated');
+    const all = receiver.path('link-all');
+    const testOnly = receiver.path('link-test');
+    const e1 = await createEndpoint(live, onlyActivated.url, ['payment_link.activated']);
+    const e2 = await createEndpoint(live, all.url);
+    await createEndpoint(test, testOnly.url);
+
+    const link = expectOk(await live.post('/v1/payment_links', {
+      amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'T', accepted_rail_kinds: ['crypto'],
+    }), 201);
+    expectOk(await live.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
+
+    const activated = await eventually(async () => receiver.received(onlyActivated.path)[0], 'payment_link.activated at the subscribed endpoint');
+    const evt = verify(e1.secret, activated);
+    expect(evt).toMatchObject({ type: 'payment_link.activated', livemode: true, data: { object: { id: link.id, type: 'payment_link' } } });
+    expect(evt.request.idempotency_key).toEqual(expect.any(String));
+    const types = await eventually(async () => {
+      const t = receiver.received(all.path).map((r) => verify(e2.secret, r).type);
+      return t.includes('payment_link.created') && t.includes('payment_link.activated') ? t : null;
+    }, 'both link events at the catch-all endpoint');
+    expect(types).toEqual(expect.arrayContaining(['payment_link.created', 'payment_link.activated']));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received(onlyActivated.path).map((r) => verify(e1.secret, r).type)).toEqual(['payment_link.activated']);
+    expect(receiver.received(testOnly.path)).toHaveLength(0);
+
+    const listed = expectOk(await live.get(`/v1/events?object=${link.id}`)).data.map((e: any) => e.type);
+    expect(listed).toEqual(expect.arrayContaining(['payment_link.created', 'payment_link.activated']));
+    expect(expectOk(await live.get(`/v1/events?type=payment_link.activated&object=${link.id}`)).data).toHaveLength(1);
+    const deliveries = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${evt.id}`)).data;
+    expect(deliveries.map((x: any) => x.endpoint_id).sort()).toEqual([e1.id, e2.id].sort());
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Switches
+// ---------------------------------------------------------------------------------------------
+
+describe('switches', () => {
+  it('answer 503 for events and endpoint routes while off', async () => {
+    const a = await newAccount();
+    const live = client(a.live_key);
+    try {
+      await setSwitch('api_v1.events', false);
+      await flip('api_v1.webhooks', false);
+      const r1 = await live.get('/v1/events');
+      expectError(r1, 503, 'temporarily_unavailable');
+      expect(r1.headers.get('retry-after')).toBe('60');
+      expectError(await live.get('/v1/webhook_endpoints'), 503, 'temporarily_unavailable');
+      expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/off' }), 503, 'temporarily_unavailable');
+      expect(expectOk(await live.get('/v1/webhook_deliveries')).object).toBe('list');
+    } finally {
+      await setSwitch('api_v1.events', true);
+      await flip('api_v1.webhooks', true);
+    }
+    expect(expectOk(await live.get('/v1/events')).object).toBe('list');
+    expectOk(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/on' }), 201);
+  });
+});
+
+// Keep `call` referenced for ad-hoc debugging of raw requests.
+void call;

@@ -1,0 +1,42 @@
+/**
+ * Per-credential-class rate limiting (spec 8) on the shared PostgreSQL store: the budget is per
+ * (class, subject), spans processes (the store is the database), and overflowing it is a
+ * `429 rate_limit_error` carrying a Retry-After hint.
+ */
+import { consume } from '../../api/middleware/rate-limit';
+import { errorBody } from '../../api/middleware/errors';
+import { DomainError } from '../../domain/errors';
+import { resetConfig } from '../../lib/config';
+import { db } from '../../lib/db';
+import { connectDb } from '../helpers/api';
+
+beforeAll(async () => {
+  process.env.RATE_LIMIT_ANONYMOUS = '3';
+  resetConfig();
+  await connectDb();
+});
+
+test('the fourth request in a second is refused with 429 rate_limit_error and Retry-After', async () => {
+  const subject = `ip-${Date.now()}`;
+  for (let i = 0; i < 3; i++) await consume('anonymous', subject);
+  let err: unknown;
+  try { await consume('anonymous', subject); } catch (e) { err = e; }
+  expect(err).toBeInstanceOf(DomainError);
+  const d = err as DomainError;
+  expect(d.status).toBe(429);
+  expect(errorBody(d, 'req_x')).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limited', request_id: 'req_x' } });
+  expect(Number(d.details?.retry_after_seconds)).toBeGreaterThanOrEqual(1);
+  // The budget lives in the shared store, not in this process.
+  const rows = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`anonymous:${subject}`]);
+  expect(rows[0].points).toBeGreaterThanOrEqual(4);
+  // Another subject has its own budget.
+  await expect(consume('anonymous', `${subject}-other`)).resolves.toBeUndefined();
+});
+
+test('the budget refills after its window', async () => {
+  const subject = `ip-refill-${Date.now()}`;
+  for (let i = 0; i < 3; i++) await consume('anonymous', subject);
+  await expect(consume('anonymous', subject)).rejects.toBeInstanceOf(DomainError);
+  await new Promise((r) => setTimeout(r, 1100));
+  await expect(consume('anonymous', subject)).resolves.toBeUndefined();
+});
