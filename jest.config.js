@@ -15,6 +15,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/tests/setup/after-env.ts'],
   testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -50,6 +50,8 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     persistent: true,
     createPostgresUser: true,
     postgresFlags: flags,
+    // Machines without the en_US.UTF-8 locale: override the library's --lc-messages (last flag wins).
+    initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
     onLog: () => undefined,
     onError: (e: unknown) => opts.log?.(`[postgres] ${String(e)}`),
   });

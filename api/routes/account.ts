@@ -30,7 +30,7 @@ export function register(r: Router<AppState>): void {
       language: Joi.string().pattern(/^[a-z]{2}(-[A-Z]{2})?$/).allow(null),
       notification_preferences: Joi.object({ marketing: Joi.boolean(), product_tips: Joi.boolean() }),
       dashboard_preferences: Joi.object().unknown(true),
-      support_contact: Joi.object({ email: Joi.string().email().allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
+      support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
     }),
     handler: async ({ caller, body }) => {
       if (!caller.livemode) throw new DomainError('invalid_request', 'livemode_boundary', 'Test-mode callers cannot change the account.');

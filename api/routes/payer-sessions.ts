@@ -25,7 +25,7 @@ const createPaymentBody = Joi.object({
   rail: Joi.string().valid(...PAYER_RAILS).required(),
   payer_type: Joi.string().valid('individual', 'business'),
   payer_state: Joi.string().pattern(/^[A-Z]{2}$/),
-  payer_email: Joi.string().email(),
+  payer_email: Joi.string().email({ tlds: { allow: false } }),
   network: Joi.string(),
   stablecoin: Joi.string(),
   refund_address: Joi.string(),
@@ -114,7 +114,7 @@ export function payerRouter(): Router<AppState> {
   });
 
   r.post('/:token/receipt_email', async (ctx) => {
-    const body = validate<{ email: string }>(Joi.object({ email: Joi.string().email().required() }), (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const body = validate<{ email: string }>(Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).required() }), (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const link = await linkByToken(ctx.params.token);
     if (link.status !== 'paid' && link.status !== 'settled') {
       throw new DomainError('conflict', 'payment_link_not_paid', 'A receipt exists only once the payment link is paid.');

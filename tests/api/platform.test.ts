@@ -216,7 +216,10 @@ describe('versioning (spec 9)', () => {
 });
 
 describe('test mode (spec 1 rule 5)', () => {
-  afterEach(async () => { await setSwitch('test_mode', true); });
+  afterEach(async () => {
+    await setSwitch('test_mode', true);
+    await new Promise((res) => setTimeout(res, 2100)); // switch cache TTL
+  });
 
   test('a test key reads the account as its test twin', async () => {
     const r = await client(acct.test_key).get('/v1/account');

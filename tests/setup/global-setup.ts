@@ -34,9 +34,14 @@ export default async function globalSetup(): Promise<void> {
     databaseUrl = u.toString();
   } else {
     log('starting embedded PostgreSQL...');
-    const pg = await startEmbeddedPostgres({ dir: path.join(os.tmpdir(), 'payments-platform-test-pg'), database: dbName, fast: true, log });
+    const pgDir = path.join(os.tmpdir(), `payments-platform-test-pg-${process.pid}`);
+    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: true, log });
     databaseUrl = pg.url;
-    stopPg = pg.stop;
+    stopPg = async () => {
+      await pg.stop();
+      fs.rmSync(pgDir, { recursive: true, force: true });
+      fs.rmSync(`${pgDir}-sock`, { recursive: true, force: true });
+    };
   }
   const ds = makeDataSource(databaseUrl, 2);
   await ds.initialize();

@@ -1,0 +1,283 @@
+/**
+ * Webhook delivery workflow under the Java time-skipping test server (workflows/webhook-delivery.ts):
+ * the retry schedule over hours (read back from the workflow history's timers), with the real
+ * activities against real PostgreSQL and a local receiver that fails N times then succeeds;
+ * exhaustion (`failed`), auto-disable, cancellation of a disabled endpoint, a timed-out attempt;
+ * and, with scripted activities, the hold loop (delivery switch off) and a crashed attempt.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
+import { Webhook } from 'standardwebhooks';
+import { activities } from '../../activities';
+import type { AttemptResult } from '../../activities/webhooks';
+import { db } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { encrypt } from '../../lib/secrets';
+import { ensureTestServer } from '../../temporal/bootstrap';
+import { WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { connectDb, newAccount } from '../helpers/api';
+
+const SETUP_TIMEOUT_MS = 20 * 60_000;
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+interface Reply { status?: number; hangMs?: number; before?: () => Promise<void> }
+
+/** Local receiver: per path, scripted replies in order, then 200. Records raw bodies and headers. */
+class Receiver {
+  readonly server = http.createServer((req, res) => this.handle(req, res));
+  base = '';
+  readonly got = new Map<string, Array<{ body: string; headers: Record<string, string> }>>();
+  private readonly plans = new Map<string, Reply[]>();
+
+  async start(): Promise<void> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  path(name: string, replies: Reply[]): { url: string; path: string } {
+    const p = `/${name}-${crypto.randomBytes(4).toString('hex')}`;
+    this.plans.set(p, replies);
+    return { url: `${this.base}${p}`, path: p };
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const path = req.url ?? '/';
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      this.got.set(path, [...(this.got.get(path) ?? []), { body: Buffer.concat(chunks).toString('utf8'), headers }]);
+      const reply = this.plans.get(path)?.shift() ?? { status: 200 };
+      if (reply.before) await reply.before();
+      if (reply.hangMs) await new Promise((r) => setTimeout(r, reply.hangMs));
+      if (res.destroyed) return;
+      res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain' });
+      res.end(`status ${reply.status ?? 200}`);
+    });
+  }
+}
+
+/** Inserts an endpoint, an already-dispatched event and a delivery whose workflow the test runs itself. */
+async function seed(accountId: string, url: string, consecutiveFailures = 0): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
+  const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
+  const endpointId = newId('whe_');
+  const eventId = newId('evt_');
+  const deliveryId = newId('whd_');
+  await db().query(
+    `INSERT INTO webhook_endpoints(id, account_id, livemode, url, event_types, enabled, secret_ciphertext, secret_prefix, consecutive_failures)
+     VALUES ($1,$2,true,$3,'{}',true,$4,$5,$6)`, [endpointId, accountId, url, encrypt(secret), secret.slice(0, 10), consecutiveFailures]);
+  await db().query(
+    `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
+     VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`,
+    [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link', status: 'paid' } })]);
+  await db().query(
+    `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, workflow_started_at)
+     VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`, [deliveryId, accountId, endpointId, eventId]);
+  return { secret, endpointId, eventId, deliveryId };
+}
+
+async function attemptsOf(deliveryId: string): Promise<Array<{ attempt_number: number; status_code: number | null; error: string | null }>> {
+  return db().query('SELECT attempt_number, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number', [deliveryId]);
+}
+
+async function deliveryRow(deliveryId: string): Promise<Record<string, any>> {
+  return (await db().query('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]))[0];
+}
+
+const durationMs = (d: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
+  Number(String(d?.seconds ?? 0)) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
+
+/** Retry timers of a run, in order; timers that follow a `held` attempt (switch-off rechecks) are left out. */
+async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  const out: number[] = [];
+  let last: string | null = null;
+  for (const e of history.events ?? []) {
+    const done = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+    if (done) last = (JSON.parse(Buffer.from(done).toString('utf8')) as { outcome?: string } | null)?.outcome ?? null;
+    const t = e.timerStartedEventAttributes;
+    if (t && last !== 'held') out.push(durationMs(t.startToFireTimeout as any));
+  }
+  return out;
+}
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch { /* already installed in this process */ }
+  const wrapper = await ensureTestServer();
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: wrapper } } });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => { await env?.teardown(); }, 60_000);
+
+describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receiver', () => {
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `webhooks-${Date.now()}`;
+  const receiver = new Receiver();
+  let accountId: string;
+
+  beforeAll(async () => {
+    await connectDb();
+    accountId = (await newAccount()).account_id;
+    await receiver.start();
+    worker = await Worker.create({
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
+    });
+    running = worker.run();
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running?.catch(() => undefined);
+    await receiver.stop();
+  }, 60_000);
+
+  const start = (deliveryId: string) => env.client.workflow.start(webhookDeliveryWorkflow, { taskQueue, workflowId: deliveryId, args: [{ deliveryId }] });
+
+  it('follows the retry schedule over hours: 5 failures (500) then success on attempt 6', async () => {
+    const p = receiver.path('flaky', Array.from({ length: 5 }, () => ({ status: 500 })));
+    const s = await seed(accountId, p.url);
+    const before = await env.currentTimeMs();
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('succeeded');
+    const skipped = (await env.currentTimeMs()) - before;
+
+    expect(await retryTimers(handle)).toEqual([30_000, 2 * MIN, 10 * MIN, 1 * HOUR, 6 * HOUR]);
+    expect(skipped).toBeGreaterThanOrEqual(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR);
+    expect((await attemptsOf(s.deliveryId)).map((a) => [a.attempt_number, a.status_code])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 200]]);
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 6, last_status_code: 200, next_attempt_at: null });
+    const received = receiver.got.get(p.path) ?? [];
+    expect(received).toHaveLength(6);
+    for (const r of received) {
+      expect(r.headers['webhook-id']).toBe(s.eventId);
+      expect(new Webhook(s.secret).verify(r.body, r.headers as any)).toMatchObject({ id: s.eventId, type: 'payment_link.paid' });
+    }
+    const ep = (await db().query('SELECT consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
+    expect(ep.consecutive_failures).toBe(0);
+  }, 120_000);
+
+  it('gives up after 8 attempts over about 43.7 hours (connection refused): status failed', async () => {
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const s = await seed(accountId, `http://127.0.0.1:${port}/closed`);
+    const before = await env.currentTimeMs();
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('failed');
+    const total = WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+    expect(total).toBe(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR + 12 * HOUR + 24 * HOUR);
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(total);
+    expect(await retryTimers(handle)).toEqual([...WEBHOOK_RETRY_DELAYS_MS]);
+    const attempts = await attemptsOf(s.deliveryId);
+    expect(attempts).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
+    expect(WEBHOOK_MAX_ATTEMPTS).toBe(8);
+    for (const a of attempts) expect(a).toMatchObject({ status_code: null, error: expect.stringMatching(/^connection_error: ECONNREFUSED/) });
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'failed', attempt_count: 8, next_attempt_at: null, delivered_at: null });
+    const ep = (await db().query('SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
+    expect(ep).toEqual({ enabled: true, consecutive_failures: 8 });
+  }, 120_000);
+
+  it('auto-disables an endpoint whose deliveries keep failing and emits webhook_endpoint.disabled', async () => {
+    const own = (await newAccount()).account_id;
+    const p = receiver.path('dead', Array.from({ length: 8 }, () => ({ status: 500 })));
+    const s = await seed(own, p.url, 15);
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('failed');
+    const ep = (await db().query('SELECT enabled, disabled_reason, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
+    expect(ep).toEqual({ enabled: false, disabled_reason: 'auto_disabled_repeated_failures', consecutive_failures: 23 });
+    const evts = await db().query(`SELECT type, object_type, data FROM events WHERE account_id = $1 AND object_id = $2`, [own, s.endpointId]);
+    expect(evts).toHaveLength(1);
+    expect(evts[0]).toMatchObject({ type: 'webhook_endpoint.disabled', object_type: 'webhook_endpoint' });
+    expect(evts[0].data.object).toMatchObject({ id: s.endpointId, enabled: false, disabled_reason: 'auto_disabled_repeated_failures' });
+    expect(evts[0].data.object).not.toHaveProperty('secret');
+  }, 120_000);
+
+  it('cancels the delivery when the endpoint is disabled between attempts', async () => {
+    let endpointId = '';
+    const p = receiver.path('disable-me', [{ status: 500, before: async () => { await db().query('UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1', [endpointId, 'manual']); } }]);
+    const s = await seed(accountId, p.url);
+    endpointId = s.endpointId;
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('cancelled');
+    expect(await attemptsOf(s.deliveryId)).toHaveLength(1);
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'cancelled', next_attempt_at: null });
+    expect(receiver.got.get(p.path)).toHaveLength(1);
+  }, 120_000);
+
+  it('counts a receiver that does not answer within 10 s as a failed attempt (timeout), then retries', async () => {
+    const p = receiver.path('slow', [{ hangMs: 12_000 }]);
+    const s = await seed(accountId, p.url);
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('succeeded');
+    const attempts = await attemptsOf(s.deliveryId);
+    expect(attempts.map((a) => [a.status_code, a.error])).toEqual([[null, 'timeout'], [200, null]]);
+    const latency = (await db().query('SELECT latency_ms FROM webhook_attempts WHERE delivery_id = $1 AND attempt_number = 1', [s.deliveryId]))[0].latency_ms;
+    expect(latency).toBeGreaterThanOrEqual(9_900);
+    expect(latency).toBeLessThan(12_000);
+  }, 120_000);
+});
+
+describe('webhookDeliveryWorkflow with scripted activities', () => {
+  async function runScripted(script: Array<AttemptResult['outcome'] | 'throw'>) {
+    const calls: Array<[number, number | null]> = [];
+    const failures: Array<[number, string, number | null]> = [];
+    const taskQueue = `scripted-${crypto.randomBytes(4).toString('hex')}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'),
+      activities: {
+        attemptDelivery: async (_id: string, n: number, o: { nextRetryInMs?: number | null }): Promise<AttemptResult> => {
+          calls.push([n, o.nextRetryInMs ?? null]);
+          const outcome = script.shift() ?? 'succeeded';
+          if (outcome === 'throw') throw new Error('database unavailable');
+          return { outcome, ok: outcome === 'succeeded', retryable: outcome === 'retrying' || outcome === 'held', statusCode: null, error: null };
+        },
+        recordAttemptFailure: async (_id: string, n: number, error: string, next: number | null) => {
+          failures.push([n, error, next]);
+          return next === null ? 'failed' : 'retrying';
+        },
+      },
+    });
+    const id = `whd_scripted${crypto.randomBytes(6).toString('hex')}`;
+    const handle = await env.client.workflow.start(webhookDeliveryWorkflow, { taskQueue, workflowId: id, args: [{ deliveryId: id }] });
+    const result = await worker.runUntil(handle.result());
+    const history = await handle.fetchHistory();
+    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [durationMs(e.timerStartedEventAttributes.startToFireTimeout as any)] : []));
+    return { result, calls, failures, timers };
+  }
+
+  it('holds while the delivery switch is off without using up attempt numbers', async () => {
+    const r = await runScripted(['held', 'held', 'retrying', 'held', 'succeeded']);
+    expect(r.result).toBe('succeeded');
+    expect(r.calls).toEqual([[1, 30_000], [1, 30_000], [1, 30_000], [2, 2 * MIN], [2, 2 * MIN]]);
+    expect(r.timers).toEqual([WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_HOLD_RECHECK_MS, 30_000, WEBHOOK_HOLD_RECHECK_MS]);
+  }, 60_000);
+
+  it('records a crashed attempt through the bookkeeping activity and keeps the schedule', async () => {
+    const r = await runScripted(['throw', 'succeeded']);
+    expect(r.result).toBe('succeeded');
+    expect(r.failures).toEqual([[1, expect.stringContaining('database unavailable'), 30_000]]);
+    expect(r.calls.map((c) => c[0])).toEqual([1, 2]);
+    expect(r.timers).toEqual([30_000]);
+  }, 60_000);
+
+  it('ends at once on cancelled and done', async () => {
+    expect((await runScripted(['cancelled'])).result).toBe('cancelled');
+    expect((await runScripted(['done'])).result).toBe('done');
+  }, 60_000);
+});
