@@ -18,4 +18,5 @@ module.exports = {
   setupFilesAfterEnv: ['<rootDir>/tests/setup/after-env.ts'],
   testTimeout: 120000,
   maxWorkers: 2,
+  forceExit: true,
 };

@@ -134,6 +134,7 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
   let running: Promise<void> | null = null;
   let again = false;
   let lastSweep = 0;
+  let failedPasses = 0;
 
   const pass = async (): Promise<void> => {
     do {
@@ -145,8 +146,12 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
           lastSweep = Date.now();
           await sweepUnstarted();
         }
+        if (failedPasses > 0) logger.info({ failed_passes: failedPasses }, 'webhook dispatch recovered');
+        failedPasses = 0;
       } catch (e) {
-        if (!stopped) logger.error({ err: e }, 'webhook dispatch pass failed');
+        failedPasses += 1;
+        // Log the first failure and then once a minute (one pass per second) while the outage lasts.
+        if (!stopped && failedPasses % 60 === 1) logger.error({ err: e, failed_passes: failedPasses }, 'webhook dispatch pass failed');
       }
     } while (again && !stopped);
   };

@@ -15,9 +15,9 @@ import { emitEvent } from '../../activities/outbox';
 import { checkEndpointUrl } from '../../activities/webhooks';
 import { setSwitch } from '../../api/switches';
 import { DomainError } from '../../domain/errors';
-import { db, transaction } from '../../lib/db';
+import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { call, client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
+import { client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
 
 // ---------------------------------------------------------------------------------------------
 // A local webhook receiver
@@ -108,7 +108,7 @@ async function flip(name: string, on: boolean): Promise<void> {
 
 const receiver = new Receiver();
 beforeAll(async () => { await receiver.start(); });
-afterAll(async () => { await receiver.stop(); });
+afterAll(async () => { await receiver.stop(); await closeDb(); });
 
 // ---------------------------------------------------------------------------------------------
 // URL rule (unit)
@@ -572,6 +572,9 @@ describe('webhook deliveries', () => {
   }, 120_000);
 
   it('delivers payment link events to subscribed live endpoints only', async () => {
+    const fresh = await newAccount();
+    const live = client(fresh.live_key);
+    const test = client(fresh.test_key);
     const onlyActivated = receiver.path('link-activated');
     const all = receiver.path('link-all');
     const testOnly = receiver.path('link-test');
@@ -630,6 +633,3 @@ describe('switches', () => {
     expectOk(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/on' }), 201);
   });
 });
-
-// Keep `call` referenced for ad-hoc debugging of raw requests.
-void call;

@@ -5,42 +5,27 @@
  * surplus, a deposit after settlement recorded only, and an underpaid link cancelled (unmatched
  * partial_before_cancel).
  */
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import crypto from 'node:crypto';
-import { activities } from '../../activities';
 import { closeLivePaymentsForLink, createOrReuseNativePayment, recordObservedTransfer, signalLinkEndedToPayments } from '../../activities/payins';
 import { Deposit, Payment, PaymentLink, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
-import { ensureTestServer } from '../../temporal/bootstrap';
-import { setTemporalClient } from '../../temporal/client';
 import { loadConfig } from '../../lib/config';
-import { connectDb, eventually } from '../helpers/api';
+import { eventually } from '../helpers/api';
 import { activeCryptoLink } from '../helpers/fixtures';
+import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 
+let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const req = { id: 'req_test', idempotency_key: null };
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  await connectDb();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await ensureTestServer() } } });
-  setTemporalClient(env.client);
-  worker = await Worker.create({
-    connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue,
-    workflowsPath: require.resolve('../../workflows'), activities,
-  });
-  running = worker.run();
+  h = await startWorkflowHarness();
+  env = h.env;
 }, 600_000);
 
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+afterAll(async () => { await h?.stop(); });
 
 const payment = (id: string) => db().getRepository(Payment).findOneByOrFail({ id });
 const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({ id });

@@ -14,7 +14,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { activities } from '../../activities';
 import type { AttemptResult } from '../../activities/webhooks';
-import { db } from '../../lib/db';
+import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
 import { ensureTestServer } from '../../temporal/bootstrap';
@@ -122,7 +122,10 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: wrapper } } });
 }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => { await env?.teardown(); }, 60_000);
+afterAll(async () => {
+  await env?.teardown();
+  await closeDb();
+}, 60_000);
 
 describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receiver', () => {
   let worker: Worker;

@@ -1,0 +1,42 @@
+/**
+ * Time-skipping Temporal environment for workflow tests: the Java test server (resolved from Maven
+ * Central by temporal/bootstrap.ts) with the AccountId search attribute registered, a worker on the
+ * product's task queue running the real workflows and activities (real PostgreSQL), and the
+ * activities' Temporal client pointed at the test server.
+ */
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { activities } from '../../activities';
+import { loadConfig } from '../../lib/config';
+import { ensureTestServer, registerSearchAttributes } from '../../temporal/bootstrap';
+import { setTemporalClient } from '../../temporal/client';
+import { connectDb } from './api';
+
+export interface WorkflowHarness { env: TestWorkflowEnvironment; stop(): Promise<void> }
+
+let runtimeInstalled = false;
+
+/** Starts the environment and a worker; call `stop()` in afterAll. */
+export async function startWorkflowHarness(): Promise<WorkflowHarness> {
+  if (!runtimeInstalled) {
+    try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* already installed in this process */ }
+    runtimeInstalled = true;
+  }
+  await connectDb();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await ensureTestServer() } } });
+  await registerSearchAttributes(env.connection);
+  setTemporalClient(env.client);
+  const worker = await Worker.create({
+    connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue,
+    workflowsPath: require.resolve('../../workflows'), activities,
+  });
+  const running = worker.run();
+  return {
+    env,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}
