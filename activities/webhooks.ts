@@ -291,7 +291,8 @@ async function recordAttempt(m: EntityManager, d: WebhookDelivery, endpoint: Web
     await m.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [endpoint.id]);
     return;
   }
-  const rows: Array<{ consecutive_failures: number }> = await m.query(
+  // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
+  const [rows]: [Array<{ consecutive_failures: number }>, number] = await m.query(
     'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures', [endpoint.id]);
   const failures = rows[0]?.consecutive_failures ?? 0;
   if (outcome === 'failed' && failures >= AUTO_DISABLE_CONSECUTIVE_FAILURES) await autoDisable(m, endpoint.id);

@@ -1,0 +1,95 @@
+/**
+ * Starts a throwaway copy of the whole product for tests and benchmarks: PostgreSQL (a fresh
+ * database on DATABASE_URL's server, else a private embedded cluster), a Temporal dev server in
+ * memory on random ports, migrations, and the product (worker + API, simulator on) as a child
+ * process from dist/. Requires a compiled dist/.
+ */
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, startEmbeddedPostgres } from '../lib/embedded-pg';
+import { makeDataSource } from '../lib/db';
+import { startDevServer } from '../temporal/bootstrap';
+
+export interface Stack {
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  env: NodeJS.ProcessEnv;
+  productLog: string;
+  stop(): Promise<void>;
+}
+
+/** Brings the stack up; `envOverrides` go to the product process (e.g. rate limits). */
+export async function startStack(opts: { log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string }): Promise<Stack> {
+  const { log } = opts;
+  const tag = opts.tag ?? 'stack';
+  const dbName = `pp_${tag}_${Date.now()}_${process.pid}`;
+  let databaseUrl: string;
+  let stopPg: (() => Promise<void>) | null = null;
+  if (process.env.DATABASE_URL) {
+    const admin = makeDataSource(process.env.DATABASE_URL, 1);
+    await admin.initialize();
+    await admin.query(`CREATE DATABASE "${dbName}"`);
+    await admin.destroy();
+    const u = new URL(process.env.DATABASE_URL);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  } else {
+    log('starting embedded PostgreSQL...');
+    const pgDir = path.join(os.tmpdir(), `payments-platform-${tag}-pg-${process.pid}`);
+    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: true, log });
+    databaseUrl = pg.url;
+    stopPg = async () => {
+      await pg.stop();
+      fs.rmSync(pgDir, { recursive: true, force: true });
+      fs.rmSync(`${pgDir}-sock`, { recursive: true, force: true });
+    };
+  }
+  const ds = makeDataSource(databaseUrl, 2);
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+
+  log('starting Temporal dev server...');
+  const temporal = await startDevServer({ headless: true, log });
+
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SIMULATOR_ENABLED: 'true',
+    APP_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    PAYER_HOST: `http://127.0.0.1:${port}`,
+    WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...(opts.envOverrides ?? {}),
+  };
+  const productLog = path.join(os.tmpdir(), `payments-platform-${tag}-product-${process.pid}.log`);
+  const out = fs.openSync(productLog, 'w');
+  const product = spawn(process.execPath, [path.resolve(__dirname, 'serve.js')], { env, stdio: ['ignore', out, out], detached: true });
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90000;
+  for (;;) {
+    if (product.exitCode !== null) throw new Error(`product exited early (code ${product.exitCode}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
+    try {
+      if ((await fetch(`${apiUrl}/healthz`)).ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    apiUrl, databaseUrl, temporalAddress: temporal.address, env, productLog,
+    stop: async () => {
+      try { process.kill(-product.pid!, 'SIGTERM'); } catch { /* gone */ }
+      await new Promise((r) => setTimeout(r, 300));
+      await temporal.stop();
+      if (stopPg) await stopPg();
+    },
+  };
+}
