@@ -12,11 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createSession, insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
+import { dispatchOnce } from '../../activities/dispatcher';
 import { checkEndpointUrl } from '../../activities/webhooks';
 import { setSwitch } from '../../api/switches';
 import { DomainError } from '../../domain/errors';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { closeTemporalClient } from '../../temporal/client';
 import { client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
 
 // ---------------------------------------------------------------------------------------------
@@ -606,6 +608,68 @@ describe('webhook deliveries', () => {
     const deliveries = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${evt.id}`)).data;
     expect(deliveries.map((x: any) => x.endpoint_id).sort()).toEqual([e1.id, e2.id].sort());
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Dispatcher
+// ---------------------------------------------------------------------------------------------
+
+describe('dispatcher', () => {
+  afterAll(async () => { await closeTemporalClient(); });
+
+  it('fans each event out once per subscribed endpoint, even with several dispatchers racing', async () => {
+    const a = await newAccount();
+    const live = client(a.live_key);
+    const target = receiver.path('fanout');
+    const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url, event_types: ['order.created', 'payment.detected'] }), 201);
+    const disabled = expectOk(await live.post('/v1/webhook_endpoints', { url: receiver.path('fanout-disabled').url }), 201);
+    expectOk(await live.patch(`/v1/webhook_endpoints/${disabled.id}`, { enabled: false }));
+    const base = { accountId: a.account_id, livemode: true, objectType: 'order', object: { id: 'ord_x' } };
+    const evts = await transaction(async (m) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) ids.push(await emitEvent(m, { ...base, type: 'order.created', objectId: `ord_${i}` }));
+      await emitEvent(m, { ...base, type: 'payment.detected', objectId: 'ord_unshipped' });
+      await emitEvent(m, { ...base, type: 'test.ping', objectId: 'ord_ping' });
+      await emitEvent(m, { ...base, type: 'order.failed', objectId: 'ord_unsubscribed' });
+      await emitEvent(m, { ...base, livemode: false, type: 'order.created', objectId: 'ord_testmode' });
+      return ids;
+    });
+    await Promise.all([dispatchOnce(), dispatchOnce(), dispatchOnce()]);
+    const got = await eventually(async () => {
+      const r = receiver.received(target.path);
+      return r.length >= 30 ? r : null;
+    }, '30 deliveries', 30000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received(target.path)).toHaveLength(30);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(evts));
+    for (const r of got) expect(verify(ep.secret, r).type).toBe('order.created');
+    const rows: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE account_id = $1', [a.account_id]);
+    expect(rows[0].n).toBe(30);
+    const pending: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND dispatched_at IS NULL', [a.account_id]);
+    expect(pending[0].n).toBe(0);
+  }, 60_000);
+
+  it('starts a delivery whose workflow start was lost (sweep)', async () => {
+    const a = await newAccount();
+    const live = client(a.live_key);
+    const target = receiver.path('sweep');
+    const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url }), 201);
+    const deliveryId = newId('whd_');
+    const eventId = await transaction(async (m) => {
+      const id = await emitEvent(m, { accountId: a.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_sweep', object: { id: 'ord_sweep' } });
+      await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
+      await m.query(
+        `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, created_at)
+         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`, [deliveryId, a.account_id, ep.id, id]);
+      return id;
+    });
+    const got = await eventually(async () => receiver.received(target.path)[0], 'the swept delivery', 20000);
+    expect(verify(ep.secret, got).id).toBe(eventId);
+    const d = await deliveryReaches(live, deliveryId, 'succeeded');
+    expect(d.attempt_count).toBe(1);
+    const started: Array<{ workflow_started_at: Date | null }> = await db().query('SELECT workflow_started_at FROM webhook_deliveries WHERE id = $1', [deliveryId]);
+    expect(started[0].workflow_started_at).not.toBeNull();
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,151 @@
+/**
+ * `npm run bench`: load and latency figures for the platform-core issue, on this machine, in one run.
+ * Starts a throwaway stack (scripts/stack.ts) and a bare Koa + pg baseline (bench/bare-server.ts), then:
+ * 1. GET /v1/payment_links/{id} and POST /v1/payment_links (unique Idempotency-Key per request) at
+ *    32 connections for 20 s each, against the bare server's indexed select / insert: requests/s,
+ *    p50, p99 and the ratio to the bare server (targets: reads >= 50%, writes >= 35%, p99 < 50 ms).
+ * 2. From POST /sim/chain/transfers (a full deposit) to `payment.paid` committed in the outbox
+ *    (seen through LISTEN) and to the signed webhook received by a local endpoint: p50 / p95
+ *    (targets: outbox p95 < 500 ms, webhook p95 < 1.5 s).
+ * Env: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
+ */
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { Client as PgClient } from 'pg';
+import { startStack } from '../scripts/stack';
+import { freePort } from '../lib/embedded-pg';
+import { initDb, closeDb } from '../lib/db';
+import { provisionAccount } from '../activities/accounts';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon');
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 60);
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+async function load(opts: Record<string, unknown>): Promise<Load> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack({ log, tag: 'bench', envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' } });
+  await initDb(stack.databaseUrl, 4);
+  const creds = await provisionAccount();
+  const { db } = await import('../lib/db');
+  await db().query('CREATE TABLE IF NOT EXISTS bench_bare_links (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+
+  const barePort = await freePort();
+  const bare = spawn(process.execPath, [path.join(__dirname, 'bare-server.js')], { env: { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((res) => bare.stdout!.once('data', () => res()));
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+
+  const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
+  const linkBody = JSON.stringify({ amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'Bench link', accepted_rail_kinds: ['crypto'] });
+  const created = await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` }, body: linkBody });
+  const link = await created.json() as { id: string };
+  if (!link.id) throw new Error(`could not create the bench link: ${JSON.stringify(link)}`);
+
+  const withKey = (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` } });
+  log(`warming up...`);
+  await autocannon({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
+  await autocannon({ url: `${bareUrl}/links/${link.id}`, connections: 8, duration: 3 });
+
+  log(`GET product (${CONNECTIONS} connections, ${SECONDS} s)...`);
+  const getProduct = await load({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers });
+  log('GET bare...');
+  const getBare = await load({ url: `${bareUrl}/links/${link.id}` });
+  log('POST product...');
+  const postProduct = await load({ url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] });
+  log('POST bare...');
+  const postBare = await load({ url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] });
+  bare.kill();
+
+  // Deposit -> outbox -> webhook latency.
+  log(`deposit latency over ${PAYMENTS} payments...`);
+  const webhookAt = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => { raw += c; });
+    req.on('end', () => {
+      const now = performance.now();
+      try {
+        const e = JSON.parse(raw) as { type: string; data: { object: { id: string } } };
+        if (e.type === 'payment.paid') webhookAt.set(e.data.object.id, now);
+      } catch { /* ignore */ }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const sessionHeaders = { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` };
+  await fetch(`${stack.apiUrl}/v1/webhook_endpoints`, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, event_types: ['payment.paid'] }) });
+  const outboxAt = new Map<string, number>();
+  const listener = new PgClient({ connectionString: stack.databaseUrl });
+  await listener.connect();
+  await listener.query('LISTEN events');
+  listener.on('notification', (n) => {
+    const now = performance.now();
+    void listener.query('SELECT type, object_id FROM events WHERE id = $1', [n.payload]).then((r) => {
+      if (r.rows[0]?.type === 'payment.paid') outboxAt.set(r.rows[0].object_id, now);
+    });
+  });
+
+  const toOutbox: number[] = [];
+  const toWebhook: number[] = [];
+  for (let i = 0; i < PAYMENTS; i++) {
+    const c = await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` }, body: linkBody });
+    const l = await c.json() as { id: string };
+    const a = await fetch(`${stack.apiUrl}/v1/payment_links/${l.id}/activate`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` }, body: JSON.stringify({ attestation_accepted: true }) });
+    const act = await a.json() as { url: string };
+    const token = act.url.split('/pay/')[1];
+    const p = await (await fetch(`${stack.apiUrl}/v1/payment_sessions/${token}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rail: 'crypto_native' }) })).json() as { id: string; deposit_instructions: { chain: string; address: string; asset: string; amount: { amount: string } } };
+    const di = p.deposit_instructions;
+    const t0 = performance.now();
+    await fetch(`${stack.apiUrl}/sim/chain/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount }) });
+    const end = Date.now() + 10000;
+    while ((!outboxAt.has(p.id) || !webhookAt.has(p.id)) && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+    if (!outboxAt.has(p.id) || !webhookAt.has(p.id)) throw new Error(`payment ${p.id} did not reach payment.paid and its webhook within 10 s`);
+    toOutbox.push(outboxAt.get(p.id)! - t0);
+    toWebhook.push(webhookAt.get(p.id)! - t0);
+  }
+  await listener.end();
+  receiver.close();
+  toOutbox.sort((a, b) => a - b);
+  toWebhook.sort((a, b) => a - b);
+
+  const f = (n: number) => n.toFixed(1);
+  const row = (name: string, x: Load, base: Load) =>
+    `${name.padEnd(34)} ${f(x.rps).padStart(9)} ${String(x.p50).padStart(6)} ${String(x.p99).padStart(6)}   ${f(base.rps).padStart(9)} ${String(base.p50).padStart(6)} ${String(base.p99).padStart(6)}   ${(100 * x.rps / base.rps).toFixed(0).padStart(4)}%   non2xx ${x.non2xx} errors ${x.errors}`;
+  process.stdout.write([
+    '',
+    `Load: ${CONNECTIONS} connections, ${SECONDS} s each, ${require('node:os').cpus().length} cores`,
+    `${'endpoint'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ${'bare r/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ratio`,
+    row('GET /v1/payment_links/{id}', getProduct, getBare),
+    row('POST /v1/payment_links (idempotent)', postProduct, postBare),
+    '',
+    `Deposit latency over ${PAYMENTS} payments (sim transfer -> ...):`,
+    `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,
+    `  webhook received         p50 ${f(pct(toWebhook, 50))} ms   p95 ${f(pct(toWebhook, 95))} ms   max ${f(toWebhook[toWebhook.length - 1])} ms   (target p95 < 1500 ms)`,
+    '',
+    `Targets: reads >= 50% of bare (${(100 * getProduct.rps / getBare.rps).toFixed(0)}%), writes >= 35% (${(100 * postProduct.rps / postBare.rps).toFixed(0)}%), p99 < 50 ms (GET ${getProduct.p99} ms, POST ${postProduct.p99} ms)`,
+    '',
+  ].join('\n'));
+  await closeDb();
+  await stack.stop();
+}
+
+main().then(() => process.exit(0)).catch((e) => {
+  process.stderr.write(`[bench] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
