@@ -123,6 +123,28 @@ export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_
   }
 }
 
+/**
+ * Recovery sweep: signalWithStart the workflow of every link that still needs timers (status
+ * active, viewed or processing), `batch` rows at a time, oldest first. Heals a workflow start lost
+ * between a commit and its signal (e.g. a crash or a Temporal outage at activation). Idempotent;
+ * meant for worker start-up or an operator command; `accountId` narrows it to one account.
+ * Returns how many links were signalled.
+ */
+export async function ensureLinkWorkflows(opts: { accountId?: string; batch?: number } = {}): Promise<number> {
+  const batch = opts.batch ?? 500;
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM payment_links WHERE status IN ('active','viewed','processing') AND id > $1
+         AND ($3::text IS NULL OR account_id = $3) ORDER BY id LIMIT $2`, [after, batch, opts.accountId ?? null]);
+    for (const r of rows) await signalLinkChanged(r);
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}
+
 /** Signals a running link workflow only (never starts one); a missing workflow is ignored. */
 async function signalLinkIfRunning(linkId: string): Promise<void> {
   try {

@@ -7,6 +7,8 @@ import { logger } from '../lib/logger';
 import { temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payins';
+import { startNotifyListener } from '../lib/notify';
+import { wireAuthCache } from './middleware/auth';
 
 /** Starts the HTTP server; resolves once listening. */
 export async function startApi(port?: number): Promise<http.Server> {
@@ -14,6 +16,8 @@ export async function startApi(port?: number): Promise<http.Server> {
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
   await temporalClient();
+  await startNotifyListener(cfg.databaseUrl);
+  await wireAuthCache();
   wireChainWatcher();
   const app = buildApp();
   const server = http.createServer(app.callback());

@@ -4,6 +4,7 @@ import { AddressBookEntry, Client, Product, Wallet } from './catalog';
 import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
 import { EventRow, SandboxEmail, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
+import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
 
 export * from './account';
 export * from './catalog';
@@ -16,4 +17,4 @@ export const ENTITIES = [
   EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
 ];
 
-export const MIGRATIONS = [PlatformCore1763700000000];
+export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000];

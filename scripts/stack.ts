@@ -72,7 +72,9 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   };
   const productLog = path.join(os.tmpdir(), `payments-platform-${tag}-product-${process.pid}.log`);
   const out = fs.openSync(productLog, 'w');
-  const product = spawn(process.execPath, [path.resolve(__dirname, 'serve.js')], { env, stdio: ['ignore', out, out], detached: true });
+  // PRODUCT_NODE_ARGS: extra node flags for the product process (e.g. --cpu-prof when profiling).
+  const nodeArgs = (env.PRODUCT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const product = spawn(process.execPath, [...nodeArgs, path.resolve(__dirname, 'serve.js')], { env, stdio: ['ignore', out, out], detached: true });
   const apiUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90000;
   for (;;) {

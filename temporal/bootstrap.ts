@@ -586,7 +586,14 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     ].join('\n'));
     if (opts.extraArgs?.length) log(`${PREFIX} WARNING: extraArgs ignored by the Java test server`);
     kind = 'java-test-server';
-    const wrapper = await ensureTestServer(log);
+    let wrapper: string;
+    try {
+      wrapper = await ensureTestServer(log);
+    } catch (err) {
+      throw new Error(`${PREFIX} no Temporal server available.\n` +
+        `Temporal CLI: ${(cliError as Error)?.message ?? String(cliError)}\n` +
+        `Java test server fallback: ${(err as Error).message}`);
+    }
     child = spawn(wrapper, [String(port)], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   }
 
@@ -628,7 +635,14 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       process.removeListener('exit', onExit);
       if (!state.exited) {
         killGroup('SIGTERM');
-        const graceful = await Promise.race([exitPromise.then(() => true), sleep(15_000).then(() => false)]);
+        let timer: NodeJS.Timeout | undefined;
+        const graceful = await Promise.race([
+          exitPromise.then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), 15_000);
+          }),
+        ]);
+        clearTimeout(timer);
         if (!graceful) {
           killGroup('SIGKILL');
           await exitPromise;

@@ -8,6 +8,7 @@
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
+import { notifyHealthy, onNotify } from '../../lib/notify';
 import { sha256Hex } from '../../lib/secrets';
 import type { AppState, Caller } from '../context';
 
@@ -36,15 +37,41 @@ interface KeyRow {
   scopes: string[]; ip_allowlist: string[]; default_version: string | null; account_version: string;
 }
 
+/**
+ * Authentication cache: key rows by secret hash, trusted only while the LISTEN connection is up;
+ * any change to keys, sessions, memberships or account versions (DB triggers, channel
+ * `auth_changed`) clears it, so revocation takes effect on the next request of every instance.
+ */
+const CACHE_TTL_MS = 30_000;
+const keyCache = new Map<string, { row: KeyRow; at: number }>();
+let cacheWired = false;
+
+/** Subscribes the cache to `auth_changed` (call once the notify listener runs). */
+export async function wireAuthCache(): Promise<void> {
+  if (cacheWired) return;
+  cacheWired = true;
+  await onNotify('auth_changed', () => keyCache.clear());
+}
+
+async function keyRow(hash: string): Promise<KeyRow | undefined> {
+  const cached = keyCache.get(hash);
+  if (cached && cacheWired && notifyHealthy() && Date.now() - cached.at < CACHE_TTL_MS) return cached.row;
+  const rows: KeyRow[] = await db().query(
+    `SELECT k.id, k.account_id, k.livemode, k.status, k.expires_at, k.scopes, k.ip_allowlist, k.default_version,
+            a.default_version AS account_version
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`, [hash]);
+  if (rows[0] && cacheWired && notifyHealthy()) {
+    if (keyCache.size > 50_000) keyCache.clear();
+    keyCache.set(hash, { row: rows[0], at: Date.now() });
+  }
+  return rows[0];
+}
+
 /** Resolves a business key to a caller; throws 401/403 per spec 5 rules 1-2. */
 export async function authenticateKey(secret: string, ip: string): Promise<Caller> {
   const m = KEY_PREFIX.exec(secret);
   if (!m) throw unauthenticated('invalid_api_key', 'The API key is malformed.');
-  const rows: KeyRow[] = await db().query(
-    `SELECT k.id, k.account_id, k.livemode, k.status, k.expires_at, k.scopes, k.ip_allowlist, k.default_version,
-            a.default_version AS account_version
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`, [sha256Hex(secret)]);
-  const k = rows[0];
+  const k = await keyRow(sha256Hex(secret));
   if (!k) throw unauthenticated('invalid_api_key', 'The API key is not valid.');
   const prefixLive = m[1] === 'live';
   if (prefixLive !== k.livemode) throw unauthenticated('invalid_api_key', 'The key prefix does not match the mode the key was issued for.');

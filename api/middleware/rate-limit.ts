@@ -3,6 +3,7 @@
  * API instance shares one budget per credential. Over budget: `429 rate_limit_error` + `Retry-After`.
  * Rates (requests per second) come from configuration; the spec leaves them open.
  */
+import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../domain/errors';
@@ -11,16 +12,30 @@ import { db } from '../../lib/db';
 import type { AppState } from '../context';
 
 type CredentialClass = 'business_key' | 'dashboard_session' | 'public_token' | 'anonymous';
-const limiters = new Map<CredentialClass, RateLimiterPostgres>();
+const limiters = new Map<CredentialClass, { limiter: RateLimiterPostgres; shards: number }>();
 
-function limiter(cls: CredentialClass): RateLimiterPostgres {
+/**
+ * A high per-second budget is split evenly over up to 8 rows per subject (one row per 100
+ * requests/s), each request charging one row at random: every instance still shares the budget
+ * through PostgreSQL, but one busy key no longer queues all its requests on one locked row.
+ */
+export function shardsFor(points: number): number {
+  return Math.max(1, Math.min(8, Math.floor(points / 100)));
+}
+
+function limiter(cls: CredentialClass): { limiter: RateLimiterPostgres; shards: number } {
   let l = limiters.get(cls);
   if (!l) {
     const pool = (db().driver as unknown as { master: unknown }).master;
-    l = new RateLimiterPostgres({
-      storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: cls,
-      points: loadConfig().rateLimits[cls], duration: 1, clearExpiredByTimeout: false,
-    });
+    const points = loadConfig().rateLimits[cls];
+    const shards = shardsFor(points);
+    l = {
+      shards,
+      limiter: new RateLimiterPostgres({
+        storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: cls,
+        points: Math.ceil(points / shards), duration: 1, clearExpiredByTimeout: false,
+      }),
+    };
     limiters.set(cls, l);
   }
   return l;
@@ -28,8 +43,9 @@ function limiter(cls: CredentialClass): RateLimiterPostgres {
 
 /** Consumes one point for (class, subject); throws 429 with Retry-After when over budget. */
 export async function consume(cls: CredentialClass, subject: string): Promise<void> {
+  const { limiter: rl, shards } = limiter(cls);
   try {
-    await limiter(cls).consume(subject, 1);
+    await rl.consume(shards > 1 ? `${subject}#${crypto.randomInt(shards)}` : subject, 1);
   } catch (e) {
     if (e instanceof RateLimiterRes) {
       const secs = Math.max(1, Math.ceil(e.msBeforeNext / 1000));

@@ -50,6 +50,7 @@ export function decodeSeqCursor(c: string): string | null {
 
 const notFound = (id: string) => new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
 
+/** Mounts `GET /events` and `GET /events/{id}` (see the module doc). */
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'events.list', method: 'get', path: '/events', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',

@@ -103,6 +103,7 @@ async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
   return (await db().getRepository(WebhookDelivery).findOneBy({ id: d.id })) ?? d;
 }
 
+/** Mounts the webhook endpoint and delivery operations (see the module doc). */
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.create', method: 'post', path: '/webhook_endpoints', scope: 'developers.write', testMode: 'full',

@@ -13,7 +13,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts';
-import { activateLink, cancelLink, createLink, disableReminderSchedule, updateReminderSchedule, type OpContext } from '../../activities/links';
+import { activateLink, cancelLink, createLink, disableReminderSchedule, ensureLinkWorkflows, updateReminderSchedule, type OpContext } from '../../activities/links';
 import { notifyLinkWorkflow } from '../../activities/payins';
 import { linkNextReminderAt } from '../../api/views/payment-link';
 import { PaymentLink } from '../../entities';
@@ -203,6 +203,14 @@ test('the workflow ends when the link is cancelled, and when it is paid', async 
     expect(await handle.result()).toBe('cancelled');
     expect((await linkOf(link.id)).status).toBe('cancelled');
     expect(await emails(link.id)).toHaveLength(0);
+
+    // A lost workflow (terminated here) is restarted by the recovery sweep.
+    const { creds: lostCreds, link: lost } = await activeRemindableLink();
+    await env.client.workflow.getHandle(lost.id).terminate('simulated loss');
+    expect(await ensureLinkWorkflows({ accountId: lostCreds.account_id })).toBe(1);
+    expect((await env.client.workflow.getHandle(lost.id).describe()).status.name).toBe('RUNNING');
+    await cancelLink(ctxOf(lostCreds), lost.id);
+    expect(await env.client.workflow.getHandle(lost.id).result()).toBe('cancelled');
 
     const { link: other } = await activeRemindableLink();
     await db().query(`UPDATE payment_links SET status = 'paid', paid_at = now() WHERE id = $1`, [other.id]);

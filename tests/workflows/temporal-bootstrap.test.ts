@@ -23,7 +23,11 @@ const THREE_DAYS_MS = 3 * 24 * 60 * 60 * 1000;
 
 beforeAll(() => {
   // Keep the worker quiet; failures still surface through the assertions.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // A Runtime already exists in this process; keep its logger.
+  }
 });
 
 describe('time-skipping test server (Java, existing-path wrapper)', () => {
