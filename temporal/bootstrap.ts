@@ -289,7 +289,7 @@ export async function ensureTemporalCli(log: BootstrapLog = defaultLog): Promise
     throw new Error(
       `${PREFIX} Temporal CLI not found: TEMPORAL_CLI_PATH is unset, 'temporal' is not on PATH, ` +
       `${target} does not exist, and no Go toolchain was found to build it ` +
-      `(go install ${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}). Install Go >= 1.24 or point ` +
+      `(go install ${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}). Install Go >= 1.25 (its go.mod needs 1.25) or point ` +
       `TEMPORAL_CLI_PATH at a CLI binary. (The SDK's own server download needs internet access.)`,
     );
   }

@@ -193,7 +193,7 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
   });
 }, 180_000);
 
-test('the workflow ends when the link is cancelled, and when it is paid', async () => {
+test('the workflow ends when the link is cancelled or paid; a lost workflow is restarted by the recovery sweep', async () => {
   await withTemporal(async ({ env }) => {
     const { creds, link } = await activeRemindableLink({ expires_at: new Date(Date.now() + 30 * DAY) });
     const handle = env.client.workflow.getHandle(link.id);
