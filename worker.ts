@@ -7,6 +7,8 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { activities } from './activities';
 import { startDispatcher } from './activities/dispatcher';
+import { ensureLinkWorkflows } from './activities/links';
+import { ensurePaymentWorkflows } from './activities/payins';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';
@@ -26,6 +28,10 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     maxConcurrentActivityTaskExecutions: 100,
   });
   const stopDispatcher = await startDispatcher();
+  // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
+  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows()])
+    .then(([payments, links]) => logger.info({ payments, links }, 'workflow recovery pass done'))
+    .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
   return { worker, stopDispatcher };
 }
 

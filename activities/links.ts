@@ -32,7 +32,7 @@ import { chainAdapter } from '../providers/chain';
 import { emailProvider } from '../providers/email';
 import { temporalClient, signalWithStart } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
-import { emitEvent, type RequestRef } from './outbox';
+import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
 import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
 
 /** Who acts and under which request: every operation is scoped to (account, livemode). */
@@ -82,22 +82,14 @@ async function emitLinkEvent(m: EntityManager, link: PaymentLink, type: string, 
   });
 }
 
-/**
- * Emits inside a SAVEPOINT so that a failed insert never aborts the surrounding transaction:
- * the state change commits even when the event cannot be written (spec 6: cancelling a link is
- * never blocked by a failed emit). Returns false (and logs) on failure.
- */
+/** Emits a `payment_link.*` event without letting a failed insert block the state change (outbox.emitEventNonBlocking). */
 async function emitLinkEventNonBlocking(m: EntityManager, link: PaymentLink, type: string, request: RequestRef | null): Promise<boolean> {
-  await m.query('SAVEPOINT link_event');
-  try {
-    await emitLinkEvent(m, link, type, request);
-    await m.query('RELEASE SAVEPOINT link_event');
-    return true;
-  } catch (e) {
-    await m.query('ROLLBACK TO SAVEPOINT link_event');
-    logger.error({ err: e, payment_link_id: link.id, type }, 'link event emit failed; state change kept');
-    return false;
-  }
+  const vctx = await linkViewContext(link.account_id);
+  const id = await emitEventNonBlocking(m, {
+    accountId: link.account_id, livemode: link.livemode, type, objectType: 'payment_link', objectId: link.id,
+    object: paymentLinkView(link, vctx), request,
+  });
+  return id !== null;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { EntityManager } from 'typeorm';
 import { LATEST_VERSION } from '../api/versioning';
 import { newId } from '../lib/ids';
+import { logger } from '../lib/logger';
 
 export interface RequestRef { id: string | null; idempotency_key: string | null }
 
@@ -34,4 +35,22 @@ export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> 
       e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION]);
   await m.query(`SELECT pg_notify('events', $1)`, [id]);
   return id;
+}
+
+/**
+ * Emits inside a SAVEPOINT so a failed insert never aborts the surrounding transaction: the state
+ * change commits even when its event cannot be written (spec 6: cancelling a link is never blocked
+ * by a failed emit). Returns the event id, or null (logged) on failure.
+ */
+export async function emitEventNonBlocking(m: EntityManager, e: NewEvent): Promise<string | null> {
+  await m.query('SAVEPOINT outbox_emit');
+  try {
+    const id = await emitEvent(m, e);
+    await m.query('RELEASE SAVEPOINT outbox_emit');
+    return id;
+  } catch (err) {
+    await m.query('ROLLBACK TO SAVEPOINT outbox_emit');
+    logger.error({ err, object_id: e.objectId, type: e.type }, 'event emit failed; state change kept');
+    return null;
+  }
 }

@@ -25,7 +25,7 @@ import { signalWithStart, startIfAbsent } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
 import { paymentView } from '../api/views/payment';
 import { linkViewContext, paymentLinkView } from '../api/views/payment-link';
-import { emitEvent, type RequestRef } from './outbox';
+import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];
@@ -275,11 +275,12 @@ export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLi
     pay.status = out.next.status;
     if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
     await m.save(pay);
-    try {
-      await emitPaymentEvents(m, pay, out.events, request);
-    } catch (e) {
-      // Spec 6: cancelling a link is never blocked by a failed emit.
-      logger.error({ err: e, payment_id: pay.id }, 'payment event emit failed during link end');
+    // Spec 6: cancelling a link is never blocked by a failed emit.
+    for (const type of out.events) {
+      await emitEventNonBlocking(m, {
+        accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
+        object: paymentView(pay), relatedIds: pay.payment_link_id ? [pay.payment_link_id] : [], request,
+      });
     }
     ids.push(pay.id);
   }
@@ -368,4 +369,26 @@ export async function recordView(linkId: string, request: RequestRef): Promise<P
     }
     return link;
   });
+}
+
+/**
+ * Recovery after a crash between a commit and its workflow start: (re)starts the watcher of every
+ * payment that still has something to watch (awaiting, underpaid, or paid/overpaid awaiting its
+ * wallet settlement, or with unapplied deposits). Idempotent by workflow id. Returns how many.
+ */
+export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT p.id, p.account_id FROM payments p
+        WHERE p.id > $1 AND (p.status IN ('awaiting','underpaid')
+           OR (p.status IN ('paid','overpaid') AND p.settlement = 'wallet')
+           OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending'))
+        ORDER BY p.id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent({ workflowType: WF.payment, workflowId: r.id, args: [{ paymentId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
 }

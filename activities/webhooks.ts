@@ -68,7 +68,7 @@ function badUrl(code: string, message: string): DomainError {
  * later issue); it is called on create/update and again before every attempt.
  */
 export function checkEndpointUrl(raw: unknown, opts: { allowLoopback?: boolean } = {}): URL {
-  const allowLoopback = opts.allowLoopback ?? process.env.WEBHOOKS_ALLOW_LOOPBACK === 'true';
+  const allowLoopback = opts.allowLoopback ?? loadConfig().webhooksAllowLoopback;
   if (typeof raw !== 'string' || raw.trim() === '') throw badUrl('url_invalid', '`url` must be an absolute https URL.');
   const s = raw.trim();
   if (s.length > 2048) throw badUrl('url_invalid', '`url` must be at most 2048 characters.');

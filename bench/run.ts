@@ -12,6 +12,7 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     `${name.padEnd(34)} ${f(x.rps).padStart(9)} ${String(x.p50).padStart(6)} ${String(x.p99).padStart(6)}   ${f(base.rps).padStart(9)} ${String(base.p50).padStart(6)} ${String(base.p99).padStart(6)}   ${(100 * x.rps / base.rps).toFixed(0).padStart(4)}%   non2xx ${x.non2xx} errors ${x.errors}`;
   process.stdout.write([
     '',
-    `Load: ${CONNECTIONS} connections, ${SECONDS} s each, ${require('node:os').cpus().length} cores`,
+    `Load: ${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores`,
     `${'endpoint'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ${'bare r/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ratio`,
     row('GET /v1/payment_links/{id}', getProduct, getBare),
     row('POST /v1/payment_links (idempotent)', postProduct, postBare),

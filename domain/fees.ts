@@ -38,14 +38,14 @@ export function bpsOf(amount: bigint, bps: number, rounding: 'floor' | 'ceil'): 
 
 /**
  * Settlement asset of a crypto pay-in for an invoice currency (spec 2.4, 8): USD -> `USDC`
- * (1:1). Any other currency throws DomainError `capability_unavailable` code
+ * (1:1). Any other currency throws DomainError `invalid_request` (422, spec 4.1 and part 7) code
  * `native_via_provider_not_enabled` with HTTP status 422 (spec 4.1 lists it as a 422) and
  * `details.currency`.
  */
 export function settlementAssetFor(invoiceCurrency: string): 'USDC' {
   if (invoiceCurrency === 'USD') return 'USDC';
   throw new DomainError(
-    'capability_unavailable',
+    'invalid_request',
     'native_via_provider_not_enabled',
     `Crypto settlement is only available for USD links, not ${String(invoiceCurrency)}.`,
     { details: { currency: invoiceCurrency }, status: 422 },

@@ -18,6 +18,8 @@ export interface Config {
   payerHost: string;
   /** Base64 32-byte key that encrypts webhook secrets and bank details at rest. */
   appEncryptionKey: string | null;
+  /** Development switch: webhook endpoints may use loopback http (dev stack and tests only; off by default). */
+  webhooksAllowLoopback: boolean;
   /** Chain network the service runs on: test network in dev and tests (spec 2.5). */
   network: 'mainnet' | 'testnet';
   /** Rate limits per credential class, requests per second (spec 8: numeric rates not shown). */
@@ -39,6 +41,7 @@ const schema = Joi.object({
   SIMULATOR_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
   PAYER_HOST: Joi.string().uri().default('http://localhost:3000'),
   APP_ENCRYPTION_KEY: Joi.string().base64().allow(''),
+  WEBHOOKS_ALLOW_LOOPBACK: Joi.boolean().truthy('1').falsy('0').default(false),
   NETWORK: Joi.string().valid('mainnet', 'testnet').default('testnet'),
   RATE_LIMIT_BUSINESS_KEY: Joi.number().integer().min(1).default(1000),
   RATE_LIMIT_DASHBOARD_SESSION: Joi.number().integer().min(1).default(200),
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorEnabled: value.SIMULATOR_ENABLED,
     payerHost: value.PAYER_HOST.replace(/\/$/, ''),
     appEncryptionKey: value.APP_ENCRYPTION_KEY || null,
+    webhooksAllowLoopback: value.WEBHOOKS_ALLOW_LOOPBACK,
     network: value.NETWORK,
     rateLimits: {
       business_key: value.RATE_LIMIT_BUSINESS_KEY,

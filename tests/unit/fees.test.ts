@@ -60,7 +60,7 @@ describe('settlementAssetFor', () => {
   });
   it.each(['EUR', 'GBP', 'USDC', 'usd', 'JPY'])('%s throws native_via_provider_not_enabled', (c) => {
     const e = caught(() => settlementAssetFor(c));
-    expect([e.type, e.code, e.status]).toEqual(['capability_unavailable', 'native_via_provider_not_enabled', 422]);
+    expect([e.type, e.code, e.status]).toEqual(['invalid_request', 'native_via_provider_not_enabled', 422]);
     expect(e.details).toEqual({ currency: c });
   });
 });
