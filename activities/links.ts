@@ -249,9 +249,14 @@ async function resolveItems(m: EntityManager, c: OpContext, items: ItemInput[] |
   return { stored, forTitle };
 }
 
-/** Next `CP-<n>` of the account (spec 2.3 `reference_id`), incremented inside the transaction. */
-async function nextReferenceId(m: EntityManager, accountId: string): Promise<string> {
-  const rows: Array<{ n: string }> = await m.query(
+/**
+ * Next `CP-<n>` of the account (spec 2.3 `reference_id`: unique per merchant). Allocated in its own
+ * autocommit statement, not in the create transaction, so concurrent creates of one merchant do
+ * not queue on the account row for a whole transaction; a create that then fails leaves a gap
+ * (numbers are unique and increasing, not gapless).
+ */
+async function nextReferenceId(_m: EntityManager, accountId: string): Promise<string> {
+  const rows: Array<{ n: string }> = await db().query(
     `WITH u AS (UPDATE accounts SET link_reference_seq = link_reference_seq + 1 WHERE id = $1 RETURNING link_reference_seq)
      SELECT link_reference_seq::text AS n FROM u`, [accountId]);
   if (!rows[0]) throw notFound('No such account.');
