@@ -55,13 +55,6 @@ const CANCELLABLE = ['draft', 'active', 'viewed', 'processing'];
 /** Statuses in which the reminder schedule may be changed (the link can still be paid). */
 const SCHEDULE_EDITABLE = ['draft', 'active', 'viewed', 'processing'];
 
-const PG_UNIQUE_VIOLATION = '23505';
-
-function pgError(e: unknown): { code?: string; constraint?: string } {
-  const x = e as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  return x?.driverError ?? x ?? {};
-}
-
 function linkNotFound(id: string): DomainError {
   return notFound(`No such payment link: ${id}.`, 'id');
 }
@@ -263,22 +256,22 @@ async function nextReferenceId(_m: EntityManager, accountId: string): Promise<st
   return `CP-${rows[0].n}`;
 }
 
-/** Inserts `link` minting a unique 7-character short code (retried on a collision, inside a SAVEPOINT). */
+/**
+ * Inserts `link` minting a unique 7-character short code: `ON CONFLICT (short_code) DO NOTHING`
+ * and a fresh code on the (rare) collision, without a savepoint; one round trip in the common case.
+ * Timestamps are set here so the row needs no reload. Throws after 8 collisions in a row.
+ */
 async function insertWithShortCode(m: EntityManager, link: PaymentLink): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  const now = new Date();
+  link.created_at = now;
+  link.updated_at = now;
+  for (let attempt = 1; attempt <= 8; attempt++) {
     link.short_code = newShortCode();
-    await m.query('SAVEPOINT short_code');
-    try {
-      await m.insert(PaymentLink, link);
-      await m.query('RELEASE SAVEPOINT short_code');
-      return;
-    } catch (e) {
-      await m.query('ROLLBACK TO SAVEPOINT short_code');
-      const pg = pgError(e);
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'payment_links_short_code_key' && attempt < 8) continue;
-      throw e;
-    }
+    const r = await m.createQueryBuilder().insert().into(PaymentLink).values(link)
+      .orIgnore('("short_code") DO NOTHING').updateEntity(false).returning(['id']).execute();
+    if (r.raw.length === 1) return;
   }
+  throw new Error('could not mint a unique short code after 8 attempts');
 }
 
 // ---------------------------------------------------------------------------------------

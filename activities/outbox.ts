@@ -28,12 +28,14 @@ export interface NewEvent {
 /** Inserts one event row inside `m`'s transaction and queues a NOTIFY on channel `events`. Returns the `evt_` id. */
 export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
   const id = newId('evt_');
+  // One round trip: the row and its NOTIFY (delivered at commit).
   await m.query(
-    `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+    `WITH e AS (
+       INSERT INTO events(id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
+     SELECT pg_notify('events', id) FROM e`,
     [id, e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? [], JSON.stringify({ object: e.object }),
       e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION]);
-  await m.query(`SELECT pg_notify('events', $1)`, [id]);
   return id;
 }
 

@@ -2,8 +2,12 @@
  * Per-credential-class rate limiting (spec 8): rate-limiter-flexible's RateLimiterPostgres, so every
  * API instance shares one budget per credential. Over budget: `429 rate_limit_error` + `Retry-After`.
  * Rates (requests per second) come from configuration; the spec leaves them open.
+ *
+ * Leasing: for a budget of 200/s or more, an instance takes points from the shared store in leases
+ * of up to 10 (one store write per lease instead of per request) and spends them locally until the
+ * window ends. Near the limit (a lease refused) it falls back to one point per request, so the
+ * shared budget is never exceeded; at most (lease - 1) points per instance and window go unused.
  */
-import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../domain/errors';
@@ -12,46 +16,62 @@ import { db } from '../../lib/db';
 import type { AppState } from '../context';
 
 type CredentialClass = 'business_key' | 'dashboard_session' | 'public_token' | 'anonymous';
-const limiters = new Map<CredentialClass, { limiter: RateLimiterPostgres; shards: number }>();
 
-/**
- * A high per-second budget is split evenly over up to 8 rows per subject (one row per 100
- * requests/s), each request charging one row at random: every instance still shares the budget
- * through PostgreSQL, but one busy key no longer queues all its requests on one locked row.
- */
-export function shardsFor(points: number): number {
-  return Math.max(1, Math.min(8, Math.floor(points / 100)));
+interface ClassLimiter { store: RateLimiterPostgres; lease: number }
+interface Lease { remaining: number; expiresAt: number; exact: boolean }
+
+const limiters = new Map<CredentialClass, ClassLimiter>();
+const leases = new Map<string, Lease>();
+
+/** Lease size for a per-second budget: 1 (exact, one write per request) below 200/s, else up to 10. */
+export function leaseFor(points: number): number {
+  return points < 200 ? 1 : Math.min(10, Math.floor(points / 20));
 }
 
-function limiter(cls: CredentialClass): { limiter: RateLimiterPostgres; shards: number } {
+function classLimiter(cls: CredentialClass): ClassLimiter {
   let l = limiters.get(cls);
   if (!l) {
     const pool = (db().driver as unknown as { master: unknown }).master;
     const points = loadConfig().rateLimits[cls];
-    const shards = shardsFor(points);
     l = {
-      shards,
-      limiter: new RateLimiterPostgres({
-        storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: cls,
-        points: Math.ceil(points / shards), duration: 1, clearExpiredByTimeout: false,
-      }),
+      lease: leaseFor(points),
+      store: new RateLimiterPostgres({ storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: cls, points, duration: 1, clearExpiredByTimeout: false }),
     };
     limiters.set(cls, l);
   }
   return l;
 }
 
+function tooMany(msBeforeNext: number): DomainError {
+  const secs = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new DomainError('rate_limit_error', 'rate_limited', 'Too many requests. Back off and retry after `Retry-After` seconds.', { details: { retry_after_seconds: secs } });
+}
+
 /** Consumes one point for (class, subject); throws 429 with Retry-After when over budget. */
 export async function consume(cls: CredentialClass, subject: string): Promise<void> {
-  const { limiter: rl, shards } = limiter(cls);
+  const { store, lease } = classLimiter(cls);
+  const id = `${cls}:${subject}`;
+  const now = Date.now();
+  const held = leases.get(id);
+  if (held && held.expiresAt > now && held.remaining > 0) {
+    held.remaining -= 1;
+    return;
+  }
+  const exact = lease === 1 || (held !== undefined && held.expiresAt > now && held.exact);
+  const take = exact ? 1 : lease;
   try {
-    await rl.consume(shards > 1 ? `${subject}#${crypto.randomInt(shards)}` : subject, 1);
+    const res = await store.consume(subject, take);
+    leases.set(id, { remaining: take - 1, expiresAt: now + res.msBeforeNext, exact });
+    if (leases.size > 100_000) leases.clear();
   } catch (e) {
-    if (e instanceof RateLimiterRes) {
-      const secs = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
-      throw new DomainError('rate_limit_error', 'rate_limited', 'Too many requests. Back off and retry after `Retry-After` seconds.', { details: { retry_after_seconds: secs } });
+    if (!(e instanceof RateLimiterRes)) throw e;
+    if (take > 1) {
+      // The lease overshot the remaining budget: give it back and go exact for this window.
+      await store.reward(subject, take).catch(() => undefined);
+      leases.set(id, { remaining: 0, expiresAt: now + e.msBeforeNext, exact: true });
+      return consume(cls, subject);
     }
-    throw e;
+    throw tooMany(e.msBeforeNext);
   }
 }
 

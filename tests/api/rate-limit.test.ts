@@ -12,6 +12,7 @@ import { connectDb } from '../helpers/api';
 
 beforeAll(async () => {
   process.env.RATE_LIMIT_ANONYMOUS = '3';
+  process.env.RATE_LIMIT_PUBLIC_TOKEN = '400';
   resetConfig();
   await connectDb();
 });
@@ -39,4 +40,23 @@ test('the budget refills after its window', async () => {
   await expect(consume('anonymous', subject)).rejects.toBeInstanceOf(DomainError);
   await new Promise((r) => setTimeout(r, 1100));
   await expect(consume('anonymous', subject)).resolves.toBeUndefined();
+});
+
+test('a high budget is leased in blocks of 10: the limit holds exactly with a tenth of the store writes', async () => {
+  const subject = `ip-lease-${Date.now()}`;
+  let refused = 0;
+  let allowed = 0;
+  // Stay inside one 1-second window: 420 sequential consumes take well under a second here.
+  const start = Date.now();
+  for (let i = 0; i < 420; i++) {
+    try { await consume('public_token', subject); allowed++; } catch (e) { expect(e).toBeInstanceOf(DomainError); refused++; }
+  }
+  if (Date.now() - start < 1000) {
+    expect(allowed).toBe(400);
+    expect(refused).toBe(20);
+  } else {
+    expect(allowed).toBeGreaterThanOrEqual(400);
+  }
+  const rows = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`public_token:${subject}`]);
+  expect(rows[0].points).toBeGreaterThanOrEqual(400);
 });
