@@ -477,9 +477,8 @@ export async function createLink(c: OpContext, input: CreateLinkInput): Promise<
       latest_attempt_status: null, partial_payment: null, invoice_sent_at: null,
     });
     await insertWithShortCode(m, link);
-    const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    await emitLinkEvent(m, saved, 'payment_link.created', c.request);
-    return saved;
+    await emitLinkEvent(m, link, 'payment_link.created', c.request);
+    return link;
   });
 }
 
