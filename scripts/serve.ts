@@ -3,6 +3,7 @@
  * and `api/main.ts` as separate, horizontally scalable processes.
  */
 import 'reflect-metadata';
+import { stopNotifyListener } from '../lib/notify';
 import { createWorker } from '../worker';
 import { startApi } from '../api/main';
 import { logger } from '../lib/logger';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     worker.shutdown();
     await running.catch(() => undefined);
     await stopDispatcher();
+    await stopNotifyListener();
     process.exit(0);
   };
   process.on('SIGTERM', stop);

@@ -7,6 +7,7 @@
  *    simulator on. Prints the URLs and credentials and writes them to .data/.
  */
 import 'reflect-metadata';
+import { stopNotifyListener } from '../lib/notify';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
     worker.shutdown();
     await running.catch(() => undefined);
     await stopDispatcher();
+    await stopNotifyListener();
     for (const s of stops.reverse()) await s().catch(() => undefined);
     process.exit(0);
   };
