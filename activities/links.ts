@@ -24,7 +24,7 @@ import { isLinkEditable } from '../domain/verdicts';
 import { isFlagOpen } from '../api/switches';
 import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../api/views/payment-link';
 import { Account, AddressBookEntry, Client, Product, type LinkItem, PaymentLink } from '../entities';
-import { db, transaction } from '../lib/db';
+import { auxDb, db, transaction } from '../lib/db';
 import { newId, newShortCode } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { randomToken } from '../lib/secrets';
@@ -249,7 +249,7 @@ async function resolveItems(m: EntityManager, c: OpContext, items: ItemInput[] |
  * (numbers are unique and increasing, not gapless).
  */
 async function nextReferenceId(_m: EntityManager, accountId: string): Promise<string> {
-  const rows: Array<{ n: string }> = await db().query(
+  const { rows } = await auxDb().query<{ n: string }>(
     `WITH u AS (UPDATE accounts SET link_reference_seq = link_reference_seq + 1 WHERE id = $1 RETURNING link_reference_seq)
      SELECT link_reference_seq::text AS n FROM u`, [accountId]);
   if (!rows[0]) throw notFound('No such account.');

@@ -4,7 +4,7 @@
  * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
-import { db } from '../lib/db';
+import { auxDb, db } from '../lib/db';
 
 /** Known switches and their defaults when no row exists. */
 export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string }> = {
@@ -24,7 +24,7 @@ const accountCache = new Map<string, { at: number; flags: Map<string, boolean> }
 async function globalSwitches(): Promise<Map<string, boolean>> {
   const now = Date.now();
   if (cache && now - cache.at < TTL_MS) return cache.global;
-  const rows: Array<{ name: string; enabled: boolean }> = await db().query('SELECT name, enabled FROM feature_switches');
+  const { rows } = await auxDb().query<{ name: string; enabled: boolean }>('SELECT name, enabled FROM feature_switches');
   const m = new Map<string, boolean>();
   for (const r of rows) m.set(r.name, r.enabled);
   cache = { at: now, global: m };
@@ -42,7 +42,7 @@ export async function isFlagOpen(name: string, accountId: string): Promise<boole
   const now = Date.now();
   let entry = accountCache.get(accountId);
   if (!entry || now - entry.at >= TTL_MS) {
-    const rows: Array<{ name: string; enabled: boolean }> = await db().query('SELECT name, enabled FROM account_flags WHERE account_id = $1', [accountId]);
+    const { rows } = await auxDb().query<{ name: string; enabled: boolean }>('SELECT name, enabled FROM account_flags WHERE account_id = $1', [accountId]);
     entry = { at: now, flags: new Map(rows.map((r) => [r.name, r.enabled])) };
     accountCache.set(accountId, entry);
     if (accountCache.size > 10000) accountCache.clear();

@@ -4,10 +4,12 @@
  * outbox events commit together (ARCHITECTURE.md "Data flow" 3).
  */
 import 'reflect-metadata';
+import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { ENTITIES, MIGRATIONS } from '../entities';
 
 let dataSource: DataSource | null = null;
+let auxPool: Pool | null = null;
 
 /** Builds (does not connect) a DataSource for `url`. */
 export function makeDataSource(url: string, poolSize = 10): DataSource {
@@ -28,6 +30,7 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
   if (dataSource?.isInitialized) return dataSource;
   dataSource = makeDataSource(url, poolSize);
   await dataSource.initialize();
+  auxPool = new Pool({ connectionString: url, max: 4 });
   return dataSource;
 }
 
@@ -35,6 +38,16 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
 export function db(): DataSource {
   if (!dataSource?.isInitialized) throw new Error('database not initialised: call initDb() first');
   return dataSource;
+}
+
+/**
+ * A small separate pool for short autocommit statements that may run while the caller holds a
+ * connection of the main pool inside a transaction (switch and flag reads, reference-number
+ * allocation). Taking a second connection from the main pool there could deadlock it under load.
+ */
+export function auxDb(): Pool {
+  if (!auxPool) throw new Error('database not initialised: call initDb() first');
+  return auxPool;
 }
 
 /** Runs `fn` in one READ COMMITTED transaction; rolls back on throw. */
@@ -52,4 +65,6 @@ export async function runMigrations(ds: DataSource): Promise<string[]> {
 export async function closeDb(): Promise<void> {
   if (dataSource?.isInitialized) await dataSource.destroy();
   dataSource = null;
+  await auxPool?.end().catch(() => undefined);
+  auxPool = null;
 }

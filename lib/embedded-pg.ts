@@ -52,7 +52,8 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     postgresFlags: flags,
     // Machines without the en_US.UTF-8 locale: override the library's --lc-messages (last flag wins).
     initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
-    onLog: () => undefined,
+    // PG_LOG_FILE: append the server's log there (diagnosing a dev or bench cluster).
+    onLog: (msg: string) => { if (process.env.PG_LOG_FILE) fs.appendFileSync(process.env.PG_LOG_FILE, msg); },
     onError: (e: unknown) => opts.log?.(`[postgres] ${String(e)}`),
   });
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
