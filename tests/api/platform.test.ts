@@ -256,6 +256,10 @@ describe('accounts and API keys (spec 4.10)', () => {
     expect(r.body).toMatchObject({ display_name: 'Acme Studio', language: 'en', support_contact: { email: 'help@acme.example' } });
   });
 
+  test('PATCH /account by a test-mode caller is 400 livemode_boundary', async () => {
+    expectError(await client(acct.test_key).patch('/v1/account', { display_name: 'x' }), 400, 'invalid_request', 'livemode_boundary');
+  });
+
   test('POST /accounts: 409 account_already_exists for a login owning a live account; 403 for keys', async () => {
     expectError(await client(acct.session_token).post('/v1/accounts', { display_name: 'Second' }), 409, 'conflict', 'account_already_exists');
     expectError(await client(acct.live_key).post('/v1/accounts', { display_name: 'Second' }), 403, 'permission_error');
