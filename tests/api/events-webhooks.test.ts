@@ -7,8 +7,6 @@
  * The https-only URL rule is covered as a unit test of `checkEndpointUrl` (the product under
  * test runs with WEBHOOKS_ALLOW_LOOPBACK=true so it can reach the receiver).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createSession, insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
@@ -20,57 +18,12 @@ import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { closeTemporalClient } from '../../temporal/client';
 import { client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
+import { Receiver, type Received } from '../helpers/receiver';
 
 // ---------------------------------------------------------------------------------------------
 // A local webhook receiver
 // ---------------------------------------------------------------------------------------------
 
-interface Received { path: string; headers: Record<string, string>; body: string; at: number }
-interface Reply { status: number; headers?: Record<string, string>; body?: string }
-
-class Receiver {
-  readonly server = http.createServer((req, res) => this.handle(req, res));
-  base = '';
-  private readonly got = new Map<string, Received[]>();
-  private readonly plans = new Map<string, Reply[]>();
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** A fresh path on this receiver; `replies` are answered in order, then 200. */
-  path(name: string, replies: Reply[] = []): { url: string; path: string } {
-    const p = `/${name}-${Math.random().toString(36).slice(2, 10)}`;
-    this.plans.set(p, [...replies]);
-    return { url: `${this.base}${p}`, path: p };
-  }
-
-  received(path: string): Received[] {
-    return this.got.get(path) ?? [];
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0];
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      const list = this.got.get(path) ?? [];
-      list.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      this.got.set(path, list);
-      const reply = this.plans.get(path)?.shift() ?? { status: 200, body: '{"received":true}' };
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
-      res.end(reply.body ?? '');
-    });
-  }
-}
 
 /** Verifies a receipt with `secret` (Standard Webhooks); returns the parsed event or throws. */
 function verify(secret: string, r: Received): any {

@@ -1,16 +1,7 @@
-import { DomainError } from '../../domain/errors';
 import { bpsOf, PAYER_FEE_BPS, PAYER_FEE_CAPABILITY, settlementAssetFor, totalDue } from '../../domain/fees';
 import { Money } from '../../domain/money';
+import { caught } from '../helpers/domain';
 
-function caught(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a DomainError');
-}
 
 const usd = (amount: string): Money => ({ amount, currency: 'USD', decimals: 2 });
 const usdc = (amount: string): Money => ({ amount, currency: 'USDC', decimals: 6 });

@@ -1,4 +1,3 @@
-import { DomainError } from '../../domain/errors';
 import {
   addMoney,
   ceilDiv,
@@ -18,16 +17,8 @@ import {
   toMinorNonNegative,
   toMinorPositive,
 } from '../../domain/money';
+import { caught } from '../helpers/domain';
 
-function caught(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe('currency registry', () => {
   it.each([

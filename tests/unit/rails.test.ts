@@ -1,4 +1,3 @@
-import { DomainError } from '../../domain/errors';
 import {
   BANK_RAILS,
   computePayableRails,
@@ -10,16 +9,8 @@ import {
   RAILS_CLOSED,
   validateAllowedRails,
 } from '../../domain/rails';
+import { caught } from '../helpers/domain';
 
-function caught(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e;
-    throw e;
-  }
-  throw new Error('expected a DomainError');
-}
 
 const ALL = [...RAILS_CLOSED];
 

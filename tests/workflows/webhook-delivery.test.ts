@@ -20,53 +20,12 @@ import { encrypt } from '../../lib/secrets';
 import { ensureTestServer } from '../../temporal/bootstrap';
 import { WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { connectDb, newAccount } from '../helpers/api';
+import { Receiver } from '../helpers/receiver';
 
 const SETUP_TIMEOUT_MS = 20 * 60_000;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-interface Reply { status?: number; hangMs?: number; before?: () => Promise<void> }
-
-/** Local receiver: per path, scripted replies in order, then 200. Records raw bodies and headers. */
-class Receiver {
-  readonly server = http.createServer((req, res) => this.handle(req, res));
-  base = '';
-  readonly got = new Map<string, Array<{ body: string; headers: Record<string, string> }>>();
-  private readonly plans = new Map<string, Reply[]>();
-
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-
-  path(name: string, replies: Reply[]): { url: string; path: string } {
-    const p = `/${name}-${crypto.randomBytes(4).toString('hex')}`;
-    this.plans.set(p, replies);
-    return { url: `${this.base}${p}`, path: p };
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const path = req.url ?? '/';
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      this.got.set(path, [...(this.got.get(path) ?? []), { body: Buffer.concat(chunks).toString('utf8'), headers }]);
-      const reply = this.plans.get(path)?.shift() ?? { status: 200 };
-      if (reply.before) await reply.before();
-      if (reply.hangMs) await new Promise((r) => setTimeout(r, reply.hangMs));
-      if (res.destroyed) return;
-      res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain' });
-      res.end(`status ${reply.status ?? 200}`);
-    });
-  }
-}
 
 /** Inserts an endpoint, an already-dispatched event and a delivery whose workflow the test runs itself. */
 async function seed(accountId: string, url: string, consecutiveFailures = 0): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
@@ -164,7 +123,7 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     expect(skipped).toBeGreaterThanOrEqual(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR);
     expect((await attemptsOf(s.deliveryId)).map((a) => [a.attempt_number, a.status_code])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 200]]);
     expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 6, last_status_code: 200, next_attempt_at: null });
-    const received = receiver.got.get(p.path) ?? [];
+    const received = receiver.received(p.path);
     expect(received).toHaveLength(6);
     for (const r of received) {
       expect(r.headers['webhook-id']).toBe(s.eventId);
@@ -220,7 +179,7 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     expect(await handle.result()).toBe('cancelled');
     expect(await attemptsOf(s.deliveryId)).toHaveLength(1);
     expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'cancelled', next_attempt_at: null });
-    expect(receiver.got.get(p.path)).toHaveLength(1);
+    expect(receiver.received(p.path)).toHaveLength(1);
   }, 120_000);
 
   it('counts a receiver that does not answer within 10 s as a failed attempt (timeout), then retries', async () => {
