@@ -42,6 +42,15 @@ function pct(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const stack = await startStack({ log, tag: 'bench', envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' } });
+  try {
+    await measure(stack);
+  } finally {
+    await closeDb();
+    await stack.stop();
+  }
+}
+
+async function measure(stack: Awaited<ReturnType<typeof startStack>>): Promise<void> {
   await initDb(stack.databaseUrl, 4);
   const creds = await provisionAccount();
   const { db } = await import('../lib/db');
@@ -142,8 +151,6 @@ async function main(): Promise<void> {
     `Targets: reads >= 50% of bare (${(100 * getProduct.rps / getBare.rps).toFixed(0)}%), writes >= 35% (${(100 * postProduct.rps / postBare.rps).toFixed(0)}%), p99 < 50 ms (GET ${getProduct.p99} ms, POST ${postProduct.p99} ms)`,
     '',
   ].join('\n'));
-  await closeDb();
-  await stack.stop();
 }
 
 main().then(() => process.exit(0)).catch((e) => {

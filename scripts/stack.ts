@@ -75,6 +75,9 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   // PRODUCT_NODE_ARGS: extra node flags for the product process (e.g. --cpu-prof when profiling).
   const nodeArgs = (env.PRODUCT_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const product = spawn(process.execPath, [...nodeArgs, path.resolve(__dirname, 'serve.js')], { env, stdio: ['ignore', out, out], detached: true });
+  // The product runs in its own process group; never leave it behind if this process dies.
+  const killProduct = () => { try { process.kill(-product.pid!, 'SIGTERM'); } catch { /* gone */ } };
+  process.once('exit', killProduct);
   const apiUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90000;
   for (;;) {
@@ -88,7 +91,8 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   return {
     apiUrl, databaseUrl, temporalAddress: temporal.address, env, productLog,
     stop: async () => {
-      try { process.kill(-product.pid!, 'SIGTERM'); } catch { /* gone */ }
+      process.removeListener('exit', killProduct);
+      killProduct();
       await new Promise((r) => setTimeout(r, 300));
       await temporal.stop();
       if (stopPg) await stopPg();
