@@ -3,7 +3,7 @@
  * `webhook_deliveries` rows and starts one delivery workflow per row. Runs inside each worker
  * process (worker.ts); any number of worker processes may run it at once.
  *
- * - Wake-ups: LISTEN on channel `events` (a dedicated `pg` Client, reconnected with backoff on
+ * - Wake-ups: LISTEN on channel `events` (the process's shared listener, lib/notify.ts, reconnected on
  *   error) plus a 1 s fallback poll.
  * - A pass, in one transaction: lock up to 200 undispatched events (`ORDER BY seq ... FOR UPDATE
  *   SKIP LOCKED`, so concurrent dispatchers never take the same event), insert a delivery for
@@ -17,7 +17,7 @@
  *   LOCKED so only one process restarts each. Starting is idempotent by workflow id, and the
  *   delivery activity refuses to resend a final delivery.
  */
-import { Client as PgClient } from 'pg';
+import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
 import { endpointReceives } from '../domain/event-types';
 import { loadConfig } from '../lib/config';
 import { db, transaction } from '../lib/db';
@@ -161,48 +161,16 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
     running = pass().finally(() => { running = null; });
   };
 
-  let listener: PgClient | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  let backoffMs = 500;
-  const listen = async (): Promise<void> => {
-    if (stopped) return;
-    const c = new PgClient({ connectionString: url });
-    c.on('notification', wake);
-    c.on('error', (e) => {
-      logger.warn({ err: e }, 'dispatcher LISTEN connection failed; reconnecting');
-      drop(c);
-    });
-    try {
-      await c.connect();
-      await c.query('LISTEN events');
-      listener = c;
-      backoffMs = 500;
-      wake(); // catch up on anything missed while disconnected
-    } catch (e) {
-      logger.warn({ err: e }, 'dispatcher could not LISTEN; retrying');
-      drop(c);
-    }
-  };
-  const drop = (c: PgClient): void => {
-    if (listener === c) listener = null;
-    c.removeAllListeners('notification');
-    c.end().catch(() => undefined);
-    if (stopped || reconnectTimer) return;
-    reconnectTimer = setTimeout(() => { reconnectTimer = null; void listen(); }, backoffMs);
-    backoffMs = Math.min(backoffMs * 2, 30_000);
-  };
-
-  await listen();
+  // Wake-ups ride the process's shared LISTEN connection (lib/notify.ts); the poll covers gaps.
+  await startNotifyListener(url);
+  await onNotify('events', wake);
   const poll = setInterval(wake, DISPATCH_POLL_MS);
   wake();
 
   return async () => {
     stopped = true;
     clearInterval(poll);
-    if (reconnectTimer) clearTimeout(reconnectTimer);
-    const c = listener;
-    listener = null;
-    if (c) await c.end().catch(() => undefined);
+    offNotify('events', wake);
     if (running) await running;
   };
 }

@@ -58,18 +58,14 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
         logger.error({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'unhandled error');
         err = new DomainError('api_error', 'internal_error', 'An unexpected error occurred. Contact support with the request id.');
       }
+      // `details.retry_after_seconds` is an internal hint: it becomes the Retry-After header (spec 7, 8).
+      const { retry_after_seconds: retryAfter, ...details } = err.details ?? {};
+      const wire = retryAfter === undefined ? err : new DomainError(err.type, err.code, err.message, {
+        param: err.param, details: Object.keys(details).length ? details : undefined, status: err.status,
+      });
+      if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
       ctx.status = err.status;
-      ctx.body = errorBody(err, ctx.state.requestId);
-      if (err.type === 'rate_limit_error' || (err.type === 'temporarily_unavailable' && err.details?.retry_after_seconds)) {
-        const s = Number(err.details?.retry_after_seconds ?? 1);
-        ctx.set('Retry-After', String(s));
-      }
-      if (err.details && 'retry_after_seconds' in err.details) {
-        // Internal hint only: the header carries it; keep the wire details clean.
-        const { retry_after_seconds: _omit, ...rest } = err.details;
-        const body = ctx.body as { error: Record<string, unknown> };
-        if (Object.keys(rest).length) body.error.details = rest; else delete body.error.details;
-      }
+      ctx.body = errorBody(wire, ctx.state.requestId);
     }
   };
 }

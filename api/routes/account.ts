@@ -62,12 +62,11 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['business_key', 'dashboard_session'],
+    id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['dashboard_session'],
     roles: ['owner', 'admin', 'developer', 'viewer'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: Joi.string().uppercase().length(2) }),
     handler: async ({ caller, body }) => {
-      if (caller.kind !== 'dashboard_session') throw new DomainError('permission_error', 'role_denied', 'Accounts are created by a person through a dashboard session.');
       if (caller.role !== 'owner') throw new DomainError('permission_error', 'role_denied', 'Members cannot create accounts; the login must own its account.');
       if (!caller.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
       if (body.country && !COUNTRIES.has(body.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${body.country}.`, { param: 'country' });
