@@ -7,6 +7,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { activities } from './activities';
 import { startDispatcher } from './activities/dispatcher';
+import { startHousekeeping } from './activities/housekeeping';
 import { ensureLinkWorkflows } from './activities/links';
 import { ensurePaymentWorkflows } from './activities/payins';
 import { loadConfig } from './lib/config';
@@ -27,7 +28,9 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     activities,
     maxConcurrentActivityTaskExecutions: 100,
   });
-  const stopDispatcher = await startDispatcher();
+  const stopDispatcherLoop = await startDispatcher();
+  const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));
+  const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
   void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows()])
     .then(([payments, links]) => logger.info({ payments, links }, 'workflow recovery pass done'))
