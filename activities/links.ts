@@ -296,13 +296,34 @@ export async function createClient(c: OpContext, input: ClientInput): Promise<Cl
 }
 
 /**
+ * Locks the caller's row of `entity` (same account and mode) for update; 404 `not_found` naming
+ * `label` for an unknown or foreign id (cross-account ids are never 403).
+ */
+async function lockOwned<T extends Client | Product>(m: EntityManager, entity: new () => T, c: OpContext, id: string, label: string): Promise<T> {
+  const row = await m.findOne(entity as unknown as typeof Client, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } }) as T | null;
+  if (!row) throw notFound(`No such ${label}: ${id}.`, 'id');
+  return row;
+}
+
+/** Archives the caller's client or product (idempotent: the first `archived_at` is kept). 404 for foreign ids. */
+async function archiveOwned<T extends Client | Product>(c: OpContext, entity: new () => T, id: string, label: string): Promise<T> {
+  return transaction(async (m) => {
+    const row = await lockOwned(m, entity, c, id, label);
+    if (!row.archived_at) {
+      row.archived_at = new Date();
+      await m.save(row);
+    }
+    return m.findOneByOrFail(entity as unknown as typeof Client, { id }) as unknown as T;
+  });
+}
+
+/**
  * Updates a client (spec 2.3): null (or a blank string) clears email/company/country/role/notes;
  * keys not sent are kept. 404 for an unknown or foreign id; 409 conflict `client_archived` once archived.
  */
 export async function updateClient(c: OpContext, id: string, input: ClientInput): Promise<Client> {
   return transaction(async (m) => {
-    const row = await m.findOne(Client, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!row) throw notFound(`No such client: ${id}.`, 'id');
+    const row = await lockOwned(m, Client, c, id, 'client');
     if (row.archived_at) throw conflict('client_archived', 'An archived client cannot be changed.');
     if (input.display_name !== undefined) row.display_name = input.display_name.trim();
     for (const k of ['email', 'company', 'country', 'role', 'notes'] as const) {
@@ -313,17 +334,9 @@ export async function updateClient(c: OpContext, id: string, input: ClientInput)
   });
 }
 
-/** Archives a client (idempotent: an archived client keeps its first `archived_at`). 404 for foreign ids. */
-export async function archiveClient(c: OpContext, id: string): Promise<Client> {
-  return transaction(async (m) => {
-    const row = await m.findOne(Client, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!row) throw notFound(`No such client: ${id}.`, 'id');
-    if (!row.archived_at) {
-      row.archived_at = new Date();
-      await m.save(row);
-    }
-    return m.findOneByOrFail(Client, { id });
-  });
+/** Archives a client (idempotent). 404 for foreign ids. */
+export function archiveClient(c: OpContext, id: string): Promise<Client> {
+  return archiveOwned(c, Client, id, 'client');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -367,8 +380,7 @@ export async function createProduct(c: OpContext, input: ProductInput): Promise<
  */
 export async function updateProduct(c: OpContext, id: string, input: ProductInput): Promise<Product> {
   return transaction(async (m) => {
-    const row = await m.findOne(Product, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!row) throw notFound(`No such product: ${id}.`, 'id');
+    const row = await lockOwned(m, Product, c, id, 'product');
     if (row.archived_at) throw conflict('product_archived', 'An archived product cannot be changed.');
     if (input.name !== undefined) row.name = input.name.trim();
     if (input.description !== undefined) row.description = blankToNull(input.description);
@@ -397,16 +409,8 @@ export async function updateProduct(c: OpContext, id: string, input: ProductInpu
 }
 
 /** Archives a product (idempotent). 404 for foreign ids. */
-export async function archiveProduct(c: OpContext, id: string): Promise<Product> {
-  return transaction(async (m) => {
-    const row = await m.findOne(Product, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!row) throw notFound(`No such product: ${id}.`, 'id');
-    if (!row.archived_at) {
-      row.archived_at = new Date();
-      await m.save(row);
-    }
-    return m.findOneByOrFail(Product, { id });
-  });
+export function archiveProduct(c: OpContext, id: string): Promise<Product> {
+  return archiveOwned(c, Product, id, 'product');
 }
 
 // ---------------------------------------------------------------------------------------
