@@ -45,6 +45,12 @@ export interface OperationDef<B = any, Q = any> {
   /** Mutations require Idempotency-Key (default: true for non-GET). */
   idempotent?: boolean;
   successStatus?: number;
+  /**
+   * joi schema of the success body (the view's wire shape). Feeds the OpenAPI document
+   * (`GET /v1/openapi.json`) and the contract fuzzing; it must be exact: required fields
+   * `.required()`, nullable ones `.allow(null)`. Lists use `listEnvelope(item)` from api/schemas/responses.ts.
+   */
+  response?: Joi.Schema;
   summary?: string;
   handler: (a: HandlerArgs<B, Q>) => Promise<unknown>;
 }
