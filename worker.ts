@@ -10,6 +10,7 @@ import { startDispatcher } from './activities/dispatcher';
 import { startHousekeeping } from './activities/housekeeping';
 import { ensureLinkWorkflows } from './activities/links';
 import { ensurePaymentWorkflows } from './activities/payins';
+import { ensurePayoutWorkflows } from './activities/payouts';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';
@@ -32,8 +33,8 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));
   const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
-  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows()])
-    .then(([payments, links]) => logger.info({ payments, links }, 'workflow recovery pass done'))
+  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows()])
+    .then(([payments, links, payouts]) => logger.info({ payments, links, payouts }, 'workflow recovery pass done'))
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
   return { worker, stopDispatcher };
 }

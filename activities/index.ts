@@ -5,6 +5,7 @@
 import * as payins from './payins';
 import * as links from './links';
 import * as webhooks from './webhooks';
+import * as payouts from './payouts';
 
-export const activities = { ...payins, ...links, ...webhooks };
+export const activities = { ...payins, ...links, ...webhooks, ...payouts };
 export type Activities = typeof activities;

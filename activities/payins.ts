@@ -26,6 +26,7 @@ import { SIGNALS, WF } from '../temporal/names';
 import { paymentView } from '../api/views/payment';
 import { linkViewContext, paymentLinkView } from '../api/views/payment-link';
 import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
+import { recordPayoutTransfer } from './payouts';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];
@@ -93,7 +94,8 @@ async function moveLink(m: EntityManager, p: Payment, request: RequestRef | null
 // Chain watcher (runs where the chain adapter reports transfers)
 
 /**
- * Records a transfer seen on chain. A transfer to a payment's deposit address becomes a pending
+ * Records a transfer seen on chain. A transfer to a payout funding address is handed to the payout
+ * (activities/payouts recordPayoutTransfer). A transfer to a payment's deposit address becomes a pending
  * deposit of that payment and signals its workflow (started if not running: a late deposit to a
  * closed payment still gets a verdict). Transfers to unknown addresses are recorded with no payment.
  * Idempotent by (chain, tx_hash). Returns the deposit id.
@@ -102,6 +104,11 @@ export async function recordObservedTransfer(t: ObservedTransfer): Promise<strin
   const payments: Array<{ id: string; account_id: string; stablecoin: string | null }> = await db().query(
     'SELECT id, account_id, stablecoin FROM payments WHERE deposit_chain = $1 AND lower(deposit_address) = lower($2)', [t.chain, t.to_address]);
   const p = payments[0] ?? null;
+  if (!p) {
+    // A payout funding address (bridge deposit address on a source chain) goes to the payout workflow.
+    const payoutDepositId = await recordPayoutTransfer(t);
+    if (payoutDepositId) return payoutDepositId;
+  }
   const id = newId('dep_');
   const inserted: Array<{ id: string }> = await db().query(
     `INSERT INTO deposits(id, payment_id, chain, asset, to_address, from_address, tx_hash, amount_minor, decimals, effect)

@@ -74,6 +74,22 @@ export class SandboxChain implements ChainAdapter {
     this.listeners.push(listener);
   }
 
+  /** Reports a transfer recorded elsewhere (in a caller's transaction) to the watchers. */
+  async report(t: ObservedTransfer): Promise<void> {
+    for (const l of this.listeners) await l(t);
+  }
+
+  /**
+   * Sends `amount` of `asset` on `chainName` (this chain or an EVM source chain the sandbox keeps a
+   * ledger for) from a service-controlled address; idempotent by `idempotencyKey`; returns the tx
+   * hash. Reported to the watchers like any other transfer.
+   */
+  async transferOn(chainName: string, from: string, to: string, asset: string, amount: bigint, idempotencyKey: string): Promise<string> {
+    const t = await this.record({ chain: chainName, asset, from_address: from, to_address: to, amount, decimals: 6, tx_hash: txHash(`send:${chainName}:${idempotencyKey}`) }, idempotencyKey);
+    for (const l of this.listeners) await l(t);
+    return t.tx_hash;
+  }
+
   /**
    * Simulator entry: records a transfer on the sandbox ledger (idempotent by tx hash) and reports it
    * to the watchers. Returns the recorded transfer.

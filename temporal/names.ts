@@ -6,6 +6,7 @@ export const WF = {
   payment: 'paymentWorkflow',
   paymentLink: 'paymentLinkWorkflow',
   webhookDelivery: 'webhookDeliveryWorkflow',
+  payout: 'payoutWorkflow',
 } as const;
 
 export const SIGNALS = {
@@ -17,4 +18,14 @@ export const SIGNALS = {
   linkChanged: 'linkChanged',
   /** webhook delivery: start or replay now; no args. */
   deliver: 'deliver',
+  /** payout: a funding attempt was recorded (POST funding_instructions) or a refund address set; no args. */
+  payoutFund: 'fund',
+  /** payout: a deposit reached the funding address; arg { depositId }. */
+  payoutDeposit: 'payoutDeposit',
+  /** payout: a provider (bridge, fiat rail) changed state; re-read it; no args. */
+  payoutProviderUpdate: 'providerUpdate',
+  /** payout: cancelled through the API; no args. */
+  payoutCancelled: 'cancelled',
+  /** payout: the reconciliation signal; arg { needsAttention }. */
+  payoutReconciliation: 'reconciliation',
 } as const;

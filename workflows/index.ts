@@ -2,3 +2,4 @@
 export * from './payment';
 export * from './payment-link';
 export * from './webhook-delivery';
+export * from './payout';

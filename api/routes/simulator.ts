@@ -4,13 +4,26 @@
  * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash? }`:
  *   the chain adapter observes that transfer exactly as a real chain watcher would.
  * - GET /sim/emails?related_object_id=: emails the sandbox email provider recorded.
+ * - POST /sim/providers/fiat_rails/payments/{id or payout id} `{ state?: paid|failed|returned, paid_amount?,
+ *   reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout workflow re-reads it.
+ * - GET /sim/providers/bridge/transfers?client_reference=po_...: the sandbox bridge's transfers.
+ * - POST /sim/providers/reconciliation `{ payout_id, needs_attention }`: the reconciliation signal.
+ * - POST /sim/providers/faults `{ name, value|null }`: provider faults (providers/sandbox-faults.ts).
+ * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
+ * Chain transfers are accepted on the sandbox chain and on the payout source chains.
  */
 import Router from '@koa/router';
 import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
 import { db } from '../../lib/db';
+import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts';
+import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
+import { fiatRails } from '../../providers/fiat-rails';
+import { FAULT_NAMES, setFault } from '../../providers/sandbox-faults';
+import { signWalletSend } from '../../providers/wallet-sends';
+import { SIGNALS } from '../../temporal/names';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 
@@ -31,7 +44,9 @@ export function simulatorRouter(): Router<AppState> {
     const b = validate<{ chain: string; to_address: string; asset: string; amount: string; from_address?: string; tx_hash?: string }>(
       transferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const chain = chainAdapter();
-    if (b.chain !== chain.chain) throw new DomainError('invalid_request', 'network_not_supported', `The sandbox chain is \`${chain.chain}\`.`, { param: 'chain' });
+    if (b.chain !== chain.chain && !(PAYOUT_SOURCE_CHAINS as readonly string[]).includes(b.chain)) {
+      throw new DomainError('invalid_request', 'network_not_supported', `The sandbox chains are \`${chain.chain}\` and ${PAYOUT_SOURCE_CHAINS.join(', ')}.`, { param: 'chain' });
+    }
     let decimals: number;
     try { decimals = currencyDecimals(b.asset); } catch { throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' }); }
     const t = await chain.inject({ chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null });
@@ -47,5 +62,68 @@ export function simulatorRouter(): Router<AppState> {
     ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
   });
 
+  // ----- Payout providers (bridge, fiat rails, wallet sends): the outside world acting.
+
+  r.post('/providers/fiat_rails/payments/:ref', async (ctx) => {
+    const b = validate<{ state?: 'paid' | 'failed' | 'returned'; paid_amount?: string; reason?: string; recipient_received_amount?: string }>(railEventBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    let p;
+    try {
+      p = await fiatRails().simulate(ctx.params.ref, {
+        state: b.state, reason: b.reason ?? null,
+        paid: b.paid_amount !== undefined ? BigInt(b.paid_amount) : undefined,
+        recipientReceived: b.recipient_received_amount !== undefined ? BigInt(b.recipient_received_amount) : undefined,
+      });
+    } catch (e) {
+      throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
+    }
+    if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
+    await notifyPayoutProviderUpdate(p.client_reference);
+    ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
+      amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
+      reason: p.reason, provider_reference: p.provider_reference };
+  });
+
+  r.get('/providers/bridge/transfers', async (ctx) => {
+    const ref = typeof ctx.query.client_reference === 'string' ? ctx.query.client_reference : null;
+    const rows = await db().query('SELECT id, idempotency_key, client_reference, source_chain, deposit_address, state, created_at FROM sandbox_bridge_transfers WHERE ($1::text IS NULL OR client_reference = $1) ORDER BY created_at DESC LIMIT 100', [ref]);
+    ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
+  });
+
+  r.post('/providers/reconciliation', async (ctx) => {
+    const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [b.payout_id]);
+    if (!rows[0]) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
+    await signalPayout(b.payout_id, rows[0].account_id, SIGNALS.payoutReconciliation, [{ needsAttention: b.needs_attention }]);
+    ctx.status = 202;
+    ctx.body = { object: 'sim.reconciliation', payout_id: b.payout_id, needs_attention: b.needs_attention };
+  });
+
+  r.post('/providers/faults', async (ctx) => {
+    const b = validate<{ name: string; value: string | null }>(faultBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    await setFault(b.name, b.value);
+    ctx.body = { object: 'sim.fault', name: b.name, value: b.value };
+  });
+
+  r.post('/wallet/sends/:id/sign', async (ctx) => {
+    try {
+      const out = await signWalletSend(ctx.params.id);
+      ctx.status = 201;
+      ctx.body = { object: 'sim.wallet_send_signature', wallet_send_id: ctx.params.id, tx_hash: out.tx_hash };
+    } catch (e) {
+      throw new DomainError('conflict', 'sim_sign_refused', (e as Error).message);
+    }
+  });
+
   return r;
 }
+
+const railEventBody = Joi.object({
+  state: Joi.string().valid('paid', 'failed', 'returned'),
+  paid_amount: Joi.string().pattern(/^[0-9]+$/),
+  reason: Joi.string().max(200),
+  recipient_received_amount: Joi.string().pattern(/^[0-9]+$/),
+}).or('state', 'recipient_received_amount');
+
+const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
+
+const faultBody = Joi.object({ name: Joi.string().valid(...FAULT_NAMES).required(), value: Joi.string().allow(null).required() });

@@ -1,0 +1,102 @@
+/**
+ * Capabilities (spec 4.6): what an account can execute now, per corridor or rail, for one product.
+ * Each product registers its builder here (payment links and payouts now; payroll, buy/sell and
+ * wallet bank join in their own areas). Availability is never authorization: create and the money
+ * boundary re-check eligibility themselves.
+ */
+import { PAYER_FEE_CAPABILITY } from '../domain/fees';
+import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS, type CorridorGate } from '../domain/payouts';
+import { RAILS_CLOSED } from '../domain/rails';
+import { capabilityUnavailable } from '../domain/errors';
+import { auxDb } from '../lib/db';
+import { chainAdapter } from '../providers/chain';
+import { loadConfig } from '../lib/config';
+import type { Caller } from './context';
+import { executableRails } from './rails-availability';
+import { isFlagOpen, isSwitchOn } from './switches';
+import { corridorView } from './views/payout';
+
+/** Builds the capabilities document of one product for `caller`. */
+export type CapabilityBuilder = (caller: Caller) => Promise<Record<string, unknown>>;
+
+const PRODUCTS = new Map<string, CapabilityBuilder>();
+
+/** Registers (or replaces) the builder of `product`. */
+export function registerCapabilityProduct(product: string, builder: CapabilityBuilder): void {
+  PRODUCTS.set(product, builder);
+}
+
+/**
+ * The capabilities document of `product` (spec 4.6). A product whose area is not deployed yet
+ * answers `409 capability_unavailable` (nothing is executable for it; do not retry).
+ */
+export async function capabilitiesFor(product: string, caller: Caller): Promise<Record<string, unknown>> {
+  const b = PRODUCTS.get(product);
+  if (!b) throw capabilityUnavailable('capability_unavailable', `Capabilities of ${product} are not offered by this deployment.`, { product });
+  return b(caller);
+}
+
+/** The facts that gate payout corridors for an account now (re-read at create and at the money boundary). */
+export async function payoutGate(accountId: string): Promise<CorridorGate> {
+  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
+  return {
+    accessState: rows[0]?.access_state ?? 'blocked',
+    payoutsOpen: await isSwitchOn('payouts.enabled'),
+    previewOpen: await isFlagOpen('payouts.preview_corridors', accountId),
+  };
+}
+
+/** `GET /capabilities?product=payouts` and `GET /payouts/eligibility`: corridors and funding sources. */
+export async function payoutCapabilities(caller: Caller): Promise<Record<string, unknown>> {
+  const gate = await payoutGate(caller.accountId);
+  const corridors = CORRIDORS.map((c) => corridorView(c, corridorVerdict(c, gate)));
+  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [caller.accountId, chainAdapter().network]);
+  const anyExecutable = corridors.some((c) => c.executable === true);
+  return {
+    object: 'capabilities',
+    product: 'payouts',
+    livemode: caller.livemode,
+    corridors,
+    funding_sources: [
+      { funding_source: 'external_wallet', available: anyExecutable, reason: anyExecutable ? null : 'no_executable_corridor', source_chains: [...PAYOUT_SOURCE_CHAINS] },
+      { funding_source: 'service_wallet', available: anyExecutable && rows.length > 0, reason: rows.length === 0 ? 'wallet_not_found' : (anyExecutable ? null : 'no_executable_corridor'), source_chains: rows.map((r) => r.chain) },
+    ],
+  };
+}
+
+const RAIL_LABELS: Record<string, string> = {
+  crypto_native: 'USDC on the service network', crypto_xchain: 'USDC from another network', ach: 'US bank transfer (ACH)', wire: 'US wire transfer',
+  sepa: 'SEPA transfer', faster_payments: 'UK Faster Payments', pix: 'PIX', spei: 'SPEI',
+};
+
+/** `GET /capabilities?product=payment_links`: payer rails and the payer fee (spec 4.6). */
+export async function paymentLinkCapabilities(caller: Caller): Promise<Record<string, unknown>> {
+  const exec = new Set(await executableRails(caller.accountId));
+  const chain = chainAdapter();
+  const corridors = RAILS_CLOSED.map((rail) => {
+    const executable = exec.has(rail);
+    let blocked: string | null = null;
+    if (!executable) {
+      if (rail === 'crypto_xchain') blocked = loadConfig().network === 'mainnet' ? 'not_enabled' : 'xchain_requires_mainnet';
+      else blocked = 'fiat_settlement_unavailable';
+    }
+    const sourceChains = !executable ? [] : rail === 'crypto_native' ? [chain.chain] : rail === 'crypto_xchain' ? [...PAYOUT_SOURCE_CHAINS] : [];
+    const row: Record<string, unknown> = {
+      corridor_id: rail,
+      lifecycle: rail === 'crypto_native' ? 'public' : 'preview',
+      public_claim_status: rail === 'crypto_native' ? 'live' : rail === 'crypto_xchain' ? 'unverified' : 'planned',
+      executable,
+      source_chains: sourceChains,
+      max_amount: null,
+      action: 'none',
+      display_label: RAIL_LABELS[rail],
+      logo_url: `https://assets.payments.example/rails/${rail}.svg`,
+    };
+    if (blocked) row.blocked_reason = blocked;
+    return row;
+  });
+  return { object: 'capabilities', product: 'payment_links', livemode: caller.livemode, corridors, fee: { ...PAYER_FEE_CAPABILITY, rails: [...PAYER_FEE_CAPABILITY.rails] } };
+}
+
+registerCapabilityProduct('payouts', payoutCapabilities);
+registerCapabilityProduct('payment_links', paymentLinkCapabilities);

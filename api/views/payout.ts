@@ -1,0 +1,219 @@
+/**
+ * Wire projections of payouts (spec 2.6, 4.3, 4.6, 6): the payout, its event payload (stored
+ * `source_chain`, no `source_chain_chosen`), funding instructions, wallet funding quote, receipt,
+ * attempts, and the corridor rows of the capabilities document. The only place payout wire field
+ * names are spelled.
+ */
+import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS, type Corridor, type CorridorVerdict } from '../../domain/payouts';
+import type { Money } from '../../domain/money';
+import type { Payout, PayoutAttempt, WalletSend } from '../../entities';
+import type { CallerKind } from '../context';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const usdc = (minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS });
+const fiat = (p: Payout, minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: p.currency, decimals: p.decimals });
+
+/** `failure_reason`: `missing_return_policy` while funds are held with no return address (spec 2.6). */
+export function failureReasonOf(p: Payout): string | null {
+  if (p.held_minor !== null && !p.refund_address && p.funding_source !== 'service_wallet') return 'missing_return_policy';
+  return p.failure_reason;
+}
+
+/**
+ * `capability_snapshot` (spec 2.6): `eta_seconds` and `minimum` live from the corridor table at
+ * read time, `version` stamped at creation, `sender_display` and `legal_entity_name` as frozen; a
+ * pre-freeze payout has no `sender_display` and a null `legal_entity_name`.
+ */
+export function capabilitySnapshotView(p: Payout): Record<string, unknown> {
+  const c = corridorById(p.corridor_id);
+  const snap: Record<string, unknown> = {
+    version: p.capability_version,
+    eta_seconds: c ? c.eta_seconds : null,
+    minimum: c ? { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals } : null,
+    legal_entity_name: p.snapshot_frozen_at ? p.legal_entity_name : null,
+  };
+  if (p.snapshot_frozen_at) snap.sender_display = p.sender_display ?? 'unknown';
+  return snap;
+}
+
+/** The payout (spec 2.6). `source_chain` shows the default `base` while unchosen. */
+export function payoutView(p: Payout): Record<string, unknown> {
+  return {
+    id: p.id,
+    object: 'payout',
+    livemode: p.livemode,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    status: p.status,
+    invoice_amount: fiat(p, p.invoice_minor),
+    corridor_id: p.corridor_id,
+    fiat_rail: p.fiat_rail,
+    source_chain: p.source_chain ?? DEFAULT_SOURCE_CHAIN,
+    source_chain_chosen: p.source_chain !== null,
+    source_asset: p.source_asset,
+    payer_type: p.payer_type,
+    fee_bps: p.fee_bps,
+    notify_recipient: p.notify_recipient,
+    recipient_email: p.recipient_email,
+    note: p.note,
+    capability_snapshot: capabilitySnapshotView(p),
+    needs_attention: p.needs_attention,
+    settled_amount: fiat(p, p.settled_minor),
+    provider_paid_amount: fiat(p, p.provider_paid_minor),
+    invoice_shortfall_amount: fiat(p, p.shortfall_minor),
+    beneficiary: p.beneficiary_masked,
+    funding_source: p.funding_source,
+    failure_reason: failureReasonOf(p),
+    return_reason: p.return_reason,
+    held_amount: usdc(p.held_minor),
+    replaces: p.replaces_id,
+    replaced_by: p.replaced_by_id,
+    marked_sent_at: iso(p.marked_sent_at),
+    funded_at: iso(p.funded_at),
+    paid_at: iso(p.paid_at),
+    settled_at: iso(p.settled_at),
+  };
+}
+
+/** Event payload of a payout (spec 6): the stored `source_chain` (null while unchosen), no `source_chain_chosen`. */
+export function payoutEventView(p: Payout): Record<string, unknown> {
+  const { source_chain_chosen: _chosen, ...rest } = payoutView(p);
+  return { ...rest, source_chain: p.source_chain };
+}
+
+/** A funding attempt (`poa_`, spec 2.6). */
+export function attemptView(a: PayoutAttempt): Record<string, unknown> {
+  return {
+    id: a.id,
+    object: 'payout_attempt',
+    livemode: a.livemode,
+    payout_id: a.payout_id,
+    created_at: a.created_at.toISOString(),
+    updated_at: a.updated_at.toISOString(),
+    status: a.status,
+    funding_source: a.funding_source,
+    source_chain: a.source_chain,
+    source_currency: a.source_currency,
+    source_tx_hash: a.source_tx_hash,
+    refund_address: a.refund_address,
+    amount_received: usdc(a.received_minor),
+    expires_at: a.expires_at.toISOString(),
+  };
+}
+
+/**
+ * Funding instructions (spec 2.6). `sandbox` only on test-mode payouts; `funding_source` only for
+ * service-wallet funding; `send_instructions` only for dashboard sessions (an unsigned send to
+ * exactly `deposit_address`). Amounts are estimates (`amount_is_estimate` always true).
+ */
+export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: WalletSend | null, callerKind: CallerKind): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    object: 'payout_funding_instructions',
+    payout_id: p.id,
+    attempt_id: a.id,
+    status: p.status,
+    deposit_address: a.deposit_address,
+    chain: a.source_chain,
+    asset: a.source_currency,
+    amount: usdc(a.amount_minor),
+    buffer: usdc(a.buffer_minor),
+    fee: usdc(a.fee_minor),
+    fee_bps: p.fee_bps,
+    gross_amount: usdc(a.gross_minor),
+    amount_is_estimate: true,
+    deposit_message: a.deposit_message,
+    transfer_reference: a.transfer_reference,
+    refund_address: a.refund_address,
+    expires_at: a.expires_at.toISOString(),
+  };
+  if (!p.livemode) out.sandbox = true;
+  if (a.funding_source === 'service_wallet') {
+    out.funding_source = 'service_wallet';
+    if (send) {
+      out.wallet_send = {
+        id: send.id, status: send.status, from_address: send.wallet_address, chain: send.wallet_chain,
+        amount: usdc(send.amount_minor), delivery: usdc(send.delivery_minor), signable_until: send.signable_until.toISOString(),
+      };
+    }
+  }
+  if (callerKind === 'dashboard_session') {
+    const steps = a.funding_source === 'service_wallet' && send
+      ? [{ type: 'sign_wallet_send', wallet_send_id: send.id, from_address: send.wallet_address, chain: send.wallet_chain, to_address: a.deposit_address, to_chain: a.source_chain, asset: send.asset, amount: usdc(send.amount_minor), signable_until: send.signable_until.toISOString() }]
+      : [{ type: 'transfer', chain: a.source_chain, asset: a.source_currency, to_address: a.deposit_address, amount: usdc(a.gross_minor), memo: null }];
+    out.send_instructions = { steps };
+  }
+  return out;
+}
+
+/** Wallet funding quote (spec 2.6). All amounts USDC. */
+export function walletFundingQuoteView(q: {
+  payout: Payout; available: boolean; reason: string | null; sourceChain: string; required: bigint; estimate: bigint;
+  balance: bigint | null; expiresAt: Date;
+}): Record<string, unknown> {
+  const covers = q.balance !== null && q.balance >= q.estimate;
+  return {
+    object: 'payout_wallet_funding_quote',
+    payout_id: q.payout.id,
+    funding_source: 'service_wallet',
+    available: q.available,
+    reason: q.reason,
+    source_chain: q.sourceChain,
+    required_delivery: usdc(q.required),
+    wallet_send_estimate: usdc(q.estimate),
+    cross_network_cost: usdc(q.estimate - q.required),
+    wallet_balance: usdc(q.balance),
+    covers,
+    shortfall: covers || q.balance === null ? null : usdc(q.estimate - q.balance),
+    expires_at: q.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Receipt (spec 2.6): confirmed figures only; `fee` and `gross` null until a settlement-confirmed
+ * figure exists (today always); projections live under `estimates` and are labelled as such.
+ */
+export function receiptView(p: Payout, a: PayoutAttempt, providerReference: string | null): Record<string, unknown> {
+  return {
+    object: 'payout_receipt',
+    payout_id: p.id,
+    livemode: p.livemode,
+    received_amount: usdc(a.received_minor),
+    sent_amount: fiat(p, p.provider_paid_minor),
+    settled_amount: fiat(p, p.settled_minor),
+    invoice_amount: fiat(p, p.invoice_minor),
+    fee: null,
+    gross: null,
+    provider_reference: providerReference,
+    settled_at: iso(p.settled_at),
+    beneficiary: p.beneficiary_masked,
+    estimates: {
+      authoritative: false,
+      label: 'estimate',
+      fee: usdc(a.fee_minor),
+      gross_amount: usdc(a.gross_minor),
+      source_amount: usdc(a.amount_minor),
+    },
+    note: p.note,
+  };
+}
+
+/** One corridor row of `GET /capabilities?product=payouts` and `GET /payouts/eligibility` (spec 4.6). */
+export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    corridor_id: c.id,
+    currency: c.currency,
+    fiat_rail: c.fiat_rail,
+    lifecycle: c.lifecycle,
+    public_claim_status: c.public_claim_status,
+    executable: v.executable,
+    source_chains: v.executable ? [...c.source_chains] : (c.lifecycle === 'blocked' ? [] : [...c.source_chains]),
+    max_amount: { amount: c.max_minor.toString(), currency: c.currency, decimals: c.decimals },
+    minimum: { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals },
+    eta_seconds: c.lifecycle === 'blocked' ? null : c.eta_seconds,
+    action: v.action,
+    display_label: c.display_label,
+    logo_url: c.logo_url,
+  };
+  if (!v.executable) row.blocked_reason = v.blocked_reason;
+  return row;
+}

@@ -1,0 +1,123 @@
+/**
+ * Fiat rail adapters (ARCHITECTURE.md "providers/"): the provider that pays a beneficiary's bank
+ * account in fiat on one rail (ach, wire, sepa, faster_payments, pix, spei). Submitting is
+ * idempotent by the caller's key; the payment then moves `submitted` -> `paid` (with the amount
+ * the rail paid) -> optionally `returned`, or `failed`; the recipient's confirmation records what
+ * actually arrived. Each rail mints its own kind of provider reference.
+ *
+ * The sandbox keeps payments in `sandbox_rail_payments`; `/sim/providers/fiat_rails/...` moves them
+ * as the outside world would (ARCHITECTURE.md "Simulator").
+ */
+import crypto from 'node:crypto';
+import { db } from '../lib/db';
+import { newId } from '../lib/ids';
+
+/** A rail payment as the provider reports it. Amounts in minor units of `currency`. */
+export interface RailPayment {
+  id: string;
+  rail: string;
+  currency: string;
+  amount: bigint;
+  state: 'submitted' | 'paid' | 'failed' | 'returned';
+  paid: bigint | null;
+  recipient_received: bigint | null;
+  reason: string | null;
+  provider_reference: string;
+  client_reference: string;
+}
+
+export interface SubmitRailPayment {
+  idempotencyKey: string;
+  clientReference: string;
+  rail: string;
+  currency: string;
+  amount: bigint;
+}
+
+export interface FiatRailAdapter {
+  submit(input: SubmitRailPayment): Promise<RailPayment>;
+  get(id: string): Promise<RailPayment>;
+}
+
+/** Provider reference in the rail's own format (ACH trace number, SEPA end-to-end id, PIX E2E id, SPEI tracking key, ...). */
+export function railReference(rail: string, seed: string): string {
+  const h = crypto.createHash('sha256').update(seed).digest('hex');
+  const digits = BigInt(`0x${h.slice(0, 15)}`).toString().padStart(15, '0').slice(0, 15);
+  switch (rail) {
+    case 'ach': return digits;
+    case 'wire': return `FED${h.slice(0, 13).toUpperCase()}`;
+    case 'sepa': return `E2E${h.slice(0, 29).toUpperCase()}`;
+    case 'faster_payments': return `FP${h.slice(0, 16).toUpperCase()}`;
+    case 'pix': return `E${h.slice(0, 31).toUpperCase()}`;
+    case 'spei': return `SPEI${digits}`;
+    default: return `REF${h.slice(0, 16).toUpperCase()}`;
+  }
+}
+
+interface Row {
+  id: string; rail: string; currency: string; amount_minor: string; state: RailPayment['state']; paid_minor: string | null;
+  recipient_received_minor: string | null; reason: string | null; provider_reference: string; client_reference: string;
+}
+
+const toPayment = (r: Row): RailPayment => ({
+  id: r.id, rail: r.rail, currency: r.currency, amount: BigInt(r.amount_minor), state: r.state,
+  paid: r.paid_minor === null ? null : BigInt(r.paid_minor),
+  recipient_received: r.recipient_received_minor === null ? null : BigInt(r.recipient_received_minor),
+  reason: r.reason, provider_reference: r.provider_reference, client_reference: r.client_reference,
+});
+
+/** Deterministic sandbox rails backed by PostgreSQL. */
+export class SandboxFiatRails implements FiatRailAdapter {
+  async submit(input: SubmitRailPayment): Promise<RailPayment> {
+    const id = newId('rpm_');
+    await db().query(
+      `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference)
+       VALUES ($1,$2,$3,$4,$5,$6,'submitted',$7) ON CONFLICT (idempotency_key) DO NOTHING`,
+      [id, input.idempotencyKey, input.clientReference, input.rail, input.currency, input.amount.toString(), railReference(input.rail, id)]);
+    const rows: Row[] = await db().query('SELECT * FROM sandbox_rail_payments WHERE idempotency_key = $1', [input.idempotencyKey]);
+    return toPayment(rows[0]);
+  }
+
+  async get(id: string): Promise<RailPayment> {
+    const rows: Row[] = await db().query('SELECT * FROM sandbox_rail_payments WHERE id = $1', [id]);
+    if (!rows[0]) throw new Error(`rail payment ${id} not found`);
+    return toPayment(rows[0]);
+  }
+
+  /**
+   * Simulator: the rail reports an outcome. `paid` (amount paid, default the submitted amount),
+   * `failed` / `returned` (with the rail's reason), or the recipient's confirmation of what arrived
+   * (`recipientReceived`, on a paid payment). Returns the payment, or null when unknown.
+   * Refuses impossible moves (e.g. failing a paid payment) with an Error.
+   */
+  async simulate(idOrReference: string, change: { state?: 'paid' | 'failed' | 'returned'; paid?: bigint; reason?: string | null; recipientReceived?: bigint }): Promise<RailPayment | null> {
+    const rows: Row[] = await db().query(
+      'SELECT * FROM sandbox_rail_payments WHERE id = $1 OR client_reference = $1 ORDER BY created_at DESC LIMIT 1', [idOrReference]);
+    if (!rows[0]) return null;
+    const p = toPayment(rows[0]);
+    if (change.state === 'paid') {
+      if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot become paid`);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'paid', paid_minor = $2, updated_at = now() WHERE id = $1`, [p.id, (change.paid ?? p.amount).toString()]);
+    } else if (change.state === 'failed') {
+      if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot fail`);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'failed', reason = $2, updated_at = now() WHERE id = $1`, [p.id, change.reason ?? 'rail_rejected']);
+    } else if (change.state === 'returned') {
+      if (p.state !== 'paid' && p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot be returned`);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'returned', reason = $2, updated_at = now() WHERE id = $1`, [p.id, change.reason ?? 'beneficiary_account_closed']);
+    }
+    if (change.recipientReceived !== undefined) {
+      const now = await this.get(p.id);
+      if (now.state !== 'paid') throw new Error('only a paid payment can be confirmed by the recipient');
+      await db().query('UPDATE sandbox_rail_payments SET recipient_received_minor = $2, updated_at = now() WHERE id = $1', [p.id, change.recipientReceived.toString()]);
+    }
+    return this.get(p.id);
+  }
+}
+
+let rails: SandboxFiatRails | null = null;
+
+/** The process's fiat rail adapter (sandbox). */
+export function fiatRails(): SandboxFiatRails {
+  if (!rails) rails = new SandboxFiatRails();
+  return rails;
+}
