@@ -118,6 +118,8 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
           await condition(() => wake);
           break;
         }
+        // A signal that arrived while this step ran (e.g. the reconciliation signal) is handled first.
+        if (wake || reconciliation !== null) break;
         waitingFor = 'nothing (completed)';
         return st.status;
     }

@@ -1,0 +1,283 @@
+/**
+ * Payouts over HTTP against the running product (spec 2.6, 3, 4.3, 4.6, 6, 8): capabilities and
+ * eligibility, create with payer type and corridor checks, beneficiary once and masked, the funding
+ * money boundary (session only, source chain rules, refund address rules, service wallet), the
+ * whole journey driven by the simulator (deposit on the source chain, rail paid, recipient
+ * confirmation) to settled with a receipt, shortfall, cancel (idempotent, hold, close failure),
+ * mark_sent, replace, attempts, events, list filters and every named error.
+ */
+import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
+import { db } from '../../lib/db';
+
+type Api = ReturnType<typeof client>;
+let key: Api;
+let session: Api;
+let accountId: string;
+
+const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
+const achBeneficiary = { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
+
+beforeAll(async () => {
+  await connectDb();
+  const creds = await newAccount();
+  accountId = creds.account_id;
+  key = client(creds.live_key);
+  session = client(creds.session_token);
+});
+
+async function draft(extra: Record<string, unknown> = {}, api: Api = key) {
+  const r = await api.post('/v1/payouts', { invoice_amount: usd('100000'), corridor_id: 'usd_ach', ...extra });
+  expect(r.status).toBe(201);
+  return r.body;
+}
+
+async function fundable(extra: Record<string, unknown> = {}) {
+  const p = await draft(extra);
+  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary);
+  expect(b.status).toBe(200);
+  return b.body;
+}
+
+const payout = async (id: string) => (await key.get(`/v1/payouts/${id}`)).body;
+const waitStatus = (id: string, status: string) => eventually(async () => (await payout(id)).status === status, `payout ${id} ${status}`, 20000);
+
+test('capabilities: payouts corridors, funding sources; payment_links rails and fee; eligibility has the same contract', async () => {
+  const c = await key.get('/v1/capabilities?product=payouts');
+  expect(c.status).toBe(200);
+  expect(c.body.corridors.map((x: { corridor_id: string }) => x.corridor_id)).toEqual(['usd_ach', 'usd_wire', 'eur_sepa', 'gbp_faster_payments', 'brl_pix', 'mxn_spei', 'cop_co_bank_transfer']);
+  const ach = c.body.corridors[0];
+  expect(ach).toMatchObject({ lifecycle: 'public', public_claim_status: 'live', executable: true, fiat_rail: 'ach', max_amount: { amount: '10000000', currency: 'USD', decimals: 2 } });
+  expect(ach.blocked_reason).toBeUndefined();
+  expect(ach.source_chains).toContain('base');
+  const cop = c.body.corridors[6];
+  expect(cop).toMatchObject({ lifecycle: 'blocked', executable: false, blocked_reason: 'corridor_blocked', source_chains: [] });
+  expect(c.body.funding_sources.map((f: { funding_source: string }) => f.funding_source)).toEqual(['external_wallet', 'service_wallet']);
+  expect(JSON.stringify(c.body)).not.toContain('"fps"');
+  const e = await key.get('/v1/payouts/eligibility');
+  expect(e.status).toBe(200);
+  expect(e.body).toEqual(c.body);
+  const l = await key.get('/v1/capabilities?product=payment_links');
+  expect(l.body.fee).toEqual({ kind: 'percentage', bps: 100, applies_to: 'payer', rails: ['crypto_native', 'crypto_xchain'], rounding: 'floor', rounding_decimals: 6 });
+  const x = l.body.corridors.find((r: { corridor_id: string }) => r.corridor_id === 'crypto_xchain');
+  expect(x).toMatchObject({ executable: false, blocked_reason: 'xchain_requires_mainnet', source_chains: [] });
+  expectError(await key.get('/v1/capabilities'), 400, 'invalid_request', 'parameter_missing', 'product');
+  expectError(await key.get('/v1/capabilities?product=payroll'), 409, 'capability_unavailable');
+});
+
+test('create: draft with derived payer type, default source chain, frozen snapshot; named errors', async () => {
+  const p = await draft({ note: 'INV-7', recipient_email: 'ap@supplier.example', notify_recipient: true });
+  expect(p).toMatchObject({
+    object: 'payout', status: 'draft', corridor_id: 'usd_ach', fiat_rail: 'ach', source_chain: 'base', source_chain_chosen: false,
+    source_asset: 'USDC', payer_type: 'business', fee_bps: 100, needs_attention: false, beneficiary: null, settled_amount: null,
+  });
+  expect(p.id).toMatch(/^po_/);
+  expect(p.capability_snapshot).toMatchObject({ version: '2026-11-01', eta_seconds: 172800, minimum: usd('100') });
+  expect(typeof p.capability_snapshot.sender_display).toBe('string');
+  const chosen = await draft({ source_chain: 'polygon' });
+  expect(chosen).toMatchObject({ source_chain: 'polygon', source_chain_chosen: true });
+
+  const mismatch = await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', payer_type: 'individual' });
+  expectError(mismatch, 422, 'invalid_request', 'payer_type_mismatch', 'payer_type');
+  expect(mismatch.body.error.details).toEqual({ expected: 'business', received: 'individual' });
+  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '1000', currency: 'COP', decimals: 2 }, corridor_id: 'cop_co_bank_transfer' }), 409, 'capability_unavailable', 'capability_unavailable');
+  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '5000', currency: 'BRL', decimals: 2 }, corridor_id: 'brl_pix', source_chain: 'arbitrum' }), 409, 'capability_unavailable', 'capability_unavailable', 'source_chain');
+  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', notify_recipient: true }), 400, 'invalid_request', 'parameter_missing', 'recipient_email');
+  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_fps' }), 400, 'invalid_request', 'parameter_invalid', 'corridor_id');
+  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '1000', currency: 'EUR', decimals: 2 }, corridor_id: 'usd_ach' }), 400, 'invalid_request', 'currency_mismatch', 'invoice_amount');
+  expectError(await key.post('/v1/payouts', { invoice_amount: usd('0'), corridor_id: 'usd_ach' }), 400, 'invalid_request', undefined, 'invoice_amount.amount');
+  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', colour: 'red' }), 400, 'invalid_request', 'parameter_unknown', 'colour');
+  expectError(await key.get('/v1/payouts/po_doesnotexist'), 404, 'not_found');
+});
+
+test('beneficiary crosses once, is stored encrypted and read back masked', async () => {
+  const p = await draft();
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, routing_number: '021000022' }), 400, 'invalid_request', 'parameter_invalid', 'routing_number');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, iban: 'DE89370400440532013000' }), 400, 'invalid_request', 'parameter_unknown', 'iban');
+  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary);
+  expect(b.status).toBe(200);
+  expect(b.body.beneficiary).toMatchObject({ beneficiary_owner_type: 'business', account_number_last4: '6789', rail: 'ach' });
+  expect(JSON.stringify(b.body)).not.toContain('123456789');
+  expect(b.body.beneficiary.account_owner_type).toBeUndefined();
+  const row = (await db().query('SELECT beneficiary_ciphertext FROM payouts WHERE id = $1', [p.id]))[0];
+  expect(row.beneficiary_ciphertext).toMatch(/^v1\./);
+  expect(row.beneficiary_ciphertext).not.toContain('123456789');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'beneficiary_already_set');
+  const evs = await key.get(`/v1/payouts/${p.id}/events`);
+  expect(evs.body.data.map((e: { type: string }) => e.type)).toEqual(['payout.beneficiary_added', 'payout.created']);
+  expect(evs.body.data[1].data.object.source_chain).toBeNull();
+  expect(evs.body.data[1].data.object.source_chain_chosen).toBeUndefined();
+});
+
+test('funding boundary: session only, source chain missing, refund address rules, beneficiary required', async () => {
+  const noBen = await draft({ source_chain: 'base' });
+  expectError(await session.post(`/v1/payouts/${noBen.id}/funding_instructions`, {}), 409, 'conflict', 'beneficiary_required');
+  const p = await fundable();
+  expectError(await key.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base' }), 403, 'permission_error', 'role_denied');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, {}), 400, 'invalid_request', 'payout_source_chain_missing', 'source_chain');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: '0x52908400098527886E0F7030069857D2E4169Ee7' }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: `0x${'0'.repeat(40)}` }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: null }), 400, 'invalid_request', undefined, 'refund_address');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet', refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
+  expectError(await key.get(`/v1/payouts/${p.id}/funding_instructions`), 409, 'conflict', 'funding_instructions_unavailable');
+
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' });
+  expect(f.status).toBe(200);
+  expect(f.body).toMatchObject({
+    object: 'payout_funding_instructions', status: 'awaiting_funds', chain: 'base', asset: 'USDC', amount_is_estimate: true,
+    amount: { amount: '1000500000', currency: 'USDC', decimals: 6 }, buffer: { amount: '500000', currency: 'USDC', decimals: 6 },
+    gross_amount: { amount: '1010606061', currency: 'USDC', decimals: 6 }, fee: { amount: '10106061', currency: 'USDC', decimals: 6 },
+    refund_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  });
+  expect(f.body.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  expect(f.body.sandbox).toBeUndefined();
+  expect(f.body.funding_source).toBeUndefined();
+  expect(f.body.send_instructions.steps).toEqual([expect.objectContaining({ type: 'transfer', to_address: f.body.deposit_address, chain: 'base', amount: f.body.gross_amount })]);
+  const g = await key.get(`/v1/payouts/${p.id}/funding_instructions`);
+  expect(g.body.send_instructions).toBeUndefined();
+  expect(g.body.deposit_address).toBe(f.body.deposit_address);
+  const locked = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'polygon' });
+  expectError(locked, 409, 'conflict', 'payout_source_chain_locked');
+  const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' });
+  expect(again.status).toBe(200);
+  expect(again.body.refund_address).toBe('0xde709f2102306220921060314715629080e2fb77');
+  expect((await payout(p.id))).toMatchObject({ status: 'awaiting_funds', source_chain_chosen: true });
+  const transfers = await call('GET', `/sim/providers/bridge/transfers?client_reference=${p.id}`);
+  expect(transfers.body.data).toHaveLength(1);
+});
+
+test('journey: deposit on base, rail paid, recipient confirms within tolerance -> settled with a receipt and a recipient email', async () => {
+  const p = await fundable({ recipient_email: 'ap@supplier.example', notify_recipient: true, source_chain: 'base' });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+  expect(f.status).toBe(200);
+  expectError(await key.get(`/v1/payouts/${p.id}/receipt`), 409, 'conflict', 'receipt_unavailable');
+  const t = await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount });
+  expect(t.status).toBe(201);
+  await waitStatus(p.id, 'processing');
+  expectError(await key.post(`/v1/payouts/${p.id}/cancel`, {}), 409, 'conflict', 'cancel_unavailable');
+  expect((await sim(`/providers/fiat_rails/payments/${p.id}`, { state: 'paid' })).status).toBe(200);
+  await waitStatus(p.id, 'paid');
+  expect((await payout(p.id)).provider_paid_amount).toEqual(usd('100000'));
+  await sim(`/providers/fiat_rails/payments/${p.id}`, { recipient_received_amount: '100050' });
+  await waitStatus(p.id, 'settled');
+  const done = await payout(p.id);
+  expect(done).toMatchObject({ settled_amount: usd('100050'), invoice_shortfall_amount: null });
+  expect(done.settled_at).not.toBeNull();
+  const rc = await key.get(`/v1/payouts/${p.id}/receipt`);
+  expect(rc.status).toBe(200);
+  expect(rc.body).toMatchObject({ payout_id: p.id, received_amount: { amount: f.body.gross_amount.amount, currency: 'USDC', decimals: 6 }, sent_amount: usd('100000'), fee: null, gross: null, estimates: { authoritative: false, label: 'estimate' } });
+  expect(rc.body.provider_reference).toMatch(/^[0-9]{15}$/);
+  const att = await key.get(`/v1/payouts/${p.id}/attempts`);
+  expect(att.body.data).toHaveLength(1);
+  expect(att.body.data[0]).toMatchObject({ status: 'settled', source_chain: 'base', source_currency: 'USDC' });
+  expect(att.body.data[0].id).toMatch(/^poa_/);
+  expect(att.body.data[0].source_tx_hash).toBe(t.body.tx_hash);
+  const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type).reverse();
+  expect(types).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  const mails = await eventually(async () => {
+    const m = await call('GET', `/sim/emails?related_object_id=${p.id}`);
+    return m.body.data.length ? m.body.data : null;
+  }, 'recipient email');
+  expect(mails[0]).toMatchObject({ to_address: 'ap@supplier.example', template: 'payout_settled' });
+  const inProgress = await key.get('/v1/payouts?status_group=done&limit=100');
+  expect(inProgress.body.data.map((x: { id: string }) => x.id)).toContain(p.id);
+  expectError(await key.get('/v1/payouts?status_group=later'), 400, 'invalid_request', undefined, 'status_group');
+});
+
+test('a short deposit ends paid_with_shortfall: no receipt, no success email; needs_attention from the reconciliation signal', async () => {
+  const p = await fundable({ recipient_email: 'ap@supplier.example', notify_recipient: true, source_chain: 'base' });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+  await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: '505000000' });
+  await waitStatus(p.id, 'processing');
+  await sim(`/providers/fiat_rails/payments/${p.id}`, { state: 'paid' });
+  await waitStatus(p.id, 'paid');
+  expect((await payout(p.id)).provider_paid_amount).toEqual(usd('49995'));
+  await sim(`/providers/fiat_rails/payments/${p.id}`, { recipient_received_amount: '49995' });
+  await waitStatus(p.id, 'paid_with_shortfall');
+  expect((await payout(p.id)).invoice_shortfall_amount).toEqual(usd('50005'));
+  expectError(await key.get(`/v1/payouts/${p.id}/receipt`), 409, 'conflict', 'receipt_unavailable');
+  expect((await call('GET', `/sim/emails?related_object_id=${p.id}`)).body.data).toHaveLength(0);
+  const needsYou = await key.get('/v1/payouts?status_group=needs_you&limit=100');
+  expect(needsYou.body.data.map((x: { id: string }) => x.id)).toContain(p.id);
+  expect((await sim('/providers/reconciliation', { payout_id: p.id, needs_attention: true })).status).toBe(202);
+  await eventually(async () => (await payout(p.id)).needs_attention === true, 'needs_attention');
+  expect((await payout(p.id)).status).toBe('paid_with_shortfall');
+});
+
+test('cancel is idempotent; a draft with nothing moving cancels; replace makes a new draft once', async () => {
+  const p = await fundable({ source_chain: 'base' });
+  const c1 = await key.post(`/v1/payouts/${p.id}/cancel`, {});
+  expect(c1.body.status).toBe('cancelled');
+  const c2 = await key.post(`/v1/payouts/${p.id}/cancel`, {});
+  expect(c2.status).toBe(200);
+  expect(c2.body.status).toBe('cancelled');
+  const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type);
+  expect(types.filter((t: string) => t === 'payout.cancelled')).toHaveLength(1);
+  const r = await key.post(`/v1/payouts/${p.id}/replace`, { note: 'second try' });
+  expect(r.status).toBe(201);
+  expect(r.body).toMatchObject({ status: 'draft', replaces: p.id, note: 'second try', beneficiary: p.beneficiary, invoice_amount: p.invoice_amount });
+  expect(r.body.capability_snapshot.sender_display).toBeDefined();
+  expect((await payout(p.id)).replaced_by).toBe(r.body.id);
+  const evs = (await key.get(`/v1/payouts/${r.body.id}/events`)).body.data.map((e: { type: string }) => e.type);
+  expect(evs).toContain('payout.created_as_replacement');
+  expectError(await key.post(`/v1/payouts/${p.id}/replace`, {}), 409, 'conflict', 'payout_already_replaced');
+  expectError(await key.post(`/v1/payouts/${r.body.id}/replace`, {}), 409, 'conflict', 'payout_not_replaceable');
+});
+
+test('mark_sent never advances status; wallet funding quote says marked_sent', async () => {
+  const p = await fundable({ source_chain: 'base' });
+  const q0 = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
+  expect(q0.body).toMatchObject({ available: true, reason: null, funding_source: 'service_wallet', source_chain: 'base' });
+  const m = await key.post(`/v1/payouts/${p.id}/mark_sent`, {});
+  expect(m.body).toMatchObject({ status: 'draft', authoritative: false });
+  expect(m.body.marked_sent_at).not.toBeNull();
+  const q = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
+  expect(q.body).toMatchObject({ available: false, reason: 'marked_sent' });
+  expect(BigInt(q.body.cross_network_cost.amount)).toBe(BigInt(q.body.wallet_send_estimate.amount) - BigInt(q.body.required_delivery.amount));
+  const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type);
+  expect(types).toContain('payout.marked_sent');
+});
+
+test('service wallet funding: balance checked, prepared send holds cancel, close failure is 503, signing funds the payout', async () => {
+  const p = await fundable();
+  const w = (await db().query(`SELECT address, chain FROM wallets WHERE account_id = $1`, [accountId]))[0];
+  const short = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' });
+  expectError(short, 409, 'conflict', 'wallet_balance_insufficient');
+  await sim('/chain/transfers', { chain: w.chain, to_address: w.address, asset: 'USDC', amount: '5000000000' });
+  const q = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
+  expect(q.body).toMatchObject({ available: true, covers: true, shortfall: null, wallet_balance: { amount: '5000000000', currency: 'USDC', decimals: 6 } });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' });
+  expect(f.status).toBe(200);
+  expect(f.body).toMatchObject({ funding_source: 'service_wallet', chain: 'base', wallet_send: { status: 'signable', amount: q.body.wallet_send_estimate } });
+  expect(f.body.send_instructions.steps[0]).toMatchObject({ type: 'sign_wallet_send', to_address: f.body.deposit_address });
+  const pending = await key.post(`/v1/payouts/${p.id}/cancel`, {});
+  expectError(pending, 409, 'conflict', 'wallet_funding_pending');
+  expect(pending.body.error.details.retry_after).toBeGreaterThan(1800);
+  // The send expired more than 30 minutes ago: cancel must close it, and the provider fails to.
+  await db().query(`UPDATE wallet_sends SET signable_until = now() - interval '31 minutes' WHERE payout_id = $1`, [p.id]);
+  await sim('/providers/faults', { name: 'wallet.close_fails', value: 'true' });
+  try {
+    const failed = await key.post(`/v1/payouts/${p.id}/cancel`, {});
+    expectError(failed, 503, 'temporarily_unavailable', 'wallet_funding_cancel_failed');
+  } finally {
+    await sim('/providers/faults', { name: 'wallet.close_fails', value: null });
+  }
+  expect((await payout(p.id)).status).toBe('awaiting_funds');
+
+  const p2 = await fundable();
+  const f2 = await session.post(`/v1/payouts/${p2.id}/funding_instructions`, { funding_source: 'service_wallet' });
+  const signed = await sim(`/wallet/sends/${f2.body.wallet_send.id}/sign`, {});
+  expect(signed.status).toBe(201);
+  await waitStatus(p2.id, 'processing');
+  expectError(await key.post(`/v1/payouts/${p2.id}/cancel`, {}), 409, 'conflict', 'cancel_unavailable');
+  const attempts = (await key.get(`/v1/payouts/${p2.id}/attempts`)).body.data;
+  expect(attempts[0]).toMatchObject({ funding_source: 'service_wallet', amount_received: f2.body.gross_amount });
+});
+
+test('test-mode keys reach only the per-object event list', async () => {
+  const creds = await newAccount();
+  const t = client(creds.test_key);
+  expectError(await t.get('/v1/payouts'), 503, 'temporarily_unavailable');
+  expectError(await t.get('/v1/capabilities?product=payouts'), 503, 'temporarily_unavailable');
+  expectError(await t.get('/v1/payouts/po_x/events'), 404, 'not_found');
+});

@@ -1,0 +1,167 @@
+/**
+ * Payout rules (spec 2.6, 4.3, 4.6, 8): corridor table, eligibility verdicts, payer type, funding
+ * quote (rounded up to the cent, buffer <= 0.05%, gross-up for 100 bps), fiat payable, settled
+ * tolerance (0.05% + 10 minor units, 25 for MXN), refund address rules, cancel hold, beneficiary checks.
+ */
+import {
+  CORRIDORS, corridorById, corridorVerdict, derivePayerType, fiatPayable, fundingQuote, grossUp, normalizeRefundAddress,
+  settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition,
+} from '../../domain/payouts';
+import { isValidAbaRouting, isValidClabe, maskBeneficiary, validateBeneficiary } from '../../domain/beneficiary';
+import { caught } from '../helpers/domain';
+
+const open = { accessState: 'active', previewOpen: true, payoutsOpen: true };
+
+describe('corridor table', () => {
+  it('lists the seven corridors with faster_payments spelled out and cop blocked', () => {
+    expect(CORRIDORS.map((c) => c.id)).toEqual(['usd_ach', 'usd_wire', 'eur_sepa', 'gbp_faster_payments', 'brl_pix', 'mxn_spei', 'cop_co_bank_transfer']);
+    expect(corridorById('gbp_faster_payments')!.fiat_rail).toBe('faster_payments');
+    expect(JSON.stringify(CORRIDORS, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).not.toMatch(/"fps"/);
+    const cop = corridorById('cop_co_bank_transfer')!;
+    expect(corridorVerdict(cop, open)).toEqual({ executable: false, blocked_reason: 'corridor_blocked', action: 'none' });
+    for (const c of CORRIDORS.filter((x) => x.lifecycle !== 'blocked')) expect(c.source_chains).toContain('base');
+  });
+
+  it('gates corridors on switches, access state and the preview flag', () => {
+    const pix = corridorById('brl_pix')!;
+    expect(corridorVerdict(pix, open).executable).toBe(true);
+    expect(corridorVerdict(pix, { ...open, previewOpen: false }).blocked_reason).toBe('preview_not_enabled');
+    expect(corridorVerdict(corridorById('usd_ach')!, { ...open, previewOpen: false }).executable).toBe(true);
+    expect(corridorVerdict(corridorById('usd_ach')!, { ...open, accessState: 'restricted' }).blocked_reason).toBe('account_restricted');
+    expect(corridorVerdict(corridorById('usd_ach')!, { ...open, payoutsOpen: false }).blocked_reason).toBe('payouts_disabled');
+  });
+
+  it('checks invoice currency and limits', () => {
+    const ach = corridorById('usd_ach')!;
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '1000', currency: 'EUR', decimals: 2 }, 1000n))).toMatchObject({ code: 'currency_mismatch', param: 'invoice_amount' });
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '99', currency: 'USD', decimals: 2 }, 99n))).toMatchObject({ code: 'amount_invalid' });
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '10000001', currency: 'USD', decimals: 2 }, 10_000_001n))).toMatchObject({ code: 'amount_invalid', details: { max_amount: { amount: '10000000', currency: 'USD', decimals: 2 } } });
+    expect(() => checkInvoiceAmount(ach, { amount: '100', currency: 'USD', decimals: 2 }, 100n)).not.toThrow();
+  });
+});
+
+describe('payer type', () => {
+  it('derives from the customer type and refuses a different declaration with 422', () => {
+    expect(derivePayerType('business', undefined)).toBe('business');
+    expect(derivePayerType('individual', 'individual')).toBe('individual');
+    const e = caught(() => derivePayerType('business', 'individual'));
+    expect(e).toMatchObject({ type: 'invalid_request', code: 'payer_type_mismatch', status: 422, param: 'payer_type', details: { expected: 'business', received: 'individual' } });
+  });
+});
+
+describe('funding quote', () => {
+  it('USD 1000.00: 1000 USDC, buffer 0.50, gross = amount x 10000 / 9900 rounded up', () => {
+    const q = fundingQuote(100000n, 'USD', 2);
+    expect(q.quote).toBe(1_000_000_000n);
+    expect(q.rounded).toBe(1_000_000_000n);
+    expect(q.buffer).toBe(500_000n);
+    expect(q.amount).toBe(1_000_500_000n);
+    expect(q.gross).toBe(1_010_606_061n); // ceil(1000.5 / 0.99) at 6 decimals
+    expect(q.fee).toBe(q.gross - q.amount);
+    expect(q.gross * 9900n >= q.amount * 10000n).toBe(true);
+    expect((q.gross - 1n) * 9900n < q.amount * 10000n).toBe(true);
+  });
+
+  it('rounds the quote up to the cent and keeps the buffer at most 0.05%, on the cent', () => {
+    for (const [minor, cur] of [[12345n, 'EUR'], [999n, 'GBP'], [123457n, 'MXN'], [1n, 'BRL'], [77777n, 'USD']] as Array<[bigint, string]>) {
+      const q = fundingQuote(minor, cur, 2);
+      expect(q.rounded % 10000n).toBe(0n);
+      expect(q.rounded >= q.quote && q.rounded - q.quote < 10000n).toBe(true);
+      expect(q.buffer % 10000n).toBe(0n);
+      expect(q.buffer * 10000n <= q.rounded * 5n).toBe(true);
+      expect(q.amount).toBe(q.rounded + q.buffer);
+    }
+    expect(fundingQuote(12345n, 'EUR', 2).quote).toBe(133_326_000n); // 123.45 x 1.08
+  });
+
+  it('grossUp is exact or rounds up and refuses bps outside 0..9999', () => {
+    expect(grossUp(990000n, 100)).toBe(1000000n);
+    expect(grossUp(1n, 100)).toBe(2n);
+    expect(grossUp(5n, 0)).toBe(5n);
+    expect(() => grossUp(1n, 10000)).toThrow(RangeError);
+  });
+
+  it('fiat payable takes the fee on the gross received, converts, caps at the invoice', () => {
+    const q = fundingQuote(100000n, 'USD', 2);
+    expect(fiatPayable(q.gross, 100000n, 'USD', 2).fiat).toBe(100000n);
+    const short = fiatPayable(500_000_000n, 100000n, 'USD', 2);
+    expect(short.fee).toBe(5_000_000n);
+    expect(short.fiat).toBe(49500n);
+    expect(fiatPayable(1n, 100000n, 'USD', 2).fiat).toBe(0n);
+  });
+
+  it('wallet send estimate adds the cross-network cost (10 bps, at least a cent) only across chains', () => {
+    expect(walletSendEstimate(1_000_000_000n, true)).toBe(1_000_000_000n);
+    expect(walletSendEstimate(1_000_000_000n, false)).toBe(1_001_000_000n);
+    expect(walletSendEstimate(1_000_000n, false)).toBe(1_010_000n);
+  });
+});
+
+describe('settled tolerance', () => {
+  it('is 0.05% of the invoice plus 10 minor units, 25 for MXN', () => {
+    expect(settledTolerance(100000n, 'USD')).toBe(60n);
+    expect(settledTolerance(100000n, 'MXN')).toBe(75n);
+    expect(settledTolerance(1999n, 'EUR')).toBe(10n);
+  });
+
+  it('settled within tolerance, paid_with_shortfall below, needs attention above', () => {
+    expect(settlementVerdict(100000n, 100000n, 'USD')).toEqual({ status: 'settled', shortfall: null, needsAttention: false });
+    expect(settlementVerdict(100000n, 100060n, 'USD').status).toBe('settled');
+    expect(settlementVerdict(100000n, 100061n, 'USD')).toEqual({ status: 'paid', shortfall: null, needsAttention: true });
+    expect(settlementVerdict(100000n, 100075n, 'MXN').status).toBe('settled');
+    expect(settlementVerdict(100000n, 100076n, 'MXN').status).toBe('paid');
+    expect(settlementVerdict(100000n, 99999n, 'USD')).toEqual({ status: 'paid_with_shortfall', shortfall: 1n, needsAttention: false });
+  });
+
+  it('paid_with_shortfall is terminal and never becomes settled', () => {
+    expect(canTransition('paid_with_shortfall', 'settled')).toBe(false);
+    expect(canTransition('paid', 'settled')).toBe(true);
+    expect(canTransition('draft', 'paid')).toBe(false);
+  });
+});
+
+describe('refund address', () => {
+  const lower = '0x52908400098527886e0f7030069857d2e4169ee7';
+  const checksummed = '0x52908400098527886E0F7030069857D2E4169EE7';
+  it('accepts lower-case and valid EIP-55, returns EIP-55', () => {
+    expect(normalizeRefundAddress(lower)).toBe(checksummed);
+    expect(normalizeRefundAddress(checksummed)).toBe(checksummed);
+    expect(normalizeRefundAddress('0xde709f2102306220921060314715629080e2fb77')).toBe('0xde709f2102306220921060314715629080e2fb77');
+  });
+  it('refuses a bad checksum, the zero address and malformed input', () => {
+    expect(caught(() => normalizeRefundAddress('0x52908400098527886E0F7030069857D2E4169Ee7'))).toMatchObject({ code: 'parameter_invalid', param: 'refund_address' });
+    expect(caught(() => normalizeRefundAddress(`0x${'0'.repeat(40)}`))).toMatchObject({ param: 'refund_address' });
+    expect(caught(() => normalizeRefundAddress('0x1234'))).toMatchObject({ param: 'refund_address' });
+  });
+});
+
+describe('wallet funding cancel hold', () => {
+  it('blocks while signable and for 30 minutes after expiry', () => {
+    const until = 1_000_000;
+    expect(walletSendCancelBlock({ status: 'signable', signableUntilMs: until }, until - 1)).toBe(until + 1_800_000);
+    expect(walletSendCancelBlock({ status: 'signable', signableUntilMs: until }, until + 1_799_999)).toBe(until + 1_800_000);
+    expect(walletSendCancelBlock({ status: 'signable', signableUntilMs: until }, until + 1_800_000)).toBeNull();
+    expect(walletSendCancelBlock({ status: 'closed', signableUntilMs: until }, until)).toBeNull();
+  });
+});
+
+describe('beneficiary', () => {
+  it('validates each rail and masks the details', () => {
+    expect(isValidAbaRouting('021000021')).toBe(true);
+    expect(isValidAbaRouting('021000022')).toBe(false);
+    expect(isValidClabe('002010077777777771')).toBe(true);
+    expect(isValidClabe('002010077777777772')).toBe(false);
+    const sepa = validateBeneficiary('sepa', { account_owner_type: 'business', account_holder_name: 'Acme GmbH', iban: 'DE89 3704 0044 0532 0130 00' });
+    expect(sepa.iban).toBe('DE89370400440532013000');
+    const m = maskBeneficiary(sepa);
+    expect(m).toMatchObject({ beneficiary_owner_type: 'business', iban: 'DE89**************3000', rail: 'sepa' });
+    expect(JSON.stringify(m)).not.toContain('0532013');
+    const ach = maskBeneficiary(validateBeneficiary('ach', { account_owner_type: 'individual', account_holder_name: 'Jo', account_number: '123456789', routing_number: '021000021' }));
+    expect(ach.account_number_last4).toBe('6789');
+    expect(caught(() => validateBeneficiary('sepa', { account_owner_type: 'business', account_holder_name: 'A', iban: 'DE00370400440532013000' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
+    expect(caught(() => validateBeneficiary('ach', { account_owner_type: 'business', account_holder_name: 'A', account_number: '1234' }))).toMatchObject({ code: 'parameter_missing', param: 'routing_number' });
+    expect(caught(() => validateBeneficiary('pix', { account_owner_type: 'business', account_holder_name: 'A', pix_key: '12345678901', iban: 'DE89370400440532013000' }))).toMatchObject({ code: 'parameter_unknown', param: 'iban' });
+    expect(caught(() => validateBeneficiary('spei', { account_owner_type: 'business', account_holder_name: 'A', clabe: '002010077777777772' }))).toMatchObject({ param: 'clabe' });
+    expect(validateBeneficiary('faster_payments', { account_owner_type: 'business', account_holder_name: 'A', account_number: '12345678', sort_code: '12-34-56' }).sort_code).toBe('123456');
+  });
+});
