@@ -450,9 +450,10 @@ export async function loadPayoutState(payoutId: string): Promise<PayoutState> {
  * attempt id, so a retry after a crash returns the same transfer), then records it: attempt
  * `awaiting_funds`, payout `awaiting_funds` (`payout.funded`, `payout.awaiting_funds`), and for
  * service-wallet funding the prepared wallet send. If the payout was cancelled meanwhile the
- * transfer is cancelled at the provider.
+ * transfer is cancelled at the provider. `nowMs` is the workflow clock: the funding window
+ * (`expires_at`) and the wallet send's `signable_until` start when the funding address exists.
  */
-export async function ensureProviderTransfer(payoutId: string): Promise<PayoutState> {
+export async function ensureProviderTransfer(payoutId: string, nowMs: number = Date.now()): Promise<PayoutState> {
   const p0 = await loadOrFail(payoutId);
   const at0 = p0.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p0.current_attempt_id }) : null;
   if (!at0 || at0.provider_transfer_id) return stateOf(p0);
@@ -473,6 +474,7 @@ export async function ensureProviderTransfer(payoutId: string): Promise<PayoutSt
       return pay;
     }
     at.status = 'awaiting_funds';
+    at.expires_at = new Date(nowMs + FUNDING_WINDOW_SECONDS * 1000);
     await m.save(at);
     pay.status = 'awaiting_funds';
     pay.funded_at = new Date();
@@ -484,7 +486,7 @@ export async function ensureProviderTransfer(payoutId: string): Promise<PayoutSt
       await m.save(m.create(WalletSend, {
         id: newId('wsd_'), account_id: pay.account_id, payout_id: pay.id, attempt_id: at.id, wallet_address: w.address, wallet_chain: w.chain,
         to_address: transfer.deposit_address, to_chain: at.source_chain, asset: PAYOUT_SOURCE_ASSET, amount_minor: estimate.toString(),
-        delivery_minor: at.gross_minor, status: 'signable', signable_until: new Date(Date.now() + WALLET_SEND_SIGNABLE_SECONDS * 1000),
+        delivery_minor: at.gross_minor, status: 'signable', signable_until: new Date(nowMs + WALLET_SEND_SIGNABLE_SECONDS * 1000),
         tx_hash: null, signed_at: null, closed_at: null,
       }));
     }

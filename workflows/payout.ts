@@ -70,7 +70,7 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
     }
     if (st.needsTransfer) {
       waitingFor = `creating the provider transfer of attempt ${st.attemptId}`;
-      await provider.ensureProviderTransfer(payoutId);
+      await provider.ensureProviderTransfer(payoutId, Date.now());
       continue;
     }
     if (st.held && st.canRefund) {

@@ -1,0 +1,174 @@
+/**
+ * The payout workflow under the Java time-skipping test server with real activities on real
+ * PostgreSQL (spec 2.6, 3, 4.3, 8): every terminal state (settled within the MXN tolerance,
+ * paid_with_shortfall, failed with the USDC returned, returned with missing_return_policy until a
+ * refund address arrives, expired after the funding window, cancelled after the wallet funding
+ * hold), deposits routed from the chain watcher, and the `waiting_for` query.
+ */
+import crypto from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { provisionAccount } from '../../activities/accounts';
+import { recordObservedTransfer } from '../../activities/payins';
+import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
+import { DomainError } from '../../domain/errors';
+import { Payout, PayoutAttempt } from '../../entities';
+import { db } from '../../lib/db';
+import { fiatRails } from '../../providers/fiat-rails';
+import { SIGNALS } from '../../temporal/names';
+import { eventually } from '../helpers/api';
+import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+
+let h: WorkflowHarness;
+let env: TestWorkflowEnvironment;
+const req = { id: 'req_test', idempotency_key: null };
+const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
+const REFUND = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+beforeAll(async () => {
+  h = await startWorkflowHarness();
+  env = h.env;
+}, 600_000);
+
+afterAll(async () => { await h?.stop(); });
+
+const payoutRow = (id: string) => db().getRepository(Payout).findOneByOrFail({ id });
+const attemptOf = async (id: string) => db().getRepository(PayoutAttempt).findOneByOrFail({ id: (await payoutRow(id)).current_attempt_id! });
+const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const result = (id: string) => env.client.workflow.getHandle(id).result();
+
+/** A funded-ready payout on `corridor` with its beneficiary; funding requested and the transfer created. */
+async function funded(opts: { corridor?: string; amount?: string; currency?: string; refund?: string; source?: 'external_wallet' | 'service_wallet' } = {}) {
+  const creds = await provisionAccount();
+  const corridor = opts.corridor ?? 'usd_ach';
+  const p = await createPayout({
+    accountId: creds.account_id, livemode: true, gate, request: req,
+    body: { invoice_amount: { amount: opts.amount ?? '100000', currency: opts.currency ?? 'USD', decimals: 2 }, corridor_id: corridor, source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true },
+  });
+  const ben = corridor === 'mxn_spei'
+    ? { account_owner_type: 'business' as const, account_holder_name: 'Proveedor SA', clabe: '002010077777777771' }
+    : { account_owner_type: 'business' as const, account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, body: ben, request: req });
+  const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req,
+    body: { funding_source: opts.source ?? 'external_wallet', ...(opts.refund ? { refund_address: opts.refund } : {}) } });
+  await signalPayout(p.id, creds.account_id, SIGNALS.payoutFund);
+  await eventually(async () => (await attemptOf(p.id)).provider_transfer_id, 'provider transfer');
+  return { creds, payoutId: p.id, attemptId: r.attemptId };
+}
+
+async function deposit(payoutId: string, amount: string) {
+  const a = await attemptOf(payoutId);
+  await recordObservedTransfer({ chain: a.source_chain, asset: 'USDC', to_address: a.deposit_address!, from_address: null, amount: BigInt(amount), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
+}
+
+async function rail(payoutId: string, change: Parameters<ReturnType<typeof fiatRails>['simulate']>[1]) {
+  await eventually(async () => (await attemptOf(payoutId)).rail_payment_id, 'rail payment');
+  await fiatRails().simulate(payoutId, change);
+  await notifyPayoutProviderUpdate(payoutId);
+}
+
+test('MXN: funded, paid, recipient got the invoice plus 75 minor units (within 0.05% + 25) -> settled', async () => {
+  const { payoutId } = await funded({ corridor: 'mxn_spei', amount: '100000', currency: 'MXN' });
+  await eventually(async () => /deposit of .* on base/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting_for a deposit');
+  const a = await attemptOf(payoutId);
+  await deposit(payoutId, a.gross_minor);
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100075n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('settled');
+  const p = await payoutRow(payoutId);
+  expect(p.settled_minor).toBe('100075');
+  expect(await types(payoutId)).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_emails WHERE related_object_id = $1', [payoutId]))[0].n).toBe(1);
+});
+
+test('recipient short of the invoice -> paid_with_shortfall (terminal, no success email)', async () => {
+  const { payoutId } = await funded();
+  await deposit(payoutId, (await attemptOf(payoutId)).gross_minor);
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 99000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('paid_with_shortfall');
+  expect((await payoutRow(payoutId)).shortfall_minor).toBe('1000');
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_emails WHERE related_object_id = $1', [payoutId]))[0].n).toBe(0);
+});
+
+test('the rail fails -> failed; the USDC goes back to the refund address', async () => {
+  const { payoutId } = await funded({ refund: REFUND });
+  const gross = (await attemptOf(payoutId)).gross_minor;
+  await deposit(payoutId, gross);
+  await rail(payoutId, { state: 'failed', reason: 'account_closed' });
+  expect(await result(payoutId)).toBe('failed');
+  const p = await payoutRow(payoutId);
+  expect(p.failure_reason).toBe('account_closed');
+  expect(p.held_minor).toBeNull();
+  const back = await db().query(`SELECT COALESCE(SUM(amount_minor),0)::text AS s FROM sandbox_chain_transfers WHERE chain = 'base' AND to_address = $1`, [REFUND]);
+  expect(BigInt(back[0].s) >= BigInt(gross)).toBe(true);
+  expect(await types(payoutId)).toContain('payout.failed');
+});
+
+test('returned after paid with no refund address: held (missing_return_policy) until one is given, then returned', async () => {
+  const { creds, payoutId } = await funded();
+  await deposit(payoutId, (await attemptOf(payoutId)).gross_minor);
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { state: 'returned', reason: 'beneficiary_name_mismatch' });
+  await notifyPayoutProviderUpdate(payoutId);
+  await eventually(async () => (await payoutRow(payoutId)).status === 'returned', 'returned');
+  expect((await payoutRow(payoutId)).held_minor).not.toBeNull();
+  await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
+  const { payoutView } = await import('../../api/views/payout');
+  expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'returned', failure_reason: 'missing_return_policy', return_reason: 'beneficiary_name_mismatch' });
+  const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: payoutId, gate, request: req, body: { refund_address: REFUND.toLowerCase() } });
+  expect(r.signal).toBe(true);
+  await signalPayout(payoutId, creds.account_id, SIGNALS.payoutFund);
+  expect(await result(payoutId)).toBe('returned');
+  const p = await payoutRow(payoutId);
+  expect(p.held_minor).toBeNull();
+  expect(payoutView(p).failure_reason).toBeNull();
+});
+
+test('nothing arrives within the funding window -> expired (provider transfer cancelled)', async () => {
+  const { payoutId } = await funded();
+  const before = await env.currentTimeMs();
+  expect(await result(payoutId)).toBe('expired');
+  expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(23 * 3600 * 1000);
+  const a = await attemptOf(payoutId);
+  expect(a.status).toBe('expired');
+  const t = await db().query('SELECT state FROM sandbox_bridge_transfers WHERE id = $1', [a.provider_transfer_id]);
+  expect(t[0].state).toBe('cancelled');
+});
+
+test('a deposit after expiry is held and returned to the refund address', async () => {
+  const { payoutId } = await funded({ refund: REFUND });
+  expect(await result(payoutId)).toBe('expired');
+  await deposit(payoutId, '1000000');
+  expect(await result(payoutId)).toBe('expired');
+  const held = await db().query(`SELECT effect FROM payout_deposits WHERE payout_id = $1`, [payoutId]);
+  expect(held.map((r: { effect: string }) => r.effect)).toEqual(['refunded']);
+});
+
+test('service wallet: cancel is held while the send is signable and 30 minutes after; then cancelled', async () => {
+  const creds = await provisionAccount();
+  const w = (await db().query('SELECT address, chain FROM wallets WHERE account_id = $1', [creds.account_id]))[0];
+  await db().query(`INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,'USDC',NULL,$2,5000000000,6,$3)`,
+    [w.chain, w.address, `0x${crypto.randomBytes(32).toString('hex')}`]);
+  const p = await createPayout({ accountId: creds.account_id, livemode: true, gate, request: req, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
+  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' }, request: req });
+  await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { funding_source: 'service_wallet' } });
+  await signalPayout(p.id, creds.account_id, SIGNALS.payoutFund);
+  const send = await eventually(async () => (await db().query('SELECT * FROM wallet_sends WHERE payout_id = $1', [p.id]))[0], 'wallet send');
+  const until = new Date(send.signable_until).getTime();
+  let err: unknown = null;
+  try { await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req, nowMs: until + 29 * 60 * 1000 }); } catch (e) { err = e; }
+  expect(err).toBeInstanceOf(DomainError);
+  expect(err).toMatchObject({ code: 'wallet_funding_pending', details: { retry_after: 60 } });
+  const out = await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req, nowMs: until + 30 * 60 * 1000 });
+  expect(out).toMatchObject({ changed: true, payout: { status: 'cancelled' } });
+  await signalPayoutCancelled(p.id);
+  expect(await result(p.id)).toBe('cancelled');
+  expect((await db().query('SELECT status FROM wallet_sends WHERE id = $1', [send.id]))[0].status).toBe('closed');
+  const again = await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req });
+  expect(again.changed).toBe(false);
+});
