@@ -1,0 +1,98 @@
+/**
+ * Crash test (issue 4): a separate worker process (dist/worker.js, not the stack's product) runs the
+ * payout workflow on its own task queue against the stack's PostgreSQL and Temporal dev server. The
+ * sandbox bridge is told to answer slowly; once it has recorded the provider transfer, the worker is
+ * killed (SIGKILL) mid-funding before the activity could report back. A fresh worker retries the
+ * activity with the same idempotency key: the payout then completes once (deposit, rail paid,
+ * recipient confirmation -> settled) with exactly one provider transfer and one rail payment.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resetConfig } from '../../lib/config';
+import { provisionAccount } from '../../activities/accounts';
+import { recordObservedTransfer } from '../../activities/payins';
+import { createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout } from '../../activities/payouts';
+import { db } from '../../lib/db';
+import { fiatRails } from '../../providers/fiat-rails';
+import { setFault } from '../../providers/sandbox-faults';
+import { closeTemporalClient, temporalClient } from '../../temporal/client';
+import { SIGNALS } from '../../temporal/names';
+import { connectDb, eventually } from '../helpers/api';
+
+// This file's activities and client use their own task queue, served only by the workers it spawns.
+const queue = `payout-crash-${process.pid}`;
+process.env.TEMPORAL_TASK_QUEUE = queue;
+resetConfig();
+
+const req = { id: 'req_crash', idempotency_key: null };
+const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
+const workers: ChildProcess[] = [];
+const logFile = path.join(os.tmpdir(), `payout-crash-worker-${process.pid}.log`);
+
+function startWorker(): ChildProcess {
+  const out = fs.openSync(logFile, 'a');
+  const w = spawn(process.execPath, [path.resolve(__dirname, '../../dist/worker.js')], {
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' }, stdio: ['ignore', out, out],
+  });
+  workers.push(w);
+  return w;
+}
+
+async function kill(w: ChildProcess): Promise<void> {
+  if (w.exitCode !== null || w.signalCode !== null) return;
+  const exited = new Promise((r) => w.once('exit', r));
+  w.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => { await connectDb(); });
+
+afterAll(async () => {
+  for (const w of workers) await kill(w);
+  await setFault('bridge.create_delay_ms', null).catch(() => undefined);
+  await closeTemporalClient();
+});
+
+test('killing the worker mid-funding: the payout settles once with one provider transfer', async () => {
+  const creds = await provisionAccount();
+  const p = await createPayout({ accountId: creds.account_id, livemode: true, gate, request: req,
+    body: { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' } });
+  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, request: req,
+    body: { account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' } });
+  await setFault('bridge.create_delay_ms', '15000');
+  const first = startWorker();
+  const { attemptId } = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: {} });
+  await signalPayout(p.id, creds.account_id, SIGNALS.payoutFund);
+
+  // The bridge recorded the transfer and is still answering: kill the worker inside that activity.
+  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0, 'transfer recorded', 60_000);
+  await kill(first);
+  await setFault('bridge.create_delay_ms', null);
+  expect((await db().query('SELECT provider_transfer_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].provider_transfer_id).toBeNull();
+
+  startWorker();
+  const attempt = await eventually(async () => {
+    const rows = await db().query('SELECT * FROM payout_attempts WHERE id = $1 AND provider_transfer_id IS NOT NULL', [attemptId]);
+    return rows[0];
+  }, 'transfer recorded by the retried activity', 90_000);
+  await recordObservedTransfer({ chain: 'base', asset: 'USDC', to_address: attempt.deposit_address, from_address: null, amount: BigInt(attempt.gross_minor), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
+  await eventually(async () => (await db().query('SELECT rail_payment_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].rail_payment_id, 'rail payment', 60_000);
+  await fiatRails().simulate(p.id, { state: 'paid' });
+  await notifyPayoutProviderUpdate(p.id);
+  await eventually(async () => (await db().query('SELECT status FROM payouts WHERE id = $1', [p.id]))[0].status === 'paid', 'paid', 60_000);
+  await fiatRails().simulate(p.id, { recipientReceived: 250000n });
+  await notifyPayoutProviderUpdate(p.id);
+
+  const result = await (await temporalClient()).workflow.getHandle(p.id).result();
+  expect(result).toBe('settled');
+  expect((await db().query('SELECT status, settled_minor FROM payouts WHERE id = $1', [p.id]))[0]).toEqual({ status: 'settled', settled_minor: '250000' });
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id]))[0].n).toBe(1);
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [p.id]))[0].n).toBe(1);
+  expect((await db().query('SELECT count(*)::int AS n FROM payout_attempts WHERE payout_id = $1', [p.id]))[0].n).toBe(1);
+  const events = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [p.id])).map((r: { type: string }) => r.type);
+  expect(events.filter((t: string) => t === 'payout.funded')).toHaveLength(1);
+  expect(events.filter((t: string) => t === 'payout.settled')).toHaveLength(1);
+}, 240_000);
