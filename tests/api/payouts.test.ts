@@ -7,7 +7,11 @@
  * mark_sent, replace, attempts, events, list filters and every named error.
  */
 import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
+import type Joi from 'joi';
 import { db } from '../../lib/db';
+import {
+  attemptResponse, capabilitiesResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
+} from '../../api/schemas/payouts';
 
 type Api = ReturnType<typeof client>;
 let key: Api;
@@ -16,6 +20,11 @@ let accountId: string;
 
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 const achBeneficiary = { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+/** The body matches the operation's declared `response:` schema exactly (no unknown keys). */
+function conforms(schema: Joi.Schema, body: unknown): void {
+  const { error } = schema.validate(body, { allowUnknown: false, presence: 'optional' });
+  if (error) throw new Error(`response does not match its schema: ${error.message}\n${JSON.stringify(body)}`);
+}
 const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
 
 beforeAll(async () => {
@@ -54,10 +63,12 @@ test('capabilities: payouts corridors, funding sources; payment_links rails and 
   expect(cop).toMatchObject({ lifecycle: 'blocked', executable: false, blocked_reason: 'corridor_blocked', source_chains: [] });
   expect(c.body.funding_sources.map((f: { funding_source: string }) => f.funding_source)).toEqual(['external_wallet', 'service_wallet']);
   expect(JSON.stringify(c.body)).not.toContain('"fps"');
+  conforms(capabilitiesResponse, c.body);
   const e = await key.get('/v1/payouts/eligibility');
   expect(e.status).toBe(200);
   expect(e.body).toEqual(c.body);
   const l = await key.get('/v1/capabilities?product=payment_links');
+  conforms(capabilitiesResponse, l.body);
   expect(l.body.fee).toEqual({ kind: 'percentage', bps: 100, applies_to: 'payer', rails: ['crypto_native', 'crypto_xchain'], rounding: 'floor', rounding_decimals: 6 });
   const x = l.body.corridors.find((r: { corridor_id: string }) => r.corridor_id === 'crypto_xchain');
   expect(x).toMatchObject({ executable: false, blocked_reason: 'xchain_requires_mainnet', source_chains: [] });
@@ -72,6 +83,7 @@ test('create: draft with derived payer type, default source chain, frozen snapsh
     source_asset: 'USDC', payer_type: 'business', fee_bps: 100, needs_attention: false, beneficiary: null, settled_amount: null,
   });
   expect(p.id).toMatch(/^po_/);
+  conforms(payoutResponse, p);
   expect(p.capability_snapshot).toMatchObject({ version: '2026-11-01', eta_seconds: 172800, minimum: usd('100') });
   expect(typeof p.capability_snapshot.sender_display).toBe('string');
   const chosen = await draft({ source_chain: 'polygon' });
@@ -130,6 +142,7 @@ test('funding boundary: session only, source chain missing, refund address rules
     refund_address: '0x52908400098527886E0F7030069857D2E4169EE7',
   });
   expect(f.body.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  conforms(fundingInstructionsResponse, f.body);
   expect(f.body.sandbox).toBeUndefined();
   expect(f.body.funding_source).toBeUndefined();
   expect(f.body.send_instructions.steps).toEqual([expect.objectContaining({ type: 'transfer', to_address: f.body.deposit_address, chain: 'base', amount: f.body.gross_amount })]);
@@ -167,11 +180,14 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(rc.status).toBe(200);
   expect(rc.body).toMatchObject({ payout_id: p.id, received_amount: { amount: f.body.gross_amount.amount, currency: 'USDC', decimals: 6 }, sent_amount: usd('100000'), fee: null, gross: null, estimates: { authoritative: false, label: 'estimate' } });
   expect(rc.body.provider_reference).toMatch(/^[0-9]{15}$/);
+  conforms(receiptResponse, rc.body);
+  conforms(payoutResponse, done);
   const att = await key.get(`/v1/payouts/${p.id}/attempts`);
   expect(att.body.data).toHaveLength(1);
   expect(att.body.data[0]).toMatchObject({ status: 'settled', source_chain: 'base', source_currency: 'USDC' });
   expect(att.body.data[0].id).toMatch(/^poa_/);
   expect(att.body.data[0].source_tx_hash).toBe(t.body.tx_hash);
+  conforms(attemptResponse, att.body.data[0]);
   const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type).reverse();
   expect(types).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
   const mails = await eventually(async () => {
@@ -181,6 +197,7 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(mails[0]).toMatchObject({ to_address: 'ap@supplier.example', template: 'payout_settled' });
   const inProgress = await key.get('/v1/payouts?status_group=done&limit=100');
   expect(inProgress.body.data.map((x: { id: string }) => x.id)).toContain(p.id);
+  conforms(payoutListResponse, inProgress.body);
   expectError(await key.get('/v1/payouts?status_group=later'), 400, 'invalid_request', undefined, 'status_group');
 });
 
@@ -245,11 +262,13 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   expectError(short, 409, 'conflict', 'wallet_balance_insufficient');
   await sim('/chain/transfers', { chain: w.chain, to_address: w.address, asset: 'USDC', amount: '5000000000' });
   const q = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
+  conforms(walletFundingQuoteResponse, q.body);
   expect(q.body).toMatchObject({ available: true, covers: true, shortfall: null, wallet_balance: { amount: '5000000000', currency: 'USDC', decimals: 6 } });
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' });
   expect(f.status).toBe(200);
   expect(f.body).toMatchObject({ funding_source: 'service_wallet', chain: 'base', wallet_send: { status: 'signable', amount: q.body.wallet_send_estimate } });
   expect(f.body.send_instructions.steps[0]).toMatchObject({ type: 'sign_wallet_send', to_address: f.body.deposit_address });
+  conforms(fundingInstructionsResponse, f.body);
   const pending = await key.post(`/v1/payouts/${p.id}/cancel`, {});
   expectError(pending, 409, 'conflict', 'wallet_funding_pending');
   expect(pending.body.error.details.retry_after).toBeGreaterThan(1800);

@@ -9,6 +9,8 @@ import {
 } from '../../domain/payouts';
 import { isValidAbaRouting, isValidClabe, maskBeneficiary, validateBeneficiary } from '../../domain/beneficiary';
 import { caught } from '../helpers/domain';
+import { fundingInstructionsView, payoutEventView, payoutView } from '../../api/views/payout';
+import type { Payout, PayoutAttempt } from '../../entities';
 
 const open = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 
@@ -163,5 +165,54 @@ describe('beneficiary', () => {
     expect(caught(() => validateBeneficiary('pix', { account_owner_type: 'business', account_holder_name: 'A', pix_key: '12345678901', iban: 'DE89370400440532013000' }))).toMatchObject({ code: 'parameter_unknown', param: 'iban' });
     expect(caught(() => validateBeneficiary('spei', { account_owner_type: 'business', account_holder_name: 'A', clabe: '002010077777777772' }))).toMatchObject({ param: 'clabe' });
     expect(validateBeneficiary('faster_payments', { account_owner_type: 'business', account_holder_name: 'A', account_number: '12345678', sort_code: '12-34-56' }).sort_code).toBe('123456');
+  });
+});
+
+describe('views', () => {
+  const now = new Date('2026-11-21T00:00:00Z');
+  const p = {
+    id: 'po_x', account_id: 'acct_x', livemode: false, status: 'awaiting_funds', invoice_minor: '100000', currency: 'USD', decimals: 2,
+    corridor_id: 'usd_ach', fiat_rail: 'ach', source_chain: null, source_asset: 'USDC', payer_type: 'business', fee_bps: 100,
+    notify_recipient: false, recipient_email: null, note: null, capability_version: '2026-11-01', snapshot_frozen_at: null,
+    sender_display: null, legal_entity_name: null, needs_attention: false, settled_minor: null, provider_paid_minor: null, shortfall_minor: null,
+    failure_reason: null, return_reason: null, held_minor: null, beneficiary_ciphertext: null, beneficiary_masked: null, funding_source: 'external_wallet',
+    refund_address: null, current_attempt_id: 'poa_x', replaces_id: null, replaced_by_id: null, marked_sent_at: null, funded_at: now,
+    paid_at: null, settled_at: null, created_at: now, updated_at: now,
+  } as Payout;
+  const a = {
+    id: 'poa_x', payout_id: 'po_x', account_id: 'acct_x', livemode: false, status: 'awaiting_funds', funding_source: 'external_wallet',
+    source_chain: 'base', source_currency: 'USDC', source_tx_hash: null, refund_address: null, provider_transfer_id: 'btr_x',
+    deposit_address: '0xAbC0000000000000000000000000000000000001', deposit_message: 'BRG-1', transfer_reference: 'PO-X', rail_payment_id: null,
+    amount_minor: '1000500000', buffer_minor: '500000', fee_minor: '10106061', gross_minor: '1010606061', received_minor: '0', expires_at: now,
+    created_at: now, updated_at: now,
+  } as PayoutAttempt;
+
+  it('a pre-freeze payout has no sender_display and a null legal_entity_name; events carry the stored source_chain', () => {
+    const v = payoutView(p);
+    expect(v.source_chain).toBe('base');
+    expect(v.source_chain_chosen).toBe(false);
+    expect(v.capability_snapshot).toEqual({ version: '2026-11-01', eta_seconds: 172800, minimum: { amount: '100', currency: 'USD', decimals: 2 }, legal_entity_name: null });
+    const e = payoutEventView(p);
+    expect(e.source_chain).toBeNull();
+    expect('source_chain_chosen' in e).toBe(false);
+    expect(payoutView({ ...p, snapshot_frozen_at: now, sender_display: null } as Payout).capability_snapshot).toMatchObject({ sender_display: 'unknown' });
+  });
+
+  it('funding instructions: sandbox only in test mode, steps only for dashboard sessions, address verbatim', () => {
+    const test = fundingInstructionsView(p, a, null, 'business_key');
+    expect(test.sandbox).toBe(true);
+    expect(test.send_instructions).toBeUndefined();
+    expect(test.funding_source).toBeUndefined();
+    expect(test.deposit_address).toBe('0xAbC0000000000000000000000000000000000001');
+    const live = fundingInstructionsView({ ...p, livemode: true } as Payout, a, null, 'dashboard_session');
+    expect(live.sandbox).toBeUndefined();
+    expect((live.send_instructions as { steps: unknown[] }).steps).toEqual([
+      { type: 'transfer', chain: 'base', asset: 'USDC', to_address: a.deposit_address, amount: { amount: '1010606061', currency: 'USDC', decimals: 6 }, memo: null },
+    ]);
+  });
+
+  it('failure_reason reads missing_return_policy while USDC is held with no return address', () => {
+    expect(payoutView({ ...p, status: 'returned', held_minor: '5', return_reason: 'r' } as Payout).failure_reason).toBe('missing_return_policy');
+    expect(payoutView({ ...p, status: 'returned', held_minor: '5', refund_address: '0x1' } as Payout).failure_reason).toBeNull();
   });
 });
