@@ -300,3 +300,20 @@ test('test-mode keys reach only the per-object event list', async () => {
   expectError(await t.get('/v1/capabilities?product=payouts'), 503, 'temporarily_unavailable');
   expectError(await t.get('/v1/payouts/po_x/events'), 404, 'not_found');
 });
+
+test('after the money boundary: refund address and funding source are locked; a non-draft takes no beneficiary', async () => {
+  const p = await fundable({ source_chain: 'base' });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' });
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' }), 409, 'conflict', 'funding_source_locked');
+  await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount });
+  await waitStatus(p.id, 'processing');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' }), 409, 'conflict', 'refund_address_locked');
+  const same = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+  expect(same.status).toBe(200);
+  expect(same.body.status).toBe('processing');
+
+  const d = await draft();
+  await key.post(`/v1/payouts/${d.id}/cancel`, {});
+  expectError(await key.post(`/v1/payouts/${d.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'payout_not_editable');
+  expectError(await session.post(`/v1/payouts/${d.id}/funding_instructions`, { source_chain: 'base' }), 409, 'conflict', 'payout_not_fundable');
+});
