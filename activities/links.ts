@@ -24,7 +24,7 @@ import { isLinkEditable } from '../domain/verdicts';
 import { isFlagOpen } from '../api/switches';
 import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../api/views/payment-link';
 import { Account, AddressBookEntry, Client, Product, type LinkItem, PaymentLink } from '../entities';
-import { db, transaction } from '../lib/db';
+import { auxDb, db, transaction } from '../lib/db';
 import { newId, newShortCode } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { randomToken } from '../lib/secrets';
@@ -413,55 +413,83 @@ export interface CreateLinkInput {
  * Emits `payment_link.created`.
  *
  * The idempotency record is written, completed, in the same statement (api/operation.ts
- * `inlineIdempotency`): one round trip takes the next `CP-<n>`, inserts the link with a fresh short
- * code, its event (+ NOTIFY) and the record holding the response body. Returns the link and its
+ * `inlineIdempotency`): one round trip inserts the link with a fresh short code, its event
+ * (+ NOTIFY) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
  * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
  * record. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
 export async function createLink(c: OpContext, input: CreateLinkInput, claim: InlineIdempotency): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
   const checks = await checkCreateLink(c, input);
   const [link, vctx] = await Promise.all([buildLink(db().manager, c, input, checks), linkViewContext(c.accountId)]);
+  link.reference_id = await nextReferenceId(c.accountId);
   for (let attempt = 1; ; attempt++) {
     link.short_code = newShortCode();
-    link.reference_id = ''; // assigned by the statement
     const wire = paymentLinkView(link, vctx);
     const event = eventRow({
       accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link',
       objectId: link.id, object: wire, request: c.request,
     });
     try {
-      // Sub-statements share one snapshot: the sequence moves only when no record exists yet; a
-      // concurrent duplicate that wins the claim leaves this statement with a gap in `CP-<n>` only.
-      const rows: Array<{ reference_id: string }> = await db().query(
-        `WITH seq AS (
-           UPDATE accounts SET link_reference_seq = link_reference_seq + 1
-            WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3)
-            RETURNING 'CP-' || link_reference_seq AS reference_id),
-         body AS (SELECT seq.reference_id, jsonb_set($8::jsonb, '{reference_id}', to_jsonb(seq.reference_id)) AS wire FROM seq),
-         claim AS (
+      const rows: unknown[] = await db().query(
+        `WITH claim AS (
            INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
-           SELECT $1, $2, $3, $4, $5, 'completed', $6, body.wire, '[]', now() FROM body
+           VALUES ($1, $2, $3, $4, $5, 'completed', $6, $8::jsonb, '[]', now())
            ON CONFLICT DO NOTHING RETURNING key),
          link AS (
            INSERT INTO payment_links
-           SELECT r.* FROM body, jsonb_populate_record(NULL::payment_links, $7::jsonb || jsonb_build_object('reference_id', body.reference_id)) r
-            WHERE EXISTS (SELECT 1 FROM claim)
-           RETURNING reference_id),
+           SELECT r.* FROM jsonb_populate_record(NULL::payment_links, $7::jsonb) r WHERE EXISTS (SELECT 1 FROM claim)
+           RETURNING id),
          ev AS (
            INSERT INTO events(${EVENT_COLUMNS})
-           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', body.wire), $16, $17, $18 FROM body
-            WHERE EXISTS (SELECT 1 FROM link)
+           SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 FROM link
            RETURNING id)
-         SELECT link.reference_id, pg_notify('events', ev.id) FROM link, ev`,
-        [claim.accountId, claim.route, claim.key, claim.livemode, claim.hash, claim.status, JSON.stringify(link), JSON.stringify(wire), ...event.slice(0, 7), ...event.slice(8)]);
+         SELECT pg_notify('events', ev.id) FROM ev`,
+        [claim.accountId, claim.route, claim.key, claim.livemode, claim.hash, claim.status, JSON.stringify(link), JSON.stringify(wire), ...event]);
       if (!rows[0]) throw new IdempotencyKeyTaken();
-      link.reference_id = rows[0].reference_id;
-      wire.reference_id = link.reference_id;
       return { link, wire };
     } catch (e) {
       if (attempt < 8 && (e as { code?: string; constraint?: string }).code === '23505' && /short_code/.test((e as { constraint?: string }).constraint ?? '')) continue;
       throw e;
     }
+  }
+}
+
+/** Reference-number blocks reserved by this process, per account: next number to hand out and the block's last. */
+const referenceBlocks = new Map<string, { next: bigint; last: bigint; size: number; fetchedAt: number; pending?: Promise<void> }>();
+
+/**
+ * Next `CP-<n>` of the account (spec 2.3 `reference_id`: server-minted, unique per merchant).
+ * Numbers come from the account's counter (`accounts.link_reference_seq`) in blocks reserved by
+ * this process with one short autocommit UPDATE: a block of 1 while the account creates slowly
+ * (consecutive numbers), doubling up to 64 while it creates many per second, so concurrent creates
+ * never queue on the account row. Numbers are unique and increase per process; a process that
+ * stops leaves the rest of its block unused (a gap). Throws 404 for an unknown account.
+ */
+export async function nextReferenceId(accountId: string): Promise<string> {
+  for (;;) {
+    const b = referenceBlocks.get(accountId);
+    if (b && b.next <= b.last) return `CP-${(b.next++).toString()}`;
+    if (b?.pending) {
+      await b.pending;
+      continue;
+    }
+    const now = Date.now();
+    const size = b && now - b.fetchedAt < 1000 ? Math.min(b.size * 2, 64) : 1;
+    const entry = { next: 1n, last: 0n, size, fetchedAt: now, pending: undefined as Promise<void> | undefined };
+    entry.pending = (async () => {
+      try {
+        const { rows } = await auxDb().query<{ last: string }>(
+          'UPDATE accounts SET link_reference_seq = link_reference_seq + $2 WHERE id = $1 RETURNING link_reference_seq::text AS last', [accountId, size]);
+        if (!rows[0]) throw notFound('No such account.');
+        entry.last = BigInt(rows[0].last);
+        entry.next = entry.last - BigInt(size) + 1n;
+      } finally {
+        entry.pending = undefined;
+      }
+    })();
+    referenceBlocks.set(accountId, entry);
+    if (referenceBlocks.size > 10000) referenceBlocks.clear();
+    await entry.pending;
   }
 }
 
