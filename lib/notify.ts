@@ -8,6 +8,7 @@ import { logger } from './logger';
 
 type Handler = (payload: string) => void;
 const handlers = new Map<string, Set<Handler>>();
+const lostHandlers = new Set<() => void>();
 let client: Client | null = null;
 let connecting: Promise<void> | null = null;
 let url: string | null = null;
@@ -22,6 +23,7 @@ async function connect(): Promise<void> {
     logger.warn({ err: e }, 'notify listener lost its connection');
     up = false;
     client = null;
+    lostHandlers.forEach((h) => h());
     setTimeout(() => { connecting = connect().catch(() => undefined); }, 1000);
   });
   await c.connect();
@@ -53,6 +55,14 @@ export async function onNotify(channel: string, handler: Handler): Promise<void>
 /** Removes a subscription. */
 export function offNotify(channel: string, handler: Handler): void {
   handlers.get(channel)?.delete(handler);
+}
+
+/**
+ * Calls `fn` whenever the LISTEN connection is lost: notifications sent until it is back are
+ * gone, so subscribers that must not miss any (the events stream) resynchronise from the database.
+ */
+export function onListenerLost(fn: () => void): void {
+  lostHandlers.add(fn);
 }
 
 /** True while the LISTEN connection is up (notifications can be trusted). */
