@@ -37,8 +37,12 @@ export async function startApi(port?: number): Promise<http.Server> {
 export async function stopApi(server: http.Server): Promise<void> {
   closeAllStreams('server_shutdown');
   const closed = new Promise<void>((res) => server.close(() => res()));
+  // Keep-alive sockets become idle once their response ends (streams included): close them as they do.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
   await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
+  clearInterval(sweep);
+  server.closeAllConnections();
   await flushRequestLogs().catch((e) => logger.warn({ err: e }, 'request logs not flushed at shutdown'));
 }
 

@@ -58,8 +58,12 @@ const streams = new Set<Stream>();
 const byAccount = new Map<string, Set<Stream>>();
 let wired: Promise<void> | null = null;
 let heartbeat: NodeJS.Timeout | null = null;
-let queued: string[] = [];
+const queued: string[] = [];
 let draining = false;
+let accepting = true;
+/** Ids fanned out lately: a notification delivered twice never sends a frame twice. */
+const seen = new Set<string>();
+const SEEN_MAX = 20_000;
 
 const accountKey = (accountId: string, livemode: boolean) => `${accountId}:${livemode ? 'live' : 'test'}`;
 
@@ -70,7 +74,9 @@ export function openStreamCount(): number {
 
 async function wire(): Promise<void> {
   await onNotify('events', (id) => {
-    if (!streams.size || !id) return;
+    if (!streams.size || !id || seen.has(id)) return;
+    seen.add(id);
+    if (seen.size > SEEN_MAX) for (const old of seen) { seen.delete(old); if (seen.size <= SEEN_MAX / 2) break; }
     queued.push(id);
     if (!draining) setImmediate(() => { void drain(); });
     draining = true;
@@ -135,8 +141,9 @@ function close(s: Stream, reason: string): void {
   if (!streams.size && heartbeat) { clearInterval(heartbeat); heartbeat = null; }
 }
 
-/** Ends every open stream (server shutdown, switch off, lost LISTEN connection). */
+/** Ends every open stream (server shutdown, switch off, lost LISTEN connection); after a shutdown no stream opens. */
 export function closeAllStreams(reason = 'server_shutdown'): void {
+  if (reason === 'server_shutdown') accepting = false;
   for (const s of [...streams]) close(s, reason);
 }
 
@@ -200,12 +207,13 @@ export interface OpenStreamOptions {
 
 /**
  * Opens a stream for `ctx` (sets the SSE headers) and returns the body to hand to Koa. Returns
- * null when the LISTEN connection stays down for 3 s (the route answers 503).
+ * null when the LISTEN connection stays down for 3 s or the server is shutting down (the route answers 503).
  */
 export async function openStream(ctx: Koa.ParameterizedContext, o: OpenStreamOptions): Promise<PassThrough | null> {
+  if (!accepting) return null;
   if (!wired) wired = wire();
   await wired;
-  if (!(await listenerUp(3000))) return null;
+  if (!(await listenerUp(3000)) || !accepting) return null;
   const out = new PassThrough();
   const s: Stream = {
     caller: o.caller, key: accountKey(o.caller.accountId, o.caller.livemode), type: o.type, out,

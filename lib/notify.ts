@@ -15,19 +15,44 @@ let url: string | null = null;
 let up = false;
 let closed = false;
 
+let retryTimer: NodeJS.Timeout | null = null;
+
+/** Schedules one reconnection attempt (never two at once), backing off to at most 10 s. */
+function scheduleReconnect(delayMs: number): void {
+  if (retryTimer || closed) return;
+  retryTimer = setTimeout(() => {
+    retryTimer = null;
+    connecting = connect().catch((e) => {
+      logger.warn({ err: e }, 'notify listener could not reconnect');
+      scheduleReconnect(Math.min(delayMs * 2, 10_000));
+    });
+  }, delayMs);
+  retryTimer.unref();
+}
+
 async function connect(): Promise<void> {
   if (!url || closed) return;
   const c = new Client({ connectionString: url });
-  c.on('notification', (n) => handlers.get(n.channel)?.forEach((h) => h(n.payload ?? '')));
-  c.on('error', (e) => {
+  let lost = false;
+  c.on('notification', (n) => { if (!lost) handlers.get(n.channel)?.forEach((h) => h(n.payload ?? '')); });
+  // A connection may report several errors (and 'end'); only the first one counts, so a single
+  // replacement connection is made (two would deliver every notification twice).
+  const onLost = (e?: unknown) => {
+    if (lost) return;
+    lost = true;
+    if (client !== c && client !== null) return;
     logger.warn({ err: e }, 'notify listener lost its connection');
     up = false;
     client = null;
     lostHandlers.forEach((h) => h());
-    setTimeout(() => { connecting = connect().catch(() => undefined); }, 1000);
-  });
+    c.end().catch(() => undefined);
+    scheduleReconnect(1000);
+  };
+  c.on('error', onLost);
+  c.on('end', () => { if (client === c) onLost(new Error('connection ended')); });
   await c.connect();
   for (const ch of handlers.keys()) await c.query(`LISTEN "${ch}"`);
+  if (closed || lost) { await c.end().catch(() => undefined); return; }
   client = c;
   up = true;
 }
@@ -73,6 +98,7 @@ export function notifyHealthy(): boolean {
 /** Closes the listener (shutdown, tests). */
 export async function stopNotifyListener(): Promise<void> {
   closed = true;
+  if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
   up = false;
   url = null;
   await client?.end().catch(() => undefined);

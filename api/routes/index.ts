@@ -10,8 +10,9 @@ import * as payments from './payments';
 import * as wallet from './wallet';
 import * as events from './events';
 import * as stream from './stream';
+import * as requestLogs from './request-logs';
 import * as webhooks from './webhooks';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs]) area.register(r);
 }
