@@ -11,8 +11,11 @@ import * as wallet from './wallet';
 import * as events from './events';
 import * as stream from './stream';
 import * as requestLogs from './request-logs';
+import * as activity from './activity';
+import * as accountSetup from './account-setup';
+import * as waitlists from './waitlists';
 import * as webhooks from './webhooks';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists]) area.register(r);
 }
