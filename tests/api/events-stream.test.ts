@@ -207,10 +207,11 @@ describe('refusals and gates', () => {
   });
 });
 
-describe('shutdown', () => {
-  it('stopApi ends open streams so the server closes promptly', async () => {
+describe('a second in-process API instance', () => {
+  it('refuses streams while its LISTEN connection is down (503 stream_unavailable); stopApi ends streams and flushes request logs', async () => {
     // A second API instance in this process, on the same database and Temporal.
     const { startApi, stopApi } = await import('../../api/main');
+    const notify = await import('../../lib/notify');
     const server: http.Server = await startApi(0);
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const a = await newAccount();
@@ -219,13 +220,30 @@ describe('shutdown', () => {
     const e = await emit(a.account_id);
     await c.waitFor(1);
     expect(c.frames[0].id).toBe(e);
+
+    // Listener down: the open stream ends (its notifications would be lost) and reconnects are refused.
+    await notify.stopNotifyListener();
+    await eventually(async () => c.es.readyState === EventSource.CLOSED, 'stream to end and its reconnect to be refused', 15000);
+    expect(c.errors.some((x) => x.code === 503)).toBe(true);
+    const refused = await fetch(`${base}/v1/events/stream`, { headers: { 'x-api-key': a.live_key } });
+    expect(refused.status).toBe(503);
+    const body = await refused.json() as { error: { type: string; code: string } };
+    expect(body.error).toMatchObject({ type: 'temporarily_unavailable', code: 'stream_unavailable' });
+    expect(refused.headers.get('retry-after')).toBe('5');
+
+    // Listener back: streams open again; shutdown ends them promptly.
+    await notify.startNotifyListener(process.env.DATABASE_URL!);
+    const d = openStream(base, a.live_key);
+    await opened(d);
+    const rid = refused.headers.get('request-id')!;
     const t0 = Date.now();
     await stopApi(server);
     expect(Date.now() - t0).toBeLessThan(3000);
-    await eventually(async () => c.es.readyState !== EventSource.OPEN, 'client to see the stream end');
-    c.close();
-    const { stopNotifyListener } = await import('../../lib/notify');
-    await stopNotifyListener();
+    await eventually(async () => d.es.readyState !== EventSource.OPEN, 'client to see the stream end');
+    d.close();
+    // Buffered request logs were written by the shutdown.
+    expect(await db().query('SELECT status FROM request_logs WHERE id = $1', [rid])).toEqual([{ status: 503 }]);
+    await notify.stopNotifyListener();
     const { closeTemporalClient } = await import('../../temporal/client');
     await closeTemporalClient();
   });
