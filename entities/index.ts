@@ -2,9 +2,10 @@
 import { Account, AccountFlag, ApiKey, DashboardSession, FeatureSwitch, IdempotencyRecord, Membership, User } from './account';
 import { AddressBookEntry, Client, Product, Wallet } from './catalog';
 import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
-import { EventRow, SandboxEmail, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
+import { EventRow, RequestLog, SandboxEmail, WaitlistEntry, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
 import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
+import { RequestLogsWaitlists1763800200000 } from './migrations/1763800200000-RequestLogsWaitlists';
 
 export * from './account';
 export * from './catalog';
@@ -15,6 +16,7 @@ export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
   Client, Product, AddressBookEntry, Wallet, PaymentLink, Payment, Deposit, SandboxChainTransfer,
   EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
+  RequestLog, WaitlistEntry,
 ];
 
-export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000];
+export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, RequestLogsWaitlists1763800200000];
