@@ -10,7 +10,9 @@ import * as payments from './payments';
 import * as wallet from './wallet';
 import * as events from './events';
 import * as webhooks from './webhooks';
+import * as addressBook from './address-book';
+import * as credits from './credits';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, events, webhooks]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, events, webhooks, addressBook, credits]) area.register(r);
 }
