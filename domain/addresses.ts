@@ -72,8 +72,11 @@ function fail(reason: string): AddressCheck {
 function evm(a: string): AddressCheck {
   if (!/^0x[0-9a-fA-F]{40}$/.test(a)) return fail('an EVM address is 0x followed by 40 hexadecimal characters');
   if (ZERO_EVM.test(a)) return fail('the zero address cannot receive funds');
-  // strict: a mixed-case address must carry a valid EIP-55 checksum; all-lower/all-upper carry none.
-  if (!isAddress(a, { strict: true })) return fail('the mixed-case address fails its EIP-55 checksum');
+  // EIP-55: an address whose hex letters are all lower- or all upper-case carries no checksum;
+  // a mixed-case one must match its checksum (viem's strict check).
+  const hex = a.slice(2);
+  const uncased = hex === hex.toLowerCase() || hex === hex.toUpperCase();
+  if (!uncased && !isAddress(a, { strict: true })) return fail('the mixed-case address fails its EIP-55 checksum');
   return { ok: true, address: a, key: a.toLowerCase() };
 }
 
