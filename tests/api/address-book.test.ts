@@ -12,6 +12,7 @@ import type { DevCredentials } from '../../activities/accounts';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
+import { addressBookEntryOut, addressBookListOut, deletedEntryOut } from '../../api/schemas/address-book';
 import { call, client, expectError, idem, newAccount, type Res } from '../helpers/api';
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -352,5 +353,24 @@ describe('lists and cross-account ids', () => {
     expectError(await ses.post(`/v1/address_book/${theirs.id}/recheck`), 404, 'not_found');
     expectError(await ses.post(`/v1/address_book/${theirBank.id}/beneficiary`, ACH), 404, 'not_found');
     expect(ok(await other.get(`/v1/address_book/${theirs.id}`)).label).toBe('Treasury');
+  });
+});
+
+describe('declared response schemas', () => {
+  test('every success body matches the response schema of its operation', async () => {
+    const strict = (v: unknown, schema: { validate: (v: unknown, o: object) => { error?: Error } }) => {
+      const { error } = schema.validate(v, { presence: 'optional', allowUnknown: false });
+      if (error) throw new Error(`${error.message}: ${JSON.stringify(v)}`);
+    };
+    const c = await cryptoEntry(ses, { counterparty_vasp_name: 'VASP', counterparty_vasp_jurisdiction: 'DE' });
+    strict(c, addressBookEntryOut);
+    const bank = ok(await ses.post('/v1/address_book', { kind: 'bank' }), 201);
+    strict(bank, addressBookEntryOut);
+    strict(ok(await ses.post(`/v1/address_book/${bank.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'spei', clabe: '032180000118359719' })), addressBookEntryOut);
+    strict(ok(await ses.post(`/v1/address_book/${c.id}/recheck`)), addressBookEntryOut);
+    strict(ok(await ses.patch(`/v1/address_book/${c.id}`, { label: 'L' })), addressBookEntryOut);
+    strict(ok(await ses.get(`/v1/address_book/${c.id}`)), addressBookEntryOut);
+    strict(ok(await ses.get('/v1/address_book?limit=5')), addressBookListOut);
+    strict(ok(await ses.del(`/v1/address_book/${bank.id}`)), deletedEntryOut);
   });
 });

@@ -13,6 +13,7 @@ import { FREE_CHECKS_ALLOWANCE } from '../../domain/credits';
 import { DomainError } from '../../domain/errors';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../api/schemas/credits';
 import { call, client, expectError, idem, newAccount, type Res } from '../helpers/api';
 
 let a: DevCredentials;
@@ -179,5 +180,21 @@ describe('ledger', () => {
     const s = client(acct.session_token);
     expect(ok(await s.get('/v1/credit_events'))).toMatchObject({ data: [], events_total: 0 });
     expect(ok(await s.get('/v1/credits')).paid_balance).toBe(0);
+  });
+});
+
+describe('declared response schemas', () => {
+  test('every success body matches the response schema of its operation', async () => {
+    const strict = (v: unknown, schema: { validate: (v: unknown, o: object) => { error?: Error } }) => {
+      const { error } = schema.validate(v, { allowUnknown: false });
+      if (error) throw new Error(`${error.message}: ${JSON.stringify(v)}`);
+    };
+    const acct = await newAccount();
+    const s = client(acct.session_token);
+    strict(ok(await s.get('/v1/credits')), creditBalanceOut);
+    const co = ok(await s.post('/v1/credit_checkouts', { pack: 20 }), 201);
+    strict(co, creditCheckoutOut);
+    ok(await sim(co.id, 'complete'));
+    strict(ok(await s.get('/v1/credit_events')), creditEventListOut);
   });
 });
