@@ -195,14 +195,18 @@ function assertFuture(d: Date | null | undefined, param: string): void {
 }
 
 /**
- * 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). The
- * entry is locked in share mode until commit so a concurrent address-book delete (which locks it
- * for update and refuses entries used by open links) cannot slip in between. A bank entry without
- * its bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
+ * 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). Inside
+ * a transaction (link update) the entry is locked in share mode until commit, so a concurrent
+ * address-book delete (which locks it for update and refuses entries used by open links) cannot
+ * slip in between; create runs as one statement outside a transaction, and a draft that raced a
+ * delete is caught at activation (the destination must still exist). A bank entry without its
+ * bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
  */
 async function assertDestinationOwned(m: EntityManager, c: OpContext, id: string): Promise<void> {
+  const inTransaction = m.queryRunner?.isTransactionActive === true;
   const e = await m.findOne(AddressBookEntry, {
-    where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() }, lock: { mode: 'pessimistic_read' },
+    where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() },
+    ...(inTransaction ? { lock: { mode: 'pessimistic_read' as const } } : {}),
   });
   if (!e) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
   if (e.kind === 'bank' && !e.beneficiary_set_at) {
