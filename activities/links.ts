@@ -194,10 +194,24 @@ function assertFuture(d: Date | null | undefined, param: string): void {
   if (d && d.getTime() <= Date.now()) throw invalidRequest('parameter_invalid', `${param} must be in the future.`, param);
 }
 
-/** 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). */
+/**
+ * 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). Inside
+ * a transaction (link update) the entry is locked in share mode until commit, so a concurrent
+ * address-book delete (which locks it for update and refuses entries used by open links) cannot
+ * slip in between; create runs as one statement outside a transaction, and a draft that raced a
+ * delete is caught at activation (the destination must still exist). A bank entry without its
+ * bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
+ */
 async function assertDestinationOwned(m: EntityManager, c: OpContext, id: string): Promise<void> {
-  const n = await m.count(AddressBookEntry, { where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
-  if (!n) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
+  const inTransaction = m.queryRunner?.isTransactionActive === true;
+  const e = await m.findOne(AddressBookEntry, {
+    where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() },
+    ...(inTransaction ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+  });
+  if (!e) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
+  if (e.kind === 'bank' && !e.beneficiary_set_at) {
+    throw conflict('address_book_entry_incomplete', 'This bank entry has no bank details yet; add them with POST /address_book/{id}/beneficiary first.', { address_book_id: id });
+  }
 }
 
 /** 404 unless the client belongs to (account, livemode); 400 `client_archived` for an archived client. */

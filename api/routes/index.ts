@@ -15,7 +15,9 @@ import * as activity from './activity';
 import * as accountSetup from './account-setup';
 import * as waitlists from './waitlists';
 import * as webhooks from './webhooks';
+import * as addressBook from './address-book';
+import * as credits from './credits';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits]) area.register(r);
 }
