@@ -32,7 +32,8 @@ import { chainAdapter } from '../providers/chain';
 import { emailProvider } from '../providers/email';
 import { temporalClient, signalWithStart } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
-import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
+import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRow, type RequestRef } from './outbox';
+import { IdempotencyKeyTaken, type InlineIdempotency } from '../api/idempotency';
 import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
 
 /** Who acts and under which request: every operation is scoped to (account, livemode). */
@@ -193,10 +194,24 @@ function assertFuture(d: Date | null | undefined, param: string): void {
   if (d && d.getTime() <= Date.now()) throw invalidRequest('parameter_invalid', `${param} must be in the future.`, param);
 }
 
-/** 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). */
+/**
+ * 404 unless `adr_` is a live address-book entry of (account, livemode) (spec 4.1 create). Inside
+ * a transaction (link update) the entry is locked in share mode until commit, so a concurrent
+ * address-book delete (which locks it for update and refuses entries used by open links) cannot
+ * slip in between; create runs as one statement outside a transaction, and a draft that raced a
+ * delete is caught at activation (the destination must still exist). A bank entry without its
+ * bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
+ */
 async function assertDestinationOwned(m: EntityManager, c: OpContext, id: string): Promise<void> {
-  const n = await m.count(AddressBookEntry, { where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
-  if (!n) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
+  const inTransaction = m.queryRunner?.isTransactionActive === true;
+  const e = await m.findOne(AddressBookEntry, {
+    where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() },
+    ...(inTransaction ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+  });
+  if (!e) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
+  if (e.kind === 'bank' && !e.beneficiary_set_at) {
+    throw conflict('address_book_entry_incomplete', 'This bank entry has no bank details yet; add them with POST /address_book/{id}/beneficiary first.', { address_book_id: id });
+  }
 }
 
 /** 404 unless the client belongs to (account, livemode); 400 `client_archived` for an archived client. */
@@ -240,38 +255,6 @@ async function resolveItems(m: EntityManager, c: OpContext, items: ItemInput[] |
     forTitle.push({ name, productName: product?.name ?? null });
   }
   return { stored, forTitle };
-}
-
-/**
- * Next `CP-<n>` of the account (spec 2.3 `reference_id`: unique per merchant). Allocated in its own
- * autocommit statement, not in the create transaction, so concurrent creates of one merchant do
- * not queue on the account row for a whole transaction; a create that then fails leaves a gap
- * (numbers are unique and increasing, not gapless).
- */
-async function nextReferenceId(_m: EntityManager, accountId: string): Promise<string> {
-  const { rows } = await auxDb().query<{ n: string }>(
-    `WITH u AS (UPDATE accounts SET link_reference_seq = link_reference_seq + 1 WHERE id = $1 RETURNING link_reference_seq)
-     SELECT link_reference_seq::text AS n FROM u`, [accountId]);
-  if (!rows[0]) throw notFound('No such account.');
-  return `CP-${rows[0].n}`;
-}
-
-/**
- * Inserts `link` minting a unique 7-character short code: `ON CONFLICT (short_code) DO NOTHING`
- * and a fresh code on the (rare) collision, without a savepoint; one round trip in the common case.
- * Timestamps are set here so the row needs no reload. Throws after 8 collisions in a row.
- */
-async function insertWithShortCode(m: EntityManager, link: PaymentLink): Promise<void> {
-  const now = new Date();
-  link.created_at = now;
-  link.updated_at = now;
-  for (let attempt = 1; attempt <= 8; attempt++) {
-    link.short_code = newShortCode();
-    const r = await m.createQueryBuilder().insert().into(PaymentLink).values(link)
-      .orIgnore('("short_code") DO NOTHING').updateEntity(false).returning(['id']).execute();
-    if (r.raw.length === 1) return;
-  }
-  throw new Error('could not mint a unique short code after 8 attempts');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -442,47 +425,139 @@ export interface CreateLinkInput {
  * one). Mints `reference_id` `CP-<n>` and a unique `short_code`; `url` waits for activation.
  * Default reminders: offsets [3,7,14], on when `payer_email` is set and the link is not crypto-only.
  * Emits `payment_link.created`.
+ *
+ * The idempotency record is written, completed, in the same statement (api/operation.ts
+ * `inlineIdempotency`): one round trip inserts the link with a fresh short code, its event
+ * (+ NOTIFY) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
+ * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
+ * record. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
-export async function createLink(c: OpContext, input: CreateLinkInput): Promise<PaymentLink> {
+export async function createLink(c: OpContext, input: CreateLinkInput, claim: InlineIdempotency): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
+  const checks = await checkCreateLink(c, input);
+  const [link, vctx] = await Promise.all([buildLink(db().manager, c, input, checks), linkViewContext(c.accountId)]);
+  link.reference_id = await nextReferenceId(c.accountId);
+  for (let attempt = 1; ; attempt++) {
+    link.short_code = newShortCode();
+    const wire = paymentLinkView(link, vctx);
+    const event = eventRow({
+      accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link',
+      objectId: link.id, object: wire, request: c.request,
+    });
+    try {
+      const rows: unknown[] = await db().query(
+        `WITH claim AS (
+           INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
+           VALUES ($1, $2, $3, $4, $5, 'completed', $6, $8::jsonb, '[]', now())
+           ON CONFLICT DO NOTHING RETURNING key),
+         link AS (
+           INSERT INTO payment_links
+           SELECT r.* FROM jsonb_populate_record(NULL::payment_links, $7::jsonb) r WHERE EXISTS (SELECT 1 FROM claim)
+           RETURNING id),
+         ev AS (
+           INSERT INTO events(${EVENT_COLUMNS})
+           SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 FROM link
+           RETURNING id)
+         SELECT pg_notify('events', ev.id) FROM ev`,
+        [claim.accountId, claim.route, claim.key, claim.livemode, claim.hash, claim.status, JSON.stringify(link), JSON.stringify(wire), ...event]);
+      if (!rows[0]) throw new IdempotencyKeyTaken();
+      return { link, wire };
+    } catch (e) {
+      if (attempt < 8 && (e as { code?: string; constraint?: string }).code === '23505' && /short_code/.test((e as { constraint?: string }).constraint ?? '')) continue;
+      throw e;
+    }
+  }
+}
+
+/** Reference-number blocks reserved by this process, per account: next number to hand out and the block's last. */
+const referenceBlocks = new Map<string, { next: bigint; last: bigint; size: number; fetchedAt: number; pending?: Promise<void> }>();
+
+/**
+ * Next `CP-<n>` of the account (spec 2.3 `reference_id`: server-minted, unique per merchant).
+ * Numbers come from the account's counter (`accounts.link_reference_seq`) in blocks reserved by
+ * this process with one short autocommit UPDATE: a block of 1 while the account creates slowly
+ * (consecutive numbers), doubling up to 64 while it creates many per second, so concurrent creates
+ * never queue on the account row. Numbers are unique and increase per process; a process that
+ * stops leaves the rest of its block unused (a gap). Throws 404 for an unknown account.
+ */
+export async function nextReferenceId(accountId: string): Promise<string> {
+  for (;;) {
+    const b = referenceBlocks.get(accountId);
+    if (b && b.next <= b.last) return `CP-${(b.next++).toString()}`;
+    if (b?.pending) {
+      await b.pending;
+      continue;
+    }
+    const now = Date.now();
+    const size = b && now - b.fetchedAt < 1000 ? Math.min(b.size * 2, 64) : 1;
+    const entry = { next: 1n, last: 0n, size, fetchedAt: now, pending: undefined as Promise<void> | undefined };
+    entry.pending = (async () => {
+      try {
+        const { rows } = await auxDb().query<{ last: string }>(
+          'UPDATE accounts SET link_reference_seq = link_reference_seq + $2 WHERE id = $1 RETURNING link_reference_seq::text AS last', [accountId, size]);
+        if (!rows[0]) throw notFound('No such account.');
+        entry.last = BigInt(rows[0].last);
+        entry.next = entry.last - BigInt(size) + 1n;
+      } finally {
+        entry.pending = undefined;
+      }
+    })();
+    referenceBlocks.set(accountId, entry);
+    if (referenceBlocks.size > 10000) referenceBlocks.clear();
+    await entry.pending;
+  }
+}
+
+/** Request-level checks of a create that need no row of the new link (spec 4.1 create errors). */
+async function checkCreateLink(c: OpContext, input: CreateLinkInput): Promise<CreateChecks> {
   const minor = toMinorPositive(input.amount, 'amount');
-  const currency = input.amount.currency;
   const { cryptoOnly, stored: acceptedKinds } = await parseAcceptedRailKinds(c.accountId, input.accepted_rail_kinds);
   assertSettlementNotConflicting(cryptoOnly, input.settlement_destination);
-  if (cryptoOnly) await assertNativeCurrency(c.accountId, currency);
-  const allowed = validateAllowedRails(currency, input.allowed_rails ?? null, cryptoOnly);
+  if (cryptoOnly) await assertNativeCurrency(c.accountId, input.amount.currency);
+  const allowed = validateAllowedRails(input.amount.currency, input.allowed_rails ?? null, cryptoOnly);
   assertPayerTypeFitsSettlement(cryptoOnly, input.expected_payer_type);
   assertFuture(input.expires_at, 'expires_at');
-  return transaction(async (m) => {
-    if (input.settlement_destination) await assertDestinationOwned(m, c, input.settlement_destination.address_book_id);
-    if (input.client_id) await assertClientUsable(m, c, input.client_id);
-    const items = await resolveItems(m, c, input.items, currency);
-    const title = deriveTitle({ title: input.title, invoiceNumber: input.invoice_number, items: items.forTitle });
-    if (title === null) {
-      throw invalidRequest('parameter_missing', 'A title is required: send `title`, an `invoice_number` or a named line item.', 'title');
-    }
-    const schedule: ReminderSchedule = {
-      status: input.payer_email && !cryptoOnly ? 'on' : 'off',
-      offsets_days: [...DEFAULT_REMINDER_OFFSETS_DAYS],
-      sent: [],
-    };
-    const link = m.create(PaymentLink, {
-      id: newId('pl_'), account_id: c.accountId, livemode: c.livemode, status: 'draft', title,
-      memo: blankToNull(input.memo), invoice_number: blankToNull(input.invoice_number),
-      reference_id: await nextReferenceId(m, c.accountId),
-      amount_minor: minor.toString(), currency, decimals: currencyDecimals(currency),
-      client_id: input.client_id ?? null, direction: null,
-      expected_payer_type_input: input.expected_payer_type ?? null,
-      allowed_rails: allowed, accepted_rail_kinds: acceptedKinds, crypto_only: cryptoOnly,
-      expires_at: input.expires_at ?? null, payer_email: input.payer_email ?? null, reminder_schedule: schedule,
-      settlement_kind: null, settlement_asset: null,
-      settlement_destination_id: input.settlement_destination?.address_book_id ?? null,
-      items: items.stored, payer_token: null, short_code: '',
-      activated_at: null, viewed_at: null, paid_at: null, settled_at: null, cancelled_at: null, expired_at: null,
-      latest_attempt_status: null, partial_payment: null, invoice_sent_at: null,
-    });
-    await insertWithShortCode(m, link);
-    await emitLinkEvent(m, link, 'payment_link.created', c.request);
-    return link;
+  return { minor, cryptoOnly, acceptedKinds, allowed };
+}
+
+/** What `checkCreateLink` derived: amount in minor units, crypto-only intent, stored rail kinds and rails. */
+interface CreateChecks { minor: bigint; cryptoOnly: boolean; acceptedKinds: string[] | null; allowed: string[] | null }
+
+/**
+ * The new draft link of `input` (not inserted; `reference_id` and `short_code` unset): checks the
+ * destination, client and items it refers to through `m` and derives the title. Timestamps are set
+ * here so the row needs no reload.
+ */
+async function buildLink(m: EntityManager, c: OpContext, input: CreateLinkInput, checks: CreateChecks): Promise<PaymentLink> {
+  const { minor, cryptoOnly, acceptedKinds, allowed } = checks;
+  const currency = input.amount.currency;
+  if (input.settlement_destination) await assertDestinationOwned(m, c, input.settlement_destination.address_book_id);
+  if (input.client_id) await assertClientUsable(m, c, input.client_id);
+  const items = await resolveItems(m, c, input.items, currency);
+  const title = deriveTitle({ title: input.title, invoiceNumber: input.invoice_number, items: items.forTitle });
+  if (title === null) {
+    throw invalidRequest('parameter_missing', 'A title is required: send `title`, an `invoice_number` or a named line item.', 'title');
+  }
+  const schedule: ReminderSchedule = {
+    status: input.payer_email && !cryptoOnly ? 'on' : 'off',
+    offsets_days: [...DEFAULT_REMINDER_OFFSETS_DAYS],
+    sent: [],
+  };
+  const now = new Date();
+  return m.create(PaymentLink, {
+    id: newId('pl_'), account_id: c.accountId, livemode: c.livemode, status: 'draft', title,
+    memo: blankToNull(input.memo), invoice_number: blankToNull(input.invoice_number),
+    reference_id: '',
+    amount_minor: minor.toString(), currency, decimals: currencyDecimals(currency),
+    client_id: input.client_id ?? null, direction: null,
+    expected_payer_type_input: input.expected_payer_type ?? null,
+    allowed_rails: allowed, accepted_rail_kinds: acceptedKinds, crypto_only: cryptoOnly,
+    expires_at: input.expires_at ?? null, payer_email: input.payer_email ?? null, reminder_schedule: schedule,
+    settlement_kind: null, settlement_asset: null,
+    settlement_destination_id: input.settlement_destination?.address_book_id ?? null,
+    items: items.stored, payer_token: null, short_code: '',
+    activated_at: null, viewed_at: null, paid_at: null, settled_at: null, cancelled_at: null, expired_at: null,
+    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null,
+    created_at: now, updated_at: now,
   });
 }
 

@@ -25,18 +25,23 @@ export interface NewEvent {
   apiVersion?: string;
 }
 
+/** Column list of an event row, in the order of `eventRow`'s values. */
+export const EVENT_COLUMNS = 'id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version';
+
+/** The values of one event row (a fresh `evt_` id first), in the order of `EVENT_COLUMNS`; `data` is JSON text. */
+export function eventRow(e: NewEvent): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string] {
+  return [newId('evt_'), e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? [], JSON.stringify({ object: e.object }),
+    e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION];
+}
+
 /** Inserts one event row inside `m`'s transaction and queues a NOTIFY on channel `events`. Returns the `evt_` id. */
 export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
-  const id = newId('evt_');
+  const row = eventRow(e);
   // One round trip: the row and its NOTIFY (delivered at commit).
   await m.query(
-    `WITH e AS (
-       INSERT INTO events(id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
-     SELECT pg_notify('events', id) FROM e`,
-    [id, e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? [], JSON.stringify({ object: e.object }),
-      e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION]);
-  return id;
+    `WITH e AS (INSERT INTO events(${EVENT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
+     SELECT pg_notify('events', id) FROM e`, row);
+  return row[0];
 }
 
 /**

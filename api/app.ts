@@ -1,5 +1,5 @@
 /**
- * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> error envelope ->
+ * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
  * versioning -> body parsing -> [public payer routes | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
  */
@@ -12,6 +12,7 @@ import { randomToken } from '../lib/secrets';
 import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
+import { requestLog } from './middleware/request-log';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { resolveVersion, LATEST_VERSION } from './versioning';
 import { payerRouter } from './routes/payer-sessions';
@@ -36,6 +37,9 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
       ctx.set('Service-Version', ctx.state.version);
     }
   });
+  // Outside the error envelope: records the final status of every /v1 request, errors included.
+  const payer = payerRouter();
+  app.use(requestLog((ctx) => payer.match(ctx.path, ctx.method).route));
   app.use(errorEnvelope());
   app.use(async (ctx, next) => {
     ctx.state.version = resolveVersion(ctx.get('Service-Version') || undefined, null);
@@ -61,7 +65,6 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   });
   app.use(open.routes());
 
-  const payer = payerRouter();
   app.use(rateLimitPublicPaths(payer));
   app.use(payer.routes());
   app.use(payer.allowedMethods());

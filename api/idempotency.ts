@@ -36,20 +36,34 @@ const WAIT_MS = 10000;
  * attempt, or a duplicate still running after the wait.
  */
 export async function claim(accountId: string, route: string, key: string, livemode: boolean, hash: string): Promise<StoredResponse | null> {
-  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const inserted: unknown[] = await db().query(
       `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state)
        VALUES ($1,$2,$3,$4,$5,'in_progress') ON CONFLICT DO NOTHING RETURNING key`, [accountId, route, key, livemode, hash]);
     if (inserted.length === 1) return null;
+    const stored = await storedResponse(accountId, route, key, hash);
+    if (stored) return stored;
+  }
+}
+
+/**
+ * The response stored under (account, route, key) for a request whose body hashes to `hash`:
+ * the stored response to replay, or null when no record exists (never made, expired or purged).
+ * Waits up to 10 s for a concurrent duplicate still in progress. Throws 409
+ * `idempotency_key_reused` (different body), `idempotency_failed` (an earlier attempt may have
+ * taken effect) or `idempotency_key_in_use` (the duplicate is still running after the wait).
+ */
+export async function storedResponse(accountId: string, route: string, key: string, hash: string): Promise<StoredResponse | null> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
     const rows: Array<{ request_hash: string; state: string; response_status: number | null; response_body: unknown; age: number }> = await db().query(
       `SELECT request_hash, state, response_status, response_body, extract(epoch from now() - created_at)::float8 AS age
          FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3`, [accountId, route, key]);
     const r = rows[0];
-    if (!r) continue; // forgotten between the two statements: claim again
+    if (!r) return null;
     if (r.age > IDEMPOTENCY_TTL_SECONDS) {
       await db().query('DELETE FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3 AND created_at < now() - make_interval(secs => $4)', [accountId, route, key, IDEMPOTENCY_TTL_SECONDS]);
-      continue;
+      return null;
     }
     if (r.request_hash !== hash) {
       throw new DomainError('idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', { param: 'Idempotency-Key' });
@@ -63,6 +77,30 @@ export async function claim(accountId: string, route: string, key: string, livem
     }
     await new Promise((res) => setTimeout(res, 50));
   }
+}
+
+/**
+ * An idempotency claim the handler writes itself, completed, in the same statement as its effect
+ * (operations with `inlineIdempotency`): one round trip instead of claim + effect + completion.
+ * `status` is the success status to store; the stored body is the handler's result (no secrets).
+ */
+export interface InlineIdempotency { accountId: string; route: string; key: string; livemode: boolean; hash: string; status: number }
+
+/** Thrown by an inline-idempotency effect when (account, route, key) already has a record: nothing was written. */
+export class IdempotencyKeyTaken extends Error {
+  constructor() { super('idempotency key already recorded'); }
+}
+
+/**
+ * Records a refusal (4xx before any effect) under an inline claim, so a retry replays it.
+ * Returns false, writing nothing, when the key already has a record (the caller replays that).
+ */
+export async function recordRefusal(c: InlineIdempotency, status: number, body: unknown): Promise<boolean> {
+  const rows: unknown[] = await db().query(
+    `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
+     VALUES ($1,$2,$3,$4,$5,'completed',$6,$7,'[]',now()) ON CONFLICT DO NOTHING RETURNING key`,
+    [c.accountId, c.route, c.key, c.livemode, c.hash, status, JSON.stringify(body)]);
+  return rows.length === 1;
 }
 
 /** Stores the final response (secrets in `redact` replaced by null) for replay. */

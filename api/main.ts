@@ -7,8 +7,10 @@ import { logger } from '../lib/logger';
 import { temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payins';
-import { startNotifyListener } from '../lib/notify';
+import { startNotifyListener, stopNotifyListener } from '../lib/notify';
 import { wireAuthCache } from './middleware/auth';
+import { flushRequestLogs } from './middleware/request-log';
+import { closeAllStreams } from './stream-hub';
 
 /** Starts the HTTP server; resolves once listening. */
 export async function startApi(port?: number): Promise<http.Server> {
@@ -27,8 +29,33 @@ export async function startApi(port?: number): Promise<http.Server> {
   return server;
 }
 
+/**
+ * Graceful stop: ends every open event stream (they would otherwise hold the server open), stops
+ * accepting connections (waits at most 5 s for requests in flight), then writes the buffered
+ * request logs.
+ */
+export async function stopApi(server: http.Server): Promise<void> {
+  closeAllStreams('server_shutdown');
+  const closed = new Promise<void>((res) => server.close(() => res()));
+  // Keep-alive sockets become idle once their response ends (streams included): close them as they do.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
+  clearInterval(sweep);
+  server.closeAllConnections();
+  await flushRequestLogs().catch((e) => logger.warn({ err: e }, 'request logs not flushed at shutdown'));
+}
+
 if (require.main === module) {
-  startApi().catch((e) => {
+  startApi().then((server) => {
+    const stop = async () => {
+      await stopApi(server);
+      await stopNotifyListener();
+      process.exit(0);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  }).catch((e) => {
     logger.fatal({ err: e }, 'api failed');
     process.exit(1);
   });

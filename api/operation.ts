@@ -22,6 +22,8 @@ export interface HandlerArgs<B = any, Q = any> {
   query: Q;
   params: Record<string, string>;
   ctx: Koa.ParameterizedContext<AppState>;
+  /** Set for `inlineIdempotency` operations: the claim the handler must write with its effect. */
+  idempotency?: idem.InlineIdempotency;
 }
 
 export interface OperationDef<B = any, Q = any> {
@@ -44,6 +46,12 @@ export interface OperationDef<B = any, Q = any> {
   query?: Joi.ObjectSchema;
   /** Mutations require Idempotency-Key (default: true for non-GET). */
   idempotent?: boolean;
+  /**
+   * The handler writes the idempotency record itself, completed, in the same statement as its
+   * effect (`HandlerArgs.idempotency`), and throws `IdempotencyKeyTaken` when the key already has a
+   * record; `mount` then replays it. Saves the claim and completion round trips on hot creates.
+   */
+  inlineIdempotency?: boolean;
   successStatus?: number;
   /**
    * joi schema of the success body (the view's wire shape). Feeds the OpenAPI document
@@ -135,13 +143,14 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
     const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
     ctx.state.idempotencyKey = key;
     const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
-    const stored = await idem.claim(caller.accountId, route, key, caller.livemode, idem.requestHash(rawBody ?? {}));
+    const hash = idem.requestHash(rawBody ?? {});
+    if (def.inlineIdempotency) {
+      await runInline(def, args, ctx, { accountId: caller.accountId, route, key, livemode: caller.livemode, hash, status: def.successStatus ?? 200 });
+      return;
+    }
+    const stored = await idem.claim(caller.accountId, route, key, caller.livemode, hash);
     if (stored) {
-      ctx.set('Idempotent-Replayed', 'true');
-      const err = (stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null)?.__error;
-      if (err) throw new DomainError(err.type, err.code, err.message, { param: err.param, details: err.details, status: stored.status });
-      ctx.status = stored.status;
-      ctx.body = stored.body;
+      replay(ctx, stored);
       return;
     }
     try {
@@ -153,7 +162,7 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
     } catch (e) {
       if (e instanceof DomainError && e.status < 500) {
         // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
-        await idem.complete(caller.accountId, route, key, e.status, { __error: { type: e.type, code: e.code, message: e.message, param: e.param, details: e.details } }, []);
+        await idem.complete(caller.accountId, route, key, e.status, refusalBody(e), []);
       } else if (e instanceof DomainError && e.type === 'temporarily_unavailable') {
         await idem.release(caller.accountId, route, key);
       } else {
@@ -162,4 +171,44 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
       throw e;
     }
   });
+}
+
+/** Answers with a stored response (`Idempotent-Replayed: true`); a stored refusal is thrown again as is. */
+function replay(ctx: Koa.ParameterizedContext<AppState>, stored: idem.StoredResponse): void {
+  ctx.set('Idempotent-Replayed', 'true');
+  const err = (stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null)?.__error;
+  if (err) throw new DomainError(err.type, err.code, err.message, { param: err.param, details: err.details, status: stored.status });
+  ctx.status = stored.status;
+  ctx.body = stored.body;
+}
+
+/** The stored form of a refusal (replayed by `replay`). */
+function refusalBody(e: DomainError): { __error: Record<string, unknown> } {
+  return { __error: { type: e.type, code: e.code, message: e.message, param: e.param, details: e.details } };
+}
+
+/**
+ * Runs an `inlineIdempotency` handler: its effect and the completed record are one statement, so
+ * a failure leaves no trace and a retry under the same key executes again. A key that already has
+ * a record is replayed (or refused as `claim` would); a refusal (4xx) is recorded unless the key
+ * was taken meanwhile, in which case the stored response wins.
+ */
+async function runInline(def: OperationDef, args: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, claim: idem.InlineIdempotency): Promise<void> {
+  for (;;) {
+    try {
+      ctx.body = await def.handler({ ...args, idempotency: claim });
+      ctx.status = claim.status;
+      return;
+    } catch (e) {
+      const refusal = e instanceof DomainError && e.status < 500;
+      if (!(e instanceof idem.IdempotencyKeyTaken) && !refusal) throw e;
+      if (refusal && (await idem.recordRefusal(claim, e.status, refusalBody(e)))) throw e;
+      const stored = await idem.storedResponse(claim.accountId, claim.route, claim.key, claim.hash);
+      if (stored) {
+        replay(ctx, stored);
+        return;
+      }
+      // The record expired or was purged between the two statements: execute afresh.
+    }
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: load and latency figures for the platform-core issue, on this machine, in one run.
- * Starts a throwaway stack (scripts/stack.ts) and a bare Koa + pg baseline (bench/bare-server.ts), then:
+ * Starts a throwaway stack (scripts/stack.ts; API and worker as separate processes, as in
+ * production) and a bare Koa + pg baseline (bench/bare-server.ts), then:
  * 1. GET /v1/payment_links/{id} and POST /v1/payment_links (unique Idempotency-Key per request) at
  *    32 connections for 20 s each, against the bare server's indexed select / insert: requests/s,
  *    p50, p99 and the ratio to the bare server (targets: reads >= 50%, writes >= 35%, p99 < 50 ms).
@@ -41,7 +42,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const stack = await startStack({ log, tag: 'bench', envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' } });
+  const stack = await startStack({ log, tag: 'bench', split: true, envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' } });
   try {
     await measure(stack);
   } finally {

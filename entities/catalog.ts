@@ -52,8 +52,29 @@ export class AddressBookEntry {
   @Column('timestamptz', { nullable: true }) proof_verified_at: Date | null;
   @Column('text', { nullable: true }) proof_artifact_url: string | null;
   @Column('timestamptz', { nullable: true }) deleted_at: Date | null;
+  /** Duplicate-detection key of a crypto address (lower-cased where the format ignores case). */
+  @Column('text', { nullable: true }) address_key: string | null;
+  /** Latest address screening of a crypto entry (providers/screening.ts result), null for bank entries. */
+  @Column('jsonb', { nullable: true }) screening: AddressScreening | null;
+  @Column('text', { nullable: true }) bank_rail: string | null;
+  @Column('text', { nullable: true }) bank_currency: string | null;
+  /** Masked projection of the bank details (the only form ever read back; raw details are in `bank_details_ciphertext`). */
+  @Column('jsonb', { nullable: true }) beneficiary_masked: Record<string, unknown> | null;
+  @Column('timestamptz', { nullable: true }) beneficiary_set_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+/** Stored screening of an address-book entry (spec 2.9 fields; `status` unavailable when the provider could not answer). */
+export interface AddressScreening {
+  status: 'completed' | 'unavailable';
+  risk_score: number | null;
+  risk_level: string | null;
+  verdict: string | null;
+  action: string | null;
+  flags: string[];
+  provider_version: string | null;
+  screened_at: string;
 }
 
 @Entity('wallets')

@@ -83,3 +83,36 @@ export class SandboxEmail {
   @Column('text') idempotency_key: string;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
 }
+
+/** One recorded API request (spec 4.10 request logs); never a body. `account_id` null when unauthenticated. */
+@Entity('request_logs')
+export class RequestLog {
+  @PrimaryColumn('text') id: string;
+  @Column('text', { nullable: true }) account_id: string | null;
+  @Column('boolean', { nullable: true }) livemode: boolean | null;
+  @Column('text', { nullable: true }) caller_type: string | null;
+  @Column('text', { nullable: true }) api_key_id: string | null;
+  @Column('text', { nullable: true }) user_id: string | null;
+  @Column('text') method: string;
+  @Column('text') path: string;
+  @Column('integer') status: number;
+  @Column('integer') latency_ms: number;
+  @Column('text', { nullable: true }) idempotency_key: string | null;
+  @Column('text', { nullable: true }) error_type: string | null;
+  @Column('text', { nullable: true }) error_code: string | null;
+  @Column('text', { nullable: true }) api_version: string | null;
+  @Column('text', { nullable: true }) ip: string | null;
+  @Column('timestamptz') created_at: Date;
+}
+
+/** An account's place on a product waitlist (`webhooks` or `cards`; spec 4.10). */
+@Entity('waitlist_entries')
+export class WaitlistEntry {
+  @PrimaryColumn('text') account_id: string;
+  @PrimaryColumn('text') waitlist: 'webhooks' | 'cards';
+  @Column('text') email: string;
+  @Column('text', { nullable: true }) use_case: string | null;
+  @Column('text') joined_by: string;
+  @Column('timestamptz') created_at: Date;
+  @Column('timestamptz') updated_at: Date;
+}

@@ -2,23 +2,29 @@
 import { Account, AccountFlag, ApiKey, DashboardSession, FeatureSwitch, IdempotencyRecord, Membership, User } from './account';
 import { AddressBookEntry, Client, Product, Wallet } from './catalog';
 import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
-import { EventRow, SandboxEmail, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
+import { EventRow, RequestLog, SandboxEmail, WaitlistEntry, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
+import { CreditBalanceRow, CreditCheckout, CreditEventRow } from './credits';
 import { Payout, PayoutAttempt, PayoutDeposit, SandboxBridgeTransfer, SandboxRailPayment, WalletSend } from './payouts';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
 import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
+import { RequestLogsWaitlists1763800200000 } from './migrations/1763800200000-RequestLogsWaitlists';
+import { AddressBookCredits1763800300000 } from './migrations/1763800300000-AddressBookCredits';
 import { Payouts1763800500000 } from './migrations/1763800500000-Payouts';
 
 export * from './account';
 export * from './catalog';
 export * from './payments';
 export * from './developers';
+export * from './credits';
 export * from './payouts';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
   Client, Product, AddressBookEntry, Wallet, PaymentLink, Payment, Deposit, SandboxChainTransfer,
   EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
+  RequestLog, WaitlistEntry,
+  CreditBalanceRow, CreditEventRow, CreditCheckout,
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
 ];
 
-export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, Payouts1763800500000];
+export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, RequestLogsWaitlists1763800200000, AddressBookCredits1763800300000, Payouts1763800500000];

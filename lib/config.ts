@@ -28,6 +28,13 @@ export interface Config {
   paymentTtlSeconds: number;
   logLevel: string;
   dataDir: string;
+  /** Seconds between comment frames on an idle `GET /events/stream` (spec 6 stream heartbeats). */
+  streamHeartbeatSeconds: number;
+  /** How far back (seconds) the stream replays after `Last-Event-ID`; older ids are a gap (spec 6). */
+  streamResumeWindowSeconds: number;
+  /** Request-log buffer: flush interval (ms) and rows per batch (spec 4.10 request logs). */
+  requestLogFlushMs: number;
+  requestLogBatch: number;
 }
 
 const schema = Joi.object({
@@ -50,6 +57,10 @@ const schema = Joi.object({
   PAYMENT_TTL_SECONDS: Joi.number().integer().min(60).default(86400),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   DATA_DIR: Joi.string().default('.data'),
+  STREAM_HEARTBEAT_SECONDS: Joi.number().min(0.1).max(300).default(15),
+  STREAM_RESUME_WINDOW_SECONDS: Joi.number().integer().min(60).default(86400),
+  REQUEST_LOG_FLUSH_MS: Joi.number().integer().min(10).max(60000).default(250),
+  REQUEST_LOG_BATCH: Joi.number().integer().min(1).max(10000).default(500),
 }).unknown(true);
 
 let cached: Config | null = null;
@@ -81,6 +92,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentTtlSeconds: value.PAYMENT_TTL_SECONDS,
     logLevel: value.LOG_LEVEL,
     dataDir: value.DATA_DIR,
+    streamHeartbeatSeconds: value.STREAM_HEARTBEAT_SECONDS,
+    streamResumeWindowSeconds: value.STREAM_RESUME_WINDOW_SECONDS,
+    requestLogFlushMs: value.REQUEST_LOG_FLUSH_MS,
+    requestLogBatch: value.REQUEST_LOG_BATCH,
   };
   if (env === process.env) cached = cfg;
   return cfg;

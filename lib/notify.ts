@@ -8,24 +8,51 @@ import { logger } from './logger';
 
 type Handler = (payload: string) => void;
 const handlers = new Map<string, Set<Handler>>();
+const lostHandlers = new Set<() => void>();
 let client: Client | null = null;
 let connecting: Promise<void> | null = null;
 let url: string | null = null;
 let up = false;
 let closed = false;
 
+let retryTimer: NodeJS.Timeout | null = null;
+
+/** Schedules one reconnection attempt (never two at once), backing off to at most 10 s. */
+function scheduleReconnect(delayMs: number): void {
+  if (retryTimer || closed) return;
+  retryTimer = setTimeout(() => {
+    retryTimer = null;
+    connecting = connect().catch((e) => {
+      logger.warn({ err: e }, 'notify listener could not reconnect');
+      scheduleReconnect(Math.min(delayMs * 2, 10_000));
+    });
+  }, delayMs);
+  retryTimer.unref();
+}
+
 async function connect(): Promise<void> {
   if (!url || closed) return;
   const c = new Client({ connectionString: url });
-  c.on('notification', (n) => handlers.get(n.channel)?.forEach((h) => h(n.payload ?? '')));
-  c.on('error', (e) => {
+  let lost = false;
+  c.on('notification', (n) => { if (!lost) handlers.get(n.channel)?.forEach((h) => h(n.payload ?? '')); });
+  // A connection may report several errors (and 'end'); only the first one counts, so a single
+  // replacement connection is made (two would deliver every notification twice).
+  const onLost = (e?: unknown) => {
+    if (lost) return;
+    lost = true;
+    if (client !== c && client !== null) return;
     logger.warn({ err: e }, 'notify listener lost its connection');
     up = false;
     client = null;
-    setTimeout(() => { connecting = connect().catch(() => undefined); }, 1000);
-  });
+    lostHandlers.forEach((h) => h());
+    c.end().catch(() => undefined);
+    scheduleReconnect(1000);
+  };
+  c.on('error', onLost);
+  c.on('end', () => { if (client === c) onLost(new Error('connection ended')); });
   await c.connect();
   for (const ch of handlers.keys()) await c.query(`LISTEN "${ch}"`);
+  if (closed || lost) { await c.end().catch(() => undefined); return; }
   client = c;
   up = true;
 }
@@ -55,6 +82,14 @@ export function offNotify(channel: string, handler: Handler): void {
   handlers.get(channel)?.delete(handler);
 }
 
+/**
+ * Calls `fn` whenever the LISTEN connection is lost: notifications sent until it is back are
+ * gone, so subscribers that must not miss any (the events stream) resynchronise from the database.
+ */
+export function onListenerLost(fn: () => void): void {
+  lostHandlers.add(fn);
+}
+
 /** True while the LISTEN connection is up (notifications can be trusted). */
 export function notifyHealthy(): boolean {
   return up;
@@ -63,6 +98,7 @@ export function notifyHealthy(): boolean {
 /** Closes the listener (shutdown, tests). */
 export async function stopNotifyListener(): Promise<void> {
   closed = true;
+  if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
   up = false;
   url = null;
   await client?.end().catch(() => undefined);

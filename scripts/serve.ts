@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { stopNotifyListener } from '../lib/notify';
 import { createWorker } from '../worker';
-import { startApi } from '../api/main';
+import { startApi, stopApi } from '../api/main';
 import { logger } from '../lib/logger';
 
 async function main(): Promise<void> {
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const running = worker.run();
   const server = await startApi();
   const stop = async () => {
-    server.close();
+    await stopApi(server);
     worker.shutdown();
     await running.catch(() => undefined);
     await stopDispatcher();

@@ -22,8 +22,11 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Brings the stack up; `envOverrides` go to the product process (e.g. rate limits). */
-export async function startStack(opts: { log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string }): Promise<Stack> {
+/**
+ * Brings the stack up; `envOverrides` go to the product (e.g. rate limits). `split` runs the API
+ * and the worker as two processes, as production does (benchmarks); default one process (serve.ts).
+ */
+export async function startStack(opts: { log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean }): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
   const dbName = `pp_${tag}_${Date.now()}_${process.pid}`;
@@ -74,14 +77,17 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   const out = fs.openSync(productLog, 'w');
   // PRODUCT_NODE_ARGS: extra node flags for the product process (e.g. --cpu-prof when profiling).
   const nodeArgs = (env.PRODUCT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const product = spawn(process.execPath, [...nodeArgs, path.resolve(__dirname, 'serve.js')], { env, stdio: ['ignore', out, out], detached: true });
-  // The product runs in its own process group; never leave it behind if this process dies.
-  const killProduct = () => { try { process.kill(-product.pid!, 'SIGTERM'); } catch { /* gone */ } };
+  const entries = opts.split ? [path.resolve(__dirname, '../api/main.js'), path.resolve(__dirname, '../worker.js')] : [path.resolve(__dirname, 'serve.js')];
+  const processes = entries.map((entry) => spawn(process.execPath, [...nodeArgs, entry], { env, stdio: ['ignore', out, out], detached: true }));
+  // The product runs in its own process groups; never leave it behind if this process dies.
+  const killProduct = () => {
+    for (const p of processes) try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
+  };
   process.once('exit', killProduct);
   const apiUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90000;
   for (;;) {
-    if (product.exitCode !== null) throw new Error(`product exited early (code ${product.exitCode}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
+    if (processes.some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${processes.map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
     try {
       if ((await fetch(`${apiUrl}/healthz`)).ok) break;
     } catch { /* not up yet */ }

@@ -53,6 +53,11 @@ export async function wireAuthCache(): Promise<void> {
   await onNotify('auth_changed', () => keyCache.clear());
 }
 
+/** Drops this instance's cached key rows at once (revoke and roll; other instances follow on NOTIFY). */
+export function clearAuthCache(): void {
+  keyCache.clear();
+}
+
 async function keyRow(hash: string): Promise<KeyRow | undefined> {
   const cached = keyCache.get(hash);
   if (cached && cacheWired && notifyHealthy() && Date.now() - cached.at < CACHE_TTL_MS) return cached.row;

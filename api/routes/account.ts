@@ -1,4 +1,7 @@
-/** Developers area, account part (spec 4.10): GET/PATCH /account, GET/POST /accounts. Thin routes. */
+/**
+ * Developers area, account part (spec 4.10): GET/PATCH /account, GET/POST /accounts. Thin routes.
+ * `GET /account?expand=readiness,setup_guide` adds those objects (or `expand_errors`), see account-setup.ts.
+ */
 import type Router from '@koa/router';
 import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
@@ -9,6 +12,7 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { accountView } from '../views/account';
 import { COUNTRIES } from '../countries';
+import { accountExpansions } from './account-setup';
 
 async function loadAccount(id: string): Promise<Account> {
   const a = await db().getRepository(Account).findOneBy({ id });
@@ -20,7 +24,10 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
     query: Joi.object({ expand: Joi.any() }),
-    handler: async ({ caller }) => accountView(await loadAccount(caller.accountId), caller),
+    handler: async ({ caller, query }) => {
+      const a = await loadAccount(caller.accountId);
+      return { ...accountView(a, caller), ...(await accountExpansions(a, caller, query.expand)) };
+    },
   });
 
   mount(r, {

@@ -4,6 +4,7 @@ import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { ApiKey } from '../../entities';
 import { insertApiKey, revokeKey, rollKey } from '../../activities/accounts';
+import { clearAuthCache } from '../middleware/auth';
 import { db, transaction } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
@@ -62,6 +63,7 @@ export function register(r: Router<AppState>): void {
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
     handler: async ({ caller, params, ctx }) => {
       const { key, secret } = await rollKey(caller.accountId, params.id, caller.userId);
+      clearAuthCache();
       ctx.state.redact.push('secret');
       return apiKeyView(key, secret);
     },
@@ -70,6 +72,10 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'api_keys.revoke', method: 'post', path: '/api_keys/:id/revoke', scope: 'developers.write', testMode: 'unavailable',
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
-    handler: async ({ caller, params }) => apiKeyView(await revokeKey(caller.accountId, params.id)),
+    handler: async ({ caller, params }) => {
+      const key = await revokeKey(caller.accountId, params.id);
+      clearAuthCache();
+      return apiKeyView(key);
+    },
   });
 }

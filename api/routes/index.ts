@@ -9,9 +9,16 @@ import * as paymentLinks from './payment-links';
 import * as payments from './payments';
 import * as wallet from './wallet';
 import * as events from './events';
+import * as stream from './stream';
+import * as requestLogs from './request-logs';
+import * as activity from './activity';
+import * as accountSetup from './account-setup';
+import * as waitlists from './waitlists';
 import * as webhooks from './webhooks';
+import * as addressBook from './address-book';
+import * as credits from './credits';
 import * as payouts from './payouts';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, events, webhooks, payouts]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts]) area.register(r);
 }

@@ -96,9 +96,9 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.create', method: 'post', path: '/payment_links', scope: WRITE, testMode: 'unavailable',
-    body: createLinkBody, successStatus: 201,
+    body: createLinkBody, successStatus: 201, inlineIdempotency: true,
     summary: 'Create a draft payment link.',
-    handler: async ({ caller, body, ctx }) => view(await createLink(opContext(caller, ctx), body)),
+    handler: async ({ caller, body, ctx, idempotency }) => (await createLink(opContext(caller, ctx), body, idempotency!)).wire,
   });
 
   mount(r, {

@@ -11,6 +11,11 @@
  * - POST /sim/providers/faults `{ name, value|null }`: provider faults (providers/sandbox-faults.ts).
  * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
+ * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
+ *   optional `{ amount }` in minor units, default the price): the person pays at, fails at or
+ *   abandons the hosted checkout; the provider then notifies the product (credits granted once).
+ * - POST /sim/providers/screening/signals `{ chain, address, risk_score, flags?, unavailable? }`:
+ *   what the address screening provider reports for that address from now on.
  */
 import Router from '@koa/router';
 import Joi from 'joi';
@@ -26,6 +31,11 @@ import { signWalletSend } from '../../providers/wallet-sends';
 import { SIGNALS } from '../../temporal/names';
 import type { AppState } from '../context';
 import { validate } from '../operation';
+import { handleCheckoutNotification } from '../../activities/credits';
+import { checkAddress, resolveChain } from '../../domain/addresses';
+import { checkoutProvider, CheckoutTransitionError } from '../../providers/checkout';
+import { addressScreeningProvider } from '../../providers/screening';
+import { creditCheckoutView } from '../views/credits';
 
 const transferBody = Joi.object({
   chain: Joi.string().required(),
@@ -34,6 +44,16 @@ const transferBody = Joi.object({
   amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }).required(),
   from_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
   tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
+});
+
+const checkoutCompleteBody = Joi.object({ amount: Joi.string().pattern(/^[0-9]+$/) });
+
+const screeningSignalBody = Joi.object({
+  chain: Joi.alternatives(Joi.string(), Joi.number()).required(),
+  address: Joi.string().required(),
+  risk_score: Joi.number().integer().min(0).max(100).required(),
+  flags: Joi.array().items(Joi.string().max(100)).max(50).default([]),
+  unavailable: Joi.boolean().default(false),
 });
 
 /** Router for `/sim/...`. */
@@ -112,6 +132,38 @@ export function simulatorRouter(): Router<AppState> {
     } catch (e) {
       throw new DomainError('conflict', 'sim_sign_refused', (e as Error).message);
     }
+  });
+
+  r.post('/providers/checkout/:checkout_id/:action', async (ctx) => {
+    const action = ctx.params.action;
+    if (action !== 'complete' && action !== 'fail' && action !== 'expire') throw new DomainError('not_found', 'not_found', `No simulator action ${action}.`);
+    const b = validate<{ amount?: string }>(action === 'complete' ? checkoutCompleteBody : undefined, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    let n;
+    try {
+      n = await checkoutProvider().simulate(ctx.params.checkout_id, action, { amountMinor: b.amount === undefined ? undefined : BigInt(b.amount) });
+    } catch (e) {
+      if (e instanceof CheckoutTransitionError) throw new DomainError('conflict', 'checkout_session_closed', e.message);
+      throw e;
+    }
+    if (!n) throw new DomainError('not_found', 'not_found', `No checkout session for ${ctx.params.checkout_id}.`, { param: 'checkout_id' });
+    const result = await handleCheckoutNotification(n);
+    if (!result) throw new DomainError('not_found', 'not_found', `No checkout ${ctx.params.checkout_id}.`, { param: 'checkout_id' });
+    ctx.body = {
+      object: 'sim.checkout_notification', outcome: n.outcome, session_id: n.sessionId, granted: result.granted,
+      checkout: creditCheckoutView(result.checkout),
+    };
+  });
+
+  r.post('/providers/screening/signals', async (ctx) => {
+    const b = validate<{ chain: string | number; address: string; risk_score: number; flags: string[]; unavailable: boolean }>(
+      screeningSignalBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const chain = resolveChain(b.chain);
+    if (!chain) throw new DomainError('invalid_request', 'parameter_invalid', 'Unsupported chain.', { param: 'chain' });
+    const checked = checkAddress(chain, b.address, chainAdapter().network);
+    if (!checked.ok) throw new DomainError('invalid_request', 'address_invalid', checked.reason, { param: 'address' });
+    await addressScreeningProvider().setSignal(chain, checked.key, { risk_score: b.risk_score, flags: b.flags, unavailable: b.unavailable });
+    ctx.status = 201;
+    ctx.body = { object: 'sim.screening_signal', chain, address: checked.address, risk_score: b.risk_score, flags: b.flags, unavailable: b.unavailable };
   });
 
   return r;

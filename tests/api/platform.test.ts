@@ -66,7 +66,14 @@ describe('authentication (spec 5)', () => {
     const k = await keyWith(['account.read']);
     expect((await call('GET', '/v1/account', undefined, { key: k })).status).toBe(200);
     await db().query(`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE secret_hash = $1`, [sha256Hex(k)]);
-    expectError(await call('GET', '/v1/account', undefined, { key: k }), 401, 'authentication_error', 'api_key_revoked');
+    // The revocation reaches every instance's cache through NOTIFY at commit (milliseconds; allow
+    // for a loaded machine): the key fails on the first request after the notification lands.
+    let res = await call('GET', '/v1/account', undefined, { key: k });
+    for (let i = 0; i < 40 && res.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      res = await call('GET', '/v1/account', undefined, { key: k });
+    }
+    expectError(res, 401, 'authentication_error', 'api_key_revoked');
   });
 
   test('an expired key is refused', async () => {
@@ -186,6 +193,57 @@ describe('idempotency (spec 8)', () => {
     expect(ids.size).toBe(1);
     const n = await db().query('SELECT count(*)::int AS n FROM api_keys WHERE name = $1', [body.name]);
     expect(n[0].n).toBe(1);
+  });
+
+  describe('inline records (POST /payment_links: link, event and record in one statement)', () => {
+    const linkBody = (title: string) => ({ amount: { amount: '2500', currency: 'USD', decimals: 2 }, title });
+
+    test('a replay returns the stored body with the minted reference; a different body is 409', async () => {
+      const key = idem();
+      const first = await client(acct.live_key).post('/v1/payment_links', linkBody(`inline-${key}`), { idem: key });
+      expect(first.status).toBe(201);
+      expect(first.body.reference_id).toMatch(/^CP-\d+$/);
+      const again = await client(acct.live_key).post('/v1/payment_links', linkBody(`inline-${key}`), { idem: key });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      expectError(await client(acct.live_key).post('/v1/payment_links', linkBody('other'), { idem: key }), 409, 'idempotency_error', 'idempotency_key_reused');
+      const rows = await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE title = $1`, [`inline-${key}`]);
+      expect(rows[0].n).toBe(1);
+      const events = await db().query(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payment_link.created'`, [first.body.id]);
+      expect(events[0].n).toBe(1);
+      const ev = await db().query(`SELECT data FROM events WHERE object_id = $1`, [first.body.id]);
+      expect(ev[0].data.object.reference_id).toBe(first.body.reference_id);
+    });
+
+    test('concurrent duplicates create one link and all answer with it', async () => {
+      const key = idem();
+      const results = await Promise.all(Array.from({ length: 6 }, () => client(acct.live_key).post('/v1/payment_links', linkBody(`race-${key}`), { idem: key })));
+      expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+      expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+      const rows = await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE title = $1`, [`race-${key}`]);
+      expect(rows[0].n).toBe(1);
+    });
+
+    test('reference numbers are unique and increasing across concurrent creates', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => client(acct.live_key).post('/v1/payment_links', linkBody(`seq-${i}`))));
+      const refs = results.map((r) => Number(String(r.body.reference_id).slice(3)));
+      expect(new Set(refs).size).toBe(8);
+      const stored = await db().query('SELECT reference_id FROM payment_links WHERE id = ANY($1)', [results.map((r) => r.body.id)]);
+      expect(stored.map((r: { reference_id: string }) => r.reference_id).sort()).toEqual(results.map((r) => r.body.reference_id).sort());
+    });
+
+    test('a refusal is recorded under the key and replayed; a validation failure leaves the key free', async () => {
+      const key = idem();
+      const refused = await client(acct.live_key).post('/v1/payment_links', { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' }, { idem: key });
+      expectError(refused, 404, 'not_found', undefined, 'client_id');
+      const replayed = await client(acct.live_key).post('/v1/payment_links', { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' }, { idem: key });
+      expectError(replayed, 404, 'not_found', undefined, 'client_id');
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      const key2 = idem();
+      expectError(await client(acct.live_key).post('/v1/payment_links', { amount: { amount: '-1', currency: 'USD', decimals: 2 } }, { idem: key2 }), 400, 'invalid_request');
+      expect((await client(acct.live_key).post('/v1/payment_links', linkBody('after-validation'), { idem: key2 })).status).toBe(201);
+    });
   });
 
   test('a request that failed after it may have taken effect answers 409 idempotency_failed on retry', async () => {

@@ -24,6 +24,8 @@ export default async function globalSetup(): Promise<void> {
       RATE_LIMIT_PUBLIC_TOKEN: process.env.RATE_LIMIT_PUBLIC_TOKEN ?? '5000',
       RATE_LIMIT_DASHBOARD_SESSION: process.env.RATE_LIMIT_DASHBOARD_SESSION ?? '5000',
       RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? '5000',
+      // Short stream heartbeats so tests observe them quickly (production default 15 s).
+      STREAM_HEARTBEAT_SECONDS: process.env.STREAM_HEARTBEAT_SECONDS ?? '1',
     },
   });
   for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', 'PAYER_HOST', 'WEBHOOKS_ALLOW_LOOPBACK']) process.env[k] = stack.env[k];

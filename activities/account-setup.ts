@@ -1,0 +1,61 @@
+/**
+ * Reads the facts behind account readiness and the setup guide (spec 4.10; rules in
+ * domain/readiness.ts). Each read is one short transaction with a statement timeout, so a slow or
+ * locked table fails the expansion quickly instead of holding the request (`GET /account?expand=`
+ * then reports it in `expand_errors`). Throws `ExpansionTimeout` on the timeout.
+ */
+import type { EntityManager } from 'typeorm';
+import { readiness, setupGuide, type Readiness, type SetupGuide } from '../domain/readiness';
+import type { Account } from '../entities';
+import { transaction } from '../lib/db';
+
+/** Statement timeout of one expansion read, ms. */
+export const EXPANSION_TIMEOUT_MS = 1500;
+
+/** The read exceeded EXPANSION_TIMEOUT_MS (PostgreSQL cancelled it). */
+export class ExpansionTimeout extends Error {}
+
+async function bounded<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await transaction(async (m) => {
+      await m.query(`SET LOCAL statement_timeout = ${EXPANSION_TIMEOUT_MS}`);
+      return fn(m);
+    });
+  } catch (e) {
+    if ((e as { code?: string }).code === '57014') throw new ExpansionTimeout('the read timed out');
+    throw e;
+  }
+}
+
+const at = (v: unknown): Date | null => (v ? new Date(v as string) : null);
+
+/** Readiness of `account` as seen in `livemode`. */
+export function loadReadiness(account: Account, livemode: boolean): Promise<Readiness> {
+  return bounded(async (m) => {
+    const [r]: Array<{ wallet: boolean; endpoints: string }> = await m.query(
+      `SELECT EXISTS (SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = true AND status = 'active') AS wallet,
+              (SELECT count(*) FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND enabled AND deleted_at IS NULL) AS endpoints`,
+      [account.id, livemode]);
+    return readiness({
+      livemode, accessState: account.access_state, country: account.country,
+      hasSupportContact: account.support_contact !== null, hasServiceWallet: r.wallet, webhookEndpoints: Number(r.endpoints),
+    });
+  });
+}
+
+/** Setup guide of `account` as seen in `livemode`. */
+export function loadSetupGuide(account: Account, livemode: boolean): Promise<SetupGuide> {
+  return bounded(async (m) => {
+    const [r]: Array<Record<string, unknown>> = await m.query(
+      `SELECT (SELECT min(created_at) FROM api_keys WHERE account_id = $1 AND livemode = $2) AS key_at,
+              (SELECT min(created_at) FROM payment_links WHERE account_id = $1 AND livemode = $2) AS link_at,
+              (SELECT min(activated_at) FROM payment_links WHERE account_id = $1 AND livemode = $2) AS activated_at,
+              (SELECT min(paid_at) FROM payments WHERE account_id = $1 AND livemode = $2) AS paid_at,
+              (SELECT min(created_at) FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND deleted_at IS NULL) AS endpoint_at`,
+      [account.id, livemode]);
+    return setupGuide({
+      livemode, apiKeyAt: at(r.key_at), paymentLinkAt: at(r.link_at), activatedLinkAt: at(r.activated_at),
+      paidPaymentAt: at(r.paid_at), webhookEndpointAt: at(r.endpoint_at), hasSupportContact: account.support_contact !== null,
+    });
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Address book (spec 2.11 "Address book entry", 4.10): GET/POST /address_book, GET/PATCH/DELETE
+ * /address_book/{id}, POST /address_book/{id}/recheck and /beneficiary. Dashboard session only
+ * (an API key answers 403 permission_error `role_denied`, spec 5 "address_book.*: dashboard
+ * session only"); reads any member role, writes owner or admin (recheck also developer).
+ * Sessions are live, so test mode never reaches these routes. Foreign or deleted ids are 404.
+ * Thin routes over activities/address-book.ts.
+ */
+import type Router from '@koa/router';
+import { createEntry, deleteEntry, loadEntry, recheckEntry, setBeneficiary, updateEntry } from '../../activities/address-book';
+import { resolveChain } from '../../domain/addresses';
+import { invalidRequest } from '../../domain/errors';
+import { AddressBookEntry } from '../../entities';
+import { db } from '../../lib/db';
+import type { AppState } from '../context';
+import { mount } from '../operation';
+import { paginate } from '../pagination';
+import {
+  addressBookEntryOut, addressBookListOut, beneficiaryBody, createEntryBody, deletedEntryOut, listEntriesQuery, updateEntryBody,
+} from '../schemas/address-book';
+import { addressBookEntryView, deletedAddressBookEntryView } from '../views/address-book';
+import { likeContains, opContext } from './clients';
+
+const SESSION_ONLY = { callers: ['dashboard_session' as const], testMode: 'unavailable' as const };
+const MANAGERS = ['owner' as const, 'admin' as const];
+
+/** Registers the address-book operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'address_book.list', method: 'get', path: '/address_book', scope: 'address_book.read', ...SESSION_ONLY,
+    query: listEntriesQuery, response: addressBookListOut,
+    summary: 'List address-book entries, newest first; filter by `kind`, `chain` (id or name) or `q` (label, address, counterparty name).',
+    handler: async ({ caller, query }) => {
+      const qb = db().getRepository(AddressBookEntry).createQueryBuilder('e')
+        .where('e.account_id = :a AND e.livemode = :l AND e.deleted_at IS NULL', { a: caller.accountId, l: caller.livemode });
+      if (query.kind) qb.andWhere('e.kind = :k', { k: query.kind });
+      if (query.chain !== undefined) {
+        const chain = resolveChain(query.chain);
+        if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain \`${query.chain}\`.`, 'chain');
+        qb.andWhere('e.chain = :c', { c: chain });
+      }
+      if (query.q) qb.andWhere('(e.label ILIKE :q OR e.address ILIKE :q OR e.counterparty_name ILIKE :q)', { q: likeContains(query.q) });
+      return paginate(qb, 'e', query, addressBookEntryView);
+    },
+  });
+
+  mount(r, {
+    id: 'address_book.create', method: 'post', path: '/address_book', scope: 'address_book.write', ...SESSION_ONLY, roles: MANAGERS,
+    body: createEntryBody, successStatus: 201, response: addressBookEntryOut,
+    summary: 'Save a crypto address (validated per chain, screened) or a bank destination (details added once through /beneficiary).',
+    handler: async ({ caller, body, ctx }) => addressBookEntryView(await createEntry(opContext(caller, ctx), body)),
+  });
+
+  mount(r, {
+    id: 'address_book.get', method: 'get', path: '/address_book/:id', scope: 'address_book.read', ...SESSION_ONLY,
+    response: addressBookEntryOut,
+    handler: async ({ caller, params, ctx }) => addressBookEntryView(await loadEntry(db().manager, opContext(caller, ctx), params.id)),
+  });
+
+  mount(r, {
+    id: 'address_book.update', method: 'patch', path: '/address_book/:id', scope: 'address_book.write', ...SESSION_ONLY, roles: MANAGERS,
+    body: updateEntryBody, response: addressBookEntryOut,
+    summary: 'Update the label and counterparty (travel rule) fields; chain, address and bank details never change.',
+    handler: async ({ caller, params, body, ctx }) => addressBookEntryView(await updateEntry(opContext(caller, ctx), params.id, body)),
+  });
+
+  mount(r, {
+    id: 'address_book.delete', method: 'delete', path: '/address_book/:id', scope: 'address_book.write', ...SESSION_ONLY, roles: MANAGERS,
+    response: deletedEntryOut,
+    summary: 'Delete an entry; refused (409 address_book_entry_in_use) while an open payment link settles to it.',
+    handler: async ({ caller, params, ctx }) => {
+      await deleteEntry(opContext(caller, ctx), params.id);
+      return deletedAddressBookEntryView(params.id);
+    },
+  });
+
+  mount(r, {
+    id: 'address_book.recheck', method: 'post', path: '/address_book/:id/recheck', scope: 'address_book.write', ...SESSION_ONLY,
+    roles: ['owner', 'admin', 'developer'], response: addressBookEntryOut,
+    summary: 'Screen a crypto entry again now; emits address_book.entry_rechecked. A signal, never a block.',
+    handler: async ({ caller, params, ctx }) => addressBookEntryView(await recheckEntry(opContext(caller, ctx), params.id)),
+  });
+
+  mount(r, {
+    id: 'address_book.set_beneficiary', method: 'post', path: '/address_book/:id/beneficiary', scope: 'address_book.write', ...SESSION_ONLY,
+    roles: MANAGERS, body: beneficiaryBody, response: addressBookEntryOut,
+    summary: 'Attach raw bank details to a bank entry, once; only the masked projection is ever read back.',
+    handler: async ({ caller, params, body, ctx }) => addressBookEntryView(await setBeneficiary(opContext(caller, ctx), params.id, body)),
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * joi schemas of the address book (spec 2.11, 4.10): request bodies and queries, and the response
+ * shapes of the operation definitions. Shapes only: chain/address formats, countries and bank
+ * details per rail are checked by domain/ (activities/address-book.ts) with the spec's codes.
+ */
+import Joi from 'joi';
+import { BANK_RAILS } from '../../domain/bank-details';
+import { listQuery } from './common';
+import { listEnvelope, timestamp } from './responses';
+
+const text = (max: number) => Joi.string().trim().max(max).allow('', null);
+const alpha2 = Joi.string().trim().pattern(/^[A-Za-z]{2}$/).allow(null)
+  .messages({ 'string.pattern.base': 'must be an ISO 3166-1 alpha-2 country code' });
+
+const counterparty = {
+  label: text(100),
+  counterparty_name: text(200),
+  counterparty_country: alpha2,
+  counterparty_vasp_name: text(200),
+  counterparty_vasp_jurisdiction: alpha2,
+};
+
+/** `POST /address_book`: `kind` required; crypto needs `chain` and `address` (checked in the activity). */
+export const createEntryBody = Joi.object({
+  kind: Joi.string().valid('crypto', 'bank').required(),
+  chain: Joi.alternatives(Joi.string().trim().max(40), Joi.number().integer()).allow(null),
+  address: Joi.string().max(200).allow(null),
+  ...counterparty,
+});
+
+/** `PATCH /address_book/{id}`: label and counterparty fields only (null clears). */
+export const updateEntryBody = Joi.object(counterparty);
+
+/** `GET /address_book`: `kind`, `chain` (id or name, resolved by the route), `q` (label, address, counterparty name). */
+export const listEntriesQuery = Joi.object({
+  ...listQuery,
+  kind: Joi.string().valid('crypto', 'bank'),
+  chain: Joi.string().max(40),
+  q: Joi.string().trim().max(200).allow(''),
+});
+
+const detail = (max: number) => Joi.string().trim().max(max).allow(null, '');
+
+/** `POST /address_book/{id}/beneficiary`: raw bank details of one rail (spec 2.6 request uses `account_owner_type`). */
+export const beneficiaryBody = Joi.object({
+  account_owner_type: Joi.string().valid('individual', 'business').required(),
+  account_holder_name: Joi.string().trim().min(1).max(140).required(),
+  bank_name: detail(140),
+  rail: Joi.string().valid(...BANK_RAILS).required(),
+  account_number: detail(34),
+  routing_number: detail(20),
+  account_type: Joi.string().valid('checking', 'savings').allow(null),
+  iban: detail(42),
+  bic: detail(14),
+  sort_code: detail(10),
+  clabe: detail(22),
+  pix_key: detail(77),
+});
+
+// ---------------------------------------------------------------------------------------
+// Responses
+
+const nullableString = Joi.string().allow(null).required();
+
+/** Masked bank details (never raw; output uses `beneficiary_owner_type`). */
+export const maskedBeneficiaryOut = Joi.object({
+  beneficiary_owner_type: Joi.string().valid('individual', 'business').required(),
+  account_holder_name: Joi.string().required(),
+  bank_name: nullableString,
+  rail: Joi.string().valid(...BANK_RAILS).required(),
+  currency: Joi.string().required(),
+  account_type: nullableString,
+  account_number_last4: nullableString,
+  routing_number: nullableString,
+  sort_code: nullableString,
+  iban_country: nullableString,
+  iban_last4: nullableString,
+  bic: nullableString,
+  clabe_last4: nullableString,
+  pix_key_type: nullableString,
+  pix_key_last4: nullableString,
+});
+
+const screeningOut = Joi.object({
+  status: Joi.string().valid('completed', 'unavailable').required(),
+  risk_score: Joi.number().integer().min(0).max(100).allow(null).required(),
+  risk_level: nullableString,
+  verdict: nullableString,
+  action: nullableString,
+  flags: Joi.array().items(Joi.string()).required(),
+  provider_version: nullableString,
+  screened_at: timestamp.required(),
+});
+
+/** An address-book entry (api/views/address-book.ts). */
+export const addressBookEntryOut = Joi.object({
+  id: Joi.string().pattern(/^adr_/).required(),
+  object: Joi.string().valid('address_book_entry').required(),
+  livemode: Joi.boolean().required(),
+  kind: Joi.string().valid('crypto', 'bank').required(),
+  label: nullableString,
+  chain: nullableString,
+  address: nullableString,
+  currency: nullableString,
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
+  screening: screeningOut.allow(null).required(),
+  proof_of_control: Joi.object({ method: Joi.string().required(), verified_at: timestamp.allow(null).required(), artifact_url: nullableString }).allow(null).required(),
+  travel_rule_required: Joi.boolean().required(),
+  travel_rule_last_attested_at: timestamp.allow(null).required(),
+  counterparty_name: nullableString,
+  counterparty_country: nullableString,
+  counterparty_vasp_name: nullableString,
+  counterparty_vasp_jurisdiction: nullableString,
+  created_at: timestamp.required(),
+  updated_at: timestamp.required(),
+});
+
+export const addressBookListOut = listEnvelope(addressBookEntryOut);
+
+export const deletedEntryOut = Joi.object({
+  id: Joi.string().pattern(/^adr_/).required(),
+  object: Joi.string().valid('address_book_entry').required(),
+  deleted: Joi.boolean().valid(true).required(),
+});

@@ -1,0 +1,47 @@
+/** Wire projections of credits (spec 2.11 "Credits"): balance, ledger row, checkout. */
+import type { CreditBalance } from '../../domain/credits';
+import { money } from '../../domain/money';
+import type { CreditCheckout, CreditEventRow } from '../../entities';
+
+/** `GET /credits`: the owner's personal balance; `total_checks` is the net count of checks spent. */
+export function creditBalanceView(b: CreditBalance, livemode: boolean): Record<string, unknown> {
+  return { object: 'credit_balance', livemode, free_remaining: b.free_remaining, paid_balance: b.paid_balance, total_checks: b.total_checks };
+}
+
+/**
+ * One ledger row (`GET /credit_events`, `credit.*` events): `type`, `credits` (change of the
+ * spendable balance: +N purchase, grant or refund, -1 consumption, 0 cache hit or insufficient)
+ * and the balance after the row.
+ */
+export function creditEventView(e: CreditEventRow): Record<string, unknown> {
+  return {
+    id: e.id,
+    object: 'credit_event',
+    livemode: e.livemode,
+    type: e.type,
+    credits: e.credits,
+    free_remaining: e.free_remaining,
+    paid_balance: e.paid_balance,
+    total_checks: e.total_checks,
+    checkout_id: e.checkout_id,
+    related_object_id: e.related_object_id,
+    created_at: e.created_at.toISOString(),
+  };
+}
+
+/** `POST /credit_checkouts`: the pack, its price (Money) and the provider's hosted `url`. */
+export function creditCheckoutView(c: CreditCheckout): Record<string, unknown> {
+  return {
+    id: c.id,
+    object: 'credit_checkout',
+    livemode: c.livemode,
+    pack: c.pack,
+    amount: money(BigInt(c.amount_minor), c.currency),
+    status: c.status,
+    url: c.url,
+    expires_at: c.expires_at?.toISOString() ?? null,
+    completed_at: c.completed_at?.toISOString() ?? null,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The account activity feed (spec 4.10 `/activity`, `/activity/summary`; part 6: only shipped
+ * event types appear, `test.ping` never does). Pure: maps an event type to its category and a
+ * one-line description. No I/O.
+ */
+
+/** Activity categories, by the event type's object prefix (wire values of `category`). */
+export const ACTIVITY_CATEGORIES = ['payment_links', 'payments', 'subscriptions', 'payouts', 'payroll', 'customers', 'orders', 'developers'] as const;
+export type ActivityCategory = typeof ACTIVITY_CATEGORIES[number];
+
+const BY_PREFIX: Record<string, ActivityCategory> = {
+  payment_link: 'payment_links', payment: 'payments', subscription: 'subscriptions', payout: 'payouts',
+  payroll_run: 'payroll', customer: 'customers', order: 'orders', webhook_endpoint: 'developers',
+};
+
+const NOUNS: Record<string, string> = {
+  payment_link: 'Payment link', payment: 'Payment', subscription: 'Subscription', payout: 'Payout',
+  payroll_run: 'Payroll run', customer: 'Customer', order: 'Order', webhook_endpoint: 'Webhook endpoint',
+};
+
+/** Verbs whose phrase is not "was <verb>". */
+const PHRASES: Record<string, string> = {
+  expired: 'expired', reminder_sent: 'reminder sent', reminder_schedule_updated: 'reminder schedule updated',
+  awaiting: 'is awaiting funds', underpaid: 'was underpaid', overpaid: 'was overpaid', unmatched: 'could not be matched',
+  invoice_issued: 'invoice issued', invoice_overdue: 'invoice overdue', invoice_paid: 'invoice paid',
+  created_as_replacement: 'was created as a replacement', beneficiary_added: 'beneficiary added',
+  funding_verified: 'funding verified', execution_started: 'execution started', completed: 'completed',
+  partial: 'completed partially', failed: 'failed', verification_state_changed: 'verification state changed',
+  requirements_updated: 'requirements updated', status_changed: 'status changed', disabled: 'was disabled',
+};
+
+/** Event types that are never activity (developer artefacts). */
+export const NON_ACTIVITY_TYPES: readonly string[] = ['test.ping'];
+
+/** Category of an event type; null for types outside the feed. */
+export function activityCategory(type: string): ActivityCategory | null {
+  if (NON_ACTIVITY_TYPES.includes(type)) return null;
+  return BY_PREFIX[type.split('.')[0]] ?? null;
+}
+
+/** Event-type prefixes of a category (for filtering in SQL). */
+export function prefixesOf(category: ActivityCategory): string[] {
+  return Object.entries(BY_PREFIX).filter(([, c]) => c === category).map(([p]) => p);
+}
+
+/** One-line description, e.g. `Payment link pl_123 was paid`. */
+export function describeActivity(type: string, objectId: string): string {
+  const [prefix, verb = ''] = type.split('.', 2);
+  const noun = NOUNS[prefix] ?? prefix.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  const phrase = PHRASES[verb] ?? `was ${verb.replace(/_/g, ' ')}`;
+  return `${noun} ${objectId} ${phrase}`;
+}

@@ -1,0 +1,192 @@
+/**
+ * Bank beneficiary details of an address-book entry (spec 2.11 "Address book entry", 2.6
+ * "Beneficiary": raw bank details cross the boundary once, then only a masked projection is read
+ * back; the request names the owner `account_owner_type`, the output `beneficiary_owner_type`).
+ *
+ * `normalizeBeneficiary(input)` checks the details of one rail and returns the normalized raw
+ * details (to be encrypted at rest) and their masked projection (safe to store and show).
+ * Rails and currencies follow the payout corridors: `ach`/`wire` USD, `sepa` EUR,
+ * `faster_payments` GBP, `pix` BRL, `spei` MXN. IBAN and BIC are checked with ibantools
+ * (ISO 13616 mod-97, SEPA membership, ISO 9362); ABA routing numbers and CLABEs with their check
+ * digits. Errors: `400 invalid_request` `parameter_missing` / `parameter_invalid` naming the field.
+ *
+ * Pure: no I/O.
+ */
+import { electronicFormatIBAN, isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
+import { invalidRequest } from './errors';
+
+export const BANK_RAILS = ['ach', 'wire', 'sepa', 'faster_payments', 'pix', 'spei'] as const;
+export type BankRail = (typeof BANK_RAILS)[number];
+
+/** Currency each rail pays out in (ISO 4217). */
+export const RAIL_CURRENCY: Readonly<Record<BankRail, string>> = Object.freeze({
+  ach: 'USD', wire: 'USD', sepa: 'EUR', faster_payments: 'GBP', pix: 'BRL', spei: 'MXN',
+});
+
+const DETAIL_FIELDS = ['account_number', 'routing_number', 'account_type', 'iban', 'bic', 'sort_code', 'clabe', 'pix_key'] as const;
+type DetailField = (typeof DETAIL_FIELDS)[number];
+
+/** Required and optional detail fields per rail; any other detail field is refused. */
+const RAIL_FIELDS: Readonly<Record<BankRail, { required: DetailField[]; optional: DetailField[] }>> = Object.freeze({
+  ach: { required: ['account_number', 'routing_number'], optional: ['account_type'] },
+  wire: { required: ['account_number', 'routing_number'], optional: [] },
+  sepa: { required: ['iban'], optional: ['bic'] },
+  faster_payments: { required: ['account_number', 'sort_code'], optional: [] },
+  pix: { required: ['pix_key'], optional: [] },
+  spei: { required: ['clabe'], optional: [] },
+});
+
+/** The request body of `POST /address_book/{id}/beneficiary` (strings already trimmed by joi). */
+export interface BeneficiaryInput {
+  account_owner_type: 'individual' | 'business';
+  account_holder_name: string;
+  bank_name?: string | null;
+  rail: BankRail;
+  account_number?: string | null;
+  routing_number?: string | null;
+  account_type?: 'checking' | 'savings' | null;
+  iban?: string | null;
+  bic?: string | null;
+  sort_code?: string | null;
+  clabe?: string | null;
+  pix_key?: string | null;
+}
+
+/** Normalized raw details: only ever stored encrypted (lib/secrets.ts), never sent on the wire. */
+export type BankDetails = Required<Omit<BeneficiaryInput, 'bank_name'>> & { bank_name: string | null; currency: string };
+
+/** The masked projection read back on every response (spec 2.6 "Beneficiary"). */
+export interface MaskedBeneficiary {
+  beneficiary_owner_type: 'individual' | 'business';
+  account_holder_name: string;
+  bank_name: string | null;
+  rail: BankRail;
+  currency: string;
+  account_type: string | null;
+  account_number_last4: string | null;
+  routing_number: string | null;
+  sort_code: string | null;
+  iban_country: string | null;
+  iban_last4: string | null;
+  bic: string | null;
+  clabe_last4: string | null;
+  pix_key_type: PixKeyType | null;
+  pix_key_last4: string | null;
+}
+
+export type PixKeyType = 'email' | 'phone' | 'cpf' | 'cnpj' | 'evp';
+
+/** ABA routing number: 9 digits, weights 3-7-1 summing to a multiple of 10, not all zeros. */
+export function isValidAbaRouting(s: string): boolean {
+  if (!/^[0-9]{9}$/.test(s) || /^0+$/.test(s)) return false;
+  const d = [...s].map(Number);
+  const sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
+  return sum % 10 === 0;
+}
+
+/** CLABE: 18 digits; the last is the check digit of weights 3-7-1 (each product mod 10). */
+export function isValidClabe(s: string): boolean {
+  if (!/^[0-9]{18}$/.test(s)) return false;
+  const w = [3, 7, 1];
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += (Number(s[i]) * w[i % 3]) % 10;
+  return (10 - (sum % 10)) % 10 === Number(s[17]);
+}
+
+/** Kind of a Pix key (email, +55 phone, CPF 11 digits, CNPJ 14 digits, random EVP UUID), or null. */
+export function pixKeyType(s: string): PixKeyType | null {
+  if (s.length > 77) return null;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) return 'email';
+  if (/^\+55[0-9]{10,11}$/.test(s)) return 'phone';
+  if (/^[0-9]{11}$/.test(s)) return 'cpf';
+  if (/^[0-9]{14}$/.test(s)) return 'cnpj';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) return 'evp';
+  return null;
+}
+
+const last4 = (s: string | null): string | null => (s ? s.slice(-4) : null);
+const digitsOnly = (s: string): string => s.replace(/[\s-]/g, '');
+
+/**
+ * Validates `input` for its rail and returns `{ details, masked }`. Throws `400 invalid_request`:
+ * `parameter_missing` for a field the rail needs, `parameter_invalid` for a field the rail does
+ * not take or a value that fails its format or check digits (param = the field).
+ */
+export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDetails; masked: MaskedBeneficiary } {
+  const spec = RAIL_FIELDS[input.rail];
+  const allowed = new Set<DetailField>([...spec.required, ...spec.optional]);
+  for (const f of DETAIL_FIELDS) {
+    const v = input[f];
+    if (v !== undefined && v !== null && v !== '' && !allowed.has(f)) {
+      throw invalidRequest('parameter_invalid', `\`${f}\` does not apply to the ${input.rail} rail.`, f, { rail: input.rail });
+    }
+  }
+  for (const f of spec.required) {
+    const v = input[f];
+    if (v === undefined || v === null || v === '') throw invalidRequest('parameter_missing', `The ${input.rail} rail needs \`${f}\`.`, f, { rail: input.rail });
+  }
+  const bad = (f: DetailField, why: string) => invalidRequest('parameter_invalid', `\`${f}\` is not valid: ${why}.`, f);
+
+  let accountNumber: string | null = null;
+  let routing: string | null = null;
+  let sortCode: string | null = null;
+  let iban: string | null = null;
+  let bic: string | null = null;
+  let clabe: string | null = null;
+  let pix: string | null = null;
+  let pixType: PixKeyType | null = null;
+  const accountType = input.rail === 'ach' ? (input.account_type ?? 'checking') : null;
+
+  if (input.rail === 'ach' || input.rail === 'wire') {
+    accountNumber = digitsOnly(input.account_number!);
+    if (!/^[0-9]{4,17}$/.test(accountNumber)) throw bad('account_number', 'a US account number is 4 to 17 digits');
+    routing = digitsOnly(input.routing_number!);
+    if (!isValidAbaRouting(routing)) throw bad('routing_number', 'an ABA routing number is 9 digits with a valid check digit');
+  } else if (input.rail === 'faster_payments') {
+    accountNumber = digitsOnly(input.account_number!);
+    if (!/^[0-9]{8}$/.test(accountNumber)) throw bad('account_number', 'a UK account number is 8 digits');
+    sortCode = digitsOnly(input.sort_code!);
+    if (!/^[0-9]{6}$/.test(sortCode)) throw bad('sort_code', 'a sort code is 6 digits');
+  } else if (input.rail === 'sepa') {
+    iban = electronicFormatIBAN(input.iban!) ?? '';
+    if (!isValidIBAN(iban)) throw bad('iban', 'the IBAN fails its format or mod-97 check');
+    if (!isSEPACountry(iban.slice(0, 2))) throw bad('iban', `${iban.slice(0, 2)} is not a SEPA country`);
+    if (input.bic) {
+      bic = input.bic.replace(/\s/g, '').toUpperCase();
+      if (!isValidBIC(bic)) throw bad('bic', 'a BIC is 8 or 11 characters (ISO 9362)');
+    }
+  } else if (input.rail === 'spei') {
+    clabe = digitsOnly(input.clabe!);
+    if (!isValidClabe(clabe)) throw bad('clabe', 'a CLABE is 18 digits with a valid check digit');
+  } else {
+    pix = input.pix_key!.trim();
+    pixType = pixKeyType(pix);
+    if (!pixType) throw bad('pix_key', 'a Pix key is an email, a +55 phone number, a CPF, a CNPJ or a random key');
+  }
+
+  const currency = RAIL_CURRENCY[input.rail];
+  const bankName = input.bank_name ? input.bank_name : null;
+  const details: BankDetails = {
+    account_owner_type: input.account_owner_type, account_holder_name: input.account_holder_name, bank_name: bankName,
+    rail: input.rail, currency, account_number: accountNumber, routing_number: routing, account_type: accountType,
+    iban, bic, sort_code: sortCode, clabe, pix_key: pix,
+  };
+  const masked: MaskedBeneficiary = {
+    beneficiary_owner_type: input.account_owner_type,
+    account_holder_name: input.account_holder_name,
+    bank_name: bankName,
+    rail: input.rail,
+    currency,
+    account_type: accountType,
+    account_number_last4: last4(accountNumber),
+    routing_number: routing,
+    sort_code: sortCode,
+    iban_country: iban ? iban.slice(0, 2) : null,
+    iban_last4: last4(iban),
+    bic,
+    clabe_last4: last4(clabe),
+    pix_key_type: pixType,
+    pix_key_last4: last4(pix),
+  };
+  return { details, masked };
+}

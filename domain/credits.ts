@@ -1,0 +1,77 @@
+/**
+ * Screening credits (spec 2.11 "Credits", 4.10, 8 "Credit packs"): the owner's personal balance
+ * `free_remaining` + `paid_balance` (whole checks), the net counter `total_checks` (checks spent,
+ * decremented on refund), the ledger row types, the packs and their prices.
+ *
+ * Every `apply*` function takes a balance and returns the next balance plus the ledger row type;
+ * balances never go negative. Prices are bigint minor units of USD.
+ *
+ * Pure: no I/O.
+ */
+
+/** Packs a checkout may sell (spec 8). */
+export const CREDIT_PACKS = [5, 10, 20] as const;
+export type CreditPack = (typeof CREDIT_PACKS)[number];
+
+/** Price of each pack in USD minor units (cents): 5.00 USD a check, 10% off 10, 20% off 20. */
+export const PACK_PRICE_MINOR: Readonly<Record<CreditPack, bigint>> = Object.freeze({ 5: 2500n, 10: 4500n, 20: 8000n });
+export const PACK_CURRENCY = 'USD';
+export const PACK_CURRENCY_DECIMALS = 2;
+
+/** Free checks every person starts with (granted once, when the balance is first read or used). */
+export const FREE_CHECKS_ALLOWANCE = 10;
+
+/** Ledger row types (spec 2.11). */
+export const CREDIT_EVENT_TYPES = ['consume_free', 'consume_paid', 'cache_hit', 'insufficient', 'purchase', 'refund', 'admin_grant'] as const;
+export type CreditEventType = (typeof CREDIT_EVENT_TYPES)[number];
+
+export interface CreditBalance { free_remaining: number; paid_balance: number; total_checks: number }
+
+export interface LedgerStep {
+  type: CreditEventType;
+  /** Change of the spendable balance (free + paid): +N purchase/grant/refund, -1 consume, 0 otherwise. */
+  credits: number;
+  next: CreditBalance;
+}
+
+function assertCount(n: number, what: string): void {
+  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${what} must be a positive integer`);
+}
+
+/** True when `n` is a pack a checkout may sell. */
+export function isCreditPack(n: unknown): n is CreditPack {
+  return typeof n === 'number' && (CREDIT_PACKS as readonly number[]).includes(n);
+}
+
+/** A purchase of `credits` paid checks (the provider confirmed the payment). */
+export function applyPurchase(b: CreditBalance, credits: number): LedgerStep {
+  assertCount(credits, 'credits');
+  return { type: 'purchase', credits, next: { ...b, paid_balance: b.paid_balance + credits } };
+}
+
+/** An operator grant of `credits` paid checks. */
+export function applyAdminGrant(b: CreditBalance, credits: number): LedgerStep {
+  assertCount(credits, 'credits');
+  return { type: 'admin_grant', credits, next: { ...b, paid_balance: b.paid_balance + credits } };
+}
+
+/**
+ * One check: a cached result is free (`cache_hit`); else the free allowance is spent first
+ * (`consume_free`), then paid credits (`consume_paid`); with neither, `insufficient` (nothing
+ * changes; the caller refuses with `402 quota_exhausted`).
+ */
+export function applyConsume(b: CreditBalance, opts: { cached: boolean }): LedgerStep {
+  if (opts.cached) return { type: 'cache_hit', credits: 0, next: { ...b } };
+  if (b.free_remaining > 0) return { type: 'consume_free', credits: -1, next: { ...b, free_remaining: b.free_remaining - 1, total_checks: b.total_checks + 1 } };
+  if (b.paid_balance > 0) return { type: 'consume_paid', credits: -1, next: { ...b, paid_balance: b.paid_balance - 1, total_checks: b.total_checks + 1 } };
+  return { type: 'insufficient', credits: 0, next: { ...b } };
+}
+
+/** Refund of one consumed check to the pool it came from; `total_checks` is decremented (net counter). */
+export function applyRefund(b: CreditBalance, consumed: 'consume_free' | 'consume_paid'): LedgerStep {
+  const next = consumed === 'consume_free'
+    ? { ...b, free_remaining: b.free_remaining + 1 }
+    : { ...b, paid_balance: b.paid_balance + 1 };
+  next.total_checks = Math.max(0, b.total_checks - 1);
+  return { type: 'refund', credits: 1, next };
+}

@@ -1,0 +1,69 @@
+/**
+ * Account readiness and the setup guide (spec 4.10 `GET /account/readiness`,
+ * `GET /account/setup_guide`, `GET /account?expand=`). Pure: turns facts read from the database
+ * into the two checklists. No I/O.
+ *
+ * Readiness answers "can this account take and settle payments now": required checks are an
+ * active account (restricted/suspended/blocked is `blocked`: the merchant cannot fix it) and, in
+ * live mode, a service wallet to settle crypto-only links into. Recommended checks (never block
+ * `ready`): country, support contact (live mode), a webhook endpoint. Checks that concern live
+ * production setup are `not_applicable` for a test-mode caller.
+ * The setup guide is the onboarding path in order; `next_step` is the first incomplete step.
+ */
+
+export type CheckStatus = 'complete' | 'action_required' | 'blocked' | 'not_applicable';
+
+export interface ReadinessFacts {
+  livemode: boolean;
+  accessState: string;
+  country: string | null;
+  hasSupportContact: boolean;
+  hasServiceWallet: boolean;
+  webhookEndpoints: number;
+}
+
+export interface ReadinessCheck { code: string; required: boolean; status: CheckStatus; description: string }
+export interface Readiness { livemode: boolean; ready: boolean; checks: ReadinessCheck[] }
+
+/** Readiness checks in display order; `ready` = every required check complete. */
+export function readiness(f: ReadinessFacts): Readiness {
+  const live = (ok: boolean): CheckStatus => (f.livemode ? (ok ? 'complete' : 'action_required') : 'not_applicable');
+  const checks: ReadinessCheck[] = [
+    { code: 'account_active', required: true, status: f.accessState === 'active' ? 'complete' : 'blocked', description: 'The account is active (not restricted, suspended or blocked).' },
+    { code: 'service_wallet', required: true, status: live(f.hasServiceWallet), description: 'A service wallet exists to settle crypto-only payment links into.' },
+    { code: 'country', required: false, status: f.country ? 'complete' : 'action_required', description: 'The account country is set.' },
+    { code: 'support_contact', required: false, status: live(f.hasSupportContact), description: 'A support contact is shown to payers.' },
+    { code: 'webhook_endpoint', required: false, status: f.webhookEndpoints > 0 ? 'complete' : 'action_required', description: 'At least one enabled webhook endpoint receives events.' },
+  ];
+  const ready = checks.every((c) => !c.required || c.status === 'complete' || c.status === 'not_applicable');
+  return { livemode: f.livemode, ready, checks };
+}
+
+export interface SetupFacts {
+  livemode: boolean;
+  /** Earliest time each milestone was reached; null when not yet. */
+  apiKeyAt: Date | null;
+  paymentLinkAt: Date | null;
+  activatedLinkAt: Date | null;
+  paidPaymentAt: Date | null;
+  webhookEndpointAt: Date | null;
+  hasSupportContact: boolean;
+}
+
+export interface SetupStep { key: string; title: string; completed: boolean; completed_at: Date | null }
+export interface SetupGuide { livemode: boolean; steps: SetupStep[]; completedCount: number; nextStep: string | null }
+
+/** The onboarding steps in order (support contact only in live mode). */
+export function setupGuide(f: SetupFacts): SetupGuide {
+  const step = (key: string, title: string, at: Date | null): SetupStep => ({ key, title, completed: at !== null, completed_at: at });
+  const steps = [
+    step('create_api_key', 'Create an API key', f.apiKeyAt),
+    step('create_payment_link', 'Create a payment link', f.paymentLinkAt),
+    step('activate_payment_link', 'Activate a payment link', f.activatedLinkAt),
+    step('receive_payment', 'Receive a payment', f.paidPaymentAt),
+    step('add_webhook_endpoint', 'Add a webhook endpoint', f.webhookEndpointAt),
+  ];
+  if (f.livemode) steps.push({ key: 'set_support_contact', title: 'Set a support contact for payers', completed: f.hasSupportContact, completed_at: null });
+  const completedCount = steps.filter((s) => s.completed).length;
+  return { livemode: f.livemode, steps, completedCount, nextStep: steps.find((s) => !s.completed)?.key ?? null };
+}

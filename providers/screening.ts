@@ -1,0 +1,73 @@
+/**
+ * Address screening provider (ARCHITECTURE.md "providers/"; spec 2.9 fields, 4.8): risk of a
+ * crypto address on a chain. Used by the address book (create and `recheck`, spec 4.10). A result
+ * is a signal, never a block (spec 2.9): `verdict` is coarser than `risk_level`, `action` only a
+ * suggestion.
+ *
+ * Sandbox: deterministic. An address the simulator gave a signal to
+ * (`POST /sim/providers/screening/signals`) reports that score and those flags, or fails as an
+ * outage when the signal says `unavailable`; any other address scores low (0..19) from a hash of
+ * (chain, address key).
+ */
+import crypto from 'node:crypto';
+import { db } from '../lib/db';
+
+export interface AddressScreeningResult {
+  /** 0..100. */
+  risk_score: number;
+  risk_level: 'low' | 'medium' | 'high' | 'severe';
+  verdict: 'clear' | 'review' | 'high_risk';
+  action: 'proceed' | 'review' | 'avoid';
+  flags: string[];
+  provider_version: string;
+  screened_at: Date;
+}
+
+/** The provider could not answer (outage, timeout): callers keep the previous result. */
+export class ScreeningUnavailableError extends Error {
+  override readonly name = 'ScreeningUnavailableError';
+}
+
+export interface AddressScreeningProvider {
+  /** Screens `address` (verbatim) on `chain`; `addressKey` is its case-normalized form. Throws ScreeningUnavailableError. */
+  screenAddress(q: { chain: string; address: string; addressKey: string }): Promise<AddressScreeningResult>;
+}
+
+/** Level, verdict and suggested action of a 0..100 score (25-point bands). */
+export function classifyRisk(score: number): Pick<AddressScreeningResult, 'risk_level' | 'verdict' | 'action'> {
+  if (score < 25) return { risk_level: 'low', verdict: 'clear', action: 'proceed' };
+  if (score < 50) return { risk_level: 'medium', verdict: 'review', action: 'review' };
+  if (score < 75) return { risk_level: 'high', verdict: 'high_risk', action: 'avoid' };
+  return { risk_level: 'severe', verdict: 'high_risk', action: 'avoid' };
+}
+
+const SANDBOX_VERSION = 'sandbox-screening-2026.09';
+
+/** Sandbox implementation backed by `sandbox_screening_signals`. */
+export class SandboxAddressScreeningProvider implements AddressScreeningProvider {
+  async screenAddress(q: { chain: string; address: string; addressKey: string }): Promise<AddressScreeningResult> {
+    const rows: Array<{ risk_score: number; flags: string[]; unavailable: boolean }> = await db().query(
+      'SELECT risk_score, flags, unavailable FROM sandbox_screening_signals WHERE chain = $1 AND address_key = $2', [q.chain, q.addressKey]);
+    const signal = rows[0];
+    if (signal?.unavailable) throw new ScreeningUnavailableError('sandbox screening provider unavailable for this address');
+    const score = signal ? signal.risk_score : crypto.createHash('sha256').update(`${q.chain}:${q.addressKey}`).digest()[0] % 20;
+    return { risk_score: score, ...classifyRisk(score), flags: signal ? [...signal.flags] : [], provider_version: SANDBOX_VERSION, screened_at: new Date() };
+  }
+
+  /** Simulator: what the provider will report for (chain, address key) from now on. */
+  async setSignal(chain: string, addressKey: string, s: { risk_score: number; flags: string[]; unavailable: boolean }): Promise<void> {
+    await db().query(
+      `INSERT INTO sandbox_screening_signals(chain, address_key, risk_score, flags, unavailable) VALUES ($1,$2,$3,$4,$5)
+       ON CONFLICT (chain, address_key) DO UPDATE SET risk_score = EXCLUDED.risk_score, flags = EXCLUDED.flags,
+         unavailable = EXCLUDED.unavailable, updated_at = now()`,
+      [chain, addressKey, s.risk_score, s.flags, s.unavailable]);
+  }
+}
+
+let provider: SandboxAddressScreeningProvider | null = null;
+
+/** The process's address screening provider (the sandbox on every environment this build supports). */
+export function addressScreeningProvider(): SandboxAddressScreeningProvider {
+  if (!provider) provider = new SandboxAddressScreeningProvider();
+  return provider;
+}
