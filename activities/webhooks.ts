@@ -1,5 +1,6 @@
 /**
- * Webhook delivery activities (spec 4.10 webhook rows, 6) and the endpoint URL rule.
+ * Webhook delivery activities (spec 4.10 webhook rows, 6). The endpoint URL rule is in
+ * activities/webhook-url.ts, the guarded HTTP leg in activities/webhook-http.ts.
  *
  * One delivery = one event to one endpoint, driven by workflows/webhook-delivery.ts, which owns
  * the retry schedule. `attemptDelivery` makes one signed HTTP POST (Standard Webhooks:
@@ -7,9 +8,7 @@
  * itself. Signing secrets are decrypted only inside the activity, never passed through
  * workflow history.
  */
-import net from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { request } from 'undici';
 import type { EntityManager } from 'typeorm';
 import { ENDPOINT_DISABLED_EVENT_TYPE } from '../domain/event-types';
 import { DomainError } from '../domain/errors';
@@ -17,17 +16,14 @@ import { EventRow, WebhookDelivery, WebhookEndpoint } from '../entities';
 import { eventView } from '../api/views/event';
 import { webhookEndpointView } from '../api/views/webhook';
 import { isSwitchOn } from '../api/switches';
-import { loadConfig } from '../lib/config';
 import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { decrypt } from '../lib/secrets';
 import { emitEvent } from './outbox';
+import { type HttpResult, isSuccess, postWebhook } from './webhook-http';
+import { parseEndpointUrl } from './webhook-url';
 
-/** Total time budget of one HTTP attempt (connect, headers, body), ms. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Characters of the response body kept on the attempt row. */
-export const RESPONSE_EXCERPT_CHARS = 500;
 /**
  * Auto-disable threshold: when a delivery exhausts its retry schedule while the endpoint has at
  * least this many failed attempts in a row (across all its deliveries; any 2xx resets the count),
@@ -37,68 +33,6 @@ export const RESPONSE_EXCERPT_CHARS = 500;
 export const AUTO_DISABLE_CONSECUTIVE_FAILURES = 20;
 /** Switch gating actual delivery (spec 6): off = attempts are held, never lost. */
 export const DELIVERY_SWITCH = 'api_v1.webhooks_delivery';
-
-// ---------------------------------------------------------------------------------------------
-// Endpoint URL rule
-// ---------------------------------------------------------------------------------------------
-
-const BLOCKED = new net.BlockList();
-for (const [a, p] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) BLOCKED.addSubnet(a, p, 'ipv4');
-// IPv4 rules also match IPv4-mapped IPv6 (::ffff:a.b.c.d), so no ::ffff:0:0/96 rule (it would match every IPv4).
-for (const [a, p] of [['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
-  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) BLOCKED.addSubnet(a, p, 'ipv6');
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
-
-function badUrl(code: string, message: string): DomainError {
-  return new DomainError('invalid_request', code, message, { param: 'url' });
-}
-
-/**
- * Checks a webhook endpoint URL (spec 4.10 `url`); returns the parsed URL or throws
- * `400 invalid_request` with `param: 'url'` and code `url_invalid` (malformed, credentials,
- * fragment, over 2048 characters), `url_not_https` or `url_destination_forbidden` (localhost,
- * single-label or internal names, private/loopback/link-local/reserved IP literals, the
- * platform's own payer host).
- * `allowLoopback` (default: env `WEBHOOKS_ALLOW_LOOPBACK=true`, dev and tests only) also admits
- * `http` or `https` to 127.0.0.1, localhost and [::1].
- * This is the single place to harden (DNS resolution and re-resolution before each send are a
- * later issue); it is called on create/update and again before every attempt.
- */
-export function checkEndpointUrl(raw: unknown, opts: { allowLoopback?: boolean } = {}): URL {
-  const allowLoopback = opts.allowLoopback ?? loadConfig().webhooksAllowLoopback;
-  if (typeof raw !== 'string' || raw.trim() === '') throw badUrl('url_invalid', '`url` must be an absolute https URL.');
-  const s = raw.trim();
-  if (s.length > 2048) throw badUrl('url_invalid', '`url` must be at most 2048 characters.');
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    throw badUrl('url_invalid', '`url` must be an absolute https URL.');
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw badUrl('url_not_https', '`url` must use https.');
-  if (u.username || u.password) throw badUrl('url_invalid', '`url` must not carry credentials.');
-  if (u.hash) throw badUrl('url_invalid', '`url` must not carry a fragment.');
-  const host = u.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
-  if (allowLoopback && LOOPBACK_NAMES.has(host)) return u;
-  if (u.protocol !== 'https:') throw badUrl('url_not_https', '`url` must use https.');
-  const family = net.isIP(host);
-  if (family !== 0) {
-    if (BLOCKED.check(host, family === 4 ? 'ipv4' : 'ipv6')) {
-      throw badUrl('url_destination_forbidden', '`url` must point to a public address, not a private, loopback, link-local or reserved one.');
-    }
-    return u;
-  }
-  if (!host.includes('.') || host === 'localhost' || /\.(localhost|local|internal|localdomain|home\.arpa)$/.test(host)) {
-    throw badUrl('url_destination_forbidden', '`url` must name a public host.');
-  }
-  let platformHost: string | null = null;
-  try { platformHost = new URL(loadConfig().payerHost).hostname.toLowerCase(); } catch { /* unset */ }
-  if (platformHost && host === platformHost) throw badUrl('url_destination_forbidden', '`url` must not point at this platform.');
-  return u;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Delivery attempt
@@ -123,7 +57,6 @@ export interface AttemptResult {
 
 const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
-interface HttpResult { statusCode: number | null; error: string | null; latencyMs: number; excerpt: string | null; retryable: boolean }
 
 /**
  * Activity: one HTTP attempt (number `attemptNumber`, 1-based) of delivery `deliveryId`.
@@ -131,7 +64,10 @@ interface HttpResult { statusCode: number | null; error: string | null; latencyM
  * `webhook-id` = the event id (the same on every attempt and on replays, so receivers can
  * de-duplicate and recognise a replay), `webhook-timestamp` (Unix seconds),
  * `webhook-signature` (`v1,<base64 HMAC-SHA256>`; during a rotation overlap two space-separated
- * entries, new secret first). 10 s timeout; redirects are not followed (3xx = failure).
+ * entries, new secret first). 10 s timeout; redirects are not followed (3xx = failure). The URL
+ * rule is checked again (parseEndpointUrl: a refusal fails the delivery at once, `url_rejected`)
+ * and the host re-resolved by the guarded agent on every new connection (a non-public answer is a
+ * failed attempt, `destination_forbidden`, retried on the schedule).
  * Records a `webhook_attempts` row and updates the delivery (status, attempt_count,
  * last_status_code, last_error, next_attempt_at = now + `nextRetryInMs` when retrying,
  * delivered_at) and the endpoint's consecutive failure count (auto-disable, see
@@ -167,7 +103,7 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
 
   let http: HttpResult;
   try {
-    const url = checkEndpointUrl(endpoint.url);
+    const url = parseEndpointUrl(endpoint.url);
     http = await send(url, endpoint, event);
   } catch (e) {
     const msg = e instanceof DomainError ? e.message : String((e as Error)?.message ?? e);
@@ -199,10 +135,6 @@ export async function recordAttemptFailure(deliveryId: string, attemptNumber: nu
   });
 }
 
-function isSuccess(status: number | null): boolean {
-  return status !== null && status >= 200 && status < 300;
-}
-
 async function cancelDelivery(deliveryId: string, reason: string): Promise<void> {
   await db().query(
     `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = $2, updated_at = now()
@@ -225,51 +157,7 @@ async function send(url: URL, endpoint: WebhookEndpoint, event: EventRow): Promi
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': signature,
   };
-  const started = performance.now();
-  const elapsed = () => Math.max(0, Math.round(performance.now() - started));
-  try {
-    const res = await request(url, {
-      method: 'POST', headers, body: payload, maxRedirections: 0,
-      headersTimeout: WEBHOOK_TIMEOUT_MS, bodyTimeout: WEBHOOK_TIMEOUT_MS, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-    });
-    const excerpt = await readExcerpt(res.body);
-    const status = res.statusCode;
-    let error: string | null = null;
-    if (status >= 300 && status < 400) {
-      const loc = res.headers.location;
-      error = `redirect_not_followed${loc ? `: ${String(Array.isArray(loc) ? loc[0] : loc).slice(0, 200)}` : ''}`;
-    } else if (!isSuccess(status)) error = `http_status_${status}`;
-    return { statusCode: status, error, latencyMs: elapsed(), excerpt, retryable: true };
-  } catch (e) {
-    return { statusCode: null, error: classifyError(e), latencyMs: elapsed(), excerpt: null, retryable: true };
-  }
-}
-
-/** First RESPONSE_EXCERPT_CHARS characters of a response body; reads at most 4 KiB, then drops the rest. */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      total += chunk.length;
-      if (total >= 4096) break; // leaving the loop destroys the stream
-    }
-  } catch {
-    /* body timed out or was cut: keep what arrived */
-  } finally {
-    body.destroy?.();
-  }
-  if (total === 0) return null;
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS);
-}
-
-function classifyError(e: unknown): string {
-  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err?.code ?? err?.cause?.code;
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT'
-    || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_ABORTED') return 'timeout';
-  return `connection_error: ${code ?? err?.message ?? String(e)}`.slice(0, 500);
+  return postWebhook(url, headers, payload);
 }
 
 /** Writes the attempt row and the delivery/endpoint state after one attempt, inside `m`'s transaction. */
