@@ -16,7 +16,12 @@
  *   between commit and start, or Temporal briefly down) are started again, locked with SKIP
  *   LOCKED so only one process restarts each. Starting is idempotent by workflow id, and the
  *   delivery activity refuses to resend a final delivery.
+ * - Nudge: while `api_v1.webhooks_delivery` is off, delivery workflows hold (nothing sent, nothing
+ *   lost) and mark their row `held_at`. Once the switch is on, each pass signals `deliver` to up to
+ *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
+ *   than at each workflow's next hold re-check.
  */
+import { isSwitchOn } from '../api/switches';
 import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
 import { endpointReceives } from '../domain/event-types';
 import { loadConfig } from '../lib/config';
@@ -25,6 +30,7 @@ import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { signalWithStart } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
+import { DELIVERY_SWITCH } from './webhooks';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 200;
@@ -32,6 +38,9 @@ export const DISPATCH_BATCH = 200;
 export const DISPATCH_POLL_MS = 1000;
 /** Age after which an unstarted delivery is started again by the sweep, seconds. */
 export const SWEEP_AFTER_SECONDS = 10;
+
+/** Held deliveries nudged per pass. */
+export const NUDGE_BATCH = 500;
 
 /** A delivery row whose workflow must be started. */
 export interface DeliveryToStart { id: string; account_id: string }
@@ -123,6 +132,30 @@ export async function sweepUnstarted(): Promise<number> {
 }
 
 /**
+ * Signals `deliver` to deliveries held while the delivery switch was off (see module doc), once
+ * it is on. Returns how many were nudged (0 while the switch is off).
+ */
+export async function nudgeHeld(): Promise<number> {
+  if (!(await isSwitchOn(DELIVERY_SWITCH))) return 0;
+  return transaction(async (m) => {
+    const rows: DeliveryToStart[] = await m.query(
+      `SELECT id, account_id FROM webhook_deliveries WHERE held_at IS NOT NULL ORDER BY held_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [NUDGE_BATCH]);
+    if (!rows.length) return 0;
+    const nudged: string[] = [];
+    await Promise.all(rows.map(async (r) => {
+      try {
+        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        nudged.push(r.id);
+      } catch (e) {
+        logger.warn({ err: e, delivery_id: r.id }, 'could not nudge a held webhook delivery; it re-checks on its own');
+      }
+    }));
+    if (nudged.length) await m.query('UPDATE webhook_deliveries SET held_at = NULL WHERE id = ANY($1)', [nudged]);
+    return nudged.length;
+  });
+}
+
+/**
  * Starts the dispatcher in this process (LISTEN `events` + 1 s poll + sweep). Returns a stop
  * function that ends the listener and the poll and waits for the pass in progress.
  * Requires `initDb()` first and DATABASE_URL for the LISTEN connection.
@@ -145,6 +178,7 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
         if (Date.now() - lastSweep >= DISPATCH_POLL_MS) {
           lastSweep = Date.now();
           await sweepUnstarted();
+          await nudgeHeld();
         }
         if (failedPasses > 0) logger.info({ failed_passes: failedPasses }, 'webhook dispatch recovered');
         failedPasses = 0;

@@ -88,7 +88,12 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
     const ok = isSuccess(prior[0].status_code);
     return { outcome: ok ? 'succeeded' : nextRetryInMs === null ? 'failed' : 'retrying', ok, retryable: !ok, statusCode: prior[0].status_code, error: prior[0].error };
   }
-  if (!(await isSwitchOn(DELIVERY_SWITCH))) return { outcome: 'held', ok: false, retryable: true, statusCode: null, error: 'delivery_switched_off' };
+  if (!(await isSwitchOn(DELIVERY_SWITCH))) {
+    // Marked so the dispatcher can nudge it the moment the switch is on again.
+    await db().query(
+      `UPDATE webhook_deliveries SET held_at = COALESCE(held_at, now()) WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`, [deliveryId]);
+    return { outcome: 'held', ok: false, retryable: true, statusCode: null, error: 'delivery_switched_off' };
+  }
 
   const endpoint = await db().getRepository(WebhookEndpoint).findOneBy({ id: d.endpoint_id });
   if (!endpoint || endpoint.deleted_at || !endpoint.enabled) {
@@ -137,7 +142,7 @@ export async function recordAttemptFailure(deliveryId: string, attemptNumber: nu
 
 async function cancelDelivery(deliveryId: string, reason: string): Promise<void> {
   await db().query(
-    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = $2, updated_at = now()
+    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
       WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`, [deliveryId, reason]);
 }
 
@@ -172,7 +177,7 @@ async function recordAttempt(m: EntityManager, d: WebhookDelivery, endpoint: Web
     `UPDATE webhook_deliveries SET status = $2, attempt_count = GREATEST(attempt_count, $3), last_status_code = $4, last_error = $5,
             next_attempt_at = CASE WHEN $2 = 'retrying' THEN now() + make_interval(secs => $6::float8 / 1000) ELSE NULL END,
             delivered_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE delivered_at END,
-            workflow_started_at = COALESCE(workflow_started_at, now()), updated_at = now()
+            workflow_started_at = COALESCE(workflow_started_at, now()), held_at = NULL, updated_at = now()
       WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`,
     [d.id, outcome, attemptNumber, http.statusCode, succeeded ? null : http.error, nextRetryInMs ?? 0]);
   if (succeeded) {

@@ -5,6 +5,7 @@ import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments'
 import { EventRow, SandboxEmail, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
 import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
+import { WebhookHeldDeliveries1763800100000 } from './migrations/1763800100000-WebhookHeldDeliveries';
 
 export * from './account';
 export * from './catalog';
@@ -17,4 +18,4 @@ export const ENTITIES = [
   EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
 ];
 
-export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000];
+export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, WebhookHeldDeliveries1763800100000];
