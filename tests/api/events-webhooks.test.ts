@@ -527,7 +527,7 @@ describe('webhook deliveries', () => {
         accountId, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_held', object: { id: 'ord_held', object: 'order' },
       }));
       const fanned = await eventually(async () => {
-        const r = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${eventId}`)).data;
+        const r = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${eventId}&endpoint_id=${ep.id}`)).data;
         return r.length === 1 ? r[0] : null;
       }, 'the held event to be fanned out');
       await new Promise((r) => setTimeout(r, 4000));
