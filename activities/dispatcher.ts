@@ -10,7 +10,7 @@
  *   every enabled, non-deleted endpoint of the same account and livemode subscribed to the type
  *   (never for catalogued-but-unshipped types, never for `test.ping`; the partial unique index
  *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
- *   start the workflows (signalWithStart, workflow id = delivery id) and set
+ *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
  * - Sweep: deliveries whose workflow was never recorded as started 10 s after creation (a crash
  *   between commit and start, or Temporal briefly down) are started again, locked with SKIP
@@ -28,7 +28,7 @@ import { loadConfig } from '../lib/config';
 import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
-import { signalWithStart } from '../temporal/client';
+import { signalWithStart, startIfAbsent } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
 import { DELIVERY_SWITCH } from './webhooks';
 
@@ -39,6 +39,8 @@ export const DISPATCH_POLL_MS = 1000;
 /** Age after which an unstarted delivery is started again by the sweep, seconds. */
 export const SWEEP_AFTER_SECONDS = 10;
 
+/** Workflow start calls in flight at once per dispatcher. */
+export const START_CONCURRENCY = 64;
 /** Held deliveries nudged per pass. */
 export const NUDGE_BATCH = 500;
 
@@ -46,21 +48,23 @@ export const NUDGE_BATCH = 500;
 export interface DeliveryToStart { id: string; account_id: string }
 
 /**
- * Starts (or signals) the delivery workflow of each row (workflow id = delivery id, signal
- * `deliver`) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
+ * Starts the delivery workflow of each row unless already running (workflow id = delivery id; a
+ * plain start, one history event fewer than signal-with-start) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
  * retries rows left unstarted. Returns the ids started.
  */
 export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<string[]> {
   const started: string[] = [];
-  await Promise.all(rows.map(async (r) => {
-    try {
-      await signalWithStart({
-        workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }],
-        accountId: r.account_id, signal: SIGNALS.deliver,
-      });
-      started.push(r.id);
-    } catch (e) {
-      logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
+  // At most START_CONCURRENCY start calls in flight: a fan-out burst must not swamp the server.
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, rows.length) }, async () => {
+    while (next < rows.length) {
+      const r = rows[next++];
+      try {
+        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
+        started.push(r.id);
+      } catch (e) {
+        logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
+      }
     }
   }));
   if (started.length) {
@@ -119,7 +123,7 @@ export async function sweepUnstarted(): Promise<number> {
     const started: string[] = [];
     for (const r of rows) {
       try {
-        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
         started.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'sweep could not start webhook delivery workflow');

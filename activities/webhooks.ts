@@ -77,16 +77,13 @@ const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
  */
 export async function attemptDelivery(deliveryId: string, attemptNumber: number, opts: { nextRetryInMs?: number | null } = {}): Promise<AttemptResult> {
   const nextRetryInMs = opts.nextRetryInMs ?? null;
-  const repo = db().getRepository(WebhookDelivery);
-  const d = await repo.findOneBy({ id: deliveryId });
-  if (!d) return { outcome: 'cancelled', ok: false, retryable: false, statusCode: null, error: 'delivery_not_found' };
-  if (FINAL.has(d.status)) return { outcome: 'done', ok: d.status === 'succeeded', retryable: false, statusCode: d.last_status_code, error: null };
-  const prior: Array<{ status_code: number | null; error: string | null }> = await db().query(
-    'SELECT status_code, error FROM webhook_attempts WHERE delivery_id = $1 AND attempt_number = $2', [deliveryId, attemptNumber]);
-  if (prior[0]) {
+  const c = await loadAttemptContext(deliveryId, attemptNumber);
+  if (!c) return { outcome: 'cancelled', ok: false, retryable: false, statusCode: null, error: 'delivery_not_found' };
+  if (FINAL.has(c.status)) return { outcome: 'done', ok: c.status === 'succeeded', retryable: false, statusCode: c.lastStatusCode, error: null };
+  if (c.prior) {
     // This attempt already went out (a restarted run): report it rather than sending twice.
-    const ok = isSuccess(prior[0].status_code);
-    return { outcome: ok ? 'succeeded' : nextRetryInMs === null ? 'failed' : 'retrying', ok, retryable: !ok, statusCode: prior[0].status_code, error: prior[0].error };
+    const ok = isSuccess(c.prior.statusCode);
+    return { outcome: ok ? 'succeeded' : nextRetryInMs === null ? 'failed' : 'retrying', ok, retryable: !ok, statusCode: c.prior.statusCode, error: c.prior.error };
   }
   if (!(await isSwitchOn(DELIVERY_SWITCH))) {
     // Marked so the dispatcher can nudge it the moment the switch is on again.
@@ -94,13 +91,11 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
       `UPDATE webhook_deliveries SET held_at = COALESCE(held_at, now()) WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`, [deliveryId]);
     return { outcome: 'held', ok: false, retryable: true, statusCode: null, error: 'delivery_switched_off' };
   }
-
-  const endpoint = await db().getRepository(WebhookEndpoint).findOneBy({ id: d.endpoint_id });
+  const { endpoint, event } = c;
   if (!endpoint || endpoint.deleted_at || !endpoint.enabled) {
     await cancelDelivery(deliveryId, endpoint?.deleted_at ? 'endpoint_deleted' : 'endpoint_disabled');
     return { outcome: 'cancelled', ok: false, retryable: false, statusCode: null, error: 'endpoint_unavailable' };
   }
-  const event = await db().getRepository(EventRow).findOneBy({ id: d.event_id });
   if (!event) {
     await cancelDelivery(deliveryId, 'event_not_found');
     return { outcome: 'cancelled', ok: false, retryable: false, statusCode: null, error: 'event_not_found' };
@@ -116,8 +111,60 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
   }
   const ok = isSuccess(http.statusCode);
   const outcome: AttemptResult['outcome'] = ok ? 'succeeded' : (http.retryable && nextRetryInMs !== null ? 'retrying' : 'failed');
-  await transaction((m) => recordAttempt(m, d, endpoint, attemptNumber, http, outcome, nextRetryInMs));
+  if (ok) await recordSuccess(deliveryId, endpoint.id, attemptNumber, http);
+  else await transaction((m) => recordAttempt(m, deliveryId, endpoint.id, attemptNumber, http, outcome, nextRetryInMs));
   return { outcome, ok, retryable: !ok && http.retryable, statusCode: http.statusCode, error: http.error };
+}
+
+interface AttemptContext {
+  status: WebhookDelivery['status'];
+  lastStatusCode: number | null;
+  /** The same attempt number already recorded (a restarted run), else null. */
+  prior: { statusCode: number | null; error: string | null } | null;
+  endpoint: WebhookEndpoint | null;
+  event: EventRow | null;
+}
+
+/** Everything one attempt needs, in one round trip: the delivery, a prior record of this attempt, the endpoint and the event. Null if no such delivery. */
+async function loadAttemptContext(deliveryId: string, attemptNumber: number): Promise<AttemptContext | null> {
+  const rows: Array<Record<string, any>> = await db().query(
+    `SELECT d.status AS d_status, d.last_status_code AS d_last_status_code,
+            (pa.delivery_id IS NOT NULL) AS pa_exists, pa.status_code AS pa_status_code, pa.error AS pa_error,
+            w.id AS w_id, w.url AS w_url, w.enabled AS w_enabled, w.deleted_at AS w_deleted_at, w.secret_ciphertext AS w_secret_ciphertext,
+            w.previous_secret_ciphertext AS w_previous_secret_ciphertext, w.previous_secret_expires_at AS w_previous_secret_expires_at,
+            e.id AS e_id, e.livemode AS e_livemode, e.type AS e_type, e.object_type AS e_object_type, e.object_id AS e_object_id, e.data AS e_data,
+            e.request_id AS e_request_id, e.idempotency_key AS e_idempotency_key, e.api_version AS e_api_version, e.created_at AS e_created_at
+       FROM webhook_deliveries d
+       LEFT JOIN webhook_attempts pa ON pa.delivery_id = d.id AND pa.attempt_number = $2
+       LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id
+       LEFT JOIN events e ON e.id = d.event_id
+      WHERE d.id = $1`, [deliveryId, attemptNumber]);
+  const r = rows[0];
+  if (!r) return null;
+  const pick = (prefix: string) => Object.fromEntries(Object.entries(r).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  return {
+    status: r.d_status,
+    lastStatusCode: r.d_last_status_code,
+    prior: r.pa_exists ? { statusCode: r.pa_status_code, error: r.pa_error } : null,
+    endpoint: r.w_id ? Object.assign(new WebhookEndpoint(), pick('w_')) : null,
+    event: r.e_id ? Object.assign(new EventRow(), pick('e_')) : null,
+  };
+}
+
+/** Records a successful attempt in one statement: the attempt row, the delivery `succeeded`, the endpoint's failure streak reset. */
+async function recordSuccess(deliveryId: string, endpointId: string, attemptNumber: number, http: HttpResult): Promise<void> {
+  await db().query(
+    `WITH a AS (
+       INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
+       VALUES ($1,$2,$3,$4,NULL,$5,$6) ON CONFLICT (delivery_id, attempt_number) DO NOTHING RETURNING 1),
+     d AS (
+       UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = GREATEST(attempt_count, $3), last_status_code = $4, last_error = NULL,
+              next_attempt_at = NULL, delivered_at = now(), workflow_started_at = COALESCE(workflow_started_at, now()), held_at = NULL, updated_at = now()
+        WHERE id = $2 AND status NOT IN ('succeeded','failed','cancelled') RETURNING 1),
+     w AS (
+       UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $7 AND consecutive_failures <> 0 RETURNING 1)
+     SELECT 1`,
+    [newId('wha_'), deliveryId, attemptNumber, http.statusCode, http.latencyMs, http.excerpt, endpointId]);
 }
 
 /**
@@ -134,7 +181,7 @@ export async function recordAttemptFailure(deliveryId: string, attemptNumber: nu
     const endpoint = await m.findOneBy(WebhookEndpoint, { id: d.endpoint_id });
     if (!endpoint) return 'cancelled';
     const outcome = nextRetryInMs === null ? 'failed' : 'retrying';
-    await recordAttempt(m, d, endpoint, attemptNumber,
+    await recordAttempt(m, d.id, endpoint.id, attemptNumber,
       { statusCode: null, error: `attempt_error: ${error}`.slice(0, 500), latencyMs: 0, excerpt: null, retryable: true }, outcome, nextRetryInMs);
     return outcome;
   });
@@ -166,12 +213,12 @@ async function send(url: URL, endpoint: WebhookEndpoint, event: EventRow): Promi
 }
 
 /** Writes the attempt row and the delivery/endpoint state after one attempt, inside `m`'s transaction. */
-async function recordAttempt(m: EntityManager, d: WebhookDelivery, endpoint: WebhookEndpoint, attemptNumber: number, http: HttpResult,
+async function recordAttempt(m: EntityManager, deliveryId: string, endpointId: string, attemptNumber: number, http: HttpResult,
   outcome: AttemptResult['outcome'], nextRetryInMs: number | null): Promise<void> {
   await m.query(
     `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
      VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
-    [newId('wha_'), d.id, attemptNumber, http.statusCode, http.error, http.latencyMs, http.excerpt]);
+    [newId('wha_'), deliveryId, attemptNumber, http.statusCode, http.error, http.latencyMs, http.excerpt]);
   const succeeded = outcome === 'succeeded';
   await m.query(
     `UPDATE webhook_deliveries SET status = $2, attempt_count = GREATEST(attempt_count, $3), last_status_code = $4, last_error = $5,
@@ -179,16 +226,16 @@ async function recordAttempt(m: EntityManager, d: WebhookDelivery, endpoint: Web
             delivered_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE delivered_at END,
             workflow_started_at = COALESCE(workflow_started_at, now()), held_at = NULL, updated_at = now()
       WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`,
-    [d.id, outcome, attemptNumber, http.statusCode, succeeded ? null : http.error, nextRetryInMs ?? 0]);
+    [deliveryId, outcome, attemptNumber, http.statusCode, succeeded ? null : http.error, nextRetryInMs ?? 0]);
   if (succeeded) {
-    await m.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [endpoint.id]);
+    await m.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [endpointId]);
     return;
   }
   // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
   const [rows]: [Array<{ consecutive_failures: number }>, number] = await m.query(
-    'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures', [endpoint.id]);
+    'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures', [endpointId]);
   const failures = rows[0]?.consecutive_failures ?? 0;
-  if (outcome === 'failed' && failures >= AUTO_DISABLE_CONSECUTIVE_FAILURES) await autoDisable(m, endpoint.id);
+  if (outcome === 'failed' && failures >= AUTO_DISABLE_CONSECUTIVE_FAILURES) await autoDisable(m, endpointId);
 }
 
 /** Disables an endpoint after repeated failures and emits `webhook_endpoint.disabled` (spec 2.11, 6). No-op if already disabled or deleted. */

@@ -57,18 +57,10 @@ async function deliveryRow(deliveryId: string): Promise<Record<string, any>> {
 const durationMs = (d: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(String(d?.seconds ?? 0)) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
 
-/** Retry timers of a run, in order; timers that follow a `held` attempt (switch-off rechecks) are left out. */
+/** Timers of a run, in order (the real-activity tests run with the delivery switch on: no hold timers). */
 async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  const out: number[] = [];
-  let last: string | null = null;
-  for (const e of history.events ?? []) {
-    const done = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-    if (done) last = (JSON.parse(Buffer.from(done).toString('utf8')) as { outcome?: string } | null)?.outcome ?? null;
-    const t = e.timerStartedEventAttributes;
-    if (t && last !== 'held') out.push(durationMs(t.startToFireTimeout as any));
-  }
-  return out;
+  return (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [durationMs(e.timerStartedEventAttributes.startToFireTimeout as any)] : []));
 }
 
 let env: TestWorkflowEnvironment;
