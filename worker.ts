@@ -28,6 +28,9 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     workflowsPath: path.join(__dirname, 'workflows'),
     activities,
     maxConcurrentActivityTaskExecutions: 100,
+    // Webhook attempts run as local activities inside workflow tasks (workflows/webhook-delivery.ts).
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentLocalActivityExecutions: 200,
   });
   const stopDispatcherLoop = await startDispatcher();
   const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));

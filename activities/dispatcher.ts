@@ -10,21 +10,27 @@
  *   every enabled, non-deleted endpoint of the same account and livemode subscribed to the type
  *   (never for catalogued-but-unshipped types, never for `test.ping`; the partial unique index
  *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
- *   start the workflows (signalWithStart, workflow id = delivery id) and set
+ *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
  * - Sweep: deliveries whose workflow was never recorded as started 10 s after creation (a crash
  *   between commit and start, or Temporal briefly down) are started again, locked with SKIP
  *   LOCKED so only one process restarts each. Starting is idempotent by workflow id, and the
  *   delivery activity refuses to resend a final delivery.
+ * - Nudge: while `api_v1.webhooks_delivery` is off, delivery workflows hold (nothing sent, nothing
+ *   lost) and mark their row `held_at`. Once the switch is on, each pass signals `deliver` to up to
+ *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
+ *   than at each workflow's next hold re-check.
  */
+import { isSwitchOn } from '../api/switches';
 import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
 import { endpointReceives } from '../domain/event-types';
 import { loadConfig } from '../lib/config';
 import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
-import { signalWithStart } from '../temporal/client';
+import { signalWithStart, startIfAbsent } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
+import { DELIVERY_SWITCH } from './webhooks';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 200;
@@ -33,25 +39,32 @@ export const DISPATCH_POLL_MS = 1000;
 /** Age after which an unstarted delivery is started again by the sweep, seconds. */
 export const SWEEP_AFTER_SECONDS = 10;
 
+/** Workflow start calls in flight at once per dispatcher. */
+export const START_CONCURRENCY = 64;
+/** Held deliveries nudged per pass. */
+export const NUDGE_BATCH = 500;
+
 /** A delivery row whose workflow must be started. */
 export interface DeliveryToStart { id: string; account_id: string }
 
 /**
- * Starts (or signals) the delivery workflow of each row (workflow id = delivery id, signal
- * `deliver`) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
+ * Starts the delivery workflow of each row unless already running (workflow id = delivery id; a
+ * plain start, one history event fewer than signal-with-start) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
  * retries rows left unstarted. Returns the ids started.
  */
 export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<string[]> {
   const started: string[] = [];
-  await Promise.all(rows.map(async (r) => {
-    try {
-      await signalWithStart({
-        workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }],
-        accountId: r.account_id, signal: SIGNALS.deliver,
-      });
-      started.push(r.id);
-    } catch (e) {
-      logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
+  // At most START_CONCURRENCY start calls in flight: a fan-out burst must not swamp the server.
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, rows.length) }, async () => {
+    while (next < rows.length) {
+      const r = rows[next++];
+      try {
+        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
+        started.push(r.id);
+      } catch (e) {
+        logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
+      }
     }
   }));
   if (started.length) {
@@ -110,7 +123,7 @@ export async function sweepUnstarted(): Promise<number> {
     const started: string[] = [];
     for (const r of rows) {
       try {
-        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
         started.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'sweep could not start webhook delivery workflow');
@@ -119,6 +132,30 @@ export async function sweepUnstarted(): Promise<number> {
     }
     if (started.length) await m.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1)', [started]);
     return started.length;
+  });
+}
+
+/**
+ * Signals `deliver` to deliveries held while the delivery switch was off (see module doc), once
+ * it is on. Returns how many were nudged (0 while the switch is off).
+ */
+export async function nudgeHeld(): Promise<number> {
+  if (!(await isSwitchOn(DELIVERY_SWITCH))) return 0;
+  return transaction(async (m) => {
+    const rows: DeliveryToStart[] = await m.query(
+      `SELECT id, account_id FROM webhook_deliveries WHERE held_at IS NOT NULL ORDER BY held_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [NUDGE_BATCH]);
+    if (!rows.length) return 0;
+    const nudged: string[] = [];
+    await Promise.all(rows.map(async (r) => {
+      try {
+        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        nudged.push(r.id);
+      } catch (e) {
+        logger.warn({ err: e, delivery_id: r.id }, 'could not nudge a held webhook delivery; it re-checks on its own');
+      }
+    }));
+    if (nudged.length) await m.query('UPDATE webhook_deliveries SET held_at = NULL WHERE id = ANY($1)', [nudged]);
+    return nudged.length;
   });
 }
 
@@ -145,6 +182,7 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
         if (Date.now() - lastSweep >= DISPATCH_POLL_MS) {
           lastSweep = Date.now();
           await sweepUnstarted();
+          await nudgeHeld();
         }
         if (failedPasses > 0) logger.info({ failed_passes: failedPasses }, 'webhook dispatch recovered');
         failedPasses = 0;

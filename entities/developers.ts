@@ -53,6 +53,8 @@ export class WebhookDelivery {
   @Column('integer', { nullable: true }) last_status_code: number | null;
   @Column('text', { nullable: true }) last_error: string | null;
   @Column('timestamptz', { nullable: true }) workflow_started_at: Date | null;
+  /** Set while the delivery waits for the `api_v1.webhooks_delivery` switch (cleared by the dispatcher's nudge or an attempt). */
+  @Column('timestamptz', { nullable: true }) held_at: Date | null;
   @Column('timestamptz', { nullable: true }) delivered_at: Date | null;
   @Column('text', { nullable: true }) replay_of: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;

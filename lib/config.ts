@@ -20,6 +20,10 @@ export interface Config {
   appEncryptionKey: string | null;
   /** Development switch: webhook endpoints may use loopback http (dev stack and tests only; off by default). */
   webhooksAllowLoopback: boolean;
+  /** PEM file of extra CA certificates trusted for webhook deliveries (a local https receiver in dev/tests); null = system roots only. */
+  webhooksExtraCaFile: string | null;
+  /** Hosts of this platform (besides the payer host) that webhook URLs may not name, subdomains included. */
+  platformHosts: string[];
   /** Chain network the service runs on: test network in dev and tests (spec 2.5). */
   network: 'mainnet' | 'testnet';
   /** Rate limits per credential class, requests per second (spec 8: numeric rates not shown). */
@@ -49,6 +53,8 @@ const schema = Joi.object({
   PAYER_HOST: Joi.string().uri().default('http://localhost:3000'),
   APP_ENCRYPTION_KEY: Joi.string().base64().allow(''),
   WEBHOOKS_ALLOW_LOOPBACK: Joi.boolean().truthy('1').falsy('0').default(false),
+  WEBHOOKS_EXTRA_CA_FILE: Joi.string().allow(''),
+  PLATFORM_HOSTS: Joi.string().allow('').default(''),
   NETWORK: Joi.string().valid('mainnet', 'testnet').default('testnet'),
   RATE_LIMIT_BUSINESS_KEY: Joi.number().integer().min(1).default(1000),
   RATE_LIMIT_DASHBOARD_SESSION: Joi.number().integer().min(1).default(200),
@@ -82,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payerHost: value.PAYER_HOST.replace(/\/$/, ''),
     appEncryptionKey: value.APP_ENCRYPTION_KEY || null,
     webhooksAllowLoopback: value.WEBHOOKS_ALLOW_LOOPBACK,
+    webhooksExtraCaFile: value.WEBHOOKS_EXTRA_CA_FILE || null,
+    platformHosts: String(value.PLATFORM_HOSTS).split(',').map((h: string) => h.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
     network: value.NETWORK,
     rateLimits: {
       business_key: value.RATE_LIMIT_BUSINESS_KEY,

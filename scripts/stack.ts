@@ -3,6 +3,9 @@
  * database on DATABASE_URL's server, else a private embedded cluster), a Temporal dev server in
  * memory on random ports, migrations, and the product (worker + API, simulator on) as a child
  * process from dist/. Requires a compiled dist/.
+ * It also mints a self-signed certificate for local https webhook receivers (scripts/local-tls.ts):
+ * the product trusts it (WEBHOOKS_EXTRA_CA_FILE) and the test or bench process serves with it
+ * (`stack.tls`, and WEBHOOKS_TEST_TLS_KEY_FILE in `stack.env`).
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -12,6 +15,7 @@ import path from 'node:path';
 import { freePort, startEmbeddedPostgres } from '../lib/embedded-pg';
 import { makeDataSource } from '../lib/db';
 import { startDevServer } from '../temporal/bootstrap';
+import { generateLocalTls, type LocalTls } from './local-tls';
 
 export interface Stack {
   apiUrl: string;
@@ -19,6 +23,8 @@ export interface Stack {
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
   productLog: string;
+  /** Certificate and key for local https webhook receivers; the product trusts the certificate. */
+  tls: LocalTls;
   stop(): Promise<void>;
 }
 
@@ -59,6 +65,9 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   log('starting Temporal dev server...');
   const temporal = await startDevServer({ headless: true, log });
 
+  const tlsDir = path.join(os.tmpdir(), `payments-platform-${tag}-tls-${process.pid}`);
+  const tls = await generateLocalTls(tlsDir);
+
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -70,6 +79,8 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
     APP_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
     PAYER_HOST: `http://127.0.0.1:${port}`,
     WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    WEBHOOKS_EXTRA_CA_FILE: tls.certFile,
+    WEBHOOKS_TEST_TLS_KEY_FILE: tls.keyFile,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...(opts.envOverrides ?? {}),
   };
@@ -95,13 +106,14 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
-    apiUrl, databaseUrl, temporalAddress: temporal.address, env, productLog,
+    apiUrl, databaseUrl, temporalAddress: temporal.address, env, productLog, tls,
     stop: async () => {
       process.removeListener('exit', killProduct);
       killProduct();
       await new Promise((r) => setTimeout(r, 300));
       await temporal.stop();
       if (stopPg) await stopPg();
+      fs.rmSync(tlsDir, { recursive: true, force: true });
     },
   };
 }

@@ -8,13 +8,14 @@
  * then the delivery is `failed`. A failure is any non-2xx status (3xx included: redirects are
  * never followed), a timeout (10 s) or a connection error. While the `api_v1.webhooks_delivery`
  * switch is off an attempt is "held": nothing is sent, the attempt number is not used up, and
- * the workflow re-checks every 30 s (or at once on a `deliver` signal), so deliveries go out
- * once the switch is on again. Long holds continue-as-new to keep history short.
+ * the workflow waits for a `deliver` signal (the dispatcher nudges held deliveries as soon as the
+ * switch is on) or re-checks on its own after 30 s, doubling up to 5 min while the hold lasts, so
+ * deliveries go out once the switch is on again. Long holds continue-as-new to keep history short.
  *
- * Deterministic: only @temporalio/workflow APIs. The HTTP attempt runs with activity retries
- * off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
+ * Deterministic: only @temporalio/workflow APIs. The HTTP attempt runs as a local activity with
+ * retries off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
  */
-import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type * as webhookActivities from '../activities/webhooks';
 import { SIGNALS } from '../temporal/names';
 
@@ -32,8 +33,15 @@ export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
 /** Attempts in total (first attempt plus one per retry delay). */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 
-/** How often a held delivery (delivery switch off) re-checks, ms. */
+/** First re-check of a held delivery (delivery switch off), ms; doubles per consecutive hold. */
 export const WEBHOOK_HOLD_RECHECK_MS = 30_000;
+/** Longest wait between re-checks of a held delivery, ms (the dispatcher's nudge usually comes first). */
+export const WEBHOOK_HOLD_RECHECK_MAX_MS = 5 * 60_000;
+
+/** Wait after the `n`-th consecutive hold (1-based), ms. */
+export function holdRecheckAfter(n: number): number {
+  return Math.min(WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS * 2 ** Math.max(0, Math.min(n - 1, 10)));
+}
 
 /** Held re-checks per run before continue-as-new. */
 const HOLD_LOOPS_PER_RUN = 200;
@@ -50,8 +58,11 @@ export interface WebhookDeliveryArgs {
 /** Final outcome of a delivery run. */
 export type WebhookDeliveryOutcome = 'succeeded' | 'failed' | 'cancelled' | 'done';
 
-const http = proxyActivities<typeof webhookActivities>({
-  startToCloseTimeout: '60 seconds',
+// The HTTP attempt is a local activity: it runs inside the workflow task on the worker that holds
+// the workflow, with no activity-task round trips through the server (about half the server work
+// per delivery; see bench/webhooks.ts). Bounded at 10 s of HTTP plus a few statements.
+const http = proxyLocalActivities<typeof webhookActivities>({
+  startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
 
@@ -79,10 +90,13 @@ export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promis
   let attempt = args.attempt ?? 1;
   let waitMs = args.waitMs ?? 0;
   let holds = 0;
+  let consecutiveHolds = 0;
   for (;;) {
     if (waitMs > 0) await sleep(waitMs);
     waitMs = 0;
     const nextRetryInMs = retryDelayAfter(attempt);
+    // A nudge that arrives while the attempt runs must not be lost: reset before, test after.
+    nudged = false;
     let outcome: webhookActivities.AttemptResult['outcome'];
     try {
       outcome = (await http.attemptDelivery(args.deliveryId, attempt, { nextRetryInMs })).outcome;
@@ -93,13 +107,14 @@ export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promis
     switch (outcome) {
       case 'held':
         holds += 1;
+        consecutiveHolds += 1;
         if (holds >= HOLD_LOOPS_PER_RUN) {
-          await continueAsNew<typeof webhookDeliveryWorkflow>({ deliveryId: args.deliveryId, attempt, waitMs: WEBHOOK_HOLD_RECHECK_MS });
+          await continueAsNew<typeof webhookDeliveryWorkflow>({ deliveryId: args.deliveryId, attempt });
         }
-        nudged = false;
-        await condition(() => nudged, WEBHOOK_HOLD_RECHECK_MS);
+        await condition(() => nudged, holdRecheckAfter(consecutiveHolds));
         continue;
       case 'retrying':
+        consecutiveHolds = 0;
         waitMs = nextRetryInMs ?? 0;
         attempt += 1;
         continue;

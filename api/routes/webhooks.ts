@@ -9,7 +9,8 @@
  *   (`livemode: false`), which receive only test-mode events; live callers see live ones.
  * - `event_types`: closed catalogue on requests (unknown or retired name `400 invalid_request`
  *   param `event_types`, code `event_type_unknown`); empty = all; unshipped names accepted.
- * - `url`: activities/webhooks.ts `checkEndpointUrl` (https only; loopback only in dev/tests).
+ * - `url`: activities/webhook-url.ts `checkEndpointUrl` (public https only, resolved on create and
+ *   update; loopback only under the development switch); re-resolved before every send.
  * - Secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks). Stored only encrypted
  *   (AES-256-GCM under APP_ENCRYPTION_KEY); returned only by create and rotate_secret and
  *   redacted (null) in their idempotent replays; `secret_prefix` (first 10 characters) always.
@@ -23,7 +24,7 @@ import crypto from 'node:crypto';
 import type Router from '@koa/router';
 import Joi from 'joi';
 import type { EntityManager } from 'typeorm';
-import { checkEndpointUrl } from '../../activities/webhooks';
+import { checkEndpointUrl } from '../../activities/webhook-url';
 import { startDeliveryWorkflows } from '../../activities/dispatcher';
 import { emitEvent } from '../../activities/outbox';
 import { isKnownEventType, TEST_PING_EVENT_TYPE } from '../../domain/event-types';
@@ -36,6 +37,10 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { listQuery } from '../schemas/common';
+import {
+  webhookDeliveryListOut, webhookDeliveryOut, webhookDeliveryWithAttemptsOut, webhookEndpointDeletedOut, webhookEndpointListOut,
+  webhookEndpointOut, webhookEndpointWithSecretOut,
+} from '../schemas/webhooks';
 import { webhookDeliveryView, webhookEndpointView } from '../views/webhook';
 
 /** Max non-deleted endpoints per account and mode. */
@@ -107,14 +112,14 @@ async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.create', method: 'post', path: '/webhook_endpoints', scope: 'developers.write', testMode: 'full',
-    switch: SWITCH, roles: [...OWNER_ONLY], successStatus: 201, summary: 'Create a webhook endpoint; the signing secret is returned once.',
+    switch: SWITCH, roles: [...OWNER_ONLY], successStatus: 201, response: webhookEndpointWithSecretOut, summary: 'Create a webhook endpoint; the signing secret is returned once.',
     body: Joi.object({
       url: Joi.string().max(2048).required(),
       event_types: eventTypesSchema.default([]),
       description: descriptionSchema,
     }),
     handler: async ({ caller, body, ctx }) => {
-      checkEndpointUrl(body.url);
+      await checkEndpointUrl(body.url);
       const url = body.url.trim();
       const eventTypes = checkEventTypes(body.event_types) ?? [];
       const secret = newWebhookSecret();
@@ -140,7 +145,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.list', method: 'get', path: '/webhook_endpoints', scope: 'developers.read', testMode: 'full', switch: SWITCH,
-    summary: 'List webhook endpoints, newest first.',
+    response: webhookEndpointListOut, summary: 'List webhook endpoints, newest first.',
     query: Joi.object({ ...listQuery, enabled: Joi.boolean() }),
     handler: async ({ caller, query }) => {
       const qb = db().getRepository(WebhookEndpoint).createQueryBuilder('w')
@@ -152,13 +157,13 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.get', method: 'get', path: '/webhook_endpoints/:id', scope: 'developers.read', testMode: 'full', switch: SWITCH,
-    summary: 'Retrieve a webhook endpoint (never its secret).',
+    response: webhookEndpointOut, summary: 'Retrieve a webhook endpoint (never its secret).',
     handler: async ({ caller, params }) => webhookEndpointView(await loadEndpoint(db().manager, caller, params.id)),
   });
 
   mount(r, {
     id: 'webhook_endpoints.update', method: 'patch', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
-    switch: SWITCH, roles: [...OWNER_ONLY], summary: 'Update url, event_types, description or enabled.',
+    switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointOut, summary: 'Update url, event_types, description or enabled.',
     body: Joi.object({
       url: Joi.string().max(2048),
       event_types: eventTypesSchema,
@@ -166,7 +171,7 @@ export function register(r: Router<AppState>): void {
       enabled: Joi.boolean(),
     }),
     handler: async ({ caller, params, body }) => {
-      if (body.url !== undefined) checkEndpointUrl(body.url);
+      if (body.url !== undefined) await checkEndpointUrl(body.url);
       const eventTypes = checkEventTypes(body.event_types);
       const w = await transaction(async (m) => {
         const row = await loadEndpoint(m, caller, params.id, true);
@@ -189,7 +194,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.delete', method: 'delete', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
-    switch: SWITCH, roles: [...OWNER_ONLY], summary: 'Delete a webhook endpoint (queued deliveries are cancelled).',
+    switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointDeletedOut, summary: 'Delete a webhook endpoint (queued deliveries are cancelled).',
     handler: async ({ caller, params }) => {
       const w = await transaction(async (m) => {
         const row = await loadEndpoint(m, caller, params.id, true);
@@ -203,7 +208,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.rotate_secret', method: 'post', path: '/webhook_endpoints/:id/rotate_secret', scope: 'developers.write',
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
-    summary: 'Rotate the signing secret; the old one keeps signing for 24 hours. The new secret is returned once.',
+    response: webhookEndpointWithSecretOut, summary: 'Rotate the signing secret; the old one keeps signing for 24 hours. The new secret is returned once.',
     handler: async ({ caller, params, ctx }) => {
       const secret = newWebhookSecret();
       const w = await transaction(async (m) => {
@@ -222,7 +227,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.send_test_event', method: 'post', path: '/webhook_endpoints/:id/send_test_event', scope: 'developers.write',
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
-    summary: 'Deliver a `test.ping` event to this endpoint only; returns the delivery.',
+    response: webhookDeliveryOut, summary: 'Deliver a `test.ping` event to this endpoint only; returns the delivery.',
     handler: async ({ caller, params, ctx }) => {
       const d = await transaction(async (m) => {
         const w = await loadEndpoint(m, caller, params.id);
@@ -242,7 +247,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.list', method: 'get', path: '/webhook_deliveries', scope: 'developers.read', testMode: 'full',
-    summary: 'List webhook deliveries, newest first (filters endpoint_id, event_id, status).',
+    response: webhookDeliveryListOut, summary: 'List webhook deliveries, newest first (filters endpoint_id, event_id, status).',
     query: Joi.object({
       ...listQuery,
       endpoint_id: Joi.string().max(255),
@@ -261,7 +266,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.get', method: 'get', path: '/webhook_deliveries/:id', scope: 'developers.read', testMode: 'full',
-    summary: 'Retrieve a webhook delivery with its attempts.',
+    response: webhookDeliveryWithAttemptsOut, summary: 'Retrieve a webhook delivery with its attempts.',
     handler: async ({ caller, params }) => {
       const d = await loadDelivery(caller, params.id);
       const attempts = await db().getRepository(WebhookAttempt).find({ where: { delivery_id: d.id }, order: { attempt_number: 'ASC' } });
@@ -271,7 +276,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.replay', method: 'post', path: '/webhook_deliveries/:id/replay', scope: 'developers.write', testMode: 'full',
-    summary: 'Deliver the same event to the same endpoint again as a new delivery (`replay_of`).',
+    response: webhookDeliveryOut, summary: 'Deliver the same event to the same endpoint again as a new delivery (`replay_of`).',
     handler: async ({ caller, params }) => {
       const original = await loadDelivery(caller, params.id);
       const d = await transaction(async (m) => {

@@ -1,23 +1,47 @@
 /**
  * A local webhook receiver for tests: each `path()` gets scripted replies answered in order (then
  * 200), optionally after a hook or a hang (timeouts); every request's raw body and headers are kept.
+ * `new Receiver({ tls: testTls() })` serves https with the test stack's self-signed certificate
+ * (scripts/local-tls.ts), which the product trusts through WEBHOOKS_EXTRA_CA_FILE; without `tls`
+ * it serves plain http (loopback http under the development switch).
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface Received { path: string; headers: Record<string, string>; body: string; at: number }
 export interface Reply { status?: number; headers?: Record<string, string>; body?: string; hangMs?: number; before?: () => Promise<void> }
+export interface ReceiverTls { cert: string; key: string }
+
+/** The test stack's receiver certificate and key (set by tests/setup/global-setup.ts). */
+export function testTls(): ReceiverTls {
+  const certFile = process.env.WEBHOOKS_EXTRA_CA_FILE;
+  const keyFile = process.env.WEBHOOKS_TEST_TLS_KEY_FILE;
+  if (!certFile || !keyFile) throw new Error('WEBHOOKS_EXTRA_CA_FILE / WEBHOOKS_TEST_TLS_KEY_FILE are not set (global setup)');
+  return { cert: fs.readFileSync(certFile, 'utf8'), key: fs.readFileSync(keyFile, 'utf8') };
+}
 
 export class Receiver {
-  readonly server = http.createServer((req, res) => this.handle(req, res));
+  readonly server: http.Server | https.Server;
   base = '';
+  port = 0;
   private readonly got = new Map<string, Received[]>();
   private readonly plans = new Map<string, Reply[]>();
+  private readonly scheme: 'http' | 'https';
+
+  /** `tls`: serve https with this certificate; `host`: the host name used in `base` (default 127.0.0.1). */
+  constructor(private readonly opts: { tls?: ReceiverTls; host?: string } = {}) {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => this.handle(req, res);
+    this.scheme = opts.tls ? 'https' : 'http';
+    this.server = opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(handler);
+  }
 
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.port = (this.server.address() as AddressInfo).port;
+    this.base = `${this.scheme}://${this.opts.host ?? '127.0.0.1'}:${this.port}`;
   }
 
   async stop(): Promise<void> {
@@ -35,6 +59,13 @@ export class Receiver {
   /** Requests received on `path`, oldest first. */
   received(path: string): Received[] {
     return this.got.get(path) ?? [];
+  }
+
+  /** Every request received, on any path. */
+  total(): number {
+    let n = 0;
+    for (const r of this.got.values()) n += r.length;
+    return n;
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {

@@ -2,7 +2,8 @@
  * Jest global setup: real parts only. Compiles the project (tsc) and starts the whole stack
  * (scripts/stack.ts: PostgreSQL on a fresh database with migrations, a Temporal dev server, the
  * product with the simulator on). Exposes it to tests through environment variables:
- * TEST_API_URL, DATABASE_URL, TEMPORAL_ADDRESS, APP_ENCRYPTION_KEY, TEST_PRODUCT_LOG.
+ * TEST_API_URL, DATABASE_URL, TEMPORAL_ADDRESS, APP_ENCRYPTION_KEY, TEST_PRODUCT_LOG, and for https webhook
+ * receivers WEBHOOKS_EXTRA_CA_FILE (certificate, trusted by the product) and WEBHOOKS_TEST_TLS_KEY_FILE.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -26,9 +27,12 @@ export default async function globalSetup(): Promise<void> {
       RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? '5000',
       // Short stream heartbeats so tests observe them quickly (production default 15 s).
       STREAM_HEARTBEAT_SECONDS: process.env.STREAM_HEARTBEAT_SECONDS ?? '1',
+      // A public-looking host standing for the platform's own API host (webhook URLs may not name it).
+      PLATFORM_HOSTS: 'api.platform.example.net',
     },
   });
-  for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', 'PAYER_HOST', 'WEBHOOKS_ALLOW_LOOPBACK']) process.env[k] = stack.env[k];
+  for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', 'PAYER_HOST', 'WEBHOOKS_ALLOW_LOOPBACK', 'WEBHOOKS_EXTRA_CA_FILE',
+    'WEBHOOKS_TEST_TLS_KEY_FILE', 'PLATFORM_HOSTS']) process.env[k] = stack.env[k];
   process.env.TEST_API_URL = stack.apiUrl;
   process.env.TEST_PRODUCT_LOG = stack.productLog;
   process.env.SIMULATOR_ENABLED = 'true';

@@ -18,9 +18,9 @@ import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
 import { ensureTestServer } from '../../temporal/bootstrap';
-import { WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { holdRecheckAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { connectDb, newAccount } from '../helpers/api';
-import { Receiver } from '../helpers/receiver';
+import { Receiver, testTls } from '../helpers/receiver';
 
 const SETUP_TIMEOUT_MS = 20 * 60_000;
 const MIN = 60_000;
@@ -57,18 +57,10 @@ async function deliveryRow(deliveryId: string): Promise<Record<string, any>> {
 const durationMs = (d: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(String(d?.seconds ?? 0)) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
 
-/** Retry timers of a run, in order; timers that follow a `held` attempt (switch-off rechecks) are left out. */
+/** Timers of a run, in order (the real-activity tests run with the delivery switch on: no hold timers). */
 async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  const out: number[] = [];
-  let last: string | null = null;
-  for (const e of history.events ?? []) {
-    const done = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-    if (done) last = (JSON.parse(Buffer.from(done).toString('utf8')) as { outcome?: string } | null)?.outcome ?? null;
-    const t = e.timerStartedEventAttributes;
-    if (t && last !== 'held') out.push(durationMs(t.startToFireTimeout as any));
-  }
-  return out;
+  return (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [durationMs(e.timerStartedEventAttributes.startToFireTimeout as any)] : []));
 }
 
 let env: TestWorkflowEnvironment;
@@ -90,7 +82,7 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
   let worker: Worker;
   let running: Promise<void>;
   const taskQueue = `webhooks-${Date.now()}`;
-  const receiver = new Receiver();
+  const receiver = new Receiver({ tls: testTls() });
   let accountId: string;
 
   beforeAll(async () => {
@@ -182,6 +174,15 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     expect(receiver.received(p.path)).toHaveLength(1);
   }, 120_000);
 
+  it('fails at once, sending nothing, when the stored URL no longer passes the URL rule', async () => {
+    const s = await seed(accountId, 'https://10.20.30.40/hook');
+    const handle = await start(s.deliveryId);
+    expect(await handle.result()).toBe('failed');
+    const attempts = await attemptsOf(s.deliveryId);
+    expect(attempts).toEqual([{ attempt_number: 1, status_code: null, error: expect.stringMatching(/^url_rejected: .*private/) }]);
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null });
+  }, 120_000);
+
   it('counts a receiver that does not answer within 10 s as a failed attempt (timeout), then retries', async () => {
     const p = receiver.path('slow', [{ hangMs: 12_000 }]);
     const s = await seed(accountId, p.url);
@@ -227,7 +228,9 @@ describe('webhookDeliveryWorkflow with scripted activities', () => {
     const r = await runScripted(['held', 'held', 'retrying', 'held', 'succeeded']);
     expect(r.result).toBe('succeeded');
     expect(r.calls).toEqual([[1, 30_000], [1, 30_000], [1, 30_000], [2, 2 * MIN], [2, 2 * MIN]]);
-    expect(r.timers).toEqual([WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_HOLD_RECHECK_MS, 30_000, WEBHOOK_HOLD_RECHECK_MS]);
+    // Re-checks back off while the hold lasts (30 s, 60 s, ...) and start over after a real attempt.
+    expect(r.timers).toEqual([WEBHOOK_HOLD_RECHECK_MS, 2 * WEBHOOK_HOLD_RECHECK_MS, 30_000, WEBHOOK_HOLD_RECHECK_MS]);
+    expect([1, 2, 3, 4, 5, 6, 20].map(holdRecheckAfter)).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, WEBHOOK_HOLD_RECHECK_MAX_MS]);
   }, 60_000);
 
   it('records a crashed attempt through the bookkeeping activity and keeps the schedule', async () => {

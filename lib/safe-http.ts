@@ -1,0 +1,147 @@
+/**
+ * SSRF-safe outbound HTTP for webhook deliveries (spec 4.10 `url`: "public https only; private,
+ * link-local, loopback or reserved destinations ... rejected; re-resolved before each send").
+ *
+ * - Address classification is ipaddr.js's (`ipaddr.process(ip).range()`): only `unicast` is public.
+ *   IPv4-mapped IPv6 is classified as the IPv4 it carries. Every other range (private, loopback,
+ *   linkLocal, carrierGradeNat, reserved, benchmarking, multicast, broadcast, unspecified,
+ *   uniqueLocal, 6to4, teredo, rfc6052, discard ...) is refused. `allowLoopback` (the development
+ *   switch WEBHOOKS_ALLOW_LOOPBACK) additionally admits the `loopback` range, nothing else.
+ * - `guardedLookup` wraps a resolver (default `dns.lookup`): it resolves every address of the name
+ *   and refuses the whole name when any of them is not allowed, so the socket can only connect to
+ *   an address that was checked in the same resolution (no time-of-check/time-of-use gap).
+ * - `createGuardedAgent` is an undici Agent whose connector refuses IP-literal hosts that are not
+ *   allowed and resolves names through `guardedLookup`. Every new connection resolves again (DNS
+ *   rebinding cannot reach inside); a kept-alive connection is reused only for the same origin,
+ *   at most `maxRequestsPerConnection` times, and always points at an address already checked.
+ * A refused destination fails the request with `ForbiddenDestinationError` (code
+ * `ERR_DESTINATION_FORBIDDEN`).
+ */
+import dns from 'node:dns';
+import net from 'node:net';
+import tls from 'node:tls';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector } from 'undici';
+
+/** Which destinations are allowed: public unicast always; loopback only with the development switch. */
+export interface DestinationPolicy { allowLoopback: boolean }
+
+/** A resolver with the signature of `dns.lookup(hostname, { all: true }, cb)`. */
+export type Resolver = (hostname: string, options: dns.LookupAllOptions, cb: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+const systemResolver: Resolver = (hostname, options, cb) => dns.lookup(hostname, options, cb);
+
+/** Raised (or passed to callbacks) when a destination address is not public. */
+export class ForbiddenDestinationError extends Error {
+  readonly code = 'ERR_DESTINATION_FORBIDDEN';
+  constructor(readonly host: string, readonly address: string, readonly range: string) {
+    super(`destination ${host}${host === address ? '' : ` (${address})`} is not a public address (${range})`);
+    this.name = 'ForbiddenDestinationError';
+  }
+}
+
+/** ipaddr.js range of an IP literal (`unicast` = public); `invalid` when `ip` is not an address. */
+export function addressRange(ip: string): string {
+  const bare = ip.replace(/^\[(.*)\]$/, '$1');
+  if (!ipaddr.isValid(bare)) return 'invalid';
+  return ipaddr.process(bare).range();
+}
+
+/** True when `ip` may be connected to under `policy`. */
+export function isAllowedAddress(ip: string, policy: DestinationPolicy): boolean {
+  const range = addressRange(ip);
+  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+}
+
+/** Throws ForbiddenDestinationError unless every address in `addresses` is allowed. */
+export function assertAllowedAddresses(host: string, addresses: readonly string[], policy: DestinationPolicy): void {
+  for (const a of addresses) {
+    if (!isAllowedAddress(a, policy)) throw new ForbiddenDestinationError(host, a, addressRange(a));
+  }
+}
+
+/**
+ * A `lookup` for net/tls `connect` that resolves all addresses of `hostname` with `resolver` and
+ * fails with ForbiddenDestinationError when any is not allowed. Honours `options.all` and
+ * `options.family` the way net's happy-eyeballs connect asks for them.
+ */
+export function guardedLookup(policy: DestinationPolicy, resolver: Resolver = systemResolver): net.LookupFunction {
+  return ((hostname: string, options: dns.LookupOptions, cb: (...a: unknown[]) => void) => {
+    resolver(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
+      if (err) return cb(err);
+      if (!addresses?.length) return cb(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+      try {
+        assertAllowedAddresses(hostname, addresses.map((a) => a.address), policy);
+      } catch (e) {
+        return cb(e);
+      }
+      if (options.all) return cb(null, addresses);
+      return cb(null, addresses[0].address, addresses[0].family);
+    });
+  }) as unknown as net.LookupFunction;
+}
+
+/**
+ * Resolves `hostname` (all addresses) with `resolver` within `timeoutMs`. Returns the addresses,
+ * or null when the name does not resolve (ENOTFOUND, no data, timeout). Never throws.
+ */
+export function resolveAll(hostname: string, timeoutMs: number, resolver: Resolver = systemResolver): Promise<string[] | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), timeoutMs);
+    resolver(hostname, { all: true }, (err, addresses) => {
+      clearTimeout(timer);
+      resolve(err || !addresses?.length ? null : addresses.map((a) => a.address));
+    });
+  });
+}
+
+export interface GuardedAgentOptions extends DestinationPolicy {
+  /** Extra trusted CA certificates (PEM), added to Node's bundled roots. */
+  extraCa?: string | null;
+  /** Resolver used for every new connection (default `dns.lookup`); injectable for tests. */
+  resolver?: Resolver;
+  /** TCP + TLS connect timeout, ms. */
+  connectTimeoutMs?: number;
+  /** Concurrent connections per origin (undici `connections`); null = unlimited. */
+  connectionsPerOrigin?: number | null;
+  /** Requests a kept-alive connection may carry before it is closed (bounded reuse). */
+  maxRequestsPerConnection?: number;
+}
+
+/**
+ * An undici Agent that connects only to allowed addresses (see module doc). Use as the
+ * `dispatcher` of `undici.request`; a refused destination rejects the request with an error whose
+ * `code` (or `cause.code`) is `ERR_DESTINATION_FORBIDDEN`.
+ */
+export function createGuardedAgent(o: GuardedAgentOptions): Agent {
+  const policy: DestinationPolicy = { allowLoopback: o.allowLoopback };
+  const base = buildConnector({
+    timeout: o.connectTimeoutMs ?? 10_000,
+    lookup: guardedLookup(policy, o.resolver),
+    ...(o.extraCa ? { ca: [...tls.rootCertificates, o.extraCa] } : {}),
+  } as buildConnector.BuildOptions);
+  const connect: buildConnector.connector = (opts, cb) => {
+    const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
+    // An IP-literal host never goes through `lookup`: check it here.
+    if (net.isIP(host) !== 0 && !isAllowedAddress(host, policy)) {
+      cb(new ForbiddenDestinationError(host, host, addressRange(host)), null);
+      return;
+    }
+    base(opts, cb);
+  };
+  return new Agent({
+    connect,
+    connections: o.connectionsPerOrigin ?? null,
+    maxRequestsPerClient: o.maxRequestsPerConnection ?? 100,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 30_000,
+  });
+}
+
+/** True when `e` (or its cause chain) is a refused destination. */
+export function isForbiddenDestination(e: unknown): boolean {
+  for (let cur = e as { code?: string; cause?: unknown } | undefined, i = 0; cur && i < 5; cur = cur.cause as typeof cur, i++) {
+    if (cur.code === 'ERR_DESTINATION_FORBIDDEN' || cur instanceof ForbiddenDestinationError) return true;
+  }
+  return false;
+}
