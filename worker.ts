@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { activities } from './activities';
 import { startDispatcher } from './activities/dispatcher';
@@ -14,6 +15,7 @@ import { ensurePayoutWorkflows } from './activities/payouts';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';
+import { setTemporalClient } from './temporal/client';
 
 /** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
 export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: () => Promise<void> }> {
@@ -21,6 +23,9 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
   const connection = await NativeConnection.connect({ address: cfg.temporalAddress ?? '127.0.0.1:7233' });
+  // Starts from this process (dispatcher, recovery) ride the worker's connection, so they may ask
+  // the server to hand the first workflow task straight to this worker (eager start).
+  setTemporalClient(new Client({ connection, namespace: cfg.temporalNamespace }), { eager: true });
   const worker = await Worker.create({
     connection,
     namespace: cfg.temporalNamespace,

@@ -60,7 +60,7 @@ export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<s
     while (next < rows.length) {
       const r = rows[next++];
       try {
-        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
+        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id }, { eager: true });
         started.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');

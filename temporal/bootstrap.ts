@@ -561,6 +561,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       '--search-attribute', `${SEARCH_ATTRIBUTE_ACCOUNT}=Keyword`,
       // No outbound version check: this environment has no general internet access.
       '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+      // One worker fleet per task queue here: a single partition lets every task sync-match a
+      // waiting poller instead of being forwarded between partitions (the multi-partition default
+      // suits large fleets), and eager start hands a new workflow's first task to the starting worker.
+      '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+      '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+      '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     ];
     if (opts.dbFile) {
       fs.mkdirSync(path.dirname(path.resolve(opts.dbFile)), { recursive: true });

@@ -23,9 +23,15 @@ export async function temporalClient(): Promise<Client> {
   return client;
 }
 
-/** Uses an existing client (tests, the worker process). */
-export function setTemporalClient(c: Client): void {
+let eagerCapable = false;
+
+/**
+ * Uses an existing client (tests, the worker process). `eager`: the client rides the connection of
+ * a worker polling the task queue in this process, so starts may request eager execution.
+ */
+export function setTemporalClient(c: Client, opts: { eager?: boolean } = {}): void {
   client = c;
+  eagerCapable = opts.eager ?? false;
 }
 
 /** Closes the shared connection. */
@@ -33,6 +39,7 @@ export async function closeTemporalClient(): Promise<void> {
   await connection?.close();
   connection = null;
   client = null;
+  eagerCapable = false;
 }
 
 export interface StartSpec {
@@ -63,12 +70,15 @@ export async function signalWithStart(spec: StartSpec): Promise<void> {
 }
 
 /** Starts `workflowType` with id `workflowId` unless a run with that id is already open (idempotent). */
-export async function startIfAbsent(spec: Omit<StartSpec, 'signal' | 'signalArgs'>): Promise<void> {
+export async function startIfAbsent(spec: Omit<StartSpec, 'signal' | 'signalArgs'>, opts: { eager?: boolean } = {}): Promise<void> {
   const c = await temporalClient();
   const cfg = loadConfig();
   try {
     await c.workflow.start(spec.workflowType, {
       taskQueue: cfg.temporalTaskQueue,
+      // Eager start: the server hands the first workflow task straight back to this process's worker
+      // (only when the shared client rides the worker's NativeConnection, see worker.ts).
+      ...(opts.eager && eagerCapable ? { requestEagerStart: true } : {}),
       workflowId: spec.workflowId,
       args: spec.args,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
