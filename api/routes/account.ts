@@ -7,7 +7,8 @@ import { db, transaction } from '../../lib/db';
 import { insertAccount } from '../../activities/accounts';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { accountView } from '../views/account';
+import { accountResponse, accountView } from '../views/account';
+import { listEnvelope } from '../schemas/responses';
 import { COUNTRIES } from '../countries';
 
 async function loadAccount(id: string): Promise<Account> {
@@ -19,12 +20,14 @@ async function loadAccount(id: string): Promise<Account> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
+    response: accountResponse,
     query: Joi.object({ expand: Joi.any() }),
     handler: async ({ caller }) => accountView(await loadAccount(caller.accountId), caller),
   });
 
   mount(r, {
     id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'full', roles: ['owner', 'admin'],
+    response: accountResponse,
     body: Joi.object({
       display_name: Joi.string().trim().min(1).max(200),
       language: Joi.string().pattern(/^[a-z]{2}(-[A-Z]{2})?$/).allow(null),
@@ -51,6 +54,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'accounts.list', method: 'get', path: '/accounts', scope: 'account.read', testMode: 'full',
+    response: listEnvelope(accountResponse),
     query: Joi.object({ limit: Joi.any(), cursor: Joi.any() }),
     handler: async ({ caller }) => {
       const ids = caller.kind === 'dashboard_session'
@@ -63,6 +67,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['dashboard_session'],
+    response: accountResponse,
     roles: ['owner', 'admin', 'developer', 'viewer'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: Joi.string().uppercase().length(2) }),

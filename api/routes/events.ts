@@ -25,7 +25,8 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import type { ListEnvelope } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { eventView, type EventView } from '../views/event';
+import { eventResponse, eventView, type EventView } from '../views/event';
+import { listEnvelope } from '../schemas/responses';
 
 const SHIPPED = [...LIVE_EVENT_TYPES];
 
@@ -54,6 +55,7 @@ const notFound = (id: string) => new DomainError('not_found', 'not_found', `No s
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'events.list', method: 'get', path: '/events', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+    response: listEnvelope(eventResponse),
     summary: 'List events, newest first (filters type, object, since).',
     query: Joi.object({
       ...listQuery,
@@ -110,6 +112,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'events.get', method: 'get', path: '/events/:id', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+    response: eventResponse,
     summary: 'Retrieve one event.',
     handler: async ({ caller, params }) => {
       const e = await db().getRepository(EventRow).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });

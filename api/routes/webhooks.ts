@@ -36,7 +36,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { webhookDeliveryView, webhookEndpointView } from '../views/webhook';
+import { webhookAttemptResponse, webhookDeliveryResponse, webhookDeliveryView, webhookEndpointResponse, webhookEndpointView } from '../views/webhook';
+import { listEnvelope } from '../schemas/responses';
 
 /** Max non-deleted endpoints per account and mode. */
 export const MAX_ENDPOINTS_PER_MODE = 16;
@@ -107,6 +108,7 @@ async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.create', method: 'post', path: '/webhook_endpoints', scope: 'developers.write', testMode: 'full',
+    response: webhookEndpointResponse.keys({ secret: Joi.string().allow(null).required() }),
     switch: SWITCH, roles: [...OWNER_ONLY], successStatus: 201, summary: 'Create a webhook endpoint; the signing secret is returned once.',
     body: Joi.object({
       url: Joi.string().max(2048).required(),
@@ -140,6 +142,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.list', method: 'get', path: '/webhook_endpoints', scope: 'developers.read', testMode: 'full', switch: SWITCH,
+    response: listEnvelope(webhookEndpointResponse),
     summary: 'List webhook endpoints, newest first.',
     query: Joi.object({ ...listQuery, enabled: Joi.boolean() }),
     handler: async ({ caller, query }) => {
@@ -152,12 +155,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.get', method: 'get', path: '/webhook_endpoints/:id', scope: 'developers.read', testMode: 'full', switch: SWITCH,
+    response: webhookEndpointResponse,
     summary: 'Retrieve a webhook endpoint (never its secret).',
     handler: async ({ caller, params }) => webhookEndpointView(await loadEndpoint(db().manager, caller, params.id)),
   });
 
   mount(r, {
     id: 'webhook_endpoints.update', method: 'patch', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
+    response: webhookEndpointResponse,
     switch: SWITCH, roles: [...OWNER_ONLY], summary: 'Update url, event_types, description or enabled.',
     body: Joi.object({
       url: Joi.string().max(2048),
@@ -189,6 +194,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.delete', method: 'delete', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
+    response: webhookEndpointResponse.keys({ deleted: Joi.boolean().valid(true).required() }),
     switch: SWITCH, roles: [...OWNER_ONLY], summary: 'Delete a webhook endpoint (queued deliveries are cancelled).',
     handler: async ({ caller, params }) => {
       const w = await transaction(async (m) => {
@@ -202,6 +208,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.rotate_secret', method: 'post', path: '/webhook_endpoints/:id/rotate_secret', scope: 'developers.write',
+    response: webhookEndpointResponse.keys({ secret: Joi.string().allow(null).required() }),
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
     summary: 'Rotate the signing secret; the old one keeps signing for 24 hours. The new secret is returned once.',
     handler: async ({ caller, params, ctx }) => {
@@ -221,6 +228,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.send_test_event', method: 'post', path: '/webhook_endpoints/:id/send_test_event', scope: 'developers.write',
+    response: webhookDeliveryResponse,
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
     summary: 'Deliver a `test.ping` event to this endpoint only; returns the delivery.',
     handler: async ({ caller, params, ctx }) => {
@@ -242,6 +250,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.list', method: 'get', path: '/webhook_deliveries', scope: 'developers.read', testMode: 'full',
+    response: listEnvelope(webhookDeliveryResponse),
     summary: 'List webhook deliveries, newest first (filters endpoint_id, event_id, status).',
     query: Joi.object({
       ...listQuery,
@@ -261,6 +270,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.get', method: 'get', path: '/webhook_deliveries/:id', scope: 'developers.read', testMode: 'full',
+    response: webhookDeliveryResponse.keys({ attempts: Joi.array().items(webhookAttemptResponse).required() }),
     summary: 'Retrieve a webhook delivery with its attempts.',
     handler: async ({ caller, params }) => {
       const d = await loadDelivery(caller, params.id);
@@ -271,6 +281,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_deliveries.replay', method: 'post', path: '/webhook_deliveries/:id/replay', scope: 'developers.write', testMode: 'full',
+    response: webhookDeliveryResponse,
     summary: 'Deliver the same event to the same endpoint again as a new delivery (`replay_of`).',
     handler: async ({ caller, params }) => {
       const original = await loadDelivery(caller, params.id);

@@ -1,5 +1,7 @@
 /** Wire projections of webhook endpoints, deliveries and attempts (spec 2.11, 4.10, 6). */
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../entities';
+import Joi from 'joi';
+import { at, atOrNull, bool, int, intOrNull, kind, strings, text, textOrNull } from '../schemas/responses';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -69,3 +71,53 @@ export function webhookDeliveryView(d: WebhookDelivery, attempts?: WebhookAttemp
     ...(attempts ? { attempts: attempts.map(webhookAttemptView) } : {}),
   };
 }
+
+/** Response schema of `webhookEndpointView`; `secret` on create/rotate (null in a replay), `deleted` on delete. */
+export const webhookEndpointResponse = Joi.object({
+  id: text(),
+  object: kind('webhook_endpoint'),
+  livemode: bool(),
+  url: text(),
+  event_types: strings(),
+  enabled: bool(),
+  disabled_reason: textOrNull(),
+  description: textOrNull(),
+  secret_prefix: text(),
+  previous_secret_expires_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
+  secret: Joi.string().allow(null),
+  deleted: Joi.boolean().valid(true),
+});
+
+/** Response schema of `webhookAttemptView`. */
+export const webhookAttemptResponse = Joi.object({
+  id: text(),
+  object: kind('webhook_attempt'),
+  attempt_number: int(),
+  status_code: intOrNull(),
+  latency_ms: int(),
+  response_excerpt: textOrNull(),
+  error: textOrNull(),
+  created_at: at(),
+});
+
+/** Response schema of `webhookDeliveryView`; `attempts` only on GET by id. */
+export const webhookDeliveryResponse = Joi.object({
+  id: text(),
+  object: kind('webhook_delivery'),
+  livemode: bool(),
+  endpoint_id: text(),
+  event_id: text(),
+  event_type: text(),
+  status: text(),
+  attempt_count: int(),
+  last_status_code: intOrNull(),
+  last_error: textOrNull(),
+  next_attempt_at: atOrNull(),
+  delivered_at: atOrNull(),
+  replay_of: textOrNull(),
+  created_at: at(),
+  updated_at: at(),
+  attempts: Joi.array().items(webhookAttemptResponse),
+});
