@@ -15,7 +15,7 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
-import { isPublicOperation, REGISTRY, type OperationDef } from './operation';
+import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
 import { CONTRACT_VERSION, LATEST_VERSION } from './versioning';
 
 type JsonSchema = Record<string, unknown>;
@@ -97,7 +97,7 @@ function operation(def: OperationDef): Doc {
   const publicOp = isPublicOperation(def);
   if (isMutation(def)) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
   params.push({ $ref: '#/components/parameters/ServiceVersion' });
-  const callers = def.callers ?? ['business_key', 'dashboard_session'];
+  const callers = allowedCallers(def);
   if (callers.includes('dashboard_session')) params.push({ $ref: '#/components/parameters/ServiceAccount' });
 
   const responses: Doc = {};
@@ -124,7 +124,7 @@ function operation(def: OperationDef): Doc {
     op['x-scope'] = def.scope;
     op['x-callers'] = callers;
     op['x-test-mode'] = def.testMode;
-    if (def.roles) op['x-roles'] = def.roles;
+    if (callers.includes('dashboard_session')) op['x-roles'] = allowedRoles(def);
   }
   if (def.body) {
     const body = toJsonSchema(def.body);

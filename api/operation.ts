@@ -38,8 +38,12 @@ export interface OperationDef<B = any, Q = any> {
   callers?: CallerKind[];
   /** Session roles allowed (others: 403 scope_denied). Default: reads any role, writes owner/admin/developer. */
   roles?: MemberRole[];
-  /** Reach of test-mode keys: `full` (spec 1 rule 5 list) or `unavailable` (503). */
-  testMode: 'full' | 'unavailable';
+  /**
+   * Reach of test-mode keys: `full` (spec 1 rule 5 list), `unavailable` (503), or
+   * `livemode_boundary`: a test-mode caller is refused with `400 invalid_request` code
+   * `livemode_boundary` before any other check (spec 4.10 `PATCH /account`).
+   */
+  testMode: 'full' | 'unavailable' | 'livemode_boundary';
   /** Resource switch: off answers 503 temporarily_unavailable. */
   switch?: string;
   /** Product/launch flag or cohort: closed answers 409 capability_unavailable. */
@@ -113,16 +117,31 @@ export function mountPublic(router: Router<AppState>, def: PublicOperationDef): 
 const WRITE_ROLES: MemberRole[] = ['owner', 'admin', 'developer'];
 const ANY_ROLE: MemberRole[] = ['owner', 'admin', 'developer', 'viewer'];
 
+/** Caller classes `def` admits (default: business key and dashboard session). */
+export function allowedCallers(def: OperationDef): CallerKind[] {
+  return def.callers ?? ['business_key', 'dashboard_session'];
+}
+
+/** Session roles `def` admits (default: any role for reads; owner, admin, developer for writes). */
+export function allowedRoles(def: OperationDef): MemberRole[] {
+  return def.roles ?? (def.method === 'get' ? ANY_ROLE : WRITE_ROLES);
+}
+
 /** Checks caller class, role, scope, test mode and gates; throws the spec's error. */
 export async function authorize(def: OperationDef, caller: Caller): Promise<void> {
-  const callers = def.callers ?? ['business_key', 'dashboard_session'];
-  if (!callers.includes(caller.kind)) {
+  if (!caller.livemode && def.testMode === 'livemode_boundary') {
+    if (!(await isSwitchOn('test_mode'))) {
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+    }
+    throw new DomainError('invalid_request', 'livemode_boundary', `${def.id} cannot be called in test mode.`);
+  }
+  if (!allowedCallers(def).includes(caller.kind)) {
     throw new DomainError('permission_error', 'role_denied', caller.kind === 'business_key'
       ? 'This operation requires a dashboard session; API keys cannot call it.'
       : 'This operation is only available to API keys.');
   }
   if (caller.kind === 'dashboard_session') {
-    const roles = def.roles ?? (def.method === 'get' ? ANY_ROLE : WRITE_ROLES);
+    const roles = allowedRoles(def);
     if (!caller.role || !roles.includes(caller.role)) {
       throw new DomainError('permission_error', 'scope_denied', `Your role (${caller.role}) cannot perform this action; it needs ${roles.join(' or ')}.`);
     }

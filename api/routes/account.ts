@@ -26,7 +26,8 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'full', roles: ['owner', 'admin'],
+    id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'livemode_boundary',
+    callers: ['dashboard_session'], roles: ['owner', 'admin'],
     response: accountResponse,
     body: Joi.object({
       display_name: Joi.string().trim().min(1).max(200),
@@ -36,8 +37,6 @@ export function register(r: Router<AppState>): void {
       support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
     }),
     handler: async ({ caller, body }) => {
-      if (!caller.livemode) throw new DomainError('invalid_request', 'livemode_boundary', 'Test-mode callers cannot change the account.');
-      if (caller.kind !== 'dashboard_session') throw new DomainError('permission_error', 'role_denied', 'Only a dashboard session can change the account.');
       const a = await transaction(async (m) => {
         const acc = await m.findOne(Account, { where: { id: caller.accountId }, lock: { mode: 'pessimistic_write' } });
         if (!acc) throw new DomainError('not_found', 'not_found', 'No such account.');
@@ -68,11 +67,11 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['dashboard_session'],
     response: accountResponse,
-    roles: ['owner', 'admin', 'developer', 'viewer'],
+    // Only a login's owner membership may create (spec 4.10: a member is refused with 403).
+    roles: ['owner'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: Joi.string().uppercase().length(2) }),
     handler: async ({ caller, body }) => {
-      if (caller.role !== 'owner') throw new DomainError('permission_error', 'role_denied', 'Members cannot create accounts; the login must own its account.');
       if (!caller.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
       if (body.country && !COUNTRIES.has(body.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${body.country}.`, { param: 'country' });
       const owned: unknown[] = await db().query(`SELECT 1 FROM accounts WHERE owner_user_id = $1 AND livemode = true LIMIT 1`, [caller.userId]);
