@@ -12,6 +12,7 @@ import { randomToken } from '../lib/secrets';
 import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
+import { rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { resolveVersion, LATEST_VERSION } from './versioning';
 import { payerRouter } from './routes/payer-sessions';
@@ -54,6 +55,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
     }
     await next();
   });
+  app.use(rejectNulCharacters());
 
   const open = new Router<AppState>();
   open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });

@@ -6,7 +6,8 @@
  * Concurrent bootstraps serialise on a lock directory next to it.
  *
  * `node dist/scripts/schemathesis.js` (npm run fuzz:bootstrap) prints `SCHEMATHESIS_PATH=...`;
- * tests/contract/fuzz.test.ts calls `ensureSchemathesis()`. Needs `python3` (3.9+) with `venv`.
+ * tests/contract/fuzz.test.ts calls `ensureSchemathesis()`. Needs Python 3.9+ with `venv`
+ * (3.12+ preferred, see `pickPython`).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +28,20 @@ function run(cmd: string, args: string[], log: (m: string) => void): void {
   log(`[schemathesis] ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 10 * 60_000 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).slice(-2000)}`);
+}
+
+/**
+ * The interpreter for the venv: PYTHON when set, else the newest of python3.13, python3.12,
+ * python3 that runs. Newer first: CPython 3.11's `ast.parse` is not thread-safe (hypothesis
+ * describes lambdas with it), which breaks schemathesis runs with more than one worker.
+ */
+function pickPython(): string {
+  if (process.env.PYTHON) return process.env.PYTHON;
+  for (const candidate of ['python3.13', 'python3.12', 'python3']) {
+    const r = spawnSync(candidate, ['-c', 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 9) else 1)'], { stdio: 'ignore' });
+    if (r.status === 0) return candidate;
+  }
+  throw new Error('python3 (3.9 or newer, with venv) is required for contract fuzzing');
 }
 
 /**
@@ -57,7 +72,7 @@ export async function ensureSchemathesis(log: (m: string) => void = (m) => proce
   try {
     if (fs.existsSync(marker) && fs.existsSync(bin)) return bin;
     fs.rmSync(venv, { recursive: true, force: true });
-    const python = process.env.PYTHON ?? 'python3';
+    const python = pickPython();
     run(python, ['-m', 'venv', venv], log);
     const pip = path.join(venv, 'bin', 'pip');
     run(pip, ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], log);

@@ -17,10 +17,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { transaction } from '../../lib/db';
-import { insertApiKey } from '../../activities/accounts';
 import { ensureSchemathesis } from '../../scripts/schemathesis';
-import { API, call, client, connectDb, eventually, newAccount } from '../helpers/api';
+import { API, call, connectDb, newAccount } from '../helpers/api';
+import { createAccountObjects, realIdsFor } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
 
 jest.setTimeout(20 * 60_000);
@@ -43,44 +42,13 @@ function expectStatus(res: { status: number; body: unknown }, status: number, wh
   return res.body;
 }
 
-/** Real objects of the fuzzed account, by path parameter of each path template of the document. */
+/** Real ids of the fuzzed account, by path parameter of each path template of the document. */
 async function buildFixtures(): Promise<Record<string, Record<string, string[]>>> {
-  const k = client(acct.live_key);
-  const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
-  const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Fuzz client', email: 'fuzz@example.com' }), 201, 'client');
-  const prd = expectStatus(await k.post('/v1/products', { name: 'Fuzz product', unit_price: usd('500') }), 201, 'product');
-  const draft = expectStatus(await k.post('/v1/payment_links', { amount: usd('2500'), title: 'Fuzz draft', client_id: cli.id }), 201, 'draft link');
-  const cryptoDraft = expectStatus(await k.post('/v1/payment_links', { amount: usd('10000'), title: 'Fuzz crypto', accepted_rail_kinds: ['crypto'] }), 201, 'crypto link');
-  const active = expectStatus(await k.post(`/v1/payment_links/${cryptoDraft.id}/activate`, { attestation_accepted: true }), 200, 'activate');
-  const token = String(active.url).split('/').pop()!;
-  const pay = expectStatus(await call('POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }, { idem: null }), 201, 'payer payment');
-  const hook = receiver.path('fuzz');
-  const whe = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'fuzz' }), 201, 'webhook endpoint');
-  const whd = expectStatus(await k.post(`/v1/webhook_endpoints/${whe.id}/send_test_event`), 200, 'test event');
-  const events = await eventually(async () => {
-    const r = await k.get('/v1/events?limit=5');
-    return r.status === 200 && r.body.data.length > 0 ? r.body.data.map((e: { id: string }) => e.id) : null;
-  }, 'an event of the fuzzed account');
-  const wallets = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data.map((w: { id: string }) => w.id);
-  // A key the fuzzer may roll or revoke (never the one it authenticates with).
-  const spare = await transaction((m) => insertApiKey(m, { accountId: acct.account_id, livemode: true, scopes: ['account.read'], name: 'fuzz spare' }));
-
-  const byResource: Record<string, string[]> = {
-    payment_links: [draft.id, active.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
-    webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
-  };
-  const byParam: Record<string, string[]> = { token: [token], code: [active.short_code], payment_id: [pay.id] };
+  const objects = await createAccountObjects(acct, receiver);
   const out: Record<string, Record<string, string[]>> = {};
   for (const template of Object.keys(doc.paths)) {
-    const params = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    if (!params.length) continue;
-    const resource = template.split('/').filter(Boolean)[0];
-    const entry: Record<string, string[]> = {};
-    for (const p of params) {
-      const ids = byParam[p] ?? (p === 'id' ? byResource[resource] : undefined);
-      if (ids?.length) entry[p] = ids;
-    }
-    if (Object.keys(entry).length) out[template] = entry;
+    const ids = realIdsFor(template, objects);
+    if (Object.keys(ids).length) out[template] = ids;
   }
   return out;
 }
