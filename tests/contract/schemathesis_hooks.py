@@ -10,9 +10,26 @@ Schemathesis extension hooks for tests/contract/fuzz.test.ts (loaded through SCH
 """
 import json
 import os
+import threading
 
 import schemathesis
 from hypothesis import strategies as st
+from hypothesis.internal import lambda_sources
+
+
+def _serialised(fn):
+    lock = threading.Lock()
+
+    def wrapper(*args, **kwargs):
+        with lock:
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+# Hypothesis describes lambdas by parsing their source with `ast.parse`, which is not thread-safe
+# on CPython 3.11 ("AST constructor recursion depth mismatch" with --workers 2). Serialise it.
+lambda_sources.lambda_description = _serialised(lambda_sources.lambda_description)
 
 # spec part 7: HTTP status -> the error types allowed for it.
 TYPES_BY_STATUS = {
