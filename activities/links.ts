@@ -16,7 +16,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { IsNull, type EntityManager } from 'typeorm';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
-import { formatMajor, toMinorNonNegative, toMinorPositive, type Money, isKnownCurrency, currencyDecimals } from '../domain/money';
+import { assertStorableMinor, formatMajor, toMinorNonNegative, toMinorPositive, type Money, isKnownCurrency, currencyDecimals } from '../domain/money';
 import { validateAllowedRails, isBankRail } from '../domain/rails';
 import { DEFAULT_REMINDER_OFFSETS_DAYS, validateOffsets, type ReminderSchedule } from '../domain/reminders';
 import { deriveTitle } from '../domain/titles';
@@ -247,7 +247,7 @@ async function resolveItems(m: EntityManager, c: OpContext, items: ItemInput[] |
       if (it.unit_amount.currency !== currency) {
         throw invalidRequest('currency_mismatch', `items[${i}].unit_amount must be in the link currency ${currency}.`, `items.${i}.unit_amount`);
       }
-      unit = toMinorNonNegative(it.unit_amount, `items.${i}.unit_amount`).toString();
+      unit = assertStorableMinor(toMinorNonNegative(it.unit_amount, `items.${i}.unit_amount`), `items.${i}.unit_amount`).toString();
     } else if (product && product.unit_price_minor !== null && product.currency === currency) {
       unit = String(product.unit_price_minor);
     }
@@ -344,7 +344,7 @@ export async function createProduct(c: OpContext, input: ProductInput): Promise<
   let price: string | null = null;
   if (input.unit_price) {
     if (input.unit_price.currency !== currency) throw invalidRequest('currency_mismatch', `unit_price must be in ${currency}.`, 'unit_price');
-    price = toMinorNonNegative(input.unit_price, 'unit_price').toString();
+    price = assertStorableMinor(toMinorNonNegative(input.unit_price, 'unit_price'), 'unit_price').toString();
   }
   return transaction(async (m) => {
     const row = m.create(Product, {
@@ -383,7 +383,7 @@ export async function updateProduct(c: OpContext, id: string, input: ProductInpu
         } else if (input.unit_price.currency !== row.currency) {
           throw invalidRequest('currency_mismatch', `unit_price must be in ${row.currency}.`, 'unit_price');
         }
-        row.unit_price_minor = toMinorNonNegative(input.unit_price, 'unit_price').toString();
+        row.unit_price_minor = assertStorableMinor(toMinorNonNegative(input.unit_price, 'unit_price'), 'unit_price').toString();
       }
     }
     await m.save(row);
@@ -509,7 +509,7 @@ export async function nextReferenceId(accountId: string): Promise<string> {
 
 /** Request-level checks of a create that need no row of the new link (spec 4.1 create errors). */
 async function checkCreateLink(c: OpContext, input: CreateLinkInput): Promise<CreateChecks> {
-  const minor = toMinorPositive(input.amount, 'amount');
+  const minor = assertStorableMinor(toMinorPositive(input.amount, 'amount'), 'amount');
   const { cryptoOnly, stored: acceptedKinds } = await parseAcceptedRailKinds(c.accountId, input.accepted_rail_kinds);
   assertSettlementNotConflicting(cryptoOnly, input.settlement_destination);
   if (cryptoOnly) await assertNativeCurrency(c.accountId, input.amount.currency);
@@ -591,7 +591,7 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
     const oldCurrency = link.currency;
     let currency = link.currency;
     if (has('amount')) {
-      const minor = toMinorPositive(input.amount!, 'amount');
+      const minor = assertStorableMinor(toMinorPositive(input.amount!, 'amount'), 'amount');
       currency = input.amount!.currency;
       link.amount_minor = minor.toString();
       link.currency = currency;

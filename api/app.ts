@@ -1,6 +1,6 @@
 /**
  * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
- * versioning -> body parsing -> [public payer routes | simulator] -> authentication -> rate limit
+ * versioning -> body parsing -> [health, OpenAPI document, public payer routes | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
  */
 import Router from '@koa/router';
@@ -13,11 +13,13 @@ import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
 import { requestLog } from './middleware/request-log';
+import { rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { resolveVersion, LATEST_VERSION } from './versioning';
 import { payerRouter } from './routes/payer-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
+import { openApiDocument } from './openapi';
 
 /** Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED. */
 export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
@@ -57,9 +59,12 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
     }
     await next();
   });
+  app.use(rejectNulCharacters());
 
   const open = new Router<AppState>();
   open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });
+  // The contract document, public (spec-independent; generated from the operation registry).
+  open.get('/v1/openapi.json', (ctx) => { ctx.body = openApiDocument(); });
   open.get('/.well-known/:name', () => {
     throw new DomainError('not_found', 'not_found', 'No public OAuth authorization server exists; authenticate with a business key.');
   });

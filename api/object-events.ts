@@ -4,7 +4,7 @@
  * may show catalogued types.
  */
 import { DomainError } from '../domain/errors';
-import { decodeCursor, encodeCursor, parseLimit } from '../domain/pagination';
+import { decodeCursor, encodeCursor, isBigintDigits, parseLimit } from '../domain/pagination';
 import { db } from '../lib/db';
 import type { Caller } from './context';
 import type { ListEnvelope } from './pagination';
@@ -17,7 +17,7 @@ export async function objectEventsPage(caller: Caller, objectId: string, query: 
   let before: string | null = null;
   if (query.cursor !== undefined && query.cursor !== '') {
     const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;
-    if (!c || !/^\d+$/.test(c.id)) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
+    if (!c || !isBigintDigits(c.id)) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
     before = c.id;
   }
   const rows = await db().getRepository(EventRow).createQueryBuilder('e')

@@ -32,12 +32,20 @@ export interface OperationDef<B = any, Q = any> {
   path: string;
   /** Required scope for business keys, e.g. `payment_links.write`. */
   scope: string;
-  /** Caller classes allowed; default both business key and dashboard session. */
-  callers?: Array<Exclude<CallerKind, 'public_token'>>;
+  /**
+   * Caller classes allowed; default both business key and dashboard session. `['public_token']`
+   * marks a payer route (spec 4.1, 5 rule 5): dispatched before authentication, no scope, no
+   * Idempotency-Key; declared with `mountPublic`.
+   */
+  callers?: CallerKind[];
   /** Session roles allowed (others: 403 scope_denied). Default: reads any role, writes owner/admin/developer. */
   roles?: MemberRole[];
-  /** Reach of test-mode keys: `full` (spec 1 rule 5 list) or `unavailable` (503). */
-  testMode: 'full' | 'unavailable';
+  /**
+   * Reach of test-mode keys: `full` (spec 1 rule 5 list), `unavailable` (503), or
+   * `livemode_boundary`: a test-mode caller is refused with `400 invalid_request` code
+   * `livemode_boundary` before any other check (spec 4.10 `PATCH /account`).
+   */
+  testMode: 'full' | 'unavailable' | 'livemode_boundary';
   /** Resource switch: off answers 503 temporarily_unavailable. */
   switch?: string;
   /** Product/launch flag or cohort: closed answers 409 capability_unavailable. */
@@ -53,6 +61,14 @@ export interface OperationDef<B = any, Q = any> {
    */
   inlineIdempotency?: boolean;
   successStatus?: number;
+  /** Other success statuses the handler may set itself (e.g. 200 when a create returns the existing object). */
+  otherSuccessStatuses?: number[];
+  /**
+   * Error statuses this operation produces beyond the generic ones the OpenAPI generator derives
+   * (400, 401, 403, 404, 429, 500, 503; 409 on mutations and flagged operations), e.g. 422 or a
+   * 409 on a read. Feeds the document's responses; the fuzzer holds the code to it.
+   */
+  errors?: number[];
   /**
    * joi schema of the success body (the view's wire shape). Feeds the OpenAPI document
    * (`GET /v1/openapi.json`) and the contract fuzzing; it must be exact: required fields
@@ -65,19 +81,75 @@ export interface OperationDef<B = any, Q = any> {
 
 export const REGISTRY: OperationDef[] = [];
 
+/** Adds `def` to the registry, replacing an earlier definition with the same id (an app built twice). */
+function record(def: OperationDef): void {
+  const i = REGISTRY.findIndex((d) => d.id === def.id);
+  if (i >= 0) REGISTRY[i] = def;
+  else REGISTRY.push(def);
+}
+
+/** True for a payer (public token) operation. */
+export function isPublicOperation(def: OperationDef): boolean {
+  return (def.callers ?? []).includes('public_token');
+}
+
+/** Arguments of a public-token handler: no caller (the token in the path is the capability). */
+export type PublicHandlerArgs<B = any, Q = any> = Omit<HandlerArgs<B, Q>, 'caller'>;
+
+/** A payer route definition (spec 4.1 payer session routes): no scope, roles, gates or Idempotency-Key. */
+export interface PublicOperationDef<B = any, Q = any> extends Omit<OperationDef<B, Q>, 'scope' | 'testMode' | 'callers' | 'roles' | 'switch' | 'flag' | 'idempotent' | 'handler'> {
+  /** Returns the body; may set `ctx.status` to one of `otherSuccessStatuses`. */
+  handler: (a: PublicHandlerArgs<B, Q>) => Promise<unknown>;
+}
+
+/**
+ * Registers a public-token route (paths relative to /v1) on `router` and in the registry with
+ * caller class `public_token`, scope `''` and test mode `unavailable` (spec 1 rule 5: test mode
+ * does not exist on token routes). Validates query and body like `mount`; no idempotency store
+ * (the handlers are idempotent themselves, spec 1 rule 3).
+ */
+export function mountPublic(router: Router<AppState>, def: PublicOperationDef): void {
+  record({
+    ...def, scope: '', testMode: 'unavailable', callers: ['public_token'], idempotent: false,
+    handler: () => Promise.reject(new Error(`${def.id} is a public-token route; it is served by mountPublic`)),
+  });
+  router[def.method](def.path, async (ctx) => {
+    const query = validate(def.query, ctx.query, 'query');
+    const rawBody = (ctx.request as unknown as { body?: unknown }).body;
+    const body = validate(def.body, rawBody && typeof rawBody === 'object' ? rawBody : {}, 'body');
+    ctx.status = def.successStatus ?? 200;
+    ctx.body = await def.handler({ body, query, params: ctx.params as Record<string, string>, ctx });
+  });
+}
+
 const WRITE_ROLES: MemberRole[] = ['owner', 'admin', 'developer'];
 const ANY_ROLE: MemberRole[] = ['owner', 'admin', 'developer', 'viewer'];
 
+/** Caller classes `def` admits (default: business key and dashboard session). */
+export function allowedCallers(def: OperationDef): CallerKind[] {
+  return def.callers ?? ['business_key', 'dashboard_session'];
+}
+
+/** Session roles `def` admits (default: any role for reads; owner, admin, developer for writes). */
+export function allowedRoles(def: OperationDef): MemberRole[] {
+  return def.roles ?? (def.method === 'get' ? ANY_ROLE : WRITE_ROLES);
+}
+
 /** Checks caller class, role, scope, test mode and gates; throws the spec's error. */
 export async function authorize(def: OperationDef, caller: Caller): Promise<void> {
-  const callers = def.callers ?? ['business_key', 'dashboard_session'];
-  if (!callers.includes(caller.kind as Exclude<CallerKind, 'public_token'>)) {
+  if (!caller.livemode && def.testMode === 'livemode_boundary') {
+    if (!(await isSwitchOn('test_mode'))) {
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+    }
+    throw new DomainError('invalid_request', 'livemode_boundary', `${def.id} cannot be called in test mode.`);
+  }
+  if (!allowedCallers(def).includes(caller.kind)) {
     throw new DomainError('permission_error', 'role_denied', caller.kind === 'business_key'
       ? 'This operation requires a dashboard session; API keys cannot call it.'
       : 'This operation is only available to API keys.');
   }
   if (caller.kind === 'dashboard_session') {
-    const roles = def.roles ?? (def.method === 'get' ? ANY_ROLE : WRITE_ROLES);
+    const roles = allowedRoles(def);
     if (!caller.role || !roles.includes(caller.role)) {
       throw new DomainError('permission_error', 'scope_denied', `Your role (${caller.role}) cannot perform this action; it needs ${roles.join(' or ')}.`);
     }
@@ -125,7 +197,7 @@ export function validate<T>(schema: Joi.ObjectSchema | undefined, value: unknown
 
 /** Registers `def` on `router` (paths relative to /v1) and in the registry. */
 export function mount(router: Router<AppState>, def: OperationDef): void {
-  REGISTRY.push(def);
+  record(def);
   const mutation = def.idempotent ?? def.method !== 'get';
   router[def.method](def.path, async (ctx) => {
     const caller = ctx.state.caller;

@@ -107,6 +107,21 @@ export function toMinor(m: Money, param = 'amount'): bigint {
   return BigInt(amount);
 }
 
+/** Largest amount (minor units) a stored amount column (PostgreSQL `bigint`) holds. */
+export const MAX_STORED_MINOR = 9223372036854775807n;
+
+/**
+ * Returns `v` when it fits the stored amount columns (|v| <= MAX_STORED_MINOR), else throws
+ * `400 invalid_request` code `amount_invalid` with `param` (spec 2.1, 7): a request amount that
+ * cannot be stored is the caller's error, never a 500.
+ */
+export function assertStorableMinor(v: bigint, param = 'amount'): bigint {
+  if (v > MAX_STORED_MINOR || v < -MAX_STORED_MINOR) {
+    throw invalidRequest('amount_invalid', `amount exceeds the largest storable amount (${MAX_STORED_MINOR} minor units).`, param);
+  }
+  return v;
+}
+
 /** `toMinor` for MoneyPositive request fields (spec 2.1): also throws `amount_invalid` when amount <= 0. */
 export function toMinorPositive(m: Money, param = 'amount'): bigint {
   const v = toMinor(m, param);

@@ -151,12 +151,34 @@ export const MAX_CURSOR_LENGTH = 1024;
 const CURSOR_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
 const CURSOR_ID = /^[A-Za-z0-9_]{1,255}$/;
 
+const CURSOR_OFFSET = /([+-])(\d{2})(?::?(\d{2}))?$/;
+
+/**
+ * True for a timestamp PostgreSQL `timestamptz` accepts as written: a real calendar day (no
+ * 31 February) of year 1 or later, and a UTC offset of at most 15:59 (PostgreSQL's limit).
+ */
 function validTime(t: unknown): t is string {
   if (typeof t !== 'string') return false;
   const m = CURSOR_TIME.exec(t);
   if (!m) return false;
-  const [mo, d, h, mi, s] = [m[2], m[3], m[4], m[5], m[6]].map(Number);
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 60;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 60) return false;
+  const daysInMonth = new Date(Date.UTC(2000, mo, 0)).getUTCDate() - (mo === 2 && !isLeapYear(y) ? 1 : 0);
+  if (d > daysInMonth) return false;
+  const off = t.endsWith('Z') ? null : CURSOR_OFFSET.exec(t);
+  return !off || (Number(off[2]) <= 15 && Number(off[3] ?? 0) <= 59);
+}
+
+function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+/** Largest value of a PostgreSQL `bigint` (outbox sequence numbers). */
+export const MAX_BIGINT = 9223372036854775807n;
+
+/** True for a decimal string of a non-negative integer a PostgreSQL `bigint` holds (1 to 19 digits). */
+export function isBigintDigits(s: unknown): s is string {
+  return typeof s === 'string' && /^[0-9]{1,19}$/.test(s) && BigInt(s) <= MAX_BIGINT;
 }
 
 /**

@@ -4,11 +4,28 @@
  */
 import type Koa from 'koa';
 import Joi from 'joi';
-import { DomainError } from '../../domain/errors';
+import { DomainError, ERROR_TYPES } from '../../domain/errors';
 import { logger } from '../../lib/logger';
 import type { AppState } from '../context';
 
 const DOC_BASE = 'https://docs.payments.example/errors#';
+
+/**
+ * joi schema of the part 7 envelope, exactly as `errorBody` writes it: `type` is the closed set
+ * of spec 7, `param` and `details` only when set. Feeds the OpenAPI `ErrorEnvelope` component
+ * and the contract tests' envelope check.
+ */
+export const errorEnvelopeSchema = Joi.object({
+  error: Joi.object({
+    type: Joi.string().valid(...ERROR_TYPES).required(),
+    code: Joi.string().required(),
+    message: Joi.string().required(),
+    doc_url: Joi.string().uri().required(),
+    request_id: Joi.string().pattern(/^req_/).required(),
+    param: Joi.string(),
+    details: Joi.object().unknown(true),
+  }).required(),
+});
 
 /** The wire envelope of a DomainError. */
 export function errorBody(err: DomainError, requestId: string): Record<string, unknown> {

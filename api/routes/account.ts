@@ -10,7 +10,8 @@ import { db, transaction } from '../../lib/db';
 import { insertAccount } from '../../activities/accounts';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { accountView } from '../views/account';
+import { accountResponse, accountView } from '../views/account';
+import { listEnvelope } from '../schemas/responses';
 import { COUNTRIES } from '../countries';
 import { accountExpansions } from './account-setup';
 
@@ -23,6 +24,7 @@ async function loadAccount(id: string): Promise<Account> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
+    response: accountResponse,
     query: Joi.object({ expand: Joi.any() }),
     handler: async ({ caller, query }) => {
       const a = await loadAccount(caller.accountId);
@@ -31,7 +33,9 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'full', roles: ['owner', 'admin'],
+    id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'livemode_boundary',
+    callers: ['dashboard_session'], roles: ['owner', 'admin'],
+    response: accountResponse,
     body: Joi.object({
       display_name: Joi.string().trim().min(1).max(200),
       language: Joi.string().pattern(/^[a-z]{2}(-[A-Z]{2})?$/).allow(null),
@@ -40,8 +44,6 @@ export function register(r: Router<AppState>): void {
       support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
     }),
     handler: async ({ caller, body }) => {
-      if (!caller.livemode) throw new DomainError('invalid_request', 'livemode_boundary', 'Test-mode callers cannot change the account.');
-      if (caller.kind !== 'dashboard_session') throw new DomainError('permission_error', 'role_denied', 'Only a dashboard session can change the account.');
       const a = await transaction(async (m) => {
         const acc = await m.findOne(Account, { where: { id: caller.accountId }, lock: { mode: 'pessimistic_write' } });
         if (!acc) throw new DomainError('not_found', 'not_found', 'No such account.');
@@ -58,6 +60,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'accounts.list', method: 'get', path: '/accounts', scope: 'account.read', testMode: 'full',
+    response: listEnvelope(accountResponse),
     query: Joi.object({ limit: Joi.any(), cursor: Joi.any() }),
     handler: async ({ caller }) => {
       const ids = caller.kind === 'dashboard_session'
@@ -70,11 +73,12 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['dashboard_session'],
-    roles: ['owner', 'admin', 'developer', 'viewer'],
+    response: accountResponse,
+    // Only a login's owner membership may create (spec 4.10: a member is refused with 403).
+    roles: ['owner'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: Joi.string().uppercase().length(2) }),
     handler: async ({ caller, body }) => {
-      if (caller.role !== 'owner') throw new DomainError('permission_error', 'role_denied', 'Members cannot create accounts; the login must own its account.');
       if (!caller.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
       if (body.country && !COUNTRIES.has(body.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${body.country}.`, { param: 'country' });
       const owned: unknown[] = await db().query(`SELECT 1 FROM accounts WHERE owner_user_id = $1 AND livemode = true LIMIT 1`, [caller.userId]);

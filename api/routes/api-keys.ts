@@ -11,13 +11,15 @@ import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { paginate } from '../pagination';
 import { ALL_SCOPES, SCOPE_ALIASES } from '../scopes';
-import { apiKeyView } from '../views/account';
+import { apiKeyResponse, apiKeyView, apiKeyWithSecretResponse } from '../views/account';
+import { listEnvelope } from '../schemas/responses';
 
 const SESSION_ONLY = ['dashboard_session'] as const;
 
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'api_keys.list', method: 'get', path: '/api_keys', scope: 'developers.read', testMode: 'full',
+    response: listEnvelope(apiKeyResponse),
     query: Joi.object({ ...listQuery, status: Joi.string().valid('active', 'revoked') }),
     handler: async ({ caller, query }) => {
       const qb = db().getRepository(ApiKey).createQueryBuilder('k').where('k.account_id = :a', { a: caller.accountId });
@@ -29,6 +31,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'api_keys.get', method: 'get', path: '/api_keys/:id', scope: 'developers.read', testMode: 'full',
+    response: apiKeyResponse,
     handler: async ({ caller, params }) => {
       const k = await db().getRepository(ApiKey).findOneBy({ id: params.id, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
       if (!k) throw new DomainError('not_found', 'not_found', `No such API key: ${params.id}.`, { param: 'id' });
@@ -38,13 +41,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'api_keys.create', method: 'post', path: '/api_keys', scope: 'developers.write', testMode: 'unavailable',
+    response: apiKeyWithSecretResponse,
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({
       name: Joi.string().trim().max(100).allow(null),
       scopes: Joi.array().items(Joi.string().valid(...ALL_SCOPES, ...SCOPE_ALIASES)).min(1).unique().required()
         .messages({ 'array.min': '`scopes` must name at least one scope' }),
       livemode: Joi.boolean().default(true),
-      ip_allowlist: Joi.array().items(Joi.string().ip({ cidr: 'forbidden' })).max(50).default([]),
+      ip_allowlist: Joi.array().items(Joi.string().ip({ version: ['ipv4', 'ipv6'], cidr: 'forbidden' })).max(50).default([]),
       expires_at: Joi.date().iso().greater('now'),
       default_version: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/),
     }),
@@ -60,6 +64,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'api_keys.roll', method: 'post', path: '/api_keys/:id/roll', scope: 'developers.write', testMode: 'unavailable',
+    response: apiKeyWithSecretResponse,
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
     handler: async ({ caller, params, ctx }) => {
       const { key, secret } = await rollKey(caller.accountId, params.id, caller.userId);
@@ -71,6 +76,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'api_keys.revoke', method: 'post', path: '/api_keys/:id/revoke', scope: 'developers.write', testMode: 'unavailable',
+    response: apiKeyResponse,
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
     handler: async ({ caller, params }) => {
       const key = await revokeKey(caller.accountId, params.id);

@@ -13,7 +13,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { createClientBody, listClientsQuery, updateClientBody } from '../schemas/payment-links';
-import { clientView } from '../views/client';
+import { clientResponse, clientView } from '../views/client';
+import { listEnvelope } from '../schemas/responses';
 
 /** Operation context of a request (account, mode, request id and Idempotency-Key for events). */
 export function opContext(caller: Caller, ctx: Koa.ParameterizedContext<AppState>): OpContext {
@@ -29,6 +30,7 @@ export function likeContains(q: string): string {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'clients.list', method: 'get', path: '/clients', scope: 'payment_links.read', testMode: 'unavailable',
+    response: listEnvelope(clientResponse),
     query: listClientsQuery,
     summary: 'List clients, newest first; `archived` narrows to archived (true) or active (false) clients.',
     handler: async ({ caller, query }) => {
@@ -43,12 +45,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'clients.create', method: 'post', path: '/clients', scope: 'payment_links.write', testMode: 'unavailable',
+    response: clientResponse,
     body: createClientBody, successStatus: 201,
     handler: async ({ caller, body, ctx }) => clientView(await createClient(opContext(caller, ctx), body)),
   });
 
   mount(r, {
     id: 'clients.get', method: 'get', path: '/clients/:id', scope: 'payment_links.read', testMode: 'unavailable',
+    response: clientResponse,
     handler: async ({ caller, params }) => {
       const c = await db().getRepository(Client).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });
       if (!c) throw notFound(`No such client: ${params.id}.`, 'id');
@@ -58,12 +62,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'clients.update', method: 'patch', path: '/clients/:id', scope: 'payment_links.write', testMode: 'unavailable',
+    response: clientResponse,
     body: updateClientBody,
     handler: async ({ caller, params, body, ctx }) => clientView(await updateClient(opContext(caller, ctx), params.id, body)),
   });
 
   mount(r, {
     id: 'clients.archive', method: 'post', path: '/clients/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
+    response: clientResponse,
     handler: async ({ caller, params, ctx }) => clientView(await archiveClient(opContext(caller, ctx), params.id)),
   });
 }

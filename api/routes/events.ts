@@ -18,16 +18,19 @@ import type Router from '@koa/router';
 import Joi from 'joi';
 import { isKnownEventType, LIVE_EVENT_TYPES } from '../../domain/event-types';
 import { DomainError } from '../../domain/errors';
-import { base64UrlDecode, base64UrlEncode, parseLimit, utf8Decode, utf8Encode } from '../../domain/pagination';
+import { base64UrlDecode, base64UrlEncode, isBigintDigits, parseLimit, utf8Decode, utf8Encode } from '../../domain/pagination';
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import type { ListEnvelope } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { eventView, type EventView } from '../views/event';
+import { eventResponse, eventView, type EventView } from '../views/event';
+import { listEnvelope } from '../schemas/responses';
 
 const SHIPPED = [...LIVE_EVENT_TYPES];
+/** `since` timestamps before 0001-01-01T00:00:00Z are refused (PostgreSQL has no year 0). */
+const EARLIEST_SINCE_MS = Date.parse('0001-01-01T00:00:00Z');
 
 /** Opaque list cursor: unpadded base64url of `{"s":"<seq>"}`. */
 export function encodeSeqCursor(seq: string): string {
@@ -42,7 +45,7 @@ export function decodeSeqCursor(c: string): string | null {
   if (text === null) return null;
   try {
     const v = JSON.parse(text) as { s?: unknown };
-    return v && typeof v === 'object' && Object.keys(v).length === 1 && typeof v.s === 'string' && /^[0-9]{1,19}$/.test(v.s) ? v.s : null;
+    return v && typeof v === 'object' && Object.keys(v).length === 1 && isBigintDigits(v.s) ? v.s : null;
   } catch {
     return null;
   }
@@ -54,6 +57,7 @@ const notFound = (id: string) => new DomainError('not_found', 'not_found', `No s
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'events.list', method: 'get', path: '/events', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+    response: listEnvelope(eventResponse),
     summary: 'List events, newest first (filters type, object, since).',
     query: Joi.object({
       ...listQuery,
@@ -85,7 +89,8 @@ export function register(r: Router<AppState>): void {
           qb.andWhere('e.seq > :sinceSeq', { sinceSeq: rows[0].seq });
         } else {
           const t = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) ? Date.parse(since) : NaN;
-          if (Number.isNaN(t)) {
+          // Year 0 and earlier parse in JavaScript but not in PostgreSQL.
+          if (Number.isNaN(t) || t < EARLIEST_SINCE_MS) {
             throw new DomainError('invalid_request', 'parameter_invalid', '`since` must be an `evt_` id or an ISO-8601 timestamp.', { param: 'since' });
           }
           qb.andWhere('e.created_at >= :sinceT', { sinceT: new Date(t).toISOString() });
@@ -110,6 +115,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'events.get', method: 'get', path: '/events/:id', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+    response: eventResponse,
     summary: 'Retrieve one event.',
     handler: async ({ caller, params }) => {
       const e = await db().getRepository(EventRow).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });

@@ -21,7 +21,12 @@ import { paginate, wantsExpand } from '../pagination';
 import {
   activateLinkBody, createLinkBody, linkEventsQuery, listLinksQuery, reminderScheduleBody, updateLinkBody,
 } from '../schemas/payment-links';
-import { linkReceiptView, linkViewContext, paymentLinkView, reminderScheduleView } from '../views/payment-link';
+import {
+  linkReceiptResponse, linkReceiptView, linkViewContext, paymentLinkResponse, paymentLinkView, reminderScheduleResponse, reminderScheduleView,
+} from '../views/payment-link';
+import { eventResponse } from '../views/event';
+import { listEnvelope } from '../schemas/responses';
+import Joi from 'joi';
 import { likeContains, opContext } from './clients';
 
 const READ = 'payment_links.read';
@@ -82,6 +87,10 @@ async function summary(caller: Caller, q: ListQuery): Promise<Record<string, unk
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payment_links.list', method: 'get', path: '/payment_links', scope: READ, testMode: 'unavailable',
+    response: listEnvelope(paymentLinkResponse, Joi.object({
+      by_status_group: Joi.object({ open: Joi.number().integer().required(), needs_attention: Joi.number().integer().required(), paid: Joi.number().integer().required(), ended: Joi.number().integer().required() }).required(),
+      total: Joi.number().integer().required(),
+    })),
     query: listLinksQuery,
     summary: 'List payment links, newest first, filtered by status_group, q, client_id, settlement_kind; expand=summary adds counts.',
     handler: async ({ caller, query }) => {
@@ -96,6 +105,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.create', method: 'post', path: '/payment_links', scope: WRITE, testMode: 'unavailable',
+    response: paymentLinkResponse, errors: [422],
     body: createLinkBody, successStatus: 201, inlineIdempotency: true,
     summary: 'Create a draft payment link.',
     handler: async ({ caller, body, ctx, idempotency }) => (await createLink(opContext(caller, ctx), body, idempotency!)).wire,
@@ -103,11 +113,13 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.get', method: 'get', path: '/payment_links/:id', scope: READ, testMode: 'unavailable',
+    response: paymentLinkResponse,
     handler: async ({ caller, params }) => view(await findLink(caller, params.id)),
   });
 
   mount(r, {
     id: 'payment_links.update', method: 'patch', path: '/payment_links/:id', scope: WRITE, testMode: 'unavailable',
+    response: paymentLinkResponse, errors: [422],
     body: updateLinkBody,
     summary: 'Update a draft, active or viewed payment link.',
     handler: async ({ caller, params, body, ctx }) => view(await updateLink(opContext(caller, ctx), params.id, body)),
@@ -115,6 +127,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.activate', method: 'post', path: '/payment_links/:id/activate', scope: WRITE, testMode: 'unavailable',
+    response: paymentLinkResponse, errors: [422],
     body: activateLinkBody,
     summary: 'Activate a draft (human attestation required): mints the payer URL and starts the link workflow.',
     handler: async ({ caller, params, body, ctx }) => view(await activateLink(opContext(caller, ctx), params.id, body.attestation_accepted)),
@@ -122,33 +135,39 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.cancel', method: 'post', path: '/payment_links/:id/cancel', scope: WRITE, testMode: 'unavailable',
+    response: paymentLinkResponse,
     handler: async ({ caller, params, ctx }) => view(await cancelLink(opContext(caller, ctx), params.id)),
   });
 
   mount(r, {
     id: 'payment_links.send_invoice', method: 'post', path: '/payment_links/:id/send_invoice', scope: WRITE, testMode: 'unavailable',
+    response: paymentLinkResponse,
     summary: 'Email the payer URL to payer_email (active or viewed links).',
     handler: async ({ caller, params, ctx }) => view(await sendInvoice(opContext(caller, ctx), params.id)),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.get', method: 'get', path: '/payment_links/:id/reminder_schedule', scope: READ, testMode: 'unavailable',
+    response: reminderScheduleResponse,
     handler: async ({ caller, params }) => reminderScheduleView(await findLink(caller, params.id)),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.update', method: 'patch', path: '/payment_links/:id/reminder_schedule', scope: WRITE, testMode: 'unavailable',
+    response: reminderScheduleResponse, errors: [422],
     body: reminderScheduleBody,
     handler: async ({ caller, params, body, ctx }) => reminderScheduleView(await updateReminderSchedule(opContext(caller, ctx), params.id, body)),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.disable', method: 'post', path: '/payment_links/:id/reminder_schedule/disable', scope: WRITE, testMode: 'unavailable',
+    response: reminderScheduleResponse,
     handler: async ({ caller, params, ctx }) => reminderScheduleView(await disableReminderSchedule(opContext(caller, ctx), params.id)),
   });
 
   mount(r, {
     id: 'payment_links.events.list', method: 'get', path: '/payment_links/:id/events', scope: READ, testMode: 'full',
+    response: listEnvelope(eventResponse),
     query: linkEventsQuery,
     summary: 'Events of one payment link (about it or naming it as related), newest first.',
     handler: async ({ caller, params, query }) => {
@@ -159,6 +178,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payment_links.get_receipt', method: 'get', path: '/payment_links/:id/receipt', scope: READ, testMode: 'unavailable',
+    response: linkReceiptResponse, errors: [409],
     handler: async ({ caller, params }) => {
       const link = await findLink(caller, params.id);
       if (link.status !== 'paid' && link.status !== 'settled') {

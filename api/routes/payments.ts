@@ -13,7 +13,9 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate, wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { paymentView } from '../views/payment';
+import { paymentResponse, paymentView } from '../views/payment';
+import { eventResponse } from '../views/event';
+import { listEnvelope } from '../schemas/responses';
 import { objectEventsPage } from '../object-events';
 
 async function ownPayment(caller: Caller, id: string): Promise<Payment> {
@@ -25,6 +27,10 @@ async function ownPayment(caller: Caller, id: string): Promise<Payment> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payments.list', method: 'get', path: '/payments', scope: 'payment_links.read', testMode: 'unavailable',
+    response: listEnvelope(paymentResponse, Joi.object({
+      by_status: Joi.object(Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((s) => [s, Joi.number().integer().required()]))).unknown(true).required(),
+      total: Joi.number().integer().required(),
+    })),
     query: Joi.object({
       ...listQuery,
       payment_link_id: Joi.string(),
@@ -55,17 +61,20 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payments.get', method: 'get', path: '/payments/:id', scope: 'payment_links.read', testMode: 'unavailable',
+    response: paymentResponse,
     handler: async ({ caller, params }) => paymentView(await ownPayment(caller, params.id)),
   });
 
   mount(r, {
     id: 'payments.events', method: 'get', path: '/payments/:id/events', scope: 'payment_links.read', testMode: 'full',
+    response: listEnvelope(eventResponse),
     query: Joi.object(listQuery),
     handler: async ({ caller, params, query }) => objectEventsPage(caller, (await ownPayment(caller, params.id)).id, query),
   });
 
   mount(r, {
     id: 'payment_links.payments', method: 'get', path: '/payment_links/:id/payments', scope: 'payment_links.read', testMode: 'unavailable',
+    response: listEnvelope(paymentResponse),
     roles: ['owner'],
     query: Joi.object(listQuery),
     handler: async ({ caller, params, query }) => {

@@ -12,13 +12,15 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { createProductBody, listProductsQuery, updateProductBody } from '../schemas/payment-links';
-import { productView } from '../views/product';
+import { productResponse, productView } from '../views/product';
+import { listEnvelope } from '../schemas/responses';
 import { likeContains, opContext } from './clients';
 
 /** Registers the product operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'products.list', method: 'get', path: '/products', scope: 'payment_links.read', testMode: 'unavailable',
+    response: listEnvelope(productResponse),
     query: listProductsQuery,
     summary: 'List products, newest first; `archived` narrows to archived (true) or active (false) products.',
     handler: async ({ caller, query }) => {
@@ -33,12 +35,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'products.create', method: 'post', path: '/products', scope: 'payment_links.write', testMode: 'unavailable',
+    response: productResponse,
     body: createProductBody, successStatus: 201,
     handler: async ({ caller, body, ctx }) => productView(await createProduct(opContext(caller, ctx), body)),
   });
 
   mount(r, {
     id: 'products.get', method: 'get', path: '/products/:id', scope: 'payment_links.read', testMode: 'unavailable',
+    response: productResponse,
     handler: async ({ caller, params }) => {
       const p = await db().getRepository(Product).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });
       if (!p) throw notFound(`No such product: ${params.id}.`, 'id');
@@ -48,12 +52,14 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'products.update', method: 'patch', path: '/products/:id', scope: 'payment_links.write', testMode: 'unavailable',
+    response: productResponse,
     body: updateProductBody,
     handler: async ({ caller, params, body, ctx }) => productView(await updateProduct(opContext(caller, ctx), params.id, body)),
   });
 
   mount(r, {
     id: 'products.archive', method: 'post', path: '/products/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
+    response: productResponse,
     handler: async ({ caller, params, ctx }) => productView(await archiveProduct(opContext(caller, ctx), params.id)),
   });
 }

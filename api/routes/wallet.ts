@@ -16,7 +16,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { paginate } from '../pagination';
-import { balancesView, walletView } from '../views/wallet';
+import { balancesResponse, balancesView, walletResponse, walletView } from '../views/wallet';
+import { listEnvelope } from '../schemas/responses';
 
 async function activeWallet(caller: Caller): Promise<Wallet | null> {
   return db().getRepository(Wallet).findOneBy({ account_id: caller.accountId, network: chainAdapter().network, status: 'active' });
@@ -25,6 +26,7 @@ async function activeWallet(caller: Caller): Promise<Wallet | null> {
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'wallet.wallets.list', method: 'get', path: '/wallet/wallets', scope: 'wallet.read', testMode: 'unavailable',
+    response: listEnvelope(walletResponse),
     query: Joi.object(listQuery),
     handler: async ({ caller, query }) => {
       const qb = db().getRepository(Wallet).createQueryBuilder('w')
@@ -35,6 +37,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'wallet.wallets.get', method: 'get', path: '/wallet/wallets/:id', scope: 'wallet.read', testMode: 'unavailable',
+    response: walletResponse,
     handler: async ({ caller, params }) => {
       const w = await db().getRepository(Wallet).findOneBy({ id: params.id, account_id: caller.accountId, network: chainAdapter().network });
       if (!w) throw new DomainError('not_found', 'not_found', `No such wallet: ${params.id}.`, { param: 'id' });
@@ -44,6 +47,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'wallet.wallets.create', method: 'post', path: '/wallet/wallets', scope: 'wallet.write', testMode: 'unavailable',
+    response: walletResponse,
     callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({
       address: Joi.string().required(),
@@ -73,6 +77,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'wallet.balances.get', method: 'get', path: '/wallet/balances', scope: 'wallet.read', testMode: 'unavailable',
+    response: balancesResponse,
     handler: async ({ caller }) => {
       const w = await activeWallet(caller);
       if (!w) throw new DomainError('not_found', 'wallet_not_found', 'This account has no wallet on this network yet.');

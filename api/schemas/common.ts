@@ -3,8 +3,9 @@ import Joi from 'joi';
 
 /** Money with a strictly positive amount (MoneyPositive, spec 2.1). Currency/decimals are checked by domain/money. */
 export const moneyPositive = Joi.object({
-  amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }).required()
-    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units', 'string.pattern.invert.base': '`amount` must be strictly positive' }),
+  // Two patterns for two messages; the last one alone is exact (the OpenAPI document keeps only it).
+  amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0*[1-9][0-9]*$/, 'positive').required()
+    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units', 'string.pattern.name': '`amount` must be strictly positive' }),
   currency: Joi.string().min(3).max(12).required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
 });

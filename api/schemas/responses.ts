@@ -1,6 +1,9 @@
 /**
  * Shared joi fragments for response shapes (the `response` of an operation definition), used by the
- * OpenAPI document and contract fuzzing: Money (spec 2.1) and the list envelope (spec 2.1, 8).
+ * OpenAPI document (api/openapi.ts) and contract fuzzing: Money (spec 2.1), the list envelope
+ * (spec 2.1, 8) and required/nullable field helpers. Response schemas are exact: every field the
+ * view always writes is `.required()`, nullable ones allow null, and unknown keys are not allowed
+ * (spec 1 rule 7 makes `additionalProperties: false` advisory for clients; for us it catches drift).
  */
 import Joi from 'joi';
 
@@ -24,3 +27,30 @@ export function listEnvelope(item: Joi.Schema, summary?: Joi.Schema): Joi.Object
     summary: summary ?? Joi.object().unknown(true),
   });
 }
+
+/** Required string (may be empty). */
+export const text = () => Joi.string().allow('').required();
+/** Required string or null. */
+export const textOrNull = () => Joi.string().allow('', null).required();
+/** Required constant string, e.g. the `object` field: `kind('payment_link')`. */
+export const kind = (name: string) => Joi.string().valid(name).required();
+/** Required ISO timestamp. */
+export const at = () => timestamp.required();
+/** Required ISO timestamp or null. */
+export const atOrNull = () => timestamp.allow(null).required();
+/** Required Money. */
+export const money = () => moneyOut.required();
+/** Required Money or null. */
+export const moneyOrNull = () => moneyOut.allow(null).required();
+/** Required boolean. */
+export const bool = () => Joi.boolean().required();
+/** Required integer. */
+export const int = () => Joi.number().integer().required();
+/** Required integer or null. */
+export const intOrNull = () => Joi.number().integer().allow(null).required();
+/** Required array of strings. */
+export const strings = () => Joi.array().items(Joi.string().allow('')).required();
+/** Required array of strings or null. */
+export const stringsOrNull = () => Joi.array().items(Joi.string().allow('')).allow(null).required();
+/** Required free-form JSON object. */
+export const freeObject = () => Joi.object().unknown(true).required();

@@ -1,6 +1,8 @@
 /** Wire projections of the account, its caller and API keys (spec 2.2, 2.11, 4.10). */
 import type { Account, ApiKey } from '../../entities';
 import type { Caller } from '../context';
+import Joi from 'joi';
+import { at, atOrNull, bool, freeObject, kind, strings, text, textOrNull } from '../schemas/responses';
 
 /** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
 export function accountView(a: Account, caller: Caller): Record<string, unknown> {
@@ -49,3 +51,48 @@ export function apiKeyView(k: ApiKey, secret?: string): Record<string, unknown> 
     ...(secret ? { secret } : {}),
   };
 }
+
+/** Response schema of `accountView` (spec 2.2): the exact wire shape, for the OpenAPI document. */
+export const accountResponse = Joi.object({
+  id: text(),
+  object: kind('account'),
+  livemode: bool(),
+  display_name: text(),
+  email: text(),
+  member_since: at(),
+  customer_type: text(),
+  country: textOrNull(),
+  language: textOrNull(),
+  access_state: text(),
+  support_contact: Joi.object().unknown(true).allow(null).required(),
+  market: Joi.object({ country: textOrNull(), default_currency: text(), source: text() }).required(),
+  notification_preferences: Joi.object({ marketing: bool(), product_tips: bool() }).required(),
+  dashboard_preferences: freeObject(),
+  caller: Joi.object({ type: text(), role: textOrNull() }).required(),
+  created_at: at(),
+  updated_at: at(),
+});
+
+/** Response schema of `apiKeyView`; `secret` only on create and roll. */
+export const apiKeyResponse = Joi.object({
+  id: text(),
+  object: kind('api_key'),
+  livemode: bool(),
+  name: textOrNull(),
+  prefix: text(),
+  redacted_secret: text(),
+  scopes: strings(),
+  ip_allowlist: strings(),
+  status: text(),
+  expires_at: atOrNull(),
+  default_version: textOrNull(),
+  last_used_at: atOrNull(),
+  rolled_from: textOrNull(),
+  revoked_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
+  secret: Joi.string(),
+});
+
+/** `apiKeyResponse` with the one-time `secret` (create, roll; null in an idempotent replay, spec 5 rule 7). */
+export const apiKeyWithSecretResponse = apiKeyResponse.keys({ secret: Joi.string().allow(null).required() });

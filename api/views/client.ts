@@ -1,5 +1,7 @@
 /** Wire projection of a client (`cli_`, spec 2.3 Client). */
 import type { Client } from '../../entities';
+import Joi from 'joi';
+import { at, atOrNull, bool, kind, text, textOrNull } from '../schemas/responses';
 
 /** Client as returned by every `/clients` operation: ObjectBase plus the client fields; `archived_at` null while active. */
 export function clientView(c: Client): Record<string, unknown> {
@@ -18,3 +20,19 @@ export function clientView(c: Client): Record<string, unknown> {
     updated_at: c.updated_at.toISOString(),
   };
 }
+
+/** Response schema of `clientView`. */
+export const clientResponse = Joi.object({
+  id: text(),
+  object: kind('client'),
+  livemode: bool(),
+  display_name: text(),
+  email: textOrNull(),
+  company: textOrNull(),
+  country: textOrNull(),
+  role: textOrNull(),
+  notes: textOrNull(),
+  archived_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
+});

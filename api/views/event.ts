@@ -1,5 +1,7 @@
 /** Wire projection of an outbox event (spec 2.11 Event, part 6 envelope). */
 import type { EventRow } from '../../entities';
+import Joi from 'joi';
+import { at, bool, kind, text, textOrNull } from '../schemas/responses';
 
 /** Event envelope as sent on the wire by `GET /events`, the stream and webhook deliveries. */
 export interface EventView {
@@ -33,3 +35,15 @@ export function eventView(e: EventRow): EventView {
     request: { id: e.request_id, idempotency_key: e.idempotency_key },
   };
 }
+
+/** Response schema of `eventView`; `data.object` is the object's projection (open shape) with `id` and `type`. */
+export const eventResponse = Joi.object({
+  id: text(),
+  object: kind('event'),
+  type: text(),
+  created_at: at(),
+  livemode: bool(),
+  api_version: text(),
+  data: Joi.object({ object: Joi.object({ id: text(), type: text() }).unknown(true).required() }).required(),
+  request: Joi.object({ id: textOrNull(), idempotency_key: textOrNull() }).required(),
+});

@@ -5,6 +5,8 @@
 import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
 import { computePayableRails, RAILS_CLOSED } from '../../domain/rails';
 import type { Account, Payment, PaymentLink } from '../../entities';
+import Joi from 'joi';
+import { atOrNull, kind, money, moneyOrNull, strings, text, textOrNull } from '../schemas/responses';
 
 export interface SessionViewInput {
   link: PaymentLink;
@@ -32,8 +34,12 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     memo: link.memo,
     invoice_number: link.invoice_number,
     reference_id: link.reference_id,
-    amount: { amount: link.amount_minor, currency: link.currency, decimals: link.decimals },
-    items: link.items.map((it) => ({ name: it.name, quantity: it.quantity, unit_amount: it.unit_amount })),
+    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+    // Money, never a bare amount (spec 1 rule 1): item unit amounts are in the link currency.
+    items: link.items.map((it) => ({
+      name: it.name, quantity: it.quantity,
+      unit_amount: it.unit_amount === null ? null : { amount: String(it.unit_amount), currency: link.currency, decimals: link.decimals },
+    })),
     merchant_name: i.account.display_name,
     merchant_contact: i.account.support_contact ?? null,
     short_code: link.short_code,
@@ -60,3 +66,43 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     amount_received: usdc(current?.amount_received_minor ?? null),
   };
 }
+
+/** Response schema of `payerSessionView`; `token` is added by the short-code lookup. */
+export const payerSessionResponse = Joi.object({
+  object: kind('payment_session'),
+  status: text(),
+  title: text(),
+  memo: textOrNull(),
+  invoice_number: textOrNull(),
+  reference_id: text(),
+  amount: money(),
+  items: Joi.array().items(Joi.object({ name: textOrNull(), quantity: Joi.number().integer().required(), unit_amount: moneyOrNull() })).required(),
+  merchant_name: text(),
+  merchant_contact: Joi.object().unknown(true).allow(null).required(),
+  short_code: text(),
+  rails: strings(),
+  rails_not_allowed: strings(),
+  expires_at: atOrNull(),
+  amount_verdict: textOrNull(),
+  network: textOrNull(),
+  stablecoin: textOrNull(),
+  xchain_deposit_instructions: Joi.array().items(Joi.object().unknown(true)).required(),
+  watcher_state: textOrNull(),
+  watcher_reason: textOrNull(),
+  settlement_kind: textOrNull(),
+  settlement_destination: Joi.object({ type: text() }).allow(null).required(),
+  current_payment_id: textOrNull(),
+  onchain_tx_hash: textOrNull(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+  note: textOrNull(),
+  fee: moneyOrNull(),
+  deducted_fee: moneyOrNull(),
+  net_amount: moneyOrNull(),
+  total_due: moneyOrNull(),
+  amount_received: moneyOrNull(),
+  token: Joi.string(),
+});
+
+/** Response of `POST /payment_sessions/{token}/receipt_email` (202). */
+export const receiptEmailResponse = Joi.object({ object: kind('receipt_email'), status: text(), email_id: text(), to: text() });

@@ -8,6 +8,8 @@ import { nextReminderAt, type ReminderSchedule } from '../../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { executableRails } from '../rails-availability';
+import Joi from 'joi';
+import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from '../schemas/responses';
 
 /** What a link projection needs beyond the row: the payer host and the rails the account can execute now. */
 export interface LinkViewContext {
@@ -159,3 +161,74 @@ export function linkReceiptView(link: PaymentLink, paid: Payment | null): Record
     settled_at: iso(paid?.settled_at ?? link.settled_at),
   };
 }
+
+/** Response schema of `reminderScheduleView` (spec 2.3 ReminderSchedule). */
+export const reminderScheduleResponse = Joi.object({
+  status: text(),
+  offsets_days: Joi.array().items(Joi.number().integer()).required(),
+  sent: strings(),
+  next_reminder_at: atOrNull(),
+});
+
+/** Response schema of `paymentLinkView` (spec 2.3). */
+export const paymentLinkResponse = Joi.object({
+  id: text(),
+  object: kind('payment_link'),
+  livemode: bool(),
+  created_at: at(),
+  updated_at: at(),
+  status: text(),
+  title: text(),
+  memo: textOrNull(),
+  invoice_number: textOrNull(),
+  reference_id: text(),
+  amount: money(),
+  client_id: textOrNull(),
+  direction: textOrNull(),
+  expected_payer_type: textOrNull(),
+  allowed_rails: stringsOrNull(),
+  payable_rails: strings(),
+  accepted_rail_kinds: stringsOrNull(),
+  expires_at: atOrNull(),
+  payer_email: textOrNull(),
+  reminder_schedule: reminderScheduleResponse.required(),
+  settlement_kind: textOrNull(),
+  settlement_asset: Joi.object({ chain: text(), asset: text(), token_address: text(), decimals: int() }).allow(null).required(),
+  settlement_destination: Joi.object({ address_book_id: text() }).allow(null).required(),
+  items: Joi.array().items(Joi.object({ name: textOrNull(), product_id: textOrNull(), quantity: int(), unit_amount: moneyOrNull() })).required(),
+  url: textOrNull(),
+  short_code: text(),
+  short_url: textOrNull(),
+  activated_at: atOrNull(),
+  viewed_at: atOrNull(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+  cancelled_at: atOrNull(),
+  expired_at: atOrNull(),
+  invoice_sent_at: atOrNull(),
+  latest_attempt_status: textOrNull(),
+  partial_payment: Joi.object({ payment_id: text(), received: moneyOrNull() }).allow(null).required(),
+});
+
+/** Response schema of `linkReceiptView`. */
+export const linkReceiptResponse = Joi.object({
+  object: kind('payment_link_receipt'),
+  livemode: bool(),
+  payment_link_id: text(),
+  reference_id: text(),
+  title: text(),
+  invoice_number: textOrNull(),
+  status: text(),
+  amount: money(),
+  payment_id: textOrNull(),
+  payment_rail: textOrNull(),
+  invoice: moneyOrNull(),
+  fee: moneyOrNull(),
+  total_paid: moneyOrNull(),
+  surplus: moneyOrNull(),
+  onchain_tx_hash: textOrNull(),
+  settlement_tx_hash: textOrNull(),
+  payer_email: textOrNull(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+});

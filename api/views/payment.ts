@@ -3,6 +3,8 @@ import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
 import type { Money } from '../../domain/money';
 import type { Payment } from '../../entities';
 import { chainAdapter } from '../../providers/chain';
+import Joi from 'joi';
+import { at, atOrNull, bool, int, kind, moneyOrNull, text, textOrNull } from '../schemas/responses';
 
 function m(p: Payment, minor: string | null): Money | null {
   return minor === null ? null : { amount: minor, currency: p.currency, decimals: p.decimals };
@@ -94,3 +96,75 @@ export function payerPaymentView(p: Payment): Record<string, unknown> {
     created_at: p.created_at.toISOString(),
   };
 }
+
+/** Response schema of `depositInstructionsView` (DepositInstructions, spec 2.1), null off the native rail. */
+export const depositInstructionsResponse = Joi.object({
+  address: text(),
+  chain: textOrNull(),
+  chain_id: int(),
+  network: text(),
+  asset: textOrNull(),
+  token_address: text(),
+  amount: moneyOrNull(),
+  amount_is_estimate: bool(),
+  expires_at: at(),
+  provider: textOrNull(),
+}).allow(null);
+
+/** Response schema of `paymentView` (spec 2.4). */
+export const paymentResponse = Joi.object({
+  id: text(),
+  object: kind('payment'),
+  livemode: bool(),
+  created_at: at(),
+  updated_at: at(),
+  status: text(),
+  payment_link_id: textOrNull(),
+  subscription_id: textOrNull(),
+  payment_rail: text(),
+  source_chain: textOrNull(),
+  stablecoin: textOrNull(),
+  source_asset: textOrNull(),
+  deposit_instructions: depositInstructionsResponse.required(),
+  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
+  amount_expected: moneyOrNull(),
+  amount_received: moneyOrNull(),
+  amount_verdict: textOrNull(),
+  fee: moneyOrNull(),
+  deducted_fee: moneyOrNull(),
+  net_amount: moneyOrNull(),
+  surplus: moneyOrNull(),
+  unmatched_reason: textOrNull(),
+  return_reason: textOrNull(),
+  screening: Joi.object({ status: text(), level: textOrNull(), flags: Joi.array().items(Joi.string()).required() }).required(),
+  settlement: textOrNull(),
+  settlement_tx_hash: textOrNull(),
+  onchain_tx_hash: textOrNull(),
+  marked_sent_at: atOrNull(),
+  expires_at: at(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+});
+
+/** Response schema of `payerPaymentView` (payer-safe payment); `authoritative: false` on `mark_sent`. */
+export const payerPaymentResponse = Joi.object({
+  id: text(),
+  object: kind('payment'),
+  status: text(),
+  payment_rail: text(),
+  network: textOrNull(),
+  stablecoin: textOrNull(),
+  deposit_instructions: depositInstructionsResponse.required(),
+  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
+  amount_expected: moneyOrNull(),
+  amount_received: moneyOrNull(),
+  amount_verdict: textOrNull(),
+  fee: moneyOrNull(),
+  onchain_tx_hash: textOrNull(),
+  marked_sent_at: atOrNull(),
+  expires_at: at(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+  created_at: at(),
+  authoritative: Joi.boolean(),
+});

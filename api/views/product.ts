@@ -1,6 +1,8 @@
 /** Wire projection of a product (`prd_`, spec 2.3 Product). */
 import type { Product } from '../../entities';
 import { currencyDecimals } from '../../domain/money';
+import Joi from 'joi';
+import { at, atOrNull, bool, kind, moneyOrNull, text, textOrNull } from '../schemas/responses';
 
 /**
  * Product as returned by every `/products` operation. `unit_price` is Money in the product's
@@ -20,3 +22,17 @@ export function productView(p: Product): Record<string, unknown> {
     updated_at: p.updated_at.toISOString(),
   };
 }
+
+/** Response schema of `productView`. */
+export const productResponse = Joi.object({
+  id: text(),
+  object: kind('product'),
+  livemode: bool(),
+  name: text(),
+  description: textOrNull(),
+  currency: text(),
+  unit_price: moneyOrNull(),
+  archived_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
+});

@@ -1,5 +1,7 @@
 /** Wire projections of the service wallet and its balances (spec 2.5). */
 import type { Wallet } from '../../entities';
+import Joi from 'joi';
+import { at, bool, int, kind, money, text, textOrNull } from '../schemas/responses';
 
 /** Wallet: address checksum-cased verbatim, chain constant, network, single live status. */
 export function walletView(w: Wallet): Record<string, unknown> {
@@ -23,3 +25,21 @@ export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset
     usd_total: { amount: (totalMicros / 10000n).toString(), currency: 'USD', decimals: 2 },
   };
 }
+
+/** Response schema of `walletView`. */
+export const walletResponse = Joi.object({
+  id: text(), object: kind('wallet'), livemode: bool(), address: text(), chain: text(), network: text(),
+  status: text(), label: textOrNull(), created_at: at(), updated_at: at(),
+});
+
+/** Response schema of `balancesView`. */
+export const balancesResponse = Joi.object({
+  object: kind('wallet_balances'),
+  wallet_id: text(),
+  address: text(),
+  chain: text(),
+  chain_id: int(),
+  network: text(),
+  balances: Joi.array().items(Joi.object({ asset: text(), amount: money() })).required(),
+  usd_total: money(),
+});

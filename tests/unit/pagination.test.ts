@@ -4,6 +4,7 @@ import {
   decodeCursor,
   DEFAULT_LIMIT,
   encodeCursor,
+  isBigintDigits,
   MAX_LIMIT,
   parseLimit,
   utf8Decode,
@@ -118,5 +119,24 @@ describe('cursor', () => {
       expect(() => decodeCursor(b as string)).not.toThrow();
       expect(decodeCursor(b as string)).toBeNull();
     }
+  });
+});
+
+describe('cursor values PostgreSQL can read (contract fuzzing regressions)', () => {
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  it.each([
+    '2026-02-31T00:00:00Z', '2025-02-29T00:00:00Z', '0000-01-01T00:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T00:00:00+16:00',
+  ])('refuses the impossible time %s', (t) => {
+    expect(decodeCursor(enc({ t, id: 'a' }))).toBeNull();
+  });
+  it.each(['2024-02-29T00:00:00Z', '2000-02-29T23:59:60Z', '0001-01-01T00:00:00Z', '2026-01-01T00:00:00-15:59'])('accepts %s', (t) => {
+    expect(decodeCursor(enc({ t, id: 'a' }))).toEqual({ t, id: 'a' });
+  });
+  it('isBigintDigits bounds sequence numbers to PostgreSQL bigint', () => {
+    expect(isBigintDigits('9223372036854775807')).toBe(true);
+    expect(isBigintDigits('9223372036854775808')).toBe(false);
+    expect(isBigintDigits('9'.repeat(20))).toBe(false);
+    expect(isBigintDigits('')).toBe(false);
+    expect(isBigintDigits('-1')).toBe(false);
   });
 });

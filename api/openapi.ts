@@ -1,0 +1,217 @@
+/**
+ * The OpenAPI 3.1 document of `/v1` (served at `GET /v1/openapi.json`), generated from the
+ * operation registry (api/operation.ts `REGISTRY`): the same joi schemas that validate requests
+ * and the `response` schemas of the views are converted with `joi-to-json` (one source of truth).
+ *
+ * Per operation: path and query parameters, the request body, the success response(s), security
+ * (business key in `x-api-key` or as a Bearer token, dashboard session as a Bearer token; none for
+ * payer routes), the `Idempotency-Key` header on mutations (spec 8), the optional
+ * `Service-Version` / `Service-Account` headers (spec 4 conventions), and the error statuses the
+ * operation can produce, each answering the part 7 envelope (`ErrorEnvelope`).
+ *
+ * Pure: `buildOpenApi(defs)` depends only on its argument (no I/O); simulator routes are never in
+ * the registry and so never in the document.
+ */
+import type Joi from 'joi';
+import parse from 'joi-to-json';
+import { errorEnvelopeSchema } from './middleware/errors';
+import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
+import { CONTRACT_VERSION, LATEST_VERSION } from './versioning';
+
+type JsonSchema = Record<string, unknown>;
+type Doc = Record<string, any>;
+
+/** Reason phrases of the statuses the document names. */
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted',
+  400: 'Invalid request (`invalid_request`)', 401: 'Not authenticated (`authentication_error`)',
+  402: 'Allowance spent (`quota_exhausted`)', 403: 'Wrong actor or scope (`permission_error`)',
+  404: 'Not visible to the caller (`not_found`), including every cross-account id',
+  409: 'State conflict, idempotency conflict or capability unavailable',
+  422: 'Semantically invalid request (`invalid_request`)', 429: 'Rate limited (`rate_limit_error`); see `Retry-After`',
+  500: 'Unexpected error (`api_error`)', 502: 'Upstream failure (`provider_error`)',
+  503: 'Switch off, test mode refused or dependency out (`temporarily_unavailable`); see `Retry-After` when set',
+};
+
+/** Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. */
+export function toJsonSchema(schema: Joi.Schema): JsonSchema {
+  return parse(schema, 'open-api-3.1') as JsonSchema;
+}
+
+/** Koa path `/a/:id/b` -> OpenAPI `/a/{id}/b`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function pathParams(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+}
+
+const ALL_TYPES = ['array', 'boolean', 'number', 'object', 'string', 'null'];
+
+/** Query values arrive as strings: a joi `any()` (every JSON type) is documented as a string. */
+function queryParamSchema(s: JsonSchema): JsonSchema {
+  const t = s.type;
+  if (Array.isArray(t) && ALL_TYPES.every((x) => t.includes(x))) {
+    const { type: _type, ...rest } = s;
+    return { ...rest, type: 'string' };
+  }
+  return s;
+}
+
+function isMutation(def: OperationDef): boolean {
+  return !isPublicOperation(def) && (def.idempotent ?? def.method !== 'get');
+}
+
+/**
+ * Error statuses `def` can answer: every operation 400 (Service-Version, validation), 429 and 500;
+ * public-token routes 404 (unknown token); authenticated ones 401, 403, 404 (Service-Account,
+ * ids) and 503 (test-mode switch, gates); 409 on mutations (idempotency) and flagged operations;
+ * plus the operation's own `errors`.
+ */
+export function errorStatuses(def: OperationDef): number[] {
+  const s = new Set<number>([400, 429, 500, 404]);
+  if (!isPublicOperation(def)) {
+    for (const x of [401, 403, 503]) s.add(x);
+    if (isMutation(def) || def.flag) s.add(409);
+  }
+  for (const x of def.errors ?? []) s.add(x);
+  return [...s].sort((a, b) => a - b);
+}
+
+function tagOf(def: OperationDef): string {
+  return def.path.split('/').filter(Boolean)[0] ?? 'root';
+}
+
+function operation(def: OperationDef): Doc {
+  const params: Doc[] = pathParams(def.path).map((name) => ({
+    name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 255 },
+  }));
+  if (def.query) {
+    const q = toJsonSchema(def.query);
+    const required = new Set((q.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((q.properties as Record<string, JsonSchema>) ?? {})) {
+      params.push({ name, in: 'query', required: required.has(name), schema: queryParamSchema(schema) });
+    }
+  }
+  const publicOp = isPublicOperation(def);
+  if (isMutation(def)) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  params.push({ $ref: '#/components/parameters/ServiceVersion' });
+  const callers = allowedCallers(def);
+  if (callers.includes('dashboard_session')) params.push({ $ref: '#/components/parameters/ServiceAccount' });
+
+  const responses: Doc = {};
+  const success = [def.successStatus ?? 200, ...(def.otherSuccessStatuses ?? [])];
+  for (const status of success) {
+    responses[String(status)] = {
+      description: STATUS_TEXT[status] ?? 'Success',
+      headers: { 'Service-Version': { $ref: '#/components/headers/ServiceVersion' }, 'Request-Id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: def.response ? toJsonSchema(def.response) : { type: 'object' } } },
+    };
+  }
+  for (const status of errorStatuses(def)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+
+  const op: Doc = {
+    operationId: def.id,
+    summary: def.summary ?? def.id,
+    tags: [tagOf(def)],
+    security: publicOp ? [] : callers.includes('business_key')
+      ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }] : [{ BearerAuth: [] }],
+    parameters: params,
+    responses,
+  };
+  if (!publicOp) {
+    op['x-scope'] = def.scope;
+    op['x-callers'] = callers;
+    op['x-test-mode'] = def.testMode;
+    if (callers.includes('dashboard_session')) op['x-roles'] = allowedRoles(def);
+  }
+  if (def.body) {
+    const body = toJsonSchema(def.body);
+    op.requestBody = {
+      required: ((body.required as string[] | undefined) ?? []).length > 0,
+      content: { 'application/json': { schema: body } },
+    };
+  }
+  return op;
+}
+
+function errorResponse(status: number): Doc {
+  const r: Doc = {
+    description: STATUS_TEXT[status] ?? 'Error',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  };
+  if (status === 429 || status === 503) r.headers = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+  return r;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of `defs` (default: the live registry). Later definitions of
+ * the same id replace earlier ones; operations are ordered by path then method.
+ */
+export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
+  const byId = new Map<string, OperationDef>();
+  for (const d of defs) byId.set(d.id, d);
+  const ordered = [...byId.values()].sort((a, b) => (openApiPath(a.path).localeCompare(openApiPath(b.path))) || a.method.localeCompare(b.method));
+  const paths: Doc = {};
+  const statuses = new Set<number>();
+  for (const def of ordered) {
+    const p = openApiPath(def.path);
+    paths[p] = paths[p] ?? {};
+    paths[p][def.method] = operation(def);
+    for (const s of errorStatuses(def)) statuses.add(s);
+  }
+  const tags = [...new Set(ordered.map(tagOf))].sort().map((name) => ({ name, description: `Operations under \`/${name}\`.` }));
+  const responses: Doc = {};
+  for (const s of [...statuses].sort((a, b) => a - b)) responses[`Error${s}`] = errorResponse(s);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payments Platform REST API',
+      version: CONTRACT_VERSION,
+      description: `Resource-shaped REST API for moving money (contract version ${CONTRACT_VERSION}; pin behaviour with \`Service-Version: ${LATEST_VERSION}\`). Generated from the operation registry.`,
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
+    servers: [{ url: '/v1', description: 'This server (every path is relative to /v1).' }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Business key `sk_live_...` or `sk_test_...` (spec 5).' },
+        BearerAuth: { type: 'http', scheme: 'bearer', description: 'A business key sent as a Bearer token, or a dashboard session token (spec 5).' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: true,
+          description: 'Required on every mutation: 16 to 128 characters of `[A-Za-z0-9_-]`; a replay within 24 hours returns the stored response (spec 8).',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,128}$' },
+        },
+        ServiceVersion: {
+          name: 'Service-Version', in: 'header', required: false,
+          description: 'Pins behaviour to a dated version (spec 9); a date older than the oldest served is served as that oldest.',
+          schema: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        },
+        ServiceAccount: {
+          name: 'Service-Account', in: 'header', required: false,
+          description: 'Dashboard sessions only: selects a membership by `acct_` id (non-member: 404); ignored for keys.',
+          schema: { type: 'string', pattern: '^acct_[A-Za-z0-9]+$' },
+        },
+      },
+      headers: {
+        ServiceVersion: { description: 'The version served (spec 9 rule 2).', schema: { type: 'string' } },
+        RequestId: { description: 'The request id (`req_...`), also in error envelopes.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+      },
+      schemas: { ErrorEnvelope: toJsonSchema(errorEnvelopeSchema) },
+      responses,
+    },
+  };
+}
+
+let cached: Doc | null = null;
+
+/** The document of the live registry, built once per process (the registry is fixed after start). */
+export function openApiDocument(): Doc {
+  cached = cached ?? buildOpenApi(REGISTRY);
+  return cached;
+}

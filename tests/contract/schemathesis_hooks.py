@@ -1,0 +1,121 @@
+"""
+Schemathesis extension hooks for tests/contract/fuzz.test.ts (loaded through SCHEMATHESIS_HOOKS).
+
+- `error_envelope` check: every 4xx/5xx answer is the part 7 envelope, exactly
+  `{ error: { type, code, message, doc_url, request_id, param?, details? } }`, with the type the
+  spec's table gives for that HTTP status.
+- Real ids: CONTRACT_FIXTURES names a JSON file `{ "<path template>": { "<param>": [ids...] } }`
+  written by the test; for those operations the generated path parameters are, half of the
+  time, replaced by a real object's id so the fuzzer reaches past the 404 into the handlers.
+"""
+import json
+import os
+import threading
+
+import schemathesis
+from hypothesis import strategies as st
+from hypothesis.internal import lambda_sources
+
+
+def _serialised(fn):
+    lock = threading.Lock()
+
+    def wrapper(*args, **kwargs):
+        with lock:
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+# Hypothesis describes lambdas by parsing their source with `ast.parse`, which is not thread-safe
+# on CPython 3.11 ("AST constructor recursion depth mismatch" with --workers 2). Serialise it.
+lambda_sources.lambda_description = _serialised(lambda_sources.lambda_description)
+
+# spec part 7: HTTP status -> the error types allowed for it.
+TYPES_BY_STATUS = {
+    400: {"invalid_request"},
+    401: {"authentication_error"},
+    402: {"quota_exhausted"},
+    403: {"permission_error"},
+    404: {"not_found"},
+    405: {"invalid_request"},
+    409: {"conflict", "idempotency_error", "capability_unavailable"},
+    422: {"invalid_request"},
+    429: {"rate_limit_error"},
+    500: {"api_error"},
+    502: {"provider_error"},
+    503: {"temporarily_unavailable", "provider_error"},
+}
+REQUIRED = ("type", "code", "message", "doc_url", "request_id")
+OPTIONAL = ("param", "details")
+
+
+@schemathesis.check
+def error_envelope(ctx, response, case):
+    """Every error response uses the part 7 envelope with the type its status prescribes."""
+    if response.status_code < 400:
+        return None
+    try:
+        body = json.loads(response.content)
+    except ValueError as exc:
+        raise AssertionError(f"error body is not JSON: {response.content[:200]!r}") from exc
+    if not isinstance(body, dict) or set(body) != {"error"} or not isinstance(body["error"], dict):
+        raise AssertionError(f"error body is not {{error: {{...}}}}: {body!r}")
+    err = body["error"]
+    missing = [k for k in REQUIRED if not isinstance(err.get(k), str) or not err.get(k)]
+    if missing:
+        raise AssertionError(f"error envelope lacks {missing}: {err!r}")
+    extra = sorted(set(err) - set(REQUIRED) - set(OPTIONAL))
+    if extra:
+        raise AssertionError(f"error envelope has unknown keys {extra}: {err!r}")
+    if "param" in err and not isinstance(err["param"], str):
+        raise AssertionError(f"`param` must be a string: {err!r}")
+    if "details" in err and not isinstance(err["details"], dict):
+        raise AssertionError(f"`details` must be an object: {err!r}")
+    if not err["request_id"].startswith("req_"):
+        raise AssertionError(f"`request_id` must be a req_ id: {err!r}")
+    allowed = TYPES_BY_STATUS.get(response.status_code)
+    if allowed is None or err["type"] not in allowed:
+        raise AssertionError(f"status {response.status_code} with error type {err['type']!r} (spec part 7 allows {sorted(allowed or [])})")
+    return None
+
+
+def _load_fixtures():
+    path = os.environ.get("CONTRACT_FIXTURES")
+    if not path:
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+FIXTURES = _load_fixtures()
+
+
+@schemathesis.hook
+def flatmap_path_parameters(context, path_parameters):
+    """Half of the cases use real ids (from the fixture file) for the operation's path parameters."""
+    known = FIXTURES.get(context.operation.path) if context.operation is not None else None
+    if not known or not path_parameters:
+        return st.just(path_parameters)
+    names = [name for name in path_parameters if known.get(name)]
+    if not names:
+        return st.just(path_parameters)
+    # Named functions, not lambdas: hypothesis parses lambda sources to describe them, which is
+    # not thread-safe on Python 3.11 (workers > 1).
+    real_values = st.fixed_dictionaries({name: st.sampled_from(known[name]) for name in names})
+    return st.one_of(st.just(path_parameters), real_values.map(_Merge(path_parameters)))
+
+
+class _Merge:
+    """Callable: the generated path parameters with some replaced by real ids."""
+
+    def __init__(self, generated):
+        self.generated = generated
+
+    def __call__(self, real):
+        out = dict(self.generated)
+        out.update(real)
+        return out
+
+    def __repr__(self):
+        return "with_real_ids"
