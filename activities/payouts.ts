@@ -324,7 +324,7 @@ export async function cancelPayout(a: { accountId: string; livemode: boolean; id
   }
   if (sends.some((s) => s.status !== 'closed')) {
     try {
-      await closeUnsignedSends(p0.id);
+      await closeUnsignedSends(p0.account_id, p0.id);
     } catch (e) {
       if (e instanceof WalletSendCloseError) {
         throw new DomainError('temporarily_unavailable', 'wallet_funding_cancel_failed', 'Unsigned wallet sends could not be closed; the payout was not cancelled. Retry later.',
@@ -458,7 +458,7 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
   const at0 = p0.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p0.current_attempt_id }) : null;
   if (!at0 || at0.provider_transfer_id) return stateOf(p0);
   const transfer = await bridgeAdapter().createTransfer({
-    idempotencyKey: at0.id, clientReference: p0.id, sourceChain: at0.source_chain, sourceAsset: at0.source_currency,
+    idempotencyKey: at0.id, clientReference: p0.id, accountId: p0.account_id, sourceChain: at0.source_chain, sourceAsset: at0.source_currency,
     destinationRail: p0.fiat_rail, destinationCurrency: p0.currency,
   });
   const p = await transaction(async (m) => {

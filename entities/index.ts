@@ -10,6 +10,7 @@ import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthCh
 import { RequestLogsWaitlists1763800200000 } from './migrations/1763800200000-RequestLogsWaitlists';
 import { AddressBookCredits1763800300000 } from './migrations/1763800300000-AddressBookCredits';
 import { Payouts1763800500000 } from './migrations/1763800500000-Payouts';
+import { PayoutsHardening1763800600000 } from './migrations/1763800600000-PayoutsHardening';
 
 export * from './account';
 export * from './catalog';
@@ -27,4 +28,4 @@ export const ENTITIES = [
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
 ];
 
-export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, RequestLogsWaitlists1763800200000, AddressBookCredits1763800300000, Payouts1763800500000];
+export const MIGRATIONS = [PlatformCore1763700000000, AuthChangeNotify1763700100000, RequestLogsWaitlists1763800200000, AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000];

@@ -274,12 +274,12 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   expect(pending.body.error.details.retry_after).toBeGreaterThan(1800);
   // The send expired more than 30 minutes ago: cancel must close it, and the provider fails to.
   await db().query(`UPDATE wallet_sends SET signable_until = now() - interval '31 minutes' WHERE payout_id = $1`, [p.id]);
-  await sim('/providers/faults', { name: 'wallet.close_fails', value: 'true' });
+  await sim('/providers/faults', { account_id: accountId, name: 'wallet.close_fails', value: 'true' });
   try {
     const failed = await key.post(`/v1/payouts/${p.id}/cancel`, {});
     expectError(failed, 503, 'temporarily_unavailable', 'wallet_funding_cancel_failed');
   } finally {
-    await sim('/providers/faults', { name: 'wallet.close_fails', value: null });
+    await sim('/providers/faults', { account_id: accountId, name: 'wallet.close_fails', value: null });
   }
   expect((await payout(p.id)).status).toBe('awaiting_funds');
 
@@ -291,6 +291,23 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   expectError(await key.post(`/v1/payouts/${p2.id}/cancel`, {}), 409, 'conflict', 'cancel_unavailable');
   const attempts = (await key.get(`/v1/payouts/${p2.id}/attempts`)).body.data;
   expect(attempts[0]).toMatchObject({ funding_source: 'service_wallet', amount_received: f2.body.gross_amount });
+});
+
+test('sandbox faults are per account: a slow bridge for another merchant never slows this one', async () => {
+  const other = await newAccount();
+  expectError(await sim('/providers/faults', { name: 'bridge.create_delay_ms', value: '60000' }), 400, 'invalid_request', undefined, 'account_id');
+  expectError(await sim('/providers/faults', { account_id: 'acct_missing', name: 'bridge.create_delay_ms', value: '60000' }), 404, 'not_found', 'not_found', 'account_id');
+  const set = await sim('/providers/faults', { account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
+  expect(set.body).toEqual({ object: 'sim.fault', account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
+  try {
+    const p = await fundable({ source_chain: 'base' });
+    const started = Date.now();
+    const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+    expect(f.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await sim('/providers/faults', { account_id: other.account_id, name: 'bridge.create_delay_ms', value: null });
+  }
 });
 
 test('test-mode keys reach only the per-object event list', async () => {
