@@ -3,7 +3,8 @@
  * PostgreSQL (spec 2.6, 3, 4.3, 8): every terminal state (settled within the MXN tolerance,
  * paid_with_shortfall, failed with the USDC returned, returned with missing_return_policy until a
  * refund address arrives, expired after the funding window, cancelled after the wallet funding
- * hold), deposits routed from the chain watcher, and the `waiting_for` query.
+ * hold), the funding surplus returned (or held with missing_return_policy until a refund address
+ * arrives), deposits routed from the chain watcher, and the `waiting_for` query.
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -171,4 +172,63 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
   expect((await db().query('SELECT status FROM wallet_sends WHERE id = $1', [send.id]))[0].status).toBe('closed');
   const again = await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req });
   expect(again.changed).toBe(false);
+});
+
+const returnedTo = async (address: string) =>
+  (await db().query(`SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = lower($1) ORDER BY seq`, [address])).map((r: { a: string }) => r.a);
+
+test('overpaid funding with a refund address: the invoice is paid once, the surplus goes back, then settled', async () => {
+  const refund = '0x1111111111111111111111111111111111111111';
+  const { payoutId } = await funded({ refund });
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 12_345_678n).toString());
+  await eventually(async () => (await attemptOf(payoutId)).returned_minor === '12345678', 'surplus returned');
+  expect(await returnedTo(refund)).toEqual(['12345678']);
+  const a = await attemptOf(payoutId);
+  expect(a).toMatchObject({ surplus_minor: '12345678', received_minor: (gross + 12_345_678n).toString() });
+  const rp = await fiatRails().get(a.rail_payment_id!);
+  expect(rp.amount).toBe(100000n);
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('settled');
+  expect((await payoutRow(payoutId)).held_minor).toBeNull();
+  expect(await returnedTo(refund)).toEqual(['12345678']);
+});
+
+test('overpaid funding without a refund address: surplus held (missing_return_policy) through settlement until one is given', async () => {
+  const { creds, payoutId } = await funded();
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 3_000_000n).toString());
+  await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing');
+  const { payoutView } = await import('../../api/views/payout');
+  expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'processing', failure_reason: 'missing_return_policy', held_amount: { amount: '3000000', currency: 'USDC', decimals: 6 } });
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  await eventually(async () => (await payoutRow(payoutId)).status === 'settled', 'settled');
+  await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
+  expect(payoutView(await payoutRow(payoutId)).failure_reason).toBe('missing_return_policy');
+  const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: payoutId, gate, request: req, body: { refund_address: REFUND } });
+  expect(r.signal).toBe(true);
+  await signalPayout(payoutId, creds.account_id, SIGNALS.payoutFund);
+  expect(await result(payoutId)).toBe('settled');
+  const p = await payoutRow(payoutId);
+  expect(p.held_minor).toBeNull();
+  expect(payoutView(p).failure_reason).toBeNull();
+  expect((await attemptOf(payoutId)).returned_minor).toBe('3000000');
+});
+
+test('surplus returned, then the rail fails: only the rest goes back (never the surplus twice)', async () => {
+  const refund = '0x2222222222222222222222222222222222222222';
+  const { payoutId } = await funded({ refund });
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 1_000_000n).toString());
+  await eventually(async () => (await attemptOf(payoutId)).returned_minor === '1000000', 'surplus returned');
+  await rail(payoutId, { state: 'failed', reason: 'account_closed' });
+  expect(await result(payoutId)).toBe('failed');
+  expect(await returnedTo(refund)).toEqual(['1000000', gross.toString()]);
+  expect((await attemptOf(payoutId)).returned_minor).toBe((gross + 1_000_000n).toString());
 });
