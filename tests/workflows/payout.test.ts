@@ -4,10 +4,13 @@
  * paid_with_shortfall, failed with the USDC returned, returned with missing_return_policy until a
  * refund address arrives, expired after the funding window, cancelled after the wallet funding
  * hold), the funding surplus returned (or held with missing_return_policy until a refund address
- * arrives), deposits routed from the chain watcher, and the `waiting_for` query.
+ * arrives), deposits routed from the chain watcher, the `waiting_for` query, a step parked for an
+ * operator on a non-retryable failure and resumed by the `retry` signal, and a replay of every
+ * completed history against the current workflow code (determinism).
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Worker } from '@temporalio/worker';
 import { provisionAccount } from '../../activities/accounts';
 import { recordObservedTransfer } from '../../activities/payins';
 import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
@@ -35,7 +38,13 @@ afterAll(async () => { await h?.stop(); });
 const payoutRow = (id: string) => db().getRepository(Payout).findOneByOrFail({ id });
 const attemptOf = async (id: string) => db().getRepository(PayoutAttempt).findOneByOrFail({ id: (await payoutRow(id)).current_attempt_id! });
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
-const result = (id: string) => env.client.workflow.getHandle(id).result();
+/** Workflow ids that completed in this file: their histories are replayed at the end (determinism). */
+const completed = new Set<string>();
+const result = async (id: string) => {
+  const r = await env.client.workflow.getHandle(id).result();
+  completed.add(id);
+  return r;
+};
 
 /** A funded-ready payout on `corridor` with its beneficiary; funding requested and the transfer created. */
 async function funded(opts: { corridor?: string; amount?: string; currency?: string; refund?: string; source?: 'external_wallet' | 'service_wallet' } = {}) {
@@ -232,3 +241,35 @@ test('surplus returned, then the rail fails: only the rest goes back (never the 
   expect(await returnedTo(refund)).toEqual(['1000000', gross.toString()]);
   expect((await attemptOf(payoutId)).returned_minor).toBe((gross + 1_000_000n).toString());
 });
+
+test('a non-retryable failure parks the payout for an operator (waiting_for says why); the retry signal resumes it', async () => {
+  const { creds, payoutId } = await funded();
+  const cipher = (await payoutRow(payoutId)).beneficiary_ciphertext;
+  await db().query('UPDATE payouts SET beneficiary_ciphertext = NULL WHERE id = $1', [payoutId]);
+  await deposit(payoutId, (await attemptOf(payoutId)).gross_minor);
+  const handle = env.client.workflow.getHandle(payoutId);
+  await eventually(async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')), 'parked for an operator');
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect((await payoutRow(payoutId)).status).toBe('funds_received');
+  await db().query('UPDATE payouts SET beneficiary_ciphertext = $2 WHERE id = $1', [payoutId, cipher]);
+  await signalPayout(payoutId, creds.account_id, SIGNALS.payoutRetry);
+  await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing after retry');
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('settled');
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [payoutId]))[0].n).toBe(1);
+});
+
+test('replay: every completed payout history replays against the current workflow code without nondeterminism', async () => {
+  expect(completed.size).toBeGreaterThanOrEqual(8);
+  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payout-replay', logger: new DefaultLogger('WARN') }, histories);
+  let n = 0;
+  for await (const r of results) {
+    expect(r.error).toBeUndefined();
+    n++;
+  }
+  expect(n).toBe(completed.size);
+}, 120_000);
