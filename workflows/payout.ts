@@ -39,14 +39,15 @@ const db = proxyActivities<typeof payouts>({
 
 /**
  * Activities that call a provider (bridge, fiat rail, returns) and then record the answer in one
- * transaction. 60 s start-to-close covers a slow provider answer; retries 2 s doubling to 5 min with
+ * transaction. 30 s start-to-close covers a slow provider answer (a provider client gives up well
+ * before) and bounds how long a crashed worker delays the retry; retries 2 s doubling to 5 min with
  * no attempt limit and no schedule-to-close: every provider call carries an idempotency key derived
  * from the attempt id (`poa_`, `<poa>:rail`, `<poa>:return:<returned>`), so a retry (automatic, or
  * an operator's reset in the Temporal UI) never duplicates a transfer, payment or return, and
  * giving up would strand money in flight. The UI shows the attempt count and last failure.
  */
 const provider = proxyActivities<typeof payouts>({
-  startToCloseTimeout: '60 seconds',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
 });
 
