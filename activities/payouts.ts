@@ -209,9 +209,11 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
     const c = corridorById(p.corridor_id);
     if (!c) throw conflict('payout_not_fundable', `Payout ${p.id} has an unknown corridor.`);
     const attempt = p.current_attempt_id ? await m.findOne(PayoutAttempt, { where: { id: p.current_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
-    const transferExists = attempt !== null && attempt.provider_transfer_id !== null;
-    if (b.source_chain !== undefined && transferExists && b.source_chain !== attempt.source_chain) {
-      throw new DomainError('conflict', 'payout_source_chain_locked', `The provider transfer already exists on ${attempt.source_chain}; the source chain can no longer change.`,
+    // Once funding is confirmed the provider transfer exists or is being created on the attempt's
+    // chain (the workflow may be calling the bridge right now): either way the chain is locked.
+    if (b.source_chain !== undefined && attempt !== null && b.source_chain !== attempt.source_chain) {
+      const what = attempt.provider_transfer_id !== null ? 'already exists' : 'is being created';
+      throw new DomainError('conflict', 'payout_source_chain_locked', `The provider transfer ${what} on ${attempt.source_chain}; the source chain can no longer change.`,
         { param: 'source_chain', details: { source_chain: attempt.source_chain } });
     }
     if (attempt && b.funding_source !== undefined && b.funding_source !== attempt.funding_source) {

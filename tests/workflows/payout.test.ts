@@ -273,3 +273,17 @@ test('replay: every completed payout history replays against the current workflo
   }
   expect(n).toBe(completed.size);
 }, 120_000);
+
+test('source_chain is locked from the funding confirmation on, even while the provider transfer is still being created', async () => {
+  const creds = await provisionAccount();
+  const p = await createPayout({ accountId: creds.account_id, livemode: true, gate, request: req, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
+  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' }, request: req });
+  const first = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'polygon' } });
+  expect((await attemptOf(p.id)).provider_transfer_id).toBeNull();
+  let err: unknown = null;
+  try { await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'base' } }); } catch (e) { err = e; }
+  expect(err).toMatchObject({ type: 'conflict', code: 'payout_source_chain_locked', param: 'source_chain', details: { source_chain: 'polygon' } });
+  const same = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'polygon' } });
+  expect(same).toMatchObject({ attemptId: first.attemptId, signal: true });
+  await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req });
+});
