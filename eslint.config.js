@@ -13,4 +13,14 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  {
+    // Deterministic workflow code: time only through workflows/clock.ts, never randomness.
+    files: ['workflows/payout.ts'],
+    rules: {
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'Workflow time: use workflowNowMs() from workflows/clock.ts.' },
+        { object: 'Math', property: 'random', message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).' }],
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Workflow time: use workflows/clock.ts.' }],
+    },
+  },
 );

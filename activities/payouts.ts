@@ -19,7 +19,7 @@ import { maskBeneficiary, validateBeneficiary, type BeneficiaryDetails, type Ben
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
 import { toMinorPositive, type Money } from '../domain/money';
 import {
-  CAPABILITY_VERSION, checkInvoiceAmount, FUNDING_WINDOW_SECONDS, WALLET_SEND_SIGNABLE_SECONDS, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, derivePayerType, fiatPayable,
+  CAPABILITY_VERSION, checkInvoiceAmount, FUNDING_WINDOW_SECONDS, WALLET_SEND_SIGNABLE_SECONDS, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, derivePayerType, fiatPayable, fundingSurplus, heldForReturn,
   fundingQuote, isPayoutTerminal, normalizeRefundAddress, PAYOUT_FEE_BPS, PAYOUT_PRE_FUNDS, PAYOUT_SOURCE_ASSET, settlementVerdict,
   walletSendCancelBlock, walletSendEstimate, type Corridor, type CorridorGate,
 } from '../domain/payouts';
@@ -209,13 +209,16 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
     const c = corridorById(p.corridor_id);
     if (!c) throw conflict('payout_not_fundable', `Payout ${p.id} has an unknown corridor.`);
     const attempt = p.current_attempt_id ? await m.findOne(PayoutAttempt, { where: { id: p.current_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
-    const transferExists = attempt !== null && attempt.provider_transfer_id !== null;
-    if (b.source_chain !== undefined && transferExists && b.source_chain !== attempt.source_chain) {
-      throw conflict('payout_source_chain_locked', `The provider transfer already exists on ${attempt.source_chain}; the source chain can no longer change.`,
-        { source_chain: attempt.source_chain });
+    // Once funding is confirmed the provider transfer exists or is being created on the attempt's
+    // chain (the workflow may be calling the bridge right now): either way the chain is locked.
+    if (b.source_chain !== undefined && attempt !== null && b.source_chain !== attempt.source_chain) {
+      const what = attempt.provider_transfer_id !== null ? 'already exists' : 'is being created';
+      throw new DomainError('conflict', 'payout_source_chain_locked', `The provider transfer ${what} on ${attempt.source_chain}; the source chain can no longer change.`,
+        { param: 'source_chain', details: { source_chain: attempt.source_chain } });
     }
     if (attempt && b.funding_source !== undefined && b.funding_source !== attempt.funding_source) {
-      throw conflict('funding_source_locked', `This payout is already funded from ${attempt.funding_source}.`, { funding_source: attempt.funding_source });
+      throw new DomainError('conflict', 'funding_source_locked', `This payout is already funded from ${attempt.funding_source}.`,
+        { param: 'funding_source', details: { funding_source: attempt.funding_source } });
     }
     const fundingSource = attempt?.funding_source ?? b.funding_source ?? 'external_wallet';
     if (fundingSource === 'service_wallet' && refund !== undefined) {
@@ -226,7 +229,8 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
       if (refund !== undefined && refund !== p.refund_address) {
         const firstForHeld = p.refund_address === null && p.held_minor !== null;
         if (p.status !== 'awaiting_funds' && p.status !== 'draft' && !firstForHeld) {
-          throw conflict('refund_address_locked', 'refund_address can change only while the payout is awaiting funds.', { status: p.status });
+          throw new DomainError('conflict', 'refund_address_locked', 'refund_address can change only while the payout is awaiting funds.',
+            { param: 'refund_address', details: { status: p.status } });
         }
         p.refund_address = refund;
         attempt.refund_address = refund;
@@ -265,7 +269,7 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
       source_chain: chain, source_currency: PAYOUT_SOURCE_ASSET, source_tx_hash: null, refund_address: refund ?? null,
       provider_transfer_id: null, deposit_address: null, deposit_message: null, transfer_reference: `PO-${p.id.slice(3, 15).toUpperCase()}`,
       rail_payment_id: null, amount_minor: q.amount.toString(), buffer_minor: q.buffer.toString(), fee_minor: q.fee.toString(),
-      gross_minor: q.gross.toString(), received_minor: '0', expires_at: new Date(Date.now() + FUNDING_WINDOW_SECONDS * 1000),
+      gross_minor: q.gross.toString(), received_minor: '0', surplus_minor: null, returned_minor: '0', expires_at: new Date(Date.now() + FUNDING_WINDOW_SECONDS * 1000),
     });
     await m.save(at);
     p.source_chain = chain;
@@ -324,7 +328,7 @@ export async function cancelPayout(a: { accountId: string; livemode: boolean; id
   }
   if (sends.some((s) => s.status !== 'closed')) {
     try {
-      await closeUnsignedSends(p0.id);
+      await closeUnsignedSends(p0.account_id, p0.id);
     } catch (e) {
       if (e instanceof WalletSendCloseError) {
         throw new DomainError('temporarily_unavailable', 'wallet_funding_cancel_failed', 'Unsigned wallet sends could not be closed; the payout was not cancelled. Retry later.',
@@ -458,7 +462,7 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
   const at0 = p0.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p0.current_attempt_id }) : null;
   if (!at0 || at0.provider_transfer_id) return stateOf(p0);
   const transfer = await bridgeAdapter().createTransfer({
-    idempotencyKey: at0.id, clientReference: p0.id, sourceChain: at0.source_chain, sourceAsset: at0.source_currency,
+    idempotencyKey: at0.id, clientReference: p0.id, accountId: p0.account_id, sourceChain: at0.source_chain, sourceAsset: at0.source_currency,
     destinationRail: p0.fiat_rail, destinationCurrency: p0.currency,
   });
   const p = await transaction(async (m) => {
@@ -568,24 +572,41 @@ export async function expirePayout(payoutId: string): Promise<PayoutState> {
 }
 
 /**
- * Provider call + transaction: submits the fiat payment for what arrived (domain fiatPayable: fee on
- * the gross received, converted, capped at the invoice) with idempotency key `<attempt>:rail`, then
- * records it (`processing`, `payout.processing`). Nothing payable: the payout fails
- * (`amount_below_minimum`) and the USDC is held for return.
+ * USDC of `payoutId` held for return after the fiat payment consumed `consumedUsdc` (domain
+ * heldForReturn): every deposit observed at the funding address (applied or held), less the
+ * consumed part and what was already returned (`returned_minor`). Runs inside the caller's transaction.
+ */
+async function heldAfter(m: EntityManager, payoutId: string, at: PayoutAttempt, consumedUsdc: bigint): Promise<string | null> {
+  const rows: Array<{ s: string }> = await m.query(
+    `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM payout_deposits WHERE payout_id = $1 AND effect IN ('applied','held','refunded')`, [payoutId]);
+  const held = heldForReturn(BigInt(rows[0].s), consumedUsdc, BigInt(at.returned_minor));
+  return held === null ? null : held.toString();
+}
+
+/**
+ * Provider call + transaction: submits the fiat payment for what arrived up to the quoted gross
+ * amount (domain fiatPayable: fee on the gross, converted, capped at the invoice) with idempotency
+ * key `<attempt>:rail`, then records it (`processing`, `payout.processing`). USDC above the gross
+ * (domain fundingSurplus) is recorded as the attempt's surplus and held for return to the payer
+ * (returned by the workflow's next step; `missing_return_policy` while there is no return
+ * address). Nothing payable: the payout fails (`amount_below_minimum`) and the USDC is held.
  */
 export async function submitFiatPayment(payoutId: string): Promise<PayoutState> {
   const p0 = await loadOrFail(payoutId);
   if (p0.status !== 'funds_received' || !p0.current_attempt_id) return stateOf(p0);
   const at0 = await db().getRepository(PayoutAttempt).findOneByOrFail({ id: p0.current_attempt_id });
-  const pay = fiatPayable(BigInt(at0.received_minor), BigInt(p0.invoice_minor), p0.currency, p0.decimals, p0.fee_bps);
+  const received = BigInt(at0.received_minor);
+  const surplus = fundingSurplus(received, BigInt(at0.gross_minor));
+  const consumed = received - surplus;
+  const pay = fiatPayable(consumed, BigInt(p0.invoice_minor), p0.currency, p0.decimals, p0.fee_bps);
   if (pay.fiat <= 0n) {
     const p = await transaction(async (m) => {
       const x = await lockPayout(m, null, null, payoutId);
       if (x.status !== 'funds_received') return x;
       x.status = 'failed';
       x.failure_reason = 'amount_below_minimum';
-      x.held_minor = at0.received_minor;
       await m.query(`UPDATE payout_deposits SET effect = 'held' WHERE attempt_id = $1 AND effect = 'applied'`, [at0.id]);
+      x.held_minor = await heldAfter(m, payoutId, at0, 0n);
       await m.query(`UPDATE payout_attempts SET status = 'failed', updated_at = now() WHERE id = $1`, [at0.id]);
       await m.save(x);
       await emitPayoutEvents(m, x, ['payout.failed'], null);
@@ -602,7 +623,13 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
     if (at.rail_payment_id) return x;
     at.rail_payment_id = rp.id;
     at.status = 'processing';
+    at.surplus_minor = surplus.toString();
     await m.save(at);
+    if (surplus > 0n) {
+      x.held_minor = await heldAfter(m, payoutId, at, consumed);
+      await m.save(x);
+      logger.info({ payout_id: x.id, surplus: surplus.toString() }, 'USDC above the quoted gross amount is held for return to the payer');
+    }
     if (x.status === 'funds_received') {
       x.status = 'processing';
       await m.save(x);
@@ -630,9 +657,11 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
   const p = await transaction(async (m) => {
     const x = await lockPayout(m, null, null, payoutId);
     const setAttempt = (s: string) => m.query('UPDATE payout_attempts SET status = $2, updated_at = now() WHERE id = $1', [at0.id, s]);
+    // The fiat payment failed or came back: nothing was consumed; every USDC not yet returned goes back.
     const hold = async () => {
-      x.held_minor = at0.received_minor;
       await m.query(`UPDATE payout_deposits SET effect = 'held' WHERE attempt_id = $1 AND effect = 'applied'`, [at0.id]);
+      const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
+      x.held_minor = await heldAfter(m, payoutId, at, 0n);
     };
     if (rp.state === 'failed' && x.status === 'processing') {
       x.status = 'failed';
@@ -687,9 +716,13 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
 }
 
 /**
- * Provider call + transaction: returns USDC held for the payer (to the refund address on the source
- * chain, or to the service wallet), idempotent by the held deposits; clears `held_minor`. Does
- * nothing while there is nowhere to return it (`missing_return_policy`).
+ * Provider call + transaction: returns the USDC held for the payer (`held_minor`: a funding surplus,
+ * a deposit the payout could not use, or everything after a failure or return) to the refund
+ * address on the source chain, or to the service wallet. Idempotent: the provider key is
+ * `<attempt>:return:<returned_minor before this return>`, so a retry after a crash between the
+ * provider call and the commit repeats the same return, never a second one. Adds the amount to the
+ * attempt's `returned_minor` and clears `held_minor`. Does nothing while there is nowhere to return
+ * it (`missing_return_policy`).
  */
 export async function refundHeldFunds(payoutId: string): Promise<PayoutState> {
   const p0 = await loadOrFail(payoutId);
@@ -701,12 +734,16 @@ export async function refundHeldFunds(payoutId: string): Promise<PayoutState> {
     if (w) target = { chain: w.chain, address: w.address };
   } else if (p0.refund_address) target = { chain: at.source_chain, address: p0.refund_address };
   if (!target || !at.provider_transfer_id) return stateOf(p0);
-  const held: Array<{ id: string }> = await db().query(`SELECT id FROM payout_deposits WHERE payout_id = $1 AND effect = 'held' ORDER BY id`, [payoutId]);
-  const key = `${at.id}:refund:${held.map((h) => h.id).join(',')}`;
-  await bridgeAdapter().refund(at.provider_transfer_id, target, BigInt(p0.held_minor), key);
+  const amount = BigInt(p0.held_minor);
+  const key = `${at.id}:return:${at.returned_minor}`;
+  await bridgeAdapter().refund(at.provider_transfer_id, target, amount, key);
   const p = await transaction(async (m) => {
     const x = await lockPayout(m, null, null, payoutId);
-    await m.query(`UPDATE payout_deposits SET effect = 'refunded' WHERE id = ANY($1)`, [held.map((h) => h.id)]);
+    const a = await m.findOneOrFail(PayoutAttempt, { where: { id: at.id }, lock: { mode: 'pessimistic_write' } });
+    if (a.returned_minor !== at.returned_minor || x.held_minor !== p0.held_minor) return x; // already recorded
+    a.returned_minor = (BigInt(a.returned_minor) + amount).toString();
+    await m.save(a);
+    await m.query(`UPDATE payout_deposits SET effect = 'refunded' WHERE payout_id = $1 AND effect = 'held'`, [payoutId]);
     x.held_minor = null;
     await m.save(x);
     return x;

@@ -242,6 +242,28 @@ export function fiatPayable(receivedUsdc: bigint, invoiceMinor: bigint, currency
   return { fee, net, fiat: fiat > invoiceMinor ? invoiceMinor : fiat };
 }
 
+/**
+ * USDC received above the quoted gross amount (spec 2.6 funding instructions: the payer is asked
+ * for `gross_amount`, which already carries the fee and the buffer). The fiat payment never uses
+ * more than the gross (the recipient is paid the invoice, never more), so the surplus goes back to
+ * the payer. 0 when nothing arrived above the gross. Amounts in USDC minor units.
+ */
+export function fundingSurplus(receivedUsdc: bigint, grossUsdc: bigint): bigint {
+  return receivedUsdc > grossUsdc ? receivedUsdc - grossUsdc : 0n;
+}
+
+/**
+ * USDC the provider holds for return to the payer (spec 2.6 `missing_return_policy` while held with
+ * no return address): everything observed at the funding address, less what the fiat payment
+ * consumed (0 once it failed or was returned) and what was already returned. Null when nothing is
+ * held. Throws RangeError when the figures are inconsistent (consumed + returned above observed).
+ */
+export function heldForReturn(observedUsdc: bigint, consumedUsdc: bigint, returnedUsdc: bigint): bigint | null {
+  const held = observedUsdc - consumedUsdc - returnedUsdc;
+  if (held < 0n) throw new RangeError(`held USDC would be negative: observed ${observedUsdc}, consumed ${consumedUsdc}, returned ${returnedUsdc}`);
+  return held === 0n ? null : held;
+}
+
 /** The settled tolerance of spec 8 for an invoice: floor(0.05% of invoice) + 10 minor units (25 for MXN). */
 export function settledTolerance(invoiceMinor: bigint, currency: string): bigint {
   return bpsOf(invoiceMinor, SETTLED_TOLERANCE_BPS, 'floor') + (currency === 'MXN' ? 25n : 10n);

@@ -79,6 +79,10 @@ export class PayoutAttempt {
   @Column('bigint') fee_minor: string;
   @Column('bigint') gross_minor: string;
   @Column('bigint') received_minor: string;
+  /** USDC received above `gross_minor` (held for return to the payer); null until the fiat payment is submitted. */
+  @Column('bigint', { nullable: true }) surplus_minor: string | null;
+  /** USDC already returned to the payer (running total; keys each return at the provider). */
+  @Column('bigint') returned_minor: string;
   @Column('timestamptz') expires_at: Date;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;

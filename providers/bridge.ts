@@ -32,6 +32,8 @@ export interface CreateBridgeTransfer {
   idempotencyKey: string;
   /** Our reference the provider echoes (the payout id). */
   clientReference: string;
+  /** The merchant the transfer is for (the provider's customer; sandbox faults are scoped to it). */
+  accountId: string;
   sourceChain: string;
   sourceAsset: string;
   destinationRail: string;
@@ -71,7 +73,7 @@ export class SandboxBridge implements BridgeAdapter {
       [id, input.idempotencyKey, input.clientReference, input.sourceChain, input.sourceAsset,
         deriveAddress(`bridge:${input.sourceChain}:${id}`), `BRG-${crypto.createHash('sha256').update(id).digest('hex').slice(0, 10).toUpperCase()}`,
         input.destinationRail, input.destinationCurrency]);
-    const delay = Number(await faultValue('bridge.create_delay_ms') ?? '0');
+    const delay = Number(await faultValue(input.accountId, 'bridge.create_delay_ms') ?? '0');
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const rows: Row[] = await db().query('SELECT * FROM sandbox_bridge_transfers WHERE idempotency_key = $1', [input.idempotencyKey]);
     return this.withReceived(rows[0]);

@@ -1,26 +1,33 @@
 /**
- * Sandbox fault switches (ARCHITECTURE.md "Simulator"): the outside world misbehaving on purpose,
- * set through `/sim/providers/faults` and read by the sandbox providers at call time (kept in
- * PostgreSQL so every process, including separately started workers, sees the same faults).
+ * Sandbox fault switches (ARCHITECTURE.md "Simulator"): the outside world misbehaving on purpose
+ * for ONE merchant's transfers, set through `POST /sim/providers/faults` `{ account_id, name, value }`
+ * and read by the sandbox providers at call time with the account the call is made for. Faults are
+ * scoped to an account (never global), so a test slowing the bridge for its own account cannot
+ * slow any other account's payouts (jest runs test files in parallel against one stack). They are
+ * kept in PostgreSQL so every process, including separately started workers, sees the same faults.
+ *
  * Names: `bridge.create_delay_ms` (the bridge records a transfer, then answers that many ms late),
  * `wallet.close_fails` (`true`: unsigned wallet sends cannot be closed).
  */
 import { db } from '../lib/db';
 
-/** The value of fault `name`, or null when unset. */
-export async function faultValue(name: string): Promise<string | null> {
-  const rows: Array<{ value: string }> = await db().query('SELECT value FROM sandbox_provider_faults WHERE name = $1', [name]);
+/** Known fault names (the simulator refuses others). */
+export const FAULT_NAMES = Object.freeze(['bridge.create_delay_ms', 'wallet.close_fails'] as const);
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+/** The value of fault `name` for account `accountId`, or null when unset. */
+export async function faultValue(accountId: string, name: FaultName): Promise<string | null> {
+  const rows: Array<{ value: string }> = await db().query(
+    'SELECT value FROM sandbox_provider_faults WHERE account_id = $1 AND name = $2', [accountId, name]);
   return rows[0]?.value ?? null;
 }
 
-/** Sets (value) or clears (null) fault `name`. */
-export async function setFault(name: string, value: string | null): Promise<void> {
-  if (value === null) await db().query('DELETE FROM sandbox_provider_faults WHERE name = $1', [name]);
-  else {
-    await db().query(`INSERT INTO sandbox_provider_faults(name, value) VALUES ($1,$2)
-      ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [name, value]);
+/** Sets (value) or clears (null) fault `name` for account `accountId`. */
+export async function setFault(accountId: string, name: FaultName, value: string | null): Promise<void> {
+  if (value === null) {
+    await db().query('DELETE FROM sandbox_provider_faults WHERE account_id = $1 AND name = $2', [accountId, name]);
+    return;
   }
+  await db().query(`INSERT INTO sandbox_provider_faults(account_id, name, value) VALUES ($1,$2,$3)
+    ON CONFLICT (account_id, name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [accountId, name, value]);
 }
-
-/** Known fault names (the simulator refuses others). */
-export const FAULT_NAMES = Object.freeze(['bridge.create_delay_ms', 'wallet.close_fails'] as const);

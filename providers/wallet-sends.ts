@@ -6,7 +6,7 @@
  *
  * Sandbox: `wallet_sends` rows; signing is the simulator's `/sim/wallet/sends/{id}/sign` (the
  * holder acting), which debits the wallet on the sandbox chain ledger and delivers the USDC to the
- * funding address across networks in one transaction. Fault `wallet.close_fails` makes closing fail.
+ * funding address across networks in one transaction. Fault `wallet.close_fails` (per account) makes closing fail.
  */
 import crypto from 'node:crypto';
 import { transaction } from '../lib/db';
@@ -22,14 +22,15 @@ export class WalletSendCloseError extends Error {
 export const CROSS_NETWORK_ROUTER = deriveAddress('wallet:router');
 
 /**
- * Closes every unsigned send of `payoutId` (signable or expired): afterwards none can be signed.
- * Throws WalletSendCloseError when the provider cannot close them. Returns how many were closed.
+ * Closes every unsigned send of `payoutId` (signable or expired) of the holder `accountId`:
+ * afterwards none can be signed. Throws WalletSendCloseError when the provider cannot close them
+ * (sandbox: fault `wallet.close_fails` set for that account). Returns how many were closed.
  */
-export async function closeUnsignedSends(payoutId: string): Promise<number> {
-  if ((await faultValue('wallet.close_fails')) === 'true') throw new WalletSendCloseError('the wallet provider could not close unsigned sends');
+export async function closeUnsignedSends(accountId: string, payoutId: string): Promise<number> {
+  if ((await faultValue(accountId, 'wallet.close_fails')) === 'true') throw new WalletSendCloseError('the wallet provider could not close unsigned sends');
   return transaction(async (m) => {
     const r: [unknown[], number] = await m.query(
-      `UPDATE wallet_sends SET status = 'closed', closed_at = now() WHERE payout_id = $1 AND status IN ('signable','expired')`, [payoutId]);
+      `UPDATE wallet_sends SET status = 'closed', closed_at = now() WHERE account_id = $1 AND payout_id = $2 AND status IN ('signable','expired')`, [accountId, payoutId]);
     return r[1] ?? 0;
   });
 }

@@ -28,4 +28,6 @@ export const SIGNALS = {
   payoutCancelled: 'cancelled',
   /** payout: the reconciliation signal; arg { needsAttention }. */
   payoutReconciliation: 'reconciliation',
+  /** payout: an operator fixed the cause of a parked step; run again; no args. */
+  payoutRetry: 'retry',
 } as const;

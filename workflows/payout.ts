@@ -9,23 +9,46 @@
  * address it waits for one (`missing_return_policy`). Provider state is re-read on every signal and
  * by a slow poll, so a lost notification only delays it.
  * Operators find it by payout id or AccountId and see what it waits for through `waiting_for`.
+ *
+ * Deterministic and replay-safe: every decision comes from activity results, signals and the
+ * workflow clock (workflows/clock.ts); no I/O, randomness or wall-clock reads here. All state lives
+ * in PostgreSQL, so the loop re-reads it each turn and may continue-as-new at any turn.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo,
+} from '@temporalio/workflow';
 import type * as payouts from '../activities/payouts';
+import { isoAt, msUntil, workflowNowMs } from './clock';
 
-/** Activities that only touch the database. */
+/**
+ * Error types the payout activities raise with ApplicationFailure.nonRetryable: data an operator
+ * must fix (the payout row is gone, no beneficiary for the rail, the service wallet disappeared).
+ * Retrying cannot help, so the workflow parks the payout for an operator instead of failing.
+ */
+export const PAYOUT_NON_RETRYABLE = Object.freeze(['NotFound', 'BeneficiaryMissing', 'WalletMissing']);
+
+/**
+ * Activities that only touch the database (one short transaction or a read). 30 s start-to-close
+ * is far above a healthy commit and bounds a hung connection; retries 1 s doubling to 1 min with no
+ * attempt limit: a database outage only delays the payout.
+ */
 const db = proxyActivities<typeof payouts>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
 });
 
 /**
- * Activities that call a provider (bridge, fiat rail): unlimited retries are safe because every
- * provider call carries an idempotency key derived from the attempt id.
+ * Activities that call a provider (bridge, fiat rail, returns) and then record the answer in one
+ * transaction. 30 s start-to-close covers a slow provider answer (a provider client gives up well
+ * before) and bounds how long a crashed worker delays the retry; retries 2 s doubling to 5 min with
+ * no attempt limit and no schedule-to-close: every provider call carries an idempotency key derived
+ * from the attempt id (`poa_`, `<poa>:rail`, `<poa>:return:<returned>`), so a retry (automatic, or
+ * an operator's reset in the Temporal UI) never duplicates a transfer, payment or return, and
+ * giving up would strand money in flight. The UI shows the attempt count and last failure.
  */
 const provider = proxyActivities<typeof payouts>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
 });
 
 export const payoutFundSignal = defineSignal('fund');
@@ -33,10 +56,19 @@ export const payoutDepositSignal = defineSignal<[{ depositId: string }]>('payout
 export const payoutProviderUpdateSignal = defineSignal('providerUpdate');
 export const payoutCancelledSignal = defineSignal('cancelled');
 export const payoutReconciliationSignal = defineSignal<[{ needsAttention: boolean }]>('reconciliation');
+/** Operator: the cause of a parked step was fixed; run the loop again. */
+export const payoutRetrySignal = defineSignal('retry');
 export const payoutWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** How often provider state is re-read while waiting on the rail, in case a notification was lost. */
 const PROVIDER_POLL_MS = 60 * 60 * 1000;
+
+/** The non-retryable application failure behind an activity failure, or null. */
+function nonRetryableCause(e: unknown): ApplicationFailure | null {
+  if (!(e instanceof ActivityFailure)) return null;
+  const c = e.cause;
+  return c instanceof ApplicationFailure && (c.nonRetryable || (c.type !== undefined && c.type !== null && PAYOUT_NON_RETRYABLE.includes(c.type))) ? c : null;
+}
 
 /** Runs payout `payoutId` until it ends; returns its final status. */
 export async function payoutWorkflow(args: { payoutId: string }): Promise<string> {
@@ -49,10 +81,12 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
   setHandler(payoutDepositSignal, kick);
   setHandler(payoutProviderUpdateSignal, kick);
   setHandler(payoutCancelledSignal, kick);
+  setHandler(payoutRetrySignal, kick);
   setHandler(payoutReconciliationSignal, ({ needsAttention }) => { reconciliation = needsAttention; wake = true; });
   setHandler(payoutWaitingForQuery, () => waitingFor);
 
-  for (;;) {
+  /** One turn of the loop: applies what changed, then waits. Returns the final status when done. */
+  const turn = async (): Promise<string | null> => {
     wake = false;
     if (reconciliation !== null) {
       const flag: boolean = reconciliation;
@@ -66,37 +100,37 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
         waitingFor = `applying deposit ${depositId}`;
         st = await db.applyPayoutDeposit(payoutId, depositId);
       }
-      continue;
+      return null;
     }
     if (st.needsTransfer) {
       waitingFor = `creating the provider transfer of attempt ${st.attemptId}`;
-      await provider.ensureProviderTransfer(payoutId, Date.now());
-      continue;
+      await provider.ensureProviderTransfer(payoutId, workflowNowMs());
+      return null;
     }
     if (st.held && st.canRefund) {
       waitingFor = 'returning held USDC to the payer';
       await provider.refundHeldFunds(payoutId);
-      continue;
+      return null;
     }
     switch (st.status) {
       case 'draft':
         waitingFor = 'a funding confirmation (POST funding_instructions)';
         await condition(() => wake);
-        break;
+        return null;
       case 'awaiting_funds': {
-        waitingFor = `a deposit of ${st.fundingTarget ?? 'USDC'} until ${new Date(st.expiresAtMs ?? Date.now()).toISOString()}`;
-        const ms = Math.max(1, (st.expiresAtMs ?? Date.now()) - Date.now());
-        const woke = await condition(() => wake, ms);
+        const deadline = st.expiresAtMs ?? workflowNowMs();
+        waitingFor = `a deposit of ${st.fundingTarget ?? 'USDC'} until ${isoAt(deadline)}`;
+        const woke = await condition(() => wake, msUntil(deadline));
         if (!woke) {
           waitingFor = 'expiring the funding window (re-reading the provider transfer)';
           await provider.expirePayout(payoutId);
         }
-        break;
+        return null;
       }
       case 'funds_received':
         waitingFor = 'submitting the fiat payment';
         await provider.submitFiatPayment(payoutId);
-        break;
+        return null;
       case 'processing':
       case 'paid': {
         waitingFor = 'reading the fiat rail payment';
@@ -105,23 +139,42 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
           waitingFor = 'notifying the recipient';
           await provider.notifyPayoutRecipient(payoutId);
         }
-        if (r.status !== st.status) break;
+        if (r.status !== st.status) return null;
         waitingFor = st.status === 'processing'
           ? `the ${st.railPaymentId ?? 'rail'} payment to be paid, fail or be returned`
           : 'the recipient to confirm the amount received (or a return)';
         await condition(() => wake, PROVIDER_POLL_MS);
-        break;
+        return null;
       }
       default:
         if (st.held) {
           waitingFor = 'a refund address for held USDC (missing_return_policy)';
           await condition(() => wake);
-          break;
+          return null;
         }
         // A signal that arrived while this step ran (e.g. the reconciliation signal) is handled first.
-        if (wake || reconciliation !== null) break;
+        if (wake || reconciliation !== null) return null;
         waitingFor = 'nothing (completed)';
         return st.status;
+    }
+  };
+
+  for (;;) {
+    // Long waits (hourly rail polls) grow the history; every fact lives in PostgreSQL, so a fresh
+    // run continues exactly here. Pending signals were applied by the previous turn.
+    if (workflowInfo().continueAsNewSuggested && !wake && reconciliation === null) {
+      await continueAsNew<typeof payoutWorkflow>({ payoutId });
+    }
+    try {
+      const done = await turn();
+      if (done !== null) return done;
+    } catch (e) {
+      const cause = nonRetryableCause(e);
+      if (!cause) throw e;
+      // Parked for an operator: visible in `waiting_for` and the history; any signal (`retry` after
+      // the fix, or a new deposit / provider update) runs the loop again.
+      waitingFor = `an operator: ${cause.type ?? 'Error'}: ${cause.message} (fix the cause, then send the \`retry\` signal)`;
+      await condition(() => wake);
     }
   }
 }

@@ -8,7 +8,8 @@
  *   reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout workflow re-reads it.
  * - GET /sim/providers/bridge/transfers?client_reference=po_...: the sandbox bridge's transfers.
  * - POST /sim/providers/reconciliation `{ payout_id, needs_attention }`: the reconciliation signal.
- * - POST /sim/providers/faults `{ name, value|null }`: provider faults (providers/sandbox-faults.ts).
+ * - POST /sim/providers/faults `{ account_id, name, value|null }`: provider faults for one account's
+ *   transfers (providers/sandbox-faults.ts); never global, so one test cannot slow another's payouts.
  * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
  * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
@@ -26,7 +27,7 @@ import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payou
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { FAULT_NAMES, setFault } from '../../providers/sandbox-faults';
+import { FAULT_NAMES, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { signWalletSend } from '../../providers/wallet-sends';
 import { SIGNALS } from '../../temporal/names';
 import type { AppState } from '../context';
@@ -119,9 +120,11 @@ export function simulatorRouter(): Router<AppState> {
   });
 
   r.post('/providers/faults', async (ctx) => {
-    const b = validate<{ name: string; value: string | null }>(faultBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    await setFault(b.name, b.value);
-    ctx.body = { object: 'sim.fault', name: b.name, value: b.value };
+    const b = validate<{ account_id: string; name: FaultName; value: string | null }>(faultBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const acct: unknown[] = await db().query('SELECT 1 FROM accounts WHERE id = $1', [b.account_id]);
+    if (!acct.length) throw new DomainError('not_found', 'not_found', `No account ${b.account_id}.`, { param: 'account_id' });
+    await setFault(b.account_id, b.name, b.value);
+    ctx.body = { object: 'sim.fault', account_id: b.account_id, name: b.name, value: b.value };
   });
 
   r.post('/wallet/sends/:id/sign', async (ctx) => {
@@ -178,4 +181,8 @@ const railEventBody = Joi.object({
 
 const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
 
-const faultBody = Joi.object({ name: Joi.string().valid(...FAULT_NAMES).required(), value: Joi.string().allow(null).required() });
+const faultBody = Joi.object({
+  account_id: Joi.string().pattern(/^acct_/).required(),
+  name: Joi.string().valid(...FAULT_NAMES).required(),
+  value: Joi.string().allow(null).required(),
+});

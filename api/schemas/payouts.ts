@@ -188,6 +188,7 @@ export const receiptResponse = Joi.object({
   payout_id: Joi.string().required(),
   livemode: Joi.boolean().required(),
   received_amount: money.required(),
+  returned_amount: money.required(),
   sent_amount: nMoney.required(),
   settled_amount: nMoney.required(),
   invoice_amount: money.required(),
@@ -218,6 +219,8 @@ export const attemptResponse = Joi.object({
   source_tx_hash: Joi.string().allow(null).required(),
   refund_address: Joi.string().allow(null).required(),
   amount_received: money.required(),
+  surplus: nMoney.required(),
+  amount_returned: money.required(),
   expires_at: ts,
 });
 

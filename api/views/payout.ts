@@ -81,7 +81,11 @@ export function payoutEventView(p: Payout): Record<string, unknown> {
   return { ...rest, source_chain: p.source_chain };
 }
 
-/** A funding attempt (`poa_`, spec 2.6). */
+/**
+ * A funding attempt (`poa_`, spec 2.6). `amount_received` is what arrived at the funding address
+ * and funded the attempt; `surplus` what arrived above the quoted gross (null until the fiat payment
+ * is submitted); `amount_returned` what was already sent back to the payer (USDC).
+ */
 export function attemptView(a: PayoutAttempt): Record<string, unknown> {
   return {
     id: a.id,
@@ -97,6 +101,8 @@ export function attemptView(a: PayoutAttempt): Record<string, unknown> {
     source_tx_hash: a.source_tx_hash,
     refund_address: a.refund_address,
     amount_received: usdc(a.received_minor),
+    surplus: usdc(a.surplus_minor),
+    amount_returned: usdc(a.returned_minor),
     expires_at: a.expires_at.toISOString(),
   };
 }
@@ -169,8 +175,11 @@ export function walletFundingQuoteView(q: {
 }
 
 /**
- * Receipt (spec 2.6): confirmed figures only; `fee` and `gross` null until a settlement-confirmed
- * figure exists (today always); projections live under `estimates` and are labelled as such.
+ * Receipt (spec 2.6): confirmed figures only (`received_amount` at the funding address,
+ * `returned_amount` already sent back to the payer, e.g. a funding surplus, `sent_amount` paid by
+ * the rail, `settled_amount` confirmed by the recipient); `fee` and `gross` null until a
+ * settlement-confirmed figure exists (today always); projections live under `estimates` and are
+ * labelled as such (`authoritative: false`, `label: estimate`).
  */
 export function receiptView(p: Payout, a: PayoutAttempt, providerReference: string | null): Record<string, unknown> {
   return {
@@ -178,6 +187,7 @@ export function receiptView(p: Payout, a: PayoutAttempt, providerReference: stri
     payout_id: p.id,
     livemode: p.livemode,
     received_amount: usdc(a.received_minor),
+    returned_amount: usdc(a.returned_minor),
     sent_amount: fiat(p, p.provider_paid_minor),
     settled_amount: fiat(p, p.settled_minor),
     invoice_amount: fiat(p, p.invoice_minor),

@@ -150,7 +150,8 @@ test('funding boundary: session only, source chain missing, refund address rules
   expect(g.body.send_instructions).toBeUndefined();
   expect(g.body.deposit_address).toBe(f.body.deposit_address);
   const locked = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'polygon' });
-  expectError(locked, 409, 'conflict', 'payout_source_chain_locked');
+  expectError(locked, 409, 'conflict', 'payout_source_chain_locked', 'source_chain');
+  expect(locked.body.error.details).toEqual({ source_chain: 'base' });
   const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' });
   expect(again.status).toBe(200);
   expect(again.body.refund_address).toBe('0xde709f2102306220921060314715629080e2fb77');
@@ -236,7 +237,14 @@ test('cancel is idempotent; a draft with nothing moving cancels; replace makes a
   expect(r.body.capability_snapshot.sender_display).toBeDefined();
   expect((await payout(p.id)).replaced_by).toBe(r.body.id);
   const evs = (await key.get(`/v1/payouts/${r.body.id}/events`)).body.data.map((e: { type: string }) => e.type);
-  expect(evs).toContain('payout.created_as_replacement');
+  // The replacement's own event, plus the old payout's `payout.replaced` that names it (related object).
+  expect(evs.sort()).toEqual(['payout.created_as_replacement', 'payout.replaced']);
+  const repEvents = (await key.get(`/v1/payouts/${r.body.id}/events`)).body.data;
+  const rep = repEvents.find((e: { type: string }) => e.type === 'payout.created_as_replacement');
+  expect(rep.data.object).toMatchObject({ id: r.body.id, replaces: p.id, status: 'draft', source_chain: 'base' });
+  expect(repEvents.find((e: { type: string }) => e.type === 'payout.replaced').data.object).toMatchObject({ id: p.id, replaced_by: r.body.id });
+  expect(rep.data.object.source_chain_chosen).toBeUndefined();
+  expect((await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type)).toContain('payout.replaced');
   expectError(await key.post(`/v1/payouts/${p.id}/replace`, {}), 409, 'conflict', 'payout_already_replaced');
   expectError(await key.post(`/v1/payouts/${r.body.id}/replace`, {}), 409, 'conflict', 'payout_not_replaceable');
 });
@@ -274,12 +282,12 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   expect(pending.body.error.details.retry_after).toBeGreaterThan(1800);
   // The send expired more than 30 minutes ago: cancel must close it, and the provider fails to.
   await db().query(`UPDATE wallet_sends SET signable_until = now() - interval '31 minutes' WHERE payout_id = $1`, [p.id]);
-  await sim('/providers/faults', { name: 'wallet.close_fails', value: 'true' });
+  await sim('/providers/faults', { account_id: accountId, name: 'wallet.close_fails', value: 'true' });
   try {
     const failed = await key.post(`/v1/payouts/${p.id}/cancel`, {});
     expectError(failed, 503, 'temporarily_unavailable', 'wallet_funding_cancel_failed');
   } finally {
-    await sim('/providers/faults', { name: 'wallet.close_fails', value: null });
+    await sim('/providers/faults', { account_id: accountId, name: 'wallet.close_fails', value: null });
   }
   expect((await payout(p.id)).status).toBe('awaiting_funds');
 
@@ -293,6 +301,23 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   expect(attempts[0]).toMatchObject({ funding_source: 'service_wallet', amount_received: f2.body.gross_amount });
 });
 
+test('sandbox faults are per account: a slow bridge for another merchant never slows this one', async () => {
+  const other = await newAccount();
+  expectError(await sim('/providers/faults', { name: 'bridge.create_delay_ms', value: '60000' }), 400, 'invalid_request', undefined, 'account_id');
+  expectError(await sim('/providers/faults', { account_id: 'acct_missing', name: 'bridge.create_delay_ms', value: '60000' }), 404, 'not_found', 'not_found', 'account_id');
+  const set = await sim('/providers/faults', { account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
+  expect(set.body).toEqual({ object: 'sim.fault', account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
+  try {
+    const p = await fundable({ source_chain: 'base' });
+    const started = Date.now();
+    const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+    expect(f.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await sim('/providers/faults', { account_id: other.account_id, name: 'bridge.create_delay_ms', value: null });
+  }
+});
+
 test('test-mode keys reach only the per-object event list', async () => {
   const creds = await newAccount();
   const t = client(creds.test_key);
@@ -304,10 +329,10 @@ test('test-mode keys reach only the per-object event list', async () => {
 test('after the money boundary: refund address and funding source are locked; a non-draft takes no beneficiary', async () => {
   const p = await fundable({ source_chain: 'base' });
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' });
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' }), 409, 'conflict', 'funding_source_locked');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' }), 409, 'conflict', 'funding_source_locked', 'funding_source');
   await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount });
   await waitStatus(p.id, 'processing');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' }), 409, 'conflict', 'refund_address_locked');
+  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' }), 409, 'conflict', 'refund_address_locked', 'refund_address');
   const same = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
   expect(same.status).toBe(200);
   expect(same.body.status).toBe('processing');
@@ -316,4 +341,126 @@ test('after the money boundary: refund address and funding source are locked; a 
   await key.post(`/v1/payouts/${d.id}/cancel`, {});
   expectError(await key.post(`/v1/payouts/${d.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'payout_not_editable');
   expectError(await session.post(`/v1/payouts/${d.id}/funding_instructions`, { source_chain: 'base' }), 409, 'conflict', 'payout_not_fundable');
+});
+
+test('limits (spec 8): corridor minimum and max_amount with details; list page size falls back to 25 and caps at 100', async () => {
+  const low = await key.post('/v1/payouts', { invoice_amount: usd('99'), corridor_id: 'usd_ach' });
+  expectError(low, 400, 'invalid_request', 'amount_invalid', 'invoice_amount');
+  expect(low.body.error.details).toEqual({ minimum: usd('100') });
+  const high = await key.post('/v1/payouts', { invoice_amount: usd('10000001'), corridor_id: 'usd_ach' });
+  expectError(high, 400, 'invalid_request', 'amount_invalid', 'invoice_amount');
+  expect(high.body.error.details).toEqual({ max_amount: usd('10000000') });
+  expect((await key.post('/v1/payouts', { invoice_amount: usd('10000000'), corridor_id: 'usd_ach' })).status).toBe(201);
+  expect((await key.post('/v1/payouts', { invoice_amount: usd('100'), corridor_id: 'usd_ach' })).status).toBe(201);
+  const mxn = await key.post('/v1/payouts', { invoice_amount: { amount: '1999', currency: 'MXN', decimals: 2 }, corridor_id: 'mxn_spei' });
+  expectError(mxn, 400, 'invalid_request', 'amount_invalid', 'invoice_amount');
+  const pro = await key.post(`/v1/payouts/po_x/replace`, { invoice_amount: usd('1') });
+  expectError(pro, 404, 'not_found');
+
+  const creds = await newAccount();
+  const k = client(creds.live_key);
+  for (let i = 0; i < 27; i++) expect((await k.post('/v1/payouts', { invoice_amount: usd(String(1000 + i)), corridor_id: 'usd_ach' })).status).toBe(201);
+  for (const limit of ['0', '-1', '1.5', 'abc']) {
+    const r = await k.get(`/v1/payouts?limit=${limit}`);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toHaveLength(25);
+    expect(r.body.has_more).toBe(true);
+  }
+  const all = await k.get('/v1/payouts?limit=500');
+  expect(all.body.data).toHaveLength(27);
+  expect(all.body).toMatchObject({ has_more: false, next_cursor: null });
+  const one = await k.get('/v1/payouts?limit=1');
+  const two = await k.get(`/v1/payouts?limit=1&cursor=${one.body.next_cursor}`);
+  expect(two.body.data[0].id).toBe(all.body.data[1].id);
+  expectError(await k.get('/v1/payouts?cursor=nope'), 400, 'invalid_request', 'cursor_invalid', 'cursor');
+});
+
+test('status_group (spec 4.3): needs_you, in_progress, done; needs_attention joins needs_you whatever the status', async () => {
+  const creds = await newAccount();
+  const k = client(creds.live_key);
+  const mk = async () => (await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' })).body.id as string;
+  const ids: Record<string, string> = {};
+  for (const st of ['draft', 'awaiting_funds', 'funds_received', 'processing', 'paid', 'paid_with_shortfall', 'settled', 'failed', 'returned', 'expired', 'cancelled']) {
+    ids[st] = await mk();
+    // Read-model fixture: the list filter reads only the stored status and flag.
+    await db().query('UPDATE payouts SET status = $2 WHERE id = $1', [ids[st], st]);
+  }
+  const flagged = await mk();
+  await db().query(`UPDATE payouts SET status = 'settled', needs_attention = true WHERE id = $1`, [flagged]);
+  const group = async (g: string) => new Set((await k.get(`/v1/payouts?status_group=${g}&limit=100`)).body.data.map((x: { id: string }) => x.id));
+  expect(await group('needs_you')).toEqual(new Set([ids.draft, ids.awaiting_funds, ids.paid_with_shortfall, flagged]));
+  expect(await group('in_progress')).toEqual(new Set([ids.funds_received, ids.processing, ids.paid]));
+  expect(await group('done')).toEqual(new Set([ids.settled, ids.failed, ids.returned, ids.expired, ids.cancelled, flagged]));
+  expect((await k.get('/v1/payouts?limit=100')).body.data).toHaveLength(12);
+  expectError(await k.get('/v1/payouts?status_group=needs_attention'), 400, 'invalid_request', undefined, 'status_group');
+});
+
+test('capability_snapshot (spec 2.6): eta and minimum live, version stamped, identity frozen at creation and re-frozen at replacement', async () => {
+  const creds = await newAccount();
+  const k = client(creds.live_key);
+  await db().query(`UPDATE accounts SET display_name = 'Acme Trading Ltd', customer_type = 'business' WHERE id = $1`, [creds.account_id]);
+  const p = (await k.post('/v1/payouts', { invoice_amount: usd('50000'), corridor_id: 'usd_wire' })).body;
+  expect(p.capability_snapshot).toEqual({ version: '2026-11-01', eta_seconds: 86400, minimum: usd('10000'), sender_display: 'Acme Trading Ltd', legal_entity_name: 'Acme Trading Ltd' });
+  await db().query(`UPDATE accounts SET display_name = 'Acme Renamed' WHERE id = $1`, [creds.account_id]);
+  expect((await k.get(`/v1/payouts/${p.id}`)).body.capability_snapshot).toMatchObject({ sender_display: 'Acme Trading Ltd', legal_entity_name: 'Acme Trading Ltd' });
+  // eta_seconds and minimum are resolved at read time from the corridor table, never stored.
+  const cols = (await db().query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'payouts'`)).map((r: { column_name: string }) => r.column_name);
+  expect(cols).not.toContain('eta_seconds');
+  expect(cols).not.toContain('minimum_minor');
+  await k.post(`/v1/payouts/${p.id}/cancel`, {});
+  const r = (await k.post(`/v1/payouts/${p.id}/replace`, {})).body;
+  expect(r.capability_snapshot).toMatchObject({ sender_display: 'Acme Renamed', legal_entity_name: 'Acme Renamed', version: '2026-11-01' });
+  await db().query(`UPDATE accounts SET display_name = '', customer_type = 'individual' WHERE id = $1`, [creds.account_id]);
+  const ind = (await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' })).body;
+  expect(ind).toMatchObject({ payer_type: 'individual', capability_snapshot: { sender_display: 'unknown', legal_entity_name: null } });
+  const mismatch = await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach', payer_type: 'business' });
+  expectError(mismatch, 422, 'invalid_request', 'payer_type_mismatch', 'payer_type');
+  expect(mismatch.body.error.details).toEqual({ expected: 'individual', received: 'business' });
+});
+
+test('eligibility is re-checked at create and at the money boundary: a restricted account gets 409 capability_unavailable', async () => {
+  const creds = await newAccount();
+  const k = client(creds.live_key);
+  const s2 = client(creds.session_token);
+  const p = (await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach', source_chain: 'base' })).body;
+  await k.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary);
+  await db().query(`UPDATE accounts SET access_state = 'restricted' WHERE id = $1`, [creds.account_id]);
+  try {
+    const caps = await k.get('/v1/payouts/eligibility');
+    expect(caps.body.corridors[0]).toMatchObject({ corridor_id: 'usd_ach', executable: false, blocked_reason: 'account_restricted' });
+    expect(caps.body).toEqual((await k.get('/v1/capabilities?product=payouts')).body);
+    const f = await s2.post(`/v1/payouts/${p.id}/funding_instructions`, {});
+    expectError(f, 409, 'capability_unavailable', 'capability_unavailable');
+    expect(f.body.error.details).toEqual({ corridor_id: 'usd_ach', blocked_reason: 'account_restricted' });
+    expectError(await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' }), 409, 'capability_unavailable', 'capability_unavailable');
+    expect((await k.get(`/v1/payouts/${p.id}`)).body.status).toBe('draft');
+  } finally {
+    await db().query(`UPDATE accounts SET access_state = 'active' WHERE id = $1`, [creds.account_id]);
+  }
+});
+
+test('overpaid funding: USDC above the quoted gross goes back to the refund address; the receipt shows it returned', async () => {
+  const refund = '0xde709f2102306220921060314715629080e2fb77';
+  const p = await fundable({ source_chain: 'base' });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: refund });
+  const extra = 7_000_000n;
+  await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: (BigInt(f.body.gross_amount.amount) + extra).toString() });
+  await waitStatus(p.id, 'processing');
+  const att = await eventually(async () => {
+    const a = (await key.get(`/v1/payouts/${p.id}/attempts`)).body.data[0];
+    return a.amount_returned.amount === extra.toString() ? a : null;
+  }, 'surplus returned');
+  expect(att).toMatchObject({ surplus: { amount: extra.toString(), currency: 'USDC', decimals: 6 }, amount_received: { amount: (BigInt(f.body.gross_amount.amount) + extra).toString() } });
+  conforms(attemptResponse, att);
+  const back = await db().query(`SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = $1`, [refund]);
+  expect(back.map((r: { a: string }) => r.a)).toEqual([extra.toString()]);
+  expect((await payout(p.id))).toMatchObject({ held_amount: null, failure_reason: null });
+  await sim(`/providers/fiat_rails/payments/${p.id}`, { state: 'paid' });
+  await waitStatus(p.id, 'paid');
+  expect((await payout(p.id)).provider_paid_amount).toEqual(usd('100000'));
+  await sim(`/providers/fiat_rails/payments/${p.id}`, { recipient_received_amount: '100000' });
+  await waitStatus(p.id, 'settled');
+  const rc = await key.get(`/v1/payouts/${p.id}/receipt`);
+  expect(rc.body).toMatchObject({ returned_amount: { amount: extra.toString(), currency: 'USDC', decimals: 6 }, sent_amount: usd('100000'), settled_amount: usd('100000') });
+  conforms(receiptResponse, rc.body);
 });

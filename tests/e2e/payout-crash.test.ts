@@ -1,7 +1,8 @@
 /**
  * Crash test (issue 4): a separate worker process (dist/worker.js, not the stack's product) runs the
  * payout workflow on its own task queue against the stack's PostgreSQL and Temporal dev server. The
- * sandbox bridge is told to answer slowly; once it has recorded the provider transfer, the worker is
+ * sandbox bridge is told to answer slowly for this test's account only (faults are per account, so
+ * payouts of test files running in parallel are not slowed); once it has recorded the provider transfer, the worker is
  * killed (SIGKILL) mid-funding before the activity could report back. A fresh worker retries the
  * activity with the same idempotency key: the payout then completes once (deposit, rail paid,
  * recipient confirmation -> settled) with exactly one provider transfer and one rail payment.
@@ -30,6 +31,8 @@ resetConfig();
 const req = { id: 'req_crash', idempotency_key: null };
 const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 const workers: ChildProcess[] = [];
+/** The account whose bridge is slowed: faults are per account, so parallel test files are untouched. */
+let slowAccount: string | null = null;
 const logFile = path.join(os.tmpdir(), `payout-crash-worker-${process.pid}.log`);
 
 function startWorker(): ChildProcess {
@@ -52,7 +55,7 @@ beforeAll(async () => { await connectDb(); });
 
 afterAll(async () => {
   for (const w of workers) await kill(w);
-  await setFault('bridge.create_delay_ms', null).catch(() => undefined);
+  if (slowAccount) await setFault(slowAccount, 'bridge.create_delay_ms', null).catch(() => undefined);
   await closeTemporalClient();
 });
 
@@ -62,7 +65,8 @@ test('killing the worker mid-funding: the payout settles once with one provider 
     body: { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' } });
   await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, request: req,
     body: { account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' } });
-  await setFault('bridge.create_delay_ms', '15000');
+  slowAccount = creds.account_id;
+  await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
   const { attemptId } = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: {} });
   await signalPayout(p.id, creds.account_id, SIGNALS.payoutFund);
@@ -70,7 +74,7 @@ test('killing the worker mid-funding: the payout settles once with one provider 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.
   await eventually(async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0, 'transfer recorded', 60_000);
   await kill(first);
-  await setFault('bridge.create_delay_ms', null);
+  await setFault(creds.account_id, 'bridge.create_delay_ms', null);
   expect((await db().query('SELECT provider_transfer_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].provider_transfer_id).toBeNull();
 
   startWorker();

@@ -1,11 +1,12 @@
 /**
  * Payout rules (spec 2.6, 4.3, 4.6, 8): corridor table, eligibility verdicts, payer type, funding
  * quote (rounded up to the cent, buffer <= 0.05%, gross-up for 100 bps), fiat payable, settled
- * tolerance (0.05% + 10 minor units, 25 for MXN), refund address rules, cancel hold, beneficiary checks.
+ * tolerance (0.05% + 10 minor units, 25 for MXN), funding surplus and held USDC, refund address rules,
+ * cancel hold, beneficiary checks.
  */
 import {
   CORRIDORS, corridorById, corridorVerdict, derivePayerType, fiatPayable, fundingQuote, grossUp, normalizeRefundAddress,
-  settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition,
+  settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition, fundingSurplus, heldForReturn,
 } from '../../domain/payouts';
 import { isValidAbaRouting, isValidClabe, maskBeneficiary, validateBeneficiary } from '../../domain/beneficiary';
 import { caught } from '../helpers/domain';
@@ -214,5 +215,22 @@ describe('views', () => {
   it('failure_reason reads missing_return_policy while USDC is held with no return address', () => {
     expect(payoutView({ ...p, status: 'returned', held_minor: '5', return_reason: 'r' } as Payout).failure_reason).toBe('missing_return_policy');
     expect(payoutView({ ...p, status: 'returned', held_minor: '5', refund_address: '0x1' } as Payout).failure_reason).toBeNull();
+  });
+});
+
+describe('funding surplus and USDC held for return', () => {
+  it('the surplus is what arrived above the quoted gross; the fiat payment uses the gross and pays the invoice exactly', () => {
+    const q = fundingQuote(100000n, 'USD', 2);
+    expect(fundingSurplus(q.gross, q.gross)).toBe(0n);
+    expect(fundingSurplus(q.gross - 1n, q.gross)).toBe(0n);
+    expect(fundingSurplus(q.gross + 7_000_000n, q.gross)).toBe(7_000_000n);
+    expect(fiatPayable(q.gross, 100000n, 'USD', 2).fiat).toBe(100000n);
+  });
+
+  it('held = observed - consumed - returned; null when nothing; inconsistent figures throw', () => {
+    expect(heldForReturn(1_010_000_000n, 1_000_000_000n, 0n)).toBe(10_000_000n);
+    expect(heldForReturn(1_010_000_000n, 1_000_000_000n, 10_000_000n)).toBeNull();
+    expect(heldForReturn(1_010_000_000n, 0n, 10_000_000n)).toBe(1_000_000_000n);
+    expect(() => heldForReturn(5n, 4n, 2n)).toThrow(RangeError);
   });
 });

@@ -3,10 +3,14 @@
  * PostgreSQL (spec 2.6, 3, 4.3, 8): every terminal state (settled within the MXN tolerance,
  * paid_with_shortfall, failed with the USDC returned, returned with missing_return_policy until a
  * refund address arrives, expired after the funding window, cancelled after the wallet funding
- * hold), deposits routed from the chain watcher, and the `waiting_for` query.
+ * hold), the funding surplus returned (or held with missing_return_policy until a refund address
+ * arrives), deposits routed from the chain watcher, the `waiting_for` query, a step parked for an
+ * operator on a non-retryable failure and resumed by the `retry` signal, and a replay of every
+ * completed history against the current workflow code (determinism).
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Worker } from '@temporalio/worker';
 import { provisionAccount } from '../../activities/accounts';
 import { recordObservedTransfer } from '../../activities/payins';
 import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
@@ -34,7 +38,13 @@ afterAll(async () => { await h?.stop(); });
 const payoutRow = (id: string) => db().getRepository(Payout).findOneByOrFail({ id });
 const attemptOf = async (id: string) => db().getRepository(PayoutAttempt).findOneByOrFail({ id: (await payoutRow(id)).current_attempt_id! });
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
-const result = (id: string) => env.client.workflow.getHandle(id).result();
+/** Workflow ids that completed in this file: their histories are replayed at the end (determinism). */
+const completed = new Set<string>();
+const result = async (id: string) => {
+  const r = await env.client.workflow.getHandle(id).result();
+  completed.add(id);
+  return r;
+};
 
 /** A funded-ready payout on `corridor` with its beneficiary; funding requested and the transfer created. */
 async function funded(opts: { corridor?: string; amount?: string; currency?: string; refund?: string; source?: 'external_wallet' | 'service_wallet' } = {}) {
@@ -171,4 +181,109 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
   expect((await db().query('SELECT status FROM wallet_sends WHERE id = $1', [send.id]))[0].status).toBe('closed');
   const again = await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req });
   expect(again.changed).toBe(false);
+});
+
+const returnedTo = async (address: string) =>
+  (await db().query(`SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = lower($1) ORDER BY seq`, [address])).map((r: { a: string }) => r.a);
+
+test('overpaid funding with a refund address: the invoice is paid once, the surplus goes back, then settled', async () => {
+  const refund = '0x1111111111111111111111111111111111111111';
+  const { payoutId } = await funded({ refund });
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 12_345_678n).toString());
+  await eventually(async () => (await attemptOf(payoutId)).returned_minor === '12345678', 'surplus returned');
+  expect(await returnedTo(refund)).toEqual(['12345678']);
+  const a = await attemptOf(payoutId);
+  expect(a).toMatchObject({ surplus_minor: '12345678', received_minor: (gross + 12_345_678n).toString() });
+  const rp = await fiatRails().get(a.rail_payment_id!);
+  expect(rp.amount).toBe(100000n);
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('settled');
+  expect((await payoutRow(payoutId)).held_minor).toBeNull();
+  expect(await returnedTo(refund)).toEqual(['12345678']);
+});
+
+test('overpaid funding without a refund address: surplus held (missing_return_policy) through settlement until one is given', async () => {
+  const { creds, payoutId } = await funded();
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 3_000_000n).toString());
+  await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing');
+  const { payoutView } = await import('../../api/views/payout');
+  expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'processing', failure_reason: 'missing_return_policy', held_amount: { amount: '3000000', currency: 'USDC', decimals: 6 } });
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  await eventually(async () => (await payoutRow(payoutId)).status === 'settled', 'settled');
+  await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
+  expect(payoutView(await payoutRow(payoutId)).failure_reason).toBe('missing_return_policy');
+  const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: payoutId, gate, request: req, body: { refund_address: REFUND } });
+  expect(r.signal).toBe(true);
+  await signalPayout(payoutId, creds.account_id, SIGNALS.payoutFund);
+  expect(await result(payoutId)).toBe('settled');
+  const p = await payoutRow(payoutId);
+  expect(p.held_minor).toBeNull();
+  expect(payoutView(p).failure_reason).toBeNull();
+  expect((await attemptOf(payoutId)).returned_minor).toBe('3000000');
+});
+
+test('surplus returned, then the rail fails: only the rest goes back (never the surplus twice)', async () => {
+  const refund = '0x2222222222222222222222222222222222222222';
+  const { payoutId } = await funded({ refund });
+  const gross = BigInt((await attemptOf(payoutId)).gross_minor);
+  await deposit(payoutId, (gross + 1_000_000n).toString());
+  await eventually(async () => (await attemptOf(payoutId)).returned_minor === '1000000', 'surplus returned');
+  await rail(payoutId, { state: 'failed', reason: 'account_closed' });
+  expect(await result(payoutId)).toBe('failed');
+  expect(await returnedTo(refund)).toEqual(['1000000', gross.toString()]);
+  expect((await attemptOf(payoutId)).returned_minor).toBe((gross + 1_000_000n).toString());
+});
+
+test('a non-retryable failure parks the payout for an operator (waiting_for says why); the retry signal resumes it', async () => {
+  const { creds, payoutId } = await funded();
+  const cipher = (await payoutRow(payoutId)).beneficiary_ciphertext;
+  await db().query('UPDATE payouts SET beneficiary_ciphertext = NULL WHERE id = $1', [payoutId]);
+  await deposit(payoutId, (await attemptOf(payoutId)).gross_minor);
+  const handle = env.client.workflow.getHandle(payoutId);
+  await eventually(async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')), 'parked for an operator');
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect((await payoutRow(payoutId)).status).toBe('funds_received');
+  await db().query('UPDATE payouts SET beneficiary_ciphertext = $2 WHERE id = $1', [payoutId, cipher]);
+  await signalPayout(payoutId, creds.account_id, SIGNALS.payoutRetry);
+  await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing after retry');
+  await rail(payoutId, { state: 'paid' });
+  await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
+  await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
+  await notifyPayoutProviderUpdate(payoutId);
+  expect(await result(payoutId)).toBe('settled');
+  expect((await db().query('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [payoutId]))[0].n).toBe(1);
+});
+
+test('replay: every completed payout history replays against the current workflow code without nondeterminism', async () => {
+  expect(completed.size).toBeGreaterThanOrEqual(8);
+  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payout-replay', logger: new DefaultLogger('WARN') }, histories);
+  let n = 0;
+  for await (const r of results) {
+    expect(r.error).toBeUndefined();
+    n++;
+  }
+  expect(n).toBe(completed.size);
+}, 120_000);
+
+test('source_chain is locked from the funding confirmation on, even while the provider transfer is still being created', async () => {
+  const creds = await provisionAccount();
+  const p = await createPayout({ accountId: creds.account_id, livemode: true, gate, request: req, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
+  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' }, request: req });
+  const first = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'polygon' } });
+  expect((await attemptOf(p.id)).provider_transfer_id).toBeNull();
+  let err: unknown = null;
+  try { await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'base' } }); } catch (e) { err = e; }
+  expect(err).toMatchObject({ type: 'conflict', code: 'payout_source_chain_locked', param: 'source_chain', details: { source_chain: 'polygon' } });
+  const same = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: { source_chain: 'polygon' } });
+  expect(same).toMatchObject({ attemptId: first.attemptId, signal: true });
+  await cancelPayout({ accountId: creds.account_id, livemode: true, id: p.id, request: req });
 });
