@@ -30,7 +30,7 @@ import { ALL_SCOPES, SCOPE_ALIASES } from '../../api/scopes';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { documentOfThisBuild } from '../../scripts/openapi';
-import { call, connectDb, idem, newAccount, type Res } from '../helpers/api';
+import { API, call, connectDb, idem, newAccount, type Res } from '../helpers/api';
 import { createAccountObjects, realIdsFor, templateParams, type AccountObjects } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
 
@@ -106,6 +106,11 @@ function expectationFor(def: OperationDef, cls: CallerClass, realIds: boolean): 
 }
 
 async function credentialOf(def: OperationDef, cls: CallerClass): Promise<{ key?: string; bearer?: string }> {
+  if (def.id === 'account_sessions.revoke_all') {
+    // It revokes every session of the caller's login: use logins of their own, never the shared ones.
+    if (cls === 'viewer' || cls === 'developer' || cls === 'admin') return { bearer: await memberSession(cls) };
+    if (cls === 'owner' || cls === 'other_account_owner') return { bearer: (await newAccount()).session_token };
+  }
   const aliasOf = (s: string) => (s.startsWith('screenings.') ? s.replace('screenings.', 'screening.') : s);
   if (isPublicOperation(def) && (cls === 'key_with_scope' || cls === 'key_without_scope')) return { key: acct.live_key };
   switch (cls) {
@@ -122,9 +127,28 @@ async function credentialOf(def: OperationDef, cls: CallerClass): Promise<{ key?
 }
 
 async function send(def: OperationDef, path: string, cred: { key?: string; bearer?: string }): Promise<Res> {
+  if (def.id === 'events.stream') return openStream(path, cred);
   const method = def.method.toUpperCase();
   const mutation = method !== 'GET';
   return call(method, path, mutation ? {} : undefined, { ...cred, idem: mutation && !isPublicOperation(def) ? idem() : null });
+}
+
+/**
+ * Opens the SSE stream and hangs up as soon as the headers arrive (an open stream never ends on its
+ * own): a 200 answers with its content type as the body, a refusal with its JSON envelope.
+ */
+async function openStream(path: string, cred: { key?: string; bearer?: string }): Promise<Res> {
+  const headers: Record<string, string> = {};
+  if (cred.key) headers['x-api-key'] = cred.key;
+  if (cred.bearer) headers.authorization = `Bearer ${cred.bearer}`;
+  const ac = new AbortController();
+  const r = await fetch(`${API()}${path}`, { headers, signal: ac.signal });
+  if (r.status === 200) {
+    ac.abort();
+    return { status: 200, body: r.headers.get('content-type') ?? '', headers: r.headers };
+  }
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null, headers: r.headers };
 }
 
 function describeRes(r: Res): string {
