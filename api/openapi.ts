@@ -106,7 +106,7 @@ function operation(def: OperationDef): Doc {
     responses[String(status)] = {
       description: STATUS_TEXT[status] ?? 'Success',
       headers: { 'Service-Version': { $ref: '#/components/headers/ServiceVersion' }, 'Request-Id': { $ref: '#/components/headers/RequestId' } },
-      content: { 'application/json': { schema: def.response ? toJsonSchema(def.response) : { type: 'object' } } },
+      content: { [def.responseContentType ?? 'application/json']: { schema: def.response ? toJsonSchema(def.response) : { type: 'object' } } },
     };
   }
   for (const status of errorStatuses(def)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };

@@ -75,6 +75,8 @@ export interface OperationDef<B = any, Q = any> {
    * `.required()`, nullable ones `.allow(null)`. Lists use `listEnvelope(item)` from api/schemas/responses.ts.
    */
   response?: Joi.Schema;
+  /** Media type of the success body; default `application/json` (the event stream: `text/event-stream`). */
+  responseContentType?: string;
   summary?: string;
   handler: (a: HandlerArgs<B, Q>) => Promise<unknown>;
 }

@@ -81,7 +81,7 @@ async function instructions(caller: Caller, p: Payout): Promise<Record<string, u
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'capabilities.get', method: 'get', path: '/capabilities', scope: 'capabilities.read', testMode: 'unavailable',
-    query: capabilitiesQuery, response: capabilitiesResponse,
+    query: capabilitiesQuery, response: capabilitiesResponse, errors: [409],
     summary: 'What the account can execute now per corridor or rail of one product (availability is never authorization).',
     handler: async ({ caller, query }) => capabilitiesFor(query.product, caller),
   });

@@ -30,6 +30,7 @@ export function register(r: Router<AppState>): void {
     id: 'events.stream', method: 'get', path: '/events/stream', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
     summary: 'Stream events as Server-Sent Events (resume with Last-Event-ID).',
     query: Joi.object({ type: Joi.string().max(100) }),
+    responseContentType: 'text/event-stream',
     response: Joi.string().description('text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats'),
     handler: async ({ caller, query, ctx }) => {
       let type: string | null = null;

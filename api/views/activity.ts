@@ -65,7 +65,7 @@ export const activitySummaryResponse = Joi.object({
   period: Joi.object({ start: timestamp.required(), end: timestamp.required() }).required(),
   total: Joi.number().integer().min(0).required(),
   by_category: byCategoryResponse.required(),
-  by_type: Joi.object().pattern(Joi.string(), Joi.number().integer().min(1)).required(),
+  by_type: Joi.object().pattern(/^[a-z_]+\.[a-z_.]+$/, Joi.number().integer().min(1)).required(),
   first_at: timestamp.allow(null).required(),
   last_at: timestamp.allow(null).required(),
 });
