@@ -430,9 +430,9 @@ export interface CreateLinkInput {
  * `inlineIdempotency`): one round trip inserts the link with a fresh short code, its event
  * (+ NOTIFY) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
  * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
- * record. A short-code collision aborts the whole statement and is retried (8 attempts).
+ * record. Without `claim` (internal callers) no record is written. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
-export async function createLink(c: OpContext, input: CreateLinkInput, claim: InlineIdempotency): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
+export async function createLink(c: OpContext, input: CreateLinkInput, claim?: InlineIdempotency): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
   const checks = await checkCreateLink(c, input);
   const [link, vctx] = await Promise.all([buildLink(db().manager, c, input, checks), linkViewContext(c.accountId)]);
   link.reference_id = await nextReferenceId(c.accountId);
@@ -447,18 +447,19 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim: In
       const rows: unknown[] = await db().query(
         `WITH claim AS (
            INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
-           VALUES ($1, $2, $3, $4, $5, 'completed', $6, $8::jsonb, '[]', now())
+           SELECT $1, $2, $3, $4, $5, 'completed', $6, $8::jsonb, '[]', now() WHERE $3::text IS NOT NULL
            ON CONFLICT DO NOTHING RETURNING key),
+         go AS (SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $3::text IS NULL),
          link AS (
            INSERT INTO payment_links
-           SELECT r.* FROM jsonb_populate_record(NULL::payment_links, $7::jsonb) r WHERE EXISTS (SELECT 1 FROM claim)
+           SELECT r.* FROM jsonb_populate_record(NULL::payment_links, $7::jsonb) r WHERE EXISTS (SELECT 1 FROM go)
            RETURNING id),
          ev AS (
            INSERT INTO events(${EVENT_COLUMNS})
            SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 FROM link
            RETURNING id)
          SELECT pg_notify('events', ev.id) FROM ev`,
-        [claim.accountId, claim.route, claim.key, claim.livemode, claim.hash, claim.status, JSON.stringify(link), JSON.stringify(wire), ...event]);
+        [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire), ...event]);
       if (!rows[0]) throw new IdempotencyKeyTaken();
       return { link, wire };
     } catch (e) {

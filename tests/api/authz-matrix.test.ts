@@ -48,7 +48,7 @@ const CLASSES: CallerClass[] = [
 
 type Expectation = { kind: 'valid' } | { kind: 'error'; status: number; type: string; code: string };
 const valid: Expectation = { kind: 'valid' };
-const refused = (status: number, type: string, code: string): Expectation => ({ kind: 'error', status, type, code });
+const refused = (status: number, type: string, code: string): Extract<Expectation, { kind: 'error' }> => ({ kind: 'error', status, type, code });
 
 let acct: DevCredentials;
 let other: DevCredentials;

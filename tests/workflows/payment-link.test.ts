@@ -91,7 +91,7 @@ async function reminders(linkId: string, n: number): Promise<PaymentLink> {
 async function activeRemindableLink(extra: Record<string, unknown> = {}): Promise<{ creds: DevCredentials; link: PaymentLink }> {
   const creds = await provisionAccount();
   const c = ctxOf(creds);
-  const draft = await createLink(c, {
+  const { link: draft } = await createLink(c, {
     amount: usd('25000'), title: 'Retainer', payer_email: 'payer@example.com',
     settlement_destination: { address_book_id: await destination(creds.account_id) }, ...extra,
   });
@@ -103,7 +103,7 @@ test('a link expires at expires_at after days; its underpaid payment is closed; 
   await withTemporal(async ({ env }) => {
     const creds = await provisionAccount();
     const c = ctxOf(creds);
-    const draft = await createLink(c, { amount: usd('10000'), title: 'Expiring', accepted_rail_kinds: ['crypto'], expires_at: new Date(Date.now() + 2 * DAY) });
+    const { link: draft } = await createLink(c, { amount: usd('10000'), title: 'Expiring', accepted_rail_kinds: ['crypto'], expires_at: new Date(Date.now() + 2 * DAY) });
     const link = await activateLink(c, draft.id, true);
     const payId = newId('pay_');
     await db().query(

@@ -10,7 +10,7 @@
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { provisionAccount } from '../../activities/accounts';
 import { recordObservedTransfer } from '../../activities/payins';
 import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
@@ -265,7 +265,7 @@ test('a non-retryable failure parks the payout for an operator (waiting_for says
 test('replay: every completed payout history replays against the current workflow code without nondeterminism', async () => {
   expect(completed.size).toBeGreaterThanOrEqual(8);
   const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
-  const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payout-replay', logger: new DefaultLogger('WARN') }, histories);
+  const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payout-replay' }, histories);
   let n = 0;
   for await (const r of results) {
     expect(r.error).toBeUndefined();
