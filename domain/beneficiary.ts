@@ -2,12 +2,16 @@
  * Payout beneficiary (spec 2.6 "Beneficiary"): the raw bank details of one fiat rail are checked
  * here, cross the boundary once (`POST /payouts/{id}/beneficiary`, request `account_owner_type`),
  * are stored encrypted, and are read back only as the masked projection (`beneficiary_owner_type`).
- * IBAN and BIC checks use `ibantools`; the ABA routing and CLABE check digits are computed here.
+ * IBAN and BIC checks use `ibantools`; ABA routing, CLABE and Pix key checks are those of the
+ * address book's bank details (domain/bank-details.ts).
  *
  * Pure: no I/O.
  */
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
+import { isValidAbaRouting, isValidClabe, pixKeyType } from './bank-details';
 import { invalidRequest } from './errors';
+
+export { isValidAbaRouting, isValidClabe };
 
 /** Raw details as accepted on the wire (after joi); which keys are required depends on the rail. */
 export interface BeneficiaryInput {
@@ -50,27 +54,9 @@ const need = (v: string | undefined | null, param: string, rail: string): string
   return v;
 };
 
-/** ABA routing number check digit: 3-7-1 weights over 9 digits, sum divisible by 10. */
-export function isValidAbaRouting(r: string): boolean {
-  if (!/^[0-9]{9}$/.test(r)) return false;
-  const d = [...r].map(Number);
-  const sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
-  return sum % 10 === 0;
-}
-
-/** CLABE (Mexico, 18 digits): weights 3,7,1 repeated over the first 17 digits mod 10, check = (10 - sum) mod 10. */
-export function isValidClabe(c: string): boolean {
-  if (!/^[0-9]{18}$/.test(c)) return false;
-  const w = [3, 7, 1];
-  let sum = 0;
-  for (let i = 0; i < 17; i += 1) sum += (Number(c[i]) * w[i % 3]) % 10;
-  return (10 - (sum % 10)) % 10 === Number(c[17]);
-}
-
-/** PIX key shapes: CPF (11 digits), CNPJ (14), e-mail, +55 phone, or a random EVP key (UUID). */
+/** A Pix key of any kind (CPF, CNPJ, e-mail, +55 phone, random EVP key); see `pixKeyType`. */
 export function isValidPixKey(k: string): boolean {
-  return /^[0-9]{11}$/.test(k) || /^[0-9]{14}$/.test(k) || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(k)
-    || /^\+55[0-9]{10,11}$/.test(k) || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(k);
+  return pixKeyType(k) !== null;
 }
 
 /**
