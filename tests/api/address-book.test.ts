@@ -7,13 +7,11 @@
  * signal never a block), delete rules when links use the entry, lists and cross-account 404s,
  * and payment links created and activated with an address-book destination.
  */
-import { createSession } from '../../activities/accounts';
 import type { DevCredentials } from '../../activities/accounts';
-import { db, transaction } from '../../lib/db';
-import { newId } from '../../lib/ids';
+import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
 import { addressBookEntryOut, addressBookListOut, deletedEntryOut } from '../../api/schemas/address-book';
-import { call, client, expectError, idem, newAccount, type Res } from '../helpers/api';
+import { call, client, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
@@ -30,15 +28,6 @@ const ok = (res: Res, status = 200) => {
 
 /** A fresh random EVM address (all lower-case: no checksum carried). */
 const randomEvm = () => `0x${[...Array(40)].map(() => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('')}`;
-
-async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
-    return createSession(m, userId);
-  });
-}
 
 async function cryptoEntry(api: ReturnType<typeof client>, extra: Record<string, unknown> = {}): Promise<any> {
   return ok(await api.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), label: 'Treasury', ...extra }), 201);

@@ -21,16 +21,14 @@
  * credential neither grants nor refuses anything), and 404 not_found for an unknown token.
  * Every error answer must be the part 7 envelope.
  */
-import crypto from 'node:crypto';
-import { createSession, insertApiKey, type DevCredentials } from '../../activities/accounts';
+import { insertApiKey, type DevCredentials } from '../../activities/accounts';
 import { errorStatuses } from '../../api/openapi';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from '../../api/operation';
 import { errorEnvelopeSchema } from '../../api/middleware/errors';
 import { ALL_SCOPES, SCOPE_ALIASES } from '../../api/scopes';
 import { transaction } from '../../lib/db';
-import { newId } from '../../lib/ids';
 import { documentOfThisBuild } from '../../scripts/openapi';
-import { API, call, connectDb, idem, newAccount, type Res } from '../helpers/api';
+import { API, call, connectDb, idem, newAccount, type Res, memberSession } from '../helpers/api';
 import { createAccountObjects, realIdsFor, templateParams, type AccountObjects } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
 
@@ -66,15 +64,6 @@ async function keyWith(scopes: string[]): Promise<string> {
   return keyCache.get(id)!;
 }
 
-async function memberSession(role: Exclude<Role, 'owner'>): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${crypto.randomBytes(4).toString('hex')}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [acct.account_id, userId, role]);
-    return createSession(m, userId);
-  });
-}
-
 /** The concrete path of `def` with real ids of the matrix account where known. */
 function pathOf(def: OperationDef, opts: { unknownToken?: boolean; unknownIds?: boolean } = {}): { path: string; realIds: boolean } {
   const real = opts.unknownIds ? {} : realIdsFor(def.path, objects);
@@ -108,7 +97,7 @@ function expectationFor(def: OperationDef, cls: CallerClass, realIds: boolean): 
 async function credentialOf(def: OperationDef, cls: CallerClass): Promise<{ key?: string; bearer?: string }> {
   if (def.id === 'account_sessions.revoke_all') {
     // It revokes every session of the caller's login: use logins of their own, never the shared ones.
-    if (cls === 'viewer' || cls === 'developer' || cls === 'admin') return { bearer: await memberSession(cls) };
+    if (cls === 'viewer' || cls === 'developer' || cls === 'admin') return { bearer: await memberSession(acct.account_id, cls) };
     if (cls === 'owner' || cls === 'other_account_owner') return { bearer: (await newAccount()).session_token };
   }
   const aliasOf = (s: string) => (s.startsWith('screenings.') ? s.replace('screenings.', 'screening.') : s);
@@ -187,9 +176,9 @@ beforeAll(async () => {
   other = await newAccount();
   await receiver.start();
   objects = await createAccountObjects(acct, receiver);
-  sessions.viewer = await memberSession('viewer');
-  sessions.developer = await memberSession('developer');
-  sessions.admin = await memberSession('admin');
+  sessions.viewer = await memberSession(acct.account_id, 'viewer');
+  sessions.developer = await memberSession(acct.account_id, 'developer');
+  sessions.admin = await memberSession(acct.account_id, 'admin');
 });
 
 afterAll(async () => {

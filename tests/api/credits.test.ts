@@ -6,15 +6,13 @@
  * concurrent confirmations, failed/expired/short-paid checkouts granting nothing, the ledger list
  * with `events_total`, and the consume/refund ledger used by screening reports.
  */
-import { createSession } from '../../activities/accounts';
 import type { DevCredentials } from '../../activities/accounts';
 import { accountOwner, consumeCheck, refundCheck } from '../../activities/credits';
 import { FREE_CHECKS_ALLOWANCE } from '../../domain/credits';
 import { DomainError } from '../../domain/errors';
-import { db, transaction } from '../../lib/db';
-import { newId } from '../../lib/ids';
+import { db } from '../../lib/db';
 import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../api/schemas/credits';
-import { call, client, expectError, idem, newAccount, type Res } from '../helpers/api';
+import { call, client, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 
 let a: DevCredentials;
 let ses: ReturnType<typeof client>;
@@ -26,15 +24,6 @@ const ok = (res: Res, status = 200) => {
 
 const sim = (checkoutId: string, action: 'complete' | 'fail' | 'expire', body: Record<string, unknown> = {}) =>
   call('POST', `/sim/providers/checkout/${checkoutId}/${action}`, body, { idem: null });
-
-async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
-    return createSession(m, userId);
-  });
-}
 
 beforeAll(async () => {
   a = await newAccount();

@@ -8,7 +8,7 @@ import { createSession, insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { API, call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
+import { API, call, client, connectDb, eventually, expectError, newAccount, memberSession } from '../helpers/api';
 import { activeCryptoLink } from '../helpers/fixtures';
 import { openStream, opened } from '../helpers/sse';
 
@@ -20,15 +20,6 @@ async function emit(accountId: string, type: string, object: Record<string, unkn
 
 const ownerOf = async (accountId: string): Promise<string> =>
   (await db().query('SELECT owner_user_id FROM accounts WHERE id = $1', [accountId]))[0].owner_user_id;
-
-async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
-    return createSession(m, userId);
-  });
-}
 
 beforeAll(async () => { await connectDb(); });
 afterAll(async () => { await closeDb(); });

@@ -10,7 +10,7 @@
  * reach the receiver).
  */
 import { Webhook } from 'standardwebhooks';
-import { createSession, insertApiKey } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
 import { dispatchOnce } from '../../activities/dispatcher';
 import Router from '@koa/router';
@@ -23,7 +23,7 @@ import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
 import { closeTemporalClient } from '../../temporal/client';
-import { client, eventually, expectError, idem, newAccount, type Res } from '../helpers/api';
+import { client, eventually, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 import { Receiver, testTls, type Received } from '../helpers/receiver';
 
 // ---------------------------------------------------------------------------------------------
@@ -58,15 +58,6 @@ async function deliveryReaches(api: ReturnType<typeof client>, id: string, statu
 }
 
 /** Adds a dashboard session for a new user who is a member of `accountId` with `role`. */
-async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
-    return createSession(m, userId);
-  });
-}
-
 /** Flips a global switch and waits past the product's 2 s switch cache. */
 async function flip(name: string, on: boolean): Promise<void> {
   await setSwitch(name, on);

@@ -4,12 +4,12 @@
  * (1 rule 5), scopes and roles, Service-Account selection, well-known routes, API keys (4.10).
  */
 import crypto from 'node:crypto';
-import { createSession, insertApiKey } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts';
 import { setSwitch } from '../../api/switches';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { sha256Hex } from '../../lib/secrets';
-import { call, client, connectDb, expectError, idem, newAccount } from '../helpers/api';
+import { call, client, connectDb, expectError, idem, newAccount, memberSession } from '../helpers/api';
 
 let acct: Awaited<ReturnType<typeof newAccount>>;
 
@@ -21,15 +21,6 @@ beforeAll(async () => {
 async function keyWith(scopes: string[], extra: { ipAllowlist?: string[]; livemode?: boolean } = {}): Promise<string> {
   const { secret } = await transaction((m) => insertApiKey(m, { accountId: acct.account_id, livemode: extra.livemode ?? true, scopes, ipAllowlist: extra.ipAllowlist }));
   return secret;
-}
-
-async function memberSession(role: 'admin' | 'developer' | 'viewer'): Promise<string> {
-  return transaction(async (m) => {
-    const userId = newId('usr_');
-    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${crypto.randomBytes(4).toString('hex')}@merchant.example`]);
-    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [acct.account_id, userId, role]);
-    return createSession(m, userId);
-  });
 }
 
 describe('authentication (spec 5)', () => {
@@ -102,9 +93,9 @@ describe('authentication (spec 5)', () => {
   });
 
   test('owner/admin-only actions refuse other members with scope_denied', async () => {
-    const viewer = await memberSession('viewer');
+    const viewer = await memberSession(acct.account_id, 'viewer');
     expectError(await client(viewer).post('/v1/api_keys', { scopes: ['account.read'] }), 403, 'permission_error', 'scope_denied');
-    const dev = await memberSession('developer');
+    const dev = await memberSession(acct.account_id, 'developer');
     expectError(await client(dev).patch('/v1/account', { display_name: 'x' }), 403, 'permission_error', 'scope_denied');
     const r = await client(viewer).get('/v1/account');
     expect(r.status).toBe(200);
@@ -121,7 +112,7 @@ describe('authentication (spec 5)', () => {
   });
 
   test('a revoked or expired dashboard session is 401', async () => {
-    const s = await memberSession('admin');
+    const s = await memberSession(acct.account_id, 'admin');
     await db().query('UPDATE dashboard_sessions SET revoked_at = now() WHERE token_hash = $1', [sha256Hex(s)]);
     expectError(await client(s).get('/v1/account'), 401, 'authentication_error', 'session_revoked');
   });

@@ -4,8 +4,9 @@
  * through the same code path as `npm run seed`.
  */
 import crypto from 'node:crypto';
-import { initDb } from '../../lib/db';
-import { provisionAccount, DevCredentials } from '../../activities/accounts';
+import { initDb, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { createSession, provisionAccount, DevCredentials } from '../../activities/accounts';
 
 export const API = () => process.env.TEST_API_URL!;
 
@@ -77,4 +78,14 @@ export function expectError(res: Res, status: number, type: string, code?: strin
     throw new Error(`expected ${status} ${type}${code ? `/${code}` : ''}${param ? ` param=${param}` : ''}, got ${got}`);
   }
   for (const f of ['message', 'doc_url', 'request_id']) if (typeof e[f] !== 'string') throw new Error(`error envelope lacks ${f}: ${got}`);
+}
+
+/** A dashboard session of a new user who is a member of `accountId` with `role` (spec 5 rule 4 roles). */
+export async function memberSession(accountId: string, role: 'admin' | 'developer' | 'viewer'): Promise<string> {
+  return transaction(async (m) => {
+    const userId = newId('usr_');
+    await m.query('INSERT INTO users(id, email) VALUES ($1,$2)', [userId, `${role}+${userId}@merchant.example`]);
+    await m.query('INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,$3)', [accountId, userId, role]);
+    return createSession(m, userId);
+  });
 }
