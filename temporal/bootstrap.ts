@@ -36,6 +36,11 @@ export type BootstrapLog = (msg: string) => void;
 export interface DevServerOptions {
   /** SQLite file for persistence; in-memory when omitted. Ignored (with a warning) by the Java fallback. */
   dbFile?: string;
+  /**
+   * With `dbFile`: `durable` (default) keeps SQLite's NORMAL sync (safe across crashes of the
+   * server, WAL); `throwaway` turns syncing off (test and benchmark stacks whose file is deleted).
+   */
+  dbDurability?: 'durable' | 'throwaway';
   /** gRPC frontend port; a free port is picked when omitted. */
   port?: number;
   /** Web UI port; a free port is picked when omitted; `null` disables the UI (same as headless). */
@@ -571,6 +576,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     if (opts.dbFile) {
       fs.mkdirSync(path.dirname(path.resolve(opts.dbFile)), { recursive: true });
       args.push('--db-filename', path.resolve(opts.dbFile));
+      // WAL lets readers run beside the single writer: about 1.5x the workflow throughput of the
+      // default rollback journal or the in-memory database on this machine (bench/webhooks.ts).
+      args.push('--sqlite-pragma', 'journal_mode=wal',
+        '--sqlite-pragma', `synchronous=${opts.dbDurability === 'throwaway' ? 'off' : 'normal'}`);
     }
     if (uiPort === null) args.push('--headless');
     else {
