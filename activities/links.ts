@@ -32,7 +32,7 @@ import { chainAdapter } from '../providers/chain';
 import { emailProvider } from '../providers/email';
 import { temporalClient, signalWithStart } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
-import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRow, type RequestRef } from './outbox';
+import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from './outbox';
 import { IdempotencyKeyTaken, type InlineIdempotency } from '../api/idempotency';
 import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
 
@@ -439,10 +439,7 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
   for (let attempt = 1; ; attempt++) {
     link.short_code = newShortCode();
     const wire = paymentLinkView(link, vctx);
-    const event = eventRow({
-      accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link',
-      objectId: link.id, object: wire, request: c.request,
-    });
+    const event = { accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link', objectId: link.id, request: c.request };
     try {
       const rows: unknown[] = await db().query(
         `WITH claim AS (
@@ -456,10 +453,12 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
            RETURNING id),
          ev AS (
            INSERT INTO events(${EVENT_COLUMNS})
-           SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 FROM link
+           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::jsonb), $16, $17, $18 FROM link
            RETURNING id)
          SELECT pg_notify('events', ev.id) FROM ev`,
-        [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire), ...event]);
+        // The wire form travels once: it is both the stored response and the event's `data.object`.
+        [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire),
+          ...eventRowHead(event), ...eventRowTail(event)]);
       if (!rows[0]) throw new IdempotencyKeyTaken();
       return { link, wire };
     } catch (e) {

@@ -30,8 +30,17 @@ export const EVENT_COLUMNS = 'id, account_id, livemode, type, object_type, objec
 
 /** The values of one event row (a fresh `evt_` id first), in the order of `EVENT_COLUMNS`; `data` is JSON text. */
 export function eventRow(e: NewEvent): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string] {
-  return [newId('evt_'), e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? [], JSON.stringify({ object: e.object }),
-    e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION];
+  return [...eventRowHead(e), JSON.stringify({ object: e.object }), ...eventRowTail(e)];
+}
+
+/** The values of an event row before `data` (a fresh `evt_` id first): for statements that build `data` in SQL. */
+export function eventRowHead(e: Omit<NewEvent, 'object'>): [string, string, boolean, string, string, string, string[]] {
+  return [newId('evt_'), e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? []];
+}
+
+/** The values of an event row after `data`: request id, Idempotency-Key, API version. */
+export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, string | null, string] {
+  return [e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION];
 }
 
 /** Inserts one event row inside `m`'s transaction and queues a NOTIFY on channel `events`. Returns the `evt_` id. */
