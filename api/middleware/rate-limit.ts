@@ -4,7 +4,7 @@
  * Rates (requests per second) come from configuration; the spec leaves them open.
  *
  * Leasing: for a budget of 200/s or more, an instance takes points from the shared store in leases
- * of up to 10 (one store write per lease instead of per request) and spends them locally until the
+ * of up to 50, a twentieth of the budget (one store write per lease instead of per request) and spends them locally until the
  * window ends. Near the limit (a lease refused) it falls back to one point per request, so the
  * shared budget is never exceeded; at most (lease - 1) points per instance and window go unused.
  */
@@ -23,9 +23,9 @@ interface Lease { remaining: number; expiresAt: number; exact: boolean }
 const limiters = new Map<CredentialClass, ClassLimiter>();
 const leases = new Map<string, Lease>();
 
-/** Lease size for a per-second budget: 1 (exact, one write per request) below 200/s, else up to 10. */
+/** Lease size for a per-second budget: 1 (exact, one write per request) below 200/s, else a twentieth of it, at most 50. */
 export function leaseFor(points: number): number {
-  return points < 200 ? 1 : Math.min(10, Math.floor(points / 20));
+  return points < 200 ? 1 : Math.min(50, Math.floor(points / 20));
 }
 
 function classLimiter(cls: CredentialClass): ClassLimiter {
