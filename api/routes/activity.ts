@@ -26,7 +26,7 @@ import { wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../schemas/responses';
 import { activityResponse, activitySummaryResponse, activitySummaryView, activityView, byCategoryResponse } from '../views/activity';
-import { decodeSeqCursor, encodeSeqCursor } from './events';
+import { eventsPage } from './events';
 
 /** Shipped event types that are activity. */
 const ACTIVITY_TYPES = LIVE_EVENT_TYPES.filter((t) => activityCategory(t) !== null);
@@ -80,20 +80,8 @@ export function register(r: Router<AppState>): void {
       const limit = parseLimit(query.limit);
       const qb = base(caller, query);
       const counted = qb.clone();
-      if (query.cursor !== undefined && query.cursor !== '') {
-        const seq = decodeSeqCursor(query.cursor);
-        if (!seq) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
-        qb.andWhere('e.seq < :cursorSeq', { cursorSeq: seq });
-      }
-      const rows = await qb.orderBy('e.seq', 'DESC').limit(limit + 1).getMany();
-      const hasMore = rows.length > limit;
-      const page = hasMore ? rows.slice(0, limit) : rows;
-      const envelope = {
-        object: 'list' as const,
-        data: page.map(activityView),
-        has_more: hasMore,
-        next_cursor: hasMore ? encodeSeqCursor(String(page[page.length - 1].seq)) : null,
-      };
+      const { page, has_more, next_cursor } = await eventsPage(qb, query.cursor, limit);
+      const envelope = { object: 'list' as const, data: page.map(activityView), has_more, next_cursor };
       if (!wantsExpand(query.expand, 'summary')) return envelope;
       const byCategory = await countByCategory(counted);
       return { ...envelope, summary: { total: Object.values(byCategory).reduce((x, y) => x + y, 0), by_category: byCategory } };

@@ -20,6 +20,7 @@ import { isKnownEventType, LIVE_EVENT_TYPES } from '../../domain/event-types';
 import { DomainError } from '../../domain/errors';
 import { base64UrlDecode, base64UrlEncode, isBigintDigits, parseLimit, utf8Decode, utf8Encode } from '../../domain/pagination';
 import { EventRow } from '../../entities';
+import type { SelectQueryBuilder } from 'typeorm';
 import { db } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
@@ -35,6 +36,22 @@ const EARLIEST_SINCE_MS = Date.parse('0001-01-01T00:00:00Z');
 /** Opaque list cursor: unpadded base64url of `{"s":"<seq>"}`. */
 export function encodeSeqCursor(seq: string): string {
   return base64UrlEncode(utf8Encode(JSON.stringify({ s: seq })));
+}
+
+/**
+ * One page of an events query (alias `e`), newest first by `seq` (spec 8 list rules): `cursor` is
+ * `encodeSeqCursor` output; throws `400 cursor_invalid` for anything else.
+ */
+export async function eventsPage(qb: SelectQueryBuilder<EventRow>, cursor: string | undefined, limit: number): Promise<{ page: EventRow[]; has_more: boolean; next_cursor: string | null }> {
+  if (cursor !== undefined && cursor !== '') {
+    const seq = decodeSeqCursor(cursor);
+    if (!seq) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
+    qb.andWhere('e.seq < :cursorSeq', { cursorSeq: seq });
+  }
+  const rows = await qb.orderBy('e.seq', 'DESC').limit(limit + 1).getMany();
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  return { page, has_more: hasMore, next_cursor: hasMore ? encodeSeqCursor(String(page[page.length - 1].seq)) : null };
 }
 
 /** Decodes `encodeSeqCursor` output; null for anything else. */
@@ -96,20 +113,8 @@ export function register(r: Router<AppState>): void {
           qb.andWhere('e.created_at >= :sinceT', { sinceT: new Date(t).toISOString() });
         }
       }
-      if (query.cursor !== undefined && query.cursor !== '') {
-        const seq = decodeSeqCursor(query.cursor);
-        if (!seq) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
-        qb.andWhere('e.seq < :cursorSeq', { cursorSeq: seq });
-      }
-      const rows = await qb.orderBy('e.seq', 'DESC').limit(limit + 1).getMany();
-      const hasMore = rows.length > limit;
-      const page = hasMore ? rows.slice(0, limit) : rows;
-      return {
-        object: 'list',
-        data: page.map(eventView),
-        has_more: hasMore,
-        next_cursor: hasMore ? encodeSeqCursor(String(page[page.length - 1].seq)) : null,
-      };
+      const { page, has_more, next_cursor } = await eventsPage(qb, query.cursor, limit);
+      return { object: 'list', data: page.map(eventView), has_more, next_cursor };
     },
   });
 
