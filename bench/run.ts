@@ -17,10 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import { startStack } from '../scripts/stack';
+import type { DevCredentials } from '../activities/accounts';
+import type { Stack } from '../scripts/stack';
+import { runBench } from './harness';
 import { freePort } from '../lib/embedded-pg';
-import { initDb, closeDb } from '../lib/db';
-import { provisionAccount } from '../activities/accounts';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon');
@@ -41,19 +41,7 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function main(): Promise<void> {
-  const stack = await startStack({ log, tag: 'bench', split: true, envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' } });
-  try {
-    await measure(stack);
-  } finally {
-    await closeDb();
-    await stack.stop();
-  }
-}
-
-async function measure(stack: Awaited<ReturnType<typeof startStack>>): Promise<void> {
-  await initDb(stack.databaseUrl, 4);
-  const creds = await provisionAccount();
+async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const { db } = await import('../lib/db');
   await db().query('CREATE TABLE IF NOT EXISTS bench_bare_links (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
 
@@ -154,7 +142,4 @@ async function measure(stack: Awaited<ReturnType<typeof startStack>>): Promise<v
   ].join('\n'));
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`[bench] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+runBench({ name: 'bench', tag: 'bench', split: true, log }, measure);

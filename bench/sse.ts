@@ -11,9 +11,9 @@
  */
 import 'reflect-metadata';
 import crypto from 'node:crypto';
-import { provisionAccount } from '../activities/accounts';
-import { closeDb, initDb } from '../lib/db';
-import { startStack } from '../scripts/stack';
+import type { DevCredentials } from '../activities/accounts';
+import type { Stack } from '../scripts/stack';
+import { runBench } from './harness';
 import { openStream, opened, type StreamClient } from '../scripts/sse-client';
 
 const STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 50);
@@ -24,12 +24,9 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-async function main(): Promise<void> {
-  const stack = await startStack({ log, tag: 'bench-sse', envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000' } });
+async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const clients: StreamClient[] = [];
   try {
-    await initDb(stack.databaseUrl, 4);
-    const creds = await provisionAccount();
     log(`connecting ${STREAMS} streams...`);
     for (let i = 0; i < STREAMS; i++) clients.push(openStream(stack.apiUrl, creds.live_key));
     await Promise.all(clients.map((c) => opened(c, 30000)));
@@ -77,12 +74,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const c of clients) c.close();
-    await closeDb();
-    await stack.stop();
   }
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+runBench({ name: 'bench:sse', tag: 'bench-sse', log }, measure);

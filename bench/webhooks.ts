@@ -17,9 +17,10 @@ import https from 'node:https';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { startStack } from '../scripts/stack';
-import { closeDb, db, initDb, transaction } from '../lib/db';
-import { provisionAccount } from '../activities/accounts';
+import type { DevCredentials } from '../activities/accounts';
+import type { Stack } from '../scripts/stack';
+import { runBench } from './harness';
+import { db, transaction } from '../lib/db';
 import { emitEvent } from '../activities/outbox';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
@@ -35,22 +36,7 @@ function pct(sorted: number[], p: number): number {
 
 interface Receipt { at: number; path: string; eventId: string; body: string; headers: Record<string, string> }
 
-async function main(): Promise<void> {
-  const stack = await startStack({
-    log, tag: 'benchwh',
-    envOverrides: { RATE_LIMIT_BUSINESS_KEY: '1000000', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
-  });
-  try {
-    await measure(stack);
-  } finally {
-    await closeDb();
-    await stack.stop();
-  }
-}
-
-async function measure(stack: Awaited<ReturnType<typeof startStack>>): Promise<void> {
-  await initDb(stack.databaseUrl, 4);
-  const creds = await provisionAccount();
+async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
 
   // The receiver: answers 200 at once, keeps the receipt time per (endpoint path, event id).
   const receipts: Receipt[] = [];
@@ -154,7 +140,4 @@ async function measure(stack: Awaited<ReturnType<typeof startStack>>): Promise<v
   if (ours.length < expected) throw new Error(`only ${ours.length} of ${expected} deliveries arrived within ${TIMEOUT_S} s`);
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`[bench:webhooks] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+runBench({ name: 'bench:webhooks', tag: 'benchwh', log, envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' } }, measure);

@@ -1,0 +1,33 @@
+/**
+ * The frame every benchmark shares: a throwaway stack (scripts/stack.ts), this process's database
+ * pool on it and a fresh account (as `npm run seed` makes), torn down whatever happens; the process
+ * exits 0 when `measure` returns and 1 (with the stack trace) when it throws.
+ */
+import 'reflect-metadata';
+import { provisionAccount, type DevCredentials } from '../activities/accounts';
+import { closeDb, initDb } from '../lib/db';
+import { startStack, type Stack } from '../scripts/stack';
+
+/** Rate limits no benchmark should hit (requests per second per credential class). */
+export const UNLIMITED = { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_PUBLIC_TOKEN: '1000000' };
+
+/** Runs `measure` against a fresh stack; `name` prefixes the failure message. */
+export function runBench(
+  opts: { name: string; tag: string; split?: boolean; envOverrides?: NodeJS.ProcessEnv; log: (m: string) => void },
+  measure: (stack: Stack, creds: DevCredentials) => Promise<void>,
+): void {
+  const main = async (): Promise<void> => {
+    const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
+    try {
+      await initDb(stack.databaseUrl, 4);
+      await measure(stack, await provisionAccount());
+    } finally {
+      await closeDb();
+      await stack.stop();
+    }
+  };
+  main().then(() => process.exit(0)).catch((e) => {
+    process.stderr.write(`[${opts.name}] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  });
+}
