@@ -116,6 +116,16 @@ async function credentialOf(def: OperationDef, cls: CallerClass): Promise<{ key?
 }
 
 async function send(def: OperationDef, path: string, cred: { key?: string; bearer?: string }): Promise<Res> {
+  // Another suite may turn a resource switch off for a few seconds while this one runs (switches
+  // are global): wait for it to come back rather than read its 503 as this caller's answer.
+  for (let i = 0; ; i++) {
+    const r = await sendOnce(def, path, cred);
+    if (!(def.switch && r.status === 503 && r.body?.error?.code === 'switch_off' && i < 80)) return r;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
+async function sendOnce(def: OperationDef, path: string, cred: { key?: string; bearer?: string }): Promise<Res> {
   if (def.id === 'events.stream') return openStream(path, cred);
   const method = def.method.toUpperCase();
   const mutation = method !== 'GET';
