@@ -8,6 +8,8 @@
  * 2. From POST /sim/chain/transfers (a full deposit) to `payment.paid` committed in the outbox
  *    (seen through LISTEN) and to the signed webhook received by a local endpoint: p50 / p95
  *    (targets: outbox p95 < 500 ms, webhook p95 < 1.5 s).
+ * Also loads a "data-layer floor" (bench/floor-server.ts: bare Koa + the product's own statements)
+ * to split the gap into what the spec's writes cost and what the HTTP pipeline costs.
  * Env: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
  */
 import 'reflect-metadata';
@@ -49,6 +51,10 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const bare = spawn(process.execPath, [path.join(__dirname, 'bare-server.js')], { env: { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((res) => bare.stdout!.once('data', () => res()));
   const bareUrl = `http://127.0.0.1:${barePort}`;
+  const floorPort = await freePort();
+  const floor = spawn(process.execPath, [path.join(__dirname, 'floor-server.js')], { env: { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(floorPort), BENCH_ACCOUNT_ID: creds.account_id }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((res) => floor.stdout!.once('data', () => res()));
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
 
   const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
   const linkBody = JSON.stringify({ amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'Bench link', accepted_rail_kinds: ['crypto'] });
@@ -60,16 +66,22 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   log(`warming up...`);
   await autocannon({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
   await autocannon({ url: `${bareUrl}/links/${link.id}`, connections: 8, duration: 3 });
+  await autocannon({ url: `${floorUrl}/links/${link.id}`, connections: 8, duration: 3 });
 
   log(`GET product (${CONNECTIONS} connections, ${SECONDS} s)...`);
   const getProduct = await load({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers });
   log('GET bare...');
   const getBare = await load({ url: `${bareUrl}/links/${link.id}` });
+  log('GET floor...');
+  const getFloor = await load({ url: `${floorUrl}/links/${link.id}` });
   log('POST product...');
   const postProduct = await load({ url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] });
   log('POST bare...');
   const postBare = await load({ url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] });
+  log('POST floor...');
+  const postFloor = await load({ url: `${floorUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] });
   bare.kill();
+  floor.kill();
 
   // Deposit -> outbox -> webhook latency.
   log(`deposit latency over ${PAYMENTS} payments...`);
@@ -132,6 +144,11 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     `${'endpoint'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ${'bare r/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ratio`,
     row('GET /v1/payment_links/{id}', getProduct, getBare),
     row('POST /v1/payment_links (idempotent)', postProduct, postBare),
+    '',
+    `Data-layer floor (bare Koa + the product's own read / create statement, no pipeline; bench/floor-server.ts):`,
+    row('GET floor', getFloor, getBare),
+    row('POST floor', postFloor, postBare),
+    `  product / floor: GET ${(100 * getProduct.rps / getFloor.rps).toFixed(0)}%, POST ${(100 * postProduct.rps / postFloor.rps).toFixed(0)}%`,
     '',
     `Deposit latency over ${PAYMENTS} payments (sim transfer -> ...):`,
     `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,
