@@ -6,7 +6,6 @@
 import { bech32, bech32m } from '@scure/base';
 import { checkAddress, resolveChain } from '../../domain/addresses';
 import { applyAdminGrant, applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, isCreditPack, PACK_PRICE_MINOR } from '../../domain/credits';
-import { caught } from '../helpers/domain';
 
 const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
 
