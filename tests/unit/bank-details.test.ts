@@ -129,7 +129,9 @@ describe('payouts use the same rules', () => {
     expect(normalizePayoutBeneficiary('spei', { ...noRail, rail: 'spei' }).masked.rail).toBe('spei');
     expect(caught(() => normalizePayoutBeneficiary('spei', { ...noRail, rail: 'ach' }))).toMatchObject({ code: 'parameter_invalid', param: 'rail', details: { expected: 'spei', received: 'ach' } });
     expect(caught(() => normalizePayoutBeneficiary('co_bank_transfer', noRail))).toMatchObject({ code: 'parameter_invalid', param: 'rail' });
-    expect(caught(() => normalizePayoutBeneficiary('ach', noRail))).toMatchObject({ code: 'parameter_missing', param: 'account_number' });
+    // A CLABE sent for an ach payout: the field of another rail is named first.
+    expect(caught(() => normalizePayoutBeneficiary('ach', noRail))).toMatchObject({ code: 'parameter_invalid', param: 'clabe' });
+    expect(caught(() => normalizePayoutBeneficiary('ach', { ...base, routing_number: '021000021' }))).toMatchObject({ code: 'parameter_missing', param: 'account_number' });
   });
 });
 
