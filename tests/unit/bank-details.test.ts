@@ -27,13 +27,12 @@ const VALID: Record<(typeof BANK_RAILS)[number], BeneficiaryInput> = {
 
 describe('check digits and key kinds', () => {
   it('ABA routing and CLABE', () => {
-    expect(isValidAbaRouting('021000021')).toBe(true);
-    expect(isValidAbaRouting('021000022')).toBe(false);
-    expect(isValidAbaRouting('000000000')).toBe(false);
-    expect(isValidClabe('032180000118359719')).toBe(true);
-    expect(isValidClabe('032180000118359718')).toBe(false);
-    expect(isValidClabe('002010077777777771')).toBe(true);
-    expect(isValidClabe('002010077777777772')).toBe(false);
+    const cases: Array<[(s: string) => boolean, string, boolean]> = [
+      [isValidAbaRouting, '021000021', true], [isValidAbaRouting, '021000022', false], [isValidAbaRouting, '000000000', false],
+      [isValidClabe, '032180000118359719', true], [isValidClabe, '032180000118359718', false],
+      [isValidClabe, '002010077777777771', true], [isValidClabe, '002010077777777772', false],
+    ];
+    for (const [check, value, valid] of cases) expect([value, check(value)]).toEqual([value, valid]);
   });
   it('pix key kinds', () => {
     expect(pixKeyType('a@b.co')).toBe('email');
