@@ -15,7 +15,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
-import { maskedAccountEnding, normalizePayoutBeneficiary, type BeneficiaryInput, type StoredBankDetails } from '../domain/bank-details';
+import { maskedAccountEnding, normalizePayoutBeneficiary, type PayoutBeneficiaryInput, type StoredBankDetails } from '../domain/bank-details';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
 import { toMinorPositive, type Money } from '../domain/money';
 import {
@@ -184,9 +184,6 @@ export async function setBeneficiary(a: { accountId: string; livemode: boolean; 
     return p;
   });
 }
-
-/** The body of `POST /payouts/{id}/beneficiary`: the address book's details, `rail` optional. */
-export type PayoutBeneficiaryInput = Omit<BeneficiaryInput, 'rail'> & { rail?: string | null };
 
 export interface FundRequest { funding_source?: 'external_wallet' | 'service_wallet'; source_chain?: string; refund_address?: string }
 

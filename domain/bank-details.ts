@@ -75,6 +75,9 @@ export interface BeneficiaryInput {
   country?: string | null;
 }
 
+/** The body of `POST /payouts/{id}/beneficiary`: the same details, `rail` optional (the payout's). */
+export type PayoutBeneficiaryInput = Omit<BeneficiaryInput, 'rail'> & { rail?: string | null };
+
 type Nullable<T> = { [K in keyof T]-?: Exclude<T[K], undefined> | null };
 
 /** Normalized raw details: only ever stored encrypted (lib/secrets.ts), never sent on the wire. */
@@ -209,7 +212,7 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
  * invalid_request` `parameter_invalid` param `rail` for another rail or a corridor that takes no
  * bank details, then as `normalizeBeneficiary`.
  */
-export function normalizePayoutBeneficiary(fiatRail: string, input: Omit<BeneficiaryInput, 'rail'> & { rail?: string | null }): { details: BankDetails; masked: MaskedBeneficiary } {
+export function normalizePayoutBeneficiary(fiatRail: string, input: PayoutBeneficiaryInput): { details: BankDetails; masked: MaskedBeneficiary } {
   const rail = beneficiaryRailOf(fiatRail);
   if (!rail) throw invalidRequest('parameter_invalid', `The ${fiatRail} rail takes no bank details.`, 'rail', { rail: fiatRail });
   if (input.rail !== undefined && input.rail !== null && input.rail !== rail) {
