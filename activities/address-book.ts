@@ -271,7 +271,7 @@ export async function setBeneficiary(c: OpContext, id: string, input: Beneficiar
     if (e.beneficiary_set_at) throw conflict('beneficiary_already_set', 'Bank details of an entry are set once; add a new entry for other details.');
     const { details, masked } = normalizeBeneficiary(input);
     e.bank_details_ciphertext = encrypt(JSON.stringify(details));
-    e.beneficiary_masked = masked as unknown as Record<string, unknown>;
+    e.beneficiary_masked = masked;
     e.bank_rail = masked.rail;
     e.bank_currency = masked.currency;
     e.beneficiary_set_at = new Date();

@@ -15,7 +15,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
-import { maskBeneficiary, validateBeneficiary, type BeneficiaryDetails, type BeneficiaryInput } from '../domain/beneficiary';
+import { maskedAccountEnding, normalizePayoutBeneficiary, type PayoutBeneficiaryInput, type StoredBankDetails } from '../domain/bank-details';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
 import { toMinorPositive, type Money } from '../domain/money';
 import {
@@ -165,19 +165,20 @@ export async function replacePayout(a: { accountId: string; livemode: boolean; i
 }
 
 /**
- * `POST /payouts/{id}/beneficiary` (spec 2.6): raw bank details for the payout's rail, accepted
- * once while the payout is a draft, stored encrypted (AES-GCM) with the masked projection.
- * 409 `beneficiary_already_set`, 409 `payout_not_editable`; 400 on invalid details. Emits
- * `payout.beneficiary_added`.
+ * `POST /payouts/{id}/beneficiary` (spec 2.6): raw bank details for the payout's rail (`rail`
+ * optional, the payout's), accepted once while the payout is a draft, checked by
+ * domain/bank-details.ts (the address book's rules), stored encrypted (AES-GCM) with the masked
+ * projection. 409 `beneficiary_already_set`, 409 `payout_not_editable`; 400 `parameter_missing` /
+ * `parameter_invalid` naming the field. Emits `payout.beneficiary_added`.
  */
-export async function setBeneficiary(a: { accountId: string; livemode: boolean; id: string; body: BeneficiaryInput; request: RequestRef }): Promise<Payout> {
+export async function setBeneficiary(a: { accountId: string; livemode: boolean; id: string; body: PayoutBeneficiaryInput; request: RequestRef }): Promise<Payout> {
   return transaction(async (m) => {
     const p = await lockPayout(m, a.accountId, a.livemode, a.id);
     if (p.beneficiary_ciphertext) throw conflict('beneficiary_already_set', 'Bank details cross once; this payout already has a beneficiary. Replace the payout to change them.');
     if (p.status !== 'draft') throw conflict('payout_not_editable', `A ${p.status} payout takes no beneficiary.`, { status: p.status });
-    const details = validateBeneficiary(p.fiat_rail, a.body);
+    const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, a.body);
     p.beneficiary_ciphertext = encrypt(JSON.stringify(details));
-    p.beneficiary_masked = maskBeneficiary(details);
+    p.beneficiary_masked = masked;
     await m.save(p);
     await emitPayoutEvents(m, p, ['payout.beneficiary_added'], a.request);
     return p;
@@ -614,7 +615,7 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
     });
     return stateOf(p);
   }
-  const beneficiary = p0.beneficiary_ciphertext ? JSON.parse(decrypt(p0.beneficiary_ciphertext)) as BeneficiaryDetails : null;
+  const beneficiary = p0.beneficiary_ciphertext ? JSON.parse(decrypt(p0.beneficiary_ciphertext)) as StoredBankDetails : null;
   if (!beneficiary || beneficiary.rail !== p0.fiat_rail) throw ApplicationFailure.nonRetryable(`payout ${payoutId} has no beneficiary for ${p0.fiat_rail}`, 'BeneficiaryMissing');
   const rp = await fiatRails().submit({ idempotencyKey: `${at0.id}:rail`, clientReference: p0.id, rail: p0.fiat_rail, currency: p0.currency, amount: pay.fiat });
   const p = await transaction(async (m) => {
@@ -763,7 +764,7 @@ export async function notifyPayoutRecipient(payoutId: string): Promise<void> {
   const amount = `${p.settled_minor ?? p.invoice_minor} ${p.currency} minor units`;
   await emailProvider().send({
     to: p.recipient_email, template: 'payout_settled', subject: `Your invoice was paid by ${p.sender_display ?? 'a customer'}`,
-    body: `A payment of ${amount} was sent to your account ending ${p.beneficiary_masked?.account_number_last4 ?? p.beneficiary_masked?.iban?.slice(-4) ?? ''}.${p.note ? ` Note: ${p.note}` : ''}`,
+    body: `A payment of ${amount} was sent to your account ending ${(p.beneficiary_masked && maskedAccountEnding(p.beneficiary_masked)) ?? ''}.${p.note ? ` Note: ${p.note}` : ''}`,
     accountId: p.account_id, relatedObjectId: p.id, idempotencyKey: `payout_settled:${p.id}`,
   });
 }

@@ -1,14 +1,23 @@
 /**
- * Bank beneficiary details of an address-book entry (spec 2.11 "Address book entry", 2.6
- * "Beneficiary": raw bank details cross the boundary once, then only a masked projection is read
- * back; the request names the owner `account_owner_type`, the output `beneficiary_owner_type`).
+ * Bank beneficiary details: the one set of rules for every place the product takes them (spec
+ * 2.6 "Beneficiary", 2.11 "Address book entry": `POST /payouts/{id}/beneficiary` and
+ * `POST /address_book/{id}/beneficiary`). Raw bank details cross the boundary once (request names
+ * the owner `account_owner_type`), are stored encrypted, then only the masked projection is read
+ * back (output names it `beneficiary_owner_type`).
  *
  * `normalizeBeneficiary(input)` checks the details of one rail and returns the normalized raw
- * details (to be encrypted at rest) and their masked projection (safe to store and show).
- * Rails and currencies follow the payout corridors: `ach`/`wire` USD, `sepa` EUR,
- * `faster_payments` GBP, `pix` BRL, `spei` MXN. IBAN and BIC are checked with ibantools
- * (ISO 13616 mod-97, SEPA membership, ISO 9362); ABA routing numbers and CLABEs with their check
- * digits. Errors: `400 invalid_request` `parameter_missing` / `parameter_invalid` naming the field.
+ * details (to be encrypted at rest) and their masked projection (safe to store and show);
+ * `maskBankDetails(details)` is that projection alone (also for details stored by older versions).
+ * Rails and currencies follow the payout corridors (`beneficiaryRailOf`): `ach`/`wire` USD,
+ * `sepa` EUR, `faster_payments` GBP, `pix` BRL, `spei` MXN. IBAN and BIC are checked with
+ * ibantools (ISO 13616 mod-97, SEPA membership, ISO 9362); ABA routing numbers and CLABEs with
+ * their check digits. Errors: `400 invalid_request` `parameter_missing` / `parameter_invalid`
+ * naming the field.
+ *
+ * Masked shape: never more than the last four characters of an account identifier (account
+ * number, IBAN, CLABE, Pix key); routing number, sort code and BIC (bank identifiers, not account
+ * identifiers) in full; the IBAN's country; the Pix key's kind. Optional `tax_id` and `country`
+ * of the holder are kept in the raw details only.
  *
  * Pure: no I/O.
  */
@@ -23,6 +32,14 @@ export const RAIL_CURRENCY: Readonly<Record<BankRail, string>> = Object.freeze({
   ach: 'USD', wire: 'USD', sepa: 'EUR', faster_payments: 'GBP', pix: 'BRL', spei: 'MXN',
 });
 
+/**
+ * The rail whose bank details a payout corridor's `fiat_rail` (spec 4.3, 4.6) pays to, or null
+ * when the product takes no bank details for it (the blocked `co_bank_transfer`, never payable).
+ */
+export function beneficiaryRailOf(fiatRail: string): BankRail | null {
+  return (BANK_RAILS as readonly string[]).includes(fiatRail) ? fiatRail as BankRail : null;
+}
+
 const DETAIL_FIELDS = ['account_number', 'routing_number', 'account_type', 'iban', 'bic', 'sort_code', 'clabe', 'pix_key'] as const;
 type DetailField = (typeof DETAIL_FIELDS)[number];
 
@@ -36,7 +53,11 @@ const RAIL_FIELDS: Readonly<Record<BankRail, { required: DetailField[]; optional
   spei: { required: ['clabe'], optional: [] },
 });
 
-/** The request body of `POST /address_book/{id}/beneficiary` (strings already trimmed by joi). */
+/**
+ * Raw details as accepted on the wire (strings already trimmed by joi, `country` an upper-cased
+ * ISO 3166-1 alpha-2 code checked by joi); which detail fields are needed depends on `rail`.
+ * `tax_id` and `country` (the holder's) apply to every rail.
+ */
 export interface BeneficiaryInput {
   account_owner_type: 'individual' | 'business';
   account_holder_name: string;
@@ -50,12 +71,26 @@ export interface BeneficiaryInput {
   sort_code?: string | null;
   clabe?: string | null;
   pix_key?: string | null;
+  tax_id?: string | null;
+  country?: string | null;
 }
 
-/** Normalized raw details: only ever stored encrypted (lib/secrets.ts), never sent on the wire. */
-export type BankDetails = Required<Omit<BeneficiaryInput, 'bank_name'>> & { bank_name: string | null; currency: string };
+/** The body of `POST /payouts/{id}/beneficiary`: the same details, `rail` optional (the payout's). */
+export type PayoutBeneficiaryInput = Omit<BeneficiaryInput, 'rail'> & { rail?: string | null };
 
-/** The masked projection read back on every response (spec 2.6 "Beneficiary"). */
+type Nullable<T> = { [K in keyof T]-?: Exclude<T[K], undefined> | null };
+
+/** Normalized raw details: only ever stored encrypted (lib/secrets.ts), never sent on the wire. */
+export type BankDetails = Nullable<Omit<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'>>
+  & Pick<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'> & { currency: string };
+
+/** Raw details as stored by any version: older payout rows lack `currency` and omit unused fields. */
+export type StoredBankDetails = Partial<BankDetails> & Pick<BankDetails, 'account_owner_type' | 'account_holder_name' | 'rail'>;
+
+export const PIX_KEY_TYPES = ['email', 'phone', 'cpf', 'cnpj', 'evp'] as const;
+export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
+
+/** The masked projection read back on every response (spec 2.6 "Beneficiary", 2.11). */
 export interface MaskedBeneficiary {
   beneficiary_owner_type: 'individual' | 'business';
   account_holder_name: string;
@@ -73,8 +108,6 @@ export interface MaskedBeneficiary {
   pix_key_type: PixKeyType | null;
   pix_key_last4: string | null;
 }
-
-export type PixKeyType = 'email' | 'phone' | 'cpf' | 'cnpj' | 'evp';
 
 /** ABA routing number: 9 digits, weights 3-7-1 summing to a multiple of 10, not all zeros. */
 export function isValidAbaRouting(s: string): boolean {
@@ -108,9 +141,12 @@ const last4 = (s: string | null): string | null => (s ? s.slice(-4) : null);
 const digitsOnly = (s: string): string => s.replace(/[\s-]/g, '');
 
 /**
- * Validates `input` for its rail and returns `{ details, masked }`. Throws `400 invalid_request`:
- * `parameter_missing` for a field the rail needs, `parameter_invalid` for a field the rail does
- * not take or a value that fails its format or check digits (param = the field).
+ * Validates `input` for its rail and returns `{ details, masked }` (account numbers, routing
+ * numbers, sort codes and CLABEs without spaces or dashes; IBAN in electronic format; BIC upper
+ * case; `account_type` defaults to `checking` on ach; empty optional strings become null).
+ * Throws `400 invalid_request`: `parameter_missing` for a field the rail needs,
+ * `parameter_invalid` for a field the rail does not take or a value that fails its format or
+ * check digits (param = the field).
  */
 export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDetails; masked: MaskedBeneficiary } {
   const spec = RAIL_FIELDS[input.rail];
@@ -134,7 +170,6 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
   let bic: string | null = null;
   let clabe: string | null = null;
   let pix: string | null = null;
-  let pixType: PixKeyType | null = null;
   const accountType = input.rail === 'ach' ? (input.account_type ?? 'checking') : null;
 
   if (input.rail === 'ach' || input.rail === 'wire') {
@@ -160,33 +195,61 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
     if (!isValidClabe(clabe)) throw bad('clabe', 'a CLABE is 18 digits with a valid check digit');
   } else {
     pix = input.pix_key!.trim();
-    pixType = pixKeyType(pix);
-    if (!pixType) throw bad('pix_key', 'a Pix key is an email, a +55 phone number, a CPF, a CNPJ or a random key');
+    if (!pixKeyType(pix)) throw bad('pix_key', 'a Pix key is an email, a +55 phone number, a CPF, a CNPJ or a random key');
   }
 
-  const currency = RAIL_CURRENCY[input.rail];
-  const bankName = input.bank_name ? input.bank_name : null;
   const details: BankDetails = {
-    account_owner_type: input.account_owner_type, account_holder_name: input.account_holder_name, bank_name: bankName,
-    rail: input.rail, currency, account_number: accountNumber, routing_number: routing, account_type: accountType,
-    iban, bic, sort_code: sortCode, clabe, pix_key: pix,
+    account_owner_type: input.account_owner_type, account_holder_name: input.account_holder_name, bank_name: input.bank_name || null,
+    rail: input.rail, currency: RAIL_CURRENCY[input.rail], account_number: accountNumber, routing_number: routing, account_type: accountType,
+    iban, bic, sort_code: sortCode, clabe, pix_key: pix, tax_id: input.tax_id || null, country: input.country || null,
   };
-  const masked: MaskedBeneficiary = {
-    beneficiary_owner_type: input.account_owner_type,
-    account_holder_name: input.account_holder_name,
-    bank_name: bankName,
-    rail: input.rail,
-    currency,
-    account_type: accountType,
-    account_number_last4: last4(accountNumber),
-    routing_number: routing,
-    sort_code: sortCode,
+  return { details, masked: maskBankDetails(details) };
+}
+
+/**
+ * `normalizeBeneficiary` for a payout whose corridor pays on `fiatRail` (spec 2.6, 4.3): the
+ * body's `rail` may be omitted (the payout's rail is used) or must name that rail. Throws `400
+ * invalid_request` `parameter_invalid` param `rail` for another rail or a corridor that takes no
+ * bank details, then as `normalizeBeneficiary`.
+ */
+export function normalizePayoutBeneficiary(fiatRail: string, input: PayoutBeneficiaryInput): { details: BankDetails; masked: MaskedBeneficiary } {
+  const rail = beneficiaryRailOf(fiatRail);
+  if (!rail) throw invalidRequest('parameter_invalid', `The ${fiatRail} rail takes no bank details.`, 'rail', { rail: fiatRail });
+  if (input.rail !== undefined && input.rail !== null && input.rail !== rail) {
+    throw invalidRequest('parameter_invalid', `This payout pays on the ${rail} rail: \`rail\` must be ${rail} or omitted.`, 'rail', { expected: rail, received: input.rail });
+  }
+  return normalizeBeneficiary({ ...input, rail });
+}
+
+/**
+ * The masked projection of raw details (already normalized by `normalizeBeneficiary`, now or by
+ * an older version): last four of the account number, IBAN, CLABE and Pix key, the IBAN's
+ * country, the Pix key's kind; routing number, sort code and BIC in full. `currency` defaults to
+ * the rail's. `tax_id` and `country` are never shown.
+ */
+export function maskBankDetails(d: StoredBankDetails): MaskedBeneficiary {
+  const iban = d.iban ?? null;
+  const pix = d.pix_key ?? null;
+  return {
+    beneficiary_owner_type: d.account_owner_type,
+    account_holder_name: d.account_holder_name,
+    bank_name: d.bank_name || null,
+    rail: d.rail,
+    currency: d.currency ?? RAIL_CURRENCY[d.rail],
+    account_type: d.account_type ?? null,
+    account_number_last4: last4(d.account_number ?? null),
+    routing_number: d.routing_number ?? null,
+    sort_code: d.sort_code ?? null,
     iban_country: iban ? iban.slice(0, 2) : null,
     iban_last4: last4(iban),
-    bic,
-    clabe_last4: last4(clabe),
-    pix_key_type: pixType,
+    bic: d.bic || null,
+    clabe_last4: last4(d.clabe ?? null),
+    pix_key_type: pix ? pixKeyType(pix) : null,
     pix_key_last4: last4(pix),
   };
-  return { details, masked };
+}
+
+/** The last four characters of the masked account identifier, whichever the rail uses (for messages). */
+export function maskedAccountEnding(m: MaskedBeneficiary): string | null {
+  return m.account_number_last4 ?? m.iban_last4 ?? m.clabe_last4 ?? m.pix_key_last4;
 }

@@ -1,5 +1,6 @@
 /** Clients, products, address-book entries and wallets (spec 2.3, 2.5, 2.11). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MaskedBeneficiary } from '../domain/bank-details';
 
 @Entity('clients')
 export class Client {
@@ -58,8 +59,8 @@ export class AddressBookEntry {
   @Column('jsonb', { nullable: true }) screening: AddressScreening | null;
   @Column('text', { nullable: true }) bank_rail: string | null;
   @Column('text', { nullable: true }) bank_currency: string | null;
-  /** Masked projection of the bank details (the only form ever read back; raw details are in `bank_details_ciphertext`). */
-  @Column('jsonb', { nullable: true }) beneficiary_masked: Record<string, unknown> | null;
+  /** Masked projection of the bank details (domain/bank-details.ts; the only form ever read back; raw details are in `bank_details_ciphertext`). */
+  @Column('jsonb', { nullable: true }) beneficiary_masked: MaskedBeneficiary | null;
   @Column('timestamptz', { nullable: true }) beneficiary_set_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;

@@ -5,7 +5,7 @@
  * currency, source amounts in USDC (6 decimals).
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { MaskedBeneficiary } from '../domain/beneficiary';
+import type { MaskedBeneficiary } from '../domain/bank-details';
 
 @Entity('payouts')
 export class Payout {

@@ -122,7 +122,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payouts.beneficiary.set', method: 'post', path: '/payouts/:id/beneficiary', scope: WRITE, testMode: 'unavailable',
     body: beneficiaryBody, response: payoutResponse,
-    summary: 'Raw bank details for the payout rail, accepted once; read back only masked.',
+    summary: 'Raw bank details for the payout rail (rules and masked shape of the address book), accepted once; read back only masked.',
     handler: async ({ caller, params, body, ctx }) => {
       return payoutView(await setBeneficiary({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, request: requestRef(ctx) }));
     },

@@ -4,7 +4,7 @@
  * details per rail are checked by domain/ (activities/address-book.ts) with the spec's codes.
  */
 import Joi from 'joi';
-import { BANK_RAILS } from '../../domain/bank-details';
+import { bankDetailsBody, maskedBeneficiaryOut } from './beneficiary';
 import { listQuery } from './common';
 import { listEnvelope, timestamp } from './responses';
 
@@ -39,47 +39,13 @@ export const listEntriesQuery = Joi.object({
   q: Joi.string().trim().max(200).allow(''),
 });
 
-const detail = (max: number) => Joi.string().trim().max(max).allow(null, '');
-
 /** `POST /address_book/{id}/beneficiary`: raw bank details of one rail (spec 2.6 request uses `account_owner_type`). */
-export const beneficiaryBody = Joi.object({
-  account_owner_type: Joi.string().valid('individual', 'business').required(),
-  account_holder_name: Joi.string().trim().min(1).max(140).required(),
-  bank_name: detail(140),
-  rail: Joi.string().valid(...BANK_RAILS).required(),
-  account_number: detail(34),
-  routing_number: detail(20),
-  account_type: Joi.string().valid('checking', 'savings').allow(null),
-  iban: detail(42),
-  bic: detail(14),
-  sort_code: detail(10),
-  clabe: detail(22),
-  pix_key: detail(77),
-});
+export const beneficiaryBody = bankDetailsBody('required');
 
 // ---------------------------------------------------------------------------------------
 // Responses
 
 const nullableString = Joi.string().allow(null).required();
-
-/** Masked bank details (never raw; output uses `beneficiary_owner_type`). */
-export const maskedBeneficiaryOut = Joi.object({
-  beneficiary_owner_type: Joi.string().valid('individual', 'business').required(),
-  account_holder_name: Joi.string().required(),
-  bank_name: nullableString,
-  rail: Joi.string().valid(...BANK_RAILS).required(),
-  currency: Joi.string().required(),
-  account_type: nullableString,
-  account_number_last4: nullableString,
-  routing_number: nullableString,
-  sort_code: nullableString,
-  iban_country: nullableString,
-  iban_last4: nullableString,
-  bic: nullableString,
-  clabe_last4: nullableString,
-  pix_key_type: nullableString,
-  pix_key_last4: nullableString,
-});
 
 const screeningOut = Joi.object({
   status: Joi.string().valid('completed', 'unavailable').required(),

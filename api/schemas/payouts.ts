@@ -6,6 +6,7 @@
  */
 import Joi from 'joi';
 import { CORRIDOR_IDS, PAYOUT_SOURCE_CHAINS, PAYOUT_STATUS_GROUPS } from '../../domain/payouts';
+import { bankDetailsBody, maskedBeneficiaryOut } from './beneficiary';
 import { listQuery, moneyPositive } from './common';
 import { listEnvelope, moneyOut, timestamp } from './responses';
 
@@ -38,22 +39,8 @@ export const listPayoutsQuery = Joi.object({
   status_group: Joi.string().valid(...Object.keys(PAYOUT_STATUS_GROUPS)),
 });
 
-/** `POST /payouts/{id}/beneficiary` body: raw details once (spec 2.6); rail-specific keys checked in domain/beneficiary. */
-export const beneficiaryBody = Joi.object({
-  account_owner_type: Joi.string().valid('individual', 'business').required(),
-  account_holder_name: Joi.string().trim().min(1).max(140).required(),
-  bank_name: Joi.string().trim().max(140).allow(null),
-  account_number: Joi.string().trim().max(34),
-  routing_number: Joi.string().trim().max(9),
-  account_type: Joi.string().valid('checking', 'savings'),
-  iban: Joi.string().trim().max(42),
-  bic: Joi.string().trim().max(11).allow(null),
-  sort_code: Joi.string().trim().max(8),
-  pix_key: Joi.string().trim().max(77),
-  clabe: Joi.string().trim().max(18),
-  tax_id: Joi.string().trim().max(40).allow(null),
-  country: Joi.string().trim().length(2).uppercase().allow(null),
-});
+/** `POST /payouts/{id}/beneficiary` body: raw details once (spec 2.6); `rail` optional (the payout's), rules in domain/bank-details. */
+export const beneficiaryBody = bankDetailsBody('optional');
 
 /** `POST /payouts/{id}/funding_instructions` body (spec 2.6 fund request; optional). */
 export const fundRequestBody = Joi.object({
@@ -74,20 +61,6 @@ const money = moneyOut;
 const nMoney = moneyOut.allow(null);
 const ts = timestamp.required();
 const nTs = timestamp.allow(null).required();
-
-const maskedBeneficiary = Joi.object({
-  beneficiary_owner_type: Joi.string().valid('individual', 'business').required(),
-  account_holder_name: Joi.string().required(),
-  rail: Joi.string().required(),
-  bank_name: Joi.string().allow(null).required(),
-  account_number_last4: Joi.string().allow(null).required(),
-  routing_number: Joi.string().allow(null).required(),
-  iban: Joi.string().allow(null).required(),
-  bic: Joi.string().allow(null).required(),
-  sort_code: Joi.string().allow(null).required(),
-  clabe: Joi.string().allow(null).required(),
-  pix_key: Joi.string().allow(null).required(),
-});
 
 /** The payout object (spec 2.6). */
 export const payoutResponse = Joi.object({
@@ -119,7 +92,7 @@ export const payoutResponse = Joi.object({
   settled_amount: nMoney.required(),
   provider_paid_amount: nMoney.required(),
   invoice_shortfall_amount: nMoney.required(),
-  beneficiary: maskedBeneficiary.allow(null).required(),
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
   funding_source: Joi.string().allow(null).required(),
   failure_reason: Joi.string().allow(null).required(),
   return_reason: Joi.string().allow(null).required(),
@@ -196,7 +169,7 @@ export const receiptResponse = Joi.object({
   gross: Joi.valid(null).required(),
   provider_reference: Joi.string().allow(null).required(),
   settled_at: nTs,
-  beneficiary: maskedBeneficiary.allow(null).required(),
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
   estimates: Joi.object({
     authoritative: Joi.boolean().valid(false).required(), label: Joi.string().valid('estimate').required(),
     fee: money.required(), gross_amount: money.required(), source_amount: money.required(),

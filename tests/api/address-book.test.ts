@@ -173,7 +173,7 @@ describe('bank entries and beneficiary details', () => {
   test('details are set once, stored encrypted, read back masked only', async () => {
     const e = ok(await ses.post('/v1/address_book', { kind: 'bank', label: 'Payroll bank', counterparty_name: 'Acme Ltd', counterparty_country: 'us' }), 201);
     expect(e).toMatchObject({ kind: 'bank', chain: null, address: null, beneficiary: null, screening: null, currency: null, travel_rule_required: false, counterparty_country: 'US' });
-    const set = await ses.post(`/v1/address_book/${e.id}/beneficiary`, ACH);
+    const set = await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, tax_id: '98-7654321', country: 'us' });
     const masked = ok(set);
     expect(masked.currency).toBe('USD');
     expect(masked.beneficiary).toEqual({
@@ -184,11 +184,12 @@ describe('bank entries and beneficiary details', () => {
     const read = await ses.get(`/v1/address_book/${e.id}`);
     for (const text of [JSON.stringify(set.body), JSON.stringify(read.body), JSON.stringify((await ses.get('/v1/address_book?kind=bank')).body)]) {
       expect(text).not.toContain('000123456789');
+      expect(text).not.toContain('98-7654321');
       expect(text).not.toContain('account_owner_type');
     }
     const [row] = await db().query('SELECT bank_details_ciphertext, beneficiary_masked FROM address_book_entries WHERE id = $1', [e.id]);
     expect(row.bank_details_ciphertext).not.toContain('000123456789');
-    expect(JSON.parse(decrypt(row.bank_details_ciphertext))).toMatchObject({ account_number: '000123456789', routing_number: '021000021', account_owner_type: 'business' });
+    expect(JSON.parse(decrypt(row.bank_details_ciphertext))).toMatchObject({ account_number: '000123456789', routing_number: '021000021', account_owner_type: 'business', tax_id: '98-7654321', country: 'US' });
     const [idemRow] = await db().query(`SELECT response_body::text AS body FROM idempotency_records WHERE account_id = $1 AND route LIKE '%/beneficiary'`, [a.account_id]);
     expect(idemRow.body).not.toContain('000123456789');
     expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, account_number: '99999999' }), 409, 'conflict', 'beneficiary_already_set');
@@ -204,6 +205,7 @@ describe('bank entries and beneficiary details', () => {
     expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa', iban: 'DE89370400440532013001' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
     expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa' }), 400, 'invalid_request', 'parameter_missing', 'iban');
     expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, clabe: '032180000118359719' }), 400, 'invalid_request', 'parameter_invalid', 'clabe');
+    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, country: 'XX' }), 400, 'invalid_request', 'parameter_invalid', 'country');
     // The refusals above stored nothing: valid SEPA details still go through once.
     const sepa = ok(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa', iban: 'DE89 3704 0044 0532 0130 00', bic: 'DEUTDEFF' }));
     expect(sepa.beneficiary).toMatchObject({ beneficiary_owner_type: 'individual', rail: 'sepa', currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF' });

@@ -9,6 +9,8 @@
 import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
 import type Joi from 'joi';
 import { db } from '../../lib/db';
+import { decrypt } from '../../lib/secrets';
+import { PayoutBeneficiaryMasked1763800700000 } from '../../entities/migrations/1763800700000-PayoutBeneficiaryMasked';
 import {
   attemptResponse, capabilitiesResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
 } from '../../api/schemas/payouts';
@@ -102,23 +104,84 @@ test('create: draft with derived payer type, default source chain, frozen snapsh
   expectError(await key.get('/v1/payouts/po_doesnotexist'), 404, 'not_found');
 });
 
-test('beneficiary crosses once, is stored encrypted and read back masked', async () => {
+test('beneficiary crosses once, is stored encrypted and read back masked (the address book\'s shape)', async () => {
   const p = await draft();
   expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, routing_number: '021000022' }), 400, 'invalid_request', 'parameter_invalid', 'routing_number');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, iban: 'DE89370400440532013000' }), 400, 'invalid_request', 'parameter_unknown', 'iban');
-  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary);
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, iban: 'DE89370400440532013000' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, account_number: undefined }), 400, 'invalid_request', 'parameter_missing', 'account_number');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'sepa' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'swift' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, country: 'XX' }), 400, 'invalid_request', 'parameter_invalid', 'country');
+  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, beneficiary_owner_type: 'business' }), 400, 'invalid_request', 'parameter_unknown', 'beneficiary_owner_type');
+  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'ach', account_type: 'savings', tax_id: '12-3456789', country: 'us' });
   expect(b.status).toBe(200);
-  expect(b.body.beneficiary).toMatchObject({ beneficiary_owner_type: 'business', account_number_last4: '6789', rail: 'ach' });
-  expect(JSON.stringify(b.body)).not.toContain('123456789');
-  expect(b.body.beneficiary.account_owner_type).toBeUndefined();
+  const masked = {
+    beneficiary_owner_type: 'business', account_holder_name: 'Supplier LLC', bank_name: null, rail: 'ach', currency: 'USD', account_type: 'savings',
+    account_number_last4: '6789', routing_number: '021000021', sort_code: null, iban_country: null, iban_last4: null, bic: null,
+    clabe_last4: null, pix_key_type: null, pix_key_last4: null,
+  };
+  expect(b.body.beneficiary).toEqual(masked);
+  conforms(payoutResponse, b.body);
+  expect((await payout(p.id)).beneficiary).toEqual(masked);
+  for (const text of [JSON.stringify(b.body), JSON.stringify((await key.get(`/v1/payouts/${p.id}/events`)).body)]) {
+    for (const raw of ['123456789', '12-3456789', 'account_owner_type']) expect(text).not.toContain(raw);
+  }
   const row = (await db().query('SELECT beneficiary_ciphertext FROM payouts WHERE id = $1', [p.id]))[0];
   expect(row.beneficiary_ciphertext).toMatch(/^v1\./);
   expect(row.beneficiary_ciphertext).not.toContain('123456789');
+  expect(JSON.parse(decrypt(row.beneficiary_ciphertext))).toMatchObject({ rail: 'ach', account_number: '123456789', tax_id: '12-3456789', country: 'US' });
   expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'beneficiary_already_set');
   const evs = await key.get(`/v1/payouts/${p.id}/events`);
   expect(evs.body.data.map((e: { type: string }) => e.type)).toEqual(['payout.beneficiary_added', 'payout.created']);
+  expect(evs.body.data[0].data.object.beneficiary).toEqual(masked);
   expect(evs.body.data[1].data.object.source_chain).toBeNull();
   expect(evs.body.data[1].data.object.source_chain_chosen).toBeUndefined();
+});
+
+test('payouts and the address book check bank details alike and show the same masked projection', async () => {
+  const sepa = await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa' });
+  expect(sepa.status).toBe(201);
+  const entry = await session.post('/v1/address_book', { kind: 'bank' });
+  expect(entry.status).toBe(201);
+  const jo = { account_owner_type: 'individual', account_holder_name: 'Jo Weber', bank_name: 'Deutsche Bank' };
+  // A valid IBAN of a country outside SEPA is refused on both.
+  const nonSepa = { ...jo, iban: 'BR1800360305000010009795493C1' };
+  expectError(await key.post(`/v1/payouts/${sepa.body.id}/beneficiary`, nonSepa), 400, 'invalid_request', 'parameter_invalid', 'iban');
+  expectError(await session.post(`/v1/address_book/${entry.body.id}/beneficiary`, { ...nonSepa, rail: 'sepa' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
+  const details = { ...jo, iban: 'DE89 3704 0044 0532 0130 00', bic: 'deutdeff' };
+  const fromPayout = await key.post(`/v1/payouts/${sepa.body.id}/beneficiary`, details);
+  const fromBook = await session.post(`/v1/address_book/${entry.body.id}/beneficiary`, { ...details, rail: 'sepa' });
+  expect(fromPayout.status).toBe(200);
+  expect(fromBook.status).toBe(200);
+  expect(fromPayout.body.beneficiary).toEqual(fromBook.body.beneficiary);
+  expect(fromPayout.body.beneficiary).toMatchObject({ rail: 'sepa', currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF', account_number_last4: null });
+  expect(JSON.stringify(fromPayout.body)).not.toContain('0532013');
+
+  const mxn = await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'MXN', decimals: 2 }, corridor_id: 'mxn_spei' });
+  expect(mxn.status).toBe(201);
+  expectError(await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Proveedor SA', clabe: '032180000118359718' }), 400, 'invalid_request', 'parameter_invalid', 'clabe');
+  const spei = await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Proveedor SA', clabe: '0321 8000 0118 3597 19' });
+  expect(spei.status).toBe(200);
+  expect(spei.body.beneficiary).toMatchObject({ rail: 'spei', currency: 'MXN', clabe_last4: '9719', account_number_last4: null });
+  conforms(payoutResponse, spei.body);
+});
+
+test('migration 1763800700000 rewrites a payout beneficiary stored in the former masked shape from the encrypted details', async () => {
+  const p = await fundable();
+  const current = (await payout(p.id)).beneficiary;
+  const former = {
+    beneficiary_owner_type: 'business', account_holder_name: 'Supplier LLC', rail: 'ach', bank_name: null, account_number_last4: '6789',
+    routing_number: '021000021', iban: null, bic: null, sort_code: null, clabe: null, pix_key: null,
+  };
+  await db().query('UPDATE payouts SET beneficiary_masked = $2 WHERE id = $1', [p.id, JSON.stringify(former)]);
+  const runner = db().createQueryRunner();
+  try {
+    await new PayoutBeneficiaryMasked1763800700000().up(runner);
+  } finally {
+    await runner.release();
+  }
+  expect((await payout(p.id)).beneficiary).toEqual(current);
+  conforms(payoutResponse, await payout(p.id));
 });
 
 test('funding boundary: session only, source chain missing, refund address rules, beneficiary required', async () => {
@@ -183,6 +246,8 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(rc.body.provider_reference).toMatch(/^[0-9]{15}$/);
   conforms(receiptResponse, rc.body);
   conforms(payoutResponse, done);
+  expect(rc.body.beneficiary).toEqual(p.beneficiary);
+  expect(rc.body.beneficiary).toMatchObject({ rail: 'ach', currency: 'USD', account_number_last4: '6789' });
   const att = await key.get(`/v1/payouts/${p.id}/attempts`);
   expect(att.body.data).toHaveLength(1);
   expect(att.body.data[0]).toMatchObject({ status: 'settled', source_chain: 'base', source_currency: 'USDC' });
@@ -196,6 +261,7 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
     return m.body.data.length ? m.body.data : null;
   }, 'recipient email');
   expect(mails[0]).toMatchObject({ to_address: 'ap@supplier.example', template: 'payout_settled' });
+  expect(mails[0].body).toContain('account ending 6789');
   const inProgress = await key.get('/v1/payouts?status_group=done&limit=100');
   expect(inProgress.body.data.map((x: { id: string }) => x.id)).toContain(p.id);
   conforms(payoutListResponse, inProgress.body);

@@ -1,13 +1,11 @@
 /**
- * Address-book and credits rules (domain/addresses.ts, domain/bank-details.ts, domain/credits.ts):
- * chain aliases, address formats and checksums per chain, bank details per rail with masking,
- * and the credit ledger steps.
+ * Address-book and credits rules (domain/addresses.ts, domain/credits.ts): chain aliases, address
+ * formats and checksums per chain, and the credit ledger steps. Bank details per rail:
+ * tests/unit/bank-details.test.ts.
  */
 import { bech32, bech32m } from '@scure/base';
 import { checkAddress, resolveChain } from '../../domain/addresses';
-import { isValidAbaRouting, isValidClabe, normalizeBeneficiary, pixKeyType, type BeneficiaryInput } from '../../domain/bank-details';
 import { applyAdminGrant, applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, isCreditPack, PACK_PRICE_MINOR } from '../../domain/credits';
-import { caught } from '../helpers/domain';
 
 const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -94,59 +92,6 @@ describe('checkAddress: tron, solana, xrp, cosmos', () => {
     expect(checkAddress('cosmos', a, 'mainnet').ok).toBe(true);
     expect(checkAddress('cosmos', bech32.encode('osmo', bech32.toWords(new Uint8Array(20).fill(7))), 'mainnet').ok).toBe(false);
     expect(checkAddress('cosmos', `${a.slice(0, -1)}q`, 'mainnet').ok).toBe(false);
-  });
-});
-
-describe('bank details', () => {
-  const base = { account_owner_type: 'business' as const, account_holder_name: 'Acme Ltd' };
-  it('check digits: ABA routing and CLABE', () => {
-    expect(isValidAbaRouting('021000021')).toBe(true);
-    expect(isValidAbaRouting('021000022')).toBe(false);
-    expect(isValidAbaRouting('000000000')).toBe(false);
-    expect(isValidClabe('032180000118359719')).toBe(true);
-    expect(isValidClabe('032180000118359718')).toBe(false);
-  });
-  it('pix key kinds', () => {
-    expect(pixKeyType('a@b.co')).toBe('email');
-    expect(pixKeyType('+5511912345678')).toBe('phone');
-    expect(pixKeyType('12345678901')).toBe('cpf');
-    expect(pixKeyType('12345678000199')).toBe('cnpj');
-    expect(pixKeyType('123e4567-e89b-42d3-a456-426614174000')).toBe('evp');
-    expect(pixKeyType('nope')).toBeNull();
-  });
-  it('ach: normalized, masked to last 4, currency USD, account_type defaults to checking', () => {
-    const { details, masked } = normalizeBeneficiary({ ...base, rail: 'ach', account_number: '0001234-5678', routing_number: '021000021' });
-    expect(details).toMatchObject({ account_number: '00012345678', routing_number: '021000021', currency: 'USD', account_type: 'checking' });
-    expect(masked).toMatchObject({ beneficiary_owner_type: 'business', rail: 'ach', currency: 'USD', account_number_last4: '5678', routing_number: '021000021', iban_last4: null });
-    expect(JSON.stringify(masked)).not.toContain('00012345678');
-  });
-  it('sepa: IBAN mod-97, SEPA country, optional BIC', () => {
-    const { masked } = normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'de89 3704 0044 0532 0130 00', bic: 'deutdeff' });
-    expect(masked).toMatchObject({ currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013001' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'BR1800360305000010009795493C1' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013000', bic: 'XX' }))).toMatchObject({ param: 'bic' });
-  });
-  it('faster_payments, spei, pix', () => {
-    expect(normalizeBeneficiary({ ...base, rail: 'faster_payments', account_number: '12345678', sort_code: '12-34-56' }).masked)
-      .toMatchObject({ currency: 'GBP', sort_code: '123456', account_number_last4: '5678' });
-    expect(normalizeBeneficiary({ ...base, rail: 'spei', clabe: '032180000118359719' }).masked).toMatchObject({ currency: 'MXN', clabe_last4: '9719' });
-    expect(normalizeBeneficiary({ ...base, rail: 'pix', pix_key: '+5511912345678' }).masked).toMatchObject({ currency: 'BRL', pix_key_type: 'phone', pix_key_last4: '5678' });
-  });
-  it('missing, foreign and malformed fields name the param', () => {
-    const cases: Array<[BeneficiaryInput, string, string]> = [
-      [{ ...base, rail: 'ach', routing_number: '021000021' }, 'parameter_missing', 'account_number'],
-      [{ ...base, rail: 'ach', account_number: '12345678', routing_number: '021000022' }, 'parameter_invalid', 'routing_number'],
-      [{ ...base, rail: 'ach', account_number: '12', routing_number: '021000021' }, 'parameter_invalid', 'account_number'],
-      [{ ...base, rail: 'ach', account_number: '12345678', routing_number: '021000021', iban: 'DE89370400440532013000' }, 'parameter_invalid', 'iban'],
-      [{ ...base, rail: 'wire', account_number: '12345678', routing_number: '021000021', account_type: 'savings' }, 'parameter_invalid', 'account_type'],
-      [{ ...base, rail: 'faster_payments', account_number: '1234567', sort_code: '123456' }, 'parameter_invalid', 'account_number'],
-      [{ ...base, rail: 'faster_payments', account_number: '12345678', sort_code: '12345' }, 'parameter_invalid', 'sort_code'],
-      [{ ...base, rail: 'spei', clabe: '032180000118359718' }, 'parameter_invalid', 'clabe'],
-      [{ ...base, rail: 'pix' }, 'parameter_missing', 'pix_key'],
-      [{ ...base, rail: 'pix', pix_key: 'not a key' }, 'parameter_invalid', 'pix_key'],
-    ];
-    for (const [input, code, param] of cases) expect(caught(() => normalizeBeneficiary(input))).toMatchObject({ type: 'invalid_request', status: 400, code, param });
   });
 });
 

@@ -2,13 +2,12 @@
  * Payout rules (spec 2.6, 4.3, 4.6, 8): corridor table, eligibility verdicts, payer type, funding
  * quote (rounded up to the cent, buffer <= 0.05%, gross-up for 100 bps), fiat payable, settled
  * tolerance (0.05% + 10 minor units, 25 for MXN), funding surplus and held USDC, refund address rules,
- * cancel hold, beneficiary checks.
+ * cancel hold, views (bank details: tests/unit/bank-details.test.ts).
  */
 import {
   CORRIDORS, corridorById, corridorVerdict, derivePayerType, fiatPayable, fundingQuote, grossUp, normalizeRefundAddress,
   settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition, fundingSurplus, heldForReturn,
 } from '../../domain/payouts';
-import { isValidAbaRouting, isValidClabe, maskBeneficiary, validateBeneficiary } from '../../domain/beneficiary';
 import { caught } from '../helpers/domain';
 import { fundingInstructionsView, payoutEventView, payoutView } from '../../api/views/payout';
 import type { Payout, PayoutAttempt } from '../../entities';
@@ -145,27 +144,6 @@ describe('wallet funding cancel hold', () => {
     expect(walletSendCancelBlock({ status: 'signable', signableUntilMs: until }, until + 1_799_999)).toBe(until + 1_800_000);
     expect(walletSendCancelBlock({ status: 'signable', signableUntilMs: until }, until + 1_800_000)).toBeNull();
     expect(walletSendCancelBlock({ status: 'closed', signableUntilMs: until }, until)).toBeNull();
-  });
-});
-
-describe('beneficiary', () => {
-  it('validates each rail and masks the details', () => {
-    expect(isValidAbaRouting('021000021')).toBe(true);
-    expect(isValidAbaRouting('021000022')).toBe(false);
-    expect(isValidClabe('002010077777777771')).toBe(true);
-    expect(isValidClabe('002010077777777772')).toBe(false);
-    const sepa = validateBeneficiary('sepa', { account_owner_type: 'business', account_holder_name: 'Acme GmbH', iban: 'DE89 3704 0044 0532 0130 00' });
-    expect(sepa.iban).toBe('DE89370400440532013000');
-    const m = maskBeneficiary(sepa);
-    expect(m).toMatchObject({ beneficiary_owner_type: 'business', iban: 'DE89**************3000', rail: 'sepa' });
-    expect(JSON.stringify(m)).not.toContain('0532013');
-    const ach = maskBeneficiary(validateBeneficiary('ach', { account_owner_type: 'individual', account_holder_name: 'Jo', account_number: '123456789', routing_number: '021000021' }));
-    expect(ach.account_number_last4).toBe('6789');
-    expect(caught(() => validateBeneficiary('sepa', { account_owner_type: 'business', account_holder_name: 'A', iban: 'DE00370400440532013000' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => validateBeneficiary('ach', { account_owner_type: 'business', account_holder_name: 'A', account_number: '1234' }))).toMatchObject({ code: 'parameter_missing', param: 'routing_number' });
-    expect(caught(() => validateBeneficiary('pix', { account_owner_type: 'business', account_holder_name: 'A', pix_key: '12345678901', iban: 'DE89370400440532013000' }))).toMatchObject({ code: 'parameter_unknown', param: 'iban' });
-    expect(caught(() => validateBeneficiary('spei', { account_owner_type: 'business', account_holder_name: 'A', clabe: '002010077777777772' }))).toMatchObject({ param: 'clabe' });
-    expect(validateBeneficiary('faster_payments', { account_owner_type: 'business', account_holder_name: 'A', account_number: '12345678', sort_code: '12-34-56' }).sort_code).toBe('123456');
   });
 });
 
