@@ -44,13 +44,18 @@ function expectStatus(res: { status: number; body: unknown }, status: number, wh
   return res.body;
 }
 
-/** Real ids of the fuzzed account, by path parameter of each path template of the document. */
+/**
+ * Real ids of the fuzzed account, by path parameter of each operation of the document, keyed
+ * `'<METHOD> <path template>'` (a destructive operation has objects of its own).
+ */
 async function buildFixtures(): Promise<Record<string, Record<string, string[]>>> {
   const objects = await createAccountObjects(acct, receiver);
   const out: Record<string, Record<string, string[]>> = {};
-  for (const template of Object.keys(doc.paths)) {
-    const ids = realIdsFor(template, objects);
-    if (Object.keys(ids).length) out[template] = ids;
+  for (const [template, ops] of Object.entries(doc.paths)) {
+    for (const method of Object.keys(ops)) {
+      const ids = realIdsFor(template, objects, method);
+      if (Object.keys(ids).length) out[`${method.toUpperCase()} ${template}`] = ids;
+    }
   }
   return out;
 }

@@ -4,7 +4,7 @@ Schemathesis extension hooks for tests/contract/fuzz.test.ts (loaded through SCH
 - `error_envelope` check: every 4xx/5xx answer is the part 7 envelope, exactly
   `{ error: { type, code, message, doc_url, request_id, param?, details? } }`, with the type the
   spec's table gives for that HTTP status.
-- Real ids: CONTRACT_FIXTURES names a JSON file `{ "<path template>": { "<param>": [ids...] } }`
+- Real ids: CONTRACT_FIXTURES names a JSON file `{ "<METHOD> <path template>": { "<param>": [ids...] } }`
   written by the test; for those operations the generated path parameters are, half of the
   time, replaced by a real object's id so the fuzzer reaches past the 404 into the handlers.
 """
@@ -111,7 +111,8 @@ FIXTURES = _load_fixtures()
 @schemathesis.hook
 def flatmap_path_parameters(context, path_parameters):
     """Half of the cases use real ids (from the fixture file) for the operation's path parameters."""
-    known = FIXTURES.get(context.operation.path) if context.operation is not None else None
+    op = context.operation
+    known = FIXTURES.get(f"{op.method.upper()} {op.path}") if op is not None else None
     if not known or not path_parameters:
         return st.just(path_parameters)
     names = [name for name in path_parameters if known.get(name)]
