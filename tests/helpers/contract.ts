@@ -31,6 +31,7 @@ function expectStatus(res: { status: number; body: unknown }, status: number, wh
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 /** A fresh lower-case EVM address (no checksum carried), so entries never collide (409 exists). */
 const randomEvm = () => `0x${crypto.randomBytes(20).toString('hex')}`;
+const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
 const ACH = { account_owner_type: 'business', account_holder_name: 'Contract Supplier LLC', account_number: '000123456789', routing_number: '021000021' };
 
 /**
@@ -64,7 +65,9 @@ async function addressBook(s: Api): Promise<Pick<AccountObjects, 'byResource' | 
  * wallet funding quote that is available). Of their own: a bare draft for `/beneficiary` (once), an
  * `awaiting_funds` payout for `/cancel` (re-reads the live provider transfer), a cancelled draft for
  * `/replace` (one replacement, then 409), a draft for `/mark_sent` (which would turn every later
- * wallet funding quote of the object into `marked_sent`).
+ * wallet funding quote of the object into `marked_sent`). A settled payout (the journey driven
+ * by the simulator, the outside world) comes first for `/receipt` and is a third shared id (an
+ * attempt with figures, the full event list).
  */
 async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
   const draft = async (amount: string, what: string) =>
@@ -80,18 +83,33 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
     if (f.status !== 'awaiting_funds') throw new Error(`payout ${what}: expected awaiting_funds, got ${f.status}`);
     return id;
   };
+  // The journey driven by the simulator (the outside world): deposit on base, rail paid, recipient confirms.
+  const settled = async (amount: string, what: string) => {
+    const id = await withBeneficiary(amount, what);
+    const f = expectStatus(await s.post(`/v1/payouts/${id}/funding_instructions`, { source_chain: 'base' }), 200, `payout ${what} funding`);
+    const status = async () => expectStatus(await k.get(`/v1/payouts/${id}`), 200, `payout ${what}`).status as string;
+    const reaches = (st: string) => eventually(async () => (await status()) === st, `payout ${what} ${st}`, 20_000);
+    expectStatus(await sim('/chain/transfers', { chain: 'base', to_address: f.deposit_address, asset: 'USDC', amount: f.gross_amount.amount }), 201, `payout ${what} deposit`);
+    await reaches('processing');
+    expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { state: 'paid' }), 200, `payout ${what} rail paid`);
+    await reaches('paid');
+    expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { recipient_received_amount: amount }), 200, `payout ${what} recipient confirms`);
+    await reaches('settled');
+    return id;
+  };
   const cancelled = async (amount: string, what: string) => {
     const id = await withBeneficiary(amount, what);
     expectStatus(await k.post(`/v1/payouts/${id}/cancel`, {}), 200, `payout ${what} cancel`);
     return id;
   };
-  const [funded, fundable, bare, toCancel, toReplace, toMark] = await Promise.all([
-    awaitingFunds('120000', 'awaiting funds'), withBeneficiary('45000', 'fundable draft'), draft('30000', 'bare draft'),
+  const [funded, fundable, done, bare, toCancel, toReplace, toMark] = await Promise.all([
+    awaitingFunds('120000', 'awaiting funds'), withBeneficiary('45000', 'fundable draft'), settled('60000', 'settled'), draft('30000', 'bare draft'),
     awaitingFunds('25000', 'to cancel'), cancelled('15000', 'to replace'), withBeneficiary('10000', 'to mark sent'),
   ]);
   return {
-    byResource: { payouts: [funded, fundable] },
+    byResource: { payouts: [funded, fundable, done] },
     byOperation: {
+      'GET /payouts/{id}/receipt': { id: [done, funded] },
       'POST /payouts/{id}/beneficiary': { id: [bare] },
       'POST /payouts/{id}/cancel': { id: [toCancel] },
       'POST /payouts/{id}/replace': { id: [toReplace] },
@@ -105,7 +123,8 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
  * client, a product, a draft and an active crypto-only link (with a payer payment), a webhook
  * endpoint on `receiver` with a test delivery, payouts in useful states (see `payouts`); with the
  * owner's `creds.session_token` address-book entries (see `addressBook`); plus a spare API key
- * (safe to roll or revoke). Throws when any creation is not answered as expected.
+ * (safe to roll or revoke), and an active link for `/cancel` and an endpoint for DELETE of their
+ * own. About two seconds. Throws when any creation is not answered as expected.
  */
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
@@ -123,6 +142,10 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const hook = receiver.path('contract');
   const whe = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract' }), 201, 'webhook endpoint');
   const whd = expectStatus(await k.post(`/v1/webhook_endpoints/${whe.id}/send_test_event`), 200, 'test event');
+  // Of their own: a link to cancel and an endpoint to delete (the shared ones stay usable).
+  const toCancel = expectStatus(await k.post('/v1/payment_links', { amount: usd('7500'), title: 'Contract link to cancel', accepted_rail_kinds: ['crypto'] }), 201, 'link to cancel');
+  expectStatus(await k.post(`/v1/payment_links/${toCancel.id}/activate`, { attestation_accepted: true }), 200, 'activate the link to cancel');
+  const wheDoomed = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract, to delete' }), 201, 'webhook endpoint to delete');
   const events: string[] = await eventually(async () => {
     const r = await k.get('/v1/events?limit=5');
     return r.status === 200 && r.body.data.length > 0 ? r.body.data.map((e: { id: string }) => e.id) : null;
@@ -137,7 +160,10 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       ...book.byResource, ...pos.byResource,
     },
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id] },
-    byOperation: { ...book.byOperation, ...pos.byOperation },
+    byOperation: {
+      'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
+      ...book.byOperation, ...pos.byOperation,
+    },
   };
 }
 
