@@ -81,6 +81,7 @@ test('the ids are real: every read addressed with them answers something other t
   for (const [label, template, method, op] of reads) {
     if (template === '/events/stream') continue;
     const ids = realIdsFor(template, objects, method);
+    if (templateParams(template).some((p) => !ids[p]?.length)) continue; // reported by the first test
     let path = template;
     for (const p of templateParams(template)) path = path.replace(`{${p}}`, encodeURIComponent(ids[p][0]));
     // Public (token) operations carry no x-callers and take no credential.
