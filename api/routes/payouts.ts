@@ -100,7 +100,8 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payouts.create', method: 'post', path: '/payouts', scope: WRITE, testMode: 'unavailable',
-    body: createPayoutBody, successStatus: 201, response: payoutResponse,
+    // 422 payer_type_mismatch (spec 4.3).
+    body: createPayoutBody, successStatus: 201, response: payoutResponse, errors: [422],
     summary: 'Create a draft payout on an executable corridor.',
     handler: async ({ caller, body, ctx }) => payoutView(await createPayout({
       accountId: caller.accountId, livemode: caller.livemode, body, gate: await payoutGate(caller.accountId), request: requestRef(ctx),
@@ -130,7 +131,8 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payouts.funding_instructions.get', method: 'get', path: '/payouts/:id/funding_instructions', scope: READ, testMode: 'unavailable',
-    response: fundingInstructionsResponse,
+    // 409 funding_instructions_unavailable before the funding POST created them.
+    response: fundingInstructionsResponse, errors: [409],
     handler: async ({ caller, params }) => instructions(caller, await findPayout(caller, params.id)),
   });
 
@@ -173,7 +175,8 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'payouts.get_receipt', method: 'get', path: '/payouts/:id/receipt', scope: READ, testMode: 'unavailable', response: receiptResponse,
+    // 409 receipt_unavailable until settled (never for paid_with_shortfall, spec 2.6).
+    id: 'payouts.get_receipt', method: 'get', path: '/payouts/:id/receipt', scope: READ, testMode: 'unavailable', response: receiptResponse, errors: [409],
     summary: 'Receipt of a settled payout: confirmed figures only, estimates labelled.',
     handler: async ({ caller, params }) => {
       const p = await findPayout(caller, params.id);

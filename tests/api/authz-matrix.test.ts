@@ -66,7 +66,7 @@ async function keyWith(scopes: string[]): Promise<string> {
 
 /** The concrete path of `def` with real ids of the matrix account where known. */
 function pathOf(def: OperationDef, opts: { unknownToken?: boolean; unknownIds?: boolean } = {}): { path: string; realIds: boolean } {
-  const real = opts.unknownIds ? {} : realIdsFor(def.path, objects);
+  const real = opts.unknownIds ? {} : realIdsFor(def.path, objects, def.method);
   let realIds = false;
   let p = def.path;
   for (const name of templateParams(def.path)) {

@@ -9,7 +9,10 @@
  * `temporarily_unavailable` from a switch another suite may flip meanwhile) and `error_envelope`
  * (every error is the part 7 envelope with the type its status prescribes). Path parameters are half of
  * the time real ids of objects created here (a fixture file read by the hooks), so the fuzzer
- * reaches the handlers, not only the 404. Any failure fails the test with schemathesis's report.
+ * reaches the handlers, not only the 404; each operation has its own entry (`'<METHOD> <template>'`,
+ * so a destructive call gets objects of its own), and a last test checks that the hooks served
+ * every entry (tests/contract/fixture-coverage.test.ts checks that every template has one).
+ * Any failure fails the test with schemathesis's report.
  *
  * Knobs: FUZZ_MAX_EXAMPLES (default 25 per operation), FUZZ_SEED (default fixed, reproducible),
  * FUZZ_WORKERS (default 1: CPython 3.11, the python3 here, crashes now and then with 2).
@@ -37,6 +40,7 @@ let bin: string;
 let doc: { paths: Record<string, Record<string, { operationId: string; 'x-callers'?: string[] }>> };
 let workDir: string;
 let fixtureFile: string;
+let usedFile: string;
 const receiver = new Receiver();
 
 function expectStatus(res: { status: number; body: unknown }, status: number, what: string): any {
@@ -44,13 +48,18 @@ function expectStatus(res: { status: number; body: unknown }, status: number, wh
   return res.body;
 }
 
-/** Real ids of the fuzzed account, by path parameter of each path template of the document. */
+/**
+ * Real ids of the fuzzed account, by path parameter of each operation of the document, keyed
+ * `'<METHOD> <path template>'` (a destructive operation has objects of its own).
+ */
 async function buildFixtures(): Promise<Record<string, Record<string, string[]>>> {
   const objects = await createAccountObjects(acct, receiver);
   const out: Record<string, Record<string, string[]>> = {};
-  for (const template of Object.keys(doc.paths)) {
-    const ids = realIdsFor(template, objects);
-    if (Object.keys(ids).length) out[template] = ids;
+  for (const [template, ops] of Object.entries(doc.paths)) {
+    for (const method of Object.keys(ops)) {
+      const ids = realIdsFor(template, objects, method);
+      if (Object.keys(ids).length) out[`${method.toUpperCase()} ${template}`] = ids;
+    }
   }
   return out;
 }
@@ -67,7 +76,7 @@ function schemathesis(args: string[]): Promise<{ code: number | null; output: st
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['run', `${API()}/v1/openapi.json`, '--url', `${API()}/v1`, ...args], {
       cwd: workDir,
-      env: { ...process.env, SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+      env: { ...process.env, SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, CONTRACT_FIXTURES_USED: usedFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -100,6 +109,7 @@ beforeAll(async () => {
   doc = expectStatus(await call('GET', '/v1/openapi.json'), 200, 'openapi document');
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-'));
   fixtureFile = path.join(workDir, 'fixtures.json');
+  usedFile = path.join(workDir, 'fixtures-used.txt');
   fs.writeFileSync(fixtureFile, JSON.stringify(await buildFixtures(), null, 2));
 });
 
@@ -118,4 +128,11 @@ test('dashboard-session-only operations, as the owner: same checks', async () =>
   expect(ids.length).toBeGreaterThan(0);
   const include = ids.flatMap((id) => ['--include-operation-id', id]);
   expectClean(await schemathesis([...commonArgs(), '--header', `Authorization: Bearer ${acct.session_token}`, ...include]));
+});
+
+test('every operation with real ids was fuzzed with them (the hooks matched each fixture key)', () => {
+  const fixtures = Object.keys(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')) as object);
+  const used = new Set(fs.existsSync(usedFile) ? fs.readFileSync(usedFile, 'utf8').split('\n').filter(Boolean) : []);
+  expect(fixtures.length).toBeGreaterThan(40);
+  expect(fixtures.filter((k) => !used.has(k))).toEqual([]);
 });

@@ -4,9 +4,11 @@ Schemathesis extension hooks for tests/contract/fuzz.test.ts (loaded through SCH
 - `error_envelope` check: every 4xx/5xx answer is the part 7 envelope, exactly
   `{ error: { type, code, message, doc_url, request_id, param?, details? } }`, with the type the
   spec's table gives for that HTTP status.
-- Real ids: CONTRACT_FIXTURES names a JSON file `{ "<path template>": { "<param>": [ids...] } }`
+- Real ids: CONTRACT_FIXTURES names a JSON file `{ "<METHOD> <path template>": { "<param>": [ids...] } }`
   written by the test; for those operations the generated path parameters are, half of the
   time, replaced by a real object's id so the fuzzer reaches past the 404 into the handlers.
+  Each key the hook serves real ids for is appended to CONTRACT_FIXTURES_USED (one per line), so
+  the test can tell that every fixture reached its operation (no silently mismatched key).
 """
 import json
 import os
@@ -106,17 +108,29 @@ def _load_fixtures():
 
 
 FIXTURES = _load_fixtures()
+_USED_LOCK = threading.Lock()
+
+
+def _record_used(key):
+    path = os.environ.get("CONTRACT_FIXTURES_USED")
+    if not path:
+        return
+    with _USED_LOCK, open(path, "a", encoding="utf-8") as f:
+        f.write(key + "\n")
 
 
 @schemathesis.hook
 def flatmap_path_parameters(context, path_parameters):
     """Half of the cases use real ids (from the fixture file) for the operation's path parameters."""
-    known = FIXTURES.get(context.operation.path) if context.operation is not None else None
+    op = context.operation
+    key = f"{op.method.upper()} {op.path}" if op is not None else None
+    known = FIXTURES.get(key) if key else None
     if not known or not path_parameters:
         return st.just(path_parameters)
     names = [name for name in path_parameters if known.get(name)]
     if not names:
         return st.just(path_parameters)
+    _record_used(key)
     # Named functions, not lambdas: hypothesis parses lambda sources to describe them, which is
     # not thread-safe on Python 3.11 (workers > 1).
     real_values = st.fixed_dictionaries({name: st.sampled_from(known[name]) for name in names})

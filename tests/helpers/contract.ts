@@ -3,30 +3,135 @@
  * authorization matrix (tests/api/authz-matrix.test.ts): real objects of one account, addressed by
  * the path parameters of the operation registry's path templates, so calls reach past the 404.
  */
+import crypto from 'node:crypto';
 import { transaction } from '../../lib/db';
 import { insertApiKey, type DevCredentials } from '../../activities/accounts';
 import { call, client, eventually } from './api';
 import type { Receiver } from './receiver';
 
-/** Real ids of one account: by first path segment (for `{id}`) and by parameter name. */
+/**
+ * Real ids of one account: by first path segment (for `{id}`), by parameter name, and per
+ * operation (`'<METHOD> <OpenAPI template>'`, e.g. `'POST /payouts/{id}/cancel'`) where an
+ * operation needs an object of its own: a destructive call (cancel, delete, replace) or one that
+ * would change what the other operations of the same object answer.
+ */
 export interface AccountObjects {
   byResource: Record<string, string[]>;
   byParam: Record<string, string[]>;
+  byOperation: Record<string, Record<string, string[]>>;
 }
+
+type Api = ReturnType<typeof client>;
 
 function expectStatus(res: { status: number; body: unknown }, status: number, what: string): any {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
+const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
+/** A fresh lower-case EVM address (no checksum carried), so entries never collide (409 exists). */
+const randomEvm = () => `0x${crypto.randomBytes(20).toString('hex')}`;
+const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
+const ACH = { account_owner_type: 'business', account_holder_name: 'Contract Supplier LLC', account_number: '000123456789', routing_number: '021000021' };
+
 /**
- * Creates, through the API with `creds.live_key`, one object of each implemented resource: a
+ * Address book (spec 2.11, 4.10; dashboard session only, so created with the owner's session):
+ * a crypto entry (read, update, recheck) and a bank entry with its details set (read back
+ * masked) shared by the non-destructive operations; a bank entry without details for
+ * `/beneficiary` (accepted once); a crypto entry of its own for DELETE.
+ */
+async function addressBook(s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
+  const entry = async (body: Record<string, unknown>, what: string) => expectStatus(await s.post('/v1/address_book', body), 201, what).id as string;
+  const [crypto0, bank, bare, doomed] = await Promise.all([
+    entry({ kind: 'crypto', chain: 'base', address: randomEvm(), label: 'Contract treasury', counterparty_name: 'Contract Treasury Ltd', counterparty_country: 'GB' }, 'crypto entry'),
+    entry({ kind: 'bank', label: 'Contract bank', counterparty_name: 'Contract Supplier LLC', counterparty_country: 'US' }, 'bank entry'),
+    entry({ kind: 'bank', label: 'Contract bank without details' }, 'bare bank entry'),
+    entry({ kind: 'crypto', chain: 'ethereum', address: randomEvm(), label: 'Contract entry to delete' }, 'entry to delete'),
+  ]);
+  expectStatus(await s.post(`/v1/address_book/${bank}/beneficiary`, { ...ACH, bank_name: 'Chase', rail: 'ach' }), 200, 'bank entry details');
+  return {
+    byResource: { address_book: [crypto0, bank] },
+    byOperation: {
+      'POST /address_book/{id}/beneficiary': { id: [bare, bank] },
+      'DELETE /address_book/{id}': { id: [doomed] },
+    },
+  };
+}
+
+/**
+ * Payouts (spec 2.6, 3, 4.3) on the executable `usd_ach` corridor: shared by the reads and the
+ * funding calls, one in `awaiting_funds` (beneficiary set, funding confirmed by the owner's session:
+ * attempt, provider transfer, funding instructions) and a draft with its beneficiary (fundable, a
+ * wallet funding quote that is available). Of their own: a bare draft for `/beneficiary` (once), an
+ * `awaiting_funds` payout for `/cancel` (re-reads the live provider transfer), a cancelled draft for
+ * `/replace` (one replacement, then 409), a draft for `/mark_sent` (which would turn every later
+ * wallet funding quote of the object into `marked_sent`). A settled payout (the journey driven
+ * by the simulator, the outside world) comes first for `/receipt` and is a third shared id (an
+ * attempt with figures, the full event list).
+ */
+async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
+  const draft = async (amount: string, what: string) =>
+    expectStatus(await k.post('/v1/payouts', { invoice_amount: usd(amount), corridor_id: 'usd_ach', note: `Contract ${what}` }), 201, `payout ${what}`).id as string;
+  const withBeneficiary = async (amount: string, what: string) => {
+    const id = await draft(amount, what);
+    expectStatus(await k.post(`/v1/payouts/${id}/beneficiary`, ACH), 200, `payout ${what} beneficiary`);
+    return id;
+  };
+  const awaitingFunds = async (amount: string, what: string) => {
+    const id = await withBeneficiary(amount, what);
+    const f = expectStatus(await s.post(`/v1/payouts/${id}/funding_instructions`, { source_chain: 'base' }), 200, `payout ${what} funding`);
+    if (f.status !== 'awaiting_funds') throw new Error(`payout ${what}: expected awaiting_funds, got ${f.status}`);
+    return id;
+  };
+  // The journey driven by the simulator (the outside world): deposit on base, rail paid, recipient confirms.
+  const settled = async (amount: string, what: string) => {
+    const id = await withBeneficiary(amount, what);
+    const f = expectStatus(await s.post(`/v1/payouts/${id}/funding_instructions`, { source_chain: 'base' }), 200, `payout ${what} funding`);
+    const status = async () => expectStatus(await k.get(`/v1/payouts/${id}`), 200, `payout ${what}`).status as string;
+    const reaches = (st: string) => eventually(async () => (await status()) === st, `payout ${what} ${st}`, 20_000);
+    expectStatus(await sim('/chain/transfers', { chain: 'base', to_address: f.deposit_address, asset: 'USDC', amount: f.gross_amount.amount }), 201, `payout ${what} deposit`);
+    await reaches('processing');
+    expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { state: 'paid' }), 200, `payout ${what} rail paid`);
+    await reaches('paid');
+    expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { recipient_received_amount: amount }), 200, `payout ${what} recipient confirms`);
+    await reaches('settled');
+    return id;
+  };
+  const cancelled = async (amount: string, what: string) => {
+    const id = await withBeneficiary(amount, what);
+    expectStatus(await k.post(`/v1/payouts/${id}/cancel`, {}), 200, `payout ${what} cancel`);
+    return id;
+  };
+  const [funded, fundable, done, bare, toCancel, toReplace, toMark] = await Promise.all([
+    awaitingFunds('120000', 'awaiting funds'), withBeneficiary('45000', 'fundable draft'), settled('60000', 'settled'), draft('30000', 'bare draft'),
+    awaitingFunds('25000', 'to cancel'), cancelled('15000', 'to replace'), withBeneficiary('10000', 'to mark sent'),
+  ]);
+  return {
+    byResource: { payouts: [funded, fundable, done] },
+    byOperation: {
+      'GET /payouts/{id}/receipt': { id: [done, funded] },
+      'POST /payouts/{id}/beneficiary': { id: [bare] },
+      'POST /payouts/{id}/cancel': { id: [toCancel] },
+      'POST /payouts/{id}/replace': { id: [toReplace] },
+      'POST /payouts/{id}/mark_sent': { id: [toMark] },
+    },
+  };
+}
+
+/**
+ * Creates, through the API, one object of each implemented resource: with `creds.live_key` a
  * client, a product, a draft and an active crypto-only link (with a payer payment), a webhook
- * endpoint on `receiver` with a test delivery; plus a spare API key (safe to roll or revoke).
+ * endpoint on `receiver` with a test delivery, payouts in useful states (see `payouts`); with the
+ * owner's `creds.session_token` address-book entries (see `addressBook`); plus a spare API key
+ * (safe to roll or revoke), and an active link for `/cancel` and an endpoint for DELETE of their
+ * own. About two seconds. Throws when any creation is not answered as expected.
  */
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
-  const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
+  const s = client(creds.session_token);
+  const areas = Promise.all([addressBook(s), payouts(k, s)]);
+  // Settled even when the rest throws first, so no creation is left running unobserved.
+  areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
   const prd = expectStatus(await k.post('/v1/products', { name: 'Contract product', unit_price: usd('500') }), 201, 'product');
   const draft = expectStatus(await k.post('/v1/payment_links', { amount: usd('2500'), title: 'Contract draft', client_id: cli.id }), 201, 'draft link');
@@ -37,18 +142,28 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const hook = receiver.path('contract');
   const whe = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract' }), 201, 'webhook endpoint');
   const whd = expectStatus(await k.post(`/v1/webhook_endpoints/${whe.id}/send_test_event`), 200, 'test event');
+  // Of their own: a link to cancel and an endpoint to delete (the shared ones stay usable).
+  const toCancel = expectStatus(await k.post('/v1/payment_links', { amount: usd('7500'), title: 'Contract link to cancel', accepted_rail_kinds: ['crypto'] }), 201, 'link to cancel');
+  expectStatus(await k.post(`/v1/payment_links/${toCancel.id}/activate`, { attestation_accepted: true }), 200, 'activate the link to cancel');
+  const wheDoomed = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract, to delete' }), 201, 'webhook endpoint to delete');
   const events: string[] = await eventually(async () => {
     const r = await k.get('/v1/events?limit=5');
     return r.status === 200 && r.body.data.length > 0 ? r.body.data.map((e: { id: string }) => e.id) : null;
   }, 'an event of the account');
   const wallets = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data.map((w: { id: string }) => w.id);
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
+  const [book, pos] = await areas;
   return {
     byResource: {
       payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
       webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
+      ...book.byResource, ...pos.byResource,
     },
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id] },
+    byOperation: {
+      'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
+      ...book.byOperation, ...pos.byOperation,
+    },
   };
 }
 
@@ -57,12 +172,23 @@ export function templateParams(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}|:([A-Za-z0-9_]+)/g)].map((m) => m[1] ?? m[2]);
 }
 
-/** Real ids for each parameter of `template` (only those known), e.g. `{ id: ['pl_...'] }`. */
-export function realIdsFor(template: string, objects: AccountObjects): Record<string, string[]> {
-  const resource = template.split('/').filter(Boolean)[0];
+/** The OpenAPI form (`/a/{id}`) of an OpenAPI or Koa (`/a/:id`) path template. */
+export function openApiTemplate(template: string): string {
+  return template.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/**
+ * Real ids for each parameter of `template` (only those known), e.g. `{ id: ['pl_...'] }`. With
+ * `method`, the operation's own objects (`byOperation`) come first; the first id of each list is
+ * the one a single call should use.
+ */
+export function realIdsFor(template: string, objects: AccountObjects, method?: string): Record<string, string[]> {
+  const tpl = openApiTemplate(template);
+  const resource = tpl.split('/').filter(Boolean)[0];
+  const own = method ? objects.byOperation[`${method.toUpperCase()} ${tpl}`] : undefined;
   const out: Record<string, string[]> = {};
-  for (const p of templateParams(template)) {
-    const ids = objects.byParam[p] ?? (p === 'id' ? objects.byResource[resource] : undefined);
+  for (const p of templateParams(tpl)) {
+    const ids = own?.[p] ?? objects.byParam[p] ?? (p === 'id' ? objects.byResource[resource] : undefined);
     if (ids?.length) out[p] = ids;
   }
   return out;
