@@ -54,11 +54,11 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   log(`${LOAD} at ${CONNECTIONS} connections for ${SECONDS} s...`);
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: SECONDS });
   process.stdout.write(`${LOAD}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}\n`);
-  // Which tables the load wrote to, and how many indexes each write maintains.
+  // Which tables the load read and wrote, and how many indexes each write maintains.
   const { db } = await import('../lib/db');
   const tables = await db().query(`SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_del, t.seq_scan, t.idx_scan,
       (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid) AS indexes
-    FROM pg_stat_user_tables t WHERE t.n_tup_ins + t.n_tup_upd + t.n_tup_del > 0 ORDER BY t.n_tup_ins + t.n_tup_upd DESC LIMIT 15`) as Record<string, unknown>[];
+    FROM pg_stat_user_tables t WHERE t.n_tup_ins + t.n_tup_upd + t.n_tup_del + coalesce(t.idx_scan, 0) + t.seq_scan > 50 ORDER BY t.n_tup_ins + t.n_tup_upd + coalesce(t.idx_scan, 0) DESC LIMIT 15`) as Record<string, unknown>[];
   for (const t of tables) process.stdout.write(`  ${String(t.relname).padEnd(28)} ins ${t.n_tup_ins} upd ${t.n_tup_upd} del ${t.n_tup_del} seq_scan ${t.seq_scan} idx_scan ${t.idx_scan} indexes ${t.indexes}\n`);
 }
 

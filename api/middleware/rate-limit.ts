@@ -47,32 +47,58 @@ function tooMany(msBeforeNext: number): DomainError {
   return new DomainError('rate_limit_error', 'rate_limited', 'Too many requests. Back off and retry after `Retry-After` seconds.', { details: { retry_after_seconds: secs } });
 }
 
-/** Consumes one point for (class, subject); throws 429 with Retry-After when over budget. */
+/** Lease refreshes in flight per (class, subject): concurrent requests that find the lease spent wait for one refresh. */
+const refreshing = new Map<string, Promise<void>>();
+
+/**
+ * Consumes one point for (class, subject); throws 429 with Retry-After when over budget. While a
+ * lease is being taken from the store, other requests of the same subject wait for it instead of
+ * each taking a lease of their own (which would spend the shared budget on leases left unused).
+ */
 export async function consume(cls: CredentialClass, subject: string): Promise<void> {
   const { store, lease } = classLimiter(cls);
   const id = `${cls}:${subject}`;
-  const now = Date.now();
-  const held = leases.get(id);
+  let now = Date.now();
+  let held = leases.get(id);
+  while (!(held && held.expiresAt > now && held.remaining > 0) && refreshing.has(id)) {
+    await refreshing.get(id);
+    now = Date.now();
+    held = leases.get(id);
+  }
   if (held && held.expiresAt > now && held.remaining > 0) {
     held.remaining -= 1;
     return;
   }
   const exact = lease === 1 || (held !== undefined && held.expiresAt > now && held.exact);
-  const take = exact ? 1 : lease;
+  if (exact) {
+    // One point per request: nothing to share, so no single flight.
+    try {
+      const res = await store.consume(subject, 1);
+      leases.set(id, { remaining: 0, expiresAt: now + res.msBeforeNext, exact });
+      return;
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      throw tooMany(e.msBeforeNext);
+    }
+  }
+  let settle!: () => void;
+  refreshing.set(id, new Promise<void>((resolve) => { settle = resolve; }));
+  let refused = false;
   try {
-    const res = await store.consume(subject, take);
-    leases.set(id, { remaining: take - 1, expiresAt: now + res.msBeforeNext, exact });
+    const res = await store.consume(subject, lease);
+    leases.set(id, { remaining: lease - 1, expiresAt: now + res.msBeforeNext, exact: false });
     if (leases.size > 100_000) leases.clear();
   } catch (e) {
     if (!(e instanceof RateLimiterRes)) throw e;
-    if (take > 1) {
-      // The lease overshot the remaining budget: give it back and go exact for this window.
-      await store.reward(subject, take).catch(() => undefined);
-      leases.set(id, { remaining: 0, expiresAt: now + e.msBeforeNext, exact: true });
-      return consume(cls, subject);
-    }
-    throw tooMany(e.msBeforeNext);
+    // The lease overshot the remaining budget: give it back and go exact for this window.
+    await store.reward(subject, lease).catch(() => undefined);
+    leases.set(id, { remaining: 0, expiresAt: now + e.msBeforeNext, exact: true });
+    refused = true;
+  } finally {
+    refreshing.delete(id);
+    settle();
   }
+  if (refused) await consume(cls, subject);
 }
 
 /** Koa middleware for authenticated routes: the subject is the key id or the session's user. */

@@ -42,7 +42,7 @@ test('the budget refills after its window', async () => {
   await expect(consume('anonymous', subject)).resolves.toBeUndefined();
 });
 
-test('a high budget is leased in blocks of 10: the limit holds exactly with a tenth of the store writes', async () => {
+test('a high budget is leased in blocks (a twentieth of it): the limit holds exactly with a fraction of the store writes', async () => {
   const subject = `ip-lease-${Date.now()}`;
   let refused = 0;
   let allowed = 0;
@@ -59,4 +59,18 @@ test('a high budget is leased in blocks of 10: the limit holds exactly with a te
   }
   const rows = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`public_token:${subject}`]);
   expect(rows[0].points).toBeGreaterThanOrEqual(400);
+});
+
+test('concurrent requests that find the lease spent wait for one refresh instead of each leasing', async () => {
+  const subject = `ip-burst-${Date.now()}`;
+  // Budget 400/s: leases of 20. 20 concurrent requests need exactly one lease.
+  const results = await Promise.allSettled(Array.from({ length: 20 }, () => consume('public_token', subject)));
+  expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+  const rows = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`public_token:${subject}`]);
+  // Before, each of the 20 took a lease of its own (400 points, the whole budget) and a store write.
+  expect(rows[0].points).toBe(20);
+  // The next 20 (same window) spend one more lease, not 20.
+  await Promise.all(Array.from({ length: 20 }, () => consume('public_token', subject)));
+  const after = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`public_token:${subject}`]);
+  if (after[0].points !== 0) expect(after[0].points).toBeLessThanOrEqual(40);
 });
