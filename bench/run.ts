@@ -10,7 +10,8 @@
  *    (targets: outbox p95 < 500 ms, webhook p95 < 1.5 s).
  * Also loads a "data-layer floor" (bench/floor-server.ts: bare Koa + the product's own statements)
  * to split the gap into what the spec's writes cost and what the HTTP pipeline costs.
- * Env: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
+ * Targets are loaded in interleaved slices (product, bare, floor, product, ...) so host drift is shared.
+ * Env: BENCH_SECONDS (default 20), BENCH_ROUNDS (4), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -30,13 +31,36 @@ const autocannon = require('autocannon');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 60);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
 
-async function load(opts: Record<string, unknown>): Promise<Load> {
-  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+async function load(opts: Record<string, unknown>, seconds = SECONDS): Promise<Load> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: seconds, ...opts });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/**
+ * Loads each target for SECONDS in all, in ROUNDS interleaved slices (A, B, C, A, B, C, ...), so a
+ * host whose speed drifts during the run (a shared machine) weighs on every target alike and the
+ * ratios stay fair. Rate: mean over slices; p50: median of the slices' p50; p99: the worst slice's.
+ */
+async function interleaved(targets: Record<string, unknown>[]): Promise<Load[]> {
+  const slices: Load[][] = targets.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < targets.length; i++) slices[i].push(await load(targets[i], SECONDS / ROUNDS));
+  }
+  return slices.map((xs) => {
+    const p50s = xs.map((x) => x.p50).sort((a, b) => a - b);
+    return {
+      rps: xs.reduce((s, x) => s + x.rps, 0) / xs.length,
+      p50: p50s[Math.floor(p50s.length / 2)],
+      p99: Math.max(...xs.map((x) => x.p99)),
+      non2xx: xs.reduce((s, x) => s + x.non2xx, 0),
+      errors: xs.reduce((s, x) => s + x.errors, 0),
+    };
+  });
 }
 
 function pct(sorted: number[], p: number): number {
@@ -68,18 +92,18 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   await autocannon({ url: `${bareUrl}/links/${link.id}`, connections: 8, duration: 3 });
   await autocannon({ url: `${floorUrl}/links/${link.id}`, connections: 8, duration: 3 });
 
-  log(`GET product (${CONNECTIONS} connections, ${SECONDS} s)...`);
-  const getProduct = await load({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers });
-  log('GET bare...');
-  const getBare = await load({ url: `${bareUrl}/links/${link.id}` });
-  log('GET floor...');
-  const getFloor = await load({ url: `${floorUrl}/links/${link.id}` });
-  log('POST product...');
-  const postProduct = await load({ url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] });
-  log('POST bare...');
-  const postBare = await load({ url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] });
-  log('POST floor...');
-  const postFloor = await load({ url: `${floorUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] });
+  log(`GET: product, bare, floor interleaved (${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} slices)...`);
+  const [getProduct, getBare, getFloor] = await interleaved([
+    { url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers },
+    { url: `${bareUrl}/links/${link.id}` },
+    { url: `${floorUrl}/links/${link.id}` },
+  ]);
+  log('POST: product, bare, floor interleaved...');
+  const [postProduct, postBare, postFloor] = await interleaved([
+    { url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] },
+    { url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
+    { url: `${floorUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
+  ]);
   bare.kill();
   floor.kill();
 
@@ -140,7 +164,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     `${name.padEnd(34)} ${f(x.rps).padStart(9)} ${String(x.p50).padStart(6)} ${String(x.p99).padStart(6)}   ${f(base.rps).padStart(9)} ${String(base.p50).padStart(6)} ${String(base.p99).padStart(6)}   ${(100 * x.rps / base.rps).toFixed(0).padStart(4)}%   non2xx ${x.non2xx} errors ${x.errors}`;
   process.stdout.write([
     '',
-    `Load: ${CONNECTIONS} connections, ${SECONDS} s each, ${os.cpus().length} cores`,
+    `Load: ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} interleaved slices, ${os.cpus().length} cores`,
     `${'endpoint'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ${'bare r/s'.padStart(9)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)}   ratio`,
     row('GET /v1/payment_links/{id}', getProduct, getBare),
     row('POST /v1/payment_links (idempotent)', postProduct, postBare),
