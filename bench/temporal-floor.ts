@@ -10,7 +10,8 @@
  * start through the worker's connection (as the dispatcher does), and waits until none is running.
  * Prints workflows per second (first start to last completion) and CPU milliseconds per workflow
  * of the server process and of this process (worker + client).
- * Env: BENCH_WORKFLOWS, BENCH_CONCURRENCY.
+ * Env: BENCH_WORKFLOWS, BENCH_CONCURRENCY, BENCH_TEMPORAL_EXTRA_ARGS (extra `temporal server start-dev`
+ * arguments, space-separated, to try server settings).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,7 +34,7 @@ function cpuMs(pid: number): number {
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'payments-platform-floor-'));
-  const server = await startDevServer({ headless: true, log, dbFile: path.join(dir, 'temporal.sqlite'), dbDurability: 'throwaway' });
+  const server = await startDevServer({ headless: true, log, dbFile: path.join(dir, 'temporal.sqlite'), dbDurability: 'throwaway', extraArgs: (process.env.BENCH_TEMPORAL_EXTRA_ARGS ?? '').split(' ').filter(Boolean) });
   const connection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const worker = await Worker.create({
