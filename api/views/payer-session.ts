@@ -6,7 +6,8 @@ import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
 import { computePayableRails, RAILS_CLOSED } from '../../domain/rails';
 import type { Account, Payment, PaymentLink } from '../../entities';
 import Joi from 'joi';
-import { atOrNull, kind, money, moneyOrNull, strings, text, textOrNull } from '../schemas/responses';
+import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from '../schemas/responses';
+import { linkHeaderFields } from './payment-link';
 
 export interface SessionViewInput {
   link: PaymentLink;
@@ -70,12 +71,7 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
 /** Response schema of `payerSessionView`; `token` is added by the short-code lookup. */
 export const payerSessionResponse = Joi.object({
   object: kind('payment_session'),
-  status: text(),
-  title: text(),
-  memo: textOrNull(),
-  invoice_number: textOrNull(),
-  reference_id: text(),
-  amount: money(),
+  ...linkHeaderFields,
   items: Joi.array().items(Joi.object({ name: textOrNull(), quantity: Joi.number().integer().required(), unit_amount: moneyOrNull() })).required(),
   merchant_name: text(),
   merchant_contact: Joi.object().unknown(true).allow(null).required(),

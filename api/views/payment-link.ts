@@ -170,6 +170,16 @@ export const reminderScheduleResponse = Joi.object({
   next_reminder_at: atOrNull(),
 });
 
+/** The invoice header of a link, the same in the merchant's link and the payer's session. */
+export const linkHeaderFields = {
+  status: text(),
+  title: text(),
+  memo: textOrNull(),
+  invoice_number: textOrNull(),
+  reference_id: text(),
+  amount: money(),
+};
+
 /** Response schema of `paymentLinkView` (spec 2.3). */
 export const paymentLinkResponse = Joi.object({
   id: text(),
@@ -177,12 +187,7 @@ export const paymentLinkResponse = Joi.object({
   livemode: bool(),
   created_at: at(),
   updated_at: at(),
-  status: text(),
-  title: text(),
-  memo: textOrNull(),
-  invoice_number: textOrNull(),
-  reference_id: text(),
-  amount: money(),
+  ...linkHeaderFields,
   client_id: textOrNull(),
   direction: textOrNull(),
   expected_payer_type: textOrNull(),

@@ -111,6 +111,21 @@ export const depositInstructionsResponse = Joi.object({
   provider: textOrNull(),
 }).allow(null);
 
+/** Fields of a payment that the merchant's and the payer's views share: what to pay and how it went. */
+const paymentProgressFields = {
+  deposit_instructions: depositInstructionsResponse.required(),
+  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
+  amount_expected: moneyOrNull(),
+  amount_received: moneyOrNull(),
+  amount_verdict: textOrNull(),
+  fee: moneyOrNull(),
+  onchain_tx_hash: textOrNull(),
+  marked_sent_at: atOrNull(),
+  expires_at: at(),
+  paid_at: atOrNull(),
+  settled_at: atOrNull(),
+};
+
 /** Response schema of `paymentView` (spec 2.4). */
 export const paymentResponse = Joi.object({
   id: text(),
@@ -125,12 +140,7 @@ export const paymentResponse = Joi.object({
   source_chain: textOrNull(),
   stablecoin: textOrNull(),
   source_asset: textOrNull(),
-  deposit_instructions: depositInstructionsResponse.required(),
-  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
-  amount_expected: moneyOrNull(),
-  amount_received: moneyOrNull(),
-  amount_verdict: textOrNull(),
-  fee: moneyOrNull(),
+  ...paymentProgressFields,
   deducted_fee: moneyOrNull(),
   net_amount: moneyOrNull(),
   surplus: moneyOrNull(),
@@ -139,11 +149,6 @@ export const paymentResponse = Joi.object({
   screening: Joi.object({ status: text(), level: textOrNull(), flags: Joi.array().items(Joi.string()).required() }).required(),
   settlement: textOrNull(),
   settlement_tx_hash: textOrNull(),
-  onchain_tx_hash: textOrNull(),
-  marked_sent_at: atOrNull(),
-  expires_at: at(),
-  paid_at: atOrNull(),
-  settled_at: atOrNull(),
 });
 
 /** Response schema of `payerPaymentView` (payer-safe payment); `authoritative: false` on `mark_sent`. */
@@ -154,17 +159,7 @@ export const payerPaymentResponse = Joi.object({
   payment_rail: text(),
   network: textOrNull(),
   stablecoin: textOrNull(),
-  deposit_instructions: depositInstructionsResponse.required(),
-  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
-  amount_expected: moneyOrNull(),
-  amount_received: moneyOrNull(),
-  amount_verdict: textOrNull(),
-  fee: moneyOrNull(),
-  onchain_tx_hash: textOrNull(),
-  marked_sent_at: atOrNull(),
-  expires_at: at(),
-  paid_at: atOrNull(),
-  settled_at: atOrNull(),
+  ...paymentProgressFields,
   created_at: at(),
   authoritative: Joi.boolean(),
 });
