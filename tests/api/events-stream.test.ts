@@ -3,14 +3,13 @@
  * EventSource client (npm `eventsource`): live push through LISTEN/NOTIFY with the exact
  * `GET /events/{id}` envelope, both key headers and sessions, account and type isolation,
  * unshipped types withheld, resume after `Last-Event-ID` (explicit and automatic after the server
- * drops the stream), heartbeats, the resume-window gap, every refusal, the `api_v1.events` switch,
- * credential revocation, and shutdown of a second in-process API instance.
+ * drops the stream), heartbeats, the resume-window gap, every refusal (the `api_v1.events` switch is
+ * in global-switches.test.ts), credential revocation, and shutdown of a second in-process API instance.
  */
 import http from 'node:http';
 import { EventSource } from 'eventsource';
 import { createSession, insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
-import { setSwitch } from '../../api/switches';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { sha256Hex } from '../../lib/secrets';
@@ -22,12 +21,6 @@ async function emit(accountId: string, type = 'payment_link.created', livemode =
   const objectType = type.split('.')[0];
   const objectId = newId(objectType === 'payment' ? 'pay_' : 'pl_');
   return transaction((m) => emitEvent(m, { accountId, livemode, type, objectType, objectId, object: { id: objectId, status: 'open', amount: { amount: '1000', currency: 'USD', decimals: 2 } } }));
-}
-
-/** Flips a global switch and waits past the product's 2 s switch cache. */
-async function flip(name: string, on: boolean): Promise<void> {
-  await setSwitch(name, on);
-  await new Promise((r) => setTimeout(r, 2300));
 }
 
 const open: StreamClient[] = [];
@@ -169,23 +162,6 @@ describe('refusals and gates', () => {
     expectError(test, 503, 'temporarily_unavailable', 'test_mode_not_supported');
     expect(test.headers.get('retry-after')).toBeNull();
     expectError(await call('GET', '/v1/events/stream?type=payment.nope', undefined, { key: a.live_key }), 400, 'invalid_request', 'event_type_unknown', 'type');
-  });
-
-  it('the api_v1.events switch refuses new streams (503 + Retry-After) and closes open ones', async () => {
-    const a = await newAccount();
-    const c = stream(a.live_key);
-    await opened(c);
-    try {
-      await flip('api_v1.events', false);
-      const res = await call('GET', '/v1/events/stream', undefined, { key: a.live_key });
-      expectError(res, 503, 'temporarily_unavailable', 'switch_off');
-      expect(res.headers.get('retry-after')).toBe('60');
-      // The open stream is ended at the next heartbeat; the client's reconnect is refused and it stops.
-      await eventually(async () => c.es.readyState === EventSource.CLOSED, 'open stream to be closed', 10000);
-      expect(c.errors.some((e) => e.code === 503)).toBe(true);
-    } finally {
-      await flip('api_v1.events', true);
-    }
   });
 
   it('revoking the key or the session ends their streams', async () => {

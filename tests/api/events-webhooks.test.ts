@@ -9,7 +9,6 @@
  * webhooks-ssrf.test.ts (the product under test runs with WEBHOOKS_ALLOW_LOOPBACK=true so it can
  * reach the receiver).
  */
-import { Webhook } from 'standardwebhooks';
 import { insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../activities/outbox';
 import { dispatchOnce } from '../../activities/dispatcher';
@@ -18,25 +17,12 @@ import type Joi from 'joi';
 import { REGISTRY } from '../../api/operation';
 import { register as registerWebhookRoutes } from '../../api/routes/webhooks';
 import * as schemas from '../../api/schemas/webhooks';
-import { setSwitch } from '../../api/switches';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
 import { closeTemporalClient } from '../../temporal/client';
-import { client, eventually, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
-import { Receiver, testTls, type Received } from '../helpers/receiver';
-
-// ---------------------------------------------------------------------------------------------
-// A local webhook receiver
-// ---------------------------------------------------------------------------------------------
-
-
-/** Verifies a receipt with `secret` (Standard Webhooks); returns the parsed event or throws. */
-function verify(secret: string, r: Received): any {
-  return new Webhook(secret).verify(r.body, {
-    'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'],
-  });
-}
+import { client, deliveryReaches, eventually, expectError, expectOk, idem, newAccount, memberSession } from '../helpers/api';
+import { Receiver, testTls, verify } from '../helpers/receiver';
 
 /** Fails unless `body` matches the declared response schema (unknown keys allowed: spec 1 rule 7). */
 function conforms(schema: Joi.Schema, body: unknown): void {
@@ -44,26 +30,7 @@ function conforms(schema: Joi.Schema, body: unknown): void {
   if (error) throw new Error(`response does not match its schema: ${error.message}\n${JSON.stringify(body)}`);
 }
 
-const expectOk = (res: Res, status = 200) => {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-};
-
-/** Waits until delivery `id` reaches `status` (returns the delivery with attempts). */
-async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 20000): Promise<any> {
-  return eventually(async () => {
-    const r = await api.get(`/v1/webhook_deliveries/${id}`);
-    return r.status === 200 && r.body.status === status ? r.body : null;
-  }, `delivery ${id} to be ${status}`, timeoutMs);
-}
-
 /** Adds a dashboard session for a new user who is a member of `accountId` with `role`. */
-/** Flips a global switch and waits past the product's 2 s switch cache. */
-async function flip(name: string, on: boolean): Promise<void> {
-  await setSwitch(name, on);
-  await new Promise((r) => setTimeout(r, 2300));
-}
-
 const receiver = new Receiver({ tls: testTls() });
 const plainReceiver = new Receiver();
 beforeAll(async () => { await receiver.start(); await plainReceiver.start(); });
@@ -502,48 +469,6 @@ describe('webhook deliveries', () => {
     expect(() => verify(ep.secret, after)).toThrow();
   });
 
-  it('holds deliveries while api_v1.webhooks_delivery is off (endpoints still register) and sends them promptly once it is on', async () => {
-    const target = receiver.path('held');
-    const ep = await createEndpoint(live, target.url, ['order.created']);
-    let d: any;
-    let eventId = '';
-    let onAt = 0;
-    try {
-      await flip('api_v1.webhooks_delivery', false);
-      // Registration is not gated by the delivery switch.
-      const late = expectOk(await live.post('/v1/webhook_endpoints', { url: receiver.path('held-late').url }), 201);
-      expect(late.enabled).toBe(true);
-      d = expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
-      eventId = await transaction((m) => emitEvent(m, {
-        accountId, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_held', object: { id: 'ord_held', object: 'order' },
-      }));
-      const fanned = await eventually(async () => {
-        const r = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${eventId}&endpoint_id=${ep.id}`)).data;
-        return r.length === 1 ? r[0] : null;
-      }, 'the held event to be fanned out');
-      await new Promise((r) => setTimeout(r, 4000));
-      expect(receiver.received(target.path)).toHaveLength(0);
-      for (const id of [d.id, fanned.id]) {
-        expect(expectOk(await live.get(`/v1/webhook_deliveries/${id}`))).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
-      }
-      const held: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND held_at IS NOT NULL', [[d.id, fanned.id]]);
-      expect(held[0].n).toBe(2);
-    } finally {
-      await setSwitch('api_v1.webhooks_delivery', true);
-      onAt = Date.now();
-    }
-    const got = await eventually(async () => {
-      const r = receiver.received(target.path);
-      return r.length >= 2 ? r : null;
-    }, 'both held deliveries', 60000);
-    // The dispatcher nudges held deliveries: well before their own 30 s re-check.
-    expect(Math.max(...got.map((r) => r.at)) - onAt).toBeLessThan(15_000);
-    expect(got.map((r) => verify(ep.secret, r).id).sort()).toEqual([d.event_id, eventId].sort());
-    await deliveryReaches(live, d.id, 'succeeded');
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(receiver.received(target.path)).toHaveLength(2);
-  }, 120_000);
-
   it('delivers payment link events to subscribed live endpoints only', async () => {
     const fresh = await newAccount();
     const live = client(fresh.live_key);
@@ -641,30 +566,4 @@ describe('dispatcher', () => {
     const started: Array<{ workflow_started_at: Date | null }> = await db().query('SELECT workflow_started_at FROM webhook_deliveries WHERE id = $1', [deliveryId]);
     expect(started[0].workflow_started_at).not.toBeNull();
   }, 60_000);
-});
-
-// ---------------------------------------------------------------------------------------------
-// Switches
-// ---------------------------------------------------------------------------------------------
-
-describe('switches', () => {
-  it('answer 503 for events and endpoint routes while off', async () => {
-    const a = await newAccount();
-    const live = client(a.live_key);
-    try {
-      await setSwitch('api_v1.events', false);
-      await flip('api_v1.webhooks', false);
-      const r1 = await live.get('/v1/events');
-      expectError(r1, 503, 'temporarily_unavailable');
-      expect(r1.headers.get('retry-after')).toBe('60');
-      expectError(await live.get('/v1/webhook_endpoints'), 503, 'temporarily_unavailable');
-      expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/off' }), 503, 'temporarily_unavailable');
-      expect(expectOk(await live.get('/v1/webhook_deliveries')).object).toBe('list');
-    } finally {
-      await setSwitch('api_v1.events', true);
-      await flip('api_v1.webhooks', true);
-    }
-    expect(expectOk(await live.get('/v1/events')).object).toBe('list');
-    expectOk(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/on' }), 201);
-  });
 });

@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import { insertApiKey } from '../../activities/accounts';
-import { setSwitch } from '../../api/switches';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { sha256Hex } from '../../lib/secrets';
@@ -265,11 +264,6 @@ describe('versioning (spec 9)', () => {
 });
 
 describe('test mode (spec 1 rule 5)', () => {
-  afterEach(async () => {
-    await setSwitch('test_mode', true);
-    await new Promise((res) => setTimeout(res, 2100)); // switch cache TTL
-  });
-
   test('a test key reads the account as its test twin', async () => {
     const r = await client(acct.test_key).get('/v1/account');
     expect(r.status).toBe(200);
@@ -280,15 +274,6 @@ describe('test mode (spec 1 rule 5)', () => {
     const r = await client(acct.test_key).get('/v1/payments');
     expectError(r, 503, 'temporarily_unavailable');
     expect(r.headers.get('retry-after')).toBeNull();
-  });
-
-  test('with the master switch off every test-mode call is 503 with Retry-After: 60', async () => {
-    await setSwitch('test_mode', false);
-    await new Promise((res) => setTimeout(res, 2100)); // switch cache TTL
-    const r = await client(acct.test_key).get('/v1/account');
-    expectError(r, 503, 'temporarily_unavailable');
-    expect(r.headers.get('retry-after')).toBe('60');
-    expect((await client(acct.live_key).get('/v1/account')).status).toBe(200);
   });
 
   test('a test key lists only test-mode API keys', async () => {

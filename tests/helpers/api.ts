@@ -89,3 +89,17 @@ export async function memberSession(accountId: string, role: 'admin' | 'develope
     return createSession(m, userId);
   });
 }
+
+/** Returns `res.body` when `res.status` is `status` (default 200); else throws with the response. */
+export function expectOk<T = any>(res: Res<T>, status = 200): T {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
+export async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 20000): Promise<any> {
+  return eventually(async () => {
+    const r = await api.get(`/v1/webhook_deliveries/${id}`);
+    return r.status === 200 && r.body.status === status ? r.body : null;
+  }, `delivery ${id} to be ${status}`, timeoutMs);
+}

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface Received { path: string; headers: Record<string, string>; body: string; at: number }
 export interface Reply { status?: number; headers?: Record<string, string>; body?: string; hangMs?: number; before?: () => Promise<void> }
@@ -21,6 +22,13 @@ export function testTls(): ReceiverTls {
   const keyFile = process.env.WEBHOOKS_TEST_TLS_KEY_FILE;
   if (!certFile || !keyFile) throw new Error('WEBHOOKS_EXTRA_CA_FILE / WEBHOOKS_TEST_TLS_KEY_FILE are not set (global setup)');
   return { cert: fs.readFileSync(certFile, 'utf8'), key: fs.readFileSync(keyFile, 'utf8') };
+}
+
+/** Verifies a receipt with endpoint `secret` (Standard Webhooks, spec 6); returns the parsed event or throws. */
+export function verify(secret: string, r: Received): any {
+  return new Webhook(secret).verify(r.body, {
+    'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'],
+  });
 }
 
 export class Receiver {
