@@ -9,8 +9,8 @@
  * Errors are DomainErrors with the spec's type/code/param (see each function).
  */
 import { QueryFailedError, type EntityManager } from 'typeorm';
-import { COUNTRIES } from '../api/countries';
-import { addressBookEntryView } from '../api/views/address-book';
+import { COUNTRIES } from '../domain/countries';
+import { addressBookEntryView } from '../views/address-book';
 import { checkAddress, CHAIN_NAMES, resolveChain, type ChainName } from '../domain/addresses';
 import { normalizeBeneficiary, type BeneficiaryInput } from '../domain/bank-details';
 import { conflict, DomainError, invalidRequest, notFound, temporarilyUnavailable } from '../domain/errors';

@@ -14,7 +14,7 @@
  * index), so a repeated or concurrent confirmation grants once.
  */
 import type { EntityManager } from 'typeorm';
-import { creditEventView } from '../api/views/credits';
+import { creditEventView } from '../views/credits';
 import {
   applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
   type CreditBalance, type CreditPack, type LedgerStep,

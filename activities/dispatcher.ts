@@ -21,7 +21,7 @@
  *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
  *   than at each workflow's next hold re-check.
  */
-import { isSwitchOn } from '../api/switches';
+import { isSwitchOn } from '../lib/switches';
 import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
 import { endpointReceives } from '../domain/event-types';
 import { loadConfig } from '../lib/config';

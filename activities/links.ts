@@ -21,8 +21,8 @@ import { validateAllowedRails, isBankRail } from '../domain/rails';
 import { DEFAULT_REMINDER_OFFSETS_DAYS, validateOffsets, type ReminderSchedule } from '../domain/reminders';
 import { deriveTitle } from '../domain/titles';
 import { isLinkEditable } from '../domain/verdicts';
-import { isFlagOpen } from '../api/switches';
-import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../api/views/payment-link';
+import { isFlagOpen } from '../lib/switches';
+import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../views/payment-link';
 import { Account, AddressBookEntry, Client, Product, type LinkItem, PaymentLink } from '../entities';
 import { auxDb, db, transaction } from '../lib/db';
 import { newId, newShortCode } from '../lib/ids';
@@ -33,7 +33,7 @@ import { emailProvider } from '../providers/email';
 import { temporalClient, signalWithStart } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
 import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from './outbox';
-import { IdempotencyKeyTaken, type InlineIdempotency } from '../api/idempotency';
+import { IdempotencyKeyTaken, type InlineIdempotency } from '../lib/idempotency';
 import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
 
 /** Who acts and under which request: every operation is scoped to (account, livemode). */

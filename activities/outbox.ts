@@ -4,7 +4,7 @@
  * NOTIFY so the dispatcher and the stream pick them up without polling delay.
  */
 import type { EntityManager } from 'typeorm';
-import { LATEST_VERSION } from '../api/versioning';
+import { LATEST_VERSION } from '../domain/versioning';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 

@@ -23,8 +23,8 @@ import { logger } from '../lib/logger';
 import { chainAdapter, type ObservedTransfer } from '../providers/chain';
 import { signalWithStart, startIfAbsent } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
-import { paymentView } from '../api/views/payment';
-import { linkViewContext, paymentLinkView } from '../api/views/payment-link';
+import { paymentView } from '../views/payment';
+import { linkViewContext, paymentLinkView } from '../views/payment-link';
 import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
 import { recordPayoutTransfer } from './payouts';
 

@@ -35,7 +35,7 @@ import { fiatRails } from '../providers/fiat-rails';
 import { closeUnsignedSends, WalletSendCloseError } from '../providers/wallet-sends';
 import { signalWithStart, startIfAbsent, temporalClient } from '../temporal/client';
 import { SIGNALS, WF } from '../temporal/names';
-import { payoutEventView } from '../api/views/payout';
+import { payoutEventView } from '../views/payout';
 import { emitEvent, type RequestRef } from './outbox';
 
 async function emitPayoutEvents(m: EntityManager, p: Payout, types: string[], request: RequestRef | null, related: string[] = []): Promise<void> {

@@ -15,7 +15,7 @@ import { errorEnvelope } from './middleware/errors';
 import { requestLog } from './middleware/request-log';
 import { rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
-import { resolveVersion, LATEST_VERSION } from './versioning';
+import { resolveVersion, LATEST_VERSION } from '../domain/versioning';
 import { payerRouter } from './routes/payer-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';

@@ -12,9 +12,9 @@ import { auxDb } from '../lib/db';
 import { chainAdapter } from '../providers/chain';
 import { loadConfig } from '../lib/config';
 import type { Caller } from './context';
-import { executableRails } from './rails-availability';
-import { isFlagOpen, isSwitchOn } from './switches';
-import { corridorView } from './views/payout';
+import { executableRails } from '../lib/rails-availability';
+import { isFlagOpen, isSwitchOn } from '../lib/switches';
+import { corridorView } from '../views/payout';
 
 /** Builds the capabilities document of one product for `caller`. */
 export type CapabilityBuilder = (caller: Caller) => Promise<Record<string, unknown>>;

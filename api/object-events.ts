@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor, isBigintDigits, parseLimit } from '../domai
 import { db } from '../lib/db';
 import type { Caller } from './context';
 import type { ListEnvelope } from './pagination';
-import { eventView } from './views/event';
+import { eventView } from '../views/event';
 import { EventRow } from '../entities';
 
 /** One page of events of `objectId` visible to `caller` (same account and mode). */

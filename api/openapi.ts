@@ -16,7 +16,7 @@ import type Joi from 'joi';
 import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
-import { CONTRACT_VERSION, LATEST_VERSION } from './versioning';
+import { CONTRACT_VERSION, LATEST_VERSION } from '../domain/versioning';
 
 type JsonSchema = Record<string, unknown>;
 type Doc = Record<string, any>;

@@ -12,9 +12,9 @@ import type Koa from 'koa';
 import { DomainError } from '../domain/errors';
 import type { MemberRole } from '../entities';
 import type { AppState, Caller, CallerKind } from './context';
-import * as idem from './idempotency';
+import * as idem from '../lib/idempotency';
 import { fromJoi } from './middleware/errors';
-import { isFlagOpen, isSwitchOn } from './switches';
+import { isFlagOpen, isSwitchOn } from '../lib/switches';
 
 export interface HandlerArgs<B = any, Q = any> {
   caller: Caller;

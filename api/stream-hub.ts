@@ -29,8 +29,8 @@ import { logger } from '../lib/logger';
 import { notifyHealthy, onListenerLost, onNotify } from '../lib/notify';
 import type { Caller } from './context';
 import { authenticateKey, authenticateSession, presentedCredential } from './middleware/auth';
-import { isSwitchOn } from './switches';
-import { eventView } from './views/event';
+import { isSwitchOn } from '../lib/switches';
+import { eventView } from '../views/event';
 
 const SHIPPED = new Set(LIVE_EVENT_TYPES);
 const REPLAY_PAGE = 500;

@@ -15,7 +15,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { createLink, type CreateLinkInput } from '../activities/links';
-import { linkViewContext, paymentLinkView } from '../api/views/payment-link';
+import { linkViewContext, paymentLinkView } from '../views/payment-link';
 import type { PaymentLink } from '../entities';
 import { db, initDb } from '../lib/db';
 

@@ -1,5 +1,6 @@
 /** Account, user, membership, dashboard session and API key entities (spec 2.2, 5). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MemberRole } from '../domain/caller';
 
 @Entity('users')
 export class User {
@@ -31,7 +32,7 @@ export class Account {
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }
 
-export type MemberRole = 'owner' | 'admin' | 'developer' | 'viewer';
+export type { MemberRole } from '../domain/caller';
 
 @Entity('memberships')
 export class Membership {

@@ -91,7 +91,7 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   const out = fs.openSync(productLog, 'w');
   // PRODUCT_NODE_ARGS: extra node flags for the product process (e.g. --cpu-prof when profiling).
   const nodeArgs = (env.PRODUCT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entries = opts.split ? [path.resolve(__dirname, '../api/main.js'), path.resolve(__dirname, '../worker.js')] : [path.resolve(__dirname, 'serve.js')];
+  const entries = opts.split ? [path.resolve(__dirname, '../api/main.js'), path.resolve(__dirname, '../worker.js')] : [path.resolve(__dirname, '../api/serve.js')];
   const processes = entries.map((entry) => spawn(process.execPath, [...nodeArgs, entry], { env, stdio: ['ignore', out, out], detached: true }));
   // The product runs in its own process groups; never leave it behind if this process dies.
   const killProduct = () => {

@@ -4,7 +4,7 @@
  * prints every known switch with its state. Takes effect on every API instance within 2 seconds.
  */
 import 'reflect-metadata';
-import { SWITCH_DEFAULTS, isSwitchOn, setSwitch } from '../api/switches';
+import { SWITCH_DEFAULTS, isSwitchOn, setSwitch } from '../lib/switches';
 import { closeDb, initDb } from '../lib/db';
 import { useRuntimeEnv } from './runtime';
 

@@ -10,9 +10,10 @@ import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
 import { notifyHealthy, onNotify } from '../../lib/notify';
 import { sha256Hex } from '../../lib/secrets';
+import { SESSION_PREFIX } from '../../domain/caller';
 import type { AppState, Caller } from '../context';
 
-export const SESSION_PREFIX = 'dsess_';
+
 const KEY_PREFIX = /^sk_(live|test)_[A-Za-z0-9]+$/;
 
 function unauthenticated(code: string, message: string): DomainError {

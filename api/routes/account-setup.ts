@@ -21,7 +21,7 @@ import { logger } from '../../lib/logger';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { wantsExpand } from '../pagination';
-import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../views/account-setup';
+import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../../views/account-setup';
 
 async function loadAccount(id: string): Promise<Account> {
   const a = await db().getRepository(Account).findOneBy({ id });

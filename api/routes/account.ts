@@ -10,9 +10,9 @@ import { db, transaction } from '../../lib/db';
 import { insertAccount } from '../../activities/accounts';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { accountResponse, accountView } from '../views/account';
-import { listEnvelope } from '../schemas/responses';
-import { COUNTRIES } from '../countries';
+import { accountResponse, accountView } from '../../views/account';
+import { listEnvelope } from '../../views/schema';
+import { COUNTRIES } from '../../domain/countries';
 import { accountExpansions } from './account-setup';
 
 async function loadAccount(id: string): Promise<Account> {

@@ -24,8 +24,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { listEnvelope } from '../schemas/responses';
-import { activityResponse, activitySummaryResponse, activitySummaryView, activityView, byCategoryResponse } from '../views/activity';
+import { listEnvelope } from '../../views/schema';
+import { activityResponse, activitySummaryResponse, activitySummaryView, activityView, byCategoryResponse } from '../../views/activity';
 import { eventsPage } from './events';
 
 /** Shipped event types that are activity. */

@@ -18,7 +18,7 @@ import { paginate } from '../pagination';
 import {
   addressBookEntryOut, addressBookListOut, beneficiaryBody, createEntryBody, deletedEntryOut, listEntriesQuery, updateEntryBody,
 } from '../schemas/address-book';
-import { addressBookEntryView, deletedAddressBookEntryView } from '../views/address-book';
+import { addressBookEntryView, deletedAddressBookEntryView } from '../../views/address-book';
 import { likeContains, opContext } from './clients';
 
 const SESSION_ONLY = { callers: ['dashboard_session' as const], testMode: 'unavailable' as const };

@@ -10,9 +10,9 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { paginate } from '../pagination';
-import { ALL_SCOPES, SCOPE_ALIASES } from '../scopes';
-import { apiKeyResponse, apiKeyView, apiKeyWithSecretResponse } from '../views/account';
-import { listEnvelope } from '../schemas/responses';
+import { ALL_SCOPES, SCOPE_ALIASES } from '../../domain/scopes';
+import { apiKeyResponse, apiKeyView, apiKeyWithSecretResponse } from '../../views/account';
+import { listEnvelope } from '../../views/schema';
 
 const SESSION_ONLY = ['dashboard_session'] as const;
 

@@ -13,8 +13,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { createClientBody, listClientsQuery, updateClientBody } from '../schemas/payment-links';
-import { clientResponse, clientView } from '../views/client';
-import { listEnvelope } from '../schemas/responses';
+import { clientResponse, clientView } from '../../views/client';
+import { listEnvelope } from '../../views/schema';
 
 /** Operation context of a request (account, mode, request id and Idempotency-Key for events). */
 export function opContext(caller: Caller, ctx: Koa.ParameterizedContext<AppState>): OpContext {

@@ -26,8 +26,8 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import type { ListEnvelope } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { eventResponse, eventView, type EventView } from '../views/event';
-import { listEnvelope } from '../schemas/responses';
+import { eventResponse, eventView, type EventView } from '../../views/event';
+import { listEnvelope } from '../../views/schema';
 
 const SHIPPED = [...LIVE_EVENT_TYPES];
 /** `since` timestamps before 0001-01-01T00:00:00Z are refused (PostgreSQL has no year 0). */

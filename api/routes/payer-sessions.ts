@@ -15,9 +15,9 @@ import { db } from '../../lib/db';
 import { emailProvider } from '../../providers/email';
 import type { AppState } from '../context';
 import { mountPublic } from '../operation';
-import { executableRails } from '../rails-availability';
-import { payerPaymentResponse, payerPaymentView } from '../views/payment';
-import { payerSessionResponse, payerSessionView, receiptEmailResponse } from '../views/payer-session';
+import { executableRails } from '../../lib/rails-availability';
+import { payerPaymentResponse, payerPaymentView } from '../../views/payment';
+import { payerSessionResponse, payerSessionView, receiptEmailResponse } from '../../views/payer-session';
 
 const PAYER_RAILS = [...RAILS_CLOSED, 'crypto_transfer'];
 

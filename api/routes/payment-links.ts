@@ -23,9 +23,9 @@ import {
 } from '../schemas/payment-links';
 import {
   linkReceiptResponse, linkReceiptView, linkViewContext, paymentLinkResponse, paymentLinkView, reminderScheduleResponse, reminderScheduleView,
-} from '../views/payment-link';
-import { eventResponse } from '../views/event';
-import { listEnvelope } from '../schemas/responses';
+} from '../../views/payment-link';
+import { eventResponse } from '../../views/event';
+import { listEnvelope } from '../../views/schema';
 import Joi from 'joi';
 import { likeContains, opContext } from './clients';
 

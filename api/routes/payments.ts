@@ -13,9 +13,9 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate, wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { paymentResponse, paymentView } from '../views/payment';
-import { eventResponse } from '../views/event';
-import { listEnvelope } from '../schemas/responses';
+import { paymentResponse, paymentView } from '../../views/payment';
+import { eventResponse } from '../../views/event';
+import { listEnvelope } from '../../views/schema';
 import { objectEventsPage } from '../object-events';
 
 async function ownPayment(caller: Caller, id: string): Promise<Payment> {

@@ -25,12 +25,12 @@ import { objectEventsPage } from '../object-events';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { listEnvelope } from '../schemas/responses';
+import { listEnvelope } from '../../views/schema';
 import {
   attemptResponse, beneficiaryBody, eventResponseList, capabilitiesQuery, capabilitiesResponse, createPayoutBody, fundingInstructionsResponse, fundRequestBody,
   listPayoutsQuery, markSentResponse, payoutListResponse, payoutResponse, receiptResponse, replacePayoutBody, walletFundingQuoteResponse,
 } from '../schemas/payouts';
-import { attemptView, fundingInstructionsView, payoutView, receiptView, walletFundingQuoteView } from '../views/payout';
+import { attemptView, fundingInstructionsView, payoutView, receiptView, walletFundingQuoteView } from '../../views/payout';
 
 const READ = 'payouts.read';
 const WRITE = 'payouts.write';

@@ -12,8 +12,8 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { createProductBody, listProductsQuery, updateProductBody } from '../schemas/payment-links';
-import { productResponse, productView } from '../views/product';
-import { listEnvelope } from '../schemas/responses';
+import { productResponse, productView } from '../../views/product';
+import { listEnvelope } from '../../views/schema';
 import { likeContains, opContext } from './clients';
 
 /** Registers the product operations on `r`. */

@@ -23,8 +23,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate, wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
-import { listEnvelope } from '../schemas/responses';
-import { apiKeyUsageResponse, apiKeyUsageView, requestLogResponse, requestLogView, statusClassesResponse, type StatusClasses } from '../views/request-log';
+import { listEnvelope } from '../../views/schema';
+import { apiKeyUsageResponse, apiKeyUsageView, requestLogResponse, requestLogView, statusClassesResponse, type StatusClasses } from '../../views/request-log';
 
 
 const iso = Joi.string().isoDate();

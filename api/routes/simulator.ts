@@ -36,7 +36,7 @@ import { handleCheckoutNotification } from '../../activities/credits';
 import { checkAddress, resolveChain } from '../../domain/addresses';
 import { checkoutProvider, CheckoutTransitionError } from '../../providers/checkout';
 import { addressScreeningProvider } from '../../providers/screening';
-import { creditCheckoutView } from '../views/credits';
+import { creditCheckoutView } from '../../views/credits';
 
 const transferBody = Joi.object({
   chain: Joi.string().required(),

@@ -11,7 +11,7 @@ import { WaitlistEntry } from '../../entities';
 import { db } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { waitlistEntryResponse, waitlistEntryView } from '../views/account-setup';
+import { waitlistEntryResponse, waitlistEntryView } from '../../views/account-setup';
 
 const body = Joi.object({
   email: Joi.string().trim().email({ tlds: { allow: false } }).max(254),

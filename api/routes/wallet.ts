@@ -16,8 +16,8 @@ import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { paginate } from '../pagination';
-import { balancesResponse, balancesView, walletResponse, walletView } from '../views/wallet';
-import { listEnvelope } from '../schemas/responses';
+import { balancesResponse, balancesView, walletResponse, walletView } from '../../views/wallet';
+import { listEnvelope } from '../../views/schema';
 
 async function activeWallet(caller: Caller): Promise<Wallet | null> {
   return db().getRepository(Wallet).findOneBy({ account_id: caller.accountId, network: chainAdapter().network, status: 'active' });

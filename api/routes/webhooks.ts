@@ -41,7 +41,7 @@ import {
   webhookDeliveryListOut, webhookDeliveryOut, webhookDeliveryWithAttemptsOut, webhookEndpointDeletedOut, webhookEndpointListOut,
   webhookEndpointOut, webhookEndpointWithSecretOut,
 } from '../schemas/webhooks';
-import { webhookDeliveryView, webhookEndpointView } from '../views/webhook';
+import { webhookDeliveryView, webhookEndpointView } from '../../views/webhook';
 
 /** Max non-deleted endpoints per account and mode. */
 export const MAX_ENDPOINTS_PER_MODE = 16;

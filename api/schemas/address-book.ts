@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import { bankDetailsBody, maskedBeneficiaryOut } from './beneficiary';
 import { listQuery } from './common';
-import { listEnvelope, timestamp } from './responses';
+import { listEnvelope, timestamp } from '../../views/schema';
 
 const text = (max: number) => Joi.string().trim().max(max).allow('', null);
 const alpha2 = Joi.string().trim().pattern(/^[A-Za-z]{2}$/).allow(null)

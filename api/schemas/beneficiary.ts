@@ -6,7 +6,7 @@
  */
 import Joi from 'joi';
 import { BANK_RAILS, PIX_KEY_TYPES } from '../../domain/bank-details';
-import { COUNTRIES } from '../countries';
+import { COUNTRIES } from '../../domain/countries';
 
 const detail = (max: number) => Joi.string().trim().max(max).allow(null, '');
 

@@ -2,7 +2,7 @@
 import Joi from 'joi';
 import { CREDIT_EVENT_TYPES, CREDIT_PACKS } from '../../domain/credits';
 import { listQuery } from './common';
-import { listEnvelope, moneyOut, timestamp } from './responses';
+import { listEnvelope, moneyOut, timestamp } from '../../views/schema';
 
 /** `POST /credit_checkouts`: `pack` is 5, 10 or 20 (spec 8); anything else 400 param `pack`. */
 export const createCheckoutBody = Joi.object({

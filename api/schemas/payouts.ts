@@ -8,7 +8,7 @@ import Joi from 'joi';
 import { CORRIDOR_IDS, PAYOUT_SOURCE_CHAINS, PAYOUT_STATUS_GROUPS } from '../../domain/payouts';
 import { bankDetailsBody, maskedBeneficiaryOut } from './beneficiary';
 import { listQuery, moneyPositive } from './common';
-import { listEnvelope, moneyOut, timestamp } from './responses';
+import { listEnvelope, moneyOut, timestamp } from '../../views/schema';
 
 const email = Joi.string().trim().email({ tlds: { allow: false } }).max(254);
 const sourceChain = Joi.string().valid(...PAYOUT_SOURCE_CHAINS);

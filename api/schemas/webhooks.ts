@@ -5,7 +5,7 @@
  * `event_type` are plain strings here.
  */
 import Joi from 'joi';
-import { listEnvelope, timestamp } from './responses';
+import { listEnvelope, timestamp } from '../../views/schema';
 
 const nullableTime = timestamp.allow(null).required();
 

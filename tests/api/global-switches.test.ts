@@ -7,7 +7,7 @@
  */
 import { EventSource } from 'eventsource';
 import { emitEvent } from '../../activities/outbox';
-import { setSwitch } from '../../api/switches';
+import { setSwitch } from '../../lib/switches';
 import { db, transaction } from '../../lib/db';
 import { API, call, client, connectDb, deliveryReaches, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';

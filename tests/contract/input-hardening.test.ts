@@ -9,7 +9,7 @@
  */
 import { isPublicOperation, REGISTRY } from '../../api/operation';
 import { encodeCursor } from '../../domain/pagination';
-import { documentOfThisBuild } from '../../scripts/openapi';
+import { documentOfThisBuild } from '../../api/openapi-cli';
 import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
 import { toJsonSchema } from '../../api/openapi';
 

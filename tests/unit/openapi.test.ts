@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import { buildOpenApi, errorStatuses, openApiPath, toJsonSchema } from '../../api/openapi';
 import { isPublicOperation, REGISTRY, type OperationDef } from '../../api/operation';
-import { documentOfThisBuild } from '../../scripts/openapi';
+import { documentOfThisBuild } from '../../api/openapi-cli';
 
 const doc = documentOfThisBuild() as Record<string, any>;
 const op = (method: string, path: string) => doc.paths[path]?.[method];

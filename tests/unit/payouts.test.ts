@@ -9,7 +9,7 @@ import {
   settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition, fundingSurplus, heldForReturn,
 } from '../../domain/payouts';
 import { caught } from '../helpers/domain';
-import { fundingInstructionsView, payoutEventView, payoutView } from '../../api/views/payout';
+import { fundingInstructionsView, payoutEventView, payoutView } from '../../views/payout';
 import type { Payout, PayoutAttempt } from '../../entities';
 
 const open = { accessState: 'active', previewOpen: true, payoutsOpen: true };

@@ -15,7 +15,7 @@ import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts';
 import { activateLink, cancelLink, createLink, disableReminderSchedule, ensureLinkWorkflows, updateReminderSchedule, type OpContext } from '../../activities/links';
 import { notifyLinkWorkflow } from '../../activities/payins';
-import { linkNextReminderAt } from '../../api/views/payment-link';
+import { linkNextReminderAt } from '../../views/payment-link';
 import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { closeDb, db } from '../../lib/db';

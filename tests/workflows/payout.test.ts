@@ -128,7 +128,7 @@ test('returned after paid with no refund address: held (missing_return_policy) u
   await eventually(async () => (await payoutRow(payoutId)).status === 'returned', 'returned');
   expect((await payoutRow(payoutId)).held_minor).not.toBeNull();
   await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
-  const { payoutView } = await import('../../api/views/payout');
+  const { payoutView } = await import('../../views/payout');
   expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'returned', failure_reason: 'missing_return_policy', return_reason: 'beneficiary_name_mismatch' });
   const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: payoutId, gate, request: req, body: { refund_address: REFUND.toLowerCase() } });
   expect(r.signal).toBe(true);
@@ -211,7 +211,7 @@ test('overpaid funding without a refund address: surplus held (missing_return_po
   const gross = BigInt((await attemptOf(payoutId)).gross_minor);
   await deposit(payoutId, (gross + 3_000_000n).toString());
   await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing');
-  const { payoutView } = await import('../../api/views/payout');
+  const { payoutView } = await import('../../views/payout');
   expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'processing', failure_reason: 'missing_return_policy', held_amount: { amount: '3000000', currency: 'USDC', decimals: 6 } });
   await rail(payoutId, { state: 'paid' });
   await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');

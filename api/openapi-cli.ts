@@ -1,18 +1,18 @@
 /**
  * Writes the OpenAPI document (api/openapi.ts) without a server or database: registers every
  * area's operations and the payer routes on throwaway routers, then prints the JSON.
- * Usage: `node dist/scripts/openapi.js [out.json]` (stdout when no file; `--tmp` writes a temp
+ * Usage: `node dist/api/openapi-cli.js [out.json]` (stdout when no file; `--tmp` writes a temp
  * file and prints its path, for `npm run lint:openapi`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Router from '@koa/router';
-import type { AppState } from '../api/context';
-import { buildOpenApi } from '../api/openapi';
-import { REGISTRY } from '../api/operation';
-import { payerRouter } from '../api/routes/payer-sessions';
-import { mountAreas } from '../api/routes';
+import type { AppState } from './context';
+import { buildOpenApi } from './openapi';
+import { REGISTRY } from './operation';
+import { payerRouter } from './routes/payer-sessions';
+import { mountAreas } from './routes';
 
 /** The document of every operation this build declares. */
 export function documentOfThisBuild(): Record<string, unknown> {

@@ -1,8 +1,8 @@
 /** Wire projections of account readiness, the setup guide, session revocation and waitlist entries (spec 4.10, 2.2). */
 import Joi from 'joi';
-import type { Readiness, SetupGuide } from '../../domain/readiness';
-import type { WaitlistEntry } from '../../entities';
-import { timestamp } from '../schemas/responses';
+import type { Readiness, SetupGuide } from '../domain/readiness';
+import type { WaitlistEntry } from '../entities';
+import { timestamp } from './schema';
 
 export function readinessView(r: Readiness): Record<string, unknown> {
   return { object: 'account_readiness', livemode: r.livemode, ready: r.ready, checks: r.checks.map((c) => ({ ...c })) };

@@ -1,7 +1,7 @@
 /** Wire projections of the service wallet and its balances (spec 2.5). */
-import type { Wallet } from '../../entities';
+import type { Wallet } from '../entities';
 import Joi from 'joi';
-import { at, bool, int, kind, money, text, textOrNull } from '../schemas/responses';
+import { at, bool, int, kind, money, text, textOrNull } from './schema';
 
 /** Wallet: address checksum-cased verbatim, chain constant, network, single live status. */
 export function walletView(w: Wallet): Record<string, unknown> {

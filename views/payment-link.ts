@@ -3,13 +3,13 @@
  * `payable_rails` and `expected_payer_type` are computed on every read from the stored link and
  * the account's executable rails (a `LinkViewContext`).
  */
-import { computePayableRails, expectedPayerTypeOf } from '../../domain/rails';
-import { nextReminderAt, type ReminderSchedule } from '../../domain/reminders';
-import type { LinkItem, Payment, PaymentLink } from '../../entities';
-import { loadConfig } from '../../lib/config';
-import { executableRails } from '../rails-availability';
+import { computePayableRails, expectedPayerTypeOf } from '../domain/rails';
+import { nextReminderAt, type ReminderSchedule } from '../domain/reminders';
+import type { LinkItem, Payment, PaymentLink } from '../entities';
+import { loadConfig } from '../lib/config';
+import { executableRails } from '../lib/rails-availability';
 import Joi from 'joi';
-import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from '../schemas/responses';
+import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
 
 /** What a link projection needs beyond the row: the payer host and the rails the account can execute now. */
 export interface LinkViewContext {

@@ -1,7 +1,7 @@
 /** Wire projection of a client (`cli_`, spec 2.3 Client). */
-import type { Client } from '../../entities';
+import type { Client } from '../entities';
 import Joi from 'joi';
-import { at, atOrNull, bool, kind, text, textOrNull } from '../schemas/responses';
+import { at, atOrNull, bool, kind, text, textOrNull } from './schema';
 
 /** Client as returned by every `/clients` operation: ObjectBase plus the client fields; `archived_at` null while active. */
 export function clientView(c: Client): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /** Wire projection of an outbox event (spec 2.11 Event, part 6 envelope). */
-import type { EventRow } from '../../entities';
+import type { EventRow } from '../entities';
 import Joi from 'joi';
-import { at, bool, kind, text, textOrNull } from '../schemas/responses';
+import { at, bool, kind, text, textOrNull } from './schema';
 
 /** Event envelope as sent on the wire by `GET /events`, the stream and webhook deliveries. */
 export interface EventView {

@@ -4,7 +4,7 @@
  * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
-import { auxDb, db } from '../lib/db';
+import { auxDb, db } from './db';
 
 /** Known switches and their defaults when no row exists. */
 export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string }> = {

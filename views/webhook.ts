@@ -1,5 +1,5 @@
 /** Wire projections of webhook endpoints, deliveries and attempts (spec 2.11, 4.10, 6). */
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../entities';
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../entities';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 

@@ -2,7 +2,7 @@
  * API versioning (spec 9): dated versions, pinning by `Service-Version`, a key's default version,
  * and dates older than the oldest served echoed as the oldest.
  */
-import { invalidRequest } from '../domain/errors';
+import { invalidRequest } from './errors';
 
 /** Versions this server serves, oldest first (dates, `YYYY-MM-DD`). */
 export const SERVED_VERSIONS = ['2026-09-04'] as const;

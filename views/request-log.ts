@@ -1,7 +1,7 @@
 /** Wire projections of request logs and API-key usage (spec 4.10 developers: request logs, key usage). */
 import Joi from 'joi';
-import type { RequestLog } from '../../entities';
-import { timestamp } from '../schemas/responses';
+import type { RequestLog } from '../entities';
+import { timestamp } from './schema';
 
 /** One recorded request. `id` is the request id (`req_`) also returned in the `Request-Id` header. */
 export function requestLogView(r: RequestLog): Record<string, unknown> {

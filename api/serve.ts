@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { stopNotifyListener } from '../lib/notify';
 import { createWorker } from '../worker';
-import { startApi, stopApi } from '../api/main';
+import { startApi, stopApi } from './main';
 import { logger } from '../lib/logger';
 
 async function main(): Promise<void> {

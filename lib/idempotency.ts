@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { DomainError } from '../domain/errors';
 import { canonicalJson, isValidIdempotencyKey, IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
-import { db } from '../lib/db';
+import { db } from './db';
 
 export interface StoredResponse { status: number; body: unknown; replayed: true }
 

@@ -4,10 +4,10 @@
  * attempts, and the corridor rows of the capabilities document. The only place payout wire field
  * names are spelled.
  */
-import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS, type Corridor, type CorridorVerdict } from '../../domain/payouts';
-import type { Money } from '../../domain/money';
-import type { Payout, PayoutAttempt, WalletSend } from '../../entities';
-import type { CallerKind } from '../context';
+import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS, type Corridor, type CorridorVerdict } from '../domain/payouts';
+import type { Money } from '../domain/money';
+import type { Payout, PayoutAttempt, WalletSend } from '../entities';
+import type { CallerKind } from '../domain/caller';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const usdc = (minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS });

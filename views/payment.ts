@@ -1,10 +1,10 @@
 /** Wire projections of a pay-in: merchant view (spec 2.4 Payment) and the payer-safe view. */
-import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
-import type { Money } from '../../domain/money';
-import type { Payment } from '../../entities';
-import { chainAdapter } from '../../providers/chain';
+import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
+import type { Money } from '../domain/money';
+import type { Payment } from '../entities';
+import { chainAdapter } from '../providers/chain';
 import Joi from 'joi';
-import { at, atOrNull, bool, int, kind, moneyOrNull, text, textOrNull } from '../schemas/responses';
+import { at, atOrNull, bool, int, kind, moneyOrNull, text, textOrNull } from './schema';
 
 function m(p: Payment, minor: string | null): Money | null {
   return minor === null ? null : { amount: minor, currency: p.currency, decimals: p.decimals };

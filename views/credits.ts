@@ -1,7 +1,7 @@
 /** Wire projections of credits (spec 2.11 "Credits"): balance, ledger row, checkout. */
-import type { CreditBalance } from '../../domain/credits';
-import { money } from '../../domain/money';
-import type { CreditCheckout, CreditEventRow } from '../../entities';
+import type { CreditBalance } from '../domain/credits';
+import { money } from '../domain/money';
+import type { CreditCheckout, CreditEventRow } from '../entities';
 
 /** `GET /credits`: the owner's personal balance; `total_checks` is the net count of checks spent. */
 export function creditBalanceView(b: CreditBalance, livemode: boolean): Record<string, unknown> {

@@ -1,8 +1,8 @@
 /** Wire projections of the account, its caller and API keys (spec 2.2, 2.11, 4.10). */
-import type { Account, ApiKey } from '../../entities';
-import type { Caller } from '../context';
+import type { Account, ApiKey } from '../entities';
+import type { Caller } from '../domain/caller';
 import Joi from 'joi';
-import { at, atOrNull, bool, freeObject, kind, strings, text, textOrNull } from '../schemas/responses';
+import { at, atOrNull, bool, freeObject, kind, strings, text, textOrNull } from './schema';
 
 /** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
 export function accountView(a: Account, caller: Caller): Record<string, unknown> {

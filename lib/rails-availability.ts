@@ -3,7 +3,7 @@
  * 4.6): the native rail always; the cross-network rail only on mainnet with its launch flag open
  * (`xchain_requires_mainnet`); bank rails once fiat settlement exists (not yet).
  */
-import { loadConfig } from '../lib/config';
+import { loadConfig } from './config';
 import { isFlagOpen } from './switches';
 
 /** Executable rail names for `accountId`, in RAILS_CLOSED order. */

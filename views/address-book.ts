@@ -1,5 +1,5 @@
 /** Wire projection of an address-book entry (`adr_`, spec 2.11 "Address book entry"). */
-import type { AddressBookEntry } from '../../entities';
+import type { AddressBookEntry } from '../entities';
 
 /**
  * Address-book entry as returned by every `/address_book` operation: ObjectBase, `kind`, `label`,

@@ -2,11 +2,11 @@
  * The payer session projection (spec 2.4): an allowlist. No bank details of the merchant, no
  * settlement snapshots, no internal ids (account, client, destination).
  */
-import { amountVerdict, type PaymentStatus } from '../../domain/verdicts';
-import { computePayableRails, RAILS_CLOSED } from '../../domain/rails';
-import type { Account, Payment, PaymentLink } from '../../entities';
+import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
+import { computePayableRails, RAILS_CLOSED } from '../domain/rails';
+import type { Account, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
-import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from '../schemas/responses';
+import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
 import { linkHeaderFields } from './payment-link';
 
 export interface SessionViewInput {

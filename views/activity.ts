@@ -1,8 +1,8 @@
 /** Wire projections of activity rows and the activity summary (spec 4.10 `/activity`, `/activity/summary`). */
 import Joi from 'joi';
-import { ACTIVITY_CATEGORIES, activityCategory, describeActivity } from '../../domain/activity';
-import type { EventRow } from '../../entities';
-import { moneyOut, timestamp } from '../schemas/responses';
+import { ACTIVITY_CATEGORIES, activityCategory, describeActivity } from '../domain/activity';
+import type { EventRow } from '../entities';
+import { moneyOut, timestamp } from './schema';
 
 /** One activity row, projected from a shipped event (`id` is the event id). */
 export function activityView(e: EventRow): Record<string, unknown> {

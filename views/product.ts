@@ -1,8 +1,8 @@
 /** Wire projection of a product (`prd_`, spec 2.3 Product). */
-import type { Product } from '../../entities';
-import { currencyDecimals } from '../../domain/money';
+import type { Product } from '../entities';
+import { currencyDecimals } from '../domain/money';
 import Joi from 'joi';
-import { at, atOrNull, bool, kind, moneyOrNull, text, textOrNull } from '../schemas/responses';
+import { at, atOrNull, bool, kind, moneyOrNull, text, textOrNull } from './schema';
 
 /**
  * Product as returned by every `/products` operation. `unit_price` is Money in the product's
