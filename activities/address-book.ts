@@ -22,7 +22,7 @@ import { encrypt } from '../lib/secrets';
 import { chainAdapter } from '../providers/chain';
 import { addressScreeningProvider, ScreeningUnavailableError } from '../providers/screening';
 import type { OpContext } from './links';
-import { emitEvent } from './outbox';
+import { emitEvent } from '../lib/outbox';
 
 /** Payment-link statuses in which a link still uses its destination (delete is refused). */
 export const LINK_STATUSES_USING_DESTINATION = ['draft', 'active', 'viewed', 'processing'];

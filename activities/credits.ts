@@ -25,7 +25,7 @@ import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { checkoutProvider, type CheckoutNotification } from '../providers/checkout';
-import { emitEvent, type RequestRef } from './outbox';
+import { emitEvent, type RequestRef } from '../lib/outbox';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
 export interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }

@@ -29,7 +29,7 @@ import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { signalWithStart, startIfAbsent } from '../temporal/client';
-import { SIGNALS, WF } from '../temporal/names';
+import { deliverSignal, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { DELIVERY_SWITCH } from './webhooks';
 
 /** Events taken per pass. */
@@ -60,7 +60,7 @@ export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<s
     while (next < rows.length) {
       const r = rows[next++];
       try {
-        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id }, { eager: true });
+        await startIfAbsent(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id }, { eager: true });
         started.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
@@ -123,7 +123,7 @@ export async function sweepUnstarted(): Promise<number> {
     const started: string[] = [];
     for (const r of rows) {
       try {
-        await startIfAbsent({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
+        await startIfAbsent(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
         started.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'sweep could not start webhook delivery workflow');
@@ -148,7 +148,7 @@ export async function nudgeHeld(): Promise<number> {
     const nudged: string[] = [];
     await Promise.all(rows.map(async (r) => {
       try {
-        await signalWithStart({ workflowType: WF.webhookDelivery, workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: SIGNALS.deliver });
+        await signalWithStart(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: deliverSignal, signalArgs: [] });
         nudged.push(r.id);
       } catch (e) {
         logger.warn({ err: e, delivery_id: r.id }, 'could not nudge a held webhook delivery; it re-checks on its own');

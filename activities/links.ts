@@ -31,8 +31,8 @@ import { randomToken } from '../lib/secrets';
 import { chainAdapter } from '../providers/chain';
 import { emailProvider } from '../providers/email';
 import { temporalClient, signalWithStart } from '../temporal/client';
-import { SIGNALS, WF } from '../temporal/names';
-import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from './outbox';
+import { linkChangedSignal, paymentLinkWorkflow } from '../workflows/payment-link';
+import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from '../lib/outbox';
 import { IdempotencyKeyTaken, type InlineIdempotency } from '../lib/idempotency';
 import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
 
@@ -87,16 +87,16 @@ async function emitLinkEventNonBlocking(m: EntityManager, link: PaymentLink, typ
 }
 
 /**
- * Signals the link workflow (`SIGNALS.linkChanged`), starting it when it is not running
+ * Signals the link workflow (`linkChangedSignal`), starting it when it is not running
  * (workflow id = link id). Called after commit; retried 3 times, then logged: the committed
  * state is never rolled back for a signalling failure.
  */
 export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_id'>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await signalWithStart({
-        workflowType: WF.paymentLink, workflowId: link.id, args: [{ linkId: link.id }],
-        accountId: link.account_id, signal: SIGNALS.linkChanged,
+      await signalWithStart(paymentLinkWorkflow, {
+        workflowId: link.id, args: [{ linkId: link.id }],
+        accountId: link.account_id, signal: linkChangedSignal, signalArgs: [],
       });
       return;
     } catch (e) {
@@ -135,7 +135,7 @@ export async function ensureLinkWorkflows(opts: { accountId?: string; batch?: nu
 async function signalLinkIfRunning(linkId: string): Promise<void> {
   try {
     const c = await temporalClient();
-    await c.workflow.getHandle(linkId).signal(SIGNALS.linkChanged);
+    await c.workflow.getHandle(linkId).signal(linkChangedSignal);
   } catch (e) {
     const name = (e as { name?: string })?.name;
     if (name !== 'WorkflowNotFoundError') logger.warn({ err: e, payment_link_id: linkId }, 'could not signal the payment link workflow');

@@ -22,10 +22,11 @@ import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { chainAdapter, type ObservedTransfer } from '../providers/chain';
 import { signalWithStart, startIfAbsent } from '../temporal/client';
-import { SIGNALS, WF } from '../temporal/names';
+import { depositSignal, linkEndedSignal, paymentWorkflow } from '../workflows/payment';
+import { linkChangedSignal, paymentLinkWorkflow } from '../workflows/payment-link';
 import { paymentView } from '../views/payment';
 import { linkViewContext, paymentLinkView } from '../views/payment-link';
-import { emitEvent, emitEventNonBlocking, type RequestRef } from './outbox';
+import { emitEvent, emitEventNonBlocking, type RequestRef } from '../lib/outbox';
 import { recordPayoutTransfer } from './payouts';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
@@ -122,13 +123,13 @@ export async function recordObservedTransfer(t: ObservedTransfer): Promise<strin
 
 /** Signals (starting if needed) the payment workflow with a recorded deposit. */
 export async function signalPaymentDeposit(paymentId: string, accountId: string, depositId: string): Promise<void> {
-  await signalWithStart({ workflowType: WF.payment, workflowId: paymentId, args: [{ paymentId }], accountId, signal: SIGNALS.deposit, signalArgs: [{ depositId }] });
+  await signalWithStart(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId, signal: depositSignal, signalArgs: [{ depositId }] });
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
 export async function signalLinkEndedToPayments(paymentIds: string[], accountId: string, reason: 'cancelled' | 'expired'): Promise<void> {
   for (const paymentId of paymentIds) {
-    await signalWithStart({ workflowType: WF.payment, workflowId: paymentId, args: [{ paymentId }], accountId, signal: SIGNALS.linkEnded, signalArgs: [{ reason }] });
+    await signalWithStart(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId, signal: linkEndedSignal, signalArgs: [{ reason }] });
   }
 }
 
@@ -260,7 +261,7 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
 export async function notifyLinkWorkflow(linkId: string): Promise<void> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
   if (!rows[0]) return;
-  await signalWithStart({ workflowType: WF.paymentLink, workflowId: linkId, args: [{ linkId }], accountId: rows[0].account_id, signal: SIGNALS.linkChanged });
+  await signalWithStart(paymentLinkWorkflow, { workflowId: linkId, args: [{ linkId }], accountId: rows[0].account_id, signal: linkChangedSignal, signalArgs: [] });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -340,7 +341,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
     return { payment: pay, created: true };
   });
   if (result.created) {
-    await startIfAbsent({ workflowType: WF.payment, workflowId: result.payment.id, args: [{ paymentId: result.payment.id }], accountId: result.payment.account_id });
+    await startIfAbsent(paymentWorkflow, { workflowId: result.payment.id, args: [{ paymentId: result.payment.id }], accountId: result.payment.account_id });
   }
   return result;
 }
@@ -393,7 +394,7 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
            OR (p.status IN ('paid','overpaid') AND p.settlement = 'wallet')
            OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending'))
         ORDER BY p.id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent({ workflowType: WF.payment, workflowId: r.id, args: [{ paymentId: r.id }], accountId: r.account_id });
+    for (const r of rows) await startIfAbsent(paymentWorkflow, { workflowId: r.id, args: [{ paymentId: r.id }], accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;

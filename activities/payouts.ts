@@ -13,7 +13,7 @@
  *   and/or one transaction.
  * Amounts: fiat in minor units of the corridor currency; USDC in 6-decimal minor units.
  */
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type SignalDefinition } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import { maskedAccountEnding, normalizePayoutBeneficiary, type PayoutBeneficiaryInput, type StoredBankDetails } from '../domain/bank-details';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
@@ -34,9 +34,9 @@ import { emailProvider } from '../providers/email';
 import { fiatRails } from '../providers/fiat-rails';
 import { closeUnsignedSends, WalletSendCloseError } from '../providers/wallet-sends';
 import { signalWithStart, startIfAbsent, temporalClient } from '../temporal/client';
-import { SIGNALS, WF } from '../temporal/names';
+import { payoutCancelledSignal, payoutDepositSignal, payoutProviderUpdateSignal, payoutWorkflow } from '../workflows/payout';
 import { payoutEventView } from '../views/payout';
-import { emitEvent, type RequestRef } from './outbox';
+import { emitEvent, type RequestRef } from '../lib/outbox';
 
 async function emitPayoutEvents(m: EntityManager, p: Payout, types: string[], request: RequestRef | null, related: string[] = []): Promise<void> {
   for (const type of types) {
@@ -282,9 +282,9 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
   });
 }
 
-/** Signals the payout workflow (starting it if needed) with `signal`. */
-export async function signalPayout(payoutId: string, accountId: string, signal: string, args: unknown[] = []): Promise<void> {
-  await signalWithStart({ workflowType: WF.payout, workflowId: payoutId, args: [{ payoutId }], accountId, signal, signalArgs: args });
+/** Signals the payout workflow (starting it if needed) with `signal`, a definition from workflows/payout.ts. */
+export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
+  await signalWithStart(payoutWorkflow, { workflowId: payoutId, args: [{ payoutId }], accountId, signal, signalArgs: args });
 }
 
 /** Loads the current attempt of a payout with its prepared wallet send (if any). */
@@ -389,7 +389,7 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
     [newId('pod_'), at.payout_id, at.id, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString()]);
   const id = inserted[0]?.id ?? (await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
-  await signalPayout(at.payout_id, at.account_id, SIGNALS.payoutDeposit, [{ depositId: id }]);
+  await signalPayout(at.payout_id, at.account_id, payoutDepositSignal, { depositId: id });
   return id;
 }
 
@@ -397,7 +397,7 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
 export async function notifyPayoutProviderUpdate(payoutId: string): Promise<boolean> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
   if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, SIGNALS.payoutProviderUpdate);
+  await signalPayout(payoutId, rows[0].account_id, payoutProviderUpdateSignal);
   return true;
 }
 
@@ -783,7 +783,7 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
         WHERE id > $1 AND current_attempt_id IS NOT NULL
           AND (status IN ('draft','awaiting_funds','funds_received','processing','paid') OR held_minor IS NOT NULL)
         ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent({ workflowType: WF.payout, workflowId: r.id, args: [{ payoutId: r.id }], accountId: r.account_id });
+    for (const r of rows) await startIfAbsent(payoutWorkflow, { workflowId: r.id, args: [{ payoutId: r.id }], accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;
@@ -793,7 +793,7 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
 /** Tells a running payout workflow that the payout was cancelled (no-op when none runs). */
 export async function signalPayoutCancelled(payoutId: string): Promise<void> {
   try {
-    await (await temporalClient()).workflow.getHandle(payoutId).signal(SIGNALS.payoutCancelled);
+    await (await temporalClient()).workflow.getHandle(payoutId).signal(payoutCancelledSignal);
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowNotFoundError') throw e;
   }

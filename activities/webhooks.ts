@@ -20,7 +20,7 @@ import { db, transaction } from '../lib/db';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import { decrypt } from '../lib/secrets';
-import { emitEvent } from './outbox';
+import { emitEvent } from '../lib/outbox';
 import { type HttpResult, isSuccess, postWebhook } from './webhook-http';
 import { parseEndpointUrl } from './webhook-url';
 

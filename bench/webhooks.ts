@@ -21,7 +21,7 @@ import type { DevCredentials } from '../activities/accounts';
 import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 import { db, transaction } from '../lib/db';
-import { emitEvent } from '../activities/outbox';
+import { emitEvent } from '../lib/outbox';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 5);

@@ -13,7 +13,7 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import { createLink, type CreateLinkInput } from '../activities/links';
-import { EVENT_COLUMNS, eventRowHead, eventRowTail } from '../activities/outbox';
+import { EVENT_COLUMNS, eventRowHead, eventRowTail } from '../lib/outbox';
 import { db } from '../lib/db';
 import { runBench } from './harness';
 

@@ -4,7 +4,7 @@
  * tagged with the AccountId search attribute so operators find workflows by account.
  */
 import { Client, Connection } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition, type Workflow } from '@temporalio/common';
 import { loadConfig } from '../lib/config';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
 
@@ -42,39 +42,41 @@ export async function closeTemporalClient(): Promise<void> {
   eagerCapable = false;
 }
 
-export interface StartSpec {
-  workflowType: string;
+/** What starting an object's workflow needs: its id (= the object id), its arguments and its account. */
+export interface StartSpec<W extends Workflow> {
   workflowId: string;
-  args: unknown[];
+  args: Parameters<W>;
   accountId: string;
-  signal: string;
-  signalArgs?: unknown[];
 }
 
 /**
- * Signals the workflow `workflowId`, starting it with `args` first if it is not running.
- * Safe to repeat: a running workflow only receives the signal again (handlers are idempotent).
+ * Signals the workflow `workflowId` with `signal` (a definition exported by the workflow file),
+ * starting `workflow` with `args` first if it is not running. Safe to repeat: a running workflow
+ * only receives the signal again (handlers are idempotent).
  */
-export async function signalWithStart(spec: StartSpec): Promise<void> {
+export async function signalWithStart<W extends Workflow, A extends unknown[]>(
+  workflow: W,
+  spec: StartSpec<W> & { signal: SignalDefinition<A>; signalArgs: A },
+): Promise<void> {
   const c = await temporalClient();
   const cfg = loadConfig();
-  await c.workflow.signalWithStart(spec.workflowType, {
+  await c.workflow.signalWithStart<W, A>(workflow, {
     taskQueue: cfg.temporalTaskQueue,
     workflowId: spec.workflowId,
     args: spec.args,
     signal: spec.signal,
-    signalArgs: spec.signalArgs ?? [],
+    signalArgs: spec.signalArgs,
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
-  });
+  } as never);
 }
 
-/** Starts `workflowType` with id `workflowId` unless a run with that id is already open (idempotent). */
-export async function startIfAbsent(spec: Omit<StartSpec, 'signal' | 'signalArgs'>, opts: { eager?: boolean } = {}): Promise<void> {
+/** Starts `workflow` with id `workflowId` unless a run with that id is already open (idempotent). */
+export async function startIfAbsent<W extends Workflow>(workflow: W, spec: StartSpec<W>, opts: { eager?: boolean } = {}): Promise<void> {
   const c = await temporalClient();
   const cfg = loadConfig();
   try {
-    await c.workflow.start(spec.workflowType, {
+    await c.workflow.start(workflow, {
       taskQueue: cfg.temporalTaskQueue,
       // Eager start: the server hands the first workflow task straight back to this process's worker
       // (only when the shared client rides the worker's NativeConnection, see worker.ts).
@@ -83,7 +85,7 @@ export async function startIfAbsent(spec: Omit<StartSpec, 'signal' | 'signalArgs
       args: spec.args,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
-    });
+    } as never);
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;
   }

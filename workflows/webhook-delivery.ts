@@ -1,7 +1,7 @@
 /**
  * Webhook delivery workflow (spec 6; ARCHITECTURE.md "Data flow" 5-6): one run per delivery
  * (workflow id = the `whd_` delivery id), started by the dispatcher, `send_test_event` or a
- * replay with signalWithStart + SIGNALS.deliver.
+ * replay with signalWithStart + `deliverSignal`.
  *
  * Retry schedule (spec 6 leaves it open; decided here): attempt 1 at once, then after each failed
  * attempt wait 30 s, 2 min, 10 min, 1 h, 6 h, 12 h, 24 h: 8 attempts over about 43 h 42 min,
@@ -17,7 +17,6 @@
  */
 import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type * as webhookActivities from '../activities/webhooks';
-import { SIGNALS } from '../temporal/names';
 
 /** Wait before attempt n+1 after attempt n failed, ms: index 0 is the wait after attempt 1. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -71,7 +70,8 @@ const bookkeeping = proxyActivities<typeof webhookActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
 
-const deliverSignal = defineSignal(SIGNALS.deliver);
+/** Start or replay the delivery now; no args. */
+export const deliverSignal = defineSignal('deliver');
 
 /** The retry wait after failed attempt `attempt` (1-based), or null when it was the last one. */
 export function retryDelayAfter(attempt: number): number | null {

@@ -11,14 +11,14 @@ import Joi from 'joi';
 import {
   cancelPayout, createPayout, currentAttempt, markPayoutSent, replacePayout, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled,
 } from '../../activities/payouts';
-import type { RequestRef } from '../../activities/outbox';
+import type { RequestRef } from '../../lib/outbox';
 import { conflict, DomainError, notFound } from '../../domain/errors';
 import { DEFAULT_SOURCE_CHAIN, fundingQuote, PAYOUT_SOURCE_ASSET, PAYOUT_STATUS_GROUPS, walletSendEstimate, type PayoutStatusGroup } from '../../domain/payouts';
 import { Payout, PayoutAttempt, Wallet } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { SIGNALS } from '../../temporal/names';
+import { payoutFundSignal } from '../../workflows/payout';
 import { capabilitiesFor, payoutCapabilities, payoutGate } from '../capabilities';
 import type { AppState, Caller } from '../context';
 import { objectEventsPage } from '../object-events';
@@ -142,7 +142,7 @@ export function register(r: Router<AppState>): void {
     summary: 'The money boundary: a human confirms funding; the provider transfer is created and the payout awaits funds.',
     handler: async ({ caller, params, body, ctx }) => {
       const r0 = await requestFunding({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, gate: await payoutGate(caller.accountId), request: requestRef(ctx) });
-      if (r0.signal) await signalPayout(r0.payout.id, r0.payout.account_id, SIGNALS.payoutFund);
+      if (r0.signal) await signalPayout(r0.payout.id, r0.payout.account_id, payoutFundSignal);
       await waitForTransfer(r0.attemptId);
       return instructions(caller, await findPayout(caller, params.id));
     },

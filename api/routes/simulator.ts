@@ -29,7 +29,7 @@ import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { FAULT_NAMES, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { signWalletSend } from '../../providers/wallet-sends';
-import { SIGNALS } from '../../temporal/names';
+import { payoutReconciliationSignal } from '../../workflows/payout';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import { handleCheckoutNotification } from '../../activities/credits';
@@ -114,7 +114,7 @@ export function simulatorRouter(): Router<AppState> {
     const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [b.payout_id]);
     if (!rows[0]) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
-    await signalPayout(b.payout_id, rows[0].account_id, SIGNALS.payoutReconciliation, [{ needsAttention: b.needs_attention }]);
+    await signalPayout(b.payout_id, rows[0].account_id, payoutReconciliationSignal, { needsAttention: b.needs_attention });
     ctx.status = 202;
     ctx.body = { object: 'sim.reconciliation', payout_id: b.payout_id, needs_attention: b.needs_attention };
   });

@@ -26,7 +26,7 @@ import Joi from 'joi';
 import type { EntityManager } from 'typeorm';
 import { checkEndpointUrl } from '../../activities/webhook-url';
 import { startDeliveryWorkflows } from '../../activities/dispatcher';
-import { emitEvent } from '../../activities/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { isKnownEventType, TEST_PING_EVENT_TYPE } from '../../domain/event-types';
 import { DomainError } from '../../domain/errors';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../entities';

@@ -5,7 +5,7 @@
  * and the webhook and card waitlists, each with its refusals.
  */
 import { createSession, insertApiKey } from '../../activities/accounts';
-import { emitEvent } from '../../activities/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { API, call, client, connectDb, eventually, expectError, newAccount, memberSession } from '../helpers/api';

@@ -9,7 +9,7 @@
 import http from 'node:http';
 import { EventSource } from 'eventsource';
 import { createSession, insertApiKey } from '../../activities/accounts';
-import { emitEvent } from '../../activities/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { sha256Hex } from '../../lib/secrets';

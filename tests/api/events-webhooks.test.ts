@@ -10,7 +10,7 @@
  * reach the receiver).
  */
 import { insertApiKey } from '../../activities/accounts';
-import { emitEvent } from '../../activities/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { dispatchOnce } from '../../activities/dispatcher';
 import Router from '@koa/router';
 import type Joi from 'joi';

@@ -6,7 +6,7 @@
  * files running alongside.
  */
 import { EventSource } from 'eventsource';
-import { emitEvent } from '../../activities/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { setSwitch } from '../../lib/switches';
 import { db, transaction } from '../../lib/db';
 import { API, call, client, connectDb, deliveryReaches, eventually, expectError, expectOk, newAccount } from '../helpers/api';

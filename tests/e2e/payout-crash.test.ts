@@ -20,7 +20,7 @@ import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';
 import { setFault } from '../../providers/sandbox-faults';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
-import { SIGNALS } from '../../temporal/names';
+import { payoutFundSignal } from '../../workflows/payout';
 import { connectDb, eventually } from '../helpers/api';
 
 // This file's activities and client use their own task queue, served only by the workers it spawns.
@@ -69,7 +69,7 @@ test('killing the worker mid-funding: the payout settles once with one provider 
   await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
   const { attemptId } = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: {} });
-  await signalPayout(p.id, creds.account_id, SIGNALS.payoutFund);
+  await signalPayout(p.id, creds.account_id, payoutFundSignal);
 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.
   await eventually(async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0, 'transfer recorded', 60_000);

@@ -5,8 +5,8 @@
  */
 import type { EntityManager } from 'typeorm';
 import { LATEST_VERSION } from '../domain/versioning';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
+import { newId } from './ids';
+import { logger } from './logger';
 
 export interface RequestRef { id: string | null; idempotency_key: string | null }
 
