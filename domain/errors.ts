@@ -54,7 +54,7 @@ export interface DomainErrorOptions {
  * `invalid_request`). `param` and `details` are undefined unless given.
  */
 export class DomainError extends Error {
-  override readonly name = 'DomainError';
+  override readonly name: string = 'DomainError';
   readonly param: string | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly status: number;
@@ -77,7 +77,7 @@ export function isDomainError(e: unknown): e is DomainError {
   if (e instanceof DomainError) return true;
   if (typeof e !== 'object' || e === null) return false;
   const o = e as Record<string, unknown>;
-  return o.name === 'DomainError' && typeof o.type === 'string' && o.type in STATUS_BY_TYPE
+  return (o.name === 'DomainError' || o.name === 'IllegalTransition') && typeof o.type === 'string' && o.type in STATUS_BY_TYPE
     && typeof o.code === 'string' && typeof o.status === 'number';
 }
 
