@@ -4,7 +4,7 @@
  */
 import * as payins from './payins';
 import * as links from './links';
-import * as webhooks from './webhooks';
+import * as webhooks from './webhooks/activities';
 import * as payouts from './payouts';
 
 export const activities = { ...payins, ...links, ...webhooks, ...payouts };

@@ -16,7 +16,7 @@
  * retries off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
  */
 import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
-import type * as webhookActivities from '../activities/webhooks';
+import type * as webhookActivities from '../activities/webhooks/activities';
 
 /** Wait before attempt n+1 after attempt n failed, ms: index 0 is the wait after attempt 1. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = Object.freeze([

@@ -17,7 +17,7 @@ import Joi from 'joi';
 import type { SelectQueryBuilder } from 'typeorm';
 import { DomainError } from '../../domain/errors';
 import { ApiKey, RequestLog } from '../../entities';
-import { REQUEST_LOG_RETENTION_DAYS } from '../../activities/housekeeping';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../activities/housekeeping/purge';
 import { db } from '../../lib/db';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';

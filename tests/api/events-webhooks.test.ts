@@ -11,7 +11,7 @@
  */
 import { insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../lib/outbox';
-import { dispatchOnce } from '../../activities/dispatcher';
+import { dispatchOnce } from '../../activities/webhooks/dispatcher';
 import Router from '@koa/router';
 import type Joi from 'joi';
 import { REGISTRY } from '../../api/operation';

@@ -10,19 +10,19 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
-import { ENDPOINT_DISABLED_EVENT_TYPE } from '../domain/event-types';
-import { DomainError } from '../domain/errors';
-import { EventRow, WebhookDelivery, WebhookEndpoint } from '../entities';
-import { eventView } from '../views/event';
-import { webhookEndpointView } from '../views/webhook';
-import { isSwitchOn } from '../lib/switches';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { decrypt } from '../lib/secrets';
-import { emitEvent } from '../lib/outbox';
-import { type HttpResult, isSuccess, postWebhook } from './webhook-http';
-import { parseEndpointUrl } from './webhook-url';
+import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
+import { DomainError } from '../../domain/errors';
+import { EventRow, WebhookDelivery, WebhookEndpoint } from '../../entities';
+import { eventView } from '../../views/event';
+import { webhookEndpointView } from '../../views/webhook';
+import { isSwitchOn } from '../../lib/switches';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { decrypt } from '../../lib/secrets';
+import { emitEvent } from '../../lib/outbox';
+import { type HttpResult, isSuccess, postWebhook } from './http';
+import { parseEndpointUrl } from './url';
 
 /**
  * Auto-disable threshold: when a delivery exhausts its retry schedule while the endpoint has at

@@ -21,16 +21,16 @@
  *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
  *   than at each workflow's next hold re-check.
  */
-import { isSwitchOn } from '../lib/switches';
-import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
-import { endpointReceives } from '../domain/event-types';
-import { loadConfig } from '../lib/config';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { signalWithStart, startIfAbsent } from '../temporal/client';
-import { deliverSignal, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
-import { DELIVERY_SWITCH } from './webhooks';
+import { isSwitchOn } from '../../lib/switches';
+import { offNotify, onNotify, startNotifyListener } from '../../lib/notify';
+import { endpointReceives } from '../../domain/event-types';
+import { loadConfig } from '../../lib/config';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { signalWithStart, startIfAbsent } from '../../temporal/client';
+import { deliverSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { DELIVERY_SWITCH } from './activities';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 200;
