@@ -4,8 +4,8 @@
  */
 import * as payins from './payins';
 import * as links from './links';
-import * as webhooks from './webhooks';
+import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import * as payouts from './payouts';
 
-export const activities = { ...payins, ...links, ...webhooks, ...payouts };
+export const activities = { ...payins, ...links, ...webhookDeliveryWorkflowActivities, ...payouts };
 export type Activities = typeof activities;

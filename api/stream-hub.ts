@@ -2,7 +2,7 @@
  * The events stream hub (spec 6 "Stream", 4.10 `GET /events/stream`). One per API process:
  *
  * - Live push: a single subscription to channel `events` on the process's shared LISTEN
- *   connection (lib/notify.ts; `activities/outbox.ts` NOTIFYs each event id at commit). Ids that
+ *   connection (lib/notify.ts; `lib/outbox.ts` NOTIFYs each event id at commit). Ids that
  *   arrive together are read in one query (ordered by outbox sequence) and fanned out in-process
  *   to the open streams of the event's account and mode. Nothing is read while no stream is open.
  * - Resume: a stream opened with a `Last-Event-ID` first replays the events after that id from the
@@ -19,12 +19,11 @@
  */
 import { PassThrough } from 'node:stream';
 import type Koa from 'koa';
-import { In } from 'typeorm';
 import { commentFrame, eventFrame, retryFrame } from '../domain/sse';
 import { LIVE_EVENT_TYPES } from '../domain/event-types';
-import { EventRow } from '../entities';
+import type { EventRow } from '../entities';
+import { eventsAfter, eventsByIds } from '../activities/events/queries';
 import { loadConfig } from '../lib/config';
-import { db } from '../lib/db';
 import { logger } from '../lib/logger';
 import { notifyHealthy, onListenerLost, onNotify } from '../lib/notify';
 import type { Caller } from './context';
@@ -91,7 +90,7 @@ async function drain(): Promise<void> {
     while (queued.length) {
       const ids = queued.splice(0, 1000);
       if (!streams.size) continue;
-      const rows = await db().getRepository(EventRow).find({ where: { id: In(ids) }, order: { seq: 'ASC' } });
+      const rows = await eventsByIds(ids);
       for (const row of rows) {
         if (!SHIPPED.has(row.type)) continue;
         const targets = byAccount.get(accountKey(row.account_id, row.livemode));
@@ -248,12 +247,7 @@ async function replay(s: Stream, afterSeq: string): Promise<void> {
   try {
     let cursor = afterSeq;
     for (;;) {
-      const qb = db().getRepository(EventRow).createQueryBuilder('e')
-        .where('e.account_id = :a AND e.livemode = :l', { a: s.caller.accountId, l: s.caller.livemode })
-        .andWhere('e.type IN (:...shipped)', { shipped: [...SHIPPED] })
-        .andWhere('e.seq > :c', { c: cursor });
-      if (s.type) qb.andWhere('e.type = :t', { t: s.type });
-      const rows = await qb.orderBy('e.seq', 'ASC').limit(REPLAY_PAGE).getMany();
+      const rows = await eventsAfter(s.caller, cursor, s.type, REPLAY_PAGE);
       const now = Date.now();
       for (const row of rows) {
         if (s.closed) return;

@@ -10,6 +10,7 @@
  *
  * Pure: no I/O. Safe to import from Temporal workflows.
  */
+import { DomainError } from './errors';
 
 const expand = (prefix: string, names: string[]): string[] => names.map((n) => `${prefix}.${n}`);
 
@@ -78,4 +79,13 @@ export function isShippedEventType(t: unknown): t is string {
 export function endpointReceives(subscribed: readonly string[], t: string): boolean {
   if (!isShippedEventType(t) || t === TEST_PING_EVENT_TYPE) return false;
   return subscribed.length === 0 || subscribed.includes(t);
+}
+
+/**
+ * Checks a `type` filter (events, stream, activity) against the closed catalogue; returns it.
+ * Throws `400 invalid_request` `event_type_unknown`, param `type`, for an unknown or retired name.
+ */
+export function checkEventTypeParam(t: string): string {
+  if (!isKnownEventType(t)) throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${t}\`.`, { param: 'type' });
+  return t;
 }

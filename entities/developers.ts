@@ -1,5 +1,6 @@
 /** Events outbox, webhook endpoints, deliveries, attempts and sandbox emails (spec 2.11, 6). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { WebhookDeliveryStatus, WebhookEndpointDisabledReason } from '../domain/webhooks';
 
 @Entity('events')
 export class EventRow {
@@ -27,7 +28,8 @@ export class WebhookEndpoint {
   @Column('text') url: string;
   @Column('text', { array: true }) event_types: string[];
   @Column('boolean') enabled: boolean;
-  @Column('text', { nullable: true }) disabled_reason: string | null;
+  /** Set while disabled (`enabled` false); the endpoint's status is domain/webhooks.ts `webhookEndpointStatus`. */
+  @Column('text', { nullable: true }) disabled_reason: WebhookEndpointDisabledReason | null;
   @Column('text', { nullable: true }) description: string | null;
   @Column('text') secret_ciphertext: string;
   @Column('text') secret_prefix: string;
@@ -47,7 +49,8 @@ export class WebhookDelivery {
   @Column('text') endpoint_id: string;
   @Column('text') event_id: string;
   @Column('text') event_type: string;
-  @Column('text') status: 'pending' | 'succeeded' | 'failed' | 'retrying' | 'cancelled';
+  /** Changes only as domain/webhooks.ts `webhookDeliveryTransitions` allows. */
+  @Column('text') status: WebhookDeliveryStatus;
   @Column('integer') attempt_count: number;
   @Column('timestamptz', { nullable: true }) next_attempt_at: Date | null;
   @Column('integer', { nullable: true }) last_status_code: number | null;

@@ -16,7 +16,7 @@
  * retries off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
  */
 import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
-import type * as webhookActivities from '../activities/webhooks';
+import type * as webhookActivities from '../activities/webhooks/activities';
 
 /** Wait before attempt n+1 after attempt n failed, ms: index 0 is the wait after attempt 1. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -60,12 +60,12 @@ export type WebhookDeliveryOutcome = 'succeeded' | 'failed' | 'cancelled' | 'don
 // The HTTP attempt is a local activity: it runs inside the workflow task on the worker that holds
 // the workflow, with no activity-task round trips through the server (about half the server work
 // per delivery; see bench/webhooks.ts). Bounded at 10 s of HTTP plus a few statements.
-const http = proxyLocalActivities<typeof webhookActivities>({
+const http = proxyLocalActivities<webhookActivities.WebhookDeliveryWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
 
-const bookkeeping = proxyActivities<typeof webhookActivities>({
+const bookkeeping = proxyActivities<webhookActivities.WebhookDeliveryWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });

@@ -10,7 +10,7 @@
  * Public payer-token routes are not recorded (their path carries a capability token and no account).
  */
 import type Koa from 'koa';
-import { insertRequestLogs, type RequestLogRow } from '../../activities/request-logs';
+import { insertRequestLogs, type RequestLogRow } from '../../activities/request-logs/commands';
 import { BatchBuffer } from '../../lib/batch-buffer';
 import { loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';

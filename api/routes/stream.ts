@@ -16,10 +16,10 @@
  */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { isKnownEventType } from '../../domain/event-types';
+import { streamResumeSeq } from '../../activities/events/queries';
+import { checkEventTypeParam } from '../../domain/event-types';
 import { DomainError } from '../../domain/errors';
 import { loadConfig } from '../../lib/config';
-import { db } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { openStream } from '../stream-hub';
@@ -33,28 +33,9 @@ export function register(r: Router<AppState>): void {
     responseContentType: 'text/event-stream',
     response: Joi.string().description('text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats'),
     handler: async ({ caller, query, ctx }) => {
-      let type: string | null = null;
-      if (query.type !== undefined) {
-        if (!isKnownEventType(query.type)) {
-          throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${query.type}\`.`, { param: 'type' });
-        }
-        type = query.type;
-      }
-      let afterSeq: string | null = null;
+      const type = query.type !== undefined ? checkEventTypeParam(query.type) : null;
       const last = ctx.get('Last-Event-ID').trim();
-      if (last) {
-        const rows: Array<{ seq: string; created_at: Date }> = /^evt_[A-Za-z0-9]{1,64}$/.test(last)
-          ? await db().query('SELECT seq, created_at FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [last, caller.accountId, caller.livemode])
-          : [];
-        if (!rows[0]) throw new DomainError('invalid_request', 'parameter_invalid', `\`Last-Event-ID\`: no such event ${last}.`, { param: 'Last-Event-ID' });
-        const windowS = loadConfig().streamResumeWindowSeconds;
-        if (Date.now() - rows[0].created_at.getTime() > windowS * 1000) {
-          throw new DomainError('conflict', 'stream_resume_gap',
-            `The stream replays only the last ${windowS} seconds of events; catch up with GET /v1/events?since=${last}, then reconnect without Last-Event-ID.`,
-            { param: 'Last-Event-ID', details: { fallback: `/v1/events?since=${last}`, resume_window_seconds: windowS } });
-        }
-        afterSeq = String(rows[0].seq);
-      }
+      const afterSeq = last ? await streamResumeSeq(caller, last, loadConfig().streamResumeWindowSeconds) : null;
       const body = await openStream(ctx, { caller, type, afterSeq });
       if (!body) throw new DomainError('temporarily_unavailable', 'stream_unavailable', 'The event stream is briefly unavailable. Retry shortly.', { details: { retry_after_seconds: 5 } });
       return body;

@@ -11,12 +11,12 @@
  */
 import { insertApiKey } from '../../activities/accounts';
 import { emitEvent } from '../../lib/outbox';
-import { dispatchOnce } from '../../activities/dispatcher';
+import { dispatchOnce } from '../../activities/webhooks/dispatcher';
 import Router from '@koa/router';
 import type Joi from 'joi';
 import { REGISTRY } from '../../api/operation';
 import { register as registerWebhookRoutes } from '../../api/routes/webhooks';
-import * as schemas from '../../api/schemas/webhooks';
+import * as schemas from '../../views/webhook';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';

@@ -1,5 +1,5 @@
 /** Housekeeping (spec 8): idempotency records are forgotten after 24 h; ended rate-limit windows are dropped. */
-import { purgeExpired } from '../../activities/housekeeping';
+import { purgeExpired } from '../../activities/housekeeping/purge';
 import { db } from '../../lib/db';
 import { connectDb, newAccount } from '../helpers/api';
 

@@ -138,7 +138,7 @@ describe('GET /request_logs', () => {
   });
 
   it('keeps 30 days: housekeeping purges older rows', async () => {
-    const { purgeExpired } = await import('../../activities/housekeeping');
+    const { purgeExpired } = await import('../../activities/housekeeping/purge');
     const a = await newAccount();
     await db().query(`INSERT INTO request_logs(id, account_id, livemode, method, path, status, latency_ms, created_at)
       VALUES ('req_old_hk_test_row', $1, true, 'GET', '/v1/account', 200, 3, now() - interval '31 days'),

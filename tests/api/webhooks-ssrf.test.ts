@@ -6,8 +6,8 @@
  * through the running product's API.
  */
 import type dns from 'node:dns';
-import { checkEndpointUrl, parseEndpointUrl } from '../../activities/webhook-url';
-import { postWebhook } from '../../activities/webhook-http';
+import { checkEndpointUrl, parseEndpointUrl } from '../../activities/webhooks/url';
+import { postWebhook } from '../../activities/webhooks/http';
 import { DomainError } from '../../domain/errors';
 import { addressRange, createGuardedAgent, guardedLookup, type Resolver } from '../../lib/safe-http';
 import { client, expectError, newAccount } from '../helpers/api';

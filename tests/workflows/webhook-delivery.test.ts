@@ -13,7 +13,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { activities } from '../../activities';
-import type { AttemptResult } from '../../activities/webhooks';
+import type { AttemptResult } from '../../activities/webhooks/activities';
 import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';

@@ -16,9 +16,9 @@
  * A name that does not resolve at all on create is accepted (DNS may go live after registration);
  * every send resolves again and refuses a non-public answer.
  */
-import { DomainError } from '../domain/errors';
-import { loadConfig } from '../lib/config';
-import { addressRange, assertAllowedAddresses, ForbiddenDestinationError, resolveAll, type Resolver } from '../lib/safe-http';
+import { DomainError } from '../../domain/errors';
+import { loadConfig } from '../../lib/config';
+import { addressRange, assertAllowedAddresses, ForbiddenDestinationError, resolveAll, type Resolver } from '../../lib/safe-http';
 
 /** Options of the URL rule; each defaults to the process configuration. */
 export interface UrlRuleOptions {

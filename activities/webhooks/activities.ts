@@ -1,6 +1,7 @@
 /**
- * Webhook delivery activities (spec 4.10 webhook rows, 6). The endpoint URL rule is in
- * activities/webhook-url.ts, the guarded HTTP leg in activities/webhook-http.ts.
+ * Webhook delivery activities (spec 4.10 webhook rows, 6): what workflows/webhook-delivery.ts
+ * calls, and only that (`webhookDeliveryWorkflowActivities`). The endpoint URL rule is in
+ * ./url.ts, the guarded HTTP leg in ./http.ts, the status rules in domain/webhooks.ts.
  *
  * One delivery = one event to one endpoint, driven by workflows/webhook-delivery.ts, which owns
  * the retry schedule. `attemptDelivery` makes one signed HTTP POST (Standard Webhooks:
@@ -10,29 +11,23 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
-import { ENDPOINT_DISABLED_EVENT_TYPE } from '../domain/event-types';
-import { DomainError } from '../domain/errors';
-import { EventRow, WebhookDelivery, WebhookEndpoint } from '../entities';
-import { eventView } from '../views/event';
-import { webhookEndpointView } from '../views/webhook';
-import { isSwitchOn } from '../lib/switches';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { decrypt } from '../lib/secrets';
-import { emitEvent } from '../lib/outbox';
-import { type HttpResult, isSuccess, postWebhook } from './webhook-http';
-import { parseEndpointUrl } from './webhook-url';
-
-/**
- * Auto-disable threshold: when a delivery exhausts its retry schedule while the endpoint has at
- * least this many failed attempts in a row (across all its deliveries; any 2xx resets the count),
- * the endpoint is disabled with `disabled_reason: auto_disabled_repeated_failures` and a
- * `webhook_endpoint.disabled` event is emitted.
- */
-export const AUTO_DISABLE_CONSECUTIVE_FAILURES = 20;
-/** Switch gating actual delivery (spec 6): off = attempts are held, never lost. */
-export const DELIVERY_SWITCH = 'api_v1.webhooks_delivery';
+import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
+import { DomainError } from '../../domain/errors';
+import {
+  DELIVERY_SWITCH, AUTO_DISABLE_CONSECUTIVE_FAILURES, assertDeliveryWrite, deliveryStatusesBefore, isFinalDeliveryStatus, LIVE_DELIVERY_STATUSES,
+  webhookEndpointStatus, webhookEndpointTransitions, type WebhookDeliveryStatus,
+} from '../../domain/webhooks';
+import { EventRow, WebhookDelivery, WebhookEndpoint } from '../../entities';
+import { eventView } from '../../views/event';
+import { webhookEndpointView } from '../../views/webhook';
+import { isSwitchOn } from '../../lib/switches';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { decrypt } from '../../lib/secrets';
+import { emitEvent } from '../../lib/outbox';
+import { type HttpResult, isSuccess, postWebhook } from './http';
+import { parseEndpointUrl } from './url';
 
 // ---------------------------------------------------------------------------------------------
 // Delivery attempt
@@ -55,8 +50,8 @@ export interface AttemptResult {
   error: string | null;
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
-
+/** Outcomes of an attempt that write the delivery's status (the others write nothing or only `held_at`). */
+type WrittenOutcome = Extract<AttemptResult['outcome'], WebhookDeliveryStatus>;
 
 /**
  * Activity: one HTTP attempt (number `attemptNumber`, 1-based) of delivery `deliveryId`.
@@ -79,7 +74,7 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
   const nextRetryInMs = opts.nextRetryInMs ?? null;
   const c = await loadAttemptContext(deliveryId, attemptNumber);
   if (!c) return { outcome: 'cancelled', ok: false, retryable: false, statusCode: null, error: 'delivery_not_found' };
-  if (FINAL.has(c.status)) return { outcome: 'done', ok: c.status === 'succeeded', retryable: false, statusCode: c.lastStatusCode, error: null };
+  if (isFinalDeliveryStatus(c.status)) return { outcome: 'done', ok: c.status === 'succeeded', retryable: false, statusCode: c.lastStatusCode, error: null };
   if (c.prior) {
     // This attempt already went out (a restarted run): report it rather than sending twice.
     const ok = isSuccess(c.prior.statusCode);
@@ -88,7 +83,7 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
   if (!(await isSwitchOn(DELIVERY_SWITCH))) {
     // Marked so the dispatcher can nudge it the moment the switch is on again.
     await db().query(
-      `UPDATE webhook_deliveries SET held_at = COALESCE(held_at, now()) WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`, [deliveryId]);
+      `UPDATE webhook_deliveries SET held_at = COALESCE(held_at, now()) WHERE id = $1 AND status = ANY($2)`, [deliveryId, LIVE_DELIVERY_STATUSES]);
     return { outcome: 'held', ok: false, retryable: true, statusCode: null, error: 'delivery_switched_off' };
   }
   const { endpoint, event } = c;
@@ -110,7 +105,8 @@ export async function attemptDelivery(deliveryId: string, attemptNumber: number,
     http = { statusCode: null, error: `url_rejected: ${msg}`.slice(0, 500), latencyMs: 0, excerpt: null, retryable: false };
   }
   const ok = isSuccess(http.statusCode);
-  const outcome: AttemptResult['outcome'] = ok ? 'succeeded' : (http.retryable && nextRetryInMs !== null ? 'retrying' : 'failed');
+  const outcome: WrittenOutcome = ok ? 'succeeded' : (http.retryable && nextRetryInMs !== null ? 'retrying' : 'failed');
+  assertDeliveryWrite(c.status, outcome);
   if (ok) await recordSuccess(deliveryId, endpoint.id, attemptNumber, http);
   else await transaction((m) => recordAttempt(m, deliveryId, endpoint.id, attemptNumber, http, outcome, nextRetryInMs));
   return { outcome, ok, retryable: !ok && http.retryable, statusCode: http.statusCode, error: http.error };
@@ -160,11 +156,11 @@ async function recordSuccess(deliveryId: string, endpointId: string, attemptNumb
      d AS (
        UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = GREATEST(attempt_count, $3), last_status_code = $4, last_error = NULL,
               next_attempt_at = NULL, delivered_at = now(), workflow_started_at = COALESCE(workflow_started_at, now()), held_at = NULL, updated_at = now()
-        WHERE id = $2 AND status NOT IN ('succeeded','failed','cancelled') RETURNING 1),
+        WHERE id = $2 AND status = ANY($8) RETURNING 1),
      w AS (
        UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $7 AND consecutive_failures <> 0 RETURNING 1)
      SELECT 1`,
-    [newId('wha_'), deliveryId, attemptNumber, http.statusCode, http.latencyMs, http.excerpt, endpointId]);
+    [newId('wha_'), deliveryId, attemptNumber, http.statusCode, http.latencyMs, http.excerpt, endpointId, deliveryStatusesBefore('succeeded')]);
 }
 
 /**
@@ -177,20 +173,21 @@ export async function recordAttemptFailure(deliveryId: string, attemptNumber: nu
   return transaction(async (m) => {
     const d = await m.findOne(WebhookDelivery, { where: { id: deliveryId }, lock: { mode: 'pessimistic_write' } });
     if (!d) return 'cancelled';
-    if (FINAL.has(d.status)) return 'done';
+    if (isFinalDeliveryStatus(d.status)) return 'done';
     const endpoint = await m.findOneBy(WebhookEndpoint, { id: d.endpoint_id });
     if (!endpoint) return 'cancelled';
-    const outcome = nextRetryInMs === null ? 'failed' : 'retrying';
+    const outcome = assertDeliveryWrite(d.status, nextRetryInMs === null ? 'failed' : 'retrying') as WrittenOutcome;
     await recordAttempt(m, d.id, endpoint.id, attemptNumber,
       { statusCode: null, error: `attempt_error: ${error}`.slice(0, 500), latencyMs: 0, excerpt: null, retryable: true }, outcome, nextRetryInMs);
     return outcome;
   });
 }
 
+/** Marks a live delivery `cancelled` with `reason` as its last error; no-op once final. */
 async function cancelDelivery(deliveryId: string, reason: string): Promise<void> {
   await db().query(
     `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
-      WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`, [deliveryId, reason]);
+      WHERE id = $1 AND status = ANY($3)`, [deliveryId, reason, deliveryStatusesBefore('cancelled')]);
 }
 
 /** Signs and POSTs `event` to `url`; never throws. */
@@ -214,7 +211,7 @@ async function send(url: URL, endpoint: WebhookEndpoint, event: EventRow): Promi
 
 /** Writes the attempt row and the delivery/endpoint state after one attempt, inside `m`'s transaction. */
 async function recordAttempt(m: EntityManager, deliveryId: string, endpointId: string, attemptNumber: number, http: HttpResult,
-  outcome: AttemptResult['outcome'], nextRetryInMs: number | null): Promise<void> {
+  outcome: WrittenOutcome, nextRetryInMs: number | null): Promise<void> {
   await m.query(
     `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
      VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
@@ -225,8 +222,8 @@ async function recordAttempt(m: EntityManager, deliveryId: string, endpointId: s
             next_attempt_at = CASE WHEN $2 = 'retrying' THEN now() + make_interval(secs => $6::float8 / 1000) ELSE NULL END,
             delivered_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE delivered_at END,
             workflow_started_at = COALESCE(workflow_started_at, now()), held_at = NULL, updated_at = now()
-      WHERE id = $1 AND status NOT IN ('succeeded','failed','cancelled')`,
-    [deliveryId, outcome, attemptNumber, http.statusCode, succeeded ? null : http.error, nextRetryInMs ?? 0]);
+      WHERE id = $1 AND status = ANY($7)`,
+    [deliveryId, outcome, attemptNumber, http.statusCode, succeeded ? null : http.error, nextRetryInMs ?? 0, deliveryStatusesBefore(outcome)]);
   if (succeeded) {
     await m.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [endpointId]);
     return;
@@ -241,7 +238,7 @@ async function recordAttempt(m: EntityManager, deliveryId: string, endpointId: s
 /** Disables an endpoint after repeated failures and emits `webhook_endpoint.disabled` (spec 2.11, 6). No-op if already disabled or deleted. */
 async function autoDisable(m: EntityManager, endpointId: string): Promise<void> {
   const w = await m.findOne(WebhookEndpoint, { where: { id: endpointId }, lock: { mode: 'pessimistic_write' } });
-  if (!w || !w.enabled || w.deleted_at) return;
+  if (!w || !webhookEndpointTransitions.can(webhookEndpointStatus(w), 'disabled')) return;
   w.enabled = false;
   w.disabled_reason = 'auto_disabled_repeated_failures';
   await m.save(w);
@@ -251,3 +248,8 @@ async function autoDisable(m: EntityManager, endpointId: string): Promise<void> 
   });
   logger.warn({ endpoint_id: w.id, account_id: w.account_id }, 'webhook endpoint auto-disabled after repeated failures');
 }
+
+/** The activities of workflows/webhook-delivery.ts (registered by the worker, activities/index.ts). */
+export const webhookDeliveryWorkflowActivities = { attemptDelivery, recordAttemptFailure };
+/** What workflows/webhook-delivery.ts proxies (local for `attemptDelivery`, normal for `recordAttemptFailure`). */
+export type WebhookDeliveryWorkflowActivities = typeof webhookDeliveryWorkflowActivities;

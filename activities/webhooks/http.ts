@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
-import { loadConfig } from '../lib/config';
-import { createGuardedAgent, isForbiddenDestination } from '../lib/safe-http';
+import { loadConfig } from '../../lib/config';
+import { createGuardedAgent, isForbiddenDestination } from '../../lib/safe-http';
 
 /** Total time budget of one HTTP attempt (connect, headers, body), ms. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

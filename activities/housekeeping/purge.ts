@@ -4,11 +4,9 @@
  * request logs older than their 30-day retention (spec 4.10 request logs).
  * Deletes in batches so a large backlog never holds long locks. Returns the rows removed.
  */
-import { IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
-import { db } from '../lib/db';
-
-/** Days request logs are kept (spec 4.10; `GET /api_keys/{id}/usage` covers at most this many days). */
-export const REQUEST_LOG_RETENTION_DAYS = 30;
+import { IDEMPOTENCY_TTL_SECONDS } from '../../domain/idempotency';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../domain/request-logs';
+import { db } from '../../lib/db';
 
 const BATCH = 5000;
 

@@ -3,7 +3,7 @@
  * multi-row INSERT per batch (arrays through `unnest`, so a batch is a single statement with 16
  * parameters whatever its size). Rows carry no request or response bodies.
  */
-import { db } from '../lib/db';
+import { db } from '../../lib/db';
 
 /** One request as recorded (latency in whole milliseconds; `account_id` null when unauthenticated). */
 export interface RequestLogRow {

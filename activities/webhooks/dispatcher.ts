@@ -1,7 +1,8 @@
 /**
  * Outbox dispatcher (spec 6; ARCHITECTURE.md "Data flow" 6): turns new `events` rows into
  * `webhook_deliveries` rows and starts one delivery workflow per row. Runs inside each worker
- * process (worker.ts); any number of worker processes may run it at once.
+ * process (worker.ts); any number of worker processes may run it at once. Starting, sweeping and
+ * nudging the workflows is ./signals.ts; this module is the loop and the fan-out.
  *
  * - Wake-ups: LISTEN on channel `events` (the process's shared listener, lib/notify.ts, reconnected on
  *   error) plus a 1 s fallback poll.
@@ -21,58 +22,19 @@
  *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
  *   than at each workflow's next hold re-check.
  */
-import { isSwitchOn } from '../lib/switches';
-import { offNotify, onNotify, startNotifyListener } from '../lib/notify';
-import { endpointReceives } from '../domain/event-types';
-import { loadConfig } from '../lib/config';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { signalWithStart, startIfAbsent } from '../temporal/client';
-import { deliverSignal, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
-import { DELIVERY_SWITCH } from './webhooks';
+import { offNotify, onNotify, startNotifyListener } from '../../lib/notify';
+import { endpointReceives } from '../../domain/event-types';
+import { WEBHOOK_DELIVERY_INITIAL_STATUS } from '../../domain/webhooks';
+import { loadConfig } from '../../lib/config';
+import { transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { type DeliveryToStart, nudgeHeld, startDeliveryWorkflows, sweepUnstarted } from './signals';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 200;
 /** Fallback poll interval, ms. */
 export const DISPATCH_POLL_MS = 1000;
-/** Age after which an unstarted delivery is started again by the sweep, seconds. */
-export const SWEEP_AFTER_SECONDS = 10;
-
-/** Workflow start calls in flight at once per dispatcher. */
-export const START_CONCURRENCY = 64;
-/** Held deliveries nudged per pass. */
-export const NUDGE_BATCH = 500;
-
-/** A delivery row whose workflow must be started. */
-export interface DeliveryToStart { id: string; account_id: string }
-
-/**
- * Starts the delivery workflow of each row unless already running (workflow id = delivery id; a
- * plain start, one history event fewer than signal-with-start) and records `workflow_started_at`. Failures are logged, not thrown: the sweep
- * retries rows left unstarted. Returns the ids started.
- */
-export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<string[]> {
-  const started: string[] = [];
-  // At most START_CONCURRENCY start calls in flight: a fan-out burst must not swamp the server.
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, rows.length) }, async () => {
-    while (next < rows.length) {
-      const r = rows[next++];
-      try {
-        await startIfAbsent(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id }, { eager: true });
-        started.push(r.id);
-      } catch (e) {
-        logger.warn({ err: e, delivery_id: r.id }, 'could not start webhook delivery workflow; the sweep will retry');
-      }
-    }
-  }));
-  if (started.length) {
-    await db().query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1) AND workflow_started_at IS NULL', [started]);
-  }
-  return started;
-}
-
 /**
  * One dispatch pass (see module doc). Returns how many events were dispatched and how many
  * deliveries were created; `hasMore` when a full batch was taken (run again at once).
@@ -98,11 +60,11 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
       const chunk = rows.slice(i, i + 500);
       const inserted: DeliveryToStart[] = await m.query(
         `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
-         SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
+         SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
                 AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
          ON CONFLICT DO NOTHING RETURNING id, account_id`,
         [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
-          chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type)]);
+          chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type), WEBHOOK_DELIVERY_INITIAL_STATUS]);
       created.push(...inserted);
     }
     await m.query('UPDATE events SET dispatched_at = now() WHERE id = ANY($1)', [ids]);
@@ -110,53 +72,6 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
   });
   if (created.length) await startDeliveryWorkflows(created);
   return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH };
-}
-
-/** Starts workflows of deliveries left unstarted for SWEEP_AFTER_SECONDS (see module doc). Returns how many were started. */
-export async function sweepUnstarted(): Promise<number> {
-  return transaction(async (m) => {
-    const rows: DeliveryToStart[] = await m.query(
-      `SELECT id, account_id FROM webhook_deliveries
-        WHERE workflow_started_at IS NULL AND created_at < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED`, [SWEEP_AFTER_SECONDS]);
-    if (!rows.length) return 0;
-    const started: string[] = [];
-    for (const r of rows) {
-      try {
-        await startIfAbsent(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id });
-        started.push(r.id);
-      } catch (e) {
-        logger.warn({ err: e, delivery_id: r.id }, 'sweep could not start webhook delivery workflow');
-        break; // Temporal is likely down: try again on the next pass
-      }
-    }
-    if (started.length) await m.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1)', [started]);
-    return started.length;
-  });
-}
-
-/**
- * Signals `deliver` to deliveries held while the delivery switch was off (see module doc), once
- * it is on. Returns how many were nudged (0 while the switch is off).
- */
-export async function nudgeHeld(): Promise<number> {
-  if (!(await isSwitchOn(DELIVERY_SWITCH))) return 0;
-  return transaction(async (m) => {
-    const rows: DeliveryToStart[] = await m.query(
-      `SELECT id, account_id FROM webhook_deliveries WHERE held_at IS NOT NULL ORDER BY held_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [NUDGE_BATCH]);
-    if (!rows.length) return 0;
-    const nudged: string[] = [];
-    await Promise.all(rows.map(async (r) => {
-      try {
-        await signalWithStart(webhookDeliveryWorkflow, { workflowId: r.id, args: [{ deliveryId: r.id }], accountId: r.account_id, signal: deliverSignal, signalArgs: [] });
-        nudged.push(r.id);
-      } catch (e) {
-        logger.warn({ err: e, delivery_id: r.id }, 'could not nudge a held webhook delivery; it re-checks on its own');
-      }
-    }));
-    if (nudged.length) await m.query('UPDATE webhook_deliveries SET held_at = NULL WHERE id = ANY($1)', [nudged]);
-    return nudged.length;
-  });
 }
 
 /**

@@ -1,0 +1,165 @@
+/**
+ * Event reads (spec 4.10 `/events`, `/events/stream`, 6 per-object event lists): the events list
+ * and lookup, the per-object list, the stream's resume point and its replay and live reads. All
+ * pages run newest first (lists) or oldest first (stream) by outbox sequence (`seq`), with opaque
+ * cursors. Only shipped types appear in `/events` and the stream; per-object lists may show
+ * catalogued types.
+ */
+import { In, type SelectQueryBuilder } from 'typeorm';
+import type { Caller } from '../../domain/caller';
+import { DomainError } from '../../domain/errors';
+import { checkEventTypeParam, LIVE_EVENT_TYPES } from '../../domain/event-types';
+import {
+  base64UrlDecode, base64UrlEncode, decodeCursor, encodeCursor, isBigintDigits, parseLimit, utf8Decode, utf8Encode,
+} from '../../domain/pagination';
+import { EventRow } from '../../entities';
+import { db } from '../../lib/db';
+
+const SHIPPED = [...LIVE_EVENT_TYPES];
+/** `since` timestamps before 0001-01-01T00:00:00Z are refused (PostgreSQL has no year 0). */
+const EARLIEST_SINCE_MS = Date.parse('0001-01-01T00:00:00Z');
+
+/** One page of event rows and the list envelope's paging fields. */
+export interface EventPage { page: EventRow[]; has_more: boolean; next_cursor: string | null }
+
+/** Opaque list cursor: unpadded base64url of `{"s":"<seq>"}`. */
+export function encodeSeqCursor(seq: string): string {
+  return base64UrlEncode(utf8Encode(JSON.stringify({ s: seq })));
+}
+
+/** Decodes `encodeSeqCursor` output; null for anything else. */
+export function decodeSeqCursor(c: string): string | null {
+  if (typeof c !== 'string' || c.length === 0 || c.length > 200) return null;
+  const bytes = base64UrlDecode(c);
+  const text = bytes ? utf8Decode(bytes) : null;
+  if (text === null) return null;
+  try {
+    const v = JSON.parse(text) as { s?: unknown };
+    return v && typeof v === 'object' && Object.keys(v).length === 1 && isBigintDigits(v.s) ? v.s : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One page of an events query (alias `e`), newest first by `seq` (spec 8 list rules): `cursor` is
+ * `encodeSeqCursor` output; throws `400 cursor_invalid` for anything else.
+ */
+export async function eventsPage(qb: SelectQueryBuilder<EventRow>, cursor: string | undefined, limit: number): Promise<EventPage> {
+  if (cursor !== undefined && cursor !== '') {
+    const seq = decodeSeqCursor(cursor);
+    if (!seq) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
+    qb.andWhere('e.seq < :cursorSeq', { cursorSeq: seq });
+  }
+  const rows = await qb.orderBy('e.seq', 'DESC').limit(limit + 1).getMany();
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  return { page, has_more: hasMore, next_cursor: hasMore ? encodeSeqCursor(String(page[page.length - 1].seq)) : null };
+}
+
+/** Filters of `GET /events` (see listEvents). */
+export interface EventListFilters { limit?: unknown; cursor?: string; type?: string; object?: string; since?: string }
+
+/**
+ * `GET /events`: one page of the caller's shipped events, newest first. `type` is checked against
+ * the closed catalogue (`400 event_type_unknown`, param `type`; an unshipped type matches
+ * nothing); `object` matches `object_id` or a related object; `since` is an `evt_` id (events
+ * strictly after it; one the caller cannot see is `400 parameter_invalid`) or an ISO-8601
+ * timestamp (events created at or after it; anything else `400 parameter_invalid`).
+ */
+export async function listEvents(caller: Caller, q: EventListFilters): Promise<EventPage> {
+  const limit = parseLimit(q.limit);
+  const qb = db().getRepository(EventRow).createQueryBuilder('e')
+    .where('e.account_id = :a', { a: caller.accountId })
+    .andWhere('e.livemode = :l', { l: caller.livemode })
+    .andWhere('e.type = ANY(:shipped)', { shipped: SHIPPED });
+  if (q.type !== undefined) qb.andWhere('e.type = :t', { t: checkEventTypeParam(q.type) });
+  if (q.object !== undefined && q.object !== '') {
+    qb.andWhere('(e.object_id = :o OR e.related_object_ids @> ARRAY[:o]::text[])', { o: q.object });
+  }
+  if (q.since !== undefined && q.since !== '') {
+    const since = q.since;
+    if (since.startsWith('evt_')) {
+      const rows: Array<{ seq: string }> = await db().query(
+        'SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [since, caller.accountId, caller.livemode]);
+      if (!rows[0]) throw new DomainError('invalid_request', 'parameter_invalid', `\`since\`: no such event ${since}.`, { param: 'since' });
+      qb.andWhere('e.seq > :sinceSeq', { sinceSeq: rows[0].seq });
+    } else {
+      const t = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) ? Date.parse(since) : NaN;
+      // Year 0 and earlier parse in JavaScript but not in PostgreSQL.
+      if (Number.isNaN(t) || t < EARLIEST_SINCE_MS) {
+        throw new DomainError('invalid_request', 'parameter_invalid', '`since` must be an `evt_` id or an ISO-8601 timestamp.', { param: 'since' });
+      }
+      qb.andWhere('e.created_at >= :sinceT', { sinceT: new Date(t).toISOString() });
+    }
+  }
+  return eventsPage(qb, q.cursor, limit);
+}
+
+/** `GET /events/{id}`: a shipped event of the caller's account and mode; `404 not_found` otherwise. */
+export async function getEvent(caller: Caller, id: string): Promise<EventRow> {
+  const e = await db().getRepository(EventRow).findOneBy({ id, account_id: caller.accountId, livemode: caller.livemode });
+  if (!e || !SHIPPED.includes(e.type)) throw new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
+  return e;
+}
+
+/**
+ * One page of the events of `objectId` (its own or naming it as related) visible to `caller`,
+ * newest first by `seq` (`GET /<resource>/{id}/events`, spec 6). `cursor`: the list cursor of
+ * domain/pagination.ts carrying the seq; anything else `400 cursor_invalid`.
+ */
+export async function objectEvents(caller: Caller, objectId: string, query: { limit?: unknown; cursor?: unknown }): Promise<EventPage> {
+  const limit = parseLimit(query.limit);
+  let before: string | null = null;
+  if (query.cursor !== undefined && query.cursor !== '') {
+    const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;
+    if (!c || !isBigintDigits(c.id)) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
+    before = c.id;
+  }
+  const rows = await db().getRepository(EventRow).createQueryBuilder('e')
+    .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
+    .andWhere('(e.object_id = :o OR :o = ANY(e.related_object_ids))', { o: objectId })
+    .andWhere(before ? 'e.seq < :before' : 'TRUE', { before })
+    .orderBy('e.seq', 'DESC').take(limit + 1).getMany();
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    page, has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ t: last.created_at.toISOString(), id: String(last.seq) }) : null,
+  };
+}
+
+/**
+ * The stream's resume point for `Last-Event-ID` `lastEventId` (spec 6 "Stream"): the event's
+ * outbox sequence. Throws `400 parameter_invalid` (param `Last-Event-ID`) for an id the caller
+ * cannot see, `409 stream_resume_gap` (with `details.fallback`, the `GET /events?since=` call to
+ * catch up with) when the event is older than `windowSeconds`.
+ */
+export async function streamResumeSeq(caller: Caller, lastEventId: string, windowSeconds: number): Promise<string> {
+  const rows: Array<{ seq: string; created_at: Date }> = /^evt_[A-Za-z0-9]{1,64}$/.test(lastEventId)
+    ? await db().query('SELECT seq, created_at FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [lastEventId, caller.accountId, caller.livemode])
+    : [];
+  if (!rows[0]) throw new DomainError('invalid_request', 'parameter_invalid', `\`Last-Event-ID\`: no such event ${lastEventId}.`, { param: 'Last-Event-ID' });
+  if (Date.now() - rows[0].created_at.getTime() > windowSeconds * 1000) {
+    throw new DomainError('conflict', 'stream_resume_gap',
+      `The stream replays only the last ${windowSeconds} seconds of events; catch up with GET /v1/events?since=${lastEventId}, then reconnect without Last-Event-ID.`,
+      { param: 'Last-Event-ID', details: { fallback: `/v1/events?since=${lastEventId}`, resume_window_seconds: windowSeconds } });
+  }
+  return String(rows[0].seq);
+}
+
+/** Event rows by id, oldest first by `seq` (the stream's live reads; missing ids are skipped). */
+export async function eventsByIds(ids: string[]): Promise<EventRow[]> {
+  return db().getRepository(EventRow).find({ where: { id: In(ids) }, order: { seq: 'ASC' } });
+}
+
+/** Up to `limit` shipped events of the caller after outbox sequence `afterSeq`, oldest first, only of `type` when given (the stream's replay). */
+export async function eventsAfter(caller: Caller, afterSeq: string, type: string | null, limit: number): Promise<EventRow[]> {
+  const qb = db().getRepository(EventRow).createQueryBuilder('e')
+    .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
+    .andWhere('e.type IN (:...shipped)', { shipped: SHIPPED })
+    .andWhere('e.seq > :c', { c: afterSeq });
+  if (type) qb.andWhere('e.type = :t', { t: type });
+  return qb.orderBy('e.seq', 'ASC').limit(limit).getMany();
+}

@@ -1,0 +1,90 @@
+/**
+ * Request-log reads (spec 4.10 `GET /request_logs`, `GET /api_keys/{id}/usage`): the caller's
+ * recorded requests (a test-mode caller sees only test-mode ones) and one key's usage. Rows are
+ * written by ./commands.ts (the request-log buffer) and kept REQUEST_LOG_RETENTION_DAYS days.
+ */
+import type { SelectQueryBuilder } from 'typeorm';
+import type { Caller } from '../../domain/caller';
+import { DomainError } from '../../domain/errors';
+import { ApiKey, RequestLog } from '../../entities';
+import { db } from '../../lib/db';
+import type { ApiKeyUsage, StatusClasses } from '../../views/request-log';
+
+/**
+ * Filters of `GET /request_logs`: `status` a code (`404`) or a class (`4xx`); `since` / `until`
+ * ISO-8601 (`created_at` >= since, < until); `livemode` only for live callers.
+ */
+export interface RequestLogFilters {
+  api_key?: string; method?: string; status?: number | string; path?: string; livemode?: boolean; since?: string; until?: string;
+}
+
+function classes(row: Record<string, number | string>): StatusClasses {
+  return { '2xx': Number(row.c2 ?? 0), '3xx': Number(row.c3 ?? 0), '4xx': Number(row.c4 ?? 0), '5xx': Number(row.c5 ?? 0) };
+}
+
+const CLASS_SQL = `count(*) FILTER (WHERE r.status >= 200 AND r.status < 300) AS c2,
+  count(*) FILTER (WHERE r.status >= 300 AND r.status < 400) AS c3,
+  count(*) FILTER (WHERE r.status >= 400 AND r.status < 500) AS c4,
+  count(*) FILTER (WHERE r.status >= 500) AS c5`;
+
+/**
+ * The caller's request logs matching `q` (alias `r`); the caller paginates it (newest first).
+ * Throws `400 livemode_boundary` (param `livemode`) when a test-mode caller asks for live rows.
+ */
+export function requestLogsQuery(caller: Caller, q: RequestLogFilters): SelectQueryBuilder<RequestLog> {
+  const qb = db().getRepository(RequestLog).createQueryBuilder('r');
+  qb.where('r.account_id = :a', { a: caller.accountId });
+  if (!caller.livemode) {
+    if (q.livemode === true) throw new DomainError('invalid_request', 'livemode_boundary', 'A test-mode key reads only test-mode request logs.', { param: 'livemode' });
+    qb.andWhere('r.livemode = false');
+  } else if (q.livemode !== undefined) qb.andWhere('r.livemode = :l', { l: q.livemode });
+  if (q.api_key) qb.andWhere('r.api_key_id = :k', { k: q.api_key });
+  if (q.method) qb.andWhere('r.method = :m', { m: q.method });
+  if (q.path) qb.andWhere('r.path = :p', { p: q.path });
+  if (q.status !== undefined) {
+    const s = String(q.status);
+    if (/^[1-5]xx$/.test(s)) {
+      const lo = Number(s[0]) * 100;
+      qb.andWhere('r.status >= :lo AND r.status < :hi', { lo, hi: lo + 100 });
+    } else qb.andWhere('r.status = :s', { s: Number(s) });
+  }
+  if (q.since) qb.andWhere('r.created_at >= :since', { since: new Date(q.since).toISOString() });
+  if (q.until) qb.andWhere('r.created_at < :until', { until: new Date(q.until).toISOString() });
+  return qb;
+}
+
+/** Counts by status class over every row of `qb` (a requestLogsQuery; `expand=summary`). */
+export async function requestLogSummary(qb: SelectQueryBuilder<RequestLog>): Promise<{ total: number; by_status_class: StatusClasses }> {
+  const row = await qb.select('count(*)', 'total').addSelect(CLASS_SQL).getRawOne<Record<string, string>>();
+  return { total: Number(row?.total ?? 0), by_status_class: classes(row ?? {}) };
+}
+
+/**
+ * `GET /api_keys/{id}/usage`: totals, status classes, latency percentiles (ms) and UTC daily
+ * counts of key `keyId` over the `days` days before now. `404 not_found` for a key the caller
+ * cannot see (a test-mode caller sees only test-mode keys).
+ */
+export async function apiKeyUsage(caller: Caller, keyId: string, days: number): Promise<ApiKeyUsage> {
+  const key = await db().getRepository(ApiKey).findOneBy({ id: keyId, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
+  if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
+  const end = new Date();
+  const start = new Date(end.getTime() - days * 86_400_000);
+  const args = [key.id, caller.accountId, start.toISOString()];
+  const [tot]: Array<Record<string, string>> = await db().query(
+    `SELECT count(*) AS total, ${CLASS_SQL},
+            percentile_disc(0.5) WITHIN GROUP (ORDER BY r.latency_ms) AS p50,
+            percentile_disc(0.95) WITHIN GROUP (ORDER BY r.latency_ms) AS p95,
+            max(r.created_at) AS last
+       FROM request_logs r WHERE r.api_key_id = $1 AND r.account_id = $2 AND r.created_at >= $3`, args);
+  const daily: Array<{ date: string; requests: string; errors: string }> = await db().query(
+    `SELECT to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS requests,
+            count(*) FILTER (WHERE r.status >= 400) AS errors
+       FROM request_logs r WHERE r.api_key_id = $1 AND r.account_id = $2 AND r.created_at >= $3
+      GROUP BY 1 ORDER BY 1`, args);
+  return {
+    keyId: key.id, livemode: key.livemode, start, end, total: Number(tot.total), classes: classes(tot),
+    p50: tot.p50 === null ? null : Number(tot.p50), p95: tot.p95 === null ? null : Number(tot.p95),
+    lastRequestAt: tot.last ? new Date(tot.last) : null,
+    daily: daily.map((d) => ({ date: d.date, requests: Number(d.requests), errors: Number(d.errors) })),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Webhook commands (spec 2.11, 4.10, 6, 8 "Secret rotation overlap"): what the webhook routes
+ * call. Each is one transaction (with its outbox rows); `sendTestEvent` and `replayDelivery`
+ * start the new delivery's workflow after commit (./signals.ts).
+ *
+ * - `url`: ./url.ts `checkEndpointUrl` (public https only, resolved on create and update;
+ *   loopback only under the development switch); re-resolved before every send.
+ * - Secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks). Stored only encrypted
+ *   (AES-256-GCM under APP_ENCRYPTION_KEY); returned only by create and rotate_secret;
+ *   `secret_prefix` (first 10 characters) always. Rotation keeps the replaced secret signing for
+ *   24 h (a second rotation inside that window drops the oldest at once).
+ * - Delete is soft (`deleted_at`); later reads, updates and deletes answer 404; queued
+ *   deliveries to it are cancelled at their next attempt.
+ * - At most 16 live endpoints and 16 test endpoints per account.
+ * Endpoint and delivery status rules: domain/webhooks.ts.
+ */
+import crypto from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import type { Caller } from '../../domain/caller';
+import { TEST_PING_EVENT_TYPE } from '../../domain/event-types';
+import {
+  assertCanReplay, assertCanSendTestEvent, assertEndpointCapacity, checkEventTypes, SECRET_PREFIX_LENGTH, SECRET_ROTATION_OVERLAP_MS,
+  WEBHOOK_DELIVERY_INITIAL_STATUS, webhookEndpointStatus, webhookEndpointTransitions,
+} from '../../domain/webhooks';
+import { WebhookDelivery, WebhookEndpoint } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { encrypt } from '../../lib/secrets';
+import { loadDelivery, loadEndpoint } from './queries';
+import { startDeliveryWorkflows } from './signals';
+import { checkEndpointUrl } from './url';
+
+/** A new Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes (32 characters). */
+export function newWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(24).toString('base64')}`;
+}
+
+/** An endpoint with its full signing secret (create, rotate_secret). */
+export interface EndpointWithSecret { endpoint: WebhookEndpoint; secret: string }
+
+/**
+ * Creates an endpoint of the caller's account and mode (enabled). Throws `400` for a refused URL
+ * (url.ts), an unknown event type (`event_type_unknown`) or the 16-per-mode limit
+ * (`webhook_endpoint_limit_reached`).
+ */
+export async function createEndpoint(caller: Caller, input: { url: string; event_types?: string[]; description?: string | null }): Promise<EndpointWithSecret> {
+  await checkEndpointUrl(input.url);
+  const url = input.url.trim();
+  const eventTypes = checkEventTypes(input.event_types) ?? [];
+  const secret = newWebhookSecret();
+  const endpoint = await transaction(async (m) => {
+    await m.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [caller.accountId]);
+    const [{ n }]: Array<{ n: number }> = await m.query(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND deleted_at IS NULL', [caller.accountId, caller.livemode]);
+    assertEndpointCapacity(n, caller.livemode);
+    const row = m.create(WebhookEndpoint, {
+      id: newId('whe_'), account_id: caller.accountId, livemode: caller.livemode, url, event_types: eventTypes,
+      enabled: true, disabled_reason: null, description: input.description || null,
+      secret_ciphertext: encrypt(secret), secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
+      previous_secret_ciphertext: null, previous_secret_expires_at: null, consecutive_failures: 0, deleted_at: null,
+    });
+    return m.save(row);
+  });
+  return { endpoint, secret };
+}
+
+/**
+ * Updates url, event_types, description and/or enabled of a visible endpoint (404 otherwise).
+ * Enabling clears `disabled_reason` and the failure streak; disabling sets `disabled_reason:
+ * manual`. Throws `400` like createEndpoint for url and event types.
+ */
+export async function updateEndpoint(caller: Caller, id: string, input: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean }): Promise<WebhookEndpoint> {
+  if (input.url !== undefined) await checkEndpointUrl(input.url);
+  const eventTypes = checkEventTypes(input.event_types);
+  return transaction(async (m) => {
+    const row = await loadEndpoint(m, caller, id, true);
+    if (input.url !== undefined) row.url = input.url.trim();
+    if (eventTypes !== undefined) row.event_types = eventTypes;
+    if (input.description !== undefined) row.description = input.description || null;
+    const status = webhookEndpointStatus(row);
+    if (input.enabled === true && status !== 'enabled') {
+      webhookEndpointTransitions.assert(status, 'enabled');
+      row.enabled = true;
+      row.disabled_reason = null;
+      row.consecutive_failures = 0;
+    } else if (input.enabled === false && status !== 'disabled') {
+      webhookEndpointTransitions.assert(status, 'disabled');
+      row.enabled = false;
+      row.disabled_reason = 'manual';
+    }
+    return m.save(row);
+  });
+}
+
+/** Soft-deletes a visible endpoint (404 otherwise); returns the row as deleted. */
+export async function deleteEndpoint(caller: Caller, id: string): Promise<WebhookEndpoint> {
+  return transaction(async (m) => {
+    const row = await loadEndpoint(m, caller, id, true);
+    webhookEndpointTransitions.assert(webhookEndpointStatus(row), 'deleted');
+    row.deleted_at = new Date();
+    return m.save(row);
+  });
+}
+
+/** Rotates the signing secret of a visible endpoint (404 otherwise); the replaced one keeps signing for SECRET_ROTATION_OVERLAP_MS. */
+export async function rotateEndpointSecret(caller: Caller, id: string): Promise<EndpointWithSecret> {
+  const secret = newWebhookSecret();
+  const endpoint = await transaction(async (m) => {
+    const row = await loadEndpoint(m, caller, id, true);
+    row.previous_secret_ciphertext = row.secret_ciphertext;
+    row.previous_secret_expires_at = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
+    row.secret_ciphertext = encrypt(secret);
+    row.secret_prefix = secret.slice(0, SECRET_PREFIX_LENGTH);
+    return m.save(row);
+  });
+  return { endpoint, secret };
+}
+
+/**
+ * Emits a `test.ping` event for a visible endpoint (404 otherwise) and delivers it to that
+ * endpoint only (the dispatcher never fans out test.ping); `request` is the request id and
+ * idempotency key recorded on the event. Throws `409 webhook_endpoint_disabled` when disabled.
+ * Returns the new delivery as stored after its workflow start.
+ */
+export async function sendTestEvent(caller: Caller, id: string, request: RequestRef): Promise<WebhookDelivery> {
+  const d = await transaction(async (m) => {
+    const w = await loadEndpoint(m, caller, id);
+    assertCanSendTestEvent(w);
+    const eventId = await emitEvent(m, {
+      accountId: caller.accountId, livemode: w.livemode, type: TEST_PING_EVENT_TYPE, objectType: 'webhook_endpoint', objectId: w.id,
+      object: { id: w.id, object: 'webhook_endpoint', livemode: w.livemode, url: w.url },
+      request,
+    });
+    // Delivered only here: the dispatcher never fans out test.ping; mark it dispatched now.
+    await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [eventId]);
+    return insertDelivery(m, { accountId: caller.accountId, livemode: w.livemode, endpointId: w.id, eventId, eventType: TEST_PING_EVENT_TYPE });
+  });
+  return startAndReload(d);
+}
+
+/**
+ * Delivers the event of a visible delivery (404 otherwise) to the same endpoint again, as a new
+ * delivery with `replay_of` (the original is not changed). Throws `409
+ * webhook_endpoint_deleted` / `webhook_endpoint_disabled` (domain/webhooks.ts assertCanReplay).
+ */
+export async function replayDelivery(caller: Caller, id: string): Promise<WebhookDelivery> {
+  const original = await loadDelivery(caller, id);
+  const d = await transaction(async (m) => {
+    assertCanReplay(await m.findOneBy(WebhookEndpoint, { id: original.endpoint_id }));
+    return insertDelivery(m, {
+      accountId: original.account_id, livemode: original.livemode, endpointId: original.endpoint_id,
+      eventId: original.event_id, eventType: original.event_type, replayOf: original.id,
+    });
+  });
+  return startAndReload(d);
+}
+
+/** Inserts a delivery row (`pending`) inside `m`'s transaction. */
+async function insertDelivery(m: EntityManager, a: { accountId: string; livemode: boolean; endpointId: string; eventId: string; eventType: string; replayOf?: string | null }): Promise<WebhookDelivery> {
+  const d = m.create(WebhookDelivery, {
+    id: newId('whd_'), account_id: a.accountId, livemode: a.livemode, endpoint_id: a.endpointId, event_id: a.eventId,
+    event_type: a.eventType, status: WEBHOOK_DELIVERY_INITIAL_STATUS, attempt_count: 0, replay_of: a.replayOf ?? null,
+  });
+  await m.save(d);
+  return d;
+}
+
+/** Starts the delivery workflow after commit; a failure is left to the dispatcher's sweep. Returns the fresh row. */
+async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
+  await startDeliveryWorkflows([{ id: d.id, account_id: d.account_id }]);
+  return (await db().getRepository(WebhookDelivery).findOneBy({ id: d.id })) ?? d;
+}
