@@ -5,7 +5,7 @@
 import * as payins from './payins';
 import * as links from './links';
 import * as webhooks from './webhooks';
-import * as payouts from './payouts';
+import { payoutWorkflowActivities } from './payouts/activities';
 
-export const activities = { ...payins, ...links, ...webhooks, ...payouts };
+export const activities = { ...payins, ...links, ...webhooks, ...payoutWorkflowActivities };
 export type Activities = typeof activities;

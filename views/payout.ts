@@ -151,11 +151,14 @@ export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: Walle
   return out;
 }
 
-/** Wallet funding quote (spec 2.6). All amounts USDC. */
-export function walletFundingQuoteView(q: {
+/** Inputs of the wallet funding quote: amounts in USDC minor units; `reason` null when available. */
+export interface WalletFundingQuote {
   payout: Payout; available: boolean; reason: string | null; sourceChain: string; required: bigint; estimate: bigint;
   balance: bigint | null; expiresAt: Date;
-}): Record<string, unknown> {
+}
+
+/** Wallet funding quote (spec 2.6). All amounts USDC. */
+export function walletFundingQuoteView(q: WalletFundingQuote): Record<string, unknown> {
   const covers = q.balance !== null && q.balance >= q.estimate;
   return {
     object: 'payout_wallet_funding_quote',

@@ -23,7 +23,7 @@ import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
 import { db } from '../../lib/db';
-import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts';
+import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
