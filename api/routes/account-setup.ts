@@ -13,7 +13,7 @@
  */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activities/account-setup';
+import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activities/account-setup/queries';
 import { DomainError } from '../../domain/errors';
 import { Account } from '../../entities';
 import { db } from '../../lib/db';

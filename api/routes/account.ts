@@ -7,7 +7,7 @@ import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { Account } from '../../entities';
 import { db, transaction } from '../../lib/db';
-import { insertAccount } from '../../activities/accounts';
+import { insertAccount } from '../../activities/accounts/commands';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { accountResponse, accountView } from '../../views/account';

@@ -7,7 +7,7 @@
  * Thin routes over activities/address-book.ts.
  */
 import type Router from '@koa/router';
-import { createEntry, deleteEntry, loadEntry, recheckEntry, setBeneficiary, updateEntry } from '../../activities/address-book';
+import { createEntry, deleteEntry, loadEntry, recheckEntry, setBeneficiary, updateEntry } from '../../activities/address-book/commands';
 import { resolveChain } from '../../domain/addresses';
 import { invalidRequest } from '../../domain/errors';
 import { AddressBookEntry } from '../../entities';

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { ApiKey } from '../../entities';
-import { insertApiKey, revokeKey, rollKey } from '../../activities/accounts';
+import { insertApiKey, revokeKey, rollKey } from '../../activities/accounts/commands';
 import { clearAuthCache } from '../middleware/auth';
 import { db, transaction } from '../../lib/db';
 import type { AppState } from '../context';

@@ -6,7 +6,7 @@
  * arrive when the provider confirms payment (activities/credits.ts).
  */
 import type Router from '@koa/router';
-import { accountOwner, createCheckout, getBalance } from '../../activities/credits';
+import { accountOwner, createCheckout, getBalance } from '../../activities/credits/commands';
 import { CreditEventRow } from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';

@@ -32,7 +32,7 @@ import { signWalletSend } from '../../providers/wallet-sends';
 import { payoutReconciliationSignal } from '../../workflows/payout';
 import type { AppState } from '../context';
 import { validate } from '../operation';
-import { handleCheckoutNotification } from '../../activities/credits';
+import { handleCheckoutNotification } from '../../activities/credits/commands';
 import { checkAddress, resolveChain } from '../../domain/addresses';
 import { checkoutProvider, CheckoutTransitionError } from '../../providers/checkout';
 import { addressScreeningProvider } from '../../providers/screening';

@@ -7,7 +7,7 @@
  * signal never a block), delete rules when links use the entry, lists and cross-account 404s,
  * and payment links created and activated with an address-book destination.
  */
-import type { DevCredentials } from '../../activities/accounts';
+import type { DevCredentials } from '../../activities/accounts/commands';
 import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
 import { addressBookEntryOut, addressBookListOut, deletedEntryOut } from '../../api/schemas/address-book';

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resetConfig } from '../../lib/config';
-import { provisionAccount } from '../../activities/accounts';
+import { provisionAccount } from '../../activities/accounts/commands';
 import { recordObservedTransfer } from '../../activities/payins';
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
 import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts/signals';

@@ -4,14 +4,14 @@
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { DomainError } from '../domain/errors';
-import { ApiKey } from '../entities';
-import { ALL_SCOPES } from '../domain/scopes';
-import { transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { randomToken, sha256Hex } from '../lib/secrets';
-import { SESSION_PREFIX } from '../domain/caller';
-import { chainAdapter, deriveAddress } from '../providers/chain';
+import { DomainError } from '../../domain/errors';
+import { ApiKey } from '../../entities';
+import { ALL_SCOPES } from '../../domain/scopes';
+import { transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { randomToken, sha256Hex } from '../../lib/secrets';
+import { SESSION_PREFIX } from '../../domain/caller';
+import { chainAdapter, deriveAddress } from '../../providers/chain';
 
 export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
 

@@ -14,18 +14,18 @@
  * index), so a repeated or concurrent confirmation grants once.
  */
 import type { EntityManager } from 'typeorm';
-import { creditEventView } from '../views/credits';
+import { creditEventView } from '../../views/credits';
 import {
   applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
   type CreditBalance, type CreditPack, type LedgerStep,
-} from '../domain/credits';
-import { conflict, DomainError, notFound } from '../domain/errors';
-import { CreditBalanceRow, CreditCheckout, CreditEventRow } from '../entities';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { checkoutProvider, type CheckoutNotification } from '../providers/checkout';
-import { emitEvent, type RequestRef } from '../lib/outbox';
+} from '../../domain/credits';
+import { conflict, DomainError, notFound } from '../../domain/errors';
+import { CreditBalanceRow, CreditCheckout, CreditEventRow } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { checkoutProvider, type CheckoutNotification } from '../../providers/checkout';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
 export interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }
