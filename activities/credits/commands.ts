@@ -185,3 +185,16 @@ export async function refundCheck(c: CreditContext, consumeEventId: string): Pro
     return record(m, bal, applyRefund(bal, consumed.type), c, { relatedObjectId: consumed.related_object_id, refundOf: consumed.id });
   });
 }
+
+/** `GET /credits` (spec 4.10): the balance of the owner of `accountId` (created with the free allowance on first read). 404 when the account is gone. */
+export async function accountCreditBalance(accountId: string): Promise<CreditBalance> {
+  return getBalance(await accountOwner(accountId));
+}
+
+/**
+ * `POST /credit_checkouts` (spec 4.10): a hosted checkout of `pack` for the owner of the acting
+ * account; grants nothing until the provider confirms payment (`handleCheckoutNotification`).
+ */
+export async function createOwnerCheckout(a: { accountId: string; livemode: boolean; request: RequestRef | null }, pack: CreditPack): Promise<CreditCheckout> {
+  return createCheckout({ userId: await accountOwner(a.accountId), accountId: a.accountId, livemode: a.livemode, request: a.request }, pack);
+}
