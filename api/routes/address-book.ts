@@ -12,10 +12,8 @@ import { entryListQuery, getEntry } from '../../activities/address-book/queries'
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
-import {
-  addressBookEntryOut, addressBookListOut, beneficiaryBody, createEntryBody, deletedEntryOut, listEntriesQuery, updateEntryBody,
-} from '../schemas/address-book';
-import { addressBookEntryView, deletedAddressBookEntryView } from '../../views/address-book';
+import { beneficiaryBody, createEntryBody, listEntriesQuery, updateEntryBody } from '../schemas/address-book';
+import { addressBookEntryOut, addressBookEntryView, addressBookListOut, deletedAddressBookEntryView, deletedEntryOut } from '../../views/address-book';
 import { opContext } from './clients';
 
 const SESSION_ONLY = { callers: ['dashboard_session' as const], testMode: 'unavailable' as const };

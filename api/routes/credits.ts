@@ -11,8 +11,8 @@ import { listCreditEvents } from '../../activities/credits/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
-import { creditBalanceOut, creditCheckoutOut, creditEventListOut, createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
-import { creditBalanceView, creditCheckoutView, creditEventView } from '../../views/credits';
+import { createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
+import { creditBalanceOut, creditBalanceView, creditCheckoutOut, creditCheckoutView, creditEventListOut, creditEventView } from '../../views/credits';
 
 const OWNER_SESSION = { callers: ['dashboard_session' as const], roles: ['owner' as const], testMode: 'unavailable' as const };
 

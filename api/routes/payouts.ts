@@ -21,11 +21,11 @@ import { mount } from '../operation';
 import { paginate } from '../pagination';
 import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
+import { beneficiaryBody, capabilitiesQuery, createPayoutBody, fundRequestBody, listPayoutsQuery, replacePayoutBody } from '../schemas/payouts';
 import {
-  attemptResponse, beneficiaryBody, eventResponseList, capabilitiesQuery, capabilitiesResponse, createPayoutBody, fundingInstructionsResponse, fundRequestBody,
-  listPayoutsQuery, markSentResponse, payoutListResponse, payoutResponse, receiptResponse, replacePayoutBody, walletFundingQuoteResponse,
-} from '../schemas/payouts';
-import { attemptView, fundingInstructionsView, payoutView, receiptView, walletFundingQuoteView } from '../../views/payout';
+  attemptResponse, attemptView, capabilitiesResponse, eventResponseList, fundingInstructionsResponse, fundingInstructionsView, markSentResponse, payoutListResponse,
+  payoutResponse, payoutView, receiptResponse, receiptView, walletFundingQuoteResponse, walletFundingQuoteView,
+} from '../../views/payout';
 
 const READ = 'payouts.read';
 const WRITE = 'payouts.write';

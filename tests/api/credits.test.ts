@@ -11,7 +11,7 @@ import { accountOwner, consumeCheck, refundCheck } from '../../activities/credit
 import { FREE_CHECKS_ALLOWANCE } from '../../domain/credits';
 import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
-import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../api/schemas/credits';
+import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../views/credits';
 import { call, client, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 
 let a: DevCredentials;
