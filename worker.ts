@@ -11,7 +11,7 @@ import { startDispatcher } from './activities/webhooks/dispatcher';
 import { startHousekeeping } from './activities/housekeeping/purge';
 import { ensureLinkWorkflows } from './activities/links';
 import { ensurePaymentWorkflows } from './activities/payins';
-import { ensurePayoutWorkflows } from './activities/payouts';
+import { ensurePayoutWorkflows } from './activities/payouts/signals';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';

@@ -5,7 +5,7 @@
 import * as payins from './payins';
 import * as links from './links';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
-import * as payouts from './payouts';
+import { payoutWorkflowActivities } from './payouts/activities';
 
-export const activities = { ...payins, ...links, ...webhookDeliveryWorkflowActivities, ...payouts };
+export const activities = { ...payins, ...links, ...webhookDeliveryWorkflowActivities, ...payoutWorkflowActivities };
 export type Activities = typeof activities;

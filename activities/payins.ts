@@ -27,7 +27,7 @@ import { linkChangedSignal, paymentLinkWorkflow } from '../workflows/payment-lin
 import { paymentView } from '../views/payment';
 import { linkViewContext, paymentLinkView } from '../views/payment-link';
 import { emitEvent, emitEventNonBlocking, type RequestRef } from '../lib/outbox';
-import { recordPayoutTransfer } from './payouts';
+import { recordPayoutTransfer } from './payouts/signals';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];

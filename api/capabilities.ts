@@ -5,15 +5,14 @@
  * boundary re-check eligibility themselves.
  */
 import { PAYER_FEE_CAPABILITY } from '../domain/fees';
-import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS, type CorridorGate } from '../domain/payouts';
+import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS } from '../domain/payouts';
+import { payoutGate, serviceWalletChains } from '../activities/payouts/queries';
 import { RAILS_CLOSED } from '../domain/rails';
 import { capabilityUnavailable } from '../domain/errors';
-import { auxDb } from '../lib/db';
 import { chainAdapter } from '../providers/chain';
 import { loadConfig } from '../lib/config';
 import type { Caller } from './context';
 import { executableRails } from '../lib/rails-availability';
-import { isFlagOpen, isSwitchOn } from '../lib/switches';
 import { corridorView } from '../views/payout';
 
 /** Builds the capabilities document of one product for `caller`. */
@@ -36,21 +35,11 @@ export async function capabilitiesFor(product: string, caller: Caller): Promise<
   return b(caller);
 }
 
-/** The facts that gate payout corridors for an account now (re-read at create and at the money boundary). */
-export async function payoutGate(accountId: string): Promise<CorridorGate> {
-  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
-  return {
-    accessState: rows[0]?.access_state ?? 'blocked',
-    payoutsOpen: await isSwitchOn('payouts.enabled'),
-    previewOpen: await isFlagOpen('payouts.preview_corridors', accountId),
-  };
-}
-
 /** `GET /capabilities?product=payouts` and `GET /payouts/eligibility`: corridors and funding sources. */
 export async function payoutCapabilities(caller: Caller): Promise<Record<string, unknown>> {
   const gate = await payoutGate(caller.accountId);
   const corridors = CORRIDORS.map((c) => corridorView(c, corridorVerdict(c, gate)));
-  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [caller.accountId, chainAdapter().network]);
+  const chains = await serviceWalletChains(caller.accountId);
   const anyExecutable = corridors.some((c) => c.executable === true);
   return {
     object: 'capabilities',
@@ -59,7 +48,7 @@ export async function payoutCapabilities(caller: Caller): Promise<Record<string,
     corridors,
     funding_sources: [
       { funding_source: 'external_wallet', available: anyExecutable, reason: anyExecutable ? null : 'no_executable_corridor', source_chains: [...PAYOUT_SOURCE_CHAINS] },
-      { funding_source: 'service_wallet', available: anyExecutable && rows.length > 0, reason: rows.length === 0 ? 'wallet_not_found' : (anyExecutable ? null : 'no_executable_corridor'), source_chains: rows.map((r) => r.chain) },
+      { funding_source: 'service_wallet', available: anyExecutable && chains.length > 0, reason: chains.length === 0 ? 'wallet_not_found' : (anyExecutable ? null : 'no_executable_corridor'), source_chains: chains },
     ],
   };
 }

@@ -4,7 +4,7 @@
  * exits 0 when `measure` returns and 1 (with the stack trace) when it throws.
  */
 import 'reflect-metadata';
-import { provisionAccount, type DevCredentials } from '../activities/accounts';
+import { provisionAccount, type DevCredentials } from '../activities/accounts/commands';
 import { closeDb, initDb } from '../lib/db';
 import { startStack, type Stack } from '../scripts/stack';
 

@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DevCredentials } from '../activities/accounts';
+import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import type { DevCredentials } from '../activities/accounts';
+import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 import { freePort } from '../lib/embedded-pg';

@@ -11,7 +11,7 @@
  */
 import 'reflect-metadata';
 import crypto from 'node:crypto';
-import type { DevCredentials } from '../activities/accounts';
+import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 import { openStream, opened, type StreamClient } from '../scripts/sse-client';

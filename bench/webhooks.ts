@@ -17,7 +17,7 @@ import https from 'node:https';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { DevCredentials } from '../activities/accounts';
+import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 import { db, transaction } from '../lib/db';

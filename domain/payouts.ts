@@ -8,9 +8,10 @@
  * (ISO 4217), source amounts in USDC (6 decimals). Pure: no I/O, safe in workflows.
  */
 import { getAddress, isAddress } from 'viem';
-import { DomainError, invalidRequest } from './errors';
+import { invalidRequest } from './errors';
 import { bpsOf } from './fees';
 import { ceilDiv, floorDiv, type Money } from './money';
+import { transitionTable, type TransitionMap, type TransitionTable } from './transitions';
 
 /** Payout statuses (spec 2.6: 11 values). `paid` is not terminal. */
 export const PAYOUT_STATUSES = Object.freeze([
@@ -304,8 +305,8 @@ export function normalizeRefundAddress(raw: unknown): string {
   return getAddress(raw);
 }
 
-/** Transitions the payout workflow may apply, as (from -> allowed next) (spec 3; others: decision). */
-const NEXT: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = Object.freeze({
+/** Transitions of a payout, as (from -> allowed next) (spec 3; others: decision). */
+const NEXT: TransitionMap<PayoutStatus> = {
   draft: ['awaiting_funds', 'cancelled'],
   awaiting_funds: ['funds_received', 'expired', 'cancelled', 'failed'],
   funds_received: ['processing', 'failed', 'returned'],
@@ -317,22 +318,63 @@ const NEXT: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = Object.fre
   returned: [],
   expired: [],
   cancelled: [],
-});
+};
+
+/**
+ * The payout transition table (spec 3): every payout status write goes through
+ * `PAYOUT_TRANSITIONS.assert(from, to)`; an illegal one is `409 conflict` code `payout_state_changed`.
+ */
+export const PAYOUT_TRANSITIONS: TransitionTable<PayoutStatus> = transitionTable('payout', NEXT, 'payout_state_changed');
 
 /**
  * Asserts `from -> to` is a payout transition; throws `409 conflict` code `payout_state_changed`
- * otherwise (state moved; re-read).
+ * (IllegalTransition) otherwise (state moved; re-read).
  */
 export function assertPayoutTransition(from: string, to: PayoutStatus): void {
-  const allowed = NEXT[from as PayoutStatus];
-  if (!allowed || !allowed.includes(to)) {
-    throw new DomainError('conflict', 'payout_state_changed', `A ${from} payout cannot become ${to}.`, { details: { status: from } });
-  }
+  PAYOUT_TRANSITIONS.assert(from, to);
 }
 
 /** True when `from -> to` is a payout transition. */
 export function canTransition(from: string, to: PayoutStatus): boolean {
-  return (NEXT[from as PayoutStatus] ?? []).includes(to);
+  return PAYOUT_TRANSITIONS.can(from, to);
+}
+
+/**
+ * Payout attempt statuses: `creating` (no provider transfer yet), then the payout statuses the
+ * attempt went through while it was the payout's current one.
+ */
+export const PAYOUT_ATTEMPT_STATUSES = Object.freeze([
+  'creating', 'awaiting_funds', 'funds_received', 'processing', 'paid', 'paid_with_shortfall',
+  'settled', 'failed', 'returned', 'expired', 'cancelled',
+] as const);
+export type PayoutAttemptStatus = (typeof PAYOUT_ATTEMPT_STATUSES)[number];
+
+/** Transitions of a payout attempt (it follows its payout; `creating` ends when the transfer exists or the payout is cancelled). */
+const ATTEMPT_NEXT: TransitionMap<PayoutAttemptStatus> = {
+  creating: ['awaiting_funds', 'cancelled', 'expired', 'failed'],
+  awaiting_funds: ['funds_received', 'expired', 'cancelled', 'failed'],
+  funds_received: ['processing', 'failed', 'returned'],
+  processing: ['paid', 'failed', 'returned'],
+  paid: ['settled', 'paid_with_shortfall', 'returned'],
+  paid_with_shortfall: [],
+  settled: [],
+  failed: [],
+  returned: [],
+  expired: [],
+  cancelled: [],
+};
+
+/** The payout attempt transition table; an illegal transition is `409 conflict` code `payout_attempt_state_changed`. */
+export const PAYOUT_ATTEMPT_TRANSITIONS: TransitionTable<PayoutAttemptStatus> = transitionTable('payout_attempt', ATTEMPT_NEXT);
+
+/** The attempt statuses that may move to `to` (the `WHERE status IN (...)` of an SQL status update). */
+export function payoutAttemptSources(to: PayoutAttemptStatus): PayoutAttemptStatus[] {
+  return PAYOUT_ATTEMPT_TRANSITIONS.statuses.filter((s) => PAYOUT_ATTEMPT_TRANSITIONS.can(s, to));
+}
+
+/** The payout statuses that may move to `to` (the `WHERE status IN (...)` of an SQL status update). */
+export function payoutSources(to: PayoutStatus): PayoutStatus[] {
+  return PAYOUT_TRANSITIONS.statuses.filter((s) => PAYOUT_TRANSITIONS.can(s, to));
 }
 
 /** Seconds a funding address waits for USDC before the payout expires (decision: 24 hours). */

@@ -6,13 +6,14 @@
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MaskedBeneficiary } from '../domain/bank-details';
+import type { PayoutAttemptStatus, PayoutStatus } from '../domain/payouts';
 
 @Entity('payouts')
 export class Payout {
   @PrimaryColumn('text') id: string;
   @Column('text') account_id: string;
   @Column('boolean') livemode: boolean;
-  @Column('text') status: string;
+  @Column('text') status: PayoutStatus;
   /** Invoice amount in minor units of `currency` (fiat). */
   @Column('bigint') invoice_minor: string;
   @Column('text') currency: string;
@@ -62,7 +63,7 @@ export class PayoutAttempt {
   @Column('text') account_id: string;
   @Column('boolean') livemode: boolean;
   /** creating (no provider transfer yet), then the payout statuses it went through. */
-  @Column('text') status: string;
+  @Column('text') status: PayoutAttemptStatus;
   @Column('text') funding_source: string;
   @Column('text') source_chain: string;
   @Column('text') source_currency: string;

@@ -4,7 +4,7 @@
  * `{ account_id, live_key, test_key, session_token }`.
  */
 import 'reflect-metadata';
-import { provisionAccount } from '../activities/accounts';
+import { provisionAccount } from '../activities/accounts/commands';
 import { closeDb, initDb } from '../lib/db';
 import { useRuntimeEnv } from './runtime';
 

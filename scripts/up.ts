@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   // Imported after the environment is final: configuration is read once.
   const { createWorker } = await import('../worker');
   const { startApi } = await import('../api/main');
-  const { provisionAccount } = await import('../activities/accounts');
+  const { provisionAccount } = await import('../activities/accounts/commands');
   const { db } = await import('../lib/db');
 
   const { worker, stopDispatcher } = await createWorker();

@@ -1,5 +1,8 @@
 /** Wire projection of an address-book entry (`adr_`, spec 2.11 "Address book entry"). */
+import Joi from 'joi';
 import type { AddressBookEntry } from '../entities';
+import { maskedBeneficiaryOut } from './beneficiary';
+import { listEnvelope, timestamp } from './schema';
 
 /**
  * Address-book entry as returned by every `/address_book` operation: ObjectBase, `kind`, `label`,
@@ -44,3 +47,51 @@ export function addressBookEntryView(e: AddressBookEntry): Record<string, unknow
 export function deletedAddressBookEntryView(id: string): Record<string, unknown> {
   return { id, object: 'address_book_entry', deleted: true };
 }
+
+// ---------------------------------------------------------------------------------------
+// Response schemas (spec 4.10)
+
+
+const nullableString = Joi.string().allow(null).required();
+
+const screeningOut = Joi.object({
+  status: Joi.string().valid('completed', 'unavailable').required(),
+  risk_score: Joi.number().integer().min(0).max(100).allow(null).required(),
+  risk_level: nullableString,
+  verdict: nullableString,
+  action: nullableString,
+  flags: Joi.array().items(Joi.string()).required(),
+  provider_version: nullableString,
+  screened_at: timestamp.required(),
+});
+
+/** An address-book entry (api/views/address-book.ts). */
+export const addressBookEntryOut = Joi.object({
+  id: Joi.string().pattern(/^adr_/).required(),
+  object: Joi.string().valid('address_book_entry').required(),
+  livemode: Joi.boolean().required(),
+  kind: Joi.string().valid('crypto', 'bank').required(),
+  label: nullableString,
+  chain: nullableString,
+  address: nullableString,
+  currency: nullableString,
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
+  screening: screeningOut.allow(null).required(),
+  proof_of_control: Joi.object({ method: Joi.string().required(), verified_at: timestamp.allow(null).required(), artifact_url: nullableString }).allow(null).required(),
+  travel_rule_required: Joi.boolean().required(),
+  travel_rule_last_attested_at: timestamp.allow(null).required(),
+  counterparty_name: nullableString,
+  counterparty_country: nullableString,
+  counterparty_vasp_name: nullableString,
+  counterparty_vasp_jurisdiction: nullableString,
+  created_at: timestamp.required(),
+  updated_at: timestamp.required(),
+});
+
+export const addressBookListOut = listEnvelope(addressBookEntryOut);
+
+export const deletedEntryOut = Joi.object({
+  id: Joi.string().pattern(/^adr_/).required(),
+  object: Joi.string().valid('address_book_entry').required(),
+  deleted: Joi.boolean().valid(true).required(),
+});

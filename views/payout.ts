@@ -8,6 +8,9 @@ import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS,
 import type { Money } from '../domain/money';
 import type { Payout, PayoutAttempt, WalletSend } from '../entities';
 import type { CallerKind } from '../domain/caller';
+import Joi from 'joi';
+import { maskedBeneficiaryOut } from './beneficiary';
+import { listEnvelope, moneyOut, timestamp } from './schema';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const usdc = (minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS });
@@ -151,11 +154,14 @@ export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: Walle
   return out;
 }
 
-/** Wallet funding quote (spec 2.6). All amounts USDC. */
-export function walletFundingQuoteView(q: {
+/** Inputs of the wallet funding quote: amounts in USDC minor units; `reason` null when available. */
+export interface WalletFundingQuote {
   payout: Payout; available: boolean; reason: string | null; sourceChain: string; required: bigint; estimate: bigint;
   balance: bigint | null; expiresAt: Date;
-}): Record<string, unknown> {
+}
+
+/** Wallet funding quote (spec 2.6). All amounts USDC. */
+export function walletFundingQuoteView(q: WalletFundingQuote): Record<string, unknown> {
   const covers = q.balance !== null && q.balance >= q.estimate;
   return {
     object: 'payout_wallet_funding_quote',
@@ -227,3 +233,196 @@ export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, un
   if (!v.executable) row.blocked_reason = v.blocked_reason;
   return row;
 }
+
+// ------------------------------------------------------------------ response schemas (spec 2.6, 4.3, 4.6)
+
+
+const money = moneyOut;
+const nMoney = moneyOut.allow(null);
+const ts = timestamp.required();
+const nTs = timestamp.allow(null).required();
+
+/** The payout object (spec 2.6). */
+export const payoutResponse = Joi.object({
+  id: Joi.string().pattern(/^po_/).required(),
+  object: Joi.string().valid('payout').required(),
+  livemode: Joi.boolean().required(),
+  created_at: ts,
+  updated_at: ts,
+  status: Joi.string().required(),
+  invoice_amount: money.required(),
+  corridor_id: Joi.string().required(),
+  fiat_rail: Joi.string().required(),
+  source_chain: Joi.string().required(),
+  source_chain_chosen: Joi.boolean().required(),
+  source_asset: Joi.string().valid('USDC').required(),
+  payer_type: Joi.string().required(),
+  fee_bps: Joi.number().integer().required(),
+  notify_recipient: Joi.boolean().required(),
+  recipient_email: Joi.string().allow(null).required(),
+  note: Joi.string().allow(null, '').required(),
+  capability_snapshot: Joi.object({
+    version: Joi.string().required(),
+    eta_seconds: Joi.number().integer().allow(null).required(),
+    minimum: nMoney.required(),
+    legal_entity_name: Joi.string().allow(null).required(),
+    sender_display: Joi.string(),
+  }).required(),
+  needs_attention: Joi.boolean().required(),
+  settled_amount: nMoney.required(),
+  provider_paid_amount: nMoney.required(),
+  invoice_shortfall_amount: nMoney.required(),
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
+  funding_source: Joi.string().allow(null).required(),
+  failure_reason: Joi.string().allow(null).required(),
+  return_reason: Joi.string().allow(null).required(),
+  held_amount: nMoney.required(),
+  replaces: Joi.string().allow(null).required(),
+  replaced_by: Joi.string().allow(null).required(),
+  marked_sent_at: nTs,
+  funded_at: nTs,
+  paid_at: nTs,
+  settled_at: nTs,
+});
+
+/** `mark_sent` response: the payout plus the non-authoritative marker. */
+export const markSentResponse = payoutResponse.keys({ authoritative: Joi.boolean().valid(false).required() });
+
+export const payoutListResponse = listEnvelope(payoutResponse);
+
+/** Funding instructions (spec 2.6). */
+export const fundingInstructionsResponse = Joi.object({
+  object: Joi.string().valid('payout_funding_instructions').required(),
+  payout_id: Joi.string().required(),
+  attempt_id: Joi.string().required(),
+  status: Joi.string().required(),
+  deposit_address: Joi.string().required(),
+  chain: Joi.string().required(),
+  asset: Joi.string().valid('USDC').required(),
+  amount: money.required(),
+  buffer: money.required(),
+  fee: money.required(),
+  fee_bps: Joi.number().integer().required(),
+  gross_amount: money.required(),
+  amount_is_estimate: Joi.boolean().valid(true).required(),
+  deposit_message: Joi.string().allow(null).required(),
+  transfer_reference: Joi.string().required(),
+  refund_address: Joi.string().allow(null).required(),
+  expires_at: ts,
+  sandbox: Joi.boolean().valid(true),
+  funding_source: Joi.string().valid('service_wallet'),
+  wallet_send: Joi.object({
+    id: Joi.string().required(), status: Joi.string().required(), from_address: Joi.string().required(), chain: Joi.string().required(),
+    amount: money.required(), delivery: money.required(), signable_until: ts,
+  }),
+  send_instructions: Joi.object({ steps: Joi.array().items(Joi.object().unknown(true)).min(1).required() }),
+});
+
+/** Wallet funding quote (spec 2.6). */
+export const walletFundingQuoteResponse = Joi.object({
+  object: Joi.string().valid('payout_wallet_funding_quote').required(),
+  payout_id: Joi.string().required(),
+  funding_source: Joi.string().valid('service_wallet').required(),
+  available: Joi.boolean().required(),
+  reason: Joi.string().allow(null).required(),
+  source_chain: Joi.string().required(),
+  required_delivery: money.required(),
+  wallet_send_estimate: money.required(),
+  cross_network_cost: money.required(),
+  wallet_balance: nMoney.required(),
+  covers: Joi.boolean().required(),
+  shortfall: nMoney.required(),
+  expires_at: ts,
+});
+
+/** Receipt (spec 2.6). */
+export const receiptResponse = Joi.object({
+  object: Joi.string().valid('payout_receipt').required(),
+  payout_id: Joi.string().required(),
+  livemode: Joi.boolean().required(),
+  received_amount: money.required(),
+  returned_amount: money.required(),
+  sent_amount: nMoney.required(),
+  settled_amount: nMoney.required(),
+  invoice_amount: money.required(),
+  fee: Joi.valid(null).required(),
+  gross: Joi.valid(null).required(),
+  provider_reference: Joi.string().allow(null).required(),
+  settled_at: nTs,
+  beneficiary: maskedBeneficiaryOut.allow(null).required(),
+  estimates: Joi.object({
+    authoritative: Joi.boolean().valid(false).required(), label: Joi.string().valid('estimate').required(),
+    fee: money.required(), gross_amount: money.required(), source_amount: money.required(),
+  }).required(),
+  note: Joi.string().allow(null, '').required(),
+});
+
+/** Attempt (`poa_`, spec 2.6). */
+export const attemptResponse = Joi.object({
+  id: Joi.string().pattern(/^poa_/).required(),
+  object: Joi.string().valid('payout_attempt').required(),
+  livemode: Joi.boolean().required(),
+  payout_id: Joi.string().required(),
+  created_at: ts,
+  updated_at: ts,
+  status: Joi.string().required(),
+  funding_source: Joi.string().required(),
+  source_chain: Joi.string().required(),
+  source_currency: Joi.string().required(),
+  source_tx_hash: Joi.string().allow(null).required(),
+  refund_address: Joi.string().allow(null).required(),
+  amount_received: money.required(),
+  surplus: nMoney.required(),
+  amount_returned: money.required(),
+  expires_at: ts,
+});
+
+/** One corridor row (spec 4.6). */
+export const corridorResponse = Joi.object({
+  corridor_id: Joi.string().required(),
+  currency: Joi.string().allow(null),
+  fiat_rail: Joi.string().allow(null),
+  lifecycle: Joi.string().valid('public', 'preview', 'blocked').required(),
+  public_claim_status: Joi.string().valid('live', 'unverified', 'planned').required(),
+  executable: Joi.boolean().required(),
+  blocked_reason: Joi.string(),
+  source_chains: Joi.array().items(Joi.string()).required(),
+  max_amount: nMoney.required(),
+  minimum: nMoney,
+  eta_seconds: Joi.number().integer().allow(null),
+  action: Joi.string().required(),
+  display_label: Joi.string().required(),
+  logo_url: Joi.string().required(),
+});
+
+/** The capabilities document (spec 4.6) of `payment_links` or `payouts`, and `GET /payouts/eligibility`. */
+export const capabilitiesResponse = Joi.object({
+  object: Joi.string().valid('capabilities').required(),
+  product: Joi.string().required(),
+  livemode: Joi.boolean().required(),
+  corridors: Joi.array().items(corridorResponse).required(),
+  fee: Joi.object({
+    kind: Joi.string().required(), bps: Joi.number().integer().required(), applies_to: Joi.string().required(),
+    rails: Joi.array().items(Joi.string()).required(), rounding: Joi.string().required(), rounding_decimals: Joi.number().integer().required(),
+  }),
+  funding_sources: Joi.array().items(Joi.object({
+    funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
+    available: Joi.boolean().required(),
+    reason: Joi.string().allow(null).required(),
+    source_chains: Joi.array().items(Joi.string()).required(),
+  })),
+});
+
+/** One event of a per-object list (spec 2.11 envelope). */
+export const eventResponse = Joi.object({
+  id: Joi.string().required(),
+  object: Joi.string().valid('event').required(),
+  type: Joi.string().required(),
+  created_at: ts,
+  livemode: Joi.boolean().required(),
+  api_version: Joi.string().required(),
+  data: Joi.object({ object: Joi.object({ id: Joi.string().required(), type: Joi.string().required() }).unknown(true).required() }).required(),
+  request: Joi.object({ id: Joi.string().allow(null).required(), idempotency_key: Joi.string().allow(null).required() }).required(),
+});
+
+export const eventResponseList = listEnvelope(eventResponse);

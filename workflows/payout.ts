@@ -17,7 +17,7 @@
 import {
   ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import type * as payouts from '../activities/payouts';
+import type { PayoutWorkflowActivities } from '../activities/payouts/activities';
 import { isoAt, msUntil, workflowNowMs } from './clock';
 
 /**
@@ -32,7 +32,7 @@ export const PAYOUT_NON_RETRYABLE = Object.freeze(['NotFound', 'BeneficiaryMissi
  * is far above a healthy commit and bounds a hung connection; retries 1 s doubling to 1 min with no
  * attempt limit: a database outage only delays the payout.
  */
-const db = proxyActivities<typeof payouts>({
+const db = proxyActivities<PayoutWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
 });
@@ -46,7 +46,7 @@ const db = proxyActivities<typeof payouts>({
  * an operator's reset in the Temporal UI) never duplicates a transfer, payment or return, and
  * giving up would strand money in flight. The UI shows the attempt count and last failure.
  */
-const provider = proxyActivities<typeof payouts>({
+const provider = proxyActivities<PayoutWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
 });

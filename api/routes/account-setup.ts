@@ -13,21 +13,16 @@
  */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activities/account-setup';
+import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activities/account-setup/queries';
 import { DomainError } from '../../domain/errors';
-import { Account } from '../../entities';
-import { db } from '../../lib/db';
+import type { Account } from '../../entities';
+import { revokeAllSessions } from '../../activities/accounts/commands';
+import { loadAccount } from '../../activities/accounts/queries';
 import { logger } from '../../lib/logger';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { wantsExpand } from '../pagination';
 import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../../views/account-setup';
-
-async function loadAccount(id: string): Promise<Account> {
-  const a = await db().getRepository(Account).findOneBy({ id });
-  if (!a) throw new DomainError('not_found', 'not_found', 'No such account.');
-  return a;
-}
 
 const EXPANSIONS = {
   readiness: async (a: Account, c: Caller) => readinessView(await loadReadiness(a, c.livemode)),
@@ -92,11 +87,8 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({}),
     response: sessionRevocationResponse,
     handler: async ({ caller }) => {
-      // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-      const [rows]: [Array<{ revoked_at: Date }>, number] = await db().query(
-        `UPDATE dashboard_sessions SET revoked_at = date_trunc('milliseconds', clock_timestamp())
-          WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() RETURNING revoked_at`, [caller.userId]);
-      return sessionRevocationView(rows.length, rows[0]?.revoked_at ?? new Date());
+      const r = await revokeAllSessions(caller.userId);
+      return sessionRevocationView(r.count, r.revokedAt);
     },
   });
 }

@@ -7,19 +7,14 @@
  * Thin routes over activities/address-book.ts.
  */
 import type Router from '@koa/router';
-import { createEntry, deleteEntry, loadEntry, recheckEntry, setBeneficiary, updateEntry } from '../../activities/address-book';
-import { resolveChain } from '../../domain/addresses';
-import { invalidRequest } from '../../domain/errors';
-import { AddressBookEntry } from '../../entities';
-import { db } from '../../lib/db';
+import { createEntry, deleteEntry, recheckEntry, setBeneficiary, updateEntry } from '../../activities/address-book/commands';
+import { entryListQuery, getEntry } from '../../activities/address-book/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
-import {
-  addressBookEntryOut, addressBookListOut, beneficiaryBody, createEntryBody, deletedEntryOut, listEntriesQuery, updateEntryBody,
-} from '../schemas/address-book';
-import { addressBookEntryView, deletedAddressBookEntryView } from '../../views/address-book';
-import { likeContains, opContext } from './clients';
+import { beneficiaryBody, createEntryBody, listEntriesQuery, updateEntryBody } from '../schemas/address-book';
+import { addressBookEntryOut, addressBookEntryView, addressBookListOut, deletedAddressBookEntryView, deletedEntryOut } from '../../views/address-book';
+import { opContext } from './clients';
 
 const SESSION_ONLY = { callers: ['dashboard_session' as const], testMode: 'unavailable' as const };
 const MANAGERS = ['owner' as const, 'admin' as const];
@@ -30,18 +25,7 @@ export function register(r: Router<AppState>): void {
     id: 'address_book.list', method: 'get', path: '/address_book', scope: 'address_book.read', ...SESSION_ONLY,
     query: listEntriesQuery, response: addressBookListOut,
     summary: 'List address-book entries, newest first; filter by `kind`, `chain` (id or name) or `q` (label, address, counterparty name).',
-    handler: async ({ caller, query }) => {
-      const qb = db().getRepository(AddressBookEntry).createQueryBuilder('e')
-        .where('e.account_id = :a AND e.livemode = :l AND e.deleted_at IS NULL', { a: caller.accountId, l: caller.livemode });
-      if (query.kind) qb.andWhere('e.kind = :k', { k: query.kind });
-      if (query.chain !== undefined) {
-        const chain = resolveChain(query.chain);
-        if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain \`${query.chain}\`.`, 'chain');
-        qb.andWhere('e.chain = :c', { c: chain });
-      }
-      if (query.q) qb.andWhere('(e.label ILIKE :q OR e.address ILIKE :q OR e.counterparty_name ILIKE :q)', { q: likeContains(query.q) });
-      return paginate(qb, 'e', query, addressBookEntryView);
-    },
+    handler: async ({ caller, query }) => paginate(entryListQuery(caller, query), 'e', query, addressBookEntryView),
   });
 
   mount(r, {
@@ -54,7 +38,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'address_book.get', method: 'get', path: '/address_book/:id', scope: 'address_book.read', ...SESSION_ONLY,
     response: addressBookEntryOut,
-    handler: async ({ caller, params, ctx }) => addressBookEntryView(await loadEntry(db().manager, opContext(caller, ctx), params.id)),
+    handler: async ({ caller, params, ctx }) => addressBookEntryView(await getEntry(opContext(caller, ctx), params.id)),
   });
 
   mount(r, {

@@ -1,11 +1,9 @@
 /** Developers area, API keys (spec 4.10, 5): list/get by key or session; create/roll/revoke by session only. */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { DomainError } from '../../domain/errors';
-import { ApiKey } from '../../entities';
-import { insertApiKey, revokeKey, rollKey } from '../../activities/accounts';
+import { createApiKey, revokeKey, rollKey } from '../../activities/accounts/commands';
+import { apiKeyListQuery, getApiKey } from '../../activities/accounts/queries';
 import { clearAuthCache } from '../middleware/auth';
-import { db, transaction } from '../../lib/db';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
@@ -21,22 +19,13 @@ export function register(r: Router<AppState>): void {
     id: 'api_keys.list', method: 'get', path: '/api_keys', scope: 'developers.read', testMode: 'full',
     response: listEnvelope(apiKeyResponse),
     query: Joi.object({ ...listQuery, status: Joi.string().valid('active', 'revoked') }),
-    handler: async ({ caller, query }) => {
-      const qb = db().getRepository(ApiKey).createQueryBuilder('k').where('k.account_id = :a', { a: caller.accountId });
-      if (!caller.livemode) qb.andWhere('k.livemode = false');
-      if (query.status) qb.andWhere('k.status = :s', { s: query.status });
-      return paginate(qb, 'k', query, (k) => apiKeyView(k));
-    },
+    handler: async ({ caller, query }) => paginate(apiKeyListQuery(caller.accountId, caller.livemode, query.status), 'k', query, (k) => apiKeyView(k)),
   });
 
   mount(r, {
     id: 'api_keys.get', method: 'get', path: '/api_keys/:id', scope: 'developers.read', testMode: 'full',
     response: apiKeyResponse,
-    handler: async ({ caller, params }) => {
-      const k = await db().getRepository(ApiKey).findOneBy({ id: params.id, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
-      if (!k) throw new DomainError('not_found', 'not_found', `No such API key: ${params.id}.`, { param: 'id' });
-      return apiKeyView(k);
-    },
+    handler: async ({ caller, params }) => apiKeyView(await getApiKey(caller.accountId, caller.livemode, params.id)),
   });
 
   mount(r, {
@@ -53,10 +42,10 @@ export function register(r: Router<AppState>): void {
       default_version: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/),
     }),
     handler: async ({ caller, body, ctx }) => {
-      const { key, secret } = await transaction((m) => insertApiKey(m, {
+      const { key, secret } = await createApiKey({
         accountId: caller.accountId, livemode: body.livemode, scopes: body.scopes, name: body.name ?? null,
         ipAllowlist: body.ip_allowlist, expiresAt: body.expires_at ?? null, defaultVersion: body.default_version ?? null, userId: caller.userId,
-      }));
+      });
       ctx.state.redact.push('secret');
       return apiKeyView(key, secret);
     },

@@ -6,15 +6,13 @@
  * arrive when the provider confirms payment (activities/credits.ts).
  */
 import type Router from '@koa/router';
-import { accountOwner, createCheckout, getBalance } from '../../activities/credits';
-import { CreditEventRow } from '../../entities';
-import { db } from '../../lib/db';
-import { logger } from '../../lib/logger';
+import { accountCreditBalance, createOwnerCheckout } from '../../activities/credits/commands';
+import { listCreditEvents } from '../../activities/credits/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
-import { creditBalanceOut, creditCheckoutOut, creditEventListOut, createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
-import { creditBalanceView, creditCheckoutView, creditEventView } from '../../views/credits';
+import { createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
+import { creditBalanceOut, creditBalanceView, creditCheckoutOut, creditCheckoutView, creditEventListOut, creditEventView } from '../../views/credits';
 
 const OWNER_SESSION = { callers: ['dashboard_session' as const], roles: ['owner' as const], testMode: 'unavailable' as const };
 
@@ -24,34 +22,22 @@ export function register(r: Router<AppState>): void {
     id: 'credits.get', method: 'get', path: '/credits', scope: 'credits.read', ...OWNER_SESSION,
     response: creditBalanceOut,
     summary: "The account owner's personal screening-credit balance.",
-    handler: async ({ caller }) => creditBalanceView(await getBalance(await accountOwner(caller.accountId)), caller.livemode),
+    handler: async ({ caller }) => creditBalanceView(await accountCreditBalance(caller.accountId), caller.livemode),
   });
 
   mount(r, {
     id: 'credit_events.list', method: 'get', path: '/credit_events', scope: 'credits.read', ...OWNER_SESSION,
     query: listCreditEventsQuery, response: creditEventListOut,
     summary: 'The credit ledger, newest first, with `events_total` (exact lifetime row count).',
-    handler: async ({ caller, query }) => {
-      const userId = await accountOwner(caller.accountId);
-      const qb = db().getRepository(CreditEventRow).createQueryBuilder('e').where('e.user_id = :u', { u: userId });
-      if (query.type) qb.andWhere('e.type = :t', { t: query.type });
-      const page = await paginate(qb, 'e', query, creditEventView);
-      try {
-        const [{ n }] = await db().query('SELECT count(*)::int AS n FROM credit_events WHERE user_id = $1', [userId]) as Array<{ n: number }>;
-        return { ...page, events_total: n };
-      } catch (err) {
-        logger.warn({ err }, 'credit_events count failed; events_total omitted');
-        return page;
-      }
-    },
+    handler: async ({ caller, query }) => listCreditEvents(caller.accountId, query.type, (qb) => paginate(qb, 'e', query, creditEventView)),
   });
 
   mount(r, {
     id: 'credit_checkouts.create', method: 'post', path: '/credit_checkouts', scope: 'credits.write', ...OWNER_SESSION,
     body: createCheckoutBody, successStatus: 201, response: creditCheckoutOut,
     summary: 'Open a hosted checkout for a pack of 5, 10 or 20 credits; grants nothing until the provider confirms payment.',
-    handler: async ({ caller, body, ctx }) => creditCheckoutView(await createCheckout({
-      userId: await accountOwner(caller.accountId), accountId: caller.accountId, livemode: caller.livemode,
+    handler: async ({ caller, body, ctx }) => creditCheckoutView(await createOwnerCheckout({
+      accountId: caller.accountId, livemode: caller.livemode,
       request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey },
     }, body.pack)),
   });

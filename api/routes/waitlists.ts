@@ -7,8 +7,7 @@
  */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { WaitlistEntry } from '../../entities';
-import { db } from '../../lib/db';
+import { joinWaitlist } from '../../activities/accounts/commands';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { waitlistEntryResponse, waitlistEntryView } from '../../views/account-setup';
@@ -26,19 +25,9 @@ export function register(r: Router<AppState>): void {
       summary: `Join the ${waitlist} waitlist (once per account; repeat calls update the contact).`,
       body,
       response: waitlistEntryResponse,
-      handler: async ({ caller, body: b }) => {
-        const who = caller.keyId ?? caller.userId ?? 'unknown';
-        await db().query(
-          `INSERT INTO waitlist_entries(account_id, waitlist, email, use_case, joined_by)
-           SELECT a.id, $2, COALESCE($3, a.email), $4, $5 FROM accounts a WHERE a.id = $1
-           ON CONFLICT (account_id, waitlist) DO UPDATE SET
-             email = COALESCE($3, waitlist_entries.email),
-             use_case = CASE WHEN $6 THEN $4 ELSE waitlist_entries.use_case END,
-             updated_at = date_trunc('milliseconds', clock_timestamp())`,
-          [caller.accountId, waitlist, b.email ?? null, b.use_case ?? null, who, b.use_case !== undefined]);
-        const entry = await db().getRepository(WaitlistEntry).findOneByOrFail({ account_id: caller.accountId, waitlist });
-        return waitlistEntryView(entry);
-      },
+      handler: async ({ caller, body: b }) => waitlistEntryView(await joinWaitlist({
+        accountId: caller.accountId, waitlist, email: b.email ?? null, useCase: b.use_case, joinedBy: caller.keyId ?? caller.userId ?? 'unknown',
+      })),
     });
   }
 }

@@ -4,9 +4,8 @@
  * details per rail are checked by domain/ (activities/address-book.ts) with the spec's codes.
  */
 import Joi from 'joi';
-import { bankDetailsBody, maskedBeneficiaryOut } from './beneficiary';
+import { bankDetailsBody } from './beneficiary';
 import { listQuery } from './common';
-import { listEnvelope, timestamp } from '../../views/schema';
 
 const text = (max: number) => Joi.string().trim().max(max).allow('', null);
 const alpha2 = Joi.string().trim().pattern(/^[A-Za-z]{2}$/).allow(null)
@@ -41,50 +40,3 @@ export const listEntriesQuery = Joi.object({
 
 /** `POST /address_book/{id}/beneficiary`: raw bank details of one rail (spec 2.6 request uses `account_owner_type`). */
 export const beneficiaryBody = bankDetailsBody('required');
-
-// ---------------------------------------------------------------------------------------
-// Responses
-
-const nullableString = Joi.string().allow(null).required();
-
-const screeningOut = Joi.object({
-  status: Joi.string().valid('completed', 'unavailable').required(),
-  risk_score: Joi.number().integer().min(0).max(100).allow(null).required(),
-  risk_level: nullableString,
-  verdict: nullableString,
-  action: nullableString,
-  flags: Joi.array().items(Joi.string()).required(),
-  provider_version: nullableString,
-  screened_at: timestamp.required(),
-});
-
-/** An address-book entry (api/views/address-book.ts). */
-export const addressBookEntryOut = Joi.object({
-  id: Joi.string().pattern(/^adr_/).required(),
-  object: Joi.string().valid('address_book_entry').required(),
-  livemode: Joi.boolean().required(),
-  kind: Joi.string().valid('crypto', 'bank').required(),
-  label: nullableString,
-  chain: nullableString,
-  address: nullableString,
-  currency: nullableString,
-  beneficiary: maskedBeneficiaryOut.allow(null).required(),
-  screening: screeningOut.allow(null).required(),
-  proof_of_control: Joi.object({ method: Joi.string().required(), verified_at: timestamp.allow(null).required(), artifact_url: nullableString }).allow(null).required(),
-  travel_rule_required: Joi.boolean().required(),
-  travel_rule_last_attested_at: timestamp.allow(null).required(),
-  counterparty_name: nullableString,
-  counterparty_country: nullableString,
-  counterparty_vasp_name: nullableString,
-  counterparty_vasp_jurisdiction: nullableString,
-  created_at: timestamp.required(),
-  updated_at: timestamp.required(),
-});
-
-export const addressBookListOut = listEnvelope(addressBookEntryOut);
-
-export const deletedEntryOut = Joi.object({
-  id: Joi.string().pattern(/^adr_/).required(),
-  object: Joi.string().valid('address_book_entry').required(),
-  deleted: Joi.boolean().valid(true).required(),
-});

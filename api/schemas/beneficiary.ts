@@ -5,7 +5,7 @@
  * only: the rules per rail (required fields, formats, check digits) are domain/bank-details.ts.
  */
 import Joi from 'joi';
-import { BANK_RAILS, PIX_KEY_TYPES } from '../../domain/bank-details';
+import { BANK_RAILS } from '../../domain/bank-details';
 import { COUNTRIES } from '../../domain/countries';
 
 const detail = (max: number) => Joi.string().trim().max(max).allow(null, '');
@@ -34,24 +34,3 @@ export function bankDetailsBody(rail: 'required' | 'optional'): Joi.ObjectSchema
       .messages({ 'any.only': '`country` must be an ISO 3166-1 alpha-2 country code' }),
   });
 }
-
-const nullableString = Joi.string().allow(null).required();
-
-/** The masked projection (domain/bank-details.ts `MaskedBeneficiary`): never raw details. */
-export const maskedBeneficiaryOut = Joi.object({
-  beneficiary_owner_type: Joi.string().valid('individual', 'business').required(),
-  account_holder_name: Joi.string().required(),
-  bank_name: nullableString,
-  rail: Joi.string().valid(...BANK_RAILS).required(),
-  currency: Joi.string().required(),
-  account_type: Joi.string().valid('checking', 'savings').allow(null).required(),
-  account_number_last4: Joi.string().max(4).allow(null).required(),
-  routing_number: nullableString,
-  sort_code: nullableString,
-  iban_country: Joi.string().length(2).allow(null).required(),
-  iban_last4: Joi.string().max(4).allow(null).required(),
-  bic: nullableString,
-  clabe_last4: Joi.string().max(4).allow(null).required(),
-  pix_key_type: Joi.string().valid(...PIX_KEY_TYPES).allow(null).required(),
-  pix_key_last4: Joi.string().max(4).allow(null).required(),
-});

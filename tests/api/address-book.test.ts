@@ -7,10 +7,10 @@
  * signal never a block), delete rules when links use the entry, lists and cross-account 404s,
  * and payment links created and activated with an address-book destination.
  */
-import type { DevCredentials } from '../../activities/accounts';
+import type { DevCredentials } from '../../activities/accounts/commands';
 import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
-import { addressBookEntryOut, addressBookListOut, deletedEntryOut } from '../../api/schemas/address-book';
+import { addressBookEntryOut, addressBookListOut, deletedEntryOut } from '../../views/address-book';
 import { call, client, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';

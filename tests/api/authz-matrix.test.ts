@@ -21,7 +21,7 @@
  * credential neither grants nor refuses anything), and 404 not_found for an unknown token.
  * Every error answer must be the part 7 envelope.
  */
-import { insertApiKey, type DevCredentials } from '../../activities/accounts';
+import { insertApiKey, type DevCredentials } from '../../activities/accounts/commands';
 import { errorStatuses } from '../../api/openapi';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from '../../api/operation';
 import { errorEnvelopeSchema } from '../../api/middleware/errors';

@@ -5,7 +5,7 @@
  * with limit/cursor, cross-account 404, test-key 503, scopes.
  */
 import { client, expectError, newAccount } from '../helpers/api';
-import type { DevCredentials } from '../../activities/accounts';
+import type { DevCredentials } from '../../activities/accounts/commands';
 
 let a: DevCredentials;
 let b: DevCredentials;

@@ -6,12 +6,12 @@
  * concurrent confirmations, failed/expired/short-paid checkouts granting nothing, the ledger list
  * with `events_total`, and the consume/refund ledger used by screening reports.
  */
-import type { DevCredentials } from '../../activities/accounts';
-import { accountOwner, consumeCheck, refundCheck } from '../../activities/credits';
+import type { DevCredentials } from '../../activities/accounts/commands';
+import { accountOwner, consumeCheck, refundCheck } from '../../activities/credits/commands';
 import { FREE_CHECKS_ALLOWANCE } from '../../domain/credits';
 import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
-import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../api/schemas/credits';
+import { creditBalanceOut, creditCheckoutOut, creditEventListOut } from '../../views/credits';
 import { call, client, expectError, idem, newAccount, type Res, memberSession } from '../helpers/api';
 
 let a: DevCredentials;

@@ -4,7 +4,7 @@
  * with `expand_errors` when an expansion cannot be computed), revoking every dashboard session,
  * and the webhook and card waitlists, each with its refusals.
  */
-import { createSession, insertApiKey } from '../../activities/accounts';
+import { createSession, insertApiKey } from '../../activities/accounts/commands';
 import { emitEvent } from '../../lib/outbox';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

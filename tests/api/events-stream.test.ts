@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import { EventSource } from 'eventsource';
-import { createSession, insertApiKey } from '../../activities/accounts';
+import { createSession, insertApiKey } from '../../activities/accounts/commands';
 import { emitEvent } from '../../lib/outbox';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

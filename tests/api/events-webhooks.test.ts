@@ -9,7 +9,7 @@
  * webhooks-ssrf.test.ts (the product under test runs with WEBHOOKS_ALLOW_LOOPBACK=true so it can
  * reach the receiver).
  */
-import { insertApiKey } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts/commands';
 import { emitEvent } from '../../lib/outbox';
 import { dispatchOnce } from '../../activities/webhooks/dispatcher';
 import Router from '@koa/router';

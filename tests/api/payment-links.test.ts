@@ -6,8 +6,8 @@
  * per-link events, receipt, list filters + summary + pagination rules, cross-account 404,
  * test-key 503, scopes and idempotent replay.
  */
-import { insertApiKey } from '../../activities/accounts';
-import type { DevCredentials } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts/commands';
+import type { DevCredentials } from '../../activities/accounts/commands';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { client, connectDb, eventually, expectError, idem, newAccount } from '../helpers/api';

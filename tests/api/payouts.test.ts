@@ -13,7 +13,7 @@ import { decrypt } from '../../lib/secrets';
 import { PayoutBeneficiaryMasked1763800700000 } from '../../entities/migrations/1763800700000-PayoutBeneficiaryMasked';
 import {
   attemptResponse, capabilitiesResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
-} from '../../api/schemas/payouts';
+} from '../../views/payout';
 
 type Api = ReturnType<typeof client>;
 let key: Api;

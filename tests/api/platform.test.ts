@@ -4,7 +4,7 @@
  * (1 rule 5), scopes and roles, Service-Account selection, well-known routes, API keys (4.10).
  */
 import crypto from 'node:crypto';
-import { insertApiKey } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts/commands';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { sha256Hex } from '../../lib/secrets';

@@ -5,7 +5,7 @@
  * rows are buffered and flushed in batches, so reads poll. Filters, summary, pagination, test-mode
  * isolation, scope refusals, and `GET /api_keys/{id}/usage` with its errors.
  */
-import { insertApiKey } from '../../activities/accounts';
+import { insertApiKey } from '../../activities/accounts/commands';
 import { closeDb, db, transaction } from '../../lib/db';
 import { sha256Hex } from '../../lib/secrets';
 import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { initDb, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { createSession, provisionAccount, DevCredentials } from '../../activities/accounts';
+import { createSession, provisionAccount, DevCredentials } from '../../activities/accounts/commands';
 
 export const API = () => process.env.TEST_API_URL!;
 

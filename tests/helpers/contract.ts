@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { transaction } from '../../lib/db';
-import { insertApiKey, type DevCredentials } from '../../activities/accounts';
+import { insertApiKey, type DevCredentials } from '../../activities/accounts/commands';
 import { call, client, eventually } from './api';
 import type { Receiver } from './receiver';
 

@@ -3,7 +3,7 @@
  * provisioned account, inserted the way activation leaves it.
  */
 import crypto from 'node:crypto';
-import { provisionAccount, type DevCredentials } from '../../activities/accounts';
+import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
 import { defaultReminderSchedule } from '../../domain/reminders';
 import { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';

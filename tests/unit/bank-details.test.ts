@@ -5,7 +5,7 @@
  * a payout's rail, every payable corridor mapped to a rail, details stored by the former payout
  * code masked the same way, and the masked shape against the response schema.
  */
-import { maskedBeneficiaryOut } from '../../api/schemas/beneficiary';
+import { maskedBeneficiaryOut } from '../../views/beneficiary';
 import {
   BANK_RAILS, beneficiaryRailOf, isValidAbaRouting, isValidClabe, maskBankDetails, maskedAccountEnding, normalizeBeneficiary,
   normalizePayoutBeneficiary, pixKeyType, RAIL_CURRENCY, type BeneficiaryInput, type StoredBankDetails,

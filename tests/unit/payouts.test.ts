@@ -7,7 +7,9 @@
 import {
   CORRIDORS, corridorById, corridorVerdict, derivePayerType, fiatPayable, fundingQuote, grossUp, normalizeRefundAddress,
   settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition, fundingSurplus, heldForReturn,
+  assertPayoutTransition, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, payoutAttemptSources, payoutSources, type PayoutStatus,
 } from '../../domain/payouts';
+import { IllegalTransition } from '../../domain/transitions';
 import { caught } from '../helpers/domain';
 import { fundingInstructionsView, payoutEventView, payoutView } from '../../views/payout';
 import type { Payout, PayoutAttempt } from '../../entities';
@@ -210,5 +212,48 @@ describe('funding surplus and USDC held for return', () => {
     expect(heldForReturn(1_010_000_000n, 1_000_000_000n, 10_000_000n)).toBeNull();
     expect(heldForReturn(1_010_000_000n, 0n, 10_000_000n)).toBe(1_000_000_000n);
     expect(() => heldForReturn(5n, 4n, 2n)).toThrow(RangeError);
+  });
+});
+
+describe('payout transition table (spec 3)', () => {
+  it('is built on transitionTable: statuses are the 11 of spec 2.6, terminal ones have no way out', () => {
+    expect([...PAYOUT_TRANSITIONS.statuses].sort()).toEqual([...PAYOUT_STATUSES].sort());
+    expect([...PAYOUT_TRANSITIONS.terminal].sort()).toEqual([...PAYOUT_TERMINAL].sort());
+    for (const s of PAYOUT_TRANSITIONS.terminal) for (const to of PAYOUT_STATUSES) expect(PAYOUT_TRANSITIONS.can(s, to)).toBe(false);
+    expect(PAYOUT_TRANSITIONS.can('paid', 'paid')).toBe(false);
+    expect(PAYOUT_TRANSITIONS.can('nonsense', 'draft')).toBe(false);
+  });
+
+  it('allows the happy path and the exits the activities write', () => {
+    const path: PayoutStatus[] = ['draft', 'awaiting_funds', 'funds_received', 'processing', 'paid', 'settled'];
+    for (let i = 1; i < path.length; i++) expect(canTransition(path[i - 1], path[i])).toBe(true);
+    expect(canTransition('draft', 'cancelled')).toBe(true);
+    expect(canTransition('awaiting_funds', 'cancelled')).toBe(true);
+    expect(canTransition('awaiting_funds', 'expired')).toBe(true);
+    expect(canTransition('funds_received', 'failed')).toBe(true);
+    expect(canTransition('processing', 'returned')).toBe(true);
+    expect(canTransition('paid', 'returned')).toBe(true);
+    expect(canTransition('paid', 'paid_with_shortfall')).toBe(true);
+    expect(canTransition('funds_received', 'cancelled')).toBe(false);
+    expect(canTransition('settled', 'returned')).toBe(false);
+  });
+
+  it('an illegal transition is 409 payout_state_changed (IllegalTransition)', () => {
+    const e = caught(() => assertPayoutTransition('settled', 'failed'));
+    expect(e).toBeInstanceOf(IllegalTransition);
+    expect(e).toMatchObject({ name: 'IllegalTransition', type: 'conflict', code: 'payout_state_changed' });
+    expect(() => assertPayoutTransition('draft', 'awaiting_funds')).not.toThrow();
+    expect(PAYOUT_TRANSITIONS.assert('processing', 'paid')).toBe('paid');
+  });
+
+  it('attempt table: creating until the transfer exists; SQL sources are the statuses allowed to move', () => {
+    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('creating', 'awaiting_funds')).toBe(true);
+    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('creating', 'cancelled')).toBe(true);
+    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('settled', 'returned')).toBe(false);
+    expect(payoutAttemptSources('cancelled').sort()).toEqual(['awaiting_funds', 'creating']);
+    expect(payoutAttemptSources('expired').sort()).toEqual(['awaiting_funds', 'creating']);
+    expect(payoutAttemptSources('returned').sort()).toEqual(['funds_received', 'paid', 'processing']);
+    expect(payoutSources('settled')).toEqual(['paid']);
+    expect(caught(() => PAYOUT_ATTEMPT_TRANSITIONS.assert('failed', 'paid'))).toMatchObject({ code: 'payout_attempt_state_changed' });
   });
 });

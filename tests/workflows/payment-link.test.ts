@@ -12,7 +12,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
-import { provisionAccount, type DevCredentials } from '../../activities/accounts';
+import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
 import { activateLink, cancelLink, createLink, disableReminderSchedule, ensureLinkWorkflows, updateReminderSchedule, type OpContext } from '../../activities/links';
 import { notifyLinkWorkflow } from '../../activities/payins';
 import { linkNextReminderAt } from '../../views/payment-link';

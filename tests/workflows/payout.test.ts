@@ -11,9 +11,10 @@
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { provisionAccount } from '../../activities/accounts';
+import { provisionAccount } from '../../activities/accounts/commands';
 import { recordObservedTransfer } from '../../activities/payins';
-import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
+import { cancelPayout, createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
+import { notifyPayoutProviderUpdate, signalPayout, signalPayoutCancelled } from '../../activities/payouts/signals';
 import { DomainError } from '../../domain/errors';
 import { Payout, PayoutAttempt } from '../../entities';
 import { db } from '../../lib/db';

@@ -5,9 +5,9 @@
  * then reports it in `expand_errors`). Throws `ExpansionTimeout` on the timeout.
  */
 import type { EntityManager } from 'typeorm';
-import { readiness, setupGuide, type Readiness, type SetupGuide } from '../domain/readiness';
-import type { Account } from '../entities';
-import { transaction } from '../lib/db';
+import { readiness, setupGuide, type Readiness, type SetupGuide } from '../../domain/readiness';
+import type { Account } from '../../entities';
+import { transaction } from '../../lib/db';
 
 /** Statement timeout of one expansion read, ms. */
 export const EXPANSION_TIMEOUT_MS = 1500;

@@ -9,20 +9,20 @@
  * Errors are DomainErrors with the spec's type/code/param (see each function).
  */
 import { QueryFailedError, type EntityManager } from 'typeorm';
-import { COUNTRIES } from '../domain/countries';
-import { addressBookEntryView } from '../views/address-book';
-import { checkAddress, CHAIN_NAMES, resolveChain, type ChainName } from '../domain/addresses';
-import { normalizeBeneficiary, type BeneficiaryInput } from '../domain/bank-details';
-import { conflict, DomainError, invalidRequest, notFound, temporarilyUnavailable } from '../domain/errors';
-import { AddressBookEntry, type AddressScreening } from '../entities';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { encrypt } from '../lib/secrets';
-import { chainAdapter } from '../providers/chain';
-import { addressScreeningProvider, ScreeningUnavailableError } from '../providers/screening';
-import type { OpContext } from './links';
-import { emitEvent } from '../lib/outbox';
+import { COUNTRIES } from '../../domain/countries';
+import { addressBookEntryView } from '../../views/address-book';
+import { checkAddress, CHAIN_NAMES, resolveChain, type ChainName } from '../../domain/addresses';
+import { normalizeBeneficiary, type BeneficiaryInput } from '../../domain/bank-details';
+import { conflict, DomainError, invalidRequest, notFound, temporarilyUnavailable } from '../../domain/errors';
+import { AddressBookEntry, type AddressScreening } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { encrypt } from '../../lib/secrets';
+import { chainAdapter } from '../../providers/chain';
+import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
+import type { OpContext } from '../links';
+import { emitEvent } from '../../lib/outbox';
 
 /** Payment-link statuses in which a link still uses its destination (delete is refused). */
 export const LINK_STATUSES_USING_DESTINATION = ['draft', 'active', 'viewed', 'processing'];

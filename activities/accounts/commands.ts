@@ -4,14 +4,15 @@
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { DomainError } from '../domain/errors';
-import { ApiKey } from '../entities';
-import { ALL_SCOPES } from '../domain/scopes';
-import { transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { randomToken, sha256Hex } from '../lib/secrets';
-import { SESSION_PREFIX } from '../domain/caller';
-import { chainAdapter, deriveAddress } from '../providers/chain';
+import { DomainError } from '../../domain/errors';
+import { Account, ApiKey, WaitlistEntry } from '../../entities';
+import { COUNTRIES } from '../../domain/countries';
+import { ALL_SCOPES } from '../../domain/scopes';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { randomToken, sha256Hex } from '../../lib/secrets';
+import { SESSION_PREFIX } from '../../domain/caller';
+import { chainAdapter, deriveAddress } from '../../providers/chain';
 
 export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
 
@@ -104,4 +105,76 @@ export async function rollKey(accountId: string, keyId: string, userId: string |
       expiresAt: old.expires_at, defaultVersion: old.default_version, userId, rolledFrom: old.id,
     });
   });
+}
+
+/** Fields of `PATCH /account` (spec 4.10); absent fields stay, `null` clears where allowed. */
+export interface AccountUpdate {
+  display_name?: string;
+  language?: string | null;
+  notification_preferences?: Record<string, boolean>;
+  dashboard_preferences?: Record<string, unknown>;
+  support_contact?: Record<string, unknown> | null;
+}
+
+/** `PATCH /account` (spec 4.10): one transaction on the locked account row; 404 `not_found` when gone. Preferences merge. */
+export async function updateAccount(accountId: string, u: AccountUpdate): Promise<Account> {
+  return transaction(async (m) => {
+    const acc = await m.findOne(Account, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
+    if (!acc) throw new DomainError('not_found', 'not_found', 'No such account.');
+    if (u.display_name !== undefined) acc.display_name = u.display_name;
+    if (u.language !== undefined) acc.language = u.language;
+    if (u.notification_preferences) acc.notification_preferences = { ...acc.notification_preferences, ...u.notification_preferences };
+    if (u.dashboard_preferences) acc.dashboard_preferences = u.dashboard_preferences;
+    if (u.support_contact !== undefined) acc.support_contact = u.support_contact as Account['support_contact'];
+    return m.save(acc);
+  });
+}
+
+/**
+ * `POST /accounts` (spec 4.10): a live account owned by login `userId`. 503 `test_mode_not_supported`
+ * in test mode, 400 `country_invalid`, 409 `account_already_exists` when the login owns a live one.
+ */
+export async function createAccountForLogin(a: { userId: string; livemode: boolean; displayName: string; country?: string | null }): Promise<Account> {
+  if (!a.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
+  if (a.country && !COUNTRIES.has(a.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${a.country}.`, { param: 'country' });
+  const owned: unknown[] = await db().query(`SELECT 1 FROM accounts WHERE owner_user_id = $1 AND livemode = true LIMIT 1`, [a.userId]);
+  if (owned.length) throw new DomainError('conflict', 'account_already_exists', 'This login already owns a live account.');
+  const id = await transaction(async (m) => {
+    const u: Array<{ email: string }> = await m.query('SELECT email FROM users WHERE id = $1', [a.userId]);
+    return insertAccount(m, { userId: a.userId, email: u[0].email, displayName: a.displayName, country: a.country ?? null });
+  });
+  return db().getRepository(Account).findOneByOrFail({ id });
+}
+
+/** `POST /api_keys` (spec 4.10, 5): a new key in one transaction; the secret is returned once. */
+export async function createApiKey(a: Parameters<typeof insertApiKey>[1]): Promise<{ key: ApiKey; secret: string }> {
+  return transaction((m) => insertApiKey(m, a));
+}
+
+/**
+ * `POST /account/sessions/revoke_all` (spec 4.10): revokes every live dashboard session of login
+ * `userId`. Returns how many and when (millisecond precision; now when none).
+ */
+export async function revokeAllSessions(userId: string | null): Promise<{ count: number; revokedAt: Date }> {
+  // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+  const [rows]: [Array<{ revoked_at: Date }>, number] = await db().query(
+    `UPDATE dashboard_sessions SET revoked_at = date_trunc('milliseconds', clock_timestamp())
+      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() RETURNING revoked_at`, [userId]);
+  return { count: rows.length, revokedAt: rows[0]?.revoked_at ?? new Date() };
+}
+
+/**
+ * `POST /webhook_waitlist`, `POST /card_waitlist` (spec 4.10): joins `waitlist` once per account;
+ * a repeat updates the contact (`email` defaults to the account's, `use_case` only when given).
+ */
+export async function joinWaitlist(a: { accountId: string; waitlist: WaitlistEntry['waitlist']; email: string | null; useCase: string | null | undefined; joinedBy: string }): Promise<WaitlistEntry> {
+  await db().query(
+    `INSERT INTO waitlist_entries(account_id, waitlist, email, use_case, joined_by)
+     SELECT a.id, $2, COALESCE($3, a.email), $4, $5 FROM accounts a WHERE a.id = $1
+     ON CONFLICT (account_id, waitlist) DO UPDATE SET
+       email = COALESCE($3, waitlist_entries.email),
+       use_case = CASE WHEN $6 THEN $4 ELSE waitlist_entries.use_case END,
+       updated_at = date_trunc('milliseconds', clock_timestamp())`,
+    [a.accountId, a.waitlist, a.email, a.useCase ?? null, a.joinedBy, a.useCase !== undefined]);
+  return db().getRepository(WaitlistEntry).findOneByOrFail({ account_id: a.accountId, waitlist: a.waitlist });
 }

@@ -14,18 +14,18 @@
  * index), so a repeated or concurrent confirmation grants once.
  */
 import type { EntityManager } from 'typeorm';
-import { creditEventView } from '../views/credits';
+import { creditEventView } from '../../views/credits';
 import {
   applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
   type CreditBalance, type CreditPack, type LedgerStep,
-} from '../domain/credits';
-import { conflict, DomainError, notFound } from '../domain/errors';
-import { CreditBalanceRow, CreditCheckout, CreditEventRow } from '../entities';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { checkoutProvider, type CheckoutNotification } from '../providers/checkout';
-import { emitEvent, type RequestRef } from '../lib/outbox';
+} from '../../domain/credits';
+import { conflict, DomainError, notFound } from '../../domain/errors';
+import { CreditBalanceRow, CreditCheckout, CreditEventRow } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { checkoutProvider, type CheckoutNotification } from '../../providers/checkout';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
 export interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }
@@ -184,4 +184,17 @@ export async function refundCheck(c: CreditContext, consumeEventId: string): Pro
     if (prior) throw conflict('credit_already_refunded', 'This check was already refunded.');
     return record(m, bal, applyRefund(bal, consumed.type), c, { relatedObjectId: consumed.related_object_id, refundOf: consumed.id });
   });
+}
+
+/** `GET /credits` (spec 4.10): the balance of the owner of `accountId` (created with the free allowance on first read). 404 when the account is gone. */
+export async function accountCreditBalance(accountId: string): Promise<CreditBalance> {
+  return getBalance(await accountOwner(accountId));
+}
+
+/**
+ * `POST /credit_checkouts` (spec 4.10): a hosted checkout of `pack` for the owner of the acting
+ * account; grants nothing until the provider confirms payment (`handleCheckoutNotification`).
+ */
+export async function createOwnerCheckout(a: { accountId: string; livemode: boolean; request: RequestRef | null }, pack: CreditPack): Promise<CreditCheckout> {
+  return createCheckout({ userId: await accountOwner(a.accountId), accountId: a.accountId, livemode: a.livemode, request: a.request }, pack);
 }

@@ -1,0 +1,38 @@
+/**
+ * Address-book reads the routes need (spec 4.10): the list query and one live entry.
+ */
+import type { SelectQueryBuilder } from 'typeorm';
+import { resolveChain } from '../../domain/addresses';
+import { invalidRequest } from '../../domain/errors';
+import { AddressBookEntry } from '../../entities';
+import { db } from '../../lib/db';
+import type { OpContext } from '../links';
+import { loadEntry } from './commands';
+
+/** `%`/`_`/`\` escaped for a LIKE pattern (backslash is PostgreSQL's default LIKE escape). */
+function likeContains(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * `GET /address_book` (spec 4.10): the query (alias `e`) of the live entries of (account, mode),
+ * filtered by `kind`, `chain` (id or name; 400 `parameter_invalid` when unsupported) and `q`
+ * (label, address or counterparty name contains); the caller paginates.
+ */
+export function entryListQuery(c: Pick<OpContext, 'accountId' | 'livemode'>, f: { kind?: string; chain?: string; q?: string }): SelectQueryBuilder<AddressBookEntry> {
+  const qb = db().getRepository(AddressBookEntry).createQueryBuilder('e')
+    .where('e.account_id = :a AND e.livemode = :l AND e.deleted_at IS NULL', { a: c.accountId, l: c.livemode });
+  if (f.kind) qb.andWhere('e.kind = :k', { k: f.kind });
+  if (f.chain !== undefined) {
+    const chain = resolveChain(f.chain);
+    if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain \`${f.chain}\`.`, 'chain');
+    qb.andWhere('e.chain = :c', { c: chain });
+  }
+  if (f.q) qb.andWhere('(e.label ILIKE :q OR e.address ILIKE :q OR e.counterparty_name ILIKE :q)', { q: likeContains(f.q) });
+  return qb;
+}
+
+/** `GET /address_book/{id}`: a live entry of (account, mode); 404 otherwise. */
+export async function getEntry(c: OpContext, id: string): Promise<AddressBookEntry> {
+  return loadEntry(db().manager, c, id);
+}

@@ -1,0 +1,127 @@
+/**
+ * Payout reads the routes need (spec 4.3): a payout of the caller, its current attempt and wallet
+ * send, the list query, funding instructions, the wallet funding quote and the receipt inputs.
+ * Reads only; the views (views/payout.ts) render what these return.
+ */
+import type { SelectQueryBuilder } from 'typeorm';
+import { conflict, DomainError, notFound } from '../../domain/errors';
+import {
+  DEFAULT_SOURCE_CHAIN, fundingQuote, PAYOUT_SOURCE_ASSET, PAYOUT_STATUS_GROUPS, walletSendEstimate, type CorridorGate, type PayoutStatusGroup,
+} from '../../domain/payouts';
+import { Payout, PayoutAttempt, Wallet, WalletSend } from '../../entities';
+import { auxDb, db } from '../../lib/db';
+import { isFlagOpen, isSwitchOn } from '../../lib/switches';
+import { chainAdapter } from '../../providers/chain';
+import { fiatRails } from '../../providers/fiat-rails';
+import type { WalletFundingQuote } from '../../views/payout';
+
+/** Loads the current attempt of a payout with its prepared wallet send (if any). */
+export async function currentAttempt(p: Payout): Promise<{ attempt: PayoutAttempt | null; send: WalletSend | null }> {
+  if (!p.current_attempt_id) return { attempt: null, send: null };
+  const attempt = await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id });
+  const send = attempt ? await db().getRepository(WalletSend).findOne({ where: { attempt_id: attempt.id }, order: { created_at: 'DESC' } }) : null;
+  return { attempt, send };
+}
+
+/** The payout `id` of an account and mode; 404 `resource_missing` for any other account or mode. */
+export async function findPayout(accountId: string, livemode: boolean, id: string): Promise<Payout> {
+  const p = await db().getRepository(Payout).findOneBy({ id, account_id: accountId, livemode });
+  if (!p) throw notFound(`No such payout: ${id}.`, 'id');
+  return p;
+}
+
+const quoted = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(',');
+
+/** SQL predicate of a status group (spec 4.3; `needs_you` also takes any payout with needs_attention). */
+function groupPredicate(g: PayoutStatusGroup): string {
+  const inGroup = `p.status IN (${quoted(PAYOUT_STATUS_GROUPS[g])})`;
+  return g === 'needs_you' ? `(${inGroup} OR p.needs_attention)` : inGroup;
+}
+
+/** `GET /payouts` (spec 4.3): the query (alias `p`) of an account's payouts, optionally of one status group; the caller paginates. */
+export function payoutListQuery(accountId: string, livemode: boolean, statusGroup?: PayoutStatusGroup): SelectQueryBuilder<Payout> {
+  const qb = db().getRepository(Payout).createQueryBuilder('p').where('p.account_id = :a AND p.livemode = :l', { a: accountId, l: livemode });
+  if (statusGroup) qb.andWhere(groupPredicate(statusGroup));
+  return qb;
+}
+
+/** `GET /payouts/{id}/attempts`: the query (alias `a`) of the attempts of the caller's payout `id` (404 otherwise); the caller paginates. */
+export async function attemptListQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<PayoutAttempt>> {
+  const p = await findPayout(accountId, livemode, id);
+  return db().getRepository(PayoutAttempt).createQueryBuilder('a').where('a.payout_id = :id', { id: p.id });
+}
+
+/** What views/payout.ts `fundingInstructionsView` renders. */
+export interface FundingInstructions { payout: Payout; attempt: PayoutAttempt; send: WalletSend | null }
+
+/**
+ * `GET /payouts/{id}/funding_instructions` (spec 2.6): the payout with its current attempt and wallet
+ * send. 404 for another account's payout; 409 `funding_instructions_unavailable` before the funding
+ * POST created the provider transfer.
+ */
+export async function loadFundingInstructions(accountId: string, livemode: boolean, id: string): Promise<FundingInstructions> {
+  const p = await findPayout(accountId, livemode, id);
+  const { attempt, send } = await currentAttempt(p);
+  if (!attempt || !attempt.provider_transfer_id) {
+    throw conflict('funding_instructions_unavailable', 'This payout has no funding instructions yet; confirm funding with POST /payouts/{id}/funding_instructions.', { status: p.status });
+  }
+  return { payout: p, attempt, send };
+}
+
+/**
+ * `GET /payouts/{id}/wallet_funding_quote` (spec 4.3): what funding from the service wallet would
+ * cost (USDC minor units, domain walletSendEstimate) and whether the balance covers it; `reason` is
+ * null when available. 503 `balance_unavailable` when the balance cannot be read. The quote is
+ * valid 10 minutes.
+ */
+export async function walletFundingQuote(accountId: string, livemode: boolean, id: string): Promise<WalletFundingQuote> {
+  const p = await findPayout(accountId, livemode, id);
+  const { attempt } = await currentAttempt(p);
+  const chain = attempt?.source_chain ?? p.source_chain ?? DEFAULT_SOURCE_CHAIN;
+  const required = attempt ? BigInt(attempt.gross_minor) : fundingQuote(BigInt(p.invoice_minor), p.currency, p.decimals, p.fee_bps).gross;
+  const w = await db().getRepository(Wallet).findOneBy({ account_id: accountId, network: chainAdapter().network, status: 'active' });
+  const estimate = walletSendEstimate(required, w?.chain === chain);
+  let balance: bigint | null = null;
+  if (w) {
+    try { balance = await chainAdapter().balanceOf(w.address, PAYOUT_SOURCE_ASSET); } catch {
+      throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', { status: 503 });
+    }
+  }
+  let reason: string | null = null;
+  if (p.marked_sent_at) reason = 'marked_sent';
+  else if (!w) reason = 'wallet_not_found';
+  else if (p.status !== 'draft' && !(p.status === 'awaiting_funds' && attempt?.funding_source === 'service_wallet')) reason = 'payout_not_fundable';
+  else if (attempt && attempt.funding_source !== 'service_wallet') reason = 'funding_source_locked';
+  return { payout: p, available: reason === null, reason, sourceChain: chain, required, estimate, balance, expiresAt: new Date(Date.now() + 10 * 60 * 1000) };
+}
+
+/**
+ * `GET /payouts/{id}/receipt` (spec 2.6): a settled payout, its attempt and the rail's provider
+ * reference (live read). 409 `receipt_unavailable` until settled, never for `paid_with_shortfall`.
+ */
+export async function payoutReceipt(accountId: string, livemode: boolean, id: string): Promise<{ payout: Payout; attempt: PayoutAttempt; providerReference: string | null }> {
+  const p = await findPayout(accountId, livemode, id);
+  const { attempt } = await currentAttempt(p);
+  if (p.status !== 'settled' || !attempt) {
+    throw conflict('receipt_unavailable', p.status === 'paid_with_shortfall'
+      ? 'A payout paid with a shortfall has no receipt.' : `A ${p.status} payout has no receipt yet; receipts exist once settled.`, { status: p.status });
+  }
+  const ref = attempt.rail_payment_id ? (await fiatRails().get(attempt.rail_payment_id)).provider_reference : null;
+  return { payout: p, attempt, providerReference: ref };
+}
+
+/** The facts that gate payout corridors for an account now (re-read at create and at the money boundary). */
+export async function payoutGate(accountId: string): Promise<CorridorGate> {
+  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
+  return {
+    accessState: rows[0]?.access_state ?? 'blocked',
+    payoutsOpen: await isSwitchOn('payouts.enabled'),
+    previewOpen: await isFlagOpen('payouts.preview_corridors', accountId),
+  };
+}
+
+/** Chains of the account's active service wallets on this network (capabilities `funding_sources`). */
+export async function serviceWalletChains(accountId: string): Promise<string[]> {
+  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [accountId, chainAdapter().network]);
+  return rows.map((r) => r.chain);
+}

@@ -1,0 +1,73 @@
+/**
+ * Starting and signalling payout workflows (workflows/payout.ts; spec 2.6, 3): the signal helpers
+ * the commands call after their commit, the chain watcher hook that records USDC arriving at a
+ * funding address, the provider-update callback, and the `ensurePayoutWorkflows` recovery sweep.
+ */
+import type { SignalDefinition } from '@temporalio/common';
+import { db } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import type { ObservedTransfer } from '../../providers/chain';
+import { signalWithStart, startIfAbsent, temporalClient } from '../../temporal/client';
+import { payoutCancelledSignal, payoutDepositSignal, payoutProviderUpdateSignal, payoutWorkflow } from '../../workflows/payout';
+
+/** Signals the payout workflow (starting it if needed) with `signal`, a definition from workflows/payout.ts. */
+export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
+  await signalWithStart(payoutWorkflow, { workflowId: payoutId, args: [{ payoutId }], accountId, signal, signalArgs: args });
+}
+
+/**
+ * Records a transfer to a payout funding address as a pending payout deposit (idempotent by chain +
+ * tx hash) and signals the payout workflow. Returns the deposit id, or null when the address is
+ * not a payout funding address.
+ */
+export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string | null> {
+  const rows: Array<{ id: string; payout_id: string; account_id: string }> = await db().query(
+    'SELECT id, payout_id, account_id FROM payout_attempts WHERE source_chain = $1 AND lower(deposit_address) = lower($2) LIMIT 1', [t.chain, t.to_address]);
+  const at = rows[0];
+  if (!at) return null;
+  const inserted: Array<{ id: string }> = await db().query(
+    `INSERT INTO payout_deposits(id, payout_id, attempt_id, chain, asset, to_address, from_address, tx_hash, amount_minor)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
+    [newId('pod_'), at.payout_id, at.id, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString()]);
+  const id = inserted[0]?.id ?? (await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
+  await signalPayout(at.payout_id, at.account_id, payoutDepositSignal, { depositId: id });
+  return id;
+}
+
+/** Simulator / provider callback: the provider changed a transfer or payment of `payoutId`; the workflow re-reads it. */
+export async function notifyPayoutProviderUpdate(payoutId: string): Promise<boolean> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
+  if (!rows[0]) return false;
+  await signalPayout(payoutId, rows[0].account_id, payoutProviderUpdateSignal);
+  return true;
+}
+
+/**
+ * Recovery after a crash between a commit and its workflow signal: (re)starts the workflow of every
+ * payout with something left to do (an attempt without a transfer, not terminal beyond draft, or
+ * held funds with a return address). Idempotent by workflow id. Returns how many.
+ */
+export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM payouts
+        WHERE id > $1 AND current_attempt_id IS NOT NULL
+          AND (status IN ('draft','awaiting_funds','funds_received','processing','paid') OR held_minor IS NOT NULL)
+        ORDER BY id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent(payoutWorkflow, { workflowId: r.id, args: [{ payoutId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}
+
+/** Tells a running payout workflow that the payout was cancelled (no-op when none runs). */
+export async function signalPayoutCancelled(payoutId: string): Promise<void> {
+  try {
+    await (await temporalClient()).workflow.getHandle(payoutId).signal(payoutCancelledSignal);
+  } catch (e) {
+    if ((e as { name?: string }).name !== 'WorkflowNotFoundError') throw e;
+  }
+}
