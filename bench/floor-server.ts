@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
-import { createLink, type CreateLinkInput } from '../activities/links';
+import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
 import { linkViewContext, paymentLinkView } from '../views/payment-link';
 import type { PaymentLink } from '../entities';
 import { db, initDb } from '../lib/db';

@@ -10,7 +10,7 @@
  * Operators see what it waits for through the `waiting_for` query.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type * as links from '../activities/links';
+import type * as links from '../activities/payment-links/commands';
 
 const acts = proxyActivities<typeof links>({
   startToCloseTimeout: '1 minute',

@@ -8,7 +8,7 @@
  * Operators see in the UI what it waits for through the `waiting_for` query.
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type * as payins from '../activities/payins';
+import type * as payins from '../activities/payments/activities';
 
 const acts = proxyActivities<typeof payins>({
   startToCloseTimeout: '30 seconds',

@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { notFound } from '../../domain/errors';
-import { archiveClient, createClient, updateClient, type OpContext } from '../../activities/links';
+import { archiveClient, createClient, updateClient, type OpContext } from '../../activities/payment-links/commands';
 import { Client } from '../../entities';
 import { db } from '../../lib/db';
 import type { AppState, Caller } from '../context';

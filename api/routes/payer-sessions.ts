@@ -10,7 +10,7 @@ import { DomainError } from '../../domain/errors';
 import { normalizeShortCode } from '../../domain/ids';
 import { RAILS_CLOSED, computePayableRails } from '../../domain/rails';
 import { Account, Payment, PaymentLink } from '../../entities';
-import { createOrReuseNativePayment, markSent, recordView } from '../../activities/payins';
+import { createOrReuseNativePayment, markSent, recordView } from '../../activities/payments/activities';
 import { db } from '../../lib/db';
 import { emailProvider } from '../../providers/email';
 import type { AppState } from '../context';

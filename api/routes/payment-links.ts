@@ -11,7 +11,7 @@ import { conflict, notFound } from '../../domain/errors';
 import { LINK_STATUS_GROUPS, NEEDS_ATTENTION_STATUS, type LinkStatusGroup } from '../../domain/verdicts';
 import {
   activateLink, cancelLink, createLink, disableReminderSchedule, sendInvoice, updateLink, updateReminderSchedule,
-} from '../../activities/links';
+} from '../../activities/payment-links/commands';
 import { Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import type { AppState, Caller } from '../context';

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import { notFound } from '../../domain/errors';
-import { archiveProduct, createProduct, updateProduct } from '../../activities/links';
+import { archiveProduct, createProduct, updateProduct } from '../../activities/payment-links/commands';
 import { Product } from '../../entities';
 import { db } from '../../lib/db';
 import type { AppState } from '../context';

@@ -7,7 +7,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import crypto from 'node:crypto';
-import { closeLivePaymentsForLink, createOrReuseNativePayment, recordObservedTransfer, signalLinkEndedToPayments } from '../../activities/payins';
+import { closeLivePaymentsForLink, createOrReuseNativePayment, recordObservedTransfer, signalLinkEndedToPayments } from '../../activities/payments/activities';
 import { Deposit, Payment, PaymentLink, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';

@@ -15,26 +15,26 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { IsNull, type EntityManager } from 'typeorm';
-import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../domain/errors';
-import { assertStorableMinor, formatMajor, toMinorNonNegative, toMinorPositive, type Money, isKnownCurrency, currencyDecimals } from '../domain/money';
-import { validateAllowedRails, isBankRail } from '../domain/rails';
-import { DEFAULT_REMINDER_OFFSETS_DAYS, validateOffsets, type ReminderSchedule } from '../domain/reminders';
-import { deriveTitle } from '../domain/titles';
-import { isLinkEditable } from '../domain/verdicts';
-import { isFlagOpen } from '../lib/switches';
-import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../views/payment-link';
-import { Account, AddressBookEntry, Client, Product, type LinkItem, PaymentLink } from '../entities';
-import { auxDb, db, transaction } from '../lib/db';
-import { newId, newShortCode } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { randomToken } from '../lib/secrets';
-import { chainAdapter } from '../providers/chain';
-import { emailProvider } from '../providers/email';
-import { temporalClient, signalWithStart } from '../temporal/client';
-import { linkChangedSignal, paymentLinkWorkflow } from '../workflows/payment-link';
-import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from '../lib/outbox';
-import { IdempotencyKeyTaken, type InlineIdempotency } from '../lib/idempotency';
-import { closeLivePaymentsForLink, signalLinkEndedToPayments } from './payins';
+import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { assertStorableMinor, formatMajor, toMinorNonNegative, toMinorPositive, type Money, isKnownCurrency, currencyDecimals } from '../../domain/money';
+import { validateAllowedRails, isBankRail } from '../../domain/rails';
+import { DEFAULT_REMINDER_OFFSETS_DAYS, validateOffsets, type ReminderSchedule } from '../../domain/reminders';
+import { deriveTitle } from '../../domain/titles';
+import { isLinkEditable } from '../../domain/verdicts';
+import { isFlagOpen } from '../../lib/switches';
+import { isCryptoOnlyLink, linkNextReminderAt, linkViewContext, paymentLinkView } from '../../views/payment-link';
+import { Account, AddressBookEntry, Client, Product, type LinkItem, PaymentLink } from '../../entities';
+import { auxDb, db, transaction } from '../../lib/db';
+import { newId, newShortCode } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { randomToken } from '../../lib/secrets';
+import { chainAdapter } from '../../providers/chain';
+import { emailProvider } from '../../providers/email';
+import { temporalClient, signalWithStart } from '../../temporal/client';
+import { linkChangedSignal, paymentLinkWorkflow } from '../../workflows/payment-link';
+import { EVENT_COLUMNS, emitEvent, emitEventNonBlocking, eventRowHead, eventRowTail, type RequestRef } from '../../lib/outbox';
+import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempotency';
+import { closeLivePaymentsForLink, signalLinkEndedToPayments } from '../payments/activities';
 
 /** Who acts and under which request: every operation is scoped to (account, livemode). */
 export interface OpContext {

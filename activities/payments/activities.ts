@@ -12,22 +12,22 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
-import { DomainError } from '../domain/errors';
-import { totalDue } from '../domain/fees';
-import { applyDeposit, closeOnLinkEnd, expire, linkStatusAfterPayment, isLinkOpenForPayment, type LinkStatus, type PaymentLedger, type PaymentStatus } from '../domain/verdicts';
-import { Deposit, Payment, PaymentLink } from '../entities';
-import { loadConfig } from '../lib/config';
-import { db, transaction } from '../lib/db';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import { chainAdapter, type ObservedTransfer } from '../providers/chain';
-import { signalWithStart, startIfAbsent } from '../temporal/client';
-import { depositSignal, linkEndedSignal, paymentWorkflow } from '../workflows/payment';
-import { linkChangedSignal, paymentLinkWorkflow } from '../workflows/payment-link';
-import { paymentView } from '../views/payment';
-import { linkViewContext, paymentLinkView } from '../views/payment-link';
-import { emitEvent, emitEventNonBlocking, type RequestRef } from '../lib/outbox';
-import { recordPayoutTransfer } from './payouts';
+import { DomainError } from '../../domain/errors';
+import { totalDue } from '../../domain/fees';
+import { applyDeposit, closeOnLinkEnd, expire, linkStatusAfterPayment, isLinkOpenForPayment, type LinkStatus, type PaymentLedger, type PaymentStatus } from '../../domain/verdicts';
+import { Deposit, Payment, PaymentLink } from '../../entities';
+import { loadConfig } from '../../lib/config';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
+import { signalWithStart, startIfAbsent } from '../../temporal/client';
+import { depositSignal, linkEndedSignal, paymentWorkflow } from '../../workflows/payment';
+import { linkChangedSignal, paymentLinkWorkflow } from '../../workflows/payment-link';
+import { paymentView } from '../../views/payment';
+import { linkViewContext, paymentLinkView } from '../../views/payment-link';
+import { emitEvent, emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import { recordPayoutTransfer } from '../payouts';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];
