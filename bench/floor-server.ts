@@ -15,7 +15,8 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
-import { linkViewContext, paymentLinkView } from '../views/payment-link';
+import { linkViewContext } from '../lib/rails-availability';
+import { paymentLinkView } from '../views/payment-link';
 import type { PaymentLink } from '../entities';
 import { db, initDb } from '../lib/db';
 

@@ -140,3 +140,8 @@ export function assertActivationCurrencyAndExpiry(cryptoOnly: boolean, currency:
     throw invalidRequest('parameter_invalid', 'expires_at has passed; set a later expires_at (or null) before activating.', 'expires_at');
   }
 }
+
+/** An optional text field as stored: undefined, null or blank -> null; else trimmed. */
+export function blankToNull(v: string | null | undefined): string | null {
+  return v === undefined || v === null || v.trim() === '' ? null : v.trim();
+}

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { resetConfig } from '../../lib/config';
 import { provisionAccount } from '../../activities/accounts';
-import { recordObservedTransfer } from '../../activities/payments/activities';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout } from '../../activities/payouts';
 import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';

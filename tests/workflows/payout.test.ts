@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { provisionAccount } from '../../activities/accounts';
-import { recordObservedTransfer } from '../../activities/payments/activities';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { cancelPayout, createPayout, notifyPayoutProviderUpdate, requestFunding, setBeneficiary, signalPayout, signalPayoutCancelled } from '../../activities/payouts';
 import { DomainError } from '../../domain/errors';
 import { Payout, PayoutAttempt } from '../../entities';
