@@ -3,7 +3,7 @@
  * validation, idempotency lookup, request log or middleware) that calls the product's own data
  * layer for one payment link per request:
  * - `GET /links/:id`: the product's read (`SELECT * FROM payment_links ...`) and its wire view;
- * - `POST /links`: the product's create statement (activities/links.ts `createLink` with an inline
+ * - `POST /links`: the product's create statement (activities/payment-links/create.ts `createLink` with an inline
  *   idempotency claim: idempotency record, link, outbox event and NOTIFY in one statement).
  * The gap between this server and the bare one is what the spec's writes cost in PostgreSQL; the
  * gap between the product and this server is what the HTTP pipeline costs. Env: DATABASE_URL,

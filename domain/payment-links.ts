@@ -51,11 +51,6 @@ export const LINK_WORKFLOW_LIVE_STATUSES: readonly LinkStatus[] = LINK_EXPIRABLE
 /** Fields frozen once a link is activated (its payer may hold a total computed from them). */
 export const LINK_LOCKED_AFTER_ACTIVATION = ['amount', 'accepted_rail_kinds', 'settlement_destination'] as const;
 
-/** True when `s` is in `list` (a readonly status list), for statuses read as plain strings. */
-export function statusIn(list: readonly string[], s: string): boolean {
-  return list.includes(s);
-}
-
 /** True when the link settles crypto-only to the service wallet (draft intent or activated kind). */
 export function isCryptoOnlyLink(link: { crypto_only: boolean; settlement_kind: string | null }): boolean {
   return link.crypto_only || link.settlement_kind === 'crypto_only';
