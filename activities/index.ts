@@ -1,11 +1,17 @@
 /**
- * Activities registered on the worker: one module per area (ARCHITECTURE.md). Each activity is one
- * DB transaction (with its outbox rows) or one provider call.
+ * The activities the worker registers: exactly the functions the workflows call, one object per
+ * workflow (`<workflow>Activities` in `activities/<area>/activities.ts`). Commands, queries and
+ * signals are plain functions of their area and are never registered.
  */
-import * as payins from './payins';
-import * as links from './links';
+import { paymentWorkflowActivities } from './payments/activities';
+import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 
-export const activities = { ...payins, ...links, ...webhookDeliveryWorkflowActivities, ...payoutWorkflowActivities };
+export const activities = {
+  ...paymentWorkflowActivities,
+  ...paymentLinkWorkflowActivities,
+  ...webhookDeliveryWorkflowActivities,
+  ...payoutWorkflowActivities,
+};
 export type Activities = typeof activities;

@@ -6,7 +6,7 @@ import { initDb } from '../lib/db';
 import { logger } from '../lib/logger';
 import { temporalClient } from '../temporal/client';
 import { buildApp } from './app';
-import { wireChainWatcher } from '../activities/payins';
+import { wireChainWatcher } from '../activities/payments/watcher';
 import { startNotifyListener, stopNotifyListener } from '../lib/notify';
 import { wireAuthCache } from './middleware/auth';
 import { flushRequestLogs } from './middleware/request-log';

@@ -3,7 +3,7 @@
  * validation, idempotency lookup, request log or middleware) that calls the product's own data
  * layer for one payment link per request:
  * - `GET /links/:id`: the product's read (`SELECT * FROM payment_links ...`) and its wire view;
- * - `POST /links`: the product's create statement (activities/links.ts `createLink` with an inline
+ * - `POST /links`: the product's create statement (activities/payment-links/create.ts `createLink` with an inline
  *   idempotency claim: idempotency record, link, outbox event and NOTIFY in one statement).
  * The gap between this server and the bare one is what the spec's writes cost in PostgreSQL; the
  * gap between the product and this server is what the HTTP pipeline costs. Env: DATABASE_URL,
@@ -14,8 +14,9 @@ import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
-import { createLink, type CreateLinkInput } from '../activities/links';
-import { linkViewContext, paymentLinkView } from '../views/payment-link';
+import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
+import { linkViewContext } from '../lib/rails-availability';
+import { paymentLinkView } from '../views/payment-link';
 import type { PaymentLink } from '../entities';
 import { db, initDb } from '../lib/db';
 

@@ -12,7 +12,7 @@
  */
 import 'reflect-metadata';
 import crypto from 'node:crypto';
-import { createLink, type CreateLinkInput } from '../activities/links';
+import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
 import { EVENT_COLUMNS, eventRowHead, eventRowTail } from '../lib/outbox';
 import { db } from '../lib/db';
 import { runBench } from './harness';

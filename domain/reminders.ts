@@ -82,3 +82,30 @@ export function nextReminderAt(anchorIso: string | null, schedule: ReminderSched
   if (idx >= sorted.length) return null;
   return new Date(anchorMs(anchorIso) + sorted[idx] * DAY_MS).toISOString();
 }
+
+/** Link statuses in which reminders go out (the payer can still pay). */
+const REMINDABLE_STATUSES: readonly string[] = Object.freeze(['active', 'viewed', 'processing']);
+
+/** The fields of a payment link `linkNextReminderAt` reads (structurally the stored link). */
+export interface RemindableLink {
+  status: string;
+  payer_email: string | null;
+  crypto_only: boolean;
+  settlement_kind: string | null;
+  activated_at: Date | null;
+  reminder_schedule: ReminderSchedule;
+}
+
+/**
+ * `next_reminder_at` of a link as a Date (or null): the next due time (activation + offset days,
+ * `nextReminderAt`) when the schedule is on, the link is active/viewed/processing, has a
+ * `payer_email` and is not crypto-only (`crypto_only` or settlement kind `crypto_only`); null
+ * otherwise. Shared by the link view and the link workflow's state activity. Throws RangeError on
+ * an unusable stored anchor.
+ */
+export function linkNextReminderAt(link: RemindableLink): Date | null {
+  const cryptoOnly = link.crypto_only || link.settlement_kind === 'crypto_only';
+  if (!REMINDABLE_STATUSES.includes(link.status) || !link.payer_email || cryptoOnly || !link.activated_at) return null;
+  const next = nextReminderAt(link.activated_at.toISOString(), link.reminder_schedule);
+  return next === null ? null : new Date(next);
+}

@@ -1,6 +1,7 @@
 /** Payment links, payments (pay-ins), observed deposits and the sandbox chain ledger (spec 2.3, 2.4). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ReminderSchedule } from '../domain/reminders';
+import type { LinkStatus, PaymentStatus } from '../domain/verdicts';
 
 export interface LinkItem { name: string | null; product_id: string | null; quantity: number; unit_amount: string | null }
 
@@ -9,7 +10,8 @@ export class PaymentLink {
   @PrimaryColumn('text') id: string;
   @Column('text') account_id: string;
   @Column('boolean') livemode: boolean;
-  @Column('text') status: string;
+  /** Moves only through domain/payment-links.ts `paymentLinkTransitions`. */
+  @Column('text') status: LinkStatus;
   @Column('text') title: string;
   @Column('text', { nullable: true }) memo: string | null;
   @Column('text', { nullable: true }) invoice_number: string | null;
@@ -39,7 +41,7 @@ export class PaymentLink {
   @Column('timestamptz', { nullable: true }) settled_at: Date | null;
   @Column('timestamptz', { nullable: true }) cancelled_at: Date | null;
   @Column('timestamptz', { nullable: true }) expired_at: Date | null;
-  @Column('text', { nullable: true }) latest_attempt_status: string | null;
+  @Column('text', { nullable: true }) latest_attempt_status: PaymentStatus | null;
   @Column('jsonb', { nullable: true }) partial_payment: { received: { amount: string; currency: string; decimals: number } | null; payment_id: string } | null;
   @Column('timestamptz', { nullable: true }) invoice_sent_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
@@ -53,7 +55,8 @@ export class Payment {
   @Column('boolean') livemode: boolean;
   @Column('text', { nullable: true }) payment_link_id: string | null;
   @Column('text', { nullable: true }) subscription_id: string | null;
-  @Column('text') status: string;
+  /** Moves only through domain/payments.ts `paymentTransitions`. */
+  @Column('text') status: PaymentStatus;
   @Column('text') payment_rail: string;
   @Column('text', { nullable: true }) source_chain: string | null;
   @Column('text', { nullable: true }) stablecoin: string | null;

@@ -1,52 +1,23 @@
 /**
  * Wire projection of a payment link (`pl_`, spec 2.3), its ReminderSchedule and its receipt.
  * `payable_rails` and `expected_payer_type` are computed on every read from the stored link and
- * the account's executable rails (a `LinkViewContext`).
+ * the account's executable rails (a `LinkViewContext` the caller passes in). No I/O.
  */
 import { computePayableRails, expectedPayerTypeOf } from '../domain/rails';
-import { nextReminderAt, type ReminderSchedule } from '../domain/reminders';
+import { linkNextReminderAt, type ReminderSchedule } from '../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../entities';
-import { loadConfig } from '../lib/config';
-import { executableRails } from '../lib/rails-availability';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
 
-/** What a link projection needs beyond the row: the payer host and the rails the account can execute now. */
+/**
+ * What a link projection needs beyond the row: the payer host and the rails the account can
+ * execute now. Built by the caller (lib/rails-availability.ts `linkViewContext`).
+ */
 export interface LinkViewContext {
   /** Origin of payer URLs, no trailing slash, e.g. `https://pay.example`. */
   payerHost: string;
   /** Rails executable for the account now (spec 2.3 payable_rails input). */
   executableRails: string[];
-}
-
-/**
- * Builds the LinkViewContext of `accountId`: payer host from config; executable rails from
- * api/rails-availability.ts (`crypto_native`, plus `crypto_xchain` only when the
- * `payment_links.crypto_xchain` flag is open for the account AND the environment network is
- * mainnet; bank rails are not executable yet; spec 2.3, 4.6). Reads the flag tables (I/O).
- */
-export async function linkViewContext(accountId: string): Promise<LinkViewContext> {
-  return { payerHost: loadConfig().payerHost, executableRails: await executableRails(accountId) };
-}
-
-/** Link statuses in which reminders go out (the payer can still pay). */
-const REMINDABLE_STATUSES = ['active', 'viewed', 'processing'];
-
-/** True when the link settles crypto-only to the service wallet (draft intent or activated kind). */
-export function isCryptoOnlyLink(link: Pick<PaymentLink, 'crypto_only' | 'settlement_kind'>): boolean {
-  return link.crypto_only || link.settlement_kind === 'crypto_only';
-}
-
-/**
- * `next_reminder_at` of a link as a Date (or null): the domain's next due time (activation +
- * offset days, domain/reminders.ts `nextReminderAt`) when the schedule is on, the link is
- * active/viewed/processing, has a `payer_email` and is not crypto-only; null otherwise.
- * Pure; shared by the view and the link workflow's state activity.
- */
-export function linkNextReminderAt(link: Pick<PaymentLink, 'status' | 'payer_email' | 'crypto_only' | 'settlement_kind' | 'activated_at' | 'reminder_schedule'>): Date | null {
-  if (!REMINDABLE_STATUSES.includes(link.status) || !link.payer_email || isCryptoOnlyLink(link) || !link.activated_at) return null;
-  const next = nextReminderAt(link.activated_at.toISOString(), link.reminder_schedule);
-  return next === null ? null : new Date(next);
 }
 
 /** ReminderSchedule wire shape (spec 2.3): `{ status, offsets_days, sent, next_reminder_at }`. */

@@ -1,8 +1,10 @@
-/** Wire projections of a pay-in: merchant view (spec 2.4 Payment) and the payer-safe view. */
+/**
+ * Wire projections of a pay-in: merchant view (spec 2.4 Payment) and the payer-safe view. No I/O:
+ * the chain identity of deposit instructions is passed in (`PaymentChain`).
+ */
 import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
 import type { Money } from '../domain/money';
 import type { Payment } from '../entities';
-import { chainAdapter } from '../providers/chain';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, moneyOrNull, text, textOrNull } from './schema';
 
@@ -17,10 +19,19 @@ function ledger(p: Payment) {
   };
 }
 
-/** DepositInstructions (spec 2.1) of a native-rail payment; null on other rails. */
-export function depositInstructionsView(p: Payment): Record<string, unknown> | null {
+/**
+ * The chain identity deposit instructions name (spec 2.1 DepositInstructions): the chain adapter's
+ * `chainId`, `network` and stablecoin `tokenAddress`, looked up by the caller.
+ */
+export interface PaymentChain {
+  chainId: number;
+  network: string;
+  tokenAddress: string;
+}
+
+/** DepositInstructions (spec 2.1) of a native-rail payment on `chain`; null on other rails. */
+export function depositInstructionsView(p: Payment, chain: PaymentChain): Record<string, unknown> | null {
   if (!p.deposit_address) return null;
-  const chain = chainAdapter();
   return {
     address: p.deposit_address,
     chain: p.deposit_chain,
@@ -36,7 +47,7 @@ export function depositInstructionsView(p: Payment): Record<string, unknown> | n
 }
 
 /** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
-export function paymentView(p: Payment): Record<string, unknown> {
+export function paymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
   const received = BigInt(p.amount_received_minor);
   return {
     id: p.id,
@@ -51,7 +62,7 @@ export function paymentView(p: Payment): Record<string, unknown> {
     source_chain: p.source_chain,
     stablecoin: p.stablecoin,
     source_asset: p.source_asset,
-    deposit_instructions: depositInstructionsView(p),
+    deposit_instructions: depositInstructionsView(p, chain),
     bank_deposit_instructions: null,
     amount_expected: m(p, p.amount_expected_minor),
     amount_received: m(p, received.toString()),
@@ -74,7 +85,7 @@ export function paymentView(p: Payment): Record<string, unknown> {
 }
 
 /** Payer-safe payment (spec 4.1 payer routes): no merchant ids, settlement addresses or internal fields. */
-export function payerPaymentView(p: Payment): Record<string, unknown> {
+export function payerPaymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
   return {
     id: p.id,
     object: 'payment',
@@ -82,7 +93,7 @@ export function payerPaymentView(p: Payment): Record<string, unknown> {
     payment_rail: p.payment_rail,
     network: p.deposit_chain,
     stablecoin: p.stablecoin,
-    deposit_instructions: depositInstructionsView(p),
+    deposit_instructions: depositInstructionsView(p, chain),
     bank_deposit_instructions: null,
     amount_expected: m(p, p.amount_expected_minor),
     amount_received: m(p, p.amount_received_minor),

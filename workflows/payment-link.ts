@@ -10,9 +10,9 @@
  * Operators see what it waits for through the `waiting_for` query.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type * as links from '../activities/links';
+import type { PaymentLinkWorkflowActivities } from '../activities/payment-links/activities';
 
-const acts = proxyActivities<typeof links>({
+const acts = proxyActivities<PaymentLinkWorkflowActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });

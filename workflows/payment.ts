@@ -8,9 +8,9 @@
  * Operators see in the UI what it waits for through the `waiting_for` query.
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type * as payins from '../activities/payins';
+import type { PaymentWorkflowActivities } from '../activities/payments/activities';
 
-const acts = proxyActivities<typeof payins>({
+const acts = proxyActivities<PaymentWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

@@ -21,7 +21,7 @@ import { logger } from '../../lib/logger';
 import { encrypt } from '../../lib/secrets';
 import { chainAdapter } from '../../providers/chain';
 import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
-import type { OpContext } from '../links';
+import type { OpContext } from '../op-context';
 import { emitEvent } from '../../lib/outbox';
 
 /** Payment-link statuses in which a link still uses its destination (delete is refused). */

@@ -6,13 +6,9 @@ import { resolveChain } from '../../domain/addresses';
 import { invalidRequest } from '../../domain/errors';
 import { AddressBookEntry } from '../../entities';
 import { db } from '../../lib/db';
-import type { OpContext } from '../links';
+import { likeContains } from '../../lib/sql';
+import type { OpContext } from '../op-context';
 import { loadEntry } from './commands';
-
-/** `%`/`_`/`\` escaped for a LIKE pattern (backslash is PostgreSQL's default LIKE escape). */
-function likeContains(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
 
 /**
  * `GET /address_book` (spec 4.10): the query (alias `e`) of the live entries of (account, mode),

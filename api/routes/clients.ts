@@ -1,14 +1,13 @@
 /**
  * Clients (spec 2.3 Client, 4.1): GET/POST /clients, GET/PATCH /clients/{id}, POST
  * /clients/{id}/archive. Scopes `payment_links.read` / `.write`; not available in test mode.
- * Foreign ids are 404; archived clients stay readable. Thin routes over activities/links.ts.
+ * Foreign ids are 404; archived clients stay readable. Thin routes over activities/catalog/.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { notFound } from '../../domain/errors';
-import { archiveClient, createClient, updateClient, type OpContext } from '../../activities/links';
-import { Client } from '../../entities';
-import { db } from '../../lib/db';
+import { archiveClient, createClient, updateClient } from '../../activities/catalog/commands';
+import { getClient, listClients } from '../../activities/catalog/queries';
+import type { OpContext } from '../../activities/op-context';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../pagination';
@@ -16,14 +15,11 @@ import { createClientBody, listClientsQuery, updateClientBody } from '../schemas
 import { clientResponse, clientView } from '../../views/client';
 import { listEnvelope } from '../../views/schema';
 
+/** `%`/`_`/`\` escaped for a LIKE pattern (lib/sql.ts; re-exported for the routes that import it from here). */
+
 /** Operation context of a request (account, mode, request id and Idempotency-Key for events). */
 export function opContext(caller: Caller, ctx: Koa.ParameterizedContext<AppState>): OpContext {
   return { accountId: caller.accountId, livemode: caller.livemode, request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey } };
-}
-
-/** `%`/`_`/`\` escaped for a LIKE pattern (backslash is PostgreSQL's default LIKE escape). */
-export function likeContains(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
 /** Registers the client operations on `r`. */
@@ -33,14 +29,7 @@ export function register(r: Router<AppState>): void {
     response: listEnvelope(clientResponse),
     query: listClientsQuery,
     summary: 'List clients, newest first; `archived` narrows to archived (true) or active (false) clients.',
-    handler: async ({ caller, query }) => {
-      const qb = db().getRepository(Client).createQueryBuilder('c')
-        .where('c.account_id = :a AND c.livemode = :l', { a: caller.accountId, l: caller.livemode });
-      if (query.archived === true) qb.andWhere('c.archived_at IS NOT NULL');
-      if (query.archived === false) qb.andWhere('c.archived_at IS NULL');
-      if (query.q) qb.andWhere('(c.display_name ILIKE :q OR c.email ILIKE :q OR c.company ILIKE :q)', { q: likeContains(query.q) });
-      return paginate(qb, 'c', query, clientView);
-    },
+    handler: async ({ caller, query }) => paginate(listClients(caller, query), 'c', query, clientView),
   });
 
   mount(r, {
@@ -53,11 +42,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'clients.get', method: 'get', path: '/clients/:id', scope: 'payment_links.read', testMode: 'unavailable',
     response: clientResponse,
-    handler: async ({ caller, params }) => {
-      const c = await db().getRepository(Client).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });
-      if (!c) throw notFound(`No such client: ${params.id}.`, 'id');
-      return clientView(c);
-    },
+    handler: async ({ caller, params }) => clientView(await getClient(caller, params.id)),
   });
 
   mount(r, {

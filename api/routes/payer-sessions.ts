@@ -6,16 +6,14 @@
 import Router from '@koa/router';
 import Joi from 'joi';
 import type Koa from 'koa';
-import { DomainError } from '../../domain/errors';
-import { normalizeShortCode } from '../../domain/ids';
-import { RAILS_CLOSED, computePayableRails } from '../../domain/rails';
-import { Account, Payment, PaymentLink } from '../../entities';
-import { createOrReuseNativePayment, markSent, recordView } from '../../activities/payins';
-import { db } from '../../lib/db';
-import { emailProvider } from '../../providers/email';
+import { RAILS_CLOSED } from '../../domain/rails';
+import type { PaymentLink } from '../../entities';
+import { recordView, sendPayerReceipt } from '../../activities/payment-links/commands';
+import { linkByPayerToken, linkByShortCode, payerSessionInputs } from '../../activities/payment-links/queries';
+import { markSent, startPayerPayment } from '../../activities/payments/commands';
+import { getPayerPayment, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
 import { mountPublic } from '../operation';
-import { executableRails } from '../../lib/rails-availability';
 import { payerPaymentResponse, payerPaymentView } from '../../views/payment';
 import { payerSessionResponse, payerSessionView, receiptEmailResponse } from '../../views/payer-session';
 
@@ -34,24 +32,9 @@ const createPaymentBody = Joi.object({
   source_address: Joi.string(),
 });
 
-function notFound(): DomainError {
-  return new DomainError('not_found', 'not_found', 'No such payment session.');
-}
-
-async function linkByToken(token: string): Promise<PaymentLink> {
-  if (!/^plk_[A-Za-z0-9]+$/.test(token)) throw notFound();
-  const link = await db().getRepository(PaymentLink).findOneBy({ payer_token: token });
-  if (!link || !link.livemode) throw notFound();
-  return link;
-}
-
+/** The payer session projection of `link` (views/payer-session.ts). */
 async function session(link: PaymentLink): Promise<Record<string, unknown>> {
-  const [account, current, rails] = await Promise.all([
-    db().getRepository(Account).findOneByOrFail({ id: link.account_id }),
-    db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne(),
-    executableRails(link.account_id),
-  ]);
-  return payerSessionView({ link, account, current: current ?? null, executableRails: rails });
+  return payerSessionView(await payerSessionInputs(link));
 }
 
 function requestRef(ctx: Koa.ParameterizedContext<AppState>) {
@@ -67,10 +50,7 @@ export function payerRouter(): Router<AppState> {
     summary: 'Resolve a short code to the payer session (adds its `token`).',
     response: payerSessionResponse.keys({ token: Joi.string().required() }),
     handler: async ({ params }) => {
-      const code = normalizeShortCode(params.code);
-      if (!code) throw notFound();
-      const link = await db().getRepository(PaymentLink).findOneBy({ short_code: code });
-      if (!link || !link.livemode || !link.payer_token) throw notFound();
+      const link = await linkByShortCode(params.code);
       return { ...(await session(link)), token: link.payer_token };
     },
   });
@@ -79,7 +59,7 @@ export function payerRouter(): Router<AppState> {
     id: 'payment_sessions.get', method: 'get', path: '/payment_sessions/:token',
     summary: 'The payer projection of a payment link.',
     response: payerSessionResponse,
-    handler: async ({ params }) => session(await linkByToken(params.token)),
+    handler: async ({ params }) => session(await linkByPayerToken(params.token)),
   });
 
   mountPublic(r, {
@@ -87,7 +67,7 @@ export function payerRouter(): Router<AppState> {
     summary: 'Record that the payer opened the link (first view moves it to `viewed`).',
     response: payerSessionResponse,
     handler: async ({ params, ctx }) => {
-      const link = await linkByToken(params.token);
+      const link = await linkByPayerToken(params.token);
       return session(await recordView(link.id, requestRef(ctx)));
     },
   });
@@ -98,21 +78,10 @@ export function payerRouter(): Router<AppState> {
     body: createPaymentBody, successStatus: 201, otherSuccessStatuses: [200], errors: [409],
     response: payerPaymentResponse,
     handler: async ({ params, body, ctx }) => {
-      const link = await linkByToken(params.token);
-      const payable = computePayableRails({
-        status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
-        settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
-      });
-      if (['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'].includes(link.status)) {
-        throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
-      }
-      if (!payable.includes(body.rail)) {
-        throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${body.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
-      }
-      // Only the native rail is payable in this build (executableRails); other rails never reach here.
-      const { payment, created } = await createOrReuseNativePayment(link.id, { payerEmail: body.payer_email ?? null, payerType: body.payer_type ?? null }, requestRef(ctx));
+      const link = await linkByPayerToken(params.token);
+      const { payment, created } = await startPayerPayment(link, body, requestRef(ctx));
       ctx.status = created ? 201 : 200;
-      return payerPaymentView(payment);
+      return payerPaymentView(payment, paymentChain());
     },
   });
 
@@ -121,10 +90,8 @@ export function payerRouter(): Router<AppState> {
     summary: 'One payment attempt of this payer session.',
     response: payerPaymentResponse,
     handler: async ({ params }) => {
-      const link = await linkByToken(params.token);
-      const p = await db().getRepository(Payment).findOneBy({ id: params.payment_id, payment_link_id: link.id });
-      if (!p) throw new DomainError('not_found', 'not_found', `No such payment: ${params.payment_id}.`, { param: 'payment_id' });
-      return payerPaymentView(p);
+      const link = await linkByPayerToken(params.token);
+      return payerPaymentView(await getPayerPayment(link.id, params.payment_id), paymentChain());
     },
   });
 
@@ -134,9 +101,9 @@ export function payerRouter(): Router<AppState> {
     body: Joi.object({ payment_id: Joi.string().pattern(/^pay_[A-Za-z0-9]+$/) }), errors: [409],
     response: payerPaymentResponse.keys({ authoritative: Joi.boolean().valid(false).required() }),
     handler: async ({ params, body, ctx }) => {
-      const link = await linkByToken(params.token);
+      const link = await linkByPayerToken(params.token);
       const p = await markSent(link.id, body.payment_id ?? null, requestRef(ctx));
-      return { ...payerPaymentView(p), authoritative: false };
+      return { ...payerPaymentView(p, paymentChain()), authoritative: false };
     },
   });
 
@@ -146,20 +113,9 @@ export function payerRouter(): Router<AppState> {
     body: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).required() }), successStatus: 202, errors: [409],
     response: receiptEmailResponse,
     handler: async ({ params, body }) => {
-      const link = await linkByToken(params.token);
-      if (link.status !== 'paid' && link.status !== 'settled') {
-        throw new DomainError('conflict', 'payment_link_not_paid', 'A receipt exists only once the payment link is paid.');
-      }
-      const account = await db().getRepository(Account).findOneByOrFail({ id: link.account_id });
-      const paid = await db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id })
-        .andWhere(`p.status IN ('paid','overpaid','settled')`).orderBy('p.paid_at', 'DESC').getOne();
-      const sent = await emailProvider().send({
-        to: body.email, template: 'payment_receipt', accountId: link.account_id, relatedObjectId: link.id,
-        subject: `Receipt from ${account.display_name}: ${link.title}`,
-        body: `Paid ${link.reference_id} (${link.title}). Amount received: ${paid?.amount_received_minor ?? '0'} minor units of ${paid?.currency ?? 'USDC'}. Transaction: ${paid?.onchain_tx_hash ?? 'n/a'}.`,
-        idempotencyKey: `receipt:${link.id}:${body.email.toLowerCase()}`,
-      });
-      return { object: 'receipt_email', status: 'sent', email_id: sent.id, to: body.email };
+      const link = await linkByPayerToken(params.token);
+      const { emailId } = await sendPayerReceipt(link, body.email);
+      return { object: 'receipt_email', status: 'sent', email_id: emailId, to: body.email };
     },
   });
 

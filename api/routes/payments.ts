@@ -5,11 +5,9 @@
  */
 import type Router from '@koa/router';
 import Joi from 'joi';
-import { DomainError } from '../../domain/errors';
 import { PAYMENT_STATUS_FILTER_VALUES } from '../../domain/verdicts';
-import { Payment, PaymentLink } from '../../entities';
-import { db } from '../../lib/db';
-import type { AppState, Caller } from '../context';
+import { getPayment, listLinkPayments, listPayments, paymentChain } from '../../activities/payments/queries';
+import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate, wantsExpand } from '../pagination';
 import { listQuery } from '../schemas/common';
@@ -18,12 +16,7 @@ import { eventResponse } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
 import { objectEventsPage } from '../object-events';
 
-async function ownPayment(caller: Caller, id: string): Promise<Payment> {
-  const p = await db().getRepository(Payment).findOneBy({ id, account_id: caller.accountId, livemode: caller.livemode });
-  if (!p) throw new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'id' });
-  return p;
-}
-
+/** Registers the payment operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payments.list', method: 'get', path: '/payments', scope: 'payment_links.read', testMode: 'unavailable',
@@ -39,22 +32,10 @@ export function register(r: Router<AppState>): void {
       status: Joi.string().valid(...PAYMENT_STATUS_FILTER_VALUES),
     }),
     handler: async ({ caller, query }) => {
-      const qb = db().getRepository(Payment).createQueryBuilder('p')
-        .where('p.account_id = :a AND p.livemode = :l', { a: caller.accountId, l: caller.livemode });
-      if (query.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: query.payment_link_id });
-      if (query.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: query.subscription_id });
-      if (query.settlement) qb.andWhere('p.settlement = :st', { st: query.settlement });
-      const summaryQb = qb.clone();
-      if (query.status) qb.andWhere('p.status = :s', { s: query.status });
-      const page = await paginate(qb, 'p', query, paymentView);
-      if (wantsExpand(query.expand, 'summary')) {
-        if (query.status) summaryQb.andWhere('p.status = :s', { s: query.status });
-        const rows: Array<{ status: string; n: string }> = await summaryQb.select('p.status', 'status').addSelect('COUNT(*)', 'n').groupBy('p.status').getRawMany();
-        const byStatus: Record<string, number> = Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((s) => [s, 0]));
-        let total = 0;
-        for (const row of rows) { byStatus[row.status] = Number(row.n); total += Number(row.n); }
-        page.summary = { by_status: byStatus, total };
-      }
+      const chain = paymentChain();
+      const payments = listPayments(caller, query);
+      const page = await paginate(payments.query, 'p', query, (p) => paymentView(p, chain));
+      if (wantsExpand(query.expand, 'summary')) page.summary = await payments.summary();
       return page;
     },
   });
@@ -62,14 +43,14 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payments.get', method: 'get', path: '/payments/:id', scope: 'payment_links.read', testMode: 'unavailable',
     response: paymentResponse,
-    handler: async ({ caller, params }) => paymentView(await ownPayment(caller, params.id)),
+    handler: async ({ caller, params }) => paymentView(await getPayment(caller, params.id), paymentChain()),
   });
 
   mount(r, {
     id: 'payments.events', method: 'get', path: '/payments/:id/events', scope: 'payment_links.read', testMode: 'full',
     response: listEnvelope(eventResponse),
     query: Joi.object(listQuery),
-    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await ownPayment(caller, params.id)).id, query),
+    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await getPayment(caller, params.id)).id, query),
   });
 
   mount(r, {
@@ -78,10 +59,8 @@ export function register(r: Router<AppState>): void {
     roles: ['owner'],
     query: Joi.object(listQuery),
     handler: async ({ caller, params, query }) => {
-      const link = await db().getRepository(PaymentLink).findOneBy({ id: params.id, account_id: caller.accountId, livemode: caller.livemode });
-      if (!link) throw new DomainError('not_found', 'not_found', `No such payment link: ${params.id}.`, { param: 'id' });
-      const qb = db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id });
-      return paginate(qb, 'p', query, paymentView);
+      const chain = paymentChain();
+      return paginate(await listLinkPayments(caller, params.id), 'p', query, (p) => paymentView(p, chain));
     },
   });
 }

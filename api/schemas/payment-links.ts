@@ -1,7 +1,7 @@
 /**
  * joi request schemas of the payment links area (spec 4.1): payment links, their reminder
  * schedule, clients and products. Shapes only: currency registry, rail, ownership and state
- * rules are enforced by domain/ and activities/links.ts with the spec's error codes.
+ * rules are enforced by domain/ and activities/payment-links/ with the spec's error codes.
  * Unknown body keys are `400 invalid_request` (api/operation.ts).
  */
 import Joi from 'joi';

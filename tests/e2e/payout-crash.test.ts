@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { resetConfig } from '../../lib/config';
 import { provisionAccount } from '../../activities/accounts/commands';
-import { recordObservedTransfer } from '../../activities/payins';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
 import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts/signals';
 import { db } from '../../lib/db';

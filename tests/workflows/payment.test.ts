@@ -7,7 +7,10 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import crypto from 'node:crypto';
-import { closeLivePaymentsForLink, createOrReuseNativePayment, recordObservedTransfer, signalLinkEndedToPayments } from '../../activities/payins';
+import { createOrReuseNativePayment } from '../../activities/payments/commands';
+import { closeLivePaymentsForLink } from '../../activities/payments/links';
+import { signalLinkEndedToPayments } from '../../activities/payments/signals';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { Deposit, Payment, PaymentLink, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';

@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { provisionAccount } from '../../activities/accounts/commands';
-import { recordObservedTransfer } from '../../activities/payins';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { cancelPayout, createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
 import { notifyPayoutProviderUpdate, signalPayout, signalPayoutCancelled } from '../../activities/payouts/signals';
 import { DomainError } from '../../domain/errors';

@@ -1,0 +1,122 @@
+/**
+ * Reads the payment link and payer session routes need (spec 4.1): the caller's link (404 for any
+ * other account or mode), the list query with its status-group filters and `expand=summary`
+ * counts, the receipt's paid payment, and the payer session's link (by token or short code) with
+ * what its projection needs.
+ */
+import type { SelectQueryBuilder } from 'typeorm';
+import { conflict, DomainError } from '../../domain/errors';
+import { normalizeShortCode } from '../../domain/ids';
+import { PAID_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { LINK_STATUS_GROUP_NAMES, LINK_STATUS_GROUPS, NEEDS_ATTENTION_STATUS, type LinkStatusGroup } from '../../domain/verdicts';
+import { Account, Payment, PaymentLink } from '../../entities';
+import { db } from '../../lib/db';
+import { executableRails } from '../../lib/rails-availability';
+import { likeContains } from '../../lib/sql';
+import type { AccountScope } from '../op-context';
+import { linkNotFound } from './lookups';
+
+/**
+ * The caller's link by id (404 param `id` for any other account or mode). A plain parameterized
+ * select: the driver already returns the entity's column types (bigint as string, timestamptz as
+ * Date, jsonb parsed), so the hot read path skips the query builder and entity hydration.
+ */
+export async function getLink(s: AccountScope, id: string): Promise<PaymentLink> {
+  const rows: PaymentLink[] = await db().query('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2 AND livemode = $3', [id, s.accountId, s.livemode]);
+  if (!rows[0]) throw linkNotFound(id);
+  return rows[0];
+}
+
+/** SQL predicate of a status group (spec 4.1; `needs_attention` = processing with a partial payment). */
+function groupPredicate(alias: string, g: LinkStatusGroup): string {
+  if (g === 'needs_attention') return `(${alias}.status = '${NEEDS_ATTENTION_STATUS}' AND ${alias}.partial_payment IS NOT NULL)`;
+  return `${alias}.status IN (${sqlStatusList(LINK_STATUS_GROUPS[g])})`;
+}
+
+/** Filters of `GET /payment_links` after joi (spec 4.1). */
+export interface LinkFilters { status_group?: LinkStatusGroup; q?: string; client_id?: string; settlement_kind?: string }
+
+/** `summary` of `GET /payment_links?expand=summary`: counts per status group (buckets overlap) and `total`. */
+export interface LinkSummary { by_status_group: Record<LinkStatusGroup, number>; total: number }
+
+/** Applies the list filters of spec 4.1 (never cursor/limit) to `qb` (alias `l`). */
+function applyFilters(qb: SelectQueryBuilder<PaymentLink>, s: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
+  qb.where('l.account_id = :a AND l.livemode = :lm', { a: s.accountId, lm: s.livemode });
+  if (f.status_group) qb.andWhere(groupPredicate('l', f.status_group));
+  if (f.q) qb.andWhere('(l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q)', { q: likeContains(f.q) });
+  if (f.client_id) qb.andWhere('l.client_id = :cid', { cid: f.client_id });
+  // A crypto-only draft has a null settlement_kind and so matches neither value (spec 4.1).
+  if (f.settlement_kind) qb.andWhere('l.settlement_kind = :sk', { sk: f.settlement_kind });
+  return qb;
+}
+
+/**
+ * `GET /payment_links` (spec 4.1): the filtered query of the caller's links (alias `l`, for the
+ * route's pagination) and a `summary()` counting every matching row per status group.
+ */
+export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQueryBuilder<PaymentLink>; summary: () => Promise<LinkSummary> } {
+  const summary = async (): Promise<LinkSummary> => {
+    const qb = applyFilters(db().getRepository(PaymentLink).createQueryBuilder('l'), s, f).select('count(*)::int', 'total');
+    for (const g of LINK_STATUS_GROUP_NAMES) qb.addSelect(`(count(*) FILTER (WHERE ${groupPredicate('l', g)}))::int`, g);
+    const row = (await qb.getRawOne()) as Record<string, number>;
+    return {
+      by_status_group: { open: row.open, needs_attention: row.needs_attention, paid: row.paid, ended: row.ended },
+      total: row.total,
+    };
+  };
+  return { query: applyFilters(db().getRepository(PaymentLink).createQueryBuilder('l'), s, f), summary };
+}
+
+/**
+ * The receipt of the caller's link `id` (spec 4.1 `GET /payment_links/{id}/receipt`): the link
+ * and its latest paid payment (or null). 404 for another link; 409 conflict
+ * `payment_link_not_paid` unless the link is paid or settled.
+ */
+export async function getLinkReceipt(s: AccountScope, id: string): Promise<{ link: PaymentLink; paid: Payment | null }> {
+  const link = await getLink(s, id);
+  if (link.status !== 'paid' && link.status !== 'settled') {
+    throw conflict('payment_link_not_paid', `A receipt exists only for a paid or settled link; this one is ${link.status}.`);
+  }
+  const paid = await db().getRepository(Payment).createQueryBuilder('p')
+    .where('p.payment_link_id = :id AND p.account_id = :a', { id: link.id, a: s.accountId })
+    .andWhere(`p.status IN (${sqlStatusList(PAID_PAYMENT_STATUSES)})`)
+    .orderBy('p.paid_at', 'DESC', 'NULLS LAST').addOrderBy('p.created_at', 'DESC').getOne();
+  return { link, paid: paid ?? null };
+}
+
+// ---------------------------------------------------------------------------------------
+// Payer session (spec 4.1 payer routes; a test-mode link is 404 there)
+
+function sessionNotFound(): DomainError {
+  return new DomainError('not_found', 'not_found', 'No such payment session.');
+}
+
+/** The live-mode link of payer token `plk_...`; 404 `No such payment session.` otherwise. */
+export async function linkByPayerToken(token: string): Promise<PaymentLink> {
+  if (!/^plk_[A-Za-z0-9]+$/.test(token)) throw sessionNotFound();
+  const link = await db().getRepository(PaymentLink).findOneBy({ payer_token: token });
+  if (!link || !link.livemode) throw sessionNotFound();
+  return link;
+}
+
+/** The activated live-mode link of a short code (normalized, domain/ids.ts); 404 otherwise. */
+export async function linkByShortCode(code: string): Promise<PaymentLink & { payer_token: string }> {
+  const normalized = normalizeShortCode(code);
+  if (!normalized) throw sessionNotFound();
+  const link = await db().getRepository(PaymentLink).findOneBy({ short_code: normalized });
+  if (!link || !link.livemode || !link.payer_token) throw sessionNotFound();
+  return link as PaymentLink & { payer_token: string };
+}
+
+/** What the payer session projection (views/payer-session.ts) needs besides the link. */
+export interface PayerSessionInputs { link: PaymentLink; account: Account; current: Payment | null; executableRails: string[] }
+
+/** The merchant account, the link's newest payment and the executable rails, read together. */
+export async function payerSessionInputs(link: PaymentLink): Promise<PayerSessionInputs> {
+  const [account, current, rails] = await Promise.all([
+    db().getRepository(Account).findOneByOrFail({ id: link.account_id }),
+    db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne(),
+    executableRails(link.account_id),
+  ]);
+  return { link, account, current: current ?? null, executableRails: rails };
+}

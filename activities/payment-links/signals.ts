@@ -1,0 +1,77 @@
+/**
+ * Starting and signalling payment link workflows (workflows/payment-link.ts; workflow id = link
+ * id), and the recovery sweep that heals a lost start.
+ */
+import { LINK_WORKFLOW_LIVE_STATUSES } from '../../domain/payment-links';
+import { sqlStatusList } from '../../domain/payments';
+import type { PaymentLink } from '../../entities';
+import { db } from '../../lib/db';
+import { logger } from '../../lib/logger';
+import { signalWithStart, temporalClient } from '../../temporal/client';
+import { linkChangedSignal, paymentLinkWorkflow } from '../../workflows/payment-link';
+
+/**
+ * Signals the link workflow (`linkChangedSignal`), starting it when it is not running. Called
+ * after commit; retried 3 times, then logged: the committed state is never rolled back for a
+ * signalling failure.
+ */
+export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_id'>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await signalWithStart(paymentLinkWorkflow, {
+        workflowId: link.id, args: [{ linkId: link.id }],
+        accountId: link.account_id, signal: linkChangedSignal, signalArgs: [],
+      });
+      return;
+    } catch (e) {
+      if (attempt >= 3) {
+        logger.error({ err: e, payment_link_id: link.id }, 'could not signal the payment link workflow');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+}
+
+/**
+ * Signals (starting if needed) the workflow of link `linkId` once, reading its account; nothing
+ * for an unknown link. Errors propagate (the payment workflow's activity retries).
+ */
+export async function signalLinkChangedById(linkId: string): Promise<void> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
+  if (!rows[0]) return;
+  await signalWithStart(paymentLinkWorkflow, { workflowId: linkId, args: [{ linkId }], accountId: rows[0].account_id, signal: linkChangedSignal, signalArgs: [] });
+}
+
+/** Signals a running link workflow only (never starts one); a missing workflow is ignored, other failures logged. */
+export async function signalLinkIfRunning(linkId: string): Promise<void> {
+  try {
+    const c = await temporalClient();
+    await c.workflow.getHandle(linkId).signal(linkChangedSignal);
+  } catch (e) {
+    const name = (e as { name?: string })?.name;
+    if (name !== 'WorkflowNotFoundError') logger.warn({ err: e, payment_link_id: linkId }, 'could not signal the payment link workflow');
+  }
+}
+
+/**
+ * Recovery sweep: signalWithStart the workflow of every link that still needs timers (status
+ * active, viewed or processing), `batch` rows at a time, oldest first. Heals a workflow start lost
+ * between a commit and its signal (e.g. a crash or a Temporal outage at activation). Idempotent;
+ * meant for worker start-up or an operator command; `accountId` narrows it to one account.
+ * Returns how many links were signalled.
+ */
+export async function ensureLinkWorkflows(opts: { accountId?: string; batch?: number } = {}): Promise<number> {
+  const batch = opts.batch ?? 500;
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM payment_links WHERE status IN (${sqlStatusList(LINK_WORKFLOW_LIVE_STATUSES)}) AND id > $1
+         AND ($3::text IS NULL OR account_id = $3) ORDER BY id LIMIT $2`, [after, batch, opts.accountId ?? null]);
+    for (const r of rows) await signalLinkChanged(r);
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The payment workflow's activities (workflows/payment.ts; spec 2.4, part 3 "Payment", part 6):
+ * each is one DB transaction with its outbox events, or one provider call. Every status written
+ * goes through domain/payments.ts `paymentTransitions`. Amounts are bigint minor units of the
+ * settlement stablecoin (USDC, 6 decimals). The worker registers `paymentWorkflowActivities`.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { paymentTransitions } from '../../domain/payments';
+import { applyDeposit, expire } from '../../domain/verdicts';
+import { Deposit, Payment } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { logger } from '../../lib/logger';
+import { chainAdapter } from '../../providers/chain';
+import { signalLinkChangedById } from '../payment-links/signals';
+import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
+import { moveLinkAfterPayment } from './links';
+
+export type { PaymentState } from './ledger';
+
+/** Reads the payment's watch state. Non-retryable failure `NotFound` when the payment does not exist. */
+export async function loadPaymentState(paymentId: string): Promise<PaymentState> {
+  const p = await db().getRepository(Payment).findOneBy({ id: paymentId });
+  if (!p) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
+  return stateOf(p);
+}
+
+/**
+ * Applies one recorded deposit to its payment (domain applyDeposit) in one transaction: payment
+ * row, deposit effect, link move, outbox events. Idempotent: an already applied deposit changes nothing.
+ * Returns the new watch state and whether the link reached paid/settled.
+ */
+export async function applyDepositActivity(paymentId: string, depositId: string): Promise<PaymentState & { linkEnded: boolean; linkId: string | null }> {
+  let linkEnded = false;
+  const p = await transaction(async (m) => {
+    const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
+    if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
+    const dep = await m.findOne(Deposit, { where: { id: depositId, payment_id: paymentId }, lock: { mode: 'pessimistic_write' } });
+    if (!dep || dep.effect !== 'pending') return pay;
+    const out = applyDeposit(ledgerOf(pay), BigInt(dep.amount_minor));
+    dep.effect = out.effect;
+    dep.applied_at = new Date();
+    await m.save(dep);
+    if (out.effect === 'recorded_only') {
+      logger.info({ payment_id: pay.id, deposit_id: dep.id, status: pay.status }, 'deposit after close recorded for support');
+      return pay;
+    }
+    if (out.next.status !== pay.status) pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    pay.amount_received_minor = out.next.received.toString();
+    pay.underpaid_emitted = out.next.underpaidEmitted;
+    pay.overpaid_emitted = out.next.overpaidEmitted;
+    pay.surplus_minor = out.surplus > 0n ? out.surplus.toString() : null;
+    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
+    if (out.next.status === 'underpaid') pay.last_short_deposit_minor = dep.amount_minor;
+    if ((out.next.status === 'paid' || out.next.status === 'overpaid') && !pay.paid_at) pay.paid_at = new Date();
+    pay.onchain_tx_hash = dep.tx_hash;
+    await m.save(pay);
+    await emitPaymentEvents(m, pay, out.events, null);
+    linkEnded = await moveLinkAfterPayment(m, pay, null);
+    return pay;
+  });
+  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
+}
+
+/** Closes the deposit window (domain expire): awaiting -> expired with `payment.expired`; else unchanged. */
+export async function expirePaymentActivity(paymentId: string): Promise<PaymentState> {
+  const p = await transaction(async (m) => {
+    const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
+    if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
+    const out = expire(ledgerOf(pay));
+    if (!out.changed) return pay;
+    pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    await m.save(pay);
+    await emitPaymentEvents(m, pay, out.events, null);
+    await moveLinkAfterPayment(m, pay, null);
+    return pay;
+  });
+  return stateOf(p);
+}
+
+/**
+ * Provider call: sends the merchant's net amount (the exact invoice; the fee and any surplus stay
+ * with the service) from the deposit address to the settlement address. Idempotent by payment id,
+ * so a retried activity never pays twice. Returns the settlement tx hash.
+ */
+export async function sendSettlement(paymentId: string): Promise<string> {
+  const p = await db().getRepository(Payment).findOneBy({ id: paymentId });
+  if (!p) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
+  if (!p.settlement_address || !p.deposit_address || !p.stablecoin) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no settlement route`, 'NoSettlementRoute');
+  return chainAdapter().send(p.deposit_address, p.settlement_address, p.stablecoin, BigInt(p.invoice_minor), `settle:${p.id}`);
+}
+
+/** Records a completed settlement: payment settled, link settled, events. Idempotent. */
+export async function recordSettlement(paymentId: string, txHash: string): Promise<PaymentState & { linkEnded: boolean; linkId: string | null }> {
+  let linkEnded = false;
+  const p = await transaction(async (m) => {
+    const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
+    if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
+    if (pay.status !== 'paid' && pay.status !== 'overpaid') return pay;
+    pay.status = paymentTransitions.assert(pay.status, 'settled');
+    pay.settled_at = new Date();
+    pay.settlement_tx_hash = txHash;
+    await m.save(pay);
+    await emitPaymentEvents(m, pay, ['payment.settled'], null);
+    linkEnded = await moveLinkAfterPayment(m, pay, null);
+    return pay;
+  });
+  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
+}
+
+/** Signals the link's workflow to re-read its state (it ends once the link is paid or settled). */
+export async function notifyLinkWorkflow(linkId: string): Promise<void> {
+  await signalLinkChangedById(linkId);
+}
+
+/** The activities workflows/payment.ts calls (and only those): what the worker registers for it. */
+export const paymentWorkflowActivities = {
+  loadPaymentState, applyDepositActivity, expirePaymentActivity, sendSettlement, recordSettlement, notifyLinkWorkflow,
+};
+
+/** Type of `paymentWorkflowActivities`, proxied by workflows/payment.ts. */
+export type PaymentWorkflowActivities = typeof paymentWorkflowActivities;

@@ -1,0 +1,113 @@
+/**
+ * Payment commands the payer-session routes call (spec 4.1 payer routes, 2.4): start (or reuse) a
+ * payment attempt and the payer's `mark_sent` claim. Each is one transaction with its outbox rows;
+ * the payment workflow starts after commit.
+ */
+import { DomainError } from '../../domain/errors';
+import { totalDue } from '../../domain/fees';
+import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { computePayableRails } from '../../domain/rails';
+import { isLinkOpenForPayment } from '../../domain/verdicts';
+import { Payment, PaymentLink } from '../../entities';
+import { loadConfig } from '../../lib/config';
+import { transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import type { RequestRef } from '../../lib/outbox';
+import { executableRails } from '../../lib/rails-availability';
+import { chainAdapter } from '../../providers/chain';
+import { emitPaymentEvents } from './ledger';
+import { startPaymentWorkflow } from './signals';
+
+/** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
+const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
+
+/** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
+export interface PayerPaymentInput { rail: string; payer_email?: string; payer_type?: string }
+
+/**
+ * The payer starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
+ * `payment_link_not_payable` when the link takes no payment; 400 `rail_not_allowed` param `rail`
+ * (details `rails`: the payable ones) when the rail is not payable now; else
+ * `createOrReuseNativePayment` (only the native rail is executable in this build).
+ */
+export async function startPayerPayment(link: PaymentLink, input: PayerPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+  const payable = computePayableRails({
+    status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
+    settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
+  });
+  if (NOT_PAYABLE.includes(link.status)) {
+    throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
+  }
+  if (!payable.includes(input.rail)) {
+    throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
+  }
+  return createOrReuseNativePayment(link.id, { payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null }, request);
+}
+
+/**
+ * Creates the link's native-rail pay-in, or returns the live one (spec 4.1 payer routes: "a live
+ * attempt on the same rail returns existing instructions"). Total due = invoice + 1% payer fee
+ * floored at 6 decimals (domain totalDue). Emits `payment.created` and `payment.awaiting`; the
+ * payment workflow is started after commit. Throws 409 conflict `payment_link_not_payable` when
+ * the link takes no payment now.
+ */
+export async function createOrReuseNativePayment(linkId: string, input: { payerEmail: string | null; payerType: string | null }, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+  const cfg = loadConfig();
+  const chain = chainAdapter();
+  const result = await transaction(async (m) => {
+    const link = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
+    if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+    const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
+      .andWhere(`p.payment_rail = 'crypto_native'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    if (existing) return { payment: existing, created: false };
+    if (!isLinkOpenForPayment(link.status)) {
+      throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
+    }
+    const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
+    const ttl = cfg.paymentTtlSeconds * 1000;
+    const expiresAt = new Date(Math.min(Date.now() + ttl, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
+    const settlementAddress = link.settlement_kind === 'crypto_only'
+      ? ((await m.query(`SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
+      : null;
+    const id = newId('pay_');
+    const pay = m.create(Payment, {
+      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
+      status: 'awaiting', payment_rail: 'crypto_native', source_chain: chain.chain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
+      deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
+      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
+      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
+      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
+      payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
+      expires_at: expiresAt, paid_at: null, settled_at: null,
+    });
+    await m.save(pay);
+    link.latest_attempt_status = 'awaiting';
+    await m.save(link);
+    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
+    return { payment: pay, created: true };
+  });
+  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id);
+  return result;
+}
+
+/**
+ * The payer's non-authoritative claim that they sent funds (spec part 3): `payment.marked_sent`
+ * once, status unchanged. With `paymentId`: that payment of the link (404 param `payment_id`);
+ * without: the newest live one (409 conflict `no_payment_in_progress` when none).
+ */
+export async function markSent(linkId: string, paymentId: string | null, request: RequestRef): Promise<Payment> {
+  return transaction(async (m) => {
+    const qb = m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.payment_link_id = :id', { id: linkId });
+    if (paymentId) qb.andWhere('p.id = :pid', { pid: paymentId });
+    else qb.andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).orderBy('p.created_at', 'DESC');
+    const pay = await qb.getOne();
+    if (!pay) throw paymentId ? new DomainError('not_found', 'not_found', `No such payment: ${paymentId}.`, { param: 'payment_id' })
+      : new DomainError('conflict', 'no_payment_in_progress', 'There is no payment in progress to mark as sent.');
+    if (!pay.marked_sent_at) {
+      pay.marked_sent_at = new Date();
+      await m.save(pay);
+      await emitPaymentEvents(m, pay, ['payment.marked_sent'], request);
+    }
+    return pay;
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Shared helpers of the payment area (spec 2.4, part 6): the payment row as a domain ledger, its
+ * outbox events, and the watch state the payment workflow plans with. Amounts are bigint minor
+ * units of the settlement stablecoin (USDC, 6 decimals).
+ */
+import type { EntityManager } from 'typeorm';
+import type { PaymentLedger, PaymentStatus } from '../../domain/verdicts';
+import type { Payment } from '../../entities';
+import { db } from '../../lib/db';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { chainAdapter } from '../../providers/chain';
+import { paymentView } from '../../views/payment';
+
+/** Statuses in which the payment's watcher has nothing left to wait for. */
+const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];
+
+/** The domain ledger of a stored payment (domain/verdicts.ts `PaymentLedger`). */
+export function ledgerOf(p: Payment): PaymentLedger {
+  return {
+    status: p.status,
+    expected: BigInt(p.amount_expected_minor),
+    received: BigInt(p.amount_received_minor),
+    underpaidEmitted: p.underpaid_emitted,
+    overpaidEmitted: p.overpaid_emitted,
+  };
+}
+
+/** The payment's wire form as events carry it (views/payment.ts with the chain adapter's identity). */
+export function paymentEventObject(p: Payment): Record<string, unknown> {
+  return paymentView(p, chainAdapter());
+}
+
+/** Emits one `payment.*` event per type (in order) inside `m`; `data.object` is the payment's wire view. */
+export async function emitPaymentEvents(m: EntityManager, p: Payment, types: string[], request: RequestRef | null): Promise<void> {
+  for (const type of types) {
+    await emitEvent(m, {
+      accountId: p.account_id, livemode: p.livemode, type, objectType: 'payment', objectId: p.id,
+      object: paymentEventObject(p), relatedIds: p.payment_link_id ? [p.payment_link_id] : [], request,
+    });
+  }
+}
+
+/** What the payment workflow plans with. */
+export interface PaymentState {
+  status: PaymentStatus;
+  /** ISO time the deposit window closes. */
+  expiresAt: string;
+  /** Deposits recorded but not yet applied (oldest first): the workflow applies them. */
+  pendingDepositIds: string[];
+  /** True when the payment needs settling (paid/overpaid and not yet settled). */
+  needsSettlement: boolean;
+  /** True when nothing remains to watch (settled, unmatched, expired, abandoned). */
+  done: boolean;
+}
+
+/** The watch state of `p` (reads its pending deposits). */
+export async function stateOf(p: Payment): Promise<PaymentState> {
+  const pending: Array<{ id: string }> = await db().query(
+    `SELECT id FROM deposits WHERE payment_id = $1 AND effect = 'pending' ORDER BY observed_at, id`, [p.id]);
+  const status = p.status;
+  const needsSettlement = (status === 'paid' || status === 'overpaid') && p.settlement === 'wallet';
+  return {
+    status, expiresAt: p.expires_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
+    done: WATCH_DONE.includes(status) || ((status === 'paid' || status === 'overpaid') && !needsSettlement),
+  };
+}

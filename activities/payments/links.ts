@@ -1,0 +1,72 @@
+/**
+ * How a payment and its link move each other (spec 2.3 `partial_payment`, part 3, part 6), inside
+ * the caller's transaction: a payment's new status moves its link (`moveLinkAfterPayment`); a link
+ * that ends closes its live payments (`closeLivePaymentsForLink`). Every status written goes
+ * through its transition table (domain/payment-links.ts, domain/payments.ts).
+ */
+import type { EntityManager } from 'typeorm';
+import { paymentLinkTransitions } from '../../domain/payment-links';
+import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
+import { closeOnLinkEnd, linkStatusAfterPayment } from '../../domain/verdicts';
+import { Payment, PaymentLink } from '../../entities';
+import { emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import { emitLinkEvents } from '../payment-links/outbox';
+import { ledgerOf, paymentEventObject } from './ledger';
+
+/**
+ * Moves the link of `p` after the payment reached `p.status` (domain linkStatusAfterPayment),
+ * inside `m`. `p.last_short_deposit_minor` is the most recent short deposit (spec 2.3
+ * `partial_payment.received`). Returns true when the link reached a status that ends its
+ * workflow's timers (paid/settled).
+ */
+export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request: RequestRef | null): Promise<boolean> {
+  if (!p.payment_link_id) return false;
+  const link = await m.findOne(PaymentLink, { where: { id: p.payment_link_id }, lock: { mode: 'pessimistic_write' } });
+  if (!link) return false;
+  const t = linkStatusAfterPayment(link.status, p.status, link.partial_payment !== null);
+  link.latest_attempt_status = p.status;
+  const changed = t.status !== link.status;
+  if (changed) link.status = paymentLinkTransitions.assert(link.status, t.status);
+  if (t.partialPayment === 'set') {
+    link.partial_payment = {
+      payment_id: p.id,
+      received: p.last_short_deposit_minor ? { amount: p.last_short_deposit_minor, currency: p.currency, decimals: p.decimals } : null,
+    };
+  } else if (t.partialPayment === 'clear') link.partial_payment = null;
+  if (t.status === 'paid' && !link.paid_at) link.paid_at = p.paid_at ?? new Date();
+  if (t.status === 'settled') {
+    if (!link.paid_at) link.paid_at = p.paid_at ?? new Date();
+    link.settled_at = p.settled_at ?? new Date();
+  }
+  await m.save(link);
+  await emitLinkEvents(m, link, t.events, request);
+  return changed && (t.status === 'paid' || t.status === 'settled');
+}
+
+/**
+ * Closes the link's live payments (awaiting, underpaid) when the link is cancelled or expires
+ * (domain closeOnLinkEnd): underpaid -> unmatched `partial_before_cancel` (money held,
+ * `payment.unmatched`), awaiting -> abandoned (cancel) or expired (expiry). Runs inside `m`; a
+ * failed emit never blocks the link end (spec 6). Returns the payment ids whose workflows the
+ * caller signals after commit (payments/signals.ts `signalLinkEndedToPayments`).
+ */
+export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLink, reason: 'cancelled' | 'expired', request: RequestRef | null): Promise<{ paymentIds: string[] }> {
+  const live = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write')
+    .where('p.payment_link_id = :id', { id: link.id }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getMany();
+  const ids: string[] = [];
+  for (const pay of live) {
+    const out = closeOnLinkEnd(ledgerOf(pay), reason === 'cancelled' ? 'cancel' : 'expiry');
+    if (!out.changed) continue;
+    pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
+    await m.save(pay);
+    for (const type of out.events) {
+      await emitEventNonBlocking(m, {
+        accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
+        object: paymentEventObject(pay), relatedIds: pay.payment_link_id ? [pay.payment_link_id] : [], request,
+      });
+    }
+    ids.push(pay.id);
+  }
+  return { paymentIds: ids };
+}

@@ -1,0 +1,45 @@
+/**
+ * The chain watcher (runs where the chain adapter reports transfers): every transfer to a deposit
+ * address becomes a `deposits` row (idempotent by chain + tx hash) and a signal to its payment's
+ * workflow (spec 2.4, part 3).
+ */
+import { db } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
+import { recordPayoutTransfer } from '../payouts/signals';
+import { signalPaymentDeposit } from './signals';
+
+/**
+ * Records a transfer seen on chain. A transfer to a payout funding address is handed to the payout
+ * (activities/payouts recordPayoutTransfer). A transfer to a payment's deposit address becomes a pending
+ * deposit of that payment and signals its workflow (started if not running: a late deposit to a
+ * closed payment still gets a verdict). Transfers to unknown addresses are recorded with no payment.
+ * Idempotent by (chain, tx_hash). Returns the deposit id.
+ */
+export async function recordObservedTransfer(t: ObservedTransfer): Promise<string> {
+  const payments: Array<{ id: string; account_id: string; stablecoin: string | null }> = await db().query(
+    'SELECT id, account_id, stablecoin FROM payments WHERE deposit_chain = $1 AND lower(deposit_address) = lower($2)', [t.chain, t.to_address]);
+  const p = payments[0] ?? null;
+  if (!p) {
+    // A payout funding address (bridge deposit address on a source chain) goes to the payout workflow.
+    const payoutDepositId = await recordPayoutTransfer(t);
+    if (payoutDepositId) return payoutDepositId;
+  }
+  const id = newId('dep_');
+  const inserted: Array<{ id: string }> = await db().query(
+    `INSERT INTO deposits(id, payment_id, chain, asset, to_address, from_address, tx_hash, amount_minor, decimals, effect)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
+    [id, p?.id ?? null, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString(), t.decimals,
+      p && p.stablecoin === t.asset ? 'pending' : 'recorded_only']);
+  const depositId = inserted[0]?.id ?? (await db().query('SELECT id FROM deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
+  if (p) await signalPaymentDeposit(p.id, p.account_id, depositId);
+  return depositId;
+}
+
+let watcherWired = false;
+/** Connects the chain adapter's transfer reports to `recordObservedTransfer` (once per process). */
+export function wireChainWatcher(): void {
+  if (watcherWired) return;
+  watcherWired = true;
+  chainAdapter().onTransfer(async (t) => { await recordObservedTransfer(t); });
+}

@@ -1,0 +1,46 @@
+/**
+ * Payment (pay-in) status rules (spec 2.4, part 3 "Payment"): the transition table every writer of
+ * a payment status goes through. The moves themselves are decided by the deposit ledger
+ * (domain/verdicts.ts `applyDeposit`, `expire`, `closeOnLinkEnd`) and by settlement.
+ *
+ * Pure: no I/O. Safe to import from workflows.
+ */
+import { transitionTable } from './transitions';
+import type { PaymentStatus } from './verdicts';
+
+export type { PaymentStatus } from './verdicts';
+
+/**
+ * The payment's transition table (spec part 3): awaiting -> underpaid / paid / overpaid (deposits),
+ * expired (its deposit window closes or the link expires), abandoned (the link is cancelled);
+ * underpaid -> paid / overpaid (top-up), unmatched (`partial_before_cancel`: the link ended);
+ * paid / overpaid -> settled (wallet settlement sent); expired / abandoned -> unmatched
+ * (`deposit_after_close`). `settled` and `unmatched` are terminal (later deposits are recorded
+ * only). `marked_sent` changes no status. An illegal move is `409 conflict` code `payment_state_changed`.
+ */
+export const paymentTransitions = transitionTable<PaymentStatus>('payment', {
+  awaiting: ['underpaid', 'paid', 'overpaid', 'expired', 'abandoned'],
+  underpaid: ['paid', 'overpaid', 'unmatched'],
+  paid: ['settled'],
+  overpaid: ['settled'],
+  settled: [],
+  unmatched: [],
+  expired: ['unmatched'],
+  abandoned: ['unmatched'],
+});
+
+/**
+ * Live payments: those a deposit can still move towards paid (the table allows `underpaid`, `paid`
+ * or `overpaid` from them), i.e. awaiting and underpaid. A payer's new attempt reuses one; a link
+ * end closes them (`closeOnLinkEnd`).
+ */
+export const LIVE_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(
+  paymentTransitions.statuses.filter((s) => ['underpaid', 'paid', 'overpaid'].some((t) => paymentTransitions.can(s, t as PaymentStatus))));
+
+/** Statuses of a payment that has been paid (receipts read these): paid, overpaid, settled. */
+export const PAID_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(['paid', 'overpaid', 'settled'] as const);
+
+/** SQL list literal of `statuses` (`'a','b'`) for a WHERE built from a domain list (never from input). */
+export function sqlStatusList(statuses: readonly string[]): string {
+  return statuses.map((s) => `'${s.replace(/'/g, "''")}'`).join(',');
+}
