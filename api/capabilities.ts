@@ -13,7 +13,7 @@ import { chainAdapter } from '../providers/chain';
 import { loadConfig } from '../lib/config';
 import type { Caller } from './context';
 import { executableRails } from '../lib/rails-availability';
-import { corridorView } from '../views/payout';
+import { corridorView } from '../views/capabilities';
 
 /** Builds the capabilities document of one product for `caller`. */
 export type CapabilityBuilder = (caller: Caller) => Promise<Record<string, unknown>>;

@@ -23,9 +23,10 @@ import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
 import { beneficiaryBody, capabilitiesQuery, createPayoutBody, fundRequestBody, listPayoutsQuery, replacePayoutBody } from '../schemas/payouts';
 import {
-  attemptResponse, attemptView, capabilitiesResponse, eventResponseList, fundingInstructionsResponse, fundingInstructionsView, markSentResponse, payoutListResponse,
+  attemptResponse, attemptView, eventResponseList, fundingInstructionsResponse, fundingInstructionsView, markSentResponse, payoutListResponse,
   payoutResponse, payoutView, receiptResponse, receiptView, walletFundingQuoteResponse, walletFundingQuoteView,
 } from '../../views/payout';
+import { capabilitiesResponse } from '../../views/capabilities';
 
 const READ = 'payouts.read';
 const WRITE = 'payouts.write';

@@ -12,8 +12,9 @@ import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
 import { PayoutBeneficiaryMasked1763800700000 } from '../../entities/migrations/1763800700000-PayoutBeneficiaryMasked';
 import {
-  attemptResponse, capabilitiesResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
+  attemptResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
 } from '../../views/payout';
+import { capabilitiesResponse } from '../../views/capabilities';
 
 type Api = ReturnType<typeof client>;
 let key: Api;
