@@ -80,7 +80,8 @@ test('a provider update wakes the rail wait at once; waiting_for names the rail 
 
 test('the funding window closes without a deposit: expirePayout, then the final status', async () => {
   const m = model({ status: 'awaiting_funds', expiresAtMs: null });
-  m.acts.loadPayoutState = (async (orig) => { if (m.p.expiresAtMs === null) m.p.expiresAtMs = activityNowMs() + 2 * HOUR; return orig(); }).bind(null, m.acts.loadPayoutState as () => Promise<unknown>);
+  const load = m.acts.loadPayoutState;
+  m.acts.loadPayoutState = async (...a) => { if (m.p.expiresAtMs === null) m.p.expiresAtMs = activityNowMs() + 2 * HOUR; return load(...a); };
   await withWorker(env, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('expired');

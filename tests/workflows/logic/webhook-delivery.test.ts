@@ -43,7 +43,8 @@ const start = (taskQueue: string, deliveryId = uid('whd_')) =>
 test('every attempt fails: the whole schedule, then failed', async () => {
   const s = scripted([], 'retrying');
   // The last attempt is told there is no next one; the stub then answers `failed`.
-  s.acts.attemptDelivery = (async (orig, id, n, o) => (o.nextRetryInMs === null ? result('failed') : orig(id, n, o))).bind(null, s.acts.attemptDelivery) as Stubs[string];
+  const attempt = s.acts.attemptDelivery;
+  s.acts.attemptDelivery = async (id, n, o) => (o.nextRetryInMs === null ? result('failed') : attempt(id, n, o));
   await withWorker(env, s.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('failed');
