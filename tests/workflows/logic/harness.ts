@@ -20,11 +20,17 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | null = null;
 export async function startLogicEnv(): Promise<TestWorkflowEnvironment> {
   try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
-  const [env] = await Promise.all([
-    ensureTestServer().then((path) => TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } })),
-    bundle,
-  ]);
-  return env;
+  const path = await ensureTestServer();
+  // The SDK gives the JVM 5 s to listen; on a busy machine a first start can miss that: try again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+      await bundle;
+      return env;
+    } catch (e) {
+      if (attempt >= 3 || !/Failed to start ephemeral server/.test(String((e as Error)?.message))) throw e;
+    }
+  }
 }
 
 /** A fresh id with `prefix` (workflow ids and task queues). */
