@@ -19,7 +19,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { startDevServer } from '../temporal/bootstrap';
+import { startDevServer } from '../temporal/dev/bootstrap';
 
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);

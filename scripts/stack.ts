@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, startEmbeddedPostgres } from '../lib/embedded-pg';
 import { makeDataSource } from '../lib/db';
-import { startDevServer } from '../temporal/bootstrap';
+import { startDevServer } from '../temporal/dev/bootstrap';
 import { generateLocalTls, type LocalTls } from './local-tls';
 
 export interface Stack {

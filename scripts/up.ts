@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../lib/embedded-pg';
 import { makeDataSource, runMigrations } from '../lib/db';
-import { startDevServer } from '../temporal/bootstrap';
+import { startDevServer } from '../temporal/dev/bootstrap';
 import { CREDENTIALS_FILE, DATA_DIR, RUNTIME_FILE, type Runtime } from './runtime';
 
 const say = (m: string) => process.stdout.write(`[up] ${m}\n`);

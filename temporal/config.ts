@@ -1,11 +1,11 @@
 /**
- * Temporal configuration shared by the worker, the API, the bootstrap helpers and the tests.
+ * Temporal configuration shared by the worker, the API, the dev tooling (temporal/dev/) and the tests.
  *
  * - TASK_QUEUE / SEARCH_ATTRIBUTE_ACCOUNT: names every component must agree on.
  * - TEMPORAL_CLI_*: the Temporal CLI (dev server) is built from its Go module at a pinned tag,
  *   because the SDK's own server download needs internet access we do not have.
  * - TEST_SERVER_*: the Java time-skipping test server, resolved from Maven Central with
- *   temporal/pom.xml (keep TEST_SERVER_VERSION in sync with the version pinned there).
+ *   temporal/dev/pom.xml (keep TEST_SERVER_VERSION in sync with the version pinned there).
  * - CACHE_DIR: where built binaries and resolved jars live, outside the checkout so CI and later
  *   runs reuse them. Override with PAYMENTS_CACHE_DIR.
  */
@@ -30,7 +30,7 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 /** Go package path of the CLI's main package. */
 export const TEMPORAL_CLI_GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
 
-/** Maven coordinates of the Java test server (version pinned in temporal/pom.xml). */
+/** Maven coordinates of the Java test server (version pinned in temporal/dev/pom.xml). */
 export const TEST_SERVER_ARTIFACT = 'io.temporal:temporal-test-server';
 export const TEST_SERVER_VERSION = '1.38.0';
 export const TEST_SERVER_MAIN_CLASS = 'io.temporal.testserver.TestServer';

@@ -7,23 +7,25 @@
  * through activities; on a signal it reloads the link and recomputes the next wake-up. It ends
  * when the link is paid, settled, cancelled, expired or refunded (or is no longer activated).
  * Deterministic: workflow APIs only; the clock is the workflow clock, passed to activities.
- * Operators see what it waits for through the `waiting_for` query.
+ * Operators see what it waits for through the `waiting_for` query. A non-retryable activity failure
+ * parks the link for an operator (workflows/convention.ts); the `retry` signal (or a change) runs
+ * the step again.
  */
-import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PaymentLinkWorkflowActivities } from '../activities/payment-links/activities';
 
 const acts = proxyActivities<PaymentLinkWorkflowActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: activityOptions({ retry: { maximumInterval: '5 minutes' } }).retry,
 });
 
 /** Signal: the link or its reminder schedule changed; reload and re-plan. No arguments. */
 export const linkChangedSignal = defineSignal('linkChanged');
+/** Operator: the cause of a parked step was fixed; run it again. No arguments. */
+export const linkRetrySignal = defineSignal('retry');
 /** Query: a human-readable description of what the workflow waits for. */
 export const linkWaitingForQuery = defineQuery<string>('waiting_for');
-
-/** History length after which the workflow continues as new (keeps long-lived links cheap to replay). */
-const CONTINUE_AS_NEW_AFTER_EVENTS = 2000;
 
 /**
  * Runs the timers of link `linkId` until the link ends. Returns the final link status
@@ -34,32 +36,33 @@ export async function paymentLinkWorkflow(args: { linkId: string }): Promise<str
   let changed = false;
   let waitingFor = 'loading the link';
   setHandler(linkChangedSignal, () => { changed = true; });
+  setHandler(linkRetrySignal, () => { changed = true; });
   setHandler(linkWaitingForQuery, () => waitingFor);
 
-  for (;;) {
+  /** One turn: reload, act on what is due, or wait. Returns the final status when the link ended. */
+  const turn = async (): Promise<string | null> => {
     changed = false;
     const st = await acts.loadPaymentLinkState({ linkId });
     if (st.ended) {
       waitingFor = 'nothing (completed)';
       return st.status ?? 'missing';
     }
-    const now = Date.now();
+    const now = workflowNowMs();
     if (st.expiresAt !== null && st.expiresAt <= now) {
       waitingFor = 'expiring the link';
       const r = await acts.expirePaymentLink({ linkId, at: now });
       if (r.paymentIds.length && r.accountId) {
         await acts.signalPaymentsLinkEnded({ paymentIds: r.paymentIds, accountId: r.accountId, reason: 'expired' });
       }
-      continue;
+      return null;
     }
     if (st.nextReminderAt !== null && st.nextReminderAt <= now) {
       waitingFor = `sending reminder ${st.reminderIndex + 1}`;
       await acts.sendPaymentLinkReminder({ linkId, index: st.reminderIndex, at: now });
-      continue;
+      return null;
     }
-    if (workflowInfo().historyLength > CONTINUE_AS_NEW_AFTER_EVENTS) {
-      await continueAsNew<typeof paymentLinkWorkflow>({ linkId });
-    }
+    // A safe point: the next run reloads the link from PostgreSQL.
+    await continueAsNewIfDue<typeof paymentLinkWorkflow>(true, { linkId });
     const wakes = [st.expiresAt, st.nextReminderAt].filter((t): t is number => t !== null);
     if (wakes.length === 0) {
       waitingFor = `a change to the link (status ${st.status}; no reminder or expiry pending)`;
@@ -67,9 +70,19 @@ export async function paymentLinkWorkflow(args: { linkId: string }): Promise<str
     } else {
       const wakeAt = Math.min(...wakes);
       waitingFor = wakeAt === st.expiresAt
-        ? `expiry at ${new Date(wakeAt).toISOString()}`
-        : `reminder ${st.reminderIndex + 1} at ${new Date(wakeAt).toISOString()}`;
-      await condition(() => changed, Math.max(1, wakeAt - now));
+        ? `expiry at ${isoAt(wakeAt)}`
+        : `reminder ${st.reminderIndex + 1} at ${isoAt(wakeAt)}`;
+      await condition(() => changed, msUntil(wakeAt));
+    }
+    return null;
+  };
+
+  for (;;) {
+    try {
+      const done = await turn();
+      if (done !== null) return done;
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => changed });
     }
   }
 }

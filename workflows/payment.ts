@@ -5,18 +5,27 @@
  * merchant's settlement address, follows the link ending (cancel / expiry), and ends when nothing
  * is left to watch. A later deposit re-starts it by signalWithStart, so a late deposit to a
  * closed payment still gets its verdict (unmatched `deposit_after_close`) or is recorded for support.
- * Operators see in the UI what it waits for through the `waiting_for` query.
+ * Operators see in the UI what it waits for through the `waiting_for` query. A non-retryable
+ * activity failure parks the payment for an operator (workflows/convention.ts); the `retry` signal
+ * (or any other signal) runs the step again. Continues as new (payment id only) at a wait when the
+ * history grows long: the state lives in PostgreSQL.
  */
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PaymentWorkflowActivities } from '../activities/payments/activities';
 
 const acts = proxyActivities<PaymentWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: activityOptions().retry,
 });
 
+/** A deposit was observed for this payment (id of the deposit row). */
 export const depositSignal = defineSignal<[{ depositId: string }]>('deposit');
+/** The payment's link ended (`cancelled` or `expired`): reload and close. */
 export const linkEndedSignal = defineSignal<[{ reason: string }]>('linkEnded');
+/** Operator: the cause of a parked step was fixed; run it again. */
+export const paymentRetrySignal = defineSignal('retry');
+/** Query: a human-readable description of what the workflow waits for. */
 export const waitingForQuery = defineQuery<string>('waiting_for');
 
 /** Watches payment `paymentId` until settled or closed; returns its final status. */
@@ -24,50 +33,72 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
   const { paymentId } = args;
   const queue: string[] = [];
   let linkEnded = false;
+  let woken = false;
   let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
-  setHandler(depositSignal, ({ depositId }) => enqueue(depositId));
-  setHandler(linkEndedSignal, () => { linkEnded = true; });
+  setHandler(depositSignal, ({ depositId }) => { enqueue(depositId); woken = true; });
+  setHandler(linkEndedSignal, () => { linkEnded = true; woken = true; });
+  setHandler(paymentRetrySignal, () => { woken = true; });
   setHandler(waitingForQuery, () => waitingFor);
 
-  let state = await acts.loadPaymentState(paymentId);
-  state.pendingDepositIds.forEach(enqueue);
-  for (;;) {
+  /** The payment as last read; null: (re)load it first (at start and after a parked step). */
+  let state: Awaited<ReturnType<typeof acts.loadPaymentState>> | null = null;
+  const load = async () => {
+    state = await acts.loadPaymentState(paymentId);
+    state.pendingDepositIds.forEach(enqueue);
+    return state;
+  };
+
+  /** One turn: applies what arrived, settles, or waits. Returns true when the payment is done. */
+  const turn = async (): Promise<boolean> => {
+    woken = false;
+    let st = state ?? await load();
     while (queue.length > 0) {
-      const depositId = queue.shift()!;
+      const depositId = queue[0];
       waitingFor = `applying deposit ${depositId}`;
       const r = await acts.applyDepositActivity(paymentId, depositId);
-      state = r;
+      queue.shift();
+      state = st = r;
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
     }
-    if (state.needsSettlement) {
+    if (st.needsSettlement) {
       waitingFor = 'settlement transfer to the merchant';
       const txHash = await acts.sendSettlement(paymentId);
       const r = await acts.recordSettlement(paymentId, txHash);
       state = r;
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-      continue;
+      return false;
     }
-    if (state.done) break;
+    if (st.done) return true;
     if (linkEnded) {
       linkEnded = false;
-      state = await acts.loadPaymentState(paymentId);
-      state.pendingDepositIds.forEach(enqueue);
-      continue;
+      await load();
+      return false;
     }
-    if (state.status === 'awaiting') {
-      waitingFor = `a deposit until ${state.expiresAt}`;
-      const msLeft = Math.max(1, Date.parse(state.expiresAt) - Date.now());
-      const woke = await condition(() => queue.length > 0 || linkEnded, msLeft);
+    // A safe point: nothing pending in this run that the next one would not read from PostgreSQL.
+    await continueAsNewIfDue<typeof paymentWorkflow>(queue.length === 0, { paymentId });
+    if (st.status === 'awaiting') {
+      waitingFor = `a deposit until ${st.expiresAt}`;
+      const woke = await condition(() => queue.length > 0 || linkEnded, msUntil(Date.parse(st.expiresAt)));
       if (!woke) state = await acts.expirePaymentActivity(paymentId);
     } else {
       // Underpaid: money is held and the payer may top up until the link ends.
-      waitingFor = `a top-up (status ${state.status}) or the link ending`;
+      waitingFor = `a top-up (status ${st.status}) or the link ending`;
       await condition(() => queue.length > 0 || linkEnded);
+    }
+    return false;
+  };
+
+  for (;;) {
+    try {
+      if (await turn()) break;
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
+      state = null;
     }
   }
   // Deposits that arrived while closing are recorded (applied as support records) before ending.
   while (queue.length > 0) await acts.applyDepositActivity(paymentId, queue.shift()!);
   waitingFor = 'nothing (completed)';
-  return state.status;
+  return state!.status;
 }

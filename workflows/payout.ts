@@ -11,21 +11,22 @@
  * Operators find it by payout id or AccountId and see what it waits for through `waiting_for`.
  *
  * Deterministic and replay-safe: every decision comes from activity results, signals and the
- * workflow clock (workflows/clock.ts); no I/O, randomness or wall-clock reads here. All state lives
+ * workflow clock (workflows/convention.ts); no I/O, randomness or wall-clock reads here. All state lives
  * in PostgreSQL, so the loop re-reads it each turn and may continue-as-new at any turn.
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo,
+  condition, defineQuery, defineSignal, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { PayoutWorkflowActivities } from '../activities/payouts/activities';
-import { isoAt, msUntil, workflowNowMs } from './clock';
+import { activityOptions, continueAsNewIfDue, isoAt, msUntil, NON_RETRYABLE_ERROR_TYPES, parkForOperator, workflowNowMs } from './convention';
 
 /**
- * Error types the payout activities raise with ApplicationFailure.nonRetryable: data an operator
- * must fix (the payout row is gone, no beneficiary for the rail, the service wallet disappeared).
- * Retrying cannot help, so the workflow parks the payout for an operator instead of failing.
+ * Error types the payout activities raise with ApplicationFailure.nonRetryable (data an operator
+ * must fix: the payout row is gone, no beneficiary for the rail, the service wallet disappeared):
+ * the shared list of workflows/convention.ts. Retrying cannot help, so the workflow parks the
+ * payout for an operator instead of failing.
  */
-export const PAYOUT_NON_RETRYABLE = Object.freeze(['NotFound', 'BeneficiaryMissing', 'WalletMissing']);
+export const PAYOUT_NON_RETRYABLE = NON_RETRYABLE_ERROR_TYPES;
 
 /**
  * Activities that only touch the database (one short transaction or a read). 30 s start-to-close
@@ -34,7 +35,7 @@ export const PAYOUT_NON_RETRYABLE = Object.freeze(['NotFound', 'BeneficiaryMissi
  */
 const db = proxyActivities<PayoutWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
+  retry: activityOptions().retry,
 });
 
 /**
@@ -48,7 +49,7 @@ const db = proxyActivities<PayoutWorkflowActivities>({
  */
 const provider = proxyActivities<PayoutWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [...PAYOUT_NON_RETRYABLE] },
+  retry: activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }).retry,
 });
 
 export const payoutFundSignal = defineSignal('fund');
@@ -62,13 +63,6 @@ export const payoutWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** How often provider state is re-read while waiting on the rail, in case a notification was lost. */
 const PROVIDER_POLL_MS = 60 * 60 * 1000;
-
-/** The non-retryable application failure behind an activity failure, or null. */
-function nonRetryableCause(e: unknown): ApplicationFailure | null {
-  if (!(e instanceof ActivityFailure)) return null;
-  const c = e.cause;
-  return c instanceof ApplicationFailure && (c.nonRetryable || (c.type !== undefined && c.type !== null && PAYOUT_NON_RETRYABLE.includes(c.type))) ? c : null;
-}
 
 /** Runs payout `payoutId` until it ends; returns its final status. */
 export async function payoutWorkflow(args: { payoutId: string }): Promise<string> {
@@ -162,19 +156,14 @@ export async function payoutWorkflow(args: { payoutId: string }): Promise<string
   for (;;) {
     // Long waits (hourly rail polls) grow the history; every fact lives in PostgreSQL, so a fresh
     // run continues exactly here. Pending signals were applied by the previous turn.
-    if (workflowInfo().continueAsNewSuggested && !wake && reconciliation === null) {
-      await continueAsNew<typeof payoutWorkflow>({ payoutId });
-    }
+    await continueAsNewIfDue<typeof payoutWorkflow>(!wake && reconciliation === null, { payoutId });
     try {
       const done = await turn();
       if (done !== null) return done;
     } catch (e) {
-      const cause = nonRetryableCause(e);
-      if (!cause) throw e;
       // Parked for an operator: visible in `waiting_for` and the history; any signal (`retry` after
       // the fix, or a new deposit / provider update) runs the loop again.
-      waitingFor = `an operator: ${cause.type ?? 'Error'}: ${cause.message} (fix the cause, then send the \`retry\` signal)`;
-      await condition(() => wake);
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
     }
   }
 }

@@ -10,12 +10,17 @@
  * switch is off an attempt is "held": nothing is sent, the attempt number is not used up, and
  * the workflow waits for a `deliver` signal (the dispatcher nudges held deliveries as soon as the
  * switch is on) or re-checks on its own after 30 s, doubling up to 5 min while the hold lasts, so
- * deliveries go out once the switch is on again. Long holds continue-as-new to keep history short.
+ * deliveries go out once the switch is on again. Long holds continue-as-new (workflows/convention.ts)
+ * to keep history short, carrying the delivery id and the next attempt number (the schedule is the
+ * workflow's own state). A non-retryable failure of the bookkeeping activity parks the delivery for
+ * an operator; the `retry` signal (or `deliver`) runs the attempt again. `waiting_for` says what
+ * the delivery waits for.
  *
  * Deterministic: only @temporalio/workflow APIs. The HTTP attempt runs as a local activity with
  * retries off (the workflow owns the schedule); the database-only bookkeeping activity may retry.
  */
-import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { activityOptions, continueAsNewIfDue, isoAt, parkForOperator, workflowNowMs } from './convention';
+import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type * as webhookActivities from '../activities/webhooks/activities';
 
 /** Wait before attempt n+1 after attempt n failed, ms: index 0 is the wait after attempt 1. */
@@ -42,9 +47,6 @@ export function holdRecheckAfter(n: number): number {
   return Math.min(WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS * 2 ** Math.max(0, Math.min(n - 1, 10)));
 }
 
-/** Held re-checks per run before continue-as-new. */
-const HOLD_LOOPS_PER_RUN = 200;
-
 /** Arguments of webhookDeliveryWorkflow; `attempt` and `waitMs` are set only by continue-as-new. */
 export interface WebhookDeliveryArgs {
   deliveryId: string;
@@ -67,11 +69,15 @@ const http = proxyLocalActivities<webhookActivities.WebhookDeliveryWorkflowActiv
 
 const bookkeeping = proxyActivities<webhookActivities.WebhookDeliveryWorkflowActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: activityOptions({ retry: { maximumAttempts: 20 } }).retry,
 });
 
 /** Start or replay the delivery now; no args. */
 export const deliverSignal = defineSignal('deliver');
+/** Operator: the cause of a parked step was fixed; run it again. No arguments. */
+export const webhookRetrySignal = defineSignal('retry');
+/** Query: a human-readable description of what the delivery waits for. */
+export const webhookWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** The retry wait after failed attempt `attempt` (1-based), or null when it was the last one. */
 export function retryDelayAfter(attempt: number): number | null {
@@ -85,40 +91,53 @@ export function retryDelayAfter(attempt: number): number | null {
  */
 export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promise<WebhookDeliveryOutcome> {
   let nudged = false;
+  let waitingFor = 'sending the first attempt';
   setHandler(deliverSignal, () => { nudged = true; });
+  setHandler(webhookRetrySignal, () => { nudged = true; });
+  setHandler(webhookWaitingForQuery, () => waitingFor);
 
   let attempt = args.attempt ?? 1;
   let waitMs = args.waitMs ?? 0;
-  let holds = 0;
   let consecutiveHolds = 0;
   for (;;) {
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) {
+      waitingFor = `attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS} at ${isoAt(workflowNowMs() + waitMs)}`;
+      await sleep(waitMs);
+    }
     waitMs = 0;
     const nextRetryInMs = retryDelayAfter(attempt);
     // A nudge that arrives while the attempt runs must not be lost: reset before, test after.
     nudged = false;
-    let outcome: webhookActivities.AttemptResult['outcome'];
+    waitingFor = `attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS} (sending)`;
+    let outcome: Awaited<ReturnType<typeof http.attemptDelivery>>['outcome'];
     try {
-      outcome = (await http.attemptDelivery(args.deliveryId, attempt, { nextRetryInMs })).outcome;
+      try {
+        outcome = (await http.attemptDelivery(args.deliveryId, attempt, { nextRetryInMs })).outcome;
+      } catch (e) {
+        const message = e instanceof ActivityFailure ? String(e.cause?.message ?? e.message) : String(e);
+        outcome = await bookkeeping.recordAttemptFailure(args.deliveryId, attempt, message.slice(0, 300), nextRetryInMs);
+      }
     } catch (e) {
-      const message = e instanceof ActivityFailure ? String(e.cause?.message ?? e.message) : String(e);
-      outcome = await bookkeeping.recordAttemptFailure(args.deliveryId, attempt, message.slice(0, 300), nextRetryInMs);
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => nudged });
+      continue;
     }
     switch (outcome) {
-      case 'held':
-        holds += 1;
+      case 'held': {
         consecutiveHolds += 1;
-        if (holds >= HOLD_LOOPS_PER_RUN) {
-          await continueAsNew<typeof webhookDeliveryWorkflow>({ deliveryId: args.deliveryId, attempt });
-        }
-        await condition(() => nudged, holdRecheckAfter(consecutiveHolds));
+        // A safe point: the held attempt was not used up; the next run starts with it.
+        await continueAsNewIfDue<typeof webhookDeliveryWorkflow>(!nudged, { deliveryId: args.deliveryId, attempt });
+        const recheckMs = holdRecheckAfter(consecutiveHolds);
+        waitingFor = `the webhooks delivery switch (attempt ${attempt} held; re-check at ${isoAt(workflowNowMs() + recheckMs)} or on a \`deliver\` signal)`;
+        await condition(() => nudged, recheckMs);
         continue;
+      }
       case 'retrying':
         consecutiveHolds = 0;
         waitMs = nextRetryInMs ?? 0;
         attempt += 1;
         continue;
       default:
+        waitingFor = 'nothing (completed)';
         return outcome;
     }
   }

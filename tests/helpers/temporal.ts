@@ -1,6 +1,6 @@
 /**
  * Time-skipping Temporal environment for workflow tests: the Java test server (resolved from Maven
- * Central by temporal/bootstrap.ts) with the AccountId search attribute registered, a worker on the
+ * Central by temporal/dev/resolve.ts) with the AccountId search attribute registered, a worker on the
  * product's task queue running the real workflows and activities (real PostgreSQL), and the
  * activities' Temporal client pointed at the test server.
  */
@@ -8,7 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { loadConfig } from '../../lib/config';
-import { ensureTestServer, registerSearchAttributes } from '../../temporal/bootstrap';
+import { ensureTestServer, registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb } from './api';
 

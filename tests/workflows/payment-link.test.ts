@@ -21,7 +21,7 @@ import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { ensureTestServer, registerSearchAttributes } from '../../temporal/bootstrap';
+import { ensureTestServer, registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
 

@@ -1,5 +1,5 @@
 /**
- * Checks the offline Temporal bootstrap (temporal/bootstrap.ts):
+ * Checks the offline Temporal bootstrap (temporal/dev/):
  * (a) the Java time-skipping test server, started by the SDK through our wrapper script, skips a
  *     3-day timer;
  * (b) the CLI dev server starts in-memory on random ports with AccountId registered.
@@ -14,7 +14,7 @@ import {
   registerSearchAttributes,
   startDevServer,
   type DevServerHandle,
-} from '../../temporal/bootstrap';
+} from '../../temporal/dev/bootstrap';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from '../../temporal/config';
 import { sleepThreeDays } from './fixtures/sleepy-workflow';
 

@@ -1,5 +1,5 @@
 /**
- * `node dist/temporal/bootstrap-cli.js` (npm run temporal:bootstrap): makes sure the Temporal CLI
+ * `node dist/temporal/dev/cli.js` (npm run temporal:bootstrap): makes sure the Temporal CLI
  * (dev server) and the Java time-skipping test server are available — building / resolving them
  * into the cache if needed — and prints their paths. CI runs it to warm the cache.
  *
@@ -7,7 +7,7 @@
  * `TEMPORAL_TEST_SERVER_PATH=...` (usable as env assignments). Exit code 1 if either is unavailable.
  */
 import { ensureTemporalCli, ensureTestServer } from './bootstrap';
-import { cacheDir } from './config';
+import { cacheDir } from '../config';
 
 async function main(): Promise<number> {
   const log = (msg: string) => process.stderr.write(`${msg}\n`);

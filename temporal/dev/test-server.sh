@@ -1,6 +1,6 @@
 #!/bin/sh
 # Wrapper that runs the Temporal Java test server (io.temporal:temporal-test-server) from the jars
-# resolved by temporal/pom.xml. temporal/bootstrap.ts (ensureTestServer) copies this file next to
+# resolved by temporal/dev/pom.xml. temporal/dev/resolve.ts (ensureTestServer) copies this file next to
 # the jar directory in the cache (~/.cache/payments-platform/temporal-test-server-<version>/) and
 # hands that copy to TestWorkflowEnvironment.createTimeSkipping as an 'existing-path' executable.
 #
@@ -18,7 +18,7 @@ here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 lib=${TEMPORAL_TEST_SERVER_LIB:-$here/lib}
 
 if [ ! -d "$lib" ]; then
-  echo "temporal-test-server: jar directory '$lib' not found; run 'npm run temporal:bootstrap' (or ensureTestServer() from temporal/bootstrap.ts) first" >&2
+  echo "temporal-test-server: jar directory '$lib' not found; run 'npm run temporal:bootstrap' (or ensureTestServer() from temporal/dev/resolve.ts) first" >&2
   exit 1
 fi
 

@@ -1,0 +1,78 @@
+/**
+ * Fast tier A harness: the real workflows under the Java time-skipping test server, with in-memory
+ * stub activities (registered by the names the workflows call) and no database or product. One
+ * environment and one workflow bundle per test file; one worker per test on its own task queue.
+ * Runs without jest's global setup (jest.logic.config.js, `npm run test:logic`).
+ */
+import crypto from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { ensureTestServer } from '../../../temporal/dev/bootstrap';
+
+/** Stub activities by name. */
+export type Stubs = Record<string, (...args: any[]) => Promise<unknown>>;
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | null = null;
+
+/** Starts the time-skipping environment (call in beforeAll; teardown in afterAll). */
+export async function startLogicEnv(): Promise<TestWorkflowEnvironment> {
+  try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
+  const path = await ensureTestServer();
+  // The SDK gives the JVM 5 s to listen; on a busy machine a first start can miss that: try again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+      await bundle;
+      return env;
+    } catch (e) {
+      if (attempt >= 3 || !/Failed to start ephemeral server/.test(String((e as Error)?.message))) throw e;
+    }
+  }
+}
+
+/** A fresh id with `prefix` (workflow ids and task queues). */
+export const uid = (prefix: string) => `${prefix}${crypto.randomBytes(6).toString('hex')}`;
+
+/** Runs `fn(taskQueue)` while a worker with `activities` polls a fresh task queue. */
+export async function withWorker<T>(env: TestWorkflowEnvironment, activities: Stubs, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = uid('logic-');
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities });
+  return worker.runUntil(fn(taskQueue));
+}
+
+/** Polls the `waiting_for` query until it matches `re` (time does not skip meanwhile); returns the answer. */
+export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    try { last = await handle.query<string>('waiting_for'); } catch { /* not started yet */ }
+    if (re.test(last)) return last;
+    if (Date.now() > until) throw new Error(`waiting_for never matched ${re}; last answer: ${last}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Workflow time of the running activity (epoch ms; the skipped server clock). */
+export const activityNowMs = () => Context.current().info.currentAttemptScheduledTimestampMs;
+
+/** Run id of the workflow that called the running activity. */
+export const callerRunId = () => Context.current().info.workflowExecution.runId;
+
+/** Timer durations (ms) started in the first run of `handle`, in order. */
+export async function timersOf(handle: WorkflowHandle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const d = e.timerStartedEventAttributes?.startToFireTimeout as { seconds?: unknown; nanos?: number | null } | undefined;
+    return d ? [Number(String(d.seconds ?? 0)) * 1000 + Math.round((d.nanos ?? 0) / 1e6)] : [];
+  });
+}
+
+/** A promise with its resolver (to hold a stub activity until the test lets it go). */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => { open = r; });
+  return { promise, open };
+}

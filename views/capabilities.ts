@@ -1,0 +1,66 @@
+/**
+ * Capabilities projections (spec 4.6): one corridor row of `GET /capabilities?product=payouts` and
+ * `GET /payouts/eligibility`, and the response schemas of the corridor row and the capabilities document.
+ */
+import Joi from 'joi';
+import type { Corridor, CorridorVerdict } from '../domain/payouts';
+import { moneyOut } from './schema';
+
+const nMoney = moneyOut.allow(null);
+
+/** One corridor row of `GET /capabilities?product=payouts` and `GET /payouts/eligibility` (spec 4.6). */
+export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    corridor_id: c.id,
+    currency: c.currency,
+    fiat_rail: c.fiat_rail,
+    lifecycle: c.lifecycle,
+    public_claim_status: c.public_claim_status,
+    executable: v.executable,
+    source_chains: v.executable ? [...c.source_chains] : (c.lifecycle === 'blocked' ? [] : [...c.source_chains]),
+    max_amount: { amount: c.max_minor.toString(), currency: c.currency, decimals: c.decimals },
+    minimum: { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals },
+    eta_seconds: c.lifecycle === 'blocked' ? null : c.eta_seconds,
+    action: v.action,
+    display_label: c.display_label,
+    logo_url: c.logo_url,
+  };
+  if (!v.executable) row.blocked_reason = v.blocked_reason;
+  return row;
+}
+
+/** One corridor row (spec 4.6). */
+export const corridorResponse = Joi.object({
+  corridor_id: Joi.string().required(),
+  currency: Joi.string().allow(null),
+  fiat_rail: Joi.string().allow(null),
+  lifecycle: Joi.string().valid('public', 'preview', 'blocked').required(),
+  public_claim_status: Joi.string().valid('live', 'unverified', 'planned').required(),
+  executable: Joi.boolean().required(),
+  blocked_reason: Joi.string(),
+  source_chains: Joi.array().items(Joi.string()).required(),
+  max_amount: nMoney.required(),
+  minimum: nMoney,
+  eta_seconds: Joi.number().integer().allow(null),
+  action: Joi.string().required(),
+  display_label: Joi.string().required(),
+  logo_url: Joi.string().required(),
+});
+
+/** The capabilities document (spec 4.6) of `payment_links` or `payouts`, and `GET /payouts/eligibility`. */
+export const capabilitiesResponse = Joi.object({
+  object: Joi.string().valid('capabilities').required(),
+  product: Joi.string().required(),
+  livemode: Joi.boolean().required(),
+  corridors: Joi.array().items(corridorResponse).required(),
+  fee: Joi.object({
+    kind: Joi.string().required(), bps: Joi.number().integer().required(), applies_to: Joi.string().required(),
+    rails: Joi.array().items(Joi.string()).required(), rounding: Joi.string().required(), rounding_decimals: Joi.number().integer().required(),
+  }),
+  funding_sources: Joi.array().items(Joi.object({
+    funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
+    available: Joi.boolean().required(),
+    reason: Joi.string().allow(null).required(),
+    source_chains: Joi.array().items(Joi.string()).required(),
+  })),
+});
