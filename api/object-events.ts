@@ -5,7 +5,7 @@
  */
 import { objectEvents } from '../activities/events/queries';
 import type { Caller } from './context';
-import type { ListEnvelope } from './pagination';
+import type { ListEnvelope } from '../lib/pagination';
 import { eventView, type EventView } from '../views/event';
 
 /** One page of events of `objectId` visible to `caller` (same account and mode), as the list envelope. */

@@ -21,7 +21,7 @@ import { loadAccount } from '../../activities/accounts/queries';
 import { logger } from '../../lib/logger';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
-import { wantsExpand } from '../pagination';
+import { wantsExpand } from '../../lib/pagination';
 import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../../views/account-setup';
 
 const EXPANSIONS = {

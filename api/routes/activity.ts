@@ -18,7 +18,7 @@ import { activitySummary, listActivity } from '../../activities/activity/queries
 import { ACTIVITY_CATEGORIES, activityPeriod } from '../../domain/activity';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { wantsExpand } from '../pagination';
+import { wantsExpand } from '../../lib/pagination';
 import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
 import { activityResponse, activitySummaryResponse, activitySummaryView, activityView, byCategoryResponse } from '../../views/activity';

@@ -11,7 +11,7 @@ import { createEntry, deleteEntry, recheckEntry, setBeneficiary, updateEntry } f
 import { entryListQuery, getEntry } from '../../activities/address-book/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { beneficiaryBody, createEntryBody, listEntriesQuery, updateEntryBody } from '../schemas/address-book';
 import { addressBookEntryOut, addressBookEntryView, addressBookListOut, deletedAddressBookEntryView, deletedEntryOut } from '../../views/address-book';
 import { opContext } from './clients';

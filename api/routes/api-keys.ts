@@ -7,7 +7,7 @@ import { clearAuthCache } from '../middleware/auth';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { ALL_SCOPES, SCOPE_ALIASES } from '../../domain/scopes';
 import { apiKeyResponse, apiKeyView, apiKeyWithSecretResponse } from '../../views/account';
 import { listEnvelope } from '../../views/schema';

@@ -10,7 +10,7 @@ import { getClient, listClients } from '../../activities/catalog/queries';
 import type { OpContext } from '../../activities/op-context';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { createClientBody, listClientsQuery, updateClientBody } from '../schemas/payment-links';
 import { clientResponse, clientView } from '../../views/client';
 import { listEnvelope } from '../../views/schema';

@@ -10,7 +10,7 @@ import { accountCreditBalance, createOwnerCheckout } from '../../activities/cred
 import { listCreditEvents } from '../../activities/credits/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
 import { creditBalanceOut, creditBalanceView, creditCheckoutOut, creditCheckoutView, creditEventListOut, creditEventView } from '../../views/credits';
 

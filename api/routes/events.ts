@@ -20,7 +20,7 @@ import Joi from 'joi';
 import { getEvent, listEvents } from '../../activities/events/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import type { ListEnvelope } from '../pagination';
+import type { ListEnvelope } from '../../lib/pagination';
 import { listQuery } from '../schemas/common';
 import { eventResponse, eventView, type EventView } from '../../views/event';
 import { listEnvelope } from '../../views/schema';

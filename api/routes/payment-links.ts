@@ -16,7 +16,7 @@ import { linkViewContext } from '../../lib/rails-availability';
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';
 import { mount } from '../operation';
-import { paginate, wantsExpand } from '../pagination';
+import { paginate, wantsExpand } from '../../lib/pagination';
 import {
   activateLinkBody, createLinkBody, linkEventsQuery, listLinksQuery, reminderScheduleBody, updateLinkBody,
 } from '../schemas/payment-links';

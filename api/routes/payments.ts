@@ -9,7 +9,7 @@ import { PAYMENT_STATUS_FILTER_VALUES } from '../../domain/verdicts';
 import { getPayment, listLinkPayments, listPayments, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate, wantsExpand } from '../pagination';
+import { paginate, wantsExpand } from '../../lib/pagination';
 import { listQuery } from '../schemas/common';
 import { paymentResponse, paymentView } from '../../views/payment';
 import { eventResponse } from '../../views/event';

@@ -18,7 +18,7 @@ import { capabilitiesFor, payoutCapabilities } from '../capabilities';
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
 import { beneficiaryBody, capabilitiesQuery, createPayoutBody, fundRequestBody, listPayoutsQuery, replacePayoutBody } from '../schemas/payouts';

@@ -8,7 +8,7 @@ import { archiveProduct, createProduct, updateProduct } from '../../activities/c
 import { getProduct, listProducts } from '../../activities/catalog/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { createProductBody, listProductsQuery, updateProductBody } from '../schemas/payment-links';
 import { productResponse, productView } from '../../views/product';
 import { listEnvelope } from '../../views/schema';

@@ -19,7 +19,7 @@ import { apiKeyUsage, requestLogsQuery, requestLogSummary } from '../../activiti
 import { REQUEST_LOG_RETENTION_DAYS } from '../../domain/request-logs';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate, wantsExpand } from '../pagination';
+import { paginate, wantsExpand } from '../../lib/pagination';
 import { listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
 import { apiKeyUsageResponse, apiKeyUsageView, requestLogResponse, requestLogView, statusClassesResponse } from '../../views/request-log';

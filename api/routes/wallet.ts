@@ -10,7 +10,7 @@ import { getWallet, walletBalance, walletListQuery } from '../../activities/wall
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { balancesResponse, balancesView, walletResponse, walletView } from '../../views/wallet';
 import { listEnvelope } from '../../views/schema';
 

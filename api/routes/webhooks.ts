@@ -22,7 +22,7 @@ import {
 import { deliveriesQuery, endpointsQuery, getDeliveryWithAttempts, getEndpoint } from '../../activities/webhooks/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { paginate } from '../pagination';
+import { paginate } from '../../lib/pagination';
 import { createWebhookEndpointBody, listWebhookDeliveriesQuery, listWebhookEndpointsQuery, updateWebhookEndpointBody } from '../schemas/webhooks';
 import {
   webhookDeliveryListOut, webhookDeliveryOut, webhookDeliveryView, webhookDeliveryWithAttemptsOut, webhookEndpointDeletedOut, webhookEndpointListOut,
