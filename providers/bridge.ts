@@ -101,6 +101,13 @@ export class SandboxBridge implements BridgeAdapter {
     return tx;
   }
 
+  /** The newest 100 transfers, optionally only those of `clientReference` (the simulator's read; raw rows). */
+  async recorded(clientReference: string | null): Promise<Array<Record<string, unknown>>> {
+    return db().query(
+      `SELECT id, idempotency_key, client_reference, source_chain, deposit_address, state, created_at FROM sandbox_bridge_transfers
+        WHERE ($1::text IS NULL OR client_reference = $1) ORDER BY created_at DESC LIMIT 100`, [clientReference]);
+  }
+
   private async withReceived(r: Row): Promise<BridgeTransfer> {
     const rows: Array<{ s: string }> = await db().query(
       `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers

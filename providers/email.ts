@@ -27,6 +27,9 @@ export interface EmailProvider {
   send(msg: EmailMessage): Promise<{ id: string }>;
 }
 
+/** One email the sandbox recorded (what `GET /sim/emails` lists). */
+export interface RecordedEmail { id: string; to_address: string; template: string; subject: string; body: string; related_object_id: string | null; created_at: Date }
+
 /**
  * Sandbox provider: records each email as a row of `sandbox_emails` (the outbox a developer or a
  * test reads) instead of delivering it. Idempotent by `idempotency_key` (unique column).
@@ -43,12 +46,19 @@ export class SandboxEmailProvider implements EmailProvider {
     if (!existing[0]) throw new Error('email: idempotent send lost its row');
     return { id: existing[0].id };
   }
+
+  /** The newest 100 recorded emails, optionally only those about `relatedObjectId` (the simulator's read). */
+  async recorded(relatedObjectId: string | null): Promise<RecordedEmail[]> {
+    return db().query(
+      `SELECT id, to_address, template, subject, body, related_object_id, created_at FROM sandbox_emails
+        WHERE ($1::text IS NULL OR related_object_id = $1) ORDER BY created_at DESC LIMIT 100`, [relatedObjectId]);
+  }
 }
 
-let provider: EmailProvider | null = null;
+let provider: SandboxEmailProvider | null = null;
 
 /** The process's email provider (the sandbox on every environment this build supports). */
-export function emailProvider(): EmailProvider {
+export function emailProvider(): SandboxEmailProvider {
   if (!provider) provider = new SandboxEmailProvider();
   return provider;
 }

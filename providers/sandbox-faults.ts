@@ -22,6 +22,12 @@ export async function faultValue(accountId: string, name: FaultName): Promise<st
   return rows[0]?.value ?? null;
 }
 
+/** True when `accountId` names an account (faults are set per account). */
+export async function faultAccountExists(accountId: string): Promise<boolean> {
+  const rows: unknown[] = await db().query('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
+  return rows.length > 0;
+}
+
 /** Sets (value) or clears (null) fault `name` for account `accountId`. */
 export async function setFault(accountId: string, name: FaultName, value: string | null): Promise<void> {
   if (value === null) {

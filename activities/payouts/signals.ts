@@ -8,7 +8,7 @@ import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
 import { signalWithStart, startIfAbsent, temporalClient } from '../../temporal/client';
-import { payoutCancelledSignal, payoutDepositSignal, payoutProviderUpdateSignal, payoutWorkflow } from '../../workflows/payout';
+import { payoutCancelledSignal, payoutDepositSignal, payoutProviderUpdateSignal, payoutReconciliationSignal, payoutWorkflow } from '../../workflows/payout';
 
 /** Signals the payout workflow (starting it if needed) with `signal`, a definition from workflows/payout.ts. */
 export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
@@ -39,6 +39,17 @@ export async function notifyPayoutProviderUpdate(payoutId: string): Promise<bool
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
   if (!rows[0]) return false;
   await signalPayout(payoutId, rows[0].account_id, payoutProviderUpdateSignal);
+  return true;
+}
+
+/**
+ * The reconciliation signal for `payoutId` (`{ needsAttention }`, sets `needs_attention`); false
+ * when no such payout exists.
+ */
+export async function signalPayoutReconciliation(payoutId: string, needsAttention: boolean): Promise<boolean> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
+  if (!rows[0]) return false;
+  await signalPayout(payoutId, rows[0].account_id, payoutReconciliationSignal, { needsAttention });
   return true;
 }
 

@@ -22,14 +22,14 @@ import Router from '@koa/router';
 import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
-import { db } from '../../lib/db';
-import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts/signals';
+import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { FAULT_NAMES, setFault, type FaultName } from '../../providers/sandbox-faults';
+import { FAULT_NAMES, faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
+import { bridgeAdapter } from '../../providers/bridge';
+import { emailProvider } from '../../providers/email';
 import { signWalletSend } from '../../providers/wallet-sends';
-import { payoutReconciliationSignal } from '../../workflows/payout';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
@@ -77,9 +77,7 @@ export function simulatorRouter(): Router<AppState> {
 
   r.get('/emails', async (ctx) => {
     const related = typeof ctx.query.related_object_id === 'string' ? ctx.query.related_object_id : null;
-    const rows = await db().query(
-      `SELECT id, to_address, template, subject, body, related_object_id, created_at FROM sandbox_emails
-        WHERE ($1::text IS NULL OR related_object_id = $1) ORDER BY created_at DESC LIMIT 100`, [related]);
+    const rows = await emailProvider().recorded(related);
     ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
   });
 
@@ -106,23 +104,20 @@ export function simulatorRouter(): Router<AppState> {
 
   r.get('/providers/bridge/transfers', async (ctx) => {
     const ref = typeof ctx.query.client_reference === 'string' ? ctx.query.client_reference : null;
-    const rows = await db().query('SELECT id, idempotency_key, client_reference, source_chain, deposit_address, state, created_at FROM sandbox_bridge_transfers WHERE ($1::text IS NULL OR client_reference = $1) ORDER BY created_at DESC LIMIT 100', [ref]);
+    const rows = await bridgeAdapter().recorded(ref);
     ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
   });
 
   r.post('/providers/reconciliation', async (ctx) => {
     const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [b.payout_id]);
-    if (!rows[0]) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
-    await signalPayout(b.payout_id, rows[0].account_id, payoutReconciliationSignal, { needsAttention: b.needs_attention });
+    if (!(await signalPayoutReconciliation(b.payout_id, b.needs_attention))) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
     ctx.status = 202;
     ctx.body = { object: 'sim.reconciliation', payout_id: b.payout_id, needs_attention: b.needs_attention };
   });
 
   r.post('/providers/faults', async (ctx) => {
     const b = validate<{ account_id: string; name: FaultName; value: string | null }>(faultBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const acct: unknown[] = await db().query('SELECT 1 FROM accounts WHERE id = $1', [b.account_id]);
-    if (!acct.length) throw new DomainError('not_found', 'not_found', `No account ${b.account_id}.`, { param: 'account_id' });
+    if (!(await faultAccountExists(b.account_id))) throw new DomainError('not_found', 'not_found', `No account ${b.account_id}.`, { param: 'account_id' });
     await setFault(b.account_id, b.name, b.value);
     ctx.body = { object: 'sim.fault', account_id: b.account_id, name: b.name, value: b.value };
   });
