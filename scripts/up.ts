@@ -7,7 +7,7 @@
  *    simulator on. Prints the URLs and credentials and writes them to .data/.
  */
 import 'reflect-metadata';
-import { stopNotifyListener } from '../lib/notify';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -63,23 +63,24 @@ async function main(): Promise<void> {
   if (applied.length) say(`applied ${applied.join(', ')}`);
   await ds.destroy();
 
-  // Imported after the environment is final: configuration is read once.
-  const { createWorker } = await import('../worker');
-  const { startApi } = await import('../api/main');
-  const { provisionAccount } = await import('../activities/accounts/commands');
-  const { db } = await import('../lib/db');
-
-  const { worker, stopDispatcher } = await createWorker();
-  const running = worker.run();
-  const server = await startApi();
+  // The product (worker + API, api/serve.ts) runs as a child process on the same Node binary, as the
+  // test stack runs it (scripts/stack.ts): composition roots never import api/.
   const apiUrl = `http://${process.env.HOST}:${process.env.PORT}`;
+  const product = spawn(process.execPath, [path.resolve(__dirname, '../api/serve.js')], { env: process.env, stdio: 'inherit' });
+  const exited = new Promise<number>((resolve) => product.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  await waitForHealth(apiUrl, exited);
 
+  // Imported after the environment is final: configuration is read once.
+  const { provisionAccount } = await import('../activities/accounts/commands');
+  const { initDb, db, closeDb } = await import('../lib/db');
+  await initDb(process.env.DATABASE_URL, 2);
   let creds: { account_id: string } | null = fs.existsSync(CREDENTIALS_FILE) ? JSON.parse(fs.readFileSync(CREDENTIALS_FILE, 'utf8')) : null;
   if (creds && (await db().query('SELECT 1 FROM accounts WHERE id = $1', [creds.account_id])).length === 0) creds = null;
   if (!creds) {
     creds = await provisionAccount({ displayName: 'Dev Merchant' });
     fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
   }
+  await closeDb();
   const runtime: Runtime = {
     api_url: apiUrl, database_url: process.env.DATABASE_URL, temporal_address: process.env.TEMPORAL_ADDRESS,
     temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
@@ -99,19 +100,40 @@ async function main(): Promise<void> {
     '',
   ].join('\n'));
 
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
     say('stopping...');
-    server.close();
-    worker.shutdown();
-    await running.catch(() => undefined);
-    await stopDispatcher();
-    await stopNotifyListener();
+    product.kill('SIGTERM');
+    await exited;
     for (const s of stops.reverse()) await s().catch(() => undefined);
     process.exit(0);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  await running;
+  const code = await exited;
+  if (!stopping) {
+    say(`the product exited (${code}); stopping`);
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    process.exit(code || 1);
+  }
+}
+
+/** Polls `GET /healthz` until the product answers (60 s at most); throws when it exits first. */
+async function waitForHealth(apiUrl: string, exited: Promise<number>): Promise<void> {
+  let gone: number | null = null;
+  void exited.then((c) => { gone = c; });
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    if (gone !== null) throw new Error(`the product exited (${gone}) before it was ready`);
+    try {
+      const r = await fetch(`${apiUrl}/healthz`);
+      if (r.ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the product did not answer ${apiUrl}/healthz within 60 s`);
 }
 
 main().catch((e) => {

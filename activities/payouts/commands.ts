@@ -22,10 +22,9 @@ import type { RequestRef } from '../../lib/outbox';
 import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { closeUnsignedSends, WalletSendCloseError } from '../../providers/wallet-sends';
-import { payoutFundSignal } from '../../workflows/payout';
 import { currentAttempt, loadFundingInstructions, type FundingInstructions } from './queries';
 import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt, movePayout } from './records';
-import { signalPayout, signalPayoutCancelled } from './signals';
+import { signalPayoutCancelled, signalPayoutFund } from './signals';
 
 /** Identity frozen into `capability_snapshot` at creation or replacement (spec 2.6). */
 async function senderIdentity(m: EntityManager, accountId: string): Promise<{ customerType: string; display: string; legal: string | null }> {
@@ -349,7 +348,7 @@ async function waitForTransfer(attemptId: string): Promise<PayoutAttempt> {
  */
 export async function fundPayout(a: { accountId: string; livemode: boolean; id: string; body: FundRequest; gate: CorridorGate; request: RequestRef }): Promise<FundingInstructions> {
   const r = await requestFunding(a);
-  if (r.signal) await signalPayout(r.payout.id, r.payout.account_id, payoutFundSignal);
+  if (r.signal) await signalPayoutFund(r.payout.id, r.payout.account_id);
   await waitForTransfer(r.attemptId);
   return loadFundingInstructions(a.accountId, a.livemode, a.id);
 }

@@ -8,7 +8,7 @@ import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
 import { signalWithStart, startIfAbsent, temporalClient } from '../../temporal/client';
-import { payoutCancelledSignal, payoutDepositSignal, payoutProviderUpdateSignal, payoutReconciliationSignal, payoutWorkflow } from '../../workflows/payout';
+import { payoutCancelledSignal, payoutDepositSignal, payoutFundSignal, payoutProviderUpdateSignal, payoutReconciliationSignal, payoutWorkflow } from '../../workflows/payout';
 
 /** Signals the payout workflow (starting it if needed) with `signal`, a definition from workflows/payout.ts. */
 export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
@@ -40,6 +40,11 @@ export async function notifyPayoutProviderUpdate(payoutId: string): Promise<bool
   if (!rows[0]) return false;
   await signalPayout(payoutId, rows[0].account_id, payoutProviderUpdateSignal);
   return true;
+}
+
+/** A funding attempt was recorded (or a refund address set): the `fund` signal, starting the workflow if needed. */
+export async function signalPayoutFund(payoutId: string, accountId: string): Promise<void> {
+  await signalPayout(payoutId, accountId, payoutFundSignal);
 }
 
 /**

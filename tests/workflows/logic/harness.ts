@@ -59,7 +59,11 @@ export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs =
 export const activityNowMs = () => Context.current().info.currentAttemptScheduledTimestampMs;
 
 /** Run id of the workflow that called the running activity. */
-export const callerRunId = () => Context.current().info.workflowExecution.runId;
+export const callerRunId = (): string => {
+  const run = Context.current().info.workflowExecution?.runId;
+  if (!run) throw new Error('callerRunId: the running activity was not scheduled by a workflow');
+  return run;
+};
 
 /** Timer durations (ms) started in the first run of `handle`, in order. */
 export async function timersOf(handle: WorkflowHandle): Promise<number[]> {
