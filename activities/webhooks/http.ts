@@ -53,8 +53,9 @@ export async function postWebhook(url: URL, headers: Record<string, string>, bod
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   try {
+    // Redirects are never followed: undici follows them only through its redirect interceptor, not used here.
     const res = await request(url, {
-      method: 'POST', headers, body, dispatcher, maxRedirections: 0,
+      method: 'POST', headers, body, dispatcher,
       headersTimeout: WEBHOOK_TIMEOUT_MS, bodyTimeout: WEBHOOK_TIMEOUT_MS, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
     const excerpt = await readExcerpt(res.body);
