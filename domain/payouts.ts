@@ -349,20 +349,15 @@ export const PAYOUT_ATTEMPT_STATUSES = Object.freeze([
 ] as const);
 export type PayoutAttemptStatus = (typeof PAYOUT_ATTEMPT_STATUSES)[number];
 
-/** Transitions of a payout attempt (it follows its payout; `creating` ends when the transfer exists or the payout is cancelled). */
-const ATTEMPT_NEXT: TransitionMap<PayoutAttemptStatus> = {
+/**
+ * Transitions of a payout attempt: it follows its payout (the payout table without `draft`), and
+ * `creating` ends when the transfer exists or the payout is cancelled, expires or fails.
+ */
+const { draft: _draft, ...NEXT_AFTER_DRAFT } = NEXT;
+const ATTEMPT_NEXT = {
   creating: ['awaiting_funds', 'cancelled', 'expired', 'failed'],
-  awaiting_funds: ['funds_received', 'expired', 'cancelled', 'failed'],
-  funds_received: ['processing', 'failed', 'returned'],
-  processing: ['paid', 'failed', 'returned'],
-  paid: ['settled', 'paid_with_shortfall', 'returned'],
-  paid_with_shortfall: [],
-  settled: [],
-  failed: [],
-  returned: [],
-  expired: [],
-  cancelled: [],
-};
+  ...NEXT_AFTER_DRAFT,
+} as TransitionMap<PayoutAttemptStatus>;
 
 /** The payout attempt transition table; an illegal transition is `409 conflict` code `payout_attempt_state_changed`. */
 export const PAYOUT_ATTEMPT_TRANSITIONS: TransitionTable<PayoutAttemptStatus> = transitionTable('payout_attempt', ATTEMPT_NEXT);
