@@ -12,9 +12,13 @@ async function main(): Promise<void> {
   const { worker, stopDispatcher } = await createWorker();
   const running = worker.run();
   const server = await startApi();
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await stopApi(server);
-    worker.shutdown();
+    // The SDK's runtime already begins the shutdown on SIGINT/SIGTERM; shutting down twice throws.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
     await running.catch(() => undefined);
     await stopDispatcher();
     await stopNotifyListener();
