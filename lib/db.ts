@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { ENTITIES, MIGRATIONS } from '../entities';
+import { logger } from './logger';
 
 let dataSource: DataSource | null = null;
 let auxPool: Pool | null = null;
@@ -31,6 +32,9 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
   dataSource = makeDataSource(url, poolSize);
   await dataSource.initialize();
   auxPool = new Pool({ connectionString: url, max: 4 });
+  // An idle connection the server closes (restart, failover, shutdown) is dropped from the pool and
+  // replaced on next use; without a listener pg's 'error' event would end the process.
+  auxPool.on('error', (e) => logger.warn({ err: e }, 'idle auxiliary database connection lost'));
   return dataSource;
 }
 
