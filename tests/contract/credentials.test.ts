@@ -86,7 +86,7 @@ describe('a request authenticates as exactly one credential', () => {
 describe('failed authentication is limited per source address', () => {
   const limit = Number(testProductEnv().AUTH_FAILURE_LIMIT);
   // Another loopback address than the rest of the suite (127.0.0.1), so the block touches nobody else.
-  const agent = new Agent({ connect: { localAddress: `127.0.0.${2 + crypto.randomInt(250)}` }, connections: 32 });
+  const agent = new Agent({ localAddress: `127.0.0.${2 + crypto.randomInt(250)}`, connections: 32 });
   afterAll(async () => { await agent.close(); });
 
   async function fromFloodAddress(headers: Record<string, string>) {
