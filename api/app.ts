@@ -15,7 +15,8 @@ import { errorEnvelope } from './middleware/errors';
 import { requestLog } from './middleware/request-log';
 import { rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
-import { resolveVersion, LATEST_VERSION } from '../domain/versioning';
+import { LATEST_VERSION } from '../domain/versioning';
+import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
 import { payerRouter } from './routes/payer-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
@@ -43,10 +44,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   const payer = payerRouter();
   app.use(requestLog((ctx) => payer.match(ctx.path, ctx.method).route));
   app.use(errorEnvelope());
-  app.use(async (ctx, next) => {
-    ctx.state.version = resolveVersion(ctx.get('Service-Version') || undefined, null);
-    await next();
-  });
+  app.use(pinRequestedVersion());
   app.use(koaBody({ jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] }));
   app.use(async (ctx, next) => {
     const b = (ctx.request as unknown as { body?: unknown }).body;
@@ -82,11 +80,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
 
   const v1 = new Router<AppState>({ prefix: '/v1' });
   v1.use(authenticate());
-  v1.use(async (ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next) => {
-    const c = ctx.state.caller;
-    if (c && !ctx.get('Service-Version')) ctx.state.version = resolveVersion(undefined, c.defaultVersion);
-    await next();
-  });
+  v1.use(applyCallerDefaultVersion());
   v1.use(rateLimitAuthenticated());
   mountAreas(v1);
   app.use(v1.routes());

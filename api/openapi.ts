@@ -16,7 +16,7 @@ import type Joi from 'joi';
 import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
-import { CONTRACT_VERSION, LATEST_VERSION } from '../domain/versioning';
+import { CONTRACT_VERSION, LATEST_VERSION, VERSION_PATTERN } from '../domain/versioning';
 
 type JsonSchema = Record<string, unknown>;
 type Doc = Record<string, any>;
@@ -188,8 +188,8 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
         },
         ServiceVersion: {
           name: 'Service-Version', in: 'header', required: false,
-          description: 'Pins behaviour to a dated version (spec 9); a date older than the oldest served is served as that oldest.',
-          schema: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+          description: 'Pins behaviour to a dated version (spec 9): a calendar date `YYYY-MM-DD`; an empty value or any other is `400 version_invalid`; a date older than the oldest served is served as that oldest.',
+          schema: { type: 'string', format: 'date', pattern: VERSION_PATTERN },
         },
         ServiceAccount: {
           name: 'Service-Account', in: 'header', required: false,

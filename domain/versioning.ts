@@ -11,18 +11,35 @@ export const LATEST_VERSION = SERVED_VERSIONS[SERVED_VERSIONS.length - 1];
 export const CONTRACT_VERSION = '2026-09-04T00:00:00.000Z';
 
 /**
+ * The `Service-Version` / `default_version` syntax, as stated in the OpenAPI document: a
+ * `YYYY-MM-DD` date with month 01-12 and day 01-31. `isVersionDate` adds the calendar (day within
+ * its month, 29 February only in leap years), i.e. JSON Schema `format: date`.
+ */
+export const VERSION_PATTERN = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$';
+const VERSION_RE = new RegExp(VERSION_PATTERN);
+
+/** True when `s` is a real calendar date `YYYY-MM-DD` (`2026-02-30`, `0000-00-00`: false). */
+export function isVersionDate(s: string): boolean {
+  if (!VERSION_RE.test(s)) return false;
+  const [y, m, d] = s.split('-').map(Number);
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return d <= days;
+}
+
+/**
  * Resolves the version to serve: the newest served version dated on or before `requested`
- * (the oldest when `requested` predates all), else the key default, else the latest.
- * Throws 400 `version_invalid` (param `Service-Version`) for a value that is not a date.
+ * (the oldest when `requested` predates all: spec 9 rule 2), else the key default, else the latest.
+ * `requested` is the header value as sent: undefined when the header is absent; an empty or
+ * blank value is a value, and invalid. Throws 400 `version_invalid` (param `Service-Version`)
+ * unless the value is a real calendar date `YYYY-MM-DD` (`isVersionDate`).
  */
 export function resolveVersion(requested: string | undefined, keyDefault: string | null): string {
-  const raw = requested?.trim() || keyDefault || LATEST_VERSION;
-  const m = /^(\d{4}-\d{2}-\d{2})(T00:00:00(\.000)?Z)?$/.exec(raw);
-  if (!m || Number.isNaN(Date.parse(m[1]))) {
-    throw invalidRequest('version_invalid', `Service-Version must be a date like ${LATEST_VERSION}.`, 'Service-Version');
+  const raw = requested !== undefined ? requested.trim() : keyDefault || LATEST_VERSION;
+  if (!isVersionDate(raw)) {
+    throw invalidRequest('version_invalid', `Service-Version must be a calendar date YYYY-MM-DD, like ${LATEST_VERSION}.`, 'Service-Version');
   }
-  const date = m[1];
   let served: string = SERVED_VERSIONS[0];
-  for (const v of SERVED_VERSIONS) if (v <= date) served = v;
+  for (const v of SERVED_VERSIONS) if (v <= raw) served = v;
   return served;
 }

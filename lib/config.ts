@@ -28,6 +28,11 @@ export interface Config {
   network: 'mainnet' | 'testnet';
   /** Rate limits per credential class, requests per second (spec 8: numeric rates not shown). */
   rateLimits: { business_key: number; dashboard_session: number; public_token: number; anonymous: number };
+  /**
+   * Failed authentication per source address (spec 8 rate limiting, issue 11): at most `limit`
+   * presented-but-refused credentials per `windowSeconds`; more answer 429 until the window ends.
+   */
+  authFailures: { limit: number; windowSeconds: number };
   /** Seconds a payment's deposit instructions stay open unless the link ends sooner. */
   paymentTtlSeconds: number;
   logLevel: string;
@@ -60,6 +65,8 @@ const schema = Joi.object({
   RATE_LIMIT_DASHBOARD_SESSION: Joi.number().integer().min(1).default(200),
   RATE_LIMIT_PUBLIC_TOKEN: Joi.number().integer().min(1).default(50),
   RATE_LIMIT_ANONYMOUS: Joi.number().integer().min(1).default(20),
+  AUTH_FAILURE_LIMIT: Joi.number().integer().min(1).default(50),
+  AUTH_FAILURE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(10),
   PAYMENT_TTL_SECONDS: Joi.number().integer().min(60).default(86400),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   DATA_DIR: Joi.string().default('.data'),
@@ -97,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       public_token: value.RATE_LIMIT_PUBLIC_TOKEN,
       anonymous: value.RATE_LIMIT_ANONYMOUS,
     },
+    authFailures: { limit: value.AUTH_FAILURE_LIMIT, windowSeconds: value.AUTH_FAILURE_WINDOW_SECONDS },
     paymentTtlSeconds: value.PAYMENT_TTL_SECONDS,
     logLevel: value.LOG_LEVEL,
     dataDir: value.DATA_DIR,

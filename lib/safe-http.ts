@@ -5,7 +5,8 @@
  * - Address classification is ipaddr.js's (`ipaddr.process(ip).range()`): only `unicast` is public.
  *   IPv4-mapped IPv6 is classified as the IPv4 it carries. Every other range (private, loopback,
  *   linkLocal, carrierGradeNat, reserved, benchmarking, multicast, broadcast, unspecified,
- *   uniqueLocal, 6to4, teredo, rfc6052, discard ...) is refused. `allowLoopback` (the development
+ *   uniqueLocal, deprecatedSiteLocal, 6to4, teredo, rfc6052 (NAT64), rfc6145, discard ...) and the
+ *   IPv4-compatible `::/96` (`addressRange`) are refused. `allowLoopback` (the development
  *   switch WEBHOOKS_ALLOW_LOOPBACK) additionally admits the `loopback` range, nothing else.
  * - `guardedLookup` wraps a resolver (default `dns.lookup`): it resolves every address of the name
  *   and refuses the whole name when any of them is not allowed, so the socket can only connect to
@@ -40,14 +41,36 @@ export class ForbiddenDestinationError extends Error {
   }
 }
 
-/** ipaddr.js range of an IP literal (`unicast` = public); `invalid` when `ip` is not an address. */
+/**
+ * Forms ipaddr.js has no range for, refused as well: IPv4-compatible IPv6 (`::a.b.c.d`, `::/96`
+ * minus `::` and `::1` which ipaddr.js names; deprecated by RFC 4291 2.5.5.1, and `[::169.254.169.254]`
+ * would otherwise pass as `unicast`). Checked through ipaddr.js `match`.
+ */
+const EXTRA_RANGES: Array<[string, [ipaddr.IPv6, number]]> = [
+  ['ipv4Compatible', ipaddr.IPv6.parseCIDR('::/96')],
+];
+
+/**
+ * The destination class of an IP literal, the one predicate shared by the URL rule on create and
+ * update (activities/webhooks/url.ts) and the connect-time guard (below): `unicast` = public, the
+ * only class a webhook may reach (plus `loopback` under the development switch); `invalid` when
+ * `ip` is not an address. ipaddr.js classifies (`process` turns IPv4-mapped `::ffff:a.b.c.d` into the
+ * IPv4 it carries); every other ipaddr.js class is refused, among them the IPv6 forms embedding an
+ * IPv4 (`rfc6052` NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, `rfc6145` `::ffff:0:0:0/96`, `6to4`
+ * `2002::/16`, `teredo` `2001::/32`, whatever IPv4 they carry) and `deprecatedSiteLocal` `fec0::/10`;
+ * `EXTRA_RANGES` adds what ipaddr.js leaves as `unicast` (IPv4-compatible `::/96`).
+ */
 export function addressRange(ip: string): string {
   const bare = ip.replace(/^\[(.*)\]$/, '$1');
   if (!ipaddr.isValid(bare)) return 'invalid';
-  return ipaddr.process(bare).range();
+  const addr = ipaddr.process(bare);
+  const range = addr.range();
+  if (range !== 'unicast' || addr.kind() !== 'ipv6') return range;
+  const extra = EXTRA_RANGES.find(([, cidr]) => (addr as ipaddr.IPv6).match(cidr));
+  return extra ? extra[0] : range;
 }
 
-/** True when `ip` may be connected to under `policy`. */
+/** True when `ip` may be connected to under `policy`: public unicast, or loopback with the development switch. */
 export function isAllowedAddress(ip: string, policy: DestinationPolicy): boolean {
   const range = addressRange(ip);
   return range === 'unicast' || (policy.allowLoopback && range === 'loopback');

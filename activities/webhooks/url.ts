@@ -6,8 +6,9 @@
  * Refusals are `400 invalid_request` with `param: 'url'` and code:
  * - `url_invalid`: not an absolute URL, credentials, a fragment, over 2048 characters;
  * - `url_not_https`: any scheme but https (http only to loopback under the development switch);
- * - `url_destination_forbidden`: an IP literal outside the public unicast range (ipaddr.js
- *   classification, lib/safe-http.ts), a special-use or internal name (`localhost`, `*.localhost`,
+ * - `url_destination_forbidden`: an IP literal outside the public unicast range (lib/safe-http.ts
+ *   `addressRange`, shared with the connect-time guard: ipaddr.js classes, so NAT64, 6to4, Teredo,
+ *   site-local and IPv4-mapped private forms, plus IPv4-compatible `::a.b.c.d`), a special-use or internal name (`localhost`, `*.localhost`,
  *   single-label names, `.local`, `.internal`, `.localdomain`, `.home.arpa`, `.arpa`), a host of this
  *   platform (payer host, PLATFORM_HOSTS, subdomains included), or, on create/update, a name that
  *   resolves to any non-public address.

@@ -1,5 +1,6 @@
 /**
- * Authentication (spec 5): business keys (`x-api-key` or `Authorization: Bearer sk_...`), hashed
+ * Authentication (spec 5): exactly one credential per request (both headers: 400
+ * `ambiguous_credentials`); business keys (`x-api-key` or `Authorization: Bearer sk_...`), hashed
  * with SHA-256 and checked for status, expiry, prefix vs minted livemode and IP allowlist;
  * dashboard sessions (`Authorization: Bearer dsess_...`) with membership selection by
  * `Service-Account` (non-member: 404). Public-token routes never reach this middleware.
@@ -12,6 +13,7 @@ import { notifyHealthy, onNotify } from '../../lib/notify';
 import { sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import type { AppState, Caller } from '../context';
+import { countAuthFailure } from './rate-limit';
 
 
 const KEY_PREFIX = /^sk_(live|test)_[A-Za-z0-9]+$/;
@@ -20,17 +22,33 @@ function unauthenticated(code: string, message: string): DomainError {
   return new DomainError('authentication_error', code, message);
 }
 
-/** Extracts the presented credential: `x-api-key` wins over `Authorization: Bearer`. */
+/**
+ * The one credential a request presents (spec 5: "a request authenticates as exactly one"):
+ * a business key in `x-api-key`, or a business key or dashboard session token as
+ * `Authorization: Bearer <token>` (agents and hosted tool clients send keys as Bearer). Returns
+ * null when neither header carries anything. Throws:
+ * - `400 invalid_request` `ambiguous_credentials` when both headers carry a value (whichever
+ *   would be valid: the request is malformed, re-authorizing cannot fix it);
+ * - `401 invalid_api_key` for a session token in `x-api-key` (that header carries keys only);
+ * - `401 invalid_authorization_header` for an `Authorization` that is not `Bearer <token>`.
+ */
 export function presentedCredential(headers: Record<string, string | string[] | undefined>): string | null {
   const x = headers['x-api-key'];
-  if (typeof x === 'string' && x.trim()) return x.trim();
+  const key = typeof x === 'string' ? x.trim() : '';
   const a = headers.authorization;
-  if (typeof a === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(a);
-    if (m) return m[1];
-    if (a.trim()) throw unauthenticated('invalid_authorization_header', 'Authorization must be `Bearer <token>`.');
+  const auth = typeof a === 'string' ? a.trim() : '';
+  if (key && auth) {
+    throw new DomainError('invalid_request', 'ambiguous_credentials',
+      'Send exactly one credential: `x-api-key` or `Authorization: Bearer`, not both.', { param: 'x-api-key' });
   }
-  return null;
+  if (key) {
+    if (key.startsWith(SESSION_PREFIX)) throw unauthenticated('invalid_api_key', '`x-api-key` carries business keys only; send a session token as `Authorization: Bearer`.');
+    return key;
+  }
+  if (!auth) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(auth);
+  if (!m) throw unauthenticated('invalid_authorization_header', 'Authorization must be `Bearer <token>`.');
+  return m[1];
 }
 
 interface KeyRow {
@@ -115,16 +133,28 @@ function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
-/** Koa middleware: authenticates the request or throws 401. */
+/**
+ * Koa middleware: authenticates the request as exactly one credential (`presentedCredential`) or
+ * throws 400/401. A presented credential that is refused (401) is counted against the source
+ * address (`countAuthFailure`): over budget the answer is `429 rate_limit_error` instead.
+ * A missing credential is not counted (it costs no lookup and reveals nothing).
+ */
 export function authenticate(): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const cred = presentedCredential(ctx.headers);
     if (!cred) throw unauthenticated('missing_credentials', 'Authenticate with `x-api-key` or `Authorization: Bearer`.');
-    if (cred.startsWith('sk_')) ctx.state.caller = await authenticateKey(cred, ctx.ip);
-    else if (cred.startsWith(SESSION_PREFIX)) {
-      const sa = ctx.get('Service-Account') || undefined;
-      ctx.state.caller = await authenticateSession(cred, sa);
-    } else throw unauthenticated('invalid_api_key', 'The credential is neither an API key nor a session token.');
+    try {
+      ctx.state.caller = await resolveCredential(cred, ctx);
+    } catch (e) {
+      if (e instanceof DomainError && e.type === 'authentication_error') await countAuthFailure(ctx.ip);
+      throw e;
+    }
     await next();
   };
+}
+
+async function resolveCredential(cred: string, ctx: Koa.ParameterizedContext<AppState>): Promise<Caller> {
+  if (cred.startsWith('sk_')) return authenticateKey(cred, ctx.ip);
+  if (cred.startsWith(SESSION_PREFIX)) return authenticateSession(cred, ctx.get('Service-Account') || undefined);
+  throw unauthenticated('invalid_api_key', 'The credential is neither an API key nor a session token.');
 }

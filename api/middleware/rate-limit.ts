@@ -7,6 +7,13 @@
  * of up to 50, a twentieth of the budget (one store write per lease instead of per request) and spends them locally until the
  * window ends. Near the limit (a lease refused) it falls back to one point per request, so the
  * shared budget is never exceeded; at most (lease - 1) points per instance and window go unused.
+ *
+ * Failed authentication (`countAuthFailure`, issue 11): a separate budget per source address,
+ * spent only by presented credentials that are refused (401), `AUTH_FAILURE_LIMIT` per
+ * `AUTH_FAILURE_WINDOW_SECONDS` (default 50 per 10 s). Over it, a refused credential answers
+ * `429 rate_limit_error` + `Retry-After` (the rest of the window) instead of 401; a credential that
+ * authenticates is never counted nor refused by it. Once over, the address is blocked in this
+ * process's memory for the rest of the window, so a flood costs no store writes.
  */
 import type Koa from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -99,6 +106,39 @@ export async function consume(cls: CredentialClass, subject: string): Promise<vo
     settle();
   }
   if (refused) await consume(cls, subject);
+}
+
+let authFailureStore: RateLimiterPostgres | null = null;
+
+function authFailures(): RateLimiterPostgres {
+  if (!authFailureStore) {
+    const pool = (db().driver as unknown as { master: unknown }).master;
+    const { limit, windowSeconds } = loadConfig().authFailures;
+    authFailureStore = new RateLimiterPostgres({
+      storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: 'auth_failure',
+      points: limit, duration: windowSeconds, inMemoryBlockOnConsumed: limit + 1, clearExpiredByTimeout: false,
+    });
+  }
+  return authFailureStore;
+}
+
+/** Forgets the failed-authentication limiter (tests that change its configuration). */
+export function resetAuthFailureLimiter(): void {
+  authFailureStore = null;
+}
+
+/**
+ * Counts one refused credential from source address `ip`. Resolves while the address is within
+ * its budget (the caller then answers 401); throws `429 rate_limit_error` (details
+ * `retry_after_seconds`, the rest of the window) once it is over.
+ */
+export async function countAuthFailure(ip: string): Promise<void> {
+  try {
+    await authFailures().consume(ip, 1);
+  } catch (e) {
+    if (!(e instanceof RateLimiterRes)) throw e;
+    throw tooMany(e.msBeforeNext);
+  }
 }
 
 /** Koa middleware for authenticated routes: the subject is the key id or the session's user. */

@@ -7,6 +7,7 @@ import { clearAuthCache } from '../middleware/auth';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
+import { versionDate } from '../schemas/version';
 import { paginate } from '../../lib/pagination';
 import { ALL_SCOPES, SCOPE_ALIASES } from '../../domain/scopes';
 import { apiKeyResponse, apiKeyView, apiKeyWithSecretResponse } from '../../views/account';
@@ -39,7 +40,7 @@ export function register(r: Router<AppState>): void {
       livemode: Joi.boolean().default(true),
       ip_allowlist: Joi.array().items(Joi.string().ip({ version: ['ipv4', 'ipv6'], cidr: 'forbidden' })).max(50).default([]),
       expires_at: Joi.date().iso().greater('now'),
-      default_version: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/),
+      default_version: versionDate,
     }),
     handler: async ({ caller, body, ctx }) => {
       const { key, secret } = await createApiKey({

@@ -7,13 +7,16 @@ import type { Stack } from '../../scripts/stack';
 
 const root = path.resolve(__dirname, '../..');
 
-/** Product settings every test stack runs with: generous rate limits, 1 s stream heartbeats, a platform host. */
+/** Product settings every test stack runs with: generous rate limits (failed authentication included), 1 s stream heartbeats, a platform host. */
 export function testProductEnv(): NodeJS.ProcessEnv {
   return {
     RATE_LIMIT_BUSINESS_KEY: process.env.RATE_LIMIT_BUSINESS_KEY ?? '5000',
     RATE_LIMIT_PUBLIC_TOKEN: process.env.RATE_LIMIT_PUBLIC_TOKEN ?? '5000',
     RATE_LIMIT_DASHBOARD_SESSION: process.env.RATE_LIMIT_DASHBOARD_SESSION ?? '5000',
     RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? '5000',
+    // Refused credentials per source address and 10 s (production default 50): the suite sends a few
+    // hundred on purpose from 127.0.0.1 (authz matrix); the flood test uses another loopback address.
+    AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '500',
     // Short stream heartbeats so tests observe them quickly (production default 15 s).
     STREAM_HEARTBEAT_SECONDS: process.env.STREAM_HEARTBEAT_SECONDS ?? '1',
     // A public-looking host standing for the platform's own API host (webhook URLs may not name it).
