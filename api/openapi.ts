@@ -15,6 +15,7 @@
 import type Joi from 'joi';
 import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
+import { addOpenApiLinks } from './openapi-links';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
 import { CONTRACT_VERSION, LATEST_VERSION, VERSION_PATTERN } from '../domain/versioning';
 
@@ -164,7 +165,7 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
   const tags = [...new Set(ordered.map(tagOf))].sort().map((name) => ({ name, description: `Operations under \`/${name}\`.` }));
   const responses: Doc = {};
   for (const s of [...statuses].sort((a, b) => a - b)) responses[`Error${s}`] = errorResponse(s);
-  return {
+  return addOpenApiLinks({
     openapi: '3.1.0',
     info: {
       title: 'Payments Platform REST API',
@@ -205,7 +206,7 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
       schemas: { ErrorEnvelope: toJsonSchema(errorEnvelopeSchema) },
       responses,
     },
-  };
+  });
 }
 
 let cached: Doc | null = null;
