@@ -5,7 +5,6 @@
  */
 import Router from '@koa/router';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../lib/config';
 import { randomToken } from '../lib/secrets';
@@ -13,7 +12,7 @@ import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
 import { requestLog } from './middleware/request-log';
-import { rejectNulCharacters } from './middleware/input';
+import { parseJsonBody, refuseUnservedMethods, rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { LATEST_VERSION } from '../domain/versioning';
 import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
@@ -42,24 +41,18 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.
   const payer = payerRouter();
+  const open = new Router<AppState>();
+  const routers: Router<AppState>[] = [open, payer];
   app.use(requestLog((ctx) => payer.match(ctx.path, ctx.method).route));
   app.use(errorEnvelope());
+  // 405 with `Allow` (or 404) before anything else reads the request (api/middleware/input.ts): an
+  // unserved method is refused whatever its headers say.
+  app.use(refuseUnservedMethods(() => routers));
   app.use(pinRequestedVersion());
-  app.use(koaBody({ jsonLimit: '1mb', text: false, urlencoded: false, multipart: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] }));
-  app.use(async (ctx, next) => {
-    const b = (ctx.request as unknown as { body?: unknown }).body;
-    const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method) && (ctx.request.length ?? 0) > 0;
-    if (hasBody && !ctx.is('application/json')) {
-      throw new DomainError('invalid_request', 'content_type_invalid', 'Request bodies must be JSON (`Content-Type: application/json`).');
-    }
-    if (hasBody && (b === null || typeof b !== 'object' || Array.isArray(b))) {
-      throw new DomainError('invalid_request', 'body_invalid', 'The request body must be a JSON object.');
-    }
-    await next();
-  });
+  // Our own JSON parser (api/middleware/input.ts): 413, UTF-8, depth, `__proto__` and NUL refusals in the envelope.
+  app.use(parseJsonBody());
   app.use(rejectNulCharacters());
 
-  const open = new Router<AppState>();
   open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });
   // The contract document, public (spec-independent; generated from the operation registry).
   open.get('/v1/openapi.json', (ctx) => { ctx.body = openApiDocument(); });
@@ -74,11 +67,13 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
 
   if (opts.simulator ?? cfg.simulatorEnabled) {
     const sim = simulatorRouter();
+    routers.push(sim);
     app.use(sim.routes());
     app.use(sim.allowedMethods());
   }
 
   const v1 = new Router<AppState>({ prefix: '/v1' });
+  routers.push(v1);
   v1.use(authenticate());
   v1.use(applyCallerDefaultVersion());
   v1.use(rateLimitAuthenticated());

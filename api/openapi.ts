@@ -29,14 +29,32 @@ const STATUS_TEXT: Record<number, string> = {
   402: 'Allowance spent (`quota_exhausted`)', 403: 'Wrong actor or scope (`permission_error`)',
   404: 'Not visible to the caller (`not_found`), including every cross-account id',
   409: 'State conflict, idempotency conflict or capability unavailable',
+  413: 'Request body over 1 MiB (`invalid_request`, code `request_too_large`)',
   422: 'Semantically invalid request (`invalid_request`)', 429: 'Rate limited (`rate_limit_error`); see `Retry-After`',
   500: 'Unexpected error (`api_error`)', 502: 'Upstream failure (`provider_error`)',
   503: 'Switch off, test mode refused or dependency out (`temporarily_unavailable`); see `Retry-After` when set',
 };
 
-/** Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. */
+/**
+ * Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. joi-to-json drops an
+ * object's key bounds; a `.meta({ 'x-maxProperties': n })` becomes `maxProperties: n`.
+ */
 export function toJsonSchema(schema: Joi.Schema): JsonSchema {
-  return parse(schema, 'open-api-3.1') as JsonSchema;
+  return withKeyBounds(parse(schema, 'open-api-3.1') as JsonSchema);
+}
+
+function withKeyBounds(s: JsonSchema): JsonSchema {
+  const walk = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    const o = x as Record<string, unknown>;
+    if (typeof o['x-maxProperties'] === 'number') {
+      o.maxProperties = o['x-maxProperties'];
+      delete o['x-maxProperties'];
+    }
+    for (const v of Object.values(o)) walk(v);
+  };
+  walk(s);
+  return s;
 }
 
 /** Koa path `/a/:id/b` -> OpenAPI `/a/{id}/b`. */
@@ -68,7 +86,7 @@ function isMutation(def: OperationDef): boolean {
  * Error statuses `def` can answer: every operation 400 (Service-Version, validation), 429 and 500;
  * public-token routes 404 (unknown token); authenticated ones 401, 403, 404 (Service-Account,
  * ids) and 503 (test-mode switch, gates); 409 on mutations (idempotency) and flagged operations;
- * plus the operation's own `errors`.
+ * 413 on operations with a body (over 1 MiB); plus the operation's own `errors`.
  */
 export function errorStatuses(def: OperationDef): number[] {
   const s = new Set<number>([400, 429, 500, 404]);
@@ -76,6 +94,7 @@ export function errorStatuses(def: OperationDef): number[] {
     for (const x of [401, 403, 503]) s.add(x);
     if (isMutation(def) || def.flag) s.add(409);
   }
+  if (def.method !== 'get') s.add(413);
   for (const x of def.errors ?? []) s.add(x);
   return [...s].sort((a, b) => a - b);
 }

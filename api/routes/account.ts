@@ -11,6 +11,7 @@ import { mount } from '../operation';
 import { accountResponse, accountView } from '../../views/account';
 import { listEnvelope } from '../../views/schema';
 import { accountExpansions } from './account-setup';
+import { boundedFreeForm, DASHBOARD_PREFERENCES_BOUNDS } from '../schemas/free-form';
 
 export function register(r: Router<AppState>): void {
   mount(r, {
@@ -31,7 +32,7 @@ export function register(r: Router<AppState>): void {
       display_name: Joi.string().trim().min(1).max(200),
       language: Joi.string().pattern(/^[a-z]{2}(-[A-Z]{2})?$/).allow(null),
       notification_preferences: Joi.object({ marketing: Joi.boolean(), product_tips: Joi.boolean() }),
-      dashboard_preferences: Joi.object().unknown(true),
+      dashboard_preferences: boundedFreeForm(DASHBOARD_PREFERENCES_BOUNDS),
       support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
     }),
     handler: async ({ caller, body }) => accountView(await updateAccount(caller.accountId, body), caller),

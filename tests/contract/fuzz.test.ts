@@ -52,7 +52,6 @@ let doc: { paths: Record<string, Record<string, { operationId: string; 'x-caller
 let workDir: string;
 let fixtureFile: string;
 let usedFile: string;
-let configFile: string;
 const receiver = new Receiver();
 
 function expectStatus(res: { status: number; body: unknown }, status: number, what: string): any {
@@ -83,10 +82,21 @@ function sessionOnlyOperations(): string[] {
     .map((o) => o.operationId);
 }
 
-/** Runs schemathesis; resolves with its exit code and combined output. */
-function schemathesis(args: string[]): Promise<{ code: number | null; output: string }> {
+/**
+ * Writes the run's schemathesis config: the stateful step limit and exactly one credential, through
+ * schemathesis's OpenAPI-aware auth (`[auth.openapi.<scheme>]`), so generated cases carry that one
+ * scheme (spec 5: a request authenticates as exactly one credential; both is 400).
+ */
+function writeConfig(file: string, auth: { scheme: 'ApiKeyAuth'; api_key: string } | { scheme: 'BearerAuth'; bearer: string }): string {
+  const cred = auth.scheme === 'ApiKeyAuth' ? `api_key = ${JSON.stringify(auth.api_key)}` : `bearer = ${JSON.stringify(auth.bearer)}`;
+  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.openapi.${auth.scheme}]\n${cred}\n`);
+  return file;
+}
+
+/** Runs schemathesis with the config `config`; resolves with its exit code and combined output. */
+function schemathesis(config: string, args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--config-file', configFile, 'run', `${API()}/v1/openapi.json`, '--url', `${API()}/v1`, ...args], {
+    const child = spawn(bin, ['--config-file', config, 'run', `${API()}/v1/openapi.json`, '--url', `${API()}/v1`, ...args], {
       cwd: workDir,
       env: { ...process.env, SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, CONTRACT_FIXTURES_USED: usedFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,9 +124,9 @@ function publicOperations(): string[] {
 }
 
 /** Runs schemathesis with `args`, logging its duration; fails with the report unless it exits 0. */
-async function runClean(what: string, args: string[]): Promise<void> {
+async function runClean(what: string, config: string, args: string[]): Promise<void> {
   const t0 = Date.now();
-  const run = await schemathesis([...commonArgs(), ...args]);
+  const run = await schemathesis(config, [...commonArgs(), ...args]);
   process.stderr.write(`[fuzz] ${what}: schemathesis exited ${run.code} in ${((Date.now() - t0) / 1000).toFixed(0)} s\n${run.output.split('\n').filter((l) => /passed|failed|Phase|phase|Summary|operations|Test cases/i.test(l)).slice(-25).join('\n')}\n`);
   expectClean(run);
 }
@@ -137,8 +147,6 @@ beforeAll(async () => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-'));
   fixtureFile = path.join(workDir, 'fixtures.json');
   usedFile = path.join(workDir, 'fixtures-used.txt');
-  configFile = path.join(workDir, 'schemathesis.toml');
-  fs.writeFileSync(configFile, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n`);
   fs.writeFileSync(fixtureFile, JSON.stringify(await buildFixtures(), null, 2));
 });
 
@@ -149,13 +157,15 @@ afterAll(async () => {
 
 test('every operation a business key can call (and the payer routes): every check, all four phases', async () => {
   const exclude = sessionOnlyOperations().flatMap((id) => ['--exclude-operation-id', id]);
-  await runClean('business key', ['--header', `x-api-key: ${acct.live_key}`, ...exclude]);
+  const config = writeConfig(path.join(workDir, 'schemathesis-key.toml'), { scheme: 'ApiKeyAuth', api_key: acct.live_key });
+  await runClean('business key', config, exclude);
 });
 
 test('every authenticated operation as the owner\'s dashboard session: every check, all four phases', async () => {
   expect(sessionOnlyOperations().length).toBeGreaterThan(0);
   const exclude = publicOperations().flatMap((id) => ['--exclude-operation-id', id]);
-  await runClean('dashboard session', ['--header', `Authorization: Bearer ${acct.session_token}`, ...exclude]);
+  const config = writeConfig(path.join(workDir, 'schemathesis-session.toml'), { scheme: 'BearerAuth', bearer: acct.session_token });
+  await runClean('dashboard session', config, exclude);
 });
 
 test('every operation with real ids was fuzzed with them (the hooks matched each fixture key)', () => {

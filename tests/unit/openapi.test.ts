@@ -84,7 +84,7 @@ describe('document of this build', () => {
 
   test('error statuses reference the envelope; 422 and read-side 409 where the operation declares them', () => {
     const create = op('post', '/payment_links').responses;
-    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '403', '404', '409', '422', '429', '500', '503']);
+    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '422', '429', '500', '503']);
     expect(create['422']).toEqual({ $ref: '#/components/responses/Error422' });
     expect(doc.components.responses.Error422.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     expect(doc.components.responses.Error503.headers['Retry-After']).toBeDefined();
@@ -107,7 +107,7 @@ describe('buildOpenApi is a pure function of its definitions', () => {
     expect(Object.keys(a.paths)).toEqual(['/widgets/{id}/parts']);
     expect(a.paths['/widgets/{id}/parts'].post.operationId).toBe('widgets.create');
     expect(JSON.stringify(buildOpenApi([def]))).toBe(JSON.stringify(a));
-    expect(errorStatuses(def)).toEqual([400, 401, 403, 404, 409, 422, 429, 500, 503]);
+    expect(errorStatuses(def)).toEqual([400, 401, 403, 404, 409, 413, 422, 429, 500, 503]);
   });
 
   test('a later definition with the same id replaces the earlier one', () => {
