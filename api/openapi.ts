@@ -13,7 +13,6 @@
  * the registry and so never in the document.
  */
 import type Joi from 'joi';
-import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
 import { CONTRACT_VERSION, LATEST_VERSION } from '../domain/versioning';
@@ -33,9 +32,53 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Switch off, test mode refused or dependency out (`temporarily_unavailable`); see `Retry-After` when set',
 };
 
-/** Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. */
-export function toJsonSchema(schema: Joi.Schema): JsonSchema {
-  return parse(schema, 'open-api-3.1') as JsonSchema;
+/** joi's description of one schema node, as joi-to-json's parser walks it. */
+interface JoiSpec { type?: string; allow?: unknown[]; flags?: Record<string, unknown>; metas?: Array<Record<string, unknown>> }
+
+type ParserInstance = { parse(spec: unknown, definitions?: Record<string, unknown>, level?: number): JsonSchema };
+// joi-to-json's OpenAPI 3.1 parser class (its package has no `exports` map; no typings for lib/).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const OpenApi31Parser = require('joi-to-json/lib/parsers/open-api-3.1') as new (opts?: object) => ParserInstance;
+
+/**
+ * joi-to-json's OpenAPI 3.1 parser, plus two rules joi enforces that it does not write down:
+ * - `.meta({ openapi: {...} })` on a node replaces the generated schema of that node by the given
+ *   one (for rules checked in code with their own error codes, e.g. a lenient `limit`, or a
+ *   closed enum whose unknown value answers a specific code);
+ * - requests only (`emptyStrings: 'refused'`): a joi string refuses `""` unless `.allow('')`,
+ *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1` (issue 11).
+ *   Response schemas are left as converted (they describe, they never refuse).
+ */
+class ContractParser extends OpenApi31Parser {
+  constructor(private readonly request: boolean) {
+    super({});
+  }
+
+  override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
+    const override = spec.metas?.find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
+    if (override) return structuredClone(override);
+    return super.parse(spec, definitions, level);
+  }
+
+  // Called by the base parser for every node; `schema.type` is still the bare joi type here.
+  _setStringFieldProperties(schema: JsonSchema, spec: JoiSpec): void {
+    (OpenApi31Parser.prototype as unknown as { _setStringFieldProperties(s: JsonSchema, d: JoiSpec): void })._setStringFieldProperties.call(this, schema, spec);
+    if (!this.request || schema.type !== 'string') return;
+    const emptyAccepted = (spec.allow ?? []).includes('') || spec.flags?.empty !== undefined || spec.flags?.only === true;
+    if (!emptyAccepted) schema.minLength = Math.max(Number(schema.minLength ?? 0), 1);
+  }
+}
+
+const RESPONSE_PARSER = new ContractParser(false);
+const REQUEST_PARSER = new ContractParser(true);
+
+/**
+ * Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. `side: 'request'` adds
+ * what joi enforces on input beyond joi-to-json's conversion (`minLength: 1` on strings that refuse
+ * `""`); both sides honour `.meta({ openapi })` overrides (see `ContractParser`).
+ */
+export function toJsonSchema(schema: Joi.Schema, side: 'request' | 'response' = 'response'): JsonSchema {
+  return (side === 'request' ? REQUEST_PARSER : RESPONSE_PARSER).parse(schema.describe() as JoiSpec);
 }
 
 /** Koa path `/a/:id/b` -> OpenAPI `/a/{id}/b`. */
@@ -88,7 +131,7 @@ function operation(def: OperationDef): Doc {
     name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 255 },
   }));
   if (def.query) {
-    const q = toJsonSchema(def.query);
+    const q = toJsonSchema(def.query, 'request');
     const required = new Set((q.required as string[] | undefined) ?? []);
     for (const [name, schema] of Object.entries((q.properties as Record<string, JsonSchema>) ?? {})) {
       params.push({ name, in: 'query', required: required.has(name), schema: queryParamSchema(schema) });
@@ -127,7 +170,7 @@ function operation(def: OperationDef): Doc {
     if (callers.includes('dashboard_session')) op['x-roles'] = allowedRoles(def);
   }
   if (def.body) {
-    const body = toJsonSchema(def.body);
+    const body = toJsonSchema(def.body, 'request');
     op.requestBody = {
       required: ((body.required as string[] | undefined) ?? []).length > 0,
       content: { 'application/json': { schema: body } },
