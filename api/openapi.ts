@@ -41,11 +41,12 @@ type ParserInstance = { parse(spec: unknown, definitions?: Record<string, unknow
 const OpenApi31Parser = require('joi-to-json/lib/parsers/open-api-3.1') as new (opts?: object) => ParserInstance;
 
 /**
- * joi-to-json's OpenAPI 3.1 parser, plus two rules joi enforces that it does not write down:
+ * joi-to-json's OpenAPI 3.1 parser, plus what joi enforces that it does not write down (a string's
+ * `.length(n)` becomes `minLength` = `maxLength` = n), and:
  * - `.meta({ openapi: {...} })` on a node replaces the generated schema of that node by the given
  *   one (for rules checked in code with their own error codes, e.g. a lenient `limit`, or a
  *   closed enum whose unknown value answers a specific code);
- * - requests only (`emptyStrings: 'refused'`): a joi string refuses `""` unless `.allow('')`,
+ * - requests only: a joi string refuses `""` unless `.allow('')`,
  *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1` (issue 11).
  *   Response schemas are left as converted (they describe, they never refuse).
  */
@@ -63,7 +64,10 @@ class ContractParser extends OpenApi31Parser {
   // Called by the base parser for every node; `schema.type` is still the bare joi type here.
   _setStringFieldProperties(schema: JsonSchema, spec: JoiSpec): void {
     (OpenApi31Parser.prototype as unknown as { _setStringFieldProperties(s: JsonSchema, d: JoiSpec): void })._setStringFieldProperties.call(this, schema, spec);
-    if (!this.request || schema.type !== 'string') return;
+    if (schema.type !== 'string') return;
+    const exact = (spec as { rules?: Array<{ name: string; args?: { limit?: number } }> }).rules?.find((r) => r.name === 'length')?.args?.limit;
+    if (typeof exact === 'number') Object.assign(schema, { minLength: exact, maxLength: exact });
+    if (!this.request) return;
     const emptyAccepted = (spec.allow ?? []).includes('') || spec.flags?.empty !== undefined || spec.flags?.only === true;
     if (!emptyAccepted) schema.minLength = Math.max(Number(schema.minLength ?? 0), 1);
   }

@@ -8,7 +8,7 @@ import { createAccountForLogin, updateAccount } from '../../activities/accounts/
 import { listAccounts, loadAccount } from '../../activities/accounts/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { accountResponse, accountView } from '../../views/account';
+import { accountExpandedResponse, accountResponse, accountView } from '../../views/account';
 import { listEnvelope } from '../../views/schema';
 import { paginateRows } from '../../lib/pagination';
 import { expandQuery, listQuery } from '../schemas/common';
@@ -17,7 +17,7 @@ import { accountExpansions } from './account-setup';
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
-    response: accountResponse,
+    response: accountExpandedResponse,
     query: Joi.object({ expand: expandQuery }),
     handler: async ({ caller, query }) => {
       const a = await loadAccount(caller.accountId);

@@ -42,7 +42,7 @@ const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
  * domain. Documented as the exact accepted set (a case-insensitive pattern over the aliases).
  */
 export const chainParam = documentedAs(Joi.string().trim().max(40), {
-  type: 'string', maxLength: 40, pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
+  type: 'string', minLength: 1, maxLength: 40, pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
 });
 
 /** The EVM chain ids among the chain aliases (a `chain` given as a JSON integer). */
