@@ -13,7 +13,6 @@
  * the registry and so never in the document.
  */
 import type Joi from 'joi';
-import parse from 'joi-to-json';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { addOpenApiLinks } from './openapi-links';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
@@ -35,14 +34,66 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Switch off, test mode refused or dependency out (`temporarily_unavailable`); see `Retry-After` when set',
 };
 
+/** Request strings never contain NUL (U+0000): the server refuses it at any depth. */
+const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** joi's description of one schema node, as joi-to-json's parser walks it. */
+interface JoiSpec { type?: string; allow?: unknown[]; flags?: Record<string, unknown>; metas?: Array<Record<string, unknown>> }
+
+type ParserInstance = { parse(spec: unknown, definitions?: Record<string, unknown>, level?: number): JsonSchema };
+// joi-to-json's OpenAPI 3.1 parser class (its package has no `exports` map; no typings for lib/).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const OpenApi31Parser = require('joi-to-json/lib/parsers/open-api-3.1') as new (opts?: object) => ParserInstance;
+
 /**
- * Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. joi-to-json drops an
- * object's key bounds; a `.meta({ 'x-maxProperties': n })` becomes `maxProperties: n`.
+ * joi-to-json's OpenAPI 3.1 parser, plus what joi enforces that it does not write down (a string's
+ * `.length(n)` becomes `minLength` = `maxLength` = n), and:
+ * - `.meta({ openapi: {...} })` on a node replaces the generated schema of that node by the given
+ *   one (for rules checked in code with their own error codes, e.g. a lenient `limit`, or a
+ *   closed enum whose unknown value answers a specific code);
+ * - requests only: a joi string refuses `""` unless `.allow('')`,
+ *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1` (issue 11).
+ *   Response schemas are left as converted (they describe, they never refuse).
  */
-export function toJsonSchema(schema: Joi.Schema): JsonSchema {
-  return withKeyBounds(parse(schema, 'open-api-3.1') as JsonSchema);
+class ContractParser extends OpenApi31Parser {
+  constructor(private readonly request: boolean) {
+    super({});
+  }
+
+  override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
+    const override = spec.metas?.find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
+    if (override) return structuredClone(override);
+    return super.parse(spec, definitions, level);
+  }
+
+  // Called by the base parser for every node; `schema.type` is still the bare joi type here.
+  _setStringFieldProperties(schema: JsonSchema, spec: JoiSpec): void {
+    (OpenApi31Parser.prototype as unknown as { _setStringFieldProperties(s: JsonSchema, d: JoiSpec): void })._setStringFieldProperties.call(this, schema, spec);
+    if (schema.type !== 'string') return;
+    const exact = (spec as { rules?: Array<{ name: string; args?: { limit?: number } }> }).rules?.find((r) => r.name === 'length')?.args?.limit;
+    if (typeof exact === 'number') Object.assign(schema, { minLength: exact, maxLength: exact });
+    if (!this.request) return;
+    const emptyAccepted = (spec.allow ?? []).includes('') || spec.flags?.empty !== undefined || spec.flags?.only === true;
+    if (!emptyAccepted) schema.minLength = Math.max(Number(schema.minLength ?? 0), 1);
+    // The server refuses NUL in every request string (api/middleware/input.ts); say so where no
+    // pattern or closed set already rules it out.
+    if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = NO_NUL_PATTERN;
+  }
 }
 
+const RESPONSE_PARSER = new ContractParser(false);
+const REQUEST_PARSER = new ContractParser(true);
+
+/**
+ * Converts a joi schema to an OpenAPI 3.1 (JSON Schema 2020-12) schema. `side: 'request'` adds
+ * what joi enforces on input beyond joi-to-json's conversion (`minLength: 1` on strings that refuse
+ * `""`); both sides honour `.meta({ openapi })` overrides (see `ContractParser`).
+ */
+export function toJsonSchema(schema: Joi.Schema, side: 'request' | 'response' = 'response'): JsonSchema {
+  return withKeyBounds((side === 'request' ? REQUEST_PARSER : RESPONSE_PARSER).parse(schema.describe() as JoiSpec));
+}
+
+/** joi-to-json drops an object's key bounds: a `.meta({ 'x-maxProperties': n })` becomes `maxProperties: n`. */
 function withKeyBounds(s: JsonSchema): JsonSchema {
   const walk = (x: unknown): void => {
     if (x === null || typeof x !== 'object') return;
@@ -108,7 +159,7 @@ function operation(def: OperationDef): Doc {
     name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 255 },
   }));
   if (def.query) {
-    const q = toJsonSchema(def.query);
+    const q = toJsonSchema(def.query, 'request');
     const required = new Set((q.required as string[] | undefined) ?? []);
     for (const [name, schema] of Object.entries((q.properties as Record<string, JsonSchema>) ?? {})) {
       params.push({ name, in: 'query', required: required.has(name), schema: queryParamSchema(schema) });
@@ -147,7 +198,7 @@ function operation(def: OperationDef): Doc {
     if (callers.includes('dashboard_session')) op['x-roles'] = allowedRoles(def);
   }
   if (def.body) {
-    const body = toJsonSchema(def.body);
+    const body = toJsonSchema(def.body, 'request');
     op.requestBody = {
       required: ((body.required as string[] | undefined) ?? []).length > 0,
       content: { 'application/json': { schema: body } },

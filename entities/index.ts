@@ -14,6 +14,7 @@ import { WebhookHeldDeliveries1763800100000 } from './migrations/1763800100000-W
 import { PayoutsHardening1763800600000 } from './migrations/1763800600000-PayoutsHardening';
 import { PayoutBeneficiaryMasked1763800700000 } from './migrations/1763800700000-PayoutBeneficiaryMasked';
 import { RequestLogsBrin1763800800000 } from './migrations/1763800800000-RequestLogsBrin';
+import { UpdatedAtFromCreatedAt1763800900000 } from './migrations/1763800900000-UpdatedAtFromCreatedAt';
 
 export * from './account';
 export * from './catalog';
@@ -33,5 +34,5 @@ export const ENTITIES = [
 
 export const MIGRATIONS = [
   PlatformCore1763700000000, AuthChangeNotify1763700100000, WebhookHeldDeliveries1763800100000, RequestLogsWaitlists1763800200000,
-  AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000, PayoutBeneficiaryMasked1763800700000, RequestLogsBrin1763800800000,
+  AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000, PayoutBeneficiaryMasked1763800700000, RequestLogsBrin1763800800000, UpdatedAtFromCreatedAt1763800900000,
 ];

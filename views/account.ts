@@ -3,6 +3,7 @@ import type { Account, ApiKey } from '../entities';
 import type { Caller } from '../domain/caller';
 import Joi from 'joi';
 import { at, atOrNull, bool, freeObject, kind, strings, text, textOrNull } from './schema';
+import { readinessResponse, setupGuideResponse } from './account-setup';
 
 /** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
 export function accountView(a: Account, caller: Caller): Record<string, unknown> {
@@ -52,6 +53,13 @@ export function apiKeyView(k: ApiKey, secret?: string): Record<string, unknown> 
   };
 }
 
+/** `support_contact` of an account (opt-in, spec 2.2), also the payer session's `merchant_contact`: each field set or null. */
+export const supportContactResponse = Joi.object({
+  email: Joi.string().allow(null),
+  phone: Joi.string().allow('', null),
+  url: Joi.string().allow(null),
+});
+
 /** Response schema of `accountView` (spec 2.2): the exact wire shape, for the OpenAPI document. */
 export const accountResponse = Joi.object({
   id: text(),
@@ -64,13 +72,27 @@ export const accountResponse = Joi.object({
   country: textOrNull(),
   language: textOrNull(),
   access_state: text(),
-  support_contact: Joi.object().unknown(true).allow(null).required(),
+  support_contact: supportContactResponse.allow(null).required(),
   market: Joi.object({ country: textOrNull(), default_currency: text(), source: text() }).required(),
   notification_preferences: Joi.object({ marketing: bool(), product_tips: bool() }).required(),
   dashboard_preferences: freeObject(),
   caller: Joi.object({ type: text(), role: textOrNull() }).required(),
   created_at: at(),
   updated_at: at(),
+});
+
+/** One failed expansion of `GET /account?expand=` (spec 2.2): the error it would have answered on its own route. */
+const expandErrorResponse = Joi.object({ type: Joi.string().required(), code: Joi.string().required(), message: Joi.string().required() });
+
+/**
+ * Response schema of `GET /account`: `accountResponse` plus, when `expand` names them, `readiness`
+ * and `setup_guide` (each present only when computed) and `expand_errors` (present only when one
+ * requested expansion failed, keyed by its name).
+ */
+export const accountExpandedResponse = accountResponse.keys({
+  readiness: readinessResponse,
+  setup_guide: setupGuideResponse,
+  expand_errors: Joi.object({ readiness: expandErrorResponse, setup_guide: expandErrorResponse }),
 });
 
 /** Response schema of `apiKeyView`; `secret` only on create and roll. */

@@ -8,6 +8,8 @@ import type { Account, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
 import { linkHeaderFields } from './payment-link';
+import { supportContactResponse } from './account';
+import { crossNetworkDepositInstructionsResponse } from './payment';
 
 export interface SessionViewInput {
   link: PaymentLink;
@@ -74,7 +76,7 @@ export const payerSessionResponse = Joi.object({
   ...linkHeaderFields,
   items: Joi.array().items(Joi.object({ name: textOrNull(), quantity: Joi.number().integer().required(), unit_amount: moneyOrNull() })).required(),
   merchant_name: text(),
-  merchant_contact: Joi.object().unknown(true).allow(null).required(),
+  merchant_contact: supportContactResponse.allow(null).required(),
   short_code: text(),
   rails: strings(),
   rails_not_allowed: strings(),
@@ -82,7 +84,7 @@ export const payerSessionResponse = Joi.object({
   amount_verdict: textOrNull(),
   network: textOrNull(),
   stablecoin: textOrNull(),
-  xchain_deposit_instructions: Joi.array().items(Joi.object().unknown(true)).required(),
+  xchain_deposit_instructions: Joi.array().items(crossNetworkDepositInstructionsResponse).required(),
   watcher_state: textOrNull(),
   watcher_reason: textOrNull(),
   settlement_kind: textOrNull(),

@@ -183,7 +183,8 @@ export const paymentLinkResponse = Joi.object({
   expired_at: atOrNull(),
   invoice_sent_at: atOrNull(),
   latest_attempt_status: textOrNull(),
-  partial_payment: Joi.object({ payment_id: text(), received: moneyOrNull() }).allow(null).required(),
+  // Spec 2.3: may be absent (and is null outside `processing`).
+  partial_payment: Joi.object({ payment_id: text(), received: moneyOrNull() }).allow(null),
 });
 
 /** Response schema of `linkReceiptView`. */

@@ -122,10 +122,57 @@ export const depositInstructionsResponse = Joi.object({
   provider: textOrNull(),
 }).allow(null);
 
+const str = () => Joi.string().allow('', null);
+
+/**
+ * BankDepositInstructions (spec 2.1): where a payer sends a bank transfer. Every field but
+ * `currency` and `rail` may be null (the provider gave none); `matching` is omitted when the
+ * payload gives no basis. Null on crypto rails (the `bank_deposit_instructions` field).
+ */
+export const bankDepositInstructionsResponse = Joi.object({
+  currency: text(),
+  rail: text(),
+  bank_name: str(),
+  beneficiary_name: str(),
+  holder_kind: Joi.string().valid('own_name', 'provider_name', 'developer_name').allow(null),
+  account_number: str(),
+  routing_number: str(),
+  sort_code: str(),
+  clabe: str(),
+  pix_key: str(),
+  bank_address: str(),
+  iban: str(),
+  bic: str(),
+  reference: str(),
+  matching: Joi.string().valid('reference', 'account_number'),
+});
+
+/**
+ * Cross-network DepositInstructions (spec 2.1 DepositInstructions, cross-network rail): the send
+ * target on the payer's chain, with `amount_out` (what arrives) and `bridge_fee`, and the quote's
+ * expiry. `memo` never appears on native-chain pay-ins.
+ */
+export const crossNetworkDepositInstructionsResponse = Joi.object({
+  address: text(),
+  chain: text(),
+  chain_id: Joi.number().integer().allow(null),
+  asset: text(),
+  token_address: str(),
+  amount: moneyOrNull(),
+  amount_out: moneyOrNull(),
+  bridge_fee: moneyOrNull(),
+  amount_is_estimate: bool(),
+  quote_expires_at: atOrNull(),
+  gross_up: Joi.boolean().allow(null),
+  memo: str(),
+  expires_at: atOrNull(),
+  provider: str(),
+});
+
 /** Fields of a payment that the merchant's and the payer's views share: what to pay and how it went. */
 const paymentProgressFields = {
   deposit_instructions: depositInstructionsResponse.required(),
-  bank_deposit_instructions: Joi.object().unknown(true).allow(null).required(),
+  bank_deposit_instructions: bankDepositInstructionsResponse.allow(null).required(),
   amount_expected: moneyOrNull(),
   amount_received: moneyOrNull(),
   amount_verdict: textOrNull(),

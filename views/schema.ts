@@ -17,15 +17,19 @@ export const moneyOut = Joi.object({
 /** Timestamp on the wire (ISO 8601 string). */
 export const timestamp = Joi.string().isoDate();
 
-/** The list envelope of spec 2.1 around `item`; `summary` only with `expand=summary`. */
+/**
+ * The list envelope of spec 2.1 around `item`. A list that computes a summary passes its exact
+ * shape (`summary`, present only with `expand=summary`); a list without one declares no `summary`
+ * (there `expand=summary` is an unrecognised value, ignored per spec 4).
+ */
 export function listEnvelope(item: Joi.Schema, summary?: Joi.Schema): Joi.ObjectSchema {
-  return Joi.object({
+  const envelope = Joi.object({
     object: Joi.string().valid('list').required(),
     data: Joi.array().items(item).required(),
     has_more: Joi.boolean().required(),
     next_cursor: Joi.string().allow(null).required(),
-    summary: summary ?? Joi.object().unknown(true),
   });
+  return summary ? envelope.keys({ summary }) : envelope;
 }
 
 /** Required string (may be empty). */

@@ -91,7 +91,7 @@ function checkCurrency(cur: string, param: string): void {
 export async function createProduct(c: OpContext, input: ProductInput): Promise<Product> {
   const currency = input.currency ?? input.unit_price?.currency;
   if (!currency) throw invalidRequest('parameter_missing', 'A product needs a `currency` (or a `unit_price`).', 'currency');
-  checkCurrency(currency, 'currency');
+  checkCurrency(currency, input.currency !== undefined ? 'currency' : 'unit_price.currency');
   let price: string | null = null;
   if (input.unit_price) {
     if (input.unit_price.currency !== currency) throw invalidRequest('currency_mismatch', `unit_price must be in ${currency}.`, 'unit_price');
@@ -129,7 +129,7 @@ export async function updateProduct(c: OpContext, id: string, input: ProductInpu
       if (input.unit_price === null) row.unit_price_minor = null;
       else {
         if (input.currency === undefined) {
-          checkCurrency(input.unit_price.currency, 'unit_price');
+          checkCurrency(input.unit_price.currency, 'unit_price.currency');
           row.currency = input.unit_price.currency;
         } else if (input.unit_price.currency !== row.currency) {
           throw invalidRequest('currency_mismatch', `unit_price must be in ${row.currency}.`, 'unit_price');

@@ -27,12 +27,26 @@ export const errorEnvelopeSchema = Joi.object({
   }).required(),
 });
 
-/** The wire envelope of a DomainError. */
+/** Longest caller value a message quotes (code points); longer ones are cut with `…`. */
+export const MAX_ECHOED_VALUE = 64;
+/** Longest message of an envelope (code points): a bound for messages that quote caller input. */
+export const MAX_MESSAGE_LENGTH = 500;
+
+/** `s` cut to `max` code points, with `…` when cut (never splits a surrogate pair). */
+export function clip(s: string, max: number): string {
+  const cps = [...s];
+  return cps.length <= max ? s : `${cps.slice(0, max).join('')}…`;
+}
+
+/**
+ * The wire envelope of a DomainError. The message is capped at `MAX_MESSAGE_LENGTH` code points so
+ * no input, however long, comes back in full (issue 11: a 1,000,000-character value was echoed).
+ */
 export function errorBody(err: DomainError, requestId: string): Record<string, unknown> {
   const error: Record<string, unknown> = {
     type: err.type,
     code: err.code,
-    message: err.message,
+    message: clip(err.message, MAX_MESSAGE_LENGTH),
     doc_url: `${DOC_BASE}${err.code}`,
     request_id: requestId,
   };
@@ -46,7 +60,10 @@ export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'hea
   const d = err.details[0];
   const param = d.path.length ? d.path.join('.') : (d.context?.key as string | undefined) ?? undefined;
   let code = 'parameter_invalid';
-  let message = d.message.replace(/"/g, '`');
+  // joi quotes the offending value in some messages (pattern, valid): never more than MAX_ECHOED_VALUE of it.
+  const value = d.context?.value;
+  const raw = typeof value === 'string' && [...value].length > MAX_ECHOED_VALUE ? d.message.split(value).join(clip(value, MAX_ECHOED_VALUE)) : d.message;
+  let message = raw.replace(/"/g, '`');
   if (d.type === 'object.unknown') {
     code = 'parameter_unknown';
     message = `Unknown ${where} parameter: \`${param}\`.`;

@@ -182,7 +182,10 @@ export function parseJsonBody(limit = BODY_LIMIT_BYTES): Koa.Middleware<AppState
 export function rejectNulCharacters(): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     if (ctx.path.includes(NUL) || /%00/i.test(ctx.path)) throw new DomainError('not_found', 'not_found', 'No such object.');
-    const found = findNulInQuery(ctx.query as Record<string, unknown>);
+    // `limit` is never rejected (spec 8: non-numeric falls back to 25) and unrecognised `expand`
+    // values are ignored (spec 4); neither is ever stored, so a NUL there is just unrecognised.
+    const { limit: _limit, expand: _expand, ...query } = ctx.query as Record<string, unknown>;
+    const found = findNulInQuery(query);
     if (found !== null) {
       const param = shown(found);
       throw new DomainError('invalid_request', 'parameter_invalid', `\`${param}\` must not contain a NUL character.`, { param });

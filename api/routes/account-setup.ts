@@ -12,7 +12,7 @@
  * the account is still returned.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activities/account-setup/queries';
 import { DomainError } from '../../domain/errors';
 import type { Account } from '../../entities';

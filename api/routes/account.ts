@@ -3,21 +3,23 @@
  * `GET /account?expand=readiness,setup_guide` adds those objects (or `expand_errors`), see account-setup.ts.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { createAccountForLogin, updateAccount } from '../../activities/accounts/commands';
 import { listAccounts, loadAccount } from '../../activities/accounts/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { accountResponse, accountView } from '../../views/account';
+import { accountExpandedResponse, accountResponse, accountView } from '../../views/account';
 import { listEnvelope } from '../../views/schema';
+import { paginateRows } from '../../lib/pagination';
+import { expandQuery, listQuery } from '../schemas/common';
 import { accountExpansions } from './account-setup';
 import { boundedFreeForm, DASHBOARD_PREFERENCES_BOUNDS } from '../schemas/free-form';
 
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
-    response: accountResponse,
-    query: Joi.object({ expand: Joi.any() }),
+    response: accountExpandedResponse,
+    query: Joi.object({ expand: expandQuery }),
     handler: async ({ caller, query }) => {
       const a = await loadAccount(caller.accountId);
       return { ...accountView(a, caller), ...(await accountExpansions(a, caller, query.expand)) };
@@ -41,10 +43,10 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'accounts.list', method: 'get', path: '/accounts', scope: 'account.read', testMode: 'full',
     response: listEnvelope(accountResponse),
-    query: Joi.object({ limit: Joi.any(), cursor: Joi.any() }),
-    handler: async ({ caller }) => {
+    query: Joi.object({ limit: listQuery.limit, cursor: listQuery.cursor }),
+    handler: async ({ caller, query }) => {
       const accounts = await listAccounts({ accountId: caller.accountId, userId: caller.userId, session: caller.kind === 'dashboard_session' });
-      return { object: 'list', data: accounts.map((a) => accountView(a, caller)), has_more: false, next_cursor: null };
+      return paginateRows(accounts, query, (a) => accountView(a, caller));
     },
   });
 

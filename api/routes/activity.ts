@@ -13,13 +13,13 @@
  * Reads: activities/activity/queries.ts; period rule: domain/activity.ts.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { activitySummary, listActivity } from '../../activities/activity/queries';
 import { ACTIVITY_CATEGORIES, activityPeriod } from '../../domain/activity';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { wantsExpand } from '../../lib/pagination';
-import { listQuery } from '../schemas/common';
+import { eventTypeParam, listQuery } from '../schemas/common';
 import { listEnvelope } from '../../views/schema';
 import { activityResponse, activitySummaryResponse, activitySummaryView, activityView, byCategoryResponse } from '../../views/activity';
 
@@ -33,7 +33,7 @@ export function register(r: Router<AppState>): void {
     query: Joi.object({
       ...listQuery,
       category: Joi.string().valid(...ACTIVITY_CATEGORIES),
-      type: Joi.string().max(100),
+      type: eventTypeParam,
       object: Joi.string().max(255),
       since: iso,
       until: iso,

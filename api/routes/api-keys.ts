@@ -1,6 +1,6 @@
 /** Developers area, API keys (spec 4.10, 5): list/get by key or session; create/roll/revoke by session only. */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { createApiKey, revokeKey, rollKey } from '../../activities/accounts/commands';
 import { apiKeyListQuery, getApiKey } from '../../activities/accounts/queries';
 import { clearAuthCache } from '../middleware/auth';

@@ -16,12 +16,12 @@
  * Reads: activities/events/queries.ts.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { getEvent, listEvents } from '../../activities/events/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import type { ListEnvelope } from '../../lib/pagination';
-import { listQuery } from '../schemas/common';
+import { eventTypeParam, listQuery } from '../schemas/common';
 import { eventResponse, eventView, type EventView } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
 
@@ -33,7 +33,7 @@ export function register(r: Router<AppState>): void {
     summary: 'List events, newest first (filters type, object, since).',
     query: Joi.object({
       ...listQuery,
-      type: Joi.string().max(100),
+      type: eventTypeParam,
       object: Joi.string().max(255),
       since: Joi.string().max(64),
     }),

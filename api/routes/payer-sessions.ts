@@ -4,8 +4,9 @@
  * A test-mode link token is 404 here. `pay_with_wallet` belongs to the wallet issue.
  */
 import Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import type Koa from 'koa';
+import { CHAIN_NAMES } from '../../domain/addresses';
 import { RAILS_CLOSED } from '../../domain/rails';
 import type { PaymentLink } from '../../entities';
 import { recordView, sendPayerReceipt } from '../../activities/payment-links/commands';
@@ -24,12 +25,13 @@ const createPaymentBody = Joi.object({
   payer_type: Joi.string().valid('individual', 'business'),
   payer_state: Joi.string().pattern(/^[A-Z]{2}$/),
   payer_email: Joi.string().email({ tlds: { allow: false } }),
-  network: Joi.string(),
-  stablecoin: Joi.string(),
-  refund_address: Joi.string(),
-  source_chain: Joi.string(),
-  source_asset: Joi.string(),
-  source_address: Joi.string(),
+  // Closed chain catalogue (domain/addresses); which of them a rail takes is the rail's rule (spec 4.1: `409 network_not_supported`).
+  network: Joi.string().valid(...CHAIN_NAMES),
+  stablecoin: Joi.string().max(20),
+  refund_address: Joi.string().max(200),
+  source_chain: Joi.string().valid(...CHAIN_NAMES),
+  source_asset: Joi.string().max(20),
+  source_address: Joi.string().max(200),
 });
 
 /** The payer session projection of `link` (views/payer-session.ts). */

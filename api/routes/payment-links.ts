@@ -25,7 +25,7 @@ import {
 } from '../../views/payment-link';
 import { eventResponse } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { opContext } from './clients';
 
 const READ = 'payment_links.read';

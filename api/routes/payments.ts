@@ -4,7 +4,7 @@
  * /payment_links/{id}/payments. Scope payment_links.read. Cross-account ids are 404.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { PAYMENT_STATUS_FILTER_VALUES } from '../../domain/verdicts';
 import { getPayment, listLinkPayments, listPayments, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';

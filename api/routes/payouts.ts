@@ -7,7 +7,7 @@
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { cancelPayoutAndSignal, createPayout, fundPayout, markPayoutSent, replacePayout, setBeneficiary } from '../../activities/payouts/commands';
 import {
   attemptListQuery, findPayout, loadFundingInstructions, payoutGate, payoutListQuery, payoutReceipt, walletFundingQuote,

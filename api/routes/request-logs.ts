@@ -14,7 +14,7 @@
  * Reads: activities/request-logs/queries.ts.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { apiKeyUsage, requestLogsQuery, requestLogSummary } from '../../activities/request-logs/queries';
 import { REQUEST_LOG_RETENTION_DAYS } from '../../domain/request-logs';
 import type { AppState } from '../context';

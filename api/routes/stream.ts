@@ -15,7 +15,8 @@
  * - the process's LISTEN connection down for 3 s: `503 temporarily_unavailable` `stream_unavailable`.
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
+import { eventTypeParam } from '../schemas/common';
 import { streamResumeSeq } from '../../activities/events/queries';
 import { checkEventTypeParam } from '../../domain/event-types';
 import { DomainError } from '../../domain/errors';
@@ -29,7 +30,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'events.stream', method: 'get', path: '/events/stream', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
     summary: 'Stream events as Server-Sent Events (resume with Last-Event-ID).',
-    query: Joi.object({ type: Joi.string().max(100) }),
+    query: Joi.object({ type: eventTypeParam }),
     responseContentType: 'text/event-stream',
     response: Joi.string().description('text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats'),
     handler: async ({ caller, query, ctx }) => {

@@ -6,7 +6,7 @@
  * Not available in test mode (spec 1 rule 5).
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { joinWaitlist } from '../../activities/accounts/commands';
 import type { AppState } from '../context';
 import { mount } from '../operation';

@@ -4,7 +4,7 @@
  * the account's own wallet (never a client-supplied address; a read error is a 503, never a zero).
  */
 import type Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../schemas/joi';
 import { createWallet } from '../../activities/wallet/commands';
 import { getWallet, walletBalance, walletListQuery } from '../../activities/wallet/queries';
 import type { AppState } from '../context';

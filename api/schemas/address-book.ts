@@ -3,9 +3,9 @@
  * shapes of the operation definitions. Shapes only: chain/address formats, countries and bank
  * details per rail are checked by domain/ (activities/address-book.ts) with the spec's codes.
  */
-import Joi from 'joi';
+import Joi from './joi';
 import { bankDetailsBody } from './beneficiary';
-import { listQuery } from './common';
+import { CHAIN_IDS, chainParam, documentedAs, listQuery } from './common';
 
 const text = (max: number) => Joi.string().trim().max(max).allow('', null);
 const alpha2 = Joi.string().trim().pattern(/^[A-Za-z]{2}$/).allow(null)
@@ -22,7 +22,7 @@ const counterparty = {
 /** `POST /address_book`: `kind` required; crypto needs `chain` and `address` (checked in the activity). */
 export const createEntryBody = Joi.object({
   kind: Joi.string().valid('crypto', 'bank').required(),
-  chain: Joi.alternatives(Joi.string().trim().max(40), Joi.number().integer()).allow(null),
+  chain: Joi.alternatives(chainParam, documentedAs(Joi.number().integer(), { type: 'integer', enum: [...CHAIN_IDS] })).allow(null),
   address: Joi.string().max(200).allow(null),
   ...counterparty,
 });
@@ -34,7 +34,7 @@ export const updateEntryBody = Joi.object(counterparty);
 export const listEntriesQuery = Joi.object({
   ...listQuery,
   kind: Joi.string().valid('crypto', 'bank'),
-  chain: Joi.string().max(40),
+  chain: chainParam,
   q: Joi.string().trim().max(200).allow(''),
 });
 

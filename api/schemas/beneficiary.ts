@@ -4,7 +4,8 @@
  * (`account_owner_type`) and the masked projection read back (`beneficiary_owner_type`). Shapes
  * only: the rules per rail (required fields, formats, check digits) are domain/bank-details.ts.
  */
-import Joi from 'joi';
+import type { ObjectSchema } from 'joi';
+import Joi from './joi';
 import { BANK_RAILS } from '../../domain/bank-details';
 import { COUNTRIES } from '../../domain/countries';
 
@@ -14,7 +15,7 @@ const detail = (max: number) => Joi.string().trim().max(max).allow(null, '');
  * The raw details body; `rail` is required by the address book and optional on a payout (the
  * payout's own rail; another value is refused by the domain).
  */
-export function bankDetailsBody(rail: 'required' | 'optional'): Joi.ObjectSchema {
+export function bankDetailsBody(rail: 'required' | 'optional'): ObjectSchema {
   const railSchema = Joi.string().valid(...BANK_RAILS);
   return Joi.object({
     account_owner_type: Joi.string().valid('individual', 'business').required(),

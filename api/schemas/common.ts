@@ -1,5 +1,52 @@
 /** Shared joi fragments: Money (spec 2.1), ids, list queries (spec 8). */
-import Joi from 'joi';
+import type { Schema } from 'joi';
+import Joi from './joi';
+import { CHAIN_NAMES, CHAINS } from '../../domain/addresses';
+import { CATALOGUED_EVENT_TYPES, isKnownEventType } from '../../domain/event-types';
+import { RAILS_CLOSED } from '../../domain/rails';
+
+/**
+ * `schema`, documented as `jsonSchema` in the OpenAPI document instead of its joi-to-json
+ * conversion (api/openapi.ts `ContractParser`). For rules the server checks in code with their
+ * own error codes (a closed catalogue answering `event_type_unknown`, a lenient `limit`): the
+ * document states the rule, the wire error stays the one the domain answers.
+ */
+export function documentedAs<S extends Schema>(schema: S, jsonSchema: Record<string, unknown>): S {
+  return schema.meta({ openapi: jsonSchema }) as S;
+}
+
+/** Event types a request may name (`type` filters, `event_types`): catalogued and not retired (domain/event-types). */
+export const REQUEST_EVENT_TYPES: readonly string[] = Object.freeze(CATALOGUED_EVENT_TYPES.filter(isKnownEventType));
+
+/**
+ * One event type on a request: checked against the closed catalogue by the domain (`400
+ * invalid_request` `event_type_unknown`, param `type` / `event_types`); documented as its enum.
+ */
+export const eventTypeParam = documentedAs(Joi.string().max(100), { type: 'string', enum: [...REQUEST_EVENT_TYPES] });
+
+/**
+ * `allowed_rails` of a link: null (no restriction) or 1 to 20 names of the closed rail set; checked
+ * by domain/rails `validateAllowedRails` (param `allowed_rails`, codes `invalid_request`,
+ * `allowed_rails_invalid_for_currency`, `allowed_rails_invalid_for_settlement`).
+ */
+export const allowedRailsParam = documentedAs(Joi.array().items(Joi.string()).max(20).allow(null), {
+  type: ['array', 'null'], minItems: 1, maxItems: 20, items: { type: 'string', enum: [...RAILS_CLOSED] },
+});
+
+const caseInsensitive = (s: string) => s.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/ /g, '\\x20');
+const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
+
+/**
+ * A chain by name, alias or EVM chain id (domain/addresses `resolveChain`: case-insensitive,
+ * trimmed); an unsupported one is `400 invalid_request` `parameter_invalid` param `chain` from the
+ * domain. Documented as the exact accepted set (a case-insensitive pattern over the aliases).
+ */
+export const chainParam = documentedAs(Joi.string().trim().max(40), {
+  type: 'string', minLength: 1, maxLength: 40, pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
+});
+
+/** The EVM chain ids among the chain aliases (a `chain` given as a JSON integer). */
+export const CHAIN_IDS: readonly number[] = Object.freeze(CHAIN_ALIASES.filter((a) => /^[0-9]+$/.test(a)).map(Number));
 
 /** Money with a strictly positive amount (MoneyPositive, spec 2.1). Currency/decimals are checked by domain/money. */
 export const moneyPositive = Joi.object({
@@ -10,11 +57,29 @@ export const moneyPositive = Joi.object({
   decimals: Joi.number().integer().min(0).max(18).required(),
 });
 
-/** List query: `limit` is never rejected (parsed leniently), `cursor` opaque, `expand` free. */
+/**
+ * `limit` of every list (spec 8): never refused; 0, negative, fractional, non-numeric or absent
+ * is 25 and above 100 is 100 (domain/pagination `parseLimit`). The document says so: any string
+ * or integer, no bounds.
+ */
+export const limitQuery = Joi.any().meta({
+  openapi: {
+    type: ['string', 'integer'],
+    description: 'Page size, never refused: 1 to 100; above 100 is 100; absent, 0, negative, fractional or non-numeric is 25 (spec 8).',
+  },
+});
+
+/**
+ * `expand` of every read (spec 4 conventions): a name, a comma-separated list or a repeated
+ * parameter; unrecognised and empty values are ignored (never a 400).
+ */
+export const expandQuery = Joi.alternatives(Joi.string().allow(''), Joi.array().items(Joi.string().allow('')));
+
+/** List query: `limit` is never rejected (parsed leniently), `cursor` opaque (400 `cursor_invalid` when not one of ours), `expand` free. */
 export const listQuery = {
-  limit: Joi.any(),
+  limit: limitQuery,
   cursor: Joi.string().allow(''),
-  expand: Joi.alternatives(Joi.string(), Joi.array().items(Joi.string())),
+  expand: expandQuery,
 };
 
 /** Prefixed id, e.g. idOf('cli_'). */

@@ -1,5 +1,5 @@
 /** joi schemas of credits (spec 2.11 "Credits", 4.10, 8): requests and response shapes. */
-import Joi from 'joi';
+import Joi from './joi';
 import { CREDIT_EVENT_TYPES, CREDIT_PACKS } from '../../domain/credits';
 import { listQuery } from './common';
 

@@ -4,9 +4,10 @@
  * rules are enforced by domain/ and activities/payment-links/ with the spec's error codes.
  * Unknown body keys are `400 invalid_request` (api/operation.ts).
  */
-import Joi from 'joi';
+import Joi from './joi';
 import { LINK_STATUS_GROUP_NAMES } from '../../domain/verdicts';
-import { idOf, listQuery, moneyPositive } from './common';
+import { REMINDER_OFFSET_MAX_DAYS, REMINDER_OFFSETS_MAX_COUNT } from '../../domain/reminders';
+import { allowedRailsParam, documentedAs, idOf, listQuery, moneyPositive } from './common';
 
 /** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
 export const moneyNonNegative = Joi.object({
@@ -34,7 +35,7 @@ const linkFields = {
   client_id: idOf('cli_').allow(null),
   expected_payer_type: Joi.string().valid('crypto', 'bank', 'any').allow(null),
   // Rail names are checked by domain/rails (param `allowed_rails`, closed enum on requests).
-  allowed_rails: Joi.array().items(Joi.string()).max(20).allow(null),
+  allowed_rails: allowedRailsParam,
   // Any value other than [crypto] answers 409 capability_unavailable (spec 2.3), so any strings pass here.
   accepted_rail_kinds: Joi.array().items(Joi.string().max(50)).max(10).allow(null),
   expires_at: Joi.date().iso().allow(null),
@@ -53,12 +54,23 @@ export const updateLinkBody = Joi.object({
   title: Joi.string().trim().min(1).max(200),
 });
 
-/** `POST /payment_links/{id}/activate` body: `attestation_accepted` (must be true; checked by the handler). */
-export const activateLinkBody = Joi.object({ attestation_accepted: Joi.boolean().strict() });
+/**
+ * `POST /payment_links/{id}/activate` body: `attestation_accepted` must be `true`. Checked by the
+ * activity so that absent or false answers `400 invalid_request` `attestation_required` (a
+ * non-boolean is joi's `parameter_invalid`); the document states the rule: required, `true`.
+ */
+export const activateLinkBody = documentedAs(Joi.object({ attestation_accepted: Joi.boolean().strict() }), {
+  type: 'object', required: ['attestation_accepted'], additionalProperties: false,
+  properties: { attestation_accepted: { const: true, description: 'The human attestation; must be `true`.' } },
+});
 
 /** `PATCH /payment_links/{id}/reminder_schedule` body: `offsets_days` (domain validateOffsets); `sent`/`next_reminder_at` are server-owned and ignored. */
 export const reminderScheduleBody = Joi.object({
-  offsets_days: Joi.any().required(),
+  // Checked by domain/reminders validateOffsets (`400 invalid_request` param `offsets_days`); documented as that rule.
+  offsets_days: documentedAs(Joi.any().required(), {
+    type: 'array', minItems: 1, maxItems: REMINDER_OFFSETS_MAX_COUNT, uniqueItems: true,
+    items: { type: 'integer', minimum: 1, maximum: REMINDER_OFFSET_MAX_DAYS }, description: 'Whole days after the anchor, 1 to 365, no repeats.',
+  }),
   status: Joi.string().valid('on', 'off'),
   sent: Joi.any().strip(),
   next_reminder_at: Joi.any().strip(),

@@ -4,7 +4,7 @@
  * (`response:`) live next to their projections in views/payout.ts. Corridor, amount and state rules are
  * enforced by domain/payouts.ts and activities/payouts.ts with the spec's codes.
  */
-import Joi from 'joi';
+import Joi from './joi';
 import { CORRIDOR_IDS, PAYOUT_SOURCE_CHAINS, PAYOUT_STATUS_GROUPS } from '../../domain/payouts';
 import { bankDetailsBody } from './beneficiary';
 import { listQuery, moneyPositive } from './common';
@@ -44,7 +44,7 @@ export const beneficiaryBody = bankDetailsBody('optional');
 /** `POST /payouts/{id}/funding_instructions` body (spec 2.6 fund request; optional). */
 export const fundRequestBody = Joi.object({
   funding_source: Joi.string().valid('external_wallet', 'service_wallet'),
-  source_chain: Joi.string(),
+  source_chain: sourceChain,
   // Shape, checksum and zero-address rules in domain/payouts normalizeRefundAddress (null = removal: refused).
   refund_address: Joi.string(),
 });

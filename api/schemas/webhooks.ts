@@ -3,11 +3,11 @@
  * body keys are 400, api/operation.ts). The event-type catalogue and URL rules are checked by
  * domain/webhooks.ts and activities/webhooks/url.ts; response schemas are in views/webhook.ts.
  */
-import Joi from 'joi';
+import Joi from './joi';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/webhooks';
-import { listQuery } from './common';
+import { eventTypeParam, listQuery } from './common';
 
-const eventTypesSchema = Joi.array().items(Joi.string().max(100)).max(200);
+const eventTypesSchema = Joi.array().items(eventTypeParam).max(200);
 const descriptionSchema = Joi.string().trim().max(500).allow('', null);
 
 /** `POST /webhook_endpoints` body: `event_types` empty = every type. */

@@ -39,7 +39,9 @@ describe('document of this build', () => {
     expect(missing).toEqual([]);
     const link = op('get', '/payment_links/{id}').responses['200'].content['application/json'].schema;
     expect(link.additionalProperties).toBe(false);
-    expect(link.required).toEqual(expect.arrayContaining(['id', 'object', 'livemode', 'amount', 'url', 'partial_payment']));
+    expect(link.required).toEqual(expect.arrayContaining(['id', 'object', 'livemode', 'amount', 'url']));
+    // Issue 11: `partial_payment` may be absent (spec 2.3), so it is not required.
+    expect(link.required).not.toContain('partial_payment');
     expect(link.properties.object).toEqual({ const: 'payment_link' });
     expect(link.properties.url.type).toEqual(['string', 'null']);
     expect(link.properties.amount.properties.amount.pattern).toBe('^-?[0-9]+$');
@@ -69,7 +71,8 @@ describe('document of this build', () => {
     expect(get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
     const list = op('get', '/payment_links').parameters;
     expect(list.find((p: any) => p.name === 'status_group')).toMatchObject({ in: 'query', required: false, schema: { enum: ['open', 'needs_attention', 'paid', 'ended'] } });
-    expect(list.find((p: any) => p.name === 'limit').schema).toEqual({ type: 'string' });
+    // Issue 11: `limit` is never refused (spec 8): any string or integer, no bounds.
+    expect(list.find((p: any) => p.name === 'limit').schema).toMatchObject({ type: ['string', 'integer'] });
     expect(op('get', '/payment_sessions/{token}/payments/{payment_id}').parameters.slice(0, 2).map((p: any) => p.name)).toEqual(['token', 'payment_id']);
   });
 
