@@ -73,7 +73,10 @@ export const limitQuery = Joi.any().meta({
  * `expand` of every read (spec 4 conventions): a name, a comma-separated list or a repeated
  * parameter; unrecognised and empty values are ignored (never a 400).
  */
-export const expandQuery = Joi.alternatives(Joi.string().allow(''), Joi.array().items(Joi.string().allow('')));
+export const expandQuery = documentedAs(Joi.alternatives(Joi.string().allow(''), Joi.array().items(Joi.string().allow(''))), {
+  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  description: 'Expansions to include; unrecognised values (empty, unknown, any characters) are ignored (spec 4 conventions).',
+});
 
 /** List query: `limit` is never rejected (parsed leniently), `cursor` opaque (400 `cursor_invalid` when not one of ours), `expand` free. */
 export const listQuery = {
