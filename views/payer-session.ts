@@ -7,7 +7,7 @@ import { computePayableRails, RAILS_CLOSED } from '../domain/rails';
 import type { Account, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
-import { linkHeaderFields } from './payment-link';
+import { linkHeaderFields, linkHeaderValues } from './payment-link';
 import { supportContactResponse } from './account';
 import { crossNetworkDepositInstructionsResponse } from './payment';
 
@@ -32,12 +32,7 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
   const usdc = (minor: string | null) => (current && minor !== null ? { amount: minor, currency: current.currency, decimals: current.decimals } : null);
   return {
     object: 'payment_session',
-    status: link.status,
-    title: link.title,
-    memo: link.memo,
-    invoice_number: link.invoice_number,
-    reference_id: link.reference_id,
-    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+    ...linkHeaderValues(link),
     // Money, never a bare amount (spec 1 rule 1): item unit amounts are in the link currency.
     items: link.items.map((it) => ({
       name: it.name, quantity: it.quantity,

@@ -43,6 +43,21 @@ function itemView(it: LinkItem, currency: string, decimals: number): Record<stri
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /**
+ * The invoice header of a link as both the merchant's link and the payer's session show it
+ * (spec 2.3, 4.1): status, title, memo, invoice number, reference id and the amount (Money, minor units).
+ */
+export function linkHeaderValues(link: PaymentLink): Record<string, unknown> {
+  return {
+    status: link.status,
+    title: link.title,
+    memo: link.memo,
+    invoice_number: link.invoice_number,
+    reference_id: link.reference_id,
+    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+  };
+}
+
+/**
  * The payment link wire view (spec 2.3). `url`/`short_url` are null until activation mints the
  * payer token; `payable_rails` is computed now; `expected_payer_type` is the grouping of
  * `payable_rails`, or the caller's requested type while nothing is payable (e.g. a draft);
@@ -65,12 +80,7 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
     livemode: link.livemode,
     created_at: link.created_at.toISOString(),
     updated_at: link.updated_at.toISOString(),
-    status: link.status,
-    title: link.title,
-    memo: link.memo,
-    invoice_number: link.invoice_number,
-    reference_id: link.reference_id,
-    amount: { amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals },
+    ...linkHeaderValues(link),
     client_id: link.client_id,
     direction: link.direction,
     expected_payer_type: expectedPayerTypeOf(payable) ?? link.expected_payer_type_input ?? null,
