@@ -62,7 +62,7 @@ class ContractParser extends OpenApi31Parser {
 
   override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
     const override = spec.metas?.find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
-    if (override) return structuredClone(override);
+    if (override) return spec.allow?.includes(null) && !acceptsNull(override) ? { anyOf: [structuredClone(override), { type: 'null' }] } : structuredClone(override);
     return super.parse(spec, definitions, level);
   }
 
@@ -79,6 +79,15 @@ class ContractParser extends OpenApi31Parser {
     // pattern or closed set already rules it out.
     if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = NO_NUL_PATTERN;
   }
+}
+
+/** True when the JSON schema `s` states that null is accepted (a `null` type, enum value or alternative). */
+function acceptsNull(s: JsonSchema): boolean {
+  const t = (s as { type?: unknown }).type;
+  if (t === 'null' || (Array.isArray(t) && t.includes('null'))) return true;
+  if (Array.isArray((s as { enum?: unknown[] }).enum) && (s as { enum: unknown[] }).enum.includes(null)) return true;
+  const alts = [...((s as { anyOf?: JsonSchema[] }).anyOf ?? []), ...((s as { oneOf?: JsonSchema[] }).oneOf ?? [])];
+  return alts.some(acceptsNull);
 }
 
 const RESPONSE_PARSER = new ContractParser(false);

@@ -15,7 +15,8 @@ import { chainAdapter } from '../../providers/chain';
  */
 export async function createWallet(a: { accountId: string; address: string; credentialId: string; label: string | null }): Promise<Wallet> {
   if (!isAddress(a.address, { strict: false })) throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
-  if (a.address !== a.address.toLowerCase() && !isAddress(a.address, { strict: true })) {
+  const hex = a.address.slice(2);
+  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && !isAddress(a.address, { strict: true })) {
     throw new DomainError('invalid_request', 'parameter_invalid', '`address` has an invalid EIP-55 checksum.', { param: 'address' });
   }
   const chain = chainAdapter();

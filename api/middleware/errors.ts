@@ -87,7 +87,6 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
     } catch (e) {
       let err: DomainError;
       if (e instanceof DomainError) err = e;
-      else if (isBodyParseError(e)) err = new DomainError('invalid_request', 'body_invalid', 'The request body is not valid JSON.');
       else {
         logger.error({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'unhandled error');
         err = new DomainError('api_error', 'internal_error', 'An unexpected error occurred. Contact support with the request id.');
@@ -102,9 +101,4 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
       ctx.body = errorBody(wire, ctx.state.requestId);
     }
   };
-}
-
-function isBodyParseError(e: unknown): boolean {
-  const any = e as { status?: number; type?: string; name?: string; message?: string };
-  return (any?.status === 400 || any?.status === 415 || any?.status === 413) && /json|body|parse|Unexpected|invalid/i.test(String(any?.message ?? any?.type ?? ''));
 }

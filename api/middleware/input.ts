@@ -125,7 +125,8 @@ function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
       reject(tooLarge(limit));
     };
     const onEnd = () => { done(); resolve(Buffer.concat(chunks, size)); };
-    const onError = (e: Error) => { done(); reject(e); };
+    // A body cut off by the client (aborted, reset) is the client's error, never a 500.
+    const onError = () => { done(); reject(new DomainError('invalid_request', 'body_invalid', 'The request body could not be read to its end.')); };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

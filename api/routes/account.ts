@@ -11,7 +11,7 @@ import { mount } from '../operation';
 import { accountExpandedResponse, accountResponse, accountView } from '../../views/account';
 import { listEnvelope } from '../../views/schema';
 import { paginateRows } from '../../lib/pagination';
-import { expandQuery, listQuery } from '../schemas/common';
+import { countryCode, expandQuery, listQuery } from '../schemas/common';
 import { accountExpansions } from './account-setup';
 import { boundedFreeForm, DASHBOARD_PREFERENCES_BOUNDS } from '../schemas/free-form';
 
@@ -56,7 +56,7 @@ export function register(r: Router<AppState>): void {
     // Only a login's owner membership may create (spec 4.10: a member is refused with 403).
     roles: ['owner'],
     successStatus: 201,
-    body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: Joi.string().uppercase().length(2) }),
+    body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: countryCode }),
     handler: async ({ caller, body }) => accountView(
       await createAccountForLogin({ userId: caller.userId!, livemode: caller.livemode, displayName: body.display_name, country: body.country ?? null }), caller),
   });

@@ -21,7 +21,7 @@ import { getEvent, listEvents } from '../../activities/events/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import type { ListEnvelope } from '../../lib/pagination';
-import { eventTypeParam, listQuery } from '../schemas/common';
+import { documentedAs, eventTypeParam, listQuery } from '../schemas/common';
 import { eventResponse, eventView, type EventView } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
 
@@ -35,7 +35,10 @@ export function register(r: Router<AppState>): void {
       ...listQuery,
       type: eventTypeParam,
       object: Joi.string().max(255),
-      since: Joi.string().max(64),
+      since: documentedAs(Joi.string().max(64), {
+        anyOf: [{ type: 'string', pattern: '^evt_[A-Za-z0-9]+$', maxLength: 64 }, { type: 'string', format: 'date-time', maxLength: 64 }],
+        description: 'An `evt_` id of this account (events after it) or an RFC 3339 timestamp (events at or after it).',
+      }),
     }),
     handler: async ({ caller, query }): Promise<ListEnvelope<EventView>> => {
       const { page, has_more, next_cursor } = await listEvents(caller, query);

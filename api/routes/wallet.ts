@@ -9,7 +9,7 @@ import { createWallet } from '../../activities/wallet/commands';
 import { getWallet, walletBalance, walletListQuery } from '../../activities/wallet/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { listQuery } from '../schemas/common';
+import { documentedAs, evmAddressDocument, listQuery } from '../schemas/common';
 import { paginate } from '../../lib/pagination';
 import { balancesResponse, balancesView, walletResponse, walletView } from '../../views/wallet';
 import { listEnvelope } from '../../views/schema';
@@ -33,7 +33,7 @@ export function register(r: Router<AppState>): void {
     response: walletResponse,
     callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({
-      address: Joi.string().required(),
+      address: documentedAs(Joi.string(), evmAddressDocument).required(),
       credential_id: Joi.string().min(1).max(512).required(),
       label: Joi.string().max(100).allow(null),
     }),

@@ -2,7 +2,9 @@
 import type { Schema } from 'joi';
 import Joi from './joi';
 import { CHAIN_NAMES, CHAINS } from '../../domain/addresses';
+import { FIAT_DECIMALS, MAX_AMOUNT_DIGITS, STABLECOIN_DECIMALS } from '../../domain/money';
 import { CATALOGUED_EVENT_TYPES, isKnownEventType } from '../../domain/event-types';
+import { COUNTRIES } from '../../domain/countries';
 import { RAILS_CLOSED } from '../../domain/rails';
 
 /**
@@ -33,6 +35,7 @@ export const allowedRailsParam = documentedAs(Joi.array().items(Joi.string()).ma
   type: ['array', 'null'], minItems: 1, maxItems: 20, items: { type: 'string', enum: [...RAILS_CLOSED] },
 });
 
+const caseInsensitiveLetters = (s: string) => s.replace(/[A-Za-z]/g, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`);
 const caseInsensitive = (s: string) => s.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/ /g, '\\x20');
 const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
 
@@ -41,21 +44,70 @@ const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
  * trimmed); an unsupported one is `400 invalid_request` `parameter_invalid` param `chain` from the
  * domain. Documented as the exact accepted set (a case-insensitive pattern over the aliases).
  */
-export const chainParam = documentedAs(Joi.string().trim().max(40), {
-  type: 'string', minLength: 1, maxLength: 40, pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
+export const chainParam = documentedAs(Joi.string().max(40), {
+  type: 'string', minLength: 1, maxLength: 40, examples: ['base'], pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
 });
+
+/** A registry country (domain/countries), ISO 3166-1 alpha-2 in any case (upper-cased by the server); unknown is `400 country_invalid`. */
+export const countryCode = documentedAs(Joi.string().uppercase().length(2), {
+  type: 'string', pattern: `^(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})$`, examples: ['US'],
+});
+
+/** An EVM address: `0x` and 40 hex digits; mixed case must be its EIP-55 checksum (checked by domain/addresses). */
+export const evmAddressDocument = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', examples: ['0x52908400098527886e0f7030069857d2e4169ee7'], description: 'An EVM address: 0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum.' };
 
 /** The EVM chain ids among the chain aliases (a `chain` given as a JSON integer). */
 export const CHAIN_IDS: readonly number[] = Object.freeze(CHAIN_ALIASES.filter((a) => /^[0-9]+$/.test(a)).map(Number));
 
-/** Money with a strictly positive amount (MoneyPositive, spec 2.1). Currency/decimals are checked by domain/money. */
-export const moneyPositive = Joi.object({
+/**
+ * The registry's currencies grouped by scale (domain/money): the document states each currency
+ * with the one `decimals` the server accepts for it (spec 2.1), as one alternative per scale.
+ */
+function moneyDocument(amountPattern: string, description: string): Record<string, unknown> {
+  const byScale = new Map<number, string[]>();
+  for (const [code, scale] of [...Object.entries(FIAT_DECIMALS), ...Object.entries(STABLECOIN_DECIMALS)]) {
+    byScale.set(scale, [...(byScale.get(scale) ?? []), code]);
+  }
+  return {
+    description,
+    examples: [{ amount: '125000', currency: 'USD', decimals: 2 }, { amount: '250000000', currency: 'USDC', decimals: 6 }],
+    oneOf: [...byScale.entries()].sort(([a], [b]) => a - b).map(([scale, codes]) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: ['amount', 'currency', 'decimals'],
+      properties: {
+        amount: { type: 'string', pattern: amountPattern, maxLength: MAX_AMOUNT_DIGITS },
+        currency: { type: 'string', enum: codes },
+        decimals: { type: 'integer', enum: [scale] },
+      },
+    })),
+  };
+}
+
+/** A currency of the registry (domain/money), e.g. a product's `currency`; unknown is `400 currency_invalid`. */
+export const currencyCode = documentedAs(Joi.string().min(3).max(12), {
+  type: 'string', enum: [...Object.keys(FIAT_DECIMALS), ...Object.keys(STABLECOIN_DECIMALS)], examples: ['USD'],
+});
+
+/**
+ * Money with a strictly positive amount (MoneyPositive, spec 2.1). Currency/decimals are checked by
+ * domain/money (`currency_invalid`, `amount_invalid`); the document states them as the registry.
+ */
+export const moneyPositive = documentedAs(Joi.object({
   // Two patterns for two messages; the last one alone is exact (the OpenAPI document keeps only it).
   amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0*[1-9][0-9]*$/, 'positive').required()
     .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units', 'string.pattern.name': '`amount` must be strictly positive' }),
   currency: Joi.string().min(3).max(12).required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
-});
+}), moneyDocument('^0*[1-9][0-9]*$', 'MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency\'s scale.'));
+
+/** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
+export const moneyNonNegative = documentedAs(Joi.object({
+  amount: Joi.string().pattern(/^[0-9]+$/).required()
+    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units' }),
+  currency: Joi.string().min(3).max(12).required(),
+  decimals: Joi.number().integer().min(0).max(18).required(),
+}), moneyDocument('^[0-9]+$', 'MoneyNonNegative (spec 2.1): minor units as a string of digits; `decimals` is the currency\'s scale.'));
 
 /**
  * `limit` of every list (spec 8): never refused; 0, negative, fractional, non-numeric or absent

@@ -7,15 +7,7 @@
 import Joi from './joi';
 import { LINK_STATUS_GROUP_NAMES } from '../../domain/verdicts';
 import { REMINDER_OFFSET_MAX_DAYS, REMINDER_OFFSETS_MAX_COUNT } from '../../domain/reminders';
-import { allowedRailsParam, documentedAs, idOf, listQuery, moneyPositive } from './common';
-
-/** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
-export const moneyNonNegative = Joi.object({
-  amount: Joi.string().pattern(/^[0-9]+$/).required()
-    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units' }),
-  currency: Joi.string().min(3).max(12).required(),
-  decimals: Joi.number().integer().min(0).max(18).required(),
-});
+import { allowedRailsParam, currencyCode, documentedAs, idOf, listQuery, moneyNonNegative, moneyPositive } from './common';
 
 const nullableText = (max: number) => Joi.string().trim().max(max).allow('', null);
 const email = Joi.string().trim().email({ tlds: { allow: false } }).max(254);
@@ -118,7 +110,7 @@ export const listClientsQuery = Joi.object({ ...listQuery, archived: Joi.boolean
 export const createProductBody = Joi.object({
   name: Joi.string().trim().min(1).max(200).required(),
   description: nullableText(2000),
-  currency: Joi.string().min(3).max(12),
+  currency: currencyCode,
   unit_price: moneyNonNegative.allow(null),
 });
 
@@ -126,7 +118,7 @@ export const createProductBody = Joi.object({
 export const updateProductBody = Joi.object({
   name: Joi.string().trim().min(1).max(200),
   description: nullableText(2000),
-  currency: Joi.string().min(3).max(12),
+  currency: currencyCode,
   unit_price: moneyNonNegative.allow(null),
 });
 

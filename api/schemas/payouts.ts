@@ -7,7 +7,7 @@
 import Joi from './joi';
 import { CORRIDOR_IDS, PAYOUT_SOURCE_CHAINS, PAYOUT_STATUS_GROUPS } from '../../domain/payouts';
 import { bankDetailsBody } from './beneficiary';
-import { listQuery, moneyPositive } from './common';
+import { documentedAs, evmAddressDocument, listQuery, moneyPositive } from './common';
 
 const email = Joi.string().trim().email({ tlds: { allow: false } }).max(254);
 const sourceChain = Joi.string().valid(...PAYOUT_SOURCE_CHAINS);
@@ -46,7 +46,7 @@ export const fundRequestBody = Joi.object({
   funding_source: Joi.string().valid('external_wallet', 'service_wallet'),
   source_chain: sourceChain,
   // Shape, checksum and zero-address rules in domain/payouts normalizeRefundAddress (null = removal: refused).
-  refund_address: Joi.string(),
+  refund_address: documentedAs(Joi.string(), evmAddressDocument),
 });
 
 /** `GET /capabilities` query (spec 4.6: `product` required). */

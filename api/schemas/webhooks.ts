@@ -5,21 +5,35 @@
  */
 import Joi from './joi';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/webhooks';
-import { eventTypeParam, listQuery } from './common';
+import { documentedAs, eventTypeParam, listQuery } from './common';
+
+/**
+ * A webhook endpoint URL (spec 4.10): the document states the accepted shape, an https URL with a
+ * DNS name, an optional port and path/query (activities/webhooks/url.ts checks it with its codes:
+ * `url_invalid`, `url_not_https`, `url_destination_forbidden`). What no pattern can state: a name
+ * that resolves to a non-public address, and internal suffixes (`.local`, `.internal`, ...), are refused.
+ */
+const webhookUrl = documentedAs(Joi.string().max(2048), {
+  type: 'string',
+  maxLength: 2048,
+  examples: ['https://merchant.example.com/webhooks/payments'],
+  pattern: "^https://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,24}(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?(?:\\?[A-Za-z0-9._~%!$&'()*+,;=:@/?-]*)?$",
+  description: 'An https URL with a public DNS name (spec 4.10); a name that resolves to a private, loopback or reserved address, or an internal suffix (.local, .internal, .arpa, ...), is refused with `url_destination_forbidden`.',
+});
 
 const eventTypesSchema = Joi.array().items(eventTypeParam).max(200);
 const descriptionSchema = Joi.string().trim().max(500).allow('', null);
 
 /** `POST /webhook_endpoints` body: `event_types` empty = every type. */
 export const createWebhookEndpointBody = Joi.object({
-  url: Joi.string().max(2048).required(),
+  url: webhookUrl.required(),
   event_types: eventTypesSchema.default([]),
   description: descriptionSchema,
 });
 
 /** `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled. */
 export const updateWebhookEndpointBody = Joi.object({
-  url: Joi.string().max(2048),
+  url: webhookUrl,
   event_types: eventTypesSchema,
   description: descriptionSchema,
   enabled: Joi.boolean(),
