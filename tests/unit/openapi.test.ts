@@ -80,7 +80,11 @@ describe('document of this build', () => {
     const create = op('post', '/payment_links').requestBody;
     expect(create.required).toBe(true);
     expect(create.content['application/json'].schema).toMatchObject({ required: ['amount'], additionalProperties: false });
-    expect(create.content['application/json'].schema.properties.amount.properties.amount.pattern).toBe('^0*[1-9][0-9]*$');
+    // MoneyPositive: one alternative per scale of the currency registry, each with the positive amount pattern.
+    const money = create.content['application/json'].schema.properties.amount;
+    expect(money.oneOf.length).toBeGreaterThan(1);
+    for (const alt of money.oneOf) expect(alt.properties.amount.pattern).toBe('^0*[1-9][0-9]*$');
+    expect(money.oneOf.find((alt: any) => alt.properties.currency.enum.includes('USD')).properties.decimals.enum).toEqual([2]);
     expect(op('patch', '/clients/{id}').requestBody.required).toBe(false);
     expect(op('post', '/payment_links/{id}/cancel').requestBody).toBeUndefined();
   });
