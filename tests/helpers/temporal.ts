@@ -8,7 +8,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { loadConfig } from '../../lib/config';
-import { ensureTestServer, registerSearchAttributes } from '../../temporal/dev/bootstrap';
+import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
+import { startTimeSkipping } from './time-skipping';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb } from './api';
 
@@ -23,7 +24,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
     runtimeInstalled = true;
   }
   await connectDb();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await ensureTestServer() } } });
+  const env = await startTimeSkipping();
   await registerSearchAttributes(env.connection);
   setTemporalClient(env.client);
   const worker = await Worker.create({

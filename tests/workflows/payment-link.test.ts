@@ -21,7 +21,8 @@ import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { ensureTestServer, registerSearchAttributes } from '../../temporal/dev/bootstrap';
+import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
 
@@ -30,12 +31,10 @@ const HOUR = 3_600_000;
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 
 let bundle: WorkflowBundleWithSourceMap;
-let serverPath: string;
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   await connectDb();
-  serverPath = await ensureTestServer();
   bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
 }, 600_000);
 
@@ -47,7 +46,7 @@ interface Harness { env: TestWorkflowEnvironment; worker: Worker }
 
 /** Runs `fn` with a fresh time-skipping server and a worker on the configured task queue. */
 async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: serverPath } } });
+  const env = await startTimeSkipping();
   try {
     await registerSearchAttributes(env.connection);
     setTemporalClient(env.client);

@@ -17,7 +17,7 @@ import type { AttemptResult } from '../../activities/webhooks/activities';
 import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
-import { ensureTestServer } from '../../temporal/dev/bootstrap';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { holdRecheckAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { connectDb, newAccount } from '../helpers/api';
 import { Receiver, testTls } from '../helpers/receiver';
@@ -69,8 +69,7 @@ beforeAll(async () => {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   } catch { /* already installed in this process */ }
-  const wrapper = await ensureTestServer();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: wrapper } } });
+  env = await startTimeSkipping();
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { ensureTestServer } from '../../../temporal/dev/bootstrap';
+import { startTimeSkipping } from '../../helpers/time-skipping';
 
 /** Stub activities by name. */
 export type Stubs = Record<string, (...args: any[]) => Promise<unknown>>;
@@ -20,17 +20,9 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | null = null;
 export async function startLogicEnv(): Promise<TestWorkflowEnvironment> {
   try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
-  const path = await ensureTestServer();
-  // The SDK gives the JVM 5 s to listen; on a busy machine a first start can miss that: try again.
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-      await bundle;
-      return env;
-    } catch (e) {
-      if (attempt >= 3 || !/Failed to start ephemeral server/.test(String((e as Error)?.message))) throw e;
-    }
-  }
+  const env = await startTimeSkipping();
+  await bundle;
+  return env;
 }
 
 /** A fresh id with `prefix` (workflow ids and task queues). */
