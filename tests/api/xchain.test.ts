@@ -71,10 +71,10 @@ describe('with the flag open', () => {
     expectError(await pay(token, { ...ok, refund_address: `${REFUND} ` }), 400, 'invalid_request', 'invalid_request', 'refund_address');
     expectError(await pay(token, { ...ok, refund_address: `0x${'0'.repeat(40)}` }), 400, 'invalid_request', 'invalid_request', 'refund_address');
     // The merchant's settlement address (its service wallet) and a service deposit address are refused.
-    const wallet = await merchant.get('/v1/wallet');
-    if (wallet.status === 200 && wallet.body.address) {
-      expectError(await pay(token, { ...ok, refund_address: String(wallet.body.address).toLowerCase() }), 400, 'invalid_request', 'invalid_request', 'refund_address');
-    }
+    const wallets = await merchant.get('/v1/wallet/wallets');
+    expect(wallets.status).toBe(200);
+    const walletAddress = String(wallets.body.data[0].address);
+    expectError(await pay(token, { ...ok, refund_address: walletAddress.toLowerCase() }), 400, 'invalid_request', 'invalid_request', 'refund_address');
     const other = await activeLink();
     const native = await pay(other.token, { rail: 'crypto_native' });
     expect(native.status).toBe(201);
