@@ -223,6 +223,22 @@ export class SandboxPayInBridge {
     return { ...progress, id: r.id, client_reference: r.client_reference };
   }
 
+  /**
+   * A failed transfer: returns every received unit no delivery covered to `to` on the source chain
+   * (idempotent by the received total) and marks it covered. Returns the return's tx hash and
+   * amount, or null when nothing was held.
+   */
+  async returnUndelivered(id: string, to: string): Promise<{ tx_hash: string; amount: bigint } | null> {
+    const r = await this.row(id);
+    const received = await this.received(r);
+    const covered = BigInt(r.covered_minor);
+    if (received <= covered) return null;
+    const tx = await chainAdapter().transferOn(r.source_chain, this.treasury, to, r.source_asset, received - covered, `bridge-return-failed:${id}:${received}`);
+    await db().query(`UPDATE sandbox_bridge_transfers SET covered_minor = $2, updated_at = now() WHERE id = $1 AND covered_minor = $3`,
+      [id, received.toString(), covered.toString()]);
+    return { tx_hash: tx, amount: received - covered };
+  }
+
   /** Returns `amount` of held source funds to `to` on the source chain; idempotent by `idempotencyKey`; returns the tx hash. */
   async returnFunds(id: string, to: string, amount: bigint, idempotencyKey: string): Promise<string> {
     const r = await this.row(id);
@@ -235,12 +251,17 @@ export class SandboxPayInBridge {
     return rows[0];
   }
 
-  private async deliver(id: string, forced: bigint | null): Promise<PayInProgress> {
-    const r = await this.row(id);
+  /** What reached the transfer's source address (the sandbox chain ledger). */
+  private async received(r: PayInRow): Promise<bigint> {
     const sum: Array<{ s: string }> = await db().query(
       `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers WHERE chain = $1 AND asset = $2 AND lower(to_address) = lower($3)`,
       [r.source_chain, r.source_asset, r.deposit_address]);
-    const received = BigInt(sum[0].s);
+    return BigInt(sum[0].s);
+  }
+
+  private async deliver(id: string, forced: bigint | null): Promise<PayInProgress> {
+    const r = await this.row(id);
+    const received = await this.received(r);
     const covered = BigInt(r.covered_minor);
     const delivered = BigInt(r.delivered_minor);
     const base = { received, delivered, undelivered: received - covered, delivery: null };

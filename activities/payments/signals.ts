@@ -72,7 +72,7 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
       `SELECT p.id, p.account_id, p.payment_rail FROM payments p
         WHERE p.id > $1 AND (p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})
            OR (p.status IN ('paid','overpaid') AND p.settlement = 'wallet')
-           OR p.watcher_state = 'recovery_required'
+           OR p.watcher_state IN ('recovery_required','source_seen','confirming')
            OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending'))
         ORDER BY p.id LIMIT $2`, [after, batch]);
     for (const r of rows) await startPaymentWorkflow(r.id, r.account_id, r.payment_rail);

@@ -161,8 +161,9 @@ export async function advanceBridge(paymentId: string): Promise<XchainState & { 
   const bridge = payInBridgeAdapter();
   const progress = await bridge.advance(current.bridge_transfer_id);
   let returnTx: string | null = null;
-  if (progress.state === 'failed' && progress.undelivered > 0n && current.refund_address) {
-    returnTx = await bridge.returnFunds(current.bridge_transfer_id, current.refund_address, progress.undelivered, `failed:${current.id}:${progress.received}`);
+  if (progress.state === 'failed') {
+    if (!current.refund_address) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no refund route`, 'NoRefundAddress');
+    returnTx = (await bridge.returnUndelivered(current.bridge_transfer_id, current.refund_address))?.tx_hash ?? null;
   }
   const p = await transaction(async (m) => {
     const pay = await locked(m, paymentId);
@@ -246,9 +247,13 @@ export async function closeXchainWatcher(paymentId: string): Promise<XchainState
       moveWatcher(pay, 'expired');
       await m.save(pay);
     } else if (pay.watcher_state === 'matching' || pay.watcher_state === 'bridge_failed') {
-      await m.query(`UPDATE deposits SET effect = 'to_return' WHERE payment_id = $1 AND effect = 'applied' AND chain = $2`, [pay.id, pay.delivery_chain]);
-      moveWatcher(pay, 'recovery_required', 'payment_closed');
-      await m.save(pay);
+      // TypeORM answers an UPDATE with [rows, count].
+      const [owed]: [unknown[], number] = await m.query(
+        `UPDATE deposits SET effect = 'to_return' WHERE payment_id = $1 AND effect = 'applied' AND chain = $2 RETURNING id`, [pay.id, pay.delivery_chain]);
+      if (owed.length > 0) {
+        moveWatcher(pay, 'recovery_required', 'payment_closed');
+        await m.save(pay);
+      }
     }
     return pay;
   });

@@ -4,7 +4,8 @@
  * and verdicts, part 3), to each terminal state: delivered and settled; delivered less (matching
  * `bridge_delivered_less`, underpaid) then topped up to settled; bridge failed (funds returned,
  * payment expired); expired with nothing seen, then a late deposit returned to the refund address
- * (unmatched, recovery_required -> recovering); an underpaid link cancelled (money returned).
+ * (unmatched, recovery_required -> recovering); an underpaid link cancelled (money returned); the
+ * bridge failing after delivering less (the top-up returned, later the delivered money too).
  * Also the transfer rail (workflows/payment.ts) paid and settled.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -141,6 +142,35 @@ test('an underpaid cross-network link cancelled: unmatched partial_before_cancel
   const delivered = 50000000n - SANDBOX_BRIDGE_FEES.polygon;
   expect(after.amount_received_minor).toBe(delivered.toString());
   expect(await refunded('polygon', refund)).toBe(delivered);
+});
+
+test('the bridge fails after delivering less: the top-up is returned, then the link is cancelled and the delivered money returned', async () => {
+  const { creds, link } = await activeCryptoLink('10000');
+  const refund = `0x${crypto.randomBytes(20).toString('hex')}`;
+  const { payment: p } = await xchain(link.id, 'base', refund);
+  await payInBridgeAdapter().simulate(p.id, 'delayed', null);
+  await sendOnSource(p, p.amount_in_minor!);
+  await eventually(async () => (await payment(p.id)).watcher_state === 'confirming', 'confirming');
+  await payInBridgeAdapter().simulate(p.id, 'delivered', 100000000n);
+  await signalBridgeUpdate(p.id);
+  await eventually(async () => (await payment(p.id)).watcher_state === 'matching', 'matching');
+
+  await payInBridgeAdapter().simulate(p.id, 'failed', null);
+  await sendOnSource(p, '1000000');
+  const failed = await eventually(async () => { const x = await payment(p.id); return x.watcher_state === 'bridge_failed' && x; }, 'bridge_failed');
+  expect(failed).toMatchObject({ status: 'underpaid', amount_received_minor: '100000000' });
+  expect(await refunded('base', refund)).toBe(1000000n);
+
+  const { paymentIds } = await transaction(async (m) => {
+    const l = await m.findOneByOrFail(PaymentLink, { id: link.id });
+    l.status = 'cancelled';
+    await m.save(l);
+    return closeLivePaymentsForLink(m, l, 'cancelled', req);
+  });
+  await signalLinkEndedToPayments(paymentIds, creds.account_id, 'cancelled');
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
+  expect(await payment(p.id)).toMatchObject({ unmatched_reason: 'partial_before_cancel', watcher_state: 'recovering', watcher_reason: null });
+  expect(await refunded('base', refund)).toBe(101000000n);
 });
 
 test('crypto_transfer: a direct USDC transfer on the service network is paid and settled', async () => {
