@@ -30,7 +30,11 @@ export class CrossNetworkRails1764100000000 implements MigrationInterface {
         ADD COLUMN watcher_state text,
         ADD COLUMN watcher_reason text,
         ADD COLUMN recovery_tx_hash text;
-      CREATE INDEX payments_delivery_address_idx ON payments (delivery_chain, lower(delivery_address)) WHERE delivery_address IS NOT NULL;
+      -- The chain watcher finds a delivery by address; a refund address is checked against every
+      -- service address whatever its chain (deposit, delivery, wallet).
+      CREATE INDEX payments_delivery_address_idx ON payments (lower(delivery_address)) WHERE delivery_address IS NOT NULL;
+      CREATE INDEX payments_deposit_address_any_chain_idx ON payments (lower(deposit_address)) WHERE deposit_address IS NOT NULL;
+      CREATE INDEX wallets_address_lower_idx ON wallets (lower(address));
 
       ALTER TABLE deposits DROP CONSTRAINT deposits_effect_check;
       ALTER TABLE deposits ADD CONSTRAINT deposits_effect_check CHECK (effect IN ('pending','applied','recorded_only','to_return','returned'));
@@ -53,6 +57,8 @@ export class CrossNetworkRails1764100000000 implements MigrationInterface {
       UPDATE deposits SET effect = 'applied' WHERE effect IN ('to_return','returned');
       ALTER TABLE deposits ADD CONSTRAINT deposits_effect_check CHECK (effect IN ('pending','applied','recorded_only'));
       DROP INDEX IF EXISTS payments_delivery_address_idx;
+      DROP INDEX IF EXISTS payments_deposit_address_any_chain_idx;
+      DROP INDEX IF EXISTS wallets_address_lower_idx;
       ALTER TABLE payments DROP COLUMN delivery_chain, DROP COLUMN delivery_address, DROP COLUMN refund_address, DROP COLUMN source_address,
         DROP COLUMN bridge_transfer_id, DROP COLUMN amount_in_minor, DROP COLUMN bridge_fee_minor, DROP COLUMN quote_expires_at,
         DROP COLUMN gross_up, DROP COLUMN watcher_state, DROP COLUMN watcher_reason, DROP COLUMN recovery_tx_hash;
