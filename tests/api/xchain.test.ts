@@ -8,6 +8,8 @@
  * `quote_expires_at`, `gross_up`; `token_address` on the transfer rail).
  */
 import { setSwitch } from '../../lib/switches';
+import { payerPaymentResponse, paymentResponse } from '../../views/payment';
+import { payerSessionResponse } from '../../views/payer-session';
 import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
 import { usePrivateStack } from '../helpers/stack';
 
@@ -108,6 +110,10 @@ describe('with the flag open', () => {
     expect(s.body.xchain_deposit_instructions).toEqual([di]);
     const merchantView = await merchant.get(`/v1/payments/${p.body.id}`);
     expect(merchantView.body).toMatchObject({ payment_rail: 'crypto_xchain', source_chain: 'ethereum', source_asset: 'USDC', watcher_state: 'address_issued' });
+    // The answers conform to the response schemas the document publishes.
+    expect(payerPaymentResponse.validate(p.body).error).toBeUndefined();
+    expect(payerSessionResponse.validate(s.body).error).toBeUndefined();
+    expect(paymentResponse.validate(merchantView.body).error).toBeUndefined();
   });
 });
 
@@ -123,6 +129,7 @@ test('crypto_transfer body errors and deposit instructions with the token addres
   expect(p.body).toMatchObject({ payment_rail: 'crypto_transfer', source_address: REFUND, watcher_state: null });
   expect(p.body.deposit_instructions).toMatchObject({ chain: 'tempo', chain_id: 4217, asset: 'USDC.e', amount: { amount: '20200000', currency: 'USDC.e', decimals: 6 }, amount_is_estimate: false });
   expect(p.body.deposit_instructions.token_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  expect(payerPaymentResponse.validate(p.body).error).toBeUndefined();
   const again = await pay(token, { rail: 'crypto_transfer', source_chain: 'tempo', source_asset: 'USDC' });
   expect(again.status).toBe(200);
   expect(again.body.id).toBe(p.body.id);
