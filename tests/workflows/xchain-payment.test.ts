@@ -6,7 +6,7 @@
  * payment expired); expired with nothing seen, then a late deposit returned to the refund address
  * (unmatched, recovery_required -> recovering); an underpaid link cancelled (money returned); the
  * bridge failing after delivering less (the top-up returned, later the delivered money too).
- * Also the transfer rail (workflows/payment.ts) paid and settled.
+ * Also the transfer rail (workflows/payment.ts): paid and settled; expired, then a late transfer unmatched.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import crypto from 'node:crypto';
@@ -183,4 +183,15 @@ test('crypto_transfer: a direct USDC transfer on the service network is paid and
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, from_address: REFUND, amount: 20200000n, decimals: 6 });
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect(await chain.balanceOf(wallet.address, chain.stablecoin)).toBe(20000000n);
+});
+
+test('crypto_transfer: nothing arrives, the payment expires with payment.expired; a late transfer is unmatched', async () => {
+  const { link } = await activeCryptoLink('3000');
+  const chain = chainAdapter();
+  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req);
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
+  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, amount: 30300000n, decimals: 6 });
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
+  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', watcher_state: null });
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired', 'payment.unmatched']);
 });
