@@ -72,27 +72,38 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
   const chain = chainAdapter();
   const bridge = payInBridgeAdapter();
   const id = newId('pay_');
-  const result = await transaction(async (m) => {
-    const link = await lockLink(m, linkId);
+  /** Validates and returns the open payment to reuse (or throws `payment_in_progress`); null: create. */
+  const check = async (m: EntityManager, link: PaymentLink) => {
     const req = validateXchainRequest({
       network: input.network, stablecoin: input.stablecoin, refund_address: input.refund_address, nativeChain: chain.chain,
       forbiddenAddresses: await forbiddenRefundAddresses(m, link.account_id, input.refund_address),
     });
     const open = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
       .andWhere(`p.payment_rail = 'crypto_xchain'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
-    if (open) {
-      if (open.source_chain === req.network && open.refund_address?.toLowerCase() === req.refundAddress.toLowerCase()) return { payment: open, created: false };
+    if (open && !(open.source_chain === req.network && open.refund_address?.toLowerCase() === req.refundAddress.toLowerCase())) {
       throw new DomainError('conflict', 'payment_in_progress', 'A cross-network payment with another network or refund address is in progress for this link.', { details: { payment_id: open.id } });
     }
+    return { req, open };
+  };
+  // The provider call happens outside the link's transaction (never a second pooled connection while
+  // one is held): validate and look for the open payment first, then ask the bridge for its transfer
+  // (idempotent by payment id; an unused one is harmless), then create under the link's lock,
+  // checking again.
+  const pre = await transaction(async (m) => check(m, await lockLink(m, linkId)));
+  if (pre.open) return { payment: pre.open, created: false };
+  const now = new Date();
+  const quote = bridge.quote(pre.req.network, now);
+  const deliveryAddress = chain.depositAddress(id);
+  const transfer = await bridge.createPayIn({
+    idempotencyKey: id, clientReference: id, sourceChain: pre.req.network, sourceAsset: pre.req.stablecoin,
+    destinationChain: chain.chain, destinationAddress: deliveryAddress, destinationAsset: chain.stablecoin, fee: quote.fee,
+  });
+  const result = await transaction(async (m) => {
+    const link = await lockLink(m, linkId);
+    const { req, open } = await check(m, link);
+    if (open) return { payment: open, created: false };
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
-    const now = new Date();
-    const quote = bridge.quote(req.network, now);
     const q = grossUp(BigInt(due.total.amount), quote.fee);
-    const deliveryAddress = chain.depositAddress(id);
-    const transfer = await bridge.createPayIn({
-      idempotencyKey: id, clientReference: id, sourceChain: req.network, sourceAsset: req.stablecoin,
-      destinationChain: chain.chain, destinationAddress: deliveryAddress, destinationAsset: chain.stablecoin, fee: quote.fee,
-    });
     const settlementAddress = await settlementWallet(m, link);
     const expiresAt = new Date(Math.min(now.getTime() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
     const pay = m.create(Payment, {
