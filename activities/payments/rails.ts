@@ -72,7 +72,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
   const chain = chainAdapter();
   const bridge = payInBridgeAdapter();
   const id = newId('pay_');
-  /** Validates and returns the open payment to reuse (or throws `payment_in_progress`); null: create. */
+  /** Validates the body; returns it with the open payment to reuse (null: create one), or throws `payment_in_progress`. */
   const check = async (m: EntityManager, link: PaymentLink) => {
     const req = validateXchainRequest({
       network: input.network, stablecoin: input.stablecoin, refund_address: input.refund_address, nativeChain: chain.chain,
