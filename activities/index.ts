@@ -3,13 +3,14 @@
  * workflow (`<workflow>Activities` in `activities/<area>/activities.ts`). Commands, queries and
  * signals are plain functions of their area and are never registered.
  */
-import { paymentWorkflowActivities } from './payments/activities';
+import { paymentWorkflowActivities, xchainPaymentWorkflowActivities } from './payments/activities';
 import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 
 export const activities = {
   ...paymentWorkflowActivities,
+  ...xchainPaymentWorkflowActivities,
   ...paymentLinkWorkflowActivities,
   ...webhookDeliveryWorkflowActivities,
   ...payoutWorkflowActivities,

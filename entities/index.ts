@@ -15,6 +15,7 @@ import { PayoutsHardening1763800600000 } from './migrations/1763800600000-Payout
 import { PayoutBeneficiaryMasked1763800700000 } from './migrations/1763800700000-PayoutBeneficiaryMasked';
 import { RequestLogsBrin1763800800000 } from './migrations/1763800800000-RequestLogsBrin';
 import { UpdatedAtFromCreatedAt1763800900000 } from './migrations/1763800900000-UpdatedAtFromCreatedAt';
+import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
 
 export * from './account';
 export * from './catalog';
@@ -35,4 +36,5 @@ export const ENTITIES = [
 export const MIGRATIONS = [
   PlatformCore1763700000000, AuthChangeNotify1763700100000, WebhookHeldDeliveries1763800100000, RequestLogsWaitlists1763800200000,
   AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000, PayoutBeneficiaryMasked1763800700000, RequestLogsBrin1763800800000, UpdatedAtFromCreatedAt1763800900000,
+  CrossNetworkRails1764100000000,
 ];

@@ -2,6 +2,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ReminderSchedule } from '../domain/reminders';
 import type { LinkStatus, PaymentStatus } from '../domain/verdicts';
+import type { WatcherReason, WatcherState } from '../domain/xchain';
 
 export interface LinkItem { name: string | null; product_id: string | null; quantity: number; unit_amount: string | null }
 
@@ -85,6 +86,23 @@ export class Payment {
   @Column('timestamptz') expires_at: Date;
   @Column('timestamptz', { nullable: true }) paid_at: Date | null;
   @Column('timestamptz', { nullable: true }) settled_at: Date | null;
+  /** Cross-network rail: the native-chain address the bridge delivers to (settlement sends from it). */
+  @Column('text', { nullable: true }) delivery_chain: string | null;
+  @Column('text', { nullable: true }) delivery_address: string | null;
+  /** Cross-network rail: where money on a closed payment or a failed bridge goes back to (source chain). */
+  @Column('text', { nullable: true }) refund_address: string | null;
+  /** `crypto_transfer`: the payer's declared sending address (optional). */
+  @Column('text', { nullable: true }) source_address: string | null;
+  @Column('text', { nullable: true }) bridge_transfer_id: string | null;
+  /** Cross-network quote: what the payer sends on the source chain (minor units of `stablecoin`), gross of `bridge_fee_minor`. */
+  @Column('bigint', { nullable: true }) amount_in_minor: string | null;
+  @Column('bigint', { nullable: true }) bridge_fee_minor: string | null;
+  @Column('timestamptz', { nullable: true }) quote_expires_at: Date | null;
+  @Column('boolean', { nullable: true }) gross_up: boolean | null;
+  /** Cross-network watcher (spec 2.4); null on other rails. Moves only through domain/xchain.ts `watcherTransitions`. */
+  @Column('text', { nullable: true }) watcher_state: WatcherState | null;
+  @Column('text', { nullable: true }) watcher_reason: WatcherReason | null;
+  @Column('text', { nullable: true }) recovery_tx_hash: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }
@@ -100,7 +118,8 @@ export class Deposit {
   @Column('text') tx_hash: string;
   @Column('bigint') amount_minor: string;
   @Column('integer') decimals: number;
-  @Column('text') effect: 'pending' | 'applied' | 'recorded_only';
+  /** `to_return` / `returned`: cross-network money on a closed payment, owed to / sent back to the refund address. */
+  @Column('text') effect: 'pending' | 'applied' | 'recorded_only' | 'to_return' | 'returned';
   @Column('timestamptz') observed_at: Date;
   @Column('timestamptz', { nullable: true }) applied_at: Date | null;
 }

@@ -143,6 +143,17 @@ export class SandboxBridgeTransfer {
   @Column('text') state: string;
   @Column('text', { nullable: true }) refund_address: string | null;
   @Column('text', { nullable: true }) refund_tx_hash: string | null;
+  /** `payout` (USDC to fiat) or `pay_in` (cross-network pay-in delivered on the native chain). */
+  @Column('text') kind: 'payout' | 'pay_in';
+  @Column('text', { nullable: true }) destination_chain: string | null;
+  @Column('text', { nullable: true }) destination_address: string | null;
+  @Column('text', { nullable: true }) destination_asset: string | null;
+  @Column('bigint') fee_minor: string;
+  /** Pay-in: source funds already covered by a delivery (minor units). */
+  @Column('bigint') covered_minor: string;
+  @Column('bigint') delivered_minor: string;
+  /** What the simulator forces: `auto` (deliver), `delayed` (hold), `failed`. */
+  @Column('text') sim_state: 'auto' | 'delayed' | 'failed';
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   await waitForHealth(apiUrl, exited);
 
   // Imported after the environment is final: configuration is read once.
-  const { provisionAccount } = await import('../activities/accounts/commands');
+  const { ensureServiceWallet, provisionAccount } = await import('../activities/accounts/commands');
   const { initDb, db, closeDb } = await import('../lib/db');
   await initDb(process.env.DATABASE_URL, 2);
   let creds: { account_id: string } | null = fs.existsSync(CREDENTIALS_FILE) ? JSON.parse(fs.readFileSync(CREDENTIALS_FILE, 'utf8')) : null;
@@ -80,6 +80,8 @@ async function main(): Promise<void> {
     creds = await provisionAccount({ displayName: 'Dev Merchant' });
     fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
   }
+  // The same dev account serves the test network and the simulated mainnet (NETWORK=mainnet).
+  if (await ensureServiceWallet(creds.account_id)) say(`created the dev account's service wallet on ${process.env.NETWORK ?? 'testnet'}`);
   await closeDb();
   const runtime: Runtime = {
     api_url: apiUrl, database_url: process.env.DATABASE_URL, temporal_address: process.env.TEMPORAL_ADDRESS,
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
     '',
     'Payments Platform is up.',
     `  API:          ${apiUrl}/v1`,
+    `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
     `  Simulator:    ${apiUrl}/sim`,
     `  Temporal UI:  ${uiUrl ?? `(external Temporal at ${process.env.TEMPORAL_ADDRESS})`}`,
     `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,

@@ -9,13 +9,15 @@ import Joi from 'joi';
 import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
 import { linkHeaderFields, linkHeaderValues } from './payment-link';
 import { supportContactResponse } from './account';
-import { crossNetworkDepositInstructionsResponse } from './payment';
+import { crossNetworkDepositInstructionsResponse, depositInstructionsView, type PaymentChain } from './payment';
 
 export interface SessionViewInput {
   link: PaymentLink;
   account: Account;
   current: Payment | null;
   executableRails: string[];
+  /** The native chain's identity (deposit instructions of the current attempt). */
+  chain: PaymentChain;
 }
 
 /** Builds the payer projection of `link` with its current attempt (if any). */
@@ -47,9 +49,11 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     amount_verdict: ledger ? amountVerdict(ledger) : null,
     network: current?.deposit_chain ?? null,
     stablecoin: current?.stablecoin ?? null,
-    xchain_deposit_instructions: [],
-    watcher_state: null,
-    watcher_reason: null,
+    // The current cross-network attempt's instructions while it can still be paid (spec 2.4).
+    xchain_deposit_instructions: current && current.payment_rail === 'crypto_xchain' && rails.includes('crypto_xchain')
+      && (current.status === 'awaiting' || current.status === 'underpaid') ? [depositInstructionsView(current, i.chain)] : [],
+    watcher_state: current?.watcher_state ?? null,
+    watcher_reason: current?.watcher_reason ?? null,
     settlement_kind: link.settlement_kind,
     settlement_destination: link.settlement_kind === 'crypto_only' ? { type: 'service_wallet' } : link.settlement_destination_id ? { type: 'address_book' } : null,
     current_payment_id: current?.id ?? null,

@@ -5,8 +5,9 @@
 import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
 import type { Money } from '../domain/money';
 import type { Payment } from '../entities';
+import { XCHAIN_USDC, type XchainNetwork } from '../domain/xchain';
 import Joi from 'joi';
-import { at, atOrNull, bool, int, kind, moneyOrNull, text, textOrNull } from './schema';
+import { at, atOrNull, bool, kind, moneyOrNull, moneyOut, text, textOrNull } from './schema';
 
 function m(p: Payment, minor: string | null): Money | null {
   return minor === null ? null : { amount: minor, currency: p.currency, decimals: p.decimals };
@@ -29,9 +30,35 @@ export interface PaymentChain {
   tokenAddress: string;
 }
 
-/** DepositInstructions (spec 2.1) of a native-rail payment on `chain`; null on other rails. */
+/**
+ * DepositInstructions (spec 2.1) of a crypto payment; null without a deposit address. Native and
+ * transfer rails: the native chain (`chain` passed in) and its token. Cross-network rail: the
+ * bridge's address on the source network with that network's USDC (`XCHAIN_USDC`), `amount` what
+ * the payer sends (gross of the bridge fee), `amount_out` what must arrive (the total due),
+ * `bridge_fee`, `amount_is_estimate: true`, `quote_expires_at`, `gross_up`, `provider: bridge`.
+ */
 export function depositInstructionsView(p: Payment, chain: PaymentChain): Record<string, unknown> | null {
   if (!p.deposit_address) return null;
+  if (p.payment_rail === 'crypto_xchain') {
+    const usdc = XCHAIN_USDC[p.deposit_chain as XchainNetwork];
+    const src = (minor: string | null) => (minor === null ? null : { amount: minor, currency: p.stablecoin ?? 'USDC', decimals: p.decimals });
+    return {
+      address: p.deposit_address,
+      chain: p.deposit_chain,
+      chain_id: usdc?.chainId ?? null,
+      network: chain.network,
+      asset: p.stablecoin,
+      token_address: usdc?.tokenAddress ?? null,
+      amount: src(p.amount_in_minor),
+      amount_out: m(p, p.amount_expected_minor),
+      bridge_fee: src(p.bridge_fee_minor),
+      amount_is_estimate: true,
+      quote_expires_at: p.quote_expires_at?.toISOString() ?? null,
+      gross_up: p.gross_up,
+      expires_at: p.expires_at.toISOString(),
+      provider: 'bridge',
+    };
+  }
   return {
     address: p.deposit_address,
     chain: p.deposit_chain,
@@ -81,6 +108,22 @@ export function paymentView(p: Payment, chain: PaymentChain): Record<string, unk
     expires_at: p.expires_at.toISOString(),
     paid_at: p.paid_at?.toISOString() ?? null,
     settled_at: p.settled_at?.toISOString() ?? null,
+    ...railFields(p),
+  };
+}
+
+/**
+ * Fields of the cross-network and transfer rails both views carry (spec 2.4): `watcher_state`,
+ * `watcher_reason` (null off the cross-network rail), `refund_address`, `recovery_tx_hash` (the
+ * return of money on a closed payment or a failed bridge), `source_address` (`crypto_transfer`).
+ */
+function railFields(p: Payment): Record<string, unknown> {
+  return {
+    watcher_state: p.watcher_state,
+    watcher_reason: p.watcher_reason,
+    refund_address: p.refund_address,
+    recovery_tx_hash: p.recovery_tx_hash,
+    source_address: p.source_address,
   };
 }
 
@@ -105,19 +148,24 @@ export function payerPaymentView(p: Payment, chain: PaymentChain): Record<string
     paid_at: p.paid_at?.toISOString() ?? null,
     settled_at: p.settled_at?.toISOString() ?? null,
     created_at: p.created_at.toISOString(),
+    ...railFields(p),
   };
 }
 
-/** Response schema of `depositInstructionsView` (DepositInstructions, spec 2.1), null off the native rail. */
+/** Response schema of `depositInstructionsView` (DepositInstructions, spec 2.1), null on bank rails. */
 export const depositInstructionsResponse = Joi.object({
   address: text(),
   chain: textOrNull(),
-  chain_id: int(),
+  chain_id: Joi.number().integer().allow(null).required(),
   network: text(),
   asset: textOrNull(),
-  token_address: text(),
+  token_address: textOrNull(),
   amount: moneyOrNull(),
+  amount_out: moneyOut.allow(null),
+  bridge_fee: moneyOut.allow(null),
   amount_is_estimate: bool(),
+  quote_expires_at: Joi.string().isoDate().allow(null),
+  gross_up: Joi.boolean().allow(null),
   expires_at: at(),
   provider: textOrNull(),
 }).allow(null);
@@ -156,6 +204,7 @@ export const crossNetworkDepositInstructionsResponse = Joi.object({
   address: text(),
   chain: text(),
   chain_id: Joi.number().integer().allow(null),
+  network: str(),
   asset: text(),
   token_address: str(),
   amount: moneyOrNull(),
@@ -171,6 +220,11 @@ export const crossNetworkDepositInstructionsResponse = Joi.object({
 
 /** Fields of a payment that the merchant's and the payer's views share: what to pay and how it went. */
 const paymentProgressFields = {
+  watcher_state: textOrNull(),
+  watcher_reason: textOrNull(),
+  refund_address: textOrNull(),
+  recovery_tx_hash: textOrNull(),
+  source_address: textOrNull(),
   deposit_instructions: depositInstructionsResponse.required(),
   bank_deposit_instructions: bankDepositInstructionsResponse.allow(null).required(),
   amount_expected: moneyOrNull(),

@@ -40,11 +40,12 @@ export function isoAt(ms: number): string {
  * Error types activities raise that retrying cannot fix: `ApplicationFailure.nonRetryable` types
  * (`NotFound`: the row is gone; `NoSettlementRoute`: a paid payment has no settlement address;
  * `LinkStateCorrupt`: unusable reminder schedule; `BeneficiaryMissing`: no beneficiary for the
- * payout rail; `WalletMissing`: the service wallet disappeared) and `IllegalTransition`, the
+ * payout rail; `WalletMissing`: the service wallet disappeared; `NoRefundAddress`: a cross-network
+ * payment owes money back and has no refund route) and `IllegalTransition`, the
  * domain's 409 for a status change its transition table refuses (domain/transitions.ts).
  */
 export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = Object.freeze([
-  'IllegalTransition', 'NotFound', 'NoSettlementRoute', 'LinkStateCorrupt', 'BeneficiaryMissing', 'WalletMissing',
+  'IllegalTransition', 'NotFound', 'NoSettlementRoute', 'LinkStateCorrupt', 'BeneficiaryMissing', 'WalletMissing', 'NoRefundAddress',
 ]);
 
 /**

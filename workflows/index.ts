@@ -1,5 +1,6 @@
 /** Workflow entry points bundled for the worker: one file per long-lived object. */
 export * from './payment';
+export * from './xchain-payment';
 export * from './payment-link';
 export * from './webhook-delivery';
 export * from './payout';

@@ -77,6 +77,21 @@ export async function provisionAccount(opts: { email?: string; displayName?: str
   });
 }
 
+/**
+ * Gives `accountId` an active service wallet on the environment's network when it has none (the dev
+ * stack reuses its account across `NETWORK=testnet` and `NETWORK=mainnet` runs). Returns true when
+ * one was created.
+ */
+export async function ensureServiceWallet(accountId: string): Promise<boolean> {
+  const chain = chainAdapter();
+  const rows: unknown[] = await db().query(
+    `INSERT INTO wallets(id, account_id, livemode, address, chain, network, status, label, credential_id)
+     SELECT $1, $2, true, $3, $4, $5, 'active', 'Service wallet', $6
+      WHERE NOT EXISTS (SELECT 1 FROM wallets WHERE account_id = $2 AND network = $5 AND status = 'active') RETURNING id`,
+    [newId('wlt_'), accountId, deriveAddress(`wallet:${chain.network}:${accountId}`), chain.chain, chain.network, `cred_${crypto.randomBytes(4).toString('hex')}`]);
+  return rows.length > 0;
+}
+
 /** Revokes a key (idempotent); 404 when it is not the account's. */
 export async function revokeKey(accountId: string, keyId: string): Promise<ApiKey> {
   return transaction(async (m) => {

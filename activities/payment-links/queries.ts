@@ -4,6 +4,8 @@
  * counts, the receipt's paid payment, and the payer session's link (by token or short code) with
  * what its projection needs.
  */
+import { chainAdapter } from '../../providers/chain';
+import type { PaymentChain } from '../../views/payment';
 import type { SelectQueryBuilder } from 'typeorm';
 import { conflict, DomainError } from '../../domain/errors';
 import { normalizeShortCode } from '../../domain/ids';
@@ -109,14 +111,14 @@ export async function linkByShortCode(code: string): Promise<PaymentLink & { pay
 }
 
 /** What the payer session projection (views/payer-session.ts) needs besides the link. */
-export interface PayerSessionInputs { link: PaymentLink; account: Account; current: Payment | null; executableRails: string[] }
+export interface PayerSessionInputs { link: PaymentLink; account: Account; current: Payment | null; executableRails: string[]; chain: PaymentChain }
 
-/** The merchant account, the link's newest payment and the executable rails, read together. */
+/** The merchant account, the link's newest payment and the executable rails, read together (and the native chain's identity). */
 export async function payerSessionInputs(link: PaymentLink): Promise<PayerSessionInputs> {
   const [account, current, rails] = await Promise.all([
     db().getRepository(Account).findOneByOrFail({ id: link.account_id }),
     db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne(),
     executableRails(link.account_id),
   ]);
-  return { link, account, current: current ?? null, executableRails: rails };
+  return { link, account, current: current ?? null, executableRails: rails, chain: chainAdapter() };
 }

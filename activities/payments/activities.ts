@@ -14,8 +14,10 @@ import { chainAdapter } from '../../providers/chain';
 import { signalLinkChangedById } from '../payment-links/signals';
 import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
 import { moveLinkAfterPayment } from './links';
+import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 
 export type { PaymentState } from './ledger';
+export type { XchainState } from './xchain';
 
 /** Reads the payment's watch state. Non-retryable failure `NotFound` when the payment does not exist. */
 export async function loadPaymentState(paymentId: string): Promise<PaymentState> {
@@ -79,14 +81,16 @@ export async function expirePaymentActivity(paymentId: string): Promise<PaymentS
 
 /**
  * Provider call: sends the merchant's net amount (the exact invoice; the fee and any surplus stay
- * with the service) from the deposit address to the settlement address. Idempotent by payment id,
+ * with the service) from the deposit address (cross-network: the delivery address) to the settlement address. Idempotent by payment id,
  * so a retried activity never pays twice. Returns the settlement tx hash.
  */
 export async function sendSettlement(paymentId: string): Promise<string> {
   const p = await db().getRepository(Payment).findOneBy({ id: paymentId });
   if (!p) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
-  if (!p.settlement_address || !p.deposit_address || !p.stablecoin) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no settlement route`, 'NoSettlementRoute');
-  return chainAdapter().send(p.deposit_address, p.settlement_address, p.stablecoin, BigInt(p.invoice_minor), `settle:${p.id}`);
+  // The cross-network rail's money sits where its bridge delivered it, on the native chain.
+  const from = p.delivery_address ?? p.deposit_address;
+  if (!p.settlement_address || !from) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no settlement route`, 'NoSettlementRoute');
+  return chainAdapter().send(from, p.settlement_address, p.currency, BigInt(p.invoice_minor), `settle:${p.id}`);
 }
 
 /** Records a completed settlement: payment settled, link settled, events. Idempotent. */
@@ -119,3 +123,14 @@ export const paymentWorkflowActivities = {
 
 /** Type of `paymentWorkflowActivities`, proxied by workflows/payment.ts. */
 export type PaymentWorkflowActivities = typeof paymentWorkflowActivities;
+
+/**
+ * The activities workflows/xchain-payment.ts calls besides the settlement ones above
+ * (activities/payments/xchain.ts): what the worker registers for it.
+ */
+export const xchainPaymentWorkflowActivities = {
+  loadXchainState, applyXchainDeposit, advanceBridge, recoverFunds, expireXchainPayment, closeXchainWatcher,
+};
+
+/** Type of `xchainPaymentWorkflowActivities`, proxied by workflows/xchain-payment.ts. */
+export type XchainPaymentWorkflowActivities = typeof xchainPaymentWorkflowActivities;

@@ -16,19 +16,22 @@ import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
 import { emitPaymentEvents } from './ledger';
+import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
 
 /** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
-export interface PayerPaymentInput { rail: string; payer_email?: string; payer_type?: string }
+export interface PayerPaymentInput extends RailPaymentInput { rail: string }
 
 /**
  * The payer starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
  * `payment_link_not_payable` when the link takes no payment; 400 `rail_not_allowed` param `rail`
- * (details `rails`: the payable ones) when the rail is not payable now; else
- * `createOrReuseNativePayment` (only the native rail is executable in this build).
+ * (details `rails`: the payable ones) when the rail is not payable now (`crypto_transfer` is
+ * payable exactly when `crypto_native` is: the same chain, the payer naming its source); else the
+ * rail's create-or-reuse (`createOrReuseNativePayment`, activities/payments/rails.ts
+ * `createOrReuseXchainPayment`, `createOrReuseTransferPayment`).
  */
 export async function startPayerPayment(link: PaymentLink, input: PayerPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
   const payable = computePayableRails({
@@ -38,9 +41,12 @@ export async function startPayerPayment(link: PaymentLink, input: PayerPaymentIn
   if (NOT_PAYABLE.includes(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
   }
-  if (!payable.includes(input.rail)) {
+  const railPayable = input.rail === 'crypto_transfer' ? payable.includes('crypto_native') : payable.includes(input.rail);
+  if (!railPayable) {
     throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
   }
+  if (input.rail === 'crypto_xchain') return createOrReuseXchainPayment(link.id, input, request);
+  if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(link.id, input, request);
   return createOrReuseNativePayment(link.id, { payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null }, request);
 }
 
@@ -86,7 +92,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
     await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
     return { payment: pay, created: true };
   });
-  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id);
+  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_native');
   return result;
 }
 

@@ -1,28 +1,51 @@
 /**
- * Starting and signalling payment workflows (workflows/payment.ts; workflow id = payment id), and
- * the recovery sweep that restarts the ones whose start was lost.
+ * Starting and signalling payment workflows (workflow id = payment id): workflows/payment.ts on the
+ * native and transfer rails, workflows/xchain-payment.ts on the cross-network rail (the same
+ * `deposit`, `linkEnded` signals), and the recovery sweep that restarts the ones whose start was lost.
  */
 import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { depositSignal, linkEndedSignal, paymentWorkflow } from '../../workflows/payment';
+import { bridgeUpdateSignal, xchainPaymentWorkflow } from '../../workflows/xchain-payment';
 
-/** Starts the payment's workflow unless it runs already (idempotent by workflow id). */
-export async function startPaymentWorkflow(paymentId: string, accountId: string): Promise<void> {
-  await startIfAbsent(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId });
+/** The workflow watching a payment on `rail`: the cross-network watcher or the payment workflow. */
+function workflowFor(rail: string): typeof paymentWorkflow {
+  return rail === 'crypto_xchain' ? xchainPaymentWorkflow : paymentWorkflow;
 }
 
-/** Signals (starting if needed) the payment workflow with a recorded deposit. */
-export async function signalPaymentDeposit(paymentId: string, accountId: string, depositId: string): Promise<void> {
-  await signalWithStart(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId, signal: depositSignal, signalArgs: [{ depositId }] });
+async function railOf(paymentId: string): Promise<string> {
+  const rows: Array<{ payment_rail: string }> = await db().query('SELECT payment_rail FROM payments WHERE id = $1', [paymentId]);
+  return rows[0]?.payment_rail ?? 'crypto_native';
+}
+
+/** Starts the workflow of a payment on `rail` unless it runs already (idempotent by workflow id). */
+export async function startPaymentWorkflow(paymentId: string, accountId: string, rail: string): Promise<void> {
+  await startIfAbsent(workflowFor(rail), { workflowId: paymentId, args: [{ paymentId }], accountId });
+}
+
+/** Signals (starting if needed) the payment's workflow with a recorded deposit. */
+export async function signalPaymentDeposit(paymentId: string, accountId: string, depositId: string, rail?: string): Promise<void> {
+  await signalWithStart(workflowFor(rail ?? await railOf(paymentId)), { workflowId: paymentId, args: [{ paymentId }], accountId, signal: depositSignal, signalArgs: [{ depositId }] });
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
 export async function signalLinkEndedToPayments(paymentIds: string[], accountId: string, reason: 'cancelled' | 'expired'): Promise<void> {
   for (const paymentId of paymentIds) {
-    await signalWithStart(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId, signal: linkEndedSignal, signalArgs: [{ reason }] });
+    await signalWithStart(workflowFor(await railOf(paymentId)), { workflowId: paymentId, args: [{ paymentId }], accountId, signal: linkEndedSignal, signalArgs: [{ reason }] });
   }
+}
+
+/**
+ * The bridge reported a change of the pay-in transfer of cross-network payment `paymentId` (the
+ * simulator or a provider callback): its watcher re-reads the bridge. False when no such payment.
+ */
+export async function signalBridgeUpdate(paymentId: string): Promise<boolean> {
+  const rows: Array<{ account_id: string; payment_rail: string }> = await db().query('SELECT account_id, payment_rail FROM payments WHERE id = $1', [paymentId]);
+  if (!rows[0] || rows[0].payment_rail !== 'crypto_xchain') return false;
+  await signalWithStart(xchainPaymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId: rows[0].account_id, signal: bridgeUpdateSignal, signalArgs: [] });
+  return true;
 }
 
 /** `signalLinkEndedToPayments` after a commit, best effort: a failure is logged, never thrown. */
@@ -45,13 +68,14 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
   let after = '';
   let n = 0;
   for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT p.id, p.account_id FROM payments p
+    const rows: Array<{ id: string; account_id: string; payment_rail: string }> = await db().query(
+      `SELECT p.id, p.account_id, p.payment_rail FROM payments p
         WHERE p.id > $1 AND (p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})
            OR (p.status IN ('paid','overpaid') AND p.settlement = 'wallet')
+           OR p.watcher_state IN ('recovery_required','source_seen','confirming')
            OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending'))
         ORDER BY p.id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startPaymentWorkflow(r.id, r.account_id);
+    for (const r of rows) await startPaymentWorkflow(r.id, r.account_id, r.payment_rail);
     n += rows.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;

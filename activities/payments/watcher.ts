@@ -17,8 +17,12 @@ import { signalPaymentDeposit } from './signals';
  * Idempotent by (chain, tx_hash). Returns the deposit id.
  */
 export async function recordObservedTransfer(t: ObservedTransfer): Promise<string> {
-  const payments: Array<{ id: string; account_id: string; stablecoin: string | null }> = await db().query(
-    'SELECT id, account_id, stablecoin FROM payments WHERE deposit_chain = $1 AND lower(deposit_address) = lower($2)', [t.chain, t.to_address]);
+  // A payment's send target, or (cross-network rail) the native-chain address its bridge delivers to.
+  const payments: Array<{ id: string; account_id: string; payment_rail: string; asset: string | null }> = await db().query(
+    `SELECT id, account_id, payment_rail, stablecoin AS asset FROM payments WHERE deposit_chain = $1 AND lower(deposit_address) = lower($2)
+     UNION ALL
+     SELECT id, account_id, payment_rail, currency AS asset FROM payments WHERE delivery_chain = $1 AND lower(delivery_address) = lower($2)
+     LIMIT 1`, [t.chain, t.to_address]);
   const p = payments[0] ?? null;
   if (!p) {
     // A payout funding address (bridge deposit address on a source chain) goes to the payout workflow.
@@ -30,9 +34,9 @@ export async function recordObservedTransfer(t: ObservedTransfer): Promise<strin
     `INSERT INTO deposits(id, payment_id, chain, asset, to_address, from_address, tx_hash, amount_minor, decimals, effect)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
     [id, p?.id ?? null, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString(), t.decimals,
-      p && p.stablecoin === t.asset ? 'pending' : 'recorded_only']);
+      p && p.asset === t.asset ? 'pending' : 'recorded_only']);
   const depositId = inserted[0]?.id ?? (await db().query('SELECT id FROM deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
-  if (p) await signalPaymentDeposit(p.id, p.account_id, depositId);
+  if (p) await signalPaymentDeposit(p.id, p.account_id, depositId, p.payment_rail);
   return depositId;
 }
 

@@ -6,8 +6,6 @@
 import Router from '@koa/router';
 import Joi from '../schemas/joi';
 import type Koa from 'koa';
-import { CHAIN_NAMES } from '../../domain/addresses';
-import { RAILS_CLOSED } from '../../domain/rails';
 import type { PaymentLink } from '../../entities';
 import { recordView, sendPayerReceipt } from '../../activities/payment-links/commands';
 import { linkByPayerToken, linkByShortCode, payerSessionInputs } from '../../activities/payment-links/queries';
@@ -15,24 +13,9 @@ import { markSent, startPayerPayment } from '../../activities/payments/commands'
 import { getPayerPayment, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
 import { mountPublic } from '../operation';
+import { createPaymentBody } from '../schemas/payment-sessions';
 import { payerPaymentResponse, payerPaymentView } from '../../views/payment';
 import { payerSessionResponse, payerSessionView, receiptEmailResponse } from '../../views/payer-session';
-
-const PAYER_RAILS = [...RAILS_CLOSED, 'crypto_transfer'];
-
-const createPaymentBody = Joi.object({
-  rail: Joi.string().valid(...PAYER_RAILS).required(),
-  payer_type: Joi.string().valid('individual', 'business'),
-  payer_state: Joi.string().pattern(/^[A-Z]{2}$/),
-  payer_email: Joi.string().email({ tlds: { allow: false } }),
-  // Closed chain catalogue (domain/addresses); which of them a rail takes is the rail's rule (spec 4.1: `409 network_not_supported`).
-  network: Joi.string().valid(...CHAIN_NAMES),
-  stablecoin: Joi.string().max(20),
-  refund_address: Joi.string().max(200),
-  source_chain: Joi.string().valid(...CHAIN_NAMES),
-  source_asset: Joi.string().max(20),
-  source_address: Joi.string().max(200),
-});
 
 /** The payer session projection of `link` (views/payer-session.ts). */
 async function session(link: PaymentLink): Promise<Record<string, unknown>> {

@@ -17,6 +17,11 @@
  *   abandons the hosted checkout; the provider then notifies the product (credits granted once).
  * - POST /sim/providers/screening/signals `{ chain, address, risk_score, flags?, unavailable? }`:
  *   what the address screening provider reports for that address from now on.
+ * - POST /sim/bridge/transfers/{id} `{ state: delivered|failed|delayed, delivered_amount? }` (`btr_`
+ *   id or the `pay_` id of a cross-network payment): the bridge holds the transfer (`delayed`),
+ *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
+ *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
+ *   exactly that amount, e.g. less than quoted). The payment's watcher re-reads the bridge.
  */
 import Router from '@koa/router';
 import Joi from 'joi';
@@ -27,7 +32,9 @@ import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { FAULT_NAMES, faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
-import { bridgeAdapter } from '../../providers/bridge';
+import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
+import { recordObservedTransfer } from '../../activities/payments/watcher';
+import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { emailProvider } from '../../providers/email';
 import { signWalletSend } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
@@ -108,6 +115,18 @@ export function simulatorRouter(): Router<AppState> {
     ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
   });
 
+  r.post('/bridge/transfers/:id', async (ctx) => {
+    const b = validate<{ state: 'delivered' | 'failed' | 'delayed'; delivered_amount?: string }>(bridgeTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const out = await payInBridgeAdapter().simulate(ctx.params.id, b.state, b.delivered_amount === undefined ? null : BigInt(b.delivered_amount));
+    if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
+    if (out.delivery) await recordObservedTransfer({ ...out.delivery, decimals: 6 });
+    await signalBridgeUpdate(out.client_reference);
+    ctx.body = {
+      object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
+      received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,
+    };
+  });
+
   r.post('/providers/reconciliation', async (ctx) => {
     const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     if (!(await signalPayoutReconciliation(b.payout_id, b.needs_attention))) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
@@ -173,6 +192,11 @@ const railEventBody = Joi.object({
   reason: Joi.string().max(200),
   recipient_received_amount: Joi.string().pattern(/^[0-9]+$/),
 }).or('state', 'recipient_received_amount');
+
+const bridgeTransferBody = Joi.object({
+  state: Joi.string().valid('delivered', 'failed', 'delayed').required(),
+  delivered_amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }),
+});
 
 const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
 
