@@ -145,7 +145,9 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
  * `crypto_only_currency_not_usd`; 409 conflict `wallet_not_found` (crypto-only without an active
  * service wallet on the environment network); 400 param `expires_at` when it already passed.
  * Sets `active`, `payer_token` (`plk_`), `settlement_kind`, frozen `settlement_asset`
- * (crypto-only: the chain adapter's token), `direction` `inbound`, `activated_at`; emits
+ * (crypto-only: the chain adapter's token), `settlement_destination_kind` (the address-book
+ * entry's kind: a bank entry makes the link payable on bank rails only; issue 12), `direction`
+ * `inbound`, `activated_at`; emits
  * `payment_link.activated`; starts the link workflow after commit.
  */
 export async function activateLink(c: OpContext, id: string, attestationAccepted: unknown): Promise<PaymentLink> {
@@ -166,8 +168,9 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
         `SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = $2 AND network = $3 AND status = 'active' LIMIT 1`, [c.accountId, c.livemode, chain.network]);
       if (!wallets.length) throw conflict('wallet_not_found', `Crypto-only links settle to the service wallet; this account has none on ${chain.network}.`);
     } else {
-      const n = await m.count(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
-      if (!n) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
+      const entry = await m.findOne(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
+      if (!entry) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
+      link.settlement_destination_kind = entry.kind;
     }
     link.status = paymentLinkTransitions.assert(link.status, 'active');
     link.payer_token = randomToken('plk_', 32);

@@ -6,7 +6,7 @@
 import { DomainError } from '../../domain/errors';
 import { totalDue } from '../../domain/fees';
 import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
-import { computePayableRails } from '../../domain/rails';
+import { computePayableRails, isBankRail } from '../../domain/rails';
 import { isLinkOpenForPayment } from '../../domain/verdicts';
 import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
@@ -15,31 +15,44 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
+import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents } from './ledger';
 import { startPaymentWorkflow } from './signals';
+
+/** The bank columns of a crypto-rail payment (issue 12): none apply. */
+export const NO_BANK_FIELDS = {
+  bank_instructions: null, bank_reference: null, bank_account_key: null, return_reason: null, payer_state: null, settled_minor: '0',
+  settlement_rail: null, settlement_rail_payment_id: null, refund_rail_payment_id: null, refund_reason: null, refunded_at: null,
+} as const;
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
 
 /** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
-export interface PayerPaymentInput { rail: string; payer_email?: string; payer_type?: string }
+export interface PayerPaymentInput { rail: string; payer_email?: string; payer_type?: string; payer_state?: string }
 
 /**
  * The payer starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
  * `payment_link_not_payable` when the link takes no payment; 400 `rail_not_allowed` param `rail`
- * (details `rails`: the payable ones) when the rail is not payable now; else
- * `createOrReuseNativePayment` (only the native rail is executable in this build).
+ * (details `rails`: the payable ones) when the rail is not payable now; then a bank rail goes to
+ * `createOrReuseBankPayment` (bank-commands.ts, issue 12), the native rail to `createOrReuseNativePayment`.
  */
 export async function startPayerPayment(link: PaymentLink, input: PayerPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
   const payable = computePayableRails({
     status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
     settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
+    destinationKind: link.settlement_destination_kind,
   });
   if (NOT_PAYABLE.includes(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
   }
   if (!payable.includes(input.rail)) {
     throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
+  }
+  if (isBankRail(input.rail)) {
+    return createOrReuseBankPayment(link.id, {
+      rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
+    }, request);
   }
   return createOrReuseNativePayment(link.id, { payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null }, request);
 }
@@ -78,7 +91,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
       surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
       settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
       payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
+      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS,
     });
     await m.save(pay);
     link.latest_attempt_status = 'awaiting';

@@ -3,6 +3,12 @@
  * the outside world would do. Mounted only when SIMULATOR_ENABLED=true (dev and tests).
  * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash? }`:
  *   the chain adapter observes that transfer exactly as a real chain watcher would.
+ * - POST /sim/bank/credits `{ rail, currency, amount (minor units), reference, to_account, sender_name? }`:
+ *   an inbound bank transfer reaches the collection provider exactly as it would report it
+ *   (`to_account`: the account number, IBAN, CLABE, PIX key, or sort code plus account number of the
+ *   instructions); matched by account or reference, recorded, and handed to the payment's workflow.
+ *   Magic `sender_name` `RETURN_ME`: the sending bank returns it at once (`R01 Insufficient funds`).
+ * - POST /sim/bank/credits/{bcp_ id}/return `{ reason? }`: the sending bank returns a received credit.
  * - GET /sim/emails?related_object_id=: emails the sandbox email provider recorded.
  * - POST /sim/providers/fiat_rails/payments/{id or payout id} `{ state?: paid|failed|returned, paid_amount?,
  *   reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout workflow re-reads it.
@@ -21,8 +27,12 @@
 import Router from '@koa/router';
 import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
-import { currencyDecimals } from '../../domain/money';
+import { currencyDecimals, isFiat } from '../../domain/money';
+import { BANK_RAILS } from '../../domain/rails';
+import { recordBankCredit, recordBankReturn } from '../../activities/payments/bank-commands';
+import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
+import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
@@ -75,6 +85,36 @@ export function simulatorRouter(): Router<AppState> {
     ctx.body = { object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash };
   });
 
+  r.post('/bank/credits', async (ctx) => {
+    const b = validate<{ rail: string; currency: string; amount: string; reference: string; to_account: string; sender_name?: string }>(
+      bankCreditBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    if (!isFiat(b.currency)) throw new DomainError('invalid_request', 'parameter_invalid', `Unknown fiat currency \`${b.currency}\`.`, { param: 'currency' });
+    const credit = await bankCollection().receive({
+      rail: b.rail, currency: b.currency, amount: BigInt(b.amount), reference: b.reference || null, toAccount: b.to_account, senderName: b.sender_name ?? null,
+    });
+    const { paymentId } = await recordBankCredit(credit, currencyDecimals(b.currency));
+    let out = credit;
+    if (credit.sender_name === SANDBOX_RETURN_SENDER) {
+      out = (await bankCollection().returnCredit(credit.id, SANDBOX_RETURN_TEXT))!;
+      await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
+    }
+    ctx.status = 201;
+    ctx.body = simBankCredit(out, paymentId);
+  });
+
+  r.post('/bank/credits/:id/return', async (ctx) => {
+    const b = validate<{ reason?: string }>(bankReturnBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    let credit;
+    try {
+      credit = await bankCollection().returnCredit(ctx.params.id, b.reason ?? SANDBOX_RETURN_TEXT);
+    } catch (e) {
+      throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
+    }
+    if (!credit) throw new DomainError('not_found', 'not_found', `No bank credit ${ctx.params.id}.`);
+    const { paymentId } = await recordBankReturn(credit.id, credit.return_reason ?? SANDBOX_RETURN_TEXT);
+    ctx.body = simBankCredit(credit, paymentId);
+  });
+
   r.get('/emails', async (ctx) => {
     const related = typeof ctx.query.related_object_id === 'string' ? ctx.query.related_object_id : null;
     const rows = await emailProvider().recorded(related);
@@ -96,7 +136,7 @@ export function simulatorRouter(): Router<AppState> {
       throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
     }
     if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
-    await notifyPayoutProviderUpdate(p.client_reference);
+    if (!(await notifyPaymentRailUpdate(p.client_reference))) await notifyPayoutProviderUpdate(p.client_reference);
     ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
       amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
       reason: p.reason, provider_reference: p.provider_reference };
@@ -173,6 +213,25 @@ const railEventBody = Joi.object({
   reason: Joi.string().max(200),
   recipient_received_amount: Joi.string().pattern(/^[0-9]+$/),
 }).or('state', 'recipient_received_amount');
+
+const bankCreditBody = Joi.object({
+  rail: Joi.string().valid(...BANK_RAILS).required(),
+  currency: Joi.string().pattern(/^[A-Z]{3}$/).required(),
+  amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }).max(18).required(),
+  reference: Joi.string().allow('').max(140).required(),
+  to_account: Joi.string().max(64).required(),
+  sender_name: Joi.string().max(140),
+});
+
+const bankReturnBody = Joi.object({ reason: Joi.string().max(200) });
+
+/** The simulator's echo of a bank credit as the provider holds it (`payment_id` null when unmatched). */
+function simBankCredit(c: ProviderCredit, paymentId: string | null): Record<string, unknown> {
+  return {
+    object: 'sim.bank_credit', id: c.id, rail: c.rail, currency: c.currency, amount: c.amount.toString(), reference: c.reference,
+    to_account: c.to_account, sender_name: c.sender_name, matched: paymentId !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
+  };
+}
 
 const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
 

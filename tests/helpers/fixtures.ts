@@ -23,7 +23,7 @@ export async function activeCryptoLink(amountMinor = '10000', opts: { expiresAt?
     settlement_kind: 'crypto_only', settlement_asset: { chain: chain.chain, asset: chain.stablecoin, token_address: chain.tokenAddress, decimals: 6 },
     settlement_destination_id: null, items: [], payer_token: `plk_${crypto.randomBytes(16).toString('hex')}`, short_code: newShortCode(),
     activated_at: new Date(), viewed_at: null, paid_at: null, settled_at: null, cancelled_at: null, expired_at: null,
-    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null,
+    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null, refunded_at: null, settlement_destination_kind: null,
   });
   await repo.save(link);
   return { creds, link };
