@@ -52,6 +52,12 @@ export function offerableRails(currency: string): string[] {
   return Object.prototype.hasOwnProperty.call(OFFERABLE, currency) ? [...OFFERABLE[currency]] : [];
 }
 
+/** The one currency a bank rail is offered for (ach/wire USD, sepa EUR, faster_payments GBP, pix BRL, spei MXN); null for a crypto rail. */
+export function offerableCurrencyOf(rail: string): string | null {
+  if (!isBankRail(rail)) return null;
+  return Object.keys(OFFERABLE).find((c) => OFFERABLE[c].includes(rail as Rail)) ?? null;
+}
+
 /** Keep the rails of `set` that are in RAILS_CLOSED, deduplicated, in RAILS_CLOSED order. */
 function canonical(set: Iterable<string>): string[] {
   const s = new Set(set);
