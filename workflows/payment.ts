@@ -80,12 +80,13 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
       return false;
     }
     if (st.settlementPending) {
+      // Cleared before the read: a report arriving while it runs wakes the wait below at once.
+      providerUpdated = false;
       const r = await acts.syncBankSettlement(paymentId);
       state = r;
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
       if (r.settlementPending) {
         waitingFor = 'the fiat rail to report the settlement payout to the merchant\'s bank';
-        providerUpdated = false;
         await condition(() => providerUpdated || queue.length > 0 || linkEnded, SETTLEMENT_POLL);
       }
       return false;

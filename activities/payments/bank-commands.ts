@@ -115,9 +115,10 @@ export async function recordBankCredit(c: ProviderCredit, decimals: number): Pro
  */
 export async function recordBankReturn(providerCreditId: string, reason: string): Promise<{ creditId: string | null; paymentId: string | null }> {
   const rows: Array<{ id: string; payment_id: string | null; account_id: string | null }> = await db().query(
-    `UPDATE bank_credits b SET returned_at = COALESCE(b.returned_at, now()), return_reason = COALESCE(b.return_reason, $2)
-      WHERE b.provider_credit_id = $1
-      RETURNING b.id, b.payment_id, (SELECT account_id FROM payments WHERE id = b.payment_id) AS account_id`, [providerCreditId, reason]);
+    `WITH u AS (
+       UPDATE bank_credits b SET returned_at = COALESCE(b.returned_at, now()), return_reason = COALESCE(b.return_reason, $2)
+        WHERE b.provider_credit_id = $1 RETURNING b.id, b.payment_id)
+     SELECT u.id, u.payment_id, p.account_id FROM u LEFT JOIN payments p ON p.id = u.payment_id`, [providerCreditId, reason]);
   const r = rows[0];
   if (!r) return { creditId: null, paymentId: null };
   if (r.payment_id && r.account_id) await signalPaymentDeposit(r.payment_id, r.account_id, `return:${r.id}`);
