@@ -106,7 +106,13 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
       return false;
     }
-    if (st.done) return true;
+    if (st.done) {
+      // A provider report or refund request that arrived after the state was read: re-read before ending.
+      if (!providerUpdated) return true;
+      providerUpdated = false;
+      await load();
+      return false;
+    }
     if (linkEnded) {
       linkEnded = false;
       await load();
