@@ -6,7 +6,8 @@
  * matching, and the capabilities document.
  */
 import { db } from '../../lib/db';
-import { client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
+import { newId } from '../../lib/ids';
+import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { activeBankLink, bankCredit, RAIL_CURRENCY, session } from '../helpers/bank';
 
 beforeAll(async () => { await connectDb(); });
@@ -109,6 +110,50 @@ describe('refund errors', () => {
       return r[0].settlement_rail_payment_id;
     }, 'the settlement payout in flight');
     expectError(await api.post(`/v1/payment_links/${link.id}/refund`, {}), 409, 'conflict', 'settlement_in_progress');
+  });
+});
+
+describe('refunds on crypto rails', () => {
+  const transfer = (di: { chain: string; address: string; asset: string; amount: { amount: string } }, from?: string) =>
+    call('POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount, ...(from ? { from_address: from } : {}) }, { idem: null });
+
+  test('409 capability_unavailable refund_unavailable once a crypto payment settled into the merchant wallet', async () => {
+    const api = client((await newAccount()).live_key);
+    const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', accepted_rail_kinds: ['crypto'] }), 201);
+    const a = expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
+    const token = String(a.url).split('/pay/')[1];
+    const p = expectOk(await session(token, '/payments', { rail: 'crypto_native' }), 201);
+    expectOk(await transfer(p.deposit_instructions, `0x${'12'.repeat(20)}`), 201);
+    await eventually(async () => (await api.get(`/v1/payment_links/${l.id}`)).body.status === 'settled', 'settled');
+    expectError(await api.post(`/v1/payment_links/${l.id}/refund`, {}), 409, 'capability_unavailable', 'refund_unavailable');
+  });
+
+  test('a paid crypto payment held for a crypto destination is refunded to its sender; unknown sender is refund_unavailable', async () => {
+    const creds = await newAccount();
+    const api = client(creds.live_key);
+    const adr = newId('adr_');
+    await db().query(`INSERT INTO address_book_entries(id, account_id, livemode, kind, label, chain, address) VALUES ($1,$2,true,'crypto','Treasury','base',$3)`,
+      [adr, creds.account_id, `0x${'ab'.repeat(20)}`]);
+    const open = async () => {
+      const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', settlement_destination: { address_book_id: adr } }), 201);
+      const a = expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
+      const p = expectOk(await session(String(a.url).split('/pay/')[1], '/payments', { rail: 'crypto_native' }), 201);
+      return { l, p };
+    };
+    const anon = await open();
+    expectOk(await transfer(anon.p.deposit_instructions), 201);
+    await eventually(async () => (await api.get(`/v1/payment_links/${anon.l.id}`)).body.status === 'paid', 'paid');
+    expectError(await api.post(`/v1/payment_links/${anon.l.id}/refund`, {}), 409, 'capability_unavailable', 'refund_unavailable');
+
+    const known = await open();
+    expectOk(await transfer(known.p.deposit_instructions, `0x${'34'.repeat(20)}`), 201);
+    await eventually(async () => (await api.get(`/v1/payment_links/${known.l.id}`)).body.status === 'paid', 'paid');
+    const r = expectOk(await api.post(`/v1/payment_links/${known.l.id}/refund`, { reason: 'duplicate' }));
+    expect(r.status).toBe('refunded');
+    await eventually(async () => (await db().query('SELECT refund_rail_payment_id FROM payments WHERE id = $1', [known.p.id]))[0].refund_rail_payment_id, 'refund sent');
+    const back = await db().query(`SELECT amount_minor FROM sandbox_chain_transfers WHERE idempotency_key = $1`, [`refund:${known.p.id}`]);
+    expect(back).toEqual([{ amount_minor: '10100000' }]);
+    expect(expectOk(await api.get(`/v1/payments/${known.p.id}`)).status).toBe('refunded');
   });
 });
 
