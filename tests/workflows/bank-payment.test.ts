@@ -50,16 +50,19 @@ async function railPaid(ref: string) {
   await notifyPaymentRailUpdate(ref);
 }
 
-test('an awaiting bank payment expires after its 7-day window; a late credit is unmatched deposit_after_close', async () => {
-  const { link } = await activeBankLinkRow('sepa', 'EUR', '10000');
-  const { payment: p } = await newBankPayment(link.id, 'sepa');
-  const before = await env.currentTimeMs();
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
-  expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(7 * 86_400_000 - 5000);
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired']);
-  await credit(p, '10000');
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
-  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', amount_received_minor: '10000' });
+test.each([
+  ['ach', 'ach', 'USD'], ['wire', 'ach', 'USD'], ['sepa', 'sepa', 'EUR'], ['faster_payments', 'faster_payments', 'GBP'], ['pix', 'pix', 'BRL'], ['spei', 'spei', 'MXN'],
+])('%s: an exact credit is paid, then settled on the destination rail %s once the fiat rail reports the payout', async (rail, destRail, currency) => {
+  const { link } = await activeBankLinkRow(destRail, currency, '45000');
+  const { payment: p } = await newBankPayment(link.id, rail);
+  await credit(p, '45000');
+  await eventually(async () => (await payment(p.id)).settlement_rail_payment_id !== null, 'settlement payout in flight');
+  expect((await payment(p.id)).status).toBe('paid');
+  await eventually(async () => /fiat rail to report/.test(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')), 'waiting for the rail report');
+  await railPaid(p.id);
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
+  expect(await fiatRails().simulate(p.id, {})).toMatchObject({ rail: destRail, currency, amount: 45000n, state: 'paid' });
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled']);
 });
 
 test('short then topped up within 1%: underpaid, paid, settled to the merchant bank through the fiat rail', async () => {
@@ -126,4 +129,18 @@ test('cancelling an underpaid bank link leaves the payment unmatched partial_bef
   await signalLinkEndedToPayments(paymentIds, creds.account_id, 'cancelled');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
   expect(await payment(p.id)).toMatchObject({ unmatched_reason: 'partial_before_cancel', amount_received_minor: '1000' });
+});
+
+// Last: skipping the 7-day window moves the test server's clock a week past the wall clock the
+// payments' `expires_at` is computed from, so a payment created after it would expire at once.
+test('an awaiting bank payment expires after its 7-day window; a late credit is unmatched deposit_after_close', async () => {
+  const { link } = await activeBankLinkRow('sepa', 'EUR', '10000');
+  const { payment: p } = await newBankPayment(link.id, 'sepa');
+  const before = await env.currentTimeMs();
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
+  expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(7 * 86_400_000 - 5000);
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired']);
+  await credit(p, '10000');
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
+  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', amount_received_minor: '10000' });
 });
