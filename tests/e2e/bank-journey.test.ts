@@ -39,6 +39,8 @@ test.each([
   expect(settled.amount_verdict).toBeNull();
   expect(settled.settlement_tx_hash).toEqual(expect.any(String));
   expect(expectOk(await api.get(`/v1/payment_links/${link.id}`))).toMatchObject({ status: 'settled', partial_payment: null });
+  const receipt = expectOk(await api.get(`/v1/payment_links/${link.id}/receipt`));
+  expect(receipt).toMatchObject({ payment_id: p.id, payment_rail: rail, total_paid: { amount, currency: link.amount.currency }, fee: { amount: '0' } });
   expect(await types(api, `/v1/payments/${p.id}`)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled']);
   expect(await types(api, `/v1/payment_links/${link.id}`)).toEqual(expect.arrayContaining(['payment_link.paid', 'payment_link.settled']));
 }, 60000);
