@@ -104,6 +104,8 @@ export class Payment {
   @Column('text', { nullable: true }) settlement_rail: string | null;
   /** The fiat rail payment (`rpm_`) of the settlement in flight; null when none. */
   @Column('text', { nullable: true }) settlement_rail_payment_id: string | null;
+  /** Settlement payouts the rail failed or returned (each retry after an operator's fix is a new payout). */
+  @Column('integer') settlement_attempt: number;
   /** The fiat rail payment (`rpm_`) returning the money to the payer after a refund. */
   @Column('text', { nullable: true }) refund_rail_payment_id: string | null;
   @Column('text', { nullable: true }) refund_reason: string | null;

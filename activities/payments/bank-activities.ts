@@ -122,8 +122,8 @@ async function markSettled(m: EntityManager, pay: Payment, reference: string | n
 /**
  * Pays the merchant's bank destination what it is owed (domain `bankSettlementDue`: received
  * capped at the invoice, less what was paid out) through the fiat rail adapter on the
- * destination's rail, idempotent by `settle:<payment id>:<already settled>` so a retried activity
- * never pays twice; stores the rail payment as in flight. Nothing owed: the payment is settled at
+ * destination's rail, idempotent by `settle:<payment id>:<already settled>` (plus `:a<n>` after n
+ * failed payouts) so a retried activity never pays twice; stores the rail payment as in flight. Nothing owed: the payment is settled at
  * once. A payment no longer paid/overpaid is left alone.
  */
 export async function submitBankSettlement(paymentId: string): Promise<PaymentStep> {
@@ -141,8 +141,9 @@ export async function submitBankSettlement(paymentId: string): Promise<PaymentSt
     });
     return { ...(await stateOf(done)), linkEnded, linkId: done.payment_link_id };
   }
+  const attempt = p.settlement_attempt > 0 ? `:a${p.settlement_attempt}` : '';
   const rp = await fiatRails().submit({
-    idempotencyKey: `settle:${p.id}:${p.settled_minor}`, clientReference: p.id, rail: p.settlement_rail ?? p.payment_rail, currency: p.currency, amount: due,
+    idempotencyKey: `settle:${p.id}:${p.settled_minor}${attempt}`, clientReference: p.id, rail: p.settlement_rail ?? p.payment_rail, currency: p.currency, amount: due,
   });
   await db().query('UPDATE payments SET settlement_rail_payment_id = $2, updated_at = now() WHERE id = $1 AND settlement_rail_payment_id IS NULL', [p.id, rp.id]);
   return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
@@ -152,8 +153,9 @@ export async function submitBankSettlement(paymentId: string): Promise<PaymentSt
  * Reads the in-flight settlement payout from the fiat rail. `submitted`: unchanged (still in
  * flight). `paid`: what the rail paid is added to `settled_minor`, the payment becomes `settled`
  * (`payment.settled`, link settled) with the rail's provider reference. `failed` / `returned`:
- * non-retryable `SettlementFailed` (the workflow parks the payment for an operator; money is not
- * re-sent automatically).
+ * the payout is recorded as failed (`settlement_attempt` + 1, none in flight) and the activity
+ * fails non-retryably with `SettlementFailed`: the workflow parks the payment for an operator;
+ * money is not re-sent until the operator's `retry` signal, which submits a new payout.
  */
 export async function syncBankSettlement(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
@@ -161,6 +163,10 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
   const rp = await fiatRails().get(p.settlement_rail_payment_id);
   if (rp.state === 'submitted') return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
   if (rp.state !== 'paid') {
+    // Recorded first: the operator's `retry` (after fixing the destination) submits a new payout under a new key.
+    await db().query(
+      `UPDATE payments SET settlement_rail_payment_id = NULL, settlement_attempt = settlement_attempt + 1, updated_at = now()
+        WHERE id = $1 AND settlement_rail_payment_id = $2`, [p.id, rp.id]);
     throw ApplicationFailure.nonRetryable(`settlement payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`, 'SettlementFailed');
   }
   let linkEnded = false;

@@ -2,8 +2,9 @@
  * Bank rails of payment links (issue 12; spec 2.1 BankDepositInstructions, 2.4, part 3):
  * - payments gain their bank deposit instructions (as the collection provider issued them), the
  *   matching keys (reference, receiving account key), the provider's return text, the payer's
- *   declared state, what was paid out to the merchant's bank (`settled_minor`) and the pending
- *   settlement / refund rail payments; a bank reference is unique.
+ *   declared state, what was paid out to the merchant's bank (`settled_minor`), the pending
+ *   settlement / refund rail payments and the count of failed settlement payouts; a bank
+ *   reference is unique.
  * - payment_links gain `refunded_at` and the kind of their settlement destination (bank | crypto),
  *   frozen at activation.
  * - bank_credits: inbound bank credits as the provider reported them (the bank twin of deposits).
@@ -26,6 +27,7 @@ export class BankRails1764000000000 implements MigrationInterface {
         ADD COLUMN settled_minor bigint NOT NULL DEFAULT 0,
         ADD COLUMN settlement_rail text,
         ADD COLUMN settlement_rail_payment_id text,
+        ADD COLUMN settlement_attempt integer NOT NULL DEFAULT 0,
         ADD COLUMN refund_rail_payment_id text,
         ADD COLUMN refund_reason text,
         ADD COLUMN refunded_at timestamptz;
@@ -93,7 +95,7 @@ export class BankRails1764000000000 implements MigrationInterface {
       DROP INDEX payments_bank_reference_uq;
       ALTER TABLE payments
         DROP COLUMN bank_instructions, DROP COLUMN bank_reference, DROP COLUMN bank_account_key, DROP COLUMN return_reason,
-        DROP COLUMN payer_state, DROP COLUMN settled_minor, DROP COLUMN settlement_rail, DROP COLUMN settlement_rail_payment_id,
+        DROP COLUMN payer_state, DROP COLUMN settled_minor, DROP COLUMN settlement_rail, DROP COLUMN settlement_rail_payment_id, DROP COLUMN settlement_attempt,
         DROP COLUMN refund_rail_payment_id, DROP COLUMN refund_reason, DROP COLUMN refunded_at;
     `);
   }

@@ -99,6 +99,25 @@ test('a bank return after settlement overrides settled with underpaid; a top-up 
   expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled', 'payment.underpaid', 'payment.paid', 'payment.settled']);
 });
 
+test('a failed settlement payout parks the payment for an operator; the retry signal sends a new payout', async () => {
+  const { link } = await activeBankLinkRow('sepa', 'EUR', '30000');
+  const { payment: p } = await newBankPayment(link.id, 'sepa');
+  await credit(p, '30000');
+  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [p.id])).length > 0, 'first payout');
+  await fiatRails().simulate(p.id, { state: 'failed', reason: 'AC04 Closed account' });
+  await notifyPaymentRailUpdate(p.id);
+  const h = env.client.workflow.getHandle(p.id);
+  await eventually(async () => /an operator: SettlementFailed: .*AC04 Closed account/.test(await h.query<string>('waiting_for')), 'parked for an operator');
+  expect(await payment(p.id)).toMatchObject({ status: 'paid', settlement_attempt: 1, settlement_rail_payment_id: null });
+  await h.signal('retry');
+  await eventually(async () => (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [p.id])).length > 0, 'second payout');
+  await railPaid(p.id);
+  expect(await h.result()).toBe('settled');
+  const rows = await db().query('SELECT state, amount_minor FROM sandbox_rail_payments WHERE client_reference = $1 ORDER BY created_at', [p.id]);
+  expect(rows).toEqual([{ state: 'failed', amount_minor: '30000' }, { state: 'paid', amount_minor: '30000' }]);
+  expect((await payment(p.id)).settled_minor).toBe('30000');
+});
+
 test('a refunded payment sends the received total back on the rail it came in on', async () => {
   const { creds, link } = await activeBankLinkRow('faster_payments', 'GBP', '7500');
   const { payment: p } = await newBankPayment(link.id, 'faster_payments');
