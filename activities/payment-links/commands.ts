@@ -321,7 +321,7 @@ export async function sendPayerReceipt(link: PaymentLink, email: string): Promis
   const sent = await emailProvider().send({
     to: email, template: 'payment_receipt', accountId: link.account_id, relatedObjectId: link.id,
     subject: `Receipt from ${account.display_name}: ${link.title}`,
-    body: `Paid ${link.reference_id} (${link.title}). Amount received: ${paid?.amount_received_minor ?? '0'} minor units of ${paid?.currency ?? 'USDC'}. Transaction: ${paid?.onchain_tx_hash ?? 'n/a'}.`,
+    body: `Paid ${link.reference_id} (${link.title}). Amount received: ${paid?.amount_received_minor ?? '0'} minor units of ${paid?.currency ?? 'USDC'}. Transaction: ${paid?.onchain_tx_hash ?? (paid?.bank_reference ? `bank transfer, reference ${paid.bank_reference}` : 'n/a')}.`,
     idempotencyKey: `receipt:${link.id}:${email.toLowerCase()}`,
   });
   return { emailId: sent.id };
