@@ -10,7 +10,8 @@
  * closed payment still gets its verdict (unmatched `deposit_after_close`) or is recorded for support.
  * Operators see in the UI what it waits for through the `waiting_for` query. A non-retryable
  * activity failure parks the payment for an operator (workflows/convention.ts); the `retry` signal
- * (or any other signal) runs the step again. Continues as new (payment id only) at a wait when the
+ * (or a deposit, or the link ending, arriving after the park) runs the step again; a provider
+ * report (`providerUpdate`) never does. Continues as new (payment id only) at a wait when the
  * history grows long: the state lives in PostgreSQL.
  */
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
@@ -47,7 +48,8 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
   setHandler(depositSignal, ({ depositId }) => { enqueue(depositId); woken = true; });
   setHandler(linkEndedSignal, () => { linkEnded = true; woken = true; });
   setHandler(paymentRetrySignal, () => { woken = true; });
-  setHandler(providerUpdateSignal, () => { providerUpdated = true; woken = true; });
+  // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
+  setHandler(providerUpdateSignal, () => { providerUpdated = true; });
   setHandler(waitingForQuery, () => waitingFor);
 
   /** The payment as last read; null: (re)load it first (at start and after a parked step). */
@@ -136,6 +138,7 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
     try {
       if (await turn()) break;
     } catch (e) {
+      woken = false;
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
       state = null;
     }
