@@ -143,7 +143,8 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
  * capability_unavailable (crypto-only flag closed now); 400 `settlement_destination_required`
  * (neither destination nor crypto-only); 409 conflict `allowed_rails_invalid_for_currency`; 422
  * `crypto_only_currency_not_usd`; 409 conflict `wallet_not_found` (crypto-only without an active
- * service wallet on the environment network); 400 param `expires_at` when it already passed.
+ * service wallet on the environment network); 409 conflict `settlement_destination_currency_mismatch`
+ * param `settlement_destination` (a bank destination in another currency than the link; issue 12); 400 param `expires_at` when it already passed.
  * Sets `active`, `payer_token` (`plk_`), `settlement_kind`, frozen `settlement_asset`
  * (crypto-only: the chain adapter's token), `settlement_destination_kind` (the address-book
  * entry's kind: a bank entry makes the link payable on bank rails only; issue 12), `direction`
@@ -170,6 +171,11 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
     } else {
       const entry = await m.findOne(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
       if (!entry) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
+      if (entry.kind === 'bank' && entry.bank_currency && entry.bank_currency !== link.currency) {
+        throw new DomainError('conflict', 'settlement_destination_currency_mismatch',
+          `The settlement destination receives ${entry.bank_currency}; this link is in ${link.currency}. Choose a ${link.currency} bank account.`,
+          { param: 'settlement_destination', details: { destination_currency: entry.bank_currency, currency: link.currency } });
+      }
       link.settlement_destination_kind = entry.kind;
     }
     link.status = paymentLinkTransitions.assert(link.status, 'active');

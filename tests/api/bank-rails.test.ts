@@ -8,7 +8,7 @@
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
-import { activeBankLink, bankCredit, RAIL_CURRENCY, session } from '../helpers/bank';
+import { activeBankLink, bankCredit, bankDestination, RAIL_CURRENCY, session } from '../helpers/bank';
 
 beforeAll(async () => { await connectDb(); });
 
@@ -30,6 +30,18 @@ describe('activation and payable rails', () => {
     expect(s.rails).toEqual(payable);
     expect(s.rails_not_allowed).toContain('crypto_native');
   });
+});
+
+test('409 conflict settlement_destination_currency_mismatch for a bank destination in another currency', async () => {
+  const creds = await newAccount();
+  const api = client(creds.live_key);
+  const dest = await bankDestination(creds, 'sepa');
+  const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', settlement_destination: { address_book_id: dest } }), 201);
+  const r = await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
+  expectError(r, 409, 'conflict', 'settlement_destination_currency_mismatch', 'settlement_destination');
+  expect(r.body.error.details).toEqual({ destination_currency: 'EUR', currency: 'USD' });
+  expect(expectOk(await api.patch(`/v1/payment_links/${l.id}`, { amount: { amount: '1000', currency: 'EUR', decimals: 2 } })).amount.currency).toBe('EUR');
+  expect(expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true })).payable_rails).toEqual(['sepa']);
 });
 
 describe('bank deposit instructions', () => {
