@@ -108,6 +108,10 @@ export class Payment {
   @Column('integer') settlement_attempt: number;
   /** The fiat rail payment (`rpm_`) returning the money to the payer after a refund. */
   @Column('text', { nullable: true }) refund_rail_payment_id: string | null;
+  /** Refund payouts the rail failed or returned. */
+  @Column('integer') refund_attempt: number;
+  /** When the rail reported the refund paid back to the payer (crypto: when the transfer was sent). */
+  @Column('timestamptz', { nullable: true }) refund_completed_at: Date | null;
   @Column('text', { nullable: true }) refund_reason: string | null;
   @Column('timestamptz', { nullable: true }) refunded_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;

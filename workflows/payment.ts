@@ -81,6 +81,16 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
       state = await acts.submitRefund(paymentId);
       return false;
     }
+    if (st.refundPending) {
+      providerUpdated = false;
+      const r = await acts.syncRefund(paymentId);
+      state = r;
+      if (r.refundPending) {
+        waitingFor = 'the fiat rail to report the refund payout to the payer';
+        await condition(() => providerUpdated, SETTLEMENT_POLL);
+      }
+      return false;
+    }
     if (st.settlementPending) {
       // Cleared before the read: a report arriving while it runs wakes the wait below at once.
       providerUpdated = false;

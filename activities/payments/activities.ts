@@ -14,7 +14,7 @@ import { chainAdapter } from '../../providers/chain';
 import { signalLinkChangedById } from '../payment-links/signals';
 import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
 import { moveLinkAfterPayment } from './links';
-import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement } from './bank-activities';
+import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
 
 export type { PaymentState } from './ledger';
 
@@ -116,7 +116,7 @@ export async function notifyLinkWorkflow(linkId: string): Promise<void> {
 /** The activities workflows/payment.ts calls (and only those): what the worker registers for it. */
 export const paymentWorkflowActivities = {
   loadPaymentState, applyDepositActivity, expirePaymentActivity, sendSettlement, recordSettlement, notifyLinkWorkflow,
-  applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, syncBankSettlement, submitRefund,
+  applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, syncBankSettlement, submitRefund, syncRefund,
 };
 
 /** Type of `paymentWorkflowActivities`, proxied by workflows/payment.ts. */

@@ -195,16 +195,42 @@ export async function submitRefund(paymentId: string): Promise<PaymentStep> {
   if (p.status !== 'refunded' || p.refund_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
   const amount = BigInt(p.amount_received_minor);
   let ref: string;
+  let completed = false;
   if (isBankRail(p.payment_rail)) {
-    const rp = await fiatRails().submit({ idempotencyKey: `refund:${p.id}`, clientReference: `refund:${p.id}`, rail: p.payment_rail, currency: p.currency, amount });
+    const attempt = p.refund_attempt > 0 ? `:a${p.refund_attempt}` : '';
+    const rp = await fiatRails().submit({ idempotencyKey: `refund:${p.id}${attempt}`, clientReference: `refund:${p.id}`, rail: p.payment_rail, currency: p.currency, amount });
     ref = rp.id;
   } else {
+    completed = true;
     const rows: Array<{ from_address: string | null }> = await db().query(
       `SELECT from_address FROM deposits WHERE payment_id = $1 AND effect = 'applied' AND from_address IS NOT NULL ORDER BY observed_at LIMIT 1`, [p.id]);
     const to = rows[0]?.from_address;
     if (!to || !p.deposit_address || !p.stablecoin) throw ApplicationFailure.nonRetryable(`payment ${p.id} has no known sender to refund`, 'RefundDestinationUnknown');
     ref = await chainAdapter().send(p.deposit_address, to, p.stablecoin, amount, `refund:${p.id}`);
   }
-  await db().query('UPDATE payments SET refund_rail_payment_id = $2, updated_at = now() WHERE id = $1 AND refund_rail_payment_id IS NULL', [p.id, ref]);
+  await db().query(
+    `UPDATE payments SET refund_rail_payment_id = $2, refund_completed_at = CASE WHEN $3 THEN now() END, updated_at = now()
+      WHERE id = $1 AND refund_rail_payment_id IS NULL`, [p.id, ref, completed]);
+  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
+}
+
+/**
+ * Reads the in-flight refund payout from the fiat rail: `submitted` unchanged; `paid` sets
+ * `refund_completed_at`; `failed` / `returned`: recorded (`refund_attempt` + 1, none in flight)
+ * and non-retryable `RefundFailed` (the workflow parks the payment for an operator, whose `retry`
+ * submits a new refund payout under a new key).
+ */
+export async function syncRefund(paymentId: string): Promise<PaymentStep> {
+  const p = await loadPayment(paymentId);
+  if (!p.refund_rail_payment_id || p.refund_completed_at) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+  const rp = await fiatRails().get(p.refund_rail_payment_id);
+  if (rp.state === 'paid') {
+    await db().query('UPDATE payments SET refund_completed_at = now(), updated_at = now() WHERE id = $1 AND refund_rail_payment_id = $2', [p.id, rp.id]);
+  } else if (rp.state !== 'submitted') {
+    await db().query(
+      `UPDATE payments SET refund_rail_payment_id = NULL, refund_attempt = refund_attempt + 1, updated_at = now()
+        WHERE id = $1 AND refund_rail_payment_id = $2`, [p.id, rp.id]);
+    throw ApplicationFailure.nonRetryable(`refund payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`, 'RefundFailed');
+  }
   return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
 }

@@ -69,7 +69,7 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
       expires_at: expiresAt, paid_at: null, settled_at: null,
       bank_instructions: issued.instructions, bank_reference: issued.reference, bank_account_key: issued.accountKey, return_reason: null,
       payer_state: input.payerState, settled_minor: '0', settlement_rail: dest?.bank_rail ?? null, settlement_rail_payment_id: null, settlement_attempt: 0,
-      refund_rail_payment_id: null, refund_reason: null, refunded_at: null,
+      refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
     });
     await m.save(pay);
     locked.latest_attempt_status = 'awaiting';

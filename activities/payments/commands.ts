@@ -22,7 +22,7 @@ import { startPaymentWorkflow } from './signals';
 /** The bank columns of a crypto-rail payment (issue 12): none apply. */
 export const NO_BANK_FIELDS = {
   bank_instructions: null, bank_reference: null, bank_account_key: null, return_reason: null, payer_state: null, settled_minor: '0',
-  settlement_rail: null, settlement_rail_payment_id: null, settlement_attempt: 0, refund_rail_payment_id: null, refund_reason: null, refunded_at: null,
+  settlement_rail: null, settlement_rail_payment_id: null, settlement_attempt: 0, refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
 } as const;
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */

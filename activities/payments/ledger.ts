@@ -58,6 +58,8 @@ export interface PaymentState {
   settlementPending: boolean;
   /** True when the merchant refunded the payment and the money has not been sent back yet. */
   needsRefund: boolean;
+  /** True while the refund payout is in flight (the rail has not reported it paid). */
+  refundPending: boolean;
   /** True when nothing remains to watch. */
   done: boolean;
 }
@@ -75,9 +77,10 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
   const settlementPending = p.settlement === 'bank' && p.settlement_rail_payment_id !== null;
   const needsSettlement = paidish && (p.settlement === 'wallet' || (p.settlement === 'bank' && !settlementPending));
   const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
+  const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
   return {
     status, expiresAt: p.expires_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
-    settlement: p.settlement, settlementPending, needsRefund,
-    done: !settlementPending && !needsRefund && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
+    settlement: p.settlement, settlementPending, needsRefund, refundPending,
+    done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };
 }

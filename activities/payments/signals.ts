@@ -73,7 +73,7 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
         WHERE p.id > $1 AND (p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})
            OR (p.status IN ('paid','overpaid') AND p.settlement IN ('wallet','bank'))
            OR p.settlement_rail_payment_id IS NOT NULL
-           OR (p.status = 'refunded' AND p.refund_rail_payment_id IS NULL)
+           OR (p.status = 'refunded' AND (p.refund_rail_payment_id IS NULL OR p.refund_completed_at IS NULL))
            OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending')
            OR EXISTS (SELECT 1 FROM bank_credits b WHERE b.payment_id = p.id AND (b.effect = 'pending' OR (b.returned_at IS NOT NULL AND NOT b.return_applied))))
         ORDER BY p.id LIMIT $2`, [after, batch]);

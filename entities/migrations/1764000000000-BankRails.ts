@@ -29,6 +29,8 @@ export class BankRails1764000000000 implements MigrationInterface {
         ADD COLUMN settlement_rail_payment_id text,
         ADD COLUMN settlement_attempt integer NOT NULL DEFAULT 0,
         ADD COLUMN refund_rail_payment_id text,
+        ADD COLUMN refund_attempt integer NOT NULL DEFAULT 0,
+        ADD COLUMN refund_completed_at timestamptz,
         ADD COLUMN refund_reason text,
         ADD COLUMN refunded_at timestamptz;
       CREATE UNIQUE INDEX payments_bank_reference_uq ON payments(bank_reference) WHERE bank_reference IS NOT NULL;
@@ -96,7 +98,7 @@ export class BankRails1764000000000 implements MigrationInterface {
       ALTER TABLE payments
         DROP COLUMN bank_instructions, DROP COLUMN bank_reference, DROP COLUMN bank_account_key, DROP COLUMN return_reason,
         DROP COLUMN payer_state, DROP COLUMN settled_minor, DROP COLUMN settlement_rail, DROP COLUMN settlement_rail_payment_id, DROP COLUMN settlement_attempt,
-        DROP COLUMN refund_rail_payment_id, DROP COLUMN refund_reason, DROP COLUMN refunded_at;
+        DROP COLUMN refund_rail_payment_id, DROP COLUMN refund_attempt, DROP COLUMN refund_completed_at, DROP COLUMN refund_reason, DROP COLUMN refunded_at;
     `);
   }
 }

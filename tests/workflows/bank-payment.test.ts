@@ -118,16 +118,26 @@ test('a failed settlement payout parks the payment for an operator; the retry si
   expect((await payment(p.id)).settled_minor).toBe('30000');
 });
 
-test('a refunded payment sends the received total back on the rail it came in on', async () => {
+test('a refunded payment sends the received total back on the rail it came in on; a failed refund payout waits for an operator', async () => {
   const { creds, link } = await activeBankLinkRow('faster_payments', 'GBP', '7500');
   const { payment: p } = await newBankPayment(link.id, 'faster_payments');
   await credit(p, '7600');
   await railPaid(p.id);
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   await refundLink({ accountId: creds.account_id, livemode: true, request: req }, link.id, { reason: 'duplicate' });
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('refunded');
+  const h = env.client.workflow.getHandle(p.id);
+  // The rail fails the first refund payout: parked for an operator, whose retry sends a new one.
+  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [`refund:${p.id}`])).length > 0, 'refund payout');
+  await fiatRails().simulate(`refund:${p.id}`, { state: 'failed', reason: 'AC01 Incorrect account number' });
+  await notifyPaymentRailUpdate(`refund:${p.id}`);
+  await eventually(async () => /an operator: RefundFailed: .*AC01/.test(await h.query<string>('waiting_for')), 'parked for an operator');
+  await h.signal('retry');
+  await eventually(async () => (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [`refund:${p.id}`])).length > 0, 'second refund payout');
+  await railPaid(`refund:${p.id}`);
+  expect(await h.result()).toBe('refunded');
   const r = await payment(p.id);
-  expect(r).toMatchObject({ status: 'refunded', refund_reason: 'duplicate' });
+  expect(r).toMatchObject({ status: 'refunded', refund_reason: 'duplicate', refund_attempt: 1 });
+  expect(r.refund_completed_at).not.toBeNull();
   const back = await fiatRails().get(r.refund_rail_payment_id!);
   expect(back).toMatchObject({ rail: 'faster_payments', currency: 'GBP', amount: 7600n, client_reference: `refund:${p.id}` });
   expect((await linkOf(link.id)).status).toBe('refunded');
