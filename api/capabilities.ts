@@ -7,7 +7,9 @@
 import { PAYER_FEE_CAPABILITY } from '../domain/fees';
 import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS } from '../domain/payouts';
 import { payoutGate, serviceWalletChains } from '../activities/payouts/queries';
-import { RAILS_CLOSED } from '../domain/rails';
+import { isBankRail, offerableCurrencyOf, RAILS_CLOSED } from '../domain/rails';
+import { fiatCapMinor } from '../domain/bank-collection';
+import { currencyDecimals } from '../domain/money';
 import { capabilityUnavailable } from '../domain/errors';
 import { chainAdapter } from '../providers/chain';
 import { loadConfig } from '../lib/config';
@@ -58,7 +60,7 @@ const RAIL_LABELS: Record<string, string> = {
   sepa: 'SEPA transfer', faster_payments: 'UK Faster Payments', pix: 'PIX', spei: 'SPEI',
 };
 
-/** `GET /capabilities?product=payment_links`: payer rails and the payer fee (spec 4.6). */
+/** `GET /capabilities?product=payment_links`: payer rails and the payer fee (spec 4.6). Bank rails carry their currency and the business payer's fiat cap as `max_amount` (issue 12). */
 export async function paymentLinkCapabilities(caller: Caller): Promise<Record<string, unknown>> {
   const exec = new Set(await executableRails(caller.accountId));
   const chain = chainAdapter();
@@ -70,13 +72,16 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
       else blocked = 'fiat_settlement_unavailable';
     }
     const sourceChains = !executable ? [] : rail === 'crypto_native' ? [chain.chain] : rail === 'crypto_xchain' ? [...PAYOUT_SOURCE_CHAINS] : [];
+    const currency = isBankRail(rail) ? offerableCurrencyOf(rail) : null;
+    const cap = currency ? fiatCapMinor(currency, currencyDecimals(currency), 'business') : null;
     const row: Record<string, unknown> = {
       corridor_id: rail,
+      currency,
       lifecycle: rail === 'crypto_native' ? 'public' : 'preview',
-      public_claim_status: rail === 'crypto_native' ? 'live' : rail === 'crypto_xchain' ? 'unverified' : 'planned',
+      public_claim_status: rail === 'crypto_native' ? 'live' : rail === 'crypto_xchain' ? 'unverified' : (executable ? 'unverified' : 'planned'),
       executable,
       source_chains: sourceChains,
-      max_amount: null,
+      max_amount: cap !== null && currency ? { amount: cap.toString(), currency, decimals: currencyDecimals(currency) } : null,
       action: 'none',
       display_label: RAIL_LABELS[rail],
       logo_url: `https://assets.payments.example/rails/${rail}.svg`,

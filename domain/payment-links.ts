@@ -16,7 +16,9 @@ export type { LinkStatus } from './verdicts';
  * active), the payer's first view (active -> viewed), a payment's progress (domain
  * `linkStatusAfterPayment`: open -> processing/paid/settled, processing -> viewed on a no-funds
  * failure, paid -> settled), cancel (draft/active/viewed/processing -> cancelled), expiry
- * (active/viewed/processing -> expired). `refunded` is named by the spec; nothing writes it yet.
+ * (active/viewed/processing -> expired), the merchant's refund (paid/settled -> refunded; issue 12),
+ * and a bank return that leaves a provider-settled payment short (paid/settled -> processing with
+ * `partial_payment`: the later underpaid overrides paid/settled, spec part 3).
  * An illegal move is `409 conflict` code `payment_link_state_changed`.
  */
 export const paymentLinkTransitions = transitionTable<LinkStatus>('payment_link', {
@@ -24,8 +26,8 @@ export const paymentLinkTransitions = transitionTable<LinkStatus>('payment_link'
   active: ['viewed', 'processing', 'paid', 'settled', 'cancelled', 'expired'],
   viewed: ['processing', 'paid', 'settled', 'cancelled', 'expired'],
   processing: ['viewed', 'paid', 'settled', 'cancelled', 'expired'],
-  paid: ['settled', 'refunded'],
-  settled: [],
+  paid: ['settled', 'refunded', 'processing'],
+  settled: ['refunded', 'processing'],
   refunded: [],
   cancelled: [],
   expired: [],

@@ -15,27 +15,30 @@ export type { PaymentStatus } from './verdicts';
  * expired (its deposit window closes or the link expires), abandoned (the link is cancelled);
  * underpaid -> paid / overpaid (top-up), unmatched (`partial_before_cancel`: the link ended);
  * paid / overpaid -> settled (wallet settlement sent); expired / abandoned -> unmatched
- * (`deposit_after_close`). `settled` and `unmatched` are terminal (later deposits are recorded
- * only). `marked_sent` changes no status. An illegal move is `409 conflict` code `payment_state_changed`.
+ * (`deposit_after_close`). `unmatched` and `refunded` are terminal (later deposits are recorded
+ * only). Provider-settled bank rails add (issue 12, spec part 3): paid / overpaid / settled ->
+ * underpaid (a bank return leaves the total short: the later verdict overrides), overpaid -> paid
+ * (a return brings it within the band), and paid / overpaid / settled -> refunded (the merchant
+ * refunds the link). `marked_sent` changes no status. An illegal move is `409 conflict` code `payment_state_changed`.
  */
 export const paymentTransitions = transitionTable<PaymentStatus>('payment', {
   awaiting: ['underpaid', 'paid', 'overpaid', 'expired', 'abandoned'],
   underpaid: ['paid', 'overpaid', 'unmatched'],
-  paid: ['settled'],
-  overpaid: ['settled'],
-  settled: [],
+  paid: ['settled', 'underpaid', 'refunded'],
+  overpaid: ['settled', 'paid', 'underpaid', 'refunded'],
+  settled: ['underpaid', 'refunded'],
   unmatched: [],
   expired: ['unmatched'],
   abandoned: ['unmatched'],
+  refunded: [],
 });
 
 /**
- * Live payments: those a deposit can still move towards paid (the table allows `underpaid`, `paid`
- * or `overpaid` from them), i.e. awaiting and underpaid. A payer's new attempt reuses one; a link
+ * Live payments: those a deposit can still move towards paid, i.e. awaiting and underpaid (a paid
+ * one only moves back to underpaid through a bank return). A payer's new attempt reuses one; a link
  * end closes them (`closeOnLinkEnd`).
  */
-export const LIVE_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(
-  paymentTransitions.statuses.filter((s) => ['underpaid', 'paid', 'overpaid'].some((t) => paymentTransitions.can(s, t as PaymentStatus))));
+export const LIVE_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(['awaiting', 'underpaid'] as const);
 
 /** Statuses of a payment that has been paid (receipts read these): paid, overpaid, settled. */
 export const PAID_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(['paid', 'overpaid', 'settled'] as const);

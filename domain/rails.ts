@@ -52,6 +52,12 @@ export function offerableRails(currency: string): string[] {
   return Object.prototype.hasOwnProperty.call(OFFERABLE, currency) ? [...OFFERABLE[currency]] : [];
 }
 
+/** The one currency a bank rail is offered for (ach/wire USD, sepa EUR, faster_payments GBP, pix BRL, spei MXN); null for a crypto rail. */
+export function offerableCurrencyOf(rail: string): string | null {
+  if (!isBankRail(rail)) return null;
+  return Object.keys(OFFERABLE).find((c) => OFFERABLE[c].includes(rail as Rail)) ?? null;
+}
+
 /** Keep the rails of `set` that are in RAILS_CLOSED, deduplicated, in RAILS_CLOSED order. */
 function canonical(set: Iterable<string>): string[] {
   const s = new Set(set);
@@ -67,14 +73,21 @@ export interface PayableRailsInput {
   settlementKind: string | null;
   expectedPayerType: 'crypto' | 'bank' | 'any' | null;
   executableRails: string[];
+  /**
+   * Kind of the settlement destination frozen at activation (issue 12): `bank` settles through the
+   * fiat provider to a bank account and takes bank rails only; `crypto` settles to a crypto
+   * address and takes crypto rails only; null/absent: no narrowing.
+   */
+  destinationKind?: 'bank' | 'crypto' | null;
 }
 
 /**
  * `payable_rails` (spec 2.3, computed on every read): empty unless the link status is
  * active, viewed or processing; otherwise `(allowedRails ?? offerable) ∩ offerable(currency)
  * ∩ executableRails`, without bank rails when `cryptoOnly` or settlementKind is
- * `crypto_only`, narrowed to crypto (or bank) rails when `expectedPayerType` is `crypto`
- * (or `bank`). Deduplicated, in RAILS_CLOSED order.
+ * `crypto_only` or the destination is a crypto address, without crypto rails when the destination
+ * is a bank account (issue 12), narrowed to crypto (or bank) rails when `expectedPayerType` is
+ * `crypto` (or `bank`). Deduplicated, in RAILS_CLOSED order.
  */
 export function computePayableRails(input: PayableRailsInput): string[] {
   if (!['active', 'viewed', 'processing'].includes(input.status)) return [];
@@ -85,6 +98,8 @@ export function computePayableRails(input: PayableRailsInput): string[] {
     offerable.has(r)
     && executable.has(r)
     && !(cryptoOnly && isBankRail(r))
+    && !(input.destinationKind === 'crypto' && isBankRail(r))
+    && !(input.destinationKind === 'bank' && isCryptoRail(r))
     && !(input.expectedPayerType === 'crypto' && !isCryptoRail(r))
     && !(input.expectedPayerType === 'bank' && !isBankRail(r)));
 }

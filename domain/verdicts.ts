@@ -17,11 +17,12 @@ export type PaymentStatus =
   | 'settled'
   | 'unmatched'
   | 'expired'
-  | 'abandoned';
+  | 'abandoned'
+  | 'refunded';
 
 /** The states `PaymentLedger` can be in, in lifecycle order. */
 export const LEDGER_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze([
-  'awaiting', 'underpaid', 'paid', 'overpaid', 'settled', 'unmatched', 'expired', 'abandoned',
+  'awaiting', 'underpaid', 'paid', 'overpaid', 'settled', 'unmatched', 'expired', 'abandoned', 'refunded',
 ] as const);
 
 /**
@@ -237,7 +238,7 @@ export const LINK_STATUSES: readonly LinkStatus[] = Object.freeze([
   'draft', 'active', 'viewed', 'processing', 'paid', 'settled', 'refunded', 'cancelled', 'expired',
 ] as const);
 
-/** Link statuses nothing moves out of. `paid` is not terminal (it becomes `settled` or `refunded`). */
+/** Link statuses that end the link's life for the payer. `paid` is not terminal (it becomes `settled` or `refunded`); a bank return can still reopen a `settled` link (processing) and a merchant refund can end it `refunded`. */
 export const LINK_TERMINAL_STATUSES: readonly LinkStatus[] = Object.freeze(['settled', 'cancelled', 'expired', 'refunded'] as const);
 
 /** Link statuses in which PATCH is allowed (spec 4.1). */
@@ -272,7 +273,9 @@ export interface LinkTransition {
  * How a pay-in's new status moves its link (spec 2.3 `partial_payment`, part 3). Apply it for
  * the link's current attempt only.
  * - `underpaid`: an open link (active, viewed, processing) -> `processing`, partial `set`;
- *   event `payment_link.partially_paid` unless the link was already processing with a partial.
+ *   event `payment_link.partially_paid` unless the link was already processing with a partial;
+ *   a `paid` / `settled` link (a bank return overrode the payment, provider-settled rails) ->
+ *   `processing`, partial `set`, event `payment_link.partially_paid`.
  * - `paid` / `overpaid`: open link -> `paid`, partial `clear`, event `payment_link.paid`.
  * - `settled`: open or `paid` link -> `settled`, partial `clear`, event
  *   `payment_link.settled` (preceded by `payment_link.paid` when the link was not yet paid).
@@ -285,6 +288,8 @@ export function linkStatusAfterPayment(linkStatus: LinkStatus, paymentStatus: Pa
   const open = isLinkOpenForPayment(linkStatus);
   switch (paymentStatus) {
     case 'underpaid':
+      // A bank return overriding paid/settled (provider-settled rails, spec part 3) reopens the link as processing.
+      if (linkStatus === 'paid' || linkStatus === 'settled') return { status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'] };
       if (!open) return keep;
       return {
         status: 'processing',

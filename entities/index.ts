@@ -1,7 +1,7 @@
 /** Every TypeORM entity and migration, for the DataSource. */
 import { Account, AccountFlag, ApiKey, DashboardSession, FeatureSwitch, IdempotencyRecord, Membership, User } from './account';
 import { AddressBookEntry, Client, Product, Wallet } from './catalog';
-import { Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
+import { BankCredit, Deposit, Payment, PaymentLink, SandboxChainTransfer } from './payments';
 import { EventRow, RequestLog, SandboxEmail, WaitlistEntry, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { CreditBalanceRow, CreditCheckout, CreditEventRow } from './credits';
 import { Payout, PayoutAttempt, PayoutDeposit, SandboxBridgeTransfer, SandboxRailPayment, WalletSend } from './payouts';
@@ -15,6 +15,7 @@ import { PayoutsHardening1763800600000 } from './migrations/1763800600000-Payout
 import { PayoutBeneficiaryMasked1763800700000 } from './migrations/1763800700000-PayoutBeneficiaryMasked';
 import { RequestLogsBrin1763800800000 } from './migrations/1763800800000-RequestLogsBrin';
 import { UpdatedAtFromCreatedAt1763800900000 } from './migrations/1763800900000-UpdatedAtFromCreatedAt';
+import { BankRails1764000000000 } from './migrations/1764000000000-BankRails';
 import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
 
 export * from './account';
@@ -26,7 +27,7 @@ export * from './payouts';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
-  Client, Product, AddressBookEntry, Wallet, PaymentLink, Payment, Deposit, SandboxChainTransfer,
+  Client, Product, AddressBookEntry, Wallet, PaymentLink, Payment, Deposit, BankCredit, SandboxChainTransfer,
   EventRow, WebhookEndpoint, WebhookDelivery, WebhookAttempt, SandboxEmail,
   RequestLog, WaitlistEntry,
   CreditBalanceRow, CreditEventRow, CreditCheckout,
@@ -36,5 +37,6 @@ export const ENTITIES = [
 export const MIGRATIONS = [
   PlatformCore1763700000000, AuthChangeNotify1763700100000, WebhookHeldDeliveries1763800100000, RequestLogsWaitlists1763800200000,
   AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000, PayoutBeneficiaryMasked1763800700000, RequestLogsBrin1763800800000, UpdatedAtFromCreatedAt1763800900000,
+  BankRails1764000000000,
   CrossNetworkRails1764100000000,
 ];

@@ -45,6 +45,10 @@ export class PaymentLink {
   @Column('text', { nullable: true }) latest_attempt_status: PaymentStatus | null;
   @Column('jsonb', { nullable: true }) partial_payment: { received: { amount: string; currency: string; decimals: number } | null; payment_id: string } | null;
   @Column('timestamptz', { nullable: true }) invoice_sent_at: Date | null;
+  /** When the merchant refunded the link (issue 12). */
+  @Column('timestamptz', { nullable: true }) refunded_at: Date | null;
+  /** Kind of the settlement destination frozen at activation: `bank` (address-book bank entry) or `crypto`; null on a draft or crypto-only link. */
+  @Column('text', { nullable: true }) settlement_destination_kind: 'bank' | 'crypto' | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }
@@ -103,8 +107,55 @@ export class Payment {
   @Column('text', { nullable: true }) watcher_state: WatcherState | null;
   @Column('text', { nullable: true }) watcher_reason: WatcherReason | null;
   @Column('text', { nullable: true }) recovery_tx_hash: string | null;
+  /** BankDepositInstructions (spec 2.1) as the collection provider issued them; null on crypto rails. */
+  @Column('jsonb', { nullable: true }) bank_instructions: Record<string, string | null> | null;
+  /** The transfer reference the payer types (unique); null on crypto rails. */
+  @Column('text', { nullable: true }) bank_reference: string | null;
+  /** Receiving account key the provider matches by (account number, sort code + account, CLABE, PIX key, IBAN). */
+  @Column('text', { nullable: true }) bank_account_key: string | null;
+  /** Provider text of the latest bank return (spec 2.4), never an enum. */
+  @Column('text', { nullable: true }) return_reason: string | null;
+  @Column('text', { nullable: true }) payer_state: string | null;
+  /** Minor units of `currency` already paid out to the merchant's bank destination. */
+  @Column('bigint') settled_minor: string;
+  /** Rail of the merchant's bank destination the settlement goes out on. */
+  @Column('text', { nullable: true }) settlement_rail: string | null;
+  /** The fiat rail payment (`rpm_`) of the settlement in flight; null when none. */
+  @Column('text', { nullable: true }) settlement_rail_payment_id: string | null;
+  /** Settlement payouts the rail failed or returned (each retry after an operator's fix is a new payout). */
+  @Column('integer') settlement_attempt: number;
+  /** The fiat rail payment (`rpm_`) returning the money to the payer after a refund. */
+  @Column('text', { nullable: true }) refund_rail_payment_id: string | null;
+  /** Refund payouts the rail failed or returned. */
+  @Column('integer') refund_attempt: number;
+  /** When the rail reported the refund paid back to the payer (crypto: when the transfer was sent). */
+  @Column('timestamptz', { nullable: true }) refund_completed_at: Date | null;
+  @Column('text', { nullable: true }) refund_reason: string | null;
+  @Column('timestamptz', { nullable: true }) refunded_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+/** An inbound bank credit as the collection provider reported it (the bank twin of `deposits`; issue 12). */
+@Entity('bank_credits')
+export class BankCredit {
+  @PrimaryColumn('text') id: string;
+  @Column('text', { nullable: true }) payment_id: string | null;
+  @Column('text') provider_credit_id: string;
+  @Column('text') rail: string;
+  @Column('text') currency: string;
+  @Column('bigint') amount_minor: string;
+  @Column('integer') decimals: number;
+  @Column('text', { nullable: true }) reference: string | null;
+  @Column('text') to_account: string;
+  @Column('text', { nullable: true }) sender_name: string | null;
+  @Column('text') effect: 'pending' | 'applied' | 'recorded_only';
+  @Column('timestamptz', { nullable: true }) returned_at: Date | null;
+  @Column('text', { nullable: true }) return_reason: string | null;
+  /** True once the payment workflow applied the return to the payment. */
+  @Column('boolean') return_applied: boolean;
+  @Column('timestamptz') observed_at: Date;
+  @Column('timestamptz', { nullable: true }) applied_at: Date | null;
 }
 
 @Entity('deposits')

@@ -4,6 +4,9 @@
  * payer opens the session and pays 101.000000 USDC on the native rail, short first (60.000000),
  * then a top-up (41.000000) -> link paid then settled into the service wallet -> events listed ->
  * every webhook received by a local receiver and verified with the `standardwebhooks` package.
+ * Then the bank-rail journey (issue 12): a 250.00 EUR link settling to the merchant's IBAN (an
+ * address-book bank entry), paid by SEPA transfer short (150.00: underpaid, partial_payment), topped
+ * up (100.00: paid), settled through the fiat rail to the IBAN (the rail reports it paid).
  * Prints each step; exits non-zero on the first thing that is off.
  * Works against any base URL: `DEMO_API_URL` and `DEMO_CREDENTIALS` (a JSON file) override the
  * files written by `npm start`.
@@ -158,10 +161,74 @@ async function main(): Promise<void> {
     });
     expect(badSignatures.length === 0, `bad signatures: ${badSignatures.join('; ')}`);
     ok(`${received.length} deliveries verified: ${[...new Set(received.map((r) => r.type))].join(', ')}`);
+    await bankJourney(call, waitFor);
     process.stdout.write('\nDemo passed.\n');
   } finally {
     receiver.close();
   }
+}
+
+type Call = (method: string, path: string, body?: unknown, auth?: 'key' | 'session' | 'none') => Promise<{ status: number; body: any }>;
+type WaitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms?: number) => Promise<T>;
+
+/** The bank-rail journey of the demo (issue 12): SEPA link paid short by bank, topped up, settled to the merchant's IBAN. */
+async function bankJourney(call: Call, waitFor: WaitFor): Promise<void> {
+  step('address book: the merchant\'s EUR bank account (IBAN), dashboard session');
+  const adr = await call('POST', '/v1/address_book', { kind: 'bank', label: 'EUR operating account' }, 'session');
+  expect(adr.status === 201, `address book create: ${adr.status} ${JSON.stringify(adr.body)}`);
+  const ben = await call('POST', `/v1/address_book/${adr.body.id}/beneficiary`, {
+    account_owner_type: 'business', account_holder_name: 'Demo Merchant SARL', rail: 'sepa', iban: 'FR14 2004 1010 0505 0001 3M02 606', bic: 'PSSTFRPPPAR',
+  }, 'session');
+  expect(ben.status === 200, `beneficiary: ${ben.status} ${JSON.stringify(ben.body)}`);
+  ok(`${adr.body.id}: IBAN ${ben.body.beneficiary.iban_country}...${ben.body.beneficiary.iban_last4}`);
+
+  step('payment link: 250.00 EUR settling to that IBAN');
+  const lk = await call('POST', '/v1/payment_links', {
+    amount: { amount: '25000', currency: 'EUR', decimals: 2 }, title: 'Workshop (EUR)', settlement_destination: { address_book_id: adr.body.id },
+  });
+  expect(lk.status === 201, `link create: ${lk.status} ${JSON.stringify(lk.body)}`);
+  const act = await call('POST', `/v1/payment_links/${lk.body.id}/activate`, { attestation_accepted: true });
+  expect(act.status === 200 && act.body.settlement_kind === 'fiat_provider' && act.body.expected_payer_type === 'bank', `activate: ${JSON.stringify(act.body)}`);
+  ok(`${lk.body.id}: settlement ${act.body.settlement_kind}, payable ${JSON.stringify(act.body.payable_rails)}, payer ${act.body.expected_payer_type}`);
+  const token = String(act.body.url).split('/pay/')[1];
+
+  step('payer chooses SEPA');
+  const pay = await call('POST', `/v1/payment_sessions/${token}/payments`, { rail: 'sepa', payer_type: 'individual' }, 'none');
+  expect(pay.status === 201 && pay.body.bank_deposit_instructions, `create payment: ${pay.status} ${JSON.stringify(pay.body)}`);
+  const bdi = pay.body.bank_deposit_instructions;
+  ok(`${pay.body.id}: send EUR to ${bdi.iban} (${bdi.bic}, ${bdi.beneficiary_name}), reference ${bdi.reference} (matching ${bdi.matching})`);
+
+  const credit = (amount: string) => call('POST', '/sim/bank/credits', { rail: 'sepa', currency: 'EUR', amount, reference: bdi.reference, to_account: bdi.iban, sender_name: 'Jo Payer' }, 'none');
+  const status = async (want: string) => waitFor(`payment ${want}`, async () => {
+    const p = await call('GET', `/v1/payments/${pay.body.id}`);
+    return p.body.status === want ? p.body : null;
+  });
+
+  step('bank: a SEPA transfer of 150.00 EUR arrives (short)');
+  const c1 = await credit('15000');
+  expect(c1.status === 201 && c1.body.matched, `sim credit: ${c1.status} ${JSON.stringify(c1.body)}`);
+  const under = await status('underpaid');
+  const mid = await call('GET', `/v1/payment_links/${lk.body.id}`);
+  expect(mid.body.status === 'processing' && mid.body.partial_payment?.received?.amount === '15000', `link should be processing: ${JSON.stringify(mid.body)}`);
+  ok(`payment underpaid (received ${under.amount_received.amount} EUR cents, verdict ${under.amount_verdict}); link processing with partial_payment`);
+
+  step('bank: the top-up of 100.00 EUR');
+  expect((await credit('10000')).status === 201, 'sim credit');
+  const paid = await waitFor('payment paid or settling', async () => {
+    const p = await call('GET', `/v1/payments/${pay.body.id}`);
+    return ['paid', 'settled'].includes(p.body.status) ? p.body : null;
+  });
+  ok(`payment ${paid.status}, received ${paid.amount_received.amount}, amount_verdict ${paid.amount_verdict}`);
+
+  step('fiat rail: the settlement payout to the merchant\'s IBAN is paid');
+  const rail = await waitFor('settlement payout', async () => {
+    const r = await call('POST', `/sim/providers/fiat_rails/payments/${pay.body.id}`, { state: 'paid' }, 'none');
+    return r.status === 200 ? r.body : null;
+  });
+  const settled = await status('settled');
+  const link = await call('GET', `/v1/payment_links/${lk.body.id}`);
+  expect(link.body.status === 'settled', `link should be settled: ${JSON.stringify(link.body)}`);
+  ok(`${rail.rail} payout ${rail.provider_reference} of ${rail.amount} ${rail.currency} cents to IBAN ...${ben.body.beneficiary.iban_last4}; payment ${settled.status}, link ${link.body.status}`);
 }
 
 main().catch((e) => {

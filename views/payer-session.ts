@@ -3,7 +3,7 @@
  * settlement snapshots, no internal ids (account, client, destination).
  */
 import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
-import { computePayableRails, RAILS_CLOSED } from '../domain/rails';
+import { computePayableRails, isBankRail, RAILS_CLOSED } from '../domain/rails';
 import type { Account, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
@@ -26,6 +26,7 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
   const rails = computePayableRails({
     status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
     settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: i.executableRails,
+    destinationKind: link.settlement_destination_kind,
   });
   const ledger = current ? {
     status: current.status as PaymentStatus, expected: BigInt(current.amount_expected_minor), received: BigInt(current.amount_received_minor),
@@ -46,7 +47,7 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     rails,
     rails_not_allowed: RAILS_CLOSED.filter((r) => !rails.includes(r)),
     expires_at: link.expires_at?.toISOString() ?? null,
-    amount_verdict: ledger ? amountVerdict(ledger) : null,
+    amount_verdict: ledger ? amountVerdict(ledger, { providerSettled: isBankRail(current!.payment_rail) }) : null,
     network: current?.deposit_chain ?? null,
     stablecoin: current?.stablecoin ?? null,
     // The current cross-network attempt's instructions while it can still be paid (spec 2.4).

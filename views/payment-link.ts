@@ -72,6 +72,7 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
     settlementKind: link.settlement_kind,
     expectedPayerType: link.expected_payer_type_input,
     executableRails: ctx.executableRails,
+    destinationKind: link.settlement_destination_kind,
   });
   const url = link.payer_token ? `${ctx.payerHost}/pay/${link.payer_token}` : null;
   return {

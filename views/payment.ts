@@ -3,6 +3,7 @@
  * the chain identity of deposit instructions is passed in (`PaymentChain`).
  */
 import { amountVerdict, type PaymentStatus } from '../domain/verdicts';
+import { isBankRail } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { Payment } from '../entities';
 import { XCHAIN_USDC, type XchainNetwork } from '../domain/xchain';
@@ -73,6 +74,31 @@ export function depositInstructionsView(p: Payment, chain: PaymentChain): Record
   };
 }
 
+/** Keys of BankDepositInstructions (spec 2.1) besides `matching`, in wire order. */
+const BANK_INSTRUCTION_KEYS = [
+  'currency', 'rail', 'bank_name', 'beneficiary_name', 'holder_kind', 'account_number', 'routing_number', 'sort_code', 'clabe',
+  'pix_key', 'bank_address', 'iban', 'bic', 'reference',
+] as const;
+
+/**
+ * BankDepositInstructions (spec 2.1) of a bank-rail payment, as the collection provider issued
+ * them: every key present (null where the rail has none), `matching` (`reference` |
+ * `account_number`) omitted when the provider gave no basis. Null on crypto rails.
+ */
+export function bankDepositInstructionsView(p: Payment): Record<string, unknown> | null {
+  const i = p.bank_instructions;
+  if (!i) return null;
+  const out: Record<string, unknown> = {};
+  for (const k of BANK_INSTRUCTION_KEYS) out[k] = i[k] ?? null;
+  if (i.matching === 'reference' || i.matching === 'account_number') out.matching = i.matching;
+  return out;
+}
+
+/** `amount_verdict` of a payment (spec 2.4): provider-settled (bank) rails read null once paid or settled. */
+export function paymentAmountVerdict(p: Payment): string | null {
+  return amountVerdict(ledger(p), { providerSettled: isBankRail(p.payment_rail) });
+}
+
 /** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
 export function paymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
   const received = BigInt(p.amount_received_minor);
@@ -90,16 +116,16 @@ export function paymentView(p: Payment, chain: PaymentChain): Record<string, unk
     stablecoin: p.stablecoin,
     source_asset: p.source_asset,
     deposit_instructions: depositInstructionsView(p, chain),
-    bank_deposit_instructions: null,
+    bank_deposit_instructions: bankDepositInstructionsView(p),
     amount_expected: m(p, p.amount_expected_minor),
     amount_received: m(p, received.toString()),
-    amount_verdict: amountVerdict(ledger(p)),
+    amount_verdict: paymentAmountVerdict(p),
     fee: m(p, p.fee_minor),
     deducted_fee: m(p, '0'),
     net_amount: m(p, p.invoice_minor),
     surplus: m(p, p.surplus_minor),
     unmatched_reason: p.unmatched_reason,
-    return_reason: null,
+    return_reason: p.return_reason,
     screening: { status: 'not_screened', level: null, flags: [] },
     settlement: p.settlement,
     settlement_tx_hash: p.settlement_tx_hash,
@@ -127,7 +153,11 @@ function railFields(p: Payment): Record<string, unknown> {
   };
 }
 
-/** Payer-safe payment (spec 4.1 payer routes): no merchant ids, settlement addresses or internal fields. */
+/**
+ * Payer-safe payment (spec 4.1 payer routes): no merchant ids, settlement addresses or internal
+ * fields. The bank deposit instructions are the collection account the payer sends to (never the
+ * merchant's own bank details); `return_reason` tells the payer why their transfer came back.
+ */
 export function payerPaymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
   return {
     id: p.id,
@@ -137,10 +167,11 @@ export function payerPaymentView(p: Payment, chain: PaymentChain): Record<string
     network: p.deposit_chain,
     stablecoin: p.stablecoin,
     deposit_instructions: depositInstructionsView(p, chain),
-    bank_deposit_instructions: null,
+    bank_deposit_instructions: bankDepositInstructionsView(p),
     amount_expected: m(p, p.amount_expected_minor),
     amount_received: m(p, p.amount_received_minor),
-    amount_verdict: amountVerdict(ledger(p)),
+    amount_verdict: paymentAmountVerdict(p),
+    return_reason: p.return_reason,
     fee: m(p, p.fee_minor),
     onchain_tx_hash: p.onchain_tx_hash,
     marked_sent_at: p.marked_sent_at?.toISOString() ?? null,
@@ -272,6 +303,7 @@ export const payerPaymentResponse = Joi.object({
   network: textOrNull(),
   stablecoin: textOrNull(),
   ...paymentProgressFields,
+  return_reason: textOrNull(),
   created_at: at(),
   authoritative: Joi.boolean(),
 });

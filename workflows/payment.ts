@@ -1,13 +1,17 @@
 /**
  * Payment watching: one workflow per pay-in (workflow id = `pay_...`; spec 2.4, part 3).
  * Applies each observed deposit in order (verdicts exact / underpaid / overpaid / unmatched),
- * closes the deposit window at `expires_at` while nothing arrived, settles a paid payment to the
- * merchant's settlement address, follows the link ending (cancel / expiry), and ends when nothing
- * is left to watch. A later deposit re-starts it by signalWithStart, so a late deposit to a
+ * on bank rails each inbound credit and bank return through the provider-settled reducer (issue
+ * 12), closes the deposit window at `expires_at` while nothing arrived, settles a paid payment to
+ * the merchant's settlement address (chain transfer) or bank destination (fiat rail payout, waiting
+ * for the rail's report: `providerUpdate` signal or a 15-minute re-read), sends a refunded
+ * payment's money back, follows the link ending (cancel / expiry), and ends when nothing is left
+ * to watch. A later deposit re-starts it by signalWithStart, so a late deposit to a
  * closed payment still gets its verdict (unmatched `deposit_after_close`) or is recorded for support.
  * Operators see in the UI what it waits for through the `waiting_for` query. A non-retryable
  * activity failure parks the payment for an operator (workflows/convention.ts); the `retry` signal
- * (or any other signal) runs the step again. Continues as new (payment id only) at a wait when the
+ * (or a deposit, or the link ending, arriving after the park) runs the step again; a provider
+ * report (`providerUpdate`) never does. Continues as new (payment id only) at a wait when the
  * history grows long: the state lives in PostgreSQL.
  */
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
@@ -23,6 +27,10 @@ const acts = proxyActivities<PaymentWorkflowActivities>({
 export const depositSignal = defineSignal<[{ depositId: string }]>('deposit');
 /** The payment's link ended (`cancelled` or `expired`): reload and close. */
 export const linkEndedSignal = defineSignal<[{ reason: string }]>('linkEnded');
+/** A provider reported a change of this payment's rail payment (settlement payout, refund): re-read it. */
+export const providerUpdateSignal = defineSignal('providerUpdate');
+/** How often an in-flight bank settlement payout is re-read when no provider report arrives. */
+const SETTLEMENT_POLL = '15 minutes';
 /** Operator: the cause of a parked step was fixed; run it again. */
 export const paymentRetrySignal = defineSignal('retry');
 /** Query: a human-readable description of what the workflow waits for. */
@@ -34,11 +42,14 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
   const queue: string[] = [];
   let linkEnded = false;
   let woken = false;
+  let providerUpdated = false;
   let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
   setHandler(depositSignal, ({ depositId }) => { enqueue(depositId); woken = true; });
   setHandler(linkEndedSignal, () => { linkEnded = true; woken = true; });
   setHandler(paymentRetrySignal, () => { woken = true; });
+  // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
+  setHandler(providerUpdateSignal, () => { providerUpdated = true; });
   setHandler(waitingForQuery, () => waitingFor);
 
   /** The payment as last read; null: (re)load it first (at start and after a parked step). */
@@ -49,17 +60,55 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
     return state;
   };
 
+  /** Applies one recorded item: a bank return (`return:<bcr_>`), a bank credit (`bcr_`) or a chain deposit (`dep_`). */
+  const applyOne = (id: string) => (id.startsWith('return:') ? acts.applyBankReturnActivity(paymentId, id.slice('return:'.length))
+    : id.startsWith('bcr_') ? acts.applyBankCreditActivity(paymentId, id) : acts.applyDepositActivity(paymentId, id));
+
   /** One turn: applies what arrived, settles, or waits. Returns true when the payment is done. */
   const turn = async (): Promise<boolean> => {
     woken = false;
     let st = state ?? await load();
     while (queue.length > 0) {
       const depositId = queue[0];
-      waitingFor = `applying deposit ${depositId}`;
-      const r = await acts.applyDepositActivity(paymentId, depositId);
+      waitingFor = `applying ${depositId}`;
+      const r = await applyOne(depositId);
       queue.shift();
       state = st = r;
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+    }
+    if (st.needsRefund) {
+      waitingFor = 'sending the refund back to the payer';
+      state = await acts.submitRefund(paymentId);
+      return false;
+    }
+    if (st.refundPending) {
+      providerUpdated = false;
+      const r = await acts.syncRefund(paymentId);
+      state = r;
+      if (r.refundPending) {
+        waitingFor = 'the fiat rail to report the refund payout to the payer';
+        await condition(() => providerUpdated, SETTLEMENT_POLL);
+      }
+      return false;
+    }
+    if (st.settlementPending) {
+      // Cleared before the read: a report arriving while it runs wakes the wait below at once.
+      providerUpdated = false;
+      const r = await acts.syncBankSettlement(paymentId);
+      state = r;
+      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+      if (r.settlementPending) {
+        waitingFor = 'the fiat rail to report the settlement payout to the merchant\'s bank';
+        await condition(() => providerUpdated || queue.length > 0 || linkEnded, SETTLEMENT_POLL);
+      }
+      return false;
+    }
+    if (st.needsSettlement && st.settlement === 'bank') {
+      waitingFor = 'settlement payout to the merchant\'s bank';
+      const r = await acts.submitBankSettlement(paymentId);
+      state = r;
+      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+      return false;
     }
     if (st.needsSettlement) {
       waitingFor = 'settlement transfer to the merchant';
@@ -69,7 +118,13 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
       if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
       return false;
     }
-    if (st.done) return true;
+    if (st.done) {
+      // A provider report or refund request that arrived after the state was read: re-read before ending.
+      if (!providerUpdated) return true;
+      providerUpdated = false;
+      await load();
+      return false;
+    }
     if (linkEnded) {
       linkEnded = false;
       await load();
@@ -93,12 +148,13 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
     try {
       if (await turn()) break;
     } catch (e) {
+      woken = false;
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
       state = null;
     }
   }
   // Deposits that arrived while closing are recorded (applied as support records) before ending.
-  while (queue.length > 0) await acts.applyDepositActivity(paymentId, queue.shift()!);
+  while (queue.length > 0) await applyOne(queue.shift()!);
   waitingFor = 'nothing (completed)';
   return state!.status;
 }

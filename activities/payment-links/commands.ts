@@ -143,9 +143,12 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
  * capability_unavailable (crypto-only flag closed now); 400 `settlement_destination_required`
  * (neither destination nor crypto-only); 409 conflict `allowed_rails_invalid_for_currency`; 422
  * `crypto_only_currency_not_usd`; 409 conflict `wallet_not_found` (crypto-only without an active
- * service wallet on the environment network); 400 param `expires_at` when it already passed.
+ * service wallet on the environment network); 409 conflict `settlement_destination_currency_mismatch`
+ * param `settlement_destination` (a bank destination in another currency than the link; issue 12); 400 param `expires_at` when it already passed.
  * Sets `active`, `payer_token` (`plk_`), `settlement_kind`, frozen `settlement_asset`
- * (crypto-only: the chain adapter's token), `direction` `inbound`, `activated_at`; emits
+ * (crypto-only: the chain adapter's token), `settlement_destination_kind` (the address-book
+ * entry's kind: a bank entry makes the link payable on bank rails only; issue 12), `direction`
+ * `inbound`, `activated_at`; emits
  * `payment_link.activated`; starts the link workflow after commit.
  */
 export async function activateLink(c: OpContext, id: string, attestationAccepted: unknown): Promise<PaymentLink> {
@@ -166,8 +169,14 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
         `SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = $2 AND network = $3 AND status = 'active' LIMIT 1`, [c.accountId, c.livemode, chain.network]);
       if (!wallets.length) throw conflict('wallet_not_found', `Crypto-only links settle to the service wallet; this account has none on ${chain.network}.`);
     } else {
-      const n = await m.count(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
-      if (!n) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
+      const entry = await m.findOne(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
+      if (!entry) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
+      if (entry.kind === 'bank' && entry.bank_currency && entry.bank_currency !== link.currency) {
+        throw new DomainError('conflict', 'settlement_destination_currency_mismatch',
+          `The settlement destination receives ${entry.bank_currency}; this link is in ${link.currency}. Choose a ${link.currency} bank account.`,
+          { param: 'settlement_destination', details: { destination_currency: entry.bank_currency, currency: link.currency } });
+      }
+      link.settlement_destination_kind = entry.kind;
     }
     link.status = paymentLinkTransitions.assert(link.status, 'active');
     link.payer_token = randomToken('plk_', 32);
@@ -318,7 +327,7 @@ export async function sendPayerReceipt(link: PaymentLink, email: string): Promis
   const sent = await emailProvider().send({
     to: email, template: 'payment_receipt', accountId: link.account_id, relatedObjectId: link.id,
     subject: `Receipt from ${account.display_name}: ${link.title}`,
-    body: `Paid ${link.reference_id} (${link.title}). Amount received: ${paid?.amount_received_minor ?? '0'} minor units of ${paid?.currency ?? 'USDC'}. Transaction: ${paid?.onchain_tx_hash ?? 'n/a'}.`,
+    body: `Paid ${link.reference_id} (${link.title}). Amount received: ${paid?.amount_received_minor ?? '0'} minor units of ${paid?.currency ?? 'USDC'}. Transaction: ${paid?.onchain_tx_hash ?? (paid?.bank_reference ? `bank transfer, reference ${paid.bank_reference}` : 'n/a')}.`,
     idempotencyKey: `receipt:${link.id}:${email.toLowerCase()}`,
   });
   return { emailId: sent.id };

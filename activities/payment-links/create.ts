@@ -160,7 +160,7 @@ async function buildLink(m: EntityManager, c: OpContext, input: CreateLinkInput,
     settlement_destination_id: input.settlement_destination?.address_book_id ?? null,
     items: items.stored, payer_token: null, short_code: '',
     activated_at: null, viewed_at: null, paid_at: null, settled_at: null, cancelled_at: null, expired_at: null,
-    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null,
+    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null, refunded_at: null, settlement_destination_kind: null,
     created_at: now, updated_at: now,
   });
 }

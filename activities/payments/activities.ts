@@ -15,6 +15,7 @@ import { signalLinkChangedById } from '../payment-links/signals';
 import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
 import { moveLinkAfterPayment } from './links';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
+import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
 
 export type { PaymentState } from './ledger';
 export type { XchainState } from './xchain';
@@ -119,6 +120,7 @@ export async function notifyLinkWorkflow(linkId: string): Promise<void> {
 /** The activities workflows/payment.ts calls (and only those): what the worker registers for it. */
 export const paymentWorkflowActivities = {
   loadPaymentState, applyDepositActivity, expirePaymentActivity, sendSettlement, recordSettlement, notifyLinkWorkflow,
+  applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, syncBankSettlement, submitRefund, syncRefund,
 };
 
 /** Type of `paymentWorkflowActivities`, proxied by workflows/payment.ts. */

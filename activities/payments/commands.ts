@@ -6,7 +6,7 @@
 import { DomainError } from '../../domain/errors';
 import { totalDue } from '../../domain/fees';
 import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
-import { computePayableRails } from '../../domain/rails';
+import { computePayableRails, isBankRail } from '../../domain/rails';
 import { isLinkOpenForPayment } from '../../domain/verdicts';
 import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
@@ -15,28 +15,37 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
+import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents } from './ledger';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
+
+/** The bank columns of a crypto-rail payment (issue 12): none apply. */
+export const NO_BANK_FIELDS = {
+  bank_instructions: null, bank_reference: null, bank_account_key: null, return_reason: null, payer_state: null, settled_minor: '0',
+  settlement_rail: null, settlement_rail_payment_id: null, settlement_attempt: 0, refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
+} as const;
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
 
 /** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
-export interface PayerPaymentInput extends RailPaymentInput { rail: string }
+export interface PayerPaymentInput extends RailPaymentInput { rail: string; payer_state?: string }
 
 /**
  * The payer starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
  * `payment_link_not_payable` when the link takes no payment; 400 `rail_not_allowed` param `rail`
  * (details `rails`: the payable ones) when the rail is not payable now (`crypto_transfer` is
  * payable exactly when `crypto_native` is: the same chain, the payer naming its source); else the
- * rail's create-or-reuse (`createOrReuseNativePayment`, activities/payments/rails.ts
- * `createOrReuseXchainPayment`, `createOrReuseTransferPayment`).
+ * rail's create-or-reuse: a bank rail `createOrReuseBankPayment` (bank-commands.ts), the
+ * cross-network and transfer rails `createOrReuseXchainPayment` / `createOrReuseTransferPayment`
+ * (rails.ts), the native rail `createOrReuseNativePayment`.
  */
 export async function startPayerPayment(link: PaymentLink, input: PayerPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
   const payable = computePayableRails({
     status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
     settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
+    destinationKind: link.settlement_destination_kind,
   });
   if (NOT_PAYABLE.includes(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
@@ -47,6 +56,11 @@ export async function startPayerPayment(link: PaymentLink, input: PayerPaymentIn
   }
   if (input.rail === 'crypto_xchain') return createOrReuseXchainPayment(link.id, input, request);
   if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(link.id, input, request);
+  if (isBankRail(input.rail)) {
+    return createOrReuseBankPayment(link.id, {
+      rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
+    }, request);
+  }
   return createOrReuseNativePayment(link.id, { payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null }, request);
 }
 
@@ -84,7 +98,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
       surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
       settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
       payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
+      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS,
     });
     await m.save(pay);
     link.latest_attempt_status = 'awaiting';

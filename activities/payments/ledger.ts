@@ -12,7 +12,7 @@ import { chainAdapter } from '../../providers/chain';
 import { paymentView } from '../../views/payment';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
-const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned'];
+const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'];
 
 /** The domain ledger of a stored payment (domain/verdicts.ts `PaymentLedger`). */
 export function ledgerOf(p: Payment): PaymentLedger {
@@ -45,22 +45,42 @@ export interface PaymentState {
   status: PaymentStatus;
   /** ISO time the deposit window closes. */
   expiresAt: string;
-  /** Deposits recorded but not yet applied (oldest first): the workflow applies them. */
+  /**
+   * What was recorded but not yet applied (oldest first): chain deposits (`dep_`), bank credits
+   * (`bcr_`) and bank returns (`return:<bcr_ id>`); the workflow applies them in order.
+   */
   pendingDepositIds: string[];
-  /** True when the payment needs settling (paid/overpaid and not yet settled). */
+  /** True when the payment needs settling (paid/overpaid, no settlement in flight). */
   needsSettlement: boolean;
-  /** True when nothing remains to watch (settled, unmatched, expired, abandoned). */
+  /** How it settles: `wallet` (chain transfer), `bank` (fiat rail payout to the merchant's bank), null (not by this workflow). */
+  settlement: string | null;
+  /** True while a bank settlement payout is in flight (the fiat rail has not reported its outcome). */
+  settlementPending: boolean;
+  /** True when the merchant refunded the payment and the money has not been sent back yet. */
+  needsRefund: boolean;
+  /** True while the refund payout is in flight (the rail has not reported it paid). */
+  refundPending: boolean;
+  /** True when nothing remains to watch. */
   done: boolean;
 }
 
-/** The watch state of `p` (reads its pending deposits). */
+/** The watch state of `p` (reads its pending deposits, bank credits and unapplied returns). */
 export async function stateOf(p: Payment): Promise<PaymentState> {
   const pending: Array<{ id: string }> = await db().query(
-    `SELECT id FROM deposits WHERE payment_id = $1 AND effect = 'pending' ORDER BY observed_at, id`, [p.id]);
+    `SELECT id FROM (
+       SELECT id, observed_at FROM deposits WHERE payment_id = $1 AND effect = 'pending'
+       UNION ALL SELECT id, observed_at FROM bank_credits WHERE payment_id = $1 AND effect = 'pending'
+       UNION ALL SELECT 'return:' || id, returned_at FROM bank_credits WHERE payment_id = $1 AND returned_at IS NOT NULL AND NOT return_applied
+     ) x ORDER BY observed_at, id`, [p.id]);
   const status = p.status;
-  const needsSettlement = (status === 'paid' || status === 'overpaid') && p.settlement === 'wallet';
+  const paidish = status === 'paid' || status === 'overpaid';
+  const settlementPending = p.settlement === 'bank' && p.settlement_rail_payment_id !== null;
+  const needsSettlement = paidish && (p.settlement === 'wallet' || (p.settlement === 'bank' && !settlementPending));
+  const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
+  const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
   return {
     status, expiresAt: p.expires_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
-    done: WATCH_DONE.includes(status) || ((status === 'paid' || status === 'overpaid') && !needsSettlement),
+    settlement: p.settlement, settlementPending, needsRefund, refundPending,
+    done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };
 }

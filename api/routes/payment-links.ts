@@ -1,5 +1,5 @@
 /**
- * Payment links (spec 2.3, 3, 4.1, 6): list/create/get/update, activate, cancel, send_invoice,
+ * Payment links (spec 2.3, 3, 4.1, 6): list/create/get/update, activate, cancel, refund (issue 12), send_invoice,
  * reminder schedule get/update/disable, per-link events and receipt. Scopes
  * `payment_links.read` / `.write`. Test mode is unavailable (503) except for the per-object
  * event list (spec 1 rule 5). Cross-account or cross-mode ids are 404. Thin routes: rules live
@@ -18,8 +18,9 @@ import { objectEventsPage } from '../object-events';
 import { mount } from '../operation';
 import { paginate, wantsExpand } from '../../lib/pagination';
 import {
-  activateLinkBody, createLinkBody, linkEventsQuery, listLinksQuery, reminderScheduleBody, updateLinkBody,
+  activateLinkBody, createLinkBody, linkEventsQuery, listLinksQuery, refundLinkBody, reminderScheduleBody, updateLinkBody,
 } from '../schemas/payment-links';
+import { refundLink } from '../../activities/payment-links/refund';
 import {
   linkReceiptResponse, linkReceiptView, paymentLinkResponse, paymentLinkView, reminderScheduleResponse, reminderScheduleView,
 } from '../../views/payment-link';
@@ -92,6 +93,13 @@ export function register(r: Router<AppState>): void {
     id: 'payment_links.cancel', method: 'post', path: '/payment_links/:id/cancel', scope: WRITE, testMode: 'unavailable',
     response: paymentLinkResponse,
     handler: async ({ caller, params, ctx }) => view(await cancelLink(opContext(caller, ctx), params.id)),
+  });
+
+  mount(r, {
+    id: 'payment_links.refund', method: 'post', path: '/payment_links/:id/refund', scope: WRITE, testMode: 'unavailable',
+    body: refundLinkBody, response: paymentLinkResponse, errors: [409],
+    summary: 'Refund a paid or settled link in full: the money goes back to the payer through the rail it came in on (status refunded, payment_link.refunded).',
+    handler: async ({ caller, params, body, ctx }) => view(await refundLink(opContext(caller, ctx), params.id, body as { reason?: string | null })),
   });
 
   mount(r, {

@@ -3,6 +3,12 @@
  * the outside world would do. Mounted only when SIMULATOR_ENABLED=true (dev and tests).
  * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash? }`:
  *   the chain adapter observes that transfer exactly as a real chain watcher would.
+ * - POST /sim/bank/credits `{ rail, currency, amount (minor units), reference, to_account, sender_name? }`:
+ *   an inbound bank transfer reaches the collection provider exactly as it would report it
+ *   (`to_account`: the account number, IBAN, CLABE, PIX key, or sort code plus account number of the
+ *   instructions); matched by account or reference, recorded, and handed to the payment's workflow.
+ *   Magic `sender_name` `RETURN_ME`: the sending bank returns it at once (`R01 Insufficient funds`).
+ * - POST /sim/bank/credits/{bcp_ id}/return `{ reason? }`: the sending bank returns a received credit.
  * - GET /sim/emails?related_object_id=: emails the sandbox email provider recorded.
  * - POST /sim/providers/fiat_rails/payments/{id or payout id} `{ state?: paid|failed|returned, paid_amount?,
  *   reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout workflow re-reads it.
@@ -24,14 +30,16 @@
  *   exactly that amount, e.g. less than quoted). The payment's watcher re-reads the bridge.
  */
 import Router from '@koa/router';
-import Joi from 'joi';
 import { DomainError } from '../../domain/errors';
-import { currencyDecimals } from '../../domain/money';
+import { currencyDecimals, isFiat } from '../../domain/money';
+import { recordBankCredit, recordBankReturn } from '../../activities/payments/bank-commands';
+import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
+import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { FAULT_NAMES, faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
+import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
@@ -39,38 +47,27 @@ import { emailProvider } from '../../providers/email';
 import { signWalletSend } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
 import { validate } from '../operation';
+import {
+  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody,
+} from '../schemas/simulator';
+import { buildSimOpenApi } from '../sim-openapi';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
 import { checkAddress, resolveChain } from '../../domain/addresses';
 import { checkoutProvider, CheckoutTransitionError } from '../../providers/checkout';
 import { addressScreeningProvider } from '../../providers/screening';
 import { creditCheckoutView } from '../../views/credits';
 
-const transferBody = Joi.object({
-  chain: Joi.string().required(),
-  to_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/).required(),
-  asset: Joi.string().required(),
-  amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }).required(),
-  from_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
-  tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
-});
-
-const checkoutCompleteBody = Joi.object({ amount: Joi.string().pattern(/^[0-9]+$/) });
-
-const screeningSignalBody = Joi.object({
-  chain: Joi.alternatives(Joi.string(), Joi.number()).required(),
-  address: Joi.string().required(),
-  risk_score: Joi.number().integer().min(0).max(100).required(),
-  flags: Joi.array().items(Joi.string().max(100)).max(50).default([]),
-  unavailable: Joi.boolean().default(false),
-});
-
 /** Router for `/sim/...`. */
 export function simulatorRouter(): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/sim' });
+  const document = buildSimOpenApi();
+
+  // The simulator's own contract: every route below, with an example each (api/sim-openapi.ts).
+  r.get('/openapi.json', (ctx) => { ctx.body = document; });
 
   r.post('/chain/transfers', async (ctx) => {
     const b = validate<{ chain: string; to_address: string; asset: string; amount: string; from_address?: string; tx_hash?: string }>(
-      transferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+      chainTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const chain = chainAdapter();
     if (b.chain !== chain.chain && !(PAYOUT_SOURCE_CHAINS as readonly string[]).includes(b.chain)) {
       throw new DomainError('invalid_request', 'network_not_supported', `The sandbox chains are \`${chain.chain}\` and ${PAYOUT_SOURCE_CHAINS.join(', ')}.`, { param: 'chain' });
@@ -80,6 +77,36 @@ export function simulatorRouter(): Router<AppState> {
     const t = await chain.inject({ chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null });
     ctx.status = 201;
     ctx.body = { object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash };
+  });
+
+  r.post('/bank/credits', async (ctx) => {
+    const b = validate<{ rail: string; currency: string; amount: string; reference: string; to_account: string; sender_name?: string }>(
+      bankCreditBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    if (!isFiat(b.currency)) throw new DomainError('invalid_request', 'parameter_invalid', `Unknown fiat currency \`${b.currency}\`.`, { param: 'currency' });
+    const credit = await bankCollection().receive({
+      rail: b.rail, currency: b.currency, amount: BigInt(b.amount), reference: b.reference || null, toAccount: b.to_account, senderName: b.sender_name ?? null,
+    });
+    const { paymentId } = await recordBankCredit(credit, currencyDecimals(b.currency));
+    let out = credit;
+    if (credit.sender_name === SANDBOX_RETURN_SENDER) {
+      out = (await bankCollection().returnCredit(credit.id, SANDBOX_RETURN_TEXT))!;
+      await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
+    }
+    ctx.status = 201;
+    ctx.body = simBankCredit(out, paymentId);
+  });
+
+  r.post('/bank/credits/:id/return', async (ctx) => {
+    const b = validate<{ reason?: string }>(bankReturnBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    let credit;
+    try {
+      credit = await bankCollection().returnCredit(ctx.params.id, b.reason ?? SANDBOX_RETURN_TEXT);
+    } catch (e) {
+      throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
+    }
+    if (!credit) throw new DomainError('not_found', 'not_found', `No bank credit ${ctx.params.id}.`);
+    const { paymentId } = await recordBankReturn(credit.id, credit.return_reason ?? SANDBOX_RETURN_TEXT);
+    ctx.body = simBankCredit(credit, paymentId);
   });
 
   r.get('/emails', async (ctx) => {
@@ -103,7 +130,7 @@ export function simulatorRouter(): Router<AppState> {
       throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
     }
     if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
-    await notifyPayoutProviderUpdate(p.client_reference);
+    if (!(await notifyPaymentRailUpdate(p.client_reference))) await notifyPayoutProviderUpdate(p.client_reference);
     ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
       amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
       reason: p.reason, provider_reference: p.provider_reference };
@@ -186,22 +213,10 @@ export function simulatorRouter(): Router<AppState> {
   return r;
 }
 
-const railEventBody = Joi.object({
-  state: Joi.string().valid('paid', 'failed', 'returned'),
-  paid_amount: Joi.string().pattern(/^[0-9]+$/),
-  reason: Joi.string().max(200),
-  recipient_received_amount: Joi.string().pattern(/^[0-9]+$/),
-}).or('state', 'recipient_received_amount');
-
-const bridgeTransferBody = Joi.object({
-  state: Joi.string().valid('delivered', 'failed', 'delayed').required(),
-  delivered_amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true }),
-});
-
-const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
-
-const faultBody = Joi.object({
-  account_id: Joi.string().pattern(/^acct_/).required(),
-  name: Joi.string().valid(...FAULT_NAMES).required(),
-  value: Joi.string().allow(null).required(),
-});
+/** The simulator's echo of a bank credit as the provider holds it (`payment_id` null when unmatched). */
+function simBankCredit(c: ProviderCredit, paymentId: string | null): Record<string, unknown> {
+  return {
+    object: 'sim.bank_credit', id: c.id, rail: c.rail, currency: c.currency, amount: c.amount.toString(), reference: c.reference,
+    to_account: c.to_account, sender_name: c.sender_name, matched: paymentId !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
+  };
+}

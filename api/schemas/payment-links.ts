@@ -57,6 +57,9 @@ export const activateLinkBody = documentedAs(Joi.object({ attestation_accepted: 
 });
 
 /** `PATCH /payment_links/{id}/reminder_schedule` body: `offsets_days` (domain validateOffsets); `sent`/`next_reminder_at` are server-owned and ignored. */
+/** `POST /payment_links/{id}/refund` body (issue 12; Stripe's refund reasons). */
+export const refundLinkBody = Joi.object({ reason: Joi.string().valid('duplicate', 'fraudulent', 'requested_by_customer').allow(null) });
+
 export const reminderScheduleBody = Joi.object({
   // Checked by domain/reminders validateOffsets (`400 invalid_request` param `offsets_days`); documented as that rule.
   offsets_days: documentedAs(Joi.any().required(), {

@@ -25,11 +25,13 @@ describe('payment link transition table', () => {
     ['viewed', 'processing'], ['viewed', 'paid'], ['viewed', 'settled'], ['viewed', 'cancelled'], ['viewed', 'expired'],
     ['processing', 'viewed'], ['processing', 'paid'], ['processing', 'settled'], ['processing', 'cancelled'], ['processing', 'expired'],
     ['paid', 'settled'], ['paid', 'refunded'],
+    // Issue 12: a merchant refund of a settled link; a bank return reopening a paid/settled link as processing.
+    ['settled', 'refunded'], ['paid', 'processing'], ['settled', 'processing'],
   ];
 
   it('covers every spec 2.3 status', () => {
     expect([...paymentLinkTransitions.statuses].sort()).toEqual([...LINK_STATUSES].sort());
-    expect([...paymentLinkTransitions.terminal].sort()).toEqual(['cancelled', 'expired', 'refunded', 'settled']);
+    expect([...paymentLinkTransitions.terminal].sort()).toEqual(['cancelled', 'expired', 'refunded']);
   });
 
   it.each(allowed)('accepts %s -> %s', (from, to) => {
@@ -62,11 +64,14 @@ describe('payment transition table', () => {
     ['underpaid', 'paid'], ['underpaid', 'overpaid'], ['underpaid', 'unmatched'],
     ['paid', 'settled'], ['overpaid', 'settled'],
     ['expired', 'unmatched'], ['abandoned', 'unmatched'],
+    // Issue 12 (provider-settled rails): a bank return overrides paid/settled; refunds.
+    ['paid', 'underpaid'], ['overpaid', 'underpaid'], ['settled', 'underpaid'], ['overpaid', 'paid'],
+    ['paid', 'refunded'], ['overpaid', 'refunded'], ['settled', 'refunded'],
   ];
 
   it('covers every status the ledger produces', () => {
     expect([...paymentTransitions.statuses].sort()).toEqual([...LEDGER_PAYMENT_STATUSES].sort());
-    expect([...paymentTransitions.terminal].sort()).toEqual(['settled', 'unmatched']);
+    expect([...paymentTransitions.terminal].sort()).toEqual(['refunded', 'unmatched']);
     expect(LIVE_PAYMENT_STATUSES).toEqual(['awaiting', 'underpaid']);
   });
 
@@ -83,7 +88,7 @@ describe('payment transition table', () => {
     }
   });
 
-  it.each([['settled', 'paid'], ['unmatched', 'paid'], ['paid', 'underpaid'], ['expired', 'paid'], ['awaiting', 'settled'], ['underpaid', 'expired']])(
+  it.each([['settled', 'paid'], ['unmatched', 'paid'], ['refunded', 'underpaid'], ['expired', 'paid'], ['awaiting', 'settled'], ['underpaid', 'expired'], ['awaiting', 'refunded']])(
     'refuses %s -> %s with 409 payment_state_changed', (from, to) => {
       refused(() => paymentTransitions.assert(from, to as never), 'payment_state_changed');
     });

@@ -314,9 +314,17 @@ describe('linkStatusAfterPayment (spec 2.3, part 3)', () => {
     },
   );
 
-  it('never reopens or moves a paid or terminal link on underpaid/paid', () => {
-    for (const s of ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'] as LinkStatus[]) {
+  it('a paid or settled link reopens as processing only when a bank return leaves its payment underpaid (issue 12)', () => {
+    for (const s of ['paid', 'settled'] as LinkStatus[]) {
+      expect(linkStatusAfterPayment(s, 'underpaid')).toEqual({ status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'] });
+    }
+  });
+
+  it('never reopens or moves a paid or terminal link on underpaid/paid otherwise', () => {
+    for (const s of ['cancelled', 'expired', 'refunded', 'draft'] as LinkStatus[]) {
       expect(linkStatusAfterPayment(s, 'underpaid')).toEqual({ status: s, partialPayment: 'keep', events: [] });
+    }
+    for (const s of ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'] as LinkStatus[]) {
       expect(linkStatusAfterPayment(s, 'paid')).toEqual({ status: s, partialPayment: 'keep', events: [] });
     }
     for (const s of ['settled', 'cancelled', 'expired', 'refunded', 'draft'] as LinkStatus[]) {

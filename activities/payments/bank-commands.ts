@@ -1,0 +1,126 @@
+/**
+ * Bank-rail payments of payment links (issue 12; spec 2.1 BankDepositInstructions, 2.4, 4.1 payer
+ * routes): creating (or reusing) the payer's bank attempt with the collection provider's receiving
+ * details, and recording what the provider reports (inbound credits, returns) as rows the
+ * payment's workflow then applies. Amounts are bigint minor units of the link currency.
+ */
+import { checkBankPayer, type PayerType } from '../../domain/bank-collection';
+import { DomainError } from '../../domain/errors';
+import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { isLinkOpenForPayment } from '../../domain/verdicts';
+import { Account, AddressBookEntry, Payment, PaymentLink } from '../../entities';
+import { loadConfig } from '../../lib/config';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import type { RequestRef } from '../../lib/outbox';
+import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
+import { emitPaymentEvents } from './ledger';
+import { signalPaymentDeposit, startPaymentWorkflow } from './signals';
+
+/** A bank attempt's deposit window: at least 7 days (bank transfers take days), never past the link's expiry. */
+export const BANK_PAYMENT_MIN_WINDOW_MS = 7 * 86_400_000;
+
+/** The payer's bank attempt after joi (spec 4.1 payer route body). */
+export interface BankPaymentInput { rail: string; payerEmail: string | null; payerType: string | null; payerState: string | null }
+
+/**
+ * Creates the link's payment on bank `input.rail`, or returns the live one on that rail (spec 4.1:
+ * "a live attempt on the same rail returns existing instructions"). Checks the payer (domain
+ * `checkBankPayer`: 409 capability_unavailable `fiat_cap_exceeded` / `payer_state_unsupported`,
+ * 400 param `payer_state`); `payer_type` defaults to `individual`. The collection provider issues
+ * the receiving details (idempotent by payment id); total due = the invoice (no payer fee on bank
+ * rails). Emits `payment.created`, `payment.awaiting`; starts the payment workflow after commit.
+ * 409 conflict `payment_link_not_payable` when the link takes no payment now.
+ */
+export async function createOrReuseBankPayment(linkId: string, input: BankPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+  const live = await liveOnRail(linkId, input.rail);
+  if (live) return { payment: live, created: false };
+  const link = await db().getRepository(PaymentLink).findOneBy({ id: linkId });
+  if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+  const account = await db().getRepository(Account).findOneByOrFail({ id: link.account_id });
+  const payerType: PayerType = input.payerType === 'business' ? 'business' : 'individual';
+  checkBankPayer({
+    rail: input.rail, currency: link.currency, decimals: link.decimals, amountMinor: BigInt(link.amount_minor), payerType,
+    payerState: input.payerState, merchantType: account.customer_type,
+  });
+  const id = newId('pay_');
+  const issued = await bankCollection().issue({ rail: input.rail, currency: link.currency, clientReference: id, holderName: account.display_name });
+  const result = await transaction(async (m) => {
+    const locked = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
+    if (!locked) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+    const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: linkId })
+      .andWhere('p.payment_rail = :rail', { rail: input.rail }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    if (existing) return { payment: existing, created: false };
+    if (!isLinkOpenForPayment(locked.status)) {
+      throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${locked.status} and takes no payment.`);
+    }
+    const dest = locked.settlement_destination_id
+      ? await m.findOne(AddressBookEntry, { where: { id: locked.settlement_destination_id } }) : null;
+    const window = Math.max(loadConfig().paymentTtlSeconds * 1000, BANK_PAYMENT_MIN_WINDOW_MS);
+    const expiresAt = new Date(Math.min(Date.now() + window, locked.expires_at ? locked.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
+    const pay = m.create(Payment, {
+      id, account_id: locked.account_id, livemode: locked.livemode, payment_link_id: locked.id, subscription_id: null,
+      status: 'awaiting', payment_rail: input.rail, source_chain: null, stablecoin: null, source_asset: null,
+      deposit_address: null, deposit_chain: null, currency: locked.currency, decimals: locked.decimals,
+      invoice_minor: locked.amount_minor, fee_minor: '0', amount_expected_minor: locked.amount_minor, amount_received_minor: '0',
+      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
+      settlement: dest?.kind === 'bank' ? 'bank' : null, settlement_address: null, settlement_tx_hash: null,
+      payer_email: input.payerEmail, payer_type: payerType, marked_sent_at: null, onchain_tx_hash: null,
+      expires_at: expiresAt, paid_at: null, settled_at: null,
+      bank_instructions: issued.instructions, bank_reference: issued.reference, bank_account_key: issued.accountKey, return_reason: null,
+      payer_state: input.payerState, settled_minor: '0', settlement_rail: dest?.bank_rail ?? null, settlement_rail_payment_id: null, settlement_attempt: 0,
+      refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
+    });
+    await m.save(pay);
+    locked.latest_attempt_status = 'awaiting';
+    await m.save(locked);
+    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
+    return { payment: pay, created: true };
+  });
+  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, result.payment.payment_rail);
+  return result;
+}
+
+async function liveOnRail(linkId: string, rail: string): Promise<Payment | null> {
+  return db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: linkId })
+    .andWhere('p.payment_rail = :rail', { rail }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+}
+
+/**
+ * Records an inbound credit the collection provider reported (idempotent by the provider's credit
+ * id): a `bank_credits` row, `pending` when matched to a payment on the credit's rail, else
+ * `recorded_only` with no payment (held for support). A matched credit signals its payment's
+ * workflow (started if not running: a late credit to a closed payment still gets its verdict).
+ * Returns the row id and the payment id (null when unmatched).
+ */
+export async function recordBankCredit(c: ProviderCredit, decimals: number): Promise<{ creditId: string; paymentId: string | null }> {
+  const rows: Array<{ id: string; account_id: string; payment_rail: string }> = c.client_reference
+    ? await db().query('SELECT id, account_id, payment_rail FROM payments WHERE id = $1', [c.client_reference]) : [];
+  const p = rows[0] && rows[0].payment_rail === c.rail ? rows[0] : null;
+  const id = newId('bcr_');
+  const inserted: Array<{ id: string }> = await db().query(
+    `INSERT INTO bank_credits(id, payment_id, provider_credit_id, rail, currency, amount_minor, decimals, reference, to_account, sender_name, effect)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT (provider_credit_id) DO NOTHING RETURNING id`,
+    [id, p?.id ?? null, c.id, c.rail, c.currency, c.amount.toString(), decimals, c.reference, c.to_account, c.sender_name, p ? 'pending' : 'recorded_only']);
+  const creditId = inserted[0]?.id ?? (await db().query('SELECT id FROM bank_credits WHERE provider_credit_id = $1', [c.id]))[0].id;
+  if (p) await signalPaymentDeposit(p.id, p.account_id, creditId);
+  return { creditId, paymentId: p?.id ?? null };
+}
+
+/**
+ * Records that the provider returned a credit to its sender with `reason` (provider text; spec 2.4
+ * `return_reason`). Idempotent. Signals the payment's workflow with `return:<credit id>` so it
+ * applies the return (domain `applyBankReturn`). Returns the payment id, or null when the credit
+ * had none (or is unknown).
+ */
+export async function recordBankReturn(providerCreditId: string, reason: string): Promise<{ creditId: string | null; paymentId: string | null }> {
+  const rows: Array<{ id: string; payment_id: string | null; account_id: string | null }> = await db().query(
+    `WITH u AS (
+       UPDATE bank_credits b SET returned_at = COALESCE(b.returned_at, now()), return_reason = COALESCE(b.return_reason, $2)
+        WHERE b.provider_credit_id = $1 RETURNING b.id, b.payment_id)
+     SELECT u.id, u.payment_id, p.account_id FROM u LEFT JOIN payments p ON p.id = u.payment_id`, [providerCreditId, reason]);
+  const r = rows[0];
+  if (!r) return { creditId: null, paymentId: null };
+  if (r.payment_id && r.account_id) await signalPaymentDeposit(r.payment_id, r.account_id, `return:${r.id}`);
+  return { creditId: r.id, paymentId: r.payment_id };
+}
