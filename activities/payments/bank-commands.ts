@@ -11,6 +11,7 @@ import { isLinkOpenForPayment } from '../../domain/verdicts';
 import { Account, AddressBookEntry, Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { db, transaction } from '../../lib/db';
+import { NO_XCHAIN_FIELDS } from './blank-columns';
 import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
@@ -70,6 +71,7 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
       bank_instructions: issued.instructions, bank_reference: issued.reference, bank_account_key: issued.accountKey, return_reason: null,
       payer_state: input.payerState, settled_minor: '0', settlement_rail: dest?.bank_rail ?? null, settlement_rail_payment_id: null, settlement_attempt: 0,
       refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
+      ...NO_XCHAIN_FIELDS,
     });
     await m.save(pay);
     locked.latest_attempt_status = 'awaiting';

@@ -16,15 +16,10 @@ import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
 import { createOrReuseBankPayment } from './bank-commands';
+import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from './blank-columns';
 import { emitPaymentEvents } from './ledger';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
-
-/** The bank columns of a crypto-rail payment (issue 12): none apply. */
-export const NO_BANK_FIELDS = {
-  bank_instructions: null, bank_reference: null, bank_account_key: null, return_reason: null, payer_state: null, settled_minor: '0',
-  settlement_rail: null, settlement_rail_payment_id: null, settlement_attempt: 0, refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
-} as const;
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
@@ -98,7 +93,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
       surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
       settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
       payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS,
+      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
     });
     await m.save(pay);
     link.latest_attempt_status = 'awaiting';

@@ -16,6 +16,7 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
+import { NO_BANK_FIELDS } from './blank-columns';
 import { emitPaymentEvents } from './ledger';
 import { startPaymentWorkflow } from './signals';
 
@@ -118,6 +119,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
       delivery_chain: chain.chain, delivery_address: deliveryAddress, refund_address: req.refundAddress, source_address: null,
       bridge_transfer_id: transfer.id, amount_in_minor: q.amountIn.toString(), bridge_fee_minor: q.fee.toString(),
       quote_expires_at: quote.expiresAt, gross_up: true, watcher_state: 'address_issued', watcher_reason: null, recovery_tx_hash: null,
+      ...NO_BANK_FIELDS,
     });
     await m.save(pay);
     link.latest_attempt_status = 'awaiting';
@@ -160,6 +162,7 @@ export async function createOrReuseTransferPayment(linkId: string, input: RailPa
       expires_at: expiresAt, paid_at: null, settled_at: null,
       delivery_chain: null, delivery_address: null, refund_address: null, source_address: req.sourceAddress, bridge_transfer_id: null,
       amount_in_minor: null, bridge_fee_minor: null, quote_expires_at: null, gross_up: null, watcher_state: null, watcher_reason: null, recovery_tx_hash: null,
+      ...NO_BANK_FIELDS,
     });
     await m.save(pay);
     link.latest_attempt_status = 'awaiting';

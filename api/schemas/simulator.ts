@@ -1,0 +1,184 @@
+/**
+ * The simulator's routes as a contract (ARCHITECTURE.md "Simulator"; served as `GET
+ * /sim/openapi.json` by api/sim-openapi.ts): each route's joi request body (the one its handler in
+ * api/routes/simulator.ts validates with), what it answers, and one worked example. Amounts are
+ * minor units in digit strings, as on `/v1`.
+ */
+import Joi from 'joi';
+import { BANK_RAILS } from '../../domain/rails';
+import { FAULT_NAMES } from '../../providers/sandbox-faults';
+
+const minorUnits = Joi.string().pattern(/^[0-9]+$/);
+const positiveMinorUnits = Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true });
+
+/** `POST /sim/chain/transfers`: a transfer the chain adapter then observes. */
+export const chainTransferBody = Joi.object({
+  chain: Joi.string().required(),
+  to_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/).required(),
+  asset: Joi.string().required(),
+  amount: positiveMinorUnits.required(),
+  from_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
+  tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
+});
+
+/** `POST /sim/bank/credits`: an inbound bank transfer as the fiat collection provider reports it. */
+export const bankCreditBody = Joi.object({
+  rail: Joi.string().valid(...BANK_RAILS).required(),
+  currency: Joi.string().pattern(/^[A-Z]{3}$/).required(),
+  amount: positiveMinorUnits.max(18).required(),
+  reference: Joi.string().allow('').max(140).required(),
+  to_account: Joi.string().max(64).required(),
+  sender_name: Joi.string().max(140),
+});
+
+/** `POST /sim/bank/credits/{id}/return`: the sending bank returns the credit. */
+export const bankReturnBody = Joi.object({ reason: Joi.string().max(200) });
+
+/** `POST /sim/providers/fiat_rails/payments/{ref}`: the fiat rail reports a payout's outcome. */
+export const railEventBody = Joi.object({
+  state: Joi.string().valid('paid', 'failed', 'returned'),
+  paid_amount: minorUnits,
+  reason: Joi.string().max(200),
+  recipient_received_amount: minorUnits,
+}).or('state', 'recipient_received_amount');
+
+/** `POST /sim/bridge/transfers/{id}`: drives a cross-network pay-in transfer. */
+export const bridgeTransferBody = Joi.object({
+  state: Joi.string().valid('delivered', 'failed', 'delayed').required(),
+  delivered_amount: positiveMinorUnits,
+});
+
+/** `POST /sim/providers/reconciliation`. */
+export const reconciliationBody = Joi.object({ payout_id: Joi.string().required(), needs_attention: Joi.boolean().required() });
+
+/** `POST /sim/providers/faults`: a provider fault for one account's transfers. */
+export const faultBody = Joi.object({
+  account_id: Joi.string().pattern(/^acct_/).required(),
+  name: Joi.string().valid(...FAULT_NAMES).required(),
+  value: Joi.string().allow(null).required(),
+});
+
+/** `POST /sim/providers/checkout/{checkout_id}/complete`: the amount paid (default the price). */
+export const checkoutCompleteBody = Joi.object({ amount: minorUnits });
+
+/** `POST /sim/providers/screening/signals`: what the screening provider reports for an address from now on. */
+export const screeningSignalBody = Joi.object({
+  chain: Joi.alternatives(Joi.string(), Joi.number()).required(),
+  address: Joi.string().required(),
+  risk_score: Joi.number().integer().min(0).max(100).required(),
+  flags: Joi.array().items(Joi.string().max(100)).max(50).default([]),
+  unavailable: Joi.boolean().default(false),
+});
+
+/** One simulator route: koa path (under `/sim`), its body schema, answer and worked example. */
+export interface SimOperation {
+  id: string;
+  method: 'get' | 'post';
+  /** Koa path under `/sim`, e.g. `/bank/credits/:id/return`. */
+  path: string;
+  summary: string;
+  description: string;
+  body?: Joi.ObjectSchema;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  status: number;
+  /** The `object` of the answer. */
+  object: string;
+  answers: string;
+  example: { params?: Record<string, string>; query?: Record<string, string>; body?: Record<string, unknown> };
+}
+
+/** Every `/sim` route, in the order a sandbox journey meets them. */
+export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
+  {
+    id: 'sim.chain.transfers.create', method: 'post', path: '/chain/transfers', body: chainTransferBody, status: 201, object: 'sim.chain_transfer',
+    summary: 'A transfer lands on a chain',
+    description: 'The chain adapter observes this transfer exactly as a chain watcher would: a payer paying deposit instructions, a payout funding, a late deposit. `amount` in minor units of `asset` (USDC: 6 decimals). Chains: the sandbox chain and the payout source chains.',
+    answers: 'The recorded transfer, with its `tx_hash`.',
+    example: { body: { chain: 'base', asset: 'USDC', to_address: '0x52908400098527886e0f7030069857d2e4169ee7', amount: '125000000' } },
+  },
+  {
+    id: 'sim.bank.credits.create', method: 'post', path: '/bank/credits', body: bankCreditBody, status: 201, object: 'sim.bank_credit',
+    summary: 'An inbound bank transfer arrives',
+    description: 'The fiat collection provider reports a credit to a virtual account, matched by `reference` or by `to_account` (account number, IBAN, CLABE, PIX key, or sort code and account number from `bank_deposit_instructions`). `amount` in minor units of `currency`. Magic value: `sender_name: "RETURN_ME"` makes the sending bank return the credit at once.',
+    answers: 'The credit as the provider holds it, with `matched` and `payment_id`.',
+    example: { body: { rail: 'sepa', currency: 'EUR', amount: '50000', reference: 'PL7K2M9QX4', to_account: 'DE89370400440532013000', sender_name: 'Ada Lovelace' } },
+  },
+  {
+    id: 'sim.bank.credits.return', method: 'post', path: '/bank/credits/:id/return', body: bankReturnBody, status: 200, object: 'sim.bank_credit',
+    params: { id: 'The credit id from `POST /sim/bank/credits`.' },
+    summary: 'The sending bank returns a credit',
+    description: 'A bank return: the payment records the provider\'s text as `return_reason`.',
+    answers: 'The returned credit.',
+    example: { params: { id: 'bcp_3kq9ZLm2Xv8Tn1' }, body: { reason: 'R01 Insufficient funds' } },
+  },
+  {
+    id: 'sim.bridge.transfers.update', method: 'post', path: '/bridge/transfers/:id', body: bridgeTransferBody, status: 200, object: 'sim.bridge_transfer',
+    params: { id: 'The bridge transfer id, or the `pay_` id of the cross-network payment.' },
+    summary: 'A cross-network transfer moves',
+    description: 'Drives the bridge of a `crypto_xchain` payment: `delivered` (optionally less than received, `delivered_amount` in USDC minor units), `failed`, or `delayed`.',
+    answers: 'The bridge transfer with what it received and delivered.',
+    example: { params: { id: 'pay_7Hq2Lk9Wm3Zx5Rt8Yv1Nc4Bd' }, body: { state: 'delivered', delivered_amount: '99500000' } },
+  },
+  {
+    id: 'sim.emails.list', method: 'get', path: '/emails', status: 200, object: 'list',
+    query: { related_object_id: 'Only emails about this object (a link, payment or payout id).' },
+    summary: 'Emails the sandbox sent',
+    description: 'What the sandbox email provider recorded: invoices, reminders, receipts, payout notices.',
+    answers: 'A list of recorded emails.',
+    example: { query: { related_object_id: 'pl_1ZvTMuqqp2Rtf4Yc68gZ7WvY' } },
+  },
+  {
+    id: 'sim.fiat_rails.payments.update', method: 'post', path: '/providers/fiat_rails/payments/:ref', body: railEventBody, status: 200, object: 'sim.rail_payment',
+    params: { ref: 'The rail payment id or the `po_` id of its payout.' },
+    summary: 'A fiat rail reports a payout',
+    description: '`paid` (optionally `paid_amount` short of the amount), `failed` or `returned` with the rail\'s `reason`; `recipient_received_amount` records what the recipient confirms. Amounts in minor units.',
+    answers: 'The rail payment as the provider holds it.',
+    example: { params: { ref: 'po_nZaihAeIJJdhkPoeuqqG2RZe' }, body: { state: 'paid' } },
+  },
+  {
+    id: 'sim.bridge.payout_transfers.list', method: 'get', path: '/providers/bridge/transfers', status: 200, object: 'list',
+    query: { client_reference: 'Only the transfers of this payout (`po_` id).' },
+    summary: 'The payout bridge\'s transfers',
+    description: 'What the sandbox payout bridge holds for a payout: deposit address, received amount, state.',
+    answers: 'A list of bridge transfers.',
+    example: { query: { client_reference: 'po_nZaihAeIJJdhkPoeuqqG2RZe' } },
+  },
+  {
+    id: 'sim.reconciliation.create', method: 'post', path: '/providers/reconciliation', body: reconciliationBody, status: 202, object: 'sim.reconciliation',
+    summary: 'Reconciliation flags a payout',
+    description: 'The reconciliation signal a payout workflow waits for after paying.',
+    answers: 'The signal as sent.',
+    example: { body: { payout_id: 'po_nZaihAeIJJdhkPoeuqqG2RZe', needs_attention: false } },
+  },
+  {
+    id: 'sim.faults.set', method: 'post', path: '/providers/faults', body: faultBody, status: 200, object: 'sim.fault',
+    summary: 'A provider misbehaves for one account',
+    description: `Sets (or clears, with \`value: null\`) a provider fault for one account's transfers, never globally: ${FAULT_NAMES.join(', ')}.`,
+    answers: 'The fault as set.',
+    example: { body: { account_id: 'acct_4Gh7Kp2Ld9Qw', name: 'bridge.create_delay_ms', value: '2000' } },
+  },
+  {
+    id: 'sim.wallet.sends.sign', method: 'post', path: '/wallet/sends/:id/sign', status: 201, object: 'sim.wallet_send_signature',
+    params: { id: 'The prepared service-wallet send.' },
+    summary: 'The holder signs a wallet send',
+    description: 'The holder signs a prepared service-wallet send with a passkey; the send is then broadcast.',
+    answers: 'The signature\'s transaction hash.',
+    example: { params: { id: 'wsd_8Jk2Lm4Np6Qr' } },
+  },
+  {
+    id: 'sim.checkout.act', method: 'post', path: '/providers/checkout/:checkout_id/:action', body: checkoutCompleteBody, status: 200, object: 'sim.checkout_notification',
+    params: { checkout_id: 'The `cco_` credit checkout.', action: '`complete`, `fail` or `expire`.' },
+    summary: 'A person pays at, fails at or abandons a hosted checkout',
+    description: '`complete` takes an optional `amount` in minor units (default the price); the provider then notifies the product, and credits are granted once.',
+    answers: 'The notification outcome and the checkout.',
+    example: { params: { checkout_id: 'cco_5Tg8Hj2Kl4Mn', action: 'complete' }, body: {} },
+  },
+  {
+    id: 'sim.screening.signals.create', method: 'post', path: '/providers/screening/signals', body: screeningSignalBody, status: 201, object: 'sim.screening_signal',
+    summary: 'What address screening reports',
+    description: 'From now on the screening provider reports this risk for the address (or is unavailable for it).',
+    answers: 'The signal as recorded.',
+    example: { body: { chain: 'ethereum', address: '0x52908400098527886e0f7030069857d2e4169ee7', risk_score: 85, flags: ['sanctions'] } },
+  },
+] as SimOperation[]);
