@@ -8,12 +8,11 @@
  * Env: BENCH_PAYMENTS (60).
  */
 import 'reflect-metadata';
-import http from 'node:http';
 import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench } from './harness';
+import { runBench, startPaidReceiver } from './harness';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 60);
 const log = (m: string) => process.stderr.write(`[bench:bank] ${m}\n`);
@@ -38,21 +37,9 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const adr = await post('/v1/address_book', { kind: 'bank', label: 'Bench EUR' }, 'session');
   await post(`/v1/address_book/${adr.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Bench SARL', rail: 'sepa', iban: 'FR1420041010050500013M02606' }, 'session');
 
-  const webhookAt = new Map<string, number>();
-  const receiver = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => { raw += c; });
-    req.on('end', () => {
-      const now = performance.now();
-      try {
-        const e = JSON.parse(raw) as { type: string; data: { object: { id: string } } };
-        if (e.type === 'payment.paid') webhookAt.set(e.data.object.id, now);
-      } catch { /* ignore */ }
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  await post('/v1/webhook_endpoints', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, event_types: ['payment.paid'] });
+  const receiver = await startPaidReceiver();
+  const webhookAt = receiver.paidAt;
+  await post('/v1/webhook_endpoints', { url: receiver.url, event_types: ['payment.paid'] });
   const outboxAt = new Map<string, number>();
   const listener = new PgClient({ connectionString: stack.databaseUrl });
   await listener.connect();

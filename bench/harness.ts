@@ -4,6 +4,8 @@
  * exits 0 when `measure` returns and 1 (with the stack trace) when it throws.
  */
 import 'reflect-metadata';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { provisionAccount, type DevCredentials } from '../activities/accounts/commands';
 import { closeDb, initDb } from '../lib/db';
 import { startStack, type Stack } from '../scripts/stack';
@@ -30,4 +32,29 @@ export function runBench(
     process.stderr.write(`[${opts.name}] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });
+}
+
+/** A local webhook receiver for latency benches: when each `payment.paid` arrived, by payment id. */
+export interface PaidReceiver { url: string; paidAt: Map<string, number>; close(): void }
+
+/**
+ * Starts an http receiver on loopback that answers 204 and records `performance.now()` (ms) when
+ * each `payment.paid` event arrives, keyed by the payment id (spec 6 event envelope).
+ */
+export async function startPaidReceiver(): Promise<PaidReceiver> {
+  const paidAt = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => { raw += c; });
+    req.on('end', () => {
+      const now = performance.now();
+      try {
+        const e = JSON.parse(raw) as { type: string; data: { object: { id: string } } };
+        if (e.type === 'payment.paid') paidAt.set(e.data.object.id, now);
+      } catch { /* not an event: ignored */ }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, paidAt, close: () => server.close() };
 }

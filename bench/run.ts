@@ -15,14 +15,13 @@
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench } from './harness';
+import { runBench, startPaidReceiver } from './harness';
 import { freePort } from '../lib/embedded-pg';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -109,22 +108,10 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
 
   // Deposit -> outbox -> webhook latency.
   log(`deposit latency over ${PAYMENTS} payments...`);
-  const webhookAt = new Map<string, number>();
-  const receiver = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => { raw += c; });
-    req.on('end', () => {
-      const now = performance.now();
-      try {
-        const e = JSON.parse(raw) as { type: string; data: { object: { id: string } } };
-        if (e.type === 'payment.paid') webhookAt.set(e.data.object.id, now);
-      } catch { /* ignore */ }
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const receiver = await startPaidReceiver();
+  const webhookAt = receiver.paidAt;
   const sessionHeaders = { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` };
-  await fetch(`${stack.apiUrl}/v1/webhook_endpoints`, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, event_types: ['payment.paid'] }) });
+  await fetch(`${stack.apiUrl}/v1/webhook_endpoints`, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ url: receiver.url, event_types: ['payment.paid'] }) });
   const outboxAt = new Map<string, number>();
   const listener = new PgClient({ connectionString: stack.databaseUrl });
   await listener.connect();

@@ -15,7 +15,7 @@ import { NO_XCHAIN_FIELDS } from './blank-columns';
 import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
-import { emitPaymentEvents } from './ledger';
+import { saveNewPayment } from './ledger';
 import { signalPaymentDeposit, startPaymentWorkflow } from './signals';
 
 /** A bank attempt's deposit window: at least 7 days (bank transfers take days), never past the link's expiry. */
@@ -73,11 +73,7 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
       refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
       ...NO_XCHAIN_FIELDS,
     });
-    await m.save(pay);
-    locked.latest_attempt_status = 'awaiting';
-    await m.save(locked);
-    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
-    return { payment: pay, created: true };
+    return saveNewPayment(m, locked, pay, request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, result.payment.payment_rail);
   return result;

@@ -17,7 +17,7 @@ import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
 import { createOrReuseBankPayment } from './bank-commands';
 import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from './blank-columns';
-import { emitPaymentEvents } from './ledger';
+import { emitPaymentEvents, saveNewPayment } from './ledger';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
 
@@ -95,11 +95,7 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
       payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
       expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
     });
-    await m.save(pay);
-    link.latest_attempt_status = 'awaiting';
-    await m.save(link);
-    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
-    return { payment: pay, created: true };
+    return saveNewPayment(m, link, pay, request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_native');
   return result;

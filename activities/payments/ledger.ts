@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import type { PaymentLedger, PaymentStatus } from '../../domain/verdicts';
-import type { Payment } from '../../entities';
+import type { Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
@@ -83,4 +83,17 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
     settlement: p.settlement, settlementPending, needsRefund, refundPending,
     done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };
+}
+
+/**
+ * Stores a new payment attempt `pay` of `link` in the caller's transaction `m`: the payment row,
+ * the link's `latest_attempt_status` (awaiting) and the `payment.created` / `payment.awaiting`
+ * outbox events (spec 2.4, 6). Returns the create-or-reuse answer for a new payment.
+ */
+export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef): Promise<{ payment: Payment; created: true }> {
+  await m.save(pay);
+  link.latest_attempt_status = 'awaiting';
+  await m.save(link);
+  await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
+  return { payment: pay, created: true };
 }

@@ -17,7 +17,7 @@ import type { RequestRef } from '../../lib/outbox';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { NO_BANK_FIELDS } from './blank-columns';
-import { emitPaymentEvents } from './ledger';
+import { saveNewPayment } from './ledger';
 import { startPaymentWorkflow } from './signals';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
@@ -121,11 +121,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
       quote_expires_at: quote.expiresAt, gross_up: true, watcher_state: 'address_issued', watcher_reason: null, recovery_tx_hash: null,
       ...NO_BANK_FIELDS,
     });
-    await m.save(pay);
-    link.latest_attempt_status = 'awaiting';
-    await m.save(link);
-    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
-    return { payment: pay, created: true };
+    return saveNewPayment(m, link, pay, request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_xchain');
   return result;
@@ -164,11 +160,7 @@ export async function createOrReuseTransferPayment(linkId: string, input: RailPa
       amount_in_minor: null, bridge_fee_minor: null, quote_expires_at: null, gross_up: null, watcher_state: null, watcher_reason: null, recovery_tx_hash: null,
       ...NO_BANK_FIELDS,
     });
-    await m.save(pay);
-    link.latest_attempt_status = 'awaiting';
-    await m.save(link);
-    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
-    return { payment: pay, created: true };
+    return saveNewPayment(m, link, pay, request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_transfer');
   return result;
