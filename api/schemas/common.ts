@@ -2,7 +2,7 @@
 import type { Schema } from 'joi';
 import Joi from './joi';
 import { CHAIN_NAMES, CHAINS } from '../../domain/addresses';
-import { FIAT_DECIMALS, MAX_AMOUNT_DIGITS, STABLECOIN_DECIMALS } from '../../domain/money';
+import { FIAT_DECIMALS, MAX_AMOUNT_DIGITS, MAX_STORED_MINOR, STABLECOIN_DECIMALS } from '../../domain/money';
 import { CATALOGUED_EVENT_TYPES, isKnownEventType } from '../../domain/event-types';
 import { COUNTRIES } from '../../domain/countries';
 import { RAILS_CLOSED } from '../../domain/rails';
@@ -60,6 +60,24 @@ export const evmAddressDocument = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}
 export const CHAIN_IDS: readonly number[] = Object.freeze(CHAIN_ALIASES.filter((a) => /^[0-9]+$/.test(a)).map(Number));
 
 /**
+ * A regular expression (source, anchored) of the digit strings whose value is at most `max`
+ * (leading zeros allowed), at least 1 when `positive`: the storable range of an amount column
+ * (domain/money MAX_STORED_MINOR), stated in the document since an amount is a string (spec 2.1).
+ */
+export function digitsUpTo(max: bigint, positive: boolean): string {
+  const m = max.toString();
+  const shorter = `[1-9][0-9]{0,${m.length - 2}}`;
+  const sameLength = [...m].map((d, i) => {
+    if (i === m.length - 1) return `${m.slice(0, i)}[0-${d}]`;
+    if (d === '0') return null;
+    const lower = i === 0 ? (d === '1' ? null : `[1-${Number(d) - 1}]`) : `[0-${Number(d) - 1}]`;
+    return lower === null ? null : `${m.slice(0, i)}${lower}[0-9]{${m.length - 1 - i}}`;
+  }).filter((x): x is string => x !== null);
+  const body = `0*(?:${[shorter, ...sameLength].join('|')})`;
+  return positive ? `^${body}$` : `^(?:0+|${body})$`;
+}
+
+/**
  * The registry's currencies grouped by scale (domain/money): the document states each currency
  * with the one `decimals` the server accepts for it (spec 2.1), as one alternative per scale.
  */
@@ -99,7 +117,7 @@ export const moneyPositive = documentedAs(Joi.object({
     .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units', 'string.pattern.name': '`amount` must be strictly positive' }),
   currency: Joi.string().min(3).max(12).required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
-}), moneyDocument('^0*[1-9][0-9]*$', 'MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency\'s scale.'));
+}), moneyDocument(digitsUpTo(MAX_STORED_MINOR, true), 'MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency\'s scale.'));
 
 /** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
 export const moneyNonNegative = documentedAs(Joi.object({
@@ -107,7 +125,7 @@ export const moneyNonNegative = documentedAs(Joi.object({
     .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units' }),
   currency: Joi.string().min(3).max(12).required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
-}), moneyDocument('^[0-9]+$', 'MoneyNonNegative (spec 2.1): minor units as a string of digits; `decimals` is the currency\'s scale.'));
+}), moneyDocument(digitsUpTo(MAX_STORED_MINOR, false), 'MoneyNonNegative (spec 2.1): minor units as a string of digits; `decimals` is the currency\'s scale.'));
 
 /**
  * `limit` of every list (spec 8): never refused; 0, negative, fractional, non-numeric or absent

@@ -10,7 +10,7 @@
 import Joi from '../../api/schemas/joi';
 import BaseJoi from 'joi';
 import { documentOfThisBuild } from '../../api/openapi-cli';
-import { listQuery } from '../../api/schemas/common';
+import { digitsUpTo, listQuery } from '../../api/schemas/common';
 import { clip, errorBody, fromJoi } from '../../api/middleware/errors';
 import { DomainError } from '../../domain/errors';
 import { RAILS_CLOSED } from '../../domain/rails';
@@ -189,5 +189,34 @@ describe('paginateRows (GET /accounts)', () => {
     expect(paginateRows(rows, { limit: '2', cursor: p1.next_cursor }, (r) => r.id)).toMatchObject({ data: ['acct_1'], has_more: false, next_cursor: null });
     expect(paginateRows(rows, { limit: 'abc' }, (r) => r.id).data).toHaveLength(3);
     expect(() => paginateRows(rows, { cursor: 'garbage' }, (r) => r.id)).toThrow(expect.objectContaining({ code: 'cursor_invalid', param: 'cursor' }));
+  });
+});
+
+describe('Money amounts: the storable range stated as a pattern (spec 2.1)', () => {
+  const max = 9223372036854775807n;
+  const positive = new RegExp(digitsUpTo(max, true));
+  const nonNegative = new RegExp(digitsUpTo(max, false));
+
+  test('the edges, leading zeros and the empty string', () => {
+    const cases: Array<[string, boolean, boolean]> = [
+      ['0', false, true], ['00', false, true], ['', false, false], ['1', true, true], ['0001', true, true],
+      ['999999999999999999', true, true], ['1000000000000000000', true, true], ['8999999999999999999', true, true],
+      ['9223372036854775799', true, true], ['9223372036854775807', true, true], ['000009223372036854775807', true, true],
+      ['9223372036854775808', false, false], ['9223372036854775810', false, false], ['9300000000000000000', false, false],
+      ['10000000000000000000', false, false],
+    ];
+    for (const [s, p, n] of cases) expect([s, positive.test(s), nonNegative.test(s)]).toEqual([s, p, n]);
+  });
+
+  test('agrees with the numeric bound around the maximum and across magnitudes', () => {
+    for (let d = -3000n; d <= 3000n; d += 7n) expect([String(max + d), positive.test(String(max + d))]).toEqual([String(max + d), max + d <= max]);
+    for (let e = 0n; e <= 19n; e += 1n) {
+      for (const k of [1n, 5n, 9n, 92n]) { const v = k * 10n ** e; expect([String(v), positive.test(String(v))]).toEqual([String(v), v <= max]); }
+    }
+  });
+
+  test('the document states it on every Money alternative', () => {
+    const money = doc.paths['/payment_links'].post.requestBody.content['application/json'].schema.properties.amount;
+    for (const alt of money.oneOf) expect(alt.properties.amount.pattern).toBe(digitsUpTo(max, true));
   });
 });

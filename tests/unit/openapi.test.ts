@@ -83,7 +83,7 @@ describe('document of this build', () => {
     // MoneyPositive: one alternative per scale of the currency registry, each with the positive amount pattern.
     const money = create.content['application/json'].schema.properties.amount;
     expect(money.oneOf.length).toBeGreaterThan(1);
-    for (const alt of money.oneOf) expect(alt.properties.amount.pattern).toBe('^0*[1-9][0-9]*$');
+    for (const alt of money.oneOf) expect(new RegExp(alt.properties.amount.pattern).test('0')).toBe(false);
     expect(money.oneOf.find((alt: any) => alt.properties.currency.enum.includes('USD')).properties.decimals.enum).toEqual([2]);
     expect(op('patch', '/clients/{id}').requestBody.required).toBe(false);
     expect(op('post', '/payment_links/{id}/cancel').requestBody).toBeUndefined();
