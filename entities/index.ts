@@ -5,6 +5,7 @@ import { BankCredit, Deposit, Payment, PaymentLink, SandboxChainTransfer } from 
 import { EventRow, RequestLog, SandboxEmail, WaitlistEntry, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { CreditBalanceRow, CreditCheckout, CreditEventRow } from './credits';
 import { Payout, PayoutAttempt, PayoutDeposit, SandboxBridgeTransfer, SandboxRailPayment, WalletSend } from './payouts';
+import { PayrollFunding, PayrollFundingAttempt, PayrollItemAttempt, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from './payroll';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
 import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
 import { RequestLogsWaitlists1763800200000 } from './migrations/1763800200000-RequestLogsWaitlists';
@@ -17,6 +18,7 @@ import { RequestLogsBrin1763800800000 } from './migrations/1763800800000-Request
 import { UpdatedAtFromCreatedAt1763800900000 } from './migrations/1763800900000-UpdatedAtFromCreatedAt';
 import { BankRails1764000000000 } from './migrations/1764000000000-BankRails';
 import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
+import { Payroll1764200000000 } from './migrations/1764200000000-Payroll';
 
 export * from './account';
 export * from './catalog';
@@ -24,6 +26,7 @@ export * from './payments';
 export * from './developers';
 export * from './credits';
 export * from './payouts';
+export * from './payroll';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -32,6 +35,7 @@ export const ENTITIES = [
   RequestLog, WaitlistEntry,
   CreditBalanceRow, CreditEventRow, CreditCheckout,
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
+  PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt,
 ];
 
 export const MIGRATIONS = [
@@ -39,4 +43,5 @@ export const MIGRATIONS = [
   AddressBookCredits1763800300000, Payouts1763800500000, PayoutsHardening1763800600000, PayoutBeneficiaryMasked1763800700000, RequestLogsBrin1763800800000, UpdatedAtFromCreatedAt1763800900000,
   BankRails1764000000000,
   CrossNetworkRails1764100000000,
+  Payroll1764200000000,
 ];
