@@ -1,0 +1,146 @@
+/**
+ * Payroll run commands (spec 2.7, 3, 4.4): what the payroll routes call. Each is one DB
+ * transaction with its outbox events (`payroll_run.created`, `.approved`, `.cancelled`); status
+ * writes go through the run transition table (records.ts `moveRun`). Amounts are bigint minor
+ * units of the run currency.
+ */
+import type { EntityManager } from 'typeorm';
+import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
+import { currencyDecimals } from '../../domain/money';
+import { cryptoFundingVerdict, PAYROLL_RUN_TRANSITIONS, runReference } from '../../domain/payroll';
+import { validateRows, type PayrollRow, type PayrollRowInput } from '../../domain/payroll-rows';
+import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
+import { transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import type { RequestRef } from '../../lib/outbox';
+import { randomToken } from '../../lib/secrets';
+import type { PayrollGate } from './queries';
+import { emitRunEvents, lockRun, moveRun } from './records';
+
+/** `POST /payroll_runs` body (spec 4.4; rows: domain/payroll-rows.ts). */
+export interface CreateRunInput {
+  title: string;
+  currency: string;
+  pay_period_start?: string | null;
+  pay_period_end?: string | null;
+  funding_method?: 'fiat' | 'crypto';
+  memo?: string | null;
+  rows?: PayrollRowInput[];
+}
+
+/**
+ * Finds or creates the recipient of each row: by id (400 `recipient_not_found`, param
+ * `rows[i].recipient_id`, when not the account's) or by email (created with the row's name; an
+ * existing recipient keeps its name). Two rows resolving to one recipient: 400 `duplicate_recipient`.
+ */
+async function resolveRecipients(m: EntityManager, accountId: string, livemode: boolean, rows: readonly PayrollRow[]): Promise<PayrollRecipient[]> {
+  const out: PayrollRecipient[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, row] of rows.entries()) {
+    let rcp: PayrollRecipient | null;
+    if (row.recipientId !== null) {
+      rcp = await m.findOneBy(PayrollRecipient, { id: row.recipientId, account_id: accountId, livemode });
+      if (!rcp) throw invalidRequest('recipient_not_found', `No such payroll recipient: ${row.recipientId}.`, `rows[${i}].recipient_id`);
+    } else {
+      await m.query(
+        `INSERT INTO payroll_recipients(id, account_id, livemode, email, name) VALUES ($1,$2,$3,$4,$5)
+         ON CONFLICT (account_id, livemode, email) DO NOTHING`, [newId('prc_'), accountId, livemode, row.email, row.name]);
+      rcp = await m.findOneByOrFail(PayrollRecipient, { account_id: accountId, livemode, email: row.email as string });
+    }
+    const first = seen.get(rcp.id);
+    if (first !== undefined) {
+      throw invalidRequest('duplicate_recipient', `Row ${i} pays the same recipient as row ${first}; combine them into one row.`, `rows[${i}]`, { first_row: first });
+    }
+    seen.set(rcp.id, i);
+    out.push(rcp);
+  }
+  return out;
+}
+
+/**
+ * `POST /payroll_runs` (spec 4.4, 3): a run in status `reviewed` with one `pending` item per row.
+ * Checks the rows and caps (400 / 422 naming the row, domain/payroll-rows.ts), the pay period
+ * (400 `pay_period_invalid` when the end is before the start) and crypto funding: with the flag
+ * off `409 capability_unavailable` with `details.crypto_funding`; other reasons create the run
+ * with `funding_blocked_reason` set (it cannot be funded). Items copy their recipient's adopted
+ * destination (`ready`), or note a pending one (`pending_adoption`), else `missing`. Emits
+ * `payroll_run.created`.
+ */
+export async function createRun(a: { accountId: string; livemode: boolean; body: CreateRunInput; gate: PayrollGate; request: RequestRef }): Promise<PayrollRun> {
+  const b = a.body;
+  const method = b.funding_method ?? 'fiat';
+  const start = b.pay_period_start ?? null;
+  const end = b.pay_period_end ?? null;
+  if (start !== null && end !== null && end < start) throw invalidRequest('pay_period_invalid', 'pay_period_end is before pay_period_start.', 'pay_period_end');
+  let blocked: string | null = null;
+  if (method === 'crypto') {
+    const v = cryptoFundingVerdict(b.currency, { switchOn: a.gate.cryptoSwitchOn, verified: a.gate.verified });
+    if (v.reason === 'crypto_funding_not_enabled') {
+      throw capabilityUnavailable('capability_unavailable', 'Crypto funding of payroll runs is not enabled for this account. Do not retry.', { crypto_funding: v });
+    }
+    blocked = v.reason;
+  }
+  const rows = validateRows(b.rows ?? [], b.currency);
+  return transaction(async (m) => {
+    const recipients = await resolveRecipients(m, a.accountId, a.livemode, rows);
+    const id = newId('pr_');
+    const total = rows.reduce((n, r) => n + r.amount, 0n);
+    const run = m.create(PayrollRun, {
+      id, account_id: a.accountId, livemode: a.livemode, status: PAYROLL_RUN_TRANSITIONS.assert('draft', 'reviewed'), title: b.title,
+      currency: b.currency, decimals: currencyDecimals(b.currency), pay_period_start: start, pay_period_end: end, funding_method: method,
+      memo: b.memo ?? null, total_minor: total.toString(), item_count: rows.length, run_reference: runReference(id), funding_state: 'unfunded',
+      needs_attention: false, funding_confirmed_minor: null, funding_confirmed_currency: null, funding_blocked_reason: blocked,
+      current_funding_attempt_id: null, template_id: null, approved_at: null, funded_at: null, execution_started_at: null, completed_at: null, cancelled_at: null,
+    });
+    await m.save(run);
+    const items = rows.map((r, i) => {
+      const p = recipients[i];
+      const destination_status = p.destination_masked ? 'ready' : p.pending_destination_masked ? 'pending_adoption' : 'missing';
+      return m.create(PayrollRunItem, {
+        id: newId('pri_'), run_id: id, account_id: a.accountId, livemode: a.livemode, position: i, recipient_id: p.id,
+        amount_minor: r.amount.toString(), currency: b.currency, memo: r.memo, status: 'pending', destination_status,
+        destination_ciphertext: p.destination_ciphertext, destination_masked: p.destination_masked, session_token: randomToken('prk_'),
+        current_attempt_id: null, failure_reason: null, return_reason: null, paid_at: null,
+      });
+    });
+    if (items.length) await m.insert(PayrollRunItem, items);
+    await emitRunEvents(m, run, ['payroll_run.created'], a.request);
+    return run;
+  });
+}
+
+/**
+ * `POST /payroll_runs/{id}/approve` (spec 3): `reviewed` -> `funding_pending`, `approved_at` set,
+ * `payroll_run.approved`. Approving a run already `funding_pending` returns it unchanged; any
+ * other status is `409 payroll_run_state_changed`.
+ */
+export async function approveRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+  return transaction(async (m) => {
+    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    if (run.status === 'funding_pending') return run;
+    moveRun(run, 'funding_pending');
+    run.approved_at = new Date();
+    await m.save(run);
+    await emitRunEvents(m, run, ['payroll_run.approved'], a.request);
+    return run;
+  });
+}
+
+/**
+ * `POST /payroll_runs/{id}/cancel` (spec 3): any status before `executing` -> `cancelled`
+ * (idempotent: a cancelled run is returned unchanged); items stay where they were. A run that
+ * received money keeps it recorded and reads `needs_attention` (the money is owed back).
+ * `409 payroll_run_state_changed` once executing or finished. Emits `payroll_run.cancelled`.
+ */
+export async function cancelRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+  return transaction(async (m) => {
+    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    if (run.status === 'cancelled') return run;
+    moveRun(run, 'cancelled');
+    run.cancelled_at = new Date();
+    if (run.funding_confirmed_minor !== null) run.needs_attention = true;
+    await m.save(run);
+    await emitRunEvents(m, run, ['payroll_run.cancelled'], a.request);
+    return run;
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Payroll reads the routes need (spec 2.7, 4.4): a run of the caller, the list query with
+ * `status_group` and its summary, item counts by destination readiness, items with their
+ * recipients, the readiness preview and the export rows. Reads only; views/payroll.ts renders.
+ */
+import type { SelectQueryBuilder } from 'typeorm';
+import { maskedAccountEnding } from '../../domain/bank-details';
+import { notFound } from '../../domain/errors';
+import {
+  PAYROLL_STATUS_GROUPS, payrollReadiness, payrollRunSummary, type PayrollBlocker, type PayrollRunSummary, type PayrollStatusGroup,
+} from '../../domain/payroll';
+import type { PayrollExportItem } from '../../domain/payroll-rows';
+import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
+import { auxDb, db } from '../../lib/db';
+import { isFlagOpen } from '../../lib/switches';
+import { itemCountsOf, NO_ITEMS, type PayrollItemCounts } from '../../views/payroll';
+
+/** Flag of crypto funding (spec 4.4: "crypto funding off" answers 409 capability_unavailable). */
+export const CRYPTO_FUNDING_FLAG = 'payroll.crypto_funding';
+
+/** The run `id` of an account and mode; 404 for any other account or mode. */
+export async function findRun(accountId: string, livemode: boolean, id: string): Promise<PayrollRun> {
+  const r = await db().getRepository(PayrollRun).findOneBy({ id, account_id: accountId, livemode });
+  if (!r) throw notFound(`No such payroll run: ${id}.`, 'id');
+  return r;
+}
+
+/** `GET /payroll_runs` (spec 4.4): the query (alias `r`) of an account's runs, optionally of one status group. */
+export function runListQuery(accountId: string, livemode: boolean, group?: PayrollStatusGroup): SelectQueryBuilder<PayrollRun> {
+  const qb = db().getRepository(PayrollRun).createQueryBuilder('r').where('r.account_id = :a AND r.livemode = :l', { a: accountId, l: livemode });
+  if (group) qb.andWhere('r.status IN (:...statuses)', { statuses: [...PAYROLL_STATUS_GROUPS[group]] });
+  return qb;
+}
+
+/** `expand=summary` of `GET /payroll_runs`: counts over every run of the account and mode (not only the page). */
+export async function runSummary(accountId: string, livemode: boolean): Promise<PayrollRunSummary> {
+  const { rows } = await auxDb().query<{ status: string; n: string }>(
+    'SELECT status, count(*) AS n FROM payroll_runs WHERE account_id = $1 AND livemode = $2 GROUP BY status', [accountId, livemode]);
+  return payrollRunSummary(Object.fromEntries(rows.map((x) => [x.status, Number(x.n)])));
+}
+
+/** Item counts by destination readiness of each run of `runIds` (runs without items get zeros). */
+export async function itemCounts(runIds: readonly string[]): Promise<Map<string, PayrollItemCounts>> {
+  const out = new Map<string, PayrollItemCounts>(runIds.map((id) => [id, NO_ITEMS]));
+  if (runIds.length === 0) return out;
+  const { rows } = await auxDb().query<{ run_id: string; destination_status: string; n: string }>(
+    'SELECT run_id, destination_status, count(*) AS n FROM payroll_run_items WHERE run_id = ANY($1::text[]) GROUP BY run_id, destination_status', [runIds]);
+  for (const id of runIds) out.set(id, itemCountsOf(rows.filter((x) => x.run_id === id)));
+  return out;
+}
+
+/** `GET /payroll_runs/{id}/items`: the query (alias `i`) of the items of the caller's run `id` (404 otherwise). */
+export async function itemListQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<PayrollRunItem>> {
+  const r = await findRun(accountId, livemode, id);
+  return db().getRepository(PayrollRunItem).createQueryBuilder('i').where('i.run_id = :id', { id: r.id });
+}
+
+/** The recipients of `items`, by id. */
+export async function recipientsOf(items: readonly PayrollRunItem[]): Promise<Map<string, PayrollRecipient>> {
+  const ids = [...new Set(items.map((i) => i.recipient_id))];
+  const rows = ids.length ? await db().getRepository(PayrollRecipient).createQueryBuilder('p').where('p.id IN (:...ids)', { ids }).getMany() : [];
+  return new Map(rows.map((p) => [p.id, p]));
+}
+
+/** Item `itemId` of the caller's run `id` with its recipient; 404 when either is not the caller's. */
+export async function findItem(accountId: string, livemode: boolean, id: string, itemId: string): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
+  const r = await findRun(accountId, livemode, id);
+  const item = await db().getRepository(PayrollRunItem).findOneBy({ id: itemId, run_id: r.id });
+  if (!item) throw notFound(`No such payroll run item: ${itemId}.`, 'item_id');
+  const recipient = (await recipientsOf([item])).get(item.recipient_id);
+  if (!recipient) throw notFound(`No such payroll run item: ${itemId}.`, 'item_id');
+  return { item, recipient };
+}
+
+/** Account facts of the payer-compliance gate. */
+export interface PayrollGate { accessState: string; verified: boolean; cryptoSwitchOn: boolean }
+
+/**
+ * The payer-compliance facts of an account: access state, crypto funding flag. `verified` is true:
+ * this codebase keeps no customer verification record yet (spec 4.7 customers are not built), so
+ * `verification_required` is never produced until they are (docs/decisions.md).
+ */
+export async function payrollGate(accountId: string): Promise<PayrollGate> {
+  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
+  return { accessState: rows[0]?.access_state ?? 'blocked', verified: true, cryptoSwitchOn: await isFlagOpen(CRYPTO_FUNDING_FLAG, accountId) };
+}
+
+/** `GET /payroll_runs/{id}/readiness` (spec 2.7). */
+export async function runReadiness(accountId: string, livemode: boolean, id: string): Promise<{ run: PayrollRun; ready: boolean; blockers: PayrollBlocker[] }> {
+  const run = await findRun(accountId, livemode, id);
+  const v = payrollReadiness({ status: run.status, rows: run.item_count, fundingMethod: run.funding_method, currency: run.currency }, await payrollGate(accountId));
+  return { run, ...v };
+}
+
+/** The rows of `GET /payroll_runs/{id}/export`, in row order (every item with its status). */
+export async function exportItems(accountId: string, livemode: boolean, id: string): Promise<{ run: PayrollRun; items: PayrollExportItem[] }> {
+  const run = await findRun(accountId, livemode, id);
+  const items = await db().getRepository(PayrollRunItem).find({ where: { run_id: run.id }, order: { position: 'ASC' } });
+  const rcp = await recipientsOf(items);
+  return {
+    run,
+    items: items.map((i) => {
+      const p = rcp.get(i.recipient_id);
+      const d = i.destination_masked;
+      const ending = d?.type === 'bank_account' ? maskedAccountEnding(d.bank) : null;
+      const destination = d === null ? null : d.type === 'wallet' ? `${d.chain} ${d.address_masked}` : `${d.bank.rail}${ending ? ` ****${ending}` : ''}`;
+      return {
+        item_id: i.id, recipient_id: i.recipient_id, recipient_name: p?.name ?? '', recipient_email: p?.email ?? '',
+        amount: { amount: i.amount_minor, currency: i.currency, decimals: run.decimals }, status: i.status, destination,
+        failure_reason: i.failure_reason, paid_at: i.paid_at ? i.paid_at.toISOString() : null, memo: i.memo,
+      };
+    }),
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Payroll runs (spec 2.7, 3, 4.4, 6), first operations: create, list (`status_group`,
+ * `expand=summary`), get, readiness preview, approve, cancel, items and one item, export (CSV)
+ * and the per-object event list. Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
+ * except the event list (spec 1 rule 5). Cross-account or cross-mode ids are 404. Rules live in
+ * activities/payroll/ and domain/payroll*.ts, wire names in views/payroll.ts. Funding, execute,
+ * attempts, recipients, sessions and templates are not mounted yet.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import { approveRun, cancelRun, createRun } from '../../activities/payroll/commands';
+import {
+  exportItems, findItem, findRun, itemCounts, itemListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
+} from '../../activities/payroll/queries';
+import type { PayrollStatusGroup } from '../../domain/payroll';
+import { payrollExportCsv } from '../../domain/payroll-rows';
+import type { PayrollRun, PayrollRunItem } from '../../entities';
+import type { RequestRef } from '../../lib/outbox';
+import { paginate, wantsExpand } from '../../lib/pagination';
+import { eventResponseList } from '../../views/payout';
+import {
+  payrollItemListResponse, payrollItemResponse, payrollItemView, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse, payrollRunView,
+} from '../../views/payroll';
+import type { AppState } from '../context';
+import { objectEventsPage } from '../object-events';
+import { mount } from '../operation';
+import { listQuery } from '../schemas/common';
+import { createPayrollRunBody, listPayrollRunsQuery } from '../schemas/payroll';
+
+const READ = 'payroll.read';
+const WRITE = 'payroll.write';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>): RequestRef => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+
+/** The run's wire form with its item counts. */
+async function runOut(run: PayrollRun): Promise<Record<string, unknown>> {
+  return payrollRunView(run, (await itemCounts([run.id])).get(run.id)!);
+}
+
+/** Registers the payroll operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'payroll_runs.list', method: 'get', path: '/payroll_runs', scope: READ, testMode: 'unavailable',
+    query: listPayrollRunsQuery, response: payrollRunListResponse,
+    summary: 'List payroll runs, newest first; status_group needs_you, in_progress or done; expand=summary adds counts over every run.',
+    handler: async ({ caller, query }) => {
+      const page = await paginate(runListQuery(caller.accountId, caller.livemode, query.status_group as PayrollStatusGroup | undefined), 'r', query, (x) => x);
+      const counts = await itemCounts(page.data.map((x) => x.id));
+      const out = { ...page, data: page.data.map((x) => payrollRunView(x, counts.get(x.id)!)) };
+      return wantsExpand(query.expand, 'summary') ? { ...out, summary: await runSummary(caller.accountId, caller.livemode) } : out;
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.create', method: 'post', path: '/payroll_runs', scope: WRITE, testMode: 'unavailable',
+    // 422 payroll_cap_exceeded naming the row (spec 8); 409 capability_unavailable with crypto funding off (spec 4.4).
+    body: createPayrollRunBody, successStatus: 201, response: payrollRunResponse, errors: [422],
+    summary: 'Create a payroll run (status reviewed) from rows of recipients and amounts.',
+    handler: async ({ caller, body, ctx }) => runOut(await createRun({
+      accountId: caller.accountId, livemode: caller.livemode, body, gate: await payrollGate(caller.accountId), request: requestRef(ctx),
+    })),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.get', method: 'get', path: '/payroll_runs/:id', scope: READ, testMode: 'unavailable', response: payrollRunResponse,
+    handler: async ({ caller, params }) => runOut(await findRun(caller.accountId, caller.livemode, params.id)),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.get_readiness', method: 'get', path: '/payroll_runs/:id/readiness', scope: READ, testMode: 'unavailable',
+    response: payrollReadinessResponse,
+    summary: 'Readiness preview: ready when the payer-compliance gate is clear; blockers are reason codes (run_has_no_rows, ...).',
+    handler: async ({ caller, params }) => {
+      const v = await runReadiness(caller.accountId, caller.livemode, params.id);
+      return { object: 'payroll_run_readiness', run_id: v.run.id, ready: v.ready, blockers: v.blockers };
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.approve', method: 'post', path: '/payroll_runs/:id/approve', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
+    summary: 'Approve a reviewed run: it awaits funding (funding_pending).',
+    handler: async ({ caller, params, ctx }) => runOut(await approveRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) })),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.cancel', method: 'post', path: '/payroll_runs/:id/cancel', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
+    summary: 'Cancel a run before it executes (idempotent); items stay where they were.',
+    handler: async ({ caller, params, ctx }) => runOut(await cancelRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) })),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.items.list', method: 'get', path: '/payroll_runs/:id/items', scope: READ, testMode: 'unavailable',
+    query: Joi.object(listQuery), response: payrollItemListResponse,
+    handler: async ({ caller, params, query }) => {
+      const page = await paginate(await itemListQuery(caller.accountId, caller.livemode, params.id), 'i', query, (x: PayrollRunItem) => x);
+      const rcp = await recipientsOf(page.data);
+      return { ...page, data: page.data.map((i) => payrollItemView(i, rcp.get(i.recipient_id)!)) };
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.items.get', method: 'get', path: '/payroll_runs/:id/items/:item_id', scope: READ, testMode: 'unavailable', response: payrollItemResponse,
+    handler: async ({ caller, params }) => {
+      const { item, recipient } = await findItem(caller.accountId, caller.livemode, params.id, params.item_id);
+      return payrollItemView(item, recipient);
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.get_export', method: 'get', path: '/payroll_runs/:id/export', scope: READ, testMode: 'unavailable',
+    response: Joi.string(), responseContentType: 'text/csv',
+    summary: 'The run as CSV (RFC 4180): one row per item with its status.',
+    handler: async ({ caller, params, ctx }) => {
+      const { run, items } = await exportItems(caller.accountId, caller.livemode, params.id);
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${run.id}.csv"`);
+      return payrollExportCsv(items);
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.events.list', method: 'get', path: '/payroll_runs/:id/events', scope: READ, testMode: 'full',
+    query: Joi.object(listQuery), response: eventResponseList,
+    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await findRun(caller.accountId, caller.livemode, params.id)).id, query),
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Wire projections of payroll (spec 2.7, 4.4, 6): the run (with item counts by destination
+ * readiness), its event payload, the list summary, the readiness preview and the run item. The
+ * only place payroll wire field names are spelled. Money is `{amount, currency, decimals}` in the
+ * run currency; `funding_confirmed_amount` in the currency actually received.
+ */
+import Joi from 'joi';
+import { currencyDecimals, type Money } from '../domain/money';
+import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../domain/payroll';
+import type { PayrollRecipient, PayrollRun, PayrollRunItem } from '../entities';
+import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const runMoney = (r: { currency: string }, minor: string | bigint): Money => ({ amount: minor.toString(), currency: r.currency, decimals: currencyDecimals(r.currency) });
+
+/** Item counts of a run by destination readiness (`total` = every item). */
+export interface PayrollItemCounts { total: number; destination_ready: number; destination_pending_adoption: number; destination_missing: number }
+
+/** Counts of a run without items. */
+export const NO_ITEMS: PayrollItemCounts = Object.freeze({ total: 0, destination_ready: 0, destination_pending_adoption: 0, destination_missing: 0 });
+
+/** Folds `(destination_status, count)` rows into item counts. */
+export function itemCountsOf(rows: ReadonlyArray<{ destination_status: string; n: number | string }>): PayrollItemCounts {
+  const c = { ...NO_ITEMS };
+  for (const r of rows) {
+    const n = Number(r.n);
+    c.total += n;
+    if (r.destination_status === 'ready') c.destination_ready += n;
+    else if (r.destination_status === 'pending_adoption') c.destination_pending_adoption += n;
+    else c.destination_missing += n;
+  }
+  return c;
+}
+
+/** The payroll run (spec 2.7). `pay_period_start` / `pay_period_end` always present (null when unset). */
+export function payrollRunView(r: PayrollRun, counts: PayrollItemCounts): Record<string, unknown> {
+  return {
+    id: r.id,
+    object: 'payroll_run',
+    livemode: r.livemode,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    status: r.status,
+    title: r.title,
+    currency: r.currency,
+    pay_period_start: r.pay_period_start,
+    pay_period_end: r.pay_period_end,
+    funding_method: r.funding_method,
+    funding_state: r.funding_state,
+    needs_attention: r.needs_attention,
+    funding_blocked_reason: r.funding_blocked_reason,
+    run_reference: runReference(r.id),
+    memo: r.memo,
+    item_counts: { ...counts },
+    funding_amount: runMoney(r, r.total_minor),
+    funding_confirmed_amount: r.funding_confirmed_minor === null || r.funding_confirmed_currency === null
+      ? null : runMoney({ currency: r.funding_confirmed_currency }, r.funding_confirmed_minor),
+    template_id: r.template_id,
+    approved_at: iso(r.approved_at),
+    funded_at: iso(r.funded_at),
+    execution_started_at: iso(r.execution_started_at),
+    completed_at: iso(r.completed_at),
+    cancelled_at: iso(r.cancelled_at),
+  };
+}
+
+/** Event payload of a run (spec 6): the run as stored, item counts by readiness limited to the total. */
+export function payrollRunEventView(r: PayrollRun): Record<string, unknown> {
+  const { item_counts: _c, ...rest } = payrollRunView(r, NO_ITEMS);
+  return { ...rest, item_count: r.item_count };
+}
+
+/** One run item with its recipient (spec 2.7 items; the shape is ours, docs/decisions.md). */
+export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Record<string, unknown> {
+  return {
+    id: i.id,
+    object: 'payroll_run_item',
+    livemode: i.livemode,
+    created_at: i.created_at.toISOString(),
+    updated_at: i.updated_at.toISOString(),
+    run_id: i.run_id,
+    position: i.position,
+    recipient: { id: rcp.id, name: rcp.name, email: rcp.email },
+    amount: runMoney(i, i.amount_minor),
+    memo: i.memo,
+    status: i.status,
+    destination_status: i.destination_status,
+    destination: i.destination_masked,
+    failure_reason: i.failure_reason,
+    return_reason: i.return_reason,
+    paid_at: iso(i.paid_at),
+  };
+}
+
+const ts = at();
+const nTs = atOrNull();
+
+const countsResponse = Joi.object({
+  total: int(), destination_ready: int(), destination_pending_adoption: int(), destination_missing: int(),
+});
+
+/** The payroll run (spec 2.7). */
+export const payrollRunResponse = Joi.object({
+  id: Joi.string().pattern(/^pr_/).required(),
+  object: kind('payroll_run'),
+  livemode: bool(),
+  created_at: ts,
+  updated_at: ts,
+  status: Joi.string().valid(...PAYROLL_RUN_STATUSES).required(),
+  title: Joi.string().required(),
+  currency: Joi.string().required(),
+  pay_period_start: Joi.string().isoDate().allow(null).required(),
+  pay_period_end: Joi.string().isoDate().allow(null).required(),
+  funding_method: Joi.string().valid('fiat', 'crypto').required(),
+  funding_state: Joi.string().valid('unfunded', 'partially_funded', 'funded', 'overfunded').required(),
+  needs_attention: bool(),
+  funding_blocked_reason: textOrNull(),
+  run_reference: Joi.string().pattern(/^PAYROLL-[A-Z0-9]{1,12}$/).required(),
+  memo: textOrNull(),
+  item_counts: countsResponse.required(),
+  funding_amount: money(),
+  funding_confirmed_amount: moneyOrNull(),
+  template_id: textOrNull(),
+  approved_at: nTs,
+  funded_at: nTs,
+  execution_started_at: nTs,
+  completed_at: nTs,
+  cancelled_at: nTs,
+});
+
+/** `summary` of `GET /payroll_runs?expand=summary` (spec 4.4). */
+export const payrollRunSummaryResponse = Joi.object({ needs_action: int(), in_progress: int(), completed: int(), total: int() });
+
+export const payrollRunListResponse = listEnvelope(payrollRunResponse, payrollRunSummaryResponse);
+
+/** Readiness preview (spec 2.7). */
+export const payrollReadinessResponse = Joi.object({
+  object: kind('payroll_run_readiness'),
+  run_id: Joi.string().required(),
+  ready: bool(),
+  blockers: Joi.array().items(Joi.string()).required(),
+});
+
+/** One run item. */
+export const payrollItemResponse = Joi.object({
+  id: Joi.string().pattern(/^pri_/).required(),
+  object: kind('payroll_run_item'),
+  livemode: bool(),
+  created_at: ts,
+  updated_at: ts,
+  run_id: Joi.string().required(),
+  position: int(),
+  recipient: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), email: Joi.string().required() }).required(),
+  amount: money(),
+  memo: textOrNull(),
+  status: Joi.string().valid(...PAYROLL_ITEM_STATUSES).required(),
+  destination_status: Joi.string().valid('missing', 'pending_adoption', 'ready').required(),
+  destination: Joi.object().unknown(true).allow(null).required(),
+  failure_reason: textOrNull(),
+  return_reason: textOrNull(),
+  paid_at: nTs,
+});
+
+export const payrollItemListResponse = listEnvelope(payrollItemResponse);
