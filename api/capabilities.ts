@@ -7,6 +7,8 @@
 import { PAYER_FEE_CAPABILITY } from '../domain/fees';
 import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS } from '../domain/payouts';
 import { payoutGate, serviceWalletChains } from '../activities/payouts/queries';
+import { payrollGate } from '../activities/payroll/queries';
+import { cryptoFundingVerdict, isPayrollCurrency, PAYROLL_CURRENCIES } from '../domain/payroll';
 import { isBankRail, offerableCurrencyOf, RAILS_CLOSED } from '../domain/rails';
 import { fiatCapMinor } from '../domain/bank-collection';
 import { currencyDecimals } from '../domain/money';
@@ -92,5 +94,29 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
   return { object: 'capabilities', product: 'payment_links', livemode: caller.livemode, corridors, fee: { ...PAYER_FEE_CAPABILITY, rails: [...PAYER_FEE_CAPABILITY.rails] } };
 }
 
+/**
+ * `GET /capabilities?product=payroll` (spec 4.6): `corridors` are the payout corridors in a run
+ * currency (the bank rails items are paid through), and `funding_currencies[]` gives per run
+ * currency `fiat_funding` and `crypto_funding`, each `{ available, reason }` (reason null when
+ * available; crypto reasons of spec 4.4, fiat `account_restricted`).
+ */
+export async function payrollCapabilities(caller: Caller): Promise<Record<string, unknown>> {
+  const [gate, pg] = await Promise.all([payoutGate(caller.accountId), payrollGate(caller.accountId)]);
+  const corridors = CORRIDORS.filter((c) => isPayrollCurrency(c.currency)).map((c) => corridorView(c, corridorVerdict(c, gate)));
+  const fiatOk = pg.accessState === 'active';
+  return {
+    object: 'capabilities',
+    product: 'payroll',
+    livemode: caller.livemode,
+    corridors,
+    funding_currencies: PAYROLL_CURRENCIES.map((currency) => ({
+      currency,
+      fiat_funding: { available: fiatOk, reason: fiatOk ? null : 'account_restricted' },
+      crypto_funding: cryptoFundingVerdict(currency, { switchOn: pg.cryptoSwitchOn, verified: pg.verified }),
+    })),
+  };
+}
+
 registerCapabilityProduct('payouts', payoutCapabilities);
+registerCapabilityProduct('payroll', payrollCapabilities);
 registerCapabilityProduct('payment_links', paymentLinkCapabilities);

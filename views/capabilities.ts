@@ -57,6 +57,11 @@ export const capabilitiesResponse = Joi.object({
     kind: Joi.string().required(), bps: Joi.number().integer().required(), applies_to: Joi.string().required(),
     rails: Joi.array().items(Joi.string()).required(), rounding: Joi.string().required(), rounding_decimals: Joi.number().integer().required(),
   }),
+  funding_currencies: Joi.array().items(Joi.object({
+    currency: Joi.string().required(),
+    fiat_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
+    crypto_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
+  })),
   funding_sources: Joi.array().items(Joi.object({
     funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
     available: Joi.boolean().required(),

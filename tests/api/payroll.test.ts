@@ -7,6 +7,7 @@
 import type Joi from 'joi';
 import { client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
 import { setSwitch } from '../../lib/switches';
+import { capabilitiesResponse } from '../../views/capabilities';
 import { payrollItemListResponse, payrollItemResponse, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse } from '../../views/payroll';
 
 type Api = ReturnType<typeof client>;
@@ -152,4 +153,18 @@ test('export: text/csv, header and one RFC 4180 line per item with its status', 
   expect(lines[1]).toMatch(/^pri_\w+,prc_\w+,Ana Diaz,ana@example.com,2500.00,USD,pending,,,,November$/);
   expect(lines[2]).toMatch(/,"Bo, ""the builder""",bo@example.com,1200.50,USD,pending,,,,$/);
   expect(lines[3]).toBe('');
+});
+
+test('capabilities product=payroll: corridors in run currencies, funding_currencies with crypto_funding', async () => {
+  // A fresh account: the crypto flag flipped by another test is cached up to 2 s by the product.
+  const api = client((await newAccount()).live_key);
+  const c = await api.get('/v1/capabilities?product=payroll');
+  expect(c.status).toBe(200);
+  conforms(capabilitiesResponse, c.body);
+  expect(c.body.product).toBe('payroll');
+  expect(c.body.corridors.map((x: { corridor_id: string }) => x.corridor_id)).not.toContain('cop_co_bank_transfer');
+  const byCur = Object.fromEntries(c.body.funding_currencies.map((f: { currency: string }) => [f.currency, f]));
+  expect(Object.keys(byCur)).toEqual(['USD', 'EUR', 'GBP', 'BRL', 'MXN']);
+  expect(byCur.USD).toEqual({ currency: 'USD', fiat_funding: { available: true, reason: null }, crypto_funding: { available: true, reason: null } });
+  expect(byCur.BRL.crypto_funding).toEqual({ available: false, reason: 'provider_funding_currency_unsupported' });
 });
