@@ -7,7 +7,7 @@
 import type { EntityManager } from 'typeorm';
 import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
-import { cryptoFundingVerdict, PAYROLL_RUN_TRANSITIONS, runReference } from '../../domain/payroll';
+import { cryptoFundingVerdict, runReference } from '../../domain/payroll';
 import { validateRows, type PayrollRow, type PayrollRowInput } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { transaction } from '../../lib/db';
@@ -86,7 +86,7 @@ export async function createRun(a: { accountId: string; livemode: boolean; body:
     const id = newId('pr_');
     const total = rows.reduce((n, r) => n + r.amount, 0n);
     const run = m.create(PayrollRun, {
-      id, account_id: a.accountId, livemode: a.livemode, status: PAYROLL_RUN_TRANSITIONS.assert('draft', 'reviewed'), title: b.title,
+      id, account_id: a.accountId, livemode: a.livemode, status: 'reviewed' /* spec 3: (none) -> reviewed */, title: b.title,
       currency: b.currency, decimals: currencyDecimals(b.currency), pay_period_start: start, pay_period_end: end, funding_method: method,
       memo: b.memo ?? null, total_minor: total.toString(), item_count: rows.length, run_reference: runReference(id), funding_state: 'unfunded',
       needs_attention: false, funding_confirmed_minor: null, funding_confirmed_currency: null, funding_blocked_reason: blocked,

@@ -5,13 +5,15 @@
  */
 import type { SelectQueryBuilder } from 'typeorm';
 import { maskedAccountEnding } from '../../domain/bank-details';
-import { notFound } from '../../domain/errors';
+import { DomainError, notFound } from '../../domain/errors';
+import { decodeCursor, encodeCursor, parseLimit } from '../../domain/pagination';
 import {
   PAYROLL_STATUS_GROUPS, payrollReadiness, payrollRunSummary, type PayrollBlocker, type PayrollRunSummary, type PayrollStatusGroup,
 } from '../../domain/payroll';
 import type { PayrollExportItem } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { auxDb, db } from '../../lib/db';
+import type { ListEnvelope } from '../../lib/pagination';
 import { isFlagOpen } from '../../lib/switches';
 import { itemCountsOf, NO_ITEMS, type PayrollItemCounts } from '../../views/payroll';
 
@@ -49,10 +51,27 @@ export async function itemCounts(runIds: readonly string[]): Promise<Map<string,
   return out;
 }
 
-/** `GET /payroll_runs/{id}/items`: the query (alias `i`) of the items of the caller's run `id` (404 otherwise). */
-export async function itemListQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<PayrollRunItem>> {
+/**
+ * `GET /payroll_runs/{id}/items` (spec 2.1 envelope): one page of the items of the caller's run
+ * `id` (404 otherwise) in row order (`position` ascending, unlike the newest-first lists: a run
+ * reads like the sheet it came from). The cursor names the last item of the previous page (400
+ * `cursor_invalid` when it is not one of this run's items); `limit` is parsed leniently.
+ */
+export async function itemPage(accountId: string, livemode: boolean, id: string, query: { limit?: unknown; cursor?: unknown }): Promise<ListEnvelope<PayrollRunItem>> {
   const r = await findRun(accountId, livemode, id);
-  return db().getRepository(PayrollRunItem).createQueryBuilder('i').where('i.run_id = :id', { id: r.id });
+  const limit = parseLimit(query.limit);
+  const qb = db().getRepository(PayrollRunItem).createQueryBuilder('i').where('i.run_id = :id', { id: r.id });
+  if (query.cursor !== undefined && query.cursor !== '') {
+    const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;
+    const after = c ? await db().getRepository(PayrollRunItem).findOneBy({ id: c.id, run_id: r.id }) : null;
+    if (!after) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
+    qb.andWhere('i.position > :p', { p: after.position });
+  }
+  const rows = await qb.orderBy('i.position', 'ASC').take(limit + 1).getMany();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rows.length > limit;
+  return { object: 'list', data: page, has_more: hasMore, next_cursor: hasMore && last ? encodeCursor({ t: last.created_at.toISOString(), id: last.id }) : null };
 }
 
 /** The recipients of `items`, by id. */

@@ -11,11 +11,11 @@ import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { approveRun, cancelRun, createRun } from '../../activities/payroll/commands';
 import {
-  exportItems, findItem, findRun, itemCounts, itemListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
+  exportItems, findItem, findRun, itemCounts, itemPage, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
 } from '../../activities/payroll/queries';
 import type { PayrollStatusGroup } from '../../domain/payroll';
 import { payrollExportCsv } from '../../domain/payroll-rows';
-import type { PayrollRun, PayrollRunItem } from '../../entities';
+import type { PayrollRun } from '../../entities';
 import type { RequestRef } from '../../lib/outbox';
 import { paginate, wantsExpand } from '../../lib/pagination';
 import { eventResponseList } from '../../views/payout';
@@ -93,7 +93,7 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.items.list', method: 'get', path: '/payroll_runs/:id/items', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: payrollItemListResponse,
     handler: async ({ caller, params, query }) => {
-      const page = await paginate(await itemListQuery(caller.accountId, caller.livemode, params.id), 'i', query, (x: PayrollRunItem) => x);
+      const page = await itemPage(caller.accountId, caller.livemode, params.id, query);
       const rcp = await recipientsOf(page.data);
       return { ...page, data: page.data.map((i) => payrollItemView(i, rcp.get(i.recipient_id)!)) };
     },

@@ -53,6 +53,12 @@ test('create: reviewed run with items, reference, null pay period keys, funding 
   conforms(payrollItemListResponse, items.body);
   const ana = items.body.data.find((i: { position: number }) => i.position === 0);
   expect(ana).toMatchObject({ status: 'pending', destination_status: 'missing', destination: null, amount: usd('250000'), memo: 'November', recipient: { email: 'ana@example.com', name: 'Ana Diaz' } });
+  expect(items.body.data.map((i: { position: number }) => i.position)).toEqual([0, 1]);
+  const p1 = await key.get(`/v1/payroll_runs/${run.id}/items?limit=1`);
+  expect(p1.body).toMatchObject({ has_more: true, data: [{ position: 0 }] });
+  const p2 = await key.get(`/v1/payroll_runs/${run.id}/items?limit=1&cursor=${p1.body.next_cursor}`);
+  expect(p2.body).toMatchObject({ has_more: false, next_cursor: null, data: [{ position: 1 }] });
+  expectError(await key.get(`/v1/payroll_runs/${run.id}/items?cursor=nope`), 400, 'invalid_request', 'cursor_invalid', 'cursor');
   const one = await key.get(`/v1/payroll_runs/${run.id}/items/${ana.id}`);
   conforms(payrollItemResponse, one.body);
   expect(one.body.id).toBe(ana.id);
