@@ -92,6 +92,26 @@ export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Recor
   };
 }
 
+/**
+ * A payroll recipient (spec 4.4): the adopted `destination` and the `pending_destination` the
+ * recipient submitted (masked, with `submitted_at`; null when none), never raw details.
+ */
+export function payrollRecipientView(p: PayrollRecipient): Record<string, unknown> {
+  return {
+    id: p.id,
+    object: 'payroll_recipient',
+    livemode: p.livemode,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    email: p.email,
+    name: p.name,
+    destination: p.destination_masked,
+    pending_destination: p.pending_destination_masked && p.pending_submitted_at
+      ? { destination: p.pending_destination_masked, submitted_at: p.pending_submitted_at.toISOString(), from_item_id: p.pending_from_item_id }
+      : null,
+  };
+}
+
 const ts = at();
 const nTs = atOrNull();
 
@@ -162,3 +182,20 @@ export const payrollItemResponse = Joi.object({
 });
 
 export const payrollItemListResponse = listEnvelope(payrollItemResponse);
+
+/** A payroll recipient. */
+export const payrollRecipientResponse = Joi.object({
+  id: Joi.string().pattern(/^prc_/).required(),
+  object: kind('payroll_recipient'),
+  livemode: bool(),
+  created_at: ts,
+  updated_at: ts,
+  email: Joi.string().required(),
+  name: Joi.string().required(),
+  destination: Joi.object().unknown(true).allow(null).required(),
+  pending_destination: Joi.object({
+    destination: Joi.object().unknown(true).required(), submitted_at: ts, from_item_id: textOrNull(),
+  }).allow(null).required(),
+});
+
+export const payrollRecipientListResponse = listEnvelope(payrollRecipientResponse);

@@ -91,6 +91,18 @@ export async function findItem(accountId: string, livemode: boolean, id: string,
   return { item, recipient };
 }
 
+/** The recipient `id` of an account and mode; 404 for any other. */
+export async function findRecipient(accountId: string, livemode: boolean, id: string): Promise<PayrollRecipient> {
+  const p = await db().getRepository(PayrollRecipient).findOneBy({ id, account_id: accountId, livemode });
+  if (!p) throw notFound(`No such payroll recipient: ${id}.`, 'id');
+  return p;
+}
+
+/** `GET /payroll_recipients`: the query (alias `p`) of an account's recipients; the caller paginates (newest first). */
+export function recipientListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<PayrollRecipient> {
+  return db().getRepository(PayrollRecipient).createQueryBuilder('p').where('p.account_id = :a AND p.livemode = :l', { a: accountId, l: livemode });
+}
+
 /** Account facts of the payer-compliance gate. */
 export interface PayrollGate { accessState: string; verified: boolean; cryptoSwitchOn: boolean }
 

@@ -1,17 +1,17 @@
 /**
  * Payroll runs (spec 2.7, 3, 4.4, 6), first operations: create, list (`status_group`,
- * `expand=summary`), get, readiness preview, approve, cancel, items and one item, export (CSV)
- * and the per-object event list. Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
+ * `expand=summary`), get, readiness preview, approve, cancel, items and one item, export (CSV),
+ * the per-object event list, and recipients (list, get). Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
  * except the event list (spec 1 rule 5). Cross-account or cross-mode ids are 404. Rules live in
  * activities/payroll/ and domain/payroll*.ts, wire names in views/payroll.ts. Funding, execute,
- * attempts, recipients, sessions and templates are not mounted yet.
+ * attempts, recipient adoption, sessions and templates are not mounted yet.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { approveRun, cancelRun, createRun } from '../../activities/payroll/commands';
 import {
-  exportItems, findItem, findRun, itemCounts, itemPage, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
+  exportItems, findItem, findRecipient, findRun, itemCounts, itemPage, recipientListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
 } from '../../activities/payroll/queries';
 import type { PayrollStatusGroup } from '../../domain/payroll';
 import { payrollExportCsv } from '../../domain/payroll-rows';
@@ -20,7 +20,7 @@ import type { RequestRef } from '../../lib/outbox';
 import { paginate, wantsExpand } from '../../lib/pagination';
 import { eventResponseList } from '../../views/payout';
 import {
-  payrollItemListResponse, payrollItemResponse, payrollItemView, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse, payrollRunView,
+  payrollItemListResponse, payrollItemResponse, payrollItemView, payrollReadinessResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollRecipientView, payrollRunListResponse, payrollRunResponse, payrollRunView,
 } from '../../views/payroll';
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';
@@ -123,5 +123,18 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.events.list', method: 'get', path: '/payroll_runs/:id/events', scope: READ, testMode: 'full',
     query: Joi.object(listQuery), response: eventResponseList,
     handler: async ({ caller, params, query }) => objectEventsPage(caller, (await findRun(caller.accountId, caller.livemode, params.id)).id, query),
+  });
+
+  mount(r, {
+    id: 'payroll_recipients.list', method: 'get', path: '/payroll_recipients', scope: READ, testMode: 'unavailable',
+    query: Joi.object(listQuery), response: payrollRecipientListResponse,
+    summary: 'List the payroll recipients of the account, newest first.',
+    handler: async ({ caller, query }) => paginate(recipientListQuery(caller.accountId, caller.livemode), 'p', query, payrollRecipientView),
+  });
+
+  mount(r, {
+    id: 'payroll_recipients.get', method: 'get', path: '/payroll_recipients/:id', scope: READ, testMode: 'unavailable', response: payrollRecipientResponse,
+    summary: 'One payroll recipient with its masked destination and pending_destination (null when none).',
+    handler: async ({ caller, params }) => payrollRecipientView(await findRecipient(caller.accountId, caller.livemode, params.id)),
   });
 }

@@ -8,7 +8,7 @@ import type Joi from 'joi';
 import { client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
 import { setSwitch } from '../../lib/switches';
 import { capabilitiesResponse } from '../../views/capabilities';
-import { payrollItemListResponse, payrollItemResponse, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse } from '../../views/payroll';
+import { payrollItemListResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollItemResponse, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse } from '../../views/payroll';
 
 type Api = ReturnType<typeof client>;
 let key: Api;
@@ -173,4 +173,18 @@ test('capabilities product=payroll: corridors in run currencies, funding_currenc
   expect(Object.keys(byCur)).toEqual(['USD', 'EUR', 'GBP', 'BRL', 'MXN']);
   expect(byCur.USD).toEqual({ currency: 'USD', fiat_funding: { available: true, reason: null }, crypto_funding: { available: true, reason: null } });
   expect(byCur.BRL.crypto_funding).toEqual({ available: false, reason: 'provider_funding_currency_unsupported' });
+});
+
+test('recipients: list and get with null destination and pending_destination; 404 across accounts', async () => {
+  const api = client((await newAccount()).live_key);
+  await create({}, api);
+  const list = await api.get('/v1/payroll_recipients');
+  expect(list.status).toBe(200);
+  conforms(payrollRecipientListResponse, list.body);
+  expect(list.body.data.map((p: { email: string }) => p.email).sort()).toEqual(['ana@example.com', 'bo@example.com']);
+  const id = list.body.data[0].id;
+  const one = await api.get(`/v1/payroll_recipients/${id}`);
+  conforms(payrollRecipientResponse, one.body);
+  expect(one.body).toMatchObject({ id, object: 'payroll_recipient', destination: null, pending_destination: null });
+  expectError(await key.get(`/v1/payroll_recipients/${id}`), 404, 'not_found');
 });
