@@ -7,7 +7,7 @@
 import Joi from 'joi';
 import { currencyDecimals, type Money } from '../domain/money';
 import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../domain/payroll';
-import type { PayrollRecipient, PayrollRun, PayrollRunItem } from '../entities';
+import type { PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
 import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -89,6 +89,23 @@ export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Recor
     failure_reason: i.failure_reason,
     return_reason: i.return_reason,
     paid_at: iso(i.paid_at),
+  };
+}
+
+/** A payroll template (spec 4.4; shape ours): rows with Money in the template currency. */
+export function payrollTemplateView(t: PayrollTemplate): Record<string, unknown> {
+  return {
+    id: t.id,
+    object: 'payroll_template',
+    livemode: t.livemode,
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
+    title: t.title,
+    currency: t.currency,
+    funding_method: t.funding_method,
+    memo: t.memo,
+    source_run_id: t.source_run_id,
+    rows: t.rows.map((r) => ({ recipient_id: r.recipient_id, email: r.email, name: r.name, amount: runMoney(t, r.amount_minor), memo: r.memo })),
   };
 }
 
@@ -199,3 +216,22 @@ export const payrollRecipientResponse = Joi.object({
 });
 
 export const payrollRecipientListResponse = listEnvelope(payrollRecipientResponse);
+
+/** A payroll template. */
+export const payrollTemplateResponse = Joi.object({
+  id: Joi.string().pattern(/^prt_/).required(),
+  object: kind('payroll_template'),
+  livemode: bool(),
+  created_at: ts,
+  updated_at: ts,
+  title: Joi.string().required(),
+  currency: Joi.string().required(),
+  funding_method: Joi.string().valid('fiat', 'crypto').required(),
+  memo: textOrNull(),
+  source_run_id: textOrNull(),
+  rows: Joi.array().items(Joi.object({
+    recipient_id: textOrNull(), email: textOrNull(), name: textOrNull(), amount: money(), memo: textOrNull(),
+  })).required(),
+});
+
+export const payrollTemplateListResponse = listEnvelope(payrollTemplateResponse);

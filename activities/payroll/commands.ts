@@ -16,11 +16,13 @@ import type { RequestRef } from '../../lib/outbox';
 import { randomToken } from '../../lib/secrets';
 import type { PayrollGate } from './queries';
 import { emitRunEvents, lockRun, moveRun } from './records';
+import { findTemplate, templateRows } from './templates';
 
 /** `POST /payroll_runs` body (spec 4.4; rows: domain/payroll-rows.ts). */
 export interface CreateRunInput {
-  title: string;
-  currency: string;
+  title?: string;
+  currency?: string;
+  template_id?: string;
   pay_period_start?: string | null;
   pay_period_end?: string | null;
   funding_method?: 'fiat' | 'crypto';
@@ -58,6 +60,27 @@ async function resolveRecipients(m: EntityManager, accountId: string, livemode: 
 }
 
 /**
+ * Fills a create body from its template (`template_id`, 404 param `template_id` when not the
+ * caller's): title, funding method, memo and rows from the template unless the body gives them;
+ * the currency is the template's (400 `currency_mismatch` when the body names another). Then
+ * `title` and `currency` are required (400 `parameter_missing`).
+ */
+async function withTemplate(accountId: string, livemode: boolean, body: CreateRunInput): Promise<{ b: CreateRunInput & { title: string; currency: string }; templateId: string | null }> {
+  let b = body;
+  let templateId: string | null = null;
+  if (body.template_id !== undefined) {
+    const t = await findTemplate(accountId, livemode, body.template_id, 'template_id');
+    if (body.currency !== undefined && body.currency !== t.currency) throw invalidRequest('currency_mismatch', `Template ${t.id} pays in ${t.currency}.`, 'currency');
+    b = { ...body, title: body.title ?? t.title, currency: t.currency, funding_method: body.funding_method ?? t.funding_method,
+      memo: body.memo !== undefined ? body.memo : t.memo, rows: body.rows ?? templateRows(t) };
+    templateId = t.id;
+  }
+  if (!b.title) throw invalidRequest('parameter_missing', 'title is required.', 'title');
+  if (!b.currency) throw invalidRequest('parameter_missing', 'currency is required.', 'currency');
+  return { b: b as CreateRunInput & { title: string; currency: string }, templateId };
+}
+
+/**
  * `POST /payroll_runs` (spec 4.4, 3): a run in status `reviewed` with one `pending` item per row.
  * Checks the rows and caps (400 / 422 naming the row, domain/payroll-rows.ts), the pay period
  * (400 `pay_period_invalid` when the end is before the start) and crypto funding: with the flag
@@ -67,7 +90,7 @@ async function resolveRecipients(m: EntityManager, accountId: string, livemode: 
  * `payroll_run.created`.
  */
 export async function createRun(a: { accountId: string; livemode: boolean; body: CreateRunInput; gate: PayrollGate; request: RequestRef }): Promise<PayrollRun> {
-  const b = a.body;
+  const { b, templateId } = await withTemplate(a.accountId, a.livemode, a.body);
   const method = b.funding_method ?? 'fiat';
   const start = b.pay_period_start ?? null;
   const end = b.pay_period_end ?? null;
@@ -90,7 +113,7 @@ export async function createRun(a: { accountId: string; livemode: boolean; body:
       currency: b.currency, decimals: currencyDecimals(b.currency), pay_period_start: start, pay_period_end: end, funding_method: method,
       memo: b.memo ?? null, total_minor: total.toString(), item_count: rows.length, run_reference: runReference(id), funding_state: 'unfunded',
       needs_attention: false, funding_confirmed_minor: null, funding_confirmed_currency: null, funding_blocked_reason: blocked,
-      current_funding_attempt_id: null, template_id: null, approved_at: null, funded_at: null, execution_started_at: null, completed_at: null, cancelled_at: null,
+      current_funding_attempt_id: null, template_id: templateId, approved_at: null, funded_at: null, execution_started_at: null, completed_at: null, cancelled_at: null,
     });
     await m.save(run);
     const items = rows.map((r, i) => {

@@ -1,10 +1,10 @@
 /**
  * Payroll runs (spec 2.7, 3, 4.4, 6), first operations: create, list (`status_group`,
  * `expand=summary`), get, readiness preview, approve, cancel, items and one item, export (CSV),
- * the per-object event list, and recipients (list, get). Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
+ * the per-object event list, recipients (list, get) and templates (create, list, get). Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
  * except the event list (spec 1 rule 5). Cross-account or cross-mode ids are 404. Rules live in
  * activities/payroll/ and domain/payroll*.ts, wire names in views/payroll.ts. Funding, execute,
- * attempts, recipient adoption, sessions and templates are not mounted yet.
+ * attempts, recipient adoption and sessions are not mounted yet.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -20,13 +20,15 @@ import type { RequestRef } from '../../lib/outbox';
 import { paginate, wantsExpand } from '../../lib/pagination';
 import { eventResponseList } from '../../views/payout';
 import {
-  payrollItemListResponse, payrollItemResponse, payrollItemView, payrollReadinessResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollRecipientView, payrollRunListResponse, payrollRunResponse, payrollRunView,
+  payrollItemListResponse, payrollItemResponse, payrollItemView, payrollReadinessResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollRecipientView,
+  payrollTemplateListResponse, payrollTemplateResponse, payrollTemplateView, payrollRunListResponse, payrollRunResponse, payrollRunView,
 } from '../../views/payroll';
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';
 import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
-import { createPayrollRunBody, listPayrollRunsQuery } from '../schemas/payroll';
+import { createPayrollRunBody, createPayrollTemplateBody, listPayrollRunsQuery } from '../schemas/payroll';
+import { createTemplate, findTemplate, templateListQuery } from '../../activities/payroll/templates';
 
 const READ = 'payroll.read';
 const WRITE = 'payroll.write';
@@ -136,5 +138,23 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_recipients.get', method: 'get', path: '/payroll_recipients/:id', scope: READ, testMode: 'unavailable', response: payrollRecipientResponse,
     summary: 'One payroll recipient with its masked destination and pending_destination (null when none).',
     handler: async ({ caller, params }) => payrollRecipientView(await findRecipient(caller.accountId, caller.livemode, params.id)),
+  });
+
+  mount(r, {
+    id: 'payroll_templates.list', method: 'get', path: '/payroll_templates', scope: READ, testMode: 'unavailable',
+    query: Joi.object(listQuery), response: payrollTemplateListResponse,
+    handler: async ({ caller, query }) => paginate(templateListQuery(caller.accountId, caller.livemode), 't', query, payrollTemplateView),
+  });
+
+  mount(r, {
+    id: 'payroll_templates.create', method: 'post', path: '/payroll_templates', scope: WRITE, testMode: 'unavailable',
+    body: createPayrollTemplateBody, successStatus: 201, response: payrollTemplateResponse, errors: [422],
+    summary: 'Save rows (or the rows of a run, from_run_id) as a template a run can be created from (template_id).',
+    handler: async ({ caller, body }) => payrollTemplateView(await createTemplate({ accountId: caller.accountId, livemode: caller.livemode, body })),
+  });
+
+  mount(r, {
+    id: 'payroll_templates.get', method: 'get', path: '/payroll_templates/:id', scope: READ, testMode: 'unavailable', response: payrollTemplateResponse,
+    handler: async ({ caller, params }) => payrollTemplateView(await findTemplate(caller.accountId, caller.livemode, params.id)),
   });
 }

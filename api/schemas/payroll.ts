@@ -24,10 +24,15 @@ export const payrollRowBody = Joi.object({
   memo: Joi.string().max(ROW_MEMO_MAX + 50).allow('', null),
 });
 
-/** `POST /payroll_runs` body (spec 4.4). More than 500 rows is answered 422 by the caps check, so joi bounds only the body size. */
+/**
+ * `POST /payroll_runs` body (spec 4.4). More than 500 rows is answered 422 by the caps check, so
+ * joi bounds only the body size. `title` and `currency` are required unless `template_id` gives
+ * them (checked by the command: 400 `parameter_missing`).
+ */
 export const createPayrollRunBody = Joi.object({
-  title: Joi.string().trim().min(1).max(200).required(),
-  currency: Joi.string().valid(...PAYROLL_CURRENCIES).required(),
+  title: Joi.string().trim().min(1).max(200),
+  currency: Joi.string().valid(...PAYROLL_CURRENCIES),
+  template_id: Joi.string().max(140),
   pay_period_start: isoDate.allow(null),
   pay_period_end: isoDate.allow(null),
   funding_method: Joi.string().valid('fiat', 'crypto'),
@@ -39,4 +44,14 @@ export const createPayrollRunBody = Joi.object({
 export const listPayrollRunsQuery = Joi.object({
   ...listQuery,
   status_group: Joi.string().valid(...Object.keys(PAYROLL_STATUS_GROUPS)),
+});
+
+/** `POST /payroll_templates` body: rows, or `from_run_id` (exactly one, checked by the command). */
+export const createPayrollTemplateBody = Joi.object({
+  title: Joi.string().trim().min(1).max(200),
+  currency: Joi.string().valid(...PAYROLL_CURRENCIES),
+  funding_method: Joi.string().valid('fiat', 'crypto'),
+  memo: Joi.string().trim().max(500).allow('', null),
+  rows: Joi.array().items(payrollRowBody).max(1000),
+  from_run_id: Joi.string().max(140),
 });

@@ -8,7 +8,7 @@ import type Joi from 'joi';
 import { client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
 import { setSwitch } from '../../lib/switches';
 import { capabilitiesResponse } from '../../views/capabilities';
-import { payrollItemListResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollItemResponse, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse } from '../../views/payroll';
+import { payrollItemListResponse, payrollRecipientListResponse, payrollRecipientResponse, payrollTemplateListResponse, payrollTemplateResponse, payrollItemResponse, payrollReadinessResponse, payrollRunListResponse, payrollRunResponse } from '../../views/payroll';
 
 type Api = ReturnType<typeof client>;
 let key: Api;
@@ -187,4 +187,33 @@ test('recipients: list and get with null destination and pending_destination; 40
   conforms(payrollRecipientResponse, one.body);
   expect(one.body).toMatchObject({ id, object: 'payroll_recipient', destination: null, pending_destination: null });
   expectError(await key.get(`/v1/payroll_recipients/${id}`), 404, 'not_found');
+});
+
+test('templates: from rows and from a run, list, get; a run created from a template; refusals', async () => {
+  const api = client((await newAccount()).live_key);
+  const t1 = await api.post('/v1/payroll_templates', { title: 'Monthly', currency: 'EUR', rows: [{ email: 'c@example.com', name: 'Cy', amount: { amount: '50000', currency: 'EUR', decimals: 2 } }] });
+  expect(t1.status).toBe(201);
+  conforms(payrollTemplateResponse, t1.body);
+  expect(t1.body).toMatchObject({ currency: 'EUR', funding_method: 'fiat', source_run_id: null, rows: [{ email: 'c@example.com', name: 'Cy', recipient_id: null }] });
+  const run = await create({}, api);
+  const t2 = await api.post('/v1/payroll_templates', { from_run_id: run.id, title: 'From November' });
+  expect(t2.status).toBe(201);
+  expect(t2.body).toMatchObject({ title: 'From November', currency: 'USD', source_run_id: run.id, rows: [{ amount: usd('250000'), memo: 'November' }, { amount: usd('120050') }] });
+  const list = await api.get('/v1/payroll_templates');
+  conforms(payrollTemplateListResponse, list.body);
+  expect(list.body.data.map((t: { id: string }) => t.id)).toEqual([t2.body.id, t1.body.id]);
+  expect((await api.get(`/v1/payroll_templates/${t1.body.id}`)).body.id).toBe(t1.body.id);
+
+  const fromT = await api.post('/v1/payroll_runs', { template_id: t2.body.id });
+  expect(fromT.status).toBe(201);
+  expect(fromT.body).toMatchObject({ status: 'reviewed', title: 'From November', currency: 'USD', template_id: t2.body.id, funding_amount: usd('370050'), item_counts: { total: 2 } });
+  const fromT1 = await api.post('/v1/payroll_runs', { template_id: t1.body.id, title: 'December' });
+  expect(fromT1.body).toMatchObject({ title: 'December', currency: 'EUR', funding_amount: { amount: '50000', currency: 'EUR', decimals: 2 } });
+
+  expectError(await api.post('/v1/payroll_runs', { template_id: t1.body.id, currency: 'USD' }), 400, 'invalid_request', 'currency_mismatch', 'currency');
+  expectError(await api.post('/v1/payroll_runs', { rows: [] }), 400, 'invalid_request', 'parameter_missing', 'title');
+  expectError(await api.post('/v1/payroll_runs', { template_id: 'prt_nope' }), 404, 'not_found');
+  expectError(await api.post('/v1/payroll_templates', { title: 'x', currency: 'USD' }), 400, 'invalid_request', 'parameter_invalid', 'rows');
+  expectError(await api.post('/v1/payroll_templates', { rows: [] }), 400, 'invalid_request', 'parameter_missing', 'title');
+  expectError(await key.get(`/v1/payroll_templates/${t1.body.id}`), 404, 'not_found');
 });
