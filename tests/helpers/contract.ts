@@ -119,6 +119,28 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
 }
 
 /**
+ * Payroll (spec 2.7, 4.4): a reviewed run with two rows shared by the reads (its items, its
+ * recipients, a template made from it), a run of its own for `/approve` and one for `/cancel`.
+ */
+async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byParam' | 'byOperation'>> {
+  const run = async (what: string) => expectStatus(await k.post('/v1/payroll_runs', {
+    title: `Contract ${what}`, currency: 'USD',
+    rows: [{ email: 'contract.ana@example.com', name: 'Contract Ana', amount: usd('150000') }, { email: 'contract.bo@example.com', name: 'Contract Bo', amount: usd('90000') }],
+  }), 201, `payroll run ${what}`).id as string;
+  const [shared, toApprove, toCancel] = await Promise.all([run('shared'), run('to approve'), run('to cancel')]);
+  const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{ id: string; recipient: { id: string } }>;
+  const template = expectStatus(await k.post('/v1/payroll_templates', { from_run_id: shared }), 201, 'payroll template').id as string;
+  return {
+    byResource: { payroll_runs: [shared], payroll_recipients: items.map((i) => i.recipient.id), payroll_templates: [template] },
+    byParam: { item_id: items.map((i) => i.id) },
+    byOperation: {
+      'POST /payroll_runs/{id}/approve': { id: [toApprove] },
+      'POST /payroll_runs/{id}/cancel': { id: [toCancel] },
+    },
+  };
+}
+
+/**
  * Creates, through the API, one object of each implemented resource: with `creds.live_key` a
  * client, a product, a draft and an active crypto-only link (with a payer payment), a webhook
  * endpoint on `receiver` with a test delivery, payouts in useful states (see `payouts`); with the
@@ -129,7 +151,7 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
   const s = client(creds.session_token);
-  const areas = Promise.all([addressBook(s), payouts(k, s)]);
+  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k)]);
   // Settled even when the rest throws first, so no creation is left running unobserved.
   areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
@@ -152,17 +174,17 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   }, 'an event of the account');
   const wallets = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data.map((w: { id: string }) => w.id);
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
-  const [book, pos] = await areas;
+  const [book, pos, prl] = await areas;
   return {
     byResource: {
       payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
       webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
-      ...book.byResource, ...pos.byResource,
+      ...book.byResource, ...pos.byResource, ...prl.byResource,
     },
-    byParam: { token: [token], code: [active.short_code], payment_id: [pay.id] },
+    byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], ...prl.byParam },
     byOperation: {
       'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
-      ...book.byOperation, ...pos.byOperation,
+      ...book.byOperation, ...pos.byOperation, ...prl.byOperation,
     },
   };
 }
