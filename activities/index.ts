@@ -7,6 +7,7 @@ import { paymentWorkflowActivities, xchainPaymentWorkflowActivities } from './pa
 import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
+import { payrollWorkflowActivities } from './payroll/activities';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -14,5 +15,6 @@ export const activities = {
   ...paymentLinkWorkflowActivities,
   ...webhookDeliveryWorkflowActivities,
   ...payoutWorkflowActivities,
+  ...payrollWorkflowActivities,
 };
 export type Activities = typeof activities;

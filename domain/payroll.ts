@@ -67,7 +67,7 @@ export const PAYROLL_ITEM_STATUSES = Object.freeze(['pending', 'queued', 'proces
 export type PayrollItemStatus = (typeof PAYROLL_ITEM_STATUSES)[number];
 
 const ITEM_NEXT: TransitionMap<PayrollItemStatus> = {
-  pending: ['queued'],
+  pending: ['queued', 'failed'], // failed: no destination when the execution reached it
   queued: ['processing', 'failed'],
   processing: ['paid', 'failed'],
   paid: ['returned'],

@@ -6,9 +6,15 @@
  * actually arrived. Each rail mints its own kind of provider reference.
  *
  * The sandbox keeps payments in `sandbox_rail_payments`; `/sim/providers/fiat_rails/...` moves them
- * as the outside world would (ARCHITECTURE.md "Simulator").
+ * as the outside world would (ARCHITECTURE.md "Simulator"). A payment submitted with the
+ * beneficiary's account identifier (payroll items) gets its outcome at once, as on an instant
+ * rail, decided by the sandbox's test account numbers: an identifier whose digits end in
+ * SANDBOX_FAILING_ACCOUNT_SUFFIX fails (`no_account`), one ending in SANDBOX_RETURNED_ACCOUNT_SUFFIX
+ * is paid and then returned by the beneficiary's bank (SANDBOX_RETURNED_TEXT), any other is paid.
+ * Without an identifier (payouts) the payment stays `submitted` until the simulator moves it.
  */
 import crypto from 'node:crypto';
+import type { BankDetails } from '../domain/bank-details';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 
@@ -32,6 +38,28 @@ export interface SubmitRailPayment {
   rail: string;
   currency: string;
   amount: bigint;
+  /** The beneficiary's account identifier (account number, IBAN, CLABE or PIX key), when the rail decides at once. */
+  beneficiaryAccount?: string | null;
+}
+
+/** Test account numbers (their last four digits, on every rail): this ending fails with `no_account`. */
+export const SANDBOX_FAILING_ACCOUNT_SUFFIX = '1116';
+/** Test account numbers: this ending is paid, then returned by the beneficiary's bank. */
+export const SANDBOX_RETURNED_ACCOUNT_SUFFIX = '1113';
+/** The beneficiary bank's return text of the returned test account (the provider's own words). */
+export const SANDBOX_RETURNED_TEXT = 'R02 Account closed';
+
+/** The account identifier a rail pays for bank details: account number, IBAN, CLABE or PIX key. */
+export function beneficiaryAccountOf(bank: Pick<BankDetails, 'account_number' | 'iban' | 'clabe' | 'pix_key'>): string | null {
+  return bank.account_number ?? bank.iban ?? bank.clabe ?? bank.pix_key ?? null;
+}
+
+/** The outcome the sandbox gives a payment submitted with `account` (see the module comment). */
+function instantOutcome(account: string): { state: 'paid' | 'failed' | 'returned'; reason: string | null } {
+  const digits = account.replace(/\D/g, '');
+  if (digits.endsWith(SANDBOX_FAILING_ACCOUNT_SUFFIX)) return { state: 'failed', reason: 'no_account' };
+  if (digits.endsWith(SANDBOX_RETURNED_ACCOUNT_SUFFIX)) return { state: 'returned', reason: SANDBOX_RETURNED_TEXT };
+  return { state: 'paid', reason: null };
 }
 
 export interface FiatRailAdapter {
@@ -70,10 +98,12 @@ const toPayment = (r: Row): RailPayment => ({
 export class SandboxFiatRails implements FiatRailAdapter {
   async submit(input: SubmitRailPayment): Promise<RailPayment> {
     const id = newId('rpm_');
+    const o = input.beneficiaryAccount ? instantOutcome(input.beneficiaryAccount) : { state: 'submitted' as const, reason: null };
+    const paid = o.state === 'paid' || o.state === 'returned' ? input.amount.toString() : null;
     await db().query(
-      `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference)
-       VALUES ($1,$2,$3,$4,$5,$6,'submitted',$7) ON CONFLICT (idempotency_key) DO NOTHING`,
-      [id, input.idempotencyKey, input.clientReference, input.rail, input.currency, input.amount.toString(), railReference(input.rail, id)]);
+      `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference, paid_minor, reason)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (idempotency_key) DO NOTHING`,
+      [id, input.idempotencyKey, input.clientReference, input.rail, input.currency, input.amount.toString(), o.state, railReference(input.rail, id), paid, o.reason]);
     const rows: Row[] = await db().query('SELECT * FROM sandbox_rail_payments WHERE idempotency_key = $1', [input.idempotencyKey]);
     return toPayment(rows[0]);
   }

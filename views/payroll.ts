@@ -92,6 +92,12 @@ export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Recor
   };
 }
 
+/** An item in a `payroll_item.*` event payload: the item view with the recipient by id only (no name or email in events). */
+export function payrollItemEventView(i: PayrollRunItem): Record<string, unknown> {
+  const { recipient: _r, ...rest } = payrollItemView(i, { id: i.recipient_id, name: '', email: '' } as PayrollRecipient);
+  return { ...rest, recipient_id: i.recipient_id };
+}
+
 /** A payroll template (spec 4.4; shape ours): rows with Money in the template currency. */
 export function payrollTemplateView(t: PayrollTemplate): Record<string, unknown> {
   return {

@@ -4,3 +4,5 @@ export * from './xchain-payment';
 export * from './payment-link';
 export * from './webhook-delivery';
 export * from './payout';
+export * from './payroll-run';
+export * from './payroll-item';
