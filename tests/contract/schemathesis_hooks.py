@@ -226,10 +226,14 @@ RULES_BEYOND_SCHEMA = {
         (422, "payroll_cap_exceeded", None): "caps of 10,000 USD per item, 25,000 USD per run, 500 rows (spec 8)",
     },
     "POST /payouts": {
+        (400, "amount_invalid", "invoice_amount", "The minimum for"): "the corridor decides the minimum invoice amount (two fields)",
+        (400, "amount_invalid", "invoice_amount", "The maximum for"): "the corridor decides the maximum invoice amount (two fields)",
         (400, "currency_mismatch", "invoice_amount"): "the corridor decides the invoice currency (two fields)",
         (400, "parameter_missing", "recipient_email"): "`notify_recipient: true` needs a `recipient_email` (two fields)",
     },
     "POST /payouts/{id}/replace": {
+        (400, "amount_invalid", "invoice_amount", "The minimum for"): "the corridor decides the minimum invoice amount (two fields)",
+        (400, "amount_invalid", "invoice_amount", "The maximum for"): "the corridor decides the maximum invoice amount (two fields)",
         (400, "currency_mismatch", "invoice_amount"): "the corridor decides the invoice currency (two fields, or the payout's corridor)",
         (400, "parameter_missing", "recipient_email"): "`notify_recipient: true` needs a `recipient_email` (two fields, or the payout's)",
     },
