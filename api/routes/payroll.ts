@@ -3,13 +3,15 @@
  * `expand=summary`), get, readiness preview, approve, cancel, items and one item, export (CSV),
  * the per-object event list, recipients (list, get) and templates (create, list, get). Scopes `payroll.read` / `.write`. Test mode is unavailable (503)
  * except the event list (spec 1 rule 5). Cross-account or cross-mode ids are 404. Rules live in
- * activities/payroll/ and domain/payroll*.ts, wire names in views/payroll.ts. Funding, execute,
- * attempts, recipient adoption and sessions are not mounted yet.
+ * activities/payroll/ and domain/payroll*.ts, wire names in views/payroll.ts. Approve, cancel and
+ * execute wake the run's workflow (workflows/payroll-run.ts) after their commit.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { approveRun, cancelRun, createRun } from '../../activities/payroll/commands';
+import { executeRun } from '../../activities/payroll/execution';
+import { wakePayrollRun } from '../../activities/payroll/signals';
 import {
   exportItems, findItem, findRecipient, findRun, itemCounts, itemPage, recipientListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
 } from '../../activities/payroll/queries';
@@ -34,6 +36,15 @@ const READ = 'payroll.read';
 const WRITE = 'payroll.write';
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>): RequestRef => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+
+/**
+ * Wakes the run's workflow after a committed change (activities/payroll/signals.ts): the workflow
+ * starts at approval, so a run never approved has none to wake.
+ */
+async function woken(run: PayrollRun): Promise<PayrollRun> {
+  if (run.approved_at !== null) await wakePayrollRun(run.id, run.account_id);
+  return run;
+}
 
 /** The run's wire form with its item counts. */
 async function runOut(run: PayrollRun): Promise<Record<string, unknown>> {
@@ -82,13 +93,21 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payroll_runs.approve', method: 'post', path: '/payroll_runs/:id/approve', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
     summary: 'Approve a reviewed run: it awaits funding (funding_pending).',
-    handler: async ({ caller, params, ctx }) => runOut(await approveRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) })),
+    handler: async ({ caller, params, ctx }) => runOut(await woken(await approveRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
   });
 
   mount(r, {
     id: 'payroll_runs.cancel', method: 'post', path: '/payroll_runs/:id/cancel', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
     summary: 'Cancel a run before it executes (idempotent); items stay where they were.',
-    handler: async ({ caller, params, ctx }) => runOut(await cancelRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) })),
+    handler: async ({ caller, params, ctx }) => runOut(await woken(await cancelRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.execute', method: 'post', path: '/payroll_runs/:id/execute', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
+    // 409 payroll_run_underfunded naming the shortfall; 422 payroll_cap_exceeded (caps re-checked, spec 8).
+    errors: [422],
+    summary: 'Execute a funded run: every item is paid to its recipient\'s destination; the run ends completed, partial or failed.',
+    handler: async ({ caller, params, ctx }) => runOut(await woken(await executeRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
   });
 
   mount(r, {
