@@ -15,7 +15,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
 import { currencyDecimals } from '../../domain/money';
 import {
-  assertExecutable, checkPayrollCaps, executionOutcome, PAYROLL_ITEM_TRANSITIONS, reduceFunding, type PayrollItemStatus,
+  assertExecutable, checkPayrollCaps, executionOutcome, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus,
 } from '../../domain/payroll';
 import { itemPaymentAmount, normalizeItemFailure, parsePayrollDestination, type PayrollDestination } from '../../domain/payroll-execution';
 import { PayrollFundingAttempt, PayrollItemAttempt, PayrollRun, PayrollRunItem } from '../../entities';

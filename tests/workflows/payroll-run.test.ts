@@ -10,7 +10,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { cancelRun } from '../../activities/payroll/commands';
 import { executeRun } from '../../activities/payroll/execution';
-import { wakePayrollRun } from '../../activities/payroll/signals';
+import { notifyPayrollItemRailUpdate, wakePayrollRun } from '../../activities/payroll/signals';
+import { fiatRails } from '../../providers/fiat-rails';
 import { db } from '../../lib/db';
 import { payrollRunWaitingForQuery } from '../../workflows/payroll-run';
 import { eventually } from '../helpers/api';
@@ -87,6 +88,15 @@ test('every item paid -> completed; executing again returns the run unchanged; a
   let err: unknown = null;
   try { await executeRun({ accountId, livemode: true, id: runId, request: req }); } catch (e) { err = e; }
   expect(err).toMatchObject({ type: 'conflict', code: 'payroll_run_state_changed' });
+
+  // Days later the recipient's bank returns item 2: its workflow starts again, records the return
+  // with the bank's words, and the finished run reads needs_attention.
+  await fiatRails().simulate(itemIds[1], { state: 'returned', reason: 'R03 No account' });
+  expect(await notifyPayrollItemRailUpdate(itemIds[1])).toBe(true);
+  await eventually(async () => (await items(runId))[1].status === 'returned', 'item returned');
+  expect((await items(runId))[1].return_reason).toBe('R03 No account');
+  expect((await db().query('SELECT status, needs_attention FROM payroll_runs WHERE id = $1', [runId]))[0]).toEqual({ status: 'completed', needs_attention: true });
+  expect(await notifyPayrollItemRailUpdate('pri_unknown')).toBe(false);
 });
 
 test('execute refused while underfunded: 409 payroll_run_underfunded names the shortfall', async () => {
