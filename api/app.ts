@@ -1,6 +1,6 @@
 /**
  * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
- * versioning -> body parsing -> [health, OpenAPI document, public payer routes | simulator] -> authentication -> rate limit
+ * versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
  */
 import Router from '@koa/router';
@@ -17,6 +17,7 @@ import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { LATEST_VERSION } from '../domain/versioning';
 import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
 import { payerRouter } from './routes/payer-sessions';
+import { payrollRecipientRouter } from './routes/payroll-recipient-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
 import { openApiDocument } from './openapi';
@@ -40,10 +41,12 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
     }
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.
-  const payer = payerRouter();
+  // Public token routers (spec 5 rule 5): payer sessions (`plk_`) and payroll recipient sessions (`prk_`).
+  const publicRouters = [payerRouter(), payrollRecipientRouter()];
   const open = new Router<AppState>();
-  const routers: Router<AppState>[] = [open, payer];
-  app.use(requestLog((ctx) => payer.match(ctx.path, ctx.method).route));
+  const routers: Router<AppState>[] = [open, ...publicRouters];
+  const isPublic = (ctx: Koa.ParameterizedContext<AppState>) => publicRouters.some((p) => p.match(ctx.path, ctx.method).route);
+  app.use(requestLog(isPublic));
   app.use(errorEnvelope());
   // 405 with `Allow` (or 404) before anything else reads the request (api/middleware/input.ts): an
   // unserved method is refused whatever its headers say.
@@ -61,9 +64,11 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   });
   app.use(open.routes());
 
-  app.use(rateLimitPublicPaths(payer));
-  app.use(payer.routes());
-  app.use(payer.allowedMethods());
+  app.use(rateLimitPublicPaths(isPublic));
+  for (const p of publicRouters) {
+    app.use(p.routes());
+    app.use(p.allowedMethods());
+  }
 
   if (opts.simulator ?? cfg.simulatorEnabled) {
     const sim = simulatorRouter();
@@ -83,10 +88,10 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   return app;
 }
 
-function rateLimitPublicPaths(payer: Router<AppState>): Koa.Middleware<AppState> {
+function rateLimitPublicPaths(isPublic: (ctx: Koa.ParameterizedContext<AppState>) => boolean): Koa.Middleware<AppState> {
   const limit = rateLimitByIp('public_token');
   return async (ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next) => {
-    if (payer.match(ctx.path, ctx.method).route) return limit(ctx, next);
+    if (isPublic(ctx)) return limit(ctx, next);
     return next();
   };
 }

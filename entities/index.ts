@@ -19,6 +19,7 @@ import { UpdatedAtFromCreatedAt1763800900000 } from './migrations/1763800900000-
 import { BankRails1764000000000 } from './migrations/1764000000000-BankRails';
 import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
 import { Payroll1764200000000 } from './migrations/1764200000000-Payroll';
+import { PayrollRecipientSessions1764250000000 } from './migrations/1764250000000-PayrollRecipientSessions';
 
 export * from './account';
 export * from './catalog';
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   BankRails1764000000000,
   CrossNetworkRails1764100000000,
   Payroll1764200000000,
+  PayrollRecipientSessions1764250000000,
 ];

@@ -92,6 +92,8 @@ export class PayrollRunItem {
   @Column('jsonb', { nullable: true }) destination_masked: MaskedPayrollDestination | null;
   /** Recipient session token (`prk_`, public, unique); replaced by reissue_link. */
   @Column('text') session_token: string;
+  /** When the current session token submitted a destination (one submission per token); cleared by reissue_link. */
+  @Column('timestamptz', { nullable: true }) session_submitted_at: Date | null;
   @Column('text', { nullable: true }) current_attempt_id: string | null;
   @Column('text', { nullable: true }) failure_reason: string | null;
   @Column('text', { nullable: true }) return_reason: string | null;

@@ -31,6 +31,10 @@ import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { createPayrollRunBody, createPayrollTemplateBody, listPayrollRunsQuery } from '../schemas/payroll';
 import { createTemplate, findTemplate, templateListQuery } from '../../activities/payroll/templates';
+import { adoptPendingDestination, reissueLink } from '../../activities/payroll/destinations';
+import { loadConfig } from '../../lib/config';
+import { adoptionResponse, adoptionView, reissuedLinkResponse, reissuedLinkView } from '../../views/payroll-destination';
+import { adoptPendingDestinationBody, reissueLinkBody } from '../schemas/payroll-destinations';
 
 const READ = 'payroll.read';
 const WRITE = 'payroll.write';
@@ -175,5 +179,28 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payroll_templates.get', method: 'get', path: '/payroll_templates/:id', scope: READ, testMode: 'unavailable', response: payrollTemplateResponse,
     handler: async ({ caller, params }) => payrollTemplateView(await findTemplate(caller.accountId, caller.livemode, params.id)),
+  });
+
+  // Destinations (spec 4.4; activities/payroll/destinations.ts). The public recipient session routes are api/routes/payroll-recipient-sessions.ts.
+  mount(r, {
+    id: 'payroll_recipients.adopt_pending_destination', method: 'post', path: '/payroll_recipients/:id/adopt_pending_destination', scope: WRITE, testMode: 'unavailable',
+    // 409 no_pending_destination / pending_destination_changed; 422 destination_rail_keyless.
+    body: adoptPendingDestinationBody, response: adoptionResponse, errors: [422],
+    summary: 'Adopt the destination the recipient submitted: it pays the pending items of open runs (updated_run_items); the rest are skipped_run_items.',
+    handler: async ({ caller, params, body, ctx }) => {
+      const res = await adoptPendingDestination({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, expectedSubmittedAt: body.expected_submitted_at, request: requestRef(ctx) });
+      return adoptionView(res.recipient, res.updated, res.skipped);
+    },
+  });
+
+  mount(r, {
+    id: 'payroll_runs.items.reissue_link', method: 'post', path: '/payroll_runs/:id/items/:item_id/reissue_link', scope: WRITE, testMode: 'unavailable',
+    body: reissueLinkBody, response: reissuedLinkResponse,
+    summary: 'A new recipient session link for the item (the old token stops working); the only place a session token is handed out. 409 on a finished or cancelled run.',
+    handler: async ({ caller, params, ctx }) => {
+      ctx.state.redact.push('recipient_session'); // never stored for replay: an idempotent replay answers it null
+      const { item, recipient } = await reissueLink({ accountId: caller.accountId, livemode: caller.livemode, runId: params.id, itemId: params.item_id });
+      return reissuedLinkView(item, recipient, loadConfig().payerHost);
+    },
   });
 }

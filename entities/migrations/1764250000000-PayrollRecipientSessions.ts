@@ -1,0 +1,18 @@
+/**
+ * Payroll recipient sessions (issue 13; spec 4.4): when the current session token of an item was
+ * used to submit a destination. A token accepts one submission; `reissue_link` mints a new token
+ * and clears the mark (docs/decisions.md "Payroll (issue 13)").
+ */
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class PayrollRecipientSessions1764250000000 implements MigrationInterface {
+  name = 'PayrollRecipientSessions1764250000000';
+
+  public async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE payroll_run_items ADD COLUMN IF NOT EXISTS session_submitted_at timestamptz');
+  }
+
+  public async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE payroll_run_items DROP COLUMN IF EXISTS session_submitted_at');
+  }
+}
