@@ -225,6 +225,23 @@ RULES_BEYOND_SCHEMA = {
         (400, "duplicate_recipient", None): "a recipient appears once per template (two rows)",
         (422, "payroll_cap_exceeded", None): "caps of 10,000 USD per item, 25,000 USD per run, 500 rows (spec 8)",
     },
+    "POST /payroll_recipient_sessions/{token}/destination": {
+        (400, "parameter_missing", None): "the destination `type` decides which fields are required (two fields)",
+        (400, "parameter_invalid", None, "does not apply to"): "the destination `type` decides which fields apply (two fields)",
+        (400, "parameter_invalid", "rail"): "the rail must pay in the run currency (the run's state)",
+        (400, "parameter_invalid", "chain"): "wallets are paid on the sandbox chain only (domain rule)",
+        (400, "parameter_invalid", None, "is not valid"): "bank fields and wallet addresses carry format and check digits (domain/bank-details.ts, EIP-55)",
+        (409, "destination_already_submitted", None): "a session link accepts one destination (the item's state)",
+        (409, "recipient_session_closed", None): "the run must be open and the item pending (the run's state)",
+    },
+    "POST /payroll_recipients/{id}/adopt_pending_destination": {
+        (409, "no_pending_destination", None): "the recipient must have submitted a destination (the recipient's state)",
+        (409, "pending_destination_changed", "expected_submitted_at"): "`expected_submitted_at` must be the stored submission time (the recipient's state)",
+        (422, "destination_rail_keyless", None): "the destination must be payable in every open item's currency (the recipient's runs)",
+    },
+    "POST /payroll_runs/{id}/items/{item_id}/reissue_link": {
+        (409, "payroll_run_state_changed", None): "links of finished or cancelled runs are not reissued (the run's state)",
+    },
     "POST /payouts": {
         (400, "amount_invalid", "invoice_amount", "The minimum for"): "the corridor decides the minimum invoice amount (two fields)",
         (400, "amount_invalid", "invoice_amount", "The maximum for"): "the corridor decides the maximum invoice amount (two fields)",

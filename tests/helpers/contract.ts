@@ -130,12 +130,20 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
   const [shared, toApprove, toCancel] = await Promise.all([run('shared'), run('to approve'), run('to cancel')]);
   const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{ id: string; recipient: { id: string } }>;
   const template = expectStatus(await k.post('/v1/payroll_templates', { from_run_id: shared }), 201, 'payroll template').id as string;
+  // Recipient sessions (public `prk_` tokens, handed out by reissue_link only) of a run of their own, so
+  // that reissue_link fuzzed on the shared run never replaces them: one to read, one to submit to (once).
+  const sessions = await run('sessions');
+  const sessionItems = expectStatus(await k.get(`/v1/payroll_runs/${sessions}/items`), 200, 'payroll session items').data as Array<{ id: string }>;
+  const [readToken, submitToken] = await Promise.all(sessionItems.map(async (i) =>
+    expectStatus(await k.post(`/v1/payroll_runs/${sessions}/items/${i.id}/reissue_link`, {}), 200, 'payroll session link').recipient_session.token as string));
   return {
     byResource: { payroll_runs: [shared], payroll_recipients: items.map((i) => i.recipient.id), payroll_templates: [template] },
     byParam: { item_id: items.map((i) => i.id) },
     byOperation: {
       'POST /payroll_runs/{id}/approve': { id: [toApprove] },
       'POST /payroll_runs/{id}/cancel': { id: [toCancel] },
+      'GET /payroll_recipient_sessions/{token}': { token: [readToken] },
+      'POST /payroll_recipient_sessions/{token}/destination': { token: [submitToken] },
     },
   };
 }
