@@ -207,16 +207,16 @@ test('every rail of its currency: SEPA, Faster Payments, Pix, SPEI', async () =>
 test('bad input names the field; unknown tokens and other accounts are 404; reissue replays carry no token', async () => {
   const { run: r, items: [fay] } = await run([[email('fay'), '10000']]);
   const token = await link(r.id, fay.id);
-  expectError(await submit(token, {}), 400, 'invalid_request', undefined, 'type');
-  expectError(await submit(token, { type: 'cash' }), 400, 'invalid_request', undefined, 'type');
+  expectError(await submit(token, {}), 400, 'invalid_request', 'parameter_missing', 'type');
+  expectError(await submit(token, { type: 'cash' }), 400, 'invalid_request', 'parameter_invalid', 'type');
   expectError(await submit(token, { ...ach(), nickname: 'x' }), 400, 'invalid_request', 'parameter_unknown', 'nickname');
   expectError(await submit(token, { type: 'bank_account', account_owner_type: 'individual', rail: 'ach', account_number: '000123456789', routing_number: '021000021' }), 400, 'invalid_request', 'parameter_missing', 'account_holder_name');
   expectError(await submit(token, ach('000123456789', { routing_number: '021000022' })), 400, 'invalid_request', 'parameter_invalid', 'routing_number');
   expectError(await submit(token, ach('000123456789', { iban: 'DE89370400440532013000' })), 400, 'invalid_request', 'parameter_invalid', 'iban');
   expectError(await submit(token, ach('000123456789', { address: WALLET })), 400, 'invalid_request', 'parameter_invalid', 'address');
   expect(expectOk(await session(token)).can_submit).toBe(true); // refusals used nothing up
-  expectError(await key.post(`/v1/payroll_recipients/${fay.recipient.id}/adopt_pending_destination`, {}), 400, 'invalid_request', undefined, 'expected_submitted_at');
-  expectError(await key.post(`/v1/payroll_recipients/${fay.recipient.id}/adopt_pending_destination`, { expected_submitted_at: 'yesterday' }), 400, 'invalid_request', undefined, 'expected_submitted_at');
+  expectError(await key.post(`/v1/payroll_recipients/${fay.recipient.id}/adopt_pending_destination`, {}), 400, 'invalid_request', 'parameter_missing', 'expected_submitted_at');
+  expectError(await key.post(`/v1/payroll_recipients/${fay.recipient.id}/adopt_pending_destination`, { expected_submitted_at: 'yesterday' }), 400, 'invalid_request', 'parameter_invalid', 'expected_submitted_at');
   expectError(await key.post(`/v1/payroll_recipients/${fay.recipient.id}/adopt_pending_destination`, { expected_submitted_at: new Date().toISOString() }), 409, 'conflict', 'no_pending_destination');
 
   for (const t of ['prk_doesnotexist', 'plk_notours', 'garbage']) expectError(await session(t), 404, 'not_found', 'not_found');
