@@ -93,8 +93,8 @@ const EMPTY: BankInstructions = {
 };
 
 /** Builds the instructions of `rail` for the payment `seed` (deterministic). */
-function instructionsFor(rail: string, currency: string, seed: string, holderName: string): { i: BankInstructions; accountKey: string } {
-  const reference = referenceFor(seed);
+function instructionsFor(rail: string, currency: string, seed: string, holderName: string, given?: string): { i: BankInstructions; accountKey: string } {
+  const reference = given ?? referenceFor(seed);
   const base = { ...EMPTY, currency, rail, reference, matching: BANK_MATCHING[rail] };
   switch (rail) {
     case 'ach':
@@ -153,9 +153,11 @@ export class SandboxBankCollection {
    * Issues (or re-reads: idempotent by rail and `clientReference`) the receiving details of one
    * payment. `holderName` is the merchant's name on per-payment accounts (`holder_kind`
    * `developer_name`); the pooled SEPA account is in the provider's name (`provider_name`).
+   * `reference` (optional; upper-case, no spaces) replaces the derived transfer reference, e.g. a
+   * payroll run's `run_reference`, which the pooled account then matches on.
    */
-  async issue(input: { rail: string; currency: string; clientReference: string; holderName: string }): Promise<IssuedCollection> {
-    const { i, accountKey } = instructionsFor(input.rail, input.currency, input.clientReference, input.holderName);
+  async issue(input: { rail: string; currency: string; clientReference: string; holderName: string; reference?: string }): Promise<IssuedCollection> {
+    const { i, accountKey } = instructionsFor(input.rail, input.currency, input.clientReference, input.holderName, input.reference);
     const reference = String(i.reference);
     if (BANK_MATCHING[input.rail] === 'account_number') {
       await db().query(
@@ -190,6 +192,12 @@ export class SandboxBankCollection {
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,'received',NULL) RETURNING *`,
       [id, input.rail, input.currency, input.amount.toString(), input.reference, input.toAccount, input.senderName, rows[0]?.client_reference ?? null]);
     return toCredit(inserted[0]);
+  }
+
+  /** Every credit matched to `clientReference`, oldest first (returned ones included, with their state). */
+  async creditsFor(clientReference: string): Promise<ProviderCredit[]> {
+    const rows: CreditRow[] = await db().query('SELECT * FROM sandbox_bank_credits WHERE client_reference = $1 ORDER BY created_at, id', [clientReference]);
+    return rows.map(toCredit);
   }
 
   /** The credit `id` (`bcp_`), or null. */

@@ -74,6 +74,14 @@ export class SandboxChain implements ChainAdapter {
     this.listeners.push(listener);
   }
 
+  /** Every transfer of `asset` to `address` on `chainName` (address compared case-insensitively), oldest first. */
+  async transfersTo(chainName: string, address: string, asset: string): Promise<ObservedTransfer[]> {
+    const rows: Array<{ chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string }> = await db().query(
+      `SELECT chain, asset, from_address, to_address, amount_minor, decimals, tx_hash FROM sandbox_chain_transfers
+        WHERE chain = $1 AND lower(to_address) = lower($2) AND asset = $3 ORDER BY created_at, tx_hash`, [chainName, address, asset]);
+    return rows.map((r) => ({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash }));
+  }
+
   /** Reports a transfer recorded elsewhere (in a caller's transaction) to the watchers. */
   async report(t: ObservedTransfer): Promise<void> {
     for (const l of this.listeners) await l(t);

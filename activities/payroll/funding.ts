@@ -1,19 +1,105 @@
 /**
- * Payroll funding (spec 2.7 "Funding instructions", 4.4): the funding poll of the run workflow.
- * WORK IN PROGRESS on the branch: observation of provider credits and chain transfers is being
- * added (funding instructions, attempts); until then the poll reads the run's recorded state.
+ * Payroll funding detection (spec 2.7, 3, 4.4, 8; issue 13): what the providers observed for a
+ * run, folded into the run's funding. The run workflow calls `refreshPayrollFunding` every five
+ * minutes (spec 4.4 "Funding status updates come from a five-minute poll") and the funding POST
+ * calls it inline (a refresh "re-checks at once"). Bank credits are the collection provider's
+ * credits matched to the run (client reference = run id, by account or run reference); crypto
+ * funding is every USDC transfer to a funding address of the run. Each is recorded once in
+ * `payroll_fundings` (by source); a credit the sending bank returned counts as not confirmed.
+ * Amounts: bigint minor units (run currency; USDC 6 decimals).
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { FundingState, PayrollRunStatus } from '../../domain/payroll';
-import { PayrollRun } from '../../entities';
-import { db } from '../../lib/db';
+import type { EntityManager } from 'typeorm';
+import { FUNDING_ATTEMPT_TRANSITIONS } from '../../domain/payroll-funding';
+import { reduceFunding, type FundingState, type PayrollRunStatus } from '../../domain/payroll';
+import { PayrollFundingAttempt, PayrollRun } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { bankCollection } from '../../providers/bank-collection';
+import { chainAdapter } from '../../providers/chain';
+import { emitRunEvents, moveRun } from './records';
 
 /** Result of one funding poll: the run's status and funding state after it. */
 export interface PayrollFundingCheck { status: PayrollRunStatus; funding_state: FundingState }
 
-/** Run workflow activity (every five minutes, and inline from the funding POST): re-reads the run's funding. */
+/** Stablecoin symbols that are USDC (the sandbox chain's own symbol on mainnet is `USDC.e`). */
+const USDC_SYMBOLS = new Set(['USDC', 'USDC.e']);
+
+/** Records what the providers observed for run `runId` (idempotent by source). */
+async function observe(runId: string, attempts: PayrollFundingAttempt[]): Promise<void> {
+  const record = async (attemptId: string, kind: 'bank_credit' | 'chain_transfer', ref: string, amount: bigint, currency: string, confirmed: boolean) => {
+    await db().query(
+      `INSERT INTO payroll_fundings(id, run_id, attempt_id, source_kind, source_ref, amount_minor, currency, confirmed, observed_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8, now()) ON CONFLICT (source_kind, source_ref) DO UPDATE SET confirmed = EXCLUDED.confirmed
+       WHERE payroll_fundings.confirmed IS DISTINCT FROM EXCLUDED.confirmed`,
+      [newId('prfd_'), runId, attemptId, kind, ref, amount.toString(), currency, confirmed]);
+  };
+  const bankAttempt = attempts.find((a) => a.funding_route_type === 'bank');
+  if (bankAttempt) {
+    for (const c of await bankCollection().creditsFor(runId)) {
+      if (c.amount > 0n) await record(bankAttempt.id, 'bank_credit', c.id, c.amount, c.currency, c.state === 'received');
+    }
+  }
+  const chain = chainAdapter();
+  for (const a of attempts) {
+    const address = typeof a.crypto?.address === 'string' ? a.crypto.address : null;
+    if (!address) continue;
+    for (const t of await chain.transfersTo(String(a.crypto?.chain ?? chain.chain), address, String(a.crypto?.asset ?? chain.stablecoin))) {
+      if (t.amount > 0n) await record(a.id, 'chain_transfer', `${t.chain}:${t.tx_hash}`, t.amount, USDC_SYMBOLS.has(t.asset) ? 'USDC' : t.asset, true);
+    }
+  }
+}
+
+/** Folds the run's observations into its funding fields and status (one transaction, run locked). */
+async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
+  const attempt = run.current_funding_attempt_id ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
+  const required = attempt && attempt.required_minor !== null
+    ? { amount: BigInt(attempt.required_minor), currency: attempt.required_currency }
+    : { amount: BigInt(run.total_minor), currency: run.currency };
+  const obs: Array<{ amount_minor: string; currency: string; confirmed: boolean }> = await m.query(
+    'SELECT amount_minor, currency, confirmed FROM payroll_fundings WHERE run_id = $1', [run.id]);
+  const f = reduceFunding(required, obs.map((o) => ({ amount: BigInt(o.amount_minor), currency: o.currency, confirmed: o.confirmed })));
+  const before = { state: run.funding_state, attention: run.needs_attention, confirmed: run.funding_confirmed_minor, status: run.status };
+  const events: string[] = [];
+  run.funding_state = f.funding_state;
+  run.funding_confirmed_minor = f.confirmed === null ? null : f.confirmed.toString();
+  run.funding_confirmed_currency = f.confirmed === null ? null : required.currency;
+  // A cancelled run that received money owes it back: it needs a person whatever the amount.
+  run.needs_attention = run.status === 'cancelled' ? (f.observed || before.attention) : f.needs_attention;
+  if (run.status === 'funding_pending' && f.confirmed !== null && f.confirmed > 0n) {
+    moveRun(run, 'funded'); // spec 3: the first inbound funding, not necessarily all of it
+    run.funded_at = new Date();
+    events.push('payroll_run.funding_verified');
+  }
+  if (f.funding_state === 'partially_funded' && before.state !== 'partially_funded' && run.status !== 'cancelled') events.push('payroll_run.underfunded');
+  if (attempt && attempt.status === 'pending' && (f.funding_state === 'funded' || f.funding_state === 'overfunded')) {
+    attempt.status = FUNDING_ATTEMPT_TRANSITIONS.assert(attempt.status, 'verified');
+    await m.save(attempt);
+    events.push('payroll_run.funding_instructions_verified');
+  }
+  const changed = events.length > 0 || before.state !== run.funding_state || before.attention !== run.needs_attention
+    || before.confirmed !== run.funding_confirmed_minor || before.status !== run.status;
+  if (!changed) return;
+  await m.save(run);
+  await emitRunEvents(m, run, events, null);
+}
+
+/**
+ * Run workflow activity (every five minutes) and the funding POST's inline re-check: records
+ * what the providers observed for the run since the last look, then folds it into the run
+ * (domain `reduceFunding`): `funding_state`, `needs_attention`, `funding_confirmed_amount`;
+ * `funding_pending` -> `funded` on the first inbound funding (`payroll_run.funding_verified`);
+ * `payroll_run.underfunded` when it becomes partially funded; the attempt `verified` once fully
+ * funded. Idempotent: nothing new, nothing written. NotFound (non-retryable) when the run is gone.
+ */
 export async function refreshPayrollFunding(runId: string): Promise<PayrollFundingCheck> {
-  const r = await db().getRepository(PayrollRun).findOneBy({ id: runId });
-  if (!r) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
-  return { status: r.status, funding_state: r.funding_state };
+  const run0 = await db().getRepository(PayrollRun).findOneBy({ id: runId });
+  if (!run0) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
+  const attempts = await db().getRepository(PayrollFundingAttempt).findBy({ run_id: runId });
+  if (attempts.length > 0) await observe(runId, attempts);
+  return transaction(async (m) => {
+    const run = await m.findOneOrFail(PayrollRun, { where: { id: runId }, lock: { mode: 'pessimistic_write' } });
+    if (attempts.length > 0 && ['funding_pending', 'funded', 'cancelled'].includes(run.status)) await apply(m, run);
+    return { status: run.status, funding_state: run.funding_state };
+  });
 }

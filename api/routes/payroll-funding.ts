@@ -1,0 +1,46 @@
+/**
+ * Payroll funding (spec 2.7 "Funding instructions", 4.4; issue 13): request or refresh the run's
+ * funding instructions (the money boundary; a refresh re-checks funding at once), read them, and
+ * list the run's funding attempts. Scopes `payroll.read` / `.write`; test mode unavailable (503).
+ * Rules in activities/payroll/funding-instructions.ts, wire names in views/payroll-funding.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import { currentFundingInstructions, fundingAttemptsQuery, requestFundingInstructions } from '../../activities/payroll/funding-instructions';
+import { payrollGate } from '../../activities/payroll/queries';
+import { paginate } from '../../lib/pagination';
+import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse, payrollFundingInstructionsView } from '../../views/payroll-funding';
+import type { AppState } from '../context';
+import { mount } from '../operation';
+import { listQuery } from '../schemas/common';
+import { fundingInstructionsBody } from '../schemas/payroll-funding';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+
+/** Registers the payroll funding operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'payroll_runs.funding_instructions.create', method: 'post', path: '/payroll_runs/:id/funding_instructions', scope: 'payroll.write', testMode: 'unavailable',
+    // 409 payroll_run_not_approved, payroll_run_state_changed, run_has_no_rows, funding_method_locked; 409 capability_unavailable (crypto off).
+    body: fundingInstructionsBody, response: payrollFundingInstructionsResponse,
+    summary: 'Request the run\'s funding instructions (first call creates them, later calls refresh the same attempt and re-check funding at once); funding_method switches bank and crypto before money arrives.',
+    handler: async ({ caller, params, body, ctx }) => payrollFundingInstructionsView(await requestFundingInstructions({
+      accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, gate: await payrollGate(caller.accountId), request: requestRef(ctx),
+    })),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.funding_instructions.get', method: 'get', path: '/payroll_runs/:id/funding_instructions', scope: 'payroll.read', testMode: 'unavailable',
+    response: payrollFundingInstructionsResponse,
+    summary: 'The run\'s current funding instructions; 404 until they were requested. Funding status updates come from a five-minute poll.',
+    handler: async ({ caller, params }) => payrollFundingInstructionsView(await currentFundingInstructions(caller.accountId, caller.livemode, params.id)),
+  });
+
+  mount(r, {
+    id: 'payroll_runs.attempts.list', method: 'get', path: '/payroll_runs/:id/attempts', scope: 'payroll.read', testMode: 'unavailable',
+    query: Joi.object(listQuery), response: payrollFundingAttemptListResponse,
+    summary: 'The run\'s funding attempts, newest first (an attempt replaced by a funding method switch has superseded_at).',
+    handler: async ({ caller, params, query }) => paginate(await fundingAttemptsQuery(caller.accountId, caller.livemode, params.id), 'f', query, payrollFundingInstructionsView),
+  });
+}
