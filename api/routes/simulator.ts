@@ -6,7 +6,9 @@
  * - POST /sim/bank/credits `{ rail, currency, amount (minor units), reference, to_account, sender_name? }`:
  *   an inbound bank transfer reaches the collection provider exactly as it would report it
  *   (`to_account`: the account number, IBAN, CLABE, PIX key, or sort code plus account number of the
- *   instructions); matched by account or reference, recorded, and handed to the payment's workflow.
+ *   instructions); matched by account or reference, recorded, and handed to the payment's workflow (a
+ *   payroll run's credit, matched by its run reference, is found by the run's five-minute funding poll
+ *   or a refresh of its funding instructions).
  *   Magic `sender_name` `RETURN_ME`: the sending bank returns it at once (`R01 Insufficient funds`).
  * - POST /sim/bank/credits/{bcp_ id}/return `{ reason? }`: the sending bank returns a received credit.
  * - GET /sim/emails?related_object_id=: emails the sandbox email provider recorded.
@@ -215,10 +217,10 @@ export function simulatorRouter(): Router<AppState> {
   return r;
 }
 
-/** The simulator's echo of a bank credit as the provider holds it (`payment_id` null when unmatched). */
+/** The simulator's echo of a bank credit as the provider holds it (`matched`: to a payment or a payroll run; `payment_id` null unless a payment). */
 function simBankCredit(c: ProviderCredit, paymentId: string | null): Record<string, unknown> {
   return {
     object: 'sim.bank_credit', id: c.id, rail: c.rail, currency: c.currency, amount: c.amount.toString(), reference: c.reference,
-    to_account: c.to_account, sender_name: c.sender_name, matched: paymentId !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
+    to_account: c.to_account, sender_name: c.sender_name, matched: c.client_reference !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
   };
 }

@@ -101,7 +101,7 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     id: 'sim.bank.credits.create', method: 'post', path: '/bank/credits', body: bankCreditBody, status: 201, object: 'sim.bank_credit',
     summary: 'An inbound bank transfer arrives',
     description: 'The fiat collection provider reports a credit to a virtual account, matched by `reference` or by `to_account` (account number, IBAN, CLABE, PIX key, or sort code and account number from `bank_deposit_instructions`). `amount` in minor units of `currency`. Magic value: `sender_name: "RETURN_ME"` makes the sending bank return the credit at once.',
-    answers: 'The credit as the provider holds it, with `matched` and `payment_id`.',
+    answers: 'The credit as the provider holds it, with `matched` (to a payment, or to a payroll run by its run reference) and `payment_id`.',
     example: { body: { rail: 'sepa', currency: 'EUR', amount: '50000', reference: 'PL7K2M9QX4', to_account: 'DE89370400440532013000', sender_name: 'Ada Lovelace' } },
   },
   {
