@@ -4,12 +4,15 @@
  * failing on the sandbox's failing test account, one returned after paying and one without a
  * destination (`partial`), every item paid by its own child workflow exactly once, a run with every
  * item paid (`completed`), an execution re-run after a reset that never pays twice, the
- * `waiting_for` query, cancel while funding, and a replay of every completed history.
+ * `waiting_for` query, cancel while funding, funding found by the five-minute poll two days later
+ * (short, then topped up), overfunded, and a replay of every completed history.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { cancelRun } from '../../activities/payroll/commands';
 import { executeRun } from '../../activities/payroll/execution';
+import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
+import { bankCollection } from '../../providers/bank-collection';
 import { notifyPayrollItemRailUpdate, wakePayrollRun } from '../../activities/payroll/signals';
 import { fiatRails } from '../../providers/fiat-rails';
 import { db } from '../../lib/db';
@@ -124,6 +127,52 @@ test('cancel while funding: the workflow polls every five minutes, then ends can
   await cancelRun({ accountId, livemode: true, id: runId, request: req });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('cancelled');
+}, 300_000);
+
+/** Bank funding instructions of `runId` through the product's command. */
+async function bankInstructions(accountId: string, runId: string) {
+  return requestFundingInstructions({ accountId, livemode: true, id: runId, body: {}, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true }, request: req });
+}
+/** The outside world: a bank transfer of `amount` cents with the run reference to the instructions' account. */
+async function bankTransfer(at: { bank: Record<string, unknown> | null; run_reference: string }, amount: bigint) {
+  await bankCollection().receive({ rail: 'ach', currency: 'USD', amount, reference: at.run_reference, toAccount: String(at.bank!.account_number), senderName: 'Acme' });
+}
+const runRow = async (id: string) => (await db().query('SELECT status, funding_state, needs_attention, funding_confirmed_minor FROM payroll_runs WHERE id = $1', [id]))[0];
+
+test('funding over days: money arriving two days later is found by the next five-minute poll (no refresh), short then topped up, then executed', async () => {
+  const { accountId, runId } = await approvedRun([60000n, 40000n], () => usBank('000123456789'));
+  const at = await bankInstructions(accountId, runId);
+  const handle = env.client.workflow.getHandle(runId);
+  await eventually(async () => (await handle.query(payrollRunWaitingForQuery)).startsWith('inbound funding'), 'waiting for funding');
+  await env.sleep('2 days');
+  expect(await runRow(runId)).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded' });
+  await bankTransfer(at, 70000n);
+  await env.sleep('5 minutes');
+  await eventually(async () => (await runRow(runId)).funding_state === 'partially_funded', 'partially funded by the poll');
+  expect(await runRow(runId)).toMatchObject({ status: 'funded', needs_attention: true, funding_confirmed_minor: '70000' });
+  expect(await handle.query(payrollRunWaitingForQuery)).toMatch(/^POST \/payroll_runs\/\{id\}\/execute \(funding_state partially_funded\)/);
+  await bankTransfer(at, 30000n);
+  await env.sleep('5 minutes');
+  await eventually(async () => (await runRow(runId)).funding_state === 'funded', 'funded by the poll');
+  expect(await runRow(runId)).toMatchObject({ needs_attention: false, funding_confirmed_minor: '100000' });
+  expect((await types(runId)).filter((t: string) => t.startsWith('payroll_run.'))).toEqual([
+    'payroll_run.created', 'payroll_run.approved', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_verified', 'payroll_run.underfunded', 'payroll_run.funding_instructions_verified',
+  ]);
+  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await wakePayrollRun(runId, accountId);
+  expect(await result(runId)).toBe('completed');
+}, 300_000);
+
+test('overfunded: the surplus is recorded (needs_attention) and the run still executes', async () => {
+  const { accountId, runId } = await approvedRun([10000n], () => usBank('000123456789'));
+  const at = await bankInstructions(accountId, runId);
+  await bankTransfer(at, 12500n);
+  await env.sleep('5 minutes');
+  await eventually(async () => (await runRow(runId)).funding_state === 'overfunded', 'overfunded by the poll');
+  expect(await runRow(runId)).toMatchObject({ status: 'funded', needs_attention: true, funding_confirmed_minor: '12500' });
+  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await wakePayrollRun(runId, accountId);
+  expect(await result(runId)).toBe('completed');
 }, 300_000);
 
 test('replay: every completed payroll history replays against the current workflow code without nondeterminism', async () => {
