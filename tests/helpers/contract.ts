@@ -120,14 +120,18 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
 
 /**
  * Payroll (spec 2.7, 4.4): a reviewed run with two rows shared by the reads (its items, its
- * recipients, a template made from it), a run of its own for `/approve` and one for `/cancel`.
+ * recipients, a template made from it), a run of its own for `/approve` and one for `/cancel`, an
+ * approved run with funding instructions for the funding operations and `/execute`.
  */
 async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byParam' | 'byOperation'>> {
   const run = async (what: string) => expectStatus(await k.post('/v1/payroll_runs', {
     title: `Contract ${what}`, currency: 'USD',
     rows: [{ email: 'contract.ana@example.com', name: 'Contract Ana', amount: usd('150000') }, { email: 'contract.bo@example.com', name: 'Contract Bo', amount: usd('90000') }],
   }), 201, `payroll run ${what}`).id as string;
-  const [shared, toApprove, toCancel] = await Promise.all([run('shared'), run('to approve'), run('to cancel')]);
+  const [shared, toApprove, toCancel, toFund] = await Promise.all([run('shared'), run('to approve'), run('to cancel'), run('to fund')]);
+  // An approved run with its funding instructions requested: the funding reads, refreshes, attempts and execute (409 underfunded).
+  expectStatus(await k.post(`/v1/payroll_runs/${toFund}/approve`, {}), 200, 'payroll run approved');
+  expectStatus(await k.post(`/v1/payroll_runs/${toFund}/funding_instructions`, {}), 200, 'payroll funding instructions');
   const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{ id: string; recipient: { id: string } }>;
   const template = expectStatus(await k.post('/v1/payroll_templates', { from_run_id: shared }), 201, 'payroll template').id as string;
   // Recipient sessions (public `prk_` tokens, handed out by reissue_link only) of a run of their own, so
@@ -142,6 +146,10 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
     byOperation: {
       'POST /payroll_runs/{id}/approve': { id: [toApprove] },
       'POST /payroll_runs/{id}/cancel': { id: [toCancel] },
+      'GET /payroll_runs/{id}/funding_instructions': { id: [toFund] },
+      'POST /payroll_runs/{id}/funding_instructions': { id: [toFund] },
+      'GET /payroll_runs/{id}/attempts': { id: [toFund] },
+      'POST /payroll_runs/{id}/execute': { id: [toFund] },
       'GET /payroll_recipient_sessions/{token}': { token: [readToken] },
       'POST /payroll_recipient_sessions/{token}/destination': { token: [submitToken] },
     },
