@@ -219,6 +219,6 @@ export function simulatorRouter(): Router<AppState> {
 function simBankCredit(c: ProviderCredit, paymentId: string | null): Record<string, unknown> {
   return {
     object: 'sim.bank_credit', id: c.id, rail: c.rail, currency: c.currency, amount: c.amount.toString(), reference: c.reference,
-    to_account: c.to_account, sender_name: c.sender_name, matched: paymentId !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
+    to_account: c.to_account, sender_name: c.sender_name, matched: paymentId !== null || c.client_reference !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
   };
 }
