@@ -7,6 +7,7 @@
 import type Joi from 'joi';
 import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
 import { bankCredit } from '../helpers/bank';
+import { refreshPayrollFunding } from '../../activities/payroll/funding';
 import { setSwitch } from '../../lib/switches';
 import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse } from '../../views/payroll-funding';
 
@@ -192,6 +193,21 @@ test('a returned credit stops counting', async () => {
   expect(c.status).toBe(201);
   await instructions(r.id);
   expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded', needs_attention: true });
+});
+
+test('a cancelled run: the poll records money that arrives after cancelling and flags it, without moving the run', async () => {
+  const r = await run('USD');
+  const fi = await instructions(r.id);
+  expect((await key.post(`/v1/payroll_runs/${r.id}/cancel`)).body.status).toBe('cancelled');
+  await bankCredit(fi.bank, '2500');
+  // The run workflow's five-minute poll, called directly.
+  expect(await refreshPayrollFunding(r.id)).toEqual({ status: 'cancelled', funding_state: 'partially_funded' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'cancelled', needs_attention: true, funding_confirmed_amount: m('2500', 'USD') });
+  const ev = await events(r.id);
+  expect(ev).not.toContain('payroll_run.funding_verified');
+  expect(ev).not.toContain('payroll_run.underfunded');
+  expect(await refreshPayrollFunding(r.id)).toEqual({ status: 'cancelled', funding_state: 'partially_funded' });
+  expect(await events(r.id)).toEqual(ev);
 });
 
 test('another account gets 404', async () => {

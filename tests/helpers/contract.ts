@@ -127,7 +127,9 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
     title: `Contract ${what}`, currency: 'USD',
     rows: [{ email: 'contract.ana@example.com', name: 'Contract Ana', amount: usd('150000') }, { email: 'contract.bo@example.com', name: 'Contract Bo', amount: usd('90000') }],
   }), 201, `payroll run ${what}`).id as string;
-  const [shared, toApprove, toCancel] = await Promise.all([run('shared'), run('to approve'), run('to cancel')]);
+  const [shared, toApprove, toCancel, toFund] = await Promise.all([run('shared'), run('to approve'), run('to cancel'), run('to fund')]);
+  // An approved run of its own for the funding POST (the shared run stays reviewed).
+  expectStatus(await k.post(`/v1/payroll_runs/${toFund}/approve`), 200, 'payroll run to fund');
   const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{ id: string; recipient: { id: string } }>;
   const template = expectStatus(await k.post('/v1/payroll_templates', { from_run_id: shared }), 201, 'payroll template').id as string;
   // Recipient sessions (public `prk_` tokens, handed out by reissue_link only) of a run of their own, so
@@ -142,6 +144,9 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
     byOperation: {
       'POST /payroll_runs/{id}/approve': { id: [toApprove] },
       'POST /payroll_runs/{id}/cancel': { id: [toCancel] },
+      'POST /payroll_runs/{id}/funding_instructions': { id: [toFund] },
+      'GET /payroll_runs/{id}/funding_instructions': { id: [toFund] },
+      'GET /payroll_runs/{id}/attempts': { id: [toFund] },
       'GET /payroll_recipient_sessions/{token}': { token: [readToken] },
       'POST /payroll_recipient_sessions/{token}/destination': { token: [submitToken] },
     },
