@@ -179,7 +179,8 @@ export class SandboxBankCollection {
    */
   async receive(input: { rail: string; currency: string; amount: bigint; reference: string | null; toAccount: string; senderName: string | null }): Promise<ProviderCredit> {
     const key = normaliseAccount(input.toAccount);
-    const ref = input.reference ? input.reference.trim().toUpperCase() : null;
+    // Matched as a payer types it: trimmed, upper-case, inner spaces dropped (normalizeRunReference).
+    const ref = input.reference ? input.reference.trim().toUpperCase().replace(/\s+/g, '') : null;
     let rows: Array<{ client_reference: string }>;
     if (BANK_MATCHING[input.rail] === 'reference') {
       rows = ref ? await db().query(`SELECT client_reference FROM sandbox_collection_accounts WHERE account_key = $1 AND rail = $2`, [`${key}:${ref}`, input.rail]) : [];

@@ -22,7 +22,7 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
-import { refreshPayrollFunding } from './funding';
+import { recordObservations, refreshPayrollFunding } from './funding';
 import type { PayrollGate } from './queries';
 import { findRun } from './queries';
 import { emitRunEvents, lockRun } from './records';
@@ -136,6 +136,8 @@ async function prepareAttempt(run: PayrollRun, attempt0: PayrollFundingAttempt, 
  * the run's workflow and returns the current attempt. Errors: see `openAttempt`.
  */
 export async function requestFundingInstructions(a: { accountId: string; livemode: boolean; id: string; body: { funding_method?: 'fiat' | 'crypto' }; gate: PayrollGate; request: RequestRef }): Promise<PayrollFundingAttempt> {
+  // What the providers already hold counts as observed money before the checks (funding_method_locked).
+  await recordObservations((await findRun(a.accountId, a.livemode, a.id)).id);
   const { run, attempt, prepare } = await transaction((m) => openAttempt(m, { ...a, method: a.body.funding_method }));
   if (prepare) await prepareAttempt(run, attempt, a.request);
   await refreshPayrollFunding(run.id);

@@ -50,6 +50,17 @@ async function observe(runId: string, attempts: PayrollFundingAttempt[]): Promis
   }
 }
 
+/**
+ * Records what the providers observed for run `runId` across its funding attempts (idempotent by
+ * source) and returns the attempts. The funding POST calls it before its checks, so a credit the
+ * provider already holds locks the funding method even before the poll has seen it.
+ */
+export async function recordObservations(runId: string): Promise<PayrollFundingAttempt[]> {
+  const attempts = await db().getRepository(PayrollFundingAttempt).findBy({ run_id: runId });
+  if (attempts.length > 0) await observe(runId, attempts);
+  return attempts;
+}
+
 /** Folds the run's observations into its funding fields and status (one transaction, run locked). */
 async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
   const attempt = run.current_funding_attempt_id ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
@@ -95,8 +106,7 @@ async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
 export async function refreshPayrollFunding(runId: string): Promise<PayrollFundingCheck> {
   const run0 = await db().getRepository(PayrollRun).findOneBy({ id: runId });
   if (!run0) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
-  const attempts = await db().getRepository(PayrollFundingAttempt).findBy({ run_id: runId });
-  if (attempts.length > 0) await observe(runId, attempts);
+  const attempts = await recordObservations(runId);
   return transaction(async (m) => {
     const run = await m.findOneOrFail(PayrollRun, { where: { id: runId }, lock: { mode: 'pessimistic_write' } });
     if (attempts.length > 0 && ['funding_pending', 'funded', 'cancelled'].includes(run.status)) await apply(m, run);

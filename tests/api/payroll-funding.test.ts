@@ -1,132 +1,219 @@
 /**
- * Payroll funding over HTTP (spec 2.7 "Funding instructions", 3, 4.4; issue 13): bank instructions
- * per run currency (the run reference as transfer reference; pooled SEPA matched on it), crypto
- * instructions priced in USDC, a BRL crypto run blocked, the refusals (not approved, no rows,
- * method locked after money, crypto off, cancelled), a refresh re-checking at once (partially
- * funded, funded, overfunded), a switch before money superseding the attempt, the attempts list,
- * GET before POST, idempotent refresh, and 404 across accounts.
+ * Payroll funding over HTTP (spec 2.7 "Funding instructions", 3, 4.4, 8; issue 13): bank
+ * instructions on each run currency's rail with the run reference, crypto priced in USDC, BRL
+ * crypto blocked, refusals, the method switch before money, the refresh re-checking funding at
+ * once (short, top-up, over; a chain transfer), the attempts list, idempotent refresh, 404s.
  */
 import type Joi from 'joi';
-import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
+import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
+import { bankCredit } from '../helpers/bank';
+import { refreshPayrollFunding } from '../../activities/payroll/funding';
 import { setSwitch } from '../../lib/switches';
 import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse } from '../../views/payroll-funding';
 
 type Api = ReturnType<typeof client>;
 let key: Api;
 let other: Api;
-let accountId: string;
 
 function conforms(schema: Joi.Schema, body: unknown): void {
   const { error } = schema.validate(body, { allowUnknown: false, presence: 'optional' });
   if (error) throw new Error(`response does not match its schema: ${error.message}\n${JSON.stringify(body)}`);
 }
-const m = (amount: string, currency = 'USD') => ({ amount, currency, decimals: currency === 'USDC' ? 6 : 2 });
+const m = (amount: string, currency: string) => ({ amount, currency, decimals: 2 });
 
 beforeAll(async () => {
   await connectDb();
-  const a = await newAccount();
-  accountId = a.account_id;
-  key = client(a.live_key);
+  key = client((await newAccount()).live_key);
   other = client((await newAccount()).live_key);
 });
 
-/** An approved run of one row of `amount` in `currency`. */
-async function approved(currency = 'USD', amount = '100000', extra: Record<string, unknown> = {}) {
-  const run = expectOk(await key.post('/v1/payroll_runs', { title: 'Funding', currency, rows: [{ email: `f${Math.random()}@example.com`, name: 'F', amount: m(amount, currency) }], ...extra }), 201);
-  expectOk(await key.post(`/v1/payroll_runs/${run.id}/approve`, {}));
-  return run;
+/** A run of two rows (6000 + 4000 minor units) in `currency`, approved unless `approve: false`. */
+async function run(currency = 'USD', extra: Record<string, unknown> = {}, o: { approve?: boolean; api?: Api } = {}) {
+  const api = o.api ?? key;
+  const rows = [{ email: 'ana@example.com', name: 'Ana', amount: m('6000', currency) }, { email: 'bo@example.com', name: 'Bo', amount: m('4000', currency) }];
+  const r = await api.post('/v1/payroll_runs', { title: `Payroll ${currency}`, currency, rows, ...extra });
+  expect(r.status).toBe(201);
+  if (o.approve === false) return r.body;
+  const a = await api.post(`/v1/payroll_runs/${r.body.id}/approve`);
+  expect(a.body.status).toBe('funding_pending');
+  return a.body;
 }
-const fund = (id: string, body: Record<string, unknown> = {}) => key.post(`/v1/payroll_runs/${id}/funding_instructions`, body);
-const credit = (fi: Record<string, any>, amount: string, currency: string) => call('POST', '/sim/bank/credits', {
-  rail: fi.bank.rail, currency, amount, reference: fi.run_reference,
-  to_account: fi.bank.account_number && fi.bank.sort_code ? `${fi.bank.sort_code}${fi.bank.account_number}` : (fi.bank.iban ?? fi.bank.clabe ?? fi.bank.pix_key ?? fi.bank.account_number), sender_name: 'Acme',
-}, { idem: null });
-const runOf = async (id: string) => expectOk(await key.get(`/v1/payroll_runs/${id}`));
+
+async function instructions(runId: string, body: Record<string, unknown> = {}, api: Api = key) {
+  const r = await api.post(`/v1/payroll_runs/${runId}/funding_instructions`, body);
+  if (r.status !== 200 && r.status !== 201) throw new Error(`funding_instructions: ${r.status} ${JSON.stringify(r.body)}`);
+  conforms(payrollFundingInstructionsResponse, r.body);
+  return r.body;
+}
+
+const events = async (runId: string) => (await key.get(`/v1/payroll_runs/${runId}/events?limit=100`)).body.data.map((e: { type: string }) => e.type).sort();
 
 test.each([
-  ['USD', 'ach', 'account_number'], ['EUR', 'sepa', 'iban'], ['GBP', 'faster_payments', 'sort_code'], ['MXN', 'spei', 'clabe'], ['BRL', 'pix', 'pix_key'],
-])('%s: bank instructions on %s with the run reference; a credit matched and seen at once by the refresh', async (currency, rail, field) => {
-  const run = await approved(currency, '250000');
-  expectError(await key.get(`/v1/payroll_runs/${run.id}/funding_instructions`), 404, 'not_found');
-  const fi = expectOk(await fund(run.id));
-  conforms(payrollFundingInstructionsResponse, fi);
-  expect(fi).toMatchObject({ status: 'pending', funding_route_type: 'bank', funding_method: 'fiat', run_reference: run.run_reference, crypto: null, failure_reason: null,
-    bank: { rail, reference: run.run_reference, amount: m('250000', currency) }, amount_due: m('250000', currency) });
+  ['USD', 'ach', 'account_number'],
+  ['EUR', 'sepa', 'iban'],
+  ['GBP', 'faster_payments', 'sort_code'],
+  ['MXN', 'spei', 'clabe'],
+  ['BRL', 'pix', 'pix_key'],
+])('bank instructions for a %s run on %s with the run reference and total', async (currency, rail, field) => {
+  const r = await run(currency);
+  expectError(await key.get(`/v1/payroll_runs/${r.id}/funding_instructions`), 404, 'not_found');
+  const fi = await instructions(r.id);
+  expect(fi).toMatchObject({
+    object: 'payroll_funding_instructions', run_id: r.id, status: 'pending', run_reference: r.run_reference, retryable: false,
+    funding_route_type: 'bank', crypto: null, failure_reason: null, superseded_at: null,
+    bank: { rail, currency, reference: r.run_reference, amount: m('10000', currency) },
+  });
+  expect(fi.id).toMatch(/^prf_/);
   expect(fi.bank[field]).toEqual(expect.any(String));
-  expect(expectOk(await credit(fi, '250000', currency), 201).matched).toBe(true);
-  const again = expectOk(await fund(run.id));
-  expect(again).toMatchObject({ id: fi.id, status: 'verified' });
-  expect(await runOf(run.id)).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false, funding_confirmed_amount: m('250000', currency) });
-  expect(expectOk(await key.get(`/v1/payroll_runs/${run.id}/funding_instructions`)).id).toBe(fi.id);
+  expect(fi.bank.beneficiary_name).toEqual(expect.any(String));
+  if (currency === 'EUR') expect(fi.bank).toMatchObject({ holder_kind: 'provider_name', matching: 'reference' });
+  // The GET reads the same attempt; a second POST refreshes it (same id, same instructions).
+  expect((await key.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).body).toMatchObject({ id: fi.id, bank: fi.bank });
+  const again = await instructions(r.id);
+  expect(again).toMatchObject({ id: fi.id, bank: fi.bank, status: 'pending' });
 });
 
-test('short, then topped up, then over: partially_funded (funded status, needs_attention), funded, overfunded; refresh is idempotent', async () => {
-  const run = await approved('USD', '100000');
-  const fi = expectOk(await fund(run.id));
-  expectOk(await credit(fi, '40000', 'USD'), 201);
-  expectOk(await fund(run.id));
-  expect(await runOf(run.id)).toMatchObject({ status: 'funded', funding_state: 'partially_funded', needs_attention: true, funding_confirmed_amount: m('40000') });
-  expectOk(await fund(run.id));
-  const ev = (await key.get(`/v1/payroll_runs/${run.id}/events?limit=100`)).body.data.map((e: { type: string }) => e.type);
-  expect(ev.filter((t: string) => t === 'payroll_run.funding_verified')).toHaveLength(1);
-  expectOk(await credit(fi, '60000', 'USD'), 201);
-  expectOk(await fund(run.id));
-  expect(await runOf(run.id)).toMatchObject({ funding_state: 'funded', needs_attention: false, funding_confirmed_amount: m('100000') });
-  expectOk(await credit(fi, '1', 'USD'), 201);
-  expectOk(await fund(run.id));
-  expect(await runOf(run.id)).toMatchObject({ funding_state: 'overfunded', needs_attention: true, funding_confirmed_amount: m('100001') });
+test('EUR: a credit to the pooled SEPA account with the run reference (typed loosely) funds the run', async () => {
+  const r = await run('EUR');
+  const fi = await instructions(r.id);
+  const loose = ` ${fi.bank.reference.slice(0, 8).toLowerCase()} ${fi.bank.reference.slice(8).toLowerCase()}`;
+  expect((await bankCredit(fi.bank, '10000', { reference: loose })).status).toBe(201);
+  await instructions(r.id);
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
 });
 
-test('crypto: priced in USDC at the reference rate, funded by a transfer to the address; a BRL crypto run is blocked', async () => {
-  const run = await approved('GBP', '100000', { funding_method: 'crypto' });
-  const fi = expectOk(await fund(run.id));
-  conforms(payrollFundingInstructionsResponse, fi);
-  expect(fi).toMatchObject({ status: 'pending', funding_route_type: 'crypto_deposit_to_wallet', bank: null, crypto: { amount: m('1270000000', 'USDC') }, amount_due: m('1270000000', 'USDC') });
-  expectOk(await call('POST', '/sim/chain/transfers', { chain: fi.crypto.chain, asset: fi.crypto.asset, to_address: fi.crypto.address.toLowerCase(), amount: '1270000000' }, { idem: null }), 201);
-  expect(expectOk(await fund(run.id)).status).toBe('verified');
-  expect(await runOf(run.id)).toMatchObject({ status: 'funded', funding_state: 'funded', funding_confirmed_amount: m('1270000000', 'USDC') });
-
-  const brl = await approved('BRL', '100000', { funding_method: 'crypto' });
-  expect(expectOk(await fund(brl.id))).toMatchObject({ status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', crypto: null, retryable: false });
-  // The business switches to a bank transfer: a new attempt, the old one superseded.
-  const bank = expectOk(await fund(brl.id, { funding_method: 'fiat' }));
-  expect(bank).toMatchObject({ status: 'pending', funding_route_type: 'bank', bank: { rail: 'pix' } });
-  const list = expectOk(await key.get(`/v1/payroll_runs/${brl.id}/attempts`));
-  conforms(payrollFundingAttemptListResponse, list);
-  expect(list.data.map((a: { id: string; superseded_at: string | null }) => [a.id === bank.id, a.superseded_at === null])).toEqual([[true, true], [false, false]]);
-  expect((await runOf(brl.id)).funding_method).toBe('fiat');
+test('crypto: priced in USDC (6 decimals) at a deposit address; a chain transfer funds the run and verifies the attempt', async () => {
+  const r = await run('USD', { funding_method: 'crypto' });
+  const fi = await instructions(r.id);
+  expect(fi).toMatchObject({ status: 'pending', funding_route_type: 'crypto_deposit_to_wallet', bank: null, failure_reason: null });
+  expect(fi.crypto).toMatchObject({ address: expect.any(String), chain: expect.any(String), asset: expect.any(String), amount: { currency: 'USDC', decimals: 6 } });
+  expect(BigInt(fi.crypto.amount.amount)).toBeGreaterThanOrEqual(10000n * 10000n);
+  const t = await call('POST', '/sim/chain/transfers', { chain: fi.crypto.chain, to_address: fi.crypto.address, asset: fi.crypto.asset, amount: fi.crypto.amount.amount }, { idem: null });
+  expect(t.status).toBe(201);
+  const after = await instructions(r.id);
+  expect(after).toMatchObject({ id: fi.id, status: 'verified' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
+  expect(await events(r.id)).toEqual(expect.arrayContaining(['payroll_run.funding_verified', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_instructions_verified']));
 });
 
-test('refusals: not approved, no rows, method locked after money, crypto off, cancelled; 404 across accounts', async () => {
-  const reviewed = expectOk(await key.post('/v1/payroll_runs', { title: 'R', currency: 'USD', rows: [{ email: 'r@example.com', name: 'R', amount: m('100') }] }), 201);
-  expectError(await fund(reviewed.id), 409, 'conflict', 'payroll_run_not_approved');
-  const empty = expectOk(await key.post('/v1/payroll_runs', { title: 'E', currency: 'USD', rows: [] }), 201);
-  expectOk(await key.post(`/v1/payroll_runs/${empty.id}/approve`, {}));
-  expectError(await fund(empty.id), 409, 'conflict', 'run_has_no_rows');
+test('BRL crypto: the attempt is blocked with provider_funding_currency_unsupported', async () => {
+  const r = await run('BRL', { funding_method: 'crypto' });
+  const fi = await instructions(r.id);
+  expect(fi).toMatchObject({ status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', crypto: null, bank: null, funding_route_type: 'crypto_deposit_to_wallet' });
+});
 
-  const run = await approved('USD', '5000');
-  const fi = expectOk(await fund(run.id));
-  expectOk(await credit(fi, '5000', 'USD'), 201);
-  expectOk(await fund(run.id));
-  const locked = await fund(run.id, { funding_method: 'crypto' });
+test('refusals: no rows, not approved, cancelled, crypto flag off (409)', async () => {
+  const empty = await run('USD', { rows: [] });
+  expectError(await key.post(`/v1/payroll_runs/${empty.id}/funding_instructions`, {}), 409, 'conflict', 'run_has_no_rows');
+  const reviewed = await run('USD', {}, { approve: false });
+  expectError(await key.post(`/v1/payroll_runs/${reviewed.id}/funding_instructions`, {}), 409, 'conflict', 'payroll_run_not_approved');
+  const cancelled = await run('USD');
+  expect((await key.post(`/v1/payroll_runs/${cancelled.id}/cancel`)).body.status).toBe('cancelled');
+  expectError(await key.post(`/v1/payroll_runs/${cancelled.id}/funding_instructions`, {}), 409, 'conflict', 'payroll_run_state_changed');
+  expectError(await key.post(`/v1/payroll_runs/${reviewed.id}/funding_instructions`, { funding_method: 'wire' }), 400, 'invalid_request', undefined, 'funding_method');
+
+  // Crypto with the account's flag off (its own account: the flag is cached up to 2 s).
+  const a = await newAccount();
+  const api = client(a.live_key);
+  const r = await run('USD', {}, { api });
+  await setSwitch('payroll.crypto_funding', false, a.account_id);
+  await new Promise((ok) => setTimeout(ok, 2200));
+  const refused = await api.post(`/v1/payroll_runs/${r.id}/funding_instructions`, { funding_method: 'crypto' });
+  expectError(refused, 409, 'capability_unavailable', 'capability_unavailable');
+  expect(refused.body.error.details.crypto_funding).toEqual({ available: false, reason: 'crypto_funding_not_enabled' });
+  expect((await api.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).status).toBe(404);
+});
+
+test('switch before money supersedes the attempt; after a credit the method is locked; the attempts list', async () => {
+  const r = await run('USD');
+  const bank = await instructions(r.id);
+  const crypto = await instructions(r.id, { funding_method: 'crypto' });
+  expect(crypto.id).not.toBe(bank.id);
+  expect(crypto).toMatchObject({ funding_route_type: 'crypto_deposit_to_wallet', status: 'pending' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body.funding_method).toBe('crypto');
+  const fiat = await instructions(r.id, { funding_method: 'fiat' });
+  expect(fiat.id).not.toBe(bank.id);
+  expect(fiat.bank).toMatchObject({ reference: r.run_reference });
+
+  const list = await key.get(`/v1/payroll_runs/${r.id}/attempts`);
+  expect(list.status).toBe(200);
+  conforms(payrollFundingAttemptListResponse, list.body);
+  expect(list.body.data.map((a: { id: string }) => a.id)).toEqual([fiat.id, crypto.id, bank.id]);
+  expect(list.body.data.map((a: { superseded_at: string | null }) => a.superseded_at === null)).toEqual([true, false, false]);
+  const p1 = await key.get(`/v1/payroll_runs/${r.id}/attempts?limit=2`);
+  expect(p1.body).toMatchObject({ has_more: true });
+  const p2 = await key.get(`/v1/payroll_runs/${r.id}/attempts?limit=2&cursor=${p1.body.next_cursor}`);
+  expect(p2.body).toMatchObject({ has_more: false, data: [{ id: bank.id }] });
+
+  expect((await bankCredit(fiat.bank, '100')).status).toBe(201);
+  const locked = await key.post(`/v1/payroll_runs/${r.id}/funding_instructions`, { funding_method: 'crypto' });
   expectError(locked, 409, 'conflict', 'funding_method_locked');
-  expect(locked.body.error.details).toEqual({ funding_method: 'fiat' });
-  expectError(await other.post(`/v1/payroll_runs/${run.id}/funding_instructions`, {}), 404, 'not_found');
-  expectError(await other.get(`/v1/payroll_runs/${run.id}/attempts`), 404, 'not_found');
-  expectError(await fund(run.id, { funding_method: 'wire' }), 400, 'invalid_request', undefined, 'funding_method');
+  expect((await instructions(r.id, { funding_method: 'fiat' })).id).toBe(fiat.id);
+});
 
-  const switched = await approved('USD', '5000');
-  await setSwitch('payroll.crypto_funding', false, accountId);
-  try {
-    const off = await eventually(async () => {
-      const r = await fund(switched.id, { funding_method: 'crypto' });
-      return r.status === 409 ? r : null;
-    }, 'crypto funding off', 10000);
-    expectError(off, 409, 'capability_unavailable', 'capability_unavailable');
-    expect(off.body.error.details.crypto_funding).toEqual({ available: false, reason: 'crypto_funding_not_enabled' });
-  } finally {
-    await setSwitch('payroll.crypto_funding', true, accountId);
+test('the refresh re-checks at once: short (funded, partially_funded, needs attention), top-up (funded), over (overfunded); idempotent', async () => {
+  const r = await run('USD');
+  const fi = await instructions(r.id);
+  const credit = await bankCredit(fi.bank, '7000');
+  expect(credit.status).toBe(201);
+  expect(credit.body).toMatchObject({ matched: true });
+  // Detection is the poll and the refresh: the simulator pushes nothing into the run.
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded' });
+
+  expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'pending' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded', funding_state: 'partially_funded', needs_attention: true, funding_confirmed_amount: m('7000', 'USD'),
+  });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body.funded_at).not.toBeNull();
+
+  const before = await events(r.id);
+  await instructions(r.id);
+  expect(await events(r.id)).toEqual(before);
+
+  await bankCredit(fi.bank, '3000');
+  expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'verified' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false, funding_confirmed_amount: m('10000', 'USD') });
+
+  await bankCredit(fi.bank, '500');
+  expect(await instructions(r.id)).toMatchObject({ status: 'verified' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'overfunded', needs_attention: true, funding_confirmed_amount: m('10500', 'USD') });
+
+  const ev = await events(r.id);
+  for (const t of ['payroll_run.funding_verified', 'payroll_run.underfunded', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_instructions_verified']) {
+    expect(ev.filter((e: string) => e === t)).toHaveLength(1);
   }
-  expectOk(await key.post(`/v1/payroll_runs/${switched.id}/cancel`, {}));
-  expectError(await fund(switched.id), 409, 'conflict', 'payroll_run_state_changed');
+  await instructions(r.id);
+  expect(await events(r.id)).toEqual(ev);
+});
+
+test('a returned credit stops counting', async () => {
+  const r = await run('USD');
+  const fi = await instructions(r.id);
+  const c = await bankCredit(fi.bank, '10000', { sender_name: 'RETURN_ME' });
+  expect(c.status).toBe(201);
+  await instructions(r.id);
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded', needs_attention: true });
+});
+
+test('a cancelled run: the poll records money that arrives after cancelling and flags it, without moving the run', async () => {
+  const r = await run('USD');
+  const fi = await instructions(r.id);
+  expect((await key.post(`/v1/payroll_runs/${r.id}/cancel`)).body.status).toBe('cancelled');
+  await bankCredit(fi.bank, '2500');
+  // The run workflow's five-minute poll, called directly.
+  expect(await refreshPayrollFunding(r.id)).toEqual({ status: 'cancelled', funding_state: 'partially_funded' });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'cancelled', needs_attention: true, funding_confirmed_amount: m('2500', 'USD') });
+  const ev = await events(r.id);
+  expect(ev).not.toContain('payroll_run.funding_verified');
+  expect(ev).not.toContain('payroll_run.underfunded');
+  expect(await refreshPayrollFunding(r.id)).toEqual({ status: 'cancelled', funding_state: 'partially_funded' });
+  expect(await events(r.id)).toEqual(ev);
+});
+
+test('another account gets 404', async () => {
+  const r = await run('USD');
+  await instructions(r.id);
+  expectError(await other.post(`/v1/payroll_runs/${r.id}/funding_instructions`, {}), 404, 'not_found');
+  expectError(await other.get(`/v1/payroll_runs/${r.id}/funding_instructions`), 404, 'not_found');
+  expectError(await other.get(`/v1/payroll_runs/${r.id}/attempts`), 404, 'not_found');
 });

@@ -242,6 +242,13 @@ RULES_BEYOND_SCHEMA = {
     "POST /payroll_runs/{id}/items/{item_id}/reissue_link": {
         (409, "payroll_run_state_changed", None): "links of finished or cancelled runs are not reissued (the run's state)",
     },
+    "POST /payroll_runs/{id}/funding_instructions": {
+        (409, "payroll_run_not_approved", None): "funding instructions follow approval (the run's state)",
+        (409, "payroll_run_state_changed", None): "cancelled, executing or finished runs take no more funding (the run's state)",
+        (409, "run_has_no_rows", None): "a run with no rows has nothing to fund (the run's rows)",
+        (409, "funding_method_locked", None): "the funding method is fixed once money was observed (the providers' state)",
+        (409, "capability_unavailable", None): "crypto funding needs the account's switch (the account's state)",
+    },
     "POST /payouts": {
         (400, "amount_invalid", "invoice_amount", "The minimum for"): "the corridor decides the minimum invoice amount (two fields)",
         (400, "amount_invalid", "invoice_amount", "The maximum for"): "the corridor decides the maximum invoice amount (two fields)",
