@@ -51,6 +51,8 @@ const OpenApi31Parser = require('joi-to-json/lib/parsers/open-api-3.1') as new (
  * - `.meta({ openapi: {...} })` on a node replaces the generated schema of that node by the given
  *   one (for rules checked in code with their own error codes, e.g. a lenient `limit`, or a
  *   closed enum whose unknown value answers a specific code);
+ * - `.allow(null)` on `Joi.alternatives()` (written by joi-to-json as an unsatisfiable sibling
+ *   `type: 'null'`) becomes a `null` alternative;
  * - requests only: a joi string refuses `""` unless `.allow('')`,
  *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1` (issue 11).
  *   Response schemas are left as converted (they describe, they never refuse).
@@ -63,7 +65,17 @@ class ContractParser extends OpenApi31Parser {
   override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
     const override = spec.metas?.find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
     if (override) return spec.allow?.includes(null) && !acceptsNull(override) ? { anyOf: [structuredClone(override), { type: 'null' }] } : structuredClone(override);
-    return super.parse(spec, definitions, level);
+    const nullableAlternatives = spec.type === 'alternatives' && spec.allow?.includes(null) === true; // read first: the base parser consumes `allow`
+    const out = super.parse(spec, definitions, level);
+    // joi-to-json writes `.allow(null)` on alternatives as a sibling `type: 'null'` next to the
+    // `anyOf` (which no value satisfies with a non-null alternative): state it as one more alternative.
+    if (nullableAlternatives) {
+      const { type: _t, ...rest } = out as Record<string, unknown>;
+      const key = rest.oneOf ? 'oneOf' : 'anyOf';
+      const alts = rest[key] as JsonSchema[] | undefined;
+      if (alts) return { ...rest, [key]: alts.some(acceptsNull) ? alts : [...alts, { type: 'null' }] } as JsonSchema;
+    }
+    return out;
   }
 
   // Called by the base parser for every node; `schema.type` is still the bare joi type here.

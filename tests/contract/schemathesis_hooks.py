@@ -192,12 +192,14 @@ RULES_BEYOND_SCHEMA = {
         (400, "address_book_entry_kind_mismatch", None): "bank details apply to bank entries only (the entry's state)",
     },
     "POST /payment_links": {
+        (400, "parameter_missing", None, "needs a `name` or a `product_id`"): "a line item needs a `name` or a `product_id` (two fields)",
         (400, "allowed_rails_invalid_for_currency", "allowed_rails"): "each rail is offered for its currency only (two fields)",
         (400, "parameter_missing", "title"): "a title comes from `title`, `invoice_number` or a named line item (three fields)",
         (400, "client_archived", "client_id"): "an archived client takes no new links (the client's state)",
         (400, "parameter_invalid", "expires_at", "in the future"): "`expires_at` must be in the future (the clock)",
     },
     "PATCH /payment_links/{id}": {
+        (400, "parameter_missing", None, "needs a `name` or a `product_id`"): "a line item needs a `name` or a `product_id` (two fields)",
         (400, "allowed_rails_invalid_for_currency", "allowed_rails"): "each rail is offered for its currency only (two fields, or the stored link's currency)",
         (400, "client_archived", "client_id"): "an archived client takes no new links (the client's state)",
         (400, "parameter_invalid", "expires_at", "in the future"): "`expires_at` must be in the future (the clock)",
@@ -293,6 +295,7 @@ RULES_BEYOND_SCHEMA = {
         (400, "url_destination_forbidden", "url"): "a name that resolves to a non-public address or has an internal suffix (DNS)",
     },
     "POST /payouts/{id}/funding_instructions": {
+        (400, "payout_source_chain_missing", "source_chain"): "an external-wallet payout created without `source_chain` must name it here (the payout's state)",
         (400, "parameter_invalid", "refund_address", "checksum"): "a mixed-case address must carry its EIP-55 checksum (a checksum, no pattern)",
         (400, "parameter_invalid", "refund_address", "zero address"): "the zero address is refused (funds sent there are lost)",
         (400, "parameter_invalid", "refund_address", "not accepted with funding_source"): "a service-wallet funding returns to the wallet, not to an address (two fields)",

@@ -139,3 +139,13 @@ describe('joi -> JSON Schema conversion (joi-to-json, open-api-3.1)', () => {
     expect(toJsonSchema(Joi.object().unknown(true)).additionalProperties).toBe(true);
   });
 });
+
+test('`.allow(null)` on alternatives is stated as a null alternative (found by the fuzzer on the recipient session)', () => {
+  const s = toJsonSchema(Joi.alternatives().try(Joi.object({ a: Joi.string() }), Joi.object({ b: Joi.number() })).allow(null)) as { anyOf?: unknown[]; oneOf?: unknown[] };
+  const alts = s.anyOf ?? s.oneOf ?? [];
+  expect(alts).toContainEqual({ type: 'null' });
+  expect(alts).toHaveLength(3);
+  expect((s as { type?: unknown }).type).toBeUndefined(); // no sibling `type: null` that no non-null value could satisfy
+  const strict = toJsonSchema(Joi.alternatives().try(Joi.string(), Joi.number())) as { anyOf?: unknown[]; oneOf?: unknown[] };
+  expect(strict.anyOf ?? strict.oneOf).not.toContainEqual({ type: 'null' });
+});
