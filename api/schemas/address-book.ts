@@ -5,11 +5,12 @@
  */
 import Joi from './joi';
 import { bankDetailsBody } from './beneficiary';
-import { CHAIN_IDS, chainParam, documentedAs, listQuery } from './common';
+import { CHAIN_IDS, chainParam, documentedAs, listQuery, TRIMMED_COUNTRY_PATTERN } from './common';
 
 const text = (max: number) => Joi.string().trim().max(max).allow('', null);
-const alpha2 = Joi.string().trim().pattern(/^[A-Za-z]{2}$/).allow(null)
-  .messages({ 'string.pattern.base': 'must be an ISO 3166-1 alpha-2 country code' });
+/** A registry country in any case, trimmed (upper-cased and checked against the registry by the activity); documented as that set. */
+const alpha2 = documentedAs(Joi.string().trim().pattern(/^[A-Za-z]{2}$/).messages({ 'string.pattern.base': 'must be an ISO 3166-1 alpha-2 country code' }),
+  { type: 'string', pattern: TRIMMED_COUNTRY_PATTERN, examples: ['DE'] }).allow(null);
 
 const counterparty = {
   label: text(100),

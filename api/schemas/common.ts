@@ -48,6 +48,9 @@ export const chainParam = documentedAs(Joi.string().max(40), {
   type: 'string', minLength: 1, maxLength: 40, examples: ['base'], pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
 });
 
+/** JSON Schema pattern of a registry country code in any case, surrounding blanks allowed (fields the server trims). */
+export const TRIMMED_COUNTRY_PATTERN = `^\\s*(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})\\s*$`;
+
 /** A registry country (domain/countries), ISO 3166-1 alpha-2 in any case (upper-cased by the server); unknown is `400 country_invalid`. */
 export const countryCode = documentedAs(Joi.string().uppercase().length(2), {
   type: 'string', pattern: `^(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})$`, examples: ['US'],
