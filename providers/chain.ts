@@ -17,6 +17,9 @@ export interface ObservedTransfer {
   amount: bigint; decimals: number; tx_hash: string;
 }
 
+/** A transfer as the chain's history reports it: its block (the sandbox mines one transfer per block) and time. */
+export interface ChainTransaction extends ObservedTransfer { block: number; at: Date }
+
 export interface ChainAdapter {
   readonly chain: string;
   readonly network: 'mainnet' | 'testnet';
@@ -82,6 +85,33 @@ export class SandboxChain implements ChainAdapter {
     return rows.map((r) => ({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash }));
   }
 
+  /**
+   * Transfers of `asset` on this chain from or to `address` (case-insensitive), newest first, at
+   * most `limit`, only blocks below `beforeBlock` when given. The sandbox mines one block per
+   * recorded transfer, so a transfer's block is its ledger sequence number.
+   */
+  async history(address: string, asset: string, opts: { limit: number; beforeBlock?: number }): Promise<ChainTransaction[]> {
+    const rows: TxRow[] = await db().query(
+      `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
+        WHERE chain = $1 AND asset = $2 AND (lower(to_address) = lower($3) OR lower(from_address) = lower($3)) AND ($4::bigint IS NULL OR seq < $4)
+        ORDER BY seq DESC LIMIT $5`, [this.chain, asset, address, opts.beforeBlock ?? null, opts.limit]);
+    return rows.map(toTx);
+  }
+
+  /** The transfer with hash `hash` on this chain (any case), or null. */
+  async transaction(hash: string): Promise<ChainTransaction | null> {
+    const rows: TxRow[] = await db().query(
+      `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
+        WHERE chain = $1 AND lower(tx_hash) = lower($2)`, [this.chain, hash]);
+    return rows[0] ? toTx(rows[0]) : null;
+  }
+
+  /** The newest block of this chain (0 before any transfer). */
+  async headBlock(): Promise<number> {
+    const rows: Array<{ head: string | null }> = await db().query('SELECT max(seq)::text AS head FROM sandbox_chain_transfers WHERE chain = $1', [this.chain]);
+    return Number(rows[0]?.head ?? 0);
+  }
+
   /** Reports a transfer recorded elsewhere (in a caller's transaction) to the watchers. */
   async report(t: ObservedTransfer): Promise<void> {
     for (const l of this.listeners) await l(t);
@@ -123,6 +153,13 @@ export class SandboxChain implements ChainAdapter {
     return { chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash };
   }
 }
+
+interface TxRow { seq: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string; created_at: Date }
+
+const toTx = (r: TxRow): ChainTransaction => ({
+  chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals,
+  tx_hash: r.tx_hash, block: Number(r.seq), at: r.created_at,
+});
 
 /** EIP-55 checksummed address derived from a label (sandbox only). */
 export function deriveAddress(label: string): string {

@@ -43,3 +43,29 @@ export const balancesResponse = Joi.object({
   balances: Joi.array().items(Joi.object({ asset: text(), amount: money() })).required(),
   usd_total: money(),
 });
+
+/** A wallet transaction (spec 4.5; shape ours): direction from the wallet's side, amount in the stablecoin, block and confirmations. */
+export function walletTransactionView(t: { wallet: Wallet; tx: { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number; at: Date }; direction: 'incoming' | 'outgoing'; confirmations: number }): Record<string, unknown> {
+  return {
+    object: 'wallet_transaction',
+    hash: t.tx.tx_hash,
+    wallet_id: t.wallet.id,
+    chain: t.tx.chain,
+    network: t.wallet.network,
+    direction: t.direction,
+    amount: { amount: t.tx.amount.toString(), currency: t.tx.asset, decimals: t.tx.decimals },
+    from_address: t.tx.from_address,
+    to_address: t.tx.to_address,
+    block_number: t.tx.block,
+    confirmations: t.confirmations,
+    status: 'confirmed',
+    created_at: t.tx.at.toISOString(),
+  };
+}
+
+/** Response schema of `walletTransactionView`. */
+export const walletTransactionResponse = Joi.object({
+  object: kind('wallet_transaction'), hash: text(), wallet_id: text(), chain: text(), network: text(),
+  direction: Joi.string().valid('incoming', 'outgoing').required(), amount: money(), from_address: textOrNull(), to_address: text(),
+  block_number: int(), confirmations: int(), status: Joi.string().valid('confirmed').required(), created_at: at(),
+});

@@ -1,17 +1,18 @@
 /**
- * Wallet area, as far as the payment-link journey needs (spec 4.5, 2.5): the service wallet
- * (create/re-sync by dashboard session, list, get) and balances read from the chain adapter for
- * the account's own wallet (never a client-supplied address; a read error is a 503, never a zero).
+ * Wallet area (spec 4.5, 2.5): the service wallet (create/re-sync by dashboard session, list,
+ * get), balances and transactions read from the chain adapter for the account's own wallet (never
+ * a client-supplied address; a read error is a 503, never a zero or an empty history).
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
 import { createWallet } from '../../activities/wallet/commands';
 import { getWallet, walletBalance, walletListQuery } from '../../activities/wallet/queries';
+import { walletTransaction, walletTransactions } from '../../activities/wallet/transactions';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { documentedAs, evmAddressDocument, listQuery } from '../schemas/common';
 import { paginate } from '../../lib/pagination';
-import { balancesResponse, balancesView, walletResponse, walletView } from '../../views/wallet';
+import { balancesResponse, balancesView, walletResponse, walletTransactionResponse, walletTransactionView, walletView } from '../../views/wallet';
 import { listEnvelope } from '../../views/schema';
 
 export function register(r: Router<AppState>): void {
@@ -47,5 +48,22 @@ export function register(r: Router<AppState>): void {
       const b = await walletBalance(caller.accountId);
       return balancesView(b.wallet, b.chainId, [{ asset: b.asset, minor: b.minor, decimals: b.decimals }]);
     },
+  });
+
+  mount(r, {
+    id: 'wallet.transactions.list', method: 'get', path: '/wallet/transactions', scope: 'wallet.read', testMode: 'unavailable',
+    query: Joi.object(listQuery), response: listEnvelope(walletTransactionResponse),
+    summary: 'The active wallet\'s stablecoin transfers in and out, newest first, with confirmations; 503 when the chain cannot be read.',
+    handler: async ({ caller, query }) => {
+      const page = await walletTransactions(caller.accountId, query);
+      return { object: 'list', data: page.data.map(walletTransactionView), has_more: page.has_more, next_cursor: page.next_cursor };
+    },
+  });
+
+  mount(r, {
+    id: 'wallet.transactions.get', method: 'get', path: '/wallet/transactions/:hash', scope: 'wallet.read', testMode: 'unavailable',
+    response: walletTransactionResponse,
+    summary: 'One transfer of the active wallet by transaction hash; 404 when it is not the wallet\'s.',
+    handler: async ({ caller, params }) => walletTransactionView(await walletTransaction(caller.accountId, params.hash)),
   });
 }

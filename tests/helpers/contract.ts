@@ -188,7 +188,11 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
     const r = await k.get('/v1/events?limit=5');
     return r.status === 200 && r.body.data.length > 0 ? r.body.data.map((e: { id: string }) => e.id) : null;
   }, 'an event of the account');
-  const wallets = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data.map((w: { id: string }) => w.id);
+  const walletRows = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data as Array<{ id: string; address: string; chain: string }>;
+  const wallets = walletRows.map((w) => w.id);
+  // A USDC transfer into the wallet, for `GET /wallet/transactions/{hash}`.
+  const asset = expectStatus(await k.get('/v1/wallet/balances'), 200, 'balances').balances[0].asset as string;
+  const walletTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: walletRows[0].chain, asset, to_address: walletRows[0].address, amount: '1000000' }, { idem: null }), 201, 'wallet transfer').tx_hash as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
   const [book, pos, prl] = await areas;
   return {
@@ -197,7 +201,7 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
       ...book.byResource, ...pos.byResource, ...prl.byResource,
     },
-    byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], ...prl.byParam },
+    byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], hash: [walletTx], ...prl.byParam },
     byOperation: {
       'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
       ...book.byOperation, ...pos.byOperation, ...prl.byOperation,
