@@ -19,6 +19,7 @@ import {
 import { Account, PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
 import type { RequestRef } from '../../lib/outbox';
 import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
@@ -33,6 +34,10 @@ const NOT_APPROVED: readonly PayrollRunStatus[] = ['draft', 'approved', 'reviewe
 /** Statuses that can be funded. */
 const FUNDABLE: readonly PayrollRunStatus[] = ['funding_pending', 'funded'];
 
+/** What `openAttempt` hands to `prepareAttempt`; `previous` is the attempt's outcome before this refresh (null when new). */
+interface Opened { run: PayrollRun; attempt: PayrollFundingAttempt; prepare: boolean; previous: { status: FundingAttemptStatus; failure: string | null } | null }
+type Patch = { status: FundingAttemptStatus; bank?: Record<string, unknown>; crypto?: Record<string, unknown>; required?: string; failure?: string | null };
+
 function moveAttempt(a: PayrollFundingAttempt, to: FundingAttemptStatus): void {
   a.status = FUNDING_ATTEMPT_TRANSITIONS.assert(a.status, to);
 }
@@ -45,7 +50,7 @@ function moveAttempt(a: PayrollFundingAttempt, to: FundingAttemptStatus): void {
  * `409 funding_method_locked` (switch after money was observed), `409 capability_unavailable`
  * (crypto with the switch off, `details.crypto_funding`).
  */
-async function openAttempt(m: EntityManager, a: { accountId: string; livemode: boolean; id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate; request: RequestRef }): Promise<{ run: PayrollRun; attempt: PayrollFundingAttempt; prepare: boolean }> {
+async function openAttempt(m: EntityManager, a: { accountId: string; livemode: boolean; id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate; request: RequestRef }): Promise<Opened> {
   const run = await lockRun(m, a.accountId, a.livemode, a.id);
   if (NOT_APPROVED.includes(run.status)) throw conflict('payroll_run_not_approved', 'Approve the run before requesting its funding instructions.');
   if (!FUNDABLE.includes(run.status)) throw conflict('payroll_run_state_changed', `A ${run.status} run takes no more funding.`, { status: run.status });
@@ -79,41 +84,57 @@ async function openAttempt(m: EntityManager, a: { accountId: string; livemode: b
     run.current_funding_attempt_id = live.id;
     await m.save(run);
     await emitRunEvents(m, run, ['payroll_run.funding_instructions_requested'], a.request);
-    return { run, attempt: live, prepare: true };
+    return { run, attempt: live, prepare: true, previous: null };
   }
   await m.save(run);
-  const retry = live.status === 'blocked' || (live.status === 'failed' && isRetryableFailure(normalizeFundingFailure(live.failure_reason)));
-  if (retry) {
+  const previous = { status: live.status as FundingAttemptStatus, failure: live.failure_reason };
+  // Prepared again: a `preparing` one left behind (a crashed or concurrent POST; the provider call
+  // is idempotent), a `blocked` one whose gate changed, a retryable `failed` one.
+  const stillBlocked = live.status === 'blocked' && blocked !== null && normalizeFundingFailure(blocked) === live.failure_reason;
+  const retry = live.status === 'preparing' || (live.status === 'blocked' && !stillBlocked)
+    || (live.status === 'failed' && isRetryableFailure(normalizeFundingFailure(live.failure_reason)));
+  if (retry && live.status !== 'preparing') {
     moveAttempt(live, 'preparing');
     live.failure_reason = null;
   }
   live.refreshed_at = new Date();
   await m.save(live);
-  return { run, attempt: live, prepare: retry };
+  return { run, attempt: live, prepare: retry, previous };
 }
 
-/** Step 2: obtains the instructions (provider call outside any transaction; idempotent by run id), then records them. */
-async function prepareAttempt(run: PayrollRun, attempt0: PayrollFundingAttempt, request: RequestRef): Promise<void> {
-  let patch: { status: FundingAttemptStatus; bank?: Record<string, unknown>; crypto?: Record<string, unknown>; required?: string; failure?: string | null };
+/** The instructions of `attempt0` from the providers (no transaction open; idempotent by run id / attempt id). */
+async function obtain(run: PayrollRun, attempt0: PayrollFundingAttempt): Promise<Patch> {
   if (attempt0.funding_method === 'fiat') {
     const account = await db().getRepository(Account).findOneByOrFail({ id: run.account_id });
     const rail = FUNDING_BANK_RAIL[run.currency as keyof typeof FUNDING_BANK_RAIL];
     const issued = await bankCollection().issue({ rail, currency: run.currency, clientReference: run.id, holderName: account.display_name, reference: run.run_reference });
-    patch = { status: 'pending', bank: { ...issued.instructions, rail, reference: issued.reference, matching: issued.matching, amount: money(BigInt(run.total_minor), run.currency) } };
-  } else if (run.funding_blocked_reason) {
-    patch = { status: 'blocked', failure: normalizeFundingFailure(run.funding_blocked_reason) };
-  } else {
-    const price = cryptoFundingPrice(BigInt(run.total_minor), run.currency);
-    if (price === null) {
-      patch = { status: 'failed', failure: 'fx_unconverted' };
-    } else {
-      const chain = chainAdapter();
-      patch = {
-        status: 'pending', required: price.toString(),
-        crypto: { address: chain.depositAddress(`payroll:${attempt0.id}`), chain: chain.chain, asset: chain.stablecoin, amount: { amount: price.toString(), currency: 'USDC', decimals: 6 } },
-      };
-    }
+    return { status: 'pending', bank: { ...issued.instructions, rail, reference: issued.reference, matching: issued.matching, amount: money(BigInt(run.total_minor), run.currency) } };
   }
+  if (run.funding_blocked_reason) return { status: 'blocked', failure: normalizeFundingFailure(run.funding_blocked_reason) };
+  const price = cryptoFundingPrice(BigInt(run.total_minor), run.currency);
+  if (price === null) return { status: 'failed', failure: 'fx_unconverted' };
+  const chain = chainAdapter();
+  return {
+    status: 'pending', required: price.toString(),
+    crypto: { address: chain.depositAddress(`payroll:${attempt0.id}`), chain: chain.chain, asset: chain.stablecoin, amount: { amount: price.toString(), currency: 'USDC', decimals: 6 } },
+  };
+}
+
+/**
+ * Step 2: obtains the instructions, then records them (one transaction; a concurrent POST that
+ * recorded first wins). A provider that fails leaves the attempt `failed` with `provider_error`
+ * (retryable: the next POST prepares it again); the provider's text goes to the log only. The
+ * `_blocked` / `_failed` event is written when the outcome changed, not on every refresh.
+ */
+async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, request: RequestRef): Promise<void> {
+  let patch: Patch;
+  try {
+    patch = await obtain(run, attempt0);
+  } catch (err) {
+    logger.warn({ err, runId: run.id, attemptId: attempt0.id }, 'payroll funding instructions: provider call failed');
+    patch = { status: 'failed', failure: 'provider_error' };
+  }
+  const repeated = previous !== null && previous.status === patch.status && previous.failure === (patch.failure ?? null);
   await transaction(async (m) => {
     const run1 = await m.findOneOrFail(PayrollRun, { where: { id: run.id }, lock: { mode: 'pessimistic_write' } });
     const at = await m.findOneOrFail(PayrollFundingAttempt, { where: { id: attempt0.id }, lock: { mode: 'pessimistic_write' } });
@@ -125,8 +146,8 @@ async function prepareAttempt(run: PayrollRun, attempt0: PayrollFundingAttempt, 
     at.failure_reason = patch.failure ?? null;
     at.retryable = isRetryableFailure(normalizeFundingFailure(at.failure_reason));
     await m.save(at);
-    if (patch.status === 'blocked') await emitRunEvents(m, run1, ['payroll_run.funding_instructions_blocked'], request);
-    if (patch.status === 'failed') await emitRunEvents(m, run1, ['payroll_run.funding_instructions_failed'], request);
+    if (patch.status === 'blocked' && !repeated) await emitRunEvents(m, run1, ['payroll_run.funding_instructions_blocked'], request);
+    if (patch.status === 'failed' && !repeated) await emitRunEvents(m, run1, ['payroll_run.funding_instructions_failed'], request);
   });
 }
 
@@ -138,8 +159,9 @@ async function prepareAttempt(run: PayrollRun, attempt0: PayrollFundingAttempt, 
 export async function requestFundingInstructions(a: { accountId: string; livemode: boolean; id: string; body: { funding_method?: 'fiat' | 'crypto' }; gate: PayrollGate; request: RequestRef }): Promise<PayrollFundingAttempt> {
   // What the providers already hold counts as observed money before the checks (funding_method_locked).
   await recordObservations((await findRun(a.accountId, a.livemode, a.id)).id);
-  const { run, attempt, prepare } = await transaction((m) => openAttempt(m, { ...a, method: a.body.funding_method }));
-  if (prepare) await prepareAttempt(run, attempt, a.request);
+  const opened = await transaction((m) => openAttempt(m, { ...a, method: a.body.funding_method }));
+  const { run, attempt } = opened;
+  if (opened.prepare) await prepareAttempt(opened, a.request);
   await refreshPayrollFunding(run.id);
   await wakePayrollRun(run.id, run.account_id);
   return db().getRepository(PayrollFundingAttempt).findOneByOrFail({ id: attempt.id });

@@ -34,7 +34,9 @@ async function observe(runId: string, attempts: PayrollFundingAttempt[]): Promis
        WHERE payroll_fundings.confirmed IS DISTINCT FROM EXCLUDED.confirmed`,
       [newId('prfd_'), runId, attemptId, kind, ref, amount.toString(), currency, confirmed]);
   };
-  const bankAttempt = attempts.find((a) => a.funding_route_type === 'bank');
+  // Credits name the run, not an attempt: they are filed under the live bank attempt, else the newest one.
+  const banks = attempts.filter((a) => a.funding_route_type === 'bank').sort((x, y) => x.created_at.getTime() - y.created_at.getTime());
+  const bankAttempt = banks.find((a) => a.superseded_at === null) ?? banks[banks.length - 1];
   if (bankAttempt) {
     for (const c of await bankCollection().creditsFor(runId)) {
       if (c.amount > 0n) await record(bankAttempt.id, 'bank_credit', c.id, c.amount, c.currency, c.state === 'received');

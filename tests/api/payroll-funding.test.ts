@@ -8,6 +8,10 @@ import type Joi from 'joi';
 import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
 import { bankCredit } from '../helpers/bank';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
+import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
+import { payrollGate } from '../../activities/payroll/queries';
+import { db } from '../../lib/db';
+import { bankCollection } from '../../providers/bank-collection';
 import { setSwitch } from '../../lib/switches';
 import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse } from '../../views/payroll-funding';
 
@@ -100,6 +104,39 @@ test('BRL crypto: the attempt is blocked with provider_funding_currency_unsuppor
   const r = await run('BRL', { funding_method: 'crypto' });
   const fi = await instructions(r.id);
   expect(fi).toMatchObject({ status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', crypto: null, bank: null, funding_route_type: 'crypto_deposit_to_wallet' });
+  // A refresh while the gate stands keeps the attempt blocked and writes no second event.
+  expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', retryable: false });
+  expect((await events(r.id)).filter((e: string) => e === 'payroll_run.funding_instructions_blocked')).toHaveLength(1);
+});
+
+test('a provider failure: failed with provider_error (retryable, no provider text); the next POST prepares the same attempt again', async () => {
+  const a = await newAccount();
+  const api = client(a.live_key);
+  const r = await run('USD', {}, { api });
+  const issue = jest.spyOn(bankCollection(), 'issue').mockRejectedValueOnce(new Error('Upstream 502: gateway timeout at bank.example'));
+  try {
+    // The route's own call, in this process (where the provider can be made to fail).
+    const failed = await requestFundingInstructions({
+      accountId: a.account_id, livemode: true, id: r.id, body: {}, gate: await payrollGate(a.account_id), request: { id: 'req_test', idempotency_key: null },
+    });
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: 'provider_error', retryable: true, bank: null });
+  } finally {
+    issue.mockRestore();
+  }
+  const got = (await api.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).body;
+  expect(got).toMatchObject({ status: 'failed', failure_reason: 'provider_error', retryable: true, bank: null });
+  const again = await instructions(r.id, {}, api);
+  expect(again).toMatchObject({ id: got.id, status: 'pending', failure_reason: null, retryable: false, bank: { reference: r.run_reference } });
+  const ev = (await api.get(`/v1/payroll_runs/${r.id}/events?limit=100`)).body.data.map((e: { type: string }) => e.type);
+  expect(ev.filter((e: string) => e === 'payroll_run.funding_instructions_failed')).toHaveLength(1);
+});
+
+test('an attempt left preparing (a POST that died before recording) is prepared by the next POST', async () => {
+  const r = await run('GBP');
+  const fi = await instructions(r.id);
+  await db().query(`UPDATE payroll_funding_attempts SET status = 'preparing', bank = NULL WHERE id = $1`, [fi.id]);
+  expect((await key.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).body).toMatchObject({ status: 'preparing', bank: null });
+  expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'pending', bank: fi.bank });
 });
 
 test('refusals: no rows, not approved, cancelled, crypto flag off (409)', async () => {
