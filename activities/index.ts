@@ -8,6 +8,7 @@ import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
+import { sendIntentWorkflowActivities } from './wallet/send-watch';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -16,5 +17,6 @@ export const activities = {
   ...webhookDeliveryWorkflowActivities,
   ...payoutWorkflowActivities,
   ...payrollWorkflowActivities,
+  ...sendIntentWorkflowActivities,
 };
 export type Activities = typeof activities;

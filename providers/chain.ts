@@ -106,6 +106,18 @@ export class SandboxChain implements ChainAdapter {
     return rows[0] ? toTx(rows[0]) : null;
   }
 
+  /**
+   * The transfer with hash `hash` (any case) on whichever chain the sandbox keeps a ledger for
+   * (this chain or an EVM source chain), or null: how a watcher finds a transaction the holder
+   * may have signed on the wrong chain.
+   */
+  async locate(hash: string): Promise<ChainTransaction | null> {
+    const rows: TxRow[] = await db().query(
+      `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
+        WHERE lower(tx_hash) = lower($1) ORDER BY (chain = $2) DESC LIMIT 1`, [hash, this.chain]);
+    return rows[0] ? toTx(rows[0]) : null;
+  }
+
   /** The newest block of this chain (0 before any transfer). */
   async headBlock(): Promise<number> {
     const rows: Array<{ head: string | null }> = await db().query('SELECT max(seq)::text AS head FROM sandbox_chain_transfers WHERE chain = $1', [this.chain]);

@@ -6,3 +6,4 @@ export * from './webhook-delivery';
 export * from './payout';
 export * from './payroll-run';
 export * from './payroll-item';
+export * from './send-intent';

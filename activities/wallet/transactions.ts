@@ -16,14 +16,14 @@ import { chainAdapter, type ChainTransaction } from '../../providers/chain';
 export interface WalletTransaction { wallet: Wallet; tx: ChainTransaction; direction: 'incoming' | 'outgoing'; confirmations: number }
 
 /** The account's active wallet on this network; 404 `wallet_not_found` when it has none. */
-async function activeWallet(accountId: string): Promise<Wallet> {
+export async function activeWallet(accountId: string): Promise<Wallet> {
   const w = await db().getRepository(Wallet).findOneBy({ account_id: accountId, network: chainAdapter().network, status: 'active' });
   if (!w) throw new DomainError('not_found', 'wallet_not_found', 'This account has no wallet on this network yet.');
   return w;
 }
 
-/** Runs a chain read; any failure is 503 (an error is never shown as "no transactions"). */
-async function chainRead<T>(walletId: string, fn: () => Promise<T>): Promise<T> {
+/** Runs a chain read for wallet `walletId`; any failure is 503 `chain_unavailable` (an error is never shown as "no transactions"). */
+export async function chainRead<T>(walletId: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {

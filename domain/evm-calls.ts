@@ -1,0 +1,44 @@
+/**
+ * Unsigned EVM calls the service builds for the holder to sign (spec 2.5: nothing in the API can
+ * sign; every movement out of the wallet is built here, signed outside with the holder's passkey).
+ * An ERC-20 `transfer(to, amount)` on a stablecoin contract: the call data and its decoding (the
+ * sandbox signer reads back what it signs). Amounts are bigint minor units of the token.
+ *
+ * Pure: no I/O (viem's ABI coder).
+ */
+import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, isAddress } from 'viem';
+
+/** An unsigned EVM transaction: call `data` on contract `to` with no native value. */
+export interface UnsignedEvmCall {
+  chain: string;
+  chain_id: number;
+  /** The holder's wallet address (EIP-55) that must sign it. */
+  from: string;
+  /** The token contract the call goes to. */
+  to: string;
+  /** Native value in wei (always `0`: only stablecoins move). */
+  value: '0';
+  /** ABI-encoded `transfer(address,uint256)` call data. */
+  data: `0x${string}`;
+}
+
+/** The ERC-20 transfer of `amount` minor units of the token at `token` to `recipient`, signed by `from` on `chain`. */
+export function erc20TransferCall(a: { chain: string; chainId: number; from: string; token: string; recipient: string; amount: bigint }): UnsignedEvmCall {
+  return {
+    chain: a.chain, chain_id: a.chainId, from: getAddress(a.from), to: getAddress(a.token), value: '0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(a.recipient), a.amount] }),
+  };
+}
+
+/** Decodes ERC-20 `transfer` call data; null when `data` is anything else (or malformed). */
+export function decodeErc20Transfer(data: string): { recipient: string; amount: bigint } | null {
+  if (!/^0x[0-9a-fA-F]*$/.test(data)) return null;
+  try {
+    const d = decodeFunctionData({ abi: erc20Abi, data: data as `0x${string}` });
+    if (d.functionName !== 'transfer') return null;
+    const [recipient, amount] = d.args as readonly [string, bigint];
+    return isAddress(recipient, { strict: false }) ? { recipient: getAddress(recipient), amount } : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * One send out of the holder's wallet (workflow id = the intent id `wsi_...`, AccountId; spec
+ * 2.5, 4.5, part 6 `send_intent.*`): waits for the holder's signature until the intent expires,
+ * then for the recorded transaction on chain, checks it is the built one, and (cross-chain routes)
+ * follows the bridge until it delivers or fails. Every decision is the activity's
+ * (activities/wallet/send-watch.ts), taken at workflow time so time skipping reaches every
+ * terminal state; the workflow only sleeps until the next look or a signal (`update`: hash
+ * recorded, bridge moved; `retry`: an operator fixed a parked step).
+ *
+ * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
+ */
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { SendIntentWorkflowActivities } from '../activities/wallet/send-watch';
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+
+const act = proxyActivities<SendIntentWorkflowActivities>(activityOptions());
+
+/** The intent changed (hash recorded, bridge moved): look again now. */
+export const sendIntentUpdateSignal = defineSignal('update');
+/** Operator: the cause of a parked step was fixed; run it again. */
+export const sendIntentRetrySignal = defineSignal('retry');
+export const sendIntentWaitingForQuery = defineQuery<string>('waiting_for');
+
+/** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
+export async function sendIntentWorkflow(args: { intentId: string }): Promise<string> {
+  let wake = false;
+  let waitingFor = 'loading the send intent';
+  setHandler(sendIntentUpdateSignal, () => { wake = true; });
+  setHandler(sendIntentRetrySignal, () => { wake = true; });
+  setHandler(sendIntentWaitingForQuery, () => waitingFor);
+
+  for (;;) {
+    wake = false;
+    try {
+      const p = await act.advanceSendIntent(args.intentId, workflowNowMs());
+      waitingFor = p.waitingFor;
+      if (p.wakeAtMs === null) return p.status;
+      await condition(() => wake, msUntil(p.wakeAtMs));
+      await continueAsNewIfDue<typeof sendIntentWorkflow>(!wake, args);
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
+    }
+  }
+}
