@@ -7,10 +7,13 @@
  * Sandbox: `wallet_sends` rows; signing is the simulator's `/sim/wallet/sends/{id}/sign` (the
  * holder acting), which debits the wallet on the sandbox chain ledger and delivers the USDC to the
  * funding address across networks in one transaction. Fault `wallet.close_fails` (per account) makes closing fail.
+ * `signTransaction` plays the holder's passkey on any built ERC-20 transfer (`/sim/wallet/sign`).
  */
 import crypto from 'node:crypto';
 import { transaction } from '../lib/db';
 import { chainAdapter, deriveAddress, type ObservedTransfer } from './chain';
+import { decodeErc20Transfer } from '../domain/evm-calls';
+import { XCHAIN_USDC } from '../domain/xchain';
 import { faultValue } from './sandbox-faults';
 
 /** Raised when the provider cannot close unsigned sends right now. */
@@ -69,4 +72,51 @@ export async function signWalletSend(id: string, now = new Date()): Promise<{ tx
   });
   await chain.report(delivery.t);
   return { tx_hash: delivery.debitHash };
+}
+
+/** Why the sandbox holder refused to sign: `param` names the offending request field when there is one. */
+export class SignRefused extends Error {
+  override readonly name = 'SignRefused';
+  constructor(message: string, readonly code: string, readonly param: string | null = null) { super(message); }
+}
+
+/** A transaction the holder is asked to sign: an ERC-20 transfer call (domain/evm-calls.ts). */
+export interface SignRequest { from: string; chain_id: number; to: string; data: string }
+
+/**
+ * Simulator: the holder's passkey signs a built transaction and broadcasts it (spec 2.5: signing
+ * happens outside the API). Accepts an ERC-20 `transfer` on a stablecoin contract the sandbox
+ * knows (the native chain's, or USDC on a bridged network), from a wallet registered here (the
+ * sandbox holds those passkeys). In one transaction, serialised per wallet: checks the balance on
+ * that chain and records the transfer under a fresh hash; then reports it to the chain watchers.
+ * Throws SignRefused (unknown chain or token, not a transfer, unknown wallet, balance too low).
+ */
+export async function signTransaction(req: SignRequest): Promise<ObservedTransfer> {
+  const chain = chainAdapter();
+  const xchain = Object.entries(XCHAIN_USDC).find(([, v]) => v.chainId === req.chain_id);
+  const target = req.chain_id === chain.chainId
+    ? { chain: chain.chain, asset: chain.stablecoin, token: chain.tokenAddress }
+    : xchain ? { chain: xchain[0], asset: 'USDC', token: xchain[1].tokenAddress } : null;
+  if (!target) throw new SignRefused(`The sandbox signs on chain ids ${[chain.chainId, ...Object.values(XCHAIN_USDC).map((v) => v.chainId)].join(', ')}.`, 'network_not_supported', 'chain_id');
+  if (req.to.toLowerCase() !== target.token.toLowerCase()) throw new SignRefused(`\`to\` must be the ${target.asset} contract ${target.token} on ${target.chain}.`, 'parameter_invalid', 'to');
+  const call = decodeErc20Transfer(req.data);
+  if (!call) throw new SignRefused('`data` must be an ERC-20 transfer(address,uint256) call.', 'parameter_invalid', 'data');
+  if (call.amount <= 0n) throw new SignRefused('The transfer amount must be positive.', 'parameter_invalid', 'data');
+  const t = await transaction(async (m) => {
+    const w: Array<{ address: string }> = await m.query('SELECT address FROM wallets WHERE lower(address) = lower($1) LIMIT 1', [req.from]);
+    if (!w[0]) throw new SignRefused('The sandbox holds no passkey for that wallet.', 'wallet_not_found', 'from');
+    await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`wallet:${req.from.toLowerCase()}`]);
+    const bal: Array<{ b: string }> = await m.query(
+      `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
+             - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS b
+         FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3`, [w[0].address, target.chain, target.asset]);
+    if (BigInt(bal[0].b) < call.amount) throw new SignRefused('The wallet balance does not cover the transfer.', 'balance_insufficient', 'data');
+    const hash = `0x${crypto.randomBytes(32).toString('hex')}`;
+    await m.query(
+      `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,$2,$3,$4,$5,6,$6)`,
+      [target.chain, target.asset, w[0].address, call.recipient, call.amount.toString(), hash]);
+    return { chain: target.chain, asset: target.asset, from_address: w[0].address, to_address: call.recipient, amount: call.amount, decimals: 6, tx_hash: hash } as ObservedTransfer;
+  });
+  await chain.report(t);
+  return t;
 }

@@ -1,7 +1,8 @@
 /**
  * Payer session routes (spec 4.1 "Payer session routes"): public capability token `plk_...`, no key,
  * dispatched before authentication, no Idempotency-Key (idempotent by the handlers themselves).
- * A test-mode link token is 404 here. `pay_with_wallet` belongs to the wallet issue.
+ * A test-mode link token is 404 here. `pay_with_wallet` builds the native-rail transfer a payer's
+ * wallet signs (activities/payments/pay-with-wallet.ts).
  */
 import Router from '@koa/router';
 import Joi from '../schemas/joi';
@@ -10,11 +11,14 @@ import type { PaymentLink } from '../../entities';
 import { recordView, sendPayerReceipt } from '../../activities/payment-links/commands';
 import { linkByPayerToken, linkByShortCode, payerSessionInputs } from '../../activities/payment-links/queries';
 import { markSent, startPayerPayment } from '../../activities/payments/commands';
+import { payWithWallet } from '../../activities/payments/pay-with-wallet';
 import { getPayerPayment, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
 import { mountPublic } from '../operation';
 import { createPaymentBody } from '../schemas/payment-sessions';
 import { payerPaymentResponse, payerPaymentView } from '../../views/payment';
+import { unsignedTransactionResponse, unsignedTransactionView } from '../../views/wallet-sends';
+import { documentedAs, evmAddressDocument } from '../schemas/common';
 import { payerSessionResponse, payerSessionView, receiptEmailResponse } from '../../views/payer-session';
 
 /** The payer session projection of `link` (views/payer-session.ts). */
@@ -89,6 +93,24 @@ export function payerRouter(): Router<AppState> {
       const link = await linkByPayerToken(params.token);
       const p = await markSent(link.id, body.payment_id ?? null, requestRef(ctx));
       return { ...payerPaymentView(p, paymentChain()), authoritative: false };
+    },
+  });
+
+  mountPublic(r, {
+    id: 'payment_sessions.pay_with_wallet', method: 'post', path: '/payment_sessions/:token/pay_with_wallet',
+    summary: 'Pay from a holder wallet on the native rail: starts (or returns the live) native payment and the unsigned transfer of exactly what is due to its deposit address, for the payer\'s passkey to sign.',
+    body: Joi.object({
+      from_address: documentedAs(Joi.string().max(100), evmAddressDocument).required(),
+      payer_type: Joi.string().valid('individual', 'business'),
+      payer_email: Joi.string().email({ tlds: { allow: false } }),
+    }),
+    successStatus: 201, otherSuccessStatuses: [200], errors: [409],
+    response: Joi.object({ object: Joi.string().valid('wallet_payment').required(), payment: payerPaymentResponse.required(), unsigned_transaction: unsignedTransactionResponse.required() }),
+    handler: async ({ params, body, ctx }) => {
+      const link = await linkByPayerToken(params.token);
+      const out = await payWithWallet(link, { fromAddress: body.from_address, payerEmail: body.payer_email, payerType: body.payer_type }, requestRef(ctx));
+      ctx.status = out.created ? 201 : 200;
+      return { object: 'wallet_payment', payment: payerPaymentView(out.payment, paymentChain()), unsigned_transaction: unsignedTransactionView(out.transaction) };
     },
   });
 

@@ -20,6 +20,9 @@
  * - POST /sim/providers/faults `{ account_id, name, value|null }`: provider faults for one account's
  *   transfers (providers/sandbox-faults.ts); never global, so one test cannot slow another's payouts.
  * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
+ * - POST /sim/wallet/sign `{ from, chain_id, to, data }`: the holder's passkey signs and broadcasts a
+ *   built transaction (a send intent's, conversion's, off-ramp deposit's or pay_with_wallet's
+ *   `unsigned_transaction`); answers the `tx_hash` to record with the object's `source_tx`.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
  * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
  *   optional `{ amount }` in minor units, default the price): the person pays at, fails at or
@@ -27,10 +30,10 @@
  * - POST /sim/providers/screening/signals `{ chain, address, risk_score, flags?, unavailable? }`:
  *   what the address screening provider reports for that address from now on.
  * - POST /sim/bridge/transfers/{id} `{ state: delivered|failed|delayed, delivered_amount? }` (`btr_`
- *   id or the `pay_` id of a cross-network payment): the bridge holds the transfer (`delayed`),
+ *   id, the `pay_` id of a cross-network payment or the `wsi_` id of a cross-chain send): the bridge holds the transfer (`delayed`),
  *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
  *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
- *   exactly that amount, e.g. less than quoted). The payment's watcher re-reads the bridge.
+ *   exactly that amount, e.g. less than quoted). The payment's (or send's) watcher re-reads the bridge.
  */
 import Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
@@ -47,12 +50,13 @@ import { faultAccountExists, setFault, type FaultName } from '../../providers/sa
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
+import { notifySendIntentBridgeUpdate } from '../../activities/wallet/send-signals';
 import { emailProvider } from '../../providers/email';
-import { signWalletSend } from '../../providers/wallet-sends';
+import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
-  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody,
+  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, walletSignBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
@@ -151,7 +155,7 @@ export function simulatorRouter(): Router<AppState> {
     const out = await payInBridgeAdapter().simulate(ctx.params.id, b.state, b.delivered_amount === undefined ? null : BigInt(b.delivered_amount));
     if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
     if (out.delivery) await recordObservedTransfer({ ...out.delivery, decimals: 6 });
-    await signalBridgeUpdate(out.client_reference);
+    if (!(await signalBridgeUpdate(out.client_reference))) await notifySendIntentBridgeUpdate(out.client_reference);
     ctx.body = {
       object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
       received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,
@@ -179,6 +183,18 @@ export function simulatorRouter(): Router<AppState> {
       ctx.body = { object: 'sim.wallet_send_signature', wallet_send_id: ctx.params.id, tx_hash: out.tx_hash };
     } catch (e) {
       throw new DomainError('conflict', 'sim_sign_refused', (e as Error).message);
+    }
+  });
+
+  r.post('/wallet/sign', async (ctx) => {
+    const b = validate<SignRequest>(walletSignBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    try {
+      const t = await signTransaction(b);
+      ctx.status = 201;
+      ctx.body = { object: 'sim.signed_transaction', tx_hash: t.tx_hash, chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals };
+    } catch (e) {
+      if (!(e instanceof SignRefused)) throw e;
+      throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, e.param ? { param: e.param } : {});
     }
   });
 

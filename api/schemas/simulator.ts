@@ -21,6 +21,16 @@ export const chainTransferBody = Joi.object({
   tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
 });
 
+/** `POST /sim/wallet/sign`: the holder's passkey signs a built transaction (the `unsigned_transaction` of a send). */
+export const walletSignBody = Joi.object({
+  from: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/).required(),
+  chain_id: Joi.number().integer().min(1).max(2 ** 53 - 1).required(),
+  to: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/).required(),
+  data: Joi.string().pattern(/^0x[0-9a-fA-F]*$/).max(10_000).required(),
+  value: Joi.string().valid('0'),
+  chain: Joi.string().max(40),
+});
+
 /** `POST /sim/bank/credits`: an inbound bank transfer as the fiat collection provider reports it. */
 export const bankCreditBody = Joi.object({
   rail: Joi.string().valid(...BANK_RAILS).required(),
@@ -165,6 +175,13 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     description: 'The holder signs a prepared service-wallet send with a passkey; the send is then broadcast.',
     answers: 'The signature\'s transaction hash.',
     example: { params: { id: 'wsd_8Jk2Lm4Np6Qr' } },
+  },
+  {
+    id: 'sim.wallet.sign', method: 'post', path: '/wallet/sign', body: walletSignBody, status: 201, object: 'sim.signed_transaction',
+    summary: 'The holder signs and broadcasts a built transaction',
+    description: 'Plays the holder\'s passkey: pass the `unsigned_transaction` of a send intent, conversion, off-ramp deposit or `pay_with_wallet` answer as is. The sandbox signs an ERC-20 `transfer` on the stablecoin contract of the sandbox chain or of a bridged network, from a wallet registered on this service, when the balance covers it, and broadcasts it (the chain watchers see it at once). Record the returned `tx_hash` with the object\'s `source_tx` call. Refusals: `network_not_supported`, `parameter_invalid` (not a transfer or another contract), `wallet_not_found`, `balance_insufficient`.',
+    answers: 'The broadcast transfer with its `tx_hash`.',
+    example: { body: { from: '0x52908400098527886E0F7030069857D2E4169EE7', chain_id: 42429, to: '0x1aE0EA34a72D944a8C7603FfB3eC30a6669E454C', value: '0', data: '0xa9059cbb000000000000000000000000de0b295669a9fd93d5f28d9ec85e40f4cb697bae00000000000000000000000000000000000000000000000000000000000f4240' } },
   },
   {
     id: 'sim.checkout.act', method: 'post', path: '/providers/checkout/:checkout_id/:action', body: checkoutCompleteBody, status: 200, object: 'sim.checkout_notification',
