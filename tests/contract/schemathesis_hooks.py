@@ -303,6 +303,16 @@ RULES_BEYOND_SCHEMA = {
     "POST /wallet/wallets": {
         (400, "parameter_invalid", "address", "checksum"): "a mixed-case address must carry its EIP-55 checksum (a checksum, no pattern)",
     },
+    "POST /wallet/send_intents": {
+        (400, "parameter_invalid", "destination_address"): "an EIP-55 checksum, and never the zero address or the wallet itself (a checksum; the wallet's state)",
+        (400, "parameter_invalid", "amount.currency"): "the wallet sends its network's stablecoin only (the environment's network)",
+        (400, "amount_invalid", "amount"): "the route's minimum is 0.01 plus its bridge fee (two fields)",
+        (400, "balance_insufficient", "amount"): "the wallet's balance must cover the send (the wallet's state)",
+    },
+    "POST /payment_sessions/{token}/pay_with_wallet": {
+        (400, "parameter_invalid", "from_address"): "an EIP-55 checksum, never the zero address (a checksum)",
+        (400, "rail_not_allowed", "rail"): "the native rail must be one the link offers now (the link's state)",
+    },
 }
 
 

@@ -193,6 +193,8 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   // A USDC transfer into the wallet, for `GET /wallet/transactions/{hash}`.
   const asset = expectStatus(await k.get('/v1/wallet/balances'), 200, 'balances').balances[0].asset as string;
   const walletTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: walletRows[0].chain, asset, to_address: walletRows[0].address, amount: '1000000' }, { idem: null }), 201, 'wallet transfer').tx_hash as string;
+  // A send intent of the wallet (dashboard session), for `/wallet/send_intents/{id}` and its `source_tx`.
+  const sendIntent = expectStatus(await s.post('/v1/wallet/send_intents', { destination_chain: walletRows[0].chain, destination_address: randomEvm(), amount: { amount: '100000', currency: asset, decimals: 6 } }), 201, 'send intent').id as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
   const [book, pos, prl] = await areas;
   return {
@@ -204,6 +206,7 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], hash: [walletTx], ...prl.byParam },
     byOperation: {
       'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
+      'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
       ...book.byOperation, ...pos.byOperation, ...prl.byOperation,
     },
   };
