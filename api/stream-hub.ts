@@ -20,7 +20,6 @@
 import { PassThrough } from 'node:stream';
 import type Koa from 'koa';
 import { commentFrame, eventFrame, retryFrame } from '../domain/sse';
-import { LIVE_EVENT_TYPES } from '../domain/event-types';
 import type { EventRow } from '../entities';
 import { eventsAfter, eventsByIds } from '../activities/events/queries';
 import { loadConfig } from '../lib/config';
@@ -28,10 +27,9 @@ import { logger } from '../lib/logger';
 import { notifyHealthy, onListenerLost, onNotify } from '../lib/notify';
 import type { Caller } from './context';
 import { authenticateKey, authenticateSession, presentedCredential } from './middleware/auth';
-import { isSwitchOn } from '../lib/switches';
+import { currentShippedEventTypes, isSwitchOn } from '../lib/switches';
 import { eventView } from '../views/event';
 
-const SHIPPED = new Set(LIVE_EVENT_TYPES);
 const REPLAY_PAGE = 500;
 const MAX_UNSENT_BYTES = 1024 * 1024;
 /** How long ids sent by a replay are remembered to drop a late live copy, ms. */
@@ -91,8 +89,10 @@ async function drain(): Promise<void> {
       const ids = queued.splice(0, 1000);
       if (!streams.size) continue;
       const rows = await eventsByIds(ids);
+      const shipped = new Map<string, ReadonlySet<string>>();
+      for (const a of new Set(rows.map((r) => r.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
       for (const row of rows) {
-        if (!SHIPPED.has(row.type)) continue;
+        if (!shipped.get(row.account_id)!.has(row.type)) continue;
         const targets = byAccount.get(accountKey(row.account_id, row.livemode));
         if (!targets) continue;
         for (const s of targets) deliverLive(s, row);

@@ -5,6 +5,9 @@
  * - CATALOGUED_EVENT_TYPES: every name a request may carry (`type` filter, endpoint
  *   `event_types`): the live types plus the catalogued-but-unshipped ones. Unshipped names are
  *   accepted for subscription but never delivered nor listed until they ship.
+ * - SHIPPABLE_EVENT_FAMILIES: catalogued families an operator ships with a switch
+ *   (`events.ship.<family>`, off by default): while on, that family is listed and delivered like
+ *   a live one (`shippedEventTypes(families)`).
  * On requests the catalogue is closed (unknown or retired name: `400 invalid_request`); on
  * responses it is open. No type has been retired yet (RETIRED_EVENT_TYPES is empty).
  *
@@ -59,6 +62,27 @@ export const TEST_PING_EVENT_TYPE = 'test.ping';
 /** Emitted when an endpoint is auto-disabled after repeated failures. */
 export const ENDPOINT_DISABLED_EVENT_TYPE = 'webhook_endpoint.disabled';
 
+/** Catalogued wallet families (spec 6) whose shipping is an operator switch, `events.ship.<family>`, off by default. */
+export const SHIPPABLE_EVENT_FAMILIES = Object.freeze(['deposit_intent', 'send_intent', 'conversion', 'offramp_intent', 'virtual_account', 'wallet'] as const);
+export type ShippableEventFamily = (typeof SHIPPABLE_EVENT_FAMILIES)[number];
+
+/** The family of event type `t` (`send_intent` of `send_intent.settled`). */
+export function eventFamily(t: string): string {
+  return t.slice(0, Math.max(0, t.indexOf('.')));
+}
+
+/** The operator switch that ships `family`. */
+export function shipSwitchName(family: ShippableEventFamily): string {
+  return `events.ship.${family}`;
+}
+
+/** The shipped types when the families `shipped` are switched on: the live types plus every catalogued type of those families. */
+export function shippedEventTypes(shipped: readonly string[]): readonly string[] {
+  if (shipped.length === 0) return LIVE_EVENT_TYPES;
+  const on = new Set(shipped.filter((f) => (SHIPPABLE_EVENT_FAMILIES as readonly string[]).includes(f)));
+  return Object.freeze([...LIVE_EVENT_TYPES, ...UNSHIPPED_EVENT_TYPES.filter((t) => on.has(eventFamily(t)))]);
+}
+
 const LIVE = new Set(LIVE_EVENT_TYPES);
 const KNOWN = new Set(CATALOGUED_EVENT_TYPES.filter((t) => !RETIRED_EVENT_TYPES.includes(t)));
 
@@ -67,17 +91,18 @@ export function isKnownEventType(t: unknown): t is string {
   return typeof t === 'string' && KNOWN.has(t);
 }
 
-/** True when `t` is shipped: listed in `GET /events` and deliverable to webhooks. */
-export function isShippedEventType(t: unknown): t is string {
-  return typeof t === 'string' && LIVE.has(t);
+/** True when `t` is shipped (live, or in `shipped`: see shippedEventTypes): listed in `GET /events` and deliverable to webhooks. */
+export function isShippedEventType(t: unknown, shipped: ReadonlySet<string> = LIVE): t is string {
+  return typeof t === 'string' && shipped.has(t);
 }
 
 /**
  * True when an event of type `t` is fanned out by the dispatcher to an endpoint subscribed to
- * `subscribed` (empty = all): shipped, not `test.ping`, and named or subscribed to everything.
+ * `subscribed` (empty = all): shipped (live, or in `shipped`), not `test.ping`, and named or
+ * subscribed to everything.
  */
-export function endpointReceives(subscribed: readonly string[], t: string): boolean {
-  if (!isShippedEventType(t) || t === TEST_PING_EVENT_TYPE) return false;
+export function endpointReceives(subscribed: readonly string[], t: string, shipped: ReadonlySet<string> = LIVE): boolean {
+  if (!isShippedEventType(t, shipped) || t === TEST_PING_EVENT_TYPE) return false;
   return subscribed.length === 0 || subscribed.includes(t);
 }
 

@@ -4,6 +4,7 @@
  * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
+import { SHIPPABLE_EVENT_FAMILIES, shipSwitchName, shippedEventTypes, type ShippableEventFamily } from '../domain/event-types';
 import { auxDb, db } from './db';
 
 /** Known switches and their defaults when no row exists. */
@@ -18,7 +19,19 @@ export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: st
   'payouts.enabled': { enabled: true, description: 'Payout corridors executable at all (spec 4.3, 4.6 blocked_reason payouts_disabled).' },
   'payroll.crypto_funding': { enabled: true, description: 'Product flag: payroll runs funded by a USDC deposit (spec 4.4, 4.6 crypto_funding).' },
   'payouts.preview_corridors': { enabled: true, description: 'Launch flag: preview payout corridors (brl_pix, mxn_spei) executable (spec 4.6).' },
+  ...Object.fromEntries(SHIPPABLE_EVENT_FAMILIES.map((f) => [shipSwitchName(f), {
+    enabled: false, description: `Ship the catalogued ${f === 'wallet' ? 'wallet.created' : `${f}.*`} events: listed in GET /events and the stream, delivered to webhooks (spec 6; off: recorded in the outbox only).`,
+  }])),
 };
+
+/**
+ * The event types shipped to `accountId` now: the live ones plus every family whose
+ * `events.ship.<family>` switch is on (globally, or for the account's cohort; cached like every flag).
+ */
+export async function currentShippedEventTypes(accountId: string): Promise<readonly string[]> {
+  const on = await Promise.all(SHIPPABLE_EVENT_FAMILIES.map(async (f) => ((await isFlagOpen(shipSwitchName(f), accountId)) ? f : null)));
+  return shippedEventTypes(on.filter((f): f is ShippableEventFamily => f !== null));
+}
 
 const TTL_MS = 2000;
 let cache: { at: number; global: Map<string, boolean> } | null = null;

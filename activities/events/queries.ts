@@ -8,14 +8,14 @@
 import { In, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../../domain/caller';
 import { DomainError } from '../../domain/errors';
-import { checkEventTypeParam, LIVE_EVENT_TYPES } from '../../domain/event-types';
+import { checkEventTypeParam } from '../../domain/event-types';
+import { currentShippedEventTypes } from '../../lib/switches';
 import {
   base64UrlDecode, base64UrlEncode, decodeCursor, encodeCursor, isBigintDigits, parseLimit, utf8Decode, utf8Encode,
 } from '../../domain/pagination';
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
 
-const SHIPPED = [...LIVE_EVENT_TYPES];
 /** `since` timestamps before 0001-01-01T00:00:00Z are refused (PostgreSQL has no year 0). */
 const EARLIEST_SINCE_MS = Date.parse('0001-01-01T00:00:00Z');
 
@@ -72,7 +72,7 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
   const qb = db().getRepository(EventRow).createQueryBuilder('e')
     .where('e.account_id = :a', { a: caller.accountId })
     .andWhere('e.livemode = :l', { l: caller.livemode })
-    .andWhere('e.type = ANY(:shipped)', { shipped: SHIPPED });
+    .andWhere('e.type = ANY(:shipped)', { shipped: [...await currentShippedEventTypes(caller.accountId)] });
   if (q.type !== undefined) qb.andWhere('e.type = :t', { t: checkEventTypeParam(q.type) });
   if (q.object !== undefined && q.object !== '') {
     qb.andWhere('(e.object_id = :o OR e.related_object_ids @> ARRAY[:o]::text[])', { o: q.object });
@@ -99,7 +99,7 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
 /** `GET /events/{id}`: a shipped event of the caller's account and mode; `404 not_found` otherwise. */
 export async function getEvent(caller: Caller, id: string): Promise<EventRow> {
   const e = await db().getRepository(EventRow).findOneBy({ id, account_id: caller.accountId, livemode: caller.livemode });
-  if (!e || !SHIPPED.includes(e.type)) throw new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
+  if (!e || !(await currentShippedEventTypes(caller.accountId)).includes(e.type)) throw new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
   return e;
 }
 
@@ -158,7 +158,7 @@ export async function eventsByIds(ids: string[]): Promise<EventRow[]> {
 export async function eventsAfter(caller: Caller, afterSeq: string, type: string | null, limit: number): Promise<EventRow[]> {
   const qb = db().getRepository(EventRow).createQueryBuilder('e')
     .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
-    .andWhere('e.type IN (:...shipped)', { shipped: SHIPPED })
+    .andWhere('e.type IN (:...shipped)', { shipped: [...await currentShippedEventTypes(caller.accountId)] })
     .andWhere('e.seq > :c', { c: afterSeq });
   if (type) qb.andWhere('e.type = :t', { t: type });
   return qb.orderBy('e.seq', 'ASC').limit(limit).getMany();

@@ -6,12 +6,14 @@ import { DomainError } from '../../domain/errors';
 import { Wallet } from '../../entities';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { emitEvent } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
+import { walletView } from '../../views/wallet';
 
 /**
  * `POST /wallet/wallets`: registers the account's wallet on this network (one transaction). 400
  * `parameter_invalid` for a non-EVM address or a bad EIP-55 checksum; 409 `wallet_already_exists`.
- * Stores the EIP-55 form.
+ * Stores the EIP-55 form and emits `wallet.created` (catalogued: shipped by its switch).
  */
 export async function createWallet(a: { accountId: string; address: string; credentialId: string; label: string | null }): Promise<Wallet> {
   if (!isAddress(a.address, { strict: false })) throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
@@ -29,6 +31,8 @@ export async function createWallet(a: { accountId: string; address: string; cred
       id: newId('wlt_'), account_id: a.accountId, livemode: true, address: getAddress(a.address), chain: chain.chain,
       network: chain.network, status: 'active', label: a.label, credential_id: a.credentialId,
     });
-    return m.save(row);
+    const saved = await m.save(row);
+    await emitEvent(m, { accountId: a.accountId, livemode: saved.livemode, type: 'wallet.created', objectType: 'wallet', objectId: saved.id, object: walletView(saved) });
+    return saved;
   });
 }

@@ -24,6 +24,7 @@
  */
 import { offNotify, onNotify, startNotifyListener } from '../../lib/notify';
 import { endpointReceives } from '../../domain/event-types';
+import { currentShippedEventTypes } from '../../lib/switches';
 import { WEBHOOK_DELIVERY_INITIAL_STATUS } from '../../domain/webhooks';
 import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
@@ -51,9 +52,11 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
            ON w.account_id = e.account_id AND w.livemode = e.livemode AND w.enabled AND w.deleted_at IS NULL
         WHERE e.id = ANY($1)`, [ids]);
     const byId = new Map(evs.map((e) => [e.id, e]));
+    const shipped = new Map<string, ReadonlySet<string>>();
+    for (const a of new Set(evs.map((e) => e.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
     const rows = candidates.flatMap((c) => {
       const ev = byId.get(c.event_id)!;
-      return endpointReceives(c.event_types, ev.type) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
+      return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id)) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
     });
     const created: DeliveryToStart[] = [];
     for (let i = 0; i < rows.length; i += 500) {
