@@ -9,6 +9,7 @@ import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
 import { sendIntentWorkflowActivities } from './wallet/send-watch';
+import { virtualAccountWorkflowActivities } from './wallet/virtual-account-credits';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -18,5 +19,6 @@ export const activities = {
   ...payoutWorkflowActivities,
   ...payrollWorkflowActivities,
   ...sendIntentWorkflowActivities,
+  ...virtualAccountWorkflowActivities,
 };
 export type Activities = typeof activities;

@@ -17,7 +17,10 @@ import { chainAdapter } from '../providers/chain';
 import { loadConfig } from '../lib/config';
 import type { Caller } from './context';
 import { executableRails } from '../lib/rails-availability';
-import { corridorView } from '../views/capabilities';
+import { corridorView, walletBankCorridorView } from '../views/capabilities';
+import { collectionCurrencies } from '../activities/wallet/virtual-accounts';
+import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_RAILS } from '../domain/virtual-accounts';
+import { isFlagOpen } from '../lib/switches';
 
 /** Builds the capabilities document of one product for `caller`. */
 export type CapabilityBuilder = (caller: Caller) => Promise<Record<string, unknown>>;
@@ -117,6 +120,20 @@ export async function payrollCapabilities(caller: Caller): Promise<Record<string
   };
 }
 
+/**
+ * `GET /capabilities?product=wallet_bank` (spec 4.6): one `wallet_bank_virtual_account` corridor
+ * per virtual-account currency; blocked `collection_account_uses_currency` (`action: none`) where
+ * a collection account already receives the currency, `not_enabled` when the virtual-account flag
+ * is closed for the account.
+ */
+export async function walletBankCapabilities(caller: Caller): Promise<Record<string, unknown>> {
+  const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller.accountId, caller.livemode)]);
+  const corridors = VIRTUAL_ACCOUNT_CURRENCIES.map((c) => walletBankCorridorView(c, VIRTUAL_ACCOUNT_RAILS[c],
+    collected.has(c) ? 'collection_account_uses_currency' : open ? null : 'not_enabled'));
+  return { object: 'capabilities', product: 'wallet_bank', livemode: caller.livemode, corridors };
+}
+
 registerCapabilityProduct('payouts', payoutCapabilities);
+registerCapabilityProduct('wallet_bank', walletBankCapabilities);
 registerCapabilityProduct('payroll', payrollCapabilities);
 registerCapabilityProduct('payment_links', paymentLinkCapabilities);

@@ -20,6 +20,8 @@ import { BankRails1764000000000 } from './migrations/1764000000000-BankRails';
 import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
 import { Payroll1764200000000 } from './migrations/1764200000000-Payroll';
 import { PayrollRecipientSessions1764250000000 } from './migrations/1764250000000-PayrollRecipientSessions';
+import { WalletVirtualAccounts1764330000000 } from './migrations/1764330000000-WalletVirtualAccounts';
+import { WalletVirtualAccount, WalletVirtualAccountCredit } from './wallet-virtual-accounts';
 import { WalletSendIntents1764300000000 } from './migrations/1764300000000-WalletSendIntents';
 import { WalletSendIntent } from './wallet-sends';
 
@@ -31,6 +33,7 @@ export * from './credits';
 export * from './payouts';
 export * from './payroll';
 export * from './wallet-sends';
+export * from './wallet-virtual-accounts';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -41,6 +44,7 @@ export const ENTITIES = [
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
   PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt,
   WalletSendIntent,
+  WalletVirtualAccount, WalletVirtualAccountCredit,
 ];
 
 export const MIGRATIONS = [
@@ -51,4 +55,5 @@ export const MIGRATIONS = [
   Payroll1764200000000,
   PayrollRecipientSessions1764250000000,
   WalletSendIntents1764300000000,
+  WalletVirtualAccounts1764330000000,
 ];

@@ -5,10 +5,11 @@
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
 import { SHIPPABLE_EVENT_FAMILIES, shipSwitchName, shippedEventTypes, type ShippableEventFamily } from '../domain/event-types';
+import { loadConfig } from './config';
 import { auxDb, db } from './db';
 
 /** Known switches and their defaults when no row exists. */
-export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string }> = {
+export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string; sandbox?: boolean }> = {
   test_mode: { enabled: true, description: 'Test-mode master switch (spec 1 rule 5).' },
   'api_v1.events': { enabled: true, description: 'Events API resource switch (spec 6).' },
   'api_v1.webhooks': { enabled: true, description: 'Webhook endpoint registration (spec 6).' },
@@ -19,6 +20,8 @@ export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: st
   'payouts.enabled': { enabled: true, description: 'Payout corridors executable at all (spec 4.3, 4.6 blocked_reason payouts_disabled).' },
   'payroll.crypto_funding': { enabled: true, description: 'Product flag: payroll runs funded by a USDC deposit (spec 4.4, 4.6 crypto_funding).' },
   'payouts.preview_corridors': { enabled: true, description: 'Launch flag: preview payout corridors (brl_pix, mxn_spei) executable (spec 4.6).' },
+  'api_v1.virtual_accounts': { enabled: true, description: 'Virtual accounts resource switch (spec 4.5; off: 503).' },
+  'wallet.virtual_accounts': { enabled: false, sandbox: true, description: 'Dark-flag: virtual accounts funding the wallet (spec 4.5); open in sandbox (dev and test) stacks, closed elsewhere unless a cohort opens it.' },
   ...Object.fromEntries(SHIPPABLE_EVENT_FAMILIES.map((f) => [shipSwitchName(f), {
     enabled: false, description: `Ship the catalogued ${f === 'wallet' ? 'wallet.created' : `${f}.*`} events: listed in GET /events and the stream, delivered to webhooks (spec 6; off: recorded in the outbox only).`,
   }])),
@@ -47,10 +50,20 @@ async function globalSwitches(): Promise<Map<string, boolean>> {
   return m;
 }
 
-/** Whether a global switch is on (default from SWITCH_DEFAULTS, else off). */
+/**
+ * The default of switch `name` when no row sets it: SWITCH_DEFAULTS' `enabled`, or its `sandbox`
+ * value on a stack with the simulator (dev and test stacks: dark-flags open there), else off.
+ */
+export function switchDefault(name: string): boolean {
+  const d = SWITCH_DEFAULTS[name];
+  if (!d) return false;
+  return d.sandbox !== undefined && loadConfig().simulatorEnabled ? d.sandbox : d.enabled;
+}
+
+/** Whether a global switch is on (default: switchDefault). */
 export async function isSwitchOn(name: string): Promise<boolean> {
   const g = await globalSwitches();
-  return g.get(name) ?? SWITCH_DEFAULTS[name]?.enabled ?? false;
+  return g.get(name) ?? switchDefault(name);
 }
 
 /** Whether a flag is open for an account: its cohort override if any, else the global switch. */

@@ -29,6 +29,22 @@ export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, un
   return row;
 }
 
+/**
+ * One `wallet_bank_virtual_account` row of `GET /capabilities?product=wallet_bank` (spec 4.6): a
+ * virtual account of `currency` funding the wallet; `blocked_reason` when not executable
+ * (`collection_account_uses_currency` with `action: none`, or `not_enabled`).
+ */
+export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    corridor_id: 'wallet_bank_virtual_account', currency, fiat_rail: rails[0] ?? null, lifecycle: 'public', public_claim_status: 'live',
+    executable: blockedReason === null, source_chains: [], max_amount: null, eta_seconds: null,
+    action: blockedReason === null ? 'create_virtual_account' : 'none',
+    display_label: `${currency} bank account (${rails.join(', ')}) to wallet`, logo_url: `https://assets.payments.example/rails/${rails[0]}.svg`,
+  };
+  if (blockedReason !== null) row.blocked_reason = blockedReason;
+  return row;
+}
+
 /** One corridor row (spec 4.6). */
 export const corridorResponse = Joi.object({
   corridor_id: Joi.string().required(),

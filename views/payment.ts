@@ -86,8 +86,11 @@ const BANK_INSTRUCTION_KEYS = [
  * `account_number`) omitted when the provider gave no basis. Null on crypto rails.
  */
 export function bankDepositInstructionsView(p: Payment): Record<string, unknown> | null {
-  const i = p.bank_instructions;
-  if (!i) return null;
+  return p.bank_instructions ? bankInstructionsView(p.bank_instructions) : null;
+}
+
+/** BankDepositInstructions (spec 2.1) as issued by the collection provider (a payment's or a virtual account's): every key, `matching` when given. */
+export function bankInstructionsView(i: Record<string, string | null>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of BANK_INSTRUCTION_KEYS) out[k] = i[k] ?? null;
   if (i.matching === 'reference' || i.matching === 'account_number') out.matching = i.matching;

@@ -7,3 +7,4 @@ export * from './payout';
 export * from './payroll-run';
 export * from './payroll-item';
 export * from './send-intent';
+export * from './virtual-account';

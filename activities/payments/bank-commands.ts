@@ -101,7 +101,14 @@ export async function recordBankCredit(c: ProviderCredit, decimals: number): Pro
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT (provider_credit_id) DO NOTHING RETURNING id`,
     [id, p?.id ?? null, c.id, c.rail, c.currency, c.amount.toString(), decimals, c.reference, c.to_account, c.sender_name, p ? 'pending' : 'recorded_only']);
   const creditId = inserted[0]?.id ?? (await db().query('SELECT id FROM bank_credits WHERE provider_credit_id = $1', [c.id]))[0].id;
-  if (p) await signalPaymentDeposit(p.id, p.account_id, creditId);
+  if (p) {
+    // The account now collects this currency by bank (its `collection` account; spec 4.5: a wallet virtual account for it is refused).
+    await db().query(
+      `INSERT INTO wallet_virtual_accounts(id, account_id, livemode, purpose, status, currency, rails)
+       SELECT $1, account_id, livemode, 'collection', 'active', $2, ARRAY[$3] FROM payments WHERE id = $4
+       ON CONFLICT (account_id, livemode, currency, purpose) DO NOTHING`, [newId('va_'), c.currency, c.rail, p.id]);
+    await signalPaymentDeposit(p.id, p.account_id, creditId);
+  }
   return { creditId, paymentId: p?.id ?? null };
 }
 

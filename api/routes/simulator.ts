@@ -51,6 +51,7 @@ import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { notifySendIntentBridgeUpdate } from '../../activities/wallet/send-signals';
+import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
@@ -100,6 +101,8 @@ export function simulatorRouter(): Router<AppState> {
       out = (await bankCollection().returnCredit(credit.id, SANDBOX_RETURN_TEXT))!;
       await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
     }
+    // A virtual account's credit (after a sending bank's instant return, so the workflow sees it returned).
+    await recordVirtualAccountCredit(out, currencyDecimals(b.currency));
     ctx.status = 201;
     ctx.body = simBankCredit(out, paymentId);
   });

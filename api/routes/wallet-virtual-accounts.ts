@@ -1,0 +1,71 @@
+/**
+ * Virtual accounts funding the wallet (spec 4.5, 2.5; issue 14): create per currency with
+ * BankDepositInstructions, list (query `purpose`), get, deactivate, reactivate, history of bank
+ * credits. Dark-flag: resource switch `api_v1.virtual_accounts` (off: 503), flag
+ * `wallet.virtual_accounts` (closed: 409 capability_unavailable; open on sandbox stacks).
+ * Dashboard session only; test mode unavailable. Rules in activities/wallet/virtual-accounts.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import {
+  createVirtualAccount, getVirtualAccount, setVirtualAccountStatus, virtualAccountHistoryQuery, virtualAccountListQuery,
+} from '../../activities/wallet/virtual-accounts';
+import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_PURPOSES } from '../../domain/virtual-accounts';
+import { paginate } from '../../lib/pagination';
+import { listEnvelope } from '../../views/schema';
+import { virtualAccountCreditResponse, virtualAccountCreditView, virtualAccountResponse, virtualAccountView } from '../../views/wallet-virtual-accounts';
+import type { AppState } from '../context';
+import { mount, type OperationDef } from '../operation';
+import { listQuery } from '../schemas/common';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers'> = {
+  testMode: 'unavailable', switch: 'api_v1.virtual_accounts', flag: 'wallet.virtual_accounts', callers: ['dashboard_session'],
+};
+
+/** Registers the virtual account operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    ...GATE, id: 'wallet.virtual_accounts.create', method: 'post', path: '/wallet/virtual_accounts', scope: 'wallet.write',
+    roles: ['owner', 'admin'], successStatus: 201,
+    body: Joi.object({ currency: Joi.string().valid(...VIRTUAL_ACCOUNT_CURRENCIES).required() }),
+    response: virtualAccountResponse,
+    summary: 'Open the wallet-funding bank account of a currency; its credits arrive in the wallet as USDC (409 collection_account_uses_currency, virtual_account_already_exists).',
+    handler: async ({ caller, body, ctx }) => virtualAccountView(await createVirtualAccount({
+      accountId: caller.accountId, livemode: caller.livemode, currency: body.currency
+    }, requestRef(ctx))),
+  });
+
+  mount(r, {
+    ...GATE, id: 'wallet.virtual_accounts.list', method: 'get', path: '/wallet/virtual_accounts', scope: 'wallet.read',
+    query: Joi.object({ ...listQuery, purpose: Joi.string().valid(...VIRTUAL_ACCOUNT_PURPOSES) }),
+    response: listEnvelope(virtualAccountResponse),
+    summary: 'The account\'s virtual accounts, newest first; `purpose=wallet_funding` for wallet screens, without it also collection and legacy_wallet rows.',
+    handler: async ({ caller, query }) => paginate(virtualAccountListQuery(caller.accountId, caller.livemode, query.purpose), 'v', query, virtualAccountView),
+  });
+
+  mount(r, {
+    ...GATE, id: 'wallet.virtual_accounts.get', method: 'get', path: '/wallet/virtual_accounts/:id', scope: 'wallet.read',
+    response: virtualAccountResponse,
+    handler: async ({ caller, params }) => virtualAccountView(await getVirtualAccount(caller.accountId, caller.livemode, params.id)),
+  });
+
+  for (const [action, to] of [['deactivate', 'inactive'], ['reactivate', 'active']] as const) {
+    mount(r, {
+      ...GATE, id: `wallet.virtual_accounts.${action}`, method: 'post', path: `/wallet/virtual_accounts/:id/${action}`, scope: 'wallet.write',
+      roles: ['owner', 'admin'], response: virtualAccountResponse,
+      summary: action === 'deactivate'
+        ? 'Stop funding the wallet from this account: later credits are returned to their senders (409 virtual_account_state_changed when inactive).'
+        : 'Fund the wallet from this account again (409 virtual_account_state_changed when active).',
+      handler: async ({ caller, params, ctx }) => virtualAccountView(await setVirtualAccountStatus(caller.accountId, caller.livemode, params.id, to, requestRef(ctx))),
+    });
+  }
+
+  mount(r, {
+    ...GATE, id: 'wallet.virtual_accounts.history', method: 'get', path: '/wallet/virtual_accounts/:id/history', scope: 'wallet.read',
+    query: Joi.object(listQuery), response: listEnvelope(virtualAccountCreditResponse),
+    summary: 'The bank credits of this account, newest first: converted to USDC into the wallet, or returned.',
+    handler: async ({ caller, params, query }) => paginate(await virtualAccountHistoryQuery(caller.accountId, caller.livemode, params.id), 'c', query, virtualAccountCreditView),
+  });
+}
