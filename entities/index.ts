@@ -20,6 +20,8 @@ import { BankRails1764000000000 } from './migrations/1764000000000-BankRails';
 import { CrossNetworkRails1764100000000 } from './migrations/1764100000000-CrossNetworkRails';
 import { Payroll1764200000000 } from './migrations/1764200000000-Payroll';
 import { PayrollRecipientSessions1764250000000 } from './migrations/1764250000000-PayrollRecipientSessions';
+import { WalletConversion, WalletDepositIntent } from './wallet-deposits';
+import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDeposits';
 
 export * from './account';
 export * from './catalog';
@@ -28,6 +30,7 @@ export * from './developers';
 export * from './credits';
 export * from './payouts';
 export * from './payroll';
+export * from './wallet-deposits';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -37,6 +40,7 @@ export const ENTITIES = [
   CreditBalanceRow, CreditEventRow, CreditCheckout,
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
   PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt,
+  WalletDepositIntent, WalletConversion,
 ];
 
 export const MIGRATIONS = [
@@ -46,4 +50,5 @@ export const MIGRATIONS = [
   CrossNetworkRails1764100000000,
   Payroll1764200000000,
   PayrollRecipientSessions1764250000000,
+  WalletDeposits1764310000000,
 ];
