@@ -8,6 +8,8 @@ import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
+import { depositIntentWorkflowActivities } from './wallet/deposits';
+import { conversionWorkflowActivities } from './wallet/conversions';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -16,5 +18,7 @@ export const activities = {
   ...webhookDeliveryWorkflowActivities,
   ...payoutWorkflowActivities,
   ...payrollWorkflowActivities,
+  ...depositIntentWorkflowActivities,
+  ...conversionWorkflowActivities,
 };
 export type Activities = typeof activities;

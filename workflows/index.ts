@@ -6,3 +6,5 @@ export * from './webhook-delivery';
 export * from './payout';
 export * from './payroll-run';
 export * from './payroll-item';
+export * from './deposit-intent';
+export * from './conversion';
