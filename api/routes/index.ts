@@ -20,7 +20,8 @@ import * as credits from './credits';
 import * as payouts from './payouts';
 import * as payroll from './payroll';
 import * as payrollFunding from './payroll-funding';
+import * as walletDeposits from './wallet-deposits';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletDeposits]) area.register(r);
 }

@@ -49,6 +49,7 @@ import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { emailProvider } from '../../providers/email';
 import { signWalletSend } from '../../providers/wallet-sends';
+import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/wallet/deposits';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
@@ -79,6 +80,7 @@ export function simulatorRouter(): Router<AppState> {
     let decimals: number;
     try { decimals = currencyDecimals(b.asset); } catch { throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' }); }
     const t = await chain.inject({ chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null });
+    await notifyDepositIntentTransfer(t); // a wallet deposit intent's address on a source chain (issue 14)
     ctx.status = 201;
     ctx.body = { object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash };
   });
@@ -152,6 +154,7 @@ export function simulatorRouter(): Router<AppState> {
     if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
     if (out.delivery) await recordObservedTransfer({ ...out.delivery, decimals: 6 });
     await signalBridgeUpdate(out.client_reference);
+    await notifyDepositIntentUpdate(out.client_reference); // `dpi_` pay-ins (issue 14)
     ctx.body = {
       object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
       received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,
