@@ -99,7 +99,7 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.conversions.source_tx', method: 'post', path: '/wallet/conversions/:id/source_tx', scope: 'wallet.write', testMode: 'unavailable',
     callers: ['dashboard_session'], roles: ['owner', 'admin'],
     // 400 parameter_invalid (tx_hash); 409 conversion_expired, source_tx_already_used, conversion_state_changed.
-    body: Joi.object({ tx_hash: Joi.string().max(80).required() }),
+    body: Joi.object({ tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).required() }),
     response: conversionResponse,
     summary: 'Record the hash of the conversion transaction the holder signed: `submitted`; the conversion then settles once the chain shows it.',
     handler: async ({ caller, params, body, ctx }) => conversionView(await submitConversionSourceTx({ accountId: caller.accountId, id: params.id, txHash: body.tx_hash, request: requestRef(ctx) })),
