@@ -80,6 +80,8 @@ test('a deposit intent from base: the source transfer is seen, bridged and settl
   const after = BigInt(expectOk(await key.get('/v1/wallet/balances')).balances[0].amount.amount);
   expect(after - before).toBe(10000000n);
   expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.bridging_started', 'deposit_intent.settled']);
+  // Catalogued, not shipped (spec 6): in the outbox, never listed in /events.
+  expect(expectOk(await key.get('/v1/events?limit=100')).data.filter((e: { type: string }) => e.type.startsWith('deposit_intent.'))).toEqual([]);
 
   const list = expectOk(await session.get('/v1/wallet/deposit_intents?limit=1'));
   conforms(depositIntentListResponse, list);

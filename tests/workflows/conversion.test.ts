@@ -3,17 +3,19 @@
  * PostgreSQL (spec 2.5, 4.5, 6; issue 14): every terminal status: `settled` (the signed transfer
  * matches; the router pays the other asset to the wallet once), `failed` `source_tx_mismatch`
  * (another amount), `failed` `expired` (never submitted), `failed` `source_tx_not_found` (the
- * hash never appears on the chain); the events of each. The holder's signature is played by a
- * chain transfer from the wallet.
+ * hash never appears on the chain); the `waiting_for` query; the events of each; a replay of
+ * every history. The holder's signature is played by a chain transfer from the wallet.
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { createConversion, submitConversionSourceTx, walletConversionPairs } from '../../activities/wallet/conversions';
 import { activeWalletOf } from '../../activities/wallet/deposits';
 import type { Wallet } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
-import { newAccount } from '../helpers/api';
+import { conversionWaitingForQuery } from '../../workflows/conversion';
+import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 
 let h: WorkflowHarness;
@@ -33,7 +35,12 @@ afterAll(async () => { await h?.stop(); });
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_conversions WHERE id = $1', [id]))[0];
-const result = (id: string) => env.client.workflow.getHandle(id).result();
+const completed = new Set<string>();
+const result = async (id: string) => {
+  const r = await env.client.workflow.getHandle(id).result();
+  completed.add(id);
+  return r;
+};
 const build = async (amount: string) => {
   const chain = chainAdapter();
   const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
@@ -44,6 +51,7 @@ const sign = async (c: { unsigned_tx: Record<string, unknown>; from_asset: strin
 
 test('settled: the signed transaction matches; the router pays the other asset to the wallet once', async () => {
   const c = await build('4000000');
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionWaitingForQuery)).startsWith('the holder\'s signed transaction hash'), 'waiting for the hash');
   const tx = await sign(c, 4_000_000n);
   await submitConversionSourceTx({ accountId, id: c.id, txHash: tx, request: null });
   expect(await result(c.id)).toBe('settled');
@@ -77,3 +85,14 @@ test('failed source_tx_not_found: the recorded hash never appears on the chain',
   expect(await row(c.id)).toMatchObject({ failure_reason: 'source_tx_not_found' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
 });
+
+test('replay: every completed history replays against the current workflow code without nondeterminism', async () => {
+  expect(completed.size).toBe(4);
+  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  let n = 0;
+  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'conversion-replay' }, histories)) {
+    expect(r.error).toBeUndefined();
+    n++;
+  }
+  expect(n).toBe(4);
+}, 120_000);

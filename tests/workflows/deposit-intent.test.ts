@@ -3,10 +3,11 @@
  * PostgreSQL (spec 2.5, 4.5, 6; issue 14): every terminal status: `settled` (USDC seen on base,
  * bridged into the wallet), `failed` (the bridge fails, funds returned to the sender),
  * `manual_recovery_required` (failed with no address to return to), `expired` (nothing came
- * within the hour); the `waiting_for` query; the events of each.
+ * within the hour); the `waiting_for` query; the events of each; a replay of every history.
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { createDepositIntent, signalDepositIntent } from '../../activities/wallet/deposits';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
@@ -34,7 +35,12 @@ const row = async (id: string) => (await db().query('SELECT * FROM wallet_deposi
 const open = (body: { source_chain: string; refund_address?: string }) => createDepositIntent({ accountId, livemode: true, body, request: null });
 const pay = (chain: string, to: string, amount: bigint, from: string | null = SENDER) =>
   chainAdapter().inject({ chain, asset: 'USDC', to_address: to, amount, decimals: 6, from_address: from, tx_hash: hash() });
-const result = (id: string) => env.client.workflow.getHandle(id).result();
+const completed = new Set<string>();
+const result = async (id: string) => {
+  const r = await env.client.workflow.getHandle(id).result();
+  completed.add(id);
+  return r;
+};
 
 test('settled: the source transfer on base is seen, bridged less the fee and lands in the wallet', async () => {
   const d = await open({ source_chain: 'base' });
@@ -75,3 +81,14 @@ test('expired: nothing reaches the address within the hour', async () => {
   expect(await result(d.id)).toBe('expired');
   expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.expired']);
 });
+
+test('replay: every completed history replays against the current workflow code without nondeterminism', async () => {
+  expect(completed.size).toBe(4);
+  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  let n = 0;
+  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'deposit-intent-replay' }, histories)) {
+    expect(r.error).toBeUndefined();
+    n++;
+  }
+  expect(n).toBe(4);
+}, 120_000);
