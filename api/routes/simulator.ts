@@ -31,6 +31,8 @@
  *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
  *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
  *   exactly that amount, e.g. less than quoted). The payment's watcher re-reads the bridge.
+ *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads (issue 14), as it
+ *   does on a `/sim/chain/transfers` transfer to its deposit address.
  */
 import Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
