@@ -20,9 +20,8 @@ import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
-import { signalWithStart } from '../../temporal/client';
 import { conversionView } from '../../views/wallet-deposits';
-import { conversionUpdateSignal, conversionWorkflow } from '../../workflows/conversion';
+import { signalConversion } from './signals';
 import { activeWalletOf } from './deposits';
 
 /** The sandbox conversion router the holder's transaction pays into and that pays the other asset out. */
@@ -116,11 +115,6 @@ export async function submitConversionSourceTx(a: { accountId: string; id: strin
   });
   await signalConversion(row.id, row.account_id);
   return row;
-}
-
-/** Signals (starting if needed) the conversion's workflow to re-read. */
-export async function signalConversion(id: string, accountId: string): Promise<void> {
-  await signalWithStart(conversionWorkflow, { workflowId: id, args: [{ conversionId: id }], accountId, signal: conversionUpdateSignal, signalArgs: [] });
 }
 
 async function emitConversionEvent(m: EntityManager, c: WalletConversion, request: RequestRef | null = null): Promise<void> {

@@ -15,13 +15,11 @@ import { grossUp, XCHAIN_USDC, type XchainNetwork } from '../../domain/xchain';
 import { Wallet, WalletDepositIntent } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { logger } from '../../lib/logger';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { signalWithStart } from '../../temporal/client';
 import { depositIntentView, type DepositRoute } from '../../views/wallet-deposits';
-import { depositIntentUpdateSignal, depositIntentWorkflow } from '../../workflows/deposit-intent';
+import { signalDepositIntent } from './signals';
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ZERO = /^0x0{40}$/i;
@@ -123,34 +121,6 @@ export async function getDepositIntent(accountId: string, id: string): Promise<W
   const d = await db().getRepository(WalletDepositIntent).findOneBy({ id, account_id: accountId });
   if (!d) throw notFound(`No such deposit intent: ${id}.`, 'id');
   return d;
-}
-
-/** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
-export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
-  await signalWithStart(depositIntentWorkflow, { workflowId: id, args: [{ depositIntentId: id }], accountId, signal: depositIntentUpdateSignal, signalArgs: [] });
-}
-
-/**
- * The bridge (simulator or provider callback) or the chain reported a change for `ref`: when it
- * is a deposit intent (`dpi_`), its workflow re-reads. False otherwise; never throws (logged).
- */
-export async function notifyDepositIntentUpdate(ref: string): Promise<boolean> {
-  if (!ref.startsWith('dpi_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_deposit_intents WHERE id = $1', [ref]);
-  if (!rows[0]) return false;
-  try {
-    await signalDepositIntent(ref, rows[0].account_id);
-  } catch (e) {
-    logger.error({ err: e, deposit_intent_id: ref }, 'could not signal the deposit intent workflow');
-  }
-  return true;
-}
-
-/** A chain transfer to a deposit intent's address (simulator `/sim/chain/transfers`): wakes its workflow. */
-export async function notifyDepositIntentTransfer(t: { chain: string; to_address: string }): Promise<void> {
-  const rows: Array<{ id: string }> = await db().query(
-    `SELECT id FROM wallet_deposit_intents WHERE source_chain = $1 AND lower(deposit_address) = lower($2)`, [t.chain, t.to_address]);
-  for (const r of rows) await notifyDepositIntentUpdate(r.id);
 }
 
 async function emitIntentEvent(m: EntityManager, d: WalletDepositIntent, request: RequestRef | null = null): Promise<void> {

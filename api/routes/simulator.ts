@@ -51,7 +51,7 @@ import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { emailProvider } from '../../providers/email';
 import { signWalletSend } from '../../providers/wallet-sends';
-import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/wallet/deposits';
+import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {

@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createDepositIntent, signalDepositIntent } from '../../activities/wallet/deposits';
+import { createDepositIntent } from '../../activities/wallet/deposits';
+import { signalDepositIntent } from '../../activities/wallet/signals';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
