@@ -7,6 +7,7 @@
  * Pure: no I/O. Safe to import from workflows.
  */
 import { invalidRequest } from './errors';
+import { assertStorableMinor } from './money';
 import { transitionTable } from './transitions';
 import { XCHAIN_NETWORKS, XCHAIN_STABLECOIN, type XchainNetwork } from './xchain';
 
@@ -112,6 +113,5 @@ export function assetAmount(m: { amount: string; currency: string; decimals: num
   if (m.decimals !== WALLET_ASSET_DECIMALS) throw invalidRequest('amount_invalid', `\`${param}.decimals\` must be ${WALLET_ASSET_DECIMALS} for ${m.currency}.`, `${param}.decimals`);
   const v = BigInt(m.amount);
   if (v <= 0n) throw invalidRequest('amount_invalid', `\`${param}\` must be strictly positive.`, param);
-  if (v >= 10n ** 30n) throw invalidRequest('amount_invalid', `\`${param}\` is too large.`, param);
-  return v;
+  return assertStorableMinor(v, param);
 }

@@ -11,6 +11,7 @@ import {
   assetAmount, DEPOSIT_INTENT_EVENTS, DEPOSIT_INTENT_TTL_MS, DEPOSIT_SOURCE_ASSET, DEPOSIT_SOURCE_CHAINS,
   depositIntentTransitions, type DepositIntentStatus,
 } from '../../domain/wallet-deposits';
+import { assertStorableMinor } from '../../domain/money';
 import { grossUp, XCHAIN_USDC, type XchainNetwork } from '../../domain/xchain';
 import { Wallet, WalletDepositIntent } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -63,6 +64,7 @@ export function depositQuote(b: { source_chain: string; amount: MoneyIn }, now =
   const out = assetAmount(b.amount, [...new Set([DEPOSIT_SOURCE_ASSET, chain.stablecoin])]);
   const q = payInBridgeAdapter().quote(sourceChain, now);
   const g = grossUp(out, q.fee);
+  assertStorableMinor(g.amountIn);
   return { sourceChain, sourceAsset: DEPOSIT_SOURCE_ASSET, destinationAsset: chain.stablecoin, amountIn: g.amountIn, amountOut: g.amountOut, fee: g.fee, expiresAt: q.expiresAt };
 }
 
@@ -82,6 +84,7 @@ export async function createDepositIntent(a: {
   const quote = payInBridgeAdapter().quote(sourceChain, now);
   let amounts: { amountIn: bigint; amountOut: bigint } | null = null;
   if (a.body.amount) amounts = grossUp(assetAmount(a.body.amount, [...new Set([DEPOSIT_SOURCE_ASSET, chain.stablecoin])]), quote.fee);
+  if (amounts) assertStorableMinor(amounts.amountIn);
   const refund = a.body.refund_address ?? null;
   if (refund !== null && (!EVM_ADDRESS.test(refund) || ZERO.test(refund))) {
     throw invalidRequest('parameter_invalid', '`refund_address` must be a non-zero ^0x[0-9a-fA-F]{40}$ address.', 'refund_address');

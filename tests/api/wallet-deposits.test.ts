@@ -57,6 +57,7 @@ test('quotes: amount in = amount out + bridge fee, with expiry; refusals; a key 
   expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'solana', amount: usdc('1') }), 409, 'conflict', 'network_not_supported', 'source_chain');
   expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'EUR', decimals: 2 } }), 400, 'invalid_request', 'currency_invalid');
   expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'USDC', decimals: 2 } }), 400, 'invalid_request', 'amount_invalid');
+  expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: usdc('9223372036854775807') }), 400, 'invalid_request', 'amount_invalid', 'amount');
   expectError(await key.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: usdc('1') }), 403, 'permission_error');
   expectError(await key.post('/v1/wallet/deposit_intents', { source_chain: 'base' }), 403, 'permission_error');
   expectError(await key.get('/v1/wallet/deposit_intents'), 403, 'permission_error');
