@@ -10,6 +10,8 @@ import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
 import { sendIntentWorkflowActivities } from './wallet/send-watch';
 import { virtualAccountWorkflowActivities } from './wallet/virtual-account-credits';
+import { depositIntentWorkflowActivities } from './wallet/deposits';
+import { conversionWorkflowActivities } from './wallet/conversions';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -20,5 +22,7 @@ export const activities = {
   ...payrollWorkflowActivities,
   ...sendIntentWorkflowActivities,
   ...virtualAccountWorkflowActivities,
+  ...depositIntentWorkflowActivities,
+  ...conversionWorkflowActivities,
 };
 export type Activities = typeof activities;

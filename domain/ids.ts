@@ -46,6 +46,8 @@ export const ID_PREFIXES = Object.freeze({
   deposit: 'dep_',
   email: 'eml_',
   session: 'sess_',
+  deposit_intent: 'dpi_',
+  conversion: 'cnv_',
 } as const);
 
 /** A resource name of ID_PREFIXES. */

@@ -24,6 +24,8 @@ import { WalletVirtualAccounts1764330000000 } from './migrations/1764330000000-W
 import { WalletVirtualAccount, WalletVirtualAccountCredit } from './wallet-virtual-accounts';
 import { WalletSendIntents1764300000000 } from './migrations/1764300000000-WalletSendIntents';
 import { WalletSendIntent } from './wallet-sends';
+import { WalletConversion, WalletDepositIntent } from './wallet-deposits';
+import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDeposits';
 
 export * from './account';
 export * from './catalog';
@@ -34,6 +36,7 @@ export * from './payouts';
 export * from './payroll';
 export * from './wallet-sends';
 export * from './wallet-virtual-accounts';
+export * from './wallet-deposits';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -45,6 +48,7 @@ export const ENTITIES = [
   PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt,
   WalletSendIntent,
   WalletVirtualAccount, WalletVirtualAccountCredit,
+  WalletDepositIntent, WalletConversion,
 ];
 
 export const MIGRATIONS = [
@@ -56,4 +60,5 @@ export const MIGRATIONS = [
   PayrollRecipientSessions1764250000000,
   WalletSendIntents1764300000000,
   WalletVirtualAccounts1764330000000,
+  WalletDeposits1764310000000,
 ];

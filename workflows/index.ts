@@ -8,3 +8,5 @@ export * from './payroll-run';
 export * from './payroll-item';
 export * from './send-intent';
 export * from './virtual-account';
+export * from './deposit-intent';
+export * from './conversion';

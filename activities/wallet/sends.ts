@@ -18,7 +18,7 @@ import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { sendIntentView } from '../../views/wallet-sends';
-import { wakeSendIntent } from './send-signals';
+import { wakeSendIntent } from './signals';
 import { activeWallet, chainRead } from './transactions';
 
 /** A route with what it costs now: the bridge's fee (0 direct), minor units of the stablecoin. */

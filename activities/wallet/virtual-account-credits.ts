@@ -16,7 +16,7 @@ import { emitEvent } from '../../lib/outbox';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
 import { virtualAccountCreditView, virtualAccountView } from '../../views/wallet-virtual-accounts';
-import { wakeVirtualAccount } from './virtual-account-signals';
+import { wakeVirtualAccount } from './signals';
 
 /** The service address virtual-account USDC is sent from (sandbox: the provider's settlement treasury). */
 export const VIRTUAL_ACCOUNT_TREASURY = deriveAddress('virtual-accounts:treasury');

@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { bankCollection } from '../../providers/bank-collection';
 import { virtualAccountView } from '../../views/wallet-virtual-accounts';
-import { wakeVirtualAccount } from './virtual-account-signals';
+import { wakeVirtualAccount } from './signals';
 import { activeWallet } from './transactions';
 
 /** Currencies the account collects through its bank-rail payment links (its `collection` rows). */

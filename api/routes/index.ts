@@ -22,7 +22,8 @@ import * as payroll from './payroll';
 import * as payrollFunding from './payroll-funding';
 import * as walletSends from './wallet-sends';
 import * as walletVirtualAccounts from './wallet-virtual-accounts';
+import * as walletDeposits from './wallet-deposits';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletVirtualAccounts]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletVirtualAccounts]) area.register(r);
 }

@@ -34,6 +34,8 @@
  *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
  *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
  *   exactly that amount, e.g. less than quoted). The payment's (or send's) watcher re-reads the bridge.
+ *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads (issue 14), as it
+ *   does on a `/sim/chain/transfers` transfer to its deposit address.
  */
 import Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
@@ -50,10 +52,11 @@ import { faultAccountExists, setFault, type FaultName } from '../../providers/sa
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
-import { notifySendIntentBridgeUpdate } from '../../activities/wallet/send-signals';
+import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
+import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
@@ -84,6 +87,7 @@ export function simulatorRouter(): Router<AppState> {
     let decimals: number;
     try { decimals = currencyDecimals(b.asset); } catch { throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' }); }
     const t = await chain.inject({ chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null });
+    await notifyDepositIntentTransfer(t); // a wallet deposit intent's address on a source chain (issue 14)
     ctx.status = 201;
     ctx.body = { object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash };
   });
@@ -159,6 +163,7 @@ export function simulatorRouter(): Router<AppState> {
     if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
     if (out.delivery) await recordObservedTransfer({ ...out.delivery, decimals: 6 });
     if (!(await signalBridgeUpdate(out.client_reference))) await notifySendIntentBridgeUpdate(out.client_reference);
+    await notifyDepositIntentUpdate(out.client_reference); // `dpi_` pay-ins (issue 14)
     ctx.body = {
       object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
       received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,

@@ -7,7 +7,6 @@
  * refusals; and a payer paying a link with `pay_with_wallet` judged by the native verdict rules.
  */
 import type Joi from 'joi';
-import crypto from 'node:crypto';
 import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { db } from '../../lib/db';
 import { listEnvelope } from '../../views/schema';

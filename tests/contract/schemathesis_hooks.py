@@ -169,6 +169,20 @@ def before_call(context, case, kwargs):
 # label, each an allowed (status, code, param[, message excerpt]) with the reason (docs/decisions.md, issue 11).
 # Everything else a schema-valid request gets refused for fails `positive_data_acceptance_stated`.
 RULES_BEYOND_SCHEMA = {
+    "POST /wallet/deposit_quotes": {
+        (400, "currency_invalid", None): "the amount is in USDC or the chain's stablecoin (the deposit's asset, from the registry)",
+        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
+    },
+    "POST /wallet/deposit_intents": {
+        (400, "currency_invalid", None): "the amount is in USDC or the chain's stablecoin (the deposit's asset, from the registry)",
+        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
+        (400, "parameter_invalid", "refund_address"): "the refund address cannot be the zero address",
+    },
+    "POST /wallet/conversions": {
+        (400, "conversion_pair_unsupported", "to_asset"): "`from_asset` and `to_asset` must be a pair of conversion_pairs (two fields)",
+        (400, "currency_invalid", None): "the amount is in `from_asset` (two fields)",
+        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
+    },
     "GET /activity/summary": {
         (400, "parameter_invalid", "until"): "`until` must be after `since` (two fields)",
     },

@@ -167,7 +167,7 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
   const s = client(creds.session_token);
-  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k)]);
+  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k), walletDeposits(s)]);
   // Settled even when the rest throws first, so no creation is left running unobserved.
   areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
@@ -196,7 +196,7 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   // A send intent of the wallet (dashboard session), for `/wallet/send_intents/{id}` and its `source_tx`.
   const sendIntent = expectStatus(await s.post('/v1/wallet/send_intents', { destination_chain: walletRows[0].chain, destination_address: randomEvm(), amount: { amount: '100000', currency: asset, decimals: 6 } }), 201, 'send intent').id as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
-  const [book, pos, prl] = await areas;
+  const [book, pos, prl, wd] = await areas;
   return {
     byResource: {
       payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
@@ -207,8 +207,26 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
     byOperation: {
       'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
       'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
-      ...book.byOperation, ...pos.byOperation, ...prl.byOperation,
+      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd,
     },
+  };
+}
+
+/**
+ * Wallet deposits and conversions (spec 4.5; issue 14; dashboard session only): a deposit intent
+ * from base, a conversion for the reads and one of its own for `source_tx` (the fuzzer submits it).
+ */
+async function walletDeposits(s: Api): Promise<AccountObjects['byOperation']> {
+  const dpi = expectStatus(await s.post('/v1/wallet/deposit_intents', { source_chain: 'base' }), 201, 'deposit intent').id as string;
+  const pair = expectStatus(await s.get('/v1/wallet/conversion_pairs'), 200, 'conversion pairs').data[0] as { from_asset: string; to_asset: string };
+  const conversion = async () => expectStatus(await s.post('/v1/wallet/conversions', {
+    from_asset: pair.from_asset, to_asset: pair.to_asset, amount: { amount: '1000000', currency: pair.from_asset, decimals: 6 },
+  }), 201, 'conversion').id as string;
+  const [cnv, cnvOwn] = await Promise.all([conversion(), conversion()]);
+  return {
+    'GET /wallet/deposit_intents/{id}': { id: [dpi] },
+    'GET /wallet/conversions/{id}': { id: [cnv] },
+    'POST /wallet/conversions/{id}/source_tx': { id: [cnvOwn] },
   };
 }
 

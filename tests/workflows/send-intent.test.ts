@@ -9,7 +9,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import crypto from 'node:crypto';
-import { notifySendIntentBridgeUpdate } from '../../activities/wallet/send-signals';
+import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/sends';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
@@ -69,7 +69,7 @@ test('expired: never signed, the intent expires after 30 minutes; waiting_for na
 test('settled: a direct send signed and recorded', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
-  const t = await signTransaction({ from: hd.address, ...si.unsigned_transaction });
+  const t = await signTransaction(si.unsigned_transaction);
   await recordSendSourceTx(hd.acct.account_id, si.id, t.tx_hash);
   expect(await result(si.id)).toBe('settled');
   expect(await row(si.id)).toMatchObject({ status: 'settled', delivery_tx_hash: t.tx_hash });
@@ -88,7 +88,7 @@ test('failed bridge_failed: the bridge fails a cross-chain send and returns the 
   const hd = await holder(3_000_000n);
   const si = await hd.send('base', 2_000_000n);
   await payInBridgeAdapter().simulate(si.id, 'delayed', null);
-  const t = await signTransaction({ from: hd.address, ...si.unsigned_transaction });
+  const t = await signTransaction(si.unsigned_transaction);
   await recordSendSourceTx(hd.acct.account_id, si.id, t.tx_hash);
   await eventually(async () => (await row(si.id)).status === 'bridging_started', 'bridging');
   expect(await hd.balance()).toBe(1_000_000n);
@@ -103,7 +103,7 @@ test('settled through the bridge after a delay: the poll finds the delivery', as
   const hd = await holder(3_000_000n);
   const si = await hd.send('arbitrum', 2_000_000n);
   await payInBridgeAdapter().simulate(si.id, 'delayed', null);
-  const t = await signTransaction({ from: hd.address, ...si.unsigned_transaction });
+  const t = await signTransaction(si.unsigned_transaction);
   await recordSendSourceTx(hd.acct.account_id, si.id, t.tx_hash);
   await eventually(async () => (await row(si.id)).status === 'bridging_started', 'bridging');
   // Released without a notification: the workflow's own poll sees it.

@@ -1,0 +1,97 @@
+/**
+ * Starting and signalling the wallet's workflows (issue 14; workflow id = object id, `AccountId`):
+ * deposit intents (workflows/deposit-intent.ts), conversions (workflows/conversion.ts), send intents
+ * (workflows/send-intent.ts) and virtual accounts (workflows/virtual-account.ts): what commands call
+ * after their commit (signalWithStart heals a lost start), provider notifications, and the recovery
+ * sweeps at worker start.
+ */
+import { db } from '../../lib/db';
+import { logger } from '../../lib/logger';
+import { signalWithStart, startIfAbsent } from '../../temporal/client';
+import { conversionUpdateSignal, conversionWorkflow } from '../../workflows/conversion';
+import { depositIntentUpdateSignal, depositIntentWorkflow } from '../../workflows/deposit-intent';
+import { sendIntentUpdateSignal, sendIntentWorkflow } from '../../workflows/send-intent';
+import { virtualAccountUpdateSignal, virtualAccountWorkflow } from '../../workflows/virtual-account';
+
+/** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
+export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
+  await signalWithStart(depositIntentWorkflow, { workflowId: id, args: [{ depositIntentId: id }], accountId, signal: depositIntentUpdateSignal, signalArgs: [] });
+}
+
+/**
+ * The bridge (simulator or provider callback) or the chain reported a change for `ref`: when it
+ * is a deposit intent (`dpi_`), its workflow re-reads. False otherwise; never throws (logged).
+ */
+export async function notifyDepositIntentUpdate(ref: string): Promise<boolean> {
+  if (!ref.startsWith('dpi_')) return false;
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_deposit_intents WHERE id = $1', [ref]);
+  if (!rows[0]) return false;
+  try {
+    await signalDepositIntent(ref, rows[0].account_id);
+  } catch (e) {
+    logger.error({ err: e, deposit_intent_id: ref }, 'could not signal the deposit intent workflow');
+  }
+  return true;
+}
+
+/** A chain transfer to a deposit intent's address (simulator `/sim/chain/transfers`): wakes its workflow. */
+export async function notifyDepositIntentTransfer(t: { chain: string; to_address: string }): Promise<void> {
+  const rows: Array<{ id: string }> = await db().query(
+    `SELECT id FROM wallet_deposit_intents WHERE source_chain = $1 AND lower(deposit_address) = lower($2)`, [t.chain, t.to_address]);
+  for (const r of rows) await notifyDepositIntentUpdate(r.id);
+}
+
+/** Signals (starting if needed) the conversion's workflow to re-read. */
+export async function signalConversion(id: string, accountId: string): Promise<void> {
+  await signalWithStart(conversionWorkflow, { workflowId: id, args: [{ conversionId: id }], accountId, signal: conversionUpdateSignal, signalArgs: [] });
+}
+
+/** Intent `id` changed (created, hash recorded, bridge moved): its workflow re-reads it (started if absent). */
+export async function wakeSendIntent(id: string, accountId: string): Promise<void> {
+  await signalWithStart(sendIntentWorkflow, { workflowId: id, args: [{ intentId: id }], accountId, signal: sendIntentUpdateSignal, signalArgs: [] });
+}
+
+/** The bridge reported a change of the transfer whose client reference is `id`; false when it is not a send intent. */
+export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean> {
+  if (!id.startsWith('wsi_')) return false;
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_send_intents WHERE id = $1', [id]);
+  if (!rows[0]) return false;
+  await wakeSendIntent(id, rows[0].account_id);
+  return true;
+}
+
+/** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
+export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN ('created', 'source_submitted', 'bridging_started') ORDER BY id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent(sendIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}
+
+/** Virtual account `id` changed or received a credit: its workflow settles what is pending (started if absent). */
+export async function wakeVirtualAccount(id: string, accountId: string): Promise<void> {
+  await signalWithStart(virtualAccountWorkflow, { workflowId: id, args: [{ virtualAccountId: id }], accountId, signal: virtualAccountUpdateSignal, signalArgs: [] });
+}
+
+/** Recovery sweep at worker start: a workflow for every active wallet-funding account or one with an unsettled credit. */
+export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT v.id, v.account_id FROM wallet_virtual_accounts v
+        WHERE v.id > $1 AND v.purpose = 'wallet_funding'
+          AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
+        ORDER BY v.id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent(virtualAccountWorkflow, { workflowId: r.id, args: [{ virtualAccountId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * One workflow per wallet conversion (workflow id = `cnv_...`; spec 2.5, 4.5, 6; issue 14):
+ * `built` waits for the holder's hash until `signable_until` (else `failed` `expired`);
+ * `submitted` watches the chain for that transaction until CONVERSION_CONFIRM_MS after submission
+ * (polling every CONVERSION_POLL_MS, woken by `conversionUpdate`): `settled` when it matches what
+ * was built, `failed` (`source_tx_mismatch`, `source_tx_not_found`) otherwise.
+ */
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { ConversionWorkflowActivities } from '../activities/wallet/conversions';
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+
+const acts = proxyActivities<ConversionWorkflowActivities>(activityOptions());
+
+/** The conversion changed (hash recorded): re-read now. */
+export const conversionUpdateSignal = defineSignal('conversionUpdate');
+export const conversionRetrySignal = defineSignal('retry');
+export const conversionWaitingForQuery = defineQuery<string>('waiting_for');
+
+/** How often a submitted conversion's transaction is looked for on the chain without a signal. */
+export const CONVERSION_POLL_MS = 15_000;
+
+/** Follows conversion `conversionId` to `settled` or `failed`; returns it. */
+export async function conversionWorkflow(args: { conversionId: string }): Promise<string> {
+  const id = args.conversionId;
+  let woken = false;
+  let waitingFor = 'loading the conversion';
+  setHandler(conversionUpdateSignal, () => { woken = true; });
+  setHandler(conversionRetrySignal, () => { woken = true; });
+  setHandler(conversionWaitingForQuery, () => waitingFor);
+
+  for (;;) {
+    try {
+      woken = false;
+      let st = await acts.checkConversion(id);
+      if (!st.terminal) {
+        const deadline = Date.parse(st.status === 'built' ? st.signableUntil : st.confirmBy!);
+        if (st.status === 'built') {
+          waitingFor = `the holder's signed transaction hash until ${st.signableUntil}`;
+          await condition(() => woken, msUntil(deadline));
+        } else {
+          waitingFor = `the signed transaction on the chain until ${st.confirmBy}`;
+          await condition(() => woken, Math.min(msUntil(deadline), CONVERSION_POLL_MS));
+        }
+        if (!woken && workflowNowMs() >= deadline) st = await acts.expireConversion(id);
+      }
+      if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
+      await continueAsNewIfDue<typeof conversionWorkflow>(!woken, { conversionId: id });
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
+    }
+  }
+}

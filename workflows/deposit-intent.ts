@@ -1,0 +1,56 @@
+/**
+ * One workflow per wallet deposit intent (workflow id = `dpi_...`; spec 2.5, 4.5, 6; issue 14):
+ * waits for USDC on the source chain at the bridge's deposit address until `expires_at`
+ * (`expired` when nothing came), then follows the bridge until the USDC lands in the holder's
+ * wallet (`source_detected`, `bridging`, `settled`) or the bridge fails (funds returned:
+ * `recovering`, `failed`; no address to return to: `manual_recovery_required`). Woken by
+ * `depositIntentUpdate` (a chain transfer to the address, a bridge change) and otherwise polls
+ * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/deposits.ts).
+ */
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { DepositIntentWorkflowActivities } from '../activities/wallet/deposits';
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+
+const acts = proxyActivities<DepositIntentWorkflowActivities>(activityOptions());
+
+/** The chain or the bridge changed something for the intent: re-read now. */
+export const depositIntentUpdateSignal = defineSignal('depositIntentUpdate');
+export const depositIntentRetrySignal = defineSignal('retry');
+export const depositIntentWaitingForQuery = defineQuery<string>('waiting_for');
+
+/** How often the source chain and the bridge are re-read without a signal. */
+export const DEPOSIT_POLL_MS = 30_000;
+
+/** Follows deposit intent `depositIntentId` to a terminal status; returns it. */
+export async function depositIntentWorkflow(args: { depositIntentId: string }): Promise<string> {
+  const id = args.depositIntentId;
+  let woken = false;
+  let waitingFor = 'loading the deposit intent';
+  setHandler(depositIntentUpdateSignal, () => { woken = true; });
+  setHandler(depositIntentRetrySignal, () => { woken = true; });
+  setHandler(depositIntentWaitingForQuery, () => waitingFor);
+
+  for (;;) {
+    try {
+      woken = false;
+      let st = await acts.advanceDepositIntent(id);
+      if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
+      if (st.changed) continue;
+      if (st.status === 'awaiting_funds') {
+        const expiresMs = Date.parse(st.expiresAt);
+        waitingFor = `USDC on ${st.sourceChain} at the deposit address until ${st.expiresAt}`;
+        await condition(() => woken, Math.min(msUntil(expiresMs), DEPOSIT_POLL_MS));
+        if (!woken && workflowNowMs() >= expiresMs) {
+          st = await acts.expireDepositIntent(id);
+          if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
+        }
+      } else {
+        waitingFor = `the bridge (status ${st.status})`;
+        await condition(() => woken, DEPOSIT_POLL_MS);
+      }
+      await continueAsNewIfDue<typeof depositIntentWorkflow>(!woken, { depositIntentId: id });
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
+    }
+  }
+}
