@@ -195,6 +195,8 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const walletTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: walletRows[0].chain, asset, to_address: walletRows[0].address, amount: '1000000' }, { idem: null }), 201, 'wallet transfer').tx_hash as string;
   // A send intent of the wallet (dashboard session), for `/wallet/send_intents/{id}` and its `source_tx`.
   const sendIntent = expectStatus(await s.post('/v1/wallet/send_intents', { destination_chain: walletRows[0].chain, destination_address: randomEvm(), amount: { amount: '100000', currency: asset, decimals: 6 } }), 201, 'send intent').id as string;
+  // A wallet-funding virtual account (dark-flag, open on the test stack), for its reads and actions.
+  const va = expectStatus(await s.post('/v1/wallet/virtual_accounts', { currency: 'GBP' }), 201, 'virtual account').id as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
   const [book, pos, prl, wd] = await areas;
   return {
@@ -207,6 +209,8 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
     byOperation: {
       'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
       'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
+      'GET /wallet/virtual_accounts/{id}': { id: [va] }, 'GET /wallet/virtual_accounts/{id}/history': { id: [va] },
+      'POST /wallet/virtual_accounts/{id}/deactivate': { id: [va] }, 'POST /wallet/virtual_accounts/{id}/reactivate': { id: [va] },
       ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd,
     },
   };
