@@ -1,8 +1,9 @@
 /**
  * Unsigned EVM calls the service builds for the holder to sign (spec 2.5: nothing in the API can
  * sign; every movement out of the wallet is built here, signed outside with the holder's passkey).
- * An ERC-20 `transfer(to, amount)` on a stablecoin contract: the call data and its decoding (the
- * sandbox signer reads back what it signs). Amounts are bigint minor units of the token.
+ * An ERC-20 `transfer(to, amount)` on a stablecoin contract and the conversion router's
+ * `convert(tokenIn, tokenOut, amountIn, minAmountOut, reference)`: their call data and decoding
+ * (the sandbox signer reads back what it signs). Amounts are bigint minor units of the token.
  *
  * Pure: no I/O (viem's ABI coder).
  */
@@ -38,6 +39,29 @@ export function decodeErc20Transfer(data: string): { recipient: string; amount: 
     if (d.functionName !== 'transfer') return null;
     const [recipient, amount] = d.args as readonly [string, bigint];
     return isAddress(recipient, { strict: false }) ? { recipient: getAddress(recipient), amount } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** ABI of the conversion router's `convert` (the holder's conversion transaction pays `amountIn` of `tokenIn` into the router). */
+export const CONVERSION_ROUTER_ABI = [{
+  type: 'function', name: 'convert', stateMutability: 'nonpayable', outputs: [],
+  inputs: [{ name: 'tokenIn', type: 'address' }, { name: 'tokenOut', type: 'address' }, { name: 'amountIn', type: 'uint256' }, { name: 'minAmountOut', type: 'uint256' }, { name: 'reference', type: 'string' }],
+}] as const;
+
+/** Call data of `convert(tokenIn, tokenOut, amountIn, minAmountOut, reference)`. */
+export function conversionCallData(a: { tokenIn: string; tokenOut: string; amountIn: bigint; minAmountOut: bigint; reference: string }): `0x${string}` {
+  return encodeFunctionData({ abi: CONVERSION_ROUTER_ABI, functionName: 'convert', args: [getAddress(a.tokenIn), getAddress(a.tokenOut), a.amountIn, a.minAmountOut, a.reference] });
+}
+
+/** Decodes `convert` call data; null for anything else. */
+export function decodeConversionCall(data: string): { tokenIn: string; tokenOut: string; amountIn: bigint; minAmountOut: bigint; reference: string } | null {
+  if (!/^0x[0-9a-fA-F]*$/.test(data)) return null;
+  try {
+    const d = decodeFunctionData({ abi: CONVERSION_ROUTER_ABI, data: data as `0x${string}` });
+    const [tokenIn, tokenOut, amountIn, minAmountOut, reference] = d.args;
+    return { tokenIn: getAddress(tokenIn), tokenOut: getAddress(tokenOut), amountIn, minAmountOut, reference };
   } catch {
     return null;
   }

@@ -59,6 +59,11 @@ export class SandboxChain implements ChainAdapter {
     return deriveAddress(`deposit:${this.network}:${seed}`);
   }
 
+  /** The token contract of `asset` on this chain (the stablecoin's, or a sandbox token's derived address). */
+  tokenAddressOf(asset: string): string {
+    return asset === this.stablecoin ? this.tokenAddress : deriveAddress(`token:${this.network}:${asset}`);
+  }
+
   async balanceOf(address: string, asset: string): Promise<bigint> {
     const rows: Array<{ bal: string }> = await db().query(
       `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)

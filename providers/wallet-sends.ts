@@ -12,7 +12,8 @@
 import crypto from 'node:crypto';
 import { transaction } from '../lib/db';
 import { chainAdapter, deriveAddress, type ObservedTransfer } from './chain';
-import { decodeErc20Transfer } from '../domain/evm-calls';
+import { decodeConversionCall, decodeErc20Transfer } from '../domain/evm-calls';
+import { CONVERSION_OTHER_ASSET } from '../domain/wallet-deposits';
 import { XCHAIN_USDC } from '../domain/xchain';
 import { faultValue } from './sandbox-faults';
 
@@ -74,6 +75,9 @@ export async function signWalletSend(id: string, now = new Date()): Promise<{ tx
   return { tx_hash: delivery.debitHash };
 }
 
+/** Assets a conversion on the sandbox chain can pay into the router. */
+const CONVERTIBLE_ASSETS = (chain: { stablecoin: string }): string[] => [chain.stablecoin, CONVERSION_OTHER_ASSET];
+
 /** Why the sandbox holder refused to sign: `param` names the offending request field when there is one. */
 export class SignRefused extends Error {
   override readonly name = 'SignRefused';
@@ -86,7 +90,8 @@ export interface SignRequest { from: string; chain_id: number; to: string; data:
 /**
  * Simulator: the holder's passkey signs a built transaction and broadcasts it (spec 2.5: signing
  * happens outside the API). Accepts an ERC-20 `transfer` on a stablecoin contract the sandbox
- * knows (the native chain's, or USDC on a bridged network), from a wallet registered here (the
+ * knows (the native chain's, or USDC on a bridged network), or a conversion router `convert` call
+ * on the native chain (paying `amountIn` of `tokenIn` to the router), from a wallet registered here (the
  * sandbox holds those passkeys). In one transaction, serialised per wallet: checks the balance on
  * that chain and records the transfer under a fresh hash; then reports it to the chain watchers.
  * Throws SignRefused (unknown chain or token, not a transfer, unknown wallet, balance too low).
@@ -98,9 +103,16 @@ export async function signTransaction(req: SignRequest): Promise<ObservedTransfe
     ? { chain: chain.chain, asset: chain.stablecoin, token: chain.tokenAddress }
     : xchain ? { chain: xchain[0], asset: 'USDC', token: xchain[1].tokenAddress } : null;
   if (!target) throw new SignRefused(`The sandbox signs on chain ids ${[chain.chainId, ...Object.values(XCHAIN_USDC).map((v) => v.chainId)].join(', ')}.`, 'network_not_supported', 'chain_id');
-  if (req.to.toLowerCase() !== target.token.toLowerCase()) throw new SignRefused(`\`to\` must be the ${target.asset} contract ${target.token} on ${target.chain}.`, 'parameter_invalid', 'to');
-  const call = decodeErc20Transfer(req.data);
-  if (!call) throw new SignRefused('`data` must be an ERC-20 transfer(address,uint256) call.', 'parameter_invalid', 'data');
+  const conversion = target.chain === chain.chain ? decodeConversionCall(req.data) : null;
+  const convertedAsset = conversion ? CONVERTIBLE_ASSETS(chain).find((a) => chain.tokenAddressOf(a).toLowerCase() === conversion.tokenIn.toLowerCase()) : undefined;
+  if (conversion && convertedAsset) {
+    // A conversion router call: the signed transaction pays `amountIn` of `tokenIn` into the router (`to`).
+    target.asset = convertedAsset;
+  } else if (req.to.toLowerCase() !== target.token.toLowerCase()) {
+    throw new SignRefused(`\`to\` must be the ${target.asset} contract ${target.token} on ${target.chain}.`, 'parameter_invalid', 'to');
+  }
+  const call = conversion && convertedAsset ? { recipient: req.to, amount: conversion.amountIn } : decodeErc20Transfer(req.data);
+  if (!call) throw new SignRefused('`data` must be an ERC-20 transfer(address,uint256) or a conversion router convert(...) call.', 'parameter_invalid', 'data');
   if (call.amount <= 0n) throw new SignRefused('The transfer amount must be positive.', 'parameter_invalid', 'data');
   const t = await transaction(async (m) => {
     const w: Array<{ address: string }> = await m.query('SELECT address FROM wallets WHERE lower(address) = lower($1) LIMIT 1', [req.from]);

@@ -8,7 +8,7 @@
  * `source_tx_not_found`, `source_tx_mismatch`). Every status change goes through
  * `conversionTransitions` with its catalogued `conversion.*` event in the same transaction.
  */
-import { encodeFunctionData } from 'viem';
+import { conversionCallData } from '../../domain/evm-calls';
 import type { EntityManager } from 'typeorm';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import {
@@ -27,13 +27,8 @@ import { activeWalletOf } from './deposits';
 /** The sandbox conversion router the holder's transaction pays into and that pays the other asset out. */
 export const CONVERSION_ROUTER = deriveAddress('wallet:conversion-router');
 
-const ROUTER_ABI = [{
-  type: 'function', name: 'convert', stateMutability: 'nonpayable', outputs: [],
-  inputs: [{ name: 'tokenIn', type: 'address' }, { name: 'tokenOut', type: 'address' }, { name: 'amountIn', type: 'uint256' }, { name: 'minAmountOut', type: 'uint256' }, { name: 'reference', type: 'string' }],
-}] as const;
-
 /** The token contract of `asset` on the sandbox chain. */
-const tokenAddress = (asset: string) => (asset === chainAdapter().stablecoin ? chainAdapter().tokenAddress : deriveAddress(`token:${chainAdapter().network}:${asset}`));
+const tokenAddress = (asset: string) => chainAdapter().tokenAddressOf(asset);
 
 /** `GET /wallet/conversion_pairs`: the pairs of this network's chain. */
 export function walletConversionPairs(): Array<ConversionPair & { chain: string }> {
@@ -62,7 +57,7 @@ export async function createConversion(a: {
   const now = new Date();
   const unsigned = {
     chain: chain.chain, chain_id: chain.chainId, from: wallet.address, to: CONVERSION_ROUTER, value: '0',
-    data: encodeFunctionData({ abi: ROUTER_ABI, functionName: 'convert', args: [tokenAddress(pair.from) as `0x${string}`, tokenAddress(pair.to) as `0x${string}`, price.amountIn, price.amountOut, id] }),
+    data: conversionCallData({ tokenIn: tokenAddress(pair.from), tokenOut: tokenAddress(pair.to), amountIn: price.amountIn, minAmountOut: price.amountOut, reference: id }),
     token_transfer: { token: tokenAddress(pair.from), to: CONVERSION_ROUTER, amount: { amount: price.amountIn.toString(), currency: pair.from, decimals: WALLET_ASSET_DECIMALS } },
   };
   const row = await transaction(async (m) => {

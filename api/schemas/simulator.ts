@@ -29,6 +29,8 @@ export const walletSignBody = Joi.object({
   data: Joi.string().pattern(/^0x[0-9a-fA-F]*$/).max(10_000).required(),
   value: Joi.string().valid('0'),
   chain: Joi.string().max(40),
+  // A conversion's description of the token transfer its router call makes (informational; the call data decides).
+  token_transfer: Joi.object().unknown(true),
 });
 
 /** `POST /sim/bank/credits`: an inbound bank transfer as the fiat collection provider reports it. */

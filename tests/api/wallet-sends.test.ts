@@ -137,6 +137,16 @@ test('the sandbox signer refuses what a passkey would not sign', async () => {
   await refuse({}, 400, 'balance_insufficient', 'data');
 });
 
+test('the sandbox signer signs a conversion\'s router call: the conversion settles', async () => {
+  const { s, asset } = await fundedHolder('5000000');
+  const cnv = expectOk(await s.post('/v1/wallet/conversions', { from_asset: asset, to_asset: 'USDT0', amount: usdc('1000000', asset) }), 201);
+  const hash = await sign(cnv.unsigned_transaction);
+  const onChain = await db().query('SELECT asset, amount_minor FROM sandbox_chain_transfers WHERE tx_hash = $1', [hash]);
+  expect(onChain[0]).toEqual({ asset, amount_minor: '1000000' });
+  expectOk(await s.post(`/v1/wallet/conversions/${cnv.id}/source_tx`, { tx_hash: hash }));
+  await eventually(async () => expectOk(await s.get(`/v1/wallet/conversions/${cnv.id}`)).status === 'settled' ? true : null, 'conversion settled', 20000);
+});
+
 test('pay_with_wallet: the unsigned transfer of the total due to the payment\'s deposit address; once signed the payment is paid', async () => {
   const merchant = client((await newAccount()).live_key);
   const l = expectOk(await merchant.post('/v1/payment_links', { amount: { amount: '2500', currency: 'USD', decimals: 2 }, title: 'Wallet pay', accepted_rail_kinds: ['crypto'] }), 201);
