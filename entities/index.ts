@@ -26,6 +26,8 @@ import { WalletSendIntents1764300000000 } from './migrations/1764300000000-Walle
 import { WalletSendIntent } from './wallet-sends';
 import { WalletConversion, WalletDepositIntent } from './wallet-deposits';
 import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDeposits';
+import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOfframp';
+import { WalletExternalAccount, WalletOfframpIntent } from './wallet-offramp';
 
 export * from './account';
 export * from './catalog';
@@ -37,6 +39,7 @@ export * from './payroll';
 export * from './wallet-sends';
 export * from './wallet-virtual-accounts';
 export * from './wallet-deposits';
+export * from './wallet-offramp';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -49,6 +52,7 @@ export const ENTITIES = [
   WalletSendIntent,
   WalletVirtualAccount, WalletVirtualAccountCredit,
   WalletDepositIntent, WalletConversion,
+  WalletExternalAccount, WalletOfframpIntent,
 ];
 
 export const MIGRATIONS = [
@@ -59,6 +63,7 @@ export const MIGRATIONS = [
   Payroll1764200000000,
   PayrollRecipientSessions1764250000000,
   WalletSendIntents1764300000000,
-  WalletVirtualAccounts1764330000000,
   WalletDeposits1764310000000,
+  WalletOfframp1764320000000,
+  WalletVirtualAccounts1764330000000,
 ];

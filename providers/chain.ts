@@ -129,6 +129,35 @@ export class SandboxChain implements ChainAdapter {
     return Number(rows[0]?.head ?? 0);
   }
 
+  /**
+   * Broadcasts a transfer that is not confirmed yet (the sandbox's mempool, `sandbox_chain_mempool`):
+   * not on the ledger, not in any balance, not reported to watchers until `confirm`. Idempotent by
+   * tx hash; a fresh hash when none is given. Returns the pending transfer.
+   */
+  async broadcast(t: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null }): Promise<ObservedTransfer> {
+    const full: ObservedTransfer = { ...t, from_address: t.from_address ?? null, tx_hash: t.tx_hash ?? txHash(crypto.randomUUID()) };
+    await db().query(
+      `INSERT INTO sandbox_chain_mempool(tx_hash, chain, asset, from_address, to_address, amount_minor, decimals) VALUES ($1,$2,$3,$4,$5,$6,$7)
+       ON CONFLICT (tx_hash) DO NOTHING`, [full.tx_hash, full.chain, full.asset, full.from_address, full.to_address, full.amount.toString(), full.decimals]);
+    return full;
+  }
+
+  /** Confirms pending transfer `hash`: moves it from the mempool to the ledger and reports it. Null when no such pending transfer. */
+  async confirm(hash: string): Promise<ObservedTransfer | null> {
+    const rows: Array<{ tx_hash: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number }> =
+      await db().query('DELETE FROM sandbox_chain_mempool WHERE lower(tx_hash) = lower($1) RETURNING *', [hash]);
+    const r = rows[0];
+    if (!r) return null;
+    return this.inject({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash });
+  }
+
+  /** Broadcast but unconfirmed transfers to `address` on `chainName` (any case). */
+  async pendingTo(chainName: string, address: string): Promise<ObservedTransfer[]> {
+    const rows: Array<{ tx_hash: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number }> =
+      await db().query('SELECT * FROM sandbox_chain_mempool WHERE chain = $1 AND lower(to_address) = lower($2) ORDER BY created_at', [chainName, address]);
+    return rows.map((r) => ({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash }));
+  }
+
   /** Reports a transfer recorded elsewhere (in a caller's transaction) to the watchers. */
   async report(t: ObservedTransfer): Promise<void> {
     for (const l of this.listeners) await l(t);

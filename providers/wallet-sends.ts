@@ -85,7 +85,11 @@ export class SignRefused extends Error {
 }
 
 /** A transaction the holder is asked to sign: an ERC-20 transfer call (domain/evm-calls.ts). */
-export interface SignRequest { from: string; chain_id: number; to: string; data: string }
+export interface SignRequest {
+  from: string; chain_id: number; to: string; data: string;
+  /** `pending`: broadcast only (in the mempool until `/sim/chain/transfers/{hash}/confirm`); default `confirmed`. */
+  status?: 'confirmed' | 'pending';
+}
 
 /**
  * Simulator: the holder's passkey signs a built transaction and broadcasts it (spec 2.5: signing
@@ -93,7 +97,8 @@ export interface SignRequest { from: string; chain_id: number; to: string; data:
  * knows (the native chain's, or USDC on a bridged network), or a conversion router `convert` call
  * on the native chain (paying `amountIn` of `tokenIn` to the router), from a wallet registered here (the
  * sandbox holds those passkeys). In one transaction, serialised per wallet: checks the balance on
- * that chain and records the transfer under a fresh hash; then reports it to the chain watchers.
+ * that chain and records the transfer under a fresh hash; then reports it to the chain watchers
+ * (with `status: pending`, broadcast only: it waits in the mempool until confirmed).
  * Throws SignRefused (unknown chain or token, not a transfer, unknown wallet, balance too low).
  */
 export async function signTransaction(req: SignRequest): Promise<ObservedTransfer> {
@@ -125,10 +130,10 @@ export async function signTransaction(req: SignRequest): Promise<ObservedTransfe
     if (BigInt(bal[0].b) < call.amount) throw new SignRefused('The wallet balance does not cover the transfer.', 'balance_insufficient', 'data');
     const hash = `0x${crypto.randomBytes(32).toString('hex')}`;
     await m.query(
-      `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,$2,$3,$4,$5,6,$6)`,
+      `INSERT INTO ${req.status === 'pending' ? 'sandbox_chain_mempool' : 'sandbox_chain_transfers'}(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,$2,$3,$4,$5,6,$6)`,
       [target.chain, target.asset, w[0].address, call.recipient, call.amount.toString(), hash]);
     return { chain: target.chain, asset: target.asset, from_address: w[0].address, to_address: call.recipient, amount: call.amount, decimals: 6, tx_hash: hash } as ObservedTransfer;
   });
-  await chain.report(t);
+  if (req.status !== 'pending') await chain.report(t);
   return t;
 }

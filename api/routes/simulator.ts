@@ -1,8 +1,10 @@
 /**
  * The simulator (ARCHITECTURE.md "Simulator"): an operator-only surface under /sim that injects what
  * the outside world would do. Mounted only when SIMULATOR_ENABLED=true (dev and tests).
- * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash? }`:
- *   the chain adapter observes that transfer exactly as a real chain watcher would.
+ * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash?, status? }`:
+ *   the chain adapter observes that transfer exactly as a real chain watcher would; `status:
+ *   pending` only broadcasts it (the mempool: seen, not confirmed, not in any balance) until
+ *   POST /sim/chain/transfers/{tx_hash}/confirm.
  * - POST /sim/bank/credits `{ rail, currency, amount (minor units), reference, to_account, sender_name? }`:
  *   an inbound bank transfer reaches the collection provider exactly as it would report it
  *   (`to_account`: the account number, IBAN, CLABE, PIX key, or sort code plus account number of the
@@ -46,7 +48,7 @@ import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type Provid
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
 import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
-import { chainAdapter } from '../../providers/chain';
+import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
@@ -78,7 +80,7 @@ export function simulatorRouter(): Router<AppState> {
   r.get('/openapi.json', (ctx) => { ctx.body = document; });
 
   r.post('/chain/transfers', async (ctx) => {
-    const b = validate<{ chain: string; to_address: string; asset: string; amount: string; from_address?: string; tx_hash?: string }>(
+    const b = validate<{ chain: string; to_address: string; asset: string; amount: string; from_address?: string; tx_hash?: string; status?: 'confirmed' | 'pending' }>(
       chainTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const chain = chainAdapter();
     if (b.chain !== chain.chain && !(PAYOUT_SOURCE_CHAINS as readonly string[]).includes(b.chain)) {
@@ -86,10 +88,23 @@ export function simulatorRouter(): Router<AppState> {
     }
     let decimals: number;
     try { decimals = currencyDecimals(b.asset); } catch { throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' }); }
-    const t = await chain.inject({ chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null });
-    await notifyDepositIntentTransfer(t); // a wallet deposit intent's address on a source chain (issue 14)
+    const input = { chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null };
+    const pending = b.status === 'pending';
+    const t = pending ? await chain.broadcast(input) : await chain.inject(input);
+    if (!pending) await notifyDepositIntentTransfer(t); // a wallet deposit intent's address on a source chain (issue 14)
     ctx.status = 201;
-    ctx.body = { object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash };
+    ctx.body = simChainTransfer(t, pending ? 'pending' : 'confirmed');
+  });
+
+  r.post('/chain/transfers/:tx_hash/confirm', async (ctx) => {
+    const t = await chainAdapter().confirm(ctx.params.tx_hash);
+    if (!t) throw new DomainError('not_found', 'not_found', `No pending transfer ${ctx.params.tx_hash}.`, { param: 'tx_hash' });
+    await notifyDepositIntentTransfer(t);
+    ctx.body = simChainTransfer(t, 'confirmed');
+  });
+
+  const simChainTransfer = (t: ObservedTransfer, status: 'confirmed' | 'pending') => ({
+    object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash, status,
   });
 
   r.post('/bank/credits', async (ctx) => {
@@ -199,7 +214,7 @@ export function simulatorRouter(): Router<AppState> {
     try {
       const t = await signTransaction(b);
       ctx.status = 201;
-      ctx.body = { object: 'sim.signed_transaction', tx_hash: t.tx_hash, chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals };
+      ctx.body = { object: 'sim.signed_transaction', tx_hash: t.tx_hash, chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, status: b.status ?? 'confirmed' };
     } catch (e) {
       if (!(e instanceof SignRefused)) throw e;
       throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, e.param ? { param: e.param } : {});

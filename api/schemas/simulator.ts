@@ -19,6 +19,7 @@ export const chainTransferBody = Joi.object({
   amount: positiveMinorUnits.required(),
   from_address: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
   tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
+  status: Joi.string().valid('confirmed', 'pending'),
 });
 
 /** `POST /sim/wallet/sign`: the holder's passkey signs a built transaction (the `unsigned_transaction` of a send). */
@@ -29,6 +30,7 @@ export const walletSignBody = Joi.object({
   data: Joi.string().pattern(/^0x[0-9a-fA-F]*$/).max(10_000).required(),
   value: Joi.string().valid('0'),
   chain: Joi.string().max(40),
+  status: Joi.string().valid('confirmed', 'pending'),
   // A conversion's description of the token transfer its router call makes (informational; the call data decides).
   token_transfer: Joi.object().unknown(true),
 });
@@ -105,7 +107,7 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
   {
     id: 'sim.chain.transfers.create', method: 'post', path: '/chain/transfers', body: chainTransferBody, status: 201, object: 'sim.chain_transfer',
     summary: 'A transfer lands on a chain',
-    description: 'The chain adapter observes this transfer exactly as a chain watcher would: a payer paying deposit instructions, a payout funding, a late deposit. `amount` in minor units of `asset` (USDC: 6 decimals). Chains: the sandbox chain and the payout source chains.',
+    description: 'The chain adapter observes this transfer exactly as a chain watcher would: a payer paying deposit instructions, a payout funding, a late deposit. `amount` in minor units of `asset` (USDC: 6 decimals). Chains: the sandbox chain and the payout source chains. `status: pending` only broadcasts it: in the mempool, not in any balance, until `/sim/chain/transfers/{tx_hash}/confirm`.',
     answers: 'The recorded transfer, with its `tx_hash`.',
     example: { body: { chain: 'base', asset: 'USDC', to_address: '0x52908400098527886e0f7030069857d2e4169ee7', amount: '125000000' } },
   },
@@ -162,6 +164,14 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     description: 'The reconciliation signal a payout workflow waits for after paying.',
     answers: 'The signal as sent.',
     example: { body: { payout_id: 'po_nZaihAeIJJdhkPoeuqqG2RZe', needs_attention: false } },
+  },
+  {
+    id: 'sim.chain.transfers.confirm', method: 'post', path: '/chain/transfers/:tx_hash/confirm', status: 200, object: 'sim.chain_transfer',
+    params: { tx_hash: 'The pending transfer (broadcast with `status: pending`).' },
+    summary: 'A broadcast transfer confirms',
+    description: 'Moves a pending transfer from the mempool onto the chain: it now counts in balances and the chain watchers see it.',
+    answers: 'The confirmed transfer.',
+    example: { params: { tx_hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060' } },
   },
   {
     id: 'sim.faults.set', method: 'post', path: '/providers/faults', body: faultBody, status: 200, object: 'sim.fault',
