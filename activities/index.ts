@@ -10,6 +10,7 @@ import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
 import { sendIntentWorkflowActivities } from './wallet/send-watch';
 import { virtualAccountWorkflowActivities } from './wallet/virtual-account-credits';
+import { offrampWorkflowActivities } from './wallet/offramp-watch';
 import { depositIntentWorkflowActivities } from './wallet/deposits';
 import { conversionWorkflowActivities } from './wallet/conversions';
 
@@ -22,6 +23,7 @@ export const activities = {
   ...payrollWorkflowActivities,
   ...sendIntentWorkflowActivities,
   ...virtualAccountWorkflowActivities,
+  ...offrampWorkflowActivities,
   ...depositIntentWorkflowActivities,
   ...conversionWorkflowActivities,
 };

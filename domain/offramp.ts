@@ -19,11 +19,11 @@ export type OfframpStatus = (typeof OFFRAMP_STATUSES)[number];
 /**
  * Transition table (spec 3; 409 `offramp_intent_state_changed`): funded intents pay the bank
  * (`payment_submitted` -> `payment_processed`) or give the USDC back (`refunded`, or
- * `refund_failed` when the refund cannot be sent); only `awaiting_funds` can be `canceled` or
- * `failed` (never funded in time).
+ * `refund_failed` when the refund cannot be sent); only `awaiting_funds` can be `canceled`, or
+ * `failed` (nothing arrived in time), or `refunded` (short funds at the deadline, given back).
  */
 export const offrampTransitions = transitionTable<OfframpStatus>('offramp_intent', {
-  awaiting_funds: ['funds_received', 'canceled', 'failed'],
+  awaiting_funds: ['funds_received', 'canceled', 'failed', 'refunded'],
   funds_received: ['payment_submitted', 'refunded', 'refund_failed'],
   payment_submitted: ['payment_processed', 'refunded', 'refund_failed'],
   payment_processed: [],

@@ -145,7 +145,7 @@ export class SandboxChain implements ChainAdapter {
   /** Confirms pending transfer `hash`: moves it from the mempool to the ledger and reports it. Null when no such pending transfer. */
   async confirm(hash: string): Promise<ObservedTransfer | null> {
     const rows: Array<{ tx_hash: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number }> =
-      await db().query('DELETE FROM sandbox_chain_mempool WHERE lower(tx_hash) = lower($1) RETURNING *', [hash]);
+      await db().query('WITH d AS (DELETE FROM sandbox_chain_mempool WHERE lower(tx_hash) = lower($1) RETURNING *) SELECT * FROM d', [hash]);
     const r = rows[0];
     if (!r) return null;
     return this.inject({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash });

@@ -17,6 +17,7 @@ import crypto from 'node:crypto';
 import type { BankDetails } from '../domain/bank-details';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
+import { faultValue } from './sandbox-faults';
 
 /** A rail payment as the provider reports it. Amounts in minor units of `currency`. */
 export interface RailPayment {
@@ -40,6 +41,8 @@ export interface SubmitRailPayment {
   amount: bigint;
   /** The beneficiary's account identifier (account number, IBAN, CLABE or PIX key), when the rail decides at once. */
   beneficiaryAccount?: string | null;
+  /** The merchant the payment is for (sandbox faults are scoped to it). */
+  accountId?: string;
 }
 
 /** Test account numbers (their last four digits, on every rail): this ending fails with `no_account`. */
@@ -104,6 +107,9 @@ export class SandboxFiatRails implements FiatRailAdapter {
       `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference, paid_minor, reason)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (idempotency_key) DO NOTHING`,
       [id, input.idempotencyKey, input.clientReference, input.rail, input.currency, input.amount.toString(), o.state, railReference(input.rail, id), paid, o.reason]);
+    // Fault `fiat_rails.submit_delay_ms`: the provider has accepted the payment but answers late (a caller may die waiting).
+    const delay = input.accountId ? Number(await faultValue(input.accountId, 'fiat_rails.submit_delay_ms') ?? '0') : 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const rows: Row[] = await db().query('SELECT * FROM sandbox_rail_payments WHERE idempotency_key = $1', [input.idempotencyKey]);
     return toPayment(rows[0]);
   }

@@ -10,3 +10,4 @@ export * from './send-intent';
 export * from './virtual-account';
 export * from './deposit-intent';
 export * from './conversion';
+export * from './offramp-intent';

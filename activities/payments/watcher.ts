@@ -8,10 +8,12 @@ import { newId } from '../../lib/ids';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { recordPayoutTransfer } from '../payouts/signals';
 import { signalPaymentDeposit } from './signals';
+import { notifyOfframpTransfer } from '../wallet/signals';
 
 /**
  * Records a transfer seen on chain. A transfer to a payout funding address is handed to the payout
- * (activities/payouts recordPayoutTransfer). A transfer to a payment's deposit address becomes a pending
+ * (activities/payouts recordPayoutTransfer); one to an off-ramp's transit address wakes the off-ramp.
+ * A transfer to a payment's deposit address becomes a pending
  * deposit of that payment and signals its workflow (started if not running: a late deposit to a
  * closed payment still gets a verdict). Transfers to unknown addresses are recorded with no payment.
  * Idempotent by (chain, tx_hash). Returns the deposit id.
@@ -28,6 +30,8 @@ export async function recordObservedTransfer(t: ObservedTransfer): Promise<strin
     // A payout funding address (bridge deposit address on a source chain) goes to the payout workflow.
     const payoutDepositId = await recordPayoutTransfer(t);
     if (payoutDepositId) return payoutDepositId;
+    // An off-ramp's transit address: its workflow re-reads the transit deposit.
+    await notifyOfframpTransfer(t);
   }
   const id = newId('dep_');
   const inserted: Array<{ id: string }> = await db().query(

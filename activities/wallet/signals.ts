@@ -12,6 +12,7 @@ import { conversionUpdateSignal, conversionWorkflow } from '../../workflows/conv
 import { depositIntentUpdateSignal, depositIntentWorkflow } from '../../workflows/deposit-intent';
 import { sendIntentUpdateSignal, sendIntentWorkflow } from '../../workflows/send-intent';
 import { virtualAccountUpdateSignal, virtualAccountWorkflow } from '../../workflows/virtual-account';
+import { offrampIntentUpdateSignal, offrampIntentWorkflow } from '../../workflows/offramp-intent';
 
 /** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
 export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
@@ -90,6 +91,41 @@ export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number
           AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
         ORDER BY v.id LIMIT $2`, [after, batch]);
     for (const r of rows) await startIfAbsent(virtualAccountWorkflow, { workflowId: r.id, args: [{ virtualAccountId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}
+
+/** Off-ramp intent `id` changed (created, canceled, the rail moved, the transit deposit arrived): its workflow re-reads it. */
+export async function signalOfframpIntent(id: string, accountId: string): Promise<void> {
+  await signalWithStart(offrampIntentWorkflow, { workflowId: id, args: [{ intentId: id }], accountId, signal: offrampIntentUpdateSignal, signalArgs: [] });
+}
+
+/** The rail or the chain reported a change for `ref`: when it is an off-ramp intent (`ofr_`), its workflow re-reads. False otherwise. */
+export async function notifyOfframpIntentUpdate(ref: string): Promise<boolean> {
+  if (!ref.startsWith('ofr_')) return false;
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_offramp_intents WHERE id = $1', [ref]);
+  if (!rows[0]) return false;
+  await signalOfframpIntent(ref, rows[0].account_id);
+  return true;
+}
+
+/** A transfer reached `address` on the wallet's chain: wakes the off-ramp intent whose transit address it is. */
+export async function notifyOfframpTransfer(t: { chain: string; to_address: string }): Promise<void> {
+  const rows: Array<{ id: string; account_id: string }> = await db().query(
+    `SELECT id, account_id FROM wallet_offramp_intents WHERE chain = $1 AND lower(transit_address) = lower($2) AND status = 'awaiting_funds'`, [t.chain, t.to_address]);
+  for (const r of rows) await signalOfframpIntent(r.id, r.account_id);
+}
+
+/** Recovery sweep at worker start: a workflow for every off-ramp intent not in a terminal state. */
+export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN ('awaiting_funds', 'funds_received', 'payment_submitted') ORDER BY id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent(offrampIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;

@@ -15,8 +15,8 @@
  * - POST /sim/bank/credits/{bcp_ id}/return `{ reason? }`: the sending bank returns a received credit.
  * - GET /sim/emails?related_object_id=: emails the sandbox email provider recorded.
  * - POST /sim/providers/fiat_rails/payments/{id, payout id or payroll item id} `{ state?: paid|failed|returned,
- *   paid_amount?, reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout's
- *   or payroll item's workflow re-reads it (e.g. a paid payroll item returned later).
+ *   paid_amount?, reason?, recipient_received_amount? }`: the fiat rail reports an outcome; the payout's,
+ *   payroll item's or off-ramp intent's workflow re-reads it (e.g. a paid payroll item returned later).
  * - GET /sim/providers/bridge/transfers?client_reference=po_...: the sandbox bridge's transfers.
  * - POST /sim/providers/reconciliation `{ payout_id, needs_attention }`: the reconciliation signal.
  * - POST /sim/providers/faults `{ account_id, name, value|null }`: provider faults for one account's
@@ -58,7 +58,7 @@ import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
-import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/wallet/signals';
+import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
@@ -160,7 +160,9 @@ export function simulatorRouter(): Router<AppState> {
       throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
     }
     if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
-    if (!(await notifyPaymentRailUpdate(p.client_reference)) && !(await notifyPayrollItemRailUpdate(p.client_reference))) await notifyPayoutProviderUpdate(p.client_reference);
+    if (!(await notifyPaymentRailUpdate(p.client_reference)) && !(await notifyPayrollItemRailUpdate(p.client_reference)) && !(await notifyOfframpIntentUpdate(p.client_reference))) {
+      await notifyPayoutProviderUpdate(p.client_reference);
+    }
     ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
       amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
       reason: p.reason, provider_reference: p.provider_reference };

@@ -1,0 +1,102 @@
+/**
+ * Off-ramp from the wallet to a bank (spec 4.5, 2.5, 3; issue 14): quotes, the holder's external
+ * bank accounts (`ba_`, raw details once, then masked), off-ramp intents (`ofr_`: create with the
+ * transit deposit and its unsigned transfer, list, get: poll until terminal, cancel). Dark-flag:
+ * resource switch `api_v1.offramp` (off: 503), flag `wallet.offramp` (closed: 409
+ * capability_unavailable; open on sandbox stacks). Dashboard session only (writes owner/admin);
+ * test mode unavailable. Rules in activities/wallet/offramp.ts and external-accounts.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import { createExternalAccount, externalAccountListQuery } from '../../activities/wallet/external-accounts';
+import {
+  cancelOfframpIntent, createOfframpIntent, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction,
+} from '../../activities/wallet/offramp';
+import { BANK_RAILS, type BeneficiaryInput } from '../../domain/bank-details';
+import { OFFRAMP_STATUSES } from '../../domain/offramp';
+import { paginate } from '../../lib/pagination';
+import { chainAdapter } from '../../providers/chain';
+import { listEnvelope } from '../../views/schema';
+import type { WalletOfframpIntent } from '../../entities';
+import {
+  externalAccountResponse, externalAccountView, offrampIntentResponse, offrampIntentView, offrampQuoteResponse, offrampQuoteView,
+} from '../../views/wallet-offramp';
+import type { AppState } from '../context';
+import { mount, type OperationDef } from '../operation';
+import { bankDetailsBody } from '../schemas/beneficiary';
+import { idOf, listQuery, moneyPositive } from '../schemas/common';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers'> = {
+  testMode: 'unavailable', switch: 'api_v1.offramp', flag: 'wallet.offramp', callers: ['dashboard_session'],
+};
+const WRITE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers' | 'scope' | 'roles'> = { ...GATE, scope: 'wallet.write', roles: ['owner', 'admin'] };
+const OFFRAMP_CURRENCIES = ['USD', 'EUR', 'GBP', 'BRL', 'MXN'];
+
+/** The terms shared by quotes and intents. */
+const terms = {
+  destination_currency: Joi.string().valid(...OFFRAMP_CURRENCIES).required(),
+  destination_payment_rail: Joi.string().valid(...BANK_RAILS).required(),
+  amount: moneyPositive.required(),
+  developer_fee_percent: Joi.string().pattern(/^[0-9](\.[0-9]{1,2})?$/).max(4),
+};
+const termsOf = (b: { destination_currency: string; destination_payment_rail: string; amount: { amount: string; currency: string; decimals: number }; developer_fee_percent?: string }) => ({
+  destinationCurrency: b.destination_currency, destinationRail: b.destination_payment_rail, amount: b.amount, developerFeePercent: b.developer_fee_percent ?? null,
+});
+/** The intent with its transit transfer while it awaits funds. */
+const intentView = (r: WalletOfframpIntent) => offrampIntentView(r, r.status === 'awaiting_funds' ? transitTransaction(r) : null);
+
+/** Registers the off-ramp operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    ...WRITE, id: 'wallet.offramp_quotes.create', method: 'post', path: '/wallet/offramp_quotes',
+    body: Joi.object(terms), response: offrampQuoteResponse,
+    summary: 'Price an off-ramp: the service and developer fees, what the bank receives in the destination currency, the rate, the expiry (indicative).',
+    handler: async ({ body }) => offrampQuoteView(offrampQuote(termsOf(body)), chainAdapter().stablecoin),
+  });
+
+  mount(r, {
+    ...WRITE, id: 'wallet.external_accounts.create', method: 'post', path: '/wallet/external_accounts', successStatus: 201,
+    body: bankDetailsBody('required'), response: externalAccountResponse,
+    summary: 'Add a bank account an off-ramp can pay: raw details cross once and are read back masked.',
+    handler: async ({ caller, body }) => externalAccountView(await createExternalAccount({ accountId: caller.accountId, livemode: caller.livemode, input: body as BeneficiaryInput })),
+  });
+
+  mount(r, {
+    ...GATE, id: 'wallet.external_accounts.list', method: 'get', path: '/wallet/external_accounts', scope: 'wallet.read',
+    query: Joi.object(listQuery), response: listEnvelope(externalAccountResponse),
+    summary: 'The holder\'s external bank accounts (masked), newest first.',
+    handler: async ({ caller, query }) => paginate(externalAccountListQuery(caller.accountId, caller.livemode), 'b', query, externalAccountView),
+  });
+
+  mount(r, {
+    ...WRITE, id: 'wallet.offramp_intents.create', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
+    body: Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), response: offrampIntentResponse,
+    summary: 'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
+    handler: async ({ caller, body, ctx }) => intentView(await createOfframpIntent({
+      accountId: caller.accountId, livemode: caller.livemode, externalAccountId: body.external_account_id, terms: termsOf(body),
+    }, requestRef(ctx))),
+  });
+
+  mount(r, {
+    ...GATE, id: 'wallet.offramp_intents.list', method: 'get', path: '/wallet/offramp_intents', scope: 'wallet.read',
+    query: Joi.object({ ...listQuery, status: Joi.string().valid(...OFFRAMP_STATUSES) }), response: listEnvelope(offrampIntentResponse),
+    summary: 'The holder\'s off-ramp intents, newest first, optionally one status.',
+    handler: async ({ caller, query }) => paginate(offrampIntentListQuery(caller.accountId, caller.livemode, query.status), 'o', query, intentView),
+  });
+
+  mount(r, {
+    ...GATE, id: 'wallet.offramp_intents.get', method: 'get', path: '/wallet/offramp_intents/:id', scope: 'wallet.read',
+    response: offrampIntentResponse,
+    summary: 'One off-ramp intent; poll until payment_processed, refunded, refund_failed, canceled or failed (settled_amount is set only once payment_processed).',
+    handler: async ({ caller, params }) => intentView(await getOfframpIntent(caller.accountId, caller.livemode, params.id)),
+  });
+
+  mount(r, {
+    ...WRITE, id: 'wallet.offramp_intents.cancel', method: 'post', path: '/wallet/offramp_intents/:id/cancel',
+    response: offrampIntentResponse,
+    summary: 'Cancel while awaiting funds; refused (409 cancel_unavailable) once the transit deposit is signed and broadcast.',
+    handler: async ({ caller, params, ctx }) => intentView(await cancelOfframpIntent(caller.accountId, caller.livemode, params.id, requestRef(ctx))),
+  });
+}

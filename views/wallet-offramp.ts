@@ -1,0 +1,78 @@
+/**
+ * Wire projections of off-ramp quotes, external bank accounts and off-ramp intents (spec 2.5
+ * "Off-ramp intent", 4.5; shapes ours where the spec is silent, docs/decisions.md "Wallet (issue
+ * 14): off-ramp"). USDC and fiat as Money in minor units; `settled_amount` absent (null) until
+ * `payment_processed`; `developer_fee_percent` a decimal string.
+ */
+import Joi from 'joi';
+import { OFFRAMP_FAILURE_REASONS, OFFRAMP_STATUSES } from '../domain/offramp';
+import type { UnsignedEvmCall } from '../domain/evm-calls';
+import type { WalletExternalAccount, WalletOfframpIntent } from '../entities';
+import { maskedBeneficiaryOut } from './beneficiary';
+import { at, atOrNull, bool, kind, money, moneyOrNull, text, textOrNull } from './schema';
+import { unsignedTransactionResponse, unsignedTransactionView } from './wallet-sends';
+
+const m = (minor: string | bigint, currency: string, decimals: number) => ({ amount: minor.toString(), currency, decimals });
+const percent = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
+
+/** An external bank account (`ba_`): masked details only. */
+export function externalAccountView(b: WalletExternalAccount): Record<string, unknown> {
+  return { id: b.id, object: 'external_account', livemode: b.livemode, rail: b.rail, currency: b.currency, bank_account: b.masked, created_at: b.created_at.toISOString() };
+}
+
+/** Response schema of `externalAccountView`. */
+export const externalAccountResponse = Joi.object({
+  id: text(), object: kind('external_account'), livemode: bool(), rail: text(), currency: text(), bank_account: maskedBeneficiaryOut.required(), created_at: at(),
+});
+
+/** An off-ramp quote: the fees, the destination amount, the rate and its expiry (indicative; the intent prices again). */
+export function offrampQuoteView(q: { amount: bigint; serviceFee: bigint; developerFee: bigint; developerBps: bigint; net: bigint; destinationAmount: bigint; rate: bigint; decimals: number; expiresAt: Date; terms: { destinationCurrency: string; destinationRail: string } }, asset: string): Record<string, unknown> {
+  return {
+    object: 'offramp_quote', destination_currency: q.terms.destinationCurrency, destination_payment_rail: q.terms.destinationRail,
+    amount: m(q.amount, asset, 6), service_fee: m(q.serviceFee, asset, 6), developer_fee: m(q.developerFee, asset, 6),
+    developer_fee_percent: percent(Number(q.developerBps)), net_amount: m(q.net, asset, 6),
+    destination_amount: m(q.destinationAmount, q.terms.destinationCurrency, q.decimals), rate_usdc_per_unit: q.rate.toString(),
+    expires_at: q.expiresAt.toISOString(),
+  };
+}
+
+/** Response schema of `offrampQuoteView`. */
+export const offrampQuoteResponse = Joi.object({
+  object: kind('offramp_quote'), destination_currency: text(), destination_payment_rail: text(), amount: money(), service_fee: money(),
+  developer_fee: money(), developer_fee_percent: text(), net_amount: money(), destination_amount: money(), rate_usdc_per_unit: text(), expires_at: at(),
+});
+
+/**
+ * An off-ramp intent (`ofr_`). `transit_deposit`: where the holder sends the USDC (the chain is
+ * constant), with `unsigned_transaction` (when given: the route passes it while awaiting funds).
+ */
+export function offrampIntentView(r: WalletOfframpIntent, unsigned: UnsignedEvmCall | null = null): Record<string, unknown> {
+  return {
+    id: r.id, object: 'offramp_intent', livemode: r.livemode, status: r.status, wallet_id: r.wallet_id,
+    external_account_id: r.external_account_id, destination_currency: r.destination_currency, destination_payment_rail: r.destination_payment_rail,
+    amount: m(r.amount_minor, r.asset, 6), developer_fee_percent: percent(r.developer_fee_bps),
+    service_fee: m(r.service_fee_minor, r.asset, 6), developer_fee: m(r.developer_fee_minor, r.asset, 6),
+    destination_amount: m(r.destination_amount_minor, r.destination_currency, r.destination_decimals),
+    settled_amount: r.settled_amount_minor === null ? null : m(r.settled_amount_minor, r.destination_currency, r.destination_decimals),
+    transit_deposit: {
+      chain: r.chain, address: r.transit_address, amount: m(r.amount_minor, r.asset, 6), memo: r.transit_memo,
+      unsigned_transaction: r.status === 'awaiting_funds' && unsigned ? unsignedTransactionView(unsigned) : null,
+    },
+    reference: r.reference, received_amount: m(r.received_minor, r.asset, 6), source_tx_hash: r.source_tx_hash,
+    refund_tx_hash: r.refund_tx_hash, failure_reason: r.failure_reason, return_reason: r.return_reason,
+    funding_deadline: r.funding_deadline.toISOString(), funds_received_at: r.funds_received_at?.toISOString() ?? null,
+    payment_submitted_at: r.payment_submitted_at?.toISOString() ?? null, completed_at: r.completed_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+  };
+}
+
+/** Response schema of `offrampIntentView`. */
+export const offrampIntentResponse = Joi.object({
+  id: text(), object: kind('offramp_intent'), livemode: bool(), status: Joi.string().valid(...OFFRAMP_STATUSES).required(), wallet_id: text(),
+  external_account_id: text(), destination_currency: text(), destination_payment_rail: text(), amount: money(), developer_fee_percent: text(),
+  service_fee: money(), developer_fee: money(), destination_amount: money(), settled_amount: moneyOrNull(),
+  transit_deposit: Joi.object({ chain: text(), address: text(), amount: money(), memo: textOrNull(), unsigned_transaction: unsignedTransactionResponse.allow(null).required() }).required(),
+  reference: text(), received_amount: money(), source_tx_hash: textOrNull(), refund_tx_hash: textOrNull(),
+  failure_reason: Joi.string().valid(...OFFRAMP_FAILURE_REASONS).allow(null).required(), return_reason: textOrNull(),
+  funding_deadline: at(), funds_received_at: atOrNull(), payment_submitted_at: atOrNull(), completed_at: atOrNull(), created_at: at(), updated_at: at(),
+});

@@ -1,0 +1,45 @@
+/**
+ * One off-ramp to a bank (workflow id = the intent id `ofr_...`, AccountId; spec 2.5, 3, part 6
+ * `offramp_intent.*`): waits for the transit deposit until the funding deadline, pays the bank
+ * exactly once through the fiat rail (provider idempotency key `offramp:<id>`, so a crash between
+ * `funds_received` and `payment_submitted` re-submits the same payment), follows the rail to
+ * `payment_processed`, or returns the USDC (`refunded` / `refund_failed`). Each decision is an
+ * activity's (activities/wallet/offramp-watch.ts) taken at workflow time; signals: `update` (the
+ * transit deposit arrived, the rail moved, a cancel) and `retry` (an operator fixed a parked step).
+ *
+ * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
+ */
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { OfframpWorkflowActivities } from '../activities/wallet/offramp-watch';
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+
+/** Provider calls: retried 2 s doubling to 5 min with no limit (the idempotency keys make retries safe). */
+const act = proxyActivities<OfframpWorkflowActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+
+export const offrampIntentUpdateSignal = defineSignal('update');
+export const offrampIntentRetrySignal = defineSignal('retry');
+export const offrampIntentWaitingForQuery = defineQuery<string>('waiting_for');
+
+/** Follows intent `intentId` to a terminal state; returns it. */
+export async function offrampIntentWorkflow(args: { intentId: string }): Promise<string> {
+  let wake = false;
+  let waitingFor = 'loading the off-ramp intent';
+  setHandler(offrampIntentUpdateSignal, () => { wake = true; });
+  setHandler(offrampIntentRetrySignal, () => { wake = true; });
+  setHandler(offrampIntentWaitingForQuery, () => waitingFor);
+
+  for (;;) {
+    wake = false;
+    try {
+      const p = await act.advanceOfframp(args.intentId, workflowNowMs());
+      waitingFor = p.waitingFor;
+      if (p.next === 'done') return p.status;
+      if (p.next === 'submit') { await act.submitOfframpPayment(args.intentId); continue; }
+      if (p.next === 'refund') { await act.refundOfframp(args.intentId); continue; }
+      await condition(() => wake, msUntil(p.wakeAtMs ?? workflowNowMs() + 60_000));
+      await continueAsNewIfDue<typeof offrampIntentWorkflow>(!wake, args);
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
+    }
+  }
+}
