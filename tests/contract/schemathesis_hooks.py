@@ -323,6 +323,23 @@ RULES_BEYOND_SCHEMA = {
         (400, "amount_invalid", "amount"): "the route's minimum is 0.01 plus its bridge fee (two fields)",
         (400, "balance_insufficient", "amount"): "the wallet's balance must cover the send (the wallet's state)",
     },
+    "POST /wallet/offramp_quotes": {
+        (400, "parameter_invalid", "destination_payment_rail"): "the rail must pay the destination currency (two fields)",
+        (400, "parameter_invalid", "amount.currency"): "an off-ramp spends the network's stablecoin (the environment's network)",
+        (400, "amount_invalid", "amount"): "at least 1 USDC, and more than the fees (two fields)",
+        (400, "parameter_invalid", "developer_fee_percent"): "at most 5 percent (a bound the pattern does not state)",
+    },
+    "POST /wallet/offramp_intents": {
+        (400, "parameter_invalid", "destination_payment_rail"): "the rail must pay the destination currency and be the external account's (two fields; the account's state)",
+        (400, "parameter_invalid", "amount.currency"): "an off-ramp spends the network's stablecoin (the environment's network)",
+        (400, "amount_invalid", "amount"): "at least 1 USDC, and more than the fees (two fields)",
+        (400, "parameter_invalid", "developer_fee_percent"): "at most 5 percent (a bound the pattern does not state)",
+        (400, "balance_insufficient", "amount"): "the wallet's balance must cover the off-ramp (the wallet's state)",
+    },
+    "POST /wallet/external_accounts": {
+        (400, "parameter_missing", None): "the rail decides which bank fields are required (two fields)",
+        (400, "parameter_invalid", None): "bank fields carry format and check digits (domain/bank-details.ts)",
+    },
     "POST /payment_sessions/{token}/pay_with_wallet": {
         (400, "parameter_invalid", "from_address"): "an EIP-55 checksum, never the zero address (a checksum)",
         (400, "rail_not_allowed", "rail"): "the native rail must be one the link offers now (the link's state)",

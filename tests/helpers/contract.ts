@@ -197,6 +197,9 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const sendIntent = expectStatus(await s.post('/v1/wallet/send_intents', { destination_chain: walletRows[0].chain, destination_address: randomEvm(), amount: { amount: '100000', currency: asset, decimals: 6 } }), 201, 'send intent').id as string;
   // A wallet-funding virtual account (dark-flag, open on the test stack), for its reads and actions.
   const va = expectStatus(await s.post('/v1/wallet/virtual_accounts', { currency: 'GBP' }), 201, 'virtual account').id as string;
+  // An off-ramp intent awaiting funds (dark-flag, open on the test stack), for its read and cancel.
+  const ba = expectStatus(await s.post('/v1/wallet/external_accounts', { ...ACH, rail: 'ach' }), 201, 'external account').id as string;
+  const ofr = expectStatus(await s.post('/v1/wallet/offramp_intents', { external_account_id: ba, destination_currency: 'USD', destination_payment_rail: 'ach', amount: { amount: '1000000', currency: asset, decimals: 6 } }), 201, 'off-ramp intent').id as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
   const [book, pos, prl, wd] = await areas;
   return {
@@ -211,6 +214,7 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
       'GET /wallet/virtual_accounts/{id}': { id: [va] }, 'GET /wallet/virtual_accounts/{id}/history': { id: [va] },
       'POST /wallet/virtual_accounts/{id}/deactivate': { id: [va] }, 'POST /wallet/virtual_accounts/{id}/reactivate': { id: [va] },
+      'GET /wallet/offramp_intents/{id}': { id: [ofr] }, 'POST /wallet/offramp_intents/{id}/cancel': { id: [ofr] },
       ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd,
     },
   };
