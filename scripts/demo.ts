@@ -7,6 +7,8 @@
  * Then the bank-rail journey (issue 12): a 250.00 EUR link settling to the merchant's IBAN (an
  * address-book bank entry), paid by SEPA transfer short (150.00: underpaid, partial_payment), topped
  * up (100.00: paid), settled through the fiat rail to the IBAN (the rail reports it paid).
+ * Then the wallet journey (issue 14, scripts/demo-wallet.ts): USDC deposited into the wallet from
+ * base, off-ramped to a EUR bank account, `payment_processed`.
  * Prints each step; exits non-zero on the first thing that is off.
  * Works against any base URL: `DEMO_API_URL` and `DEMO_CREDENTIALS` (a JSON file) override the
  * files written by `npm start`.
@@ -15,6 +17,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { offrampJourney } from './demo-wallet';
 import { CREDENTIALS_FILE, readRuntime } from './runtime';
 
 interface Creds { account_id: string; live_key: string; test_key: string; session_token: string }
@@ -162,6 +165,7 @@ async function main(): Promise<void> {
     expect(badSignatures.length === 0, `bad signatures: ${badSignatures.join('; ')}`);
     ok(`${received.length} deliveries verified: ${[...new Set(received.map((r) => r.type))].join(', ')}`);
     await bankJourney(call, waitFor);
+    await offrampJourney(call, waitFor, { step, ok, check: expect });
     process.stdout.write('\nDemo passed.\n');
   } finally {
     receiver.close();
