@@ -17,6 +17,7 @@ import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { LATEST_VERSION } from '../domain/versioning';
 import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
 import { payerRouter } from './routes/payer-sessions';
+import { eligibilityRouter } from './routes/eligibility';
 import { payrollRecipientRouter } from './routes/payroll-recipient-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
@@ -41,8 +42,8 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
     }
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.
-  // Public token routers (spec 5 rule 5): payer sessions (`plk_`) and payroll recipient sessions (`prk_`).
-  const publicRouters = [payerRouter(), payrollRecipientRouter()];
+  // Public routers (spec 5 rule 5): payer sessions (`plk_`), payroll recipient sessions (`prk_`), and the credential-free eligibility read.
+  const publicRouters = [payerRouter(), payrollRecipientRouter(), eligibilityRouter()];
   const open = new Router<AppState>();
   const routers: Router<AppState>[] = [open, ...publicRouters];
   const isPublic = (ctx: Koa.ParameterizedContext<AppState>) => publicRouters.some((p) => p.match(ctx.path, ctx.method).route);
