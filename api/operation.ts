@@ -15,6 +15,8 @@ import type { AppState, Caller, CallerKind } from './context';
 import * as idem from '../lib/idempotency';
 import { fromJoi } from './middleware/errors';
 import { isFlagOpen, isSwitchOn } from '../lib/switches';
+import { checkTerms } from '../activities/legal/terms';
+import type { TermsGate } from '../domain/terms';
 
 export interface HandlerArgs<B = any, Q = any> {
   caller: Caller;
@@ -50,6 +52,13 @@ export interface OperationDef<B = any, Q = any> {
   switch?: string;
   /** Product/launch flag or cohort: closed answers 409 capability_unavailable. */
   flag?: string;
+  /**
+   * Terms acceptance gate (spec 1 rule 6; active only with the `legal.terms_acceptance` switch):
+   * `account` (the owner accepted the current revision) or `personal` (the acting user did). Runs
+   * after an Idempotency-Key replay (completed responses stay replayable) and releases the key when
+   * it refuses, so the same key works once the terms are accepted. Reads are never gated.
+   */
+  terms?: TermsGate;
   body?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
   /** Mutations require Idempotency-Key (default: true for non-GET). */
@@ -248,6 +257,7 @@ export function coercedPath(input: unknown, output: unknown): string | null {
 
 /** Registers `def` on `router` (paths relative to /v1) and in the registry. */
 export function mount(router: Router<AppState>, def: OperationDef): void {
+  if (def.terms && def.inlineIdempotency) throw new Error(`${def.id}: a terms-gated operation cannot write its idempotency record inline`);
   record(def);
   const mutation = def.idempotent ?? def.method !== 'get';
   router[def.method](def.path, async (ctx) => {
@@ -275,6 +285,14 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
     if (stored) {
       replay(ctx, stored);
       return;
+    }
+    if (def.terms) {
+      try {
+        await checkTerms(def.terms, caller);
+      } catch (e) {
+        await idem.release(caller.accountId, route, key);
+        throw e;
+      }
     }
     try {
       const result = await def.handler(args);

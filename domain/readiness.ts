@@ -5,8 +5,9 @@
  *
  * Readiness answers "can this account take and settle payments now": required checks are an
  * active account (restricted/suspended/blocked is `blocked`: the merchant cannot fix it) and, in
- * live mode, a service wallet to settle crypto-only links into. Recommended checks (never block
- * `ready`): country, support contact (live mode), a webhook endpoint. Checks that concern live
+ * live mode, a service wallet to settle crypto-only links into, and (while the terms gate is on)
+ * the owner's acceptance of the current terms. Recommended checks (never block `ready`): country,
+ * support contact (live mode), a webhook endpoint; the terms when the gate is off. Checks that concern live
  * production setup are `not_applicable` for a test-mode caller.
  * The setup guide is the onboarding path in order; `next_step` is the first incomplete step.
  */
@@ -20,9 +21,15 @@ export interface ReadinessFacts {
   hasSupportContact: boolean;
   hasServiceWallet: boolean;
   webhookEndpoints: number;
+  /** Terms acceptance (spec 1 rule 6): whether the gate is on, and the owner's acceptance of the current revision. */
+  terms: { enforced: boolean; revision: string; acceptedAt: Date | null; acceptedBy: string | null };
 }
 
-export interface ReadinessCheck { code: string; required: boolean; status: CheckStatus; description: string }
+export interface ReadinessCheck {
+  code: string; required: boolean; status: CheckStatus; description: string;
+  /** On `terms_accepted`: the acceptance on record (who, revision, when), null when none. */
+  acceptance?: { revision: string; accepted_at: string; accepted_by_user_id: string } | null;
+}
 export interface Readiness { livemode: boolean; ready: boolean; checks: ReadinessCheck[] }
 
 /** Readiness checks in display order; `ready` = every required check complete. */
@@ -34,6 +41,11 @@ export function readiness(f: ReadinessFacts): Readiness {
     { code: 'country', required: false, status: f.country ? 'complete' : 'action_required', description: 'The account country is set.' },
     { code: 'support_contact', required: false, status: live(f.hasSupportContact), description: 'A support contact is shown to payers.' },
     { code: 'webhook_endpoint', required: false, status: f.webhookEndpoints > 0 ? 'complete' : 'action_required', description: 'At least one enabled webhook endpoint receives events.' },
+    {
+      code: 'terms_accepted', required: f.terms.enforced, status: f.terms.acceptedAt ? 'complete' : 'action_required',
+      description: `The account owner accepted the terms (revision ${f.terms.revision})${f.terms.enforced ? '; money boundaries require it' : ''}.`,
+      acceptance: f.terms.acceptedAt && f.terms.acceptedBy ? { revision: f.terms.revision, accepted_at: f.terms.acceptedAt.toISOString(), accepted_by_user_id: f.terms.acceptedBy } : null,
+    },
   ];
   const ready = checks.every((c) => !c.required || c.status === 'complete' || c.status === 'not_applicable');
   return { livemode: f.livemode, ready, checks };

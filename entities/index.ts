@@ -27,6 +27,7 @@ import { WalletSendIntent } from './wallet-sends';
 import { WalletConversion, WalletDepositIntent } from './wallet-deposits';
 import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDeposits';
 import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOfframp';
+import { TermsAcceptances1764420000000 } from './migrations/1764420000000-TermsAcceptances';
 import { WalletExternalAccount, WalletOfframpIntent } from './wallet-offramp';
 
 export * from './account';
@@ -66,4 +67,5 @@ export const MIGRATIONS = [
   WalletDeposits1764310000000,
   WalletOfframp1764320000000,
   WalletVirtualAccounts1764330000000,
+  TermsAcceptances1764420000000,
 ];

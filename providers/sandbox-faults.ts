@@ -9,12 +9,13 @@
  * Names: `bridge.create_delay_ms` (the bridge records a transfer, then answers that many ms late),
  * `wallet.close_fails` (`true`: unsigned wallet sends cannot be closed), `fiat_rails.submit_delay_ms` (the
  * fiat rail records a payment, then answers that many ms late), `offramp.refund_fails` (`true`: an
- * off-ramp's USDC cannot be sent back).
+ * off-ramp's USDC cannot be sent back), `legal.registry_unavailable` (`true`: the terms acceptance registry
+ * cannot be read).
  */
 import { db } from '../lib/db';
 
 /** Known fault names (the simulator refuses others). */
-export const FAULT_NAMES = Object.freeze(['bridge.create_delay_ms', 'wallet.close_fails', 'fiat_rails.submit_delay_ms', 'offramp.refund_fails'] as const);
+export const FAULT_NAMES = Object.freeze(['bridge.create_delay_ms', 'wallet.close_fails', 'fiat_rails.submit_delay_ms', 'offramp.refund_fails', 'legal.registry_unavailable'] as const);
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** The value of fault `name` for account `accountId`, or null when unset. */

@@ -17,6 +17,7 @@ export const readinessResponse = Joi.object({
     required: Joi.boolean().required(),
     status: Joi.string().valid('complete', 'action_required', 'blocked', 'not_applicable').required(),
     description: Joi.string().required(),
+    acceptance: Joi.object({ revision: Joi.string().required(), accepted_at: timestamp.required(), accepted_by_user_id: Joi.string().required() }).allow(null),
   })).required(),
 });
 

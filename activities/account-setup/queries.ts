@@ -4,6 +4,9 @@
  * locked table fails the expansion quickly instead of holding the request (`GET /account?expand=`
  * then reports it in `expand_errors`). Throws `ExpansionTimeout` on the timeout.
  */
+import { accountAcceptance, TERMS_SWITCH } from '../legal/terms';
+import { TERMS_REVISION } from '../../domain/terms';
+import { isFlagOpen } from '../../lib/switches';
 import type { EntityManager } from 'typeorm';
 import { readiness, setupGuide, type Readiness, type SetupGuide } from '../../domain/readiness';
 import type { Account } from '../../entities';
@@ -36,9 +39,11 @@ export function loadReadiness(account: Account, livemode: boolean): Promise<Read
       `SELECT EXISTS (SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = true AND status = 'active') AS wallet,
               (SELECT count(*) FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND enabled AND deleted_at IS NULL) AS endpoints`,
       [account.id, livemode]);
+    const [enforced, acceptance] = await Promise.all([isFlagOpen(TERMS_SWITCH, account.id), accountAcceptance(account.id)]);
     return readiness({
       livemode, accessState: account.access_state, country: account.country,
       hasSupportContact: account.support_contact !== null, hasServiceWallet: r.wallet, webhookEndpoints: Number(r.endpoints),
+      terms: { enforced, revision: TERMS_REVISION, acceptedAt: acceptance?.accepted_at ?? null, acceptedBy: acceptance?.user_id ?? null },
     });
   });
 }

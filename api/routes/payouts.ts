@@ -91,7 +91,7 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'payouts.funding_instructions.create', method: 'post', path: '/payouts/:id/funding_instructions', scope: WRITE, testMode: 'unavailable',
+    id: 'payouts.funding_instructions.create', terms: 'account', method: 'post', path: '/payouts/:id/funding_instructions', scope: WRITE, testMode: 'unavailable',
     callers: ['dashboard_session'], roles: ['owner', 'admin'], body: fundRequestBody, response: fundingInstructionsResponse,
     summary: 'The money boundary: a human confirms funding; the provider transfer is created and the payout awaits funds.',
     handler: async ({ caller, params, body, ctx }) => {

@@ -21,7 +21,7 @@ const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state
 /** Registers the payroll funding operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
-    id: 'payroll_runs.funding_instructions.create', method: 'post', path: '/payroll_runs/:id/funding_instructions', scope: 'payroll.write', testMode: 'unavailable',
+    id: 'payroll_runs.funding_instructions.create', terms: 'account', method: 'post', path: '/payroll_runs/:id/funding_instructions', scope: 'payroll.write', testMode: 'unavailable',
     // 409 payroll_run_not_approved, payroll_run_state_changed, run_has_no_rows, funding_method_locked; 409 capability_unavailable (crypto off).
     body: fundingInstructionsBody, response: payrollFundingInstructionsResponse,
     summary: 'Request the run\'s funding instructions (first call creates them, later calls refresh the same attempt and re-check funding at once); funding_method switches bank and crypto before money arrives.',

@@ -107,7 +107,7 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'payroll_runs.execute', method: 'post', path: '/payroll_runs/:id/execute', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
+    id: 'payroll_runs.execute', terms: 'account', method: 'post', path: '/payroll_runs/:id/execute', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
     // 409 payroll_run_underfunded naming the shortfall; 422 payroll_cap_exceeded (caps re-checked, spec 8).
     errors: [422],
     summary: 'Execute a funded run: every item is paid to its recipient\'s destination; the run ends completed, partial or failed.',

@@ -21,6 +21,8 @@
  * - POST /sim/providers/reconciliation `{ payout_id, needs_attention }`: the reconciliation signal.
  * - POST /sim/providers/faults `{ account_id, name, value|null }`: provider faults for one account's
  *   transfers (providers/sandbox-faults.ts); never global, so one test cannot slow another's payouts.
+ * - POST /sim/legal/acceptances `{ account_id, user_id?, scope? }`: a person accepts the current terms
+ *   (the owner for the account, or a member for their own wallet; spec 1 rule 6).
  * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
  * - POST /sim/wallet/sign `{ from, chain_id, to, data }`: the holder's passkey signs and broadcasts a
  *   built transaction (a send intent's, conversion's, off-ramp deposit's or pay_with_wallet's
@@ -57,12 +59,13 @@ import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
+import { acceptTerms } from '../../activities/legal/terms';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
-  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, walletSignBody,
+  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
@@ -221,6 +224,13 @@ export function simulatorRouter(): Router<AppState> {
       if (!(e instanceof SignRefused)) throw e;
       throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, e.param ? { param: e.param } : {});
     }
+  });
+
+  r.post('/legal/acceptances', async (ctx) => {
+    const b = validate<{ account_id: string; user_id?: string; scope: 'account' | 'personal' }>(termsAcceptanceBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const a = await acceptTerms({ accountId: b.account_id, userId: b.user_id ?? null, scope: b.scope });
+    ctx.status = 201;
+    ctx.body = { object: 'sim.terms_acceptance', id: a.id, account_id: a.account_id, user_id: a.user_id, scope: a.scope, revision: a.revision, accepted_at: new Date(a.accepted_at).toISOString() };
   });
 
   r.post('/providers/checkout/:checkout_id/:action', async (ctx) => {

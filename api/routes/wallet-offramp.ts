@@ -71,7 +71,7 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    ...WRITE, id: 'wallet.offramp_intents.create', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
+    ...WRITE, id: 'wallet.offramp_intents.create', terms: 'personal', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
     body: Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), response: offrampIntentResponse,
     summary: 'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
     handler: async ({ caller, body, ctx }) => intentView(await createOfframpIntent({

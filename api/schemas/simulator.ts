@@ -35,6 +35,13 @@ export const walletSignBody = Joi.object({
   token_transfer: Joi.object().unknown(true),
 });
 
+/** `POST /sim/legal/acceptances`: a person accepts the current terms (the account's owner, or a member for their own wallet). */
+export const termsAcceptanceBody = Joi.object({
+  account_id: Joi.string().pattern(/^acct_[A-Za-z0-9]+$/).required(),
+  user_id: Joi.string().max(64),
+  scope: Joi.string().valid('account', 'personal').default('account'),
+});
+
 /** `POST /sim/bank/credits`: an inbound bank transfer as the fiat collection provider reports it. */
 export const bankCreditBody = Joi.object({
   rail: Joi.string().valid(...BANK_RAILS).required(),
@@ -172,6 +179,13 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     description: 'Moves a pending transfer from the mempool onto the chain: it now counts in balances and the chain watchers see it.',
     answers: 'The confirmed transfer.',
     example: { params: { tx_hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060' } },
+  },
+  {
+    id: 'sim.legal.acceptances.create', method: 'post', path: '/legal/acceptances', body: termsAcceptanceBody, status: 201, object: 'sim.terms_acceptance',
+    summary: 'A person accepts the terms',
+    description: 'Plays the person in the hosted terms flow (spec 1 rule 6): `scope: account` is the account owner accepting for the account (default; another member is refused `terms_acceptance_owner_only`), `scope: personal` a member (`user_id`) accepting for their own wallet. Keys and agents never accept. Idempotent per person, scope and revision.',
+    answers: 'The acceptance on record (who, revision, when).',
+    example: { body: { account_id: 'acct_4Gh7Kp2Ld9Qw', scope: 'account' } },
   },
   {
     id: 'sim.faults.set', method: 'post', path: '/providers/faults', body: faultBody, status: 200, object: 'sim.fault',

@@ -10,7 +10,7 @@ import { eligibilityResponse } from '../../views/eligibility';
 beforeAll(async () => { await connectDb(); });
 
 const get = (q: string) => call('GET', `/v1/eligibility?${q}`, undefined, { key: null, idem: null });
-const byProduct = (body: { products: Array<{ product: string }> }) => Object.fromEntries(body.products.map((p) => [p.product, p]));
+const byProduct = (body: { products: Array<{ product: string; requirements: string[] }> }) => Object.fromEntries(body.products.map((p) => [p.product, p]));
 
 test('states by market and customer type, without a credential', async () => {
   const us = expectOk(await get('country=US&customer_type=business'));
