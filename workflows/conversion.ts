@@ -20,7 +20,9 @@ export const conversionWaitingForQuery = defineQuery<string>('waiting_for');
 export const CONVERSION_POLL_MS = 15_000;
 
 /** Follows conversion `conversionId` to `settled` or `failed`; returns it. */
-export async function conversionWorkflow(args: { conversionId: string }): Promise<string> {
+export async function conversionWorkflow(args: { conversionId: string; originMs?: number }): Promise<string> {
+  // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   const id = args.conversionId;
   let woken = false;
   let waitingFor = 'loading the conversion';
@@ -33,7 +35,7 @@ export async function conversionWorkflow(args: { conversionId: string }): Promis
       woken = false;
       let st = await acts.checkConversion(id);
       if (!st.terminal) {
-        const deadline = Date.parse(st.status === 'built' ? st.signableUntil : st.confirmBy!);
+        const deadline = originMs + (Date.parse(st.status === 'built' ? st.signableUntil : st.confirmBy!) - Date.parse(st.createdAt));
         if (st.status === 'built') {
           waitingFor = `the holder's signed transaction hash until ${st.signableUntil}`;
           await condition(() => woken, msUntil(deadline));
@@ -44,7 +46,7 @@ export async function conversionWorkflow(args: { conversionId: string }): Promis
         if (!woken && workflowNowMs() >= deadline) st = await acts.expireConversion(id);
       }
       if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
-      await continueAsNewIfDue<typeof conversionWorkflow>(!woken, { conversionId: id });
+      await continueAsNewIfDue<typeof conversionWorkflow>(!woken, { conversionId: id, originMs });
     } catch (e) {
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
     }

@@ -22,8 +22,10 @@ export const depositIntentWaitingForQuery = defineQuery<string>('waiting_for');
 export const DEPOSIT_POLL_MS = 30_000;
 
 /** Follows deposit intent `depositIntentId` to a terminal status; returns it. */
-export async function depositIntentWorkflow(args: { depositIntentId: string }): Promise<string> {
+export async function depositIntentWorkflow(args: { depositIntentId: string; originMs?: number }): Promise<string> {
   const id = args.depositIntentId;
+  // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   let woken = false;
   let waitingFor = 'loading the deposit intent';
   setHandler(depositIntentUpdateSignal, () => { woken = true; });
@@ -37,7 +39,7 @@ export async function depositIntentWorkflow(args: { depositIntentId: string }): 
       if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
       if (st.changed) continue;
       if (st.status === 'awaiting_funds') {
-        const expiresMs = Date.parse(st.expiresAt);
+        const expiresMs = originMs + (Date.parse(st.expiresAt) - Date.parse(st.createdAt));
         waitingFor = `USDC on ${st.sourceChain} at the deposit address until ${st.expiresAt}`;
         await condition(() => woken, Math.min(msUntil(expiresMs), DEPOSIT_POLL_MS));
         if (!woken && workflowNowMs() >= expiresMs) {
@@ -48,7 +50,7 @@ export async function depositIntentWorkflow(args: { depositIntentId: string }): 
         waitingFor = `the bridge (status ${st.status})`;
         await condition(() => woken, DEPOSIT_POLL_MS);
       }
-      await continueAsNewIfDue<typeof depositIntentWorkflow>(!woken, { depositIntentId: id });
+      await continueAsNewIfDue<typeof depositIntentWorkflow>(!woken, { depositIntentId: id, originMs });
     } catch (e) {
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
     }

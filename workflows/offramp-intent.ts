@@ -21,7 +21,9 @@ export const offrampIntentRetrySignal = defineSignal('retry');
 export const offrampIntentWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** Follows intent `intentId` to a terminal state; returns it. */
-export async function offrampIntentWorkflow(args: { intentId: string }): Promise<string> {
+export async function offrampIntentWorkflow(args: { intentId: string; originMs?: number }): Promise<string> {
+  // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the off-ramp intent';
   setHandler(offrampIntentUpdateSignal, () => { wake = true; });
@@ -31,13 +33,13 @@ export async function offrampIntentWorkflow(args: { intentId: string }): Promise
   for (;;) {
     wake = false;
     try {
-      const p = await act.advanceOfframp(args.intentId, workflowNowMs());
+      const p = await act.advanceOfframp(args.intentId, workflowNowMs(), originMs);
       waitingFor = p.waitingFor;
       if (p.next === 'done') return p.status;
       if (p.next === 'submit') { await act.submitOfframpPayment(args.intentId); continue; }
       if (p.next === 'refund') { await act.refundOfframp(args.intentId); continue; }
       await condition(() => wake, msUntil(p.wakeAtMs ?? workflowNowMs() + 60_000));
-      await continueAsNewIfDue<typeof offrampIntentWorkflow>(!wake, args);
+      await continueAsNewIfDue<typeof offrampIntentWorkflow>(!wake, { ...args, originMs });
     } catch (e) {
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
     }

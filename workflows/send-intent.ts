@@ -22,7 +22,9 @@ export const sendIntentRetrySignal = defineSignal('retry');
 export const sendIntentWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
-export async function sendIntentWorkflow(args: { intentId: string }): Promise<string> {
+export async function sendIntentWorkflow(args: { intentId: string; originMs?: number }): Promise<string> {
+  // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the send intent';
   setHandler(sendIntentUpdateSignal, () => { wake = true; });
@@ -32,11 +34,11 @@ export async function sendIntentWorkflow(args: { intentId: string }): Promise<st
   for (;;) {
     wake = false;
     try {
-      const p = await act.advanceSendIntent(args.intentId, workflowNowMs());
+      const p = await act.advanceSendIntent(args.intentId, workflowNowMs(), originMs);
       waitingFor = p.waitingFor;
       if (p.wakeAtMs === null) return p.status;
       await condition(() => wake, msUntil(p.wakeAtMs));
-      await continueAsNewIfDue<typeof sendIntentWorkflow>(!wake, args);
+      await continueAsNewIfDue<typeof sendIntentWorkflow>(!wake, { ...args, originMs });
     } catch (e) {
       await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
     }

@@ -133,11 +133,13 @@ async function moveConversion(id: string, from: ConversionStatus, to: Conversion
 }
 
 /** What the conversion workflow needs after a step. */
-export interface ConversionState { status: string; terminal: boolean; signableUntil: string; confirmBy: string | null }
+/** A conversion as its workflow sees it; `createdAt` anchors its deadlines to the workflow's clock (domain/object-clock.ts). */
+export interface ConversionState { status: string; terminal: boolean; signableUntil: string; confirmBy: string | null; createdAt: string }
 
 const stateOf = (c: WalletConversion): ConversionState => ({
   status: c.status, terminal: conversionTransitions.terminal.includes(c.status as ConversionStatus), signableUntil: c.signable_until.toISOString(),
   confirmBy: c.submitted_at ? new Date(c.submitted_at.getTime() + CONVERSION_CONFIRM_MS).toISOString() : null,
+  createdAt: c.created_at.toISOString(),
 });
 
 async function loadConversion(id: string): Promise<WalletConversion> {

@@ -153,12 +153,14 @@ async function moveIntent(id: string, to: DepositIntentStatus, patch: Partial<Wa
 /** What the deposit intent workflow needs after a step. */
 export interface DepositIntentState {
   status: string; sourceChain: string; expiresAt: string; terminal: boolean;
+  /** Anchors `expiresAt` to the workflow's clock (domain/object-clock.ts). */
+  createdAt: string;
   /** True when the step changed the status (the workflow steps again at once). */
   changed: boolean;
 }
 
 const stateOf = (d: WalletDepositIntent, before: string): DepositIntentState => ({
-  status: d.status, sourceChain: d.source_chain, expiresAt: d.expires_at.toISOString(),
+  status: d.status, sourceChain: d.source_chain, expiresAt: d.expires_at.toISOString(), createdAt: d.created_at.toISOString(),
   terminal: depositIntentTransitions.terminal.includes(d.status as DepositIntentStatus), changed: d.status !== before,
 });
 

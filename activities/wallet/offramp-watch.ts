@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { offrampTransitions, type OfframpFailureReason, type OfframpStatus } from '../../domain/offramp';
+import { objectClock } from '../../domain/object-clock';
 import { WalletOfframpIntent } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { emitEvent } from '../../lib/outbox';
@@ -50,7 +51,8 @@ async function apply(id: string, changes: Change[]): Promise<WalletOfframpIntent
 }
 
 /**
- * Advances intent `id` at workflow time `nowMs`:
+ * Advances intent `id` at workflow time `workflowNowMs` (the funding deadline judged by
+ * domain/object-clock.ts from the workflow's `originMs`; wake-ups in workflow time):
  * - `awaiting_funds`: the transit address holds `amount` (confirmed) -> `funds_received`, next
  *   `submit`; past the funding deadline with nothing -> `failed` `funding_expired`; with less ->
  *   next `refund` (`funding_expired`); else wait (poll, or the deadline);
@@ -59,10 +61,12 @@ async function apply(id: string, changes: Change[]): Promise<WalletOfframpIntent
  *   excess above `amount` sent back to the wallet); failed or returned -> next `refund`; else wait;
  * - terminal: `done`.
  */
-export async function advanceOfframp(id: string, nowMs: number): Promise<OfframpProgress> {
+export async function advanceOfframp(id: string, workflowNowMs: number, originMs?: number): Promise<OfframpProgress> {
   let r = await load(id);
+  const clock = objectClock({ workflowNowMs, originMs, createdAtMs: r.created_at.getTime(), wallNowMs: Date.now() });
+  const nowMs = clock.now;
   const chain = chainAdapter();
-  const poll = nowMs + OFFRAMP_POLL_MS;
+  const poll = workflowNowMs + OFFRAMP_POLL_MS;
   if (r.status === 'awaiting_funds') {
     const received = await chain.balanceOf(r.transit_address, r.asset);
     if (received >= BigInt(r.amount_minor)) {
@@ -75,7 +79,7 @@ export async function advanceOfframp(id: string, nowMs: number): Promise<Offramp
         return { status: r.status, next: 'refund', wakeAtMs: null, waitingFor: 'returning the short transit deposit' };
       }
     } else {
-      return { status: r.status, next: 'wait', wakeAtMs: Math.min(poll, r.funding_deadline.getTime()), waitingFor: `the transit deposit of ${r.amount_minor} to ${r.transit_address} (until ${r.funding_deadline.toISOString()})` };
+      return { status: r.status, next: 'wait', wakeAtMs: Math.min(poll, clock.toWorkflowMs(r.funding_deadline.getTime())), waitingFor: `the transit deposit of ${r.amount_minor} to ${r.transit_address} (until ${r.funding_deadline.toISOString()})` };
     }
   }
   if (r.status === 'funds_received') return { status: r.status, next: 'submit', wakeAtMs: null, waitingFor: 'paying the bank (idempotent by the intent)' };
@@ -90,7 +94,7 @@ export async function advanceOfframp(id: string, nowMs: number): Promise<Offramp
       await db().query('UPDATE wallet_offramp_intents SET failure_reason = $2, return_reason = $3, updated_at = now() WHERE id = $1', [id, reason, p.reason]);
       return { status: r.status, next: 'refund', wakeAtMs: null, waitingFor: `returning the USDC (${reason})` };
     } else {
-      return { status: r.status, next: 'wait', wakeAtMs: nowMs + 60 * 60 * 1000, waitingFor: `the ${r.destination_payment_rail} rail to pay ${r.rail_payment_id}` };
+      return { status: r.status, next: 'wait', wakeAtMs: workflowNowMs + 60 * 60 * 1000, waitingFor: `the ${r.destination_payment_rail} rail to pay ${r.rail_payment_id}` };
     }
   }
   return { status: r.status, next: 'done', wakeAtMs: null, waitingFor: `nothing (${r.status})` };

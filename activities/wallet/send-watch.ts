@@ -6,6 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { sendIntentTransitions, sourceMismatch, SOURCE_TX_SEARCH_SECONDS, type SendFailureReason, type SendIntentStatus } from '../../domain/wallet-sends';
+import { objectClock } from '../../domain/object-clock';
 import { WalletSendIntent } from '../../entities';
 import { transaction } from '../../lib/db';
 import { emitEvent } from '../../lib/outbox';
@@ -22,7 +23,8 @@ export interface SendProgress { status: SendIntentStatus; wakeAtMs: number | nul
 type Change = { to: SendIntentStatus; set?: Partial<WalletSendIntent> };
 
 /**
- * Advances intent `intentId` as far as the facts allow at workflow time `nowMs`:
+ * Advances intent `intentId` as far as the facts allow at workflow time `workflowNowMs` (deadlines
+ * judged by domain/object-clock.ts from the workflow's `originMs`; wake-ups in workflow time):
  * - `created` with no hash: `expired` once `expires_at` passed, else wake at `expires_at`;
  * - `created` with a hash: not on chain -> `failed` `source_tx_not_found` after
  *   SOURCE_TX_SEARCH_SECONDS from the recording, else poll; on chain but not the built transfer
@@ -32,23 +34,25 @@ type Change = { to: SendIntentStatus; set?: Partial<WalletSendIntent> };
  *   to the wallet (idempotent) and `failed` `bridge_failed`; else poll.
  * Throws ApplicationFailure `NotFound` (non-retryable) when the intent is gone.
  */
-export async function advanceSendIntent(intentId: string, nowMs: number): Promise<SendProgress> {
+export async function advanceSendIntent(intentId: string, workflowNowMs: number, originMs?: number): Promise<SendProgress> {
   const r = await transaction((m) => m.findOneBy(WalletSendIntent, { id: intentId }));
   if (!r) throw ApplicationFailure.nonRetryable(`send intent ${intentId} not found`, 'NotFound');
-  const poll = nowMs + SEND_POLL_MS;
+  const clock = objectClock({ workflowNowMs, originMs, createdAtMs: r.created_at.getTime(), wallNowMs: Date.now() });
+  const nowMs = clock.now;
+  const poll = workflowNowMs + SEND_POLL_MS;
   const changes: Change[] = [];
   let waitingFor = '';
   let wakeAtMs: number | null = null;
 
   if (r.status === 'created' && !r.source_tx_hash) {
     if (nowMs >= r.expires_at.getTime()) changes.push({ to: 'expired' });
-    else { wakeAtMs = r.expires_at.getTime(); waitingFor = `the holder to sign and record the transaction (until ${r.expires_at.toISOString()})`; }
+    else { wakeAtMs = clock.toWorkflowMs(r.expires_at.getTime()); waitingFor = `the holder to sign and record the transaction (until ${r.expires_at.toISOString()})`; }
   } else if (r.status === 'created' || r.status === 'source_submitted') {
     const tx = await chainAdapter().locate(r.source_tx_hash!);
     const deadline = r.source_tx_recorded_at!.getTime() + SOURCE_TX_SEARCH_SECONDS * 1000;
     if (!tx) {
       if (nowMs >= deadline) changes.push(fail('source_tx_not_found'));
-      else { wakeAtMs = Math.min(poll, deadline); waitingFor = `transaction ${r.source_tx_hash} on chain (until ${new Date(deadline).toISOString()})`; }
+      else { wakeAtMs = Math.min(poll, clock.toWorkflowMs(deadline)); waitingFor = `transaction ${r.source_tx_hash} on chain (until ${new Date(deadline).toISOString()})`; }
     } else {
       const mismatch = sourceMismatch(
         { chain: r.chain, asset: r.asset, from: r.from_address, to: r.transfer_to, amount: BigInt(r.amount_minor) },

@@ -51,19 +51,6 @@ async function holder(account = '000123456789') {
   return { acct, wallet: w, intent, balance: () => chain.balanceOf(w, chain.stablecoin) };
 }
 
-// First: deadlines compare workflow time with the database's; the test server has not skipped ahead yet.
-test('failed: nothing arrives before the funding deadline; waiting_for names the transit deposit', async () => {
-  const hd = await holder();
-  const ofr = await hd.intent();
-  const w = await eventually(async () => {
-    const s = await env.client.workflow.getHandle(ofr.id).query(offrampIntentWaitingForQuery);
-    return s.startsWith('the transit deposit') ? s : null;
-  }, 'waiting for the deposit');
-  expect(w).toContain(ofr.transit_address);
-  expect(await result(ofr.id)).toBe('failed');
-  expect((await row(ofr.id)).failure_reason).toBe('funding_expired');
-});
-
 test('refunded: a short transit deposit at the deadline is given back', async () => {
   const hd = await holder();
   const ofr = await hd.intent();
@@ -107,6 +94,19 @@ test('canceled while awaiting funds', async () => {
   const ofr = await hd.intent();
   await cancelOfframpIntent(hd.acct.account_id, true, ofr.id, req);
   expect(await result(ofr.id)).toBe('canceled');
+});
+
+// Last, on purpose: the test server's clock is hours ahead by now; the funding deadline still holds (domain/object-clock.ts).
+test('failed: nothing arrives before the funding deadline; waiting_for names the transit deposit', async () => {
+  const hd = await holder();
+  const ofr = await hd.intent();
+  const w = await eventually(async () => {
+    const s = await env.client.workflow.getHandle(ofr.id).query(offrampIntentWaitingForQuery);
+    return s.startsWith('the transit deposit') ? s : null;
+  }, 'waiting for the deposit');
+  expect(w).toContain(ofr.transit_address);
+  expect(await result(ofr.id)).toBe('failed');
+  expect((await row(ofr.id)).failure_reason).toBe('funding_expired');
 });
 
 test('replay: every completed off-ramp history replays against the current workflow code', async () => {

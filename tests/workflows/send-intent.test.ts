@@ -51,21 +51,6 @@ async function holder(funds: bigint) {
   return { acct, address: w.address as string, send, balance: () => chain.balanceOf(w.address, chain.stablecoin) };
 }
 
-// First: the test server's clock has not skipped ahead of the database's yet, so the intent's real-time deadline is still ahead of workflow time.
-test('expired: never signed, the intent expires after 30 minutes; waiting_for names the deadline', async () => {
-  const hd = await holder(3_000_000n);
-  const si = await hd.send(chainAdapter().chain, 1_000_000n);
-  const waiting = await eventually(async () => {
-    const w = await env.client.workflow.getHandle(si.id).query(sendIntentWaitingForQuery);
-    return w.startsWith('the holder to sign') ? w : null;
-  }, 'waiting for the signature');
-  expect(waiting).toContain(si.expires_at.toISOString());
-  expect(await result(si.id)).toBe('expired');
-  expect((await row(si.id)).status).toBe('expired');
-  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map((r: { type: string }) => r.type);
-  expect(types).toEqual(['send_intent.created', 'send_intent.expired']);
-});
-
 test('settled: a direct send signed and recorded', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
@@ -112,6 +97,21 @@ test('settled through the bridge after a delay: the poll finds the delivery', as
   const r = await row(si.id);
   const delivered = (await db().query('SELECT chain, amount_minor FROM sandbox_chain_transfers WHERE tx_hash = $1', [r.delivery_tx_hash]))[0];
   expect(delivered).toEqual({ chain: 'arbitrum', amount_minor: '1850000' });
+});
+
+// Last, on purpose: other tests have skipped the test server's clock hours ahead by now; deadlines still hold (domain/object-clock.ts).
+test('expired: never signed, the intent expires after 30 minutes; waiting_for names the deadline', async () => {
+  const hd = await holder(3_000_000n);
+  const si = await hd.send(chainAdapter().chain, 1_000_000n);
+  const waiting = await eventually(async () => {
+    const w = await env.client.workflow.getHandle(si.id).query(sendIntentWaitingForQuery);
+    return w.startsWith('the holder to sign') ? w : null;
+  }, 'waiting for the signature');
+  expect(waiting).toContain(si.expires_at.toISOString());
+  expect(await result(si.id)).toBe('expired');
+  expect((await row(si.id)).status).toBe('expired');
+  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map((r: { type: string }) => r.type);
+  expect(types).toEqual(['send_intent.created', 'send_intent.expired']);
 });
 
 test('replay: every completed send-intent history replays against the current workflow code', async () => {
