@@ -130,7 +130,7 @@ describe('readiness and setup guide', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ object: 'account_readiness', livemode: true, ready: true });
     const status = (body: any) => Object.fromEntries(body.checks.map((c: any) => [c.code, c.status]));
-    expect(status(r.body)).toEqual({ account_active: 'complete', service_wallet: 'complete', country: 'action_required', support_contact: 'action_required', webhook_endpoint: 'action_required' });
+    expect(status(r.body)).toEqual({ account_active: 'complete', service_wallet: 'complete', country: 'action_required', support_contact: 'action_required', webhook_endpoint: 'action_required', terms_accepted: 'action_required' });
     expect(r.body.checks.filter((c: any) => c.required).map((c: any) => c.code)).toEqual(['account_active', 'service_wallet']);
     expect((await client(a.session_token).patch('/v1/account', { support_contact: { email: 'help@merchant.example' } })).status).toBe(200);
     expect(status((await client(a.session_token).get('/v1/account/readiness')).body).support_contact).toBe('complete');
