@@ -6,20 +6,21 @@
  *   the caller answers `400 invalid_request` param `chain`).
  * - `checkAddress(chain, address, network)`: validates `address` for `chain` with the format's
  *   own checksum (EIP-55 through viem for EVM chains; base58check, bech32/bech32m through
- *   @scure/base for the others) and returns the address kept verbatim (case preserved) plus the
+ *   @scure/base; TON's CRC16 through @ton/core) and returns the address kept verbatim (case preserved) plus the
  *   comparison key used to find duplicates (lower-cased where the format is case-insensitive).
  *
  * Pure: no I/O.
  */
 import { base58, base58xrp, bech32, bech32m, createBase58check } from '@scure/base';
+import { Address } from '@ton/core';
 import { isAddress, sha256 } from 'viem';
 
 /** Canonical chain names accepted by the address book. */
 export type ChainName =
   | 'ethereum' | 'bsc' | 'polygon' | 'arbitrum' | 'optimism' | 'base' | 'avalanche' | 'tempo'
-  | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'cosmos';
+  | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'ton' | 'cardano' | 'cosmos';
 
-type Family = 'evm' | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'cosmos';
+type Family = 'evm' | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'ton' | 'cardano' | 'cosmos';
 
 interface ChainInfo { family: Family; aliases: string[] }
 
@@ -37,6 +38,8 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = Object.freeze({
   tron: { family: 'tron', aliases: ['tron', 'trx'] },
   solana: { family: 'solana', aliases: ['solana', 'sol'] },
   xrp: { family: 'xrp', aliases: ['xrp', 'ripple'] },
+  ton: { family: 'ton', aliases: ['ton', 'toncoin'] },
+  cardano: { family: 'cardano', aliases: ['cardano', 'ada'] },
   cosmos: { family: 'cosmos', aliases: ['cosmos', 'atom'] },
 });
 
@@ -155,6 +158,36 @@ function cosmos(a: string): AddressCheck {
 }
 
 /**
+ * TON: the user-friendly form (48 characters of base64 or base64url: flags, workchain, 32-byte
+ * account id and its CRC16, checked by @ton/core) or the raw `workchain:64 hex` form. The key is
+ * the raw form, so the bounceable and non-bounceable spellings of one account are one address.
+ */
+function ton(a: string): AddressCheck {
+  try {
+    if (!Address.isFriendly(a) && !Address.isRaw(a)) return fail('not a TON address (user-friendly or raw form)');
+    const parsed = Address.parse(a);
+    return { ok: true, address: a, key: parsed.toRawString().toLowerCase() };
+  } catch {
+    return fail('the TON address fails its checksum');
+  }
+}
+
+/** Cardano: a Shelley bech32 address (`addr1` on mainnet, `addr_test1` on test networks; checksum checked). */
+function cardano(a: string, network: 'mainnet' | 'testnet'): AddressCheck {
+  if (a !== a.toLowerCase()) return fail('a Cardano address is lower-case bech32');
+  try {
+    const d = bech32.decode(a as `${string}1${string}`, false);
+    const expected = network === 'mainnet' ? 'addr' : 'addr_test';
+    if (d.prefix !== expected) return fail(`a Cardano address on this network starts with ${expected}1`);
+    const payload = bech32.fromWords(d.words);
+    if (payload.length < 29) return fail('a Cardano address carries at least a header and a 28-byte credential');
+  } catch {
+    return fail('not a valid bech32 Cardano address');
+  }
+  return { ok: true, address: a, key: a };
+}
+
+/**
  * Validates `raw` (trimmed) as an address on `chain` for the environment `network` (bitcoin
  * testnet addresses are accepted only on the test network and mainnet ones only on mainnet).
  * Returns the address verbatim (never re-cased) and its duplicate-detection key, or a reason.
@@ -168,6 +201,8 @@ export function checkAddress(chain: ChainName, raw: string, network: 'mainnet' |
     case 'tron': return tron(a);
     case 'solana': return solana(a);
     case 'xrp': return xrp(a);
+    case 'ton': return ton(a);
+    case 'cardano': return cardano(a, network);
     case 'cosmos': return cosmos(a);
   }
 }

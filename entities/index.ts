@@ -28,6 +28,8 @@ import { WalletConversion, WalletDepositIntent } from './wallet-deposits';
 import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDeposits';
 import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOfframp';
 import { TermsAcceptances1764420000000 } from './migrations/1764420000000-TermsAcceptances';
+import { Screenings1764430000000 } from './migrations/1764430000000-Screenings';
+import { Screening, ScreeningReport } from './screenings';
 import { WalletExternalAccount, WalletOfframpIntent } from './wallet-offramp';
 
 export * from './account';
@@ -41,6 +43,7 @@ export * from './wallet-sends';
 export * from './wallet-virtual-accounts';
 export * from './wallet-deposits';
 export * from './wallet-offramp';
+export * from './screenings';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -54,6 +57,7 @@ export const ENTITIES = [
   WalletVirtualAccount, WalletVirtualAccountCredit,
   WalletDepositIntent, WalletConversion,
   WalletExternalAccount, WalletOfframpIntent,
+  Screening, ScreeningReport,
 ];
 
 export const MIGRATIONS = [
@@ -68,4 +72,5 @@ export const MIGRATIONS = [
   WalletOfframp1764320000000,
   WalletVirtualAccounts1764330000000,
   TermsAcceptances1764420000000,
+  Screenings1764430000000,
 ];

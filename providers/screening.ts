@@ -21,6 +21,10 @@ export interface AddressScreeningResult {
   flags: string[];
   provider_version: string;
   screened_at: Date;
+  /** True when the provider holds intelligence on the address (not a model score only). */
+  intelligence: boolean;
+  /** The sources the provider checked (spec 2.9 `coverage`). */
+  coverage: string[];
 }
 
 /** The provider could not answer (outage, timeout): callers keep the previous result. */
@@ -42,6 +46,8 @@ export function classifyRisk(score: number): Pick<AddressScreeningResult, 'risk_
 }
 
 const SANDBOX_VERSION = 'sandbox-screening-2026.09';
+/** The sources the sandbox provider checks. */
+const SANDBOX_COVERAGE = ['sanctions_lists', 'darknet_markets', 'mixers', 'scam_reports', 'exchange_attribution'];
 
 /** Sandbox implementation backed by `sandbox_screening_signals`. */
 export class SandboxAddressScreeningProvider implements AddressScreeningProvider {
@@ -51,7 +57,10 @@ export class SandboxAddressScreeningProvider implements AddressScreeningProvider
     const signal = rows[0];
     if (signal?.unavailable) throw new ScreeningUnavailableError('sandbox screening provider unavailable for this address');
     const score = signal ? signal.risk_score : crypto.createHash('sha256').update(`${q.chain}:${q.addressKey}`).digest()[0] % 20;
-    return { risk_score: score, ...classifyRisk(score), flags: signal ? [...signal.flags] : [], provider_version: SANDBOX_VERSION, screened_at: new Date() };
+    return {
+      risk_score: score, ...classifyRisk(score), flags: signal ? [...signal.flags] : [], provider_version: SANDBOX_VERSION, screened_at: new Date(),
+      intelligence: Boolean(signal), coverage: [...SANDBOX_COVERAGE],
+    };
   }
 
   /** Simulator: what the provider will report for (chain, address key) from now on. */

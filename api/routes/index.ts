@@ -24,7 +24,8 @@ import * as walletSends from './wallet-sends';
 import * as walletVirtualAccounts from './wallet-virtual-accounts';
 import * as walletDeposits from './wallet-deposits';
 import * as walletOfframp from './wallet-offramp';
+import * as screenings from './screenings';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings]) area.register(r);
 }

@@ -1,0 +1,94 @@
+/**
+ * Screening commands (spec 2.9, 4.8, 2.11 credits; issue 15): screen an address (free,
+ * unmetered) and buy a report on a screening (one credit of the account owner's balance, free
+ * when an equivalent report for the address exists within 30 days). Nothing is stored for an
+ * address impossible on its network.
+ */
+import crypto from 'node:crypto';
+import { checkAddress } from '../../domain/addresses';
+import { DomainError, notFound, temporarilyUnavailable } from '../../domain/errors';
+import { REPORT_CACHE_DAYS, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence } from '../../domain/screening';
+import { Screening, ScreeningReport, type ReportFigures } from '../../entities';
+import { db } from '../../lib/db';
+import { loadConfig } from '../../lib/config';
+import { newId } from '../../lib/ids';
+import type { RequestRef } from '../../lib/outbox';
+import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
+import { accountOwner, consumeCheck } from '../credits/commands';
+
+/**
+ * `POST /screenings`: `chain` by id or name (409 `network_not_supported` param `chain`),
+ * `address` valid on that network with its checksum (409 `network_not_supported` param
+ * `address`; nothing stored). A screening of the same address within SCREENING_CACHE_SECONDS
+ * reuses that answer (`cached: true`); else the provider answers (503 `screening_unavailable`
+ * when it cannot).
+ */
+export async function createScreening(a: { accountId: string; livemode: boolean; chain: unknown; address: string }): Promise<Screening> {
+  const chain = screeningChain(a.chain);
+  const check = checkAddress(chain, a.address, loadConfig().network);
+  if (!check.ok) throw new DomainError('conflict', 'network_not_supported', `That address is impossible on ${chain}: ${check.reason}.`, { param: 'address' });
+  const repo = db().getRepository(Screening);
+  const recent = await repo.createQueryBuilder('s')
+    .where('s.account_id = :a AND s.livemode = :l AND s.chain = :c AND s.address_key = :k', { a: a.accountId, l: a.livemode, c: chain, k: check.key })
+    .andWhere(`s.screened_at > now() - make_interval(secs => :ttl)`, { ttl: SCREENING_CACHE_SECONDS })
+    .orderBy('s.screened_at', 'DESC').getOne();
+  const base = { id: newId('scr_'), account_id: a.accountId, livemode: a.livemode, chain, address: check.address, address_key: check.key };
+  if (recent) {
+    return repo.save(repo.create({
+      ...base, risk_score: recent.risk_score, risk_level: recent.risk_level, verdict: recent.verdict, action: recent.action, flags: [...recent.flags],
+      confidence: recent.confidence, coverage: [...recent.coverage], provider_version: recent.provider_version, cached: true, screened_at: recent.screened_at,
+    }));
+  }
+  let r;
+  try {
+    r = await addressScreeningProvider().screenAddress({ chain, address: check.address, addressKey: check.key });
+  } catch (e) {
+    if (e instanceof ScreeningUnavailableError) throw temporarilyUnavailable('screening_unavailable', 'The screening provider cannot answer for this address right now. Retry later.', { retry_after_seconds: 30 });
+    throw e;
+  }
+  return repo.save(repo.create({
+    ...base, risk_score: r.risk_score, risk_level: r.risk_level, verdict: r.verdict, action: r.action, flags: r.flags,
+    confidence: screeningConfidence(r.intelligence), coverage: r.coverage, provider_version: r.provider_version, cached: false, screened_at: r.screened_at,
+  }));
+}
+
+/** The figures a report of `s` certifies. */
+function figuresOf(s: Screening): ReportFigures {
+  return {
+    screening_id: s.id, chain: s.chain, address: s.address, risk_score: s.risk_score, risk_level: s.risk_level, verdict: s.verdict, action: s.action,
+    flags: [...s.flags], confidence: s.confidence, coverage: [...s.coverage], provider_version: s.provider_version, screened_at: s.screened_at.toISOString(),
+  };
+}
+
+/** SHA-256 (hex) of the figures' canonical JSON (keys in the order of ReportFigures). */
+export function figuresSha256(f: ReportFigures): string {
+  return crypto.createHash('sha256').update(JSON.stringify(f)).digest('hex');
+}
+
+/**
+ * `POST /screenings/{id}/reports`: 404 for an unknown screening. An equivalent report (same
+ * network and address) of the account within REPORT_CACHE_DAYS is served free (`cached: true`,
+ * ledger `cache_hit`); else one credit of the owner's balance (`consume_free`, then
+ * `consume_paid`), or `402 quota_exhausted` (`insufficient` recorded). Concurrent requests on the
+ * last credit: the balance row lock lets exactly one spend it.
+ */
+export async function createReport(a: { accountId: string; livemode: boolean; screeningId: string; request: RequestRef | null }): Promise<ScreeningReport> {
+  const s = await db().getRepository(Screening).findOneBy({ id: a.screeningId, account_id: a.accountId, livemode: a.livemode });
+  if (!s) throw notFound(`No such screening: ${a.screeningId}.`, 'id');
+  const equivalent = await db().getRepository(ScreeningReport).createQueryBuilder('r')
+    .where('r.account_id = :a AND r.livemode = :l AND r.chain = :c AND r.address_key = :k', { a: a.accountId, l: a.livemode, c: s.chain, k: s.address_key })
+    .andWhere(`r.created_at > now() - make_interval(days => :d)`, { d: REPORT_CACHE_DAYS })
+    .orderBy('r.created_at', 'DESC').getOne();
+  const id = newId('srp_');
+  const ledger = await consumeCheck({ userId: await accountOwner(a.accountId), accountId: a.accountId, livemode: a.livemode, request: a.request }, id, { cached: Boolean(equivalent) });
+  if (ledger.type === 'insufficient') {
+    throw new DomainError('quota_exhausted', 'quota_exhausted', 'No screening credit left: buy credits (POST /credit_checkouts) and retry.', { details: { credit_event_id: ledger.id } });
+  }
+  const figures = equivalent ? { ...equivalent.figures, screening_id: s.id } : figuresOf(s);
+  const repo = db().getRepository(ScreeningReport);
+  return repo.save(repo.create({
+    id, screening_id: s.id, account_id: a.accountId, livemode: a.livemode, chain: s.chain, address_key: s.address_key, cached: Boolean(equivalent),
+    cached_from: equivalent?.id ?? null, credit_event_id: ledger.id, credit_event_type: ledger.type, figures, data_sha256: figuresSha256(figures),
+  }));
+}
+

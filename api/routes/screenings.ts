@@ -1,0 +1,103 @@
+/**
+ * Screening (spec 4.8, 2.9, 2.11 credits; issue 15): screen an address (free, unmetered), list and
+ * read screenings, buy reports (one credit, or free from a 30-day cache) with their evidence PDF,
+ * trace funds, and look up an on-chain transaction. Scopes `screenings.read` / `.write` (the old
+ * `screening.*` names are accepted until the next version date: api/operation.ts hasScope). Test
+ * mode unavailable. Rules in activities/screenings/*, wire names in views/screening.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import { createReport, createScreening } from '../../activities/screenings/commands';
+import { getReport, getScreening, reportListQuery, screeningListQuery } from '../../activities/screenings/queries';
+import { lookupTransaction, trace } from '../../activities/screenings/traces';
+import { resolveChain } from '../../domain/addresses';
+import { MAX_TRACE_DEPTH } from '../../domain/screening';
+import { paginate } from '../../lib/pagination';
+import { listEnvelope } from '../../views/schema';
+import {
+  chainTransactionResponse, chainTransactionView, screeningReportResponse, screeningReportView, screeningResponse, screeningView, traceResponse, traceView,
+} from '../../views/screening';
+import { renderEvidencePdf } from '../../views/screening-evidence';
+import type { AppState } from '../context';
+import { mount } from '../operation';
+import { chainParam, listQuery } from '../schemas/common';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+const READ = 'screenings.read';
+const WRITE = 'screenings.write';
+
+/** Registers the screening operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    id: 'screenings.create', method: 'post', path: '/screenings', scope: WRITE, testMode: 'unavailable', successStatus: 201,
+    body: Joi.object({ address: Joi.string().min(1).max(200).required(), chain: chainParam.required() }),
+    response: screeningResponse,
+    summary: 'Screen an address on a network (free, unmetered): a risk signal, never a block. 409 network_not_supported for another network or an address impossible on it (nothing stored).',
+    handler: async ({ caller, body }) => screeningView(await createScreening({ accountId: caller.accountId, livemode: caller.livemode, chain: body.chain, address: body.address })),
+  });
+
+  mount(r, {
+    id: 'screenings.list', method: 'get', path: '/screenings', scope: READ, testMode: 'unavailable',
+    query: Joi.object({ ...listQuery, chain: chainParam }), response: listEnvelope(screeningResponse),
+    summary: 'The account\'s screenings, newest first, optionally on one network.',
+    handler: async ({ caller, query }) => paginate(screeningListQuery(caller.accountId, caller.livemode, query.chain === undefined ? undefined : (resolveChain(query.chain) ?? '-')), 's', query, screeningView),
+  });
+
+  mount(r, {
+    id: 'screenings.get', method: 'get', path: '/screenings/:id', scope: READ, testMode: 'unavailable', response: screeningResponse,
+    handler: async ({ caller, params }) => screeningView(await getScreening(caller.accountId, caller.livemode, params.id)),
+  });
+
+  mount(r, {
+    id: 'screenings.reports.create', method: 'post', path: '/screenings/:id/reports', scope: WRITE, testMode: 'unavailable', successStatus: 201,
+    response: screeningReportResponse, errors: [402],
+    summary: 'A report on this screening: one credit of the owner\'s balance, free (cached: true) when an equivalent report for the address exists within 30 days; 402 quota_exhausted with no credit left.',
+    handler: async ({ caller, params, ctx }) => screeningReportView(await createReport({ accountId: caller.accountId, livemode: caller.livemode, screeningId: params.id, request: requestRef(ctx) })),
+  });
+
+  mount(r, {
+    id: 'screenings.reports.list', method: 'get', path: '/screenings/:id/reports', scope: READ, testMode: 'unavailable',
+    query: Joi.object(listQuery), response: listEnvelope(screeningReportResponse),
+    handler: async ({ caller, params, query }) => paginate(await reportListQuery(caller.accountId, caller.livemode, params.id), 'r', query, screeningReportView),
+  });
+
+  mount(r, {
+    id: 'screenings.reports.get', method: 'get', path: '/screenings/:id/reports/:report_id', scope: READ, testMode: 'unavailable', response: screeningReportResponse,
+    handler: async ({ caller, params }) => screeningReportView(await getReport(caller.accountId, caller.livemode, params.id, params.report_id)),
+  });
+
+  mount(r, {
+    id: 'screenings.reports.evidence_pdf', method: 'get', path: '/screenings/:id/reports/:report_id/evidence_pdf', scope: READ, testMode: 'unavailable',
+    response: Joi.binary().description('application/pdf: the report\'s figures, the sources checked, the provider version and the SHA-256 of its data'),
+    responseContentType: 'application/pdf',
+    summary: 'The report\'s evidence as a PDF document.',
+    handler: async ({ caller, params, ctx }) => {
+      const report = await getReport(caller.accountId, caller.livemode, params.id, params.report_id);
+      const pdf = await renderEvidencePdf(report);
+      ctx.type = 'application/pdf';
+      ctx.set('Content-Disposition', `attachment; filename="${report.id}.pdf"`);
+      return pdf;
+    },
+  });
+
+  mount(r, {
+    id: 'traces.create', method: 'post', path: '/traces', scope: WRITE, testMode: 'unavailable', idempotent: false,
+    body: Joi.object({
+      chain: chainParam.required(),
+      address: Joi.string().min(1).max(200),
+      tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
+      depth: Joi.number().integer().min(1).max(MAX_TRACE_DEPTH).default(2),
+      direction: Joi.string().valid('incoming', 'outgoing', 'both').default('both'),
+    }),
+    response: traceResponse,
+    summary: 'Follow funds from an address or a transaction (exactly one), `depth` hops (1 to 5) in `direction`; at most 200 transfers (`truncated`).',
+    handler: async ({ body }) => traceView(await trace({ chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
+  });
+
+  mount(r, {
+    id: 'transactions.get', method: 'get', path: '/transactions/:chain/:hash', scope: READ, testMode: 'unavailable', response: chainTransactionResponse,
+    summary: 'An on-chain transaction by hash (use this, not screening, for hashes): confirmed with its confirmations, or pending.',
+    handler: async ({ params }) => chainTransactionView(await lookupTransaction(params.chain, params.hash)),
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * Screening (spec 2.9, 4.8; issue 15): the networks an address can be screened on, what a
+ * result claims (coverage: the sources the provider checked; confidence), and the report rules
+ * (a report spends one credit unless an equivalent one exists within 30 days; spec 2.11 credits).
+ *
+ * Pure: no I/O.
+ */
+import { CHAIN_NAMES, resolveChain, type ChainName } from './addresses';
+import { DomainError } from './errors';
+
+/** Networks of spec 4.8: every address-book chain but the service's own sandbox chain. */
+export const SCREENING_CHAINS: readonly ChainName[] = Object.freeze(CHAIN_NAMES.filter((c) => c !== 'tempo'));
+
+/** `chain` by id or name, case-insensitive; 409 `network_not_supported` (param `chain`) otherwise. */
+export function screeningChain(input: unknown): ChainName {
+  const c = resolveChain(input);
+  if (!c || !SCREENING_CHAINS.includes(c)) {
+    throw new DomainError('conflict', 'network_not_supported', `Screening covers ${SCREENING_CHAINS.join(', ')} (by name or chain id).`, { param: 'chain' });
+  }
+  return c;
+}
+
+/** The sources the sandbox provider checks (a result's `coverage`). */
+export const SCREENING_COVERAGE: readonly string[] = Object.freeze(['sanctions_lists', 'darknet_markets', 'mixers', 'scam_reports', 'exchange_attribution']);
+
+/** Confidence of a result: `high` when the provider holds intelligence on the address, `medium` for a model score only. */
+export function screeningConfidence(hasIntelligence: boolean): 'high' | 'medium' {
+  return hasIntelligence ? 'high' : 'medium';
+}
+
+/** An equivalent report within this many days is served from cache, free (spec 4.8). */
+export const REPORT_CACHE_DAYS = 30;
+/** A screening of the same address within this many seconds reuses the provider's answer (`cached: true`). */
+export const SCREENING_CACHE_SECONDS = 15 * 60;
+
+/** Trace bounds (`POST /traces`). */
+export const MAX_TRACE_DEPTH = 5;
+export const MAX_TRACE_EDGES = 200;
+export type TraceDirection = 'incoming' | 'outgoing' | 'both';
