@@ -340,6 +340,16 @@ RULES_BEYOND_SCHEMA = {
         (400, "parameter_missing", None): "the rail decides which bank fields are required (two fields)",
         (400, "parameter_invalid", None): "bank fields carry format and check digits (domain/bank-details.ts)",
     },
+    "POST /screenings/{id}/reports": {
+        (402, "quota_exhausted", None): "no screening credit left on the owner's balance (the balance's state)",
+    },
+    "POST /traces": {
+        (400, "parameter_missing", "address"): "exactly one of `address` and `tx_hash` (two fields)",
+        (400, "parameter_invalid", "tx_hash"): "exactly one of `address` and `tx_hash` (two fields)",
+    },
+    "GET /transactions/{chain}/{hash}": {
+        (400, "parameter_invalid", "hash"): "a transaction hash is 0x and 64 hex digits (a path parameter's pattern)",
+    },
     "POST /payment_sessions/{token}/pay_with_wallet": {
         (400, "parameter_invalid", "from_address"): "an EIP-55 checksum, never the zero address (a checksum)",
         (400, "rail_not_allowed", "rail"): "the native rail must be one the link offers now (the link's state)",
