@@ -21,7 +21,10 @@ import {
 import { renderEvidencePdf } from '../../views/screening-evidence';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { chainParam, listQuery } from '../schemas/common';
+import { CHAIN_IDS, chainParam, documentedAs, listQuery } from '../schemas/common';
+
+/** A network by name or alias (any case) or by EVM chain id (a JSON integer). */
+const chainIdOrName = Joi.alternatives(chainParam, documentedAs(Joi.number().integer(), { type: 'integer', enum: [...CHAIN_IDS] }));
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const READ = 'screenings.read';
@@ -31,7 +34,7 @@ const WRITE = 'screenings.write';
 export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'screenings.create', method: 'post', path: '/screenings', scope: WRITE, testMode: 'unavailable', successStatus: 201,
-    body: Joi.object({ address: Joi.string().min(1).max(200).required(), chain: chainParam.required() }),
+    body: Joi.object({ address: Joi.string().min(1).max(200).required(), chain: chainIdOrName.required() }),
     response: screeningResponse,
     summary: 'Screen an address on a network (free, unmetered): a risk signal, never a block. 409 network_not_supported for another network or an address impossible on it (nothing stored).',
     handler: async ({ caller, body }) => screeningView(await createScreening({ accountId: caller.accountId, livemode: caller.livemode, chain: body.chain, address: body.address })),
@@ -84,7 +87,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'traces.create', method: 'post', path: '/traces', scope: WRITE, testMode: 'unavailable', idempotent: false,
     body: Joi.object({
-      chain: chainParam.required(),
+      chain: chainIdOrName.required(),
       address: Joi.string().min(1).max(200),
       tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
       depth: Joi.number().integer().min(1).max(MAX_TRACE_DEPTH).default(2),

@@ -9,10 +9,10 @@
  */
 import { bech32 } from '@scure/base';
 import crypto from 'node:crypto';
-import { PDFParse } from 'pdf-parse';
 import { insertApiKey } from '../../activities/accounts/commands';
 import { db, transaction } from '../../lib/db';
 import { call, client, connectDb, expectError, expectOk, newAccount } from '../helpers/api';
+import { pdfText } from '../helpers/pdf';
 
 beforeAll(async () => { await connectDb(); });
 
@@ -72,7 +72,7 @@ test('provider signals, the short cache, and an outage', async () => {
 test('reports: one credit, free from the 30-day cache, 402 without credit, the race on the last credit, the evidence PDF', async () => {
   const { acct, key } = await account();
   const owner = (await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [acct.account_id]))[0].user_id;
-  expectOk(await key.get('/v1/credits'));
+  expectOk(await client(acct.session_token).get('/v1/credits'));
   const screen = async () => expectOk(await key.post('/v1/screenings', { chain: 'ethereum', address: `0x${crypto.randomBytes(20).toString('hex')}` }), 201);
   const s1 = await screen();
   const r1 = expectOk(await key.post(`/v1/screenings/${s1.id}/reports`), 201);
@@ -102,7 +102,7 @@ test('reports: one credit, free from the 30-day cache, 402 without credit, the r
   expect(pdf.headers.get('content-type')).toBe('application/pdf');
   const bytes = Buffer.from(await pdf.arrayBuffer());
   expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
-  const text = (await new PDFParse({ data: bytes }).getText()).text;
+  const text = pdfText(bytes);
   for (const want of [r1.id, s1.address, `Risk score: ${s1.risk_score} / 100`, s1.provider_version, 'sanctions_lists', r1.data_sha256]) expect(text).toContain(want);
 });
 
