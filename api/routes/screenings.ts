@@ -72,7 +72,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'screenings.reports.evidence_pdf', method: 'get', path: '/screenings/:id/reports/:report_id/evidence_pdf', scope: READ, testMode: 'unavailable',
-    response: Joi.binary().description('application/pdf: the report\'s figures, the sources checked, the provider version and the SHA-256 of its data'),
+    response: Joi.string().description('application/pdf (binary): the report\'s figures, the sources checked, the provider version and the SHA-256 of its data'),
     responseContentType: 'application/pdf',
     summary: 'The report\'s evidence as a PDF document.',
     handler: async ({ caller, params, ctx }) => {

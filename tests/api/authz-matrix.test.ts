@@ -78,6 +78,9 @@ function pathOf(def: OperationDef, opts: { unknownToken?: boolean; unknownIds?: 
   return { path: `/v1${p}`, realIds };
 }
 
+/** Operations whose path names public on-chain data, not an object of an account: any account may read it. */
+const PUBLIC_CHAIN_DATA = new Set(['transactions.get']);
+
 /** What the spec and the definition prescribe for `cls` calling authenticated `def`. */
 function expectationFor(def: OperationDef, cls: CallerClass, realIds: boolean): Expectation {
   if (cls === 'no_credential') return refused(401, 'authentication_error', 'missing_credentials');
@@ -90,7 +93,7 @@ function expectationFor(def: OperationDef, cls: CallerClass, realIds: boolean): 
   const role: Role | null = cls === 'other_account_owner' ? 'owner' : (['viewer', 'developer', 'admin', 'owner'] as string[]).includes(cls) ? cls as Role : null;
   if (role && !allowedRoles(def).includes(role)) return refused(403, 'permission_error', 'scope_denied');
   if (cls === 'test_key' && def.testMode === 'unavailable') return refused(503, 'temporarily_unavailable', 'test_mode_not_supported');
-  if ((cls === 'other_account_key' || cls === 'other_account_owner') && realIds) return refused(404, 'not_found', 'not_found');
+  if ((cls === 'other_account_key' || cls === 'other_account_owner') && realIds && !PUBLIC_CHAIN_DATA.has(def.id)) return refused(404, 'not_found', 'not_found');
   return valid;
 }
 
