@@ -11,6 +11,7 @@ import { payrollWorkflowActivities } from './payroll/activities';
 import { sendIntentWorkflowActivities } from './wallet/send-watch';
 import { virtualAccountWorkflowActivities } from './wallet/virtual-account-credits';
 import { offrampWorkflowActivities } from './wallet/offramp-watch';
+import { customerWorkflowActivities } from './customers/activities';
 import { depositIntentWorkflowActivities } from './wallet/deposits';
 import { conversionWorkflowActivities } from './wallet/conversions';
 
@@ -24,6 +25,7 @@ export const activities = {
   ...sendIntentWorkflowActivities,
   ...virtualAccountWorkflowActivities,
   ...offrampWorkflowActivities,
+  ...customerWorkflowActivities,
   ...depositIntentWorkflowActivities,
   ...conversionWorkflowActivities,
 };

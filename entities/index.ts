@@ -29,6 +29,8 @@ import { WalletDeposits1764310000000 } from './migrations/1764310000000-WalletDe
 import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOfframp';
 import { TermsAcceptances1764420000000 } from './migrations/1764420000000-TermsAcceptances';
 import { Screenings1764430000000 } from './migrations/1764430000000-Screenings';
+import { Customers1764440000000 } from './migrations/1764440000000-Customers';
+import { Customer, CustomerVerificationLink } from './customers';
 import { Screening, ScreeningReport } from './screenings';
 import { WalletExternalAccount, WalletOfframpIntent } from './wallet-offramp';
 
@@ -44,6 +46,7 @@ export * from './wallet-virtual-accounts';
 export * from './wallet-deposits';
 export * from './wallet-offramp';
 export * from './screenings';
+export * from './customers';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -58,6 +61,7 @@ export const ENTITIES = [
   WalletDepositIntent, WalletConversion,
   WalletExternalAccount, WalletOfframpIntent,
   Screening, ScreeningReport,
+  Customer, CustomerVerificationLink,
 ];
 
 export const MIGRATIONS = [
@@ -73,4 +77,5 @@ export const MIGRATIONS = [
   WalletVirtualAccounts1764330000000,
   TermsAcceptances1764420000000,
   Screenings1764430000000,
+  Customers1764440000000,
 ];

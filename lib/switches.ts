@@ -21,6 +21,8 @@ export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: st
   'payroll.crypto_funding': { enabled: true, description: 'Product flag: payroll runs funded by a USDC deposit (spec 4.4, 4.6 crypto_funding).' },
   'payouts.preview_corridors': { enabled: true, description: 'Launch flag: preview payout corridors (brl_pix, mxn_spei) executable (spec 4.6).' },
   'legal.terms_acceptance': { enabled: false, description: 'Terms acceptance gate (spec 1 rule 6): money boundaries need the current terms accepted by a person; off until enabled (globally or per account cohort).' },
+  'api_v1.customers': { enabled: true, description: 'Customers resource switch (spec 4.7; off: 503).' },
+  'customers.enabled': { enabled: false, sandbox: true, description: 'Dark-flag: customers (spec 4.7); open on sandbox (dev and test) stacks, closed elsewhere unless a cohort opens it.' },
   'api_v1.eligibility': { enabled: false, sandbox: true, description: 'Dark-flag: public GET /eligibility (spec 4.6); open on sandbox (dev and test) stacks, closed (503) in production.' },
   'api_v1.offramp': { enabled: true, description: 'Off-ramp resource switch: quotes, external accounts, off-ramp intents (spec 4.5; off: 503).' },
   'wallet.offramp': { enabled: false, sandbox: true, description: 'Dark-flag: off-ramp from the wallet to a bank (spec 4.5); open in sandbox (dev and test) stacks, closed elsewhere unless a cohort opens it.' },

@@ -11,3 +11,4 @@ export * from './virtual-account';
 export * from './deposit-intent';
 export * from './conversion';
 export * from './offramp-intent';
+export * from './customer';

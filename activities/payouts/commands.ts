@@ -28,13 +28,17 @@ import { signalPayoutCancelled, signalPayoutFund } from './signals';
 
 /** Identity frozen into `capability_snapshot` at creation or replacement (spec 2.6). */
 async function senderIdentity(m: EntityManager, accountId: string): Promise<{ customerType: string; display: string; legal: string | null }> {
-  const rows: Array<{ customer_type: string; display_name: string }> = await m.query('SELECT customer_type, display_name FROM accounts WHERE id = $1', [accountId]);
+  const rows: Array<{ customer_type: string; display_name: string; verified_legal_name: string | null }> = await m.query(
+    `SELECT a.customer_type, a.display_name, c.legal_name AS verified_legal_name FROM accounts a
+       LEFT JOIN customers c ON c.account_id = a.id AND c.customer_type = 'business' AND c.verification_state = 'approved'
+      WHERE a.id = $1`, [accountId]);
   const a = rows[0];
   const name = (a?.display_name ?? '').trim();
   return {
     customerType: a?.customer_type ?? 'business',
     display: name || 'unknown',
-    legal: a && a.customer_type === 'business' && name ? name : null,
+    // The verified legal name of the owner's business customer (spec 4.7); else the business's display name.
+    legal: a?.verified_legal_name ?? (a && a.customer_type === 'business' && name ? name : null),
   };
 }
 

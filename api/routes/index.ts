@@ -25,7 +25,8 @@ import * as walletVirtualAccounts from './wallet-virtual-accounts';
 import * as walletDeposits from './wallet-deposits';
 import * as walletOfframp from './wallet-offramp';
 import * as screenings from './screenings';
+import * as customers from './customers';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers]) area.register(r);
 }

@@ -21,6 +21,8 @@
  * - POST /sim/providers/reconciliation `{ payout_id, needs_attention }`: the reconciliation signal.
  * - POST /sim/providers/faults `{ account_id, name, value|null }`: provider faults for one account's
  *   transfers (providers/sandbox-faults.ts); never global, so one test cannot slow another's payouts.
+ * - POST /sim/kyc/decisions `{ customer_id, state, requirements_due?, rejection_outcome?, endorsements?,
+ *   associated_persons? }`: the KYC provider decides; the customer's workflow applies it.
  * - POST /sim/legal/acceptances `{ account_id, user_id?, scope? }`: a person accepts the current terms
  *   (the owner for the account, or a member for their own wallet; spec 1 rule 6).
  * - POST /sim/wallet/sends/{id}/sign: the holder signs a prepared service-wallet send with a passkey.
@@ -60,12 +62,14 @@ import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
+import { notifyCustomerDecision } from '../../activities/customers/signals';
+import { kycProvider } from '../../providers/kyc';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
-  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody,
+  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody, kycDecisionBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
@@ -224,6 +228,15 @@ export function simulatorRouter(): Router<AppState> {
       if (!(e instanceof SignRefused)) throw e;
       throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, e.param ? { param: e.param } : {});
     }
+  });
+
+  r.post('/kyc/decisions', async (ctx) => {
+    const b = validate<{ customer_id: string; state: string; requirements_due?: string[]; rejection_outcome?: string; endorsements?: string[]; associated_persons?: Array<{ id: string; role: string; name_masked: string; verification_state: string }> }>(
+      kycDecisionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    if (!(await kycProvider().setDecision(b.customer_id, b))) throw new DomainError('not_found', 'not_found', `No customer ${b.customer_id} at the KYC provider.`, { param: 'customer_id' });
+    await notifyCustomerDecision(b.customer_id);
+    ctx.status = 201;
+    ctx.body = { object: 'sim.kyc_decision', customer_id: b.customer_id, state: b.state, requirements_due: b.requirements_due ?? null, rejection_outcome: b.rejection_outcome ?? null, endorsements: b.endorsements ?? null };
   });
 
   r.post('/legal/acceptances', async (ctx) => {

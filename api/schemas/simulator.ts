@@ -42,6 +42,16 @@ export const termsAcceptanceBody = Joi.object({
   scope: Joi.string().valid('account', 'personal').default('account'),
 });
 
+/** `POST /sim/kyc/decisions`: the KYC provider's decision on a customer. */
+export const kycDecisionBody = Joi.object({
+  customer_id: Joi.string().pattern(/^cus_[A-Za-z0-9]+$/).required(),
+  state: Joi.string().valid('pending', 'under_review', 'approved', 'rejected', 'stale_mapping', 'action_required').required(),
+  requirements_due: Joi.array().items(Joi.string().max(100)).max(50),
+  rejection_outcome: Joi.string().valid('final', 'resubmission_allowed', 'unsupported_jurisdiction'),
+  endorsements: Joi.array().items(Joi.string().max(40)).max(50),
+  associated_persons: Joi.array().items(Joi.object({ id: Joi.string().max(64).required(), role: Joi.string().max(64).required(), name_masked: Joi.string().max(200).required(), verification_state: Joi.string().max(40).required() })).max(50),
+});
+
 /** `POST /sim/bank/credits`: an inbound bank transfer as the fiat collection provider reports it. */
 export const bankCreditBody = Joi.object({
   rail: Joi.string().valid(...BANK_RAILS).required(),
@@ -186,6 +196,13 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     description: 'Plays the person in the hosted terms flow (spec 1 rule 6): `scope: account` is the account owner accepting for the account (default; another member is refused `terms_acceptance_owner_only`), `scope: personal` a member (`user_id`) accepting for their own wallet. Keys and agents never accept. Idempotent per person, scope and revision.',
     answers: 'The acceptance on record (who, revision, when).',
     example: { body: { account_id: 'acct_4Gh7Kp2Ld9Qw', scope: 'account' } },
+  },
+  {
+    id: 'sim.kyc.decisions.create', method: 'post', path: '/kyc/decisions', body: kycDecisionBody, status: 201, object: 'sim.kyc_decision',
+    summary: 'The KYC provider decides on a customer',
+    description: 'Plays the provider\'s verification outcome for a `cus_` customer: `state` (`pending`, `under_review`, `approved`, `rejected`, `stale_mapping`, `action_required`), `requirements_due` (e.g. `compliance_profile`, `proof_of_address`), `rejection_outcome` (`final`, `resubmission_allowed`, `unsupported_jurisdiction`), `endorsements` (rail codes such as `base`, `sepa`, `spei`), `associated_persons`. The customer\'s workflow then reads it and emits the `customer.*` events.',
+    answers: 'The decision as recorded.',
+    example: { body: { customer_id: 'cus_8Hk2Lm4Np6Qr', state: 'approved', endorsements: ['base', 'sepa'] } },
   },
   {
     id: 'sim.faults.set', method: 'post', path: '/providers/faults', body: faultBody, status: 200, object: 'sim.fault',

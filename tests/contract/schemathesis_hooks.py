@@ -340,6 +340,12 @@ RULES_BEYOND_SCHEMA = {
         (400, "parameter_missing", None): "the rail decides which bank fields are required (two fields)",
         (400, "parameter_invalid", None): "bank fields carry format and check digits (domain/bank-details.ts)",
     },
+    "POST /customers": {
+        (400, "parameter_invalid", "legal_name"): "a legal name is for business customers only, 1 to 200 characters once trimmed (two fields)",
+    },
+    "POST /customers/{id}/verification_links": {
+        (400, "parameter_invalid", "kind"): "the link kinds depend on the customer's type (the customer's state)",
+    },
     "POST /screenings/{id}/reports": {
         (402, "quota_exhausted", None): "no screening credit left on the owner's balance (the balance's state)",
     },

@@ -200,6 +200,8 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   // An off-ramp intent awaiting funds (dark-flag, open on the test stack), for its read and cancel.
   const ba = expectStatus(await s.post('/v1/wallet/external_accounts', { ...ACH, rail: 'ach' }), 201, 'external account').id as string;
   const ofr = expectStatus(await s.post('/v1/wallet/offramp_intents', { external_account_id: ba, destination_currency: 'USD', destination_payment_rail: 'ach', amount: { amount: '1000000', currency: asset, decimals: 6 } }), 201, 'off-ramp intent').id as string;
+  // The owner's customer (dashboard session; customers are dark-flag, open on the test stack).
+  const cus = expectStatus(await s.post('/v1/customers', { customer_type: 'business', legal_name: 'Contract Customer Ltd' }), 201, 'customer').id as string;
   // A screening with a report (free allowance), and a transfer on base for the transaction lookup.
   const scr = expectStatus(await k.post('/v1/screenings', { chain: 'ethereum', address: randomEvm() }), 201, 'screening').id as string;
   const srp = expectStatus(await k.post(`/v1/screenings/${scr}/reports`), 201, 'screening report').id as string;
@@ -218,6 +220,8 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
       'GET /wallet/virtual_accounts/{id}': { id: [va] }, 'GET /wallet/virtual_accounts/{id}/history': { id: [va] },
       'POST /wallet/virtual_accounts/{id}/deactivate': { id: [va] }, 'POST /wallet/virtual_accounts/{id}/reactivate': { id: [va] },
+      'GET /customers/{id}': { id: [cus] }, 'POST /customers/{id}/verification_links': { id: [cus] }, 'GET /customers/{id}/associated_persons': { id: [cus] },
+      'GET /customers/{id}/events': { id: [cus] }, 'PATCH /customers/{id}/compliance_profile': { id: [cus] },
       'GET /screenings/{id}': { id: [scr] }, 'GET /screenings/{id}/reports': { id: [scr] }, 'POST /screenings/{id}/reports': { id: [scr] },
       'GET /screenings/{id}/reports/{report_id}': { id: [scr], report_id: [srp] }, 'GET /screenings/{id}/reports/{report_id}/evidence_pdf': { id: [scr], report_id: [srp] },
       'GET /transactions/{chain}/{hash}': { chain: ['base'], hash: [baseTx] },

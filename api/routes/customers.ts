@@ -1,0 +1,97 @@
+/**
+ * Customers (spec 4.7, 2.8; issue 15): the account owner's customer at the KYC provider. All
+ * dark-flag: resource switch `api_v1.customers` (off: 503), flag `customers.enabled` (closed: 409
+ * capability_unavailable; `sandbox: true`, open on dev and test stacks); test-mode keys 503. The
+ * literal id `me` is a deprecated alias of the account's customer (Deprecation header) until the
+ * next version date. Rules in activities/customers/*, wire names in views/customer.ts.
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import Joi from '../schemas/joi';
+import { createCustomer, createVerificationLink, updateComplianceProfile } from '../../activities/customers/commands';
+import { associatedPersons, getCustomer, listCustomers } from '../../activities/customers/queries';
+import { ALL_LINK_KINDS } from '../../domain/customers';
+import { listEnvelope } from '../../views/schema';
+import { eventResponse } from '../../views/event';
+import { associatedPersonResponse, associatedPersonView, customerResponse, customerView, verificationLinkResponse, verificationLinkView } from '../../views/customer';
+import type { AppState } from '../context';
+import { objectEventsPage } from '../object-events';
+import { mount, type OperationDef } from '../operation';
+import { countryCode, listQuery } from '../schemas/common';
+
+const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
+const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag'> = { testMode: 'unavailable', switch: 'api_v1.customers', flag: 'customers.enabled' };
+/** The version date after which `me` stops resolving (the next version date). */
+const ME_SUNSET = '2027-03-01';
+
+/** Marks a `me` request deprecated (RFC 9745 Deprecation, RFC 8594 Sunset). */
+function deprecateMe(id: string, ctx: Koa.ParameterizedContext<AppState>): void {
+  if (id !== 'me') return;
+  ctx.set('Deprecation', '@1795478400');
+  ctx.set('Sunset', new Date(`${ME_SUNSET}T00:00:00Z`).toUTCString());
+  ctx.set('Link', '</v1/customers>; rel="alternate"');
+}
+
+/** Registers the customer operations on `r`. */
+export function register(r: Router<AppState>): void {
+  mount(r, {
+    ...GATE, id: 'customers.list', method: 'get', path: '/customers', scope: 'customers.read',
+    response: listEnvelope(customerResponse),
+    summary: 'The account owner\'s customer: zero or one row (has_more always false); 409 customer_mapping_stale while the provider mapping is stale.',
+    handler: async ({ caller }) => ({ object: 'list', data: (await listCustomers(caller.accountId, caller.livemode)).map(customerView), has_more: false, next_cursor: null }),
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.create', method: 'post', path: '/customers', scope: 'customers.write', callers: ['dashboard_session'], roles: ['owner'], successStatus: 201,
+    body: Joi.object({
+      customer_type: Joi.string().valid('individual', 'business').required(),
+      country: countryCode,
+      legal_name: Joi.string().max(400),
+    }),
+    response: customerResponse,
+    summary: 'Create the owner\'s customer (no personal data; verification_state not_started). 409 customer_already_exists, customer_type_conflict.',
+    handler: async ({ caller, body }) => customerView(await createCustomer({
+      accountId: caller.accountId, userId: caller.userId!, livemode: caller.livemode, customerType: body.customer_type, country: body.country ?? null, legalName: body.legal_name,
+    })),
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.get', method: 'get', path: '/customers/:id', scope: 'customers.read', response: customerResponse,
+    summary: 'One customer; the literal `me` is a deprecated alias of the account\'s customer (Deprecation header) until the next version date.',
+    handler: async ({ caller, params, ctx }) => { deprecateMe(params.id, ctx); return customerView(await getCustomer(caller.accountId, caller.livemode, params.id)); },
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.verification_links.create', method: 'post', path: '/customers/:id/verification_links', scope: 'customers.write',
+    callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
+    body: Joi.object({ kind: Joi.string().valid(...ALL_LINK_KINDS).required() }), response: verificationLinkResponse,
+    summary: 'A hosted verification link from the provider: `tos` first (409 tos_link_required), then the identity kinds of the customer type.',
+    handler: async ({ caller, params, body, ctx }) => { deprecateMe(params.id, ctx); return verificationLinkView((await createVerificationLink(caller.accountId, caller.livemode, params.id, body.kind)).link); },
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.associated_persons.list', method: 'get', path: '/customers/:id/associated_persons', scope: 'customers.read',
+    response: listEnvelope(associatedPersonResponse),
+    handler: async ({ caller, params }) => ({ object: 'list', data: (await associatedPersons(caller.accountId, caller.livemode, params.id)).map(associatedPersonView), has_more: false, next_cursor: null }),
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.events.list', method: 'get', path: '/customers/:id/events', scope: 'customers.read',
+    query: Joi.object(listQuery), response: listEnvelope(eventResponse),
+    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await getCustomer(caller.accountId, caller.livemode, params.id)).id, query),
+  });
+
+  mount(r, {
+    ...GATE, id: 'customers.compliance_profile.update', method: 'patch', path: '/customers/:id/compliance_profile', scope: 'customers.write',
+    callers: ['dashboard_session'], roles: ['owner', 'admin'],
+    body: Joi.object({
+      business_activity: Joi.string().trim().min(1).max(200),
+      expected_monthly_volume_usd: Joi.string().pattern(/^[0-9]{1,15}$/),
+      account_purpose: Joi.string().valid('payments_acceptance', 'payouts', 'payroll', 'treasury', 'other'),
+      source_of_funds: Joi.string().valid('business_revenue', 'investment', 'savings', 'salary', 'other'),
+    }).min(1),
+    response: customerResponse,
+    summary: 'Update the compliance profile (owner/admin; no personal data); a `compliance_profile` requirement is then met.',
+    handler: async ({ caller, params, body, ctx }) => customerView(await updateComplianceProfile(caller.accountId, caller.livemode, params.id, body, requestRef(ctx))),
+  });
+}
