@@ -89,7 +89,7 @@ export function register(r: Router<AppState>): void {
       expected_monthly_volume_usd: Joi.string().pattern(/^[0-9]{1,15}$/),
       account_purpose: Joi.string().valid('payments_acceptance', 'payouts', 'payroll', 'treasury', 'other'),
       source_of_funds: Joi.string().valid('business_revenue', 'investment', 'savings', 'salary', 'other'),
-    }).min(1),
+    }),
     response: customerResponse,
     summary: 'Update the compliance profile (owner/admin; no personal data); a `compliance_profile` requirement is then met.',
     handler: async ({ caller, params, body, ctx }) => customerView(await updateComplianceProfile(caller.accountId, caller.livemode, params.id, body, requestRef(ctx))),

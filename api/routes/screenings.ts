@@ -12,6 +12,7 @@ import { createReport, createScreening } from '../../activities/screenings/comma
 import { getReport, getScreening, reportListQuery, screeningListQuery } from '../../activities/screenings/queries';
 import { lookupTransaction, trace } from '../../activities/screenings/traces';
 import { resolveChain } from '../../domain/addresses';
+import { invalidRequest } from '../../domain/errors';
 import { MAX_TRACE_DEPTH } from '../../domain/screening';
 import { paginate } from '../../lib/pagination';
 import { listEnvelope } from '../../views/schema';
@@ -44,7 +45,11 @@ export function register(r: Router<AppState>): void {
     id: 'screenings.list', method: 'get', path: '/screenings', scope: READ, testMode: 'unavailable',
     query: Joi.object({ ...listQuery, chain: chainParam }), response: listEnvelope(screeningResponse),
     summary: 'The account\'s screenings, newest first, optionally on one network.',
-    handler: async ({ caller, query }) => paginate(screeningListQuery(caller.accountId, caller.livemode, query.chain === undefined ? undefined : (resolveChain(query.chain) ?? '-')), 's', query, screeningView),
+    handler: async ({ caller, query }) => {
+      const chain = query.chain === undefined ? undefined : resolveChain(query.chain);
+      if (chain === null) throw invalidRequest('parameter_invalid', '`chain` names no network (a name, alias or chain id).', 'chain');
+      return paginate(screeningListQuery(caller.accountId, caller.livemode, chain), 's', query, screeningView);
+    },
   });
 
   mount(r, {
@@ -93,13 +98,13 @@ export function register(r: Router<AppState>): void {
       depth: Joi.number().integer().min(1).max(MAX_TRACE_DEPTH).default(2),
       direction: Joi.string().valid('incoming', 'outgoing', 'both').default('both'),
     }),
-    response: traceResponse,
+    response: traceResponse, errors: [409],
     summary: 'Follow funds from an address or a transaction (exactly one), `depth` hops (1 to 5) in `direction`; at most 200 transfers (`truncated`).',
     handler: async ({ body }) => traceView(await trace({ chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
   });
 
   mount(r, {
-    id: 'transactions.get', method: 'get', path: '/transactions/:chain/:hash', scope: READ, testMode: 'unavailable', response: chainTransactionResponse,
+    id: 'transactions.get', method: 'get', path: '/transactions/:chain/:hash', scope: READ, testMode: 'unavailable', response: chainTransactionResponse, errors: [409],
     summary: 'An on-chain transaction by hash (use this, not screening, for hashes): confirmed with its confirmations, or pending.',
     handler: async ({ params }) => chainTransactionView(await lookupTransaction(params.chain, params.hash)),
   });

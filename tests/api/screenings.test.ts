@@ -47,6 +47,7 @@ test('every network by id or name, valid addresses screened; impossible addresse
     expect(r.body).toMatchObject({ object: 'screening', address, cached: expect.any(Boolean), coverage: expect.arrayContaining(['sanctions_lists']), provider_version: expect.any(String) });
   }
   expect(expectOk(await key.get('/v1/screenings?chain=ETH&limit=100')).data.every((s: { chain: string }) => s.chain === 'ethereum')).toBe(true);
+  expectError(await key.get('/v1/screenings?chain=null'), 400, 'invalid_request', 'parameter_invalid', 'chain');
   const before = await count(acct.account_id);
   for (const [chain, address] of IMPOSSIBLE) expectError(await key.post('/v1/screenings', { chain, address }), 409, 'conflict', 'network_not_supported', 'address');
   expectError(await key.post('/v1/screenings', { chain: 'tempo', address: EVM }), 409, 'conflict', 'network_not_supported', 'chain');

@@ -87,6 +87,9 @@ function sessionOnlyOperations(): string[] {
     .map((o) => o.operationId);
 }
 
+/** Operations whose path names public on-chain data (any account may read it): no object-level authorization check. */
+const PUBLIC_DATA_OPERATIONS = ['transactions.get'];
+
 /** One credential: the header that carries it and its value (spec 5: a request carries exactly one). */
 interface Credential { header: 'x-api-key' | 'Authorization'; value: string }
 
@@ -101,7 +104,9 @@ function writeConfig(file: string, merchant: Credential, peerCredential: Credent
   const wfc = path.join(path.dirname(file), `${path.basename(file, '.toml')}-identities.json`);
   const identity = (name: string, c: Credential) => ({ name, fixedHeaders: [{ name: c.header, value: c.value }] });
   fs.writeFileSync(wfc, JSON.stringify({ schemaVersion: '0.2.0', auth: [identity('merchant', merchant), identity('peer', peerCredential)] }));
-  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n`);
+  // On-chain transactions are public data: any account may read them, so the peer replay does not apply.
+  const publicData = PUBLIC_DATA_OPERATIONS.map((id) => `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(id)}\nchecks.object_level_authorization.enabled = false\n`).join('');
+  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n${publicData}`);
   return file;
 }
 
