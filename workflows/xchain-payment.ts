@@ -13,7 +13,7 @@
  */
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PaymentWorkflowActivities, XchainPaymentWorkflowActivities } from '../activities/payments/activities';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
+import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 import { depositSignal, linkEndedSignal, paymentRetrySignal, waitingForQuery } from './payment';
 
 const acts = proxyActivities<XchainPaymentWorkflowActivities & Pick<PaymentWorkflowActivities, 'sendSettlement' | 'recordSettlement' | 'notifyLinkWorkflow'>>({
@@ -28,8 +28,10 @@ export const bridgeUpdateSignal = defineSignal('bridgeUpdate');
 export const BRIDGE_POLL_MS = 60_000;
 
 /** Watches cross-network payment `paymentId` until settled, closed and returned; returns its final status. */
-export async function xchainPaymentWorkflow(args: { paymentId: string }): Promise<string> {
+export async function xchainPaymentWorkflow(args: { paymentId: string; originMs?: number }): Promise<string> {
   const { paymentId } = args;
+  // When this workflow began (carried across continue-as-new): the deposit deadline is mapped onto workflow time from here (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   const queue: string[] = [];
   let linkEnded = false;
   let bridgeUpdated = false;
@@ -98,10 +100,10 @@ export async function xchainPaymentWorkflow(args: { paymentId: string }): Promis
       await condition(woke, BRIDGE_POLL_MS);
       return false;
     }
-    await continueAsNewIfDue<typeof xchainPaymentWorkflow>(queue.length === 0, { paymentId });
+    await continueAsNewIfDue<typeof xchainPaymentWorkflow>(queue.length === 0, { paymentId, originMs });
     if (st.status === 'awaiting' && st.watcherState === 'address_issued') {
       waitingFor = `a deposit on the source network until ${st.expiresAt}`;
-      const got = await condition(woke, msUntil(Date.parse(st.expiresAt)));
+      const got = await condition(woke, msUntil(originMs + (Date.parse(st.expiresAt) - Date.parse(st.createdAt))));
       if (!got) state = await acts.expireXchainPayment(paymentId);
     } else {
       waitingFor = `a top-up (status ${st.status}, watcher ${st.watcherState}) or the link ending`;

@@ -45,6 +45,8 @@ export interface PaymentState {
   status: PaymentStatus;
   /** ISO time the deposit window closes. */
   expiresAt: string;
+  /** ISO creation time: anchors `expiresAt` to a workflow's clock (domain/object-clock.ts). */
+  createdAt: string;
   /**
    * What was recorded but not yet applied (oldest first): chain deposits (`dep_`), bank credits
    * (`bcr_`) and bank returns (`return:<bcr_ id>`); the workflow applies them in order.
@@ -79,7 +81,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
   const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
   const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
   return {
-    status, expiresAt: p.expires_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
+    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
     settlement: p.settlement, settlementPending, needsRefund, refundPending,
     done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };

@@ -27,6 +27,8 @@ export interface XchainState {
   watcherState: WatcherState | null;
   /** ISO time the deposit window closes (only while nothing was seen). */
   expiresAt: string;
+  /** ISO creation time: anchors `expiresAt` to the workflow's clock (domain/object-clock.ts). */
+  createdAt: string;
   /** Deposits recorded but not yet applied (oldest first). */
   pendingDepositIds: string[];
   /** The bridge holds source funds not yet delivered: advance it. */
@@ -53,7 +55,7 @@ async function xchainStateOf(p: Payment): Promise<XchainState> {
   const needsSettlement = (p.status === 'paid' || p.status === 'overpaid') && p.settlement === 'wallet';
   const finished = p.status === 'settled' || ((p.status === 'paid' || p.status === 'overpaid') && !needsSettlement) || isClosed(p.status);
   return {
-    status: p.status, watcherState: p.watcher_state, expiresAt: p.expires_at.toISOString(), pendingDepositIds: pending,
+    status: p.status, watcherState: p.watcher_state, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending,
     bridgeActive, needsRecovery, needsSettlement, done: finished && !bridgeActive && !needsRecovery && pending.length === 0,
   };
 }
