@@ -113,12 +113,22 @@ export async function linkByShortCode(code: string): Promise<PaymentLink & { pay
 /** What the payer session projection (views/payer-session.ts) needs besides the link. */
 export interface PayerSessionInputs { link: PaymentLink; account: Account; current: Payment | null; executableRails: string[]; chain: PaymentChain }
 
-/** The merchant account, the link's newest payment and the executable rails, read together (and the native chain's identity). */
+/**
+ * The merchant account, the link's newest payment and the executable rails (and the native chain's
+ * identity). The link is read again with its newest payment in one REPEATABLE READ snapshot, so a
+ * payment's status and the link status it moved in the same transaction are never seen apart
+ * (a payment `underpaid` with its link still `viewed`).
+ */
 export async function payerSessionInputs(link: PaymentLink): Promise<PayerSessionInputs> {
-  const [account, current, rails] = await Promise.all([
+  const snapshot = db().transaction('REPEATABLE READ', async (m) => {
+    const fresh = await m.findOneByOrFail(PaymentLink, { id: link.id });
+    const current = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne();
+    return { fresh, current };
+  });
+  const [account, { fresh, current }, rails] = await Promise.all([
     db().getRepository(Account).findOneByOrFail({ id: link.account_id }),
-    db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne(),
+    snapshot,
     executableRails(link.account_id),
   ]);
-  return { link, account, current: current ?? null, executableRails: rails, chain: chainAdapter() };
+  return { link: fresh, account, current: current ?? null, executableRails: rails, chain: chainAdapter() };
 }
