@@ -14,6 +14,7 @@ import { offrampWorkflowActivities } from './wallet/offramp-watch';
 import { customerWorkflowActivities } from './customers/activities';
 import { depositIntentWorkflowActivities } from './wallet/deposits';
 import { conversionWorkflowActivities } from './wallet/conversions';
+import { orderWorkflowActivities } from './orders/activities';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -28,5 +29,6 @@ export const activities = {
   ...customerWorkflowActivities,
   ...depositIntentWorkflowActivities,
   ...conversionWorkflowActivities,
+  ...orderWorkflowActivities,
 };
 export type Activities = typeof activities;

@@ -21,6 +21,7 @@ import { corridorView, walletBankCorridorView } from '../views/capabilities';
 import { collectionCurrencies } from '../activities/wallet/virtual-accounts';
 import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_RAILS } from '../domain/virtual-accounts';
 import { isFlagOpen } from '../lib/switches';
+import { buySellCapabilities } from '../activities/orders/capabilities';
 
 /** Builds the capabilities document of one product for `caller`. */
 export type CapabilityBuilder = (caller: Caller) => Promise<Record<string, unknown>>;
@@ -137,3 +138,4 @@ registerCapabilityProduct('payouts', payoutCapabilities);
 registerCapabilityProduct('wallet_bank', walletBankCapabilities);
 registerCapabilityProduct('payroll', payrollCapabilities);
 registerCapabilityProduct('payment_links', paymentLinkCapabilities);
+registerCapabilityProduct('buy_sell', (caller) => buySellCapabilities({ accountId: caller.accountId, livemode: caller.livemode }));

@@ -35,6 +35,8 @@ export const ID_PREFIXES = Object.freeze({
   customer: 'cus_',
   screening: 'scr_',
   order: 'ord_',
+  quote: 'quo_',
+  quote_offer: 'qof_',
   webhook_endpoint: 'whe_',
   event: 'evt_',
   address_book_entry: 'adr_',

@@ -30,6 +30,8 @@ import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOff
 import { TermsAcceptances1764420000000 } from './migrations/1764420000000-TermsAcceptances';
 import { Screenings1764430000000 } from './migrations/1764430000000-Screenings';
 import { Customers1764440000000 } from './migrations/1764440000000-Customers';
+import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrders';
+import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
 import { Screening, ScreeningReport } from './screenings';
 import { WalletExternalAccount, WalletOfframpIntent } from './wallet-offramp';
@@ -47,6 +49,7 @@ export * from './wallet-deposits';
 export * from './wallet-offramp';
 export * from './screenings';
 export * from './customers';
+export * from './orders';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -62,6 +65,7 @@ export const ENTITIES = [
   WalletExternalAccount, WalletOfframpIntent,
   Screening, ScreeningReport,
   Customer, CustomerVerificationLink,
+  Quote, QuoteOffer, Order,
 ];
 
 export const MIGRATIONS = [
@@ -78,4 +82,5 @@ export const MIGRATIONS = [
   TermsAcceptances1764420000000,
   Screenings1764430000000,
   Customers1764440000000,
+  QuotesOrders1764460000000,
 ];

@@ -44,6 +44,10 @@ export interface Config {
   /** Request-log buffer: flush interval (ms) and rows per batch (spec 4.10 request logs). */
   requestLogFlushMs: number;
   requestLogBatch: number;
+  /** Per-provider deadline of the quote fan-out, ms (spec 4.9; QUOTE_PROVIDER_DEADLINE_MS). */
+  quoteProviderDeadlineMs: number;
+  /** How long quote offers stay executable, seconds (QUOTE_TTL_SECONDS). */
+  quoteTtlSeconds: number;
 }
 
 const schema = Joi.object({
@@ -74,6 +78,8 @@ const schema = Joi.object({
   STREAM_RESUME_WINDOW_SECONDS: Joi.number().integer().min(60).default(86400),
   REQUEST_LOG_FLUSH_MS: Joi.number().integer().min(10).max(60000).default(250),
   REQUEST_LOG_BATCH: Joi.number().integer().min(1).max(10000).default(500),
+  QUOTE_PROVIDER_DEADLINE_MS: Joi.number().integer().min(50).max(30000).default(1500),
+  QUOTE_TTL_SECONDS: Joi.number().integer().min(5).max(3600).default(60),
 }).unknown(true);
 
 let cached: Config | null = null;
@@ -112,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamResumeWindowSeconds: value.STREAM_RESUME_WINDOW_SECONDS,
     requestLogFlushMs: value.REQUEST_LOG_FLUSH_MS,
     requestLogBatch: value.REQUEST_LOG_BATCH,
+    quoteProviderDeadlineMs: value.QUOTE_PROVIDER_DEADLINE_MS,
+    quoteTtlSeconds: value.QUOTE_TTL_SECONDS,
   };
   if (env === process.env) cached = cfg;
   return cfg;

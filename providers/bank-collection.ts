@@ -92,8 +92,8 @@ const EMPTY: BankInstructions = {
   clabe: null, pix_key: null, bank_address: null, iban: null, bic: null,
 };
 
-/** Builds the instructions of `rail` for the payment `seed` (deterministic). */
-function instructionsFor(rail: string, currency: string, seed: string, holderName: string, given?: string): { i: BankInstructions; accountKey: string } {
+/** Builds the instructions of `rail` for the payment `seed` (deterministic; also the order providers' receiving details). */
+export function instructionsFor(rail: string, currency: string, seed: string, holderName: string, given?: string): { i: BankInstructions; accountKey: string } {
   const reference = given ?? referenceFor(seed);
   const base = { ...EMPTY, currency, rail, reference, matching: BANK_MATCHING[rail] };
   switch (rail) {

@@ -10,12 +10,22 @@
  * `wallet.close_fails` (`true`: unsigned wallet sends cannot be closed), `fiat_rails.submit_delay_ms` (the
  * fiat rail records a payment, then answers that many ms late), `offramp.refund_fails` (`true`: an
  * off-ramp's USDC cannot be sent back), `legal.registry_unavailable` (`true`: the terms acceptance registry
- * cannot be read).
+ * cannot be read), per quote provider `quotes.<provider>.latency_ms` (answer that many ms late) and
+ * `quotes.<provider>.failure_rate` (0 to 1: the share of quote calls that fail), `orders.<provider>.unavailable`
+ * (`true`: the provider's order API is out: placing or cancelling an order answers 503), `buy_sell.coverage`
+ * (`cold` or `stale`: the buy/sell coverage snapshot is not usable, `GET /capabilities?product=buy_sell` 503).
  */
 import { db } from '../lib/db';
 
+/** The quote providers of providers/quote-providers.ts (fault names are spelled per provider). */
+const QUOTE_PROVIDER_IDS = ['native_fiat', 'rampline', 'coinvia', 'swapworks', 'harbor'] as const;
+
 /** Known fault names (the simulator refuses others). */
-export const FAULT_NAMES = Object.freeze(['bridge.create_delay_ms', 'wallet.close_fails', 'fiat_rails.submit_delay_ms', 'offramp.refund_fails', 'legal.registry_unavailable'] as const);
+export const FAULT_NAMES = Object.freeze([
+  'bridge.create_delay_ms', 'wallet.close_fails', 'fiat_rails.submit_delay_ms', 'offramp.refund_fails', 'legal.registry_unavailable',
+  ...QUOTE_PROVIDER_IDS.flatMap((p) => [`quotes.${p}.latency_ms`, `quotes.${p}.failure_rate`, `orders.${p}.unavailable`] as const),
+  'buy_sell.coverage',
+] as const);
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** The value of fault `name` for account `accountId`, or null when unset. */
@@ -39,4 +49,11 @@ export async function setFault(accountId: string, name: FaultName, value: string
   }
   await db().query(`INSERT INTO sandbox_provider_faults(account_id, name, value) VALUES ($1,$2,$3)
     ON CONFLICT (account_id, name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [accountId, name, value]);
+}
+
+/** Every fault of `accountId` whose name starts with `prefix`, by name (one query). */
+export async function faultValues(accountId: string, prefix: string): Promise<Map<string, string>> {
+  const rows: Array<{ name: string; value: string }> = await db().query(
+    'SELECT name, value FROM sandbox_provider_faults WHERE account_id = $1 AND starts_with(name, $2)', [accountId, prefix]);
+  return new Map(rows.map((r) => [r.name, r.value]));
 }

@@ -5,6 +5,7 @@
 import Joi from 'joi';
 import type { Corridor, CorridorVerdict } from '../domain/payouts';
 import { moneyOut } from './schema';
+import { currencyDecimals } from '../domain/money';
 
 const nMoney = moneyOut.allow(null);
 
@@ -45,6 +46,26 @@ export function walletBankCorridorView(currency: string, rails: readonly string[
   return row;
 }
 
+/** One fiat and direction of the buy/sell coverage snapshot (activities/orders/capabilities.ts); amounts in minor units of `fiat`. */
+export interface BuySellCoverage {
+  fiat: string; direction: 'buy' | 'sell' | 'swap'; providers: string[]; paused: string[]; methods: string[]; networks: string[]; cryptos: string[];
+  minMinor: bigint; maxMinor: bigint; executable: boolean;
+}
+
+/** One corridor row of `GET /capabilities?product=buy_sell` (spec 4.6): `buy_sell.<direction>.<fiat>`. */
+export function buySellCorridorView(r: BuySellCoverage): Record<string, unknown> {
+  const decimals = currencyDecimals(r.fiat);
+  const row: Record<string, unknown> = {
+    corridor_id: `buy_sell.${r.direction}.${r.fiat}`, currency: r.fiat, fiat_rail: null, lifecycle: 'public', public_claim_status: 'live',
+    executable: r.executable, source_chains: r.executable ? r.networks : [],
+    max_amount: { amount: r.maxMinor.toString(), currency: r.fiat, decimals }, minimum: { amount: r.minMinor.toString(), currency: r.fiat, decimals },
+    eta_seconds: null, action: r.executable ? 'quote' : 'none',
+    display_label: `${r.direction === 'buy' ? 'Buy crypto with' : 'Sell crypto for'} ${r.fiat}`, logo_url: `https://assets.payments.example/buy_sell/${r.fiat.toLowerCase()}.svg`,
+  };
+  if (!r.executable) row.blocked_reason = 'provider_paused';
+  return row;
+}
+
 /** One corridor row (spec 4.6). */
 export const corridorResponse = Joi.object({
   corridor_id: Joi.string().required(),
@@ -78,6 +99,14 @@ export const capabilitiesResponse = Joi.object({
     fiat_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
     crypto_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
   })),
+  primary_method: Joi.string(),
+  resolved_limits: Joi.object({ min_amount: moneyOut.required(), max_amount: moneyOut.required() }).allow(null),
+  coverage: Joi.array().items(Joi.object({
+    fiat: Joi.string().required(), direction: Joi.string().valid('buy', 'sell').required(), methods: Joi.array().items(Joi.string()).required(),
+    networks: Joi.array().items(Joi.string()).required(), assets: Joi.array().items(Joi.string()).required(),
+    providers: Joi.array().items(Joi.string()).required(), executable: Joi.boolean().required(),
+  })),
+  snapshot_as_of: Joi.string().isoDate(),
   funding_sources: Joi.array().items(Joi.object({
     funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
     available: Joi.boolean().required(),

@@ -12,3 +12,4 @@ export * from './deposit-intent';
 export * from './conversion';
 export * from './offramp-intent';
 export * from './customer';
+export * from './order';

@@ -26,7 +26,8 @@ import * as walletDeposits from './wallet-deposits';
 import * as walletOfframp from './wallet-offramp';
 import * as screenings from './screenings';
 import * as customers from './customers';
+import * as orders from './orders';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers, orders]) area.register(r);
 }

@@ -30,6 +30,8 @@
  *   built transaction (a send intent's, conversion's, off-ramp deposit's or pay_with_wallet's
  *   `unsigned_transaction`); answers the `tx_hash` to record with the object's `source_tx`.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
+ * - POST /sim/providers/orders/{ord_ id} `{ action: authorize|capture|fail|refund|complete, failure_kind?, reason? }`:
+ *   the quote provider acts on an order; its workflow then reads the report (issue 16).
  * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
  *   optional `{ amount }` in minor units, default the price): the person pays at, fails at or
  *   abandons the hosted checkout; the provider then notifies the product (credits granted once).
@@ -57,6 +59,9 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
+import { notifyOrderUpdate } from '../../activities/orders/signals';
+import { orderProviders } from '../../providers/order-providers';
+import type { OrderFailureKind } from '../../domain/orders';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
@@ -69,7 +74,7 @@ import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIn
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
-  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody, kycDecisionBody,
+  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, orderActionBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody, kycDecisionBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
 import { handleCheckoutNotification } from '../../activities/credits/commands';
@@ -244,6 +249,15 @@ export function simulatorRouter(): Router<AppState> {
     const a = await acceptTerms({ accountId: b.account_id, userId: b.user_id ?? null, scope: b.scope });
     ctx.status = 201;
     ctx.body = { object: 'sim.terms_acceptance', id: a.id, account_id: a.account_id, user_id: a.user_id, scope: a.scope, revision: a.revision, accepted_at: new Date(a.accepted_at).toISOString() };
+  });
+
+  r.post('/providers/orders/:id', async (ctx) => {
+    const b = validate<{ action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete'; failure_kind?: OrderFailureKind; reason?: string }>(orderActionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const report = await orderProviders().act(ctx.params.id, b.action, { failureKind: b.failure_kind, reason: b.reason });
+    if (report === null) throw new DomainError('not_found', 'not_found', `No provider order for ${ctx.params.id}.`, { param: 'id' });
+    if (typeof report === 'string') throw new DomainError('conflict', 'sim_action_refused', report);
+    await notifyOrderUpdate(ctx.params.id);
+    ctx.body = { object: 'sim.provider_order', order_id: ctx.params.id, state: report.state, captured: report.captured, failure_kind: report.failureKind, reason: report.providerReason, delivery_tx_hash: report.deliveryTxHash };
   });
 
   r.post('/providers/checkout/:checkout_id/:action', async (ctx) => {

@@ -7,6 +7,7 @@
 import Joi from 'joi';
 import { BANK_RAILS } from '../../domain/rails';
 import { FAULT_NAMES } from '../../providers/sandbox-faults';
+import { FAILURE_KINDS } from '../../domain/orders';
 
 const minorUnits = Joi.string().pattern(/^[0-9]+$/);
 const positiveMinorUnits = Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true });
@@ -87,6 +88,13 @@ export const faultBody = Joi.object({
   account_id: Joi.string().pattern(/^acct_/).required(),
   name: Joi.string().valid(...FAULT_NAMES).required(),
   value: Joi.string().allow(null).required(),
+});
+
+/** `POST /sim/providers/orders/{id}`: the quote provider acts on an order (issue 16). */
+export const orderActionBody = Joi.object({
+  action: Joi.string().valid('authorize', 'capture', 'fail', 'refund', 'complete').required(),
+  failure_kind: Joi.string().valid(...FAILURE_KINDS),
+  reason: Joi.string().min(1).max(500),
 });
 
 /** `POST /sim/providers/checkout/{checkout_id}/complete`: the amount paid (default the price). */
@@ -210,6 +218,14 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     description: `Sets (or clears, with \`value: null\`) a provider fault for one account's transfers, never globally: ${FAULT_NAMES.join(', ')}.`,
     answers: 'The fault as set.',
     example: { body: { account_id: 'acct_4Gh7Kp2Ld9Qw', name: 'bridge.create_delay_ms', value: '2000' } },
+  },
+  {
+    id: 'sim.orders.act', method: 'post', path: '/providers/orders/:id', body: orderActionBody, status: 200, object: 'sim.provider_order',
+    params: { id: 'The order (`ord_`).' },
+    summary: 'A quote provider acts on an order',
+    description: 'Plays the provider of an order: `authorize` (a card hold: money_state `hold_placed`), `capture` (money taken or the bank payment or deposit received: `processing`), `complete` (delivered; a crypto delivery gets a tx hash), `fail` (`failure_kind`, default `payment_declined`; `reason` is the provider\'s own text), `refund` (after capture; `reason` becomes `return_reason`). The order\'s workflow then reads it and emits the `order.*` events. An action that does not apply to the provider\'s state is `409 sim_action_refused`.',
+    answers: 'The provider\'s report of its order.',
+    example: { params: { id: 'ord_8Hk2Lm4Np6Qr' }, body: { action: 'capture' } },
   },
   {
     id: 'sim.wallet.sends.sign', method: 'post', path: '/wallet/sends/:id/sign', status: 201, object: 'sim.wallet_send_signature',

@@ -1,0 +1,135 @@
+/**
+ * Quotes (spec 4.9): price a buy, sell or swap across every provider in parallel and keep each
+ * offer for an order to take. Rules in domain/quotes.ts; the fan-out in providers/quote-providers.ts.
+ */
+import { DomainError, invalidRequest } from '../../domain/errors';
+import {
+  assertCountries, assertFiatScale, assertSideAssets, assetDecimals, bestOfferIndex, noOfferReason, parseDecimal,
+  type PaymentMethod, type QuoteNetwork, type QuoteSide, type QuoteTerms,
+} from '../../domain/quotes';
+import { Quote, QuoteOffer, type StoredProviderResult } from '../../entities';
+import { loadConfig } from '../../lib/config';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { alternativeMethods, QUOTE_COUNTRIES, quoteAll, quoteProvider, type ProviderResult } from '../../providers/quote-providers';
+import type { ProviderIdentity } from '../../views/quote';
+import type { AccountScope } from '../op-context';
+
+/** The body of `POST /quotes` (validated by api/schemas/quotes.ts). */
+export interface QuoteRequest {
+  side: QuoteSide;
+  from_asset: string;
+  to_asset: string;
+  from_amount?: string;
+  to_amount?: string;
+  payment_method?: PaymentMethod;
+  country?: string;
+  to_network?: QuoteNetwork;
+  from_network?: QuoteNetwork;
+}
+
+/** The forwarded country headers judged by spec 4.9 rule 2 (documented in the OpenAPI description). */
+export const COUNTRY_HEADERS = Object.freeze(['cf-ipcountry', 'cloudfront-viewer-country', 'x-vercel-ip-country', 'x-country-code'] as const);
+
+/** Identity and limits of provider `id` for the views. */
+export function providerIdentity(id: string): ProviderIdentity {
+  const p = quoteProvider(id);
+  return p ? { id: p.id, name: p.name, minUsdMicro: p.minUsdMicro, maxUsdMicro: p.maxUsdMicro } : { id, name: id, minUsdMicro: 0n, maxUsdMicro: 0n };
+}
+
+/**
+ * Terms of a request after the rules that need no provider (spec 4.9 rule 1, exactly one amount, the
+ * assets and network by side). Throws 400 (`parameter_invalid`, `parameter_missing`,
+ * `asset_invalid_for_side`, `network_invalid_for_side`) and 422 `amount_invalid`.
+ */
+export function quoteTerms(b: QuoteRequest): QuoteTerms {
+  if (b.from_amount !== undefined && b.to_amount !== undefined) throw invalidRequest('parameter_invalid', 'Give exactly one of from_amount and to_amount, not both.', 'to_amount');
+  if (b.from_amount === undefined && b.to_amount === undefined) {
+    throw new DomainError('invalid_request', 'parameter_missing', 'Give exactly one of from_amount and to_amount.', { param: 'from_amount' });
+  }
+  assertSideAssets(b.side, b.from_asset, b.to_asset);
+  if (b.side === 'buy' && b.from_network) throw invalidRequest('network_invalid_for_side', 'A buy names `to_network`, not `from_network`.', 'from_network');
+  if (b.side === 'sell' && b.to_network) throw invalidRequest('network_invalid_for_side', 'A sell names `from_network`, not `to_network`.', 'to_network');
+  assertFiatScale(b.side, b.from_asset, b.from_amount);
+  return {
+    side: b.side, fromAsset: b.from_asset, toAsset: b.to_asset, fromAmount: b.from_amount ?? null, toAmount: b.to_amount ?? null,
+    paymentMethod: b.payment_method ?? null, country: b.country ?? null, network: (b.side === 'sell' ? b.from_network : b.to_network ?? b.from_network) ?? null,
+  };
+}
+
+const stored = (r: ProviderResult, offerId: string | null): StoredProviderResult => ({
+  provider: r.provider.id, status: r.status, reason: r.status === 'quoted' ? null : r.reason, latencyMs: r.latencyMs, offerId,
+});
+
+/**
+ * `POST /quotes`: judges the countries (explicit and each forwarded header; 409
+ * `COUNTRY_NOT_SUPPORTED` before any provider is asked), asks every provider under its deadline,
+ * stores the quote with each offer ranked (rank 0 wins: spec 4.9 rule 5 comparison), and returns
+ * them. No executable offer: `409 capability_unavailable` with `details.reason_code` and
+ * `details.alternative_methods` (a pinned method other methods could serve). Errors of
+ * domain/quotes.ts (400, 422 `amount_invalid`).
+ */
+export async function createQuote(scope: AccountScope, b: QuoteRequest, headers: Record<string, string | string[] | undefined>): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
+  const terms = quoteTerms(b);
+  const countries: Array<{ source: string; value: string }> = [];
+  if (b.country) countries.push({ source: 'country', value: b.country });
+  for (const h of COUNTRY_HEADERS) {
+    const v = headers[h];
+    const value = Array.isArray(v) ? v[0] : v;
+    if (typeof value === 'string' && value.trim()) countries.push({ source: h, value: value.trim().toUpperCase() });
+  }
+  assertCountries(countries, QUOTE_COUNTRIES);
+  const cfg = loadConfig();
+  const results = await quoteAll(terms, scope.accountId, cfg.quoteProviderDeadlineMs);
+  const quoted = results.filter((r): r is Extract<ProviderResult, { status: 'quoted' }> => r.status === 'quoted');
+  const requestedOut = terms.toAmount !== null ? parseDecimal(terms.toAmount, assetDecimals(terms.toAsset), 'floor') : null;
+  const comparable = quoted.filter((r) => requestedOut === null || r.offer.finalOut === requestedOut);
+  if (comparable.length === 0) {
+    const codes = results.map((r) => (r.status === 'quoted' ? 'PROVIDER_FILTER_MISMATCH' as const : r.code));
+    const reason = noOfferReason(codes);
+    const alternatives = terms.paymentMethod ? alternativeMethods(terms) : [];
+    throw new DomainError('capability_unavailable', 'capability_unavailable', `No provider can execute this quote (${reason}).`, {
+      details: {
+        reason_code: reason,
+        ...(alternatives.length > 0 ? { alternative_methods: alternatives } : {}),
+        providers: results.map((r) => ({ provider: r.provider.id, status: r.status, reason: r.status === 'quoted' ? 'amount_not_exact' : r.reason })),
+      },
+    });
+  }
+  // Rank: the comparable offers best first (rule 5), then the others by the same order.
+  const order: Array<Extract<ProviderResult, { status: 'quoted' }>> = [];
+  const pool = [...comparable];
+  while (pool.length > 0) {
+    const i = bestOfferIndex(pool.map((r) => r.offer), requestedOut);
+    order.push(pool.splice(i, 1)[0]);
+  }
+  const rest = quoted.filter((r) => !comparable.includes(r));
+  const quoteId = newId('quo_');
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + cfg.quoteTtlSeconds * 1000);
+  const offers = [...order, ...rest].map((r, rank) => Object.assign(new QuoteOffer(), {
+    id: newId('qof_'), quote_id: quoteId, account_id: scope.accountId, livemode: scope.livemode, provider: r.provider.id, rank,
+    comparable: rank < order.length, side: terms.side, from_asset: terms.fromAsset, to_asset: terms.toAsset,
+    payment_method: r.offer.paymentMethod, network: r.offer.network, final_in_minor: r.offer.finalIn.toString(),
+    final_out_minor: r.offer.finalOut.toString(), fee_minor: r.offer.fee.toString(), expires_at: expiresAt, order_id: null, created_at: now,
+  }));
+  const offerOf = new Map(offers.map((o) => [o.provider, o.id]));
+  const quote = Object.assign(new Quote(), {
+    id: quoteId, account_id: scope.accountId, livemode: scope.livemode, side: terms.side, from_asset: terms.fromAsset, to_asset: terms.toAsset,
+    from_amount: terms.fromAmount, to_amount: terms.toAmount, payment_method: terms.paymentMethod, country: terms.country, network: terms.network,
+    offer_id: offers[0].id, providers: results.map((r) => stored(r, r.status === 'quoted' ? offerOf.get(r.provider.id) ?? null : null)), expires_at: expiresAt, created_at: now,
+  });
+  await transaction(async (m) => {
+    await m.insert(Quote, quote);
+    await m.insert(QuoteOffer, offers);
+  });
+  return { quote, offers };
+}
+
+/** `GET /quotes/{id}` of the caller's account; 404 otherwise. */
+export async function getQuote(scope: AccountScope, id: string): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
+  const quote = await db().getRepository(Quote).findOneBy({ id, account_id: scope.accountId, livemode: scope.livemode });
+  if (!quote) throw new DomainError('not_found', 'not_found', `No such quote: ${id}.`, { param: 'id' });
+  const offers = await db().getRepository(QuoteOffer).find({ where: { quote_id: id }, order: { rank: 'ASC' } });
+  return { quote, offers };
+}

@@ -1,0 +1,74 @@
+/**
+ * Order rows and their moves (spec 2.10, part 6 `order.*`): the locked read, and applying a
+ * provider's report through the order's transition table (domain/orders.ts) with the events of the
+ * move, inside the caller's transaction.
+ */
+import type { EntityManager } from 'typeorm';
+import { DomainError } from '../../domain/errors';
+import { orderAfterReport, orderTransitions, type OrderStatus, type ProviderOrderReport } from '../../domain/orders';
+import { Order } from '../../entities';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { orderView } from '../../views/order';
+import { providerIdentity } from './quotes';
+
+/** Order `id` of the scope, locked for update; 404 otherwise. */
+export async function lockedOrder(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Order> {
+  const o = await m.findOne(Order, { where: scope ? { id, account_id: scope.accountId, livemode: scope.livemode } : { id }, lock: { mode: 'pessimistic_write' } });
+  if (!o) throw new DomainError('not_found', 'not_found', `No such order: ${id}.`, { param: 'id' });
+  return o;
+}
+
+/** Writes one `order.*` event about `o` (its wire view as `data.object`). */
+export async function emitOrderEvent(m: EntityManager, o: Order, type: string, request: RequestRef | null): Promise<void> {
+  await emitEvent(m, {
+    accountId: o.account_id, livemode: o.livemode, type, objectType: 'order', objectId: o.id, object: orderView(o, providerIdentity(o.provider)),
+    relatedIds: [o.quote_id, ...(o.payment_link_id ? [o.payment_link_id] : []), ...(o.payment_id ? [o.payment_id] : [])], request,
+  });
+}
+
+/**
+ * Moves `o` to `status` through the table, stamping the time of a terminal status, and writes
+ * `order.status_changed` plus `order.failed` / `order.refunded` / `order.cancelled` when it lands
+ * there. No-op when the status is unchanged.
+ */
+export async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, request: RequestRef | null): Promise<boolean> {
+  if (o.status === status) return false;
+  o.status = orderTransitions.assert(o.status, status);
+  const now = new Date();
+  if (status === 'completed') o.completed_at = now;
+  if (status === 'failed') o.failed_at = now;
+  if (status === 'cancelled') o.cancelled_at = now;
+  if (status === 'refunded') o.refunded_at = now;
+  await m.save(o);
+  await emitOrderEvent(m, o, 'order.status_changed', request);
+  if (status === 'failed' || status === 'refunded' || status === 'cancelled') await emitOrderEvent(m, o, `order.${status}`, request);
+  return true;
+}
+
+/**
+ * Applies a provider report to `o` (domain orderAfterReport): money state, failure kind, the
+ * provider's text as `return_reason` when money goes back (refund, or a failure after capture),
+ * the delivery's tx hash on a crypto destination, then the status move with its events.
+ */
+export async function applyProviderReport(m: EntityManager, o: Order, r: ProviderOrderReport, request: RequestRef | null): Promise<Order> {
+  const next = orderAfterReport({ status: o.status, moneyState: o.money_state }, r);
+  let dirty = false;
+  if (next.moneyState !== o.money_state) { o.money_state = next.moneyState; dirty = true; }
+  if (next.failureKind && o.failure_kind !== next.failureKind) { o.failure_kind = next.failureKind; dirty = true; }
+  if ((r.state === 'refunded' || (r.state === 'failed' && r.captured)) && r.providerReason && o.return_reason !== r.providerReason) {
+    o.return_reason = r.providerReason; dirty = true;
+  }
+  if (r.deliveryTxHash && o.destination.kind === 'crypto' && o.destination.tx_hash !== r.deliveryTxHash) {
+    o.destination = { ...o.destination, tx_hash: r.deliveryTxHash }; dirty = true;
+  }
+  // A report that skipped a step (captured and completed between two reads) moves through `processing`.
+  if (next.status !== o.status && !orderTransitions.can(o.status, next.status) && orderTransitions.can(o.status, 'processing') && orderTransitions.can('processing', next.status)) {
+    await moveOrder(m, o, 'processing', request);
+  }
+  if (next.status !== o.status && orderTransitions.can(o.status, next.status)) {
+    await moveOrder(m, o, next.status, request);
+  } else if (dirty) {
+    await m.save(o);
+  }
+  return o;
+}

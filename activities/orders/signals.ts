@@ -1,0 +1,35 @@
+/**
+ * Starting and signalling order workflows (workflows/order.ts; workflow id = the order id,
+ * `AccountId`): what commands call after their commit (signalWithStart heals a lost start), the
+ * provider's reports (the simulator), and the recovery sweep at worker start.
+ */
+import { db } from '../../lib/db';
+import { signalWithStart, startIfAbsent } from '../../temporal/client';
+import { orderUpdateSignal, orderWorkflow } from '../../workflows/order';
+
+/** Order `id` changed (placed, cancelled, the provider reported): its workflow re-reads it, started if needed. */
+export async function signalOrder(id: string, accountId: string): Promise<void> {
+  await signalWithStart(orderWorkflow, { workflowId: id, args: [{ orderId: id }], accountId, signal: orderUpdateSignal, signalArgs: [] });
+}
+
+/** The provider reported on order `id`: wakes its workflow. False when there is no such order. */
+export async function notifyOrderUpdate(id: string): Promise<boolean> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM orders WHERE id = $1', [id]);
+  if (!rows[0]) return false;
+  await signalOrder(id, rows[0].account_id);
+  return true;
+}
+
+/** Recovery sweep at worker start: a workflow for every open order (pending, awaiting payment, processing). */
+export async function ensureOrderWorkflows(batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(
+      `SELECT id, account_id FROM orders WHERE id > $1 AND status IN ('pending', 'awaiting_payment', 'processing') ORDER BY id LIMIT $2`, [after, batch]);
+    for (const r of rows) await startIfAbsent(orderWorkflow, { workflowId: r.id, args: [{ orderId: r.id }], accountId: r.account_id });
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}
