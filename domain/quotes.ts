@@ -187,15 +187,15 @@ function methodFor(p: ProviderPricing, t: QuoteTerms): PaymentMethod | NoOffer {
  * Returns a NoOffer with its reason when a filter or limit refuses.
  */
 export function priceOffer(p: ProviderPricing, t: QuoteTerms): PricedOffer | NoOffer {
-  if (!p.sides.includes(t.side)) return { reason: 'provider_filter_mismatch', code: 'PROVIDER_FILTER_MISMATCH' };
+  if (!p.sides.includes(t.side)) return { reason: 'side_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
   const fiat = t.side === 'buy' ? t.fromAsset : t.side === 'sell' ? t.toAsset : null;
   if (fiat && !p.fiats.includes(fiat)) return { reason: 'local_currency_not_supported', code: 'LOCAL_CURRENCY_NOT_SUPPORTED' };
   if (t.country && !p.countries.includes(t.country)) return { reason: 'country_not_supported', code: 'COUNTRY_NOT_SUPPORTED' };
   const cryptos = t.side === 'buy' ? [t.toAsset] : t.side === 'sell' ? [t.fromAsset] : [t.fromAsset, t.toAsset];
-  if (cryptos.some((c) => !p.cryptos.includes(c))) return { reason: 'provider_filter_mismatch', code: 'PROVIDER_FILTER_MISMATCH' };
+  if (cryptos.some((c) => !p.cryptos.includes(c))) return { reason: 'asset_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
   const method = methodFor(p, t);
   if (typeof method !== 'string') return method;
-  if (t.network && !p.networks.includes(t.network)) return { reason: 'provider_filter_mismatch', code: 'PROVIDER_FILTER_MISMATCH' };
+  if (t.network && !p.networks.includes(t.network)) return { reason: 'network_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
   if (!t.network && p.requiresNetwork) return { reason: 'quote_network_required', code: 'QUOTE_NETWORK_REQUIRED' };
   const network = t.network ?? (t.side === 'buy' || t.side === 'sell' || t.side === 'swap' ? p.networks[0] ?? null : null);
 
@@ -262,13 +262,15 @@ export function bestOfferIndex(offers: ReadonlyArray<{ finalIn: bigint; finalOut
 }
 
 /**
- * The reason code of a quote with no executable offer (spec 4.9 rule 3): the reason of the
- * provider that came closest, in this order: a limit, a missing network, a provider failure or
- * timeout, a filter mismatch, the method, the currency, the country, paused.
+ * The reason code of a quote with no executable offer (spec 4.9 rule 3): the one of the provider
+ * that came closest to an offer, judged by its reason: a limit, a missing network, a provider
+ * failure or timeout, a network or limit mismatch (or an amount it cannot deliver exactly), the
+ * method, the currency, the country, an asset or side it does not trade, paused.
  */
-export function noOfferReason(codes: readonly QuoteReasonCode[]): QuoteReasonCode {
-  const order: QuoteReasonCode[] = ['LIMIT_BELOW_MIN', 'QUOTE_NETWORK_REQUIRED', 'PROVIDER_ERROR', 'PROVIDER_UNAVAILABLE', 'PROVIDER_FILTER_MISMATCH',
-    'PAYMENT_METHOD_NOT_SUPPORTED', 'LOCAL_CURRENCY_NOT_SUPPORTED', 'COUNTRY_NOT_SUPPORTED', 'PROVIDER_PAUSED'];
-  for (const c of order) if (codes.includes(c)) return c;
-  return 'PROVIDER_UNAVAILABLE';
+export function noOfferReason(results: ReadonlyArray<{ code: QuoteReasonCode; reason: string }>): QuoteReasonCode {
+  const closeness = ['limit_below_min', 'quote_network_required', 'provider_error', 'timeout', 'limit_above_max', 'network_not_supported', 'amount_not_exact',
+    'payment_method_not_supported', 'local_currency_not_supported', 'country_not_supported', 'asset_not_supported', 'side_not_supported', 'provider_paused'];
+  const rank = (r: string) => { const i = closeness.indexOf(r); return i === -1 ? closeness.length : i; };
+  const best = [...results].sort((a, b) => rank(a.reason) - rank(b.reason))[0];
+  return best?.code ?? 'PROVIDER_UNAVAILABLE';
 }

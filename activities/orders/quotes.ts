@@ -85,8 +85,7 @@ export async function createQuote(scope: AccountScope, b: QuoteRequest, headers:
   const requestedOut = terms.toAmount !== null ? parseDecimal(terms.toAmount, assetDecimals(terms.toAsset), 'floor') : null;
   const comparable = quoted.filter((r) => requestedOut === null || r.offer.finalOut === requestedOut);
   if (comparable.length === 0) {
-    const codes = results.map((r) => (r.status === 'quoted' ? 'PROVIDER_FILTER_MISMATCH' as const : r.code));
-    const reason = noOfferReason(codes);
+    const reason = noOfferReason(results.map((r) => (r.status === 'quoted' ? { code: 'PROVIDER_FILTER_MISMATCH' as const, reason: 'amount_not_exact' } : r)));
     const alternatives = terms.paymentMethod ? alternativeMethods(terms) : [];
     throw new DomainError('capability_unavailable', 'capability_unavailable', `No provider can execute this quote (${reason}).`, {
       details: {
