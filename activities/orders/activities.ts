@@ -2,7 +2,7 @@
  * What the order workflow (workflows/order.ts) calls: `advanceOrder`, one turn of following the
  * provider's order (spec 2.10, 4.9). The worker registers `orderWorkflowActivities`.
  */
-import { isOpenOrder } from '../../domain/orders';
+import { isOpenOrder, orderTransitions } from '../../domain/orders';
 import { objectClock } from '../../domain/object-clock';
 import { Order } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -25,14 +25,15 @@ function paymentDeadline(o: Order): number | null {
 
 /**
  * One turn (times in ms; `workflowNowMs`/`originMs` give the object's clock, domain/object-clock.ts):
- * places an order left `pending`, expires an unpaid order whose deadline passed (the provider
+ * places an order left `pending`, applies a late report to a completed or failed order (a refund), expires an unpaid order whose deadline passed (the provider
  * expires it: failed `payment_expired`), applies the provider's report, and answers whether the
  * order is done or when to look again (the deadline or the poll, in workflow time).
  */
 export async function advanceOrder(orderId: string, workflowNowMs: number, originMs?: number): Promise<OrderProgress> {
   let o = await db().getRepository(Order).findOneByOrFail({ id: orderId });
-  if (!isOpenOrder(o.status)) return { done: true, status: o.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${o.status})` };
-  if (!o.provider_order_id) o = await placeOrder(orderId, o.account_id, null);
+  // Completed or failed orders may still be refunded by the provider (a later report restarts the workflow); these two never change.
+  if (orderTransitions.terminal.includes(o.status)) return { done: true, status: o.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${o.status})` };
+  if (!o.provider_order_id && isOpenOrder(o.status)) o = await placeOrder(orderId, o.account_id, null);
   const clock = objectClock({ workflowNowMs, originMs, createdAtMs: o.created_at.getTime(), wallNowMs: Date.now() });
   const deadline = paymentDeadline(o);
   const provider = orderProviders();

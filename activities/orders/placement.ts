@@ -35,15 +35,15 @@ async function recordPlacement(orderId: string, placed: PlacedOrder, request: Re
   });
 }
 
-/** Claims the next fallback offer for `o` (same quote, method and network; unused; unexpired), releasing the current one. */
-async function claimFallback(orderId: string): Promise<Order | null> {
+/** Claims the next fallback offer for `o` (same quote, method and network; unused; unexpired; not `tried`), releasing the current one. */
+async function claimFallback(orderId: string, tried: ReadonlySet<string>): Promise<Order | null> {
   return transaction(async (m) => {
     const o = await lockedOrder(m, orderId);
     const next = await m.createQueryBuilder(QuoteOffer, 'q').setLock('pessimistic_write', undefined, ['q']).setOnLocked('skip_locked')
       .where('q.quote_id = :quote', { quote: o.quote_id }).andWhere('q.order_id IS NULL').andWhere('q.expires_at > now()')
       .andWhere('q.payment_method = :method', { method: o.payment_method })
       .andWhere(o.network === null ? 'q.network IS NULL' : 'q.network = :network', { network: o.network })
-      .andWhere('q.id <> :current', { current: o.offer_id })
+      .andWhere('q.id <> ALL(:tried)', { tried: [...tried, o.offer_id] })
       .orderBy('q.rank', 'ASC').getOne();
     if (!next) return null;
     await m.update(QuoteOffer, { id: o.offer_id, order_id: o.id }, { order_id: null });
@@ -78,7 +78,9 @@ async function failUnplaced(orderId: string, request: RequestRef | null): Promis
  */
 export async function placeOrder(orderId: string, accountId: string, request: RequestRef | null): Promise<Order> {
   let o: Order | null = await db().getRepository(Order).findOneByOrFail({ id: orderId });
+  const tried = new Set<string>();
   while (o) {
+    tried.add(o.offer_id);
     if (o.provider_order_id || o.status !== 'pending') return o;
     try {
       const placed = await orderProviders().place({
@@ -88,7 +90,7 @@ export async function placeOrder(orderId: string, accountId: string, request: Re
       return await recordPlacement(o.id, placed, request);
     } catch (e) {
       if (!(e instanceof ProviderUnavailable)) throw e;
-      o = await claimFallback(orderId);
+      o = await claimFallback(orderId, tried);
     }
   }
   await failUnplaced(orderId, request);
