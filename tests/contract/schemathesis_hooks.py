@@ -169,6 +169,18 @@ def before_call(context, case, kwargs):
 # label, each an allowed (status, code, param[, message excerpt]) with the reason (docs/decisions.md, issue 11).
 # Everything else a schema-valid request gets refused for fails `positive_data_acceptance_stated`.
 RULES_BEYOND_SCHEMA = {
+    "POST /quotes": {
+        (400, "parameter_invalid", "to_amount"): "exactly one of `from_amount` and `to_amount` (two fields)",
+        (400, "parameter_missing", "from_amount"): "exactly one of `from_amount` and `to_amount` (two fields)",
+        (400, "asset_invalid_for_side", None): "the side decides which assets are fiat and which crypto (three fields)",
+        (400, "network_invalid_for_side", None): "a buy names `to_network`, a sell `from_network` (two fields)",
+        (422, "amount_invalid", "from_amount"): "a buy's `from_amount` carries at most the fiat's scale (two fields, the registry)",
+    },
+    "POST /orders": {
+        (400, "destination_invalid", None): "exactly one destination, and it must fit the offer's side, network and currency (the offer's state)",
+        (400, "refund_address_not_applicable", "refund_address"): "a buy takes no refund address (the offer's state)",
+        (400, "refund_address_invalid", "refund_address"): "the refund address must be an address on the offer's network (the offer's state)",
+    },
     "POST /wallet/deposit_quotes": {
         (400, "currency_invalid", None): "the amount is in USDC or the chain's stablecoin (the deposit's asset, from the registry)",
         (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",

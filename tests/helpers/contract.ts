@@ -167,7 +167,7 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
   const s = client(creds.session_token);
-  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k), walletDeposits(s)]);
+  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k), walletDeposits(s), orders(k)]);
   // Settled even when the rest throws first, so no creation is left running unobserved.
   areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
@@ -207,12 +207,12 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const srp = expectStatus(await k.post(`/v1/screenings/${scr}/reports`), 201, 'screening report').id as string;
   const baseTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: 'base', asset: 'USDC', to_address: randomEvm(), amount: '1000' }, { idem: null }), 201, 'base transfer').tx_hash as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
-  const [book, pos, prl, wd] = await areas;
+  const [book, pos, prl, wd, ord] = await areas;
   return {
     byResource: {
       payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
       webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
-      ...book.byResource, ...pos.byResource, ...prl.byResource,
+      ...book.byResource, ...pos.byResource, ...prl.byResource, ...ord.byResource,
     },
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], hash: [walletTx], ...prl.byParam },
     byOperation: {
@@ -226,8 +226,28 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       'GET /screenings/{id}/reports/{report_id}': { id: [scr], report_id: [srp] }, 'GET /screenings/{id}/reports/{report_id}/evidence_pdf': { id: [scr], report_id: [srp] },
       'GET /transactions/{chain}/{hash}': { chain: ['base'], hash: [baseTx] },
       'GET /wallet/offramp_intents/{id}': { id: [ofr] }, 'POST /wallet/offramp_intents/{id}/cancel': { id: [ofr] },
-      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd,
+      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd, ...ord.byOperation,
     },
+  };
+}
+
+/**
+ * Quotes and orders (spec 4.9; issue 16): a quote, an order awaiting a card payment for the reads
+ * and events, and an order of its own at the native provider (ACH: cancellable) for `/cancel`.
+ */
+async function orders(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
+  const offer = async (body: Record<string, unknown>, provider: string) => {
+    const q = expectStatus(await k.post('/v1/quotes', body), 201, 'quote');
+    return { quote: q.id as string, offer: (q.offers as Array<{ offer_id: string; provider: { id: string } }>).find((o) => o.provider.id === provider)!.offer_id };
+  };
+  const card = await offer({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '150', to_network: 'base', payment_method: 'card' }, 'rampline');
+  const bank = await offer({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '150', to_network: 'tempo' }, 'native_fiat');
+  const [shared, toCancel] = await Promise.all([
+    k.post('/v1/orders', { offer_id: card.offer, wallet_address: randomEvm() }), k.post('/v1/orders', { offer_id: bank.offer, wallet_address: randomEvm() }),
+  ]).then((r) => r.map((x, i) => expectStatus(x, 201, i === 0 ? 'order' : 'order to cancel').id as string));
+  return {
+    byResource: { quotes: [card.quote], orders: [shared] },
+    byOperation: { 'POST /orders/{id}/cancel': { id: [toCancel] } },
   };
 }
 
