@@ -15,6 +15,7 @@ import { customerWorkflowActivities } from './customers/activities';
 import { depositIntentWorkflowActivities } from './wallet/deposits';
 import { conversionWorkflowActivities } from './wallet/conversions';
 import { orderWorkflowActivities } from './orders/activities';
+import { subscriptionWorkflowActivities } from './subscriptions/activities';
 
 export const activities = {
   ...paymentWorkflowActivities,
@@ -30,5 +31,6 @@ export const activities = {
   ...depositIntentWorkflowActivities,
   ...conversionWorkflowActivities,
   ...orderWorkflowActivities,
+  ...subscriptionWorkflowActivities,
 };
 export type Activities = typeof activities;

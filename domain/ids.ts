@@ -37,6 +37,7 @@ export const ID_PREFIXES = Object.freeze({
   order: 'ord_',
   quote: 'quo_',
   quote_offer: 'qof_',
+  subscription_invoice: 'sin_',
   webhook_endpoint: 'whe_',
   event: 'evt_',
   address_book_entry: 'adr_',

@@ -30,7 +30,9 @@ import { WalletOfframp1764320000000 } from './migrations/1764320000000-WalletOff
 import { TermsAcceptances1764420000000 } from './migrations/1764420000000-TermsAcceptances';
 import { Screenings1764430000000 } from './migrations/1764430000000-Screenings';
 import { Customers1764440000000 } from './migrations/1764440000000-Customers';
+import { Subscriptions1764450000000 } from './migrations/1764450000000-Subscriptions';
 import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrders';
+import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
 import { Screening, ScreeningReport } from './screenings';
@@ -50,6 +52,7 @@ export * from './wallet-offramp';
 export * from './screenings';
 export * from './customers';
 export * from './orders';
+export * from './subscriptions';
 
 export const ENTITIES = [
   User, Account, Membership, DashboardSession, ApiKey, FeatureSwitch, AccountFlag, IdempotencyRecord,
@@ -66,6 +69,7 @@ export const ENTITIES = [
   Screening, ScreeningReport,
   Customer, CustomerVerificationLink,
   Quote, QuoteOffer, Order,
+  Subscription, SubscriptionInvoice,
 ];
 
 export const MIGRATIONS = [
@@ -82,5 +86,6 @@ export const MIGRATIONS = [
   TermsAcceptances1764420000000,
   Screenings1764430000000,
   Customers1764440000000,
+  Subscriptions1764450000000,
   QuotesOrders1764460000000,
 ];

@@ -29,6 +29,15 @@ function depositView(d: OrderDeposit, provider: string): Record<string, unknown>
   };
 }
 
+const BANK_FIELDS = ['rail', 'currency', 'reference', 'matching', 'holder_kind', 'bank_name', 'beneficiary_name', 'bank_address', 'account_number', 'routing_number', 'sort_code', 'iban', 'bic', 'clabe', 'pix_key'] as const;
+
+/** The provider's receiving details, full and unmasked (spec 2.10), with the amount to send as Money. */
+function bankView(b: Record<string, unknown>, currency: string): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.fromEntries(BANK_FIELDS.map((k) => [k, typeof b[k] === 'string' ? b[k] : null]));
+  out.amount = leg(String(b.amount ?? '0'), currency);
+  return out;
+}
+
 /** True while the order's hosted checkout is open at `now`. */
 export function checkoutOpen(o: Order, now = Date.now()): boolean {
   return o.checkout_url !== null && o.status === 'awaiting_payment' && o.money_state === 'never_authorized'
@@ -67,7 +76,7 @@ export function orderView(o: Order, provider: ProviderIdentity): Record<string, 
     payment_link_id: o.payment_link_id,
     payment_id: o.payment_id,
     deposit_instructions: awaiting && o.deposit_instructions ? depositView(o.deposit_instructions, o.provider) : null,
-    bank_deposit_instructions: awaiting && o.bank_instructions ? o.bank_instructions : null,
+    bank_deposit_instructions: awaiting && o.bank_instructions ? bankView(o.bank_instructions, o.from_asset) : null,
     payout_destination: dest.kind === 'crypto'
       ? { type: 'crypto', chain: dest.chain, address: dest.address, tx_hash: dest.tx_hash, address_book_entry_id: dest.address_book_entry_id }
       : { type: 'bank', address_book_entry_id: dest.address_book_entry_id, rail: dest.rail, currency: dest.currency, bank_account: dest.masked },
@@ -114,7 +123,11 @@ export const orderResponse = Joi.object({
   purpose: Joi.string().valid('direct', 'payment_link_pay_in', 'payout_funding').required(),
   payment_link_id: textOrNull(), payment_id: textOrNull(),
   deposit_instructions: depositInstructionsResponse.allow(null).required(),
-  bank_deposit_instructions: Joi.object().pattern(Joi.string(), Joi.string().allow(null)).allow(null).required(),
+  bank_deposit_instructions: Joi.object({
+    rail: text(), currency: text(), reference: textOrNull(), matching: textOrNull(), holder_kind: textOrNull(), bank_name: textOrNull(), beneficiary_name: textOrNull(),
+    bank_address: textOrNull(), account_number: textOrNull(), routing_number: textOrNull(), sort_code: textOrNull(), iban: textOrNull(), bic: textOrNull(),
+    clabe: textOrNull(), pix_key: textOrNull(), amount: moneyOrNull(),
+  }).allow(null).required(),
   payout_destination: Joi.alternatives(
     Joi.object({ type: kind('crypto'), chain: text(), address: text(), tx_hash: textOrNull(), address_book_entry_id: textOrNull() }),
     Joi.object({ type: kind('bank'), address_book_entry_id: text(), rail: textOrNull(), currency: textOrNull(), bank_account: Joi.object().unknown(true).allow(null).required() }),

@@ -13,3 +13,4 @@ export * from './conversion';
 export * from './offramp-intent';
 export * from './customer';
 export * from './order';
+export * from './subscription';

@@ -35,7 +35,9 @@ export async function orderWorkflow(args: { orderId: string; originMs?: number }
     try {
       const p = await act.advanceOrder(args.orderId, workflowNowMs(), originMs);
       waitingFor = p.waitingFor;
-      if (p.done) return p.status;
+      // A report that arrived during the turn (a refund of a failed order) is read before ending.
+      if (p.done && !wake) return p.status;
+      if (p.done) continue;
       await condition(() => wake, msUntil(p.wakeAtMs));
       await continueAsNewIfDue<typeof orderWorkflow>(!wake, { ...args, originMs });
     } catch (e) {

@@ -14,6 +14,7 @@ import { chainAdapter } from '../../providers/chain';
 import { signalLinkChangedById } from '../payment-links/signals';
 import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
 import { moveLinkAfterPayment } from './links';
+import { moveInvoiceAfterPayment } from '../subscriptions/records';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
 
@@ -59,6 +60,7 @@ export async function applyDepositActivity(paymentId: string, depositId: string)
     await m.save(pay);
     await emitPaymentEvents(m, pay, out.events, null);
     linkEnded = await moveLinkAfterPayment(m, pay, null);
+    await moveInvoiceAfterPayment(m, pay);
     return pay;
   });
   return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
@@ -75,6 +77,7 @@ export async function expirePaymentActivity(paymentId: string): Promise<PaymentS
     await m.save(pay);
     await emitPaymentEvents(m, pay, out.events, null);
     await moveLinkAfterPayment(m, pay, null);
+    await moveInvoiceAfterPayment(m, pay);
     return pay;
   });
   return stateOf(p);

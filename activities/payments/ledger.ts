@@ -35,7 +35,7 @@ export async function emitPaymentEvents(m: EntityManager, p: Payment, types: str
   for (const type of types) {
     await emitEvent(m, {
       accountId: p.account_id, livemode: p.livemode, type, objectType: 'payment', objectId: p.id,
-      object: paymentEventObject(p), relatedIds: p.payment_link_id ? [p.payment_link_id] : [], request,
+      object: paymentEventObject(p), relatedIds: [p.payment_link_id, p.subscription_id].filter((x): x is string => x !== null), request,
     });
   }
 }

@@ -27,7 +27,8 @@ import * as walletOfframp from './wallet-offramp';
 import * as screenings from './screenings';
 import * as customers from './customers';
 import * as orders from './orders';
+import * as subscriptions from './subscriptions';
 
 export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers, orders]) area.register(r);
+  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers, orders, subscriptions]) area.register(r);
 }

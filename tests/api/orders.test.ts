@@ -87,7 +87,7 @@ test('bank buy at the native provider: full receiving details, the rail publishe
   const created = expectOk(await key.post('/v1/orders', { offer_id: offer.offer_id, wallet_address: evm() }), 201);
   expect(created).toMatchObject({ provider: { id: 'native_fiat' }, payment_method: 'bank_transfer', payment_rail: 'ach', deposit_instructions: null });
   expect(created).not.toHaveProperty('next_action');
-  expect(created.bank_deposit_instructions).toMatchObject({ rail: 'ach', currency: 'USD', routing_number: expect.stringMatching(/^\d{9}$/), account_number: expect.stringMatching(/^\d{12}$/), amount: '100000' });
+  expect(created.bank_deposit_instructions).toMatchObject({ rail: 'ach', currency: 'USD', routing_number: expect.stringMatching(/^\d{9}$/), account_number: expect.stringMatching(/^\d{12}$/), amount: { amount: '100000', currency: 'USD', decimals: 2 } });
   expect(created.bank_deposit_instructions.reference).toMatch(/^[A-Z0-9]{12}$/);
   const cancelled = expectOk(await key.post(`/v1/orders/${created.id}/cancel`, {}));
   expect(cancelled).toMatchObject({ status: 'cancelled', money_state: 'never_authorized', bank_deposit_instructions: null });

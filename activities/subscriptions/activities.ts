@@ -1,0 +1,132 @@
+/**
+ * What the subscription workflow (workflows/subscription.ts) calls: `advanceSubscription`, one turn
+ * of billing at the object's time (spec 4.2, part 6 `subscription.*`; domain/object-clock.ts). The
+ * worker registers `subscriptionWorkflowActivities`.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { objectClock } from '../../domain/object-clock';
+import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, periodOf } from '../../domain/subscriptions';
+import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { chainAdapter } from '../../providers/chain';
+import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from '../payments/blank-columns';
+import { emitPaymentEvents } from '../payments/ledger';
+import { startPaymentWorkflow } from '../payments/signals';
+import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, planOf } from './records';
+
+/** How often a subscription with unpaid invoices (or a last cycle to close) looks again without a timer of its own. */
+const POLL_MS = 24 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+export interface SubscriptionProgress { done: boolean; status: string; wakeAtMs: number; waitingFor: string }
+
+/**
+ * Issues the invoice of period `n` of `s` at object time `nowMs`, once (unique per subscription and
+ * number): its pay-in (native rail, the subscription's amount in the chain's stablecoin, no payer
+ * fee, settled to the subscription's wallet, open until the due date plus the collection window),
+ * `payment.created`, `payment.awaiting`, `subscription.invoice_issued`. Returns the new payment id,
+ * or null when the period was already billed.
+ */
+async function issueInvoice(subscriptionId: string, n: number, nowMs: number): Promise<string | null> {
+  const chain = chainAdapter();
+  return transaction(async (m) => {
+    const s = await lockedSubscription(m, subscriptionId);
+    if (s.next_period !== n) return null;
+    const period = periodOf(planOf(s), n);
+    const due = dueAt(period.startMs, s.grace_period_days);
+    const payId = newId('pay_');
+    const pay = m.create(Payment, {
+      id: payId, account_id: s.account_id, livemode: s.livemode, payment_link_id: null, subscription_id: s.id,
+      status: 'awaiting', payment_rail: 'crypto_native', source_chain: chain.chain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
+      deposit_address: chain.depositAddress(payId), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
+      invoice_minor: s.amount_minor, fee_minor: '0', amount_expected_minor: s.amount_minor, amount_received_minor: '0',
+      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
+      settlement: 'wallet', settlement_address: s.settlement_address, settlement_tx_hash: null,
+      payer_email: null, payer_type: null, marked_sent_at: null, onchain_tx_hash: null,
+      expires_at: new Date(due + INVOICE_COLLECTION_DAYS * DAY_MS), paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
+    });
+    await m.save(pay);
+    const inv = m.create(SubscriptionInvoice, {
+      id: newId('sin_'), subscription_id: s.id, account_id: s.account_id, livemode: s.livemode, number: n + 1,
+      period_start: new Date(period.startMs), period_end: new Date(period.endMs), amount_minor: s.amount_minor, currency: s.currency, decimals: s.decimals,
+      status: 'open', payment_id: payId, issued_at: new Date(nowMs), due_at: new Date(due), overdue_at: null, paid_at: null, voided_at: null,
+    });
+    await m.save(inv);
+    s.next_period = n + 1;
+    await m.save(s);
+    await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], null);
+    await emitInvoiceEvent(m, inv, pay, 'subscription.invoice_issued', null);
+    return payId;
+  });
+}
+
+/** Marks the invoices of `subscriptionId` due by `nowMs` overdue (`subscription.invoice_overdue`); an active subscription becomes past_due. */
+async function markOverdue(subscriptionId: string, nowMs: number): Promise<void> {
+  await transaction(async (m) => {
+    const s = await lockedSubscription(m, subscriptionId);
+    const due = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
+      .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status = 'open'`).andWhere('i.due_at <= :now', { now: new Date(nowMs) }).getMany();
+    for (const inv of due) {
+      inv.status = invoiceTransitions.assert(inv.status, 'overdue');
+      inv.overdue_at = new Date(nowMs);
+      await m.save(inv);
+      await emitInvoiceEvent(m, inv, await m.findOneBy(Payment, { id: inv.payment_id }), 'subscription.invoice_overdue', null);
+    }
+    const anyOverdue = due.length > 0 || (await m.count(SubscriptionInvoice, { where: { subscription_id: s.id, status: 'overdue' } })) > 0;
+    if (anyOverdue && s.status === 'active') {
+      moveSubscription(s, 'past_due');
+      await m.save(s);
+    }
+  });
+}
+
+/**
+ * One turn at object time (`workflowNowMs`/`originMs`, domain/object-clock.ts): marks due invoices
+ * overdue; for each period that has started, issues its invoice (active or past_due) or skips it
+ * (paused: no invoice for a period that starts while paused); completes the subscription once every
+ * cycle is billed or skipped and nothing is left unpaid. Answers when to look again (the next
+ * period, the next due date, or the daily poll while an invoice is unpaid).
+ */
+export async function advanceSubscription(subscriptionId: string, workflowNowMs: number, originMs?: number): Promise<SubscriptionProgress> {
+  let s = await db().getRepository(Subscription).findOneBy({ id: subscriptionId });
+  if (!s) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} not found`, 'NotFound');
+  if (s.status === 'cancelled' || s.status === 'completed') return { done: true, status: s.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${s.status})` };
+  const clock = objectClock({ workflowNowMs, originMs, createdAtMs: s.created_at.getTime(), wallNowMs: Date.now() });
+  const now = clock.now;
+  await markOverdue(subscriptionId, now);
+  const plan = planOf(s);
+  for (;;) {
+    s = await db().getRepository(Subscription).findOneByOrFail({ id: subscriptionId });
+    if (!inPlan(plan, s.next_period) || periodOf(plan, s.next_period).startMs > now) break;
+    if (s.status === 'paused') {
+      const n = s.next_period;
+      await db().query('UPDATE subscriptions SET next_period = next_period + 1, skipped_periods = skipped_periods + 1, updated_at = now() WHERE id = $1 AND next_period = $2', [subscriptionId, n]);
+      continue;
+    }
+    const payId = await issueInvoice(subscriptionId, s.next_period, now);
+    if (payId) await startPaymentWorkflow(payId, s.account_id, 'crypto_native');
+  }
+  const finished = await transaction(async (m) => {
+    const locked = await lockedSubscription(m, subscriptionId);
+    if (locked.status === 'paused' || !(await planFinished(m, locked))) return locked;
+    moveSubscription(locked, 'completed', now);
+    await m.save(locked);
+    return locked;
+  });
+  if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
+  const candidates: number[] = [];
+  if (inPlan(plan, finished.next_period)) candidates.push(periodOf(plan, finished.next_period).startMs);
+  const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);
+  if (open[0]) candidates.push(open[0].due_at.getTime());
+  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN ('open', 'overdue') LIMIT 1`, [subscriptionId])).length > 0;
+  if (unpaid || !inPlan(plan, finished.next_period)) candidates.push(now + POLL_MS);
+  const wakeObj = Math.min(...candidates, now + 400 * DAY_MS);
+  const waitingFor = finished.status === 'paused' ? `resume (paused; the period starting ${new Date(wakeObj).toISOString()} is skipped if still paused)`
+    : open[0] && open[0].due_at.getTime() === wakeObj ? `payment of the open invoice due ${open[0].due_at.toISOString()}`
+      : `the next period at ${new Date(wakeObj).toISOString()}`;
+  return { done: false, status: finished.status, wakeAtMs: clock.toWorkflowMs(wakeObj), waitingFor };
+}
+
+export const subscriptionWorkflowActivities = { advanceSubscription };
+export type SubscriptionWorkflowActivities = typeof subscriptionWorkflowActivities;

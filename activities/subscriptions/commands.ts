@@ -1,0 +1,134 @@
+/**
+ * Subscriptions (spec 4.2; fields designed in docs/decisions.md "Subscriptions"): create, pause,
+ * resume, cancel. Each is one transaction with its `subscription.*` event; the subscription's
+ * workflow is signalled after the commit (it issues the invoices).
+ */
+import { DomainError, invalidRequest } from '../../domain/errors';
+import type { Money } from '../../domain/money';
+import { toMinorPositive } from '../../domain/money';
+import type { SubscriptionInterval } from '../../domain/subscriptions';
+import { AddressBookEntry, Subscription } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { chainAdapter } from '../../providers/chain';
+import type { OpContext } from '../op-context';
+import { assertClientUsable } from '../payment-links/lookups';
+import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
+import { emitSubscriptionEvent, lockedSubscription, moveSubscription, voidOpenInvoices } from './records';
+import { signalSubscription } from './signals';
+
+/** The body of `POST /subscriptions` (shapes validated by api/schemas/subscriptions.ts). */
+export interface CreateSubscriptionBody {
+  client_id: string;
+  amount: Money;
+  interval: SubscriptionInterval;
+  interval_count?: number;
+  billing_cycle_anchor?: string;
+  cycles?: number | null;
+  grace_period_days?: number;
+  settlement_destination_id: string;
+  description?: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `POST /subscriptions`: checks the client (404 / `client_archived`), the amount (the chain's
+ * stablecoin, USDC; `400 currency_invalid` param `amount.currency` otherwise), the anchor (not more
+ * than a day in the past nor a year ahead: `400 parameter_invalid` param `billing_cycle_anchor`) and
+ * the settlement wallet (an address-book crypto entry on the service chain: 404, or `400
+ * settlement_destination_invalid`); stores it `active` with `subscription.created`; starts its
+ * workflow, which issues the first invoice at the anchor.
+ */
+export async function createSubscription(ctx: OpContext, b: CreateSubscriptionBody): Promise<Subscription> {
+  const chain = chainAdapter();
+  if (b.amount.currency !== 'USDC' && b.amount.currency !== chain.stablecoin) {
+    throw invalidRequest('currency_invalid', `Subscriptions are billed in USDC; got ${b.amount.currency}.`, 'amount.currency');
+  }
+  const amount = toMinorPositive(b.amount, 'amount');
+  const now = Date.now();
+  const anchor = b.billing_cycle_anchor ? Date.parse(b.billing_cycle_anchor) : now;
+  if (anchor < now - DAY_MS || anchor > now + 366 * DAY_MS) {
+    throw invalidRequest('parameter_invalid', 'billing_cycle_anchor must be between a day ago and a year from now.', 'billing_cycle_anchor');
+  }
+  const s = await transaction(async (m) => {
+    await assertClientUsable(m, ctx, b.client_id);
+    const entry = await m.findOne(AddressBookEntry, { where: { id: b.settlement_destination_id, account_id: ctx.accountId, livemode: ctx.livemode } });
+    if (!entry || entry.deleted_at) throw new DomainError('not_found', 'not_found', `No such address-book entry: ${b.settlement_destination_id}.`, { param: 'settlement_destination_id' });
+    if (entry.kind !== 'crypto' || entry.chain !== chain.chain || !entry.address) {
+      throw invalidRequest('settlement_destination_invalid', `A subscription settles USDC on ${chain.chain}: the destination must be a crypto entry on ${chain.chain}.`, 'settlement_destination_id');
+    }
+    const sub = m.create(Subscription, {
+      id: newId('sub_'), account_id: ctx.accountId, livemode: ctx.livemode, client_id: b.client_id, description: b.description ?? null,
+      amount_minor: amount.toString(), currency: b.amount.currency, decimals: b.amount.decimals, interval: b.interval, interval_count: b.interval_count ?? 1,
+      billing_cycle_anchor: new Date(anchor), cycles: b.cycles ?? null, grace_period_days: b.grace_period_days ?? 7,
+      settlement_destination_id: entry.id, settlement_chain: chain.chain, settlement_address: entry.address,
+      status: 'active', next_period: 0, skipped_periods: 0, paused_at: null, cancelled_at: null, ended_at: null,
+    });
+    await m.save(sub);
+    await emitSubscriptionEvent(m, sub, 'subscription.created', ctx.request);
+    return sub;
+  });
+  await signalSubscription(s.id, s.account_id);
+  return db().getRepository(Subscription).findOneByOrFail({ id: s.id });
+}
+
+/** `POST /subscriptions/{id}/pause`: active or past_due -> paused (`subscription.paused`); `409 subscription_not_pausable` otherwise. */
+export async function pauseSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+  const s = await transaction(async (m) => {
+    const sub = await lockedSubscription(m, id, ctx);
+    if (sub.status !== 'active' && sub.status !== 'past_due') {
+      throw new DomainError('conflict', 'subscription_not_pausable', `This subscription is ${sub.status}; only an active or past-due subscription can be paused.`, { details: { status: sub.status } });
+    }
+    moveSubscription(sub, 'paused');
+    sub.paused_at = new Date();
+    await m.save(sub);
+    await emitSubscriptionEvent(m, sub, 'subscription.paused', ctx.request);
+    return sub;
+  });
+  await signalSubscription(s.id, s.account_id);
+  return s;
+}
+
+/**
+ * `POST /subscriptions/{id}/resume`: paused -> active (`subscription.resumed`; past_due when an
+ * invoice is still overdue, re-derived by the workflow); billing continues at the next period
+ * boundary. `409 subscription_not_paused` otherwise.
+ */
+export async function resumeSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+  const s = await transaction(async (m) => {
+    const sub = await lockedSubscription(m, id, ctx);
+    if (sub.status !== 'paused') throw new DomainError('conflict', 'subscription_not_paused', `This subscription is ${sub.status}, not paused.`, { details: { status: sub.status } });
+    moveSubscription(sub, 'active');
+    sub.paused_at = null;
+    await m.save(sub);
+    await emitSubscriptionEvent(m, sub, 'subscription.resumed', ctx.request);
+    return sub;
+  });
+  await signalSubscription(s.id, s.account_id);
+  return s;
+}
+
+/**
+ * `POST /subscriptions/{id}/cancel`: -> cancelled (`subscription.cancelled`); its open and overdue
+ * invoices are void and their live pay-ins closed (money already received on an underpaid one is
+ * held as unmatched `partial_before_cancel`). `409 subscription_not_cancellable` when it already
+ * ended (a cancelled one answers as it is).
+ */
+export async function cancelSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+  let closed: string[] = [];
+  const s = await transaction(async (m) => {
+    const sub = await lockedSubscription(m, id, ctx);
+    if (sub.status === 'cancelled') return sub;
+    if (sub.status === 'completed') throw new DomainError('conflict', 'subscription_not_cancellable', 'This subscription is completed.', { details: { status: sub.status } });
+    moveSubscription(sub, 'cancelled');
+    sub.cancelled_at = new Date();
+    await m.save(sub);
+    closed = await voidOpenInvoices(m, sub, ctx.request);
+    await emitSubscriptionEvent(m, sub, 'subscription.cancelled', ctx.request);
+    return sub;
+  });
+  await signalLinkEndedToPaymentsAfterCommit(closed, s.account_id, 'cancelled');
+  await signalSubscription(s.id, s.account_id);
+  return s;
+}

@@ -1,0 +1,136 @@
+/**
+ * Subscription and invoice rows and their moves (spec 4.2, part 6 `subscription.*`), inside the
+ * caller's transaction: the locked reads, the views events carry, status moves through the
+ * transition tables (domain/subscriptions.ts), the invoice's follow-up of its pay-in
+ * (`moveInvoiceAfterPayment`, called by the payment activities in the transaction that moves the
+ * payment), and voiding an ended subscription's invoices with their live pay-ins.
+ */
+import type { EntityManager } from 'typeorm';
+import { DomainError } from '../../domain/errors';
+import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
+import { closeOnLinkEnd } from '../../domain/verdicts';
+import { inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan, type SubscriptionStatus } from '../../domain/subscriptions';
+import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
+import { emitEvent, emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import { chainAdapter } from '../../providers/chain';
+import { invoiceView, subscriptionView } from '../../views/subscription';
+import { ledgerOf, paymentEventObject } from '../payments/ledger';
+
+/** The billing plan of `s`. */
+export function planOf(s: Subscription): BillingPlan {
+  return { anchorMs: s.billing_cycle_anchor.getTime(), interval: s.interval, intervalCount: s.interval_count, cycles: s.cycles };
+}
+
+/** The subscription's wire view at `nowMs` (next invoice while billing; the period containing now). */
+export function subscriptionWire(s: Subscription, nowMs = Date.now()): Record<string, unknown> {
+  const plan = planOf(s);
+  const billing = s.status === 'active' || s.status === 'past_due';
+  const next = billing && inPlan(plan, s.next_period) ? periodOf(plan, s.next_period).startMs : null;
+  const n = periodAt(plan, nowMs);
+  const current = n >= 0 && inPlan(plan, n) && s.status !== 'cancelled' && s.status !== 'completed' ? periodOf(plan, n) : null;
+  return subscriptionView(s, next, current);
+}
+
+/** Subscription `id` of the scope (or any, without a scope), locked; 404 otherwise. */
+export async function lockedSubscription(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Subscription> {
+  const s = await m.findOne(Subscription, { where: scope ? { id, account_id: scope.accountId, livemode: scope.livemode } : { id }, lock: { mode: 'pessimistic_write' } });
+  if (!s) throw new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
+  return s;
+}
+
+/** Writes `subscription.<verb>` about `s`. */
+export async function emitSubscriptionEvent(m: EntityManager, s: Subscription, type: string, request: RequestRef | null): Promise<void> {
+  await emitEvent(m, { accountId: s.account_id, livemode: s.livemode, type, objectType: 'subscription', objectId: s.id, object: subscriptionWire(s), request });
+}
+
+/** Writes `subscription.invoice_<verb>` about invoice `i` (its view, with its pay-in), related to its subscription and pay-in. */
+export async function emitInvoiceEvent(m: EntityManager, i: SubscriptionInvoice, payment: Payment | null, type: string, request: RequestRef | null): Promise<void> {
+  await emitEvent(m, {
+    accountId: i.account_id, livemode: i.livemode, type, objectType: 'subscription_invoice', objectId: i.id,
+    object: invoiceView(i, payment, chainAdapter()), relatedIds: [i.subscription_id, i.payment_id], request,
+  });
+}
+
+/** Moves `s` to `to` through its table (stamping `ended_at` on a terminal status); no-op when unchanged. */
+export function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.now()): boolean {
+  if (s.status === to) return false;
+  s.status = subscriptionTransitions.assert(s.status, to);
+  if (to === 'cancelled' || to === 'completed') s.ended_at = new Date(atMs);
+  return true;
+}
+
+/** True when `s` has an overdue invoice. */
+async function hasOverdue(m: EntityManager, subscriptionId: string): Promise<boolean> {
+  return (await m.count(SubscriptionInvoice, { where: { subscription_id: subscriptionId, status: 'overdue' } })) > 0;
+}
+
+/**
+ * The invoice of a subscription pay-in follows its payment, in the payment's transaction: paid
+ * (paid, overpaid, settled) -> invoice `paid` with `subscription.invoice_paid`, and a `past_due`
+ * subscription with no other overdue invoice is `active` again; closed unpaid (expired, abandoned,
+ * unmatched) -> invoice `void`. No-op for other payments.
+ */
+export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): Promise<void> {
+  if (!pay.subscription_id) return;
+  const inv = await m.findOne(SubscriptionInvoice, { where: { payment_id: pay.id }, lock: { mode: 'pessimistic_write' } });
+  if (!inv || (inv.status !== 'open' && inv.status !== 'overdue')) return;
+  if (pay.status === 'paid' || pay.status === 'overpaid' || pay.status === 'settled') {
+    inv.status = invoiceTransitions.assert(inv.status, 'paid');
+    inv.paid_at = pay.paid_at ?? new Date();
+    await m.save(inv);
+    await emitInvoiceEvent(m, inv, pay, 'subscription.invoice_paid', null);
+    const s = await lockedSubscription(m, inv.subscription_id);
+    if (s.status === 'past_due' && !(await hasOverdue(m, s.id))) {
+      moveSubscription(s, 'active');
+      await m.save(s);
+    }
+  } else if (pay.status === 'expired' || pay.status === 'abandoned' || pay.status === 'unmatched') {
+    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    inv.voided_at = new Date();
+    await m.save(inv);
+  }
+}
+
+/**
+ * Voids the open and overdue invoices of `s` and closes their live pay-ins as a link end does
+ * (domain closeOnLinkEnd `cancel`: awaiting -> abandoned, underpaid -> unmatched
+ * `partial_before_cancel` with its money held). Returns the payment ids whose workflows the caller
+ * signals after commit.
+ */
+export async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
+  const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
+    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
+  const closed: string[] = [];
+  for (const inv of open) {
+    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    inv.voided_at = new Date();
+    await m.save(inv);
+    const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    if (!pay) continue;
+    const out = closeOnLinkEnd(ledgerOf(pay), 'cancel');
+    if (!out.changed) continue;
+    pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
+    await m.save(pay);
+    for (const type of out.events) {
+      await emitEventNonBlocking(m, {
+        accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
+        object: paymentEventObject(pay), relatedIds: [s.id], request,
+      });
+    }
+    closed.push(pay.id);
+  }
+  return closed;
+}
+
+/** True once every period of the plan is billed or skipped and no invoice is left open or overdue. */
+export async function planFinished(m: EntityManager, s: Subscription): Promise<boolean> {
+  if (s.cycles === null || s.next_period < s.cycles) return false;
+  return (await m.count(SubscriptionInvoice, { where: [{ subscription_id: s.id, status: 'open' }, { subscription_id: s.id, status: 'overdue' }] })) === 0;
+}
+
+/** True when `s` needs its overdue state re-derived after a resume. */
+export async function overdueAfterResume(m: EntityManager, s: Subscription): Promise<boolean> {
+  return hasOverdue(m, s.id);
+}

@@ -1,0 +1,93 @@
+/**
+ * Subscriptions billed in USDC (spec 4.2, part 6 `subscription.*`; fields designed in
+ * docs/decisions.md "Subscriptions"): the billing calendar, the subscription's and the invoice's
+ * transition tables. A period `n` (0-based) starts at the anchor plus `n * interval_count`
+ * intervals; months and years keep the anchor's day of month, clamped to the month's last day
+ * (an anchor on Jan 31 bills Feb 28/29, Mar 31, Apr 30), and its time of day (UTC).
+ *
+ * Pure: no I/O. Safe to import from workflows.
+ */
+import { transitionTable } from './transitions';
+
+export const SUBSCRIPTION_INTERVALS = Object.freeze(['day', 'week', 'month', 'year'] as const);
+export type SubscriptionInterval = (typeof SUBSCRIPTION_INTERVALS)[number];
+
+/**
+ * `active` (billing) -> `past_due` (an invoice went overdue) -> `active` (every overdue invoice
+ * paid); `paused` (no invoice for a period that starts while paused) -> `active` (resume; billing
+ * continues at the next period boundary, no proration); `cancelled` and `completed` (the last
+ * cycle paid or void) are terminal.
+ */
+export const SUBSCRIPTION_STATUSES = Object.freeze(['active', 'past_due', 'paused', 'cancelled', 'completed'] as const);
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const subscriptionTransitions = transitionTable<SubscriptionStatus>('subscription', {
+  active: ['past_due', 'paused', 'cancelled', 'completed'],
+  past_due: ['active', 'paused', 'cancelled', 'completed'],
+  paused: ['active', 'past_due', 'cancelled'],
+  cancelled: [],
+  completed: [],
+});
+
+/** Invoice statuses: `open` -> `paid` | `overdue` | `void`; `overdue` -> `paid` | `void`. */
+export const INVOICE_STATUSES = Object.freeze(['open', 'overdue', 'paid', 'void'] as const);
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+export const invoiceTransitions = transitionTable<InvoiceStatus>('subscription_invoice', {
+  open: ['paid', 'overdue', 'void'],
+  overdue: ['paid', 'void'],
+  paid: [],
+  void: [],
+});
+
+/** Days an unpaid invoice's pay-in stays open after its due date before the invoice is void. */
+export const INVOICE_COLLECTION_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+
+/** Days in month `m` (0-based) of year `y` (UTC). */
+function daysInMonth(y: number, m: number): number {
+  return new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+}
+
+/** `anchorMs` plus `k` intervals (ms since epoch, UTC); months and years clamp the day of month. */
+export function addIntervals(anchorMs: number, interval: SubscriptionInterval, k: number): number {
+  if (interval === 'day') return anchorMs + k * DAY_MS;
+  if (interval === 'week') return anchorMs + k * 7 * DAY_MS;
+  const a = new Date(anchorMs);
+  const months = interval === 'month' ? k : 12 * k;
+  const total = a.getUTCMonth() + months;
+  const y = a.getUTCFullYear() + Math.floor(total / 12);
+  const m = ((total % 12) + 12) % 12;
+  const d = Math.min(a.getUTCDate(), daysInMonth(y, m));
+  return Date.UTC(y, m, d, a.getUTCHours(), a.getUTCMinutes(), a.getUTCSeconds(), a.getUTCMilliseconds());
+}
+
+/** The billing calendar of a subscription. */
+export interface BillingPlan { anchorMs: number; interval: SubscriptionInterval; intervalCount: number; cycles: number | null }
+
+/** Start and end (ms) of period `n` (0-based). */
+export function periodOf(p: BillingPlan, n: number): { startMs: number; endMs: number } {
+  return { startMs: addIntervals(p.anchorMs, p.interval, n * p.intervalCount), endMs: addIntervals(p.anchorMs, p.interval, (n + 1) * p.intervalCount) };
+}
+
+/** True when period `n` is within the plan (`cycles` null: every period). */
+export function inPlan(p: BillingPlan, n: number): boolean {
+  return p.cycles === null || n < p.cycles;
+}
+
+/** The index of the period containing `atMs` (-1 before the anchor). */
+export function periodAt(p: BillingPlan, atMs: number): number {
+  if (atMs < p.anchorMs) return -1;
+  // Estimate, then correct (months vary in length).
+  const approx = { day: DAY_MS, week: 7 * DAY_MS, month: 28 * DAY_MS, year: 365 * DAY_MS }[p.interval] * p.intervalCount;
+  let n = Math.max(0, Math.floor((atMs - p.anchorMs) / approx) - 1);
+  while (periodOf(p, n + 1).startMs <= atMs) n += 1;
+  while (n > 0 && periodOf(p, n).startMs > atMs) n -= 1;
+  return n;
+}
+
+/** The due date of an invoice issued for a period starting at `startMs`: start + `graceDays` days. */
+export function dueAt(startMs: number, graceDays: number): number {
+  return startMs + graceDays * DAY_MS;
+}

@@ -1,0 +1,82 @@
+/**
+ * Subscription projections (spec 4.2; fields designed in docs/decisions.md "Subscriptions"): the
+ * subscription (its plan, settlement destination, status and billing position) and its invoices
+ * (period, amount, status, the pay-in's deposit instructions while it can be paid).
+ */
+import Joi from 'joi';
+import type { Payment, Subscription, SubscriptionInvoice } from '../entities';
+import { depositInstructionsResponse, depositInstructionsView, type PaymentChain } from './payment';
+import { at, atOrNull, int, intOrNull, kind, money, moneyOrNull, text, textOrNull } from './schema';
+
+/** The subscription; `nextInvoiceAtMs` is the start of the next period it will bill (null when none). */
+export function subscriptionView(s: Subscription, nextInvoiceAtMs: number | null, currentPeriod: { startMs: number; endMs: number } | null): Record<string, unknown> {
+  return {
+    object: 'subscription',
+    id: s.id,
+    livemode: s.livemode,
+    client_id: s.client_id,
+    description: s.description,
+    amount: { amount: s.amount_minor, currency: s.currency, decimals: s.decimals },
+    interval: s.interval,
+    interval_count: s.interval_count,
+    billing_cycle_anchor: s.billing_cycle_anchor.toISOString(),
+    cycles: s.cycles,
+    grace_period_days: s.grace_period_days,
+    settlement_destination: { type: 'address_book', address_book_entry_id: s.settlement_destination_id, chain: s.settlement_chain, address: s.settlement_address },
+    status: s.status,
+    periods_billed: s.next_period - s.skipped_periods,
+    periods_skipped: s.skipped_periods,
+    current_period_start: currentPeriod ? new Date(currentPeriod.startMs).toISOString() : null,
+    current_period_end: currentPeriod ? new Date(currentPeriod.endMs).toISOString() : null,
+    next_invoice_at: nextInvoiceAtMs === null ? null : new Date(nextInvoiceAtMs).toISOString(),
+    paused_at: s.paused_at?.toISOString() ?? null,
+    cancelled_at: s.cancelled_at?.toISOString() ?? null,
+    ended_at: s.ended_at?.toISOString() ?? null,
+    created_at: s.created_at.toISOString(),
+  };
+}
+
+/** One invoice with its pay-in (`payment`); deposit instructions only while the invoice can be paid. */
+export function invoiceView(i: SubscriptionInvoice, payment: Payment | null, chain: PaymentChain): Record<string, unknown> {
+  const payable = i.status === 'open' || i.status === 'overdue';
+  return {
+    object: 'subscription_invoice',
+    id: i.id,
+    subscription_id: i.subscription_id,
+    livemode: i.livemode,
+    number: i.number,
+    period_start: i.period_start.toISOString(),
+    period_end: i.period_end.toISOString(),
+    amount: { amount: i.amount_minor, currency: i.currency, decimals: i.decimals },
+    amount_received: payment ? { amount: payment.amount_received_minor, currency: payment.currency, decimals: payment.decimals } : null,
+    status: i.status,
+    payment_id: i.payment_id,
+    payment_status: payment?.status ?? null,
+    deposit_instructions: payable && payment ? depositInstructionsView(payment, chain) : null,
+    issued_at: i.issued_at.toISOString(),
+    due_at: i.due_at.toISOString(),
+    overdue_at: i.overdue_at?.toISOString() ?? null,
+    paid_at: i.paid_at?.toISOString() ?? null,
+    voided_at: i.voided_at?.toISOString() ?? null,
+  };
+}
+
+/** Response schema of `subscriptionView`. */
+export const subscriptionResponse = Joi.object({
+  object: kind('subscription'), id: text(), livemode: Joi.boolean().required(), client_id: text(), description: textOrNull(), amount: money(),
+  interval: Joi.string().valid('day', 'week', 'month', 'year').required(), interval_count: int(), billing_cycle_anchor: at(), cycles: intOrNull(),
+  grace_period_days: int(),
+  settlement_destination: Joi.object({ type: kind('address_book'), address_book_entry_id: text(), chain: text(), address: text() }).required(),
+  status: Joi.string().valid('active', 'past_due', 'paused', 'cancelled', 'completed').required(),
+  periods_billed: int(), periods_skipped: int(), current_period_start: atOrNull(), current_period_end: atOrNull(), next_invoice_at: atOrNull(),
+  paused_at: atOrNull(), cancelled_at: atOrNull(), ended_at: atOrNull(), created_at: at(),
+});
+
+/** Response schema of `invoiceView`. */
+export const invoiceResponse = Joi.object({
+  object: kind('subscription_invoice'), id: text(), subscription_id: text(), livemode: Joi.boolean().required(), number: int(),
+  period_start: at(), period_end: at(), amount: money(), amount_received: moneyOrNull(),
+  status: Joi.string().valid('open', 'overdue', 'paid', 'void').required(), payment_id: text(), payment_status: textOrNull(),
+  deposit_instructions: depositInstructionsResponse.required(),
+  issued_at: at(), due_at: at(), overdue_at: atOrNull(), paid_at: atOrNull(), voided_at: atOrNull(),
+});
