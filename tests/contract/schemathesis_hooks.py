@@ -176,6 +176,13 @@ RULES_BEYOND_SCHEMA = {
         (400, "network_invalid_for_side", None): "a buy names `to_network`, a sell `from_network` (two fields)",
         (422, "amount_invalid", "from_amount"): "a buy's `from_amount` carries at most the fiat's scale (two fields, the registry)",
     },
+    "POST /subscriptions": {
+        (400, "currency_invalid", "amount.currency"): "subscriptions are billed in USDC (the registry and the chain)",
+        (400, "amount_invalid", None): "the amount carries the currency's scale (the registry)",
+        (400, "parameter_invalid", "billing_cycle_anchor"): "the anchor is at most a day in the past and a year ahead (the clock)",
+        (400, "settlement_destination_invalid", "settlement_destination_id"): "the destination must be a crypto entry on the service chain (the entry's state)",
+        (400, "client_archived", "client_id"): "the client must not be archived (the client's state)",
+    },
     "POST /orders": {
         (400, "destination_invalid", None): "exactly one destination, and it must fit the offer's side, network and currency (the offer's state)",
         (400, "refund_address_not_applicable", "refund_address"): "a buy takes no refund address (the offer's state)",

@@ -167,7 +167,7 @@ async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byP
 export async function createAccountObjects(creds: DevCredentials, receiver: Receiver): Promise<AccountObjects> {
   const k = client(creds.live_key);
   const s = client(creds.session_token);
-  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k), walletDeposits(s), orders(k)]);
+  const areas = Promise.all([addressBook(s), payouts(k, s), payroll(k), walletDeposits(s), orders(k), subscriptions(k, s)]);
   // Settled even when the rest throws first, so no creation is left running unobserved.
   areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
@@ -207,12 +207,12 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   const srp = expectStatus(await k.post(`/v1/screenings/${scr}/reports`), 201, 'screening report').id as string;
   const baseTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: 'base', asset: 'USDC', to_address: randomEvm(), amount: '1000' }, { idem: null }), 201, 'base transfer').tx_hash as string;
   const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
-  const [book, pos, prl, wd, ord] = await areas;
+  const [book, pos, prl, wd, ord, subs] = await areas;
   return {
     byResource: {
       payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
       webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
-      ...book.byResource, ...pos.byResource, ...prl.byResource, ...ord.byResource,
+      ...book.byResource, ...pos.byResource, ...prl.byResource, ...ord.byResource, ...subs.byResource,
     },
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], hash: [walletTx], ...prl.byParam },
     byOperation: {
@@ -226,7 +226,34 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
       'GET /screenings/{id}/reports/{report_id}': { id: [scr], report_id: [srp] }, 'GET /screenings/{id}/reports/{report_id}/evidence_pdf': { id: [scr], report_id: [srp] },
       'GET /transactions/{chain}/{hash}': { chain: ['base'], hash: [baseTx] },
       'GET /wallet/offramp_intents/{id}': { id: [ofr] }, 'POST /wallet/offramp_intents/{id}/cancel': { id: [ofr] },
-      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd, ...ord.byOperation,
+      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd, ...ord.byOperation, ...subs.byOperation,
+    },
+  };
+}
+
+/**
+ * Subscriptions (spec 4.2; issue 16): a monthly subscription with its first invoice for the reads,
+ * and one of its own for each of `/pause`, `/resume` (already paused) and `/cancel`.
+ */
+async function subscriptions(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
+  const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract subscriber', email: 'subscriber@example.com' }), 201, 'subscriber').id as string;
+  const wallet = expectStatus(await s.post('/v1/address_book', { kind: 'crypto', chain: 'tempo', address: randomEvm(), label: 'Contract own wallet' }), 201, 'own wallet').id as string;
+  const create = async (what: string) => expectStatus(await k.post('/v1/subscriptions', {
+    client_id: cli, amount: { amount: '15000000', currency: 'USDC', decimals: 6 }, interval: 'month', settlement_destination_id: wallet, description: `Contract ${what}`,
+  }), 201, `subscription ${what}`).id as string;
+  const [shared, toPause, toResume, toCancel] = await Promise.all([create('shared'), create('to pause'), create('to resume'), create('to cancel')]);
+  expectStatus(await k.post(`/v1/subscriptions/${toResume}/pause`, {}), 200, 'subscription paused');
+  const invoice = await eventually(async () => {
+    const r = await k.get(`/v1/subscriptions/${shared}/invoices`);
+    return r.status === 200 && r.body.data.length > 0 ? r.body.data[0].id as string : null;
+  }, 'the first invoice');
+  return {
+    byResource: { subscriptions: [shared] },
+    byOperation: {
+      'GET /subscriptions/{id}/invoices/{invoice_id}': { id: [shared], invoice_id: [invoice] },
+      'POST /subscriptions/{id}/pause': { id: [toPause] },
+      'POST /subscriptions/{id}/resume': { id: [toResume] },
+      'POST /subscriptions/{id}/cancel': { id: [toCancel] },
     },
   };
 }
