@@ -9,10 +9,11 @@ import {
 } from '../../domain/quotes';
 import { Quote, QuoteOffer, type StoredProviderResult } from '../../entities';
 import { loadConfig } from '../../lib/config';
-import { db, transaction } from '../../lib/db';
+import { db } from '../../lib/db';
+import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempotency';
 import { newId } from '../../lib/ids';
 import { alternativeMethods, QUOTE_COUNTRIES, quoteAll, quoteProvider, type ProviderResult } from '../../providers/quote-providers';
-import type { ProviderIdentity } from '../../views/quote';
+import { quoteView, type ProviderIdentity } from '../../views/quote';
 import type { AccountScope } from '../op-context';
 
 /** The body of `POST /quotes` (validated by api/schemas/quotes.ts). */
@@ -65,11 +66,12 @@ const stored = (r: ProviderResult, offerId: string | null): StoredProviderResult
  * `POST /quotes`: judges the countries (explicit and each forwarded header; 409
  * `COUNTRY_NOT_SUPPORTED` before any provider is asked), asks every provider under its deadline,
  * stores the quote with each offer ranked (rank 0 wins: spec 4.9 rule 5 comparison), and returns
- * them. No executable offer: `409 capability_unavailable` with `details.reason_code` and
+ * them; the completed idempotency record of `claim` is written in the same statement (throws
+ * `IdempotencyKeyTaken`, nothing written, when the key already has one). No executable offer: `409 capability_unavailable` with `details.reason_code` and
  * `details.alternative_methods` (a pinned method other methods could serve). Errors of
  * domain/quotes.ts (400, 422 `amount_invalid`).
  */
-export async function createQuote(scope: AccountScope, b: QuoteRequest, headers: Record<string, string | string[] | undefined>): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
+export async function createQuote(scope: AccountScope, b: QuoteRequest, headers: Record<string, string | string[] | undefined>, claim?: InlineIdempotency): Promise<{ quote: Quote; offers: QuoteOffer[]; wire: Record<string, unknown> }> {
   const terms = quoteTerms(b);
   const countries: Array<{ source: string; value: string }> = [];
   if (b.country) countries.push({ source: 'country', value: b.country });
@@ -118,11 +120,21 @@ export async function createQuote(scope: AccountScope, b: QuoteRequest, headers:
     from_amount: terms.fromAmount, to_amount: terms.toAmount, payment_method: terms.paymentMethod, country: terms.country, network: terms.network,
     offer_id: offers[0].id, providers: results.map((r) => stored(r, r.status === 'quoted' ? offerOf.get(r.provider.id) ?? null : null)), expires_at: expiresAt, created_at: now,
   });
-  await transaction(async (m) => {
-    await m.insert(Quote, quote);
-    await m.insert(QuoteOffer, offers);
-  });
-  return { quote, offers };
+  const wire = quoteView(quote, offers, providerIdentity, now.getTime());
+  // One statement: the completed idempotency record (when the caller claimed a key), the quote and its offers.
+  const rows: Array<{ n: number }> = await db().query(
+    `WITH claim AS (
+       INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
+       SELECT $1, $2, $3, $4, $5, 'completed', $6, $7::jsonb, '[]', now() WHERE $3::text IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING key),
+     go AS (SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $3::text IS NULL),
+     q AS (INSERT INTO quotes SELECT r.* FROM jsonb_populate_record(NULL::quotes, $8::jsonb) r WHERE EXISTS (SELECT 1 FROM go) RETURNING id),
+     o AS (INSERT INTO quote_offers SELECT r.* FROM jsonb_populate_recordset(NULL::quote_offers, $9::jsonb) r WHERE EXISTS (SELECT 1 FROM q) RETURNING id)
+     SELECT (SELECT count(*) FROM q)::int AS n, (SELECT count(*) FROM o)::int AS offers`,
+    [scope.accountId, claim?.route ?? null, claim?.key ?? null, scope.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(wire),
+      JSON.stringify(quote), JSON.stringify(offers)]);
+  if (!rows[0] || rows[0].n === 0) throw new IdempotencyKeyTaken();
+  return { quote, offers, wire };
 }
 
 /** `GET /quotes/{id}` of the caller's account; 404 otherwise. */

@@ -30,15 +30,12 @@ const listView = (o: Order) => orderView(o, providerIdentity(o.provider));
 /** Registers the quote and order operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
-    id: 'quotes.create', method: 'post', path: '/quotes', scope: WRITE, testMode: 'unavailable', successStatus: 201,
+    id: 'quotes.create', method: 'post', path: '/quotes', scope: WRITE, testMode: 'unavailable', successStatus: 201, inlineIdempotency: true,
     body: createQuoteBody, response: quoteResponse, errors: [409, 422],
     summary: 'Price a buy, sell or swap across every provider at once (each under its own deadline): the winning offer, every offer, every provider\'s result. '
       + 'Amounts are bare decimal strings in major units. The country is judged from `country` and from each forwarded header '
       + '(`CF-IPCountry`, `CloudFront-Viewer-Country`, `X-Vercel-IP-Country`, `X-Country-Code`), each on its own.',
-    handler: async ({ caller, body, ctx }) => {
-      const q = await createQuote({ accountId: caller.accountId, livemode: caller.livemode }, body, ctx.headers);
-      return quoteView(q.quote, q.offers, providerIdentity);
-    },
+    handler: async ({ caller, body, ctx, idempotency }) => (await createQuote({ accountId: caller.accountId, livemode: caller.livemode }, body, ctx.headers, idempotency)).wire,
   });
 
   mount(r, {

@@ -58,6 +58,16 @@ test('buy by from_amount: offers ranked by final_out, every provider reported, t
   expectError(await client(other.live_key).get(`/v1/quotes/${q.id}`), 404, 'not_found');
 });
 
+test('an Idempotency-Key replays the stored quote; the same key with another body is refused', async () => {
+  const k = `idem_${Date.now()}_quote_replay`;
+  const body = { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '120', to_network: 'base' };
+  const a = expectOk(await key.post('/v1/quotes', body, { idem: k }), 201);
+  const b = expectOk(await key.post('/v1/quotes', body, { idem: k }), 201);
+  expect(b.id).toBe(a.id);
+  expect(b.offers).toEqual(a.offers);
+  expectError(await key.post('/v1/quotes', { ...body, from_amount: '121' }, { idem: k }), 409, 'idempotency_error');
+});
+
 test('buy by to_amount: compared by final_in among offers that deliver exactly the amount', async () => {
   const q = expectOk(await quote({ side: 'buy', from_asset: 'EUR', to_asset: 'USDC', to_amount: '100.005', to_network: 'base' }), 201);
   const coinvia = q.offers.find((o: any) => o.provider.id === 'coinvia');
