@@ -72,3 +72,20 @@ export async function closeDb(): Promise<void> {
   await auxPool?.end().catch(() => undefined);
   auxPool = null;
 }
+
+/**
+ * Keyset walk for recovery sweeps: runs `select` (SQL whose `$1` is the last id seen and `$2` the
+ * batch size, returning `id` and `account_id` ordered by `id`) until a short batch, calling `each`
+ * on every row in order. Returns how many rows it looked at.
+ */
+export async function forEachByKeyset(select: string, each: (r: { id: string; account_id: string }) => Promise<void>, batch = 500): Promise<number> {
+  let after = '';
+  let n = 0;
+  for (;;) {
+    const rows: Array<{ id: string; account_id: string }> = await db().query(select, [after, batch]);
+    for (const r of rows) await each(r);
+    n += rows.length;
+    if (rows.length < batch) return n;
+    after = rows[rows.length - 1].id;
+  }
+}

@@ -3,7 +3,7 @@
  * `AccountId`): what commands call after their commit (signalWithStart heals a lost start), the
  * provider's reports (the simulator), and the recovery sweep at worker start.
  */
-import { db } from '../../lib/db';
+import { db, forEachByKeyset } from '../../lib/db';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { orderUpdateSignal, orderWorkflow } from '../../workflows/order';
 
@@ -22,14 +22,6 @@ export async function notifyOrderUpdate(id: string): Promise<boolean> {
 
 /** Recovery sweep at worker start: a workflow for every open order (pending, awaiting payment, processing). */
 export async function ensureOrderWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM orders WHERE id > $1 AND status IN ('pending', 'awaiting_payment', 'processing') ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(orderWorkflow, { workflowId: r.id, args: [{ orderId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(`SELECT id, account_id FROM orders WHERE id > $1 AND status IN ('pending', 'awaiting_payment', 'processing') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(orderWorkflow, { workflowId: r.id, args: [{ orderId: r.id }], accountId: r.account_id }), batch);
 }

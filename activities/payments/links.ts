@@ -55,18 +55,28 @@ export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLi
     .where('p.payment_link_id = :id', { id: link.id }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getMany();
   const ids: string[] = [];
   for (const pay of live) {
-    const out = closeOnLinkEnd(ledgerOf(pay), reason === 'cancelled' ? 'cancel' : 'expiry');
-    if (!out.changed) continue;
-    pay.status = paymentTransitions.assert(pay.status, out.next.status);
-    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-    await m.save(pay);
-    for (const type of out.events) {
-      await emitEventNonBlocking(m, {
-        accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
-        object: paymentEventObject(pay), relatedIds: pay.payment_link_id ? [pay.payment_link_id] : [], request,
-      });
-    }
-    ids.push(pay.id);
+    if (await closeLivePayment(m, pay, reason === 'cancelled' ? 'cancel' : 'expiry', request)) ids.push(pay.id);
   }
   return { paymentIds: ids };
+}
+
+/**
+ * Closes one live payment (locked by the caller) because what it pays ended (domain
+ * closeOnLinkEnd: awaiting -> abandoned on cancel or expired on expiry, underpaid -> unmatched
+ * `partial_before_cancel` with its money held), with its events, never blocked by a failed emit.
+ * Returns false when the payment had nothing to close. Used by links and subscriptions.
+ */
+export async function closeLivePayment(m: EntityManager, pay: Payment, mode: 'cancel' | 'expiry', request: RequestRef | null): Promise<boolean> {
+  const out = closeOnLinkEnd(ledgerOf(pay), mode);
+  if (!out.changed) return false;
+  pay.status = paymentTransitions.assert(pay.status, out.next.status);
+  if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
+  await m.save(pay);
+  for (const type of out.events) {
+    await emitEventNonBlocking(m, {
+      accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
+      object: paymentEventObject(pay), relatedIds: [pay.payment_link_id, pay.subscription_id].filter((x): x is string => x !== null), request,
+    });
+  }
+  return true;
 }

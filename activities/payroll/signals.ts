@@ -3,7 +3,7 @@
  * spec 2.7, 4.4): what commands call after their commit (signalWithStart heals a lost start) and
  * the recovery sweep at worker start.
  */
-import { db } from '../../lib/db';
+import { db, forEachByKeyset } from '../../lib/db';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { payrollItemUpdateSignal, payrollItemWorkflow } from '../../workflows/payroll-item';
 import { payrollRunUpdateSignal, payrollRunWorkflow } from '../../workflows/payroll-run';
@@ -24,16 +24,8 @@ export async function wakePayrollItem(itemId: string, accountId: string): Promis
  * its signal only delays a run). Returns how many runs it looked at.
  */
 export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN ('funding_pending', 'funded', 'executing') ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(payrollRunWorkflow, { workflowId: r.id, args: [{ runId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(`SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN ('funding_pending', 'funded', 'executing') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(payrollRunWorkflow, { workflowId: r.id, args: [{ runId: r.id }], accountId: r.account_id }), batch);
 }
 
 /** Simulator / provider callback: the rail changed the payment of item `itemId`; its workflow re-reads it. False when no such item. */

@@ -7,14 +7,13 @@
  */
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../domain/errors';
-import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
-import { closeOnLinkEnd } from '../../domain/verdicts';
+import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan, type SubscriptionStatus } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
-import { emitEvent, emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
 import { invoiceView, subscriptionView } from '../../views/subscription';
-import { ledgerOf, paymentEventObject } from '../payments/ledger';
+import { closeLivePayment } from '../payments/links';
 
 /** The billing plan of `s`. */
 export function planOf(s: Subscription): BillingPlan {
@@ -108,17 +107,7 @@ export async function voidOpenInvoices(m: EntityManager, s: Subscription, reques
     const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
       .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (!pay) continue;
-    const out = closeOnLinkEnd(ledgerOf(pay), 'cancel');
-    if (!out.changed) continue;
-    pay.status = paymentTransitions.assert(pay.status, out.next.status);
-    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-    await m.save(pay);
-    for (const type of out.events) {
-      await emitEventNonBlocking(m, {
-        accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
-        object: paymentEventObject(pay), relatedIds: [s.id], request,
-      });
-    }
+    if (!(await closeLivePayment(m, pay, 'cancel', request))) continue;
     closed.push(pay.id);
   }
   return closed;

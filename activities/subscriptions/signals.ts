@@ -3,7 +3,7 @@
  * subscription id, `AccountId`): what commands call after their commit (signalWithStart heals a
  * lost start) and the recovery sweep at worker start.
  */
-import { db } from '../../lib/db';
+import { forEachByKeyset } from '../../lib/db';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { subscriptionChangedSignal, subscriptionWorkflow } from '../../workflows/subscription';
 
@@ -14,14 +14,6 @@ export async function signalSubscription(id: string, accountId: string): Promise
 
 /** Recovery sweep at worker start: a workflow for every subscription still billing (active, past_due, paused). */
 export async function ensureSubscriptionWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM subscriptions WHERE id > $1 AND status IN ('active', 'past_due', 'paused') ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(subscriptionWorkflow, { workflowId: r.id, args: [{ subscriptionId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(`SELECT id, account_id FROM subscriptions WHERE id > $1 AND status IN ('active', 'past_due', 'paused') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(subscriptionWorkflow, { workflowId: r.id, args: [{ subscriptionId: r.id }], accountId: r.account_id }), batch);
 }

@@ -5,7 +5,7 @@
  * after their commit (signalWithStart heals a lost start), provider notifications, and the recovery
  * sweeps at worker start.
  */
-import { db } from '../../lib/db';
+import { db, forEachByKeyset } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { conversionUpdateSignal, conversionWorkflow } from '../../workflows/conversion';
@@ -63,16 +63,8 @@ export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean>
 
 /** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
 export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN ('created', 'source_submitted', 'bridging_started') ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(sendIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN ('created', 'source_submitted', 'bridging_started') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(sendIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id }), batch);
 }
 
 /** Virtual account `id` changed or received a credit: its workflow settles what is pending (started if absent). */
@@ -82,19 +74,12 @@ export async function wakeVirtualAccount(id: string, accountId: string): Promise
 
 /** Recovery sweep at worker start: a workflow for every active wallet-funding account or one with an unsettled credit. */
 export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT v.id, v.account_id FROM wallet_virtual_accounts v
-        WHERE v.id > $1 AND v.purpose = 'wallet_funding'
-          AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
-        ORDER BY v.id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(virtualAccountWorkflow, { workflowId: r.id, args: [{ virtualAccountId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(
+    `SELECT v.id, v.account_id FROM wallet_virtual_accounts v
+      WHERE v.id > $1 AND v.purpose = 'wallet_funding'
+        AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
+      ORDER BY v.id LIMIT $2`,
+    (r) => startIfAbsent(virtualAccountWorkflow, { workflowId: r.id, args: [{ virtualAccountId: r.id }], accountId: r.account_id }), batch);
 }
 
 /** Off-ramp intent `id` changed (created, canceled, the rail moved, the transit deposit arrived): its workflow re-reads it. */
@@ -120,14 +105,6 @@ export async function notifyOfframpTransfer(t: { chain: string; to_address: stri
 
 /** Recovery sweep at worker start: a workflow for every off-ramp intent not in a terminal state. */
 export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
-  let after = '';
-  let n = 0;
-  for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN ('awaiting_funds', 'funds_received', 'payment_submitted') ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(offrampIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id });
-    n += rows.length;
-    if (rows.length < batch) return n;
-    after = rows[rows.length - 1].id;
-  }
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN ('awaiting_funds', 'funds_received', 'payment_submitted') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(offrampIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id }), batch);
 }
