@@ -30,6 +30,8 @@ export class WebhookEndpoint {
   @Column('boolean') enabled: boolean;
   /** Set while disabled (`enabled` false); the endpoint's status is domain/webhooks.ts `webhookEndpointStatus`. */
   @Column('text', { nullable: true }) disabled_reason: WebhookEndpointDisabledReason | null;
+  /** When it was last disabled (manually or automatically); null while enabled. */
+  @Column('timestamptz', { nullable: true }) disabled_at: Date | null;
   @Column('text', { nullable: true }) description: string | null;
   @Column('text') secret_ciphertext: string;
   @Column('text') secret_prefix: string;

@@ -32,6 +32,7 @@ import { Screenings1764430000000 } from './migrations/1764430000000-Screenings';
 import { Customers1764440000000 } from './migrations/1764440000000-Customers';
 import { Subscriptions1764450000000 } from './migrations/1764450000000-Subscriptions';
 import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrders';
+import { WebhookEndpointDisabledAt1764470000000 } from './migrations/1764470000000-WebhookEndpointDisabledAt';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -88,4 +89,5 @@ export const MIGRATIONS = [
   Customers1764440000000,
   Subscriptions1764450000000,
   QuotesOrders1764460000000,
+  WebhookEndpointDisabledAt1764470000000,
 ];

@@ -11,12 +11,17 @@ export interface EventView {
   created_at: string;
   livemode: boolean;
   api_version: string;
+  /** The outbox sequence: increases with every event of the same object (a receiver keeps the highest seen and discards a lower one). */
+  sequence: number;
   data: { object: Record<string, unknown> };
   request: { id: string | null; idempotency_key: string | null };
 }
 
 /**
- * Projects a stored event. Stored `data` is `{ object: {...} }`; `data.object` always carries
+ * Projects a stored event. `sequence` is the outbox sequence: every writer of one object holds its
+ * row lock, so an object's events are numbered in commit order, and a receiver that keeps the highest
+ * sequence seen per `data.object.id` can discard a stale (lower) one without strict delivery order.
+ * Stored `data` is `{ object: {...} }`; `data.object` always carries
  * `id` (the stored projection's id, else the row's `object_id`) and `type` (= the row's
  * `object_type`, e.g. `payment_link`; spec 2.11 gives `data.object.type` that meaning, so it
  * wins over any stored `type` key).
@@ -31,6 +36,7 @@ export function eventView(e: EventRow): EventView {
     created_at: e.created_at.toISOString(),
     livemode: e.livemode,
     api_version: e.api_version,
+    sequence: Number(e.seq),
     data: { object: { ...obj, id: typeof obj.id === 'string' ? obj.id : e.object_id, type: e.object_type } },
     request: { id: e.request_id, idempotency_key: e.idempotency_key },
   };
@@ -44,6 +50,7 @@ export const eventResponse = Joi.object({
   created_at: at(),
   livemode: bool(),
   api_version: text(),
+  sequence: Joi.number().integer().min(1).required(),
   data: Joi.object({ object: Joi.object({ id: text(), type: text() }).unknown(true).required() }).required(),
   request: Joi.object({ id: textOrNull(), idempotency_key: textOrNull() }).required(),
 });

@@ -28,6 +28,7 @@ export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string;
     event_types: w.event_types,
     enabled: w.enabled,
     disabled_reason: w.enabled ? null : w.disabled_reason,
+    disabled_at: w.enabled ? null : iso(w.disabled_at),
     description: w.description,
     secret_prefix: w.secret_prefix,
     previous_secret_expires_at: iso(overlap),
@@ -36,6 +37,13 @@ export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string;
     ...(opts.secret !== undefined ? { secret: opts.secret } : {}),
     ...(opts.deleted ? { deleted: true } : {}),
   };
+}
+
+/** The PATCH response: the endpoint, plus what a re-enable with `replay_missed` queued (`since`: the `disabled_at` it replayed from). */
+export function webhookEndpointUpdatedView(w: WebhookEndpoint, replayed: { since: Date | null; count: number } | null): Record<string, unknown> {
+  const v = webhookEndpointView(w);
+  if (replayed) v.missed_events_replayed = { since: iso(replayed.since), count: replayed.count };
+  return v;
 }
 
 /** One HTTP attempt of a delivery: status code (null when no response), latency in ms, first 500 characters of the body, error. */
@@ -91,6 +99,7 @@ const endpointFields = {
   event_types: Joi.array().items(Joi.string()).required(),
   enabled: Joi.boolean().required(),
   disabled_reason: Joi.string().allow(null).required(),
+  disabled_at: nullableTime,
   description: Joi.string().allow(null).required(),
   secret_prefix: Joi.string().required(),
   previous_secret_expires_at: nullableTime,
@@ -100,6 +109,12 @@ const endpointFields = {
 
 /** A webhook endpoint as read (never the secret). */
 export const webhookEndpointOut = Joi.object(endpointFields);
+
+/** The PATCH response (`webhookEndpointUpdatedView`). */
+export const webhookEndpointUpdatedOut = Joi.object({
+  ...endpointFields,
+  missed_events_replayed: Joi.object({ since: nullableTime, count: Joi.number().integer().min(0).required() }),
+});
 
 /** Create and rotate_secret: the full `secret` once (null in an idempotent replay). */
 export const webhookEndpointWithSecretOut = Joi.object({

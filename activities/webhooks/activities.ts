@@ -129,7 +129,7 @@ async function loadAttemptContext(deliveryId: string, attemptNumber: number): Pr
             w.id AS w_id, w.url AS w_url, w.enabled AS w_enabled, w.deleted_at AS w_deleted_at, w.secret_ciphertext AS w_secret_ciphertext,
             w.previous_secret_ciphertext AS w_previous_secret_ciphertext, w.previous_secret_expires_at AS w_previous_secret_expires_at,
             e.id AS e_id, e.livemode AS e_livemode, e.type AS e_type, e.object_type AS e_object_type, e.object_id AS e_object_id, e.data AS e_data,
-            e.request_id AS e_request_id, e.idempotency_key AS e_idempotency_key, e.api_version AS e_api_version, e.created_at AS e_created_at
+            e.request_id AS e_request_id, e.idempotency_key AS e_idempotency_key, e.api_version AS e_api_version, e.created_at AS e_created_at, e.seq AS e_seq
        FROM webhook_deliveries d
        LEFT JOIN webhook_attempts pa ON pa.delivery_id = d.id AND pa.attempt_number = $2
        LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -241,6 +241,7 @@ async function autoDisable(m: EntityManager, endpointId: string): Promise<void> 
   if (!w || !webhookEndpointTransitions.can(webhookEndpointStatus(w), 'disabled')) return;
   w.enabled = false;
   w.disabled_reason = 'auto_disabled_repeated_failures';
+  w.disabled_at = new Date();
   await m.save(w);
   await emitEvent(m, {
     accountId: w.account_id, livemode: w.livemode, type: ENDPOINT_DISABLED_EVENT_TYPE,

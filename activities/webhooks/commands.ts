@@ -17,7 +17,8 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../../domain/caller';
-import { TEST_PING_EVENT_TYPE } from '../../domain/event-types';
+import { endpointReceives, TEST_PING_EVENT_TYPE } from '../../domain/event-types';
+import { invalidRequest } from '../../domain/errors';
 import {
   assertCanReplay, assertCanSendTestEvent, assertEndpointCapacity, checkEventTypes, SECRET_PREFIX_LENGTH, SECRET_ROTATION_OVERLAP_MS,
   WEBHOOK_DELIVERY_INITIAL_STATUS, webhookEndpointStatus, webhookEndpointTransitions,
@@ -28,7 +29,8 @@ import { newId } from '../../lib/ids';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { encrypt } from '../../lib/secrets';
 import { loadDelivery, loadEndpoint } from './queries';
-import { startDeliveryWorkflows } from './signals';
+import { startDeliveryWorkflows, type DeliveryToStart } from './signals';
+import { currentShippedEventTypes } from '../../lib/switches';
 import { checkEndpointUrl } from './url';
 
 /** A new Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes (32 characters). */
@@ -67,13 +69,22 @@ export async function createEndpoint(caller: Caller, input: { url: string; event
 
 /**
  * Updates url, event_types, description and/or enabled of a visible endpoint (404 otherwise).
- * Enabling clears `disabled_reason` and the failure streak; disabling sets `disabled_reason:
- * manual`. Throws `400` like createEndpoint for url and event types.
+ * Enabling clears `disabled_reason`, `disabled_at` and the failure streak, and with `replay_missed`
+ * queues the events the endpoint missed since `disabled_at` (idempotent: a repeat finds it enabled
+ * and queues nothing); disabling sets `disabled_reason: manual` and `disabled_at`. Throws `400`
+ * like createEndpoint for url and event types, and `parameter_invalid` param `replay_missed`
+ * without `enabled: true`.
  */
-export async function updateEndpoint(caller: Caller, id: string, input: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean }): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  caller: Caller, id: string, input: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean; replay_missed?: boolean },
+): Promise<{ endpoint: WebhookEndpoint; replayed: MissedReplay | null }> {
   if (input.url !== undefined) await checkEndpointUrl(input.url);
   const eventTypes = checkEventTypes(input.event_types);
-  return transaction(async (m) => {
+  if (input.replay_missed && input.enabled !== true) {
+    throw invalidRequest('parameter_invalid', '`replay_missed` goes with `enabled: true` (it replays what a disabled endpoint missed).', 'replay_missed');
+  }
+  const out: { replayed: MissedReplay | null } = { replayed: null };
+  const endpoint = await transaction(async (m) => {
     const row = await loadEndpoint(m, caller, id, true);
     if (input.url !== undefined) row.url = input.url.trim();
     if (eventTypes !== undefined) row.event_types = eventTypes;
@@ -81,16 +92,50 @@ export async function updateEndpoint(caller: Caller, id: string, input: { url?: 
     const status = webhookEndpointStatus(row);
     if (input.enabled === true && status !== 'enabled') {
       webhookEndpointTransitions.assert(status, 'enabled');
+      if (input.replay_missed && row.disabled_at) out.replayed = await queueMissed(m, row, row.disabled_at);
       row.enabled = true;
       row.disabled_reason = null;
+      row.disabled_at = null;
       row.consecutive_failures = 0;
+    } else if (input.enabled === true && input.replay_missed) {
+      out.replayed = { since: null, deliveries: [] };
     } else if (input.enabled === false && status !== 'disabled') {
       webhookEndpointTransitions.assert(status, 'disabled');
       row.enabled = false;
       row.disabled_reason = 'manual';
+      row.disabled_at = new Date();
     }
     return m.save(row);
   });
+  if (out.replayed && out.replayed.deliveries.length > 0) await startDeliveryWorkflows(out.replayed.deliveries);
+  return { endpoint, replayed: out.replayed };
+}
+
+/** What re-enabling with `replay_missed` queued: the events since `since` the endpoint missed, as new deliveries. */
+export interface MissedReplay { since: Date | null; deliveries: DeliveryToStart[] }
+
+/**
+ * Queues a delivery to `w` of every event of its account and mode created since `since` that it
+ * receives (shipped types it subscribes to, never `test.ping`) and has no delivery of yet, inside
+ * `m`. The partial unique index (endpoint_id, event_id) makes a repeat harmless, so the call is
+ * idempotent. Events are taken in outbox order, at most 10,000 (older ones stay replayable per
+ * delivery from the event list).
+ */
+async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): Promise<MissedReplay> {
+  const shipped = new Set(await currentShippedEventTypes(w.account_id));
+  const events: Array<{ id: string; type: string }> = await m.query(
+    `SELECT e.id, e.type FROM events e
+      WHERE e.account_id = $1 AND e.livemode = $2 AND e.created_at >= $3
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = $4 AND d.event_id = e.id AND d.replay_of IS NULL)
+      ORDER BY e.seq LIMIT 10000`, [w.account_id, w.livemode, since, w.id]);
+  const rows = events.filter((e) => endpointReceives(w.event_types, e.type, shipped)).map((e) => ({ id: newId('whd_'), eventId: e.id, type: e.type }));
+  if (rows.length === 0) return { since, deliveries: [] };
+  const inserted: Array<{ id: string }> = await m.query(
+    `INSERT INTO webhook_deliveries (id, account_id, livemode, endpoint_id, event_id, event_type, status)
+     SELECT r.id, $1, $2, $3, r.event_id, r.type, $4 FROM jsonb_to_recordset($5::jsonb) AS r(id text, event_id text, type text)
+     ON CONFLICT DO NOTHING RETURNING id`,
+    [w.account_id, w.livemode, w.id, WEBHOOK_DELIVERY_INITIAL_STATUS, JSON.stringify(rows.map((r) => ({ id: r.id, event_id: r.eventId, type: r.type })))]);
+  return { since, deliveries: inserted.map((r) => ({ id: r.id, account_id: w.account_id })) };
 }
 
 /** Soft-deletes a visible endpoint (404 otherwise); returns the row as deleted. */

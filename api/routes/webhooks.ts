@@ -26,7 +26,7 @@ import { paginate } from '../../lib/pagination';
 import { createWebhookEndpointBody, listWebhookDeliveriesQuery, listWebhookEndpointsQuery, updateWebhookEndpointBody } from '../schemas/webhooks';
 import {
   webhookDeliveryListOut, webhookDeliveryOut, webhookDeliveryView, webhookDeliveryWithAttemptsOut, webhookEndpointDeletedOut, webhookEndpointListOut,
-  webhookEndpointOut, webhookEndpointView, webhookEndpointWithSecretOut,
+  webhookEndpointOut, webhookEndpointUpdatedOut, webhookEndpointUpdatedView, webhookEndpointView, webhookEndpointWithSecretOut,
 } from '../../views/webhook';
 
 const OWNER_ONLY = ['owner'] as const;
@@ -60,9 +60,13 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'webhook_endpoints.update', method: 'patch', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
-    switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointOut, summary: 'Update url, event_types, description or enabled.',
+    switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointUpdatedOut,
+    summary: 'Update url, event_types, description or enabled. Re-enabling with `replay_missed: true` queues, once, a delivery of every event the endpoint missed since `disabled_at` (`missed_events_replayed`).',
     body: updateWebhookEndpointBody,
-    handler: async ({ caller, params, body }) => webhookEndpointView(await updateEndpoint(caller, params.id, body)),
+    handler: async ({ caller, params, body }) => {
+      const { endpoint, replayed } = await updateEndpoint(caller, params.id, body);
+      return webhookEndpointUpdatedView(endpoint, replayed ? { since: replayed.since, count: replayed.deliveries.length } : null);
+    },
   });
 
   mount(r, {

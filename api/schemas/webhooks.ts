@@ -31,12 +31,13 @@ export const createWebhookEndpointBody = Joi.object({
   description: descriptionSchema,
 });
 
-/** `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled. */
+/** `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled; `replay_missed` with `enabled: true`. */
 export const updateWebhookEndpointBody = Joi.object({
   url: webhookUrl,
   event_types: eventTypesSchema,
   description: descriptionSchema,
   enabled: Joi.boolean(),
+  replay_missed: Joi.boolean(),
 });
 
 /** `GET /webhook_endpoints` query. */
