@@ -20,19 +20,21 @@ import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';
 import { setTemporalClient } from './temporal/client';
+import { temporalConnectConfig } from './temporal/connect';
 
 /** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
 export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: () => Promise<void> }> {
   const cfg = loadConfig();
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
-  const connection = await NativeConnection.connect({ address: cfg.temporalAddress ?? '127.0.0.1:7233' });
+  const { connectionOptions, namespace } = temporalConnectConfig();
+  const connection = await NativeConnection.connect(connectionOptions);
   // Starts from this process (dispatcher, recovery) ride the worker's connection, so they may ask
   // the server to hand the first workflow task straight to this worker (eager start).
-  setTemporalClient(new Client({ connection, namespace: cfg.temporalNamespace }), { eager: true });
+  setTemporalClient(new Client({ connection, namespace }), { eager: true });
   const worker = await Worker.create({
     connection,
-    namespace: cfg.temporalNamespace,
+    namespace,
     taskQueue: cfg.temporalTaskQueue,
     workflowsPath: path.join(__dirname, 'workflows'),
     activities,

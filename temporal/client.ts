@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition, type Workflow } from '@temporalio/common';
 import { loadConfig } from '../lib/config';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
+import { temporalConnectConfig } from './connect';
 
 /** Typed key of the AccountId search attribute (Keyword). */
 export const ACCOUNT_KEY = defineSearchAttributeKey(SEARCH_ATTRIBUTE_ACCOUNT, SearchAttributeType.KEYWORD);
@@ -14,12 +15,12 @@ export const ACCOUNT_KEY = defineSearchAttributeKey(SEARCH_ATTRIBUTE_ACCOUNT, Se
 let client: Client | null = null;
 let connection: Connection | null = null;
 
-/** Connects once to TEMPORAL_ADDRESS (default 127.0.0.1:7233) and returns the shared client. */
+/** Connects once (temporal/connect.ts: address, TLS or API key, namespace) and returns the shared client. */
 export async function temporalClient(): Promise<Client> {
   if (client) return client;
-  const cfg = loadConfig();
-  connection = await Connection.connect({ address: cfg.temporalAddress ?? '127.0.0.1:7233' });
-  client = new Client({ connection, namespace: cfg.temporalNamespace });
+  const { connectionOptions, namespace } = temporalConnectConfig();
+  connection = await Connection.connect({ address: connectionOptions.address, tls: connectionOptions.tls, apiKey: connectionOptions.apiKey, metadata: connectionOptions.metadata });
+  client = new Client({ connection, namespace });
   return client;
 }
 

@@ -325,6 +325,7 @@ RULES_BEYOND_SCHEMA = {
         (400, "url_destination_forbidden", "url"): "a name that resolves to a non-public address or has an internal suffix (DNS)",
     },
     "PATCH /webhook_endpoints/{id}": {
+        (400, "parameter_invalid", "replay_missed"): "`replay_missed` goes with `enabled: true` (two fields)",
         (400, "url_destination_forbidden", "url"): "a name that resolves to a non-public address or has an internal suffix (DNS)",
     },
     "POST /payouts/{id}/funding_instructions": {
