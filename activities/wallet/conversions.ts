@@ -96,7 +96,8 @@ export async function submitConversionSourceTx(a: { accountId: string; id: strin
   const row = await transaction(async (m) => {
     const c = await m.findOne(WalletConversion, { where: { id: a.id, account_id: a.accountId }, lock: { mode: 'pessimistic_write' } });
     if (!c) throw notFound(`No such conversion: ${a.id}.`, 'id');
-    if (c.status === 'submitted' && c.source_tx_hash?.toLowerCase() === a.txHash.toLowerCase()) return c;
+    // The recorded hash again answers the conversion as it is now (the workflow may already have settled it).
+    if (c.source_tx_hash?.toLowerCase() === a.txHash.toLowerCase()) return c;
     if (c.status === 'built' && c.signable_until.getTime() <= Date.now()) {
       throw new DomainError('conflict', 'conversion_expired', 'This conversion can no longer be signed; build a new one.', { details: { signable_until: c.signable_until.toISOString() } });
     }

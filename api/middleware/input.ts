@@ -109,7 +109,32 @@ function announcesBody(req: IncomingMessage): boolean {
   return Number.isFinite(n) && n > 0;
 }
 
-/** The raw bytes of `req`, refused with 413 past `limit` bytes (the rest is drained, the connection closed). */
+/** Bytes of an oversize body read and discarded before the 413 is sent; past them (or 10 s) the connection is closed instead. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Discards the rest of an oversize request body, so the 413 reaches a client that is still
+ * sending (closing at once makes its write fail with EPIPE before it reads the answer). Past
+ * DRAIN_LIMIT_BYTES or DRAIN_TIMEOUT_MS it stops and marks the connection to close after the answer.
+ */
+function drain(ctx: Koa.Context, seen: number): Promise<void> {
+  const req = ctx.req;
+  return new Promise((resolve) => {
+    if (req.readableEnded) { resolve(); return; }
+    let size = seen;
+    const finish = () => { req.off('data', onData); req.off('end', finish); req.off('error', finish); clearTimeout(timer); resolve(); };
+    const giveUp = () => { ctx.set('Connection', 'close'); finish(); };
+    const onData = (c: Buffer) => { size += c.length; if (size > DRAIN_LIMIT_BYTES) giveUp(); };
+    const timer = setTimeout(giveUp, DRAIN_TIMEOUT_MS);
+    req.on('data', onData);
+    req.on('end', finish);
+    req.on('error', finish);
+    req.resume();
+  });
+}
+
+/** The raw bytes of `req`, refused with 413 past `limit` bytes (the rest drained first). */
 function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
   const req = ctx.req;
   return new Promise((resolve, reject) => {
@@ -120,9 +145,7 @@ function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
       size += c.length;
       if (size <= limit) { chunks.push(c); return; }
       done();
-      ctx.set('Connection', 'close');
-      req.resume();
-      reject(tooLarge(limit));
+      void drain(ctx, size).then(() => reject(tooLarge(limit)));
     };
     const onEnd = () => { done(); resolve(Buffer.concat(chunks, size)); };
     // A body cut off by the client (aborted, reset) is the client's error, never a 500.
@@ -147,8 +170,7 @@ export function parseJsonBody(limit = BODY_LIMIT_BYTES): Koa.Middleware<AppState
       return next();
     }
     if (Number(ctx.get('Content-Length') || 0) > limit) {
-      ctx.set('Connection', 'close');
-      ctx.req.resume();
+      await drain(ctx, 0);
       throw tooLarge(limit);
     }
     const charset = (ctx.request.charset || 'utf-8').toLowerCase();
