@@ -13,7 +13,7 @@ import { ensureLinkWorkflows } from './activities/payment-links/signals';
 import { ensurePaymentWorkflows } from './activities/payments/signals';
 import { ensurePayoutWorkflows } from './activities/payouts/signals';
 import { ensurePayrollWorkflows } from './activities/payroll/signals';
-import { ensureOfframpWorkflows, ensureSendIntentWorkflows, ensureVirtualAccountWorkflows } from './activities/wallet/signals';
+import { ensureConversionWorkflows, ensureDepositIntentWorkflows, ensureOfframpWorkflows, ensureSendIntentWorkflows, ensureVirtualAccountWorkflows } from './activities/wallet/signals';
 import { ensureOrderWorkflows } from './activities/orders/signals';
 import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals';
 import { loadConfig } from './lib/config';
@@ -47,7 +47,7 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));
   const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
-  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows()])
+  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows()])
     .then(([payments, links, payouts]) => logger.info({ payments, links, payouts }, 'workflow recovery pass done'))
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
   return { worker, stopDispatcher };

@@ -47,6 +47,18 @@ export async function signalConversion(id: string, accountId: string): Promise<v
   await signalWithStart(conversionWorkflow, { workflowId: id, args: [{ conversionId: id }], accountId, signal: conversionUpdateSignal, signalArgs: [] });
 }
 
+/** Recovery sweep at worker start: a workflow for every deposit intent still moving (not settled, failed, expired or handed to an operator). */
+export async function ensureDepositIntentWorkflows(batch = 500): Promise<number> {
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN ('awaiting_funds', 'source_detected', 'bridging', 'recovering') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(depositIntentWorkflow, { workflowId: r.id, args: [{ depositIntentId: r.id }], accountId: r.account_id }), batch);
+}
+
+/** Recovery sweep at worker start: a workflow for every conversion built or submitted. */
+export async function ensureConversionWorkflows(batch = 500): Promise<number> {
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN ('built', 'submitted') ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(conversionWorkflow, { workflowId: r.id, args: [{ conversionId: r.id }], accountId: r.account_id }), batch);
+}
+
 /** Intent `id` changed (created, hash recorded, bridge moved): its workflow re-reads it (started if absent). */
 export async function wakeSendIntent(id: string, accountId: string): Promise<void> {
   await signalWithStart(sendIntentWorkflow, { workflowId: id, args: [{ intentId: id }], accountId, signal: sendIntentUpdateSignal, signalArgs: [] });
