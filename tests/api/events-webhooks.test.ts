@@ -250,6 +250,7 @@ describe('GET /events', () => {
       id: ids.linkCreated, object: 'event', type: 'payment_link.created', created_at: times.linkCreated, livemode: true, api_version: '2026-09-04',
       data: { object: { id: 'pl_Evt1', object: 'payment_link', type: 'payment_link', status: 'draft' } },
       request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' },
+      sequence: expect.any(Number),
     });
     expect(expectOk(await live.get(`/v1/events/${ids.paymentCreated}`)).request).toEqual({ id: null, idempotency_key: null });
     expect(expectOk(await client(a.session_token).get('/v1/events')).data).toHaveLength(3);
