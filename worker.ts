@@ -16,6 +16,7 @@ import { ensurePayrollWorkflows } from './activities/payroll/signals';
 import { ensureConversionWorkflows, ensureDepositIntentWorkflows, ensureOfframpWorkflows, ensureSendIntentWorkflows, ensureVirtualAccountWorkflows } from './activities/wallet/signals';
 import { ensureOrderWorkflows } from './activities/orders/signals';
 import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals';
+import { ensureWebhookEndpointWorkflows } from './activities/webhooks/signals';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
 import { logger } from './lib/logger';
@@ -39,7 +40,6 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     workflowsPath: path.join(__dirname, 'workflows'),
     activities,
     maxConcurrentActivityTaskExecutions: 100,
-    // Webhook attempts run as local activities inside workflow tasks (workflows/webhook-delivery.ts).
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentLocalActivityExecutions: 200,
   });
@@ -47,7 +47,7 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));
   const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
-  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows()])
+  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows(), ensureWebhookEndpointWorkflows()])
     .then(([payments, links, payouts]) => logger.info({ payments, links, payouts }, 'workflow recovery pass done'))
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
   return { worker, stopDispatcher };

@@ -5,7 +5,7 @@
  */
 import { paymentWorkflowActivities, xchainPaymentWorkflowActivities } from './payments/activities';
 import { paymentLinkWorkflowActivities } from './payment-links/activities';
-import { webhookDeliveryWorkflowActivities } from './webhooks/activities';
+import { webhookEndpointWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
 import { sendIntentWorkflowActivities } from './wallet/send-watch';
@@ -21,7 +21,7 @@ export const activities = {
   ...paymentWorkflowActivities,
   ...xchainPaymentWorkflowActivities,
   ...paymentLinkWorkflowActivities,
-  ...webhookDeliveryWorkflowActivities,
+  ...webhookEndpointWorkflowActivities,
   ...payoutWorkflowActivities,
   ...payrollWorkflowActivities,
   ...sendIntentWorkflowActivities,

@@ -33,6 +33,7 @@ import { Customers1764440000000 } from './migrations/1764440000000-Customers';
 import { Subscriptions1764450000000 } from './migrations/1764450000000-Subscriptions';
 import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrders';
 import { WebhookEndpointDisabledAt1764470000000 } from './migrations/1764470000000-WebhookEndpointDisabledAt';
+import { WebhookEndpointDrain1764480000000 } from './migrations/1764480000000-WebhookEndpointDrain';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -90,4 +91,5 @@ export const MIGRATIONS = [
   Subscriptions1764450000000,
   QuotesOrders1764460000000,
   WebhookEndpointDisabledAt1764470000000,
+  WebhookEndpointDrain1764480000000,
 ];

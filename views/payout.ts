@@ -11,6 +11,7 @@ import type { CallerKind } from '../domain/caller';
 import Joi from 'joi';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { listEnvelope, moneyOut, timestamp } from './schema';
+import { eventResponse } from './event';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const usdc = (minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS });
@@ -355,16 +356,5 @@ export const attemptResponse = Joi.object({
   expires_at: ts,
 });
 
-/** One event of a per-object list (spec 2.11 envelope). */
-export const eventResponse = Joi.object({
-  id: Joi.string().required(),
-  object: Joi.string().valid('event').required(),
-  type: Joi.string().required(),
-  created_at: ts,
-  livemode: Joi.boolean().required(),
-  api_version: Joi.string().required(),
-  data: Joi.object({ object: Joi.object({ id: Joi.string().required(), type: Joi.string().required() }).unknown(true).required() }).required(),
-  request: Joi.object({ id: Joi.string().allow(null).required(), idempotency_key: Joi.string().allow(null).required() }).required(),
-});
-
+/** A per-object event list (spec 2.11 envelope; the event schema is views/event.ts's). */
 export const eventResponseList = listEnvelope(eventResponse);

@@ -1,7 +1,7 @@
 /**
  * Webhook commands (spec 2.11, 4.10, 6, 8 "Secret rotation overlap"): what the webhook routes
- * call. Each is one transaction (with its outbox rows); `sendTestEvent` and `replayDelivery`
- * start the new delivery's workflow after commit (./signals.ts).
+ * call. Each is one transaction (with its outbox rows); new deliveries, disables and deletes wake
+ * the endpoint's workflow after commit (./signals.ts).
  *
  * - `url`: ./url.ts `checkEndpointUrl` (public https only, resolved on create and update;
  *   loopback only under the development switch); re-resolved before every send.
@@ -9,8 +9,8 @@
  *   (AES-256-GCM under APP_ENCRYPTION_KEY); returned only by create and rotate_secret;
  *   `secret_prefix` (first 10 characters) always. Rotation keeps the replaced secret signing for
  *   24 h (a second rotation inside that window drops the oldest at once).
- * - Delete is soft (`deleted_at`); later reads, updates and deletes answer 404; queued
- *   deliveries to it are cancelled at their next attempt.
+ * - Delete is soft (`deleted_at`); later reads, updates and deletes answer 404; its live
+ *   deliveries are cancelled by its workflow, woken after commit (so are a disabled endpoint's).
  * - At most 16 live endpoints and 16 test endpoints per account.
  * Endpoint and delivery status rules: domain/webhooks.ts.
  */
@@ -29,7 +29,8 @@ import { newId } from '../../lib/ids';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { encrypt } from '../../lib/secrets';
 import { loadDelivery, loadEndpoint } from './queries';
-import { startDeliveryWorkflows, type DeliveryToStart } from './signals';
+import { startDeliveryWorkflows, wakeEndpoint, type DeliveryToStart } from './signals';
+import { logger } from '../../lib/logger';
 import { currentShippedEventTypes } from '../../lib/switches';
 import { checkEndpointUrl } from './url';
 
@@ -108,6 +109,7 @@ export async function updateEndpoint(
     return m.save(row);
   });
   if (out.replayed && out.replayed.deliveries.length > 0) await startDeliveryWorkflows(out.replayed.deliveries);
+  else if (!endpoint.enabled) await wakeQuietly(endpoint);
   return { endpoint, replayed: out.replayed };
 }
 
@@ -135,17 +137,32 @@ async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): P
      SELECT r.id, $1, $2, $3, r.event_id, r.type, $4 FROM jsonb_to_recordset($5::jsonb) AS r(id text, event_id text, type text)
      ON CONFLICT DO NOTHING RETURNING id`,
     [w.account_id, w.livemode, w.id, WEBHOOK_DELIVERY_INITIAL_STATUS, JSON.stringify(rows.map((r) => ({ id: r.id, event_id: r.eventId, type: r.type })))]);
-  return { since, deliveries: inserted.map((r) => ({ id: r.id, account_id: w.account_id })) };
+  return { since, deliveries: inserted.map((r) => ({ id: r.id, account_id: w.account_id, endpoint_id: w.id })) };
 }
 
 /** Soft-deletes a visible endpoint (404 otherwise); returns the row as deleted. */
 export async function deleteEndpoint(caller: Caller, id: string): Promise<WebhookEndpoint> {
-  return transaction(async (m) => {
+  const endpoint = await transaction(async (m) => {
     const row = await loadEndpoint(m, caller, id, true);
     webhookEndpointTransitions.assert(webhookEndpointStatus(row), 'deleted');
     row.deleted_at = new Date();
     return m.save(row);
   });
+  await wakeQuietly(endpoint);
+  return endpoint;
+}
+
+/**
+ * After an endpoint was disabled or deleted: wakes its workflow so its live deliveries are
+ * cancelled now and the run ends. Best effort (logged): a run that misses it finds the endpoint
+ * closed at its next drain.
+ */
+async function wakeQuietly(w: WebhookEndpoint): Promise<void> {
+  try {
+    await wakeEndpoint(w.id, w.account_id);
+  } catch (e) {
+    logger.warn({ err: e, endpoint_id: w.id }, 'could not wake the webhook endpoint workflow after a disable or delete');
+  }
 }
 
 /** Rotates the signing secret of a visible endpoint (404 otherwise); the replaced one keeps signing for SECRET_ROTATION_OVERLAP_MS. */
@@ -166,7 +183,7 @@ export async function rotateEndpointSecret(caller: Caller, id: string): Promise<
  * Emits a `test.ping` event for a visible endpoint (404 otherwise) and delivers it to that
  * endpoint only (the dispatcher never fans out test.ping); `request` is the request id and
  * idempotency key recorded on the event. Throws `409 webhook_endpoint_disabled` when disabled.
- * Returns the new delivery as stored after its workflow start.
+ * Returns the new delivery as stored after its endpoint was woken.
  */
 export async function sendTestEvent(caller: Caller, id: string, request: RequestRef): Promise<WebhookDelivery> {
   const d = await transaction(async (m) => {
@@ -211,8 +228,8 @@ async function insertDelivery(m: EntityManager, a: { accountId: string; livemode
   return d;
 }
 
-/** Starts the delivery workflow after commit; a failure is left to the dispatcher's sweep. Returns the fresh row. */
+/** Wakes the endpoint workflow after commit; a failure is left to the dispatcher's sweep. Returns the fresh row. */
 async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
-  await startDeliveryWorkflows([{ id: d.id, account_id: d.account_id }]);
+  await startDeliveryWorkflows([{ id: d.id, account_id: d.account_id, endpoint_id: d.endpoint_id }]);
   return (await db().getRepository(WebhookDelivery).findOneBy({ id: d.id })) ?? d;
 }

@@ -1,6 +1,7 @@
 /**
  * Outbox dispatcher (spec 6; ARCHITECTURE.md "Data flow" 6): turns new `events` rows into
- * `webhook_deliveries` rows and starts one delivery workflow per row. Runs inside each worker
+ * `webhook_deliveries` rows and wakes the workflow of each endpoint concerned (one workflow per
+ * endpoint, workflows/webhook-endpoint.ts). Runs inside each worker
  * process (worker.ts); any number of worker processes may run it at once. Starting, sweeping and
  * nudging the workflows is ./signals.ts; this module is the loop and the fan-out.
  *
@@ -13,14 +14,14 @@
  *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
  *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
- * - Sweep: deliveries whose workflow was never recorded as started 10 s after creation (a crash
- *   between commit and start, or Temporal briefly down) are started again, locked with SKIP
- *   LOCKED so only one process restarts each. Starting is idempotent by workflow id, and the
- *   delivery activity refuses to resend a final delivery.
- * - Nudge: while `api_v1.webhooks_delivery` is off, delivery workflows hold (nothing sent, nothing
- *   lost) and mark their row `held_at`. Once the switch is on, each pass signals `deliver` to up to
- *   500 held deliveries (SKIP LOCKED) and clears the mark, so the backlog goes out at once rather
- *   than at each workflow's next hold re-check.
+ * - Sweep: deliveries whose endpoint was never recorded as woken 10 s after creation (a crash
+ *   between commit and wake-up, or Temporal briefly down) get their endpoint woken again, locked
+ *   with SKIP LOCKED so only one process takes each. A wake-up is idempotent, and the drain only
+ *   sends live deliveries.
+ * - Nudge: while `api_v1.webhooks_delivery` is off, endpoint workflows hold (nothing sent, nothing
+ *   lost) and mark due rows `held_at`. Once the switch is on, each pass signals `deliver` to the
+ *   endpoints of held rows and clears the mark, so the backlog goes out at once rather than at each
+ *   workflow's next hold re-check.
  */
 import { offNotify, onNotify, startNotifyListener } from '../../lib/notify';
 import { endpointReceives } from '../../domain/event-types';
@@ -65,7 +66,7 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
         `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
          SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
                 AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
-         ON CONFLICT DO NOTHING RETURNING id, account_id`,
+         ON CONFLICT DO NOTHING RETURNING id, account_id, endpoint_id`,
         [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
           chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type), WEBHOOK_DELIVERY_INITIAL_STATUS]);
       created.push(...inserted);

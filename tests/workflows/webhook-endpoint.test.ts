@@ -1,9 +1,9 @@
 /**
- * Webhook delivery workflow under the Java time-skipping test server (workflows/webhook-delivery.ts):
- * the retry schedule over hours (read back from the workflow history's timers), with the real
- * activities against real PostgreSQL and a local receiver that fails N times then succeeds;
- * exhaustion (`failed`), auto-disable, cancellation of a disabled endpoint, a timed-out attempt;
- * and, with scripted activities, the hold loop (delivery switch off) and a crashed attempt.
+ * Webhook endpoint workflow under the Java time-skipping test server (workflows/webhook-endpoint.ts)
+ * with the real drain activity against real PostgreSQL and a local receiver: the retry schedule over
+ * hours (read back from the workflow history's timers), exhaustion (`failed`), auto-disable,
+ * cancellation when the endpoint is disabled between attempts, a refused URL, a timed-out attempt,
+ * and a backlog of one endpoint drained many at a time in few activity calls.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -13,12 +13,12 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { activities } from '../../activities';
-import type { AttemptResult } from '../../activities/webhooks/activities';
 import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
 import { startTimeSkipping } from '../helpers/time-skipping';
-import { holdRecheckAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '../../domain/webhook-schedule';
+import { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { connectDb, newAccount } from '../helpers/api';
 import { Receiver, testTls } from '../helpers/receiver';
 
@@ -27,8 +27,8 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 
-/** Inserts an endpoint, an already-dispatched event and a delivery whose workflow the test runs itself. */
-async function seed(accountId: string, url: string, consecutiveFailures = 0): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
+/** Inserts an endpoint, an already-dispatched event and a delivery (`extra` more event/delivery pairs after it) whose endpoint workflow the test runs itself. */
+async function seed(accountId: string, url: string, consecutiveFailures = 0, extra = 0): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
   const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
   const endpointId = newId('whe_');
   const eventId = newId('evt_');
@@ -43,6 +43,15 @@ async function seed(accountId: string, url: string, consecutiveFailures = 0): Pr
   await db().query(
     `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, workflow_started_at)
      VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`, [deliveryId, accountId, endpointId, eventId]);
+  for (let i = 0; i < extra; i++) {
+    const e = newId('evt_');
+    await db().query(
+      `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
+       VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`, [e, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })]);
+    await db().query(
+      `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, workflow_started_at)
+       VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`, [newId('whd_'), accountId, endpointId, e]);
+  }
   return { secret, endpointId, eventId, deliveryId };
 }
 
@@ -57,10 +66,14 @@ async function deliveryRow(deliveryId: string): Promise<Record<string, any>> {
 const durationMs = (d: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(String(d?.seconds ?? 0)) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
 
-/** Timers of a run, in order (the real-activity tests run with the delivery switch on: no hold timers). */
+/**
+ * Timers of a run, in order (the real-activity tests run with the delivery switch on: no hold
+ * timers), rounded to the second: the drain writes `next_attempt_at` from the workflow's clock plus
+ * the real time it ran, so a timer is the scheduled wait give or take a few milliseconds.
+ */
 async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [durationMs(e.timerStartedEventAttributes.startToFireTimeout as any)] : []));
+  return (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [Math.round(durationMs(e.timerStartedEventAttributes.startToFireTimeout as any) / 1000) * 1000] : []));
 }
 
 let env: TestWorkflowEnvironment;
@@ -77,7 +90,7 @@ afterAll(async () => {
   await closeDb();
 }, 60_000);
 
-describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receiver', () => {
+describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver', () => {
   let worker: Worker;
   let running: Promise<void>;
   const taskQueue = `webhooks-${Date.now()}`;
@@ -100,14 +113,14 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     await receiver.stop();
   }, 60_000);
 
-  const start = (deliveryId: string) => env.client.workflow.start(webhookDeliveryWorkflow, { taskQueue, workflowId: deliveryId, args: [{ deliveryId }] });
+  const start = (s: { endpointId: string }) => env.client.workflow.start(webhookEndpointWorkflow, { taskQueue, workflowId: s.endpointId, args: [{ endpointId: s.endpointId }] });
 
   it('follows the retry schedule over hours: 5 failures (500) then success on attempt 6', async () => {
     const p = receiver.path('flaky', Array.from({ length: 5 }, () => ({ status: 500 })));
     const s = await seed(accountId, p.url);
     const before = await env.currentTimeMs();
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('succeeded');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
     const skipped = (await env.currentTimeMs()) - before;
 
     expect(await retryTimers(handle)).toEqual([30_000, 2 * MIN, 10 * MIN, 1 * HOUR, 6 * HOUR]);
@@ -131,8 +144,8 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     await new Promise<void>((r) => probe.close(() => r()));
     const s = await seed(accountId, `http://127.0.0.1:${port}/closed`);
     const before = await env.currentTimeMs();
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('failed');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
     const total = WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
     expect(total).toBe(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR + 12 * HOUR + 24 * HOUR);
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(total);
@@ -150,8 +163,8 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     const own = (await newAccount()).account_id;
     const p = receiver.path('dead', Array.from({ length: 8 }, () => ({ status: 500 })));
     const s = await seed(own, p.url, 15);
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('failed');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
     const ep = (await db().query('SELECT enabled, disabled_reason, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
     expect(ep).toEqual({ enabled: false, disabled_reason: 'auto_disabled_repeated_failures', consecutive_failures: 23 });
     const evts = await db().query(`SELECT type, object_type, data FROM events WHERE account_id = $1 AND object_id = $2`, [own, s.endpointId]);
@@ -166,17 +179,17 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
     const p = receiver.path('disable-me', [{ status: 500, before: async () => { await db().query('UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1', [endpointId, 'manual']); } }]);
     const s = await seed(accountId, p.url);
     endpointId = s.endpointId;
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('cancelled');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('endpoint_disabled');
     expect(await attemptsOf(s.deliveryId)).toHaveLength(1);
-    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'cancelled', next_attempt_at: null });
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'cancelled', next_attempt_at: null, last_error: 'endpoint_disabled' });
     expect(receiver.received(p.path)).toHaveLength(1);
   }, 120_000);
 
   it('fails at once, sending nothing, when the stored URL no longer passes the URL rule', async () => {
     const s = await seed(accountId, 'https://10.20.30.40/hook');
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('failed');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
     const attempts = await attemptsOf(s.deliveryId);
     expect(attempts).toEqual([{ attempt_number: 1, status_code: null, error: expect.stringMatching(/^url_rejected: .*private/) }]);
     expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null });
@@ -185,63 +198,27 @@ describe('webhookDeliveryWorkflow with real activities, PostgreSQL and a receive
   it('counts a receiver that does not answer within 10 s as a failed attempt (timeout), then retries', async () => {
     const p = receiver.path('slow', [{ hangMs: 12_000 }]);
     const s = await seed(accountId, p.url);
-    const handle = await start(s.deliveryId);
-    expect(await handle.result()).toBe('succeeded');
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
     const attempts = await attemptsOf(s.deliveryId);
     expect(attempts.map((a) => [a.status_code, a.error])).toEqual([[null, 'timeout'], [200, null]]);
     const latency = (await db().query('SELECT latency_ms FROM webhook_attempts WHERE delivery_id = $1 AND attempt_number = 1', [s.deliveryId]))[0].latency_ms;
     expect(latency).toBeGreaterThanOrEqual(9_900);
     expect(latency).toBeLessThan(12_000);
   }, 120_000);
-});
 
-describe('webhookDeliveryWorkflow with scripted activities', () => {
-  async function runScripted(script: Array<AttemptResult['outcome'] | 'throw'>) {
-    const calls: Array<[number, number | null]> = [];
-    const failures: Array<[number, string, number | null]> = [];
-    const taskQueue = `scripted-${crypto.randomBytes(4).toString('hex')}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'),
-      activities: {
-        attemptDelivery: async (_id: string, n: number, o: { nextRetryInMs?: number | null }): Promise<AttemptResult> => {
-          calls.push([n, o.nextRetryInMs ?? null]);
-          const outcome = script.shift() ?? 'succeeded';
-          if (outcome === 'throw') throw new Error('database unavailable');
-          return { outcome, ok: outcome === 'succeeded', retryable: outcome === 'retrying' || outcome === 'held', statusCode: null, error: null };
-        },
-        recordAttemptFailure: async (_id: string, n: number, error: string, next: number | null) => {
-          failures.push([n, error, next]);
-          return next === null ? 'failed' : 'retrying';
-        },
-      },
-    });
-    const id = `whd_scripted${crypto.randomBytes(6).toString('hex')}`;
-    const handle = await env.client.workflow.start(webhookDeliveryWorkflow, { taskQueue, workflowId: id, args: [{ deliveryId: id }] });
-    const result = await worker.runUntil(handle.result());
+  it('drains a backlog of one endpoint many at a time, in few activity calls, each delivered once', async () => {
+    const p = receiver.path('backlog', []);
+    const s = await seed(accountId, p.url, 0, 119);
+    const handle = await start(s);
+    expect(await handle.result()).toBe('idle');
+    const rows = await db().query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status`, [s.endpointId]);
+    expect(rows).toEqual([{ status: 'succeeded', n: 120 }]);
+    const got = receiver.received(p.path);
+    expect(got).toHaveLength(120);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(120);
     const history = await handle.fetchHistory();
-    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [durationMs(e.timerStartedEventAttributes.startToFireTimeout as any)] : []));
-    return { result, calls, failures, timers };
-  }
-
-  it('holds while the delivery switch is off without using up attempt numbers', async () => {
-    const r = await runScripted(['held', 'held', 'retrying', 'held', 'succeeded']);
-    expect(r.result).toBe('succeeded');
-    expect(r.calls).toEqual([[1, 30_000], [1, 30_000], [1, 30_000], [2, 2 * MIN], [2, 2 * MIN]]);
-    // Re-checks back off while the hold lasts (30 s, 60 s, ...) and start over after a real attempt.
-    expect(r.timers).toEqual([WEBHOOK_HOLD_RECHECK_MS, 2 * WEBHOOK_HOLD_RECHECK_MS, 30_000, WEBHOOK_HOLD_RECHECK_MS]);
-    expect([1, 2, 3, 4, 5, 6, 20].map(holdRecheckAfter)).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, WEBHOOK_HOLD_RECHECK_MAX_MS]);
-  }, 60_000);
-
-  it('records a crashed attempt through the bookkeeping activity and keeps the schedule', async () => {
-    const r = await runScripted(['throw', 'succeeded']);
-    expect(r.result).toBe('succeeded');
-    expect(r.failures).toEqual([[1, expect.stringContaining('database unavailable'), 30_000]]);
-    expect(r.calls.map((c) => c[0])).toEqual([1, 2]);
-    expect(r.timers).toEqual([30_000]);
-  }, 60_000);
-
-  it('ends at once on cancelled and done', async () => {
-    expect((await runScripted(['cancelled'])).result).toBe('cancelled');
-    expect((await runScripted(['done'])).result).toBe('done');
-  }, 60_000);
+    const drains = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;
+    expect(drains).toBeLessThanOrEqual(2);
+  }, 120_000);
 });

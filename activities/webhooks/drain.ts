@@ -1,0 +1,205 @@
+/**
+ * The endpoint drain activity (spec 4.10, 6; workflows/webhook-endpoint.ts): one call sends every
+ * due delivery of one webhook endpoint, up to DRAIN_BATCH, with at most DRAIN_CONCURRENCY requests
+ * in flight, and records the results in batched transactions (./record.ts). The endpoint workflow
+ * owns when to call it; the retry schedule lives on the rows (`next_attempt_at`, computed from
+ * domain/webhook-schedule.ts), so a restarted workflow or worker loses nothing.
+ *
+ * Clock: the workflow passes its own time (`nowMs`); the activity advances it by the real time it
+ * has run. Due means `next_attempt_at` null (never attempted) or at or before that clock. Under the
+ * time-skipping test server the schedule therefore follows skipped time.
+ *
+ * Each request is one signed POST (Standard Webhooks: `webhook-id` = the event id on every attempt
+ * and replay, `webhook-timestamp`, `webhook-signature` `v1,<base64 HMAC-SHA256>`, two entries during
+ * a rotation overlap, new secret first) of the event envelope (views/event.ts), 10 s budget,
+ * redirects not followed (./http.ts). The URL rule is checked once per call (./url.ts): a refusal
+ * fails the due deliveries at once (`url_rejected`); the guarded agent re-resolves the host on every
+ * new connection. Signing secrets are decrypted only here, never passed through workflow history.
+ *
+ * At least once: a crash between a send and its write re-sends that attempt on the next call (same
+ * `webhook-id`; receivers de-duplicate by it). Nothing is sent while the `api_v1.webhooks_delivery`
+ * switch is off (due deliveries get `held_at`), nor to a disabled or deleted endpoint (its live
+ * deliveries become `cancelled` and the summary says `closed`).
+ */
+import { Context } from '@temporalio/activity';
+import { Webhook } from 'standardwebhooks';
+import { DomainError } from '../../domain/errors';
+import { attemptOutcome, retryDelayAfter } from '../../domain/webhook-schedule';
+import { assertDeliveryWrite, DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
+import { EventRow } from '../../entities';
+import { db } from '../../lib/db';
+import { decrypt } from '../../lib/secrets';
+import { isSwitchOn } from '../../lib/switches';
+import { eventView } from '../../views/event';
+import { type HttpResult, isSuccess, postWebhook } from './http';
+import { type AttemptRecord, cancelDeliveries, cancelLiveDeliveries, recordAttempts } from './record';
+import { parseEndpointUrl } from './url';
+
+/** Deliveries taken per call. */
+export const DRAIN_BATCH = 500;
+/** Requests in flight per endpoint. */
+export const DRAIN_CONCURRENCY = 32;
+/** Results written per transaction (a partial batch is written when the sends run dry). */
+export const RECORD_BATCH = 100;
+/** Failing deliveries listed in a summary. */
+export const FAILING_LISTED = 5;
+
+/** A live delivery that failed its last attempt (`retrying`), as the endpoint workflow reports it. */
+export interface FailingDelivery { id: string; attempts: number; nextAttemptAtMs: number | null; lastError: string | null }
+
+/**
+ * What one drain call did and what the endpoint has left:
+ * - `state`: `open` (sent what was due), `held` (delivery switch off; nothing sent), `closed` (the
+ *   endpoint is disabled, deleted or gone; its live deliveries were cancelled);
+ * - `sent` / `succeeded` / `retrying` / `failed` / `cancelled`: counts of this call;
+ * - `live`: deliveries still `pending` or `retrying`; `due`: of those, due now (more work at once);
+ * - `nextDueAtMs`: the earliest `next_attempt_at` in the future, or null;
+ * - `failing`: up to FAILING_LISTED `retrying` deliveries, next attempt first.
+ */
+export interface DrainSummary {
+  state: 'open' | 'held' | 'closed';
+  closedReason: 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found' | null;
+  sent: number; succeeded: number; retrying: number; failed: number; cancelled: number;
+  live: number; due: number; nextDueAtMs: number | null;
+  failing: FailingDelivery[];
+}
+
+interface EndpointRow {
+  id: string; url: string; enabled: boolean; deleted_at: Date | null;
+  secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null;
+}
+
+interface DueRow { id: string; status: string; attempt_count: number; event: EventRow | null }
+
+/**
+ * Activity: drains endpoint `endpointId` at workflow time `nowMs` (epoch ms) as described in the
+ * module doc. Returns the DrainSummary. Throws only on database errors (the workflow's retry
+ * policy repeats the call; attempts already written are not sent again).
+ */
+export async function drainEndpoint(endpointId: string, nowMs: number): Promise<DrainSummary> {
+  const wallStart = Date.now();
+  const clock = (): number => nowMs + (Date.now() - wallStart);
+  const counts = { sent: 0, succeeded: 0, retrying: 0, failed: 0, cancelled: 0 };
+  const w: EndpointRow | undefined = (await db().query(
+    `SELECT id, url, enabled, deleted_at, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
+       FROM webhook_endpoints WHERE id = $1`, [endpointId]))[0];
+  if (!w || w.deleted_at || !w.enabled) {
+    const reason = !w ? 'endpoint_not_found' : w.deleted_at ? 'endpoint_deleted' : 'endpoint_disabled';
+    counts.cancelled = await cancelLiveDeliveries(endpointId, reason);
+    return { state: 'closed', closedReason: reason, ...counts, live: 0, due: 0, nextDueAtMs: null, failing: [] };
+  }
+  if (!(await isSwitchOn(DELIVERY_SWITCH))) {
+    // Marked so the dispatcher can nudge this endpoint the moment the switch is on again.
+    await db().query(
+      `UPDATE webhook_deliveries SET held_at = now()
+        WHERE endpoint_id = $1 AND status = ANY($2) AND held_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $3)`,
+      [endpointId, LIVE_DELIVERY_STATUSES, new Date(clock())]);
+    return { state: 'held', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
+  }
+
+  const due = await loadDue(endpointId, clock());
+  const orphans = due.filter((d) => !d.event).map((d) => d.id);
+  await cancelDeliveries(orphans, 'event_not_found');
+  counts.cancelled = orphans.length;
+  const work = due.filter((d) => d.event);
+  if (work.length > 0) {
+    const sender = endpointSender(w);
+    let enabled = true;
+    let pending: AttemptRecord[] = [];
+    let writing: Promise<void> = Promise.resolve();
+    const flush = (): void => {
+      const batch = pending;
+      pending = [];
+      writing = writing.then(async () => {
+        const r = await recordAttempts(endpointId, batch);
+        if (!r.enabled) enabled = false;
+        heartbeat();
+      });
+    };
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, work.length) }, async () => {
+      while (next < work.length && enabled) {
+        const d = work[next++];
+        const attempt = d.attempt_count + 1;
+        const http = await sender(d.event!);
+        const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
+        assertDeliveryWrite(d.status, outcome);
+        const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
+        pending.push({ deliveryId: d.id, attempt, http, outcome, nextAttemptAt: delay === null ? null : new Date(clock() + delay) });
+        counts.sent += 1;
+        counts[outcome] += 1;
+        if (pending.length >= RECORD_BATCH) flush();
+      }
+    }));
+    flush();
+    await writing;
+  }
+  return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
+}
+
+/** Due live deliveries of the endpoint, oldest first, with their events (null when the event is gone). */
+async function loadDue(endpointId: string, atMs: number): Promise<DueRow[]> {
+  const rows: Array<Record<string, any>> = await db().query(
+    `SELECT d.id AS d_id, d.status AS d_status, d.attempt_count AS d_attempt_count,
+            e.id, e.livemode, e.type, e.object_type, e.object_id, e.data, e.request_id, e.idempotency_key, e.api_version, e.created_at, e.seq
+       FROM webhook_deliveries d LEFT JOIN events e ON e.id = d.event_id
+      WHERE d.endpoint_id = $1 AND d.status = ANY($2) AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= $3)
+      ORDER BY d.created_at, d.id LIMIT $4`, [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), DRAIN_BATCH]);
+  return rows.map(({ d_id, d_status, d_attempt_count, ...e }) => ({
+    id: d_id, status: d_status, attempt_count: d_attempt_count, event: e.id ? Object.assign(new EventRow(), e) : null,
+  }));
+}
+
+/** What the endpoint has left after a call (see DrainSummary), in one round trip. */
+async function summarize(endpointId: string, atMs: number): Promise<Pick<DrainSummary, 'live' | 'due' | 'nextDueAtMs' | 'failing'>> {
+  const [row]: Array<{ live: number; due: number; next_due: Date | null; failing: FailingDelivery[] | null }> = await db().query(
+    `SELECT count(*)::int AS live,
+            count(*) FILTER (WHERE next_attempt_at IS NULL OR next_attempt_at <= $3)::int AS due,
+            min(next_attempt_at) FILTER (WHERE next_attempt_at > $3) AS next_due,
+            (SELECT json_agg(json_build_object('id', f.id, 'attempts', f.attempt_count,
+                       'nextAttemptAtMs', (extract(epoch FROM f.next_attempt_at) * 1000)::bigint, 'lastError', f.last_error))
+               FROM (SELECT id, attempt_count, next_attempt_at, last_error FROM webhook_deliveries
+                      WHERE endpoint_id = $1 AND status = 'retrying' ORDER BY next_attempt_at LIMIT $4) f) AS failing
+       FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`,
+    [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), FAILING_LISTED]);
+  return { live: row.live, due: row.due, nextDueAtMs: row.next_due ? row.next_due.getTime() : null, failing: row.failing ?? [] };
+}
+
+/**
+ * A sender for one endpoint: the URL checked and the secrets decrypted once; each call signs and
+ * POSTs one event and never throws (a refused URL answers `url_rejected`, not retryable).
+ */
+function endpointSender(w: EndpointRow): (event: EventRow) => Promise<HttpResult> {
+  let url: URL;
+  try {
+    url = parseEndpointUrl(w.url);
+  } catch (e) {
+    const msg = e instanceof DomainError ? e.message : String((e as Error)?.message ?? e);
+    const refused: HttpResult = { statusCode: null, error: `url_rejected: ${msg}`.slice(0, 500), latencyMs: 0, excerpt: null, retryable: false };
+    return async () => refused;
+  }
+  const now = Date.now();
+  const signers = [new Webhook(decrypt(w.secret_ciphertext))];
+  if (w.previous_secret_ciphertext && w.previous_secret_expires_at && w.previous_secret_expires_at.getTime() > now) {
+    signers.push(new Webhook(decrypt(w.previous_secret_ciphertext)));
+  }
+  return (event) => {
+    const payload = JSON.stringify(eventView(event));
+    const at = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'PaymentsPlatform-Webhooks/1.0',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signers.map((s) => s.sign(event.id, at, payload)).join(' '),
+    };
+    return postWebhook(url, headers, payload);
+  };
+}
+
+/** Heartbeats when running as an activity (a direct call outside a worker has no context). */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch { /* not inside an activity */ }
+}

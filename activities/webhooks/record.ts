@@ -1,0 +1,110 @@
+/**
+ * Writing webhook attempts (spec 4.10 webhook rows, 6): a batch of attempt results of one endpoint
+ * in one transaction (attempt rows, delivery statuses through the transition guard, the endpoint's
+ * failure streak and auto-disable), and cancelling an endpoint's live deliveries. Called by the
+ * drain activity (./drain.ts) only. Status rules: domain/webhooks.ts; schedule and streak:
+ * domain/webhook-schedule.ts.
+ */
+import type { EntityManager } from 'typeorm';
+import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
+import { failureStreakChange } from '../../domain/webhook-schedule';
+import {
+  AUTO_DISABLE_CONSECUTIVE_FAILURES, LIVE_DELIVERY_STATUSES, webhookEndpointStatus, webhookEndpointTransitions,
+} from '../../domain/webhooks';
+import { WebhookEndpoint } from '../../entities';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { emitEvent } from '../../lib/outbox';
+import { webhookEndpointView } from '../../views/webhook';
+import type { HttpResult } from './http';
+
+/** One finished attempt, ready to be written. */
+export interface AttemptRecord {
+  deliveryId: string;
+  /** 1-based attempt number (the delivery's `attempt_count` + 1 when it was taken). */
+  attempt: number;
+  http: HttpResult;
+  outcome: 'succeeded' | 'retrying' | 'failed';
+  /** When the next attempt is due (`retrying` only), else null. */
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Writes `records` (attempts of endpoint `endpointId`, in completion order) in one transaction:
+ * the `webhook_attempts` rows (a repeat of an attempt number is ignored), each delivery's status,
+ * attempt count, last status/error, `next_attempt_at` and `delivered_at` (only while the delivery
+ * is still live: a delivery made final meanwhile is left alone), and the endpoint's consecutive
+ * failure count. When a delivery ends `failed` and the count reaches
+ * AUTO_DISABLE_CONSECUTIVE_FAILURES the endpoint is disabled with `webhook_endpoint.disabled`.
+ * Returns whether the endpoint is still enabled afterwards. Throws on database errors only.
+ */
+export async function recordAttempts(endpointId: string, records: AttemptRecord[]): Promise<{ enabled: boolean }> {
+  if (records.length === 0) return { enabled: true };
+  return transaction(async (m) => {
+    await m.query(
+      `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[])
+       ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
+      [records.map(() => newId('wha_')), records.map((r) => r.deliveryId), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
+        records.map((r) => r.http.error), records.map((r) => r.http.latencyMs), records.map((r) => r.http.excerpt)]);
+    // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table); the
+    // guard leaves a delivery that became final meanwhile (cancelled) untouched.
+    await m.query(
+      `UPDATE webhook_deliveries d
+          SET status = t.status, attempt_count = GREATEST(d.attempt_count, t.attempt), last_status_code = t.code,
+              last_error = CASE WHEN t.status = 'succeeded' THEN NULL ELSE t.err END, next_attempt_at = t.next_at,
+              delivered_at = CASE WHEN t.status = 'succeeded' THEN now() ELSE d.delivered_at END,
+              workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[]) AS t(id, status, attempt, code, err, next_at)
+        WHERE d.id = t.id AND d.status = ANY($7)`,
+      [records.map((r) => r.deliveryId), records.map((r) => r.outcome), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
+        records.map((r) => r.http.error), records.map((r) => r.nextAttemptAt), LIVE_DELIVERY_STATUSES]);
+    const { reset, failures } = failureStreakChange(records.map((r) => r.outcome));
+    if (!reset && failures === 0) return { enabled: true };
+    // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
+    const [rows]: [Array<{ consecutive_failures: number }>, number] = await m.query(
+      `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END + $3
+        WHERE id = $1 AND NOT ($2 AND $3 = 0 AND consecutive_failures = 0) RETURNING consecutive_failures`, [endpointId, reset, failures]);
+    const streak = rows[0]?.consecutive_failures ?? 0;
+    if (records.some((r) => r.outcome === 'failed') && streak >= AUTO_DISABLE_CONSECUTIVE_FAILURES) {
+      return { enabled: !(await autoDisable(m, endpointId)) };
+    }
+    return { enabled: true };
+  });
+}
+
+/** Marks every live delivery of endpoint `endpointId` `cancelled` with `reason` as last error. Returns how many. */
+export async function cancelLiveDeliveries(endpointId: string, reason: string): Promise<number> {
+  const [, count]: [unknown, number] = await db().query(
+    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
+      WHERE endpoint_id = $1 AND status = ANY($3)`, [endpointId, reason, LIVE_DELIVERY_STATUSES]);
+  return count;
+}
+
+/** Marks the given live deliveries `cancelled` with `reason` (their event is gone). */
+export async function cancelDeliveries(ids: string[], reason: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db().query(
+    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
+      WHERE id = ANY($1) AND status = ANY($3)`, [ids, reason, LIVE_DELIVERY_STATUSES]);
+}
+
+/**
+ * Disables an endpoint after repeated failures and emits `webhook_endpoint.disabled` (spec 2.11, 6)
+ * inside `m`. Returns true when it disabled it (false if already disabled or deleted).
+ */
+async function autoDisable(m: EntityManager, endpointId: string): Promise<boolean> {
+  const w = await m.findOne(WebhookEndpoint, { where: { id: endpointId }, lock: { mode: 'pessimistic_write' } });
+  if (!w || !webhookEndpointTransitions.can(webhookEndpointStatus(w), 'disabled')) return false;
+  w.enabled = false;
+  w.disabled_reason = 'auto_disabled_repeated_failures';
+  w.disabled_at = new Date();
+  await m.save(w);
+  await emitEvent(m, {
+    accountId: w.account_id, livemode: w.livemode, type: ENDPOINT_DISABLED_EVENT_TYPE,
+    objectType: 'webhook_endpoint', objectId: w.id, object: webhookEndpointView(w),
+  });
+  logger.warn({ endpoint_id: w.id, account_id: w.account_id }, 'webhook endpoint auto-disabled after repeated failures');
+  return true;
+}

@@ -1,0 +1,107 @@
+/**
+ * Webhook endpoint workflow (spec 6; ARCHITECTURE.md "Data flow" 5-6; docs/decisions.md "Webhooks:
+ * one workflow per endpoint"): one run per webhook endpoint with live deliveries (workflow id = the
+ * `whe_` endpoint id, AccountId attribute). Started or woken with signalWithStart + `deliver` by the
+ * dispatcher after it commits new deliveries, by `send_test_event`, replays, re-enabling, disabling
+ * and deleting; the dispatcher's sweep re-sends a lost wake-up.
+ *
+ * The loop: call `drainEndpoint` (activities/webhooks/drain.ts: every due delivery, many requests
+ * at once, results written in batches, the retry schedule of domain/webhook-schedule.ts written on
+ * the rows as `next_attempt_at`), then
+ * - `closed` (endpoint disabled, deleted or gone; its live deliveries cancelled): the run ends;
+ * - deliveries still due (a full batch): drain again at once;
+ * - `held` (the `api_v1.webhooks_delivery` switch is off; nothing sent, no attempt used up): wait
+ *   for `deliver` (the dispatcher nudges held endpoints once the switch is on) or re-check after
+ *   30 s, doubling up to 5 min while the hold lasts;
+ * - retries pending: sleep until the earliest `next_attempt_at` or a `deliver` signal;
+ * - nothing live: the run ends (`idle`); the next delivery starts a new one.
+ * Deliveries and attempts stay in PostgreSQL and are what the API serves; the run holds no state a
+ * restart could lose, and continues as new with the endpoint id only (workflows/convention.ts).
+ * A non-retryable drain failure parks the run for an operator; `retry` (or `deliver`) runs it again.
+ *
+ * Operators: `waiting_for` says what is pending and when the next retry is due, naming the failing
+ * deliveries; `deliveries` answers the last drain summary as data.
+ *
+ * Deterministic: only @temporalio/workflow APIs and pure domain rules.
+ */
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { holdRecheckAfter, WEBHOOK_MAX_ATTEMPTS } from '../domain/webhook-schedule';
+import type * as webhookActivities from '../activities/webhooks/activities';
+import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
+
+// A drain sends up to 500 deliveries, 32 at a time, 10 s budget each: bounded well under 5 min;
+// the heartbeat after every written batch lets a crashed worker's drain be retried within a minute.
+const acts = proxyActivities<webhookActivities.WebhookEndpointWorkflowActivities>({
+  ...activityOptions({ startToCloseTimeout: '5 minutes' }),
+  heartbeatTimeout: '1 minute',
+});
+
+/** Arguments of webhookEndpointWorkflow. */
+export interface WebhookEndpointArgs { endpointId: string }
+
+/** Why a run ended: nothing live (`idle`) or the endpoint is closed (disabled, deleted, gone). */
+export type WebhookEndpointOutcome = 'idle' | 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found';
+
+/** New deliveries were committed, or the endpoint changed: drain now. No arguments. */
+export const deliverSignal = defineSignal('deliver');
+/** Operator: the cause of a parked drain was fixed; run it again. No arguments. */
+export const webhookRetrySignal = defineSignal('retry');
+/** Query: a human-readable description of what the endpoint's deliveries wait for. */
+export const webhookWaitingForQuery = defineQuery<string>('waiting_for');
+/** Query: the last drain summary (counts, live and due deliveries, next retry, failing deliveries), or null before the first. */
+export const webhookDeliveriesQuery = defineQuery<webhookActivities.DrainSummary | null>('deliveries');
+
+/** The `waiting_for` answer after an open drain that left deliveries waiting for a retry. */
+export function describeRetries(s: webhookActivities.DrainSummary): string {
+  const failing = s.failing.map((f) => `${f.id} (attempt ${f.attempts + 1} of ${WEBHOOK_MAX_ATTEMPTS}${f.lastError ? `, last error ${f.lastError}` : ''})`);
+  const next = s.nextDueAtMs === null ? '' : `; next retry at ${isoAt(s.nextDueAtMs)}`;
+  return `${s.live} deliver${s.live === 1 ? 'y' : 'ies'} waiting for a retry${next}${failing.length ? `; failing: ${failing.join(', ')}` : ''} (or a \`deliver\` signal)`;
+}
+
+/** Drains endpoint `args.endpointId` until it is idle or closed (see module doc); returns why it ended. */
+export async function webhookEndpointWorkflow(args: WebhookEndpointArgs): Promise<WebhookEndpointOutcome> {
+  let nudged = false;
+  let waitingFor = 'draining due deliveries';
+  let last: webhookActivities.DrainSummary | null = null;
+  setHandler(deliverSignal, () => { nudged = true; });
+  setHandler(webhookRetrySignal, () => { nudged = true; });
+  setHandler(webhookWaitingForQuery, () => waitingFor);
+  setHandler(webhookDeliveriesQuery, () => last);
+
+  let consecutiveHolds = 0;
+  for (;;) {
+    // A signal that arrives while the drain runs must not be lost: reset before, test after.
+    nudged = false;
+    waitingFor = 'draining due deliveries (sending)';
+    let s: webhookActivities.DrainSummary;
+    try {
+      s = await acts.drainEndpoint(args.endpointId, workflowNowMs());
+    } catch (e) {
+      await parkForOperator(e, { setWaitingFor: (t) => { waitingFor = t; }, resumed: () => nudged });
+      continue;
+    }
+    last = s;
+    if (s.state === 'closed') {
+      waitingFor = `nothing (${s.closedReason}; re-enabling the endpoint starts a new run)`;
+      return s.closedReason ?? 'endpoint_not_found';
+    }
+    // A safe point: every fact is on the rows; the next run re-reads them.
+    await continueAsNewIfDue<typeof webhookEndpointWorkflow>(!nudged, args);
+    if (s.state === 'held') {
+      consecutiveHolds += 1;
+      const recheckMs = holdRecheckAfter(consecutiveHolds);
+      waitingFor = `the webhooks delivery switch (${s.live} live deliver${s.live === 1 ? 'y' : 'ies'} held; re-check at ${isoAt(workflowNowMs() + recheckMs)} or on a \`deliver\` signal)`;
+      await condition(() => nudged, recheckMs);
+      continue;
+    }
+    consecutiveHolds = 0;
+    if (s.due > 0 || nudged) continue;
+    if (s.live === 0) {
+      waitingFor = 'nothing (idle; the next delivery starts a new run)';
+      return 'idle';
+    }
+    waitingFor = describeRetries(s);
+    if (s.nextDueAtMs === null) await condition(() => nudged);
+    else await condition(() => nudged, msUntil(s.nextDueAtMs));
+  }
+}
