@@ -1,11 +1,11 @@
 /**
  * The bare webhook sender of `npm run bench:webhooks` (issue 17): the same signed HTTPS POSTs the
  * product sends (Standard Webhooks headers, one JSON event envelope each), from a tight loop with
- * no database and no Temporal, 32 requests in flight per endpoint like the drain activity
- * (activities/webhooks/drain.ts). Run as its own process so that, as with the worker, the receiver
+ * no database and no Temporal, as many requests in flight per endpoint as the drain activity
+ * (activities/webhooks/drain.ts, BARE_CONCURRENCY). Run as its own process so that, as with the worker, the receiver
  * in the bench process does not share its event loop.
  * Env: BARE_URLS (comma-separated endpoint URLs), BARE_SECRET (whsec_...), BARE_EVENTS (per
- * endpoint), BARE_CA_FILE (PEM trusted for https), BARE_CONCURRENCY (32). Prints `{"ms": <n>}`.
+ * endpoint), BARE_CA_FILE (PEM trusted for https), BARE_CONCURRENCY (default 32). Prints `{"ms": <n>}`.
  */
 import fs from 'node:fs';
 import { Agent, request } from 'undici';

@@ -25,6 +25,7 @@ import type { Stack } from '../scripts/stack';
 import { runBench } from './harness';
 import { db, transaction } from '../lib/db';
 import { emitEvent } from '../lib/outbox';
+import { DRAIN_CONCURRENCY } from '../activities/webhooks/drain';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 
@@ -34,6 +35,17 @@ const SCHEME = process.env.BENCH_WEBHOOK_SCHEME === 'http' ? 'http' : 'https';
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 300);
 const EVENTS_PER_TX = 100;
 const log = (m: string) => process.stderr.write(`[bench:webhooks] ${m}\n`);
+
+/** Counts of `offsetsMs` per 500 ms bucket from 0. */
+function timeline(offsetsMs: number[]): number[] {
+  const buckets: number[] = [];
+  for (const o of offsetsMs) {
+    const b = Math.max(0, Math.floor(o / 500));
+    while (buckets.length <= b) buckets.push(0);
+    buckets[b] += 1;
+  }
+  return buckets;
+}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
@@ -141,6 +153,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     `  deliveries per second    ${(ours.length / seconds).toFixed(1)}   (first commit -> last receipt ${seconds.toFixed(2)} s; target >= 1000/s)`,
     `  bare sender              ${bare.perSecond.toFixed(1)}/s   (${bare.received} received; product = ${((100 * ours.length / seconds) / bare.perSecond).toFixed(0)}% of bare; target >= 50%)`,
     `  commit -> receipt        p50 ${f(pct(latencies, 50))} ms   p95 ${f(pct(latencies, 95))} ms   p99 ${f(pct(latencies, 99))} ms   max ${f(latencies[latencies.length - 1])} ms   (target p95 < 1000 ms)`,
+    `  first receipt            ${Math.min(...ours.map((r) => r.at)) - first} ms after the first commit; received per 500 ms: ${timeline(ours.map((r) => r.at - first)).join(' ')}`,
     `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
     `  signatures verified      ${verified} sampled, all valid`,
     '',
@@ -158,7 +171,7 @@ async function bareRun(stack: Stack, base: string, secrets: Map<string, string>)
   const urls = [...secrets.keys()].map((p) => `${base}${p}/bare`).join(',');
   await new Promise<void>((resolve, reject) => {
     execFile(process.execPath, [path.join(__dirname, 'bare-sender.js')], {
-      env: { ...process.env, BARE_URLS: urls, BARE_SECRET: [...secrets.values()][0], BARE_EVENTS: String(EVENTS), BARE_CA_FILE: stack.tls.certFile },
+      env: { ...process.env, BARE_URLS: urls, BARE_SECRET: [...secrets.values()][0], BARE_EVENTS: String(EVENTS), BARE_CA_FILE: stack.tls.certFile, BARE_CONCURRENCY: String(DRAIN_CONCURRENCY) },
       maxBuffer: 1 << 20,
     }, (err, _out, errOut) => (err ? reject(new Error(`bare sender failed: ${errOut || err.message}`)) : resolve()));
   });

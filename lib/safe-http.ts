@@ -141,7 +141,9 @@ export function createGuardedAgent(o: GuardedAgentOptions): Agent {
   const base = buildConnector({
     timeout: o.connectTimeoutMs ?? 10_000,
     lookup: guardedLookup(policy, o.resolver),
-    ...(o.extraCa ? { ca: [...tls.rootCertificates, o.extraCa] } : {}),
+    // One secure context for every connection: passing `ca` instead would parse the whole root
+    // store again on each new connection (about 2 ms of CPU each, measured in bench:webhooks).
+    ...(o.extraCa ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, o.extraCa] }) } : {}),
   } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (opts, cb) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');

@@ -230,6 +230,6 @@ async function insertDelivery(m: EntityManager, a: { accountId: string; livemode
 
 /** Wakes the endpoint workflow after commit; a failure is left to the dispatcher's sweep. Returns the fresh row. */
 async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
-  await startDeliveryWorkflows([{ id: d.id, account_id: d.account_id, endpoint_id: d.endpoint_id }]);
+  await startDeliveryWorkflows([{ account_id: d.account_id, endpoint_id: d.endpoint_id }]);
   return (await db().getRepository(WebhookDelivery).findOneBy({ id: d.id })) ?? d;
 }

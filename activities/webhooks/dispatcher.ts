@@ -7,17 +7,16 @@
  *
  * - Wake-ups: LISTEN on channel `events` (the process's shared listener, lib/notify.ts, reconnected on
  *   error) plus a 1 s fallback poll.
- * - A pass, in one transaction: lock up to 200 undispatched events (`ORDER BY seq ... FOR UPDATE
+ * - A pass, in one transaction: lock up to 500 undispatched events (`ORDER BY seq ... FOR UPDATE
  *   SKIP LOCKED`, so concurrent dispatchers never take the same event), insert a delivery for
  *   every enabled, non-deleted endpoint of the same account and livemode subscribed to the type
  *   (never for catalogued-but-unshipped types, never for `test.ping`; the partial unique index
  *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
  *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
- * - Sweep: deliveries whose endpoint was never recorded as woken 10 s after creation (a crash
- *   between commit and wake-up, or Temporal briefly down) get their endpoint woken again, locked
- *   with SKIP LOCKED so only one process takes each. A wake-up is idempotent, and the drain only
- *   sends live deliveries.
+ * - Sweep: deliveries still never attempted 10 s after creation (a crash between commit and
+ *   wake-up, or Temporal briefly down) get their endpoint woken again. A wake-up is idempotent,
+ *   and the drain only sends live deliveries.
  * - Nudge: while `api_v1.webhooks_delivery` is off, endpoint workflows hold (nothing sent, nothing
  *   lost) and mark due rows `held_at`. Once the switch is on, each pass signals `deliver` to the
  *   endpoints of held rows and clears the mark, so the backlog goes out at once rather than at each
@@ -34,7 +33,7 @@ import { logger } from '../../lib/logger';
 import { type DeliveryToStart, nudgeHeld, startDeliveryWorkflows, sweepUnstarted } from './signals';
 
 /** Events taken per pass. */
-export const DISPATCH_BATCH = 200;
+export const DISPATCH_BATCH = 500;
 /** Fallback poll interval, ms. */
 export const DISPATCH_POLL_MS = 1000;
 /**

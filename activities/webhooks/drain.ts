@@ -36,11 +36,11 @@ import { type AttemptRecord, cancelDeliveries, cancelLiveDeliveries, recordAttem
 import { parseEndpointUrl } from './url';
 
 /** Deliveries taken per call. */
-export const DRAIN_BATCH = 500;
+export const DRAIN_BATCH = 2000;
 /** Requests in flight per endpoint. */
-export const DRAIN_CONCURRENCY = 32;
+export const DRAIN_CONCURRENCY = 64;
 /** Results written per transaction (a partial batch is written when the sends run dry). */
-export const RECORD_BATCH = 100;
+export const RECORD_BATCH = 250;
 /** Failing deliveries listed in a summary. */
 export const FAILING_LISTED = 5;
 

@@ -14,7 +14,7 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Characters of the response body kept on the attempt row. */
 export const RESPONSE_EXCERPT_CHARS = 500;
 /** Concurrent connections per receiver origin from one worker process. */
-export const CONNECTIONS_PER_ORIGIN = 32;
+export const CONNECTIONS_PER_ORIGIN = 64;
 
 /**
  * Result of one POST: `statusCode` null when no response arrived; `error` null on 2xx, else

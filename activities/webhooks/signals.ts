@@ -7,20 +7,21 @@
  * Every wake-up is signalWithStart + `deliver` (idempotent: a running run just drains again).
  * The only webhook module that imports workflows/.
  */
-import type { EntityManager } from 'typeorm';
 import { DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
-import { db, transaction } from '../../lib/db';
+import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { isSwitchOn } from '../../lib/switches';
 import { signalWithStart } from '../../temporal/client';
 import { deliverSignal, webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 
-/** Age after which a delivery whose endpoint was never woken for it is woken again by the sweep, seconds. */
+/** Age after which a never-attempted delivery gets its endpoint woken again by the sweep, seconds. */
 export const SWEEP_AFTER_SECONDS = 10;
 /** Wake-up calls in flight at once. */
 export const WAKE_CONCURRENCY = 16;
 /** Held endpoints nudged per pass. */
 export const NUDGE_BATCH = 500;
+/** Endpoints the sweep wakes per pass. */
+export const SWEEP_BATCH = 500;
 
 /** A delivery row whose endpoint workflow must be woken. */
 export interface DeliveryToStart { id: string; account_id: string; endpoint_id: string }
@@ -33,58 +34,39 @@ export async function wakeEndpoint(endpointId: string, accountId: string): Promi
 }
 
 /**
- * Wakes the endpoint workflow of each distinct endpoint among `rows` and records
- * `workflow_started_at` on the rows whose endpoint was woken. Failures are logged, not thrown: the
- * sweep retries rows left unmarked. Returns the delivery ids whose endpoint was woken.
+ * Wakes the endpoint workflow of each distinct endpoint among `rows` (WAKE_CONCURRENCY calls at
+ * once). Failures are logged, not thrown: the sweep wakes endpoints whose deliveries stay
+ * unattempted. Returns the endpoint ids woken.
  */
-export async function startDeliveryWorkflows(rows: DeliveryToStart[]): Promise<string[]> {
-  const woken = await wakeEndpointsOf(rows);
-  if (woken.length) await markWoken(db().manager, woken);
-  return woken;
-}
-
-/** Wakes each distinct endpoint among `rows` (WAKE_CONCURRENCY at once); returns the ids of the rows whose endpoint was woken. */
-async function wakeEndpointsOf(rows: DeliveryToStart[]): Promise<string[]> {
-  const byEndpoint = new Map<string, DeliveryToStart[]>();
-  for (const r of rows) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
-  const endpoints = [...byEndpoint.values()];
+export async function startDeliveryWorkflows(rows: Array<Omit<DeliveryToStart, 'id'>>): Promise<string[]> {
+  const endpoints = [...new Map(rows.map((r) => [r.endpoint_id, r])).values()];
   const woken: string[] = [];
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, endpoints.length) }, async () => {
     while (next < endpoints.length) {
-      const group = endpoints[next++];
+      const r = endpoints[next++];
       try {
-        await wakeEndpoint(group[0].endpoint_id, group[0].account_id);
-        woken.push(...group.map((r) => r.id));
+        await wakeEndpoint(r.endpoint_id, r.account_id);
+        woken.push(r.endpoint_id);
       } catch (e) {
-        logger.warn({ err: e, endpoint_id: group[0].endpoint_id }, 'could not wake the webhook endpoint workflow; the sweep will retry');
+        logger.warn({ err: e, endpoint_id: r.endpoint_id }, 'could not wake the webhook endpoint workflow; the sweep will retry');
       }
     }
   }));
   return woken;
 }
 
-/** Records `workflow_started_at` on delivery rows `ids` through `m` (the sweep's own transaction holds their row locks). */
-async function markWoken(m: EntityManager, ids: string[]): Promise<void> {
-  await m.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1) AND workflow_started_at IS NULL', [ids]);
-}
-
 /**
- * Wakes the endpoints of deliveries left unmarked for SWEEP_AFTER_SECONDS (a crash between commit
- * and wake-up, or Temporal briefly down; locked SKIP LOCKED so one process takes each). Returns
- * how many deliveries were covered.
+ * Wakes the endpoints of deliveries still `pending` (never attempted) and not held
+ * SWEEP_AFTER_SECONDS after creation: a wake-up lost between commit and signal (a crash, Temporal
+ * briefly down), or an endpoint with a backlog (a spare signal costs it nothing). No row is
+ * written on the fan-out's hot path for this. Returns how many endpoints were woken.
  */
 export async function sweepUnstarted(): Promise<number> {
-  return transaction(async (m) => {
-    const rows: DeliveryToStart[] = await m.query(
-      `SELECT id, account_id, endpoint_id FROM webhook_deliveries
-        WHERE workflow_started_at IS NULL AND created_at < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`, [SWEEP_AFTER_SECONDS]);
-    if (!rows.length) return 0;
-    const woken = await wakeEndpointsOf(rows);
-    if (woken.length) await markWoken(m, woken);
-    return woken.length;
-  });
+  const rows: Array<Omit<DeliveryToStart, 'id'>> = await db().query(
+    `SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries
+      WHERE status = 'pending' AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`, [SWEEP_AFTER_SECONDS, SWEEP_BATCH]);
+  return rows.length ? (await startDeliveryWorkflows(rows)).length : 0;
 }
 
 /**
