@@ -1,10 +1,13 @@
 /**
  * The events stream hub (spec 6 "Stream", 4.10 `GET /events/stream`). One per API process:
  *
- * - Live push: a single subscription to channel `events` on the process's shared LISTEN
- *   connection (lib/notify.ts; `lib/outbox.ts` NOTIFYs each event id at commit). Ids that
- *   arrive together are read in one query (ordered by outbox sequence) and fanned out in-process
- *   to the open streams of the event's account and mode. Nothing is read while no stream is open.
+ * - Live push: a gap-safe tail of the outbox (activities/events/tail.ts), read when channel
+ *   `events` says something committed (the process's shared LISTEN connection, lib/notify.ts;
+ *   lib/outbox.ts announces after commit), every TAIL_POLL_MS while streams are open (a hint lost
+ *   with a crashed writer), and again after TAIL_GAP_RETRY_MS while a gap holds it back. Rows come
+ *   in outbox order, each once, and are fanned out in-process to the open streams of the event's
+ *   account and mode. Nothing is read while no stream is open; the first stream after an idle
+ *   spell starts the tail at the newest event (a stream without `Last-Event-ID` is live only).
  * - Resume: a stream opened with a `Last-Event-ID` first replays the events after that id from the
  *   database (pages of 500, outbox order) while live events are held back, then releases the held
  *   ones (ids already replayed are skipped), then goes live. A stream never sends the same id twice.
@@ -21,7 +24,8 @@ import { PassThrough } from 'node:stream';
 import type Koa from 'koa';
 import { commentFrame, eventFrame, retryFrame } from '../domain/sse';
 import type { EventRow } from '../entities';
-import { eventsAfter, eventsByIds } from '../activities/events/queries';
+import { eventsAfter } from '../activities/events/queries';
+import { OutboxTail } from '../activities/events/tail';
 import { loadConfig } from '../lib/config';
 import { logger } from '../lib/logger';
 import { notifyHealthy, onListenerLost, onNotify } from '../lib/notify';
@@ -55,12 +59,17 @@ const streams = new Set<Stream>();
 const byAccount = new Map<string, Set<Stream>>();
 let wired: Promise<void> | null = null;
 let heartbeat: NodeJS.Timeout | null = null;
-const queued: string[] = [];
-let draining = false;
 let accepting = true;
-/** Ids fanned out lately: a notification delivered twice never sends a frame twice. */
-const seen = new Set<string>();
-const SEEN_MAX = 20_000;
+/** The live tail; null while no stream is open (the next open starts it at the newest event). */
+let tail: OutboxTail | null = null;
+let tailStarting: Promise<OutboxTail> | null = null;
+let reading = false;
+let readAgain = false;
+let tailPoll: NodeJS.Timeout | null = null;
+/** Poll interval of the tail while streams are open, ms (the notification usually comes first). */
+export const TAIL_POLL_MS = 250;
+/** Re-read delay while a gap in the outbox sequence holds the tail back, ms. */
+export const TAIL_GAP_RETRY_MS = 5;
 
 const accountKey = (accountId: string, livemode: boolean) => `${accountId}:${livemode ? 'live' : 'test'}`;
 
@@ -70,41 +79,63 @@ export function openStreamCount(): number {
 }
 
 async function wire(): Promise<void> {
-  await onNotify('events', (id) => {
-    if (!streams.size || !id || seen.has(id)) return;
-    seen.add(id);
-    if (seen.size > SEEN_MAX) for (const old of seen) { seen.delete(old); if (seen.size <= SEEN_MAX / 2) break; }
-    queued.push(id);
-    if (!draining) setImmediate(() => { void drain(); });
-    draining = true;
-  });
+  await onNotify('events', () => wake());
   await onNotify('auth_changed', () => scheduleAuthCheck());
   onListenerLost(() => closeAllStreams('listener_lost'));
 }
 
-/** Reads the queued event ids (one query per burst) and fans them out. */
-async function drain(): Promise<void> {
+/** Starts the tail at the newest event unless it runs; with the poll timer. */
+async function ensureTail(): Promise<void> {
+  if (tail) return;
+  tailStarting ??= OutboxTail.atHead();
   try {
-    while (queued.length) {
-      const ids = queued.splice(0, 1000);
-      if (!streams.size) continue;
-      const rows = await eventsByIds(ids);
-      const shipped = new Map<string, ReadonlySet<string>>();
-      for (const a of new Set(rows.map((r) => r.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
-      for (const row of rows) {
-        if (!shipped.get(row.account_id)!.has(row.type)) continue;
-        const targets = byAccount.get(accountKey(row.account_id, row.livemode));
-        if (!targets) continue;
-        for (const s of targets) deliverLive(s, row);
-      }
-    }
+    tail = await tailStarting;
+  } finally {
+    tailStarting = null;
+  }
+  tailPoll ??= setInterval(wake, TAIL_POLL_MS);
+  tailPoll.unref();
+}
+
+/** Reads the tail now (or once more after the read in progress). */
+function wake(): void {
+  if (!streams.size || !tail) return;
+  if (reading) { readAgain = true; return; }
+  reading = true;
+  void readTail();
+}
+
+/** Reads the tail until it is caught up and fans the rows out; closes every stream if a read fails. */
+async function readTail(): Promise<void> {
+  let blocked = false;
+  try {
+    do {
+      readAgain = false;
+      if (!tail || !streams.size) break;
+      const r = await tail.read();
+      blocked = r.blocked;
+      await fanOut(r.rows);
+      if (r.rows.length >= 1000) readAgain = true;
+    } while (readAgain);
   } catch (e) {
     // A lost batch would be a silent gap: close the streams so clients resume from the database.
     logger.warn({ err: e }, 'events stream fan-out failed; closing streams for resume');
     closeAllStreams('fanout_failed');
   } finally {
-    draining = false;
-    if (queued.length) { draining = true; setImmediate(() => { void drain(); }); }
+    reading = false;
+    if (blocked) setTimeout(wake, TAIL_GAP_RETRY_MS).unref();
+  }
+}
+
+/** Sends each row to the open streams of its account and mode (shipped types only). */
+async function fanOut(rows: EventRow[]): Promise<void> {
+  const shipped = new Map<string, ReadonlySet<string>>();
+  for (const row of rows) {
+    const targets = byAccount.get(accountKey(row.account_id, row.livemode));
+    if (!targets) continue;
+    if (!shipped.has(row.account_id)) shipped.set(row.account_id, new Set(await currentShippedEventTypes(row.account_id)));
+    if (!shipped.get(row.account_id)!.has(row.type)) continue;
+    for (const s of targets) deliverLive(s, row);
   }
 }
 
@@ -137,7 +168,11 @@ function close(s: Stream, reason: string): void {
     s.out.write(commentFrame(`closing: ${reason}`));
     s.out.end();
   }
-  if (!streams.size && heartbeat) { clearInterval(heartbeat); heartbeat = null; }
+  if (!streams.size) {
+    if (heartbeat) { clearInterval(heartbeat); heartbeat = null; }
+    if (tailPoll) { clearInterval(tailPoll); tailPoll = null; }
+    tail = null;
+  }
 }
 
 /** Ends every open stream (server shutdown, switch off, lost LISTEN connection); after a shutdown no stream opens. */
@@ -206,7 +241,8 @@ export interface OpenStreamOptions {
 
 /**
  * Opens a stream for `ctx` (sets the SSE headers) and returns the body to hand to Koa. Returns
- * null when the LISTEN connection stays down for 3 s or the server is shutting down (the route answers 503).
+ * null when the LISTEN connection stays down for 3 s, the outbox tail cannot start, or the server is
+ * shutting down (the route answers 503).
  */
 export async function openStream(ctx: Koa.ParameterizedContext, o: OpenStreamOptions): Promise<PassThrough | null> {
   if (!accepting) return null;
@@ -223,6 +259,13 @@ export async function openStream(ctx: Koa.ParameterizedContext, o: OpenStreamOpt
   let set = byAccount.get(s.key);
   if (!set) { set = new Set(); byAccount.set(s.key, set); }
   set.add(s);
+  try {
+    await ensureTail();
+  } catch (e) {
+    logger.warn({ err: e }, 'events stream could not start the outbox tail');
+    close(s, 'tail_unavailable');
+    return null;
+  }
   startHeartbeat();
 
   ctx.req.socket.setTimeout(0);

@@ -116,10 +116,15 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const listener = new PgClient({ connectionString: stack.databaseUrl });
   await listener.connect();
   await listener.query('LISTEN events');
-  listener.on('notification', (n) => {
+  // The notification is a hint sent after commit (lib/outbox.ts): on each, read the new `payment.paid` rows.
+  let seenSeq = (await listener.query('SELECT COALESCE(max(seq), 0)::text AS s FROM events')).rows[0].s as string;
+  listener.on('notification', () => {
     const now = performance.now();
-    void listener.query('SELECT type, object_id FROM events WHERE id = $1', [n.payload]).then((r) => {
-      if (r.rows[0]?.type === 'payment.paid') outboxAt.set(r.rows[0].object_id, now);
+    void listener.query(`SELECT seq::text, object_id FROM events WHERE seq > $1 AND type = 'payment.paid' ORDER BY seq`, [seenSeq]).then((r) => {
+      for (const row of r.rows) {
+        if (!outboxAt.has(row.object_id)) outboxAt.set(row.object_id, now);
+        if (BigInt(row.seq) > BigInt(seenSeq)) seenSeq = row.seq;
+      }
     });
   });
 

@@ -54,9 +54,32 @@ export function auxDb(): Pool {
   return auxPool;
 }
 
-/** Runs `fn` in one READ COMMITTED transaction; rolls back on throw. */
-export function transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
-  return db().transaction(fn);
+const afterCommitHooks = new WeakMap<EntityManager, Array<() => void>>();
+
+/**
+ * Runs `fn` in one READ COMMITTED transaction; rolls back on throw. Hooks registered with
+ * afterCommit on its manager run after the commit succeeds (never after a rollback).
+ */
+export async function transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+  let manager = null as EntityManager | null;
+  try {
+    const out = await db().transaction((m) => { manager = m; return fn(m); });
+    for (const hook of (manager && afterCommitHooks.get(manager)) ?? []) hook();
+    return out;
+  } finally {
+    if (manager) afterCommitHooks.delete(manager);
+  }
+}
+
+/**
+ * Runs `hook` once `m`'s transaction has committed (a `transaction()` manager), or at once when `m`
+ * is not inside one (its statements committed as they ran). A hook must not throw.
+ */
+export function afterCommit(m: EntityManager, hook: () => void): void {
+  if (!m.queryRunner?.isTransactionActive) { hook(); return; }
+  const hooks = afterCommitHooks.get(m);
+  if (hooks) hooks.push(hook);
+  else afterCommitHooks.set(m, [hook]);
 }
 
 /** Applies pending migrations; returns their names. */

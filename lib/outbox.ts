@@ -1,12 +1,20 @@
 /**
  * The append-only events outbox (spec 6, 2.11; ARCHITECTURE.md "Data flow" 3 and 6). Events are
- * written in the same transaction as the state change they describe, then announced with
- * NOTIFY so the dispatcher and the stream pick them up without polling delay.
+ * written in the same transaction as the state change they describe. After the commit, a NOTIFY
+ * on channel `events` (empty payload) tells the dispatcher and the stream to look. It is only a
+ * hint, sent outside the writing transaction, at most one in flight per process. A NOTIFY inside
+ * the transaction would take PostgreSQL's notify queue lock at commit and serialise every
+ * writer's commit. Readers treat the table as the truth: the dispatcher takes undispatched rows,
+ * the stream reads a gap-safe tail (activities/events/tail.ts), and both also poll.
+ *
+ * Every event insert takes the transaction id before the row's `seq` (`pg_current_xact_id()` in a
+ * materialised CTE first). The gap-safe tail relies on that order.
  */
 import type { EntityManager } from 'typeorm';
 import { LATEST_VERSION } from '../domain/versioning';
 import { newId } from './ids';
 import { logger } from './logger';
+import { afterCommit, db } from './db';
 
 export interface RequestRef { id: string | null; idempotency_key: string | null }
 
@@ -43,14 +51,41 @@ export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, strin
   return [e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION];
 }
 
-/** Inserts one event row inside `m`'s transaction and queues a NOTIFY on channel `events`. Returns the `evt_` id. */
+/**
+ * Inserts one event row inside `m`'s transaction (its transaction id taken first, see module doc)
+ * and announces it after commit (announceEvents). Returns the `evt_` id.
+ */
 export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
   const row = eventRow(e);
-  // One round trip: the row and its NOTIFY (delivered at commit).
   await m.query(
-    `WITH e AS (INSERT INTO events(${EVENT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
-     SELECT pg_notify('events', id) FROM e`, row);
+    `WITH x AS MATERIALIZED (SELECT pg_current_xact_id())
+     INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11 FROM x`, row);
+  afterCommit(m, announceEvents);
   return row[0];
+}
+
+let announcing = false;
+let announceAgain = false;
+
+/**
+ * Sends `NOTIFY events` (empty payload) after a commit that wrote events. Coalesced: while one is
+ * in flight, any number of further calls send one more after it. A failure is logged at debug
+ * level only: readers poll as well.
+ */
+export function announceEvents(): void {
+  if (announcing) { announceAgain = true; return; }
+  announcing = true;
+  void (async () => {
+    do {
+      announceAgain = false;
+      try {
+        await db().query(`SELECT pg_notify('events', '')`);
+      } catch (err) {
+        logger.debug({ err }, 'events announcement failed; readers poll');
+      }
+    } while (announceAgain);
+    announcing = false;
+  })();
 }
 
 /**

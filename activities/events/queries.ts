@@ -5,7 +5,7 @@
  * cursors. Only shipped types appear in `/events` and the stream; per-object lists may show
  * catalogued types.
  */
-import { In, type SelectQueryBuilder } from 'typeorm';
+import type { SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../../domain/caller';
 import { DomainError } from '../../domain/errors';
 import { checkEventTypeParam } from '../../domain/event-types';
@@ -147,11 +147,6 @@ export async function streamResumeSeq(caller: Caller, lastEventId: string, windo
       { param: 'Last-Event-ID', details: { fallback: `/v1/events?since=${lastEventId}`, resume_window_seconds: windowSeconds } });
   }
   return String(rows[0].seq);
-}
-
-/** Event rows by id, oldest first by `seq` (the stream's live reads; missing ids are skipped). */
-export async function eventsByIds(ids: string[]): Promise<EventRow[]> {
-  return db().getRepository(EventRow).find({ where: { id: In(ids) }, order: { seq: 'ASC' } });
 }
 
 /** Up to `limit` shipped events of the caller after outbox sequence `afterSeq`, oldest first, only of `type` when given (the stream's replay). */

@@ -17,7 +17,7 @@ import { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempotency';
 import { newId, newShortCode } from '../../lib/ids';
-import { EVENT_COLUMNS, eventRowHead, eventRowTail } from '../../lib/outbox';
+import { announceEvents, EVENT_COLUMNS, eventRowHead, eventRowTail } from '../../lib/outbox';
 import { linkViewContext } from '../../lib/rails-availability';
 import { isFlagOpen } from '../../lib/switches';
 import { paymentLinkView } from '../../views/payment-link';
@@ -71,7 +71,8 @@ export interface CreateLinkInput {
  *
  * The idempotency record is written, completed, in the same statement (api/operation.ts
  * `inlineIdempotency`): one round trip inserts the link with a fresh short code, its event
- * (+ NOTIFY) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
+ * (announced after the statement commits; its link insert takes the transaction id before the
+ * event's `seq`, as lib/outbox.ts requires) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
  * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
  * record. Without `claim` (internal callers) no record is written. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
@@ -98,11 +99,12 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
            INSERT INTO events(${EVENT_COLUMNS})
            SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::jsonb), $16, $17, $18 FROM link
            RETURNING id)
-         SELECT pg_notify('events', ev.id) FROM ev`,
+         SELECT id FROM ev`,
         // The wire form travels once: it is both the stored response and the event's `data.object`.
         [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire),
           ...eventRowHead(event), ...eventRowTail(event)]);
       if (!rows[0]) throw new IdempotencyKeyTaken();
+      announceEvents();
       return { link, wire };
     } catch (e) {
       if (attempt < 8 && (e as { code?: string; constraint?: string }).code === '23505' && /short_code/.test((e as { constraint?: string }).constraint ?? '')) continue;

@@ -1,0 +1,73 @@
+/**
+ * A gap-safe tail of the events outbox in `seq` order (spec 6 "Stream"; docs/decisions.md "The
+ * outbox notification after commit"). The notification on channel `events` is only a hint now,
+ * sent after commit (lib/outbox.ts); the tail is the source of truth for what the live stream
+ * sends.
+ *
+ * Why gaps matter: `seq` is taken when a row is inserted, and transactions commit in any order.
+ * So seq 41 can be visible while seq 40 still belongs to an open transaction. Handing out 41 and
+ * moving past 40 would lose 40. The tail hands out rows strictly in `seq` order and stops at the
+ * first missing number. It skips a missing number only once no transaction that could still hold it
+ * is open. The check uses PostgreSQL's snapshot: every writer takes its transaction id before its
+ * event's `seq` (lib/outbox.ts), so a transaction holding a number below one seen in snapshot S
+ * had its id below `xmax(S)`. Once a later snapshot's `xmin` reaches that `xmax`, all such
+ * transactions have ended. A number still missing then was rolled back, and the tail skips it.
+ */
+import { EventRow } from '../../entities';
+import { db } from '../../lib/db';
+
+/** What one read handed out, and whether a gap held the rest back (read again shortly). */
+export interface TailRead { rows: EventRow[]; blocked: boolean }
+
+/** A gap-safe reader of the events outbox (see module doc); one per consumer. */
+export class OutboxTail {
+  private cursor: bigint;
+  /** The pending wait: gaps below `upTo` are dead once a snapshot's xmin reaches `xmax`. */
+  private wait: { upTo: bigint; xmax: bigint } | null = null;
+
+  private constructor(afterSeq: bigint) {
+    this.cursor = afterSeq;
+  }
+
+  /** A tail that starts after the newest event visible now. */
+  static async atHead(): Promise<OutboxTail> {
+    const [r]: Array<{ seq: string }> = await db().query('SELECT COALESCE(max(seq), 0)::text AS seq FROM events');
+    return new OutboxTail(BigInt(r.seq));
+  }
+
+  /** The last outbox sequence handed out. */
+  get position(): bigint {
+    return this.cursor;
+  }
+
+  /** Reads up to `limit` events after the cursor and hands out those that are safe, in `seq` order. */
+  async read(limit = 1000): Promise<TailRead> {
+    const raw: Array<Record<string, any>> = await db().query(
+      `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, pg_snapshot_xmax(s.snap)::text AS snap_xmax, e.*
+         FROM (SELECT pg_current_snapshot() AS snap) s
+         LEFT JOIN LATERAL (SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true`, [String(this.cursor), limit]);
+    const xmin = BigInt(raw[0].snap_xmin);
+    const xmax = BigInt(raw[0].snap_xmax);
+    const rows: EventRow[] = [];
+    let blocked = false;
+    for (const r of raw) {
+      if (r.seq === null || r.seq === undefined) break;
+      const seq = BigInt(r.seq);
+      if (seq !== this.cursor + 1n) {
+        // The missing numbers lie below `seq`: dead once the wait that covers them has passed.
+        const dead = this.wait !== null && xmin >= this.wait.xmax && seq <= this.wait.upTo;
+        if (!dead) {
+          // A first sighting (or a gap above a passed wait) starts a wait; an open wait is kept.
+          if (!this.wait || xmin >= this.wait.xmax) this.wait = { upTo: seq, xmax };
+          blocked = true;
+          break;
+        }
+      }
+      const { snap_xmin: _a, snap_xmax: _b, ...cols } = r;
+      rows.push(Object.assign(new EventRow(), cols));
+      this.cursor = seq;
+    }
+    if (!blocked && this.wait && this.cursor >= this.wait.upTo) this.wait = null;
+    return { rows, blocked };
+  }
+}
