@@ -34,6 +34,7 @@ import { Subscriptions1764450000000 } from './migrations/1764450000000-Subscript
 import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrders';
 import { WebhookEndpointDisabledAt1764470000000 } from './migrations/1764470000000-WebhookEndpointDisabledAt';
 import { WebhookEndpointDrain1764480000000 } from './migrations/1764480000000-WebhookEndpointDrain';
+import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-OutboxCursorIndexes';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -92,4 +93,5 @@ export const MIGRATIONS = [
   QuotesOrders1764460000000,
   WebhookEndpointDisabledAt1764470000000,
   WebhookEndpointDrain1764480000000,
+  OutboxCursorIndexes1764490000000,
 ];

@@ -33,7 +33,7 @@ function base(caller: Caller, q: ActivityFilters): SelectQueryBuilder<EventRow> 
   const qb = db().getRepository(EventRow).createQueryBuilder('e')
     .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
     .andWhere('e.type = ANY(:types)', { types: typesOf(q.category, q.type) });
-  if (q.object) qb.andWhere('(e.object_id = :o OR e.related_object_ids @> ARRAY[:o]::text[])', { o: q.object });
+  if (q.object) qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   if (q.since) qb.andWhere('e.created_at >= :since', { since: new Date(q.since).toISOString() });
   if (q.until) qb.andWhere('e.created_at < :until', { until: new Date(q.until).toISOString() });
   return qb;

@@ -75,7 +75,7 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
     .andWhere('e.type = ANY(:shipped)', { shipped: [...await currentShippedEventTypes(caller.accountId)] });
   if (q.type !== undefined) qb.andWhere('e.type = :t', { t: checkEventTypeParam(q.type) });
   if (q.object !== undefined && q.object !== '') {
-    qb.andWhere('(e.object_id = :o OR e.related_object_ids @> ARRAY[:o]::text[])', { o: q.object });
+    qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   }
   if (q.since !== undefined && q.since !== '') {
     const since = q.since;
@@ -118,7 +118,7 @@ export async function objectEvents(caller: Caller, objectId: string, query: { li
   }
   const rows = await db().getRepository(EventRow).createQueryBuilder('e')
     .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
-    .andWhere('(e.object_id = :o OR :o = ANY(e.related_object_ids))', { o: objectId })
+    .andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: objectId })
     .andWhere(before ? 'e.seq < :before' : 'TRUE', { before })
     .orderBy('e.seq', 'DESC').take(limit + 1).getMany();
   const hasMore = rows.length > limit;

@@ -19,14 +19,31 @@ import { db } from '../../lib/db';
 /** What one read handed out, and whether a gap held the rest back (read again shortly). */
 export interface TailRead { rows: EventRow[]; blocked: boolean }
 
+/** A tail's position, as persisted by a durable consumer (outbox_cursors): numbers as decimal strings. */
+export interface TailState { seq: string; wait_up_to: string | null; wait_xmax: string | null }
+
+/** Anything that runs a query: the pool, or a transaction's EntityManager. */
+export interface Queryable { query(sql: string, params?: unknown[]): Promise<any> }
+
 /** A gap-safe reader of the events outbox (see module doc); one per consumer. */
 export class OutboxTail {
   private cursor: bigint;
   /** The pending wait: gaps below `upTo` are dead once a snapshot's xmin reaches `xmax`. */
-  private wait: { upTo: bigint; xmax: bigint } | null = null;
+  private wait: { upTo: bigint; xmax: bigint } | null;
 
-  private constructor(afterSeq: bigint) {
+  private constructor(afterSeq: bigint, wait: { upTo: bigint; xmax: bigint } | null = null) {
     this.cursor = afterSeq;
+    this.wait = wait;
+  }
+
+  /** A tail resuming from a persisted state. */
+  static fromState(s: TailState): OutboxTail {
+    return new OutboxTail(BigInt(s.seq), s.wait_up_to !== null && s.wait_xmax !== null ? { upTo: BigInt(s.wait_up_to), xmax: BigInt(s.wait_xmax) } : null);
+  }
+
+  /** The state to persist after a read. */
+  get state(): TailState {
+    return { seq: String(this.cursor), wait_up_to: this.wait ? String(this.wait.upTo) : null, wait_xmax: this.wait ? String(this.wait.xmax) : null };
   }
 
   /** A tail that starts after the newest event visible now. */
@@ -40,10 +57,13 @@ export class OutboxTail {
     return this.cursor;
   }
 
-  /** Reads up to `limit` events after the cursor and hands out those that are safe, in `seq` order. */
-  async read(limit = 1000): Promise<TailRead> {
-    const raw: Array<Record<string, any>> = await db().query(
-      `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, pg_snapshot_xmax(s.snap)::text AS snap_xmax, e.*
+  /**
+   * Reads up to `limit` events after the cursor through `q` (default the pool) and hands out those
+   * that are safe, in `seq` order. `columns` limits what is read (`seq` is always included).
+   */
+  async read(limit = 1000, q: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
+    const raw: Array<Record<string, any>> = await q.query(
+      `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, pg_snapshot_xmax(s.snap)::text AS snap_xmax, ${columns}, e.seq
          FROM (SELECT pg_current_snapshot() AS snap) s
          LEFT JOIN LATERAL (SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true`, [String(this.cursor), limit]);
     const xmin = BigInt(raw[0].snap_xmin);

@@ -7,11 +7,14 @@
  *
  * - Wake-ups: LISTEN on channel `events` (the process's shared listener, lib/notify.ts, reconnected on
  *   error) plus a 1 s fallback poll.
- * - A pass, in one transaction: lock up to 500 undispatched events (`ORDER BY seq ... FOR UPDATE
- *   SKIP LOCKED`, so concurrent dispatchers never take the same event), insert a delivery for
- *   every enabled, non-deleted endpoint of the same account and livemode subscribed to the type
- *   (never for catalogued-but-unshipped types, never for `test.ping`; the partial unique index
- *   (endpoint_id, event_id) makes a repeat harmless), mark the events dispatched. After commit,
+ * - A pass, in one transaction: lock the durable cursor (`outbox_cursors` row `webhooks`, FOR
+ *   UPDATE SKIP LOCKED, so one dispatcher works at a time and the others skip the pass), read up
+ *   to 500 events after it through the gap-safe tail (activities/events/tail.ts: strictly in `seq`
+ *   order, never past a number an open transaction may still commit), insert a delivery for every
+ *   enabled, non-deleted endpoint of the same account and livemode subscribed to the type (never
+ *   for catalogued-but-unshipped types, never for `test.ping`, never for rows written already
+ *   dispatched; the partial unique index (endpoint_id, event_id) makes a repeat harmless), and
+ *   move the cursor. No event row is updated. After commit,
  *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
  * - Sweep: deliveries still never attempted 10 s after creation (a crash between commit and
@@ -31,50 +34,74 @@ import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { type DeliveryToStart, nudgeHeld, startDeliveryWorkflows, sweepUnstarted } from './signals';
+import type { EntityManager } from 'typeorm';
+import type { EventRow } from '../../entities';
+import { OutboxTail, type TailState } from '../events/tail';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 500;
 /** Fallback poll interval, ms. */
 export const DISPATCH_POLL_MS = 1000;
+/** The dispatcher's row in `outbox_cursors`. */
+export const DISPATCH_CURSOR = 'webhooks';
+/** Re-pass delay while a gap in the outbox sequence holds the cursor back, ms. */
+export const DISPATCH_GAP_RETRY_MS = 5;
+
 /**
- * One dispatch pass (see module doc). Returns how many events were dispatched and how many
- * deliveries were created; `hasMore` when a full batch was taken (run again at once).
+ * One dispatch pass (see module doc). Returns how many events were passed and how many deliveries
+ * were created; `hasMore` when a full batch was taken (run again at once); `blocked` when a gap in
+ * the outbox sequence held the cursor back (run again shortly); `busy` when another dispatcher
+ * holds the cursor.
  */
-export async function dispatchOnce(): Promise<{ events: number; deliveries: number; hasMore: boolean }> {
-  const { created, events } = await transaction(async (m) => {
-    const evs: Array<{ id: string; account_id: string; livemode: boolean; type: string }> = await m.query(
-      `SELECT id, account_id, livemode, type FROM events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, [DISPATCH_BATCH]);
-    if (evs.length === 0) return { created: [] as DeliveryToStart[], events: 0 };
-    const ids = evs.map((e) => e.id);
-    const candidates: Array<{ event_id: string; endpoint_id: string; event_types: string[] }> = await m.query(
-      `SELECT e.id AS event_id, w.id AS endpoint_id, w.event_types
-         FROM events e JOIN webhook_endpoints w
-           ON w.account_id = e.account_id AND w.livemode = e.livemode AND w.enabled AND w.deleted_at IS NULL
-        WHERE e.id = ANY($1)`, [ids]);
-    const byId = new Map(evs.map((e) => [e.id, e]));
-    const shipped = new Map<string, ReadonlySet<string>>();
-    for (const a of new Set(evs.map((e) => e.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
-    const rows = candidates.flatMap((c) => {
-      const ev = byId.get(c.event_id)!;
-      return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id)) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
-    });
-    const created: DeliveryToStart[] = [];
-    for (let i = 0; i < rows.length; i += 500) {
-      const chunk = rows.slice(i, i + 500);
-      const inserted: DeliveryToStart[] = await m.query(
-        `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
-         SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
-                AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
-         ON CONFLICT DO NOTHING RETURNING id, account_id, endpoint_id`,
-        [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
-          chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type), WEBHOOK_DELIVERY_INITIAL_STATUS]);
-      created.push(...inserted);
+export async function dispatchOnce(): Promise<{ events: number; deliveries: number; hasMore: boolean; blocked: boolean; busy: boolean }> {
+  const { created, events, blocked, busy } = await transaction(async (m) => {
+    const [cursor]: TailState[] = await m.query(
+      `SELECT seq::text, wait_up_to::text, wait_xmax::text FROM outbox_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`, [DISPATCH_CURSOR]);
+    if (!cursor) return { created: [] as DeliveryToStart[], events: 0, blocked: false, busy: true };
+    const tail = OutboxTail.fromState(cursor);
+    const read = await tail.read(DISPATCH_BATCH, m, 'e.id, e.account_id, e.livemode, e.type, e.dispatched_at');
+    // Rows marked dispatched at write time (`send_test_event`'s test.ping) are delivered by their writer.
+    const evs = read.rows.filter((e) => e.dispatched_at === null);
+    const created = evs.length ? await fanOut(m, evs) : [];
+    const next = tail.state;
+    if (next.seq !== cursor.seq || next.wait_up_to !== cursor.wait_up_to || next.wait_xmax !== cursor.wait_xmax) {
+      await m.query('UPDATE outbox_cursors SET seq = $2, wait_up_to = $3, wait_xmax = $4, updated_at = now() WHERE name = $1',
+        [DISPATCH_CURSOR, next.seq, next.wait_up_to, next.wait_xmax]);
     }
-    await m.query('UPDATE events SET dispatched_at = now() WHERE id = ANY($1)', [ids]);
-    return { created, events: evs.length };
+    return { created, events: read.rows.length, blocked: read.blocked, busy: false };
   });
   if (created.length) await startDeliveryWorkflows(created);
-  return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH };
+  return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH, blocked, busy };
+}
+
+/** Inserts a delivery of each event for every enabled endpoint of its account and mode that receives it, inside `m`. Returns the rows inserted. */
+async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'account_id' | 'livemode' | 'type'>>): Promise<DeliveryToStart[]> {
+  const candidates: Array<{ event_id: string; endpoint_id: string; event_types: string[] }> = await m.query(
+    `SELECT e.id AS event_id, w.id AS endpoint_id, w.event_types
+       FROM unnest($1::text[], $2::text[], $3::boolean[]) AS e(id, account_id, livemode)
+       JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.livemode = e.livemode AND w.enabled AND w.deleted_at IS NULL`,
+    [evs.map((e) => e.id), evs.map((e) => e.account_id), evs.map((e) => e.livemode)]);
+  if (candidates.length === 0) return [];
+  const byId = new Map(evs.map((e) => [e.id, e]));
+  const shipped = new Map<string, ReadonlySet<string>>();
+  for (const a of new Set(candidates.map((c) => byId.get(c.event_id)!.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
+  const rows = candidates.flatMap((c) => {
+    const ev = byId.get(c.event_id)!;
+    return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id)) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
+  });
+  const created: DeliveryToStart[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    const inserted: DeliveryToStart[] = await m.query(
+      `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
+       SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
+              AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
+       ON CONFLICT DO NOTHING RETURNING id, account_id, endpoint_id`,
+      [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
+        chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type), WEBHOOK_DELIVERY_INITIAL_STATUS]);
+    created.push(...inserted);
+  }
+  return created;
 }
 
 /**
@@ -97,6 +124,7 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
       try {
         const r = await dispatchOnce();
         if (r.hasMore) again = true;
+        if (r.blocked && !r.hasMore) setTimeout(wake, DISPATCH_GAP_RETRY_MS).unref();
         if (Date.now() - lastSweep >= DISPATCH_POLL_MS) {
           lastSweep = Date.now();
           await sweepUnstarted();

@@ -25,7 +25,9 @@ async function holderWithEndpoint() {
     const si = expectOk(await s.post('/v1/wallet/send_intents', { destination_chain: wallet.chain, destination_address: OTHER, amount: { amount: '100000', currency: asset, decimals: 6 } }), 201);
     return (await db().query(`SELECT id FROM events WHERE object_id = $1 AND type = 'send_intent.created'`, [si.id]))[0].id as string;
   };
-  const dispatched = (eventId: string) => eventually(async () => (await db().query('SELECT dispatched_at FROM events WHERE id = $1', [eventId]))[0].dispatched_at !== null, 'dispatched');
+  // Dispatched = the dispatcher's durable cursor has passed the event.
+  const dispatched = (eventId: string) => eventually(async () => (await db().query(
+    `SELECT (SELECT seq FROM outbox_cursors WHERE name = 'webhooks') >= seq AS passed FROM events WHERE id = $1`, [eventId]))[0].passed === true, 'dispatched');
   const deliveries = async (eventId: string) => Number((await db().query('SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [eventId, endpoint.id]))[0].count);
   return { acct, key, sendIntent, dispatched, deliveries };
 }
