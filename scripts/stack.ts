@@ -19,6 +19,12 @@ import { generateLocalTls, type LocalTls } from './local-tls';
 
 export interface Stack {
   apiUrl: string;
+  /** Every API instance's URL (one unless `apis` > 1; the first is `apiUrl`). */
+  apiUrls: string[];
+  /** Split stacks only: SIGKILLs worker `i` (default 0) and waits for it to exit. */
+  killWorker(i?: number): Promise<void>;
+  /** Split stacks only: starts worker `i` (default 0) again after a kill. */
+  startWorker(i?: number): void;
   databaseUrl: string;
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
@@ -32,7 +38,11 @@ export interface Stack {
  * Brings the stack up; `envOverrides` go to the product (e.g. rate limits). `split` runs the API
  * and the worker as two processes, as production does (benchmarks); default one process (serve.ts).
  */
-export async function startStack(opts: { log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean }): Promise<Stack> {
+export async function startStack(opts: {
+  log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean;
+  /** With `split`: API processes (each on its own port) and worker processes; default 1 and 1. */
+  apis?: number; workers?: number;
+}): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
   const dbName = `pp_${tag}_${Date.now()}_${process.pid}`;
@@ -91,25 +101,44 @@ export async function startStack(opts: { log: (m: string) => void; envOverrides?
   const out = fs.openSync(productLog, 'w');
   // PRODUCT_NODE_ARGS: extra node flags for the product process (e.g. --cpu-prof when profiling).
   const nodeArgs = (env.PRODUCT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entries = opts.split ? [path.resolve(__dirname, '../api/main.js'), path.resolve(__dirname, '../worker.js')] : [path.resolve(__dirname, '../api/serve.js')];
-  const processes = entries.map((entry) => spawn(process.execPath, [...nodeArgs, entry], { env, stdio: ['ignore', out, out], detached: true }));
+  const spawnOne = (entry: string, extra: NodeJS.ProcessEnv = {}) =>
+    spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, ...extra }, stdio: ['ignore', out, out], detached: true });
+  const apiPorts = [port];
+  for (let i = 1; i < (opts.split ? opts.apis ?? 1 : 1); i++) apiPorts.push(await freePort());
+  const apiProcesses = opts.split
+    ? apiPorts.map((p) => spawnOne(path.resolve(__dirname, '../api/main.js'), { PORT: String(p), PAYER_HOST: `http://127.0.0.1:${p}` }))
+    : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
+  const workerEntry = path.resolve(__dirname, '../worker.js');
+  const workerProcesses = opts.split ? Array.from({ length: opts.workers ?? 1 }, () => spawnOne(workerEntry)) : [];
+  const processes = () => [...apiProcesses, ...workerProcesses];
   // The product runs in its own process groups; never leave it behind if this process dies.
   const killProduct = () => {
-    for (const p of processes) try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
+    for (const p of processes()) try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
   };
   process.once('exit', killProduct);
-  const apiUrl = `http://127.0.0.1:${port}`;
+  const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
+  const apiUrl = apiUrls[0];
   const deadline = Date.now() + 90000;
-  for (;;) {
-    if (processes.some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${processes.map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
-    try {
-      if ((await fetch(`${apiUrl}/healthz`)).ok) break;
-    } catch { /* not up yet */ }
-    if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
-    await new Promise((r) => setTimeout(r, 250));
+  for (const url of apiUrls) {
+    for (;;) {
+      if (processes().some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${processes().map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
+      try {
+        if ((await fetch(`${url}/healthz`)).ok) break;
+      } catch { /* not up yet */ }
+      if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
   return {
-    apiUrl, databaseUrl, temporalAddress: temporal.address, env, productLog, tls,
+    apiUrl, apiUrls, databaseUrl, temporalAddress: temporal.address, env, productLog, tls,
+    killWorker: async (i = 0) => {
+      const w = workerProcesses[i];
+      if (!w || w.exitCode !== null || w.signalCode !== null) return;
+      const exited = new Promise((r) => w.once('exit', r));
+      try { process.kill(-w.pid!, 'SIGKILL'); } catch { /* gone */ }
+      await exited;
+    },
+    startWorker: (i = 0) => { workerProcesses[i] = spawnOne(workerEntry); },
     stop: async () => {
       process.removeListener('exit', killProduct);
       killProduct();

@@ -41,6 +41,8 @@ export const DRAIN_BATCH = 2000;
 export const DRAIN_CONCURRENCY = 64;
 /** Results written per transaction (a partial batch is written when the sends run dry). */
 export const RECORD_BATCH = 250;
+/** Interval of the drain's own heartbeats, ms (the endpoint workflow's heartbeat timeout is 10 s). */
+export const HEARTBEAT_EVERY_MS = 2_000;
 /** Failing deliveries listed in a summary. */
 export const FAILING_LISTED = 5;
 
@@ -117,6 +119,9 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
       });
     };
     let next = 0;
+    // A heartbeat every HEARTBEAT_EVERY_MS as well as after each write: a drain whose receivers all
+    // hang for the full request budget still reports in, so a short heartbeat timeout is safe.
+    const beat = setInterval(heartbeat, HEARTBEAT_EVERY_MS);
     await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, work.length) }, async () => {
       while (next < work.length && enabled) {
         const d = work[next++];
@@ -131,6 +136,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
         if (pending.length >= RECORD_BATCH) flush();
       }
     }));
+    clearInterval(beat);
     flush();
     await writing;
   }
