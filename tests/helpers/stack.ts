@@ -30,10 +30,13 @@ const SHARED_KEYS = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', '
   'WEBHOOKS_TEST_TLS_KEY_FILE', 'PLATFORM_HOSTS'];
 
 /** Starts a stack from the compiled dist/ (so the product child and the caller share one implementation). */
-export async function startTestStack(tag: string, log: (m: string) => void, overrides: NodeJS.ProcessEnv = {}): Promise<Stack & { apply(env: NodeJS.ProcessEnv): void }> {
+export async function startTestStack(
+  tag: string, log: (m: string) => void, overrides: NodeJS.ProcessEnv = {},
+  shape: { split?: boolean; apis?: number; workers?: number } = {},
+): Promise<Stack & { apply(env: NodeJS.ProcessEnv): void }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startStack } = require(path.join(root, 'dist/scripts/stack.js')) as typeof import('../../scripts/stack');
-  const stack = await startStack({ log, tag, envOverrides: { ...testProductEnv(), ...overrides } });
+  const stack = await startStack({ log, tag, ...shape, envOverrides: { ...testProductEnv(), ...overrides } });
   return {
     ...stack,
     apply(env) {
