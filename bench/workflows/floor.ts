@@ -1,9 +1,9 @@
 /**
  * Workflows of bench/temporal-floor.ts (never registered in the product's worker): the least a
- * workflow per delivery can be on a Temporal server.
+ * workflow can be on a Temporal server (why webhooks moved to one workflow per endpoint).
  * - `emptyWorkflow`: starts and completes (one workflow task).
  * - `oneLocalActivityWorkflow`: one local activity that returns at once, then completes, as a
- *   webhook delivery's first successful attempt does (workflows/webhook-delivery.ts).
+ *   webhook delivery's first successful attempt did under the former one-workflow-per-delivery design.
  * - `floorFanOutWorkflow`: a payroll execution's shape with nothing to pay (bench/payroll.ts).
  */
 import { executeChild, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
