@@ -5,7 +5,7 @@
  * the endpoint workflow (workflows/webhook-endpoint.ts), which sleeps until the earliest one.
  *
  * Attempt 1 at once, then after each failed attempt wait 30 s, 2 min, 10 min, 1 h, 6 h, 12 h,
- * 24 h: 8 attempts over about 43 h 42 min, then the delivery is `failed`.
+ * 24 h: 8 attempts over 43 h 12 min 30 s, then the delivery is `failed`.
  *
  * Pure: no I/O, no clock, no randomness. Safe to import from workflows.
  */
