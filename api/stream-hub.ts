@@ -68,8 +68,9 @@ let readAgain = false;
 let tailPoll: NodeJS.Timeout | null = null;
 /** Poll interval of the tail while streams are open, ms (the notification usually comes first). */
 export const TAIL_POLL_MS = 250;
-/** Re-read delay while a gap in the outbox sequence holds the tail back, ms. */
+/** First re-read delay while a gap in the outbox sequence holds the tail back, ms; doubles per blocked read up to TAIL_POLL_MS. */
 export const TAIL_GAP_RETRY_MS = 5;
+let blockedReads = 0;
 
 const accountKey = (accountId: string, livemode: boolean) => `${accountId}:${livemode ? 'live' : 'test'}`;
 
@@ -123,7 +124,8 @@ async function readTail(): Promise<void> {
     closeAllStreams('fanout_failed');
   } finally {
     reading = false;
-    if (blocked) setTimeout(wake, TAIL_GAP_RETRY_MS).unref();
+    blockedReads = blocked ? blockedReads + 1 : 0;
+    if (blocked) setTimeout(wake, Math.min(TAIL_POLL_MS, TAIL_GAP_RETRY_MS * 2 ** Math.min(blockedReads - 1, 8))).unref();
   }
 }
 

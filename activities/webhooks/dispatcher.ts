@@ -44,8 +44,10 @@ export const DISPATCH_BATCH = 500;
 export const DISPATCH_POLL_MS = 1000;
 /** The dispatcher's row in `outbox_cursors`. */
 export const DISPATCH_CURSOR = 'webhooks';
-/** Re-pass delay while a gap in the outbox sequence holds the cursor back, ms. */
+/** First re-pass delay while a gap in the outbox sequence holds the cursor back, ms; doubles per blocked pass. */
 export const DISPATCH_GAP_RETRY_MS = 5;
+/** Longest re-pass delay while blocked, ms (a long transaction holding a number must not make the dispatcher spin). */
+export const DISPATCH_GAP_RETRY_MAX_MS = 200;
 
 /**
  * One dispatch pass (see module doc). Returns how many events were passed and how many deliveries
@@ -117,6 +119,7 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
   let again = false;
   let lastSweep = 0;
   let failedPasses = 0;
+  let blockedPasses = 0;
 
   const pass = async (): Promise<void> => {
     do {
@@ -124,7 +127,10 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
       try {
         const r = await dispatchOnce();
         if (r.hasMore) again = true;
-        if (r.blocked && !r.hasMore) setTimeout(wake, DISPATCH_GAP_RETRY_MS).unref();
+        blockedPasses = r.blocked ? blockedPasses + 1 : 0;
+        if (r.blocked && !r.hasMore) {
+          setTimeout(wake, Math.min(DISPATCH_GAP_RETRY_MAX_MS, DISPATCH_GAP_RETRY_MS * 2 ** Math.min(blockedPasses - 1, 8))).unref();
+        }
         if (Date.now() - lastSweep >= DISPATCH_POLL_MS) {
           lastSweep = Date.now();
           await sweepUnstarted();
