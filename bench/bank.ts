@@ -12,14 +12,11 @@ import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench, startPaidReceiver } from './harness';
+import { pct, runBench, startPaidReceiver } from './harness';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 60);
 const log = (m: string) => process.stderr.write(`[bench:bank] ${m}\n`);
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const idem = () => `bench_${crypto.randomBytes(12).toString('hex')}`;

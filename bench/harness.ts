@@ -34,6 +34,11 @@ export function runBench(
   });
 }
 
+/** Nearest-rank percentile `p` (0-100] of an ascending `sorted` list; NaN when empty. */
+export function pct(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN;
+}
+
 /** A local webhook receiver for latency benches: when each `payment.paid` arrived, by payment id. */
 export interface PaidReceiver { url: string; paidAt: Map<string, number>; close(): void }
 

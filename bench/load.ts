@@ -27,7 +27,7 @@ import { Agent, setGlobalDispatcher } from 'undici';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { db } from '../lib/db';
-import { runBench } from './harness';
+import { pct, runBench } from './harness';
 
 const VUS = Number(process.env.BENCH_VUS ?? 500);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -41,7 +41,6 @@ const log = (m: string) => process.stderr.write(`[bench:load] ${m}\n`);
 
 setGlobalDispatcher(new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 }));
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
 
 /** Webhook receipts: waiters by `type:payment id`, and how often each `webhook-id` arrived. */
 class Receiver {

@@ -15,14 +15,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench } from './harness';
+import { pct, runBench } from './harness';
 
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 960);
 const SLOWEST = Number(process.env.BENCH_SLOWEST_MS ?? 200);
 const log = (m: string) => process.stderr.write(`[bench:quotes] ${m}\n`);
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** Runs `REQUESTS` calls of `fn` with `CALLERS` in flight; latencies in ms, sorted. */
 async function load(fn: () => Promise<void>): Promise<{ lat: number[]; seconds: number }> {

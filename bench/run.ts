@@ -21,7 +21,7 @@ import crypto from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench, startPaidReceiver } from './harness';
+import { pct, runBench, startPaidReceiver } from './harness';
 import { freePort } from '../lib/embedded-pg';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -62,9 +62,6 @@ async function interleaved(targets: Record<string, unknown>[]): Promise<Load[]> 
   });
 }
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const { db } = await import('../lib/db');

@@ -13,16 +13,13 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench } from './harness';
+import { pct, runBench } from './harness';
 import { openStream, opened, type StreamClient } from '../scripts/sse-client';
 
 const STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 50);
 const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
 const log = (m: string) => process.stderr.write(`[bench:sse] ${m}\n`);
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const clients: StreamClient[] = [];

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
-import { runBench } from './harness';
+import { pct, runBench } from './harness';
 import { db, transaction } from '../lib/db';
 import { emitEvent } from '../lib/outbox';
 import { DRAIN_CONCURRENCY } from '../activities/webhooks/drain';
@@ -47,9 +47,6 @@ function timeline(offsetsMs: number[]): number[] {
   return buckets;
 }
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 interface Receipt { at: number; path: string; eventId: string; body: string; headers: Record<string, string> }
 const receipts: Receipt[] = [];
