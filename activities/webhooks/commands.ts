@@ -29,7 +29,7 @@ import { newId } from '../../lib/ids';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { encrypt } from '../../lib/secrets';
 import { loadDelivery, loadEndpoint } from './queries';
-import { startDeliveryWorkflows, wakeEndpoint, type DeliveryToStart } from './signals';
+import { wakeEndpointsOf, wakeEndpoint, type DeliveryToWake } from './signals';
 import { logger } from '../../lib/logger';
 import { currentShippedEventTypes } from '../../lib/switches';
 import { checkEndpointUrl } from './url';
@@ -108,13 +108,13 @@ export async function updateEndpoint(
     }
     return m.save(row);
   });
-  if (out.replayed && out.replayed.deliveries.length > 0) await startDeliveryWorkflows(out.replayed.deliveries);
+  if (out.replayed && out.replayed.deliveries.length > 0) await wakeEndpointsOf(out.replayed.deliveries);
   else if (!endpoint.enabled) await wakeQuietly(endpoint);
   return { endpoint, replayed: out.replayed };
 }
 
 /** What re-enabling with `replay_missed` queued: the events since `since` the endpoint missed, as new deliveries. */
-export interface MissedReplay { since: Date | null; deliveries: DeliveryToStart[] }
+export interface MissedReplay { since: Date | null; deliveries: DeliveryToWake[] }
 
 /**
  * Queues a delivery to `w` of every event of its account and mode created since `since` that it
@@ -230,6 +230,6 @@ async function insertDelivery(m: EntityManager, a: { accountId: string; livemode
 
 /** Wakes the endpoint workflow after commit; a failure is left to the dispatcher's sweep. Returns the fresh row. */
 async function startAndReload(d: WebhookDelivery): Promise<WebhookDelivery> {
-  await startDeliveryWorkflows([{ account_id: d.account_id, endpoint_id: d.endpoint_id }]);
+  await wakeEndpointsOf([{ account_id: d.account_id, endpoint_id: d.endpoint_id }]);
   return (await db().getRepository(WebhookDelivery).findOneBy({ id: d.id })) ?? d;
 }

@@ -33,7 +33,7 @@ import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
-import { type DeliveryToStart, nudgeHeld, startDeliveryWorkflows, sweepUnstarted } from './signals';
+import { type DeliveryToWake, nudgeHeld, wakeEndpointsOf, sweepUnstarted } from './signals';
 import type { EntityManager } from 'typeorm';
 import type { EventRow } from '../../entities';
 import { OutboxTail, type TailState } from '../events/tail';
@@ -59,7 +59,7 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
   const { created, events, blocked, busy } = await transaction(async (m) => {
     const [cursor]: TailState[] = await m.query(
       `SELECT seq::text, wait_up_to::text, wait_xmax::text FROM outbox_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`, [DISPATCH_CURSOR]);
-    if (!cursor) return { created: [] as DeliveryToStart[], events: 0, blocked: false, busy: true };
+    if (!cursor) return { created: [] as DeliveryToWake[], events: 0, blocked: false, busy: true };
     const tail = OutboxTail.fromState(cursor);
     const read = await tail.read(DISPATCH_BATCH, m, 'e.id, e.account_id, e.livemode, e.type, e.dispatched_at');
     // Rows marked dispatched at write time (`send_test_event`'s test.ping) are delivered by their writer.
@@ -72,12 +72,12 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
     }
     return { created, events: read.rows.length, blocked: read.blocked, busy: false };
   });
-  if (created.length) await startDeliveryWorkflows(created);
+  if (created.length) await wakeEndpointsOf(created);
   return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH, blocked, busy };
 }
 
 /** Inserts a delivery of each event for every enabled endpoint of its account and mode that receives it, inside `m`. Returns the rows inserted. */
-async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'account_id' | 'livemode' | 'type'>>): Promise<DeliveryToStart[]> {
+async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'account_id' | 'livemode' | 'type'>>): Promise<DeliveryToWake[]> {
   const candidates: Array<{ event_id: string; endpoint_id: string; event_types: string[] }> = await m.query(
     `SELECT e.id AS event_id, w.id AS endpoint_id, w.event_types
        FROM unnest($1::text[], $2::text[], $3::boolean[]) AS e(id, account_id, livemode)
@@ -91,10 +91,10 @@ async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'accoun
     const ev = byId.get(c.event_id)!;
     return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id)) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
   });
-  const created: DeliveryToStart[] = [];
+  const created: DeliveryToWake[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
-    const inserted: DeliveryToStart[] = await m.query(
+    const inserted: DeliveryToWake[] = await m.query(
       `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status)
        SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
               AS t(id, account_id, livemode, endpoint_id, event_id, event_type)

@@ -32,7 +32,7 @@ import { decrypt } from '../../lib/secrets';
 import { isSwitchOn } from '../../lib/switches';
 import { eventView } from '../../views/event';
 import { type HttpResult, isSuccess, postWebhook } from './http';
-import { type AttemptRecord, cancelDeliveries, cancelLiveDeliveries, recordAttempts } from './record';
+import { type AttemptRecord, cancelLiveDeliveries, recordAttempts } from './record';
 import { parseEndpointUrl } from './url';
 
 /** Deliveries taken per call. */
@@ -101,7 +101,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
 
   const due = await loadDue(endpointId, clock());
   const orphans = due.filter((d) => !d.event).map((d) => d.id);
-  await cancelDeliveries(orphans, 'event_not_found');
+  await cancelLiveDeliveries(endpointId, 'event_not_found', orphans);
   counts.cancelled = orphans.length;
   const work = due.filter((d) => d.event);
   if (work.length > 0) {

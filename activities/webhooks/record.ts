@@ -74,20 +74,16 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
   });
 }
 
-/** Marks every live delivery of endpoint `endpointId` `cancelled` with `reason` as last error. Returns how many. */
-export async function cancelLiveDeliveries(endpointId: string, reason: string): Promise<number> {
+/**
+ * Marks live deliveries `cancelled` with `reason` as last error: all of endpoint `endpointId`, or
+ * only `ids` among them (their event is gone). Returns how many.
+ */
+export async function cancelLiveDeliveries(endpointId: string, reason: string, ids?: string[]): Promise<number> {
+  if (ids && ids.length === 0) return 0;
   const [, count]: [unknown, number] = await db().query(
     `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
-      WHERE endpoint_id = $1 AND status = ANY($3)`, [endpointId, reason, LIVE_DELIVERY_STATUSES]);
+      WHERE endpoint_id = $1 AND status = ANY($3) AND ($4::text[] IS NULL OR id = ANY($4))`, [endpointId, reason, LIVE_DELIVERY_STATUSES, ids ?? null]);
   return count;
-}
-
-/** Marks the given live deliveries `cancelled` with `reason` (their event is gone). */
-export async function cancelDeliveries(ids: string[], reason: string): Promise<void> {
-  if (ids.length === 0) return;
-  await db().query(
-    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
-      WHERE id = ANY($1) AND status = ANY($3)`, [ids, reason, LIVE_DELIVERY_STATUSES]);
 }
 
 /**

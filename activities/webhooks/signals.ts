@@ -24,7 +24,7 @@ export const NUDGE_BATCH = 500;
 export const SWEEP_BATCH = 500;
 
 /** A delivery row whose endpoint workflow must be woken. */
-export interface DeliveryToStart { id: string; account_id: string; endpoint_id: string }
+export interface DeliveryToWake { id: string; account_id: string; endpoint_id: string }
 
 /** Signals `deliver` to endpoint `endpointId`'s workflow, starting it when no run is open. Throws when Temporal refuses. */
 export async function wakeEndpoint(endpointId: string, accountId: string): Promise<void> {
@@ -38,7 +38,7 @@ export async function wakeEndpoint(endpointId: string, accountId: string): Promi
  * once). Failures are logged, not thrown: the sweep wakes endpoints whose deliveries stay
  * unattempted. Returns the endpoint ids woken.
  */
-export async function startDeliveryWorkflows(rows: Array<Omit<DeliveryToStart, 'id'>>): Promise<string[]> {
+export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): Promise<string[]> {
   const endpoints = [...new Map(rows.map((r) => [r.endpoint_id, r])).values()];
   const woken: string[] = [];
   let next = 0;
@@ -63,10 +63,10 @@ export async function startDeliveryWorkflows(rows: Array<Omit<DeliveryToStart, '
  * written on the fan-out's hot path for this. Returns how many endpoints were woken.
  */
 export async function sweepUnstarted(): Promise<number> {
-  const rows: Array<Omit<DeliveryToStart, 'id'>> = await db().query(
+  const rows: Array<Omit<DeliveryToWake, 'id'>> = await db().query(
     `SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries
       WHERE status = 'pending' AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`, [SWEEP_AFTER_SECONDS, SWEEP_BATCH]);
-  return rows.length ? (await startDeliveryWorkflows(rows)).length : 0;
+  return rows.length ? (await wakeEndpointsOf(rows)).length : 0;
 }
 
 /**
