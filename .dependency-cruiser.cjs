@@ -127,6 +127,6 @@ module.exports = {
     // Keep `import type` edges (erased by tsc) so the type-only rules can see them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.tests.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
   },
 };

@@ -7,6 +7,11 @@ module.exports = {
   // jest's module system cannot require() an ES module (Node 24 itself can: dist/ loads them natively).
   transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser)/)'],
   transform: {
+    // Pages (api/pages/) are TSX rendered by preact (tsconfig `jsxImportSource`).
+    '^.+\\.tsx$': ['@swc/jest', {
+      jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    }],
     '^.+\\.[cm]?[tj]s$': ['@swc/jest', {
       jsc: {
         parser: { syntax: 'typescript', decorators: true },

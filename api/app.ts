@@ -1,6 +1,6 @@
 /**
  * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
- * versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
+ * [pages (HTML, api/pages/)] -> versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
  */
 import Router from '@koa/router';
@@ -22,6 +22,7 @@ import { payrollRecipientRouter } from './routes/payroll-recipient-sessions';
 import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
 import { openApiDocument } from './openapi';
+import { pagesRouter, servePages } from './pages';
 
 /** Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED. */
 export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
@@ -45,13 +46,17 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   // Public routers (spec 5 rule 5): payer sessions (`plk_`), payroll recipient sessions (`prk_`), and the credential-free eligibility read.
   const publicRouters = [payerRouter(), payrollRecipientRouter(), eligibilityRouter()];
   const open = new Router<AppState>();
-  const routers: Router<AppState>[] = [open, ...publicRouters];
+  // The pages a person opens (api/pages/: the payer's, the payroll recipient's and the sandbox's hosted pages), HTML.
+  const pages = pagesRouter({ simulator: opts.simulator ?? cfg.simulatorEnabled });
+  const routers: Router<AppState>[] = [open, pages, ...publicRouters];
   const isPublic = (ctx: Koa.ParameterizedContext<AppState>) => publicRouters.some((p) => p.match(ctx.path, ctx.method).route);
   app.use(requestLog(isPublic));
   app.use(errorEnvelope());
   // 405 with `Allow` (or 404) before anything else reads the request (api/middleware/input.ts): an
   // unserved method is refused whatever its headers say.
   app.use(refuseUnservedMethods(() => routers));
+  // Pages parse their own form bodies and render their own errors as HTML (before the JSON parser).
+  app.use(servePages(pages));
   app.use(pinRequestedVersion());
   // Our own JSON parser (api/middleware/input.ts): 413, UTF-8, depth, `__proto__` and NUL refusals in the envelope.
   app.use(parseJsonBody());
