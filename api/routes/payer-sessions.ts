@@ -15,7 +15,7 @@ import { payWithWallet } from '../../activities/payments/pay-with-wallet';
 import { getPayerPayment, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
 import { mountPublic } from '../operation';
-import { createPaymentBody } from '../schemas/payment-sessions';
+import { createPaymentBody, receiptEmailBody } from '../schemas/payment-sessions';
 import { payerPaymentResponse, payerPaymentView } from '../../views/payment';
 import { unsignedTransactionResponse, unsignedTransactionView } from '../../views/wallet-sends';
 import { documentedAs, evmAddressDocument } from '../schemas/common';
@@ -117,7 +117,7 @@ export function payerRouter(): Router<AppState> {
   mountPublic(r, {
     id: 'payment_sessions.receipt_email', method: 'post', path: '/payment_sessions/:token/receipt_email',
     summary: 'Email the receipt of a paid link to the payer.',
-    body: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).required() }), successStatus: 202, errors: [409],
+    body: receiptEmailBody, successStatus: 202, errors: [409],
     response: receiptEmailResponse,
     handler: async ({ params, body }) => {
       const link = await linkByPayerToken(params.token);

@@ -25,3 +25,6 @@ export const createPaymentBody = Joi.object({
   source_asset: Joi.string().max(20),
   source_address: Joi.string().max(200),
 });
+
+/** Body of `POST /payment_sessions/{token}/receipt_email` (and of the payer page's receipt form). */
+export const receiptEmailBody = Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).required() });
