@@ -42,7 +42,7 @@ export function negotiateTag(ctx: Koa.Context): string {
 export function localeFor(tag: string): Locale {
   const language = tag.split('-')[0].toLowerCase();
   const copy = TRANSLATIONS[language] ?? en;
-  const dateTime = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', timeZoneName: 'short' });
+  const dateTime = new Intl.DateTimeFormat(tag, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' });
   const dateOnly = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' });
   return {
     tag,

@@ -127,6 +127,6 @@ export function mountPayerPages(r: Router<AppState>): void {
         if (!(e instanceof SignRefused)) throw e;
         throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, { param: 'from_address' });
       }
-    }, { from: 'from_address' }));
+    }, { from: 'from_address' }, 'crypto_native'));
   }
 }
