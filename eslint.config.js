@@ -2,6 +2,7 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const { builtinModules } = require('node:module');
+const globals = require('globals');
 
 const DATE_NOW = { object: 'Date', property: 'now', message: 'Workflow time: use workflowNowMs() from workflows/convention.ts.' };
 const MATH_RANDOM = { object: 'Math', property: 'random', message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).' };
@@ -16,6 +17,11 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  {
+    // The pages' own script (api/pages/assets/): plain browser JavaScript, served as is.
+    files: ['api/pages/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
   },
   {
     // Deterministic workflow code (bundled by webpack into the workflow sandbox): time only through

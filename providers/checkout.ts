@@ -8,8 +8,11 @@
  * Sandbox: sessions are rows of `sandbox_checkout_sessions`, idempotent by `clientReference`
  * (the `cco_` id). The outside world acts through the simulator
  * (`POST /sim/providers/checkout/{checkout_id}/complete|fail|expire`), which moves the session
- * like the hosted page would and returns the notification the provider sends.
+ * like the hosted page would and returns the notification the provider sends. The hosted page
+ * itself is a product-served sandbox page on the payer host (`<PAYER_HOST>/sandbox/checkout/<cs_sbx_ id>`,
+ * api/pages/sandbox/) whose buttons do the same.
  */
+import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
 import { randomToken } from '../lib/secrets';
 
@@ -49,7 +52,17 @@ export class CheckoutTransitionError extends Error {
 
 /** A hosted session stays payable this long (seconds). */
 export const CHECKOUT_SESSION_TTL_SECONDS = 30 * 60;
-const SANDBOX_HOST = 'https://checkout.sandbox.payments.example';
+
+/** The hosted page of sandbox session `sessionId` (`cs_sbx_...`), on the payer host. */
+export function sandboxCheckoutUrl(sessionId: string): string {
+  return `${loadConfig().payerHost}/sandbox/checkout/${sessionId}`;
+}
+
+/** A sandbox session as its hosted page shows it (amounts in minor units of `currency`). */
+export interface SandboxCheckoutSession {
+  id: string; clientReference: string; amountMinor: bigint; currency: string; description: string;
+  status: 'open' | 'paid' | 'failed' | 'expired'; expiresAt: Date; paidAmountMinor: bigint | null;
+}
 
 interface SessionRow {
   id: string; client_reference: string; amount_minor: string; currency: string; status: 'open' | 'paid' | 'failed' | 'expired';
@@ -66,10 +79,21 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
     await db().query(
       `INSERT INTO sandbox_checkout_sessions(id, client_reference, amount_minor, currency, description, status, url, expires_at)
        VALUES ($1,$2,$3,$4,$5,'open',$6, now() + make_interval(secs => $7)) ON CONFLICT (client_reference) DO NOTHING`,
-      [id, req.clientReference, req.amountMinor.toString(), req.currency, req.description, `${SANDBOX_HOST}/pay/${id}`, CHECKOUT_SESSION_TTL_SECONDS]);
+      [id, req.clientReference, req.amountMinor.toString(), req.currency, req.description, sandboxCheckoutUrl(id), CHECKOUT_SESSION_TTL_SECONDS]);
     const row = await this.byReference(req.clientReference);
     if (!row) throw new Error('checkout: session lost after insert');
     return { provider: this.name, sessionId: row.id, url: row.url, expiresAt: row.expires_at };
+  }
+
+  /** The hosted page's read of session `sessionId` (`cs_sbx_...`); null when unknown. */
+  async session(sessionId: string): Promise<SandboxCheckoutSession | null> {
+    const rows: Array<SessionRow & { description: string }> = await db().query('SELECT * FROM sandbox_checkout_sessions WHERE id = $1', [sessionId]);
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      id: r.id, clientReference: r.client_reference, amountMinor: BigInt(r.amount_minor), currency: r.currency, description: r.description,
+      status: r.status, expiresAt: r.expires_at, paidAmountMinor: r.paid_amount_minor === null ? null : BigInt(r.paid_amount_minor),
+    };
   }
 
   private async byReference(ref: string): Promise<SessionRow | null> {

@@ -4,9 +4,12 @@
  * data to the provider's hosted pages.
  *
  * Sandbox: `sandbox_kyc_customers`; a decision is played by `POST /sim/kyc/decisions`
- * (`setDecision`), which the customer's workflow then reads back (`get`).
+ * (`setDecision`), which the customer's workflow then reads back (`get`). Its hosted links are
+ * product-served sandbox pages on the payer host (`<PAYER_HOST>/sandbox/kyc/<provider_customer_id>/<kind>?t=<token>`,
+ * api/pages/sandbox/), where the same decisions are buttons.
  */
 import crypto from 'node:crypto';
+import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
 
 /** What the provider says about a customer now. */
@@ -26,11 +29,22 @@ export class SandboxKyc {
     return id;
   }
 
-  /** A hosted verification link of `kind` (valid 7 days); the provider starts its review (`pending`). */
+  /**
+   * A hosted verification link of `kind` (valid 7 days): the sandbox page
+   * `<PAYER_HOST>/sandbox/kyc/<provider_customer_id>/<kind>?t=<32 hex>`; the provider starts its review (`pending`).
+   */
   async createLink(providerCustomerId: string, kind: string): Promise<{ url: string; expires_at: Date }> {
     await db().query(`UPDATE sandbox_kyc_customers SET state = 'pending', updated_at = now() WHERE provider_customer_id = $1 AND state = 'not_started'`, [providerCustomerId]);
     const token = crypto.randomBytes(16).toString('hex');
-    return { url: `https://kyc.sandbox.payments.example/verify/${providerCustomerId}/${kind}?t=${token}`, expires_at: new Date(Date.now() + 7 * 86_400_000) };
+    return { url: `${loadConfig().payerHost}/sandbox/kyc/${providerCustomerId}/${kind}?t=${token}`, expires_at: new Date(Date.now() + 7 * 86_400_000) };
+  }
+
+  /** The hosted page's read: the provider's record with whose it is (`client_reference`: our `cus_` id) and its type; null when unknown. */
+  async find(providerCustomerId: string): Promise<(KycRecord & { client_reference: string; customer_type: string }) | null> {
+    const rows: Array<KycRecord & { client_reference: string; customer_type: string }> = await db().query(
+      `SELECT provider_customer_id, client_reference, customer_type, state, requirements_due, endorsements, rejection_outcome, associated_persons
+         FROM sandbox_kyc_customers WHERE provider_customer_id = $1`, [providerCustomerId]);
+    return rows[0] ?? null;
   }
 
   /** The provider's record; throws when unknown. */

@@ -5,7 +5,9 @@
  * through `POST /sim/providers/orders/{ord_id}` `{ action }` (`authorize`, `capture`, `fail`,
  * `refund`, `complete`), which moves the row as the provider would and returns its report.
  *
- * How each order is paid: a buy by `card` or `apple_pay` opens a hosted checkout (30 minutes); a
+ * How each order is paid: a buy by `card` or `apple_pay` opens a hosted checkout (30 minutes; in
+ * the sandbox a product-served page on the payer host, `<PAYER_HOST>/sandbox/orders/<prv_ id>`,
+ * api/pages/sandbox/, whose buttons play the provider like the simulator); a
  * buy by `bank_transfer`, `pix` or `spei` gets the provider's receiving details (full, with a
  * reference); a sell or a swap gets a deposit address on its network. Sandbox rules: with fault
  * `orders.<provider>.unavailable` = `true` the provider's order API is out (placing or cancelling
@@ -15,6 +17,7 @@
 import crypto from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { OrderFailureKind, ProviderOrderReport } from '../domain/orders';
+import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
 import { instructionsFor, type BankInstructions } from './bank-collection';
 import { deriveAddress } from './chain';
@@ -80,7 +83,7 @@ function placementOf(i: PlaceOrderInput, providerOrderId: string, now: number): 
   if (i.side === 'buy' && (i.paymentMethod === 'card' || i.paymentMethod === 'apple_pay')) {
     return {
       providerOrderId, paymentRail: null, bankInstructions: null, deposit: null,
-      checkout: { url: `https://checkout.${i.provider}.sandbox.example/c/${providerOrderId}`, expiresAt: new Date(now + CHECKOUT_TTL_MS) },
+      checkout: { url: `${loadConfig().payerHost}/sandbox/orders/${providerOrderId}`, expiresAt: new Date(now + CHECKOUT_TTL_MS) },
     };
   }
   if (i.side === 'buy') {
@@ -117,6 +120,17 @@ export class SandboxOrderProviders {
       VALUES ($1, $2, $3, $4, 'awaiting_payment', $5, $6) ON CONFLICT (order_id) DO NOTHING`, [id, i.provider, i.orderId, i.accountId, placement.paymentRail, serialised]);
     const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE order_id = $1', [i.orderId]);
     return reviveDates(rows[0].placement);
+  }
+
+  /** The hosted checkout page's read of provider order `providerOrderId` (`prv_...`): our order id, the provider, its report and placement; null when unknown. */
+  async byProviderOrderId(providerOrderId: string): Promise<{ orderId: string; provider: string; report: ProviderOrderReport; placement: PlacedOrder } | null> {
+    const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE id = $1', [providerOrderId]);
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      orderId: r.order_id, provider: r.provider, placement: reviveDates(r.placement),
+      report: { state: r.state, failureKind: r.failure_kind, providerReason: r.provider_reason, captured: r.captured, deliveryTxHash: r.delivery_tx_hash },
+    };
   }
 
   /** The provider's report of the order placed for `orderId`, or null when it placed none. */

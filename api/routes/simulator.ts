@@ -44,6 +44,8 @@
  *   exactly that amount, e.g. less than quoted). The payment's (or send's) watcher re-reads the bridge.
  *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads (issue 14), as it
  *   does on a `/sim/chain/transfers` transfer to its deposit address.
+ * The KYC, checkout and order routes call api/sim-actions.ts, which the sandbox's hosted pages
+ * (api/pages/sandbox/) call too.
  */
 import Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
@@ -59,16 +61,12 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
-import { notifyOrderUpdate } from '../../activities/orders/signals';
-import { orderProviders } from '../../providers/order-providers';
 import type { OrderFailureKind } from '../../domain/orders';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
 import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
 import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
-import { notifyCustomerDecision } from '../../activities/customers/signals';
-import { kycProvider } from '../../providers/kyc';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
@@ -77,9 +75,8 @@ import {
   bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, orderActionBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody, kycDecisionBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
-import { handleCheckoutNotification } from '../../activities/credits/commands';
+import { actOnCheckout, actOnOrder, decideKyc } from '../sim-actions';
 import { checkAddress, resolveChain } from '../../domain/addresses';
-import { checkoutProvider, CheckoutTransitionError } from '../../providers/checkout';
 import { addressScreeningProvider } from '../../providers/screening';
 import { creditCheckoutView } from '../../views/credits';
 
@@ -238,8 +235,7 @@ export function simulatorRouter(): Router<AppState> {
   r.post('/kyc/decisions', async (ctx) => {
     const b = validate<{ customer_id: string; state: string; requirements_due?: string[]; rejection_outcome?: string; endorsements?: string[]; associated_persons?: Array<{ id: string; role: string; name_masked: string; verification_state: string }> }>(
       kycDecisionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    if (!(await kycProvider().setDecision(b.customer_id, b))) throw new DomainError('not_found', 'not_found', `No customer ${b.customer_id} at the KYC provider.`, { param: 'customer_id' });
-    await notifyCustomerDecision(b.customer_id);
+    await decideKyc(b);
     ctx.status = 201;
     ctx.body = { object: 'sim.kyc_decision', customer_id: b.customer_id, state: b.state, requirements_due: b.requirements_due ?? null, rejection_outcome: b.rejection_outcome ?? null, endorsements: b.endorsements ?? null };
   });
@@ -253,10 +249,7 @@ export function simulatorRouter(): Router<AppState> {
 
   r.post('/providers/orders/:id', async (ctx) => {
     const b = validate<{ action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete'; failure_kind?: OrderFailureKind; reason?: string }>(orderActionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const report = await orderProviders().act(ctx.params.id, b.action, { failureKind: b.failure_kind, reason: b.reason });
-    if (report === null) throw new DomainError('not_found', 'not_found', `No provider order for ${ctx.params.id}.`, { param: 'id' });
-    if (typeof report === 'string') throw new DomainError('conflict', 'sim_action_refused', report);
-    await notifyOrderUpdate(ctx.params.id);
+    const report = await actOnOrder(ctx.params.id, b.action, { failureKind: b.failure_kind, reason: b.reason });
     ctx.body = { object: 'sim.provider_order', order_id: ctx.params.id, state: report.state, captured: report.captured, failure_kind: report.failureKind, reason: report.providerReason, delivery_tx_hash: report.deliveryTxHash };
   });
 
@@ -264,16 +257,7 @@ export function simulatorRouter(): Router<AppState> {
     const action = ctx.params.action;
     if (action !== 'complete' && action !== 'fail' && action !== 'expire') throw new DomainError('not_found', 'not_found', `No simulator action ${action}.`);
     const b = validate<{ amount?: string }>(action === 'complete' ? checkoutCompleteBody : undefined, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    let n;
-    try {
-      n = await checkoutProvider().simulate(ctx.params.checkout_id, action, { amountMinor: b.amount === undefined ? undefined : BigInt(b.amount) });
-    } catch (e) {
-      if (e instanceof CheckoutTransitionError) throw new DomainError('conflict', 'checkout_session_closed', e.message);
-      throw e;
-    }
-    if (!n) throw new DomainError('not_found', 'not_found', `No checkout session for ${ctx.params.checkout_id}.`, { param: 'checkout_id' });
-    const result = await handleCheckoutNotification(n);
-    if (!result) throw new DomainError('not_found', 'not_found', `No checkout ${ctx.params.checkout_id}.`, { param: 'checkout_id' });
+    const { notification: n, result } = await actOnCheckout(ctx.params.checkout_id, action, { amountMinor: b.amount === undefined ? undefined : BigInt(b.amount) });
     ctx.body = {
       object: 'sim.checkout_notification', outcome: n.outcome, session_id: n.sessionId, granted: result.granted,
       checkout: creditCheckoutView(result.checkout),

@@ -64,7 +64,7 @@ test('verification: links (tos first), the provider decides, the workflow applie
   expectError(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'beneficial_owners' }), 409, 'conflict', 'tos_link_required');
   expectError(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'identity_document' }), 400, 'invalid_request', 'parameter_invalid', 'kind');
   const tos = expectOk(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201);
-  expect(tos).toMatchObject({ object: 'verification_link', kind: 'tos', customer_id: c.id, url: expect.stringMatching(/^https:\/\//) });
+  expect(tos).toMatchObject({ object: 'verification_link', kind: 'tos', customer_id: c.id, url: expect.stringMatching(new RegExp(`^${process.env.PAYER_HOST}/sandbox/kyc/kyc_[0-9a-f]+/tos\\?t=`)) });
   expectOk(await s.post('/v1/customers/me/verification_links', { kind: 'beneficial_owners' }), 201);
   const get = async () => expectOk(await s.get(`/v1/customers/${c.id}`));
   await eventually(async () => (await get()).verification_state === 'pending', 'pending');

@@ -51,7 +51,7 @@ test('card buy: hosted checkout (next_action on create and get only), hold, capt
   });
   expect(created.id).toMatch(/^ord_/);
   expect(created.amounts.you_receive.amount).toBe(offer.final_out.replace('.', '').replace(/^0+/, ''));
-  expect(created.next_action).toMatchObject({ type: 'redirect_to_url', redirect_to_url: { url: expect.stringMatching(/^https:\/\/checkout\.rampline\./) } });
+  expect(created.next_action).toMatchObject({ type: 'redirect_to_url', redirect_to_url: { url: expect.stringMatching(new RegExp(`^${process.env.PAYER_HOST}/sandbox/orders/prv_[0-9a-f]+$`)) } });
   expect(created).not.toHaveProperty('offer_selection');
   expect((await order(created.id)).body.next_action).toEqual(created.next_action);
   const listed = expectOk(await key.get('/v1/orders')).data.find((o: any) => o.id === created.id);
