@@ -159,3 +159,38 @@ test('a cancelled link says so; the payer\'s locale formats the amount', async (
   await snapshot(page, 'payer-cancelled');
   await page.close();
 }, 60000);
+
+/** Presses Tab until the focused element's text or label matches `name` (at most 40 presses). */
+async function tabTo(page: Page, name: RegExp): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el) return '';
+      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent ?? '' : '';
+      return `${el.textContent ?? ''} ${label} ${el.closest('label')?.textContent ?? ''}`;
+    });
+    if (name.test(focused)) return;
+  }
+  throw new Error(`no focusable element matching ${name}`);
+}
+
+test('keyboard only: choose the rail, start the payment, reach the instructions and the copy button', async () => {
+  const link = await cryptoLink('4200');
+  const page = await newPage(browser, { width: 360, height: 740 });
+  await page.goto(onProduct(link.url));
+  await tabTo(page, /Stablecoin \(USDC\)/);
+  await page.keyboard.press('ArrowDown'); // radios move with the arrows
+  await page.keyboard.press('ArrowUp');
+  await tabTo(page, /Continue/);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#railform-h');
+  await tabTo(page, /Your email/);
+  await page.keyboard.type('kb@example.com');
+  await tabTo(page, /Show payment details/);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-payment-status="awaiting"]');
+  await tabTo(page, /Copy/);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-copy'))).toBe('pay-address');
+  await page.close();
+}, 60000);
