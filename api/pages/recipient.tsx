@@ -231,7 +231,7 @@ function DestinationForm(p: { pc: PageContext; token: string; currency: string; 
       <p>{c.submitIntro}</p>
       <FormError form={f} fallback={p.pc.locale.copy.formError} />
       <RadioGroup name="type" label={c.type} form={f} options={[['bank_account', c.typeBank], ['wallet', c.typeWallet]]} hint={c.bothGroupsHint} />
-      <fieldset>
+      <fieldset class="group" data-show-if="type=bank_account">
         <legend>{c.bankTitle}</legend>
         <RadioGroup name="account_owner_type" label={c.fields.account_owner_type} form={f} options={[['individual', c.individual], ['business', c.business]]} />
         <TextField name="account_holder_name" label={c.fields.account_holder_name} form={f} autocomplete="name" />
@@ -243,7 +243,7 @@ function DestinationForm(p: { pc: PageContext; token: string; currency: string; 
           : <TextField name={name} label={label(name)} form={f} hint={c.hints[name]} inputmode={NUMERIC_INPUTS.has(name) ? 'numeric' : undefined} />))}
         <TextField name="bank_name" label={label('bank_name')} form={f} autocomplete="off" />
       </fieldset>
-      <fieldset>
+      <fieldset class="group" data-show-if="type=wallet">
         <legend>{c.walletTitle}</legend>
         <p class="hint">{c.walletHint(chain.asset, chain.chain)}</p>
         <input type="hidden" name="chain" value={chain.chain} />

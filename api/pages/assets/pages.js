@@ -29,6 +29,16 @@
     if (pay) payWithInjectedWallet(pay.closest('[data-eip1193]'));
   });
 
+  // A group shown only for one choice (`data-show-if="name=value"`): hidden while another value of that radio is chosen; all shown without a choice.
+  function toggleGroups() {
+    document.querySelectorAll('[data-show-if]').forEach(function (el) {
+      var rule = el.getAttribute('data-show-if').split('=');
+      var chosen = document.querySelector('input[type=radio][name="' + rule[0] + '"]:checked');
+      el.hidden = !!chosen && chosen.value !== rule[1];
+    });
+  }
+  document.addEventListener('change', function (ev) { if (ev.target && ev.target.type === 'radio') toggleGroups(); });
+
   function tick() {
     document.querySelectorAll('[data-countdown]').forEach(function (el) {
       var left = Math.floor((Date.parse(el.getAttribute('data-countdown')) - Date.now()) / 1000);
@@ -77,6 +87,7 @@
   }
 
   reveal();
+  toggleGroups();
   tick();
   setInterval(tick, 1000);
   if (main && main.getAttribute('data-live-url')) setInterval(poll, 2500);
