@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { API, call, client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
 import { activeBankLink, bankCredit } from '../helpers/bank';
-import { newPage, openBrowser, screenshotDir, snapshot } from '../helpers/browser';
+import { newPage, openBrowser, snapshot } from '../helpers/browser';
 
 let browser: Browser;
 let merchant: ReturnType<typeof client>;
@@ -135,8 +135,7 @@ test('errors of the transfer rail render next to their field; the whole journey 
   await page.getByRole('button', { name: 'Show payment details' }).click();
   expect(await text(page, '#f-source_address-error')).toContain('source_address');
   expect(await page.getAttribute('#f-source_address', 'aria-invalid')).toBe('true');
-  // axe needs JavaScript: this state is checked in a page with it on (same HTML), the JS-off page only photographed.
-  await page.screenshot({ path: `${screenshotDir()}/payer-field-error-nojs-360.png`, fullPage: true });
+  await snapshot(page, 'payer-field-error-nojs');
   await page.getByLabel('Your sending address (optional)').fill('');
   await page.getByRole('button', { name: 'Show payment details' }).click();
   await page.waitForSelector('[data-payment-status="awaiting"]');
