@@ -3,9 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  // ESM-only dependencies (@scure/base 2, eventsource 5 and its eventsource-parser) are compiled to CommonJS like our sources:
+  // ESM-only dependencies (@scure/base 2, eventsource 5 and its eventsource-parser, preact 11's jsx runtime) are compiled to CommonJS like our sources:
   // jest's module system cannot require() an ES module (Node 24 itself can: dist/ loads them natively).
-  transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser|preact|preact-render-to-string)/)'],
   transform: {
     // Pages (api/pages/) are TSX rendered by preact (tsconfig `jsxImportSource`).
     '^.+\\.tsx$': ['@swc/jest', {
