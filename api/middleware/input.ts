@@ -95,7 +95,9 @@ export function bodyProblemError(p: BodyProblem): DomainError {
   const opts = param ? { param } : {};
   if (p.kind === 'proto') return new DomainError('invalid_request', 'parameter_unknown', `Unknown body parameter: \`${param}\`.`, opts);
   if (p.kind === 'depth') {
-    return new DomainError('invalid_request', 'body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels${param ? ` (at \`${param}\`)` : ''}.`, opts);
+    // `param` names the top-level field the deep value hangs from (issue 24); the message shows where it goes too deep.
+    const top = shown(p.path.split('.')[0]);
+    return new DomainError('invalid_request', 'body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels${param ? ` (in \`${top}\`, at \`${param}\`)` : ''}.`, top ? { param: top } : {});
   }
   return new DomainError('invalid_request', 'parameter_invalid', param ? `\`${param}\` must not contain a NUL character.` : 'The request must not contain NUL characters.', opts);
 }

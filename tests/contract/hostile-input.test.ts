@@ -56,7 +56,8 @@ describe.each(ops)('%s', (_name, def) => {
   });
 
   test('10,000 levels of nesting: 400 body_too_deep', async () => {
-    expectError(await send(def, `{"${firstKey(def)}":${nested(10_000, '1')}}`), 400, 'invalid_request', 'body_too_deep');
+    // `param` names the top-level field, not the 31-level path (issue 24).
+    expectError(await send(def, `{"${firstKey(def)}":${nested(10_000, '1')}}`), 400, 'invalid_request', 'body_too_deep', firstKey(def));
   });
 
   test('invalid UTF-8: 400 body_encoding_invalid', async () => {
@@ -142,7 +143,7 @@ describe('PATCH /account dashboard_preferences is bounded (depth 5, 100 entries,
     expectError(await patch({ a: { b: { c: 'x\u0000' } } }), 400, 'invalid_request', 'parameter_invalid', 'dashboard_preferences.a.b.c');
     const r = await rawRequest('PATCH', '/v1/account', { authorization: `Bearer ${acct.session_token}`, 'content-type': 'application/json', 'idempotency-key': `idem_deep_${Date.now()}` },
       Buffer.from(`{"dashboard_preferences":${nested(10_000, '1')}}`));
-    expectError(r, 400, 'invalid_request', 'body_too_deep');
+    expectError(r, 400, 'invalid_request', 'body_too_deep', 'dashboard_preferences');
   });
 
   test('the document states the bounds', () => {
