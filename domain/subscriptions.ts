@@ -91,3 +91,49 @@ export function periodAt(p: BillingPlan, atMs: number): number {
 export function dueAt(startMs: number, graceDays: number): number {
   return startMs + graceDays * DAY_MS;
 }
+
+/** Why a subscription's workflow wakes next (issue 24: each reason has its own `waiting_for` label). */
+export type SubscriptionWakeReason = 'next_period' | 'invoice_due' | 'unpaid_invoice_poll' | 'idle';
+
+/** Input of `nextSubscriptionWake`; times in epoch milliseconds of object time. */
+export interface SubscriptionWakeInput {
+  nowMs: number;
+  paused: boolean;
+  /** Start of the next period still in the plan; null when every period is billed or skipped. */
+  nextPeriodStartMs: number | null;
+  /** Due date of the earliest open invoice; null when none is open. */
+  openInvoiceDueMs: number | null;
+  /** True while an invoice is open or overdue (its payment is polled daily). */
+  unpaid: boolean;
+  /** Interval of that poll (ms). */
+  pollMs: number;
+  /** Longest sleep with nothing scheduled (ms). */
+  idleMs: number;
+}
+
+/**
+ * When the subscription's workflow looks again and why (spec 4.2; issue 24): the earliest of the
+ * next period's start, the open invoice's due date (it turns overdue then), the daily poll while an
+ * invoice is unpaid (or once the plan is over, until it completes), else an idle look. The label is
+ * what `waiting_for` answers: an operator reads the reason, never "the next period" for a poll.
+ * Ties go to the more specific reason (period, then due date, then poll).
+ */
+export function nextSubscriptionWake(i: SubscriptionWakeInput): { atMs: number; reason: SubscriptionWakeReason; waitingFor: string } {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const options: Array<{ atMs: number; reason: SubscriptionWakeReason }> = [];
+  if (i.nextPeriodStartMs !== null) options.push({ atMs: i.nextPeriodStartMs, reason: 'next_period' });
+  if (i.openInvoiceDueMs !== null) options.push({ atMs: i.openInvoiceDueMs, reason: 'invoice_due' });
+  if (i.unpaid || i.nextPeriodStartMs === null) options.push({ atMs: i.nowMs + i.pollMs, reason: 'unpaid_invoice_poll' });
+  options.push({ atMs: i.nowMs + i.idleMs, reason: 'idle' });
+  const next = options.reduce((a, b) => (b.atMs < a.atMs ? b : a));
+  if (i.paused) return { ...next, waitingFor: `resume (paused; the period starting ${iso(next.atMs)} is skipped if still paused)` };
+  const waitingFor = {
+    next_period: `the next period at ${iso(next.atMs)}`,
+    invoice_due: `payment of the open invoice, due ${iso(next.atMs)} (overdue after that)`,
+    unpaid_invoice_poll: i.unpaid
+      ? `payment of the unpaid invoice (checked daily; next check ${iso(next.atMs)})`
+      : `the end of the plan (checked daily; next check ${iso(next.atMs)})`,
+    idle: `nothing scheduled (next look ${iso(next.atMs)})`,
+  }[next.reason];
+  return { ...next, waitingFor };
+}

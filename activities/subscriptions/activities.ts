@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { objectClock } from '../../domain/object-clock';
-import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, periodOf } from '../../domain/subscriptions';
+import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, nextSubscriptionWake, periodOf } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
@@ -86,7 +86,7 @@ async function markOverdue(subscriptionId: string, nowMs: number): Promise<void>
  * overdue; for each period that has started, issues its invoice (active or past_due) or skips it
  * (paused: no invoice for a period that starts while paused); completes the subscription once every
  * cycle is billed or skipped and nothing is left unpaid. Answers when to look again (the next
- * period, the next due date, or the daily poll while an invoice is unpaid).
+ * period, the next due date, or the daily poll while an invoice is unpaid: domain nextSubscriptionWake, each with its own label).
  */
 export async function advanceSubscription(subscriptionId: string, workflowNowMs: number, originMs?: number): Promise<SubscriptionProgress> {
   let s = await db().getRepository(Subscription).findOneBy({ id: subscriptionId });
@@ -115,17 +115,14 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
     return locked;
   });
   if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
-  const candidates: number[] = [];
-  if (inPlan(plan, finished.next_period)) candidates.push(periodOf(plan, finished.next_period).startMs);
   const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);
-  if (open[0]) candidates.push(open[0].due_at.getTime());
   const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN ('open', 'overdue') LIMIT 1`, [subscriptionId])).length > 0;
-  if (unpaid || !inPlan(plan, finished.next_period)) candidates.push(now + POLL_MS);
-  const wakeObj = Math.min(...candidates, now + 400 * DAY_MS);
-  const waitingFor = finished.status === 'paused' ? `resume (paused; the period starting ${new Date(wakeObj).toISOString()} is skipped if still paused)`
-    : open[0] && open[0].due_at.getTime() === wakeObj ? `payment of the open invoice due ${open[0].due_at.toISOString()}`
-      : `the next period at ${new Date(wakeObj).toISOString()}`;
-  return { done: false, status: finished.status, wakeAtMs: clock.toWorkflowMs(wakeObj), waitingFor };
+  const wake = nextSubscriptionWake({
+    nowMs: now, paused: finished.status === 'paused', unpaid, pollMs: POLL_MS, idleMs: 400 * DAY_MS,
+    nextPeriodStartMs: inPlan(plan, finished.next_period) ? periodOf(plan, finished.next_period).startMs : null,
+    openInvoiceDueMs: open[0] ? open[0].due_at.getTime() : null,
+  });
+  return { done: false, status: finished.status, wakeAtMs: clock.toWorkflowMs(wake.atMs), waitingFor: wake.waitingFor };
 }
 
 export const subscriptionWorkflowActivities = { advanceSubscription };

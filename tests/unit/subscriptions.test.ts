@@ -1,5 +1,5 @@
 /** The billing calendar and transition tables of subscriptions (domain/subscriptions.ts; spec 4.2, issue 16). */
-import { addIntervals, dueAt, inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan } from '../../domain/subscriptions';
+import { addIntervals, dueAt, inPlan, invoiceTransitions, nextSubscriptionWake, periodAt, periodOf, subscriptionTransitions, type BillingPlan } from '../../domain/subscriptions';
 
 const at = (s: string) => Date.parse(s);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,4 +37,29 @@ test('transition tables', () => {
   expect(() => subscriptionTransitions.assert('cancelled', 'active')).toThrow();
   expect(invoiceTransitions.can('overdue', 'paid')).toBe(true);
   expect(invoiceTransitions.can('paid', 'void')).toBe(false);
+});
+
+describe('nextSubscriptionWake: one label per reason for waking (issue 24)', () => {
+  const now = Date.parse('2026-11-26T00:00:00Z');
+  const DAY = 86_400_000;
+  const base = { nowMs: now, paused: false, pollMs: DAY, idleMs: 400 * DAY };
+
+  test('an unpaid first invoice: the daily poll is named as such, never "the next period"', () => {
+    const w = nextSubscriptionWake({ ...base, nextPeriodStartMs: Date.parse('2026-12-26T00:00:00Z'), openInvoiceDueMs: now + 7 * DAY, unpaid: true });
+    expect(w).toMatchObject({ reason: 'unpaid_invoice_poll', atMs: now + DAY });
+    expect(w.waitingFor).toBe('payment of the unpaid invoice (checked daily; next check 2026-11-27T00:00:00.000Z)');
+  });
+  test('the open invoice falls due before the next poll', () => {
+    const w = nextSubscriptionWake({ ...base, nextPeriodStartMs: now + 30 * DAY, openInvoiceDueMs: now + 3_600_000, unpaid: true });
+    expect(w).toMatchObject({ reason: 'invoice_due', atMs: now + 3_600_000 });
+    expect(w.waitingFor).toMatch(/^payment of the open invoice, due 2026-11-26T01:00:00.000Z/);
+  });
+  test('everything paid: the next period', () => {
+    const w = nextSubscriptionWake({ ...base, nextPeriodStartMs: now + 30 * DAY, openInvoiceDueMs: null, unpaid: false });
+    expect(w).toMatchObject({ reason: 'next_period', waitingFor: `the next period at ${new Date(now + 30 * DAY).toISOString()}` });
+  });
+  test('the plan is over with nothing unpaid: a daily look until it completes; paused keeps its own label', () => {
+    expect(nextSubscriptionWake({ ...base, nextPeriodStartMs: null, openInvoiceDueMs: null, unpaid: false }).waitingFor).toMatch(/^the end of the plan/);
+    expect(nextSubscriptionWake({ ...base, paused: true, nextPeriodStartMs: now + DAY / 2, openInvoiceDueMs: null, unpaid: false }).waitingFor).toMatch(/^resume \(paused/);
+  });
 });

@@ -160,3 +160,29 @@ test('cancel voids the open invoice, closes its pay-in and ends the workflow', a
     expect(await invoice(s.id, 2)).toBeNull();
   });
 }, 300_000);
+
+test('waiting_for names why the workflow waits: the unpaid invoice\'s daily check, its due date, the next period (issue 24)', async () => {
+  await withTemporal(async (env) => {
+    const m = await merchant();
+    const anchor = new Date(Date.now() + HOUR);
+    const s = await createSubscription(m.ctx, {
+      client_id: m.clientId, amount: { amount: '10000000', currency: 'USDC', decimals: 6 }, interval: 'month', cycles: 3, grace_period_days: 7,
+      billing_cycle_anchor: anchor.toISOString(), settlement_destination_id: m.entryId,
+    });
+    const plan: BillingPlan = { anchorMs: s.billing_cycle_anchor.getTime(), interval: 'month', intervalCount: 1, cycles: 3 };
+    const handle = env.client.workflow.getHandle(s.id);
+    const label = (re: RegExp) => eventually(async () => { const w = await handle.query(subscriptionWaitingForQuery); return re.test(w) ? w : null; }, `waiting_for ${re}`, 30_000);
+    await sleepUntil(env, periodOf(plan, 0).startMs + HOUR);
+    const inv = await issued(s.id, 1);
+    // The first invoice is unpaid: the next wake-up is its daily check, not "the next period".
+    expect(await label(/^payment of the unpaid invoice \(checked daily; next check /)).not.toMatch(/next period/);
+    // A day before it falls due, the due date is what comes first.
+    await sleepUntil(env, inv.due_at.getTime() - 12 * HOUR);
+    expect(await label(/^payment of the open invoice, due /)).toContain(inv.due_at.toISOString());
+    await pay(inv);
+    // Paid: from its next look on (the daily check or the due date, whichever comes first), the next period.
+    await sleepUntil(env, inv.due_at.getTime() + HOUR);
+    expect(await label(/^the next period at /)).toContain(new Date(periodOf(plan, 1).startMs).toISOString());
+    await cancelSubscription(m.ctx, s.id);
+  });
+}, 300_000);
