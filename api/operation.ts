@@ -154,6 +154,16 @@ export async function authorize(def: OperationDef, caller: Caller): Promise<void
     }
     throw new DomainError('invalid_request', 'livemode_boundary', `${def.id} cannot be called in test mode.`);
   }
+  // Test mode before the caller class (spec 1 rule 5): every operation a test-mode caller cannot use
+  // answers 503, whoever the operation is for (a test key on `POST /customers` is 503, not 403).
+  if (!caller.livemode) {
+    if (!(await isSwitchOn('test_mode'))) {
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+    }
+    if (def.testMode === 'unavailable') {
+      throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', `${def.id} is not available in test mode.`);
+    }
+  }
   if (!allowedCallers(def).includes(caller.kind)) {
     throw new DomainError('permission_error', 'role_denied', caller.kind === 'business_key'
       ? 'This operation requires a dashboard session; API keys cannot call it.'
@@ -167,14 +177,6 @@ export async function authorize(def: OperationDef, caller: Caller): Promise<void
   } else if (caller.kind === 'business_key') {
     if (!hasScope(caller.scopes, def.scope)) {
       throw new DomainError('permission_error', 'missing_scope', `This API key lacks the \`${def.scope}\` scope.`, { details: { required_scope: def.scope } });
-    }
-  }
-  if (!caller.livemode) {
-    if (!(await isSwitchOn('test_mode'))) {
-      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
-    }
-    if (def.testMode === 'unavailable') {
-      throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', `${def.id} is not available in test mode.`);
     }
   }
   if (def.switch && !(await isSwitchOn(def.switch))) {
@@ -208,7 +210,7 @@ export function validate<T>(schema: Joi.ObjectSchema | undefined, value: unknown
     return (value ?? {}) as T;
   }
   const { value: v, error } = schema.validate(value ?? {}, { abortEarly: true, convert: true, allowUnknown: where === 'query', stripUnknown: where === 'query' ? { objects: false } : false });
-  if (error) throw fromJoi(error, where);
+  if (error) throw fromJoi(error, where, schema);
   if (where === 'body') {
     const coerced = coercedPath(value ?? {}, v);
     if (coerced !== null) {

@@ -17,7 +17,7 @@ import { associatedPersonResponse, associatedPersonView, customerResponse, custo
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';
 import { mount, type OperationDef } from '../operation';
-import { countryCode, listQuery } from '../schemas/common';
+import { listQuery, strictCountryCode } from '../schemas/common';
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag'> = { testMode: 'unavailable', switch: 'api_v1.customers', flag: 'customers.enabled' };
@@ -45,7 +45,7 @@ export function register(r: Router<AppState>): void {
     ...GATE, id: 'customers.create', method: 'post', path: '/customers', scope: 'customers.write', callers: ['dashboard_session'], roles: ['owner'], successStatus: 201,
     body: Joi.object({
       customer_type: Joi.string().valid('individual', 'business').required(),
-      country: countryCode,
+      country: strictCountryCode,
       legal_name: Joi.string().max(400),
     }),
     response: customerResponse,
@@ -62,8 +62,9 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
+    // Spec 5: `customers.write` reaches business keys through verification links; sessions need owner or admin.
     ...GATE, id: 'customers.verification_links.create', method: 'post', path: '/customers/:id/verification_links', scope: 'customers.write',
-    callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
+    callers: ['business_key', 'dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({ kind: Joi.string().valid(...ALL_LINK_KINDS).required() }), response: verificationLinkResponse,
     summary: 'A hosted verification link from the provider: `tos` first (409 tos_link_required), then the identity kinds of the customer type.',
     handler: async ({ caller, params, body, ctx }) => { deprecateMe(params.id, ctx); return verificationLinkView((await createVerificationLink(caller.accountId, caller.livemode, params.id, body.kind)).link); },

@@ -56,6 +56,15 @@ export const countryCode = documentedAs(Joi.string().uppercase().length(2), {
   type: 'string', pattern: `^(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})$`, examples: ['US'],
 });
 
+/**
+ * An ISO 3166-1 alpha-2 code written exactly as `^[A-Z]{2}$` (spec 4.7 customer create): no case
+ * folding, a lower-case `us` is `400 invalid_request` param `country`; a code outside the market
+ * registry is refused by the command (`400`).
+ */
+export const strictCountryCode = documentedAs(Joi.string().pattern(/^[A-Z]{2}$/), {
+  type: 'string', pattern: `^(?:${[...COUNTRIES].join('|')})$`, examples: ['US'],
+});
+
 /** An EVM address: `0x` and 40 hex digits; mixed case must be its EIP-55 checksum (checked by domain/addresses). */
 export const evmAddressDocument = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', examples: ['0x52908400098527886e0f7030069857d2e4169ee7'], description: 'An EVM address: 0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum.' };
 

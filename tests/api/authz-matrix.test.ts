@@ -88,11 +88,12 @@ function expectationFor(def: OperationDef, cls: CallerClass, realIds: boolean): 
   const callers = allowedCallers(def);
   const isKey = cls === 'key_with_scope' || cls === 'key_without_scope' || cls === 'test_key' || cls === 'other_account_key';
   if (cls === 'test_key' && def.testMode === 'livemode_boundary') return refused(400, 'invalid_request', 'livemode_boundary');
+  // Spec 1 rule 5: an operation unavailable in test mode answers 503 to a test-mode caller, before the caller class.
+  if (cls === 'test_key' && def.testMode === 'unavailable') return refused(503, 'temporarily_unavailable', 'test_mode_not_supported');
   if (!callers.includes(isKey ? 'business_key' : 'dashboard_session')) return refused(403, 'permission_error', 'role_denied');
   if (cls === 'key_without_scope') return refused(403, 'permission_error', 'missing_scope');
   const role: Role | null = cls === 'other_account_owner' ? 'owner' : (['viewer', 'developer', 'admin', 'owner'] as string[]).includes(cls) ? cls as Role : null;
   if (role && !allowedRoles(def).includes(role)) return refused(403, 'permission_error', 'scope_denied');
-  if (cls === 'test_key' && def.testMode === 'unavailable') return refused(503, 'temporarily_unavailable', 'test_mode_not_supported');
   if ((cls === 'other_account_key' || cls === 'other_account_owner') && realIds && !PUBLIC_CHAIN_DATA.has(def.id)) return refused(404, 'not_found', 'not_found');
   return valid;
 }

@@ -23,11 +23,15 @@ test('create: owner only, no personal data, the account follows; every named err
   expectError(await client(acct.live_key).post('/v1/customers', { customer_type: 'business' }), 403, 'permission_error', 'role_denied');
   expectError(await client(await memberSession(acct.account_id, 'admin')).post('/v1/customers', { customer_type: 'business' }), 403, 'permission_error', 'scope_denied');
   expectError(await client(acct.test_key).get('/v1/customers'), 503, 'temporarily_unavailable');
+  // Spec 4.7: a test-mode key on POST /customers is 503 (test mode comes before the caller class), not 403.
+  expectError(await client(acct.test_key).post('/v1/customers', { customer_type: 'business' }), 503, 'temporarily_unavailable', 'test_mode_not_supported');
+  // `country` is `^[A-Z]{2}$` exactly: lower case is refused, not upper-cased.
+  expectError(await s.post('/v1/customers', { customer_type: 'business', country: 'de' }), 400, 'invalid_request', 'parameter_invalid', 'country');
   expectError(await s.post('/v1/customers', { customer_type: 'individual', legal_name: 'Acme' }), 400, 'invalid_request', 'parameter_invalid', 'legal_name');
   expectError(await s.post('/v1/customers', { customer_type: 'business', legal_name: '   ' }), 400, 'invalid_request', 'parameter_invalid', 'legal_name');
   expectError(await s.post('/v1/customers', { customer_type: 'business', country: 'ZZ' }), 400, 'invalid_request', 'country_invalid', 'country');
   expectError(await s.post('/v1/customers', { customer_type: 'business', date_of_birth: '1990-01-01' }), 400, 'invalid_request', 'parameter_unknown');
-  const c = expectOk(await s.post('/v1/customers', { customer_type: 'business', country: 'de', legal_name: '  Acme GmbH  ' }), 201);
+  const c = expectOk(await s.post('/v1/customers', { customer_type: 'business', country: 'DE', legal_name: '  Acme GmbH  ' }), 201);
   const { error } = customerResponse.validate(c);
   expect(error).toBeUndefined();
   expect(c).toMatchObject({ object: 'customer', customer_type: 'business', country: 'DE', legal_name: 'Acme GmbH', verification_state: 'not_started', requirements_outstanding: 0 });
@@ -66,6 +70,8 @@ test('verification: links (tos first), the provider decides, the workflow applie
   const tos = expectOk(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201);
   expect(tos).toMatchObject({ object: 'verification_link', kind: 'tos', customer_id: c.id, url: expect.stringMatching(new RegExp(`^${process.env.PAYER_HOST}/sandbox/kyc/kyc_[0-9a-f]+/tos\\?t=`)) });
   expectOk(await s.post('/v1/customers/me/verification_links', { kind: 'beneficial_owners' }), 201);
+  // Spec 5: a business key with customers.write creates verification links.
+  expect(expectOk(await client(acct.live_key).post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201)).toMatchObject({ kind: 'tos', customer_id: c.id });
   const get = async () => expectOk(await s.get(`/v1/customers/${c.id}`));
   await eventually(async () => (await get()).verification_state === 'pending', 'pending');
 
