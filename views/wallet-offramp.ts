@@ -1,7 +1,7 @@
 /**
  * Wire projections of off-ramp quotes, external bank accounts and off-ramp intents (spec 2.5
  * "Off-ramp intent", 4.5; shapes ours where the spec is silent, docs/decisions.md "Wallet (issue
- * 14): off-ramp"). USDC and fiat as Money in minor units; `settled_amount` absent (null) until
+ * 14): off-ramp"). USDC and fiat as Money in minor units; `settled_amount` absent (no key) until
  * `payment_processed`; `developer_fee_percent` a decimal string.
  */
 import Joi from 'joi';
@@ -9,7 +9,7 @@ import { OFFRAMP_FAILURE_REASONS, OFFRAMP_STATUSES } from '../domain/offramp';
 import type { UnsignedEvmCall } from '../domain/evm-calls';
 import type { WalletExternalAccount, WalletOfframpIntent } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
-import { at, atOrNull, bool, kind, money, moneyOrNull, text, textOrNull } from './schema';
+import { at, atOrNull, bool, kind, money, moneyOut, text, textOrNull } from './schema';
 import { unsignedTransactionResponse, unsignedTransactionView } from './wallet-sends';
 
 const m = (minor: string | bigint, currency: string, decimals: number) => ({ amount: minor.toString(), currency, decimals });
@@ -53,7 +53,8 @@ export function offrampIntentView(r: WalletOfframpIntent, unsigned: UnsignedEvmC
     amount: m(r.amount_minor, r.asset, 6), developer_fee_percent: percent(r.developer_fee_bps),
     service_fee: m(r.service_fee_minor, r.asset, 6), developer_fee: m(r.developer_fee_minor, r.asset, 6),
     destination_amount: m(r.destination_amount_minor, r.destination_currency, r.destination_decimals),
-    settled_amount: r.settled_amount_minor === null ? null : m(r.settled_amount_minor, r.destination_currency, r.destination_decimals),
+    // Spec 2.5: set only once `payment_processed`; absent before (never null).
+    ...(r.status === 'payment_processed' && r.settled_amount_minor !== null ? { settled_amount: m(r.settled_amount_minor, r.destination_currency, r.destination_decimals) } : {}),
     transit_deposit: {
       chain: r.chain, address: r.transit_address, amount: m(r.amount_minor, r.asset, 6), memo: r.transit_memo,
       unsigned_transaction: r.status === 'awaiting_funds' && unsigned ? unsignedTransactionView(unsigned) : null,
@@ -70,7 +71,7 @@ export function offrampIntentView(r: WalletOfframpIntent, unsigned: UnsignedEvmC
 export const offrampIntentResponse = Joi.object({
   id: text(), object: kind('offramp_intent'), livemode: bool(), status: Joi.string().valid(...OFFRAMP_STATUSES).required(), wallet_id: text(),
   external_account_id: text(), destination_currency: text(), destination_payment_rail: text(), amount: money(), developer_fee_percent: text(),
-  service_fee: money(), developer_fee: money(), destination_amount: money(), settled_amount: moneyOrNull(),
+  service_fee: money(), developer_fee: money(), destination_amount: money(), settled_amount: moneyOut.optional(),
   transit_deposit: Joi.object({ chain: text(), address: text(), amount: money(), memo: textOrNull(), unsigned_transaction: unsignedTransactionResponse.allow(null).required() }).required(),
   reference: text(), received_amount: money(), source_tx_hash: textOrNull(), refund_tx_hash: textOrNull(),
   failure_reason: Joi.string().valid(...OFFRAMP_FAILURE_REASONS).allow(null).required(), return_reason: textOrNull(),

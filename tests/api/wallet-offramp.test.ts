@@ -56,7 +56,8 @@ test('EUR by SEPA: quote, intent, the holder signs the transit deposit, the bank
 
   const ofr = expectOk(await h.s.post('/v1/wallet/offramp_intents', { external_account_id: ba.id, ...terms }), 201);
   conforms(offrampIntentResponse, ofr);
-  expect(ofr).toMatchObject({ status: 'awaiting_funds', settled_amount: null, destination_amount: { amount: '9120' }, transit_deposit: { chain: h.wallet.chain, amount: h.usdc('100000000'), memo: ofr.reference } });
+  expect(ofr).not.toHaveProperty('settled_amount'); // spec 2.5: absent until payment_processed
+  expect(ofr).toMatchObject({ status: 'awaiting_funds', destination_amount: { amount: '9120' }, transit_deposit: { chain: h.wallet.chain, amount: h.usdc('100000000'), memo: ofr.reference } });
   expect(ofr.id).toMatch(/^ofr_/);
   const tx = ofr.transit_deposit.unsigned_transaction;
   expect(tx.from).toBe(h.wallet.address);
@@ -80,7 +81,8 @@ test('a bank account that does not exist: the payment fails and the USDC comes b
   expect(ofr.transit_deposit.memo).toBeNull();
   await sign(ofr.transit_deposit.unsigned_transaction);
   const r = await h.reach(ofr.id, 'refunded');
-  expect(r).toMatchObject({ failure_reason: 'payment_failed', return_reason: 'no_account', settled_amount: null });
+  expect(r).toMatchObject({ failure_reason: 'payment_failed', return_reason: 'no_account' });
+  expect(r).not.toHaveProperty('settled_amount');
   expect(r.refund_tx_hash).toMatch(/^0x/);
   expect(await h.balance()).toBe(50000000n);
 });
