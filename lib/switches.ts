@@ -18,6 +18,7 @@ export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: st
   'payment_links.crypto_xchain': { enabled: false, description: 'Launch flag: cross-network payer rail (spec 2.3, 4.6).' },
   'payment_links.native_via_provider': { enabled: false, description: 'Non-USD crypto-only links through a provider (spec 4.1).' },
   'payouts.enabled': { enabled: true, description: 'Payout corridors executable at all (spec 4.3, 4.6 blocked_reason payouts_disabled).' },
+  'payroll.require_verified_customer': { enabled: false, description: 'Cohort flag: an account without a customer record must verify one before funding payroll (spec 4.4 verification_required); an existing customer that is not approved always blocks funding.' },
   'payroll.crypto_funding': { enabled: true, description: 'Product flag: payroll runs funded by a USDC deposit (spec 4.4, 4.6 crypto_funding).' },
   'payouts.preview_corridors': { enabled: true, description: 'Launch flag: preview payout corridors (brl_pix, mxn_spei) executable (spec 4.6).' },
   'legal.terms_acceptance': { enabled: false, description: 'Terms acceptance gate (spec 1 rule 6): money boundaries need the current terms accepted by a person; off until enabled (globally or per account cohort).' },

@@ -103,6 +103,8 @@ export async function createRun(a: { accountId: string; livemode: boolean; body:
     }
     blocked = v.reason;
   }
+  // A payer not verified (spec 4.4 `verification_required`): the run exists, its funding is blocked, whatever the method.
+  if (blocked === null && !a.gate.verified) blocked = 'verification_required';
   const rows = validateRows(b.rows ?? [], b.currency);
   return transaction(async (m) => {
     const recipients = await resolveRecipients(m, a.accountId, a.livemode, rows);

@@ -65,6 +65,8 @@ async function openAttempt(m: EntityManager, a: { accountId: string; livemode: b
     }
     blocked = v.reason;
   }
+  // A payer not verified (spec 4.4 `verification_required`): the run exists, its funding is blocked, whatever the method.
+  if (blocked === null && !a.gate.verified) blocked = 'verification_required';
   let live = run.current_funding_attempt_id ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
   if (live && live.funding_method !== method) {
     live.superseded_at = new Date();
@@ -104,13 +106,13 @@ async function openAttempt(m: EntityManager, a: { accountId: string; livemode: b
 
 /** The instructions of `attempt0` from the providers (no transaction open; idempotent by run id / attempt id). */
 async function obtain(run: PayrollRun, attempt0: PayrollFundingAttempt): Promise<Patch> {
+  if (run.funding_blocked_reason) return { status: 'blocked', failure: normalizeFundingFailure(run.funding_blocked_reason) };
   if (attempt0.funding_method === 'fiat') {
     const account = await db().getRepository(Account).findOneByOrFail({ id: run.account_id });
     const rail = FUNDING_BANK_RAIL[run.currency as keyof typeof FUNDING_BANK_RAIL];
     const issued = await bankCollection().issue({ rail, currency: run.currency, clientReference: run.id, holderName: account.display_name, reference: run.run_reference });
     return { status: 'pending', bank: { ...issued.instructions, rail, reference: issued.reference, matching: issued.matching, amount: money(BigInt(run.total_minor), run.currency) } };
   }
-  if (run.funding_blocked_reason) return { status: 'blocked', failure: normalizeFundingFailure(run.funding_blocked_reason) };
   const price = cryptoFundingPrice(BigInt(run.total_minor), run.currency);
   if (price === null) return { status: 'failed', failure: 'fx_unconverted' };
   const chain = chainAdapter();

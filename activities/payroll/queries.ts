@@ -106,14 +106,25 @@ export function recipientListQuery(accountId: string, livemode: boolean): Select
 /** Account facts of the payer-compliance gate. */
 export interface PayrollGate { accessState: string; verified: boolean; cryptoSwitchOn: boolean }
 
+/** Account flag: accounts without a customer record must verify one before funding payroll (default off). */
+export const REQUIRE_CUSTOMER_FLAG = 'payroll.require_verified_customer';
+
 /**
- * The payer-compliance facts of an account: access state, crypto funding flag. `verified` is true:
- * this codebase keeps no customer verification record yet (spec 4.7 customers are not built), so
- * `verification_required` is never produced until they are (docs/decisions.md).
+ * The payer-compliance facts of an account (spec 4.4; issue 24): access state, crypto funding flag,
+ * and `verified` from the account's customer (spec 2.8): a customer record that is not `approved`
+ * (pending, under review, action required, rejected, stale) is `verification_required`; an account
+ * with no customer record is verified unless the `payroll.require_verified_customer` flag is open
+ * for it (docs/decisions.md "Payroll verification").
  */
 export async function payrollGate(accountId: string): Promise<PayrollGate> {
-  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
-  return { accessState: rows[0]?.access_state ?? 'blocked', verified: true, cryptoSwitchOn: await isFlagOpen(CRYPTO_FUNDING_FLAG, accountId) };
+  const [{ rows }, customer, cryptoSwitchOn] = await Promise.all([
+    auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]),
+    auxDb().query<{ verification_state: string }>('SELECT verification_state FROM customers WHERE account_id = $1 AND livemode ORDER BY created_at LIMIT 1', [accountId]),
+    isFlagOpen(CRYPTO_FUNDING_FLAG, accountId),
+  ]);
+  const state = customer.rows[0]?.verification_state;
+  const verified = state !== undefined ? state === 'approved' : !(await isFlagOpen(REQUIRE_CUSTOMER_FLAG, accountId));
+  return { accessState: rows[0]?.access_state ?? 'blocked', verified, cryptoSwitchOn };
 }
 
 /** `GET /payroll_runs/{id}/readiness` (spec 2.7). */

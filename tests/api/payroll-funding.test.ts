@@ -257,3 +257,30 @@ test('another account gets 404', async () => {
   expectError(await other.get(`/v1/payroll_runs/${r.id}/funding_instructions`), 404, 'not_found');
   expectError(await other.get(`/v1/payroll_runs/${r.id}/attempts`), 404, 'not_found');
 });
+
+test('verification_required comes from the customer (issue 24): a customer not yet approved creates the run but blocks its funding; approval unblocks it', async () => {
+  const acct = await newAccount();
+  const owner = client(acct.session_token);
+  const api = client(acct.live_key);
+  const cus = await owner.post('/v1/customers', { customer_type: 'business', legal_name: 'Payroll Payer Ltd' });
+  expect(cus.status).toBe(201);
+  expect((await payrollGate(acct.account_id)).verified).toBe(false);
+  const r = await run('USD', {}, { api });
+  expect(r.status).toBe('funding_pending');
+  const ready = await api.get(`/v1/payroll_runs/${r.id}/readiness`);
+  expect(ready.body).toMatchObject({ ready: false, blockers: expect.arrayContaining(['verification_required']) });
+  const blocked = await instructions(r.id, {}, api);
+  expect(blocked).toMatchObject({ status: 'blocked', failure_reason: 'verification_required', bank: null });
+  // The provider approves the customer; the next request of the instructions is no longer blocked.
+  expect((await call('POST', '/sim/kyc/decisions', { customer_id: cus.body.id, state: 'approved' }, { idem: null })).status).toBe(201);
+  const deadline = Date.now() + 15_000;
+  while (!(await payrollGate(acct.account_id)).verified) {
+    if (Date.now() > deadline) throw new Error('customer never approved');
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  const open = await instructions(r.id, {}, api);
+  expect(open.status).not.toBe('blocked');
+  expect(open.failure_reason).toBeNull();
+  // An account without a customer record is not gated (unless its cohort flag says so).
+  expect((await payrollGate((await newAccount()).account_id)).verified).toBe(true);
+}, 60_000);
