@@ -20,12 +20,12 @@ module.exports = tseslint.config(
   },
   {
     // Pages (api/pages/): templates escape by default; raw HTML never enters a page.
-    files: ['api/pages/**/*.tsx'],
+    files: ['api/pages/**/*.tsx', 'api/docs/**/*.tsx'],
     rules: { 'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Pages never insert raw HTML: render components (escaped by default).' }] },
   },
   {
     // The pages' own script (api/pages/assets/): plain browser JavaScript, served as is.
-    files: ['api/pages/assets/**/*.js'],
+    files: ['api/pages/assets/**/*.js', 'api/docs/assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
   },
   {

@@ -1,6 +1,6 @@
 /**
  * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
- * [pages (HTML, api/pages/)] -> versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
+ * [pages (HTML, api/pages/), docs and the root (api/docs/)] -> versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
  */
 import Router from '@koa/router';
@@ -23,6 +23,7 @@ import { simulatorRouter } from './routes/simulator';
 import { mountAreas } from './routes';
 import { openApiDocument } from './openapi';
 import { pagesRouter, servePages } from './pages';
+import { docsRouter } from './docs';
 
 /** Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED. */
 export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
@@ -48,7 +49,9 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   const open = new Router<AppState>();
   // The pages a person opens (api/pages/: the payer's, the payroll recipient's and the sandbox's hosted pages), HTML.
   const pages = pagesRouter({ simulator: opts.simulator ?? cfg.simulatorEnabled });
-  const routers: Router<AppState>[] = [open, pages, ...publicRouters];
+  // The docs (api/docs/: `/`, the API reference, guides, error reference), HTML, public, served like the pages.
+  const docs = docsRouter({ simulator: opts.simulator ?? cfg.simulatorEnabled });
+  const routers: Router<AppState>[] = [open, pages, docs, ...publicRouters];
   const isPublic = (ctx: Koa.ParameterizedContext<AppState>) => publicRouters.some((p) => p.match(ctx.path, ctx.method).route);
   app.use(requestLog(isPublic));
   app.use(errorEnvelope());
@@ -57,6 +60,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   app.use(refuseUnservedMethods(() => routers));
   // Pages parse their own form bodies and render their own errors as HTML (before the JSON parser).
   app.use(servePages(pages));
+  app.use(servePages(docs));
   app.use(pinRequestedVersion());
   // Our own JSON parser (api/middleware/input.ts): 413, UTF-8, depth, `__proto__` and NUL refusals in the envelope.
   app.use(parseJsonBody());

@@ -9,12 +9,16 @@
  * `Service-Version` / `Service-Account` headers (spec 4 conventions), and the error statuses the
  * operation can produce, each answering the part 7 envelope (`ErrorEnvelope`).
  *
+ * Top-level `webhooks`: one entry per catalogued event type with its exact envelope
+ * (api/openapi-webhooks.ts, from views/event-schemas.ts).
+ *
  * Pure: `buildOpenApi(defs)` depends only on its argument (no I/O); simulator routes are never in
  * the registry and so never in the document.
  */
 import type Joi from 'joi';
-import { errorEnvelopeSchema } from './middleware/errors';
+import { errorEnvelopeJsonSchema } from './middleware/errors';
 import { addOpenApiLinks } from './openapi-links';
+import { withEventWebhooks } from './openapi-webhooks';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
 import { CONTRACT_VERSION, LATEST_VERSION, VERSION_PATTERN } from '../domain/versioning';
 
@@ -256,7 +260,7 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
   const tags = [...new Set(ordered.map(tagOf))].sort().map((name) => ({ name, description: `Operations under \`/${name}\`.` }));
   const responses: Doc = {};
   for (const s of [...statuses].sort((a, b) => a - b)) responses[`Error${s}`] = errorResponse(s);
-  return addOpenApiLinks({
+  return addOpenApiLinks(withEventWebhooks({
     openapi: '3.1.0',
     info: {
       title: 'Payments Platform REST API',
@@ -294,10 +298,10 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
         RequestId: { description: 'The request id (`req_...`), also in error envelopes.', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
       },
-      schemas: { ErrorEnvelope: toJsonSchema(errorEnvelopeSchema) },
+      schemas: { ErrorEnvelope: errorEnvelopeJsonSchema(toJsonSchema) },
       responses,
     },
-  });
+  }, (schema) => toJsonSchema(schema)));
 }
 
 let cached: Doc | null = null;

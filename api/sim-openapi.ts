@@ -2,13 +2,15 @@
  * The simulator's own OpenAPI 3.1 document (served at `GET /sim/openapi.json` when the simulator is
  * mounted; ARCHITECTURE.md "Simulator"): every `/sim` route a merchant's engineer drives the sandbox
  * with, its request body (converted from the same joi schema the route validates with), what it
- * answers, and one worked example each. tests/api/sim-document.test.ts proves that the document
+ * answers, and one worked example each; its description carries the table of the sandbox's magic
+ * values (providers/sandbox-values.ts). tests/api/sim-document.test.ts proves that the document
  * names exactly the routes the simulator router serves and that every example passes its schema.
  */
 import type Joi from 'joi';
 import { toJsonSchema } from './openapi';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { SIM_OPERATIONS, type SimOperation } from './schemas/simulator';
+import { sandboxValuesMarkdown } from '../providers/sandbox-values';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -71,7 +73,9 @@ export function buildSimOpenApi(): JsonSchema {
       title: 'Payments Platform sandbox simulator',
       version: '1',
       description: 'What the outside world does in the sandbox: chains, banks, bridges, providers and people. '
-        + 'Mounted only when SIMULATOR_ENABLED=true (`npm start`, tests). No credential: the simulator is an operator surface of the sandbox, never of production.',
+        + 'Mounted only when SIMULATOR_ENABLED=true (`npm start`, tests). No credential: the simulator is an operator surface of the sandbox, never of production.\n\n'
+        + '## Sandbox values\n\nEvery magic value of the sandbox (providers/sandbox-values.ts):\n\n'
+        + sandboxValuesMarkdown(),
     },
     servers: [{ url: '/' }],
     tags: [{ name: 'simulator', description: 'Sandbox-only routes (ARCHITECTURE.md "Simulator").' }],

@@ -16,6 +16,17 @@ export interface Config {
   simulatorEnabled: boolean;
   /** Payer-facing host used in `url` and `short_url` of payment links (spec 2.3). */
   payerHost: string;
+  /**
+   * Where the product's docs live (DOCS_BASE_URL, default `<payerHost>/docs`, the docs this server
+   * serves); an error envelope's `doc_url` is `<docsBaseUrl>/errors#<code>` (spec 7). No trailing slash.
+   */
+  docsBaseUrl: string;
+  /**
+   * STRICT_ERROR_CODES (off by default; on in the test stacks): an error answered with a code that is
+   * not in the registry (domain/error-codes.ts) also carries the header `Error-Code-Unregistered:
+   * <code>` so tests see it; it is logged as an error either way.
+   */
+  strictErrorCodes: boolean;
   /** Base64 32-byte key that encrypts webhook secrets and bank details at rest. */
   appEncryptionKey: string | null;
   /** Development switch: webhook endpoints may use loopback http (dev stack and tests only; off by default). */
@@ -48,6 +59,12 @@ export interface Config {
   quoteProviderDeadlineMs: number;
   /** How long quote offers stay executable, seconds (QUOTE_TTL_SECONDS). */
   quoteTtlSeconds: number;
+  /**
+   * Development check (EVENT_SCHEMA_CHECK, off by default; on in the test stacks): every event the
+   * outbox writes is validated against its documented schema (views/event-schemas.ts) and a
+   * drifting one throws, failing the request or activity that emitted it.
+   */
+  eventSchemaCheck: boolean;
 }
 
 const schema = Joi.object({
@@ -60,6 +77,8 @@ const schema = Joi.object({
   HOST: Joi.string().default('127.0.0.1'),
   SIMULATOR_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
   PAYER_HOST: Joi.string().uri().default('http://localhost:3000'),
+  DOCS_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).allow(''),
+  STRICT_ERROR_CODES: Joi.boolean().truthy('1').falsy('0').default(false),
   APP_ENCRYPTION_KEY: Joi.string().base64().allow(''),
   WEBHOOKS_ALLOW_LOOPBACK: Joi.boolean().truthy('1').falsy('0').default(false),
   WEBHOOKS_EXTRA_CA_FILE: Joi.string().allow(''),
@@ -80,6 +99,7 @@ const schema = Joi.object({
   REQUEST_LOG_BATCH: Joi.number().integer().min(1).max(10000).default(500),
   QUOTE_PROVIDER_DEADLINE_MS: Joi.number().integer().min(50).max(30000).default(1500),
   QUOTE_TTL_SECONDS: Joi.number().integer().min(5).max(3600).default(60),
+  EVENT_SCHEMA_CHECK: Joi.boolean().truthy('1').falsy('0').default(false),
 }).unknown(true);
 
 let cached: Config | null = null;
@@ -99,6 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: value.HOST,
     simulatorEnabled: value.SIMULATOR_ENABLED,
     payerHost: value.PAYER_HOST.replace(/\/$/, ''),
+    docsBaseUrl: (value.DOCS_BASE_URL || `${value.PAYER_HOST.replace(/\/$/, '')}/docs`).replace(/\/$/, ''),
+    strictErrorCodes: value.STRICT_ERROR_CODES,
     appEncryptionKey: value.APP_ENCRYPTION_KEY || null,
     webhooksAllowLoopback: value.WEBHOOKS_ALLOW_LOOPBACK,
     webhooksExtraCaFile: value.WEBHOOKS_EXTRA_CA_FILE || null,
@@ -120,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestLogBatch: value.REQUEST_LOG_BATCH,
     quoteProviderDeadlineMs: value.QUOTE_PROVIDER_DEADLINE_MS,
     quoteTtlSeconds: value.QUOTE_TTL_SECONDS,
+    eventSchemaCheck: value.EVENT_SCHEMA_CHECK,
   };
   if (env === process.env) cached = cfg;
   return cfg;

@@ -9,9 +9,17 @@
  *
  * Every event insert takes the transaction id before the row's `seq` (`pg_current_xact_id()` in a
  * materialised CTE first). The gap-safe tail relies on that order.
+ *
+ * With `EVENT_SCHEMA_CHECK` on (test stacks), every event's wire form is checked against the
+ * documented schema of its type (views/event-schemas.ts, the `/v1` document's `webhooks`) before
+ * it is written: a drifting event, or a type without an entry, is logged and thrown.
  */
 import type { EntityManager } from 'typeorm';
 import { LATEST_VERSION } from '../domain/versioning';
+import type { EventRow } from '../entities';
+import { eventView } from '../views/event';
+import { eventSchemaProblem } from '../views/event-schemas';
+import { loadConfig } from './config';
 import { newId } from './ids';
 import { logger } from './logger';
 import { afterCommit, db } from './db';
@@ -56,12 +64,37 @@ export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, strin
  * and announces it after commit (announceEvents). Returns the `evt_` id.
  */
 export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
+  checkEventSchema(e);
   const row = eventRow(e);
   await m.query(
     `WITH x AS MATERIALIZED (SELECT pg_current_xact_id())
      INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11 FROM x`, row);
   afterCommit(m, announceEvents);
   return row[0];
+}
+
+/** Raised (with `EVENT_SCHEMA_CHECK` on) when an event does not match the documented schema of its type. */
+export class EventSchemaDrift extends Error {
+  override readonly name = 'EventSchemaDrift';
+}
+
+/**
+ * With `EVENT_SCHEMA_CHECK` on: builds the wire form `e` will have (views/event.ts `eventView` of
+ * its row, its object through JSON as stored) and checks it against views/event-schemas.ts; logs
+ * and throws EventSchemaDrift when it does not match or its type has no entry. Off: does nothing.
+ */
+export function checkEventSchema(e: NewEvent): void {
+  if (!loadConfig().eventSchemaCheck) return;
+  const row = {
+    id: 'evt_check', seq: '1', account_id: e.accountId, livemode: e.livemode, type: e.type, object_type: e.objectType, object_id: e.objectId,
+    related_object_ids: e.relatedIds ?? [], data: JSON.parse(JSON.stringify({ object: e.object })) as Record<string, unknown>,
+    request_id: e.request?.id ?? null, idempotency_key: e.request?.idempotency_key ?? null, api_version: e.apiVersion ?? LATEST_VERSION,
+    created_at: new Date(), dispatched_at: null,
+  } satisfies EventRow;
+  const problem = eventSchemaProblem(eventView(row));
+  if (problem === null) return;
+  logger.error({ type: e.type, object_id: e.objectId, problem }, 'event does not match its documented schema');
+  throw new EventSchemaDrift(`event ${e.type} (${e.objectId}) does not match its documented schema: ${problem}`);
 }
 
 let announcing = false;
@@ -94,6 +127,7 @@ export function announceEvents(): void {
  * by a failed emit). Returns the event id, or null (logged) on failure.
  */
 export async function emitEventNonBlocking(m: EntityManager, e: NewEvent): Promise<string | null> {
+  checkEventSchema(e); // outside the catch below: a drifting event fails loudly
   await m.query('SAVEPOINT outbox_emit');
   try {
     const id = await emitEvent(m, e);

@@ -9,8 +9,8 @@
  * The sandbox keeps what it issued in `sandbox_collection_accounts` and what it received in
  * `sandbox_bank_credits`; `/sim/bank/credits` and `/sim/bank/credits/{id}/return` act as the
  * outside world (ARCHITECTURE.md "Simulator"). Magic value: a credit whose `sender_name` is
- * `RETURN_ME` is received and then returned by the sending bank with `R01 Insufficient funds`
- * (the simulator route applies it after delivering the credit).
+ * SANDBOX_RETURN_SENDER is received and then returned by the sending bank with SANDBOX_RETURN_TEXT
+ * (the simulator route applies it after delivering the credit; values in providers/sandbox-values.ts).
  */
 import crypto from 'node:crypto';
 import { BANK_MATCHING, type BankMatching } from '../domain/bank-collection';
@@ -44,10 +44,8 @@ export interface ProviderCredit {
   return_reason: string | null;
 }
 
-/** Magic `sender_name` of the sandbox: the sending bank returns the credit (R01). */
-export const SANDBOX_RETURN_SENDER = 'RETURN_ME';
-/** Return reason text of the magic sender (the provider's own words). */
-export const SANDBOX_RETURN_TEXT = 'R01 Insufficient funds';
+/** Magic `sender_name` of the sandbox and its return text (defined in providers/sandbox-values.ts). */
+export { SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT } from './sandbox-values';
 
 /** Pooled SEPA collection account of the sandbox provider (reference matching). */
 export const SANDBOX_SEPA_IBAN = 'DE89370400440532013000';

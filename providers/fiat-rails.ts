@@ -9,8 +9,9 @@
  * as the outside world would (ARCHITECTURE.md "Simulator"). A payment submitted with the
  * beneficiary's account identifier (payroll items) gets its outcome at once, as on an instant
  * rail, decided by the sandbox's test account numbers: an identifier whose digits end in
- * SANDBOX_FAILING_ACCOUNT_SUFFIX fails (`no_account`), one ending in SANDBOX_RETURNED_ACCOUNT_SUFFIX
- * is paid and then returned by the beneficiary's bank (SANDBOX_RETURNED_TEXT), any other is paid.
+ * SANDBOX_FAILING_ACCOUNT_SUFFIX fails (SANDBOX_FAILING_REASON), one ending in SANDBOX_RETURNED_ACCOUNT_SUFFIX
+ * is paid and then returned by the beneficiary's bank (SANDBOX_RETURNED_TEXT), any other is paid
+ * (the values: providers/sandbox-values.ts).
  * Without an identifier (payouts) the payment stays `submitted` until the simulator moves it.
  */
 import crypto from 'node:crypto';
@@ -18,6 +19,7 @@ import type { BankDetails } from '../domain/bank-details';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 import { faultValue } from './sandbox-faults';
+import { SANDBOX_FAILING_ACCOUNT_SUFFIX, SANDBOX_FAILING_REASON, SANDBOX_RETURNED_ACCOUNT_SUFFIX, SANDBOX_RETURNED_TEXT } from './sandbox-values';
 
 /** A rail payment as the provider reports it. Amounts in minor units of `currency`. */
 export interface RailPayment {
@@ -45,12 +47,8 @@ export interface SubmitRailPayment {
   accountId?: string;
 }
 
-/** Test account numbers (their last four digits, on every rail): this ending fails with `no_account`. */
-export const SANDBOX_FAILING_ACCOUNT_SUFFIX = '1116';
-/** Test account numbers: this ending is paid, then returned by the beneficiary's bank. */
-export const SANDBOX_RETURNED_ACCOUNT_SUFFIX = '1113';
-/** The beneficiary bank's return text of the returned test account (the provider's own words). */
-export const SANDBOX_RETURNED_TEXT = 'R02 Account closed';
+/** The sandbox's test account numbers and return text (defined in providers/sandbox-values.ts). */
+export { SANDBOX_FAILING_ACCOUNT_SUFFIX, SANDBOX_RETURNED_ACCOUNT_SUFFIX, SANDBOX_RETURNED_TEXT };
 
 /** The account identifier a rail pays for bank details: account number, IBAN, CLABE or PIX key. */
 export function beneficiaryAccountOf(bank: Pick<BankDetails, 'account_number' | 'iban' | 'clabe' | 'pix_key'>): string | null {
@@ -60,7 +58,7 @@ export function beneficiaryAccountOf(bank: Pick<BankDetails, 'account_number' | 
 /** The outcome the sandbox gives a payment submitted with `account` (see the module comment). */
 function instantOutcome(account: string): { state: 'paid' | 'failed' | 'returned'; reason: string | null } {
   const digits = account.replace(/\D/g, '');
-  if (digits.endsWith(SANDBOX_FAILING_ACCOUNT_SUFFIX)) return { state: 'failed', reason: 'no_account' };
+  if (digits.endsWith(SANDBOX_FAILING_ACCOUNT_SUFFIX)) return { state: 'failed', reason: SANDBOX_FAILING_REASON };
   if (digits.endsWith(SANDBOX_RETURNED_ACCOUNT_SUFFIX)) return { state: 'returned', reason: SANDBOX_RETURNED_TEXT };
   return { state: 'paid', reason: null };
 }

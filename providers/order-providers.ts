@@ -23,6 +23,7 @@ import { instructionsFor, type BankInstructions } from './bank-collection';
 import { deriveAddress } from './chain';
 import { faultValue, type FaultName } from './sandbox-faults';
 import { quoteProvider } from './quote-providers';
+import { NO_RECALL_RAILS } from './sandbox-values';
 
 /** The provider's order API is out: retry later (`503 temporarily_unavailable` on the wire). */
 export class ProviderUnavailable extends Error {
@@ -61,7 +62,7 @@ export interface PlacedOrder {
 const CHECKOUT_TTL_MS = 30 * 60_000;
 const DEPOSIT_TTL_MS = 60 * 60_000;
 const RAIL_OF_CURRENCY: Record<string, string> = { USD: 'ach', EUR: 'sepa', GBP: 'faster_payments', BRL: 'pix', MXN: 'spei' };
-const NO_RECALL_RAILS = new Set(['wire', 'pix', 'spei']);
+const NO_RECALL = new Set<string>(NO_RECALL_RAILS);
 
 interface Row {
   id: string; provider: string; order_id: string; state: ProviderOrderReport['state']; captured: boolean; payment_rail: string | null;
@@ -151,7 +152,7 @@ export class SandboxOrderProviders {
     const r = rows[0];
     if (!r) throw new CancelRefused('The provider has no such order.');
     await assertUp(accountId, r.provider);
-    if (quoteProvider(r.provider)?.native && r.payment_rail && NO_RECALL_RAILS.has(r.payment_rail)) {
+    if (quoteProvider(r.provider)?.native && r.payment_rail && NO_RECALL.has(r.payment_rail)) {
       throw new CancelRefused(`The native fiat provider cannot cancel an order on ${r.payment_rail}: a payment may already be in flight.`);
     }
     if (r.state !== 'awaiting_payment' && r.state !== 'cancelled') throw new CancelRefused(`The provider's order is ${r.state}.`);

@@ -15,11 +15,12 @@
  */
 import { priceOffer, type NoOffer, type PricedOffer, type ProviderPricing, type QuoteTerms } from '../domain/quotes';
 import { faultValues } from './sandbox-faults';
+import { QUOTE_PROVIDER_SANDBOX } from './sandbox-values';
 
 /** A provider as published on offers and orders: identity and limits (USD micro-units). */
 export interface QuoteProvider extends ProviderPricing {
   name: string;
-  /** Always reported `paused` (spec 4.9 rule 4). */
+  /** Always reported `paused` (spec 4.9 rule 4); sandbox behaviour from providers/sandbox-values.ts. */
   paused: boolean;
   /** The service's own fiat provider (publishes `payment_rail` on orders). */
   native: boolean;
@@ -32,32 +33,32 @@ const EU = ['DE', 'FR', 'ES', 'IT', 'NL', 'IE', 'PT', 'BE', 'AT'];
 /** The sandbox providers, in fan-out order. */
 export const QUOTE_PROVIDERS: readonly QuoteProvider[] = Object.freeze([
   {
-    id: 'native_fiat', name: 'Native fiat', paused: false, native: true, defaultLatencyMs: 30,
+    id: 'native_fiat', name: 'Native fiat', ...QUOTE_PROVIDER_SANDBOX.native_fiat, native: true,
     sides: ['buy', 'sell'], fiats: ['USD', 'EUR', 'GBP', 'BRL', 'MXN'], cryptos: ['USDC'], methods: ['bank_transfer', 'pix', 'spei'],
     networks: ['tempo'], countries: ['US', 'GB', 'BR', 'MX', ...EU], requiresNetwork: false,
     feeBps: 50n, fixedFeeUsdMicro: 0n, spreadBps: 0n, minUsdMicro: 10_000_000n, maxUsdMicro: 100_000_000_000n, outputDigits: null,
   },
   {
-    id: 'rampline', name: 'Rampline', paused: false, native: false, defaultLatencyMs: 60,
+    id: 'rampline', name: 'Rampline', ...QUOTE_PROVIDER_SANDBOX.rampline, native: false,
     sides: ['buy', 'sell'], fiats: ['USD', 'EUR', 'GBP'], cryptos: ['USDC', 'USDT', 'ETH'], methods: ['card', 'apple_pay', 'bank_transfer'],
     networks: ['ethereum', 'base', 'polygon', 'arbitrum', 'optimism', 'solana'], countries: ['US', 'GB', 'CA', 'AU', ...EU], requiresNetwork: true,
     feeBps: 250n, fixedFeeUsdMicro: 990_000n, spreadBps: 50n, minUsdMicro: 20_000_000n, maxUsdMicro: 20_000_000_000n, outputDigits: null,
   },
   {
-    id: 'coinvia', name: 'Coinvia', paused: false, native: false, defaultLatencyMs: 90,
+    id: 'coinvia', name: 'Coinvia', ...QUOTE_PROVIDER_SANDBOX.coinvia, native: false,
     sides: ['buy', 'sell', 'swap'], fiats: ['USD', 'EUR', 'BRL', 'MXN', 'JPY', 'KWD'], cryptos: ['USDC', 'USDT', 'ETH'],
     methods: ['card', 'bank_transfer', 'pix', 'spei', 'wallet_balance'], networks: ['ethereum', 'base', 'polygon'],
     countries: ['US', 'BR', 'MX', 'JP', 'KW', 'CO', ...EU], requiresNetwork: false,
     feeBps: 150n, fixedFeeUsdMicro: 0n, spreadBps: 80n, minUsdMicro: 5_000_000n, maxUsdMicro: 50_000_000_000n, outputDigits: 2,
   },
   {
-    id: 'swapworks', name: 'Swapworks', paused: false, native: false, defaultLatencyMs: 45,
+    id: 'swapworks', name: 'Swapworks', ...QUOTE_PROVIDER_SANDBOX.swapworks, native: false,
     sides: ['swap'], fiats: [], cryptos: ['USDC', 'USDT', 'ETH'], methods: ['wallet_balance'],
     networks: ['ethereum', 'base', 'arbitrum', 'optimism', 'polygon'], countries: ['US', 'GB', 'CA', 'AU', 'JP', 'BR', 'MX', ...EU], requiresNetwork: false,
     feeBps: 30n, fixedFeeUsdMicro: 0n, spreadBps: 20n, minUsdMicro: 1_000_000n, maxUsdMicro: 1_000_000_000_000n, outputDigits: null,
   },
   {
-    id: 'harbor', name: 'Harbor', paused: true, native: false, defaultLatencyMs: 0,
+    id: 'harbor', name: 'Harbor', ...QUOTE_PROVIDER_SANDBOX.harbor, native: false,
     sides: ['buy', 'sell'], fiats: ['USD', 'EUR'], cryptos: ['USDC'], methods: ['bank_transfer', 'card'],
     networks: ['ethereum', 'base'], countries: ['US', ...EU], requiresNetwork: false,
     feeBps: 100n, fixedFeeUsdMicro: 0n, spreadBps: 10n, minUsdMicro: 10_000_000n, maxUsdMicro: 10_000_000_000n, outputDigits: null,

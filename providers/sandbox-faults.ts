@@ -14,19 +14,13 @@
  * `quotes.<provider>.failure_rate` (0 to 1: the share of quote calls that fail), `orders.<provider>.unavailable`
  * (`true`: the provider's order API is out: placing or cancelling an order answers 503), `buy_sell.coverage`
  * (`cold` or `stale`: the buy/sell coverage snapshot is not usable, `GET /capabilities?product=buy_sell` 503).
+ * The names, their values and effects are defined in providers/sandbox-values.ts (`FAULTS`).
  */
 import { db } from '../lib/db';
+import type { FaultName } from './sandbox-values';
 
-/** The quote providers of providers/quote-providers.ts (fault names are spelled per provider). */
-const QUOTE_PROVIDER_IDS = ['native_fiat', 'rampline', 'coinvia', 'swapworks', 'harbor'] as const;
-
-/** Known fault names (the simulator refuses others). */
-export const FAULT_NAMES = Object.freeze([
-  'bridge.create_delay_ms', 'wallet.close_fails', 'fiat_rails.submit_delay_ms', 'offramp.refund_fails', 'legal.registry_unavailable',
-  ...QUOTE_PROVIDER_IDS.flatMap((p) => [`quotes.${p}.latency_ms`, `quotes.${p}.failure_rate`, `orders.${p}.unavailable`] as const),
-  'buy_sell.coverage',
-] as const);
-export type FaultName = (typeof FAULT_NAMES)[number];
+/** Known fault names (the simulator refuses others), with their values and effects in providers/sandbox-values.ts `FAULTS`. */
+export { FAULT_NAMES, type FaultName } from './sandbox-values';
 
 /** The value of fault `name` for account `accountId`, or null when unset. */
 export async function faultValue(accountId: string, name: FaultName): Promise<string | null> {

@@ -6,11 +6,12 @@
  *
  * Sandbox: deterministic. An address the simulator gave a signal to
  * (`POST /sim/providers/screening/signals`) reports that score and those flags, or fails as an
- * outage when the signal says `unavailable`; any other address scores low (0..19) from a hash of
- * (chain, address key).
+ * outage when the signal says `unavailable`; any other address scores low (below
+ * SANDBOX_SCREENING_DEFAULT_SCORE_BELOW) from a hash of (chain, address key).
  */
 import crypto from 'node:crypto';
 import { db } from '../lib/db';
+import { SANDBOX_SCREENING_DEFAULT_SCORE_BELOW, SCREENING_RISK_BANDS } from './sandbox-values';
 
 export interface AddressScreeningResult {
   /** 0..100. */
@@ -37,12 +38,10 @@ export interface AddressScreeningProvider {
   screenAddress(q: { chain: string; address: string; addressKey: string }): Promise<AddressScreeningResult>;
 }
 
-/** Level, verdict and suggested action of a 0..100 score (25-point bands). */
+/** Level, verdict and suggested action of a 0..100 score (25-point bands, providers/sandbox-values.ts). */
 export function classifyRisk(score: number): Pick<AddressScreeningResult, 'risk_level' | 'verdict' | 'action'> {
-  if (score < 25) return { risk_level: 'low', verdict: 'clear', action: 'proceed' };
-  if (score < 50) return { risk_level: 'medium', verdict: 'review', action: 'review' };
-  if (score < 75) return { risk_level: 'high', verdict: 'high_risk', action: 'avoid' };
-  return { risk_level: 'severe', verdict: 'high_risk', action: 'avoid' };
+  const band = SCREENING_RISK_BANDS.find((b) => score < b.below) ?? SCREENING_RISK_BANDS[SCREENING_RISK_BANDS.length - 1];
+  return { risk_level: band.risk_level, verdict: band.verdict, action: band.action };
 }
 
 const SANDBOX_VERSION = 'sandbox-screening-2026.09';
@@ -56,7 +55,7 @@ export class SandboxAddressScreeningProvider implements AddressScreeningProvider
       'SELECT risk_score, flags, unavailable FROM sandbox_screening_signals WHERE chain = $1 AND address_key = $2', [q.chain, q.addressKey]);
     const signal = rows[0];
     if (signal?.unavailable) throw new ScreeningUnavailableError('sandbox screening provider unavailable for this address');
-    const score = signal ? signal.risk_score : crypto.createHash('sha256').update(`${q.chain}:${q.addressKey}`).digest()[0] % 20;
+    const score = signal ? signal.risk_score : crypto.createHash('sha256').update(`${q.chain}:${q.addressKey}`).digest()[0] % SANDBOX_SCREENING_DEFAULT_SCORE_BELOW;
     return {
       risk_score: score, ...classifyRisk(score), flags: signal ? [...signal.flags] : [], provider_version: SANDBOX_VERSION, screened_at: new Date(),
       intelligence: Boolean(signal), coverage: [...SANDBOX_COVERAGE],

@@ -9,7 +9,10 @@
  * up (100.00: paid), settled through the fiat rail to the IBAN (the rail reports it paid).
  * Then the wallet journey (issue 14, scripts/demo-wallet.ts): USDC deposited into the wallet from
  * base, off-ramped to a EUR bank account, `payment_processed`.
- * Prints each step; exits non-zero on the first thing that is off.
+ * Prints each step; exits non-zero on the first thing that is off. What it creates on the dev account
+ * that would keep acting is removed at the end, also when a step failed: its webhook endpoint
+ * (deleted, so no later event is sent to the gone receiver; a failed delete fails the demo) and the
+ * address-book entry of the bank journey (best effort).
  * Works against any base URL: `DEMO_API_URL` and `DEMO_CREDENTIALS` (a JSON file) override the
  * files written by `npm start`.
  */
@@ -75,10 +78,14 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
 
+  // Undo steps for what the demo creates, run in reverse order in `finally`; `required` ones fail the demo.
+  const cleanups: Cleanup[] = [];
+  let failure: unknown = null;
   try {
     step(`webhook endpoint for ${receiverUrl}`);
     const we = await call('POST', '/v1/webhook_endpoints', { url: receiverUrl, event_types: [], description: 'demo receiver' });
     expect(we.status === 201 && typeof we.body.secret === 'string', `webhook endpoint create: ${we.status} ${JSON.stringify(we.body)}`);
+    cleanups.push({ what: `webhook endpoint ${we.body.id}`, required: true, run: () => call('DELETE', `/v1/webhook_endpoints/${we.body.id}`) });
     secret = we.body.secret;
     ok(`${we.body.id} (secret ${we.body.secret_prefix}...)`);
 
@@ -164,22 +171,52 @@ async function main(): Promise<void> {
     });
     expect(badSignatures.length === 0, `bad signatures: ${badSignatures.join('; ')}`);
     ok(`${received.length} deliveries verified: ${[...new Set(received.map((r) => r.type))].join(', ')}`);
-    await bankJourney(call, waitFor);
+    await bankJourney(call, waitFor, cleanups);
     await offrampJourney(call, waitFor, { step, ok, check: expect });
-    process.stdout.write('\nDemo passed.\n');
-  } finally {
-    receiver.close();
+  } catch (e) {
+    failure = e;
   }
+  // Whatever happened above: remove what the demo created, then report the first failure.
+  const failed = await cleanUp(cleanups);
+  receiver.close();
+  const left = `could not remove ${failed.join(', ')} from the dev account`;
+  if (failure) {
+    if (failed.length) process.stderr.write(`  ${left}\n`);
+    throw failure;
+  }
+  if (failed.length) throw new DemoFailure(left);
+  process.stdout.write('\nDemo passed.\n');
+}
+
+/** Something the demo created, and how to remove it. */
+interface Cleanup { what: string; required: boolean; run: () => Promise<{ status: number; body: any }> }
+
+/** Runs `cleanups` newest first, each once, whatever happened before; returns what a required one could not remove. */
+async function cleanUp(cleanups: Cleanup[]): Promise<string[]> {
+  const failed: string[] = [];
+  if (cleanups.length) step('removing what the demo created on the dev account');
+  for (const c of cleanups.reverse()) {
+    let status = 0;
+    try { status = (await c.run()).status; } catch { /* unreachable API: reported below */ }
+    if (status >= 200 && status < 300) ok(`removed ${c.what}`);
+    else if (c.required) failed.push(`${c.what} (${status || 'no answer'})`);
+    else process.stdout.write(`  - kept ${c.what} (${status || 'no answer'})\n`);
+  }
+  return failed;
 }
 
 type Call = (method: string, path: string, body?: unknown, auth?: 'key' | 'session' | 'none') => Promise<{ status: number; body: any }>;
 type WaitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms?: number) => Promise<T>;
 
-/** The bank-rail journey of the demo (issue 12): SEPA link paid short by bank, topped up, settled to the merchant's IBAN. */
-async function bankJourney(call: Call, waitFor: WaitFor): Promise<void> {
+/**
+ * The bank-rail journey of the demo (issue 12): SEPA link paid short by bank, topped up, settled to
+ * the merchant's IBAN. Registers the removal of its address-book entry in `cleanups`.
+ */
+async function bankJourney(call: Call, waitFor: WaitFor, cleanups: Cleanup[]): Promise<void> {
   step('address book: the merchant\'s EUR bank account (IBAN), dashboard session');
   const adr = await call('POST', '/v1/address_book', { kind: 'bank', label: 'EUR operating account' }, 'session');
   expect(adr.status === 201, `address book create: ${adr.status} ${JSON.stringify(adr.body)}`);
+  cleanups.push({ what: `address-book entry ${adr.body.id}`, required: false, run: () => call('DELETE', `/v1/address_book/${adr.body.id}`, undefined, 'session') });
   const ben = await call('POST', `/v1/address_book/${adr.body.id}/beneficiary`, {
     account_owner_type: 'business', account_holder_name: 'Demo Merchant SARL', rail: 'sepa', iban: 'FR14 2004 1010 0505 0001 3M02 606', bic: 'PSSTFRPPPAR',
   }, 'session');

@@ -4,7 +4,8 @@
  * 2. Temporal: TEMPORAL_ADDRESS, else a Temporal dev server (CLI built from its Go module on first
  *    use; UI on :8233; SQLite file under the data dir).
  * 3. Migrations, a dev account (kept across restarts), the worker and the API on :3000 with the
- *    simulator on. Prints the URLs and credentials and writes them to .data/.
+ *    simulator on. Prints the URLs and credentials and writes them to .data/ (runtime.json also
+ *    records the network, so `npm run seed` and the other scripts follow the running stack).
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
   const runtime: Runtime = {
     api_url: apiUrl, database_url: process.env.DATABASE_URL, temporal_address: process.env.TEMPORAL_ADDRESS,
     temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
+    network: process.env.NETWORK === 'mainnet' ? 'mainnet' : 'testnet',
   };
   fs.writeFileSync(RUNTIME_FILE, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
 

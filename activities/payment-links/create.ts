@@ -17,7 +17,7 @@ import { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempotency';
 import { newId, newShortCode } from '../../lib/ids';
-import { announceEvents, EVENT_COLUMNS, eventRowHead, eventRowTail } from '../../lib/outbox';
+import { announceEvents, checkEventSchema, EVENT_COLUMNS, eventRowHead, eventRowTail } from '../../lib/outbox';
 import { linkViewContext } from '../../lib/rails-availability';
 import { isFlagOpen } from '../../lib/switches';
 import { paymentLinkView } from '../../views/payment-link';
@@ -84,6 +84,7 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
     link.short_code = newShortCode();
     const wire = paymentLinkView(link, vctx);
     const event = { accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link', objectId: link.id, request: c.request };
+    checkEventSchema({ ...event, object: wire }); // written by the statement below, not emitEvent: checked here (EVENT_SCHEMA_CHECK)
     try {
       const rows: unknown[] = await db().query(
         `WITH claim AS (

@@ -1,14 +1,27 @@
 /**
  * Error envelope (spec 7): every failure answers `{ error: { type, code, message, doc_url,
  * request_id, param?, details? } }`; unexpected errors are `500 api_error` without stack traces.
+ * `doc_url` is the code's entry in the error reference (`<DOCS_BASE_URL>/errors#<code>`, served by
+ * api/docs/errors.tsx from the registry, domain/error-codes.ts). A code missing from the registry
+ * is still answered, logged as an error, and flagged with `Error-Code-Unregistered` under
+ * STRICT_ERROR_CODES (the test stacks).
  */
 import type Koa from 'koa';
 import Joi from 'joi';
+import { distance } from 'fastest-levenshtein';
 import { DomainError, ERROR_TYPES } from '../../domain/errors';
+import { allErrorCodes, isRegisteredErrorCode } from '../../domain/error-codes';
+import { loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import type { AppState } from '../context';
 
-const DOC_BASE = 'https://docs.payments.example/errors#';
+/** Response header naming an answered code that is not in the registry (only under STRICT_ERROR_CODES). */
+export const UNREGISTERED_CODE_HEADER = 'Error-Code-Unregistered';
+
+/** The error reference's entry of `code`: `<DOCS_BASE_URL>/errors#<code>` (default base `<PAYER_HOST>/docs`). */
+export function docUrl(code: string): string {
+  return `${loadConfig().docsBaseUrl}/errors#${encodeURIComponent(code)}`;
+}
 
 /**
  * joi schema of the part 7 envelope, exactly as `errorBody` writes it: `type` is the closed set
@@ -43,11 +56,14 @@ export function clip(s: string, max: number): string {
  * no input, however long, comes back in full (issue 11: a 1,000,000-character value was echoed).
  */
 export function errorBody(err: DomainError, requestId: string): Record<string, unknown> {
+  if (!isRegisteredErrorCode(err.code)) {
+    logger.error({ code: err.code, type: err.type, request_id: requestId }, 'error code not in the registry (domain/error-codes.ts)');
+  }
   const error: Record<string, unknown> = {
     type: err.type,
     code: err.code,
     message: clip(err.message, MAX_MESSAGE_LENGTH),
-    doc_url: `${DOC_BASE}${err.code}`,
+    doc_url: docUrl(err.code),
     request_id: requestId,
   };
   if (err.param !== undefined && err.param !== null) error.param = err.param;
@@ -55,8 +71,14 @@ export function errorBody(err: DomainError, requestId: string): Record<string, u
   return { error };
 }
 
-/** Maps a joi validation failure to `400 invalid_request` naming the offending field. */
-export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'header'): DomainError {
+/**
+ * Maps a joi validation failure to `400 invalid_request` naming the offending field (`param`):
+ * `parameter_unknown` (a key the schema does not take), `parameter_missing` (a required one
+ * absent) or `parameter_invalid`. With the `schema` that failed, an unknown key names its nearest
+ * known sibling when it is a likely typo (`didYouMean`): message "Unknown body parameter: `x`;
+ * did you mean `y`?" and `details.did_you_mean` (the dotted path of `y`).
+ */
+export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'header', schema?: Joi.Schema): DomainError {
   const d = err.details[0];
   const param = d.path.length ? d.path.join('.') : (d.context?.key as string | undefined) ?? undefined;
   let code = 'parameter_invalid';
@@ -64,13 +86,61 @@ export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'hea
   const value = d.context?.value;
   const raw = typeof value === 'string' && [...value].length > MAX_ECHOED_VALUE ? d.message.split(value).join(clip(value, MAX_ECHOED_VALUE)) : d.message;
   let message = raw.replace(/"/g, '`');
+  let details: Record<string, unknown> | undefined;
   if (d.type === 'object.unknown') {
     code = 'parameter_unknown';
     message = `Unknown ${where} parameter: \`${param}\`.`;
+    const key = d.path[d.path.length - 1];
+    let near: string | null = null;
+    try {
+      if (schema && typeof key === 'string') near = didYouMean(key, knownKeysAt(schema, d.path.slice(0, -1)));
+    } catch {
+      // A schema joi cannot describe: no suggestion (never turn a 400 into a 500).
+    }
+    if (near !== null) {
+      const suggestion = [...d.path.slice(0, -1), near].join('.');
+      message = `Unknown ${where} parameter: \`${param}\`; did you mean \`${suggestion}\`?`;
+      details = { did_you_mean: suggestion };
+    }
   } else if (d.type === 'any.required') {
     code = 'parameter_missing';
   }
-  return new DomainError('invalid_request', code, message, { param });
+  return new DomainError('invalid_request', code, message, { param, details });
+}
+
+/**
+ * The known key closest to `key` by edit distance (Levenshtein, case-insensitive), when it is
+ * close enough to be a typo: at most 1 edit for keys up to 7 characters, 2 up to 11, else 3, and
+ * fewer edits than half of `key`. Ties go to the first of `known`. Null when none is close.
+ */
+export function didYouMean(key: string, known: readonly string[]): string | null {
+  if (key.length > 100) return null;
+  const k = key.toLowerCase();
+  const budget = Math.min(key.length <= 7 ? 1 : key.length <= 11 ? 2 : 3, Math.ceil(key.length / 2) - 1);
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const c of known) {
+    if (c === key) continue;
+    const dd = distance(k, c.toLowerCase());
+    if (dd <= budget && dd < bestD) {
+      best = c;
+      bestD = dd;
+    }
+  }
+  return best;
+}
+
+/** The keys the object schema at `path` (keys and array indices) of `schema` declares; [] when unknown. */
+function knownKeysAt(schema: Joi.Schema, path: ReadonlyArray<string | number>): string[] {
+  type Desc = { type?: string; keys?: Record<string, Desc>; items?: Desc[] };
+  let d: Desc | undefined = schema.describe() as Desc;
+  for (const seg of path) {
+    if (!d) return [];
+    if (d.type === 'object') d = d.keys?.[String(seg)];
+    else if (d.type === 'array' && d.items?.length === 1) d = d.items[0];
+    else return [];
+  }
+  return d?.type === 'object' && d.keys ? Object.keys(d.keys) : [];
 }
 
 /** Koa middleware: catches everything below it and writes the envelope. */
@@ -97,8 +167,38 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
         param: err.param, details: Object.keys(details).length ? details : undefined, status: err.status,
       });
       if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
+      if (!isRegisteredErrorCode(err.code) && loadConfig().strictErrorCodes) ctx.set(UNREGISTERED_CODE_HEADER, err.code);
       ctx.status = err.status;
       ctx.body = errorBody(wire, ctx.state.requestId);
     }
   };
+}
+
+/**
+ * The OpenAPI `ErrorEnvelope` component (OpenAPI 3.1 / JSON Schema 2020-12): `toJson(errorEnvelopeSchema)`
+ * with `error.code` documented as an open enum of the registry (domain/error-codes.ts): `anyOf`
+ * one `{ const, title, description }` per code, or any other string (codes are additive-only,
+ * spec 7: a client must accept codes added after its copy of the document). `doc_url` of each
+ * code is `<DOCS_BASE_URL>/errors#<code>`. `toJson` is api/openapi.ts `toJsonSchema`.
+ */
+export function errorEnvelopeJsonSchema(toJson: (s: Joi.Schema) => Record<string, any>): Record<string, any> {
+  const doc = toJson(errorEnvelopeSchema);
+  const entries = allErrorCodes();
+  const error = doc.properties?.error;
+  if (!error?.properties?.code) throw new Error('ErrorEnvelope: no error.code property to document');
+  error.properties.code = {
+    type: 'string',
+    description: 'Stable, additive-only error code (spec 7): read `details` by it. One of the codes below, or a code added later; '
+      + `each is explained at \`doc_url\` (the error reference, ${loadConfig().docsBaseUrl}/errors).`,
+    examples: ['parameter_invalid', 'not_found', 'payment_link_not_editable'],
+    anyOf: [
+      ...entries.map((e) => ({
+        const: e.code,
+        title: e.code,
+        description: `${e.statuses.join('/')} ${e.types.join(' or ')}${e.surface ? ` (${e.surface} only)` : ''}. ${e.when} ${e.recovery}`,
+      })),
+      { type: 'string', description: 'A code added after this document was generated.' },
+    ],
+  };
+  return doc;
 }

@@ -28,6 +28,7 @@ export function Layout(p: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <meta name="robots" content="noindex, nofollow" />
+        <link rel="icon" href="data:," />
         <title>{p.title}</title>
         <link rel="stylesheet" href={assetUrl('pages.css')} nonce={p.nonce} />
         <script src={assetUrl('pages.js')} nonce={p.nonce} defer />

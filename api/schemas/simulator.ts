@@ -6,11 +6,17 @@
  */
 import Joi from 'joi';
 import { BANK_RAILS } from '../../domain/rails';
-import { FAULT_NAMES } from '../../providers/sandbox-faults';
+import { FAULT_NAMES, KYC_DECISION_STATES, KYC_REJECTION_OUTCOMES, SANDBOX_RETURN_SENDER } from '../../providers/sandbox-values';
 import { FAILURE_KINDS } from '../../domain/orders';
 
 const minorUnits = Joi.string().pattern(/^[0-9]+$/);
-const positiveMinorUnits = Joi.string().pattern(/^[0-9]+$/).pattern(/^0+$/, { invert: true });
+/**
+ * A positive amount in minor units: digits, not all zeros. One named pattern states both (the
+ * document shows it as is: joi-to-json keeps the last pattern), and `"0"` answers
+ * "`<param>` must be greater than 0".
+ */
+const positiveMinorUnits = Joi.string().pattern(/^[0-9]+$/).pattern(/^[0-9]*[1-9][0-9]*$/, { name: 'positive' })
+  .messages({ 'string.pattern.name': '{{#label}} must be greater than 0' });
 
 /** `POST /sim/chain/transfers`: a transfer the chain adapter then observes. */
 export const chainTransferBody = Joi.object({
@@ -46,9 +52,9 @@ export const termsAcceptanceBody = Joi.object({
 /** `POST /sim/kyc/decisions`: the KYC provider's decision on a customer. */
 export const kycDecisionBody = Joi.object({
   customer_id: Joi.string().pattern(/^cus_[A-Za-z0-9]+$/).required(),
-  state: Joi.string().valid('pending', 'under_review', 'approved', 'rejected', 'stale_mapping', 'action_required').required(),
+  state: Joi.string().valid(...KYC_DECISION_STATES).required(),
   requirements_due: Joi.array().items(Joi.string().max(100)).max(50),
-  rejection_outcome: Joi.string().valid('final', 'resubmission_allowed', 'unsupported_jurisdiction'),
+  rejection_outcome: Joi.string().valid(...KYC_REJECTION_OUTCOMES),
   endorsements: Joi.array().items(Joi.string().max(40)).max(50),
   associated_persons: Joi.array().items(Joi.object({ id: Joi.string().max(64).required(), role: Joi.string().max(64).required(), name_masked: Joi.string().max(200).required(), verification_state: Joi.string().max(40).required() })).max(50),
 });
@@ -139,7 +145,8 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
   {
     id: 'sim.bank.credits.create', method: 'post', path: '/bank/credits', body: bankCreditBody, status: 201, object: 'sim.bank_credit',
     summary: 'An inbound bank transfer arrives',
-    description: 'The fiat collection provider reports a credit to a virtual account, matched by `reference` or by `to_account` (account number, IBAN, CLABE, PIX key, or sort code and account number from `bank_deposit_instructions`). `amount` in minor units of `currency`. Magic value: `sender_name: "RETURN_ME"` makes the sending bank return the credit at once.',
+    description: 'The fiat collection provider reports a credit to a virtual account, matched by `reference` or by `to_account` (account number, IBAN, CLABE, PIX key, or sort code and account number from `bank_deposit_instructions`). `amount` in minor units of `currency`. '
+      + `Magic value: \`sender_name: "${SANDBOX_RETURN_SENDER}"\` makes the sending bank return the credit at once.`,
     answers: 'The credit as the provider holds it, with `matched` (to a payment, or to a payroll run by its run reference) and `payment_id`.',
     example: { body: { rail: 'sepa', currency: 'EUR', amount: '50000', reference: 'PL7K2M9QX4', to_account: 'DE89370400440532013000', sender_name: 'Ada Lovelace' } },
   },
@@ -208,7 +215,7 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
   {
     id: 'sim.kyc.decisions.create', method: 'post', path: '/kyc/decisions', body: kycDecisionBody, status: 201, object: 'sim.kyc_decision',
     summary: 'The KYC provider decides on a customer',
-    description: 'Plays the provider\'s verification outcome for a `cus_` customer: `state` (`pending`, `under_review`, `approved`, `rejected`, `stale_mapping`, `action_required`), `requirements_due` (e.g. `compliance_profile`, `proof_of_address`), `rejection_outcome` (`final`, `resubmission_allowed`, `unsupported_jurisdiction`), `endorsements` (rail codes such as `base`, `sepa`, `spei`), `associated_persons`. The customer\'s workflow then reads it and emits the `customer.*` events.',
+    description: `Plays the provider's verification outcome for a \`cus_\` customer: \`state\` (${KYC_DECISION_STATES.map((x) => `\`${x}\``).join(', ')}), \`requirements_due\` (e.g. \`compliance_profile\`, \`proof_of_address\`), \`rejection_outcome\` (${KYC_REJECTION_OUTCOMES.map((x) => `\`${x}\``).join(', ')}), \`endorsements\` (rail codes such as \`base\`, \`sepa\`, \`spei\`), \`associated_persons\`. The customer's workflow then reads it and emits the \`customer.*\` events.`,
     answers: 'The decision as recorded.',
     example: { body: { customer_id: 'cus_8Hk2Lm4Np6Qr', state: 'approved', endorsements: ['base', 'sepa'] } },
   },

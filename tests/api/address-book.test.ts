@@ -42,18 +42,22 @@ beforeAll(async () => {
   other = client(b.session_token);
 });
 
+/** A live key is refused by the caller class (403 role_denied); a test key by test mode first (spec 1 rule 5: 503). */
+const refusedTo = (key: string): [number, string, string] => (key.startsWith('sk_test_')
+  ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied']);
+
 describe('who may call', () => {
-  test('API keys (live and test) are refused on every operation with 403 role_denied', async () => {
+  test('API keys are refused on every operation: live 403 role_denied, test 503 (test mode first)', async () => {
     const e = await cryptoEntry(ses);
     for (const key of [a.live_key, a.test_key]) {
       const k = client(key);
-      expectError(await k.get('/v1/address_book'), 403, 'permission_error', 'role_denied');
-      expectError(await k.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm() }), 403, 'permission_error', 'role_denied');
-      expectError(await k.get(`/v1/address_book/${e.id}`), 403, 'permission_error', 'role_denied');
-      expectError(await k.patch(`/v1/address_book/${e.id}`, { label: 'x' }), 403, 'permission_error', 'role_denied');
-      expectError(await k.del(`/v1/address_book/${e.id}`), 403, 'permission_error', 'role_denied');
-      expectError(await k.post(`/v1/address_book/${e.id}/recheck`), 403, 'permission_error', 'role_denied');
-      expectError(await k.post(`/v1/address_book/${e.id}/beneficiary`, ACH), 403, 'permission_error', 'role_denied');
+      expectError(await k.get('/v1/address_book'), ...refusedTo(key));
+      expectError(await k.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm() }), ...refusedTo(key));
+      expectError(await k.get(`/v1/address_book/${e.id}`), ...refusedTo(key));
+      expectError(await k.patch(`/v1/address_book/${e.id}`, { label: 'x' }), ...refusedTo(key));
+      expectError(await k.del(`/v1/address_book/${e.id}`), ...refusedTo(key));
+      expectError(await k.post(`/v1/address_book/${e.id}/recheck`), ...refusedTo(key));
+      expectError(await k.post(`/v1/address_book/${e.id}/beneficiary`, ACH), ...refusedTo(key));
     }
     expectError(await call('GET', '/v1/address_book'), 401, 'authentication_error');
   });

@@ -30,13 +30,17 @@ beforeAll(async () => {
   ses = client(a.session_token);
 });
 
+/** A live key is refused by the caller class (403 role_denied); a test key by test mode first (spec 1 rule 5: 503). */
+const refusedTo = (key: string): [number, string, string] => (key.startsWith('sk_test_')
+  ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied']);
+
 describe('who may call', () => {
-  test('never a business key (403 role_denied); only the owner (other roles 403 scope_denied)', async () => {
+  test('never a business key (live 403 role_denied, test 503); only the owner (other roles 403 scope_denied)', async () => {
     for (const key of [a.live_key, a.test_key]) {
       const k = client(key);
-      expectError(await k.get('/v1/credits'), 403, 'permission_error', 'role_denied');
-      expectError(await k.get('/v1/credit_events'), 403, 'permission_error', 'role_denied');
-      expectError(await k.post('/v1/credit_checkouts', { pack: 5 }), 403, 'permission_error', 'role_denied');
+      expectError(await k.get('/v1/credits'), ...refusedTo(key));
+      expectError(await k.get('/v1/credit_events'), ...refusedTo(key));
+      expectError(await k.post('/v1/credit_checkouts', { pack: 5 }), ...refusedTo(key));
     }
     const admin = client(await memberSession(a.account_id, 'admin'));
     expectError(await admin.get('/v1/credits'), 403, 'permission_error', 'scope_denied');

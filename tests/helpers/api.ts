@@ -78,6 +78,9 @@ export function expectError(res: Res, status: number, type: string, code?: strin
     throw new Error(`expected ${status} ${type}${code ? `/${code}` : ''}${param ? ` param=${param}` : ''}, got ${got}`);
   }
   for (const f of ['message', 'doc_url', 'request_id']) if (typeof e[f] !== 'string') throw new Error(`error envelope lacks ${f}: ${got}`);
+  // STRICT_ERROR_CODES (test stacks): a code outside the registry (domain/error-codes.ts) is flagged by the server.
+  const unregistered = res.headers?.get?.('error-code-unregistered');
+  if (unregistered) throw new Error(`the server answered code ${unregistered}, which is not in the error registry (domain/error-codes.ts): ${got}`);
 }
 
 /** A dashboard session of a new user who is a member of `accountId` with `role` (spec 5 rule 4 roles). */

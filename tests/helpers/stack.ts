@@ -22,6 +22,9 @@ export function testProductEnv(): NodeJS.ProcessEnv {
     STREAM_HEARTBEAT_SECONDS: process.env.STREAM_HEARTBEAT_SECONDS ?? '1',
     // A public-looking host standing for the platform's own API host (webhook URLs may not name it).
     PLATFORM_HOSTS: 'api.platform.example.net',
+    // An answered error code missing from the registry (domain/error-codes.ts) is flagged with `Error-Code-Unregistered`.
+    STRICT_ERROR_CODES: 'true',
+    EVENT_SCHEMA_CHECK: 'true', // every event is checked against its documented schema (views/event-schemas.ts); drift throws
   };
 }
 
