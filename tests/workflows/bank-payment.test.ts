@@ -163,9 +163,10 @@ test('cancelling an underpaid bank link leaves the payment unmatched partial_bef
 // Last: skipping the 7-day window moves the test server's clock a week past the wall clock the
 // payments' `expires_at` is computed from, so a payment created after it would expire at once.
 test('an awaiting bank payment expires after its 7-day window; a late credit is unmatched deposit_after_close', async () => {
+  // The clock is read before the payment exists: its window starts after this instant, however slow the machine.
+  const before = await env.currentTimeMs();
   const { link } = await activeBankLinkRow('sepa', 'EUR', '10000');
   const { payment: p } = await newBankPayment(link.id, 'sepa');
-  const before = await env.currentTimeMs();
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
   expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(7 * 86_400_000 - 5000);
   expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired']);
