@@ -35,6 +35,8 @@ export const UNSHIPPED_EVENT_TYPES: readonly string[] = Object.freeze([
   ...expand('payment', ['detected', 'processing']),
   ...expand('payout', ['awaiting_funds', 'funds_received', 'processing', 'paid', 'settled', 'failed', 'returned', 'paid_with_shortfall', 'replaced', 'configuration_committed']),
   ...expand('payroll_run', ['funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded', 'execution_requested', 'execution_blocked']),
+  // Ours (issue 24, docs/decisions.md "Payroll: money owed back"): an operator's return of money a run owed back.
+  ...expand('payroll_run', ['funds_returned', 'funds_return_failed']),
   ...expand('payroll_item', ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned']),
   'payroll_template.created',
   ...expand('deposit_intent', ['created', 'source_detected', 'bridging_started', 'settled', 'failed', 'expired', 'recovery_started', 'manual_recovery_required']),

@@ -5,7 +5,7 @@ import { BankCredit, Deposit, Payment, PaymentLink, SandboxChainTransfer } from 
 import { EventRow, RequestLog, SandboxEmail, WaitlistEntry, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './developers';
 import { CreditBalanceRow, CreditCheckout, CreditEventRow } from './credits';
 import { Payout, PayoutAttempt, PayoutDeposit, SandboxBridgeTransfer, SandboxRailPayment, WalletSend } from './payouts';
-import { PayrollFunding, PayrollFundingAttempt, PayrollItemAttempt, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from './payroll';
+import { PayrollFunding, PayrollFundingAttempt, PayrollFundsReturn, PayrollItemAttempt, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from './payroll';
 import { PlatformCore1763700000000 } from './migrations/1763700000000-PlatformCore';
 import { AuthChangeNotify1763700100000 } from './migrations/1763700100000-AuthChangeNotify';
 import { RequestLogsWaitlists1763800200000 } from './migrations/1763800200000-RequestLogsWaitlists';
@@ -35,6 +35,7 @@ import { QuotesOrders1764460000000 } from './migrations/1764460000000-QuotesOrde
 import { WebhookEndpointDisabledAt1764470000000 } from './migrations/1764470000000-WebhookEndpointDisabledAt';
 import { WebhookEndpointDrain1764480000000 } from './migrations/1764480000000-WebhookEndpointDrain';
 import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-OutboxCursorIndexes';
+import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-PayrollFundReturns';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -64,7 +65,7 @@ export const ENTITIES = [
   RequestLog, WaitlistEntry,
   CreditBalanceRow, CreditEventRow, CreditCheckout,
   Payout, PayoutAttempt, PayoutDeposit, WalletSend, SandboxBridgeTransfer, SandboxRailPayment,
-  PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt,
+  PayrollTemplate, PayrollRun, PayrollRecipient, PayrollRunItem, PayrollFundingAttempt, PayrollFunding, PayrollItemAttempt, PayrollFundsReturn,
   WalletSendIntent,
   WalletVirtualAccount, WalletVirtualAccountCredit,
   WalletDepositIntent, WalletConversion,
@@ -94,4 +95,5 @@ export const MIGRATIONS = [
   WebhookEndpointDisabledAt1764470000000,
   WebhookEndpointDrain1764480000000,
   OutboxCursorIndexes1764490000000,
+  PayrollFundReturns1764500000000,
 ];

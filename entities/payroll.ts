@@ -1,14 +1,15 @@
 /**
  * Payroll (spec 2.7, 4.4; issue 13): runs (`pr_`), their items (`pri_`, one per recipient), the
  * recipients of an account (`prc_`) with their adopted and pending destinations, funding attempts
- * (`prf_`) and the inbound funding observed for a run, item payment attempts (`pria_`) and
- * templates (`prt_`). Money columns are bigint minor units: run and item amounts in the run
- * currency; crypto funding in USDC (6 decimals). Raw destinations are stored only as ciphertext
- * (lib/secrets), read back masked.
+ * (`prf_`) and the inbound funding observed for a run, item payment attempts (`pria_`),
+ * templates (`prt_`) and the returns of money a run owes back (`prfr_`). Money columns are bigint
+ * minor units: run and item amounts in the run currency; crypto funding in USDC (6 decimals). Raw
+ * destinations are stored only as ciphertext (lib/secrets), read back masked.
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MaskedBeneficiary } from '../domain/bank-details';
 import type { FundingState, PayrollItemStatus, PayrollRunStatus } from '../domain/payroll';
+import type { FundsReturnStatus } from '../domain/payroll-returns';
 
 /** Masked destination of a recipient or item: a bank account (masked) or a wallet address (shortened). */
 export type MaskedPayrollDestination =
@@ -157,6 +158,36 @@ export class PayrollItemAttempt {
   /** `queued`, `processing`, `paid`, `failed`, `returned`. */
   @Column('text') status: string;
   @Column('text', { nullable: true }) failure_reason: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
+}
+
+/**
+ * A return of money a run owes back to one of its funding sources (domain/payroll-returns.ts):
+ * recorded before any provider call, sent under `idempotency_key`, followed to `returned` or `failed`.
+ */
+@Entity('payroll_fund_returns')
+export class PayrollFundsReturn {
+  @PrimaryColumn('text') id: string;
+  @Column('text') run_id: string;
+  @Column('text') account_id: string;
+  @Column('boolean') livemode: boolean;
+  /** 1, 2, ... per run; the provider idempotency key is `<run id>:return:<return_no>`. */
+  @Column('integer') return_no: number;
+  @Column('text') idempotency_key: string;
+  /** The funding it goes back to (`payroll_fundings.source_kind`, `source_ref`). */
+  @Column('text') source_kind: 'bank_credit' | 'chain_transfer';
+  @Column('text') source_ref: string;
+  /** Minor units of `currency` (the funding's currency: the run currency, or USDC with 6 decimals). */
+  @Column('bigint') amount_minor: string;
+  @Column('text') currency: string;
+  @Column('text') status: FundsReturnStatus;
+  /** The operator's reason (audit only; not on the wire). */
+  @Column('text') reason: string;
+  /** Rail payment id (`rpm_...`) or `<chain>:<tx hash>`; null until a provider accepted it. */
+  @Column('text', { nullable: true }) provider_ref: string | null;
+  @Column('text', { nullable: true }) failure_reason: string | null;
+  @Column('timestamptz', { nullable: true }) returned_at: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }

@@ -25,7 +25,7 @@ import { orderResponse } from './order';
 import { paymentResponse } from './payment';
 import { paymentLinkResponse } from './payment-link';
 import { payoutResponse } from './payout';
-import { payrollItemResponse, payrollRunResponse, payrollTemplateResponse } from './payroll';
+import { payrollFundsReturnResponse, payrollItemResponse, payrollRunResponse, payrollTemplateResponse } from './payroll';
 import { bool, int, kind, text } from './schema';
 import { screeningResponse } from './screening';
 import { invoiceResponse, subscriptionResponse } from './subscription';
@@ -77,6 +77,8 @@ const S = {
   invoice: shape('subscription_invoice', 'SubscriptionInvoiceEventObject', 'the subscription invoice with its pay-in', invoiceResponse),
   payout: shape('payout', 'PayoutEventObject', 'the payout (stored `source_chain`, null while unchosen)', payoutEventObject),
   payrollRun: shape('payroll_run', 'PayrollRunEventObject', 'the payroll run (`item_count`, no `item_counts`)', payrollRunEventObject),
+  payrollRunFundsReturn: shape('payroll_run', 'PayrollRunFundsReturnEventObject', 'the payroll run (`item_count`, no `item_counts`) with the `funds_return`',
+    payrollRunEventObject.keys({ funds_return: payrollFundsReturnResponse.required() })),
   payrollItem: shape('payroll_item', 'PayrollItemEventObject', 'the payroll item (recipient by `recipient_id` only)', payrollItemEventObject),
   payrollTemplate: shape('payroll_template', 'PayrollTemplateEventObject', 'the payroll template', payrollTemplateResponse),
   customer: shape('customer', 'CustomerEventObject', 'the customer', customerResponse),
@@ -104,6 +106,8 @@ const BY_TYPE: Readonly<Record<string, EventObjectShape>> = {
   [TEST_PING_EVENT_TYPE]: S.testPing,
   [ENDPOINT_DISABLED_EVENT_TYPE]: S.endpoint,
   'virtual_account.deposit_received': S.virtualAccountDeposit,
+  'payroll_run.funds_returned': S.payrollRunFundsReturn,
+  'payroll_run.funds_return_failed': S.payrollRunFundsReturn,
 };
 
 /** The shape of every other type of a family. */

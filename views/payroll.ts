@@ -7,7 +7,8 @@
 import Joi from 'joi';
 import { currencyDecimals, type Money } from '../domain/money';
 import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../domain/payroll';
-import type { PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
+import { FUNDS_RETURN_STATUSES } from '../domain/payroll-returns';
+import type { PayrollFundsReturn, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
 import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -68,6 +69,32 @@ export function payrollRunView(r: PayrollRun, counts: PayrollItemCounts): Record
 export function payrollRunEventView(r: PayrollRun): Record<string, unknown> {
   const { item_counts: _c, ...rest } = payrollRunView(r, NO_ITEMS);
   return { ...rest, item_count: r.item_count };
+}
+
+/**
+ * One return of money the run owed back (issue 24; shape ours): `amount` in the funding's currency
+ * (run currency, or USDC with 6 decimals), the `source` it went back to (`bank_credit` with the
+ * credit id, or `chain_transfer` with `<chain>:<tx hash>`), `provider_reference` (the rail payment
+ * id or `<chain>:<tx hash>` of the return; null until accepted), `failure_reason` (snake_case code).
+ * The operator's reason is never on the wire.
+ */
+export function payrollFundsReturnView(r: PayrollFundsReturn): Record<string, unknown> {
+  return {
+    id: r.id,
+    object: 'payroll_funds_return',
+    created_at: r.created_at.toISOString(),
+    status: r.status,
+    amount: runMoney(r, r.amount_minor),
+    source: { type: r.source_kind, reference: r.source_ref },
+    provider_reference: r.provider_ref,
+    failure_reason: r.failure_reason,
+    returned_at: iso(r.returned_at),
+  };
+}
+
+/** Event payload of `payroll_run.funds_returned` / `.funds_return_failed`: the run's event form with the return. */
+export function payrollRunFundsReturnEventView(run: PayrollRun, r: PayrollFundsReturn): Record<string, unknown> {
+  return { ...payrollRunEventView(run), funds_return: payrollFundsReturnView(r) };
 }
 
 /** One run item with its recipient (spec 2.7 items; the shape is ours, docs/decisions.md). */
@@ -169,6 +196,19 @@ export const payrollRunResponse = Joi.object({
   execution_started_at: nTs,
   completed_at: nTs,
   cancelled_at: nTs,
+});
+
+/** One funds return (`payrollFundsReturnView`), as the funds-return events carry it. */
+export const payrollFundsReturnResponse = Joi.object({
+  id: Joi.string().pattern(/^prfr_/).required(),
+  object: kind('payroll_funds_return'),
+  created_at: ts,
+  status: Joi.string().valid(...FUNDS_RETURN_STATUSES).required(),
+  amount: money(),
+  source: Joi.object({ type: Joi.string().valid('bank_credit', 'chain_transfer').required(), reference: Joi.string().required() }).required(),
+  provider_reference: textOrNull(),
+  failure_reason: textOrNull(),
+  returned_at: nTs,
 });
 
 /** `summary` of `GET /payroll_runs?expand=summary` (spec 4.4). */

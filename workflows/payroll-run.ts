@@ -7,7 +7,12 @@
  *   `update`), until the run executes or is cancelled;
  * - `executing`: pays every item through its own child workflow (workflows/payroll-item.ts,
  *   workflow id = the item id `pri_...`, findable and retryable in the Temporal UI), at most
- *   EXECUTION_CONCURRENCY at once, then records the outcome (`completed`, `partial`, `failed`).
+ *   EXECUTION_CONCURRENCY at once, then records the outcome (`completed`, `partial`, `failed`);
+ * - `returnFunds` (operator only, issue 24; `npm run payroll:return`): returns the money the run
+ *   owes back (domain/payroll-returns.ts: a cancelled run's funding, a finished run's unpaid items
+ *   and overfunding) to its funding sources, then follows returns in flight until the rail pays or
+ *   fails them. Sent with signalWithStart, so a run whose workflow has ended starts it again; a
+ *   repeated signal finds nothing outstanding and returns nothing twice.
  * Operators find it by run id or AccountId and see what it waits for through `waiting_for`.
  *
  * Deterministic and replay-safe (workflows/convention.ts): every decision comes from activity
@@ -31,21 +36,33 @@ const provider = proxyActivities<PayrollWorkflowActivities>(activityOptions({
 export const payrollRunUpdateSignal = defineSignal('update');
 /** Operator: the cause of a parked step was fixed; run the loop again. */
 export const payrollRunRetrySignal = defineSignal('retry');
+/** Operator's request to return the money the run owes back (`reason`: why, kept for audit; never on the wire). */
+export interface PayrollReturnFundsRequest { reason: string }
+/** Operator only (never a merchant operation): return what the run owes back to its funding sources (activities/payroll/returns.ts). */
+export const payrollRunReturnFundsSignal = defineSignal<[PayrollReturnFundsRequest]>('returnFunds');
 export const payrollRunWaitingForQuery = defineQuery<string>('waiting_for');
 
 /** Funding poll interval (spec 4.4, 8: "polled every 5 minutes"). */
 export const FUNDING_POLL_MS = 5 * 60 * 1000;
 /** Item payments in flight at once during an execution. */
 export const EXECUTION_CONCURRENCY = 50;
+/** How long a funds return in flight waits between rail re-reads when no notification comes. */
+export const RETURN_POLL_MS = 60 * 60 * 1000;
 
 /** Runs payroll run `runId` until it is finished or cancelled; returns its final status. */
 export async function payrollRunWorkflow(args: { runId: string }): Promise<string> {
   const { runId } = args;
   let wake = false;
   let waitingFor = 'loading the run';
+  /** Operators' `returnFunds` requests not yet carried out (their reasons), oldest first. */
+  const returnRequests: string[] = [];
   const kick = () => { wake = true; };
   setHandler(payrollRunUpdateSignal, kick);
   setHandler(payrollRunRetrySignal, kick);
+  setHandler(payrollRunReturnFundsSignal, (req) => {
+    returnRequests.push(typeof req?.reason === 'string' ? req.reason : '');
+    wake = true;
+  });
   setHandler(payrollRunWaitingForQuery, () => waitingFor);
 
   /** Pays the unpaid items of an executing run, EXECUTION_CONCURRENCY at a time, each by its child workflow. */
@@ -65,10 +82,20 @@ export async function payrollRunWorkflow(args: { runId: string }): Promise<strin
     await Promise.all(Array.from({ length: Math.min(EXECUTION_CONCURRENCY, itemIds.length) }, lane));
   };
 
-  /** One turn: applies the run's state, then waits. Returns the final status when done. */
+  /** One turn: carries out an operator's return request, follows returns in flight, applies the run's state, then waits. Returns the final status when done. */
   const turn = async (): Promise<string | null> => {
     wake = false;
+    if (returnRequests.length > 0) {
+      waitingFor = 'returning the money owed back to its funding sources (idempotent by the return keys)';
+      await provider.returnPayrollFunds(runId, returnRequests[0]);
+      returnRequests.shift();
+    }
     const st = await db.loadPayrollRunState(runId);
+    let returnsInFlight = st.returns_in_flight ?? 0;
+    if (returnsInFlight > 0) {
+      waitingFor = 'reading the funds returns in flight from their provider';
+      returnsInFlight = (await provider.syncPayrollFundsReturns(runId)).in_flight;
+    }
     switch (st.status) {
       case 'draft':
       case 'approved':
@@ -95,15 +122,22 @@ export async function payrollRunWorkflow(args: { runId: string }): Promise<strin
         await db.finishPayrollExecution(runId);
         return null;
       }
-      default:
-        if (wake) return null;
+      default: {
+        if (wake || returnRequests.length > 0) return null;
+        if (returnsInFlight > 0) {
+          const nextRead = workflowNowMs() + RETURN_POLL_MS;
+          waitingFor = `the rail to pay or fail ${returnsInFlight} funds return(s); next read at ${isoAt(nextRead)}`;
+          await condition(() => wake, msUntil(nextRead));
+          return null;
+        }
         waitingFor = `nothing (${st.status})`;
         return st.status;
+      }
     }
   };
 
   for (;;) {
-    await continueAsNewIfDue<typeof payrollRunWorkflow>(!wake, { runId });
+    await continueAsNewIfDue<typeof payrollRunWorkflow>(!wake && returnRequests.length === 0, { runId });
     try {
       const done = await turn();
       if (done !== null) return done;

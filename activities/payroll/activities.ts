@@ -4,8 +4,10 @@
  */
 import { finishPayrollExecution, loadPayrollRunState, payPayrollItem, payrollItemsToPay, syncPayrollItem } from './execution';
 import { refreshPayrollFunding } from './funding';
+import { returnPayrollFunds, syncPayrollFundsReturns } from './returns';
 
 export const payrollWorkflowActivities = {
   loadPayrollRunState, refreshPayrollFunding, payrollItemsToPay, finishPayrollExecution, payPayrollItem, syncPayrollItem,
+  returnPayrollFunds, syncPayrollFundsReturns,
 };
 export type PayrollWorkflowActivities = typeof payrollWorkflowActivities;

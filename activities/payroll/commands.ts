@@ -8,6 +8,7 @@ import type { EntityManager } from 'typeorm';
 import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
 import { cryptoFundingVerdict, runReference } from '../../domain/payroll';
+import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { validateRows, type PayrollRow, type PayrollRowInput } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { transaction } from '../../lib/db';
@@ -15,7 +16,7 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { randomToken } from '../../lib/secrets';
 import type { PayrollGate } from './queries';
-import { emitRunEvents, lockRun, moveRun } from './records';
+import { emitRunEvents, loadFundsState, lockRun, moveRun } from './records';
 import { findTemplate, templateRows } from './templates';
 
 /** `POST /payroll_runs` body (spec 4.4; rows: domain/payroll-rows.ts). */
@@ -154,7 +155,8 @@ export async function approveRun(a: { accountId: string; livemode: boolean; id: 
 /**
  * `POST /payroll_runs/{id}/cancel` (spec 3): any status before `executing` -> `cancelled`
  * (idempotent: a cancelled run is returned unchanged); items stay where they were. A run that
- * received money keeps it recorded and reads `needs_attention` (the money is owed back).
+ * received money keeps it recorded and reads `needs_attention` (everything confirmed is owed back,
+ * domain/payroll-returns.ts, until an operator returns it: activities/payroll/returns.ts).
  * `409 payroll_run_state_changed` once executing or finished. Emits `payroll_run.cancelled`.
  */
 export async function cancelRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
@@ -163,7 +165,8 @@ export async function cancelRun(a: { accountId: string; livemode: boolean; id: s
     if (run.status === 'cancelled') return run;
     moveRun(run, 'cancelled');
     run.cancelled_at = new Date();
-    if (run.funding_confirmed_minor !== null) run.needs_attention = true;
+    // Everything it received is owed back now (any currency): flagged until an operator returns it.
+    if (hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
     await m.save(run);
     await emitRunEvents(m, run, ['payroll_run.cancelled'], a.request);
     return run;

@@ -18,6 +18,7 @@ import {
   assertExecutable, checkPayrollCaps, executionOutcome, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus,
 } from '../../domain/payroll';
 import { itemPaymentAmount, normalizeItemFailure, parsePayrollDestination, type PayrollDestination } from '../../domain/payroll-execution';
+import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollItemAttempt, PayrollRun, PayrollRunItem } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
@@ -26,19 +27,21 @@ import { decrypt } from '../../lib/secrets';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
 import { beneficiaryAccountOf, fiatRails, type RailPayment } from '../../providers/fiat-rails';
 import { payrollItemEventView } from '../../views/payroll';
-import { emitRunEvents, lockRun, moveRun } from './records';
+import { emitRunEvents, loadFundsState, lockRun, moveRun } from './records';
 
 /** Service address payroll USDC payments are sent from (sandbox treasury of the payroll provider). */
 export const PAYROLL_TREASURY_ADDRESS = deriveAddress('payroll:treasury');
 
-/** What the run workflow needs of a run each turn. */
-export interface PayrollRunState { status: string }
+/** What the run workflow needs of a run each turn: its status and how many of its funds returns are in flight (`pending`, `submitted`). */
+export interface PayrollRunState { status: string; returns_in_flight?: number }
 
-/** The run's status (workflow activity; NotFound non-retryable when the row is gone). */
+/** The run's status and returns in flight (workflow activity; NotFound non-retryable when the row is gone). */
 export async function loadPayrollRunState(runId: string): Promise<PayrollRunState> {
   const r = await db().getRepository(PayrollRun).findOneBy({ id: runId });
   if (!r) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
-  return { status: r.status };
+  const rows: Array<{ n: number }> = await db().query(
+    `SELECT count(*)::int AS n FROM payroll_fund_returns WHERE run_id = $1 AND status IN ('pending', 'submitted')`, [runId]);
+  return { status: r.status, returns_in_flight: rows[0]?.n ?? 0 };
 }
 
 /** What funding a run must receive: the current attempt's priced amount, else the run total in the run currency. */
@@ -87,7 +90,8 @@ export async function payrollItemsToPay(runId: string): Promise<string[]> {
 /**
  * Ends an execution: once no item is `pending`, `queued` or `processing`, the run moves to
  * `completed` (every item paid), `partial` or `failed` (domain `executionOutcome`) with
- * `completed_at` and its `payroll_run.<outcome>` event. Idempotent (a finished run is left alone).
+ * `completed_at` and its `payroll_run.<outcome>` event; `needs_attention` when money is owed back
+ * (unpaid items, overfunding). Idempotent (a finished run is left alone).
  */
 export async function finishPayrollExecution(runId: string): Promise<string> {
   return transaction(async (m) => {
@@ -98,7 +102,8 @@ export async function finishPayrollExecution(runId: string): Promise<string> {
     const outcome = executionOutcome(rows.map((r) => r.status));
     moveRun(run, outcome);
     run.completed_at = new Date();
-    if (outcome !== 'completed') run.needs_attention = true;
+    // Unpaid items' funds and any overfunding are owed back (domain/payroll-returns.ts) until an operator returns them.
+    if (outcome !== 'completed' || hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
     await m.save(run);
     await emitRunEvents(m, run, [`payroll_run.${outcome}`], null);
     return run.status;

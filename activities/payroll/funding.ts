@@ -12,12 +12,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
 import { FUNDING_ATTEMPT_TRANSITIONS } from '../../domain/payroll-funding';
 import { reduceFunding, type FundingState, type PayrollRunStatus } from '../../domain/payroll';
+import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
-import { emitRunEvents, moveRun } from './records';
+import { emitRunEvents, loadFundsState, moveRun } from './records';
 
 /** Result of one funding poll: the run's status and funding state after it. */
 export interface PayrollFundingCheck { status: PayrollRunStatus; funding_state: FundingState }
@@ -77,8 +78,9 @@ async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
   run.funding_state = f.funding_state;
   run.funding_confirmed_minor = f.confirmed === null ? null : f.confirmed.toString();
   run.funding_confirmed_currency = f.confirmed === null ? null : required.currency;
-  // A cancelled run that received money owes it back: it needs a person whatever the amount.
-  run.needs_attention = run.status === 'cancelled' ? (f.observed || before.attention) : f.needs_attention;
+  // A cancelled run owes back everything it received: it needs a person until that is returned
+  // (domain/payroll-returns.ts; the operator's `returnFunds`, activities/payroll/returns.ts).
+  run.needs_attention = run.status === 'cancelled' ? hasUnreturnedFunds((await loadFundsState(m, run)).position) : f.needs_attention;
   if (run.status === 'funding_pending' && f.confirmed !== null && f.confirmed > 0n) {
     moveRun(run, 'funded'); // spec 3: the first inbound funding, not necessarily all of it
     run.funded_at = new Date();

@@ -1,12 +1,16 @@
 /**
  * Shared records of the payroll area (spec 2.7, 3, 6): locking a run row, writing its outbox
- * events (the run's wire form, views/payroll.ts) and its status changes through the run
- * transition table of domain/payroll.ts. Used by commands.ts inside its transactions.
+ * events (the run's wire form, views/payroll.ts), its status changes through the run transition
+ * table of domain/payroll.ts, and where the run stands with the money it owes back
+ * (domain/payroll-returns.ts). Used by commands.ts and the activities inside their transactions.
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
 import { PAYROLL_RUN_TRANSITIONS, type PayrollRunStatus } from '../../domain/payroll';
-import { PayrollRun } from '../../entities';
+import {
+  fundsOwedBack, fundsPosition, type FundingSource, type FundsPosition, type FundsReturnRecord, type FundsReturnStatus,
+} from '../../domain/payroll-returns';
+import { PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { payrollRunEventView } from '../../views/payroll';
 
@@ -30,4 +34,28 @@ export async function lockRun(m: EntityManager, accountId: string, livemode: boo
 /** Moves `run` to `to` through the run transition table (409 `payroll_run_state_changed` otherwise). Does not save. */
 export function moveRun(run: PayrollRun, to: PayrollRunStatus): void {
   run.status = PAYROLL_RUN_TRANSITIONS.assert(run.status, to);
+}
+
+/** What a run owes back, read in the caller's transaction: its fundings, returns and per-currency position. */
+export interface RunFundsState { sources: FundingSource[]; returns: Array<FundsReturnRecord & { id: string }>; position: FundsPosition[] }
+
+/**
+ * Reads, in `m`'s transaction, the fundings of `run` (observed order), the cost of its paid items
+ * and its returns, and folds them with domain `fundsOwedBack` / `fundsPosition`. The funding
+ * currency is the current funding attempt's (`USDC` for crypto), else the run currency.
+ */
+export async function loadFundsState(m: EntityManager, run: PayrollRun): Promise<RunFundsState> {
+  const fundings: Array<{ source_kind: FundingSource['kind']; source_ref: string; amount_minor: string; currency: string; confirmed: boolean }> = await m.query(
+    'SELECT source_kind, source_ref, amount_minor, currency, confirmed FROM payroll_fundings WHERE run_id = $1 ORDER BY observed_at, id', [run.id]);
+  const paid: Array<{ amount_minor: string }> = await m.query(`SELECT amount_minor FROM payroll_run_items WHERE run_id = $1 AND status = 'paid'`, [run.id]);
+  const rets: Array<{ id: string; source_ref: string; currency: string; amount_minor: string; status: FundsReturnStatus }> = await m.query(
+    'SELECT id, source_ref, currency, amount_minor, status FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no', [run.id]);
+  const attempt = run.current_funding_attempt_id ? await m.findOneBy(PayrollFundingAttempt, { id: run.current_funding_attempt_id }) : null;
+  const sources = fundings.map((f) => ({ kind: f.source_kind, ref: f.source_ref, amount: BigInt(f.amount_minor), currency: f.currency, confirmed: f.confirmed }));
+  const returns = rets.map((r) => ({ id: r.id, sourceRef: r.source_ref, currency: r.currency, amount: BigInt(r.amount_minor), status: r.status }));
+  const owed = fundsOwedBack({
+    status: run.status, runCurrency: run.currency, fundingCurrency: attempt?.required_currency ?? run.currency,
+    sources, paidItems: paid.map((p) => BigInt(p.amount_minor)),
+  });
+  return { sources, returns, position: fundsPosition(owed, returns) };
 }

@@ -6,7 +6,7 @@
 import { db, forEachByKeyset } from '../../lib/db';
 import { signalWithStart, startIfAbsent } from '../../temporal/client';
 import { payrollItemUpdateSignal, payrollItemWorkflow } from '../../workflows/payroll-item';
-import { payrollRunUpdateSignal, payrollRunWorkflow } from '../../workflows/payroll-run';
+import { payrollRunReturnFundsSignal, payrollRunUpdateSignal, payrollRunWorkflow } from '../../workflows/payroll-run';
 
 /** The run `runId` changed in PostgreSQL (approved, funding refreshed, execute, cancel): its workflow re-reads it (started if absent). */
 export async function wakePayrollRun(runId: string, accountId: string): Promise<void> {
@@ -28,10 +28,35 @@ export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
     (r) => startIfAbsent(payrollRunWorkflow, { workflowId: r.id, args: [{ runId: r.id }], accountId: r.account_id }), batch);
 }
 
-/** Simulator / provider callback: the rail changed the payment of item `itemId`; its workflow re-reads it. False when no such item. */
+/**
+ * Simulator / provider callback: the rail changed the payment whose client reference is `itemId`:
+ * an item's payment (its workflow re-reads it) or a run's funds return (`prfr_...`: the run's
+ * workflow re-reads its returns in flight, started again if it had ended). False when neither.
+ */
 export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boolean> {
+  if (itemId.startsWith('prfr_')) {
+    const ret: Array<{ run_id: string; account_id: string }> = await db().query('SELECT run_id, account_id FROM payroll_fund_returns WHERE id = $1', [itemId]);
+    if (!ret[0]) return false;
+    await wakePayrollRun(ret[0].run_id, ret[0].account_id);
+    return true;
+  }
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payroll_run_items WHERE id = $1', [itemId]);
   if (!rows[0]) return false;
   await wakePayrollItem(itemId, rows[0].account_id);
+  return true;
+}
+
+/**
+ * Operator (issue 24; scripts/payroll-return.ts, never a merchant operation): asks run `runId`'s
+ * workflow to return the money the run owes back to its funding sources, `reason` kept for audit.
+ * signalWithStart `returnFunds`: a run whose workflow has ended starts it again. Safe to repeat (a
+ * repeated request finds nothing outstanding). Returns false when there is no such run.
+ */
+export async function requestPayrollFundsReturn(runId: string, reason: string): Promise<boolean> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payroll_runs WHERE id = $1', [runId]);
+  if (!rows[0]) return false;
+  await signalWithStart(payrollRunWorkflow, {
+    workflowId: runId, args: [{ runId }], accountId: rows[0].account_id, signal: payrollRunReturnFundsSignal, signalArgs: [{ reason }],
+  });
   return true;
 }

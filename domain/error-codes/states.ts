@@ -21,6 +21,7 @@ export const STATEFUL_OBJECTS: readonly StatefulObject[] = [
   { object: 'payroll_run', label: 'payroll run' },
   { object: 'payroll_item', label: 'payroll item', also: 'Also the readiness of an item\'s destination.' },
   { object: 'payroll_funding_attempt', label: 'payroll funding attempt', background: true },
+  { object: 'payroll_funds_return', label: 'payroll funds return', background: true },
   { object: 'webhook_delivery', label: 'webhook delivery' },
   { object: 'webhook_endpoint', label: 'webhook endpoint' },
   { object: 'virtual_account', label: 'virtual account' },

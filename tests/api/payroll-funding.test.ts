@@ -2,14 +2,18 @@
  * Payroll funding over HTTP (spec 2.7 "Funding instructions", 3, 4.4, 8; issue 13): bank
  * instructions on each run currency's rail with the run reference, crypto priced in USDC, BRL
  * crypto blocked, refusals, the method switch before money, the refresh re-checking funding at
- * once (short, top-up, over; a chain transfer), the attempts list, idempotent refresh, 404s.
+ * once (short, top-up, over; a chain transfer), the attempts list, idempotent refresh, 404s; the
+ * operator's return of the money a cancelled run received (issue 24) through the stack's workflow.
  */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import type Joi from 'joi';
-import { call, client, connectDb, expectError, newAccount } from '../helpers/api';
+import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
 import { bankCredit } from '../helpers/bank';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
 import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { payrollGate } from '../../activities/payroll/queries';
+import { requestPayrollFundsReturn } from '../../activities/payroll/signals';
 import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';
 import { setSwitch } from '../../lib/switches';
@@ -284,3 +288,46 @@ test('verification_required comes from the customer (issue 24): a customer not y
   // An account without a customer record is not gated (unless its cohort flag says so).
   expect((await payrollGate((await newAccount()).account_id)).verified).toBe(true);
 }, 60_000);
+
+test('operator return (issue 24): a run cancelled after its bank credit reads needs_attention; returnFunds sent twice returns it once, back to the credit; paid by the rail, needs_attention clears', async () => {
+  const r = await run('USD');
+  const fi = await instructions(r.id);
+  const credit = await bankCredit(fi.bank, '10000', { sender_name: 'Acme Payroll Ltd' });
+  expect(credit.status).toBe(201);
+  await instructions(r.id);
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
+  const cancelled = await key.post(`/v1/payroll_runs/${r.id}/cancel`);
+  expect(cancelled.body).toMatchObject({ status: 'cancelled', needs_attention: true, funding_confirmed_amount: m('10000', 'USD') });
+
+  // The operator's command, `npm run payroll:return` (compiled by the test setup), then the same request again: one return.
+  const script = path.resolve(__dirname, '../../dist/scripts/payroll-return.js');
+  const out = execFileSync(process.execPath, [script, r.id, '--reason', 'cancelled by the business'], { encoding: 'utf8', env: process.env });
+  expect(out).toContain(`${r.id} (`);
+  expect(out).toMatch(/USD: owed 10000, returned 0, in flight 0, outstanding 10000/);
+  expect(out).toContain(`returnFunds sent to ${r.id}`);
+  expect(await requestPayrollFundsReturn(r.id, 'cancelled by the business')).toBe(true);
+  type Ret = { id: string; status: string; idempotency_key: string; source_ref: string; amount_minor: string; currency: string };
+  const returns = async (): Promise<Ret[]> => db().query('SELECT id, status, idempotency_key, source_ref, amount_minor, currency FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no', [r.id]);
+  const [ret] = await eventually(async () => ((await returns())[0]?.status === 'submitted' ? returns() : null), 'the return submitted', 30_000);
+  expect(ret).toMatchObject({ idempotency_key: `${r.id}:return:1`, source_ref: credit.body.id, amount_minor: '10000', currency: 'USD' });
+  const rails = async () => db().query('SELECT idempotency_key, client_reference, rail, amount_minor, state FROM sandbox_rail_payments WHERE idempotency_key LIKE $1', [`${r.id}:return:%`]);
+  expect(await rails()).toEqual([{ idempotency_key: `${r.id}:return:1`, client_reference: ret.id, rail: 'ach', amount_minor: '10000', state: 'submitted' }]);
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body.needs_attention).toBe(true);
+
+  // The outside world: the rail pays the return; its report wakes the run's workflow.
+  expect((await call('POST', `/sim/providers/fiat_rails/payments/${ret.id}`, { state: 'paid' }, { idem: null })).status).toBe(200);
+  await eventually(async () => (await key.get(`/v1/payroll_runs/${r.id}`)).body.needs_attention === false, 'needs_attention cleared', 30_000);
+  expect((await returns()).map((x) => x.status)).toEqual(['returned']);
+  const ev = (await key.get(`/v1/payroll_runs/${r.id}/events?limit=100`)).body.data as Array<{ type: string; data: { object: Record<string, any> } }>;
+  const returned = ev.filter((e) => e.type === 'payroll_run.funds_returned');
+  expect(returned).toHaveLength(1);
+  expect(returned[0].data.object).toMatchObject({ id: r.id, status: 'cancelled', needs_attention: false, funds_return: { id: ret.id, status: 'returned', amount: m('10000', 'USD') } });
+  expect(ev.some((e) => e.type === 'payroll_run.funds_return_failed')).toBe(false);
+  // Not a merchant operation: no such route.
+  expect((await key.post(`/v1/payroll_runs/${r.id}/return_funds`, {})).status).toBe(404);
+  expect(await rails()).toHaveLength(1);
+  const status = execFileSync(process.execPath, [script, r.id, '--status'], { encoding: 'utf8', env: process.env });
+  expect(status).toMatch(/cancelled, needs_attention false/);
+  expect(status).toMatch(/USD: owed 10000, returned 10000, in flight 0, outstanding 0/);
+  expect(status).toContain(`${ret.id} returned 10000 USD -> bank_credit ${credit.body.id}`);
+}, 90_000);

@@ -3,11 +3,15 @@
  * run (no database, no provider): approval wait, the five-minute funding poll (exact timers) with
  * funding arriving after days, execution through child workflows with at most 50 item payments in
  * flight, an item whose payment is still processing, cancel while funding, parking on a
- * non-retryable failure and the `retry` signal.
+ * non-retryable failure and the `retry` signal, and the operator's `returnFunds` on a run whose
+ * workflow had ended (started again, each request carried out in order, a return in flight
+ * re-read every hour until the rail answers).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { FUNDING_POLL_MS, payrollRunRetrySignal, payrollRunUpdateSignal, payrollRunWorkflow } from '../../../workflows/payroll-run';
+import {
+  FUNDING_POLL_MS, payrollRunRetrySignal, payrollRunReturnFundsSignal, payrollRunUpdateSignal, payrollRunWorkflow, RETURN_POLL_MS,
+} from '../../../workflows/payroll-run';
 import { payrollItemUpdateSignal } from '../../../workflows/payroll-item';
 import { gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
@@ -107,3 +111,41 @@ test('a non-retryable failure parks the run for an operator; the retry signal ru
     expect(await h.result()).toBe('cancelled');
   });
 }, 60_000);
+
+test('returnFunds on an ended run: started again, each request carried out in order, a return in flight re-read every hour until paid', async () => {
+  const m = model('cancelled');
+  const reasons: string[] = [];
+  let inFlight = 0;
+  let reads = 0;
+  const acts: Stubs = {
+    ...m.acts,
+    loadPayrollRunState: async () => ({ status: m.run.status, returns_in_flight: inFlight }),
+    returnPayrollFunds: async (_id: string, reason: string) => {
+      reasons.push(reason);
+      const created = reasons.length === 1 ? 1 : 0; // the second request finds nothing outstanding
+      inFlight += created;
+      return { created, in_flight: inFlight, unreturned: true };
+    },
+    syncPayrollFundsReturns: async () => {
+      reads++;
+      if (reads >= 3) inFlight = 0; // the rail pays it on the third read
+      return { in_flight: inFlight };
+    },
+  };
+  await withWorker(env, acts, async (tq) => {
+    const runId = uid('pr_');
+    const first = await start(tq, runId);
+    expect(await first.result()).toBe('cancelled');
+    const h = await env.client.workflow.signalWithStart(payrollRunWorkflow, {
+      taskQueue: tq, workflowId: runId, args: [{ runId }], signal: payrollRunReturnFundsSignal, signalArgs: [{ reason: 'owed back' }],
+    });
+    await h.signal(payrollRunReturnFundsSignal, { reason: 'again' });
+    await waitingFor(h, /^the rail to pay or fail 1 funds return/);
+    expect(h.signaledRunId).not.toBe(first.firstExecutionRunId);
+    await env.sleep('2 hours');
+    expect(await h.result()).toBe('cancelled');
+    expect(reasons).toEqual(['owed back', 'again']);
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(new Set(await timersOf(h))).toEqual(new Set([RETURN_POLL_MS]));
+  });
+}, 120_000);
