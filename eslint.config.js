@@ -8,7 +8,7 @@ const DATE_NOW = { object: 'Date', property: 'now', message: 'Workflow time: use
 const MATH_RANDOM = { object: 'Math', property: 'random', message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).' };
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'eslint.config.js', 'jest.config.js', 'jest.logic.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'examples/generated/**', 'eslint.config.js', 'jest.config.js', 'jest.logic.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

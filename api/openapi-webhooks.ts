@@ -44,16 +44,31 @@ function description(e: EventSchemaEntry): string {
   return `Catalogued only: accepted for subscription (\`event_types\`, the \`type\` filter) but never delivered nor listed in \`/events\` or \`/activity\` until it ships.${ship} ${object}`;
 }
 
+/**
+ * The tag of every webhook. Not `events` (the tag of `GET /events`): client generators write one
+ * API class per tag, and the webhooks' class would replace the one of `/events` (issue 24).
+ */
+export const WEBHOOKS_TAG = 'webhooks';
+
+/**
+ * The name of a type's envelope schema (its `title`), e.g. `PaymentLinkCreatedEvent`: generators
+ * name the body's model after it, rather than `<operationId>Request`, the name they give the
+ * operation's own request parameters (issue 24).
+ */
+export function envelopeTitle(type: string): string {
+  return `${type.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Event`;
+}
+
 function webhook(e: EventSchemaEntry, toJsonSchema: Convert): Doc {
   const envelope = eventEnvelopeSchema(e.type, Joi.object().meta({ openapi: { $ref: `#/components/schemas/${e.component}` } }));
   const post: Doc = {
     operationId: `event.${e.type}`,
     summary: e.live ? `Event ${e.type}` : `Event ${e.type} (catalogued only)`,
     description: description(e),
-    tags: ['events'],
+    tags: [WEBHOOKS_TAG],
     security: [],
     parameters: Object.keys(SIGNATURE_PARAMETERS).map((k) => ({ $ref: `#/components/parameters/${k}` })),
-    requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(envelope) } } },
+    requestBody: { required: true, content: { 'application/json': { schema: { title: envelopeTitle(e.type), ...toJsonSchema(envelope) } } } },
     responses: {
       200: { description: 'Any 2xx answer within the timeout acknowledges the delivery.' },
       400: { description: 'Any other answer (or none) is a failed attempt: the delivery is retried on its schedule.' },
@@ -74,8 +89,8 @@ export function withEventWebhooks(doc: Doc, toJsonSchema: Convert): Doc {
   for (const e of entries) objects[e.component] ??= toJsonSchema(e.schema);
   doc.webhooks = Object.fromEntries(entries.map((e) => [e.type, webhook(e, toJsonSchema)]));
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...objects }, parameters: { ...doc.components?.parameters, ...SIGNATURE_PARAMETERS } };
-  if (!(doc.tags as Doc[] | undefined)?.some((t) => t.name === 'events')) {
-    doc.tags = [...(doc.tags ?? []), { name: 'events', description: 'Events: `GET /events`, the stream, and the webhooks each event type is delivered as.' }];
+  if (!(doc.tags as Doc[] | undefined)?.some((t) => t.name === WEBHOOKS_TAG)) {
+    doc.tags = [...(doc.tags ?? []), { name: WEBHOOKS_TAG, description: 'The deliveries your endpoint receives, one per event type (the same events `GET /events` lists).' }];
   }
   return doc;
 }

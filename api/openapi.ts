@@ -67,7 +67,8 @@ class ContractParser extends OpenApi31Parser {
   }
 
   override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
-    const override = spec.metas?.find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
+    // The last override wins (a shared schema documented again for one operation, e.g. `moneyPositiveIn`).
+    const override = [...(spec.metas ?? [])].reverse().find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
     if (override) return spec.allow?.includes(null) && !acceptsNull(override) ? { anyOf: [structuredClone(override), { type: 'null' }] } : structuredClone(override);
     const nullableAlternatives = spec.type === 'alternatives' && spec.allow?.includes(null) === true; // read first: the base parser consumes `allow`
     const out = super.parse(spec, definitions, level);
@@ -77,9 +78,9 @@ class ContractParser extends OpenApi31Parser {
       const { type: _t, ...rest } = out as Record<string, unknown>;
       const key = rest.oneOf ? 'oneOf' : 'anyOf';
       const alts = rest[key] as JsonSchema[] | undefined;
-      if (alts) return { ...rest, [key]: alts.some(acceptsNull) ? alts : [...alts, { type: 'null' }] } as JsonSchema;
+      if (alts) return withAlso({ ...rest, [key]: alts.some(acceptsNull) ? alts : [...alts, { type: 'null' }] } as JsonSchema, spec);
     }
-    return out;
+    return withAlso(out, spec);
   }
 
   // Called by the base parser for every node; `schema.type` is still the bare joi type here.
@@ -95,6 +96,19 @@ class ContractParser extends OpenApi31Parser {
     // pattern or closed set already rules it out.
     if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = NO_NUL_PATTERN;
   }
+}
+
+/**
+ * `.meta({ openapiAlso: {...} })` (api/schemas/common.ts `documentedAlso`): keywords added to the
+ * converted node, for a rule over two fields the server checks in code (`oneOf` of required sets,
+ * `dependentRequired`, `not`), leaving the fields as converted.
+ */
+function withAlso(out: JsonSchema, spec: JoiSpec): JsonSchema {
+  const also = spec.metas?.find((m) => m.openapiAlso !== undefined)?.openapiAlso as JsonSchema | undefined;
+  if (!also) return out;
+  const clash = Object.keys(also).filter((k) => k in out);
+  if (clash.length) throw new Error(`openapiAlso would replace ${clash.join(', ')} of the converted schema: put the rule under allOf`);
+  return Object.assign(out, structuredClone(also));
 }
 
 /** True when the JSON schema `s` states that null is accepted (a `null` type, enum value or alternative). */
@@ -181,7 +195,7 @@ function tagOf(def: OperationDef): string {
 
 function operation(def: OperationDef): Doc {
   const params: Doc[] = pathParams(def.path).map((name) => ({
-    name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 255 },
+    name, in: 'path', required: true, schema: def.pathParams?.[name] ?? { type: 'string', minLength: 1, maxLength: 255 },
   }));
   if (def.query) {
     const q = toJsonSchema(def.query, 'request');
@@ -223,13 +237,34 @@ function operation(def: OperationDef): Doc {
     if (callers.includes('dashboard_session')) op['x-roles'] = allowedRoles(def);
   }
   if (def.body) {
-    const body = toJsonSchema(def.body, 'request');
+    const body = wholeExamplesOnly(toJsonSchema(def.body, 'request'));
     op.requestBody = {
       required: ((body.required as string[] | undefined) ?? []).length > 0,
       content: { 'application/json': { schema: body } },
     };
   }
   return op;
+}
+
+/**
+ * A request body documented with whole examples (joi `.example()` on the body object) keeps only
+ * those: the examples of its fields (a shared Money's USD and USDC) are dropped, so a tool that
+ * assembles a body from field examples (schemathesis's examples phase draws every field without
+ * one) sends the documented bodies, which the server accepts as they stand (issue 24), and not a
+ * mix of field examples and drawn values.
+ */
+function wholeExamplesOnly(body: JsonSchema): JsonSchema {
+  if (!Array.isArray(body.examples)) return body;
+  // `names`: the keys of `x` are field names (under `properties`), never keywords.
+  const strip = (x: unknown, names = false): unknown => {
+    if (Array.isArray(x)) return x.map((v) => strip(v));
+    if (x === null || typeof x !== 'object') return x;
+    return Object.fromEntries(Object.entries(x as JsonSchema)
+      .filter(([k]) => names || (k !== 'examples' && k !== 'example'))
+      .map(([k, v]) => [k, strip(v, !names && k === 'properties')]));
+  };
+  const { examples, ...rest } = body;
+  return { ...(strip(rest) as JsonSchema), examples };
 }
 
 function errorResponse(status: number): Doc {

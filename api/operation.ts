@@ -61,6 +61,11 @@ export interface OperationDef<B = any, Q = any> {
   terms?: TermsGate;
   body?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
+  /**
+   * The document's schema of a path parameter whose shape the handler checks (default: any
+   * string of 1 to 255 characters); documentation only, the handler keeps its own check.
+   */
+  pathParams?: Record<string, Record<string, unknown>>;
   /** Mutations require Idempotency-Key (default: true for non-GET). */
   idempotent?: boolean;
   /**

@@ -3,7 +3,6 @@
  * event types appear, `test.ping` never does). Pure: maps an event type to its category and a
  * one-line description. No I/O.
  */
-import { DomainError } from './errors';
 
 /** Activity categories, by the event type's object prefix (wire values of `category`). */
 export const ACTIVITY_CATEGORIES = ['payment_links', 'payments', 'subscriptions', 'payouts', 'payroll', 'customers', 'orders', 'developers'] as const;
@@ -57,12 +56,12 @@ export const ACTIVITY_SUMMARY_DEFAULT_MS = 30 * 86_400_000;
 
 /**
  * The period of `GET /activity/summary` from its ISO-8601 `since` / `until` (already shape-checked):
- * `end` = until or `now`, `start` = since or 30 days before `end`. Throws `400 invalid_request`
- * `parameter_invalid`, param `until`, unless `end` is after `start`.
+ * `end` = until or `now`, `start` = since or 30 days before `end`. A period with `until` not after
+ * `since` is empty and counts nothing (issue 24: the filters are independent, as on `GET /activity`,
+ * so every combination the document admits is answered; it was `400 parameter_invalid`).
  */
 export function activityPeriod(since: string | undefined, until: string | undefined, now: Date): { start: Date; end: Date } {
   const end = until ? new Date(until) : now;
   const start = since ? new Date(since) : new Date(end.getTime() - ACTIVITY_SUMMARY_DEFAULT_MS);
-  if (end.getTime() <= start.getTime()) throw new DomainError('invalid_request', 'parameter_invalid', '`until` must be after `since`.', { param: 'until' });
   return { start, end };
 }

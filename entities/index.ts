@@ -36,6 +36,7 @@ import { WebhookEndpointDisabledAt1764470000000 } from './migrations/17644700000
 import { WebhookEndpointDrain1764480000000 } from './migrations/1764480000000-WebhookEndpointDrain';
 import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-OutboxCursorIndexes';
 import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-PayrollFundReturns';
+import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -96,4 +97,5 @@ export const MIGRATIONS = [
   WebhookEndpointDrain1764480000000,
   OutboxCursorIndexes1764490000000,
   PayrollFundReturns1764500000000,
+  QuoteAmountsNumeric1764510000000,
 ];

@@ -51,9 +51,9 @@ export class QuoteOffer {
   @Column('text') to_asset: string;
   @Column('text') payment_method: string;
   @Column('text', { nullable: true }) network: string | null;
-  @Column('bigint') final_in_minor: string;
-  @Column('bigint') final_out_minor: string;
-  @Column('bigint') fee_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) final_in_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) final_out_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) fee_minor: string;
   @Column('timestamptz') expires_at: Date;
   /** The order that executed this offer (an offer is used once). */
   @Column('text', { nullable: true }) order_id: string | null;
@@ -85,9 +85,9 @@ export class Order {
   @Column('text') payment_method: string;
   @Column('text', { nullable: true }) payment_rail: string | null;
   @Column('text', { nullable: true }) network: string | null;
-  @Column('bigint') final_in_minor: string;
-  @Column('bigint') final_out_minor: string;
-  @Column('bigint') fee_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) final_in_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) final_out_minor: string;
+  @Column('numeric', { precision: 78, scale: 0 }) fee_minor: string;
   @Column('text') status: OrderStatus;
   @Column('text') money_state: MoneyState;
   @Column('text', { nullable: true }) failure_kind: OrderFailureKind | null;

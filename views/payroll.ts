@@ -179,8 +179,9 @@ export const payrollRunResponse = Joi.object({
   status: Joi.string().valid(...PAYROLL_RUN_STATUSES).required(),
   title: Joi.string().required(),
   currency: Joi.string().required(),
-  pay_period_start: Joi.string().isoDate().allow(null).required(),
-  pay_period_end: Joi.string().isoDate().allow(null).required(),
+  // Calendar dates `YYYY-MM-DD` (joi's isoDate is documented as `date-time`, which they are not; issue 24).
+  pay_period_start: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).allow(null).required(),
+  pay_period_end: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).allow(null).required(),
   funding_method: Joi.string().valid('fiat', 'crypto').required(),
   funding_state: Joi.string().valid('unfunded', 'partially_funded', 'funded', 'overfunded').required(),
   needs_attention: bool(),

@@ -64,7 +64,7 @@ export interface EventListFilters { limit?: unknown; cursor?: string; type?: str
  * `GET /events`: one page of the caller's shipped events, newest first. `type` is checked against
  * the closed catalogue (`400 event_type_unknown`, param `type`; an unshipped type matches
  * nothing); `object` matches `object_id` or a related object; `since` is an `evt_` id (events
- * strictly after it; one the caller cannot see is `400 parameter_invalid`) or an ISO-8601
+ * strictly after it; one the caller cannot see is `404 not_found` param `since`) or an ISO-8601
  * timestamp (events created at or after it; anything else `400 parameter_invalid`).
  */
 export async function listEvents(caller: Caller, q: EventListFilters): Promise<EventPage> {
@@ -82,10 +82,15 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
     if (since.startsWith('evt_')) {
       const rows: Array<{ seq: string }> = await db().query(
         'SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [since, caller.accountId, caller.livemode]);
-      if (!rows[0]) throw new DomainError('invalid_request', 'parameter_invalid', `\`since\`: no such event ${since}.`, { param: 'since' });
+      // An id the caller cannot see is 404 like every id of another account or of none (spec part 7;
+      // issue 24: it was 400, a refusal of a value the document admits).
+      if (!rows[0]) throw new DomainError('not_found', 'not_found', `\`since\`: no such event ${since}.`, { param: 'since' });
       qb.andWhere('e.seq > :sinceSeq', { sinceSeq: rows[0].seq });
     } else {
-      const t = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) ? Date.parse(since) : NaN;
+      // RFC 3339 as the document states it (`format: date-time`): `t`/`z` in any case, any number of
+      // fractional digits (milliseconds kept), a leap second read as :59 (issue 24).
+      const norm = since.toUpperCase().replace(/(\.\d{3})\d+/, '$1').replace(/(T\d{2}:\d{2}):60/, '$1:59');
+      const t = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(norm) ? Date.parse(norm) : NaN;
       // Year 0 and earlier parse in JavaScript but not in PostgreSQL.
       if (Number.isNaN(t) || t < EARLIEST_SINCE_MS) {
         throw new DomainError('invalid_request', 'parameter_invalid', '`since` must be an `evt_` id or an ISO-8601 timestamp.', { param: 'since' });

@@ -11,7 +11,7 @@
  *   param `type`); an unshipped type is accepted and matches nothing.
  * - `object`: an object id; events whose `object_id` is it or whose related objects include it.
  * - `since`: either an `evt_` id (events strictly after that event in outbox order; an id the
- *   caller cannot see is `400` param `since`) or an ISO-8601 timestamp (events created at or
+ *   caller cannot see is `404 not_found` param `since`) or an ISO-8601 timestamp (events created at or
  *   after it). The id form is exact and is what the stream's `Last-Event-ID` fallback uses.
  * Reads: activities/events/queries.ts.
  */
@@ -37,7 +37,7 @@ export function register(r: Router<AppState>): void {
       object: Joi.string().max(255),
       since: documentedAs(Joi.string().max(64), {
         anyOf: [{ type: 'string', pattern: '^evt_[A-Za-z0-9]+$', maxLength: 64 }, { type: 'string', format: 'date-time', maxLength: 64 }],
-        description: 'An `evt_` id of this account (events after it) or an RFC 3339 timestamp (events at or after it).',
+        description: 'An `evt_` id of this account (events after it; an id the caller cannot see is `404 not_found`) or an RFC 3339 timestamp (events at or after it).',
       }),
     }),
     handler: async ({ caller, query }): Promise<ListEnvelope<EventView>> => {

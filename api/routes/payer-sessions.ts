@@ -100,7 +100,8 @@ export function payerRouter(): Router<AppState> {
     id: 'payment_sessions.pay_with_wallet', method: 'post', path: '/payment_sessions/:token/pay_with_wallet',
     summary: 'Pay from a holder wallet on the native rail: starts (or returns the live) native payment and the unsigned transfer of exactly what is due to its deposit address, for the payer\'s passkey to sign.',
     body: Joi.object({
-      from_address: documentedAs(Joi.string().max(100), evmAddressDocument).required(),
+      // The zero address is refused (`400 parameter_invalid`): stated as `not` (issue 24).
+      from_address: documentedAs(Joi.string().max(100), { ...evmAddressDocument, not: { pattern: '^0x0{40}$' } }).required(),
       payer_type: Joi.string().valid('individual', 'business'),
       payer_email: Joi.string().email({ tlds: { allow: false } }),
     }),

@@ -22,7 +22,7 @@ import {
 import { renderEvidencePdf } from '../../views/screening-evidence';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { CHAIN_IDS, chainParam, documentedAs, listQuery } from '../schemas/common';
+import { CHAIN_IDS, CHAIN_PATTERN, chainParam, documentedAlso, documentedAs, exactlyOneOf, listQuery } from '../schemas/common';
 
 /** A network by name or alias (any case) or by EVM chain id (a JSON integer). */
 const chainIdOrName = Joi.alternatives(chainParam, documentedAs(Joi.number().integer(), { type: 'integer', enum: [...CHAIN_IDS] }));
@@ -91,13 +91,15 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'traces.create', method: 'post', path: '/traces', scope: WRITE, testMode: 'unavailable', idempotent: false,
-    body: Joi.object({
+    // Exactly one of `address` and `tx_hash` (checked by the command: 400 `parameter_missing` /
+    // `parameter_invalid`), stated as `oneOf` (issue 24).
+    body: documentedAlso(Joi.object({
       chain: chainIdOrName.required(),
       address: Joi.string().min(1).max(200),
       tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
       depth: Joi.number().integer().min(1).max(MAX_TRACE_DEPTH).default(2),
       direction: Joi.string().valid('incoming', 'outgoing', 'both').default('both'),
-    }),
+    }).example({ chain: 'base', address: '0x52908400098527886e0f7030069857d2e4169ee7', depth: 2, direction: 'both' }), exactlyOneOf('address', 'tx_hash')),
     response: traceResponse, errors: [409],
     summary: 'Follow funds from an address or a transaction (exactly one), `depth` hops (1 to 5) in `direction`; at most 200 transfers (`truncated`).',
     handler: async ({ body }) => traceView(await trace({ chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
@@ -105,6 +107,11 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'transactions.get', method: 'get', path: '/transactions/:chain/:hash', scope: READ, testMode: 'unavailable', response: chainTransactionResponse, errors: [409],
+    // Checked by the command (400 `parameter_invalid` param `hash`; an unindexed chain is 409); the document states both (issue 24).
+    pathParams: {
+      chain: { type: 'string', minLength: 1, maxLength: 40, pattern: CHAIN_PATTERN, examples: ['base'] },
+      hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', examples: ['0x8b1f3c2a9d4e5f60718293a4b5c6d7e8f9011223344556677889900aabbccdde'] },
+    },
     summary: 'An on-chain transaction by hash (use this, not screening, for hashes): confirmed with its confirmations, or pending.',
     handler: async ({ params }) => chainTransactionView(await lookupTransaction(params.chain, params.hash)),
   });

@@ -18,7 +18,7 @@ import {
 import { listEnvelope } from '../../views/schema';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { documentedAs, evmAddressDocument, listQuery, moneyPositive } from '../schemas/common';
+import { documentedAs, evmAddressDocument, listQuery, moneyPositive, moneyPositiveIn } from '../schemas/common';
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const all = <T>(data: T[]) => ({ object: 'list' as const, data, has_more: false, next_cursor: null });
@@ -45,7 +45,8 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.deposit_quotes.create', method: 'post', path: '/wallet/deposit_quotes', scope: 'wallet.write', testMode: 'unavailable',
     callers: ['dashboard_session'], roles: ['owner', 'admin'],
     // 409 network_not_supported (source_chain); 400 currency_invalid / amount_invalid.
-    body: Joi.object({ source_chain: sourceChain, amount: moneyPositive.required() }),
+    // The amount is documented in USDC, the asset the wallet receives (another currency is `400 currency_invalid`; issue 24).
+    body: Joi.object({ source_chain: sourceChain, amount: moneyPositiveIn(['USDC']).required() }),
     response: depositQuoteResponse,
     summary: 'Quote a deposit from another chain: for `amount` to land in the wallet, the amount to send on the source chain, the bridge fee and the expiry.',
     handler: async ({ body }) => depositQuoteView(depositQuote(body)),
@@ -56,7 +57,7 @@ export function register(r: Router<AppState>): void {
     callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     // 404 wallet_not_found; 409 network_not_supported (source_chain); 400 refund_address, currency_invalid / amount_invalid.
     body: Joi.object({
-      source_chain: sourceChain, amount: moneyPositive,
+      source_chain: sourceChain, amount: moneyPositiveIn(['USDC']),
       refund_address: documentedAs(Joi.string(), evmAddressDocument).allow(null),
     }),
     response: depositIntentResponse,

@@ -17,6 +17,21 @@ export function documentedAs<S extends Schema>(schema: S, jsonSchema: Record<str
   return schema.meta({ openapi: jsonSchema }) as S;
 }
 
+/**
+ * `schema`, documented with `jsonSchema`'s keywords added to its conversion (api/openapi.ts
+ * `withAlso`): for a rule over two fields the server checks in code with its own error code
+ * (exactly one of two fields: `oneOf` of required sets; a field that goes with another:
+ * `dependentRequired`), so the document states what the server enforces (issue 24).
+ */
+export function documentedAlso<S extends Schema>(schema: S, jsonSchema: Record<string, unknown>): S {
+  return schema.meta({ openapiAlso: jsonSchema }) as S;
+}
+
+/** Exactly one of `names` is present (JSON Schema: `oneOf` of each alone, the others absent: a `false` property schema). */
+export function exactlyOneOf(...names: string[]): Record<string, unknown> {
+  return { oneOf: names.map((n) => ({ required: [n], properties: Object.fromEntries(names.map((o) => [o, o === n ? {} : false])) })) };
+}
+
 /** Event types a request may name (`type` filters, `event_types`): catalogued and not retired (domain/event-types). */
 export const REQUEST_EVENT_TYPES: readonly string[] = Object.freeze(CATALOGUED_EVENT_TYPES.filter(isKnownEventType));
 
@@ -44,8 +59,10 @@ const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
  * trimmed); an unsupported one is `400 invalid_request` `parameter_invalid` param `chain` from the
  * domain. Documented as the exact accepted set (a case-insensitive pattern over the aliases).
  */
+/** The JSON Schema pattern of a chain name or alias (any case, surrounding blanks allowed). */
+export const CHAIN_PATTERN = `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`;
 export const chainParam = documentedAs(Joi.string().max(40), {
-  type: 'string', minLength: 1, maxLength: 40, examples: ['base'], pattern: `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`,
+  type: 'string', minLength: 1, maxLength: 40, examples: ['base'], pattern: CHAIN_PATTERN,
 });
 
 /** JSON Schema pattern of a registry country code in any case, surrounding blanks allowed (fields the server trims). */
@@ -90,17 +107,43 @@ export function digitsUpTo(max: bigint, positive: boolean): string {
 }
 
 /**
+ * A regular expression (source, anchored) of the digit strings whose value is at least `min` (>= 1),
+ * leading zeros allowed: a lower bound of an amount string, e.g. a payout corridor's minimum.
+ */
+export function digitsAtLeast(min: bigint): string {
+  const m = min.toString();
+  const alts = [`[1-9][0-9]{${m.length},}`, m];
+  [...m].forEach((c, i) => {
+    if (Number(c) < 9) alts.push(`${m.slice(0, i)}[${Number(c) + 1}-9][0-9]{${m.length - 1 - i}}`);
+  });
+  return `^0*(?:${alts.join('|')})$`;
+}
+
+/**
  * The registry's currencies grouped by scale (domain/money): the document states each currency
  * with the one `decimals` the server accepts for it (spec 2.1), as one alternative per scale.
  */
-function moneyDocument(amountPattern: string, description: string): Record<string, unknown> {
+function moneyDocument(amountPattern: string, description: string, only?: readonly string[]): Record<string, unknown> {
   const byScale = new Map<number, string[]>();
   for (const [code, scale] of [...Object.entries(FIAT_DECIMALS), ...Object.entries(STABLECOIN_DECIMALS)]) {
+    if (only && !only.includes(code)) continue;
     byScale.set(scale, [...(byScale.get(scale) ?? []), code]);
   }
+  const examples = [{ amount: '125000', currency: 'USD', decimals: 2 }, { amount: '250000000', currency: 'USDC', decimals: 6 }];
+  const branches = [...byScale.entries()].sort(([a], [b]) => a - b).map(([scale, codes]) => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'currency', 'decimals'],
+    properties: {
+      amount: { type: 'string', pattern: amountPattern, maxLength: MAX_AMOUNT_DIGITS },
+      currency: { type: 'string', enum: codes },
+      decimals: { type: 'integer', enum: [scale] },
+    },
+  }));
+  const described = { description, examples: only ? examples.filter((e) => only.includes(e.currency)) : examples };
+  if (branches.length === 1) return { ...described, ...branches[0] };
   return {
-    description,
-    examples: [{ amount: '125000', currency: 'USD', decimals: 2 }, { amount: '250000000', currency: 'USDC', decimals: 6 }],
+    ...described,
     oneOf: [...byScale.entries()].sort(([a], [b]) => a - b).map(([scale, codes]) => ({
       type: 'object',
       additionalProperties: false,
@@ -130,6 +173,16 @@ export const moneyPositive = documentedAs(Joi.object({
   currency: Joi.string().min(3).max(12).required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
 }), moneyDocument(digitsUpTo(MAX_STORED_MINOR, true), 'MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency\'s scale.'));
+
+/**
+ * MoneyPositive in one of `currencies` only (e.g. a subscription, billed in USDC): the same joi
+ * rules (another currency is `400 currency_invalid` from the command), the document states the
+ * currencies the operation takes (issue 24).
+ */
+export function moneyPositiveIn(currencies: readonly string[]): Schema {
+  return documentedAs(moneyPositive, moneyDocument(digitsUpTo(MAX_STORED_MINOR, true),
+    `MoneyPositive (spec 2.1) in ${currencies.join(' or ')}: minor units as a string of digits, strictly positive; \`decimals\` is the currency's scale.`, currencies));
+}
 
 /** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
 export const moneyNonNegative = documentedAs(Joi.object({
@@ -163,7 +216,9 @@ export const expandQuery = documentedAs(Joi.alternatives(Joi.string().allow(''),
 /** List query: `limit` is never rejected (parsed leniently), `cursor` opaque (400 `cursor_invalid` when not one of ours), `expand` free. */
 export const listQuery = {
   limit: limitQuery,
-  cursor: Joi.string().allow(''),
+  cursor: Joi.string().allow('').description('Opaque: the `next_cursor` of the previous page, passed back as it was minted. '
+    + 'Any other string is refused with `400 invalid_request` code `cursor_invalid`; the document cannot state "a cursor this server minted", '
+    + 'which is the one refusal of a schema-valid value a contract fuzzer is told to expect (issue 24).'),
   expand: expandQuery,
 };
 

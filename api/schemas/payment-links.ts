@@ -7,7 +7,7 @@
 import Joi from './joi';
 import { LINK_STATUS_GROUP_NAMES } from '../../domain/verdicts';
 import { REMINDER_OFFSET_MAX_DAYS, REMINDER_OFFSETS_MAX_COUNT } from '../../domain/reminders';
-import { allowedRailsParam, currencyCode, documentedAs, idOf, listQuery, moneyNonNegative, moneyPositive } from './common';
+import { allowedRailsParam, currencyCode, documentedAlso, documentedAs, idOf, listQuery, moneyNonNegative, moneyPositive } from './common';
 
 const nullableText = (max: number) => Joi.string().trim().max(max).allow('', null);
 const email = Joi.string().trim().email({ tlds: { allow: false } }).max(254);
@@ -36,8 +36,32 @@ const linkFields = {
   items: Joi.array().items(item).max(100).allow(null),
 };
 
-/** `POST /payment_links` body (spec 4.1). `amount` is MoneyPositive and required. */
-export const createLinkBody = Joi.object({ amount: moneyPositive.required(), ...linkFields });
+const NOT_BLANK = { type: 'string', pattern: '\\S' };
+const NAMED = { required: ['name'], properties: { name: NOT_BLANK } };
+const PRODUCT = { required: ['product_id'], properties: { product_id: { type: 'string', minLength: 1 } } };
+
+/**
+ * `POST /payment_links` body (spec 4.1). `amount` is MoneyPositive and required. The example is a
+ * whole body the server accepts as it stands (issue 24; tests/contract/document-examples.test.ts).
+ */
+export const createLinkBody = documentedAlso(Joi.object({ amount: moneyPositive.required(), ...linkFields }).example({
+  amount: { amount: '125000', currency: 'USD', decimals: 2 }, title: 'Invoice 1042', memo: 'Design work, March',
+  invoice_number: 'INV-1042', payer_email: 'ap@client.example', items: [{ name: 'Design work', quantity: 1, unit_amount: { amount: '125000', currency: 'USD', decimals: 2 } }],
+}), {
+  // What the command checks over several fields (`400 parameter_missing`), stated (issue 24): a
+  // line item has a `name` (not blank) or a `product_id`; the title comes from `title`, an
+  // `invoice_number` or a line item with a name or a product.
+  allOf: [
+    { properties: { items: { items: { anyOf: [NAMED, PRODUCT] } } } },
+    {
+      anyOf: [
+        { required: ['title'], properties: { title: NOT_BLANK } },
+        { required: ['invoice_number'], properties: { invoice_number: NOT_BLANK } },
+        { required: ['items'], properties: { items: { type: 'array', contains: { anyOf: [NAMED, PRODUCT] } } } },
+      ],
+    },
+  ],
+});
 
 /** `PATCH /payment_links/{id}` body: every create field optional; null clears a nullable field; `title` cannot be blanked. */
 export const updateLinkBody = Joi.object({
@@ -56,10 +80,16 @@ export const activateLinkBody = documentedAs(Joi.object({ attestation_accepted: 
   properties: { attestation_accepted: { const: true, description: 'The human attestation; must be `true`.' } },
 });
 
-/** `PATCH /payment_links/{id}/reminder_schedule` body: `offsets_days` (domain validateOffsets); `sent`/`next_reminder_at` are server-owned and ignored. */
 /** `POST /payment_links/{id}/refund` body (issue 12; Stripe's refund reasons). */
 export const refundLinkBody = Joi.object({ reason: Joi.string().valid('duplicate', 'fraudulent', 'requested_by_customer').allow(null) });
 
+/**
+ * `PATCH /payment_links/{id}/reminder_schedule` body: `offsets_days` (domain validateOffsets).
+ * `sent` and `next_reminder_at` are server-owned (spec 2.3: the caller's value is ignored): joi
+ * accepts any value and strips it; the document states them as in the ReminderSchedule response,
+ * `readOnly: true` (JSON Schema: a value sent is ignored or refused by the owner), so that a
+ * client sends the object it read back and generators type them instead of "any type" (issue 24).
+ */
 export const reminderScheduleBody = Joi.object({
   // Checked by domain/reminders validateOffsets (`400 invalid_request` param `offsets_days`); documented as that rule.
   offsets_days: documentedAs(Joi.any().required(), {
@@ -67,8 +97,14 @@ export const reminderScheduleBody = Joi.object({
     items: { type: 'integer', minimum: 1, maximum: REMINDER_OFFSET_MAX_DAYS }, description: 'Whole days after the anchor, 1 to 365, no repeats.',
   }),
   status: Joi.string().valid('on', 'off'),
-  sent: Joi.any().strip(),
-  next_reminder_at: Joi.any().strip(),
+  sent: documentedAs(Joi.any().strip(), {
+    type: 'array', items: { type: 'string' }, readOnly: true,
+    description: 'Server-owned: when each reminder was sent (ISO 8601), in offset order. Read-only: a value sent is ignored.',
+  }),
+  next_reminder_at: documentedAs(Joi.any().strip(), {
+    type: ['string', 'null'], format: 'date-time', readOnly: true,
+    description: 'Computed by the server. Read-only: a value sent is ignored.',
+  }),
 });
 
 /** `GET /payment_links` query (spec 4.1). */
@@ -109,12 +145,18 @@ export const updateClientBody = Joi.object({
 /** `GET /clients` query: `archived` true/false narrows (absent lists both), `q` matches name, email or company. */
 export const listClientsQuery = Joi.object({ ...listQuery, archived: Joi.boolean(), q: Joi.string().trim().max(200).allow('') });
 
-/** `POST /products` body: `currency` defaults to `unit_price.currency`; one of them is required. */
-export const createProductBody = Joi.object({
+/**
+ * `POST /products` body: `currency` defaults to `unit_price.currency`; one of them is required
+ * (`400 parameter_missing` param `currency`, stated as `anyOf`); the example is a whole body the
+ * server accepts (issue 24).
+ */
+export const createProductBody = documentedAlso(Joi.object({
   name: Joi.string().trim().min(1).max(200).required(),
   description: nullableText(2000),
   currency: currencyCode,
   unit_price: moneyNonNegative.allow(null),
+}).example({ name: 'Consulting hour', description: 'One hour of senior consulting', currency: 'USD', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } }), {
+  anyOf: [{ required: ['currency'] }, { required: ['unit_price'], properties: { unit_price: { type: 'object' } } }],
 });
 
 /** `PATCH /products/{id}` body: null (or an empty string) clears `description`; `unit_price` Money or null. */

@@ -5,7 +5,7 @@
  */
 import Joi from './joi';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/webhooks';
-import { documentedAs, eventTypeParam, listQuery } from './common';
+import { documentedAlso, documentedAs, eventTypeParam, listQuery } from './common';
 
 /**
  * A webhook endpoint URL (spec 4.10): the document states the accepted shape, an https URL with a
@@ -31,13 +31,23 @@ export const createWebhookEndpointBody = Joi.object({
   description: descriptionSchema,
 });
 
-/** `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled; `replay_missed` with `enabled: true`. */
-export const updateWebhookEndpointBody = Joi.object({
+/**
+ * `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled;
+ * `replay_missed: true` goes with `enabled: true` (checked by the command, `400 parameter_invalid`
+ * param `replay_missed`), which the document states (issue 24): either `replay_missed` is not
+ * `true`, or `enabled` is `true`.
+ */
+export const updateWebhookEndpointBody = documentedAlso(Joi.object({
   url: webhookUrl,
   event_types: eventTypesSchema,
   description: descriptionSchema,
   enabled: Joi.boolean(),
-  replay_missed: Joi.boolean(),
+  replay_missed: Joi.boolean().description('`true` (with `enabled: true` only) queues, once, a delivery of every event missed since `disabled_at`.'),
+}), {
+  anyOf: [
+    { not: { required: ['replay_missed'], properties: { replay_missed: { const: true } } } },
+    { required: ['enabled'], properties: { enabled: { const: true } } },
+  ],
 });
 
 /** `GET /webhook_endpoints` query. */

@@ -115,10 +115,14 @@ describe('GET /activity/summary', () => {
     expect(empty.body).toMatchObject({ total: 0, by_type: {}, first_at: null, last_at: null });
   });
 
-  it('refuses an empty or inverted period and malformed dates', async () => {
+  it('counts nothing over an empty or inverted period (issue 24) and refuses malformed dates', async () => {
     const a = await newAccount();
     const now = new Date().toISOString();
-    expectError(await client(a.live_key).get(`/v1/activity/summary?since=${encodeURIComponent(now)}&until=${encodeURIComponent(now)}`), 400, 'invalid_request', 'parameter_invalid', 'until');
+    const earlier = new Date(Date.now() - 86_400_000).toISOString();
+    for (const [since, until] of [[now, now], [now, earlier]]) {
+      const r = await client(a.live_key).get(`/v1/activity/summary?since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`);
+      expect([r.status, r.body.total, r.body.first_at]).toEqual([200, 0, null]);
+    }
     expectError(await client(a.live_key).get('/v1/activity/summary?until=tomorrow'), 400, 'invalid_request', 'parameter_invalid', 'until');
   });
 });

@@ -272,7 +272,7 @@ describe('GET /events', () => {
     expect(await listIds(`?since=${ids.linkActivated}`)).toEqual([]);
     expect(await listIds(`?since=${encodeURIComponent(times.paymentCreated)}`)).toEqual([ids.linkActivated, ids.paymentCreated]);
     expect(await listIds('?since=2000-01-01')).toHaveLength(3);
-    expectError(await live.get(`/v1/events?since=${ids.otherAccount}`), 400, 'invalid_request', undefined, 'since');
+    expectError(await live.get(`/v1/events?since=${ids.otherAccount}`), 404, 'not_found', 'not_found', 'since');
     expectError(await live.get('/v1/events?since=yesterday'), 400, 'invalid_request', undefined, 'since');
   });
 

@@ -4,7 +4,8 @@
  * - strings joi refuses when empty carry `minLength: 1` (and `.allow('')` ones do not);
  * - `limit` is any string or integer (never refused), `expand` accepts the empty string;
  * - closed enums: `allowed_rails`, event types, `chain`, payer `network` / `source_chain`, funding `source_chain`;
- * - `offsets_days`, the activate body; response shapes of `GET /account?expand=`, deposit
+ * - `offsets_days`, the reminder schedule's server-owned `sent`/`next_reminder_at` (readOnly, typed
+ *   as read), the activate body; response shapes of `GET /account?expand=`, deposit
  *   instructions, `merchant_contact`, list summaries, optional `partial_payment`.
  */
 import Joi from '../../api/schemas/joi';
@@ -33,6 +34,7 @@ function requestStrings(): Array<[string, any]> {
   const walk = (s: any, at: string) => {
     if (!s || typeof s !== 'object') return;
     if (Array.isArray(s)) return s.forEach((x, i) => walk(x, `${at}[${i}]`));
+    if (s.readOnly === true) return; // server-owned: any value is accepted and ignored (stripped), "" too
     if (s.type === 'string') out.push([at, s]);
     for (const [k, v] of Object.entries(s)) walk(v, `${at}.${k}`);
   };
@@ -104,10 +106,18 @@ describe('closed request enums', () => {
     expect(body('post', '/payouts/{id}/funding_instructions').properties.source_chain.enum).toEqual(['base', 'ethereum', 'polygon', 'arbitrum', 'optimism']);
   });
 
-  test('offsets_days is whole days 1..365; the activate body is required with attestation_accepted: true', () => {
+  test('offsets_days is whole days 1..365; sent and next_reminder_at are readOnly, typed as read; the activate body is required with attestation_accepted: true', () => {
     expect(body('patch', '/payment_links/{id}/reminder_schedule').properties.offsets_days).toMatchObject({
       type: 'array', minItems: 1, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 365 },
     });
+    // Server-owned fields (spec 2.3, caller value ignored) are stated as the response states them, readOnly (issue 24).
+    const schedule = body('patch', '/payment_links/{id}/reminder_schedule').properties;
+    const read = ok('get', '/payment_links/{id}/reminder_schedule').properties;
+    for (const f of ['sent', 'next_reminder_at']) {
+      const { readOnly, description: _d, ...shape } = schedule[f];
+      expect([f, readOnly, shape]).toEqual([f, true, read[f]]);
+    }
+    expect(Object.entries<any>(schedule).filter(([, v]) => v.readOnly).map(([k]) => k)).toEqual(['sent', 'next_reminder_at']);
     const act = doc.paths['/payment_links/{id}/activate'].post.requestBody;
     expect(act.required).toBe(true);
     expect(act.content['application/json'].schema).toMatchObject({ required: ['attestation_accepted'], properties: { attestation_accepted: { const: true } } });

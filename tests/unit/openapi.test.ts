@@ -102,6 +102,37 @@ describe('document of this build', () => {
   });
 });
 
+describe('what client generators make of it (issue 24; npm run client:generate:openapi-generator compiles one)', () => {
+  const ALL_TYPES = ['array', 'boolean', 'number', 'object', 'string', 'null'];
+
+  test('no request property is "any type" (a union of every JSON type): generators cannot type it', () => {
+    const found: string[] = [];
+    const walk = (s: any, at: string): void => {
+      if (!s || typeof s !== 'object') return;
+      if (Array.isArray(s)) return s.forEach((x, i) => walk(x, `${at}[${i}]`));
+      if (Array.isArray(s.type) && ALL_TYPES.every((t) => s.type.includes(t))) found.push(at);
+      for (const [k, v] of Object.entries(s)) walk(v, `${at}.${k}`);
+    };
+    for (const [p, ops] of Object.entries<any>(doc.paths)) {
+      for (const [m, o] of Object.entries<any>(ops)) if (o.requestBody) walk(o.requestBody, `${m} ${p}`);
+    }
+    expect(found).toEqual([]);
+  });
+
+  test('webhooks have a tag of their own (one API class per tag) and titled envelopes (their model names)', () => {
+    const pathTags = new Set(Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).flatMap((o) => o.tags)));
+    const hooks = Object.values<any>(doc.webhooks).map((item) => item.post);
+    const hookTags = new Set(hooks.flatMap((o) => o.tags));
+    expect([...hookTags]).toEqual(['webhooks']);
+    expect(pathTags.has('webhooks')).toBe(false);
+    expect(doc.tags.map((t: any) => t.name)).toEqual(expect.arrayContaining([...pathTags, ...hookTags]));
+    const titles = hooks.map((o) => o.requestBody.content['application/json'].schema.title);
+    expect(new Set(titles).size).toBe(hooks.length);
+    expect(doc.webhooks['payment_link.created'].post.requestBody.content['application/json'].schema.title).toBe('PaymentLinkCreatedEvent');
+    for (const t of titles) expect(doc.components.schemas[t]).toBeUndefined();
+  });
+});
+
 describe('buildOpenApi is a pure function of its definitions', () => {
   const def: OperationDef = {
     id: 'widgets.create', method: 'post', path: '/widgets/:id/parts', scope: 'widgets.write', testMode: 'full', flag: 'widgets',
