@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheDir } from '../temporal/config';
-import { findOnPath, formatDuration, isExecutableFile, repoFile, tailOfFile, withCacheLock } from '../temporal/dev/util';
+import { findJava, findMaven, formatDuration, repoFile, tailOfFile, withCacheLock } from '../temporal/dev/util';
 
 /** The pinned generator release (Maven Central); keep clients/openapi-generator/pom.xml's default in sync. */
 export const OPENAPI_GENERATOR_VERSION = '7.17.0';
@@ -56,19 +56,6 @@ function root(): string {
 /** Where the pinned jar is cached: `<cache>/openapi-generator-cli-<version>/openapi-generator-cli.jar`. */
 export function generatorCacheDir(v = version()): string {
   return path.join(cacheDir(), `openapi-generator-cli-${v}`);
-}
-
-function findJava(): string | null {
-  const home = process.env.JAVA_HOME;
-  if (home && isExecutableFile(path.join(home, 'bin', 'java'))) return path.join(home, 'bin', 'java');
-  return findOnPath('java');
-}
-
-function findMaven(): string | null {
-  for (const home of [process.env.MAVEN_HOME, process.env.M2_HOME]) {
-    if (home && isExecutableFile(path.join(home, 'bin', 'mvn'))) return path.join(home, 'bin', 'mvn');
-  }
-  return findOnPath('mvn');
 }
 
 /** Runs `cmd` with its output appended to `logFile`; throws with the log's last lines when it fails. */

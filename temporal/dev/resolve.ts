@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TEMPORAL_CLI_GO_PACKAGE, TEMPORAL_CLI_VERSION, TEST_SERVER_VERSION, cacheDir } from '../config';
 import {
-  type BootstrapLog, PREFIX, defaultLog, findOnPath, formatDuration, isExecutableFile, repoFile, runLogged, withCacheLock,
+  type BootstrapLog, PREFIX, defaultLog, findJava, findMaven, findOnPath, formatDuration, isExecutableFile, repoFile, runLogged, withCacheLock,
 } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -140,19 +140,6 @@ export async function ensureTemporalCli(log: BootstrapLog = defaultLog): Promise
 /** Directory holding the cached wrapper script and lib/ for the pinned test server version. */
 export function testServerCacheDir(): string {
   return path.join(cacheDir(), `temporal-test-server-${TEST_SERVER_VERSION}`);
-}
-
-function findJava(): string | null {
-  const home = process.env.JAVA_HOME;
-  if (home && isExecutableFile(path.join(home, 'bin', 'java'))) return path.join(home, 'bin', 'java');
-  return findOnPath('java');
-}
-
-function findMaven(): string | null {
-  for (const home of [process.env.MAVEN_HOME, process.env.M2_HOME]) {
-    if (home && isExecutableFile(path.join(home, 'bin', 'mvn'))) return path.join(home, 'bin', 'mvn');
-  }
-  return findOnPath('mvn');
 }
 
 /** Copies temporal/dev/test-server.sh into the cache dir (refreshing it if the checkout's copy changed). */

@@ -155,3 +155,18 @@ export function runLogged(
     });
   });
 }
+
+/** The `java` to run: `$JAVA_HOME/bin/java`, else the one on PATH; null when there is none. */
+export function findJava(): string | null {
+  const home = process.env.JAVA_HOME;
+  if (home && isExecutableFile(path.join(home, 'bin', 'java'))) return path.join(home, 'bin', 'java');
+  return findOnPath('java');
+}
+
+/** The `mvn` to run: `$MAVEN_HOME` or `$M2_HOME` `/bin/mvn`, else the one on PATH; null when there is none. */
+export function findMaven(): string | null {
+  for (const home of [process.env.MAVEN_HOME, process.env.M2_HOME]) {
+    if (home && isExecutableFile(path.join(home, 'bin', 'mvn'))) return path.join(home, 'bin', 'mvn');
+  }
+  return findOnPath('mvn');
+}
