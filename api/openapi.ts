@@ -238,8 +238,11 @@ function operation(def: OperationDef): Doc {
   }
   if (def.body) {
     const body = wholeExamplesOnly(toJsonSchema(def.body, 'request'));
+    // Required when a field is, or when every alternative of the body's anyOf/oneOf needs one (an empty body is refused).
+    const branches = (body.anyOf ?? body.oneOf) as Array<{ required?: string[] }> | undefined;
+    const everyBranchNeedsAField = Array.isArray(branches) && branches.length > 0 && branches.every((b) => (b.required ?? []).length > 0);
     op.requestBody = {
-      required: ((body.required as string[] | undefined) ?? []).length > 0,
+      required: ((body.required as string[] | undefined) ?? []).length > 0 || everyBranchNeedsAField,
       content: { 'application/json': { schema: body } },
     };
   }
