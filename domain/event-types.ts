@@ -1,13 +1,18 @@
 /**
- * The event type catalogue (spec part 6). Two sets:
- * - LIVE_EVENT_TYPES: shipped types. Only these are ever listed in `GET /events` and delivered
- *   to webhook endpoints (`test.ping` only through `send_test_event`).
+ * The event type catalogue (spec part 6):
+ * - LIVE_EVENT_TYPES: shipped types, always listed in `GET /events` and delivered to webhook
+ *   endpoints (`test.ping` only through `send_test_event`).
+ * - UNSHIPPED_EVENT_TYPES: the catalogued-but-unshipped ones (spec 6 "Catalogued"), per family.
  * - CATALOGUED_EVENT_TYPES: every name a request may carry (`type` filter, endpoint
- *   `event_types`): the live types plus the catalogued-but-unshipped ones. Unshipped names are
- *   accepted for subscription but never delivered nor listed until they ship.
- * - SHIPPABLE_EVENT_FAMILIES: catalogued families an operator ships with a switch
- *   (`events.ship.<family>`, off by default): while on, that family is listed and delivered like
- *   a live one (`shippedEventTypes(families)`).
+ *   `event_types`): the live types plus the unshipped ones. Unshipped names are accepted for
+ *   subscription but never delivered nor listed until their family ships.
+ * - SHIPPABLE_EVENT_FAMILIES: every family with unshipped types (derived from them: `payment`,
+ *   `payout`, `payroll_run`, `payroll_item`, `payroll_template`, the wallet families, `capability`,
+ *   `screening`, `account`, `address_book`, `credit`). Each ships by its own operator switch
+ *   `events.ship.<family>` (off by default; globally or for an account's cohort, lib/switches.ts):
+ *   while on, that family's unshipped types are listed and delivered like live ones
+ *   (`shippedEventTypes(families)`); a family's live types ship whatever its switch says.
+ * - UNWRITTEN_EVENT_TYPES: catalogued types no state change of this product produces (issue 24).
  * On requests the catalogue is closed (unknown or retired name: `400 invalid_request`); on
  * responses it is open. No type has been retired yet (RETIRED_EVENT_TYPES is empty).
  *
@@ -30,27 +35,38 @@ export const LIVE_EVENT_TYPES: readonly string[] = Object.freeze([
   'webhook_endpoint.disabled',
 ]);
 
-/** Catalogued but not shipped (spec 6 "Catalogued"): accepted on requests, never delivered nor listed. */
-export const UNSHIPPED_EVENT_TYPES: readonly string[] = Object.freeze([
-  ...expand('payment', ['detected', 'processing']),
-  ...expand('payout', ['awaiting_funds', 'funds_received', 'processing', 'paid', 'settled', 'failed', 'returned', 'paid_with_shortfall', 'replaced', 'configuration_committed']),
-  ...expand('payroll_run', ['funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded', 'execution_requested', 'execution_blocked']),
-  // Ours (issue 24, docs/decisions.md "Payroll: money owed back"): an operator's return of money a run owed back.
-  ...expand('payroll_run', ['funds_returned', 'funds_return_failed']),
-  ...expand('payroll_item', ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned']),
-  'payroll_template.created',
-  ...expand('deposit_intent', ['created', 'source_detected', 'bridging_started', 'settled', 'failed', 'expired', 'recovery_started', 'manual_recovery_required']),
-  ...expand('send_intent', ['created', 'source_submitted', 'bridging_started', 'settled', 'failed', 'expired']),
-  ...expand('offramp_intent', ['created', 'funds_received', 'payment_submitted', 'payment_processed', 'refunded', 'refund_failed', 'canceled']),
-  ...expand('virtual_account', ['created', 'deactivated', 'reactivated', 'deposit_received']),
-  'wallet.created',
-  ...expand('conversion', ['built', 'submitted', 'settled', 'failed']),
-  ...expand('capability', ['blocked', 'unblocked']),
-  ...expand('screening', ['completed', 'risk_elevated']),
-  'account.access_state_changed',
-  'address_book.entry_rechecked',
-  ...expand('credit', ['consumed', 'purchased']),
-]);
+/**
+ * The catalogued-but-unshipped names of each family (spec 6 "Catalogued"), in catalogue order: the
+ * one table UNSHIPPED_EVENT_TYPES, SHIPPABLE_EVENT_FAMILIES and ShippableEventFamily come from.
+ */
+const UNSHIPPED_BY_FAMILY = {
+  payment: ['detected', 'processing'],
+  payout: ['awaiting_funds', 'funds_received', 'processing', 'paid', 'settled', 'failed', 'returned', 'paid_with_shortfall', 'replaced', 'configuration_committed'],
+  payroll_run: [
+    'funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded',
+    'execution_requested', 'execution_blocked',
+    // Ours (issue 24, docs/decisions.md "Payroll: money owed back"): an operator's return of money a run owed back.
+    'funds_returned', 'funds_return_failed',
+  ],
+  payroll_item: ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned'],
+  payroll_template: ['created'],
+  deposit_intent: ['created', 'source_detected', 'bridging_started', 'settled', 'failed', 'expired', 'recovery_started', 'manual_recovery_required'],
+  send_intent: ['created', 'source_submitted', 'bridging_started', 'settled', 'failed', 'expired'],
+  offramp_intent: ['created', 'funds_received', 'payment_submitted', 'payment_processed', 'refunded', 'refund_failed', 'canceled'],
+  virtual_account: ['created', 'deactivated', 'reactivated', 'deposit_received'],
+  wallet: ['created'],
+  conversion: ['built', 'submitted', 'settled', 'failed'],
+  capability: ['blocked', 'unblocked'],
+  screening: ['completed', 'risk_elevated'],
+  account: ['access_state_changed'],
+  address_book: ['entry_rechecked'],
+  credit: ['consumed', 'purchased'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Catalogued but not shipped (spec 6 "Catalogued"): accepted on requests, listed and delivered only once their family ships. */
+export const UNSHIPPED_EVENT_TYPES: readonly string[] = Object.freeze(
+  Object.entries(UNSHIPPED_BY_FAMILY).flatMap(([family, names]) => expand(family, [...names])),
+);
 
 /** Every name accepted on requests: live plus catalogued-but-unshipped (spec 6). */
 export const CATALOGUED_EVENT_TYPES: readonly string[] = Object.freeze([...LIVE_EVENT_TYPES, ...UNSHIPPED_EVENT_TYPES]);
@@ -64,21 +80,50 @@ export const TEST_PING_EVENT_TYPE = 'test.ping';
 /** Emitted when an endpoint is auto-disabled after repeated failures. */
 export const ENDPOINT_DISABLED_EVENT_TYPE = 'webhook_endpoint.disabled';
 
-/** Catalogued wallet families (spec 6) whose shipping is an operator switch, `events.ship.<family>`, off by default. */
-export const SHIPPABLE_EVENT_FAMILIES = Object.freeze(['deposit_intent', 'send_intent', 'conversion', 'offramp_intent', 'virtual_account', 'wallet'] as const);
-export type ShippableEventFamily = (typeof SHIPPABLE_EVENT_FAMILIES)[number];
+/** A family that has catalogued types (spec 6), e.g. `payment` or `send_intent`: each ships by its own switch. */
+export type ShippableEventFamily = keyof typeof UNSHIPPED_BY_FAMILY;
+
+/**
+ * Every family with catalogued types, derived from UNSHIPPED_EVENT_TYPES in catalogue order (16:
+ * `payment` ... `credit`). Each ships by the operator switch `events.ship.<family>` (shipSwitchName),
+ * off by default; a family with live types too (`payment`, `payout`, `payroll_run`) ships only its
+ * catalogued ones that way, its live ones always ship.
+ */
+export const SHIPPABLE_EVENT_FAMILIES: readonly ShippableEventFamily[] = Object.freeze(
+  [...new Set(UNSHIPPED_EVENT_TYPES.map(eventFamily))] as ShippableEventFamily[],
+);
+
+/**
+ * Catalogued types this product never writes, because it has no state change they would describe
+ * (docs/decisions.md "Every catalogued family ships by its switch (issue 24)"): still accepted on
+ * requests and shipped with their family, but no event of these types is ever recorded.
+ */
+export const UNWRITTEN_EVENT_TYPES: readonly string[] = Object.freeze([
+  'payment.processing', 'payroll_run.execution_requested', 'payroll_run.execution_blocked',
+  'capability.blocked', 'capability.unblocked', 'account.access_state_changed',
+]);
+
+/** The catalogued (unshipped) types of `family`, in catalogue order (empty for a family without any). */
+export function cataloguedTypesOf(family: string): readonly string[] {
+  return UNSHIPPED_EVENT_TYPES.filter((t) => eventFamily(t) === family);
+}
 
 /** The family of event type `t` (`send_intent` of `send_intent.settled`). */
 export function eventFamily(t: string): string {
   return t.slice(0, Math.max(0, t.indexOf('.')));
 }
 
-/** The operator switch that ships `family`. */
+/** The operator switch that ships `family`: `events.ship.<family>` (lib/switches.ts SWITCH_DEFAULTS). */
 export function shipSwitchName(family: ShippableEventFamily): string {
   return `events.ship.${family}`;
 }
 
-/** The shipped types when the families `shipped` are switched on: the live types plus every catalogued type of those families. */
+/**
+ * The shipped types when the families `shipped` are switched on (spec 6): the live types plus the
+ * unshipped (catalogued) types of those families, e.g. `['payout']` adds `payout.awaiting_funds`
+ * ... `payout.configuration_committed` (the live `payout.*` are in anyway). Names that are not a
+ * shippable family are ignored.
+ */
 export function shippedEventTypes(shipped: readonly string[]): readonly string[] {
   if (shipped.length === 0) return LIVE_EVENT_TYPES;
   const on = new Set(shipped.filter((f) => (SHIPPABLE_EVENT_FAMILIES as readonly string[]).includes(f)));

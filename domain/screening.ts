@@ -37,3 +37,18 @@ export const SCREENING_CACHE_SECONDS = 15 * 60;
 export const MAX_TRACE_DEPTH = 5;
 export const MAX_TRACE_EDGES = 200;
 export type TraceDirection = 'incoming' | 'outgoing' | 'both';
+
+/** Risk levels of a screening, lowest first (spec 2.9 `risk_level`). */
+export const SCREENING_RISK_LEVELS = Object.freeze(['low', 'medium', 'high', 'severe'] as const);
+
+/**
+ * The events a new screening writes (spec 6; issue 24): always `screening.completed`, and
+ * `screening.risk_elevated` when the account screened the same address before (`previous`, its
+ * latest earlier screening's `risk_level`, null when none) at a strictly lower level. An unknown
+ * level never counts as elevated.
+ */
+export function screeningEvents(previous: string | null, current: string): string[] {
+  const rank = (l: string | null) => (l === null ? -1 : (SCREENING_RISK_LEVELS as readonly string[]).indexOf(l));
+  const elevated = previous !== null && rank(previous) >= 0 && rank(current) > rank(previous);
+  return elevated ? ['screening.completed', 'screening.risk_elevated'] : ['screening.completed'];
+}

@@ -4,9 +4,26 @@
  * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
-import { SHIPPABLE_EVENT_FAMILIES, shipSwitchName, shippedEventTypes, type ShippableEventFamily } from '../domain/event-types';
+import {
+  cataloguedTypesOf, LIVE_EVENT_TYPES, eventFamily, SHIPPABLE_EVENT_FAMILIES, shipSwitchName, shippedEventTypes, UNWRITTEN_EVENT_TYPES, type ShippableEventFamily,
+} from '../domain/event-types';
 import { loadConfig } from './config';
 import { auxDb, db } from './db';
+
+/**
+ * What the switch `events.ship.<family>` does (spec 6; issue 24): the catalogued types it ships,
+ * that the family's live types ship anyway, and which of its types this product never writes.
+ */
+export function shipSwitchDescription(f: ShippableEventFamily): string {
+  const types = cataloguedTypesOf(f);
+  const what = types.length === 1 ? `the catalogued ${types[0]} event` : `the catalogued ${f}.* events (${types.map((t) => t.slice(f.length + 1)).join(', ')})`;
+  const live = LIVE_EVENT_TYPES.some((t) => eventFamily(t) === f) ? `; the live ${f}.* events ship whatever this switch says` : '';
+  const unwritten = types.filter((t) => UNWRITTEN_EVENT_TYPES.includes(t));
+  const never = unwritten.length === 0 ? ''
+    : unwritten.length === types.length ? '; this product writes none of them (docs/decisions.md)'
+      : `; ${unwritten.join(', ')} ${unwritten.length === 1 ? 'is' : 'are'} never written by this product (docs/decisions.md)`;
+  return `Ship ${what}: listed in GET /events and the stream, delivered to webhooks (spec 6; off: recorded in the outbox only)${live}${never}.`;
+}
 
 /** Known switches and their defaults when no row exists. */
 export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: string; sandbox?: boolean }> = {
@@ -29,18 +46,19 @@ export const SWITCH_DEFAULTS: Record<string, { enabled: boolean; description: st
   'wallet.offramp': { enabled: false, sandbox: true, description: 'Dark-flag: off-ramp from the wallet to a bank (spec 4.5); open in sandbox (dev and test) stacks, closed elsewhere unless a cohort opens it.' },
   'api_v1.virtual_accounts': { enabled: true, description: 'Virtual accounts resource switch (spec 4.5; off: 503).' },
   'wallet.virtual_accounts': { enabled: false, sandbox: true, description: 'Dark-flag: virtual accounts funding the wallet (spec 4.5); open in sandbox (dev and test) stacks, closed elsewhere unless a cohort opens it.' },
-  ...Object.fromEntries(SHIPPABLE_EVENT_FAMILIES.map((f) => [shipSwitchName(f), {
-    enabled: false, description: `Ship the catalogued ${f === 'wallet' ? 'wallet.created' : `${f}.*`} events: listed in GET /events and the stream, delivered to webhooks (spec 6; off: recorded in the outbox only).`,
-  }])),
+  ...Object.fromEntries(SHIPPABLE_EVENT_FAMILIES.map((f) => [shipSwitchName(f), { enabled: false, description: shipSwitchDescription(f) }])),
 };
 
 /**
- * The event types shipped to `accountId` now: the live ones plus every family whose
- * `events.ship.<family>` switch is on (globally, or for the account's cohort; cached like every flag).
+ * The event types shipped to `accountId` now: the live ones plus the catalogued types of every
+ * family whose `events.ship.<family>` switch is on (globally, or for the account's cohort; cached
+ * like every flag). One after the other: the first look fills the caches, so a cold account costs
+ * one query of its flags (and one of the global switches), not one per family.
  */
 export async function currentShippedEventTypes(accountId: string): Promise<readonly string[]> {
-  const on = await Promise.all(SHIPPABLE_EVENT_FAMILIES.map(async (f) => ((await isFlagOpen(shipSwitchName(f), accountId)) ? f : null)));
-  return shippedEventTypes(on.filter((f): f is ShippableEventFamily => f !== null));
+  const on: ShippableEventFamily[] = [];
+  for (const f of SHIPPABLE_EVENT_FAMILIES) if (await isFlagOpen(shipSwitchName(f), accountId)) on.push(f);
+  return shippedEventTypes(on);
 }
 
 const TTL_MS = 2000;

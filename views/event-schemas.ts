@@ -10,8 +10,9 @@
  * the resource view (payment link, payment, payout's event form, payroll run's and item's event
  * forms, subscription or invoice, customer, order, wallet objects, credit ledger row, address-book
  * entry), `test.ping` a short endpoint reference, `webhook_endpoint.disabled` the endpoint.
- * `capability.*` and `account.access_state_changed` have no emitter yet: their `data.object` is
- * stated only as `{ id, type, ... }` until they ship.
+ * `capability.*` and `account.access_state_changed` are never written by this product (no state
+ * change of ours they would describe: domain/event-types.ts UNWRITTEN_EVENT_TYPES, docs/decisions.md
+ * issue 24): their `data.object` is stated only as `{ id, type, ... }`.
  *
  * Pure: no I/O.
  */
@@ -67,7 +68,7 @@ const payrollRunEventObject = without(payrollRunResponse, 'item_counts').keys({ 
 const payrollItemEventObject = without(payrollItemResponse, 'recipient').keys({ recipient_id: text() });
 /** `test.ping`: the endpoint it is sent to. */
 const testPingObject = Joi.object({ id: Joi.string().pattern(/^whe_/).required(), object: kind('webhook_endpoint'), livemode: bool(), url: text() });
-/** No emitter yet: only `id` and `type` are fixed. */
+/** Never written by this product (capability, account): only `id` and `type` are fixed. */
 const openObject = Joi.object({ id: text() }).unknown(true);
 
 const S = {

@@ -83,7 +83,8 @@ export async function loadXchainState(paymentId: string): Promise<XchainState> {
  * Applies one recorded deposit of a cross-network payment, idempotently (an applied deposit changes
  * nothing):
  * - on the source chain: a live payment's watcher moves to `source_seen` (the bridge takes it from
- *   there); on a closed payment (expired, abandoned: ledger `unmatched` `deposit_after_close` with
+ *   there) with `payment.detected` when it moves (catalogued: shipped by `events.ship.payment`);
+ *   on a closed payment (expired, abandoned: ledger `unmatched` `deposit_after_close` with
  *   `payment.unmatched`; unmatched: recorded) the money is owed back (`to_return`, watcher
  *   `recovery_required` `payment_closed`); on a paid payment it is recorded for support;
  * - on the native chain (the bridge's delivery): the ledger applies it (domain applyDeposit:
@@ -100,8 +101,11 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     const source = dep.chain === pay.deposit_chain && dep.to_address.toLowerCase() === pay.deposit_address?.toLowerCase();
     if (source && isLive(pay.status)) {
       dep.effect = 'applied';
-      if (pay.watcher_state !== 'source_seen') moveWatcher(pay, 'source_seen');
+      const detected = pay.watcher_state !== 'source_seen';
+      if (detected) moveWatcher(pay, 'source_seen');
       await m.save([dep, pay]);
+      // The payer's money is seen on the source chain, not yet delivered (catalogued, spec 6).
+      if (detected) await emitPaymentEvents(m, pay, ['payment.detected'], null);
       return pay;
     }
     if (isClosed(pay.status)) {

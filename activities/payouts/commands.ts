@@ -167,7 +167,8 @@ export interface FundRequest { funding_source?: 'external_wallet' | 'service_wal
  * `beneficiary_required`), a source chain for an external wallet (400 `payout_source_chain_missing`),
  * validates `refund_address` (never with `service_wallet`), checks a service wallet covers the
  * send (409 `wallet_not_found`, `wallet_balance_insufficient`), and records the funding attempt
- * (`creating`); the payout workflow then creates the provider transfer. After a transfer exists:
+ * (`creating`) with `payout.configuration_committed` (its source chain and funding source are fixed
+ * from then on); the payout workflow then creates the provider transfer. After a transfer exists:
  * `source_chain` is refused (409 `payout_source_chain_locked`), `refund_address` may change only
  * while awaiting funds (409 `refund_address_locked`), and may be set for the first time while
  * funds are held for return. Returns whether the workflow must be signalled.
@@ -248,6 +249,8 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
     if (refund !== undefined) p.refund_address = refund;
     p.current_attempt_id = at.id;
     await m.save(p);
+    // The source chain and funding source are now fixed for this payout (catalogued, spec 6).
+    await emitPayoutEvents(m, p, ['payout.configuration_committed'], a.request);
     return { payout: p, attemptId: at.id, signal: true };
   });
 }

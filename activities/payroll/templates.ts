@@ -9,8 +9,10 @@ import { money } from '../../domain/money';
 import { isPayrollCurrency } from '../../domain/payroll';
 import { validateRows, type PayrollRowInput } from '../../domain/payroll-rows';
 import { PayrollRunItem, PayrollTemplate } from '../../entities';
-import { db } from '../../lib/db';
+import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { payrollTemplateView } from '../../views/payroll';
 import type { SelectQueryBuilder } from 'typeorm';
 import { findRun } from './queries';
 
@@ -29,9 +31,10 @@ export interface CreateTemplateInput {
  * `parameter_missing`), rows checked like a run's (400 / 422 naming the row). From a run
  * (`from_run_id`, 404 when not the caller's): title, currency, funding method, memo and one row
  * per item (by recipient id) unless the body overrides title or memo. Both or neither of `rows`
- * and `from_run_id`: 400 `parameter_invalid`.
+ * and `from_run_id`: 400 `parameter_invalid`. Saved with `payroll_template.created` (the template's
+ * view; catalogued, spec 6: shipped by `events.ship.payroll_template`) in one transaction.
  */
-export async function createTemplate(a: { accountId: string; livemode: boolean; body: CreateTemplateInput }): Promise<PayrollTemplate> {
+export async function createTemplate(a: { accountId: string; livemode: boolean; body: CreateTemplateInput; request?: RequestRef | null }): Promise<PayrollTemplate> {
   const b = a.body;
   if ((b.rows === undefined) === (b.from_run_id === undefined)) {
     throw invalidRequest('parameter_invalid', 'Give either rows or from_run_id.', b.rows === undefined ? 'rows' : 'from_run_id');
@@ -54,8 +57,14 @@ export async function createTemplate(a: { accountId: string; livemode: boolean; 
       rows: rows.map((r) => ({ recipient_id: r.recipientId, email: r.email, name: r.name, amount_minor: r.amount.toString(), memo: r.memo })), source_run_id: null,
     };
   }
-  const repo = db().getRepository(PayrollTemplate);
-  return repo.save(repo.create({ id: newId('prt_'), account_id: a.accountId, livemode: a.livemode, ...t }));
+  return transaction(async (m) => {
+    const saved = await m.save(m.create(PayrollTemplate, { id: newId('prt_'), account_id: a.accountId, livemode: a.livemode, ...t }));
+    await emitEvent(m, {
+      accountId: a.accountId, livemode: a.livemode, type: 'payroll_template.created', objectType: 'payroll_template', objectId: saved.id,
+      object: payrollTemplateView(saved), request: a.request ?? null,
+    });
+    return saved;
+  });
 }
 
 /** The template `id` of an account and mode; 404 for any other (param `param`). */

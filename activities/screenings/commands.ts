@@ -7,13 +7,14 @@
 import crypto from 'node:crypto';
 import { checkAddress } from '../../domain/addresses';
 import { DomainError, notFound, temporarilyUnavailable } from '../../domain/errors';
-import { REPORT_CACHE_DAYS, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence } from '../../domain/screening';
+import { REPORT_CACHE_DAYS, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence, screeningEvents } from '../../domain/screening';
 import { Screening, ScreeningReport, type ReportFigures } from '../../entities';
-import { db } from '../../lib/db';
+import { db, transaction } from '../../lib/db';
 import { loadConfig } from '../../lib/config';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
+import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
+import { screeningView } from '../../views/screening';
 import { accountOwner, consumeCheck } from '../credits/commands';
 
 /**
@@ -21,35 +22,50 @@ import { accountOwner, consumeCheck } from '../credits/commands';
  * `address` valid on that network with its checksum (409 `network_not_supported` param
  * `address`; nothing stored). A screening of the same address within SCREENING_CACHE_SECONDS
  * reuses that answer (`cached: true`); else the provider answers (503 `screening_unavailable`
- * when it cannot).
+ * when it cannot). The new `scr_` row is saved with its events in one transaction (spec 6,
+ * catalogued: shipped by `events.ship.screening`): `screening.completed`, and
+ * `screening.risk_elevated` when the account's latest earlier screening of the address had a lower
+ * `risk_level` (domain/screening.ts `screeningEvents`).
  */
-export async function createScreening(a: { accountId: string; livemode: boolean; chain: unknown; address: string }): Promise<Screening> {
+export async function createScreening(a: { accountId: string; livemode: boolean; chain: unknown; address: string; request?: RequestRef | null }): Promise<Screening> {
   const chain = screeningChain(a.chain);
   const check = checkAddress(chain, a.address, loadConfig().network);
   if (!check.ok) throw new DomainError('conflict', 'network_not_supported', `That address is impossible on ${chain}: ${check.reason}.`, { param: 'address' });
-  const repo = db().getRepository(Screening);
-  const recent = await repo.createQueryBuilder('s')
+  const earlier = () => db().getRepository(Screening).createQueryBuilder('s')
     .where('s.account_id = :a AND s.livemode = :l AND s.chain = :c AND s.address_key = :k', { a: a.accountId, l: a.livemode, c: chain, k: check.key })
-    .andWhere(`s.screened_at > now() - make_interval(secs => :ttl)`, { ttl: SCREENING_CACHE_SECONDS })
-    .orderBy('s.screened_at', 'DESC').getOne();
+    .orderBy('s.screened_at', 'DESC');
+  const recent = await earlier().andWhere(`s.screened_at > now() - make_interval(secs => :ttl)`, { ttl: SCREENING_CACHE_SECONDS }).getOne();
+  // The account's latest earlier screening of the address (the recent one when there is one): what `risk_elevated` compares with.
+  const latest = recent ?? await earlier().getOne();
   const base = { id: newId('scr_'), account_id: a.accountId, livemode: a.livemode, chain, address: check.address, address_key: check.key };
+  let answer: Pick<Screening, 'risk_score' | 'risk_level' | 'verdict' | 'action' | 'flags' | 'confidence' | 'coverage' | 'provider_version' | 'cached' | 'screened_at'>;
   if (recent) {
-    return repo.save(repo.create({
-      ...base, risk_score: recent.risk_score, risk_level: recent.risk_level, verdict: recent.verdict, action: recent.action, flags: [...recent.flags],
+    answer = {
+      risk_score: recent.risk_score, risk_level: recent.risk_level, verdict: recent.verdict, action: recent.action, flags: [...recent.flags],
       confidence: recent.confidence, coverage: [...recent.coverage], provider_version: recent.provider_version, cached: true, screened_at: recent.screened_at,
-    }));
+    };
+  } else {
+    let r;
+    try {
+      r = await addressScreeningProvider().screenAddress({ chain, address: check.address, addressKey: check.key });
+    } catch (e) {
+      if (e instanceof ScreeningUnavailableError) throw temporarilyUnavailable('screening_unavailable', 'The screening provider cannot answer for this address right now. Retry later.', { retry_after_seconds: 30 });
+      throw e;
+    }
+    answer = {
+      risk_score: r.risk_score, risk_level: r.risk_level, verdict: r.verdict, action: r.action, flags: r.flags,
+      confidence: screeningConfidence(r.intelligence), coverage: r.coverage, provider_version: r.provider_version, cached: false, screened_at: r.screened_at,
+    };
   }
-  let r;
-  try {
-    r = await addressScreeningProvider().screenAddress({ chain, address: check.address, addressKey: check.key });
-  } catch (e) {
-    if (e instanceof ScreeningUnavailableError) throw temporarilyUnavailable('screening_unavailable', 'The screening provider cannot answer for this address right now. Retry later.', { retry_after_seconds: 30 });
-    throw e;
-  }
-  return repo.save(repo.create({
-    ...base, risk_score: r.risk_score, risk_level: r.risk_level, verdict: r.verdict, action: r.action, flags: r.flags,
-    confidence: screeningConfidence(r.intelligence), coverage: r.coverage, provider_version: r.provider_version, cached: false, screened_at: r.screened_at,
-  }));
+  return transaction(async (m) => {
+    const saved = await m.save(m.create(Screening, { ...base, ...answer }));
+    for (const type of screeningEvents(latest?.risk_level ?? null, saved.risk_level)) {
+      await emitEvent(m, {
+        accountId: a.accountId, livemode: a.livemode, type, objectType: 'screening', objectId: saved.id, object: screeningView(saved), request: a.request ?? null,
+      });
+    }
+    return saved;
+  });
 }
 
 /** The figures a report of `s` certifies. */

@@ -173,7 +173,7 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_templates.create', method: 'post', path: '/payroll_templates', scope: WRITE, testMode: 'unavailable',
     body: createPayrollTemplateBody, successStatus: 201, response: payrollTemplateResponse, errors: [422],
     summary: 'Save rows (or the rows of a run, from_run_id) as a template a run can be created from (template_id).',
-    handler: async ({ caller, body }) => payrollTemplateView(await createTemplate({ accountId: caller.accountId, livemode: caller.livemode, body })),
+    handler: async ({ caller, body, ctx }) => payrollTemplateView(await createTemplate({ accountId: caller.accountId, livemode: caller.livemode, body, request: requestRef(ctx) })),
   });
 
   mount(r, {

@@ -38,7 +38,9 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({ address: Joi.string().min(1).max(200).required(), chain: chainIdOrName.required() }),
     response: screeningResponse,
     summary: 'Screen an address on a network (free, unmetered): a risk signal, never a block. 409 network_not_supported for another network or an address impossible on it (nothing stored).',
-    handler: async ({ caller, body }) => screeningView(await createScreening({ accountId: caller.accountId, livemode: caller.livemode, chain: body.chain, address: body.address })),
+    handler: async ({ caller, body, ctx }) => screeningView(await createScreening({
+      accountId: caller.accountId, livemode: caller.livemode, chain: body.chain, address: body.address, request: requestRef(ctx),
+    })),
   });
 
   mount(r, {

@@ -257,7 +257,7 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(att.body.data[0].source_tx_hash).toBe(t.body.tx_hash);
   conforms(attemptResponse, att.body.data[0]);
   const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type).reverse();
-  expect(types).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  expect(types).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.configuration_committed', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
   const mails = await eventually(async () => {
     const m = await call('GET', `/sim/emails?related_object_id=${p.id}`);
     return m.body.data.length ? m.body.data : null;

@@ -89,7 +89,7 @@ test('MXN: funded, paid, recipient got the invoice plus 75 minor units (within 0
   expect(await result(payoutId)).toBe('settled');
   const p = await payoutRow(payoutId);
   expect(p.settled_minor).toBe('100075');
-  expect(await types(payoutId)).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  expect(await types(payoutId)).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.configuration_committed', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
   expect((await db().query('SELECT count(*)::int AS n FROM sandbox_emails WHERE related_object_id = $1', [payoutId]))[0].n).toBe(1);
 });
 

@@ -68,7 +68,8 @@ test('exact: the source deposit is seen, bridged and delivered; paid, delivered,
   const done = await payment(p.id);
   expect(done).toMatchObject({ status: 'settled', watcher_state: 'delivered', watcher_reason: null, amount_received_minor: '101000000' });
   expect(await chainAdapter().balanceOf(wallet.address, 'USDC')).toBe(100000000n);
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled']);
+  // payment.detected (catalogued, issue 24): the source deposit seen before the bridge delivers.
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.detected', 'payment.paid', 'payment.settled']);
 });
 
 test('delivered less: matching bridge_delivered_less (underpaid), then a top-up is delivered and the payment settles', async () => {
@@ -89,7 +90,8 @@ test('delivered less: matching bridge_delivered_less (underpaid), then a top-up 
   await sendOnSource(p, '1000000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect(await payment(p.id)).toMatchObject({ watcher_state: 'delivered', watcher_reason: null, amount_received_minor: '101000000' });
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.underpaid', 'payment.paid', 'payment.settled']);
+  // Each source deposit seen is detected: the first, then the top-up (matching -> source_seen).
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.detected', 'payment.underpaid', 'payment.detected', 'payment.paid', 'payment.settled']);
 });
 
 test('bridge failed: the funds go back to the refund address and the payment expires', async () => {
@@ -103,7 +105,7 @@ test('bridge failed: the funds go back to the refund address and the payment exp
   expect(after).toMatchObject({ status: 'expired', watcher_state: 'bridge_failed', amount_received_minor: '0' });
   expect(after.recovery_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
   expect(await refunded('arbitrum', refund)).toBe(BigInt(p.amount_in_minor!));
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired']);
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.detected', 'payment.expired']);
   // The link takes a new cross-network payment.
   expect((await xchain(link.id, 'base', refund)).created).toBe(true);
 });
