@@ -16,11 +16,8 @@ import { parseJsonBody, refuseUnservedMethods, rejectNulCharacters } from './mid
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
 import { LATEST_VERSION } from '../domain/versioning';
 import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
-import { payerRouter } from './routes/payer-sessions';
-import { eligibilityRouter } from './routes/eligibility';
-import { payrollRecipientRouter } from './routes/payroll-recipient-sessions';
 import { simulatorRouter } from './routes/simulator';
-import { mountAreas } from './routes';
+import { mountAreas, publicRouters as publicRoutersOf } from './routes';
 import { openApiDocument } from './openapi';
 import { pagesRouter, servePages } from './pages';
 import { docsRouter } from './docs';
@@ -45,7 +42,7 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.
   // Public routers (spec 5 rule 5): payer sessions (`plk_`), payroll recipient sessions (`prk_`), and the credential-free eligibility read.
-  const publicRouters = [payerRouter(), payrollRecipientRouter(), eligibilityRouter()];
+  const publicRouters = publicRoutersOf();
   const open = new Router<AppState>();
   // The pages a person opens (api/pages/: the payer's, the payroll recipient's and the sandbox's hosted pages), HTML.
   const pages = pagesRouter({ simulator: opts.simulator ?? cfg.simulatorEnabled });

@@ -11,13 +11,12 @@ import Router from '@koa/router';
 import type { AppState } from './context';
 import { buildOpenApi } from './openapi';
 import { REGISTRY } from './operation';
-import { payerRouter } from './routes/payer-sessions';
-import { mountAreas } from './routes';
+import { mountAreas, publicRouters } from './routes';
 
-/** The document of every operation this build declares. */
+/** The document of every operation this build serves: the same routers the server mounts (api/app.ts). */
 export function documentOfThisBuild(): Record<string, unknown> {
   mountAreas(new Router<AppState>({ prefix: '/v1' }));
-  payerRouter();
+  publicRouters();
   return buildOpenApi(REGISTRY);
 }
 

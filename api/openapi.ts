@@ -18,6 +18,7 @@
 import type Joi from 'joi';
 import { errorEnvelopeJsonSchema } from './middleware/errors';
 import { addOpenApiLinks } from './openapi-links';
+import { TRIM_WHITESPACE } from './schemas/common';
 import { withEventWebhooks } from './openapi-webhooks';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
 import { CONTRACT_VERSION, LATEST_VERSION, VERSION_PATTERN } from '../domain/versioning';
@@ -40,6 +41,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** Request strings never contain NUL (U+0000): the server refuses it at any depth. */
 const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** No NUL, and something left once trimmed (a trimmed string that may not be empty). */
+const NOT_BLANK_PATTERN = `^[^\\u0000]*[^\\u0000${TRIM_WHITESPACE}][^\\u0000]*$`;
 
 /** joi's description of one schema node, as joi-to-json's parser walks it. */
 interface JoiSpec { type?: string; allow?: unknown[]; flags?: Record<string, unknown>; metas?: Array<Record<string, unknown>> }
@@ -94,7 +97,10 @@ class ContractParser extends OpenApi31Parser {
     if (!emptyAccepted) schema.minLength = Math.max(Number(schema.minLength ?? 0), 1);
     // The server refuses NUL in every request string (api/middleware/input.ts); say so where no
     // pattern or closed set already rules it out.
-    if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = NO_NUL_PATTERN;
+    // A trimmed string that may not be empty may not be blank either (joi trims, then `min(1)`
+    // refuses): say so in the same pattern (issue 24).
+    const trimmed = (spec as { rules?: Array<{ name: string }> }).rules?.some((r) => r.name === 'trim') === true;
+    if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = trimmed && !emptyAccepted ? NOT_BLANK_PATTERN : NO_NUL_PATTERN;
   }
 }
 

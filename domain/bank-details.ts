@@ -40,11 +40,12 @@ export function beneficiaryRailOf(fiatRail: string): BankRail | null {
   return (BANK_RAILS as readonly string[]).includes(fiatRail) ? fiatRail as BankRail : null;
 }
 
-const DETAIL_FIELDS = ['account_number', 'routing_number', 'account_type', 'iban', 'bic', 'sort_code', 'clabe', 'pix_key'] as const;
-type DetailField = (typeof DETAIL_FIELDS)[number];
+/** The detail fields whose use depends on the rail (RAIL_FIELDS). */
+export const DETAIL_FIELDS = ['account_number', 'routing_number', 'account_type', 'iban', 'bic', 'sort_code', 'clabe', 'pix_key'] as const;
+export type DetailField = (typeof DETAIL_FIELDS)[number];
 
-/** Required and optional detail fields per rail; any other detail field is refused. */
-const RAIL_FIELDS: Readonly<Record<BankRail, { required: DetailField[]; optional: DetailField[] }>> = Object.freeze({
+/** Required and optional detail fields per rail; any other detail field is refused (`normalizeBeneficiary`). */
+export const RAIL_FIELDS: Readonly<Record<BankRail, { required: DetailField[]; optional: DetailField[] }>> = Object.freeze({
   ach: { required: ['account_number', 'routing_number'], optional: ['account_type'] },
   wire: { required: ['account_number', 'routing_number'], optional: [] },
   sepa: { required: ['iban'], optional: ['bic'] },

@@ -11,6 +11,7 @@ import Joi from '../schemas/joi';
 import { createDepositIntent, depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent } from '../../activities/wallet/deposits';
 import { createConversion, getConversion, submitConversionSourceTx, walletConversionPairs } from '../../activities/wallet/conversions';
 import { paginate } from '../../lib/pagination';
+import { conversionPairs, WALLET_ASSET_DECIMALS } from '../../domain/wallet-deposits';
 import {
   conversionPairResponse, conversionPairView, conversionResponse, conversionView, depositIntentListResponse, depositIntentResponse,
   depositIntentView, depositQuoteResponse, depositQuoteView, depositRouteResponse, depositRouteView,
@@ -18,12 +19,27 @@ import {
 import { listEnvelope } from '../../views/schema';
 import type { AppState } from '../context';
 import { mount } from '../operation';
-import { documentedAs, evmAddressDocument, listQuery, moneyPositive, moneyPositiveIn } from '../schemas/common';
+import { documentedAlso, documentedAs, evmAddressDocument, listQuery, moneyPositive, moneyPositiveIn } from '../schemas/common';
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const all = <T>(data: T[]) => ({ object: 'list' as const, data, has_more: false, next_cursor: null });
 const sourceChain = Joi.string().max(40).required();
 const asset = Joi.string().min(1).max(20).required();
+
+/**
+ * The document's statement of `createConversion`'s rules over two fields (issue 24): `from_asset`
+ * and `to_asset` are a pair of conversion_pairs and `amount` is in `from_asset`; one `anyOf` branch
+ * per pair of either network (the stablecoin is USDC on the test network, USDC.e on mainnet: which
+ * network a stack runs is its configuration, the one part left to `400 conversion_pair_unsupported`).
+ */
+function conversionPairRules(): Record<string, unknown> {
+  const pairs = ['USDC', 'USDC.e'].flatMap((stablecoin) => conversionPairs(stablecoin));
+  return {
+    anyOf: pairs.map((p) => ({
+      properties: { from_asset: { const: p.from }, to_asset: { const: p.to }, amount: { properties: { currency: { const: p.from }, decimals: { const: WALLET_ASSET_DECIMALS } } } },
+    })),
+  };
+}
 
 /** Registers the wallet deposit and conversion operations on `r`. */
 export function register(r: Router<AppState>): void {
@@ -58,7 +74,7 @@ export function register(r: Router<AppState>): void {
     // 404 wallet_not_found; 409 network_not_supported (source_chain); 400 refund_address, currency_invalid / amount_invalid.
     body: Joi.object({
       source_chain: sourceChain, amount: moneyPositiveIn(['USDC']),
-      refund_address: documentedAs(Joi.string(), evmAddressDocument).allow(null),
+      refund_address: documentedAs(Joi.string(), { ...evmAddressDocument, not: { pattern: '^0x0{40}$' } }).allow(null),
     }),
     response: depositIntentResponse,
     summary: 'Open a deposit into the wallet from another chain: a bridge deposit address on the source chain; the intent follows the transfer until USDC lands in the wallet.',
@@ -83,7 +99,7 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.conversions.create', method: 'post', path: '/wallet/conversions', scope: 'wallet.write', testMode: 'unavailable',
     callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     // 404 wallet_not_found; 400 conversion_pair_unsupported (to_asset), currency_invalid / amount_invalid.
-    body: Joi.object({ from_asset: asset, to_asset: asset, amount: moneyPositive.required() }),
+    body: documentedAlso(Joi.object({ from_asset: asset, to_asset: asset, amount: moneyPositive.required() }), conversionPairRules()),
     response: conversionResponse,
     summary: 'Build a conversion between a pair of conversion_pairs: `built`, with the unsigned transaction the holder signs with the passkey.',
     handler: async ({ caller, body, ctx }) => conversionView(await createConversion({ accountId: caller.accountId, livemode: caller.livemode, body, request: requestRef(ctx) })),

@@ -13,7 +13,7 @@ import { createExternalAccount, externalAccountListQuery } from '../../activitie
 import {
   cancelOfframpIntent, createOfframpIntent, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction,
 } from '../../activities/wallet/offramp';
-import { BANK_RAILS, type BeneficiaryInput } from '../../domain/bank-details';
+import { BANK_RAILS, RAIL_CURRENCY, type BeneficiaryInput } from '../../domain/bank-details';
 import { OFFRAMP_STATUSES } from '../../domain/offramp';
 import { paginate } from '../../lib/pagination';
 import { chainAdapter } from '../../providers/chain';
@@ -25,7 +25,7 @@ import {
 import type { AppState } from '../context';
 import { mount, type OperationDef } from '../operation';
 import { bankDetailsBody } from '../schemas/beneficiary';
-import { idOf, listQuery, moneyPositive } from '../schemas/common';
+import { documentedAlso, documentedAs, idOf, listQuery, moneyPositive } from '../schemas/common';
 
 const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers'> = {
@@ -39,7 +39,17 @@ const terms = {
   destination_currency: Joi.string().valid(...OFFRAMP_CURRENCIES).required(),
   destination_payment_rail: Joi.string().valid(...BANK_RAILS).required(),
   amount: moneyPositive.required(),
-  developer_fee_percent: Joi.string().pattern(/^[0-9](\.[0-9]{1,2})?$/).max(4),
+  // 0 to 5 with at most 2 decimals (domain/offramp developerFeeBps, 400 parameter_invalid): the document states the bound in the pattern.
+  developer_fee_percent: documentedAs(Joi.string().pattern(/^[0-9](\.[0-9]{1,2})?$/).max(4), { type: 'string', pattern: '^(?:[0-4](?:\\.[0-9]{1,2})?|5(?:\\.0{1,2})?)$', examples: ['1.25'] }),
+};
+/**
+ * The rail pays the destination currency (activities/wallet/offramp `priceTerms`, 400
+ * parameter_invalid param destination_payment_rail): stated as one `anyOf` branch per currency (issue 24).
+ */
+const railPaysCurrency = {
+  anyOf: OFFRAMP_CURRENCIES.map((c) => ({
+    properties: { destination_currency: { const: c }, destination_payment_rail: { enum: BANK_RAILS.filter((r) => RAIL_CURRENCY[r] === c) } },
+  })),
 };
 const termsOf = (b: { destination_currency: string; destination_payment_rail: string; amount: { amount: string; currency: string; decimals: number }; developer_fee_percent?: string }) => ({
   destinationCurrency: b.destination_currency, destinationRail: b.destination_payment_rail, amount: b.amount, developerFeePercent: b.developer_fee_percent ?? null,
@@ -51,7 +61,7 @@ const intentView = (r: WalletOfframpIntent) => offrampIntentView(r, r.status ===
 export function register(r: Router<AppState>): void {
   mount(r, {
     ...WRITE, id: 'wallet.offramp_quotes.create', method: 'post', path: '/wallet/offramp_quotes',
-    body: Joi.object(terms), response: offrampQuoteResponse,
+    body: documentedAlso(Joi.object(terms), railPaysCurrency), response: offrampQuoteResponse,
     summary: 'Price an off-ramp: the service and developer fees, what the bank receives in the destination currency, the rate, the expiry (indicative).',
     handler: async ({ body }) => offrampQuoteView(offrampQuote(termsOf(body)), chainAdapter().stablecoin),
   });
@@ -72,7 +82,7 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     ...WRITE, id: 'wallet.offramp_intents.create', terms: 'personal', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
-    body: Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), response: offrampIntentResponse,
+    body: documentedAlso(Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), railPaysCurrency), response: offrampIntentResponse,
     summary: 'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
     handler: async ({ caller, body, ctx }) => intentView(await createOfframpIntent({
       accountId: caller.accountId, livemode: caller.livemode, externalAccountId: body.external_account_id, terms: termsOf(body),

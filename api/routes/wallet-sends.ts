@@ -39,7 +39,7 @@ export function register(r: Router<AppState>): void {
     callers: ['dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({
       destination_chain: documentedAs(Joi.string().max(40), { type: 'string', enum: sendRoutes(chainAdapter().chain).map((x) => x.destination_chain), description: 'A chain of `GET /wallet/send_routes`.' }).required(),
-      destination_address: documentedAs(Joi.string().max(100), evmAddressDocument).required(),
+      destination_address: documentedAs(Joi.string().max(100), { ...evmAddressDocument, not: { pattern: '^0x0{40}$' } }).required(),
       amount: moneyPositive.required(),
       note: Joi.string().max(500).allow(null),
     }),

@@ -5,7 +5,7 @@
  */
 import Joi from './joi';
 import { bankDetailsBody } from './beneficiary';
-import { CHAIN_IDS, chainParam, documentedAs, listQuery, TRIMMED_COUNTRY_PATTERN } from './common';
+import { CHAIN_IDS, chainParam, documentedAlso, documentedAs, listQuery, NULL_ONLY, TRIMMED_COUNTRY_PATTERN } from './common';
 
 const text = (max: number) => Joi.string().trim().max(max).allow('', null);
 /** A registry country in any case, trimmed (upper-cased and checked against the registry by the activity); documented as that set. */
@@ -20,12 +20,21 @@ const counterparty = {
   counterparty_vasp_jurisdiction: alpha2,
 };
 
-/** `POST /address_book`: `kind` required; crypto needs `chain` and `address` (checked in the activity). */
-export const createEntryBody = Joi.object({
+/**
+ * `POST /address_book`: `kind` required; crypto needs `chain` and `address`, a bank entry takes
+ * neither nor the VASP fields (checked in the activity with codes naming the field; stated in the
+ * document as one `anyOf` branch per kind, issue 24). Address formats and checksums stay the domain's.
+ */
+export const createEntryBody = documentedAlso(Joi.object({
   kind: Joi.string().valid('crypto', 'bank').required(),
   chain: Joi.alternatives(chainParam, documentedAs(Joi.number().integer(), { type: 'integer', enum: [...CHAIN_IDS] })).allow(null),
   address: Joi.string().max(200).allow(null),
   ...counterparty,
+}), {
+  anyOf: [
+    { required: ['kind', 'chain', 'address'], properties: { kind: { const: 'crypto' }, chain: { not: NULL_ONLY }, address: { type: 'string', minLength: 1 } } },
+    { required: ['kind'], properties: { kind: { const: 'bank' }, chain: NULL_ONLY, address: NULL_ONLY, counterparty_vasp_name: NULL_ONLY, counterparty_vasp_jurisdiction: NULL_ONLY } },
+  ],
 });
 
 /** `PATCH /address_book/{id}`: label and counterparty fields only (null clears). */

@@ -8,6 +8,18 @@ import { COUNTRIES } from '../../domain/countries';
 import { RAILS_CLOSED } from '../../domain/rails';
 
 /**
+ * JavaScript's `String.prototype.trim` whitespace as a regex character-class body, spelled out so a
+ * document pattern means the same in every regex dialect (joi trims strings before the domain reads them).
+ */
+export const TRIM_WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/**
+ * "Null" in a rule's property schema: `enum: [null]`, not `type: 'null'` (openapi-generator's
+ * typescript-fetch imports a `Null` model for the latter that it never writes; issue 24).
+ */
+export const NULL_ONLY = Object.freeze({ enum: [null] });
+
+/**
  * `schema`, documented as `jsonSchema` in the OpenAPI document instead of its joi-to-json
  * conversion (api/openapi.ts `ContractParser`). For rules the server checks in code with their
  * own error codes (a closed catalogue answering `event_type_unknown`, a lenient `limit`): the

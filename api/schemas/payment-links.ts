@@ -6,8 +6,9 @@
  */
 import Joi from './joi';
 import { LINK_STATUS_GROUP_NAMES } from '../../domain/verdicts';
+import { offerableRails } from '../../domain/rails';
 import { REMINDER_OFFSET_MAX_DAYS, REMINDER_OFFSETS_MAX_COUNT } from '../../domain/reminders';
-import { allowedRailsParam, currencyCode, documentedAlso, documentedAs, idOf, listQuery, moneyNonNegative, moneyPositive } from './common';
+import { allowedRailsParam, currencyCode, documentedAlso, documentedAs, idOf, listQuery, moneyNonNegative, moneyPositive, NULL_ONLY } from './common';
 
 const nullableText = (max: number) => Joi.string().trim().max(max).allow('', null);
 const email = Joi.string().trim().email({ tlds: { allow: false } }).max(254);
@@ -40,6 +41,30 @@ const NOT_BLANK = { type: 'string', pattern: '\\S' };
 const NAMED = { required: ['name'], properties: { name: NOT_BLANK } };
 const PRODUCT = { required: ['product_id'], properties: { product_id: { type: 'string', minLength: 1 } } };
 
+/** The currency codes of the registry, as `currencyCode` documents them. */
+function registryCurrencies(): string[] {
+  return (currencyCode.describe().metas?.find((m: { openapi?: { enum?: string[] } }) => m.openapi)?.openapi?.enum ?? []) as string[];
+}
+
+/**
+ * `allowed_rails` names only rails offered for the amount's currency (domain/rails
+ * `validateAllowedRails`, `400 allowed_rails_invalid_for_currency`): a rule over two fields, stated
+ * as one `anyOf` branch per currency (issue 24). On `PATCH` without `amount` the stored link's
+ * currency decides (the link's state).
+ */
+function railsOfferedForCurrency(): Record<string, unknown> {
+  return {
+    anyOf: [
+      { not: { required: ['amount', 'allowed_rails'], properties: { amount: {}, allowed_rails: {} } } },
+      { properties: { allowed_rails: NULL_ONLY } },
+      ...registryCurrencies().map((c) => {
+        const offered = offerableRails(c);
+        return { properties: { amount: { properties: { currency: { const: c } } }, allowed_rails: offered.length ? { items: { enum: offered } } : NULL_ONLY } };
+      }),
+    ],
+  };
+}
+
 /**
  * `POST /payment_links` body (spec 4.1). `amount` is MoneyPositive and required. The example is a
  * whole body the server accepts as it stands (issue 24; tests/contract/document-examples.test.ts).
@@ -60,15 +85,20 @@ export const createLinkBody = documentedAlso(Joi.object({ amount: moneyPositive.
         { required: ['items'], properties: { items: { type: 'array', contains: { anyOf: [NAMED, PRODUCT] } } } },
       ],
     },
+    railsOfferedForCurrency(),
   ],
 });
 
-/** `PATCH /payment_links/{id}` body: every create field optional; null clears a nullable field; `title` cannot be blanked. */
-export const updateLinkBody = Joi.object({
+/**
+ * `PATCH /payment_links/{id}` body: every create field optional; null clears a nullable field;
+ * `title` cannot be blanked; a line item has a `name` or a `product_id`, and `allowed_rails` fits
+ * the amount's currency when both are given (stated as on create).
+ */
+export const updateLinkBody = documentedAlso(Joi.object({
   amount: moneyPositive,
   ...linkFields,
   title: Joi.string().trim().min(1).max(200),
-});
+}), { allOf: [{ properties: { items: { items: { anyOf: [NAMED, PRODUCT] } } } }, railsOfferedForCurrency()] });
 
 /**
  * `POST /payment_links/{id}/activate` body: `attestation_accepted` must be `true`. Checked by the
@@ -146,9 +176,25 @@ export const updateClientBody = Joi.object({
 export const listClientsQuery = Joi.object({ ...listQuery, archived: Joi.boolean(), q: Joi.string().trim().max(200).allow('') });
 
 /**
+ * `unit_price.currency` is the product's `currency` when both are given (activities/catalog
+ * `400 currency_mismatch` param `unit_price`): a rule over two fields, stated in the document as one
+ * `anyOf` branch per currency of the registry (JSON Schema has no equality between fields; issue 24).
+ */
+function unitPriceInCurrency(): Record<string, unknown> {
+  const codes = registryCurrencies();
+  return {
+    anyOf: [
+      { not: { required: ['currency', 'unit_price'], properties: { currency: {}, unit_price: {} } } },
+      { properties: { unit_price: NULL_ONLY } },
+      ...codes.map((c) => ({ properties: { currency: { const: c }, unit_price: { properties: { currency: { const: c } } } } })),
+    ],
+  };
+}
+
+/**
  * `POST /products` body: `currency` defaults to `unit_price.currency`; one of them is required
- * (`400 parameter_missing` param `currency`, stated as `anyOf`); the example is a whole body the
- * server accepts (issue 24).
+ * (`400 parameter_missing` param `currency`), and both name one currency (`400 currency_mismatch`
+ * param `unit_price`), stated as one `anyOf`; the example is a whole body the server accepts (issue 24).
  */
 export const createProductBody = documentedAlso(Joi.object({
   name: Joi.string().trim().min(1).max(200).required(),
@@ -156,16 +202,26 @@ export const createProductBody = documentedAlso(Joi.object({
   currency: currencyCode,
   unit_price: moneyNonNegative.allow(null),
 }).example({ name: 'Consulting hour', description: 'One hour of senior consulting', currency: 'USD', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } }), {
-  anyOf: [{ required: ['currency'] }, { required: ['unit_price'], properties: { unit_price: { type: 'object' } } }],
+  // One `anyOf` (fuzzers cannot merge an `allOf` of two): `currency` with no price, a price with no
+  // `currency` (its currency is the product's), or both in one currency.
+  anyOf: [
+    { required: ['currency'], properties: { unit_price: NULL_ONLY } },
+    { required: ['unit_price'], properties: { unit_price: { type: 'object' }, currency: false } },
+    ...registryCurrencies().map((c) => ({ required: ['currency', 'unit_price'], properties: { currency: { const: c }, unit_price: { type: 'object', properties: { currency: { const: c } } } } })),
+  ],
 });
 
-/** `PATCH /products/{id}` body: null (or an empty string) clears `description`; `unit_price` Money or null. */
-export const updateProductBody = Joi.object({
+/**
+ * `PATCH /products/{id}` body: null (or an empty string) clears `description`; `unit_price` Money
+ * or null; `currency` and `unit_price` given together name one currency (`unitPriceInCurrency`). A
+ * new `currency` alone on a priced product is refused from the stored price (the product's state).
+ */
+export const updateProductBody = documentedAlso(Joi.object({
   name: Joi.string().trim().min(1).max(200),
   description: nullableText(2000),
   currency: currencyCode,
   unit_price: moneyNonNegative.allow(null),
-});
+}), unitPriceInCurrency());
 
 /** `GET /products` query. */
 export const listProductsQuery = Joi.object({ ...listQuery, archived: Joi.boolean(), q: Joi.string().trim().max(200).allow('') });

@@ -15,6 +15,7 @@ import { renderToString } from 'preact-render-to-string';
 import { API } from '../helpers/api';
 import { rawRequest } from '../helpers/raw-http';
 import { renderMarkdown } from '../../api/docs/markdown';
+import { documentOfThisBuild } from '../../api/openapi-cli';
 
 interface Page { status: number; html: string; headers: Headers }
 
@@ -77,6 +78,15 @@ describe('API reference', () => {
     const doc = await fetch(`${API()}/v1/openapi.json`);
     expect(doc.status).toBe(200);
     expect(((await doc.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);
+  });
+
+  test('the served document is the offline one: every operation the server serves, the public routers included (issue 25)', async () => {
+    const served = (await (await fetch(`${API()}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const offline = documentOfThisBuild() as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ids = (d: typeof served) => Object.values(d.paths).flatMap((p) => Object.values(p).map((o) => o.operationId)).sort();
+    expect(ids(offline)).toEqual(ids(served));
+    expect(ids(offline)).toEqual(expect.arrayContaining(['eligibility.get', 'payroll_recipient_sessions.get', 'payroll_recipient_sessions.destination', 'payment_sessions.get']));
+    expect(JSON.stringify(offline.paths)).toBe(JSON.stringify(served.paths));
   });
 
   test('the docs assets answer 200 with their content types, versioned and cached; gzip when accepted; nothing else is served', async () => {

@@ -9,21 +9,23 @@
  * Our checks (tests/contract/schemathesis_hooks.py): `no_server_fault` (no 5xx except a 503
  * `temporarily_unavailable` from a switch another suite may flip meanwhile) and `error_envelope`
  * (every error is the part 7 envelope with the type its status prescribes), and
- * `positive_data_acceptance_stated` (schemathesis's `positive_data_acceptance` except the refusals
- * `RULES_BEYOND_SCHEMA` names per operation: rules over state, two fields, the clock, DNS or a
- * checksum). They replace `not_a_server_error` and `positive_data_acceptance` (`EXCLUDED_CHECKS`,
- * each with its reason; docs/decisions.md, issue 11). Two identities (the fuzzed account and a peer
+ * `positive_data_acceptance_stated` (strict, issues 24 and 25: schemathesis's
+ * `positive_data_acceptance` except the refusals `STATED_EXEMPTIONS` names exactly, by operation,
+ * status, code and parameter, each a rule JSON Schema cannot state: the object's state, the clock, a
+ * checksum, DNS, a rate, the stack's network, an order between two values, uniqueness across rows;
+ * every rule over one or two fields is in the document). They replace `not_a_server_error` and
+ * `positive_data_acceptance` (`EXCLUDED_CHECKS`, each with its reason; docs/decisions.md). Two identities (the fuzzed account and a peer
  * account) let `object_level_authorization` replay the account's reads as another account. Path parameters are half of the time real ids of objects
  * created here (a fixture file read by the hooks), so the fuzzer reaches the handlers, not only the
  * 404; each operation has its own entry (`'<METHOD> <template>'`, so a destructive call gets objects
  * of its own), and a last test checks that the hooks served every entry
  * (tests/contract/fixture-coverage.test.ts checks that every template has one). The stateful phase
  * chains real ids through the document's links. Any failure fails the test with schemathesis's report.
+ * The one exclusion without an operation is the list cursor: an opaque cursor the server did not
+ * mint is `400 cursor_invalid` (the `cursor` parameter's description says so), and the hooks drop a
+ * generated cursor before the call (`before_call` in schemathesis_hooks.py).
  *
- * Strict mode (FUZZ_STRICT=1, issue 24): schemathesis's own `positive_data_acceptance` instead of
- * ours, with only `STRICT_EXCLUSIONS` (operation, check, reason) and the list cursor (below).
- *
- * Knobs: FUZZ_STRICT (default 0), FUZZ_MAX_EXAMPLES (default 8 per operation and phase), FUZZ_STATEFUL_STEPS (default 8
+ * Knobs: FUZZ_MAX_EXAMPLES (default 8 per operation and phase), FUZZ_STATEFUL_STEPS (default 8
  * steps per scenario), FUZZ_SEED (default fixed, reproducible), FUZZ_WORKERS (default 1: CPython
  * 3.11, the python3 here, crashes now and then with 2).
  */
@@ -40,29 +42,12 @@ jest.setTimeout(20 * 60_000);
 
 const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
 /**
- * Strict mode (issue 24, FUZZ_STRICT=1; opt-in until it finds nothing, then CI's default): schemathesis's own
- * `positive_data_acceptance` runs instead of our `positive_data_acceptance_stated`, so every
- * schema-valid request the server refuses is a finding unless `STRICT_EXCLUSIONS` names its
- * operation, its check and the reason. `FUZZ_STRICT=0` runs the issue-11 mode (RULES_BEYOND_SCHEMA).
+ * Checks of `--checks all` left out, by name, each with its reason (docs/decisions.md, issues 11, 24, 25).
  */
-const STRICT = (process.env.FUZZ_STRICT ?? '0') === '1';
-/**
- * Checks of `--checks all` left out, by name, each with its reason (docs/decisions.md, issues 11 and 24).
- * `not_a_server_error` is superseded by our `no_server_fault` (which allows the documented 503).
- */
-const EXCLUDED_CHECKS: Record<string, string> = STRICT ? {
+const EXCLUDED_CHECKS: Record<string, string> = {
   not_a_server_error: 'superseded by no_server_fault: a 503 temporarily_unavailable from a switch another suite flips is a documented answer',
-} : {
-  not_a_server_error: 'superseded by no_server_fault: a 503 temporarily_unavailable from a switch another suite flips is a documented answer',
-  positive_data_acceptance: 'superseded by positive_data_acceptance_stated: the same check, except the refusals RULES_BEYOND_SCHEMA names per operation (a rule over state, two fields or the clock)',
+  positive_data_acceptance: 'superseded by positive_data_acceptance_stated: the same check, except the refusals STATED_EXEMPTIONS names exactly (operation, status, code, parameter) for rules JSON Schema cannot state',
 };
-/**
- * Strict mode's exclusions, each naming its operation (schemathesis label), its check and a reason.
- * The one exclusion not listed here is the list cursor: an opaque cursor the server did not mint is
- * `400 cursor_invalid` (the `cursor` parameter's description says so), and the hooks drop a generated
- * cursor before the call (`before_call` in schemathesis_hooks.py).
- */
-const STRICT_EXCLUSIONS: Array<{ operation: string; check: string; reason: string }> = [];
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '8';
 const STATEFUL_STEPS = Number(process.env.FUZZ_STATEFUL_STEPS ?? '8');
 const SEED = process.env.FUZZ_SEED ?? '20260904';
@@ -120,9 +105,7 @@ function writeConfig(file: string, merchant: Credential, peerCredential: Credent
   const wfc = path.join(path.dirname(file), `${path.basename(file, '.toml')}-identities.json`);
   const identity = (name: string, c: Credential) => ({ name, fixedHeaders: [{ name: c.header, value: c.value }] });
   fs.writeFileSync(wfc, JSON.stringify({ schemaVersion: '0.2.0', auth: [identity('merchant', merchant), identity('peer', peerCredential)] }));
-  // Strict mode's per-operation exclusions: `[[operations]]` tables switching one check off for one operation.
-  const operations = STRICT ? STRICT_EXCLUSIONS.map((e) => `\n# ${e.reason.replace(/\n/g, ' ')}\n[[operations]]\ninclude-name = ${JSON.stringify(e.operation)}\nchecks.${e.check}.enabled = false\n`).join('') : '';
-  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n${operations}`);
+  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n`);
   return file;
 }
 
@@ -131,7 +114,7 @@ function schemathesis(config: string, args: string[]): Promise<{ code: number | 
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['--config-file', config, 'run', `${API()}/v1/openapi.json`, '--url', `${API()}/v1`, ...args], {
       cwd: workDir,
-      env: { ...process.env, FUZZ_STRICT: STRICT ? '1' : '0', SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, CONTRACT_FIXTURES_USED: usedFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+      env: { ...process.env, SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, CONTRACT_FIXTURES_USED: usedFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

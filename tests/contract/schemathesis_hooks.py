@@ -12,6 +12,7 @@ Schemathesis extension hooks for tests/contract/fuzz.test.ts (loaded through SCH
 """
 import json
 import os
+import re
 import threading
 
 import schemathesis
@@ -171,183 +172,165 @@ def before_call(context, case, kwargs):
         del query["cursor"]
 
 
-# Rules a schema-valid request can still break, because they depend on the object's state, on
-# another field or on the clock: JSON Schema states each field, not these. Keyed by operation
-# label, each an allowed (status, code, param[, message excerpt]) with the reason (docs/decisions.md, issue 11).
-# Everything else a schema-valid request gets refused for fails `positive_data_acceptance_stated`.
-RULES_BEYOND_SCHEMA = {
-    "POST /subscriptions": {
-        (400, "parameter_invalid", "billing_cycle_anchor"): "the anchor is at most a day in the past and a year ahead (the clock)",
-        (400, "settlement_destination_invalid", "settlement_destination_id"): "the destination must be a crypto entry on the service chain (the entry's state)",
-        (400, "client_archived", "client_id"): "the client must not be archived (the client's state)",
-    },
-    "POST /orders": {
-        (400, "destination_invalid", None): "the destination must fit the offer's side, network and currency (the offer's state; exactly one is in the document)",
-        (400, "refund_address_not_applicable", "refund_address"): "a buy takes no refund address (the offer's state)",
-        (400, "refund_address_invalid", "refund_address"): "the refund address must be an address on the offer's network (the offer's state)",
-    },
-    "POST /wallet/deposit_quotes": {
-        (400, "currency_invalid", None): "the amount is in USDC or the chain's stablecoin (the deposit's asset, from the registry)",
-        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
-    },
-    "POST /wallet/deposit_intents": {
-        (400, "currency_invalid", None): "the amount is in USDC or the chain's stablecoin (the deposit's asset, from the registry)",
-        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
-        (400, "parameter_invalid", "refund_address"): "the refund address cannot be the zero address",
-    },
-    "POST /wallet/conversions": {
-        (400, "conversion_pair_unsupported", "to_asset"): "`from_asset` and `to_asset` must be a pair of conversion_pairs (two fields)",
-        (400, "currency_invalid", None): "the amount is in `from_asset` (two fields)",
-        (400, "amount_invalid", None): "the amount carries the asset's scale, 6 (the registry)",
-    },
-    "PATCH /payment_links/{id}/reminder_schedule": {
-        (422, "reminder_schedule_not_supported", "reminder_schedule"): "a crypto-only link has no reminder schedule (the link's state)",
-    },
-    "POST /payment_links/{id}/activate": {
-        (400, "settlement_destination_required", "settlement_destination"): "the draft must have a settlement destination first (the link's state)",
-    },
-    "POST /payment_sessions/{token}/payments": {
-        (400, "rail_not_allowed", "rail"): "the rail must be one the link offers now (the link's state)",
-    },
-    "POST /payouts/{id}/beneficiary": {
-        (400, "parameter_missing", None): "the payout's rail decides which bank fields are required (the payout's state)",
-        (400, "parameter_invalid", "rail"): "`rail` must be the payout's rail (the payout's state)",
-        (400, "parameter_invalid", None, "does not apply to the"): "the payout's rail decides which bank fields apply (the payout's state)",
-    },
-    "POST /address_book/{id}/beneficiary": {
-        (400, "parameter_missing", None): "the rail decides which bank fields are required (two fields)",
-        (400, "parameter_invalid", None, "does not apply to the"): "the rail decides which bank fields apply (two fields)",
-        (400, "address_book_entry_kind_mismatch", None): "bank details apply to bank entries only (the entry's state)",
-    },
-    "POST /payment_links": {
-        (400, "allowed_rails_invalid_for_currency", "allowed_rails"): "each rail is offered for its currency only (two fields)",
-        (400, "client_archived", "client_id"): "an archived client takes no new links (the client's state)",
-        (400, "parameter_invalid", "expires_at", "in the future"): "`expires_at` must be in the future (the clock)",
-    },
-    "PATCH /payment_links/{id}": {
-        (400, "parameter_missing", None, "needs a `name` or a `product_id`"): "a line item needs a `name` or a `product_id` (two fields)",
-        (400, "allowed_rails_invalid_for_currency", "allowed_rails"): "each rail is offered for its currency only (two fields, or the stored link's currency)",
-        (400, "client_archived", "client_id"): "an archived client takes no new links (the client's state)",
-        (400, "parameter_invalid", "expires_at", "in the future"): "`expires_at` must be in the future (the clock)",
-        (400, "parameter_invalid", "expires_at", "in the future"): "`expires_at` must be in the future (the clock)",
-    },
-    "POST /payroll_runs": {
-        (400, "parameter_invalid", None): "a trimmed name or memo fits its limit (domain rule: the document bounds the raw string)",
-        (400, "currency_mismatch", None): "a template's currency is fixed (the template's state)",
-        (400, "duplicate_recipient", None): "a recipient appears once per run (two rows)",
-        (400, "recipient_not_found", None): "a row's recipient_id must be the account's (the account's state)",
-        (400, "pay_period_invalid", "pay_period_end"): "the pay period ends after it starts (two fields)",
-        (422, "payroll_cap_exceeded", None): "caps of 10,000 USD per item, 25,000 USD per run, 500 rows (spec 8)",
-    },
-    "POST /payroll_templates": {
-        (400, "parameter_invalid", None): "a trimmed name or memo fits its limit (domain rule: the document bounds the raw string)",
-        (400, "currency_mismatch", None): "`currency` with `from_run_id` must be the run's (the run's state)",
-        (400, "duplicate_recipient", None): "a recipient appears once per template (two rows)",
-        (422, "payroll_cap_exceeded", None): "caps of 10,000 USD per item, 25,000 USD per run, 500 rows (spec 8)",
-    },
-    "POST /payroll_recipient_sessions/{token}/destination": {
-        (400, "parameter_missing", None): "the destination `type` decides which fields are required (two fields)",
-        (400, "parameter_invalid", None, "does not apply to"): "the destination `type` decides which fields apply (two fields)",
-        (400, "parameter_invalid", "rail"): "the rail must pay in the run currency (the run's state)",
-        (400, "parameter_invalid", "chain"): "wallets are paid on the sandbox chain only (domain rule)",
-        (400, "parameter_invalid", None, "is not valid"): "bank fields and wallet addresses carry format and check digits (domain/bank-details.ts, EIP-55)",
-        (409, "destination_already_submitted", None): "a session link accepts one destination (the item's state)",
-        (409, "recipient_session_closed", None): "the run must be open and the item pending (the run's state)",
-    },
-    "POST /payroll_recipients/{id}/adopt_pending_destination": {
-        (409, "no_pending_destination", None): "the recipient must have submitted a destination (the recipient's state)",
-        (409, "pending_destination_changed", "expected_submitted_at"): "`expected_submitted_at` must be the stored submission time (the recipient's state)",
-        (422, "destination_rail_keyless", None): "the destination must be payable in every open item's currency (the recipient's runs)",
-    },
-    "POST /payroll_runs/{id}/items/{item_id}/reissue_link": {
-        (409, "payroll_run_state_changed", None): "links of finished or cancelled runs are not reissued (the run's state)",
-    },
-    "POST /payroll_runs/{id}/funding_instructions": {
-        (409, "payroll_run_not_approved", None): "funding instructions follow approval (the run's state)",
-        (409, "payroll_run_state_changed", None): "cancelled, executing or finished runs take no more funding (the run's state)",
-        (409, "run_has_no_rows", None): "a run with no rows has nothing to fund (the run's rows)",
-        (409, "funding_method_locked", None): "the funding method is fixed once money was observed (the providers' state)",
-        (409, "capability_unavailable", None): "crypto funding needs the account's switch (the account's state)",
-    },
-    "POST /payouts/{id}/replace": {
-        (400, "amount_invalid", "invoice_amount", "The minimum for"): "the corridor decides the minimum invoice amount (two fields)",
-        (400, "amount_invalid", "invoice_amount", "The maximum for"): "the corridor decides the maximum invoice amount (two fields)",
-        (400, "currency_mismatch", "invoice_amount"): "the corridor decides the invoice currency (two fields, or the payout's corridor)",
-        (400, "parameter_missing", "recipient_email"): "`notify_recipient: true` needs a `recipient_email` (two fields, or the payout's)",
-    },
-    "POST /products": {
-        (400, "currency_mismatch", None): "`unit_price.currency` must be the product's `currency` (two fields)",
-    },
-    "PATCH /products/{id}": {
-        (400, "currency_mismatch", None): "`unit_price.currency` must be the product's `currency` (two fields, or the stored product's)",
-    },
-    "POST /address_book": {
-        (400, "parameter_missing", None): "`kind` decides which fields are required (two fields)",
-        (400, "parameter_invalid", None, "applies to crypto entries only"): "VASP fields belong to crypto entries (two fields)",
-        (400, "parameter_invalid", None, "A bank entry has no"): "a bank entry has no chain or address (two fields)",
-        (400, "address_invalid", "address"): "an address is valid for its chain, checksum included (two fields)",
-    },
-    "PATCH /address_book/{id}": {
-        (400, "parameter_invalid", None): "crypto-only and bank-only fields follow the entry's kind (the entry's state)",
-    },
-    "POST /address_book/{id}/recheck": {
-        (400, "address_book_entry_kind_mismatch", None): "only crypto entries are screened (the entry's state)",
-    },
-    "POST /api_keys": {
-        (400, "parameter_invalid", "expires_at", "greater than"): "`expires_at` must be in the future (the clock)",
-    },
-    "POST /webhook_endpoints": {
-        (400, "url_destination_forbidden", "url"): "a name that resolves to a non-public address or has an internal suffix (DNS)",
-    },
-    "PATCH /webhook_endpoints/{id}": {
-        (400, "url_destination_forbidden", "url"): "a name that resolves to a non-public address or has an internal suffix (DNS)",
-    },
-    "POST /payouts/{id}/funding_instructions": {
-        (400, "payout_source_chain_missing", "source_chain"): "an external-wallet payout created without `source_chain` must name it here (the payout's state)",
-        (400, "parameter_invalid", "refund_address", "checksum"): "a mixed-case address must carry its EIP-55 checksum (a checksum, no pattern)",
-        (400, "parameter_invalid", "refund_address", "zero address"): "the zero address is refused (funds sent there are lost)",
-        (400, "parameter_invalid", "refund_address", "not accepted with funding_source"): "a service-wallet funding returns to the wallet, not to an address (two fields)",
-    },
-    "POST /wallet/wallets": {
-        (400, "parameter_invalid", "address", "checksum"): "a mixed-case address must carry its EIP-55 checksum (a checksum, no pattern)",
-    },
-    "POST /wallet/send_intents": {
-        (400, "parameter_invalid", "destination_address"): "an EIP-55 checksum, and never the zero address or the wallet itself (a checksum; the wallet's state)",
-        (400, "parameter_invalid", "amount.currency"): "the wallet sends its network's stablecoin only (the environment's network)",
-        (400, "amount_invalid", "amount"): "the route's minimum is 0.01 plus its bridge fee (two fields)",
-        (400, "balance_insufficient", "amount"): "the wallet's balance must cover the send (the wallet's state)",
-    },
-    "POST /wallet/offramp_quotes": {
-        (400, "parameter_invalid", "destination_payment_rail"): "the rail must pay the destination currency (two fields)",
-        (400, "parameter_invalid", "amount.currency"): "an off-ramp spends the network's stablecoin (the environment's network)",
-        (400, "amount_invalid", "amount"): "at least 1 USDC, and more than the fees (two fields)",
-        (400, "parameter_invalid", "developer_fee_percent"): "at most 5 percent (a bound the pattern does not state)",
-    },
-    "POST /wallet/offramp_intents": {
-        (400, "parameter_invalid", "destination_payment_rail"): "the rail must pay the destination currency and be the external account's (two fields; the account's state)",
-        (400, "parameter_invalid", "amount.currency"): "an off-ramp spends the network's stablecoin (the environment's network)",
-        (400, "amount_invalid", "amount"): "at least 1 USDC, and more than the fees (two fields)",
-        (400, "parameter_invalid", "developer_fee_percent"): "at most 5 percent (a bound the pattern does not state)",
-        (400, "balance_insufficient", "amount"): "the wallet's balance must cover the off-ramp (the wallet's state)",
-    },
-    "POST /wallet/external_accounts": {
-        (400, "parameter_missing", None): "the rail decides which bank fields are required (two fields)",
-        (400, "parameter_invalid", None): "bank fields carry format and check digits (domain/bank-details.ts)",
-    },
-    "POST /customers": {
-        (400, "parameter_invalid", "legal_name"): "a legal name is for business customers only, 1 to 200 characters once trimmed (two fields)",
-    },
-    "POST /customers/{id}/verification_links": {
-        (400, "parameter_invalid", "kind"): "the link kinds depend on the customer's type (the customer's state)",
-    },
-    "POST /screenings/{id}/reports": {
-        (402, "quota_exhausted", None): "no screening credit left on the owner's balance (the balance's state)",
-    },
-    "POST /payment_sessions/{token}/pay_with_wallet": {
-        (400, "parameter_invalid", "from_address"): "an EIP-55 checksum, never the zero address (a checksum)",
-        (400, "rail_not_allowed", "rail"): "the native rail must be one the link offers now (the link's state)",
-    },
+# Strict acceptance (issues 24, 25): a schema-valid request is accepted (schemathesis's
+# `positive_data_acceptance`), except for the refusals named here. Every rule the document can state
+# (one field, or two fields through `anyOf`/`oneOf`/`not`) is in the document instead; what is left
+# is what JSON Schema cannot say: the object's or account's state, the clock, a checksum, DNS, a
+# rate, the stack's configured network, an order between two values or uniqueness across rows. Each
+# exemption names its operation, the refusal (status, code), the parameter it names (a regex over
+# the error's `param`; PATH when the rule is over the object in the path and the error names no
+# field), the kind of rule and the rule. An exemption never covers another parameter or code.
+PATH = None
+
+
+def _x(status, code, param, kind, rule, message=None):
+    return {"status": status, "code": code, "param": param, "kind": kind, "rule": rule, "message": message}
+
+
+BANK_FORMAT_FIELDS = r"account_number|routing_number|iban|bic|sort_code|clabe|pix_key"
+BANK_RAIL_FIELDS = r"account_number|routing_number|account_type|iban|bic|sort_code|clabe|pix_key"
+KINDS = {"state", "clock", "checksum", "dns", "rate", "network", "order", "uniqueness", "balance"}
+
+STATED_EXEMPTIONS = {
+    "POST /subscriptions": [
+        _x(400, "parameter_invalid", "billing_cycle_anchor", "clock", "the anchor is at most a day in the past and a year ahead"),
+        _x(400, "settlement_destination_invalid", "settlement_destination_id", "state", "the destination must be a crypto entry on the service chain"),
+        _x(400, "client_archived", "client_id", "state", "an archived client takes no new subscription"),
+    ],
+    "POST /orders": [
+        _x(400, "destination_invalid", "destination_id|wallet_address|payment_link_id", "state", "the destination must fit the offer's side, network and currency"),
+        _x(400, "refund_address_not_applicable", "refund_address", "state", "a buy offer takes no refund address"),
+        _x(400, "refund_address_invalid", "refund_address", "state", "the refund address must be an address on the offer's network"),
+    ],
+    "POST /wallet/conversions": [
+        _x(400, "conversion_pair_unsupported", "to_asset", "network", "the pairs of the stack's network only (USDC on the test network, USDC.e on mainnet; the document lists both)"),
+    ],
+    "PATCH /payment_links/{id}/reminder_schedule": [
+        _x(422, "reminder_schedule_not_supported", "reminder_schedule", "state", "a crypto-only link has no reminder schedule"),
+    ],
+    "POST /payment_links/{id}/activate": [
+        _x(400, "settlement_destination_required", "settlement_destination", "state", "the draft must have a settlement destination first"),
+    ],
+    "POST /payment_sessions/{token}/payments": [
+        _x(400, "rail_not_allowed", "rail", "state", "the rail must be one the link offers now"),
+    ],
+    "POST /payment_sessions/{token}/pay_with_wallet": [
+        _x(400, "parameter_invalid", "from_address", "checksum", "a mixed-case address carries its EIP-55 checksum", "checksum"),
+        _x(400, "rail_not_allowed", "rail", "state", "the native rail must be one the link offers now"),
+    ],
+    "POST /payouts/{id}/beneficiary": [
+        _x(400, "parameter_missing", BANK_RAIL_FIELDS, "state", "without `rail` the payout's own rail decides the fields it needs"),
+        _x(400, "parameter_invalid", BANK_RAIL_FIELDS, "state", "without `rail` the payout's own rail decides the fields it takes", "does not apply to the"),
+        _x(400, "parameter_invalid", "rail", "state", "`rail` must be the payout's rail"),
+        _x(400, "parameter_invalid", BANK_FORMAT_FIELDS, "checksum", "account formats and check digits (ABA, IBAN mod-97, CLABE, Pix key kinds)", "is not valid"),
+    ],
+    "POST /address_book/{id}/beneficiary": [
+        _x(400, "address_book_entry_kind_mismatch", PATH, "state", "bank details apply to bank entries only"),
+        _x(400, "parameter_invalid", BANK_FORMAT_FIELDS, "checksum", "account formats and check digits (ABA, IBAN mod-97, CLABE, Pix key kinds)", "is not valid"),
+    ],
+    "POST /wallet/external_accounts": [
+        _x(400, "parameter_invalid", BANK_FORMAT_FIELDS, "checksum", "account formats and check digits (ABA, IBAN mod-97, CLABE, Pix key kinds)", "is not valid"),
+    ],
+    "POST /payment_links": [
+        _x(400, "client_archived", "client_id", "state", "an archived client takes no new links"),
+        _x(400, "parameter_invalid", "expires_at", "clock", "`expires_at` must be in the future", "in the future"),
+    ],
+    "PATCH /payment_links/{id}": [
+        _x(400, "allowed_rails_invalid_for_currency", "allowed_rails", "state", "without `amount` the stored link's currency decides the rails"),
+        _x(400, "client_archived", "client_id", "state", "an archived client takes no new links"),
+        _x(400, "parameter_invalid", "expires_at", "clock", "`expires_at` must be in the future", "in the future"),
+    ],
+    "POST /payroll_runs": [
+        _x(400, "currency_mismatch", "currency", "state", "a template's currency is fixed"),
+        _x(400, "duplicate_recipient", r"rows\[\d+\]\.(email|recipient_id)", "uniqueness", "a recipient appears once per run (JSON Schema's uniqueItems compares whole rows)"),
+        _x(400, "recipient_not_found", r"rows\[\d+\]\.recipient_id", "state", "a row's recipient_id must be the account's recipient"),
+        _x(400, "pay_period_invalid", "pay_period_end", "order", "the pay period ends after it starts (JSON Schema cannot compare two values)"),
+        _x(422, "payroll_cap_exceeded", r"rows\[\d+\]\.amount|rows", "rate", "caps of 10,000 USD per item and 25,000 USD per run, at the day's exchange rate"),
+    ],
+    "POST /payroll_templates": [
+        _x(400, "currency_mismatch", "currency", "state", "`currency` with `from_run_id` must be the run's"),
+        _x(400, "duplicate_recipient", r"rows\[\d+\]\.(email|recipient_id)", "uniqueness", "a recipient appears once per template (JSON Schema's uniqueItems compares whole rows)"),
+        _x(422, "payroll_cap_exceeded", r"rows\[\d+\]\.amount|rows", "rate", "caps of 10,000 USD per item and 25,000 USD per run, at the day's exchange rate"),
+    ],
+    "POST /payroll_recipient_sessions/{token}/destination": [
+        _x(400, "parameter_invalid", "rail", "state", "the rail must pay in the run's currency"),
+        _x(400, "parameter_invalid", "chain", "network", "wallets are paid on the stack's chain only"),
+        _x(400, "parameter_invalid", "address|" + BANK_FORMAT_FIELDS, "checksum", "bank formats and check digits, wallet address format and EIP-55 checksum", "is not valid"),
+    ],
+    "POST /payroll_recipients/{id}/adopt_pending_destination": [
+        _x(422, "destination_rail_keyless", PATH, "state", "the destination must be payable in every open item's currency"),
+    ],
+    "POST /payouts/{id}/replace": [
+        _x(400, "amount_invalid", "invoice_amount", "state", "the replaced payout's corridor decides the minimum and maximum invoice amount"),
+        _x(400, "currency_mismatch", "invoice_amount", "state", "the replaced payout's corridor decides the invoice currency"),
+        _x(400, "parameter_missing", "recipient_email", "state", "`notify_recipient: true` needs a `recipient_email`, the body's or the replaced payout's"),
+    ],
+    "PATCH /products/{id}": [
+        _x(400, "currency_mismatch", "currency|unit_price", "state", "a new currency alone must be the stored price's; a price alone is in the stored currency"),
+    ],
+    "POST /address_book": [
+        _x(400, "address_invalid", "address", "checksum", "an address is valid for its chain, EIP-55 checksum included"),
+    ],
+    "PATCH /address_book/{id}": [
+        _x(400, "parameter_invalid", "counterparty_vasp_name|counterparty_vasp_jurisdiction", "state", "VASP fields apply to crypto entries only (the entry's kind)"),
+    ],
+    "POST /address_book/{id}/recheck": [
+        _x(400, "address_book_entry_kind_mismatch", PATH, "state", "only crypto entries are screened"),
+    ],
+    "POST /api_keys": [
+        _x(400, "parameter_invalid", "expires_at", "clock", "`expires_at` must be in the future", "greater than"),
+    ],
+    "POST /webhook_endpoints": [
+        _x(400, "url_destination_forbidden", "url", "dns", "a host name that resolves to a non-public address or has an internal suffix"),
+    ],
+    "PATCH /webhook_endpoints/{id}": [
+        _x(400, "url_destination_forbidden", "url", "dns", "a host name that resolves to a non-public address or has an internal suffix"),
+    ],
+    "POST /payouts/{id}/funding_instructions": [
+        _x(400, "payout_source_chain_missing", "source_chain", "state", "an external-wallet payout created without `source_chain` names it here"),
+        _x(400, "parameter_invalid", "refund_address", "checksum", "a mixed-case address carries its EIP-55 checksum", "checksum"),
+    ],
+    "POST /wallet/wallets": [
+        _x(400, "parameter_invalid", "address", "checksum", "a mixed-case address carries its EIP-55 checksum", "checksum"),
+    ],
+    "POST /wallet/send_intents": [
+        _x(400, "parameter_invalid", "destination_address", "checksum", "an EIP-55 checksum, and never the wallet itself (the wallet's address)"),
+        _x(400, "parameter_invalid", "amount.currency", "network", "the wallet sends its network's stablecoin"),
+        _x(400, "amount_invalid", "amount", "rate", "the route's minimum is 0.01 plus its bridge fee"),
+        _x(400, "balance_insufficient", "amount", "balance", "the wallet's balance must cover the send"),
+    ],
+    "POST /wallet/offramp_quotes": [
+        _x(400, "parameter_invalid", "amount.currency", "network", "an off-ramp spends the network's stablecoin"),
+        _x(400, "amount_invalid", "amount", "rate", "at least 1 USDC, and more than the fees"),
+    ],
+    "POST /wallet/offramp_intents": [
+        _x(400, "parameter_invalid", "destination_payment_rail", "state", "the rail must be the external account's", "is paid on"),
+        _x(400, "parameter_invalid", "amount.currency", "network", "an off-ramp spends the network's stablecoin"),
+        _x(400, "amount_invalid", "amount", "rate", "at least 1 USDC, and more than the fees"),
+        _x(400, "balance_insufficient", "amount", "balance", "the wallet's balance must cover the off-ramp"),
+    ],
+    "POST /wallet/deposit_intents": [
+        _x(400, "currency_invalid", "amount.currency|amount", "network", "the wallet receives its network's stablecoin"),
+    ],
+    "POST /wallet/deposit_quotes": [
+        _x(400, "currency_invalid", "amount.currency|amount", "network", "the wallet receives its network's stablecoin"),
+        _x(400, "amount_invalid", "amount", "rate", "the amount plus the route's bridge fee must stay storable (the fee is the route's)", "largest storable"),
+    ],
+    "POST /payouts": [
+        _x(422, "payer_type_mismatch", "payer_type", "state", "`payer_type` is derived from the account's verification; another value is refused"),
+    ],
+    "POST /customers/{id}/verification_links": [
+        _x(400, "parameter_invalid", "kind", "state", "the link kinds depend on the customer's type"),
+    ],
+    "POST /screenings/{id}/reports": [
+        _x(402, "quota_exhausted", PATH, "balance", "no screening credit left on the owner's balance"),
+    ],
 }
+
+for _label, _rules in STATED_EXEMPTIONS.items():
+    for _r in _rules:
+        assert _r["kind"] in KINDS, f"{_label}: unknown kind {_r['kind']}"
+        assert _r["rule"], f"{_label}: an exemption states its rule"
 
 
 def _error_of(response):
@@ -359,37 +342,34 @@ def _error_of(response):
     return err if isinstance(err, dict) else {}
 
 
-def _allowed_beyond_schema(label, status, err):
-    rules = RULES_BEYOND_SCHEMA.get(label, {})
-    for rule in rules:
-        r_status, r_code, r_param = rule[:3]
-        r_text = rule[3] if len(rule) > 3 else None
-        if (r_status == status and r_code == err.get("code") and (r_param is None or r_param == err.get("param"))
-                and (r_text is None or r_text in str(err.get("message", "")))):
-            return True
-    return False
+def _exempt(label, status, err):
+    """The exemption of `label` that matches this refusal exactly (status, code, param, message excerpt), or None."""
+    for r in STATED_EXEMPTIONS.get(label, []):
+        if r["status"] != status or r["code"] != err.get("code"):
+            continue
+        param = err.get("param")
+        if r["param"] is PATH:
+            if param is not None:
+                continue
+        elif not isinstance(param, str) or not re.fullmatch(r["param"], param):
+            continue
+        if r["message"] is not None and r["message"] not in str(err.get("message", "")):
+            continue
+        return r
+    return None
 
 
-# Strict mode (FUZZ_STRICT=1, issue 24): schemathesis's own `positive_data_acceptance` runs and this
-# check is not registered, so RULES_BEYOND_SCHEMA is not consulted at all.
-STRICT = os.environ.get("FUZZ_STRICT") == "1"
-
-
-def _register_unless_strict(fn):
-    return fn if STRICT else schemathesis.check(fn)
-
-
-@_register_unless_strict
+@schemathesis.check
 def positive_data_acceptance_stated(ctx, response, case):
     """schemathesis's `positive_data_acceptance` (a schema-valid request is not refused with a 4xx
-    other than 401/403/404/409/429), except the refusals `RULES_BEYOND_SCHEMA` names for that
-    operation: a rule over the object's state, two fields or the clock, answered with its own code."""
+    other than 401/403/404/409/429), except a refusal `STATED_EXEMPTIONS` names exactly: a rule the
+    document cannot state (state, clock, checksum, DNS, rate, network, order, uniqueness, balance)."""
     from schemathesis.openapi.checks import RejectedPositiveData
     from schemathesis.specs.openapi.checks import positive_data_acceptance
 
     try:
         return positive_data_acceptance(ctx, response, case)
     except RejectedPositiveData:
-        if _allowed_beyond_schema(case.operation.label, response.status_code, _error_of(response)):
+        if _exempt(case.operation.label, response.status_code, _error_of(response)) is not None:
             return None
         raise

@@ -58,7 +58,7 @@ describe('strings that refuse ""', () => {
     expect(query('get', '/clients', 'cursor').minLength).toBeUndefined(); // .allow('')
     // Every request string without minLength accepts "" in joi terms: it is nullable text or a query field that allows ''.
     const missing = strings.filter(([, s]) => !refusesEmpty(s) && !s.format);
-    for (const [at] of missing) expect(at).toMatch(/\?(cursor|q|expand)|\.(company|country|role|notes|memo|invoice_number|title|name|description|note|label|counterparty_name|counterparty_vasp_name|bank_name|account_number|routing_number|iban|bic|sort_code|clabe|pix_key|tax_id|use_case|phone|q)\b/);
+    for (const [at] of missing) expect(at).toMatch(/\?(cursor|q|expand)|\.(company|country|role|notes|memo|invoice_number|title|name|description|note|label|counterparty_name|counterparty_vasp_name|bank_name|chain|address|account_number|routing_number|iban|bic|sort_code|clabe|pix_key|tax_id|use_case|phone|q)\b/);
   });
 
   test('responses are not given minLength (they describe, never refuse)', () => {

@@ -29,7 +29,7 @@ describe('document of this build', () => {
     const ids = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual([...new Set(REGISTRY.map((d) => d.id))].sort());
-    expect(ids).toEqual(expect.arrayContaining(['payment_links.create', 'payment_sessions.get', 'payment_sessions.payments.create', 'webhook_endpoints.delete']));
+    expect(ids).toEqual(expect.arrayContaining(['payment_links.create', 'payment_sessions.get', 'payment_sessions.payments.create', 'webhook_endpoints.delete', 'eligibility.get', 'payroll_recipient_sessions.get', 'payroll_recipient_sessions.destination']));
     expect(Object.keys(doc.paths).some((p) => p.startsWith('/sim'))).toBe(false);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
   });
