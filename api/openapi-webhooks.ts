@@ -4,7 +4,7 @@
  * `data.object` of that type (views/event-schemas.ts, converted from the same joi schemas the
  * outbox checks events against with `EVENT_SCHEMA_CHECK`). Catalogued-only types carry
  * `x-catalogued-only: true`: accepted in `event_types` and the `type` filter, never delivered nor
- * listed until shipped (the wallet families through their `events.ship.<family>` switch).
+ * listed until shipped (each family through its own `events.ship.<family>` switch).
  *
  * Pure: depends only on the catalogue and the views.
  */
