@@ -51,7 +51,7 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'full', callers: ['dashboard_session'],
+    id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'unavailable', callers: ['dashboard_session'],
     response: accountResponse,
     // Only a login's owner membership may create (spec 4.10: a member is refused with 403).
     roles: ['owner'],

@@ -73,7 +73,7 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    id: 'orders.events.list', method: 'get', path: '/orders/:id/events', scope: READ, testMode: 'unavailable',
+    id: 'orders.events.list', method: 'get', path: '/orders/:id/events', scope: READ, testMode: 'full',
     query: Joi.object(listQuery), response: eventResponseList,
     handler: async ({ caller, params, query }) => objectEventsPage(caller, (await findOrder({ accountId: caller.accountId, livemode: caller.livemode }, params.id)).id, query),
   });
