@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import { BANK_MATCHING, type BankMatching } from '../domain/bank-collection';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
+import { faultValue } from './sandbox-faults';
 
 /** BankDepositInstructions (spec 2.1) as stored: every key present, null when the rail has none. */
 export type BankInstructions = Record<string, string | null>;
@@ -152,9 +153,15 @@ export class SandboxBankCollection {
    * payment. `holderName` is the merchant's name on per-payment accounts (`holder_kind`
    * `developer_name`); the pooled SEPA account is in the provider's name (`provider_name`).
    * `reference` (optional; upper-case, no spaces) replaces the derived transfer reference, e.g. a
-   * payroll run's `run_reference`, which the pooled account then matches on.
+   * payroll run's `run_reference`, which the pooled account then matches on. `accountId` (the
+   * merchant the call is made for) lets the sandbox fail on purpose for that account only
+   * (`bank_collection.issue_fails`): throws the upstream error.
    */
-  async issue(input: { rail: string; currency: string; clientReference: string; holderName: string; reference?: string }): Promise<IssuedCollection> {
+  async issue(input: { rail: string; currency: string; clientReference: string; holderName: string; reference?: string; accountId?: string }): Promise<IssuedCollection> {
+    // The outside world failing on purpose for one account (`bank_collection.issue_fails`, POST /sim/providers/faults).
+    if (input.accountId && (await faultValue(input.accountId, 'bank_collection.issue_fails')) === 'true') {
+      throw new Error('Upstream 502: gateway timeout at bank.example');
+    }
     const { i, accountKey } = instructionsFor(input.rail, input.currency, input.clientReference, input.holderName, input.reference);
     const reference = String(i.reference);
     if (BANK_MATCHING[input.rail] === 'account_number') {

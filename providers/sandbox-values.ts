@@ -92,6 +92,7 @@ export const FAULTS = Object.freeze([
   { name: 'wallet.close_fails', value: '`true`', effect: 'Unsigned wallet sends cannot be closed.' },
   { name: 'fiat_rails.submit_delay_ms', value: 'milliseconds', effect: 'The fiat rail records a payment, then answers that many ms late.' },
   { name: 'offramp.refund_fails', value: '`true`', effect: 'An off-ramp\'s USDC cannot be sent back.' },
+  { name: 'bank_collection.issue_fails', value: '`true`', effect: 'The bank collection provider fails to issue instructions (an upstream 502): payroll funding instructions are `failed` `provider_error`, retryable.' },
   { name: 'legal.registry_unavailable', value: '`true`', effect: 'The terms acceptance registry cannot be read.' },
   { name: 'quotes.<provider>.latency_ms', value: 'milliseconds', effect: 'The quote provider answers that many ms late (past the deadline: `timed_out`).' },
   { name: 'quotes.<provider>.failure_rate', value: '0 to 1', effect: 'The share of the quote provider\'s calls that fail (`failed`).' },

@@ -110,7 +110,7 @@ async function obtain(run: PayrollRun, attempt0: PayrollFundingAttempt): Promise
   if (attempt0.funding_method === 'fiat') {
     const account = await db().getRepository(Account).findOneByOrFail({ id: run.account_id });
     const rail = FUNDING_BANK_RAIL[run.currency as keyof typeof FUNDING_BANK_RAIL];
-    const issued = await bankCollection().issue({ rail, currency: run.currency, clientReference: run.id, holderName: account.display_name, reference: run.run_reference });
+    const issued = await bankCollection().issue({ rail, currency: run.currency, clientReference: run.id, holderName: account.display_name, reference: run.run_reference, accountId: run.account_id });
     return { status: 'pending', bank: { ...issued.instructions, rail, reference: issued.reference, matching: issued.matching, amount: money(BigInt(run.total_minor), run.currency) } };
   }
   const price = cryptoFundingPrice(BigInt(run.total_minor), run.currency);

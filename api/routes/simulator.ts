@@ -154,6 +154,15 @@ export function simulatorRouter(): Router<AppState> {
     ctx.body = { object: 'list', data: rows, has_more: false, next_cursor: null };
   });
 
+  // A probe of the API process itself (tests/contract/hostile-input.test.ts): a polluted prototype shows here.
+  r.get('/process', (ctx) => {
+    ctx.body = {
+      object: 'sim.process', pid: process.pid,
+      object_prototype: Object.getOwnPropertyNames(Object.prototype).sort(),
+      array_prototype: Object.getOwnPropertyNames(Array.prototype).sort(),
+    };
+  });
+
   // ----- Payout providers (bridge, fiat rails, wallet sends): the outside world acting.
 
   r.post('/providers/fiat_rails/payments/:ref', async (ctx) => {

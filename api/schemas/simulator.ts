@@ -175,6 +175,13 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     example: { query: { related_object_id: 'pl_1ZvTMuqqp2Rtf4Yc68gZ7WvY' } },
   },
   {
+    id: 'sim.process.get', method: 'get', path: '/process', status: 200, object: 'sim.process',
+    summary: 'The sandbox API process, inspected',
+    description: 'What a hostile request could have changed in the API process: the own property names of `Object.prototype` and `Array.prototype` (a prototype-pollution probe; spec part 7 input rules). Sandbox only.',
+    answers: 'The process id and the prototype property names.',
+    example: {},
+  },
+  {
     id: 'sim.fiat_rails.payments.update', method: 'post', path: '/providers/fiat_rails/payments/:ref', body: railEventBody, status: 200, object: 'sim.rail_payment',
     params: { ref: 'The rail payment id or the `po_` id of its payout.' },
     summary: 'A fiat rail reports a payout',

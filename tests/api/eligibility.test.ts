@@ -1,10 +1,9 @@
 /**
  * `GET /v1/eligibility` over HTTP (spec 4.6; issue 15): public (no credential), four states per
  * product by country and customer type, conditional answers name their requirements, the country
- * is validated against the registry, and the switch off answers 503 with Retry-After.
+ * is validated against the registry (the switch off, 503 with Retry-After: tests/api/global-switches.test.ts).
  */
-import { call, connectDb, eventually, expectError, expectOk } from '../helpers/api';
-import { setSwitch } from '../../lib/switches';
+import { call, connectDb, expectError, expectOk } from '../helpers/api';
 import { eligibilityResponse } from '../../views/eligibility';
 
 beforeAll(async () => { await connectDb(); });
@@ -33,13 +32,5 @@ test('bad input: unknown country, missing or bad customer type', async () => {
   expectError(await get('country=US&customer_type=robot'), 400, 'invalid_request', undefined, 'customer_type');
 });
 
-test('closed (switch off): 503 temporarily_unavailable with Retry-After', async () => {
-  await setSwitch('api_v1.eligibility', false);
-  try {
-    const r = await eventually(async () => { const x = await get('country=US&customer_type=business'); return x.status === 503 ? x : null; }, 'closed', 10000);
-    expectError(r, 503, 'temporarily_unavailable', 'eligibility_unavailable');
-    expect(r.headers.get('retry-after')).toBe('3600');
-  } finally {
-    await setSwitch('api_v1.eligibility', true);
-  }
-});
+// The switch-off answer (503 eligibility_unavailable with Retry-After) flips a global switch, so it is
+// tested on a private stack: tests/api/global-switches.test.ts.

@@ -50,8 +50,10 @@ describe('live push', () => {
     const got = await client(a.live_key).get(`/v1/events/${e1}`);
     expect(got.status).toBe(200);
     expect(viaKey.frames[0].data).toEqual(got.body);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(viaKey.frames).toHaveLength(2);
+    // Deterministic "nothing else arrived": the stream is ordered by sequence, so once a sentinel
+    // written after the two events comes third, nothing came in between.
+    const sentinel = await emit(a.account_id, 'payment.paid');
+    expect((await viaKey.waitFor(3)).map((f) => f.id)).toEqual([e1, e2, sentinel]);
   });
 
   it('withholds unshipped types and other accounts\' events; `type` narrows the stream', async () => {
@@ -67,9 +69,10 @@ describe('live push', () => {
     const e2 = await emit(a.account_id, 'payment.paid');
     expect((await all.waitFor(2)).map((f) => f.id)).toEqual([e1, e2]);
     expect((await onlyPaid.waitFor(1)).map((f) => f.id)).toEqual([e2]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(all.frames).toHaveLength(2);
-    expect(onlyPaid.frames).toHaveLength(1);
+    // Deterministic "nothing else arrived": a sentinel written after them comes next on both streams.
+    const sentinel = await emit(a.account_id, 'payment.paid');
+    expect((await all.waitFor(3)).map((f) => f.id)).toEqual([e1, e2, sentinel]);
+    expect((await onlyPaid.waitFor(2)).map((f) => f.id)).toEqual([e2, sentinel]);
   });
 
   it('sends comment-frame heartbeats and the SSE headers', async () => {
@@ -104,8 +107,9 @@ describe('resume', () => {
     expect((await c.waitFor(2)).map((f) => f.id)).toEqual([e2, e3]);
     const e4 = await emit(a.account_id, 'payment_link.settled');
     expect((await c.waitFor(3)).map((f) => f.id)).toEqual([e2, e3, e4]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(c.frames).toHaveLength(3);
+    // No duplicates, deterministically: a sentinel written last is the fourth frame.
+    const sentinel = await emit(a.account_id, 'payment.paid');
+    expect((await c.waitFor(4)).map((f) => f.id)).toEqual([e2, e3, e4, sentinel]);
   });
 
   it('a dropped connection is resumed automatically by the client from its last event id', async () => {

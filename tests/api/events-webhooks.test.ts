@@ -21,7 +21,7 @@ import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
 import { closeTemporalClient } from '../../temporal/client';
-import { client, deliveryReaches, eventually, expectError, expectOk, idem, newAccount, memberSession } from '../helpers/api';
+import { client, deliveryReaches, eventually, expectError, expectOk, idem, memberSession, newAccount, webhooksSettled } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 
 /** Fails unless `body` matches the declared response schema (unknown keys allowed: spec 1 rule 7). */
@@ -343,7 +343,7 @@ describe('webhook deliveries', () => {
     expect(done.attempts[0]).toMatchObject({ attempt_number: 1, status_code: 200, error: null, response_excerpt: '{"received":true}' });
     expect(typeof done.attempts[0].latency_ms).toBe('number');
 
-    await new Promise((r) => setTimeout(r, 1500));
+    await webhooksSettled(accountId); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(bystander.path)).toHaveLength(0);
     expect(receiver.received(target.path)).toHaveLength(1);
 
@@ -495,7 +495,7 @@ describe('webhook deliveries', () => {
       return t.includes('payment_link.created') && t.includes('payment_link.activated') ? t : null;
     }, 'both link events at the catch-all endpoint');
     expect(types).toEqual(expect.arrayContaining(['payment_link.created', 'payment_link.activated']));
-    await new Promise((r) => setTimeout(r, 1500));
+    await webhooksSettled(fresh.account_id); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(onlyActivated.path).map((r) => verify(e1.secret, r).type)).toEqual(['payment_link.activated']);
     expect(receiver.received(testOnly.path)).toHaveLength(0);
 
@@ -536,7 +536,7 @@ describe('dispatcher', () => {
       const r = receiver.received(target.path);
       return r.length >= 30 ? r : null;
     }, '30 deliveries', 30000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await webhooksSettled(a.account_id); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(target.path)).toHaveLength(30);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(evts));
     for (const r of got) expect(verify(ep.secret, r).type).toBe('order.created');

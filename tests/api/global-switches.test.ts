@@ -9,7 +9,7 @@ import { EventSource } from 'eventsource';
 import { emitEvent } from '../../lib/outbox';
 import { setSwitch } from '../../lib/switches';
 import { db, transaction } from '../../lib/db';
-import { API, call, client, connectDb, deliveryReaches, eventually, expectError, expectOk, newAccount } from '../helpers/api';
+import { API, call, client, connectDb, deliveryReaches, eventually, expectError, expectOk, newAccount, webhooksSettled } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 import { openStream, opened, type StreamClient } from '../helpers/sse';
 import { usePrivateStack } from '../helpers/stack';
@@ -111,13 +111,13 @@ describe('webhook delivery (spec 6)', () => {
         const r = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${eventId}&endpoint_id=${ep.id}`)).data;
         return r.length === 1 ? r[0] : null;
       }, 'the held event to be fanned out');
-      await new Promise((r) => setTimeout(r, 4000));
+      // Deterministic: the drain marks a delivery it holds (`held_at`) instead of sending it; once both
+      // are marked, the drain has looked at them with the switch off and sent nothing.
+      await eventually(async () => Number((await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND held_at IS NOT NULL', [[d.id, fanned.id]]))[0].n) === 2, 'both deliveries held', 20000);
       expect(receiver.received(target.path)).toHaveLength(0);
       for (const id of [d.id, fanned.id]) {
         expect(expectOk(await live.get(`/v1/webhook_deliveries/${id}`))).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
       }
-      const held: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND held_at IS NOT NULL', [[d.id, fanned.id]]);
-      expect(held[0].n).toBe(2);
     } finally {
       await setSwitch('api_v1.webhooks_delivery', true);
       onAt = Date.now();
@@ -130,7 +130,23 @@ describe('webhook delivery (spec 6)', () => {
     expect(Math.max(...got.map((r) => r.at)) - onAt).toBeLessThan(15_000);
     expect(got.map((r) => verify(ep.secret, r).id).sort()).toEqual([d.event_id, eventId].sort());
     await deliveryReaches(live, d.id, 'succeeded');
-    await new Promise((r) => setTimeout(r, 1000));
+    await webhooksSettled(accountId); // deterministic: every delivery of the account exists and finished
     expect(receiver.received(target.path)).toHaveLength(2);
   }, 120_000);
+});
+
+describe('public eligibility (spec 4.6)', () => {
+  test('closed (api_v1.eligibility off): 503 temporarily_unavailable eligibility_unavailable with Retry-After: 3600', async () => {
+    const get = () => call('GET', '/v1/eligibility?country=US&customer_type=business', undefined, { key: null, idem: null });
+    expectOk(await get());
+    await flip('api_v1.eligibility', false);
+    try {
+      const r = await get();
+      expectError(r, 503, 'temporarily_unavailable', 'eligibility_unavailable');
+      expect(r.headers.get('retry-after')).toBe('3600');
+    } finally {
+      await flip('api_v1.eligibility', true);
+    }
+    expectOk(await get());
+  });
 });

@@ -8,14 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type Joi from 'joi';
-import { call, client, connectDb, eventually, expectError, newAccount } from '../helpers/api';
+import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { bankCredit } from '../helpers/bank';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
-import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { payrollGate } from '../../activities/payroll/queries';
 import { requestPayrollFundsReturn } from '../../activities/payroll/signals';
 import { db } from '../../lib/db';
-import { bankCollection } from '../../providers/bank-collection';
 import { setSwitch } from '../../lib/switches';
 import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse } from '../../views/payroll-funding';
 
@@ -117,15 +115,15 @@ test('a provider failure: failed with provider_error (retryable, no provider tex
   const a = await newAccount();
   const api = client(a.live_key);
   const r = await run('USD', {}, { api });
-  const issue = jest.spyOn(bankCollection(), 'issue').mockRejectedValueOnce(new Error('Upstream 502: gateway timeout at bank.example'));
+  // The provider fails for this account only, as the outside world would (POST /sim/providers/faults).
+  const fault = (value: string | null) => call('POST', '/sim/providers/faults', { account_id: a.account_id, name: 'bank_collection.issue_fails', value }, { key: null, idem: null });
+  expectOk(await fault('true'));
   try {
-    // The route's own call, in this process (where the provider can be made to fail).
-    const failed = await requestFundingInstructions({
-      accountId: a.account_id, livemode: true, id: r.id, body: {}, gate: await payrollGate(a.account_id), request: { id: 'req_test', idempotency_key: null },
-    });
+    const failed = await instructions(r.id, {}, api);
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'provider_error', retryable: true, bank: null });
+    expect(JSON.stringify(failed)).not.toContain('bank.example');
   } finally {
-    issue.mockRestore();
+    expectOk(await fault(null));
   }
   const got = (await api.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).body;
   expect(got).toMatchObject({ status: 'failed', failure_reason: 'provider_error', retryable: true, bank: null });

@@ -44,18 +44,22 @@ test('the budget refills after its window', async () => {
 
 test('a high budget is leased in blocks (a twentieth of it): the limit holds exactly with a fraction of the store writes', async () => {
   const subject = `ip-lease-${Date.now()}`;
-  let refused = 0;
-  let allowed = 0;
-  // Stay inside one 1-second window: 420 sequential consumes take well under a second here.
+  // 420 concurrent consumes: leases are single-flight, so this is 21 store round trips, well inside
+  // one 1-second window (the store's fixed window starts at the first point).
   const start = Date.now();
-  for (let i = 0; i < 420; i++) {
-    try { await consume('public_token', subject); allowed++; } catch (e) { expect(e).toBeInstanceOf(DomainError); refused++; }
-  }
-  if (Date.now() - start < 1000) {
-    expect(allowed).toBe(400);
-    expect(refused).toBe(20);
+  const results = await Promise.allSettled(Array.from({ length: 420 }, () => consume('public_token', subject)));
+  const elapsed = Date.now() - start;
+  for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DomainError);
+  const allowed = results.filter((r) => r.status === 'fulfilled').length;
+  if (elapsed < 1000) {
+    // Exact: the budget, no more, no less.
+    expect({ allowed, refused: 420 - allowed }).toEqual({ allowed: 400, refused: 20 });
   } else {
+    // Why not exact: the run outlasted the 1 s window (an overloaded machine), so it spans two
+    // windows; the shared budget still bounds it: at least one budget, at most two.
+    process.stderr.write(`[rate-limit] 420 consumes took ${elapsed} ms (> the 1 s window): bound checked instead of the exact count\n`);
     expect(allowed).toBeGreaterThanOrEqual(400);
+    expect(allowed).toBeLessThanOrEqual(420);
   }
   const rows = await db().query(`SELECT points FROM rate_limits WHERE key = $1`, [`public_token:${subject}`]);
   expect(rows[0].points).toBeGreaterThanOrEqual(400);

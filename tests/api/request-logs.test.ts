@@ -157,7 +157,8 @@ describe('GET /api_keys/{id}/usage', () => {
     const api = client(k.secret);
     const rs = [await api.get('/v1/account'), await api.get('/v1/account'), await api.get('/v1/clients')];
     expect(rs.map((r) => r.status)).toEqual([200, 200, 403]);
-    await logsFor(a.live_key, rs.map((r) => r.headers.get('request-id')!));
+    const ids = rs.map((r) => r.headers.get('request-id')!);
+    const logs = (await logsFor(a.live_key, ids)).filter((l) => ids.includes(l.id));
     const u = await client(a.live_key).get(`/v1/api_keys/${k.key.id}/usage`);
     expect(u.status).toBe(200);
     expect(u.body).toMatchObject({
@@ -165,7 +166,10 @@ describe('GET /api_keys/{id}/usage', () => {
       by_status_class: { '2xx': 2, '3xx': 0, '4xx': 1, '5xx': 0 }, error_rate: 0.3333,
     });
     expect(u.body.latency_ms.p95).toBeGreaterThanOrEqual(u.body.latency_ms.p50);
-    expect(u.body.daily).toEqual([{ date: new Date().toISOString().slice(0, 10), requests: 3, errors: 1 }]);
+    // Daily buckets are UTC days of the logged requests (three requests may straddle midnight UTC).
+    const days = [...new Set(logs.map((l) => String(l.created_at).slice(0, 10)))].sort();
+    const bucket = (d: string) => ({ date: d, requests: logs.filter((l) => l.created_at.startsWith(d)).length, errors: logs.filter((l) => l.created_at.startsWith(d) && l.status >= 400).length });
+    expect([...u.body.daily].sort((x: { date: string }, y: { date: string }) => x.date.localeCompare(y.date))).toEqual(days.map(bucket));
     expect(Date.parse(u.body.last_request_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(Date.parse(u.body.period.end) - Date.parse(u.body.period.start)).toBe(30 * 86_400_000);
     const day = await client(a.session_token).get(`/v1/api_keys/${k.key.id}/usage?days=1`);

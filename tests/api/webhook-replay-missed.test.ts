@@ -4,11 +4,11 @@
  * a disabled endpoint records `disabled_at`; re-enabling with `replay_missed: true` delivers, once,
  * every event it missed since then (a repeat queues nothing); `replay_missed` alone is refused.
  */
-import { client, eventually, expectError, expectOk, newAccount } from '../helpers/api';
+import { client, connectDb, eventually, expectError, expectOk, newAccount, webhooksSettled } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 
 const receiver = new Receiver({ tls: testTls() });
-beforeAll(async () => { await receiver.start(); });
+beforeAll(async () => { await connectDb(); await receiver.start(); });
 afterAll(async () => { await receiver.stop(); });
 
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
@@ -33,7 +33,7 @@ test('sequence increases per object; a re-enabled endpoint replays what it misse
   expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'manual', disabled_at: expect.any(String) });
   const missed = [];
   for (const title of ['Missed one', 'Missed two']) missed.push(expectOk(await api.post('/v1/payment_links', { amount: usd('500'), title }), 201).id);
-  await new Promise((r) => setTimeout(r, 1500));
+  await webhooksSettled(acct.account_id); // deterministic: the missed events got no delivery
   expect(receiver.received(target.path)).toHaveLength(2);
 
   expectError(await api.patch(`/v1/webhook_endpoints/${endpoint.id}`, { replay_missed: true }), 400, 'invalid_request', 'parameter_invalid', 'replay_missed');
@@ -44,6 +44,6 @@ test('sequence increases per object; a re-enabled endpoint replays what it misse
   expect(replayed.map((b) => b.data.object.id).sort()).toEqual([...missed].sort());
   const again = expectOk(await api.patch(`/v1/webhook_endpoints/${endpoint.id}`, { enabled: true, replay_missed: true }));
   expect(again.missed_events_replayed).toEqual({ since: null, count: 0 });
-  await new Promise((r) => setTimeout(r, 1000));
+  await webhooksSettled(acct.account_id); // deterministic: the repeat queued nothing more
   expect(receiver.received(target.path)).toHaveLength(4);
 });

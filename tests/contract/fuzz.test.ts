@@ -7,7 +7,8 @@
  * can call, once with the owner's dashboard session over every authenticated operation.
  *
  * Our checks (tests/contract/schemathesis_hooks.py): `no_server_fault` (no 5xx except a 503
- * `temporarily_unavailable` from a switch another suite may flip meanwhile) and `error_envelope`
+ * `temporarily_unavailable` whose code `EXPECTED_503` names with its reason; no suite flips a global
+ * switch on the shared stack) and `error_envelope`
  * (every error is the part 7 envelope with the type its status prescribes), and
  * `positive_data_acceptance_stated` (strict, issues 24 and 25: schemathesis's
  * `positive_data_acceptance` except the refusals `STATED_EXEMPTIONS` names exactly, by operation,
@@ -45,7 +46,7 @@ const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
  * Checks of `--checks all` left out, by name, each with its reason (docs/decisions.md, issues 11, 24, 25).
  */
 const EXCLUDED_CHECKS: Record<string, string> = {
-  not_a_server_error: 'superseded by no_server_fault: a 503 temporarily_unavailable from a switch another suite flips is a documented answer',
+  not_a_server_error: 'superseded by no_server_fault: the same check, except a 503 whose code EXPECTED_503 names (a documented retry-later answer of the operation\'s state)',
   positive_data_acceptance: 'superseded by positive_data_acceptance_stated: the same check, except the refusals STATED_EXEMPTIONS names exactly (operation, status, code, parameter) for rules JSON Schema cannot state',
 };
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '8';

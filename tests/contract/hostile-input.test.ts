@@ -18,6 +18,8 @@ import { rawRequest } from '../helpers/raw-http';
 
 documentOfThisBuild();
 const BODY_OPS = REGISTRY.filter((d) => d.method !== 'get');
+/** `Object.prototype`'s own property names in a Node process nothing has polluted (the API process must keep them). */
+const PRISTINE_OBJECT_PROTOTYPE = Object.getOwnPropertyNames(Object.prototype).sort();
 
 let acct: Awaited<ReturnType<typeof newAccount>>;
 
@@ -48,7 +50,11 @@ describe.each(ops)('%s', (_name, def) => {
     expectError(await send(def, '{"__proto__":{"polluted":true}}'), 400, 'invalid_request', 'parameter_unknown', '__proto__');
     const key = firstKey(def);
     expectError(await send(def, `{"${key}":{"b":[{"__proto__":{"polluted":true}}]}}`), 400, 'invalid_request', 'parameter_unknown', `${key}.b.0.__proto__`);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // The server's prototypes, not this process's (GET /sim/process inspects the API process).
+    const probe = await call('GET', '/sim/process', undefined, { key: null, idem: null });
+    expect(probe.status).toBe(200);
+    expect(probe.body.object_prototype).not.toContain('polluted');
+    expect(probe.body.object_prototype).toEqual(PRISTINE_OBJECT_PROTOTYPE);
   });
 
   test('a body over 1 MiB: 413 request_too_large', async () => {

@@ -53,19 +53,23 @@ REQUIRED = ("type", "code", "message", "doc_url", "request_id")
 OPTIONAL = ("param", "details")
 
 
+# 503s a fuzzed call may meet on the shared stack, by code, each with its reason (issue 25). No test
+# flips a global switch on the shared stack (those run on private stacks), so `switch_off` and the
+# test-mode answers are not among them: any other 503 is a fault.
+EXPECTED_503 = {
+    "funding_instructions_pending": "the provider is still preparing a payout's funding instructions (spec 4.3: retry after Retry-After)",
+}
+
+
 @schemathesis.check
 def no_server_fault(ctx, response, case):
-    """No 5xx, except 503 `temporarily_unavailable`: an operator switch or the test-mode gate that
-    another test suite may flip while the fuzzer runs (spec part 6 switches, part 1 rule 5), which is
-    a documented answer of every gated operation rather than a fault."""
+    """No 5xx, except a 503 `temporarily_unavailable` whose code `EXPECTED_503` names: a documented
+    answer of the operation's state (retry later), not a fault."""
     if response.status_code < 500:
         return None
     if response.status_code == 503:
-        try:
-            err = json.loads(response.content).get("error", {})
-        except ValueError:
-            err = {}
-        if isinstance(err, dict) and err.get("type") == "temporarily_unavailable":
+        err = _error_of(response)
+        if err.get("type") == "temporarily_unavailable" and err.get("code") in EXPECTED_503:
             return None
     raise AssertionError(f"server error {response.status_code}: {response.content[:300]!r}")
 

@@ -4,7 +4,7 @@
  * through the same code path as `npm run seed`.
  */
 import crypto from 'node:crypto';
-import { initDb, transaction } from '../../lib/db';
+import { db, initDb, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { createSession, provisionAccount, DevCredentials } from '../../activities/accounts/commands';
 
@@ -100,6 +100,21 @@ export function expectOk<T = any>(res: Res<T>, status = 200): T {
 }
 
 /** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
+/**
+ * A deterministic "nothing more arrives" for webhooks (instead of a fixed sleep): waits until the
+ * dispatcher's durable cursor (`outbox_cursors` `webhooks`) has passed every event of `accountId`,
+ * so every delivery row those events get exists, then until none of them is still pending or
+ * retrying. After it, a receiver has seen every delivery it will ever get for those events.
+ */
+export async function webhooksSettled(accountId: string, timeoutMs = 30000): Promise<void> {
+  await eventually(async () => (await db().query(
+    `SELECT coalesce((SELECT seq FROM outbox_cursors WHERE name = 'webhooks'), 0) >= coalesce(max(seq), 0) AS passed FROM events WHERE account_id = $1`, [accountId]))[0].passed === true,
+  `the dispatcher past every event of ${accountId}`, timeoutMs);
+  await eventually(async () => Number((await db().query(
+    `SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND status IN ('pending', 'retrying')`, [accountId]))[0].count) === 0,
+  `every delivery of ${accountId} finished`, timeoutMs);
+}
+
 export async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 20000): Promise<any> {
   return eventually(async () => {
     const r = await api.get(`/v1/webhook_deliveries/${id}`);

@@ -17,6 +17,7 @@ import { activateLink, cancelLink, createLink, disableReminderSchedule, updateRe
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
 import { linkNextReminderAt } from '../../domain/reminders';
+import { linkWaitingForQuery } from '../../workflows/payment-link';
 import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { closeDb, db } from '../../lib/db';
@@ -179,8 +180,13 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     expect(off.reminder_schedule).toMatchObject({ status: 'off', offsets_days: [3, 5, 20] });
     expect(linkNextReminderAt(off)).toBeNull();
     await env.sleep(20 * DAY);
-    // Give the worker a moment (real time) to act if it wrongly would.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Deterministic, not a real-time pause: a query is answered only after the workflow has
+    // processed the timers that fired (a buffered query), so its history then holds any reminder
+    // it would wrongly send; there is none after the disable.
+    const handle = env.client.workflow.getHandle(link.id);
+    await handle.query(linkWaitingForQuery);
+    const sends = (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPaymentLinkReminder') ?? [];
+    expect(sends).toHaveLength(2);
     const still = await reminders(link.id, 2);
     expect(still.reminder_schedule.status).toBe('off');
     expect(count(await eventTypes(link.id), 'payment_link.reminder_schedule_updated')).toBe(2);
