@@ -59,7 +59,7 @@ runBench({ name: 'writes', tag: 'writes', split: true, log }, async (_stack, cre
   await measure('payment_links insert alone', () => db().query('INSERT INTO payment_links SELECT r.* FROM jsonb_populate_record(NULL::payment_links, $1::jsonb) r', [freshLink()]));
   await measure('idempotency_records insert alone', () => db().query(
     `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
-     VALUES ($1, 'r', $2, true, 'h', 'completed', 201, $3::jsonb, '[]', now())`, [accountId, hex(12), wireJson]));
+     VALUES ($1, 'r', $2, true, 'h', 'completed', 201, $3::json, '[]', now())`, [accountId, hex(12), wireJson]));
   await measure('events insert alone', () => db().query(eventSql, [...eventRowHead(event), wireJson, ...eventRowTail(event)]));
   await measure('events insert + NOTIFY', () => db().query(`WITH e AS (${eventSql} RETURNING id) SELECT pg_notify('events', e.id) FROM e`, [...eventRowHead(event), wireJson, ...eventRowTail(event)]));
   await measure('createLink (checks, build, view, the one statement)', create);

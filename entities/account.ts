@@ -98,7 +98,8 @@ export class IdempotencyRecord {
   @Column('text') request_hash: string;
   @Column('text') state: 'in_progress' | 'completed' | 'failed';
   @Column('integer', { nullable: true }) response_status: number | null;
-  @Column('jsonb', { nullable: true }) response_body: unknown;
+  /** `json`, not `jsonb`: the text is kept verbatim, so a replay is byte-identical to the first answer (jsonb reorders keys). */
+  @Column('json', { nullable: true }) response_body: unknown;
   @Column('jsonb', { nullable: true }) redactions: string[] | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @Column('timestamptz', { nullable: true }) completed_at: Date | null;

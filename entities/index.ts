@@ -37,6 +37,7 @@ import { WebhookEndpointDrain1764480000000 } from './migrations/1764480000000-We
 import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-OutboxCursorIndexes';
 import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-PayrollFundReturns';
 import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
+import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -98,4 +99,5 @@ export const MIGRATIONS = [
   OutboxCursorIndexes1764490000000,
   PayrollFundReturns1764500000000,
   QuoteAmountsNumeric1764510000000,
+  IdempotencyResponseText1764520000000,
 ];

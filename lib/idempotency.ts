@@ -3,7 +3,8 @@
  * mode + route); a replay within 24 h returns the stored status and body; the same key with a
  * different body is `409 idempotency_error`; a concurrent duplicate waits for the first and replays
  * it (never executes twice); a request that failed after it may have taken effect is remembered
- * and answers `409 idempotency_failed`. Secrets named in `redact` are never stored.
+ * and answers `409 idempotency_failed`. Secrets named in `redact` are never stored. The body is stored
+ * as `json` text, verbatim (not `jsonb`, which reorders keys): a replay is byte-identical to the first answer.
  */
 import crypto from 'node:crypto';
 import { DomainError } from '../domain/errors';

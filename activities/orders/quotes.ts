@@ -122,10 +122,11 @@ export async function createQuote(scope: AccountScope, b: QuoteRequest, headers:
   });
   const wire = quoteView(quote, offers, providerIdentity, now.getTime());
   // One statement: the completed idempotency record (when the caller claimed a key), the quote and its offers.
+  // The record's body goes in as `json` (kept verbatim; `jsonb` reorders keys): a replay is byte-identical to this answer.
   const rows: Array<{ n: number }> = await db().query(
     `WITH claim AS (
        INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
-       SELECT $1, $2, $3, $4, $5, 'completed', $6, $7::jsonb, '[]', now() WHERE $3::text IS NOT NULL
+       SELECT $1, $2, $3, $4, $5, 'completed', $6, $7::json, '[]', now() WHERE $3::text IS NOT NULL
        ON CONFLICT DO NOTHING RETURNING key),
      go AS (SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $3::text IS NULL),
      q AS (INSERT INTO quotes SELECT r.* FROM jsonb_populate_record(NULL::quotes, $8::jsonb) r WHERE EXISTS (SELECT 1 FROM go) RETURNING id),

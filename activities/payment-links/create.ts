@@ -89,7 +89,7 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
       const rows: unknown[] = await db().query(
         `WITH claim AS (
            INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, response_status, response_body, redactions, completed_at)
-           SELECT $1, $2, $3, $4, $5, 'completed', $6, $8::jsonb, '[]', now() WHERE $3::text IS NOT NULL
+           SELECT $1, $2, $3, $4, $5, 'completed', $6, $8::json, '[]', now() WHERE $3::text IS NOT NULL
            ON CONFLICT DO NOTHING RETURNING key),
          go AS (SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $3::text IS NULL),
          link AS (
@@ -98,10 +98,11 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
            RETURNING id),
          ev AS (
            INSERT INTO events(${EVENT_COLUMNS})
-           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::jsonb), $16, $17, $18 FROM link
+           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::json), $16, $17, $18 FROM link
            RETURNING id)
          SELECT id FROM ev`,
-        // The wire form travels once: it is both the stored response and the event's `data.object`.
+        // The wire form travels once: it is both the stored response and the event's `data.object`. It is cast to `json`
+        // (kept verbatim; `jsonb` reorders keys), so a replay is byte-identical to this answer.
         [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire),
           ...eventRowHead(event), ...eventRowTail(event)]);
       if (!rows[0]) throw new IdempotencyKeyTaken();
