@@ -84,7 +84,8 @@ export function register(r: Router<AppState>): void {
   });
 
   mount(r, {
-    ...GATE, id: 'customers.events.list', method: 'get', path: '/customers/:id/events', scope: 'customers.read',
+    // A per-object event list: reachable by a test-mode key (spec 1 rule 5 reach list); a live customer's id is then 404.
+    ...GATE, testMode: 'full', id: 'customers.events.list', method: 'get', path: '/customers/:id/events', scope: 'customers.read',
     query: Joi.object(listQuery), response: listEnvelope(eventResponse),
     handler: async ({ caller, params, query }) => objectEventsPage(caller, (await getCustomer(caller.accountId, caller.livemode, params.id)).id, query),
   });

@@ -255,7 +255,7 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('customers.associated_persons.list', 'GET /customers/{id}/associated_persons', 'customers.read', { darkFlag: true }),
   // Spec 1 rule 5 lists "per-object event lists" in the test-mode reach; the product keeps every
   // customers operation at 503 for a test key (reported in issue 25 as a disagreement to rule on).
-  op('customers.events.list', 'GET /customers/{id}/events', 'customers.read', { darkFlag: true, decision: 'Customers (issue 15): Dark-flag: "test-mode keys 503"' }),
+  op('customers.events.list', 'GET /customers/{id}/events', 'customers.read', { ...PER_OBJECT_EVENTS, darkFlag: true }),
   // "Owner/admin."
   op('customers.compliance_profile.update', 'PATCH /customers/{id}/compliance_profile', 'customers.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true }),
 
