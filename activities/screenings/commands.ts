@@ -76,9 +76,17 @@ function figuresOf(s: Screening): ReportFigures {
   };
 }
 
-/** SHA-256 (hex) of the figures' canonical JSON (keys in the order of ReportFigures). */
+/** The keys of ReportFigures in their canonical order (what `figuresSha256` hashes, in this order). */
+const FIGURE_KEYS: ReadonlyArray<keyof ReportFigures> = [
+  'screening_id', 'chain', 'address', 'risk_score', 'risk_level', 'verdict', 'action', 'flags', 'confidence', 'coverage', 'provider_version', 'screened_at',
+];
+
+/**
+ * SHA-256 (hex) of the figures' canonical JSON (keys in the order of ReportFigures), whatever the
+ * key order of `f` (figures read back from the jsonb column come in jsonb's order).
+ */
 export function figuresSha256(f: ReportFigures): string {
-  return crypto.createHash('sha256').update(JSON.stringify(f)).digest('hex');
+  return crypto.createHash('sha256').update(JSON.stringify(f, FIGURE_KEYS as string[])).digest('hex');
 }
 
 /**
