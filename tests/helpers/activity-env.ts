@@ -15,6 +15,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger } from '@temporalio/worker';
+import type { Caller } from '../../domain/caller';
 import { db } from '../../lib/db';
 import { resetConfig } from '../../lib/config';
 import { setTemporalClient } from '../../temporal/client';
@@ -122,6 +123,17 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { name: st
     return e as Error & { name: string };
   }
   throw new Error('expected a rejection, the call resolved');
+}
+
+/** A business-key caller of `accountId` (what the area's queries take), with every scope. */
+export function keyCaller(accountId: string, livemode = true): Caller {
+  return { kind: 'business_key', accountId, livemode, keyId: null, userId: null, role: null, scopes: ['*'], defaultVersion: null };
+}
+
+/** The owner's user id of `accountId`. */
+export async function ownerOf(accountId: string): Promise<string> {
+  const rows: Array<{ user_id: string }> = await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [accountId]);
+  return rows[0].user_id;
 }
 
 /** A request reference for commands run by a test. */
