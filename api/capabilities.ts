@@ -5,7 +5,7 @@
  * boundary re-check eligibility themselves.
  */
 import { PAYER_FEE_CAPABILITY } from '../domain/fees';
-import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS } from '../domain/payouts';
+import { CORRIDORS, corridorVerdict, PAYOUT_SOURCE_CHAINS } from '../domain/payouts/corridors';
 import { payoutGate, serviceWalletChains } from '../activities/payouts/queries';
 import { payrollGate } from '../activities/payroll/queries';
 import { cryptoFundingVerdict, isPayrollCurrency, PAYROLL_CURRENCIES } from '../domain/payroll';

@@ -14,7 +14,7 @@ import { checkAddress, resolveChain } from './addresses';
 import { invalidRequest } from './errors';
 import { PAYROLL_RUN_CANCELLABLE, type PayrollItemStatus } from './payroll';
 import type { PayrollDestination } from './payroll-execution';
-import { REFERENCE_RATES_USDC_PER_MAJOR } from './payouts';
+import { REFERENCE_RATES_USDC_PER_MAJOR } from './payouts/pricing';
 import { transitionTable, type TransitionMap, type TransitionTable } from './transitions';
 
 /** Masked destination (the shape entities/payroll.ts stores): bank details masked, or a shortened wallet address. */

@@ -4,7 +4,7 @@
  * item amount, and the normalized item `failure_reason`. Pure: no I/O, safe in workflows.
  */
 import type { BankDetails } from './bank-details';
-import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts';
+import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts/pricing';
 
 /** Raw destination of a recipient (the plaintext behind `destination_ciphertext`): bank details or a USDC wallet. */
 export type PayrollDestination =

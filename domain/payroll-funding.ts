@@ -10,7 +10,7 @@
 import type { BankRail } from './bank-details';
 import { conflict } from './errors';
 import { currencyDecimals } from './money';
-import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts';
+import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts/pricing';
 import type { PayrollCurrency } from './payroll';
 import { transitionTable, type TransitionMap, type TransitionTable } from './transitions';
 

@@ -10,7 +10,7 @@
  */
 import { conflict, invalidRequest } from './errors';
 import { currencyDecimals, money, type Money } from './money';
-import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts';
+import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts/pricing';
 import { transitionTable, type TransitionMap, type TransitionTable } from './transitions';
 
 // ---------------------------------------------------------------------------------------------

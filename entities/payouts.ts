@@ -6,7 +6,7 @@
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MaskedBeneficiary } from '../domain/bank-details';
-import type { PayoutAttemptStatus, PayoutStatus } from '../domain/payouts';
+import type { PayoutAttemptStatus, PayoutStatus } from '../domain/payouts/statuses';
 
 @Entity('payouts')
 export class Payout {

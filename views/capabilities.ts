@@ -3,7 +3,7 @@
  * `GET /payouts/eligibility`, and the response schemas of the corridor row and the capabilities document.
  */
 import Joi from 'joi';
-import type { Corridor, CorridorVerdict } from '../domain/payouts';
+import type { Corridor, CorridorVerdict } from '../domain/payouts/corridors';
 import { moneyOut } from './schema';
 import { currencyDecimals } from '../domain/money';
 

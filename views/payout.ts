@@ -4,7 +4,7 @@
  * attempts, and the corridor rows of the capabilities document. The only place payout wire field
  * names are spelled.
  */
-import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS } from '../domain/payouts';
+import { corridorById, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, USDC_DECIMALS } from '../domain/payouts/corridors';
 import type { Money } from '../domain/money';
 import type { Payout, PayoutAttempt, WalletSend } from '../entities';
 import type { CallerKind } from '../domain/caller';

@@ -10,10 +10,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import { maskedAccountEnding, type StoredBankDetails } from '../../domain/bank-details';
-import {
-  FUNDING_WINDOW_SECONDS, WALLET_SEND_SIGNABLE_SECONDS, fiatPayable, fundingSurplus, heldForReturn, isPayoutTerminal, PAYOUT_SOURCE_ASSET,
-  settlementVerdict, walletSendEstimate, type PayoutAttemptStatus, type PayoutStatus,
-} from '../../domain/payouts';
+import { isPayoutTerminal, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
+import { PAYOUT_SOURCE_ASSET } from '../../domain/payouts/corridors';
+import { fiatPayable, walletSendEstimate } from '../../domain/payouts/pricing';
+import { fundingSurplus, heldForReturn, settlementVerdict } from '../../domain/payouts/verdicts';
+import { FUNDING_WINDOW_SECONDS, WALLET_SEND_SIGNABLE_SECONDS } from '../../domain/payouts/deadlines';
 import { Payout, PayoutAttempt, PayoutDeposit, WalletSend, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

@@ -9,11 +9,12 @@ import type { EntityManager } from 'typeorm';
 import { normalizePayoutBeneficiary, type PayoutBeneficiaryInput } from '../../domain/bank-details';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { toMinorPositive, type Money } from '../../domain/money';
-import {
-  CAPABILITY_VERSION, checkInvoiceAmount, FUNDING_WINDOW_SECONDS, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, derivePayerType,
-  fundingQuote, normalizeRefundAddress, PAYOUT_FEE_BPS, PAYOUT_PRE_FUNDS, PAYOUT_SOURCE_ASSET,
-  walletSendCancelBlock, walletSendEstimate, type Corridor, type CorridorGate,
-} from '../../domain/payouts';
+import { PAYOUT_PRE_FUNDS } from '../../domain/payouts/statuses';
+import { CAPABILITY_VERSION, checkInvoiceAmount, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type Corridor, type CorridorGate } from '../../domain/payouts/corridors';
+import { fundingQuote, PAYOUT_FEE_BPS, walletSendEstimate } from '../../domain/payouts/pricing';
+import { FUNDING_WINDOW_SECONDS, walletSendCancelBlock } from '../../domain/payouts/deadlines';
+import { derivePayerType } from '../../domain/payouts/payer-type';
+import { normalizeRefundAddress } from '../../domain/payouts/refund-address';
 import { Payout, PayoutAttempt, WalletSend } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

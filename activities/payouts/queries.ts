@@ -5,9 +5,9 @@
  */
 import type { SelectQueryBuilder } from 'typeorm';
 import { conflict, DomainError, notFound } from '../../domain/errors';
-import {
-  DEFAULT_SOURCE_CHAIN, fundingQuote, PAYOUT_SOURCE_ASSET, PAYOUT_STATUS_GROUPS, walletSendEstimate, type CorridorGate, type PayoutStatusGroup,
-} from '../../domain/payouts';
+import { PAYOUT_STATUS_GROUPS, type PayoutStatusGroup } from '../../domain/payouts/statuses';
+import { DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type CorridorGate } from '../../domain/payouts/corridors';
+import { fundingQuote, walletSendEstimate } from '../../domain/payouts/pricing';
 import { Payout, PayoutAttempt, Wallet, WalletSend } from '../../entities';
 import { auxDb, db } from '../../lib/db';
 import { isFlagOpen, isSwitchOn } from '../../lib/switches';

@@ -1,11 +1,11 @@
 /**
  * Shared records of the payouts area (spec 2.6, 3): locking a payout row, writing its outbox events
  * (the payout's wire form, views/payout.ts) and its status changes through the transition tables of
- * domain/payouts.ts. Used by commands.ts and activities.ts inside their transactions.
+ * domain/payouts/statuses.ts. Used by commands.ts and activities.ts inside their transactions.
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
-import { PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_TRANSITIONS, payoutAttemptSources, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts';
+import { PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_TRANSITIONS, payoutAttemptSources, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
 import { Payout, Wallet } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';

@@ -6,7 +6,7 @@
  */
 import { resolveChain } from '../../domain/addresses';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
-import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
+import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { MAX_TRACE_DEPTH, MAX_TRACE_EDGES, type TraceDirection } from '../../domain/screening';
 import { headBlockOf, indexedChains, indexedTransaction, transfersOf, type IndexedTransfer } from '../../providers/chain-indexer';
 

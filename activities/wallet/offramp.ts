@@ -15,7 +15,7 @@ import { currencyDecimals, toMinorPositive, type Money } from '../../domain/mone
 import {
   developerFeeBps, MIN_OFFRAMP_MINOR, OFFRAMP_FUNDING_SECONDS, OFFRAMP_QUOTE_SECONDS, offrampTransitions, priceOfframp, transitMemo, type OfframpPrice,
 } from '../../domain/offramp';
-import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts';
+import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts/pricing';
 import { WalletOfframpIntent } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { INACTIVE_RETURN_REASON, usdcForCredit, type VirtualAccountStatus } from '../../domain/virtual-accounts';
-import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts';
+import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts/pricing';
 import { WalletVirtualAccount, WalletVirtualAccountCredit } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';

@@ -2,7 +2,7 @@
  * Payouts (spec 2.6, 3, 4.3, 6) and capabilities (spec 4.6). Scopes `payouts.read` / `.write` and
  * `capabilities.read`. Test mode is unavailable (503) except the per-object event list (spec 1
  * rule 5). Cross-account or cross-mode ids are 404. The funding POST is the money boundary: a human
- * confirms it through a dashboard session. Rules live in activities/payouts/ and domain/payouts.ts,
+ * confirms it through a dashboard session. Rules live in activities/payouts/ and domain/payouts/,
  * wire names in views/payout.ts.
  */
 import type Router from '@koa/router';
@@ -13,7 +13,7 @@ import {
   attemptListQuery, findPayout, loadFundingInstructions, payoutGate, payoutListQuery, payoutReceipt, walletFundingQuote,
 } from '../../activities/payouts/queries';
 import type { RequestRef } from '../../lib/outbox';
-import type { PayoutStatusGroup } from '../../domain/payouts';
+import type { PayoutStatusGroup } from '../../domain/payouts/statuses';
 import { capabilitiesFor, payoutCapabilities } from '../capabilities';
 import type { AppState } from '../context';
 import { objectEventsPage } from '../object-events';

@@ -55,7 +55,7 @@ import { notifyPayrollItemRailUpdate } from '../../activities/payroll/signals';
 import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
 import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
-import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts';
+import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';

@@ -2,10 +2,11 @@
  * joi schemas of the payouts and capabilities areas (spec 2.6, 4.3, 4.6): request bodies and
  * queries (unknown body keys are 400, api/operation.ts). The success bodies
  * (`response:`) live next to their projections in views/payout.ts. Corridor, amount and state rules are
- * enforced by domain/payouts.ts and activities/payouts.ts with the spec's codes.
+ * enforced by domain/payouts/ (corridors.ts, statuses.ts) and activities/payouts/ with the spec's codes.
  */
 import Joi from './joi';
-import { CORRIDOR_IDS, CORRIDORS, PAYOUT_SOURCE_CHAINS, PAYOUT_STATUS_GROUPS } from '../../domain/payouts';
+import { PAYOUT_STATUS_GROUPS } from '../../domain/payouts/statuses';
+import { CORRIDOR_IDS, CORRIDORS, PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { bankDetailsBody } from './beneficiary';
 import { digitsAtLeast, digitsUpTo, documentedAlso, documentedAs, evmAddressDocument, listQuery, moneyPositive } from './common';
 
@@ -69,7 +70,7 @@ export const beneficiaryBody = bankDetailsBody('optional');
 export const fundRequestBody = documentedAlso(Joi.object({
   funding_source: Joi.string().valid('external_wallet', 'service_wallet'),
   source_chain: sourceChain,
-  // Shape, checksum and zero-address rules in domain/payouts normalizeRefundAddress (null = removal: refused).
+  // Shape, checksum and zero-address rules in domain/payouts/refund-address.ts normalizeRefundAddress (null = removal: refused).
   refund_address: documentedAs(Joi.string(), { ...evmAddressDocument, not: { pattern: '^0x0{40}$' } }),
 }), {
   // A service-wallet funding returns to the wallet: no `refund_address` (400 `parameter_invalid`; issue 24).

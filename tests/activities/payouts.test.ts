@@ -13,7 +13,7 @@ import {
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { getAddress } from 'viem';
-import { FUNDING_WINDOW_SECONDS } from '../../domain/payouts';
+import { FUNDING_WINDOW_SECONDS } from '../../domain/payouts/deadlines';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { bridgeAdapter } from '../../providers/bridge';

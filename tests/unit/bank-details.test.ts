@@ -10,7 +10,7 @@ import {
   BANK_RAILS, beneficiaryRailOf, isValidAbaRouting, isValidClabe, maskBankDetails, maskedAccountEnding, normalizeBeneficiary,
   normalizePayoutBeneficiary, pixKeyType, RAIL_CURRENCY, type BeneficiaryInput, type StoredBankDetails,
 } from '../../domain/bank-details';
-import { CORRIDORS } from '../../domain/payouts';
+import { CORRIDORS } from '../../domain/payouts/corridors';
 import { caught } from '../helpers/domain';
 
 const base = { account_owner_type: 'business' as const, account_holder_name: 'Acme Ltd' };

@@ -4,11 +4,13 @@
  * tolerance (0.05% + 10 minor units, 25 for MXN), funding surplus and held USDC, refund address rules,
  * cancel hold, views (bank details: tests/unit/bank-details.test.ts).
  */
-import {
-  CORRIDORS, corridorById, corridorVerdict, derivePayerType, fiatPayable, fundingQuote, grossUp, normalizeRefundAddress,
-  settledTolerance, settlementVerdict, walletSendCancelBlock, walletSendEstimate, checkInvoiceAmount, canTransition, fundingSurplus, heldForReturn,
-  assertPayoutTransition, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, payoutAttemptSources, payoutSources, type PayoutStatus,
-} from '../../domain/payouts';
+import { canTransition, assertPayoutTransition, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, payoutAttemptSources, payoutSources, type PayoutStatus } from '../../domain/payouts/statuses';
+import { CORRIDORS, corridorById, corridorVerdict, checkInvoiceAmount } from '../../domain/payouts/corridors';
+import { fiatPayable, fundingQuote, grossUp, walletSendEstimate } from '../../domain/payouts/pricing';
+import { settledTolerance, settlementVerdict, fundingSurplus, heldForReturn } from '../../domain/payouts/verdicts';
+import { walletSendCancelBlock } from '../../domain/payouts/deadlines';
+import { derivePayerType } from '../../domain/payouts/payer-type';
+import { normalizeRefundAddress } from '../../domain/payouts/refund-address';
 import { IllegalTransition } from '../../domain/transitions';
 import { caught } from '../helpers/domain';
 import { fundingInstructionsView, payoutEventView, payoutView } from '../../views/payout';
