@@ -1,7 +1,7 @@
 /**
  * Builds the Koa application (ARCHITECTURE.md "Data flow" 1): request id -> request log -> error envelope ->
  * [pages (HTML, api/pages/), docs and the root (api/docs/)] -> versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
- * -> per-operation authorization, validation and idempotency (api/operation.ts) -> thin handlers.
+ * -> per-operation authorization, validation and idempotency (api/operation/: authorize.ts, validate.ts, idempotency.ts, tied by mount.ts) -> thin handlers.
  */
 import Router from '@koa/router';
 import Koa from 'koa';

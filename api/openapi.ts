@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of `/v1` (served at `GET /v1/openapi.json`), generated from the
- * operation registry (api/operation.ts `REGISTRY`): the same joi schemas that validate requests
+ * operation registry (api/operation/registry.ts `REGISTRY`): the same joi schemas that validate requests
  * and the `response` schemas of the views are converted with `joi-to-json` (one source of truth).
  *
  * Per operation: path and query parameters, the request body, the success response(s), security

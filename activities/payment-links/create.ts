@@ -69,7 +69,7 @@ export interface CreateLinkInput {
  * Default reminders: offsets [3,7,14], on when `payer_email` is set and the link is not crypto-only.
  * Emits `payment_link.created`.
  *
- * The idempotency record is written, completed, in the same statement (api/operation.ts
+ * The idempotency record is written, completed, in the same statement (api/operation/idempotency.ts,
  * `inlineIdempotency`): one round trip inserts the link with a fresh short code, its event
  * (announced after the statement commits; its link insert takes the transaction id before the
  * event's `seq`, as lib/outbox.ts requires) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its

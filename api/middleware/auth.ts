@@ -4,7 +4,7 @@
  * with SHA-256 and checked for status, expiry, prefix vs minted livemode and IP allowlist;
  * dashboard sessions (`Authorization: Bearer dsess_...`) with membership selection by
  * `Service-Account` (non-member: 404). Public-token routes never reach this middleware.
- * Authorization (scopes, roles, test mode) is per operation, in api/operation.ts.
+ * Authorization (scopes, roles, test mode) is per operation, in api/operation/authorize.ts.
  */
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors';

@@ -2,7 +2,7 @@
  * Screening (spec 4.8, 2.9, 2.11 credits; issue 15): screen an address (free, unmetered), list and
  * read screenings, buy reports (one credit, or free from a 30-day cache) with their evidence PDF,
  * trace funds, and look up an on-chain transaction. Scopes `screenings.read` / `.write` (the old
- * `screening.*` names are accepted until the next version date: api/operation.ts hasScope). Test
+ * `screening.*` names are accepted until the next version date: api/operation/authorize.ts hasScope). Test
  * mode unavailable. Rules in activities/screenings/*, wire names in views/screening.ts.
  */
 import type Router from '@koa/router';

@@ -2,7 +2,7 @@
  * joi request schemas of the payment links area (spec 4.1): payment links, their reminder
  * schedule, clients and products. Shapes only: currency registry, rail, ownership and state
  * rules are enforced by domain/ and activities/payment-links/ with the spec's error codes.
- * Unknown body keys are `400 invalid_request` (api/operation.ts).
+ * Unknown body keys are `400 invalid_request` (api/operation/validate.ts).
  */
 import Joi from './joi';
 import { LINK_STATUS_GROUP_NAMES } from '../../domain/verdicts';

@@ -1,6 +1,6 @@
 /**
  * joi schemas of the payouts and capabilities areas (spec 2.6, 4.3, 4.6): request bodies and
- * queries (unknown body keys are 400, api/operation.ts). The success bodies
+ * queries (unknown body keys are 400, api/operation/validate.ts). The success bodies
  * (`response:`) live next to their projections in views/payout.ts. Corridor, amount and state rules are
  * enforced by domain/payouts/ (corridors.ts, statuses.ts) and activities/payouts/ with the spec's codes.
  */

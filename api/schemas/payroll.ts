@@ -1,6 +1,6 @@
 /**
  * joi schemas of the payroll area (spec 2.7, 4.4): request bodies and queries (unknown body keys
- * are 400, api/operation.ts). Row semantics (one recipient form, run currency, duplicates, caps)
+ * are 400, api/operation/validate.ts). Row semantics (one recipient form, run currency, duplicates, caps)
  * are checked by domain/payroll-rows.ts with the codes recorded in docs/decisions.md; joi checks
  * shapes only. The success bodies live in views/payroll.ts.
  */

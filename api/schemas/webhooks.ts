@@ -1,6 +1,6 @@
 /**
  * joi request schemas of the webhook operations (spec 2.11, 4.10, 6): bodies and queries (unknown
- * body keys are 400, api/operation.ts). The event-type catalogue and URL rules are checked by
+ * body keys are 400, api/operation/validate.ts). The event-type catalogue and URL rules are checked by
  * domain/webhooks.ts and activities/webhooks/url.ts; response schemas are in views/webhook.ts.
  */
 import Joi from './joi';

@@ -22,7 +22,7 @@ import { walkErrorCodes, type CodeWalk } from '../helpers/error-code-sites';
  * other construction made (and the walk checked there).
  */
 const PASSTHROUGH: ReadonlyArray<{ file: string; text: string; why: string }> = [
-  { file: 'api/operation.ts', text: 'err.code', why: 'replays a refusal recorded from a DomainError under the same Idempotency-Key' },
+  { file: 'api/operation/idempotency.ts', text: 'err.code', why: 'replays a refusal recorded from a DomainError under the same Idempotency-Key' },
 ];
 
 /** Codes spec 7 names: they must stay registered whatever the source does. */

@@ -1,0 +1,101 @@
+/**
+ * Idempotency replay around a mutation's handler (spec 8; lib/idempotency.ts is the store): the
+ * `Idempotency-Key` header (400 `idempotency_key_invalid` when missing or malformed), the key's
+ * route (`live|test:<METHOD> <path>`) and the request hash; a claim before the handler, the stored
+ * response replayed with `Idempotent-Replayed: true` (a stored refusal is thrown again as is), the
+ * handler's answer or its 4xx refusal recorded under the key, the key released on a 503
+ * `temporarily_unavailable` or a refused gate, and failed otherwise. `inlineIdempotency`
+ * operations write their record with their effect (`runInline`).
+ */
+import type Koa from 'koa';
+import { DomainError } from '../../domain/errors';
+import * as idem from '../../lib/idempotency';
+import type { AppState } from '../context';
+import type { HandlerArgs, OperationDef } from './registry';
+
+/**
+ * Runs mutation `def` under the request's Idempotency-Key: replays a stored response, else runs
+ * `gate` (when given; its refusal releases the key, so the same key works once the gate passes)
+ * and the handler, recording the outcome under the key. Sets `ctx.status` and `ctx.body`.
+ */
+export async function runIdempotent(def: OperationDef, args: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, rawBody: unknown, gate?: () => Promise<void>): Promise<void> {
+  const { caller } = args;
+  const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
+  ctx.state.idempotencyKey = key;
+  const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
+  const hash = idem.requestHash(rawBody ?? {});
+  if (def.inlineIdempotency) {
+    await runInline(def, args, ctx, { accountId: caller.accountId, route, key, livemode: caller.livemode, hash, status: def.successStatus ?? 200 });
+    return;
+  }
+  const stored = await idem.claim(caller.accountId, route, key, caller.livemode, hash);
+  if (stored) {
+    replay(ctx, stored);
+    return;
+  }
+  if (gate) {
+    try {
+      await gate();
+    } catch (e) {
+      await idem.release(caller.accountId, route, key);
+      throw e;
+    }
+  }
+  try {
+    const result = await def.handler(args);
+    const status = def.successStatus ?? 200;
+    await idem.complete(caller.accountId, route, key, status, result, ctx.state.redact);
+    ctx.status = status;
+    ctx.body = result;
+  } catch (e) {
+    if (e instanceof DomainError && e.status < 500) {
+      // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
+      await idem.complete(caller.accountId, route, key, e.status, refusalBody(e), []);
+    } else if (e instanceof DomainError && e.type === 'temporarily_unavailable') {
+      await idem.release(caller.accountId, route, key);
+    } else {
+      await idem.fail(caller.accountId, route, key).catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+/** Answers with a stored response (`Idempotent-Replayed: true`); a stored refusal is thrown again as is. */
+function replay(ctx: Koa.ParameterizedContext<AppState>, stored: idem.StoredResponse): void {
+  ctx.set('Idempotent-Replayed', 'true');
+  const err = (stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null)?.__error;
+  if (err) throw new DomainError(err.type, err.code, err.message, { param: err.param, details: err.details, status: stored.status });
+  ctx.status = stored.status;
+  ctx.body = stored.body;
+}
+
+/** The stored form of a refusal (replayed by `replay`). */
+function refusalBody(e: DomainError): { __error: Record<string, unknown> } {
+  return { __error: { type: e.type, code: e.code, message: e.message, param: e.param, details: e.details } };
+}
+
+/**
+ * Runs an `inlineIdempotency` handler: its effect and the completed record are one statement, so
+ * a failure leaves no trace and a retry under the same key executes again. A key that already has
+ * a record is replayed (or refused as `claim` would); a refusal (4xx) is recorded unless the key
+ * was taken meanwhile, in which case the stored response wins.
+ */
+async function runInline(def: OperationDef, args: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, claim: idem.InlineIdempotency): Promise<void> {
+  for (;;) {
+    try {
+      ctx.body = await def.handler({ ...args, idempotency: claim });
+      ctx.status = claim.status;
+      return;
+    } catch (e) {
+      const refusal = e instanceof DomainError && e.status < 500;
+      if (!(e instanceof idem.IdempotencyKeyTaken) && !refusal) throw e;
+      if (refusal && (await idem.recordRefusal(claim, e.status, refusalBody(e)))) throw e;
+      const stored = await idem.storedResponse(claim.accountId, claim.route, claim.key, claim.hash);
+      if (stored) {
+        replay(ctx, stored);
+        return;
+      }
+      // The record expired or was purged between the two statements: execute afresh.
+    }
+  }
+}
