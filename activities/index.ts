@@ -8,12 +8,10 @@ import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookEndpointWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollWorkflowActivities } from './payroll/activities';
-import { sendIntentWorkflowActivities } from './wallet/send-watch';
-import { virtualAccountWorkflowActivities } from './wallet/virtual-account-credits';
-import { offrampWorkflowActivities } from './wallet/offramp-watch';
+import {
+  conversionWorkflowActivities, depositIntentWorkflowActivities, offrampWorkflowActivities, sendIntentWorkflowActivities, virtualAccountWorkflowActivities,
+} from './wallet/activities';
 import { customerWorkflowActivities } from './customers/activities';
-import { depositIntentWorkflowActivities } from './wallet/deposits';
-import { conversionWorkflowActivities } from './wallet/conversions';
 import { orderWorkflowActivities } from './orders/activities';
 import { subscriptionWorkflowActivities } from './subscriptions/activities';
 

@@ -6,7 +6,7 @@
  * was built, `failed` (`source_tx_mismatch`, `source_tx_not_found`) otherwise.
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { ConversionWorkflowActivities } from '../activities/wallet/conversions';
+import type { ConversionWorkflowActivities } from '../activities/wallet/activities';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 const acts = proxyActivities<ConversionWorkflowActivities>(activityOptions());

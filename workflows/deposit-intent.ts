@@ -5,10 +5,10 @@
  * wallet (`source_detected`, `bridging`, `settled`) or the bridge fails (funds returned:
  * `recovering`, `failed`; no address to return to: `manual_recovery_required`). Woken by
  * `depositIntentUpdate` (a chain transfer to the address, a bridge change) and otherwise polls
- * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/deposits.ts).
+ * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/activities.ts).
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { DepositIntentWorkflowActivities } from '../activities/wallet/deposits';
+import type { DepositIntentWorkflowActivities } from '../activities/wallet/activities';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 const acts = proxyActivities<DepositIntentWorkflowActivities>(activityOptions());

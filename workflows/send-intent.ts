@@ -3,14 +3,14 @@
  * 2.5, 4.5, part 6 `send_intent.*`): waits for the holder's signature until the intent expires,
  * then for the recorded transaction on chain, checks it is the built one, and (cross-chain routes)
  * follows the bridge until it delivers or fails. Every decision is the activity's
- * (activities/wallet/send-watch.ts), taken at workflow time so time skipping reaches every
+ * (activities/wallet/activities.ts), taken at workflow time so time skipping reaches every
  * terminal state; the workflow only sleeps until the next look or a signal (`update`: hash
  * recorded, bridge moved; `retry`: an operator fixed a parked step).
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { SendIntentWorkflowActivities } from '../activities/wallet/send-watch';
+import type { SendIntentWorkflowActivities } from '../activities/wallet/activities';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 const act = proxyActivities<SendIntentWorkflowActivities>(activityOptions());

@@ -1,16 +1,16 @@
 /**
- * Payroll run commands (spec 2.7, 3, 4.4): what the payroll routes call. Each is one DB
- * transaction with its outbox events (`payroll_run.created`, `.approved`, `.cancelled`); status
- * writes go through the run transition table (records.ts `moveRun`). Amounts are bigint minor
- * units of the run currency.
+ * Payroll run commands (spec 2.7, 3, 4.4, 8): what the payroll routes call. Each is one DB
+ * transaction with its outbox events (`payroll_run.created`, `.approved`, `.cancelled`,
+ * `.execution_started`); status writes go through the run transition table (records.ts
+ * `moveRun`). Amounts are bigint minor units of the run currency.
  */
 import type { EntityManager } from 'typeorm';
 import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
 import { currencyDecimals } from '../../domain/money';
-import { cryptoFundingVerdict, runReference } from '../../domain/payroll';
+import { assertExecutable, checkPayrollCaps, cryptoFundingVerdict, runReference } from '../../domain/payroll';
 import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { validateRows, type PayrollRow, type PayrollRowInput } from '../../domain/payroll-rows';
-import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
+import { PayrollFundingAttempt, PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
@@ -169,6 +169,42 @@ export async function cancelRun(a: { accountId: string; livemode: boolean; id: s
     if (hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
     await m.save(run);
     await emitRunEvents(m, run, ['payroll_run.cancelled'], a.request);
+    return run;
+  });
+}
+
+/** What funding a run must receive: the current attempt's priced amount, else the run total in the run currency. */
+async function requiredFunding(m: EntityManager, run: PayrollRun): Promise<{ amount: bigint; currency: string }> {
+  const at = run.current_funding_attempt_id ? await m.findOneBy(PayrollFundingAttempt, { id: run.current_funding_attempt_id }) : null;
+  if (at && at.required_minor !== null) return { amount: BigInt(at.required_minor), currency: at.required_currency };
+  return { amount: BigInt(run.total_minor), currency: run.currency };
+}
+
+/**
+ * `POST /payroll_runs/{id}/execute` (spec 3, 4.4, 8): `funded` -> `executing` when the run's
+ * funding is `funded` or `overfunded` with a confirmed amount, else `409 payroll_run_underfunded`
+ * naming the shortfall (`details.shortfall` Money, `details.funding_state`); the caps are checked
+ * again on the items (`422 payroll_cap_exceeded`). Executing an `executing` run returns it
+ * unchanged; a finished or cancelled run is `409 payroll_run_state_changed`. Emits
+ * `payroll_run.execution_started`. The caller then wakes the run's workflow (activities/payroll/signals.ts).
+ */
+export async function executeRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+  return transaction(async (m) => {
+    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    if (run.status === 'executing') return run;
+    const required = await requiredFunding(m, run);
+    const confirmed = run.funding_confirmed_minor === null ? null : BigInt(run.funding_confirmed_minor);
+    const got = confirmed !== null && run.funding_confirmed_currency === required.currency ? confirmed : 0n;
+    assertExecutable(run.status, {
+      funding_state: run.funding_state, needs_attention: run.needs_attention, confirmed, observed: confirmed !== null,
+      shortfall: got < required.amount ? required.amount - got : 0n, surplus: got > required.amount ? got - required.amount : 0n,
+    }, required.currency);
+    const rows: Array<{ amount_minor: string }> = await m.query('SELECT amount_minor FROM payroll_run_items WHERE run_id = $1 ORDER BY position', [run.id]);
+    checkPayrollCaps(rows.map((r) => BigInt(r.amount_minor)), run.currency);
+    moveRun(run, 'executing');
+    run.execution_started_at = new Date();
+    await m.save(run);
+    await emitRunEvents(m, run, ['payroll_run.execution_started'], a.request);
     return run;
   });
 }

@@ -1,13 +1,34 @@
 /**
- * Service wallet reads the routes need (spec 4.5, 2.5): the account's wallets on this network
- * and the live balance of its active one.
+ * The wallet area's reads for the routes (spec 2.5, 4.5; issue 14): the account's wallets and the
+ * active one's live balance (503 `balance_unavailable`), its chain transactions (503
+ * `chain_unavailable`, never an empty history), external bank accounts, send routes and send
+ * intents, off-ramp prices, quotes and intents with the transfer the holder signs, deposit routes,
+ * quotes and intents, conversion pairs and conversions, virtual accounts and their bank credits.
+ * Another account's object is 404. USDC and stablecoins in 6-decimal minor units; fiat in minor
+ * units of its currency.
  */
 import type { SelectQueryBuilder } from 'typeorm';
-import { DomainError } from '../../domain/errors';
-import { Wallet } from '../../entities';
+import { RAIL_CURRENCY, type BankRail } from '../../domain/bank-details';
+import { DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { erc20TransferCall, type UnsignedEvmCall } from '../../domain/evm-calls';
+import { assertStorableMinor, currencyDecimals, toMinorPositive, type Money } from '../../domain/money';
+import { developerFeeBps, MIN_OFFRAMP_MINOR, OFFRAMP_QUOTE_SECONDS, priceOfframp, type OfframpPrice } from '../../domain/offramp';
+import { decodeCursor, encodeCursor, parseLimit } from '../../domain/pagination';
+import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts/pricing';
+import type { VirtualAccountPurpose } from '../../domain/virtual-accounts';
+import { assetAmount, conversionPairs, DEPOSIT_SOURCE_ASSET, DEPOSIT_SOURCE_CHAINS, type ConversionPair } from '../../domain/wallet-deposits';
+import { MIN_SEND_MINOR, sendRoutes, type SendRoute } from '../../domain/wallet-sends';
+import { grossUp, XCHAIN_USDC } from '../../domain/xchain';
+import {
+  Wallet, WalletConversion, WalletDepositIntent, WalletExternalAccount, WalletOfframpIntent, WalletSendIntent, WalletVirtualAccount,
+  WalletVirtualAccountCredit,
+} from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
-import { chainAdapter } from '../../providers/chain';
+import { payInBridgeAdapter } from '../../providers/bridge';
+import { chainAdapter, type ChainTransaction } from '../../providers/chain';
+import type { DepositRoute } from '../../views/wallet-deposits';
+import { activeWallet, chainRead, sourceChainOf, type MoneyIn } from './records';
 
 /** `GET /wallet/wallets`: the query (alias `w`) of the account's wallets on this network; the caller paginates. */
 export function walletListQuery(accountId: string): SelectQueryBuilder<Wallet> {
@@ -37,4 +58,216 @@ export async function walletBalance(accountId: string): Promise<{ wallet: Wallet
     throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', { status: 503 });
   }
   return { wallet: w, chainId: chain.chainId, asset: chain.stablecoin, minor, decimals: 6 };
+}
+
+/** A transaction of the wallet with what the chain says about it now. */
+export interface WalletTransaction { wallet: Wallet; tx: ChainTransaction; direction: 'incoming' | 'outgoing'; confirmations: number }
+
+const lower = (s: string | null) => (s ?? '').toLowerCase();
+
+function asWalletTx(w: Wallet, tx: ChainTransaction, head: number): WalletTransaction {
+  return { wallet: w, tx, direction: lower(tx.to_address) === lower(w.address) ? 'incoming' : 'outgoing', confirmations: Math.max(1, head - tx.block + 1) };
+}
+
+/**
+ * `GET /wallet/transactions`: the wallet's stablecoin transfers, newest first (`limit`, `cursor`
+ * of the previous page's last item). `confirmations` = head block - the transfer's block + 1.
+ * 400 `cursor_invalid` for a cursor this list did not issue.
+ */
+export async function walletTransactions(accountId: string, query: { limit?: unknown; cursor?: unknown }): Promise<{ data: WalletTransaction[]; has_more: boolean; next_cursor: string | null }> {
+  const w = await activeWallet(accountId);
+  const limit = parseLimit(query.limit);
+  let beforeBlock: number | undefined;
+  if (query.cursor !== undefined && query.cursor !== '') {
+    const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;
+    const block = c && /^b[0-9]{1,18}$/.test(c.id) ? Number(c.id.slice(1)) : NaN;
+    if (!Number.isSafeInteger(block)) throw invalidRequest('cursor_invalid', 'The cursor is not valid for this list.', 'cursor');
+    beforeBlock = block;
+  }
+  const chain = chainAdapter();
+  const [rows, head] = await chainRead(w.id, () => Promise.all([chain.history(w.address, chain.stablecoin, { limit: limit + 1, beforeBlock }), chain.headBlock()]));
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rows.length > limit;
+  return {
+    data: page.map((tx) => asWalletTx(w, tx, head)),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ t: last.at.toISOString(), id: `b${last.block}` }) : null,
+  };
+}
+
+/** `GET /wallet/transactions/{hash}`: one transfer of the wallet; 404 when unknown or not the wallet's (any other wallet's transfer included). */
+export async function walletTransaction(accountId: string, hash: string): Promise<WalletTransaction> {
+  const w = await activeWallet(accountId);
+  const chain = chainAdapter();
+  const [tx, head] = await chainRead(w.id, () => Promise.all([chain.transaction(hash), chain.headBlock()]));
+  if (!tx || tx.asset !== chain.stablecoin || (lower(tx.to_address) !== lower(w.address) && lower(tx.from_address) !== lower(w.address))) {
+    throw notFound(`No transaction ${hash} of this wallet.`, 'hash');
+  }
+  return asWalletTx(w, tx, head);
+}
+
+/** `GET /wallet/external_accounts`: the query (alias `b`); the caller paginates newest first. */
+export function externalAccountListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<WalletExternalAccount> {
+  return db().getRepository(WalletExternalAccount).createQueryBuilder('b').where('b.account_id = :a AND b.livemode = :l', { a: accountId, l: livemode });
+}
+
+/** An external account of the account; 404 `not_found` with `param` (default `external_account_id`). */
+export async function getExternalAccount(accountId: string, livemode: boolean, id: string, param = 'external_account_id'): Promise<WalletExternalAccount> {
+  const r = await db().getRepository(WalletExternalAccount).findOneBy({ id, account_id: accountId, livemode });
+  if (!r) throw notFound(`No such external account: ${id}.`, param);
+  return r;
+}
+
+/** A route with what it costs now: the bridge's fee (0 direct), minor units of the stablecoin. */
+export interface PricedSendRoute extends SendRoute { chain: string; asset: string; fee: bigint; minimum: bigint }
+
+/** `GET /wallet/send_routes`: every route of the account's wallet with its current fee and minimum (404 `wallet_not_found`). */
+export async function pricedSendRoutes(accountId: string, now = new Date()): Promise<PricedSendRoute[]> {
+  await activeWallet(accountId);
+  const chain = chainAdapter();
+  return sendRoutes(chain.chain).map((r) => {
+    const fee = r.kind === 'bridge' ? payInBridgeAdapter().quote(r.destination_chain, now).fee : 0n;
+    return { ...r, chain: chain.chain, asset: chain.stablecoin, fee, minimum: fee + MIN_SEND_MINOR };
+  });
+}
+
+/** `GET /wallet/send_intents/{id}`: 404 `not_found` (param `id`) for an unknown or another account's intent. */
+export async function getSendIntent(accountId: string, id: string): Promise<WalletSendIntent> {
+  const r = await db().getRepository(WalletSendIntent).findOneBy({ id, account_id: accountId });
+  if (!r) throw notFound(`No such send intent: ${id}.`, 'id');
+  return r;
+}
+
+/** `GET /wallet/send_intents`: the account's intents (alias `s`), optionally one `status`; the caller paginates newest first. */
+export function sendIntentListQuery(accountId: string, status: string | undefined): SelectQueryBuilder<WalletSendIntent> {
+  const qb = db().getRepository(WalletSendIntent).createQueryBuilder('s').where('s.account_id = :a', { a: accountId });
+  if (status) qb.andWhere('s.status = :st', { st: status });
+  return qb;
+}
+
+/** An off-ramp request's money fields, validated: the destination and the USDC amount with the developer fee. */
+export interface OfframpTerms { destinationCurrency: string; destinationRail: string; amount: Money; developerFeePercent?: string | null }
+
+/**
+ * Prices `t`: 400 `parameter_invalid` for a rail that does not pay `destination_currency` (param
+ * `destination_payment_rail`), an amount not in the network's stablecoin (`amount.currency`), a
+ * bad `developer_fee_percent`; `amount_invalid` below 1 USDC or when the fees eat it.
+ */
+export function priceTerms(t: OfframpTerms): OfframpPrice & { developerBps: bigint; decimals: number } {
+  const chain = chainAdapter();
+  if (RAIL_CURRENCY[t.destinationRail as BankRail] !== t.destinationCurrency) {
+    throw invalidRequest('parameter_invalid', `\`${t.destinationRail}\` does not pay ${t.destinationCurrency}.`, 'destination_payment_rail');
+  }
+  if (t.amount.currency !== chain.stablecoin) throw invalidRequest('parameter_invalid', `Off-ramps spend ${chain.stablecoin}.`, 'amount.currency');
+  const amount = toMinorPositive(t.amount, 'amount');
+  if (amount < MIN_OFFRAMP_MINOR) throw invalidRequest('amount_invalid', 'The smallest off-ramp is 1 USDC.', 'amount', { minimum: MIN_OFFRAMP_MINOR.toString() });
+  const developerBps = developerFeeBps(t.developerFeePercent);
+  const decimals = currencyDecimals(t.destinationCurrency);
+  const price = priceOfframp(amount, developerBps, decimals, REFERENCE_RATES_USDC_PER_MAJOR[t.destinationCurrency]);
+  if (price.destinationAmount <= 0n) throw invalidRequest('amount_invalid', 'The fees leave nothing to pay out.', 'amount');
+  return { ...price, developerBps, decimals };
+}
+
+/** `POST /wallet/offramp_quotes`: the price of `t` now, valid OFFRAMP_QUOTE_SECONDS (indicative; the intent prices again at create). */
+export function offrampQuote(t: OfframpTerms, now = new Date()): OfframpPrice & { developerBps: bigint; decimals: number; expiresAt: Date; terms: OfframpTerms } {
+  return { ...priceTerms(t), expiresAt: new Date(now.getTime() + OFFRAMP_QUOTE_SECONDS * 1000), terms: t };
+}
+
+/** The transfer the holder signs: `amount` to the transit address from the wallet, the memo appended to the call data when the rail needs one. */
+export function transitTransaction(r: WalletOfframpIntent): UnsignedEvmCall {
+  const chain = chainAdapter();
+  const call = erc20TransferCall({ chain: r.chain, chainId: chain.chainId, from: r.wallet_address, token: chain.tokenAddressOf(r.asset), recipient: r.transit_address, amount: BigInt(r.amount_minor) });
+  return r.transit_memo ? { ...call, data: `${call.data}${Buffer.from(r.transit_memo, 'utf8').toString('hex')}` } : call;
+}
+
+/** `GET /wallet/offramp_intents/{id}`: 404 `not_found` (param `id`). */
+export async function getOfframpIntent(accountId: string, livemode: boolean, id: string): Promise<WalletOfframpIntent> {
+  const r = await db().getRepository(WalletOfframpIntent).findOneBy({ id, account_id: accountId, livemode });
+  if (!r) throw notFound(`No such off-ramp intent: ${id}.`, 'id');
+  return r;
+}
+
+/** `GET /wallet/offramp_intents`: the query (alias `o`), optionally one `status`; the caller paginates newest first. */
+export function offrampIntentListQuery(accountId: string, livemode: boolean, status: string | undefined): SelectQueryBuilder<WalletOfframpIntent> {
+  const qb = db().getRepository(WalletOfframpIntent).createQueryBuilder('o').where('o.account_id = :a AND o.livemode = :l', { a: accountId, l: livemode });
+  if (status) qb.andWhere('o.status = :s', { s: status });
+  return qb;
+}
+
+/** `GET /wallet/deposit_routes`: every source chain the bridge takes USDC from into the wallet's chain, with its fee. */
+export function depositRoutes(now = new Date()): DepositRoute[] {
+  const chain = chainAdapter();
+  return DEPOSIT_SOURCE_CHAINS.map((c) => ({
+    sourceChain: c, sourceChainId: XCHAIN_USDC[c].chainId, sourceAsset: DEPOSIT_SOURCE_ASSET, sourceTokenAddress: XCHAIN_USDC[c].tokenAddress,
+    destinationChain: chain.chain, destinationChainId: chain.chainId, destinationAsset: chain.stablecoin,
+    bridgeFee: payInBridgeAdapter().quote(c, now).fee,
+  }));
+}
+
+/**
+ * `POST /wallet/deposit_quotes`: for `amount` to land in the wallet (amount out, USDC or the
+ * chain's stablecoin), the amount to send on `source_chain` (amount out + the bridge fee), the fee
+ * and the quote's expiry (the bridge's quote window).
+ */
+export function depositQuote(b: { source_chain: string; amount: MoneyIn }, now = new Date()): { sourceChain: string; sourceAsset: string; destinationAsset: string; amountIn: bigint; amountOut: bigint; fee: bigint; expiresAt: Date } {
+  const sourceChain = sourceChainOf(b.source_chain);
+  const chain = chainAdapter();
+  const out = assetAmount(b.amount, [...new Set([DEPOSIT_SOURCE_ASSET, chain.stablecoin])]);
+  const q = payInBridgeAdapter().quote(sourceChain, now);
+  const g = grossUp(out, q.fee);
+  assertStorableMinor(g.amountIn);
+  return { sourceChain, sourceAsset: DEPOSIT_SOURCE_ASSET, destinationAsset: chain.stablecoin, amountIn: g.amountIn, amountOut: g.amountOut, fee: g.fee, expiresAt: q.expiresAt };
+}
+
+/** `GET /wallet/deposit_intents`: the query (alias `d`) of the account's intents; the caller paginates. */
+export function depositIntentListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<WalletDepositIntent> {
+  return db().getRepository(WalletDepositIntent).createQueryBuilder('d').where('d.account_id = :a AND d.livemode = :l', { a: accountId, l: livemode });
+}
+
+/** `GET /wallet/deposit_intents/{id}`: one intent of the account; 404 otherwise. */
+export async function getDepositIntent(accountId: string, id: string): Promise<WalletDepositIntent> {
+  const d = await db().getRepository(WalletDepositIntent).findOneBy({ id, account_id: accountId });
+  if (!d) throw notFound(`No such deposit intent: ${id}.`, 'id');
+  return d;
+}
+
+/** `GET /wallet/conversion_pairs`: the pairs of this network's chain. */
+export function walletConversionPairs(): Array<ConversionPair & { chain: string }> {
+  const chain = chainAdapter();
+  return conversionPairs(chain.stablecoin).map((p) => ({ ...p, chain: chain.chain }));
+}
+
+/** `GET /wallet/conversions/{id}`: one conversion of the account; 404 otherwise. */
+export async function getConversion(accountId: string, id: string): Promise<WalletConversion> {
+  const c = await db().getRepository(WalletConversion).findOneBy({ id, account_id: accountId });
+  if (!c) throw notFound(`No such conversion: ${id}.`, 'id');
+  return c;
+}
+
+/** Currencies the account collects through its bank-rail payment links (its `collection` rows). */
+export async function collectionCurrencies(accountId: string, livemode: boolean): Promise<Set<string>> {
+  const rows: Array<{ currency: string }> = await db().query(
+    `SELECT currency FROM wallet_virtual_accounts WHERE account_id = $1 AND livemode = $2 AND purpose = 'collection'`, [accountId, livemode]);
+  return new Set(rows.map((r) => r.currency));
+}
+
+/** `GET /wallet/virtual_accounts/{id}`: 404 `not_found` (param `id`) for an unknown or another account's one. */
+export async function getVirtualAccount(accountId: string, livemode: boolean, id: string): Promise<WalletVirtualAccount> {
+  const r = await db().getRepository(WalletVirtualAccount).findOneBy({ id, account_id: accountId, livemode });
+  if (!r) throw notFound(`No such virtual account: ${id}.`, 'id');
+  return r;
+}
+
+/** `GET /wallet/virtual_accounts`: the query (alias `v`); with `purpose` only that purpose (`wallet_funding` for wallet screens), else every row. */
+export function virtualAccountListQuery(accountId: string, livemode: boolean, purpose: VirtualAccountPurpose | undefined): SelectQueryBuilder<WalletVirtualAccount> {
+  const qb = db().getRepository(WalletVirtualAccount).createQueryBuilder('v').where('v.account_id = :a AND v.livemode = :l', { a: accountId, l: livemode });
+  if (purpose) qb.andWhere('v.purpose = :p', { p: purpose });
+  return qb;
+}
+
+/** `GET /wallet/virtual_accounts/{id}/history`: the query (alias `c`) of its bank credits; 404 as get. */
+export async function virtualAccountHistoryQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<WalletVirtualAccountCredit>> {
+  const va = await getVirtualAccount(accountId, livemode, id);
+  return db().getRepository(WalletVirtualAccountCredit).createQueryBuilder('c').where('c.virtual_account_id = :v', { v: va.id });
 }

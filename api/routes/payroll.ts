@@ -9,8 +9,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
-import { approveRun, cancelRun, createRun } from '../../activities/payroll/commands';
-import { executeRun } from '../../activities/payroll/execution';
+import { approveRun, cancelRun, createRun, executeRun } from '../../activities/payroll/commands';
 import { wakePayrollRun } from '../../activities/payroll/signals';
 import {
   exportItems, findItem, findRecipient, findRun, itemCounts, itemPage, recipientListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,

@@ -63,12 +63,11 @@ import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import type { OrderFailureKind } from '../../domain/orders';
 import { signalBridgeUpdate } from '../../activities/payments/signals';
-import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
-import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
+import { recordVirtualAccountCredit } from '../../activities/wallet/commands';
+import { notifySendIntentBridgeUpdate, notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
-import { notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {

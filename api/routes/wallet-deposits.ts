@@ -2,14 +2,14 @@
  * Wallet deposits from another chain and conversions (spec 2.5, 4.5, 5; issue 14). Business keys
  * read `deposit_routes` and `conversion_pairs`; quotes, deposit intents and conversions are
  * dashboard session only (`wallet.write` reaches no business key). Test mode unavailable like the
- * other wallet routes. Rules in activities/wallet/deposits.ts and conversions.ts, wire names in
+ * other wallet routes. Rules in activities/wallet/commands.ts and queries.ts, wire names in
  * views/wallet-deposits.ts.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
-import { createDepositIntent, depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent } from '../../activities/wallet/deposits';
-import { createConversion, getConversion, submitConversionSourceTx, walletConversionPairs } from '../../activities/wallet/conversions';
+import { createDepositIntent, createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
+import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent, getConversion, walletConversionPairs } from '../../activities/wallet/queries';
 import { paginate } from '../../lib/pagination';
 import { conversionPairs, WALLET_ASSET_DECIMALS } from '../../domain/wallet-deposits';
 import {

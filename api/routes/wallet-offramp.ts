@@ -4,15 +4,13 @@
  * transit deposit and its unsigned transfer, list, get: poll until terminal, cancel). Dark-flag:
  * resource switch `api_v1.offramp` (off: 503), flag `wallet.offramp` (closed: 409
  * capability_unavailable; open on sandbox stacks). Dashboard session only (writes owner/admin);
- * test mode unavailable. Rules in activities/wallet/offramp.ts and external-accounts.ts.
+ * test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
-import { createExternalAccount, externalAccountListQuery } from '../../activities/wallet/external-accounts';
-import {
-  cancelOfframpIntent, createOfframpIntent, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction,
-} from '../../activities/wallet/offramp';
+import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
+import { externalAccountListQuery, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/wallet/queries';
 import { BANK_RAILS, RAIL_CURRENCY, type BeneficiaryInput } from '../../domain/bank-details';
 import { OFFRAMP_STATUSES } from '../../domain/offramp';
 import { paginate } from '../../lib/pagination';

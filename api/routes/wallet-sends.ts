@@ -2,12 +2,13 @@
  * Sends out of the holder's wallet (spec 4.5, 2.5; issue 14): the routes the wallet can send on
  * (business keys read them), send intents built for the holder to sign, and the hash the holder
  * signed (`source_tx`). Intents are dashboard-session only; test mode unavailable (503). Rules in
- * activities/wallet/sends.ts and domain/wallet-sends.ts, wire names in views/wallet-sends.ts.
+ * activities/wallet/commands.ts, queries.ts and domain/wallet-sends.ts, wire names in views/wallet-sends.ts.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import Joi from '../schemas/joi';
-import { createSendIntent, getSendIntent, pricedSendRoutes, recordSendSourceTx, sendIntentListQuery } from '../../activities/wallet/sends';
+import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/commands';
+import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/wallet/queries';
 import { SEND_INTENT_STATUSES, sendRoutes } from '../../domain/wallet-sends';
 import { paginate } from '../../lib/pagination';
 import { chainAdapter } from '../../providers/chain';

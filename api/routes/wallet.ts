@@ -6,8 +6,7 @@
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
 import { createWallet } from '../../activities/wallet/commands';
-import { getWallet, walletBalance, walletListQuery } from '../../activities/wallet/queries';
-import { walletTransaction, walletTransactions } from '../../activities/wallet/transactions';
+import { getWallet, walletBalance, walletListQuery, walletTransaction, walletTransactions } from '../../activities/wallet/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
 import { documentedAs, evmAddressDocument, listQuery } from '../schemas/common';

@@ -8,10 +8,10 @@
  * verdicts, the run outcome and its `needs_attention`, and the funding poll's verdict.
  */
 import crypto from 'node:crypto';
-import { executeRun } from '../../activities/payroll/execution';
 import {
   finishPayrollExecution, loadPayrollRunState, PAYROLL_TREASURY_ADDRESS, payPayrollItem, payrollItemsToPay, syncPayrollItem,
-} from '../../activities/payroll/execution';
+} from '../../activities/payroll/activities';
+import { executeRun } from '../../activities/payroll/commands';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
 import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { db } from '../../lib/db';

@@ -7,15 +7,16 @@
  * converts or settles once.
  */
 import crypto from 'node:crypto';
-import { CONVERSION_ROUTER, createConversion, checkConversion, expireConversion, submitConversionSourceTx, walletConversionPairs } from '../../activities/wallet/conversions';
-import { activeWalletOf, advanceDepositIntent, createDepositIntent, expireDepositIntent } from '../../activities/wallet/deposits';
-import { createExternalAccount } from '../../activities/wallet/external-accounts';
-import { createOfframpIntent } from '../../activities/wallet/offramp';
-import { advanceOfframp, OFFRAMP_POLL_MS, refundOfframp, submitOfframpPayment } from '../../activities/wallet/offramp-watch';
-import { advanceSendIntent, SEND_POLL_MS } from '../../activities/wallet/send-watch';
-import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/sends';
-import { recordVirtualAccountCredit, settleVirtualAccountCredits, VIRTUAL_ACCOUNT_TREASURY } from '../../activities/wallet/virtual-account-credits';
-import { createVirtualAccount } from '../../activities/wallet/virtual-accounts';
+import {
+  createConversion, submitConversionSourceTx, createDepositIntent, createExternalAccount, createOfframpIntent, createSendIntent, recordSendSourceTx,
+  recordVirtualAccountCredit, createVirtualAccount,
+} from '../../activities/wallet/commands';
+import { walletConversionPairs } from '../../activities/wallet/queries';
+import {
+  checkConversion, expireConversion, advanceDepositIntent, expireDepositIntent, advanceOfframp, OFFRAMP_POLL_MS, refundOfframp, submitOfframpPayment,
+  advanceSendIntent, SEND_POLL_MS, settleVirtualAccountCredits, VIRTUAL_ACCOUNT_TREASURY,
+} from '../../activities/wallet/activities';
+import { CONVERSION_ROUTER, activeWallet } from '../../activities/wallet/records';
 import { INACTIVE_RETURN_REASON } from '../../domain/virtual-accounts';
 import { provisionAccount } from '../../activities/accounts/commands';
 import { db } from '../../lib/db';
@@ -32,7 +33,7 @@ const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 async function holder(funds = 100_000_000n) {
   const acct = await provisionAccount();
   const chain = chainAdapter();
-  const wallet = await activeWalletOf(acct.account_id);
+  const wallet = await activeWallet(acct.account_id);
   if (funds > 0n) await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: wallet.address, amount: funds, decimals: 6, from_address: OTHER });
   return { accountId: acct.account_id, wallet: wallet.address, balance: () => chain.balanceOf(wallet.address, chain.stablecoin) };
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resetConfig } from '../../lib/config';
-import { executeRun } from '../../activities/payroll/execution';
+import { executeRun } from '../../activities/payroll/commands';
 import { wakePayrollRun } from '../../activities/payroll/signals';
 import { db } from '../../lib/db';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';

@@ -9,8 +9,9 @@
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createConversion, submitConversionSourceTx, walletConversionPairs } from '../../activities/wallet/conversions';
-import { activeWalletOf } from '../../activities/wallet/deposits';
+import { createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
+import { walletConversionPairs } from '../../activities/wallet/queries';
+import { activeWallet } from '../../activities/wallet/records';
 import type { Wallet } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   h = await startWorkflowHarness();
   env = h.env;
   accountId = (await newAccount()).account_id;
-  wallet = await activeWalletOf(accountId);
+  wallet = await activeWallet(accountId);
 }, 600_000);
 
 afterAll(async () => { await h?.stop(); });

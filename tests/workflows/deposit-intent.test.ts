@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createDepositIntent } from '../../activities/wallet/deposits';
+import { createDepositIntent } from '../../activities/wallet/commands';
 import { signalDepositIntent } from '../../activities/wallet/signals';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';

@@ -8,8 +8,8 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createExternalAccount } from '../../activities/wallet/external-accounts';
-import { cancelOfframpIntent, createOfframpIntent, transitTransaction } from '../../activities/wallet/offramp';
+import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
+import { transitTransaction } from '../../activities/wallet/queries';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setFault } from '../../providers/sandbox-faults';

@@ -11,8 +11,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { cancelRun } from '../../activities/payroll/commands';
-import { executeRun } from '../../activities/payroll/execution';
+import { cancelRun, executeRun } from '../../activities/payroll/commands';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
 import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { notifyPayrollItemRailUpdate, requestPayrollFundsReturn, wakePayrollRun } from '../../activities/payroll/signals';

@@ -9,8 +9,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { cancelRun } from '../../activities/payroll/commands';
-import { executeRun } from '../../activities/payroll/execution';
+import { cancelRun, executeRun } from '../../activities/payroll/commands';
 import { requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { bankCollection } from '../../providers/bank-collection';
 import { notifyPayrollItemRailUpdate, wakePayrollRun } from '../../activities/payroll/signals';

@@ -9,8 +9,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import crypto from 'node:crypto';
+import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/commands';
 import { notifySendIntentBridgeUpdate } from '../../activities/wallet/signals';
-import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/sends';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';

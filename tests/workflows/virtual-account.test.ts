@@ -7,9 +7,8 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { recordVirtualAccountCredit } from '../../activities/wallet/virtual-account-credits';
+import { recordVirtualAccountCredit, createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
 import { wakeVirtualAccount } from '../../activities/wallet/signals';
-import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/virtual-accounts';
 import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';
 import { virtualAccountWaitingForQuery } from '../../workflows/virtual-account';
