@@ -3,9 +3,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  // ESM-only dependencies (@scure/base 2, eventsource 5 and its eventsource-parser, preact 11's jsx runtime) are compiled to CommonJS like our sources:
+  // ESM-only dependencies (@scure/base 2, eventsource 5 and its eventsource-parser, preact 11's jsx runtime, csv-stringify's
+  // browser/esm/sync build that domain/payroll-rows.ts imports) are compiled to CommonJS like our sources:
   // jest's module system cannot require() an ES module (Node 24 itself can: dist/ loads them natively).
-  transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser|preact|preact-render-to-string)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser|preact|preact-render-to-string|csv-stringify)/)'],
   transform: {
     // Pages (api/pages/) are TSX rendered by preact (tsconfig `jsxImportSource`).
     '^.+\\.tsx$': ['@swc/jest', {

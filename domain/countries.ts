@@ -1,4 +1,22 @@
+/**
+ * ISO 3166-1 alpha-2 country codes (market registry for `country` fields), read from the ISO 3166
+ * data package `i18n-iso-countries` (docs/decisions.md "Libraries for CSV, ISO 4217, ISO 3166 and
+ * month arithmetic (issue 26)"), in alphabetical order (the OpenAPI patterns list them so).
+ * tests/unit/countries-iso3166.test.ts pins the set: a data update that adds or drops a code fails
+ * there instead of changing which countries a request may name.
+ *
+ * Pure: no I/O. Safe to import from Temporal workflows.
+ */
+import { getAlpha2Codes } from 'i18n-iso-countries';
+
+/**
+ * Codes the package lists that are not officially assigned ISO 3166-1 codes, and so not ours:
+ * XK (Kosovo) is a user-assigned code (ISO 3166-1 leaves XA-XZ to users; the package carries it for
+ * its country names), and the registry has always been the 249 assigned codes.
+ */
+const NOT_ASSIGNED = new Set(['XK']);
+
 /** ISO 3166-1 alpha-2 country codes (market registry for `country` fields). */
 export const COUNTRIES: ReadonlySet<string> = new Set(
-  'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'.split(' '),
+  Object.keys(getAlpha2Codes()).filter((c) => !NOT_ASSIGNED.has(c)).sort(),
 );

@@ -2,10 +2,14 @@
  * Money (spec 2.1): `{ amount, currency, decimals }` on the wire, where `amount` is a
  * decimal string of minor units (`^-?[0-9]+$`) and `decimals` the currency's scale.
  * Internally every amount is a `bigint` of minor units; a JS number never holds an amount.
- * Currency scales come from one registry (ISO 4217 exponents; USDC and USDC.e are 6).
+ * Currency scales come from one registry: which fiat currencies we support is ours
+ * (`SUPPORTED_FIAT`), their scale is ISO 4217's minor-unit exponent, read from the ISO 4217 data
+ * package `currency-codes` (docs/decisions.md "Libraries for CSV, ISO 4217, ISO 3166 and month
+ * arithmetic (issue 26)"); USDC and USDC.e are 6.
  *
  * Pure: no I/O. Safe to import from Temporal workflows.
  */
+import { code as iso4217 } from 'currency-codes';
 import { DomainError, invalidRequest } from './errors';
 
 /** Wire Money (spec 2.1): `amount` minor units as a decimal string, `decimals` the scale. */
@@ -15,19 +19,37 @@ export interface Money {
   decimals: number;
 }
 
-/** ISO 4217 minor-unit exponents of the fiat currencies the service knows. Codes are upper case, matched exactly. */
-export const FIAT_DECIMALS: Readonly<Record<string, number>> = Object.freeze({
-  // exponent 2
-  USD: 2, EUR: 2, GBP: 2, BRL: 2, MXN: 2, COP: 2, CAD: 2, AUD: 2, CHF: 2, NZD: 2,
-  SGD: 2, HKD: 2, INR: 2, NGN: 2, ZAR: 2, SEK: 2, NOK: 2, DKK: 2, PLN: 2, CZK: 2,
-  HUF: 2, TRY: 2, ARS: 2, PEN: 2, PHP: 2, IDR: 2, ILS: 2, AED: 2, SAR: 2, CNY: 2,
-  TWD: 2, THB: 2, MYR: 2, KES: 2, GHS: 2, EGP: 2, RON: 2, BGN: 2, UYU: 2, GTQ: 2,
-  CRC: 2, DOP: 2, BOB: 2, PKR: 2, BDT: 2, MAD: 2, QAR: 2,
-  // exponent 0
-  JPY: 0, KRW: 0, CLP: 0, VND: 0, ISK: 0, PYG: 0, UGX: 0, XAF: 0, XOF: 0, RWF: 0,
-  // exponent 3
-  KWD: 3, BHD: 3, OMR: 3, JOD: 3, TND: 3, IQD: 3, LYD: 3,
-});
+/**
+ * The fiat currencies the product supports, in the order the API lists them (OpenAPI enums, quote
+ * assets). A product decision: a currency is added here on purpose, never because ISO lists it.
+ */
+export const SUPPORTED_FIAT = Object.freeze([
+  'USD', 'EUR', 'GBP', 'BRL', 'MXN', 'COP', 'CAD', 'AUD', 'CHF', 'NZD',
+  'SGD', 'HKD', 'INR', 'NGN', 'ZAR', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK',
+  'HUF', 'TRY', 'ARS', 'PEN', 'PHP', 'IDR', 'ILS', 'AED', 'SAR', 'CNY',
+  'TWD', 'THB', 'MYR', 'KES', 'GHS', 'EGP', 'RON', 'BGN', 'UYU', 'GTQ',
+  'CRC', 'DOP', 'BOB', 'PKR', 'BDT', 'MAD', 'QAR',
+  'JPY', 'KRW', 'CLP', 'VND', 'ISK', 'PYG', 'UGX', 'XAF', 'XOF', 'RWF',
+  'KWD', 'BHD', 'OMR', 'JOD', 'TND', 'IQD', 'LYD',
+] as const);
+
+/** ISO 4217 minor-unit exponent of `c` from the data package; a supported code it lacks fails at load, never silently. */
+function iso4217Exponent(c: string): number {
+  const digits = iso4217(c)?.digits;
+  if (typeof digits !== 'number' || !Number.isInteger(digits) || digits < 0) {
+    throw new Error(`currency-codes has no ISO 4217 minor-unit exponent for supported currency ${c}`);
+  }
+  return digits;
+}
+
+/**
+ * ISO 4217 minor-unit exponents of the supported fiat currencies (`SUPPORTED_FIAT` order). Codes are
+ * upper case, matched exactly. tests/unit/money-iso4217.test.ts pins every scale: a data update
+ * that would change one fails there instead of changing money.
+ */
+export const FIAT_DECIMALS: Readonly<Record<string, number>> = Object.freeze(
+  Object.fromEntries(SUPPORTED_FIAT.map((c) => [c, iso4217Exponent(c)])),
+);
 
 /** Stablecoin scales (spec 2.1: USDC is 6). Symbols are matched exactly (`USDC.e` keeps its lower-case `e`). */
 export const STABLECOIN_DECIMALS: Readonly<Record<string, number>> = Object.freeze({
@@ -180,7 +202,7 @@ export function rescale(amount: bigint, fromDecimals: number, toDecimals: number
 
 /**
  * Major-unit decimal string of a Money using its own `decimals`: `{10100000,USDC,6}` ->
- * "101.000000", `{10000,USD,2}` -> "100.00", `{-5,USD,2}` -> "-0.05", `{500,JPY,0}` -> "500".
+ * "10.100000", `{10000,USD,2}` -> "100.00", `{-5,USD,2}` -> "-0.05", `{500,JPY,0}` -> "500".
  * Throws DomainError `amount_invalid` on a malformed amount, RangeError on a bad scale.
  */
 export function formatMajor(m: Money): string {

@@ -2,10 +2,13 @@
  * Payroll rows and export (spec 2.7, 4.4; the row shape is ours: docs/decisions.md "Payroll
  * (issue 13)"). A row names its recipient either by `recipient_id` (`prc_`, a recipient the
  * account already has) or by `email` + `name` (found or created by email), and carries `amount`
- * (MoneyPositive in the run currency) and an optional `memo`. The export is RFC 4180 CSV.
+ * (MoneyPositive in the run currency) and an optional `memo`. The export is RFC 4180 CSV, written by
+ * csv-stringify (sync API: a pure function of the rows) with our formula-injection guard on top.
  *
  * Pure: no I/O, safe in workflows.
  */
+// The browser build: the Node build reads the `Buffer` global when it loads, which the workflow sandbox lacks.
+import { stringify } from 'csv-stringify/browser/esm/sync';
 import { invalidRequest } from './errors';
 import { formatMajor, toMinorPositive, type Money } from './money';
 import { ID_PREFIXES } from './ids';
@@ -101,7 +104,36 @@ export function validateRows(rows: readonly PayrollRowInput[], currency: string)
 }
 
 // ---------------------------------------------------------------------------------------------
-// CSV export (RFC 4180)
+// CSV export (RFC 4180), written by csv-stringify (docs/decisions.md "Libraries for CSV, ISO 4217,
+// ISO 3166 and month arithmetic (issue 26)"); the formula guard is ours.
+
+/**
+ * csv-stringify's options for our CSV: `,` between fields, CRLF after every record (the last too),
+ * `"` quotes with inner quotes doubled; a field is quoted when it holds `"` or `,` (the library's
+ * rule), CR or LF (`quote_record_delimiter`: the library's default only without a
+ * `record_delimiter`, so it is named) or starts or ends with a space (`quoted_match`); null is the
+ * empty field. tests/unit/payroll-export-csv.test.ts pins the bytes.
+ */
+const CSV_OPTIONS = Object.freeze({
+  delimiter: ',', record_delimiter: '\r\n', quote: '"', escape: '"', quote_record_delimiter: true, quoted_match: /^ | $/, eof: true,
+});
+
+/** A text field starting with one of these is what a spreadsheet would evaluate (CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * Neutralizes formula injection: a text field starting with `=`, `+`, `-`, `@`, TAB or CR is
+ * prefixed with `'` so a spreadsheet never evaluates it. Only for text someone typed; `raw` (amounts,
+ * ids, timestamps we produced) is returned as is. null stays null (the empty field).
+ */
+function guardFormula(v: string | null, raw: boolean): string | null {
+  return v !== null && !raw && FORMULA_START.test(v) ? `'${v}` : v;
+}
+
+/** Records as CSV lines (csv-stringify, CSV_OPTIONS); `header` first when given. */
+function csvLines(records: ReadonlyArray<ReadonlyArray<string | null>>, header?: readonly string[]): string {
+  return stringify(records as Array<Array<string | null>>, { ...CSV_OPTIONS, ...(header ? { header: true, columns: [...header] } : {}) });
+}
 
 /**
  * One CSV field (RFC 4180): quoted when it holds `"`, `,`, CR or LF or starts or ends with a
@@ -110,10 +142,7 @@ export function validateRows(rows: readonly PayrollRowInput[], currency: string)
  * we produced ourselves (amounts, ids, timestamps). null is the empty field.
  */
 export function csvField(v: string | null, raw = false): string {
-  if (v === null) return '';
-  let s = v;
-  if (!raw && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]|^ | $/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return csvLines([[guardFormula(v, raw)]]).slice(0, -CSV_OPTIONS.record_delimiter.length);
 }
 
 /** Columns of `GET /payroll_runs/{id}/export`, in order. */
@@ -133,13 +162,9 @@ export interface PayrollExportItem {
  * recipient typed (name, email, memo) is neutralized against formula injection.
  */
 export function payrollExportCsv(items: readonly PayrollExportItem[]): string {
-  const lines = [PAYROLL_EXPORT_COLUMNS.join(',')];
-  for (const it of items) {
-    lines.push([
-      csvField(it.item_id, true), csvField(it.recipient_id, true), csvField(it.recipient_name), csvField(it.recipient_email),
-      csvField(formatMajor(it.amount), true), csvField(it.amount.currency, true), csvField(it.status, true), csvField(it.destination, true),
-      csvField(it.failure_reason, true), csvField(it.paid_at, true), csvField(it.memo),
-    ].join(','));
-  }
-  return lines.join('\r\n') + '\r\n';
+  const text = (v: string | null) => guardFormula(v, false);
+  return csvLines(items.map((it) => [
+    it.item_id, it.recipient_id, text(it.recipient_name), text(it.recipient_email), formatMajor(it.amount), it.amount.currency,
+    it.status, it.destination, it.failure_reason, it.paid_at, text(it.memo),
+  ]), PAYROLL_EXPORT_COLUMNS);
 }

@@ -3,10 +3,14 @@
  * docs/decisions.md "Subscriptions"): the billing calendar, the subscription's and the invoice's
  * transition tables. A period `n` (0-based) starts at the anchor plus `n * interval_count`
  * intervals; months and years keep the anchor's day of month, clamped to the month's last day
- * (an anchor on Jan 31 bills Feb 28/29, Mar 31, Apr 30), and its time of day (UTC).
+ * (an anchor on Jan 31 bills Feb 28/29, Mar 31, Apr 30), and its time of day (UTC). The month
+ * arithmetic is Luxon's, in its fixed UTC zone (docs/decisions.md "Libraries for CSV, ISO 4217,
+ * ISO 3166 and month arithmetic (issue 26)"): calendar fields, never the process's local zone.
  *
- * Pure: no I/O. Safe to import from workflows.
+ * Pure: no I/O. Safe to import from workflows (Luxon in UTC needs neither `Intl` zones nor a
+ * subclass of `Date`; tests/workflows/logic/domain-libraries.test.ts runs it in the sandbox).
  */
+import { DateTime } from 'luxon';
 import { transitionTable } from './transitions';
 
 export const SUBSCRIPTION_INTERVALS = Object.freeze(['day', 'week', 'month', 'year'] as const);
@@ -45,22 +49,16 @@ export const INVOICE_COLLECTION_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 
-/** Days in month `m` (0-based) of year `y` (UTC). */
-function daysInMonth(y: number, m: number): number {
-  return new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-}
-
-/** `anchorMs` plus `k` intervals (ms since epoch, UTC); months and years clamp the day of month. */
+/**
+ * `anchorMs` plus `k` intervals (ms since epoch, UTC). Days and weeks are fixed lengths; months and
+ * years are calendar steps in UTC (Luxon `plus`): the anchor's day of month clamped to the target
+ * month's last day, its time of day kept. tests/unit/subscriptions-calendar.test.ts pins the cases.
+ */
 export function addIntervals(anchorMs: number, interval: SubscriptionInterval, k: number): number {
   if (interval === 'day') return anchorMs + k * DAY_MS;
   if (interval === 'week') return anchorMs + k * 7 * DAY_MS;
-  const a = new Date(anchorMs);
-  const months = interval === 'month' ? k : 12 * k;
-  const total = a.getUTCMonth() + months;
-  const y = a.getUTCFullYear() + Math.floor(total / 12);
-  const m = ((total % 12) + 12) % 12;
-  const d = Math.min(a.getUTCDate(), daysInMonth(y, m));
-  return Date.UTC(y, m, d, a.getUTCHours(), a.getUTCMinutes(), a.getUTCSeconds(), a.getUTCMilliseconds());
+  const anchor = DateTime.fromMillis(anchorMs, { zone: 'utc' });
+  return (interval === 'month' ? anchor.plus({ months: k }) : anchor.plus({ years: k })).toMillis();
 }
 
 /** The billing calendar of a subscription. */
