@@ -191,7 +191,7 @@ export async function advanceOfframp(id: string, workflowNowMs: number, originMs
     if (received >= BigInt(r.amount_minor)) {
       const first = (await chain.transfersTo(r.chain, r.transit_address, r.asset))[0];
       r = await applyOfframpChanges(id, [{ to: 'funds_received', set: { received_minor: received.toString(), source_tx_hash: first?.tx_hash ?? null, funds_received_at: new Date() } }]);
-    } else if (nowMs >= r.created_at.getTime()) {
+    } else if (nowMs >= r.funding_deadline.getTime()) {
       if (received === 0n) r = await applyOfframpChanges(id, [{ to: 'failed', set: { failure_reason: 'funding_expired', completed_at: new Date() } }]);
       else {
         await db().query(`UPDATE wallet_offramp_intents SET received_minor = $2, failure_reason = 'funding_expired', updated_at = now() WHERE id = $1 AND status = 'awaiting_funds'`, [id, received.toString()]);
