@@ -2,9 +2,11 @@
  * The conversion workflow under the time-skipping test server with real activities on real
  * PostgreSQL (spec 2.5, 4.5, 6; issue 14): every terminal status: `settled` (the signed transfer
  * matches; the router pays the other asset to the wallet once), `failed` `source_tx_mismatch`
- * (another amount), `failed` `expired` (never submitted), `failed` `source_tx_not_found` (the
- * hash never appears on the chain); the `waiting_for` query; the events of each; a replay of
- * every history. The holder's signature is played by a chain transfer from the wallet.
+ * (another amount), `failed` `expired` (never submitted: built a minute before `signable_until`,
+ * failed at it, 15 minutes of workflow time), `failed` `source_tx_not_found` (the hash never
+ * appears on the chain: submitted a minute before the 30-minute confirmation deadline, failed at
+ * it); the `waiting_for` query; the events of each; a replay of every history. The holder's
+ * signature is played by a chain transfer from the wallet.
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -18,6 +20,7 @@ import { chainAdapter } from '../../providers/chain';
 import { conversionWaitingForQuery } from '../../workflows/conversion';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -33,6 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => { await h?.stop(); });
 
+const MINUTE = 60_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_conversions WHERE id = $1', [id]))[0];
@@ -72,17 +76,36 @@ test('failed source_tx_mismatch: the signed transfer is for another amount', asy
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
 });
 
-test('failed expired: never submitted before signable_until', async () => {
+/** Checks conversion `id` still `status` at BEFORE_DEADLINE_MS before `deadline` (workflow time after its run's start), then that it ends `failed` at the deadline. */
+async function failsAtDeadline(id: string, status: string, deadline: number) {
+  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+  expect((await row(id)).status).toBe(status);
+  expect(await result(id)).toBe('failed');
+  const elapsed = await runElapsedMs(env, id);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline);
+  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+}
+
+test('failed expired: never submitted; built a minute before signable_until (15 minutes), failed at it', async () => {
   const c = await build('1000000');
-  expect(await result(c.id)).toBe('failed');
+  const r = await row(c.id);
+  // The deadline as workflow time after the run's start: signable_until less created_at (the workflow's object clock).
+  const deadline = r.signable_until.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadline - 15 * MINUTE)).toBeLessThan(5_000);
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionWaitingForQuery)).endsWith(`until ${r.signable_until.toISOString()}`), 'waiting for the hash until signable_until');
+  await failsAtDeadline(c.id, 'built', deadline);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'expired' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.failed']);
 });
 
-test('failed source_tx_not_found: the recorded hash never appears on the chain', async () => {
+test('failed source_tx_not_found: the recorded hash never appears on the chain; submitted a minute before the 30-minute confirmation deadline, failed at it', async () => {
   const c = await build('1000000');
   await submitConversionSourceTx({ accountId, id: c.id, txHash: hash(), request: null });
-  expect(await result(c.id)).toBe('failed');
+  const r = await row(c.id);
+  // Confirmation deadline: submitted_at + 30 minutes, as workflow time after the run's start.
+  const deadline = r.submitted_at.getTime() + 30 * MINUTE - r.created_at.getTime();
+  expect(Math.abs(deadline - 30 * MINUTE)).toBeLessThan(5_000);
+  await failsAtDeadline(c.id, 'submitted', deadline);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'source_tx_not_found' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
 });

@@ -1,8 +1,9 @@
 /**
  * The customer workflow under the Java time-skipping test server with real activities on real
  * PostgreSQL (spec 2.8, 4.7; issue 15): a link makes the provider's record `pending`; the daily
- * re-read picks up a decision made without a notification; `approved` and `rejected` end the
- * workflow and a later decision starts it again; `waiting_for`; replay.
+ * re-read picks up a decision made without a notification (still `pending` a minute before the
+ * day of workflow time is up, `approved` at it); `approved` and `rejected` end the workflow and a
+ * later decision starts it again; `waiting_for`; replay.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -13,6 +14,7 @@ import { kycProvider } from '../../providers/kyc';
 import { customerWaitingForQuery } from '../../workflows/customer';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -24,6 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => { await h?.stop(); });
 
+const DAY = 24 * 3_600_000;
 const state = async (id: string) => (await db().query('SELECT verification_state FROM customers WHERE id = $1', [id]))[0].verification_state as string;
 
 test('pending after a link; a silent decision found by the daily re-read; approved ends it; a later rejection starts it again; replay', async () => {
@@ -32,12 +35,19 @@ test('pending after a link; a silent decision found by the daily re-read; approv
   const c = await createCustomer({ accountId: acct.account_id, userId: owner, livemode: true, customerType: 'individual' });
   await createVerificationLink(acct.account_id, true, c.id, 'tos');
   await eventually(async () => (await state(c.id)) === 'pending', 'pending');
-  expect(await env.client.workflow.getHandle(c.id).query(customerWaitingForQuery)).toContain('re-read daily');
-  // The provider approves without telling us: the daily re-read finds it.
+  // The row is `pending` once the activity commits; waiting_for follows when the workflow's next task runs.
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(customerWaitingForQuery)).includes('re-read daily'), 'waiting_for the daily re-read');
+  // The provider approves without telling us: the daily re-read finds it, a day of workflow time after the run's read of `pending`, not before.
   await kycProvider().setDecision(c.id, { state: 'approved', endorsements: ['base'] });
+  await skipToRunOffset(env, c.id, DAY - BEFORE_DEADLINE_MS);
+  expect(await state(c.id)).toBe('pending');
+  expect((await env.client.workflow.getHandle(c.id).describe()).status.name).toBe('RUNNING');
   const first = await env.client.workflow.getHandle(c.id).result();
   expect(first).toBe('approved');
   expect(await state(c.id)).toBe('approved');
+  const elapsed = await runElapsedMs(env, c.id);
+  expect(elapsed).toBeGreaterThanOrEqual(DAY);
+  expect(elapsed).toBeLessThanOrEqual(DAY + TURN_SLACK_MS);
   const history1 = await env.client.workflow.getHandle(c.id).fetchHistory();
 
   await kycProvider().setDecision(c.id, { state: 'rejected', rejection_outcome: 'final' });

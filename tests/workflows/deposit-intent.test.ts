@@ -3,7 +3,8 @@
  * PostgreSQL (spec 2.5, 4.5, 6; issue 14): every terminal status: `settled` (USDC seen on base,
  * bridged into the wallet), `failed` (the bridge fails, funds returned to the sender),
  * `manual_recovery_required` (failed with no address to return to), `expired` (nothing came
- * within the hour); the `waiting_for` query; the events of each; a replay of every history.
+ * within the hour: still awaiting a minute before, expired at the hour of workflow time); the
+ * `waiting_for` query; the events of each; a replay of every history.
  */
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -16,6 +17,7 @@ import { chainAdapter } from '../../providers/chain';
 import { depositIntentWaitingForQuery } from '../../workflows/deposit-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -30,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => { await h?.stop(); });
 
 const SENDER = '0x52908400098527886E0F7030069857D2E4169EE7';
+const HOUR = 3_600_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_deposit_intents WHERE id = $1', [id]))[0];
@@ -77,9 +80,19 @@ test('manual_recovery_required: the bridge fails and there is no address to retu
   expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.manual_recovery_required']);
 });
 
-test('expired: nothing reaches the address within the hour', async () => {
+test('expired: nothing reaches the address within the hour; awaiting a minute before, expired at the hour of workflow time', async () => {
   const d = await open({ source_chain: 'polygon' });
+  const r = await row(d.id);
+  // The deadline as workflow time after the run's start: expires_at less created_at (the workflow's object clock), the spec's hour.
+  const deadline = r.expires_at.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
+  await skipToRunOffset(env, d.id, deadline - BEFORE_DEADLINE_MS);
+  expect((await row(d.id)).status).toBe('awaiting_funds');
+  expect(await env.client.workflow.getHandle(d.id).query(depositIntentWaitingForQuery)).toContain(`until ${r.expires_at.toISOString()}`);
   expect(await result(d.id)).toBe('expired');
+  const elapsed = await runElapsedMs(env, d.id);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline);
+  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
   expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.expired']);
 });
 

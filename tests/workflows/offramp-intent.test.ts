@@ -2,7 +2,8 @@
  * The off-ramp workflow under the Java time-skipping test server with real activities on real
  * PostgreSQL (spec 2.5, 3, part 6 `offramp_intent.*`; issue 14), every terminal state: `failed`
  * (nothing arrived before the funding deadline), `refunded` (short funds at the deadline, given
- * back), `payment_processed` (paid once), `refunded` after a failed bank payment, `refund_failed`
+ * back): both still `awaiting_funds` a minute before the hour's funding deadline and closed at it,
+ * in workflow time; `payment_processed` (paid once), `refunded` after a failed bank payment, `refund_failed`
  * (the refund cannot be sent: sandbox fault), `canceled`; `waiting_for`; and a replay of every
  * completed history.
  */
@@ -17,6 +18,7 @@ import { signTransaction } from '../../providers/wallet-sends';
 import { offrampIntentWaitingForQuery } from '../../workflows/offramp-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -36,7 +38,26 @@ const result = async (id: string) => {
   completed.add(id);
   return r;
 };
-const row = async (id: string) => (await db().query('SELECT status, failure_reason, settled_amount_minor, refund_tx_hash FROM wallet_offramp_intents WHERE id = $1', [id]))[0];
+const row = async (id: string) => (await db().query('SELECT status, failure_reason, settled_amount_minor, refund_tx_hash, created_at, funding_deadline FROM wallet_offramp_intents WHERE id = $1', [id]))[0];
+const HOUR = 3_600_000;
+
+/**
+ * The funding deadline of intent `id` (funding_deadline less created_at: workflow time after its
+ * run's start, the object clock; the spec's hour): still `awaiting_funds` BEFORE_DEADLINE_MS before
+ * it, then closed `status` at it.
+ */
+async function closesAtFundingDeadline(id: string, status: string) {
+  const r = await row(id);
+  const deadline = r.funding_deadline.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
+  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+  expect((await row(id)).status).toBe('awaiting_funds');
+  expect(await env.client.workflow.getHandle(id).query(offrampIntentWaitingForQuery)).toContain(`until ${r.funding_deadline.toISOString()}`);
+  expect(await result(id)).toBe(status);
+  const elapsed = await runElapsedMs(env, id);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline);
+  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+}
 
 /** A holder with 100 USDC and a US bank account ending `account` (suffix 1116 fails on the sandbox rail). */
 async function holder(account = '000123456789') {
@@ -51,12 +72,12 @@ async function holder(account = '000123456789') {
   return { acct, wallet: w, intent, balance: () => chain.balanceOf(w, chain.stablecoin) };
 }
 
-test('refunded: a short transit deposit at the deadline is given back', async () => {
+test('refunded: a short transit deposit is given back at the funding deadline, not before', async () => {
   const hd = await holder();
   const ofr = await hd.intent();
   const chain = chainAdapter();
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, from_address: hd.wallet, to_address: ofr.transit_address, amount: 4_000_000n, decimals: 6 });
-  expect(await result(ofr.id)).toBe('refunded');
+  await closesAtFundingDeadline(ofr.id, 'refunded');
   expect(await row(ofr.id)).toMatchObject({ failure_reason: 'funding_expired' });
   expect(await hd.balance()).toBe(100_000_000n);
 });
@@ -97,7 +118,7 @@ test('canceled while awaiting funds', async () => {
 });
 
 // Last, on purpose: the test server's clock is hours ahead by now; the funding deadline still holds (domain/object-clock.ts).
-test('failed: nothing arrives before the funding deadline; waiting_for names the transit deposit', async () => {
+test('failed: nothing arrives; awaiting a minute before the funding deadline, failed at it; waiting_for names the transit deposit', async () => {
   const hd = await holder();
   const ofr = await hd.intent();
   const w = await eventually(async () => {
@@ -105,7 +126,7 @@ test('failed: nothing arrives before the funding deadline; waiting_for names the
     return s.startsWith('the transit deposit') ? s : null;
   }, 'waiting for the deposit');
   expect(w).toContain(ofr.transit_address);
-  expect(await result(ofr.id)).toBe('failed');
+  await closesAtFundingDeadline(ofr.id, 'failed');
   expect((await row(ofr.id)).failure_reason).toBe('funding_expired');
 });
 

@@ -1,10 +1,12 @@
 /**
  * The send-intent workflow under the Java time-skipping test server with real activities on real
  * PostgreSQL (spec 2.5, 4.5, part 6 `send_intent.*`; issue 14): every terminal state: `settled`
- * (direct), `expired` (never signed: 30 minutes skip by), `failed` `source_tx_not_found` (a hash
- * never seen on chain for an hour), `failed` `bridge_failed` (the bridge fails while carrying a
- * cross-chain send: the undelivered funds return to the wallet), `settled` through the bridge
- * after a delay; the `waiting_for` query; and a replay of every completed history.
+ * (direct), `expired` (never signed: still `created` a minute before its 30 minutes, expired at
+ * them, in workflow time), `failed` `source_tx_not_found` (a hash never seen on chain: still looked
+ * for a minute before the hour after its recording, failed at it), `failed` `bridge_failed` (the
+ * bridge fails while carrying a cross-chain send: the undelivered funds return to the wallet),
+ * `settled` through the bridge after a delay; the `waiting_for` query; and a replay of every
+ * completed history.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -18,6 +20,7 @@ import { signTransaction } from '../../providers/wallet-sends';
 import { sendIntentWaitingForQuery } from '../../workflows/send-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -37,7 +40,18 @@ const result = async (id: string) => {
   completed.add(id);
   return r;
 };
-const row = async (id: string) => (await db().query('SELECT status, failure_reason, delivery_tx_hash FROM wallet_send_intents WHERE id = $1', [id]))[0];
+const row = async (id: string) => (await db().query('SELECT status, failure_reason, delivery_tx_hash, created_at, expires_at, source_tx_recorded_at FROM wallet_send_intents WHERE id = $1', [id]))[0];
+const MINUTE = 60_000;
+
+/** Checks intent `id` still `created` at BEFORE_DEADLINE_MS before `deadline` (workflow time after its run's start), then that it ends `status` at the deadline. */
+async function endsAtDeadline(id: string, deadline: number, status: string) {
+  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+  expect((await row(id)).status).toBe('created');
+  expect(await result(id)).toBe(status);
+  const elapsed = await runElapsedMs(env, id);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline);
+  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+}
 
 /** A holder with `funds` minor units in its wallet; returns a builder of send intents. */
 async function holder(funds: bigint) {
@@ -61,11 +75,15 @@ test('settled: a direct send signed and recorded', async () => {
   expect(await hd.balance()).toBe(2_000_000n);
 });
 
-test('failed source_tx_not_found: a recorded hash never seen on chain for an hour', async () => {
+test('failed source_tx_not_found: a recorded hash never seen on chain; looked for a minute before the hour after its recording, failed at it', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
   await recordSendSourceTx(hd.acct.account_id, si.id, `0x${crypto.randomBytes(32).toString('hex')}`);
-  expect(await result(si.id)).toBe('failed');
+  const r = await row(si.id);
+  // The search deadline (an hour after the recording) as workflow time after the run's start (the object clock: created_at is its origin).
+  const deadline = r.source_tx_recorded_at.getTime() + 60 * MINUTE - r.created_at.getTime();
+  expect(Math.abs(deadline - 60 * MINUTE)).toBeLessThan(5_000);
+  await endsAtDeadline(si.id, deadline, 'failed');
   expect((await row(si.id)).failure_reason).toBe('source_tx_not_found');
 });
 
@@ -100,7 +118,7 @@ test('settled through the bridge after a delay: the poll finds the delivery', as
 });
 
 // Last, on purpose: other tests have skipped the test server's clock hours ahead by now; deadlines still hold (domain/object-clock.ts).
-test('expired: never signed, the intent expires after 30 minutes; waiting_for names the deadline', async () => {
+test('expired: never signed; still created a minute before the 30 minutes, expired at them; waiting_for names the deadline', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
   const waiting = await eventually(async () => {
@@ -108,7 +126,10 @@ test('expired: never signed, the intent expires after 30 minutes; waiting_for na
     return w.startsWith('the holder to sign') ? w : null;
   }, 'waiting for the signature');
   expect(waiting).toContain(si.expires_at.toISOString());
-  expect(await result(si.id)).toBe('expired');
+  const r = await row(si.id);
+  const deadline = r.expires_at.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadline - 30 * MINUTE)).toBeLessThan(5_000);
+  await endsAtDeadline(si.id, deadline, 'expired');
   expect((await row(si.id)).status).toBe('expired');
   const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map((r: { type: string }) => r.type);
   expect(types).toEqual(['send_intent.created', 'send_intent.expired']);

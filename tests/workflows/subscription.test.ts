@@ -2,10 +2,11 @@
  * The subscription workflow under the Java time-skipping test server with real activities on real
  * PostgreSQL (spec 4.2, part 6 `subscription.*`; issue 16): twelve months of a monthly
  * subscription, each invoice issued exactly at its period start and paid on the chain; one invoice
- * left unpaid past its grace period (overdue, the subscription past_due) and paid late (active
- * again); a pause across a period boundary (that period skipped, billing resumed at the next
- * boundary); completion after the last cycle. And a cancel that voids the open invoice. Each test
- * has its own environment, so the test server's clock starts at the wall clock with the objects.
+ * left unpaid past its grace period (open a minute before its due date, overdue at it in workflow
+ * time, the subscription past_due) and paid late (active again); a pause across a period boundary
+ * (that period skipped, billing resumed at the next boundary); completion after the last cycle.
+ * And a cancel that voids the open invoice. Each test has its own environment, so the test
+ * server's clock starts at the wall clock with the objects.
  */
 import crypto from 'node:crypto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -25,7 +26,7 @@ import { setTemporalClient } from '../../temporal/client';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { subscriptionWaitingForQuery } from '../../workflows/subscription';
 import { connectDb, eventually } from '../helpers/api';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { BEFORE_DEADLINE_MS, startTimeSkipping, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -114,8 +115,15 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
       expect(Math.abs(inv.issued_at.getTime() - start)).toBeLessThan(5 * 60_000);
       expect(inv.due_at.getTime()).toBe(start + 7 * DAY);
       if (n === 3) {
+        // Overdue at due_at (7 days of grace), not before: still open a minute before, overdue at it (workflow time).
+        await sleepUntil(env, inv.due_at.getTime() - BEFORE_DEADLINE_MS);
+        expect((await invoice(s.id, 4))!.status).toBe('open');
+        expect((await sub(s.id)).status).toBe('active');
         await sleepUntil(env, inv.due_at.getTime() + HOUR);
         await eventually(async () => (await invoice(s.id, 4))!.status === 'overdue', 'invoice 4 overdue', 30_000);
+        const overdueAt = (await invoice(s.id, 4))!.overdue_at!.getTime();
+        expect(overdueAt).toBeGreaterThanOrEqual(inv.due_at.getTime());
+        expect(overdueAt).toBeLessThanOrEqual(inv.due_at.getTime() + TURN_SLACK_MS);
         expect((await sub(s.id)).status).toBe('past_due');
         await sleepUntil(env, inv.due_at.getTime() + 5 * DAY);
         await pay(inv);
@@ -151,6 +159,9 @@ test('cancel voids the open invoice, closes its pay-in and ends the workflow', a
       client_id: m.clientId, amount: { amount: '10000000', currency: 'USDC', decimals: 6 }, interval: 'week', grace_period_days: 2, settlement_destination_id: m.entryId,
     });
     const inv = await issued(s.id, 1);
+    // Two days of grace: open a minute before due_at, overdue after it.
+    await sleepUntil(env, inv.due_at.getTime() - BEFORE_DEADLINE_MS);
+    expect((await invoice(s.id, 1))!.status).toBe('open');
     await sleepUntil(env, inv.due_at.getTime() + HOUR);
     await eventually(async () => (await invoice(s.id, 1))!.status === 'overdue', 'overdue', 30_000);
     await cancelSubscription(m.ctx, s.id);

@@ -7,6 +7,7 @@
  * (unmatched, recovery_required -> recovering); an underpaid link cancelled (money returned); the
  * bridge failing after delivering less (the top-up returned, later the delivered money too).
  * Also the transfer rail (workflows/payment.ts): paid and settled; expired, then a late transfer unmatched.
+ * Both expiries are checked in workflow time: still awaiting a minute before the deadline, closed at it.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import crypto from 'node:crypto';
@@ -18,9 +19,11 @@ import { Payment, PaymentLink, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { payInBridgeAdapter, SANDBOX_BRIDGE_FEES } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
+import { loadConfig } from '../../lib/config';
 import { eventually } from '../helpers/api';
 import { activeCryptoLink } from '../helpers/fixtures';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { BEFORE_DEADLINE_MS, runElapsedMs, runTimes, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -51,6 +54,44 @@ const refunded = async (chain: string, address: string) => {
     `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers WHERE chain = $1 AND lower(to_address) = lower($2)`, [chain, address]);
   return BigInt(rows[0].s);
 };
+
+// The transfer rail first, on purpose: workflows/payment.ts judges expires_at (a wall-clock instant)
+// on the test server's clock, which the cross-network expiry below moves a day past the wall clock.
+test('crypto_transfer: a direct USDC transfer on the service network is paid and settled', async () => {
+  const { creds, link } = await activeCryptoLink('2000');
+  const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
+  const chain = chainAdapter();
+  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC', source_address: REFUND }, req);
+  expect(p).toMatchObject({ payment_rail: 'crypto_transfer', source_chain: chain.chain, source_address: REFUND, watcher_state: null, amount_expected_minor: '20200000' });
+  expect((await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req)).payment.id).toBe(p.id);
+  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, from_address: REFUND, amount: 20200000n, decimals: 6 });
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
+  expect(await chain.balanceOf(wallet.address, chain.stablecoin)).toBe(20000000n);
+});
+
+test('crypto_transfer: nothing arrives; awaiting a minute before expires_at, expired at it with payment.expired; a late transfer is unmatched', async () => {
+  const { link } = await activeCryptoLink('3000');
+  const chain = chainAdapter();
+  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req);
+  // workflows/payment.ts waits for the instant expires_at on its own clock (no object clock): the
+  // test server's clock has not moved past the wall clock yet (first tests of the file).
+  const expiresMs = p.expires_at.getTime();
+  expect(Math.abs(expiresMs - p.created_at.getTime() - loadConfig().paymentTtlSeconds * 1000)).toBeLessThan(5_000);
+  const now = await env.currentTimeMs();
+  expect(expiresMs - BEFORE_DEADLINE_MS).toBeGreaterThan(now);
+  await env.sleep(expiresMs - BEFORE_DEADLINE_MS - now);
+  expect((await payment(p.id)).status).toBe('awaiting');
+  expect(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')).toBe(`a deposit until ${p.expires_at.toISOString()}`);
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
+  const { startMs, closeMs } = await runTimes(env, p.id);
+  expect(closeMs).toBeGreaterThanOrEqual(expiresMs);
+  expect(closeMs).toBeLessThanOrEqual(expiresMs + TURN_SLACK_MS);
+  expect(closeMs! - startMs).toBeGreaterThanOrEqual(loadConfig().paymentTtlSeconds * 1000 - 5_000);
+  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, amount: 30300000n, decimals: 6 });
+  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
+  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', watcher_state: null });
+  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired', 'payment.unmatched']);
+});
 
 test('exact: the source deposit is seen, bridged and delivered; paid, delivered, settled into the service wallet', async () => {
   const { creds, link } = await activeCryptoLink('10000');
@@ -110,11 +151,20 @@ test('bridge failed: the funds go back to the refund address and the payment exp
   expect((await xchain(link.id, 'base', refund)).created).toBe(true);
 });
 
-test('expired with nothing seen; a late deposit is unmatched and returned (recovery_required -> recovering)', async () => {
+test('expired with nothing seen (awaiting a minute before the window closes, expired at it); a late deposit is unmatched and returned (recovery_required -> recovering)', async () => {
   const { link } = await activeCryptoLink('10000');
   const refund = `0x${crypto.randomBytes(20).toString('hex')}`;
   const { payment: p } = await xchain(link.id, 'optimism', refund);
+  // The deadline as workflow time after the run's start: expires_at less created_at (the object clock), the payment TTL.
+  const deadline = p.expires_at.getTime() - p.created_at.getTime();
+  expect(Math.abs(deadline - loadConfig().paymentTtlSeconds * 1000)).toBeLessThan(5_000);
+  await skipToRunOffset(env, p.id, deadline - BEFORE_DEADLINE_MS);
+  expect(await payment(p.id)).toMatchObject({ status: 'awaiting', watcher_state: 'address_issued' });
+  expect(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')).toBe(`a deposit on the source network until ${p.expires_at.toISOString()}`);
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
+  const elapsed = await runElapsedMs(env, p.id);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline);
+  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
   expect(await payment(p.id)).toMatchObject({ status: 'expired', watcher_state: 'expired' });
 
   await sendOnSource(p, '5000000');
@@ -173,27 +223,4 @@ test('the bridge fails after delivering less: the top-up is returned, then the l
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
   expect(await payment(p.id)).toMatchObject({ unmatched_reason: 'partial_before_cancel', watcher_state: 'recovering', watcher_reason: null });
   expect(await refunded('base', refund)).toBe(101000000n);
-});
-
-test('crypto_transfer: a direct USDC transfer on the service network is paid and settled', async () => {
-  const { creds, link } = await activeCryptoLink('2000');
-  const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
-  const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC', source_address: REFUND }, req);
-  expect(p).toMatchObject({ payment_rail: 'crypto_transfer', source_chain: chain.chain, source_address: REFUND, watcher_state: null, amount_expected_minor: '20200000' });
-  expect((await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req)).payment.id).toBe(p.id);
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, from_address: REFUND, amount: 20200000n, decimals: 6 });
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
-  expect(await chain.balanceOf(wallet.address, chain.stablecoin)).toBe(20000000n);
-});
-
-test('crypto_transfer: nothing arrives, the payment expires with payment.expired; a late transfer is unmatched', async () => {
-  const { link } = await activeCryptoLink('3000');
-  const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req);
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, amount: 30300000n, decimals: 6 });
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
-  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', watcher_state: null });
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired', 'payment.unmatched']);
 });
