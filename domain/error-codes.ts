@@ -8,46 +8,21 @@
  * Codes are stable and additive-only (spec 7): never rename or drop an entry; a code no route
  * answers any more stays, marked `reserved`. tests/unit/error-codes.test.ts walks the source and
  * fails when the server can answer a code missing here, or when an entry is answered nowhere and
- * is not reserved. Entries live by area in domain/error-codes/.
+ * is not reserved. Entries live by area in domain/error-codes/, the entry's shape in
+ * domain/error-codes/entry.ts (which the area files import, so no import runs back up here).
  *
  * Pure: no I/O.
  */
 import { ERROR_TYPES, STATUS_BY_TYPE, type ErrorType } from './errors';
+import type { ErrorCodeEntry, ErrorCodeSpec } from './error-codes/entry';
 import { PLATFORM_CODES } from './error-codes/platform';
 import { PAYMENT_CODES } from './error-codes/payments';
 import { PAYOUT_CODES } from './error-codes/payouts';
 import { ACCOUNT_CODES } from './error-codes/accounts';
 import { STATE_CHANGED_CODES } from './error-codes/states';
 
-/** One code of the registry, as the reference page and the OpenAPI document show it. */
-export interface ErrorCodeEntry {
-  /** The stable `code` (snake_case). */
-  code: string;
-  /** The `type`s it carries, the usual one first (spec 7: the same code can carry different types by route). */
-  types: readonly ErrorType[];
-  /** The HTTP statuses it answers with, ascending. */
-  statuses: readonly number[];
-  /** When the server answers it (one or two sentences). */
-  when: string;
-  /** What `param` names when the code sets it; absent when it never does. */
-  param?: string;
-  /** The `details` members it sets, each with its meaning. */
-  details?: Readonly<Record<string, string>>;
-  /** True when the answer sends `Retry-After` (seconds to wait before retrying). */
-  retryAfter?: boolean;
-  /** What the caller should do. */
-  recovery: string;
-  /** `simulator`: answered only by the sandbox simulator (`/sim`) and the sandbox pages, never by `/v1`. */
-  surface?: 'simulator';
-  /** Named by the spec but answered by no route of this build; kept because codes are never removed. */
-  reserved?: boolean;
-}
+export type { ErrorCodeEntry, ErrorCodeSpec } from './error-codes/entry';
 
-/**
- * How an area file writes an entry: `type` one or several (the usual first), `status` only when it
- * differs from the types' defaults (`STATUS_BY_TYPE`), e.g. 422, 405 or 413.
- */
-export type ErrorCodeSpec = Omit<ErrorCodeEntry, 'types' | 'statuses'> & { type: ErrorType | readonly ErrorType[]; status?: number | readonly number[] };
 
 /** The entry of `spec`: types as a list, statuses defaulted from the types and sorted. Throws on an unknown type. */
 export function entryOf(spec: ErrorCodeSpec): ErrorCodeEntry {

@@ -3,7 +3,7 @@
  * the address book, the service wallet (sends, deposits, conversions, virtual accounts), webhooks
  * and the event stream, screenings and credits, subscriptions, and the sandbox simulator. Pure data.
  */
-import type { ErrorCodeSpec } from '../error-codes';
+import type { ErrorCodeSpec } from './entry';
 
 export const ACCOUNT_CODES: readonly ErrorCodeSpec[] = [
   // Accounts and customers.

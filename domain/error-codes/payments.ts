@@ -2,7 +2,7 @@
  * Error registry (domain/error-codes.ts), getting paid: money values, payment links, payments and
  * their rails (crypto, cross-network, bank), refunds, quotes and orders. Pure data.
  */
-import type { ErrorCodeSpec } from '../error-codes';
+import type { ErrorCodeSpec } from './entry';
 
 export const PAYMENT_CODES: readonly ErrorCodeSpec[] = [
   // Money (spec 2: amounts are strings of minor units with their currency and decimals).

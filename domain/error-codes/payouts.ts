@@ -3,7 +3,7 @@
  * external or the service wallet, and payroll runs, rows, recipients and their destinations
  * (spec 4.4). Pure data.
  */
-import type { ErrorCodeSpec } from '../error-codes';
+import type { ErrorCodeSpec } from './entry';
 
 export const PAYOUT_CODES: readonly ErrorCodeSpec[] = [
   // Payouts.

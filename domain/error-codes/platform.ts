@@ -3,7 +3,7 @@
  * authentication, permissions, idempotency (spec 8), rate limits, switches and test mode, terms,
  * and internal failures. Answered by every operation, not by one area. Pure data.
  */
-import type { ErrorCodeSpec } from '../error-codes';
+import type { ErrorCodeSpec } from './entry';
 
 
 export const PLATFORM_CODES: readonly ErrorCodeSpec[] = [

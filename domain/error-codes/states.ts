@@ -6,7 +6,7 @@
  * reads every `transitionTable(...)` call of the source, so a new table without its entry here fails.
  * Pure data.
  */
-import type { ErrorCodeSpec } from '../error-codes';
+import type { ErrorCodeSpec } from './entry';
 
 /** A transition table's object: its wire name, how the page names it, and whether only background work moves it. */
 interface StatefulObject { object: string; label: string; background?: boolean; also?: string }
