@@ -16,7 +16,7 @@ import { paymentLinkView } from '../../views/payment-link';
 import { closeLivePaymentsForLink } from '../payments/links';
 import { signalLinkEndedToPayments } from '../payments/signals';
 import { linkEmailBody } from './emails';
-import { emitLinkEvent, emitLinkEventNonBlocking } from './outbox';
+import { emitLinkEvent, emitLinkEventNonBlocking } from '../records/payment-links';
 
 /** What the link workflow needs to plan its next wake-up. Times are epoch milliseconds. */
 export interface LinkWorkflowState {

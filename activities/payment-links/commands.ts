@@ -38,7 +38,7 @@ import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
 import { acceptedRailKinds, checkNativeCurrency, type CreateLinkInput } from './create';
 import { linkEmailBody } from './emails';
 import { assertClientUsable, assertDestinationOwned, linkNotFound, lockLink, resolveItems } from './lookups';
-import { emitLinkEvent, emitLinkEventNonBlocking, emitLinkEvents } from './outbox';
+import { emitLinkEvent, emitLinkEventNonBlocking, emitLinkEvents } from '../records/payment-links';
 import { signalLinkChanged, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';

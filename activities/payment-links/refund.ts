@@ -15,7 +15,7 @@ import { transaction } from '../../lib/db';
 import type { OpContext } from '../op-context';
 import { signalPaymentProviderUpdate } from '../payments/signals';
 import { lockLink } from './lookups';
-import { emitLinkEvent } from './outbox';
+import { emitLinkEvent } from '../records/payment-links';
 
 /** Refund reasons (Stripe's vocabulary). */
 export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;

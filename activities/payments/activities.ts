@@ -14,7 +14,7 @@ import { chainAdapter } from '../../providers/chain';
 import { signalLinkChangedById } from '../payment-links/signals';
 import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
 import { moveLinkAfterPayment } from './links';
-import { moveInvoiceAfterPayment } from '../subscriptions/records';
+import { moveInvoiceAfterPayment } from '../records/subscriptions';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
 

@@ -10,7 +10,7 @@ import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../
 import { closeOnLinkEnd, linkStatusAfterPayment } from '../../domain/verdicts';
 import { Payment, PaymentLink } from '../../entities';
 import { emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
-import { emitLinkEvents } from '../payment-links/outbox';
+import { emitLinkEvents } from '../records/payment-links';
 import { ledgerOf, paymentEventObject } from './ledger';
 
 /**

@@ -13,7 +13,7 @@ import { chainAdapter } from '../../providers/chain';
 import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from '../payments/blank-columns';
 import { emitPaymentEvents } from '../payments/ledger';
 import { startPaymentWorkflow } from '../payments/signals';
-import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, planOf } from './records';
+import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, planOf } from '../records/subscriptions';
 
 /** How often a subscription with unpaid invoices (or a last cycle to close) looks again without a timer of its own. */
 const POLL_MS = 24 * 3_600_000;

@@ -1,20 +1,24 @@
 /**
- * Subscriptions (spec 4.2; fields designed in docs/decisions.md "Subscriptions"): create, pause,
+ * Subscriptions (spec 4.2; fields designed in docs/decisions/0050-subscriptions.md): create, pause,
  * resume, cancel. Each is one transaction with its `subscription.*` event; the subscription's
  * workflow is signalled after the commit (it issues the invoices).
  */
+import type { EntityManager } from 'typeorm';
 import { DomainError, invalidRequest } from '../../domain/errors';
 import type { Money } from '../../domain/money';
 import { toMinorPositive } from '../../domain/money';
-import type { SubscriptionInterval } from '../../domain/subscriptions';
-import { AddressBookEntry, Subscription } from '../../entities';
+import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { invoiceTransitions, type SubscriptionInterval } from '../../domain/subscriptions';
+import { AddressBookEntry, Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import type { RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
 import type { OpContext } from '../op-context';
 import { assertClientUsable } from '../payment-links/lookups';
+import { closeLivePayment } from '../payments/links';
 import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
-import { emitSubscriptionEvent, lockedSubscription, moveSubscription, voidOpenInvoices } from './records';
+import { emitSubscriptionEvent, lockedSubscription, moveSubscription } from '../records/subscriptions';
 import { signalSubscription } from './signals';
 
 /** The body of `POST /subscriptions` (shapes validated by api/schemas/subscriptions.ts). */
@@ -107,6 +111,29 @@ export async function resumeSubscription(ctx: OpContext, id: string): Promise<Su
   });
   await signalSubscription(s.id, s.account_id);
   return s;
+}
+
+/**
+ * Voids the open and overdue invoices of `s` and closes their live pay-ins as a link end does
+ * (domain closeOnLinkEnd `cancel`: awaiting -> abandoned, underpaid -> unmatched
+ * `partial_before_cancel` with its money held). Returns the payment ids whose workflows the caller
+ * signals after commit.
+ */
+async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
+  const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
+    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
+  const closed: string[] = [];
+  for (const inv of open) {
+    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    inv.voided_at = new Date();
+    await m.save(inv);
+    const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    if (!pay) continue;
+    if (!(await closeLivePayment(m, pay, 'cancel', request))) continue;
+    closed.push(pay.id);
+  }
+  return closed;
 }
 
 /**

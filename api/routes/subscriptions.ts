@@ -9,7 +9,7 @@ import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { cancelSubscription, createSubscription, pauseSubscription, resumeSubscription } from '../../activities/subscriptions/commands';
 import { findInvoice, findSubscription, invoiceListQuery, paymentsOf, subscriptionListQuery } from '../../activities/subscriptions/queries';
-import { subscriptionWire } from '../../activities/subscriptions/records';
+import { subscriptionWire } from '../../activities/records/subscriptions';
 import type { SubscriptionStatus } from '../../domain/subscriptions';
 import { paginate } from '../../lib/pagination';
 import { chainAdapter } from '../../providers/chain';

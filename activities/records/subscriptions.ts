@@ -1,19 +1,19 @@
 /**
  * Subscription and invoice rows and their moves (spec 4.2, part 6 `subscription.*`), inside the
  * caller's transaction: the locked reads, the views events carry, status moves through the
- * transition tables (domain/subscriptions.ts), the invoice's follow-up of its pay-in
+ * transition tables (domain/subscriptions.ts), and the invoice's follow-up of its pay-in
  * (`moveInvoiceAfterPayment`, called by the payment activities in the transaction that moves the
- * payment), and voiding an ended subscription's invoices with their live pay-ins.
+ * payment). Shared records (activities/records/): the subscriptions area and the payments area
+ * both write them; voiding an ended subscription's invoices with their live pay-ins is the
+ * subscriptions area's (activities/subscriptions/commands.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../domain/errors';
-import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan, type SubscriptionStatus } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
 import { invoiceView, subscriptionView } from '../../views/subscription';
-import { closeLivePayment } from '../payments/links';
 
 /** The billing plan of `s`. */
 export function planOf(s: Subscription): BillingPlan {
@@ -88,29 +88,6 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
     inv.voided_at = new Date();
     await m.save(inv);
   }
-}
-
-/**
- * Voids the open and overdue invoices of `s` and closes their live pay-ins as a link end does
- * (domain closeOnLinkEnd `cancel`: awaiting -> abandoned, underpaid -> unmatched
- * `partial_before_cancel` with its money held). Returns the payment ids whose workflows the caller
- * signals after commit.
- */
-export async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
-  const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
-    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
-  const closed: string[] = [];
-  for (const inv of open) {
-    inv.status = invoiceTransitions.assert(inv.status, 'void');
-    inv.voided_at = new Date();
-    await m.save(inv);
-    const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
-      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
-    if (!pay) continue;
-    if (!(await closeLivePayment(m, pay, 'cancel', request))) continue;
-    closed.push(pay.id);
-  }
-  return closed;
 }
 
 /** True once every period of the plan is billed or skipped and no invoice is left open or overdue. */

@@ -1,4 +1,8 @@
-/** Outbox events of a payment link (spec 6): `data.object` is the link's wire view (views/payment-link.ts). */
+/**
+ * Outbox events of a payment link (spec 6): `data.object` is the link's wire view
+ * (views/payment-link.ts). Shared records (activities/records/): written by the link's own commands
+ * and activities and by a payment moving its link (activities/payments/links.ts).
+ */
 import type { EntityManager } from 'typeorm';
 import type { PaymentLink } from '../../entities';
 import { emitEvent, emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
