@@ -2,7 +2,11 @@
 /**
  * dependency-cruiser: the one direction of dependencies (docs/architecture.md, "Layout").
  *
- *   domain <- entities <- views <- lib, providers, temporal runtime <- activities <- workflows (types only), api
+ *   domain <- contracts <- entities <- views <- lib, providers, temporal runtime <- activities, api
+ *   domain, contracts <- workflows <- worker.ts, scripts, bench, tests (the workflow bundle)
+ *
+ * A workflow and the activities it calls meet only in their contract (contracts/<object>.ts):
+ * neither side imports the other, so no import circle exists, not even through types.
  *
  * Paths are relative to the repository root (or to `baseDir` when cruising the lint fixtures in
  * tests/lint-fixtures/, see tests/unit/layers.test.ts). "Ours" is any import that resolves to a
@@ -11,7 +15,10 @@
  */
 
 /** The layers below the activities, as a path regex: what lib/, providers/ and the Temporal runtime may import. */
-const RUNTIME = '^(domain|entities|views|lib|providers)/|^temporal/(?!dev/)';
+const RUNTIME = '^(domain|contracts|entities|views|lib|providers)/|^temporal/(?!dev/)';
+
+/** The folders that must not import each other in a circle: each activities area, workflows/ and contracts/. */
+const AREAS = '^(activities/[^/]+|workflows|contracts)$';
 
 module.exports = {
   forbidden: [
@@ -21,6 +28,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^domain/' },
       to: { dependencyTypes: ['local'], pathNot: '^domain/' },
+    },
+    {
+      name: 'contracts-on-domain',
+      comment: 'contracts/ (one module per long-lived object: signals, queries, workflow name and start arguments, the activity interface) imports only domain/ and contracts/ (and @temporalio/workflow): never workflows/ nor activities/, so both sides can import it and it is part of the workflow bundle.',
+      severity: 'error',
+      from: { path: '^contracts/' },
+      to: { dependencyTypes: ['local'], pathNot: '^(domain|contracts)/' },
     },
     {
       name: 'entities-on-domain',
@@ -52,31 +66,45 @@ module.exports = {
     },
     {
       name: 'activities-on-runtime',
-      comment: 'activities/ imports only the layers below it and activities/ (and workflows/ from signals.ts, next rule).',
+      comment: 'activities/ imports only the layers below it (contracts/ included) and activities/ (workflows/: next rule).',
       severity: 'error',
       from: { path: '^activities/' },
       to: { dependencyTypes: ['local'], pathNot: `${RUNTIME}|^activities/|^workflows/` },
     },
     {
-      name: 'workflows-only-from-signals',
-      comment: 'Only activities/<area>/signals.ts starts and signals workflows: no other activities file imports workflows/.',
+      name: 'records-import-no-area',
+      comment: 'activities/records/ holds the records of an object that several areas write (a link\'s events, subscription and invoice rows): it imports no area, so every area may import it without a circle.',
       severity: 'error',
-      from: { path: '^activities/', pathNot: '^activities/[^/]+/signals\\.ts$' },
+      from: { path: '^activities/records/' },
+      to: { path: '^activities/(?!records/)' },
+    },
+    {
+      name: 'activities-through-contracts',
+      comment: 'activities/ never imports workflows/: signals.ts starts and signals a workflow from its contract (temporal/client.ts startOrSignal), activities.ts satisfies the contract\'s activity interface.',
+      severity: 'error',
+      from: { path: '^activities/' },
       to: { path: '^workflows/' },
     },
     {
       name: 'workflows-deterministic',
-      comment: 'workflows/ imports only domain/ and workflows/ (plus activity types, next rule).',
+      comment: 'workflows/ imports only domain/, contracts/ and workflows/ (activities/: next rule).',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { dependencyTypes: ['local'], pathNot: '^(domain|workflows|activities)/' },
+      to: { dependencyTypes: ['local'], pathNot: '^(domain|contracts|workflows|activities)/' },
     },
     {
-      name: 'workflows-activity-types-only',
-      comment: 'workflows/ imports activities/ with `import type` only (proxyActivities<...>); activity code never enters the workflow bundle.',
+      name: 'workflows-through-contracts',
+      comment: 'workflows/ never imports activities/, not even types: it proxies the activity interface of its contract (contracts/<object>.ts); activity code never enters the workflow bundle.',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^activities/' },
+    },
+    {
+      name: 'workflows-from-roots',
+      comment: 'Only the composition roots (worker.ts, scripts/, bench/) and tests/ import workflows/ (the worker bundles it by path); the product reaches a workflow through its contract.',
+      severity: 'error',
+      from: { pathNot: '^(workflows|scripts|bench|tests)/|^worker\\.ts$' },
+      to: { path: '^workflows/' },
     },
     {
       name: 'api-is-the-top',
@@ -115,16 +143,24 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'No import cycles (cycles made only of type-only imports are harmless and allowed).',
+      comment: 'No import cycles, type-only imports included (a circle of types still ties the modules together: move the shared piece to a contract, a domain type or a lower module).',
       severity: 'error',
       from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
+    },
+    {
+      name: 'no-area-cycles',
+      comment: 'No circle between the folders of AREAS (activities/<area>, workflows/, contracts/), even when the modules form none: the areas stand in one order (e.g. payment-links and subscriptions above payments).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: AREAS },
+      to: { path: AREAS, circular: true },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|dist|tests/lint-fixtures)/' },
-    // Keep `import type` edges (erased by tsc) so the type-only rules can see them.
+    // Keep `import type` edges (erased by tsc) so the rules (no-circular above all) see them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.tests.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },

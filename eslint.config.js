@@ -29,10 +29,12 @@ module.exports = tseslint.config(
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
   },
   {
-    // Deterministic workflow code (bundled by webpack into the workflow sandbox): time only through
+    // Deterministic workflow code (bundled by webpack into the workflow sandbox), and the contracts
+    // it shares with the activities (contracts/, in the same bundle): time only through
     // workflows/convention.ts, never randomness, and imports only from @temporalio/workflow, pure
-    // domain/ modules, workflows/ and activity TYPES (`import type`).
-    files: ['workflows/**/*.ts'],
+    // domain/ modules, contracts/ and workflows/; never activities/, not even types (a workflow
+    // proxies its contract's activity interface).
+    files: ['workflows/**/*.ts', 'contracts/**/*.ts'],
     rules: {
       'no-restricted-properties': ['error', DATE_NOW, MATH_RANDOM],
       'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Workflow time: use isoAt() / workflowNowMs() from workflows/convention.ts.' }],
@@ -41,7 +43,21 @@ module.exports = tseslint.config(
         patterns: [
           { group: ['node:*'], message: 'Workflows are deterministic and sandboxed: no Node built-ins (use an activity).' },
           { group: ['**/lib', '**/lib/**', '**/entities', '**/entities/**', '**/providers', '**/providers/**', '**/temporal/client', '**/api/**', '**/views/**'], message: 'Workflows do no I/O: call an activity instead.' },
-          { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Workflows import activity TYPES only (`import type`); the worker registers the functions.' },
+          { group: ['**/activities', '**/activities/**'], message: 'Workflows never import activities/, not even types: proxy the activity interface of the contract (contracts/<object>.ts).' },
+        ],
+      }],
+    },
+  },
+  {
+    // A contract is imported by both sides: it imports neither (no workflow implementation, no activity).
+    files: ['contracts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: builtinModules.filter((m) => !m.startsWith('_')).map((name) => ({ name, message: 'Contracts are part of the workflow bundle: no Node built-ins.' })),
+        patterns: [
+          { group: ['node:*'], message: 'Contracts are part of the workflow bundle: no Node built-ins.' },
+          { group: ['**/lib', '**/lib/**', '**/entities', '**/entities/**', '**/providers', '**/providers/**', '**/temporal/**', '**/api/**', '**/views/**'], message: 'Contracts hold definitions and types only: @temporalio/workflow and domain/ types.' },
+          { group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'], message: 'A contract imports neither side: no workflows/, no activities/ (docs/architecture.md "Contracts").' },
         ],
       }],
     },

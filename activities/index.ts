@@ -1,13 +1,14 @@
 /**
  * The activities the worker registers: exactly the functions the workflows call, one object per
- * workflow (`<workflow>Activities` in `activities/<area>/activities.ts`). Commands, queries and
- * signals are plain functions of their area and are never registered.
+ * workflow (`<workflow>Activities` in `activities/<area>/activities.ts`, each `satisfies` the
+ * activity interface of its contract, contracts/<object>.ts). Commands, queries and signals are
+ * plain functions of their area and are never registered.
  */
 import { paymentWorkflowActivities, xchainPaymentWorkflowActivities } from './payments/activities';
 import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookEndpointWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
-import { payrollWorkflowActivities } from './payroll/activities';
+import { payrollItemWorkflowActivities, payrollRunWorkflowActivities } from './payroll/activities';
 import {
   conversionWorkflowActivities, depositIntentWorkflowActivities, offrampWorkflowActivities, sendIntentWorkflowActivities, virtualAccountWorkflowActivities,
 } from './wallet/activities';
@@ -21,7 +22,8 @@ export const activities = {
   ...paymentLinkWorkflowActivities,
   ...webhookEndpointWorkflowActivities,
   ...payoutWorkflowActivities,
-  ...payrollWorkflowActivities,
+  ...payrollRunWorkflowActivities,
+  ...payrollItemWorkflowActivities,
   ...sendIntentWorkflowActivities,
   ...virtualAccountWorkflowActivities,
   ...offrampWorkflowActivities,

@@ -1,10 +1,12 @@
 /**
  * Temporal client factory and the one way the API and activities start or signal an object's
- * workflow: signalWithStart by object id (idempotent by workflow id; ARCHITECTURE.md "Data flow" 4),
+ * workflow, from its contract alone (contracts/<object>.ts: workflow type, start arguments,
+ * signals): signalWithStart by object id (idempotent by workflow id; ARCHITECTURE.md "Data flow" 4),
  * tagged with the AccountId search attribute so operators find workflows by account.
  */
 import { Client, Connection } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition, type Workflow } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition } from '@temporalio/common';
+import { isSignalOf, type QuerySet, type SignalSet, type WorkflowContract } from '../contracts/contract';
 import { loadConfig } from '../lib/config';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
 import { temporalConnectConfig } from './connect';
@@ -43,51 +45,68 @@ export async function closeTemporalClient(): Promise<void> {
   eagerCapable = false;
 }
 
-/** What starting an object's workflow needs: its id (= the object id), its arguments and its account. */
-export interface StartSpec<W extends Workflow> {
-  workflowId: string;
-  args: Parameters<W>;
-  accountId: string;
+/** The object a workflow runs for: its id (= the workflow id) and its account (the AccountId search attribute). */
+export interface ObjectRef { id: string; accountId: string }
+
+/** Any workflow contract (contracts/contract.ts). */
+type AnyContract = WorkflowContract<object, SignalSet, QuerySet, unknown>;
+
+/** Throws when `signal` is not one of `contract`'s signals (a programming error: another object's definition). */
+function assertOwnSignal(contract: AnyContract, signal: SignalDefinition<any[]>): void {
+  if (!isSignalOf(contract, signal)) throw new Error(`signal ${signal.name} is not a signal of ${contract.workflowType} (contracts/)`);
 }
 
 /**
- * Signals the workflow `workflowId` with `signal` (a definition exported by the workflow file),
- * starting `workflow` with `args` first if it is not running. Safe to repeat: a running workflow
- * only receives the signal again (handlers are idempotent).
+ * Signals the workflow of object `ref.id` with `signal` (one of `contract.signals`), starting it
+ * first with `contract.startArgs(ref.id)` if no run is open. Safe to repeat: a running workflow only
+ * receives the signal again (handlers are idempotent).
  */
-export async function signalWithStart<W extends Workflow, A extends unknown[]>(
-  workflow: W,
-  spec: StartSpec<W> & { signal: SignalDefinition<A>; signalArgs: A },
-): Promise<void> {
+export async function startOrSignal<A extends unknown[]>(contract: AnyContract, ref: ObjectRef, signal: SignalDefinition<A>, ...signalArgs: A): Promise<void> {
+  assertOwnSignal(contract, signal);
   const c = await temporalClient();
   const cfg = loadConfig();
-  await c.workflow.signalWithStart<W, A>(workflow, {
+  await c.workflow.signalWithStart(contract.workflowType, {
     taskQueue: cfg.temporalTaskQueue,
-    workflowId: spec.workflowId,
-    args: spec.args,
-    signal: spec.signal,
-    signalArgs: spec.signalArgs,
+    workflowId: ref.id,
+    args: contract.startArgs(ref.id),
+    signal,
+    signalArgs,
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
+    ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
   } as never);
 }
 
-/** Starts `workflow` with id `workflowId` unless a run with that id is already open (idempotent). */
-export async function startIfAbsent<W extends Workflow>(workflow: W, spec: StartSpec<W>, opts: { eager?: boolean } = {}): Promise<void> {
+/** Starts the workflow of object `ref.id` (`contract.startArgs(ref.id)`) unless a run with that id is already open (idempotent). */
+export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts: { eager?: boolean } = {}): Promise<void> {
   const c = await temporalClient();
   const cfg = loadConfig();
   try {
-    await c.workflow.start(workflow, {
+    await c.workflow.start(contract.workflowType, {
       taskQueue: cfg.temporalTaskQueue,
       // Eager start: the server hands the first workflow task straight back to this process's worker
       // (only when the shared client rides the worker's NativeConnection, see worker.ts).
       ...(opts.eager && eagerCapable ? { requestEagerStart: true } : {}),
-      workflowId: spec.workflowId,
-      args: spec.args,
+      workflowId: ref.id,
+      args: contract.startArgs(ref.id),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: spec.accountId }] } : {}),
+      ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
     } as never);
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+  }
+}
+
+/**
+ * Signals the open run of workflow `workflowId` (never starts one) with `signal` (one of
+ * `contract.signals`). False when no run is open (WorkflowNotFoundError); other failures throw.
+ */
+export async function signalIfRunning<A extends unknown[]>(contract: AnyContract, workflowId: string, signal: SignalDefinition<A>, ...signalArgs: A): Promise<boolean> {
+  assertOwnSignal(contract, signal);
+  try {
+    await (await temporalClient()).workflow.getHandle(workflowId).signal(signal, ...signalArgs);
+    return true;
+  } catch (e) {
+    if ((e as { name?: string }).name === 'WorkflowNotFoundError') return false;
+    throw e;
   }
 }

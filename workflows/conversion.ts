@@ -5,30 +5,29 @@
  * (polling every CONVERSION_POLL_MS, woken by `conversionUpdate`): `settled` when it matches what
  * was built, `failed` (`source_tx_mismatch`, `source_tx_not_found`) otherwise.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { ConversionWorkflowActivities } from '../activities/wallet/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { conversionContract, type ConversionActivities, type ConversionWorkflowArgs } from '../contracts/conversion';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
-const acts = proxyActivities<ConversionWorkflowActivities>(activityOptions());
+const acts = proxyActivities<ConversionActivities>(activityOptions());
+const { signals, queries } = conversionContract;
 
-/** The conversion changed (hash recorded): re-read now. */
-export const conversionUpdateSignal = defineSignal('conversionUpdate');
-export const conversionRetrySignal = defineSignal('retry');
-export const conversionWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const conversionWaitingForQuery = queries.waitingFor;
 
 /** How often a submitted conversion's transaction is looked for on the chain without a signal. */
 export const CONVERSION_POLL_MS = 15_000;
 
 /** Follows conversion `conversionId` to `settled` or `failed`; returns it. */
-export async function conversionWorkflow(args: { conversionId: string; originMs?: number }): Promise<string> {
+export async function conversionWorkflow(args: ConversionWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   const id = args.conversionId;
   let woken = false;
   let waitingFor = 'loading the conversion';
-  setHandler(conversionUpdateSignal, () => { woken = true; });
-  setHandler(conversionRetrySignal, () => { woken = true; });
-  setHandler(conversionWaitingForQuery, () => waitingFor);
+  setHandler(signals.conversionUpdate, () => { woken = true; });
+  setHandler(signals.retry, () => { woken = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     try {

@@ -7,25 +7,25 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { CustomerWorkflowActivities } from '../activities/customers/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { customerContract, type CustomerActivities, type CustomerWorkflowArgs } from '../contracts/customer';
 import { activityOptions, continueAsNewIfDue, parkForOperator } from './convention';
 
-const act = proxyActivities<CustomerWorkflowActivities>(activityOptions());
+const act = proxyActivities<CustomerActivities>(activityOptions());
+const { signals, queries } = customerContract;
 
-export const customerUpdateSignal = defineSignal('update');
-export const customerRetrySignal = defineSignal('retry');
-export const customerWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const customerWaitingForQuery = queries.waitingFor;
 
 const RECHECK_MS = 24 * 60 * 60 * 1000;
 
 /** Follows customer `customerId` until approved or rejected; returns that state. */
-export async function customerWorkflow(args: { customerId: string }): Promise<string> {
+export async function customerWorkflow(args: CustomerWorkflowArgs): Promise<string> {
   let wake = false;
   let waitingFor = 'reading the provider';
-  setHandler(customerUpdateSignal, () => { wake = true; });
-  setHandler(customerRetrySignal, () => { wake = true; });
-  setHandler(customerWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
   for (;;) {
     wake = false;
     try {

@@ -7,30 +7,29 @@
  * `depositIntentUpdate` (a chain transfer to the address, a bridge change) and otherwise polls
  * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/activities.ts).
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { DepositIntentWorkflowActivities } from '../activities/wallet/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { depositIntentContract, type DepositIntentActivities, type DepositIntentWorkflowArgs } from '../contracts/deposit-intent';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
-const acts = proxyActivities<DepositIntentWorkflowActivities>(activityOptions());
+const acts = proxyActivities<DepositIntentActivities>(activityOptions());
+const { signals, queries } = depositIntentContract;
 
-/** The chain or the bridge changed something for the intent: re-read now. */
-export const depositIntentUpdateSignal = defineSignal('depositIntentUpdate');
-export const depositIntentRetrySignal = defineSignal('retry');
-export const depositIntentWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const depositIntentWaitingForQuery = queries.waitingFor;
 
 /** How often the source chain and the bridge are re-read without a signal. */
 export const DEPOSIT_POLL_MS = 30_000;
 
 /** Follows deposit intent `depositIntentId` to a terminal status; returns it. */
-export async function depositIntentWorkflow(args: { depositIntentId: string; originMs?: number }): Promise<string> {
+export async function depositIntentWorkflow(args: DepositIntentWorkflowArgs): Promise<string> {
   const id = args.depositIntentId;
   // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   let woken = false;
   let waitingFor = 'loading the deposit intent';
-  setHandler(depositIntentUpdateSignal, () => { woken = true; });
-  setHandler(depositIntentRetrySignal, () => { woken = true; });
-  setHandler(depositIntentWaitingForQuery, () => waitingFor);
+  setHandler(signals.depositIntentUpdate, () => { woken = true; });
+  setHandler(signals.retry, () => { woken = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     try {

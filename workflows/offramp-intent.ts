@@ -9,26 +9,26 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { OfframpWorkflowActivities } from '../activities/wallet/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { offrampIntentContract, type OfframpActivities, type OfframpIntentWorkflowArgs } from '../contracts/offramp-intent';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 /** Provider calls: retried 2 s doubling to 5 min with no limit (the idempotency keys make retries safe). */
-const act = proxyActivities<OfframpWorkflowActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const act = proxyActivities<OfframpActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const { signals, queries } = offrampIntentContract;
 
-export const offrampIntentUpdateSignal = defineSignal('update');
-export const offrampIntentRetrySignal = defineSignal('retry');
-export const offrampIntentWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const offrampIntentWaitingForQuery = queries.waitingFor;
 
 /** Follows intent `intentId` to a terminal state; returns it. */
-export async function offrampIntentWorkflow(args: { intentId: string; originMs?: number }): Promise<string> {
+export async function offrampIntentWorkflow(args: OfframpIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the off-ramp intent';
-  setHandler(offrampIntentUpdateSignal, () => { wake = true; });
-  setHandler(offrampIntentRetrySignal, () => { wake = true; });
-  setHandler(offrampIntentWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

@@ -9,26 +9,26 @@
  * operator fixed a parked step). Deterministic and replay-safe (workflows/convention.ts); the
  * state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { OrderWorkflowActivities } from '../activities/orders/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { orderContract, type OrderActivities, type OrderWorkflowArgs } from '../contracts/order';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 /** Provider calls: retried 2 s doubling to 5 min with no limit (placement is idempotent by order id). */
-const act = proxyActivities<OrderWorkflowActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const act = proxyActivities<OrderActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const { signals, queries } = orderContract;
 
-export const orderUpdateSignal = defineSignal('update');
-export const orderRetrySignal = defineSignal('retry');
-export const orderWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const orderWaitingForQuery = queries.waitingFor;
 
 /** Follows order `orderId` to a terminal status; returns it. */
-export async function orderWorkflow(args: { orderId: string; originMs?: number }): Promise<string> {
+export async function orderWorkflow(args: OrderWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the order';
-  setHandler(orderUpdateSignal, () => { wake = true; });
-  setHandler(orderRetrySignal, () => { wake = true; });
-  setHandler(orderWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

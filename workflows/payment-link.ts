@@ -12,32 +12,29 @@
  * the step again.
  */
 import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { PaymentLinkWorkflowActivities } from '../activities/payment-links/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { paymentLinkContract, type PaymentLinkActivities, type PaymentLinkWorkflowArgs } from '../contracts/payment-link';
 
-const acts = proxyActivities<PaymentLinkWorkflowActivities>({
+const acts = proxyActivities<PaymentLinkActivities>({
   startToCloseTimeout: '1 minute',
   retry: activityOptions({ retry: { maximumInterval: '5 minutes' } }).retry,
 });
+const { signals, queries } = paymentLinkContract;
 
-/** Signal: the link or its reminder schedule changed; reload and re-plan. No arguments. */
-export const linkChangedSignal = defineSignal('linkChanged');
-/** Operator: the cause of a parked step was fixed; run it again. No arguments. */
-export const linkRetrySignal = defineSignal('retry');
-/** Query: a human-readable description of what the workflow waits for. */
-export const linkWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const linkWaitingForQuery = queries.waitingFor;
 
 /**
  * Runs the timers of link `linkId` until the link ends. Returns the final link status
  * (`missing` when the row is gone).
  */
-export async function paymentLinkWorkflow(args: { linkId: string }): Promise<string> {
+export async function paymentLinkWorkflow(args: PaymentLinkWorkflowArgs): Promise<string> {
   const { linkId } = args;
   let changed = false;
   let waitingFor = 'loading the link';
-  setHandler(linkChangedSignal, () => { changed = true; });
-  setHandler(linkRetrySignal, () => { changed = true; });
-  setHandler(linkWaitingForQuery, () => waitingFor);
+  setHandler(signals.linkChanged, () => { changed = true; });
+  setHandler(signals.retry, () => { changed = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   /** One turn: reload, act on what is due, or wait. Returns the final status when the link ended. */
   const turn = async (): Promise<string | null> => {

@@ -15,29 +15,20 @@
  * history grows long: the state lives in PostgreSQL.
  */
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { PaymentWorkflowActivities } from '../activities/payments/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { paymentContract, type PaymentActivities, type PaymentWorkflowArgs } from '../contracts/payment';
 
-const acts = proxyActivities<PaymentWorkflowActivities>({
+const acts = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: activityOptions().retry,
 });
+const { signals, queries } = paymentContract;
 
-/** A deposit was observed for this payment (id of the deposit row). */
-export const depositSignal = defineSignal<[{ depositId: string }]>('deposit');
-/** The payment's link ended (`cancelled` or `expired`): reload and close. */
-export const linkEndedSignal = defineSignal<[{ reason: string }]>('linkEnded');
-/** A provider reported a change of this payment's rail payment (settlement payout, refund): re-read it. */
-export const providerUpdateSignal = defineSignal('providerUpdate');
 /** How often an in-flight bank settlement payout is re-read when no provider report arrives. */
 const SETTLEMENT_POLL = '15 minutes';
-/** Operator: the cause of a parked step was fixed; run it again. */
-export const paymentRetrySignal = defineSignal('retry');
-/** Query: a human-readable description of what the workflow waits for. */
-export const waitingForQuery = defineQuery<string>('waiting_for');
 
 /** Watches payment `paymentId` until settled or closed; returns its final status. */
-export async function paymentWorkflow(args: { paymentId: string }): Promise<string> {
+export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string> {
   const { paymentId } = args;
   const queue: string[] = [];
   let linkEnded = false;
@@ -45,12 +36,12 @@ export async function paymentWorkflow(args: { paymentId: string }): Promise<stri
   let providerUpdated = false;
   let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
-  setHandler(depositSignal, ({ depositId }) => { enqueue(depositId); woken = true; });
-  setHandler(linkEndedSignal, () => { linkEnded = true; woken = true; });
-  setHandler(paymentRetrySignal, () => { woken = true; });
+  setHandler(signals.deposit, ({ depositId }) => { enqueue(depositId); woken = true; });
+  setHandler(signals.linkEnded, () => { linkEnded = true; woken = true; });
+  setHandler(signals.retry, () => { woken = true; });
   // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
-  setHandler(providerUpdateSignal, () => { providerUpdated = true; });
-  setHandler(waitingForQuery, () => waitingFor);
+  setHandler(signals.providerUpdate, () => { providerUpdated = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   /** The payment as last read; null: (re)load it first (at start and after a parked step). */
   let state: Awaited<ReturnType<typeof acts.loadPaymentState>> | null = null;

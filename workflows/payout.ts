@@ -14,10 +14,8 @@
  * workflow clock (workflows/convention.ts); no I/O, randomness or wall-clock reads here. All state lives
  * in PostgreSQL, so the loop re-reads it each turn and may continue-as-new at any turn.
  */
-import {
-  condition, defineQuery, defineSignal, proxyActivities, setHandler,
-} from '@temporalio/workflow';
-import type { PayoutWorkflowActivities } from '../activities/payouts/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { payoutContract, type PayoutActivities, type PayoutWorkflowArgs } from '../contracts/payout';
 import { activityOptions, continueAsNewIfDue, isoAt, msUntil, NON_RETRYABLE_ERROR_TYPES, parkForOperator, workflowNowMs } from './convention';
 
 /**
@@ -33,7 +31,7 @@ export const PAYOUT_NON_RETRYABLE = NON_RETRYABLE_ERROR_TYPES;
  * is far above a healthy commit and bounds a hung connection; retries 1 s doubling to 1 min with no
  * attempt limit: a database outage only delays the payout.
  */
-const db = proxyActivities<PayoutWorkflowActivities>({
+const db = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '30 seconds',
   retry: activityOptions().retry,
 });
@@ -47,37 +45,34 @@ const db = proxyActivities<PayoutWorkflowActivities>({
  * an operator's reset in the Temporal UI) never duplicates a transfer, payment or return, and
  * giving up would strand money in flight. The UI shows the attempt count and last failure.
  */
-const provider = proxyActivities<PayoutWorkflowActivities>({
+const provider = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '30 seconds',
   retry: activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }).retry,
 });
 
-export const payoutFundSignal = defineSignal('fund');
-export const payoutDepositSignal = defineSignal<[{ depositId: string }]>('payoutDeposit');
-export const payoutProviderUpdateSignal = defineSignal('providerUpdate');
-export const payoutCancelledSignal = defineSignal('cancelled');
-export const payoutReconciliationSignal = defineSignal<[{ needsAttention: boolean }]>('reconciliation');
-/** Operator: the cause of a parked step was fixed; run the loop again. */
-export const payoutRetrySignal = defineSignal('retry');
-export const payoutWaitingForQuery = defineQuery<string>('waiting_for');
+const { signals, queries } = payoutContract;
+
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const payoutFundSignal = signals.fund;
+export const payoutRetrySignal = signals.retry;
 
 /** How often provider state is re-read while waiting on the rail, in case a notification was lost. */
 const PROVIDER_POLL_MS = 60 * 60 * 1000;
 
 /** Runs payout `payoutId` until it ends; returns its final status. */
-export async function payoutWorkflow(args: { payoutId: string }): Promise<string> {
+export async function payoutWorkflow(args: PayoutWorkflowArgs): Promise<string> {
   const { payoutId } = args;
   let wake = false;
   let reconciliation: boolean | null = null;
   let waitingFor = 'loading the payout';
   const kick = () => { wake = true; };
-  setHandler(payoutFundSignal, kick);
-  setHandler(payoutDepositSignal, kick);
-  setHandler(payoutProviderUpdateSignal, kick);
-  setHandler(payoutCancelledSignal, kick);
-  setHandler(payoutRetrySignal, kick);
-  setHandler(payoutReconciliationSignal, ({ needsAttention }) => { reconciliation = needsAttention; wake = true; });
-  setHandler(payoutWaitingForQuery, () => waitingFor);
+  setHandler(signals.fund, kick);
+  setHandler(signals.payoutDeposit, kick);
+  setHandler(signals.providerUpdate, kick);
+  setHandler(signals.cancelled, kick);
+  setHandler(signals.retry, kick);
+  setHandler(signals.reconciliation, ({ needsAttention }) => { reconciliation = needsAttention; wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   /** One turn of the loop: applies what changed, then waits. Returns the final status when done. */
   const turn = async (): Promise<string | null> => {

@@ -10,35 +10,30 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { PayrollWorkflowActivities } from '../activities/payroll/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { payrollItemContract, type PayrollItemActivities, type PayrollItemWorkflowArgs } from '../contracts/payroll-item';
 import { activityOptions, parkForOperator } from './convention';
 
 /**
  * Activities that call a provider and record its answer: 30 s; retried 2 s doubling to 5 min with
  * no limit (giving up would strand a payment in flight; the idempotency key makes retries safe).
  */
-const provider = proxyActivities<PayrollWorkflowActivities>(activityOptions({
+const provider = proxyActivities<PayrollItemActivities>(activityOptions({
   retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' },
 }));
-
-/** The provider reported a change of this item's payment (e.g. a return): re-read it. */
-export const payrollItemUpdateSignal = defineSignal('update');
-/** Operator: the cause of a parked step was fixed; run the step again. */
-export const payrollItemRetrySignal = defineSignal('retry');
-export const payrollItemWaitingForQuery = defineQuery<string>('waiting_for');
+const { signals, queries } = payrollItemContract;
 
 /** How long a processing payment waits between provider re-reads when no notification comes. */
 const PROCESSING_POLL_MS = 60 * 60 * 1000;
 
 /** Pays item `itemId` (at most once) and follows it until paid, failed or returned; returns that status. */
-export async function payrollItemWorkflow(args: { itemId: string }): Promise<string> {
+export async function payrollItemWorkflow(args: PayrollItemWorkflowArgs): Promise<string> {
   const { itemId } = args;
   let wake = false;
   let waitingFor = 'loading the item';
-  setHandler(payrollItemUpdateSignal, () => { wake = true; });
-  setHandler(payrollItemRetrySignal, () => { wake = true; });
-  setHandler(payrollItemWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

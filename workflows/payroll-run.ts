@@ -19,28 +19,23 @@
  * results, signals and the workflow clock. All state lives in PostgreSQL, so each turn re-reads it
  * and the workflow may continue-as-new between turns (never during an execution pass).
  */
-import { condition, defineQuery, defineSignal, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PayrollWorkflowActivities } from '../activities/payroll/activities';
+import { condition, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { payrollRunContract, type PayrollRunActivities, type PayrollRunWorkflowArgs } from '../contracts/payroll-run';
 import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
 import { payrollItemWorkflow } from './payroll-item';
 
 /** Database-only activities: 30 s, retried 1 s doubling to 1 min without limit. */
-const db = proxyActivities<PayrollWorkflowActivities>(activityOptions());
+const db = proxyActivities<PayrollRunActivities>(activityOptions());
 
 /** Activities that read a provider (funding observations): 60 s, retried 2 s doubling to 5 min without limit. */
-const provider = proxyActivities<PayrollWorkflowActivities>(activityOptions({
+const provider = proxyActivities<PayrollRunActivities>(activityOptions({
   startToCloseTimeout: '60 seconds', retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' },
 }));
 
-/** The run changed in PostgreSQL (approved, funding refreshed, execute requested, cancelled): re-read it. */
-export const payrollRunUpdateSignal = defineSignal('update');
-/** Operator: the cause of a parked step was fixed; run the loop again. */
-export const payrollRunRetrySignal = defineSignal('retry');
-/** Operator's request to return the money the run owes back (`reason`: why, kept for audit; never on the wire). */
-export interface PayrollReturnFundsRequest { reason: string }
-/** Operator only (never a merchant operation): return what the run owes back to its funding sources (activities/payroll/returns.ts). */
-export const payrollRunReturnFundsSignal = defineSignal<[PayrollReturnFundsRequest]>('returnFunds');
-export const payrollRunWaitingForQuery = defineQuery<string>('waiting_for');
+const { signals, queries } = payrollRunContract;
+
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const payrollRunWaitingForQuery = queries.waitingFor;
 
 /** Funding poll interval (spec 4.4, 8: "polled every 5 minutes"). */
 export const FUNDING_POLL_MS = 5 * 60 * 1000;
@@ -50,20 +45,20 @@ export const EXECUTION_CONCURRENCY = 50;
 export const RETURN_POLL_MS = 60 * 60 * 1000;
 
 /** Runs payroll run `runId` until it is finished or cancelled; returns its final status. */
-export async function payrollRunWorkflow(args: { runId: string }): Promise<string> {
+export async function payrollRunWorkflow(args: PayrollRunWorkflowArgs): Promise<string> {
   const { runId } = args;
   let wake = false;
   let waitingFor = 'loading the run';
   /** Operators' `returnFunds` requests not yet carried out (their reasons), oldest first. */
   const returnRequests: string[] = [];
   const kick = () => { wake = true; };
-  setHandler(payrollRunUpdateSignal, kick);
-  setHandler(payrollRunRetrySignal, kick);
-  setHandler(payrollRunReturnFundsSignal, (req) => {
+  setHandler(signals.update, kick);
+  setHandler(signals.retry, kick);
+  setHandler(signals.returnFunds, (req) => {
     returnRequests.push(typeof req?.reason === 'string' ? req.reason : '');
     wake = true;
   });
-  setHandler(payrollRunWaitingForQuery, () => waitingFor);
+  setHandler(queries.waitingFor, () => waitingFor);
 
   /** Pays the unpaid items of an executing run, EXECUTION_CONCURRENCY at a time, each by its child workflow. */
   const executeItems = async (itemIds: string[]): Promise<void> => {

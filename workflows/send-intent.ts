@@ -9,27 +9,25 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { SendIntentWorkflowActivities } from '../activities/wallet/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { sendIntentContract, type SendIntentActivities, type SendIntentWorkflowArgs } from '../contracts/send-intent';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
-const act = proxyActivities<SendIntentWorkflowActivities>(activityOptions());
+const act = proxyActivities<SendIntentActivities>(activityOptions());
+const { signals, queries } = sendIntentContract;
 
-/** The intent changed (hash recorded, bridge moved): look again now. */
-export const sendIntentUpdateSignal = defineSignal('update');
-/** Operator: the cause of a parked step was fixed; run it again. */
-export const sendIntentRetrySignal = defineSignal('retry');
-export const sendIntentWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const sendIntentWaitingForQuery = queries.waitingFor;
 
 /** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
-export async function sendIntentWorkflow(args: { intentId: string; originMs?: number }): Promise<string> {
+export async function sendIntentWorkflow(args: SendIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the send intent';
-  setHandler(sendIntentUpdateSignal, () => { wake = true; });
-  setHandler(sendIntentRetrySignal, () => { wake = true; });
-  setHandler(sendIntentWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

@@ -8,25 +8,25 @@
  * operator fixed a parked step). Deterministic and replay-safe (workflows/convention.ts); the
  * state lives in PostgreSQL, so it continues as new at any wait.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { SubscriptionWorkflowActivities } from '../activities/subscriptions/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { subscriptionContract, type SubscriptionActivities, type SubscriptionWorkflowArgs } from '../contracts/subscription';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
 
-const act = proxyActivities<SubscriptionWorkflowActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const act = proxyActivities<SubscriptionActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const { signals, queries } = subscriptionContract;
 
-export const subscriptionChangedSignal = defineSignal('changed');
-export const subscriptionRetrySignal = defineSignal('retry');
-export const subscriptionWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const subscriptionWaitingForQuery = queries.waitingFor;
 
 /** Bills subscription `subscriptionId` until it is cancelled or completed; returns that status. */
-export async function subscriptionWorkflow(args: { subscriptionId: string; originMs?: number }): Promise<string> {
+export async function subscriptionWorkflow(args: SubscriptionWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   let wake = false;
   let waitingFor = 'loading the subscription';
-  setHandler(subscriptionChangedSignal, () => { wake = true; });
-  setHandler(subscriptionRetrySignal, () => { wake = true; });
-  setHandler(subscriptionWaitingForQuery, () => waitingFor);
+  setHandler(signals.changed, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

@@ -8,28 +8,26 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { VirtualAccountWorkflowActivities } from '../activities/wallet/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { virtualAccountContract, type VirtualAccountActivities, type VirtualAccountWorkflowArgs } from '../contracts/virtual-account';
 import { activityOptions, continueAsNewIfDue, parkForOperator } from './convention';
 
-const act = proxyActivities<VirtualAccountWorkflowActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const act = proxyActivities<VirtualAccountActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
+const { signals, queries } = virtualAccountContract;
 
-/** A credit was recorded or the status changed: settle again now. */
-export const virtualAccountUpdateSignal = defineSignal('update');
-/** Operator: the cause of a parked step was fixed; run it again. */
-export const virtualAccountRetrySignal = defineSignal('retry');
-export const virtualAccountWaitingForQuery = defineQuery<string>('waiting_for');
+/** The contract's definitions under this module's older names (tests import them from here). */
+export const virtualAccountWaitingForQuery = queries.waitingFor;
 
 /** How long an active account waits between settlements when nothing wakes it. */
 const RECHECK_MS = 60 * 60 * 1000;
 
 /** Follows virtual account `virtualAccountId` until it is inactive with nothing pending; returns `inactive`. */
-export async function virtualAccountWorkflow(args: { virtualAccountId: string }): Promise<string> {
+export async function virtualAccountWorkflow(args: VirtualAccountWorkflowArgs): Promise<string> {
   let wake = false;
   let waitingFor = 'settling pending bank credits';
-  setHandler(virtualAccountUpdateSignal, () => { wake = true; });
-  setHandler(virtualAccountRetrySignal, () => { wake = true; });
-  setHandler(virtualAccountWaitingForQuery, () => waitingFor);
+  setHandler(signals.update, () => { wake = true; });
+  setHandler(signals.retry, () => { wake = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   for (;;) {
     wake = false;

@@ -1,6 +1,6 @@
 /**
- * Webhook endpoint workflow (spec 6; ARCHITECTURE.md "Data flow" 5-6; docs/decisions.md "Webhooks:
- * one workflow per endpoint"): one run per webhook endpoint with live deliveries (workflow id = the
+ * Webhook endpoint workflow (spec 6; ARCHITECTURE.md "Data flow" 5-6;
+ * docs/decisions/0052-webhooks-one-workflow-per-endpoint.md): one run per webhook endpoint with live deliveries (workflow id = the
  * `whe_` endpoint id, AccountId attribute). Started or woken with signalWithStart + `deliver` by the
  * dispatcher after it commits new deliveries, by `send_test_event`, replays, re-enabling, disabling
  * and deleting; the dispatcher's sweep re-sends a lost wake-up.
@@ -24,35 +24,23 @@
  *
  * Deterministic: only @temporalio/workflow APIs and pure domain rules.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import { holdRecheckAfter, WEBHOOK_MAX_ATTEMPTS } from '../domain/webhook-schedule';
-import type * as webhookActivities from '../activities/webhooks/activities';
+import {
+  webhookEndpointContract, type DrainSummary, type WebhookEndpointActivities, type WebhookEndpointArgs, type WebhookEndpointOutcome,
+} from '../contracts/webhook-endpoint';
 import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
 
 // A drain sends up to 2,000 deliveries, 64 at a time, 10 s budget each: bounded well under 5 min.
 // It heartbeats every 2 s, so a drain lost with a killed worker is retried within 10 s.
-const acts = proxyActivities<webhookActivities.WebhookEndpointWorkflowActivities>({
+const acts = proxyActivities<WebhookEndpointActivities>({
   ...activityOptions({ startToCloseTimeout: '5 minutes' }),
   heartbeatTimeout: '10 seconds',
 });
-
-/** Arguments of webhookEndpointWorkflow. */
-export interface WebhookEndpointArgs { endpointId: string }
-
-/** Why a run ended: nothing live (`idle`) or the endpoint is closed (disabled, deleted, gone). */
-export type WebhookEndpointOutcome = 'idle' | 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found';
-
-/** New deliveries were committed, or the endpoint changed: drain now. No arguments. */
-export const deliverSignal = defineSignal('deliver');
-/** Operator: the cause of a parked drain was fixed; run it again. No arguments. */
-export const webhookRetrySignal = defineSignal('retry');
-/** Query: a human-readable description of what the endpoint's deliveries wait for. */
-export const webhookWaitingForQuery = defineQuery<string>('waiting_for');
-/** Query: the last drain summary (counts, live and due deliveries, next retry, failing deliveries), or null before the first. */
-export const webhookDeliveriesQuery = defineQuery<webhookActivities.DrainSummary | null>('deliveries');
+const { signals, queries } = webhookEndpointContract;
 
 /** The `waiting_for` answer after an open drain that left deliveries waiting for a retry. */
-export function describeRetries(s: webhookActivities.DrainSummary): string {
+export function describeRetries(s: DrainSummary): string {
   const failing = s.failing.map((f) => `${f.id} (attempt ${f.attempts + 1} of ${WEBHOOK_MAX_ATTEMPTS}${f.lastError ? `, last error ${f.lastError}` : ''})`);
   const next = s.nextDueAtMs === null ? '' : `; next retry at ${isoAt(s.nextDueAtMs)}`;
   return `${s.live} deliver${s.live === 1 ? 'y' : 'ies'} waiting for a retry${next}${failing.length ? `; failing: ${failing.join(', ')}` : ''} (or a \`deliver\` signal)`;
@@ -62,18 +50,18 @@ export function describeRetries(s: webhookActivities.DrainSummary): string {
 export async function webhookEndpointWorkflow(args: WebhookEndpointArgs): Promise<WebhookEndpointOutcome> {
   let nudged = false;
   let waitingFor = 'draining due deliveries';
-  let last: webhookActivities.DrainSummary | null = null;
-  setHandler(deliverSignal, () => { nudged = true; });
-  setHandler(webhookRetrySignal, () => { nudged = true; });
-  setHandler(webhookWaitingForQuery, () => waitingFor);
-  setHandler(webhookDeliveriesQuery, () => last);
+  let last: DrainSummary | null = null;
+  setHandler(signals.deliver, () => { nudged = true; });
+  setHandler(signals.retry, () => { nudged = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
+  setHandler(queries.deliveries, () => last);
 
   let consecutiveHolds = 0;
   for (;;) {
     // A signal that arrives while the drain runs must not be lost: reset before, test after.
     nudged = false;
     waitingFor = 'draining due deliveries (sending)';
-    let s: webhookActivities.DrainSummary;
+    let s: DrainSummary;
     try {
       s = await acts.drainEndpoint(args.endpointId, workflowNowMs());
     } catch (e) {

@@ -6,29 +6,26 @@
  * `matching` `bridge_delivered_less` with underpaid: the payer may top up), settles a paid payment
  * to the merchant, returns money on a closed payment to the refund address (`recovery_required`
  * `payment_closed`, then `recovering`), follows a failed bridge (`bridge_failed`, funds returned) and
- * a window closing with nothing seen (`expired`). Signals are those of workflows/payment.ts
+ * a window closing with nothing seen (`expired`). Signals are those of contracts/payment.ts
  * (`deposit`, `linkEnded`, `retry`) plus `bridgeUpdate` (the bridge changed the transfer); while the
  * bridge holds funds it is polled every BRIDGE_POLL_MS. A non-retryable failure parks the payment
  * for an operator (workflows/convention.ts); state lives in PostgreSQL (continue-as-new carries the id).
  */
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { PaymentWorkflowActivities, XchainPaymentWorkflowActivities } from '../activities/payments/activities';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { xchainPaymentContract, type XchainPaymentActivities, type XchainPaymentWorkflowArgs } from '../contracts/xchain-payment';
 import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
-import { depositSignal, linkEndedSignal, paymentRetrySignal, waitingForQuery } from './payment';
 
-const acts = proxyActivities<XchainPaymentWorkflowActivities & Pick<PaymentWorkflowActivities, 'sendSettlement' | 'recordSettlement' | 'notifyLinkWorkflow'>>({
+const acts = proxyActivities<XchainPaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: activityOptions().retry,
 });
-
-/** The bridge changed the payment's transfer (delivered, failed, released): re-read it now. */
-export const bridgeUpdateSignal = defineSignal('bridgeUpdate');
+const { signals, queries } = xchainPaymentContract;
 
 /** How often a transfer the bridge holds is re-read without a `bridgeUpdate` signal. */
 export const BRIDGE_POLL_MS = 60_000;
 
 /** Watches cross-network payment `paymentId` until settled, closed and returned; returns its final status. */
-export async function xchainPaymentWorkflow(args: { paymentId: string; originMs?: number }): Promise<string> {
+export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Promise<string> {
   const { paymentId } = args;
   // When this workflow began (carried across continue-as-new): the deposit deadline is mapped onto workflow time from here (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
@@ -38,11 +35,11 @@ export async function xchainPaymentWorkflow(args: { paymentId: string; originMs?
   let woken = false;
   let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
-  setHandler(depositSignal, ({ depositId }) => { enqueue(depositId); woken = true; });
-  setHandler(linkEndedSignal, () => { linkEnded = true; woken = true; });
-  setHandler(bridgeUpdateSignal, () => { bridgeUpdated = true; woken = true; });
-  setHandler(paymentRetrySignal, () => { woken = true; });
-  setHandler(waitingForQuery, () => waitingFor);
+  setHandler(signals.deposit, ({ depositId }) => { enqueue(depositId); woken = true; });
+  setHandler(signals.linkEnded, () => { linkEnded = true; woken = true; });
+  setHandler(signals.bridgeUpdate, () => { bridgeUpdated = true; woken = true; });
+  setHandler(signals.retry, () => { woken = true; });
+  setHandler(queries.waitingFor, () => waitingFor);
 
   let state: Awaited<ReturnType<typeof acts.loadXchainState>> | null = null;
   const load = async () => {

@@ -1,5 +1,5 @@
-/** The activities the customer workflow calls (workflows/customer.ts). */
+/** The activities the customer workflow calls (contracts/customer.ts `CustomerActivities`). */
+import type { CustomerActivities } from '../../contracts/customer';
 import { syncCustomerVerification } from './commands';
 
-export const customerWorkflowActivities = { syncCustomerVerification };
-export type CustomerWorkflowActivities = typeof customerWorkflowActivities;
+export const customerWorkflowActivities = { syncCustomerVerification } satisfies CustomerActivities;

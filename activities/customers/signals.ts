@@ -1,11 +1,11 @@
-/** Starting and waking customer workflows (workflows/customer.ts; spec 4.7): after a link or a provider decision. */
+/** Starting and waking customer workflows (contracts/customer.ts; spec 4.7): after a link or a provider decision. */
+import { customerContract } from '../../contracts/customer';
 import { db } from '../../lib/db';
-import { signalWithStart } from '../../temporal/client';
-import { customerUpdateSignal, customerWorkflow } from '../../workflows/customer';
+import { startOrSignal } from '../../temporal/client';
 
 /** Customer `id` changed at the provider: its workflow re-reads it (started if absent). */
 export async function signalCustomer(id: string, accountId: string): Promise<void> {
-  await signalWithStart(customerWorkflow, { workflowId: id, args: [{ customerId: id }], accountId, signal: customerUpdateSignal, signalArgs: [] });
+  await startOrSignal(customerContract, { id, accountId }, customerContract.signals.update);
 }
 
 /** The provider decided for `customerId` (simulator or callback): wakes its workflow; false when unknown. */

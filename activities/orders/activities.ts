@@ -1,7 +1,8 @@
 /**
- * What the order workflow (workflows/order.ts) calls: `advanceOrder`, one turn of following the
+ * What the order workflow calls (contracts/order.ts `OrderActivities`): `advanceOrder`, one turn of following the
  * provider's order (spec 2.10, 4.9). The worker registers `orderWorkflowActivities`.
  */
+import type { OrderActivities, OrderProgress } from '../../contracts/order';
 import { isOpenOrder, orderTransitions } from '../../domain/orders';
 import { objectClock } from '../../domain/object-clock';
 import { Order } from '../../entities';
@@ -12,8 +13,6 @@ import { applyProviderReport, lockedOrder } from './records';
 
 /** How often an open order is re-read when no provider report arrives. */
 const POLL_MS = 10 * 60_000;
-
-export interface OrderProgress { done: boolean; status: string; wakeAtMs: number; waitingFor: string }
 
 /** The unpaid order's deadline: its hosted checkout, else its self-custody deposit (ms), or null. */
 function paymentDeadline(o: Order): number | null {
@@ -47,5 +46,4 @@ export async function advanceOrder(orderId: string, workflowNowMs: number, origi
   return { done: false, status: o.status, wakeAtMs, waitingFor };
 }
 
-export const orderWorkflowActivities = { advanceOrder };
-export type OrderWorkflowActivities = typeof orderWorkflowActivities;
+export const orderWorkflowActivities = { advanceOrder } satisfies OrderActivities;

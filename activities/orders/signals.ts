@@ -1,15 +1,15 @@
 /**
- * Starting and signalling order workflows (workflows/order.ts; workflow id = the order id,
+ * Starting and signalling order workflows (contracts/order.ts; workflow id = the order id,
  * `AccountId`): what commands call after their commit (signalWithStart heals a lost start), the
  * provider's reports (the simulator), and the recovery sweep at worker start.
  */
+import { orderContract } from '../../contracts/order';
 import { db, forEachByKeyset } from '../../lib/db';
-import { signalWithStart, startIfAbsent } from '../../temporal/client';
-import { orderUpdateSignal, orderWorkflow } from '../../workflows/order';
+import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Order `id` changed (placed, cancelled, the provider reported): its workflow re-reads it, started if needed. */
 export async function signalOrder(id: string, accountId: string): Promise<void> {
-  await signalWithStart(orderWorkflow, { workflowId: id, args: [{ orderId: id }], accountId, signal: orderUpdateSignal, signalArgs: [] });
+  await startOrSignal(orderContract, { id, accountId }, orderContract.signals.update);
 }
 
 /** The provider reported on order `id`: wakes its workflow. False when there is no such order. */
@@ -23,5 +23,5 @@ export async function notifyOrderUpdate(id: string): Promise<boolean> {
 /** Recovery sweep at worker start: a workflow for every open order (pending, awaiting payment, processing). */
 export async function ensureOrderWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM orders WHERE id > $1 AND status IN ('pending', 'awaiting_payment', 'processing') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(orderWorkflow, { workflowId: r.id, args: [{ orderId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(orderContract, { id: r.id, accountId: r.account_id }), batch);
 }

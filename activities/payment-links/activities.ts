@@ -1,12 +1,13 @@
 /**
- * The payment link workflow's activities (workflows/payment-link.ts; spec 4.1): load its timers,
+ * The payment link workflow's activities (contracts/payment-link.ts; spec 4.1): load its timers,
  * expire the link, send a due reminder, tell the payments a link end closed. They take the
  * workflow's clock (`at`, epoch ms) so that time-skipped tests and production agree. Every status
  * written goes through domain/payment-links.ts `paymentLinkTransitions`. The worker registers
  * `paymentLinkWorkflowActivities`.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { LINK_EXPIRABLE_STATUSES, LINK_WORKFLOW_END_STATUSES, paymentLinkTransitions, type LinkStatus } from '../../domain/payment-links';
+import type { LinkWorkflowState, PaymentLinkActivities } from '../../contracts/payment-link';
+import { LINK_EXPIRABLE_STATUSES, LINK_WORKFLOW_END_STATUSES, paymentLinkTransitions } from '../../domain/payment-links';
 import { linkNextReminderAt } from '../../domain/reminders';
 import { Account, PaymentLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -18,22 +19,7 @@ import { signalLinkEndedToPayments } from '../payments/signals';
 import { linkEmailBody } from './emails';
 import { emitLinkEvent, emitLinkEventNonBlocking } from '../records/payment-links';
 
-/** What the link workflow needs to plan its next wake-up. Times are epoch milliseconds. */
-export interface LinkWorkflowState {
-  /** False when the row is gone. */
-  exists: boolean;
-  status: LinkStatus | null;
-  /** True when the workflow has nothing left to do (not activated, or paid/settled/cancelled/expired/refunded). */
-  ended: boolean;
-  /** Expiry time for a link that can still expire (active, viewed, processing); else null. */
-  expiresAt: number | null;
-  /** Due time of the next reminder (view's `next_reminder_at`), or null. */
-  nextReminderAt: number | null;
-  /** Index of the next reminder (= reminders already sent). */
-  reminderIndex: number;
-}
-
-/** Activity: the link's current timers (see LinkWorkflowState). Corrupt stored data fails non-retryably. */
+/** Activity: the link's current timers (contracts/payment-link.ts `LinkWorkflowState`). Corrupt stored data fails non-retryably. */
 export async function loadPaymentLinkState(args: { linkId: string }): Promise<LinkWorkflowState> {
   const link = await db().getRepository(PaymentLink).findOneBy({ id: args.linkId });
   if (!link) return { exists: false, status: null, ended: true, expiresAt: null, nextReminderAt: null, reminderIndex: 0 };
@@ -113,10 +99,7 @@ export async function sendPaymentLinkReminder(args: { linkId: string; index: num
   });
 }
 
-/** The activities workflows/payment-link.ts calls (and only those): what the worker registers for it. */
+/** The activities of contracts/payment-link.ts (and only those): what the worker registers for paymentLinkWorkflow. */
 export const paymentLinkWorkflowActivities = {
   loadPaymentLinkState, expirePaymentLink, sendPaymentLinkReminder, signalPaymentsLinkEnded,
-};
-
-/** Type of `paymentLinkWorkflowActivities`, proxied by workflows/payment-link.ts. */
-export type PaymentLinkWorkflowActivities = typeof paymentLinkWorkflowActivities;
+} satisfies PaymentLinkActivities;

@@ -1,27 +1,26 @@
 /**
- * Starting and signalling payment link workflows (workflows/payment-link.ts; workflow id = link
+ * Starting and signalling payment link workflows (contracts/payment-link.ts; workflow id = link
  * id), and the recovery sweep that heals a lost start.
  */
+import { paymentLinkContract } from '../../contracts/payment-link';
 import { LINK_WORKFLOW_LIVE_STATUSES } from '../../domain/payment-links';
 import { sqlStatusList } from '../../domain/payments';
 import type { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
-import { signalWithStart, temporalClient } from '../../temporal/client';
-import { linkChangedSignal, paymentLinkWorkflow } from '../../workflows/payment-link';
+import { signalIfRunning, startOrSignal } from '../../temporal/client';
+
+const { linkChanged } = paymentLinkContract.signals;
 
 /**
- * Signals the link workflow (`linkChangedSignal`), starting it when it is not running. Called
+ * Signals the link workflow (`linkChanged`), starting it when it is not running. Called
  * after commit; retried 3 times, then logged: the committed state is never rolled back for a
  * signalling failure.
  */
 export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_id'>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await signalWithStart(paymentLinkWorkflow, {
-        workflowId: link.id, args: [{ linkId: link.id }],
-        accountId: link.account_id, signal: linkChangedSignal, signalArgs: [],
-      });
+      await startOrSignal(paymentLinkContract, { id: link.id, accountId: link.account_id }, linkChanged);
       return;
     } catch (e) {
       if (attempt >= 3) {
@@ -33,24 +32,12 @@ export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_
   }
 }
 
-/**
- * Signals (starting if needed) the workflow of link `linkId` once, reading its account; nothing
- * for an unknown link. Errors propagate (the payment workflow's activity retries).
- */
-export async function signalLinkChangedById(linkId: string): Promise<void> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
-  if (!rows[0]) return;
-  await signalWithStart(paymentLinkWorkflow, { workflowId: linkId, args: [{ linkId }], accountId: rows[0].account_id, signal: linkChangedSignal, signalArgs: [] });
-}
-
 /** Signals a running link workflow only (never starts one); a missing workflow is ignored, other failures logged. */
 export async function signalLinkIfRunning(linkId: string): Promise<void> {
   try {
-    const c = await temporalClient();
-    await c.workflow.getHandle(linkId).signal(linkChangedSignal);
+    await signalIfRunning(paymentLinkContract, linkId, linkChanged);
   } catch (e) {
-    const name = (e as { name?: string })?.name;
-    if (name !== 'WorkflowNotFoundError') logger.warn({ err: e, payment_link_id: linkId }, 'could not signal the payment link workflow');
+    logger.warn({ err: e, payment_link_id: linkId }, 'could not signal the payment link workflow');
   }
 }
 

@@ -1,25 +1,26 @@
 /**
- * The payment workflow's activities (workflows/payment.ts; spec 2.4, part 3 "Payment", part 6):
- * each is one DB transaction with its outbox events, or one provider call. Every status written
- * goes through domain/payments.ts `paymentTransitions`. Amounts are bigint minor units of the
- * settlement stablecoin (USDC, 6 decimals). The worker registers `paymentWorkflowActivities`.
+ * The payment workflow's activities (contracts/payment.ts `PaymentActivities`; spec 2.4, part 3
+ * "Payment", part 6): each is one DB transaction with its outbox events, or one provider call. Every
+ * status written goes through domain/payments.ts `paymentTransitions`. Amounts are bigint minor
+ * units of the settlement stablecoin (USDC, 6 decimals). The worker registers
+ * `paymentWorkflowActivities` and `xchainPaymentWorkflowActivities` (contracts/xchain-payment.ts).
  */
 import { ApplicationFailure } from '@temporalio/common';
+import type { PaymentActivities, PaymentState, PaymentStep } from '../../contracts/payment';
+import { paymentLinkContract } from '../../contracts/payment-link';
+import type { XchainWatcherActivities } from '../../contracts/xchain-payment';
 import { paymentTransitions } from '../../domain/payments';
 import { applyDeposit, expire } from '../../domain/verdicts';
 import { Deposit, Payment } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { chainAdapter } from '../../providers/chain';
-import { signalLinkChangedById } from '../payment-links/signals';
-import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
+import { startOrSignal } from '../../temporal/client';
+import { emitPaymentEvents, ledgerOf, stateOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
 import { moveInvoiceAfterPayment } from '../records/subscriptions';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
-
-export type { PaymentState } from './ledger';
-export type { XchainState } from './xchain';
 
 /** Reads the payment's watch state. Non-retryable failure `NotFound` when the payment does not exist. */
 export async function loadPaymentState(paymentId: string): Promise<PaymentState> {
@@ -33,7 +34,7 @@ export async function loadPaymentState(paymentId: string): Promise<PaymentState>
  * row, deposit effect, link move, outbox events. Idempotent: an already applied deposit changes nothing.
  * Returns the new watch state and whether the link reached paid/settled.
  */
-export async function applyDepositActivity(paymentId: string, depositId: string): Promise<PaymentState & { linkEnded: boolean; linkId: string | null }> {
+export async function applyDepositActivity(paymentId: string, depositId: string): Promise<PaymentStep> {
   let linkEnded = false;
   const p = await transaction(async (m) => {
     const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
@@ -98,7 +99,7 @@ export async function sendSettlement(paymentId: string): Promise<string> {
 }
 
 /** Records a completed settlement: payment settled, link settled, events. Idempotent. */
-export async function recordSettlement(paymentId: string, txHash: string): Promise<PaymentState & { linkEnded: boolean; linkId: string | null }> {
+export async function recordSettlement(paymentId: string, txHash: string): Promise<PaymentStep> {
   let linkEnded = false;
   const p = await transaction(async (m) => {
     const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
@@ -115,27 +116,27 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
   return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
 }
 
-/** Signals the link's workflow to re-read its state (it ends once the link is paid or settled). */
+/**
+ * Signals (starting if needed) the workflow of link `linkId` to re-read its state (it ends once the
+ * link is paid or settled), reading the link's account; nothing for an unknown link. Errors
+ * propagate (the activity retries).
+ */
 export async function notifyLinkWorkflow(linkId: string): Promise<void> {
-  await signalLinkChangedById(linkId);
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
+  if (!rows[0]) return;
+  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.linkChanged);
 }
 
-/** The activities workflows/payment.ts calls (and only those): what the worker registers for it. */
+/** The activities of contracts/payment.ts (and only those): what the worker registers for paymentWorkflow. */
 export const paymentWorkflowActivities = {
   loadPaymentState, applyDepositActivity, expirePaymentActivity, sendSettlement, recordSettlement, notifyLinkWorkflow,
   applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, syncBankSettlement, submitRefund, syncRefund,
-};
-
-/** Type of `paymentWorkflowActivities`, proxied by workflows/payment.ts. */
-export type PaymentWorkflowActivities = typeof paymentWorkflowActivities;
+} satisfies PaymentActivities;
 
 /**
- * The activities workflows/xchain-payment.ts calls besides the settlement ones above
- * (activities/payments/xchain.ts): what the worker registers for it.
+ * The watcher's own activities of contracts/xchain-payment.ts (activities/payments/xchain.ts): what
+ * the worker registers for xchainPaymentWorkflow besides the settlement ones above.
  */
 export const xchainPaymentWorkflowActivities = {
   loadXchainState, applyXchainDeposit, advanceBridge, recoverFunds, expireXchainPayment, closeXchainWatcher,
-};
-
-/** Type of `xchainPaymentWorkflowActivities`, proxied by workflows/xchain-payment.ts. */
-export type XchainPaymentWorkflowActivities = typeof xchainPaymentWorkflowActivities;
+} satisfies XchainWatcherActivities;

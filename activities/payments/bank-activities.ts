@@ -15,11 +15,9 @@ import { BankCredit, Payment } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { emitPaymentEvents, ledgerOf, stateOf, type PaymentState } from './ledger';
+import type { PaymentStep } from '../../contracts/payment';
+import { emitPaymentEvents, ledgerOf, stateOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
-
-/** Result of an activity that may move the link: the watch state plus whether the link reached paid/settled or reopened. */
-export type PaymentStep = PaymentState & { linkEnded: boolean; linkId: string | null };
 
 async function lockPayment(m: EntityManager, paymentId: string): Promise<Payment> {
   const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });

@@ -4,6 +4,7 @@
  * units of the settlement stablecoin (USDC, 6 decimals).
  */
 import type { EntityManager } from 'typeorm';
+import type { PaymentState } from '../../contracts/payment';
 import type { PaymentLedger, PaymentStatus } from '../../domain/verdicts';
 import type { Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
@@ -40,33 +41,7 @@ export async function emitPaymentEvents(m: EntityManager, p: Payment, types: str
   }
 }
 
-/** What the payment workflow plans with. */
-export interface PaymentState {
-  status: PaymentStatus;
-  /** ISO time the deposit window closes. */
-  expiresAt: string;
-  /** ISO creation time: anchors `expiresAt` to a workflow's clock (domain/object-clock.ts). */
-  createdAt: string;
-  /**
-   * What was recorded but not yet applied (oldest first): chain deposits (`dep_`), bank credits
-   * (`bcr_`) and bank returns (`return:<bcr_ id>`); the workflow applies them in order.
-   */
-  pendingDepositIds: string[];
-  /** True when the payment needs settling (paid/overpaid, no settlement in flight). */
-  needsSettlement: boolean;
-  /** How it settles: `wallet` (chain transfer), `bank` (fiat rail payout to the merchant's bank), null (not by this workflow). */
-  settlement: string | null;
-  /** True while a bank settlement payout is in flight (the fiat rail has not reported its outcome). */
-  settlementPending: boolean;
-  /** True when the merchant refunded the payment and the money has not been sent back yet. */
-  needsRefund: boolean;
-  /** True while the refund payout is in flight (the rail has not reported it paid). */
-  refundPending: boolean;
-  /** True when nothing remains to watch. */
-  done: boolean;
-}
-
-/** The watch state of `p` (reads its pending deposits, bank credits and unapplied returns). */
+/** The watch state of `p` (contracts/payment.ts `PaymentState`; reads its pending deposits, bank credits and unapplied returns). */
 export async function stateOf(p: Payment): Promise<PaymentState> {
   const pending: Array<{ id: string }> = await db().query(
     `SELECT id FROM (

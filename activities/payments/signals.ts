@@ -1,18 +1,18 @@
 /**
- * Starting and signalling payment workflows (workflow id = payment id): workflows/payment.ts on the
- * native and transfer rails, workflows/xchain-payment.ts on the cross-network rail (the same
+ * Starting and signalling payment workflows (workflow id = payment id): contracts/payment.ts on the
+ * native and transfer rails, contracts/xchain-payment.ts on the cross-network rail (the same
  * `deposit`, `linkEnded` signals), and the recovery sweep that restarts the ones whose start was lost.
  */
+import { depositSignal, linkEndedSignal, paymentContract } from '../../contracts/payment';
+import { xchainPaymentContract } from '../../contracts/xchain-payment';
 import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
-import { signalWithStart, startIfAbsent } from '../../temporal/client';
-import { depositSignal, linkEndedSignal, paymentWorkflow, providerUpdateSignal } from '../../workflows/payment';
-import { bridgeUpdateSignal, xchainPaymentWorkflow } from '../../workflows/xchain-payment';
+import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
-/** The workflow watching a payment on `rail`: the cross-network watcher or the payment workflow. */
-function workflowFor(rail: string): typeof paymentWorkflow {
-  return rail === 'crypto_xchain' ? xchainPaymentWorkflow : paymentWorkflow;
+/** The contract of the workflow watching a payment on `rail`: the cross-network watcher or the payment workflow. */
+function contractFor(rail: string): typeof paymentContract | typeof xchainPaymentContract {
+  return rail === 'crypto_xchain' ? xchainPaymentContract : paymentContract;
 }
 
 async function railOf(paymentId: string): Promise<string> {
@@ -22,12 +22,12 @@ async function railOf(paymentId: string): Promise<string> {
 
 /** Starts the workflow of a payment on `rail` unless it runs already (idempotent by workflow id). */
 export async function startPaymentWorkflow(paymentId: string, accountId: string, rail: string): Promise<void> {
-  await startIfAbsent(workflowFor(rail), { workflowId: paymentId, args: [{ paymentId }], accountId });
+  await startIfAbsent(contractFor(rail), { id: paymentId, accountId });
 }
 
 /** Signals (starting if needed) the payment's workflow with a recorded deposit. */
 export async function signalPaymentDeposit(paymentId: string, accountId: string, depositId: string, rail?: string): Promise<void> {
-  await signalWithStart(workflowFor(rail ?? await railOf(paymentId)), { workflowId: paymentId, args: [{ paymentId }], accountId, signal: depositSignal, signalArgs: [{ depositId }] });
+  await startOrSignal(contractFor(rail ?? await railOf(paymentId)), { id: paymentId, accountId }, depositSignal, { depositId });
 }
 
 /**
@@ -35,7 +35,7 @@ export async function signalPaymentDeposit(paymentId: string, accountId: string,
  * payments (settlement payout, refund) or that a refund was requested: it re-reads the payment.
  */
 export async function signalPaymentProviderUpdate(paymentId: string, accountId: string): Promise<void> {
-  await signalWithStart(paymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId, signal: providerUpdateSignal, signalArgs: [] });
+  await startOrSignal(paymentContract, { id: paymentId, accountId }, paymentContract.signals.providerUpdate);
 }
 
 /**
@@ -55,7 +55,7 @@ export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
 export async function signalLinkEndedToPayments(paymentIds: string[], accountId: string, reason: 'cancelled' | 'expired'): Promise<void> {
   for (const paymentId of paymentIds) {
-    await signalWithStart(workflowFor(await railOf(paymentId)), { workflowId: paymentId, args: [{ paymentId }], accountId, signal: linkEndedSignal, signalArgs: [{ reason }] });
+    await startOrSignal(contractFor(await railOf(paymentId)), { id: paymentId, accountId }, linkEndedSignal, { reason });
   }
 }
 
@@ -66,7 +66,7 @@ export async function signalLinkEndedToPayments(paymentIds: string[], accountId:
 export async function signalBridgeUpdate(paymentId: string): Promise<boolean> {
   const rows: Array<{ account_id: string; payment_rail: string }> = await db().query('SELECT account_id, payment_rail FROM payments WHERE id = $1', [paymentId]);
   if (!rows[0] || rows[0].payment_rail !== 'crypto_xchain') return false;
-  await signalWithStart(xchainPaymentWorkflow, { workflowId: paymentId, args: [{ paymentId }], accountId: rows[0].account_id, signal: bridgeUpdateSignal, signalArgs: [] });
+  await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.bridgeUpdate);
   return true;
 }
 

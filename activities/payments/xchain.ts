@@ -10,6 +10,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
+import type { BridgeProgress, XchainState } from '../../contracts/xchain-payment';
 import { LIVE_PAYMENT_STATUSES, paymentTransitions } from '../../domain/payments';
 import { applyDeposit, expire, type PaymentStatus } from '../../domain/verdicts';
 import { watcherAfterDelivery, watcherTransitions, XCHAIN_CLOSED_STATUSES, type WatcherReason, type WatcherState } from '../../domain/xchain';
@@ -20,27 +21,6 @@ import { payInBridgeAdapter } from '../../providers/bridge';
 import { emitPaymentEvents, ledgerOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
 import { recordObservedTransfer } from './watcher';
-
-/** What the cross-network workflow plans with. */
-export interface XchainState {
-  status: PaymentStatus;
-  watcherState: WatcherState | null;
-  /** ISO time the deposit window closes (only while nothing was seen). */
-  expiresAt: string;
-  /** ISO creation time: anchors `expiresAt` to the workflow's clock (domain/object-clock.ts). */
-  createdAt: string;
-  /** Deposits recorded but not yet applied (oldest first). */
-  pendingDepositIds: string[];
-  /** The bridge holds source funds not yet delivered: advance it. */
-  bridgeActive: boolean;
-  /** Money owed to the refund address. */
-  needsRecovery: boolean;
-  needsSettlement: boolean;
-  /** Nothing left to watch. */
-  done: boolean;
-  linkEnded?: boolean;
-  linkId?: string | null;
-}
 
 const isLive = (s: PaymentStatus) => (LIVE_PAYMENT_STATUSES as readonly string[]).includes(s);
 const isClosed = (s: PaymentStatus) => (XCHAIN_CLOSED_STATUSES as readonly string[]).includes(s);
@@ -158,7 +138,7 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
  * failed bridge returns what it did not deliver to the refund address and the watcher reads
  * `bridge_failed` (an awaiting payment then expires: `payment.expired`, the link may be paid again).
  */
-export async function advanceBridge(paymentId: string): Promise<XchainState & { bridge: 'idle' | 'awaiting_funds' | 'in_flight' | 'delivered' | 'covered' | 'failed' }> {
+export async function advanceBridge(paymentId: string): Promise<XchainState & { bridge: BridgeProgress }> {
   const current = await db().getRepository(Payment).findOneBy({ id: paymentId });
   if (!current) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
   if (!current.bridge_transfer_id || !(current.watcher_state === 'source_seen' || current.watcher_state === 'confirming')) {

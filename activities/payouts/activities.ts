@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
+import type { PayoutActivities, PayoutState } from '../../contracts/payout';
 import { maskedAccountEnding, type StoredBankDetails } from '../../domain/bank-details';
 import { isPayoutTerminal, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
 import { PAYOUT_SOURCE_ASSET } from '../../domain/payouts/corridors';
@@ -25,24 +26,6 @@ import { chainAdapter } from '../../providers/chain';
 import { emailProvider } from '../../providers/email';
 import { fiatRails } from '../../providers/fiat-rails';
 import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt, moveAttemptEntity, movePayout } from './records';
-
-/** What the payout workflow needs to decide its next step. */
-export interface PayoutState {
-  status: string;
-  attemptId: string | null;
-  /** Attempt still needs its provider transfer. */
-  needsTransfer: boolean;
-  /** Funding window end (ms since epoch) while awaiting funds. */
-  expiresAtMs: number | null;
-  pendingDepositIds: string[];
-  /** USDC held for return, and whether it has somewhere to go. */
-  held: boolean;
-  canRefund: boolean;
-  railPaymentId: string | null;
-  terminal: boolean;
-  /** Human-readable funding target for the `waiting_for` query. */
-  fundingTarget: string | null;
-}
 
 async function stateOf(p: Payout): Promise<PayoutState> {
   const at = p.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id }) : null;
@@ -392,9 +375,8 @@ export async function notifyPayoutRecipient(payoutId: string): Promise<void> {
   });
 }
 
-/** The activities of `payoutWorkflow` (workflows/payout.ts calls them through its `db` and `provider` proxies). */
+/** The activities of contracts/payout.ts (`payoutWorkflow` calls them through its `db` and `provider` proxies). */
 export const payoutWorkflowActivities = {
   loadPayoutState, ensureProviderTransfer, applyPayoutDeposit, expirePayout, submitFiatPayment, syncRailPayment, refundHeldFunds,
   setPayoutNeedsAttention, notifyPayoutRecipient,
-};
-export type PayoutWorkflowActivities = typeof payoutWorkflowActivities;
+} satisfies PayoutActivities;

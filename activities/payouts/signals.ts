@@ -1,18 +1,20 @@
 /**
- * Starting and signalling payout workflows (workflows/payout.ts; spec 2.6, 3): the signal helpers
+ * Starting and signalling payout workflows (contracts/payout.ts; spec 2.6, 3): the signal helpers
  * the commands call after their commit, the chain watcher hook that records USDC arriving at a
  * funding address, the provider-update callback, and the `ensurePayoutWorkflows` recovery sweep.
  */
 import type { SignalDefinition } from '@temporalio/common';
+import { payoutContract } from '../../contracts/payout';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
-import { signalWithStart, startIfAbsent, temporalClient } from '../../temporal/client';
-import { payoutCancelledSignal, payoutDepositSignal, payoutFundSignal, payoutProviderUpdateSignal, payoutReconciliationSignal, payoutWorkflow } from '../../workflows/payout';
+import { signalIfRunning, startIfAbsent, startOrSignal } from '../../temporal/client';
 
-/** Signals the payout workflow (starting it if needed) with `signal`, a definition from workflows/payout.ts. */
+const { fund, payoutDeposit, providerUpdate, cancelled, reconciliation } = payoutContract.signals;
+
+/** Signals the payout workflow (starting it if needed) with `signal`, one of contracts/payout.ts. */
 export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
-  await signalWithStart(payoutWorkflow, { workflowId: payoutId, args: [{ payoutId }], accountId, signal, signalArgs: args });
+  await startOrSignal(payoutContract, { id: payoutId, accountId }, signal, ...args);
 }
 
 /**
@@ -30,7 +32,7 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
     [newId('pod_'), at.payout_id, at.id, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString()]);
   const id = inserted[0]?.id ?? (await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
-  await signalPayout(at.payout_id, at.account_id, payoutDepositSignal, { depositId: id });
+  await signalPayout(at.payout_id, at.account_id, payoutDeposit, { depositId: id });
   return id;
 }
 
@@ -38,13 +40,13 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
 export async function notifyPayoutProviderUpdate(payoutId: string): Promise<boolean> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
   if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, payoutProviderUpdateSignal);
+  await signalPayout(payoutId, rows[0].account_id, providerUpdate);
   return true;
 }
 
 /** A funding attempt was recorded (or a refund address set): the `fund` signal, starting the workflow if needed. */
 export async function signalPayoutFund(payoutId: string, accountId: string): Promise<void> {
-  await signalPayout(payoutId, accountId, payoutFundSignal);
+  await signalPayout(payoutId, accountId, fund);
 }
 
 /**
@@ -54,7 +56,7 @@ export async function signalPayoutFund(payoutId: string, accountId: string): Pro
 export async function signalPayoutReconciliation(payoutId: string, needsAttention: boolean): Promise<boolean> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
   if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, payoutReconciliationSignal, { needsAttention });
+  await signalPayout(payoutId, rows[0].account_id, reconciliation, { needsAttention });
   return true;
 }
 
@@ -72,7 +74,7 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
         WHERE id > $1 AND current_attempt_id IS NOT NULL
           AND (status IN ('draft','awaiting_funds','funds_received','processing','paid') OR held_minor IS NOT NULL)
         ORDER BY id LIMIT $2`, [after, batch]);
-    for (const r of rows) await startIfAbsent(payoutWorkflow, { workflowId: r.id, args: [{ payoutId: r.id }], accountId: r.account_id });
+    for (const r of rows) await startIfAbsent(payoutContract, { id: r.id, accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;
@@ -81,9 +83,5 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
 
 /** Tells a running payout workflow that the payout was cancelled (no-op when none runs). */
 export async function signalPayoutCancelled(payoutId: string): Promise<void> {
-  try {
-    await (await temporalClient()).workflow.getHandle(payoutId).signal(payoutCancelledSignal);
-  } catch (e) {
-    if ((e as { name?: string }).name !== 'WorkflowNotFoundError') throw e;
-  }
+  await signalIfRunning(payoutContract, payoutId, cancelled);
 }

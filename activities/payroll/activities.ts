@@ -1,7 +1,7 @@
 /**
- * The activities of the payroll workflows, and nothing else (spec 2.7, 3, 4.4, 8; issue 13):
- * workflows/payroll-run.ts and workflows/payroll-item.ts call them through their proxies; the worker
- * registers `payrollWorkflowActivities`. The run's state, its items to pay and the end of an
+ * The activities of the payroll workflows, and nothing else (spec 2.7, 3, 4.4, 8; issue 13): the
+ * run's (contracts/payroll-run.ts) and the item's (contracts/payroll-item.ts); the worker registers
+ * `payrollRunWorkflowActivities` and `payrollItemWorkflowActivities`. The run's state, its items to pay and the end of an
  * execution are here, with the item payment: an item is paid at most once, its payment is an
  * attempt row (`pria_`, attempt_no 1, 2, ...) created in one transaction before any provider call,
  * and every provider call carries the attempt's idempotency key `<item id>:<attempt no>`; a retried
@@ -14,6 +14,8 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
+import type { PayrollItemActivities } from '../../contracts/payroll-item';
+import type { PayrollRunActivities, PayrollRunState } from '../../contracts/payroll-run';
 import { currencyDecimals } from '../../domain/money';
 import { executionOutcome, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus } from '../../domain/payroll';
 import { itemPaymentAmount, normalizeItemFailure, parsePayrollDestination, type PayrollDestination } from '../../domain/payroll-execution';
@@ -32,9 +34,6 @@ import { returnPayrollFunds, syncPayrollFundsReturns } from './returns';
 
 /** Service address payroll USDC payments are sent from (sandbox treasury of the payroll provider). */
 export const PAYROLL_TREASURY_ADDRESS = deriveAddress('payroll:treasury');
-
-/** What the run workflow needs of a run each turn: its status and how many of its funds returns are in flight (`pending`, `submitted`). */
-export interface PayrollRunState { status: string; returns_in_flight?: number }
 
 /** The run's status and returns in flight (workflow activity; NotFound non-retryable when the row is gone). */
 export async function loadPayrollRunState(runId: string): Promise<PayrollRunState> {
@@ -196,8 +195,10 @@ export async function syncPayrollItem(itemId: string): Promise<PayrollItemStatus
   return recordOutcome(itemId, attempt.id, fromRail(await fiatRails().get(attempt.provider_payment_id)));
 }
 
-export const payrollWorkflowActivities = {
-  loadPayrollRunState, refreshPayrollFunding, payrollItemsToPay, finishPayrollExecution, payPayrollItem, syncPayrollItem,
-  returnPayrollFunds, syncPayrollFundsReturns,
-};
-export type PayrollWorkflowActivities = typeof payrollWorkflowActivities;
+/** The activities of contracts/payroll-run.ts: what the worker registers for payrollRunWorkflow. */
+export const payrollRunWorkflowActivities = {
+  loadPayrollRunState, refreshPayrollFunding, payrollItemsToPay, finishPayrollExecution, returnPayrollFunds, syncPayrollFundsReturns,
+} satisfies PayrollRunActivities;
+
+/** The activities of contracts/payroll-item.ts: what the worker registers for payrollItemWorkflow. */
+export const payrollItemWorkflowActivities = { payPayrollItem, syncPayrollItem } satisfies PayrollItemActivities;

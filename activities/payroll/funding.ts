@@ -10,8 +10,9 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
+import type { PayrollFundingCheck } from '../../contracts/payroll-run';
 import { FUNDING_ATTEMPT_TRANSITIONS } from '../../domain/payroll-funding';
-import { reduceFunding, type FundingState, type PayrollRunStatus } from '../../domain/payroll';
+import { reduceFunding } from '../../domain/payroll';
 import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -20,8 +21,6 @@ import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
 import { emitRunEvents, loadFundsState, moveRun } from './records';
 
-/** Result of one funding poll: the run's status and funding state after it. */
-export interface PayrollFundingCheck { status: PayrollRunStatus; funding_state: FundingState }
 
 /** Stablecoin symbols that are USDC (the sandbox chain's own symbol on mainnet is `USDC.e`). */
 const USDC_SYMBOLS = new Set(['USDC', 'USDC.e']);

@@ -16,6 +16,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
+import type { PayrollFundsReturnStep } from '../../contracts/payroll-run';
 import {
   FUNDS_RETURN_TRANSITIONS, fundsReturnKey, hasUnreturnedFunds, normalizeFundsReturnFailure, planFundsReturns, RUN_STATUSES_OWING_BACK,
   type FundsPosition, type FundsReturnStatus,
@@ -34,8 +35,6 @@ import { loadFundsState } from './records';
 /** Longest operator reason kept (longer ones are cut). */
 export const FUNDS_RETURN_REASON_MAX = 500;
 
-/** What a returns step leaves behind: returns created now, returns still in flight, and whether money owed back is not yet returned. */
-export interface PayrollFundsReturnStep { created: number; in_flight: number; unreturned: boolean }
 
 /** A provider's answer for one return, normalized. */
 interface ReturnOutcome { state: Exclude<FundsReturnStatus, 'pending'>; providerRef: string | null; failure: string | null }

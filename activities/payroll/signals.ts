@@ -1,21 +1,21 @@
 /**
- * Starting and signalling payroll workflows (workflows/payroll-run.ts, workflows/payroll-item.ts;
+ * Starting and signalling payroll workflows (contracts/payroll-run.ts, contracts/payroll-item.ts;
  * spec 2.7, 4.4): what commands call after their commit (signalWithStart heals a lost start) and
  * the recovery sweep at worker start.
  */
+import { payrollItemContract } from '../../contracts/payroll-item';
+import { payrollRunContract } from '../../contracts/payroll-run';
 import { db, forEachByKeyset } from '../../lib/db';
-import { signalWithStart, startIfAbsent } from '../../temporal/client';
-import { payrollItemUpdateSignal, payrollItemWorkflow } from '../../workflows/payroll-item';
-import { payrollRunReturnFundsSignal, payrollRunUpdateSignal, payrollRunWorkflow } from '../../workflows/payroll-run';
+import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** The run `runId` changed in PostgreSQL (approved, funding refreshed, execute, cancel): its workflow re-reads it (started if absent). */
 export async function wakePayrollRun(runId: string, accountId: string): Promise<void> {
-  await signalWithStart(payrollRunWorkflow, { workflowId: runId, args: [{ runId }], accountId, signal: payrollRunUpdateSignal, signalArgs: [] });
+  await startOrSignal(payrollRunContract, { id: runId, accountId }, payrollRunContract.signals.update);
 }
 
 /** The provider changed the payment of item `itemId` (e.g. a return): its workflow re-reads it (started again if it had ended). */
 export async function wakePayrollItem(itemId: string, accountId: string): Promise<void> {
-  await signalWithStart(payrollItemWorkflow, { workflowId: itemId, args: [{ itemId }], accountId, signal: payrollItemUpdateSignal, signalArgs: [] });
+  await startOrSignal(payrollItemContract, { id: itemId, accountId }, payrollItemContract.signals.update);
 }
 
 /**
@@ -25,7 +25,7 @@ export async function wakePayrollItem(itemId: string, accountId: string): Promis
  */
 export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN ('funding_pending', 'funded', 'executing') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(payrollRunWorkflow, { workflowId: r.id, args: [{ runId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(payrollRunContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
 /**
@@ -55,8 +55,6 @@ export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boole
 export async function requestPayrollFundsReturn(runId: string, reason: string): Promise<boolean> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payroll_runs WHERE id = $1', [runId]);
   if (!rows[0]) return false;
-  await signalWithStart(payrollRunWorkflow, {
-    workflowId: runId, args: [{ runId }], accountId: rows[0].account_id, signal: payrollRunReturnFundsSignal, signalArgs: [{ reason }],
-  });
+  await startOrSignal(payrollRunContract, { id: runId, accountId: rows[0].account_id }, payrollRunContract.signals.returnFunds, { reason });
   return true;
 }

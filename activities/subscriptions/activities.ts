@@ -1,9 +1,10 @@
 /**
- * What the subscription workflow (workflows/subscription.ts) calls: `advanceSubscription`, one turn
+ * What the subscription workflow calls (contracts/subscription.ts `SubscriptionActivities`): `advanceSubscription`, one turn
  * of billing at the object's time (spec 4.2, part 6 `subscription.*`; domain/object-clock.ts). The
  * worker registers `subscriptionWorkflowActivities`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { SubscriptionActivities, SubscriptionProgress } from '../../contracts/subscription';
 import { objectClock } from '../../domain/object-clock';
 import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, nextSubscriptionWake, periodOf } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
@@ -18,8 +19,6 @@ import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, p
 /** How often a subscription with unpaid invoices (or a last cycle to close) looks again without a timer of its own. */
 const POLL_MS = 24 * 3_600_000;
 const DAY_MS = 86_400_000;
-
-export interface SubscriptionProgress { done: boolean; status: string; wakeAtMs: number; waitingFor: string }
 
 /**
  * Issues the invoice of period `n` of `s` at object time `nowMs`, once (unique per subscription and
@@ -125,5 +124,4 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
   return { done: false, status: finished.status, wakeAtMs: clock.toWorkflowMs(wake.atMs), waitingFor: wake.waitingFor };
 }
 
-export const subscriptionWorkflowActivities = { advanceSubscription };
-export type SubscriptionWorkflowActivities = typeof subscriptionWorkflowActivities;
+export const subscriptionWorkflowActivities = { advanceSubscription } satisfies SubscriptionActivities;

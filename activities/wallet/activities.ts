@@ -1,18 +1,23 @@
 /**
  * The wallet area's workflow activities, and nothing else (spec 2.5, 3, 6; issue 14): one object per
- * workflow, registered by activities/index.ts under these names. Send intents
- * (workflows/send-intent.ts: `advanceSendIntent`), off-ramp intents (workflows/offramp-intent.ts:
- * `advanceOfframp`, `submitOfframpPayment` pays the bank once under key `offramp:<id>`,
- * `refundOfframp` under `offramp-refund:<id>`), deposit intents (workflows/deposit-intent.ts:
- * `advanceDepositIntent`, `expireDepositIntent`), conversions (workflows/conversion.ts:
- * `checkConversion`, `expireConversion`) and virtual accounts (workflows/virtual-account.ts:
- * `settleVirtualAccountCredits`, idempotent by the credit id). Each step reads what the chain, the
+ * workflow, registered by activities/index.ts under these names, each satisfying its contract's
+ * activity interface. Send intents (contracts/send-intent.ts: `advanceSendIntent`), off-ramp intents
+ * (contracts/offramp-intent.ts: `advanceOfframp`, `submitOfframpPayment` pays the bank once under
+ * key `offramp:<id>`, `refundOfframp` under `offramp-refund:<id>`), deposit intents
+ * (contracts/deposit-intent.ts: `advanceDepositIntent`, `expireDepositIntent`), conversions
+ * (contracts/conversion.ts: `checkConversion`, `expireConversion`) and virtual accounts
+ * (contracts/virtual-account.ts: `settleVirtualAccountCredits`, idempotent by the credit id). Each step reads what the chain, the
  * bridge or the rail say now and applies the status changes the object's transition table allows,
  * each with its outbox event in one transaction; deadlines are judged in workflow time
  * (domain/object-clock.ts). A missing row is ApplicationFailure `NotFound` (non-retryable).
  * USDC and stablecoins in 6-decimal minor units; fiat in minor units of its currency.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ConversionActivities, ConversionState } from '../../contracts/conversion';
+import type { DepositIntentActivities, DepositIntentState } from '../../contracts/deposit-intent';
+import type { OfframpActivities, OfframpProgress } from '../../contracts/offramp-intent';
+import type { SendIntentActivities, SendProgress } from '../../contracts/send-intent';
+import type { VirtualAccountActivities } from '../../contracts/virtual-account';
 import type { BankDetails } from '../../domain/bank-details';
 import { objectClock } from '../../domain/object-clock';
 import { offrampTransitions, type OfframpFailureReason, type OfframpStatus } from '../../domain/offramp';
@@ -42,9 +47,6 @@ import { CONVERSION_ROUTER, emitConversionEvent, emitDepositIntentEvent } from '
 
 /** How often an open intent re-reads the chain or the bridge when nothing wakes it (ms). */
 export const SEND_POLL_MS = 15_000;
-
-/** What the workflow does next: stop (terminal), or look again at `wakeAtMs` (workflow time) or when signalled. */
-export interface SendProgress { status: SendIntentStatus; wakeAtMs: number | null; waitingFor: string }
 
 type SendChange = { to: SendIntentStatus; set?: Partial<WalletSendIntent> };
 
@@ -128,15 +130,11 @@ async function applySendChanges(id: string, changes: SendChange[]): Promise<Send
   });
 }
 
-/** The activities the send-intent workflow calls. */
-export const sendIntentWorkflowActivities = { advanceSendIntent };
-export type SendIntentWorkflowActivities = typeof sendIntentWorkflowActivities;
+/** The activities of contracts/send-intent.ts. */
+export const sendIntentWorkflowActivities = { advanceSendIntent } satisfies SendIntentActivities;
 
 /** How often an intent re-reads the chain (awaiting funds) or the rail (payment submitted) when nothing wakes it (ms). */
 export const OFFRAMP_POLL_MS = 15_000;
-
-/** What the workflow does next. */
-export interface OfframpProgress { status: OfframpStatus; next: 'submit' | 'refund' | 'wait' | 'done'; wakeAtMs: number | null; waitingFor: string }
 
 type OfframpChange = { to: OfframpStatus; set?: Partial<WalletOfframpIntent> };
 
@@ -253,9 +251,8 @@ export async function refundOfframp(id: string): Promise<void> {
   await applyOfframpChanges(id, [{ to: 'refunded', set: { refund_tx_hash: tx, completed_at: new Date() } }]);
 }
 
-/** The activities the off-ramp workflow calls. */
-export const offrampWorkflowActivities = { advanceOfframp, submitOfframpPayment, refundOfframp };
-export type OfframpWorkflowActivities = typeof offrampWorkflowActivities;
+/** The activities of contracts/offramp-intent.ts. */
+export const offrampWorkflowActivities = { advanceOfframp, submitOfframpPayment, refundOfframp } satisfies OfframpActivities;
 
 /**
  * Moves intent `id` to `to` with `patch` under a row lock, with its event, in one transaction.
@@ -272,15 +269,6 @@ async function moveDepositIntent(id: string, to: DepositIntentStatus, patch: Par
     await emitDepositIntentEvent(m, saved);
     return saved;
   });
-}
-
-/** What the deposit intent workflow needs after a step. */
-export interface DepositIntentState {
-  status: string; sourceChain: string; expiresAt: string; terminal: boolean;
-  /** Anchors `expiresAt` to the workflow's clock (domain/object-clock.ts). */
-  createdAt: string;
-  /** True when the step changed the status (the workflow steps again at once). */
-  changed: boolean;
 }
 
 const depositIntentState = (d: WalletDepositIntent, before: string): DepositIntentState => ({
@@ -356,9 +344,8 @@ export async function expireDepositIntent(id: string): Promise<DepositIntentStat
   return depositIntentState(await moveDepositIntent(id, 'expired', { failure_reason: null }), 'awaiting_funds');
 }
 
-/** The activities of workflows/deposit-intent.ts (registered by activities/index.ts). */
-export const depositIntentWorkflowActivities = { advanceDepositIntent, expireDepositIntent };
-export type DepositIntentWorkflowActivities = typeof depositIntentWorkflowActivities;
+/** The activities of contracts/deposit-intent.ts (registered by activities/index.ts). */
+export const depositIntentWorkflowActivities = { advanceDepositIntent, expireDepositIntent } satisfies DepositIntentActivities;
 
 async function moveConversion(id: string, from: ConversionStatus, to: ConversionStatus, patch: Partial<WalletConversion>): Promise<WalletConversion> {
   return transaction(async (m) => {
@@ -372,10 +359,6 @@ async function moveConversion(id: string, from: ConversionStatus, to: Conversion
     return saved;
   });
 }
-
-/** What the conversion workflow needs after a step. */
-/** A conversion as its workflow sees it; `createdAt` anchors its deadlines to the workflow's clock (domain/object-clock.ts). */
-export interface ConversionState { status: string; terminal: boolean; signableUntil: string; confirmBy: string | null; createdAt: string }
 
 const conversionState = (c: WalletConversion): ConversionState => ({
   status: c.status, terminal: conversionTransitions.terminal.includes(c.status as ConversionStatus), signableUntil: c.signable_until.toISOString(),
@@ -421,9 +404,8 @@ export async function expireConversion(id: string): Promise<ConversionState> {
   return conversionState(await moveConversion(id, 'submitted', 'failed', { failure_reason: 'source_tx_not_found' satisfies ConversionFailureReason }));
 }
 
-/** The activities of workflows/conversion.ts (registered by activities/index.ts). */
-export const conversionWorkflowActivities = { checkConversion, expireConversion };
-export type ConversionWorkflowActivities = typeof conversionWorkflowActivities;
+/** The activities of contracts/conversion.ts (registered by activities/index.ts). */
+export const conversionWorkflowActivities = { checkConversion, expireConversion } satisfies ConversionActivities;
 
 /** The service address virtual-account USDC is sent from (sandbox: the provider's settlement treasury). */
 export const VIRTUAL_ACCOUNT_TREASURY = deriveAddress('virtual-accounts:treasury');
@@ -471,6 +453,5 @@ export async function settleVirtualAccountCredits(id: string): Promise<{ status:
   return { status: va.status, settled: pending.length };
 }
 
-/** The activities the virtual-account workflow calls. */
-export const virtualAccountWorkflowActivities = { settleVirtualAccountCredits };
-export type VirtualAccountWorkflowActivities = typeof virtualAccountWorkflowActivities;
+/** The activities of contracts/virtual-account.ts. */
+export const virtualAccountWorkflowActivities = { settleVirtualAccountCredits } satisfies VirtualAccountActivities;

@@ -1,22 +1,22 @@
 /**
  * Starting and signalling the wallet's workflows (issue 14; workflow id = object id, `AccountId`):
- * deposit intents (workflows/deposit-intent.ts), conversions (workflows/conversion.ts), send intents
- * (workflows/send-intent.ts) and virtual accounts (workflows/virtual-account.ts): what commands call
- * after their commit (signalWithStart heals a lost start), provider notifications, and the recovery
- * sweeps at worker start.
+ * deposit intents (contracts/deposit-intent.ts), conversions (contracts/conversion.ts), send intents
+ * (contracts/send-intent.ts), virtual accounts (contracts/virtual-account.ts) and off-ramp intents
+ * (contracts/offramp-intent.ts): what commands call after their commit (signalWithStart heals a lost
+ * start), provider notifications, and the recovery sweeps at worker start.
  */
+import { conversionContract } from '../../contracts/conversion';
+import { depositIntentContract } from '../../contracts/deposit-intent';
+import { offrampIntentContract } from '../../contracts/offramp-intent';
+import { sendIntentContract } from '../../contracts/send-intent';
+import { virtualAccountContract } from '../../contracts/virtual-account';
 import { db, forEachByKeyset } from '../../lib/db';
 import { logger } from '../../lib/logger';
-import { signalWithStart, startIfAbsent } from '../../temporal/client';
-import { conversionUpdateSignal, conversionWorkflow } from '../../workflows/conversion';
-import { depositIntentUpdateSignal, depositIntentWorkflow } from '../../workflows/deposit-intent';
-import { sendIntentUpdateSignal, sendIntentWorkflow } from '../../workflows/send-intent';
-import { virtualAccountUpdateSignal, virtualAccountWorkflow } from '../../workflows/virtual-account';
-import { offrampIntentUpdateSignal, offrampIntentWorkflow } from '../../workflows/offramp-intent';
+import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
 export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
-  await signalWithStart(depositIntentWorkflow, { workflowId: id, args: [{ depositIntentId: id }], accountId, signal: depositIntentUpdateSignal, signalArgs: [] });
+  await startOrSignal(depositIntentContract, { id, accountId }, depositIntentContract.signals.depositIntentUpdate);
 }
 
 /**
@@ -44,24 +44,24 @@ export async function notifyDepositIntentTransfer(t: { chain: string; to_address
 
 /** Signals (starting if needed) the conversion's workflow to re-read. */
 export async function signalConversion(id: string, accountId: string): Promise<void> {
-  await signalWithStart(conversionWorkflow, { workflowId: id, args: [{ conversionId: id }], accountId, signal: conversionUpdateSignal, signalArgs: [] });
+  await startOrSignal(conversionContract, { id, accountId }, conversionContract.signals.conversionUpdate);
 }
 
 /** Recovery sweep at worker start: a workflow for every deposit intent still moving (not settled, failed, expired or handed to an operator). */
 export async function ensureDepositIntentWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN ('awaiting_funds', 'source_detected', 'bridging', 'recovering') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(depositIntentWorkflow, { workflowId: r.id, args: [{ depositIntentId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(depositIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
 /** Recovery sweep at worker start: a workflow for every conversion built or submitted. */
 export async function ensureConversionWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN ('built', 'submitted') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(conversionWorkflow, { workflowId: r.id, args: [{ conversionId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(conversionContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
 /** Intent `id` changed (created, hash recorded, bridge moved): its workflow re-reads it (started if absent). */
 export async function wakeSendIntent(id: string, accountId: string): Promise<void> {
-  await signalWithStart(sendIntentWorkflow, { workflowId: id, args: [{ intentId: id }], accountId, signal: sendIntentUpdateSignal, signalArgs: [] });
+  await startOrSignal(sendIntentContract, { id, accountId }, sendIntentContract.signals.update);
 }
 
 /** The bridge reported a change of the transfer whose client reference is `id`; false when it is not a send intent. */
@@ -76,12 +76,12 @@ export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean>
 /** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
 export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN ('created', 'source_submitted', 'bridging_started') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(sendIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(sendIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
 /** Virtual account `id` changed or received a credit: its workflow settles what is pending (started if absent). */
 export async function wakeVirtualAccount(id: string, accountId: string): Promise<void> {
-  await signalWithStart(virtualAccountWorkflow, { workflowId: id, args: [{ virtualAccountId: id }], accountId, signal: virtualAccountUpdateSignal, signalArgs: [] });
+  await startOrSignal(virtualAccountContract, { id, accountId }, virtualAccountContract.signals.update);
 }
 
 /** Recovery sweep at worker start: a workflow for every active wallet-funding account or one with an unsettled credit. */
@@ -91,12 +91,12 @@ export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number
       WHERE v.id > $1 AND v.purpose = 'wallet_funding'
         AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
       ORDER BY v.id LIMIT $2`,
-    (r) => startIfAbsent(virtualAccountWorkflow, { workflowId: r.id, args: [{ virtualAccountId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(virtualAccountContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
 /** Off-ramp intent `id` changed (created, canceled, the rail moved, the transit deposit arrived): its workflow re-reads it. */
 export async function signalOfframpIntent(id: string, accountId: string): Promise<void> {
-  await signalWithStart(offrampIntentWorkflow, { workflowId: id, args: [{ intentId: id }], accountId, signal: offrampIntentUpdateSignal, signalArgs: [] });
+  await startOrSignal(offrampIntentContract, { id, accountId }, offrampIntentContract.signals.update);
 }
 
 /** The rail or the chain reported a change for `ref`: when it is an off-ramp intent (`ofr_`), its workflow re-reads. False otherwise. */
@@ -118,5 +118,5 @@ export async function notifyOfframpTransfer(t: { chain: string; to_address: stri
 /** Recovery sweep at worker start: a workflow for every off-ramp intent not in a terminal state. */
 export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(`SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN ('awaiting_funds', 'funds_received', 'payment_submitted') ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(offrampIntentWorkflow, { workflowId: r.id, args: [{ intentId: r.id }], accountId: r.account_id }), batch);
+    (r) => startIfAbsent(offrampIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }

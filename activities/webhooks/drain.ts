@@ -23,6 +23,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
+import type { DrainSummary, FailingDelivery } from '../../contracts/webhook-endpoint';
 import { DomainError } from '../../domain/errors';
 import { attemptOutcome, retryDelayAfter } from '../../domain/webhook-schedule';
 import { assertDeliveryWrite, DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
@@ -46,26 +47,6 @@ export const HEARTBEAT_EVERY_MS = 2_000;
 /** Failing deliveries listed in a summary. */
 export const FAILING_LISTED = 5;
 
-/** A live delivery that failed its last attempt (`retrying`), as the endpoint workflow reports it. */
-export interface FailingDelivery { id: string; attempts: number; nextAttemptAtMs: number | null; lastError: string | null }
-
-/**
- * What one drain call did and what the endpoint has left:
- * - `state`: `open` (sent what was due), `held` (delivery switch off; nothing sent), `closed` (the
- *   endpoint is disabled, deleted or gone; its live deliveries were cancelled);
- * - `sent` / `succeeded` / `retrying` / `failed` / `cancelled`: counts of this call;
- * - `live`: deliveries still `pending` or `retrying`; `due`: of those, due now (more work at once);
- * - `nextDueAtMs`: the earliest `next_attempt_at` in the future, or null;
- * - `failing`: up to FAILING_LISTED `retrying` deliveries, next attempt first.
- */
-export interface DrainSummary {
-  state: 'open' | 'held' | 'closed';
-  closedReason: 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found' | null;
-  sent: number; succeeded: number; retrying: number; failed: number; cancelled: number;
-  live: number; due: number; nextDueAtMs: number | null;
-  failing: FailingDelivery[];
-}
-
 interface EndpointRow {
   id: string; url: string; enabled: boolean; deleted_at: Date | null;
   secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null;
@@ -75,7 +56,7 @@ interface DueRow { id: string; status: string; attempt_count: number; event: Eve
 
 /**
  * Activity: drains endpoint `endpointId` at workflow time `nowMs` (epoch ms) as described in the
- * module doc. Returns the DrainSummary. Throws only on database errors (the workflow's retry
+ * module doc. Returns the DrainSummary (contracts/webhook-endpoint.ts). Throws only on database errors (the workflow's retry
  * policy repeats the call; attempts already written are not sent again).
  */
 export async function drainEndpoint(endpointId: string, nowMs: number): Promise<DrainSummary> {

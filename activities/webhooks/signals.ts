@@ -1,18 +1,18 @@
 /**
- * Waking webhook endpoint workflows (spec 6; workflows/webhook-endpoint.ts, workflow id = the
+ * Waking webhook endpoint workflows (spec 6; contracts/webhook-endpoint.ts, workflow id = the
  * `whe_` endpoint id): after delivery rows commit (dispatcher fan-out, `send_test_event`, replay,
  * re-enabling with `replay_missed`), when an endpoint is disabled or deleted (its run cancels what
  * is live and ends), the recovery sweep of deliveries whose wake-up was lost, and the nudge of
  * endpoints whose deliveries were held while the `api_v1.webhooks_delivery` switch was off.
  * Every wake-up is signalWithStart + `deliver` (idempotent: a running run just drains again).
- * The only webhook module that imports workflows/.
+ * The only webhook module that starts or signals a workflow.
  */
+import { webhookEndpointContract } from '../../contracts/webhook-endpoint';
 import { DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { isSwitchOn } from '../../lib/switches';
-import { signalWithStart } from '../../temporal/client';
-import { deliverSignal, webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { startOrSignal } from '../../temporal/client';
 
 /** Age after which a never-attempted delivery gets its endpoint woken again by the sweep, seconds. */
 export const SWEEP_AFTER_SECONDS = 10;
@@ -28,9 +28,7 @@ export interface DeliveryToWake { id: string; account_id: string; endpoint_id: s
 
 /** Signals `deliver` to endpoint `endpointId`'s workflow, starting it when no run is open. Throws when Temporal refuses. */
 export async function wakeEndpoint(endpointId: string, accountId: string): Promise<void> {
-  await signalWithStart(webhookEndpointWorkflow, {
-    workflowId: endpointId, args: [{ endpointId }], accountId, signal: deliverSignal, signalArgs: [],
-  });
+  await startOrSignal(webhookEndpointContract, { id: endpointId, accountId }, webhookEndpointContract.signals.deliver);
 }
 
 /**

@@ -1,3 +1,4 @@
 // Lint fixture (tests/unit/layers.test.ts): every import here follows the layer rules.
 import { payWorkflowActivities } from './activities/pay/activities';
-export const worker = [payWorkflowActivities];
+import { payWorkflow } from './workflows/pay';
+export const worker = [payWorkflowActivities, payWorkflow];

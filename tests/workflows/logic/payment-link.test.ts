@@ -5,8 +5,11 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { linkChangedSignal, linkRetrySignal, paymentLinkWorkflow } from '../../../workflows/payment-link';
+import { paymentLinkContract } from '../../../contracts/payment-link';
+import { paymentLinkWorkflow } from '../../../workflows/payment-link';
 import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
+
+const { linkChanged: linkChangedSignal, retry: linkRetrySignal } = paymentLinkContract.signals;
 
 interface State { exists: boolean; status: string | null; ended: boolean; expiresAt: number | null; nextReminderAt: number | null; reminderIndex: number }
 const DAY = 86_400_000;

@@ -5,7 +5,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { depositSignal, linkEndedSignal, paymentRetrySignal, paymentWorkflow } from '../../../workflows/payment';
+import { depositSignal, linkEndedSignal, paymentRetrySignal } from '../../../contracts/payment';
+import { paymentWorkflow } from '../../../workflows/payment';
 import { activityNowMs, callerRunId, gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
 interface State { status: string; expiresAt: string; pendingDepositIds: string[]; needsSettlement: boolean; done: boolean; linkEnded?: boolean; linkId?: string | null }

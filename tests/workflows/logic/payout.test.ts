@@ -7,10 +7,14 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  payoutCancelledSignal, payoutDepositSignal, payoutFundSignal, payoutProviderUpdateSignal, payoutReconciliationSignal, payoutRetrySignal, payoutWorkflow,
-} from '../../../workflows/payout';
+import { payoutContract } from '../../../contracts/payout';
+import { payoutWorkflow } from '../../../workflows/payout';
 import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
+
+const {
+  cancelled: payoutCancelledSignal, payoutDeposit: payoutDepositSignal, fund: payoutFundSignal, providerUpdate: payoutProviderUpdateSignal,
+  reconciliation: payoutReconciliationSignal, retry: payoutRetrySignal,
+} = payoutContract.signals;
 
 const HOUR = 3_600_000;
 const TERMINAL = new Set(['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled']);

@@ -9,11 +9,13 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  FUNDING_POLL_MS, payrollRunRetrySignal, payrollRunReturnFundsSignal, payrollRunUpdateSignal, payrollRunWorkflow, RETURN_POLL_MS,
-} from '../../../workflows/payroll-run';
-import { payrollItemUpdateSignal } from '../../../workflows/payroll-item';
+import { payrollItemContract } from '../../../contracts/payroll-item';
+import { payrollRunContract } from '../../../contracts/payroll-run';
+import { FUNDING_POLL_MS, payrollRunWorkflow, RETURN_POLL_MS } from '../../../workflows/payroll-run';
 import { gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
+
+const { retry: payrollRunRetrySignal, returnFunds: payrollRunReturnFundsSignal, update: payrollRunUpdateSignal } = payrollRunContract.signals;
+const payrollItemUpdateSignal = payrollItemContract.signals.update;
 
 /** The in-memory run the stubs read and change; `log` records calls; `inFlight` / `maxInFlight` count item payments. */
 function model(status: string, items = 0) {

@@ -6,10 +6,12 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { DrainSummary } from '../../../activities/webhooks/activities';
+import { webhookEndpointContract, type DrainSummary } from '../../../contracts/webhook-endpoint';
 import { holdRecheckAfter } from '../../../domain/webhook-schedule';
-import { deliverSignal, webhookEndpointWorkflow, webhookRetrySignal } from '../../../workflows/webhook-endpoint';
+import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
 import { callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
+
+const { deliver: deliverSignal, retry: webhookRetrySignal } = webhookEndpointContract.signals;
 
 /** A summary of an open drain with `live` deliveries left, `due` of them due now, the next retry `nextInMs` after `nowMs`. */
 const open = (o: Partial<DrainSummary> = {}): DrainSummary => ({

@@ -1,3 +1,3 @@
-// Lint fixture (tests/unit/layers.test.ts): a wrong import the layer rules must report. workflows-activity-types-only: a value import of an activity
+// Lint fixture (tests/unit/layers.test.ts): a wrong import the layer rules must report. workflows-through-contracts: a value import of an activity
 import { payWorkflowActivities } from '../activities/pay/activities';
 export async function payWorkflow(): Promise<string> { return payWorkflowActivities.loadPay(); }

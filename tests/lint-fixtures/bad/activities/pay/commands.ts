@@ -1,3 +1,3 @@
-// Lint fixture (tests/unit/layers.test.ts): a wrong import the layer rules must report. workflows-only-from-signals
+// Lint fixture (tests/unit/layers.test.ts): a wrong import the layer rules must report. activities-through-contracts
 import { payWorkflow } from '../../workflows/pay';
 export const startPay = payWorkflow;

@@ -1,3 +1,4 @@
 // Lint fixture (tests/unit/layers.test.ts): every import here follows the layer rules.
-import { payWorkflow } from '../../workflows/pay';
-export const startPay = payWorkflow;
+import { payContract } from '../../contracts/pay';
+import { startOrSignal } from '../../temporal/client';
+export const startPay = (id: string): string => startOrSignal(payContract.workflowType, id);
