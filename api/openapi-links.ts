@@ -14,7 +14,8 @@
  *   the `id` of T under the home collection of the kind it names.
  * - a query parameter `<k>_id` of a list T naming K (`GET /webhook_deliveries?endpoint_id=`).
  * - payer-session parameters (`TOKEN_RULES`): `{code}` from `short_code`, `{token}` from the
- *   payer `url` (schemathesis's `#regex:` extractor; see docs/decisions.md).
+ *   payer `url` (schemathesis's `#regex:` extractor; see
+ *   docs/decisions/0026-contract-as-a-client-sees-it.md).
  * - any other path parameter of T shared with S (same template up to it): `$request.path.<p>`.
  *   A link binds at least one value from the response, except from an object without an `id`
  *   (the payer session, a reminder schedule), which links to the operations sharing its path.

@@ -1,7 +1,7 @@
 /**
  * ISO 3166-1 alpha-2 country codes (market registry for `country` fields), read from the ISO 3166
- * data package `i18n-iso-countries` (docs/decisions.md "Libraries for CSV, ISO 4217, ISO 3166 and
- * month arithmetic (issue 26)"), in alphabetical order (the OpenAPI patterns list them so).
+ * data package `i18n-iso-countries` (docs/decisions/0072-libraries-for-csv-iso-and-month-arithmetic.md),
+ * in alphabetical order (the OpenAPI patterns list them so).
  * tests/unit/countries-iso3166.test.ts pins the set: a data update that adds or drops a code fails
  * there instead of changing which countries a request may name.
  *

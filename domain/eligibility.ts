@@ -5,7 +5,7 @@
  * `requirements`), `unavailable` (a `reason`), `unknown` (no coverage data for the market).
  * Availability is never authorization: create and the money boundaries re-check.
  *
- * Pure: no I/O. The market lists are the sandbox registry (docs/decisions.md "Eligibility").
+ * Pure: no I/O. The market lists are the sandbox registry (docs/decisions/0044-eligibility.md).
  */
 import { COUNTRIES } from './countries';
 

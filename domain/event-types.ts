@@ -45,7 +45,7 @@ const UNSHIPPED_BY_FAMILY = {
   payroll_run: [
     'funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded',
     'execution_requested', 'execution_blocked',
-    // Ours (issue 24, docs/decisions.md "Payroll: money owed back"): an operator's return of money a run owed back.
+    // Ours (issue 24, docs/decisions/0064-payroll-money-owed-back.md): an operator's return of money a run owed back.
     'funds_returned', 'funds_return_failed',
   ],
   payroll_item: ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned'],
@@ -95,7 +95,7 @@ export const SHIPPABLE_EVENT_FAMILIES: readonly ShippableEventFamily[] = Object.
 
 /**
  * Catalogued types this product never writes, because it has no state change they would describe
- * (docs/decisions.md "Every catalogued family ships by its switch (issue 24)"): still accepted on
+ * (docs/decisions/0068-every-catalogued-family-ships-by-its-switch.md): still accepted on
  * requests and shipped with their family, but no event of these types is ever recorded.
  */
 export const UNWRITTEN_EVENT_TYPES: readonly string[] = Object.freeze([

@@ -4,8 +4,8 @@
  * Internally every amount is a `bigint` of minor units; a JS number never holds an amount.
  * Currency scales come from one registry: which fiat currencies we support is ours
  * (`SUPPORTED_FIAT`), their scale is ISO 4217's minor-unit exponent, read from the ISO 4217 data
- * package `currency-codes` (docs/decisions.md "Libraries for CSV, ISO 4217, ISO 3166 and month
- * arithmetic (issue 26)"); USDC and USDC.e are 6.
+ * package `currency-codes` (docs/decisions/0072-libraries-for-csv-iso-and-month-arithmetic.md);
+ * USDC and USDC.e are 6.
  *
  * Pure: no I/O. Safe to import from Temporal workflows.
  */

@@ -2,7 +2,7 @@
  * Orders (spec 2.10, 3, 4.9): an offer executed at its provider. The status table, the money
  * state, the seven normalized failure kinds with their safe copy, and how a provider's report
  * maps onto the order. The spec leaves the full status list and the failure kinds open; the
- * choices are recorded in docs/decisions.md "Quotes and orders".
+ * choices are recorded in docs/decisions/0049-quotes-and-orders.md.
  *
  * Pure: no I/O. Safe to import from workflows.
  */

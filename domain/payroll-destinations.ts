@@ -5,7 +5,7 @@
  * run currency, through domain/bank-details.ts; or a USDC wallet on the sandbox chain, its address
  * checksum-checked by domain/addresses.ts), the wallet mask, the adoption plan (which items take
  * the adopted destination, which are skipped and why) and the keyless rule (422
- * `destination_rail_keyless`). Decisions: docs/decisions.md "Payroll (issue 13)".
+ * `destination_rail_keyless`). Decisions: docs/decisions/0037-payroll-recipient-sessions-and-destinations.md.
  *
  * Pure: no I/O, no clock.
  */

@@ -1,6 +1,6 @@
 /**
- * Payroll rows and export (spec 2.7, 4.4; the row shape is ours: docs/decisions.md "Payroll
- * (issue 13)"). A row names its recipient either by `recipient_id` (`prc_`, a recipient the
+ * Payroll rows and export (spec 2.7, 4.4; the row shape is ours:
+ * docs/decisions/0033-payroll-runs-rows-items-templates.md). A row names its recipient either by `recipient_id` (`prc_`, a recipient the
  * account already has) or by `email` + `name` (found or created by email), and carries `amount`
  * (MoneyPositive in the run currency) and an optional `memo`. The export is RFC 4180 CSV, written by
  * csv-stringify (sync API: a pure function of the rows) with our formula-injection guard on top.
@@ -104,8 +104,8 @@ export function validateRows(rows: readonly PayrollRowInput[], currency: string)
 }
 
 // ---------------------------------------------------------------------------------------------
-// CSV export (RFC 4180), written by csv-stringify (docs/decisions.md "Libraries for CSV, ISO 4217,
-// ISO 3166 and month arithmetic (issue 26)"); the formula guard is ours.
+// CSV export (RFC 4180), written by csv-stringify
+// (docs/decisions/0072-libraries-for-csv-iso-and-month-arithmetic.md); the formula guard is ours.
 
 /**
  * csv-stringify's options for our CSV: `,` between fields, CRLF after every record (the last too),

@@ -24,7 +24,7 @@ export type PayrollRunStatus = (typeof PAYROLL_RUN_STATUSES)[number];
 
 /**
  * Run transitions. The spec names four (create -> `reviewed`, approve, first inbound funding,
- * execute); the rest are ours (docs/decisions.md "Payroll (issue 13)"):
+ * execute); the rest are ours (docs/decisions/0033-payroll-runs-rows-items-templates.md):
  * - cancel from every status before `executing` (a funded run keeps its money recorded for return);
  * - `executing` ends `completed` (every item paid), `partial` (some) or `failed` (none);
  * - `draft` and `approved` (internal ops, seeded rows) join the API's path at `reviewed` / `funding_pending`.

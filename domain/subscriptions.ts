@@ -1,11 +1,11 @@
 /**
  * Subscriptions billed in USDC (spec 4.2, part 6 `subscription.*`; fields designed in
- * docs/decisions.md "Subscriptions"): the billing calendar, the subscription's and the invoice's
+ * docs/decisions/0050-subscriptions.md): the billing calendar, the subscription's and the invoice's
  * transition tables. A period `n` (0-based) starts at the anchor plus `n * interval_count`
  * intervals; months and years keep the anchor's day of month, clamped to the month's last day
  * (an anchor on Jan 31 bills Feb 28/29, Mar 31, Apr 30), and its time of day (UTC). The month
- * arithmetic is Luxon's, in its fixed UTC zone (docs/decisions.md "Libraries for CSV, ISO 4217,
- * ISO 3166 and month arithmetic (issue 26)"): calendar fields, never the process's local zone.
+ * arithmetic is Luxon's, in its fixed UTC zone
+ * (docs/decisions/0072-libraries-for-csv-iso-and-month-arithmetic.md): calendar fields, never the process's local zone.
  *
  * Pure: no I/O. Safe to import from workflows (Luxon in UTC needs neither `Intl` zones nor a
  * subclass of `Date`; tests/workflows/logic/domain-libraries.test.ts runs it in the sandbox).

@@ -1,6 +1,6 @@
 /**
  * The webhook retry schedule and the per-endpoint failure streak (spec 6 leaves both open; decided
- * here, docs/decisions.md "Webhooks: one workflow per endpoint"). Used by the endpoint drain
+ * here, docs/decisions/0052-webhooks-one-workflow-per-endpoint.md). Used by the endpoint drain
  * activity (activities/webhooks/drain.ts), which writes each delivery's `next_attempt_at`, and by
  * the endpoint workflow (workflows/webhook-endpoint.ts), which sleeps until the earliest one.
  *

@@ -20,8 +20,8 @@ export function shipSwitchDescription(f: ShippableEventFamily): string {
   const live = LIVE_EVENT_TYPES.some((t) => eventFamily(t) === f) ? `; the live ${f}.* events ship whatever this switch says` : '';
   const unwritten = types.filter((t) => UNWRITTEN_EVENT_TYPES.includes(t));
   const never = unwritten.length === 0 ? ''
-    : unwritten.length === types.length ? '; this product writes none of them (docs/decisions.md)'
-      : `; ${unwritten.join(', ')} ${unwritten.length === 1 ? 'is' : 'are'} never written by this product (docs/decisions.md)`;
+    : unwritten.length === types.length ? '; this product writes none of them (docs/decisions/0068-every-catalogued-family-ships-by-its-switch.md)'
+      : `; ${unwritten.join(', ')} ${unwritten.length === 1 ? 'is' : 'are'} never written by this product (docs/decisions/0068-every-catalogued-family-ships-by-its-switch.md)`;
   return `Ship ${what}: listed in GET /events and the stream, delivered to webhooks (spec 6; off: recorded in the outbox only)${live}${never}.`;
 }
 

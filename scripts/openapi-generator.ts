@@ -36,7 +36,7 @@ export const GENERATOR = 'typescript-fetch';
  * `webhooks` out): typescript-fetch writes each webhook as a client call whose model imports it
  * leaves unnamed (`import { , , }`: the generator's webhook path skips the post-processing that
  * names them; 7.17 to 7.25 alike), so no document with typed webhooks compiles with it. The
- * webhooks' payload models are still generated and compiled (docs/decisions.md, issue 24).
+ * webhooks' payload models are still generated and compiled (docs/decisions/0065-client-generator-compiles-our-document.md).
  */
 export const GENERATE_OPTIONS = ['--global-property', 'apis=,models=,supportingFiles='];
 

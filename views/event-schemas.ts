@@ -11,8 +11,8 @@
  * forms, subscription or invoice, customer, order, wallet objects, credit ledger row, address-book
  * entry), `test.ping` a short endpoint reference, `webhook_endpoint.disabled` the endpoint.
  * `capability.*` and `account.access_state_changed` are never written by this product (no state
- * change of ours they would describe: domain/event-types.ts UNWRITTEN_EVENT_TYPES, docs/decisions.md
- * issue 24): their `data.object` is stated only as `{ id, type, ... }`.
+ * change of ours they would describe: domain/event-types.ts UNWRITTEN_EVENT_TYPES,
+ * docs/decisions/0068-every-catalogued-family-ships-by-its-switch.md): their `data.object` is stated only as `{ id, type, ... }`.
  *
  * Pure: no I/O.
  */

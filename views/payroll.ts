@@ -97,7 +97,7 @@ export function payrollRunFundsReturnEventView(run: PayrollRun, r: PayrollFundsR
   return { ...payrollRunEventView(run), funds_return: payrollFundsReturnView(r) };
 }
 
-/** One run item with its recipient (spec 2.7 items; the shape is ours, docs/decisions.md). */
+/** One run item with its recipient (spec 2.7 items; the shape is ours, docs/decisions/0033-payroll-runs-rows-items-templates.md). */
 export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Record<string, unknown> {
   return {
     id: i.id,

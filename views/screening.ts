@@ -1,6 +1,6 @@
 /**
  * Wire projections of screenings, screening reports, traces and on-chain transactions (spec 2.9,
- * 4.8; shapes ours where the spec is silent, docs/decisions.md "Screening (issue 15)").
+ * 4.8; shapes ours where the spec is silent, docs/decisions/0046-screening.md).
  */
 import Joi from 'joi';
 import type { Screening, ScreeningReport } from '../entities';

@@ -1,5 +1,5 @@
 /**
- * Subscription projections (spec 4.2; fields designed in docs/decisions.md "Subscriptions"): the
+ * Subscription projections (spec 4.2; fields designed in docs/decisions/0050-subscriptions.md): the
  * subscription (its plan, settlement destination, status and billing position) and its invoices
  * (period, amount, status, the pay-in's deposit instructions while it can be paid).
  */

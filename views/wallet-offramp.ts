@@ -1,7 +1,7 @@
 /**
  * Wire projections of off-ramp quotes, external bank accounts and off-ramp intents (spec 2.5
- * "Off-ramp intent", 4.5; shapes ours where the spec is silent, docs/decisions.md "Wallet (issue
- * 14): off-ramp"). USDC and fiat as Money in minor units; `settled_amount` absent (no key) until
+ * "Off-ramp intent", 4.5; shapes ours where the spec is silent,
+ * docs/decisions/0043-wallet-off-ramp-to-a-bank.md). USDC and fiat as Money in minor units; `settled_amount` absent (no key) until
  * `payment_processed`; `developer_fee_percent` a decimal string.
  */
 import Joi from 'joi';

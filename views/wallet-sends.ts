@@ -1,6 +1,6 @@
 /**
  * Wire projections of send intents and send routes (spec 2.5, 4.5; shapes ours where the spec is
- * silent, docs/decisions.md "Wallet (issue 14)"). Amounts are Money in minor units of the
+ * silent, docs/decisions/0040-wallet-sends-signature-pay-with-wallet.md). Amounts are Money in minor units of the
  * stablecoin (6 decimals); `unsigned_transaction` is present only while the intent waits for the
  * holder's signature.
  */

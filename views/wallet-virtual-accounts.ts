@@ -1,6 +1,7 @@
 /**
  * Wire projections of virtual accounts and their bank credits (spec 2.5, 4.5; shapes ours where
- * the spec is silent, docs/decisions.md "Wallet (issue 14)"). `bank_deposit_instructions` is one
+ * the spec is silent, docs/decisions/0041-wallet-virtual-accounts-and-wallet-bank.md).
+ * `bank_deposit_instructions` is one
  * BankDepositInstructions (spec 2.1) per rail the account receives on; fiat amounts are Money in
  * minor units of their currency, `usdc_amount` USDC minor units (6 decimals).
  */

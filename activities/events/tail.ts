@@ -1,6 +1,6 @@
 /**
- * A gap-safe tail of the events outbox in `seq` order (spec 6 "Stream"; docs/decisions.md "The
- * outbox notification after commit"). The notification on channel `events` is only a hint now,
+ * A gap-safe tail of the events outbox in `seq` order (spec 6 "Stream";
+ * docs/decisions/0053-outbox-notification-after-commit.md). The notification on channel `events` is only a hint now,
  * sent after commit (lib/outbox.ts); the tail is the source of truth for what the live stream
  * sends.
  *

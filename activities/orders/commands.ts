@@ -1,7 +1,7 @@
 /**
  * Orders (spec 2.10, 4.9): `POST /orders` executes one offer of a quote, `POST /orders/{id}/cancel`
  * cancels an order before money moved. The body beyond `offer_id` (the spec leaves it open; see
- * docs/decisions.md "Quotes and orders"): exactly one destination for what the buyer receives
+ * docs/decisions/0049-quotes-and-orders.md): exactly one destination for what the buyer receives
  * (`destination_id`: an address-book entry, crypto on the offer's network for a buy or swap, bank
  * in the fiat currency for a sell; `wallet_address`: a raw address on the offer's network, buy or
  * swap; `payment_link_id`: a buy that pays a payment link's native pay-in), and `refund_address`

@@ -114,7 +114,7 @@ export const REQUIRE_CUSTOMER_FLAG = 'payroll.require_verified_customer';
  * and `verified` from the account's customer (spec 2.8): a customer record that is not `approved`
  * (pending, under review, action required, rejected, stale) is `verification_required`; an account
  * with no customer record is verified unless the `payroll.require_verified_customer` flag is open
- * for it (docs/decisions.md "Payroll verification").
+ * for it (docs/decisions/0057-payroll-verification.md).
  */
 export async function payrollGate(accountId: string): Promise<PayrollGate> {
   const [{ rows }, customer, cryptoSwitchOn] = await Promise.all([

@@ -1,5 +1,5 @@
 /**
- * Input hygiene before routing (spec 7; docs/decisions.md "Hostile input (issue 11)"). Every
+ * Input hygiene before routing (spec 7; docs/decisions/0027-hostile-input.md). Every
  * refusal is the error envelope, never a 500:
  * - request methods: a method the path does not serve is `405 invalid_request` code
  *   `method_not_allowed` with an `Allow` header; an unknown method on an unknown path is `404`;

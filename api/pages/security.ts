@@ -5,7 +5,7 @@
  * 'none'`, `Referrer-Policy: no-referrer` (the token in the URL never leaks), `nosniff`, and
  * `Cache-Control: no-store` on pages (a token page is never cached by a shared cache or the
  * back-forward cache). No cookies are set anywhere, so forms carry no CSRF token: a capability token
- * in the URL is the only authority (docs/decisions.md).
+ * in the URL is the only authority (docs/decisions/0056-the-pages-a-person-opens.md).
  */
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Bounded free-form JSON objects in request bodies (docs/decisions.md "Hostile input (issue 11)"):
+ * Bounded free-form JSON objects in request bodies (docs/decisions/0027-hostile-input.md):
  * any keys and JSON values, within a nesting depth, a total number of entries and a serialized
  * size, stated in the OpenAPI document (`maxProperties` for the top level via `x-maxProperties`, `x-max-depth`,
  * `x-max-entries`, `x-max-bytes` and the description).

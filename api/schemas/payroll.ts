@@ -1,8 +1,8 @@
 /**
  * joi schemas of the payroll area (spec 2.7, 4.4): request bodies and queries (unknown body keys
  * are 400, api/operation/validate.ts). Row semantics (one recipient form, run currency, duplicates, caps)
- * are checked by domain/payroll-rows.ts with the codes recorded in docs/decisions.md; joi checks
- * shapes only. The success bodies live in views/payroll.ts.
+ * are checked by domain/payroll-rows.ts with the codes recorded in
+ * docs/decisions/0033-payroll-runs-rows-items-templates.md; joi checks shapes only. The success bodies live in views/payroll.ts.
  */
 import Joi from './joi';
 import { PAYROLL_CURRENCIES, PAYROLL_STATUS_GROUPS } from '../../domain/payroll';
@@ -16,7 +16,7 @@ const isoDate = documentedAs(Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).custom(
 }), { type: 'string', format: 'date', pattern: '^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])$', examples: ['2026-03-01'] });
 
 /**
- * One row (docs/decisions.md "Payroll (issue 13)"): `recipient_id`, or `email` + `name`; `amount`
+ * One row (docs/decisions/0033-payroll-runs-rows-items-templates.md, "Row shape"): `recipient_id`, or `email` + `name`; `amount`
  * in the run currency. domain/payroll-rows.ts checks the recipient form with its own codes
  * (`recipient_ambiguous`, `recipient_required`, `email_invalid`, `parameter_missing`); the document
  * states it (issue 24): a `prc_` id and no contact, or an address and a name that is not blank.

@@ -1,4 +1,4 @@
-/** Request schemas of subscriptions (spec 4.2; fields in docs/decisions.md "Subscriptions"). Shapes only: rules in activities/subscriptions. */
+/** Request schemas of subscriptions (spec 4.2; fields in docs/decisions/0050-subscriptions.md). Shapes only: rules in activities/subscriptions. */
 import Joi from './joi';
 import { SUBSCRIPTION_INTERVALS, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions';
 import { idOf, listQuery, moneyPositiveIn } from './common';

@@ -49,7 +49,7 @@ export interface SettlementVerdict {
 /**
  * `settled` when the recipient got the invoice exactly or at most the tolerance above it;
  * `paid_with_shortfall` (terminal) when below the invoice; above the tolerance the payout stays
- * `paid` with `needs_attention` (the reconciliation signal; decision in docs/decisions.md).
+ * `paid` with `needs_attention` (the reconciliation signal; decision in docs/decisions/0013-payouts.md).
  */
 export function settlementVerdict(invoiceMinor: bigint, receivedMinor: bigint, currency: string): SettlementVerdict {
   if (receivedMinor < invoiceMinor) return { status: 'paid_with_shortfall', shortfall: invoiceMinor - receivedMinor, needsAttention: false };

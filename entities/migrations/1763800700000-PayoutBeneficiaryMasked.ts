@@ -1,6 +1,6 @@
 /**
  * Payout beneficiaries take the address book's masked shape (spec 2.6 "Beneficiary", 2.11;
- * docs/decisions.md "Beneficiary details"): `payouts.beneficiary_masked` written by the former
+ * docs/decisions/0020-beneficiary-details.md): `payouts.beneficiary_masked` written by the former
  * payout-only masking (`iban`, `clabe`, `pix_key` with asterisks, no `currency`) is rewritten from
  * the encrypted raw details by domain/bank-details.ts `maskBankDetails`. The old JSON cannot be
  * converted on its own (it kept only part of the sort code and no Pix key kind), so rows with an

@@ -1,7 +1,7 @@
 /**
  * Payroll recipient sessions (issue 13; spec 4.4): when the current session token of an item was
  * used to submit a destination. A token accepts one submission; `reissue_link` mints a new token
- * and clears the mark (docs/decisions.md "Payroll (issue 13)").
+ * and clears the mark (docs/decisions/0037-payroll-recipient-sessions-and-destinations.md).
  */
 import { MigrationInterface, QueryRunner } from 'typeorm';
 

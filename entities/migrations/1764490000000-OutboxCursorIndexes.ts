@@ -1,6 +1,6 @@
 /**
- * Creates without a lock at commit, and fewer index writes per create (issue 17; docs/decisions.md
- * "The outbox notification after commit" and "Indexes a create pays for").
+ * Creates without a lock at commit, and fewer index writes per create (issue 17;
+ * docs/decisions/0053-outbox-notification-after-commit.md and 0054-indexes-a-create-pays-for.md).
  *
  * - `outbox_cursors`: the durable position of a consumer of the events outbox, read through the
  *   gap-safe tail (activities/events/tail.ts). The webhook dispatcher starts where

@@ -4,7 +4,7 @@
  * The expectation side is tests/helpers/authz-spec.ts (`AUTHZ_SPEC`): for every operation of the
  * spec (operations.tsv, under our operation ids) and the few we serve beyond it, its callers, the
  * session roles, the scope a key needs and its test-mode reach, written from spec parts 1, 4 and 5
- * (and, where the spec is silent, from the docs/decisions.md entry it names). It imports nothing
+ * (and, where the spec is silent, from the decision record of docs/decisions/ it names). It imports nothing
  * from api/ or domain/, so an operation definition with a wrong role, scope, caller class or
  * test-mode reach disagrees with it. The registry (api/operation.ts) is used only to find what is
  * served, to send requests and to read response schemas.
@@ -35,8 +35,9 @@
  * Every error answer must be the part 7 envelope.
  *
  * Role names (viewer, developer, admin, owner) and the codes `missing_scope`, `role_denied` for the
- * wrong caller class and `scope_denied` for the wrong role are decisions (docs/decisions.md,
- * "Authentication and authorization (spec 5)"); see "Authorization matrix from the spec (issue 25)".
+ * wrong caller class and `scope_denied` for the wrong role are decisions
+ * (docs/decisions/0002-authentication-and-authorization.md); see
+ * docs/decisions/0069-authorization-matrix-from-the-spec.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -292,6 +293,17 @@ function checkRefused(e: Refusal, r: Res): void {
 }
 
 /** `/a/{x}/b` and `/a/:y/b` alike: the path with its parameter names erased. */
+/** Markdown as words: no emphasis or code marks, whitespace collapsed (a record wraps its lines). */
+const plainText = (md: string) => md.replace(/[`*]/g, '').replace(/\s+/g, ' ');
+/**
+ * The entry a `decision` names after its record's title (`: Member roles`, `: "Agent owner only"`,
+ * ` ("account changes: owner/admin")`): the first quoted text, else the words before any parenthesis.
+ */
+function decisionEntry(rest: string): string {
+  const quoted = /"([^"]+)"/.exec(rest);
+  return quoted ? quoted[1] : rest.replace(/^:\s*/, '').replace(/\s*\(.*$/, '').trim();
+}
+
 const shape = (p: string) => openApiTemplate(p).replace(/\{[^}]+\}/g, '{}');
 
 describe('the spec table and the registry', () => {
@@ -333,9 +345,21 @@ describe('the spec table and the registry', () => {
     expect(wrong).toEqual([]);
   });
 
-  test('every decision an entry rests on is a heading of docs/decisions.md', () => {
-    const headings = fs.readFileSync(path.resolve(__dirname, '../../docs/decisions.md'), 'utf8').split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3).trim());
-    const unknown = AUTHZ_SPEC.filter((e) => e.decision && !headings.some((h) => e.decision!.startsWith(h))).map((e) => `${e.id}: ${e.decision}`);
+  test('every decision an entry rests on is a record of docs/decisions/ holding the entry it names', () => {
+    const dir = path.resolve(__dirname, '../../docs/decisions');
+    const records = fs.readdirSync(dir).filter((f) => /^\d{4}-.+\.md$/.test(f)).map((file) => {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      return { file, title: /^# \d{4}\. (.+)$/m.exec(text)?.[1].trim() ?? '', text: plainText(text) };
+    });
+    const unknown = AUTHZ_SPEC.filter((e) => e.decision).flatMap((e) => {
+      const d = e.decision!;
+      // The record whose title the decision starts with (the longest: "Wallet (issue 14): deposits" over "Wallet (issue 14)").
+      const record = records.filter((r) => r.title && (d === r.title || d.startsWith(`${r.title}: `) || d.startsWith(`${r.title} (`)))
+        .sort((a, b) => b.title.length - a.title.length)[0];
+      if (!record) return [`${e.id}: no record of docs/decisions/ is titled as "${d}" begins`];
+      const entry = decisionEntry(d.slice(record.title.length));
+      return entry && !record.text.includes(plainText(entry)) ? [`${e.id}: ${record.file} does not hold "${entry}"`] : [];
+    });
     expect(unknown).toEqual([]);
   });
 

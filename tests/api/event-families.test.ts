@@ -11,7 +11,8 @@
  * watcher, which only mainnet offers (its launch flag opened for the account's cohort too). This
  * process keeps the test network, so its accounts have no service wallet on the stack's network:
  * each registers one (`POST /wallet/wallets`, `wallet.created`) before anything needs it.
- * `capability.*` and `account.access_state_changed` are never written (docs/decisions.md).
+ * `capability.*` and `account.access_state_changed` are never written
+ * (docs/decisions/0068-every-catalogued-family-ships-by-its-switch.md).
  */
 import crypto from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';

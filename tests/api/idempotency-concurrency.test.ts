@@ -1,6 +1,6 @@
 /**
- * Concurrent duplicates where money moves (issue 25 item 5; spec 8 `Idempotency-Key`, docs/decisions.md
- * "Idempotency"). Every money mutation receives eight identical requests under one key at once:
+ * Concurrent duplicates where money moves (issue 25 item 5; spec 8 `Idempotency-Key`,
+ * docs/decisions/0003-idempotency.md). Every money mutation receives eight identical requests under one key at once:
  * exactly one executes (the only answer without `Idempotent-Replayed`), every other answer is a
  * replay of it (same status, byte-identical body) or, for a duplicate still waiting after 10 s,
  * `409 conflict` `idempotency_key_in_use`; nothing else. Behind the answers: one object, one

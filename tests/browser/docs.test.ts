@@ -6,7 +6,8 @@
  *   error; `/sim/docs` draws the simulator's routes.
  * - Accessibility: our own markup around the renderer (skip link, navigation, banner) has no serious
  *   or critical axe violation; the renderer's own markup (`#swagger-ui`, a third-party component we
- *   do not write) is checked and its findings printed, not failed on (docs/decisions.md).
+ *   do not write) is checked and its findings printed, not failed on
+ *   (docs/decisions/0059-the-docs-the-product-serves.md).
  * - `/`, `/docs/guides` and a guide: our own pages, fully checked by `snapshot` (axe, no sideways
  *   scroll at 360 and 1280 px, screenshots).
  */

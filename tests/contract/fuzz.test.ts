@@ -15,7 +15,7 @@
  * status, code and parameter, each a rule JSON Schema cannot state: the object's state, the clock, a
  * checksum, DNS, a rate, the stack's network, an order between two values, uniqueness across rows;
  * every rule over one or two fields is in the document). They replace `not_a_server_error` and
- * `positive_data_acceptance` (`EXCLUDED_CHECKS`, each with its reason; docs/decisions.md). Two identities (the fuzzed account and a peer
+ * `positive_data_acceptance` (`EXCLUDED_CHECKS`, each with its reason; docs/decisions/0026-contract-as-a-client-sees-it.md, 0067-strict-fuzzing-is-the-only-mode.md). Two identities (the fuzzed account and a peer
  * account) let `object_level_authorization` replay the account's reads as another account. Path parameters are half of the time real ids of objects
  * created here (a fixture file read by the hooks), so the fuzzer reaches the handlers, not only the
  * 404; each operation has its own entry (`'<METHOD> <template>'`, so a destructive call gets objects
@@ -43,7 +43,8 @@ jest.setTimeout(20 * 60_000);
 
 const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
 /**
- * Checks of `--checks all` left out, by name, each with its reason (docs/decisions.md, issues 11, 24, 25).
+ * Checks of `--checks all` left out, by name, each with its reason (issues 11, 24, 25:
+ * docs/decisions/0026-contract-as-a-client-sees-it.md, 0067-strict-fuzzing-is-the-only-mode.md).
  */
 const EXCLUDED_CHECKS: Record<string, string> = {
   not_a_server_error: 'superseded by no_server_fault: the same check, except a 503 whose code EXPECTED_503 names (a documented retry-later answer of the operation\'s state)',
@@ -200,7 +201,7 @@ test('every operation a business key can call (and the payer routes)', async () 
 test('every authenticated operation as the owner\'s dashboard session', async () => {
   expect(sessionOnlyOperations().length).toBeGreaterThan(0);
   // `POST /account/sessions/revoke_all` ends the very session the fuzzer runs with (every later call
-  // would be 401); tests/api/developers-account.test.ts covers it (decision in docs/decisions.md).
+  // would be 401); tests/api/developers-account.test.ts covers it (decision in docs/decisions/0028-document-fidelity.md).
   const exclude = [...publicOperations(), ...NOT_FUZZED, 'account_sessions.revoke_all'].flatMap((id) => ['--exclude-operation-id', id]);
   const config = writeConfig(path.join(workDir, 'schemathesis-session.toml'),
     { header: 'Authorization', value: `Bearer ${acct.session_token}` }, { header: 'Authorization', value: `Bearer ${peer.session_token}` });

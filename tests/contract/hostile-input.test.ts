@@ -1,5 +1,5 @@
 /**
- * Hostile request input (issue 11; docs/decisions.md "Hostile input (issue 11)"), generated from
+ * Hostile request input (issue 11; docs/decisions/0027-hostile-input.md), generated from
  * the operation registry: for EVERY operation that takes a body (each non-GET operation, the payer
  * routes included) one request per class, never a 500, always the error envelope:
  * - a `__proto__` key at the top level and nested -> 400 `parameter_unknown` naming its path;

@@ -1,6 +1,6 @@
 /**
- * Regression tests for the 500s found while fuzzing the contract (see docs/decisions.md
- * "Contract checks"): inputs PostgreSQL cannot store or compare must be the caller's error.
+ * Regression tests for the 500s found while fuzzing the contract (see
+ * docs/decisions/0018-contract-checks.md): inputs PostgreSQL cannot store or compare must be the caller's error.
  * - NUL characters anywhere (every operation of the registry: each query parameter, a body
  *   field, a path segment) -> 400 `parameter_invalid` naming the parameter, or 404 in a path;
  * - amounts beyond the stored bigint range -> 400 `amount_invalid`;

@@ -170,7 +170,7 @@ def before_call(context, case, kwargs):
     as a schema-valid request rejected (positive_data_acceptance). This is the one exclusion strict
     mode accepts without naming an operation (issue 24). Cursor decoding is fuzzed by
     tests/unit/pagination.test.ts and tests/contract/input-hardening.test.ts instead (decision in
-    docs/decisions.md)."""
+    docs/decisions/0027-hostile-input.md)."""
     query = getattr(case, "query", None)
     if isinstance(query, dict) and query.get("cursor") not in (None, ""):
         del query["cursor"]

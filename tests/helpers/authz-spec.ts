@@ -11,8 +11,8 @@
  *   addressed by a capability token in its path (spec 5 rule 5), `none` for a credential-free one.
  * - `roles`: membership roles a dashboard session needs. The spec names no roles beyond "owner" and
  *   "owner/admin" (spec 5 rule 4); the four roles and the default (reads: every role; writes:
- *   owner, admin, developer) are the decision "Authentication and authorization (spec 5)" >
- *   "Member roles" in docs/decisions.md. Entries that differ say why.
+ *   owner, admin, developer) are the decision "Member roles" of the record
+ *   docs/decisions/0002-authentication-and-authorization.md. Entries that differ say why.
  * - `scope`: what a business key needs (`<resource>.<read|write>`, the section headings of spec 4
  *   and the list in spec 5); null on token and credential-free routes.
  * - `testMode`: a test-mode key's answer (spec 1 rule 5): `works` for the reach list ("API-key
@@ -22,8 +22,9 @@
  *   credential-free routes (a credential there is not looked at).
  * - `darkFlag`: the spec marks the operation `dark-flag` (documentation; the matrix runs with the
  *   test stack's switches and flags open).
- * - `decision`: where the spec is silent (or leaves a choice) and the product decided, the
- *   docs/decisions.md heading (and entry) that says what.
+ * - `decision`: where the spec is silent (or leaves a choice) and the product decided, the title
+ *   of the record in docs/decisions/ that says what, then the entry in it (its bold lead or a quote):
+ *   `'<record title>: <entry>'` (tests/api/authz-matrix.test.ts checks that both exist).
  */
 
 export type SpecCaller = 'business_key' | 'dashboard_session' | 'public_token' | 'none';
@@ -43,7 +44,7 @@ export interface SpecOperation {
   scope: string | null;
   testMode: SpecTestMode;
   darkFlag?: boolean;
-  /** The docs/decisions.md entry behind a choice the spec leaves open. */
+  /** The decision record (docs/decisions/, by title) and entry behind a choice the spec leaves open. */
   decision?: string;
   /** True for an operation we serve that is not a row of operations.tsv. */
   beyondSpec?: boolean;
@@ -58,7 +59,7 @@ const OWNER: readonly SpecRole[] = ['owner'];
 
 const ROLES_DECISION = 'Authentication and authorization (spec 5): Member roles';
 const WALLET_WRITES = 'Wallet (issue 14): deposits: "writes owner/admin, like POST /wallet/wallets"';
-const SEND_INTENTS = 'Wallet (issue 14): sends: "Send intent (wsi_, dashboard session; writes owner/admin)"';
+const SEND_INTENTS = 'Wallet (issue 14): sends, the holder\'s signature, pay with wallet: "Send intent (wsi_, dashboard session; writes owner/admin)"';
 const ADDRESS_BOOK_WHO = 'Address book (spec 2.11, 4.10): Who';
 const CREDITS_WHOSE = 'Credits (spec 2.11, 4.10, 8): Whose';
 const API_KEYS_WHO = `${ROLES_DECISION} ("API keys and account changes: owner/admin")`;

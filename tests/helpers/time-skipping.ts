@@ -25,8 +25,7 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
 }
 
 /**
- * How long before its deadline an object is checked still open. A deadline test (docs/decisions.md
- * "Deadline tests") reads the deadline D as workflow time after the start of the object's workflow
+ * How long before its deadline an object is checked still open. A deadline test (docs/decisions/0073-deadline-tests-check-time-passed.md) reads the deadline D as workflow time after the start of the object's workflow
  * run, checks the object still open at D - BEFORE_DEADLINE_MS, then that the run closed no earlier
  * than D and no later than D + TURN_SLACK_MS. The workflows wake at their deadlines themselves (a
  * timer of min(poll, time left)), so no poll period is added to the upper bound.

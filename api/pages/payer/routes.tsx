@@ -3,7 +3,7 @@
  * of spec 4.1 (api/routes/payer-sessions.ts) and validated by the same joi schemas:
  * - `GET /pay/:token`: the page; the first open records the view (`POST .../view` semantics);
  * - `GET /p/:code`: resolves the short code and redirects (303) to the token page, the one URL of
- *   the session (docs/decisions.md);
+ *   the session (docs/decisions/0056-the-pages-a-person-opens.md);
  * - `POST /pay/:token/payments` (`rail` and its inputs), `/mark_sent`, `/receipt_email`: a form,
  *   then 303 back to the page, or the page again with the spec's error next to its field;
  * - `POST /pay/:token/wallet`: the unsigned transfer for an injected EIP-1193 wallet (JSON, script only);
