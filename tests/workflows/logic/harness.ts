@@ -1,18 +1,33 @@
 /**
  * Fast tier A harness: the real workflows under the Java time-skipping test server, with in-memory
- * stub activities (registered by the names the workflows call) and no database or product. One
- * environment and one workflow bundle per test file; one worker per test on its own task queue.
- * Runs without jest's global setup (jest.logic.config.js, `npm run test:logic`).
+ * stub activities and no database or product. One environment and one workflow bundle per test
+ * file; one worker per test on its own task queue. Runs without jest's global setup
+ * (jest.logic.config.js, `npm run test:logic`).
+ *
+ * Stubs are typed by the workflow's contract (contracts/<object>.ts): `withWorker(env, contract,
+ * stubs, fn)` takes any subset of the contract's activity interface, each stub with the interface's
+ * signature, so an activity renamed or retyped in the contract fails to compile here (`npm run lint`
+ * runs tsc over tests/) before it fails at run time.
  */
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { ActivitiesOf, QuerySet, SignalSet, WorkflowContract } from '../../../contracts/contract';
 import { startTimeSkipping } from '../../helpers/time-skipping';
 
-/** Stub activities by name. */
-export type Stubs = Record<string, (...args: any[]) => Promise<unknown>>;
+/** The intersection of the members of union `U`. */
+type Intersect<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/**
+ * Stub activities for the workflow of contract `C` (or of every contract of a list, e.g. a run and
+ * its child items): any subset of the activity interface, with the interface's signatures.
+ */
+export type Stubs<C> = Partial<C extends readonly unknown[] ? Intersect<ActivitiesOf<C[number]>> : ActivitiesOf<C>>;
+
+/** Any workflow contract. */
+type Contract = WorkflowContract<object, SignalSet, QuerySet, unknown>;
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | null = null;
 
@@ -28,12 +43,16 @@ export async function startLogicEnv(): Promise<TestWorkflowEnvironment> {
 /** A fresh id with `prefix` (workflow ids and task queues). */
 export const uid = (prefix: string) => `${prefix}${crypto.randomBytes(6).toString('hex')}`;
 
-/** Runs `fn(taskQueue)` while a worker with `activities` polls a fresh task queue. */
-export async function withWorker<T>(env: TestWorkflowEnvironment, activities: Stubs, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn(taskQueue)` while a worker with the stub `activities` of `contract`'s workflow (or of
+ * each contract of a list) polls a fresh task queue.
+ */
+export async function withWorker<C extends Contract | readonly Contract[], T>(env: TestWorkflowEnvironment, _contract: C, activities: Stubs<C>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = uid('logic-');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities: activities as object });
   return worker.runUntil(fn(taskQueue));
 }
+
 
 /** Polls the `waiting_for` query until it matches `re` (time does not skip meanwhile); returns the answer. */
 export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs = 10_000): Promise<string> {

@@ -5,13 +5,12 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { paymentLinkContract } from '../../../contracts/payment-link';
+import { paymentLinkContract, type LinkWorkflowState as State } from '../../../contracts/payment-link';
 import { paymentLinkWorkflow } from '../../../workflows/payment-link';
 import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
 const { linkChanged: linkChangedSignal, retry: linkRetrySignal } = paymentLinkContract.signals;
 
-interface State { exists: boolean; status: string | null; ended: boolean; expiresAt: number | null; nextReminderAt: number | null; reminderIndex: number }
 const DAY = 86_400_000;
 const st = (s: Partial<State>): State => ({ exists: true, status: 'active', ended: false, expiresAt: null, nextReminderAt: null, reminderIndex: 0, ...s });
 
@@ -23,10 +22,10 @@ const start = (taskQueue: string, linkId = uid('pl_')) =>
   env.client.workflow.start(paymentLinkWorkflow, { taskQueue, workflowId: linkId, args: [{ linkId }] });
 
 test('an ended (or missing) link ends the workflow at once with its status', async () => {
-  await withWorker(env, { loadPaymentLinkState: async () => st({ ended: true, status: 'paid' }) }, async (tq) => {
+  await withWorker(env, paymentLinkContract, { loadPaymentLinkState: async () => st({ ended: true, status: 'paid' }) }, async (tq) => {
     expect(await (await start(tq)).result()).toBe('paid');
   });
-  await withWorker(env, { loadPaymentLinkState: async () => st({ exists: false, ended: true, status: null }) }, async (tq) => {
+  await withWorker(env, paymentLinkContract, { loadPaymentLinkState: async () => st({ exists: false, ended: true, status: null }) }, async (tq) => {
     expect(await (await start(tq)).result()).toBe('missing');
   });
 });
@@ -36,7 +35,7 @@ test('sends each reminder when due, then expires the link and tells its open pay
   let t0 = 0;
   let sent = 0;
   let expired = false;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentLinkContract> = {
     loadPaymentLinkState: async () => {
       t0 ||= activityNowMs();
       if (expired) return st({ ended: true, status: 'expired' });
@@ -46,7 +45,7 @@ test('sends each reminder when due, then expires the link and tells its open pay
     expirePaymentLink: async (a) => { calls.push(['expire', a.at >= t0 + 10 * DAY]); expired = true; return { expired: true, accountId: 'acc_1', paymentIds: ['pay_1'] }; },
     signalPaymentsLinkEnded: async (a) => { calls.push(['signal', a]); },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq, 'pl_timers');
     expect(await waitingFor(h, /^reminder 1 at /)).toBe(`reminder 1 at ${new Date(t0 + 3 * DAY).toISOString()}`);
     expect(await h.result()).toBe('expired');
@@ -60,7 +59,7 @@ test('sends each reminder when due, then expires the link and tells its open pay
 test('waits for expiry (waiting_for says so); linkChanged re-plans; with nothing pending it waits for a change', async () => {
   let loads = 0;
   let t0 = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentLinkContract> = {
     loadPaymentLinkState: async () => {
       loads += 1;
       t0 ||= activityNowMs();
@@ -69,7 +68,7 @@ test('waits for expiry (waiting_for says so); linkChanged re-plans; with nothing
       return st({ ended: true, status: 'settled' });
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^expiry at /)).toBe(`expiry at ${new Date(t0 + DAY).toISOString()}`);
     await h.signal(linkChangedSignal);
@@ -82,14 +81,14 @@ test('waits for expiry (waiting_for says so); linkChanged re-plans; with nothing
 
 test('a non-retryable failure parks the link for an operator; the retry signal runs the step again', async () => {
   let loads = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentLinkContract> = {
     loadPaymentLinkState: async () => {
       loads += 1;
       if (loads === 1) throw ApplicationFailure.nonRetryable('payment link pl_x has an unusable reminder schedule', 'LinkStateCorrupt');
       return st({ ended: true, status: 'cancelled' });
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^an operator: /)).toBe('an operator: LinkStateCorrupt: payment link pl_x has an unusable reminder schedule (fix the cause, then send the `retry` signal)');
     await h.signal(linkRetrySignal);
@@ -101,7 +100,7 @@ test('a non-retryable failure parks the link for an operator; the retry signal r
 test('a long-lived link continues as new with its id only', async () => {
   const runs = new Set<string>();
   let loads = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentLinkContract> = {
     loadPaymentLinkState: async () => {
       loads += 1;
       runs.add(callerRunId());
@@ -109,7 +108,7 @@ test('a long-lived link continues as new with its id only', async () => {
       return runs.size === 1 ? st({ nextReminderAt: activityNowMs() + 1000 }) : st({ ended: true, status: 'expired' });
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('expired');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();

@@ -5,15 +5,18 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { depositSignal, linkEndedSignal, paymentRetrySignal } from '../../../contracts/payment';
+import { depositSignal, linkEndedSignal, paymentContract, paymentRetrySignal, type PaymentStep } from '../../../contracts/payment';
 import { paymentWorkflow } from '../../../workflows/payment';
 import { activityNowMs, callerRunId, gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-interface State { status: string; expiresAt: string; pendingDepositIds: string[]; needsSettlement: boolean; done: boolean; linkEnded?: boolean; linkId?: string | null }
 const HOUR = 3_600_000;
 /** Thrown like domain/transitions.ts's error: Temporal reports the class name as the failure type. */
 class IllegalTransition extends Error {}
-const st = (s: Partial<State>): State => ({ status: 'awaiting', expiresAt: new Date(activityNowMs() + HOUR).toISOString(), pendingDepositIds: [], needsSettlement: false, done: false, linkEnded: false, linkId: null, ...s });
+/** A watch state (contracts/payment.ts): awaiting, its window closing in an hour, unless `s` says otherwise. */
+const st = (s: Partial<PaymentStep>): PaymentStep => ({
+  status: 'awaiting', expiresAt: new Date(activityNowMs() + HOUR).toISOString(), createdAt: new Date(activityNowMs()).toISOString(), pendingDepositIds: [],
+  needsSettlement: false, settlement: 'wallet', settlementPending: false, needsRefund: false, refundPending: false, done: false, linkEnded: false, linkId: null, ...s,
+});
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
@@ -25,11 +28,11 @@ const start = (taskQueue: string, paymentId = uid('pay_')) =>
 test('no deposit: waits until expires_at, then expires the payment', async () => {
   const calls: string[] = [];
   let expiresAt = '';
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => { const s = st({}); expiresAt = s.expiresAt; return s; },
     expirePaymentActivity: async () => { calls.push('expire'); return st({ status: 'expired', done: true }); },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^a deposit until /)).toBe(`a deposit until ${expiresAt}`);
     expect(await h.result()).toBe('expired');
@@ -43,14 +46,14 @@ test('no deposit: waits until expires_at, then expires the payment', async () =>
 
 test('an exact deposit is applied, settled to the merchant, and the link workflow notified', async () => {
   const calls: unknown[][] = [];
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({}),
     applyDepositActivity: async (...a) => { calls.push(['apply', ...a]); return st({ status: 'paid', needsSettlement: true }); },
     sendSettlement: async (...a) => { calls.push(['send', ...a]); return '0xtx'; },
     recordSettlement: async (...a) => { calls.push(['record', ...a]); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1' }); },
     notifyLinkWorkflow: async (...a) => { calls.push(['notify', ...a]); },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq, 'pay_exact');
     await waitingFor(h, /^a deposit until /);
     await h.signal(depositSignal, { depositId: 'dep_1' });
@@ -61,12 +64,12 @@ test('an exact deposit is applied, settled to the merchant, and the link workflo
 
 test('deposits pending at start are applied first (each once), and a link ending after the settlement is notified', async () => {
   const applied: string[] = [];
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({ pendingDepositIds: ['dep_a', 'dep_b', 'dep_a'] }),
     applyDepositActivity: async (_p, d) => { applied.push(d); return applied.length < 2 ? st({ status: 'underpaid' }) : st({ status: 'unmatched', done: true, linkEnded: true, linkId: 'pl_2' }); },
     notifyLinkWorkflow: async () => undefined,
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     expect(await (await start(tq)).result()).toBe('unmatched');
   });
   expect(applied).toEqual(['dep_a', 'dep_b']);
@@ -74,11 +77,11 @@ test('deposits pending at start are applied first (each once), and a link ending
 
 test('underpaid: waits for a top-up or the link ending; linkEnded reloads and ends', async () => {
   let loads = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => { loads += 1; return loads === 1 ? st({ pendingDepositIds: ['dep_1'] }) : st({ status: 'abandoned', done: true }); },
     applyDepositActivity: async () => st({ status: 'underpaid' }),
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /top-up/)).toBe('a top-up (status underpaid) or the link ending');
     await h.signal(linkEndedSignal, { reason: 'cancelled' });
@@ -91,13 +94,13 @@ test('a deposit that arrives while the payment closes is recorded before the wor
   const applied: string[] = [];
   const hold = gate();
   const entered = gate();
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({ pendingDepositIds: ['dep_1'] }),
     applyDepositActivity: async (_p, d) => { applied.push(d); return d === 'dep_1' ? st({ status: 'paid', needsSettlement: true }) : st({ status: 'settled', done: true }); },
     sendSettlement: async () => '0xtx',
     recordSettlement: async () => { entered.open(); await hold.promise; return st({ status: 'settled', done: true }); },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
     await entered.promise;
     await h.signal(depositSignal, { depositId: 'dep_late' });
@@ -110,7 +113,7 @@ test('a deposit that arrives while the payment closes is recorded before the wor
 test('a non-retryable failure parks the payment for an operator; the retry signal runs the step again', async () => {
   let loads = 0;
   let applies = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => {
       loads += 1;
       if (loads === 1) throw ApplicationFailure.nonRetryable('payment pay_x not found', 'NotFound');
@@ -123,7 +126,7 @@ test('a non-retryable failure parks the payment for an operator; the retry signa
       return st({ status: 'unmatched', done: true });
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: payment pay_x not found (fix the cause, then send the `retry` signal)');
     await h.signal(paymentRetrySignal);
@@ -138,12 +141,12 @@ test('a non-retryable failure parks the payment for an operator; the retry signa
 test('a long-lived payment continues as new with its id only and carries on', async () => {
   const runs = new Set<string>();
   let expiries = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => { runs.add(callerRunId()); return runs.size === 1 ? st({}) : st({ status: 'expired', done: true }); },
     // Each expiry finds the window extended (a stub), so the run loops on its timer until history is long.
     expirePaymentActivity: async () => { expiries += 1; return st({ expiresAt: new Date(activityNowMs() + 1000).toISOString() }); },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('expired');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();

@@ -24,7 +24,7 @@ function model(init: Partial<Payout> = {}) {
   const p: Payout = { status: 'draft', attemptId: null, needsTransfer: false, expiresAtMs: null, pendingDepositIds: [], held: false, canRefund: false, railPaymentId: null, ...init };
   const log: unknown[][] = [];
   const state = () => ({ ...p, pendingDepositIds: [...p.pendingDepositIds], terminal: TERMINAL.has(p.status), fundingTarget: '10.00 USDC on base' });
-  const acts: Stubs = {
+  const acts = {
     loadPayoutState: async () => state(),
     setPayoutNeedsAttention: async (_id, flag) => { log.push(['needsAttention', flag]); },
     applyPayoutDeposit: async (_id, dep) => { log.push(['deposit', dep]); p.pendingDepositIds = p.pendingDepositIds.filter((d) => d !== dep); p.status = 'funds_received'; return state(); },
@@ -34,7 +34,7 @@ function model(init: Partial<Payout> = {}) {
     refundHeldFunds: async () => { log.push(['refund']); p.held = false; p.canRefund = false; return state(); },
     notifyPayoutRecipient: async () => { log.push(['notify']); },
     syncRailPayment: async () => { log.push(['sync', p.status]); const next = rail.shift(); let notify = false; if (next) { notify = next === 'paid'; p.status = next; } return { ...state(), notify }; },
-  };
+  } satisfies Stubs<typeof payoutContract>;
   const rail: string[] = [];
   return { p, log, acts, rail };
 }
@@ -49,7 +49,7 @@ const start = (taskQueue: string, payoutId = uid('po_')) =>
 
 test('draft -> fund -> transfer -> deposit -> fiat payment -> rail poll -> paid (recipient notified) -> settled', async () => {
   const m = model();
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^a funding/)).toBe('a funding confirmation (POST funding_instructions)');
     m.p.needsTransfer = true;
@@ -73,7 +73,7 @@ test('draft -> fund -> transfer -> deposit -> fiat payment -> rail poll -> paid 
 test('a provider update wakes the rail wait at once; waiting_for names the rail payment', async () => {
   const m = model({ status: 'processing', railPaymentId: 'rp_9' });
   m.rail.push('processing');
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^the rp_9 payment/)).toBe('the rp_9 payment to be paid, fail or be returned');
     m.rail.push('returned');
@@ -86,7 +86,7 @@ test('the funding window closes without a deposit: expirePayout, then the final 
   const m = model({ status: 'awaiting_funds', expiresAtMs: null });
   const load = m.acts.loadPayoutState;
   m.acts.loadPayoutState = async (...a) => { if (m.p.expiresAtMs === null) m.p.expiresAtMs = activityNowMs() + 2 * HOUR; return load(...a); };
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('expired');
     expect((await timersOf(h))[0]).toBeGreaterThan(2 * HOUR - 60_000);
@@ -96,7 +96,7 @@ test('the funding window closes without a deposit: expirePayout, then the final 
 
 test('held USDC: waits for a refund address (missing_return_policy), then returns it and ends', async () => {
   const m = model({ status: 'cancelled', held: true, canRefund: false });
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /refund address/)).toBe('a refund address for held USDC (missing_return_policy)');
     m.p.canRefund = true;
@@ -109,7 +109,7 @@ test('held USDC: waits for a refund address (missing_return_policy), then return
 test('the reconciliation signal is recorded, even when it arrives as the payout ends', async () => {
   const m = model({ status: 'processing' });
   m.rail.push('processing');
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     await waitingFor(h, /payment to be paid/);
     m.rail.push('paid_with_shortfall');
@@ -129,7 +129,7 @@ test('a non-retryable failure parks the payout for an operator; the retry signal
     return submit(...a);
   };
   m.rail.push('failed');
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^an operator: /)).toBe('an operator: BeneficiaryMissing: payout po_x has no beneficiary for sepa (fix the cause, then send the `retry` signal)');
     await h.signal(payoutRetrySignal);
@@ -144,7 +144,7 @@ test('a failure Temporal may retry is retried, not parked', async () => {
   const submit = m.acts.submitFiatPayment;
   m.acts.submitFiatPayment = async (...a) => { submits += 1; if (submits === 1) throw new Error('provider timeout'); return submit(...a); };
   m.rail.push('failed');
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     expect(await (await start(tq)).result()).toBe('failed');
   });
   expect(submits).toBe(2);
@@ -155,7 +155,7 @@ test('a long-lived payout continues as new with its id only (hourly rail polls)'
   const runs = new Set<string>();
   const load = m.acts.loadPayoutState;
   m.acts.loadPayoutState = async (...a) => { runs.add(callerRunId()); if (runs.size === 2) m.p.status = 'settled'; return load(...a); };
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('settled');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();

@@ -10,20 +10,23 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { payrollItemContract } from '../../../contracts/payroll-item';
+import type { FundingState, PayrollItemStatus, PayrollRunStatus } from '../../../domain/payroll';
 import { payrollRunContract } from '../../../contracts/payroll-run';
 import { FUNDING_POLL_MS, payrollRunWorkflow, RETURN_POLL_MS } from '../../../workflows/payroll-run';
 import { gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
 const { retry: payrollRunRetrySignal, returnFunds: payrollRunReturnFundsSignal, update: payrollRunUpdateSignal } = payrollRunContract.signals;
 const payrollItemUpdateSignal = payrollItemContract.signals.update;
+/** The run's worker also runs its items' child workflows: the stubs serve both contracts. */
+const RUN_AND_ITEMS = [payrollRunContract, payrollItemContract] as const;
 
 /** The in-memory run the stubs read and change; `log` records calls; `inFlight` / `maxInFlight` count item payments. */
-function model(status: string, items = 0) {
-  const run = { status, funding_state: 'unfunded', fundedAtPoll: -1, polls: 0 };
-  const item = new Map<string, string>(Array.from({ length: items }, (_, i) => [`pri_${i}`, 'pending']));
+function model(status: PayrollRunStatus, items = 0) {
+  const run: { status: PayrollRunStatus; funding_state: FundingState; fundedAtPoll: number; polls: number } = { status, funding_state: 'unfunded', fundedAtPoll: -1, polls: 0 };
+  const item = new Map<string, PayrollItemStatus>(Array.from({ length: items }, (_, i) => [`pri_${i}`, 'pending']));
   const counters = { inFlight: 0, maxInFlight: 0 };
   const log: string[] = [];
-  const acts: Stubs = {
+  const acts: Stubs<typeof RUN_AND_ITEMS> = {
     loadPayrollRunState: async () => ({ status: run.status }),
     refreshPayrollFunding: async () => {
       run.polls++;
@@ -38,9 +41,9 @@ function model(status: string, items = 0) {
       await new Promise((r) => setTimeout(r, 5));
       counters.inFlight--;
       if (item.get(id) === 'pending') item.set(id, id === 'pri_3' ? 'processing' : 'paid');
-      return item.get(id);
+      return item.get(id)!;
     },
-    syncPayrollItem: async (id: string) => item.get(id),
+    syncPayrollItem: async (id: string) => item.get(id)!,
   };
   return { run, item, counters, log, acts };
 }
@@ -54,7 +57,7 @@ const start = (taskQueue: string, runId = uid('pr_')) =>
 
 test('reviewed waits for approval; funding_pending polls every five minutes; funding two days later is seen within one poll', async () => {
   const m = model('reviewed');
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, RUN_AND_ITEMS, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^approval/)).toBe('approval (POST /payroll_runs/{id}/approve)');
     m.run.status = 'funding_pending';
@@ -77,7 +80,7 @@ test('reviewed waits for approval; funding_pending polls every five minutes; fun
 
 test('execution: 120 items through child workflows, at most 50 payments in flight, one item still processing until the rail answers', async () => {
   const m = model('executing', 120);
-  await withWorker(env, m.acts, async (tq) => {
+  await withWorker(env, RUN_AND_ITEMS, m.acts, async (tq) => {
     const h = await start(tq);
     await waitingFor(h, /^paying items: 119 of 120 finished/, 30_000);
     expect(m.counters.maxInFlight).toBeLessThanOrEqual(50);
@@ -96,7 +99,7 @@ test('a non-retryable failure parks the run for an operator; the retry signal ru
   const m = model('funding_pending');
   let fail = true;
   const held = gate();
-  const acts: Stubs = {
+  const acts: Stubs<typeof RUN_AND_ITEMS> = {
     ...m.acts,
     refreshPayrollFunding: async () => {
       if (fail) { held.open(); throw ApplicationFailure.nonRetryable('payroll run gone', 'NotFound'); }
@@ -104,7 +107,7 @@ test('a non-retryable failure parks the run for an operator; the retry signal ru
     },
     loadPayrollRunState: async () => ({ status: fail ? 'funding_pending' : 'cancelled' }),
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, RUN_AND_ITEMS, acts, async (tq) => {
     const h = await start(tq);
     await held.promise;
     expect(await waitingFor(h, /^an operator/)).toMatch(/NotFound: payroll run gone/);
@@ -119,7 +122,7 @@ test('returnFunds on an ended run: started again, each request carried out in or
   const reasons: string[] = [];
   let inFlight = 0;
   let reads = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof RUN_AND_ITEMS> = {
     ...m.acts,
     loadPayrollRunState: async () => ({ status: m.run.status, returns_in_flight: inFlight }),
     returnPayrollFunds: async (_id: string, reason: string) => {
@@ -134,7 +137,7 @@ test('returnFunds on an ended run: started again, each request carried out in or
       return { in_flight: inFlight };
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, RUN_AND_ITEMS, acts, async (tq) => {
     const runId = uid('pr_');
     const first = await start(tq, runId);
     expect(await first.result()).toBe('cancelled');

@@ -21,7 +21,7 @@ const open = (o: Partial<DrainSummary> = {}): DrainSummary => ({
 /** Stub drains answering from `script` (functions of the workflow time passed in); `calls` gets each `nowMs`. */
 function scripted(script: Array<((nowMs: number) => DrainSummary) | 'throw-nonretryable'>) {
   const calls: number[] = [];
-  const acts: Stubs = {
+  const acts: Stubs<typeof webhookEndpointContract> = {
     drainEndpoint: async (_id: string, nowMs: number) => {
       calls.push(nowMs);
       const next = script.shift() ?? (() => open());
@@ -41,7 +41,7 @@ const start = (taskQueue: string, endpointId = uid('whe_')) =>
 
 test('drains again at once while deliveries are due, then ends idle', async () => {
   const s = scripted([() => open({ sent: 500, live: 700, due: 200 }), () => open({ sent: 200, succeeded: 200 })]);
-  await withWorker(env, s.acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('idle');
     expect(await timersOf(h)).toEqual([]);
@@ -57,7 +57,7 @@ test('sleeps until the earliest retry, naming the failing deliveries; the drain 
     (now) => open({ sent: 1, retrying: 1, live: 1, nextDueAtMs: now + 120_000, failing: [{ id: 'whd_a', attempts: 2, nextAttemptAtMs: now + 120_000, lastError: 'timeout' }] }),
     () => open({ sent: 1, succeeded: 1 }),
   ]);
-  await withWorker(env, s.acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /waiting for a retry/)).toMatch(
       /^1 delivery waiting for a retry; next retry at \d{4}-\d\d-\d\dT.*; failing: whd_a \(attempt 2 of 8, last error http_status_500\) \(or a `deliver` signal\)$/);
@@ -71,7 +71,7 @@ test('sleeps until the earliest retry, naming the failing deliveries; the drain 
 
 test('a deliver signal during a retry wait drains at once', async () => {
   const s = scripted([(now) => open({ live: 1, nextDueAtMs: now + 3_600_000 }), () => open()]);
-  await withWorker(env, s.acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     await waitingFor(h, /waiting for a retry/);
     await h.signal(deliverSignal);
@@ -83,7 +83,7 @@ test('a deliver signal during a retry wait drains at once', async () => {
 test('closed endpoints end the run with the reason', async () => {
   for (const reason of ['endpoint_disabled', 'endpoint_deleted', 'endpoint_not_found'] as const) {
     const s = scripted([() => ({ ...open({ cancelled: 3 }), state: 'closed', closedReason: reason })]);
-    await withWorker(env, s.acts, async (tq) => {
+    await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
       const h = await start(tq);
       expect(await h.result()).toBe(reason);
       expect(await h.query('waiting_for')).toBe(`nothing (${reason}; re-enabling the endpoint starts a new run)`);
@@ -94,7 +94,7 @@ test('closed endpoints end the run with the reason', async () => {
 test('held: re-checks back off; a deliver signal drains at once', async () => {
   const held = () => ({ ...open({ live: 4, due: 4 }), state: 'held' as const });
   const s = scripted([held, held, held, () => open({ sent: 4, succeeded: 4 })]);
-  await withWorker(env, s.acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     // The first hold waits (time does not skip while the test queries) and is nudged; the next two
     // pass on their re-check timers (30 s, then doubled).
@@ -109,7 +109,7 @@ test('held: re-checks back off; a deliver signal drains at once', async () => {
 
 test('a non-retryable drain failure parks the endpoint for an operator; the retry signal drains again', async () => {
   const s = scripted(['throw-nonretryable', () => open({ sent: 1, succeeded: 1 })]);
-  await withWorker(env, s.acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: endpoint row unreadable (fix the cause, then send the `retry` signal)');
     await h.signal(webhookRetrySignal);
@@ -121,7 +121,7 @@ test('a non-retryable drain failure parks the endpoint for an operator; the retr
 test('a long run continues as new with the endpoint id only', async () => {
   const runs = new Set<string>();
   let n = 0;
-  const acts: Stubs = {
+  const acts: Stubs<typeof webhookEndpointContract> = {
     drainEndpoint: async (_id: string, now: number) => {
       runs.add(callerRunId());
       n += 1;
@@ -129,7 +129,7 @@ test('a long run continues as new with the endpoint id only', async () => {
       return runs.size === 1 ? open({ live: 1, nextDueAtMs: now + 1_000 }) : open();
     },
   };
-  await withWorker(env, acts, async (tq) => {
+  await withWorker(env, webhookEndpointContract, acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('idle');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
