@@ -7,7 +7,6 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { PaymentActivities, PaymentState, PaymentStep } from '../../contracts/payment';
-import { paymentLinkContract } from '../../contracts/payment-link';
 import type { XchainWatcherActivities } from '../../contracts/xchain-payment';
 import { paymentTransitions } from '../../domain/payments';
 import { applyDeposit, expire } from '../../domain/verdicts';
@@ -15,9 +14,9 @@ import { Deposit, Payment } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { chainAdapter } from '../../providers/chain';
-import { startOrSignal } from '../../temporal/client';
 import { emitPaymentEvents, ledgerOf, stateOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
+import { signalLinkOfPayment } from './signals';
 import { moveInvoiceAfterPayment } from '../records/subscriptions';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
@@ -116,15 +115,9 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
   return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
 }
 
-/**
- * Signals (starting if needed) the workflow of link `linkId` to re-read its state (it ends once the
- * link is paid or settled), reading the link's account; nothing for an unknown link. Errors
- * propagate (the activity retries).
- */
+/** Signals the link's workflow to re-read its state (it ends once the link is paid or settled). */
 export async function notifyLinkWorkflow(linkId: string): Promise<void> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
-  if (!rows[0]) return;
-  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.linkChanged);
+  await signalLinkOfPayment(linkId);
 }
 
 /** The activities of contracts/payment.ts (and only those): what the worker registers for paymentWorkflow. */

@@ -1,9 +1,11 @@
 /**
  * Starting and signalling payment workflows (workflow id = payment id): contracts/payment.ts on the
  * native and transfer rails, contracts/xchain-payment.ts on the cross-network rail (the same
- * `deposit`, `linkEnded` signals), and the recovery sweep that restarts the ones whose start was lost.
+ * `deposit`, `linkEnded` signals), the link workflow a payment moved (contracts/payment-link.ts), and
+ * the recovery sweep that restarts the ones whose start was lost.
  */
 import { depositSignal, linkEndedSignal, paymentContract } from '../../contracts/payment';
+import { paymentLinkContract } from '../../contracts/payment-link';
 import { xchainPaymentContract } from '../../contracts/xchain-payment';
 import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { db } from '../../lib/db';
@@ -50,6 +52,17 @@ export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
   if (!rows[0]) return false;
   await signalPaymentProviderUpdate(id, rows[0].account_id);
   return true;
+}
+
+/**
+ * A payment moved link `linkId`: signals (starting if needed) the link's workflow
+ * (contracts/payment-link.ts `linkChanged`), reading the link's account; nothing for an unknown
+ * link. Errors propagate (the payment workflow's activity retries).
+ */
+export async function signalLinkOfPayment(linkId: string): Promise<void> {
+  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
+  if (!rows[0]) return;
+  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.linkChanged);
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
