@@ -156,16 +156,7 @@ function moneyDocument(amountPattern: string, description: string, only?: readon
   if (branches.length === 1) return { ...described, ...branches[0] };
   return {
     ...described,
-    oneOf: [...byScale.entries()].sort(([a], [b]) => a - b).map(([scale, codes]) => ({
-      type: 'object',
-      additionalProperties: false,
-      required: ['amount', 'currency', 'decimals'],
-      properties: {
-        amount: { type: 'string', pattern: amountPattern, maxLength: MAX_AMOUNT_DIGITS },
-        currency: { type: 'string', enum: codes },
-        decimals: { type: 'integer', enum: [scale] },
-      },
-    })),
+    oneOf: branches,
   };
 }
 
