@@ -10,6 +10,7 @@
 import type Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
 import { checkTerms } from '../../activities/legal/terms';
+import { scopeOf } from '../../activities/scope';
 import type { AppState } from '../context';
 import { authorize } from './authorize';
 import { runIdempotent } from './idempotency';
@@ -48,7 +49,8 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
     const query = validate(def.query, ctx.query, 'query');
     const rawBody = (ctx.request as unknown as { body?: unknown }).body;
     const body = validate(def.body, rawBody && typeof rawBody === 'object' ? rawBody : {}, 'body');
-    const args: HandlerArgs = { caller, body, query, params: ctx.params as Record<string, string>, ctx };
+    const scope = scopeOf(caller, { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey ?? null });
+    const args: HandlerArgs = { caller, scope, body, query, params: ctx.params as Record<string, string>, ctx };
     if (!mutation) {
       ctx.body = await def.handler(args);
       ctx.status = def.successStatus ?? 200;

@@ -10,10 +10,13 @@ import type Koa from 'koa';
 import type { TermsGate } from '../../domain/terms';
 import type { MemberRole } from '../../entities';
 import type { InlineIdempotency } from '../../lib/idempotency';
+import type { Scope } from '../../activities/scope';
 import type { AppState, Caller, CallerKind } from '../context';
 
 export interface HandlerArgs<B = any, Q = any> {
   caller: Caller;
+  /** The command scope of this request (activities/scope.ts): the caller's account and mode, the caller, the request id and Idempotency-Key. */
+  scope: Scope;
   body: B;
   query: Q;
   params: Record<string, string>;
@@ -99,7 +102,7 @@ export function record(def: OperationDef): void {
 }
 
 /** Arguments of a public-token handler: no caller (the token in the path is the capability). */
-export type PublicHandlerArgs<B = any, Q = any> = Omit<HandlerArgs<B, Q>, 'caller'>;
+export type PublicHandlerArgs<B = any, Q = any> = Omit<HandlerArgs<B, Q>, 'caller' | 'scope'>;
 
 /** A payer route definition (spec 4.1 payer session routes): no scope, roles, gates or Idempotency-Key. */
 export interface PublicOperationDef<B = any, Q = any> extends Omit<OperationDef<B, Q>, 'scope' | 'testMode' | 'callers' | 'roles' | 'switch' | 'flag' | 'idempotent' | 'handler'> {
