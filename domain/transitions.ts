@@ -37,29 +37,49 @@ export interface TransitionTable<S extends string> {
   assert(from: string, to: S): S;
   /** True when `s` is one of the object's statuses. */
   isStatus(s: string): s is S;
+  /**
+   * The open set: statuses in which the object is still live (its workflow runs, a recovery sweep
+   * re-drives it). Every non-terminal status unless the table was built with `open`.
+   */
+  readonly open: readonly S[];
+  /** The statuses that may move to `to` (what a conditional SQL write accepts in `WHERE status = ANY(...)`). */
+  sources(to: S): S[];
+  /**
+   * The one way a row's status is written in memory (issue 26 item 3): sets `row.status` to `to`
+   * when `row.status -> to` is allowed, throws `IllegalTransition` (409) otherwise. Does not save.
+   */
+  move<R extends { status: string }>(row: R, to: S): R;
 }
 
 /**
  * Builds the table of `object` from `map`. `code` is the 409 code of an illegal transition
  * (default `<object>_state_changed`). Throws at load time when the map names an unknown status.
  */
-export function transitionTable<S extends string>(object: string, map: TransitionMap<S>, code = `${object}_state_changed`): TransitionTable<S> {
+export function transitionTable<S extends string>(object: string, map: TransitionMap<S>, code = `${object}_state_changed`, opts: { open?: readonly S[] } = {}): TransitionTable<S> {
   const statuses = Object.keys(map) as S[];
   for (const s of statuses) {
     for (const n of map[s]) if (!(n in map)) throw new Error(`transition table ${object}: ${s} -> unknown status ${n}`);
   }
+  for (const s of opts.open ?? []) if (!(s in map)) throw new Error(`transition table ${object}: open status ${s} is unknown`);
   const frozen = Object.freeze(Object.fromEntries(statuses.map((s) => [s, Object.freeze([...map[s]])]))) as TransitionMap<S>;
   const isStatus = (s: string): s is S => Object.prototype.hasOwnProperty.call(frozen, s);
   const can = (from: string, to: S) => isStatus(from) && frozen[from].includes(to);
+  const assert = (from: string, to: S): S => {
+    if (!can(from, to)) throw new IllegalTransition(object, code, from, to);
+    return to;
+  };
   return Object.freeze({
     object,
     statuses: Object.freeze(statuses),
     terminal: Object.freeze(statuses.filter((s) => frozen[s].length === 0)),
+    open: Object.freeze([...(opts.open ?? statuses.filter((s) => frozen[s].length > 0))]),
     can,
     isStatus,
-    assert(from: string, to: S): S {
-      if (!can(from, to)) throw new IllegalTransition(object, code, from, to);
-      return to;
+    assert,
+    sources: (to: S) => statuses.filter((s) => frozen[s].includes(to)),
+    move<R extends { status: string }>(row: R, to: S): R {
+      row.status = assert(row.status, to);
+      return row;
     },
   });
 }
