@@ -105,7 +105,7 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
  * available; crypto reasons of spec 4.4, fiat `account_restricted`).
  */
 export async function payrollCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const [gate, pg] = await Promise.all([payoutGate(caller.accountId), payrollGate(caller.accountId)]);
+  const [gate, pg] = await Promise.all([payoutGate(caller.accountId), payrollGate(caller)]);
   const corridors = CORRIDORS.filter((c) => isPayrollCurrency(c.currency)).map((c) => corridorView(c, corridorVerdict(c, gate)));
   const fiatOk = pg.accessState === 'active';
   return {

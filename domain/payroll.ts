@@ -42,8 +42,15 @@ const RUN_NEXT: TransitionMap<PayrollRunStatus> = {
   cancelled: [],
 };
 
-/** The run transition table; an illegal transition is `409 conflict` code `payroll_run_state_changed`. */
-export const PAYROLL_RUN_TRANSITIONS: TransitionTable<PayrollRunStatus> = transitionTable('payroll_run', RUN_NEXT);
+/**
+ * The run transition table; an illegal transition is `409 conflict` code `payroll_run_state_changed`.
+ * Open set (a run with work left, whose workflow the recovery sweep starts when none runs):
+ * `funding_pending`, `funded`, `executing`; the workflow starts at approval, so `draft`,
+ * `approved` and `reviewed` runs have none.
+ */
+export const PAYROLL_RUN_TRANSITIONS: TransitionTable<PayrollRunStatus> = transitionTable('payroll_run', RUN_NEXT, 'payroll_run_state_changed', {
+  open: ['funding_pending', 'funded', 'executing'],
+});
 
 /** Statuses a run may be cancelled from (everything before `executing`). */
 export const PAYROLL_RUN_CANCELLABLE: readonly PayrollRunStatus[] = Object.freeze(
@@ -77,6 +84,29 @@ const ITEM_NEXT: TransitionMap<PayrollItemStatus> = {
 
 /** The item transition table; an illegal transition is `409 conflict` code `payroll_item_state_changed`. */
 export const PAYROLL_ITEM_TRANSITIONS: TransitionTable<PayrollItemStatus> = transitionTable('payroll_item', ITEM_NEXT);
+
+/**
+ * Statuses of an item's payment attempt (`pria_`): the status of its item from the moment the
+ * attempt is made (`queued`) on, so never `pending`.
+ */
+export const PAYROLL_ITEM_ATTEMPT_STATUSES = Object.freeze(['queued', 'processing', 'paid', 'failed', 'returned'] as const);
+export type PayrollItemAttemptStatus = (typeof PAYROLL_ITEM_ATTEMPT_STATUSES)[number];
+
+/**
+ * Attempt transitions: the item's, closed over several steps, since one provider answer may move
+ * the item through more than one (`queued` -> `processing` -> `paid` -> `returned`) and the
+ * attempt follows it in one write.
+ */
+const ITEM_ATTEMPT_NEXT: TransitionMap<PayrollItemAttemptStatus> = {
+  queued: ['processing', 'paid', 'failed', 'returned'],
+  processing: ['paid', 'failed', 'returned'],
+  paid: ['returned'],
+  failed: [],
+  returned: [],
+};
+
+/** The item attempt table; an illegal transition is `409 conflict` code `payroll_item_attempt_state_changed`. */
+export const PAYROLL_ITEM_ATTEMPT_TRANSITIONS: TransitionTable<PayrollItemAttemptStatus> = transitionTable('payroll_item_attempt', ITEM_ATTEMPT_NEXT);
 
 // ---------------------------------------------------------------------------------------------
 // Status groups (spec 4.4)

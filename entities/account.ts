@@ -1,5 +1,6 @@
 /** Account, user, membership, dashboard session and API key entities (spec 2.2, 5). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { ApiKeyStatus } from '../domain/api-keys';
 import type { MemberRole } from '../domain/caller';
 
 @Entity('users')
@@ -62,7 +63,7 @@ export class ApiKey {
   @Column('text') secret_last4: string;
   @Column('text', { array: true }) scopes: string[];
   @Column('text', { array: true }) ip_allowlist: string[];
-  @Column('text') status: 'active' | 'revoked';
+  @Column('text') status: ApiKeyStatus;
   @Column('timestamptz', { nullable: true }) expires_at: Date | null;
   @Column('text', { nullable: true }) default_version: string | null;
   @Column('text', { nullable: true }) created_by_user_id: string | null;

@@ -8,7 +8,8 @@
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MaskedBeneficiary } from '../domain/bank-details';
-import type { FundingState, PayrollItemStatus, PayrollRunStatus } from '../domain/payroll';
+import type { FundingState, PayrollItemAttemptStatus, PayrollItemStatus, PayrollRunStatus } from '../domain/payroll';
+import type { FundingAttemptStatus } from '../domain/payroll-funding';
 import type { FundsReturnStatus } from '../domain/payroll-returns';
 
 /** Masked destination of a recipient or item: a bank account (masked) or a wallet address (shortened). */
@@ -110,7 +111,7 @@ export class PayrollFundingAttempt {
   @Column('text') account_id: string;
   @Column('boolean') livemode: boolean;
   /** `preparing`, `pending`, `verified`, `blocked`, `failed` (spec 2.7). */
-  @Column('text') status: string;
+  @Column('text') status: FundingAttemptStatus;
   @Column('text') funding_method: 'fiat' | 'crypto';
   @Column('text') funding_route_type: 'bank' | 'crypto_deposit_to_wallet';
   @Column('text') run_reference: string;
@@ -156,7 +157,7 @@ export class PayrollItemAttempt {
   @Column('text') rail: string;
   @Column('text', { nullable: true }) provider_payment_id: string | null;
   /** `queued`, `processing`, `paid`, `failed`, `returned`. */
-  @Column('text') status: string;
+  @Column('text') status: PayrollItemAttemptStatus;
   @Column('text', { nullable: true }) failure_reason: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;

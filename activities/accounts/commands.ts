@@ -4,6 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { API_KEY_TRANSITIONS } from '../../domain/api-keys';
 import { DomainError } from '../../domain/errors';
 import { Account, ApiKey, WaitlistEntry } from '../../entities';
 import { COUNTRIES } from '../../domain/countries';
@@ -98,7 +99,7 @@ export async function revokeKey(accountId: string, keyId: string): Promise<ApiKe
     const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
     if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
     if (key.status !== 'revoked') {
-      key.status = 'revoked';
+      API_KEY_TRANSITIONS.move(key, 'revoked');
       key.revoked_at = new Date();
       await m.save(key);
     }
@@ -112,7 +113,7 @@ export async function rollKey(accountId: string, keyId: string, userId: string |
     const old = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
     if (!old) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
     if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
-    old.status = 'revoked';
+    API_KEY_TRANSITIONS.move(old, 'revoked');
     old.revoked_at = new Date();
     await m.save(old);
     return insertApiKey(m, {

@@ -17,7 +17,7 @@ import type { EntityManager } from 'typeorm';
 import type { PayrollItemActivities } from '../../contracts/payroll-item';
 import type { PayrollRunActivities, PayrollRunState } from '../../contracts/payroll-run';
 import { currencyDecimals } from '../../domain/money';
-import { executionOutcome, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus } from '../../domain/payroll';
+import { executionOutcome, PAYROLL_ITEM_ATTEMPT_TRANSITIONS, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus } from '../../domain/payroll';
 import { itemPaymentAmount, normalizeItemFailure, parsePayrollDestination, type PayrollDestination } from '../../domain/payroll-execution';
 import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollItemAttempt, PayrollRun, PayrollRunItem } from '../../entities';
@@ -83,7 +83,7 @@ async function lockItem(m: EntityManager, itemId: string): Promise<PayrollRunIte
 
 /** Moves `item` through the item table to `to` and writes its `payroll_item.<event>` event (same transaction). */
 async function moveItem(m: EntityManager, item: PayrollRunItem, to: PayrollItemStatus, event: string | null): Promise<void> {
-  item.status = PAYROLL_ITEM_TRANSITIONS.assert(item.status, to);
+  PAYROLL_ITEM_TRANSITIONS.move(item, to);
   if (to === 'paid') item.paid_at = new Date();
   await m.save(item);
   if (event) {
@@ -161,7 +161,8 @@ async function recordOutcome(itemId: string, attemptId: string, o: ProviderOutco
       item.failure_reason = normalizeItemFailure(o.reason);
       await moveItem(m, item, 'failed', 'payout_failed');
     }
-    attempt.status = item.status === 'pending' ? attempt.status : item.status === 'queued' ? 'queued' : item.status;
+    // The attempt follows its item (it is never `pending`; one answer may move the item several steps).
+    if (item.status !== 'pending' && item.status !== attempt.status) PAYROLL_ITEM_ATTEMPT_TRANSITIONS.move(attempt, item.status);
     attempt.failure_reason = item.failure_reason;
     await m.save(attempt);
     return item.status;

@@ -13,8 +13,9 @@ import { validateRows, type PayrollRow, type PayrollRowInput } from '../../domai
 import { PayrollFundingAttempt, PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
+import type { Scope } from '../scope';
 import type { PayrollGate } from './queries';
 import { emitRunEvents, loadFundsState, lockRun, moveRun } from './records';
 import { findTemplate, templateRows } from './templates';
@@ -36,19 +37,20 @@ export interface CreateRunInput {
  * `rows[i].recipient_id`, when not the account's) or by email (created with the row's name; an
  * existing recipient keeps its name). Two rows resolving to one recipient: 400 `duplicate_recipient`.
  */
-async function resolveRecipients(m: EntityManager, accountId: string, livemode: boolean, rows: readonly PayrollRow[]): Promise<PayrollRecipient[]> {
+async function resolveRecipients(m: EntityManager, scope: Scope, rows: readonly PayrollRow[]): Promise<PayrollRecipient[]> {
   const out: PayrollRecipient[] = [];
   const seen = new Map<string, number>();
+  const s = scoped(scope, m);
   for (const [i, row] of rows.entries()) {
-    let rcp: PayrollRecipient | null;
+    let rcp: PayrollRecipient;
     if (row.recipientId !== null) {
-      rcp = await m.findOneBy(PayrollRecipient, { id: row.recipientId, account_id: accountId, livemode });
-      if (!rcp) throw invalidRequest('recipient_not_found', `No such payroll recipient: ${row.recipientId}.`, `rows[${i}].recipient_id`);
+      rcp = await s.getOne(PayrollRecipient, { id: row.recipientId },
+        () => invalidRequest('recipient_not_found', `No such payroll recipient: ${row.recipientId}.`, `rows[${i}].recipient_id`));
     } else {
       await m.query(
         `INSERT INTO payroll_recipients(id, account_id, livemode, email, name) VALUES ($1,$2,$3,$4,$5)
-         ON CONFLICT (account_id, livemode, email) DO NOTHING`, [newId('prc_'), accountId, livemode, row.email, row.name]);
-      rcp = await m.findOneByOrFail(PayrollRecipient, { account_id: accountId, livemode, email: row.email as string });
+         ON CONFLICT (account_id, livemode, email) DO NOTHING`, [newId('prc_'), scope.accountId, scope.livemode, row.email, row.name]);
+      rcp = await s.getOne(PayrollRecipient, { email: row.email as string }, () => new Error(`payroll recipient ${row.email} vanished after its insert`));
     }
     const first = seen.get(rcp.id);
     if (first !== undefined) {
@@ -66,11 +68,11 @@ async function resolveRecipients(m: EntityManager, accountId: string, livemode: 
  * the currency is the template's (400 `currency_mismatch` when the body names another). Then
  * `title` and `currency` are required (400 `parameter_missing`).
  */
-async function withTemplate(accountId: string, livemode: boolean, body: CreateRunInput): Promise<{ b: CreateRunInput & { title: string; currency: string }; templateId: string | null }> {
+async function withTemplate(scope: Scope, body: CreateRunInput): Promise<{ b: CreateRunInput & { title: string; currency: string }; templateId: string | null }> {
   let b = body;
   let templateId: string | null = null;
   if (body.template_id !== undefined) {
-    const t = await findTemplate(accountId, livemode, body.template_id, 'template_id');
+    const t = await findTemplate(scope, { id: body.template_id, param: 'template_id' });
     if (body.currency !== undefined && body.currency !== t.currency) throw invalidRequest('currency_mismatch', `Template ${t.id} pays in ${t.currency}.`, 'currency');
     b = { ...body, title: body.title ?? t.title, currency: t.currency, funding_method: body.funding_method ?? t.funding_method,
       memo: body.memo !== undefined ? body.memo : t.memo, rows: body.rows ?? templateRows(t) };
@@ -88,31 +90,32 @@ async function withTemplate(accountId: string, livemode: boolean, body: CreateRu
  * off `409 capability_unavailable` with `details.crypto_funding`; other reasons create the run
  * with `funding_blocked_reason` set (it cannot be funded). Items copy their recipient's adopted
  * destination (`ready`), or note a pending one (`pending_adoption`), else `missing`. Emits
- * `payroll_run.created`.
+ * `payroll_run.created`. `input.gate`: the account's payer-compliance facts (queries.ts `payrollGate`).
  */
-export async function createRun(a: { accountId: string; livemode: boolean; body: CreateRunInput; gate: PayrollGate; request: RequestRef }): Promise<PayrollRun> {
-  const { b, templateId } = await withTemplate(a.accountId, a.livemode, a.body);
+export async function createRun(scope: Scope, input: CreateRunInput & { gate: PayrollGate }): Promise<PayrollRun> {
+  const { gate, ...body } = input;
+  const { b, templateId } = await withTemplate(scope, body);
   const method = b.funding_method ?? 'fiat';
   const start = b.pay_period_start ?? null;
   const end = b.pay_period_end ?? null;
   if (start !== null && end !== null && end < start) throw invalidRequest('pay_period_invalid', 'pay_period_end is before pay_period_start.', 'pay_period_end');
   let blocked: string | null = null;
   if (method === 'crypto') {
-    const v = cryptoFundingVerdict(b.currency, { switchOn: a.gate.cryptoSwitchOn, verified: a.gate.verified });
+    const v = cryptoFundingVerdict(b.currency, { switchOn: gate.cryptoSwitchOn, verified: gate.verified });
     if (v.reason === 'crypto_funding_not_enabled') {
       throw capabilityUnavailable('capability_unavailable', 'Crypto funding of payroll runs is not enabled for this account. Do not retry.', { crypto_funding: v });
     }
     blocked = v.reason;
   }
   // A payer not verified (spec 4.4 `verification_required`): the run exists, its funding is blocked, whatever the method.
-  if (blocked === null && !a.gate.verified) blocked = 'verification_required';
+  if (blocked === null && !gate.verified) blocked = 'verification_required';
   const rows = validateRows(b.rows ?? [], b.currency);
   return transaction(async (m) => {
-    const recipients = await resolveRecipients(m, a.accountId, a.livemode, rows);
+    const recipients = await resolveRecipients(m, scope, rows);
     const id = newId('pr_');
     const total = rows.reduce((n, r) => n + r.amount, 0n);
     const run = m.create(PayrollRun, {
-      id, account_id: a.accountId, livemode: a.livemode, status: 'reviewed' /* spec 3: (none) -> reviewed */, title: b.title,
+      id, account_id: scope.accountId, livemode: scope.livemode, status: 'reviewed' /* spec 3: (none) -> reviewed */, title: b.title,
       currency: b.currency, decimals: currencyDecimals(b.currency), pay_period_start: start, pay_period_end: end, funding_method: method,
       memo: b.memo ?? null, total_minor: total.toString(), item_count: rows.length, run_reference: runReference(id), funding_state: 'unfunded',
       needs_attention: false, funding_confirmed_minor: null, funding_confirmed_currency: null, funding_blocked_reason: blocked,
@@ -123,14 +126,14 @@ export async function createRun(a: { accountId: string; livemode: boolean; body:
       const p = recipients[i];
       const destination_status = p.destination_masked ? 'ready' : p.pending_destination_masked ? 'pending_adoption' : 'missing';
       return m.create(PayrollRunItem, {
-        id: newId('pri_'), run_id: id, account_id: a.accountId, livemode: a.livemode, position: i, recipient_id: p.id,
+        id: newId('pri_'), run_id: id, account_id: scope.accountId, livemode: scope.livemode, position: i, recipient_id: p.id,
         amount_minor: r.amount.toString(), currency: b.currency, memo: r.memo, status: 'pending', destination_status,
         destination_ciphertext: p.destination_ciphertext, destination_masked: p.destination_masked, session_token: randomToken('prk_'),
         current_attempt_id: null, failure_reason: null, return_reason: null, paid_at: null,
       });
     });
     if (items.length) await m.insert(PayrollRunItem, items);
-    await emitRunEvents(m, run, ['payroll_run.created'], a.request);
+    await emitRunEvents(m, run, ['payroll_run.created'], scope.request);
     return run;
   });
 }
@@ -140,14 +143,14 @@ export async function createRun(a: { accountId: string; livemode: boolean; body:
  * `payroll_run.approved`. Approving a run already `funding_pending` returns it unchanged; any
  * other status is `409 payroll_run_state_changed`.
  */
-export async function approveRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+export async function approveRun(scope: Scope, input: { id: string }): Promise<PayrollRun> {
   return transaction(async (m) => {
-    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    const run = await lockRun(m, scope, input.id);
     if (run.status === 'funding_pending') return run;
     moveRun(run, 'funding_pending');
     run.approved_at = new Date();
     await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.approved'], a.request);
+    await emitRunEvents(m, run, ['payroll_run.approved'], scope.request);
     return run;
   });
 }
@@ -159,16 +162,16 @@ export async function approveRun(a: { accountId: string; livemode: boolean; id: 
  * domain/payroll-returns.ts, until an operator returns it: activities/payroll/returns.ts).
  * `409 payroll_run_state_changed` once executing or finished. Emits `payroll_run.cancelled`.
  */
-export async function cancelRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+export async function cancelRun(scope: Scope, input: { id: string }): Promise<PayrollRun> {
   return transaction(async (m) => {
-    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    const run = await lockRun(m, scope, input.id);
     if (run.status === 'cancelled') return run;
     moveRun(run, 'cancelled');
     run.cancelled_at = new Date();
     // Everything it received is owed back now (any currency): flagged until an operator returns it.
     if (hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
     await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.cancelled'], a.request);
+    await emitRunEvents(m, run, ['payroll_run.cancelled'], scope.request);
     return run;
   });
 }
@@ -188,9 +191,9 @@ async function requiredFunding(m: EntityManager, run: PayrollRun): Promise<{ amo
  * unchanged; a finished or cancelled run is `409 payroll_run_state_changed`. Emits
  * `payroll_run.execution_started`. The caller then wakes the run's workflow (activities/payroll/signals.ts).
  */
-export async function executeRun(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<PayrollRun> {
+export async function executeRun(scope: Scope, input: { id: string }): Promise<PayrollRun> {
   return transaction(async (m) => {
-    const run = await lockRun(m, a.accountId, a.livemode, a.id);
+    const run = await lockRun(m, scope, input.id);
     if (run.status === 'executing') return run;
     const required = await requiredFunding(m, run);
     const confirmed = run.funding_confirmed_minor === null ? null : BigInt(run.funding_confirmed_minor);
@@ -204,7 +207,7 @@ export async function executeRun(a: { accountId: string; livemode: boolean; id: 
     moveRun(run, 'executing');
     run.execution_started_at = new Date();
     await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.execution_started'], a.request);
+    await emitRunEvents(m, run, ['payroll_run.execution_started'], scope.request);
     return run;
   });
 }

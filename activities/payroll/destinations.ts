@@ -17,10 +17,12 @@ import { parsePayrollDestination } from '../../domain/payroll-execution';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { decrypt, encrypt, randomToken } from '../../lib/secrets';
 import { chainAdapter } from '../../providers/chain';
 import { payrollItemEventView } from '../../views/payroll';
 import type { RecipientSessionInputs } from '../../views/payroll-destination';
+import type { Scope } from '../scope';
 import { lockRun } from './records';
 
 const sessionNotFound = () => notFound('No such payroll recipient session.');
@@ -52,9 +54,12 @@ async function sessionInputs(m: EntityManager, item: PayrollRunItem, recipient?:
   };
 }
 
-/** `GET /payroll_recipient_sessions/{token}`: what the session shows (views/payroll-destination.ts). */
-export async function recipientSession(token: string): Promise<RecipientSessionInputs> {
-  const item = await itemByToken(token);
+/**
+ * `GET /payroll_recipient_sessions/{token}`: what the session shows (views/payroll-destination.ts).
+ * Public token (spec 5 rule 5): no scope; the token is the capability (404 when unknown, replaced or test-mode).
+ */
+export async function recipientSession(input: { token: string }): Promise<RecipientSessionInputs> {
+  const item = await itemByToken(input.token);
   return sessionInputs(db().manager, item);
 }
 
@@ -83,12 +88,15 @@ async function lockRecipientItems(m: EntityManager, recipientId: string): Promis
  * one), marks the token used, and moves the recipient's items of open runs from `missing` to
  * `pending_adoption`. One submission per token: `409 conflict` `destination_already_submitted`;
  * a run no longer open or an item already in payment: `409 conflict` `recipient_session_closed`.
- * Emits `payroll_item.destination_updated` for the session's item and each item moved.
+ * Emits `payroll_item.destination_updated` for the session's item and each item moved. Public
+ * token (spec 5 rule 5): no scope; the token is the capability and `input.request` the request
+ * copied onto the events (its Idempotency-Key is null: public routes take none).
  */
-export async function submitDestination(token: string, input: DestinationInput, request: RequestRef): Promise<RecipientSessionInputs> {
+export async function submitDestination(input: { token: string; destination: DestinationInput; request: RequestRef | null }): Promise<RecipientSessionInputs> {
+  const { token, request } = input;
   const found = await itemByToken(token);
   const run0 = await db().getRepository(PayrollRun).findOneByOrFail({ id: found.run_id });
-  const { destination, masked } = checkSubmittedDestination(input, run0.currency, payrollPayoutChain());
+  const { destination, masked } = checkSubmittedDestination(input.destination, run0.currency, payrollPayoutChain());
   return transaction(async (m) => {
     const recipient = await m.findOneOrFail(PayrollRecipient, { where: { id: found.recipient_id }, lock: { mode: 'pessimistic_write' } });
     const item = await itemByToken(token, m);
@@ -137,16 +145,15 @@ export interface AdoptionResult {
  * the stored `submitted_at` (`details.submitted_at`); `422 destination_rail_keyless` when an item to
  * update cannot be keyed for payment (`details.items`, domain/payroll-destinations.ts `keylessReason`).
  * Emits `payroll_item.destination_changed` for items whose destination was replaced,
- * `payroll_item.destination_updated` for items that had none.
+ * `payroll_item.destination_updated` for items that had none. 404 param `id` when the recipient is not the scope's.
  */
-export async function adoptPendingDestination(a: { accountId: string; livemode: boolean; id: string; expectedSubmittedAt: Date; request: RequestRef }): Promise<AdoptionResult> {
+export async function adoptPendingDestination(scope: Scope, input: { id: string; expected_submitted_at: Date }): Promise<AdoptionResult> {
   return transaction(async (m) => {
-    const rcp = await m.findOne(PayrollRecipient, { where: { id: a.id, account_id: a.accountId, livemode: a.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!rcp) throw notFound(`No such payroll recipient: ${a.id}.`, 'id');
+    const rcp = await scoped(scope, m).lock(PayrollRecipient, { id: input.id }, () => notFound(`No such payroll recipient: ${input.id}.`, 'id'));
     if (!rcp.pending_destination_ciphertext || !rcp.pending_destination_masked || !rcp.pending_submitted_at) {
       throw conflict('no_pending_destination', 'This recipient has no submitted destination awaiting adoption.');
     }
-    if (rcp.pending_submitted_at.getTime() !== a.expectedSubmittedAt.getTime()) {
+    if (rcp.pending_submitted_at.getTime() !== input.expected_submitted_at.getTime()) {
       throw new DomainError('conflict', 'pending_destination_changed', 'The recipient submitted another destination since; re-read the recipient and adopt what it shows.', {
         param: 'expected_submitted_at', details: { submitted_at: rcp.pending_submitted_at.toISOString() },
       });
@@ -176,7 +183,7 @@ export async function adoptPendingDestination(a: { accountId: string; livemode: 
       item.destination_ciphertext = rcp.destination_ciphertext;
       item.destination_masked = rcp.destination_masked;
       await m.save(item);
-      await emitItemEvent(m, item, replaced ? 'destination_changed' : 'destination_updated', a.request);
+      await emitItemEvent(m, item, replaced ? 'destination_changed' : 'destination_updated', scope.request);
     }
     return { recipient: rcp, updated: plan.update.map((i) => i.id), skipped: plan.skipped.map((s) => ({ id: s.id, runId: s.runId, reason: s.reason })) };
   });
@@ -187,11 +194,11 @@ export async function adoptPendingDestination(a: { accountId: string; livemode: 
  * item (the old one answers 404 from now on) that may submit once again. Refused on a finished or
  * cancelled run: `409 conflict` `payroll_run_state_changed`. 404 for another account's run or item.
  */
-export async function reissueLink(a: { accountId: string; livemode: boolean; runId: string; itemId: string }): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
+export async function reissueLink(scope: Scope, input: { id: string; item_id: string }): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
   return transaction(async (m) => {
-    const run = await lockRun(m, a.accountId, a.livemode, a.runId);
-    const item = await m.findOne(PayrollRunItem, { where: { id: a.itemId, run_id: run.id }, lock: { mode: 'pessimistic_write' } });
-    if (!item) throw notFound(`No such payroll run item: ${a.itemId}.`, 'item_id');
+    const run = await lockRun(m, scope, input.id);
+    const item = await m.findOne(PayrollRunItem, { where: { id: input.item_id, run_id: run.id }, lock: { mode: 'pessimistic_write' } });
+    if (!item) throw notFound(`No such payroll run item: ${input.item_id}.`, 'item_id');
     if (!runAllowsReissue(run.status)) {
       throw conflict('payroll_run_state_changed', `A ${run.status} payroll run's links cannot be reissued.`, { object: 'payroll_run', status: run.status });
     }

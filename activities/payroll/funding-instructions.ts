@@ -27,6 +27,7 @@ import { recordObservations, refreshPayrollFunding } from './funding';
 import type { PayrollGate } from './queries';
 import { findRun } from './queries';
 import { emitRunEvents, lockRun } from './records';
+import type { AccountScope, Scope } from '../scope';
 import { wakePayrollRun } from './signals';
 
 /** Statuses before approval: funding instructions are refused with `409 payroll_run_not_approved`. */
@@ -39,7 +40,7 @@ interface Opened { run: PayrollRun; attempt: PayrollFundingAttempt; prepare: boo
 type Patch = { status: FundingAttemptStatus; bank?: Record<string, unknown>; crypto?: Record<string, unknown>; required?: string; failure?: string | null };
 
 function moveAttempt(a: PayrollFundingAttempt, to: FundingAttemptStatus): void {
-  a.status = FUNDING_ATTEMPT_TRANSITIONS.assert(a.status, to);
+  FUNDING_ATTEMPT_TRANSITIONS.move(a, to);
 }
 
 /**
@@ -50,8 +51,8 @@ function moveAttempt(a: PayrollFundingAttempt, to: FundingAttemptStatus): void {
  * `409 funding_method_locked` (switch after money was observed), `409 capability_unavailable`
  * (crypto with the switch off, `details.crypto_funding`).
  */
-async function openAttempt(m: EntityManager, a: { accountId: string; livemode: boolean; id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate; request: RequestRef }): Promise<Opened> {
-  const run = await lockRun(m, a.accountId, a.livemode, a.id);
+async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate }): Promise<Opened> {
+  const run = await lockRun(m, scope, a.id);
   if (NOT_APPROVED.includes(run.status)) throw conflict('payroll_run_not_approved', 'Approve the run before requesting its funding instructions.');
   if (!FUNDABLE.includes(run.status)) throw conflict('payroll_run_state_changed', `A ${run.status} run takes no more funding.`, { status: run.status });
   const observed = Number((await m.query('SELECT count(*)::int AS n FROM payroll_fundings WHERE run_id = $1', [run.id]))[0].n) > 0;
@@ -85,7 +86,7 @@ async function openAttempt(m: EntityManager, a: { accountId: string; livemode: b
     await m.save(live);
     run.current_funding_attempt_id = live.id;
     await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.funding_instructions_requested'], a.request);
+    await emitRunEvents(m, run, ['payroll_run.funding_instructions_requested'], scope.request);
     return { run, attempt: live, prepare: true, previous: null };
   }
   await m.save(run);
@@ -128,7 +129,7 @@ async function obtain(run: PayrollRun, attempt0: PayrollFundingAttempt): Promise
  * (retryable: the next POST prepares it again); the provider's text goes to the log only. The
  * `_blocked` / `_failed` event is written when the outcome changed, not on every refresh.
  */
-async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, request: RequestRef): Promise<void> {
+async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, request: RequestRef | null): Promise<void> {
   let patch: Patch;
   try {
     patch = await obtain(run, attempt0);
@@ -156,29 +157,30 @@ async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, requ
 /**
  * `POST /payroll_runs/{id}/funding_instructions` (spec 4.4): opens or refreshes the attempt,
  * obtains its instructions when needed, re-checks funding at once (`refreshPayrollFunding`), wakes
- * the run's workflow and returns the current attempt. Errors: see `openAttempt`.
+ * the run's workflow and returns the current attempt. `input.gate`: the account's payer-compliance
+ * facts (queries.ts `payrollGate`). Errors: see `openAttempt` (404 param `id` when the run is not the scope's).
  */
-export async function requestFundingInstructions(a: { accountId: string; livemode: boolean; id: string; body: { funding_method?: 'fiat' | 'crypto' }; gate: PayrollGate; request: RequestRef }): Promise<PayrollFundingAttempt> {
+export async function requestFundingInstructions(scope: Scope, input: { id: string; funding_method?: 'fiat' | 'crypto'; gate: PayrollGate }): Promise<PayrollFundingAttempt> {
   // What the providers already hold counts as observed money before the checks (funding_method_locked).
-  await recordObservations((await findRun(a.accountId, a.livemode, a.id)).id);
-  const opened = await transaction((m) => openAttempt(m, { ...a, method: a.body.funding_method }));
+  await recordObservations((await findRun(scope, { id: input.id })).id);
+  const opened = await transaction((m) => openAttempt(m, scope, { id: input.id, method: input.funding_method, gate: input.gate }));
   const { run, attempt } = opened;
-  if (opened.prepare) await prepareAttempt(opened, a.request);
+  if (opened.prepare) await prepareAttempt(opened, scope.request);
   await refreshPayrollFunding(run.id);
   await wakePayrollRun(run.id, run.account_id);
   return db().getRepository(PayrollFundingAttempt).findOneByOrFail({ id: attempt.id });
 }
 
-/** `GET /payroll_runs/{id}/funding_instructions`: the current attempt; 404 when none was requested. */
-export async function currentFundingInstructions(accountId: string, livemode: boolean, id: string): Promise<PayrollFundingAttempt> {
-  const run = await findRun(accountId, livemode, id);
+/** `GET /payroll_runs/{id}/funding_instructions`: the current attempt; 404 when the run is not the scope's or none was requested. */
+export async function currentFundingInstructions(scope: AccountScope, input: { id: string }): Promise<PayrollFundingAttempt> {
+  const run = await findRun(scope, input);
   const at = run.current_funding_attempt_id ? await db().getRepository(PayrollFundingAttempt).findOneBy({ id: run.current_funding_attempt_id }) : null;
   if (!at) throw notFound(`No funding instructions were requested for payroll run ${run.id} yet (POST them first).`, 'id');
   return at;
 }
 
-/** `GET /payroll_runs/{id}/attempts`: the query (alias `f`) of the run's funding attempts, superseded ones included; the caller paginates. */
-export async function fundingAttemptsQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<PayrollFundingAttempt>> {
-  const run = await findRun(accountId, livemode, id);
+/** `GET /payroll_runs/{id}/attempts`: the query (alias `f`) of the run's funding attempts, superseded ones included; the caller paginates. 404 when the run is not the scope's. */
+export async function fundingAttemptsQuery(scope: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<PayrollFundingAttempt>> {
+  const run = await findRun(scope, input);
   return db().getRepository(PayrollFundingAttempt).createQueryBuilder('f').where('f.run_id = :id', { id: run.id });
 }

@@ -87,7 +87,7 @@ async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
   }
   if (f.funding_state === 'partially_funded' && before.state !== 'partially_funded' && run.status !== 'cancelled') events.push('payroll_run.underfunded');
   if (attempt && attempt.status === 'pending' && (f.funding_state === 'funded' || f.funding_state === 'overfunded')) {
-    attempt.status = FUNDING_ATTEMPT_TRANSITIONS.assert(attempt.status, 'verified');
+    FUNDING_ATTEMPT_TRANSITIONS.move(attempt, 'verified');
     await m.save(attempt);
     events.push('payroll_run.funding_instructions_verified');
   }

@@ -14,30 +14,30 @@ import type { PayrollExportItem } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { auxDb, db } from '../../lib/db';
 import type { ListEnvelope } from '../../lib/pagination';
+import { scoped } from '../../lib/scoped';
 import { isFlagOpen } from '../../lib/switches';
+import type { AccountScope } from '../scope';
 import { itemCountsOf, NO_ITEMS, type PayrollItemCounts } from '../../views/payroll';
 
 /** Flag of crypto funding (spec 4.4: "crypto funding off" answers 409 capability_unavailable). */
 export const CRYPTO_FUNDING_FLAG = 'payroll.crypto_funding';
 
-/** The run `id` of an account and mode; 404 for any other account or mode. */
-export async function findRun(accountId: string, livemode: boolean, id: string): Promise<PayrollRun> {
-  const r = await db().getRepository(PayrollRun).findOneBy({ id, account_id: accountId, livemode });
-  if (!r) throw notFound(`No such payroll run: ${id}.`, 'id');
-  return r;
+/** The run `input.id` of the scope's account and mode; 404 param `id` for any other account or mode. */
+export async function findRun(scope: AccountScope, input: { id: string }): Promise<PayrollRun> {
+  return scoped(scope).getOne(PayrollRun, { id: input.id }, () => notFound(`No such payroll run: ${input.id}.`, 'id'));
 }
 
-/** `GET /payroll_runs` (spec 4.4): the query (alias `r`) of an account's runs, optionally of one status group. */
-export function runListQuery(accountId: string, livemode: boolean, group?: PayrollStatusGroup): SelectQueryBuilder<PayrollRun> {
-  const qb = db().getRepository(PayrollRun).createQueryBuilder('r').where('r.account_id = :a AND r.livemode = :l', { a: accountId, l: livemode });
-  if (group) qb.andWhere('r.status IN (:...statuses)', { statuses: [...PAYROLL_STATUS_GROUPS[group]] });
+/** `GET /payroll_runs` (spec 4.4): the query (alias `r`) of the scope's runs, optionally of one status group. */
+export function runListQuery(scope: AccountScope, input: { status_group?: PayrollStatusGroup }): SelectQueryBuilder<PayrollRun> {
+  const qb = scoped(scope).query(PayrollRun, 'r');
+  if (input.status_group) qb.andWhere('r.status IN (:...statuses)', { statuses: [...PAYROLL_STATUS_GROUPS[input.status_group]] });
   return qb;
 }
 
-/** `expand=summary` of `GET /payroll_runs`: counts over every run of the account and mode (not only the page). */
-export async function runSummary(accountId: string, livemode: boolean): Promise<PayrollRunSummary> {
-  const { rows } = await auxDb().query<{ status: string; n: string }>(
-    'SELECT status, count(*) AS n FROM payroll_runs WHERE account_id = $1 AND livemode = $2 GROUP BY status', [accountId, livemode]);
+/** `expand=summary` of `GET /payroll_runs`: counts over every run of the scope's account and mode (not only the page). */
+export async function runSummary(scope: AccountScope): Promise<PayrollRunSummary> {
+  const { where, params } = scoped(scope).sql(null, 1);
+  const { rows } = await auxDb().query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM payroll_runs WHERE ${where} GROUP BY status`, params);
   return payrollRunSummary(Object.fromEntries(rows.map((x) => [x.status, Number(x.n)])));
 }
 
@@ -57,8 +57,9 @@ export async function itemCounts(runIds: readonly string[]): Promise<Map<string,
  * reads like the sheet it came from). The cursor names the last item of the previous page (400
  * `cursor_invalid` when it is not one of this run's items); `limit` is parsed leniently.
  */
-export async function itemPage(accountId: string, livemode: boolean, id: string, query: { limit?: unknown; cursor?: unknown }): Promise<ListEnvelope<PayrollRunItem>> {
-  const r = await findRun(accountId, livemode, id);
+export async function itemPage(scope: AccountScope, input: { id: string; limit?: unknown; cursor?: unknown }): Promise<ListEnvelope<PayrollRunItem>> {
+  const query = input;
+  const r = await findRun(scope, { id: input.id });
   const limit = parseLimit(query.limit);
   const qb = db().getRepository(PayrollRunItem).createQueryBuilder('i').where('i.run_id = :id', { id: r.id });
   if (query.cursor !== undefined && query.cursor !== '') {
@@ -81,9 +82,10 @@ export async function recipientsOf(items: readonly PayrollRunItem[]): Promise<Ma
   return new Map(rows.map((p) => [p.id, p]));
 }
 
-/** Item `itemId` of the caller's run `id` with its recipient; 404 when either is not the caller's. */
-export async function findItem(accountId: string, livemode: boolean, id: string, itemId: string): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
-  const r = await findRun(accountId, livemode, id);
+/** Item `input.item_id` of the scope's run `input.id` with its recipient; 404 (param `id` / `item_id`) when either is not the scope's. */
+export async function findItem(scope: AccountScope, input: { id: string; item_id: string }): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
+  const itemId = input.item_id;
+  const r = await findRun(scope, { id: input.id });
   const item = await db().getRepository(PayrollRunItem).findOneBy({ id: itemId, run_id: r.id });
   if (!item) throw notFound(`No such payroll run item: ${itemId}.`, 'item_id');
   const recipient = (await recipientsOf([item])).get(item.recipient_id);
@@ -91,16 +93,14 @@ export async function findItem(accountId: string, livemode: boolean, id: string,
   return { item, recipient };
 }
 
-/** The recipient `id` of an account and mode; 404 for any other. */
-export async function findRecipient(accountId: string, livemode: boolean, id: string): Promise<PayrollRecipient> {
-  const p = await db().getRepository(PayrollRecipient).findOneBy({ id, account_id: accountId, livemode });
-  if (!p) throw notFound(`No such payroll recipient: ${id}.`, 'id');
-  return p;
+/** The recipient `input.id` of the scope's account and mode; 404 param `id` for any other. */
+export async function findRecipient(scope: AccountScope, input: { id: string }): Promise<PayrollRecipient> {
+  return scoped(scope).getOne(PayrollRecipient, { id: input.id }, () => notFound(`No such payroll recipient: ${input.id}.`, 'id'));
 }
 
-/** `GET /payroll_recipients`: the query (alias `p`) of an account's recipients; the caller paginates (newest first). */
-export function recipientListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<PayrollRecipient> {
-  return db().getRepository(PayrollRecipient).createQueryBuilder('p').where('p.account_id = :a AND p.livemode = :l', { a: accountId, l: livemode });
+/** `GET /payroll_recipients`: the query (alias `p`) of the scope's recipients; the caller paginates (newest first). */
+export function recipientListQuery(scope: AccountScope): SelectQueryBuilder<PayrollRecipient> {
+  return scoped(scope).query(PayrollRecipient, 'p');
 }
 
 /** Account facts of the payer-compliance gate. */
@@ -114,9 +114,10 @@ export const REQUIRE_CUSTOMER_FLAG = 'payroll.require_verified_customer';
  * and `verified` from the account's customer (spec 2.8): a customer record that is not `approved`
  * (pending, under review, action required, rejected, stale) is `verification_required`; an account
  * with no customer record is verified unless the `payroll.require_verified_customer` flag is open
- * for it (docs/decisions/0057-payroll-verification.md).
+ * for it (docs/decisions/0057-payroll-verification.md). Account-wide: the scope's mode does not change it.
  */
-export async function payrollGate(accountId: string): Promise<PayrollGate> {
+export async function payrollGate(scope: AccountScope): Promise<PayrollGate> {
+  const { accountId } = scope;
   const [{ rows }, customer, cryptoSwitchOn] = await Promise.all([
     auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]),
     auxDb().query<{ verification_state: string }>('SELECT verification_state FROM customers WHERE account_id = $1 AND livemode ORDER BY created_at LIMIT 1', [accountId]),
@@ -127,16 +128,16 @@ export async function payrollGate(accountId: string): Promise<PayrollGate> {
   return { accessState: rows[0]?.access_state ?? 'blocked', verified, cryptoSwitchOn };
 }
 
-/** `GET /payroll_runs/{id}/readiness` (spec 2.7). */
-export async function runReadiness(accountId: string, livemode: boolean, id: string): Promise<{ run: PayrollRun; ready: boolean; blockers: PayrollBlocker[] }> {
-  const run = await findRun(accountId, livemode, id);
-  const v = payrollReadiness({ status: run.status, rows: run.item_count, fundingMethod: run.funding_method, currency: run.currency }, await payrollGate(accountId));
+/** `GET /payroll_runs/{id}/readiness` (spec 2.7): the run (404 when not the scope's) and its blockers. */
+export async function runReadiness(scope: AccountScope, input: { id: string }): Promise<{ run: PayrollRun; ready: boolean; blockers: PayrollBlocker[] }> {
+  const run = await findRun(scope, input);
+  const v = payrollReadiness({ status: run.status, rows: run.item_count, fundingMethod: run.funding_method, currency: run.currency }, await payrollGate(scope));
   return { run, ...v };
 }
 
-/** The rows of `GET /payroll_runs/{id}/export`, in row order (every item with its status). */
-export async function exportItems(accountId: string, livemode: boolean, id: string): Promise<{ run: PayrollRun; items: PayrollExportItem[] }> {
-  const run = await findRun(accountId, livemode, id);
+/** The rows of `GET /payroll_runs/{id}/export`, in row order (every item with its status); 404 when the run is not the scope's. */
+export async function exportItems(scope: AccountScope, input: { id: string }): Promise<{ run: PayrollRun; items: PayrollExportItem[] }> {
+  const run = await findRun(scope, input);
   const items = await db().getRepository(PayrollRunItem).find({ where: { run_id: run.id }, order: { position: 'ASC' } });
   const rcp = await recipientsOf(items);
   return {

@@ -12,6 +12,8 @@ import {
 } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 import { payrollRunEventView } from '../../views/payroll';
 
 /** Writes one outbox event per type in `types` carrying the run's wire form (same transaction as `m`). */
@@ -24,16 +26,14 @@ export async function emitRunEvents(m: EntityManager, run: PayrollRun, types: st
   }
 }
 
-/** Locks (`FOR UPDATE`) run `id` of the account and mode; 404 when absent (any other account or mode). */
-export async function lockRun(m: EntityManager, accountId: string, livemode: boolean, id: string): Promise<PayrollRun> {
-  const run = await m.findOne(PayrollRun, { where: { id, account_id: accountId, livemode }, lock: { mode: 'pessimistic_write' } });
-  if (!run) throw notFound(`No such payroll run: ${id}.`, 'id');
-  return run;
+/** Locks (`FOR UPDATE`) run `id` of the scope's account and mode; 404 param `id` when absent (any other account or mode). */
+export async function lockRun(m: EntityManager, scope: AccountScope, id: string): Promise<PayrollRun> {
+  return scoped(scope, m).lock(PayrollRun, { id }, () => notFound(`No such payroll run: ${id}.`, 'id'));
 }
 
 /** Moves `run` to `to` through the run transition table (409 `payroll_run_state_changed` otherwise). Does not save. */
 export function moveRun(run: PayrollRun, to: PayrollRunStatus): void {
-  run.status = PAYROLL_RUN_TRANSITIONS.assert(run.status, to);
+  PAYROLL_RUN_TRANSITIONS.move(run, to);
 }
 
 /** What a run owes back, read in the caller's transaction: its fundings, returns and per-currency position. */

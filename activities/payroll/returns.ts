@@ -94,7 +94,7 @@ async function recordOutcome(returnId: string, o: ReturnOutcome): Promise<FundsR
     const run = await lockRunById(m, r0.run_id);
     const r = await m.findOneOrFail(PayrollFundsReturn, { where: { id: returnId }, lock: { mode: 'pessimistic_write' } });
     if (r.status === o.state || FUNDS_RETURN_TRANSITIONS.terminal.includes(r.status)) return r.status;
-    r.status = FUNDS_RETURN_TRANSITIONS.assert(r.status, o.state);
+    FUNDS_RETURN_TRANSITIONS.move(r, o.state);
     r.provider_ref = o.providerRef ?? r.provider_ref;
     r.failure_reason = o.failure;
     if (o.state === 'returned') r.returned_at = new Date();

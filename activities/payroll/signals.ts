@@ -5,6 +5,7 @@
  */
 import { payrollItemContract } from '../../contracts/payroll-item';
 import { payrollRunContract } from '../../contracts/payroll-run';
+import { PAYROLL_RUN_TRANSITIONS } from '../../domain/payroll';
 import { db, forEachByKeyset } from '../../lib/db';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -18,13 +19,17 @@ export async function wakePayrollItem(itemId: string, accountId: string): Promis
   await startOrSignal(payrollItemContract, { id: itemId, accountId }, payrollItemContract.signals.update);
 }
 
+/** The run statuses the sweep re-drives: the run table's open set (domain/payroll.ts), as an SQL list of constants. */
+const OPEN_RUN_STATUSES = PAYROLL_RUN_TRANSITIONS.open.map((s) => `'${s}'`).join(', ');
+
 /**
- * Recovery sweep at worker start: starts the workflow of every run with work left (`funding_pending`,
- * `funded`, `executing`) that has none open, in batches of `batch` (a crash between a commit and
- * its signal only delays a run). Returns how many runs it looked at.
+ * Recovery sweep at worker start: starts the workflow of every run with work left (the run
+ * table's open set: `funding_pending`, `funded`, `executing`) that has none open, in batches of
+ * `batch` (a crash between a commit and its signal only delays a run). Returns how many runs it
+ * looked at.
  */
 export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN ('funding_pending', 'funded', 'executing') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN (${OPEN_RUN_STATUSES}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(payrollRunContract, { id: r.id, accountId: r.account_id }), batch);
 }
 

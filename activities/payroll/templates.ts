@@ -11,9 +11,11 @@ import { validateRows, type PayrollRowInput } from '../../domain/payroll-rows';
 import { PayrollRunItem, PayrollTemplate } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { emitEvent } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { payrollTemplateView } from '../../views/payroll';
 import type { SelectQueryBuilder } from 'typeorm';
+import type { AccountScope, Scope } from '../scope';
 import { findRun } from './queries';
 
 /** `POST /payroll_templates` body: rows, or `from_run_id` (exactly one). */
@@ -34,14 +36,14 @@ export interface CreateTemplateInput {
  * and `from_run_id`: 400 `parameter_invalid`. Saved with `payroll_template.created` (the template's
  * view; catalogued, spec 6: shipped by `events.ship.payroll_template`) in one transaction.
  */
-export async function createTemplate(a: { accountId: string; livemode: boolean; body: CreateTemplateInput; request?: RequestRef | null }): Promise<PayrollTemplate> {
-  const b = a.body;
+export async function createTemplate(scope: Scope, input: CreateTemplateInput): Promise<PayrollTemplate> {
+  const b = input;
   if ((b.rows === undefined) === (b.from_run_id === undefined)) {
     throw invalidRequest('parameter_invalid', 'Give either rows or from_run_id.', b.rows === undefined ? 'rows' : 'from_run_id');
   }
   let t: Omit<PayrollTemplate, 'id' | 'created_at' | 'updated_at' | 'account_id' | 'livemode'>;
   if (b.from_run_id !== undefined) {
-    const run = await findRun(a.accountId, a.livemode, b.from_run_id);
+    const run = await findRun(scope, { id: b.from_run_id });
     if (b.currency !== undefined && b.currency !== run.currency) throw invalidRequest('currency_mismatch', `The run pays in ${run.currency}.`, 'currency');
     const items = await db().getRepository(PayrollRunItem).find({ where: { run_id: run.id }, order: { position: 'ASC' } });
     t = {
@@ -58,25 +60,23 @@ export async function createTemplate(a: { accountId: string; livemode: boolean; 
     };
   }
   return transaction(async (m) => {
-    const saved = await m.save(m.create(PayrollTemplate, { id: newId('prt_'), account_id: a.accountId, livemode: a.livemode, ...t }));
+    const saved = await m.save(m.create(PayrollTemplate, { id: newId('prt_'), account_id: scope.accountId, livemode: scope.livemode, ...t }));
     await emitEvent(m, {
-      accountId: a.accountId, livemode: a.livemode, type: 'payroll_template.created', objectType: 'payroll_template', objectId: saved.id,
-      object: payrollTemplateView(saved), request: a.request ?? null,
+      accountId: scope.accountId, livemode: scope.livemode, type: 'payroll_template.created', objectType: 'payroll_template', objectId: saved.id,
+      object: payrollTemplateView(saved), request: scope.request,
     });
     return saved;
   });
 }
 
-/** The template `id` of an account and mode; 404 for any other (param `param`). */
-export async function findTemplate(accountId: string, livemode: boolean, id: string, param = 'id'): Promise<PayrollTemplate> {
-  const t = await db().getRepository(PayrollTemplate).findOneBy({ id, account_id: accountId, livemode });
-  if (!t) throw notFound(`No such payroll template: ${id}.`, param);
-  return t;
+/** The template `input.id` of the scope's account and mode; 404 for any other (param `input.param`, default `id`). */
+export async function findTemplate(scope: AccountScope, input: { id: string; param?: string }): Promise<PayrollTemplate> {
+  return scoped(scope).getOne(PayrollTemplate, { id: input.id }, () => notFound(`No such payroll template: ${input.id}.`, input.param ?? 'id'));
 }
 
-/** `GET /payroll_templates`: the query (alias `t`) of an account's templates; the caller paginates. */
-export function templateListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<PayrollTemplate> {
-  return db().getRepository(PayrollTemplate).createQueryBuilder('t').where('t.account_id = :a AND t.livemode = :l', { a: accountId, l: livemode });
+/** `GET /payroll_templates`: the query (alias `t`) of the scope's templates; the caller paginates. */
+export function templateListQuery(scope: AccountScope): SelectQueryBuilder<PayrollTemplate> {
+  return scoped(scope).query(PayrollTemplate, 't');
 }
 
 /** The rows of `t` as request rows (Money in the template currency), for a run created from it. */

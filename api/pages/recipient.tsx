@@ -108,22 +108,22 @@ function refusedForm(e: unknown, values: Record<string, string>, currency: strin
 /** Mounts `/payroll/:token` (GET the page, POST the destination form). */
 export function mountRecipientPages(r: Router<AppState>): void {
   r.get('/payroll/:token', async (ctx) => {
-    const s = recipientSessionView(await recipientSession(ctx.params.token)) as unknown as SessionWire;
+    const s = recipientSessionView(await recipientSession({ token: ctx.params.token })) as unknown as SessionWire;
     sendPage(ctx, <RecipientPage pc={pageContext(ctx)} s={s} token={ctx.params.token} form={emptyForm()} />);
   });
 
   r.post('/payroll/:token/destination', async (ctx) => {
     const token = ctx.params.token;
-    const inputs = await recipientSession(token); // unknown token: the 404 page before the form is read
+    const inputs = await recipientSession({ token }); // unknown token: the 404 page before the form is read
     const currency = inputs.run.currency;
     const fields = formFields((ctx.request as { body?: unknown }).body);
     try {
-      const body = validate<Parameters<typeof submitDestination>[1]>(submitDestinationBody, destinationBodyOf(fields, currency), 'body');
-      await submitDestination(token, body, requestRef(ctx));
+      const destination = validate<Parameters<typeof submitDestination>[0]['destination']>(submitDestinationBody, destinationBodyOf(fields, currency), 'body');
+      await submitDestination({ token, destination, request: requestRef(ctx) });
     } catch (e) {
       const pc = pageContext(ctx);
       const form = refusedForm(e, fields, currency, pc.locale);
-      const s = recipientSessionView(await recipientSession(token)) as unknown as SessionWire;
+      const s = recipientSessionView(await recipientSession({ token })) as unknown as SessionWire;
       sendPage(ctx, <RecipientPage pc={pc} s={s} token={token} form={form} />, form.status);
       return;
     }

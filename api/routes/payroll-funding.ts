@@ -5,7 +5,6 @@
  * Rules in activities/payroll/funding-instructions.ts, wire names in views/payroll-funding.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { currentFundingInstructions, fundingAttemptsQuery, requestFundingInstructions } from '../../activities/payroll/funding-instructions';
 import { payrollGate } from '../../activities/payroll/queries';
@@ -16,8 +15,6 @@ import { mount } from '../operation';
 import { listQuery } from '../schemas/common';
 import { fundingInstructionsBody } from '../schemas/payroll-funding';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
-
 /** Registers the payroll funding operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
@@ -25,8 +22,8 @@ export function register(r: Router<AppState>): void {
     // 409 payroll_run_not_approved, payroll_run_state_changed, run_has_no_rows, funding_method_locked; 409 capability_unavailable (crypto off).
     body: fundingInstructionsBody, response: payrollFundingInstructionsResponse,
     summary: 'Request the run\'s funding instructions (first call creates them, later calls refresh the same attempt and re-check funding at once); funding_method switches bank and crypto before money arrives.',
-    handler: async ({ caller, params, body, ctx }) => payrollFundingInstructionsView(await requestFundingInstructions({
-      accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, gate: await payrollGate(caller.accountId), request: requestRef(ctx),
+    handler: async ({ scope, params, body }) => payrollFundingInstructionsView(await requestFundingInstructions(scope, {
+      id: params.id, funding_method: body.funding_method, gate: await payrollGate(scope),
     })),
   });
 
@@ -34,13 +31,13 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.funding_instructions.get', method: 'get', path: '/payroll_runs/:id/funding_instructions', scope: 'payroll.read', testMode: 'unavailable',
     response: payrollFundingInstructionsResponse,
     summary: 'The run\'s current funding instructions; 404 until they were requested. Funding status updates come from a five-minute poll.',
-    handler: async ({ caller, params }) => payrollFundingInstructionsView(await currentFundingInstructions(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => payrollFundingInstructionsView(await currentFundingInstructions(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payroll_runs.attempts.list', method: 'get', path: '/payroll_runs/:id/attempts', scope: 'payroll.read', testMode: 'unavailable',
     query: Joi.object(listQuery), response: payrollFundingAttemptListResponse,
     summary: 'The run\'s funding attempts, newest first (an attempt replaced by a funding method switch has superseded_at).',
-    handler: async ({ caller, params, query }) => paginate(await fundingAttemptsQuery(caller.accountId, caller.livemode, params.id), 'f', query, payrollFundingInstructionsView),
+    handler: async ({ scope, params, query }) => paginate(await fundingAttemptsQuery(scope, { id: params.id }), 'f', query, payrollFundingInstructionsView),
   });
 }

@@ -23,14 +23,14 @@ export function payrollRecipientRouter(): Router<AppState> {
     id: 'payroll_recipient_sessions.get', method: 'get', path: '/payroll_recipient_sessions/:token',
     summary: 'What the recipient will be paid: amount, run, payer, pay period, memo, item status, masked destination, pending adoption, can_submit.',
     response: recipientSessionResponse,
-    handler: async ({ params }) => recipientSessionView(await recipientSession(params.token)),
+    handler: async ({ params }) => recipientSessionView(await recipientSession({ token: params.token })),
   });
 
   mountPublic(r, {
     id: 'payroll_recipient_sessions.destination', method: 'post', path: '/payroll_recipient_sessions/:token/destination',
     summary: 'Submit the destination to be paid to (bank details of a rail of the run currency, or a USDC wallet), once per link; the business then adopts it.',
     body: submitDestinationBody, successStatus: 201, errors: [409], response: recipientSessionResponse,
-    handler: async ({ params, body, ctx }) => recipientSessionView(await submitDestination(params.token, body, requestRef(ctx))),
+    handler: async ({ params, body, ctx }) => recipientSessionView(await submitDestination({ token: params.token, destination: body, request: requestRef(ctx) })),
   });
 
   return r;

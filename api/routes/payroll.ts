@@ -7,7 +7,6 @@
  * execute wake the run's workflow (workflows/payroll-run.ts) after their commit.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { approveRun, cancelRun, createRun, executeRun } from '../../activities/payroll/commands';
 import { wakePayrollRun } from '../../activities/payroll/signals';
@@ -17,7 +16,6 @@ import {
 import type { PayrollStatusGroup } from '../../domain/payroll';
 import { payrollExportCsv } from '../../domain/payroll-rows';
 import type { PayrollRun } from '../../entities';
-import type { RequestRef } from '../../lib/outbox';
 import { paginate, wantsExpand } from '../../lib/pagination';
 import { eventResponseList } from '../../views/payout';
 import {
@@ -37,8 +35,6 @@ import { adoptPendingDestinationBody, reissueLinkBody } from '../schemas/payroll
 
 const READ = 'payroll.read';
 const WRITE = 'payroll.write';
-
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>): RequestRef => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 
 /**
  * Wakes the run's workflow after a committed change (activities/payroll/signals.ts): the workflow
@@ -60,11 +56,11 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.list', method: 'get', path: '/payroll_runs', scope: READ, testMode: 'unavailable',
     query: listPayrollRunsQuery, response: payrollRunListResponse,
     summary: 'List payroll runs, newest first; status_group needs_you, in_progress or done; expand=summary adds counts over every run.',
-    handler: async ({ caller, query }) => {
-      const page = await paginate(runListQuery(caller.accountId, caller.livemode, query.status_group as PayrollStatusGroup | undefined), 'r', query, (x) => x);
+    handler: async ({ scope, query }) => {
+      const page = await paginate(runListQuery(scope, { status_group: query.status_group as PayrollStatusGroup | undefined }), 'r', query, (x) => x);
       const counts = await itemCounts(page.data.map((x) => x.id));
       const out = { ...page, data: page.data.map((x) => payrollRunView(x, counts.get(x.id)!)) };
-      return wantsExpand(query.expand, 'summary') ? { ...out, summary: await runSummary(caller.accountId, caller.livemode) } : out;
+      return wantsExpand(query.expand, 'summary') ? { ...out, summary: await runSummary(scope) } : out;
     },
   });
 
@@ -73,22 +69,20 @@ export function register(r: Router<AppState>): void {
     // 422 payroll_cap_exceeded naming the row (spec 8); 409 capability_unavailable with crypto funding off (spec 4.4).
     body: createPayrollRunBody, successStatus: 201, response: payrollRunResponse, errors: [422],
     summary: 'Create a payroll run (status reviewed) from rows of recipients and amounts.',
-    handler: async ({ caller, body, ctx }) => runOut(await createRun({
-      accountId: caller.accountId, livemode: caller.livemode, body, gate: await payrollGate(caller.accountId), request: requestRef(ctx),
-    })),
+    handler: async ({ scope, body }) => runOut(await createRun(scope, { ...body, gate: await payrollGate(scope) })),
   });
 
   mount(r, {
     id: 'payroll_runs.get', method: 'get', path: '/payroll_runs/:id', scope: READ, testMode: 'unavailable', response: payrollRunResponse,
-    handler: async ({ caller, params }) => runOut(await findRun(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => runOut(await findRun(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payroll_runs.get_readiness', method: 'get', path: '/payroll_runs/:id/readiness', scope: READ, testMode: 'unavailable',
     response: payrollReadinessResponse,
     summary: 'Readiness preview: ready when the payer-compliance gate is clear; blockers are reason codes (run_has_no_rows, ...).',
-    handler: async ({ caller, params }) => {
-      const v = await runReadiness(caller.accountId, caller.livemode, params.id);
+    handler: async ({ scope, params }) => {
+      const v = await runReadiness(scope, { id: params.id });
       return { object: 'payroll_run_readiness', run_id: v.run.id, ready: v.ready, blockers: v.blockers };
     },
   });
@@ -96,13 +90,13 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payroll_runs.approve', method: 'post', path: '/payroll_runs/:id/approve', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
     summary: 'Approve a reviewed run: it awaits funding (funding_pending).',
-    handler: async ({ caller, params, ctx }) => runOut(await woken(await approveRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
+    handler: async ({ scope, params }) => runOut(await woken(await approveRun(scope, { id: params.id }))),
   });
 
   mount(r, {
     id: 'payroll_runs.cancel', method: 'post', path: '/payroll_runs/:id/cancel', scope: WRITE, testMode: 'unavailable', response: payrollRunResponse,
     summary: 'Cancel a run before it executes (idempotent); items stay where they were.',
-    handler: async ({ caller, params, ctx }) => runOut(await woken(await cancelRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
+    handler: async ({ scope, params }) => runOut(await woken(await cancelRun(scope, { id: params.id }))),
   });
 
   mount(r, {
@@ -110,14 +104,14 @@ export function register(r: Router<AppState>): void {
     // 409 payroll_run_underfunded naming the shortfall; 422 payroll_cap_exceeded (caps re-checked, spec 8).
     errors: [422],
     summary: 'Execute a funded run: every item is paid to its recipient\'s destination; the run ends completed, partial or failed.',
-    handler: async ({ caller, params, ctx }) => runOut(await woken(await executeRun({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) }))),
+    handler: async ({ scope, params }) => runOut(await woken(await executeRun(scope, { id: params.id }))),
   });
 
   mount(r, {
     id: 'payroll_runs.items.list', method: 'get', path: '/payroll_runs/:id/items', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: payrollItemListResponse,
-    handler: async ({ caller, params, query }) => {
-      const page = await itemPage(caller.accountId, caller.livemode, params.id, query);
+    handler: async ({ scope, params, query }) => {
+      const page = await itemPage(scope, { ...query, id: params.id });
       const rcp = await recipientsOf(page.data);
       return { ...page, data: page.data.map((i) => payrollItemView(i, rcp.get(i.recipient_id)!)) };
     },
@@ -125,8 +119,8 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payroll_runs.items.get', method: 'get', path: '/payroll_runs/:id/items/:item_id', scope: READ, testMode: 'unavailable', response: payrollItemResponse,
-    handler: async ({ caller, params }) => {
-      const { item, recipient } = await findItem(caller.accountId, caller.livemode, params.id, params.item_id);
+    handler: async ({ scope, params }) => {
+      const { item, recipient } = await findItem(scope, { id: params.id, item_id: params.item_id });
       return payrollItemView(item, recipient);
     },
   });
@@ -135,8 +129,8 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.get_export', method: 'get', path: '/payroll_runs/:id/export', scope: READ, testMode: 'unavailable',
     response: Joi.string(), responseContentType: 'text/csv',
     summary: 'The run as CSV (RFC 4180): one row per item with its status.',
-    handler: async ({ caller, params, ctx }) => {
-      const { run, items } = await exportItems(caller.accountId, caller.livemode, params.id);
+    handler: async ({ scope, params, ctx }) => {
+      const { run, items } = await exportItems(scope, { id: params.id });
       ctx.type = 'text/csv; charset=utf-8';
       ctx.set('Content-Disposition', `attachment; filename="${run.id}.csv"`);
       return payrollExportCsv(items);
@@ -146,38 +140,38 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payroll_runs.events.list', method: 'get', path: '/payroll_runs/:id/events', scope: READ, testMode: 'full',
     query: Joi.object(listQuery), response: eventResponseList,
-    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await findRun(caller.accountId, caller.livemode, params.id)).id, query),
+    handler: async ({ caller, scope, params, query }) => objectEventsPage(caller, (await findRun(scope, { id: params.id })).id, query),
   });
 
   mount(r, {
     id: 'payroll_recipients.list', method: 'get', path: '/payroll_recipients', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: payrollRecipientListResponse,
     summary: 'List the payroll recipients of the account, newest first.',
-    handler: async ({ caller, query }) => paginate(recipientListQuery(caller.accountId, caller.livemode), 'p', query, payrollRecipientView),
+    handler: async ({ scope, query }) => paginate(recipientListQuery(scope), 'p', query, payrollRecipientView),
   });
 
   mount(r, {
     id: 'payroll_recipients.get', method: 'get', path: '/payroll_recipients/:id', scope: READ, testMode: 'unavailable', response: payrollRecipientResponse,
     summary: 'One payroll recipient with its masked destination and pending_destination (null when none).',
-    handler: async ({ caller, params }) => payrollRecipientView(await findRecipient(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => payrollRecipientView(await findRecipient(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payroll_templates.list', method: 'get', path: '/payroll_templates', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: payrollTemplateListResponse,
-    handler: async ({ caller, query }) => paginate(templateListQuery(caller.accountId, caller.livemode), 't', query, payrollTemplateView),
+    handler: async ({ scope, query }) => paginate(templateListQuery(scope), 't', query, payrollTemplateView),
   });
 
   mount(r, {
     id: 'payroll_templates.create', method: 'post', path: '/payroll_templates', scope: WRITE, testMode: 'unavailable',
     body: createPayrollTemplateBody, successStatus: 201, response: payrollTemplateResponse, errors: [422],
     summary: 'Save rows (or the rows of a run, from_run_id) as a template a run can be created from (template_id).',
-    handler: async ({ caller, body, ctx }) => payrollTemplateView(await createTemplate({ accountId: caller.accountId, livemode: caller.livemode, body, request: requestRef(ctx) })),
+    handler: async ({ scope, body }) => payrollTemplateView(await createTemplate(scope, body)),
   });
 
   mount(r, {
     id: 'payroll_templates.get', method: 'get', path: '/payroll_templates/:id', scope: READ, testMode: 'unavailable', response: payrollTemplateResponse,
-    handler: async ({ caller, params }) => payrollTemplateView(await findTemplate(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => payrollTemplateView(await findTemplate(scope, { id: params.id })),
   });
 
   // Destinations (spec 4.4; activities/payroll/destinations.ts). The public recipient session routes are api/routes/payroll-recipient-sessions.ts.
@@ -186,8 +180,8 @@ export function register(r: Router<AppState>): void {
     // 409 no_pending_destination / pending_destination_changed; 422 destination_rail_keyless.
     body: adoptPendingDestinationBody, response: adoptionResponse, errors: [422],
     summary: 'Adopt the destination the recipient submitted: it pays the pending items of open runs (updated_run_items); the rest are skipped_run_items.',
-    handler: async ({ caller, params, body, ctx }) => {
-      const res = await adoptPendingDestination({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, expectedSubmittedAt: body.expected_submitted_at, request: requestRef(ctx) });
+    handler: async ({ scope, params, body }) => {
+      const res = await adoptPendingDestination(scope, { id: params.id, expected_submitted_at: body.expected_submitted_at });
       return adoptionView(res.recipient, res.updated, res.skipped);
     },
   });
@@ -196,9 +190,9 @@ export function register(r: Router<AppState>): void {
     id: 'payroll_runs.items.reissue_link', method: 'post', path: '/payroll_runs/:id/items/:item_id/reissue_link', scope: WRITE, testMode: 'unavailable',
     body: reissueLinkBody, response: reissuedLinkResponse,
     summary: 'A new recipient session link for the item (the old token stops working); the only place a session token is handed out. 409 on a finished or cancelled run.',
-    handler: async ({ caller, params, ctx }) => {
+    handler: async ({ scope, params, ctx }) => {
       ctx.state.redact.push('recipient_session'); // never stored for replay: an idempotent replay answers it null
-      const { item, recipient } = await reissueLink({ accountId: caller.accountId, livemode: caller.livemode, runId: params.id, itemId: params.item_id });
+      const { item, recipient } = await reissueLink(scope, { id: params.id, item_id: params.item_id });
       return reissuedLinkView(item, recipient, loadConfig().payerHost);
     },
   });

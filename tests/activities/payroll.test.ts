@@ -19,12 +19,13 @@ import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
 import { approvedRun, markFunded, usBank, wallet } from '../helpers/payroll';
+import { systemScope } from '../../activities/scope';
 
 /** An executing run of `amounts` (minor units, USD) whose item i gets `destinationOf(i)`. */
 async function executingRun(amounts: bigint[], destinationOf: Parameters<typeof approvedRun>[1]) {
   const r = await approvedRun(amounts, destinationOf);
   await markFunded(r.runId);
-  await executeRun({ accountId: r.accountId, livemode: true, id: r.runId, request: testRequest });
+  await executeRun(systemScope(r.accountId, true, testRequest), { id: r.runId });
   return r;
 }
 
@@ -124,7 +125,7 @@ describeWithDb('payroll activities', () => {
   test('refreshPayrollFunding (the five-minute poll): nothing observed, nothing written; the priced USDC at the funding address -> funded (funding_verified once)', async () => {
     const r = await approvedRun([10_000n], () => usBank('000123456789'));
     const gate = { accessState: 'active', verified: true, cryptoSwitchOn: true };
-    const at = await requestFundingInstructions({ accountId: r.accountId, livemode: true, id: r.runId, body: { funding_method: 'crypto' }, gate, request: testRequest });
+    const at = await requestFundingInstructions(systemScope(r.accountId, true, testRequest), { id: r.runId, funding_method: 'crypto', gate });
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funding_pending', funding_state: 'unfunded' });
     const before = await eventTypes(r.runId);
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funding_pending', funding_state: 'unfunded' });

@@ -266,7 +266,7 @@ test('verification_required comes from the customer (issue 24): a customer not y
   const api = client(acct.live_key);
   const cus = await owner.post('/v1/customers', { customer_type: 'business', legal_name: 'Payroll Payer Ltd' });
   expect(cus.status).toBe(201);
-  expect((await payrollGate(acct.account_id)).verified).toBe(false);
+  expect((await payrollGate({ accountId: acct.account_id, livemode: true })).verified).toBe(false);
   const r = await run('USD', {}, { api });
   expect(r.status).toBe('funding_pending');
   const ready = await api.get(`/v1/payroll_runs/${r.id}/readiness`);
@@ -276,7 +276,7 @@ test('verification_required comes from the customer (issue 24): a customer not y
   // The provider approves the customer; the next request of the instructions is no longer blocked.
   expect((await call('POST', '/sim/kyc/decisions', { customer_id: cus.body.id, state: 'approved' }, { idem: null })).status).toBe(201);
   const deadline = Date.now() + 15_000;
-  while (!(await payrollGate(acct.account_id)).verified) {
+  while (!(await payrollGate({ accountId: acct.account_id, livemode: true })).verified) {
     if (Date.now() > deadline) throw new Error('customer never approved');
     await new Promise((res) => setTimeout(res, 200));
   }
@@ -284,7 +284,7 @@ test('verification_required comes from the customer (issue 24): a customer not y
   expect(open.status).not.toBe('blocked');
   expect(open.failure_reason).toBeNull();
   // An account without a customer record is not gated (unless its cohort flag says so).
-  expect((await payrollGate((await newAccount()).account_id)).verified).toBe(true);
+  expect((await payrollGate({ accountId: (await newAccount()).account_id, livemode: true })).verified).toBe(true);
 }, 60_000);
 
 test('operator return (issue 24): a run cancelled after its bank credit reads needs_attention; returnFunds sent twice returns it once, back to the credit; paid by the rail, needs_attention clears', async () => {

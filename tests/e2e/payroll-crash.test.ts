@@ -16,6 +16,7 @@ import { db } from '../../lib/db';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
 import { connectDb } from '../helpers/api';
 import { approvedRun, markFunded, usBank } from '../helpers/payroll';
+import { systemScope } from '../../activities/scope';
 
 // This file's workflows run on their own task queue, served only by the workers it spawns.
 const queue = `payroll-crash-${process.pid}`;
@@ -54,7 +55,7 @@ const count = async (sql: string, args: unknown[]) => Number((await db().query(s
 test('killing the worker while a 100-item run executes: every item is paid exactly once and the run completes', async () => {
   const { accountId, runId, itemIds } = await approvedRun(Array.from({ length: 100 }, (_, i) => BigInt(1000 + i)), () => usBank('000123456789'));
   await markFunded(runId);
-  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await executeRun(systemScope(accountId, true, req), { id: runId });
   const first = startWorker();
   await wakePayrollRun(runId, accountId);
 

@@ -11,6 +11,7 @@ import type { PayrollDestination } from '../../domain/payroll-execution';
 import type { MaskedPayrollDestination } from '../../entities';
 import { db } from '../../lib/db';
 import { encrypt } from '../../lib/secrets';
+import { systemScope } from '../../activities/scope';
 
 const req = { id: 'req_payroll_fixture', idempotency_key: null };
 const gate = { accessState: 'active', verified: true, cryptoSwitchOn: true };
@@ -37,9 +38,9 @@ function masked(d: PayrollDestination): MaskedPayrollDestination {
  */
 export async function approvedRun(amounts: bigint[], destinationOf: (i: number) => PayrollDestination | null): Promise<{ accountId: string; runId: string; itemIds: string[] }> {
   const creds = await provisionAccount();
-  const run = await createRun({
-    accountId: creds.account_id, livemode: true, gate, request: req,
-    body: { title: 'Fixture payroll', currency: 'USD', rows: amounts.map((a, i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: { amount: a.toString(), currency: 'USD', decimals: 2 } })) },
+  const run = await createRun(systemScope(creds.account_id, true, req), {
+    gate, title: 'Fixture payroll', currency: 'USD',
+    rows: amounts.map((a, i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: { amount: a.toString(), currency: 'USD', decimals: 2 } })),
   });
   const items: Array<{ id: string; position: number }> = await db().query('SELECT id, position FROM payroll_run_items WHERE run_id = $1 ORDER BY position', [run.id]);
   for (const it of items) {
@@ -48,7 +49,7 @@ export async function approvedRun(amounts: bigint[], destinationOf: (i: number) 
     await db().query(`UPDATE payroll_run_items SET destination_status = 'ready', destination_ciphertext = $2, destination_masked = $3 WHERE id = $1`,
       [it.id, encrypt(JSON.stringify(d)), JSON.stringify(masked(d))]);
   }
-  await approveRun({ accountId: creds.account_id, livemode: true, id: run.id, request: req });
+  await approveRun(systemScope(creds.account_id, true, req), { id: run.id });
   return { accountId: creds.account_id, runId: run.id, itemIds: items.map((i) => i.id) };
 }
 

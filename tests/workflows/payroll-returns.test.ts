@@ -23,6 +23,7 @@ import { payrollRunWaitingForQuery } from '../../workflows/payroll-run';
 import { eventually } from '../helpers/api';
 import { approvedRun, usBank } from '../helpers/payroll';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { systemScope } from '../../activities/scope';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -52,7 +53,7 @@ const events = async (id: string) => (await db().query('SELECT type, data FROM e
 
 /** Bank instructions, then the outside world sends `amount` cents with the run reference; the funding poll sees it. Returns the credit id. */
 async function fundByBank(accountId: string, runId: string, amount: bigint): Promise<string> {
-  const at = await requestFundingInstructions({ accountId, livemode: true, id: runId, body: {}, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true }, request: req });
+  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
   const c = await bankCollection().receive({ rail: 'ach', currency: 'USD', amount, reference: at.run_reference, toAccount: String(at.bank!.account_number), senderName: 'Acme Inc' });
   await refreshPayrollFunding(runId);
   return c.id;
@@ -62,7 +63,7 @@ test('a run cancelled after its bank credit: needs_attention; returnFunds twice 
   const { accountId, runId } = await approvedRun([6000n, 4000n], () => usBank('000123456789'));
   const creditId = await fundByBank(accountId, runId, 10000n);
   expect(await runRow(runId)).toEqual({ status: 'funded', needs_attention: false });
-  await cancelRun({ accountId, livemode: true, id: runId, request: req });
+  await cancelRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('cancelled');
   expect(await runRow(runId)).toEqual({ status: 'cancelled', needs_attention: true });
@@ -109,12 +110,12 @@ test('a run cancelled after its bank credit: needs_attention; returnFunds twice 
 
 test('a crypto-funded run cancelled: its USDC goes back to the sending address at once, under the return key', async () => {
   const { accountId, runId } = await approvedRun([2500n], () => usBank('000123456789'));
-  const at = await requestFundingInstructions({ accountId, livemode: true, id: runId, body: { funding_method: 'crypto' }, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true }, request: req });
+  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, funding_method: 'crypto', gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
   const crypto = at.crypto as { address: string; chain: string; asset: string; amount: { amount: string } };
   const chain = chainAdapter();
   const t = await chain.inject({ chain: crypto.chain, asset: crypto.asset, to_address: crypto.address, from_address: SENDER, amount: BigInt(crypto.amount.amount), decimals: 6 });
   await refreshPayrollFunding(runId);
-  await cancelRun({ accountId, livemode: true, id: runId, request: req });
+  await cancelRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('cancelled');
   expect(await runRow(runId)).toEqual({ status: 'cancelled', needs_attention: true });
@@ -134,7 +135,7 @@ test('after execution: a partial overfunded run returns what was not paid out; a
   const dest = [usBank('000123456789'), usBank('000111111116')];
   const { accountId, runId } = await approvedRun([6000n, 4000n], (i) => dest[i]);
   await fundByBank(accountId, runId, 12500n);
-  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await executeRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('partial');
   expect(await runRow(runId)).toEqual({ status: 'partial', needs_attention: true });

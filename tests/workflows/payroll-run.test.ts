@@ -19,6 +19,7 @@ import { payrollRunWaitingForQuery } from '../../workflows/payroll-run';
 import { eventually } from '../helpers/api';
 import { approvedRun, markFunded, usBank, wallet } from '../helpers/payroll';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { systemScope } from '../../activities/scope';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -48,7 +49,7 @@ test('execution: paid by bank and wallet, one failing and one returned test acco
   await wakePayrollRun(runId, accountId);
   await eventually(async () => (await env.client.workflow.getHandle(runId).query(payrollRunWaitingForQuery)).startsWith('inbound funding'), 'waiting for funding');
   await markFunded(runId);
-  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await executeRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('partial');
   for (const id of itemIds) completed.add(id);
@@ -76,9 +77,9 @@ test('execution: paid by bank and wallet, one failing and one returned test acco
 test('every item paid -> completed; executing again returns the run unchanged; a re-started item workflow never pays twice', async () => {
   const { accountId, runId, itemIds } = await approvedRun([1000n, 2000n, 3000n], () => usBank('000123456789'));
   await markFunded(runId);
-  const r = await executeRun({ accountId, livemode: true, id: runId, request: req });
+  const r = await executeRun(systemScope(accountId, true, req), { id: runId });
   expect(r.status).toBe('executing');
-  expect((await executeRun({ accountId, livemode: true, id: runId, request: req })).status).toBe('executing');
+  expect((await executeRun(systemScope(accountId, true, req), { id: runId })).status).toBe('executing');
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('completed');
   expect((await items(runId)).every((i) => i.status === 'paid')).toBe(true);
@@ -88,7 +89,7 @@ test('every item paid -> completed; executing again returns the run unchanged; a
   expect((await db().query('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [itemIds[0]]))[0].n).toBe(1);
   expect((await db().query('SELECT count(*)::int AS n FROM payroll_item_attempts WHERE item_id = $1', [itemIds[0]]))[0].n).toBe(1);
   let err: unknown = null;
-  try { await executeRun({ accountId, livemode: true, id: runId, request: req }); } catch (e) { err = e; }
+  try { await executeRun(systemScope(accountId, true, req), { id: runId }); } catch (e) { err = e; }
   expect(err).toMatchObject({ type: 'conflict', code: 'payroll_run_state_changed' });
 
   // Days later the recipient's bank returns item 2: its workflow starts again, records the return
@@ -104,11 +105,11 @@ test('every item paid -> completed; executing again returns the run unchanged; a
 test('execute refused while underfunded: 409 payroll_run_underfunded names the shortfall', async () => {
   const { accountId, runId } = await approvedRun([150000n], () => usBank('000123456789'));
   let err: unknown = null;
-  try { await executeRun({ accountId, livemode: true, id: runId, request: req }); } catch (e) { err = e; }
+  try { await executeRun(systemScope(accountId, true, req), { id: runId }); } catch (e) { err = e; }
   expect(err).toMatchObject({ type: 'conflict', code: 'payroll_run_underfunded', details: { funding_state: 'unfunded', shortfall: { amount: '150000', currency: 'USD', decimals: 2 } } });
   await db().query(`UPDATE payroll_runs SET status = 'funded', funding_state = 'partially_funded', funding_confirmed_minor = 100000, funding_confirmed_currency = 'USD' WHERE id = $1`, [runId]);
   err = null;
-  try { await executeRun({ accountId, livemode: true, id: runId, request: req }); } catch (e) { err = e; }
+  try { await executeRun(systemScope(accountId, true, req), { id: runId }); } catch (e) { err = e; }
   expect(err).toMatchObject({ code: 'payroll_run_underfunded', details: { funding_state: 'partially_funded', shortfall: { amount: '50000' } } });
 });
 
@@ -123,14 +124,14 @@ test('cancel while funding: the workflow polls every five minutes, then ends can
   console.log(`1 hour of funding polls: ${polls} polls in ${Date.now() - t0} ms`);
   expect(polls).toBeGreaterThanOrEqual(12);
   expect(polls).toBeLessThanOrEqual(14);
-  await cancelRun({ accountId, livemode: true, id: runId, request: req });
+  await cancelRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('cancelled');
 }, 300_000);
 
 /** Bank funding instructions of `runId` through the product's command. */
 async function bankInstructions(accountId: string, runId: string) {
-  return requestFundingInstructions({ accountId, livemode: true, id: runId, body: {}, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true }, request: req });
+  return requestFundingInstructions(systemScope(accountId, true, req), { id: runId, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
 }
 /** The outside world: a bank transfer of `amount` cents with the run reference to the instructions' account. */
 async function bankTransfer(at: { bank: Record<string, unknown> | null; run_reference: string }, amount: bigint) {
@@ -157,7 +158,7 @@ test('funding over days: money arriving two days later is found by the next five
   expect((await types(runId)).filter((t: string) => t.startsWith('payroll_run.'))).toEqual([
     'payroll_run.created', 'payroll_run.approved', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_verified', 'payroll_run.underfunded', 'payroll_run.funding_instructions_verified',
   ]);
-  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await executeRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('completed');
 }, 300_000);
@@ -169,7 +170,7 @@ test('overfunded: the surplus is recorded (needs_attention) and the run still ex
   await env.sleep('5 minutes');
   await eventually(async () => (await runRow(runId)).funding_state === 'overfunded', 'overfunded by the poll');
   expect(await runRow(runId)).toMatchObject({ status: 'funded', needs_attention: true, funding_confirmed_minor: '12500' });
-  await executeRun({ accountId, livemode: true, id: runId, request: req });
+  await executeRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
   expect(await result(runId)).toBe('completed');
 }, 300_000);
