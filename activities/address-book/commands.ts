@@ -21,8 +21,9 @@ import { logger } from '../../lib/logger';
 import { encrypt } from '../../lib/secrets';
 import { chainAdapter } from '../../providers/chain';
 import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
-import type { OpContext } from '../op-context';
 import { emitEvent } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope, Scope } from '../scope';
 
 /** Payment-link statuses in which a link still uses its destination (delete is refused). */
 export const LINK_STATUSES_USING_DESTINATION = ['draft', 'active', 'viewed', 'processing'];
@@ -115,10 +116,11 @@ function isUniqueViolation(e: unknown, constraint: string): boolean {
   return e instanceof QueryFailedError && d?.code === '23505' && d.constraint === constraint;
 }
 
-async function liveDuplicate(m: EntityManager, c: OpContext, chain: string, key: string): Promise<string | null> {
+async function liveDuplicate(m: EntityManager, scope: AccountScope, chain: string, key: string): Promise<string | null> {
+  const own = scoped(scope, m).sql(null, 1);
   const rows: Array<{ id: string }> = await m.query(
-    `SELECT id FROM address_book_entries WHERE account_id = $1 AND livemode = $2 AND chain = $3 AND address_key = $4 AND deleted_at IS NULL LIMIT 1`,
-    [c.accountId, c.livemode, chain, key]);
+    `SELECT id FROM address_book_entries WHERE ${own.where} AND chain = $3 AND address_key = $4 AND deleted_at IS NULL LIMIT 1`,
+    [...own.params, chain, key]);
   return rows[0]?.id ?? null;
 }
 
@@ -138,10 +140,10 @@ function duplicateError(existingId: string): DomainError {
  * bank: `chain`/`address` are refused (400 `parameter_invalid`); details follow through
  * `setBeneficiary`.
  */
-export async function createEntry(c: OpContext, input: CreateEntryInput): Promise<AddressBookEntry> {
+export async function createEntry(scope: Scope, input: CreateEntryInput): Promise<AddressBookEntry> {
   const now = new Date();
   const e = db().getRepository(AddressBookEntry).create({
-    id: newId('adr_'), account_id: c.accountId, livemode: c.livemode, kind: input.kind, label: null, chain: null, address: null,
+    id: newId('adr_'), account_id: scope.accountId, livemode: scope.livemode, kind: input.kind, label: null, chain: null, address: null,
     address_key: null, bank_details_ciphertext: null, counterparty_name: null, counterparty_country: null, counterparty_vasp_name: null,
     counterparty_vasp_jurisdiction: null, travel_rule_required: false, travel_rule_last_attested_at: null, proof_method: null,
     proof_verified_at: null, proof_artifact_url: null, deleted_at: null, screening: null, bank_rail: null, bank_currency: null,
@@ -164,7 +166,7 @@ export async function createEntry(c: OpContext, input: CreateEntryInput): Promis
   applyCounterparty(e, input, now);
 
   if (e.kind === 'crypto') {
-    const dup = await liveDuplicate(db().manager, c, e.chain!, e.address_key!);
+    const dup = await liveDuplicate(db().manager, scope, e.chain!, e.address_key!);
     if (dup) throw duplicateError(dup);
     e.screening = (await screen(e.chain as ChainName, e.address!, e.address_key!)).result;
   }
@@ -175,19 +177,17 @@ export async function createEntry(c: OpContext, input: CreateEntryInput): Promis
     });
   } catch (err) {
     if (isUniqueViolation(err, 'address_book_live_address_uq')) {
-      const dup = await liveDuplicate(db().manager, c, e.chain!, e.address_key!);
+      const dup = await liveDuplicate(db().manager, scope, e.chain!, e.address_key!);
       throw duplicateError(dup ?? 'unknown');
     }
     throw err;
   }
 }
 
-/** Loads a live entry of (account, livemode), optionally row-locked; 404 otherwise. */
-export async function loadEntry(m: EntityManager, c: OpContext, id: string, lock = false): Promise<AddressBookEntry> {
-  const e = await m.findOne(AddressBookEntry, {
-    where: { id, account_id: c.accountId, livemode: c.livemode },
-    ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-  });
+/** Loads a live entry of the scope's (account, livemode) through `m`, optionally row-locked; 404 param `id` otherwise (deleted included). */
+export async function loadEntry(m: EntityManager, scope: AccountScope, id: string, lock = false): Promise<AddressBookEntry> {
+  const s = scoped(scope, m);
+  const e = lock ? await s.lock(AddressBookEntry, { id }, () => entryNotFound(id)) : await s.findOne(AddressBookEntry, { id });
   if (!e || e.deleted_at) throw entryNotFound(id);
   return e;
 }
@@ -196,9 +196,10 @@ export async function loadEntry(m: EntityManager, c: OpContext, id: string, lock
  * Updates `label` and counterparty fields (spec 4.10 PATCH; null clears; `chain`, `address` and
  * `kind` are not writable: a different destination is a new entry). Errors: 404; 400 as in create.
  */
-export async function updateEntry(c: OpContext, id: string, input: CounterpartyInput): Promise<AddressBookEntry> {
+export async function updateEntry(scope: Scope, input: CounterpartyInput & { id: string }): Promise<AddressBookEntry> {
+  const { id } = input;
   return transaction(async (m) => {
-    const e = await loadEntry(m, c, id, true);
+    const e = await loadEntry(m, scope, id, true);
     applyCounterparty(e, input, new Date());
     await m.save(e);
     return m.findOneByOrFail(AddressBookEntry, { id });
@@ -212,9 +213,9 @@ export async function updateEntry(c: OpContext, id: string, input: CounterpartyI
  * that ended keep their reference. The entry is soft-deleted (404 afterwards; the address may be
  * added again). The row lock serializes with link writes, which lock the entry in share mode.
  */
-export async function deleteEntry(c: OpContext, id: string): Promise<void> {
+export async function deleteEntry(scope: Scope, input: { id: string }): Promise<void> {
   await transaction(async (m) => {
-    const e = await loadEntry(m, c, id, true);
+    const e = await loadEntry(m, scope, input.id, true);
     const links: Array<{ id: string }> = await m.query(
       `SELECT id FROM payment_links WHERE settlement_destination_id = $1 AND status = ANY($2) ORDER BY created_at DESC LIMIT 20`,
       [e.id, LINK_STATUSES_USING_DESTINATION]);
@@ -234,8 +235,9 @@ export async function deleteEntry(c: OpContext, id: string): Promise<void> {
  * `screening_unavailable` (Retry-After 30; the previous result is kept).
  * Stores the result and emits `address_book.entry_rechecked` in one transaction.
  */
-export async function recheckEntry(c: OpContext, id: string): Promise<AddressBookEntry> {
-  const before = await loadEntry(db().manager, c, id);
+export async function recheckEntry(scope: Scope, input: { id: string }): Promise<AddressBookEntry> {
+  const { id } = input;
+  const before = await loadEntry(db().manager, scope, id);
   if (before.kind !== 'crypto') {
     throw invalidRequest('address_book_entry_kind_mismatch', 'Only crypto entries are screened; this is a bank entry.', undefined, { kind: before.kind });
   }
@@ -243,14 +245,14 @@ export async function recheckEntry(c: OpContext, id: string): Promise<AddressBoo
   const { result, available } = await screen(before.chain as ChainName, before.address!, key);
   if (!available) throw temporarilyUnavailable('screening_unavailable', 'The screening provider is unavailable; the previous result is kept. Retry later.', { retry_after_seconds: 30 });
   return transaction(async (m) => {
-    const e = await loadEntry(m, c, id, true);
+    const e = await loadEntry(m, scope, id, true);
     const previous = e.screening;
     e.screening = result;
     await m.save(e);
     const saved = await m.findOneByOrFail(AddressBookEntry, { id });
     await emitEvent(m, {
-      accountId: c.accountId, livemode: c.livemode, type: 'address_book.entry_rechecked', objectType: 'address_book_entry', objectId: id,
-      object: { ...addressBookEntryView(saved), previous_screening: previous ?? null }, request: c.request,
+      accountId: scope.accountId, livemode: scope.livemode, type: 'address_book.entry_rechecked', objectType: 'address_book_entry', objectId: id,
+      object: { ...addressBookEntryView(saved), previous_screening: previous ?? null }, request: scope.request,
     });
     return saved;
   });
@@ -262,14 +264,15 @@ export async function recheckEntry(c: OpContext, id: string): Promise<AddressBoo
  * `parameter_invalid` naming the field), encrypted with the application key and never read back;
  * the masked projection is stored beside them. Errors: 404; a crypto entry 400
  * `address_book_entry_kind_mismatch`; details already set 409 conflict `beneficiary_already_set`
- * (bank details of an entry never change: add a new entry).
+ * (bank details of an entry never change: add a new entry). `input.beneficiary`: the raw details.
  */
-export async function setBeneficiary(c: OpContext, id: string, input: BeneficiaryInput): Promise<AddressBookEntry> {
+export async function setBeneficiary(scope: Scope, input: { id: string; beneficiary: BeneficiaryInput }): Promise<AddressBookEntry> {
+  const { id } = input;
   return transaction(async (m) => {
-    const e = await loadEntry(m, c, id, true);
+    const e = await loadEntry(m, scope, id, true);
     if (e.kind !== 'bank') throw invalidRequest('address_book_entry_kind_mismatch', 'Bank details apply to bank entries only; this is a crypto entry.', undefined, { kind: e.kind });
     if (e.beneficiary_set_at) throw conflict('beneficiary_already_set', 'Bank details of an entry are set once; add a new entry for other details.');
-    const { details, masked } = normalizeBeneficiary(input);
+    const { details, masked } = normalizeBeneficiary(input.beneficiary);
     e.bank_details_ciphertext = encrypt(JSON.stringify(details));
     e.beneficiary_masked = masked;
     e.bank_rail = masked.rail;

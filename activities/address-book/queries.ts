@@ -6,8 +6,9 @@ import { resolveChain } from '../../domain/addresses';
 import { invalidRequest } from '../../domain/errors';
 import { AddressBookEntry } from '../../entities';
 import { db } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
 import { likeContains } from '../../lib/sql';
-import type { OpContext } from '../op-context';
+import type { AccountScope } from '../scope';
 import { loadEntry } from './commands';
 
 /**
@@ -15,9 +16,8 @@ import { loadEntry } from './commands';
  * filtered by `kind`, `chain` (id or name; 400 `parameter_invalid` when unsupported) and `q`
  * (label, address or counterparty name contains); the caller paginates.
  */
-export function entryListQuery(c: Pick<OpContext, 'accountId' | 'livemode'>, f: { kind?: string; chain?: string; q?: string }): SelectQueryBuilder<AddressBookEntry> {
-  const qb = db().getRepository(AddressBookEntry).createQueryBuilder('e')
-    .where('e.account_id = :a AND e.livemode = :l AND e.deleted_at IS NULL', { a: c.accountId, l: c.livemode });
+export function entryListQuery(scope: AccountScope, f: { kind?: string; chain?: string; q?: string }): SelectQueryBuilder<AddressBookEntry> {
+  const qb = scoped(scope).query(AddressBookEntry, 'e').andWhere('e.deleted_at IS NULL');
   if (f.kind) qb.andWhere('e.kind = :k', { k: f.kind });
   if (f.chain !== undefined) {
     const chain = resolveChain(f.chain);
@@ -28,7 +28,7 @@ export function entryListQuery(c: Pick<OpContext, 'accountId' | 'livemode'>, f: 
   return qb;
 }
 
-/** `GET /address_book/{id}`: a live entry of (account, mode); 404 otherwise. */
-export async function getEntry(c: OpContext, id: string): Promise<AddressBookEntry> {
-  return loadEntry(db().manager, c, id);
+/** `GET /address_book/{id}`: a live entry of the scope's (account, mode); 404 param `id` otherwise. */
+export async function getEntry(scope: AccountScope, input: { id: string }): Promise<AddressBookEntry> {
+  return loadEntry(db().manager, scope, input.id);
 }

@@ -10,17 +10,18 @@ import { blankToNull } from '../../domain/payment-links';
 import { Client, Product } from '../../entities';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { OpContext } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { Scope } from '../scope';
 
 /** Request fields of a client (create and update). */
 export interface ClientInput { display_name?: string; email?: string | null; company?: string | null; country?: string | null; role?: string | null; notes?: string | null }
 
 
-/** Creates a client of (account, livemode). Returns the row. */
-export async function createClient(c: OpContext, input: ClientInput): Promise<Client> {
+/** Creates a client of the scope's (account, livemode). Returns the row. */
+export async function createClient(scope: Scope, input: ClientInput): Promise<Client> {
   return transaction(async (m) => {
     const row = m.create(Client, {
-      id: newId('cli_'), account_id: c.accountId, livemode: c.livemode, display_name: input.display_name!.trim(),
+      id: newId('cli_'), account_id: scope.accountId, livemode: scope.livemode, display_name: input.display_name!.trim(),
       email: blankToNull(input.email), company: blankToNull(input.company), country: blankToNull(input.country),
       role: blankToNull(input.role), notes: blankToNull(input.notes), archived_at: null,
     });
@@ -33,16 +34,14 @@ export async function createClient(c: OpContext, input: ClientInput): Promise<Cl
  * Locks the caller's row of `entity` (same account and mode) for update; 404 `not_found` naming
  * `label` for an unknown or foreign id (cross-account ids are never 403).
  */
-async function lockOwned<T extends Client | Product>(m: EntityManager, entity: new () => T, c: OpContext, id: string, label: string): Promise<T> {
-  const row = await m.findOne(entity as unknown as typeof Client, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } }) as T | null;
-  if (!row) throw notFound(`No such ${label}: ${id}.`, 'id');
-  return row;
+async function lockOwned<T extends Client | Product>(m: EntityManager, entity: new () => T, scope: Scope, id: string, label: string): Promise<T> {
+  return scoped(scope, m).lock(entity as unknown as typeof Client, { id }, () => notFound(`No such ${label}: ${id}.`, 'id')) as unknown as Promise<T>;
 }
 
 /** Archives the caller's client or product (idempotent: the first `archived_at` is kept). 404 for foreign ids. */
-async function archiveOwned<T extends Client | Product>(c: OpContext, entity: new () => T, id: string, label: string): Promise<T> {
+async function archiveOwned<T extends Client | Product>(scope: Scope, entity: new () => T, id: string, label: string): Promise<T> {
   return transaction(async (m) => {
-    const row = await lockOwned(m, entity, c, id, label);
+    const row = await lockOwned(m, entity, scope, id, label);
     if (!row.archived_at) {
       row.archived_at = new Date();
       await m.save(row);
@@ -55,9 +54,10 @@ async function archiveOwned<T extends Client | Product>(c: OpContext, entity: ne
  * Updates a client (spec 2.3): null (or a blank string) clears email/company/country/role/notes;
  * keys not sent are kept. 404 for an unknown or foreign id; 409 conflict `client_archived` once archived.
  */
-export async function updateClient(c: OpContext, id: string, input: ClientInput): Promise<Client> {
+export async function updateClient(scope: Scope, input: ClientInput & { id: string }): Promise<Client> {
+  const { id } = input;
   return transaction(async (m) => {
-    const row = await lockOwned(m, Client, c, id, 'client');
+    const row = await lockOwned(m, Client, scope, id, 'client');
     if (row.archived_at) throw conflict('client_archived', 'An archived client cannot be changed.');
     if (input.display_name !== undefined) row.display_name = input.display_name.trim();
     for (const k of ['email', 'company', 'country', 'role', 'notes'] as const) {
@@ -69,8 +69,8 @@ export async function updateClient(c: OpContext, id: string, input: ClientInput)
 }
 
 /** Archives a client (idempotent). 404 for foreign ids. */
-export function archiveClient(c: OpContext, id: string): Promise<Client> {
-  return archiveOwned(c, Client, id, 'client');
+export function archiveClient(scope: Scope, input: { id: string }): Promise<Client> {
+  return archiveOwned(scope, Client, input.id, 'client');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ function checkCurrency(cur: string, param: string): void {
  * (400 `parameter_missing` param `currency`); when both are sent they must agree (400
  * `currency_mismatch` param `unit_price`). `unit_price` may be zero; null = no fixed price.
  */
-export async function createProduct(c: OpContext, input: ProductInput): Promise<Product> {
+export async function createProduct(scope: Scope, input: ProductInput): Promise<Product> {
   const currency = input.currency ?? input.unit_price?.currency;
   if (!currency) throw invalidRequest('parameter_missing', 'A product needs a `currency` (or a `unit_price`).', 'currency');
   checkCurrency(currency, input.currency !== undefined ? 'currency' : 'unit_price.currency');
@@ -99,7 +99,7 @@ export async function createProduct(c: OpContext, input: ProductInput): Promise<
   }
   return transaction(async (m) => {
     const row = m.create(Product, {
-      id: newId('prd_'), account_id: c.accountId, livemode: c.livemode, name: input.name!.trim(),
+      id: newId('prd_'), account_id: scope.accountId, livemode: scope.livemode, name: input.name!.trim(),
       description: blankToNull(input.description), currency, unit_price_minor: price, archived_at: null,
     });
     await m.insert(Product, row);
@@ -112,9 +112,10 @@ export async function createProduct(c: OpContext, input: ProductInput): Promise<
  * `unit_price` Money or null; a new `currency` must agree with the resulting price. 404 for
  * foreign ids; 409 conflict `product_archived` once archived.
  */
-export async function updateProduct(c: OpContext, id: string, input: ProductInput): Promise<Product> {
+export async function updateProduct(scope: Scope, input: ProductInput & { id: string }): Promise<Product> {
+  const { id } = input;
   return transaction(async (m) => {
-    const row = await lockOwned(m, Product, c, id, 'product');
+    const row = await lockOwned(m, Product, scope, id, 'product');
     if (row.archived_at) throw conflict('product_archived', 'An archived product cannot be changed.');
     if (input.name !== undefined) row.name = input.name.trim();
     if (input.description !== undefined) row.description = blankToNull(input.description);
@@ -143,6 +144,6 @@ export async function updateProduct(c: OpContext, id: string, input: ProductInpu
 }
 
 /** Archives a product (idempotent). 404 for foreign ids. */
-export function archiveProduct(c: OpContext, id: string): Promise<Product> {
-  return archiveOwned(c, Product, id, 'product');
+export function archiveProduct(scope: Scope, input: { id: string }): Promise<Product> {
+  return archiveOwned(scope, Product, input.id, 'product');
 }

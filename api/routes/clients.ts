@@ -29,32 +29,32 @@ export function register(r: Router<AppState>): void {
     response: listEnvelope(clientResponse),
     query: listClientsQuery,
     summary: 'List clients, newest first; `archived` narrows to archived (true) or active (false) clients.',
-    handler: async ({ caller, query }) => paginate(listClients(caller, query), 'c', query, clientView),
+    handler: async ({ scope, query }) => paginate(listClients(scope, query), 'c', query, clientView),
   });
 
   mount(r, {
     id: 'clients.create', method: 'post', path: '/clients', scope: 'payment_links.write', testMode: 'unavailable',
     response: clientResponse,
     body: createClientBody, successStatus: 201,
-    handler: async ({ caller, body, ctx }) => clientView(await createClient(opContext(caller, ctx), body)),
+    handler: async ({ scope, body }) => clientView(await createClient(scope, body)),
   });
 
   mount(r, {
     id: 'clients.get', method: 'get', path: '/clients/:id', scope: 'payment_links.read', testMode: 'unavailable',
     response: clientResponse,
-    handler: async ({ caller, params }) => clientView(await getClient(caller, params.id)),
+    handler: async ({ scope, params }) => clientView(await getClient(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'clients.update', method: 'patch', path: '/clients/:id', scope: 'payment_links.write', testMode: 'unavailable',
     response: clientResponse,
     body: updateClientBody,
-    handler: async ({ caller, params, body, ctx }) => clientView(await updateClient(opContext(caller, ctx), params.id, body)),
+    handler: async ({ scope, params, body }) => clientView(await updateClient(scope, { ...body, id: params.id })),
   });
 
   mount(r, {
     id: 'clients.archive', method: 'post', path: '/clients/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
     response: clientResponse,
-    handler: async ({ caller, params, ctx }) => clientView(await archiveClient(opContext(caller, ctx), params.id)),
+    handler: async ({ scope, params }) => clientView(await archiveClient(scope, { id: params.id })),
   });
 }

@@ -12,7 +12,6 @@ import { paginate } from '../../lib/pagination';
 import { createProductBody, listProductsQuery, updateProductBody } from '../schemas/payment-links';
 import { productResponse, productView } from '../../views/product';
 import { listEnvelope } from '../../views/schema';
-import { opContext } from './clients';
 
 /** Registers the product operations on `r`. */
 export function register(r: Router<AppState>): void {
@@ -21,32 +20,32 @@ export function register(r: Router<AppState>): void {
     response: listEnvelope(productResponse),
     query: listProductsQuery,
     summary: 'List products, newest first; `archived` narrows to archived (true) or active (false) products.',
-    handler: async ({ caller, query }) => paginate(listProducts(caller, query), 'p', query, productView),
+    handler: async ({ scope, query }) => paginate(listProducts(scope, query), 'p', query, productView),
   });
 
   mount(r, {
     id: 'products.create', method: 'post', path: '/products', scope: 'payment_links.write', testMode: 'unavailable',
     response: productResponse,
     body: createProductBody, successStatus: 201,
-    handler: async ({ caller, body, ctx }) => productView(await createProduct(opContext(caller, ctx), body)),
+    handler: async ({ scope, body }) => productView(await createProduct(scope, body)),
   });
 
   mount(r, {
     id: 'products.get', method: 'get', path: '/products/:id', scope: 'payment_links.read', testMode: 'unavailable',
     response: productResponse,
-    handler: async ({ caller, params }) => productView(await getProduct(caller, params.id)),
+    handler: async ({ scope, params }) => productView(await getProduct(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'products.update', method: 'patch', path: '/products/:id', scope: 'payment_links.write', testMode: 'unavailable',
     response: productResponse,
     body: updateProductBody,
-    handler: async ({ caller, params, body, ctx }) => productView(await updateProduct(opContext(caller, ctx), params.id, body)),
+    handler: async ({ scope, params, body }) => productView(await updateProduct(scope, { ...body, id: params.id })),
   });
 
   mount(r, {
     id: 'products.archive', method: 'post', path: '/products/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
     response: productResponse,
-    handler: async ({ caller, params, ctx }) => productView(await archiveProduct(opContext(caller, ctx), params.id)),
+    handler: async ({ scope, params }) => productView(await archiveProduct(scope, { id: params.id })),
   });
 }

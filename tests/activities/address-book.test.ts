@@ -7,6 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
+import { systemScope } from '../../activities/scope';
 import { createEntry, deleteEntry, recheckEntry, setBeneficiary } from '../../activities/address-book/commands';
 import { getAddress } from 'viem';
 import { db } from '../../lib/db';
@@ -19,7 +20,7 @@ const ach = { account_owner_type: 'business' as const, account_holder_name: 'Acm
 
 async function ctx() {
   const creds = await provisionAccount();
-  return { accountId: creds.account_id, livemode: true, request: testRequest };
+  return systemScope(creds.account_id, true, testRequest);
 }
 
 describeWithDb('address book commands', () => {
@@ -37,31 +38,31 @@ describeWithDb('address book commands', () => {
   test('bank details are set once (encrypted, masked projection, rail and currency); a second set is 409 beneficiary_already_set', async () => {
     const c = await ctx();
     const e = await createEntry(c, { kind: 'bank', label: 'Operating' });
-    const set = await setBeneficiary(c, e.id, ach);
+    const set = await setBeneficiary(c, { id: e.id, beneficiary: ach });
     expect(set).toMatchObject({ bank_rail: 'ach', bank_currency: 'USD', beneficiary_set_at: expect.any(Date) });
     expect(JSON.stringify(set.beneficiary_masked)).not.toContain('000123456789');
     expect((await row('address_book_entries', e.id)).bank_details_ciphertext).not.toContain('000123456789');
-    expect(await rejection(setBeneficiary(c, e.id, ach))).toMatchObject({ code: 'beneficiary_already_set' });
+    expect(await rejection(setBeneficiary(c, { id: e.id, beneficiary: ach }))).toMatchObject({ code: 'beneficiary_already_set' });
   });
 
   test('a destination a payable link settles to cannot be deleted (409 address_book_entry_in_use with the link); once the link ended it is soft-deleted', async () => {
     const { creds, link } = await activeBankLinkRow('ach', 'USD', '1000');
-    const c = { accountId: creds.account_id, livemode: true, request: testRequest };
-    const e = await rejection(deleteEntry(c, link.settlement_destination_id!));
+    const c = systemScope(creds.account_id, true, testRequest);
+    const e = await rejection(deleteEntry(c, { id: link.settlement_destination_id! }));
     expect(e).toMatchObject({ code: 'address_book_entry_in_use', details: { payment_link_ids: [link.id] } });
     await db().query(`UPDATE payment_links SET status = 'cancelled' WHERE id = $1`, [link.id]);
-    await deleteEntry(c, link.settlement_destination_id!);
+    await deleteEntry(c, { id: link.settlement_destination_id! });
     expect((await row('address_book_entries', link.settlement_destination_id!)).deleted_at).toBeInstanceOf(Date);
-    expect(await rejection(deleteEntry(c, link.settlement_destination_id!))).toMatchObject({ type: 'not_found' });
+    expect(await rejection(deleteEntry(c, { id: link.settlement_destination_id! }))).toMatchObject({ type: 'not_found' });
   });
 
   test('recheck stores the new screening and writes address_book.entry_rechecked; a bank entry cannot be rechecked', async () => {
     const c = await ctx();
     const e = await createEntry(c, { kind: 'crypto', chain: chainAdapter().chain, address: newAddress() });
-    const r = await recheckEntry(c, e.id);
+    const r = await recheckEntry(c, { id: e.id });
     expect(r.screening).toMatchObject({ status: 'completed' });
     expect(await eventTypes(e.id)).toEqual(['address_book.entry_rechecked']);
     const bank = await createEntry(c, { kind: 'bank' });
-    expect(await rejection(recheckEntry(c, bank.id))).toMatchObject({ code: 'address_book_entry_kind_mismatch' });
+    expect(await rejection(recheckEntry(c, { id: bank.id }))).toMatchObject({ code: 'address_book_entry_kind_mismatch' });
   });
 });

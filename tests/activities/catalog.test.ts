@@ -5,12 +5,13 @@
  * mismatch, changing an archived row, a foreign id is 404) and that archiving is idempotent.
  */
 import { provisionAccount } from '../../activities/accounts/commands';
+import { systemScope } from '../../activities/scope';
 import { archiveClient, archiveProduct, createClient, createProduct, updateClient, updateProduct } from '../../activities/catalog/commands';
 import { describeWithDb, rejection, testRequest, useActivityTier } from '../helpers/activity-env';
 
 async function ctx() {
   const creds = await provisionAccount();
-  return { accountId: creds.account_id, livemode: true, request: testRequest };
+  return systemScope(creds.account_id, true, testRequest);
 }
 
 describeWithDb('catalog commands', () => {
@@ -20,11 +21,11 @@ describeWithDb('catalog commands', () => {
     const c = await ctx();
     const cli = await createClient(c, { display_name: '  Acme Corp ', email: '', company: 'Acme', notes: '   ' });
     expect(cli).toMatchObject({ display_name: 'Acme Corp', email: null, company: 'Acme', notes: null, archived_at: null });
-    const a1 = await archiveClient(c, cli.id);
-    const a2 = await archiveClient(c, cli.id);
+    const a1 = await archiveClient(c, { id: cli.id });
+    const a2 = await archiveClient(c, { id: cli.id });
     expect(a2.archived_at).toEqual(a1.archived_at);
-    expect(await rejection(updateClient(c, cli.id, { display_name: 'New' }))).toMatchObject({ type: 'conflict', code: 'client_archived' });
-    expect(await rejection(archiveClient(await ctx(), cli.id))).toMatchObject({ type: 'not_found' });
+    expect(await rejection(updateClient(c, { id: cli.id, display_name: 'New' }))).toMatchObject({ type: 'conflict', code: 'client_archived' });
+    expect(await rejection(archiveClient(await ctx(), { id: cli.id }))).toMatchObject({ type: 'not_found' });
   });
 
   test('a product: currency from unit_price; a price in another currency is 400 currency_mismatch; changing a priced product\'s currency needs a new price', async () => {
@@ -32,9 +33,9 @@ describeWithDb('catalog commands', () => {
     const p = await createProduct(c, { name: 'Consulting hour', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } });
     expect(p).toMatchObject({ currency: 'USD', unit_price_minor: '15000' });
     expect(await rejection(createProduct(c, { name: 'X', currency: 'EUR', unit_price: { amount: '1', currency: 'USD', decimals: 2 } }))).toMatchObject({ code: 'currency_mismatch' });
-    expect(await rejection(updateProduct(c, p.id, { currency: 'EUR' }))).toMatchObject({ code: 'currency_mismatch' });
-    expect(await updateProduct(c, p.id, { currency: 'EUR', unit_price: { amount: '14000', currency: 'EUR', decimals: 2 } })).toMatchObject({ currency: 'EUR', unit_price_minor: '14000' });
-    await archiveProduct(c, p.id);
-    expect(await rejection(updateProduct(c, p.id, { name: 'Y' }))).toMatchObject({ code: 'product_archived' });
+    expect(await rejection(updateProduct(c, { id: p.id, currency: 'EUR' }))).toMatchObject({ code: 'currency_mismatch' });
+    expect(await updateProduct(c, { id: p.id, currency: 'EUR', unit_price: { amount: '14000', currency: 'EUR', decimals: 2 } })).toMatchObject({ currency: 'EUR', unit_price_minor: '14000' });
+    await archiveProduct(c, { id: p.id });
+    expect(await rejection(updateProduct(c, { id: p.id, name: 'Y' }))).toMatchObject({ code: 'product_archived' });
   });
 });

@@ -7,6 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
+import { systemScope } from '../../activities/scope';
 import { createEntry } from '../../activities/address-book/commands';
 import { createClient } from '../../activities/catalog/commands';
 import { subscriptionWorkflowActivities } from '../../activities/subscriptions/activities';
@@ -23,7 +24,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** A monthly subscription of 49 USDC, `cycles` periods, 7 days' grace, anchored an hour from now. */
 async function subscription(cycles = 3) {
   const creds = await provisionAccount();
-  const ctx = { accountId: creds.account_id, livemode: true, request: testRequest };
+  const ctx = systemScope(creds.account_id, true, testRequest);
   const cli = await createClient(ctx, { display_name: 'Subscriber', email: 'subscriber@example.com' });
   const entry = await createEntry(ctx, { kind: 'crypto', chain: chainAdapter().chain, address: `0x${crypto.randomBytes(20).toString('hex')}` });
   const s = await createSubscription(ctx, {

@@ -13,6 +13,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { activities } from '../../activities';
 import { provisionAccount } from '../../activities/accounts/commands';
+import { systemScope } from '../../activities/scope';
 import { createEntry } from '../../activities/address-book/commands';
 import { createClient } from '../../activities/catalog/commands';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
@@ -53,7 +54,7 @@ async function withTemporal(fn: (env: TestWorkflowEnvironment) => Promise<void>)
 /** A merchant with a client and its own wallet on the service chain. */
 async function merchant() {
   const creds = await provisionAccount();
-  const ctx = { accountId: creds.account_id, livemode: true, request: { id: 'req_subtest', idempotency_key: null } };
+  const ctx = systemScope(creds.account_id, true, { id: 'req_subtest', idempotency_key: null });
   const cli = await createClient(ctx, { display_name: 'Subscriber', email: 'subscriber@example.com' });
   const wallet = `0x${crypto.randomBytes(20).toString('hex')}`;
   const entry = await createEntry(ctx, { kind: 'crypto', chain: chainAdapter().chain, address: wallet });
