@@ -292,7 +292,7 @@ async function replay(s: Stream, afterSeq: string): Promise<void> {
   try {
     let cursor = afterSeq;
     for (;;) {
-      const rows = await eventsAfter(s.caller, cursor, s.type, REPLAY_PAGE);
+      const rows = await eventsAfter(s.caller, { after_seq: cursor, type: s.type, limit: REPLAY_PAGE });
       const now = Date.now();
       for (const row of rows) {
         if (s.closed) return;

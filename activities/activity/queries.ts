@@ -4,14 +4,14 @@
  * its counts. Categories and descriptions: domain/activity.ts.
  */
 import type { SelectQueryBuilder } from 'typeorm';
-import type { Caller } from '../../domain/caller';
 import { ACTIVITY_CATEGORIES, activityCategory, type ActivityCategory } from '../../domain/activity';
 import { checkEventTypeParam, LIVE_EVENT_TYPES } from '../../domain/event-types';
 import { parseLimit } from '../../domain/pagination';
 import { EventRow } from '../../entities';
-import { db } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
 import type { ActivitySummary } from '../../views/activity';
 import { eventsPage, type EventPage } from '../events/queries';
+import type { AccountScope } from '../scope';
 
 /** Shipped event types that are activity. */
 const ACTIVITY_TYPES = LIVE_EVENT_TYPES.filter((t) => activityCategory(t) !== null);
@@ -29,9 +29,8 @@ function typesOf(category: ActivityCategory | undefined, type: string | undefine
   return types;
 }
 
-function base(caller: Caller, q: ActivityFilters): SelectQueryBuilder<EventRow> {
-  const qb = db().getRepository(EventRow).createQueryBuilder('e')
-    .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
+function base(scope: AccountScope, q: ActivityFilters): SelectQueryBuilder<EventRow> {
+  const qb = scoped(scope).query(EventRow, 'e')
     .andWhere('e.type = ANY(:types)', { types: typesOf(q.category, q.type) });
   if (q.object) qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   if (q.since) qb.andWhere('e.created_at >= :since', { since: new Date(q.since).toISOString() });
@@ -51,26 +50,27 @@ async function countByCategory(qb: SelectQueryBuilder<EventRow>): Promise<Record
 
 /**
  * `GET /activity`: one page of the feed, newest first (outbox order, cursor as `GET /events`).
- * `type` unknown: `400 event_type_unknown` (an unshipped type matches nothing). With `summary`,
+ * `type` unknown: `400 event_type_unknown` (an unshipped type matches nothing). With `q.summary`,
  * also the counts per category over every matching row.
  */
-export async function listActivity(caller: Caller, q: ActivityFilters & { limit?: unknown; cursor?: string }, summary: boolean):
+export async function listActivity(scope: AccountScope, q: ActivityFilters & { limit?: unknown; cursor?: string; summary?: boolean }):
   Promise<EventPage & { summary?: { total: number; by_category: Record<string, number> } }> {
   const limit = parseLimit(q.limit);
-  const qb = base(caller, q);
+  const qb = base(scope, q);
   const counted = qb.clone();
   const page = await eventsPage(qb, q.cursor, limit);
-  if (!summary) return page;
+  if (!q.summary) return page;
   const byCategory = await countByCategory(counted);
   return { ...page, summary: { total: Object.values(byCategory).reduce((x, y) => x + y, 0), by_category: byCategory } };
 }
 
 /**
- * `GET /activity/summary`: counts per category and per type over `start`..`end` (inclusive,
- * exclusive), with the first and last occurrence.
+ * `GET /activity/summary`: counts per category and per type over `input.start`..`input.end`
+ * (inclusive, exclusive), with the first and last occurrence.
  */
-export async function activitySummary(caller: Caller, start: Date, end: Date): Promise<ActivitySummary> {
-  const qb = base(caller, { since: start.toISOString(), until: end.toISOString() });
+export async function activitySummary(scope: AccountScope, input: { start: Date; end: Date }): Promise<ActivitySummary> {
+  const { start, end } = input;
+  const qb = base(scope, { since: start.toISOString(), until: end.toISOString() });
   const rows = await qb.select('e.type', 'type').addSelect('count(*)', 'n').addSelect('min(e.created_at)', 'first').addSelect('max(e.created_at)', 'last')
     .groupBy('e.type').getRawMany<{ type: string; n: string; first: Date; last: Date }>();
   const byType: Record<string, number> = {};
@@ -87,5 +87,5 @@ export async function activitySummary(caller: Caller, start: Date, end: Date): P
     if (!firstAt || f < firstAt) firstAt = f;
     if (!lastAt || l > lastAt) lastAt = l;
   }
-  return { livemode: caller.livemode, start, end, total: Object.values(byType).reduce((x, y) => x + y, 0), byCategory, byType, firstAt, lastAt };
+  return { livemode: scope.livemode, start, end, total: Object.values(byType).reduce((x, y) => x + y, 0), byCategory, byType, firstAt, lastAt };
 }

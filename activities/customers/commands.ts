@@ -13,9 +13,10 @@ import { conflict, invalidRequest } from '../../domain/errors';
 import { Customer, CustomerVerificationLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { emitEvent } from '../../lib/outbox';
 import { kycProvider } from '../../providers/kyc';
 import { customerView } from '../../views/customer';
+import type { Scope } from '../scope';
 import { getCustomer } from './queries';
 import { signalCustomer } from './signals';
 
@@ -25,12 +26,15 @@ import { signalCustomer } from './signals';
  * account: an existing one of the same type `409 customer_already_exists`, of another type (two
  * creates racing, or a later create with the other type) `409 customer_type_conflict`. The
  * account's `customer_type` follows. The provider's customer is created (idempotent by our id);
- * `verification_state: not_started`.
+ * `verification_state: not_started`. The owner is the scope's caller (a dashboard user; Error without one).
  */
-export async function createCustomer(a: { accountId: string; userId: string; livemode: boolean; customerType: CustomerType; country?: string | null; legalName?: string | null }): Promise<Customer> {
-  const country = a.country ? a.country.toUpperCase() : null;
+export async function createCustomer(scope: Scope, input: { customer_type: CustomerType; country?: string | null; legal_name?: string | null }): Promise<Customer> {
+  const userId = scope.caller?.userId;
+  if (!userId) throw new Error('createCustomer: the caller is not a dashboard user');
+  const a = { accountId: scope.accountId, livemode: scope.livemode, userId, customerType: input.customer_type };
+  const country = input.country ? input.country.toUpperCase() : null;
   if (country !== null && !COUNTRIES.has(country)) throw invalidRequest('country_invalid', '`country` must be an ISO 3166-1 alpha-2 country code of the registry.', 'country');
-  const legalName = legalNameFor(a.customerType, a.legalName);
+  const legalName = legalNameFor(a.customerType, input.legal_name);
   const id = newId('cus_');
   const providerId = await kycProvider().createCustomer(id, a.customerType);
   return transaction(async (m) => {
@@ -53,10 +57,12 @@ export async function createCustomer(a: { accountId: string; userId: string; liv
 /**
  * `POST /customers/{id}/verification_links`: a hosted link of `kind` from the provider. `tos`
  * comes first: another kind before a `tos` link `409 tos_link_required`; a kind not of the
- * customer's type `400 parameter_invalid` (param `kind`). Wakes the customer's workflow.
+ * customer's type `400 parameter_invalid` (param `kind`). Wakes the customer's workflow. 404 param
+ * `id` when the customer is not the scope's (`me`: the account's own).
  */
-export async function createVerificationLink(accountId: string, livemode: boolean, id: string, kind: string): Promise<{ customer: Customer; link: CustomerVerificationLink }> {
-  const c = await getCustomer(accountId, livemode, id);
+export async function createVerificationLink(scope: Scope, input: { id: string; kind: string }): Promise<{ customer: Customer; link: CustomerVerificationLink }> {
+  const { kind } = input;
+  const c = await getCustomer(scope, { id: input.id });
   if (!VERIFICATION_LINK_KINDS[c.customer_type].includes(kind)) {
     throw invalidRequest('parameter_invalid', `A ${c.customer_type} customer verifies with ${VERIFICATION_LINK_KINDS[c.customer_type].join(', ')}.`, 'kind');
   }
@@ -74,9 +80,12 @@ export async function createVerificationLink(accountId: string, livemode: boolea
  * `PATCH /customers/{id}/compliance_profile` (owner/admin): merges `profile` (no personal data:
  * business activity, expected volume, purpose, source of funds). A `compliance_profile`
  * requirement is then met: removed from `requirements_due` with `customer.requirements_updated`.
+ * 404 param `id` when the customer is not the scope's.
  */
-export async function updateComplianceProfile(accountId: string, livemode: boolean, id: string, profile: Record<string, unknown>, request: RequestRef | null): Promise<Customer> {
-  const c0 = await getCustomer(accountId, livemode, id);
+export async function updateComplianceProfile(scope: Scope, input: { id: string; profile: Record<string, unknown> }): Promise<Customer> {
+  const { accountId, livemode, request } = scope;
+  const { profile } = input;
+  const c0 = await getCustomer(scope, { id: input.id });
   return transaction(async (m) => {
     const c = await m.findOneOrFail(Customer, { where: { id: c0.id }, lock: { mode: 'pessimistic_write' } });
     c.compliance_profile = { ...c.compliance_profile, ...profile };

@@ -6,7 +6,6 @@
  * catalogued types.
  */
 import type { SelectQueryBuilder } from 'typeorm';
-import type { Caller } from '../../domain/caller';
 import { DomainError } from '../../domain/errors';
 import { checkEventTypeParam } from '../../domain/event-types';
 import { currentShippedEventTypes } from '../../lib/switches';
@@ -15,6 +14,8 @@ import {
 } from '../../domain/pagination';
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
 /** `since` timestamps before 0001-01-01T00:00:00Z are refused (PostgreSQL has no year 0). */
 const EARLIEST_SINCE_MS = Date.parse('0001-01-01T00:00:00Z');
@@ -61,18 +62,17 @@ export async function eventsPage(qb: SelectQueryBuilder<EventRow>, cursor: strin
 export interface EventListFilters { limit?: unknown; cursor?: string; type?: string; object?: string; since?: string }
 
 /**
- * `GET /events`: one page of the caller's shipped events, newest first. `type` is checked against
+ * `GET /events`: one page of the scope's shipped events, newest first. `type` is checked against
  * the closed catalogue (`400 event_type_unknown`, param `type`; an unshipped type matches
  * nothing); `object` matches `object_id` or a related object; `since` is an `evt_` id (events
  * strictly after it; one the caller cannot see is `404 not_found` param `since`) or an ISO-8601
  * timestamp (events created at or after it; anything else `400 parameter_invalid`).
  */
-export async function listEvents(caller: Caller, q: EventListFilters): Promise<EventPage> {
+export async function listEvents(scope: AccountScope, q: EventListFilters): Promise<EventPage> {
   const limit = parseLimit(q.limit);
-  const qb = db().getRepository(EventRow).createQueryBuilder('e')
-    .where('e.account_id = :a', { a: caller.accountId })
-    .andWhere('e.livemode = :l', { l: caller.livemode })
-    .andWhere('e.type = ANY(:shipped)', { shipped: [...await currentShippedEventTypes(caller.accountId)] });
+  const own = scoped(scope);
+  const qb = own.query(EventRow, 'e')
+    .andWhere('e.type = ANY(:shipped)', { shipped: [...await currentShippedEventTypes(scope.accountId)] });
   if (q.type !== undefined) qb.andWhere('e.type = :t', { t: checkEventTypeParam(q.type) });
   if (q.object !== undefined && q.object !== '') {
     qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
@@ -80,8 +80,8 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
   if (q.since !== undefined && q.since !== '') {
     const since = q.since;
     if (since.startsWith('evt_')) {
-      const rows: Array<{ seq: string }> = await db().query(
-        'SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [since, caller.accountId, caller.livemode]);
+      const mine = own.sql(null, 2);
+      const rows: Array<{ seq: string }> = await db().query(`SELECT seq FROM events WHERE id = $1 AND ${mine.where}`, [since, ...mine.params]);
       // An id the caller cannot see is 404 like every id of another account or of none (spec part 7;
       // issue 24: it was 400, a refusal of a value the document admits).
       if (!rows[0]) throw new DomainError('not_found', 'not_found', `\`since\`: no such event ${since}.`, { param: 'since' });
@@ -101,19 +101,22 @@ export async function listEvents(caller: Caller, q: EventListFilters): Promise<E
   return eventsPage(qb, q.cursor, limit);
 }
 
-/** `GET /events/{id}`: a shipped event of the caller's account and mode; `404 not_found` otherwise. */
-export async function getEvent(caller: Caller, id: string): Promise<EventRow> {
-  const e = await db().getRepository(EventRow).findOneBy({ id, account_id: caller.accountId, livemode: caller.livemode });
-  if (!e || !(await currentShippedEventTypes(caller.accountId)).includes(e.type)) throw new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
+/** `GET /events/{id}`: a shipped event `input.id` of the scope's account and mode; `404 not_found` (param `id`) otherwise. */
+export async function getEvent(scope: AccountScope, input: { id: string }): Promise<EventRow> {
+  const { id } = input;
+  const e = await scoped(scope).findOne(EventRow, { id });
+  if (!e || !(await currentShippedEventTypes(scope.accountId)).includes(e.type)) throw new DomainError('not_found', 'not_found', `No such event: ${id}.`, { param: 'id' });
   return e;
 }
 
 /**
- * One page of the events of `objectId` (its own or naming it as related) visible to `caller`,
- * newest first by `seq` (`GET /<resource>/{id}/events`, spec 6). `cursor`: the list cursor of
- * domain/pagination.ts carrying the seq; anything else `400 cursor_invalid`.
+ * One page of the events of `input.object_id` (its own or naming it as related) of the scope's
+ * account and mode, newest first by `seq` (`GET /<resource>/{id}/events`, spec 6). `cursor`: the
+ * list cursor of domain/pagination.ts carrying the seq; anything else `400 cursor_invalid`.
  */
-export async function objectEvents(caller: Caller, objectId: string, query: { limit?: unknown; cursor?: unknown }): Promise<EventPage> {
+export async function objectEvents(scope: AccountScope, input: { object_id: string; limit?: unknown; cursor?: unknown }): Promise<EventPage> {
+  const query = input;
+  const objectId = input.object_id;
   const limit = parseLimit(query.limit);
   let before: string | null = null;
   if (query.cursor !== undefined && query.cursor !== '') {
@@ -121,8 +124,7 @@ export async function objectEvents(caller: Caller, objectId: string, query: { li
     if (!c || !isBigintDigits(c.id)) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
     before = c.id;
   }
-  const rows = await db().getRepository(EventRow).createQueryBuilder('e')
-    .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
+  const rows = await scoped(scope).query(EventRow, 'e')
     .andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: objectId })
     .andWhere(before ? 'e.seq < :before' : 'TRUE', { before })
     .orderBy('e.seq', 'DESC').take(limit + 1).getMany();
@@ -136,14 +138,16 @@ export async function objectEvents(caller: Caller, objectId: string, query: { li
 }
 
 /**
- * The stream's resume point for `Last-Event-ID` `lastEventId` (spec 6 "Stream"): the event's
- * outbox sequence. Throws `400 parameter_invalid` (param `Last-Event-ID`) for an id the caller
- * cannot see, `409 stream_resume_gap` (with `details.fallback`, the `GET /events?since=` call to
- * catch up with) when the event is older than `windowSeconds`.
+ * The stream's resume point for `Last-Event-ID` `input.last_event_id` (spec 6 "Stream"): the
+ * event's outbox sequence. Throws `400 parameter_invalid` (param `Last-Event-ID`) for an id the
+ * scope cannot see, `409 stream_resume_gap` (with `details.fallback`, the `GET /events?since=`
+ * call to catch up with) when the event is older than `input.window_seconds`.
  */
-export async function streamResumeSeq(caller: Caller, lastEventId: string, windowSeconds: number): Promise<string> {
+export async function streamResumeSeq(scope: AccountScope, input: { last_event_id: string; window_seconds: number }): Promise<string> {
+  const { last_event_id: lastEventId, window_seconds: windowSeconds } = input;
+  const mine = scoped(scope).sql(null, 2);
   const rows: Array<{ seq: string; created_at: Date }> = /^evt_[A-Za-z0-9]{1,64}$/.test(lastEventId)
-    ? await db().query('SELECT seq, created_at FROM events WHERE id = $1 AND account_id = $2 AND livemode = $3', [lastEventId, caller.accountId, caller.livemode])
+    ? await db().query(`SELECT seq, created_at FROM events WHERE id = $1 AND ${mine.where}`, [lastEventId, ...mine.params])
     : [];
   if (!rows[0]) throw new DomainError('invalid_request', 'parameter_invalid', `\`Last-Event-ID\`: no such event ${lastEventId}.`, { param: 'Last-Event-ID' });
   if (Date.now() - rows[0].created_at.getTime() > windowSeconds * 1000) {
@@ -154,12 +158,11 @@ export async function streamResumeSeq(caller: Caller, lastEventId: string, windo
   return String(rows[0].seq);
 }
 
-/** Up to `limit` shipped events of the caller after outbox sequence `afterSeq`, oldest first, only of `type` when given (the stream's replay). */
-export async function eventsAfter(caller: Caller, afterSeq: string, type: string | null, limit: number): Promise<EventRow[]> {
-  const qb = db().getRepository(EventRow).createQueryBuilder('e')
-    .where('e.account_id = :a AND e.livemode = :l', { a: caller.accountId, l: caller.livemode })
-    .andWhere('e.type IN (:...shipped)', { shipped: [...await currentShippedEventTypes(caller.accountId)] })
-    .andWhere('e.seq > :c', { c: afterSeq });
-  if (type) qb.andWhere('e.type = :t', { t: type });
-  return qb.orderBy('e.seq', 'ASC').limit(limit).getMany();
+/** Up to `input.limit` shipped events of the scope after outbox sequence `input.after_seq`, oldest first, only of `input.type` when given (the stream's replay). */
+export async function eventsAfter(scope: AccountScope, input: { after_seq: string; type: string | null; limit: number }): Promise<EventRow[]> {
+  const qb = scoped(scope).query(EventRow, 'e')
+    .andWhere('e.type IN (:...shipped)', { shipped: [...await currentShippedEventTypes(scope.accountId)] })
+    .andWhere('e.seq > :c', { c: input.after_seq });
+  if (input.type) qb.andWhere('e.type = :t', { t: input.type });
+  return qb.orderBy('e.seq', 'ASC').limit(input.limit).getMany();
 }

@@ -4,11 +4,11 @@
  * written by ./commands.ts (the request-log buffer) and kept REQUEST_LOG_RETENTION_DAYS days.
  */
 import type { SelectQueryBuilder } from 'typeorm';
-import type { Caller } from '../../domain/caller';
 import { DomainError } from '../../domain/errors';
 import { ApiKey, RequestLog } from '../../entities';
 import { db } from '../../lib/db';
 import type { ApiKeyUsage, StatusClasses } from '../../views/request-log';
+import type { AccountScope } from '../scope';
 
 /**
  * Filters of `GET /request_logs`: `status` a code (`404`) or a class (`4xx`); `since` / `until`
@@ -28,10 +28,12 @@ const CLASS_SQL = `count(*) FILTER (WHERE r.status >= 200 AND r.status < 300) AS
   count(*) FILTER (WHERE r.status >= 500) AS c5`;
 
 /**
- * The caller's request logs matching `q` (alias `r`); the caller paginates it (newest first).
- * Throws `400 livemode_boundary` (param `livemode`) when a test-mode caller asks for live rows.
+ * The scope's request logs matching `q` (alias `r`); the caller paginates it (newest first). A
+ * live scope reads both modes (narrowed by `q.livemode`), a test-mode scope only test-mode rows:
+ * `400 livemode_boundary` (param `livemode`) when it asks for live rows.
  */
-export function requestLogsQuery(caller: Caller, q: RequestLogFilters): SelectQueryBuilder<RequestLog> {
+export function requestLogsQuery(scope: AccountScope, q: RequestLogFilters): SelectQueryBuilder<RequestLog> {
+  const caller = scope;
   const qb = db().getRepository(RequestLog).createQueryBuilder('r');
   qb.where('r.account_id = :a', { a: caller.accountId });
   if (!caller.livemode) {
@@ -61,10 +63,12 @@ export async function requestLogSummary(qb: SelectQueryBuilder<RequestLog>): Pro
 
 /**
  * `GET /api_keys/{id}/usage`: totals, status classes, latency percentiles (ms) and UTC daily
- * counts of key `keyId` over the `days` days before now. `404 not_found` for a key the caller
- * cannot see (a test-mode caller sees only test-mode keys).
+ * counts of key `input.id` over the `input.days` days before now. `404 not_found` (param `id`) for
+ * a key the scope cannot see (a test-mode scope sees only test-mode keys).
  */
-export async function apiKeyUsage(caller: Caller, keyId: string, days: number): Promise<ApiKeyUsage> {
+export async function apiKeyUsage(scope: AccountScope, input: { id: string; days: number }): Promise<ApiKeyUsage> {
+  const caller = scope;
+  const { id: keyId, days } = input;
   const key = await db().getRepository(ApiKey).findOneBy({ id: keyId, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
   if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
   const end = new Date();

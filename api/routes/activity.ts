@@ -39,8 +39,8 @@ export function register(r: Router<AppState>): void {
       until: iso,
     }),
     response: listEnvelope(activityResponse, Joi.object({ total: Joi.number().integer().min(0).required(), by_category: byCategoryResponse.required() })),
-    handler: async ({ caller, query }) => {
-      const { page, has_more, next_cursor, summary } = await listActivity(caller, query, wantsExpand(query.expand, 'summary'));
+    handler: async ({ scope, query }) => {
+      const { page, has_more, next_cursor, summary } = await listActivity(scope, { ...query, summary: wantsExpand(query.expand, 'summary') });
       return { object: 'list' as const, data: page.map(activityView), has_more, next_cursor, ...(summary ? { summary } : {}) };
     },
   });
@@ -50,9 +50,9 @@ export function register(r: Router<AppState>): void {
     summary: 'Activity counts per category and type over a period (default: the last 30 days).',
     query: Joi.object({ since: iso, until: iso }),
     response: activitySummaryResponse,
-    handler: async ({ caller, query }) => {
+    handler: async ({ scope, query }) => {
       const { start, end } = activityPeriod(query.since, query.until, new Date());
-      return activitySummaryView(await activitySummary(caller, start, end));
+      return activitySummaryView(await activitySummary(scope, { start, end }));
     },
   });
 }

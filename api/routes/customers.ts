@@ -19,7 +19,6 @@ import { objectEventsPage } from '../object-events';
 import { mount, type OperationDef } from '../operation';
 import { documentedAlso, listQuery, strictCountryCode, TRIM_WHITESPACE } from '../schemas/common';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag'> = { testMode: 'unavailable', switch: 'api_v1.customers', flag: 'customers.enabled' };
 /** The version date after which `me` stops resolving (the next version date). */
 const ME_SUNSET = '2027-03-01';
@@ -38,7 +37,7 @@ export function register(r: Router<AppState>): void {
     ...GATE, id: 'customers.list', method: 'get', path: '/customers', scope: 'customers.read',
     response: listEnvelope(customerResponse),
     summary: 'The account owner\'s customer: zero or one row (has_more always false); 409 customer_mapping_stale while the provider mapping is stale.',
-    handler: async ({ caller }) => ({ object: 'list', data: (await listCustomers(caller.accountId, caller.livemode)).map(customerView), has_more: false, next_cursor: null }),
+    handler: async ({ scope }) => ({ object: 'list', data: (await listCustomers(scope)).map(customerView), has_more: false, next_cursor: null }),
   });
 
   mount(r, {
@@ -57,15 +56,13 @@ export function register(r: Router<AppState>): void {
     }),
     response: customerResponse,
     summary: 'Create the owner\'s customer (no personal data; verification_state not_started). 409 customer_already_exists, customer_type_conflict.',
-    handler: async ({ caller, body }) => customerView(await createCustomer({
-      accountId: caller.accountId, userId: caller.userId!, livemode: caller.livemode, customerType: body.customer_type, country: body.country ?? null, legalName: body.legal_name,
-    })),
+    handler: async ({ scope, body }) => customerView(await createCustomer(scope, { customer_type: body.customer_type, country: body.country ?? null, legal_name: body.legal_name })),
   });
 
   mount(r, {
     ...GATE, id: 'customers.get', method: 'get', path: '/customers/:id', scope: 'customers.read', response: customerResponse,
     summary: 'One customer; the literal `me` is a deprecated alias of the account\'s customer (Deprecation header) until the next version date.',
-    handler: async ({ caller, params, ctx }) => { deprecateMe(params.id, ctx); return customerView(await getCustomer(caller.accountId, caller.livemode, params.id)); },
+    handler: async ({ scope, params, ctx }) => { deprecateMe(params.id, ctx); return customerView(await getCustomer(scope, { id: params.id })); },
   });
 
   mount(r, {
@@ -74,20 +71,20 @@ export function register(r: Router<AppState>): void {
     callers: ['business_key', 'dashboard_session'], roles: ['owner', 'admin'], successStatus: 201,
     body: Joi.object({ kind: Joi.string().valid(...ALL_LINK_KINDS).required() }), response: verificationLinkResponse,
     summary: 'A hosted verification link from the provider: `tos` first (409 tos_link_required), then the identity kinds of the customer type.',
-    handler: async ({ caller, params, body, ctx }) => { deprecateMe(params.id, ctx); return verificationLinkView((await createVerificationLink(caller.accountId, caller.livemode, params.id, body.kind)).link); },
+    handler: async ({ scope, params, body, ctx }) => { deprecateMe(params.id, ctx); return verificationLinkView((await createVerificationLink(scope, { id: params.id, kind: body.kind })).link); },
   });
 
   mount(r, {
     ...GATE, id: 'customers.associated_persons.list', method: 'get', path: '/customers/:id/associated_persons', scope: 'customers.read',
     response: listEnvelope(associatedPersonResponse),
-    handler: async ({ caller, params }) => ({ object: 'list', data: (await associatedPersons(caller.accountId, caller.livemode, params.id)).map(associatedPersonView), has_more: false, next_cursor: null }),
+    handler: async ({ scope, params }) => ({ object: 'list', data: (await associatedPersons(scope, { id: params.id })).map(associatedPersonView), has_more: false, next_cursor: null }),
   });
 
   mount(r, {
     // A per-object event list: reachable by a test-mode key (spec 1 rule 5 reach list); a live customer's id is then 404.
     ...GATE, testMode: 'full', id: 'customers.events.list', method: 'get', path: '/customers/:id/events', scope: 'customers.read',
     query: Joi.object(listQuery), response: listEnvelope(eventResponse),
-    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await getCustomer(caller.accountId, caller.livemode, params.id)).id, query),
+    handler: async ({ caller, scope, params, query }) => objectEventsPage(caller, (await getCustomer(scope, { id: params.id })).id, query),
   });
 
   mount(r, {
@@ -101,6 +98,6 @@ export function register(r: Router<AppState>): void {
     }),
     response: customerResponse,
     summary: 'Update the compliance profile (owner/admin; no personal data); a `compliance_profile` requirement is then met.',
-    handler: async ({ caller, params, body, ctx }) => customerView(await updateComplianceProfile(caller.accountId, caller.livemode, params.id, body, requestRef(ctx))),
+    handler: async ({ scope, params, body }) => customerView(await updateComplianceProfile(scope, { id: params.id, profile: body })),
   });
 }

@@ -40,8 +40,8 @@ export function register(r: Router<AppState>): void {
         description: 'An `evt_` id of this account (events after it; an id the caller cannot see is `404 not_found`) or an RFC 3339 timestamp (events at or after it).',
       }),
     }),
-    handler: async ({ caller, query }): Promise<ListEnvelope<EventView>> => {
-      const { page, has_more, next_cursor } = await listEvents(caller, query);
+    handler: async ({ scope, query }): Promise<ListEnvelope<EventView>> => {
+      const { page, has_more, next_cursor } = await listEvents(scope, query);
       return { object: 'list', data: page.map(eventView), has_more, next_cursor };
     },
   });
@@ -50,6 +50,6 @@ export function register(r: Router<AppState>): void {
     id: 'events.get', method: 'get', path: '/events/:id', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
     response: eventResponse,
     summary: 'Retrieve one event.',
-    handler: async ({ caller, params }) => eventView(await getEvent(caller, params.id)),
+    handler: async ({ scope, params }) => eventView(await getEvent(scope, { id: params.id })),
   });
 }

@@ -42,8 +42,8 @@ export function register(r: Router<AppState>): void {
       until: iso,
     }),
     response: listEnvelope(requestLogResponse, Joi.object({ total: Joi.number().integer().min(0).required(), by_status_class: statusClassesResponse.required() })),
-    handler: async ({ caller, query }) => {
-      const qb = requestLogsQuery(caller, query);
+    handler: async ({ scope, query }) => {
+      const qb = requestLogsQuery(scope, query);
       const page = await paginate(qb.clone(), 'r', query, requestLogView);
       if (!wantsExpand(query.expand, 'summary')) return page;
       return { ...page, summary: await requestLogSummary(qb) };
@@ -55,6 +55,6 @@ export function register(r: Router<AppState>): void {
     summary: "An API key's request counts, status classes, latency and daily traffic over the last `days` days.",
     query: Joi.object({ days: Joi.number().integer().min(1).max(REQUEST_LOG_RETENTION_DAYS).default(REQUEST_LOG_RETENTION_DAYS) }),
     response: apiKeyUsageResponse,
-    handler: async ({ caller, params, query }) => apiKeyUsageView(await apiKeyUsage(caller, params.id, query.days)),
+    handler: async ({ scope, params, query }) => apiKeyUsageView(await apiKeyUsage(scope, { id: params.id, days: query.days })),
   });
 }

@@ -33,10 +33,10 @@ export function register(r: Router<AppState>): void {
     query: Joi.object({ type: eventTypeParam }),
     responseContentType: 'text/event-stream',
     response: Joi.string().description('text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats'),
-    handler: async ({ caller, query, ctx }) => {
+    handler: async ({ caller, scope, query, ctx }) => {
       const type = query.type !== undefined ? checkEventTypeParam(query.type) : null;
       const last = ctx.get('Last-Event-ID').trim();
-      const afterSeq = last ? await streamResumeSeq(caller, last, loadConfig().streamResumeWindowSeconds) : null;
+      const afterSeq = last ? await streamResumeSeq(scope, { last_event_id: last, window_seconds: loadConfig().streamResumeWindowSeconds }) : null;
       const body = await openStream(ctx, { caller, type, afterSeq });
       if (!body) throw new DomainError('temporarily_unavailable', 'stream_unavailable', 'The event stream is briefly unavailable. Retry shortly.', { details: { retry_after_seconds: 5 } });
       return body;

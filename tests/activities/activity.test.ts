@@ -23,23 +23,23 @@ describeWithDb('activity feed reads', () => {
     const { payment } = await createOrReuseNativePayment(link.id, { payerEmail: null, payerType: null }, testRequest);
     const caller = keyCaller(creds.account_id);
 
-    const all = await listActivity(caller, {}, true);
+    const all = await listActivity(caller, { summary: true });
     expect(all.page.map((e) => e.type)).toEqual(['payment.awaiting', 'payment.created', 'payment_link.activated']);
     expect(all.summary).toMatchObject({ total: 3, by_category: { payment_links: 1, payments: 2 } });
-    expect((await listActivity(caller, { category: 'payments' }, false)).page.every((e) => e.object_id === payment.id)).toBe(true);
-    expect((await listActivity(caller, { object: link.id }, false)).page).toHaveLength(3);
-    const page1 = await listActivity(caller, { limit: 2 }, false);
+    expect((await listActivity(caller, { category: 'payments' })).page.every((e) => e.object_id === payment.id)).toBe(true);
+    expect((await listActivity(caller, { object: link.id })).page).toHaveLength(3);
+    const page1 = await listActivity(caller, { limit: 2 });
     expect(page1).toMatchObject({ has_more: true });
-    const page2 = await listActivity(caller, { limit: 2, cursor: page1.next_cursor! }, false);
+    const page2 = await listActivity(caller, { limit: 2, cursor: page1.next_cursor! });
     expect(page2.page.map((e) => e.type)).toEqual(['payment_link.activated']);
 
-    const s = await activitySummary(caller, new Date(Date.now() - 60_000), new Date(Date.now() + 60_000));
+    const s = await activitySummary(caller, { start: new Date(Date.now() - 60_000), end: new Date(Date.now() + 60_000) });
     expect(s).toMatchObject({ total: 3, byType: { 'payment.created': 1, 'payment.awaiting': 1, 'payment_link.activated': 1 } });
   });
 
   test('an unknown event type is refused (400 event_type_unknown); test mode sees nothing of live activity', async () => {
     const { creds } = await activeCryptoLink('10000');
-    expect(await rejection(listActivity(keyCaller(creds.account_id), { type: 'payment.nonsense' }, false))).toMatchObject({ code: 'event_type_unknown' });
-    expect((await listActivity(keyCaller(creds.account_id, false), {}, false)).page).toEqual([]);
+    expect(await rejection(listActivity(keyCaller(creds.account_id), { type: 'payment.nonsense' }))).toMatchObject({ code: 'event_type_unknown' });
+    expect((await listActivity(keyCaller(creds.account_id, false), {})).page).toEqual([]);
   });
 });

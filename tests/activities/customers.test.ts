@@ -12,7 +12,8 @@ import { createCustomer } from '../../activities/customers/commands';
 import { db } from '../../lib/db';
 import { kycProvider } from '../../providers/kyc';
 import { KYC_REJECTION_OUTCOMES } from '../../providers/sandbox-values';
-import { describeWithDb, eventTypes, rejection, row, runActivity, useActivityTier } from '../helpers/activity-env';
+import { scopeOf } from '../../activities/scope';
+import { describeWithDb, eventTypes, keyCaller, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
 
 /** The step as the worker registers it. */
 const { syncCustomerVerification } = customerWorkflowActivities;
@@ -21,7 +22,8 @@ const { syncCustomerVerification } = customerWorkflowActivities;
 async function customer() {
   const creds = await provisionAccount();
   const [owner] = await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [creds.account_id]);
-  const c = await createCustomer({ accountId: creds.account_id, userId: owner.user_id, livemode: true, customerType: 'business', country: 'US', legalName: 'Acme Ltd' });
+  const owns = scopeOf({ ...keyCaller(creds.account_id), kind: 'dashboard_session', userId: owner.user_id, role: 'owner' }, testRequest);
+  const c = await createCustomer(owns, { customer_type: 'business', country: 'US', legal_name: 'Acme Ltd' });
   return c.id;
 }
 

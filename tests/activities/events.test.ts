@@ -77,12 +77,12 @@ describeWithDb('outbox tail and event lists', () => {
       await db().transaction((m) => emitEvent(m, ev(id, rel)));
     }
     const caller = keyCaller(acct);
-    const p1 = await objectEvents(caller, 'obj_a', { limit: 2 });
+    const p1 = await objectEvents(caller, { object_id: 'obj_a', limit: 2 });
     expect(p1.page.map((e) => e.object_id)).toEqual(['obj_a', 'obj_b']);
     expect(p1.has_more).toBe(true);
-    const p2 = await objectEvents(caller, 'obj_a', { limit: 2, cursor: p1.next_cursor! });
+    const p2 = await objectEvents(caller, { object_id: 'obj_a', limit: 2, cursor: p1.next_cursor! });
     expect(p2).toMatchObject({ has_more: false, next_cursor: null });
     expect(p2.page.map((e) => e.object_id)).toEqual(['obj_a']);
-    expect((await objectEvents(keyCaller(acct, false), 'obj_a', {})).page).toEqual([]);
+    expect((await objectEvents(keyCaller(acct, false), { object_id: 'obj_a' })).page).toEqual([]);
   });
 });

@@ -92,6 +92,7 @@ describeWithDb('payroll activities', () => {
     const [at] = await db().query('SELECT provider_payment_id FROM payroll_item_attempts WHERE item_id = $1', [itemId]);
     await db().query(`UPDATE sandbox_rail_payments SET state = 'submitted', paid_minor = NULL WHERE id = $1`, [at.provider_payment_id]);
     await db().query(`UPDATE payroll_run_items SET status = 'processing', paid_at = NULL WHERE id = $1`, [itemId]);
+    await db().query(`UPDATE payroll_item_attempts SET status = 'processing' WHERE item_id = $1`, [itemId]);
     const paidEvents = async () => (await itemEvents(itemId)).filter((t) => t === 'payroll_item.payout_paid').length;
     const before = await paidEvents();
     expect(await runActivity(syncPayrollItem, itemId)).toBe('processing');

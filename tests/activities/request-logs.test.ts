@@ -53,11 +53,11 @@ describeWithDb('request log commands and reads', () => {
   test('apiKeyUsage: totals, classes and latency percentiles of one key; another account\'s key is 404', async () => {
     const a = await account();
     await insertRequestLogs([10, 20, 30, 400].map((ms, i) => logRow(a.accountId, a.keyId, { latency_ms: ms, status: i === 3 ? 502 : 200 })));
-    const u = await apiKeyUsage(keyCaller(a.accountId), a.keyId, 7);
+    const u = await apiKeyUsage(keyCaller(a.accountId), { id: a.keyId, days: 7 });
     expect(u).toMatchObject({ total: 4, classes: { '2xx': 3, '5xx': 1 }, p50: 20, p95: 400 });
     expect(u.daily.reduce((s, d) => s + d.errors, 0)).toBe(1);
     const b = await account();
-    expect(await rejection(apiKeyUsage(keyCaller(b.accountId), a.keyId, 7))).toMatchObject({ type: 'not_found' });
+    expect(await rejection(apiKeyUsage(keyCaller(b.accountId), { id: a.keyId, days: 7 }))).toMatchObject({ type: 'not_found' });
   });
 });
 

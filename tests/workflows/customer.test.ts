@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createCustomer, createVerificationLink } from '../../activities/customers/commands';
 import { notifyCustomerDecision } from '../../activities/customers/signals';
+import { scopeOf } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { kycProvider } from '../../providers/kyc';
 import { customerWaitingForQuery } from '../../workflows/customer';
@@ -32,8 +33,9 @@ const state = async (id: string) => (await db().query('SELECT verification_state
 test('pending after a link; a silent decision found by the daily re-read; approved ends it; a later rejection starts it again; replay', async () => {
   const acct = await newAccount();
   const owner = (await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [acct.account_id]))[0].user_id;
-  const c = await createCustomer({ accountId: acct.account_id, userId: owner, livemode: true, customerType: 'individual' });
-  await createVerificationLink(acct.account_id, true, c.id, 'tos');
+  const owns = scopeOf({ kind: 'dashboard_session', accountId: acct.account_id, livemode: true, keyId: null, userId: owner, role: 'owner', scopes: ['*'], defaultVersion: null }, null);
+  const c = await createCustomer(owns, { customer_type: 'individual' });
+  await createVerificationLink(owns, { id: c.id, kind: 'tos' });
   await eventually(async () => (await state(c.id)) === 'pending', 'pending');
   // The row is `pending` once the activity commits; waiting_for follows when the workflow's next task runs.
   await eventually(async () => (await env.client.workflow.getHandle(c.id).query(customerWaitingForQuery)).includes('re-read daily'), 'waiting_for the daily re-read');
