@@ -11,6 +11,8 @@ import type { EntityManager } from 'typeorm';
 import { readiness, setupGuide, type Readiness, type SetupGuide } from '../../domain/readiness';
 import type { Account } from '../../entities';
 import { transaction } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
 /** Statement timeout of one expansion read, ms. */
 export const EXPANSION_TIMEOUT_MS = 1500;
@@ -32,13 +34,16 @@ async function bounded<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
 
 const at = (v: unknown): Date | null => (v ? new Date(v as string) : null);
 
-/** Readiness of `account` as seen in `livemode`. */
-export function loadReadiness(account: Account, livemode: boolean): Promise<Readiness> {
+/** Readiness of the scope's account (`input.account`, its row) as seen in the scope's mode. Throws ExpansionTimeout. */
+export function loadReadiness(scope: AccountScope, input: { account: Account }): Promise<Readiness> {
+  const { account } = input;
+  const { livemode } = scope;
+  const own = scoped(scope).sql(null, 1);
   return bounded(async (m) => {
     const [r]: Array<{ wallet: boolean; endpoints: string }> = await m.query(
       `SELECT EXISTS (SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = true AND status = 'active') AS wallet,
-              (SELECT count(*) FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND enabled AND deleted_at IS NULL) AS endpoints`,
-      [account.id, livemode]);
+              (SELECT count(*) FROM webhook_endpoints WHERE ${own.where} AND enabled AND deleted_at IS NULL) AS endpoints`,
+      own.params);
     const [enforced, acceptance] = await Promise.all([isFlagOpen(TERMS_SWITCH, account.id), accountAcceptance(account.id)]);
     return readiness({
       livemode, accessState: account.access_state, country: account.country,
@@ -48,16 +53,19 @@ export function loadReadiness(account: Account, livemode: boolean): Promise<Read
   });
 }
 
-/** Setup guide of `account` as seen in `livemode`. */
-export function loadSetupGuide(account: Account, livemode: boolean): Promise<SetupGuide> {
+/** Setup guide of the scope's account (`input.account`, its row) as seen in the scope's mode. Throws ExpansionTimeout. */
+export function loadSetupGuide(scope: AccountScope, input: { account: Account }): Promise<SetupGuide> {
+  const { account } = input;
+  const { livemode } = scope;
+  const own = scoped(scope).sql(null, 1);
   return bounded(async (m) => {
     const [r]: Array<Record<string, unknown>> = await m.query(
-      `SELECT (SELECT min(created_at) FROM api_keys WHERE account_id = $1 AND livemode = $2) AS key_at,
-              (SELECT min(created_at) FROM payment_links WHERE account_id = $1 AND livemode = $2) AS link_at,
-              (SELECT min(activated_at) FROM payment_links WHERE account_id = $1 AND livemode = $2) AS activated_at,
-              (SELECT min(paid_at) FROM payments WHERE account_id = $1 AND livemode = $2) AS paid_at,
-              (SELECT min(created_at) FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND deleted_at IS NULL) AS endpoint_at`,
-      [account.id, livemode]);
+      `SELECT (SELECT min(created_at) FROM api_keys WHERE ${own.where}) AS key_at,
+              (SELECT min(created_at) FROM payment_links WHERE ${own.where}) AS link_at,
+              (SELECT min(activated_at) FROM payment_links WHERE ${own.where}) AS activated_at,
+              (SELECT min(paid_at) FROM payments WHERE ${own.where}) AS paid_at,
+              (SELECT min(created_at) FROM webhook_endpoints WHERE ${own.where} AND deleted_at IS NULL) AS endpoint_at`,
+      own.params);
     return setupGuide({
       livemode, apiKeyAt: at(r.key_at), paymentLinkAt: at(r.link_at), activatedLinkAt: at(r.activated_at),
       paidPaymentAt: at(r.paid_at), webhookEndpointAt: at(r.endpoint_at), hasSupportContact: account.support_contact !== null,

@@ -14,6 +14,7 @@ import { newId } from '../../lib/ids';
 import { randomToken, sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
+import type { Scope } from '../scope';
 
 export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
 
@@ -93,10 +94,15 @@ export async function ensureServiceWallet(accountId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Revokes a key (idempotent); 404 when it is not the account's. */
-export async function revokeKey(accountId: string, keyId: string): Promise<ApiKey> {
+/**
+ * `POST /api_keys/{id}/revoke`: revokes key `input.id` of the scope's account, either mode
+ * (idempotent: the first `revoked_at` is kept); 404 param `id` when it is not the account's.
+ */
+export async function revokeKey(scope: Scope, input: { id: string }): Promise<ApiKey> {
+  const keyId = input.id;
   return transaction(async (m) => {
-    const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
+    // Either mode: a key is the account's whatever the scope's mode (not a scoped lookup).
+    const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: scope.accountId }, lock: { mode: 'pessimistic_write' } });
     if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
     if (key.status !== 'revoked') {
       API_KEY_TRANSITIONS.move(key, 'revoked');
@@ -107,8 +113,15 @@ export async function revokeKey(accountId: string, keyId: string): Promise<ApiKe
   });
 }
 
-/** Rolls a key: a new secret with the same scopes and settings; the old key is revoked at once. */
-export async function rollKey(accountId: string, keyId: string, userId: string | null): Promise<{ key: ApiKey; secret: string }> {
+/**
+ * `POST /api_keys/{id}/roll`: a new secret for key `input.id` of the scope's account (either mode)
+ * with the same scopes and settings, created by the scope's user; the old key is revoked at once.
+ * 404 param `id` when not the account's; 409 `api_key_revoked` for a revoked key.
+ */
+export async function rollKey(scope: Scope, input: { id: string }): Promise<{ key: ApiKey; secret: string }> {
+  const { accountId } = scope;
+  const keyId = input.id;
+  const userId = scope.caller?.userId ?? null;
   return transaction(async (m) => {
     const old = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
     if (!old) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
@@ -132,10 +145,11 @@ export interface AccountUpdate {
   support_contact?: Record<string, unknown> | null;
 }
 
-/** `PATCH /account` (spec 4.10): one transaction on the locked account row; 404 `not_found` when gone. Preferences merge. */
-export async function updateAccount(accountId: string, u: AccountUpdate): Promise<Account> {
+/** `PATCH /account` (spec 4.10): the scope's account, one transaction on its locked row; 404 `not_found` when gone. Preferences merge. */
+export async function updateAccount(scope: Scope, input: AccountUpdate): Promise<Account> {
+  const u = input;
   return transaction(async (m) => {
-    const acc = await m.findOne(Account, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
+    const acc = await m.findOne(Account, { where: { id: scope.accountId }, lock: { mode: 'pessimistic_write' } });
     if (!acc) throw new DomainError('not_found', 'not_found', 'No such account.');
     if (u.display_name !== undefined) acc.display_name = u.display_name;
     if (u.language !== undefined) acc.language = u.language;
@@ -147,10 +161,14 @@ export async function updateAccount(accountId: string, u: AccountUpdate): Promis
 }
 
 /**
- * `POST /accounts` (spec 4.10): a live account owned by login `userId`. 503 `test_mode_not_supported`
- * in test mode, 400 `country_invalid`, 409 `account_already_exists` when the login owns a live one.
+ * `POST /accounts` (spec 4.10): a live account owned by the scope's login (`scope.caller.userId`;
+ * Error without one). 503 `test_mode_not_supported` in test mode, 400 `country_invalid`, 409
+ * `account_already_exists` when the login owns a live one.
  */
-export async function createAccountForLogin(a: { userId: string; livemode: boolean; displayName: string; country?: string | null }): Promise<Account> {
+export async function createAccountForLogin(scope: Scope, input: { display_name: string; country?: string | null }): Promise<Account> {
+  const userId = scope.caller?.userId;
+  if (!userId) throw new Error('createAccountForLogin: the caller is not a dashboard user');
+  const a = { userId, livemode: scope.livemode, displayName: input.display_name, country: input.country };
   if (!a.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
   if (a.country && !COUNTRIES.has(a.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${a.country}.`, { param: 'country' });
   const owned: unknown[] = await db().query(`SELECT 1 FROM accounts WHERE owner_user_id = $1 AND livemode = true LIMIT 1`, [a.userId]);
@@ -162,16 +180,28 @@ export async function createAccountForLogin(a: { userId: string; livemode: boole
   return db().getRepository(Account).findOneByOrFail({ id });
 }
 
-/** `POST /api_keys` (spec 4.10, 5): a new key in one transaction; the secret is returned once. */
-export async function createApiKey(a: Parameters<typeof insertApiKey>[1]): Promise<{ key: ApiKey; secret: string }> {
-  return transaction((m) => insertApiKey(m, a));
+/** Body of `POST /api_keys` (spec 4.10): the key's mode is `livemode`, not the scope's. */
+export interface CreateApiKeyInput {
+  livemode: boolean; scopes: string[]; name?: string | null; ip_allowlist?: string[]; expires_at?: Date | null; default_version?: string | null;
 }
 
 /**
- * `POST /account/sessions/revoke_all` (spec 4.10): revokes every live dashboard session of login
- * `userId`. Returns how many and when (millisecond precision; now when none).
+ * `POST /api_keys` (spec 4.10, 5): a new key of the scope's account in one transaction, created by
+ * the scope's user; the secret is returned once.
  */
-export async function revokeAllSessions(userId: string | null): Promise<{ count: number; revokedAt: Date }> {
+export async function createApiKey(scope: Scope, input: CreateApiKeyInput): Promise<{ key: ApiKey; secret: string }> {
+  return transaction((m) => insertApiKey(m, {
+    accountId: scope.accountId, livemode: input.livemode, scopes: input.scopes, name: input.name ?? null, ipAllowlist: input.ip_allowlist,
+    expiresAt: input.expires_at ?? null, defaultVersion: input.default_version ?? null, userId: scope.caller?.userId ?? null,
+  }));
+}
+
+/**
+ * `POST /account/sessions/revoke_all` (spec 4.10): revokes every live dashboard session of the
+ * scope's login (`scope.caller.userId`). Returns how many and when (millisecond precision; now when none).
+ */
+export async function revokeAllSessions(scope: Scope): Promise<{ count: number; revokedAt: Date }> {
+  const userId = scope.caller?.userId ?? null;
   // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
   const [rows]: [Array<{ revoked_at: Date }>, number] = await db().query(
     `UPDATE dashboard_sessions SET revoked_at = date_trunc('milliseconds', clock_timestamp())
@@ -180,10 +210,16 @@ export async function revokeAllSessions(userId: string | null): Promise<{ count:
 }
 
 /**
- * `POST /webhook_waitlist`, `POST /card_waitlist` (spec 4.10): joins `waitlist` once per account;
- * a repeat updates the contact (`email` defaults to the account's, `use_case` only when given).
+ * `POST /webhook_waitlist`, `POST /card_waitlist` (spec 4.10): the scope's account joins
+ * `input.waitlist` once; a repeat updates the contact (`email` defaults to the account's,
+ * `use_case` only when given, undefined keeps it). `joined_by` is the caller's key id, else its
+ * user id, else `unknown`.
  */
-export async function joinWaitlist(a: { accountId: string; waitlist: WaitlistEntry['waitlist']; email: string | null; useCase: string | null | undefined; joinedBy: string }): Promise<WaitlistEntry> {
+export async function joinWaitlist(scope: Scope, input: { waitlist: WaitlistEntry['waitlist']; email?: string | null; use_case?: string | null }): Promise<WaitlistEntry> {
+  const a = {
+    accountId: scope.accountId, waitlist: input.waitlist, email: input.email ?? null, useCase: input.use_case,
+    joinedBy: scope.caller?.keyId ?? scope.caller?.userId ?? 'unknown',
+  };
   await db().query(
     `INSERT INTO waitlist_entries(account_id, waitlist, email, use_case, joined_by)
      SELECT a.id, $2, COALESCE($3, a.email), $4, $5 FROM accounts a WHERE a.id = $1

@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { isFlagOpen } from '../../lib/switches';
 import { faultValue } from '../../providers/sandbox-faults';
+import type { Scope } from '../scope';
 
 /** The switch that turns the gate on (off by default: inactive until enabled), globally or for an account's cohort. */
 export const TERMS_SWITCH = 'legal.terms_acceptance';
@@ -24,13 +25,16 @@ export async function accountAcceptance(accountId: string): Promise<{ user_id: s
 }
 
 /**
- * The gate of an operation declaring `gate`, for `caller`: passes when the switch is off (for the
- * caller's account); else
- * `account`: the owner accepted the current revision; `personal`: the acting user did (a key has
- * no person: refused). Throws 409 `terms_acceptance_required` (details `revision`, `action`), or
- * 503 `legal_acceptance_unavailable` (Retry-After) when the registry cannot be read.
+ * The gate of an operation declaring `input.terms`, for the scope's caller: passes when the switch
+ * is off (for the scope's account); else
+ * `account`: the owner accepted the current revision; `personal`: the acting user (`scope.caller`)
+ * did (a key, or no caller, has no person: refused). Throws 409 `terms_acceptance_required`
+ * (details `revision`, `action`), or 503 `legal_acceptance_unavailable` (Retry-After) when the
+ * registry cannot be read.
  */
-export async function checkTerms(gate: TermsGate, caller: { accountId: string; userId?: string | null }): Promise<void> {
+export async function checkTerms(scope: Scope, input: { terms: TermsGate }): Promise<void> {
+  const gate = input.terms;
+  const caller = { accountId: scope.accountId, userId: scope.caller?.userId ?? null };
   if (!(await isFlagOpen(TERMS_SWITCH, caller.accountId))) return;
   try {
     if ((await faultValue(caller.accountId, 'legal.registry_unavailable')) === 'true') throw new Error('acceptance registry unavailable (sandbox fault)');
@@ -46,12 +50,14 @@ export async function checkTerms(gate: TermsGate, caller: { accountId: string; u
 }
 
 /**
- * A person accepts the current revision (sandbox: `/sim/legal/acceptances`): `account` scope by the
- * account's owner (another member: 409 `terms_acceptance_owner_only`), `personal` scope by a member
- * for themselves. Idempotent per (account, user, scope, revision). 404 for an unknown account or a
- * user who is not a member.
+ * A person accepts the current revision for the scope's account (sandbox: `/sim/legal/acceptances`):
+ * `input.terms` `account` by the account's owner (another member: 409 `terms_acceptance_owner_only`),
+ * `personal` by a member for themselves. `input.user_id`: the person (default: the scope's caller,
+ * else for `account` the owner). Idempotent per (account, user, scope, revision). 404 for an
+ * unknown account (param `account_id`) or a user who is not a member (param `user_id`).
  */
-export async function acceptTerms(a: { accountId: string; userId?: string | null; scope: TermsGate }): Promise<{ id: string; account_id: string; user_id: string; scope: TermsGate; revision: string; accepted_at: Date }> {
+export async function acceptTerms(scope: Scope, input: { terms: TermsGate; user_id?: string | null }): Promise<{ id: string; account_id: string; user_id: string; scope: TermsGate; revision: string; accepted_at: Date }> {
+  const a = { accountId: scope.accountId, userId: input.user_id ?? scope.caller?.userId ?? null, scope: input.terms };
   const members: Array<{ user_id: string; role: string }> = await db().query('SELECT user_id, role FROM memberships WHERE account_id = $1', [a.accountId]);
   if (!members.length) throw notFound(`No such account: ${a.accountId}.`, 'account_id');
   const owner = members.find((m) => m.role === 'owner');

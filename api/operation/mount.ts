@@ -57,6 +57,6 @@ export function mount(router: Router<AppState>, def: OperationDef): void {
       return;
     }
     const terms = def.terms;
-    await runIdempotent(def, args, ctx, rawBody, terms ? () => checkTerms(terms, caller) : undefined);
+    await runIdempotent(def, args, ctx, rawBody, terms ? () => checkTerms(scope, { terms }) : undefined);
   });
 }

@@ -25,8 +25,8 @@ import { wantsExpand } from '../../lib/pagination';
 import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../../views/account-setup';
 
 const EXPANSIONS = {
-  readiness: async (a: Account, c: Caller) => readinessView(await loadReadiness(a, c.livemode)),
-  setup_guide: async (a: Account, c: Caller) => setupGuideView(await loadSetupGuide(a, c.livemode)),
+  readiness: async (a: Account, c: Caller) => readinessView(await loadReadiness(c, { account: a })),
+  setup_guide: async (a: Account, c: Caller) => setupGuideView(await loadSetupGuide(c, { account: a })),
 } as const;
 
 function unavailable(what: keyof typeof EXPANSIONS): DomainError {
@@ -70,14 +70,14 @@ export function register(r: Router<AppState>): void {
     id: 'account.get_readiness', method: 'get', path: '/account/readiness', scope: 'account.read', testMode: 'full',
     summary: 'Whether the account can take and settle payments now, check by check.',
     response: readinessResponse,
-    handler: async ({ caller }) => orUnavailable('readiness', async () => EXPANSIONS.readiness(await loadAccount(caller.accountId), caller)),
+    handler: async ({ caller, scope }) => orUnavailable('readiness', async () => EXPANSIONS.readiness(await loadAccount(scope), caller)),
   });
 
   mount(r, {
     id: 'account.get_setup_guide', method: 'get', path: '/account/setup_guide', scope: 'account.read', testMode: 'full',
     summary: 'The onboarding steps and which are done.',
     response: setupGuideResponse,
-    handler: async ({ caller }) => orUnavailable('setup_guide', async () => EXPANSIONS.setup_guide(await loadAccount(caller.accountId), caller)),
+    handler: async ({ caller, scope }) => orUnavailable('setup_guide', async () => EXPANSIONS.setup_guide(await loadAccount(scope), caller)),
   });
 
   mount(r, {
@@ -86,8 +86,8 @@ export function register(r: Router<AppState>): void {
     summary: "Revoke every dashboard session of the caller's login, the calling one included.",
     body: Joi.object({}),
     response: sessionRevocationResponse,
-    handler: async ({ caller }) => {
-      const r = await revokeAllSessions(caller.userId);
+    handler: async ({ scope }) => {
+      const r = await revokeAllSessions(scope);
       return sessionRevocationView(r.count, r.revokedAt);
     },
   });

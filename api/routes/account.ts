@@ -20,8 +20,8 @@ export function register(r: Router<AppState>): void {
     id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
     response: accountExpandedResponse,
     query: Joi.object({ expand: expandQuery }),
-    handler: async ({ caller, query }) => {
-      const a = await loadAccount(caller.accountId);
+    handler: async ({ caller, scope, query }) => {
+      const a = await loadAccount(scope);
       return { ...accountView(a, caller), ...(await accountExpansions(a, caller, query.expand)) };
     },
   });
@@ -37,15 +37,15 @@ export function register(r: Router<AppState>): void {
       dashboard_preferences: boundedFreeForm(DASHBOARD_PREFERENCES_BOUNDS),
       support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
     }),
-    handler: async ({ caller, body }) => accountView(await updateAccount(caller.accountId, body), caller),
+    handler: async ({ caller, scope, body }) => accountView(await updateAccount(scope, body), caller),
   });
 
   mount(r, {
     id: 'accounts.list', method: 'get', path: '/accounts', scope: 'account.read', testMode: 'full',
     response: listEnvelope(accountResponse),
     query: Joi.object({ limit: listQuery.limit, cursor: listQuery.cursor }),
-    handler: async ({ caller, query }) => {
-      const accounts = await listAccounts({ accountId: caller.accountId, userId: caller.userId, session: caller.kind === 'dashboard_session' });
+    handler: async ({ caller, scope, query }) => {
+      const accounts = await listAccounts(scope);
       return paginateRows(accounts, query, (a) => accountView(a, caller));
     },
   });
@@ -57,7 +57,6 @@ export function register(r: Router<AppState>): void {
     roles: ['owner'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: countryCode }),
-    handler: async ({ caller, body }) => accountView(
-      await createAccountForLogin({ userId: caller.userId!, livemode: caller.livemode, displayName: body.display_name, country: body.country ?? null }), caller),
+    handler: async ({ caller, scope, body }) => accountView(await createAccountForLogin(scope, { display_name: body.display_name, country: body.country ?? null }), caller),
   });
 }

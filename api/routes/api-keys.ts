@@ -20,13 +20,13 @@ export function register(r: Router<AppState>): void {
     id: 'api_keys.list', method: 'get', path: '/api_keys', scope: 'developers.read', testMode: 'full',
     response: listEnvelope(apiKeyResponse),
     query: Joi.object({ ...listQuery, status: Joi.string().valid('active', 'revoked') }),
-    handler: async ({ caller, query }) => paginate(apiKeyListQuery(caller.accountId, caller.livemode, query.status), 'k', query, (k) => apiKeyView(k)),
+    handler: async ({ scope, query }) => paginate(apiKeyListQuery(scope, { status: query.status }), 'k', query, (k) => apiKeyView(k)),
   });
 
   mount(r, {
     id: 'api_keys.get', method: 'get', path: '/api_keys/:id', scope: 'developers.read', testMode: 'full',
     response: apiKeyResponse,
-    handler: async ({ caller, params }) => apiKeyView(await getApiKey(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => apiKeyView(await getApiKey(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -42,11 +42,8 @@ export function register(r: Router<AppState>): void {
       expires_at: Joi.date().iso().greater('now'),
       default_version: versionDate,
     }),
-    handler: async ({ caller, body, ctx }) => {
-      const { key, secret } = await createApiKey({
-        accountId: caller.accountId, livemode: body.livemode, scopes: body.scopes, name: body.name ?? null,
-        ipAllowlist: body.ip_allowlist, expiresAt: body.expires_at ?? null, defaultVersion: body.default_version ?? null, userId: caller.userId,
-      });
+    handler: async ({ scope, body, ctx }) => {
+      const { key, secret } = await createApiKey(scope, body);
       ctx.state.redact.push('secret');
       return apiKeyView(key, secret);
     },
@@ -56,8 +53,8 @@ export function register(r: Router<AppState>): void {
     id: 'api_keys.roll', method: 'post', path: '/api_keys/:id/roll', scope: 'developers.write', testMode: 'unavailable',
     response: apiKeyWithSecretResponse,
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
-    handler: async ({ caller, params, ctx }) => {
-      const { key, secret } = await rollKey(caller.accountId, params.id, caller.userId);
+    handler: async ({ scope, params, ctx }) => {
+      const { key, secret } = await rollKey(scope, { id: params.id });
       clearAuthCache();
       ctx.state.redact.push('secret');
       return apiKeyView(key, secret);
@@ -68,8 +65,8 @@ export function register(r: Router<AppState>): void {
     id: 'api_keys.revoke', method: 'post', path: '/api_keys/:id/revoke', scope: 'developers.write', testMode: 'unavailable',
     response: apiKeyResponse,
     callers: [...SESSION_ONLY], roles: ['owner', 'admin'],
-    handler: async ({ caller, params }) => {
-      const key = await revokeKey(caller.accountId, params.id);
+    handler: async ({ scope, params }) => {
+      const key = await revokeKey(scope, { id: params.id });
       clearAuthCache();
       return apiKeyView(key);
     },

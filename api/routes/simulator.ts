@@ -67,6 +67,7 @@ import { recordVirtualAccountCredit } from '../../activities/wallet/commands';
 import { notifySendIntentBridgeUpdate, notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
+import { systemScope } from '../../activities/scope';
 import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
 import { validate } from '../operation';
@@ -250,7 +251,7 @@ export function simulatorRouter(): Router<AppState> {
 
   r.post('/legal/acceptances', async (ctx) => {
     const b = validate<{ account_id: string; user_id?: string; scope: 'account' | 'personal' }>(termsAcceptanceBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const a = await acceptTerms({ accountId: b.account_id, userId: b.user_id ?? null, scope: b.scope });
+    const a = await acceptTerms(systemScope(b.account_id, true), { terms: b.scope, user_id: b.user_id ?? null });
     ctx.status = 201;
     ctx.body = { object: 'sim.terms_acceptance', id: a.id, account_id: a.account_id, user_id: a.user_id, scope: a.scope, revision: a.revision, accepted_at: new Date(a.accepted_at).toISOString() };
   });

@@ -25,9 +25,7 @@ export function register(r: Router<AppState>): void {
       summary: `Join the ${waitlist} waitlist (once per account; repeat calls update the contact).`,
       body,
       response: waitlistEntryResponse,
-      handler: async ({ caller, body: b }) => waitlistEntryView(await joinWaitlist({
-        accountId: caller.accountId, waitlist, email: b.email ?? null, useCase: b.use_case, joinedBy: caller.keyId ?? caller.userId ?? 'unknown',
-      })),
+      handler: async ({ scope, body: b }) => waitlistEntryView(await joinWaitlist(scope, { waitlist, email: b.email ?? null, use_case: b.use_case })),
     });
   }
 }

@@ -10,7 +10,8 @@ import { acceptTerms, TERMS_SWITCH } from '../../activities/legal/terms';
 import { Account } from '../../entities';
 import { db } from '../../lib/db';
 import { setSwitch } from '../../lib/switches';
-import { describeWithDb, useActivityTier } from '../helpers/activity-env';
+import { systemScope } from '../../activities/scope';
+import { describeWithDb, keyCaller, useActivityTier } from '../helpers/activity-env';
 
 const account = (id: string) => db().getRepository(Account).findOneByOrFail({ id });
 const check = (r: { checks: Array<{ code: string }> }, code: string) => r.checks.find((c) => c.code === code);
@@ -20,7 +21,7 @@ describeWithDb('account setup reads', () => {
 
   test('a fresh account: active with its service wallet (required checks complete); no support contact or webhook endpoint yet; terms not required', async () => {
     const creds = await provisionAccount();
-    const r = await loadReadiness(await account(creds.account_id), true);
+    const r = await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) });
     expect(check(r, 'account_active')).toMatchObject({ required: true, status: 'complete' });
     expect(check(r, 'service_wallet')).toMatchObject({ required: true, status: 'complete' });
     expect(check(r, 'support_contact')).toMatchObject({ required: false, status: 'action_required' });
@@ -28,25 +29,25 @@ describeWithDb('account setup reads', () => {
     expect(check(r, 'terms_accepted')).toMatchObject({ required: false });
     expect(r.ready).toBe(true);
 
-    await updateAccount(creds.account_id, { support_contact: { email: 'help@merchant.example' } });
-    expect(check(await loadReadiness(await account(creds.account_id), true), 'support_contact')).toMatchObject({ status: 'complete' });
+    await updateAccount(systemScope(creds.account_id, true), { support_contact: { email: 'help@merchant.example' } });
+    expect(check(await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) }), 'support_contact')).toMatchObject({ status: 'complete' });
   });
 
   test('the terms gate on for the account: terms_accepted required and not ready until the owner accepts', async () => {
     const creds = await provisionAccount();
     await setSwitch(TERMS_SWITCH, true, creds.account_id);
-    const before = await loadReadiness(await account(creds.account_id), true);
+    const before = await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) });
     expect(check(before, 'terms_accepted')).toMatchObject({ required: true, status: 'action_required' });
     expect(before.ready).toBe(false);
-    await acceptTerms({ accountId: creds.account_id, scope: 'account' });
-    const after = await loadReadiness(await account(creds.account_id), true);
+    await acceptTerms(systemScope(creds.account_id, true), { terms: 'account' });
+    const after = await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) });
     expect(check(after, 'terms_accepted')).toMatchObject({ required: true, status: 'complete' });
     expect(after.ready).toBe(true);
   });
 
   test('setup guide: the API key step is complete from provisioning, the payment link steps come next', async () => {
     const creds = await provisionAccount();
-    const g = await loadSetupGuide(await account(creds.account_id), true);
+    const g = await loadSetupGuide(keyCaller(creds.account_id), { account: await account(creds.account_id) });
     expect(g.steps[0]).toMatchObject({ key: 'create_api_key', completed: true });
     expect(g.steps.find((s) => s.key === 'create_payment_link')).toMatchObject({ completed: false, completed_at: null });
     expect(g.nextStep).toBe('create_payment_link');
