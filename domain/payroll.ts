@@ -105,8 +105,8 @@ const ITEM_ATTEMPT_NEXT: TransitionMap<PayrollItemAttemptStatus> = {
   returned: [],
 };
 
-/** The item attempt table; an illegal transition is `409 conflict` code `payroll_item_attempt_state_changed`. */
-export const PAYROLL_ITEM_ATTEMPT_TRANSITIONS: TransitionTable<PayrollItemAttemptStatus> = transitionTable('payroll_item_attempt', ITEM_ATTEMPT_NEXT);
+/** The item attempt table; an illegal transition is the item's `409 conflict` code `payroll_item_state_changed` (the attempt is part of its item). */
+export const PAYROLL_ITEM_ATTEMPT_TRANSITIONS: TransitionTable<PayrollItemAttemptStatus> = transitionTable('payroll_item_attempt', ITEM_ATTEMPT_NEXT, 'payroll_item_state_changed');
 
 // ---------------------------------------------------------------------------------------------
 // Status groups (spec 4.4)

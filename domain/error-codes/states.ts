@@ -2,7 +2,7 @@
  * Error registry (domain/error-codes.ts), the status changes: one `409 conflict` code
  * `<object>_state_changed` per transition table (domain/transitions.ts `transitionTable(object,
  * map, code?)`, ARCHITECTURE "Status changes"). A table that names its own code shares it
- * (`payroll_item_destination` answers `payroll_item_state_changed`). tests/unit/error-codes.test.ts
+ * (`payroll_item_destination` and `payroll_item_attempt` answer `payroll_item_state_changed`). tests/unit/error-codes.test.ts
  * reads every `transitionTable(...)` call of the source, so a new table without its entry here fails.
  * Pure data.
  */
@@ -33,6 +33,7 @@ export const STATEFUL_OBJECTS: readonly StatefulObject[] = [
   { object: 'subscription_invoice', label: 'subscription invoice' },
   { object: 'order', label: 'order' },
   { object: 'customer', label: 'customer verification', background: true },
+  { object: 'api_key', label: 'API key', also: 'Not answered by the API today: revoking a revoked key returns it unchanged and rolling one answers `api_key_revoked`.' },
 ];
 
 export const STATE_CHANGED_CODES: readonly ErrorCodeSpec[] = STATEFUL_OBJECTS.map((o) => ({
