@@ -22,6 +22,8 @@ export async function runIdempotent(def: OperationDef, args: HandlerArgs, ctx: K
   const { caller } = args;
   const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
   ctx.state.idempotencyKey = key;
+  // The handler's scope was built before the key was read: its request carries the key too (events' `request.idempotency_key`).
+  if (args.scope.request) args.scope.request.idempotency_key = key;
   const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
   const hash = idem.requestHash(rawBody ?? {});
   if (def.inlineIdempotency) {
