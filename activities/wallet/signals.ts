@@ -16,7 +16,7 @@ import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
 export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
-  await startOrSignal(depositIntentContract, { id, accountId }, depositIntentContract.signals.depositIntentUpdate);
+  await startOrSignal(depositIntentContract, { id, accountId }, depositIntentContract.signals.update);
 }
 
 /**
@@ -44,7 +44,7 @@ export async function notifyDepositIntentTransfer(t: { chain: string; to_address
 
 /** Signals (starting if needed) the conversion's workflow to re-read. */
 export async function signalConversion(id: string, accountId: string): Promise<void> {
-  await startOrSignal(conversionContract, { id, accountId }, conversionContract.signals.conversionUpdate);
+  await startOrSignal(conversionContract, { id, accountId }, conversionContract.signals.update);
 }
 
 /** Recovery sweep at worker start: a workflow for every deposit intent still moving (not settled, failed, expired or handed to an operator). */
