@@ -33,7 +33,7 @@ export async function emitOrderEvent(m: EntityManager, o: Order, type: string, r
  */
 export async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, request: RequestRef | null): Promise<boolean> {
   if (o.status === status) return false;
-  o.status = orderTransitions.assert(o.status, status);
+  orderTransitions.move(o, status);
   const now = new Date();
   if (status === 'completed') o.completed_at = now;
   if (status === 'failed') o.failed_at = now;

@@ -178,7 +178,7 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
       }
       link.settlement_destination_kind = entry.kind;
     }
-    link.status = paymentLinkTransitions.assert(link.status, 'active');
+    paymentLinkTransitions.move(link, 'active');
     link.payer_token = randomToken('plk_', 32);
     link.settlement_kind = cryptoOnly ? 'crypto_only' : 'fiat_provider';
     link.settlement_asset = cryptoOnly ? { chain: chain.chain, asset: chain.stablecoin, token_address: chain.tokenAddress, decimals: currencyDecimals(chain.stablecoin) } : null;
@@ -205,7 +205,7 @@ export async function cancelLink(c: OpContext, id: string): Promise<PaymentLink>
     const link = await lockLink(m, c, id);
     if (!LINK_CANCELLABLE_STATUSES.includes(link.status)) throw conflict('payment_link_not_cancellable', `A ${link.status} payment link cannot be cancelled.`);
     const wasDraft = link.status === 'draft';
-    link.status = paymentLinkTransitions.assert(link.status, 'cancelled');
+    paymentLinkTransitions.move(link, 'cancelled');
     link.cancelled_at = new Date();
     link.partial_payment = null;
     await m.save(link);
@@ -304,7 +304,7 @@ export async function recordView(linkId: string, request: RequestRef): Promise<P
     if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
     if (!link.viewed_at) {
       link.viewed_at = new Date();
-      if (link.status === 'active') link.status = paymentLinkTransitions.assert(link.status, 'viewed');
+      if (link.status === 'active') paymentLinkTransitions.move(link, 'viewed');
       await m.save(link);
       await emitLinkEvents(m, link, ['payment_link.viewed'], request);
     }

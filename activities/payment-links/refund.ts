@@ -49,11 +49,11 @@ export async function refundLink(c: OpContext, id: string, input: { reason?: str
       const senders: unknown[] = await m.query(`SELECT 1 FROM deposits WHERE payment_id = $1 AND from_address IS NOT NULL LIMIT 1`, [pay.id]);
       if (!senders.length) throw capabilityUnavailable('refund_unavailable', 'The sender of this payment is unknown; it cannot be refunded through the API.');
     }
-    pay.status = paymentTransitions.assert(pay.status, 'refunded');
+    paymentTransitions.move(pay, 'refunded');
     pay.refunded_at = new Date();
     pay.refund_reason = input.reason ?? null;
     await m.save(pay);
-    link.status = paymentLinkTransitions.assert(link.status, 'refunded');
+    paymentLinkTransitions.move(link, 'refunded');
     link.refunded_at = pay.refunded_at;
     link.partial_payment = null;
     link.latest_attempt_status = 'refunded';

@@ -53,7 +53,7 @@ export async function emitInvoiceEvent(m: EntityManager, i: SubscriptionInvoice,
 /** Moves `s` to `to` through its table (stamping `ended_at` on a terminal status); no-op when unchanged. */
 export function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.now()): boolean {
   if (s.status === to) return false;
-  s.status = subscriptionTransitions.assert(s.status, to);
+  subscriptionTransitions.move(s, to);
   if (to === 'cancelled' || to === 'completed') s.ended_at = new Date(atMs);
   return true;
 }
@@ -74,7 +74,7 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
   const inv = await m.findOne(SubscriptionInvoice, { where: { payment_id: pay.id }, lock: { mode: 'pessimistic_write' } });
   if (!inv || (inv.status !== 'open' && inv.status !== 'overdue')) return;
   if (pay.status === 'paid' || pay.status === 'overpaid' || pay.status === 'settled') {
-    inv.status = invoiceTransitions.assert(inv.status, 'paid');
+    invoiceTransitions.move(inv, 'paid');
     inv.paid_at = pay.paid_at ?? new Date();
     await m.save(inv);
     await emitInvoiceEvent(m, inv, pay, 'subscription.invoice_paid', null);
@@ -84,7 +84,7 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
       await m.save(s);
     }
   } else if (pay.status === 'expired' || pay.status === 'abandoned' || pay.status === 'unmatched') {
-    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    invoiceTransitions.move(inv, 'void');
     inv.voided_at = new Date();
     await m.save(inv);
   }

@@ -67,7 +67,7 @@ async function markOverdue(subscriptionId: string, nowMs: number): Promise<void>
     const due = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
       .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status = 'open'`).andWhere('i.due_at <= :now', { now: new Date(nowMs) }).getMany();
     for (const inv of due) {
-      inv.status = invoiceTransitions.assert(inv.status, 'overdue');
+      invoiceTransitions.move(inv, 'overdue');
       inv.overdue_at = new Date(nowMs);
       await m.save(inv);
       await emitInvoiceEvent(m, inv, await m.findOneBy(Payment, { id: inv.payment_id }), 'subscription.invoice_overdue', null);

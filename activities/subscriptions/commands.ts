@@ -124,7 +124,7 @@ async function voidOpenInvoices(m: EntityManager, s: Subscription, request: Requ
     .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
   const closed: string[] = [];
   for (const inv of open) {
-    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    invoiceTransitions.move(inv, 'void');
     inv.voided_at = new Date();
     await m.save(inv);
     const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
