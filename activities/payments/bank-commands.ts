@@ -11,11 +11,11 @@ import { isLinkOpenForPayment } from '../../domain/verdicts';
 import { Account, AddressBookEntry, Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { db, transaction } from '../../lib/db';
-import { NO_XCHAIN_FIELDS } from './blank-columns';
 import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
 import { saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { signalPaymentDeposit, startPaymentWorkflow } from './signals';
 
 /** A bank attempt's deposit window: at least 7 days (bank transfers take days), never past the link's expiry. */
@@ -59,19 +59,11 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
       ? await m.findOne(AddressBookEntry, { where: { id: locked.settlement_destination_id } }) : null;
     const window = Math.max(loadConfig().paymentTtlSeconds * 1000, BANK_PAYMENT_MIN_WINDOW_MS);
     const expiresAt = new Date(Math.min(Date.now() + window, locked.expires_at ? locked.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const pay = m.create(Payment, {
-      id, account_id: locked.account_id, livemode: locked.livemode, payment_link_id: locked.id, subscription_id: null,
-      status: 'awaiting', payment_rail: input.rail, source_chain: null, stablecoin: null, source_asset: null,
-      deposit_address: null, deposit_chain: null, currency: locked.currency, decimals: locked.decimals,
-      invoice_minor: locked.amount_minor, fee_minor: '0', amount_expected_minor: locked.amount_minor, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: dest?.kind === 'bank' ? 'bank' : null, settlement_address: null, settlement_tx_hash: null,
-      payer_email: input.payerEmail, payer_type: payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      bank_instructions: issued.instructions, bank_reference: issued.reference, bank_account_key: issued.accountKey, return_reason: null,
-      payer_state: input.payerState, settled_minor: '0', settlement_rail: dest?.bank_rail ?? null, settlement_rail_payment_id: null, settlement_attempt: 0,
-      refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
-      ...NO_XCHAIN_FIELDS,
+    const pay = newPaymentRow(m, {
+      id, of: { link: locked },
+      rail: { kind: 'bank', rail: input.rail, currency: locked.currency, decimals: locked.decimals, issued, payerState: input.payerState, settlementRail: dest?.bank_rail ?? null },
+      due: { invoice: locked.amount_minor, fee: '0', total: locked.amount_minor },
+      settlement: dest?.kind === 'bank' ? 'bank' : null, settlementAddress: null, payerEmail: input.payerEmail, payerType, expiresAt,
     });
     return saveNewPayment(m, locked, pay, request);
   });

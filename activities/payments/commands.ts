@@ -16,8 +16,8 @@ import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
 import { chainAdapter } from '../../providers/chain';
 import { createOrReuseBankPayment } from './bank-commands';
-import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from './blank-columns';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
 
@@ -84,16 +84,10 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
     const settlementAddress = link.settlement_kind === 'crypto_only'
       ? ((await m.query(`SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
       : null;
-    const id = newId('pay_');
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_native', source_chain: chain.chain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-      deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
+    const pay = newPaymentRow(m, {
+      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payerEmail, payerType: input.payerType, expiresAt,
     });
     return saveNewPayment(m, link, pay, request);
   });

@@ -16,8 +16,8 @@ import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { NO_BANK_FIELDS } from './blank-columns';
 import { saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { startPaymentWorkflow } from './signals';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
@@ -107,19 +107,14 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
     const q = grossUp(BigInt(due.total.amount), quote.fee);
     const settlementAddress = await settlementWallet(m, link);
     const expiresAt = new Date(Math.min(now.getTime() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_xchain', source_chain: req.network, stablecoin: req.stablecoin, source_asset: req.stablecoin,
-      deposit_address: transfer.deposit_address, deposit_chain: req.network, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      delivery_chain: chain.chain, delivery_address: deliveryAddress, refund_address: req.refundAddress, source_address: null,
-      bridge_transfer_id: transfer.id, amount_in_minor: q.amountIn.toString(), bridge_fee_minor: q.fee.toString(),
-      quote_expires_at: quote.expiresAt, gross_up: true, watcher_state: 'address_issued', watcher_reason: null, recovery_tx_hash: null,
-      ...NO_BANK_FIELDS,
+    const pay = newPaymentRow(m, {
+      id, of: { link },
+      rail: {
+        kind: 'crypto_xchain', network: req.network, stablecoin: req.stablecoin, depositAddress: transfer.deposit_address, deliveryAddress,
+        refundAddress: req.refundAddress, bridgeTransferId: transfer.id, amountIn: q.amountIn.toString(), bridgeFee: q.fee.toString(), quoteExpiresAt: quote.expiresAt,
+      },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
     return saveNewPayment(m, link, pay, request);
   });
@@ -146,19 +141,10 @@ export async function createOrReuseTransferPayment(linkId: string, input: RailPa
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const expiresAt = new Date(Math.min(Date.now() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
     const settlementAddress = await settlementWallet(m, link);
-    const id = newId('pay_');
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_transfer', source_chain: req.sourceChain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-      deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      delivery_chain: null, delivery_address: null, refund_address: null, source_address: req.sourceAddress, bridge_transfer_id: null,
-      amount_in_minor: null, bridge_fee_minor: null, quote_expires_at: null, gross_up: null, watcher_state: null, watcher_reason: null, recovery_tx_hash: null,
-      ...NO_BANK_FIELDS,
+    const pay = newPaymentRow(m, {
+      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_transfer', sourceChain: req.sourceChain, sourceAddress: req.sourceAddress },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
     return saveNewPayment(m, link, pay, request);
   });
