@@ -13,12 +13,13 @@ import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
 import { startPaymentWorkflow } from './signals';
+import type { Scope } from '../scope';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
 export interface RailPaymentInput {
@@ -27,9 +28,9 @@ export interface RailPaymentInput {
   source_chain?: string; source_asset?: string; source_address?: string;
 }
 
-async function lockLink(m: EntityManager, linkId: string): Promise<PaymentLink> {
-  const link = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
-  if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+/** Link `linkId` of the scope, locked (404 `No such payment session.`), still taking payments (409 `payment_link_not_payable`). */
+async function lockLink(m: EntityManager, scope: Scope, linkId: string): Promise<PaymentLink> {
+  const link = await scoped(scope, m).lock(PaymentLink, { id: linkId }, () => new DomainError('not_found', 'not_found', 'No such payment session.'));
   if (!isLinkOpenForPayment(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
   }
@@ -59,7 +60,8 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
 }
 
 /**
- * The payer starts (or resumes) a `crypto_xchain` payment (spec 4.1, 2.1, 2.4): validates the body
+ * The payer starts (or resumes) a `crypto_xchain` payment of link `input.linkId` of the scope (404
+ * `No such payment session.`; 409 `payment_link_not_payable`; spec 4.1, 2.1, 2.4): validates the body
  * (domain validateXchainRequest: `network`, `stablecoin`, `refund_address`), allows one open
  * payment per link: the open one with the same network and refund address is returned (`created:
  * false`), any other is `409 conflict` `payment_in_progress` (details `payment_id`). A new payment
@@ -68,7 +70,8 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
  * bridge transfer (idempotent by payment id) whose source-chain address is the send target, and
  * emits `payment.created`, `payment.awaiting`. Watcher state `address_issued`.
  */
-export async function createOrReuseXchainPayment(linkId: string, input: RailPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+  const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
   const bridge = payInBridgeAdapter();
@@ -90,7 +93,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
   // one is held): validate and look for the open payment first, then ask the bridge for its transfer
   // (idempotent by payment id; an unused one is harmless), then create under the link's lock,
   // checking again.
-  const pre = await transaction(async (m) => check(m, await lockLink(m, linkId)));
+  const pre = await transaction(async (m) => check(m, await lockLink(m, scope, linkId)));
   if (pre.open) return { payment: pre.open, created: false };
   const now = new Date();
   const quote = bridge.quote(pre.req.network, now);
@@ -100,7 +103,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
     destinationChain: chain.chain, destinationAddress: deliveryAddress, destinationAsset: chain.stablecoin, fee: quote.fee,
   });
   const result = await transaction(async (m) => {
-    const link = await lockLink(m, linkId);
+    const link = await lockLink(m, scope, linkId);
     const { req, open } = await check(m, link);
     if (open) return { payment: open, created: false };
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
@@ -116,25 +119,27 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
       settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
-    return saveNewPayment(m, link, pay, request);
+    return saveNewPayment(m, link, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_xchain');
   return result;
 }
 
 /**
- * The payer starts (or resumes) a `crypto_transfer` payment (spec 4.1): a direct USDC transfer on
+ * The payer starts (or resumes) a `crypto_transfer` payment of link `input.linkId` of the scope
+ * (404 `No such payment session.`; 409 `payment_link_not_payable`; spec 4.1): a direct USDC transfer on
  * the service network, with `source_chain`, `source_asset` (USDC) and an optional
  * `source_address` (domain validateTransferRequest). The live transfer payment of the link is
  * returned (`created: false`). Same ledger, fee (1%), window and watcher as the native rail
  * (workflows/payment.ts); deposit instructions carry the token address.
  */
-export async function createOrReuseTransferPayment(linkId: string, input: RailPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseTransferPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+  const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
   const req = validateTransferRequest({ source_chain: input.source_chain, source_asset: input.source_asset, source_address: input.source_address, nativeChain: chain.chain });
   const result = await transaction(async (m) => {
-    const link = await lockLink(m, linkId);
+    const link = await lockLink(m, scope, linkId);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
       .andWhere(`p.payment_rail = 'crypto_transfer'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (existing) return { payment: existing, created: false };
@@ -146,7 +151,7 @@ export async function createOrReuseTransferPayment(linkId: string, input: RailPa
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
       settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
-    return saveNewPayment(m, link, pay, request);
+    return saveNewPayment(m, link, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_transfer');
   return result;

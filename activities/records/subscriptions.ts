@@ -12,6 +12,7 @@ import { DomainError } from '../../domain/errors';
 import { inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan, type SubscriptionStatus } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
 import { invoiceView, subscriptionView } from '../../views/subscription';
 
@@ -30,10 +31,12 @@ export function subscriptionWire(s: Subscription, nowMs = Date.now()): Record<st
   return subscriptionView(s, next, current);
 }
 
-/** Subscription `id` of the scope (or any, without a scope), locked; 404 otherwise. */
+/** Subscription `id` of the scope (or any, without a scope: a workflow's own), locked; 404 param `id` otherwise. */
 export async function lockedSubscription(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Subscription> {
-  const s = await m.findOne(Subscription, { where: scope ? { id, account_id: scope.accountId, livemode: scope.livemode } : { id }, lock: { mode: 'pessimistic_write' } });
-  if (!s) throw new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
+  const missing = () => new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
+  if (scope) return scoped(scope, m).lock(Subscription, { id }, missing);
+  const s = await m.findOne(Subscription, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  if (!s) throw missing();
   return s;
 }
 
