@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SubscriptionActivities, SubscriptionProgress } from '../../contracts/subscription';
 import { objectClock } from '../../domain/object-clock';
+import { sqlStatusList } from '../../domain/payments';
 import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, nextSubscriptionWake, periodOf } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -109,7 +110,7 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
   });
   if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
   const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);
-  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN ('open', 'overdue') LIMIT 1`, [subscriptionId])).length > 0;
+  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN (${sqlStatusList(invoiceTransitions.open)}) LIMIT 1`, [subscriptionId])).length > 0;
   const wake = nextSubscriptionWake({
     nowMs: now, paused: finished.status === 'paused', unpaid, pollMs: POLL_MS, idleMs: 400 * DAY_MS,
     nextPeriodStartMs: inPlan(plan, finished.next_period) ? periodOf(plan, finished.next_period).startMs : null,

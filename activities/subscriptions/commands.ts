@@ -122,7 +122,7 @@ export async function resumeSubscription(ctx: Scope, input: { id: string }): Pro
  */
 async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
   const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
-    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
+    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN (${sqlStatusList(invoiceTransitions.sources('void'))})`).getMany();
   const closed: string[] = [];
   for (const inv of open) {
     invoiceTransitions.move(inv, 'void');

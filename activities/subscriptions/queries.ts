@@ -37,9 +37,10 @@ export async function findInvoice(scope: AccountScope, input: { id: string; invo
   return { invoice, payment: await db().getRepository(Payment).findOneBy({ id: invoice.payment_id }) };
 }
 
-/** The pay-ins of `invoices`, by payment id (one query). */
-export async function paymentsOf(invoices: readonly SubscriptionInvoice[]): Promise<Map<string, Payment>> {
+/** The pay-ins of the scope's `input.invoices`, by payment id (one query). */
+export async function paymentsOf(scope: AccountScope, input: { invoices: readonly SubscriptionInvoice[] }): Promise<Map<string, Payment>> {
+  const { invoices } = input;
   if (invoices.length === 0) return new Map();
-  const rows = await db().getRepository(Payment).findBy({ id: In(invoices.map((i) => i.payment_id)) });
+  const rows = await scoped(scope).find(Payment, { id: In(invoices.map((i) => i.payment_id)) });
   return new Map(rows.map((p) => [p.id, p]));
 }

@@ -57,7 +57,7 @@ export function register(r: Router<AppState>): void {
     summary: 'The subscription\'s invoices, newest first, each with its pay-in\'s status and deposit instructions while payable.',
     handler: async ({ scope, params, query }) => {
       const page = await paginate(await invoiceListQuery(scope, { id: params.id }), 'i', query, (i) => i);
-      const payments = await paymentsOf(page.data);
+      const payments = await paymentsOf(scope, { invoices: page.data });
       return { ...page, data: page.data.map((i) => invoiceView(i, payments.get(i.payment_id) ?? null, chainAdapter())) };
     },
   });
