@@ -67,7 +67,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
  * the link's `latest_attempt_status` (awaiting) and the `payment.created` / `payment.awaiting`
  * outbox events (spec 2.4, 6). Returns the create-or-reuse answer for a new payment.
  */
-export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef): Promise<{ payment: Payment; created: true }> {
+export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef | null): Promise<{ payment: Payment; created: true }> {
   await m.save(pay);
   link.latest_attempt_status = 'awaiting';
   await m.save(link);

@@ -15,6 +15,7 @@ import { INVOICE_COLLECTION_DAYS, periodOf, type BillingPlan } from '../../domai
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
+import { systemScope } from '../../activities/scope';
 
 const { advanceSubscription } = subscriptionWorkflowActivities;
 const DAY = 86_400_000;
@@ -23,7 +24,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** A monthly subscription of 49 USDC, `cycles` periods, 7 days' grace, anchored an hour from now. */
 async function subscription(cycles = 3) {
   const creds = await provisionAccount();
-  const ctx = { accountId: creds.account_id, livemode: true, request: testRequest };
+  const ctx = systemScope(creds.account_id, true, testRequest);
   const cli = await createClient(ctx, { display_name: 'Subscriber', email: 'subscriber@example.com' });
   const entry = await createEntry(ctx, { kind: 'crypto', chain: chainAdapter().chain, address: `0x${crypto.randomBytes(20).toString('hex')}` });
   const s = await createSubscription(ctx, {
@@ -89,7 +90,7 @@ describeWithDb('subscription activities', () => {
 
   test('a period that starts while paused is skipped (no invoice), and the workflow waits for the resume', async () => {
     const s = await subscription();
-    await pauseSubscription(s.ctx, s.id);
+    await pauseSubscription(s.ctx, { id: s.id });
     const p = await runActivity(advanceSubscription, s.id, s.start(0) + 60_000);
     expect(p.status).toBe('paused');
     expect(p.waitingFor).toMatch(/^resume \(paused;/);
