@@ -128,7 +128,7 @@ export async function payrollCapabilities(caller: Caller): Promise<Record<string
  * is closed for the account.
  */
 export async function walletBankCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller.accountId, caller.livemode)]);
+  const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller)]);
   const corridors = VIRTUAL_ACCOUNT_CURRENCIES.map((c) => walletBankCorridorView(c, VIRTUAL_ACCOUNT_RAILS[c],
     collected.has(c) ? 'collection_account_uses_currency' : open ? null : 'not_enabled'));
   return { object: 'capabilities', product: 'wallet_bank', livemode: caller.livemode, corridors };

@@ -10,7 +10,7 @@ import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { signalIfRunning, startOrSignal } from '../../temporal/client';
 
-const { linkChanged } = paymentLinkContract.signals;
+const { update: linkChanged } = paymentLinkContract.signals;
 
 /**
  * Signals the link workflow (`linkChanged`), starting it when it is not running. Called

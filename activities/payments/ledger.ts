@@ -56,7 +56,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
   const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
   const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
   return {
-    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
+    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), readAtMs: Date.now(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
     settlement: p.settlement, settlementPending, needsRefund, refundPending,
     done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };

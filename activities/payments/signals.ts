@@ -37,7 +37,7 @@ export async function signalPaymentDeposit(paymentId: string, accountId: string,
  * payments (settlement payout, refund) or that a refund was requested: it re-reads the payment.
  */
 export async function signalPaymentProviderUpdate(paymentId: string, accountId: string): Promise<void> {
-  await startOrSignal(paymentContract, { id: paymentId, accountId }, paymentContract.signals.providerUpdate);
+  await startOrSignal(paymentContract, { id: paymentId, accountId }, paymentContract.signals.update);
 }
 
 /**
@@ -62,7 +62,7 @@ export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
 export async function signalLinkOfPayment(linkId: string): Promise<void> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
   if (!rows[0]) return;
-  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.linkChanged);
+  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.update);
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
@@ -79,7 +79,7 @@ export async function signalLinkEndedToPayments(paymentIds: string[], accountId:
 export async function signalBridgeUpdate(paymentId: string): Promise<boolean> {
   const rows: Array<{ account_id: string; payment_rail: string }> = await db().query('SELECT account_id, payment_rail FROM payments WHERE id = $1', [paymentId]);
   if (!rows[0] || rows[0].payment_rail !== 'crypto_xchain') return false;
-  await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.bridgeUpdate);
+  await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.update);
   return true;
 }
 

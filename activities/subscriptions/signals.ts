@@ -9,7 +9,7 @@ import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Subscription `id` was created or changed (pause, resume, cancel): its workflow re-reads it, started if needed. */
 export async function signalSubscription(id: string, accountId: string): Promise<void> {
-  await startOrSignal(subscriptionContract, { id, accountId }, subscriptionContract.signals.changed);
+  await startOrSignal(subscriptionContract, { id, accountId }, subscriptionContract.signals.update);
 }
 
 /** Recovery sweep at worker start: a workflow for every subscription still billing (active, past_due, paused). */

@@ -28,7 +28,7 @@ export interface DeliveryToWake { id: string; account_id: string; endpoint_id: s
 
 /** Signals `deliver` to endpoint `endpointId`'s workflow, starting it when no run is open. Throws when Temporal refuses. */
 export async function wakeEndpoint(endpointId: string, accountId: string): Promise<void> {
-  await startOrSignal(webhookEndpointContract, { id: endpointId, accountId }, webhookEndpointContract.signals.deliver);
+  await startOrSignal(webhookEndpointContract, { id: endpointId, accountId }, webhookEndpointContract.signals.update);
 }
 
 /**
