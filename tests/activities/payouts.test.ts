@@ -90,7 +90,7 @@ describeWithDb('payout activities', () => {
     await runActivity(ensureProviderTransfer, payoutId, Date.now());
     const gross = (await row('payout_attempts', attemptId)).gross_minor;
     const depositId = await arrive(attemptId, gross);
-    expect(callsFor(payoutId)).toContain('signalWithStart:payoutDeposit');
+    expect(callsFor(payoutId)).toContain('signalWithStart:providerUpdate');
     expect((await runActivity(loadPayoutState, payoutId)).pendingDepositIds).toEqual([depositId]);
 
     const s = await runActivity(applyPayoutDeposit, payoutId, depositId);
