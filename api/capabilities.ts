@@ -45,9 +45,9 @@ export async function capabilitiesFor(product: string, caller: Caller): Promise<
 
 /** `GET /capabilities?product=payouts` and `GET /payouts/eligibility`: corridors and funding sources. */
 export async function payoutCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const gate = await payoutGate(caller.accountId);
+  const gate = await payoutGate(caller);
   const corridors = CORRIDORS.map((c) => corridorView(c, corridorVerdict(c, gate)));
-  const chains = await serviceWalletChains(caller.accountId);
+  const chains = await serviceWalletChains(caller);
   const anyExecutable = corridors.some((c) => c.executable === true);
   return {
     object: 'capabilities',
@@ -105,7 +105,7 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
  * available; crypto reasons of spec 4.4, fiat `account_restricted`).
  */
 export async function payrollCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const [gate, pg] = await Promise.all([payoutGate(caller.accountId), payrollGate(caller.accountId)]);
+  const [gate, pg] = await Promise.all([payoutGate(caller), payrollGate(caller.accountId)]);
   const corridors = CORRIDORS.filter((c) => isPayrollCurrency(c.currency)).map((c) => corridorView(c, corridorVerdict(c, gate)));
   const fiatOk = pg.accessState === 'active';
   return {

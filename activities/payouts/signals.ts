@@ -5,6 +5,7 @@
  */
 import type { SignalDefinition } from '@temporalio/common';
 import { payoutContract } from '../../contracts/payout';
+import { PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
@@ -62,8 +63,8 @@ export async function signalPayoutReconciliation(payoutId: string, needsAttentio
 
 /**
  * Recovery after a crash between a commit and its workflow signal: (re)starts the workflow of every
- * payout with something left to do (an attempt without a transfer, not terminal beyond draft, or
- * held funds with a return address). Idempotent by workflow id. Returns how many.
+ * payout with a funding attempt and something left to do (a status of the payout table's open set,
+ * or held funds). Idempotent by workflow id. Returns how many.
  */
 export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
   let after = '';
@@ -72,8 +73,8 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
     const rows: Array<{ id: string; account_id: string }> = await db().query(
       `SELECT id, account_id FROM payouts
         WHERE id > $1 AND current_attempt_id IS NOT NULL
-          AND (status IN ('draft','awaiting_funds','funds_received','processing','paid') OR held_minor IS NOT NULL)
-        ORDER BY id LIMIT $2`, [after, batch]);
+          AND (status = ANY($3::text[]) OR held_minor IS NOT NULL)
+        ORDER BY id LIMIT $2`, [after, batch, PAYOUT_TRANSITIONS.open]);
     for (const r of rows) await startIfAbsent(payoutContract, { id: r.id, accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;

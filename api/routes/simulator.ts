@@ -54,6 +54,7 @@ import { recordBankCredit, recordBankReturn } from '../../activities/payments/ba
 import { notifyPayrollItemRailUpdate } from '../../activities/payroll/signals';
 import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
+import { signWalletSend } from '../../activities/payouts/wallet-sends';
 import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
@@ -67,7 +68,7 @@ import { recordVirtualAccountCredit } from '../../activities/wallet/commands';
 import { notifySendIntentBridgeUpdate, notifyDepositIntentTransfer, notifyDepositIntentUpdate, notifyOfframpIntentUpdate } from '../../activities/wallet/signals';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
-import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
+import { signTransaction, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
