@@ -45,9 +45,9 @@ export async function capabilitiesFor(product: string, caller: Caller): Promise<
 
 /** `GET /capabilities?product=payouts` and `GET /payouts/eligibility`: corridors and funding sources. */
 export async function payoutCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const gate = await payoutGate(caller.accountId);
+  const gate = await payoutGate(caller);
   const corridors = CORRIDORS.map((c) => corridorView(c, corridorVerdict(c, gate)));
-  const chains = await serviceWalletChains(caller.accountId);
+  const chains = await serviceWalletChains(caller);
   const anyExecutable = corridors.some((c) => c.executable === true);
   return {
     object: 'capabilities',
@@ -105,7 +105,7 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
  * available; crypto reasons of spec 4.4, fiat `account_restricted`).
  */
 export async function payrollCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const [gate, pg] = await Promise.all([payoutGate(caller.accountId), payrollGate(caller)]);
+  const [gate, pg] = await Promise.all([payoutGate(caller), payrollGate(caller)]);
   const corridors = CORRIDORS.filter((c) => isPayrollCurrency(c.currency)).map((c) => corridorView(c, corridorVerdict(c, gate)));
   const fiatOk = pg.accessState === 'active';
   return {
@@ -128,7 +128,7 @@ export async function payrollCapabilities(caller: Caller): Promise<Record<string
  * is closed for the account.
  */
 export async function walletBankCapabilities(caller: Caller): Promise<Record<string, unknown>> {
-  const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller.accountId, caller.livemode)]);
+  const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller)]);
   const corridors = VIRTUAL_ACCOUNT_CURRENCIES.map((c) => walletBankCorridorView(c, VIRTUAL_ACCOUNT_RAILS[c],
     collected.has(c) ? 'collection_account_uses_currency' : open ? null : 'not_enabled'));
   return { object: 'capabilities', product: 'wallet_bank', livemode: caller.livemode, corridors };

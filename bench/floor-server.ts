@@ -15,6 +15,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
+import { systemScope } from '../activities/scope';
 import { linkViewContext } from '../lib/rails-availability';
 import { paymentLinkView } from '../views/payment-link';
 import type { PaymentLink } from '../entities';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   r.post('/links', async (ctx) => {
     const key = `floor_${crypto.randomBytes(12).toString('hex')}`;
     const claim = { accountId, route: 'POST /v1/payment_links', key, livemode: true, hash: key, status: 201 };
-    const { wire } = await createLink({ accountId, livemode: true, request: { id: `req_${key}`, idempotency_key: key } }, (ctx.request as { body?: unknown }).body as CreateLinkInput, claim);
+    const { wire } = await createLink(systemScope(accountId, true, { id: `req_${key}`, idempotency_key: key }), { ...((ctx.request as { body?: unknown }).body as CreateLinkInput), claim });
     ctx.status = 201;
     ctx.body = wire;
   });

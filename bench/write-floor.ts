@@ -13,6 +13,7 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import { createLink, type CreateLinkInput } from '../activities/payment-links/commands';
+import { systemScope } from '../activities/scope';
 import { EVENT_COLUMNS, eventRowHead, eventRowTail } from '../lib/outbox';
 import { db } from '../lib/db';
 import { runBench } from './harness';
@@ -41,7 +42,7 @@ runBench({ name: 'writes', tag: 'writes', split: true, log }, async (_stack, cre
   const input = { amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'Bench link', accepted_rail_kinds: ['crypto'] } as CreateLinkInput;
   const create = () => {
     const key = hex(12);
-    return createLink({ accountId, livemode: true, request: { id: `req_${key}`, idempotency_key: key } }, input, { accountId, route: 'POST /v1/payment_links', key, livemode: true, hash: key, status: 201 });
+    return createLink(systemScope(accountId, true, { id: `req_${key}`, idempotency_key: key }), { ...input, claim: { accountId, route: 'POST /v1/payment_links', key, livemode: true, hash: key, status: 201 } });
   };
   const { link, wire } = await create();
   const linkJson = JSON.stringify(link);

@@ -29,7 +29,15 @@ export interface WorkflowContract<Args extends object = object, S extends Signal
   readonly idPrefix: string;
   /** The arguments of a new run for object `objectId` (what signalWithStart and the recovery sweeps start). */
   readonly startArgs: (objectId: string) => [Args];
+  /**
+   * Signals by key (docs/decisions/0075: `update` = the object changed, re-read it; `retry` = an
+   * operator fixed a parked step; further keys only for news the object's row does not carry:
+   * `deposit`, `linkEnded`, `reconciliation`, `returnFunds`). A signal's wire name is forever: it is
+   * the name it was first deployed with (e.g. `update: defineSignal('linkChanged')`).
+   */
   readonly signals: S;
+  /** Wire names of earlier releases that now mean `update`: the workflow still accepts them; nothing sends them. */
+  readonly legacySignals?: SignalSet;
   readonly queries: Q;
   /** Type only: the interface of the activities the workflow calls. */
   readonly [activityInterface]?: Acts;
@@ -51,5 +59,5 @@ export function defineContract<Acts>() {
 
 /** True when `signal` is one of `contract`'s own signals (same name, same definition). */
 export function isSignalOf(contract: WorkflowContract<any, SignalSet, QuerySet, unknown>, signal: SignalDefinition<any[]>): boolean {
-  return contract.signals[signal.name] === signal;
+  return Object.values(contract.signals).includes(signal);
 }

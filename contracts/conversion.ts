@@ -25,7 +25,7 @@ export const conversionContract = defineContract<ConversionActivities>()({
   startArgs: (conversionId: string): [ConversionWorkflowArgs] => [{ conversionId }],
   signals: {
     /** The conversion changed (hash recorded): re-read now. */
-    conversionUpdate: defineSignal('conversionUpdate'),
+    update: defineSignal('conversionUpdate'),
     /** Operator: the cause of a parked step was fixed; run it again. */
     retry: defineSignal('retry'),
   },

@@ -31,7 +31,7 @@ export const depositIntentContract = defineContract<DepositIntentActivities>()({
   startArgs: (depositIntentId: string): [DepositIntentWorkflowArgs] => [{ depositIntentId }],
   signals: {
     /** The chain or the bridge changed something for the intent: re-read now. */
-    depositIntentUpdate: defineSignal('depositIntentUpdate'),
+    update: defineSignal('depositIntentUpdate'),
     /** Operator: the cause of a parked step was fixed; run it again. */
     retry: defineSignal('retry'),
   },

@@ -43,7 +43,7 @@ export const paymentLinkContract = defineContract<PaymentLinkActivities>()({
   startArgs: (linkId: string): [PaymentLinkWorkflowArgs] => [{ linkId }],
   signals: {
     /** The link or its reminder schedule changed; reload and re-plan. No arguments. */
-    linkChanged: defineSignal('linkChanged'),
+    update: defineSignal('linkChanged'),
     /** Operator: the cause of a parked step was fixed; run it again. No arguments. */
     retry: defineSignal('retry'),
   },

@@ -8,8 +8,8 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PaymentStatus } from '../domain/verdicts';
 import { defineContract } from './contract';
 
-/** Arguments of paymentWorkflow. */
-export interface PaymentWorkflowArgs { paymentId: string }
+/** Arguments of paymentWorkflow (`originMs`: when the first run began, carried across continue-as-new; the origin of the object's clock). */
+export interface PaymentWorkflowArgs { paymentId: string; originMs?: number }
 
 /** What the payment workflow plans with. */
 export interface PaymentState {
@@ -18,6 +18,8 @@ export interface PaymentState {
   expiresAt: string;
   /** ISO creation time: anchors `expiresAt` to a workflow's clock (domain/object-clock.ts). */
   createdAt: string;
+  /** Wall-clock ms when the activity read the payment (the object clock's wall reading; absent in results recorded before it existed). */
+  readAtMs?: number;
   /**
    * What was recorded but not yet applied (oldest first): chain deposits (`dep_`), bank credits
    * (`bcr_`) and bank returns (`return:<bcr_ id>`); the workflow applies them in order.
@@ -85,7 +87,7 @@ export const paymentContract = defineContract<PaymentActivities>()({
     deposit: depositSignal,
     linkEnded: linkEndedSignal,
     /** A provider reported a change of this payment's rail payment (settlement payout, refund): re-read it. */
-    providerUpdate: defineSignal('providerUpdate'),
+    update: defineSignal('providerUpdate'),
     retry: paymentRetrySignal,
   },
   queries: { waitingFor: paymentWaitingForQuery },

@@ -46,18 +46,22 @@ export const payoutContract = defineContract<PayoutActivities>()({
   idPrefix: 'po_',
   startArgs: (payoutId: string): [PayoutWorkflowArgs] => [{ payoutId }],
   signals: {
-    /** A funding attempt was recorded (or a refund address set). */
-    fund: defineSignal('fund'),
-    /** USDC reached the funding address (id of the payout deposit row). */
-    payoutDeposit: defineSignal<[{ depositId: string }]>('payoutDeposit'),
-    /** The provider changed a transfer or payment of the payout: re-read it. */
-    providerUpdate: defineSignal('providerUpdate'),
-    /** The payout was cancelled. */
-    cancelled: defineSignal('cancelled'),
+    /**
+     * The payout changed: a funding attempt was recorded, a refund address set, USDC reached the
+     * funding address, the provider changed a transfer or payment, or the payout was cancelled.
+     * Re-read it. (Wire name `providerUpdate`, which every deployed payout workflow handles.)
+     */
+    update: defineSignal('providerUpdate'),
     /** Sets or clears `needs_attention`. */
     reconciliation: defineSignal<[{ needsAttention: boolean }]>('reconciliation'),
     /** Operator: the cause of a parked step was fixed; run the loop again. */
     retry: defineSignal('retry'),
   },
   queries: { waitingFor: defineQuery<string>('waiting_for') },
+  // Wire names of earlier releases, each meaning `update`: workflows still accept them (histories, in-flight senders).
+  legacySignals: {
+    fund: defineSignal('fund'),
+    payoutDeposit: defineSignal<[{ depositId: string }]>('payoutDeposit'),
+    cancelled: defineSignal('cancelled'),
+  },
 });

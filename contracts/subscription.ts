@@ -23,7 +23,7 @@ export const subscriptionContract = defineContract<SubscriptionActivities>()({
   startArgs: (subscriptionId: string): [SubscriptionWorkflowArgs] => [{ subscriptionId }],
   signals: {
     /** Pause, resume or cancel was written. */
-    changed: defineSignal('changed'),
+    update: defineSignal('changed'),
     /** Operator: the cause of a parked step was fixed; run it again. */
     retry: defineSignal('retry'),
   },

@@ -43,7 +43,7 @@ export const webhookEndpointContract = defineContract<WebhookEndpointActivities>
   startArgs: (endpointId: string): [WebhookEndpointArgs] => [{ endpointId }],
   signals: {
     /** New deliveries were committed, or the endpoint changed: drain now. No arguments. */
-    deliver: defineSignal('deliver'),
+    update: defineSignal('deliver'),
     /** Operator: the cause of a parked drain was fixed; run it again. No arguments. */
     retry: defineSignal('retry'),
   },

@@ -58,7 +58,7 @@ export const xchainPaymentContract = defineContract<XchainPaymentActivities>()({
     deposit: depositSignal,
     linkEnded: linkEndedSignal,
     /** The bridge changed the payment's transfer (delivered, failed, released): re-read it now. */
-    bridgeUpdate: defineSignal('bridgeUpdate'),
+    update: defineSignal('bridgeUpdate'),
     retry: paymentRetrySignal,
   },
   queries: { waitingFor: paymentWaitingForQuery },

@@ -1,13 +1,15 @@
 /**
  * Screening credits (spec 2.11 "Credits", 4.10, 8 "Credit packs"): the owner's personal balance
  * `free_remaining` + `paid_balance` (whole checks), the net counter `total_checks` (checks spent,
- * decremented on refund), the ledger row types, the packs and their prices.
+ * decremented on refund), the ledger row types, the packs and their prices, and the transition
+ * tables of a credit checkout and of the provider's hosted checkout session.
  *
  * Every `apply*` function takes a balance and returns the next balance plus the ledger row type;
  * balances never go negative. Prices are bigint minor units of USD.
  *
  * Pure: no I/O.
  */
+import { transitionTable } from './transitions';
 
 /** Packs a checkout may sell (spec 8). */
 export const CREDIT_PACKS = [5, 10, 20] as const;
@@ -75,3 +77,39 @@ export function applyRefund(b: CreditBalance, consumed: 'consume_free' | 'consum
   next.total_checks = Math.max(0, b.total_checks - 1);
   return { type: 'refund', credits: 1, next };
 }
+
+/** Status of a credit checkout (spec 4.10 `POST /credit_checkouts`). */
+export const CREDIT_CHECKOUT_STATUSES = Object.freeze(['open', 'completed', 'failed', 'expired'] as const);
+export type CreditCheckoutStatus = (typeof CREDIT_CHECKOUT_STATUSES)[number];
+
+/**
+ * Transition table of a credit checkout: `open` (the hosted session may be paid) -> `completed`
+ * (the provider confirmed the payment: credits granted), `failed` (the session could not open,
+ * the payment failed, or the provider captured a wrong amount) or `expired` (abandoned). Money the
+ * provider captures is honoured after a failure or expiry: `failed` and `expired` -> `completed`;
+ * a wrong amount captured on an expired session: `expired` -> `failed`. `completed` is final.
+ * Open set: `open`. A refused move answers `409 checkout_session_closed` (only provider
+ * notifications move a checkout; no code of its own).
+ */
+export const creditCheckoutTransitions = transitionTable<CreditCheckoutStatus>('credit_checkout', {
+  open: ['completed', 'failed', 'expired'],
+  completed: [],
+  failed: ['completed'],
+  expired: ['completed', 'failed'],
+}, 'checkout_session_closed', { open: ['open'] });
+
+/** Status of a hosted checkout session at the (sandbox) checkout provider. */
+export const CHECKOUT_SESSION_STATUSES = Object.freeze(['open', 'paid', 'failed', 'expired'] as const);
+export type CheckoutSessionStatus = (typeof CHECKOUT_SESSION_STATUSES)[number];
+
+/**
+ * Transition table of a hosted checkout session (providers/checkout.ts, its own sandbox table):
+ * `open` -> `paid` (before `expires_at`), `failed` or `expired`; every other status is final. A
+ * refused move answers `409 checkout_session_closed`.
+ */
+export const checkoutSessionTransitions = transitionTable<CheckoutSessionStatus>('checkout_session', {
+  open: ['paid', 'failed', 'expired'],
+  paid: [],
+  failed: [],
+  expired: [],
+}, 'checkout_session_closed');

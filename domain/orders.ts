@@ -18,6 +18,9 @@ import { transitionTable } from './transitions';
 export const ORDER_STATUSES = Object.freeze(['pending', 'awaiting_payment', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const);
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** Statuses an order's workflow still follows (the table's open set; its recovery sweep restarts them). */
+export const OPEN_ORDER_STATUSES: readonly OrderStatus[] = Object.freeze(['pending', 'awaiting_payment', 'processing'] as const);
+
 export const orderTransitions = transitionTable<OrderStatus>('order', {
   pending: ['awaiting_payment', 'processing', 'failed', 'cancelled'],
   awaiting_payment: ['processing', 'failed', 'cancelled'],
@@ -26,10 +29,8 @@ export const orderTransitions = transitionTable<OrderStatus>('order', {
   failed: ['refunded'],
   cancelled: [],
   refunded: [],
-});
+}, 'order_state_changed', { open: OPEN_ORDER_STATUSES });
 
-/** Statuses an order's workflow still follows. */
-export const OPEN_ORDER_STATUSES: readonly OrderStatus[] = Object.freeze(['pending', 'awaiting_payment', 'processing'] as const);
 export const isOpenOrder = (s: OrderStatus): boolean => OPEN_ORDER_STATUSES.includes(s);
 
 /**

@@ -19,7 +19,8 @@ export type { LinkStatus } from './verdicts';
  * (active/viewed/processing -> expired), the merchant's refund (paid/settled -> refunded; issue 12),
  * and a bank return that leaves a provider-settled payment short (paid/settled -> processing with
  * `partial_payment`: the later underpaid overrides paid/settled, spec part 3).
- * An illegal move is `409 conflict` code `payment_link_state_changed`.
+ * An illegal move is `409 conflict` code `payment_link_state_changed`. Open set (`open`): active,
+ * viewed, processing, the statuses whose link workflow runs (its expiry and reminder timers).
  */
 export const paymentLinkTransitions = transitionTable<LinkStatus>('payment_link', {
   draft: ['active', 'cancelled'],
@@ -31,7 +32,7 @@ export const paymentLinkTransitions = transitionTable<LinkStatus>('payment_link'
   refunded: [],
   cancelled: [],
   expired: [],
-});
+}, 'payment_link_state_changed', { open: ['active', 'viewed', 'processing'] });
 
 /** Statuses a link can be cancelled from (spec 4.1 cancel): those the table lets reach `cancelled`. */
 export const LINK_CANCELLABLE_STATUSES: readonly LinkStatus[] = Object.freeze(
@@ -47,8 +48,8 @@ export const LINK_SCHEDULE_EDITABLE_STATUSES: readonly LinkStatus[] = Object.fre
 /** Link statuses the link workflow has nothing left to do in (spec 4.1: it ends there). */
 export const LINK_WORKFLOW_END_STATUSES: readonly LinkStatus[] = Object.freeze(['paid', 'settled', 'cancelled', 'expired', 'refunded'] as const);
 
-/** Statuses whose link needs a running workflow (timers): active, viewed, processing. */
-export const LINK_WORKFLOW_LIVE_STATUSES: readonly LinkStatus[] = LINK_EXPIRABLE_STATUSES;
+/** Statuses whose link needs a running workflow (timers): the table's open set, active, viewed, processing (= LINK_EXPIRABLE_STATUSES). */
+export const LINK_WORKFLOW_LIVE_STATUSES: readonly LinkStatus[] = paymentLinkTransitions.open;
 
 /** Fields frozen once a link is activated (its payer may hold a total computed from them). */
 export const LINK_LOCKED_AFTER_ACTIVATION = ['amount', 'accepted_rail_kinds', 'settlement_destination'] as const;

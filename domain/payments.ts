@@ -40,6 +40,9 @@ export const paymentTransitions = transitionTable<PaymentStatus>('payment', {
  */
 export const LIVE_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(['awaiting', 'underpaid'] as const);
 
+/** Statuses of a paid payment whose settlement may still be owed (those the table lets reach `settled`): paid, overpaid. */
+export const SETTLEABLE_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(paymentTransitions.sources('settled'));
+
 /** Statuses of a payment that has been paid (receipts read these): paid, overpaid, settled. */
 export const PAID_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze(['paid', 'overpaid', 'settled'] as const);
 

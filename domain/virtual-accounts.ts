@@ -27,14 +27,33 @@ export type VirtualAccountPurpose = (typeof VIRTUAL_ACCOUNT_PURPOSES)[number];
 export const VIRTUAL_ACCOUNT_STATUSES = Object.freeze(['active', 'inactive'] as const);
 export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];
 
-/** Transition table (409 `virtual_account_state_changed`): deactivate and reactivate. */
+/**
+ * Transition table (409 `virtual_account_state_changed`): deactivate and reactivate. Open set:
+ * `active` only (an inactive account's workflow ends once no credit is pending; the recovery sweep
+ * re-drives active accounts and those with a `received` credit).
+ */
 export const virtualAccountTransitions = transitionTable<VirtualAccountStatus>('virtual_account', {
   active: ['inactive'],
   inactive: ['active'],
-});
+}, 'virtual_account_state_changed', { open: ['active'] });
 
-/** What happened to a bank credit of a virtual account. */
-export type VirtualAccountCreditStatus = 'received' | 'converted' | 'returned';
+/**
+ * What happened to a bank credit of a virtual account: `received` (recorded from the provider,
+ * waiting for its account's workflow) -> `converted` (USDC sent to the wallet) | `returned` (to its
+ * sender: the account was inactive, or the sending bank returned it).
+ */
+export const VIRTUAL_ACCOUNT_CREDIT_STATUSES = Object.freeze(['received', 'converted', 'returned'] as const);
+export type VirtualAccountCreditStatus = (typeof VIRTUAL_ACCOUNT_CREDIT_STATUSES)[number];
+
+/**
+ * Transition table of a virtual-account credit; open set: `received`. Only the account's workflow
+ * moves a credit; an illegal move answers its account's code, 409 `virtual_account_state_changed`.
+ */
+export const virtualAccountCreditTransitions = transitionTable<VirtualAccountCreditStatus>('virtual_account_credit', {
+  received: ['converted', 'returned'],
+  converted: [],
+  returned: [],
+}, 'virtual_account_state_changed');
 
 /** The provider's return text for a credit to a deactivated virtual account. */
 export const INACTIVE_RETURN_REASON = 'R16 Account frozen';

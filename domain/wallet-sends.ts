@@ -1,7 +1,8 @@
 /**
  * Send intents out of the holder's wallet (spec 2.5, 4.5, part 6 `send_intent.*`; issue 14): the
  * routes a wallet can send on, the intent's statuses and transition table, and the check that
- * the transaction the holder signed is the one the intent built.
+ * the transaction the holder signed is the one the intent built; and the statuses and transition
+ * table of a payout's prepared service-wallet send (`wallet_sends`, below).
  *
  * Lifecycle: `created` (built, waiting for the holder's signature; `source_tx` records the hash)
  * -> `source_submitted` (the signed transaction is on chain and matches) -> `bridging_started`
@@ -75,3 +76,29 @@ export function sourceMismatch(expected: ExpectedSource, seen: ObservedSource): 
   if (seen.amount !== expected.amount) return 'amount_mismatch';
   return null;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Prepared service-wallet sends of a payout (`wallet_sends` rows; spec 2.5, 4.3 cancel rules)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Status of a prepared wallet send: `signable` (the holder may sign it until `signable_until`),
+ * `signed` (money left the wallet), `expired` (never signed in time; may still be closed),
+ * `closed` (the wallet provider closed it: it can never be signed).
+ */
+export const WALLET_SEND_STATUSES = Object.freeze(['signable', 'signed', 'expired', 'closed'] as const);
+export type WalletSendStatus = (typeof WALLET_SEND_STATUSES)[number];
+
+/**
+ * Transition table of a prepared wallet send: `signable` -> `signed` (the holder signed),
+ * `expired` (the funding window's signing time passed) or `closed` (the payout was cancelled);
+ * `expired` -> `closed`. `signed` and `closed` are final. Open set: `signable`, `expired` (a send
+ * that still blocks a payout's cancel, domain/payouts/deadlines.ts). A refused move answers
+ * `409 payout_state_changed` (the send is part of its payout's funding; no code of its own).
+ */
+export const walletSendTransitions = transitionTable<WalletSendStatus>('wallet_send', {
+  signable: ['signed', 'expired', 'closed'],
+  signed: [],
+  expired: ['closed'],
+  closed: [],
+}, 'payout_state_changed');

@@ -44,17 +44,24 @@ export function isFinalDeliveryStatus(status: string): boolean {
   return (webhookDeliveryTransitions.terminal as readonly string[]).includes(status);
 }
 
-/** Statuses in which a delivery is still live (may be attempted, held or cancelled): `pending`, `retrying`. */
-export const LIVE_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = Object.freeze(
-  webhookDeliveryTransitions.statuses.filter((s) => !isFinalDeliveryStatus(s)));
+/**
+ * Statuses in which a delivery is still live (may be attempted, held or cancelled): `pending`,
+ * `retrying`; the table's open set (what the recovery sweep wakes endpoints for).
+ */
+export const LIVE_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = webhookDeliveryTransitions.open;
+
+/**
+ * Statuses a delivery's status may be written again in, not being a transition: `retrying` (a
+ * further failed attempt with retries left keeps it). lib/status-writes.ts `moveRowsEach` `repeat`.
+ */
+export const DELIVERY_STATUS_REPEATS: readonly WebhookDeliveryStatus[] = Object.freeze(['retrying'] as WebhookDeliveryStatus[]);
 
 /**
  * Statuses a delivery may be in when `to` is written: those the table lets move to `to`, plus
- * `to` itself when it is `retrying` (a further failed attempt with retries left keeps the status;
- * not a transition). Used as the `WHERE status = ANY(...)` guard of every delivery status write.
+ * `to` itself when it is a repeat (DELIVERY_STATUS_REPEATS). The guard of every delivery status write.
  */
 export function deliveryStatusesBefore(to: WebhookDeliveryStatus): WebhookDeliveryStatus[] {
-  return webhookDeliveryTransitions.statuses.filter((s) => webhookDeliveryTransitions.can(s, to) || (s === to && to === 'retrying'));
+  return webhookDeliveryTransitions.statuses.filter((s) => webhookDeliveryTransitions.can(s, to) || (s === to && DELIVERY_STATUS_REPEATS.includes(to)));
 }
 
 /**
@@ -62,7 +69,7 @@ export function deliveryStatusesBefore(to: WebhookDeliveryStatus): WebhookDelive
  * Throws `IllegalTransition` (409 `webhook_delivery_state_changed`) otherwise.
  */
 export function assertDeliveryWrite(from: string, to: WebhookDeliveryStatus): WebhookDeliveryStatus {
-  if (from === to && to === 'retrying') return to;
+  if (from === to && DELIVERY_STATUS_REPEATS.includes(to)) return to;
   return webhookDeliveryTransitions.assert(from, to);
 }
 

@@ -7,6 +7,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MaskedBeneficiary } from '../domain/bank-details';
 import type { PayoutAttemptStatus, PayoutStatus } from '../domain/payouts/statuses';
+import type { WalletSendStatus } from '../domain/wallet-sends';
 
 @Entity('payouts')
 export class Payout {
@@ -119,8 +120,8 @@ export class WalletSend {
   /** What leaves the wallet (delivery + cross-network cost), USDC minor units. */
   @Column('bigint') amount_minor: string;
   @Column('bigint') delivery_minor: string;
-  /** signable, signed, expired, closed. */
-  @Column('text') status: string;
+  /** signable, signed, expired, closed (domain/wallet-sends.ts `walletSendTransitions`). */
+  @Column('text') status: WalletSendStatus;
   @Column('timestamptz') signable_until: Date;
   @Column('text', { nullable: true }) tx_hash: string | null;
   @Column('timestamptz', { nullable: true }) signed_at: Date | null;

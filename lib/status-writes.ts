@@ -3,7 +3,9 @@
  * status column is written outside an entity (`table.move(row, to)` of domain/transitions.ts is
  * the in-memory way). `moveRows` writes `status = to` only on rows whose current status may move
  * to `to` by the table (`WHERE ... AND status = ANY(sources)`), so a concurrent writer that already
- * moved a row past it leaves that row untouched; it answers how many rows moved.
+ * moved a row past it leaves that row untouched; it answers the ids of the rows moved.
+ * `moveRowsEach` is the same write for a batch whose rows each carry their own target (a drain's
+ * attempt outcomes), guarded per row by the pair (current status, target).
  *
  * tests/unit/status-writes.test.ts fails on any other status write in the product's code.
  */
@@ -42,6 +44,60 @@ export async function moveRows<S extends string>(m: EntityManager | { query: Ent
     `UPDATE ${q.sqlTable} SET ${col} = $${n + 1}${set} WHERE (${q.where}) AND ${col} = ANY($${n + 2}::text[]) RETURNING id`,
     [...q.params, q.to, [...from]]);
   // TypeORM answers an UPDATE ... RETURNING as [rows, count]; pg as rows.
+  const rows = (Array.isArray(res) && Array.isArray(res[0]) ? res[0] : res) as Array<{ id: string }>;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One conditional status write whose target differs per row (a batch of outcomes written at once):
+ * `UPDATE <sqlTable> <alias> SET status = t.target, <set> FROM <rows> WHERE <alias>.id = t.id ...`.
+ */
+export interface MoveRowsEach<S extends string> {
+  /** The table's SQL name (`webhook_deliveries`). */
+  sqlTable: string;
+  /** Its alias in `set` and `where` (`d`). */
+  alias: string;
+  /**
+   * The per-row relation, aliased `t`, with at least `id` (the row to move) and `target` (its
+   * status to be), plus what `set` reads: `unnest($1::text[], $2::text[], $3::int[]) AS t(id, target, attempt)`.
+   */
+  rows: string;
+  params: unknown[];
+  /** Every target a row may carry (a row whose target is not listed does not move). */
+  to: readonly S[];
+  /**
+   * Targets that may be written again on a row already in them (not a transition, e.g. a further
+   * failed webhook attempt stays `retrying`); each must be in `to`.
+   */
+  repeat?: readonly S[];
+  /** Further row selection (`d.endpoint_id = $7`), without the status condition. */
+  where?: string;
+  /** Further assignments (`attempt_count = t.attempt, updated_at = now()`). */
+  set?: string;
+  /** The column holding the status (default `status`). */
+  column?: string;
+}
+
+/**
+ * Moves each row of `q.rows` to its own `t.target` where the table allows it (the pair (current
+ * status, target) is a transition of the table, or a listed `repeat`); returns the ids moved.
+ * Throws Error (a programming error) when `to` or `repeat` names a status the table does not know.
+ */
+export async function moveRowsEach<S extends string>(m: EntityManager | { query: EntityManager['query'] }, table: TransitionTable<S>, q: MoveRowsEach<S>): Promise<string[]> {
+  const repeat = q.repeat ?? [];
+  for (const s of [...q.to, ...repeat]) if (!table.isStatus(s)) throw new Error(`${table.object}: unknown status ${s}`);
+  for (const s of repeat) if (!q.to.includes(s)) throw new Error(`${table.object}: repeat ${s} is not a target`);
+  const pairs = q.to.flatMap((to) => [...table.sources(to), ...(repeat.includes(to) ? [to] : [])].map((from) => [from, to] as const));
+  if (pairs.length === 0) return [];
+  const col = q.column ?? 'status';
+  const a = q.alias;
+  const n = q.params.length;
+  const set = q.set ? `, ${q.set}` : '';
+  const where = q.where ? ` AND (${q.where})` : '';
+  const res: unknown = await m.query(
+    `UPDATE ${q.sqlTable} ${a} SET ${col} = t.target${set} FROM ${q.rows}
+      WHERE ${a}.id = t.id${where} AND (${a}.${col}, t.target) IN (SELECT * FROM unnest($${n + 1}::text[], $${n + 2}::text[])) RETURNING ${a}.id`,
+    [...q.params, pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
   const rows = (Array.isArray(res) && Array.isArray(res[0]) ? res[0] : res) as Array<{ id: string }>;
   return rows.map((r) => r.id);
 }

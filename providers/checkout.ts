@@ -3,18 +3,21 @@
  * `POST /credit_checkouts`: "returns `url` of a hosted payment checkout; grants no credits
  * itself"). The product creates a session and hands its `url` to the person; the provider later
  * notifies the outcome (paid, failed, expired), at least once. Credits are granted only on a
- * `paid` notification (activities/credits.ts `handleCheckoutNotification`, idempotent).
+ * `paid` notification (activities/credits/commands.ts `handleCheckoutNotification`, idempotent).
  *
- * Sandbox: sessions are rows of `sandbox_checkout_sessions`, idempotent by `clientReference`
+ * Sandbox: sessions are rows of `sandbox_checkout_sessions` (the provider's own table; statuses
+ * move through domain/credits.ts `checkoutSessionTransitions`), idempotent by `clientReference`
  * (the `cco_` id). The outside world acts through the simulator
  * (`POST /sim/providers/checkout/{checkout_id}/complete|fail|expire`), which moves the session
  * like the hosted page would and returns the notification the provider sends. The hosted page
  * itself is a product-served sandbox page on the payer host (`<PAYER_HOST>/sandbox/checkout/<cs_sbx_ id>`,
  * api/pages/sandbox/) whose buttons do the same.
  */
+import { checkoutSessionTransitions, type CheckoutSessionStatus } from '../domain/credits';
 import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
 import { randomToken } from '../lib/secrets';
+import { moveRows } from '../lib/status-writes';
 
 export interface CheckoutSessionRequest {
   /** Our reference (the `cco_` id); the same reference never opens two sessions. */
@@ -61,11 +64,11 @@ export function sandboxCheckoutUrl(sessionId: string): string {
 /** A sandbox session as its hosted page shows it (amounts in minor units of `currency`). */
 export interface SandboxCheckoutSession {
   id: string; clientReference: string; amountMinor: bigint; currency: string; description: string;
-  status: 'open' | 'paid' | 'failed' | 'expired'; expiresAt: Date; paidAmountMinor: bigint | null;
+  status: CheckoutSessionStatus; expiresAt: Date; paidAmountMinor: bigint | null;
 }
 
 interface SessionRow {
-  id: string; client_reference: string; amount_minor: string; currency: string; status: 'open' | 'paid' | 'failed' | 'expired';
+  id: string; client_reference: string; amount_minor: string; currency: string; status: CheckoutSessionStatus;
   url: string; expires_at: Date; paid_amount_minor: string | null; payment_reference: string | null;
 }
 
@@ -110,23 +113,19 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
    */
   async simulate(clientReference: string, action: 'complete' | 'fail' | 'expire', opts: { amountMinor?: bigint } = {}): Promise<CheckoutNotification | null> {
     const target = action === 'complete' ? 'paid' : action === 'fail' ? 'failed' : 'expired';
-    // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
-    const [rows]: [SessionRow[], number] = await db().query(
-      `UPDATE sandbox_checkout_sessions SET status = $2::text, updated_at = now(),
-              paid_amount_minor = CASE WHEN $2::text = 'paid' THEN COALESCE($3::bigint, amount_minor) ELSE NULL END,
-              payment_reference = CASE WHEN $2::text = 'paid' THEN $4::text ELSE NULL END
-        WHERE client_reference = $1 AND status = 'open' AND ($2::text <> 'paid' OR expires_at > now())
-        RETURNING *`,
-      [clientReference, target, opts.amountMinor?.toString() ?? null, randomToken('sbxpay_', 16)]);
-    let row: SessionRow | null = rows[0] ?? null;
-    if (!row) {
-      const existing = await this.byReference(clientReference);
-      if (!existing) return null;
-      if (existing.status !== target) {
-        const why = existing.status === 'open' ? 'the session has passed its expires_at' : `the session is already ${existing.status}`;
-        throw new CheckoutTransitionError(`cannot ${action}: ${why}`);
+    // The session's own table moves through its transition table (domain/credits.ts); paying needs an unexpired session.
+    const moved = await moveRows(db(), checkoutSessionTransitions, target === 'paid'
+      ? {
+        sqlTable: 'sandbox_checkout_sessions', where: 'client_reference = $1 AND expires_at > now()', to: target,
+        params: [clientReference, opts.amountMinor?.toString() ?? null, randomToken('sbxpay_', 16)],
+        set: 'updated_at = now(), paid_amount_minor = COALESCE($2::bigint, amount_minor), payment_reference = $3::text',
       }
-      row = existing;
+      : { sqlTable: 'sandbox_checkout_sessions', where: 'client_reference = $1', to: target, params: [clientReference], set: 'updated_at = now(), paid_amount_minor = NULL, payment_reference = NULL' });
+    const row = await this.byReference(clientReference);
+    if (!row) return null;
+    if (moved.length === 0 && row.status !== target) {
+      const why = row.status === 'open' ? 'the session has passed its expires_at' : `the session is already ${row.status}`;
+      throw new CheckoutTransitionError(`cannot ${action}: ${why}`);
     }
     return {
       provider: this.name, sessionId: row.id, clientReference, outcome: target, currency: row.currency,

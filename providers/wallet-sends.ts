@@ -4,12 +4,16 @@
  * holder signs it outside the service with a passkey while it is signable. The wallet provider
  * can close an unsigned send so it can never be signed.
  *
- * Sandbox: `wallet_sends` rows; signing is the simulator's `/sim/wallet/sends/{id}/sign` (the
- * holder acting), which debits the wallet on the sandbox chain ledger and delivers the USDC to the
- * funding address across networks in one transaction. Fault `wallet.close_fails` (per account) makes closing fail.
+ * The provider reports what it did; the payouts area moves its `wallet_sends` rows through their
+ * transition table (activities/payouts/wallet-sends.ts): this module never writes them.
+ *
+ * Sandbox: signing is the simulator's `/sim/wallet/sends/{id}/sign` (the holder acting), which
+ * debits the wallet on the sandbox chain ledger and delivers the USDC to the funding address
+ * across networks in the signing transaction. Fault `wallet.close_fails` (per account) makes closing fail.
  * `signTransaction` plays the holder's passkey on any built ERC-20 transfer (`/sim/wallet/sign`).
  */
 import crypto from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import { transaction } from '../lib/db';
 import { chainAdapter, deriveAddress, type ObservedTransfer } from './chain';
 import { decodeConversionCall, decodeErc20Transfer } from '../domain/evm-calls';
@@ -26,53 +30,45 @@ export class WalletSendCloseError extends Error {
 export const CROSS_NETWORK_ROUTER = deriveAddress('wallet:router');
 
 /**
- * Closes every unsigned send of `payoutId` (signable or expired) of the holder `accountId`:
- * afterwards none can be signed. Throws WalletSendCloseError when the provider cannot close them
- * (sandbox: fault `wallet.close_fails` set for that account). Returns how many were closed.
+ * The wallet provider closes every unsigned send (signable or expired) of payout `payoutId` of the
+ * holder `accountId`: afterwards none can be signed. Throws WalletSendCloseError when it cannot
+ * (sandbox: fault `wallet.close_fails` set for that account). The provider reports; the payouts
+ * area moves its `wallet_sends` rows (activities/payouts/wallet-sends.ts).
  */
-export async function closeUnsignedSends(accountId: string, payoutId: string): Promise<number> {
+export async function closeUnsignedSends(accountId: string, _payoutId: string): Promise<void> {
   if ((await faultValue(accountId, 'wallet.close_fails')) === 'true') throw new WalletSendCloseError('the wallet provider could not close unsigned sends');
-  return transaction(async (m) => {
-    const r: [unknown[], number] = await m.query(
-      `UPDATE wallet_sends SET status = 'closed', closed_at = now() WHERE account_id = $1 AND payout_id = $2 AND status IN ('signable','expired')`, [accountId, payoutId]);
-    return r[1] ?? 0;
-  });
+}
+
+/** The prepared send the holder signs (a `wallet_sends` row as the provider reads it; amounts in USDC minor units). */
+export interface SendToSign {
+  id: string; wallet_address: string; wallet_chain: string; to_address: string; to_chain: string; asset: string; amount_minor: string; delivery_minor: string;
 }
 
 /**
- * Simulator: the holder signs send `id`. In one transaction: refuses unless signable and not past
- * `signable_until`, checks the wallet balance covers it, debits the wallet on its chain (to the
- * router) and credits the funding address on the destination chain. Reports the delivery to the
- * chain watchers after commit. Throws Error with a reason on refusal.
+ * Sandbox: the holder's signature of prepared send `s`, inside the caller's transaction `m`
+ * (activities/payouts/wallet-sends.ts `signWalletSend`, which checks the send is signable and
+ * moves it). Serialised per wallet: checks the wallet balance on its chain covers the send, debits
+ * it (to the cross-network router) and credits the funding address on the destination chain in
+ * the sandbox chain ledger. Returns the debit's hash and the delivery to report to the chain
+ * watchers after commit. Throws Error when the balance does not cover the send.
  */
-export async function signWalletSend(id: string, now = new Date()): Promise<{ tx_hash: string }> {
-  const chain = chainAdapter();
-  const delivery = await transaction(async (m) => {
-    const rows: Array<{ id: string; status: string; signable_until: Date; wallet_address: string; wallet_chain: string; to_address: string; to_chain: string; asset: string; amount_minor: string; delivery_minor: string }> =
-      await m.query('SELECT * FROM wallet_sends WHERE id = $1 FOR UPDATE', [id]);
-    const s = rows[0];
-    if (!s) throw new Error('no such wallet send');
-    if (s.status !== 'signable' || s.signable_until.getTime() <= now.getTime()) throw new Error(`wallet send is ${s.status === 'signable' ? 'expired' : s.status}`);
-    // Serialise sends of one wallet so two signatures cannot spend the same balance.
-    await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`wallet:${s.wallet_address.toLowerCase()}`]);
-    const bal: Array<{ b: string }> = await m.query(
-      `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
-             - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS b
-         FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3`, [s.wallet_address, s.wallet_chain, s.asset]);
-    if (BigInt(bal[0].b) < BigInt(s.amount_minor)) throw new Error('wallet balance does not cover the send');
-    const debitHash = `0x${crypto.createHash('sha256').update(`wallet-send:${id}:debit`).digest('hex')}`;
-    const creditHash = `0x${crypto.createHash('sha256').update(`wallet-send:${id}:delivery`).digest('hex')}`;
-    await m.query(
-      `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, idempotency_key)
-       VALUES ($1,$2,$3,$4,$5,6,$6,$7), ($8,$2,$4,$9,$10,6,$11,$12)`,
-      [s.wallet_chain, s.asset, s.wallet_address, CROSS_NETWORK_ROUTER, s.amount_minor, debitHash, `wallet-send:${id}:debit`,
-        s.to_chain, s.to_address, s.delivery_minor, creditHash, `wallet-send:${id}:delivery`]);
-    await m.query(`UPDATE wallet_sends SET status = 'signed', signed_at = now(), tx_hash = $2 WHERE id = $1`, [id, debitHash]);
-    const t: ObservedTransfer = { chain: s.to_chain, asset: s.asset, from_address: CROSS_NETWORK_ROUTER, to_address: s.to_address, amount: BigInt(s.delivery_minor), decimals: 6, tx_hash: creditHash };
-    return { t, debitHash };
-  });
-  await chain.report(delivery.t);
-  return { tx_hash: delivery.debitHash };
+export async function signSend(m: EntityManager, s: SendToSign): Promise<{ debitHash: string; delivery: ObservedTransfer }> {
+  // Serialise sends of one wallet so two signatures cannot spend the same balance.
+  await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`wallet:${s.wallet_address.toLowerCase()}`]);
+  const bal: Array<{ b: string }> = await m.query(
+    `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
+           - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS b
+       FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3`, [s.wallet_address, s.wallet_chain, s.asset]);
+  if (BigInt(bal[0].b) < BigInt(s.amount_minor)) throw new Error('wallet balance does not cover the send');
+  const debitHash = `0x${crypto.createHash('sha256').update(`wallet-send:${s.id}:debit`).digest('hex')}`;
+  const creditHash = `0x${crypto.createHash('sha256').update(`wallet-send:${s.id}:delivery`).digest('hex')}`;
+  await m.query(
+    `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, idempotency_key)
+     VALUES ($1,$2,$3,$4,$5,6,$6,$7), ($8,$2,$4,$9,$10,6,$11,$12)`,
+    [s.wallet_chain, s.asset, s.wallet_address, CROSS_NETWORK_ROUTER, s.amount_minor, debitHash, `wallet-send:${s.id}:debit`,
+      s.to_chain, s.to_address, s.delivery_minor, creditHash, `wallet-send:${s.id}:delivery`]);
+  const delivery: ObservedTransfer = { chain: s.to_chain, asset: s.asset, from_address: CROSS_NETWORK_ROUTER, to_address: s.to_address, amount: BigInt(s.delivery_minor), decimals: 6, tx_hash: creditHash };
+  return { debitHash, delivery };
 }
 
 /** Assets a conversion on the sandbox chain can pay into the router. */

@@ -7,8 +7,12 @@
  *   history, and the skipped time under the time-skipping test server), so a replay sees the same
  *   values. ESLint refuses `Date.now()`, `new Date()` and `Math.random()` in workflows/ outside
  *   this file.
- * - Activity options: activityOptions() gives the shared retry policy (1 s doubling to 1 min, no
- *   attempt limit) and the error types that are never retried (NON_RETRYABLE_ERROR_TYPES).
+ * - The loop: runObjectLoop() is the one shape of every workflow (its contract plus one step:
+ *   load the object, let an activity decide, wait for a signal or a deadline, repeat).
+ * - Activity options: activityOptions(profile, overrides) is the one builder (ACTIVITY_PROFILES
+ *   `database` and `provider`) with the error types that are never retried (NON_RETRYABLE_ERROR_TYPES).
+ * - Deadlines: an activity deciding by domain/object-clock.ts returns its wake-up in workflow time;
+ *   workflow code maps a database deadline with deadlineInWorkflowMs(), nothing else.
  * - Continue-as-new: continueAsNewIfDue() at a safe point of the loop (no signal pending), with
  *   the object id only: every fact lives in PostgreSQL and the next run re-reads it.
  * - Parking: parkForOperator() turns a non-retryable activity failure into a wait for an operator
@@ -17,9 +21,11 @@
  *   runs the step again.
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, continueAsNew, workflowInfo,
+  ActivityFailure, ApplicationFailure, condition, continueAsNew, setHandler, workflowInfo,
   type ActivityOptions, type RetryPolicy, type Workflow,
 } from '@temporalio/workflow';
+import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
+import { objectClock } from '../domain/object-clock';
 
 /** Workflow time, milliseconds since the epoch (deterministic; identical on replay). */
 export function workflowNowMs(): number {
@@ -49,15 +55,39 @@ export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Activity options with the shared defaults: 30 s start-to-close; retries 1 s doubling to 1 min
- * with no attempt limit (a database outage only delays the object); NON_RETRYABLE_ERROR_TYPES
- * (plus `retry.nonRetryableErrorTypes`) never retried. `o` overrides timeouts and retry fields.
+ * The activity profiles (issue 26 item 2: the one activity-options builder every workflow uses):
+ * - `database`: activities that only touch PostgreSQL (one short transaction or a read): 30 s
+ *   start-to-close (far above a healthy commit; bounds a hung connection), retried 1 s doubling to
+ *   1 min with no attempt limit (a database outage only delays the object).
+ * - `provider`: activities that call a provider and record its answer: 30 s, retried 2 s doubling to
+ *   5 min with no attempt limit and no schedule-to-close (every provider call carries an idempotency
+ *   key, so a retry never duplicates money movement, and giving up would strand money in flight).
  */
-export function activityOptions(o: { startToCloseTimeout?: ActivityOptions['startToCloseTimeout']; retry?: RetryPolicy } = {}): ActivityOptions {
+export const ACTIVITY_PROFILES = Object.freeze({
+  database: { startToCloseTimeout: '30 seconds', initialInterval: '1 second', maximumInterval: '1 minute' },
+  provider: { startToCloseTimeout: '30 seconds', initialInterval: '2 seconds', maximumInterval: '5 minutes' },
+} as const);
+
+/** Overrides of a profile: timeouts, heartbeat and retry fields. */
+export interface ActivityOptionOverrides {
+  startToCloseTimeout?: ActivityOptions['startToCloseTimeout'];
+  heartbeatTimeout?: ActivityOptions['heartbeatTimeout'];
+  retry?: RetryPolicy;
+}
+
+/**
+ * Activity options of `profile` (default `database`; see ACTIVITY_PROFILES): backoff coefficient 2,
+ * no attempt limit, NON_RETRYABLE_ERROR_TYPES (plus `o.retry.nonRetryableErrorTypes`) never
+ * retried. `o` overrides timeouts, heartbeat and retry fields. The one way workflows build options.
+ */
+export function activityOptions(profile: keyof typeof ACTIVITY_PROFILES | ActivityOptionOverrides = 'database', o: ActivityOptionOverrides = {}): ActivityOptions {
+  if (typeof profile !== 'string') return activityOptions('database', profile);
+  const p = ACTIVITY_PROFILES[profile];
   return {
-    startToCloseTimeout: o.startToCloseTimeout ?? '30 seconds',
+    startToCloseTimeout: o.startToCloseTimeout ?? p.startToCloseTimeout,
+    ...(o.heartbeatTimeout === undefined ? {} : { heartbeatTimeout: o.heartbeatTimeout }),
     retry: {
-      initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute',
+      initialInterval: p.initialInterval, backoffCoefficient: 2, maximumInterval: p.maximumInterval,
       ...o.retry,
       nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES, ...(o.retry?.nonRetryableErrorTypes ?? [])],
     },
@@ -107,4 +137,118 @@ export async function parkForOperator(e: unknown, hooks: { setWaitingFor(s: stri
   if (!cause) throw e;
   hooks.setWaitingFor(operatorWaitingFor(cause));
   await condition(hooks.resumed);
+}
+
+/**
+ * What one step of an object's loop decided (runObjectLoop):
+ * - `done`: the object needs no more watching; the workflow returns `result`.
+ * - `again`: something moved; run the next step at once.
+ * - `wait`: sleep until a waking signal (or `until()` when given), or until workflow time `atMs`
+ *   (none: no timer, only a signal wakes it); then `after(woke)` may act on the outcome in the same
+ *   turn (e.g. expire the object when the deadline passed) and may end the loop.
+ */
+export type Step<R> =
+  | { kind: 'done'; result: R; waitingFor?: string }
+  | { kind: 'again' }
+  | { kind: 'wait'; waitingFor: string; atMs?: number | null; until?: () => boolean; after?: (woke: boolean) => Promise<Step<R> | void> };
+
+/** The object is finished: return `result` (`waitingFor` default `nothing (completed)`). */
+export const done = <R>(result: R, waitingFor?: string): Step<R> => ({ kind: 'done', result, waitingFor });
+/** Run the next step at once. */
+export const again = <R>(): Step<R> => ({ kind: 'again' });
+/** Sleep until a waking signal or workflow time `atMs` (see Step). */
+export const waitFor = <R>(waitingFor: string, o: { atMs?: number | null; until?: () => boolean; after?: (woke: boolean) => Promise<Step<R> | void> } = {}): Step<R> =>
+  ({ kind: 'wait', waitingFor, ...o });
+
+/** What a step sees of its loop. */
+export interface LoopControl {
+  /** True when a waking signal arrived since this step began (a step that would end checks it: the news must be read first). */
+  woken(): boolean;
+  /** Sets the `waiting_for` answer (what the object waits for or is doing now). */
+  setWaitingFor(s: string): void;
+}
+
+/** A long-lived object's workflow, declared as its contract plus one step (a new workflow is a state table plus its activities). */
+export interface ObjectLoop<R, S extends SignalSet, Q extends QuerySet> {
+  contract: WorkflowContract<any, S, Q, unknown>;
+  /** The `waiting_for` answer before the first step. */
+  initially: string;
+  /**
+   * Handlers of signals that carry news beyond "re-read the object" (a deposit id, a flag). Every
+   * signal of the contract wakes the loop unless its handler returns `false` (e.g. a provider
+   * report that must not resume a step parked for an operator).
+   */
+  on?: { [K in keyof S]?: (...args: any[]) => void | false };
+  /** Query handlers besides `waiting_for`. */
+  queries?: { [K in Exclude<keyof Q, 'waitingFor'>]?: () => unknown };
+  /** One step: load the object, let an activity decide, say what comes next. */
+  step(loop: LoopControl): Promise<Step<R>>;
+  /** Continues as new with the object's arguments (state lives in PostgreSQL); called only at a safe point when continueAsNewDue(). */
+  continueAsNew(): Promise<never>;
+  /** Extra condition for a safe point (nothing held in memory the next run would not read), beyond "no waking signal pending". */
+  safeToContinue?: () => boolean;
+  /** Called when a step fails and the loop parks for an operator (drop cached state so the retry re-reads it). */
+  onPark?: () => void;
+  /** Park resumes only on a signal that arrives after the failure (default: also on one that arrived during the failed step). */
+  resumeOnlyAfterFailure?: boolean;
+}
+
+/**
+ * The one loop every workflow runs (issue 26 item 2): registers the contract's signals (each wakes
+ * the loop; `on` handlers record their payload) and its `waiting_for` query; then repeats: continue
+ * as new at a safe point when due, run one `step`, and follow its decision (done, again, or wait for
+ * a signal or a deadline in workflow time). A non-retryable activity failure parks the object for an
+ * operator (parkForOperator) and the next signal (`retry` after the fix) runs the step again.
+ * Deterministic: only workflow APIs; every decision comes from activity results and signals.
+ */
+export async function runObjectLoop<R, S extends SignalSet, Q extends QuerySet>(o: ObjectLoop<R, S, Q>): Promise<R> {
+  let woken = false;
+  let waitingFor = o.initially;
+  for (const [name, def] of Object.entries(o.contract.signals)) {
+    const h = (o.on as Record<string, ((...a: any[]) => void | false) | undefined> | undefined)?.[name];
+    setHandler(def, (...args: any[]) => { if (h?.(...args) !== false) woken = true; });
+  }
+  for (const def of Object.values(o.contract.legacySignals ?? {})) setHandler(def, () => { woken = true; });
+  setHandler(o.contract.queries.waitingFor, () => waitingFor);
+  for (const [name, handler] of Object.entries((o.queries ?? {}) as Record<string, () => unknown>)) {
+    setHandler(o.contract.queries[name], handler);
+  }
+  const loop: LoopControl = { woken: () => woken, setWaitingFor: (s) => { waitingFor = s; } };
+  for (;;) {
+    if (!woken && (o.safeToContinue?.() ?? true) && continueAsNewDue()) await o.continueAsNew();
+    try {
+      woken = false;
+      let next: Step<R> | void = await o.step(loop);
+      while (next?.kind === 'wait') {
+        const w: Step<R> & { kind: 'wait' } = next;
+        waitingFor = w.waitingFor;
+        const until: () => boolean = w.until ?? (() => woken);
+        const woke: boolean = w.atMs === undefined || w.atMs === null ? (await condition(until), true) : await condition(until, msUntil(w.atMs));
+        next = w.after ? await w.after(woke) : undefined;
+      }
+      if (next?.kind === 'done') {
+        waitingFor = next.waitingFor ?? 'nothing (completed)';
+        return next.result;
+      }
+    } catch (e) {
+      o.onPark?.();
+      if (o.resumeOnlyAfterFailure) woken = false;
+      await parkForOperator(e, { setWaitingFor: loop.setWaitingFor, resumed: () => woken });
+    }
+  }
+}
+
+/**
+ * The one mapping of a database deadline onto workflow time (domain/object-clock.ts, the clock the
+ * activities judge deadlines by): instant `at` (ISO) of an object created at `createdAt` (ISO), for
+ * a workflow whose first run began at `originMs` (carried across continue-as-new). `readAtMs` is
+ * the wall clock when an activity read the object: with it a workflow started late (a recovery
+ * sweep) still wakes at the real deadline; without it the deadline falls `at - createdAt` after the
+ * origin. Equal to the wall clock in production; under time skipping the deadline passes exactly
+ * when the skipped time says so. Activities that decide with the object clock return `wakeAtMs`
+ * already in workflow time.
+ */
+export function deadlineInWorkflowMs(o: { originMs: number; createdAt: string; at: string; readAtMs?: number }): number {
+  const clock = objectClock({ workflowNowMs: workflowNowMs(), originMs: o.originMs, createdAtMs: Date.parse(o.createdAt), wallNowMs: o.readAtMs ?? -Infinity });
+  return clock.toWorkflowMs(Date.parse(o.at));
 }

@@ -5,15 +5,14 @@
  * (polling every CONVERSION_POLL_MS, woken by `conversionUpdate`): `settled` when it matches what
  * was built, `failed` (`source_tx_mismatch`, `source_tx_not_found`) otherwise.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { conversionContract, type ConversionActivities, type ConversionWorkflowArgs } from '../contracts/conversion';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const acts = proxyActivities<ConversionActivities>(activityOptions());
-const { signals, queries } = conversionContract;
+const acts = proxyActivities<ConversionActivities>(activityOptions('database'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const conversionWaitingForQuery = queries.waitingFor;
+export const conversionWaitingForQuery = conversionContract.queries.waitingFor;
 
 /** How often a submitted conversion's transaction is looked for on the chain without a signal. */
 export const CONVERSION_POLL_MS = 15_000;
@@ -23,31 +22,23 @@ export async function conversionWorkflow(args: ConversionWorkflowArgs): Promise<
   // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   const id = args.conversionId;
-  let woken = false;
-  let waitingFor = 'loading the conversion';
-  setHandler(signals.conversionUpdate, () => { woken = true; });
-  setHandler(signals.retry, () => { woken = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    try {
-      woken = false;
-      let st = await acts.checkConversion(id);
-      if (!st.terminal) {
-        const deadline = originMs + (Date.parse(st.status === 'built' ? st.signableUntil : st.confirmBy!) - Date.parse(st.createdAt));
-        if (st.status === 'built') {
-          waitingFor = `the holder's signed transaction hash until ${st.signableUntil}`;
-          await condition(() => woken, msUntil(deadline));
-        } else {
-          waitingFor = `the signed transaction on the chain until ${st.confirmBy}`;
-          await condition(() => woken, Math.min(msUntil(deadline), CONVERSION_POLL_MS));
-        }
-        if (!woken && workflowNowMs() >= deadline) st = await acts.expireConversion(id);
-      }
-      if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
-      await continueAsNewIfDue<typeof conversionWorkflow>(!woken, { conversionId: id, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
-    }
-  }
+  return runObjectLoop({
+    contract: conversionContract,
+    initially: 'loading the conversion',
+    continueAsNew: () => continueAsNew<typeof conversionWorkflow>({ conversionId: id, originMs }),
+    step: async (loop) => {
+      const st = await acts.checkConversion(id);
+      if (st.terminal) return done(st.status);
+      const built = st.status === 'built';
+      const deadline = deadlineInWorkflowMs({ originMs, createdAt: st.createdAt, at: built ? st.signableUntil : st.confirmBy! });
+      const expire = async () => {
+        if (loop.woken() || workflowNowMs() < deadline) return;
+        const e = await acts.expireConversion(id);
+        return e.terminal ? done(e.status) : undefined;
+      };
+      return built
+        ? waitFor(`the holder's signed transaction hash until ${st.signableUntil}`, { atMs: deadline, after: expire })
+        : waitFor(`the signed transaction on the chain until ${st.confirmBy}`, { atMs: Math.min(deadline, workflowNowMs() + CONVERSION_POLL_MS), after: expire });
+    },
+  });
 }

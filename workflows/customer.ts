@@ -7,36 +7,28 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { customerContract, type CustomerActivities, type CustomerWorkflowArgs } from '../contracts/customer';
-import { activityOptions, continueAsNewIfDue, parkForOperator } from './convention';
+import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const act = proxyActivities<CustomerActivities>(activityOptions());
-const { signals, queries } = customerContract;
+const act = proxyActivities<CustomerActivities>(activityOptions('database'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const customerWaitingForQuery = queries.waitingFor;
+export const customerWaitingForQuery = customerContract.queries.waitingFor;
 
 const RECHECK_MS = 24 * 60 * 60 * 1000;
 
 /** Follows customer `customerId` until approved or rejected; returns that state. */
 export async function customerWorkflow(args: CustomerWorkflowArgs): Promise<string> {
-  let wake = false;
-  let waitingFor = 'reading the provider';
-  setHandler(signals.update, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-  for (;;) {
-    wake = false;
-    try {
-      waitingFor = 'reading the provider';
+  return runObjectLoop({
+    contract: customerContract,
+    initially: 'reading the provider',
+    continueAsNew: () => continueAsNew<typeof customerWorkflow>(args),
+    step: async (loop) => {
+      loop.setWaitingFor('reading the provider');
       const state = await act.syncCustomerVerification(args.customerId);
-      if ((state === 'approved' || state === 'rejected') && !wake) { waitingFor = `nothing (${state})`; return state; }
-      waitingFor = `the provider's decision (${state}; re-read daily)`;
-      await condition(() => wake, RECHECK_MS);
-      await continueAsNewIfDue<typeof customerWorkflow>(!wake, args);
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      if ((state === 'approved' || state === 'rejected') && !loop.woken()) return done(state, `nothing (${state})`);
+      return waitFor(`the provider's decision (${state}; re-read daily)`, { atMs: workflowNowMs() + RECHECK_MS });
+    },
+  });
 }

@@ -7,15 +7,14 @@
  * `depositIntentUpdate` (a chain transfer to the address, a bridge change) and otherwise polls
  * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/activities.ts).
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { depositIntentContract, type DepositIntentActivities, type DepositIntentWorkflowArgs } from '../contracts/deposit-intent';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const acts = proxyActivities<DepositIntentActivities>(activityOptions());
-const { signals, queries } = depositIntentContract;
+const acts = proxyActivities<DepositIntentActivities>(activityOptions('database'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const depositIntentWaitingForQuery = queries.waitingFor;
+export const depositIntentWaitingForQuery = depositIntentContract.queries.waitingFor;
 
 /** How often the source chain and the bridge are re-read without a signal. */
 export const DEPOSIT_POLL_MS = 30_000;
@@ -25,33 +24,24 @@ export async function depositIntentWorkflow(args: DepositIntentWorkflowArgs): Pr
   const id = args.depositIntentId;
   // When this workflow began (carried across continue-as-new): database deadlines are mapped onto workflow time from here (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
-  let woken = false;
-  let waitingFor = 'loading the deposit intent';
-  setHandler(signals.depositIntentUpdate, () => { woken = true; });
-  setHandler(signals.retry, () => { woken = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    try {
-      woken = false;
-      let st = await acts.advanceDepositIntent(id);
-      if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
-      if (st.changed) continue;
-      if (st.status === 'awaiting_funds') {
-        const expiresMs = originMs + (Date.parse(st.expiresAt) - Date.parse(st.createdAt));
-        waitingFor = `USDC on ${st.sourceChain} at the deposit address until ${st.expiresAt}`;
-        await condition(() => woken, Math.min(msUntil(expiresMs), DEPOSIT_POLL_MS));
-        if (!woken && workflowNowMs() >= expiresMs) {
-          st = await acts.expireDepositIntent(id);
-          if (st.terminal) { waitingFor = 'nothing (completed)'; return st.status; }
-        }
-      } else {
-        waitingFor = `the bridge (status ${st.status})`;
-        await condition(() => woken, DEPOSIT_POLL_MS);
-      }
-      await continueAsNewIfDue<typeof depositIntentWorkflow>(!woken, { depositIntentId: id, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
-    }
-  }
+  return runObjectLoop({
+    contract: depositIntentContract,
+    initially: 'loading the deposit intent',
+    continueAsNew: () => continueAsNew<typeof depositIntentWorkflow>({ depositIntentId: id, originMs }),
+    step: async (loop) => {
+      const st = await acts.advanceDepositIntent(id);
+      if (st.terminal) return done(st.status);
+      if (st.changed) return again();
+      if (st.status !== 'awaiting_funds') return waitFor(`the bridge (status ${st.status})`, { atMs: workflowNowMs() + DEPOSIT_POLL_MS });
+      const expiresMs = deadlineInWorkflowMs({ originMs, createdAt: st.createdAt, at: st.expiresAt });
+      return waitFor(`USDC on ${st.sourceChain} at the deposit address until ${st.expiresAt}`, {
+        atMs: Math.min(expiresMs, workflowNowMs() + DEPOSIT_POLL_MS),
+        after: async () => {
+          if (loop.woken() || workflowNowMs() < expiresMs) return;
+          const e = await acts.expireDepositIntent(id);
+          return e.terminal ? done(e.status) : undefined;
+        },
+      });
+    },
+  });
 }

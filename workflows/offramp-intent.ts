@@ -9,39 +9,31 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { offrampIntentContract, type OfframpActivities, type OfframpIntentWorkflowArgs } from '../contracts/offramp-intent';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-/** Provider calls: retried 2 s doubling to 5 min with no limit (the idempotency keys make retries safe). */
-const act = proxyActivities<OfframpActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
-const { signals, queries } = offrampIntentContract;
+/** Provider calls: the `provider` profile (the idempotency keys make retries safe). */
+const act = proxyActivities<OfframpActivities>(activityOptions('provider'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const offrampIntentWaitingForQuery = queries.waitingFor;
+export const offrampIntentWaitingForQuery = offrampIntentContract.queries.waitingFor;
 
 /** Follows intent `intentId` to a terminal state; returns it. */
 export async function offrampIntentWorkflow(args: OfframpIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
-  let wake = false;
-  let waitingFor = 'loading the off-ramp intent';
-  setHandler(signals.update, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    wake = false;
-    try {
+  return runObjectLoop({
+    contract: offrampIntentContract,
+    initially: 'loading the off-ramp intent',
+    continueAsNew: () => continueAsNew<typeof offrampIntentWorkflow>({ ...args, originMs }),
+    step: async (loop) => {
       const p = await act.advanceOfframp(args.intentId, workflowNowMs(), originMs);
-      waitingFor = p.waitingFor;
-      if (p.next === 'done') return p.status;
-      if (p.next === 'submit') { await act.submitOfframpPayment(args.intentId); continue; }
-      if (p.next === 'refund') { await act.refundOfframp(args.intentId); continue; }
-      await condition(() => wake, msUntil(p.wakeAtMs ?? workflowNowMs() + 60_000));
-      await continueAsNewIfDue<typeof offrampIntentWorkflow>(!wake, { ...args, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      loop.setWaitingFor(p.waitingFor);
+      if (p.next === 'done') return done(p.status, p.waitingFor);
+      if (p.next === 'submit') { await act.submitOfframpPayment(args.intentId); return again(); }
+      if (p.next === 'refund') { await act.refundOfframp(args.intentId); return again(); }
+      return waitFor(p.waitingFor, { atMs: p.wakeAtMs ?? workflowNowMs() + 60_000 });
+    },
+  });
 }

@@ -9,39 +9,30 @@
  * operator fixed a parked step). Deterministic and replay-safe (workflows/convention.ts); the
  * state lives in PostgreSQL.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { orderContract, type OrderActivities, type OrderWorkflowArgs } from '../contracts/order';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-/** Provider calls: retried 2 s doubling to 5 min with no limit (placement is idempotent by order id). */
-const act = proxyActivities<OrderActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
-const { signals, queries } = orderContract;
+/** Provider calls: the `provider` profile (placement is idempotent by order id). */
+const act = proxyActivities<OrderActivities>(activityOptions('provider'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const orderWaitingForQuery = queries.waitingFor;
+export const orderWaitingForQuery = orderContract.queries.waitingFor;
 
 /** Follows order `orderId` to a terminal status; returns it. */
 export async function orderWorkflow(args: OrderWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
-  let wake = false;
-  let waitingFor = 'loading the order';
-  setHandler(signals.update, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    wake = false;
-    try {
+  return runObjectLoop({
+    contract: orderContract,
+    initially: 'loading the order',
+    continueAsNew: () => continueAsNew<typeof orderWorkflow>({ ...args, originMs }),
+    step: async (loop) => {
       const p = await act.advanceOrder(args.orderId, workflowNowMs(), originMs);
-      waitingFor = p.waitingFor;
+      loop.setWaitingFor(p.waitingFor);
       // A report that arrived during the turn (a refund of a failed order) is read before ending.
-      if (p.done && !wake) return p.status;
-      if (p.done) continue;
-      await condition(() => wake, msUntil(p.wakeAtMs));
-      await continueAsNewIfDue<typeof orderWorkflow>(!wake, { ...args, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      if (p.done) return loop.woken() ? again() : done(p.status, p.waitingFor);
+      return waitFor(p.waitingFor, { atMs: p.wakeAtMs });
+    },
+  });
 }

@@ -14,34 +14,24 @@
  * report (`providerUpdate`) never does. Continues as new (payment id only) at a wait when the
  * history grows long: the state lives in PostgreSQL.
  */
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator } from './convention';
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { paymentContract, type PaymentActivities, type PaymentWorkflowArgs } from '../contracts/payment';
 
-const acts = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: activityOptions().retry,
-});
-const { signals, queries } = paymentContract;
+const acts = proxyActivities<PaymentActivities>(activityOptions('database'));
 
 /** How often an in-flight bank settlement payout is re-read when no provider report arrives. */
-const SETTLEMENT_POLL = '15 minutes';
+const SETTLEMENT_POLL_MS = 15 * 60 * 1000;
 
 /** Watches payment `paymentId` until settled or closed; returns its final status. */
 export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string> {
   const { paymentId } = args;
+  // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
+  const originMs = args.originMs ?? workflowNowMs();
   const queue: string[] = [];
   let linkEnded = false;
-  let woken = false;
   let providerUpdated = false;
-  let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
-  setHandler(signals.deposit, ({ depositId }) => { enqueue(depositId); woken = true; });
-  setHandler(signals.linkEnded, () => { linkEnded = true; woken = true; });
-  setHandler(signals.retry, () => { woken = true; });
-  // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
-  setHandler(signals.providerUpdate, () => { providerUpdated = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
 
   /** The payment as last read; null: (re)load it first (at start and after a parked step). */
   let state: Awaited<ReturnType<typeof acts.loadPaymentState>> | null = null;
@@ -54,98 +44,98 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
   /** Applies one recorded item: a bank return (`return:<bcr_>`), a bank credit (`bcr_`) or a chain deposit (`dep_`). */
   const applyOne = (id: string) => (id.startsWith('return:') ? acts.applyBankReturnActivity(paymentId, id.slice('return:'.length))
     : id.startsWith('bcr_') ? acts.applyBankCreditActivity(paymentId, id) : acts.applyDepositActivity(paymentId, id));
+  const arrived = () => queue.length > 0 || linkEnded;
 
-  /** One turn: applies what arrived, settles, or waits. Returns true when the payment is done. */
-  const turn = async (): Promise<boolean> => {
-    woken = false;
-    let st = state ?? await load();
-    while (queue.length > 0) {
-      const depositId = queue[0];
-      waitingFor = `applying ${depositId}`;
-      const r = await applyOne(depositId);
-      queue.shift();
-      state = st = r;
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-    }
-    if (st.needsRefund) {
-      waitingFor = 'sending the refund back to the payer';
-      state = await acts.submitRefund(paymentId);
-      return false;
-    }
-    if (st.refundPending) {
-      providerUpdated = false;
-      const r = await acts.syncRefund(paymentId);
-      state = r;
-      if (r.refundPending) {
-        waitingFor = 'the fiat rail to report the refund payout to the payer';
-        await condition(() => providerUpdated, SETTLEMENT_POLL);
-      }
-      return false;
-    }
-    if (st.settlementPending) {
-      // Cleared before the read: a report arriving while it runs wakes the wait below at once.
-      providerUpdated = false;
-      const r = await acts.syncBankSettlement(paymentId);
-      state = r;
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-      if (r.settlementPending) {
-        waitingFor = 'the fiat rail to report the settlement payout to the merchant\'s bank';
-        await condition(() => providerUpdated || queue.length > 0 || linkEnded, SETTLEMENT_POLL);
-      }
-      return false;
-    }
-    if (st.needsSettlement && st.settlement === 'bank') {
-      waitingFor = 'settlement payout to the merchant\'s bank';
-      const r = await acts.submitBankSettlement(paymentId);
-      state = r;
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-      return false;
-    }
-    if (st.needsSettlement) {
-      waitingFor = 'settlement transfer to the merchant';
-      const txHash = await acts.sendSettlement(paymentId);
-      const r = await acts.recordSettlement(paymentId, txHash);
-      state = r;
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-      return false;
-    }
-    if (st.done) {
-      // A provider report or refund request that arrived after the state was read: re-read before ending.
-      if (!providerUpdated) return true;
-      providerUpdated = false;
-      await load();
-      return false;
-    }
-    if (linkEnded) {
-      linkEnded = false;
-      await load();
-      return false;
-    }
+  return runObjectLoop({
+    contract: paymentContract,
+    initially: 'loading payment',
+    on: {
+      deposit: ({ depositId }: { depositId: string }) => { enqueue(depositId); },
+      linkEnded: () => { linkEnded = true; },
+      // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
+      update: () => { providerUpdated = true; return false; },
+    },
     // A safe point: nothing pending in this run that the next one would not read from PostgreSQL.
-    await continueAsNewIfDue<typeof paymentWorkflow>(queue.length === 0, { paymentId });
-    if (st.status === 'awaiting') {
-      waitingFor = `a deposit until ${st.expiresAt}`;
-      const woke = await condition(() => queue.length > 0 || linkEnded, msUntil(Date.parse(st.expiresAt)));
-      if (!woke) state = await acts.expirePaymentActivity(paymentId);
-    } else {
-      // Underpaid: money is held and the payer may top up until the link ends.
-      waitingFor = `a top-up (status ${st.status}) or the link ending`;
-      await condition(() => queue.length > 0 || linkEnded);
-    }
-    return false;
-  };
-
-  for (;;) {
-    try {
-      if (await turn()) break;
-    } catch (e) {
-      woken = false;
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
-      state = null;
-    }
-  }
-  // Deposits that arrived while closing are recorded (applied as support records) before ending.
-  while (queue.length > 0) await applyOne(queue.shift()!);
-  waitingFor = 'nothing (completed)';
-  return state!.status;
+    safeToContinue: () => queue.length === 0,
+    continueAsNew: () => continueAsNew<typeof paymentWorkflow>({ paymentId, originMs }),
+    resumeOnlyAfterFailure: true,
+    onPark: () => { state = null; },
+    // One turn: applies what arrived, settles, or waits.
+    step: async (loop) => {
+      let st = state ?? await load();
+      while (queue.length > 0) {
+        const depositId = queue[0];
+        loop.setWaitingFor(`applying ${depositId}`);
+        const r = await applyOne(depositId);
+        queue.shift();
+        state = st = r;
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+      }
+      if (st.needsRefund) {
+        loop.setWaitingFor('sending the refund back to the payer');
+        state = await acts.submitRefund(paymentId);
+        return again();
+      }
+      if (st.refundPending) {
+        providerUpdated = false;
+        const r = await acts.syncRefund(paymentId);
+        state = r;
+        if (!r.refundPending) return again();
+        return waitFor('the fiat rail to report the refund payout to the payer', { atMs: workflowNowMs() + SETTLEMENT_POLL_MS, until: () => providerUpdated });
+      }
+      if (st.settlementPending) {
+        // Cleared before the read: a report arriving while it runs wakes the wait below at once.
+        providerUpdated = false;
+        const r = await acts.syncBankSettlement(paymentId);
+        state = r;
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (!r.settlementPending) return again();
+        return waitFor('the fiat rail to report the settlement payout to the merchant\'s bank', {
+          atMs: workflowNowMs() + SETTLEMENT_POLL_MS, until: () => providerUpdated || arrived(),
+        });
+      }
+      if (st.needsSettlement && st.settlement === 'bank') {
+        loop.setWaitingFor('settlement payout to the merchant\'s bank');
+        const r = await acts.submitBankSettlement(paymentId);
+        state = r;
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        return again();
+      }
+      if (st.needsSettlement) {
+        loop.setWaitingFor('settlement transfer to the merchant');
+        const txHash = await acts.sendSettlement(paymentId);
+        const r = await acts.recordSettlement(paymentId, txHash);
+        state = r;
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        return again();
+      }
+      if (st.done) {
+        // A provider report or refund request that arrived after the state was read: re-read before ending.
+        if (providerUpdated) {
+          providerUpdated = false;
+          await load();
+          return again();
+        }
+        const final = st.status;
+        // Deposits that arrived while closing are recorded (applied as support records) before ending.
+        while (queue.length > 0) await applyOne(queue.shift()!);
+        return done(final);
+      }
+      if (linkEnded) {
+        linkEnded = false;
+        await load();
+        return again();
+      }
+      if (st.status !== 'awaiting') {
+        // Underpaid: money is held and the payer may top up until the link ends.
+        return waitFor(`a top-up (status ${st.status}) or the link ending`, { until: arrived });
+      }
+      const expiresAt = deadlineInWorkflowMs({ originMs, createdAt: st.createdAt, at: st.expiresAt, readAtMs: st.readAtMs });
+      return waitFor(`a deposit until ${st.expiresAt}`, {
+        atMs: expiresAt,
+        until: arrived,
+        after: async (woke) => { if (!woke) state = await acts.expirePaymentActivity(paymentId); },
+      });
+    },
+  });
 }

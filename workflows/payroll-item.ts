@@ -10,48 +10,34 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { payrollItemContract, type PayrollItemActivities, type PayrollItemWorkflowArgs } from '../contracts/payroll-item';
-import { activityOptions, parkForOperator } from './convention';
+import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-/**
- * Activities that call a provider and record its answer: 30 s; retried 2 s doubling to 5 min with
- * no limit (giving up would strand a payment in flight; the idempotency key makes retries safe).
- */
-const provider = proxyActivities<PayrollItemActivities>(activityOptions({
-  retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' },
-}));
-const { signals, queries } = payrollItemContract;
+/** Activities that call a provider and record its answer: the `provider` profile (the attempt key makes retries safe). */
+const provider = proxyActivities<PayrollItemActivities>(activityOptions('provider'));
 
 /** How long a processing payment waits between provider re-reads when no notification comes. */
 const PROCESSING_POLL_MS = 60 * 60 * 1000;
 
-/** Pays item `itemId` (at most once) and follows it until paid, failed or returned; returns that status. */
+/**
+ * Pays item `itemId` (at most once) and follows it until paid, failed or returned; returns that
+ * status. Continues as new (the item id only) when its hourly re-reads grow the history.
+ */
 export async function payrollItemWorkflow(args: PayrollItemWorkflowArgs): Promise<string> {
   const { itemId } = args;
-  let wake = false;
-  let waitingFor = 'loading the item';
-  setHandler(signals.update, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    wake = false;
-    try {
-      waitingFor = 'submitting the payment (idempotent by the attempt key)';
+  return runObjectLoop({
+    contract: payrollItemContract,
+    initially: 'loading the item',
+    continueAsNew: () => continueAsNew<typeof payrollItemWorkflow>(args),
+    step: async (loop) => {
+      loop.setWaitingFor('submitting the payment (idempotent by the attempt key)');
       const st = await provider.payPayrollItem(itemId);
-      if (st === 'pending' || st === 'queued') continue;
-      waitingFor = 'reading the payment from its provider';
+      if (st === 'pending' || st === 'queued') return again();
+      loop.setWaitingFor('reading the payment from its provider');
       const now = await provider.syncPayrollItem(itemId);
-      if (now === 'processing') {
-        waitingFor = 'the rail to pay, fail or return the payment';
-        await condition(() => wake, PROCESSING_POLL_MS);
-        continue;
-      }
-      waitingFor = `nothing (${now})`;
-      return now;
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      if (now === 'processing') return waitFor('the rail to pay, fail or return the payment', { atMs: workflowNowMs() + PROCESSING_POLL_MS });
+      return done(now, `nothing (${now})`);
+    },
+  });
 }

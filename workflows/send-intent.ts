@@ -9,36 +9,27 @@
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { sendIntentContract, type SendIntentActivities, type SendIntentWorkflowArgs } from '../contracts/send-intent';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const act = proxyActivities<SendIntentActivities>(activityOptions());
-const { signals, queries } = sendIntentContract;
+const act = proxyActivities<SendIntentActivities>(activityOptions('database'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const sendIntentWaitingForQuery = queries.waitingFor;
+export const sendIntentWaitingForQuery = sendIntentContract.queries.waitingFor;
 
 /** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
 export async function sendIntentWorkflow(args: SendIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
-  let wake = false;
-  let waitingFor = 'loading the send intent';
-  setHandler(signals.update, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    wake = false;
-    try {
+  return runObjectLoop({
+    contract: sendIntentContract,
+    initially: 'loading the send intent',
+    continueAsNew: () => continueAsNew<typeof sendIntentWorkflow>({ ...args, originMs }),
+    step: async () => {
       const p = await act.advanceSendIntent(args.intentId, workflowNowMs(), originMs);
-      waitingFor = p.waitingFor;
-      if (p.wakeAtMs === null) return p.status;
-      await condition(() => wake, msUntil(p.wakeAtMs));
-      await continueAsNewIfDue<typeof sendIntentWorkflow>(!wake, { ...args, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      if (p.wakeAtMs === null) return done(p.status, p.waitingFor);
+      return waitFor(p.waitingFor, { atMs: p.wakeAtMs });
+    },
+  });
 }

@@ -8,36 +8,27 @@
  * operator fixed a parked step). Deterministic and replay-safe (workflows/convention.ts); the
  * state lives in PostgreSQL, so it continues as new at any wait.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { subscriptionContract, type SubscriptionActivities, type SubscriptionWorkflowArgs } from '../contracts/subscription';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const act = proxyActivities<SubscriptionActivities>(activityOptions({ retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' } }));
-const { signals, queries } = subscriptionContract;
+const act = proxyActivities<SubscriptionActivities>(activityOptions('provider'));
 
 /** The contract's definitions under this module's older names (tests import them from here). */
-export const subscriptionWaitingForQuery = queries.waitingFor;
+export const subscriptionWaitingForQuery = subscriptionContract.queries.waitingFor;
 
 /** Bills subscription `subscriptionId` until it is cancelled or completed; returns that status. */
 export async function subscriptionWorkflow(args: SubscriptionWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
-  let wake = false;
-  let waitingFor = 'loading the subscription';
-  setHandler(signals.changed, () => { wake = true; });
-  setHandler(signals.retry, () => { wake = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-
-  for (;;) {
-    wake = false;
-    try {
+  return runObjectLoop({
+    contract: subscriptionContract,
+    initially: 'loading the subscription',
+    continueAsNew: () => continueAsNew<typeof subscriptionWorkflow>({ ...args, originMs }),
+    step: async () => {
       const p = await act.advanceSubscription(args.subscriptionId, workflowNowMs(), originMs);
-      waitingFor = p.waitingFor;
-      if (p.done) return p.status;
-      await condition(() => wake, msUntil(p.wakeAtMs));
-      await continueAsNewIfDue<typeof subscriptionWorkflow>(!wake, { ...args, originMs });
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => wake });
-    }
-  }
+      if (p.done) return done(p.status, p.waitingFor);
+      return waitFor(p.waitingFor, { atMs: p.wakeAtMs });
+    },
+  });
 }

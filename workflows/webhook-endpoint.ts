@@ -24,20 +24,16 @@
  *
  * Deterministic: only @temporalio/workflow APIs and pure domain rules.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { holdRecheckAfter, WEBHOOK_MAX_ATTEMPTS } from '../domain/webhook-schedule';
 import {
   webhookEndpointContract, type DrainSummary, type WebhookEndpointActivities, type WebhookEndpointArgs, type WebhookEndpointOutcome,
 } from '../contracts/webhook-endpoint';
-import { activityOptions, continueAsNewIfDue, isoAt, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, again, done, isoAt, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
 // A drain sends up to 2,000 deliveries, 64 at a time, 10 s budget each: bounded well under 5 min.
 // It heartbeats every 2 s, so a drain lost with a killed worker is retried within 10 s.
-const acts = proxyActivities<WebhookEndpointActivities>({
-  ...activityOptions({ startToCloseTimeout: '5 minutes' }),
-  heartbeatTimeout: '10 seconds',
-});
-const { signals, queries } = webhookEndpointContract;
+const acts = proxyActivities<WebhookEndpointActivities>(activityOptions('database', { startToCloseTimeout: '5 minutes', heartbeatTimeout: '10 seconds' }));
 
 /** The `waiting_for` answer after an open drain that left deliveries waiting for a retry. */
 export function describeRetries(s: DrainSummary): string {
@@ -48,48 +44,28 @@ export function describeRetries(s: DrainSummary): string {
 
 /** Drains endpoint `args.endpointId` until it is idle or closed (see module doc); returns why it ended. */
 export async function webhookEndpointWorkflow(args: WebhookEndpointArgs): Promise<WebhookEndpointOutcome> {
-  let nudged = false;
-  let waitingFor = 'draining due deliveries';
   let last: DrainSummary | null = null;
-  setHandler(signals.deliver, () => { nudged = true; });
-  setHandler(signals.retry, () => { nudged = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
-  setHandler(queries.deliveries, () => last);
-
   let consecutiveHolds = 0;
-  for (;;) {
-    // A signal that arrives while the drain runs must not be lost: reset before, test after.
-    nudged = false;
-    waitingFor = 'draining due deliveries (sending)';
-    let s: DrainSummary;
-    try {
-      s = await acts.drainEndpoint(args.endpointId, workflowNowMs());
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (t) => { waitingFor = t; }, resumed: () => nudged });
-      continue;
-    }
-    last = s;
-    if (s.state === 'closed') {
-      waitingFor = `nothing (${s.closedReason}; re-enabling the endpoint starts a new run)`;
-      return s.closedReason ?? 'endpoint_not_found';
-    }
-    // A safe point: every fact is on the rows; the next run re-reads them.
-    await continueAsNewIfDue<typeof webhookEndpointWorkflow>(!nudged, args);
-    if (s.state === 'held') {
-      consecutiveHolds += 1;
-      const recheckMs = holdRecheckAfter(consecutiveHolds);
-      waitingFor = `the webhooks delivery switch (${s.live} live deliver${s.live === 1 ? 'y' : 'ies'} held; re-check at ${isoAt(workflowNowMs() + recheckMs)} or on a \`deliver\` signal)`;
-      await condition(() => nudged, recheckMs);
-      continue;
-    }
-    consecutiveHolds = 0;
-    if (s.due > 0 || nudged) continue;
-    if (s.live === 0) {
-      waitingFor = 'nothing (idle; the next delivery starts a new run)';
-      return 'idle';
-    }
-    waitingFor = describeRetries(s);
-    if (s.nextDueAtMs === null) await condition(() => nudged);
-    else await condition(() => nudged, msUntil(s.nextDueAtMs));
-  }
+  return runObjectLoop({
+    contract: webhookEndpointContract,
+    initially: 'draining due deliveries',
+    queries: { deliveries: () => last },
+    continueAsNew: () => continueAsNew<typeof webhookEndpointWorkflow>(args),
+    step: async (loop) => {
+      // A signal that arrives while the drain runs is not lost: the loop clears the flag before the step, tests it after.
+      loop.setWaitingFor('draining due deliveries (sending)');
+      const s = await acts.drainEndpoint(args.endpointId, workflowNowMs());
+      last = s;
+      if (s.state === 'closed') return done(s.closedReason ?? 'endpoint_not_found', `nothing (${s.closedReason}; re-enabling the endpoint starts a new run)`);
+      if (s.state === 'held') {
+        consecutiveHolds += 1;
+        const recheckAt = workflowNowMs() + holdRecheckAfter(consecutiveHolds);
+        return waitFor(`the webhooks delivery switch (${s.live} live deliver${s.live === 1 ? 'y' : 'ies'} held; re-check at ${isoAt(recheckAt)} or on a \`deliver\` signal)`, { atMs: recheckAt });
+      }
+      consecutiveHolds = 0;
+      if (s.due > 0 || loop.woken()) return again();
+      if (s.live === 0) return done<WebhookEndpointOutcome>('idle', 'nothing (idle; the next delivery starts a new run)');
+      return waitFor(describeRetries(s), { atMs: s.nextDueAtMs });
+    },
+  });
 }

@@ -11,15 +11,11 @@
  * bridge holds funds it is polled every BRIDGE_POLL_MS. A non-retryable failure parks the payment
  * for an operator (workflows/convention.ts); state lives in PostgreSQL (continue-as-new carries the id).
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { xchainPaymentContract, type XchainPaymentActivities, type XchainPaymentWorkflowArgs } from '../contracts/xchain-payment';
-import { activityOptions, continueAsNewIfDue, msUntil, parkForOperator, workflowNowMs } from './convention';
+import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
-const acts = proxyActivities<XchainPaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: activityOptions().retry,
-});
-const { signals, queries } = xchainPaymentContract;
+const acts = proxyActivities<XchainPaymentActivities>(activityOptions('database'));
 
 /** How often a transfer the bridge holds is re-read without a `bridgeUpdate` signal. */
 export const BRIDGE_POLL_MS = 60_000;
@@ -32,14 +28,7 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
   const queue: string[] = [];
   let linkEnded = false;
   let bridgeUpdated = false;
-  let woken = false;
-  let waitingFor = 'loading payment';
   const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
-  setHandler(signals.deposit, ({ depositId }) => { enqueue(depositId); woken = true; });
-  setHandler(signals.linkEnded, () => { linkEnded = true; woken = true; });
-  setHandler(signals.bridgeUpdate, () => { bridgeUpdated = true; woken = true; });
-  setHandler(signals.retry, () => { woken = true; });
-  setHandler(queries.waitingFor, () => waitingFor);
 
   let state: Awaited<ReturnType<typeof acts.loadXchainState>> | null = null;
   const load = async () => {
@@ -49,75 +38,72 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
   };
   const woke = () => queue.length > 0 || linkEnded || bridgeUpdated;
 
-  /** One turn: applies what arrived, moves the bridge, returns or settles money, or waits. True when done. */
-  const turn = async (): Promise<boolean> => {
-    woken = false;
-    let st = state ?? await load();
-    while (queue.length > 0) {
-      const depositId = queue[0];
-      waitingFor = `applying deposit ${depositId}`;
-      const r = await acts.applyXchainDeposit(paymentId, depositId);
-      queue.shift();
-      state = st = r;
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-    }
-    if (linkEnded) {
-      linkEnded = false;
-      state = await acts.closeXchainWatcher(paymentId);
-      await load();
-      return false;
-    }
-    if (st.needsRecovery) {
-      waitingFor = 'returning money on a closed payment to the refund address';
-      state = await acts.recoverFunds(paymentId);
-      return false;
-    }
-    if (st.needsSettlement) {
-      waitingFor = 'settlement transfer to the merchant';
-      const txHash = await acts.sendSettlement(paymentId);
-      const r = await acts.recordSettlement(paymentId, txHash);
-      if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
-      state = await acts.loadXchainState(paymentId);
-      return false;
-    }
-    if (st.done) return true;
-    if (st.bridgeActive) {
-      bridgeUpdated = false;
-      waitingFor = 'the bridge to deliver';
-      const r = await acts.advanceBridge(paymentId);
-      state = r;
-      if (r.bridge === 'delivered') {
-        // The delivery arrives as a deposit signal (recorded by the activity); reload picks it up if the signal raced.
-        if (!woke()) await condition(woke, 1000);
-        if (queue.length === 0) await load();
-        return false;
+  return runObjectLoop({
+    contract: xchainPaymentContract,
+    initially: 'loading payment',
+    on: {
+      deposit: ({ depositId }: { depositId: string }) => { enqueue(depositId); },
+      linkEnded: () => { linkEnded = true; },
+      update: () => { bridgeUpdated = true; },
+    },
+    safeToContinue: () => queue.length === 0,
+    continueAsNew: () => continueAsNew<typeof xchainPaymentWorkflow>({ paymentId, originMs }),
+    onPark: () => { state = null; },
+    // One turn: applies what arrived, moves the bridge, returns or settles money, or waits.
+    step: async (loop) => {
+      let st = state ?? await load();
+      while (queue.length > 0) {
+        const depositId = queue[0];
+        loop.setWaitingFor(`applying deposit ${depositId}`);
+        const r = await acts.applyXchainDeposit(paymentId, depositId);
+        queue.shift();
+        state = st = r;
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
       }
-      if (r.bridge === 'failed' || r.bridge === 'idle') return false;
-      waitingFor = `the bridge (${r.bridge})`;
-      await condition(woke, BRIDGE_POLL_MS);
-      return false;
-    }
-    await continueAsNewIfDue<typeof xchainPaymentWorkflow>(queue.length === 0, { paymentId, originMs });
-    if (st.status === 'awaiting' && st.watcherState === 'address_issued') {
-      waitingFor = `a deposit on the source network until ${st.expiresAt}`;
-      const got = await condition(woke, msUntil(originMs + (Date.parse(st.expiresAt) - Date.parse(st.createdAt))));
-      if (!got) state = await acts.expireXchainPayment(paymentId);
-    } else {
-      waitingFor = `a top-up (status ${st.status}, watcher ${st.watcherState}) or the link ending`;
-      await condition(woke);
-      bridgeUpdated = false;
-    }
-    return false;
-  };
-
-  for (;;) {
-    try {
-      if (await turn()) break;
-    } catch (e) {
-      await parkForOperator(e, { setWaitingFor: (s) => { waitingFor = s; }, resumed: () => woken });
-      state = null;
-    }
-  }
-  waitingFor = 'nothing (completed)';
-  return state!.status;
+      if (linkEnded) {
+        linkEnded = false;
+        state = await acts.closeXchainWatcher(paymentId);
+        await load();
+        return again();
+      }
+      if (st.needsRecovery) {
+        loop.setWaitingFor('returning money on a closed payment to the refund address');
+        state = await acts.recoverFunds(paymentId);
+        return again();
+      }
+      if (st.needsSettlement) {
+        loop.setWaitingFor('settlement transfer to the merchant');
+        const txHash = await acts.sendSettlement(paymentId);
+        const r = await acts.recordSettlement(paymentId, txHash);
+        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        state = await acts.loadXchainState(paymentId);
+        return again();
+      }
+      if (st.done) return done(st.status);
+      if (st.bridgeActive) {
+        bridgeUpdated = false;
+        loop.setWaitingFor('the bridge to deliver');
+        const r = await acts.advanceBridge(paymentId);
+        state = r;
+        if (r.bridge === 'delivered') {
+          // The delivery arrives as a deposit signal (recorded by the activity); reload picks it up if the signal raced.
+          const reload = async () => { if (queue.length === 0) await load(); };
+          if (woke()) { await reload(); return again(); }
+          return waitFor('the bridge to deliver', { atMs: workflowNowMs() + 1000, until: woke, after: reload });
+        }
+        if (r.bridge === 'failed' || r.bridge === 'idle') return again();
+        return waitFor(`the bridge (${r.bridge})`, { atMs: workflowNowMs() + BRIDGE_POLL_MS, until: woke });
+      }
+      if (st.status === 'awaiting' && st.watcherState === 'address_issued') {
+        return waitFor(`a deposit on the source network until ${st.expiresAt}`, {
+          atMs: deadlineInWorkflowMs({ originMs, createdAt: st.createdAt, at: st.expiresAt }),
+          until: woke,
+          after: async (got) => { if (!got) state = await acts.expireXchainPayment(paymentId); },
+        });
+      }
+      return waitFor(`a top-up (status ${st.status}, watcher ${st.watcherState}) or the link ending`, {
+        until: woke, after: async () => { bridgeUpdated = false; },
+      });
+    },
+  });
 }

@@ -11,12 +11,17 @@
  * hosted session at the checkout provider; credits are granted only by
  * `handleCheckoutNotification` when the provider reports the session paid. That grant is
  * idempotent (row lock on the checkout, at most one `purchase` row per checkout by a unique
- * index), so a repeated or concurrent confirmation grants once.
+ * index), so a repeated or concurrent confirmation grants once. A checkout's status moves through
+ * its transition table (domain/credits.ts `creditCheckoutTransitions`).
+ *
+ * Commands take `(scope, input)` (activities/scope.ts): the balance is the owner of the scope's
+ * account. `handleCheckoutNotification` is the provider's callback (no scope: the notification
+ * names the checkout).
  */
 import type { EntityManager } from 'typeorm';
 import { creditEventView } from '../../views/credits';
 import {
-  applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
+  applyConsume, applyPurchase, applyRefund, creditCheckoutTransitions, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
   type CreditBalance, type CreditPack, type LedgerStep,
 } from '../../domain/credits';
 import { conflict, DomainError, notFound } from '../../domain/errors';
@@ -26,9 +31,16 @@ import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { checkoutProvider, type CheckoutNotification } from '../../providers/checkout';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { moveRows } from '../../lib/status-writes';
+import type { AccountScope, Scope } from '../scope';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
-export interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }
+interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }
+
+/** The balance context of `scope`: its account owner's balance, acted on from the scope's account. */
+async function ownerContext(scope: Scope): Promise<CreditContext> {
+  return { userId: await accountOwner(scope.accountId), accountId: scope.accountId, livemode: scope.livemode, request: scope.request };
+}
 
 /** The person who owns `accountId` (spec 4.10: credits are the owner's personal balance). */
 export async function accountOwner(accountId: string): Promise<string> {
@@ -70,12 +82,16 @@ async function record(m: EntityManager, bal: CreditBalanceRow, step: LedgerStep,
 }
 
 /**
- * Opens a checkout for `pack` (5, 10 or 20; spec 8): records the intent (`open`), opens the
- * provider's hosted session (idempotent by the `cco_` id) and stores its `url`. Grants nothing.
- * A provider failure marks the checkout `failed` and answers `502 provider_error`
- * `checkout_provider_error` (retry with a new Idempotency-Key).
+ * `POST /credit_checkouts` (spec 4.10): opens a checkout of `pack` (5, 10 or 20; spec 8) for the
+ * owner of the scope's account: records the intent (`open`), opens the provider's hosted session
+ * (idempotent by the `cco_` id) and stores its `url`. Grants nothing until the provider confirms
+ * payment (`handleCheckoutNotification`). 404 when the account is gone. A provider failure marks
+ * the checkout `failed` and answers `502 provider_error` `checkout_provider_error` (retry with a
+ * new Idempotency-Key).
  */
-export async function createCheckout(c: CreditContext, pack: CreditPack): Promise<CreditCheckout> {
+export async function createCheckout(scope: Scope, input: { pack: CreditPack }): Promise<CreditCheckout> {
+  const c = await ownerContext(scope);
+  const pack = input.pack;
   const provider = checkoutProvider();
   const id = newId('cco_');
   const price = PACK_PRICE_MINOR[pack];
@@ -92,7 +108,9 @@ export async function createCheckout(c: CreditContext, pack: CreditPack): Promis
       [id, s.sessionId, s.url, s.expiresAt]);
   } catch (err) {
     logger.error({ err, checkout_id: id }, 'checkout provider could not open a session');
-    await db().query(`UPDATE credit_checkouts SET status = 'failed', failure_reason = 'provider_error', updated_at = now() WHERE id = $1 AND status = 'open'`, [id]);
+    await moveRows(db(), creditCheckoutTransitions, {
+      sqlTable: 'credit_checkouts', where: 'id = $1', params: [id], to: 'failed', from: ['open'], set: `failure_reason = 'provider_error', updated_at = now()`,
+    });
     throw new DomainError('provider_error', 'checkout_provider_error', 'The checkout provider could not open a checkout. Retry with a new Idempotency-Key.');
   }
   return db().getRepository(CreditCheckout).findOneByOrFail({ id });
@@ -120,7 +138,7 @@ export async function handleCheckoutNotification(n: CheckoutNotification): Promi
     if (co.status === 'completed') return { checkout: co, granted: false, event: null };
     if (n.outcome !== 'paid') {
       if (co.status === 'open') {
-        co.status = n.outcome;
+        creditCheckoutTransitions.move(co, n.outcome);
         co.failure_reason = n.outcome === 'failed' ? 'payment_failed' : 'session_expired';
         await m.save(co);
       }
@@ -128,14 +146,15 @@ export async function handleCheckoutNotification(n: CheckoutNotification): Promi
     }
     if (n.paidAmountMinor === null || n.paidAmountMinor !== BigInt(co.amount_minor) || n.currency !== co.currency) {
       logger.error({ checkout_id: co.id, paid: n.paidAmountMinor?.toString(), currency: n.currency }, 'checkout paid a different amount; no credits granted');
-      co.status = 'failed';
+      // A checkout already `failed` stays so, with the mismatch as its reason.
+      if (co.status !== 'failed') creditCheckoutTransitions.move(co, 'failed');
       co.failure_reason = 'amount_mismatch';
       await m.save(co);
       return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: false, event: null };
     }
     const bal = await lockBalance(m, co.user_id);
     const event = await record(m, bal, applyPurchase(bal, co.pack), { accountId: co.account_id, livemode: co.livemode }, { checkoutId: co.id });
-    co.status = 'completed';
+    creditCheckoutTransitions.move(co, 'completed');
     co.completed_at = new Date();
     co.failure_reason = null;
     await m.save(co);
@@ -148,15 +167,18 @@ export async function handleCheckoutNotification(n: CheckoutNotification): Promi
 }
 
 /**
- * Spends one check of the person's balance for `relatedObjectId` (e.g. a screening report;
- * spec 4.8: cached results are free). Writes `cache_hit`, `consume_free`, `consume_paid` or
- * `insufficient`; a consumption also emits `credit.consumed`. With nothing left it records
- * `insufficient` and returns it: the caller then answers `402 quota_exhausted` (the row is kept).
+ * Spends one check of the balance of the scope's account owner for `relatedObjectId` (e.g. a
+ * screening report; spec 4.8: `cached` results are free). Writes `cache_hit`, `consume_free`,
+ * `consume_paid` or `insufficient`; a consumption also emits `credit.consumed` (the scope's
+ * account and request). With nothing left it records `insufficient` and returns it: the caller
+ * then answers `402 quota_exhausted` (the row is kept). 404 when the account is gone.
  */
-export async function consumeCheck(c: CreditContext, relatedObjectId: string, opts: { cached: boolean }): Promise<CreditEventRow> {
+export async function consumeCheck(scope: Scope, input: { relatedObjectId: string; cached: boolean }): Promise<CreditEventRow> {
+  const c = await ownerContext(scope);
+  const relatedObjectId = input.relatedObjectId;
   return transaction(async (m) => {
     const bal = await lockBalance(m, c.userId);
-    const step = applyConsume(bal, opts);
+    const step = applyConsume(bal, { cached: input.cached });
     const event = await record(m, bal, step, c, { relatedObjectId });
     if (step.type === 'consume_free' || step.type === 'consume_paid') {
       await emitEvent(m, {
@@ -169,12 +191,14 @@ export async function consumeCheck(c: CreditContext, relatedObjectId: string, op
 }
 
 /**
- * Gives back the check spent by ledger row `consumeEventId` (a failed report): `refund` row, the
- * pool it came from regains one, `total_checks` decrements. Once per consumption: a second
- * refund is `409 conflict` `credit_already_refunded`; a row that consumed nothing is `409`
- * `credit_not_refundable`; unknown: 404.
+ * Gives back the check spent by ledger row `id` of the scope's account owner (a failed report):
+ * `refund` row, the pool it came from regains one, `total_checks` decrements. Once per
+ * consumption: a second refund is `409 conflict` `credit_already_refunded`; a row that consumed
+ * nothing is `409` `credit_not_refundable`; unknown: 404.
  */
-export async function refundCheck(c: CreditContext, consumeEventId: string): Promise<CreditEventRow> {
+export async function refundCheck(scope: Scope, input: { id: string }): Promise<CreditEventRow> {
+  const c = await ownerContext(scope);
+  const consumeEventId = input.id;
   return transaction(async (m) => {
     const bal = await lockBalance(m, c.userId);
     const consumed = await m.findOne(CreditEventRow, { where: { id: consumeEventId, user_id: c.userId } });
@@ -186,15 +210,7 @@ export async function refundCheck(c: CreditContext, consumeEventId: string): Pro
   });
 }
 
-/** `GET /credits` (spec 4.10): the balance of the owner of `accountId` (created with the free allowance on first read). 404 when the account is gone. */
-export async function accountCreditBalance(accountId: string): Promise<CreditBalance> {
-  return getBalance(await accountOwner(accountId));
-}
-
-/**
- * `POST /credit_checkouts` (spec 4.10): a hosted checkout of `pack` for the owner of the acting
- * account; grants nothing until the provider confirms payment (`handleCheckoutNotification`).
- */
-export async function createOwnerCheckout(a: { accountId: string; livemode: boolean; request: RequestRef | null }, pack: CreditPack): Promise<CreditCheckout> {
-  return createCheckout({ userId: await accountOwner(a.accountId), accountId: a.accountId, livemode: a.livemode, request: a.request }, pack);
+/** `GET /credits` (spec 4.10): the balance of the owner of the scope's account (created with the free allowance on first read). 404 when the account is gone. */
+export async function accountCreditBalance(scope: AccountScope): Promise<CreditBalance> {
+  return getBalance(await accountOwner(scope.accountId));
 }

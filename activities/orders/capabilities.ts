@@ -12,7 +12,7 @@ import { USD_MICRO_PER_MAJOR, type QuoteSide } from '../../domain/quotes';
 import { faultValue } from '../../providers/sandbox-faults';
 import { QUOTE_PROVIDERS } from '../../providers/quote-providers';
 import { buySellCorridorView, type BuySellCoverage } from '../../views/capabilities';
-import type { AccountScope } from '../op-context';
+import type { AccountScope } from '../scope';
 
 const REFRESH_MS = 60_000;
 const STALE_MS = 10 * 60_000;

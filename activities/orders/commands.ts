@@ -12,12 +12,13 @@ import { DomainError, invalidRequest } from '../../domain/errors';
 import { cancelRefusal, type OrderPurpose } from '../../domain/orders';
 import { AddressBookEntry, Order, PaymentLink, QuoteOffer, type OrderDestination } from '../../entities';
 import { loadConfig } from '../../lib/config';
-import { db, transaction } from '../../lib/db';
+import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
 import { CancelRefused, orderProviders, ProviderUnavailable } from '../../providers/order-providers';
 import { createOrReuseNativePayment } from '../payments/commands';
-import type { OpContext } from '../op-context';
+import type { Scope } from '../scope';
 import { placeOrder } from './placement';
 import { applyProviderReport, emitOrderEvent, lockedOrder } from './records';
 import { signalOrder } from './signals';
@@ -48,7 +49,7 @@ function cryptoDestination(offer: QuoteOffer, b: CreateOrderBody, entry: Address
 }
 
 /** Resolves and checks the order's destination and purpose (400 `destination_invalid`, 404 for an unknown entry or link). */
-async function destinationOf(ctx: OpContext, offer: QuoteOffer, b: CreateOrderBody): Promise<{ destination: OrderDestination; purpose: OrderPurpose; linkId: string | null; paymentId: string | null }> {
+async function destinationOf(ctx: Scope, offer: QuoteOffer, b: CreateOrderBody): Promise<{ destination: OrderDestination; purpose: OrderPurpose; linkId: string | null; paymentId: string | null }> {
   const given = [b.destination_id, b.wallet_address, b.payment_link_id].filter((v) => v !== undefined).length;
   if (given !== 1) throw destinationError('Name exactly one of destination_id, wallet_address and payment_link_id.');
   if (b.refund_address !== undefined && offer.side === 'buy') throw invalidRequest('refund_address_not_applicable', 'A buy takes no refund_address: nothing is deposited in crypto.', 'refund_address');
@@ -57,9 +58,9 @@ async function destinationOf(ctx: OpContext, offer: QuoteOffer, b: CreateOrderBo
     if (offer.side !== 'buy' || offer.network !== chain.chain || offer.to_asset !== chain.stablecoin) {
       throw destinationError(`Only a buy of ${chain.stablecoin} on ${chain.chain} can pay a payment link.`, 'payment_link_id');
     }
-    const link = await db().getRepository(PaymentLink).findOneBy({ id: b.payment_link_id, account_id: ctx.accountId, livemode: ctx.livemode });
-    if (!link) throw new DomainError('not_found', 'not_found', `No such payment link: ${b.payment_link_id}.`, { param: 'payment_link_id' });
-    const { payment } = await createOrReuseNativePayment(link.id, { payerEmail: null, payerType: 'business' }, ctx.request ?? { id: null, idempotency_key: null });
+    const linkId = b.payment_link_id;
+    const link = await scoped(ctx).getOne(PaymentLink, { id: linkId }, () => new DomainError('not_found', 'not_found', `No such payment link: ${linkId}.`, { param: 'payment_link_id' }));
+    const { payment } = await createOrReuseNativePayment(ctx, { linkId: link.id, payerEmail: null, payerType: 'business' });
     return {
       destination: { kind: 'crypto', chain: chain.chain, address: payment.deposit_address!, tx_hash: null, address_book_entry_id: null },
       purpose: 'payment_link_pay_in', linkId: link.id, paymentId: payment.id,
@@ -67,7 +68,7 @@ async function destinationOf(ctx: OpContext, offer: QuoteOffer, b: CreateOrderBo
   }
   let entry: AddressBookEntry | null = null;
   if (b.destination_id !== undefined) {
-    entry = await db().getRepository(AddressBookEntry).findOneBy({ id: b.destination_id, account_id: ctx.accountId, livemode: ctx.livemode });
+    entry = await scoped(ctx).findOne(AddressBookEntry, { id: b.destination_id });
     if (!entry || entry.deleted_at) throw new DomainError('not_found', 'not_found', `No such address-book entry: ${b.destination_id}.`, { param: 'destination_id' });
   }
   if (offer.side === 'sell') {
@@ -88,9 +89,9 @@ async function destinationOf(ctx: OpContext, offer: QuoteOffer, b: CreateOrderBo
  * `order.created`) in one transaction, places it at the provider (falling back to the next offer
  * when the provider is out: `offer_selection`; 503 when none can), then starts its workflow.
  */
-export async function createOrder(ctx: OpContext, b: CreateOrderBody): Promise<Order> {
-  const preview = await db().getRepository(QuoteOffer).findOneBy({ id: b.offer_id, account_id: ctx.accountId, livemode: ctx.livemode });
-  if (!preview) throw new DomainError('not_found', 'not_found', `No such offer: ${b.offer_id}.`, { param: 'offer_id' });
+export async function createOrder(ctx: Scope, b: CreateOrderBody): Promise<Order> {
+  const offerNotFound = () => new DomainError('not_found', 'not_found', `No such offer: ${b.offer_id}.`, { param: 'offer_id' });
+  const preview = await scoped(ctx).getOne(QuoteOffer, { id: b.offer_id }, offerNotFound);
   const dest = await destinationOf(ctx, preview, b);
   if (b.refund_address !== undefined) {
     const chain = resolveChain(preview.network ?? '');
@@ -98,8 +99,7 @@ export async function createOrder(ctx: OpContext, b: CreateOrderBody): Promise<O
     if (!check || !check.ok) throw invalidRequest('refund_address_invalid', `refund_address is not an address on ${preview.network}.`, 'refund_address');
   }
   const order = await transaction(async (m) => {
-    const offer = await m.findOne(QuoteOffer, { where: { id: b.offer_id, account_id: ctx.accountId, livemode: ctx.livemode }, lock: { mode: 'pessimistic_write' } });
-    if (!offer) throw new DomainError('not_found', 'not_found', `No such offer: ${b.offer_id}.`, { param: 'offer_id' });
+    const offer = await scoped(ctx, m).lock(QuoteOffer, { id: b.offer_id }, offerNotFound);
     if (offer.order_id) throw new DomainError('conflict', 'offer_already_used', `Offer ${offer.id} was already executed by order ${offer.order_id}; request a new quote.`, { param: 'offer_id', details: { order_id: offer.order_id } });
     if (offer.expires_at.getTime() <= Date.now()) throw new DomainError('conflict', 'offer_expired', `Offer ${offer.id} expired at ${offer.expires_at.toISOString()}; request a new quote.`, { param: 'offer_id' });
     const id = newId('ord_');
@@ -124,13 +124,14 @@ export async function createOrder(ctx: OpContext, b: CreateOrderBody): Promise<O
 }
 
 /**
- * `POST /orders/{id}/cancel` (spec 4.9): refusals first (domain cancelRefusal: `409
+ * `POST /orders/{id}/cancel` of order `input.id` (404 param `id`; spec 4.9): refusals first (domain cancelRefusal: `409
  * order_not_cancellable` with money held or captured, `payment_link_pay_in`, `cancel_unavailable`
  * for a payout's funding), then the provider (`409 cancel_unavailable` when it refuses, `503
  * temporarily_unavailable` when it is out), then `cancelled` with `order.status_changed` and
  * `order.cancelled`. A cancelled order answers as it is (idempotent).
  */
-export async function cancelOrder(ctx: OpContext, id: string): Promise<Order> {
+export async function cancelOrder(ctx: Scope, input: { id: string }): Promise<Order> {
+  const { id } = input;
   const current = await transaction((m) => lockedOrder(m, id, ctx));
   if (current.status === 'cancelled') return current;
   const refuse = (r: { code: string; message: string }) => new DomainError('conflict', r.code, r.message, { details: { status: current.status, money_state: current.money_state } });

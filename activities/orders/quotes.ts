@@ -14,7 +14,8 @@ import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempoten
 import { newId } from '../../lib/ids';
 import { alternativeMethods, QUOTE_COUNTRIES, quoteAll, quoteProvider, type ProviderResult } from '../../providers/quote-providers';
 import { quoteView, type ProviderIdentity } from '../../views/quote';
-import type { AccountScope } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope, Scope } from '../scope';
 
 /** The body of `POST /quotes` (validated by api/schemas/quotes.ts). */
 export interface QuoteRequest {
@@ -63,15 +64,18 @@ const stored = (r: ProviderResult, offerId: string | null): StoredProviderResult
 });
 
 /**
- * `POST /quotes`: judges the countries (explicit and each forwarded header; 409
+ * `POST /quotes` for the body in `input` (`input.headers`: the request's headers; `input.claim`:
+ * the operation's inline idempotency claim): judges the countries (explicit and each forwarded header; 409
  * `COUNTRY_NOT_SUPPORTED` before any provider is asked), asks every provider under its deadline,
  * stores the quote with each offer ranked (rank 0 wins: spec 4.9 rule 5 comparison), and returns
- * them; the completed idempotency record of `claim` is written in the same statement (throws
+ * them; the completed idempotency record of `input.claim` is written in the same statement (throws
  * `IdempotencyKeyTaken`, nothing written, when the key already has one). No executable offer: `409 capability_unavailable` with `details.reason_code` and
  * `details.alternative_methods` (a pinned method other methods could serve). Errors of
  * domain/quotes.ts (400, 422 `amount_invalid`).
  */
-export async function createQuote(scope: AccountScope, b: QuoteRequest, headers: Record<string, string | string[] | undefined>, claim?: InlineIdempotency): Promise<{ quote: Quote; offers: QuoteOffer[]; wire: Record<string, unknown> }> {
+export async function createQuote(scope: Scope, input: QuoteRequest & { headers: Record<string, string | string[] | undefined>; claim?: InlineIdempotency }): Promise<{ quote: Quote; offers: QuoteOffer[]; wire: Record<string, unknown> }> {
+  const { headers, claim } = input;
+  const b: QuoteRequest = input;
   const terms = quoteTerms(b);
   const countries: Array<{ source: string; value: string }> = [];
   if (b.country) countries.push({ source: 'country', value: b.country });
@@ -138,10 +142,10 @@ export async function createQuote(scope: AccountScope, b: QuoteRequest, headers:
   return { quote, offers, wire };
 }
 
-/** `GET /quotes/{id}` of the caller's account; 404 otherwise. */
-export async function getQuote(scope: AccountScope, id: string): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
-  const quote = await db().getRepository(Quote).findOneBy({ id, account_id: scope.accountId, livemode: scope.livemode });
-  if (!quote) throw new DomainError('not_found', 'not_found', `No such quote: ${id}.`, { param: 'id' });
+/** `GET /quotes/{id}` of quote `input.id` of the caller's account and mode, with its offers best first; 404 param `id` otherwise. */
+export async function getQuote(scope: AccountScope, input: { id: string }): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
+  const { id } = input;
+  const quote = await scoped(scope).getOne(Quote, { id }, () => new DomainError('not_found', 'not_found', `No such quote: ${id}.`, { param: 'id' }));
   const offers = await db().getRepository(QuoteOffer).find({ where: { quote_id: id }, order: { rank: 'ASC' } });
   return { quote, offers };
 }

@@ -8,13 +8,16 @@ import { DomainError } from '../../domain/errors';
 import { orderAfterReport, orderTransitions, type OrderStatus, type ProviderOrderReport } from '../../domain/orders';
 import { Order } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { orderView } from '../../views/order';
 import { providerIdentity } from './quotes';
 
-/** Order `id` of the scope, locked for update; 404 otherwise. */
+/** Order `id` of the scope (or any, without a scope: a workflow's own), locked for update; 404 param `id` otherwise. */
 export async function lockedOrder(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Order> {
-  const o = await m.findOne(Order, { where: scope ? { id, account_id: scope.accountId, livemode: scope.livemode } : { id }, lock: { mode: 'pessimistic_write' } });
-  if (!o) throw new DomainError('not_found', 'not_found', `No such order: ${id}.`, { param: 'id' });
+  const missing = () => new DomainError('not_found', 'not_found', `No such order: ${id}.`, { param: 'id' });
+  if (scope) return scoped(scope, m).lock(Order, { id }, missing);
+  const o = await m.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  if (!o) throw missing();
   return o;
 }
 
@@ -33,7 +36,7 @@ export async function emitOrderEvent(m: EntityManager, o: Order, type: string, r
  */
 export async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, request: RequestRef | null): Promise<boolean> {
   if (o.status === status) return false;
-  o.status = orderTransitions.assert(o.status, status);
+  orderTransitions.move(o, status);
   const now = new Date();
   if (status === 'completed') o.completed_at = now;
   if (status === 'failed') o.failed_at = now;

@@ -4,6 +4,8 @@
  * provider's reports (the simulator), and the recovery sweep at worker start.
  */
 import { orderContract } from '../../contracts/order';
+import { orderTransitions } from '../../domain/orders';
+import { sqlStatusList } from '../../domain/payments';
 import { db, forEachByKeyset } from '../../lib/db';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -20,8 +22,8 @@ export async function notifyOrderUpdate(id: string): Promise<boolean> {
   return true;
 }
 
-/** Recovery sweep at worker start: a workflow for every open order (pending, awaiting payment, processing). */
+/** Recovery sweep at worker start: a workflow for every open order (the table's open set: pending, awaiting payment, processing). */
 export async function ensureOrderWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM orders WHERE id > $1 AND status IN ('pending', 'awaiting_payment', 'processing') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM orders WHERE id > $1 AND status IN (${sqlStatusList(orderTransitions.open)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(orderContract, { id: r.id, accountId: r.account_id }), batch);
 }

@@ -54,7 +54,7 @@ export async function expirePaymentLink(args: { linkId: string; at: number }): P
     if (!LINK_EXPIRABLE_STATUSES.includes(link.status) || !link.expires_at || link.expires_at.getTime() > args.at) {
       return { expired: false, accountId: link.account_id, paymentIds: [] };
     }
-    link.status = paymentLinkTransitions.assert(link.status, 'expired');
+    paymentLinkTransitions.move(link, 'expired');
     link.expired_at = new Date(args.at);
     link.partial_payment = null;
     await m.save(link);

@@ -25,15 +25,15 @@ import { isLinkEditable } from '../../domain/verdicts';
 import { Account, AddressBookEntry, Payment, PaymentLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
 import { linkViewContext } from '../../lib/rails-availability';
+import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
 import { isFlagOpen } from '../../lib/switches';
 import { chainAdapter } from '../../providers/chain';
 import { emailProvider } from '../../providers/email';
 import { paymentLinkView } from '../../views/payment-link';
-import type { OpContext } from '../op-context';
 import { closeLivePaymentsForLink } from '../payments/links';
+import type { Scope } from '../scope';
 import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
 import { acceptedRailKinds, checkNativeCurrency, type CreateLinkInput } from './create';
 import { linkEmailBody } from './emails';
@@ -43,7 +43,7 @@ import { signalLinkChanged, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';
 export type { ItemInput } from './lookups';
-export type { OpContext } from '../op-context';
+export type { Scope } from '../scope';
 
 // ---------------------------------------------------------------------------------------
 // Update (spec 4.1)
@@ -52,7 +52,7 @@ export type { OpContext } from '../op-context';
 export type UpdateLinkInput = Partial<CreateLinkInput>;
 
 /**
- * Updates a link (spec 4.1): only while `draft`, `active` or `viewed` (else 409 conflict
+ * Updates link `input.id` of the scope (404 param `id` otherwise; spec 4.1) with the other keys of `input`: only while `draft`, `active` or `viewed` (else 409 conflict
  * `payment_link_not_editable`); once activated, `amount`, `accepted_rail_kinds` and
  * `settlement_destination` are frozen (409 conflict `payment_link_field_locked`, param = field).
  * Setting a destination retires an earlier crypto-only intent; setting crypto-only while a
@@ -62,10 +62,10 @@ export type UpdateLinkInput = Partial<CreateLinkInput>;
  * currency is reported at activation (409). The title is never re-derived. Signals the workflow of
  * an activated link after commit.
  */
-export async function updateLink(c: OpContext, id: string, input: UpdateLinkInput): Promise<PaymentLink> {
+export async function updateLink(c: Scope, input: UpdateLinkInput & { id: string }): Promise<PaymentLink> {
   const has = (k: keyof UpdateLinkInput) => input[k] !== undefined;
   const link = await transaction(async (m) => {
-    const link = await lockLink(m, c, id);
+    const link = await lockLink(m, c, input.id);
     if (!isLinkEditable(link.status)) throw conflict('payment_link_not_editable', `A ${link.status} payment link cannot be changed.`);
     if (link.status !== 'draft') {
       for (const f of LINK_LOCKED_AFTER_ACTIVATION) {
@@ -137,7 +137,7 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
 // Activation, cancellation, invoice
 
 /**
- * Activates a draft (spec 3, 4.1): `attestation_accepted` must be true (400 param
+ * Activates draft `input.id` (spec 3, 4.1): `attestation_accepted` must be true (400 param
  * `attestation_accepted`). Errors: 404; 409 conflict `payment_link_already_activated` (not a
  * draft); 403 permission_error `account_not_eligible` (account access restricted); 409
  * capability_unavailable (crypto-only flag closed now); 400 `settlement_destination_required`
@@ -151,10 +151,10 @@ export async function updateLink(c: OpContext, id: string, input: UpdateLinkInpu
  * `inbound`, `activated_at`; emits
  * `payment_link.activated`; starts the link workflow after commit.
  */
-export async function activateLink(c: OpContext, id: string, attestationAccepted: unknown): Promise<PaymentLink> {
+export async function activateLink(c: Scope, input: { id: string; attestation_accepted: unknown }): Promise<PaymentLink> {
   const link = await transaction(async (m) => {
-    const link = await lockLink(m, c, id);
-    assertAttested(attestationAccepted);
+    const link = await lockLink(m, c, input.id);
+    assertAttested(input.attestation_accepted);
     if (link.status !== 'draft') throw conflict('payment_link_already_activated', `This payment link is ${link.status}; only a draft can be activated.`);
     const account = await m.findOneByOrFail(Account, { id: c.accountId });
     if (account.access_state !== 'active') throw new DomainError('permission_error', 'account_not_eligible', 'This account cannot activate payment links now.');
@@ -165,11 +165,12 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
     assertActivationCurrencyAndExpiry(cryptoOnly, link.currency, link.expires_at, Date.now());
     const chain = chainAdapter();
     if (cryptoOnly) {
+      const own = scoped(c, m).sql(null, 2);
       const wallets: unknown[] = await m.query(
-        `SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = $2 AND network = $3 AND status = 'active' LIMIT 1`, [c.accountId, c.livemode, chain.network]);
+        `SELECT 1 FROM wallets WHERE ${own.where} AND network = $1 AND status = 'active' LIMIT 1`, [chain.network, ...own.params]);
       if (!wallets.length) throw conflict('wallet_not_found', `Crypto-only links settle to the service wallet; this account has none on ${chain.network}.`);
     } else {
-      const entry = await m.findOne(AddressBookEntry, { where: { id: link.settlement_destination_id!, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() } });
+      const entry = await scoped(c, m).findOne(AddressBookEntry, { id: link.settlement_destination_id!, deleted_at: IsNull() });
       if (!entry) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');
       if (entry.kind === 'bank' && entry.bank_currency && entry.bank_currency !== link.currency) {
         throw new DomainError('conflict', 'settlement_destination_currency_mismatch',
@@ -178,7 +179,7 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
       }
       link.settlement_destination_kind = entry.kind;
     }
-    link.status = paymentLinkTransitions.assert(link.status, 'active');
+    paymentLinkTransitions.move(link, 'active');
     link.payer_token = randomToken('plk_', 32);
     link.settlement_kind = cryptoOnly ? 'crypto_only' : 'fiat_provider';
     link.settlement_asset = cryptoOnly ? { chain: chain.chain, asset: chain.stablecoin, token_address: chain.tokenAddress, decimals: currencyDecimals(chain.stablecoin) } : null;
@@ -194,18 +195,18 @@ export async function activateLink(c: OpContext, id: string, attestationAccepted
 }
 
 /**
- * Cancels a link (spec 3, 4.1, 6) from draft/active/viewed/processing (else 409 conflict
+ * Cancels link `input.id` (spec 3, 4.1, 6) from draft/active/viewed/processing (else 409 conflict
  * `payment_link_not_cancellable`). Clears `partial_payment`, closes the link's live payments in
  * the same transaction (activities/payments/links.ts `closeLivePaymentsForLink`: an underpaid one becomes
  * unmatched `partial_before_cancel`), emits `payment_link.cancelled` without letting a failed emit
  * block the cancel; after commit signals the closed payments and the link workflow (which ends).
  */
-export async function cancelLink(c: OpContext, id: string): Promise<PaymentLink> {
+export async function cancelLink(c: Scope, input: { id: string }): Promise<PaymentLink> {
   const { link, paymentIds, wasDraft } = await transaction(async (m) => {
-    const link = await lockLink(m, c, id);
+    const link = await lockLink(m, c, input.id);
     if (!LINK_CANCELLABLE_STATUSES.includes(link.status)) throw conflict('payment_link_not_cancellable', `A ${link.status} payment link cannot be cancelled.`);
     const wasDraft = link.status === 'draft';
-    link.status = paymentLinkTransitions.assert(link.status, 'cancelled');
+    paymentLinkTransitions.move(link, 'cancelled');
     link.cancelled_at = new Date();
     link.partial_payment = null;
     await m.save(link);
@@ -220,14 +221,14 @@ export async function cancelLink(c: OpContext, id: string): Promise<PaymentLink>
 }
 
 /**
- * Sends the invoice email for an active or viewed link to its `payer_email` (spec 4.1
+ * Sends the invoice email for active or viewed link `input.id` to its `payer_email` (spec 4.1
  * `send_invoice`) with the payer `url`, then sets `invoice_sent_at`. 409 conflict
  * `payment_link_not_open` for another status, 409 conflict `payer_email_required` without a
  * payer email. The email is idempotent by link and Idempotency-Key.
  */
-export async function sendInvoice(c: OpContext, id: string): Promise<PaymentLink> {
-  const link = await db().getRepository(PaymentLink).findOneBy({ id, account_id: c.accountId, livemode: c.livemode });
-  if (!link) throw linkNotFound(id);
+export async function sendInvoice(c: Scope, input: { id: string }): Promise<PaymentLink> {
+  const { id } = input;
+  const link = await scoped(c).getOne(PaymentLink, { id }, () => linkNotFound(id));
   if (link.status !== 'active' && link.status !== 'viewed') throw conflict('payment_link_not_open', `An invoice can be sent only for an active or viewed link; this one is ${link.status}.`);
   if (!link.payer_email) throw conflict('payer_email_required', 'Set payer_email on the link before sending the invoice.');
   const [account, vctx] = await Promise.all([db().getRepository(Account).findOneByOrFail({ id: c.accountId }), linkViewContext(c.accountId)]);
@@ -250,13 +251,14 @@ export async function sendInvoice(c: OpContext, id: string): Promise<PaymentLink
 // Reminder schedule (spec 2.3 ReminderSchedule, 4.1)
 
 /**
- * Replaces `offsets_days` (domain validateOffsets: 400 param `offsets_days`) and turns the
+ * Replaces `offsets_days` of link `input.id` (domain validateOffsets: 400 param `offsets_days`) and turns the
  * schedule on (or `status` when given); `sent` is kept. A crypto-only link answers `422
  * invalid_request` code `reminder_schedule_not_supported` param `reminder_schedule`; a link that
  * can no longer be paid answers 409 conflict `payment_link_not_editable`. Emits
  * `payment_link.reminder_schedule_updated`; signals the workflow of an activated link.
  */
-export async function updateReminderSchedule(c: OpContext, id: string, input: { offsets_days: unknown; status?: 'on' | 'off' }): Promise<PaymentLink> {
+export async function updateReminderSchedule(c: Scope, input: { id: string; offsets_days: unknown; status?: 'on' | 'off' }): Promise<PaymentLink> {
+  const { id } = input;
   const link = await transaction(async (m) => {
     const link = await lockLink(m, c, id);
     if (isCryptoOnlyLink(link)) {
@@ -275,11 +277,12 @@ export async function updateReminderSchedule(c: OpContext, id: string, input: { 
 }
 
 /**
- * Turns reminders off, keeping `offsets_days` and `sent` (spec 4.1); allowed on crypto-only
+ * Turns the reminders of link `input.id` off, keeping `offsets_days` and `sent` (spec 4.1); allowed on crypto-only
  * links and in any status; idempotent (emits `payment_link.reminder_schedule_updated` only when
  * the status changed). Signals the workflow of an activated link.
  */
-export async function disableReminderSchedule(c: OpContext, id: string): Promise<PaymentLink> {
+export async function disableReminderSchedule(c: Scope, input: { id: string }): Promise<PaymentLink> {
+  const { id } = input;
   const { link, changed } = await transaction(async (m) => {
     const link = await lockLink(m, c, id);
     if (link.reminder_schedule.status === 'off') return { link, changed: false };
@@ -297,27 +300,31 @@ export async function disableReminderSchedule(c: OpContext, id: string): Promise
 // ---------------------------------------------------------------------------------------
 // Payer session (spec 4.1 payer routes)
 
-/** The payer opened the session: first view sets `viewed_at`, moves active -> viewed and emits `payment_link.viewed` once. */
-export async function recordView(linkId: string, request: RequestRef): Promise<PaymentLink> {
+/**
+ * The payer opened the session of link `input.id` (`scope`: the link's account and mode, the
+ * payer's request): first view sets `viewed_at`, moves active -> viewed and emits
+ * `payment_link.viewed` once. 404 `No such payment session.` for another link.
+ */
+export async function recordView(scope: Scope, input: { id: string }): Promise<PaymentLink> {
   return transaction(async (m) => {
-    const link = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
-    if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+    const link = await scoped(scope, m).lock(PaymentLink, { id: input.id }, () => new DomainError('not_found', 'not_found', 'No such payment session.'));
     if (!link.viewed_at) {
       link.viewed_at = new Date();
-      if (link.status === 'active') link.status = paymentLinkTransitions.assert(link.status, 'viewed');
+      if (link.status === 'active') paymentLinkTransitions.move(link, 'viewed');
       await m.save(link);
-      await emitLinkEvents(m, link, ['payment_link.viewed'], request);
+      await emitLinkEvents(m, link, ['payment_link.viewed'], scope.request);
     }
     return link;
   });
 }
 
 /**
- * Emails the receipt of a paid or settled link to `email` (spec 4.1 `receipt_email`; 409 conflict
- * `payment_link_not_paid` otherwise), from its latest paid payment. Idempotent by link and
- * address. Returns the sandbox email id.
+ * Emails the receipt of paid or settled `input.link` (the payer session's link, of `scope`) to
+ * `input.email` (spec 4.1 `receipt_email`; 409 conflict `payment_link_not_paid` otherwise), from
+ * its latest paid payment. Idempotent by link and address. Returns the sandbox email id.
  */
-export async function sendPayerReceipt(link: PaymentLink, email: string): Promise<{ emailId: string }> {
+export async function sendPayerReceipt(scope: Scope, input: { link: PaymentLink; email: string }): Promise<{ emailId: string }> {
+  const { link, email } = input;
   if (link.status !== 'paid' && link.status !== 'settled') {
     throw new DomainError('conflict', 'payment_link_not_paid', 'A receipt exists only once the payment link is paid.');
   }

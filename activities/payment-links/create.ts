@@ -21,7 +21,7 @@ import { announceEvents, checkEventSchema, EVENT_COLUMNS, eventRowHead, eventRow
 import { linkViewContext } from '../../lib/rails-availability';
 import { isFlagOpen } from '../../lib/switches';
 import { paymentLinkView } from '../../views/payment-link';
-import type { OpContext } from '../op-context';
+import type { AccountScope, Scope } from '../scope';
 import { assertClientUsable, assertDestinationOwned, resolveItems, type ItemInput } from './lookups';
 import { nextReferenceId } from './references';
 
@@ -59,7 +59,8 @@ export interface CreateLinkInput {
 }
 
 /**
- * Creates a draft link (spec 2.3, 4.1). Checks, in order: amount (400 `amount_invalid` /
+ * Creates a draft link of the scope from the body in `input` (spec 2.3, 4.1; `input.claim`: the
+ * operation's inline idempotency claim, not a body key). Checks, in order: amount (400 `amount_invalid` /
  * `currency_invalid`), `accepted_rail_kinds` (409 capability_unavailable), destination vs
  * crypto-only (400 `settlement_conflicts_with_destination`), non-USD crypto-only (422
  * `native_via_provider_not_enabled`), `allowed_rails` (400 `allowed_rails_invalid_for_currency`
@@ -74,9 +75,10 @@ export interface CreateLinkInput {
  * (announced after the statement commits; its link insert takes the transaction id before the
  * event's `seq`, as lib/outbox.ts requires) and the record holding the response body (`CP-<n>` from `nextReferenceId`). Returns the link and its
  * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
- * record. Without `claim` (internal callers) no record is written. A short-code collision aborts the whole statement and is retried (8 attempts).
+ * record. Without `input.claim` (internal callers) no record is written. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
-export async function createLink(c: OpContext, input: CreateLinkInput, claim?: InlineIdempotency): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
+export async function createLink(c: Scope, input: CreateLinkInput & { claim?: InlineIdempotency }): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
+  const { claim } = input;
   const checks = await checkCreateLink(c, input);
   const [link, vctx] = await Promise.all([buildLink(db().manager, c, input, checks), linkViewContext(c.accountId)]);
   link.reference_id = await nextReferenceId(c.accountId);
@@ -116,7 +118,7 @@ export async function createLink(c: OpContext, input: CreateLinkInput, claim?: I
 }
 
 /** Request-level checks of a create that need no row of the new link (spec 4.1 create errors). */
-async function checkCreateLink(c: OpContext, input: CreateLinkInput): Promise<CreateChecks> {
+async function checkCreateLink(c: AccountScope, input: CreateLinkInput): Promise<CreateChecks> {
   const minor = assertStorableMinor(toMinorPositive(input.amount, 'amount'), 'amount');
   const { cryptoOnly, stored: acceptedKinds } = await acceptedRailKinds(c.accountId, input.accepted_rail_kinds);
   assertSettlementNotConflicting(cryptoOnly, input.settlement_destination);
@@ -135,7 +137,7 @@ interface CreateChecks { minor: bigint; cryptoOnly: boolean; acceptedKinds: stri
  * destination, client and items it refers to through `m` and derives the title. Timestamps are set
  * here so the row needs no reload.
  */
-async function buildLink(m: EntityManager, c: OpContext, input: CreateLinkInput, checks: CreateChecks): Promise<PaymentLink> {
+async function buildLink(m: EntityManager, c: AccountScope, input: CreateLinkInput, checks: CreateChecks): Promise<PaymentLink> {
   const { minor, cryptoOnly, acceptedKinds, allowed } = checks;
   const currency = input.amount.currency;
   if (input.settlement_destination) await assertDestinationOwned(m, c, input.settlement_destination.address_book_id);

@@ -3,22 +3,21 @@
  * the caller's link with a row lock, its settlement destination, client and products. Foreign
  * ids are 404 (never 403).
  */
-import { IsNull, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { conflict, invalidRequest, notFound, type DomainError } from '../../domain/errors';
 import { assertStorableMinor, toMinorNonNegative, type Money } from '../../domain/money';
 import { AddressBookEntry, Client, Product, PaymentLink, type LinkItem } from '../../entities';
-import type { OpContext } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
 /** `404 not_found` param `id` for a payment link. */
 export function linkNotFound(id: string): DomainError {
   return notFound(`No such payment link: ${id}.`, 'id');
 }
 
-/** Loads a link of (account, livemode) with a row lock; 404 for any other id (also cross-account). */
-export async function lockLink(m: EntityManager, c: OpContext, id: string): Promise<PaymentLink> {
-  const link = await m.findOne(PaymentLink, { where: { id, account_id: c.accountId, livemode: c.livemode }, lock: { mode: 'pessimistic_write' } });
-  if (!link) throw linkNotFound(id);
-  return link;
+/** Loads a link of the scope's (account, livemode) with a row lock; 404 param `id` for any other id (also cross-account). */
+export async function lockLink(m: EntityManager, c: AccountScope, id: string): Promise<PaymentLink> {
+  return scoped(c, m).lock(PaymentLink, { id }, () => linkNotFound(id));
 }
 
 /**
@@ -29,12 +28,10 @@ export async function lockLink(m: EntityManager, c: OpContext, id: string): Prom
  * delete is caught at activation (the destination must still exist). A bank entry without its
  * bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
  */
-export async function assertDestinationOwned(m: EntityManager, c: OpContext, id: string): Promise<void> {
+export async function assertDestinationOwned(m: EntityManager, c: AccountScope, id: string): Promise<void> {
   const inTransaction = m.queryRunner?.isTransactionActive === true;
-  const e = await m.findOne(AddressBookEntry, {
-    where: { id, account_id: c.accountId, livemode: c.livemode, deleted_at: IsNull() },
-    ...(inTransaction ? { lock: { mode: 'pessimistic_read' as const } } : {}),
-  });
+  const q = scoped(c, m).query(AddressBookEntry, 'e').andWhere('e.id = :id AND e.deleted_at IS NULL', { id });
+  const e = await (inTransaction ? q.setLock('pessimistic_read') : q).getOne();
   if (!e) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
   if (e.kind === 'bank' && !e.beneficiary_set_at) {
     throw conflict('address_book_entry_incomplete', 'This bank entry has no bank details yet; add them with POST /address_book/{id}/beneficiary first.', { address_book_id: id });
@@ -42,8 +39,8 @@ export async function assertDestinationOwned(m: EntityManager, c: OpContext, id:
 }
 
 /** 404 unless the client belongs to (account, livemode); 400 `client_archived` for an archived client. */
-export async function assertClientUsable(m: EntityManager, c: OpContext, id: string): Promise<void> {
-  const cl = await m.findOne(Client, { where: { id, account_id: c.accountId, livemode: c.livemode } });
+export async function assertClientUsable(m: EntityManager, c: AccountScope, id: string): Promise<void> {
+  const cl = await scoped(c, m).findOne(Client, { id });
   if (!cl) throw notFound(`No such client: ${id}.`, 'client_id');
   if (cl.archived_at) throw invalidRequest('client_archived', `Client ${id} is archived.`, 'client_id');
 }
@@ -57,13 +54,13 @@ export interface ItemInput { product_id?: string | null; name?: string | null; q
  * (404) and not be archived (400 `product_archived`); `unit_amount` must be in the link currency
  * (400 `currency_mismatch`); a product's price is used when its currency is the link's.
  */
-export async function resolveItems(m: EntityManager, c: OpContext, items: ItemInput[] | null | undefined, currency: string): Promise<{ stored: LinkItem[]; forTitle: Array<{ name: string | null; productName: string | null }> }> {
+export async function resolveItems(m: EntityManager, c: AccountScope, items: ItemInput[] | null | undefined, currency: string): Promise<{ stored: LinkItem[]; forTitle: Array<{ name: string | null; productName: string | null }> }> {
   const stored: LinkItem[] = [];
   const forTitle: Array<{ name: string | null; productName: string | null }> = [];
   for (const [i, it] of (items ?? []).entries()) {
     let product: Product | null = null;
     if (it.product_id) {
-      product = await m.findOne(Product, { where: { id: it.product_id, account_id: c.accountId, livemode: c.livemode } });
+      product = await scoped(c, m).findOne(Product, { id: it.product_id });
       if (!product) throw notFound(`No such product: ${it.product_id}.`, `items.${i}.product_id`);
       if (product.archived_at) throw invalidRequest('product_archived', `Product ${it.product_id} is archived.`, `items.${i}.product_id`);
     }

@@ -15,17 +15,19 @@ import { Account, Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { executableRails } from '../../lib/rails-availability';
 import { likeContains } from '../../lib/sql';
-import type { AccountScope } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 import { linkNotFound } from './lookups';
 
 /**
- * The caller's link by id (404 param `id` for any other account or mode). A plain parameterized
+ * The caller's link `input.id` (404 param `id` for any other account or mode). A plain parameterized
  * select: the driver already returns the entity's column types (bigint as string, timestamptz as
  * Date, jsonb parsed), so the hot read path skips the query builder and entity hydration.
  */
-export async function getLink(s: AccountScope, id: string): Promise<PaymentLink> {
-  const rows: PaymentLink[] = await db().query('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2 AND livemode = $3', [id, s.accountId, s.livemode]);
-  if (!rows[0]) throw linkNotFound(id);
+export async function getLink(s: AccountScope, input: { id: string }): Promise<PaymentLink> {
+  const own = scoped(s).sql(null, 2);
+  const rows: PaymentLink[] = await db().query(`SELECT * FROM payment_links WHERE id = $1 AND ${own.where}`, [input.id, ...own.params]);
+  if (!rows[0]) throw linkNotFound(input.id);
   return rows[0];
 }
 
@@ -41,9 +43,9 @@ export interface LinkFilters { status_group?: LinkStatusGroup; q?: string; clien
 /** `summary` of `GET /payment_links?expand=summary`: counts per status group (buckets overlap) and `total`. */
 export interface LinkSummary { by_status_group: Record<LinkStatusGroup, number>; total: number }
 
-/** Applies the list filters of spec 4.1 (never cursor/limit) to `qb` (alias `l`). */
-function applyFilters(qb: SelectQueryBuilder<PaymentLink>, s: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
-  qb.where('l.account_id = :a AND l.livemode = :lm', { a: s.accountId, lm: s.livemode });
+/** The scope's links (alias `l`) with the list filters of spec 4.1 (never cursor/limit). */
+function applyFilters(s: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
+  const qb = scoped(s).query(PaymentLink, 'l');
   if (f.status_group) qb.andWhere(groupPredicate('l', f.status_group));
   if (f.q) qb.andWhere('(l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q)', { q: likeContains(f.q) });
   if (f.client_id) qb.andWhere('l.client_id = :cid', { cid: f.client_id });
@@ -58,7 +60,7 @@ function applyFilters(qb: SelectQueryBuilder<PaymentLink>, s: AccountScope, f: L
  */
 export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQueryBuilder<PaymentLink>; summary: () => Promise<LinkSummary> } {
   const summary = async (): Promise<LinkSummary> => {
-    const qb = applyFilters(db().getRepository(PaymentLink).createQueryBuilder('l'), s, f).select('count(*)::int', 'total');
+    const qb = applyFilters(s, f).select('count(*)::int', 'total');
     for (const g of LINK_STATUS_GROUP_NAMES) qb.addSelect(`(count(*) FILTER (WHERE ${groupPredicate('l', g)}))::int`, g);
     const row = (await qb.getRawOne()) as Record<string, number>;
     return {
@@ -66,21 +68,21 @@ export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQuery
       total: row.total,
     };
   };
-  return { query: applyFilters(db().getRepository(PaymentLink).createQueryBuilder('l'), s, f), summary };
+  return { query: applyFilters(s, f), summary };
 }
 
 /**
- * The receipt of the caller's link `id` (spec 4.1 `GET /payment_links/{id}/receipt`): the link
+ * The receipt of the caller's link `input.id` (spec 4.1 `GET /payment_links/{id}/receipt`): the link
  * and its latest paid payment (or null). 404 for another link; 409 conflict
  * `payment_link_not_paid` unless the link is paid or settled.
  */
-export async function getLinkReceipt(s: AccountScope, id: string): Promise<{ link: PaymentLink; paid: Payment | null }> {
-  const link = await getLink(s, id);
+export async function getLinkReceipt(s: AccountScope, input: { id: string }): Promise<{ link: PaymentLink; paid: Payment | null }> {
+  const link = await getLink(s, input);
   if (link.status !== 'paid' && link.status !== 'settled') {
     throw conflict('payment_link_not_paid', `A receipt exists only for a paid or settled link; this one is ${link.status}.`);
   }
-  const paid = await db().getRepository(Payment).createQueryBuilder('p')
-    .where('p.payment_link_id = :id AND p.account_id = :a', { id: link.id, a: s.accountId })
+  const paid = await scoped(s).query(Payment, 'p')
+    .andWhere('p.payment_link_id = :id', { id: link.id })
     .andWhere(`p.status IN (${sqlStatusList(PAID_PAYMENT_STATUSES)})`)
     .orderBy('p.paid_at', 'DESC', 'NULLS LAST').addOrderBy('p.created_at', 'DESC').getOne();
   return { link, paid: paid ?? null };

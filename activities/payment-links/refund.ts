@@ -12,7 +12,7 @@ import { paymentLinkTransitions } from '../../domain/payment-links';
 import { isCryptoRail } from '../../domain/rails';
 import { Payment, PaymentLink } from '../../entities';
 import { transaction } from '../../lib/db';
-import type { OpContext } from '../op-context';
+import type { Scope } from '../scope';
 import { signalPaymentProviderUpdate } from '../payments/signals';
 import { lockLink } from './lookups';
 import { emitLinkEvent } from '../records/payment-links';
@@ -21,7 +21,8 @@ import { emitLinkEvent } from '../records/payment-links';
 export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
 
 /**
- * `POST /payment_links/{id}/refund`: refunds a `paid` or `settled` link in full. Errors: 404
+ * `POST /payment_links/{id}/refund`: refunds `paid` or `settled` link `input.id` in full, for
+ * `input.reason`. Errors: 404
  * (other account's link); 409 conflict `payment_link_not_refundable` (any other status, or no paid
  * payment); 409 conflict `settlement_in_progress` while the settlement payout to the merchant's
  * bank is in flight (retry once it settled); 409 capability_unavailable `refund_unavailable` for a
@@ -30,9 +31,9 @@ export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer
  * `refund_reason`) and the link to `refunded` (`refunded_at`, `partial_payment` cleared), emits
  * `payment_link.refunded`, then signals the payment's workflow to send the money back.
  */
-export async function refundLink(c: OpContext, id: string, input: { reason?: string | null }): Promise<PaymentLink> {
+export async function refundLink(c: Scope, input: { id: string; reason?: string | null }): Promise<PaymentLink> {
   const { link, payment } = await transaction(async (m) => {
-    const link = await lockLink(m, c, id);
+    const link = await lockLink(m, c, input.id);
     if (link.status !== 'paid' && link.status !== 'settled') {
       throw conflict('payment_link_not_refundable', `A ${link.status} payment link cannot be refunded; only a paid or settled one.`);
     }
@@ -49,11 +50,11 @@ export async function refundLink(c: OpContext, id: string, input: { reason?: str
       const senders: unknown[] = await m.query(`SELECT 1 FROM deposits WHERE payment_id = $1 AND from_address IS NOT NULL LIMIT 1`, [pay.id]);
       if (!senders.length) throw capabilityUnavailable('refund_unavailable', 'The sender of this payment is unknown; it cannot be refunded through the API.');
     }
-    pay.status = paymentTransitions.assert(pay.status, 'refunded');
+    paymentTransitions.move(pay, 'refunded');
     pay.refunded_at = new Date();
     pay.refund_reason = input.reason ?? null;
     await m.save(pay);
-    link.status = paymentLinkTransitions.assert(link.status, 'refunded');
+    paymentLinkTransitions.move(link, 'refunded');
     link.refunded_at = pay.refunded_at;
     link.partial_payment = null;
     link.latest_attempt_status = 'refunded';

@@ -10,7 +10,7 @@ import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { signalIfRunning, startOrSignal } from '../../temporal/client';
 
-const { linkChanged } = paymentLinkContract.signals;
+const { update: linkChanged } = paymentLinkContract.signals;
 
 /**
  * Signals the link workflow (`linkChanged`), starting it when it is not running. Called
@@ -42,8 +42,9 @@ export async function signalLinkIfRunning(linkId: string): Promise<void> {
 }
 
 /**
- * Recovery sweep: signalWithStart the workflow of every link that still needs timers (status
- * active, viewed or processing), `batch` rows at a time, oldest first. Heals a workflow start lost
+ * Recovery sweep: signalWithStart the workflow of every link that still needs timers (the table's
+ * open set `LINK_WORKFLOW_LIVE_STATUSES`: active, viewed, processing), `batch` rows at a time,
+ * oldest first. Heals a workflow start lost
  * between a commit and its signal (e.g. a crash or a Temporal outage at activation). Idempotent;
  * meant for worker start-up or an operator command; `accountId` narrows it to one account.
  * Returns how many links were signalled.

@@ -48,7 +48,7 @@ export async function applyDepositActivity(paymentId: string, depositId: string)
       logger.info({ payment_id: pay.id, deposit_id: dep.id, status: pay.status }, 'deposit after close recorded for support');
       return pay;
     }
-    if (out.next.status !== pay.status) pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    if (out.next.status !== pay.status) paymentTransitions.move(pay, out.next.status);
     pay.amount_received_minor = out.next.received.toString();
     pay.underpaid_emitted = out.next.underpaidEmitted;
     pay.overpaid_emitted = out.next.overpaidEmitted;
@@ -73,7 +73,7 @@ export async function expirePaymentActivity(paymentId: string): Promise<PaymentS
     if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
     const out = expire(ledgerOf(pay));
     if (!out.changed) return pay;
-    pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    paymentTransitions.move(pay, out.next.status);
     await m.save(pay);
     await emitPaymentEvents(m, pay, out.events, null);
     await moveLinkAfterPayment(m, pay, null);
@@ -104,7 +104,7 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
     const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
     if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
     if (pay.status !== 'paid' && pay.status !== 'overpaid') return pay;
-    pay.status = paymentTransitions.assert(pay.status, 'settled');
+    paymentTransitions.move(pay, 'settled');
     pay.settled_at = new Date();
     pay.settlement_tx_hash = txHash;
     await m.save(pay);

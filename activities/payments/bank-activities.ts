@@ -33,7 +33,7 @@ async function loadPayment(paymentId: string): Promise<Payment> {
 
 /** Writes a new ledger onto the row (status through the transition table) and its figures. */
 function writeLedger(pay: Payment, next: ReturnType<typeof ledgerOf>): void {
-  if (next.status !== pay.status) pay.status = paymentTransitions.assert(pay.status, next.status);
+  if (next.status !== pay.status) paymentTransitions.move(pay, next.status);
   pay.amount_received_minor = next.received.toString();
   pay.underpaid_emitted = next.underpaidEmitted;
   pay.overpaid_emitted = next.overpaidEmitted;
@@ -109,7 +109,7 @@ export async function applyBankReturnActivity(paymentId: string, creditId: strin
 /** Marks a paid/overpaid payment settled inside `m` (payment.settled, link move); `reference` is the rail's reference. */
 async function markSettled(m: EntityManager, pay: Payment, reference: string | null): Promise<boolean> {
   if (pay.status !== 'paid' && pay.status !== 'overpaid') return false;
-  pay.status = paymentTransitions.assert(pay.status, 'settled');
+  paymentTransitions.move(pay, 'settled');
   pay.settled_at = new Date();
   if (reference) pay.settlement_tx_hash = reference;
   await m.save(pay);

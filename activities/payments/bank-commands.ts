@@ -11,21 +11,26 @@ import { isLinkOpenForPayment } from '../../domain/verdicts';
 import { Account, AddressBookEntry, Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { db, transaction } from '../../lib/db';
-import { NO_XCHAIN_FIELDS } from './blank-columns';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
 import { saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { signalPaymentDeposit, startPaymentWorkflow } from './signals';
+import type { Scope } from '../scope';
 
 /** A bank attempt's deposit window: at least 7 days (bank transfers take days), never past the link's expiry. */
 export const BANK_PAYMENT_MIN_WINDOW_MS = 7 * 86_400_000;
 
-/** The payer's bank attempt after joi (spec 4.1 payer route body). */
-export interface BankPaymentInput { rail: string; payerEmail: string | null; payerType: string | null; payerState: string | null }
+/** The payer's bank attempt on link `linkId` after joi (spec 4.1 payer route body). */
+export interface BankPaymentInput { linkId: string; rail: string; payerEmail: string | null; payerType: string | null; payerState: string | null }
+
+/** 404 of a payer route whose link is gone (spec 4.1 payer routes). */
+const sessionNotFound = () => new DomainError('not_found', 'not_found', 'No such payment session.');
 
 /**
- * Creates the link's payment on bank `input.rail`, or returns the live one on that rail (spec 4.1:
+ * Creates the payment of link `input.linkId` of the scope (404 `No such payment session.`
+ * otherwise) on bank `input.rail`, or returns the live one on that rail (spec 4.1:
  * "a live attempt on the same rail returns existing instructions"). Checks the payer (domain
  * `checkBankPayer`: 409 capability_unavailable `fiat_cap_exceeded` / `payer_state_unsupported`,
  * 400 param `payer_state`); `payer_type` defaults to `individual`. The collection provider issues
@@ -33,11 +38,11 @@ export interface BankPaymentInput { rail: string; payerEmail: string | null; pay
  * rails). Emits `payment.created`, `payment.awaiting`; starts the payment workflow after commit.
  * 409 conflict `payment_link_not_payable` when the link takes no payment now.
  */
-export async function createOrReuseBankPayment(linkId: string, input: BankPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentInput): Promise<{ payment: Payment; created: boolean }> {
+  const { linkId } = input;
   const live = await liveOnRail(linkId, input.rail);
   if (live) return { payment: live, created: false };
-  const link = await db().getRepository(PaymentLink).findOneBy({ id: linkId });
-  if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+  const link = await scoped(scope).getOne(PaymentLink, { id: linkId }, sessionNotFound);
   const account = await db().getRepository(Account).findOneByOrFail({ id: link.account_id });
   const payerType: PayerType = input.payerType === 'business' ? 'business' : 'individual';
   checkBankPayer({
@@ -47,8 +52,7 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
   const id = newId('pay_');
   const issued = await bankCollection().issue({ rail: input.rail, currency: link.currency, clientReference: id, holderName: account.display_name });
   const result = await transaction(async (m) => {
-    const locked = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
-    if (!locked) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+    const locked = await scoped(scope, m).lock(PaymentLink, { id: linkId }, sessionNotFound);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: linkId })
       .andWhere('p.payment_rail = :rail', { rail: input.rail }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (existing) return { payment: existing, created: false };
@@ -59,21 +63,13 @@ export async function createOrReuseBankPayment(linkId: string, input: BankPaymen
       ? await m.findOne(AddressBookEntry, { where: { id: locked.settlement_destination_id } }) : null;
     const window = Math.max(loadConfig().paymentTtlSeconds * 1000, BANK_PAYMENT_MIN_WINDOW_MS);
     const expiresAt = new Date(Math.min(Date.now() + window, locked.expires_at ? locked.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const pay = m.create(Payment, {
-      id, account_id: locked.account_id, livemode: locked.livemode, payment_link_id: locked.id, subscription_id: null,
-      status: 'awaiting', payment_rail: input.rail, source_chain: null, stablecoin: null, source_asset: null,
-      deposit_address: null, deposit_chain: null, currency: locked.currency, decimals: locked.decimals,
-      invoice_minor: locked.amount_minor, fee_minor: '0', amount_expected_minor: locked.amount_minor, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: dest?.kind === 'bank' ? 'bank' : null, settlement_address: null, settlement_tx_hash: null,
-      payer_email: input.payerEmail, payer_type: payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      bank_instructions: issued.instructions, bank_reference: issued.reference, bank_account_key: issued.accountKey, return_reason: null,
-      payer_state: input.payerState, settled_minor: '0', settlement_rail: dest?.bank_rail ?? null, settlement_rail_payment_id: null, settlement_attempt: 0,
-      refund_rail_payment_id: null, refund_attempt: 0, refund_completed_at: null, refund_reason: null, refunded_at: null,
-      ...NO_XCHAIN_FIELDS,
+    const pay = newPaymentRow(m, {
+      id, of: { link: locked },
+      rail: { kind: 'bank', rail: input.rail, currency: locked.currency, decimals: locked.decimals, issued, payerState: input.payerState, settlementRail: dest?.bank_rail ?? null },
+      due: { invoice: locked.amount_minor, fee: '0', total: locked.amount_minor },
+      settlement: dest?.kind === 'bank' ? 'bank' : null, settlementAddress: null, payerEmail: input.payerEmail, payerType, expiresAt,
     });
-    return saveNewPayment(m, locked, pay, request);
+    return saveNewPayment(m, locked, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, result.payment.payment_rail);
   return result;

@@ -12,14 +12,15 @@ import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
 import { executableRails } from '../../lib/rails-availability';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
 import { createOrReuseBankPayment } from './bank-commands';
-import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from './blank-columns';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
 import { startPaymentWorkflow } from './signals';
+import type { Scope } from '../scope';
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
@@ -27,8 +28,12 @@ const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'dra
 /** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
 export interface PayerPaymentInput extends RailPaymentInput { rail: string; payer_state?: string }
 
+/** 404 of a payer route whose link is gone (spec 4.1 payer routes). */
+const sessionNotFound = () => new DomainError('not_found', 'not_found', 'No such payment session.');
+
 /**
- * The payer starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
+ * The payer of `input.link` (the session's link; `scope`: its account and mode, the payer's
+ * request) starts (or resumes) a payment on `input.rail` (spec 4.1): 409 conflict
  * `payment_link_not_payable` when the link takes no payment; 400 `rail_not_allowed` param `rail`
  * (details `rails`: the payable ones) when the rail is not payable now (`crypto_transfer` is
  * payable exactly when `crypto_native` is: the same chain, the payer naming its source); else the
@@ -36,7 +41,8 @@ export interface PayerPaymentInput extends RailPaymentInput { rail: string; paye
  * cross-network and transfer rails `createOrReuseXchainPayment` / `createOrReuseTransferPayment`
  * (rails.ts), the native rail `createOrReuseNativePayment`.
  */
-export async function startPayerPayment(link: PaymentLink, input: PayerPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function startPayerPayment(scope: Scope, input: PayerPaymentInput & { link: PaymentLink }): Promise<{ payment: Payment; created: boolean }> {
+  const { link } = input;
   const payable = computePayableRails({
     status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
     settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
@@ -49,29 +55,29 @@ export async function startPayerPayment(link: PaymentLink, input: PayerPaymentIn
   if (!railPayable) {
     throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
   }
-  if (input.rail === 'crypto_xchain') return createOrReuseXchainPayment(link.id, input, request);
-  if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(link.id, input, request);
+  if (input.rail === 'crypto_xchain') return createOrReuseXchainPayment(scope, { ...input, linkId: link.id });
+  if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(scope, { ...input, linkId: link.id });
   if (isBankRail(input.rail)) {
-    return createOrReuseBankPayment(link.id, {
-      rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
-    }, request);
+    return createOrReuseBankPayment(scope, {
+      linkId: link.id, rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
+    });
   }
-  return createOrReuseNativePayment(link.id, { payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null }, request);
+  return createOrReuseNativePayment(scope, { linkId: link.id, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null });
 }
 
 /**
- * Creates the link's native-rail pay-in, or returns the live one (spec 4.1 payer routes: "a live
+ * Creates the native-rail pay-in of link `input.linkId` of the scope (404 `No such payment session.`
+ * otherwise), or returns the live one (spec 4.1 payer routes: "a live
  * attempt on the same rail returns existing instructions"). Total due = invoice + 1% payer fee
  * floored at 6 decimals (domain totalDue). Emits `payment.created` and `payment.awaiting`; the
  * payment workflow is started after commit. Throws 409 conflict `payment_link_not_payable` when
  * the link takes no payment now.
  */
-export async function createOrReuseNativePayment(linkId: string, input: { payerEmail: string | null; payerType: string | null }, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payerEmail: string | null; payerType: string | null }): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
   const chain = chainAdapter();
   const result = await transaction(async (m) => {
-    const link = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
-    if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+    const link = await scoped(scope, m).lock(PaymentLink, { id: input.linkId }, sessionNotFound);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
       .andWhere(`p.payment_rail = 'crypto_native'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (existing) return { payment: existing, created: false };
@@ -84,31 +90,27 @@ export async function createOrReuseNativePayment(linkId: string, input: { payerE
     const settlementAddress = link.settlement_kind === 'crypto_only'
       ? ((await m.query(`SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
       : null;
-    const id = newId('pay_');
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_native', source_chain: chain.chain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-      deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payerEmail, payer_type: input.payerType, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
+    const pay = newPaymentRow(m, {
+      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payerEmail, payerType: input.payerType, expiresAt,
     });
-    return saveNewPayment(m, link, pay, request);
+    return saveNewPayment(m, link, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_native');
   return result;
 }
 
 /**
- * The payer's non-authoritative claim that they sent funds (spec part 3): `payment.marked_sent`
- * once, status unchanged. With `paymentId`: that payment of the link (404 param `payment_id`);
- * without: the newest live one (409 conflict `no_payment_in_progress` when none).
+ * The payer's non-authoritative claim that they sent funds to link `input.linkId` of the scope
+ * (spec part 3): `payment.marked_sent` once, status unchanged. With `paymentId`: that payment of
+ * the link (404 param `payment_id`); without: the newest live one (409 conflict
+ * `no_payment_in_progress` when none).
  */
-export async function markSent(linkId: string, paymentId: string | null, request: RequestRef): Promise<Payment> {
+export async function markSent(scope: Scope, input: { linkId: string; paymentId: string | null }): Promise<Payment> {
+  const { paymentId } = input;
   return transaction(async (m) => {
-    const qb = m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.payment_link_id = :id', { id: linkId });
+    const qb = scoped(scope, m).query(Payment, 'p').setLock('pessimistic_write').andWhere('p.payment_link_id = :id', { id: input.linkId });
     if (paymentId) qb.andWhere('p.id = :pid', { pid: paymentId });
     else qb.andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).orderBy('p.created_at', 'DESC');
     const pay = await qb.getOne();
@@ -117,7 +119,7 @@ export async function markSent(linkId: string, paymentId: string | null, request
     if (!pay.marked_sent_at) {
       pay.marked_sent_at = new Date();
       await m.save(pay);
-      await emitPaymentEvents(m, pay, ['payment.marked_sent'], request);
+      await emitPaymentEvents(m, pay, ['payment.marked_sent'], scope.request);
     }
     return pay;
   });

@@ -56,7 +56,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
   const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
   const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
   return {
-    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
+    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), readAtMs: Date.now(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
     settlement: p.settlement, settlementPending, needsRefund, refundPending,
     done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };
@@ -67,7 +67,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
  * the link's `latest_attempt_status` (awaiting) and the `payment.created` / `payment.awaiting`
  * outbox events (spec 2.4, 6). Returns the create-or-reuse answer for a new payment.
  */
-export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef): Promise<{ payment: Payment; created: true }> {
+export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef | null): Promise<{ payment: Payment; created: true }> {
   await m.save(pay);
   link.latest_attempt_status = 'awaiting';
   await m.save(link);

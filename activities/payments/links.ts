@@ -26,7 +26,7 @@ export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request
   const t = linkStatusAfterPayment(link.status, p.status, link.partial_payment !== null);
   link.latest_attempt_status = p.status;
   const changed = t.status !== link.status;
-  if (changed) link.status = paymentLinkTransitions.assert(link.status, t.status);
+  if (changed) paymentLinkTransitions.move(link, t.status);
   if (t.partialPayment === 'set') {
     link.partial_payment = {
       payment_id: p.id,
@@ -69,7 +69,7 @@ export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLi
 export async function closeLivePayment(m: EntityManager, pay: Payment, mode: 'cancel' | 'expiry', request: RequestRef | null): Promise<boolean> {
   const out = closeOnLinkEnd(ledgerOf(pay), mode);
   if (!out.changed) return false;
-  pay.status = paymentTransitions.assert(pay.status, out.next.status);
+  paymentTransitions.move(pay, out.next.status);
   if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
   await m.save(pay);
   for (const type of out.events) {

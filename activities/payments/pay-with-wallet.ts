@@ -13,21 +13,22 @@ import { erc20TransferCall, type UnsignedEvmCall } from '../../domain/evm-calls'
 import { conflict, invalidRequest } from '../../domain/errors';
 import { LIVE_PAYMENT_STATUSES } from '../../domain/payments';
 import type { Payment, PaymentLink } from '../../entities';
-import type { RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
 import { startPayerPayment } from './commands';
+import type { Scope } from '../scope';
 
 /**
- * Returns the native payment of `link` and the transfer to sign. 400 `parameter_invalid` (param
+ * Returns the native payment of `input.link` (the payer session's link, of `scope`) and the
+ * transfer from `input.fromAddress` to sign. 400 `parameter_invalid` (param
  * `from_address`) for a malformed or zero address; `rail_not_allowed` when the native rail is not
  * payable; 409 `payment_link_not_payable`; 409 `payment_not_payable` when the live attempt no
  * longer waits for funds.
  */
-export async function payWithWallet(link: PaymentLink, input: { fromAddress: string; payerEmail?: string; payerType?: string }, request: RequestRef): Promise<{ payment: Payment; created: boolean; transaction: UnsignedEvmCall }> {
+export async function payWithWallet(scope: Scope, input: { link: PaymentLink; fromAddress: string; payerEmail?: string; payerType?: string }): Promise<{ payment: Payment; created: boolean; transaction: UnsignedEvmCall }> {
   const chain = chainAdapter();
   const from = checkAddress('tempo', input.fromAddress, chain.network);
   if (!from.ok) throw invalidRequest('parameter_invalid', `from_address: ${from.reason}.`, 'from_address');
-  const { payment, created } = await startPayerPayment(link, { rail: 'crypto_native', payer_email: input.payerEmail, payer_type: input.payerType }, request);
+  const { payment, created } = await startPayerPayment(scope, { link: input.link, rail: 'crypto_native', payer_email: input.payerEmail, payer_type: input.payerType });
   if (!payment.deposit_address || !LIVE_PAYMENT_STATUSES.includes(payment.status)) {
     throw conflict('payment_not_payable', `This payment is ${payment.status}; it takes no wallet payment.`, { payment_id: payment.id, status: payment.status });
   }

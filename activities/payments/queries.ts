@@ -10,18 +10,18 @@ import { Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import type { PaymentChain } from '../../views/payment';
-import type { AccountScope } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
 /** The chain identity deposit instructions name (views/payment.ts `PaymentChain`): the chain adapter's. */
 export function paymentChain(): PaymentChain {
   return chainAdapter();
 }
 
-/** The caller's payment `id`; 404 `not_found` param `id` for any other. */
-export async function getPayment(s: AccountScope, id: string): Promise<Payment> {
-  const p = await db().getRepository(Payment).findOneBy({ id, account_id: s.accountId, livemode: s.livemode });
-  if (!p) throw new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'id' });
-  return p;
+/** The caller's payment `input.id`; 404 `not_found` param `id` for any other. */
+export async function getPayment(s: AccountScope, input: { id: string }): Promise<Payment> {
+  const { id } = input;
+  return scoped(s).getOne(Payment, { id }, () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'id' }));
 }
 
 /** Filters of `GET /payments` after joi (spec 4.2). */
@@ -35,8 +35,7 @@ export interface PaymentSummary { by_status: Record<string, number>; total: numb
  * route's pagination) and a `summary()` counting every matching row by status.
  */
 export function listPayments(s: AccountScope, f: PaymentFilters): { query: SelectQueryBuilder<Payment>; summary: () => Promise<PaymentSummary> } {
-  const qb = db().getRepository(Payment).createQueryBuilder('p')
-    .where('p.account_id = :a AND p.livemode = :l', { a: s.accountId, l: s.livemode });
+  const qb = scoped(s).query(Payment, 'p');
   if (f.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: f.payment_link_id });
   if (f.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: f.subscription_id });
   if (f.settlement) qb.andWhere('p.settlement = :st', { st: f.settlement });
@@ -53,16 +52,15 @@ export function listPayments(s: AccountScope, f: PaymentFilters): { query: Selec
   return { query: qb, summary };
 }
 
-/** `GET /payment_links/{id}/payments`: the query of the caller's link's payments (alias `p`); 404 param `id` for another link. */
-export async function listLinkPayments(s: AccountScope, linkId: string): Promise<SelectQueryBuilder<Payment>> {
-  const link = await db().getRepository(PaymentLink).findOneBy({ id: linkId, account_id: s.accountId, livemode: s.livemode });
-  if (!link) throw new DomainError('not_found', 'not_found', `No such payment link: ${linkId}.`, { param: 'id' });
+/** `GET /payment_links/{id}/payments`: the query of the payments of the caller's link `input.id` (alias `p`); 404 param `id` for another link. */
+export async function listLinkPayments(s: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<Payment>> {
+  const { id } = input;
+  const link = await scoped(s).getOne(PaymentLink, { id }, () => new DomainError('not_found', 'not_found', `No such payment link: ${id}.`, { param: 'id' }));
   return db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id });
 }
 
-/** One payment of the payer's link; 404 param `payment_id` for any other. */
-export async function getPayerPayment(linkId: string, paymentId: string): Promise<Payment> {
-  const p = await db().getRepository(Payment).findOneBy({ id: paymentId, payment_link_id: linkId });
-  if (!p) throw new DomainError('not_found', 'not_found', `No such payment: ${paymentId}.`, { param: 'payment_id' });
-  return p;
+/** Payment `input.id` of the payer's link `input.linkId` (`s`: the link's account and mode); 404 param `payment_id` for any other. */
+export async function getPayerPayment(s: AccountScope, input: { linkId: string; id: string }): Promise<Payment> {
+  const { id } = input;
+  return scoped(s).getOne(Payment, { id, payment_link_id: input.linkId }, () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'payment_id' }));
 }

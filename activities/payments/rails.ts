@@ -13,12 +13,13 @@ import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import type { RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { NO_BANK_FIELDS } from './blank-columns';
 import { saveNewPayment } from './ledger';
+import { newPaymentRow } from './new-payment';
 import { startPaymentWorkflow } from './signals';
+import type { Scope } from '../scope';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
 export interface RailPaymentInput {
@@ -27,9 +28,9 @@ export interface RailPaymentInput {
   source_chain?: string; source_asset?: string; source_address?: string;
 }
 
-async function lockLink(m: EntityManager, linkId: string): Promise<PaymentLink> {
-  const link = await m.findOne(PaymentLink, { where: { id: linkId }, lock: { mode: 'pessimistic_write' } });
-  if (!link) throw new DomainError('not_found', 'not_found', 'No such payment session.');
+/** Link `linkId` of the scope, locked (404 `No such payment session.`), still taking payments (409 `payment_link_not_payable`). */
+async function lockLink(m: EntityManager, scope: Scope, linkId: string): Promise<PaymentLink> {
+  const link = await scoped(scope, m).lock(PaymentLink, { id: linkId }, () => new DomainError('not_found', 'not_found', 'No such payment session.'));
   if (!isLinkOpenForPayment(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
   }
@@ -59,7 +60,8 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
 }
 
 /**
- * The payer starts (or resumes) a `crypto_xchain` payment (spec 4.1, 2.1, 2.4): validates the body
+ * The payer starts (or resumes) a `crypto_xchain` payment of link `input.linkId` of the scope (404
+ * `No such payment session.`; 409 `payment_link_not_payable`; spec 4.1, 2.1, 2.4): validates the body
  * (domain validateXchainRequest: `network`, `stablecoin`, `refund_address`), allows one open
  * payment per link: the open one with the same network and refund address is returned (`created:
  * false`), any other is `409 conflict` `payment_in_progress` (details `payment_id`). A new payment
@@ -68,7 +70,8 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
  * bridge transfer (idempotent by payment id) whose source-chain address is the send target, and
  * emits `payment.created`, `payment.awaiting`. Watcher state `address_issued`.
  */
-export async function createOrReuseXchainPayment(linkId: string, input: RailPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+  const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
   const bridge = payInBridgeAdapter();
@@ -90,7 +93,7 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
   // one is held): validate and look for the open payment first, then ask the bridge for its transfer
   // (idempotent by payment id; an unused one is harmless), then create under the link's lock,
   // checking again.
-  const pre = await transaction(async (m) => check(m, await lockLink(m, linkId)));
+  const pre = await transaction(async (m) => check(m, await lockLink(m, scope, linkId)));
   if (pre.open) return { payment: pre.open, created: false };
   const now = new Date();
   const quote = bridge.quote(pre.req.network, now);
@@ -100,67 +103,55 @@ export async function createOrReuseXchainPayment(linkId: string, input: RailPaym
     destinationChain: chain.chain, destinationAddress: deliveryAddress, destinationAsset: chain.stablecoin, fee: quote.fee,
   });
   const result = await transaction(async (m) => {
-    const link = await lockLink(m, linkId);
+    const link = await lockLink(m, scope, linkId);
     const { req, open } = await check(m, link);
     if (open) return { payment: open, created: false };
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const q = grossUp(BigInt(due.total.amount), quote.fee);
     const settlementAddress = await settlementWallet(m, link);
     const expiresAt = new Date(Math.min(now.getTime() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_xchain', source_chain: req.network, stablecoin: req.stablecoin, source_asset: req.stablecoin,
-      deposit_address: transfer.deposit_address, deposit_chain: req.network, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      delivery_chain: chain.chain, delivery_address: deliveryAddress, refund_address: req.refundAddress, source_address: null,
-      bridge_transfer_id: transfer.id, amount_in_minor: q.amountIn.toString(), bridge_fee_minor: q.fee.toString(),
-      quote_expires_at: quote.expiresAt, gross_up: true, watcher_state: 'address_issued', watcher_reason: null, recovery_tx_hash: null,
-      ...NO_BANK_FIELDS,
+    const pay = newPaymentRow(m, {
+      id, of: { link },
+      rail: {
+        kind: 'crypto_xchain', network: req.network, stablecoin: req.stablecoin, depositAddress: transfer.deposit_address, deliveryAddress,
+        refundAddress: req.refundAddress, bridgeTransferId: transfer.id, amountIn: q.amountIn.toString(), bridgeFee: q.fee.toString(), quoteExpiresAt: quote.expiresAt,
+      },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
-    return saveNewPayment(m, link, pay, request);
+    return saveNewPayment(m, link, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_xchain');
   return result;
 }
 
 /**
- * The payer starts (or resumes) a `crypto_transfer` payment (spec 4.1): a direct USDC transfer on
+ * The payer starts (or resumes) a `crypto_transfer` payment of link `input.linkId` of the scope
+ * (404 `No such payment session.`; 409 `payment_link_not_payable`; spec 4.1): a direct USDC transfer on
  * the service network, with `source_chain`, `source_asset` (USDC) and an optional
  * `source_address` (domain validateTransferRequest). The live transfer payment of the link is
  * returned (`created: false`). Same ledger, fee (1%), window and watcher as the native rail
  * (workflows/payment.ts); deposit instructions carry the token address.
  */
-export async function createOrReuseTransferPayment(linkId: string, input: RailPaymentInput, request: RequestRef): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseTransferPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+  const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
   const req = validateTransferRequest({ source_chain: input.source_chain, source_asset: input.source_asset, source_address: input.source_address, nativeChain: chain.chain });
   const result = await transaction(async (m) => {
-    const link = await lockLink(m, linkId);
+    const link = await lockLink(m, scope, linkId);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
       .andWhere(`p.payment_rail = 'crypto_transfer'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (existing) return { payment: existing, created: false };
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const expiresAt = new Date(Math.min(Date.now() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
     const settlementAddress = await settlementWallet(m, link);
-    const id = newId('pay_');
-    const pay = m.create(Payment, {
-      id, account_id: link.account_id, livemode: link.livemode, payment_link_id: link.id, subscription_id: null,
-      status: 'awaiting', payment_rail: 'crypto_transfer', source_chain: req.sourceChain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-      deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: due.invoice.amount, fee_minor: due.fee.amount, amount_expected_minor: due.total.amount, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: settlementAddress ? 'wallet' : null, settlement_address: settlementAddress, settlement_tx_hash: null,
-      payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: expiresAt, paid_at: null, settled_at: null,
-      delivery_chain: null, delivery_address: null, refund_address: null, source_address: req.sourceAddress, bridge_transfer_id: null,
-      amount_in_minor: null, bridge_fee_minor: null, quote_expires_at: null, gross_up: null, watcher_state: null, watcher_reason: null, recovery_tx_hash: null,
-      ...NO_BANK_FIELDS,
+    const pay = newPaymentRow(m, {
+      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_transfer', sourceChain: req.sourceChain, sourceAddress: req.sourceAddress },
+      due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
     });
-    return saveNewPayment(m, link, pay, request);
+    return saveNewPayment(m, link, pay, scope.request);
   });
   if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_transfer');
   return result;

@@ -7,7 +7,7 @@
 import { depositSignal, linkEndedSignal, paymentContract } from '../../contracts/payment';
 import { paymentLinkContract } from '../../contracts/payment-link';
 import { xchainPaymentContract } from '../../contracts/xchain-payment';
-import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { LIVE_PAYMENT_STATUSES, SETTLEABLE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
@@ -37,7 +37,7 @@ export async function signalPaymentDeposit(paymentId: string, accountId: string,
  * payments (settlement payout, refund) or that a refund was requested: it re-reads the payment.
  */
 export async function signalPaymentProviderUpdate(paymentId: string, accountId: string): Promise<void> {
-  await startOrSignal(paymentContract, { id: paymentId, accountId }, paymentContract.signals.providerUpdate);
+  await startOrSignal(paymentContract, { id: paymentId, accountId }, paymentContract.signals.update);
 }
 
 /**
@@ -62,7 +62,7 @@ export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
 export async function signalLinkOfPayment(linkId: string): Promise<void> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
   if (!rows[0]) return;
-  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.linkChanged);
+  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.update);
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */
@@ -79,7 +79,7 @@ export async function signalLinkEndedToPayments(paymentIds: string[], accountId:
 export async function signalBridgeUpdate(paymentId: string): Promise<boolean> {
   const rows: Array<{ account_id: string; payment_rail: string }> = await db().query('SELECT account_id, payment_rail FROM payments WHERE id = $1', [paymentId]);
   if (!rows[0] || rows[0].payment_rail !== 'crypto_xchain') return false;
-  await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.bridgeUpdate);
+  await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.update);
   return true;
 }
 
@@ -95,8 +95,8 @@ export async function signalLinkEndedToPaymentsAfterCommit(paymentIds: string[],
 
 /**
  * Recovery after a crash between a commit and its workflow start: (re)starts the watcher of every
- * payment that still has something to watch (awaiting, underpaid, paid/overpaid awaiting its
- * wallet or bank settlement, a settlement payout in flight, a refund not yet sent, or unapplied
+ * payment that still has something to watch (live: awaiting, underpaid; settleable: paid/overpaid
+ * awaiting its wallet or bank settlement, a settlement payout in flight, a refund not yet sent, or unapplied
  * deposits, bank credits or returns), `batch` rows at a time. Idempotent by workflow
  * id. Returns how many.
  */
@@ -107,7 +107,7 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
     const rows: Array<{ id: string; account_id: string; payment_rail: string }> = await db().query(
       `SELECT p.id, p.account_id, p.payment_rail FROM payments p
         WHERE p.id > $1 AND (p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})
-           OR (p.status IN ('paid','overpaid') AND p.settlement IN ('wallet','bank'))
+           OR (p.status IN (${sqlStatusList(SETTLEABLE_PAYMENT_STATUSES)}) AND p.settlement IN ('wallet','bank'))
            OR p.settlement_rail_payment_id IS NOT NULL
            OR (p.status = 'refunded' AND (p.refund_rail_payment_id IS NULL OR p.refund_completed_at IS NULL))
            OR p.watcher_state IN ('recovery_required','source_seen','confirming')

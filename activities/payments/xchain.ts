@@ -91,7 +91,7 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     if (isClosed(pay.status)) {
       const out = applyDeposit(ledgerOf(pay), BigInt(dep.amount_minor));
       if (out.effect === 'applied') {
-        pay.status = paymentTransitions.assert(pay.status, out.next.status);
+        paymentTransitions.move(pay, out.next.status);
         pay.amount_received_minor = out.next.received.toString();
         if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
         pay.onchain_tx_hash = dep.tx_hash;
@@ -113,7 +113,7 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     dep.effect = out.effect;
     await m.save(dep);
     if (out.effect === 'recorded_only') return pay;
-    if (out.next.status !== pay.status) pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    if (out.next.status !== pay.status) paymentTransitions.move(pay, out.next.status);
     pay.amount_received_minor = out.next.received.toString();
     pay.underpaid_emitted = out.next.underpaidEmitted;
     pay.overpaid_emitted = out.next.overpaidEmitted;
@@ -158,7 +158,7 @@ export async function advanceBridge(paymentId: string): Promise<XchainState & { 
       moveWatcher(pay, 'bridge_failed');
       if (returnTx) pay.recovery_tx_hash = returnTx;
       const out = expire(ledgerOf(pay));
-      if (out.changed) pay.status = paymentTransitions.assert(pay.status, out.next.status);
+      if (out.changed) paymentTransitions.move(pay, out.next.status);
       await m.save(pay);
       await emitPaymentEvents(m, pay, out.events, null);
       if (out.changed) await moveLinkAfterPayment(m, pay, null);
@@ -209,7 +209,7 @@ export async function expireXchainPayment(paymentId: string): Promise<XchainStat
     if (pay.watcher_state !== 'address_issued') return pay;
     const out = expire(ledgerOf(pay));
     if (!out.changed) return pay;
-    pay.status = paymentTransitions.assert(pay.status, out.next.status);
+    paymentTransitions.move(pay, out.next.status);
     moveWatcher(pay, 'expired');
     await m.save(pay);
     await emitPaymentEvents(m, pay, out.events, null);

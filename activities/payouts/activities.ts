@@ -4,14 +4,15 @@
  * `syncRailPayment`, `refundHeldFunds`, `setPayoutNeedsAttention`, `notifyPayoutRecipient`. Each is
  * one provider call (idempotent by a key derived from the attempt id, so a retried activity never
  * duplicates a provider transfer) and/or one transaction. Status writes go through the payout and
- * attempt transition tables (records.ts). The worker registers `payoutWorkflowActivities`.
+ * attempt transition tables (`table.move`; records.ts `moveAttempt` in SQL), a wallet send's through
+ * ./wallet-sends.ts. The worker registers `payoutWorkflowActivities`.
  * Amounts: fiat in minor units of the corridor currency; USDC in 6-decimal minor units.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import type { PayoutActivities, PayoutState } from '../../contracts/payout';
 import { maskedAccountEnding, type StoredBankDetails } from '../../domain/bank-details';
-import { isPayoutTerminal, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
+import { isPayoutTerminal, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_TRANSITIONS, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
 import { PAYOUT_SOURCE_ASSET } from '../../domain/payouts/corridors';
 import { fiatPayable, walletSendEstimate } from '../../domain/payouts/pricing';
 import { fundingSurplus, heldForReturn, settlementVerdict } from '../../domain/payouts/verdicts';
@@ -25,7 +26,8 @@ import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { emailProvider } from '../../providers/email';
 import { fiatRails } from '../../providers/fiat-rails';
-import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt, moveAttemptEntity, movePayout } from './records';
+import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt } from './records';
+import { expireWalletSends } from './wallet-sends';
 
 async function stateOf(p: Payout): Promise<PayoutState> {
   const at = p.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id }) : null;
@@ -72,7 +74,7 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
     destinationRail: p0.fiat_rail, destinationCurrency: p0.currency,
   });
   const p = await transaction(async (m) => {
-    const pay = await lockPayout(m, null, null, payoutId);
+    const pay = await lockPayout(m, payoutId);
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
     if (at.provider_transfer_id) return pay;
     at.provider_transfer_id = transfer.id;
@@ -80,14 +82,14 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
     at.deposit_message = transfer.deposit_message;
     if (pay.status !== 'draft') {
       // The payout left draft (cancelled) while the transfer was being created: the attempt follows it.
-      moveAttemptEntity(at, pay.status);
+      PAYOUT_ATTEMPT_TRANSITIONS.move(at, pay.status);
       await m.save(at);
       return pay;
     }
-    moveAttemptEntity(at, 'awaiting_funds');
+    PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'awaiting_funds');
     at.expires_at = new Date(nowMs + FUNDING_WINDOW_SECONDS * 1000);
     await m.save(at);
-    movePayout(pay, 'awaiting_funds');
+    PAYOUT_TRANSITIONS.move(pay, 'awaiting_funds');
     pay.funded_at = new Date();
     await m.save(pay);
     if (at.funding_source === 'service_wallet') {
@@ -117,7 +119,7 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
  */
 export async function applyPayoutDeposit(payoutId: string, depositId: string): Promise<PayoutState> {
   const p = await transaction(async (m) => {
-    const pay = await lockPayout(m, null, null, payoutId);
+    const pay = await lockPayout(m, payoutId);
     const dep = await m.findOne(PayoutDeposit, { where: { id: depositId, payout_id: payoutId }, lock: { mode: 'pessimistic_write' } });
     if (!dep || dep.effect !== 'pending') return pay;
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: dep.attempt_id }, lock: { mode: 'pessimistic_write' } });
@@ -128,8 +130,8 @@ export async function applyPayoutDeposit(payoutId: string, depositId: string): P
       at.received_minor = (BigInt(at.received_minor) + BigInt(dep.amount_minor)).toString();
       at.source_tx_hash = at.source_tx_hash ?? dep.tx_hash;
       if (pay.status === 'awaiting_funds') {
-        moveAttemptEntity(at, 'funds_received');
-        movePayout(pay, 'funds_received');
+        PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'funds_received');
+        PAYOUT_TRANSITIONS.move(pay, 'funds_received');
         await m.save(pay);
         await emitPayoutEvents(m, pay, ['payout.funds_received'], null);
       }
@@ -165,11 +167,11 @@ export async function expirePayout(payoutId: string): Promise<PayoutState> {
       throw e;
     }
   }
-  await db().query(`UPDATE wallet_sends SET status = 'expired' WHERE payout_id = $1 AND status = 'signable' AND signable_until <= now()`, [payoutId]);
+  await expireWalletSends(db().manager, payoutId);
   const p = await transaction(async (m) => {
-    const pay = await lockPayout(m, null, null, payoutId);
+    const pay = await lockPayout(m, payoutId);
     if (pay.status !== 'awaiting_funds') return pay;
-    movePayout(pay, 'expired');
+    PAYOUT_TRANSITIONS.move(pay, 'expired');
     pay.failure_reason = 'funding_window_expired';
     await m.save(pay);
     if (pay.current_attempt_id) await moveAttempt(m, pay.current_attempt_id, 'expired');
@@ -208,9 +210,9 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
   const pay = fiatPayable(consumed, BigInt(p0.invoice_minor), p0.currency, p0.decimals, p0.fee_bps);
   if (pay.fiat <= 0n) {
     const p = await transaction(async (m) => {
-      const x = await lockPayout(m, null, null, payoutId);
+      const x = await lockPayout(m, payoutId);
       if (x.status !== 'funds_received') return x;
-      movePayout(x, 'failed');
+      PAYOUT_TRANSITIONS.move(x, 'failed');
       x.failure_reason = 'amount_below_minimum';
       await m.query(`UPDATE payout_deposits SET effect = 'held' WHERE attempt_id = $1 AND effect = 'applied'`, [at0.id]);
       x.held_minor = await heldAfter(m, payoutId, at0, 0n);
@@ -225,11 +227,11 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
   if (!beneficiary || beneficiary.rail !== p0.fiat_rail) throw ApplicationFailure.nonRetryable(`payout ${payoutId} has no beneficiary for ${p0.fiat_rail}`, 'BeneficiaryMissing');
   const rp = await fiatRails().submit({ idempotencyKey: `${at0.id}:rail`, clientReference: p0.id, rail: p0.fiat_rail, currency: p0.currency, amount: pay.fiat });
   const p = await transaction(async (m) => {
-    const x = await lockPayout(m, null, null, payoutId);
+    const x = await lockPayout(m, payoutId);
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
     if (at.rail_payment_id) return x;
     at.rail_payment_id = rp.id;
-    moveAttemptEntity(at, 'processing');
+    PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'processing');
     at.surplus_minor = surplus.toString();
     await m.save(at);
     if (surplus > 0n) {
@@ -238,7 +240,7 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
       logger.info({ payout_id: x.id, surplus: surplus.toString() }, 'USDC above the quoted gross amount is held for return to the payer');
     }
     if (x.status === 'funds_received') {
-      movePayout(x, 'processing');
+      PAYOUT_TRANSITIONS.move(x, 'processing');
       await m.save(x);
       await emitPayoutEvents(m, x, ['payout.processing'], null);
     }
@@ -262,7 +264,7 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
   const rp = await fiatRails().get(at0.rail_payment_id);
   let notify = false;
   const p = await transaction(async (m) => {
-    const x = await lockPayout(m, null, null, payoutId);
+    const x = await lockPayout(m, payoutId);
     const setAttempt = (s: PayoutStatus & PayoutAttemptStatus) => moveAttempt(m, at0.id, s);
     // The fiat payment failed or came back: nothing was consumed; every USDC not yet returned goes back.
     const hold = async () => {
@@ -271,7 +273,7 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
       x.held_minor = await heldAfter(m, payoutId, at, 0n);
     };
     if (rp.state === 'failed' && x.status === 'processing') {
-      movePayout(x, 'failed');
+      PAYOUT_TRANSITIONS.move(x, 'failed');
       x.failure_reason = rp.reason ?? 'rail_failed';
       await hold();
       await setAttempt('failed');
@@ -280,7 +282,7 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
       return x;
     }
     if (rp.state === 'returned' && (x.status === 'processing' || x.status === 'paid')) {
-      movePayout(x, 'returned');
+      PAYOUT_TRANSITIONS.move(x, 'returned');
       x.return_reason = rp.reason ?? 'returned_by_beneficiary_bank';
       await hold();
       await setAttempt('returned');
@@ -289,7 +291,7 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
       return x;
     }
     if (rp.state === 'paid' && x.status === 'processing') {
-      movePayout(x, 'paid');
+      PAYOUT_TRANSITIONS.move(x, 'paid');
       x.provider_paid_minor = (rp.paid ?? rp.amount).toString();
       x.paid_at = new Date();
       await setAttempt('paid');
@@ -300,14 +302,14 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
       const v = settlementVerdict(BigInt(x.invoice_minor), rp.recipient_received, x.currency);
       x.settled_minor = rp.recipient_received.toString();
       if (v.status === 'settled') {
-        movePayout(x, 'settled');
+        PAYOUT_TRANSITIONS.move(x, 'settled');
         x.settled_at = new Date();
         await setAttempt('settled');
         await m.save(x);
         await emitPayoutEvents(m, x, ['payout.settled'], null);
         notify = x.notify_recipient && x.recipient_email !== null;
       } else if (v.status === 'paid_with_shortfall') {
-        movePayout(x, 'paid_with_shortfall');
+        PAYOUT_TRANSITIONS.move(x, 'paid_with_shortfall');
         x.shortfall_minor = (v.shortfall ?? 0n).toString();
         await setAttempt('paid_with_shortfall');
         await m.save(x);
@@ -345,7 +347,7 @@ export async function refundHeldFunds(payoutId: string): Promise<PayoutState> {
   const key = `${at.id}:return:${at.returned_minor}`;
   await bridgeAdapter().refund(at.provider_transfer_id, target, amount, key);
   const p = await transaction(async (m) => {
-    const x = await lockPayout(m, null, null, payoutId);
+    const x = await lockPayout(m, payoutId);
     const a = await m.findOneOrFail(PayoutAttempt, { where: { id: at.id }, lock: { mode: 'pessimistic_write' } });
     if (a.returned_minor !== at.returned_minor || x.held_minor !== p0.held_minor) return x; // already recorded
     a.returned_minor = (BigInt(a.returned_minor) + amount).toString();

@@ -2,14 +2,17 @@
  * Payout commands (spec 2.6, 3, 4.3): what the payout routes call. Each is one DB transaction with
  * its outbox events, plus the live provider re-reads the spec asks for at the money boundary and at
  * cancel; `fundPayout` and `cancelPayoutAndSignal` tell the payout workflow after the commit
- * (signals.ts). Status writes go through the payout transition table (records.ts `movePayout`).
+ * (signals.ts). Every command takes `(scope, input)` (activities/scope.ts): the caller's account,
+ * mode and request, and the object id inside `input`; payouts are found through the scoped finder.
+ * Status writes go through the payout transition table (`PAYOUT_TRANSITIONS.move`; an attempt's
+ * through records.ts `moveAttempt`, a wallet send's through ./wallet-sends.ts).
  * Amounts: fiat in minor units of the corridor currency; USDC in 6-decimal minor units.
  */
 import type { EntityManager } from 'typeorm';
 import { normalizePayoutBeneficiary, type PayoutBeneficiaryInput } from '../../domain/bank-details';
-import { capabilityUnavailable, conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { capabilityUnavailable, conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { toMinorPositive, type Money } from '../../domain/money';
-import { PAYOUT_PRE_FUNDS } from '../../domain/payouts/statuses';
+import { PAYOUT_PRE_FUNDS, PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
 import { CAPABILITY_VERSION, checkInvoiceAmount, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type Corridor, type CorridorGate } from '../../domain/payouts/corridors';
 import { fundingQuote, PAYOUT_FEE_BPS, walletSendEstimate } from '../../domain/payouts/pricing';
 import { FUNDING_WINDOW_SECONDS, walletSendCancelBlock } from '../../domain/payouts/deadlines';
@@ -19,13 +22,14 @@ import { Payout, PayoutAttempt, WalletSend } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
-import type { RequestRef } from '../../lib/outbox';
 import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { closeUnsignedSends, WalletSendCloseError } from '../../providers/wallet-sends';
-import { currentAttempt, loadFundingInstructions, type FundingInstructions } from './queries';
-import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt, movePayout } from './records';
+import { WalletSendCloseError } from '../../providers/wallet-sends';
+import type { Scope } from '../scope';
+import { currentAttempt, findPayout, loadFundingInstructions, type FundingInstructions } from './queries';
+import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt } from './records';
 import { signalPayoutCancelled, signalPayoutFund } from './signals';
+import { closePayoutWalletSends } from './wallet-sends';
 
 /** Identity frozen into `capability_snapshot` at creation or replacement (spec 2.6). */
 async function senderIdentity(m: EntityManager, accountId: string): Promise<{ customerType: string; display: string; legal: string | null }> {
@@ -78,39 +82,43 @@ export interface CreatePayoutInput {
  * `parameter_missing`), and `payer_type` against the derived one (422 `payer_type_mismatch`).
  * Freezes `sender_display` / `legal_entity_name`; emits `payout.created`.
  */
-export async function createPayout(a: { accountId: string; livemode: boolean; body: CreatePayoutInput; gate: CorridorGate; request: RequestRef; replaces?: Payout }): Promise<Payout> {
-  const b = a.body;
+export async function createPayout(scope: Scope, input: { body: CreatePayoutInput; gate: CorridorGate }): Promise<Payout> {
+  return newDraft(scope, input.body, input.gate, null);
+}
+
+/** The draft of `createPayout`, replacing `replaces` when given (`replacePayout`). */
+async function newDraft(scope: Scope, b: CreatePayoutInput, gate: CorridorGate, replaces: Payout | null): Promise<Payout> {
   const c = corridorById(b.corridor_id);
   if (!c) throw invalidRequest('parameter_invalid', `Unknown corridor_id ${b.corridor_id}.`, 'corridor_id');
-  requireExecutable(c, a.gate);
+  requireExecutable(c, gate);
   const minor = toMinorPositive(b.invoice_amount, 'invoice_amount');
   checkInvoiceAmount(c, b.invoice_amount, minor);
   if (b.source_chain !== undefined) requireSourceChain(c, b.source_chain);
   if (b.notify_recipient && !b.recipient_email) throw invalidRequest('parameter_missing', 'recipient_email is required when notify_recipient is true.', 'recipient_email');
   return transaction(async (m) => {
-    const who = await senderIdentity(m, a.accountId);
+    const who = await senderIdentity(m, scope.accountId);
     const payerType = derivePayerType(who.customerType, b.payer_type);
     const p = m.create(Payout, {
-      id: newId('po_'), account_id: a.accountId, livemode: a.livemode, status: 'draft', invoice_minor: minor.toString(),
+      id: newId('po_'), account_id: scope.accountId, livemode: scope.livemode, status: 'draft', invoice_minor: minor.toString(),
       currency: c.currency, decimals: c.decimals, corridor_id: c.id, fiat_rail: c.fiat_rail, source_chain: b.source_chain ?? null,
       source_asset: PAYOUT_SOURCE_ASSET, payer_type: payerType, fee_bps: PAYOUT_FEE_BPS, notify_recipient: b.notify_recipient ?? false,
       recipient_email: b.recipient_email ?? null, note: b.note ?? null, capability_version: CAPABILITY_VERSION,
       snapshot_frozen_at: new Date(), sender_display: who.display, legal_entity_name: who.legal, needs_attention: false,
       settled_minor: null, provider_paid_minor: null, shortfall_minor: null, failure_reason: null, return_reason: null, held_minor: null,
-      beneficiary_ciphertext: a.replaces?.beneficiary_ciphertext ?? null, beneficiary_masked: a.replaces?.beneficiary_masked ?? null,
-      funding_source: null, refund_address: null, current_attempt_id: null, replaces_id: a.replaces?.id ?? null, replaced_by_id: null,
+      beneficiary_ciphertext: replaces?.beneficiary_ciphertext ?? null, beneficiary_masked: replaces?.beneficiary_masked ?? null,
+      funding_source: null, refund_address: null, current_attempt_id: null, replaces_id: replaces?.id ?? null, replaced_by_id: null,
       marked_sent_at: null, funded_at: null, paid_at: null, settled_at: null,
     });
     await m.save(p);
-    if (a.replaces) {
-      const old = await lockPayout(m, a.accountId, a.livemode, a.replaces.id);
+    if (replaces) {
+      const old = await lockPayout(m, replaces.id, scope);
       if (old.replaced_by_id) throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, { replaced_by: old.replaced_by_id });
       old.replaced_by_id = p.id;
       await m.save(old);
-      await emitPayoutEvents(m, p, ['payout.created_as_replacement'], a.request, [old.id]);
-      await emitPayoutEvents(m, old, ['payout.replaced'], a.request, [p.id]);
+      await emitPayoutEvents(m, p, ['payout.created_as_replacement'], scope.request, [old.id]);
+      await emitPayoutEvents(m, old, ['payout.replaced'], scope.request, [p.id]);
     } else {
-      await emitPayoutEvents(m, p, ['payout.created'], a.request);
+      await emitPayoutEvents(m, p, ['payout.created'], scope.request);
     }
     return p;
   });
@@ -121,22 +129,21 @@ export async function createPayout(a: { accountId: string; livemode: boolean; bo
  * (failed, returned, expired, cancelled), with the same beneficiary and a fresh snapshot. Body
  * fields override the old payout's. 409 `payout_not_replaceable`, `payout_already_replaced`.
  */
-export async function replacePayout(a: { accountId: string; livemode: boolean; id: string; body: Partial<CreatePayoutInput>; gate: CorridorGate; request: RequestRef }): Promise<Payout> {
-  const old = await db().getRepository(Payout).findOneBy({ id: a.id, account_id: a.accountId, livemode: a.livemode });
-  if (!old) throw notFound(`No such payout: ${a.id}.`, 'id');
+export async function replacePayout(scope: Scope, input: { id: string; body: Partial<CreatePayoutInput>; gate: CorridorGate }): Promise<Payout> {
+  const old = await findPayout(scope, { id: input.id });
   if (old.replaced_by_id) throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, { replaced_by: old.replaced_by_id });
   if (!['failed', 'returned', 'expired', 'cancelled'].includes(old.status)) {
     throw conflict('payout_not_replaceable', `A ${old.status} payout cannot be replaced; only failed, returned, expired or cancelled ones.`, { status: old.status });
   }
   const body: CreatePayoutInput = {
-    invoice_amount: a.body.invoice_amount ?? { amount: old.invoice_minor, currency: old.currency, decimals: old.decimals },
+    invoice_amount: input.body.invoice_amount ?? { amount: old.invoice_minor, currency: old.currency, decimals: old.decimals },
     corridor_id: old.corridor_id,
-    source_chain: a.body.source_chain ?? old.source_chain ?? undefined,
-    note: a.body.note !== undefined ? a.body.note : old.note,
-    recipient_email: a.body.recipient_email !== undefined ? a.body.recipient_email : old.recipient_email,
-    notify_recipient: a.body.notify_recipient ?? old.notify_recipient,
+    source_chain: input.body.source_chain ?? old.source_chain ?? undefined,
+    note: input.body.note !== undefined ? input.body.note : old.note,
+    recipient_email: input.body.recipient_email !== undefined ? input.body.recipient_email : old.recipient_email,
+    notify_recipient: input.body.notify_recipient ?? old.notify_recipient,
   };
-  return createPayout({ accountId: a.accountId, livemode: a.livemode, body, gate: a.gate, request: a.request, replaces: old });
+  return newDraft(scope, body, input.gate, old);
 }
 
 /**
@@ -146,16 +153,16 @@ export async function replacePayout(a: { accountId: string; livemode: boolean; i
  * projection. 409 `beneficiary_already_set`, 409 `payout_not_editable`; 400 `parameter_missing` /
  * `parameter_invalid` naming the field. Emits `payout.beneficiary_added`.
  */
-export async function setBeneficiary(a: { accountId: string; livemode: boolean; id: string; body: PayoutBeneficiaryInput; request: RequestRef }): Promise<Payout> {
+export async function setBeneficiary(scope: Scope, input: { id: string; body: PayoutBeneficiaryInput }): Promise<Payout> {
   return transaction(async (m) => {
-    const p = await lockPayout(m, a.accountId, a.livemode, a.id);
+    const p = await lockPayout(m, input.id, scope);
     if (p.beneficiary_ciphertext) throw conflict('beneficiary_already_set', 'Bank details cross once; this payout already has a beneficiary. Replace the payout to change them.');
     if (p.status !== 'draft') throw conflict('payout_not_editable', `A ${p.status} payout takes no beneficiary.`, { status: p.status });
-    const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, a.body);
+    const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, input.body);
     p.beneficiary_ciphertext = encrypt(JSON.stringify(details));
     p.beneficiary_masked = masked;
     await m.save(p);
-    await emitPayoutEvents(m, p, ['payout.beneficiary_added'], a.request);
+    await emitPayoutEvents(m, p, ['payout.beneficiary_added'], scope.request);
     return p;
   });
 }
@@ -174,11 +181,11 @@ export interface FundRequest { funding_source?: 'external_wallet' | 'service_wal
  * while awaiting funds (409 `refund_address_locked`), and may be set for the first time while
  * funds are held for return. Returns whether the workflow must be signalled.
  */
-export async function requestFunding(a: { accountId: string; livemode: boolean; id: string; body: FundRequest; gate: CorridorGate; request: RequestRef }): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
-  const b = a.body;
+export async function requestFunding(scope: Scope, input: { id: string; body: FundRequest; gate: CorridorGate }): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
+  const b = input.body;
   const refund = b.refund_address !== undefined ? normalizeRefundAddress(b.refund_address) : undefined;
   return transaction(async (m) => {
-    const p = await lockPayout(m, a.accountId, a.livemode, a.id);
+    const p = await lockPayout(m, input.id, scope);
     const c = corridorById(p.corridor_id);
     if (!c) throw conflict('payout_not_fundable', `Payout ${p.id} has an unknown corridor.`);
     const attempt = p.current_attempt_id ? await m.findOne(PayoutAttempt, { where: { id: p.current_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
@@ -214,7 +221,7 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
       return { payout: p, attemptId: attempt.id, signal: attempt.provider_transfer_id === null };
     }
     if (p.status !== 'draft') throw conflict('payout_not_fundable', `A ${p.status} payout cannot be funded.`, { status: p.status });
-    requireExecutable(c, a.gate);
+    requireExecutable(c, input.gate);
     if (!p.beneficiary_ciphertext) throw conflict('beneficiary_required', 'Add the beneficiary (POST /payouts/{id}/beneficiary) before funding.');
     if (b.source_chain !== undefined) requireSourceChain(c, b.source_chain);
     let chain = b.source_chain ?? p.source_chain;
@@ -251,7 +258,7 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
     p.current_attempt_id = at.id;
     await m.save(p);
     // The source chain and funding source are now fixed for this payout (catalogued, spec 6).
-    await emitPayoutEvents(m, p, ['payout.configuration_committed'], a.request);
+    await emitPayoutEvents(m, p, ['payout.configuration_committed'], scope.request);
     return { payout: p, attemptId: at.id, signal: true };
   });
 }
@@ -264,10 +271,9 @@ export async function requestFunding(a: { accountId: string; livemode: boolean; 
  * unsigned sends are closed (503 `wallet_funding_cancel_failed` when they cannot be). Emits
  * `payout.cancelled`. Returns the payout and whether its workflow must be told.
  */
-export async function cancelPayout(a: { accountId: string; livemode: boolean; id: string; request: RequestRef; nowMs?: number }): Promise<{ payout: Payout; changed: boolean }> {
-  const nowMs = a.nowMs ?? Date.now();
-  const p0 = await db().getRepository(Payout).findOneBy({ id: a.id, account_id: a.accountId, livemode: a.livemode });
-  if (!p0) throw notFound(`No such payout: ${a.id}.`, 'id');
+export async function cancelPayout(scope: Scope, input: { id: string; nowMs?: number }): Promise<{ payout: Payout; changed: boolean }> {
+  const nowMs = input.nowMs ?? Date.now();
+  const p0 = await findPayout(scope, { id: input.id });
   if (p0.status === 'cancelled') return { payout: p0, changed: false };
   const notCancellable = (why: string) => conflict('cancel_unavailable', why, { status: p0.status });
   if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p0.status)) throw notCancellable(`A ${p0.status} payout cannot be cancelled: money is moving or the payout ended.`);
@@ -290,7 +296,7 @@ export async function cancelPayout(a: { accountId: string; livemode: boolean; id
   }
   if (sends.some((s) => s.status !== 'closed')) {
     try {
-      await closeUnsignedSends(p0.account_id, p0.id);
+      await closePayoutWalletSends(p0.account_id, p0.id);
     } catch (e) {
       if (e instanceof WalletSendCloseError) {
         throw new DomainError('temporarily_unavailable', 'wallet_funding_cancel_failed', 'Unsigned wallet sends could not be closed; the payout was not cancelled. Retry later.',
@@ -308,25 +314,25 @@ export async function cancelPayout(a: { accountId: string; livemode: boolean; id
     }
   }
   return transaction(async (m) => {
-    const p = await lockPayout(m, a.accountId, a.livemode, a.id);
+    const p = await lockPayout(m, input.id, scope);
     if (p.status === 'cancelled') return { payout: p, changed: false };
     if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p.status)) throw conflict('cancel_unavailable', `A ${p.status} payout cannot be cancelled.`, { status: p.status });
-    movePayout(p, 'cancelled');
+    PAYOUT_TRANSITIONS.move(p, 'cancelled');
     await m.save(p);
     if (p.current_attempt_id) await moveAttempt(m, p.current_attempt_id, 'cancelled');
-    await emitPayoutEvents(m, p, ['payout.cancelled'], a.request);
+    await emitPayoutEvents(m, p, ['payout.cancelled'], scope.request);
     return { payout: p, changed: true };
   });
 }
 
 /** `POST /payouts/{id}/mark_sent` (spec 3, 4.3): the merchant's non-authoritative claim; status unchanged; `payout.marked_sent` once. */
-export async function markPayoutSent(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<Payout> {
+export async function markPayoutSent(scope: Scope, input: { id: string }): Promise<Payout> {
   return transaction(async (m) => {
-    const p = await lockPayout(m, a.accountId, a.livemode, a.id);
+    const p = await lockPayout(m, input.id, scope);
     if (!p.marked_sent_at) {
       p.marked_sent_at = new Date();
       await m.save(p);
-      await emitPayoutEvents(m, p, ['payout.marked_sent'], a.request);
+      await emitPayoutEvents(m, p, ['payout.marked_sent'], scope.request);
     }
     return p;
   });
@@ -354,16 +360,16 @@ async function waitForTransfer(attemptId: string): Promise<PayoutAttempt> {
  * signals the payout workflow after the commit (starting it if needed) and waits up to 10 s for the
  * provider transfer (503 `funding_instructions_pending` past that). Returns the funding instructions.
  */
-export async function fundPayout(a: { accountId: string; livemode: boolean; id: string; body: FundRequest; gate: CorridorGate; request: RequestRef }): Promise<FundingInstructions> {
-  const r = await requestFunding(a);
+export async function fundPayout(scope: Scope, input: { id: string; body: FundRequest; gate: CorridorGate }): Promise<FundingInstructions> {
+  const r = await requestFunding(scope, input);
   if (r.signal) await signalPayoutFund(r.payout.id, r.payout.account_id);
   await waitForTransfer(r.attemptId);
-  return loadFundingInstructions(a.accountId, a.livemode, a.id);
+  return loadFundingInstructions(scope, { id: input.id });
 }
 
 /** `POST /payouts/{id}/cancel` (spec 3, 4.3): `cancelPayout`, then tells the payout workflow after the commit when the payout changed. */
-export async function cancelPayoutAndSignal(a: { accountId: string; livemode: boolean; id: string; request: RequestRef }): Promise<Payout> {
-  const out = await cancelPayout(a);
+export async function cancelPayoutAndSignal(scope: Scope, input: { id: string }): Promise<Payout> {
+  const out = await cancelPayout(scope, { id: input.id });
   if (out.changed) await signalPayoutCancelled(out.payout.id);
   return out.payout;
 }

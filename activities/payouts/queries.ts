@@ -1,19 +1,23 @@
 /**
  * Payout reads the routes need (spec 4.3): a payout of the caller, its current attempt and wallet
  * send, the list query, funding instructions, the wallet funding quote and the receipt inputs.
- * Reads only; the views (views/payout.ts) render what these return.
+ * Each takes `(scope, input)` (activities/scope.ts `AccountScope`) and reads through the scoped
+ * finder (lib/scoped.ts). Reads only; the views (views/payout.ts) render what these return.
  */
 import type { SelectQueryBuilder } from 'typeorm';
-import { conflict, DomainError, notFound } from '../../domain/errors';
+import { conflict, DomainError } from '../../domain/errors';
 import { PAYOUT_STATUS_GROUPS, type PayoutStatusGroup } from '../../domain/payouts/statuses';
 import { DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type CorridorGate } from '../../domain/payouts/corridors';
 import { fundingQuote, walletSendEstimate } from '../../domain/payouts/pricing';
 import { Payout, PayoutAttempt, Wallet, WalletSend } from '../../entities';
 import { auxDb, db } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
 import { isFlagOpen, isSwitchOn } from '../../lib/switches';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import type { WalletFundingQuote } from '../../views/payout';
+import type { AccountScope } from '../scope';
+import { payoutNotFound } from './records';
 
 /** Loads the current attempt of a payout with its prepared wallet send (if any). */
 export async function currentAttempt(p: Payout): Promise<{ attempt: PayoutAttempt | null; send: WalletSend | null }> {
@@ -23,11 +27,9 @@ export async function currentAttempt(p: Payout): Promise<{ attempt: PayoutAttemp
   return { attempt, send };
 }
 
-/** The payout `id` of an account and mode; 404 `resource_missing` for any other account or mode. */
-export async function findPayout(accountId: string, livemode: boolean, id: string): Promise<Payout> {
-  const p = await db().getRepository(Payout).findOneBy({ id, account_id: accountId, livemode });
-  if (!p) throw notFound(`No such payout: ${id}.`, 'id');
-  return p;
+/** `GET /payouts/{id}`: the payout `id` of the scope's account and mode; 404 `not_found` (param `id`) for any other account or mode. */
+export async function findPayout(scope: AccountScope, input: { id: string }): Promise<Payout> {
+  return scoped(scope).getOne(Payout, { id: input.id }, () => payoutNotFound(input.id));
 }
 
 const quoted = (xs: readonly string[]) => xs.map((s) => `'${s}'`).join(',');
@@ -38,16 +40,16 @@ function groupPredicate(g: PayoutStatusGroup): string {
   return g === 'needs_you' ? `(${inGroup} OR p.needs_attention)` : inGroup;
 }
 
-/** `GET /payouts` (spec 4.3): the query (alias `p`) of an account's payouts, optionally of one status group; the caller paginates. */
-export function payoutListQuery(accountId: string, livemode: boolean, statusGroup?: PayoutStatusGroup): SelectQueryBuilder<Payout> {
-  const qb = db().getRepository(Payout).createQueryBuilder('p').where('p.account_id = :a AND p.livemode = :l', { a: accountId, l: livemode });
-  if (statusGroup) qb.andWhere(groupPredicate(statusGroup));
+/** `GET /payouts` (spec 4.3): the query (alias `p`) of the scope's payouts, optionally of one status group; the caller paginates. */
+export function payoutListQuery(scope: AccountScope, input: { statusGroup?: PayoutStatusGroup }): SelectQueryBuilder<Payout> {
+  const qb = scoped(scope).query(Payout, 'p');
+  if (input.statusGroup) qb.andWhere(groupPredicate(input.statusGroup));
   return qb;
 }
 
-/** `GET /payouts/{id}/attempts`: the query (alias `a`) of the attempts of the caller's payout `id` (404 otherwise); the caller paginates. */
-export async function attemptListQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<PayoutAttempt>> {
-  const p = await findPayout(accountId, livemode, id);
+/** `GET /payouts/{id}/attempts`: the query (alias `a`) of the attempts of the scope's payout `id` (404 otherwise); the caller paginates. */
+export async function attemptListQuery(scope: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<PayoutAttempt>> {
+  const p = await findPayout(scope, input);
   return db().getRepository(PayoutAttempt).createQueryBuilder('a').where('a.payout_id = :id', { id: p.id });
 }
 
@@ -59,8 +61,8 @@ export interface FundingInstructions { payout: Payout; attempt: PayoutAttempt; s
  * send. 404 for another account's payout; 409 `funding_instructions_unavailable` before the funding
  * POST created the provider transfer.
  */
-export async function loadFundingInstructions(accountId: string, livemode: boolean, id: string): Promise<FundingInstructions> {
-  const p = await findPayout(accountId, livemode, id);
+export async function loadFundingInstructions(scope: AccountScope, input: { id: string }): Promise<FundingInstructions> {
+  const p = await findPayout(scope, input);
   const { attempt, send } = await currentAttempt(p);
   if (!attempt || !attempt.provider_transfer_id) {
     throw conflict('funding_instructions_unavailable', 'This payout has no funding instructions yet; confirm funding with POST /payouts/{id}/funding_instructions.', { status: p.status });
@@ -74,12 +76,12 @@ export async function loadFundingInstructions(accountId: string, livemode: boole
  * null when available. 503 `balance_unavailable` when the balance cannot be read. The quote is
  * valid 10 minutes.
  */
-export async function walletFundingQuote(accountId: string, livemode: boolean, id: string): Promise<WalletFundingQuote> {
-  const p = await findPayout(accountId, livemode, id);
+export async function walletFundingQuote(scope: AccountScope, input: { id: string }): Promise<WalletFundingQuote> {
+  const p = await findPayout(scope, input);
   const { attempt } = await currentAttempt(p);
   const chain = attempt?.source_chain ?? p.source_chain ?? DEFAULT_SOURCE_CHAIN;
   const required = attempt ? BigInt(attempt.gross_minor) : fundingQuote(BigInt(p.invoice_minor), p.currency, p.decimals, p.fee_bps).gross;
-  const w = await db().getRepository(Wallet).findOneBy({ account_id: accountId, network: chainAdapter().network, status: 'active' });
+  const w = await db().getRepository(Wallet).findOneBy({ account_id: scope.accountId, network: chainAdapter().network, status: 'active' });
   const estimate = walletSendEstimate(required, w?.chain === chain);
   let balance: bigint | null = null;
   if (w) {
@@ -99,8 +101,8 @@ export async function walletFundingQuote(accountId: string, livemode: boolean, i
  * `GET /payouts/{id}/receipt` (spec 2.6): a settled payout, its attempt and the rail's provider
  * reference (live read). 409 `receipt_unavailable` until settled, never for `paid_with_shortfall`.
  */
-export async function payoutReceipt(accountId: string, livemode: boolean, id: string): Promise<{ payout: Payout; attempt: PayoutAttempt; providerReference: string | null }> {
-  const p = await findPayout(accountId, livemode, id);
+export async function payoutReceipt(scope: AccountScope, input: { id: string }): Promise<{ payout: Payout; attempt: PayoutAttempt; providerReference: string | null }> {
+  const p = await findPayout(scope, input);
   const { attempt } = await currentAttempt(p);
   if (p.status !== 'settled' || !attempt) {
     throw conflict('receipt_unavailable', p.status === 'paid_with_shortfall'
@@ -110,18 +112,21 @@ export async function payoutReceipt(accountId: string, livemode: boolean, id: st
   return { payout: p, attempt, providerReference: ref };
 }
 
-/** The facts that gate payout corridors for an account now (re-read at create and at the money boundary). */
-export async function payoutGate(accountId: string): Promise<CorridorGate> {
-  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]);
+/**
+ * The facts that gate payout corridors for the scope's account now (re-read at create and at the
+ * money boundary): its access state, the `payouts.enabled` switch, the preview corridors flag.
+ */
+export async function payoutGate(scope: AccountScope): Promise<CorridorGate> {
+  const { rows } = await auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [scope.accountId]);
   return {
     accessState: rows[0]?.access_state ?? 'blocked',
     payoutsOpen: await isSwitchOn('payouts.enabled'),
-    previewOpen: await isFlagOpen('payouts.preview_corridors', accountId),
+    previewOpen: await isFlagOpen('payouts.preview_corridors', scope.accountId),
   };
 }
 
-/** Chains of the account's active service wallets on this network (capabilities `funding_sources`). */
-export async function serviceWalletChains(accountId: string): Promise<string[]> {
-  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [accountId, chainAdapter().network]);
+/** Chains of the scope's account's active service wallets on this network (capabilities `funding_sources`). */
+export async function serviceWalletChains(scope: AccountScope): Promise<string[]> {
+  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [scope.accountId, chainAdapter().network]);
   return rows.map((r) => r.chain);
 }

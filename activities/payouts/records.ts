@@ -1,15 +1,19 @@
 /**
  * Shared records of the payouts area (spec 2.6, 3): locking a payout row, writing its outbox events
- * (the payout's wire form, views/payout.ts) and its status changes through the transition tables of
- * domain/payouts/statuses.ts. Used by commands.ts and activities.ts inside their transactions.
+ * (the payout's wire form, views/payout.ts) and the attempt's SQL status move through the attempt
+ * transition table of domain/payouts/statuses.ts (payout rows move in memory through
+ * `PAYOUT_TRANSITIONS.move`). Used by commands.ts and activities.ts inside their transactions.
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
-import { PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_TRANSITIONS, payoutAttemptSources, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
+import { PAYOUT_ATTEMPT_TRANSITIONS, type PayoutAttemptStatus } from '../../domain/payouts/statuses';
 import { Payout, Wallet } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
+import { moveRows } from '../../lib/status-writes';
 import { chainAdapter } from '../../providers/chain';
 import { payoutEventView } from '../../views/payout';
+import type { AccountScope } from '../scope';
 
 /** Writes one outbox event per type in `types` carrying the payout's wire form (same transaction as `m`). */
 export async function emitPayoutEvents(m: EntityManager, p: Payout, types: string[], request: RequestRef | null, related: string[] = []): Promise<void> {
@@ -21,13 +25,17 @@ export async function emitPayoutEvents(m: EntityManager, p: Payout, types: strin
   }
 }
 
-/** Locks (`FOR UPDATE`) payout `id`, scoped to the account and mode when given; 404 when absent. */
-export async function lockPayout(m: EntityManager, accountId: string | null, livemode: boolean | null, id: string): Promise<Payout> {
-  const where: Record<string, unknown> = { id };
-  if (accountId !== null) where.account_id = accountId;
-  if (livemode !== null) where.livemode = livemode;
-  const p = await m.findOne(Payout, { where, lock: { mode: 'pessimistic_write' } });
-  if (!p) throw notFound(`No such payout: ${id}.`, 'id');
+/** The `404 not_found` (param `id`) of an unknown payout. */
+export const payoutNotFound = (id: string): Error => notFound(`No such payout: ${id}.`, 'id');
+
+/**
+ * Locks (`FOR UPDATE`) payout `id`: of `scope`'s account and mode when given (a command), any
+ * payout otherwise (a workflow activity). 404 `not_found` when absent.
+ */
+export async function lockPayout(m: EntityManager, id: string, scope?: AccountScope): Promise<Payout> {
+  if (scope) return scoped(scope, m).lock(Payout, { id }, () => payoutNotFound(id));
+  const p = await m.findOne(Payout, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  if (!p) throw payoutNotFound(id);
   return p;
 }
 
@@ -37,23 +45,9 @@ export async function activeWallet(m: EntityManager, accountId: string): Promise
 }
 
 /**
- * Moves `p` to `to` through the payout transition table (409 `payout_state_changed`, a
- * non-retryable IllegalTransition, when the table does not allow it). Does not save.
- */
-export function movePayout(p: Payout, to: PayoutStatus): void {
-  p.status = PAYOUT_TRANSITIONS.assert(p.status, to);
-}
-
-/**
  * Moves attempt `attemptId` to `to` in SQL, only from the statuses the attempt table allows
- * (`WHERE status IN (...)`): an attempt in any other status is left as is.
+ * (lib/status-writes.ts `moveRows`): an attempt in any other status is left as is.
  */
 export async function moveAttempt(m: EntityManager, attemptId: string, to: PayoutAttemptStatus): Promise<void> {
-  await m.query(
-    'UPDATE payout_attempts SET status = $2, updated_at = now() WHERE id = $1 AND status = ANY($3::text[])', [attemptId, to, payoutAttemptSources(to)]);
-}
-
-/** Moves an attempt entity to `to` through the attempt transition table (409 when not allowed). Does not save. */
-export function moveAttemptEntity(at: { status: PayoutAttemptStatus }, to: PayoutAttemptStatus): void {
-  at.status = PAYOUT_ATTEMPT_TRANSITIONS.assert(at.status, to);
+  await moveRows(m, PAYOUT_ATTEMPT_TRANSITIONS, { sqlTable: 'payout_attempts', where: 'id = $1', params: [attemptId], to, set: 'updated_at = now()' });
 }

@@ -5,12 +5,13 @@
  */
 import type { SignalDefinition } from '@temporalio/common';
 import { payoutContract } from '../../contracts/payout';
+import { PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
 import { signalIfRunning, startIfAbsent, startOrSignal } from '../../temporal/client';
 
-const { fund, payoutDeposit, providerUpdate, cancelled, reconciliation } = payoutContract.signals;
+const { update, reconciliation } = payoutContract.signals;
 
 /** Signals the payout workflow (starting it if needed) with `signal`, one of contracts/payout.ts. */
 export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
@@ -32,7 +33,7 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
     [newId('pod_'), at.payout_id, at.id, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString()]);
   const id = inserted[0]?.id ?? (await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
-  await signalPayout(at.payout_id, at.account_id, payoutDeposit, { depositId: id });
+  await signalPayout(at.payout_id, at.account_id, update);
   return id;
 }
 
@@ -40,13 +41,13 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
 export async function notifyPayoutProviderUpdate(payoutId: string): Promise<boolean> {
   const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
   if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, providerUpdate);
+  await signalPayout(payoutId, rows[0].account_id, update);
   return true;
 }
 
-/** A funding attempt was recorded (or a refund address set): the `fund` signal, starting the workflow if needed. */
+/** A funding attempt was recorded (or a refund address set): the `update` signal, starting the workflow if needed. */
 export async function signalPayoutFund(payoutId: string, accountId: string): Promise<void> {
-  await signalPayout(payoutId, accountId, fund);
+  await signalPayout(payoutId, accountId, update);
 }
 
 /**
@@ -62,8 +63,8 @@ export async function signalPayoutReconciliation(payoutId: string, needsAttentio
 
 /**
  * Recovery after a crash between a commit and its workflow signal: (re)starts the workflow of every
- * payout with something left to do (an attempt without a transfer, not terminal beyond draft, or
- * held funds with a return address). Idempotent by workflow id. Returns how many.
+ * payout with a funding attempt and something left to do (a status of the payout table's open set,
+ * or held funds). Idempotent by workflow id. Returns how many.
  */
 export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
   let after = '';
@@ -72,8 +73,8 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
     const rows: Array<{ id: string; account_id: string }> = await db().query(
       `SELECT id, account_id FROM payouts
         WHERE id > $1 AND current_attempt_id IS NOT NULL
-          AND (status IN ('draft','awaiting_funds','funds_received','processing','paid') OR held_minor IS NOT NULL)
-        ORDER BY id LIMIT $2`, [after, batch]);
+          AND (status = ANY($3::text[]) OR held_minor IS NOT NULL)
+        ORDER BY id LIMIT $2`, [after, batch, PAYOUT_TRANSITIONS.open]);
     for (const r of rows) await startIfAbsent(payoutContract, { id: r.id, accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;
@@ -83,5 +84,5 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
 
 /** Tells a running payout workflow that the payout was cancelled (no-op when none runs). */
 export async function signalPayoutCancelled(payoutId: string): Promise<void> {
-  await signalIfRunning(payoutContract, payoutId, cancelled);
+  await signalIfRunning(payoutContract, payoutId, update);
 }

@@ -12,6 +12,7 @@ import { DomainError } from '../../domain/errors';
 import { inPlan, invoiceTransitions, periodAt, periodOf, subscriptionTransitions, type BillingPlan, type SubscriptionStatus } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
 import { invoiceView, subscriptionView } from '../../views/subscription';
 
@@ -30,10 +31,12 @@ export function subscriptionWire(s: Subscription, nowMs = Date.now()): Record<st
   return subscriptionView(s, next, current);
 }
 
-/** Subscription `id` of the scope (or any, without a scope), locked; 404 otherwise. */
+/** Subscription `id` of the scope (or any, without a scope: a workflow's own), locked; 404 param `id` otherwise. */
 export async function lockedSubscription(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Subscription> {
-  const s = await m.findOne(Subscription, { where: scope ? { id, account_id: scope.accountId, livemode: scope.livemode } : { id }, lock: { mode: 'pessimistic_write' } });
-  if (!s) throw new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
+  const missing = () => new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
+  if (scope) return scoped(scope, m).lock(Subscription, { id }, missing);
+  const s = await m.findOne(Subscription, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  if (!s) throw missing();
   return s;
 }
 
@@ -53,7 +56,7 @@ export async function emitInvoiceEvent(m: EntityManager, i: SubscriptionInvoice,
 /** Moves `s` to `to` through its table (stamping `ended_at` on a terminal status); no-op when unchanged. */
 export function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.now()): boolean {
   if (s.status === to) return false;
-  s.status = subscriptionTransitions.assert(s.status, to);
+  subscriptionTransitions.move(s, to);
   if (to === 'cancelled' || to === 'completed') s.ended_at = new Date(atMs);
   return true;
 }
@@ -74,7 +77,7 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
   const inv = await m.findOne(SubscriptionInvoice, { where: { payment_id: pay.id }, lock: { mode: 'pessimistic_write' } });
   if (!inv || (inv.status !== 'open' && inv.status !== 'overdue')) return;
   if (pay.status === 'paid' || pay.status === 'overpaid' || pay.status === 'settled') {
-    inv.status = invoiceTransitions.assert(inv.status, 'paid');
+    invoiceTransitions.move(inv, 'paid');
     inv.paid_at = pay.paid_at ?? new Date();
     await m.save(inv);
     await emitInvoiceEvent(m, inv, pay, 'subscription.invoice_paid', null);
@@ -84,7 +87,7 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
       await m.save(s);
     }
   } else if (pay.status === 'expired' || pay.status === 'abandoned' || pay.status === 'unmatched') {
-    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    invoiceTransitions.move(inv, 'void');
     inv.voided_at = new Date();
     await m.save(inv);
   }

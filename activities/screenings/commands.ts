@@ -2,20 +2,24 @@
  * Screening commands (spec 2.9, 4.8, 2.11 credits; issue 15): screen an address (free,
  * unmetered) and buy a report on a screening (one credit of the account owner's balance, free
  * when an equivalent report for the address exists within 30 days). Nothing is stored for an
- * address impossible on its network.
+ * address impossible on its network. Commands take `(scope, input)` (activities/scope.ts); rows of
+ * the scope's account and mode are read through the scoped finder (lib/scoped.ts).
  */
 import crypto from 'node:crypto';
 import { checkAddress } from '../../domain/addresses';
-import { DomainError, notFound, temporarilyUnavailable } from '../../domain/errors';
+import { DomainError, temporarilyUnavailable } from '../../domain/errors';
 import { REPORT_CACHE_DAYS, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence, screeningEvents } from '../../domain/screening';
 import { Screening, ScreeningReport, type ReportFigures } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { loadConfig } from '../../lib/config';
 import { newId } from '../../lib/ids';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { emitEvent } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { addressScreeningProvider, ScreeningUnavailableError } from '../../providers/screening';
 import { screeningView } from '../../views/screening';
-import { accountOwner, consumeCheck } from '../credits/commands';
+import { consumeCheck } from '../credits/commands';
+import type { Scope } from '../scope';
+import { getScreening } from './queries';
 
 /**
  * `POST /screenings`: `chain` by id or name (409 `network_not_supported` param `chain`),
@@ -27,17 +31,17 @@ import { accountOwner, consumeCheck } from '../credits/commands';
  * `screening.risk_elevated` when the account's latest earlier screening of the address had a lower
  * `risk_level` (domain/screening.ts `screeningEvents`).
  */
-export async function createScreening(a: { accountId: string; livemode: boolean; chain: unknown; address: string; request?: RequestRef | null }): Promise<Screening> {
-  const chain = screeningChain(a.chain);
-  const check = checkAddress(chain, a.address, loadConfig().network);
+export async function createScreening(scope: Scope, input: { chain: unknown; address: string }): Promise<Screening> {
+  const chain = screeningChain(input.chain);
+  const check = checkAddress(chain, input.address, loadConfig().network);
   if (!check.ok) throw new DomainError('conflict', 'network_not_supported', `That address is impossible on ${chain}: ${check.reason}.`, { param: 'address' });
-  const earlier = () => db().getRepository(Screening).createQueryBuilder('s')
-    .where('s.account_id = :a AND s.livemode = :l AND s.chain = :c AND s.address_key = :k', { a: a.accountId, l: a.livemode, c: chain, k: check.key })
+  const earlier = () => scoped(scope).query(Screening, 's')
+    .andWhere('s.chain = :c AND s.address_key = :k', { c: chain, k: check.key })
     .orderBy('s.screened_at', 'DESC');
   const recent = await earlier().andWhere(`s.screened_at > now() - make_interval(secs => :ttl)`, { ttl: SCREENING_CACHE_SECONDS }).getOne();
   // The account's latest earlier screening of the address (the recent one when there is one): what `risk_elevated` compares with.
   const latest = recent ?? await earlier().getOne();
-  const base = { id: newId('scr_'), account_id: a.accountId, livemode: a.livemode, chain, address: check.address, address_key: check.key };
+  const base = { id: newId('scr_'), account_id: scope.accountId, livemode: scope.livemode, chain, address: check.address, address_key: check.key };
   let answer: Pick<Screening, 'risk_score' | 'risk_level' | 'verdict' | 'action' | 'flags' | 'confidence' | 'coverage' | 'provider_version' | 'cached' | 'screened_at'>;
   if (recent) {
     answer = {
@@ -61,7 +65,7 @@ export async function createScreening(a: { accountId: string; livemode: boolean;
     const saved = await m.save(m.create(Screening, { ...base, ...answer }));
     for (const type of screeningEvents(latest?.risk_level ?? null, saved.risk_level)) {
       await emitEvent(m, {
-        accountId: a.accountId, livemode: a.livemode, type, objectType: 'screening', objectId: saved.id, object: screeningView(saved), request: a.request ?? null,
+        accountId: scope.accountId, livemode: scope.livemode, type, objectType: 'screening', objectId: saved.id, object: screeningView(saved), request: scope.request,
       });
     }
     return saved;
@@ -90,28 +94,28 @@ export function figuresSha256(f: ReportFigures): string {
 }
 
 /**
- * `POST /screenings/{id}/reports`: 404 for an unknown screening. An equivalent report (same
+ * `POST /screenings/{id}/reports`: a report on screening `screeningId` of the scope; 404 for an
+ * unknown screening (param `id`). An equivalent report (same
  * network and address) of the account within REPORT_CACHE_DAYS is served free (`cached: true`,
  * ledger `cache_hit`); else one credit of the owner's balance (`consume_free`, then
  * `consume_paid`), or `402 quota_exhausted` (`insufficient` recorded). Concurrent requests on the
  * last credit: the balance row lock lets exactly one spend it.
  */
-export async function createReport(a: { accountId: string; livemode: boolean; screeningId: string; request: RequestRef | null }): Promise<ScreeningReport> {
-  const s = await db().getRepository(Screening).findOneBy({ id: a.screeningId, account_id: a.accountId, livemode: a.livemode });
-  if (!s) throw notFound(`No such screening: ${a.screeningId}.`, 'id');
-  const equivalent = await db().getRepository(ScreeningReport).createQueryBuilder('r')
-    .where('r.account_id = :a AND r.livemode = :l AND r.chain = :c AND r.address_key = :k', { a: a.accountId, l: a.livemode, c: s.chain, k: s.address_key })
+export async function createReport(scope: Scope, input: { screeningId: string }): Promise<ScreeningReport> {
+  const s = await getScreening(scope, { id: input.screeningId });
+  const equivalent = await scoped(scope).query(ScreeningReport, 'r')
+    .andWhere('r.chain = :c AND r.address_key = :k', { c: s.chain, k: s.address_key })
     .andWhere(`r.created_at > now() - make_interval(days => :d)`, { d: REPORT_CACHE_DAYS })
     .orderBy('r.created_at', 'DESC').getOne();
   const id = newId('srp_');
-  const ledger = await consumeCheck({ userId: await accountOwner(a.accountId), accountId: a.accountId, livemode: a.livemode, request: a.request }, id, { cached: Boolean(equivalent) });
+  const ledger = await consumeCheck(scope, { relatedObjectId: id, cached: Boolean(equivalent) });
   if (ledger.type === 'insufficient') {
     throw new DomainError('quota_exhausted', 'quota_exhausted', 'No screening credit left: buy credits (POST /credit_checkouts) and retry.', { details: { credit_event_id: ledger.id } });
   }
   const figures = equivalent ? { ...equivalent.figures, screening_id: s.id } : figuresOf(s);
   const repo = db().getRepository(ScreeningReport);
   return repo.save(repo.create({
-    id, screening_id: s.id, account_id: a.accountId, livemode: a.livemode, chain: s.chain, address_key: s.address_key, cached: Boolean(equivalent),
+    id, screening_id: s.id, account_id: scope.accountId, livemode: scope.livemode, chain: s.chain, address_key: s.address_key, cached: Boolean(equivalent),
     cached_from: equivalent?.id ?? null, credit_event_id: ledger.id, credit_event_type: ledger.type, figures, data_sha256: figuresSha256(figures),
   }));
 }

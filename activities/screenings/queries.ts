@@ -1,32 +1,34 @@
-/** Screening reads (spec 4.8; issue 15): screenings and their reports of the caller's account and mode. */
+/**
+ * Screening reads (spec 4.8; issue 15): screenings and their reports of the caller's account and
+ * mode. Each takes `(scope, input)` (activities/scope.ts) and reads through the scoped finder.
+ */
 import type { SelectQueryBuilder } from 'typeorm';
 import { notFound } from '../../domain/errors';
 import { Screening, ScreeningReport } from '../../entities';
 import { db } from '../../lib/db';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
-/** `GET /screenings`: the query (alias `s`), optionally one `chain`; the caller paginates newest first. */
-export function screeningListQuery(accountId: string, livemode: boolean, chain: string | undefined): SelectQueryBuilder<Screening> {
-  const qb = db().getRepository(Screening).createQueryBuilder('s').where('s.account_id = :a AND s.livemode = :l', { a: accountId, l: livemode });
-  if (chain) qb.andWhere('s.chain = :c', { c: chain });
+/** `GET /screenings`: the query (alias `s`) of the scope's screenings, optionally on one `chain`; the caller paginates newest first. */
+export function screeningListQuery(scope: AccountScope, input: { chain?: string }): SelectQueryBuilder<Screening> {
+  const qb = scoped(scope).query(Screening, 's');
+  if (input.chain) qb.andWhere('s.chain = :c', { c: input.chain });
   return qb;
 }
 
-/** `GET /screenings/{id}`: 404 `not_found` (param `id`). */
-export async function getScreening(accountId: string, livemode: boolean, id: string): Promise<Screening> {
-  const s = await db().getRepository(Screening).findOneBy({ id, account_id: accountId, livemode });
-  if (!s) throw notFound(`No such screening: ${id}.`, 'id');
-  return s;
+/** `GET /screenings/{id}`: the scope's screening `id`; 404 `not_found` (param `id`). */
+export async function getScreening(scope: AccountScope, input: { id: string }): Promise<Screening> {
+  return scoped(scope).getOne(Screening, { id: input.id }, () => notFound(`No such screening: ${input.id}.`, 'id'));
 }
 
 /** `GET /screenings/{id}/reports`: the query (alias `r`) of one screening's reports; 404 as get. */
-export async function reportListQuery(accountId: string, livemode: boolean, screeningId: string): Promise<SelectQueryBuilder<ScreeningReport>> {
-  const s = await getScreening(accountId, livemode, screeningId);
+export async function reportListQuery(scope: AccountScope, input: { screeningId: string }): Promise<SelectQueryBuilder<ScreeningReport>> {
+  const s = await getScreening(scope, { id: input.screeningId });
   return db().getRepository(ScreeningReport).createQueryBuilder('r').where('r.screening_id = :s', { s: s.id });
 }
 
-/** `GET /screenings/{id}/reports/{report_id}`: 404 `not_found` (param `report_id`) unless it is that screening's. */
-export async function getReport(accountId: string, livemode: boolean, screeningId: string, reportId: string): Promise<ScreeningReport> {
-  const r = await db().getRepository(ScreeningReport).findOneBy({ id: reportId, screening_id: screeningId, account_id: accountId, livemode });
-  if (!r) throw notFound(`No such report: ${reportId}.`, 'report_id');
-  return r;
+/** `GET /screenings/{id}/reports/{report_id}`: 404 `not_found` (param `report_id`) unless it is that screening's, of the scope. */
+export async function getReport(scope: AccountScope, input: { screeningId: string; reportId: string }): Promise<ScreeningReport> {
+  return scoped(scope).getOne(ScreeningReport, { id: input.reportId, screening_id: input.screeningId },
+    () => notFound(`No such report: ${input.reportId}.`, 'report_id'));
 }

@@ -2,13 +2,16 @@
  * Traces and on-chain transaction lookups (spec 4.8 `POST /traces`, `GET /transactions/{chain}/
  * {hash}`; issue 15), over the sandbox chain indexer (providers/chain-indexer.ts). A trace follows
  * funds breadth-first from an address or a transaction, `depth` hops (1 to 5) in `direction`, at
- * most MAX_TRACE_EDGES transfers (then `truncated`). Amounts in minor units.
+ * most MAX_TRACE_EDGES transfers (then `truncated`). Amounts in minor units. Both take
+ * `(scope, input)` like every query the routes call; the indexer's chain data belongs to no
+ * account, so the scope selects nothing here.
  */
 import { resolveChain } from '../../domain/addresses';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { MAX_TRACE_DEPTH, MAX_TRACE_EDGES, type TraceDirection } from '../../domain/screening';
 import { headBlockOf, indexedChains, indexedTransaction, transfersOf, type IndexedTransfer } from '../../providers/chain-indexer';
+import type { AccountScope } from '../scope';
 
 /** The indexed chain named by `input` (id or name); 409 `network_not_supported` (param `chain`) otherwise. */
 export function indexedChain(input: unknown): string {
@@ -19,8 +22,9 @@ export function indexedChain(input: unknown): string {
 }
 
 /** `GET /transactions/{chain}/{hash}`: the transfer with its confirmations (0 while pending); 404 param `hash`. */
-export async function lookupTransaction(chainInput: string, hash: string): Promise<IndexedTransfer & { confirmations: number }> {
-  const chain = indexedChain(chainInput);
+export async function lookupTransaction(_scope: AccountScope, input: { chain: string; hash: string }): Promise<IndexedTransfer & { confirmations: number }> {
+  const { hash } = input;
+  const chain = indexedChain(input.chain);
   if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw invalidRequest('parameter_invalid', '`hash` is 0x and 64 hex digits.', 'hash');
   const t = await indexedTransaction(chain, hash);
   if (!t) throw notFound(`No transaction ${hash} on ${chain}.`, 'hash');
@@ -35,7 +39,7 @@ export interface Trace { chain: string; depth: number; direction: TraceDirection
  * `parameter_missing` / `parameter_invalid`), follows transfers `depth` hops in `direction`.
  * 404 param `tx_hash` for an unknown transaction.
  */
-export async function trace(a: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection }): Promise<Trace> {
+export async function trace(_scope: AccountScope, a: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection }): Promise<Trace> {
   const chain = indexedChain(a.chain);
   if ((a.address === undefined) === (a.txHash === undefined)) {
     throw invalidRequest(a.address === undefined ? 'parameter_missing' : 'parameter_invalid', 'Give exactly one of `address` and `tx_hash`.', a.address === undefined ? 'address' : 'tx_hash');

@@ -6,13 +6,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SubscriptionActivities, SubscriptionProgress } from '../../contracts/subscription';
 import { objectClock } from '../../domain/object-clock';
+import { sqlStatusList } from '../../domain/payments';
 import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, nextSubscriptionWake, periodOf } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { chainAdapter } from '../../providers/chain';
-import { NO_BANK_FIELDS, NO_XCHAIN_FIELDS } from '../payments/blank-columns';
 import { emitPaymentEvents } from '../payments/ledger';
+import { newPaymentRow } from '../payments/new-payment';
 import { startPaymentWorkflow } from '../payments/signals';
 import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, planOf } from '../records/subscriptions';
 
@@ -28,22 +28,17 @@ const DAY_MS = 86_400_000;
  * or null when the period was already billed.
  */
 async function issueInvoice(subscriptionId: string, n: number, nowMs: number): Promise<string | null> {
-  const chain = chainAdapter();
   return transaction(async (m) => {
     const s = await lockedSubscription(m, subscriptionId);
     if (s.next_period !== n) return null;
     const period = periodOf(planOf(s), n);
     const due = dueAt(period.startMs, s.grace_period_days);
     const payId = newId('pay_');
-    const pay = m.create(Payment, {
-      id: payId, account_id: s.account_id, livemode: s.livemode, payment_link_id: null, subscription_id: s.id,
-      status: 'awaiting', payment_rail: 'crypto_native', source_chain: chain.chain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-      deposit_address: chain.depositAddress(payId), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: 6,
-      invoice_minor: s.amount_minor, fee_minor: '0', amount_expected_minor: s.amount_minor, amount_received_minor: '0',
-      surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-      settlement: 'wallet', settlement_address: s.settlement_address, settlement_tx_hash: null,
-      payer_email: null, payer_type: null, marked_sent_at: null, onchain_tx_hash: null,
-      expires_at: new Date(due + INVOICE_COLLECTION_DAYS * DAY_MS), paid_at: null, settled_at: null, ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS,
+    const pay = newPaymentRow(m, {
+      id: payId, of: { subscription: s }, rail: { kind: 'crypto_native' },
+      due: { invoice: s.amount_minor, fee: '0', total: s.amount_minor },
+      settlement: 'wallet', settlementAddress: s.settlement_address, payerEmail: null, payerType: null,
+      expiresAt: new Date(due + INVOICE_COLLECTION_DAYS * DAY_MS),
     });
     await m.save(pay);
     const inv = m.create(SubscriptionInvoice, {
@@ -67,7 +62,7 @@ async function markOverdue(subscriptionId: string, nowMs: number): Promise<void>
     const due = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
       .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status = 'open'`).andWhere('i.due_at <= :now', { now: new Date(nowMs) }).getMany();
     for (const inv of due) {
-      inv.status = invoiceTransitions.assert(inv.status, 'overdue');
+      invoiceTransitions.move(inv, 'overdue');
       inv.overdue_at = new Date(nowMs);
       await m.save(inv);
       await emitInvoiceEvent(m, inv, await m.findOneBy(Payment, { id: inv.payment_id }), 'subscription.invoice_overdue', null);
@@ -115,7 +110,7 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
   });
   if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
   const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);
-  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN ('open', 'overdue') LIMIT 1`, [subscriptionId])).length > 0;
+  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN (${sqlStatusList(invoiceTransitions.open)}) LIMIT 1`, [subscriptionId])).length > 0;
   const wake = nextSubscriptionWake({
     nowMs: now, paused: finished.status === 'paused', unpaid, pollMs: POLL_MS, idleMs: 400 * DAY_MS,
     nextPeriodStartMs: inPlan(plan, finished.next_period) ? periodOf(plan, finished.next_period).startMs : null,

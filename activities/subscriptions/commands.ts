@@ -13,12 +13,13 @@ import { AddressBookEntry, Payment, Subscription, SubscriptionInvoice } from '..
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
-import type { OpContext } from '../op-context';
 import { assertClientUsable } from '../payment-links/lookups';
 import { closeLivePayment } from '../payments/links';
 import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
 import { emitSubscriptionEvent, lockedSubscription, moveSubscription } from '../records/subscriptions';
+import type { Scope } from '../scope';
 import { signalSubscription } from './signals';
 
 /** The body of `POST /subscriptions` (shapes validated by api/schemas/subscriptions.ts). */
@@ -44,7 +45,7 @@ const DAY_MS = 86_400_000;
  * settlement_destination_invalid`); stores it `active` with `subscription.created`; starts its
  * workflow, which issues the first invoice at the anchor.
  */
-export async function createSubscription(ctx: OpContext, b: CreateSubscriptionBody): Promise<Subscription> {
+export async function createSubscription(ctx: Scope, b: CreateSubscriptionBody): Promise<Subscription> {
   const chain = chainAdapter();
   if (b.amount.currency !== 'USDC' && b.amount.currency !== chain.stablecoin) {
     throw invalidRequest('currency_invalid', `Subscriptions are billed in USDC; got ${b.amount.currency}.`, 'amount.currency');
@@ -57,7 +58,7 @@ export async function createSubscription(ctx: OpContext, b: CreateSubscriptionBo
   }
   const s = await transaction(async (m) => {
     await assertClientUsable(m, ctx, b.client_id);
-    const entry = await m.findOne(AddressBookEntry, { where: { id: b.settlement_destination_id, account_id: ctx.accountId, livemode: ctx.livemode } });
+    const entry = await scoped(ctx, m).findOne(AddressBookEntry, { id: b.settlement_destination_id });
     if (!entry || entry.deleted_at) throw new DomainError('not_found', 'not_found', `No such address-book entry: ${b.settlement_destination_id}.`, { param: 'settlement_destination_id' });
     if (entry.kind !== 'crypto' || entry.chain !== chain.chain || !entry.address) {
       throw invalidRequest('settlement_destination_invalid', `A subscription settles USDC on ${chain.chain}: the destination must be a crypto entry on ${chain.chain}.`, 'settlement_destination_id');
@@ -77,10 +78,10 @@ export async function createSubscription(ctx: OpContext, b: CreateSubscriptionBo
   return db().getRepository(Subscription).findOneByOrFail({ id: s.id });
 }
 
-/** `POST /subscriptions/{id}/pause`: active or past_due -> paused (`subscription.paused`); `409 subscription_not_pausable` otherwise. */
-export async function pauseSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+/** `POST /subscriptions/{id}/pause` of subscription `input.id` (404 param `id`): active or past_due -> paused (`subscription.paused`); `409 subscription_not_pausable` otherwise. */
+export async function pauseSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, id, ctx);
+    const sub = await lockedSubscription(m, input.id, ctx);
     if (sub.status !== 'active' && sub.status !== 'past_due') {
       throw new DomainError('conflict', 'subscription_not_pausable', `This subscription is ${sub.status}; only an active or past-due subscription can be paused.`, { details: { status: sub.status } });
     }
@@ -95,13 +96,13 @@ export async function pauseSubscription(ctx: OpContext, id: string): Promise<Sub
 }
 
 /**
- * `POST /subscriptions/{id}/resume`: paused -> active (`subscription.resumed`; past_due when an
+ * `POST /subscriptions/{id}/resume` of subscription `input.id` (404 param `id`): paused -> active (`subscription.resumed`; past_due when an
  * invoice is still overdue, re-derived by the workflow); billing continues at the next period
  * boundary. `409 subscription_not_paused` otherwise.
  */
-export async function resumeSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+export async function resumeSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, id, ctx);
+    const sub = await lockedSubscription(m, input.id, ctx);
     if (sub.status !== 'paused') throw new DomainError('conflict', 'subscription_not_paused', `This subscription is ${sub.status}, not paused.`, { details: { status: sub.status } });
     moveSubscription(sub, 'active');
     sub.paused_at = null;
@@ -121,10 +122,10 @@ export async function resumeSubscription(ctx: OpContext, id: string): Promise<Su
  */
 async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
   const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
-    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN ('open', 'overdue')`).getMany();
+    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN (${sqlStatusList(invoiceTransitions.sources('void'))})`).getMany();
   const closed: string[] = [];
   for (const inv of open) {
-    inv.status = invoiceTransitions.assert(inv.status, 'void');
+    invoiceTransitions.move(inv, 'void');
     inv.voided_at = new Date();
     await m.save(inv);
     const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
@@ -137,15 +138,15 @@ async function voidOpenInvoices(m: EntityManager, s: Subscription, request: Requ
 }
 
 /**
- * `POST /subscriptions/{id}/cancel`: -> cancelled (`subscription.cancelled`); its open and overdue
+ * `POST /subscriptions/{id}/cancel` of subscription `input.id` (404 param `id`): -> cancelled (`subscription.cancelled`); its open and overdue
  * invoices are void and their live pay-ins closed (money already received on an underpaid one is
  * held as unmatched `partial_before_cancel`). `409 subscription_not_cancellable` when it already
  * ended (a cancelled one answers as it is).
  */
-export async function cancelSubscription(ctx: OpContext, id: string): Promise<Subscription> {
+export async function cancelSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
   let closed: string[] = [];
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, id, ctx);
+    const sub = await lockedSubscription(m, input.id, ctx);
     if (sub.status === 'cancelled') return sub;
     if (sub.status === 'completed') throw new DomainError('conflict', 'subscription_not_cancellable', 'This subscription is completed.', { details: { status: sub.status } });
     moveSubscription(sub, 'cancelled');

@@ -5,40 +5,42 @@ import { DomainError } from '../../domain/errors';
 import type { SubscriptionStatus } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db } from '../../lib/db';
-import type { AccountScope } from '../op-context';
+import { scoped } from '../../lib/scoped';
+import type { AccountScope } from '../scope';
 
 /** `GET /subscriptions` (alias `s`), optionally of one `status` or `client_id`; the route paginates newest first. */
 export function subscriptionListQuery(scope: AccountScope, f: { status?: SubscriptionStatus; client_id?: string }): SelectQueryBuilder<Subscription> {
-  const qb = db().getRepository(Subscription).createQueryBuilder('s').where('s.account_id = :a AND s.livemode = :l', { a: scope.accountId, l: scope.livemode });
+  const qb = scoped(scope).query(Subscription, 's');
   if (f.status) qb.andWhere('s.status = :st', { st: f.status });
   if (f.client_id) qb.andWhere('s.client_id = :c', { c: f.client_id });
   return qb;
 }
 
-/** Subscription `id` of the caller's account; 404 otherwise. */
-export async function findSubscription(scope: AccountScope, id: string): Promise<Subscription> {
-  const s = await db().getRepository(Subscription).findOneBy({ id, account_id: scope.accountId, livemode: scope.livemode });
-  if (!s) throw new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' });
-  return s;
+/** Subscription `input.id` of the caller's account and mode; 404 param `id` otherwise. */
+export async function findSubscription(scope: AccountScope, input: { id: string }): Promise<Subscription> {
+  const { id } = input;
+  return scoped(scope).getOne(Subscription, { id }, () => new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' }));
 }
 
-/** `GET /subscriptions/{id}/invoices` (alias `i`) of the caller's subscription `id` (404 otherwise). */
-export async function invoiceListQuery(scope: AccountScope, id: string): Promise<SelectQueryBuilder<SubscriptionInvoice>> {
-  const s = await findSubscription(scope, id);
+/** `GET /subscriptions/{id}/invoices` (alias `i`) of the caller's subscription `input.id` (404 otherwise). */
+export async function invoiceListQuery(scope: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<SubscriptionInvoice>> {
+  const s = await findSubscription(scope, input);
   return db().getRepository(SubscriptionInvoice).createQueryBuilder('i').where('i.subscription_id = :id', { id: s.id });
 }
 
-/** Invoice `invoiceId` of the caller's subscription `id`, with its pay-in; 404 (param `invoice_id`) otherwise. */
-export async function findInvoice(scope: AccountScope, id: string, invoiceId: string): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
-  const s = await findSubscription(scope, id);
+/** Invoice `input.invoiceId` of the caller's subscription `input.id` (404 param `id`), with its pay-in; 404 (param `invoice_id`) otherwise. */
+export async function findInvoice(scope: AccountScope, input: { id: string; invoiceId: string }): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
+  const { invoiceId } = input;
+  const s = await findSubscription(scope, input);
   const invoice = await db().getRepository(SubscriptionInvoice).findOneBy({ id: invoiceId, subscription_id: s.id });
   if (!invoice) throw new DomainError('not_found', 'not_found', `No such invoice: ${invoiceId}.`, { param: 'invoice_id' });
   return { invoice, payment: await db().getRepository(Payment).findOneBy({ id: invoice.payment_id }) };
 }
 
-/** The pay-ins of `invoices`, by payment id (one query). */
-export async function paymentsOf(invoices: readonly SubscriptionInvoice[]): Promise<Map<string, Payment>> {
+/** The pay-ins of the scope's `input.invoices`, by payment id (one query). */
+export async function paymentsOf(scope: AccountScope, input: { invoices: readonly SubscriptionInvoice[] }): Promise<Map<string, Payment>> {
+  const { invoices } = input;
   if (invoices.length === 0) return new Map();
-  const rows = await db().getRepository(Payment).findBy({ id: In(invoices.map((i) => i.payment_id)) });
+  const rows = await scoped(scope).find(Payment, { id: In(invoices.map((i) => i.payment_id)) });
   return new Map(rows.map((p) => [p.id, p]));
 }

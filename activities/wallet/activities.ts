@@ -22,7 +22,9 @@ import type { BankDetails } from '../../domain/bank-details';
 import { objectClock } from '../../domain/object-clock';
 import { offrampTransitions, type OfframpFailureReason, type OfframpStatus } from '../../domain/offramp';
 import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts/pricing';
-import { INACTIVE_RETURN_REASON, usdcForCredit, type VirtualAccountStatus } from '../../domain/virtual-accounts';
+import {
+  INACTIVE_RETURN_REASON, usdcForCredit, virtualAccountCreditTransitions, type VirtualAccountCreditStatus, type VirtualAccountStatus,
+} from '../../domain/virtual-accounts';
 import {
   CONVERSION_CONFIRM_MS, conversionTransitions, depositIntentTransitions, type ConversionFailureReason, type ConversionStatus,
   type DepositIntentStatus,
@@ -121,7 +123,7 @@ async function applySendChanges(id: string, changes: SendChange[]): Promise<Send
     if (!r) throw ApplicationFailure.nonRetryable(`send intent ${id} not found`, 'NotFound');
     for (const c of changes) {
       if (!sendIntentTransitions.can(r.status, c.to)) continue; // a concurrent run already moved it
-      r.status = c.to;
+      sendIntentTransitions.move(r, c.to);
       Object.assign(r, c.set ?? {});
       await m.save(r);
       await emitEvent(m, { accountId: r.account_id, livemode: r.livemode, type: `send_intent.${c.to}`, objectType: 'send_intent', objectId: r.id, object: sendIntentView(r) });
@@ -151,7 +153,7 @@ async function applyOfframpChanges(id: string, changes: OfframpChange[]): Promis
     if (!r) throw ApplicationFailure.nonRetryable(`off-ramp intent ${id} not found`, 'NotFound');
     for (const c of changes) {
       if (!offrampTransitions.can(r.status, c.to)) continue; // a concurrent run (or a cancel) already moved it
-      r.status = c.to;
+      offrampTransitions.move(r, c.to);
       Object.assign(r, c.set ?? {});
       await m.save(r);
       // `failed` is a terminal state without a catalogued event of its own (spec 6 lists none).
@@ -263,8 +265,8 @@ async function moveDepositIntent(id: string, to: DepositIntentStatus, patch: Par
     const d = await m.findOne(WalletDepositIntent, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!d) throw Object.assign(new Error(`deposit intent ${id} not found`), { name: 'NotFound' });
     if (d.status === to) return d;
-    depositIntentTransitions.assert(d.status, to);
-    Object.assign(d, patch, { status: to });
+    depositIntentTransitions.move(d, to);
+    Object.assign(d, patch);
     const saved = await m.save(d);
     await emitDepositIntentEvent(m, saved);
     return saved;
@@ -352,8 +354,8 @@ async function moveConversion(id: string, from: ConversionStatus, to: Conversion
     const c = await m.findOne(WalletConversion, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!c) throw Object.assign(new Error(`conversion ${id} not found`), { name: 'NotFound' });
     if (c.status === to || c.status !== from) return c;
-    conversionTransitions.assert(c.status, to);
-    Object.assign(c, patch, { status: to });
+    conversionTransitions.move(c, to);
+    Object.assign(c, patch);
     const saved = await m.save(c);
     await emitConversionEvent(m, saved);
     return saved;
@@ -425,21 +427,26 @@ export async function settleVirtualAccountCredits(id: string): Promise<{ status:
   const chain = chainAdapter();
   for (const c of pending) {
     const provider = await bankCollection().get(c.provider_credit_id);
+    let to: VirtualAccountCreditStatus;
     let set: Partial<WalletVirtualAccountCredit>;
     if (provider?.state === 'returned') {
-      set = { status: 'returned', return_reason: provider.return_reason };
+      to = 'returned';
+      set = { return_reason: provider.return_reason };
     } else if (va.status !== 'active' || !va.wallet_address) {
       await bankCollection().returnCredit(c.provider_credit_id, INACTIVE_RETURN_REASON);
-      set = { status: 'returned', return_reason: INACTIVE_RETURN_REASON };
+      to = 'returned';
+      set = { return_reason: INACTIVE_RETURN_REASON };
     } else {
       const rate = REFERENCE_RATES_USDC_PER_MAJOR[c.currency];
       const usdc = usdcForCredit(BigInt(c.amount_minor), c.decimals, rate);
       const tx = await chain.send(VIRTUAL_ACCOUNT_TREASURY, va.wallet_address, chain.stablecoin, usdc, `va-credit:${c.id}`);
-      set = { status: 'converted', usdc_minor: usdc.toString(), rate_usdc_per_major: rate.toString(), tx_hash: tx, settled_at: new Date() };
+      to = 'converted';
+      set = { usdc_minor: usdc.toString(), rate_usdc_per_major: rate.toString(), tx_hash: tx, settled_at: new Date() };
     }
     await transaction(async (m) => {
       const r = await m.findOne(WalletVirtualAccountCredit, { where: { id: c.id }, lock: { mode: 'pessimistic_write' } });
-      if (!r || r.status !== 'received') return;
+      if (!r || !virtualAccountCreditTransitions.can(r.status, to)) return; // already settled by a concurrent run
+      virtualAccountCreditTransitions.move(r, to);
       Object.assign(r, set);
       const saved = await m.save(r);
       if (saved.status === 'converted') {

@@ -4,8 +4,9 @@
  * `chain_unavailable`, never an empty history), external bank accounts, send routes and send
  * intents, off-ramp prices, quotes and intents with the transfer the holder signs, deposit routes,
  * quotes and intents, conversion pairs and conversions, virtual accounts and their bank credits.
- * Another account's object is 404. USDC and stablecoins in 6-decimal minor units; fiat in minor
- * units of its currency.
+ * Another account's (or mode's) object is 404: every lookup for a caller takes its AccountScope
+ * first and goes through the scoped finder (lib/scoped.ts). USDC and stablecoins in 6-decimal
+ * minor units; fiat in minor units of its currency.
  */
 import type { SelectQueryBuilder } from 'typeorm';
 import { RAIL_CURRENCY, type BankRail } from '../../domain/bank-details';
@@ -25,30 +26,30 @@ import {
 } from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
+import { scoped } from '../../lib/scoped';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter, type ChainTransaction } from '../../providers/chain';
 import type { DepositRoute } from '../../views/wallet-deposits';
+import type { AccountScope } from '../scope';
 import { activeWallet, chainRead, sourceChainOf, type MoneyIn } from './records';
 
-/** `GET /wallet/wallets`: the query (alias `w`) of the account's wallets on this network; the caller paginates. */
-export function walletListQuery(accountId: string): SelectQueryBuilder<Wallet> {
-  return db().getRepository(Wallet).createQueryBuilder('w').where('w.account_id = :a AND w.network = :n', { a: accountId, n: chainAdapter().network });
+/** `GET /wallet/wallets`: the query (alias `w`) of the scope's wallets on this network; the caller paginates. */
+export function walletListQuery(scope: AccountScope): SelectQueryBuilder<Wallet> {
+  return scoped(scope).query(Wallet, 'w').andWhere('w.network = :n', { n: chainAdapter().network });
 }
 
-/** `GET /wallet/wallets/{id}`: a wallet of the account on this network; 404 `not_found` otherwise. */
-export async function getWallet(accountId: string, id: string): Promise<Wallet> {
-  const w = await db().getRepository(Wallet).findOneBy({ id, account_id: accountId, network: chainAdapter().network });
-  if (!w) throw new DomainError('not_found', 'not_found', `No such wallet: ${id}.`, { param: 'id' });
-  return w;
+/** `GET /wallet/wallets/{id}`: a wallet of the scope on this network; 404 `not_found` (param `id`) otherwise. */
+export async function getWallet(scope: AccountScope, { id }: { id: string }): Promise<Wallet> {
+  return scoped(scope).getOne(Wallet, { id, network: chainAdapter().network },
+    () => new DomainError('not_found', 'not_found', `No such wallet: ${id}.`, { param: 'id' }));
 }
 
 /**
  * `GET /wallet/balances`: the active wallet with its stablecoin balance (minor units, 6 decimals)
  * read live from the chain. 404 `wallet_not_found`; 503 `balance_unavailable` when the read fails.
  */
-export async function walletBalance(accountId: string): Promise<{ wallet: Wallet; chainId: number; asset: string; minor: bigint; decimals: number }> {
-  const w = await db().getRepository(Wallet).findOneBy({ account_id: accountId, network: chainAdapter().network, status: 'active' });
-  if (!w) throw new DomainError('not_found', 'wallet_not_found', 'This account has no wallet on this network yet.');
+export async function walletBalance(scope: AccountScope): Promise<{ wallet: Wallet; chainId: number; asset: string; minor: bigint; decimals: number }> {
+  const w = await activeWallet(scope);
   const chain = chainAdapter();
   let minor: bigint;
   try {
@@ -74,8 +75,8 @@ function asWalletTx(w: Wallet, tx: ChainTransaction, head: number): WalletTransa
  * of the previous page's last item). `confirmations` = head block - the transfer's block + 1.
  * 400 `cursor_invalid` for a cursor this list did not issue.
  */
-export async function walletTransactions(accountId: string, query: { limit?: unknown; cursor?: unknown }): Promise<{ data: WalletTransaction[]; has_more: boolean; next_cursor: string | null }> {
-  const w = await activeWallet(accountId);
+export async function walletTransactions(scope: AccountScope, query: { limit?: unknown; cursor?: unknown }): Promise<{ data: WalletTransaction[]; has_more: boolean; next_cursor: string | null }> {
+  const w = await activeWallet(scope);
   const limit = parseLimit(query.limit);
   let beforeBlock: number | undefined;
   if (query.cursor !== undefined && query.cursor !== '') {
@@ -97,8 +98,8 @@ export async function walletTransactions(accountId: string, query: { limit?: unk
 }
 
 /** `GET /wallet/transactions/{hash}`: one transfer of the wallet; 404 when unknown or not the wallet's (any other wallet's transfer included). */
-export async function walletTransaction(accountId: string, hash: string): Promise<WalletTransaction> {
-  const w = await activeWallet(accountId);
+export async function walletTransaction(scope: AccountScope, { hash }: { hash: string }): Promise<WalletTransaction> {
+  const w = await activeWallet(scope);
   const chain = chainAdapter();
   const [tx, head] = await chainRead(w.id, () => Promise.all([chain.transaction(hash), chain.headBlock()]));
   if (!tx || tx.asset !== chain.stablecoin || (lower(tx.to_address) !== lower(w.address) && lower(tx.from_address) !== lower(w.address))) {
@@ -108,23 +109,21 @@ export async function walletTransaction(accountId: string, hash: string): Promis
 }
 
 /** `GET /wallet/external_accounts`: the query (alias `b`); the caller paginates newest first. */
-export function externalAccountListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<WalletExternalAccount> {
-  return db().getRepository(WalletExternalAccount).createQueryBuilder('b').where('b.account_id = :a AND b.livemode = :l', { a: accountId, l: livemode });
+export function externalAccountListQuery(scope: AccountScope): SelectQueryBuilder<WalletExternalAccount> {
+  return scoped(scope).query(WalletExternalAccount, 'b');
 }
 
-/** An external account of the account; 404 `not_found` with `param` (default `external_account_id`). */
-export async function getExternalAccount(accountId: string, livemode: boolean, id: string, param = 'external_account_id'): Promise<WalletExternalAccount> {
-  const r = await db().getRepository(WalletExternalAccount).findOneBy({ id, account_id: accountId, livemode });
-  if (!r) throw notFound(`No such external account: ${id}.`, param);
-  return r;
+/** An external account of the scope; 404 `not_found` with `param` (default `external_account_id`). */
+export async function getExternalAccount(scope: AccountScope, { id, param = 'external_account_id' }: { id: string; param?: string }): Promise<WalletExternalAccount> {
+  return scoped(scope).getOne(WalletExternalAccount, { id }, () => notFound(`No such external account: ${id}.`, param));
 }
 
 /** A route with what it costs now: the bridge's fee (0 direct), minor units of the stablecoin. */
 export interface PricedSendRoute extends SendRoute { chain: string; asset: string; fee: bigint; minimum: bigint }
 
-/** `GET /wallet/send_routes`: every route of the account's wallet with its current fee and minimum (404 `wallet_not_found`). */
-export async function pricedSendRoutes(accountId: string, now = new Date()): Promise<PricedSendRoute[]> {
-  await activeWallet(accountId);
+/** `GET /wallet/send_routes`: every route of the scope's wallet with its fee and minimum at `now` (default: now; 404 `wallet_not_found`). */
+export async function pricedSendRoutes(scope: AccountScope, { now = new Date() }: { now?: Date } = {}): Promise<PricedSendRoute[]> {
+  await activeWallet(scope);
   const chain = chainAdapter();
   return sendRoutes(chain.chain).map((r) => {
     const fee = r.kind === 'bridge' ? payInBridgeAdapter().quote(r.destination_chain, now).fee : 0n;
@@ -133,15 +132,13 @@ export async function pricedSendRoutes(accountId: string, now = new Date()): Pro
 }
 
 /** `GET /wallet/send_intents/{id}`: 404 `not_found` (param `id`) for an unknown or another account's intent. */
-export async function getSendIntent(accountId: string, id: string): Promise<WalletSendIntent> {
-  const r = await db().getRepository(WalletSendIntent).findOneBy({ id, account_id: accountId });
-  if (!r) throw notFound(`No such send intent: ${id}.`, 'id');
-  return r;
+export async function getSendIntent(scope: AccountScope, { id }: { id: string }): Promise<WalletSendIntent> {
+  return scoped(scope).getOne(WalletSendIntent, { id }, () => notFound(`No such send intent: ${id}.`, 'id'));
 }
 
-/** `GET /wallet/send_intents`: the account's intents (alias `s`), optionally one `status`; the caller paginates newest first. */
-export function sendIntentListQuery(accountId: string, status: string | undefined): SelectQueryBuilder<WalletSendIntent> {
-  const qb = db().getRepository(WalletSendIntent).createQueryBuilder('s').where('s.account_id = :a', { a: accountId });
+/** `GET /wallet/send_intents`: the scope's intents (alias `s`), optionally one `status`; the caller paginates newest first. */
+export function sendIntentListQuery(scope: AccountScope, { status }: { status?: string }): SelectQueryBuilder<WalletSendIntent> {
+  const qb = scoped(scope).query(WalletSendIntent, 's');
   if (status) qb.andWhere('s.status = :st', { st: status });
   return qb;
 }
@@ -182,15 +179,13 @@ export function transitTransaction(r: WalletOfframpIntent): UnsignedEvmCall {
 }
 
 /** `GET /wallet/offramp_intents/{id}`: 404 `not_found` (param `id`). */
-export async function getOfframpIntent(accountId: string, livemode: boolean, id: string): Promise<WalletOfframpIntent> {
-  const r = await db().getRepository(WalletOfframpIntent).findOneBy({ id, account_id: accountId, livemode });
-  if (!r) throw notFound(`No such off-ramp intent: ${id}.`, 'id');
-  return r;
+export async function getOfframpIntent(scope: AccountScope, { id }: { id: string }): Promise<WalletOfframpIntent> {
+  return scoped(scope).getOne(WalletOfframpIntent, { id }, () => notFound(`No such off-ramp intent: ${id}.`, 'id'));
 }
 
 /** `GET /wallet/offramp_intents`: the query (alias `o`), optionally one `status`; the caller paginates newest first. */
-export function offrampIntentListQuery(accountId: string, livemode: boolean, status: string | undefined): SelectQueryBuilder<WalletOfframpIntent> {
-  const qb = db().getRepository(WalletOfframpIntent).createQueryBuilder('o').where('o.account_id = :a AND o.livemode = :l', { a: accountId, l: livemode });
+export function offrampIntentListQuery(scope: AccountScope, { status }: { status?: string }): SelectQueryBuilder<WalletOfframpIntent> {
+  const qb = scoped(scope).query(WalletOfframpIntent, 'o');
   if (status) qb.andWhere('o.status = :s', { s: status });
   return qb;
 }
@@ -221,15 +216,13 @@ export function depositQuote(b: { source_chain: string; amount: MoneyIn }, now =
 }
 
 /** `GET /wallet/deposit_intents`: the query (alias `d`) of the account's intents; the caller paginates. */
-export function depositIntentListQuery(accountId: string, livemode: boolean): SelectQueryBuilder<WalletDepositIntent> {
-  return db().getRepository(WalletDepositIntent).createQueryBuilder('d').where('d.account_id = :a AND d.livemode = :l', { a: accountId, l: livemode });
+export function depositIntentListQuery(scope: AccountScope): SelectQueryBuilder<WalletDepositIntent> {
+  return scoped(scope).query(WalletDepositIntent, 'd');
 }
 
-/** `GET /wallet/deposit_intents/{id}`: one intent of the account; 404 otherwise. */
-export async function getDepositIntent(accountId: string, id: string): Promise<WalletDepositIntent> {
-  const d = await db().getRepository(WalletDepositIntent).findOneBy({ id, account_id: accountId });
-  if (!d) throw notFound(`No such deposit intent: ${id}.`, 'id');
-  return d;
+/** `GET /wallet/deposit_intents/{id}`: one intent of the scope; 404 `not_found` (param `id`) otherwise. */
+export async function getDepositIntent(scope: AccountScope, { id }: { id: string }): Promise<WalletDepositIntent> {
+  return scoped(scope).getOne(WalletDepositIntent, { id }, () => notFound(`No such deposit intent: ${id}.`, 'id'));
 }
 
 /** `GET /wallet/conversion_pairs`: the pairs of this network's chain. */
@@ -238,36 +231,31 @@ export function walletConversionPairs(): Array<ConversionPair & { chain: string 
   return conversionPairs(chain.stablecoin).map((p) => ({ ...p, chain: chain.chain }));
 }
 
-/** `GET /wallet/conversions/{id}`: one conversion of the account; 404 otherwise. */
-export async function getConversion(accountId: string, id: string): Promise<WalletConversion> {
-  const c = await db().getRepository(WalletConversion).findOneBy({ id, account_id: accountId });
-  if (!c) throw notFound(`No such conversion: ${id}.`, 'id');
-  return c;
+/** `GET /wallet/conversions/{id}`: one conversion of the scope; 404 `not_found` (param `id`) otherwise. */
+export async function getConversion(scope: AccountScope, { id }: { id: string }): Promise<WalletConversion> {
+  return scoped(scope).getOne(WalletConversion, { id }, () => notFound(`No such conversion: ${id}.`, 'id'));
 }
 
-/** Currencies the account collects through its bank-rail payment links (its `collection` rows). */
-export async function collectionCurrencies(accountId: string, livemode: boolean): Promise<Set<string>> {
-  const rows: Array<{ currency: string }> = await db().query(
-    `SELECT currency FROM wallet_virtual_accounts WHERE account_id = $1 AND livemode = $2 AND purpose = 'collection'`, [accountId, livemode]);
+/** Currencies the scope's account collects through its bank-rail payment links (its `collection` rows). */
+export async function collectionCurrencies(scope: AccountScope): Promise<Set<string>> {
+  const rows = await scoped(scope).find(WalletVirtualAccount, { purpose: 'collection' });
   return new Set(rows.map((r) => r.currency));
 }
 
-/** `GET /wallet/virtual_accounts/{id}`: 404 `not_found` (param `id`) for an unknown or another account's one. */
-export async function getVirtualAccount(accountId: string, livemode: boolean, id: string): Promise<WalletVirtualAccount> {
-  const r = await db().getRepository(WalletVirtualAccount).findOneBy({ id, account_id: accountId, livemode });
-  if (!r) throw notFound(`No such virtual account: ${id}.`, 'id');
-  return r;
+/** `GET /wallet/virtual_accounts/{id}`: 404 `not_found` (param `id`) for an unknown or another account's (or mode's) one. */
+export async function getVirtualAccount(scope: AccountScope, { id }: { id: string }): Promise<WalletVirtualAccount> {
+  return scoped(scope).getOne(WalletVirtualAccount, { id }, () => notFound(`No such virtual account: ${id}.`, 'id'));
 }
 
 /** `GET /wallet/virtual_accounts`: the query (alias `v`); with `purpose` only that purpose (`wallet_funding` for wallet screens), else every row. */
-export function virtualAccountListQuery(accountId: string, livemode: boolean, purpose: VirtualAccountPurpose | undefined): SelectQueryBuilder<WalletVirtualAccount> {
-  const qb = db().getRepository(WalletVirtualAccount).createQueryBuilder('v').where('v.account_id = :a AND v.livemode = :l', { a: accountId, l: livemode });
+export function virtualAccountListQuery(scope: AccountScope, { purpose }: { purpose?: VirtualAccountPurpose }): SelectQueryBuilder<WalletVirtualAccount> {
+  const qb = scoped(scope).query(WalletVirtualAccount, 'v');
   if (purpose) qb.andWhere('v.purpose = :p', { p: purpose });
   return qb;
 }
 
 /** `GET /wallet/virtual_accounts/{id}/history`: the query (alias `c`) of its bank credits; 404 as get. */
-export async function virtualAccountHistoryQuery(accountId: string, livemode: boolean, id: string): Promise<SelectQueryBuilder<WalletVirtualAccountCredit>> {
-  const va = await getVirtualAccount(accountId, livemode, id);
+export async function virtualAccountHistoryQuery(scope: AccountScope, { id }: { id: string }): Promise<SelectQueryBuilder<WalletVirtualAccountCredit>> {
+  const va = await getVirtualAccount(scope, { id });
   return db().getRepository(WalletVirtualAccountCredit).createQueryBuilder('c').where('c.virtual_account_id = :v', { v: va.id });
 }

@@ -13,15 +13,16 @@ import {
 } from '../../domain/wallet-deposits';
 import type { XchainNetwork } from '../../domain/xchain';
 import { Wallet, WalletConversion, WalletDepositIntent } from '../../entities';
-import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
 import { conversionView, depositIntentView } from '../../views/wallet-deposits';
+import type { AccountScope } from '../scope';
 
-/** The account's active wallet on this network; 404 `wallet_not_found` when it has none. */
-export async function activeWallet(accountId: string): Promise<Wallet> {
-  const w = await db().getRepository(Wallet).findOneBy({ account_id: accountId, network: chainAdapter().network, status: 'active' });
+/** The active wallet of `scope`'s account and mode on this network; 404 `wallet_not_found` when it has none. */
+export async function activeWallet(scope: AccountScope): Promise<Wallet> {
+  const w = await scoped(scope).findOne(Wallet, { network: chainAdapter().network, status: 'active' });
   if (!w) throw new DomainError('not_found', 'wallet_not_found', 'This account has no wallet on this network yet.');
   return w;
 }

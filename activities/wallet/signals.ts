@@ -10,13 +10,30 @@ import { depositIntentContract } from '../../contracts/deposit-intent';
 import { offrampIntentContract } from '../../contracts/offramp-intent';
 import { sendIntentContract } from '../../contracts/send-intent';
 import { virtualAccountContract } from '../../contracts/virtual-account';
+import { offrampTransitions } from '../../domain/offramp';
+import type { TransitionTable } from '../../domain/transitions';
+import { virtualAccountCreditTransitions, virtualAccountTransitions } from '../../domain/virtual-accounts';
+import { conversionTransitions, depositIntentTransitions } from '../../domain/wallet-deposits';
+import { sendIntentTransitions } from '../../domain/wallet-sends';
 import { db, forEachByKeyset } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
+/**
+ * The open set of `table` as an SQL list of literals (`'a', 'b'`) for a sweep's `status IN (...)`
+ * (forEachByKeyset binds only the cursor and the batch). Statuses are the table's own names;
+ * anything but `[a-z_]` throws Error.
+ */
+function openList<S extends string>(table: TransitionTable<S>): string {
+  return table.open.map((s) => {
+    if (!/^[a-z_]+$/.test(s)) throw new Error(`${table.object}: status ${s} is not a plain name`);
+    return `'${s}'`;
+  }).join(', ');
+}
+
 /** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
 export async function signalDepositIntent(id: string, accountId: string): Promise<void> {
-  await startOrSignal(depositIntentContract, { id, accountId }, depositIntentContract.signals.depositIntentUpdate);
+  await startOrSignal(depositIntentContract, { id, accountId }, depositIntentContract.signals.update);
 }
 
 /**
@@ -44,18 +61,18 @@ export async function notifyDepositIntentTransfer(t: { chain: string; to_address
 
 /** Signals (starting if needed) the conversion's workflow to re-read. */
 export async function signalConversion(id: string, accountId: string): Promise<void> {
-  await startOrSignal(conversionContract, { id, accountId }, conversionContract.signals.conversionUpdate);
+  await startOrSignal(conversionContract, { id, accountId }, conversionContract.signals.update);
 }
 
-/** Recovery sweep at worker start: a workflow for every deposit intent still moving (not settled, failed, expired or handed to an operator). */
+/** Recovery sweep at worker start: a workflow for every deposit intent still moving (the table's open set: not settled, failed, expired or handed to an operator). */
 export async function ensureDepositIntentWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN ('awaiting_funds', 'source_detected', 'bridging', 'recovering') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN (${openList(depositIntentTransitions)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(depositIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
-/** Recovery sweep at worker start: a workflow for every conversion built or submitted. */
+/** Recovery sweep at worker start: a workflow for every open conversion (built or submitted). */
 export async function ensureConversionWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN ('built', 'submitted') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN (${openList(conversionTransitions)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(conversionContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
@@ -75,7 +92,7 @@ export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean>
 
 /** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
 export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN ('created', 'source_submitted', 'bridging_started') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN (${openList(sendIntentTransitions)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(sendIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }
 
@@ -84,12 +101,13 @@ export async function wakeVirtualAccount(id: string, accountId: string): Promise
   await startOrSignal(virtualAccountContract, { id, accountId }, virtualAccountContract.signals.update);
 }
 
-/** Recovery sweep at worker start: a workflow for every active wallet-funding account or one with an unsettled credit. */
+/** Recovery sweep at worker start: a workflow for every open (active) wallet-funding account or one with an open (received) credit. */
 export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(
     `SELECT v.id, v.account_id FROM wallet_virtual_accounts v
       WHERE v.id > $1 AND v.purpose = 'wallet_funding'
-        AND (v.status = 'active' OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status = 'received'))
+        AND (v.status IN (${openList(virtualAccountTransitions)})
+          OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status IN (${openList(virtualAccountCreditTransitions)})))
       ORDER BY v.id LIMIT $2`,
     (r) => startIfAbsent(virtualAccountContract, { id: r.id, accountId: r.account_id }), batch);
 }
@@ -115,8 +133,8 @@ export async function notifyOfframpTransfer(t: { chain: string; to_address: stri
   for (const r of rows) await signalOfframpIntent(r.id, r.account_id);
 }
 
-/** Recovery sweep at worker start: a workflow for every off-ramp intent not in a terminal state. */
+/** Recovery sweep at worker start: a workflow for every off-ramp intent in the table's open set (not terminal). */
 export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN ('awaiting_funds', 'funds_received', 'payment_submitted') ORDER BY id LIMIT $2`,
+  return forEachByKeyset(`SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN (${openList(offrampTransitions)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(offrampIntentContract, { id: r.id, accountId: r.account_id }), batch);
 }

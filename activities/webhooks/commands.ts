@@ -12,11 +12,11 @@
  * - Delete is soft (`deleted_at`); later reads, updates and deletes answer 404; its live
  *   deliveries are cancelled by its workflow, woken after commit (so are a disabled endpoint's).
  * - At most 16 live endpoints and 16 test endpoints per account.
- * Endpoint and delivery status rules: domain/webhooks.ts.
+ * Every command takes `(scope, input)` (activities/scope.ts): the caller's account, mode and
+ * request, the object id inside `input`. Endpoint and delivery status rules: domain/webhooks.ts.
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { Caller } from '../../domain/caller';
 import { endpointReceives, TEST_PING_EVENT_TYPE } from '../../domain/event-types';
 import { invalidRequest } from '../../domain/errors';
 import {
@@ -26,13 +26,15 @@ import {
 import { WebhookDelivery, WebhookEndpoint } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
+import { emitEvent } from '../../lib/outbox';
+import { scoped } from '../../lib/scoped';
 import { encrypt } from '../../lib/secrets';
 import { loadDelivery, loadEndpoint } from './queries';
 import { wakeEndpointsOf, wakeEndpoint, type DeliveryToWake } from './signals';
 import { logger } from '../../lib/logger';
 import { currentShippedEventTypes } from '../../lib/switches';
 import { checkEndpointUrl } from './url';
+import type { Scope } from '../scope';
 
 /** A new Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes (32 characters). */
 export function newWebhookSecret(): string {
@@ -43,22 +45,23 @@ export function newWebhookSecret(): string {
 export interface EndpointWithSecret { endpoint: WebhookEndpoint; secret: string }
 
 /**
- * Creates an endpoint of the caller's account and mode (enabled). Throws `400` for a refused URL
+ * Creates an endpoint of the scope's account and mode (enabled). Throws `400` for a refused URL
  * (url.ts), an unknown event type (`event_type_unknown`) or the 16-per-mode limit
  * (`webhook_endpoint_limit_reached`).
  */
-export async function createEndpoint(caller: Caller, input: { url: string; event_types?: string[]; description?: string | null }): Promise<EndpointWithSecret> {
+export async function createEndpoint(scope: Scope, input: { url: string; event_types?: string[]; description?: string | null }): Promise<EndpointWithSecret> {
   await checkEndpointUrl(input.url);
   const url = input.url.trim();
   const eventTypes = checkEventTypes(input.event_types) ?? [];
   const secret = newWebhookSecret();
   const endpoint = await transaction(async (m) => {
-    await m.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [caller.accountId]);
+    await m.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [scope.accountId]);
+    const mine = scoped(scope, m).sql(null, 1);
     const [{ n }]: Array<{ n: number }> = await m.query(
-      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND livemode = $2 AND deleted_at IS NULL', [caller.accountId, caller.livemode]);
-    assertEndpointCapacity(n, caller.livemode);
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${mine.where} AND deleted_at IS NULL`, mine.params);
+    assertEndpointCapacity(n, scope.livemode);
     const row = m.create(WebhookEndpoint, {
-      id: newId('whe_'), account_id: caller.accountId, livemode: caller.livemode, url, event_types: eventTypes,
+      id: newId('whe_'), account_id: scope.accountId, livemode: scope.livemode, url, event_types: eventTypes,
       enabled: true, disabled_reason: null, description: input.description || null,
       secret_ciphertext: encrypt(secret), secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
       previous_secret_ciphertext: null, previous_secret_expires_at: null, consecutive_failures: 0, deleted_at: null,
@@ -77,7 +80,7 @@ export async function createEndpoint(caller: Caller, input: { url: string; event
  * without `enabled: true`.
  */
 export async function updateEndpoint(
-  caller: Caller, id: string, input: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean; replay_missed?: boolean },
+  scope: Scope, input: { id: string; url?: string; event_types?: string[]; description?: string | null; enabled?: boolean; replay_missed?: boolean },
 ): Promise<{ endpoint: WebhookEndpoint; replayed: MissedReplay | null }> {
   if (input.url !== undefined) await checkEndpointUrl(input.url);
   const eventTypes = checkEventTypes(input.event_types);
@@ -86,7 +89,7 @@ export async function updateEndpoint(
   }
   const out: { replayed: MissedReplay | null } = { replayed: null };
   const endpoint = await transaction(async (m) => {
-    const row = await loadEndpoint(m, caller, id, true);
+    const row = await loadEndpoint(m, scope, input.id, true);
     if (input.url !== undefined) row.url = input.url.trim();
     if (eventTypes !== undefined) row.event_types = eventTypes;
     if (input.description !== undefined) row.description = input.description || null;
@@ -125,11 +128,12 @@ export interface MissedReplay { since: Date | null; deliveries: DeliveryToWake[]
  */
 async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): Promise<MissedReplay> {
   const shipped = new Set(await currentShippedEventTypes(w.account_id));
+  const own = scoped({ accountId: w.account_id, livemode: w.livemode }, m).sql('e', 1);
   const events: Array<{ id: string; type: string }> = await m.query(
     `SELECT e.id, e.type FROM events e
-      WHERE e.account_id = $1 AND e.livemode = $2 AND e.created_at >= $3
+      WHERE ${own.where} AND e.created_at >= $3
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = $4 AND d.event_id = e.id AND d.replay_of IS NULL)
-      ORDER BY e.seq LIMIT 10000`, [w.account_id, w.livemode, since, w.id]);
+      ORDER BY e.seq LIMIT 10000`, [...own.params, since, w.id]);
   const rows = events.filter((e) => endpointReceives(w.event_types, e.type, shipped)).map((e) => ({ id: newId('whd_'), eventId: e.id, type: e.type }));
   if (rows.length === 0) return { since, deliveries: [] };
   const inserted: Array<{ id: string }> = await m.query(
@@ -141,9 +145,9 @@ async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): P
 }
 
 /** Soft-deletes a visible endpoint (404 otherwise); returns the row as deleted. */
-export async function deleteEndpoint(caller: Caller, id: string): Promise<WebhookEndpoint> {
+export async function deleteEndpoint(scope: Scope, input: { id: string }): Promise<WebhookEndpoint> {
   const endpoint = await transaction(async (m) => {
-    const row = await loadEndpoint(m, caller, id, true);
+    const row = await loadEndpoint(m, scope, input.id, true);
     webhookEndpointTransitions.assert(webhookEndpointStatus(row), 'deleted');
     row.deleted_at = new Date();
     return m.save(row);
@@ -166,10 +170,10 @@ async function wakeQuietly(w: WebhookEndpoint): Promise<void> {
 }
 
 /** Rotates the signing secret of a visible endpoint (404 otherwise); the replaced one keeps signing for SECRET_ROTATION_OVERLAP_MS. */
-export async function rotateEndpointSecret(caller: Caller, id: string): Promise<EndpointWithSecret> {
+export async function rotateEndpointSecret(scope: Scope, input: { id: string }): Promise<EndpointWithSecret> {
   const secret = newWebhookSecret();
   const endpoint = await transaction(async (m) => {
-    const row = await loadEndpoint(m, caller, id, true);
+    const row = await loadEndpoint(m, scope, input.id, true);
     row.previous_secret_ciphertext = row.secret_ciphertext;
     row.previous_secret_expires_at = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
     row.secret_ciphertext = encrypt(secret);
@@ -181,22 +185,22 @@ export async function rotateEndpointSecret(caller: Caller, id: string): Promise<
 
 /**
  * Emits a `test.ping` event for a visible endpoint (404 otherwise) and delivers it to that
- * endpoint only (the dispatcher never fans out test.ping); `request` is the request id and
- * idempotency key recorded on the event. Throws `409 webhook_endpoint_disabled` when disabled.
+ * endpoint only (the dispatcher never fans out test.ping); the scope's request (id and
+ * idempotency key) is recorded on the event. Throws `409 webhook_endpoint_disabled` when disabled.
  * Returns the new delivery as stored after its endpoint was woken.
  */
-export async function sendTestEvent(caller: Caller, id: string, request: RequestRef): Promise<WebhookDelivery> {
+export async function sendTestEvent(scope: Scope, input: { id: string }): Promise<WebhookDelivery> {
   const d = await transaction(async (m) => {
-    const w = await loadEndpoint(m, caller, id);
+    const w = await loadEndpoint(m, scope, input.id);
     assertCanSendTestEvent(w);
     const eventId = await emitEvent(m, {
-      accountId: caller.accountId, livemode: w.livemode, type: TEST_PING_EVENT_TYPE, objectType: 'webhook_endpoint', objectId: w.id,
+      accountId: scope.accountId, livemode: w.livemode, type: TEST_PING_EVENT_TYPE, objectType: 'webhook_endpoint', objectId: w.id,
       object: { id: w.id, object: 'webhook_endpoint', livemode: w.livemode, url: w.url },
-      request,
+      request: scope.request,
     });
     // Delivered only here: the dispatcher never fans out test.ping; mark it dispatched now.
     await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [eventId]);
-    return insertDelivery(m, { accountId: caller.accountId, livemode: w.livemode, endpointId: w.id, eventId, eventType: TEST_PING_EVENT_TYPE });
+    return insertDelivery(m, { accountId: scope.accountId, livemode: w.livemode, endpointId: w.id, eventId, eventType: TEST_PING_EVENT_TYPE });
   });
   return startAndReload(d);
 }
@@ -206,8 +210,8 @@ export async function sendTestEvent(caller: Caller, id: string, request: Request
  * delivery with `replay_of` (the original is not changed). Throws `409
  * webhook_endpoint_deleted` / `webhook_endpoint_disabled` (domain/webhooks.ts assertCanReplay).
  */
-export async function replayDelivery(caller: Caller, id: string): Promise<WebhookDelivery> {
-  const original = await loadDelivery(caller, id);
+export async function replayDelivery(scope: Scope, input: { id: string }): Promise<WebhookDelivery> {
+  const original = await loadDelivery(scope, input);
   const d = await transaction(async (m) => {
     assertCanReplay(await m.findOneBy(WebhookEndpoint, { id: original.endpoint_id }));
     return insertDelivery(m, {

@@ -1,6 +1,6 @@
 /**
  * Writing webhook attempts (spec 4.10 webhook rows, 6): a batch of attempt results of one endpoint
- * in one transaction (attempt rows, delivery statuses through the transition guard, the endpoint's
+ * in one transaction (attempt rows, delivery statuses through their transition table, the endpoint's
  * failure streak and auto-disable), and cancelling an endpoint's live deliveries. Called by the
  * drain activity (./drain.ts) only. Status rules: domain/webhooks.ts; schedule and streak:
  * domain/webhook-schedule.ts.
@@ -9,15 +9,20 @@ import type { EntityManager } from 'typeorm';
 import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
 import { failureStreakChange } from '../../domain/webhook-schedule';
 import {
-  AUTO_DISABLE_CONSECUTIVE_FAILURES, LIVE_DELIVERY_STATUSES, webhookEndpointStatus, webhookEndpointTransitions,
+  AUTO_DISABLE_CONSECUTIVE_FAILURES, DELIVERY_STATUS_REPEATS, LIVE_DELIVERY_STATUSES, webhookDeliveryTransitions, webhookEndpointStatus,
+  webhookEndpointTransitions, type WebhookDeliveryStatus,
 } from '../../domain/webhooks';
 import { WebhookEndpoint } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { emitEvent } from '../../lib/outbox';
+import { moveRows, moveRowsEach } from '../../lib/status-writes';
 import { webhookEndpointView } from '../../views/webhook';
 import type { HttpResult } from './http';
+
+/** The statuses an attempt leaves its delivery in. */
+const ATTEMPT_OUTCOMES: readonly WebhookDeliveryStatus[] = ['succeeded', 'retrying', 'failed'];
 
 /** One finished attempt, ready to be written. */
 export interface AttemptRecord {
@@ -48,18 +53,19 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
        ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
       [records.map(() => newId('wha_')), records.map((r) => r.deliveryId), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
         records.map((r) => r.http.error), records.map((r) => r.http.latencyMs), records.map((r) => r.http.excerpt)]);
-    // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table); the
-    // guard leaves a delivery that became final meanwhile (cancelled) untouched.
-    await m.query(
-      `UPDATE webhook_deliveries d
-          SET status = t.status, attempt_count = GREATEST(d.attempt_count, t.attempt), last_status_code = t.code,
-              last_error = CASE WHEN t.status = 'succeeded' THEN NULL ELSE t.err END, next_attempt_at = t.next_at,
-              delivered_at = CASE WHEN t.status = 'succeeded' THEN now() ELSE d.delivered_at END,
-              workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[]) AS t(id, status, attempt, code, err, next_at)
-        WHERE d.id = t.id AND d.status = ANY($7)`,
-      [records.map((r) => r.deliveryId), records.map((r) => r.outcome), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
-        records.map((r) => r.http.error), records.map((r) => r.nextAttemptAt), LIVE_DELIVERY_STATUSES]);
+    // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table, with
+    // `retrying` written again on a further failure); the per-row guard leaves a delivery that
+    // became final meanwhile (cancelled) untouched.
+    await moveRowsEach(m, webhookDeliveryTransitions, {
+      sqlTable: 'webhook_deliveries', alias: 'd', to: ATTEMPT_OUTCOMES, repeat: DELIVERY_STATUS_REPEATS,
+      rows: 'unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[]) AS t(id, target, attempt, code, err, next_at)',
+      params: [records.map((r) => r.deliveryId), records.map((r) => r.outcome), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
+        records.map((r) => r.http.error), records.map((r) => r.nextAttemptAt)],
+      set: `attempt_count = GREATEST(d.attempt_count, t.attempt), last_status_code = t.code,
+            last_error = CASE WHEN t.target = 'succeeded' THEN NULL ELSE t.err END, next_attempt_at = t.next_at,
+            delivered_at = CASE WHEN t.target = 'succeeded' THEN now() ELSE d.delivered_at END,
+            workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()`,
+    });
     const { reset, failures } = failureStreakChange(records.map((r) => r.outcome));
     if (!reset && failures === 0) return { enabled: true };
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
@@ -80,10 +86,11 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
  */
 export async function cancelLiveDeliveries(endpointId: string, reason: string, ids?: string[]): Promise<number> {
   if (ids && ids.length === 0) return 0;
-  const [, count]: [unknown, number] = await db().query(
-    `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()
-      WHERE endpoint_id = $1 AND status = ANY($3) AND ($4::text[] IS NULL OR id = ANY($4))`, [endpointId, reason, LIVE_DELIVERY_STATUSES, ids ?? null]);
-  return count;
+  const moved = await moveRows(db(), webhookDeliveryTransitions, {
+    sqlTable: 'webhook_deliveries', where: 'endpoint_id = $1 AND ($3::text[] IS NULL OR id = ANY($3))', params: [endpointId, reason, ids ?? null],
+    to: 'cancelled', from: LIVE_DELIVERY_STATUSES, set: 'next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()',
+  });
+  return moved.length;
 }
 
 /**

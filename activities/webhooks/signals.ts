@@ -8,7 +8,7 @@
  * The only webhook module that starts or signals a workflow.
  */
 import { webhookEndpointContract } from '../../contracts/webhook-endpoint';
-import { DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
+import { DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES, WEBHOOK_DELIVERY_INITIAL_STATUS } from '../../domain/webhooks';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { isSwitchOn } from '../../lib/switches';
@@ -28,7 +28,7 @@ export interface DeliveryToWake { id: string; account_id: string; endpoint_id: s
 
 /** Signals `deliver` to endpoint `endpointId`'s workflow, starting it when no run is open. Throws when Temporal refuses. */
 export async function wakeEndpoint(endpointId: string, accountId: string): Promise<void> {
-  await startOrSignal(webhookEndpointContract, { id: endpointId, accountId }, webhookEndpointContract.signals.deliver);
+  await startOrSignal(webhookEndpointContract, { id: endpointId, accountId }, webhookEndpointContract.signals.update);
 }
 
 /**
@@ -63,7 +63,7 @@ export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): 
 export async function sweepUnstarted(): Promise<number> {
   const rows: Array<Omit<DeliveryToWake, 'id'>> = await db().query(
     `SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries
-      WHERE status = 'pending' AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`, [SWEEP_AFTER_SECONDS, SWEEP_BATCH]);
+      WHERE status = $3 AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`, [SWEEP_AFTER_SECONDS, SWEEP_BATCH, WEBHOOK_DELIVERY_INITIAL_STATUS]);
   return rows.length ? (await wakeEndpointsOf(rows)).length : 0;
 }
 
@@ -92,9 +92,9 @@ export async function nudgeHeld(): Promise<number> {
 }
 
 /**
- * Worker-start recovery: wakes every endpoint that has live deliveries (a run lost with a
- * deployment, or deliveries left by the earlier one-workflow-per-delivery design). Returns how
- * many endpoints were woken; failures are logged.
+ * Worker-start recovery: wakes every endpoint that has live deliveries (LIVE_DELIVERY_STATUSES,
+ * the delivery table's open set: a run lost with a deployment, or deliveries left by the earlier
+ * one-workflow-per-delivery design). Returns how many endpoints were woken; failures are logged.
  */
 export async function ensureWebhookEndpointWorkflows(): Promise<number> {
   const rows: Array<{ endpoint_id: string; account_id: string }> = await db().query(

@@ -18,12 +18,12 @@ import type { HandlerArgs, OperationDef } from './registry';
  * `gate` (when given; its refusal releases the key, so the same key works once the gate passes)
  * and the handler, recording the outcome under the key. Sets `ctx.status` and `ctx.body`.
  */
-export async function runIdempotent(def: OperationDef, args: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, rawBody: unknown, gate?: () => Promise<void>): Promise<void> {
-  const { caller } = args;
+export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, rawBody: unknown, gate?: () => Promise<void>): Promise<void> {
+  const { caller } = given;
   const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
   ctx.state.idempotencyKey = key;
-  // The handler's scope was built before the key was read: its request carries the key too (events' `request.idempotency_key`).
-  if (args.scope.request) args.scope.request.idempotency_key = key;
+  // The handler's scope carries the key it runs under (events copy it: spec 2.11 `request`); mount() built the scope before the key was read.
+  const args: HandlerArgs = { ...given, scope: { ...given.scope, request: { id: ctx.state.requestId, idempotency_key: key } } };
   const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
   const hash = idem.requestHash(rawBody ?? {});
   if (def.inlineIdempotency) {

@@ -6,7 +6,7 @@
  * arrive when the provider confirms payment (activities/credits.ts).
  */
 import type Router from '@koa/router';
-import { accountCreditBalance, createOwnerCheckout } from '../../activities/credits/commands';
+import { accountCreditBalance, createCheckout } from '../../activities/credits/commands';
 import { listCreditEvents } from '../../activities/credits/queries';
 import type { AppState } from '../context';
 import { mount } from '../operation';
@@ -22,23 +22,20 @@ export function register(r: Router<AppState>): void {
     id: 'credits.get', method: 'get', path: '/credits', scope: 'credits.read', ...OWNER_SESSION,
     response: creditBalanceOut,
     summary: "The account owner's personal screening-credit balance.",
-    handler: async ({ caller }) => creditBalanceView(await accountCreditBalance(caller.accountId), caller.livemode),
+    handler: async ({ scope }) => creditBalanceView(await accountCreditBalance(scope), scope.livemode),
   });
 
   mount(r, {
     id: 'credit_events.list', method: 'get', path: '/credit_events', scope: 'credits.read', ...OWNER_SESSION,
     query: listCreditEventsQuery, response: creditEventListOut,
     summary: 'The credit ledger, newest first, with `events_total` (exact lifetime row count).',
-    handler: async ({ caller, query }) => listCreditEvents(caller.accountId, query.type, (qb) => paginate(qb, 'e', query, creditEventView)),
+    handler: async ({ scope, query }) => listCreditEvents(scope, { type: query.type, page: (qb) => paginate(qb, 'e', query, creditEventView) }),
   });
 
   mount(r, {
     id: 'credit_checkouts.create', method: 'post', path: '/credit_checkouts', scope: 'credits.write', ...OWNER_SESSION,
     body: createCheckoutBody, successStatus: 201, response: creditCheckoutOut,
     summary: 'Open a hosted checkout for a pack of 5, 10 or 20 credits; grants nothing until the provider confirms payment.',
-    handler: async ({ caller, body, ctx }) => creditCheckoutView(await createOwnerCheckout({
-      accountId: caller.accountId, livemode: caller.livemode,
-      request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey },
-    }, body.pack)),
+    handler: async ({ scope, body }) => creditCheckoutView(await createCheckout(scope, { pack: body.pack })),
   });
 }

@@ -11,6 +11,7 @@ import type { PaymentLink } from '../../entities';
 import { recordView, sendPayerReceipt } from '../../activities/payment-links/commands';
 import { linkByPayerToken, linkByShortCode, payerSessionInputs } from '../../activities/payment-links/queries';
 import { markSent, startPayerPayment } from '../../activities/payments/commands';
+import { systemScope, type Scope } from '../../activities/scope';
 import { payWithWallet } from '../../activities/payments/pay-with-wallet';
 import { getPayerPayment, paymentChain } from '../../activities/payments/queries';
 import type { AppState } from '../context';
@@ -28,6 +29,11 @@ async function session(link: PaymentLink): Promise<Record<string, unknown>> {
 
 function requestRef(ctx: Koa.ParameterizedContext<AppState>) {
   return { id: ctx.state.requestId, idempotency_key: null };
+}
+
+/** The scope of a payer's request on `link` (the token is the capability: no caller; no Idempotency-Key). */
+function payerScope(link: PaymentLink, ctx: Koa.ParameterizedContext<AppState>): Scope {
+  return systemScope(link.account_id, link.livemode, requestRef(ctx));
 }
 
 /** Router for `/v1/payment_sessions/...` (mounted before authentication; operations declared with `mountPublic`). */
@@ -57,7 +63,7 @@ export function payerRouter(): Router<AppState> {
     response: payerSessionResponse,
     handler: async ({ params, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      return session(await recordView(link.id, requestRef(ctx)));
+      return session(await recordView(payerScope(link, ctx), { id: link.id }));
     },
   });
 
@@ -68,7 +74,7 @@ export function payerRouter(): Router<AppState> {
     response: payerPaymentResponse,
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const { payment, created } = await startPayerPayment(link, body, requestRef(ctx));
+      const { payment, created } = await startPayerPayment(payerScope(link, ctx), { ...body, link });
       ctx.status = created ? 201 : 200;
       return payerPaymentView(payment, paymentChain());
     },
@@ -78,9 +84,9 @@ export function payerRouter(): Router<AppState> {
     id: 'payment_sessions.payments.get', method: 'get', path: '/payment_sessions/:token/payments/:payment_id',
     summary: 'One payment attempt of this payer session.',
     response: payerPaymentResponse,
-    handler: async ({ params }) => {
+    handler: async ({ params, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      return payerPaymentView(await getPayerPayment(link.id, params.payment_id), paymentChain());
+      return payerPaymentView(await getPayerPayment(payerScope(link, ctx), { linkId: link.id, id: params.payment_id }), paymentChain());
     },
   });
 
@@ -91,7 +97,7 @@ export function payerRouter(): Router<AppState> {
     response: payerPaymentResponse.keys({ authoritative: Joi.boolean().valid(false).required() }),
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const p = await markSent(link.id, body.payment_id ?? null, requestRef(ctx));
+      const p = await markSent(payerScope(link, ctx), { linkId: link.id, paymentId: body.payment_id ?? null });
       return { ...payerPaymentView(p, paymentChain()), authoritative: false };
     },
   });
@@ -109,7 +115,7 @@ export function payerRouter(): Router<AppState> {
     response: Joi.object({ object: Joi.string().valid('wallet_payment').required(), payment: payerPaymentResponse.required(), unsigned_transaction: unsignedTransactionResponse.required() }),
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const out = await payWithWallet(link, { fromAddress: body.from_address, payerEmail: body.payer_email, payerType: body.payer_type }, requestRef(ctx));
+      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: body.from_address, payerEmail: body.payer_email, payerType: body.payer_type });
       ctx.status = out.created ? 201 : 200;
       return { object: 'wallet_payment', payment: payerPaymentView(out.payment, paymentChain()), unsigned_transaction: unsignedTransactionView(out.transaction) };
     },
@@ -120,9 +126,9 @@ export function payerRouter(): Router<AppState> {
     summary: 'Email the receipt of a paid link to the payer.',
     body: receiptEmailBody, successStatus: 202, errors: [409],
     response: receiptEmailResponse,
-    handler: async ({ params, body }) => {
+    handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const { emailId } = await sendPayerReceipt(link, body.email);
+      const { emailId } = await sendPayerReceipt(payerScope(link, ctx), { link, email: body.email });
       return { object: 'receipt_email', status: 'sent', email_id: emailId, to: body.email };
     },
   });

@@ -27,7 +27,6 @@ import {
 import { eventResponse } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
 import Joi from '../schemas/joi';
-import { opContext } from './clients';
 
 const READ = 'payment_links.read';
 const WRITE = 'payment_links.write';
@@ -49,10 +48,10 @@ export function register(r: Router<AppState>): void {
     })),
     query: listLinksQuery,
     summary: 'List payment links, newest first, filtered by status_group, q, client_id, settlement_kind; expand=summary adds counts.',
-    handler: async ({ caller, query }) => {
+    handler: async ({ scope, query }) => {
       const q = query as ListQuery;
-      const vctx = await linkViewContext(caller.accountId);
-      const links = listLinks(caller, q);
+      const vctx = await linkViewContext(scope.accountId);
+      const links = listLinks(scope, q);
       const page = await paginate(links.query, 'l', q, (l) => paymentLinkView(l, vctx));
       if (wantsExpand(q.expand, 'summary')) page.summary = await links.summary();
       return page;
@@ -64,13 +63,13 @@ export function register(r: Router<AppState>): void {
     response: paymentLinkResponse, errors: [422],
     body: createLinkBody, successStatus: 201, inlineIdempotency: true,
     summary: 'Create a draft payment link.',
-    handler: async ({ caller, body, ctx, idempotency }) => (await createLink(opContext(caller, ctx), body, idempotency!)).wire,
+    handler: async ({ scope, body, idempotency }) => (await createLink(scope, { ...body, claim: idempotency! })).wire,
   });
 
   mount(r, {
     id: 'payment_links.get', method: 'get', path: '/payment_links/:id', scope: READ, testMode: 'unavailable',
     response: paymentLinkResponse,
-    handler: async ({ caller, params }) => view(await getLink(caller, params.id)),
+    handler: async ({ scope, params }) => view(await getLink(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -78,7 +77,7 @@ export function register(r: Router<AppState>): void {
     response: paymentLinkResponse, errors: [422],
     body: updateLinkBody,
     summary: 'Update a draft, active or viewed payment link.',
-    handler: async ({ caller, params, body, ctx }) => view(await updateLink(opContext(caller, ctx), params.id, body)),
+    handler: async ({ scope, params, body }) => view(await updateLink(scope, { ...body, id: params.id })),
   });
 
   mount(r, {
@@ -86,46 +85,46 @@ export function register(r: Router<AppState>): void {
     response: paymentLinkResponse, errors: [422],
     body: activateLinkBody,
     summary: 'Activate a draft (human attestation required): mints the payer URL and starts the link workflow.',
-    handler: async ({ caller, params, body, ctx }) => view(await activateLink(opContext(caller, ctx), params.id, body.attestation_accepted)),
+    handler: async ({ scope, params, body }) => view(await activateLink(scope, { id: params.id, attestation_accepted: body.attestation_accepted })),
   });
 
   mount(r, {
     id: 'payment_links.cancel', method: 'post', path: '/payment_links/:id/cancel', scope: WRITE, testMode: 'unavailable',
     response: paymentLinkResponse,
-    handler: async ({ caller, params, ctx }) => view(await cancelLink(opContext(caller, ctx), params.id)),
+    handler: async ({ scope, params }) => view(await cancelLink(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payment_links.refund', method: 'post', path: '/payment_links/:id/refund', scope: WRITE, testMode: 'unavailable',
     body: refundLinkBody, response: paymentLinkResponse, errors: [409],
     summary: 'Refund a paid or settled link in full: the money goes back to the payer through the rail it came in on (status refunded, payment_link.refunded).',
-    handler: async ({ caller, params, body, ctx }) => view(await refundLink(opContext(caller, ctx), params.id, body as { reason?: string | null })),
+    handler: async ({ scope, params, body }) => view(await refundLink(scope, { ...(body as { reason?: string | null }), id: params.id })),
   });
 
   mount(r, {
     id: 'payment_links.send_invoice', method: 'post', path: '/payment_links/:id/send_invoice', scope: WRITE, testMode: 'unavailable',
     response: paymentLinkResponse,
     summary: 'Email the payer URL to payer_email (active or viewed links).',
-    handler: async ({ caller, params, ctx }) => view(await sendInvoice(opContext(caller, ctx), params.id)),
+    handler: async ({ scope, params }) => view(await sendInvoice(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.get', method: 'get', path: '/payment_links/:id/reminder_schedule', scope: READ, testMode: 'unavailable',
     response: reminderScheduleResponse,
-    handler: async ({ caller, params }) => reminderScheduleView(await getLink(caller, params.id)),
+    handler: async ({ scope, params }) => reminderScheduleView(await getLink(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.update', method: 'patch', path: '/payment_links/:id/reminder_schedule', scope: WRITE, testMode: 'unavailable',
     response: reminderScheduleResponse, errors: [422],
     body: reminderScheduleBody,
-    handler: async ({ caller, params, body, ctx }) => reminderScheduleView(await updateReminderSchedule(opContext(caller, ctx), params.id, body)),
+    handler: async ({ scope, params, body }) => reminderScheduleView(await updateReminderSchedule(scope, { ...body, id: params.id })),
   });
 
   mount(r, {
     id: 'payment_links.reminder_schedule.disable', method: 'post', path: '/payment_links/:id/reminder_schedule/disable', scope: WRITE, testMode: 'unavailable',
     response: reminderScheduleResponse,
-    handler: async ({ caller, params, ctx }) => reminderScheduleView(await disableReminderSchedule(opContext(caller, ctx), params.id)),
+    handler: async ({ scope, params }) => reminderScheduleView(await disableReminderSchedule(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -133,8 +132,8 @@ export function register(r: Router<AppState>): void {
     response: listEnvelope(eventResponse),
     query: linkEventsQuery,
     summary: 'Events of one payment link (about it or naming it as related), newest first.',
-    handler: async ({ caller, params, query }) => {
-      const link = await getLink(caller, params.id);
+    handler: async ({ caller, scope, params, query }) => {
+      const link = await getLink(scope, { id: params.id });
       return objectEventsPage(caller, link.id, query);
     },
   });
@@ -142,8 +141,8 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payment_links.get_receipt', method: 'get', path: '/payment_links/:id/receipt', scope: READ, testMode: 'unavailable',
     response: linkReceiptResponse, errors: [409],
-    handler: async ({ caller, params }) => {
-      const { link, paid } = await getLinkReceipt(caller, params.id);
+    handler: async ({ scope, params }) => {
+      const { link, paid } = await getLinkReceipt(scope, { id: params.id });
       return linkReceiptView(link, paid);
     },
   });

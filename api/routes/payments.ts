@@ -31,9 +31,9 @@ export function register(r: Router<AppState>): void {
       settlement: Joi.string().valid('wallet').messages({ 'any.only': '`settlement` must be `wallet`' }),
       status: Joi.string().valid(...PAYMENT_STATUS_FILTER_VALUES),
     }),
-    handler: async ({ caller, query }) => {
+    handler: async ({ scope, query }) => {
       const chain = paymentChain();
-      const payments = listPayments(caller, query);
+      const payments = listPayments(scope, query);
       const page = await paginate(payments.query, 'p', query, (p) => paymentView(p, chain));
       if (wantsExpand(query.expand, 'summary')) page.summary = await payments.summary();
       return page;
@@ -43,14 +43,14 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payments.get', method: 'get', path: '/payments/:id', scope: 'payment_links.read', testMode: 'unavailable',
     response: paymentResponse,
-    handler: async ({ caller, params }) => paymentView(await getPayment(caller, params.id), paymentChain()),
+    handler: async ({ scope, params }) => paymentView(await getPayment(scope, { id: params.id }), paymentChain()),
   });
 
   mount(r, {
     id: 'payments.events', method: 'get', path: '/payments/:id/events', scope: 'payment_links.read', testMode: 'full',
     response: listEnvelope(eventResponse),
     query: Joi.object(listQuery),
-    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await getPayment(caller, params.id)).id, query),
+    handler: async ({ caller, scope, params, query }) => objectEventsPage(caller, (await getPayment(scope, { id: params.id })).id, query),
   });
 
   mount(r, {
@@ -58,9 +58,9 @@ export function register(r: Router<AppState>): void {
     response: listEnvelope(paymentResponse),
     roles: ['owner'],
     query: Joi.object(listQuery),
-    handler: async ({ caller, params, query }) => {
+    handler: async ({ scope, params, query }) => {
       const chain = paymentChain();
-      return paginate(await listLinkPayments(caller, params.id), 'p', query, (p) => paymentView(p, chain));
+      return paginate(await listLinkPayments(scope, { id: params.id }), 'p', query, (p) => paymentView(p, chain));
     },
   });
 }

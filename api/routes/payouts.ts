@@ -6,13 +6,11 @@
  * wire names in views/payout.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { cancelPayoutAndSignal, createPayout, fundPayout, markPayoutSent, replacePayout, setBeneficiary } from '../../activities/payouts/commands';
 import {
   attemptListQuery, findPayout, loadFundingInstructions, payoutGate, payoutListQuery, payoutReceipt, walletFundingQuote,
 } from '../../activities/payouts/queries';
-import type { RequestRef } from '../../lib/outbox';
 import type { PayoutStatusGroup } from '../../domain/payouts/statuses';
 import { capabilitiesFor, payoutCapabilities } from '../capabilities';
 import type { AppState } from '../context';
@@ -31,8 +29,6 @@ import { capabilitiesResponse } from '../../views/capabilities';
 const READ = 'payouts.read';
 const WRITE = 'payouts.write';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>): RequestRef => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
-
 /** Registers the payout and capabilities operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
@@ -46,7 +42,7 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.list', method: 'get', path: '/payouts', scope: READ, testMode: 'unavailable',
     query: listPayoutsQuery, response: payoutListResponse,
     summary: 'List payouts, newest first; status_group needs_you, in_progress or done.',
-    handler: async ({ caller, query }) => paginate(payoutListQuery(caller.accountId, caller.livemode, query.status_group as PayoutStatusGroup | undefined), 'p', query, payoutView),
+    handler: async ({ scope, query }) => paginate(payoutListQuery(scope, { statusGroup: query.status_group as PayoutStatusGroup | undefined }), 'p', query, payoutView),
   });
 
   mount(r, {
@@ -54,9 +50,7 @@ export function register(r: Router<AppState>): void {
     // 422 payer_type_mismatch (spec 4.3).
     body: createPayoutBody, successStatus: 201, response: payoutResponse, errors: [422],
     summary: 'Create a draft payout on an executable corridor.',
-    handler: async ({ caller, body, ctx }) => payoutView(await createPayout({
-      accountId: caller.accountId, livemode: caller.livemode, body, gate: await payoutGate(caller.accountId), request: requestRef(ctx),
-    })),
+    handler: async ({ scope, body }) => payoutView(await createPayout(scope, { body, gate: await payoutGate(scope) })),
   });
 
   mount(r, {
@@ -68,24 +62,22 @@ export function register(r: Router<AppState>): void {
 
   mount(r, {
     id: 'payouts.get', method: 'get', path: '/payouts/:id', scope: READ, testMode: 'unavailable', response: payoutResponse,
-    handler: async ({ caller, params }) => payoutView(await findPayout(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => payoutView(await findPayout(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payouts.beneficiary.set', method: 'post', path: '/payouts/:id/beneficiary', scope: WRITE, testMode: 'unavailable',
     body: beneficiaryBody, response: payoutResponse,
     summary: 'Raw bank details for the payout rail (rules and masked shape of the address book), accepted once; read back only masked.',
-    handler: async ({ caller, params, body, ctx }) => {
-      return payoutView(await setBeneficiary({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, request: requestRef(ctx) }));
-    },
+    handler: async ({ scope, params, body }) => payoutView(await setBeneficiary(scope, { id: params.id, body })),
   });
 
   mount(r, {
     id: 'payouts.funding_instructions.get', method: 'get', path: '/payouts/:id/funding_instructions', scope: READ, testMode: 'unavailable',
     // 409 funding_instructions_unavailable before the funding POST created them.
     response: fundingInstructionsResponse, errors: [409],
-    handler: async ({ caller, params }) => {
-      const f = await loadFundingInstructions(caller.accountId, caller.livemode, params.id);
+    handler: async ({ caller, scope, params }) => {
+      const f = await loadFundingInstructions(scope, { id: params.id });
       return fundingInstructionsView(f.payout, f.attempt, f.send, caller.kind);
     },
   });
@@ -94,8 +86,8 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.funding_instructions.create', terms: 'account', method: 'post', path: '/payouts/:id/funding_instructions', scope: WRITE, testMode: 'unavailable',
     callers: ['dashboard_session'], roles: ['owner', 'admin'], body: fundRequestBody, response: fundingInstructionsResponse,
     summary: 'The money boundary: a human confirms funding; the provider transfer is created and the payout awaits funds.',
-    handler: async ({ caller, params, body, ctx }) => {
-      const f = await fundPayout({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, gate: await payoutGate(caller.accountId), request: requestRef(ctx) });
+    handler: async ({ caller, scope, params, body }) => {
+      const f = await fundPayout(scope, { id: params.id, body, gate: await payoutGate(scope) });
       return fundingInstructionsView(f.payout, f.attempt, f.send, caller.kind);
     },
   });
@@ -104,15 +96,15 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.get_wallet_funding_quote', method: 'get', path: '/payouts/:id/wallet_funding_quote', scope: READ, testMode: 'unavailable',
     response: walletFundingQuoteResponse,
     summary: 'What funding this payout from the service wallet would cost and whether the balance covers it.',
-    handler: async ({ caller, params }) => walletFundingQuoteView(await walletFundingQuote(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => walletFundingQuoteView(await walletFundingQuote(scope, { id: params.id })),
   });
 
   mount(r, {
     // 409 receipt_unavailable until settled (never for paid_with_shortfall, spec 2.6).
     id: 'payouts.get_receipt', method: 'get', path: '/payouts/:id/receipt', scope: READ, testMode: 'unavailable', response: receiptResponse, errors: [409],
     summary: 'Receipt of a settled payout: confirmed figures only, estimates labelled.',
-    handler: async ({ caller, params }) => {
-      const r = await payoutReceipt(caller.accountId, caller.livemode, params.id);
+    handler: async ({ scope, params }) => {
+      const r = await payoutReceipt(scope, { id: params.id });
       return receiptView(r.payout, r.attempt, r.providerReference);
     },
   });
@@ -120,39 +112,31 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'payouts.attempts.list', method: 'get', path: '/payouts/:id/attempts', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: listEnvelope(attemptResponse),
-    handler: async ({ caller, params, query }) => paginate(await attemptListQuery(caller.accountId, caller.livemode, params.id), 'a', query, attemptView),
+    handler: async ({ scope, params, query }) => paginate(await attemptListQuery(scope, { id: params.id }), 'a', query, attemptView),
   });
 
   mount(r, {
     id: 'payouts.events.list', method: 'get', path: '/payouts/:id/events', scope: READ, testMode: 'full',
     query: Joi.object(listQuery), response: eventResponseList,
-    handler: async ({ caller, params, query }) => objectEventsPage(caller, (await findPayout(caller.accountId, caller.livemode, params.id)).id, query),
+    handler: async ({ caller, scope, params, query }) => objectEventsPage(caller, (await findPayout(scope, { id: params.id })).id, query),
   });
 
   mount(r, {
     id: 'payouts.cancel', method: 'post', path: '/payouts/:id/cancel', scope: WRITE, testMode: 'unavailable', response: payoutResponse,
     summary: 'Cancel a payout before funds move (idempotent).',
-    handler: async ({ caller, params, ctx }) => {
-      const out = await cancelPayoutAndSignal({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) });
-      return payoutView(out);
-    },
+    handler: async ({ scope, params }) => payoutView(await cancelPayoutAndSignal(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'payouts.mark_sent', method: 'post', path: '/payouts/:id/mark_sent', scope: WRITE, testMode: 'unavailable', response: markSentResponse,
     summary: 'Self-report that funds were sent (authoritative: false); never advances status.',
-    handler: async ({ caller, params, ctx }) => ({
-      ...payoutView(await markPayoutSent({ accountId: caller.accountId, livemode: caller.livemode, id: params.id, request: requestRef(ctx) })),
-      authoritative: false,
-    }),
+    handler: async ({ scope, params }) => ({ ...payoutView(await markPayoutSent(scope, { id: params.id })), authoritative: false }),
   });
 
   mount(r, {
     id: 'payouts.replace', method: 'post', path: '/payouts/:id/replace', scope: WRITE, testMode: 'unavailable',
     body: replacePayoutBody, successStatus: 201, response: payoutResponse,
     summary: 'A new draft replacing a failed, returned, expired or cancelled payout (payout.created_as_replacement).',
-    handler: async ({ caller, params, body, ctx }) => payoutView(await replacePayout({
-      accountId: caller.accountId, livemode: caller.livemode, id: params.id, body, gate: await payoutGate(caller.accountId), request: requestRef(ctx),
-    })),
+    handler: async ({ scope, params, body }) => payoutView(await replacePayout(scope, { id: params.id, body, gate: await payoutGate(scope) })),
   });
 }

@@ -6,7 +6,6 @@
  * mode unavailable. Rules in activities/screenings/*, wire names in views/screening.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { createReport, createScreening } from '../../activities/screenings/commands';
 import { getReport, getScreening, reportListQuery, screeningListQuery } from '../../activities/screenings/queries';
@@ -27,7 +26,6 @@ import { CHAIN_IDS, CHAIN_PATTERN, chainParam, documentedAlso, documentedAs, exa
 /** A network by name or alias (any case) or by EVM chain id (a JSON integer). */
 const chainIdOrName = Joi.alternatives(chainParam, documentedAs(Joi.number().integer(), { type: 'integer', enum: [...CHAIN_IDS] }));
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const READ = 'screenings.read';
 const WRITE = 'screenings.write';
 
@@ -38,43 +36,41 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({ address: Joi.string().min(1).max(200).required(), chain: chainIdOrName.required() }),
     response: screeningResponse,
     summary: 'Screen an address on a network (free, unmetered): a risk signal, never a block. 409 network_not_supported for another network or an address impossible on it (nothing stored).',
-    handler: async ({ caller, body, ctx }) => screeningView(await createScreening({
-      accountId: caller.accountId, livemode: caller.livemode, chain: body.chain, address: body.address, request: requestRef(ctx),
-    })),
+    handler: async ({ scope, body }) => screeningView(await createScreening(scope, { chain: body.chain, address: body.address })),
   });
 
   mount(r, {
     id: 'screenings.list', method: 'get', path: '/screenings', scope: READ, testMode: 'unavailable',
     query: Joi.object({ ...listQuery, chain: chainParam }), response: listEnvelope(screeningResponse),
     summary: 'The account\'s screenings, newest first, optionally on one network.',
-    handler: async ({ caller, query }) => {
+    handler: async ({ scope, query }) => {
       const chain = query.chain === undefined ? undefined : resolveChain(query.chain);
       if (chain === null) throw invalidRequest('parameter_invalid', '`chain` names no network (a name, alias or chain id).', 'chain');
-      return paginate(screeningListQuery(caller.accountId, caller.livemode, chain), 's', query, screeningView);
+      return paginate(screeningListQuery(scope, { chain }), 's', query, screeningView);
     },
   });
 
   mount(r, {
     id: 'screenings.get', method: 'get', path: '/screenings/:id', scope: READ, testMode: 'unavailable', response: screeningResponse,
-    handler: async ({ caller, params }) => screeningView(await getScreening(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => screeningView(await getScreening(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'screenings.reports.create', method: 'post', path: '/screenings/:id/reports', scope: WRITE, testMode: 'unavailable', successStatus: 201,
     response: screeningReportResponse, errors: [402],
     summary: 'A report on this screening: one credit of the owner\'s balance, free (cached: true) when an equivalent report for the address exists within 30 days; 402 quota_exhausted with no credit left.',
-    handler: async ({ caller, params, ctx }) => screeningReportView(await createReport({ accountId: caller.accountId, livemode: caller.livemode, screeningId: params.id, request: requestRef(ctx) })),
+    handler: async ({ scope, params }) => screeningReportView(await createReport(scope, { screeningId: params.id })),
   });
 
   mount(r, {
     id: 'screenings.reports.list', method: 'get', path: '/screenings/:id/reports', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: listEnvelope(screeningReportResponse),
-    handler: async ({ caller, params, query }) => paginate(await reportListQuery(caller.accountId, caller.livemode, params.id), 'r', query, screeningReportView),
+    handler: async ({ scope, params, query }) => paginate(await reportListQuery(scope, { screeningId: params.id }), 'r', query, screeningReportView),
   });
 
   mount(r, {
     id: 'screenings.reports.get', method: 'get', path: '/screenings/:id/reports/:report_id', scope: READ, testMode: 'unavailable', response: screeningReportResponse,
-    handler: async ({ caller, params }) => screeningReportView(await getReport(caller.accountId, caller.livemode, params.id, params.report_id)),
+    handler: async ({ scope, params }) => screeningReportView(await getReport(scope, { screeningId: params.id, reportId: params.report_id })),
   });
 
   mount(r, {
@@ -82,8 +78,8 @@ export function register(r: Router<AppState>): void {
     response: Joi.string().description('application/pdf (binary): the report\'s figures, the sources checked, the provider version and the SHA-256 of its data'),
     responseContentType: 'application/pdf',
     summary: 'The report\'s evidence as a PDF document.',
-    handler: async ({ caller, params, ctx }) => {
-      const report = await getReport(caller.accountId, caller.livemode, params.id, params.report_id);
+    handler: async ({ scope, params, ctx }) => {
+      const report = await getReport(scope, { screeningId: params.id, reportId: params.report_id });
       const pdf = await renderEvidencePdf(report);
       ctx.type = 'application/pdf';
       ctx.set('Content-Disposition', `attachment; filename="${report.id}.pdf"`);
@@ -104,7 +100,7 @@ export function register(r: Router<AppState>): void {
     }).example({ chain: 'base', address: '0x52908400098527886e0f7030069857d2e4169ee7', depth: 2, direction: 'both' }), exactlyOneOf('address', 'tx_hash')),
     response: traceResponse, errors: [409],
     summary: 'Follow funds from an address or a transaction (exactly one), `depth` hops (1 to 5) in `direction`; at most 200 transfers (`truncated`).',
-    handler: async ({ body }) => traceView(await trace({ chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
+    handler: async ({ scope, body }) => traceView(await trace(scope, { chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
   });
 
   mount(r, {
@@ -115,6 +111,6 @@ export function register(r: Router<AppState>): void {
       hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', examples: ['0x8b1f3c2a9d4e5f60718293a4b5c6d7e8f9011223344556677889900aabbccdde'] },
     },
     summary: 'An on-chain transaction by hash (use this, not screening, for hashes): confirmed with its confirmations, or pending.',
-    handler: async ({ params }) => chainTransactionView(await lookupTransaction(params.chain, params.hash)),
+    handler: async ({ scope, params }) => chainTransactionView(await lookupTransaction(scope, { chain: params.chain, hash: params.hash })),
   });
 }

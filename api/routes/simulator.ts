@@ -54,6 +54,7 @@ import { recordBankCredit, recordBankReturn } from '../../activities/payments/ba
 import { notifyPayrollItemRailUpdate } from '../../activities/payroll/signals';
 import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
+import { signWalletSend } from '../../activities/payouts/wallet-sends';
 import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
@@ -68,7 +69,7 @@ import { notifySendIntentBridgeUpdate, notifyDepositIntentTransfer, notifyDeposi
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
 import { systemScope } from '../../activities/scope';
-import { signTransaction, signWalletSend, SignRefused, type SignRequest } from '../../providers/wallet-sends';
+import { signTransaction, SignRefused, type SignRequest } from '../../providers/wallet-sends';
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {

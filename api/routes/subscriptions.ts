@@ -5,7 +5,6 @@
  * creates. Rules in activities/subscriptions/.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { cancelSubscription, createSubscription, pauseSubscription, resumeSubscription } from '../../activities/subscriptions/commands';
 import { findInvoice, findSubscription, invoiceListQuery, paymentsOf, subscriptionListQuery } from '../../activities/subscriptions/queries';
@@ -22,27 +21,24 @@ import { createSubscriptionBody, listSubscriptionsQuery } from '../schemas/subsc
 
 const READ: Pick<OperationDef, 'scope' | 'testMode'> = { scope: 'payment_links.read', testMode: 'unavailable' };
 const WRITE: Pick<OperationDef, 'scope' | 'testMode'> = { scope: 'payment_links.write', testMode: 'unavailable' };
-const ctxOf = (caller: { accountId: string; livemode: boolean }, ctx: Koa.ParameterizedContext<AppState>) => ({
-  accountId: caller.accountId, livemode: caller.livemode, request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey },
-});
 
 /** Registers the subscription operations on `r`. */
 export function register(r: Router<AppState>): void {
   mount(r, {
     ...READ, id: 'subscriptions.list', method: 'get', path: '/subscriptions', query: listSubscriptionsQuery, response: listEnvelope(subscriptionResponse),
     summary: 'The account\'s subscriptions, newest first (filters `status`, `client_id`).',
-    handler: async ({ caller, query }) => paginate(subscriptionListQuery(caller, { status: query.status as SubscriptionStatus | undefined, client_id: query.client_id }), 's', query, (s) => subscriptionWire(s)),
+    handler: async ({ scope, query }) => paginate(subscriptionListQuery(scope, { status: query.status as SubscriptionStatus | undefined, client_id: query.client_id }), 's', query, (s) => subscriptionWire(s)),
   });
 
   mount(r, {
     ...WRITE, id: 'subscriptions.create', method: 'post', path: '/subscriptions', successStatus: 201, body: createSubscriptionBody, response: subscriptionResponse,
     summary: 'Bill a client a fixed USDC amount every interval, settled to an address-book wallet on the service chain; the first invoice is issued at the anchor.',
-    handler: async ({ caller, body, ctx }) => subscriptionWire(await createSubscription(ctxOf(caller, ctx), body)),
+    handler: async ({ scope, body }) => subscriptionWire(await createSubscription(scope, body)),
   });
 
   mount(r, {
     ...READ, id: 'subscriptions.get', method: 'get', path: '/subscriptions/:id', response: subscriptionResponse,
-    handler: async ({ caller, params }) => subscriptionWire(await findSubscription(caller, params.id)),
+    handler: async ({ scope, params }) => subscriptionWire(await findSubscription(scope, { id: params.id })),
   });
 
   for (const [verb, fn, summary] of [
@@ -52,24 +48,24 @@ export function register(r: Router<AppState>): void {
   ] as const) {
     mount(r, {
       ...WRITE, id: `subscriptions.${verb}`, method: 'post', path: `/subscriptions/:id/${verb}`, response: subscriptionResponse, summary,
-      handler: async ({ caller, params, ctx }) => subscriptionWire(await fn(ctxOf(caller, ctx), params.id)),
+      handler: async ({ scope, params }) => subscriptionWire(await fn(scope, { id: params.id })),
     });
   }
 
   mount(r, {
     ...READ, id: 'subscriptions.invoices.list', method: 'get', path: '/subscriptions/:id/invoices', query: Joi.object(listQuery), response: listEnvelope(invoiceResponse),
     summary: 'The subscription\'s invoices, newest first, each with its pay-in\'s status and deposit instructions while payable.',
-    handler: async ({ caller, params, query }) => {
-      const page = await paginate(await invoiceListQuery(caller, params.id), 'i', query, (i) => i);
-      const payments = await paymentsOf(page.data);
+    handler: async ({ scope, params, query }) => {
+      const page = await paginate(await invoiceListQuery(scope, { id: params.id }), 'i', query, (i) => i);
+      const payments = await paymentsOf(scope, { invoices: page.data });
       return { ...page, data: page.data.map((i) => invoiceView(i, payments.get(i.payment_id) ?? null, chainAdapter())) };
     },
   });
 
   mount(r, {
     ...READ, id: 'subscriptions.invoices.get', method: 'get', path: '/subscriptions/:id/invoices/:invoice_id', response: invoiceResponse,
-    handler: async ({ caller, params }) => {
-      const { invoice, payment } = await findInvoice(caller, params.id, params.invoice_id);
+    handler: async ({ scope, params }) => {
+      const { invoice, payment } = await findInvoice(scope, { id: params.id, invoiceId: params.invoice_id });
       return invoiceView(invoice, payment, chainAdapter());
     },
   });

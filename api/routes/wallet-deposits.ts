@@ -6,7 +6,6 @@
  * views/wallet-deposits.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { createDepositIntent, createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
 import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent, getConversion, walletConversionPairs } from '../../activities/wallet/queries';
@@ -21,7 +20,6 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { documentedAlso, documentedAs, evmAddressDocument, listQuery, moneyPositive, moneyPositiveIn } from '../schemas/common';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const all = <T>(data: T[]) => ({ object: 'list' as const, data, has_more: false, next_cursor: null });
 const sourceChain = Joi.string().max(40).required();
 const asset = Joi.string().min(1).max(20).required();
@@ -78,21 +76,21 @@ export function register(r: Router<AppState>): void {
     }),
     response: depositIntentResponse,
     summary: 'Open a deposit into the wallet from another chain: a bridge deposit address on the source chain; the intent follows the transfer until USDC lands in the wallet.',
-    handler: async ({ caller, body, ctx }) => depositIntentView(await createDepositIntent({ accountId: caller.accountId, livemode: caller.livemode, body, request: requestRef(ctx) })),
+    handler: async ({ scope, body }) => depositIntentView(await createDepositIntent(scope, body)),
   });
 
   mount(r, {
     id: 'wallet.deposit_intents.list', method: 'get', path: '/wallet/deposit_intents', scope: 'wallet.read', testMode: 'unavailable',
     callers: ['dashboard_session'], query: Joi.object(listQuery), response: depositIntentListResponse,
     summary: 'The account\'s deposit intents, newest first.',
-    handler: async ({ caller, query }) => paginate(depositIntentListQuery(caller.accountId, caller.livemode), 'd', query, depositIntentView),
+    handler: async ({ scope, query }) => paginate(depositIntentListQuery(scope), 'd', query, depositIntentView),
   });
 
   mount(r, {
     id: 'wallet.deposit_intents.get', method: 'get', path: '/wallet/deposit_intents/:id', scope: 'wallet.read', testMode: 'unavailable',
     callers: ['dashboard_session'], response: depositIntentResponse,
     summary: 'One deposit intent.',
-    handler: async ({ caller, params }) => depositIntentView(await getDepositIntent(caller.accountId, params.id)),
+    handler: async ({ scope, params }) => depositIntentView(await getDepositIntent(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -102,14 +100,14 @@ export function register(r: Router<AppState>): void {
     body: documentedAlso(Joi.object({ from_asset: asset, to_asset: asset, amount: moneyPositive.required() }), conversionPairRules()),
     response: conversionResponse,
     summary: 'Build a conversion between a pair of conversion_pairs: `built`, with the unsigned transaction the holder signs with the passkey.',
-    handler: async ({ caller, body, ctx }) => conversionView(await createConversion({ accountId: caller.accountId, livemode: caller.livemode, body, request: requestRef(ctx) })),
+    handler: async ({ scope, body }) => conversionView(await createConversion(scope, body)),
   });
 
   mount(r, {
     id: 'wallet.conversions.get', method: 'get', path: '/wallet/conversions/:id', scope: 'wallet.read', testMode: 'unavailable',
     callers: ['dashboard_session'], response: conversionResponse,
     summary: 'One conversion.',
-    handler: async ({ caller, params }) => conversionView(await getConversion(caller.accountId, params.id)),
+    handler: async ({ scope, params }) => conversionView(await getConversion(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -119,6 +117,6 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({ tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).required() }),
     response: conversionResponse,
     summary: 'Record the hash of the conversion transaction the holder signed: `submitted`; the conversion then settles once the chain shows it.',
-    handler: async ({ caller, params, body, ctx }) => conversionView(await submitConversionSourceTx({ accountId: caller.accountId, id: params.id, txHash: body.tx_hash, request: requestRef(ctx) })),
+    handler: async ({ scope, params, body }) => conversionView(await submitConversionSourceTx(scope, { id: params.id, txHash: body.tx_hash })),
   });
 }

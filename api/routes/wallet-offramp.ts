@@ -7,7 +7,6 @@
  * test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
 import { externalAccountListQuery, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/wallet/queries';
@@ -25,7 +24,6 @@ import { mount, type OperationDef } from '../operation';
 import { bankDetailsBody } from '../schemas/beneficiary';
 import { documentedAlso, documentedAs, idOf, listQuery, moneyPositive } from '../schemas/common';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers'> = {
   testMode: 'unavailable', switch: 'api_v1.offramp', flag: 'wallet.offramp', callers: ['dashboard_session'],
 };
@@ -68,43 +66,41 @@ export function register(r: Router<AppState>): void {
     ...WRITE, id: 'wallet.external_accounts.create', method: 'post', path: '/wallet/external_accounts', successStatus: 201,
     body: bankDetailsBody('required'), response: externalAccountResponse,
     summary: 'Add a bank account an off-ramp can pay: raw details cross once and are read back masked.',
-    handler: async ({ caller, body }) => externalAccountView(await createExternalAccount({ accountId: caller.accountId, livemode: caller.livemode, input: body as BeneficiaryInput })),
+    handler: async ({ scope, body }) => externalAccountView(await createExternalAccount(scope, body as BeneficiaryInput)),
   });
 
   mount(r, {
     ...GATE, id: 'wallet.external_accounts.list', method: 'get', path: '/wallet/external_accounts', scope: 'wallet.read',
     query: Joi.object(listQuery), response: listEnvelope(externalAccountResponse),
     summary: 'The holder\'s external bank accounts (masked), newest first.',
-    handler: async ({ caller, query }) => paginate(externalAccountListQuery(caller.accountId, caller.livemode), 'b', query, externalAccountView),
+    handler: async ({ scope, query }) => paginate(externalAccountListQuery(scope), 'b', query, externalAccountView),
   });
 
   mount(r, {
     ...WRITE, id: 'wallet.offramp_intents.create', terms: 'personal', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
     body: documentedAlso(Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), railPaysCurrency), response: offrampIntentResponse,
     summary: 'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
-    handler: async ({ caller, body, ctx }) => intentView(await createOfframpIntent({
-      accountId: caller.accountId, livemode: caller.livemode, externalAccountId: body.external_account_id, terms: termsOf(body),
-    }, requestRef(ctx))),
+    handler: async ({ scope, body }) => intentView(await createOfframpIntent(scope, { externalAccountId: body.external_account_id, terms: termsOf(body) })),
   });
 
   mount(r, {
     ...GATE, id: 'wallet.offramp_intents.list', method: 'get', path: '/wallet/offramp_intents', scope: 'wallet.read',
     query: Joi.object({ ...listQuery, status: Joi.string().valid(...OFFRAMP_STATUSES) }), response: listEnvelope(offrampIntentResponse),
     summary: 'The holder\'s off-ramp intents, newest first, optionally one status.',
-    handler: async ({ caller, query }) => paginate(offrampIntentListQuery(caller.accountId, caller.livemode, query.status), 'o', query, intentView),
+    handler: async ({ scope, query }) => paginate(offrampIntentListQuery(scope, { status: query.status }), 'o', query, intentView),
   });
 
   mount(r, {
     ...GATE, id: 'wallet.offramp_intents.get', method: 'get', path: '/wallet/offramp_intents/:id', scope: 'wallet.read',
     response: offrampIntentResponse,
     summary: 'One off-ramp intent; poll until payment_processed, refunded, refund_failed, canceled or failed (settled_amount is set only once payment_processed).',
-    handler: async ({ caller, params }) => intentView(await getOfframpIntent(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => intentView(await getOfframpIntent(scope, { id: params.id })),
   });
 
   mount(r, {
     ...WRITE, id: 'wallet.offramp_intents.cancel', method: 'post', path: '/wallet/offramp_intents/:id/cancel',
     response: offrampIntentResponse,
     summary: 'Cancel while awaiting funds; refused (409 cancel_unavailable) once the transit deposit is signed and broadcast.',
-    handler: async ({ caller, params, ctx }) => intentView(await cancelOfframpIntent(caller.accountId, caller.livemode, params.id, requestRef(ctx))),
+    handler: async ({ scope, params }) => intentView(await cancelOfframpIntent(scope, { id: params.id })),
   });
 }

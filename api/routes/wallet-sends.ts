@@ -5,7 +5,6 @@
  * activities/wallet/commands.ts, queries.ts and domain/wallet-sends.ts, wire names in views/wallet-sends.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/commands';
 import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/wallet/queries';
@@ -18,8 +17,6 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { documentedAs, evmAddressDocument, listQuery, moneyPositive } from '../schemas/common';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
-
 /** A transaction hash: 0x and 64 hex digits. */
 export const txHashParam = Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).messages({ 'string.pattern.base': 'must be a transaction hash: 0x and 64 hex digits' });
 
@@ -29,8 +26,8 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.send_routes.list', method: 'get', path: '/wallet/send_routes', scope: 'wallet.read', testMode: 'unavailable',
     response: listEnvelope(sendRouteResponse),
     summary: 'Where the wallet can send: its own chain directly, other networks through the bridge (with the bridge fee and the smallest send).',
-    handler: async ({ caller }) => {
-      const routes = await pricedSendRoutes(caller.accountId);
+    handler: async ({ scope }) => {
+      const routes = await pricedSendRoutes(scope);
       return { object: 'list', data: routes.map(sendRouteView), has_more: false, next_cursor: null };
     },
   });
@@ -46,10 +43,9 @@ export function register(r: Router<AppState>): void {
     }),
     response: sendIntentResponse,
     summary: 'Build a send from the wallet: returns the unsigned transaction for the holder to sign (400 balance_insufficient, amount_invalid below the route minimum, network_not_supported).',
-    handler: async ({ caller, body, ctx }) => sendIntentView(await createSendIntent({
-      accountId: caller.accountId, livemode: caller.livemode, destinationChain: body.destination_chain, destinationAddress: body.destination_address,
-      amount: body.amount, note: body.note ?? null,
-    }, requestRef(ctx))),
+    handler: async ({ scope, body }) => sendIntentView(await createSendIntent(scope, {
+      destinationChain: body.destination_chain, destinationAddress: body.destination_address, amount: body.amount, note: body.note ?? null,
+    })),
   });
 
   mount(r, {
@@ -58,14 +54,14 @@ export function register(r: Router<AppState>): void {
     query: Joi.object({ ...listQuery, status: Joi.string().valid(...SEND_INTENT_STATUSES) }),
     response: listEnvelope(sendIntentResponse),
     summary: 'The account\'s send intents, newest first, optionally one status.',
-    handler: async ({ caller, query }) => paginate(sendIntentListQuery(caller.accountId, query.status), 's', query, sendIntentView),
+    handler: async ({ scope, query }) => paginate(sendIntentListQuery(scope, { status: query.status }), 's', query, sendIntentView),
   });
 
   mount(r, {
     id: 'wallet.send_intents.get', method: 'get', path: '/wallet/send_intents/:id', scope: 'wallet.read', testMode: 'unavailable',
     callers: ['dashboard_session'], response: sendIntentResponse,
     summary: 'One send intent; poll until settled, failed or expired.',
-    handler: async ({ caller, params }) => sendIntentView(await getSendIntent(caller.accountId, params.id)),
+    handler: async ({ scope, params }) => sendIntentView(await getSendIntent(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -73,6 +69,6 @@ export function register(r: Router<AppState>): void {
     callers: ['dashboard_session'], roles: ['owner', 'admin'],
     body: Joi.object({ tx_hash: txHashParam.required() }), response: sendIntentResponse,
     summary: 'Record the hash of the transaction the holder signed; the intent then follows it on chain (409 source_tx_already_recorded, send_intent_expired, source_tx_in_use).',
-    handler: async ({ caller, params, body }) => sendIntentView(await recordSendSourceTx(caller.accountId, params.id, body.tx_hash)),
+    handler: async ({ scope, params, body }) => sendIntentView(await recordSendSourceTx(scope, { id: params.id, txHash: body.tx_hash })),
   });
 }

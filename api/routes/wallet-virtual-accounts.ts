@@ -6,7 +6,6 @@
  * Dashboard session only; test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import Joi from '../schemas/joi';
 import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
 import { getVirtualAccount, virtualAccountHistoryQuery, virtualAccountListQuery } from '../../activities/wallet/queries';
@@ -18,7 +17,6 @@ import type { AppState } from '../context';
 import { mount, type OperationDef } from '../operation';
 import { listQuery } from '../schemas/common';
 
-const requestRef = (ctx: Koa.ParameterizedContext<AppState>) => ({ id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey });
 const GATE: Pick<OperationDef, 'testMode' | 'switch' | 'flag' | 'callers'> = {
   testMode: 'unavailable', switch: 'api_v1.virtual_accounts', flag: 'wallet.virtual_accounts', callers: ['dashboard_session'],
 };
@@ -31,9 +29,7 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({ currency: Joi.string().valid(...VIRTUAL_ACCOUNT_CURRENCIES).required() }),
     response: virtualAccountResponse,
     summary: 'Open the wallet-funding bank account of a currency; its credits arrive in the wallet as USDC (409 collection_account_uses_currency, virtual_account_already_exists).',
-    handler: async ({ caller, body, ctx }) => virtualAccountView(await createVirtualAccount({
-      accountId: caller.accountId, livemode: caller.livemode, currency: body.currency
-    }, requestRef(ctx))),
+    handler: async ({ scope, body }) => virtualAccountView(await createVirtualAccount(scope, { currency: body.currency })),
   });
 
   mount(r, {
@@ -41,13 +37,13 @@ export function register(r: Router<AppState>): void {
     query: Joi.object({ ...listQuery, purpose: Joi.string().valid(...VIRTUAL_ACCOUNT_PURPOSES) }),
     response: listEnvelope(virtualAccountResponse),
     summary: 'The account\'s virtual accounts, newest first; `purpose=wallet_funding` for wallet screens, without it also collection and legacy_wallet rows.',
-    handler: async ({ caller, query }) => paginate(virtualAccountListQuery(caller.accountId, caller.livemode, query.purpose), 'v', query, virtualAccountView),
+    handler: async ({ scope, query }) => paginate(virtualAccountListQuery(scope, { purpose: query.purpose }), 'v', query, virtualAccountView),
   });
 
   mount(r, {
     ...GATE, id: 'wallet.virtual_accounts.get', method: 'get', path: '/wallet/virtual_accounts/:id', scope: 'wallet.read',
     response: virtualAccountResponse,
-    handler: async ({ caller, params }) => virtualAccountView(await getVirtualAccount(caller.accountId, caller.livemode, params.id)),
+    handler: async ({ scope, params }) => virtualAccountView(await getVirtualAccount(scope, { id: params.id })),
   });
 
   for (const [action, to] of [['deactivate', 'inactive'], ['reactivate', 'active']] as const) {
@@ -57,7 +53,7 @@ export function register(r: Router<AppState>): void {
       summary: action === 'deactivate'
         ? 'Stop funding the wallet from this account: later credits are returned to their senders (409 virtual_account_state_changed when inactive).'
         : 'Fund the wallet from this account again (409 virtual_account_state_changed when active).',
-      handler: async ({ caller, params, ctx }) => virtualAccountView(await setVirtualAccountStatus(caller.accountId, caller.livemode, params.id, to, requestRef(ctx))),
+      handler: async ({ scope, params }) => virtualAccountView(await setVirtualAccountStatus(scope, { id: params.id, to })),
     });
   }
 
@@ -65,6 +61,6 @@ export function register(r: Router<AppState>): void {
     ...GATE, id: 'wallet.virtual_accounts.history', method: 'get', path: '/wallet/virtual_accounts/:id/history', scope: 'wallet.read',
     query: Joi.object(listQuery), response: listEnvelope(virtualAccountCreditResponse),
     summary: 'The bank credits of this account, newest first: converted to USDC into the wallet, or returned.',
-    handler: async ({ caller, params, query }) => paginate(await virtualAccountHistoryQuery(caller.accountId, caller.livemode, params.id), 'c', query, virtualAccountCreditView),
+    handler: async ({ scope, params, query }) => paginate(await virtualAccountHistoryQuery(scope, { id: params.id }), 'c', query, virtualAccountCreditView),
   });
 }

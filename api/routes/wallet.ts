@@ -19,13 +19,13 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.wallets.list', method: 'get', path: '/wallet/wallets', scope: 'wallet.read', testMode: 'unavailable',
     response: listEnvelope(walletResponse),
     query: Joi.object(listQuery),
-    handler: async ({ caller, query }) => paginate(walletListQuery(caller.accountId), 'w', query, walletView),
+    handler: async ({ scope, query }) => paginate(walletListQuery(scope), 'w', query, walletView),
   });
 
   mount(r, {
     id: 'wallet.wallets.get', method: 'get', path: '/wallet/wallets/:id', scope: 'wallet.read', testMode: 'unavailable',
     response: walletResponse,
-    handler: async ({ caller, params }) => walletView(await getWallet(caller.accountId, params.id)),
+    handler: async ({ scope, params }) => walletView(await getWallet(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -37,14 +37,14 @@ export function register(r: Router<AppState>): void {
       credential_id: Joi.string().min(1).max(512).required(),
       label: Joi.string().max(100).allow(null),
     }),
-    handler: async ({ caller, body }) => walletView(await createWallet({ accountId: caller.accountId, address: body.address, credentialId: body.credential_id, label: body.label ?? null })),
+    handler: async ({ scope, body }) => walletView(await createWallet(scope, { address: body.address, credentialId: body.credential_id, label: body.label ?? null })),
   });
 
   mount(r, {
     id: 'wallet.balances.get', method: 'get', path: '/wallet/balances', scope: 'wallet.read', testMode: 'unavailable',
     response: balancesResponse,
-    handler: async ({ caller }) => {
-      const b = await walletBalance(caller.accountId);
+    handler: async ({ scope }) => {
+      const b = await walletBalance(scope);
       return balancesView(b.wallet, b.chainId, [{ asset: b.asset, minor: b.minor, decimals: b.decimals }]);
     },
   });
@@ -53,8 +53,8 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.transactions.list', method: 'get', path: '/wallet/transactions', scope: 'wallet.read', testMode: 'unavailable',
     query: Joi.object(listQuery), response: listEnvelope(walletTransactionResponse),
     summary: 'The active wallet\'s stablecoin transfers in and out, newest first, with confirmations; 503 when the chain cannot be read.',
-    handler: async ({ caller, query }) => {
-      const page = await walletTransactions(caller.accountId, query);
+    handler: async ({ scope, query }) => {
+      const page = await walletTransactions(scope, query);
       return { object: 'list', data: page.data.map(walletTransactionView), has_more: page.has_more, next_cursor: page.next_cursor };
     },
   });
@@ -63,6 +63,6 @@ export function register(r: Router<AppState>): void {
     id: 'wallet.transactions.get', method: 'get', path: '/wallet/transactions/:hash', scope: 'wallet.read', testMode: 'unavailable',
     response: walletTransactionResponse,
     summary: 'One transfer of the active wallet by transaction hash; 404 when it is not the wallet\'s.',
-    handler: async ({ caller, params }) => walletTransactionView(await walletTransaction(caller.accountId, params.hash)),
+    handler: async ({ scope, params }) => walletTransactionView(await walletTransaction(scope, { hash: params.hash })),
   });
 }

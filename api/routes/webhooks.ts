@@ -38,8 +38,8 @@ export function register(r: Router<AppState>): void {
     id: 'webhook_endpoints.create', method: 'post', path: '/webhook_endpoints', scope: 'developers.write', testMode: 'full',
     switch: SWITCH, roles: [...OWNER_ONLY], successStatus: 201, response: webhookEndpointWithSecretOut, summary: 'Create a webhook endpoint; the signing secret is returned once.',
     body: createWebhookEndpointBody,
-    handler: async ({ caller, body, ctx }) => {
-      const { endpoint, secret } = await createEndpoint(caller, body);
+    handler: async ({ scope, body, ctx }) => {
+      const { endpoint, secret } = await createEndpoint(scope, body);
       ctx.state.redact.push('secret');
       return webhookEndpointView(endpoint, { secret });
     },
@@ -49,13 +49,13 @@ export function register(r: Router<AppState>): void {
     id: 'webhook_endpoints.list', method: 'get', path: '/webhook_endpoints', scope: 'developers.read', testMode: 'full', switch: SWITCH,
     response: webhookEndpointListOut, summary: 'List webhook endpoints, newest first.',
     query: listWebhookEndpointsQuery,
-    handler: async ({ caller, query }) => paginate(endpointsQuery(caller, query), 'w', query, (w) => webhookEndpointView(w)),
+    handler: async ({ scope, query }) => paginate(endpointsQuery(scope, query), 'w', query, (w) => webhookEndpointView(w)),
   });
 
   mount(r, {
     id: 'webhook_endpoints.get', method: 'get', path: '/webhook_endpoints/:id', scope: 'developers.read', testMode: 'full', switch: SWITCH,
     response: webhookEndpointOut, summary: 'Retrieve a webhook endpoint (never its secret).',
-    handler: async ({ caller, params }) => webhookEndpointView(await getEndpoint(caller, params.id)),
+    handler: async ({ scope, params }) => webhookEndpointView(await getEndpoint(scope, { id: params.id })),
   });
 
   mount(r, {
@@ -63,8 +63,8 @@ export function register(r: Router<AppState>): void {
     switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointUpdatedOut,
     summary: 'Update url, event_types, description or enabled. Re-enabling with `replay_missed: true` queues, once, a delivery of every event the endpoint missed since `disabled_at` (`missed_events_replayed`).',
     body: updateWebhookEndpointBody,
-    handler: async ({ caller, params, body }) => {
-      const { endpoint, replayed } = await updateEndpoint(caller, params.id, body);
+    handler: async ({ scope, params, body }) => {
+      const { endpoint, replayed } = await updateEndpoint(scope, { ...body, id: params.id });
       return webhookEndpointUpdatedView(endpoint, replayed ? { since: replayed.since, count: replayed.deliveries.length } : null);
     },
   });
@@ -72,15 +72,15 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_endpoints.delete', method: 'delete', path: '/webhook_endpoints/:id', scope: 'developers.write', testMode: 'full',
     switch: SWITCH, roles: [...OWNER_ONLY], response: webhookEndpointDeletedOut, summary: 'Delete a webhook endpoint (queued deliveries are cancelled).',
-    handler: async ({ caller, params }) => webhookEndpointView(await deleteEndpoint(caller, params.id), { deleted: true }),
+    handler: async ({ scope, params }) => webhookEndpointView(await deleteEndpoint(scope, { id: params.id }), { deleted: true }),
   });
 
   mount(r, {
     id: 'webhook_endpoints.rotate_secret', method: 'post', path: '/webhook_endpoints/:id/rotate_secret', scope: 'developers.write',
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
     response: webhookEndpointWithSecretOut, summary: 'Rotate the signing secret; the old one keeps signing for 24 hours. The new secret is returned once.',
-    handler: async ({ caller, params, ctx }) => {
-      const { endpoint, secret } = await rotateEndpointSecret(caller, params.id);
+    handler: async ({ scope, params, ctx }) => {
+      const { endpoint, secret } = await rotateEndpointSecret(scope, { id: params.id });
       ctx.state.redact.push('secret');
       return webhookEndpointView(endpoint, { secret });
     },
@@ -90,22 +90,21 @@ export function register(r: Router<AppState>): void {
     id: 'webhook_endpoints.send_test_event', method: 'post', path: '/webhook_endpoints/:id/send_test_event', scope: 'developers.write',
     testMode: 'full', switch: SWITCH, roles: [...OWNER_ONLY],
     response: webhookDeliveryOut, summary: 'Deliver a `test.ping` event to this endpoint only; returns the delivery.',
-    handler: async ({ caller, params, ctx }) =>
-      webhookDeliveryView(await sendTestEvent(caller, params.id, { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey })),
+    handler: async ({ scope, params }) => webhookDeliveryView(await sendTestEvent(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'webhook_deliveries.list', method: 'get', path: '/webhook_deliveries', scope: 'developers.read', testMode: 'full',
     response: webhookDeliveryListOut, summary: 'List webhook deliveries, newest first (filters endpoint_id, event_id, status).',
     query: listWebhookDeliveriesQuery,
-    handler: async ({ caller, query }) => paginate(deliveriesQuery(caller, query), 'd', query, (d) => webhookDeliveryView(d)),
+    handler: async ({ scope, query }) => paginate(deliveriesQuery(scope, query), 'd', query, (d) => webhookDeliveryView(d)),
   });
 
   mount(r, {
     id: 'webhook_deliveries.get', method: 'get', path: '/webhook_deliveries/:id', scope: 'developers.read', testMode: 'full',
     response: webhookDeliveryWithAttemptsOut, summary: 'Retrieve a webhook delivery with its attempts.',
-    handler: async ({ caller, params }) => {
-      const { delivery, attempts } = await getDeliveryWithAttempts(caller, params.id);
+    handler: async ({ scope, params }) => {
+      const { delivery, attempts } = await getDeliveryWithAttempts(scope, { id: params.id });
       return webhookDeliveryView(delivery, attempts);
     },
   });
@@ -113,6 +112,6 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     id: 'webhook_deliveries.replay', method: 'post', path: '/webhook_deliveries/:id/replay', scope: 'developers.write', testMode: 'full',
     response: webhookDeliveryOut, summary: 'Deliver the same event to the same endpoint again as a new delivery (`replay_of`).',
-    handler: async ({ caller, params }) => webhookDeliveryView(await replayDelivery(caller, params.id)),
+    handler: async ({ scope, params }) => webhookDeliveryView(await replayDelivery(scope, { id: params.id })),
   });
 }

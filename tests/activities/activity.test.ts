@@ -12,6 +12,7 @@ import { emitEvent } from '../../lib/outbox';
 import { transaction } from '../../lib/db';
 import { paymentLinkView } from '../../views/payment-link';
 import { linkViewContext } from '../../lib/rails-availability';
+import { systemScope } from '../../activities/scope';
 
 describeWithDb('activity feed reads', () => {
   useActivityTier();
@@ -20,7 +21,7 @@ describeWithDb('activity feed reads', () => {
     const { creds, link } = await activeCryptoLink('10000');
     const vctx = await linkViewContext(creds.account_id);
     await transaction((m) => emitEvent(m, { accountId: creds.account_id, livemode: true, type: 'payment_link.activated', objectType: 'payment_link', objectId: link.id, object: paymentLinkView(link, vctx) }));
-    const { payment } = await createOrReuseNativePayment(link.id, { payerEmail: null, payerType: null }, testRequest);
+    const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payerEmail: null, payerType: null });
     const caller = keyCaller(creds.account_id);
 
     const all = await listActivity(caller, { summary: true });

@@ -7,6 +7,7 @@
  */
 import { provisionAccount } from '../../activities/accounts/commands';
 import { consumeCheck, createCheckout, getBalance, handleCheckoutNotification, refundCheck } from '../../activities/credits/commands';
+import { systemScope } from '../../activities/scope';
 import { FREE_CHECKS_ALLOWANCE, PACK_PRICE_MINOR } from '../../domain/credits';
 import { db } from '../../lib/db';
 import { count, describeWithDb, ownerOf, rejection, testRequest, useActivityTier } from '../helpers/activity-env';
@@ -14,7 +15,7 @@ import { count, describeWithDb, ownerOf, rejection, testRequest, useActivityTier
 async function person() {
   const creds = await provisionAccount();
   const userId = await ownerOf(creds.account_id);
-  return { c: { userId, accountId: creds.account_id, livemode: true, request: testRequest }, userId };
+  return { c: systemScope(creds.account_id, true, testRequest), userId };
 }
 
 describeWithDb('credit commands', () => {
@@ -27,7 +28,7 @@ describeWithDb('credit commands', () => {
 
   test('a paid notification for the exact price grants the pack once (credit.purchased once); a repeat grants nothing', async () => {
     const { c, userId } = await person();
-    const co = await createCheckout(c, 10);
+    const co = await createCheckout(c, { pack: 10 });
     expect(co).toMatchObject({ status: 'open', amount_minor: PACK_PRICE_MINOR[10].toString() });
     const n = { provider: co.provider, sessionId: co.provider_session_id!, clientReference: co.id, outcome: 'paid' as const, paidAmountMinor: PACK_PRICE_MINOR[10], currency: 'USD', paymentReference: 'pi_1' };
     expect(await handleCheckoutNotification(n)).toMatchObject({ granted: true, checkout: { status: 'completed' } });
@@ -38,7 +39,7 @@ describeWithDb('credit commands', () => {
 
   test('a paid notification for another amount grants nothing and fails the checkout (amount_mismatch)', async () => {
     const { c, userId } = await person();
-    const co = await createCheckout(c, 5);
+    const co = await createCheckout(c, { pack: 5 });
     const r = await handleCheckoutNotification({ provider: co.provider, sessionId: co.provider_session_id!, clientReference: co.id, outcome: 'paid', paidAmountMinor: 1n, currency: 'USD', paymentReference: null });
     expect(r).toMatchObject({ granted: false, checkout: { status: 'failed', failure_reason: 'amount_mismatch' } });
     expect((await getBalance(userId)).paid_balance).toBe(0);
@@ -48,12 +49,12 @@ describeWithDb('credit commands', () => {
     const { c, userId } = await person();
     await getBalance(userId);
     await db().query('UPDATE credit_balances SET free_remaining = 1 WHERE user_id = $1', [userId]);
-    const spent = await consumeCheck(c, 'srp_a', { cached: false });
+    const spent = await consumeCheck(c, { relatedObjectId: 'srp_a', cached: false });
     expect(spent).toMatchObject({ type: 'consume_free', free_remaining: 0, total_checks: 1 });
-    expect(await consumeCheck(c, 'srp_b', { cached: false })).toMatchObject({ type: 'insufficient' });
-    expect(await consumeCheck(c, 'srp_c', { cached: true })).toMatchObject({ type: 'cache_hit' });
-    expect(await refundCheck(c, spent.id)).toMatchObject({ type: 'refund', free_remaining: 1, total_checks: 0 });
-    expect(await rejection(refundCheck(c, spent.id))).toMatchObject({ code: 'credit_already_refunded' });
+    expect(await consumeCheck(c, { relatedObjectId: 'srp_b', cached: false })).toMatchObject({ type: 'insufficient' });
+    expect(await consumeCheck(c, { relatedObjectId: 'srp_c', cached: true })).toMatchObject({ type: 'cache_hit' });
+    expect(await refundCheck(c, { id: spent.id })).toMatchObject({ type: 'refund', free_remaining: 1, total_checks: 0 });
+    expect(await rejection(refundCheck(c, { id: spent.id }))).toMatchObject({ code: 'credit_already_refunded' });
     expect(await getBalance(userId)).toEqual({ free_remaining: 1, paid_balance: 0, total_checks: 0 });
   });
 });

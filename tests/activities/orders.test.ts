@@ -15,6 +15,7 @@ import { createQuote } from '../../activities/orders/quotes';
 import { db } from '../../lib/db';
 import { orderProviders } from '../../providers/order-providers';
 import { callsFor, count, describeWithDb, eventTypes, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
+import { systemScope } from '../../activities/scope';
 
 const { advanceOrder } = orderWorkflowActivities;
 const POLL_MS = 10 * 60_000;
@@ -22,8 +23,8 @@ const POLL_MS = 10 * 60_000;
 /** A card buy of 300 USD of USDC on base at rampline, placed (awaiting the payer's hosted checkout). */
 async function cardOrder() {
   const creds = await provisionAccount();
-  const ctx = { accountId: creds.account_id, livemode: true, request: testRequest };
-  const q = await createQuote(ctx, { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card' }, {});
+  const ctx = systemScope(creds.account_id, true, testRequest);
+  const q = await createQuote(ctx, { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card', headers: {} });
   const offer = q.offers.find((o) => o.provider === 'rampline')!;
   const o = await createOrder(ctx, { offer_id: offer.id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` });
   return { id: o.id, checkoutMs: o.checkout_expires_at!.getTime() };

@@ -18,13 +18,14 @@ import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier, workflowCalls } from '../helpers/activity-env';
 import { activeBankLinkRow, activeCryptoLink } from '../helpers/fixtures';
+import { systemScope } from '../../activities/scope';
 
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 
 /** A native-rail payment of an active $100 crypto link (total due = invoice + 1% payer fee, USDC 6 decimals). */
 async function nativePayment() {
   const { link } = await activeCryptoLink('10000');
-  const { payment } = await createOrReuseNativePayment(link.id, { payerEmail: null, payerType: null }, testRequest);
+  const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payerEmail: null, payerType: null });
   return { linkId: link.id, paymentId: payment.id, address: payment.deposit_address!, expected: BigInt(payment.amount_expected_minor) };
 }
 
@@ -111,7 +112,7 @@ describeWithDb('payment activities', () => {
 
   test('bank rail: a matched credit -> paid; submitBankSettlement pays the destination once (key settle:<payment>:<settled>); a failed payout is recorded and parks the payment (SettlementFailed)', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
-    const { payment } = await createOrReuseBankPayment(link.id, { rail: 'ach', payerEmail: null, payerType: null, payerState: null }, testRequest);
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
     const { creditId } = await recordBankCredit({
       id: `bcr_provider_${crypto.randomBytes(6).toString('hex')}`, rail: 'ach', currency: 'USD', amount: 25000n, reference: payment.bank_reference,
       to_account: '000000000000', sender_name: 'Payer', client_reference: payment.id, state: 'received', return_reason: null,

@@ -11,6 +11,7 @@ import {
   applyPayoutDeposit, ensureProviderTransfer, expirePayout, loadPayoutState, refundHeldFunds, submitFiatPayment, syncRailPayment,
 } from '../../activities/payouts/activities';
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
+import { systemScope } from '../../activities/scope';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { getAddress } from 'viem';
 import { FUNDING_WINDOW_SECONDS } from '../../domain/payouts/deadlines';
@@ -29,13 +30,11 @@ const SETUP_EVENTS = ['payout.created', 'payout.beneficiary_added', 'payout.conf
 async function payoutWithAttempt(): Promise<{ payoutId: string; attemptId: string; refund: string }> {
   const refund = newAddress();
   const creds = await provisionAccount();
-  const p = await createPayout({
-    accountId: creds.account_id, livemode: true, gate, request: testRequest,
-    body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true },
+  const p = await createPayout(systemScope(creds.account_id, true, testRequest), {
+    gate, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true },
   });
-  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, request: testRequest,
-    body: { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' } });
-  const r = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: testRequest, body: { funding_source: 'external_wallet', refund_address: refund } });
+  await setBeneficiary(systemScope(creds.account_id, true, testRequest), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' } });
+  const r = await requestFunding(systemScope(creds.account_id, true, testRequest), { id: p.id, gate, body: { funding_source: 'external_wallet', refund_address: refund } });
   return { payoutId: p.id, attemptId: r.attemptId, refund };
 }
 
@@ -91,7 +90,7 @@ describeWithDb('payout activities', () => {
     await runActivity(ensureProviderTransfer, payoutId, Date.now());
     const gross = (await row('payout_attempts', attemptId)).gross_minor;
     const depositId = await arrive(attemptId, gross);
-    expect(callsFor(payoutId)).toContain('signalWithStart:payoutDeposit');
+    expect(callsFor(payoutId)).toContain('signalWithStart:providerUpdate');
     expect((await runActivity(loadPayoutState, payoutId)).pendingDepositIds).toEqual([depositId]);
 
     const s = await runActivity(applyPayoutDeposit, payoutId, depositId);

@@ -7,7 +7,6 @@
  */
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
-import { systemScope } from '../../activities/scope';
 import { createEntry } from '../../activities/address-book/commands';
 import { createClient } from '../../activities/catalog/commands';
 import { subscriptionWorkflowActivities } from '../../activities/subscriptions/activities';
@@ -16,6 +15,7 @@ import { INVOICE_COLLECTION_DAYS, periodOf, type BillingPlan } from '../../domai
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
+import { systemScope } from '../../activities/scope';
 
 const { advanceSubscription } = subscriptionWorkflowActivities;
 const DAY = 86_400_000;
@@ -90,7 +90,7 @@ describeWithDb('subscription activities', () => {
 
   test('a period that starts while paused is skipped (no invoice), and the workflow waits for the resume', async () => {
     const s = await subscription();
-    await pauseSubscription(s.ctx, s.id);
+    await pauseSubscription(s.ctx, { id: s.id });
     const p = await runActivity(advanceSubscription, s.id, s.start(0) + 60_000);
     expect(p.status).toBe('paused');
     expect(p.waitingFor).toMatch(/^resume \(paused;/);

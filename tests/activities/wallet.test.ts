@@ -17,6 +17,7 @@ import {
   advanceSendIntent, SEND_POLL_MS, settleVirtualAccountCredits, VIRTUAL_ACCOUNT_TREASURY,
 } from '../../activities/wallet/activities';
 import { CONVERSION_ROUTER, activeWallet } from '../../activities/wallet/records';
+import { systemScope } from '../../activities/scope';
 import { INACTIVE_RETURN_REASON } from '../../domain/virtual-accounts';
 import { provisionAccount } from '../../activities/accounts/commands';
 import { db } from '../../lib/db';
@@ -33,7 +34,7 @@ const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 async function holder(funds = 100_000_000n) {
   const acct = await provisionAccount();
   const chain = chainAdapter();
-  const wallet = await activeWallet(acct.account_id);
+  const wallet = await activeWallet(systemScope(acct.account_id, true));
   if (funds > 0n) await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: wallet.address, amount: funds, decimals: 6, from_address: OTHER });
   return { accountId: acct.account_id, wallet: wallet.address, balance: () => chain.balanceOf(wallet.address, chain.stablecoin) };
 }
@@ -42,9 +43,9 @@ describeWithDb('wallet activities', () => {
   useActivityTier();
 
   describe('send intent (advanceSendIntent)', () => {
-    const send = (accountId: string, amount: bigint) => createSendIntent({
-      accountId, livemode: true, destinationChain: chainAdapter().chain, destinationAddress: OTHER, amount: { amount: amount.toString(), currency: chainAdapter().stablecoin, decimals: 6 }, note: null,
-    }, testRequest);
+    const send = (accountId: string, amount: bigint) => createSendIntent(systemScope(accountId, true, testRequest), {
+      destinationChain: chainAdapter().chain, destinationAddress: OTHER, amount: { amount: amount.toString(), currency: chainAdapter().stablecoin, decimals: 6 }, note: null,
+    });
 
     test('unsigned: waits for the holder until expires_at (wake time mapped into workflow time); at expires_at -> expired with its event', async () => {
       const h = await holder();
@@ -65,7 +66,7 @@ describeWithDb('wallet activities', () => {
       const h = await holder(3_000_000n);
       const si = await send(h.accountId, 1_000_000n);
       const t = await signTransaction(si.unsigned_transaction);
-      await recordSendSourceTx(h.accountId, si.id, t.tx_hash);
+      await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: t.tx_hash });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toEqual({ status: 'settled', wakeAtMs: null, waitingFor: 'nothing (settled)' });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toMatchObject({ status: 'settled' });
       expect(await eventTypes(si.id)).toEqual(['send_intent.created', 'send_intent.source_submitted', 'send_intent.settled']);
@@ -76,7 +77,7 @@ describeWithDb('wallet activities', () => {
     test('a recorded hash not on chain: polled every SEND_POLL_MS until an hour after the recording, then failed source_tx_not_found', async () => {
       const h = await holder();
       const si = await send(h.accountId, 1_000_000n);
-      const r = await recordSendSourceTx(h.accountId, si.id, hash());
+      const r = await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: hash() });
       const now = Date.now();
       expect(await runActivity(advanceSendIntent, si.id, now)).toMatchObject({ status: 'created', wakeAtMs: now + SEND_POLL_MS });
       const deadline = r.source_tx_recorded_at!.getTime() + 3_600_000;
@@ -89,11 +90,11 @@ describeWithDb('wallet activities', () => {
   describe('off-ramp (advanceOfframp, submitOfframpPayment, refundOfframp)', () => {
     async function intent(account = '000123456789') {
       const h = await holder();
-      const ba = await createExternalAccount({ accountId: h.accountId, livemode: true, input: { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' } });
+      const ba = await createExternalAccount(systemScope(h.accountId, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
       const chain = chainAdapter();
-      const ofr = await createOfframpIntent({ accountId: h.accountId, livemode: true, externalAccountId: ba.id, terms: {
+      const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), { externalAccountId: ba.id, terms: {
         destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
-      } }, testRequest);
+      } });
       const fund = (amount: bigint) => chain.inject({ chain: chain.chain, asset: chain.stablecoin, from_address: h.wallet, to_address: ofr.transit_address, amount, decimals: 6 });
       return { h, ofr, fund };
     }
@@ -139,7 +140,7 @@ describeWithDb('wallet activities', () => {
   describe('virtual account (settleVirtualAccountCredits)', () => {
     async function account() {
       const h = await holder(0n);
-      const va = await createVirtualAccount({ accountId: h.accountId, livemode: true, currency: 'USD' }, testRequest);
+      const va = await createVirtualAccount(systemScope(h.accountId, true, testRequest), { currency: 'USD' });
       const bdi = va.instructions[0] as Record<string, string | null>;
       const credit = async (amount: bigint) => {
         const c = await bankCollection().receive({ rail: String(bdi.rail), currency: 'USD', amount, reference: bdi.reference, toAccount: toAccountOf(bdi), senderName: 'Payer' });
@@ -176,7 +177,7 @@ describeWithDb('wallet activities', () => {
   describe('deposit intent (advanceDepositIntent, expireDepositIntent)', () => {
     test('nothing at the source-chain address: unchanged (changed false); USDC there -> source_detected, then bridged to the wallet -> settled', async () => {
       const h = await holder(0n);
-      const d = await createDepositIntent({ accountId: h.accountId, livemode: true, body: { source_chain: 'base' }, request: null });
+      const d = await createDepositIntent(systemScope(h.accountId, true), { source_chain: 'base' });
       expect(await runActivity(advanceDepositIntent, d.id)).toMatchObject({ status: 'awaiting_funds', changed: false, terminal: false });
       await chainAdapter().inject({ chain: 'base', asset: 'USDC', to_address: d.deposit_address, amount: 5_000_000n, decimals: 6, from_address: OTHER });
       expect(await runActivity(advanceDepositIntent, d.id)).toMatchObject({ status: 'source_detected', changed: true });
@@ -192,7 +193,7 @@ describeWithDb('wallet activities', () => {
 
     test('expireDepositIntent with nothing seen -> expired; on an intent that already moved it changes nothing', async () => {
       const h = await holder(0n);
-      const d = await createDepositIntent({ accountId: h.accountId, livemode: true, body: { source_chain: 'base' }, request: null });
+      const d = await createDepositIntent(systemScope(h.accountId, true), { source_chain: 'base' });
       expect(await runActivity(expireDepositIntent, d.id)).toMatchObject({ status: 'expired', terminal: true, changed: true });
       expect(await runActivity(expireDepositIntent, d.id)).toMatchObject({ status: 'expired', changed: false });
     });
@@ -203,10 +204,10 @@ describeWithDb('wallet activities', () => {
       const h = await holder(10_000_000n);
       const chain = chainAdapter();
       const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-      const c = await createConversion({ accountId: h.accountId, livemode: true, body: { from_asset: pair.from, to_asset: pair.to, amount: { amount: '4000000', currency: pair.from, decimals: 6 } }, request: null });
+      const c = await createConversion(systemScope(h.accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount: '4000000', currency: pair.from, decimals: 6 } });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'built', terminal: false });
       const tx = (await chain.inject({ chain: chain.chain, asset: c.from_asset, from_address: h.wallet, to_address: (c.unsigned_tx as { to: string }).to, amount: 4_000_000n, decimals: 6, tx_hash: hash() })).tx_hash;
-      await submitConversionSourceTx({ accountId: h.accountId, id: c.id, txHash: tx, request: null });
+      await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, txHash: tx });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled', terminal: true });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled' });
       expect(await chain.balanceOf(h.wallet, c.to_asset)).toBe(BigInt(c.amount_out_minor));
@@ -217,7 +218,7 @@ describeWithDb('wallet activities', () => {
       const h = await holder(10_000_000n);
       const chain = chainAdapter();
       const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-      const c = await createConversion({ accountId: h.accountId, livemode: true, body: { from_asset: pair.from, to_asset: pair.to, amount: { amount: '1000000', currency: pair.from, decimals: 6 } }, request: null });
+      const c = await createConversion(systemScope(h.accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount: '1000000', currency: pair.from, decimals: 6 } });
       expect(await runActivity(expireConversion, c.id)).toMatchObject({ status: 'failed', terminal: true });
       expect((await row('wallet_conversions', c.id)).failure_reason).toBe('expired');
     });

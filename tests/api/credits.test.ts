@@ -7,7 +7,8 @@
  * with `events_total`, and the consume/refund ledger used by screening reports.
  */
 import type { DevCredentials } from '../../activities/accounts/commands';
-import { accountOwner, consumeCheck, refundCheck } from '../../activities/credits/commands';
+import { consumeCheck, refundCheck } from '../../activities/credits/commands';
+import { systemScope } from '../../activities/scope';
 import { FREE_CHECKS_ALLOWANCE } from '../../domain/credits';
 import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
@@ -133,21 +134,20 @@ describe('ledger', () => {
   test('consumption spends free then paid, refunds once, records insufficient; list pages newest first with events_total', async () => {
     const acct = await newAccount();
     const s = client(acct.session_token);
-    const userId = await accountOwner(acct.account_id);
-    const ctx = { userId, accountId: acct.account_id, livemode: true, request: null };
-    const firstFree = await consumeCheck(ctx, 'scr_report1', { cached: false });
+    const ctx = systemScope(acct.account_id, true);
+    const firstFree = await consumeCheck(ctx, { relatedObjectId: 'scr_report1', cached: false });
     expect(firstFree).toMatchObject({ type: 'consume_free', credits: -1, free_remaining: FREE_CHECKS_ALLOWANCE - 1, total_checks: 1 });
-    for (let i = 1; i < FREE_CHECKS_ALLOWANCE; i++) await consumeCheck(ctx, `scr_report${i + 1}`, { cached: false });
-    expect((await consumeCheck(ctx, 'scr_cached', { cached: true })).type).toBe('cache_hit');
-    expect((await consumeCheck(ctx, 'scr_none', { cached: false })).type).toBe('insufficient');
+    for (let i = 1; i < FREE_CHECKS_ALLOWANCE; i++) await consumeCheck(ctx, { relatedObjectId: `scr_report${i + 1}`, cached: false });
+    expect((await consumeCheck(ctx, { relatedObjectId: 'scr_cached', cached: true })).type).toBe('cache_hit');
+    expect((await consumeCheck(ctx, { relatedObjectId: 'scr_none', cached: false })).type).toBe('insufficient');
     const co = ok(await s.post('/v1/credit_checkouts', { pack: 5 }), 201);
     ok(await sim(co.id, 'complete'));
-    const paid = await consumeCheck(ctx, 'scr_paid', { cached: false });
+    const paid = await consumeCheck(ctx, { relatedObjectId: 'scr_paid', cached: false });
     expect(paid).toMatchObject({ type: 'consume_paid', paid_balance: 4, free_remaining: 0, total_checks: FREE_CHECKS_ALLOWANCE + 1 });
-    const refund = await refundCheck(ctx, paid.id);
+    const refund = await refundCheck(ctx, { id: paid.id });
     expect(refund).toMatchObject({ type: 'refund', credits: 1, paid_balance: 5, total_checks: FREE_CHECKS_ALLOWANCE, related_object_id: 'scr_paid' });
-    await expect(refundCheck(ctx, paid.id)).rejects.toMatchObject({ code: 'credit_already_refunded' });
-    await expect(refundCheck(ctx, refund.id)).rejects.toBeInstanceOf(DomainError);
+    await expect(refundCheck(ctx, { id: paid.id })).rejects.toMatchObject({ code: 'credit_already_refunded' });
+    await expect(refundCheck(ctx, { id: refund.id })).rejects.toBeInstanceOf(DomainError);
     expect(ok(await s.get('/v1/credits'))).toEqual({ object: 'credit_balance', livemode: true, free_remaining: 0, paid_balance: 5, total_checks: FREE_CHECKS_ALLOWANCE });
 
     const total = FREE_CHECKS_ALLOWANCE + 5; // consumptions, cache hit, insufficient, purchase, paid consume, refund

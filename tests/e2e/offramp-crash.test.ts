@@ -15,6 +15,7 @@ import { resetConfig } from '../../lib/config';
 import { createExternalAccount, createOfframpIntent } from '../../activities/wallet/commands';
 import { transitTransaction } from '../../activities/wallet/queries';
 import { signalOfframpIntent } from '../../activities/wallet/signals';
+import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setFault } from '../../providers/sandbox-faults';
@@ -61,12 +62,12 @@ test('killing the worker between funds_received and payment_submitted: one fiat 
   const chain = chainAdapter();
   const wallet = (await q('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id])).address as string;
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: wallet, amount: 50_000_000n, decimals: 6 });
-  const ba = await createExternalAccount({ accountId: acct.account_id, livemode: true, input: { account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'sepa', iban: 'DE89370400440532013000' } });
+  const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'sepa', iban: 'DE89370400440532013000' });
   await setFault(acct.account_id, 'fiat_rails.submit_delay_ms', '60000');
   const first = startWorker();
-  const ofr = await createOfframpIntent({ accountId: acct.account_id, livemode: true, externalAccountId: ba.id, terms: {
+  const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
     destinationCurrency: 'EUR', destinationRail: 'sepa', amount: { amount: '20000000', currency: chain.stablecoin, decimals: 6 },
-  } }, req);
+  } });
   await signTransaction(transitTransaction(ofr));
   await signalOfframpIntent(ofr.id, acct.account_id);
 

@@ -16,6 +16,7 @@ import { resetConfig } from '../../lib/config';
 import { provisionAccount } from '../../activities/accounts/commands';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
+import { systemScope } from '../../activities/scope';
 import { notifyPayoutProviderUpdate, signalPayout } from '../../activities/payouts/signals';
 import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';
@@ -62,14 +63,12 @@ afterAll(async () => {
 
 test('killing the worker mid-funding: the payout settles once with one provider transfer', async () => {
   const creds = await provisionAccount();
-  const p = await createPayout({ accountId: creds.account_id, livemode: true, gate, request: req,
-    body: { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' } });
-  await setBeneficiary({ accountId: creds.account_id, livemode: true, id: p.id, request: req,
-    body: { account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' } });
+  const p = await createPayout(systemScope(creds.account_id, true, req), { gate, body: { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' } });
+  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' } });
   slowAccount = creds.account_id;
   await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
-  const { attemptId } = await requestFunding({ accountId: creds.account_id, livemode: true, id: p.id, gate, request: req, body: {} });
+  const { attemptId } = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: {} });
   await signalPayout(p.id, creds.account_id, payoutFundSignal);
 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.

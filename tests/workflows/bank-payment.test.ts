@@ -17,6 +17,8 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { eventually } from '../helpers/api';
 import { activeBankLinkRow } from '../helpers/fixtures';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { systemScope } from '../../activities/scope';
+import { payerScopeOf } from '../helpers/payer-scope';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -32,7 +34,7 @@ afterAll(async () => { await h?.stop(); });
 const payment = (id: string) => db().getRepository(Payment).findOneByOrFail({ id });
 const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({ id });
 const eventTypes = async (objectId: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
-const newBankPayment = (linkId: string, rail: string) => createOrReuseBankPayment(linkId, { rail, payerEmail: null, payerType: 'business', payerState: null }, req);
+const newBankPayment = async (linkId: string, rail: string) => createOrReuseBankPayment(await payerScopeOf(linkId, req), { linkId, rail, payerEmail: null, payerType: 'business', payerState: null });
 
 /** The provider receives a credit to the payment's instructions and the product records it (as /sim/bank/credits does). */
 async function credit(p: Payment, amount: string, currency = p.currency) {
@@ -124,7 +126,7 @@ test('a refunded payment sends the received total back on the rail it came in on
   await credit(p, '7600');
   await railPaid(p.id);
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
-  await refundLink({ accountId: creds.account_id, livemode: true, request: req }, link.id, { reason: 'duplicate' });
+  await refundLink(systemScope(creds.account_id, true, req), { id: link.id, reason: 'duplicate' });
   const h = env.client.workflow.getHandle(p.id);
   // The rail fails the first refund payout: parked for an operator, whose retry sends a new one.
   await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [`refund:${p.id}`])).length > 0, 'refund payout');

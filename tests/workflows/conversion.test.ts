@@ -14,6 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
 import { walletConversionPairs } from '../../activities/wallet/queries';
 import { activeWallet } from '../../activities/wallet/records';
+import { systemScope } from '../../activities/scope';
 import type { Wallet } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   h = await startWorkflowHarness();
   env = h.env;
   accountId = (await newAccount()).account_id;
-  wallet = await activeWallet(accountId);
+  wallet = await activeWallet(systemScope(accountId, true));
 }, 600_000);
 
 afterAll(async () => { await h?.stop(); });
@@ -49,7 +50,7 @@ const result = async (id: string) => {
 const build = async (amount: string) => {
   const chain = chainAdapter();
   const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-  return createConversion({ accountId, livemode: true, body: { from_asset: pair.from, to_asset: pair.to, amount: { amount, currency: pair.from, decimals: 6 } }, request: null });
+  return createConversion(systemScope(accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount, currency: pair.from, decimals: 6 } });
 };
 const sign = async (c: { unsigned_tx: Record<string, unknown>; from_asset: string }, amount: bigint) =>
   (await chainAdapter().inject({ chain: chainAdapter().chain, asset: c.from_asset, from_address: wallet.address, to_address: c.unsigned_tx.to as string, amount, decimals: 6, tx_hash: hash() })).tx_hash;
@@ -58,7 +59,7 @@ test('settled: the signed transaction matches; the router pays the other asset t
   const c = await build('4000000');
   await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionWaitingForQuery)).startsWith('the holder\'s signed transaction hash'), 'waiting for the hash');
   const tx = await sign(c, 4_000_000n);
-  await submitConversionSourceTx({ accountId, id: c.id, txHash: tx, request: null });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
   expect(await result(c.id)).toBe('settled');
   const r = await row(c.id);
   const paid = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE idempotency_key = $1', [`conversion:${c.id}`]);
@@ -70,7 +71,7 @@ test('settled: the signed transaction matches; the router pays the other asset t
 test('failed source_tx_mismatch: the signed transfer is for another amount', async () => {
   const c = await build('4000000');
   const tx = await sign(c, 3_000_000n);
-  await submitConversionSourceTx({ accountId, id: c.id, txHash: tx, request: null });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
   expect(await result(c.id)).toBe('failed');
   expect(await row(c.id)).toMatchObject({ failure_reason: 'source_tx_mismatch', settlement_tx_hash: null });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
@@ -100,7 +101,7 @@ test('failed expired: never submitted; built a minute before signable_until (15 
 
 test('failed source_tx_not_found: the recorded hash never appears on the chain; submitted a minute before the 30-minute confirmation deadline, failed at it', async () => {
   const c = await build('1000000');
-  await submitConversionSourceTx({ accountId, id: c.id, txHash: hash(), request: null });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: hash() });
   const r = await row(c.id);
   // Confirmation deadline: submitted_at + 30 minutes, as workflow time after the run's start.
   const deadline = r.submitted_at.getTime() + 30 * MINUTE - r.created_at.getTime();

@@ -11,6 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDepositIntent } from '../../activities/wallet/commands';
 import { signalDepositIntent } from '../../activities/wallet/signals';
+import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
@@ -36,7 +37,7 @@ const HOUR = 3_600_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_deposit_intents WHERE id = $1', [id]))[0];
-const open = (body: { source_chain: string; refund_address?: string }) => createDepositIntent({ accountId, livemode: true, body, request: null });
+const open = (body: { source_chain: string; refund_address?: string }) => createDepositIntent(systemScope(accountId, true), body);
 const pay = (chain: string, to: string, amount: bigint, from: string | null = SENDER) =>
   chainAdapter().inject({ chain, asset: 'USDC', to_address: to, amount, decimals: 6, from_address: from, tx_hash: hash() });
 const completed = new Set<string>();

@@ -11,6 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
 import { transitTransaction } from '../../activities/wallet/queries';
+import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setFault } from '../../providers/sandbox-faults';
@@ -65,10 +66,10 @@ async function holder(account = '000123456789') {
   const chain = chainAdapter();
   const w = (await db().query('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id]))[0].address as string;
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: w, amount: 100_000_000n, decimals: 6, from_address: OTHER });
-  const ba = await createExternalAccount({ accountId: acct.account_id, livemode: true, input: { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' } });
-  const intent = () => createOfframpIntent({ accountId: acct.account_id, livemode: true, externalAccountId: ba.id, terms: {
+  const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
+  const intent = () => createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
     destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
-  } }, req);
+  } });
   return { acct, wallet: w, intent, balance: () => chain.balanceOf(w, chain.stablecoin) };
 }
 
@@ -113,7 +114,7 @@ test('refund_failed: the refund cannot be sent', async () => {
 test('canceled while awaiting funds', async () => {
   const hd = await holder();
   const ofr = await hd.intent();
-  await cancelOfframpIntent(hd.acct.account_id, true, ofr.id, req);
+  await cancelOfframpIntent(systemScope(hd.acct.account_id, true, req), { id: ofr.id });
   expect(await result(ofr.id)).toBe('canceled');
 });
 

@@ -13,7 +13,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
-import { activateLink, cancelLink, createLink, disableReminderSchedule, updateReminderSchedule, type OpContext } from '../../activities/payment-links/commands';
+import { activateLink, cancelLink, createLink, disableReminderSchedule, updateReminderSchedule } from '../../activities/payment-links/commands';
+import { systemScope, type Scope } from '../../activities/scope';
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
 import { linkNextReminderAt } from '../../domain/reminders';
@@ -60,8 +61,8 @@ async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
   }
 }
 
-function ctxOf(creds: DevCredentials): OpContext {
-  return { accountId: creds.account_id, livemode: true, request: { id: 'req_wftest', idempotency_key: null } };
+function ctxOf(creds: DevCredentials): Scope {
+  return systemScope(creds.account_id, true, { id: 'req_wftest', idempotency_key: null });
 }
 
 async function destination(accountId: string): Promise<string> {
@@ -96,7 +97,7 @@ async function activeRemindableLink(extra: Record<string, unknown> = {}): Promis
     amount: usd('25000'), title: 'Retainer', payer_email: 'payer@example.com',
     settlement_destination: { address_book_id: await destination(creds.account_id) }, ...extra,
   });
-  const link = await activateLink(c, draft.id, true);
+  const link = await activateLink(c, { id: draft.id, attestation_accepted: true });
   return { creds, link };
 }
 
@@ -105,7 +106,7 @@ test('a link expires at expires_at after days; its underpaid payment is closed; 
     const creds = await provisionAccount();
     const c = ctxOf(creds);
     const { link: draft } = await createLink(c, { amount: usd('10000'), title: 'Expiring', accepted_rail_kinds: ['crypto'], expires_at: new Date(Date.now() + 2 * DAY) });
-    const link = await activateLink(c, draft.id, true);
+    const link = await activateLink(c, { id: draft.id, attestation_accepted: true });
     const payId = newId('pay_');
     await db().query(
       `INSERT INTO payments(id, account_id, livemode, payment_link_id, status, payment_rail, currency, decimals, invoice_minor, fee_minor,
@@ -155,7 +156,7 @@ test('three reminders at days 3, 7 and 14: emails, reminder_sent events, next_re
     // Nothing more is due: a further month brings no reminder; cancelling ends the workflow.
     await env.sleep(30 * DAY);
     await reminders(link.id, 3);
-    await cancelLink(ctxOf(creds), link.id);
+    await cancelLink(ctxOf(creds), { id: link.id });
     expect(await env.client.workflow.getHandle(link.id).result()).toBe('cancelled');
   });
 }, 180_000);
@@ -169,14 +170,14 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     await reminders(link.id, 1);
 
     // New offsets: the second reminder moves from day 7 to day 5, the third to day 20.
-    const patched = await updateReminderSchedule(c, link.id, { offsets_days: [3, 5, 20] });
+    const patched = await updateReminderSchedule(c, { id: link.id, offsets_days: [3, 5, 20] });
     expect(linkNextReminderAt(patched)!.getTime()).toBe(activated + 5 * DAY);
     await env.sleep(2 * DAY);
     const two = await reminders(link.id, 2);
     expect(Date.parse(two.reminder_schedule.sent[1]) - activated).toBeLessThan(6 * DAY);
     expect(linkNextReminderAt(two)!.getTime()).toBe(activated + 20 * DAY);
 
-    const off = await disableReminderSchedule(c, link.id);
+    const off = await disableReminderSchedule(c, { id: link.id });
     expect(off.reminder_schedule).toMatchObject({ status: 'off', offsets_days: [3, 5, 20] });
     expect(linkNextReminderAt(off)).toBeNull();
     await env.sleep(20 * DAY);
@@ -192,9 +193,9 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     expect(count(await eventTypes(link.id), 'payment_link.reminder_schedule_updated')).toBe(2);
 
     // Turning reminders back on with a past offset sends it at once (the schedule's next entry).
-    await updateReminderSchedule(c, link.id, { offsets_days: [3, 5, 20] });
+    await updateReminderSchedule(c, { id: link.id, offsets_days: [3, 5, 20] });
     await reminders(link.id, 3);
-    await cancelLink(c, link.id);
+    await cancelLink(c, { id: link.id });
     expect(await env.client.workflow.getHandle(link.id).result()).toBe('cancelled');
   });
 }, 180_000);
@@ -205,7 +206,7 @@ test('the workflow ends when the link is cancelled or paid; a lost workflow is r
     const handle = env.client.workflow.getHandle(link.id);
     const desc = await handle.describe();
     expect(desc.status.name).toBe('RUNNING');
-    await cancelLink(ctxOf(creds), link.id);
+    await cancelLink(ctxOf(creds), { id: link.id });
     expect(await handle.result()).toBe('cancelled');
     expect((await linkOf(link.id)).status).toBe('cancelled');
     expect(await emails(link.id)).toHaveLength(0);
@@ -215,7 +216,7 @@ test('the workflow ends when the link is cancelled or paid; a lost workflow is r
     await env.client.workflow.getHandle(lost.id).terminate('simulated loss');
     expect(await ensureLinkWorkflows({ accountId: lostCreds.account_id })).toBe(1);
     expect((await env.client.workflow.getHandle(lost.id).describe()).status.name).toBe('RUNNING');
-    await cancelLink(ctxOf(lostCreds), lost.id);
+    await cancelLink(ctxOf(lostCreds), { id: lost.id });
     expect(await env.client.workflow.getHandle(lost.id).result()).toBe('cancelled');
 
     const { link: other } = await activeRemindableLink();

@@ -13,7 +13,6 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { activities } from '../../activities';
 import { provisionAccount } from '../../activities/accounts/commands';
-import { systemScope } from '../../activities/scope';
 import { createEntry } from '../../activities/address-book/commands';
 import { createClient } from '../../activities/catalog/commands';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
@@ -28,6 +27,7 @@ import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { subscriptionWaitingForQuery } from '../../workflows/subscription';
 import { connectDb, eventually } from '../helpers/api';
 import { BEFORE_DEADLINE_MS, startTimeSkipping, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { systemScope } from '../../activities/scope';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -100,12 +100,12 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
       if (n === 6) {
         // Paused mid-period 5 across the boundary of period 6: that period is skipped, billing resumes at period 7.
         await sleepUntil(env, start - 10 * DAY);
-        await pauseSubscription(m.ctx, s.id);
+        await pauseSubscription(m.ctx, { id: s.id });
         await sleepUntil(env, start + DAY);
         expect(await handle.query(subscriptionWaitingForQuery)).toMatch(/^resume/);
         expect(await invoice(s.id, 7)).toBeNull();
         expect((await sub(s.id))).toMatchObject({ status: 'paused', next_period: 7, skipped_periods: 1 });
-        await resumeSubscription(m.ctx, s.id);
+        await resumeSubscription(m.ctx, { id: s.id });
         continue;
       }
       await sleepUntil(env, start + HOUR);
@@ -165,7 +165,7 @@ test('cancel voids the open invoice, closes its pay-in and ends the workflow', a
     expect((await invoice(s.id, 1))!.status).toBe('open');
     await sleepUntil(env, inv.due_at.getTime() + HOUR);
     await eventually(async () => (await invoice(s.id, 1))!.status === 'overdue', 'overdue', 30_000);
-    await cancelSubscription(m.ctx, s.id);
+    await cancelSubscription(m.ctx, { id: s.id });
     expect(await env.client.workflow.getHandle(s.id).result()).toBe('cancelled');
     expect(await invoice(s.id, 1)).toMatchObject({ status: 'void' });
     await eventually(async () => (await payOf(inv)).status === 'abandoned', 'abandoned', 30_000);
@@ -195,6 +195,6 @@ test('waiting_for names why the workflow waits: the unpaid invoice\'s daily chec
     // Paid: from its next look on (the daily check or the due date, whichever comes first), the next period.
     await sleepUntil(env, inv.due_at.getTime() + HOUR);
     expect(await label(/^the next period at /)).toContain(new Date(periodOf(plan, 1).startMs).toISOString());
-    await cancelSubscription(m.ctx, s.id);
+    await cancelSubscription(m.ctx, { id: s.id });
   });
 }, 300_000);

@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { recordVirtualAccountCredit, createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
 import { wakeVirtualAccount } from '../../activities/wallet/signals';
+import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';
 import { virtualAccountWaitingForQuery } from '../../workflows/virtual-account';
@@ -37,14 +38,14 @@ async function credit(va: { currency: string; instructions: Array<Record<string,
 
 test('credits converted once; deactivated: the workflow ends, a later credit is returned by a new run; replay', async () => {
   const acct = await newAccount();
-  const va = await createVirtualAccount({ accountId: acct.account_id, livemode: true, currency: 'GBP' }, req);
+  const va = await createVirtualAccount(systemScope(acct.account_id, true, req), { currency: 'GBP' });
   await credit(va, 10000n); // GBP 100.00 at 1.27
   await eventually(async () => (await credits(va.id))[0]?.status === 'converted', 'converted');
   await wakeVirtualAccount(va.id, acct.account_id);
   await eventually(async () => (await env.client.workflow.getHandle(va.id).query(virtualAccountWaitingForQuery)).includes('next bank credit'), 'waiting for the next credit');
   expect(await credits(va.id)).toEqual([{ status: 'converted', usdc_minor: '127000000', return_reason: null }]);
 
-  await setVirtualAccountStatus(acct.account_id, true, va.id, 'inactive', req);
+  await setVirtualAccountStatus(systemScope(acct.account_id, true, req), { id: va.id, to: 'inactive' });
   expect(await env.client.workflow.getHandle(va.id).result()).toBe('inactive');
   await credit(va, 500n);
   await eventually(async () => (await credits(va.id))[1]?.status === 'returned', 'returned');

@@ -24,6 +24,8 @@ import { eventually } from '../helpers/api';
 import { activeCryptoLink } from '../helpers/fixtures';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, runTimes, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { systemScope } from '../../activities/scope';
+import { payerScopeOf } from '../helpers/payer-scope';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -46,8 +48,8 @@ const sendOnSource = (p: Payment, amount: string) => chainAdapter().inject({
   chain: p.deposit_chain!, asset: 'USDC', to_address: p.deposit_address!, amount: BigInt(amount), decimals: 6,
   tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
 });
-const xchain = (linkId: string, network = 'base', refund = REFUND) =>
-  createOrReuseXchainPayment(linkId, { network, stablecoin: 'USDC', refund_address: refund }, req);
+const xchain = async (linkId: string, network = 'base', refund = REFUND) =>
+  createOrReuseXchainPayment(await payerScopeOf(linkId, req), { linkId, network, stablecoin: 'USDC', refund_address: refund });
 /** What `address` received on `chain` (the sandbox ledger of the source networks). */
 const refunded = async (chain: string, address: string) => {
   const rows: Array<{ s: string }> = await db().query(
@@ -61,9 +63,9 @@ test('crypto_transfer: a direct USDC transfer on the service network is paid and
   const { creds, link } = await activeCryptoLink('2000');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
   const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC', source_address: REFUND }, req);
+  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC', source_address: REFUND });
   expect(p).toMatchObject({ payment_rail: 'crypto_transfer', source_chain: chain.chain, source_address: REFUND, watcher_state: null, amount_expected_minor: '20200000' });
-  expect((await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req)).payment.id).toBe(p.id);
+  expect((await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC' })).payment.id).toBe(p.id);
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, from_address: REFUND, amount: 20200000n, decimals: 6 });
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect(await chain.balanceOf(wallet.address, chain.stablecoin)).toBe(20000000n);
@@ -72,7 +74,7 @@ test('crypto_transfer: a direct USDC transfer on the service network is paid and
 test('crypto_transfer: nothing arrives; awaiting a minute before expires_at, expired at it with payment.expired; a late transfer is unmatched', async () => {
   const { link } = await activeCryptoLink('3000');
   const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(link.id, { source_chain: chain.chain, source_asset: 'USDC' }, req);
+  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC' });
   // workflows/payment.ts waits for the instant expires_at on its own clock (no object clock): the
   // test server's clock has not moved past the wall clock yet (first tests of the file).
   const expiresMs = p.expires_at.getTime();

@@ -16,8 +16,10 @@ import type Koa from 'koa';
 import { DomainError, invalidRequest } from '../../../domain/errors';
 import { recordView, sendPayerReceipt } from '../../../activities/payment-links/commands';
 import { linkByPayerToken, linkByShortCode } from '../../../activities/payment-links/queries';
-import { markSent, startPayerPayment } from '../../../activities/payments/commands';
+import { markSent, startPayerPayment, type PayerPaymentInput } from '../../../activities/payments/commands';
 import { payWithWallet } from '../../../activities/payments/pay-with-wallet';
+import { systemScope, type Scope } from '../../../activities/scope';
+import type { PaymentLink } from '../../../entities';
 import { loadConfig } from '../../../lib/config';
 import { chainAdapter } from '../../../providers/chain';
 import { signTransaction, SignRefused } from '../../../providers/wallet-sends';
@@ -33,6 +35,8 @@ import { PayerDocument, PayerMain, type PayerView } from './page';
 type Ctx = Koa.ParameterizedContext<AppState>;
 
 const requestRef = (ctx: Ctx) => ({ id: ctx.state.requestId, idempotency_key: null });
+/** The scope of a payer's request on `link` (the token is the capability: no caller). */
+const payerScope = (link: PaymentLink, ctx: Ctx): Scope => systemScope(link.account_id, link.livemode, requestRef(ctx));
 const pageUrl = (token: string) => `/pay/${token}`;
 
 function viewOf(ctx: Ctx, extra: Partial<PayerView> = {}): PayerView {
@@ -68,7 +72,7 @@ async function formAction(ctx: Ctx, formName: string, act: (fields: Record<strin
 export function mountPayerPages(r: Router<AppState>): void {
   r.get('/pay/:token', async (ctx) => {
     let link = await linkByPayerToken(ctx.params.token);
-    if (!link.viewed_at) link = await recordView(link.id, requestRef(ctx));
+    if (!link.viewed_at) link = await recordView(payerScope(link, ctx), { id: link.id });
     render(ctx, await loadPayerPageOf(link, ctx.params.token), viewOf(ctx));
   });
 
@@ -85,19 +89,21 @@ export function mountPayerPages(r: Router<AppState>): void {
   });
 
   r.post('/pay/:token/payments', (ctx) => formAction(ctx, 'payments', async (fields, token) => {
-    const body = validate<Parameters<typeof startPayerPayment>[1]>(createPaymentBody, fields, 'body');
-    await startPayerPayment(await linkByPayerToken(token), body, requestRef(ctx));
+    const body = validate<PayerPaymentInput>(createPaymentBody, fields, 'body');
+    const link = await linkByPayerToken(token);
+    await startPayerPayment(payerScope(link, ctx), { ...body, link });
   }));
 
   r.post('/pay/:token/mark_sent', (ctx) => formAction(ctx, 'mark_sent', async (fields, token) => {
     const link = await linkByPayerToken(token);
-    await markSent(link.id, fields.payment_id ?? null, requestRef(ctx));
+    await markSent(payerScope(link, ctx), { linkId: link.id, paymentId: fields.payment_id ?? null });
   }));
 
   r.post('/pay/:token/receipt_email', async (ctx) => {
     await formAction(ctx, 'receipt', async (fields, token) => {
       const body = validate<{ email: string }>(receiptEmailBody, fields, 'body');
-      await sendPayerReceipt(await linkByPayerToken(token), body.email);
+      const link = await linkByPayerToken(token);
+      await sendPayerReceipt(payerScope(link, ctx), { link, email: body.email });
     });
     if (ctx.status === 303) ctx.redirect(`${pageUrl(ctx.params.token)}?receipt=sent`);
   });
@@ -107,7 +113,7 @@ export function mountPayerPages(r: Router<AppState>): void {
     const fields = formFields((ctx.request as { body?: unknown }).body);
     ctx.type = 'application/json';
     try {
-      const out = await payWithWallet(link, { fromAddress: fields.from_address ?? '' }, requestRef(ctx));
+      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address ?? '' });
       ctx.body = { payment_id: out.payment.id, unsigned_transaction: unsignedTransactionView(out.transaction) };
     } catch (e) {
       const f = refusal(e, fields);
@@ -119,7 +125,8 @@ export function mountPayerPages(r: Router<AppState>): void {
   if (loadConfig().simulatorEnabled) {
     r.post('/pay/:token/sandbox_wallet', (ctx) => formAction(ctx, 'wallet', async (fields, token) => {
       if (!fields.from_address) throw invalidRequest('parameter_missing', 'Enter the address of a sandbox wallet.', 'from_address');
-      const out = await payWithWallet(await linkByPayerToken(token), { fromAddress: fields.from_address }, requestRef(ctx));
+      const link = await linkByPayerToken(token);
+      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address });
       const tx = out.transaction;
       try {
         await signTransaction({ from: tx.from, chain_id: tx.chain_id, to: tx.to, data: tx.data });

@@ -14,13 +14,16 @@ import { xchainPaymentContract } from '../../../contracts/xchain-payment';
 import { closeTemporalClient, setTemporalClient, signalIfRunning, startIfAbsent, startOrSignal } from '../../../temporal/client';
 import * as workflows from '../../../workflows';
 
-/** Names that must never change (stored histories, running workflows): type -> [signals, queries]. */
+/**
+ * Wire names that must never change (stored histories, running workflows): type -> [signal names
+ * the workflow accepts (current, then legacy), queries]. Keys follow the naming rule below.
+ */
 const PINNED: Record<string, [string[], string[]]> = {
   paymentWorkflow: [['deposit', 'linkEnded', 'providerUpdate', 'retry'], ['waiting_for']],
   xchainPaymentWorkflow: [['deposit', 'linkEnded', 'bridgeUpdate', 'retry'], ['waiting_for']],
   paymentLinkWorkflow: [['linkChanged', 'retry'], ['waiting_for']],
   webhookEndpointWorkflow: [['deliver', 'retry'], ['waiting_for', 'deliveries']],
-  payoutWorkflow: [['fund', 'payoutDeposit', 'providerUpdate', 'cancelled', 'reconciliation', 'retry'], ['waiting_for']],
+  payoutWorkflow: [['providerUpdate', 'reconciliation', 'retry', 'fund', 'payoutDeposit', 'cancelled'], ['waiting_for']],
   payrollRunWorkflow: [['update', 'returnFunds', 'retry'], ['waiting_for']],
   payrollItemWorkflow: [['update', 'retry'], ['waiting_for']],
   sendIntentWorkflow: [['update', 'retry'], ['waiting_for']],
@@ -33,6 +36,13 @@ const PINNED: Record<string, [string[], string[]]> = {
   subscriptionWorkflow: [['changed', 'retry'], ['waiting_for']],
 };
 
+/**
+ * The one naming rule for signals (docs/decisions/0075): every contract has `update` (the object
+ * changed: re-read it) and `retry` (an operator fixed a parked step); any other key names news the
+ * object's row does not carry.
+ */
+const NEWS_SIGNALS = ['deposit', 'linkEnded', 'reconciliation', 'returnFunds'];
+
 const workflowTypes = Object.entries(workflows).filter(([name, v]) => typeof v === 'function' && /Workflow$/.test(name)).map(([name]) => name).sort();
 
 test('one contract per workflow type of workflows/index.ts, naming the exported function', () => {
@@ -42,11 +52,18 @@ test('one contract per workflow type of workflows/index.ts, naming the exported 
 
 test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))('%s keeps its signal and query names', (type, c) => {
   const [signals, queries] = PINNED[type];
-  expect(Object.values(c.signals).map((d) => d.name)).toEqual(signals);
-  // Signals are keyed by their names; `waitingFor` is the `waiting_for` query.
-  for (const [key, d] of Object.entries(c.signals)) expect(d.name).toBe(key);
+  expect([...Object.values(c.signals), ...Object.values(c.legacySignals ?? {})].map((d) => d.name)).toEqual(signals);
+  // `waitingFor` is the `waiting_for` query.
   expect(Object.values(c.queries).map((d) => d.name)).toEqual(queries);
   expect(c.queries.waitingFor.name).toBe('waiting_for');
+});
+
+test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))('%s names its signals by the one rule (update, retry, news)', (_type, c) => {
+  const keys = Object.keys(c.signals);
+  expect(keys).toEqual(expect.arrayContaining(['update', 'retry']));
+  for (const k of keys) expect(['update', 'retry', ...NEWS_SIGNALS]).toContain(k);
+  // A legacy wire name is never also a current one.
+  for (const d of Object.values(c.legacySignals ?? {})) expect(Object.values(c.signals).map((x) => x.name)).not.toContain(d.name);
 });
 
 test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))('%s starts with the object id as its one argument', (_type, c) => {
@@ -95,14 +112,14 @@ describe('temporal/client.ts helpers: what they send comes from the contract', (
   });
 
   test('signalIfRunning: signals the open run; false when none is open', async () => {
-    expect(await signalIfRunning(payoutContract, 'po_2', payoutContract.signals.cancelled)).toBe(true);
+    expect(await signalIfRunning(payoutContract, 'po_2', payoutContract.signals.update)).toBe(true);
     notFound.add('po_3');
-    expect(await signalIfRunning(payoutContract, 'po_3', payoutContract.signals.cancelled)).toBe(false);
-    expect(calls).toEqual([{ kind: 'signal', workflowId: 'po_2', signal: 'cancelled', args: [] }]);
+    expect(await signalIfRunning(payoutContract, 'po_3', payoutContract.signals.update)).toBe(false);
+    expect(calls).toEqual([{ kind: 'signal', workflowId: 'po_2', signal: 'providerUpdate', args: [] }]);
   });
 
   test('a signal of another contract is refused before anything is sent', async () => {
-    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.fund)).rejects.toThrow(/not a signal of customerWorkflow/);
+    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.update)).rejects.toThrow(/not a signal of customerWorkflow/);
     // Same name, another definition: refused too (each contract owns its definitions).
     await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.retry)).rejects.toThrow(/not a signal of customerWorkflow/);
     expect(calls).toEqual([]);

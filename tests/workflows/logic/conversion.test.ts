@@ -10,7 +10,7 @@ import { CONVERSION_POLL_MS, conversionWorkflow } from '../../../workflows/conve
 import { activityNowMs, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
 const MIN = 60_000;
-const { conversionUpdate } = conversionContract.signals;
+const { update: conversionUpdate } = conversionContract.signals;
 
 /** An in-memory conversion built now, signable for 10 minutes, confirmed within 10 minutes of submission. */
 function conversion() {

@@ -9,7 +9,7 @@ import { depositIntentContract, type DepositIntentState } from '../../../contrac
 import { DEPOSIT_POLL_MS, depositIntentWorkflow } from '../../../workflows/deposit-intent';
 import { activityNowMs, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-const { depositIntentUpdate } = depositIntentContract.signals;
+const { update: depositIntentUpdate } = depositIntentContract.signals;
 
 /** An in-memory intent created now, expiring `ttlMs` later (database times: the workflow maps them from its start). */
 function intent(ttlMs: number) {

@@ -9,7 +9,7 @@ import { paymentLinkContract, type LinkWorkflowState as State } from '../../../c
 import { paymentLinkWorkflow } from '../../../workflows/payment-link';
 import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-const { linkChanged: linkChangedSignal, retry: linkRetrySignal } = paymentLinkContract.signals;
+const { update: linkChangedSignal, retry: linkRetrySignal } = paymentLinkContract.signals;
 
 const DAY = 86_400_000;
 const st = (s: Partial<State>): State => ({ exists: true, status: 'active', ended: false, expiresAt: null, nextReminderAt: null, reminderIndex: 0, ...s });

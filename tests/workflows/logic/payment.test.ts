@@ -138,7 +138,7 @@ test('a non-retryable failure parks the payment for an operator; the retry signa
   expect([loads, applies]).toEqual([3, 2]);
 });
 
-test('a long-lived payment continues as new with its id only and carries on', async () => {
+test('a long-lived payment continues as new with its id and its clock origin only, and carries on', async () => {
   const runs = new Set<string>();
   let expiries = 0;
   const acts: Stubs<typeof paymentContract> = {
@@ -152,7 +152,7 @@ test('a long-lived payment continues as new with its id only and carries on', as
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
     expect(can).toBeTruthy();
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ paymentId: h.workflowId });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ paymentId: h.workflowId, originMs: expect.any(Number) });
   });
   expect(runs.size).toBe(2);
   expect(expiries).toBeGreaterThan(100);

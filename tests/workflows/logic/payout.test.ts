@@ -11,10 +11,9 @@ import { payoutContract } from '../../../contracts/payout';
 import { payoutWorkflow } from '../../../workflows/payout';
 import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-const {
-  cancelled: payoutCancelledSignal, payoutDeposit: payoutDepositSignal, fund: payoutFundSignal, providerUpdate: payoutProviderUpdateSignal,
-  reconciliation: payoutReconciliationSignal, retry: payoutRetrySignal,
-} = payoutContract.signals;
+// `fund`, `payoutDeposit` and `cancelled` are the legacy wire names (contracts/payout.ts): sending them proves the workflow still accepts them.
+const { update: payoutProviderUpdateSignal, reconciliation: payoutReconciliationSignal, retry: payoutRetrySignal } = payoutContract.signals;
+const { cancelled: payoutCancelledSignal, payoutDeposit: payoutDepositSignal, fund: payoutFundSignal } = payoutContract.legacySignals!;
 
 const HOUR = 3_600_000;
 const TERMINAL = new Set(['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled']);

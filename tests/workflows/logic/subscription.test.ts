@@ -12,7 +12,7 @@ import { startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from
 
 const DAY = 86_400_000;
 const PERIOD = 30 * DAY;
-const { changed, retry } = subscriptionContract.signals;
+const { update: changed, retry } = subscriptionContract.signals;
 
 const billing = (nowMs: number, n: number): SubscriptionProgress => ({ done: false, status: 'active', wakeAtMs: nowMs + PERIOD, waitingFor: `the start of period ${n}` });
 const ended = (status: string, nowMs: number): SubscriptionProgress => ({ done: true, status, wakeAtMs: nowMs, waitingFor: `nothing (${status})` });

@@ -11,7 +11,7 @@ import { holdRecheckAfter } from '../../../domain/webhook-schedule';
 import { webhookEndpointWorkflow } from '../../../workflows/webhook-endpoint';
 import { callerRunId, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-const { deliver: deliverSignal, retry: webhookRetrySignal } = webhookEndpointContract.signals;
+const { update: deliverSignal, retry: webhookRetrySignal } = webhookEndpointContract.signals;
 
 /** A summary of an open drain with `live` deliveries left, `due` of them due now, the next retry `nextInMs` after `nowMs`. */
 const open = (o: Partial<DrainSummary> = {}): DrainSummary => ({

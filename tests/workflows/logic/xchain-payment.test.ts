@@ -12,7 +12,7 @@ import { BRIDGE_POLL_MS, xchainPaymentWorkflow } from '../../../workflows/xchain
 import { activityNowMs, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
 const HOUR = 3_600_000;
-const { deposit, bridgeUpdate } = xchainPaymentContract.signals;
+const { deposit, update: bridgeUpdate } = xchainPaymentContract.signals;
 
 /** The in-memory payment: created at the first read, its window open an hour; `bridge` lists what the bridge reports in turn. */
 function model() {
