@@ -11,8 +11,6 @@ import { activityOptions, deadlineInWorkflowMs, done, runObjectLoop, waitFor, wo
 
 const acts = proxyActivities<ConversionActivities>(activityOptions('database'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const conversionWaitingForQuery = conversionContract.queries.waitingFor;
 
 /** How often a submitted conversion's transaction is looked for on the chain without a signal. */
 export const CONVERSION_POLL_MS = 15_000;

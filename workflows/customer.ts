@@ -13,8 +13,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<CustomerActivities>(activityOptions('database'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const customerWaitingForQuery = customerContract.queries.waitingFor;
 
 const RECHECK_MS = 24 * 60 * 60 * 1000;
 

@@ -13,8 +13,6 @@ import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, wait
 
 const acts = proxyActivities<DepositIntentActivities>(activityOptions('database'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const depositIntentWaitingForQuery = depositIntentContract.queries.waitingFor;
 
 /** How often the source chain and the bridge are re-read without a signal. */
 export const DEPOSIT_POLL_MS = 30_000;

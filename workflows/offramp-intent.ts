@@ -16,8 +16,6 @@ import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } f
 /** Provider calls: the `provider` profile (the idempotency keys make retries safe). */
 const act = proxyActivities<OfframpActivities>(activityOptions('provider'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const offrampIntentWaitingForQuery = offrampIntentContract.queries.waitingFor;
 
 /** Follows intent `intentId` to a terminal state; returns it. */
 export async function offrampIntentWorkflow(args: OfframpIntentWorkflowArgs): Promise<string> {

@@ -16,8 +16,6 @@ import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } f
 /** Provider calls: the `provider` profile (placement is idempotent by order id). */
 const act = proxyActivities<OrderActivities>(activityOptions('provider'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const orderWaitingForQuery = orderContract.queries.waitingFor;
 
 /** Follows order `orderId` to a terminal status; returns it. */
 export async function orderWorkflow(args: OrderWorkflowArgs): Promise<string> {

@@ -17,8 +17,6 @@ import { paymentLinkContract, type PaymentLinkActivities, type PaymentLinkWorkfl
 
 const acts = proxyActivities<PaymentLinkActivities>(activityOptions('database', { startToCloseTimeout: '1 minute', retry: { maximumInterval: '5 minutes' } }));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const linkWaitingForQuery = paymentLinkContract.queries.waitingFor;
 
 /**
  * Runs the timers of link `linkId` until the link ends. Returns the final link status

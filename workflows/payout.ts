@@ -38,9 +38,6 @@ const db = proxyActivities<PayoutActivities>(activityOptions('database'));
  */
 const provider = proxyActivities<PayoutActivities>(activityOptions('provider'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const payoutFundSignal = payoutContract.signals.update;
-export const payoutRetrySignal = payoutContract.signals.retry;
 
 /** How often provider state is re-read while waiting on the rail, in case a notification was lost. */
 const PROVIDER_POLL_MS = 60 * 60 * 1000;

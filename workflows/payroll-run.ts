@@ -30,8 +30,6 @@ const db = proxyActivities<PayrollRunActivities>(activityOptions('database'));
 /** Activities that read a provider (funding observations): the `provider` profile with 60 s to answer. */
 const provider = proxyActivities<PayrollRunActivities>(activityOptions('provider', { startToCloseTimeout: '60 seconds' }));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const payrollRunWaitingForQuery = payrollRunContract.queries.waitingFor;
 
 /** Funding poll interval (spec 4.4, 8: "polled every 5 minutes"). */
 export const FUNDING_POLL_MS = 5 * 60 * 1000;

@@ -15,8 +15,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<SendIntentActivities>(activityOptions('database'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const sendIntentWaitingForQuery = sendIntentContract.queries.waitingFor;
 
 /** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
 export async function sendIntentWorkflow(args: SendIntentWorkflowArgs): Promise<string> {

@@ -14,8 +14,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<SubscriptionActivities>(activityOptions('provider'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const subscriptionWaitingForQuery = subscriptionContract.queries.waitingFor;
 
 /** Bills subscription `subscriptionId` until it is cancelled or completed; returns that status. */
 export async function subscriptionWorkflow(args: SubscriptionWorkflowArgs): Promise<string> {

@@ -14,8 +14,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<VirtualAccountActivities>(activityOptions('provider'));
 
-/** The contract's definitions under this module's older names (tests import them from here). */
-export const virtualAccountWaitingForQuery = virtualAccountContract.queries.waitingFor;
 
 /** How long an active account waits between settlements when nothing wakes it. */
 const RECHECK_MS = 60 * 60 * 1000;

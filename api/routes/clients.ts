@@ -4,23 +4,14 @@
  * Foreign ids are 404; archived clients stay readable. Thin routes over activities/catalog/.
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import { archiveClient, createClient, updateClient } from '../../activities/catalog/commands';
 import { getClient, listClients } from '../../activities/catalog/queries';
-import type { OpContext } from '../../activities/op-context';
-import type { AppState, Caller } from '../context';
+import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../../lib/pagination';
 import { createClientBody, listClientsQuery, updateClientBody } from '../schemas/payment-links';
 import { clientResponse, clientView } from '../../views/client';
 import { listEnvelope } from '../../views/schema';
-
-/** `%`/`_`/`\` escaped for a LIKE pattern (lib/sql.ts; re-exported for the routes that import it from here). */
-
-/** Operation context of a request (account, mode, request id and Idempotency-Key for events). */
-export function opContext(caller: Caller, ctx: Koa.ParameterizedContext<AppState>): OpContext {
-  return { accountId: caller.accountId, livemode: caller.livemode, request: { id: ctx.state.requestId, idempotency_key: ctx.state.idempotencyKey } };
-}
 
 /** Registers the client operations on `r`. */
 export function register(r: Router<AppState>): void {

@@ -7,6 +7,7 @@
  * activity with the same idempotency key: the payout then completes once (deposit, rail paid,
  * recipient confirmation -> settled) with exactly one provider transfer and one rail payment.
  */
+import { payoutContract } from '../../contracts/payout';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -22,7 +23,6 @@ import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';
 import { setFault } from '../../providers/sandbox-faults';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
-import { payoutFundSignal } from '../../workflows/payout';
 import { connectDb, eventually } from '../helpers/api';
 
 // This file's activities and client use their own task queue, served only by the workers it spawns.
@@ -69,7 +69,7 @@ test('killing the worker mid-funding: the payout settles once with one provider 
   await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
   const { attemptId } = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: {} });
-  await signalPayout(p.id, creds.account_id, payoutFundSignal);
+  await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.
   await eventually(async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0, 'transfer recorded', 60_000);

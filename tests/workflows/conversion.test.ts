@@ -8,6 +8,7 @@
  * it); the `waiting_for` query; the events of each; a replay of every history. The holder's
  * signature is played by a chain transfer from the wallet.
  */
+import { conversionContract } from '../../contracts/conversion';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -18,7 +19,6 @@ import { systemScope } from '../../activities/scope';
 import type { Wallet } from '../../entities';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
-import { conversionWaitingForQuery } from '../../workflows/conversion';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -57,7 +57,7 @@ const sign = async (c: { unsigned_tx: Record<string, unknown>; from_asset: strin
 
 test('settled: the signed transaction matches; the router pays the other asset to the wallet once', async () => {
   const c = await build('4000000');
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionWaitingForQuery)).startsWith('the holder\'s signed transaction hash'), 'waiting for the hash');
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).startsWith('the holder\'s signed transaction hash'), 'waiting for the hash');
   const tx = await sign(c, 4_000_000n);
   await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
   expect(await result(c.id)).toBe('settled');
@@ -93,7 +93,7 @@ test('failed expired: never submitted; built a minute before signable_until (15 
   // The deadline as workflow time after the run's start: signable_until less created_at (the workflow's object clock).
   const deadline = r.signable_until.getTime() - r.created_at.getTime();
   expect(Math.abs(deadline - 15 * MINUTE)).toBeLessThan(5_000);
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionWaitingForQuery)).endsWith(`until ${r.signable_until.toISOString()}`), 'waiting for the hash until signable_until');
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).endsWith(`until ${r.signable_until.toISOString()}`), 'waiting for the hash until signable_until');
   await failsAtDeadline(c.id, 'built', deadline);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'expired' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.failed']);

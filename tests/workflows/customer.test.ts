@@ -5,6 +5,7 @@
  * day of workflow time is up, `approved` at it); `approved` and `rejected` end the workflow and a
  * later decision starts it again; `waiting_for`; replay.
  */
+import { customerContract } from '../../contracts/customer';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createCustomer, createVerificationLink } from '../../activities/customers/commands';
@@ -12,7 +13,6 @@ import { notifyCustomerDecision } from '../../activities/customers/signals';
 import { scopeOf } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { kycProvider } from '../../providers/kyc';
-import { customerWaitingForQuery } from '../../workflows/customer';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -38,7 +38,7 @@ test('pending after a link; a silent decision found by the daily re-read; approv
   await createVerificationLink(owns, { id: c.id, kind: 'tos' });
   await eventually(async () => (await state(c.id)) === 'pending', 'pending');
   // The row is `pending` once the activity commits; waiting_for follows when the workflow's next task runs.
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(customerWaitingForQuery)).includes('re-read daily'), 'waiting_for the daily re-read');
+  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(customerContract.queries.waitingFor)).includes('re-read daily'), 'waiting_for the daily re-read');
   // The provider approves without telling us: the daily re-read finds it, a day of workflow time after the run's read of `pending`, not before.
   await kycProvider().setDecision(c.id, { state: 'approved', endorsements: ['base'] });
   await skipToRunOffset(env, c.id, DAY - BEFORE_DEADLINE_MS);

@@ -6,6 +6,7 @@
  * within the hour: still awaiting a minute before, expired at the hour of workflow time); the
  * `waiting_for` query; the events of each; a replay of every history.
  */
+import { depositIntentContract } from '../../contracts/deposit-intent';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -15,7 +16,6 @@ import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { depositIntentWaitingForQuery } from '../../workflows/deposit-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -49,7 +49,7 @@ const result = async (id: string) => {
 
 test('settled: the source transfer on base is seen, bridged less the fee and lands in the wallet', async () => {
   const d = await open({ source_chain: 'base' });
-  await eventually(async () => (await env.client.workflow.getHandle(d.id).query(depositIntentWaitingForQuery)).startsWith('USDC on base'), 'waiting for funds');
+  await eventually(async () => (await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).startsWith('USDC on base'), 'waiting for funds');
   await pay('base', d.deposit_address, 5_000_000n);
   await signalDepositIntent(d.id, accountId);
   expect(await result(d.id)).toBe('settled');
@@ -89,7 +89,7 @@ test('expired: nothing reaches the address within the hour; awaiting a minute be
   expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
   await skipToRunOffset(env, d.id, deadline - BEFORE_DEADLINE_MS);
   expect((await row(d.id)).status).toBe('awaiting_funds');
-  expect(await env.client.workflow.getHandle(d.id).query(depositIntentWaitingForQuery)).toContain(`until ${r.expires_at.toISOString()}`);
+  expect(await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).toContain(`until ${r.expires_at.toISOString()}`);
   expect(await result(d.id)).toBe('expired');
   const elapsed = await runElapsedMs(env, d.id);
   expect(elapsed).toBeGreaterThanOrEqual(deadline);

@@ -7,6 +7,7 @@
  * (the refund cannot be sent: sandbox fault), `canceled`; `waiting_for`; and a replay of every
  * completed history.
  */
+import { offrampIntentContract } from '../../contracts/offramp-intent';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
@@ -16,7 +17,6 @@ import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setFault } from '../../providers/sandbox-faults';
 import { signTransaction } from '../../providers/wallet-sends';
-import { offrampIntentWaitingForQuery } from '../../workflows/offramp-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -53,7 +53,7 @@ async function closesAtFundingDeadline(id: string, status: string) {
   expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
   await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe('awaiting_funds');
-  expect(await env.client.workflow.getHandle(id).query(offrampIntentWaitingForQuery)).toContain(`until ${r.funding_deadline.toISOString()}`);
+  expect(await env.client.workflow.getHandle(id).query(offrampIntentContract.queries.waitingFor)).toContain(`until ${r.funding_deadline.toISOString()}`);
   expect(await result(id)).toBe(status);
   const elapsed = await runElapsedMs(env, id);
   expect(elapsed).toBeGreaterThanOrEqual(deadline);
@@ -123,7 +123,7 @@ test('failed: nothing arrives; awaiting a minute before the funding deadline, fa
   const hd = await holder();
   const ofr = await hd.intent();
   const w = await eventually(async () => {
-    const s = await env.client.workflow.getHandle(ofr.id).query(offrampIntentWaitingForQuery);
+    const s = await env.client.workflow.getHandle(ofr.id).query(offrampIntentContract.queries.waitingFor);
     return s.startsWith('the transit deposit') ? s : null;
   }, 'waiting for the deposit');
   expect(w).toContain(ofr.transit_address);

@@ -9,6 +9,7 @@
  * path (authorize, capture, then a delivery the provider never reports) completed by the workflow's
  * 10-minute poll; and a replay of every completed history.
  */
+import { orderContract } from '../../contracts/order';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +19,6 @@ import { buildApp } from '../../api/app';
 import { flushRequestLogs } from '../../api/middleware/request-log';
 import { db } from '../../lib/db';
 import { orderProviders } from '../../providers/order-providers';
-import { orderWaitingForQuery } from '../../workflows/order';
 import { eventually, expectOk, idem, newAccount, type Res } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, pendingTimer, runElapsedMs, runTimes, skipToRunOffset, skipToTime, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -89,7 +89,7 @@ test.each([
 
   await skipToRunOffset(env, o.id, deadline - BEFORE_DEADLINE_MS);
   expect(await order(o.id)).toMatchObject({ status: 'awaiting_payment', money_state: 'never_authorized', failure_kind: null });
-  expect(await env.client.workflow.getHandle(o.id).query(orderWaitingForQuery)).toContain(`until ${deadlineAt.toISOString()}`);
+  expect(await env.client.workflow.getHandle(o.id).query(orderContract.queries.waitingFor)).toContain(`until ${deadlineAt.toISOString()}`);
 
   expect(await result(o.id)).toBe('failed');
   const elapsed = await runElapsedMs(env, o.id);
@@ -109,7 +109,7 @@ test('happy path: authorized and captured through /sim, then a delivery the prov
   await eventually(async () => (await order(o.id)).money_state === 'hold_placed', 'hold_placed');
   await sim(o.id, 'capture');
   await eventually(async () => { const x = await order(o.id); return x.status === 'processing' && x.money_state === 'captured'; }, 'processing');
-  await eventually(async () => /^the provider rampline to deliver/.test(await handle.query(orderWaitingForQuery)), 'waiting for the delivery');
+  await eventually(async () => /^the provider rampline to deliver/.test(await handle.query(orderContract.queries.waitingFor)), 'waiting for the delivery');
 
   // The poll the workflow now waits on: set by the turn that applied the capture, 10 minutes from that turn's start.
   const poll = await eventually(() => pendingTimer(env, o.id), 'the poll timer');

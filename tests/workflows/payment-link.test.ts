@@ -9,6 +9,7 @@
  * Each test gets its own test server so that its clock starts at the wall clock (links are
  * activated with the database's clock, as in production).
  */
+import { paymentLinkContract } from '../../contracts/payment-link';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
@@ -18,7 +19,6 @@ import { systemScope, type Scope } from '../../activities/scope';
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
 import { linkNextReminderAt } from '../../domain/reminders';
-import { linkWaitingForQuery } from '../../workflows/payment-link';
 import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { closeDb, db } from '../../lib/db';
@@ -185,7 +185,7 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     // processed the timers that fired (a buffered query), so its history then holds any reminder
     // it would wrongly send; there is none after the disable.
     const handle = env.client.workflow.getHandle(link.id);
-    await handle.query(linkWaitingForQuery);
+    await handle.query(paymentLinkContract.queries.waitingFor);
     const sends = (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPaymentLinkReminder') ?? [];
     expect(sends).toHaveLength(2);
     const still = await reminders(link.id, 2);

@@ -8,6 +8,7 @@
  * operator on a non-retryable failure and resumed by the `retry` signal, and a replay of every
  * completed history against the current workflow code (determinism).
  */
+import { payoutContract } from '../../contracts/payout';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -20,7 +21,6 @@ import { DomainError } from '../../domain/errors';
 import { Payout, PayoutAttempt } from '../../entities';
 import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';
-import { payoutFundSignal, payoutRetrySignal } from '../../workflows/payout';
 import { eventually } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 
@@ -60,7 +60,7 @@ async function funded(opts: { corridor?: string; amount?: string; currency?: str
     : { account_owner_type: 'business' as const, account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
   await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: ben });
   const r = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { funding_source: opts.source ?? 'external_wallet', ...(opts.refund ? { refund_address: opts.refund } : {}) } });
-  await signalPayout(p.id, creds.account_id, payoutFundSignal);
+  await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   await eventually(async () => (await attemptOf(p.id)).provider_transfer_id, 'provider transfer');
   return { creds, payoutId: p.id, attemptId: r.attemptId };
 }
@@ -132,7 +132,7 @@ test('returned after paid with no refund address: held (missing_return_policy) u
   expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'returned', failure_reason: 'missing_return_policy', return_reason: 'beneficiary_name_mismatch' });
   const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, gate, body: { refund_address: REFUND.toLowerCase() } });
   expect(r.signal).toBe(true);
-  await signalPayout(payoutId, creds.account_id, payoutFundSignal);
+  await signalPayout(payoutId, creds.account_id, payoutContract.signals.update);
   expect(await result(payoutId)).toBe('returned');
   const p = await payoutRow(payoutId);
   expect(p.held_minor).toBeNull();
@@ -167,7 +167,7 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
   const p = await createPayout(systemScope(creds.account_id, true, req), { gate, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
   await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' } });
   await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { funding_source: 'service_wallet' } });
-  await signalPayout(p.id, creds.account_id, payoutFundSignal);
+  await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   const send = await eventually(async () => (await db().query('SELECT * FROM wallet_sends WHERE payout_id = $1', [p.id]))[0], 'wallet send');
   const until = new Date(send.signable_until).getTime();
   let err: unknown = null;
@@ -222,7 +222,7 @@ test('overpaid funding without a refund address: surplus held (missing_return_po
   expect(payoutView(await payoutRow(payoutId)).failure_reason).toBe('missing_return_policy');
   const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, gate, body: { refund_address: REFUND } });
   expect(r.signal).toBe(true);
-  await signalPayout(payoutId, creds.account_id, payoutFundSignal);
+  await signalPayout(payoutId, creds.account_id, payoutContract.signals.update);
   expect(await result(payoutId)).toBe('settled');
   const p = await payoutRow(payoutId);
   expect(p.held_minor).toBeNull();
@@ -252,7 +252,7 @@ test('a non-retryable failure parks the payout for an operator (waiting_for says
   expect((await handle.describe()).status.name).toBe('RUNNING');
   expect((await payoutRow(payoutId)).status).toBe('funds_received');
   await db().query('UPDATE payouts SET beneficiary_ciphertext = $2 WHERE id = $1', [payoutId, cipher]);
-  await signalPayout(payoutId, creds.account_id, payoutRetrySignal);
+  await signalPayout(payoutId, creds.account_id, payoutContract.signals.retry);
   await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing after retry');
   await rail(payoutId, { state: 'paid' });
   await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');

@@ -9,6 +9,7 @@
  * paid out, a failed return is owed again (`payroll_run.funds_return_failed`) and the next request
  * returns it under a new key; and every history replays.
  */
+import { payrollRunContract } from '../../contracts/payroll-run';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { cancelRun, executeRun } from '../../activities/payroll/commands';
@@ -19,7 +20,6 @@ import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { payrollRunWaitingForQuery } from '../../workflows/payroll-run';
 import { eventually } from '../helpers/api';
 import { approvedRun, usBank } from '../helpers/payroll';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
@@ -43,7 +43,7 @@ const result = async (id: string) => {
   histories.add(id);
   return r;
 };
-const waitingFor = (id: string) => env.client.workflow.getHandle(id).query(payrollRunWaitingForQuery);
+const waitingFor = (id: string) => env.client.workflow.getHandle(id).query(payrollRunContract.queries.waitingFor);
 const runRow = async (id: string) => (await db().query('SELECT status, needs_attention FROM payroll_runs WHERE id = $1', [id]))[0];
 const returnsOf = async (id: string) => (await db().query(
   'SELECT id, return_no, idempotency_key, source_kind, source_ref, amount_minor, currency, status, reason, provider_ref, failure_reason FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no', [id])) as Array<Record<string, string>>;

@@ -7,6 +7,7 @@
  * `waiting_for` query, cancel while funding, funding found by the five-minute poll two days later
  * (short, then topped up), overfunded, and a replay of every completed history.
  */
+import { payrollRunContract } from '../../contracts/payroll-run';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { cancelRun, executeRun } from '../../activities/payroll/commands';
@@ -15,7 +16,6 @@ import { bankCollection } from '../../providers/bank-collection';
 import { notifyPayrollItemRailUpdate, wakePayrollRun } from '../../activities/payroll/signals';
 import { fiatRails } from '../../providers/fiat-rails';
 import { db } from '../../lib/db';
-import { payrollRunWaitingForQuery } from '../../workflows/payroll-run';
 import { eventually } from '../helpers/api';
 import { approvedRun, markFunded, usBank, wallet } from '../helpers/payroll';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
@@ -47,7 +47,7 @@ test('execution: paid by bank and wallet, one failing and one returned test acco
   const dest = [usBank('000123456789'), usBank('000111111116'), usBank('000111111113'), wallet(WALLET), null];
   const { accountId, runId, itemIds } = await approvedRun([100000n, 200000n, 300000n, 50000n, 1000n], (i) => dest[i]);
   await wakePayrollRun(runId, accountId);
-  await eventually(async () => (await env.client.workflow.getHandle(runId).query(payrollRunWaitingForQuery)).startsWith('inbound funding'), 'waiting for funding');
+  await eventually(async () => (await env.client.workflow.getHandle(runId).query(payrollRunContract.queries.waitingFor)).startsWith('inbound funding'), 'waiting for funding');
   await markFunded(runId);
   await executeRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
@@ -117,7 +117,7 @@ test('cancel while funding: the workflow polls every five minutes, then ends can
   const { accountId, runId } = await approvedRun([1000n], () => usBank('000123456789'));
   await wakePayrollRun(runId, accountId);
   const handle = env.client.workflow.getHandle(runId);
-  await eventually(async () => (await handle.query(payrollRunWaitingForQuery)).startsWith('inbound funding'), 'waiting for funding');
+  await eventually(async () => (await handle.query(payrollRunContract.queries.waitingFor)).startsWith('inbound funding'), 'waiting for funding');
   const t0 = Date.now();
   await env.sleep('1 hour');
   const polls = (await handle.fetchHistory()).events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'refreshPayrollFunding').length;
@@ -143,14 +143,14 @@ test('funding over days: money arriving two days later is found by the next five
   const { accountId, runId } = await approvedRun([60000n, 40000n], () => usBank('000123456789'));
   const at = await bankInstructions(accountId, runId);
   const handle = env.client.workflow.getHandle(runId);
-  await eventually(async () => (await handle.query(payrollRunWaitingForQuery)).startsWith('inbound funding'), 'waiting for funding');
+  await eventually(async () => (await handle.query(payrollRunContract.queries.waitingFor)).startsWith('inbound funding'), 'waiting for funding');
   await env.sleep('2 days');
   expect(await runRow(runId)).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded' });
   await bankTransfer(at, 70000n);
   await env.sleep('5 minutes');
   await eventually(async () => (await runRow(runId)).funding_state === 'partially_funded', 'partially funded by the poll');
   expect(await runRow(runId)).toMatchObject({ status: 'funded', needs_attention: true, funding_confirmed_minor: '70000' });
-  expect(await handle.query(payrollRunWaitingForQuery)).toMatch(/^POST \/payroll_runs\/\{id\}\/execute \(funding_state partially_funded\)/);
+  expect(await handle.query(payrollRunContract.queries.waitingFor)).toMatch(/^POST \/payroll_runs\/\{id\}\/execute \(funding_state partially_funded\)/);
   await bankTransfer(at, 30000n);
   await env.sleep('5 minutes');
   await eventually(async () => (await runRow(runId)).funding_state === 'funded', 'funded by the poll');

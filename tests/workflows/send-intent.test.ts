@@ -8,6 +8,7 @@
  * `settled` through the bridge after a delay; the `waiting_for` query; and a replay of every
  * completed history.
  */
+import { sendIntentContract } from '../../contracts/send-intent';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import crypto from 'node:crypto';
@@ -18,7 +19,6 @@ import { db } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { signTransaction } from '../../providers/wallet-sends';
-import { sendIntentWaitingForQuery } from '../../workflows/send-intent';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
@@ -123,7 +123,7 @@ test('expired: never signed; still created a minute before the 30 minutes, expir
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
   const waiting = await eventually(async () => {
-    const w = await env.client.workflow.getHandle(si.id).query(sendIntentWaitingForQuery);
+    const w = await env.client.workflow.getHandle(si.id).query(sendIntentContract.queries.waitingFor);
     return w.startsWith('the holder to sign') ? w : null;
   }, 'waiting for the signature');
   expect(waiting).toContain(si.expires_at.toISOString());

@@ -8,6 +8,7 @@
  * And a cancel that voids the open invoice. Each test has its own environment, so the test
  * server's clock starts at the wall clock with the objects.
  */
+import { subscriptionContract } from '../../contracts/subscription';
 import crypto from 'node:crypto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -24,7 +25,6 @@ import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setTemporalClient } from '../../temporal/client';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
-import { subscriptionWaitingForQuery } from '../../workflows/subscription';
 import { connectDb, eventually } from '../helpers/api';
 import { BEFORE_DEADLINE_MS, startTimeSkipping, TURN_SLACK_MS } from '../helpers/time-skipping';
 import { systemScope } from '../../activities/scope';
@@ -102,7 +102,7 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
         await sleepUntil(env, start - 10 * DAY);
         await pauseSubscription(m.ctx, { id: s.id });
         await sleepUntil(env, start + DAY);
-        expect(await handle.query(subscriptionWaitingForQuery)).toMatch(/^resume/);
+        expect(await handle.query(subscriptionContract.queries.waitingFor)).toMatch(/^resume/);
         expect(await invoice(s.id, 7)).toBeNull();
         expect((await sub(s.id))).toMatchObject({ status: 'paused', next_period: 7, skipped_periods: 1 });
         await resumeSubscription(m.ctx, { id: s.id });
@@ -183,7 +183,7 @@ test('waiting_for names why the workflow waits: the unpaid invoice\'s daily chec
     });
     const plan: BillingPlan = { anchorMs: s.billing_cycle_anchor.getTime(), interval: 'month', intervalCount: 1, cycles: 3 };
     const handle = env.client.workflow.getHandle(s.id);
-    const label = (re: RegExp) => eventually(async () => { const w = await handle.query(subscriptionWaitingForQuery); return re.test(w) ? w : null; }, `waiting_for ${re}`, 30_000);
+    const label = (re: RegExp) => eventually(async () => { const w = await handle.query(subscriptionContract.queries.waitingFor); return re.test(w) ? w : null; }, `waiting_for ${re}`, 30_000);
     await sleepUntil(env, periodOf(plan, 0).startMs + HOUR);
     const inv = await issued(s.id, 1);
     // The first invoice is unpaid: the next wake-up is its daily check, not "the next period".

@@ -5,6 +5,7 @@
  * deactivated account's workflow ending (its terminal state) and returning a later credit after
  * starting again, and a replay of every completed history.
  */
+import { virtualAccountContract } from '../../contracts/virtual-account';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { recordVirtualAccountCredit, createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
@@ -12,7 +13,6 @@ import { wakeVirtualAccount } from '../../activities/wallet/signals';
 import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';
-import { virtualAccountWaitingForQuery } from '../../workflows/virtual-account';
 import { eventually, newAccount } from '../helpers/api';
 import { toAccountOf } from '../helpers/bank';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
@@ -42,7 +42,7 @@ test('credits converted once; deactivated: the workflow ends, a later credit is 
   await credit(va, 10000n); // GBP 100.00 at 1.27
   await eventually(async () => (await credits(va.id))[0]?.status === 'converted', 'converted');
   await wakeVirtualAccount(va.id, acct.account_id);
-  await eventually(async () => (await env.client.workflow.getHandle(va.id).query(virtualAccountWaitingForQuery)).includes('next bank credit'), 'waiting for the next credit');
+  await eventually(async () => (await env.client.workflow.getHandle(va.id).query(virtualAccountContract.queries.waitingFor)).includes('next bank credit'), 'waiting for the next credit');
   expect(await credits(va.id)).toEqual([{ status: 'converted', usdc_minor: '127000000', return_reason: null }]);
 
   await setVirtualAccountStatus(systemScope(acct.account_id, true, req), { id: va.id, to: 'inactive' });
