@@ -10,7 +10,8 @@
  * - **drop**: the partition manager's pass (activities/housekeeping/partitions.ts) dropping the same
  *   days' partitions (run as of now + the dropped days, so their rows are past retention).
  * Prints, for each, the writer's batches per second and batch latency p50 / p99 / max over the
- * purge's window, and how long the purge took; the manager's pass on a table with nothing to do
+ * purge's window, how long the purge took and the WAL written meanwhile (the writer's share is the
+ * baseline's rate); the manager's pass on a table with nothing to do
  * (what the worker pays every 10 minutes); and two reads on both tables after the purges (p50 /
  * p99 of BENCH_RETENTION_READS sequential runs): the first page of one account's request logs and
  * a one-day range of one key.
@@ -41,10 +42,10 @@ async function seed(table: string): Promise<void> {
   for (let d = 0; d < DAYS; d++) {
     await db().query(
       `INSERT INTO ${table}(id, account_id, livemode, caller_type, api_key_id, method, path, status, latency_ms, api_version, ip, created_at)
-       SELECT 'req_seed_' || $1 || '_' || g, 'acct_bench_' || (g % 50), true, 'business_key', 'key_bench_' || (g % 7), 'GET', '/v1/payment_links',
+       SELECT 'req_seed_' || $1::int || '_' || g, 'acct_bench_' || (g % 50), true, 'business_key', 'key_bench_' || (g % 7), 'GET', '/v1/payment_links',
               CASE WHEN g % 20 = 0 THEN 404 ELSE 200 END, 5 + g % 40, '2026-09-04', '127.0.0.1',
-              now() - make_interval(days => $1) + make_interval(secs => (g::double precision / $2) * 86000)
-         FROM generate_series(1, $2) g`, [d, ROWS_PER_DAY]);
+              now() - make_interval(days => $1::int) + make_interval(secs => (g::double precision / $2::int) * 86000)
+         FROM generate_series(1, $2::int) g`, [d, ROWS_PER_DAY]);
   }
   await db().query(`ANALYZE ${table}`);
 }
@@ -71,13 +72,15 @@ async function measure(name: string, table: string, purge: (() => Promise<unknow
   let done = false;
   const w = writer(table, () => done);
   await new Promise((r) => setTimeout(r, 300));
+  const [{ lsn: lsn0 }] = await db().query('SELECT pg_current_wal_lsn() AS lsn');
   const t0 = performance.now();
   if (purge) await purge(); else await new Promise((r) => setTimeout(r, BASELINE_MS));
   const t1 = performance.now();
+  const [{ mb }] = await db().query('SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), $1) / 1048576.0, 1) AS mb', [lsn0]);
   done = true;
   const samples = (await w).filter(([s, l]) => s + l >= t0 && s <= t1).map(([, l]) => l).sort((a, b) => a - b);
   const secs = (t1 - t0) / 1000;
-  return `| ${name} | ${purge ? `${(secs * 1000).toFixed(0)} ms` : '—'} | ${(samples.length / secs).toFixed(0)} | ${pct(samples, 50).toFixed(1)} | ${pct(samples, 99).toFixed(1)} | ${samples[samples.length - 1]?.toFixed(1)} | ${samples.length} |`;
+  return `| ${name} | ${purge ? `${(secs * 1000).toFixed(0)} ms` : '—'} | ${(samples.length / secs).toFixed(0)} | ${pct(samples, 50).toFixed(1)} | ${pct(samples, 99).toFixed(1)} | ${samples[samples.length - 1]?.toFixed(1)} | ${samples.length} | ${mb} (${(Number(mb) / secs).toFixed(1)}/s) |`;
 }
 
 async function main(): Promise<void> {
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
 
     log(`seeding ${DAYS} days x ${ROWS_PER_DAY} request logs into the partitioned table and an unpartitioned copy...`);
     await seed('request_logs');
+    // The former schema (migrations 1763800200000 and 1763800800000: the BRIN served the prune).
     await db().query(`CREATE TABLE request_logs_flat (LIKE request_logs INCLUDING DEFAULTS);
       ALTER TABLE request_logs_flat ADD PRIMARY KEY (id);
       CREATE INDEX ON request_logs_flat(account_id, created_at DESC, id DESC) WHERE account_id IS NOT NULL;
@@ -146,8 +150,8 @@ async function main(): Promise<void> {
       `(DELETE removed ${deleted} rows; the drop removed ${dropped.rowsDropped} rows in ${dropped.dropped.length} partitions)`,
       `manager pass with nothing to do (the worker's every 10 minutes): ${idleMs.toFixed(1)} ms`,
       '',
-      '| run | purge took | writer batches/s | p50 ms | p99 ms | max ms | batches |',
-      '|---|---|---|---|---|---|---|',
+      '| run | purge took | writer batches/s | p50 ms | p99 ms | max ms | batches | WAL MB in the window |',
+      '|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       `reads, ${READS} sequential runs each (ms):`,

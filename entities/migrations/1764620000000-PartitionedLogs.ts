@@ -9,7 +9,9 @@
  * - `request_logs` by `created_at`; primary key `(id, created_at)` (a partitioned table's unique
  *   keys include the partition key; a retried batch carries the same `created_at`, so it still
  *   conflicts). The indexes the reads use are partitioned indexes with their former names:
- *   `request_logs_account_idx`, `request_logs_key_idx`, `request_logs_created_brin`.
+ *   `request_logs_account_idx` (lists), `request_logs_key_idx` (key usage). The BRIN index on
+ *   `created_at` (migration 1763800800000) served only the DELETE-based prune and goes: a day's
+ *   partition is its time range, and every index is planned once per partition.
  * - `webhook_attempts` by `delivery_created_at`, the creation time of the attempt's delivery
  *   (new column): every attempt of one delivery is in one partition, so `(delivery_id,
  *   attempt_number, delivery_created_at)` is unique exactly as `(delivery_id, attempt_number)` was
@@ -73,7 +75,6 @@ export class PartitionedLogs1764620000000 implements MigrationInterface {
       ) PARTITION BY RANGE (created_at);
       CREATE INDEX request_logs_account_idx ON request_logs(account_id, created_at DESC, id DESC) WHERE account_id IS NOT NULL;
       CREATE INDEX request_logs_key_idx ON request_logs(api_key_id, created_at DESC) WHERE api_key_id IS NOT NULL;
-      CREATE INDEX request_logs_created_brin ON request_logs USING brin (created_at);
       CREATE TABLE request_logs_default PARTITION OF request_logs DEFAULT;
     `);
     await q.query(dailyPartitions('request_logs', start));
@@ -114,7 +115,6 @@ export class PartitionedLogs1764620000000 implements MigrationInterface {
       ALTER INDEX request_logs_pkey RENAME TO request_logs_partitioned_pkey;
       ALTER INDEX request_logs_account_idx RENAME TO request_logs_partitioned_account_idx;
       ALTER INDEX request_logs_key_idx RENAME TO request_logs_partitioned_key_idx;
-      ALTER INDEX request_logs_created_brin RENAME TO request_logs_partitioned_created_brin;
       CREATE TABLE request_logs (LIKE request_logs_partitioned INCLUDING DEFAULTS);
       ALTER TABLE request_logs ADD PRIMARY KEY (id);
       INSERT INTO request_logs SELECT * FROM request_logs_partitioned ON CONFLICT (id) DO NOTHING;
