@@ -9,7 +9,7 @@ import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payments/watcher';
 import { startNotifyListener, stopNotifyListener } from '../lib/notify';
 import { wireAuthCache } from './middleware/auth';
-import { flushRequestLogs } from './middleware/request-log';
+import { flushRequestLogs, replayRequestLogs } from './middleware/request-log';
 import { closeAllStreams } from './stream-hub';
 
 /** Starts the HTTP server; resolves once listening. */
@@ -20,6 +20,7 @@ export async function startApi(port?: number): Promise<http.Server> {
   await temporalClient();
   await startNotifyListener(cfg.databaseUrl);
   await wireAuthCache();
+  await replayRequestLogs().catch((e) => logger.warn({ err: e }, 'request log write-ahead files not replayed'));
   wireChainWatcher();
   const app = buildApp();
   const server = http.createServer(app.callback());
