@@ -1,7 +1,9 @@
 /**
- * The authentication cache (api/middleware/auth.ts; issue 27 item 4, decision 0079): a revoked key
- * or session stops working at once on the instance that revoked it, and within a bounded time
- * (the NOTIFY sent at the revoking commit; bound asserted: 1 s) on every other instance. The
+ * The caches of the request pipeline (issue 27 item 4, decision 0079). Authentication
+ * (api/middleware/auth.ts): a revoked key or session stops working at once on the instance that
+ * revoked it, and within a bounded time (the NOTIFY sent at the revoking commit; bound asserted:
+ * 1 s) on every other instance. Switches and cohort flags (lib/switches.ts): a flip written by
+ * anyone reaches the API within the same bound (it waited out a 2 s cache before). The
  * running product is one instance; this test process is a second one: its own pool, its own
  * LISTEN connection and its own cache, revoking through its own connection.
  */
@@ -118,4 +120,19 @@ test('an unknown key is never cached: a key inserted after a miss works on its n
   await other.query(`INSERT INTO api_keys(id, account_id, livemode, secret_hash, secret_last4, scopes) VALUES ($1,$2,true,$3,'abcd','{account.read}')`,
     [`key_${crypto.randomBytes(12).toString('hex')}`, acct.account_id, sha256Hex(secret)]);
   expect((await call('GET', '/v1/account', undefined, { key: secret })).status).toBe(200);
+});
+
+describe('switches and cohort flags', () => {
+  test('a cohort flag closed from another connection answers 409 within the bound, and opens again', async () => {
+    const c = client(acct.live_key);
+    for (let i = 0; i < 3; i++) expect((await c.get('/v1/customers')).status).toBe(200); // cached open
+    await other.query(`INSERT INTO account_flags(account_id, name, enabled, updated_at) VALUES ($1,'customers.enabled',false,now())
+      ON CONFLICT (account_id, name) DO UPDATE SET enabled = false, updated_at = now()`, [acct.account_id]);
+    const closed = await msUntil(async () => (await c.get('/v1/customers')).status === 409, OTHER_INSTANCE_BOUND_MS);
+    expect(closed).toBeGreaterThanOrEqual(0);
+    expectError(await c.get('/v1/customers'), 409, 'capability_unavailable');
+    await other.query(`DELETE FROM account_flags WHERE account_id = $1 AND name = 'customers.enabled'`, [acct.account_id]);
+    const open = await msUntil(async () => (await c.get('/v1/customers')).status === 200, OTHER_INSTANCE_BOUND_MS);
+    expect(open).toBeGreaterThanOrEqual(0);
+  });
 });
