@@ -39,6 +39,7 @@ import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-Payr
 import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
 import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
 import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
+import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -102,4 +103,5 @@ export const MIGRATIONS = [
   QuoteAmountsNumeric1764510000000,
   IdempotencyResponseText1764520000000,
   PartitionedLogs1764620000000,
+  SwitchChangeNotify1764630000000,
 ];
