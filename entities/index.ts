@@ -38,6 +38,7 @@ import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-Out
 import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-PayrollFundReturns';
 import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
 import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
+import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-ListIndexesLinkCounts';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -100,4 +101,5 @@ export const MIGRATIONS = [
   PayrollFundReturns1764500000000,
   QuoteAmountsNumeric1764510000000,
   IdempotencyResponseText1764520000000,
+  ListIndexesLinkCounts1764610000000,
 ];
