@@ -39,6 +39,7 @@ import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-Payr
 import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
 import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
 import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-ListIndexesLinkCounts';
+import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -102,4 +103,5 @@ export const MIGRATIONS = [
   QuoteAmountsNumeric1764510000000,
   IdempotencyResponseText1764520000000,
   ListIndexesLinkCounts1764610000000,
+  EventCounts1764610100000,
 ];
