@@ -1,29 +1,36 @@
 /**
  * `npm run bench:scale-queries` (issue 27 items 1-2, decision 0077): the list and summary queries of
- * one large account, before and after migration 1764610000000, with their plans.
+ * one large account, before and after migrations 1764610000000, 1764610100000 and 1764610200000,
+ * with their plans.
  *
- * Starts a throwaway embedded PostgreSQL, runs every migration but 1764610000000 and 1764610100000, seeds with
- * `generate_series` one large account (SCALE_LINKS payment links, default 1,000,000; SCALE_EVENTS
- * events, default 3,000,000; no link in `needs_attention`, none `fiat_provider`, no
- * `payout.settled` event, as in the issue's table) among 200 small accounts of 10 links and 30
+ * Starts a throwaway embedded PostgreSQL, runs every migration but those three, seeds with
+ * `generate_series` one large account (SCALE_LINKS payment links, default 1,000,000, one payment
+ * each; SCALE_EVENTS events, default 3,000,000; SCALE_PAYOUTS payouts, default 100,000; no link in
+ * `needs_attention`, none `fiat_provider`, no `payout.settled` event, no failed payment, no
+ * payout in `needs_you`, as in the issue's table) among 200 small accounts of 10 links and 30
  * events, then for each query:
  * - calls the product's own function (the route's query, `paginate` as the route does) SCALE_RUNS
  *   times (default 7): median and worst in ms;
  * - runs `EXPLAIN (ANALYZE, BUFFERS)` of every statement that call sent, and prints its plan node
  *   types (with relation and index) and execution time, and `SEQ SCAN OF A LARGE TABLE` when a
- *   plan reads `payment_links` or `events` sequentially.
- * Then it runs those two migrations (timed: their index builds and the counters' backfill) and
+ *   plan reads `payment_links`, `payments`, `payouts` or `events` sequentially.
+ * Then it runs the three migrations (timed: their index builds and the counters' backfill) and
  * measures again. "Before" answers the summaries by counting (today's queries: `linkSummaryByScan`,
- * `scan: true` of the activity reads); "after" from the counters, and checks both answers are equal.
+ * `paymentSummaryByScan`, `scan: true` of the activity reads); "after" from the counts, and checks
+ * both answers are equal.
  * One connection, no concurrency: the figures are single-query latencies on this machine.
  */
 import 'reflect-metadata';
+// The server stops under the pool at the end: keep its warning out of the printed figures.
+process.env.LOG_LEVEL ??= 'error';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { activitySummary, listActivity } from '../activities/activity/queries';
 import { listEvents } from '../activities/events/queries';
+import { listPayments, paymentSummaryByScan, paymentSummaryFromCounts, type PaymentFilters } from '../activities/payments/queries';
+import { payoutListQuery } from '../activities/payouts/queries';
 import { linkSummaryByScan, linkSummaryFromCounts, listLinks, type LinkFilters } from '../activities/payment-links/queries';
 import { systemScope } from '../activities/scope';
 import { encodeCursor } from '../domain/pagination';
@@ -34,10 +41,11 @@ import { paginate } from '../lib/pagination';
 
 const LINKS = Number(process.env.SCALE_LINKS ?? 1_000_000);
 const EVENTS = Number(process.env.SCALE_EVENTS ?? 3_000_000);
+const PAYOUTS = Number(process.env.SCALE_PAYOUTS ?? 100_000);
 const RUNS = Number(process.env.SCALE_RUNS ?? 7);
 const BIG = 'acct_scale_big';
 const log = (m: string) => process.stderr.write(`[scale-queries] ${m}\n`);
-const THESE_MIGRATIONS = ['ListIndexesLinkCounts1764610000000', 'EventCounts1764610100000'];
+const THESE_MIGRATIONS = ['ListIndexesLinkCounts1764610000000', 'EventCounts1764610100000', 'PaymentListIndexesCounts1764610200000'];
 const NOW = new Date();
 
 /** Statements the product sent while `capturing` (TypeORM's logger sees every query). */
@@ -68,6 +76,17 @@ async function seed(): Promise<void> {
       now() - make_interval(secs => (${EVENTS + 1} - g) * 2)
     FROM generate_series(${from}, ${from + n - 1}) g ORDER BY g`;
   await q(events(BIG, 1, EVENTS));
+  // One payment per link (none failed, none settling to a bank); payouts none in needs_you.
+  await q(`INSERT INTO payments(id, account_id, livemode, payment_link_id, status, payment_rail, currency, decimals, invoice_minor, fee_minor,
+      amount_expected_minor, settlement, expires_at, created_at, updated_at)
+    SELECT 'pay_s' || g, account_id, true, id, (ARRAY['awaiting','paid','settled','expired','underpaid','overpaid'])[1 + g % 6], 'native', 'USD', 2,
+      amount_minor, 0, amount_minor, CASE WHEN g % 2 = 0 THEN 'crypto' END, created_at + interval '1 day', created_at + interval '1 second', now()
+    FROM (SELECT l.*, row_number() OVER () AS g FROM payment_links l) x`);
+  await q(`INSERT INTO payouts(id, account_id, livemode, status, invoice_minor, currency, decimals, corridor_id, fiat_rail, payer_type, fee_bps,
+      capability_version, created_at, updated_at)
+    SELECT 'po_s' || g, '${BIG}', true, (ARRAY['funds_received','processing','paid','settled','failed','returned','expired','cancelled'])[1 + g % 8],
+      1000, 'USD', 2, 'us_ach', 'ach', 'business', 100, 'v1', now() - make_interval(secs => g * 30), now()
+    FROM generate_series(1, ${PAYOUTS}) g`);
   for (let a = 1; a <= 200; a++) await q(events(`acct_scale_${a}`, EVENTS + a * 30, 30));
   await q('ANALYZE');
 }
@@ -81,7 +100,7 @@ function nodes(p: PlanNode, out: string[] = []): string[] {
   return out;
 }
 function seqScans(p: PlanNode): string[] {
-  const here = p['Node Type'] === 'Seq Scan' && ['payment_links', 'events'].includes(p['Relation Name'] ?? '') ? [p['Relation Name']!] : [];
+  const here = p['Node Type'] === 'Seq Scan' && ['payment_links', 'payments', 'payouts', 'events'].includes(p['Relation Name'] ?? '') ? [p['Relation Name']!] : [];
   return [...here, ...(p.Plans ?? []).flatMap(seqScans)];
 }
 
@@ -115,6 +134,11 @@ async function suite(phase: 'before' | 'after'): Promise<Array<Awaited<ReturnTyp
   const deep: Array<{ created_at: Date; id: string }> = await db().query(
     `SELECT created_at, id FROM payment_links WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`, [BIG]);
   const deepCursor = encodeCursor({ t: deep[0].created_at.toISOString(), id: deep[0].id });
+  const deepP: Array<{ created_at: Date; id: string }> = await db().query(
+    `SELECT created_at, id FROM payments WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`, [BIG]);
+  const deepPayment = encodeCursor({ t: deepP[0].created_at.toISOString(), id: deepP[0].id });
+  const payments = (f: PaymentFilters, cursor?: string) => paginate(listPayments(scope, f).query, 'p', { limit: 25, cursor }, (p) => p.id);
+  const paymentSummary = (f: PaymentFilters) => (phase === 'before' ? paymentSummaryByScan(scope, f) : paymentSummaryFromCounts(scope, f));
   const page = (f: LinkFilters, cursor?: string) => paginate(listLinks(scope, f).query, 'l', { limit: 25, cursor }, (l) => l.id);
   const summary = (f: LinkFilters) => (phase === 'before' || f.q || f.client_id ? linkSummaryByScan(scope, f) : linkSummaryFromCounts(scope, f));
   const out = [];
@@ -133,6 +157,14 @@ async function suite(phase: 'before' | 'after'): Promise<Array<Awaited<ReturnTyp
     ['expand=summary', () => summary({})],
     ['expand=summary&status_group=open', () => summary({ status_group: 'open' })],
     ['expand=summary&settlement_kind=fiat_provider', () => summary({ settlement_kind: 'fiat_provider' })],
+    ['GET /payments?limit=25', () => payments({})],
+    ['GET /payments?status=failed (no rows)', () => payments({ status: 'failed' })],
+    ['GET /payments?status=paid, 10,000 rows deep', () => payments({ status: 'paid' }, deepPayment)],
+    ['GET /payments?settlement=bank (no rows)', () => payments({ settlement: 'bank' })],
+    ['GET /payments?expand=summary', () => paymentSummary({})],
+    ['GET /payments?expand=summary&status=paid', () => paymentSummary({ status: 'paid' })],
+    ['GET /payouts?status_group=needs_you (no rows)', () => paginate(payoutListQuery(scope, { statusGroup: 'needs_you' }), 'p', { limit: 25 }, (p) => p.id)],
+    ['GET /payouts?status_group=done', () => paginate(payoutListQuery(scope, { statusGroup: 'done' }), 'p', { limit: 25 }, (p) => p.id)],
     ['GET /events?limit=25', () => listEvents(scope, { limit: 25 })],
     ['GET /events?type=payout.settled (no rows)', () => listEvents(scope, { limit: 25, type: 'payout.settled' })],
     ['GET /events?type=payment.paid', () => listEvents(scope, { limit: 25, type: 'payment.paid' })],
@@ -172,7 +204,7 @@ async function main(): Promise<void> {
     const after = await suite('after');
 
     const lines: string[] = [];
-    lines.push(`large account: ${LINKS} links, ${EVENTS} events; ${RUNS} calls each, one connection; migrations 1764610000000 and 1764610100000 took ${migrationS.toFixed(1)} s`);
+    lines.push(`large account: ${LINKS} links, ${EVENTS} events; ${RUNS} calls each, one connection; migrations 1764610000000, 1764610100000 and 1764610200000 took ${migrationS.toFixed(1)} s`);
     lines.push('');
     lines.push('| query | before p50 (max) ms | after p50 (max) ms | same answer |');
     lines.push('|---|---|---|---|');

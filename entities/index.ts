@@ -40,6 +40,7 @@ import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-Quo
 import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
 import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-ListIndexesLinkCounts';
 import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts';
+import { PaymentListIndexesCounts1764610200000 } from './migrations/1764610200000-PaymentListIndexesCounts';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -104,4 +105,5 @@ export const MIGRATIONS = [
   IdempotencyResponseText1764520000000,
   ListIndexesLinkCounts1764610000000,
   EventCounts1764610100000,
+  PaymentListIndexesCounts1764610200000,
 ];
