@@ -56,7 +56,7 @@ async function seed(): Promise<void> {
   log(`seeding ${LINKS} links, ${EVENTS} events into ${BIG}, 200 small accounts`);
   await q(`INSERT INTO users(id, email) VALUES ('usr_scale', 'scale@example.com')`);
   await q(`INSERT INTO accounts(id, display_name, email, owner_user_id)
-    SELECT a, a, a || '@example.com', 'usr_scale' FROM (SELECT '${BIG}' AS a UNION ALL SELECT 'acct_scale_' || g FROM generate_series(1, 200) g) x`);
+    SELECT a, a, a || '@example.com', 'usr_scale' FROM (SELECT '${BIG}' AS a UNION ALL SELECT 'acct_scale_empty' UNION ALL SELECT 'acct_scale_' || g FROM generate_series(1, 200) g) x`);
   // Statuses: every group but needs_attention; settlement kinds: crypto_only or none.
   const links = (account: string, from: number, n: number) => `
     INSERT INTO payment_links(id, account_id, livemode, status, title, memo, invoice_number, reference_id, amount_minor, currency, decimals,
@@ -129,6 +129,38 @@ async function measure(label: string, fn: () => Promise<unknown>): Promise<{ lab
   return { label, p50: median(times), max: Math.max(...times), answer, plans, seq };
 }
 
+const CREATES = Number(process.env.SCALE_CREATES ?? 2000);
+let createSeq = 0;
+
+/**
+ * What a link create writes (the link row, its event), one transaction each, into the large
+ * account and into an empty one, interleaved in batches of 100 so host drift weighs on both:
+ * p50 and mean per create in ms. Not the product's whole create (no HTTP, idempotency record,
+ * NOTIFY): the rows whose indexes and counts grow with the account.
+ */
+async function creates(): Promise<{ big: [number, number]; empty: [number, number] }> {
+  const one = async (account: string) => {
+    const i = ++createSeq;
+    const t0 = process.hrtime.bigint();
+    await db().transaction(async (m) => {
+      await m.query(`INSERT INTO payment_links(id, account_id, livemode, status, title, invoice_number, reference_id, amount_minor, currency, decimals,
+          reminder_schedule, settlement_kind, short_code)
+        VALUES ($1, $2, true, 'draft', 'Created invoice ' || $3, 'NEW-' || $3, 'CP-new' || $3, 1000, 'USD', 2, '{}', 'crypto_only', 'n' || $3)`, [`pl_new${i}`, account, i]);
+      await m.query(`INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version)
+        VALUES ($1, $2, true, 'payment_link.created', 'payment_link', $3, '{}', '2026-09-04')`, [`evt_new${i}`, account, `pl_new${i}`]);
+    });
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const big: number[] = [];
+  const empty: number[] = [];
+  for (let b = 0; b < CREATES / 100; b++) {
+    for (let k = 0; k < 100; k++) big.push(await one(BIG));
+    for (let k = 0; k < 100; k++) empty.push(await one('acct_scale_empty'));
+  }
+  const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+  return { big: [median(big), mean(big)], empty: [median(empty), mean(empty)] };
+}
+
 async function suite(phase: 'before' | 'after'): Promise<Array<Awaited<ReturnType<typeof measure>>>> {
   const scope = systemScope(BIG, true);
   const deep: Array<{ created_at: Date; id: string }> = await db().query(
@@ -197,11 +229,15 @@ async function main(): Promise<void> {
     await seed();
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     const before = await suite('before');
+    log('before: creates');
+    const createsBefore = await creates();
     const m0 = Date.now();
     await ds.runMigrations();
     await db().query('ANALYZE');
     const migrationS = (Date.now() - m0) / 1000;
     const after = await suite('after');
+    log('after: creates');
+    const createsAfter = await creates();
 
     const lines: string[] = [];
     lines.push(`large account: ${LINKS} links, ${EVENTS} events; ${RUNS} calls each, one connection; migrations 1764610000000, 1764610100000 and 1764610200000 took ${migrationS.toFixed(1)} s`);
@@ -213,6 +249,11 @@ async function main(): Promise<void> {
       const a = after[i];
       lines.push(`| ${b.label} | ${b.p50.toFixed(1)} (${b.max.toFixed(1)}) | ${a.p50.toFixed(1)} (${a.max.toFixed(1)}) | ${JSON.stringify(b.answer) === JSON.stringify(a.answer) ? 'yes' : '**NO**'} |`);
     }
+    const c = (x: [number, number]) => `${x[0].toFixed(2)} / ${x[1].toFixed(2)}`;
+    lines.push('', `creates (a link and its event, one transaction; ${CREATES} per account per phase), p50 / mean ms:`, '',
+      '| phase | large account | empty account | large / empty (mean) |', '|---|---|---|---|',
+      `| before | ${c(createsBefore.big)} | ${c(createsBefore.empty)} | ${(createsBefore.big[1] / createsBefore.empty[1] * 100).toFixed(0)}% |`,
+      `| after | ${c(createsAfter.big)} | ${c(createsAfter.empty)} | ${(createsAfter.big[1] / createsAfter.empty[1] * 100).toFixed(0)}% |`);
     for (const [phase, rows] of [['before', before], ['after', after]] as const) {
       lines.push('', `plans ${phase}:`);
       for (const r of rows) {
