@@ -61,6 +61,13 @@ export class ListIndexesLinkCounts1764610000000 implements MigrationInterface {
       $$;
       CREATE FUNCTION payment_link_counts_row() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        -- A move takes its two counter rows in key order, so two opposite moves never wait on each other in a circle.
+        IF TG_OP = 'UPDATE' AND (NEW.account_id, NEW.livemode, NEW.status, NEW.partial_payment IS NOT NULL, coalesce(NEW.settlement_kind, ''))
+            < (OLD.account_id, OLD.livemode, OLD.status, OLD.partial_payment IS NOT NULL, coalesce(OLD.settlement_kind, '')) THEN
+          PERFORM payment_link_counts_add(NEW.account_id, NEW.livemode, NEW.status, NEW.partial_payment IS NOT NULL, NEW.settlement_kind, 1);
+          PERFORM payment_link_counts_add(OLD.account_id, OLD.livemode, OLD.status, OLD.partial_payment IS NOT NULL, OLD.settlement_kind, -1);
+          RETURN NULL;
+        END IF;
         IF TG_OP <> 'INSERT' THEN
           PERFORM payment_link_counts_add(OLD.account_id, OLD.livemode, OLD.status, OLD.partial_payment IS NOT NULL, OLD.settlement_kind, -1);
         END IF;

@@ -46,6 +46,13 @@ export class PaymentListIndexesCounts1764610200000 implements MigrationInterface
       $$;
       CREATE FUNCTION payment_counts_row() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        -- A move takes its two counter rows in key order, so two opposite moves never wait on each other in a circle.
+        IF TG_OP = 'UPDATE' AND (NEW.account_id, NEW.livemode, NEW.status, coalesce(NEW.settlement, ''))
+            < (OLD.account_id, OLD.livemode, OLD.status, coalesce(OLD.settlement, '')) THEN
+          PERFORM payment_counts_add(NEW.account_id, NEW.livemode, NEW.status, NEW.settlement, 1);
+          PERFORM payment_counts_add(OLD.account_id, OLD.livemode, OLD.status, OLD.settlement, -1);
+          RETURN NULL;
+        END IF;
         IF TG_OP <> 'INSERT' THEN
           PERFORM payment_counts_add(OLD.account_id, OLD.livemode, OLD.status, OLD.settlement, -1);
         END IF;
