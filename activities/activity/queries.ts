@@ -84,19 +84,21 @@ export async function eventCountsByType(scope: AccountScope, types: readonly str
   const out: TypeCounts = new Map();
   const own = scoped(scope).sql(null, 1);
   const segments: Segment[] = scan ? [{ from: since, to: until, kind: 'raw' }] : periodSegments(since, until);
-  const parts = await Promise.all(segments.map((seg) => {
-    const params: unknown[] = [...own.params, types];
+  // One statement (one round trip, one connection): the segments' reads joined by UNION ALL.
+  const params: unknown[] = [...own.params, types];
+  const selects = segments.map((seg) => {
     const col = seg.kind === 'raw' ? 'created_at' : 'bucket';
     const bound = (t: number) => (seg.kind === 'raw' ? new Date(t).toISOString() : utcTimestamp(t));
+    const cast = seg.kind === 'raw' ? 'timestamptz' : 'timestamp';
     let where = `${own.where} AND type = ANY($3)`;
-    if (seg.from !== null) { params.push(bound(seg.from)); where += ` AND ${col} >= $${params.length}`; }
-    if (seg.to !== null) { params.push(bound(seg.to)); where += ` AND ${col} < $${params.length}`; }
-    const sql = seg.kind === 'raw'
-      ? `SELECT type, count(*)::text AS n, min(created_at) AS first, max(created_at) AS last FROM events WHERE ${where} GROUP BY type`
-      : `SELECT type, sum(n)::text AS n, min(first_at) AS first, max(last_at) AS last FROM event_counts_${seg.kind} WHERE ${where} GROUP BY type`;
-    return db().query(sql, params) as Promise<Array<{ type: string; n: string; first: Date; last: Date }>>;
-  }));
-  for (const r of parts.flat()) {
+    if (seg.from !== null) { params.push(bound(seg.from)); where += ` AND ${col} >= $${params.length}::${cast}`; }
+    if (seg.to !== null) { params.push(bound(seg.to)); where += ` AND ${col} < $${params.length}::${cast}`; }
+    return seg.kind === 'raw'
+      ? `(SELECT type, count(*)::text AS n, min(created_at) AS first, max(created_at) AS last FROM events WHERE ${where} GROUP BY type)`
+      : `(SELECT type, sum(n)::text AS n, min(first_at) AS first, max(last_at) AS last FROM event_counts_${seg.kind} WHERE ${where} GROUP BY type)`;
+  });
+  const rows: Array<{ type: string; n: string; first: Date; last: Date }> = await db().query(selects.join(' UNION ALL '), params);
+  for (const r of rows) {
     const n = Number(r.n);
     if (n === 0) continue;
     const had = out.get(r.type);
