@@ -44,7 +44,8 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     maxConcurrentLocalActivityExecutions: 200,
   });
   const stopDispatcherLoop = await startDispatcher();
-  const stopHousekeeping = startHousekeeping(undefined, (m, msg) => logger.info(m, msg));
+  // Housekeeping, the partition manager included (decision 0078): a pass now, then every 10 minutes.
+  const stopHousekeeping = startHousekeeping(undefined, (m, msg) => (m.err ? logger.error(m, msg) : logger.info(m, msg)));
   const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
   void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows(), ensureWebhookEndpointWorkflows()])

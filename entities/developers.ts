@@ -66,9 +66,16 @@ export class WebhookDelivery {
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }
 
+/**
+ * One HTTP attempt of a delivery. Partitioned by `delivery_created_at` (one partition per UTC day,
+ * dropped 30 days after; migration 1764620000000, docs/decisions/0078-retention-by-partition-drop.md):
+ * the primary key is `(id, delivery_created_at)`.
+ */
 @Entity('webhook_attempts')
 export class WebhookAttempt {
   @PrimaryColumn('text') id: string;
+  /** The creation time of the attempt's delivery: the partition key (every attempt of a delivery in one partition). */
+  @PrimaryColumn('timestamptz') delivery_created_at: Date;
   @Column('text') delivery_id: string;
   @Column('integer') attempt_number: number;
   @Column('integer', { nullable: true }) status_code: number | null;
@@ -91,7 +98,11 @@ export class SandboxEmail {
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
 }
 
-/** One recorded API request (spec 4.10 request logs); never a body. `account_id` null when unauthenticated. */
+/**
+ * One recorded API request (spec 4.10 request logs); never a body. `account_id` null when
+ * unauthenticated. Partitioned by `created_at` (one partition per UTC day, dropped after
+ * REQUEST_LOG_RETENTION_DAYS; migration 1764620000000): the primary key is `(id, created_at)`.
+ */
 @Entity('request_logs')
 export class RequestLog {
   @PrimaryColumn('text') id: string;
@@ -109,7 +120,7 @@ export class RequestLog {
   @Column('text', { nullable: true }) error_code: string | null;
   @Column('text', { nullable: true }) api_version: string | null;
   @Column('text', { nullable: true }) ip: string | null;
-  @Column('timestamptz') created_at: Date;
+  @PrimaryColumn('timestamptz') created_at: Date;
 }
 
 /** An account's place on a product waitlist (`webhooks` or `cards`; spec 4.10). */

@@ -41,6 +41,7 @@ import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000
 import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-ListIndexesLinkCounts';
 import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts';
 import { PaymentListIndexesCounts1764610200000 } from './migrations/1764610200000-PaymentListIndexesCounts';
+import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -106,4 +107,5 @@ export const MIGRATIONS = [
   ListIndexesLinkCounts1764610000000,
   EventCounts1764610100000,
   PaymentListIndexesCounts1764610200000,
+  PartitionedLogs1764620000000,
 ];

@@ -1,17 +1,26 @@
 /**
- * Housekeeping run by the worker every 10 minutes: forgets idempotency records older than their
- * 24-hour replay window (spec 8: "forgotten after"), rate-limit rows whose window has ended and
- * request logs older than their 30-day retention (spec 4.10 request logs).
- * Deletes in batches so a large backlog never holds long locks. Returns the rows removed.
+ * Housekeeping run by the worker at start and every 10 minutes: forgets idempotency records older
+ * than their 24-hour replay window (spec 8: "forgotten after") and rate-limit rows whose window has
+ * ended (batched DELETEs of small, short-lived rows), then runs the partition manager
+ * (./partitions.ts): request logs past their 30-day retention (spec 4.10 request logs) and webhook
+ * attempts past theirs go by dropping whole daily partitions, never by DELETE, so writers never
+ * wait on a purge (docs/decisions/0078-retention-by-partition-drop.md). Events are kept: nothing
+ * here deletes them.
  */
 import { IDEMPOTENCY_TTL_SECONDS } from '../../domain/idempotency';
-import { REQUEST_LOG_RETENTION_DAYS } from '../../domain/request-logs';
 import { db } from '../../lib/db';
+import { maintainAllPartitions, type PartitionPass } from './partitions';
 
 const BATCH = 5000;
 
-/** One pass; safe to run concurrently on several workers. */
-export async function purgeExpired(): Promise<{ idempotency: number; rateLimits: number; requestLogs: number }> {
+/** What one pass removed: rows of each kind (request logs and webhook attempts: rows of the dropped partitions), and the partition manager's report per table. */
+export interface PurgeResult {
+  idempotency: number; rateLimits: number; requestLogs: number; webhookAttempts: number;
+  partitions: Record<string, PartitionPass>;
+}
+
+/** One pass; safe to run concurrently on several workers (the partition manager takes turns by advisory lock). */
+export async function purgeExpired(): Promise<PurgeResult> {
   let idempotency = 0;
   for (;;) {
     const r: [unknown[], number] = await db().query(
@@ -22,21 +31,16 @@ export async function purgeExpired(): Promise<{ idempotency: number; rateLimits:
     if (r[1] < BATCH) break;
   }
   const rl: [unknown[], number] = await db().query('DELETE FROM rate_limits WHERE expire IS NOT NULL AND expire < $1', [Date.now() - 60_000]);
-  let requestLogs = 0;
-  for (;;) {
-    const r: [unknown[], number] = await db().query(
-      `DELETE FROM request_logs WHERE ctid IN (
-         SELECT ctid FROM request_logs WHERE created_at < now() - make_interval(days => $1) LIMIT $2)`,
-      [REQUEST_LOG_RETENTION_DAYS, BATCH]);
-    requestLogs += r[1];
-    if (r[1] < BATCH) break;
-  }
-  return { idempotency, rateLimits: rl[1], requestLogs };
+  const partitions = await maintainAllPartitions();
+  return {
+    idempotency, rateLimits: rl[1], partitions,
+    requestLogs: partitions.request_logs?.rowsDropped ?? 0, webhookAttempts: partitions.webhook_attempts?.rowsDropped ?? 0,
+  };
 }
 
 /** Starts the periodic pass; returns a stop function. */
 export function startHousekeeping(everyMs = 10 * 60_000, log: (m: Record<string, unknown>, msg: string) => void = () => undefined): () => void {
-  const tick = () => { purgeExpired().then((r) => log(r, 'housekeeping pass')).catch((e) => log({ err: e }, 'housekeeping pass failed')); };
+  const tick = () => { purgeExpired().then((r) => log({ ...r }, 'housekeeping pass')).catch((e) => log({ err: e }, 'housekeeping pass failed')); };
   const t = setInterval(tick, everyMs);
   t.unref();
   tick();

@@ -25,7 +25,10 @@ export interface RequestLogRow {
   created_at: Date;
 }
 
-/** Inserts `rows` in one statement; a repeated id is ignored (a retried batch never duplicates). */
+/**
+ * Inserts `rows` in one statement; a repeated id is ignored (a retried batch never duplicates: it
+ * carries the same `created_at`, part of the partitioned table's key, migration 1764620000000).
+ */
 export async function insertRequestLogs(rows: RequestLogRow[]): Promise<void> {
   if (!rows.length) return;
   const col = <K extends keyof RequestLogRow>(k: K) => rows.map((r) => r[k]);
@@ -34,7 +37,7 @@ export async function insertRequestLogs(rows: RequestLogRow[]): Promise<void> {
                               idempotency_key, error_type, error_code, api_version, ip, created_at)
      SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                           $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::timestamptz[])
-     ON CONFLICT (id) DO NOTHING`,
+     ON CONFLICT (id, created_at) DO NOTHING`,
     [col('id'), col('account_id'), col('livemode'), col('caller_type'), col('api_key_id'), col('user_id'), col('method'), col('path'),
       col('status'), col('latency_ms'), col('idempotency_key'), col('error_type'), col('error_code'), col('api_version'), col('ip'),
       rows.map((r) => r.created_at.toISOString())]);

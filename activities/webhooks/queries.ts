@@ -34,10 +34,20 @@ export async function loadDelivery(scope: AccountScope, input: { id: string }): 
   return scoped(scope).getOne(WebhookDelivery, { id: input.id }, () => deliveryNotFound(input.id));
 }
 
-/** A visible delivery with its attempts, oldest first (`GET /webhook_deliveries/{id}`); `404 not_found` otherwise. */
+/**
+ * A visible delivery with its attempts, oldest first (`GET /webhook_deliveries/{id}`); `404
+ * not_found` otherwise. Attempts are kept WEBHOOK_ATTEMPT_RETENTION_DAYS after their delivery's
+ * creation (activities/housekeeping/partitions.ts): an older delivery answers with none. The
+ * attempts' partition key is their delivery's `created_at`, read in SQL (no rounding through a JS
+ * Date), so the read prunes to that delivery's partition.
+ */
 export async function getDeliveryWithAttempts(scope: AccountScope, input: { id: string }): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
   const delivery = await loadDelivery(scope, input);
-  const attempts = await db().getRepository(WebhookAttempt).find({ where: { delivery_id: delivery.id }, order: { attempt_number: 'ASC' } });
+  const attempts = await db().getRepository(WebhookAttempt).createQueryBuilder('a')
+    .where('a.delivery_id = :id', { id: delivery.id })
+    .andWhere('a.delivery_created_at = (SELECT d.created_at FROM webhook_deliveries d WHERE d.id = :id)')
+    .orderBy('a.attempt_number', 'ASC')
+    .getMany();
   return { delivery, attempts };
 }
 

@@ -47,10 +47,15 @@ export interface AttemptRecord {
 export async function recordAttempts(endpointId: string, records: AttemptRecord[]): Promise<{ enabled: boolean }> {
   if (records.length === 0) return { enabled: true };
   return transaction(async (m) => {
+    // The partition key is the delivery's creation time (migration 1764620000000): the join fills it
+    // and writes no attempt of an unknown delivery (the table has no foreign key).
     await m.query(
-      `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[])
-       ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
+      `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt, delivery_created_at)
+       SELECT t.id, t.delivery_id, t.attempt_number, t.status_code, t.error, t.latency_ms, t.response_excerpt, d.created_at
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[])
+              AS t(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
+         JOIN webhook_deliveries d ON d.id = t.delivery_id
+       ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING`,
       [records.map(() => newId('wha_')), records.map((r) => r.deliveryId), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
         records.map((r) => r.http.error), records.map((r) => r.http.latencyMs), records.map((r) => r.http.excerpt)]);
     // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table, with

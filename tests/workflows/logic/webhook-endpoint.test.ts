@@ -62,8 +62,11 @@ test('sleeps until the earliest retry, naming the failing deliveries; the drain 
     expect(await waitingFor(h, /waiting for a retry/)).toMatch(
       /^1 delivery waiting for a retry; next retry at \d{4}-\d\d-\d\dT.*; failing: whd_a \(attempt 2 of 8, last error http_status_500\) \(or a `deliver` signal\)$/);
     expect(await h.result()).toBe('idle');
-    // The wait is measured from the workflow's clock after the drain: the scheduled time less the drain's run time.
-    expect((await timersOf(h)).map((t) => Math.round(t / 1000) * 1000)).toEqual([30_000, 120_000]);
+    // The wait is measured from the workflow's clock after the drain: the scheduled time less the drain's run time
+    // (a few hundred ms on a quiet machine, more on a loaded one; never more than the scheduled time).
+    const timers = await timersOf(h);
+    expect(timers).toHaveLength(2);
+    [30_000, 120_000].forEach((due, i) => { expect(timers[i]).toBeLessThanOrEqual(due); expect(timers[i]).toBeGreaterThan(due - 5_000); });
   });
   expect(s.calls[1] - s.calls[0]).toBeGreaterThanOrEqual(30_000);
   expect(s.calls[2] - s.calls[1]).toBeGreaterThanOrEqual(120_000);
