@@ -42,6 +42,7 @@ import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-L
 import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts';
 import { PaymentListIndexesCounts1764610200000 } from './migrations/1764610200000-PaymentListIndexesCounts';
 import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
+import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -108,4 +109,5 @@ export const MIGRATIONS = [
   EventCounts1764610100000,
   PaymentListIndexesCounts1764610200000,
   PartitionedLogs1764620000000,
+  SwitchChangeNotify1764630000000,
 ];
