@@ -95,12 +95,19 @@ export function notifyHealthy(): boolean {
   return up;
 }
 
-/** Closes the listener (shutdown, tests). */
+/**
+ * Closes the listener (shutdown, tests). Subscribers registered with `onListenerLost` are told, as
+ * for a lost connection: no notification reaches them from now on (open streams end, caches stop
+ * trusting themselves).
+ */
 export async function stopNotifyListener(): Promise<void> {
   closed = true;
   if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+  const wasUp = up;
   up = false;
   url = null;
-  await client?.end().catch(() => undefined);
+  const c = client;
   client = null;
+  if (wasUp) lostHandlers.forEach((h) => h());
+  await c?.end().catch(() => undefined);
 }
