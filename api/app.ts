@@ -14,6 +14,7 @@ import { errorEnvelope } from './middleware/errors';
 import { requestLog } from './middleware/request-log';
 import { parseJsonBody, refuseUnservedMethods, rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
+import { memoizeRouteMatch } from './middleware/route-match';
 import { LATEST_VERSION } from '../domain/versioning';
 import { applyCallerDefaultVersion, pinRequestedVersion } from './middleware/version';
 import { simulatorRouter } from './routes/simulator';
@@ -92,6 +93,8 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   mountAreas(v1);
   app.use(v1.routes());
   app.use(v1.allowedMethods());
+  // Every router is asked about the same request several times (public check, 405 check, dispatch): one match each.
+  for (const r of routers) memoizeRouteMatch(r);
   return app;
 }
 

@@ -8,8 +8,9 @@ import { temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payments/watcher';
 import { startNotifyListener, stopNotifyListener } from '../lib/notify';
+import { wireSwitchCache } from '../lib/switches';
 import { wireAuthCache } from './middleware/auth';
-import { flushRequestLogs } from './middleware/request-log';
+import { flushRequestLogs, replayRequestLogs } from './middleware/request-log';
 import { closeAllStreams } from './stream-hub';
 
 /** Starts the HTTP server; resolves once listening. */
@@ -20,6 +21,8 @@ export async function startApi(port?: number): Promise<http.Server> {
   await temporalClient();
   await startNotifyListener(cfg.databaseUrl);
   await wireAuthCache();
+  await wireSwitchCache();
+  await replayRequestLogs().catch((e) => logger.warn({ err: e }, 'request log write-ahead files not replayed'));
   wireChainWatcher();
   const app = buildApp();
   const server = http.createServer(app.callback());

@@ -3,7 +3,10 @@
  * Starts a throwaway stack (API and worker split) with the API under `--cpu-prof`, drives
  * `BENCH_PROFILE_LOAD` (`post`: idempotent POST /v1/payment_links, `get`: GET /v1/payment_links/{id})
  * at BENCH_CONNECTIONS (32) for BENCH_SECONDS (10), stops the API so it writes its profile, and
- * prints requests/s, the top functions by self time and the share of the main thread that was idle.
+ * prints requests/s, the API process's CPU time per request (all its threads, from /proc: a figure
+ * the shared host's load moves much less than requests/s), the top functions by self time and the
+ * share of the main thread that was idle. `BENCH_PROFILE_NODE_ARGS=' '` runs without `--cpu-prof`
+ * (CPU per request without the profiler's own cost).
  * Env: BENCH_PROFILE_TOP (40) rows; the raw `.cpuprofile` stays in the printed directory (open it
  * in Chrome DevTools).
  */
@@ -14,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
+import { execFileSync } from 'node:child_process';
 import { runBench } from './harness';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -52,14 +56,35 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     : { url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body, setupRequest: (r: { headers: Record<string, string> }) => ({ ...r, headers: { ...r.headers, 'Idempotency-Key': key() } }) }] };
   await autocannon({ ...opts, connections: 8, duration: 2 });
   log(`${LOAD} at ${CONNECTIONS} connections for ${SECONDS} s...`);
+  const pid = listenerPid(Number(new URL(stack.apiUrl).port));
+  const cpu0 = pid ? cpuMs(pid) : 0;
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: SECONDS });
+  const cpu = pid ? cpuMs(pid) - cpu0 : NaN;
   process.stdout.write(`${LOAD}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}\n`);
+  process.stdout.write(`${LOAD}: API process CPU ${(1000 * cpu / r.requests.total).toFixed(0)} us per request (${(cpu / 1000).toFixed(1)} s over ${r.requests.total} requests, pid ${pid})\n`);
   // Which tables the load read and wrote, and how many indexes each write maintains.
   const { db } = await import('../lib/db');
   const tables = await db().query(`SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_del, t.seq_scan, t.idx_scan,
       (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid) AS indexes
     FROM pg_stat_user_tables t WHERE t.n_tup_ins + t.n_tup_upd + t.n_tup_del + coalesce(t.idx_scan, 0) + t.seq_scan > 50 ORDER BY t.n_tup_ins + t.n_tup_upd + coalesce(t.idx_scan, 0) DESC LIMIT 15`) as Record<string, unknown>[];
   for (const t of tables) process.stdout.write(`  ${String(t.relname).padEnd(28)} ins ${t.n_tup_ins} upd ${t.n_tup_upd} del ${t.n_tup_del} seq_scan ${t.seq_scan} idx_scan ${t.idx_scan} indexes ${t.indexes}\n`);
+}
+
+/** The pid listening on 127.0.0.1:`port` (`ss`), or 0 when it cannot be found. */
+function listenerPid(port: number): number {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    return Number(/pid=(\d+)/.exec(out)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (user + system, every thread) process `pid` has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 runBench({ name: 'profile', tag: 'profile', split: true, envOverrides: { PRODUCT_NODE_ARGS: process.env.BENCH_PROFILE_NODE_ARGS ?? `--cpu-prof --cpu-prof-dir=${profileDir}` }, log }, measure);

@@ -38,7 +38,11 @@ import { OutboxCursorIndexes1764490000000 } from './migrations/1764490000000-Out
 import { PayrollFundReturns1764500000000 } from './migrations/1764500000000-PayrollFundReturns';
 import { QuoteAmountsNumeric1764510000000 } from './migrations/1764510000000-QuoteAmountsNumeric';
 import { IdempotencyResponseText1764520000000 } from './migrations/1764520000000-IdempotencyResponseText';
+import { ListIndexesLinkCounts1764610000000 } from './migrations/1764610000000-ListIndexesLinkCounts';
+import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts';
+import { PaymentListIndexesCounts1764610200000 } from './migrations/1764610200000-PaymentListIndexesCounts';
 import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
+import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -101,5 +105,9 @@ export const MIGRATIONS = [
   PayrollFundReturns1764500000000,
   QuoteAmountsNumeric1764510000000,
   IdempotencyResponseText1764520000000,
+  ListIndexesLinkCounts1764610000000,
+  EventCounts1764610100000,
+  PaymentListIndexesCounts1764610200000,
   PartitionedLogs1764620000000,
+  SwitchChangeNotify1764630000000,
 ];

@@ -55,6 +55,11 @@ export interface Config {
   /** Request-log buffer: flush interval (ms) and rows per batch (spec 4.10 request logs). */
   requestLogFlushMs: number;
   requestLogBatch: number;
+  /**
+   * Request-log write-ahead directory (REQUEST_LOG_WAL_DIR; lib/write-ahead-file.ts): null when
+   * `off`; empty: `<tmpdir>/payments-platform-request-logs/<hash of DATABASE_URL>` (api/middleware/request-log.ts).
+   */
+  requestLogWalDir: string | null;
   /** Per-provider deadline of the quote fan-out, ms (spec 4.9; QUOTE_PROVIDER_DEADLINE_MS). */
   quoteProviderDeadlineMs: number;
   /** How long quote offers stay executable, seconds (QUOTE_TTL_SECONDS). */
@@ -97,6 +102,7 @@ const schema = Joi.object({
   STREAM_RESUME_WINDOW_SECONDS: Joi.number().integer().min(60).default(86400),
   REQUEST_LOG_FLUSH_MS: Joi.number().integer().min(10).max(60000).default(250),
   REQUEST_LOG_BATCH: Joi.number().integer().min(1).max(10000).default(500),
+  REQUEST_LOG_WAL_DIR: Joi.string().allow('').default(''),
   QUOTE_PROVIDER_DEADLINE_MS: Joi.number().integer().min(50).max(30000).default(1500),
   QUOTE_TTL_SECONDS: Joi.number().integer().min(5).max(3600).default(60),
   EVENT_SCHEMA_CHECK: Joi.boolean().truthy('1').falsy('0').default(false),
@@ -140,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamResumeWindowSeconds: value.STREAM_RESUME_WINDOW_SECONDS,
     requestLogFlushMs: value.REQUEST_LOG_FLUSH_MS,
     requestLogBatch: value.REQUEST_LOG_BATCH,
+    requestLogWalDir: value.REQUEST_LOG_WAL_DIR === 'off' ? null : value.REQUEST_LOG_WAL_DIR,
     quoteProviderDeadlineMs: value.QUOTE_PROVIDER_DEADLINE_MS,
     quoteTtlSeconds: value.QUOTE_TTL_SECONDS,
     eventSchemaCheck: value.EVENT_SCHEMA_CHECK,

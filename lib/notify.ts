@@ -40,7 +40,7 @@ async function connect(): Promise<void> {
   const onLost = (e?: unknown) => {
     if (lost) return;
     lost = true;
-    if (client !== c && client !== null) return;
+    if (closed || (client !== c && client !== null)) return;
     logger.warn({ err: e }, 'notify listener lost its connection');
     up = false;
     client = null;

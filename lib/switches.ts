@@ -1,7 +1,11 @@
 /**
  * Feature switches and cohort flags (spec 1 "Operation status", rule 5; part 6 switches).
  * Stored in `feature_switches` (global) and `account_flags` (per-account cohort overrides), read
- * through a short in-process cache (2 s) so a flip reaches every API instance within seconds.
+ * through an in-process cache. A process that calls `wireSwitchCache` (the API) trusts it for up to
+ * 60 s while its LISTEN connection is up: every write to either table sends `switches_changed`
+ * (migration 1764630000000), which empties it, so a flip reaches every instance when its commit's
+ * notification arrives (issue 27 item 4; docs/decisions/0079-pipeline-work-done-once.md). Otherwise
+ * (the worker, scripts, a lost listener) entries live 2 s, so a flip reaches them within 2 s.
  * Flipped with the operator command `npm run switch -- <name> on|off [--account acct_...]`.
  */
 import {
@@ -9,6 +13,7 @@ import {
 } from '../domain/event-types';
 import { loadConfig } from './config';
 import { auxDb, db } from './db';
+import { notifyHealthy, onListenerLost, onNotify } from './notify';
 
 /**
  * What the switch `events.ship.<family>` does (spec 6; issue 24): the catalogued types it ships,
@@ -62,16 +67,36 @@ export async function currentShippedEventTypes(accountId: string): Promise<reado
 }
 
 const TTL_MS = 2000;
+const NOTIFIED_TTL_MS = 60_000;
 let cache: { at: number; global: Map<string, boolean> } | null = null;
 const accountCache = new Map<string, { at: number; flags: Map<string, boolean> }>();
+/** Bumped by every clear: a read that started before one never fills the cache (it may hold the old value). */
+let generation = 0;
+let wired = false;
+
+/** How long a cached value is trusted now: 60 s while `switches_changed` is heard, else 2 s. */
+const ttl = () => (wired && notifyHealthy() ? NOTIFIED_TTL_MS : TTL_MS);
+
+/**
+ * Empties this process's switch cache on every `switches_changed` notification and whenever the
+ * LISTEN connection drops (notifications sent meanwhile are lost); call once the notify listener
+ * runs (api/main.ts). Idempotent.
+ */
+export async function wireSwitchCache(): Promise<void> {
+  if (wired) return;
+  wired = true;
+  onListenerLost(clearSwitchCache);
+  await onNotify('switches_changed', clearSwitchCache);
+}
 
 async function globalSwitches(): Promise<Map<string, boolean>> {
   const now = Date.now();
-  if (cache && now - cache.at < TTL_MS) return cache.global;
+  if (cache && now - cache.at < ttl()) return cache.global;
+  const since = generation;
   const { rows } = await auxDb().query<{ name: string; enabled: boolean }>('SELECT name, enabled FROM feature_switches');
   const m = new Map<string, boolean>();
   for (const r of rows) m.set(r.name, r.enabled);
-  cache = { at: now, global: m };
+  if (since === generation) cache = { at: now, global: m };
   return m;
 }
 
@@ -95,11 +120,14 @@ export async function isSwitchOn(name: string): Promise<boolean> {
 export async function isFlagOpen(name: string, accountId: string): Promise<boolean> {
   const now = Date.now();
   let entry = accountCache.get(accountId);
-  if (!entry || now - entry.at >= TTL_MS) {
+  if (!entry || now - entry.at >= ttl()) {
+    const since = generation;
     const { rows } = await auxDb().query<{ name: string; enabled: boolean }>('SELECT name, enabled FROM account_flags WHERE account_id = $1', [accountId]);
     entry = { at: now, flags: new Map(rows.map((r) => [r.name, r.enabled])) };
-    accountCache.set(accountId, entry);
-    if (accountCache.size > 10000) accountCache.clear();
+    if (since === generation) {
+      if (accountCache.size >= 10000) accountCache.clear();
+      accountCache.set(accountId, entry);
+    }
   }
   const own = entry.flags.get(name);
   if (own !== undefined) return own;
@@ -122,6 +150,7 @@ export async function setSwitch(name: string, enabled: boolean, accountId?: stri
 
 /** Drops cached switch values (after a flip, in tests). */
 export function clearSwitchCache(): void {
+  generation += 1;
   cache = null;
   accountCache.clear();
 }

@@ -13,16 +13,17 @@
  *   `database` and `provider`) with the error types that are never retried (NON_RETRYABLE_ERROR_TYPES).
  * - Deadlines: an activity deciding by domain/object-clock.ts returns its wake-up in workflow time;
  *   workflow code maps a database deadline with deadlineInWorkflowMs(), nothing else.
- * - Continue-as-new: continueAsNewIfDue() at a safe point of the loop (no signal pending), with
- *   the object id only: every fact lives in PostgreSQL and the next run re-reads it.
+ * - Continue-as-new: the loop continues as new when continueAsNewDue() at a safe point (no waking
+ *   signal pending, the workflow's safeToContinue()), with the object id (and its clock origin)
+ *   only: every fact lives in PostgreSQL and the next run re-reads it.
  * - Parking: parkForOperator() turns a non-retryable activity failure into a wait for an operator
  *   instead of failing the workflow: the workflow stays running, `waiting_for` answers
  *   `an operator: <type>: <message> ...`, and the workflow's `retry` signal (or any other signal)
  *   runs the step again.
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, continueAsNew, setHandler, workflowInfo,
-  type ActivityOptions, type RetryPolicy, type Workflow,
+  ActivityFailure, ApplicationFailure, condition, setHandler, workflowInfo,
+  type ActivityOptions, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
 import { objectClock } from '../domain/object-clock';
@@ -104,14 +105,6 @@ export const CONTINUE_AS_NEW_AFTER_EVENTS = 2000;
 export function continueAsNewDue(): boolean {
   const info = workflowInfo();
   return info.continueAsNewSuggested || info.historyLength > CONTINUE_AS_NEW_AFTER_EVENTS;
-}
-
-/**
- * Continues as new with `args` (the object id; the state lives in PostgreSQL) when `safe` (no
- * signal is pending that the new run would not see) and continueAsNewDue(). Never returns then.
- */
-export async function continueAsNewIfDue<F extends Workflow>(safe: boolean, ...args: Parameters<F>): Promise<void> {
-  if (safe && continueAsNewDue()) await continueAsNew<F>(...args);
 }
 
 /** The application failure behind an activity failure that retrying cannot fix, or null. */

@@ -10,7 +10,7 @@ import type { SelectQueryBuilder } from 'typeorm';
 import { conflict, DomainError } from '../../domain/errors';
 import { normalizeShortCode } from '../../domain/ids';
 import { PAID_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
-import { LINK_STATUS_GROUP_NAMES, LINK_STATUS_GROUPS, NEEDS_ATTENTION_STATUS, type LinkStatusGroup } from '../../domain/verdicts';
+import { LINK_STATUS_GROUP_NAMES, LINK_STATUS_GROUPS, linkStatusGroups, NEEDS_ATTENTION_STATUS, type LinkStatusGroup } from '../../domain/verdicts';
 import { Account, Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { executableRails } from '../../lib/rails-availability';
@@ -37,6 +37,9 @@ function groupPredicate(alias: string, g: LinkStatusGroup): string {
   return `${alias}.status IN (${sqlStatusList(LINK_STATUS_GROUPS[g])})`;
 }
 
+/** The expression of the trigram index on title, memo and invoice number (migration 1764610000000), alias `l`. */
+const LINK_TEXT_SQL = "(l.title || E'\\n' || coalesce(l.memo, '') || E'\\n' || coalesce(l.invoice_number, ''))";
+
 /** Filters of `GET /payment_links` after joi (spec 4.1). */
 export interface LinkFilters { status_group?: LinkStatusGroup; q?: string; client_id?: string; settlement_kind?: string }
 
@@ -47,7 +50,9 @@ export interface LinkSummary { by_status_group: Record<LinkStatusGroup, number>;
 function applyFilters(s: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
   const qb = scoped(s).query(PaymentLink, 'l');
   if (f.status_group) qb.andWhere(groupPredicate('l', f.status_group));
-  if (f.q) qb.andWhere('(l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q)', { q: likeContains(f.q) });
+  // The joined text's ILIKE is implied by any column's (each column is a substring of it) and is
+  // what the trigram index payment_links_text_trgm_idx answers; the columns' ILIKE keeps the match exact.
+  if (f.q) qb.andWhere(`(${LINK_TEXT_SQL} ILIKE :q AND (l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q))`, { q: likeContains(f.q) });
   if (f.client_id) qb.andWhere('l.client_id = :cid', { cid: f.client_id });
   // A crypto-only draft has a null settlement_kind and so matches neither value (spec 4.1).
   if (f.settlement_kind) qb.andWhere('l.settlement_kind = :sk', { sk: f.settlement_kind });
@@ -55,19 +60,52 @@ function applyFilters(s: AccountScope, f: LinkFilters): SelectQueryBuilder<Payme
 }
 
 /**
+ * `summary` by counting every matching link (alias `l`): the answer for filters the counters do not
+ * key (`q`, `client_id`), and the reference the counters are checked against.
+ */
+export async function linkSummaryByScan(s: AccountScope, f: LinkFilters): Promise<LinkSummary> {
+  const qb = applyFilters(s, f).select('count(*)::int', 'total');
+  for (const g of LINK_STATUS_GROUP_NAMES) qb.addSelect(`(count(*) FILTER (WHERE ${groupPredicate('l', g)}))::int`, g);
+  const row = (await qb.getRawOne()) as Record<string, number>;
+  return {
+    by_status_group: { open: row.open, needs_attention: row.needs_attention, paid: row.paid, ended: row.ended },
+    total: row.total,
+  };
+}
+
+/**
+ * `summary` from `payment_link_counts` (decision 0077): the triggers of migration 1764610000000
+ * keep one count per (status, partial payment present, settlement kind) in the writing
+ * transaction, so this reads at most a few hundred rows whatever the account's size. Only for
+ * filters those keys carry (`status_group`, `settlement_kind`); the same numbers as
+ * `linkSummaryByScan`.
+ */
+export async function linkSummaryFromCounts(s: AccountScope, f: Pick<LinkFilters, 'status_group' | 'settlement_kind'>): Promise<LinkSummary> {
+  const own = scoped(s).sql(null, 1);
+  const params: unknown[] = [...own.params];
+  let where = own.where;
+  if (f.settlement_kind) { params.push(f.settlement_kind); where += ` AND settlement_kind = $${params.length}`; }
+  const rows: Array<{ status: string; has_partial: boolean; n: string }> = await db().query(
+    `SELECT status, has_partial, sum(n)::text AS n FROM payment_link_counts WHERE ${where} GROUP BY status, has_partial`, params);
+  const out: LinkSummary = { by_status_group: { open: 0, needs_attention: 0, paid: 0, ended: 0 }, total: 0 };
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (n === 0) continue;
+    const groups = linkStatusGroups(r.status, r.has_partial);
+    if (f.status_group && !groups.includes(f.status_group)) continue;
+    out.total += n;
+    for (const g of groups) out.by_status_group[g] += n;
+  }
+  return out;
+}
+
+/**
  * `GET /payment_links` (spec 4.1): the filtered query of the caller's links (alias `l`, for the
- * route's pagination) and a `summary()` counting every matching row per status group.
+ * route's pagination) and a `summary()` of every matching row per status group (from the counters
+ * when the filters allow, else by counting).
  */
 export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQueryBuilder<PaymentLink>; summary: () => Promise<LinkSummary> } {
-  const summary = async (): Promise<LinkSummary> => {
-    const qb = applyFilters(s, f).select('count(*)::int', 'total');
-    for (const g of LINK_STATUS_GROUP_NAMES) qb.addSelect(`(count(*) FILTER (WHERE ${groupPredicate('l', g)}))::int`, g);
-    const row = (await qb.getRawOne()) as Record<string, number>;
-    return {
-      by_status_group: { open: row.open, needs_attention: row.needs_attention, paid: row.paid, ended: row.ended },
-      total: row.total,
-    };
-  };
+  const summary = () => (f.q || f.client_id ? linkSummaryByScan(s, f) : linkSummaryFromCounts(s, f));
   return { query: applyFilters(s, f), summary };
 }
 

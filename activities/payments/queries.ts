@@ -30,25 +30,52 @@ export interface PaymentFilters { payment_link_id?: string; subscription_id?: st
 /** `summary` of `GET /payments?expand=summary`: counts per filter status (all 12 keys) and `total`. */
 export interface PaymentSummary { by_status: Record<string, number>; total: number }
 
+/** `summary` by counting every matching payment (the filters `payment_counts` does not key, and the reference it is checked against). */
+export async function paymentSummaryByScan(s: AccountScope, f: PaymentFilters): Promise<PaymentSummary> {
+  const qb = scoped(s).query(Payment, 'p');
+  if (f.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: f.payment_link_id });
+  if (f.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: f.subscription_id });
+  if (f.settlement) qb.andWhere('p.settlement = :st', { st: f.settlement });
+  if (f.status) qb.andWhere('p.status = :s', { s: f.status });
+  const rows: Array<{ status: string; n: string }> = await qb.select('p.status', 'status').addSelect('COUNT(*)', 'n').groupBy('p.status').orderBy('p.status').getRawMany();
+  return summaryOf(rows);
+}
+
+/**
+ * `summary` from `payment_counts` (decision 0077; triggers of migration 1764610200000 keep one count
+ * per status and settlement in the writing transaction): for the `settlement` and `status`
+ * filters; the same numbers as `paymentSummaryByScan`.
+ */
+export async function paymentSummaryFromCounts(s: AccountScope, f: Pick<PaymentFilters, 'settlement' | 'status'>): Promise<PaymentSummary> {
+  const own = scoped(s).sql(null, 1);
+  const params: unknown[] = [...own.params];
+  let where = own.where;
+  if (f.settlement) { params.push(f.settlement); where += ` AND settlement = $${params.length}`; }
+  if (f.status) { params.push(f.status); where += ` AND status = $${params.length}`; }
+  const rows: Array<{ status: string; n: string }> = await db().query(
+    `SELECT status, sum(n)::text AS n FROM payment_counts WHERE ${where} GROUP BY status HAVING sum(n) <> 0 ORDER BY status`, params);
+  return summaryOf(rows);
+}
+
+function summaryOf(rows: Array<{ status: string; n: string }>): PaymentSummary {
+  const byStatus: Record<string, number> = Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((st) => [st, 0]));
+  let total = 0;
+  for (const row of rows) { byStatus[row.status] = Number(row.n); total += Number(row.n); }
+  return { by_status: byStatus, total };
+}
+
 /**
  * `GET /payments` (spec 4.2): the filtered query of the caller's payments (alias `p`, for the
- * route's pagination) and a `summary()` counting every matching row by status.
+ * route's pagination) and a `summary()` of every matching row by status (from the counts unless
+ * filtered by link or subscription).
  */
 export function listPayments(s: AccountScope, f: PaymentFilters): { query: SelectQueryBuilder<Payment>; summary: () => Promise<PaymentSummary> } {
   const qb = scoped(s).query(Payment, 'p');
   if (f.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: f.payment_link_id });
   if (f.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: f.subscription_id });
   if (f.settlement) qb.andWhere('p.settlement = :st', { st: f.settlement });
-  const summaryQb = qb.clone();
   if (f.status) qb.andWhere('p.status = :s', { s: f.status });
-  const summary = async (): Promise<PaymentSummary> => {
-    if (f.status) summaryQb.andWhere('p.status = :s', { s: f.status });
-    const rows: Array<{ status: string; n: string }> = await summaryQb.select('p.status', 'status').addSelect('COUNT(*)', 'n').groupBy('p.status').getRawMany();
-    const byStatus: Record<string, number> = Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((st) => [st, 0]));
-    let total = 0;
-    for (const row of rows) { byStatus[row.status] = Number(row.n); total += Number(row.n); }
-    return { by_status: byStatus, total };
-  };
+  const summary = () => (f.payment_link_id || f.subscription_id ? paymentSummaryByScan(s, f) : paymentSummaryFromCounts(s, f));
   return { query: qb, summary };
 }
 

@@ -9,7 +9,7 @@
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors';
 import { db } from '../../lib/db';
-import { notifyHealthy, onNotify } from '../../lib/notify';
+import { notifyHealthy, onListenerLost, onNotify } from '../../lib/notify';
 import { sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import type { AppState, Caller } from '../context';
@@ -57,38 +57,89 @@ interface KeyRow {
 }
 
 /**
- * Authentication cache: key rows by secret hash, trusted only while the LISTEN connection is up;
- * any change to keys, sessions, memberships or account versions (DB triggers, channel
- * `auth_changed`) clears it, so revocation takes effect on the next request of every instance.
+ * Authentication cache (issue 27 item 4; docs/decisions/0079-pipeline-work-done-once.md): key rows
+ * by secret hash, and dashboard sessions with their memberships by token hash, trusted only while
+ * the LISTEN connection is up. Any change to keys, sessions, memberships or account versions (DB
+ * triggers, channel `auth_changed`) clears both, so a revocation takes effect on this instance at
+ * once (`clearAuthCache` in the revoking request) and on every other instance as soon as the
+ * notification arrives (it is sent at the revoking commit). Guards:
+ * - a lookup that started before a clear never fills the cache (the generation counter), so a
+ *   read racing a revocation cannot put the old row back;
+ * - losing the LISTEN connection clears the cache (notifications sent meanwhile are gone) and,
+ *   until it is back, every request reads the database;
+ * - entries live at most CACHE_TTL_MS whatever happens (a backstop, not the mechanism).
+ * Misses are never cached: a new key or session works on its first request.
  */
 const CACHE_TTL_MS = 30_000;
+const MAX_ENTRIES = 50_000;
 const keyCache = new Map<string, { row: KeyRow; at: number }>();
+const sessionCache = new Map<string, { row: SessionRow; at: number }>();
+let generation = 0;
 let cacheWired = false;
 
-/** Subscribes the cache to `auth_changed` (call once the notify listener runs). */
+interface SessionRow {
+  user_id: string; expires_at: Date; revoked_at: Date | null;
+  members: Array<{ account_id: string; role: Caller['role']; default_version: string }>;
+}
+
+/** Subscribes the cache to `auth_changed` and to the listener's loss (call once the notify listener runs). */
 export async function wireAuthCache(): Promise<void> {
   if (cacheWired) return;
   cacheWired = true;
-  await onNotify('auth_changed', () => keyCache.clear());
+  onListenerLost(clearAuthCache);
+  await onNotify('auth_changed', clearAuthCache);
 }
 
-/** Drops this instance's cached key rows at once (revoke and roll; other instances follow on NOTIFY). */
+/** Drops this instance's cached keys and sessions at once (revoke and roll; other instances follow on NOTIFY). */
 export function clearAuthCache(): void {
+  generation += 1;
   keyCache.clear();
+  sessionCache.clear();
+}
+
+/** Keys and sessions cached on this instance now (tests, diagnostics). */
+export function cachedCredentials(): number {
+  return keyCache.size + sessionCache.size;
+}
+
+const trusted = () => cacheWired && notifyHealthy();
+
+function cached<T>(cache: Map<string, { row: T; at: number }>, hash: string): T | undefined {
+  const hit = cache.get(hash);
+  return hit && trusted() && Date.now() - hit.at < CACHE_TTL_MS ? hit.row : undefined;
+}
+
+function remember<T>(cache: Map<string, { row: T; at: number }>, hash: string, row: T, since: number): void {
+  if (since !== generation || !trusted()) return;
+  if (cache.size >= MAX_ENTRIES) cache.clear();
+  cache.set(hash, { row, at: Date.now() });
 }
 
 async function keyRow(hash: string): Promise<KeyRow | undefined> {
-  const cached = keyCache.get(hash);
-  if (cached && cacheWired && notifyHealthy() && Date.now() - cached.at < CACHE_TTL_MS) return cached.row;
+  const hit = cached(keyCache, hash);
+  if (hit) return hit;
+  const since = generation;
   const rows: KeyRow[] = await db().query(
     `SELECT k.id, k.account_id, k.livemode, k.status, k.expires_at, k.scopes, k.ip_allowlist, k.default_version,
             a.default_version AS account_version
        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`, [hash]);
-  if (rows[0] && cacheWired && notifyHealthy()) {
-    if (keyCache.size > 50_000) keyCache.clear();
-    keyCache.set(hash, { row: rows[0], at: Date.now() });
-  }
+  if (rows[0]) remember(keyCache, hash, rows[0], since);
   return rows[0];
+}
+
+async function sessionRow(hash: string): Promise<SessionRow | undefined> {
+  const hit = cached(sessionCache, hash);
+  if (hit) return hit;
+  const since = generation;
+  const rows: Array<Omit<SessionRow, 'members'>> = await db().query(
+    'SELECT user_id, expires_at, revoked_at FROM dashboard_sessions WHERE token_hash = $1', [hash]);
+  if (!rows[0]) return undefined;
+  const members: SessionRow['members'] = await db().query(
+    `SELECT m.account_id, m.role, a.default_version FROM memberships m JOIN accounts a ON a.id = m.account_id
+      WHERE m.user_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at ASC`, [rows[0].user_id]);
+  const row = { ...rows[0], members };
+  remember(sessionCache, hash, row, since);
+  return row;
 }
 
 /** Resolves a business key to a caller; throws 401/403 per spec 5 rules 1-2. */
@@ -112,15 +163,11 @@ export async function authenticateKey(secret: string, ip: string): Promise<Calle
 
 /** Resolves a dashboard session token and the selected membership; throws 401, or 404 for a non-member account. */
 export async function authenticateSession(token: string, serviceAccount: string | undefined): Promise<Caller> {
-  const rows: Array<{ user_id: string; expires_at: Date; revoked_at: Date | null }> = await db().query(
-    'SELECT user_id, expires_at, revoked_at FROM dashboard_sessions WHERE token_hash = $1', [sha256Hex(token)]);
-  const s = rows[0];
+  const s = await sessionRow(sha256Hex(token));
   if (!s) throw unauthenticated('invalid_session', 'The session token is not valid.');
   if (s.revoked_at) throw unauthenticated('session_revoked', 'The session has been revoked.');
   if (s.expires_at.getTime() <= Date.now()) throw unauthenticated('session_expired', 'The session has expired.');
-  const members: Array<{ account_id: string; role: Caller['role']; default_version: string }> = await db().query(
-    `SELECT m.account_id, m.role, a.default_version FROM memberships m JOIN accounts a ON a.id = m.account_id
-      WHERE m.user_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at ASC`, [s.user_id]);
+  const members = s.members;
   const chosen = serviceAccount ? members.find((x) => x.account_id === serviceAccount) : members[0];
   if (!chosen) throw new DomainError('not_found', 'not_found', serviceAccount ? `No such account: ${serviceAccount}.` : 'This login has no account.', { param: 'Service-Account' });
   return {

@@ -17,6 +17,7 @@ import { ExpansionTimeout, loadReadiness, loadSetupGuide } from '../../activitie
 import { DomainError } from '../../domain/errors';
 import type { Account } from '../../entities';
 import { revokeAllSessions } from '../../activities/accounts/commands';
+import { clearAuthCache } from '../middleware/auth';
 import { loadAccount } from '../../activities/accounts/queries';
 import { logger } from '../../lib/logger';
 import type { AppState, Caller } from '../context';
@@ -88,6 +89,7 @@ export function register(r: Router<AppState>): void {
     response: sessionRevocationResponse,
     handler: async ({ scope }) => {
       const r = await revokeAllSessions(scope);
+      clearAuthCache(); // this instance at once; the others on `auth_changed`
       return sessionRevocationView(r.count, r.revokedAt);
     },
   });

@@ -5,7 +5,9 @@
  * included), the per-category summary, non-activity types left out, and an unknown type refused.
  */
 import { createOrReuseNativePayment } from '../../activities/payments/commands';
-import { activitySummary, listActivity } from '../../activities/activity/queries';
+import { activitySummary, eventCountsByType, listActivity, periodSegments } from '../../activities/activity/queries';
+import { db } from '../../lib/db';
+import { LIVE_EVENT_TYPES } from '../../domain/event-types';
 import { describeWithDb, keyCaller, rejection, testRequest, useActivityTier } from '../helpers/activity-env';
 import { activeCryptoLink } from '../helpers/fixtures';
 import { emitEvent } from '../../lib/outbox';
@@ -42,5 +44,48 @@ describeWithDb('activity feed reads', () => {
     const { creds } = await activeCryptoLink('10000');
     expect(await rejection(listActivity(keyCaller(creds.account_id), { type: 'payment.nonsense' }))).toMatchObject({ code: 'event_type_unknown' });
     expect((await listActivity(keyCaller(creds.account_id, false), {})).page).toEqual([]);
+  });
+
+  test('periodSegments: whole UTC days and hours from the counts, at most the partial hours at the edges counted row by row', () => {
+    const H = 3_600_000;
+    const D = 24 * H;
+    const t0 = Date.UTC(2026, 10, 1);
+    expect(periodSegments(t0 + 10, t0 + H - 10)).toEqual([{ from: t0 + 10, to: t0 + H - 10, kind: 'raw' }]);
+    expect(periodSegments(t0 + 10, t0 + 3 * H + 5)).toEqual([
+      { from: t0 + 10, to: t0 + H, kind: 'raw' }, { from: t0 + 3 * H, to: t0 + 3 * H + 5, kind: 'raw' }, { from: t0 + H, to: t0 + 3 * H, kind: 'hourly' }]);
+    expect(periodSegments(t0 - 90 * 60_000, t0 + 2 * D + 30 * 60_000)).toEqual([
+      { from: t0 - 90 * 60_000, to: t0 - H, kind: 'raw' }, { from: t0 + 2 * D, to: t0 + 2 * D + 30 * 60_000, kind: 'raw' },
+      { from: t0 - H, to: t0, kind: 'hourly' }, { from: t0, to: t0 + 2 * D, kind: 'daily' }]);
+    expect(periodSegments(null, null)).toEqual([{ from: null, to: null, kind: 'daily' }]);
+    expect(periodSegments(t0 + 5, null)).toEqual([{ from: t0 + 5, to: t0 + H, kind: 'raw' }, { from: t0 + H, to: t0 + D, kind: 'hourly' }, { from: t0 + D, to: null, kind: 'daily' }]);
+  });
+
+  test('event counts (decision 0077) equal counting the events over any period, also after events are moved in time or deleted', async () => {
+    const { creds, link } = await activeCryptoLink('10000');
+    const a = creds.account_id;
+    const caller = keyCaller(a);
+    const H = 3_600_000;
+    // Events spread over 3 days back, some at exact hour and day boundaries.
+    const now = Date.now();
+    const day0 = Math.floor(now / (24 * H)) * 24 * H;
+    const at = [now - 1000, now - 3 * H - 17, day0, day0 - 1, day0 - 24 * H, day0 - 24 * H + H, now - 50 * H - 123, now - 70 * H];
+    const object = paymentLinkView(link, await linkViewContext(a));
+    for (const [i, t] of at.entries()) {
+      await transaction((m) => emitEvent(m, { accountId: a, livemode: true, type: i % 2 ? 'payment_link.activated' : 'payment_link.viewed', objectType: 'payment_link', objectId: link.id, object }));
+      await db().query(`UPDATE events SET created_at = $2 WHERE seq = (SELECT max(seq) FROM events WHERE account_id = $1)`, [a, new Date(t)]);
+    }
+    await db().query(`DELETE FROM events WHERE account_id = $1 AND created_at = $2`, [a, new Date(now - 70 * H)]);
+    const periods: Array<[number | null, number | null]> = [
+      [null, null], [now - 30 * 24 * H, now + 1], [day0 - 1, day0 + 1], [day0, now], [now - 50 * H - 124, now - 3 * H - 17], [now - 2 * H, null], [null, day0], [now + H, now + 2 * H],
+    ];
+    for (const [since, until] of periods) {
+      const counted = await eventCountsByType(caller, LIVE_EVENT_TYPES, since, until);
+      expect([since, until, [...counted].sort()]).toEqual([since, until, [...await eventCountsByType(caller, LIVE_EVENT_TYPES, since, until, true)].sort()]);
+    }
+    const start = new Date(now - 30 * 24 * H);
+    const end = new Date(now + 1);
+    expect(await activitySummary(caller, { start, end })).toEqual(await activitySummary(caller, { start, end, scan: true }));
+    expect((await activitySummary(caller, { start, end })).total).toBe(7);
+    expect(await listActivity(caller, { summary: true, since: new Date(now - 60 * H).toISOString() })).toEqual(await listActivity(caller, { summary: true, since: new Date(now - 60 * H).toISOString(), scan: true }));
   });
 });

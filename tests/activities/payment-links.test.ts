@@ -12,6 +12,8 @@ import { db } from '../../lib/db';
 import { callsFor, count, describeWithDb, eventTypes, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
 import { activeBankLinkRow, activeCryptoLink } from '../helpers/fixtures';
 import { systemScope } from '../../activities/scope';
+import { linkSummaryByScan, linkSummaryFromCounts, listLinks, type LinkFilters } from '../../activities/payment-links/queries';
+import type { LinkStatusGroup } from '../../domain/verdicts';
 
 const DAY = 86_400_000;
 
@@ -83,5 +85,40 @@ describeWithDb('payment link activities', () => {
     expect((await row('payment_links', linkId)).reminder_schedule.sent).toEqual([new Date(first).toISOString()]);
     expect(await eventTypes(linkId)).toEqual(['payment_link.reminder_sent']);
     expect(await runActivity(loadPaymentLinkState, { linkId })).toMatchObject({ reminderIndex: 1, nextReminderAt: activatedMs + 7 * DAY });
+  });
+
+  test('expand=summary from payment_link_counts (decision 0077) equals counting the links, for every filter, through inserts, status moves, partial payments, settlement kinds, deletes and both modes', async () => {
+    const { creds, link } = await activeCryptoLink('10000');
+    const a = creds.account_id;
+    // 24 more links of the same account: every status, both modes, three settlement kinds.
+    await db().query(`
+      INSERT INTO payment_links SELECT (jsonb_populate_record(l, jsonb_build_object(
+        'id', l.id || '_' || g, 'reference_id', l.reference_id || '_' || g, 'short_code', left(md5(l.id || g), 12), 'payer_token', NULL,
+        'livemode', g % 5 <> 0,
+        'status', (ARRAY['draft','active','viewed','processing','paid','settled','cancelled','expired','refunded'])[1 + g % 9],
+        'settlement_kind', (ARRAY['crypto_only','fiat_provider',NULL])[1 + g % 3]))).*
+      FROM payment_links l, generate_series(1, 24) g WHERE l.id = $1`, [link.id]);
+    await db().query(`UPDATE payment_links SET partial_payment = '{"received":null,"payment_id":"pay_x"}' WHERE account_id = $1 AND status IN ('processing','viewed')`, [a]);
+    await db().query(`UPDATE payment_links SET status = 'processing' WHERE account_id = $1 AND status = 'viewed'`, [a]);
+    await db().query(`UPDATE payment_links SET settlement_kind = 'fiat_provider' WHERE account_id = $1 AND status = 'draft'`, [a]);
+    await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND status = 'refunded'`, [a]);
+    const exp = Date.now() + DAY;
+    await db().query('UPDATE payment_links SET expires_at = $2 WHERE id = $1', [link.id, new Date(exp)]);
+    expect(await runActivity(expirePaymentLink, { linkId: link.id, at: exp })).toMatchObject({ expired: true });
+
+    const groups: Array<LinkStatusGroup | undefined> = [undefined, 'open', 'needs_attention', 'paid', 'ended'];
+    for (const livemode of [true, false]) {
+      const scope = systemScope(a, livemode);
+      for (const status_group of groups) {
+        for (const settlement_kind of [undefined, 'crypto_only', 'fiat_provider']) {
+          const f: LinkFilters = { status_group, settlement_kind };
+          expect([livemode, f, await linkSummaryFromCounts(scope, f)]).toEqual([livemode, f, await linkSummaryByScan(scope, f)]);
+        }
+      }
+    }
+    const all = await listLinks(systemScope(a, true), {}).summary();
+    expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payment_links WHERE account_id = $1 AND livemode', [a]))[0].count));
+    expect(all.by_status_group.needs_attention).toBeGreaterThan(0);
+    expect(all.by_status_group.ended).toBeGreaterThan(0);
   });
 });

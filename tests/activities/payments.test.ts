@@ -19,6 +19,8 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier, workflowCalls } from '../helpers/activity-env';
 import { activeBankLinkRow, activeCryptoLink } from '../helpers/fixtures';
 import { systemScope } from '../../activities/scope';
+import { listPayments, paymentSummaryByScan, paymentSummaryFromCounts } from '../../activities/payments/queries';
+import { db } from '../../lib/db';
 
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 
@@ -137,5 +139,32 @@ describeWithDb('payment activities', () => {
     await fiatRails().simulate(payment.id, { state: 'paid' });
     expect(await runActivity(syncBankSettlement, payment.id)).toMatchObject({ status: 'settled', done: true, linkEnded: true });
     expect((await row('payments', payment.id)).settled_minor).toBe('25000');
+  });
+
+  test('expand=summary from payment_counts (decision 0077) equals counting the payments, for the status and settlement filters, through inserts, moves, deletes and both modes', async () => {
+    const { link } = await activeBankLinkRow('ach', 'USD', '25000');
+    const scope = systemScope(link.account_id, true);
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    await db().query(`
+      INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object(
+        'id', p.id || '_' || g, 'payment_link_id', NULL, 'bank_reference', NULL, 'livemode', g % 4 <> 0,
+        'status', (ARRAY['paid','settled','expired','overpaid','refunded','failed','marked_sent'])[1 + g % 7],
+        'settlement', (ARRAY['bank','crypto',NULL])[1 + g % 3]))).*
+      FROM payments p, generate_series(1, 20) g WHERE p.id = $1`, [payment.id]);
+    await db().query(`UPDATE payments SET status = 'settled' WHERE account_id = $1 AND status = 'paid'`, [link.account_id]);
+    await db().query(`UPDATE payments SET settlement = 'crypto' WHERE account_id = $1 AND status = 'expired'`, [link.account_id]);
+    await db().query(`DELETE FROM payments WHERE account_id = $1 AND status = 'failed'`, [link.account_id]);
+    for (const livemode of [true, false]) {
+      const s = systemScope(link.account_id, livemode);
+      for (const status of [undefined, 'awaiting', 'settled', 'expired', 'failed']) {
+        for (const settlement of [undefined, 'bank', 'crypto']) {
+          expect([livemode, status, settlement, await paymentSummaryFromCounts(s, { status, settlement })])
+            .toEqual([livemode, status, settlement, await paymentSummaryByScan(s, { status, settlement })]);
+        }
+      }
+    }
+    const all = await listPayments(scope, {}).summary();
+    expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payments WHERE account_id = $1 AND livemode', [link.account_id]))[0].count));
+    expect(all.by_status.marked_sent).toBeGreaterThan(0);
   });
 });
