@@ -45,6 +45,7 @@ import { Agent, setGlobalDispatcher } from 'undici';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { db } from '../lib/db';
+import { LIVE_DELIVERY_STATUSES } from '../domain/webhooks';
 import { pct, runBench } from './harness';
 import { Sampler } from './busy';
 
@@ -296,6 +297,12 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
       if (ok) best = rate;
       misses = ok ? 0 : misses + 1;
       const from = out.length;
+      // A receipt comes before its attempt is written: wait (up to 20 s) until no delivery of the endpoint is live.
+      for (const until = Date.now() + 20_000; Date.now() < until;) {
+        const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`, [endpointId, LIVE_DELIVERY_STATUSES]);
+        if (n === 0) break;
+        await new Promise((res) => setTimeout(res, 200));
+      }
       const checks = await check(r, endpointId, receiver);
       out.push('', `Rate ${rate} journeys/s: ${ok ? 'meets' : 'misses'} the service level`,
         `  journeys completed ${r.completed} of ${r.started}; errors ${r.errors}; arrivals at most ${lateMs.toFixed(0)} ms late; last journeys ended ${(drainMs / 1000).toFixed(1)} s after the last arrival`,

@@ -127,6 +127,8 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
           if (pending.length >= RECORD_BATCH) flush();
         }
       }));
+      // Each round's results are written when it ends, as a call's were: a further round never delays them.
+      if (pending.length > 0) flush();
       if (!enabled || taken.size >= DRAIN_BATCH || Date.now() - wallStart >= REFILL_FOR_MS || !(await stillOpen(endpointId))) break;
       const fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
       for (const d of fresh) taken.add(d.id);
@@ -134,7 +136,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
       round = fresh.filter((d) => d.event);
     }
     clearInterval(beat);
-    flush();
+    if (pending.length > 0) flush();
     await writing;
   }
   return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
