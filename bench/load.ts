@@ -18,16 +18,36 @@
  * one Temporal server; journeys alternate between the API instances (kills hit worker 0).
  * Env: BENCH_VUS, BENCH_LOAD_SECONDS, BENCH_KILL_EVERY_S, BENCH_APIS, BENCH_WORKERS, BENCH_PHASES
  * (`steady,kills`).
+ *
+ * Open loop (issue 27 item 6; `--open` or BENCH_LOAD_MODE=open): journeys arrive at a fixed rate,
+ * whatever the answers take, for each rate of the ladder BENCH_RATES (journeys/s, default
+ * `1,2,4,6,8,12,16`) for BENCH_LOAD_SECONDS (default 30 in this mode) each; after a step's arrivals
+ * end its journeys in flight finish before the next step. A step meets the service level when no
+ * journey failed, deposit -> webhook p95 (each of the two deposit steps) is under
+ * BENCH_SLO_WEBHOOK_MS (1000) and the p99 of every API call is under BENCH_SLO_API_MS (100); the
+ * ladder stops after two steps in a row miss it (one miss can be noise on a shared machine;
+ * BENCH_LADDER_ALL=1 runs every rate). Each step
+ * also prints what was busy: CPU per process (API, worker, PostgreSQL backends, Temporal dev
+ * server, this process) as % of one core, PostgreSQL sessions active and waiting (pg_stat_activity,
+ * sampled each second), and the worker's workflow and activity task-queue backlog (Temporal
+ * DescribeTaskQueue stats). Then, unless BENCH_TEMPORAL_FLOOR=0, the Temporal dev server's own
+ * ceiling (bench/temporal-floor.ts, its own process and server) in the same run.
  */
 import 'reflect-metadata';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { Connection } from '@temporalio/client';
 import { Agent, setGlobalDispatcher } from 'undici';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { db } from '../lib/db';
+import { LIVE_DELIVERY_STATUSES } from '../domain/webhooks';
 import { pct, runBench } from './harness';
+import { Sampler } from './busy';
 
 const VUS = Number(process.env.BENCH_VUS ?? 500);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -35,6 +55,12 @@ const KILL_EVERY_S = Number(process.env.BENCH_KILL_EVERY_S ?? 15);
 const APIS = Number(process.env.BENCH_APIS ?? 1);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const PHASES = (process.env.BENCH_PHASES ?? 'steady,kills').split(',');
+const OPEN = process.argv.includes('--open') || process.env.BENCH_LOAD_MODE === 'open';
+const RATES = (process.env.BENCH_RATES ?? '1,2,4,6,8,12,16').split(',').map(Number);
+const STEP_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
+const SLO_WEBHOOK_MS = Number(process.env.BENCH_SLO_WEBHOOK_MS ?? 1000);
+const SLO_API_MS = Number(process.env.BENCH_SLO_API_MS ?? 100);
+const DEPOSIT_STEPS = ['short -> underpaid webhook', 'top-up -> settled webhook'];
 const STEP_TIMEOUT_MS = 90_000;
 const STEPS = ['create', 'activate', 'pay', 'short -> underpaid webhook', 'top-up -> settled webhook'] as const;
 const log = (m: string) => process.stderr.write(`[bench:load] ${m}\n`);
@@ -72,7 +98,19 @@ class Receiver {
 
 class StepError extends Error {}
 
+/** Durations of every API call (ms) while set (open-loop steps). */
+let apiTimes: number[] | null = null;
+
 async function call(api: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> {
+  const started = performance.now();
+  try {
+    return await callOnce(api, key, method, path, body);
+  } finally {
+    apiTimes?.push(performance.now() - started);
+  }
+}
+
+async function callOnce(api: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) { headers['x-api-key'] = key; if (method !== 'GET') headers['Idempotency-Key'] = `load_${crypto.randomBytes(12).toString('hex')}`; }
   const r = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
@@ -182,6 +220,13 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   // Warm-up: one journey (bundles, connections, JIT).
   await journey(stack.apiUrl, creds.live_key, receiver, { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] });
 
+  if (OPEN) {
+    const out = await openLoop(stack, creds.live_key, ep.id, receiver);
+    receiver.server.closeAllConnections();
+    receiver.server.close();
+    process.stdout.write(`${out.join('\n')}\n\n`);
+    return;
+  }
   const out: string[] = ['', `Load: ${VUS} concurrent merchant journeys for ${SECONDS} s; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, one Temporal dev server, 2 cores`];
   for (const phase of PHASES) {
     const kills = phase === 'kills';
@@ -203,5 +248,92 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   receiver.server.close();
   process.stdout.write(`${out.join('\n')}\n\n`);
 }
+
+/** One open-loop step: journeys start every 1000/rate ms for STEP_SECONDS; resolves when all have ended. */
+async function openStep(rate: number, stack: Stack, key: string, receiver: Receiver): Promise<{ r: PhaseResult; api: number[]; lateMs: number; drainMs: number }> {
+  const r: PhaseResult = { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] };
+  const api: number[] = [];
+  apiTimes = api;
+  const total = Math.round(rate * STEP_SECONDS);
+  const running: Array<Promise<void>> = [];
+  let lateMs = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const at = t0 + (i * 1000) / rate;
+    const wait = at - performance.now();
+    if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+    else lateMs = Math.max(lateMs, -wait);
+    r.started += 1;
+    running.push(journey(stack.apiUrls[i % stack.apiUrls.length], key, receiver, r).then(() => { r.completed += 1; }, (e) => {
+      r.errors += 1;
+      if (r.sampleErrors.length < 5) r.sampleErrors.push(String((e as Error).message ?? e).slice(0, 300));
+    }));
+  }
+  const arrivalsEnd = performance.now();
+  await Promise.all(running);
+  apiTimes = null;
+  return { r, api, lateMs, drainMs: performance.now() - arrivalsEnd };
+}
+
+/** The open-loop ladder (module doc); returns the report lines. */
+async function openLoop(stack: Stack, key: string, endpointId: string, receiver: Receiver): Promise<string[]> {
+  const taskQueue = stack.env.TEMPORAL_TASK_QUEUE ?? 'payments-platform';
+  const temporal = await Connection.connect({ address: stack.temporalAddress });
+  const out: string[] = ['', `Load, open loop: journeys arriving at a fixed rate, ${STEP_SECONDS} s per rate; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, one Temporal dev server, ${os.cpus().length} cores`,
+    `  service level: 0 errors, deposit -> webhook p95 < ${SLO_WEBHOOK_MS} ms (each deposit step), API call p99 < ${SLO_API_MS} ms`];
+  let best: number | null = null;
+  let misses = 0;
+  try {
+    for (const rate of RATES) {
+      receiver.seen.clear();
+      log(`open loop: ${rate} journeys/s for ${STEP_SECONDS} s...`);
+      const sampler = new Sampler(temporal, taskQueue);
+      sampler.start();
+      const { r, api, lateMs, drainMs } = await openStep(rate, stack, key, receiver);
+      const busy = sampler.stop();
+      api.sort((a, b) => a - b);
+      const p95s = DEPOSIT_STEPS.map((s) => pct([...r.steps.get(s)!].sort((a, b) => a - b), 95));
+      const ok = r.errors === 0 && p95s.every((p) => p < SLO_WEBHOOK_MS) && pct(api, 99) < SLO_API_MS;
+      if (ok) best = rate;
+      misses = ok ? 0 : misses + 1;
+      const from = out.length;
+      // A receipt comes before its attempt is written: wait (up to 20 s) until no delivery of the endpoint is live.
+      for (const until = Date.now() + 20_000; Date.now() < until;) {
+        const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`, [endpointId, LIVE_DELIVERY_STATUSES]);
+        if (n === 0) break;
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      const checks = await check(r, endpointId, receiver);
+      out.push('', `Rate ${rate} journeys/s: ${ok ? 'meets' : 'misses'} the service level`,
+        `  journeys completed ${r.completed} of ${r.started}; errors ${r.errors}; arrivals at most ${lateMs.toFixed(0)} ms late; last journeys ended ${(drainMs / 1000).toFixed(1)} s after the last arrival`,
+        `  API calls                    n ${String(api.length).padStart(6)}   p50 ${pct(api, 50).toFixed(0).padStart(6)} ms   p95 ${pct(api, 95).toFixed(0).padStart(6)} ms   p99 ${pct(api, 99).toFixed(0).padStart(6)} ms`);
+      for (const s of STEPS) {
+        const v = [...r.steps.get(s)!].sort((a, b) => a - b);
+        out.push(`  ${s.padEnd(28)} n ${String(v.length).padStart(6)}   p50 ${pct(v, 50).toFixed(0).padStart(6)} ms   p95 ${pct(v, 95).toFixed(0).padStart(6)} ms   p99 ${pct(v, 99).toFixed(0).padStart(6)} ms`);
+      }
+      out.push(...busy);
+      for (const c of checks) out.push(`  ${c}`);
+      for (const e of r.sampleErrors) out.push(`  error sample: ${e}`);
+      log(out.slice(from).join('\n'));
+      if (misses >= 2 && process.env.BENCH_LADDER_ALL !== '1') break;
+    }
+  } finally {
+    await temporal.close();
+  }
+  out.push('', `Highest rate meeting the service level: ${best === null ? 'none of the rates run' : `${best} journeys/s`}`);
+  if (process.env.BENCH_TEMPORAL_FLOOR !== '0') out.push('', 'Temporal dev server ceiling, same run (bench/temporal-floor.ts, its own server, after the ladder):', ...(await temporalFloor()));
+  return out;
+}
+
+/** Runs bench/temporal-floor.js in its own process; returns its report lines. */
+async function temporalFloor(): Promise<string[]> {
+  log('Temporal floor (bench/temporal-floor.ts)...');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(__dirname, 'temporal-floor.js')], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      resolve(err ? [`  failed: ${(stderr || err.message).slice(-500)}`] : stdout.trim().split('\n').map((l) => `  ${l}`));
+    });
+  });
+}
+
 
 runBench({ name: 'bench:load', tag: 'benchload', log, split: true, apis: APIS, workers: WORKERS, envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' } }, measure);

@@ -5,7 +5,8 @@
  * attempt record (attempt row, delivery status, next attempt time from the retry schedule), the
  * summary the endpoint workflow plans its next wake-up with (live, due, nextDueAtMs, failing),
  * that a not-yet-due delivery is not sent, that a repeated attempt record is written once, the
- * heartbeats, closing on a disabled endpoint and the auto-disable after repeated failures.
+ * heartbeats, the refill of deliveries that become due during a call, closing on a disabled endpoint
+ * and the auto-disable after repeated failures.
  *
  * The endpoint, its event and deliveries are rows written here (the event already dispatched), so
  * the shared stack's dispatcher and workflows never touch them.
@@ -64,6 +65,40 @@ describeWithDb('webhook endpoint activities', () => {
     expect(verify(s.secret, got[0])).toMatchObject({ id: s.eventId, type: 'payment_link.paid' });
     expect(await attempts(s.deliveryId)).toEqual([{ attempt_number: 1, status_code: 200, error: null }]);
     expect(await row('webhook_deliveries', s.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 1, last_status_code: 200, next_attempt_at: null });
+  });
+
+  /** Inserts one more already-dispatched event of endpoint `endpointId` and its pending delivery; returns the event id. */
+  async function addDelivery(endpointId: string): Promise<string> {
+    const [{ account_id }] = await db().query('SELECT account_id FROM webhook_endpoints WHERE id = $1', [endpointId]);
+    const eventId = newId('evt_');
+    await db().query(
+      `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
+       VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_activity_tier',$3,'2026-09-04', now())`,
+      [eventId, account_id, JSON.stringify({ object: { id: 'pl_activity_tier', object: 'payment_link', status: 'paid' } })]);
+    await db().query(
+      `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status, workflow_started_at)
+       VALUES ($1,$2,true,$3,$4,'payment_link.paid','pending', now())`, [newId('whd_'), account_id, endpointId, eventId]);
+    return eventId;
+  }
+
+  test('refill: a delivery that becomes due while the call sends goes out in the same call, after the first, once', async () => {
+    let endpointId = '';
+    let second = '';
+    const s = await seed([{ before: async () => { second = await addDelivery(endpointId); } }]);
+    endpointId = s.endpointId;
+    expect(await runActivity(drainEndpoint, s.endpointId, Date.now())).toMatchObject({ state: 'open', sent: 2, succeeded: 2, live: 0, due: 0 });
+    expect(receiver.received(s.path).map((r) => r.headers['webhook-id'])).toEqual([s.eventId, second]);
+  });
+
+  test('refill stops when the endpoint is disabled meanwhile: the delivery that became due is left for the next call', async () => {
+    let endpointId = '';
+    const s = await seed([{ before: async () => {
+      await addDelivery(endpointId);
+      await db().query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [endpointId]);
+    } }]);
+    endpointId = s.endpointId;
+    expect(await runActivity(drainEndpoint, s.endpointId, Date.now())).toMatchObject({ state: 'open', sent: 1, live: 1, due: 1 });
+    expect(receiver.received(s.path)).toHaveLength(1);
   });
 
   test('a 503: retrying with next_attempt_at = workflow clock + the first retry delay; the summary tells the workflow when to wake; before then nothing is sent, at that time attempt 2 goes out', async () => {
