@@ -77,7 +77,9 @@ export async function seedScale(url: string, o: { large: string; emptyAccount: s
       .rows.map((r: { column_name: string }) => r.column_name).filter((x: string) => !omit.includes(x));
     /**
      * INSERT copies of `table`'s rows matching `where` (alias t0; row number `t.rn__` from 1) for
-     * g = 1..gens, `set` overriding columns by SQL over `t` and `g`; chunked; timed.
+     * g = 1..gens, `set` overriding columns by SQL over `t` and `g`; chunked; timed. Rows go in
+     * generation by generation, each in the templates' order, so a sequence column (events.seq)
+     * interleaves types as the product writes them (not 5,000 copies of one template in a row).
      */
     const clone = async (table: string, where0: string, params: unknown[], gens: number, set: Record<string, string>, label = table, omit: string[] = []) => {
       const where = original(where0);
@@ -92,7 +94,8 @@ export async function seedScale(url: string, o: { large: string; emptyAccount: s
         const sql = `INSERT INTO ${table} (${cs.map((x) => `"${x}"`).join(', ')})
           SELECT ${cs.map((x) => set[x] ?? `t."${x}"`).join(', ')}
             FROM (SELECT t0.*, row_number() OVER (ORDER BY t0.created_at, t0.id) AS rn__ FROM ${table} t0 WHERE ${where}) t
-            CROSS JOIN generate_series(${lo}::bigint, ${hi}::bigint) g`;
+            CROSS JOIN generate_series(${lo}::bigint, ${hi}::bigint) g
+          ORDER BY g, t.rn__`;
         rows += (await c.query(sql, params)).rowCount ?? 0;
         if ((performance.now() - t0) > 5000 && hi < gens) o.log(`seed ${label}: ${rows.toLocaleString('en-US')} rows...`);
       }
