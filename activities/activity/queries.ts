@@ -11,7 +11,7 @@ import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
 import { scoped } from '../../lib/scoped';
 import type { ActivitySummary } from '../../views/activity';
-import { eventsPage, type EventPage } from '../events/queries';
+import { eventsPage, newestOfEachType, type EventPage } from '../events/queries';
 import type { AccountScope } from '../scope';
 
 /** Shipped event types that are activity. */
@@ -140,6 +140,7 @@ export async function listActivity(scope: AccountScope, q: ActivityFilters & { l
   const limit = parseLimit(q.limit);
   const qb = base(scope, q);
   const counted = qb.clone();
+  if (!q.object && !q.since && !q.until) newestOfEachType(qb, scope, { types: typesOf(q.category, q.type), limit, cursor: q.cursor, sinceSeq: null });
   const page = await eventsPage(qb, q.cursor, limit);
   if (!q.summary) return page;
   const byCategory = q.object

@@ -77,6 +77,7 @@ export async function listEvents(scope: AccountScope, q: EventListFilters): Prom
   if (q.object !== undefined && q.object !== '') {
     qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   }
+  let sinceSeq: string | null = null;
   if (q.since !== undefined && q.since !== '') {
     const since = q.since;
     if (since.startsWith('evt_')) {
@@ -85,7 +86,8 @@ export async function listEvents(scope: AccountScope, q: EventListFilters): Prom
       // An id the caller cannot see is 404 like every id of another account or of none (spec part 7;
       // issue 24: it was 400, a refusal of a value the document admits).
       if (!rows[0]) throw new DomainError('not_found', 'not_found', `\`since\`: no such event ${since}.`, { param: 'since' });
-      qb.andWhere('e.seq > :sinceSeq', { sinceSeq: rows[0].seq });
+      sinceSeq = rows[0].seq;
+      qb.andWhere('e.seq > :sinceSeq', { sinceSeq });
     } else {
       // RFC 3339 as the document states it (`format: date-time`): `t`/`z` in any case, any number of
       // fractional digits (milliseconds kept), a leap second read as :59 (issue 24).
@@ -98,7 +100,34 @@ export async function listEvents(scope: AccountScope, q: EventListFilters): Prom
       qb.andWhere('e.created_at >= :sinceT', { sinceT: new Date(t).toISOString() });
     }
   }
+  const byTimestamp = q.since !== undefined && q.since !== '' && sinceSeq === null;
+  if (q.type === undefined && (q.object === undefined || q.object === '') && !byTimestamp) {
+    newestOfEachType(qb, scope, { types: await currentShippedEventTypes(scope.accountId), limit, cursor: q.cursor, sinceSeq });
+  }
   return eventsPage(qb, q.cursor, limit);
+}
+
+/**
+ * Narrows an events page (alias `e`) whose only type filter is `types` to the newest `limit + 1`
+ * rows of each of those types after the cursor (and after `sinceSeq`; decision 0077, "Events"):
+ * each type is one range of events_account_type_idx, so the page reads at most types x (limit + 1)
+ * index entries however many events of other types (a payroll run's unshipped item events, say)
+ * came last; walking the account's events in `seq` order and skipping those would read all of
+ * them. Not for a timestamp filter (a walk per type could then read that type's whole history).
+ * An invalid cursor is left to eventsPage's 400. Used by `GET /events` and `GET /activity`.
+ */
+export function newestOfEachType(qb: SelectQueryBuilder<EventRow>, scope: AccountScope, o: { types: readonly string[]; limit: number; cursor?: string; sinceSeq: string | null }): void {
+  const cursorSeq = o.cursor ? decodeSeqCursor(o.cursor) : null;
+  if (o.cursor && !cursorSeq) return;
+  // ARRAY(...) is computed once (an InitPlan); `seq = ANY(array)` then reads those rows by the unique
+  // index on seq, rather than walking the account's events with the array as a filter.
+  qb.andWhere(`e.seq = ANY(ARRAY(SELECT n.seq FROM unnest(CAST(:newestTypes AS text[])) AS t(type) CROSS JOIN LATERAL (
+      SELECT x.seq FROM events x
+       WHERE x.account_id = :newestAccount AND x.livemode = :newestLivemode AND x.type = t.type
+         ${cursorSeq ? 'AND x.seq < :newestBefore' : ''} ${o.sinceSeq ? 'AND x.seq > :newestAfter' : ''}
+       ORDER BY x.seq DESC LIMIT :newestPerType) n))`, {
+    newestTypes: [...o.types], newestAccount: scope.accountId, newestLivemode: scope.livemode, newestBefore: cursorSeq, newestAfter: o.sinceSeq, newestPerType: o.limit + 1,
+  });
 }
 
 /** `GET /events/{id}`: a shipped event `input.id` of the scope's account and mode; `404 not_found` (param `id`) otherwise. */

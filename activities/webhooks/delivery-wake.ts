@@ -1,14 +1,15 @@
 /**
- * In-flight wake-ups for a running drain (issue 27 item 5; decision 0080): the dispatcher sends
- * `pg_notify('webhook_deliveries', '<endpoint id>,<endpoint id>,...')` inside the transaction that
- * creates deliveries (so it is heard at commit, never for a rolled-back row), and a drain that has
+ * In-flight wake-ups for a running drain (issue 27 item 5; decision 0080): once the transaction that
+ * created deliveries has committed, the dispatcher wakes the drains of their endpoints in its own
+ * process directly and the others by `pg_notify('webhook_deliveries', '<endpoint id>,...')`
+ * (`announceDeliveries`), and a drain that has
  * sent everything it took waits here for a short while for its endpoint's next deliveries instead
  * of returning to its workflow; so a steady stream goes out without a workflow round trip per
  * batch. Missing a notification (this process has no LISTEN connection, the connection is lost, a
  * race before the waiter is armed) only costs the wait: the dispatcher also signals the endpoint's
  * workflow, which calls the drain again.
  */
-import type { EntityManager } from 'typeorm';
+import { auxDb } from '../../lib/db';
 import { onNotify } from '../../lib/notify';
 
 /** The NOTIFY channel. */
@@ -20,14 +21,7 @@ const waiters = new Map<string, Set<() => void>>();
 let subscribed: Promise<void> | null = null;
 
 function subscribe(): Promise<void> {
-  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => {
-    for (const id of payload.split(',')) {
-      const set = waiters.get(id);
-      if (!set) continue;
-      waiters.delete(id);
-      for (const wake of set) wake();
-    }
-  });
+  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => wakeLocal(payload.split(',')));
   return subscribed;
 }
 
@@ -57,16 +51,36 @@ export async function armDeliveryWake(endpointId: string): Promise<{ wait: (ms: 
   return { wait, cancel };
 }
 
-/** Inside the dispatcher's transaction `m`: tells running drains of `endpointIds` that deliveries were created (heard at commit). */
-export async function notifyDeliveriesCreated(m: EntityManager, endpointIds: string[]): Promise<void> {
+/**
+ * After the dispatcher's transaction committed: wakes the drains of `endpointIds` running in this
+ * process at once, and those of other worker processes by `pg_notify('webhook_deliveries', ...)` on
+ * an autocommit connection (payloads chunked under 8,000 bytes). Not inside the dispatching
+ * transaction: a NOTIFY there would take PostgreSQL's notify-queue lock in that commit and
+ * serialize it with every other notifying commit. Never throws: a lost wake-up only costs the wait.
+ */
+export async function announceDeliveries(endpointIds: string[]): Promise<void> {
   const unique = [...new Set(endpointIds)];
+  wakeLocal(unique);
   let chunk: string[] = [];
   let size = 0;
-  const send = async () => { if (chunk.length) await m.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, chunk.join(',')]); chunk = []; size = 0; };
+  const send = async () => {
+    if (chunk.length) await auxDb().query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, chunk.join(',')]).catch(() => undefined);
+    chunk = [];
+    size = 0;
+  };
   for (const id of unique) {
     if (size + id.length + 1 > PAYLOAD_MAX) await send();
     chunk.push(id);
     size += id.length + 1;
   }
   await send();
+}
+
+function wakeLocal(ids: Iterable<string>): void {
+  for (const id of ids) {
+    const set = waiters.get(id);
+    if (!set) continue;
+    waiters.delete(id);
+    for (const wake of set) wake();
+  }
 }

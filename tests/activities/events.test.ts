@@ -5,7 +5,8 @@
  * holds (and hands both out in `seq` order once it commits), skips a rolled-back number, and that
  * an object's event list pages newest first with its related events.
  */
-import { objectEvents } from '../../activities/events/queries';
+import { listEvents, objectEvents } from '../../activities/events/queries';
+import { newId } from '../../lib/ids';
 import { OutboxTail } from '../../activities/events/tail';
 import { db } from '../../lib/db';
 import { emitEvent } from '../../lib/outbox';
@@ -84,5 +85,43 @@ describeWithDb('outbox tail and event lists', () => {
     expect(p2).toMatchObject({ has_more: false, next_cursor: null });
     expect(p2.page.map((e) => e.object_id)).toEqual(['obj_a']);
     expect((await objectEvents(keyCaller(acct, false), { object_id: 'obj_a' })).page).toEqual([]);
+  });
+
+  test('GET /events pages: the newest shipped events of each type after the cursor, however many unshipped ones came last; since an evt_ id too', async () => {
+    const { acct } = await account();
+    // The fixture's own events (its link's), older than every row written here.
+    const before = (await listEvents(keyCaller(acct, true), { limit: 100 })).page.map((e) => e.id);
+    const insert = async (type: string) => {
+      const id = newId('evt_');
+      await db().query(
+        `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
+         VALUES ($1, $2, true, $3, 'payment_link', 'pl_list', '{"object":{"id":"pl_list","object":"payment_link"}}', '2026-09-04', now())`, [id, acct, type]);
+      return { id, type };
+    };
+    const written: Array<{ id: string; type: string }> = [];
+    const shipped = ['payment_link.activated', 'payment_link.paid', 'payment.settled'];
+    for (let i = 0; i < 30; i++) {
+      written.push(await insert(shipped[i % 3]));
+      written.push(await insert('payroll_item.payout_paid'));
+    }
+    for (let i = 0; i < 40; i++) written.push(await insert(i % 2 ? 'payroll_item.payout_queued' : 'payout.processing'));
+    const expected = [...written.filter((e) => shipped.includes(e.type)).map((e) => e.id).reverse(), ...before];
+    const scope = keyCaller(acct, true);
+    const walk = async (extra: { since?: string } = {}) => {
+      const got: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 20; pages++) {
+        const p = await listEvents(scope, { limit: 7, cursor, ...extra });
+        got.push(...p.page.map((e) => e.id));
+        if (!p.has_more) break;
+        cursor = p.next_cursor!;
+      }
+      return got;
+    };
+    expect(await walk()).toEqual(expected);
+    const since = written[20].id;
+    expect(await walk({ since })).toEqual(written.slice(21).filter((e) => shipped.includes(e.type)).map((e) => e.id).reverse());
+    expect((await listEvents(keyCaller(acct, false), { limit: 7 })).page).toEqual([]);
+    expect((await listEvents(scope, { type: 'payment.settled', limit: 100 })).page.map((e) => e.id)).toEqual(written.filter((e) => e.type === 'payment.settled').map((e) => e.id).reverse());
   });
 });

@@ -99,7 +99,7 @@ describeWithDb('webhook endpoint activities', () => {
     const s = await seed([{ before: async () => {
       setTimeout(() => void (async () => {
         second = await addDelivery(endpointId);
-        await db().query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, `whe_other,${endpointId}`]);
+        await db().query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, `whe_other,${endpointId}`]); // as another worker's dispatcher does
       })(), 150);
     } }]);
     endpointId = s.endpointId;
