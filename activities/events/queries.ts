@@ -71,9 +71,10 @@ export interface EventListFilters { limit?: unknown; cursor?: string; type?: str
 export async function listEvents(scope: AccountScope, q: EventListFilters): Promise<EventPage> {
   const limit = parseLimit(q.limit);
   const own = scoped(scope);
-  const qb = own.query(EventRow, 'e')
-    .andWhere('e.type = ANY(:shipped)', { shipped: [...await currentShippedEventTypes(scope.accountId)] });
-  if (q.type !== undefined) qb.andWhere('e.type = :t', { t: checkEventTypeParam(q.type) });
+  const shipped = [...await currentShippedEventTypes(scope.accountId)];
+  const qb = own.query(EventRow, 'e').andWhere('e.type = ANY(:shipped)', { shipped });
+  const onlyType = q.type !== undefined ? checkEventTypeParam(q.type) : null;
+  if (onlyType !== null) qb.andWhere('e.type = :t', { t: onlyType });
   if (q.object !== undefined && q.object !== '') {
     qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   }
@@ -101,8 +102,8 @@ export async function listEvents(scope: AccountScope, q: EventListFilters): Prom
     }
   }
   const byTimestamp = q.since !== undefined && q.since !== '' && sinceSeq === null;
-  if (q.type === undefined && (q.object === undefined || q.object === '') && !byTimestamp) {
-    newestOfEachType(qb, scope, { types: await currentShippedEventTypes(scope.accountId), limit, cursor: q.cursor, sinceSeq });
+  if ((q.object === undefined || q.object === '') && !byTimestamp) {
+    newestOfEachType(qb, scope, { types: onlyType !== null ? [onlyType] : shipped, limit, cursor: q.cursor, sinceSeq });
   }
   return eventsPage(qb, q.cursor, limit);
 }

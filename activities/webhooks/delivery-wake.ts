@@ -21,7 +21,7 @@ const waiters = new Map<string, Set<() => void>>();
 let subscribed: Promise<void> | null = null;
 
 function subscribe(): Promise<void> {
-  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => wakeLocal(payload.split(',')));
+  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => { wakeLocal(payload.split(',')); });
   return subscribed;
 }
 
@@ -52,15 +52,18 @@ export async function armDeliveryWake(endpointId: string): Promise<{ wait: (ms: 
 }
 
 /**
- * After the dispatcher's transaction committed: wakes the drains of `endpointIds` running in this
+ * After the dispatcher's transaction committed: wakes the drains of `endpointIds` waiting in this
  * process at once, and those of other worker processes by `pg_notify('webhook_deliveries', ...)` on
  * an autocommit connection (payloads chunked under 8,000 bytes). Not inside the dispatching
  * transaction: a NOTIFY there would take PostgreSQL's notify-queue lock in that commit and
- * serialize it with every other notifying commit. Never throws: a lost wake-up only costs the wait.
+ * serialize it with every other notifying commit. Returns the endpoints whose drain was woken here:
+ * such a drain reloads its due deliveries before it can return, so the dispatcher need not signal
+ * their workflows. Never throws: a lost wake-up only costs the wait.
  */
-export async function announceDeliveries(endpointIds: string[]): Promise<void> {
+export async function announceDeliveries(endpointIds: string[]): Promise<Set<string>> {
   const unique = [...new Set(endpointIds)];
-  wakeLocal(unique);
+  const woken = wakeLocal(unique);
+  const remote = unique.filter((id) => !woken.has(id));
   let chunk: string[] = [];
   let size = 0;
   const send = async () => {
@@ -68,19 +71,24 @@ export async function announceDeliveries(endpointIds: string[]): Promise<void> {
     chunk = [];
     size = 0;
   };
-  for (const id of unique) {
+  for (const id of remote) {
     if (size + id.length + 1 > PAYLOAD_MAX) await send();
     chunk.push(id);
     size += id.length + 1;
   }
   await send();
+  return woken;
 }
 
-function wakeLocal(ids: Iterable<string>): void {
+/** Wakes the drains waiting in this process for `ids`; returns the ids that had one. */
+function wakeLocal(ids: Iterable<string>): Set<string> {
+  const woken = new Set<string>();
   for (const id of ids) {
     const set = waiters.get(id);
     if (!set) continue;
     waiters.delete(id);
     for (const wake of set) wake();
+    woken.add(id);
   }
+  return woken;
 }

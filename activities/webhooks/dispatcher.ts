@@ -14,10 +14,9 @@
  *   enabled, non-deleted endpoint of the same account and livemode subscribed to the type (never
  *   for catalogued-but-unshipped types, never for `test.ping`, never for rows written already
  *   dispatched; the partial unique index (endpoint_id, event_id) makes a repeat harmless), and
- *   move the cursor. No event row is updated. After commit, wake the running drains of the
- *   endpoints concerned (./delivery-wake.ts: they take the new deliveries at once), then
- *   start the workflows (start unless running, workflow id = delivery id) and set
- *   `workflow_started_at`.
+ *   move the cursor. No event row is updated. After commit, wake the drains of the endpoints
+ *   concerned that wait for deliveries (./delivery-wake.ts: they take the new deliveries at once)
+ *   and signal the workflows of the others (started unless running).
  * - Sweep: deliveries still never attempted 10 s after creation (a crash between commit and
  *   wake-up, or Temporal briefly down) get their endpoint woken again. A wake-up is idempotent,
  *   and the drain only sends live deliveries.
@@ -75,8 +74,10 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
     return { created, events: read.rows.length, blocked: read.blocked, busy: false };
   });
   if (created.length) {
-    await announceDeliveries(created.map((d) => d.endpoint_id));
-    await wakeEndpointsOf(created);
+    // A drain woken here takes its new deliveries itself; the other endpoints' workflows are signalled.
+    const taken = await announceDeliveries(created.map((d) => d.endpoint_id));
+    const rest = created.filter((d) => !taken.has(d.endpoint_id));
+    if (rest.length) await wakeEndpointsOf(rest);
   }
   return { events, deliveries: created.length, hasMore: events === DISPATCH_BATCH, blocked, busy };
 }
