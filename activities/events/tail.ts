@@ -8,13 +8,30 @@
  * So seq 41 can be visible while seq 40 still belongs to an open transaction. Handing out 41 and
  * moving past 40 would lose 40. The tail hands out rows strictly in `seq` order and stops at the
  * first missing number. It skips a missing number only once no transaction that could still hold it
- * is open. The check uses PostgreSQL's snapshot: every writer takes its transaction id before its
- * event's `seq` (lib/outbox.ts), so a transaction holding a number below one seen in snapshot S
- * had its id below `xmax(S)`. Once a later snapshot's `xmin` reaches that `xmax`, all such
- * transactions have ended. A number still missing then was rolled back, and the tail skips it.
+ * is open. Every writer takes its transaction id before its event's `seq` (lib/outbox.ts), so a
+ * transaction holding a number below one seen in snapshot S had its id before S was taken. When
+ * the tail first sees a gap it takes a fresh transaction id N in a transaction of its own
+ * (`pg_current_xact_id()` on the pool, after the read): ids are handed out in order, so every such
+ * writer's id is below N. Once a later snapshot's `xmin` reaches N, all of them have ended; a
+ * number still missing then was rolled back, and the tail skips it.
+ *
+ * Not S's own `xmax`: that is the newest *completed* id plus one, and a writer that took its id
+ * after that one but is still open has an id at or above it. A later snapshot's `xmin` can then
+ * pass `xmax(S)` while that writer is open, and its events were skipped for good (seen under a
+ * paced webhook load on 2026-11-26: two events never delivered; tests/activities/events.test.ts
+ * replays that order of commits).
  */
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
+
+/**
+ * A transaction id taken now, in a one-statement transaction on the pool (never the caller's: its id
+ * may be older than the gap): greater than every id handed out before this call.
+ */
+async function freshXid(): Promise<bigint> {
+  const [r]: Array<{ x: string }> = await db().query('SELECT pg_current_xact_id()::text AS x');
+  return BigInt(r.x);
+}
 
 /** What one read handed out, and whether a gap held the rest back (read again shortly). */
 export interface TailRead { rows: EventRow[]; blocked: boolean }
@@ -28,7 +45,7 @@ export interface Queryable { query(sql: string, params?: unknown[]): Promise<any
 /** A gap-safe reader of the events outbox (see module doc); one per consumer. */
 export class OutboxTail {
   private cursor: bigint;
-  /** The pending wait: gaps below `upTo` are dead once a snapshot's xmin reaches `xmax`. */
+  /** The pending wait: gaps below `upTo` are dead once a snapshot's xmin reaches `xmax` (a transaction id taken after the gap was seen). */
   private wait: { upTo: bigint; xmax: bigint } | null;
 
   private constructor(afterSeq: bigint, wait: { upTo: bigint; xmax: bigint } | null = null) {
@@ -63,11 +80,10 @@ export class OutboxTail {
    */
   async read(limit = 1000, q: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
     const raw: Array<Record<string, any>> = await q.query(
-      `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, pg_snapshot_xmax(s.snap)::text AS snap_xmax, ${columns}, e.seq
+      `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, ${columns}, e.seq
          FROM (SELECT pg_current_snapshot() AS snap) s
          LEFT JOIN LATERAL (SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true`, [String(this.cursor), limit]);
     const xmin = BigInt(raw[0].snap_xmin);
-    const xmax = BigInt(raw[0].snap_xmax);
     const rows: EventRow[] = [];
     let blocked = false;
     for (const r of raw) {
@@ -78,12 +94,12 @@ export class OutboxTail {
         const dead = this.wait !== null && xmin >= this.wait.xmax && seq <= this.wait.upTo;
         if (!dead) {
           // A first sighting (or a gap above a passed wait) starts a wait; an open wait is kept.
-          if (!this.wait || xmin >= this.wait.xmax) this.wait = { upTo: seq, xmax };
+          if (!this.wait || xmin >= this.wait.xmax) this.wait = { upTo: seq, xmax: await freshXid() };
           blocked = true;
           break;
         }
       }
-      const { snap_xmin: _a, snap_xmax: _b, ...cols } = r;
+      const { snap_xmin: _a, ...cols } = r;
       rows.push(Object.assign(new EventRow(), cols));
       this.cursor = seq;
     }

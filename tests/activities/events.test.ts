@@ -87,6 +87,40 @@ describeWithDb('outbox tail and event lists', () => {
     expect((await objectEvents(keyCaller(acct, false), { object_id: 'obj_a' })).page).toEqual([]);
   });
 
+  test('a writer that took its transaction id after the last completed one is waited for: its event is not skipped while it is open', async () => {
+    // The order of the 2026-11-26 loss: C takes its id, then A takes a newer id and the lower seq,
+    // then C takes the next seq and commits. A snapshot then has xmax = C + 1 <= A, so a later
+    // snapshot's xmin could pass that xmax while A was still open.
+    const { acct, ev } = await account();
+    const tail = await OutboxTail.atHead();
+    const c = db().createQueryRunner();
+    const a = db().createQueryRunner();
+    await c.connect();
+    await a.connect();
+    try {
+      await c.startTransaction();
+      await c.query('SELECT pg_current_xact_id()');
+      await a.startTransaction();
+      await emitEvent(a.manager, ev('held'));
+      await emitEvent(c.manager, ev('committed'));
+      await c.commitTransaction();
+      const seen: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        expect((await mine(tail, acct, seen)).blocked).toBe(true);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(seen).toEqual([]);
+      await a.commitTransaction();
+      await eventually(async () => (await mine(tail, acct, seen)).seen.length === 2, 'both events handed out');
+      expect(seen).toEqual(['held', 'committed']);
+    } finally {
+      if (c.isTransactionActive) await c.rollbackTransaction();
+      if (a.isTransactionActive) await a.rollbackTransaction();
+      await c.release();
+      await a.release();
+    }
+  });
+
   test('GET /events pages: the newest shipped events of each type after the cursor, however many unshipped ones came last; since an evt_ id too', async () => {
     const { acct } = await account();
     // The fixture's own events (its link's), older than every row written here.
