@@ -19,6 +19,7 @@ import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals'
 import { ensureWebhookEndpointWorkflows } from './activities/webhooks/signals';
 import { loadConfig } from './lib/config';
 import { initDb } from './lib/db';
+import { survivesDependencyOutages } from './lib/dependency-errors';
 import { logger } from './lib/logger';
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
@@ -55,6 +56,7 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
 }
 
 if (require.main === module) {
+  survivesDependencyOutages(logger);
   createWorker()
     .then(async ({ worker, stopDispatcher }) => {
       logger.info('worker started');

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import http from 'node:http';
 import { loadConfig } from '../lib/config';
 import { initDb } from '../lib/db';
+import { survivesDependencyOutages } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
 import { temporalClient } from '../temporal/client';
 import { buildApp } from './app';
@@ -50,6 +51,7 @@ export async function stopApi(server: http.Server): Promise<void> {
 }
 
 if (require.main === module) {
+  survivesDependencyOutages(logger);
   startApi().then((server) => {
     const stop = async () => {
       await stopApi(server);

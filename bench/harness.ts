@@ -1,7 +1,7 @@
 /**
  * The frame every benchmark shares: a throwaway stack (scripts/stack.ts), this process's database
  * pool on it and a fresh account (as `npm run seed` makes), torn down whatever happens; the process
- * exits 0 when `measure` returns and 1 (with the stack trace) when it throws.
+ * exits with `process.exitCode` (0 unless `measure` set it) when `measure` returns and 1 (with the stack trace) when it throws.
  */
 import 'reflect-metadata';
 import http from 'node:http';
@@ -28,7 +28,7 @@ export function runBench(
       await stack.stop();
     }
   };
-  main().then(() => process.exit(0)).catch((e) => {
+  main().then(() => process.exit(process.exitCode ?? 0)).catch((e) => {
     process.stderr.write(`[${opts.name}] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });

@@ -125,6 +125,8 @@ export async function startStack(opts: {
     spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, ...extra }, stdio: ['ignore', out, out], detached: true });
   const apiPorts = [port];
   for (let i = 1; i < (opts.split ? opts.apis ?? 1 : 1); i++) apiPorts.push(await freePort());
+  const apiEntry = path.resolve(__dirname, '../api/main.js');
+  const spawnApi = (i: number) => spawnOne(apiEntry, { PORT: String(apiPorts[i]), PAYER_HOST: `http://127.0.0.1:${apiPorts[i]}` });
   const apiProcesses = opts.split
     ? apiPorts.map((_, i) => spawnApi(i))
     : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
@@ -147,8 +149,6 @@ export async function startStack(opts: {
     clearTimeout(timer);
     return { code: p.exitCode, signal: p.signalCode, ms: Date.now() - t0, forced };
   };
-  const apiEntry = path.resolve(__dirname, '../api/main.js');
-  const spawnApi = (i: number) => spawnOne(apiEntry, { PORT: String(apiPorts[i]), PAYER_HOST: `http://127.0.0.1:${apiPorts[i]}` });
   process.once('exit', killProduct);
   const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
   const apiUrl = apiUrls[0];

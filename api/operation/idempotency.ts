@@ -4,11 +4,13 @@
  * route (`live|test:<METHOD> <path>`) and the request hash; a claim before the handler, the stored
  * response replayed with `Idempotent-Replayed: true` (a stored refusal is thrown again as is), the
  * handler's answer or its 4xx refusal recorded under the key, the key released on a 503
- * `temporarily_unavailable` or a refused gate, and failed otherwise. `inlineIdempotency`
+ * `temporarily_unavailable`, on the database going away under the handler (answered 503 by the
+ * error envelope) or a refused gate, and failed otherwise. `inlineIdempotency`
  * operations write their record with their effect (`runInline`).
  */
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors';
+import { isDatabaseUnavailable } from '../../lib/dependency-errors';
 import * as idem from '../../lib/idempotency';
 import type { AppState } from '../context';
 import type { HandlerArgs, OperationDef } from './registry';
@@ -53,8 +55,10 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
     if (e instanceof DomainError && e.status < 500) {
       // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
       await idem.complete(caller.accountId, route, key, e.status, refusalBody(e), []);
-    } else if (e instanceof DomainError && e.type === 'temporarily_unavailable') {
-      await idem.release(caller.accountId, route, key);
+    } else if ((e instanceof DomainError && e.type === 'temporarily_unavailable') || isDatabaseUnavailable(e)) {
+      // Nothing committed (the database went away under the handler, or a dependency refused): the
+      // key is free again. With the database out the release fails too; the claim's lease frees it.
+      await idem.release(caller.accountId, route, key).catch(() => undefined);
     } else {
       await idem.fail(caller.accountId, route, key).catch(() => undefined);
     }
