@@ -5,7 +5,7 @@ import { loadConfig } from '../lib/config';
 import { initDb } from '../lib/db';
 import { survivesDependencyOutages } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
-import { temporalClient } from '../temporal/client';
+import { deferStartsToSweep, temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payments/watcher';
 import { startNotifyListener, stopNotifyListener } from '../lib/notify';
@@ -20,6 +20,7 @@ export async function startApi(port?: number): Promise<http.Server> {
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
   await temporalClient();
+  deferStartsToSweep();
   await startNotifyListener(cfg.databaseUrl);
   await wireAuthCache();
   await wireSwitchCache();

@@ -10,6 +10,13 @@ import { ENTITIES, MIGRATIONS } from '../entities';
 import { logger } from './logger';
 
 let dataSource: DataSource | null = null;
+
+/**
+ * How long a query waits for a pooled connection (a free one, or a new one to the server) before it
+ * fails: with PostgreSQL frozen or unreachable, requests fail (503 temporarily_unavailable, see
+ * lib/dependency-errors.ts) instead of hanging, and the pool recovers when the server answers again.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 10_000;
 let auxPool: Pool | null = null;
 
 /** Builds (does not connect) a DataSource for `url`. */
@@ -22,7 +29,7 @@ export function makeDataSource(url: string, poolSize = 10): DataSource {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: { max: poolSize, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
   });
 }
 
@@ -31,7 +38,7 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
   if (dataSource?.isInitialized) return dataSource;
   dataSource = makeDataSource(url, poolSize);
   await dataSource.initialize();
-  auxPool = new Pool({ connectionString: url, max: 4 });
+  auxPool = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
   // An idle connection the server closes (restart, failover, shutdown) is dropped from the pool and
   // replaced on next use; without a listener pg's 'error' event would end the process.
   auxPool.on('error', (e) => logger.warn({ err: e }, 'idle auxiliary database connection lost'));

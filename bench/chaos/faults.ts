@@ -197,7 +197,7 @@ const webhooks: Fault = {
  */
 const rolling: Fault = {
   name: 'rolling-restart', title: 'rolling restart (SIGTERM, drain, start) of both APIs, then both workers',
-  async apply({ stack, traffic, log }) {
+  async apply({ stack, traffic, log, short }) {
     const notes: string[] = [];
     let ok = true;
     for (let i = 0; i < stack.apiUrls.length; i++) {
@@ -210,7 +210,7 @@ const rolling: Fault = {
       log(notes[notes.length - 1]);
     }
     for (let i = 0; i < 2; i++) {
-      const end = await stack.signalWorker(i, 'SIGTERM', 60_000);
+      const end = await stack.signalWorker(i, 'SIGTERM', short ? 20_000 : 60_000);
       ok &&= !end.forced;
       notes.push(`worker ${i}: SIGTERM -> exit ${end.code ?? end.signal} after ${end.ms} ms${end.forced ? ' (did not drain: SIGKILLed)' : ''}`);
       stack.startWorker(i);

@@ -23,7 +23,7 @@ export interface CheckResult { name: string; ok: boolean; detail: string }
 /** Object tables, their terminal statuses, and the statuses in which their workflow must run. */
 const OBJECTS: Array<{ table: string; kind: string; terminal: string[]; live: string[]; workflowOf?: string }> = [
   { table: 'payments', kind: 'payment', terminal: ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'], live: ['awaiting', 'underpaid', 'paid', 'overpaid'] },
-  { table: 'payment_links', kind: 'payment link', terminal: ['settled', 'refunded', 'cancelled', 'expired'], live: ['active', 'viewed', 'processing', 'paid'] },
+  { table: 'payment_links', kind: 'payment link', terminal: ['settled', 'refunded', 'cancelled', 'expired'], live: ['active', 'viewed', 'processing'] },
   { table: 'payouts', kind: 'payout', terminal: ['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled'], live: ['awaiting_funds', 'funds_received', 'processing', 'paid'] },
   { table: 'payroll_runs', kind: 'payroll run', terminal: ['completed', 'partial', 'failed', 'cancelled'], live: ['funding_pending', 'funded', 'executing'] },
   { table: 'payroll_run_items', kind: 'payroll item', terminal: ['paid', 'failed', 'returned'], live: ['queued', 'processing'] },

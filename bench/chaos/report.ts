@@ -28,7 +28,7 @@ const counts = (r: Record<string, number>) => Object.entries(r).sort().map(([k, 
 export function byStatus(attempts: Attempt[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const a of attempts) {
-    const k = a.awaited ? `${a.status} awaited` : typeof a.status === 'number' && a.status >= 200 && a.status < 300 ? '2xx' : String(a.status);
+    const k = a.awaited ? `${a.status} expected` : typeof a.status === 'number' && a.status >= 200 && a.status < 300 ? '2xx' : String(a.status);
     out[k] = (out[k] ?? 0) + 1;
   }
   return out;
@@ -62,7 +62,7 @@ export function summary(reports: FaultReport[], totalMs: number, short: boolean)
   for (const r of reports) {
     const s = byStatus(r.attempts);
     const failed = Object.values(r.mix.failed).reduce((a, b) => a + b, 0);
-    const awaited = Object.entries(s).filter(([k]) => k.endsWith('awaited')).reduce((a, [, v]) => a + v, 0);
+    const awaited = Object.entries(s).filter(([k]) => k.endsWith('expected')).reduce((a, [, v]) => a + v, 0);
     out.push(`| ${r.name} | ${r.attempts.length} | ${r.attempts.length - (s['2xx'] ?? 0) - awaited} | ${s['500'] ?? 0} | ${failed} | ${ms(r.recoveryMs)} | ${r.checks.filter((c) => c.ok).length}/${r.checks.length} | ${r.faultOk ? 'ok' : 'FAIL'} |`);
   }
   return out;

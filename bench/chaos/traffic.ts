@@ -10,7 +10,11 @@ import crypto from 'node:crypto';
 import { StepError } from '../journeys';
 
 /** One attempt: when it ended (ms epoch), its status or `conn` (no answer) / `timeout`, and the route. */
-export interface Attempt { at: number; status: number | 'conn' | 'timeout'; method: string; path: string; retryAfter: boolean; awaited?: boolean }
+export interface Attempt {
+  at: number; status: number | 'conn' | 'timeout'; method: string; path: string; retryAfter: boolean;
+  /** An answer the caller expected (a 404 while polling for a provider's record, a 409 to a repeated callback): not an error. */
+  awaited?: boolean;
+}
 
 /** Who calls: a secret key, a dashboard session, or nobody (the payer's token routes, `/sim`). */
 export type Auth = { key: string } | { session: string } | null;
@@ -87,7 +91,7 @@ export class Traffic {
           throw new StepError(`${method} ${path}: ${text} (not retried: the call may have landed)`);
         }
       }
-      this.attempts.push({ at: Date.now(), status, method, path, retryAfter: retryAfter !== null, awaited: typeof status === 'number' && (opts.awaited ?? []).includes(status) });
+      this.attempts.push({ at: Date.now(), status, method, path, retryAfter: retryAfter !== null, awaited: typeof status === 'number' && [...(opts.awaited ?? []), ...(opts.accept ?? [])].includes(status) });
       if (typeof status === 'number' && ((status >= 200 && status < 300) || accept.includes(status))) {
         return text ? JSON.parse(text) : null;
       }
@@ -120,11 +124,12 @@ export class Traffic {
 
   /** Polls `read` every 500 ms until it returns a value other than null; throws `StepError` after `ms`. */
   async until<T>(what: string, read: () => Promise<T | null>, ms?: number): Promise<T> {
-    const end = Date.now() + (ms ?? this.deadlineMs);
+    const limit = ms ?? this.deadlineMs;
+    const end = Date.now() + limit;
     for (;;) {
       const v = await read().catch(() => null);
       if (v !== null) return v;
-      if (Date.now() > end) throw new StepError(`${what}: not within ${ms / 1000} s`);
+      if (Date.now() > end) throw new StepError(`${what}: not within ${limit / 1000} s`);
       await sleep(500);
     }
   }
