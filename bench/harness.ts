@@ -15,11 +15,11 @@ export const UNLIMITED = { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYM
 
 /** Runs `measure` against a fresh stack; `name` prefixes the failure message. */
 export function runBench(
-  opts: { name: string; tag: string; split?: boolean; apis?: number; workers?: number; envOverrides?: NodeJS.ProcessEnv; log: (m: string) => void },
+  opts: { name: string; tag: string; split?: boolean; apis?: number; workers?: number; durable?: boolean; envOverrides?: NodeJS.ProcessEnv; log: (m: string) => void },
   measure: (stack: Stack, creds: DevCredentials) => Promise<void>,
 ): void {
   const main = async (): Promise<void> => {
-    const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, apis: opts.apis, workers: opts.workers, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
+    const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, apis: opts.apis, workers: opts.workers, durable: opts.durable, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
     try {
       await initDb(stack.databaseUrl, 4);
       await measure(stack, await provisionAccount());

@@ -38,11 +38,25 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
   if (dataSource?.isInitialized) return dataSource;
   dataSource = makeDataSource(url, poolSize);
   await dataSource.initialize();
+  keepClientsListening((dataSource.driver as unknown as { master: Pool }).master);
   auxPool = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
   // An idle connection the server closes (restart, failover, shutdown) is dropped from the pool and
   // replaced on next use; without a listener pg's 'error' event would end the process.
   auxPool.on('error', (e) => logger.warn({ err: e }, 'idle auxiliary database connection lost'));
+  keepClientsListening(auxPool);
   return dataSource;
+}
+
+/**
+ * Gives every connection of `pool` an 'error' listener for its whole life (issue 28). pg-pool
+ * listens only while a connection is idle and TypeORM only until it releases a broken one, but a
+ * connection the server terminates (a restart: 57P01, then the socket's end) can emit 'error'
+ * again after both stopped listening, and an 'error' event nobody listens to ends the process.
+ */
+function keepClientsListening(pool: Pool): void {
+  const listen = (c: { on(e: 'error', f: (err: Error) => void): unknown }) => c.on('error', (err) => logger.warn({ err }, 'database connection lost'));
+  pool.on('connect', listen);
+  for (const c of (pool as unknown as { _clients?: Array<{ on(e: 'error', f: (err: Error) => void): unknown }> })._clients ?? []) listen(c);
 }
 
 /** The connected process-wide DataSource; throws if `initDb` was not called. */

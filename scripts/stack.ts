@@ -58,6 +58,11 @@ export async function startStack(opts: {
   log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean;
   /** With `split`: API processes (each on its own port) and worker processes; default 1 and 1. */
   apis?: number; workers?: number;
+  /**
+   * Embedded PostgreSQL with fsync and synchronous commit on (default off, for speed): a fault
+   * harness that crashes the server (immediate shutdown) must not lose commits the product was told of.
+   */
+  durable?: boolean;
 }): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
@@ -76,7 +81,7 @@ export async function startStack(opts: {
   } else {
     log('starting embedded PostgreSQL...');
     const pgDir = path.join(os.tmpdir(), `payments-platform-${tag}-pg-${process.pid}`);
-    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: true, log });
+    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: !opts.durable, log });
     databaseUrl = pg.url;
     pgHandle = pg;
     stopPg = async () => {

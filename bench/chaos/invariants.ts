@@ -120,6 +120,10 @@ async function money(): Promise<CheckResult[]> {
       LEFT JOIN LATERAL (SELECT sum(amount_minor) AS s FROM sandbox_rail_payments WHERE client_reference = p.id) r ON true
      WHERE COALESCE(c.s, 0) + COALESCE(r.s, 0) > p.amount_received_minor
         OR (p.status = 'settled' AND COALESCE(c.s, 0) + COALESCE(r.s, 0) = 0)`);
+  // Money that arrived and was never applied: a deposit or credit still pending once the product has settled.
+  const pending = await ids(`
+    SELECT payment_id || ' deposit ' || id AS id FROM deposits WHERE effect = 'pending'
+    UNION ALL SELECT payment_id || ' credit ' || id FROM bank_credits WHERE effect = 'pending'`);
   const payments = await n(`SELECT count(*)::int AS n FROM payments`);
   // Payouts: the USDC deposited covers what the attempt asked; a paid or settled payout paid its invoice amount once at the rail.
   const payoutShort = await ids(`
@@ -148,6 +152,7 @@ async function money(): Promise<CheckResult[]> {
   return [
     row('payments: received = deposits + credits', payIn, payments),
     row('payments: settled out <= received', payOut, payments),
+    row('payments: no deposit or credit left unapplied', pending, await n(`SELECT (SELECT count(*) FROM deposits) + (SELECT count(*) FROM bank_credits) AS n`)),
     row('payouts: funded before paid out', payoutShort, payouts),
     row('payouts: one paid rail payment when paid', payoutRail, payouts),
     row('off-ramps: in = out, or refunded', ofr, offramps),
