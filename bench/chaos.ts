@@ -90,11 +90,15 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
   };
   const [wf] = await db().query(`SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint AS at FROM events
       WHERE created_at >= to_timestamp($1 / 1000.0) AND type ~ '\\.(settled|paid|underpaid|payment_processed|completed|funds_received)$'`, [outcome.liftedAt]);
+  // A process that ended on its own during the fault (a crash) is a finding (those the fault ended were
+  // started again by it); it is started again so the next fault begins whole.
+  const dead = await stack.revive();
   const checks = await checkInvariants(stack.temporalAddress, (['fast', 'slow', 'victim'] as const).map((n) => ({ name: n, endpointId: mix.endpoints[n].id, receiver: mix.endpoints[n].receiver })));
   return {
     name: fault.name, title: fault.title, attempts, loadStart, faultStart, liftedAt: outcome.liftedAt, loadEnd,
     firstSuccessMs: firstOk(faultStart), recoveryMs: firstOk(outcome.liftedAt), workflowRecoveryMs: wf?.at ? Number(wf.at) - outcome.liftedAt : null,
-    mix: mixResult, notes: outcome.notes, faultOk: outcome.ok, checks, findings: traffic.findings.slice(findingsFrom), durationMs: Date.now() - loadStart,
+    mix: mixResult, notes: outcome.notes, faultOk: outcome.ok,
+    checks: [{ name: 'every API and worker process alive', ok: dead.length === 0, detail: dead.length ? `ended on their own: ${dead.join(', ')}` : `${stack.apiUrls.length} APIs and 2 workers running` }, ...checks], findings: traffic.findings.slice(findingsFrom), durationMs: Date.now() - loadStart,
   };
 }
 

@@ -31,6 +31,8 @@ export interface Stack {
   startApi(i: number): Promise<void>;
   /** Split stacks only: like `signalApi` for worker `i`. */
   signalWorker(i: number, signal: 'SIGKILL' | 'SIGTERM', deadlineMs?: number): Promise<ProcessEnd>;
+  /** Split stacks: starts again every product process that has ended; resolves with what it found (`API 0 (exit 1)`, `worker 1 (SIGKILL)`). */
+  revive(): Promise<string[]>;
   /** Embedded PostgreSQL only (no DATABASE_URL): its `restart` and `freeze` (lib/embedded-pg.ts). */
   postgres: Pick<EmbeddedPg, 'restart' | 'freeze'> | null;
   /** Stops the Temporal dev server (SIGTERM to its group) and starts it again on the same port with the same SQLite file. */
@@ -181,6 +183,13 @@ export async function startStack(opts: {
       await exited;
     },
     startWorker: (i = 0) => { workerProcesses[i] = spawnOne(workerEntry); },
+    revive: async () => {
+      const ended = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
+      const out: string[] = [];
+      for (const [i, p] of workerProcesses.entries()) if (ended(p)) { out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); workerProcesses[i] = spawnOne(workerEntry); }
+      for (const [i, p] of apiProcesses.entries()) if (ended(p)) { out.push(`API ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); await (async () => { apiProcesses[i] = spawnApi(i); await healthy([apiUrls[i]], () => [apiProcesses[i]]); })(); }
+      return out;
+    },
     signalApi: (i, signal, deadlineMs) => signalOne(apiProcesses[i], signal, deadlineMs),
     startApi: async (i) => {
       apiProcesses[i] = spawnApi(i);
@@ -196,6 +205,9 @@ export async function startStack(opts: {
       process.removeListener('exit', killProduct);
       killProduct();
       await new Promise((r) => setTimeout(r, 300));
+      // A process still draining after the grace period is ended (never left running past the stack).
+      for (let waited = 300; waited < 5000 && processes().some((p) => p.exitCode === null && p.signalCode === null); waited += 100) await new Promise((r) => setTimeout(r, 100));
+      for (const p of processes()) if (p.exitCode === null && p.signalCode === null) try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
       await temporal.stop();
       fs.rmSync(temporalDir, { recursive: true, force: true });
       if (stopPg) await stopPg();
