@@ -18,8 +18,9 @@ import { ensureOrderWorkflows } from './activities/orders/signals';
 import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals';
 import { ensureWebhookEndpointWorkflows } from './activities/webhooks/signals';
 import { loadConfig } from './lib/config';
-import { initDb } from './lib/db';
+import { closeDb, initDb } from './lib/db';
 import { survivesDependencyOutages } from './lib/dependency-errors';
+import { stopNotifyListener } from './lib/notify';
 import { logger } from './lib/logger';
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
@@ -44,6 +45,11 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     maxConcurrentActivityTaskExecutions: 100,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentLocalActivityExecutions: 200,
+    // Graceful stop (SIGTERM, decision 0082): polling stops at once; running activities get this
+    // long to finish (then they are cancelled and retried elsewhere, with their idempotency keys);
+    // past ten seconds more the worker gives up and the process exits.
+    shutdownGraceTime: cfg.workerShutdownGraceSeconds * 1000,
+    shutdownForceTime: (cfg.workerShutdownGraceSeconds + 10) * 1000,
   });
   const stopDispatcherLoop = await startDispatcher();
   // Housekeeping, the partition manager included (decision 0078): a pass now, then every 10 minutes.
@@ -64,13 +70,40 @@ function recoveryPass(): void {
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
 }
 
+/**
+ * Runs a created worker until SIGTERM or SIGINT, then stops gracefully (decision 0082): the SDK's
+ * runtime stops polling on the signal and lets running activities finish (WORKER_SHUTDOWN_GRACE_SECONDS);
+ * the outbox dispatcher and housekeeping stop at once (the other workers' dispatchers carry on);
+ * then the database pools and the LISTEN connection close. Resolves with the exit code: 0 after a
+ * clean stop, 1 when the grace period ran out or the worker failed.
+ */
+export async function runUntilStopped({ worker, stopDispatcher }: { worker: Worker; stopDispatcher: () => Promise<void> }): Promise<number> {
+  const onSignal = (signal: string) => {
+    logger.info({ signal, grace_seconds: loadConfig().workerShutdownGraceSeconds }, 'worker stopping: polling stops, running activities finish');
+    void stopDispatcher();
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  let code = 0;
+  try {
+    await worker.run();
+  } catch (e) {
+    logger.error({ err: e }, 'worker stopped with an error');
+    code = 1;
+  }
+  await stopDispatcher().catch(() => undefined);
+  await stopNotifyListener();
+  await closeDb().catch(() => undefined);
+  logger.info({ code }, 'worker stopped');
+  return code;
+}
+
 if (require.main === module) {
   survivesDependencyOutages(logger);
   createWorker()
-    .then(async ({ worker, stopDispatcher }) => {
+    .then(async (created) => {
       logger.info('worker started');
-      await worker.run();
-      await stopDispatcher();
+      process.exit(await runUntilStopped(created));
     })
     .catch((e) => {
       logger.fatal({ err: e }, 'worker failed');

@@ -22,11 +22,17 @@ import { mountAreas, publicRouters as publicRoutersOf } from './routes';
 import { openApiDocument } from './openapi';
 import { pagesRouter, servePages } from './pages';
 import { docsRouter } from './docs';
+import { Lifecycle } from './lifecycle';
 
-/** Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED. */
-export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
+/**
+ * Creates the app; `opts.simulator` defaults to SIMULATOR_ENABLED; `opts.lifecycle` is the
+ * instance's readiness and draining state (api/lifecycle.ts; `startApi` passes the server's own).
+ */
+export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = {}): Koa<AppState> {
   const cfg = loadConfig();
+  const lifecycle = opts.lifecycle ?? new Lifecycle();
   const app = new Koa<AppState>({ proxy: false });
+  app.use(lifecycle.closeWhileDraining());
 
   app.use(async (ctx, next) => {
     ctx.state.requestId = randomToken('req_', 24);
@@ -64,7 +70,15 @@ export function buildApp(opts: { simulator?: boolean } = {}): Koa<AppState> {
   app.use(parseJsonBody());
   app.use(rejectNulCharacters());
 
+  // Liveness (answers while the process runs) and readiness (api/lifecycle.ts: PostgreSQL and
+  // Temporal answer and the instance is not draining), for a load balancer or an orchestrator.
   open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });
+  open.get('/readyz', async (ctx) => {
+    const r = await lifecycle.readiness();
+    ctx.set('Cache-Control', 'no-store');
+    if (r.status !== 'ready') { ctx.status = 503; ctx.set('Retry-After', '5'); }
+    ctx.body = r;
+  });
   // The contract document, public (spec-independent; generated from the operation registry).
   open.get('/v1/openapi.json', (ctx) => { ctx.body = openApiDocument(); });
   open.get('/.well-known/:name', () => {

@@ -45,6 +45,7 @@ import { startStack, type Stack } from '../scripts/stack';
 import { pct, UNLIMITED } from './harness';
 import { largeSeqScans, startExplainServer, type ExplainServer } from './scale/explain';
 import { seedScale, type SeedTimes } from './scale/seed';
+import { openStream } from '../scripts/sse-client';
 
 const arg = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const SCALE = Number(arg('--scale') ?? process.env.BENCH_SCALE ?? 1);
@@ -191,10 +192,25 @@ async function receiver(): Promise<{ url: string; at: Map<string, number>; close
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, at, close: () => server.close() };
 }
 
-/** POST /v1/payment_links at 8 connections for POST_SECONDS; req/s, p50/p99 and webhook lag. */
-async function writes(api: string, key: string): Promise<{ rps: number; p50: number; p99: number; lag50: number; lag95: number; missing: number }> {
+/**
+ * POST /v1/payment_links at 8 connections for POST_SECONDS; req/s, p50/p99, the dispatcher's lag
+ * (POST answered -> webhook received) and the outbox tail's (POST answered -> the event's frame on
+ * `GET /v1/events/stream?type=payment_link.created`, api/stream-hub.ts), ms.
+ */
+async function writes(api: string, key: string): Promise<{ rps: number; p50: number; p99: number; lag50: number; lag95: number; missing: number; tail50: number; tail95: number; tailMissing: number }> {
   const rx = await receiver();
   await call(api, key, 'POST', '/v1/webhook_endpoints', { url: rx.url, event_types: ['payment_link.created'] });
+  const framed = new Map<string, number>();
+  const stream = openStream(api, key, { query: '?type=payment_link.created' });
+  const streamOpen = performance.now() + 10_000;
+  while (stream.opens === 0 && performance.now() < streamOpen) await new Promise((r) => setTimeout(r, 50));
+  let seenFrames = 0;
+  const frameTimer = setInterval(() => {
+    for (; seenFrames < stream.frames.length; seenFrames++) {
+      const fr = stream.frames[seenFrames];
+      framed.set(fr.data?.data?.object?.id, fr.at - performance.timeOrigin); // Date.now() to performance.now()
+    }
+  }, 20);
   const pool = new Pool(api, { connections: 8, pipelining: 1 });
   const answered = new Map<string, number>();
   const lat: number[] = [];
@@ -214,11 +230,17 @@ async function writes(api: string, key: string): Promise<{ rps: number; p50: num
   const seconds = (performance.now() - t0) / 1000;
   await pool.close();
   const wait = performance.now() + 30_000;
-  while ([...answered.keys()].some((id) => !rx.at.has(id)) && performance.now() < wait) await new Promise((r) => setTimeout(r, 200));
+  while ([...answered.keys()].some((id) => !rx.at.has(id) || !framed.has(id)) && performance.now() < wait) await new Promise((r) => setTimeout(r, 200));
   rx.close();
+  clearInterval(frameTimer);
+  stream.close();
   const lags = [...answered].filter(([id]) => rx.at.has(id)).map(([id, t]) => rx.at.get(id)! - t).sort((a, b) => a - b);
+  const tails = [...answered].filter(([id]) => framed.has(id)).map(([id, t]) => framed.get(id)! - t).sort((a, b) => a - b);
   lat.sort((a, b) => a - b);
-  return { rps: answered.size / seconds, p50: pct(lat, 50), p99: pct(lat, 99), lag50: pct(lags, 50), lag95: pct(lags, 95), missing: answered.size - lags.length };
+  return {
+    rps: answered.size / seconds, p50: pct(lat, 50), p99: pct(lat, 99), lag50: pct(lags, 50), lag95: pct(lags, 95), missing: answered.size - lags.length,
+    tail50: pct(tails, 50), tail95: pct(tails, 95), tailMissing: answered.size - tails.length,
+  };
 }
 
 const f = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : '-');
@@ -319,11 +341,11 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
   log('writes: POST /v1/payment_links at 8 connections, webhook lag...');
   const wEmpty = await writes(api, empty.live_key);
   const wLarge = await writes(api, large.live_key);
-  out.push('', `| POST /v1/payment_links, 8 conns, ${POST_SECONDS} s | req/s | p50 | p99 | webhook lag p50 | lag p95 | not received in 30 s |`, '|---|---|---|---|---|---|---|');
+  out.push('', `| POST /v1/payment_links, 8 conns, ${POST_SECONDS} s | req/s | p50 | p99 | webhook lag p50 | lag p95 | not received in 30 s | stream lag p50 | p95 | no frame in 30 s |`, '|---|---|---|---|---|---|---|---|---|---|');
   for (const [n, w] of [['empty account', wEmpty], ['large account', wLarge]] as const) {
-    out.push(`| ${n} | ${w.rps.toFixed(0)} | ${f(w.p50)} | ${f(w.p99)} | ${f(w.lag50)} | ${f(w.lag95)} | ${w.missing} |`);
+    out.push(`| ${n} | ${w.rps.toFixed(0)} | ${f(w.p50)} | ${f(w.p99)} | ${f(w.lag50)} | ${f(w.lag95)} | ${w.missing} | ${f(w.tail50)} | ${f(w.tail95)} | ${w.tailMissing} |`);
   }
-  out.push(`| large / empty | ${((100 * wLarge.rps) / wEmpty.rps).toFixed(0)}% | | | | | |`);
+  out.push(`| large / empty | ${((100 * wLarge.rps) / wEmpty.rps).toFixed(0)}% | | | | | | | | |`);
 
   log('recovery sweeps on the seeded database...');
   const sweepsAfter = await sweeps();

@@ -70,6 +70,16 @@ export interface Config {
    * drifting one throws, failing the request or activity that emitted it.
    */
   eventSchemaCheck: boolean;
+  /**
+   * Graceful stop of an API process (SIGTERM; api/main.ts, decision 0082): seconds it keeps serving
+   * with `/readyz` at 503 so the load balancer stops sending (SHUTDOWN_DRAIN_SECONDS, default 0; set
+   * it to the balancer's probe interval x failure threshold), then seconds it waits for requests in
+   * flight after it stops accepting (SHUTDOWN_GRACE_SECONDS, default 25).
+   */
+  shutdownDrainSeconds: number;
+  shutdownGraceSeconds: number;
+  /** Seconds a stopping worker lets running activities finish before cancelling them (WORKER_SHUTDOWN_GRACE_SECONDS, default 30). */
+  workerShutdownGraceSeconds: number;
 }
 
 const schema = Joi.object({
@@ -106,6 +116,9 @@ const schema = Joi.object({
   QUOTE_PROVIDER_DEADLINE_MS: Joi.number().integer().min(50).max(30000).default(1500),
   QUOTE_TTL_SECONDS: Joi.number().integer().min(5).max(3600).default(60),
   EVENT_SCHEMA_CHECK: Joi.boolean().truthy('1').falsy('0').default(false),
+  SHUTDOWN_DRAIN_SECONDS: Joi.number().min(0).max(300).default(0),
+  SHUTDOWN_GRACE_SECONDS: Joi.number().min(0).max(600).default(25),
+  WORKER_SHUTDOWN_GRACE_SECONDS: Joi.number().min(0).max(3600).default(30),
 }).unknown(true);
 
 let cached: Config | null = null;
@@ -150,6 +163,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quoteProviderDeadlineMs: value.QUOTE_PROVIDER_DEADLINE_MS,
     quoteTtlSeconds: value.QUOTE_TTL_SECONDS,
     eventSchemaCheck: value.EVENT_SCHEMA_CHECK,
+    shutdownDrainSeconds: value.SHUTDOWN_DRAIN_SECONDS,
+    shutdownGraceSeconds: value.SHUTDOWN_GRACE_SECONDS,
+    workerShutdownGraceSeconds: value.WORKER_SHUTDOWN_GRACE_SECONDS,
   };
   if (env === process.env) cached = cfg;
   return cfg;

@@ -75,6 +75,23 @@ export function auxDb(): Pool {
   return auxPool;
 }
 
+let probePool: Pool | null = null;
+
+/**
+ * Readiness probe (api/lifecycle.ts): `SELECT 1` on a one-connection pool of its own, so a stalled
+ * server (paused, restarting) holds at most that connection and never one the requests need.
+ * Resolves when PostgreSQL answered within `timeoutMs`; throws otherwise.
+ */
+export async function pingDatabase(timeoutMs: number): Promise<void> {
+  if (!dataSource) throw new Error('database not initialised: call initDb() first');
+  if (!probePool) {
+    const url = (dataSource.options as { url?: string }).url;
+    probePool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 30_000 });
+    probePool.on('error', () => undefined); // a lost idle probe connection is replaced on the next probe
+  }
+  await probePool.query('SELECT 1');
+}
+
 const afterCommitHooks = new WeakMap<EntityManager, Array<() => void>>();
 
 /**
@@ -115,6 +132,8 @@ export async function closeDb(): Promise<void> {
   dataSource = null;
   await auxPool?.end().catch(() => undefined);
   auxPool = null;
+  await probePool?.end().catch(() => undefined);
+  probePool = null;
 }
 
 /**

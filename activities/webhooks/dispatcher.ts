@@ -13,8 +13,9 @@
  *   order, never past a number an open transaction may still commit), insert a delivery for every
  *   enabled, non-deleted endpoint of the same account and livemode subscribed to the type (never
  *   for catalogued-but-unshipped types, never for `test.ping`, never for rows written already
- *   dispatched; the partial unique index (endpoint_id, event_id) makes a repeat harmless), and
- *   move the cursor. No event row is updated. After commit,
+ *   dispatched; the partial unique index (endpoint_id, event_id) makes a repeat harmless), notify
+ *   `webhook_deliveries` with the endpoints concerned (./delivery-wake.ts: a running drain takes
+ *   them at once), and move the cursor. No event row is updated. After commit,
  *   start the workflows (start unless running, workflow id = delivery id) and set
  *   `workflow_started_at`.
  * - Sweep: deliveries still never attempted 10 s after creation (a crash between commit and
@@ -37,6 +38,7 @@ import { type DeliveryToWake, nudgeHeld, wakeEndpointsOf, sweepUnstarted } from 
 import type { EntityManager } from 'typeorm';
 import type { EventRow } from '../../entities';
 import { OutboxTail, type TailState } from '../events/tail';
+import { notifyDeliveriesCreated } from './delivery-wake';
 
 /** Events taken per pass. */
 export const DISPATCH_BATCH = 500;
@@ -65,6 +67,7 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
     // Rows marked dispatched at write time (`send_test_event`'s test.ping) are delivered by their writer.
     const evs = read.rows.filter((e) => e.dispatched_at === null);
     const created = evs.length ? await fanOut(m, evs) : [];
+    if (created.length) await notifyDeliveriesCreated(m, created.map((d) => d.endpoint_id));
     const next = tail.state;
     if (next.seq !== cursor.seq || next.wait_up_to !== cursor.wait_up_to || next.wait_xmax !== cursor.wait_xmax) {
       await m.query('UPDATE outbox_cursors SET seq = $2, wait_up_to = $3, wait_xmax = $4, updated_at = now() WHERE name = $1',

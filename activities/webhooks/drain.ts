@@ -4,8 +4,9 @@
  * in flight, and records the results in batched transactions (./record.ts). Rounds (issue 27
  * item 5): once every delivery it took has been sent, a call takes the deliveries that became due
  * meanwhile (oldest first, never one it already took, DRAIN_BATCH in all) until REFILL_FOR_MS after
- * its start, re-checking first that the endpoint is still enabled and the switch on; so a steady
- * stream goes out without a workflow round trip and a summary per batch. The endpoint workflow
+ * its start, re-checking first that the endpoint is still enabled and the switch on; when none is
+ * due yet it waits up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts); so a
+ * steady stream goes out without a workflow round trip and a summary per batch. The endpoint workflow
  * owns when to call it; the retry schedule lives on the rows (`next_attempt_at`, computed from
  * domain/webhook-schedule.ts), so a restarted workflow or worker loses nothing.
  *
@@ -39,6 +40,7 @@ import { eventView } from '../../views/event';
 import { type HttpResult, isSuccess, postWebhook } from './http';
 import { type AttemptRecord, cancelLiveDeliveries, recordAttempts } from './record';
 import { parseEndpointUrl } from './url';
+import { armDeliveryWake } from './delivery-wake';
 
 /** Deliveries taken per call. */
 export const DRAIN_BATCH = 2000;
@@ -46,6 +48,11 @@ export const DRAIN_BATCH = 2000;
 export const DRAIN_CONCURRENCY = 64;
 /** How long after its start a call still takes a further round of deliveries that became due meanwhile, ms. */
 export const REFILL_FOR_MS = 5_000;
+/**
+ * How long a call that has sent everything it took waits for the endpoint's next deliveries (the
+ * dispatcher's notification, ./delivery-wake.ts) before it returns to the workflow, ms.
+ */
+export const IDLE_WAIT_MS = 500;
 /** Results written per transaction (a partial batch is written when the sends run dry). */
 export const RECORD_BATCH = 250;
 /** Interval of the drain's own heartbeats, ms (the endpoint workflow's heartbeat timeout is 10 s). */
@@ -129,8 +136,16 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
       }));
       // Each round's results are written when it ends, as a call's were: a further round never delays them.
       if (pending.length > 0) flush();
-      if (!enabled || taken.size >= DRAIN_BATCH || Date.now() - wallStart >= REFILL_FOR_MS || !(await stillOpen(endpointId))) break;
-      const fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
+      // Nothing new yet: wait up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts)
+      // rather than return to the workflow, while the call may still take rounds.
+      let fresh: DueRow[] = [];
+      while (enabled && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
+        const wake = await armDeliveryWake(endpointId);
+        fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
+        if (fresh.length > 0) { wake.cancel(); break; }
+        if (!(await wake.wait(Math.min(IDLE_WAIT_MS, REFILL_FOR_MS - (Date.now() - wallStart))))) break;
+      }
+      if (fresh.length === 0) break;
       for (const d of fresh) taken.add(d.id);
       counts.cancelled += await cancelLiveDeliveries(endpointId, 'event_not_found', fresh.filter((d) => !d.event).map((d) => d.id));
       round = fresh.filter((d) => d.event);

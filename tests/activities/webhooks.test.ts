@@ -13,7 +13,9 @@
  */
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
-import { drainEndpoint } from '../../activities/webhooks/drain';
+import { drainEndpoint, IDLE_WAIT_MS } from '../../activities/webhooks/drain';
+import { DELIVERIES_CHANNEL } from '../../activities/webhooks/delivery-wake';
+import { startNotifyListener, stopNotifyListener } from '../../lib/notify';
 import { recordAttempts } from '../../activities/webhooks/record';
 import { retryDelayAfter, WEBHOOK_MAX_ATTEMPTS } from '../../domain/webhook-schedule';
 import { AUTO_DISABLE_CONSECUTIVE_FAILURES } from '../../domain/webhooks';
@@ -88,6 +90,30 @@ describeWithDb('webhook endpoint activities', () => {
     endpointId = s.endpointId;
     expect(await runActivity(drainEndpoint, s.endpointId, Date.now())).toMatchObject({ state: 'open', sent: 2, succeeded: 2, live: 0, due: 0 });
     expect(receiver.received(s.path).map((r) => r.headers['webhook-id'])).toEqual([s.eventId, second]);
+  });
+
+  test('idle wait: a delivery the dispatcher announces (NOTIFY webhook_deliveries) after the call sent all it took goes out in the same call; without one the call returns after IDLE_WAIT_MS', async () => {
+    await startNotifyListener(process.env.DATABASE_URL!);
+    let endpointId = '';
+    let second = '';
+    const s = await seed([{ before: async () => {
+      setTimeout(() => void (async () => {
+        second = await addDelivery(endpointId);
+        await db().query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, `whe_other,${endpointId}`]);
+      })(), 150);
+    } }]);
+    endpointId = s.endpointId;
+    const t0 = Date.now();
+    expect(await runActivity(drainEndpoint, s.endpointId, Date.now())).toMatchObject({ state: 'open', sent: 2, succeeded: 2, live: 0, due: 0 });
+    expect(receiver.received(s.path).map((r) => r.headers['webhook-id'])).toEqual([s.eventId, second]);
+    // It returned once the idle wait after the second round ran out, not at the end of the refill window.
+    expect(Date.now() - t0).toBeLessThan(150 + 2 * IDLE_WAIT_MS + 1000);
+
+    const quiet = await seed([]);
+    const t1 = Date.now();
+    expect(await runActivity(drainEndpoint, quiet.endpointId, Date.now())).toMatchObject({ state: 'open', sent: 1, live: 0 });
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(IDLE_WAIT_MS - 20);
+    await stopNotifyListener();
   });
 
   test('refill stops when the endpoint is disabled meanwhile: the delivery that became due is left for the next call', async () => {
