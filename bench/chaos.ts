@@ -25,8 +25,10 @@ import { Traffic } from './chaos/traffic';
 const SHORT = process.argv.includes('--short');
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? (SHORT ? 3 : 12));
 const WINDOW_MS = Number(process.env.CHAOS_WINDOW_S ?? (SHORT ? 4 : 20)) * 1000;
-const WARMUP_MS = SHORT ? 2000 : 10_000;
-const AFTER_MS = SHORT ? 3000 : 15_000;
+const WARMUP_MS = SHORT ? 1500 : 10_000;
+const AFTER_MS = SHORT ? 2000 : 15_000;
+/** How long nothing may move before the invariants are read. */
+const STILL_MS = SHORT ? 2000 : 3000;
 const SETTLE_MAX_MS = SHORT ? 30_000 : 120_000;
 const ONLY = process.env.CHAOS_FAULTS ? new Set(process.env.CHAOS_FAULTS.split(',')) : null;
 const log = (m: string) => process.stderr.write(`[chaos] ${m}\n`);
@@ -37,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits until nothing moves: no live webhook delivery to the endpoints that answer (the failing one
- * retries on its own schedule) and the counts of objects in flight unchanged for 3 s (at most SETTLE_MAX_MS).
+ * retries on its own schedule) and the counts of objects in flight unchanged for STILL_MS (at most SETTLE_MAX_MS).
  */
 async function settle(failingEndpoint: string): Promise<void> {
   const end = Date.now() + SETTLE_MAX_MS;
@@ -54,7 +56,7 @@ async function settle(failingEndpoint: string): Promise<void> {
         (SELECT max(seq) FROM events) AS e`, [LIVE_DELIVERY_STATUSES, failingEndpoint]).catch(() => [{}]);
     const now = JSON.stringify(r);
     if (now !== last) { last = now; stableSince = Date.now(); }
-    if (Date.now() - stableSince >= 3000 && Number(r.d ?? 1) === 0) return;
+    if (Date.now() - stableSince >= STILL_MS && Number(r.d ?? 1) === 0) return;
     await sleep(500);
   }
   log('settle: still moving after the settle deadline; checking anyway');
@@ -64,6 +66,7 @@ async function settle(failingEndpoint: string): Promise<void> {
 async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLoad): Promise<FaultReport> {
   log(`fault ${fault.name}: ${fault.title}`);
   const from = traffic.attempts.length;
+  const keysFrom = traffic.keysGivenUpInUse.length;
   const findingsFrom = traffic.findings.length;
   const loadStart = Date.now();
   let stopLoad!: () => void;
@@ -90,6 +93,11 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
   };
   const [wf] = await db().query(`SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint AS at FROM events
       WHERE created_at >= to_timestamp($1 / 1000.0) AND type ~ '\\.(settled|paid|underpaid|payment_processed|completed|funds_received)$'`, [outcome.liftedAt]);
+  // Keys a client gave up on while they were still "in use": what their claims look like now.
+  const stuck = traffic.keysGivenUpInUse.slice(keysFrom);
+  const claims: Array<{ key: string; route: string; state: string; age: number; status: number | null }> = stuck.length ? await db().query(
+    `SELECT key, route, state, extract(epoch FROM now() - created_at)::int AS age, response_status AS status FROM idempotency_records WHERE key = ANY($1)`, [stuck]) : [];
+  const claimNotes = claims.map((c) => `key given up while in use: ${c.route} ${c.key}: now ${c.state}${c.status ? ` ${c.status}` : ''}, claimed ${c.age} s ago`);
   // A process that ended on its own during the fault (a crash) is a finding (those the fault ended were
   // started again by it); it is started again so the next fault begins whole.
   const dead = await stack.revive();
@@ -97,15 +105,16 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
   return {
     name: fault.name, title: fault.title, attempts, loadStart, faultStart, liftedAt: outcome.liftedAt, loadEnd,
     firstSuccessMs: firstOk(faultStart), recoveryMs: firstOk(outcome.liftedAt), workflowRecoveryMs: wf?.at ? Number(wf.at) - outcome.liftedAt : null,
-    mix: mixResult, notes: outcome.notes, faultOk: outcome.ok,
+    mix: mixResult, notes: [...outcome.notes, ...claimNotes], faultOk: outcome.ok,
     checks: [{ name: 'every API and worker process alive', ok: dead.length === 0, detail: dead.length ? `ended on their own: ${dead.join(', ')}` : `${stack.apiUrls.length} APIs and 2 workers running` }, ...checks], findings: traffic.findings.slice(findingsFrom), durationMs: Date.now() - loadStart,
   };
 }
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const t0 = Date.now();
-  const traffic = new Traffic(stack.apiUrls, SHORT ? 60_000 : 120_000);
+  const traffic = new Traffic(stack.apiUrls, SHORT ? 50_000 : 120_000);
   const mix = new MixLoad(traffic, log);
+  const stopBalancer = traffic.balance();
   await mix.setup(creds);
   const reports: FaultReport[] = [];
   try {
@@ -115,6 +124,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
       process.stdout.write(`${faultSection(r).join('\n')}\n`);
     }
   } finally {
+    stopBalancer();
     mix.close();
   }
   process.stdout.write(`${summary(reports, Date.now() - t0, SHORT).join('\n')}\n\n`);
@@ -125,5 +135,8 @@ runBench({
   // Durable PostgreSQL: an immediate shutdown is a crash, and with synchronous_commit off it would lose
   // commits the product had been told of (the harness's own setting, not a product fault).
   name: 'chaos', tag: 'chaos', log, split: true, apis: 2, workers: 2, durable: true,
-  envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  // A rolling deploy's settings (decision 0082): the API keeps serving 2 s with /readyz at 503 so the
+  // balancer (Traffic.balance, polling every 500 ms) stops routing before the listener closes; a
+  // stopping worker's activities get 10 s.
+  envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SHUTDOWN_DRAIN_SECONDS: '2', SHUTDOWN_GRACE_SECONDS: '25', WORKER_SHUTDOWN_GRACE_SECONDS: '10' },
 }, measure);

@@ -7,7 +7,7 @@
  * the simulator's callbacks; receivers misbehave through bench/journeys.ts `Receiver.mode`.
  */
 import crypto from 'node:crypto';
-import type { Stack } from '../../scripts/stack';
+import type { ProcessEnd, Stack } from '../../scripts/stack';
 import { db } from '../../lib/db';
 import type { ReceiverMode } from '../journeys';
 import type { MixLoad } from './mix';
@@ -192,30 +192,36 @@ const webhooks: Fault = {
 };
 
 /**
- * A rolling restart under load: SIGTERM each API instance in turn (started again before the
- * next), then each worker. Reports how long each took to drain and whether it had to be killed.
+ * A rolling restart under load, as the runbook's rolling deploy does it (decision 0082), with the
+ * harness's clients routing by `/readyz` (`Traffic.balance`): each API in turn gets SIGTERM, drains
+ * and exits, is started again and waits for `/readyz` 200; then each worker gets SIGTERM and its
+ * replacement starts at once while the old one finishes its activities. The verdict: every process
+ * exited 0 within its deadline (none had to be killed), and no request failed that a client would
+ * not retry (the report's failed journeys and 500s).
  */
 const rolling: Fault = {
   name: 'rolling-restart', title: 'rolling restart (SIGTERM, drain, start) of both APIs, then both workers',
-  async apply({ stack, traffic, log, short }) {
+  async apply({ stack, log }) {
     const notes: string[] = [];
     let ok = true;
-    for (let i = 0; i < stack.apiUrls.length; i++) {
-      const end = await stack.signalApi(i, 'SIGTERM', 30_000);
-      traffic.down.add(stack.apiUrls[i]);
+    const verdict = (what: string, end: ProcessEnd) => {
       ok &&= !end.forced && end.code === 0;
-      notes.push(`API ${i}: SIGTERM -> exit ${end.code ?? end.signal} after ${end.ms} ms${end.forced ? ' (did not drain: SIGKILLed)' : ''}`);
-      await stack.startApi(i);
-      traffic.down.delete(stack.apiUrls[i]);
+      notes.push(`${what}: SIGTERM -> ${end.code !== null ? `exit ${end.code}` : end.signal} after ${end.ms} ms${end.forced ? ' (did not drain in time: SIGKILLed)' : ''}`);
       log(notes[notes.length - 1]);
+    };
+    for (let i = 0; i < stack.apiUrls.length; i++) {
+      verdict(`API ${i}`, await stack.signalApi(i, 'SIGTERM', 40_000));
+      await stack.startApi(i);
+      // The balancer routes to it again once its /readyz answers 200.
+      for (const until = Date.now() + 30_000; Date.now() < until;) {
+        if ((await fetch(`${stack.apiUrls[i]}/readyz`).then((r) => r.status, () => 0)) === 200) break;
+        await sleep(250);
+      }
     }
     for (let i = 0; i < 2; i++) {
-      const end = await stack.signalWorker(i, 'SIGTERM', short ? 20_000 : 60_000);
-      ok &&= !end.forced;
-      notes.push(`worker ${i}: SIGTERM -> exit ${end.code ?? end.signal} after ${end.ms} ms${end.forced ? ' (did not drain: SIGKILLed)' : ''}`);
+      const ending = stack.signalWorker(i, 'SIGTERM', 60_000);
       stack.startWorker(i);
-      log(notes[notes.length - 1]);
-      await sleep(2000);
+      verdict(`worker ${i}`, await ending);
     }
     return { liftedAt: Date.now(), notes, ok };
   },

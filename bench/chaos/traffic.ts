@@ -43,6 +43,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class Traffic {
   readonly attempts: Attempt[] = [];
   readonly findings: string[] = [];
+  /** Idempotency keys a request gave up on while the server still answered `idempotency_key_in_use` (diagnosed in the report). */
+  readonly keysGivenUpInUse: string[] = [];
   private next = 0;
   /** Instances to skip (taken down on purpose); a client still learns the hard way when one dies unannounced. */
   readonly down = new Set<string>();
@@ -50,9 +52,35 @@ export class Traffic {
   /** `deadlineMs`: how long a request is retried by default. */
   constructor(readonly apis: string[], readonly deadlineMs = 120_000) {}
 
+  /**
+   * Plays the load balancer of a rolling deploy (decision 0082): polls each instance's `/readyz`
+   * every `everyMs` and routes only to those answering 200 (an instance draining answers 503, a dead
+   * one nothing). Instances a fault took down on purpose stay down until it brings them back.
+   * Returns the function that stops polling.
+   */
+  balance(everyMs = 500): () => void {
+    const notReady = new Set<string>();
+    let stopped = false;
+    const poll = async () => {
+      while (!stopped) {
+        await Promise.all(this.apis.map(async (api) => {
+          const ok = await fetch(`${api}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false);
+          if (ok) notReady.delete(api); else notReady.add(api);
+        }));
+        this.notReady = new Set(notReady);
+        await sleep(everyMs);
+      }
+    };
+    void poll();
+    return () => { stopped = true; this.notReady = new Set(); };
+  }
+
+  /** Instances whose `/readyz` did not answer 200 at the last poll (see `balance`). */
+  private notReady = new Set<string>();
+
   /** The next API instance, round robin over those not marked down. */
   pick(): string {
-    const up = this.apis.filter((a) => !this.down.has(a));
+    const up = this.apis.filter((a) => !this.down.has(a) && !this.notReady.has(a));
     const list = up.length ? up : this.apis;
     return list[this.next++ % list.length];
   }
@@ -100,7 +128,10 @@ export class Traffic {
       const inFlight = status === 409 && text.includes('idempotency_key_in_use');
       const retryable = typeof status !== 'number' || status >= 500 || status === 429 || inFlight;
       last = `${method} ${path}: ${status} ${text.slice(0, 300)}`;
-      if (!retryable || (!retryAll && typeof status === 'number') || Date.now() > deadline) throw new StepError(last);
+      if (!retryable || (!retryAll && typeof status === 'number') || Date.now() > deadline) {
+        if (inFlight) this.keysGivenUpInUse.push(headers['Idempotency-Key']);
+        throw new StepError(last);
+      }
       const wait = retryAfter !== null && Number.isFinite(Number(retryAfter)) ? Math.min(5000, Number(retryAfter) * 1000) : backoff;
       backoff = Math.min(2000, backoff * 2);
       await sleep(wait);
