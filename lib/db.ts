@@ -88,6 +88,7 @@ export async function pingDatabase(timeoutMs: number): Promise<void> {
     const url = (dataSource.options as { url?: string }).url;
     probePool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 30_000 });
     probePool.on('error', () => undefined); // a lost idle probe connection is replaced on the next probe
+    keepClientsListening(probePool);
   }
   await probePool.query('SELECT 1');
 }

@@ -190,7 +190,8 @@ async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId:
     for (const [id, c] of r.receiver.seen) {
       if (c < 2) continue;
       // A second receipt is allowed only after a failed attempt (the sender retried).
-      const failed = await n(`SELECT count(*)::int AS n FROM webhook_deliveries d WHERE (d.id = $1 OR d.event_id = $1) AND (d.attempt_count > 1 OR d.last_error IS NOT NULL)`, [id]);
+      // `webhook-id` is the event id (activities/webhooks/drain.ts), the same on every attempt.
+      const failed = await n(`SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND (d.attempt_count > 1 OR d.last_error IS NOT NULL)`, [id, r.endpointId]);
       if (!failed) twice.push(`${r.name}:${id} x${c}`);
     }
   }

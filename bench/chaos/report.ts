@@ -57,7 +57,7 @@ export function faultSection(r: FaultReport): string[] {
 
 /** One line per fault: requests, 500s, failed journeys, invariants, the fault's own verdict. */
 export function summary(reports: FaultReport[], totalMs: number, short: boolean): string[] {
-  const out = ['', `Summary (${short ? 'short' : 'full'} mode, ${(totalMs / 1000).toFixed(0)} s):`,
+  const out = ['', `Summary (${short ? 'short' : 'full'} mode, ${(totalMs / 1000).toFixed(0)} s of faults; ${process.uptime().toFixed(0)} s with the stack's start):`,
     '| fault | requests | non-2xx | 500s | journeys failed | recovery | invariants | fault verdict |', '|---|---|---|---|---|---|---|---|'];
   for (const r of reports) {
     const s = byStatus(r.attempts);
