@@ -121,7 +121,8 @@ const providers: Fault = {
   name: 'providers', title: 'providers failing: late answers (timeouts), duplicate and out-of-order callbacks, unknown references',
   async apply({ traffic, mix, windowMs, short }) {
     const account = mix.creds.account_id;
-    const delay = short ? '12000' : '30000';
+    // Late, but inside the API's request budget (the idempotency claim's 30 s lease, lib/idempotency.ts).
+    const delay = short ? '12000' : '15000';
     const set = (name: string, value: string | null) => traffic.anon('POST', '/sim/providers/faults', { account_id: account, name, value }, { anonRetry: 'safe' });
     await set('bridge.create_delay_ms', delay);
     await set('fiat_rails.submit_delay_ms', delay);
