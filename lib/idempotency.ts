@@ -52,10 +52,11 @@ export async function claim(accountId: string, route: string, key: string, livem
     const stored = await storedResponse(accountId, route, key, hash, { takeOver: true });
     if (stored === ABANDONED) {
       // One retry wins the abandoned claim (the lease restarts with it); the others wait for it.
-      const won: unknown[] = await db().query(
+      // TypeORM answers an UPDATE with [rows, affected].
+      const [, won]: [unknown[], number] = await db().query(
         `UPDATE idempotency_records SET created_at = now() WHERE account_id = $1 AND route = $2 AND key = $3
-            AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4) RETURNING key`, [accountId, route, key, CLAIM_LEASE_SECONDS]);
-      if (won.length === 1) return null;
+            AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4)`, [accountId, route, key, CLAIM_LEASE_SECONDS]);
+      if (won === 1) return null;
       continue;
     }
     if (stored) return stored;
