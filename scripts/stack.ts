@@ -35,8 +35,11 @@ export interface Stack {
   revive(): Promise<string[]>;
   /** Embedded PostgreSQL only (no DATABASE_URL): its `restart` and `freeze` (lib/embedded-pg.ts). */
   postgres: Pick<EmbeddedPg, 'restart' | 'freeze'> | null;
-  /** Stops the Temporal dev server (SIGTERM to its group) and starts it again on the same port with the same SQLite file. */
-  restartTemporal(): Promise<void>;
+  /**
+   * Stops the Temporal dev server (SIGTERM to its group), leaves it down `downMs` (default 0), and
+   * starts it again on the same port with the same SQLite file.
+   */
+  restartTemporal(downMs?: number): Promise<void>;
   databaseUrl: string;
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
@@ -197,8 +200,9 @@ export async function startStack(opts: {
     },
     signalWorker: (i, signal, deadlineMs) => signalOne(workerProcesses[i], signal, deadlineMs),
     postgres: pgHandle,
-    restartTemporal: async () => {
+    restartTemporal: async (downMs = 0) => {
       await temporal.stop();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
       temporal = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway', port: temporalPort });
     },
     stop: async () => {
