@@ -33,10 +33,13 @@ const apiKill: Fault = {
   async apply({ stack, traffic, mix, windowMs, log }) {
     const [a0, a1] = stack.apiUrls;
     const key = mix.creds.live_key;
-    const probes = Array.from({ length: 8 }, (_, i) => ({ idem: `chaos_probe_${crypto.randomBytes(8).toString('hex')}`, title: `probe ${Date.now()} ${i}` }));
-    const send = (api: string, p: { idem: string; title: string }) => fetch(`${api}/v1/payment_links`, {
+    // Half are payment links (their idempotency record is written with the link, inline), half clients
+    // (a claim before the handler, completed after it: the claim's lease frees a key whose request died).
+    const probes = Array.from({ length: 8 }, (_, i) => ({ idem: `chaos_probe_${crypto.randomBytes(8).toString('hex')}`, title: `probe ${Date.now()} ${i}`, link: i % 2 === 0 }));
+    type Probe = (typeof probes)[number];
+    const send = (api: string, p: Probe) => fetch(`${api}${p.link ? '/v1/payment_links' : '/v1/clients'}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'Idempotency-Key': p.idem },
-      body: JSON.stringify({ amount: { amount: '4200', currency: 'USD', decimals: 2 }, title: p.title, accepted_rail_kinds: ['crypto'] }),
+      body: JSON.stringify(p.link ? { amount: { amount: '4200', currency: 'USD', decimals: 2 }, title: p.title, accepted_rail_kinds: ['crypto'] } : { display_name: p.title }),
     }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) as { id?: string } | null }), (e: Error) => ({ status: 0, body: { error: e.message } as never }));
     const first = probes.map((p) => send(a0, p));
     await sleep(15);
@@ -44,22 +47,23 @@ const apiKill: Fault = {
     const end = await stack.signalApi(0, 'SIGKILL');
     log(`api-kill: instance 0 killed (${end.signal})`);
     const firstAnswers = await Promise.all(first);
-    const notes: string[] = [];
-    let ok = true;
-    for (const [i, p] of probes.entries()) {
+    // The instance comes back after the window, whatever the probes are waiting for.
+    const back = (async () => { await sleep(windowMs); await stack.startApi(0); traffic.down.delete(a0); return Date.now(); })();
+    const lines = await Promise.all(probes.map(async (p, i) => {
       let again = await send(a1, p);
-      while (again.status === 409 || again.status >= 500) { await sleep(300); again = await send(a1, p); } // in flight elsewhere / not yet released
+      // In flight elsewhere (a dead request's claim, until its lease ends), or a dependency hiccup.
+      for (const until = Date.now() + 60_000; (again.status === 409 || again.status >= 500) && Date.now() < until;) { await sleep(300); again = await send(a1, p); }
       const third = await send(a1, p);
-      const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE title = $1`, [p.title]);
-      const same = again.body?.id && again.body.id === third.body?.id && (firstAnswers[i].status !== 201 || firstAnswers[i].body?.id === again.body.id);
-      if (!same || n !== 1) ok = false;
-      if (i < 3 || !same || n !== 1) notes.push(`probe ${i}: on the killed instance ${firstAnswers[i].status || 'no answer'}, retried on instance 1 ${again.status} ${again.body?.id ?? ''}, again ${third.status} ${third.body?.id ?? ''}; links with its title: ${n}`);
-    }
-    notes.unshift(`idempotency probes: ${probes.length} creates in flight on the killed instance; ${ok ? 'each one answer and one object' : 'MISMATCH (below)'}`);
-    await sleep(windowMs);
-    await stack.startApi(0);
-    traffic.down.delete(a0);
-    return { liftedAt: Date.now(), notes, ok };
+      const [{ n }] = await db().query(p.link ? `SELECT count(*)::int AS n FROM payment_links WHERE title = $1` : `SELECT count(*)::int AS n FROM clients WHERE display_name = $1`, [p.title]);
+      const same = Boolean(again.body?.id && again.body.id === third.body?.id && (firstAnswers[i].status !== 201 || firstAnswers[i].body?.id === again.body.id));
+      const line = `probe ${i} (${p.link ? 'payment link' : 'client'}): on the killed instance ${firstAnswers[i].status || 'no answer'}, retried on instance 1 ${again.status} ${again.body?.id ?? ''}, again ${third.status} ${third.body?.id ?? ''}; objects: ${n}`;
+      return { good: same && n === 1, line, i };
+    }));
+    const ok = lines.every((l) => l.good);
+    const notes = [`idempotency probes: ${probes.length} creates (payment links and clients) in flight on the killed instance; ${ok ? 'each one answer and one object' : 'MISMATCH (below)'}`,
+      ...lines.filter((l) => l.i < 2 || !l.good).map((l) => l.line)];
+    const liftedAt = await back;
+    return { liftedAt, notes, ok };
   },
 };
 
