@@ -162,7 +162,10 @@ export class MixLoad {
 
   private cryptoLink(): Promise<void> {
     return cryptoLinkJourney(this.t.pick(), this.f.creds.live_key, {
-      call: (_api, key, method, path, body) => (key ? this.t.key(key, method, path, body) : this.t.anon(method, path, body, { anonRetry: path.startsWith('/sim/') ? 'unsent' : 'safe' })),
+      // A chain transfer with its own tx_hash is idempotent at the chain: safe to send again.
+      call: (_api, key, method, path, body) => (key ? this.t.key(key, method, path, body)
+        : path === '/sim/chain/transfers' ? this.t.anon(method, path, { ...(body as object), tx_hash: txHash() }, { anonRetry: 'safe' })
+          : this.t.anon(method, path, body, { anonRetry: 'safe' })),
       reach: async (type, id) => { await this.reach(`/v1/payments/${id}`, type === 'payment.underpaid' ? ['underpaid', 'paid', 'settled'] : ['settled']); },
     });
   }
