@@ -46,12 +46,9 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
       throw e;
     }
   }
+  let result: unknown;
   try {
-    const result = await def.handler(args);
-    const status = def.successStatus ?? 200;
-    await idem.complete(caller.accountId, route, key, status, result, ctx.state.redact);
-    ctx.status = status;
-    ctx.body = result;
+    result = await def.handler(args);
   } catch (e) {
     if (e instanceof DomainError && e.status < 500) {
       // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
@@ -64,6 +61,32 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
       await idem.fail(caller.accountId, route, key).catch(() => undefined);
     }
     throw e;
+  }
+  const status = def.successStatus ?? 200;
+  await completeAfterEffect(caller.accountId, route, key, status, result, ctx.state.redact);
+  ctx.status = status;
+  ctx.body = result;
+}
+
+/**
+ * Stores the answer of a handler that took effect. Its answer must be stored, or a retry would run
+ * it again: a database that went away is waited out for up to 10 s (a restart takes about a
+ * second); past that the request answers 503 and the claim stays in progress until its lease ends.
+ * Any other failure marks the claim failed (`idempotency_failed`), as before.
+ */
+async function completeAfterEffect(accountId: string, route: string, key: string, status: number, result: unknown, redact: string[]): Promise<void> {
+  for (let wait = 250, waited = 0; ; waited += wait, wait = Math.min(2000, wait * 2)) {
+    try {
+      await idem.complete(accountId, route, key, status, result, redact);
+      return;
+    } catch (e) {
+      if (!isDatabaseUnavailable(e)) {
+        await idem.fail(accountId, route, key).catch(() => undefined);
+        throw e;
+      }
+      if (waited >= 10_000) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }
 
