@@ -184,7 +184,7 @@ const webhooks: Fault = {
       victim.slowMs = 8000;
       await sleep(windowMs / 4);
     }
-    victim.mode = 'ok';
+    victim.mode = 'fail'; // back to the failing receiver of the load
     const lifted = Date.now();
     await sleep(3000); // deliveries of the window's last events
     const before = await deliveryStats(fastId, t0 - (lifted - t0), t0);
