@@ -132,7 +132,7 @@ export class SandboxFiatRails implements FiatRailAdapter {
     const p = toPayment(rows[0]);
     // The same report again (a provider delivers its callbacks at least once): nothing changes, and
     // the caller tells the product again, so a report whose first delivery was lost still arrives.
-    if (change.state !== undefined && change.state === p.state) {
+    if (change.state !== undefined && change.state === p.state && (change.paid === undefined || change.paid === p.paid)) {
       // no change
     } else if (change.state === 'paid') {
       if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot become paid`);
