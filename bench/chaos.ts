@@ -101,6 +101,12 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
   // A process that ended on its own during the fault (a crash) is a finding (those the fault ended were
   // started again by it); it is started again so the next fault begins whole.
   const dead = await stack.revive();
+  if (fault.clientsUnharmed) {
+    const failed = Object.values(mixResult.failed).reduce((a, b) => a + b, 0);
+    const errors500 = attempts.filter((a) => a.status === 500).length;
+    if (failed || errors500) { outcome.ok = false; outcome.notes.push(`clients harmed: ${failed} journeys failed, ${errors500} answers 500`); }
+    else outcome.notes.push('no request failed that a client would not retry');
+  }
   const checks = await checkInvariants(stack.temporalAddress, (['fast', 'slow', 'victim'] as const).map((n) => ({ name: n, endpointId: mix.endpoints[n].id, receiver: mix.endpoints[n].receiver })));
   return {
     name: fault.name, title: fault.title, attempts, loadStart, faultStart, liftedAt: outcome.liftedAt, loadEnd,

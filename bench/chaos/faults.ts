@@ -19,8 +19,11 @@ export interface FaultContext { stack: Stack; traffic: Traffic; mix: MixLoad; wi
 /** What a fault reports: when it was lifted, and its own observations. */
 export interface FaultOutcome { liftedAt: number; notes: string[]; ok: boolean }
 
-/** One fault of the harness. */
-export interface Fault { name: string; title: string; apply(ctx: FaultContext): Promise<FaultOutcome> }
+/**
+ * One fault of the harness. `clientsUnharmed`: the fault must fail no request a client would not
+ * retry (no journey failed, no 500), part of its verdict.
+ */
+export interface Fault { name: string; title: string; clientsUnharmed?: boolean; apply(ctx: FaultContext): Promise<FaultOutcome> }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -208,7 +211,7 @@ const webhooks: Fault = {
  * not retry (the report's failed journeys and 500s).
  */
 const rolling: Fault = {
-  name: 'rolling-restart', title: 'rolling restart (SIGTERM, drain, start) of both APIs, then both workers',
+  name: 'rolling-restart', title: 'rolling restart (SIGTERM, drain, start) of both APIs, then both workers', clientsUnharmed: true,
   async apply({ stack, log }) {
     const notes: string[] = [];
     let ok = true;
