@@ -43,6 +43,7 @@ import { EventCounts1764610100000 } from './migrations/1764610100000-EventCounts
 import { PaymentListIndexesCounts1764610200000 } from './migrations/1764610200000-PaymentListIndexesCounts';
 import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
 import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
+import { RequestLogCounts1764640000000 } from './migrations/1764640000000-RequestLogCounts';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -110,4 +111,5 @@ export const MIGRATIONS = [
   PaymentListIndexesCounts1764610200000,
   PartitionedLogs1764620000000,
   SwitchChangeNotify1764630000000,
+  RequestLogCounts1764640000000,
 ];

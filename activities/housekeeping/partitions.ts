@@ -32,11 +32,15 @@ export const PARTITION_DAYS_AHEAD = 7;
 export const PARTITION_LOCK_TIMEOUT_MS = 100;
 
 /** A table the manager keeps: its partition key column and its retention in days. */
-export interface PartitionedTable { table: string; column: string; retentionDays: number }
+export interface PartitionedTable {
+  table: string; column: string; retentionDays: number;
+  /** A table of counts over this one's rows by UTC `hour` (`request_log_counts`): a dropped day's counts are deleted with it. */
+  hourlyCounts?: string;
+}
 
 /** The partitioned tables (the events outbox is not one: decision 0078). */
 export const PARTITIONED_TABLES: readonly PartitionedTable[] = Object.freeze([
-  { table: 'request_logs', column: 'created_at', retentionDays: REQUEST_LOG_RETENTION_DAYS },
+  { table: 'request_logs', column: 'created_at', retentionDays: REQUEST_LOG_RETENTION_DAYS, hourlyCounts: 'request_log_counts' },
   { table: 'webhook_attempts', column: 'delivery_created_at', retentionDays: WEBHOOK_ATTEMPT_RETENTION_DAYS },
 ]);
 
@@ -137,9 +141,13 @@ async function pass(qr: QueryRunner, t: PartitionedTable, now: Date): Promise<Pa
       continue;
     }
     await qr.query(`DROP TABLE ${name}`);
+    days.delete(d);
     out.dropped.push(name);
     out.rowsDropped += n;
   }
+  // Counts of hours older than every partition left describe rows that are gone (this pass's drops,
+  // or a pass that stopped between a drop and this statement).
+  if (t.hourlyCounts && days.size > 0) await qr.query(`DELETE FROM ${t.hourlyCounts} WHERE hour < $1`, [iso(Math.min(...days))]);
   const [{ n: inDefault }]: Array<{ n: number }> = await qr.query(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.table}_default LIMIT 10001) x`);
   out.defaultRows = inDefault;
   return out;

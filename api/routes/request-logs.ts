@@ -46,7 +46,7 @@ export function register(r: Router<AppState>): void {
       const qb = requestLogsQuery(scope, query);
       const page = await paginate(qb.clone(), 'r', query, requestLogView);
       if (!wantsExpand(query.expand, 'summary')) return page;
-      return { ...page, summary: await requestLogSummary(qb) };
+      return { ...page, summary: await requestLogSummary(scope, query) };
     },
   });
 

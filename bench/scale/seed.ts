@@ -20,9 +20,10 @@ const DAY_S = 86_400;
 export interface SeedTimes { table: string; rows: number; seconds: number }
 
 /**
- * Rebuilds the trigger-maintained counts (payment_link_counts, payment_counts, event_counts_hourly and
- * _daily; migrations 1764610000000-1764610200000) from their tables after a load that bypassed the
- * triggers, each in one transaction that holds off writers of its table; timed into `times`.
+ * Rebuilds the counts (payment_link_counts, payment_counts, event_counts_hourly and _daily, kept by
+ * triggers, migrations 1764610000000-1764610200000; request_log_counts, kept by the batch insert,
+ * migration 1764640000000) from their tables after a load that bypassed what keeps them, each in one
+ * transaction that holds off writers of its table; timed into `times`.
  */
 async function rebuildCounts(c: Client, log: (m: string) => void, times: SeedTimes[]): Promise<void> {
   const t0 = performance.now();
@@ -44,8 +45,11 @@ async function rebuildCounts(c: Client, log: (m: string) => void, times: SeedTim
     SELECT account_id, livemode, status, coalesce(settlement, ''), 0, count(*) FROM payments GROUP BY 1, 2, 3, 4`]);
   await rebuild('events', ['event_counts_hourly', 'event_counts_daily'], ['hour', 'day'].map((unit) => `INSERT INTO event_counts_${unit === 'hour' ? 'hourly' : 'daily'}
     SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC'), 0, count(*), min(created_at), max(created_at) FROM events GROUP BY 1, 2, 3, 4`));
+  await rebuild('request_logs', ['request_log_counts'], [`INSERT INTO request_log_counts (account_id, livemode, hour, api_key_id, method, status, n)
+    SELECT account_id, livemode, date_trunc('hour', created_at, 'UTC'), coalesce(api_key_id, ''), method, status, count(*)
+      FROM request_logs WHERE account_id IS NOT NULL AND livemode IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`]);
   const seconds = (performance.now() - t0) / 1000;
-  times.push({ table: 'counts rebuilt (links, payments, events)', rows: 0, seconds });
+  times.push({ table: 'counts rebuilt (links, payments, events, request logs)', rows: 0, seconds });
   log(`seed: counts rebuilt in ${seconds.toFixed(1)} s`);
 }
 
@@ -77,7 +81,9 @@ export async function seedScale(url: string, o: { large: string; emptyAccount: s
       .rows.map((r: { column_name: string }) => r.column_name).filter((x: string) => !omit.includes(x));
     /**
      * INSERT copies of `table`'s rows matching `where` (alias t0; row number `t.rn__` from 1) for
-     * g = 1..gens, `set` overriding columns by SQL over `t` and `g`; chunked; timed.
+     * g = 1..gens, `set` overriding columns by SQL over `t` and `g`; chunked; timed. Rows go in
+     * generation by generation, each in the templates' order, so a sequence column (events.seq)
+     * interleaves types as the product writes them (not 5,000 copies of one template in a row).
      */
     const clone = async (table: string, where0: string, params: unknown[], gens: number, set: Record<string, string>, label = table, omit: string[] = []) => {
       const where = original(where0);
@@ -92,7 +98,8 @@ export async function seedScale(url: string, o: { large: string; emptyAccount: s
         const sql = `INSERT INTO ${table} (${cs.map((x) => `"${x}"`).join(', ')})
           SELECT ${cs.map((x) => set[x] ?? `t."${x}"`).join(', ')}
             FROM (SELECT t0.*, row_number() OVER (ORDER BY t0.created_at, t0.id) AS rn__ FROM ${table} t0 WHERE ${where}) t
-            CROSS JOIN generate_series(${lo}::bigint, ${hi}::bigint) g`;
+            CROSS JOIN generate_series(${lo}::bigint, ${hi}::bigint) g
+          ORDER BY g, t.rn__`;
         rows += (await c.query(sql, params)).rowCount ?? 0;
         if ((performance.now() - t0) > 5000 && hi < gens) o.log(`seed ${label}: ${rows.toLocaleString('en-US')} rows...`);
       }

@@ -110,6 +110,10 @@ describeWithDb('partition manager', () => {
     expect(await tableExists(oldPart)).toBe(false);
     expect(await count('request_logs', 'id = ANY($1)', [[old.id, young.id]])).toBe(1);
     expect(await whereIs('request_logs', young.id)).toBe(partitionName('request_logs', Math.floor(young.created_at.getTime() / DAY) * DAY));
+    // Its hour's count went with it (the summary's counts, migration 1764640000000); the younger row's stays.
+    const counted = async () => (await db().query('SELECT hour FROM request_log_counts WHERE account_id = $1 ORDER BY hour', [a.account_id]))
+      .map((x: { hour: Date }) => x.hour.getTime());
+    expect(await counted()).toEqual([Math.floor(young.created_at.getTime() / 3_600_000) * 3_600_000]);
   });
 
   test('rows far in the past or the future land in the default partition: the past one then goes by a drop, the future one waits there', async () => {

@@ -6,7 +6,7 @@
  */
 import { provisionAccount } from '../../activities/accounts/commands';
 import { insertRequestLogs, type RequestLogRow } from '../../activities/request-logs/commands';
-import { apiKeyUsage, requestLogsQuery, requestLogSummary } from '../../activities/request-logs/queries';
+import { apiKeyUsage, requestLogsQuery, requestLogSummary, requestLogSummaryByScan } from '../../activities/request-logs/queries';
 import { newId } from '../../lib/ids';
 import { db } from '../../lib/db';
 import { count, describeWithDb, keyCaller, rejection, useActivityTier } from '../helpers/activity-env';
@@ -34,6 +34,42 @@ describeWithDb('request log commands and reads', () => {
     await insertRequestLogs(rows);
     await insertRequestLogs(rows);
     expect(await count('request_logs', 'account_id = $1', [a.accountId])).toBe(2);
+    // The summary's counts were added once, from the rows inserted.
+    expect(await db().query('SELECT status, n::int FROM request_log_counts WHERE account_id = $1 ORDER BY status', [a.accountId])).toEqual([{ status: 200, n: 1 }, { status: 404, n: 1 }]);
+  });
+
+  test('the summary from hourly counts equals the scan for every filter, windows with part hours at both edges included', async () => {
+    const a = await account();
+    const b = await account();
+    const H = 3_600_000;
+    const base = Math.floor(Date.now() / H) * H - 30 * H;
+    const at = (h: number, m: number) => new Date(base + h * H + m * 60_000);
+    const rows: RequestLogRow[] = [];
+    const statuses = [200, 201, 302, 400, 404, 409, 500, 503, 101];
+    for (let i = 0; i < 90; i++) {
+      rows.push(logRow(a.accountId, i % 3 === 0 ? a.keyId : b.keyId, {
+        status: statuses[i % statuses.length], method: i % 4 === 0 ? 'POST' : 'GET', livemode: i % 5 !== 0,
+        path: i % 2 ? '/v1/payouts' : '/v1/payment_links', created_at: at(Math.floor(i / 4), (i * 7) % 60),
+      }));
+    }
+    rows.push(logRow(b.accountId, b.keyId, { created_at: at(3, 10) }), logRow(a.accountId, a.keyId, { account_id: null, created_at: at(3, 10) }));
+    await insertRequestLogs(rows);
+    const live = keyCaller(a.accountId, true);
+    const test = keyCaller(a.accountId, false);
+    const iso = (d: Date) => d.toISOString();
+    const filters = [
+      {}, { livemode: true }, { livemode: false }, { api_key: a.keyId }, { method: 'POST' }, { status: '4xx' }, { status: 503 }, { status: '1xx' },
+      { since: iso(at(2, 30)) }, { until: iso(at(7, 15)) }, { since: iso(at(2, 30)), until: iso(at(7, 15)) }, { since: iso(at(3, 0)), until: iso(at(6, 0)) },
+      { since: iso(at(4, 10)), until: iso(at(4, 50)) }, { since: iso(at(4, 10)), until: iso(at(5, 50)) }, { since: iso(at(9, 0)), until: iso(at(2, 0)) },
+      { method: 'GET', status: '2xx', since: iso(at(1, 45)), until: iso(at(20, 5)), api_key: b.keyId }, { path: '/v1/payouts', since: iso(at(2, 30)) },
+    ];
+    for (const f of filters) {
+      for (const scope of [live, test]) {
+        if (scope === test && 'livemode' in f && f.livemode === true) continue;
+        expect({ f, live: scope.livemode, got: await requestLogSummary(scope, f) }).toEqual({ f, live: scope.livemode, got: await requestLogSummaryByScan(requestLogsQuery(scope, f)) });
+      }
+    }
+    expect((await requestLogSummary(live, {})).total).toBe(90);
   });
 
   test('filters by status class and path, with the summary by class; a test-mode caller sees only test rows and may not ask for live ones', async () => {
@@ -43,7 +79,7 @@ describeWithDb('request log commands and reads', () => {
       logRow(a.accountId, a.keyId, { status: 500, livemode: false }),
     ]);
     const live = keyCaller(a.accountId, true);
-    expect(await requestLogSummary(requestLogsQuery(live, {}))).toEqual({ total: 4, by_status_class: { '2xx': 1, '3xx': 0, '4xx': 2, '5xx': 1 } });
+    expect(await requestLogSummary(live, {})).toEqual({ total: 4, by_status_class: { '2xx': 1, '3xx': 0, '4xx': 2, '5xx': 1 } });
     expect(await requestLogsQuery(live, { status: '4xx', path: '/v1/payouts' }).getCount()).toBe(1);
     const test = keyCaller(a.accountId, false);
     expect((await requestLogsQuery(test, {}).getMany()).map((r) => r.status)).toEqual([500]);
