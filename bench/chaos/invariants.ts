@@ -181,22 +181,33 @@ async function eventsOnce(): Promise<CheckResult> {
   return { name: 'every event once in the outbox', ok: dup.length === 0, detail: dup.length ? `${dup.length} doubled${sample(dup.map((d) => `${d.id} x${d.n}`))}` : `${total} events, none doubled` };
 }
 
-/** At most one delivery row per event and endpoint (replays apart), and receipts at most once unless an attempt had failed. */
+/**
+ * At most one delivery row per event and endpoint (replays apart) and never two successful attempts
+ * recorded for one delivery. A receiver that saw an event twice is allowed when the sender failed in
+ * between: an attempt recorded as failed, or one it never recorded (the worker died mid-attempt, so
+ * it tried again); those are counted apart.
+ */
 async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>): Promise<CheckResult> {
   const rows = await ids(`SELECT endpoint_id || ' ' || event_id AS id FROM webhook_deliveries WHERE replay_of IS NULL GROUP BY endpoint_id, event_id HAVING count(*) > 1`);
+  const twiceOk = await ids(`SELECT a.delivery_id AS id FROM webhook_attempts a WHERE a.status_code BETWEEN 200 AND 299 GROUP BY a.delivery_id HAVING count(*) > 1`);
   const delivered = await n(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`);
   const twice: string[] = [];
+  let afterFailure = 0;
   for (const r of receivers) {
     for (const [id, c] of r.receiver.seen) {
       if (c < 2) continue;
-      // A second receipt is allowed only after a failed attempt (the sender retried).
       // `webhook-id` is the event id (activities/webhooks/drain.ts), the same on every attempt.
-      const failed = await n(`SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND (d.attempt_count > 1 OR d.last_error IS NOT NULL)`, [id, r.endpointId]);
-      if (!failed) twice.push(`${r.name}:${id} x${c}`);
+      const [a] = await db().query(`
+        SELECT count(*)::int AS attempts, count(*) FILTER (WHERE x.status_code BETWEEN 200 AND 299)::int AS ok
+          FROM webhook_deliveries d JOIN webhook_attempts x ON x.delivery_id = d.id WHERE d.event_id = $1 AND d.endpoint_id = $2`, [id, r.endpointId]);
+      if (a.ok > 1) twice.push(`${r.name}:${id} x${c}`);
+      else if (a.attempts < c || a.attempts > a.ok) afterFailure += 1;
+      else twice.push(`${r.name}:${id} x${c} (${a.attempts} attempts recorded)`);
     }
   }
-  const bad = [...rows.map((r) => `row ${r}`), ...twice];
-  return { name: 'each event delivered at most once per endpoint', ok: bad.length === 0, detail: bad.length ? `${bad.length} doubled${sample(bad)}` : `${delivered} deliveries succeeded, none doubled` };
+  const bad = [...rows.map((r) => `row ${r}`), ...twiceOk.map((d) => `delivery ${d} succeeded twice`), ...twice];
+  const again = afterFailure ? `; ${afterFailure} received again after a failed or unrecorded attempt (at least once)` : '';
+  return { name: 'each event delivered at most once per endpoint', ok: bad.length === 0, detail: bad.length ? `${bad.length} doubled${sample(bad)}${again}` : `${delivered} deliveries succeeded, none doubled${again}` };
 }
 
 /** No running workflow without its row. */
