@@ -19,10 +19,12 @@ import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals'
 import { ensureWebhookEndpointWorkflows } from './activities/webhooks/signals';
 import { loadConfig } from './lib/config';
 import { closeDb, initDb } from './lib/db';
+import { survivesDependencyOutages } from './lib/dependency-errors';
 import { stopNotifyListener } from './lib/notify';
 import { logger } from './lib/logger';
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
+import { watchTemporal } from './temporal/outage';
 
 /** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
 export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: () => Promise<void> }> {
@@ -52,12 +54,20 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   const stopDispatcherLoop = await startDispatcher();
   // Housekeeping, the partition manager included (decision 0078): a pass now, then every 10 minutes.
   const stopHousekeeping = startHousekeeping(undefined, (m, msg) => (m.err ? logger.error(m, msg) : logger.info(m, msg)));
-  const stopDispatcher = async () => { stopHousekeeping(); await stopDispatcherLoop(); };
-  // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id).
+  // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id),
+  // at boot and again whenever the Temporal server answers after an outage (API processes leave
+  // the starts they could not make to this sweep: temporal/outage.ts).
+  const stopWatch = watchTemporal(() => { logger.info('Temporal is back: recovery pass'); recoveryPass(); });
+  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); await stopDispatcherLoop(); };
+  recoveryPass();
+  return { worker, stopDispatcher };
+}
+
+/** One recovery pass over every object kind (logged; never throws). */
+function recoveryPass(): void {
   void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows(), ensureWebhookEndpointWorkflows()])
     .then(([payments, links, payouts]) => logger.info({ payments, links, payouts }, 'workflow recovery pass done'))
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
-  return { worker, stopDispatcher };
 }
 
 /**
@@ -89,6 +99,7 @@ export async function runUntilStopped({ worker, stopDispatcher }: { worker: Work
 }
 
 if (require.main === module) {
+  survivesDependencyOutages(logger);
   createWorker()
     .then(async (created) => {
       logger.info('worker started');

@@ -3,8 +3,9 @@ import 'reflect-metadata';
 import http from 'node:http';
 import { loadConfig } from '../lib/config';
 import { closeDb, initDb } from '../lib/db';
+import { survivesDependencyOutages } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
-import { temporalClient } from '../temporal/client';
+import { deferStartsToSweep, temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payments/watcher';
 import { startNotifyListener, stopNotifyListener } from '../lib/notify';
@@ -22,6 +23,7 @@ export async function startApi(port?: number): Promise<http.Server> {
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
   await temporalClient();
+  deferStartsToSweep();
   await startNotifyListener(cfg.databaseUrl);
   await wireAuthCache();
   await wireSwitchCache();
@@ -72,6 +74,7 @@ export async function stopApi(server: http.Server, opts: { drainSeconds?: number
 }
 
 if (require.main === module) {
+  survivesDependencyOutages(logger);
   startApi().then((server) => {
     let stopping = false;
     const stop = async (signal: string) => {

@@ -1,7 +1,7 @@
 /**
  * The frame every benchmark shares: a throwaway stack (scripts/stack.ts), this process's database
  * pool on it and a fresh account (as `npm run seed` makes), torn down whatever happens; the process
- * exits 0 when `measure` returns and 1 (with the stack trace) when it throws.
+ * exits with `process.exitCode` (0 unless `measure` set it) when `measure` returns and 1 (with the stack trace) when it throws.
  */
 import 'reflect-metadata';
 import http from 'node:http';
@@ -15,11 +15,11 @@ export const UNLIMITED = { RATE_LIMIT_BUSINESS_KEY: '1000000', RATE_LIMIT_ANONYM
 
 /** Runs `measure` against a fresh stack; `name` prefixes the failure message. */
 export function runBench(
-  opts: { name: string; tag: string; split?: boolean; apis?: number; workers?: number; envOverrides?: NodeJS.ProcessEnv; log: (m: string) => void },
+  opts: { name: string; tag: string; split?: boolean; apis?: number; workers?: number; durable?: boolean; envOverrides?: NodeJS.ProcessEnv; log: (m: string) => void },
   measure: (stack: Stack, creds: DevCredentials) => Promise<void>,
 ): void {
   const main = async (): Promise<void> => {
-    const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, apis: opts.apis, workers: opts.workers, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
+    const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, apis: opts.apis, workers: opts.workers, durable: opts.durable, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
     try {
       await initDb(stack.databaseUrl, 4);
       await measure(stack, await provisionAccount());
@@ -28,7 +28,7 @@ export function runBench(
       await stack.stop();
     }
   };
-  main().then(() => process.exit(0)).catch((e) => {
+  main().then(() => process.exit(process.exitCode ?? 0)).catch((e) => {
     process.stderr.write(`[${opts.name}] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });

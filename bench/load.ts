@@ -36,8 +36,6 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import os from 'node:os';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { Connection } from '@temporalio/client';
@@ -48,6 +46,7 @@ import { db } from '../lib/db';
 import { LIVE_DELIVERY_STATUSES } from '../domain/webhooks';
 import { pct, runBench } from './harness';
 import { Sampler } from './busy';
+import { CRYPTO_STEPS, cryptoLinkJourney, Receiver, StepError, within } from './journeys';
 
 const VUS = Number(process.env.BENCH_VUS ?? 500);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -62,41 +61,12 @@ const SLO_WEBHOOK_MS = Number(process.env.BENCH_SLO_WEBHOOK_MS ?? 1000);
 const SLO_API_MS = Number(process.env.BENCH_SLO_API_MS ?? 100);
 const DEPOSIT_STEPS = ['short -> underpaid webhook', 'top-up -> settled webhook'];
 const STEP_TIMEOUT_MS = 90_000;
-const STEPS = ['create', 'activate', 'pay', 'short -> underpaid webhook', 'top-up -> settled webhook'] as const;
+const STEPS = CRYPTO_STEPS;
 const log = (m: string) => process.stderr.write(`[bench:load] ${m}\n`);
 
 setGlobalDispatcher(new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 }));
 
 
-/** Webhook receipts: waiters by `type:payment id`, and how often each `webhook-id` arrived. */
-class Receiver {
-  readonly seen = new Map<string, number>();
-  private readonly waiters = new Map<string, () => void>();
-  private readonly arrived = new Set<string>();
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id'] ?? '');
-      this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
-      try {
-        const e = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { object: { id: string } } };
-        const key = `${e.type}:${e.data.object.id}`;
-        this.arrived.add(key);
-        this.waiters.get(key)?.();
-      } catch { /* not an event */ }
-      res.writeHead(204).end();
-    });
-  });
-  /** Resolves when `type` for `paymentId` has arrived (or already had). */
-  wait(type: string, paymentId: string): Promise<void> {
-    const key = `${type}:${paymentId}`;
-    if (this.arrived.has(key)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.set(key, () => { this.waiters.delete(key); resolve(); }));
-  }
-}
-
-class StepError extends Error {}
 
 /** Durations of every API call (ms) while set (open-loop steps). */
 let apiTimes: number[] | null = null;
@@ -119,38 +89,22 @@ async function callOnce(api: string, key: string | null, method: string, path: s
   return text ? JSON.parse(text) : null;
 }
 
-const within = <T>(p: Promise<T>, what: string): Promise<T> => Promise.race([
-  p, new Promise<T>((_, reject) => setTimeout(() => reject(new StepError(`${what}: no webhook within ${STEP_TIMEOUT_MS / 1000} s`)), STEP_TIMEOUT_MS).unref()),
-]);
 
 interface PhaseResult { started: number; completed: number; errors: number; sampleErrors: string[]; steps: Map<string, number[]>; links: string[]; payments: string[] }
 
-/** One journey (see module doc) against `api`; records step times into `r`. */
-async function journey(api: string, key: string, receiver: Receiver, r: PhaseResult): Promise<void> {
-  const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    const out = await fn();
-    r.steps.get(step)!.push(performance.now() - t0);
-    return out;
-  };
-  const link = await timed('create', () => call(api, key, 'POST', '/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Load test order', accepted_rail_kinds: ['crypto'] }));
-  r.links.push(link.id);
-  const act = await timed('activate', () => call(api, key, 'POST', `/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
-  const token = String(act.url).split('/pay/')[1];
-  const pay = await timed('pay', () => call(api, null, 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }));
-  r.payments.push(pay.id);
-  const di = pay.deposit_instructions;
-  const due = BigInt(di.amount.amount);
-  const short = (due * 6n) / 10n;
-  await timed('short -> underpaid webhook', async () => {
-    const arrived = receiver.wait('payment.underpaid', pay.id);
-    await call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(short) });
-    await within(arrived, 'payment.underpaid');
-  });
-  await timed('top-up -> settled webhook', async () => {
-    const arrived = receiver.wait('payment.settled', pay.id);
-    await call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(due - short) });
-    await within(arrived, 'payment.settled');
+/** One journey (bench/journeys.ts `cryptoLinkJourney`) against `api`, awaiting the webhooks; records step times into `r`. */
+function journey(api: string, key: string, receiver: Receiver, r: PhaseResult): Promise<void> {
+  return cryptoLinkJourney(api, key, {
+    call,
+    reach: (type, id) => within(receiver.wait(type, id), type, STEP_TIMEOUT_MS),
+    timed: async (step, fn) => {
+      const t0 = performance.now();
+      const out = await fn();
+      r.steps.get(step)!.push(performance.now() - t0);
+      return out;
+    },
+    onLink: (id) => r.links.push(id),
+    onPayment: (id) => r.payments.push(id),
   });
 }
 
@@ -213,17 +167,14 @@ async function check(r: PhaseResult, endpointId: string, receiver: Receiver): Pr
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const receiver = new Receiver();
-  receiver.server.keepAliveTimeout = 30_000;
-  await new Promise<void>((res) => receiver.server.listen(0, '127.0.0.1', () => res()));
-  const url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/hook`;
+  const url = await receiver.listen();
   const ep = await call(stack.apiUrl, creds.live_key, 'POST', '/v1/webhook_endpoints', { url, event_types: ['payment.underpaid', 'payment.settled'] });
   // Warm-up: one journey (bundles, connections, JIT).
   await journey(stack.apiUrl, creds.live_key, receiver, { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] });
 
   if (OPEN) {
     const out = await openLoop(stack, creds.live_key, ep.id, receiver);
-    receiver.server.closeAllConnections();
-    receiver.server.close();
+    receiver.close();
     process.stdout.write(`${out.join('\n')}\n\n`);
     return;
   }
@@ -244,8 +195,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     for (const c of checks) out.push(`  ${c}`);
     for (const e of r.sampleErrors) out.push(`  error sample: ${e}`);
   }
-  receiver.server.closeAllConnections();
-  receiver.server.close();
+  receiver.close();
   process.stdout.write(`${out.join('\n')}\n\n`);
 }
 

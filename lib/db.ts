@@ -10,6 +10,13 @@ import { ENTITIES, MIGRATIONS } from '../entities';
 import { logger } from './logger';
 
 let dataSource: DataSource | null = null;
+
+/**
+ * How long a query waits for a pooled connection (a free one, or a new one to the server) before it
+ * fails: with PostgreSQL frozen or unreachable, requests fail (503 temporarily_unavailable, see
+ * lib/dependency-errors.ts) instead of hanging, and the pool recovers when the server answers again.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 10_000;
 let auxPool: Pool | null = null;
 
 /** Builds (does not connect) a DataSource for `url`. */
@@ -22,7 +29,7 @@ export function makeDataSource(url: string, poolSize = 10): DataSource {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: { max: poolSize, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
   });
 }
 
@@ -31,11 +38,25 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
   if (dataSource?.isInitialized) return dataSource;
   dataSource = makeDataSource(url, poolSize);
   await dataSource.initialize();
-  auxPool = new Pool({ connectionString: url, max: 4 });
+  keepClientsListening((dataSource.driver as unknown as { master: Pool }).master);
+  auxPool = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
   // An idle connection the server closes (restart, failover, shutdown) is dropped from the pool and
   // replaced on next use; without a listener pg's 'error' event would end the process.
   auxPool.on('error', (e) => logger.warn({ err: e }, 'idle auxiliary database connection lost'));
+  keepClientsListening(auxPool);
   return dataSource;
+}
+
+/**
+ * Gives every connection of `pool` an 'error' listener for its whole life (issue 28). pg-pool
+ * listens only while a connection is idle and TypeORM only until it releases a broken one, but a
+ * connection the server terminates (a restart: 57P01, then the socket's end) can emit 'error'
+ * again after both stopped listening, and an 'error' event nobody listens to ends the process.
+ */
+function keepClientsListening(pool: Pool): void {
+  const listen = (c: { on(e: 'error', f: (err: Error) => void): unknown }) => c.on('error', (err) => logger.warn({ err }, 'database connection lost'));
+  pool.on('connect', listen);
+  for (const c of (pool as unknown as { _clients?: Array<{ on(e: 'error', f: (err: Error) => void): unknown }> })._clients ?? []) listen(c);
 }
 
 /** The connected process-wide DataSource; throws if `initDb` was not called. */
@@ -67,6 +88,7 @@ export async function pingDatabase(timeoutMs: number): Promise<void> {
     const url = (dataSource.options as { url?: string }).url;
     probePool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 30_000 });
     probePool.on('error', () => undefined); // a lost idle probe connection is replaced on the next probe
+    keepClientsListening(probePool);
   }
   await probePool.query('SELECT 1');
 }

@@ -12,7 +12,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export interface EmbeddedPg { url: string; port: number; stop(): Promise<void> }
+export interface EmbeddedPg {
+  url: string; port: number; stop(): Promise<void>;
+  /**
+   * Stops the cluster by PostgreSQL's `fast` (SIGINT: sessions rolled back, a checkpoint) or
+   * `immediate` (SIGQUIT: no checkpoint, crash recovery at the next start) shutdown, then starts it
+   * again on the same port and directory; resolves once it accepts connections.
+   */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
+  /** SIGSTOP (`pause`) or SIGCONT (`resume`) to the postmaster and every backend: the server hangs, connections stay open. */
+  freeze(how: 'pause' | 'resume'): void;
+}
+
+/** The pids of `pid`'s direct children (Linux /proc). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
 
 /** Finds a free loopback TCP port. */
 export function freePort(): Promise<number> {
@@ -159,9 +184,32 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
   const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [opts.database]);
   if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${opts.database.replace(/"/g, '')}"`);
   await client.end();
+  const postmaster = (): { pid: number; process: import('node:child_process').ChildProcess } => {
+    const child = (pg as { process?: import('node:child_process').ChildProcess }).process;
+    if (!child?.pid) throw new Error('embedded PostgreSQL is not running');
+    return { pid: child.pid, process: child };
+  };
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/${opts.database}`,
     port,
     stop: () => pg.stop(),
+    restart: async (mode) => {
+      const { process: child } = postmaster();
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+        await exited;
+      }
+      (pg as { process?: unknown }).process = undefined;
+      // An immediate shutdown leaves postmaster.pid behind until the last backend has gone.
+      for (const until = Date.now() + 10_000; fs.existsSync(pidFile) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+      if (fs.existsSync(pidFile)) fs.rmSync(pidFile);
+      await pg.start();
+    },
+    freeze: (how) => {
+      const { pid } = postmaster();
+      const signal = how === 'pause' ? 'SIGSTOP' : 'SIGCONT';
+      for (const p of [pid, ...childPids(pid)]) try { process.kill(p, signal); } catch { /* gone */ }
+    },
   };
 }

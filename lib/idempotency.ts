@@ -3,7 +3,8 @@
  * mode + route); a replay within 24 h returns the stored status and body; the same key with a
  * different body is `409 idempotency_error`; a concurrent duplicate waits for the first and replays
  * it (never executes twice); a request that failed after it may have taken effect is remembered
- * and answers `409 idempotency_failed`. Secrets named in `redact` are never stored. The body is stored
+ * and answers `409 idempotency_failed`; a claim whose request died with its process is taken over
+ * by a retry once its lease (`CLAIM_LEASE_SECONDS`) has passed. Secrets named in `redact` are never stored. The body is stored
  * as `json` text, verbatim (not `jsonb`, which reorders keys): a replay is byte-identical to the first answer.
  */
 import crypto from 'node:crypto';
@@ -30,6 +31,12 @@ export function requestHash(body: unknown): string {
 }
 
 const WAIT_MS = 10000;
+/**
+ * An `in_progress` claim older than this belongs to a request that died with its process (SIGKILL,
+ * a crash) or lost the database before it could release or complete the claim: a retry under the
+ * same key takes it over and executes (issue 28). Longer than any request runs.
+ */
+export const CLAIM_LEASE_SECONDS = 30;
 
 /**
  * Claims (account, route, key) for this request. Returns null when the caller must execute the
@@ -42,19 +49,34 @@ export async function claim(accountId: string, route: string, key: string, livem
       `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state)
        VALUES ($1,$2,$3,$4,$5,'in_progress') ON CONFLICT DO NOTHING RETURNING key`, [accountId, route, key, livemode, hash]);
     if (inserted.length === 1) return null;
-    const stored = await storedResponse(accountId, route, key, hash);
+    const stored = await storedResponse(accountId, route, key, hash, { takeOver: true });
+    if (stored === ABANDONED) {
+      // One retry wins the abandoned claim (the lease restarts with it); the others wait for it.
+      // TypeORM answers an UPDATE with [rows, affected].
+      const [, won]: [unknown[], number] = await db().query(
+        `UPDATE idempotency_records SET created_at = now() WHERE account_id = $1 AND route = $2 AND key = $3
+            AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4)`, [accountId, route, key, CLAIM_LEASE_SECONDS]);
+      if (won === 1) return null;
+      continue;
+    }
     if (stored) return stored;
   }
 }
 
+/** `storedResponse` with `takeOver`: the claim is in progress past its lease (its request is gone). */
+export const ABANDONED = Symbol('abandoned claim');
+
 /**
  * The response stored under (account, route, key) for a request whose body hashes to `hash`:
  * the stored response to replay, or null when no record exists (never made, expired or purged).
- * Waits up to 10 s for a concurrent duplicate still in progress. Throws 409
+ * Waits up to 10 s for a concurrent duplicate still in progress (with `takeOver`, answers `ABANDONED`
+ * at once for one in progress past `CLAIM_LEASE_SECONDS`). Throws 409
  * `idempotency_key_reused` (different body), `idempotency_failed` (an earlier attempt may have
  * taken effect) or `idempotency_key_in_use` (the duplicate is still running after the wait).
  */
-export async function storedResponse(accountId: string, route: string, key: string, hash: string): Promise<StoredResponse | null> {
+export async function storedResponse(accountId: string, route: string, key: string, hash: string): Promise<StoredResponse | null>;
+export async function storedResponse(accountId: string, route: string, key: string, hash: string, opts: { takeOver: true }): Promise<StoredResponse | typeof ABANDONED | null>;
+export async function storedResponse(accountId: string, route: string, key: string, hash: string, opts: { takeOver?: boolean } = {}): Promise<StoredResponse | typeof ABANDONED | null> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const rows: Array<{ request_hash: string; state: string; response_status: number | null; response_body: unknown; age: number }> = await db().query(
@@ -73,6 +95,7 @@ export async function storedResponse(accountId: string, route: string, key: stri
     if (r.state === 'failed') {
       throw new DomainError('idempotency_error', 'idempotency_failed', 'An earlier request with this key failed after it may have taken effect. Reconcile, then retry under a new key.', { param: 'Idempotency-Key' });
     }
+    if (opts.takeOver && r.age > CLAIM_LEASE_SECONDS) return ABANDONED;
     if (Date.now() > deadline) {
       throw new DomainError('conflict', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { param: 'Idempotency-Key' });
     }

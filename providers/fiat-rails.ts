@@ -122,14 +122,19 @@ export class SandboxFiatRails implements FiatRailAdapter {
    * Simulator: the rail reports an outcome. `paid` (amount paid, default the submitted amount),
    * `failed` / `returned` (with the rail's reason), or the recipient's confirmation of what arrived
    * (`recipientReceived`, on a paid payment). Returns the payment, or null when unknown.
-   * Refuses impossible moves (e.g. failing a paid payment) with an Error.
+   * The same state reported again changes nothing (a duplicate callback). Refuses impossible moves
+   * (e.g. failing a paid payment) with an Error.
    */
   async simulate(idOrReference: string, change: { state?: 'paid' | 'failed' | 'returned'; paid?: bigint; reason?: string | null; recipientReceived?: bigint }): Promise<RailPayment | null> {
     const rows: Row[] = await db().query(
       'SELECT * FROM sandbox_rail_payments WHERE id = $1 OR client_reference = $1 ORDER BY created_at DESC LIMIT 1', [idOrReference]);
     if (!rows[0]) return null;
     const p = toPayment(rows[0]);
-    if (change.state === 'paid') {
+    // The same report again (a provider delivers its callbacks at least once): nothing changes, and
+    // the caller tells the product again, so a report whose first delivery was lost still arrives.
+    if (change.state !== undefined && change.state === p.state && (change.paid === undefined || change.paid === p.paid)) {
+      // no change
+    } else if (change.state === 'paid') {
       if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot become paid`);
       await db().query(`UPDATE sandbox_rail_payments SET state = 'paid', paid_minor = $2, updated_at = now() WHERE id = $1`, [p.id, (change.paid ?? p.amount).toString()]);
     } else if (change.state === 'failed') {

@@ -7,14 +7,14 @@
  * the product trusts it (WEBHOOKS_EXTRA_CA_FILE) and the test or bench process serves with it
  * (`stack.tls`, and WEBHOOKS_TEST_TLS_KEY_FILE in `stack.env`).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, startEmbeddedPostgres } from '../lib/embedded-pg';
+import { freePort, startEmbeddedPostgres, type EmbeddedPg } from '../lib/embedded-pg';
 import { makeDataSource } from '../lib/db';
-import { startDevServer } from '../temporal/dev/bootstrap';
+import { startDevServer, type DevServerHandle } from '../temporal/dev/bootstrap';
 import { generateLocalTls, type LocalTls } from './local-tls';
 
 export interface Stack {
@@ -25,6 +25,21 @@ export interface Stack {
   killWorker(i?: number): Promise<void>;
   /** Split stacks only: starts worker `i` (default 0) again after a kill. */
   startWorker(i?: number): void;
+  /** Split stacks only: sends `signal` to API instance `i`'s process group; resolves with how it ended (see `ProcessEnd`). */
+  signalApi(i: number, signal: 'SIGKILL' | 'SIGTERM', deadlineMs?: number): Promise<ProcessEnd>;
+  /** Split stacks only: starts API instance `i` again on its port; resolves once `/healthz` answers. */
+  startApi(i: number): Promise<void>;
+  /** Split stacks only: like `signalApi` for worker `i`. */
+  signalWorker(i: number, signal: 'SIGKILL' | 'SIGTERM', deadlineMs?: number): Promise<ProcessEnd>;
+  /** Split stacks: starts again every product process that has ended; resolves with what it found (`API 0 (exit 1)`, `worker 1 (SIGKILL)`). */
+  revive(): Promise<string[]>;
+  /** Embedded PostgreSQL only (no DATABASE_URL): its `restart` and `freeze` (lib/embedded-pg.ts). */
+  postgres: Pick<EmbeddedPg, 'restart' | 'freeze'> | null;
+  /**
+   * Stops the Temporal dev server (SIGTERM to its group), leaves it down `downMs` (default 0), and
+   * starts it again on the same port with the same SQLite file.
+   */
+  restartTemporal(downMs?: number): Promise<void>;
   databaseUrl: string;
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
@@ -35,6 +50,12 @@ export interface Stack {
 }
 
 /**
+ * How a signalled process ended: `exit` code or `signal`, after `ms`; `forced` when it outlived the
+ * deadline and was SIGKILLed (a SIGTERM drain that took too long).
+ */
+export interface ProcessEnd { code: number | null; signal: string | null; ms: number; forced: boolean }
+
+/**
  * Brings the stack up; `envOverrides` go to the product (e.g. rate limits). `split` runs the API
  * and the worker as two processes, as production does (benchmarks); default one process (serve.ts).
  */
@@ -42,12 +63,18 @@ export async function startStack(opts: {
   log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean;
   /** With `split`: API processes (each on its own port) and worker processes; default 1 and 1. */
   apis?: number; workers?: number;
+  /**
+   * Embedded PostgreSQL with fsync and synchronous commit on (default off, for speed): a fault
+   * harness that crashes the server (immediate shutdown) must not lose commits the product was told of.
+   */
+  durable?: boolean;
 }): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
   const dbName = `pp_${tag}_${Date.now()}_${process.pid}`;
   let databaseUrl: string;
   let stopPg: (() => Promise<void>) | null = null;
+  let pgHandle: EmbeddedPg | null = null;
   if (process.env.DATABASE_URL) {
     const admin = makeDataSource(process.env.DATABASE_URL, 1);
     await admin.initialize();
@@ -59,8 +86,9 @@ export async function startStack(opts: {
   } else {
     log('starting embedded PostgreSQL...');
     const pgDir = path.join(os.tmpdir(), `payments-platform-${tag}-pg-${process.pid}`);
-    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: true, log });
+    const pg = await startEmbeddedPostgres({ dir: pgDir, database: dbName, fast: !opts.durable, log });
     databaseUrl = pg.url;
+    pgHandle = pg;
     stopPg = async () => {
       await pg.stop();
       fs.rmSync(pgDir, { recursive: true, force: true });
@@ -76,7 +104,9 @@ export async function startStack(opts: {
   // A file-backed SQLite database (WAL) serves workflows faster than the in-memory default; on
   // tmpfs when there is one, deleted with the stack.
   const temporalDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), `payments-platform-${tag}-temporal-`));
-  const temporal = await startDevServer({ headless: true, log, dbFile: path.join(temporalDir, 'temporal.sqlite'), dbDurability: 'throwaway' });
+  const temporalFile = path.join(temporalDir, 'temporal.sqlite');
+  let temporal: DevServerHandle = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway' });
+  const temporalPort = Number(temporal.address.split(':').pop());
 
   const tlsDir = path.join(os.tmpdir(), `payments-platform-${tag}-tls-${process.pid}`);
   const tls = await generateLocalTls(tlsDir);
@@ -105,8 +135,10 @@ export async function startStack(opts: {
     spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, ...extra }, stdio: ['ignore', out, out], detached: true });
   const apiPorts = [port];
   for (let i = 1; i < (opts.split ? opts.apis ?? 1 : 1); i++) apiPorts.push(await freePort());
+  const apiEntry = path.resolve(__dirname, '../api/main.js');
+  const spawnApi = (i: number) => spawnOne(apiEntry, { PORT: String(apiPorts[i]), PAYER_HOST: `http://127.0.0.1:${apiPorts[i]}` });
   const apiProcesses = opts.split
-    ? apiPorts.map((p) => spawnOne(path.resolve(__dirname, '../api/main.js'), { PORT: String(p), PAYER_HOST: `http://127.0.0.1:${p}` }))
+    ? apiPorts.map((_, i) => spawnApi(i))
     : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
   const workerEntry = path.resolve(__dirname, '../worker.js');
   const workerProcesses = opts.split ? Array.from({ length: opts.workers ?? 1 }, () => spawnOne(workerEntry)) : [];
@@ -115,20 +147,35 @@ export async function startStack(opts: {
   const killProduct = () => {
     for (const p of processes()) try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
   };
+  const signalOne = async (p: ChildProcess | undefined, signal: 'SIGKILL' | 'SIGTERM', deadlineMs = 30_000): Promise<ProcessEnd> => {
+    const t0 = Date.now();
+    if (!p || p.exitCode !== null || p.signalCode !== null) return { code: p?.exitCode ?? null, signal: p?.signalCode ?? null, ms: 0, forced: false };
+    const exited = new Promise<void>((r) => p.once('exit', () => r()));
+    // SIGTERM goes to the process only (the drain is its own); SIGKILL to its whole group.
+    try { if (signal === 'SIGKILL') process.kill(-p.pid!, signal); else p.kill(signal); } catch { /* gone */ }
+    let forced = false;
+    const timer = setTimeout(() => { forced = true; try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ } }, deadlineMs);
+    await exited;
+    clearTimeout(timer);
+    return { code: p.exitCode, signal: p.signalCode, ms: Date.now() - t0, forced };
+  };
   process.once('exit', killProduct);
   const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
   const apiUrl = apiUrls[0];
-  const deadline = Date.now() + 90000;
-  for (const url of apiUrls) {
-    for (;;) {
-      if (processes().some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${processes().map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch { /* not up yet */ }
-      if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
-      await new Promise((r) => setTimeout(r, 250));
+  const healthy = async (urls: string[], watched: () => ChildProcess[]) => {
+    const deadline = Date.now() + 90000;
+    for (const url of urls) {
+      for (;;) {
+        if (watched().some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${watched().map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
+        try {
+          if ((await fetch(`${url}/healthz`)).ok) break;
+        } catch { /* not up yet */ }
+        if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
     }
-  }
+  };
+  await healthy(apiUrls, processes);
   return {
     apiUrl, apiUrls, databaseUrl, temporalAddress: temporal.address, env, productLog, tls,
     killWorker: async (i = 0) => {
@@ -139,10 +186,32 @@ export async function startStack(opts: {
       await exited;
     },
     startWorker: (i = 0) => { workerProcesses[i] = spawnOne(workerEntry); },
+    revive: async () => {
+      const ended = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
+      const out: string[] = [];
+      for (const [i, p] of workerProcesses.entries()) if (ended(p)) { out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); workerProcesses[i] = spawnOne(workerEntry); }
+      for (const [i, p] of apiProcesses.entries()) if (ended(p)) { out.push(`API ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); await (async () => { apiProcesses[i] = spawnApi(i); await healthy([apiUrls[i]], () => [apiProcesses[i]]); })(); }
+      return out;
+    },
+    signalApi: (i, signal, deadlineMs) => signalOne(apiProcesses[i], signal, deadlineMs),
+    startApi: async (i) => {
+      apiProcesses[i] = spawnApi(i);
+      await healthy([apiUrls[i]], () => [apiProcesses[i]]);
+    },
+    signalWorker: (i, signal, deadlineMs) => signalOne(workerProcesses[i], signal, deadlineMs),
+    postgres: pgHandle,
+    restartTemporal: async (downMs = 0) => {
+      await temporal.stop();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      temporal = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway', port: temporalPort });
+    },
     stop: async () => {
       process.removeListener('exit', killProduct);
       killProduct();
       await new Promise((r) => setTimeout(r, 300));
+      // A process still draining after the grace period is ended (never left running past the stack).
+      for (let waited = 300; waited < 5000 && processes().some((p) => p.exitCode === null && p.signalCode === null); waited += 100) await new Promise((r) => setTimeout(r, 100));
+      for (const p of processes()) if (p.exitCode === null && p.signalCode === null) try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
       await temporal.stop();
       fs.rmSync(temporalDir, { recursive: true, force: true });
       if (stopPg) await stopPg();

@@ -8,6 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition } from '@temporalio/common';
 import { isSignalOf, type QuerySet, type SignalSet, type WorkflowContract } from '../contracts/contract';
 import { loadConfig } from '../lib/config';
+import { isTemporalUnavailable } from '../lib/dependency-errors';
+import { logger } from '../lib/logger';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
 import { temporalConnectConfig } from './connect';
 
@@ -45,6 +47,29 @@ export async function closeTemporalClient(): Promise<void> {
   eagerCapable = false;
 }
 
+let deferToSweep = false;
+
+/**
+ * API processes (issue 28): a start or signal (`startOrSignal`, `startIfAbsent`) that meets the
+ * Temporal server out is logged and left to the worker's recovery sweep, which runs again when the
+ * server is back (temporal/outage.ts): the command's intent is committed in PostgreSQL, so the
+ * request that committed it succeeds instead of failing after its effect. Workers keep failing the
+ * activity (Temporal retries it).
+ */
+export function deferStartsToSweep(on = true): void {
+  deferToSweep = on;
+}
+
+/** Runs the start or signal `fn` for `ref`; with `deferStartsToSweep`, a Temporal outage is logged and left to the sweep. */
+async function orDeferred(what: string, ref: ObjectRef, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    if (!deferToSweep || !isTemporalUnavailable(e)) throw e;
+    logger.warn({ err: e, workflow_id: ref.id, what }, 'Temporal unavailable: left to the recovery sweep');
+  }
+}
+
 /** The object a workflow runs for: its id (= the workflow id) and its account (the AccountId search attribute). */
 export interface ObjectRef { id: string; accountId: string }
 
@@ -65,7 +90,7 @@ export async function startOrSignal<A extends unknown[]>(contract: AnyContract, 
   assertOwnSignal(contract, signal);
   const c = await temporalClient();
   const cfg = loadConfig();
-  await c.workflow.signalWithStart(contract.workflowType, {
+  await orDeferred(`signalWithStart ${signal.name}`, ref, () => c.workflow.signalWithStart(contract.workflowType, {
     taskQueue: cfg.temporalTaskQueue,
     workflowId: ref.id,
     args: contract.startArgs(ref.id),
@@ -73,7 +98,7 @@ export async function startOrSignal<A extends unknown[]>(contract: AnyContract, 
     signalArgs,
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
-  } as never);
+  } as never));
 }
 
 /** Starts the workflow of object `ref.id` (`contract.startArgs(ref.id)`) unless a run with that id is already open (idempotent). */
@@ -81,7 +106,7 @@ export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts:
   const c = await temporalClient();
   const cfg = loadConfig();
   try {
-    await c.workflow.start(contract.workflowType, {
+    await orDeferred('start', ref, () => c.workflow.start(contract.workflowType, {
       taskQueue: cfg.temporalTaskQueue,
       // Eager start: the server hands the first workflow task straight back to this process's worker
       // (only when the shared client rides the worker's NativeConnection, see worker.ts).
@@ -90,7 +115,7 @@ export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts:
       args: contract.startArgs(ref.id),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
-    } as never);
+    } as never));
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;
   }

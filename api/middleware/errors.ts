@@ -12,6 +12,7 @@ import { distance } from 'fastest-levenshtein';
 import { DomainError, ERROR_TYPES } from '../../domain/errors';
 import { allErrorCodes, isRegisteredErrorCode } from '../../domain/error-codes';
 import { loadConfig } from '../../lib/config';
+import { dependencyUnavailable, isDependencyUnavailable } from '../../lib/dependency-errors';
 import { logger } from '../../lib/logger';
 import type { AppState } from '../context';
 
@@ -157,7 +158,11 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
     } catch (e) {
       let err: DomainError;
       if (e instanceof DomainError) err = e;
-      else {
+      else if (isDependencyUnavailable(e)) {
+        // PostgreSQL or Temporal briefly out (issue 28): the client retries, under the same Idempotency-Key.
+        logger.warn({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'dependency unavailable');
+        err = dependencyUnavailable();
+      } else {
         logger.error({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'unhandled error');
         err = new DomainError('api_error', 'internal_error', 'An unexpected error occurred. Contact support with the request id.');
       }

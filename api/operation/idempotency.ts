@@ -4,11 +4,13 @@
  * route (`live|test:<METHOD> <path>`) and the request hash; a claim before the handler, the stored
  * response replayed with `Idempotent-Replayed: true` (a stored refusal is thrown again as is), the
  * handler's answer or its 4xx refusal recorded under the key, the key released on a 503
- * `temporarily_unavailable` or a refused gate, and failed otherwise. `inlineIdempotency`
+ * `temporarily_unavailable`, on the database going away under the handler (answered 503 by the
+ * error envelope) or a refused gate, and failed otherwise. `inlineIdempotency`
  * operations write their record with their effect (`runInline`).
  */
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors';
+import { isDatabaseUnavailable } from '../../lib/dependency-errors';
 import * as idem from '../../lib/idempotency';
 import type { AppState } from '../context';
 import type { HandlerArgs, OperationDef } from './registry';
@@ -39,26 +41,52 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
     try {
       await gate();
     } catch (e) {
-      await idem.release(caller.accountId, route, key);
+      // Best effort: with the database out the release fails too, and the claim's lease frees the key.
+      await idem.release(caller.accountId, route, key).catch(() => undefined);
       throw e;
     }
   }
+  let result: unknown;
   try {
-    const result = await def.handler(args);
-    const status = def.successStatus ?? 200;
-    await idem.complete(caller.accountId, route, key, status, result, ctx.state.redact);
-    ctx.status = status;
-    ctx.body = result;
+    result = await def.handler(args);
   } catch (e) {
     if (e instanceof DomainError && e.status < 500) {
       // The handler refused before any effect; the refusal is part of the key's record (replayed as is).
       await idem.complete(caller.accountId, route, key, e.status, refusalBody(e), []);
-    } else if (e instanceof DomainError && e.type === 'temporarily_unavailable') {
-      await idem.release(caller.accountId, route, key);
+    } else if ((e instanceof DomainError && e.type === 'temporarily_unavailable') || isDatabaseUnavailable(e)) {
+      // Nothing committed (the database went away under the handler, or a dependency refused): the
+      // key is free again. With the database out the release fails too; the claim's lease frees it.
+      await idem.release(caller.accountId, route, key).catch(() => undefined);
     } else {
       await idem.fail(caller.accountId, route, key).catch(() => undefined);
     }
     throw e;
+  }
+  const status = def.successStatus ?? 200;
+  await completeAfterEffect(caller.accountId, route, key, status, result, ctx.state.redact);
+  ctx.status = status;
+  ctx.body = result;
+}
+
+/**
+ * Stores the answer of a handler that took effect. Its answer must be stored, or a retry would run
+ * it again: a database that went away is waited out for up to 10 s (a restart takes about a
+ * second); past that the request answers 503 and the claim stays in progress until its lease ends.
+ * Any other failure marks the claim failed (`idempotency_failed`), as before.
+ */
+async function completeAfterEffect(accountId: string, route: string, key: string, status: number, result: unknown, redact: string[]): Promise<void> {
+  for (let wait = 250, waited = 0; ; waited += wait, wait = Math.min(2000, wait * 2)) {
+    try {
+      await idem.complete(accountId, route, key, status, result, redact);
+      return;
+    } catch (e) {
+      if (!isDatabaseUnavailable(e)) {
+        await idem.fail(accountId, route, key).catch(() => undefined);
+        throw e;
+      }
+      if (waited >= 10_000) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }
 

@@ -220,9 +220,9 @@ export const PLATFORM_CODES: readonly ErrorCodeSpec[] = [
   },
   {
     code: 'temporarily_unavailable', type: 'temporarily_unavailable',
-    when: 'A provider cannot take the request right now (order placement or cancel), or the buy/sell coverage snapshot is cold or stale.',
+    when: 'A provider cannot take the request right now (order placement or cancel), the buy/sell coverage snapshot is cold or stale, or a service the request needs (the database, the workflow engine) is briefly out.',
     details: { order_id: 'The order concerned, when one is.', snapshot: 'Coverage: `cold` or `stale`.' },
-    recovery: 'Retry shortly (orders: the offer is released; retry or re-quote).',
+    recovery: 'Retry after `Retry-After` seconds, with the same Idempotency-Key (orders: the offer is released; retry or re-quote).',
   },
   {
     code: 'eligibility_unavailable', type: 'temporarily_unavailable',
