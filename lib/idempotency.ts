@@ -3,8 +3,8 @@
  * mode + route); a replay within 24 h returns the stored status and body; the same key with a
  * different body is `409 idempotency_error`; a concurrent duplicate waits for the first and replays
  * it (never executes twice); a request that failed after it may have taken effect is remembered
- * and answers `409 idempotency_failed`; a claim whose request died with its process is taken over
- * by a retry once its lease (`CLAIM_LEASE_SECONDS`) has passed. Secrets named in `redact` are never stored. The body is stored
+ * and answers `409 idempotency_failed`; so does a claim whose request died with its process, once its
+ * lease (`CLAIM_LEASE_SECONDS`) has passed (instead of `idempotency_key_in_use` for 24 h). Secrets named in `redact` are never stored. The body is stored
  * as `json` text, verbatim (not `jsonb`, which reorders keys): a replay is byte-identical to the first answer.
  */
 import crypto from 'node:crypto';
@@ -34,7 +34,7 @@ const WAIT_MS = 10000;
 /**
  * An `in_progress` claim older than this belongs to a request that died with its process (SIGKILL,
  * a crash) or lost the database before it could release or complete the claim: a retry under the
- * same key takes it over and executes (issue 28). Longer than any request runs.
+ * same key marks it failed and answers `409 idempotency_failed` (issue 28). Longer than any request runs.
  */
 export const CLAIM_LEASE_SECONDS = 30;
 
@@ -51,12 +51,14 @@ export async function claim(accountId: string, route: string, key: string, livem
     if (inserted.length === 1) return null;
     const stored = await storedResponse(accountId, route, key, hash, { takeOver: true });
     if (stored === ABANDONED) {
-      // One retry wins the abandoned claim (the lease restarts with it); the others wait for it.
-      // TypeORM answers an UPDATE with [rows, affected].
-      const [, won]: [unknown[], number] = await db().query(
-        `UPDATE idempotency_records SET created_at = now() WHERE account_id = $1 AND route = $2 AND key = $3
+      // Its request died after the claim: its effect may or may not have committed (a handler's
+      // transaction is not the claim's), so running it again could make a second payout or send.
+      // The claim becomes `failed`: this retry and every later one answer 409 idempotency_failed
+      // (reconcile, then retry under a new key), as for any request that failed after it may have
+      // taken effect; never a second execution.
+      await db().query(
+        `UPDATE idempotency_records SET state = 'failed' WHERE account_id = $1 AND route = $2 AND key = $3
             AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4)`, [accountId, route, key, CLAIM_LEASE_SECONDS]);
-      if (won === 1) return null;
       continue;
     }
     if (stored) return stored;

@@ -1,8 +1,8 @@
 /**
  * What the chaos harness (issue 28, `npm run chaos`) found, pinned by HTTP tests against the running
  * product: an idempotency claim left `in_progress` by a request that died with its process (or lost
- * the database) is taken over by a retry once its lease has passed, so the key answers and one
- * object exists, while a fresh claim still answers `409 idempotency_key_in_use`; and a rail's report
+ * the database) answers `409 idempotency_failed` once its lease has passed (it may have taken effect:
+ * never run twice), while a fresh claim still answers `409 idempotency_key_in_use`; and a rail's report
  * delivered again (its first delivery lost) answers 200 unchanged, so the product hears it again.
  */
 import crypto from 'node:crypto';
@@ -20,19 +20,20 @@ async function strandedClaim(accountId: string, route: string, key: string, body
     [accountId, route, key, requestHash(body), ageSeconds]);
 }
 
-test('a claim stranded past its lease is taken over by the retry: one answer, one object', async () => {
+test('a claim stranded past its lease is never run again: the retry and every later one answer 409 idempotency_failed, no object is made', async () => {
   const acct = await newAccount();
   const body = { display_name: 'Lease Co', email: 'lease@example.com' };
   const key = `lease_${crypto.randomBytes(12).toString('hex')}`;
   await strandedClaim(acct.account_id, 'live:POST /v1/clients', key, body, CLAIM_LEASE_SECONDS + 5);
   const first = await call('POST', '/v1/clients', body, { key: acct.live_key, idem: key });
-  expect(first.status).toBe(201);
+  expect([first.status, first.body.error.type, first.body.error.code, first.body.error.param]).toEqual([409, 'idempotency_error', 'idempotency_failed', 'Idempotency-Key']);
   const again = await call('POST', '/v1/clients', body, { key: acct.live_key, idem: key });
-  expect(again.status).toBe(201);
-  expect(again.headers.get('idempotent-replayed')).toBe('true');
-  expect(again.body.id).toBe(first.body.id);
+  expect([again.status, again.body.error.code]).toEqual([409, 'idempotency_failed']);
   const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM clients WHERE account_id = $1`, [acct.account_id]);
-  expect(n).toBe(1);
+  expect(n).toBe(0);
+  // Reconciled (nothing was made), the client retries under a new key.
+  const fresh = await call('POST', '/v1/clients', body, { key: acct.live_key, idem: `lease_${crypto.randomBytes(12).toString('hex')}` });
+  expect(fresh.status).toBe(201);
 }, 60_000);
 
 test('a claim still inside its lease is not taken over: 409 idempotency_key_in_use after the wait', async () => {
