@@ -179,14 +179,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const first = Math.min(...createdAt.values());
   const last = Math.max(...ours.map((r) => r.at));
   const seconds = (last - first) / 1000;
-  let verified = 0;
-  for (let i = 0; i < ours.length; i += 25) {
-    const r = ours[i];
-    verifyReceipt(secrets.get(r.path)!, r);
-    verified += 1;
-  }
-  const statuses: Array<{ status: string; n: number }> = await db().query(
-    'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY status ORDER BY status', [ids]);
+  const { verified, statuses } = await checkReceipts(ours, secrets, ids, 25);
 
   const f = (n: number) => n.toFixed(0);
   process.stdout.write([
@@ -217,6 +210,21 @@ function verifyReceipt(secret: string, r: Receipt): void {
   if (!(Math.abs(r.at / 1000 - ts) <= 300)) throw new Error(`receipt ${r.eventId}: timestamp ${ts} is more than 5 min from its receipt`);
   const expected = new Webhook(secret).sign(r.eventId, new Date(ts * 1000), r.body);
   if (!(r.headers['webhook-signature'] ?? '').split(' ').includes(expected)) throw new Error(`receipt ${r.eventId}: no valid signature`);
+}
+
+/**
+ * The checks both modes print: every `every`-th receipt's signature (verifyReceipt; throws on a bad
+ * one) and the delivery rows of events `ids` by status.
+ */
+async function checkReceipts(ours: Receipt[], secrets: Map<string, string>, ids: string[], every: number): Promise<{ verified: number; statuses: Array<{ status: string; n: number }> }> {
+  let verified = 0;
+  for (let i = 0; i < ours.length; i += every) {
+    verifyReceipt(secrets.get(ours[i].path)!, ours[i]);
+    verified += 1;
+  }
+  const statuses: Array<{ status: string; n: number }> = await db().query(
+    'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY status ORDER BY status', [ids]);
+  return { verified, statuses };
 }
 
 /**
@@ -283,13 +291,7 @@ async function paced(stack: Stack, creds: DevCredentials, secrets: Map<string, s
     windows[w].push(latencies[i]);
   });
   const ids = [...committedAt.keys()];
-  let verified = 0;
-  for (let i = 0; i < ours.length; i += 250) {
-    verifyReceipt(secrets.get(ours[i].path)!, ours[i]);
-    verified += 1;
-  }
-  const statuses: Array<{ status: string; n: number }> = await db().query(
-    'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY status ORDER BY status', [ids]);
+  const { verified, statuses } = await checkReceipts(ours, secrets, ids, 250);
   const f = (n: number) => n.toFixed(0);
   process.stdout.write([
     '',
