@@ -19,6 +19,12 @@ const PG_MESSAGES = [
   'Connection terminated', 'connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error',
   'Connection is not established', 'Client was closed and is not queryable', 'the database system is',
 ];
+/**
+ * TypeORM's errors for a query on a transaction whose connection was already given back: it gives a
+ * connection back when node-postgres reports it lost mid-transaction (PostgreSQL restarted), so the
+ * transaction's next statement meets one of these. The transaction is gone with its connection.
+ */
+const TYPEORM_RELEASED = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 /** gRPC status codes of a Temporal server that is unreachable or overloaded: UNAVAILABLE (14), DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8). */
 const GRPC_CODES = new Set([14, 4, 8]);
 
@@ -39,6 +45,7 @@ function chain(e: unknown): Chained[] {
 /** True when `e` says PostgreSQL is out (down, restarting, refusing or dropping connections). */
 export function isDatabaseUnavailable(e: unknown): boolean {
   return chain(e).some((c) => (typeof c.code === 'string' && (PG_CODES.has(c.code) || NET_CODES.has(c.code)))
+    || (typeof c.name === 'string' && TYPEORM_RELEASED.has(c.name))
     || (typeof c.message === 'string' && PG_MESSAGES.some((m) => (c.message as string).includes(m))));
 }
 

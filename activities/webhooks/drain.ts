@@ -111,48 +111,54 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
         if (!r.enabled) enabled = false;
         heartbeat();
       });
+      // Awaited below; this handler only keeps a failed write from being an unhandled rejection when
+      // the loop throws first (PostgreSQL restarted mid-drain): the activity fails and is retried.
+      writing.catch(() => undefined);
     };
     const taken = new Set(due.map((d) => d.id));
     // A heartbeat every HEARTBEAT_EVERY_MS as well as after each write: a drain whose receivers all
     // hang for the full request budget still reports in, so a short heartbeat timeout is safe.
     const beat = setInterval(heartbeat, HEARTBEAT_EVERY_MS);
-    // Rounds (module doc): each sends what it took, DRAIN_CONCURRENCY at a time; the next takes what
-    // became due meanwhile, never a delivery this call already took.
-    for (let round = work; round.length > 0 && enabled;) {
-      let next = 0;
-      await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, round.length) }, async () => {
-        while (next < round.length && enabled) {
-          const d = round[next++];
-          const attempt = d.attempt_count + 1;
-          const http = await sender(d.event!);
-          const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
-          assertDeliveryWrite(d.status, outcome);
-          const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
-          pending.push({ deliveryId: d.id, attempt, http, outcome, nextAttemptAt: delay === null ? null : new Date(clock() + delay) });
-          counts.sent += 1;
-          counts[outcome] += 1;
-          if (pending.length >= RECORD_BATCH) flush();
+    try {
+      // Rounds (module doc): each sends what it took, DRAIN_CONCURRENCY at a time; the next takes what
+      // became due meanwhile, never a delivery this call already took.
+      for (let round = work; round.length > 0 && enabled;) {
+        let next = 0;
+        await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, round.length) }, async () => {
+          while (next < round.length && enabled) {
+            const d = round[next++];
+            const attempt = d.attempt_count + 1;
+            const http = await sender(d.event!);
+            const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
+            assertDeliveryWrite(d.status, outcome);
+            const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
+            pending.push({ deliveryId: d.id, attempt, http, outcome, nextAttemptAt: delay === null ? null : new Date(clock() + delay) });
+            counts.sent += 1;
+            counts[outcome] += 1;
+            if (pending.length >= RECORD_BATCH) flush();
+          }
+        }));
+        // Each round's results are written when it ends, as a call's were: a further round never delays them.
+        if (pending.length > 0) flush();
+        // Nothing new yet: wait up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts)
+        // rather than return to the workflow, while the call may still take rounds.
+        let fresh: DueRow[] = [];
+        while (enabled && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
+          const wake = await armDeliveryWake(endpointId);
+          fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
+          if (fresh.length > 0) { wake.cancel(); break; }
+          if (!(await wake.wait(Math.min(IDLE_WAIT_MS, REFILL_FOR_MS - (Date.now() - wallStart))))) break;
         }
-      }));
-      // Each round's results are written when it ends, as a call's were: a further round never delays them.
-      if (pending.length > 0) flush();
-      // Nothing new yet: wait up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts)
-      // rather than return to the workflow, while the call may still take rounds.
-      let fresh: DueRow[] = [];
-      while (enabled && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
-        const wake = await armDeliveryWake(endpointId);
-        fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
-        if (fresh.length > 0) { wake.cancel(); break; }
-        if (!(await wake.wait(Math.min(IDLE_WAIT_MS, REFILL_FOR_MS - (Date.now() - wallStart))))) break;
+        if (fresh.length === 0) break;
+        for (const d of fresh) taken.add(d.id);
+        counts.cancelled += await cancelLiveDeliveries(endpointId, 'event_not_found', fresh.filter((d) => !d.event).map((d) => d.id));
+        round = fresh.filter((d) => d.event);
       }
-      if (fresh.length === 0) break;
-      for (const d of fresh) taken.add(d.id);
-      counts.cancelled += await cancelLiveDeliveries(endpointId, 'event_not_found', fresh.filter((d) => !d.event).map((d) => d.id));
-      round = fresh.filter((d) => d.event);
+      if (pending.length > 0) flush();
+      await writing;
+    } finally {
+      clearInterval(beat);
     }
-    clearInterval(beat);
-    if (pending.length > 0) flush();
-    await writing;
   }
   return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
 }

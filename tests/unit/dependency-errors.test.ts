@@ -4,6 +4,7 @@
  * any other unexpected error stays a 500.
  */
 import type Koa from 'koa';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { errorEnvelope } from '../../api/middleware/errors';
 import { isDatabaseUnavailable, isDependencyUnavailable, isTemporalUnavailable } from '../../lib/dependency-errors';
 
@@ -18,6 +19,9 @@ describe('isDependencyUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     // TypeORM's QueryFailedError wraps the driver's error.
     expect(isDatabaseUnavailable(Object.assign(new Error('query failed'), { name: 'QueryFailedError', driverError: withCode('x', '57P01') }))).toBe(true);
+    // A transaction's next statement after its connection was lost (TypeORM gave the connection back).
+    expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
   test('the Temporal server unreachable', () => {
