@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../lib/config';
+import { runInRequest } from '../lib/request-context';
 import { randomToken } from '../lib/secrets';
 import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
@@ -42,7 +43,8 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
     ctx.state.version = LATEST_VERSION;
     ctx.set('Request-Id', ctx.state.requestId);
     try {
-      await next();
+      // The request id for code far from the handler (logger, Temporal starts: lib/request-context.ts).
+      await runInRequest({ requestId: ctx.state.requestId }, next);
     } finally {
       ctx.set('Service-Version', ctx.state.version);
     }
