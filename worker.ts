@@ -17,7 +17,9 @@ import { ensureConversionWorkflows, ensureDepositIntentWorkflows, ensureOfframpW
 import { ensureOrderWorkflows } from './activities/orders/signals';
 import { ensureSubscriptionWorkflows } from './activities/subscriptions/signals';
 import { ensureWebhookEndpointWorkflows } from './activities/webhooks/signals';
+import { startMetricsSampler } from './activities/observability/sampler';
 import { loadConfig } from './lib/config';
+import { ensureMetricsServer, stopMetricsServer } from './lib/metrics-server';
 import { closeDb, initDb } from './lib/db';
 import { survivesDependencyOutages } from './lib/dependency-errors';
 import { stopNotifyListener } from './lib/notify';
@@ -25,12 +27,17 @@ import { logger } from './lib/logger';
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
 import { watchTemporal } from './temporal/outage';
+import { installRuntimeMetrics } from './temporal/runtime-metrics';
 
 /** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
 export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: () => Promise<void> }> {
   const cfg = loadConfig();
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
+  // Metrics (decision 0085): the SDK's worker metrics join this process's scrape; the worker's own
+  // listener (METRICS_PORT) and the sampled gauges (outbox lag, endpoints, money objects, parked workflows).
+  await installRuntimeMetrics();
+  await ensureMetricsServer();
   const { connectionOptions, namespace } = temporalConnectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
   // Starts from this process (dispatcher, recovery) ride the worker's connection, so they may ask
@@ -58,7 +65,8 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   // at boot and again whenever the Temporal server answers after an outage (API processes leave
   // the starts they could not make to this sweep: temporal/outage.ts).
   const stopWatch = watchTemporal(() => { logger.info('Temporal is back: recovery pass'); recoveryPass(); });
-  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); await stopDispatcherLoop(); };
+  const stopSampler = startMetricsSampler({ business: true });
+  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); stopSampler(); await stopDispatcherLoop(); };
   recoveryPass();
   return { worker, stopDispatcher };
 }
@@ -94,6 +102,7 @@ export async function runUntilStopped({ worker, stopDispatcher }: { worker: Work
   await stopDispatcher().catch(() => undefined);
   await stopNotifyListener();
   await closeDb().catch(() => undefined);
+  await stopMetricsServer();
   logger.info({ code }, 'worker stopped');
   return code;
 }

@@ -3,15 +3,18 @@
  * [pages (HTML, api/pages/), docs and the root (api/docs/)] -> versioning -> body parsing -> [health, OpenAPI document, public token routes (payer, payroll recipient) | simulator] -> authentication -> rate limit
  * -> per-operation authorization, validation and idempotency (api/operation/: authorize.ts, validate.ts, idempotency.ts, tied by mount.ts) -> thin handlers.
  */
+import crypto from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../lib/config';
 import { runInRequest } from '../lib/request-context';
+import { METRICS_CONTENT_TYPE, metricsText } from '../lib/metrics';
 import { randomToken } from '../lib/secrets';
 import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
+import { httpMetrics } from './middleware/metrics';
 import { requestLog } from './middleware/request-log';
 import { parseJsonBody, refuseUnservedMethods, rejectNulCharacters } from './middleware/input';
 import { rateLimitAuthenticated, rateLimitByIp } from './middleware/rate-limit';
@@ -60,6 +63,7 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
   const routers: Router<AppState>[] = [open, pages, docs, ...publicRouters];
   const isPublic = (ctx: Koa.ParameterizedContext<AppState>) => publicRouters.some((p) => p.match(ctx.path, ctx.method).route);
   app.use(requestLog(isPublic));
+  if (cfg.metrics.enabled) app.use(httpMetrics((ctx) => routeTemplateOf(routers, ctx)));
   app.use(errorEnvelope());
   // 405 with `Allow` (or 404) before anything else reads the request (api/middleware/input.ts): an
   // unserved method is refused whatever its headers say.
@@ -80,6 +84,16 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
     ctx.set('Cache-Control', 'no-store');
     if (r.status !== 'ready') { ctx.status = 503; ctx.set('Retry-After', '5'); }
     ctx.body = r;
+  });
+  // Metrics on the public port answer only to the scrape token (decision 0085): 404 to anyone
+  // else, merchant credentials included; the worker's and an internal listener need none (METRICS_PORT).
+  open.get('/metrics', async (ctx) => {
+    if (!scrapeTokenMatches(ctx.get('Authorization'), cfg.metrics.token)) {
+      throw new DomainError('not_found', 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = METRICS_CONTENT_TYPE;
+    ctx.body = await metricsText();
   });
   // The contract document, public (spec-independent; generated from the operation registry).
   open.get('/v1/openapi.json', (ctx) => { ctx.body = openApiDocument(); });
@@ -112,6 +126,23 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
   // Every router is asked about the same request several times (public check, 405 check, dispatch): one match each.
   for (const r of routers) memoizeRouteMatch(r);
   return app;
+}
+
+/** The template (`/v1/payment_links/:id`) of the route `ctx` matches on one of `routers`, if any (memoized matches). */
+function routeTemplateOf(routers: Router<AppState>[], ctx: Koa.ParameterizedContext<AppState>): string | undefined {
+  for (const r of routers) {
+    const layer = r.match(ctx.path, ctx.method).pathAndMethod.filter((l) => l.methods.length > 0).pop();
+    if (typeof layer?.path === 'string') return layer.path;
+  }
+  return undefined;
+}
+
+/** Whether `authorization` is `Bearer <token>` for the configured scrape token (constant time); false when none is configured. */
+function scrapeTokenMatches(authorization: string, token: string | null): boolean {
+  if (!token) return false;
+  const given = Buffer.from(authorization.startsWith('Bearer ') ? authorization.slice(7) : '');
+  const want = Buffer.from(token);
+  return given.length === want.length && crypto.timingSafeEqual(given, want);
 }
 
 function rateLimitPublicPaths(isPublic: (ctx: Koa.ParameterizedContext<AppState>) => boolean): Koa.Middleware<AppState> {

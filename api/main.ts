@@ -14,6 +14,8 @@ import { wireAuthCache } from './middleware/auth';
 import { flushRequestLogs, replayRequestLogs } from './middleware/request-log';
 import { closeAllStreams } from './stream-hub';
 import { Lifecycle } from './lifecycle';
+import { startMetricsSampler } from '../activities/observability/sampler';
+import { ensureMetricsServer } from '../lib/metrics-server';
 
 const lifecycles = new WeakMap<http.Server, Lifecycle>();
 
@@ -29,6 +31,8 @@ export async function startApi(port?: number): Promise<http.Server> {
   await wireSwitchCache();
   await replayRequestLogs().catch((e) => logger.warn({ err: e }, 'request log write-ahead files not replayed'));
   wireChainWatcher();
+  await ensureMetricsServer();
+  startMetricsSampler({ business: false });
   const lifecycle = new Lifecycle();
   const app = buildApp({ lifecycle });
   const server = http.createServer(app.callback());

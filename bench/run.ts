@@ -11,6 +11,10 @@
  * Also loads a "data-layer floor" (bench/floor-server.ts: bare Koa + the product's own statements)
  * to split the gap into what the spec's writes cost and what the HTTP pipeline costs.
  * Targets are loaded in interleaved slices (product, bare, floor, product, ...) so host drift is shared.
+ * 3. Observability cost (issue 29): two more API processes on the same stack, one with metrics and
+ *    OpenTelemetry tracing on (spans exported over OTLP/HTTP to a local sink that accepts and drops
+ *    them) and one with both off (METRICS_ENABLED=false, no OTEL_*), loaded in the same interleaved
+ *    slices as the others: the read and create paths with both on vs both off (target: lose <= 5%).
  * Env: BENCH_SECONDS (default 20), BENCH_ROUNDS (4), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
  */
 import 'reflect-metadata';
@@ -76,6 +80,13 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   await new Promise<void>((res) => floor.stdout!.once('data', () => res()));
   const floorUrl = `http://127.0.0.1:${floorPort}`;
 
+  // Observability on and off (module doc 3): the same API code, two processes beside the stack's.
+  const sink = await startOtlpSink();
+  const observedUrl = await spawnApi(stack, {
+    METRICS_ENABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sink.url}/v1/traces`, OTEL_SERVICE_NAME: 'bench-api',
+  });
+  const plainUrl = await spawnApi(stack, { METRICS_ENABLED: 'false', OTEL_SDK_DISABLED: 'true' });
+
   const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
   const linkBody = JSON.stringify({ amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'Bench link', accepted_rail_kinds: ['crypto'] });
   const created = await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` }, body: linkBody });
@@ -87,21 +98,31 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   await autocannon({ url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
   await autocannon({ url: `${bareUrl}/links/${link.id}`, connections: 8, duration: 3 });
   await autocannon({ url: `${floorUrl}/links/${link.id}`, connections: 8, duration: 3 });
+  await autocannon({ url: `${observedUrl.url}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
+  await autocannon({ url: `${plainUrl.url}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
 
-  log(`GET: product, bare, floor interleaved (${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} slices)...`);
-  const [getProduct, getBare, getFloor] = await interleaved([
+  log(`GET: product, bare, floor, observed, plain interleaved (${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} slices)...`);
+  const [getProduct, getBare, getFloor, getObserved, getPlain] = await interleaved([
     { url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers },
     { url: `${bareUrl}/links/${link.id}` },
     { url: `${floorUrl}/links/${link.id}` },
+    { url: `${observedUrl.url}/v1/payment_links/${link.id}`, headers },
+    { url: `${plainUrl.url}/v1/payment_links/${link.id}`, headers },
   ]);
-  log('POST: product, bare, floor interleaved...');
-  const [postProduct, postBare, postFloor] = await interleaved([
-    { url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] },
+  log('POST: product, bare, floor, observed, plain interleaved...');
+  const postTo = (base: string) => ({ url: `${base}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] });
+  const [postProduct, postBare, postFloor, postObserved, postPlain] = await interleaved([
+    postTo(stack.apiUrl),
     { url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
     { url: `${floorUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
+    postTo(observedUrl.url),
+    postTo(plainUrl.url),
   ]);
   bare.kill();
   floor.kill();
+  observedUrl.stop();
+  plainUrl.stop();
+  sink.close();
 
   // Deposit -> outbox -> webhook latency.
   log(`deposit latency over ${PAYMENTS} payments...`);
@@ -163,6 +184,12 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     row('POST floor', postFloor, postBare),
     `  product / floor: GET ${(100 * getProduct.rps / getFloor.rps).toFixed(0)}%, POST ${(100 * postProduct.rps / postFloor.rps).toFixed(0)}%`,
     '',
+    `Observability (issue 29): an API with metrics and tracing on (OTLP export requests received: ${sink.spans()}) vs one with both off, same stack, same slices:`,
+    row('GET on (metrics + tracing)', getObserved, getPlain),
+    row('POST on (metrics + tracing)', postObserved, postPlain),
+    `  the stack's API (metrics on, tracing off) / off: GET ${(100 * getProduct.rps / getPlain.rps).toFixed(0)}%, POST ${(100 * postProduct.rps / postPlain.rps).toFixed(0)}%`,
+    `  on / off: GET ${(100 * getObserved.rps / getPlain.rps).toFixed(1)}%, POST ${(100 * postObserved.rps / postPlain.rps).toFixed(1)}% (target >= 95%)`,
+    '',
     `Deposit latency over ${PAYMENTS} payments (sim transfer -> ...):`,
     `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,
     `  webhook received         p50 ${f(pct(toWebhook, 50))} ms   p95 ${f(pct(toWebhook, 95))} ms   max ${f(toWebhook[toWebhook.length - 1])} ms   (target p95 < 1500 ms)`,
@@ -170,6 +197,35 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     `Targets: reads >= 50% of bare (${(100 * getProduct.rps / getBare.rps).toFixed(0)}%), writes >= 35% (${(100 * postProduct.rps / postBare.rps).toFixed(0)}%), p99 < 50 ms (GET ${getProduct.p99} ms, POST ${postProduct.p99} ms)`,
     '',
   ].join('\n'));
+}
+
+/** Starts one more API process (dist/api/main.js) on the stack with `extra` env on a free port; resolves once `/healthz` answers. */
+async function spawnApi(stack: Stack, extra: NodeJS.ProcessEnv): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...stack.env, PORT: String(port), PAYER_HOST: `http://127.0.0.1:${port}`, METRICS_PORT: '', ...extra };
+  for (const k of Object.keys(env)) if (k.startsWith('OTEL_') && !(k in extra)) delete env[k];
+  const child = spawn(process.execPath, [path.join(__dirname, '../api/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (const end = Date.now() + 60_000; Date.now() < end;) {
+    if (child.exitCode !== null) throw new Error(`bench API exited with ${child.exitCode}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill('SIGTERM') };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error('bench API did not become healthy');
+}
+
+/** A local OTLP/HTTP trace receiver that accepts every export and drops it (counts the requests). */
+async function startOtlpSink(): Promise<{ url: string; spans(): number; close(): void }> {
+  const http = await import('node:http');
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { exports += 1; res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, spans: () => exports, close: () => server.close() };
 }
 
 runBench({ name: 'bench', tag: 'bench', split: true, log }, measure);

@@ -80,6 +80,13 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Seconds a stopping worker lets running activities finish before cancelling them (WORKER_SHUTDOWN_GRACE_SECONDS, default 30). */
   workerShutdownGraceSeconds: number;
+  /**
+   * Metrics (issue 29, decision 0085): METRICS_ENABLED (default on) collects them; METRICS_PORT
+   * (unset: no listener) serves `GET /metrics` on a listener of its own bound to METRICS_HOST
+   * (default 127.0.0.1), the worker's scrape port; METRICS_TOKEN (unset: refused) is the bearer
+   * token a scraper presents for `GET /metrics` on the API's public port (never a merchant credential).
+   */
+  metrics: { enabled: boolean; port: number | null; host: string; token: string | null; sampleSeconds: number };
 }
 
 const schema = Joi.object({
@@ -119,6 +126,11 @@ const schema = Joi.object({
   SHUTDOWN_DRAIN_SECONDS: Joi.number().min(0).max(300).default(0),
   SHUTDOWN_GRACE_SECONDS: Joi.number().min(0).max(600).default(25),
   WORKER_SHUTDOWN_GRACE_SECONDS: Joi.number().min(0).max(3600).default(30),
+  METRICS_ENABLED: Joi.boolean().truthy('1').falsy('0').default(true),
+  METRICS_PORT: Joi.number().integer().min(0).max(65535).allow(''),
+  METRICS_HOST: Joi.string().default('127.0.0.1'),
+  METRICS_TOKEN: Joi.string().min(16).allow(''),
+  METRICS_SAMPLE_SECONDS: Joi.number().min(1).max(3600).default(15),
 }).unknown(true);
 
 let cached: Config | null = null;
@@ -166,6 +178,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainSeconds: value.SHUTDOWN_DRAIN_SECONDS,
     shutdownGraceSeconds: value.SHUTDOWN_GRACE_SECONDS,
     workerShutdownGraceSeconds: value.WORKER_SHUTDOWN_GRACE_SECONDS,
+    metrics: {
+      enabled: value.METRICS_ENABLED,
+      port: value.METRICS_PORT === '' || value.METRICS_PORT === undefined ? null : Number(value.METRICS_PORT),
+      host: value.METRICS_HOST,
+      token: value.METRICS_TOKEN || null,
+      sampleSeconds: value.METRICS_SAMPLE_SECONDS,
+    },
   };
   if (env === process.env) cached = cfg;
   return cfg;

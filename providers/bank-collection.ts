@@ -17,6 +17,7 @@ import { BANK_MATCHING, type BankMatching } from '../domain/bank-collection';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 import { faultValue } from './sandbox-faults';
+import { instrumentProvider } from '../lib/metrics';
 
 /** BankDepositInstructions (spec 2.1) as stored: every key present, null when the rail has none. */
 export type BankInstructions = Record<string, string | null>;
@@ -229,6 +230,6 @@ let provider: SandboxBankCollection | null = null;
 
 /** The process's inbound collection provider (sandbox). */
 export function bankCollection(): SandboxBankCollection {
-  if (!provider) provider = new SandboxBankCollection();
+  if (!provider) provider = instrumentProvider('bank_collection', new SandboxBankCollection());
   return provider;
 }

@@ -13,6 +13,7 @@ import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 import { chainAdapter, deriveAddress } from './chain';
 import { faultValue } from './sandbox-faults';
+import { instrumentProvider } from '../lib/metrics';
 
 /** A bridge transfer as the provider reports it. `received` in USDC minor units (6 decimals). */
 export interface BridgeTransfer {
@@ -287,7 +288,7 @@ let payInBridge: SandboxPayInBridge | null = null;
 
 /** The process's pay-in bridge adapter (sandbox). */
 export function payInBridgeAdapter(): SandboxPayInBridge {
-  if (!payInBridge) payInBridge = new SandboxPayInBridge();
+  if (!payInBridge) payInBridge = instrumentProvider('pay_in_bridge', new SandboxPayInBridge());
   return payInBridge;
 }
 
@@ -295,6 +296,6 @@ let bridge: SandboxBridge | null = null;
 
 /** The process's bridge adapter (sandbox). */
 export function bridgeAdapter(): SandboxBridge {
-  if (!bridge) bridge = new SandboxBridge();
+  if (!bridge) bridge = instrumentProvider('bridge', new SandboxBridge());
   return bridge;
 }

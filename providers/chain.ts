@@ -10,6 +10,7 @@ import type { EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
+import { instrumentProvider } from '../lib/metrics';
 
 export interface ObservedTransfer {
   chain: string; asset: string; from_address: string | null; to_address: string;
@@ -220,6 +221,6 @@ let chain: SandboxChain | null = null;
 
 /** The process's chain adapter (sandbox on every network this build supports). */
 export function chainAdapter(): SandboxChain {
-  if (!chain) chain = new SandboxChain(loadConfig().network);
+  if (!chain) chain = instrumentProvider('chain', new SandboxChain(loadConfig().network));
   return chain;
 }

@@ -18,6 +18,7 @@ import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
 import { randomToken } from '../lib/secrets';
 import { moveRows } from '../lib/status-writes';
+import { instrumentProvider } from '../lib/metrics';
 
 export interface CheckoutSessionRequest {
   /** Our reference (the `cco_` id); the same reference never opens two sessions. */
@@ -139,6 +140,6 @@ let provider: SandboxCheckoutProvider | null = null;
 
 /** The process's checkout provider (the sandbox on every environment this build supports). */
 export function checkoutProvider(): SandboxCheckoutProvider {
-  if (!provider) provider = new SandboxCheckoutProvider();
+  if (!provider) provider = instrumentProvider('checkout', new SandboxCheckoutProvider());
   return provider;
 }

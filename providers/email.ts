@@ -6,6 +6,7 @@
  */
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
+import { instrumentProvider } from '../lib/metrics';
 
 /** One outgoing email. `template` names the message kind (e.g. `payment_link_invoice`). */
 export interface EmailMessage {
@@ -59,6 +60,6 @@ let provider: SandboxEmailProvider | null = null;
 
 /** The process's email provider (the sandbox on every environment this build supports). */
 export function emailProvider(): SandboxEmailProvider {
-  if (!provider) provider = new SandboxEmailProvider();
+  if (!provider) provider = instrumentProvider('email', new SandboxEmailProvider());
   return provider;
 }

@@ -20,6 +20,7 @@ import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 import { faultValue } from './sandbox-faults';
 import { SANDBOX_FAILING_ACCOUNT_SUFFIX, SANDBOX_FAILING_REASON, SANDBOX_RETURNED_ACCOUNT_SUFFIX, SANDBOX_RETURNED_TEXT } from './sandbox-values';
+import { instrumentProvider } from '../lib/metrics';
 
 /** A rail payment as the provider reports it. Amounts in minor units of `currency`. */
 export interface RailPayment {
@@ -157,6 +158,6 @@ let rails: SandboxFiatRails | null = null;
 
 /** The process's fiat rail adapter (sandbox). */
 export function fiatRails(): SandboxFiatRails {
-  if (!rails) rails = new SandboxFiatRails();
+  if (!rails) rails = instrumentProvider('fiat_rails', new SandboxFiatRails());
   return rails;
 }

@@ -11,6 +11,7 @@
 import crypto from 'node:crypto';
 import { loadConfig } from '../lib/config';
 import { db } from '../lib/db';
+import { instrumentProvider } from '../lib/metrics';
 
 /** What the provider says about a customer now. */
 export interface KycRecord {
@@ -71,6 +72,6 @@ let kyc: SandboxKyc | null = null;
 
 /** The process's KYC provider (sandbox). */
 export function kycProvider(): SandboxKyc {
-  if (!kyc) kyc = new SandboxKyc();
+  if (!kyc) kyc = instrumentProvider('kyc', new SandboxKyc());
   return kyc;
 }

@@ -24,6 +24,7 @@ import { deriveAddress } from './chain';
 import { faultValue, type FaultName } from './sandbox-faults';
 import { quoteProvider } from './quote-providers';
 import { NO_RECALL_RAILS } from './sandbox-values';
+import { instrumentProvider } from '../lib/metrics';
 
 /** The provider's order API is out: retry later (`503 temporarily_unavailable` on the wire). */
 export class ProviderUnavailable extends Error {
@@ -195,6 +196,6 @@ let instance: SandboxOrderProviders | null = null;
 
 /** The process's order-provider adapter. */
 export function orderProviders(): SandboxOrderProviders {
-  instance ??= new SandboxOrderProviders();
+  instance ??= instrumentProvider('order_providers', new SandboxOrderProviders());
   return instance;
 }

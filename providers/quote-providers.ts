@@ -16,6 +16,7 @@
 import { priceOffer, type NoOffer, type PricedOffer, type ProviderPricing, type QuoteTerms } from '../domain/quotes';
 import { faultValues } from './sandbox-faults';
 import { QUOTE_PROVIDER_SANDBOX } from './sandbox-values';
+import { observeProviderCall } from '../lib/metrics';
 
 /** A provider as published on offers and orders: identity and limits (USD micro-units). */
 export interface QuoteProvider extends ProviderPricing {
@@ -94,25 +95,33 @@ async function ask(p: QuoteProvider, terms: QuoteTerms, latencyMs: number, failu
  */
 export async function quoteAll(terms: QuoteTerms, accountId: string, deadlineMs: number): Promise<ProviderResult[]> {
   const faults = await faultValues(accountId, 'quotes.');
-  return Promise.all(QUOTE_PROVIDERS.map(async (p): Promise<ProviderResult> => {
-    const started = process.hrtime.bigint();
-    const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-    if (p.paused) return { provider: p, status: 'paused', reason: 'provider_paused', code: 'PROVIDER_PAUSED', latencyMs: 0 };
-    const latency = Number(faults.get(`quotes.${p.id}.latency_ms`) ?? p.defaultLatencyMs);
-    const failureRate = Number(faults.get(`quotes.${p.id}.failure_rate`) ?? 0);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), deadlineMs); });
-    try {
-      const out = await Promise.race([ask(p, terms, Number.isFinite(latency) ? Math.max(0, latency) : p.defaultLatencyMs, Number.isFinite(failureRate) ? failureRate : 0), deadline]);
-      if (out === 'timeout') return { provider: p, status: 'timed_out', reason: 'timeout', code: 'PROVIDER_UNAVAILABLE', latencyMs: elapsed() };
-      if ('finalOut' in out) return { provider: p, status: 'quoted', offer: out, latencyMs: elapsed() };
-      return { provider: p, status: 'no_offer', reason: out.reason, code: out.code, latencyMs: elapsed() };
-    } catch {
-      return { provider: p, status: 'failed', reason: 'provider_error', code: 'PROVIDER_ERROR', latencyMs: elapsed() };
-    } finally {
-      clearTimeout(timer);
-    }
+  return Promise.all(QUOTE_PROVIDERS.map(async (p) => {
+    const t0 = process.hrtime.bigint();
+    const r = await quoteOne(p, terms, faults, deadlineMs);
+    if (r.status !== 'paused') observeProviderCall(p.id, 'quote', r.status === 'timed_out' ? 'timeout' : r.status === 'failed' ? 'error' : 'ok', t0);
+    return r;
   }));
+}
+
+/** One provider's answer to `terms` under `deadlineMs` (quoteAll). Never throws. */
+async function quoteOne(p: QuoteProvider, terms: QuoteTerms, faults: Map<string, string>, deadlineMs: number): Promise<ProviderResult> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  if (p.paused) return { provider: p, status: 'paused', reason: 'provider_paused', code: 'PROVIDER_PAUSED', latencyMs: 0 };
+  const latency = Number(faults.get(`quotes.${p.id}.latency_ms`) ?? p.defaultLatencyMs);
+  const failureRate = Number(faults.get(`quotes.${p.id}.failure_rate`) ?? 0);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), deadlineMs); });
+  try {
+    const out = await Promise.race([ask(p, terms, Number.isFinite(latency) ? Math.max(0, latency) : p.defaultLatencyMs, Number.isFinite(failureRate) ? failureRate : 0), deadline]);
+    if (out === 'timeout') return { provider: p, status: 'timed_out', reason: 'timeout', code: 'PROVIDER_UNAVAILABLE', latencyMs: elapsed() };
+    if ('finalOut' in out) return { provider: p, status: 'quoted', offer: out, latencyMs: elapsed() };
+    return { provider: p, status: 'no_offer', reason: out.reason, code: out.code, latencyMs: elapsed() };
+  } catch {
+    return { provider: p, status: 'failed', reason: 'provider_error', code: 'PROVIDER_ERROR', latencyMs: elapsed() };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import { db } from '../lib/db';
 import { SANDBOX_SCREENING_DEFAULT_SCORE_BELOW, SCREENING_RISK_BANDS } from './sandbox-values';
+import { instrumentProvider } from '../lib/metrics';
 
 export interface AddressScreeningResult {
   /** 0..100. */
@@ -76,6 +77,6 @@ let provider: SandboxAddressScreeningProvider | null = null;
 
 /** The process's address screening provider (the sandbox on every environment this build supports). */
 export function addressScreeningProvider(): SandboxAddressScreeningProvider {
-  if (!provider) provider = new SandboxAddressScreeningProvider();
+  if (!provider) provider = instrumentProvider('address_screening', new SandboxAddressScreeningProvider());
   return provider;
 }

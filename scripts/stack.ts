@@ -25,6 +25,8 @@ export interface Stack {
   killWorker(i?: number): Promise<void>;
   /** Split stacks only: starts worker `i` (default 0) again after a kill. */
   startWorker(i?: number): void;
+  /** Split stacks only: each worker's metrics listener (`GET /metrics`, METRICS_PORT; decision 0085). */
+  workerMetricsUrls: string[];
   /** Split stacks only: sends `signal` to API instance `i`'s process group; resolves with how it ended (see `ProcessEnd`). */
   signalApi(i: number, signal: 'SIGKILL' | 'SIGTERM', deadlineMs?: number): Promise<ProcessEnd>;
   /** Split stacks only: starts API instance `i` again on its port; resolves once `/healthz` answers. */
@@ -125,6 +127,8 @@ export async function startStack(opts: {
     WEBHOOKS_EXTRA_CA_FILE: tls.certFile,
     WEBHOOKS_TEST_TLS_KEY_FILE: tls.keyFile,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // The scrape token for `GET /metrics` on the API port (decision 0085); workers get a METRICS_PORT each below.
+    METRICS_TOKEN: crypto.randomBytes(24).toString('hex'),
     ...(opts.envOverrides ?? {}),
   };
   const productLog = path.join(os.tmpdir(), `payments-platform-${tag}-product-${process.pid}.log`);
@@ -141,7 +145,10 @@ export async function startStack(opts: {
     ? apiPorts.map((_, i) => spawnApi(i))
     : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
   const workerEntry = path.resolve(__dirname, '../worker.js');
-  const workerProcesses = opts.split ? Array.from({ length: opts.workers ?? 1 }, () => spawnOne(workerEntry)) : [];
+  const workerMetricsPorts: number[] = [];
+  for (let i = 0; i < (opts.split ? opts.workers ?? 1 : 0); i++) workerMetricsPorts.push(await freePort());
+  const spawnWorker = (i: number) => spawnOne(workerEntry, { METRICS_PORT: String(workerMetricsPorts[i]) });
+  const workerProcesses = workerMetricsPorts.map((_, i) => spawnWorker(i));
   const processes = () => [...apiProcesses, ...workerProcesses];
   // The product runs in its own process groups; never leave it behind if this process dies.
   const killProduct = () => {
@@ -185,11 +192,12 @@ export async function startStack(opts: {
       try { process.kill(-w.pid!, 'SIGKILL'); } catch { /* gone */ }
       await exited;
     },
-    startWorker: (i = 0) => { workerProcesses[i] = spawnOne(workerEntry); },
+    startWorker: (i = 0) => { workerProcesses[i] = spawnWorker(i); },
+    workerMetricsUrls: workerMetricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`),
     revive: async () => {
       const ended = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
       const out: string[] = [];
-      for (const [i, p] of workerProcesses.entries()) if (ended(p)) { out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); workerProcesses[i] = spawnOne(workerEntry); }
+      for (const [i, p] of workerProcesses.entries()) if (ended(p)) { out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); workerProcesses[i] = spawnWorker(i); }
       for (const [i, p] of apiProcesses.entries()) if (ended(p)) { out.push(`API ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); await (async () => { apiProcesses[i] = spawnApi(i); await healthy([apiUrls[i]], () => [apiProcesses[i]]); })(); }
       return out;
     },

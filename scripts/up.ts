@@ -40,6 +40,8 @@ async function main(): Promise<void> {
   process.env.WEBHOOKS_ALLOW_LOOPBACK ??= 'true';
   process.env.PORT ??= '3000';
   process.env.HOST ??= '127.0.0.1';
+  // Prometheus metrics on a loopback listener of their own (decision 0085), not on the API port.
+  process.env.METRICS_PORT ??= '9464';
 
   const stops: Array<() => Promise<void>> = [];
   if (!process.env.DATABASE_URL) {
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
     `  API:          ${apiUrl}/v1`,
     `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
     `  Simulator:    ${apiUrl}/sim`,
+    `  Metrics:      http://${process.env.METRICS_HOST ?? '127.0.0.1'}:${process.env.METRICS_PORT}/metrics`,
     `  Temporal UI:  ${uiUrl ?? `(external Temporal at ${process.env.TEMPORAL_ADDRESS})`}`,
     `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
     `  Credentials:  ${CREDENTIALS_FILE}`,

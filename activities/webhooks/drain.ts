@@ -41,6 +41,7 @@ import { type HttpResult, isSuccess, postWebhook } from './http';
 import { type AttemptRecord, cancelLiveDeliveries, recordAttempts } from './record';
 import { parseEndpointUrl } from './url';
 import { armDeliveryWake } from './delivery-wake';
+import { webhookAttemptDuration, webhookAttempts, webhookDeliveryLag } from '../../lib/metrics';
 
 /** Deliveries taken per call. */
 export const DRAIN_BATCH = 2000;
@@ -135,6 +136,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
             pending.push({ deliveryId: d.id, attempt, http, outcome, nextAttemptAt: delay === null ? null : new Date(clock() + delay) });
             counts.sent += 1;
             counts[outcome] += 1;
+            observeAttempt(outcome, http.latencyMs, outcome === 'succeeded' ? d.event!.created_at : null);
             if (pending.length >= RECORD_BATCH) flush();
           }
         }));
@@ -161,6 +163,13 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
     }
   }
   return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
+}
+
+/** Counts one attempt in the webhook metrics (lib/metrics.ts); `eventCreatedAt` (a success) adds the commit-to-receipt lag. */
+function observeAttempt(outcome: AttemptRecord['outcome'], latencyMs: number, eventCreatedAt: Date | null): void {
+  webhookAttempts.inc({ outcome });
+  webhookAttemptDuration.observe({ outcome }, latencyMs / 1000);
+  if (eventCreatedAt) webhookDeliveryLag.observe(Math.max(0, Date.now() - new Date(eventCreatedAt).getTime()) / 1000);
 }
 
 /** Whether the endpoint is still enabled and not deleted and the delivery switch still on (checked before each further round). */

@@ -30,7 +30,7 @@ export function testProductEnv(): NodeJS.ProcessEnv {
 
 /** The stack's settings a test process takes over (database, Temporal, secrets, receiver certificate). */
 const SHARED_KEYS = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', 'PAYER_HOST', 'WEBHOOKS_ALLOW_LOOPBACK', 'WEBHOOKS_EXTRA_CA_FILE',
-  'WEBHOOKS_TEST_TLS_KEY_FILE', 'PLATFORM_HOSTS'];
+  'WEBHOOKS_TEST_TLS_KEY_FILE', 'PLATFORM_HOSTS', 'METRICS_TOKEN'];
 
 /** Starts a stack from the compiled dist/ (so the product child and the caller share one implementation). */
 export async function startTestStack(
