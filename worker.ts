@@ -2,6 +2,7 @@
  * Temporal worker process: runs every workflow and activity on the task queue, plus the outbox
  * dispatcher that turns new events into webhook delivery workflows (ARCHITECTURE.md "Data flow" 6).
  */
+import './lib/tracing-init'; // first: tracing instruments http, pg and undici before they load
 import 'reflect-metadata';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
@@ -24,6 +25,7 @@ import { closeDb, initDb } from './lib/db';
 import { survivesDependencyOutages } from './lib/dependency-errors';
 import { stopNotifyListener } from './lib/notify';
 import { logger } from './lib/logger';
+import { stopTracing, temporalClientTracing, temporalWorkerTracing } from './lib/tracing';
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
 import { watchTemporal } from './temporal/outage';
@@ -42,7 +44,7 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   const connection = await NativeConnection.connect(connectionOptions);
   // Starts from this process (dispatcher, recovery) ride the worker's connection, so they may ask
   // the server to hand the first workflow task straight to this worker (eager start).
-  setTemporalClient(new Client({ connection, namespace }), { eager: true });
+  setTemporalClient(new Client({ connection, namespace, ...temporalClientTracing() }), { eager: true });
   const worker = await Worker.create({
     connection,
     namespace,
@@ -57,6 +59,8 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     // past ten seconds more the worker gives up and the process exits.
     shutdownGraceTime: cfg.workerShutdownGraceSeconds * 1000,
     shutdownForceTime: (cfg.workerShutdownGraceSeconds + 10) * 1000,
+    // Tracing on (lib/tracing.ts): Temporal's OpenTelemetry interceptors and span sink; off: nothing.
+    ...temporalWorkerTracing(),
   });
   const stopDispatcherLoop = await startDispatcher();
   // Housekeeping, the partition manager included (decision 0078): a pass now, then every 10 minutes.
@@ -103,6 +107,7 @@ export async function runUntilStopped({ worker, stopDispatcher }: { worker: Work
   await stopNotifyListener();
   await closeDb().catch(() => undefined);
   await stopMetricsServer();
+  await stopTracing();
   logger.info({ code }, 'worker stopped');
   return code;
 }

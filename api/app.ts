@@ -8,8 +8,10 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { DomainError } from '../domain/errors';
 import { loadConfig } from '../lib/config';
+import { logger } from '../lib/logger';
 import { runInRequest } from '../lib/request-context';
 import { METRICS_CONTENT_TYPE, metricsText } from '../lib/metrics';
+import { traceRequest } from '../lib/tracing';
 import { randomToken } from '../lib/secrets';
 import type { AppState } from './context';
 import { authenticate } from './middleware/auth';
@@ -45,11 +47,16 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
     ctx.state.redact = [];
     ctx.state.version = LATEST_VERSION;
     ctx.set('Request-Id', ctx.state.requestId);
+    const traced = traceRequest(ctx.state.requestId, ctx.method); // null when tracing is off
     try {
       // The request id for code far from the handler (logger, Temporal starts: lib/request-context.ts).
       await runInRequest({ requestId: ctx.state.requestId }, next);
     } finally {
       ctx.set('Service-Version', ctx.state.version);
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+      traced?.(route);
+      // An access line at debug level (LOG_LEVEL=debug); with tracing on it carries the trace id too.
+      if (logger.isLevelEnabled('debug')) logger.debug({ request_id: ctx.state.requestId, method: ctx.method, route, status: ctx.status }, 'request');
     }
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.

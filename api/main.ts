@@ -1,10 +1,12 @@
 /** API process entry: validates configuration, connects PostgreSQL and Temporal, listens on PORT. */
+import '../lib/tracing-init'; // first: tracing instruments http, pg and undici before they load
 import 'reflect-metadata';
 import http from 'node:http';
 import { loadConfig } from '../lib/config';
 import { closeDb, initDb } from '../lib/db';
 import { survivesDependencyOutages } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
+import { stopTracing } from '../lib/tracing';
 import { deferStartsToSweep, temporalClient } from '../temporal/client';
 import { buildApp } from './app';
 import { wireChainWatcher } from '../activities/payments/watcher';
@@ -88,6 +90,7 @@ if (require.main === module) {
       await stopApi(server);
       await stopNotifyListener();
       await closeDb().catch(() => undefined);
+      await stopTracing();
       logger.info('api stopped');
       process.exit(0);
     };

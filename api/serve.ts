@@ -2,11 +2,13 @@
  * Runs the worker and the API in one process (dev stack and tests). Production runs `worker.ts`
  * and `api/main.ts` as separate, horizontally scalable processes.
  */
+import '../lib/tracing-init'; // first: tracing instruments http, pg and undici before they load
 import 'reflect-metadata';
 import { stopNotifyListener } from '../lib/notify';
 import { createWorker } from '../worker';
 import { startApi, stopApi } from './main';
 import { logger } from '../lib/logger';
+import { stopTracing } from '../lib/tracing';
 
 async function main(): Promise<void> {
   const { worker, stopDispatcher } = await createWorker();
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     await running.catch(() => undefined);
     await stopDispatcher();
     await stopNotifyListener();
+    await stopTracing();
     process.exit(0);
   };
   process.on('SIGTERM', stop);

@@ -49,7 +49,7 @@ runBench({ name: 'writes', tag: 'writes', split: true, log }, async (_stack, cre
   const wireJson = JSON.stringify(wire);
   const freshLink = () => linkJson.replace(link.id, `pl_${hex(10)}`).replace(link.short_code!, hex(6)).replace(`"${link.reference_id}"`, `"CP-b${hex(8)}"`);
   const event = { accountId, livemode: true, type: 'payment_link.created', objectType: 'payment_link', objectId: link.id, request: null };
-  const eventSql = `INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7, jsonb_build_object('object', $8::jsonb), $9,$10,$11`;
+  const eventSql = `INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7, jsonb_build_object('object', $8::jsonb), $9,$10,$11,$12`;
 
   const rows: Array<[string, number]> = [];
   const measure = async (name: string, fn: () => Promise<unknown>) => { log(name); rows.push([name, await rate(fn)]); };

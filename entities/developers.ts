@@ -18,6 +18,8 @@ export class EventRow {
   @Column('text') api_version: string;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @Column('timestamptz', { nullable: true }) dispatched_at: Date | null;
+  /** W3C `traceparent` of the span that wrote the event (tracing on), else null: its webhook deliveries join that trace. */
+  @Column('text', { nullable: true }) trace_parent: string | null;
 }
 
 @Entity('webhook_endpoints')

@@ -44,6 +44,7 @@ import { PaymentListIndexesCounts1764610200000 } from './migrations/176461020000
 import { PartitionedLogs1764620000000 } from './migrations/1764620000000-PartitionedLogs';
 import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
 import { RequestLogCounts1764640000000 } from './migrations/1764640000000-RequestLogCounts';
+import { EventTraceParent1764650000000 } from './migrations/1764650000000-EventTraceParent';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -112,4 +113,5 @@ export const MIGRATIONS = [
   PartitionedLogs1764620000000,
   SwitchChangeNotify1764630000000,
   RequestLogCounts1764640000000,
+  EventTraceParent1764650000000,
 ];

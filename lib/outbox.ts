@@ -23,6 +23,7 @@ import { loadConfig } from './config';
 import { newId } from './ids';
 import { logger } from './logger';
 import { afterCommit, db } from './db';
+import { currentTraceParent } from './tracing';
 
 export interface RequestRef { id: string | null; idempotency_key: string | null }
 
@@ -42,10 +43,10 @@ export interface NewEvent {
 }
 
 /** Column list of an event row, in the order of `eventRow`'s values. */
-export const EVENT_COLUMNS = 'id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version';
+export const EVENT_COLUMNS = 'id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version, trace_parent';
 
 /** The values of one event row (a fresh `evt_` id first), in the order of `EVENT_COLUMNS`; `data` is JSON text. */
-export function eventRow(e: NewEvent): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string] {
+export function eventRow(e: NewEvent): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string, string | null] {
   return [...eventRowHead(e), JSON.stringify({ object: e.object }), ...eventRowTail(e)];
 }
 
@@ -54,9 +55,13 @@ export function eventRowHead(e: Omit<NewEvent, 'object'>): [string, string, bool
   return [newId('evt_'), e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? []];
 }
 
-/** The values of an event row after `data`: request id, Idempotency-Key, API version. */
-export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, string | null, string] {
-  return [e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION];
+/**
+ * The values of an event row after `data`: request id, Idempotency-Key, API version, and the
+ * `traceparent` of the active span (lib/tracing.ts; null when tracing is off), which the event's
+ * webhook deliveries join.
+ */
+export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, string | null, string, string | null] {
+  return [e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION, currentTraceParent()];
 }
 
 /**
@@ -68,7 +73,7 @@ export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> 
   const row = eventRow(e);
   await m.query(
     `WITH x AS MATERIALIZED (SELECT pg_current_xact_id())
-     INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11 FROM x`, row);
+     INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12 FROM x`, row);
   afterCommit(m, announceEvents);
   return row[0];
 }
@@ -89,7 +94,7 @@ export function checkEventSchema(e: NewEvent): void {
     id: 'evt_check', seq: '1', account_id: e.accountId, livemode: e.livemode, type: e.type, object_type: e.objectType, object_id: e.objectId,
     related_object_ids: e.relatedIds ?? [], data: JSON.parse(JSON.stringify({ object: e.object })) as Record<string, unknown>,
     request_id: e.request?.id ?? null, idempotency_key: e.request?.idempotency_key ?? null, api_version: e.apiVersion ?? LATEST_VERSION,
-    created_at: new Date(), dispatched_at: null,
+    created_at: new Date(), dispatched_at: null, trace_parent: null,
   } satisfies EventRow;
   const problem = eventSchemaProblem(eventView(row));
   if (problem === null) return;

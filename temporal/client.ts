@@ -10,6 +10,7 @@ import { isSignalOf, type QuerySet, type SignalSet, type WorkflowContract } from
 import { loadConfig } from '../lib/config';
 import { isTemporalUnavailable } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
+import { temporalClientTracing } from '../lib/tracing';
 import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
 import { temporalConnectConfig } from './connect';
 
@@ -24,7 +25,7 @@ export async function temporalClient(): Promise<Client> {
   if (client) return client;
   const { connectionOptions, namespace } = temporalConnectConfig();
   connection = await Connection.connect({ address: connectionOptions.address, tls: connectionOptions.tls, apiKey: connectionOptions.apiKey, metadata: connectionOptions.metadata });
-  client = new Client({ connection, namespace });
+  client = new Client({ connection, namespace, ...temporalClientTracing() });
   return client;
 }
 

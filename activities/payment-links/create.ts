@@ -100,7 +100,7 @@ export async function createLink(c: Scope, input: CreateLinkInput & { claim?: In
            RETURNING id),
          ev AS (
            INSERT INTO events(${EVENT_COLUMNS})
-           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::json), $16, $17, $18 FROM link
+           SELECT $9, $10, $11, $12, $13, $14, $15, jsonb_build_object('object', $8::json), $16, $17, $18, $19 FROM link
            RETURNING id)
          SELECT id FROM ev`,
         // The wire form travels once: it is both the stored response and the event's `data.object`. It is cast to `json`

@@ -36,6 +36,7 @@ import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
 import { isSwitchOn } from '../../lib/switches';
+import { inTraceOf } from '../../lib/tracing';
 import { eventView } from '../../views/event';
 import { type HttpResult, isSuccess, postWebhook } from './http';
 import { type AttemptRecord, cancelLiveDeliveries, recordAttempts } from './record';
@@ -129,7 +130,10 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
           while (next < round.length && enabled) {
             const d = round[next++];
             const attempt = d.attempt_count + 1;
-            const http = await sender(d.event!);
+            // Tracing on: the POST is a span of the trace that wrote the event (events.trace_parent), linked to this drain's.
+            const http = await inTraceOf(d.event!.trace_parent, 'webhook.deliver',
+              { 'payments.webhook_delivery_id': d.id, 'payments.event_id': d.event!.id, 'payments.webhook_endpoint_id': endpointId, 'payments.attempt': attempt },
+              () => sender(d.event!));
             const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
             assertDeliveryWrite(d.status, outcome);
             const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
@@ -182,7 +186,7 @@ async function stillOpen(endpointId: string): Promise<boolean> {
 async function loadDue(endpointId: string, atMs: number): Promise<DueRow[]> {
   const rows: Array<Record<string, any>> = await db().query(
     `SELECT d.id AS d_id, d.status AS d_status, d.attempt_count AS d_attempt_count,
-            e.id, e.livemode, e.type, e.object_type, e.object_id, e.data, e.request_id, e.idempotency_key, e.api_version, e.created_at, e.seq
+            e.id, e.livemode, e.type, e.object_type, e.object_id, e.data, e.request_id, e.idempotency_key, e.api_version, e.created_at, e.seq, e.trace_parent
        FROM webhook_deliveries d LEFT JOIN events e ON e.id = d.event_id
       WHERE d.endpoint_id = $1 AND d.status = ANY($2) AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= $3)
       ORDER BY d.created_at, d.id LIMIT $4`, [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), DRAIN_BATCH]);
