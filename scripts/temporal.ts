@@ -6,6 +6,8 @@
  * `temporal_address`, written by `npm start`); namespace TEMPORAL_NAMESPACE or `default`. The
  * arguments go to the CLI as given, e.g.
  *   npm run temporal -- workflow list --query "AccountId='acct_...'"
+ *   npm run temporal -- workflow list --query "RequestId='req_...'"      (the workflow a request started)
+ *   npm run temporal -- workflow list --query "Parked=true AND ExecutionStatus='Running'"
  *   npm run temporal -- workflow describe -w pay_...
  * The server and namespace reach the CLI through its own environment variables, so an explicit
  * `--address` / `--namespace` argument still wins. Exits with the CLI's status.

@@ -2,20 +2,23 @@
  * Temporal client factory and the one way the API and activities start or signal an object's
  * workflow, from its contract alone (contracts/<object>.ts: workflow type, start arguments,
  * signals): signalWithStart by object id (idempotent by workflow id; ARCHITECTURE.md "Data flow" 4),
- * tagged with the AccountId search attribute so operators find workflows by account.
+ * tagged with the AccountId search attribute so operators find workflows by account, and with the
+ * starting API request's id (memo `request_id`, search attribute RequestId) so an operator goes from
+ * a merchant's support ticket to the workflow (issue 29).
  */
 import { Client, Connection } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition } from '@temporalio/common';
+import type { SearchAttributePair, SignalDefinition } from '@temporalio/common';
 import { isSignalOf, type QuerySet, type SignalSet, type WorkflowContract } from '../contracts/contract';
+import { ACCOUNT_KEY, MEMO_REQUEST_ID, REQUEST_KEY } from '../contracts/search-attributes';
 import { loadConfig } from '../lib/config';
 import { isTemporalUnavailable } from '../lib/dependency-errors';
 import { logger } from '../lib/logger';
+import { currentRequest } from '../lib/request-context';
 import { temporalClientTracing } from '../lib/tracing';
-import { SEARCH_ATTRIBUTE_ACCOUNT } from './config';
 import { temporalConnectConfig } from './connect';
 
-/** Typed key of the AccountId search attribute (Keyword). */
-export const ACCOUNT_KEY = defineSearchAttributeKey(SEARCH_ATTRIBUTE_ACCOUNT, SearchAttributeType.KEYWORD);
+/** Typed keys of the AccountId and RequestId search attributes (Keyword; contracts/search-attributes.ts). */
+export { ACCOUNT_KEY, REQUEST_KEY };
 
 let client: Client | null = null;
 let connection: Connection | null = null;
@@ -74,6 +77,23 @@ async function orDeferred(what: string, ref: ObjectRef, fn: () => Promise<unknow
 /** The object a workflow runs for: its id (= the workflow id) and its account (the AccountId search attribute). */
 export interface ObjectRef { id: string; accountId: string }
 
+/**
+ * What a start records about its origin: search attribute AccountId (and RequestId inside an API
+ * request) when `searchAttributes` (TEMPORAL_SEARCH_ATTRIBUTES), and memo `request_id` inside an API
+ * request (lib/request-context.ts). Starts outside a request (recovery sweeps, the outbox dispatcher,
+ * activities) carry no request id. A signalWithStart that only signals a running workflow changes
+ * neither: the workflow keeps its starting request's id.
+ */
+export function startTags(ref: ObjectRef, searchAttributes: boolean): { memo?: Record<string, string>; typedSearchAttributes?: SearchAttributePair[] } {
+  const requestId = currentRequest()?.requestId;
+  const attrs: SearchAttributePair[] = [{ key: ACCOUNT_KEY, value: ref.accountId }];
+  if (requestId) attrs.push({ key: REQUEST_KEY, value: requestId });
+  return {
+    ...(requestId ? { memo: { [MEMO_REQUEST_ID]: requestId } } : {}),
+    ...(searchAttributes ? { typedSearchAttributes: attrs } : {}),
+  };
+}
+
 /** Any workflow contract (contracts/contract.ts). */
 type AnyContract = WorkflowContract<object, SignalSet, QuerySet, unknown>;
 
@@ -98,7 +118,7 @@ export async function startOrSignal<A extends unknown[]>(contract: AnyContract, 
     signal,
     signalArgs,
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
+    ...startTags(ref, cfg.temporalSearchAttributes),
   } as never));
 }
 
@@ -115,7 +135,7 @@ export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts:
       workflowId: ref.id,
       args: contract.startArgs(ref.id),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      ...(cfg.temporalSearchAttributes ? { typedSearchAttributes: [{ key: ACCOUNT_KEY, value: ref.accountId }] } : {}),
+      ...startTags(ref, cfg.temporalSearchAttributes),
     } as never));
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;

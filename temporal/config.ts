@@ -1,7 +1,8 @@
 /**
  * Temporal configuration shared by the worker, the API, the dev tooling (temporal/dev/) and the tests.
  *
- * - TASK_QUEUE / SEARCH_ATTRIBUTE_ACCOUNT: names every component must agree on.
+ * - TASK_QUEUE / SEARCH_ATTRIBUTE_*: names every component must agree on (the search attribute names
+ *   live in contracts/search-attributes.ts, which the workflow bundle can import).
  * - TEMPORAL_CLI_*: the Temporal CLI (dev server) is built from its Go module at a pinned tag,
  *   because the SDK's own server download needs internet access we do not have.
  * - TEST_SERVER_*: the Java time-skipping test server, resolved from Maven Central with
@@ -15,8 +16,8 @@ import path from 'node:path';
 /** Task queue polled by the payments worker. */
 export const TASK_QUEUE = 'payments-platform';
 
-/** Custom search attribute (Keyword) set on payment workflows. */
-export const SEARCH_ATTRIBUTE_ACCOUNT = 'AccountId';
+/** Custom search attributes of the workflows: AccountId, RequestId (Keyword), Parked (Bool). */
+export { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST } from '../contracts/search-attributes';
 
 /** Default namespace used by the dev server and clients. */
 export const TEMPORAL_NAMESPACE = 'default';

@@ -19,13 +19,14 @@
  * - Parking: parkForOperator() turns a non-retryable activity failure into a wait for an operator
  *   instead of failing the workflow: the workflow stays running, `waiting_for` answers
  *   `an operator: <type>: <message> ...`, and the workflow's `retry` signal (or any other signal)
- *   runs the step again.
+ *   runs the step again. While parked, the Bool search attribute `Parked` is true (issue 29).
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, setHandler, workflowInfo,
+  ActivityFailure, ApplicationFailure, condition, patched, setHandler, upsertSearchAttributes, workflowInfo,
   type ActivityOptions, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
+import { ACCOUNT_KEY, PARKED_KEY } from '../contracts/search-attributes';
 import { objectClock } from '../domain/object-clock';
 
 /** Workflow time, milliseconds since the epoch (deterministic; identical on replay). */
@@ -119,17 +120,34 @@ export function operatorWaitingFor(cause: ApplicationFailure): string {
   return `an operator: ${cause.type ?? 'Error'}: ${cause.message} (fix the cause, then send the \`retry\` signal)`;
 }
 
+/** Patch id of the `Parked` search attribute upserts (docs/workflow-versioning.md; never reused). */
+export const PARKED_PATCH = 'parked-search-attribute';
+
+/**
+ * Whether this park marks the workflow `Parked` in visibility: only a workflow started with search
+ * attributes (AccountId set at start, TEMPORAL_SEARCH_ATTRIBUTES; Parked is registered beside it),
+ * and only past the PARKED_PATCH marker, so a history recorded before the change replays with the
+ * same commands.
+ */
+function marksParked(): boolean {
+  return workflowInfo().typedSearchAttributes.get(ACCOUNT_KEY) !== undefined && patched(PARKED_PATCH);
+}
+
 /**
  * Parks the workflow for an operator when `e` is a non-retryable activity failure: sets
- * `waiting_for` through `setWaitingFor(operatorWaitingFor(cause))` and waits until `resumed()`
- * (the workflow's `retry` signal, or any other signal). Rethrows `e` otherwise (the workflow fails
- * as before). The caller then runs the failed step again.
+ * `waiting_for` through `setWaitingFor(operatorWaitingFor(cause))`, upserts search attribute
+ * `Parked = true` (when marksParked) and waits until `resumed()` (the workflow's `retry` signal, or
+ * any other signal), then upserts `Parked = false`. Rethrows `e` otherwise (the workflow fails as
+ * before). The caller then runs the failed step again.
  */
 export async function parkForOperator(e: unknown, hooks: { setWaitingFor(s: string): void; resumed(): boolean }): Promise<void> {
   const cause = nonRetryableCause(e);
   if (!cause) throw e;
   hooks.setWaitingFor(operatorWaitingFor(cause));
+  const mark = marksParked();
+  if (mark) upsertSearchAttributes([{ key: PARKED_KEY, value: true }]);
   await condition(hooks.resumed);
+  if (mark) upsertSearchAttributes([{ key: PARKED_KEY, value: false }]);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Starts the Temporal dev server (the CLI's `server start-dev`, or the Java test server standing in
- * for it) for the dev stack, the test stack and the benchmarks, and registers the AccountId search
- * attribute. The binaries come from ./resolve.ts.
+ * for it) for the dev stack, the test stack and the benchmarks, and registers the custom search
+ * attributes (AccountId and RequestId Keyword, Parked Bool). The binaries come from ./resolve.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_ACCOUNT, TEMPORAL_NAMESPACE } from '../config';
+import { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST, TEMPORAL_NAMESPACE } from '../config';
 import { ensureTemporalCli, ensureTestServer } from './resolve';
 import { type BootstrapLog, PREFIX, defaultLog, formatDuration, sleep } from './util';
 
@@ -106,9 +106,18 @@ function isGrpcCode(err: unknown, code: number): boolean {
 }
 const GRPC_ALREADY_EXISTS = 6;
 const INDEXED_VALUE_TYPE_KEYWORD = 2;
+const INDEXED_VALUE_TYPE_BOOL = 5;
+
+/** The custom search attributes every server must have (contracts/search-attributes.ts), by index type. */
+export const CUSTOM_SEARCH_ATTRIBUTES: Readonly<Record<string, number>> = Object.freeze({
+  [SEARCH_ATTRIBUTE_ACCOUNT]: INDEXED_VALUE_TYPE_KEYWORD,
+  [SEARCH_ATTRIBUTE_REQUEST]: INDEXED_VALUE_TYPE_KEYWORD,
+  [SEARCH_ATTRIBUTE_PARKED]: INDEXED_VALUE_TYPE_BOOL,
+});
 
 /**
- * Registers AccountId (Keyword) through the Operator API; existing registrations are fine.
+ * Registers AccountId, RequestId (Keyword) and Parked (Bool) through the Operator API; existing
+ * registrations are fine.
  * The CLI dev server gets it from `--search-attribute` already; the Java test server (time-skipping
  * environment or dev fallback) needs this call because it has no such flag.
  */
@@ -116,7 +125,7 @@ export async function registerSearchAttributes(connection: Connection, namespace
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: { [SEARCH_ATTRIBUTE_ACCOUNT]: INDEXED_VALUE_TYPE_KEYWORD },
+      searchAttributes: { ...CUSTOM_SEARCH_ATTRIBUTES },
     });
   } catch (err) {
     if (!isGrpcCode(err, GRPC_ALREADY_EXISTS)) throw err;
@@ -141,7 +150,8 @@ function captureOutput(child: ChildProcess, forward: BootstrapLog | null, tag: s
 
 /**
  * Starts a local Temporal dev server (`temporal server start-dev`, in-memory unless dbFile is given)
- * with AccountId registered as a Keyword search attribute, picking free ports when none are given.
+ * with AccountId, RequestId (Keyword) and Parked (Bool) registered as search attributes, picking free
+ * ports when none are given.
  * Resolves once the frontend answers getSystemInfo and the namespace and search attribute are visible.
  * If the CLI cannot be found or built, falls back (with a loud warning) to the Java test server with
  * time skipping off — no UI, no persistence.
@@ -176,6 +186,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       '--namespace', namespace,
       '--log-level', opts.logLevel ?? 'warn',
       '--search-attribute', `${SEARCH_ATTRIBUTE_ACCOUNT}=Keyword`,
+      '--search-attribute', `${SEARCH_ATTRIBUTE_REQUEST}=Keyword`,
+      '--search-attribute', `${SEARCH_ATTRIBUTE_PARKED}=Bool`,
       // No outbound version check: this environment has no general internet access.
       '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
       // One worker fleet per task queue here: a single partition lets every task sync-match a
@@ -340,9 +352,8 @@ async function waitUntilReady(args: {
       } else {
         await connection.workflowService.describeNamespace({ namespace: args.namespace });
         const res = await connection.operatorService.listSearchAttributes({ namespace: args.namespace });
-        if (!res.customAttributes || !(SEARCH_ATTRIBUTE_ACCOUNT in res.customAttributes)) {
-          throw new Error(`search attribute ${SEARCH_ATTRIBUTE_ACCOUNT} not registered yet`);
-        }
+        const missing = Object.keys(CUSTOM_SEARCH_ATTRIBUTES).filter((name) => !res.customAttributes || !(name in res.customAttributes));
+        if (missing.length) throw new Error(`search attributes ${missing.join(', ')} not registered yet`);
       }
       break;
     } catch (err) {

@@ -5,10 +5,11 @@
  * refund address arrives, expired after the funding window, cancelled after the wallet funding
  * hold), the funding surplus returned (or held with missing_return_policy until a refund address
  * arrives), deposits routed from the chain watcher, the `waiting_for` query, a step parked for an
- * operator on a non-retryable failure and resumed by the `retry` signal, and a replay of every
+ * operator on a non-retryable failure (search attribute Parked true, then false) and resumed by the `retry` signal, and a replay of every
  * completed history against the current workflow code (determinism).
  */
 import { payoutContract } from '../../contracts/payout';
+import { PARKED_KEY } from '../../contracts/search-attributes';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -250,10 +251,12 @@ test('a non-retryable failure parks the payout for an operator (waiting_for says
   const handle = env.client.workflow.getHandle(payoutId);
   await eventually(async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')), 'parked for an operator');
   expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect((await handle.describe()).typedSearchAttributes.get(PARKED_KEY)).toBe(true);
   expect((await payoutRow(payoutId)).status).toBe('funds_received');
   await db().query('UPDATE payouts SET beneficiary_ciphertext = $2 WHERE id = $1', [payoutId, cipher]);
   await signalPayout(payoutId, creds.account_id, payoutContract.signals.retry);
   await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing after retry');
+  expect((await handle.describe()).typedSearchAttributes.get(PARKED_KEY)).toBe(false);
   await rail(payoutId, { state: 'paid' });
   await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
   await fiatRails().simulate(payoutId, { recipientReceived: 100000n });

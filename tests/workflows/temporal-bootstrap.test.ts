@@ -2,7 +2,7 @@
  * Checks the offline Temporal bootstrap (temporal/dev/):
  * (a) the Java time-skipping test server, started by the SDK through our wrapper script, skips a
  *     3-day timer;
- * (b) the CLI dev server starts in-memory on random ports with AccountId registered.
+ * (b) the CLI dev server starts in-memory on random ports with AccountId, RequestId and Parked registered.
  * The first run may build the CLI (minutes) and resolve the test server jars, hence the timeouts.
  */
 import { Client, Connection } from '@temporalio/client';
@@ -15,7 +15,7 @@ import {
   startDevServer,
   type DevServerHandle,
 } from '../../temporal/dev/bootstrap';
-import { SEARCH_ATTRIBUTE_ACCOUNT } from '../../temporal/config';
+import { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST } from '../../temporal/config';
 import { sleepThreeDays } from './fixtures/sleepy-workflow';
 
 const SETUP_TIMEOUT_MS = 20 * 60_000;
@@ -65,7 +65,7 @@ describe('time-skipping test server (Java, existing-path wrapper)', () => {
     expect(Date.now() - wallStart).toBeLessThan(60_000);
   }, 120_000);
 
-  it('accepts AccountId through the Operator API (no --search-attribute flag on this server)', async () => {
+  it('accepts AccountId, RequestId and Parked through the Operator API (no --search-attribute flag on this server)', async () => {
     await expect(registerSearchAttributes(env!.connection)).resolves.toBeUndefined();
     // Idempotent: a second registration is tolerated.
     await expect(registerSearchAttributes(env!.connection)).resolves.toBeUndefined();
@@ -87,7 +87,7 @@ describe('dev server (Temporal CLI, in-memory, random ports, headless)', () => {
     await server?.stop();
   }, 60_000);
 
-  it('answers getSystemInfo and has AccountId registered as a Keyword search attribute', async () => {
+  it('answers getSystemInfo and has AccountId, RequestId (Keyword) and Parked (Bool) registered as search attributes', async () => {
     expect(server!.kind).toBe('temporal-cli');
     expect(server!.uiUrl).toBeNull();
     expect(server!.address).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -97,7 +97,9 @@ describe('dev server (Temporal CLI, in-memory, random ports, headless)', () => {
     expect(info.serverVersion).toBeTruthy();
 
     const attrs = await connection!.operatorService.listSearchAttributes({ namespace: server!.namespace });
-    // 2 = INDEXED_VALUE_TYPE_KEYWORD
+    // 2 = INDEXED_VALUE_TYPE_KEYWORD, 5 = INDEXED_VALUE_TYPE_BOOL
     expect(attrs.customAttributes?.[SEARCH_ATTRIBUTE_ACCOUNT]).toBe(2);
+    expect(attrs.customAttributes?.[SEARCH_ATTRIBUTE_REQUEST]).toBe(2);
+    expect(attrs.customAttributes?.[SEARCH_ATTRIBUTE_PARKED]).toBe(5);
   });
 });

@@ -2,8 +2,8 @@
  * Workflow contracts (contracts/; docs/architecture.md "Contracts"): one per workflow type of
  * workflows/index.ts, with the names running workflows and the stored histories
  * (tests/workflows/histories/) depend on pinned here: workflow type, signals, queries. And the
- * generic start/signal helpers of temporal/client.ts send exactly what the contract says (a
- * recording client: no server).
+ * generic start/signal helpers of temporal/client.ts send exactly what the contract says, with the
+ * starting API request's id when there is one (a recording client: no server).
  */
 import type { Client } from '@temporalio/client';
 import { CONTRACTS } from '../../../contracts';
@@ -11,6 +11,7 @@ import { customerContract } from '../../../contracts/customer';
 import { payoutContract } from '../../../contracts/payout';
 import { paymentContract } from '../../../contracts/payment';
 import { xchainPaymentContract } from '../../../contracts/xchain-payment';
+import { runInRequest } from '../../../lib/request-context';
 import { closeTemporalClient, setTemporalClient, signalIfRunning, startIfAbsent, startOrSignal } from '../../../temporal/client';
 import * as workflows from '../../../workflows';
 
@@ -109,6 +110,19 @@ describe('temporal/client.ts helpers: what they send comes from the contract', (
   test('startIfAbsent: start of the contract\'s workflow type with its start arguments', async () => {
     await startIfAbsent(customerContract, { id: 'cus_1', accountId: 'acct_1' });
     expect(calls).toMatchObject([{ kind: 'start', type: 'customerWorkflow', workflowId: 'cus_1', args: [{ customerId: 'cus_1' }] }]);
+  });
+
+  test('a start inside an API request records its id (memo request_id, RequestId); outside a request, neither', async () => {
+    await runInRequest({ requestId: 'req_ticket' }, () => startOrSignal(payoutContract, { id: 'po_1', accountId: 'acct_1' }, payoutContract.signals.update));
+    await runInRequest({ requestId: 'req_ticket2' }, () => startIfAbsent(customerContract, { id: 'cus_1', accountId: 'acct_1' }));
+    await startIfAbsent(customerContract, { id: 'cus_2', accountId: 'acct_1' });
+    const attrs = (c: Record<string, unknown>) => (c.typedSearchAttributes as Array<{ key: { name: string }; value: unknown }>).map((p) => [p.key.name, p.value]);
+    expect(calls.map((c) => c.memo)).toEqual([{ request_id: 'req_ticket' }, { request_id: 'req_ticket2' }, undefined]);
+    expect(calls.map(attrs)).toEqual([
+      [['AccountId', 'acct_1'], ['RequestId', 'req_ticket']],
+      [['AccountId', 'acct_1'], ['RequestId', 'req_ticket2']],
+      [['AccountId', 'acct_1']],
+    ]);
   });
 
   test('signalIfRunning: signals the open run; false when none is open', async () => {
