@@ -12,7 +12,7 @@
  *   - money objects by status: payments and payment links from their count tables (decision
  *     0077), the other objects' open statuses only (the partial indexes of the recovery sweeps),
  *     so no pass reads the terminal history;
- *   - parked workflows by type (temporal/parked.ts, Temporal visibility).
+ *   - parked workflows by type (temporal/visibility.ts: one visibility count per workflow type).
  * A failed pass keeps the last values and counts `payments_metrics_sample_failures_total`.
  */
 import { sqlStatusList } from '../../domain/payments';
@@ -30,6 +30,7 @@ import {
   dependencyUp, moneyObjects, outboxBehind, outboxOldestAge, samplePassDuration, samplePassFailures, webhookEndpoints, workflowsParked,
 } from '../../lib/metrics';
 import { temporalClient } from '../../temporal/client';
+import { countParkedWorkflows } from '../../temporal/visibility';
 
 const PROBE_TIMEOUT_MS = 1000;
 
@@ -43,6 +44,12 @@ const OPEN_OBJECTS: ReadonlyArray<{ object: string; table: string; transitions: 
   { object: 'order', table: 'orders', transitions: orderTransitions },
   { object: 'subscription', table: 'subscriptions', transitions: subscriptionTransitions },
 ];
+
+/**
+ * What a pass samples: `business` adds the worker's gauges; `parked` counts parked workflows per
+ * type (default: temporal/visibility.ts `countParkedWorkflows` on the process's client; `false`: not sampled).
+ */
+export interface SamplerOptions { business: boolean; parked?: (() => Promise<Record<string, number>>) | false }
 
 /** Sets `payments_dependency_up` from one probe of each dependency. Never throws. */
 async function probeDependencies(): Promise<void> {
@@ -85,14 +92,14 @@ async function sampleDatabase(): Promise<void> {
 }
 
 /** One sampling pass; `business` adds the worker's gauges. Never throws (a failure is counted and logged). */
-export async function samplePass(opts: { business: boolean; parked?: () => Promise<Record<string, number>> }): Promise<void> {
+export async function samplePass(opts: SamplerOptions): Promise<void> {
   const t0 = process.hrtime.bigint();
   try {
     await probeDependencies();
     if (opts.business) {
       await sampleDatabase();
-      if (opts.parked) {
-        const parked = await opts.parked();
+      if (opts.parked !== false) {
+        const parked = await (opts.parked ?? (async () => countParkedWorkflows(await temporalClient())))();
         workflowsParked.reset();
         for (const [type, n] of Object.entries(parked)) workflowsParked.set({ workflow_type: type }, n);
       }
@@ -106,7 +113,7 @@ export async function samplePass(opts: { business: boolean; parked?: () => Promi
 }
 
 /** Runs `samplePass(opts)` now and every METRICS_SAMPLE_SECONDS; returns the function that stops it. Does nothing when metrics are off. */
-export function startMetricsSampler(opts: { business: boolean; parked?: () => Promise<Record<string, number>> }): () => void {
+export function startMetricsSampler(opts: SamplerOptions): () => void {
   const { enabled, sampleSeconds } = loadConfig().metrics;
   // One sampler per process: the API's (dependencies only) adds nothing beside a worker's (api/serve.ts runs both).
   if (!enabled || (running && (running.business || !opts.business))) return () => undefined;

@@ -146,6 +146,9 @@ test('a journey moves the counters and histograms by exactly what it did', async
   expect(after.value('payments_money_objects', { object: 'payment_link' })).toBe(3);
   expect(after.value('payments_money_objects', { object: 'payment' })).toBe(1);
   expect(after.text).toContain('# TYPE payments_outbox_undispatched_events gauge');
+  // Parked workflows per type from Temporal visibility (tests/workflows/parked-visibility.test.ts parks one): none here.
+  expect(after.text).toMatch(/^payments_workflows_parked\{workflow_type="payoutWorkflow"\} 0$/m);
+  expect(after.value('payments_workflows_parked')).toBe(0);
   expect(after.value('payments_outbox_oldest_undispatched_event_age_seconds')).toBeLessThan(60);
 
   // The Temporal SDK's worker metrics, in the same document and format.
