@@ -13,8 +13,10 @@
  * Targets are loaded in interleaved slices (product, bare, floor, product, ...) so host drift is shared.
  * 3. Observability cost (issue 29): two more API processes on the same stack, one with metrics and
  *    OpenTelemetry tracing on (spans exported over OTLP/HTTP to a local sink that accepts and drops
- *    them) and one with both off (METRICS_ENABLED=false, no OTEL_*), loaded in the same interleaved
- *    slices as the others: the read and create paths with both on vs both off (target: lose <= 5%).
+ *    them) and one with both off (METRICS_ENABLED=false, no OTEL_*), plus one tracing 10% of traces
+ *    (OTEL_TRACES_SAMPLER=parentbased_traceidratio, ARG 0.1), loaded in the same interleaved slices as
+ *    the others; the stack's own API has metrics on and tracing off. The read and create paths with
+ *    each on vs both off (target: lose <= 5%).
  * Env: BENCH_SECONDS (default 20), BENCH_ROUNDS (4), BENCH_CONNECTIONS (32), BENCH_PAYMENTS (60).
  */
 import 'reflect-metadata';
@@ -85,6 +87,10 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const observedUrl = await spawnApi(stack, {
     METRICS_ENABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sink.url}/v1/traces`, OTEL_SERVICE_NAME: 'bench-api',
   });
+  const sampledUrl = await spawnApi(stack, {
+    METRICS_ENABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sink.url}/v1/traces`, OTEL_SERVICE_NAME: 'bench-api-sampled',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1',
+  });
   const plainUrl = await spawnApi(stack, { METRICS_ENABLED: 'false', OTEL_SDK_DISABLED: 'true' });
 
   const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
@@ -100,28 +106,32 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   await autocannon({ url: `${floorUrl}/links/${link.id}`, connections: 8, duration: 3 });
   await autocannon({ url: `${observedUrl.url}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
   await autocannon({ url: `${plainUrl.url}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
+  await autocannon({ url: `${sampledUrl.url}/v1/payment_links/${link.id}`, headers, connections: 8, duration: 3 });
 
   log(`GET: product, bare, floor, observed, plain interleaved (${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} slices)...`);
-  const [getProduct, getBare, getFloor, getObserved, getPlain] = await interleaved([
+  const [getProduct, getBare, getFloor, getObserved, getPlain, getSampled] = await interleaved([
     { url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers },
     { url: `${bareUrl}/links/${link.id}` },
     { url: `${floorUrl}/links/${link.id}` },
     { url: `${observedUrl.url}/v1/payment_links/${link.id}`, headers },
     { url: `${plainUrl.url}/v1/payment_links/${link.id}`, headers },
+    { url: `${sampledUrl.url}/v1/payment_links/${link.id}`, headers },
   ]);
   log('POST: product, bare, floor, observed, plain interleaved...');
   const postTo = (base: string) => ({ url: `${base}/v1/payment_links`, requests: [{ method: 'POST', headers, body: linkBody, setupRequest: withKey }] });
-  const [postProduct, postBare, postFloor, postObserved, postPlain] = await interleaved([
+  const [postProduct, postBare, postFloor, postObserved, postPlain, postSampled] = await interleaved([
     postTo(stack.apiUrl),
     { url: `${bareUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
     { url: `${floorUrl}/links`, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: linkBody }] },
     postTo(observedUrl.url),
     postTo(plainUrl.url),
+    postTo(sampledUrl.url),
   ]);
   bare.kill();
   floor.kill();
   observedUrl.stop();
   plainUrl.stop();
+  sampledUrl.stop();
   sink.close();
 
   // Deposit -> outbox -> webhook latency.
@@ -185,10 +195,15 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     `  product / floor: GET ${(100 * getProduct.rps / getFloor.rps).toFixed(0)}%, POST ${(100 * postProduct.rps / postFloor.rps).toFixed(0)}%`,
     '',
     `Observability (issue 29): an API with metrics and tracing on (OTLP export requests received: ${sink.spans()}) vs one with both off, same stack, same slices:`,
-    row('GET on (metrics + tracing)', getObserved, getPlain),
-    row('POST on (metrics + tracing)', postObserved, postPlain),
-    `  the stack's API (metrics on, tracing off) / off: GET ${(100 * getProduct.rps / getPlain.rps).toFixed(0)}%, POST ${(100 * postProduct.rps / postPlain.rps).toFixed(0)}%`,
-    `  on / off: GET ${(100 * getObserved.rps / getPlain.rps).toFixed(1)}%, POST ${(100 * postObserved.rps / postPlain.rps).toFixed(1)}% (target >= 95%)`,
+    row('GET on, every trace sampled', getObserved, getPlain),
+    row('POST on, every trace sampled', postObserved, postPlain),
+    row('GET on, 10% of traces sampled', getSampled, getPlain),
+    row('POST on, 10% of traces sampled', postSampled, postPlain),
+    row('GET metrics only (the stack\'s API)', getProduct, getPlain),
+    row('POST metrics only (the stack\'s API)', postProduct, postPlain),
+    `  on / off: GET ${(100 * getObserved.rps / getPlain.rps).toFixed(1)}%, POST ${(100 * postObserved.rps / postPlain.rps).toFixed(1)}%;`
+      + ` 10% sampled: GET ${(100 * getSampled.rps / getPlain.rps).toFixed(1)}%, POST ${(100 * postSampled.rps / postPlain.rps).toFixed(1)}%;`
+      + ` metrics only: GET ${(100 * getProduct.rps / getPlain.rps).toFixed(1)}%, POST ${(100 * postProduct.rps / postPlain.rps).toFixed(1)}% (target >= 95%)`,
     '',
     `Deposit latency over ${PAYMENTS} payments (sim transfer -> ...):`,
     `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,

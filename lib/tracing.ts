@@ -178,9 +178,21 @@ export function temporalWorkerTracing(): Pick<WorkerOptions, 'interceptors' | 's
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The API module (already loaded by the SDK when tracing is on). */
+let apiModule: typeof import('@opentelemetry/api') | null = null;
+let coreModule: typeof import('@opentelemetry/core') | null = null;
+
+/** @opentelemetry/api, loaded once (only ever called with tracing on). */
 function api(): typeof import('@opentelemetry/api') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  apiModule ??= require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  return apiModule;
+}
+
+/** @opentelemetry/core, loaded once (only ever called with tracing on). */
+function core(): typeof import('@opentelemetry/core') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  coreModule ??= require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  return coreModule;
 }
 
 /**
@@ -198,8 +210,7 @@ export function traceRequest(requestId: string, method: string): ((route: string
   span.setAttribute('payments.request_id', requestId);
   return (route) => {
     if (!route) return;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+    const { getRPCMetadata, RPCType } = core();
     const meta = getRPCMetadata(active);
     // The http instrumentation sets `http.route` and renames its span from this when the response ends.
     if (meta?.type === RPCType.HTTP) meta.route = route;
