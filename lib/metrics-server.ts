@@ -11,8 +11,16 @@ import { logger } from './logger';
 import { METRICS_CONTENT_TYPE, metricsText } from './metrics';
 
 let server: Promise<http.Server | null> | null = null;
+let retry: NodeJS.Timeout | null = null;
+/** How often a listener whose port is taken tries to bind again, ms. */
+const REBIND_MS = 2000;
 
-/** Starts the listener once per process when METRICS_PORT is set; resolves with it (null when unset). Throws when the port cannot be bound. */
+/**
+ * Starts the listener once per process when METRICS_PORT is set; resolves with it (null when unset;
+ * not yet listening while its port is taken). A taken port never stops the process (metrics must not stop money
+ * moving): it is logged and bound again every 2 s until it is free, e.g. while the process it
+ * replaces in a rolling restart on the same host still drains.
+ */
 export function ensureMetricsServer(): Promise<http.Server | null> {
   server ??= (async () => {
     const { port, host, enabled } = loadConfig().metrics;
@@ -27,9 +35,25 @@ export function ensureMetricsServer(): Promise<http.Server | null> {
         (err) => { logger.warn({ err }, 'metrics scrape failed'); res.writeHead(500).end(); },
       );
     });
-    await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, host, () => resolve()); });
-    s.unref();
-    logger.info({ host, port: (s.address() as { port: number }).port }, 'metrics listening');
+    const bind = () => new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, host, () => { s.off('error', reject); resolve(); });
+    });
+    const listening = () => {
+      s.unref();
+      logger.info({ host, port: (s.address() as { port: number }).port }, 'metrics listening');
+    };
+    try {
+      await bind();
+      listening();
+    } catch (err) {
+      logger.error({ err, host, port }, 'metrics port unavailable; binding again every 2 s');
+      const again = () => {
+        retry = setTimeout(() => { bind().then(listening, () => again()); }, REBIND_MS);
+        retry.unref();
+      };
+      again();
+    }
     return s;
   })();
   return server;
@@ -37,7 +61,8 @@ export function ensureMetricsServer(): Promise<http.Server | null> {
 
 /** Closes the listener (process stop). */
 export async function stopMetricsServer(): Promise<void> {
+  if (retry) clearTimeout(retry);
   const s = await server?.catch(() => null);
   server = null;
-  if (s) await new Promise<void>((r) => s.close(() => r()));
+  if (s?.listening) await new Promise<void>((r) => s.close(() => r()));
 }
