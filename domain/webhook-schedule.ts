@@ -49,6 +49,16 @@ export function attemptOutcome(ok: boolean, retryable: boolean, attempt: number)
 }
 
 /**
+ * Status and next due time of attempt number `attempt` that finished at `finishedAtMs` (epoch ms):
+ * attemptOutcome, and for `retrying` the finish time plus retryDelayAfter(attempt), else null.
+ */
+export function attemptResult(ok: boolean, retryable: boolean, attempt: number, finishedAtMs: number): { outcome: 'succeeded' | 'retrying' | 'failed'; nextAttemptAtMs: number | null } {
+  const outcome = attemptOutcome(ok, retryable, attempt);
+  const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
+  return { outcome, nextAttemptAtMs: delay === null ? null : finishedAtMs + delay };
+}
+
+/**
  * How a batch of attempt outcomes (in completion order) moves an endpoint's consecutive-failure
  * count: `reset` when the batch holds a success (the count restarts from the failures after the
  * last success), and `failures` to add (after the reset, if any).

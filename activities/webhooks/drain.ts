@@ -30,10 +30,11 @@ import { Context } from '@temporalio/activity';
 import crypto from 'node:crypto';
 import type { DrainSummary, FailingDelivery } from '../../contracts/webhook-endpoint';
 import { DomainError } from '../../domain/errors';
-import { attemptOutcome, retryDelayAfter } from '../../domain/webhook-schedule';
+import { attemptOutcome } from '../../domain/webhook-schedule';
 import { assertDeliveryWrite, DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
+import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
 import { isSwitchOn } from '../../lib/switches';
 import { inTraceOf } from '../../lib/tracing';
@@ -103,6 +104,9 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
   if (work.length > 0) {
     const sender = endpointSender(w);
     let enabled = true;
+    // A cancelled call (Temporal gave up on it after a missed heartbeat and retries it elsewhere, or
+    // the worker is shutting down) starts no further POST: it writes what it sent and returns.
+    const go = (): boolean => enabled && !cancelled();
     let pending: AttemptRecord[] = [];
     let writing: Promise<void> = Promise.resolve();
     const flush = (): void => {
@@ -124,10 +128,10 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
     try {
       // Rounds (module doc): each sends what it took, DRAIN_CONCURRENCY at a time; the next takes what
       // became due meanwhile, never a delivery this call already took.
-      for (let round = work; round.length > 0 && enabled;) {
+      for (let round = work; round.length > 0 && go();) {
         let next = 0;
         await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, round.length) }, async () => {
-          while (next < round.length && enabled) {
+          while (next < round.length && go()) {
             const d = round[next++];
             const attempt = d.attempt_count + 1;
             // Tracing on: the POST is a span of the trace that wrote the event (events.trace_parent), linked to this drain's.
@@ -136,8 +140,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
               () => sender(d.event!));
             const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
             assertDeliveryWrite(d.status, outcome);
-            const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
-            pending.push({ deliveryId: d.id, attempt, http, outcome, nextAttemptAt: delay === null ? null : new Date(clock() + delay) });
+            pending.push({ id: newId('wha_'), deliveryId: d.id, attempt, http, finishedAtMs: clock() });
             counts.sent += 1;
             counts[outcome] += 1;
             observeAttempt(outcome, http.latencyMs, outcome === 'succeeded' ? d.event!.created_at : null);
@@ -149,7 +152,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
         // Nothing new yet: wait up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts)
         // rather than return to the workflow, while the call may still take rounds.
         let fresh: DueRow[] = [];
-        while (enabled && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
+        while (go() && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
           const wake = await armDeliveryWake(endpointId);
           fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
           if (fresh.length > 0) { wake.cancel(); break; }
@@ -170,7 +173,7 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
 }
 
 /** Counts one attempt in the webhook metrics (lib/metrics.ts); `eventCreatedAt` (a success) adds the commit-to-receipt lag. */
-function observeAttempt(outcome: AttemptRecord['outcome'], latencyMs: number, eventCreatedAt: Date | null): void {
+function observeAttempt(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number, eventCreatedAt: Date | null): void {
   webhookAttempts.inc({ outcome });
   webhookAttemptDuration.observe({ outcome }, latencyMs / 1000);
   if (eventCreatedAt) webhookDeliveryLag.observe(Math.max(0, Date.now() - new Date(eventCreatedAt).getTime()) / 1000);
@@ -252,6 +255,15 @@ function signer(secret: string): (id: string, at: Date, payload: string) => stri
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   if (key.length === 0) throw new Error("Secret can't be empty.");
   return (id, at, payload) => `v1,${crypto.createHmac('sha256', key).update(`${id}.${Math.floor(at.getTime() / 1000)}.${payload}`).digest('base64')}`;
+}
+
+/** Whether this call, running as an activity, was cancelled (a direct call outside a worker never is). */
+function cancelled(): boolean {
+  try {
+    return Context.current().cancellationSignal.aborted;
+  } catch {
+    return false;
+  }
 }
 
 /** Heartbeats when running as an activity (a direct call outside a worker has no context). */

@@ -7,7 +7,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
-import { failureStreakChange } from '../../domain/webhook-schedule';
+import { attemptResult, failureStreakChange } from '../../domain/webhook-schedule';
 import {
   AUTO_DISABLE_CONSECUTIVE_FAILURES, DELIVERY_STATUS_REPEATS, LIVE_DELIVERY_STATUSES, webhookDeliveryTransitions, webhookEndpointStatus,
   webhookEndpointTransitions, type WebhookDeliveryStatus,
@@ -19,34 +19,46 @@ import { logger } from '../../lib/logger';
 import { emitEvent } from '../../lib/outbox';
 import { moveRows, moveRowsEach } from '../../lib/status-writes';
 import { webhookEndpointView } from '../../views/webhook';
-import type { HttpResult } from './http';
+import { type HttpResult, isSuccess } from './http';
 
 /** The statuses an attempt leaves its delivery in. */
 const ATTEMPT_OUTCOMES: readonly WebhookDeliveryStatus[] = ['succeeded', 'retrying', 'failed'];
 
 /** One finished attempt, ready to be written. */
 export interface AttemptRecord {
+  /** The attempt row's id (`wha_`), minted when the POST finished: a retried write of the same attempt is recognised by it. */
+  id: string;
   deliveryId: string;
-  /** 1-based attempt number (the delivery's `attempt_count` + 1 when it was taken). */
+  /** 1-based attempt number assumed when the delivery was taken (its `attempt_count` + 1); the write may number it higher. */
   attempt: number;
   http: HttpResult;
-  outcome: 'succeeded' | 'retrying' | 'failed';
-  /** When the next attempt is due (`retrying` only), else null. */
-  nextAttemptAt: Date | null;
+  /** When the POST finished on the drain's clock (workflow time, epoch ms): the retry schedule counts from it. */
+  finishedAtMs: number;
 }
+
+/** An attempt as written: its final number, the status it leaves and when the next attempt is due. */
+interface NumberedAttempt extends AttemptRecord { outcome: 'succeeded' | 'retrying' | 'failed'; nextAttemptAt: Date | null }
 
 /**
  * Writes `records` (attempts of endpoint `endpointId`, in completion order) in one transaction:
- * the `webhook_attempts` rows (a repeat of an attempt number is ignored), each delivery's status,
- * attempt count, last status/error, `next_attempt_at` and `delivered_at` (only while the delivery
- * is still live: a delivery made final meanwhile is left alone), and the endpoint's consecutive
- * failure count. When a delivery ends `failed` and the count reaches
- * AUTO_DISABLE_CONSECUTIVE_FAILURES the endpoint is disabled with `webhook_endpoint.disabled`.
- * Returns whether the endpoint is still enabled afterwards. Throws on database errors only.
+ * the `webhook_attempts` rows, each delivery's status, attempt count, last status/error,
+ * `next_attempt_at` and `delivered_at` (only while the delivery is still live: a delivery made
+ * final meanwhile is left alone), and the endpoint's consecutive failure count. When a delivery
+ * ends `failed` and the count reaches AUTO_DISABLE_CONSECUTIVE_FAILURES the endpoint is disabled
+ * with `webhook_endpoint.disabled`. Returns whether the endpoint is still enabled afterwards.
+ * Throws on database errors only.
+ *
+ * Attempts are numbered here, under the deliveries' row locks (decision 0086): a record whose id is
+ * already written (a retried write) is skipped; one whose assumed number another drain has written
+ * meanwhile (a drain Temporal retried after a missed heartbeat while the first still ran) takes the
+ * next number, and its status and retry time follow that number. So every POST is one attempt row
+ * and the delivery's status is the last write's.
  */
 export async function recordAttempts(endpointId: string, records: AttemptRecord[]): Promise<{ enabled: boolean }> {
   if (records.length === 0) return { enabled: true };
   return transaction(async (m) => {
+    const numbered = await numberAttempts(m, records);
+    if (numbered.length === 0) return { enabled: true };
     // The partition key is the delivery's creation time (migration 1764620000000): the join fills it
     // and writes no attempt of an unknown delivery (the table has no foreign key).
     await m.query(
@@ -56,33 +68,64 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
               AS t(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
          JOIN webhook_deliveries d ON d.id = t.delivery_id
        ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING`,
-      [records.map(() => newId('wha_')), records.map((r) => r.deliveryId), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
-        records.map((r) => r.http.error), records.map((r) => r.http.latencyMs), records.map((r) => r.http.excerpt)]);
+      [numbered.map((r) => r.id), numbered.map((r) => r.deliveryId), numbered.map((r) => r.attempt), numbered.map((r) => r.http.statusCode),
+        numbered.map((r) => r.http.error), numbered.map((r) => r.http.latencyMs), numbered.map((r) => r.http.excerpt)]);
+    // The count follows the rows even on a delivery made final meanwhile (its status is left alone below).
+    const counts = new Map<string, number>();
+    for (const r of numbered) counts.set(r.deliveryId, Math.max(r.attempt, counts.get(r.deliveryId) ?? 0));
+    await m.query(
+      `UPDATE webhook_deliveries d SET attempt_count = t.n FROM unnest($1::text[], $2::int[]) AS t(id, n)
+        WHERE d.id = t.id AND d.attempt_count < t.n`, [[...counts.keys()], [...counts.values()]]);
     // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table, with
     // `retrying` written again on a further failure); the per-row guard leaves a delivery that
-    // became final meanwhile (cancelled) untouched.
+    // became final meanwhile (cancelled, or succeeded through another drain) untouched.
     await moveRowsEach(m, webhookDeliveryTransitions, {
       sqlTable: 'webhook_deliveries', alias: 'd', to: ATTEMPT_OUTCOMES, repeat: DELIVERY_STATUS_REPEATS,
       rows: 'unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[]) AS t(id, target, attempt, code, err, next_at)',
-      params: [records.map((r) => r.deliveryId), records.map((r) => r.outcome), records.map((r) => r.attempt), records.map((r) => r.http.statusCode),
-        records.map((r) => r.http.error), records.map((r) => r.nextAttemptAt)],
+      params: [numbered.map((r) => r.deliveryId), numbered.map((r) => r.outcome), numbered.map((r) => r.attempt), numbered.map((r) => r.http.statusCode),
+        numbered.map((r) => r.http.error), numbered.map((r) => r.nextAttemptAt)],
       set: `attempt_count = GREATEST(d.attempt_count, t.attempt), last_status_code = t.code,
             last_error = CASE WHEN t.target = 'succeeded' THEN NULL ELSE t.err END, next_attempt_at = t.next_at,
             delivered_at = CASE WHEN t.target = 'succeeded' THEN now() ELSE d.delivered_at END,
             workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()`,
     });
-    const { reset, failures } = failureStreakChange(records.map((r) => r.outcome));
+    const { reset, failures } = failureStreakChange(numbered.map((r) => r.outcome));
     if (!reset && failures === 0) return { enabled: true };
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
     const [rows]: [Array<{ consecutive_failures: number }>, number] = await m.query(
       `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END + $3
         WHERE id = $1 AND NOT ($2 AND $3 = 0 AND consecutive_failures = 0) RETURNING consecutive_failures`, [endpointId, reset, failures]);
     const streak = rows[0]?.consecutive_failures ?? 0;
-    if (records.some((r) => r.outcome === 'failed') && streak >= AUTO_DISABLE_CONSECUTIVE_FAILURES) {
+    if (numbered.some((r) => r.outcome === 'failed') && streak >= AUTO_DISABLE_CONSECUTIVE_FAILURES) {
       return { enabled: !(await autoDisable(m, endpointId)) };
     }
     return { enabled: true };
   });
+}
+
+/**
+ * Numbers `records` inside transaction `m` (see recordAttempts): locks their deliveries (in id
+ * order, so two writers never deadlock), drops records already written (same id), and gives each
+ * other the number after the delivery's highest written attempt when its assumed number is taken.
+ * Returns the records to write with their status and retry time for that number.
+ */
+async function numberAttempts(m: EntityManager, records: AttemptRecord[]): Promise<NumberedAttempt[]> {
+  const deliveryIds = [...new Set(records.map((r) => r.deliveryId))].sort();
+  const locked: Array<{ id: string; attempt_count: number; created_at: Date }> = await m.query(
+    'SELECT id, attempt_count, created_at FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE', [deliveryIds]);
+  const written: Array<{ id: string }> = await m.query(
+    'SELECT id FROM webhook_attempts WHERE id = ANY($1) AND delivery_created_at = ANY($2)', [records.map((r) => r.id), locked.map((d) => d.created_at)]);
+  const done = new Set(written.map((w) => w.id));
+  const highest = new Map(locked.map((d) => [d.id, d.attempt_count]));
+  const out: NumberedAttempt[] = [];
+  for (const r of records) {
+    if (done.has(r.id) || !highest.has(r.deliveryId)) continue;
+    const attempt = Math.max(r.attempt, highest.get(r.deliveryId)! + 1);
+    highest.set(r.deliveryId, attempt);
+    const { outcome, nextAttemptAtMs } = attemptResult(isSuccess(r.http.statusCode), r.http.retryable, attempt, r.finishedAtMs);
+    out.push({ ...r, attempt, outcome, nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs) });
+  }
+  return out;
 }
 
 /**

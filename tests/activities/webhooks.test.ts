@@ -152,11 +152,31 @@ describeWithDb('webhook endpoint activities', () => {
 
   test('the attempt record is written once: a repeated batch (a retried write) adds no second attempt row and keeps the count', async () => {
     const s = await seed([]);
-    const rec = { deliveryId: s.deliveryId, attempt: 1, http: { statusCode: 500, error: 'http_status_500', latencyMs: 3, excerpt: 'x', retryable: true }, outcome: 'retrying' as const, nextAttemptAt: new Date(Date.now() + 30_000) };
+    const rec = { id: newId('wha_'), deliveryId: s.deliveryId, attempt: 1, finishedAtMs: Date.now(), http: { statusCode: 500, error: 'http_status_500', latencyMs: 3, excerpt: 'x', retryable: true } };
     await recordAttempts(s.endpointId, [rec]);
     await recordAttempts(s.endpointId, [rec]);
     expect(await count('webhook_attempts', 'delivery_id = $1', [s.deliveryId])).toBe(1);
-    expect(await row('webhook_deliveries', s.deliveryId)).toMatchObject({ status: 'retrying', attempt_count: 1 });
+    const d = await row('webhook_deliveries', s.deliveryId);
+    expect(d).toMatchObject({ status: 'retrying', attempt_count: 1 });
+    expect(d.next_attempt_at.getTime()).toBe(rec.finishedAtMs + retryDelayAfter(1)!);
+  });
+
+  test('two drains sent the same delivery (a retried drain while the first still ran): each POST is its own attempt, numbered at write, and the delivery ends as the success says', async () => {
+    const at = Date.now();
+    const timeout = { statusCode: null, error: 'timeout', latencyMs: 10_000, excerpt: null, retryable: true };
+    const ok = { statusCode: 200, error: null, latencyMs: 5, excerpt: 'ok', retryable: false };
+    // The late drain's timeout is written first, then the retried drain's success, both assuming attempt 1.
+    const a = await seed([]);
+    await recordAttempts(a.endpointId, [{ id: newId('wha_'), deliveryId: a.deliveryId, attempt: 1, finishedAtMs: at, http: timeout }]);
+    await recordAttempts(a.endpointId, [{ id: newId('wha_'), deliveryId: a.deliveryId, attempt: 1, finishedAtMs: at, http: ok }]);
+    expect((await attempts(a.deliveryId)).map((x) => [x.attempt_number, x.status_code, x.error])).toEqual([[1, null, 'timeout'], [2, 200, null]]);
+    expect(await row('webhook_deliveries', a.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 2, next_attempt_at: null, last_error: null });
+    // The other order: the success is written first; the late timeout is recorded as attempt 2 and leaves the delivery succeeded.
+    const b = await seed([]);
+    await recordAttempts(b.endpointId, [{ id: newId('wha_'), deliveryId: b.deliveryId, attempt: 1, finishedAtMs: at, http: ok }]);
+    await recordAttempts(b.endpointId, [{ id: newId('wha_'), deliveryId: b.deliveryId, attempt: 1, finishedAtMs: at, http: timeout }]);
+    expect((await attempts(b.deliveryId)).map((x) => [x.attempt_number, x.status_code])).toEqual([[1, 200], [2, null]]);
+    expect(await row('webhook_deliveries', b.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 2, last_status_code: 200, next_attempt_at: null });
   });
 
   test('a disabled endpoint: the drain closes (endpoint_disabled), cancels its live deliveries and sends nothing', async () => {

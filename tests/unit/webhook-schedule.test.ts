@@ -4,7 +4,7 @@
  * outcomes in completion order moves an endpoint's consecutive-failure count.
  */
 import {
-  attemptOutcome, failureStreakChange, holdRecheckAfter, retryDelayAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS,
+  attemptOutcome, attemptResult, failureStreakChange, holdRecheckAfter, retryDelayAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS,
 } from '../../domain/webhook-schedule';
 
 const MIN = 60_000;
@@ -24,6 +24,13 @@ test('the outcome of an attempt: succeeded on 2xx, retrying while the schedule a
   expect(attemptOutcome(false, true, 7)).toBe('retrying');
   expect(attemptOutcome(false, true, 8)).toBe('failed');
   expect(attemptOutcome(false, false, 1)).toBe('failed');
+});
+
+test('the result of an attempt: its status, and for a retry the finish time plus that attempt\'s wait', () => {
+  expect(attemptResult(true, false, 1, 1_000)).toEqual({ outcome: 'succeeded', nextAttemptAtMs: null });
+  expect(attemptResult(false, true, 1, 1_000)).toEqual({ outcome: 'retrying', nextAttemptAtMs: 31_000 });
+  expect(attemptResult(false, true, 2, 1_000)).toEqual({ outcome: 'retrying', nextAttemptAtMs: 1_000 + 2 * MIN });
+  expect(attemptResult(false, true, 8, 1_000)).toEqual({ outcome: 'failed', nextAttemptAtMs: null });
 });
 
 test('held re-checks double from 30 s up to 5 min', () => {
