@@ -29,6 +29,7 @@ import { stopTracing, temporalClientTracing, temporalWorkerTracing } from './lib
 import { setTemporalClient } from './temporal/client';
 import { temporalConnectConfig } from './temporal/connect';
 import { watchTemporal } from './temporal/outage';
+import { HEARTBEAT_THROTTLE_MS } from './temporal/config';
 import { installRuntimeMetrics } from './temporal/runtime-metrics';
 
 /** Creates the worker (and the dispatcher) without running it; returns a shutdown function with it. */
@@ -54,6 +55,8 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
     maxConcurrentActivityTaskExecutions: 100,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentLocalActivityExecutions: 200,
+    // Heartbeats reach the server every 2 s at most, well inside the shortest heartbeat timeout (10 s).
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     // Graceful stop (SIGTERM, decision 0082): polling stops at once; running activities get this
     // long to finish (then they are cancelled and retried elsewhere, with their idempotency keys);
     // past ten seconds more the worker gives up and the process exits.

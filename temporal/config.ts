@@ -46,3 +46,12 @@ export function cacheDir(): string {
 
 /** Cache root evaluated at load time (use cacheDir() if the env may change later). */
 export const CACHE_DIR = cacheDir();
+
+/**
+ * Longest interval between an activity's heartbeats reaching the server, ms (WorkerOptions
+ * `maxHeartbeatThrottleInterval`, set on every worker). The SDK's default throttle is 80% of the
+ * heartbeat timeout: 8 s of a webhook drain's 10 s, which left 2 s of slack on a loaded machine;
+ * a drain that missed it was retried while it still ran (decision 0086). At 2 s the server hears
+ * from a live drain five times per timeout.
+ */
+export const HEARTBEAT_THROTTLE_MS = 2_000;

@@ -14,7 +14,6 @@ import {
 } from '../../domain/webhooks';
 import { WebhookEndpoint } from '../../entities';
 import { db, transaction } from '../../lib/db';
-import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { emitEvent } from '../../lib/outbox';
 import { moveRows, moveRowsEach } from '../../lib/status-writes';

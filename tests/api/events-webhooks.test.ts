@@ -326,7 +326,7 @@ describe('webhook deliveries', () => {
     expect(d.id).toMatch(/^whd_/);
     expect(d.event_id).toMatch(/^evt_/);
 
-    const got = await eventually(async () => receiver.received(target.path)[0], 'the test ping');
+    const got = (await receiver.waitFor(target.path, 1, 'the test ping'))[0];
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['webhook-id']).toBe(d.event_id);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
@@ -363,7 +363,7 @@ describe('webhook deliveries', () => {
     expect(replay).toMatchObject({ endpoint_id: ep.id, event_id: d.event_id, replay_of: d.id, event_type: 'test.ping' });
     expect(replay.id).not.toBe(d.id);
     conforms(schemas.webhookDeliveryOut, replay);
-    const again = await eventually(async () => receiver.received(target.path)[1], 'the replay');
+    const again = (await receiver.waitFor(target.path, 2, 'the replay'))[1];
     expect(again.headers['webhook-id']).toBe(d.event_id);
     expect(verify(ep.secret, again).id).toBe(d.event_id);
     expect((await deliveryReaches(live, replay.id, 'succeeded')).attempts).toHaveLength(1);
@@ -376,7 +376,7 @@ describe('webhook deliveries', () => {
     const ep = await createEndpoint(test, target.url);
     const d = expectOk(await test.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
     expect(d.livemode).toBe(false);
-    const got = await eventually(async () => receiver.received(target.path)[0], 'the test-mode ping');
+    const got = (await receiver.waitFor(target.path, 1, 'the test-mode ping'))[0];
     expect(verify(ep.secret, got)).toMatchObject({ type: 'test.ping', livemode: false });
     await deliveryReaches(test, d.id, 'succeeded');
   });
@@ -391,8 +391,8 @@ describe('webhook deliveries', () => {
     expect(plain.url).toMatch(/^http:\/\//);
     const e2 = await createEndpoint(live, plain.url);
     const [d1, d2] = [expectOk(await live.post(`/v1/webhook_endpoints/${e1.id}/send_test_event`)), expectOk(await live.post(`/v1/webhook_endpoints/${e2.id}/send_test_event`))];
-    const got1 = await eventually(async () => receiver.received(secure.path)[0], 'the https delivery');
-    const got2 = await eventually(async () => plainReceiver.received(plain.path)[0], 'the http delivery');
+    const got1 = (await receiver.waitFor(secure.path, 1, 'the https delivery'))[0];
+    const got2 = (await plainReceiver.waitFor(plain.path, 1, 'the http delivery'))[0];
     expect(verify(e1.secret, got1).id).toBe(d1.event_id);
     expect(verify(e2.secret, got2).id).toBe(d2.event_id);
     await deliveryReaches(live, d1.id, 'succeeded');
@@ -454,7 +454,7 @@ describe('webhook deliveries', () => {
     expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).secret_prefix).toBe(rotated.secret_prefix);
 
     expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
-    const during = await eventually(async () => receiver.received(target.path)[0], 'a delivery during the overlap');
+    const during = (await receiver.waitFor(target.path, 1, 'a delivery during the overlap'))[0];
     const sigs = during.headers['webhook-signature'].split(' ');
     expect(sigs).toHaveLength(2);
     for (const s of sigs) expect(s).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
@@ -464,7 +464,7 @@ describe('webhook deliveries', () => {
     await db().query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ep.id]);
     expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).previous_secret_expires_at).toBeNull();
     expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
-    const after = await eventually(async () => receiver.received(target.path)[1], 'a delivery after the overlap');
+    const after = (await receiver.waitFor(target.path, 2, 'a delivery after the overlap'))[1];
     expect(after.headers['webhook-signature'].split(' ')).toHaveLength(1);
     expect(verify(rotated.secret, after).type).toBe('test.ping');
     expect(() => verify(ep.secret, after)).toThrow();
@@ -486,7 +486,7 @@ describe('webhook deliveries', () => {
     }), 201);
     expectOk(await live.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
 
-    const activated = await eventually(async () => receiver.received(onlyActivated.path)[0], 'payment_link.activated at the subscribed endpoint');
+    const activated = (await receiver.waitFor(onlyActivated.path, 1, 'payment_link.activated at the subscribed endpoint'))[0];
     const evt = verify(e1.secret, activated);
     expect(evt).toMatchObject({ type: 'payment_link.activated', livemode: true, data: { object: { id: link.id, type: 'payment_link' } } });
     expect(evt.request.idempotency_key).toEqual(expect.any(String));
@@ -562,7 +562,7 @@ describe('dispatcher', () => {
          VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`, [deliveryId, a.account_id, ep.id, id]);
       return id;
     });
-    const got = await eventually(async () => receiver.received(target.path)[0], 'the swept delivery', 20000);
+    const got = (await receiver.waitFor(target.path, 1, 'the swept delivery'))[0];
     expect(verify(ep.secret, got).id).toBe(eventId);
     const d = await deliveryReaches(live, deliveryId, 'succeeded');
     expect(d.attempt_count).toBe(1);

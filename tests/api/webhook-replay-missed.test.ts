@@ -4,7 +4,7 @@
  * a disabled endpoint records `disabled_at`; re-enabling with `replay_missed: true` delivers, once,
  * every event it missed since then (a repeat queues nothing); `replay_missed` alone is refused.
  */
-import { client, connectDb, eventually, expectError, expectOk, newAccount, webhooksSettled } from '../helpers/api';
+import { client, connectDb, expectError, expectOk, newAccount, webhooksSettled } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 
 const receiver = new Receiver({ tls: testTls() });
@@ -20,7 +20,7 @@ test('sequence increases per object; a re-enabled endpoint replays what it misse
   const endpoint = expectOk(await api.post('/v1/webhook_endpoints', { url: target.url, event_types: ['payment_link.created', 'payment_link.activated'] }), 201);
   const link = expectOk(await api.post('/v1/payment_links', { amount: usd('1200'), title: 'Sequenced', accepted_rail_kinds: ['crypto'] }), 201);
   expectOk(await api.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
-  const seen = await eventually(async () => { const r = receiver.received(target.path); return r.length >= 2 && r; }, 'two deliveries', 20000);
+  const seen = await receiver.waitFor(target.path, 2, 'two deliveries');
   const bodies = seen.map((r) => verify(endpoint.secret, r));
   const created = bodies.find((b) => b.type === 'payment_link.created');
   const activated = bodies.find((b) => b.type === 'payment_link.activated');
@@ -39,7 +39,7 @@ test('sequence increases per object; a re-enabled endpoint replays what it misse
   expectError(await api.patch(`/v1/webhook_endpoints/${endpoint.id}`, { replay_missed: true }), 400, 'invalid_request', 'parameter_invalid', 'replay_missed');
   const enabled = expectOk(await api.patch(`/v1/webhook_endpoints/${endpoint.id}`, { enabled: true, replay_missed: true }));
   expect(enabled).toMatchObject({ enabled: true, disabled_at: null, missed_events_replayed: { since: disabled.disabled_at, count: 2 } });
-  const all = await eventually(async () => { const r = receiver.received(target.path); return r.length >= 4 && r; }, 'the missed events', 20000);
+  const all = await receiver.waitFor(target.path, 4, 'the missed events');
   const replayed = all.slice(2).map((r) => verify(endpoint.secret, r));
   expect(replayed.map((b) => b.data.object.id).sort()).toEqual([...missed].sort());
   const again = expectOk(await api.patch(`/v1/webhook_endpoints/${endpoint.id}`, { enabled: true, replay_missed: true }));

@@ -99,7 +99,6 @@ export function expectOk<T = any>(res: Res<T>, status = 200): T {
   return res.body;
 }
 
-/** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
 /**
  * A deterministic "nothing more arrives" for webhooks (instead of a fixed sleep): waits until the
  * dispatcher's durable cursor (`outbox_cursors` `webhooks`) has passed every event of `accountId`,
@@ -115,7 +114,8 @@ export async function webhooksSettled(accountId: string, timeoutMs = 30000): Pro
   `every delivery of ${accountId} finished`, timeoutMs);
 }
 
-export async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 20000): Promise<any> {
+/** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
+export async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 30000): Promise<any> {
   return eventually(async () => {
     const r = await api.get(`/v1/webhook_deliveries/${id}`);
     return r.status === 200 && r.body.status === status ? r.body : null;

@@ -11,6 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { webhookPipelineReport } from './webhook-report';
 
 export interface Received { path: string; headers: Record<string, string>; body: string; at: number }
 export interface Reply { status?: number; headers?: Record<string, string>; body?: string; hangMs?: number; before?: () => Promise<void> }
@@ -67,6 +68,22 @@ export class Receiver {
   /** Requests received on `path`, oldest first. */
   received(path: string): Received[] {
     return this.got.get(path) ?? [];
+  }
+
+  /**
+   * Waits until `path` has received at least `count` requests and returns them all, oldest first.
+   * On timeout (default 30 s) throws with the webhook pipeline's state for that URL
+   * (./webhook-report.ts), so a slow CI run says where the deliveries stopped.
+   */
+  async waitFor(path: string, count: number, what: string, timeoutMs = 30_000): Promise<Received[]> {
+    const end = Date.now() + timeoutMs;
+    while (this.received(path).length < count) {
+      if (Date.now() > end) {
+        throw new Error(`timed out waiting for ${what} (${this.received(path).length} of ${count} received)\n${await webhookPipelineReport(`${this.base}${path}`)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return this.received(path);
   }
 
   /** Every request received, on any path. */

@@ -11,6 +11,7 @@ import { loadConfig } from '../../lib/config';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { startTimeSkipping } from './time-skipping';
 import { setTemporalClient } from '../../temporal/client';
+import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
 import { connectDb } from './api';
 
 export interface WorkflowHarness { env: TestWorkflowEnvironment; stop(): Promise<void> }
@@ -29,7 +30,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
   setTemporalClient(env.client);
   const worker = await Worker.create({
     connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue,
-    workflowsPath: require.resolve('../../workflows'), activities,
+    workflowsPath: require.resolve('../../workflows'), activities, maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
   });
   const running = worker.run();
   return {

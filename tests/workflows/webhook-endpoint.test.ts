@@ -20,6 +20,7 @@ import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '../../domain/webh
 import { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { connectDb, newAccount } from '../helpers/api';
 import { Receiver, testTls } from '../helpers/receiver';
+import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
 
 /** A port nothing listens on and no process is handed by the kernel (below the ephemeral range). */
 const REFUSING_PORT = 1;
@@ -125,7 +126,7 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     accountId = (await newAccount()).account_id;
     await receiver.start();
     worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     });
     running = worker.run();
   }, SETUP_TIMEOUT_MS);
