@@ -181,9 +181,11 @@ export class SandboxBankCollection {
    * The outside world: a bank transfer of `amount` minor units of `currency` arrives on `rail` at
    * `toAccount` with `reference`. Matched by receiving account on per-payment accounts (the
    * reference is then only recommended), by exact reference on the pooled account; unmatched
-   * credits are received with `client_reference` null (held for support).
+   * credits are received with `client_reference` null (held for support). `returnedWith`: the
+   * sending bank returned it at once with that reason (the SANDBOX_RETURN_SENDER magic value): the
+   * credit is written `returned`, so no reader ever sees it received.
    */
-  async receive(input: { rail: string; currency: string; amount: bigint; reference: string | null; toAccount: string; senderName: string | null }): Promise<ProviderCredit> {
+  async receive(input: { rail: string; currency: string; amount: bigint; reference: string | null; toAccount: string; senderName: string | null; returnedWith?: string }): Promise<ProviderCredit> {
     const key = normaliseAccount(input.toAccount);
     // Matched as a payer types it: trimmed, upper-case, inner spaces dropped (normalizeRunReference).
     const ref = input.reference ? input.reference.trim().toUpperCase().replace(/\s+/g, '') : null;
@@ -196,8 +198,9 @@ export class SandboxBankCollection {
     const id = newId('bcp_');
     const inserted: CreditRow[] = await db().query(
       `INSERT INTO sandbox_bank_credits(id, rail, currency, amount_minor, reference, to_account, sender_name, client_reference, state, return_reason)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,'received',NULL) RETURNING *`,
-      [id, input.rail, input.currency, input.amount.toString(), input.reference, input.toAccount, input.senderName, rows[0]?.client_reference ?? null]);
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
+      [id, input.rail, input.currency, input.amount.toString(), input.reference, input.toAccount, input.senderName, rows[0]?.client_reference ?? null,
+        input.returnedWith === undefined ? 'received' : 'returned', input.returnedWith ?? null]);
     return toCredit(inserted[0]);
   }
 

@@ -85,6 +85,8 @@ async function liveOnRail(linkId: string, rail: string): Promise<Payment | null>
  * id): a `bank_credits` row, `pending` when matched to a payment on the credit's rail, else
  * `recorded_only` with no payment (held for support). A matched credit signals its payment's
  * workflow (started if not running: a late credit to a closed payment still gets its verdict).
+ * A credit the provider reports already returned (the sending bank returned it at once) is written
+ * with its return, so the workflow never applies it as received; recordBankReturn still signals it.
  * Returns the row id and the payment id (null when unmatched).
  */
 export async function recordBankCredit(c: ProviderCredit, decimals: number): Promise<{ creditId: string; paymentId: string | null }> {
@@ -93,9 +95,11 @@ export async function recordBankCredit(c: ProviderCredit, decimals: number): Pro
   const p = rows[0] && rows[0].payment_rail === c.rail ? rows[0] : null;
   const id = newId('bcr_');
   const inserted: Array<{ id: string }> = await db().query(
-    `INSERT INTO bank_credits(id, payment_id, provider_credit_id, rail, currency, amount_minor, decimals, reference, to_account, sender_name, effect)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT (provider_credit_id) DO NOTHING RETURNING id`,
-    [id, p?.id ?? null, c.id, c.rail, c.currency, c.amount.toString(), decimals, c.reference, c.to_account, c.sender_name, p ? 'pending' : 'recorded_only']);
+    `INSERT INTO bank_credits(id, payment_id, provider_credit_id, rail, currency, amount_minor, decimals, reference, to_account, sender_name, effect,
+                              returned_at, return_reason)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11, CASE WHEN $12::text IS NULL THEN NULL ELSE now() END, $12) ON CONFLICT (provider_credit_id) DO NOTHING RETURNING id`,
+    [id, p?.id ?? null, c.id, c.rail, c.currency, c.amount.toString(), decimals, c.reference, c.to_account, c.sender_name, p ? 'pending' : 'recorded_only',
+      c.state === 'returned' ? (c.return_reason ?? 'returned by the sending bank') : null]);
   const creditId = inserted[0]?.id ?? (await db().query('SELECT id FROM bank_credits WHERE provider_credit_id = $1', [c.id]))[0].id;
   if (p) {
     // The account now collects this currency by bank (its `collection` account; spec 4.5: a wallet virtual account for it is refused).

@@ -121,19 +121,19 @@ export function simulatorRouter(): Router<AppState> {
     const b = validate<{ rail: string; currency: string; amount: string; reference: string; to_account: string; sender_name?: string }>(
       bankCreditBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     if (!isFiat(b.currency)) throw new DomainError('invalid_request', 'parameter_invalid', `Unknown fiat currency \`${b.currency}\`.`, { param: 'currency' });
+    // The magic sender's credit is returned by the sending bank at once: the provider writes it
+    // returned, so no reader (a payroll run's funding poll) ever sees it received.
+    const returnedAtOnce = b.sender_name === SANDBOX_RETURN_SENDER;
     const credit = await bankCollection().receive({
       rail: b.rail, currency: b.currency, amount: BigInt(b.amount), reference: b.reference || null, toAccount: b.to_account, senderName: b.sender_name ?? null,
+      ...(returnedAtOnce ? { returnedWith: SANDBOX_RETURN_TEXT } : {}),
     });
     const { paymentId } = await recordBankCredit(credit, currencyDecimals(b.currency));
-    let out = credit;
-    if (credit.sender_name === SANDBOX_RETURN_SENDER) {
-      out = (await bankCollection().returnCredit(credit.id, SANDBOX_RETURN_TEXT))!;
-      await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
-    }
-    // A virtual account's credit (after a sending bank's instant return, so the workflow sees it returned).
-    await recordVirtualAccountCredit(out, currencyDecimals(b.currency));
+    if (returnedAtOnce) await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
+    // A virtual account's credit (the workflow sees an at-once return as returned).
+    await recordVirtualAccountCredit(credit, currencyDecimals(b.currency));
     ctx.status = 201;
-    ctx.body = simBankCredit(out, paymentId);
+    ctx.body = simBankCredit(credit, paymentId);
   });
 
   r.post('/bank/credits/:id/return', async (ctx) => {
