@@ -1,6 +1,6 @@
 /**
  * Contract fuzzing (issue 3 section 3, issue 11): schemathesis (pinned, cached venv:
- * scripts/schemathesis.ts) runs against the test stack's API with the document it serves
+ * scripts/schemathesis.ts) runs against a private test stack's API (tests/helpers/stack.ts) with the document it serves
  * (`GET /v1/openapi.json`, with its OpenAPI `links`), with every check it has (`--checks all`) over
  * all four phases (examples, coverage, fuzzing, stateful), twice: once with a
  * live business key with every scope (provisioned like `npm run seed`) over the operations a key
@@ -38,8 +38,13 @@ import { ensureSchemathesis } from '../../scripts/schemathesis';
 import { API, call, connectDb, newAccount } from '../helpers/api';
 import { createAccountObjects, realIdsFor } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
+import { usePrivateStack } from '../helpers/stack';
 
 jest.setTimeout(20 * 60_000);
+
+// Its own stack: ten minutes of fuzzing would otherwise load the shared API, outbox and webhook
+// drains under the files that run alongside it (their webhook waits then measured the fuzzer).
+usePrivateStack('fuzz');
 
 const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
 /**
