@@ -45,7 +45,7 @@ test('off by default: recorded, not listed, not delivered; on for the account: l
   await eventually(async () => expectOk(await h.key.get('/v1/events?type=send_intent.created')).data.length === 1, 'the family listed', 10000);
   expect(expectOk(await h.key.get(`/v1/events/${first}`)).type).toBe('send_intent.created');
   const second = await h.sendIntent();
-  await eventually(async () => (await h.deliveries(second)) === 1, 'delivered to the endpoint', 15000);
+  await eventually(async () => (await h.deliveries(second)) === 1, 'delivered to the endpoint', 30000);
   // Only that family: wallet.created and the other families stay unshipped for this account.
   expectError(await h.key.get('/v1/events?type=send_intent.bogus'), 400, 'invalid_request', 'event_type_unknown', 'type');
 

@@ -493,7 +493,7 @@ describe('webhook deliveries', () => {
     const types = await eventually(async () => {
       const t = receiver.received(all.path).map((r) => verify(e2.secret, r).type);
       return t.includes('payment_link.created') && t.includes('payment_link.activated') ? t : null;
-    }, 'both link events at the catch-all endpoint');
+    }, 'both link events at the catch-all endpoint', 30000);
     expect(types).toEqual(expect.arrayContaining(['payment_link.created', 'payment_link.activated']));
     await webhooksSettled(fresh.account_id); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(onlyActivated.path).map((r) => verify(e1.secret, r).type)).toEqual(['payment_link.activated']);
