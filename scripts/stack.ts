@@ -70,12 +70,6 @@ export async function startStack(opts: {
    * harness that crashes the server (immediate shutdown) must not lose commits the product was told of.
    */
   durable?: boolean;
-  /**
-   * An embedded PostgreSQL cluster of its own even when DATABASE_URL names a server: a stack whose
-   * load must not reach the others' (transaction ids and snapshots are per cluster, so a long
-   * transaction anywhere on a shared server holds back every outbox tail's gap wait).
-   */
-  ownPostgres?: boolean;
 }): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
@@ -83,7 +77,7 @@ export async function startStack(opts: {
   let databaseUrl: string;
   let stopPg: (() => Promise<void>) | null = null;
   let pgHandle: EmbeddedPg | null = null;
-  if (process.env.DATABASE_URL && !opts.ownPostgres) {
+  if (process.env.DATABASE_URL) {
     const admin = makeDataSource(process.env.DATABASE_URL, 1);
     await admin.initialize();
     await admin.query(`CREATE DATABASE "${dbName}"`);

@@ -42,9 +42,9 @@ import { usePrivateStack } from '../helpers/stack';
 
 jest.setTimeout(20 * 60_000);
 
-// Its own stack and PostgreSQL cluster: ten minutes of fuzzing would otherwise load the shared API,
-// database, outbox and webhook drains under the files that run alongside it.
-usePrivateStack('fuzz', {}, { ownPostgres: true });
+// Its own stack: ten minutes of fuzzing would otherwise load the shared API, outbox and webhook
+// drains under the files that run alongside it (their webhook waits then measured the fuzzer).
+usePrivateStack('fuzz');
 
 const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
 /**

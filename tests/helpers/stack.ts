@@ -35,7 +35,7 @@ const SHARED_KEYS = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', '
 /** Starts a stack from the compiled dist/ (so the product child and the caller share one implementation). */
 export async function startTestStack(
   tag: string, log: (m: string) => void, overrides: NodeJS.ProcessEnv = {},
-  shape: { split?: boolean; apis?: number; workers?: number; ownPostgres?: boolean } = {},
+  shape: { split?: boolean; apis?: number; workers?: number } = {},
 ): Promise<Stack & { apply(env: NodeJS.ProcessEnv): void }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startStack } = require(path.join(root, 'dist/scripts/stack.js')) as typeof import('../../scripts/stack');
@@ -56,15 +56,13 @@ export async function startTestStack(
  * its own Temporal dev server and product process. For files that flip global switches
  * (`feature_switches`): a switch is global to a deployment, so flipping it on the shared stack
  * would change the answers seen by the files running alongside. Also for product settings the
- * shared stack cannot have (`overrides`, e.g. a low failed-auth limit), and for heavy load that must
- * not reach the other files (`shape.ownPostgres`: an embedded cluster of its own, not a database on
- * the shared server). Points this file's process.env
+ * shared stack cannot have (`overrides`, e.g. a low failed-auth limit). Points this file's process.env
  * (Jest gives each file its own copy) at the private stack before the file's tests, stops it after.
  */
-export function usePrivateStack(tag: string, overrides: NodeJS.ProcessEnv = {}, shape: { ownPostgres?: boolean } = {}): void {
+export function usePrivateStack(tag: string, overrides: NodeJS.ProcessEnv = {}): void {
   let stop: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    const stack = await startTestStack(tag, (m) => process.stderr.write(`[${tag}] ${m}\n`), overrides, shape);
+    const stack = await startTestStack(tag, (m) => process.stderr.write(`[${tag}] ${m}\n`), overrides);
     stop = stack.stop;
     stack.apply(process.env);
   }, 180_000);
