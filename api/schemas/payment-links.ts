@@ -18,7 +18,7 @@ const item = Joi.object({
   product_id: idOf('prd_').allow(null),
   name: Joi.string().trim().max(200).allow('', null),
   quantity: Joi.number().integer().min(1).max(1_000_000).default(1),
-  unit_amount: moneyNonNegative.allow(null),
+  unit_amount: moneyNonNegative.allow(null).description('In the link currency (`amount.currency`, else the stored link\'s); another currency is 400 `currency_mismatch` (param `items.<i>.unit_amount`).'),
 });
 
 const linkFields = {

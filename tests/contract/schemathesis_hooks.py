@@ -237,11 +237,13 @@ STATED_EXEMPTIONS = {
     ],
     "POST /payment_links": [
         _x(400, "client_archived", "client_id", "state", "an archived client takes no new links"),
+        _x(400, "currency_mismatch", r"items\.\d+\.unit_amount", "order", "an item's `unit_amount` is in `amount.currency` (JSON Schema cannot compare two values)"),
         _x(400, "parameter_invalid", "expires_at", "clock", "`expires_at` must be in the future", "in the future"),
     ],
     "PATCH /payment_links/{id}": [
         _x(400, "allowed_rails_invalid_for_currency", "allowed_rails", "state", "without `amount` the stored link's currency decides the rails"),
         _x(400, "client_archived", "client_id", "state", "an archived client takes no new links"),
+        _x(400, "currency_mismatch", r"items\.\d+\.unit_amount", "state", "an item's `unit_amount` is in the link currency: the body's `amount.currency`, else the stored link's"),
         _x(400, "parameter_invalid", "expires_at", "clock", "`expires_at` must be in the future", "in the future"),
     ],
     "POST /payroll_runs": [
