@@ -47,34 +47,17 @@ interface NumberedAttempt extends AttemptRecord { outcome: 'succeeded' | 'retryi
  * with `webhook_endpoint.disabled`. Returns whether the endpoint is still enabled afterwards.
  * Throws on database errors only.
  *
- * Attempts are numbered here, under the deliveries' row locks (decision 0086): a record whose id is
- * already written (a retried write) is skipped; one whose assumed number another drain has written
- * meanwhile (a drain Temporal retried after a missed heartbeat while the first still ran) takes the
- * next number, and its status and retry time follow that number. So every POST is one attempt row
- * and the delivery's status is the last write's.
+ * Attempts are numbered here (decision 0086): a record whose id is already written (a retried
+ * write) is skipped; one whose assumed number another drain has written meanwhile (a drain Temporal
+ * retried after a missed heartbeat while the first still ran) takes the next free number under
+ * its delivery's row lock, and its status and retry time follow that number. So every POST is one
+ * attempt row and the delivery's status is the last write's.
  */
 export async function recordAttempts(endpointId: string, records: AttemptRecord[]): Promise<{ enabled: boolean }> {
   if (records.length === 0) return { enabled: true };
   return transaction(async (m) => {
-    const numbered = await numberAttempts(m, records);
+    const numbered = await writeAttemptRows(m, records);
     if (numbered.length === 0) return { enabled: true };
-    // The partition key is the delivery's creation time (migration 1764620000000): the join fills it
-    // and writes no attempt of an unknown delivery (the table has no foreign key).
-    await m.query(
-      `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt, delivery_created_at)
-       SELECT t.id, t.delivery_id, t.attempt_number, t.status_code, t.error, t.latency_ms, t.response_excerpt, d.created_at
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[])
-              AS t(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
-         JOIN webhook_deliveries d ON d.id = t.delivery_id
-       ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING`,
-      [numbered.map((r) => r.id), numbered.map((r) => r.deliveryId), numbered.map((r) => r.attempt), numbered.map((r) => r.http.statusCode),
-        numbered.map((r) => r.http.error), numbered.map((r) => r.http.latencyMs), numbered.map((r) => r.http.excerpt)]);
-    // The count follows the rows even on a delivery made final meanwhile (its status is left alone below).
-    const counts = new Map<string, number>();
-    for (const r of numbered) counts.set(r.deliveryId, Math.max(r.attempt, counts.get(r.deliveryId) ?? 0));
-    await m.query(
-      `UPDATE webhook_deliveries d SET attempt_count = t.n FROM unnest($1::text[], $2::int[]) AS t(id, n)
-        WHERE d.id = t.id AND d.attempt_count < t.n`, [[...counts.keys()], [...counts.values()]]);
     // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table, with
     // `retrying` written again on a further failure); the per-row guard leaves a delivery that
     // became final meanwhile (cancelled, or succeeded through another drain) untouched.
@@ -88,6 +71,16 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
             delivered_at = CASE WHEN t.target = 'succeeded' THEN now() ELSE d.delivered_at END,
             workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()`,
     });
+    // A renumbered attempt (overlapping drains): the count follows the rows even on a delivery made
+    // final meanwhile, whose status was left alone above.
+    const assumed = new Map(records.map((r) => [r.id, r.attempt]));
+    const counts = new Map<string, number>();
+    for (const r of numbered) if (r.attempt !== assumed.get(r.id)) counts.set(r.deliveryId, Math.max(r.attempt, counts.get(r.deliveryId) ?? 0));
+    if (counts.size > 0) {
+      await m.query(
+        `UPDATE webhook_deliveries d SET attempt_count = t.n FROM unnest($1::text[], $2::int[]) AS t(id, n)
+          WHERE d.id = t.id AND d.attempt_count < t.n`, [[...counts.keys()], [...counts.values()]]);
+    }
     const { reset, failures } = failureStreakChange(numbered.map((r) => r.outcome));
     if (!reset && failures === 0) return { enabled: true };
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
@@ -102,29 +95,65 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
   });
 }
 
+/** The status and retry time of record `r` as attempt number `attempt`. */
+function asAttempt(r: AttemptRecord, attempt: number): NumberedAttempt {
+  const { outcome, nextAttemptAtMs } = attemptResult(isSuccess(r.http.statusCode), r.http.retryable, attempt, r.finishedAtMs);
+  return { ...r, attempt, outcome, nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs) };
+}
+
 /**
- * Numbers `records` inside transaction `m` (see recordAttempts): locks their deliveries (in id
- * order, so two writers never deadlock), drops records already written (same id), and gives each
- * other the number after the delivery's highest written attempt when its assumed number is taken.
- * Returns the records to write with their status and retry time for that number.
+ * Inserts the attempt rows of `records` with their numbers; returns the ones written, in order.
+ * The partition key is the delivery's creation time (migration 1764620000000): the join fills it
+ * and writes no attempt of an unknown delivery (the table has no foreign key).
  */
-async function numberAttempts(m: EntityManager, records: AttemptRecord[]): Promise<NumberedAttempt[]> {
-  const deliveryIds = [...new Set(records.map((r) => r.deliveryId))].sort();
-  const locked: Array<{ id: string; attempt_count: number; created_at: Date }> = await m.query(
-    'SELECT id, attempt_count, created_at FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE', [deliveryIds]);
-  const written: Array<{ id: string }> = await m.query(
-    'SELECT id FROM webhook_attempts WHERE id = ANY($1) AND delivery_created_at = ANY($2)', [records.map((r) => r.id), locked.map((d) => d.created_at)]);
-  const done = new Set(written.map((w) => w.id));
-  const highest = new Map(locked.map((d) => [d.id, d.attempt_count]));
-  const out: NumberedAttempt[] = [];
-  for (const r of records) {
-    if (done.has(r.id) || !highest.has(r.deliveryId)) continue;
-    const attempt = Math.max(r.attempt, highest.get(r.deliveryId)! + 1);
-    highest.set(r.deliveryId, attempt);
-    const { outcome, nextAttemptAtMs } = attemptResult(isSuccess(r.http.statusCode), r.http.retryable, attempt, r.finishedAtMs);
-    out.push({ ...r, attempt, outcome, nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs) });
+async function insertAttempts(m: EntityManager, rows: NumberedAttempt[]): Promise<Set<string>> {
+  // TypeORM answers INSERT ... RETURNING with the rows.
+  const inserted: Array<{ id: string }> = await m.query(
+    `INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt, delivery_created_at)
+     SELECT t.id, t.delivery_id, t.attempt_number, t.status_code, t.error, t.latency_ms, t.response_excerpt, d.created_at
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[])
+            AS t(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
+       JOIN webhook_deliveries d ON d.id = t.delivery_id
+     ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING RETURNING id`,
+    [rows.map((r) => r.id), rows.map((r) => r.deliveryId), rows.map((r) => r.attempt), rows.map((r) => r.http.statusCode),
+      rows.map((r) => r.http.error), rows.map((r) => r.http.latencyMs), rows.map((r) => r.http.excerpt)]);
+  return new Set(inserted.map((r) => r.id));
+}
+
+/**
+ * Writes the attempt rows of `records` inside transaction `m` (see recordAttempts) and returns
+ * those written with their final number, status and retry time, in completion order.
+ * Common case: each row goes in under the number assumed when its delivery was taken. A row whose
+ * number was taken (unique per delivery) is either a retried write (its id is already there:
+ * skipped) or another drain's overlapping POST: that delivery is locked (id order, so writers never
+ * deadlock) and the row takes the number after the highest written, up to three tries.
+ */
+async function writeAttemptRows(m: EntityManager, records: AttemptRecord[]): Promise<NumberedAttempt[]> {
+  const final = new Map<string, NumberedAttempt>();
+  let pending = records.map((r) => asAttempt(r, r.attempt));
+  for (let tries = 0; pending.length > 0 && tries < 3; tries += 1) {
+    const written = await insertAttempts(m, pending);
+    for (const r of pending) if (written.has(r.id)) final.set(r.id, r);
+    const clashed = pending.filter((r) => !written.has(r.id));
+    if (clashed.length === 0) break;
+    const already: Array<{ id: string }> = await m.query('SELECT id FROM webhook_attempts WHERE id = ANY($1)', [clashed.map((r) => r.id)]);
+    const retried = new Set(already.map((a) => a.id));
+    const rest = clashed.filter((r) => !retried.has(r.id));
+    if (rest.length === 0) break;
+    const deliveryIds = [...new Set(rest.map((r) => r.deliveryId))];
+    const top: Array<{ id: string; top: number | null }> = await m.query(
+      `SELECT d.id, (SELECT max(a.attempt_number) FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.delivery_created_at = d.created_at) AS top
+         FROM (SELECT id, created_at FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE) d`, [deliveryIds]);
+    const next = new Map(top.map((t) => [t.id, t.top ?? 0]));
+    pending = [];
+    for (const r of rest) {
+      if (!next.has(r.deliveryId)) continue; // the delivery is gone: nothing to attach the attempt to
+      const n = next.get(r.deliveryId)! + 1;
+      next.set(r.deliveryId, n);
+      pending.push(asAttempt(r, n));
+    }
   }
-  return out;
+  return records.filter((r) => final.has(r.id)).map((r) => final.get(r.id)!);
 }
 
 /**
