@@ -102,7 +102,8 @@ function asAttempt(r: AttemptRecord, attempt: number): NumberedAttempt {
 }
 
 /**
- * Inserts the attempt rows of `records` with their numbers; returns the ones written, in order.
+ * Inserts the attempt rows `rows` under their numbers; returns the ids of those written (a clash on
+ * the number per delivery writes nothing for that row).
  * The partition key is the delivery's creation time (migration 1764620000000): the join fills it
  * and writes no attempt of an unknown delivery (the table has no foreign key).
  */
