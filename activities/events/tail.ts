@@ -15,6 +15,12 @@
  * writer's id is below N. Once a later snapshot's `xmin` reaches N, all of them have ended; a
  * number still missing then was rolled back, and the tail skips it.
  *
+ * `xmin` is cluster-wide: a long transaction in another database on the same server (another
+ * deployment, a migration of a fresh database) holds it back although it can hold no number here.
+ * So a wait the snapshot's `xmin` has not passed is checked once more against this database's
+ * sessions alone (`pg_stat_activity`, in a statement before a fresh read): passed when none of them
+ * holds a transaction id below N (decision 0087).
+ *
  * Not S's own `xmax`: that is the newest *completed* id plus one, and a writer that took its id
  * after that one but is still open has an id at or above it. A later snapshot's `xmin` can then
  * pass `xmax(S)` while that writer is open, and its events were skipped for good (seen under a
@@ -79,6 +85,19 @@ export class OutboxTail {
    * that are safe, in `seq` order. `columns` limits what is read (`seq` is always included).
    */
   async read(limit = 1000, q: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
+    const first = await this.readOnce(limit, q, columns, false);
+    // Held by a wait the cluster-wide xmin has not passed: check this database's writers alone,
+    // then read again (a fresh snapshot, taken after the check).
+    if (!first.waitOpen || !(await waitPassedHere(this.wait!.xmax, q))) return first;
+    return this.readOnce(limit, q, columns, true);
+  }
+
+  /**
+   * One read (see `read`). `passedHere`: the pending wait is known passed for this database's
+   * writers (checked before this read's snapshot). `waitOpen` in the result: a gap under a pending
+   * wait stopped it, the wait not passed.
+   */
+  private async readOnce(limit: number, q: Queryable, columns: string, passedHere: boolean): Promise<TailRead & { waitOpen: boolean }> {
     const raw: Array<Record<string, any>> = await q.query(
       `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, ${columns}, e.seq
          FROM (SELECT pg_current_snapshot() AS snap) s
@@ -86,15 +105,18 @@ export class OutboxTail {
     const xmin = BigInt(raw[0].snap_xmin);
     const rows: EventRow[] = [];
     let blocked = false;
+    let waitOpen = false;
     for (const r of raw) {
       if (r.seq === null || r.seq === undefined) break;
       const seq = BigInt(r.seq);
       if (seq !== this.cursor + 1n) {
         // The missing numbers lie below `seq`: dead once the wait that covers them has passed.
-        const dead = this.wait !== null && xmin >= this.wait.xmax && seq <= this.wait.upTo;
+        const passed = this.wait !== null && (passedHere || xmin >= this.wait.xmax);
+        const dead = passed && seq <= this.wait!.upTo;
         if (!dead) {
           // A first sighting (or a gap above a passed wait) starts a wait; an open wait is kept.
-          if (!this.wait || xmin >= this.wait.xmax) this.wait = { upTo: seq, xmax: await freshXid() };
+          if (!this.wait || passed) this.wait = { upTo: seq, xmax: await freshXid() };
+          else waitOpen = true;
           blocked = true;
           break;
         }
@@ -104,6 +126,24 @@ export class OutboxTail {
       this.cursor = seq;
     }
     if (!blocked && this.wait && this.cursor >= this.wait.upTo) this.wait = null;
-    return { rows, blocked };
+    return { rows, blocked, waitOpen };
   }
+}
+
+/**
+ * Whether no transaction of this database that took its id below `xmax` (a `pg_current_xact_id()`
+ * value) is still open, the caller's own excepted: one statement, run before the read it licenses.
+ * The writers of this database's outbox are its sessions, so a long transaction in another
+ * database on the same server (another deployment, a migration) does not hold the tail back.
+ * At most once per transaction of `q`: PostgreSQL keeps a transaction's first read of
+ * `pg_stat_activity` for the rest of it.
+ */
+async function waitPassedHere(xmax: bigint, q: Queryable): Promise<boolean> {
+  const [r]: Array<{ passed: boolean }> = await q.query(
+    `SELECT NOT EXISTS (
+       SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()) x
+         JOIN pg_stat_activity a ON a.backend_xid = x::xid
+        WHERE a.datid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND a.pid <> pg_backend_pid() AND x < $1::xid8) AS passed`, [String(xmax)]);
+  return r.passed;
 }

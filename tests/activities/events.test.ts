@@ -5,6 +5,7 @@
  * holds (and hands both out in `seq` order once it commits), skips a rolled-back number, and that
  * an object's event list pages newest first with its related events.
  */
+import { Client } from 'pg';
 import { listEvents, objectEvents } from '../../activities/events/queries';
 import { newId } from '../../lib/ids';
 import { OutboxTail } from '../../activities/events/tail';
@@ -70,6 +71,60 @@ describeWithDb('outbox tail and event lists', () => {
     const seen: string[] = [];
     await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap', 15_000);
     expect(seen).toEqual(['after']);
+  });
+
+  test('a long transaction in another database on the same server does not hold a rolled-back gap; one in this database does', async () => {
+    const { acct, ev } = await account();
+    const tail = await OutboxTail.atHead();
+    // Another database's session holding a transaction id the whole time (a migration, another deployment).
+    const elsewhere = new Client({ connectionString: process.env.DATABASE_URL });
+    await elsewhere.connect();
+    const other = `tail_other_${process.pid}`;
+    await elsewhere.query(`CREATE DATABASE ${other}`).catch(() => undefined);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${other}`;
+    const outside = new Client({ connectionString: url.toString() });
+    await outside.connect();
+    const here = db().createQueryRunner();
+    await here.connect();
+    try {
+      await outside.query('BEGIN');
+      await outside.query('SELECT pg_current_xact_id()');
+      await db().transaction(async (m) => {
+        await emitEvent(m, ev('rolled_back'));
+        throw new Error('roll back');
+      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+      await db().transaction((m) => emitEvent(m, ev('after')));
+      const seen: string[] = [];
+      await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap, another database\'s transaction open', 15_000);
+      expect(seen).toEqual(['after']);
+
+      // The same in this database: the gap is held while this database's transaction is open.
+      const tail2 = await OutboxTail.atHead();
+      await here.startTransaction();
+      await here.query('SELECT pg_current_xact_id()');
+      await db().transaction(async (m) => {
+        await emitEvent(m, ev('rolled_back_2'));
+        throw new Error('roll back');
+      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+      await db().transaction((m) => emitEvent(m, ev('after_2')));
+      const seen2: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        expect((await mine(tail2, acct, seen2)).blocked).toBe(true);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(seen2).toEqual([]);
+      await here.rollbackTransaction();
+      await eventually(async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'), 'the event after the gap, once this database\'s transaction ended', 15_000);
+      expect(seen2).toEqual(['after_2']);
+    } finally {
+      if (here.isTransactionActive) await here.rollbackTransaction();
+      await here.release();
+      await outside.query('ROLLBACK').catch(() => undefined);
+      await outside.end();
+      await elsewhere.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`).catch(() => undefined);
+      await elsewhere.end();
+    }
   });
 
   test('objectEvents: the object\'s own and related events, newest first, paged by cursor', async () => {

@@ -22,7 +22,7 @@ import {
 } from '../../domain/event-types';
 import { db } from '../../lib/db';
 import { setSwitch } from '../../lib/switches';
-import { call, client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
+import { call, client, connectDb, eventually, eventuallyReported, expectOk, newAccount } from '../helpers/api';
 import { BENEFICIARY } from '../helpers/bank';
 import { Receiver, verify } from '../helpers/receiver';
 import { usePrivateStack } from '../helpers/stack';
@@ -234,7 +234,7 @@ test('with every family switched on for the account: each family\'s events are l
     'SELECT id, type FROM events WHERE account_id = $1 AND type = ANY($2) ORDER BY seq', [b.acct.account_id, [...UNSHIPPED_EVENT_TYPES]]);
   expect(new Set(theirs.map((e) => eventFamily(e.type)))).toEqual(new Set(['wallet', 'payroll_template', 'deposit_intent', 'virtual_account', 'screening', 'credit', 'address_book']));
   const last = theirs[theirs.length - 1].id;
-  await eventually(async () => (await db().query(
+  await eventuallyReported(async () => (await db().query(
     `SELECT (SELECT seq FROM outbox_cursors WHERE name = 'webhooks') >= seq AS passed FROM events WHERE id = $1`, [last]))[0].passed === true, 'dispatched', 30000);
   expect(Number((await db().query('SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1', [b.endpoint.id]))[0].count)).toBe(0);
   expect(receiver.received(b.target.path)).toEqual([]);

@@ -5,7 +5,7 @@
  * are untouched) the family is listed, readable by id, and fanned out to webhook endpoints, while
  * another account still sees nothing.
  */
-import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
+import { call, client, connectDb, eventually, eventuallyReported, expectError, expectOk, newAccount } from '../helpers/api';
 import { db } from '../../lib/db';
 import { setSwitch } from '../../lib/switches';
 
@@ -26,7 +26,7 @@ async function holderWithEndpoint() {
     return (await db().query(`SELECT id FROM events WHERE object_id = $1 AND type = 'send_intent.created'`, [si.id]))[0].id as string;
   };
   // Dispatched = the dispatcher's durable cursor has passed the event.
-  const dispatched = (eventId: string) => eventually(async () => (await db().query(
+  const dispatched = (eventId: string) => eventuallyReported(async () => (await db().query(
     `SELECT (SELECT seq FROM outbox_cursors WHERE name = 'webhooks') >= seq AS passed FROM events WHERE id = $1`, [eventId]))[0].passed === true, 'dispatched');
   const deliveries = async (eventId: string) => Number((await db().query('SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [eventId, endpoint.id]))[0].count);
   return { acct, key, sendIntent, dispatched, deliveries };

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { db, initDb, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { dispatcherReport } from './webhook-report';
 import { createSession, provisionAccount, DevCredentials } from '../../activities/accounts/commands';
 
 export const API = () => process.env.TEST_API_URL!;
@@ -106,12 +107,24 @@ export function expectOk<T = any>(res: Res<T>, status = 200): T {
  * retrying. After it, a receiver has seen every delivery it will ever get for those events.
  */
 export async function webhooksSettled(accountId: string, timeoutMs = 30000): Promise<void> {
-  await eventually(async () => (await db().query(
+  await eventuallyReported(async () => (await db().query(
     `SELECT coalesce((SELECT seq FROM outbox_cursors WHERE name = 'webhooks'), 0) >= coalesce(max(seq), 0) AS passed FROM events WHERE account_id = $1`, [accountId]))[0].passed === true,
   `the dispatcher past every event of ${accountId}`, timeoutMs);
   await eventually(async () => Number((await db().query(
     `SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND status IN ('pending', 'retrying')`, [accountId]))[0].count) === 0,
   `every delivery of ${accountId} finished`, timeoutMs);
+}
+
+/**
+ * `eventually`, with the dispatcher's state (tests/helpers/webhook-report.ts: its cursor, gap wait and
+ * the oldest open transactions) appended to a timeout, so a slow run says what held the cursor.
+ */
+export async function eventuallyReported<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30000): Promise<T> {
+  try {
+    return await eventually(fn, what, timeoutMs);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${await dispatcherReport()}`);
+  }
 }
 
 /** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
