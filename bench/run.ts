@@ -28,7 +28,7 @@ import { Client as PgClient } from 'pg';
 import type { DevCredentials } from '../activities/accounts/commands';
 import type { Stack } from '../scripts/stack';
 import { pct, runBench, startPaidReceiver } from './harness';
-import { freePort } from '../lib/embedded-pg';
+import { freePort } from '../lib/ports';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon');

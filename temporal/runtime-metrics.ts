@@ -7,22 +7,11 @@
  * process's `/metrics` (lib/metrics.ts `addScrapeSource`), so a scraper reads one document.
  * Must run before the process's first NativeConnection (the SDK's runtime is created once).
  */
-import net from 'node:net';
 import { Runtime } from '@temporalio/worker';
 import { logger } from '../lib/logger';
+import { freePort } from '../lib/ports';
 import { addScrapeSource, metricsOn } from '../lib/metrics';
 
-/** A free loopback port (the core needs a fixed bind address). */
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Installs the SDK runtime with its Prometheus exporter on a loopback port and adds that port's
@@ -31,7 +20,7 @@ async function freeLoopbackPort(): Promise<number> {
  */
 export async function installRuntimeMetrics(): Promise<boolean> {
   if (!metricsOn()) return false;
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   try {
     Runtime.install({
       telemetryOptions: {

@@ -5,4 +5,4 @@
  */
 export type { BootstrapLog } from './util';
 export { cachedCliPath, ensureTemporalCli, ensureTestServer, testServerCacheDir } from './resolve';
-export { getFreePort, registerSearchAttributes, startDevServer, type DevServerHandle, type DevServerOptions } from './servers';
+export { registerSearchAttributes, startDevServer, type DevServerHandle, type DevServerOptions } from './servers';

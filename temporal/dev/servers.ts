@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { freePort } from '../../lib/ports';
 import { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST, TEMPORAL_NAMESPACE } from '../config';
 import { ensureTemporalCli, ensureTestServer } from './resolve';
 import { type BootstrapLog, PREFIX, defaultLog, formatDuration, sleep } from './util';
@@ -63,19 +64,6 @@ export interface DevServerHandle {
 // ---------------------------------------------------------------------------------------------
 // Dev server
 // ---------------------------------------------------------------------------------------------
-
-/** Asks the OS for a free TCP port by binding port 0. */
-export function getFreePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function tcpProbe(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -170,7 +158,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     cliError = err;
   }
 
-  const port = opts.port ?? (await getFreePort(ip));
+  const port = opts.port ?? (await freePort(ip));
   const address = `${ip}:${port}`;
   let child: ChildProcess;
   let kind: DevServerHandle['kind'];
@@ -178,11 +166,15 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
   if (cli) {
     kind = 'temporal-cli';
-    const uiPort = headless ? null : opts.uiPort ?? (await getFreePort(ip));
+    const uiPort = headless ? null : opts.uiPort ?? (await freePort(ip));
     const args = [
       'server', 'start-dev',
       '--ip', ip,
       '--port', String(port),
+      // Its HTTP API and metrics ports too, below the ephemeral range (lib/ports.ts): the CLI's own
+      // pick is an ephemeral port an outgoing connection may take before the server binds it.
+      '--http-port', String(await freePort(ip)),
+      '--metrics-port', String(await freePort(ip)),
       '--namespace', namespace,
       '--log-level', opts.logLevel ?? 'warn',
       '--search-attribute', `${SEARCH_ATTRIBUTE_ACCOUNT}=Keyword`,

@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { db } from '../../lib/db';
-import { freePort } from '../../lib/embedded-pg';
+import { freePort } from '../../lib/ports';
 import { API, call, connectDb, idem, newAccount } from '../helpers/api';
 
 const root = path.resolve(__dirname, '../..');

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { db } from '../../lib/db';
-import { freePort } from '../../lib/embedded-pg';
+import { freePort } from '../../lib/ports';
 import { connectDb, newAccount } from '../helpers/api';
 
 const root = path.resolve(__dirname, '../..');
