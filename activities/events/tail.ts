@@ -87,9 +87,11 @@ export class OutboxTail {
   async read(limit = 1000, q: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
     const first = await this.readOnce(limit, q, columns, false);
     // Held by a wait the cluster-wide xmin has not passed: check this database's writers alone,
-    // then read again (a fresh snapshot, taken after the check).
-    if (!first.waitOpen || !(await waitPassedHere(this.wait!.xmax, q))) return first;
-    return this.readOnce(limit, q, columns, true);
+    // then read on from where the first read stopped (a fresh snapshot, taken after the check).
+    // The first read's rows are handed out too: the cursor has already moved past them.
+    if (!first.waitOpen || !(await waitPassedHere(this.wait!.xmax, q))) return { rows: first.rows, blocked: first.blocked };
+    const rest = await this.readOnce(limit - first.rows.length, q, columns, true);
+    return { rows: [...first.rows, ...rest.rows], blocked: rest.blocked };
   }
 
   /**

@@ -127,6 +127,48 @@ describeWithDb('outbox tail and event lists', () => {
     }
   });
 
+  test('rows handed out before a gap that only this database\'s check lets pass are not lost', async () => {
+    // A read hands out rows, then stops at a gap under a wait the server-wide xmin has not passed
+    // (another database holds it); the database-local check passes it and the tail reads on. The
+    // rows of the first read are handed out with the rest, never dropped.
+    const { acct, ev } = await account();
+    const tail = await OutboxTail.atHead();
+    const elsewhere = new Client({ connectionString: process.env.DATABASE_URL });
+    await elsewhere.connect();
+    const other = `tail_rows_${process.pid}`;
+    await elsewhere.query(`CREATE DATABASE ${other}`).catch(() => undefined);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${other}`;
+    const outside = new Client({ connectionString: url.toString() });
+    await outside.connect();
+    const a = db().createQueryRunner();
+    await a.connect();
+    try {
+      await outside.query('BEGIN');
+      await outside.query('SELECT pg_current_xact_id()');
+      await a.startTransaction();
+      await emitEvent(a.manager, ev('held'));
+      await db().transaction((m) => emitEvent(m, ev('next')));
+      const seen: string[] = [];
+      expect((await mine(tail, acct, seen)).blocked).toBe(true); // the wait starts at 'held'
+      await a.commitTransaction();
+      await db().transaction(async (m) => {
+        await emitEvent(m, ev('rolled_back'));
+        throw new Error('roll back');
+      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+      await db().transaction((m) => emitEvent(m, ev('after')));
+      await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the second gap', 15_000);
+      expect(seen).toEqual(['held', 'next', 'after']);
+    } finally {
+      if (a.isTransactionActive) await a.rollbackTransaction();
+      await a.release();
+      await outside.query('ROLLBACK').catch(() => undefined);
+      await outside.end();
+      await elsewhere.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`).catch(() => undefined);
+      await elsewhere.end();
+    }
+  });
+
   test('objectEvents: the object\'s own and related events, newest first, paged by cursor', async () => {
     const { acct, ev } = await account();
     for (const [id, rel] of [['obj_a', []], ['obj_b', ['obj_a']], ['obj_a', []]] as Array<[string, string[]]>) {
