@@ -101,7 +101,7 @@ test('a journey moves the counters and histograms by exactly what it did', async
   expect(refused + served).toBe(60);
 
   // Settled: the dispatcher is past every event and no delivery is live; the sampler (every second
-  // here) has seen this stack's links; the successful attempts counted equal the deliveries the
+  // here) has seen this stack's links and payment; the successful attempts counted equal the deliveries the
   // receiver got (the payment may still emit events after it is paid: the loop waits for quiet).
   let delivered = 0;
   const after = await eventually(async () => {
@@ -109,8 +109,11 @@ test('a journey moves the counters and histograms by exactly what it did', async
     delivered = receiver.received(hook.path).length;
     const s = await scrape();
     const succeeded = s.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' }) - before.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' });
-    return delivered > 0 && succeeded === delivered && s.value('payments_money_objects', { object: 'payment_link' }) >= 3 ? s : null;
-  }, 'the deliveries and the sampled links in the metrics', 30_000);
+    // A sample taken once the payment exists (so after the link's activation): one taken between
+    // the links' creation and the payment counts three links and no payment.
+    const sampled = s.value('payments_money_objects', { object: 'payment_link' }) >= 3 && s.value('payments_money_objects', { object: 'payment' }) >= 1;
+    return delivered > 0 && succeeded === delivered && sampled ? s : null;
+  }, 'the deliveries, and the sampled links and payment in the metrics', 30_000);
   const delta = (name: string, labels?: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
 
   // RED by operation, status class and caller kind: exactly the requests made.
