@@ -34,6 +34,15 @@ async function mine(tail: OutboxTail, accountId: string, seen: string[]): Promis
   return { seen, blocked: r.blocked };
 }
 
+/** Reads `tail` five times, 20 ms apart: every read is blocked and hands out nothing of `accountId`. */
+async function staysBlocked(tail: OutboxTail, accountId: string, seen: string[]): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    expect((await mine(tail, accountId, seen)).blocked).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(seen).toEqual([]);
+}
+
 /** Emits `event` in a transaction that rolls back: its `seq` is taken and never committed (a gap). */
 async function rolledBack(event: Parameters<typeof emitEvent>[1]): Promise<void> {
   await db().transaction(async (m) => {
@@ -124,11 +133,7 @@ describeWithDb('outbox tail and event lists', () => {
         await rolledBack(ev('rolled_back_2'));
         await db().transaction((m) => emitEvent(m, ev('after_2')));
         const seen2: string[] = [];
-        for (let i = 0; i < 5; i++) {
-          expect((await mine(tail2, acct, seen2)).blocked).toBe(true);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        expect(seen2).toEqual([]);
+        await staysBlocked(tail2, acct, seen2);
         await here.rollbackTransaction();
         await eventually(async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'), 'the event after the gap, once this database\'s transaction ended', 15_000);
         expect(seen2).toEqual(['after_2']);
@@ -199,11 +204,7 @@ describeWithDb('outbox tail and event lists', () => {
       await emitEvent(c.manager, ev('committed'));
       await c.commitTransaction();
       const seen: string[] = [];
-      for (let i = 0; i < 5; i++) {
-        expect((await mine(tail, acct, seen)).blocked).toBe(true);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(seen).toEqual([]);
+      await staysBlocked(tail, acct, seen);
       await a.commitTransaction();
       await eventually(async () => (await mine(tail, acct, seen)).seen.length === 2, 'both events handed out');
       expect(seen).toEqual(['held', 'committed']);
