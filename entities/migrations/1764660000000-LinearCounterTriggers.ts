@@ -72,7 +72,9 @@ const EVENT_ADD = EVENT_BUCKETS.map(([t, unit]) => `
  * Recomputes, from `events`, the hourly and daily buckets of the hours held in the function's
  * arrays `a`, `lm`, `ty`, `hr` (account, mode, type, UTC hour; one element per distinct hour): per
  * table, the buckets' counter rows are locked in key order and deleted, and each bucket that still
- * has events gets one stripe-0 row.
+ * has events gets one stripe-0 row. Each bucket is counted by its own range of
+ * `events_account_created_idx` (a LATERAL subquery: a join let the planner hash the account's
+ * whole history, 120 ms for one moved event among 100,000).
  */
 const EVENT_RECOMPUTE = EVENT_BUCKETS.map(([t, unit]) => {
   const hours = 'unnest(a, lm, ty, hr) AS h(account_id, livemode, type, hour_start)';
@@ -82,11 +84,13 @@ const EVENT_RECOMPUTE = EVENT_BUCKETS.map(([t, unit]) => {
       ORDER BY c.account_id, c.livemode, c.type, c.bucket, c.stripe FOR UPDATE;
     DELETE FROM ${t} c WHERE (c.account_id, c.livemode, c.type, c.bucket) IN (${buckets});
     INSERT INTO ${t} (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
-    SELECT k.account_id, k.livemode, k.type, k.bucket, 0, count(*), min(e.created_at), max(e.created_at)
+    SELECT k.account_id, k.livemode, k.type, k.bucket, 0, x.n, x.first_at, x.last_at
       FROM (${buckets}) k
-      JOIN events e ON e.account_id = k.account_id AND e.livemode = k.livemode AND e.type = k.type
-       AND e.created_at >= (k.bucket AT TIME ZONE 'UTC') AND e.created_at < ((k.bucket + interval '1 ${unit}') AT TIME ZONE 'UTC')
-     GROUP BY k.account_id, k.livemode, k.type, k.bucket
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS n, min(e.created_at) AS first_at, max(e.created_at) AS last_at FROM events e
+         WHERE e.account_id = k.account_id AND e.livemode = k.livemode AND e.type = k.type
+           AND e.created_at >= (k.bucket AT TIME ZONE 'UTC') AND e.created_at < ((k.bucket + interval '1 ${unit}') AT TIME ZONE 'UTC')) x
+     WHERE x.n > 0
      ORDER BY k.account_id, k.livemode, k.type, k.bucket;`;
 }).join('');
 
