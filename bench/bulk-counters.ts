@@ -10,8 +10,8 @@
  * - **update**: one `UPDATE` of every row that moves each row's counter key (links to `cancelled`,
  *   payments to `expired`, events one day back) (sizes up to BENCH_BULK_MOVE_MAX, default 100,000);
  * - **delete**: one `DELETE` of every row (same sizes as update);
- * - and the product's usual shape, one row per statement: BENCH_BULK_SINGLES (2,000) inserts, then
- *   as many updates, each its own statement and transaction (the total time).
+ * - and the product's usual shape, one row per statement: BENCH_BULK_SINGLES (2,000; 0 for none)
+ *   inserts, then as many updates, each its own statement and transaction (the total time).
  * Each statement runs in its own transaction, then the account's counts are checked against a
  * `count(*) ... GROUP BY` of the table (events: hourly and daily, with first and last `created_at`).
  * "before" (row triggers) runs the sizes up to BENCH_BULK_BEFORE_MAX (default 10,000), each
@@ -21,8 +21,12 @@
  * table's counter triggers disabled (`ALTER TABLE ... DISABLE TRIGGER <name>` inside a transaction
  * that is rolled back; every other trigger, the foreign keys' included, stays). The table is
  * truncated between statements, so each starts from the same empty table.
- * Prints a markdown table: table, statement, rows, before (s), after (s), floor (s), after / floor,
- * counts exact. Exits 1 when a count differs.
+ * One statement runs under `EXPLAIN ANALYZE` (the floor too), which also reports the time spent in
+ * the counter triggers: a figure the machine's other load moves far less than the difference of two
+ * wall-clock times.
+ * Prints a markdown table: table, statement, rows, before (s) and of it in the counter triggers,
+ * after (s) and of it in the counter triggers, floor (s), after / floor, counts exact. Exits 1 when
+ * a count differs.
  */
 import 'reflect-metadata';
 process.env.LOG_LEVEL ??= 'error';
@@ -124,26 +128,39 @@ const COUNTED: Counted[] = [
 /** One measured case: `rows` rows by one statement, or (`single`) by `rows` statements of one row each. */
 interface Case { t: Counted; op: Op; rows: number; single: boolean }
 
-/** One measured case: seconds (null: cut by the timeout), and whether the counts matched the rows after it (null: not checked). */
-interface Timed { seconds: number | null; exact: boolean | null }
+/**
+ * One measured case: seconds (null: cut by the timeout); of one statement, the seconds spent in the
+ * counter triggers (EXPLAIN ANALYZE's trigger times; null for single rows or the floor); whether
+ * the counts matched the rows after it (null: not checked).
+ */
+interface Timed { seconds: number | null; inCounters: number | null; exact: boolean | null }
+
+/** The counters' triggers, row- or statement-level, by name (the foreign keys' triggers are `RI_ConstraintTrigger_*`). */
+const COUNTER_TRIGGER = /^(payment_link_counts|payment_counts|event_counts)_/;
 
 /**
  * Runs case `x` on `c`. One statement: in one transaction, with `floor` the counter trigger of the
  * operation disabled and the transaction rolled back, otherwise committed and the counts checked.
  * Single-row statements: each its own transaction, with `floor` the trigger disabled around the
- * loop. The rows an update or delete acts on are inserted (and committed) first. The table is
- * truncated before and after (its TRUNCATE trigger empties the counts).
+ * loop. The rows an update or delete acts on are inserted (and committed) and analyzed first. The
+ * table is truncated before and after (its TRUNCATE trigger empties the counts).
  */
 async function timed(c: Client, x: Case, o: { floor: boolean; timeoutS?: number }): Promise<Timed> {
   const { t, op, rows } = x;
   const truncate = () => c.query(`TRUNCATE ${t.table} CASCADE`);
-  const check = async (seconds: number): Promise<Timed> => {
+  const check = async (seconds: number, inCounters: number | null = null): Promise<Timed> => {
     const [{ bad }] = (await c.query(t.check, [ACCOUNT])).rows as Array<{ bad: number }>;
-    return { seconds, exact: bad === 0 };
+    return { seconds, inCounters, exact: bad === 0 };
   };
   await truncate();
   try {
-    if (op !== 'insert') await c.query(t.insert, [ACCOUNT, 1, rows]);
+    if (op !== 'insert') {
+      await c.query(t.insert, [ACCOUNT, 1, rows]);
+      // Statistics of the loaded table: without them PostgreSQL 18 may plan the foreign keys' check of
+      // a deleted row (NO ACTION: is the key still there?) as a skip scan of another index, once per
+      // row (a 100,000-row DELETE of payments once ran for over 10 minutes, counters or not).
+      await c.query(`ANALYZE ${t.table}`);
+    }
     if (x.single) {
       if (o.floor) await c.query(`ALTER TABLE ${t.table} DISABLE TRIGGER ${t.triggers[op]}`);
       const t0 = performance.now();
@@ -156,27 +173,31 @@ async function timed(c: Client, x: Case, o: { floor: boolean; timeoutS?: number 
         if (o.floor) await c.query(`ALTER TABLE ${t.table} ENABLE TRIGGER ${t.triggers[op]}`);
       }
       const seconds = (performance.now() - t0) / 1000;
-      return o.floor ? { seconds, exact: null } : check(seconds);
+      return o.floor ? { seconds, inCounters: null, exact: null } : check(seconds);
     }
     await c.query('BEGIN');
     if (o.floor) await c.query(`ALTER TABLE ${t.table} DISABLE TRIGGER ${t.triggers[op]}`);
     if (o.timeoutS) await c.query(`SET LOCAL statement_timeout = '${o.timeoutS}s'`);
+    // Run under EXPLAIN ANALYZE (the floor too, for the same overhead) for the time spent in each trigger.
+    let plan: { Triggers?: Array<{ 'Trigger Name': string; Time: number }> };
     const t0 = performance.now();
     try {
-      if (op === 'insert') await c.query(t.insert, [ACCOUNT, 1, rows]);
-      else await c.query(t[op], [ACCOUNT]);
+      const explain = 'EXPLAIN (ANALYZE, FORMAT JSON) ';
+      const r = op === 'insert' ? await c.query(explain + t.insert, [ACCOUNT, 1, rows]) : await c.query(explain + t[op], [ACCOUNT]);
+      [plan] = (r.rows[0] as { 'QUERY PLAN': Array<typeof plan> })['QUERY PLAN'];
     } catch (e) {
       await c.query('ROLLBACK');
-      if ((e as { code?: string }).code === '57014') return { seconds: null, exact: null };
+      if ((e as { code?: string }).code === '57014') return { seconds: null, inCounters: null, exact: null };
       throw e;
     }
     const seconds = (performance.now() - t0) / 1000;
     if (o.floor) {
       await c.query('ROLLBACK');
-      return { seconds, exact: null };
+      return { seconds, inCounters: null, exact: null };
     }
     await c.query('COMMIT');
-    return check(seconds);
+    const inCounters = (plan.Triggers ?? []).filter((g) => COUNTER_TRIGGER.test(g['Trigger Name'])).reduce((sum, g) => sum + g.Time, 0) / 1000;
+    return check(seconds, inCounters);
   } finally {
     await truncate();
   }
@@ -213,15 +234,18 @@ async function main(): Promise<void> {
       for (const rows of SIZES) {
         for (const op of ['insert', 'update', 'delete'] as const) if (op === 'insert' || rows <= MOVE_MAX) cases.push({ t, op, rows, single: false });
       }
-      for (const op of ['insert', 'update'] as const) cases.push({ t, op, rows: SINGLES, single: true });
+      if (SINGLES > 0) for (const op of ['insert', 'update'] as const) cases.push({ t, op, rows: SINGLES, single: true });
     }
     const key = (x: Case) => `${x.t.table} ${x.op}${x.single ? ' (single rows)' : ''} ${x.rows}`;
 
     const before = new Map<string, Timed>();
     const rowTriggers = await triggersAndFunctions(c);
+    const note = (phase: string, x: Case, r: Timed) => {
+      log(`${phase}: ${key(x)}: ${secs(r.seconds)} s (counters ${r.inCounters?.toFixed(3) ?? '-'} s)${r.exact === false ? ' COUNTS DIFFER' : ''}`);
+      return r;
+    };
     for (const x of cases.filter((y) => y.rows <= BEFORE_MAX)) {
-      log(`before (row triggers): ${key(x)}`);
-      before.set(key(x), await timed(c, x, { floor: false, timeoutS: BEFORE_TIMEOUT_S }));
+      before.set(key(x), note('before (row triggers)', x, await timed(c, x, { floor: false, timeoutS: BEFORE_TIMEOUT_S })));
     }
 
     const ds = new DataSource({ type: 'postgres', url: pg.url, entities: ENTITIES, migrations: MIGRATIONS, logging: false });
@@ -243,20 +267,19 @@ async function main(): Promise<void> {
     const after = new Map<string, Timed>();
     const floor = new Map<string, Timed>();
     for (const x of cases) {
-      log(`floor (no counter trigger): ${key(x)}`);
-      floor.set(key(x), await timed(c, x, { floor: true }));
-      log(`after (statement triggers): ${key(x)}`);
-      after.set(key(x), await timed(c, x, { floor: false }));
+      floor.set(key(x), note('floor (no counter trigger)', x, await timed(c, x, { floor: true })));
+      after.set(key(x), note('after (statement triggers)', x, await timed(c, x, { floor: false })));
     }
 
     const lines = [
       `PostgreSQL ${version}, ${os.cpus().length} cores, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; one connection, one account, every case on an emptied table;`,
       `migration ${THIS_MIGRATION} took ${migrationMs.toFixed(0)} ms on empty tables; its down restores the row triggers and functions exactly, and up again the statement triggers: yes`,
       '',
-      '| table | statement | rows | before: row triggers (s) | after: statement triggers (s) | floor: counter trigger disabled (s) | after / floor | counts exact (before, after) |',
-      '|---|---|---:|---:|---:|---:|---:|---|',
+      '| table | statement | rows | before: row triggers (s) | of which in the counters (s) | after: statement triggers (s) | of which in the counters (s) | floor: counter trigger disabled (s) | after / floor | counts exact (before, after) |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ];
     let allExact = true;
+    const inCounters = (x: Timed | undefined) => (x?.inCounters == null ? '-' : x.inCounters.toFixed(3));
     for (const x of cases) {
       const b = before.get(key(x));
       const a = after.get(key(x))!;
@@ -264,7 +287,8 @@ async function main(): Promise<void> {
       allExact &&= b?.exact !== false && a.exact === true;
       const exact = [b ? (b.exact === null ? '-' : b.exact ? 'yes' : '**NO**') : '-', a.exact ? 'yes' : '**NO**'].join(', ');
       const statement = x.single ? `${x.op}, one row per statement` : `${x.op}, one statement`;
-      lines.push(`| ${x.t.table} | ${statement} | ${x.rows.toLocaleString('en-US')} | ${secs(b?.seconds)} | ${secs(a.seconds)} | ${secs(f.seconds)} | ${(a.seconds! / f.seconds!).toFixed(2)} | ${exact} |`);
+      const ratio = a.seconds !== null && f.seconds !== null ? (a.seconds / f.seconds).toFixed(2) : '-';
+      lines.push(`| ${x.t.table} | ${statement} | ${x.rows.toLocaleString('en-US')} | ${secs(b?.seconds)} | ${inCounters(b)} | ${secs(a.seconds)} | ${inCounters(a)} | ${secs(f.seconds)} | ${ratio} | ${exact} |`);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
     if (!allExact) process.exitCode = 1;
