@@ -74,8 +74,12 @@ async function orDeferred(what: string, ref: ObjectRef, fn: () => Promise<unknow
   }
 }
 
-/** The object a workflow runs for: its id (= the workflow id) and its account (the AccountId search attribute). */
-export interface ObjectRef { id: string; accountId: string }
+/**
+ * The object a workflow runs for: its id (= the workflow id) and its account (the AccountId search
+ * attribute); `requestId`: the request that asked for the start when it is not the current one (a
+ * start recorded after commit and made by the sweep, temporal/intents.ts).
+ */
+export interface ObjectRef { id: string; accountId: string; requestId?: string }
 
 /**
  * What a start records about its origin: search attribute AccountId (and RequestId inside an API
@@ -85,7 +89,7 @@ export interface ObjectRef { id: string; accountId: string }
  * neither: the workflow keeps its starting request's id.
  */
 export function startTags(ref: ObjectRef, searchAttributes: boolean): { memo?: Record<string, string>; typedSearchAttributes?: SearchAttributePair[] } {
-  const requestId = currentRequest()?.requestId;
+  const requestId = ref.requestId ?? currentRequest()?.requestId;
   const attrs: SearchAttributePair[] = [{ key: ACCOUNT_KEY, value: ref.accountId }];
   if (requestId) attrs.push({ key: REQUEST_KEY, value: requestId });
   return {

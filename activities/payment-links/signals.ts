@@ -8,7 +8,9 @@ import { sqlStatusList } from '../../domain/payments';
 import type { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
+import type { EntityManager } from 'typeorm';
 import { signalIfRunning, startOrSignal } from '../../temporal/client';
+import { startAfterCommit } from '../../temporal/intents';
 
 const { update: linkChanged } = paymentLinkContract.signals;
 
@@ -30,6 +32,15 @@ export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_
       await new Promise((r) => setTimeout(r, 200 * attempt));
     }
   }
+}
+
+/**
+ * Records in `m`'s transaction the link workflow's `linkChanged` signal (starting it when it is not
+ * running), performed after commit, durably (temporal/intents.ts): the merchant's request does not
+ * wait on Temporal, and a crash between commit and signal still reaches the workflow.
+ */
+export async function signalLinkChangedAfterCommit(m: EntityManager, link: Pick<PaymentLink, 'id' | 'account_id'>): Promise<void> {
+  await startAfterCommit(m, paymentLinkContract, { id: link.id, accountId: link.account_id }, linkChanged);
 }
 
 /** Signals a running link workflow only (never starts one); a missing workflow is ignored, other failures logged. */

@@ -21,12 +21,13 @@ import { notifyLinkWorkflow } from '../../activities/payments/activities';
 import { linkNextReminderAt } from '../../domain/reminders';
 import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
-import { closeDb, db } from '../../lib/db';
+import { awaitAfterCommitHooks, closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { startTimeSkipping } from '../helpers/time-skipping';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
+import { activityCalls } from '../helpers/history';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -52,6 +53,7 @@ async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
   try {
     await registerSearchAttributes(env.connection);
     setTemporalClient(env.client);
+    awaitAfterCommitHooks(true); // starts recorded with a commit are made before the command returns (temporal/intents.ts)
     const worker = await Worker.create({
       connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue, workflowBundle: bundle, activities,
     });
@@ -186,8 +188,7 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     // it would wrongly send; there is none after the disable.
     const handle = env.client.workflow.getHandle(link.id);
     await handle.query(paymentLinkContract.queries.waitingFor);
-    const sends = (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPaymentLinkReminder') ?? [];
-    expect(sends).toHaveLength(2);
+    expect(activityCalls((await handle.fetchHistory()).events, 'sendPaymentLinkReminder')).toBe(2);
     const still = await reminders(link.id, 2);
     expect(still.reminder_schedule.status).toBe('off');
     expect(count(await eventTypes(link.id), 'payment_link.reminder_schedule_updated')).toBe(2);
