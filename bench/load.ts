@@ -62,7 +62,7 @@ import { TEMPORAL_NAMESPACE } from '../temporal/config';
 import { pct, runBench } from './harness';
 import { Sampler } from './busy';
 import { CRYPTO_STEPS, cryptoLinkJourney, Receiver, StepError, within } from './journeys';
-import { countStepWork, describeWork, perJourney, totalOf, type StepWork } from './work-counts';
+import { countStepWork, describeCounts, describeWork, perJourney, totalOf, type StepWork } from './work-counts';
 
 const VUS = Number(process.env.BENCH_VUS ?? 500);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -348,8 +348,10 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
       try {
         const t0 = performance.now();
         const counted = await countStepWork(client, { payments: r.payments, links: r.links, endpointId, window });
-        work = perJourney(counted.work, r.started);
-        log(`rate ${rate}: read the histories of ${counted.runs} workflow runs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        const each = perJourney(counted.work, r.started);
+        work = each;
+        log(`rate ${rate}: read the histories of ${counted.runs} workflow runs in ${((performance.now() - t0) / 1000).toFixed(1)} s; per journey: `
+          + (['payment', 'link', 'endpoint'] as const).map((k) => `${k} ${describeCounts(each[k])}`).join('; '));
       } catch (e) {
         notCounted = String((e as Error).message ?? e).slice(0, 300);
       }

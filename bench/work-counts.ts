@@ -140,13 +140,17 @@ export async function countStepWork(client: Client, step: { payments: string[]; 
   return { work: { payment: payment.counts, link: link.counts, endpoint: endpoint.counts }, runs: payment.runs + link.runs + endpoint.runs };
 }
 
+/** `starts 1.0, workflow tasks 9.5, activity tasks 7.0 remote + 0.0 local, signals 2.0, history events 53.5`. */
+export function describeCounts(c: WorkCounts): string {
+  const f = (n: number) => n.toFixed(1);
+  return `starts ${f(c.starts)}, workflow tasks ${f(c.workflowTasks)}, activity tasks ${f(c.remoteActivities)} remote + ${f(c.localActivities)} local, signals ${f(c.signals)}, history events ${f(c.events)}`;
+}
+
 /**
  * One line of per-journey work: `starts 3.0, workflow tasks 14.2, activity tasks 9.1 remote + 0.0
  * local, signals 5.0, history events 88.3 (payment 40.1, link 20.0, webhook endpoint 28.2)`.
  */
 export function describeWork(perJourneyWork: StepWork): string {
-  const t = totalOf(perJourneyWork);
   const f = (n: number) => n.toFixed(1);
-  return `starts ${f(t.starts)}, workflow tasks ${f(t.workflowTasks)}, activity tasks ${f(t.remoteActivities)} remote + ${f(t.localActivities)} local, `
-    + `signals ${f(t.signals)}, history events ${f(t.events)} (payment ${f(perJourneyWork.payment.events)}, link ${f(perJourneyWork.link.events)}, webhook endpoint ${f(perJourneyWork.endpoint.events)})`;
+  return `${describeCounts(totalOf(perJourneyWork))} (payment ${f(perJourneyWork.payment.events)}, link ${f(perJourneyWork.link.events)}, webhook endpoint ${f(perJourneyWork.endpoint.events)})`;
 }
