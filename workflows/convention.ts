@@ -23,7 +23,7 @@
  */
 import {
   ActivityFailure, ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
-  type ActivityOptions, type LocalActivityOptions, type RetryPolicy,
+  type ActivityInterfaceFor, type ActivityOptions, type LocalActivityOptions, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
 import { ACCOUNT_KEY, PARKED_KEY } from '../contracts/search-attributes';
@@ -113,9 +113,10 @@ export function activityOptions(profile: keyof typeof ACTIVITY_PROFILES | Activi
  * patch marker, no search-attribute write). Call it inside the workflow function, once per run. Not
  * for activities that heartbeat or may run for minutes (the webhook drain).
  */
-export function proxyDatabaseActivities<A extends object>(localSteps: boolean | undefined, o: ActivityOptionOverrides = {}): A {
+export function proxyDatabaseActivities<A extends object>(localSteps: boolean | undefined, o: ActivityOptionOverrides = {}): ActivityInterfaceFor<A> {
   const options = activityOptions('database', o);
-  return localSteps ? proxyLocalActivities<A>(localActivityOptions(options)) : proxyActivities<A>(options);
+  // The two proxies call the same functions with the same arguments and results; only the local one also takes per-call options.
+  return localSteps ? proxyLocalActivities<A>(localActivityOptions(options)) as unknown as ActivityInterfaceFor<A> : proxyActivities<A>(options);
 }
 
 /** The local-activity form of remote activity options (same start-to-close timeout and retry policy). */
