@@ -111,6 +111,9 @@ async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> 
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
 
+/** ISO time `days` days from now (wall clock: the API checks a link's `expires_at` against it). */
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
 /** The payer opens a native-rail payment on link `token`: its id and deposit instructions. */
 async function nativePayment(c: Ctx, token: string): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
   const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native', payer_email: 'payer@example.com' });
@@ -179,7 +182,8 @@ const JOURNEYS: Journey[] = [
     name: 'crypto link paid exactly',
     async run(c) {
       await c.newAccount();
-      const link = await cryptoLink(c, '10000');
+      // With an expiry: a link with no timer runs no workflow (issue 36, domain/payment-links.ts linkNeedsWorkflow).
+      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
       const p = await nativePayment(c, link.token);
       await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, p.di.amount.amount);
       await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
@@ -204,7 +208,7 @@ const JOURNEYS: Journey[] = [
     name: 'crypto link cancelled while a payment is underpaid',
     async run(c) {
       await c.newAccount();
-      const link = await cryptoLink(c, '10000');
+      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
       const p = await nativePayment(c, link.token);
       await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, '1000000');
       await c.untilField('key', `/v1/payments/${p.id}`, 'underpaid');

@@ -39,8 +39,11 @@ interface IntentRow {
   request_id: string | null;
 }
 
-/** How old (ms) a row must be before the sweep performs it: the writing process performs its own rows well within this. */
-export const INTENT_GRACE_MS = 2000;
+/**
+ * How old (ms) a row must be before the sweep performs it: the writing process performs its own
+ * rows well within this, also on a loaded machine (a row made twice is harmless, but costs a call).
+ */
+export const INTENT_GRACE_MS = 5000;
 
 /** Performances started after a commit and not yet finished (graceful shutdown and tests wait for them). */
 const inFlight = new Set<Promise<void>>();
@@ -109,11 +112,16 @@ async function perform(row: IntentRow): Promise<void> {
   else await startOrSignal(contract, ref, signal, ...(row.signal_args ?? []));
 }
 
-/** After commit: performs `row` and deletes it; on failure logs and leaves it to the sweep. Never throws. */
+/**
+ * After commit: performs `row` and deletes it; on failure logs and leaves it to the sweep. Never
+ * throws. A row the sweep holds meanwhile (this process was slower than the grace period) is left
+ * to the sweep, which deletes it: the delete skips a locked row rather than wait for the sweep's
+ * Temporal calls.
+ */
 async function performAndDelete(row: IntentRow): Promise<void> {
   try {
     await perform(row);
-    await db().query('DELETE FROM workflow_intents WHERE id = $1', [row.id]);
+    await db().query('DELETE FROM workflow_intents WHERE id = (SELECT id FROM workflow_intents WHERE id = $1 FOR UPDATE SKIP LOCKED)', [row.id]);
   } catch (e) {
     logger.warn({ err: e, workflow_id: row.workflow_id, signal: row.signal }, 'workflow start after commit failed: left to the sweep');
   }

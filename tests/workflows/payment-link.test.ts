@@ -14,7 +14,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
-import { activateLink, cancelLink, createLink, disableReminderSchedule, updateReminderSchedule } from '../../activities/payment-links/commands';
+import { activateLink, cancelLink, createLink, disableReminderSchedule, updateLink, updateReminderSchedule } from '../../activities/payment-links/commands';
 import { systemScope, type Scope } from '../../activities/scope';
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
@@ -225,5 +225,20 @@ test('the workflow ends when the link is cancelled or paid; a lost workflow is r
     await notifyLinkWorkflow(other.id);
     expect(await env.client.workflow.getHandle(other.id).result()).toBe('paid');
     expect(await emails(other.id)).toHaveLength(0);
+  });
+}, 180_000);
+
+test('a link with nothing to wait for (no expiry, no reminder) runs no workflow; an expiry given later starts one (issue 36)', async () => {
+  await withTemporal(async ({ env }) => {
+    const { creds, link } = await activeRemindableLink({ payer_email: null });
+    expect(linkNextReminderAt(link)).toBeNull();
+    const handle = env.client.workflow.getHandle(link.id);
+    await expect(handle.describe()).rejects.toThrow(/not found/i);
+    // The recovery sweep agrees: nothing to start.
+    expect(await ensureLinkWorkflows({ accountId: creds.account_id })).toBe(0);
+    await updateLink(ctxOf(creds), { id: link.id, expires_at: new Date(Date.now() + 30 * DAY) });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await cancelLink(ctxOf(creds), { id: link.id });
+    expect(await handle.result()).toBe('cancelled');
   });
 }, 180_000);
