@@ -221,7 +221,7 @@ const JOURNEYS: Journey[] = [
     name: 'bank link paid by ACH, settled through the fiat rail',
     async run(c) {
       await c.newAccount();
-      const link = await bankLink(c, 'ach', '20000');
+      const link = await bankLink(c, 'ach', '20000', { expires_at: inDays(30) });
       const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, { rail: 'ach', payer_type: 'business' });
       const bdi = p.bank_deposit_instructions;
       await c.api('anon', 'POST', '/sim/bank/credits', { rail: bdi.rail, currency: bdi.currency, amount: '20000', reference: bdi.reference, to_account: bdi.account_number, sender_name: 'Payer Co' });
