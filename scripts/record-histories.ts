@@ -15,8 +15,9 @@
  *
  * Run it from a tagged build (docs/workflow-versioning.md): the files describe what that release's
  * workers wrote. `--only <type>[/<path>]` writes a subset (every journey still runs; the manifest
- * keeps the other entries); `--out <dir>` writes elsewhere. Runs from dist/ (the npm script
- * builds first). About a minute.
+ * keeps the other entries); `--journeys <text>` runs only the journeys whose name contains `<text>`
+ * (e.g. `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
+ * elsewhere. Runs from dist/ (the npm script builds first). About a minute.
  */
 import 'reflect-metadata';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -445,7 +446,9 @@ const JOURNEYS: Journey[] = [
       const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
       await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
       await c.until('the test delivery', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-idle', workflowId: we.id }];
+      // Since the idle wait (issue 36) the run then waits for new deliveries. `delivered-then-idle.json`
+      // is the pre-wait shape (the run ended right after the drain), kept while such runs may be open.
+      return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-waits', workflowId: we.id }];
     },
   },
   // Journeys that skip time.
@@ -460,7 +463,30 @@ const JOURNEYS: Journey[] = [
       await c.rest(we.id);
       await c.skip(2 * 60_000);
       await c.until('the retry delivered', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-delivered', workflowId: we.id }];
+      // Then waits for new deliveries (issue 36); `retried-then-delivered.json` is the pre-wait shape.
+      return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-waits', workflowId: we.id }];
+    },
+  },
+  {
+    name: 'webhook endpoint: waits for new deliveries, woken by the next one, then ends idle',
+    async run(c) {
+      await c.newAccount();
+      const url = await c.receiver([]);
+      const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
+      const delivered = (n: number) => c.until(`${n} test deliveries`, async () =>
+        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.filter((d: { status: string }) => d.status === 'succeeded').length >= n);
+      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
+      await delivered(1);
+      // The run waits for new deliveries (workflows/webhook-endpoint.ts ENDPOINT_IDLE_MS); the next one wakes it.
+      const run = await c.runOf(we.id);
+      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
+      await delivered(2);
+      await c.rest(we.id);
+      if ((await c.runOf(we.id)) !== run) throw new Error('the second delivery started a new run instead of waking the waiting one');
+      // The idle period (5 min) passes with nothing new: the run ends idle.
+      await c.skip(6 * 60_000);
+      await c.until('the run ended idle', async () => (await c.env.client.workflow.getHandle(we.id, run).describe()).status.name === 'COMPLETED');
+      return [{ type: 'webhookEndpointWorkflow', path: 'woken-while-waiting-then-idle', workflowId: we.id, runId: run }];
     },
   },
   {
@@ -745,6 +771,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const outDir = path.resolve(args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(ROOT, 'tests/workflows/histories'));
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+  const journeyFilter = args.includes('--journeys') ? args[args.indexOf('--journeys') + 1] : null;
   const { commit, tag } = gitOf();
   const sdk = (JSON.parse(fs.readFileSync(require.resolve('@temporalio/workflow/package.json'), 'utf8')) as { version: string }).version;
   const recordedAt = new Date().toISOString();
@@ -760,7 +787,7 @@ async function main(): Promise<void> {
   try {
     // Mainnet first: the testnet product's start-up recovery then finds only finished mainnet objects.
     for (const network of ['mainnet', 'testnet'] as const) {
-      const journeys = JOURNEYS.filter((j) => (j.network ?? 'testnet') === network);
+      const journeys = JOURNEYS.filter((j) => (j.network ?? 'testnet') === network && (!journeyFilter || j.name.includes(journeyFilter)));
       if (journeys.length === 0) continue;
       const product = await startProduct(infra, network, stackTag);
       const { ctx, close } = makeCtx(infra, product);
