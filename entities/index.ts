@@ -45,6 +45,7 @@ import { PartitionedLogs1764620000000 } from './migrations/1764620000000-Partiti
 import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-SwitchChangeNotify';
 import { RequestLogCounts1764640000000 } from './migrations/1764640000000-RequestLogCounts';
 import { EventTraceParent1764650000000 } from './migrations/1764650000000-EventTraceParent';
+import { LinearCounterTriggers1764660000000 } from './migrations/1764660000000-LinearCounterTriggers';
 import { WorkflowIntents1764670000000 } from './migrations/1764670000000-WorkflowIntents';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
@@ -115,5 +116,6 @@ export const MIGRATIONS = [
   SwitchChangeNotify1764630000000,
   RequestLogCounts1764640000000,
   EventTraceParent1764650000000,
+  LinearCounterTriggers1764660000000,
   WorkflowIntents1764670000000,
 ];

@@ -76,9 +76,10 @@ const utcTimestamp = (t: number) => new Date(t).toISOString().replace('T', ' ').
 /**
  * Counts of the scope's events of `types` created in [since, until) (ms, null = open), per type
  * (only types with events): whole days and hours from `event_counts_daily` / `event_counts_hourly`
- * (kept by the triggers of migration 1764610100000), the partial hours at the edges from `events`.
- * The same numbers as counting `events`, which `scan` does (the reference the counts are checked
- * against by tests and bench/scale-queries.ts; decision 0077).
+ * (kept by the triggers of migration 1764610100000, statement-level since 1764660000000), the
+ * partial hours at the edges from `events`. The same numbers as counting `events`, which `scan`
+ * does (the reference the counts are checked against by tests and bench/scale-queries.ts;
+ * decision 0077).
  */
 export async function eventCountsByType(scope: AccountScope, types: readonly string[], since: number | null, until: number | null, scan = false): Promise<TypeCounts> {
   const out: TypeCounts = new Map();

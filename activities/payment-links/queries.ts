@@ -74,11 +74,11 @@ export async function linkSummaryByScan(s: AccountScope, f: LinkFilters): Promis
 }
 
 /**
- * `summary` from `payment_link_counts` (decision 0077): the triggers of migration 1764610000000
- * keep one count per (status, partial payment present, settlement kind) in the writing
- * transaction, so this reads at most a few hundred rows whatever the account's size. Only for
- * filters those keys carry (`status_group`, `settlement_kind`); the same numbers as
- * `linkSummaryByScan`.
+ * `summary` from `payment_link_counts` (decision 0077): triggers (migration 1764610000000;
+ * statement-level since 1764660000000, decision 0089) keep one count per (status, partial payment
+ * present, settlement kind) in the writing transaction, so this reads at most a few hundred rows
+ * whatever the account's size. Only for filters those keys carry (`status_group`,
+ * `settlement_kind`); the same numbers as `linkSummaryByScan`.
  */
 export async function linkSummaryFromCounts(s: AccountScope, f: Pick<LinkFilters, 'status_group' | 'settlement_kind'>): Promise<LinkSummary> {
   const own = scoped(s).sql(null, 1);

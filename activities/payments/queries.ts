@@ -42,9 +42,10 @@ export async function paymentSummaryByScan(s: AccountScope, f: PaymentFilters): 
 }
 
 /**
- * `summary` from `payment_counts` (decision 0077; triggers of migration 1764610200000 keep one count
- * per status and settlement in the writing transaction): for the `settlement` and `status`
- * filters; the same numbers as `paymentSummaryByScan`.
+ * `summary` from `payment_counts` (decision 0077; triggers of migration 1764610200000,
+ * statement-level since 1764660000000 (decision 0089), keep one count per status and settlement in
+ * the writing transaction): for the `settlement` and `status` filters; the same numbers as
+ * `paymentSummaryByScan`.
  */
 export async function paymentSummaryFromCounts(s: AccountScope, f: Pick<PaymentFilters, 'settlement' | 'status'>): Promise<PaymentSummary> {
   const own = scoped(s).sql(null, 1);

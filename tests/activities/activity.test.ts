@@ -88,4 +88,52 @@ describeWithDb('activity feed reads', () => {
     expect((await activitySummary(caller, { start, end })).total).toBe(7);
     expect(await listActivity(caller, { summary: true, since: new Date(now - 60 * H).toISOString() })).toEqual(await listActivity(caller, { summary: true, since: new Date(now - 60 * H).toISOString(), scan: true }));
   });
+
+  test('bulk statements keep the event counts exact (issue 36 item 5: one upsert per bucket, one recomputation per touched bucket): a 3,000-row INSERT ... SELECT, multi-row UPDATEs moving events in time, type and mode, a multi-row DELETE', async () => {
+    const { creds, link } = await activeCryptoLink('10000');
+    const a = creds.account_id;
+    const H = 3_600_000;
+    const object = paymentLinkView(link, await linkViewContext(a));
+    const template = await transaction((m) => emitEvent(m, { accountId: a, livemode: true, type: 'payment_link.activated', objectType: 'payment_link', objectId: link.id, object }));
+    const bucketsAndRows = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const [t, unit] of [['hourly', 'hour'], ['daily', 'day']]) {
+        out[t] = await db().query(`SELECT livemode, type, bucket, sum(n)::int AS n, min(first_at) AS first, max(last_at) AS last FROM event_counts_${t}
+          WHERE account_id = $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [a]);
+        out[`${t} (events)`] = await db().query(`SELECT livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC') AS bucket, count(*)::int AS n,
+          min(created_at) AS first, max(created_at) AS last FROM events WHERE account_id = $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [a]);
+      }
+      return out;
+    };
+    const expectExact = async () => {
+      const r = await bucketsAndRows();
+      expect(r.hourly).toEqual(r['hourly (events)']);
+      expect(r.daily).toEqual(r['daily (events)']);
+      return r;
+    };
+    // 3,000 copies of the event over the last ~80 hours (97 s apart), three types, both modes.
+    await db().query(`
+      INSERT INTO events (id, account_id, livemode, type, object_type, object_id, data, api_version, created_at)
+      SELECT e.id || '_b' || g, e.account_id, g % 5 <> 0, (ARRAY['payment_link.activated','payment_link.viewed','payment.created'])[1 + g % 3],
+             e.object_type, e.object_id, e.data, e.api_version, date_trunc('milliseconds', now()) - make_interval(secs => g * 97)
+        FROM events e, generate_series(1, 3000) g WHERE e.id = $1 ORDER BY g`, [template]);
+    expect((await expectExact()).hourly.length).toBeGreaterThan(150);
+
+    // Moved in time (across hours and days), in type, in mode; and an update that moves nothing.
+    await db().query(`UPDATE events SET created_at = created_at - interval '90 minutes' WHERE account_id = $1 AND id LIKE '%0'`, [a]);
+    await db().query(`UPDATE events SET type = 'payment_link.viewed' WHERE account_id = $1 AND type = 'payment.created' AND id LIKE '%1'`, [a]);
+    await db().query(`UPDATE events SET livemode = NOT livemode, created_at = created_at + interval '1 millisecond' WHERE account_id = $1 AND id LIKE '%2'`, [a]);
+    const before = await db().query('SELECT * FROM event_counts_hourly WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a]);
+    await db().query(`UPDATE events SET dispatched_at = dispatched_at WHERE account_id = $1`, [a]);
+    expect(await db().query('SELECT * FROM event_counts_hourly WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a])).toEqual(before);
+    await expectExact();
+
+    // Deleted: whole hours and single events.
+    await db().query(`DELETE FROM events WHERE account_id = $1 AND (created_at < now() - interval '60 hours' OR id LIKE '%3')`, [a]);
+    await expectExact();
+    const caller = keyCaller(a);
+    const start = new Date(Date.now() - 100 * H);
+    const end = new Date(Date.now() + 1);
+    expect(await activitySummary(caller, { start, end })).toEqual(await activitySummary(caller, { start, end, scan: true }));
+  });
 });

@@ -8,6 +8,7 @@
  */
 import { expirePaymentLink, loadPaymentLinkState, sendPaymentLinkReminder, signalPaymentsLinkEnded } from '../../activities/payment-links/activities';
 import { createOrReuseBankPayment } from '../../activities/payments/bank-commands';
+import { Client } from 'pg';
 import { db } from '../../lib/db';
 import { callsFor, count, describeWithDb, eventTypes, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
 import { activeBankLinkRow, activeCryptoLink } from '../helpers/fixtures';
@@ -16,6 +17,31 @@ import { linkSummaryByScan, linkSummaryFromCounts, listLinks, type LinkFilters }
 import type { LinkStatusGroup } from '../../domain/verdicts';
 
 const DAY = 86_400_000;
+
+/** The account's `payment_link_counts` summed over stripes (keys whose sum is 0 left out), and the same keys counted from its links. */
+async function linkCountsAndRows(accountId: string): Promise<{ counts: unknown[]; rows: unknown[] }> {
+  const counts = await db().query(`SELECT livemode, status, has_partial, settlement_kind, sum(n)::int AS n FROM payment_link_counts
+    WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4`, [accountId]);
+  const rows = await db().query(`SELECT livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind, count(*)::int AS n
+    FROM payment_links WHERE account_id = $1 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [accountId]);
+  return { counts, rows };
+}
+
+/**
+ * `n` copies of link `id` in one INSERT ... SELECT (ids `<id>_<tag><g>`, in g order), status `status` (a SQL
+ * expression of g); mode, settlement kind and partial payment varied by g, or `uniform`: live, crypto_only, none.
+ */
+async function copyLinks(id: string, tag: string, n: number, status: string, uniform = false): Promise<void> {
+  const keys = uniform
+    ? `'livemode', true, 'settlement_kind', 'crypto_only', 'partial_payment', NULL`
+    : `'livemode', g % 7 <> 0, 'settlement_kind', (ARRAY['crypto_only','fiat_provider',NULL])[1 + (g / 9) % 3],
+      'partial_payment', CASE WHEN g % 11 = 0 THEN '{"received":null,"payment_id":"pay_x"}'::jsonb END`;
+  await db().query(`
+    INSERT INTO payment_links SELECT (jsonb_populate_record(l, jsonb_build_object(
+      'id', l.id || '_${tag}' || g, 'reference_id', l.reference_id || '_${tag}' || g, 'short_code', left(md5(l.id || '${tag}' || g), 12), 'payer_token', NULL,
+      'status', ${status}, ${keys}))).*
+    FROM payment_links l, generate_series(1, ${n}) g WHERE l.id = $1 ORDER BY g`, [id]);
+}
 
 /** An active bank link activated 10 days before `at0`, with a payer email and reminders at 3, 7 and 14 days. */
 async function remindableLink(at0: number) {
@@ -120,5 +146,74 @@ describeWithDb('payment link activities', () => {
     expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payment_links WHERE account_id = $1 AND livemode', [a]))[0].count));
     expect(all.by_status_group.needs_attention).toBeGreaterThan(0);
     expect(all.by_status_group.ended).toBeGreaterThan(0);
+  });
+
+  test('bulk statements keep payment_link_counts exact (issue 36 item 5: one upsert per key per statement): a 3,000-row INSERT ... SELECT, multi-row UPDATEs of statuses, kinds and partial payments (and of no counted column), a multi-row DELETE', async () => {
+    const { link } = await activeCryptoLink('10000');
+    const a = link.account_id;
+    await copyLinks(link.id, 'b', 3000, `(ARRAY['draft','active','viewed','processing','paid','settled','cancelled','expired','refunded'])[1 + g % 9]`);
+    let r = await linkCountsAndRows(a);
+    expect(r.rows.length).toBeGreaterThan(50);
+    expect(r.counts).toEqual(r.rows);
+
+    // Moves in both directions between the same keys, in one statement each.
+    await db().query(`UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' WHEN 'active' THEN 'draft' WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' ELSE status END
+      WHERE account_id = $1 AND id LIKE '%0'`, [a]);
+    await db().query(`UPDATE payment_links SET status = 'processing', partial_payment = CASE WHEN partial_payment IS NULL THEN '{"received":null,"payment_id":"pay_y"}'::jsonb END,
+      settlement_kind = CASE settlement_kind WHEN 'crypto_only' THEN 'fiat_provider' WHEN 'fiat_provider' THEN NULL ELSE 'crypto_only' END
+      WHERE account_id = $1 AND status IN ('viewed', 'expired')`, [a]);
+    await db().query(`UPDATE payment_links SET livemode = NOT livemode WHERE account_id = $1 AND id LIKE '%7'`, [a]);
+    const before = await db().query('SELECT * FROM payment_link_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5, 6', [a]);
+    await db().query(`UPDATE payment_links SET memo = 'bulk' WHERE account_id = $1`, [a]);
+    expect(await db().query('SELECT * FROM payment_link_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5, 6', [a])).toEqual(before);
+    r = await linkCountsAndRows(a);
+    expect(r.counts).toEqual(r.rows);
+
+    await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND (status IN ('settled', 'cancelled') OR id LIKE '%3')`, [a]);
+    r = await linkCountsAndRows(a);
+    expect(r.counts).toEqual(r.rows);
+    expect(await linkSummaryFromCounts(systemScope(a, true), {})).toEqual(await linkSummaryByScan(systemScope(a, true), {}));
+    expect(await linkSummaryFromCounts(systemScope(a, false), {})).toEqual(await linkSummaryByScan(systemScope(a, false), {}));
+  });
+
+  test('two statements on one counter stripe moving links in opposite directions both commit (counter rows taken in key order, no deadlock); the counts stay exact', async () => {
+    const { link } = await activeCryptoLink('10000');
+    const a = link.account_id;
+    const EVEN = ['0', '2', '4', '6', '8'];
+    const ODD = ['1', '3', '5', '7', '9'];
+    // Laid out draft, paid, settled, active: the first round's first statement visits draft then paid rows, the second
+    // settled then active (per row, the row triggers took (active, draft) then (paid, settled), and the reverse).
+    await copyLinks(link.id, 'o', 800, `(ARRAY['draft','paid','settled','active'])[1 + (g - 1) / 200]`, true);
+    // Two connections whose backends share a stripe (pg_backend_pid() % 16): two of any 17 do.
+    const clients: Array<{ c: Client; stripe: number }> = [];
+    let pair: [Client, Client] | null = null;
+    try {
+      while (!pair) {
+        const c = new Client({ connectionString: process.env.DATABASE_URL });
+        await c.connect();
+        const [{ stripe }] = (await c.query('SELECT pg_backend_pid() % 16 AS stripe')).rows;
+        const twin = clients.find((x) => x.stripe === stripe);
+        clients.push({ c, stripe });
+        if (twin) pair = [twin.c, c];
+      }
+      const [one, other] = pair;
+      for (let round = 0; round < 4; round++) {
+        // Each round: one connection moves draft -> active and paid -> settled, the other settled -> paid and
+        // active -> draft, on disjoint rows (last digit even or odd), swapping connections and digits every round.
+        const [x, y] = round % 2 === 0 ? [one, other] : [other, one];
+        const [forward, back] = round % 2 === 0 ? [EVEN, ODD] : [ODD, EVEN];
+        const [moved, movedBack] = await Promise.all([
+          x.query(`UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' ELSE 'settled' END
+            WHERE account_id = $1 AND status IN ('draft', 'paid') AND right(id, 1) = ANY($2)`, [a, forward]),
+          y.query(`UPDATE payment_links SET status = CASE status WHEN 'settled' THEN 'paid' ELSE 'draft' END
+            WHERE account_id = $1 AND status IN ('settled', 'active') AND right(id, 1) = ANY($2)`, [a, back]),
+        ]);
+        expect(Math.min(moved.rowCount ?? 0, movedBack.rowCount ?? 0)).toBeGreaterThan(50);
+        const r = await linkCountsAndRows(a);
+        expect(r.counts).toEqual(r.rows);
+      }
+    } finally {
+      await Promise.all(clients.map(({ c }) => c.end()));
+    }
   });
 });

@@ -167,4 +167,42 @@ describeWithDb('payment activities', () => {
     expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payments WHERE account_id = $1 AND livemode', [link.account_id]))[0].count));
     expect(all.by_status.marked_sent).toBeGreaterThan(0);
   });
+
+  test('bulk statements keep payment_counts exact (issue 36 item 5: one upsert per key per statement): a 3,000-row INSERT ... SELECT, multi-row UPDATEs of statuses and settlements (and of no counted column), a multi-row DELETE', async () => {
+    const { link } = await activeBankLinkRow('ach', 'USD', '25000');
+    const a = link.account_id;
+    const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const countsAndRows = async () => ({
+      counts: await db().query(`SELECT livemode, status, settlement, sum(n)::int AS n FROM payment_counts WHERE account_id = $1
+        GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`, [a]),
+      rows: await db().query(`SELECT livemode, status, coalesce(settlement, '') AS settlement, count(*)::int AS n FROM payments WHERE account_id = $1
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [a]),
+    });
+    await db().query(`
+      INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object(
+        'id', p.id || '_b' || g, 'payment_link_id', NULL, 'bank_reference', NULL, 'livemode', g % 5 <> 0,
+        'status', (ARRAY['paid','settled','expired','overpaid','refunded','failed','marked_sent'])[1 + g % 7],
+        'settlement', (ARRAY['bank','crypto',NULL])[1 + g % 3]))).*
+      FROM payments p, generate_series(1, 3000) g WHERE p.id = $1`, [payment.id]);
+    let r = await countsAndRows();
+    expect(r.rows.length).toBeGreaterThan(30);
+    expect(r.counts).toEqual(r.rows);
+
+    await db().query(`UPDATE payments SET status = CASE status WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' WHEN 'marked_sent' THEN 'expired' ELSE status END
+      WHERE account_id = $1 AND id LIKE '%0'`, [a]);
+    await db().query(`UPDATE payments SET settlement = CASE settlement WHEN 'bank' THEN 'crypto' WHEN 'crypto' THEN NULL ELSE 'bank' END, livemode = NOT livemode
+      WHERE account_id = $1 AND status IN ('expired', 'refunded')`, [a]);
+    const before = await db().query('SELECT * FROM payment_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a]);
+    await db().query(`UPDATE payments SET updated_at = now() WHERE account_id = $1`, [a]);
+    expect(await db().query('SELECT * FROM payment_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a])).toEqual(before);
+    r = await countsAndRows();
+    expect(r.counts).toEqual(r.rows);
+
+    await db().query(`DELETE FROM payments WHERE account_id = $1 AND (status IN ('failed', 'overpaid') OR id LIKE '%3')`, [a]);
+    r = await countsAndRows();
+    expect(r.counts).toEqual(r.rows);
+    for (const livemode of [true, false]) {
+      expect(await paymentSummaryFromCounts(systemScope(a, livemode), {})).toEqual(await paymentSummaryByScan(systemScope(a, livemode), {}));
+    }
+  });
 });
