@@ -64,44 +64,39 @@ test('an exact deposit is applied, settled to the merchant, and the link workflo
   expect(calls).toEqual([['apply', 'pay_exact', 'dep_1'], ['send', 'pay_exact'], ['record', 'pay_exact', '0xtx'], ['notify', 'pl_1']]);
 });
 
-test('a run started as the product starts it (issue 36) calls its steps as local activities and leaves the link to the step that already notified it', async () => {
+/**
+ * One exact deposit settled to the merchant, in a run of the product's form or (`legacy`) of a run
+ * started before issue 36, whose recorded settlement result has no `linkNotified`. Returns the steps
+ * called, in order, and the run's history.
+ */
+async function settleOneDeposit(legacy: boolean) {
   const calls: string[] = [];
   const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({}),
     applyDepositActivity: async () => { calls.push('apply'); return st({ status: 'paid', needsSettlement: true }); },
     sendSettlement: async () => { calls.push('send'); return '0xtx'; },
-    recordSettlement: async () => { calls.push('record'); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1', linkNotified: true }); },
+    recordSettlement: async () => { calls.push('record'); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1', ...(legacy ? {} : { linkNotified: true }) }); },
     notifyLinkWorkflow: async () => { calls.push('notify'); },
   };
   const events = await withWorker(env, paymentContract, acts, async (tq) => {
-    const h = await start(tq);
+    const h = await start(tq, uid('pay_'), legacy);
     await waitingFor(h, /^a deposit until /);
     await h.signal(depositSignal, { depositId: 'dep_1' });
     expect(await h.result()).toBe('settled');
     return (await h.fetchHistory()).events ?? [];
   });
+  return { calls, events };
+}
+
+test('a run started as the product starts it (issue 36) calls its steps as local activities and leaves the link to the step that already notified it', async () => {
+  const { calls, events } = await settleOneDeposit(false);
   expect(calls).toEqual(['apply', 'send', 'record']);
   expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
   expect(events.map(localActivityType).filter(Boolean)).toEqual(['loadPaymentState', 'applyDepositActivity', 'sendSettlement', 'recordSettlement']);
 });
 
 test('a run started before issue 36 (its arguments without localSteps) completes on this code with remote activities, notifying the link itself', async () => {
-  const calls: string[] = [];
-  const acts: Stubs<typeof paymentContract> = {
-    loadPaymentState: async () => st({}),
-    applyDepositActivity: async () => { calls.push('apply'); return st({ status: 'paid', needsSettlement: true }); },
-    sendSettlement: async () => { calls.push('send'); return '0xtx'; },
-    // A result recorded before issue 36 has no linkNotified.
-    recordSettlement: async () => { calls.push('record'); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1' }); },
-    notifyLinkWorkflow: async () => { calls.push('notify'); },
-  };
-  const events = await withWorker(env, paymentContract, acts, async (tq) => {
-    const h = await start(tq, uid('pay_'), true);
-    await waitingFor(h, /^a deposit until /);
-    await h.signal(depositSignal, { depositId: 'dep_1' });
-    expect(await h.result()).toBe('settled');
-    return (await h.fetchHistory()).events ?? [];
-  });
+  const { calls, events } = await settleOneDeposit(true);
   expect(calls).toEqual(['apply', 'send', 'record', 'notify']);
   expect(events.map(localActivityType).filter(Boolean)).toEqual([]);
   expect(events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean))
