@@ -21,8 +21,8 @@
  * table's counter triggers disabled (`ALTER TABLE ... DISABLE TRIGGER <name>` inside a transaction
  * that is rolled back; every other trigger, the foreign keys' included, stays). The table is
  * truncated between statements, so each starts from the same empty table.
- * One statement runs under `EXPLAIN ANALYZE` (the floor too), which also reports the time spent in
- * the counter triggers: a figure the machine's other load moves far less than the difference of two
+ * Every statement runs under `EXPLAIN ANALYZE` (the floor's too), which also reports the time spent
+ * in the counter triggers: a figure the machine's other load moves far less than the difference of two
  * wall-clock times.
  * Prints a markdown table: table, statement, rows, before (s) and of it in the counter triggers,
  * after (s) and of it in the counter triggers, floor (s), after / floor, counts exact. Exits 1 when
@@ -40,7 +40,7 @@ import { ENTITIES, MIGRATIONS } from '../entities';
 import { LinearCounterTriggers1764660000000 } from '../entities/migrations/1764660000000-LinearCounterTriggers';
 import { startEmbeddedPostgres } from '../lib/embedded-pg';
 
-const SIZES = (process.env.BENCH_BULK_SIZES ?? '1000,10000,100000,1000000').split(',').map(Number);
+const SIZES = (process.env.BENCH_BULK_SIZES ?? '1000,10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const TABLES = (process.env.BENCH_BULK_TABLES ?? 'payment_links,events,payments').split(',');
 const MOVE_MAX = Number(process.env.BENCH_BULK_MOVE_MAX ?? 100_000);
 const BEFORE_MAX = Number(process.env.BENCH_BULK_BEFORE_MAX ?? 10_000);
@@ -130,7 +130,7 @@ interface Case { t: Counted; op: Op; rows: number; single: boolean }
 
 /**
  * One measured case: seconds (null: cut by the timeout); of one statement, the seconds spent in the
- * counter triggers (EXPLAIN ANALYZE's trigger times; null for single rows or the floor); whether
+ * counter triggers (EXPLAIN ANALYZE's trigger times, summed; null for the floor); whether
  * the counts matched the rows after it (null: not checked).
  */
 interface Timed { seconds: number | null; inCounters: number | null; exact: boolean | null }
@@ -161,30 +161,35 @@ async function timed(c: Client, x: Case, o: { floor: boolean; timeoutS?: number 
       // row (a 100,000-row DELETE of payments once ran for over 10 minutes, counters or not).
       await c.query(`ANALYZE ${t.table}`);
     }
+    // Every statement runs under EXPLAIN ANALYZE (the floor's too, for the same overhead): the time
+    // spent in each trigger.
+    const explained = async (sql: string, params: unknown[]): Promise<number> => {
+      const r = await c.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+      const [plan] = (r.rows[0] as { 'QUERY PLAN': Array<{ Triggers?: Array<{ 'Trigger Name': string; Time: number }> }> })['QUERY PLAN'];
+      return (plan.Triggers ?? []).filter((g) => COUNTER_TRIGGER.test(g['Trigger Name'])).reduce((sum, g) => sum + g.Time, 0) / 1000;
+    };
     if (x.single) {
       if (o.floor) await c.query(`ALTER TABLE ${t.table} DISABLE TRIGGER ${t.triggers[op]}`);
+      let inCounters = 0;
       const t0 = performance.now();
       try {
         for (let i = 1; i <= rows; i++) {
-          if (op === 'insert') await c.query(t.insert, [ACCOUNT, i, i]);
-          else await c.query(`${t[op]} AND id = ${t.id}`, [ACCOUNT, i]);
+          if (op === 'insert') inCounters += await explained(t.insert, [ACCOUNT, i, i]);
+          else inCounters += await explained(`${t[op]} AND id = ${t.id}`, [ACCOUNT, i]);
         }
       } finally {
         if (o.floor) await c.query(`ALTER TABLE ${t.table} ENABLE TRIGGER ${t.triggers[op]}`);
       }
       const seconds = (performance.now() - t0) / 1000;
-      return o.floor ? { seconds, inCounters: null, exact: null } : check(seconds);
+      return o.floor ? { seconds, inCounters: null, exact: null } : check(seconds, inCounters);
     }
     await c.query('BEGIN');
     if (o.floor) await c.query(`ALTER TABLE ${t.table} DISABLE TRIGGER ${t.triggers[op]}`);
     if (o.timeoutS) await c.query(`SET LOCAL statement_timeout = '${o.timeoutS}s'`);
-    // Run under EXPLAIN ANALYZE (the floor too, for the same overhead) for the time spent in each trigger.
-    let plan: { Triggers?: Array<{ 'Trigger Name': string; Time: number }> };
+    let inCounters: number;
     const t0 = performance.now();
     try {
-      const explain = 'EXPLAIN (ANALYZE, FORMAT JSON) ';
-      const r = op === 'insert' ? await c.query(explain + t.insert, [ACCOUNT, 1, rows]) : await c.query(explain + t[op], [ACCOUNT]);
-      [plan] = (r.rows[0] as { 'QUERY PLAN': Array<typeof plan> })['QUERY PLAN'];
+      inCounters = op === 'insert' ? await explained(t.insert, [ACCOUNT, 1, rows]) : await explained(t[op], [ACCOUNT]);
     } catch (e) {
       await c.query('ROLLBACK');
       if ((e as { code?: string }).code === '57014') return { seconds: null, inCounters: null, exact: null };
@@ -196,7 +201,6 @@ async function timed(c: Client, x: Case, o: { floor: boolean; timeoutS?: number 
       return { seconds, inCounters: null, exact: null };
     }
     await c.query('COMMIT');
-    const inCounters = (plan.Triggers ?? []).filter((g) => COUNTER_TRIGGER.test(g['Trigger Name'])).reduce((sum, g) => sum + g.Time, 0) / 1000;
     return check(seconds, inCounters);
   } finally {
     await truncate();
