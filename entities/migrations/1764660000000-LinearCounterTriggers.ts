@@ -20,7 +20,8 @@
  *   not written, as the row trigger's `WHEN` skipped a row whose key did not change). One
  *   `INSERT ... ON CONFLICT DO UPDATE` over the keys `ORDER BY` key: a statement takes its counter
  *   rows in key order, so two statements moving rows in opposite directions never wait on each
- *   other in a circle (the row triggers' rule, now across all rows of a statement).
+ *   other in a circle (the row triggers' rule, now across all rows of a statement). A one-row
+ *   statement, the product's usual write, skips the grouping (`upsert`'s forms).
  * - `event_counts_*`: an INSERT adds each (type, hour) and (type, day) its count and first and
  *   last `created_at`. A DELETE, or an UPDATE that changes the multiset of (account, mode, type,
  *   `created_at`) of its rows, recomputes the hours and days it touched from `events`, as the row
@@ -33,50 +34,91 @@
  */
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Upsert of `source` (rows of the counted key's columns and a delta `d`) into `payment_link_counts`,
- * one row per key in key order. The grouping is a MATERIALIZED CTE, planned apart from the ORDER
- * BY: otherwise the planner, which cannot know how few keys a transition table holds, sorts every
- * row to group them in the order wanted (an external sort at 1,000,000 rows) instead of hashing
- * them and sorting the few groups.
- */
-function linkUpsert(source: string): string {
-  return `WITH g AS MATERIALIZED (
-        SELECT account_id, livemode, status, has_partial, settlement_kind, sum(d) AS n FROM (${source}) m
-         GROUP BY account_id, livemode, status, has_partial, settlement_kind HAVING sum(d) <> 0)
-      INSERT INTO payment_link_counts AS c (account_id, livemode, status, has_partial, settlement_kind, stripe, n)
-      SELECT account_id, livemode, status, has_partial, settlement_kind, pg_backend_pid() % 16, n FROM g
-       ORDER BY account_id, livemode, status, has_partial, settlement_kind
-      ON CONFLICT (account_id, livemode, status, has_partial, settlement_kind, stripe) DO UPDATE SET n = c.n + EXCLUDED.n`;
-}
-const linkKeys = (rows: string, d: number) =>
-  `SELECT account_id, livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind, ${d} AS d FROM ${rows}`;
+/** A counter table kept per key and stripe (16 stripes), and the key of a row of its counted table. */
+interface Keyed { table: string; keys: string; of: string }
+const LINK_COUNTS: Keyed = {
+  table: 'payment_link_counts',
+  keys: 'account_id, livemode, status, has_partial, settlement_kind',
+  of: "account_id, livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind",
+};
+const PAYMENT_COUNTS: Keyed = {
+  table: 'payment_counts',
+  keys: 'account_id, livemode, status, settlement',
+  of: "account_id, livemode, status, coalesce(settlement, '') AS settlement",
+};
 
-/** Upsert of `source` (the counted key's columns and a delta `d`) into `payment_counts`, one row per key in key order (grouped as `linkUpsert`). */
-function paymentUpsert(source: string): string {
-  return `WITH g AS MATERIALIZED (
-        SELECT account_id, livemode, status, settlement, sum(d) AS n FROM (${source}) m
-         GROUP BY account_id, livemode, status, settlement HAVING sum(d) <> 0)
-      INSERT INTO payment_counts AS c (account_id, livemode, status, settlement, stripe, n)
-      SELECT account_id, livemode, status, settlement, pg_backend_pid() % 16, n FROM g
-       ORDER BY account_id, livemode, status, settlement
-      ON CONFLICT (account_id, livemode, status, settlement, stripe) DO UPDATE SET n = c.n + EXCLUDED.n`;
+/**
+ * The upsert of `source` (rows of `k`'s key columns and a delta `d`) into `k.table`, one counter
+ * row per key, in key order. Three forms of the same statement:
+ * - `one`: `source` holds at most one row (a one-row insert or delete, the product's usual
+ *   write): no grouping;
+ * - `few`: grouped and sorted in one query (a one-row update: its old and new rows);
+ * - `many`: grouped in a MATERIALIZED CTE, planned apart from the ORDER BY. Without it the planner,
+ *   which cannot know how few keys a transition table holds, sorts every row to group them in the
+ *   order wanted (an external sort at 1,000,000 rows) instead of hashing them and sorting the few
+ *   groups.
+ */
+function upsert(k: Keyed, source: string, form: 'one' | 'few' | 'many'): string {
+  const insert = `INSERT INTO ${k.table} AS c (${k.keys}, stripe, n)`;
+  const conflict = `ON CONFLICT (${k.keys}, stripe) DO UPDATE SET n = c.n + EXCLUDED.n`;
+  if (form === 'one') return `${insert} SELECT ${k.keys}, pg_backend_pid() % 16, d FROM (${source}) m ${conflict}`;
+  const grouped = `FROM (${source}) m GROUP BY ${k.keys} HAVING sum(d) <> 0`;
+  if (form === 'few') return `${insert} SELECT ${k.keys}, pg_backend_pid() % 16, sum(d) ${grouped} ORDER BY ${k.keys} ${conflict}`;
+  return `WITH g AS MATERIALIZED (SELECT ${k.keys}, sum(d) AS n ${grouped})
+      ${insert} SELECT ${k.keys}, pg_backend_pid() % 16, n FROM g ORDER BY ${k.keys} ${conflict}`;
 }
-const paymentKeys = (rows: string, d: number) =>
-  `SELECT account_id, livemode, status, coalesce(settlement, '') AS settlement, ${d} AS d FROM ${rows}`;
+const keysOf = (k: Keyed, rows: string, d: number) => `SELECT ${k.of}, ${d} AS d FROM ${rows}`;
+/** True when the transition table `rows` holds at most one row (reads at most two). */
+const atMostOne = (rows: string) => `NOT EXISTS (SELECT FROM ${rows} OFFSET 1)`;
+
+/** The statement trigger function `name` keeping `k`: inserts add, deletes subtract, updates subtract the old rows' keys and add the new rows'. */
+function keyedFunction(k: Keyed, name: string): string {
+  const moved = `${keysOf(k, 'old_rows', -1)} UNION ALL ${keysOf(k, 'new_rows', 1)}`;
+  return `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      IF ${atMostOne('new_rows')} THEN
+        ${upsert(k, keysOf(k, 'new_rows', 1), 'one')};
+      ELSE
+        ${upsert(k, keysOf(k, 'new_rows', 1), 'many')};
+      END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+      IF ${atMostOne('old_rows')} THEN
+        ${upsert(k, keysOf(k, 'old_rows', -1), 'one')};
+      ELSE
+        ${upsert(k, keysOf(k, 'old_rows', -1), 'many')};
+      END IF;
+    ELSIF ${atMostOne('new_rows')} THEN
+      ${upsert(k, moved, 'few')};
+    ELSE
+      ${upsert(k, moved, 'many')};
+    END IF;
+    RETURN NULL;
+  END $$`;
+}
 
 const EVENT_BUCKETS: Array<[table: string, unit: string]> = [['event_counts_hourly', 'hour'], ['event_counts_daily', 'day']];
+const EVENT_CONFLICT = `ON CONFLICT (account_id, livemode, type, bucket, stripe)
+        DO UPDATE SET n = c.n + EXCLUDED.n, first_at = least(c.first_at, EXCLUDED.first_at), last_at = greatest(c.last_at, EXCLUDED.last_at)`;
 
-/** Adds the inserted events (`new_rows`) to the hourly and daily counts: one upsert per (account, mode, type, bucket), in key order (grouped as `linkUpsert`). */
-const EVENT_ADD = EVENT_BUCKETS.map(([t, unit]) => `
-      WITH g AS MATERIALIZED (
-        SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n,
-               min(created_at) AS first_at, max(created_at) AS last_at
-          FROM new_rows GROUP BY 1, 2, 3, 4)
-      INSERT INTO ${t} AS c (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
-      SELECT account_id, livemode, type, bucket, pg_backend_pid() % 8, n, first_at, last_at FROM g ORDER BY 1, 2, 3, 4
-      ON CONFLICT (account_id, livemode, type, bucket, stripe)
-      DO UPDATE SET n = c.n + EXCLUDED.n, first_at = least(c.first_at, EXCLUDED.first_at), last_at = greatest(c.last_at, EXCLUDED.last_at);`).join('');
+/**
+ * Adds the inserted events (`new_rows`) to the hourly and daily counts: one upsert per (account,
+ * mode, type, bucket), in key order; one event without grouping, more grouped as `upsert`'s `many`.
+ */
+const EVENT_ADD = `
+      IF ${atMostOne('new_rows')} THEN${EVENT_BUCKETS.map(([t, unit]) => `
+        INSERT INTO ${t} AS c (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
+        SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC'), pg_backend_pid() % 8, 1, created_at, created_at FROM new_rows
+        ${EVENT_CONFLICT};`).join('')}
+      ELSE${EVENT_BUCKETS.map(([t, unit]) => `
+        WITH g AS MATERIALIZED (
+          SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n,
+                 min(created_at) AS first_at, max(created_at) AS last_at
+            FROM new_rows GROUP BY 1, 2, 3, 4)
+        INSERT INTO ${t} AS c (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
+        SELECT account_id, livemode, type, bucket, pg_backend_pid() % 8, n, first_at, last_at FROM g ORDER BY 1, 2, 3, 4
+        ${EVENT_CONFLICT};`).join('')}
+      END IF;`;
 
 /**
  * Recomputes, from `events`, the hourly and daily buckets of the hours held in the function's
@@ -115,17 +157,7 @@ const UP = `
   DROP TRIGGER payment_link_counts_upd ON payment_links;
   DROP FUNCTION payment_link_counts_row();
   DROP FUNCTION payment_link_counts_add(text, boolean, text, boolean, text, integer);
-  CREATE FUNCTION payment_link_counts_statement() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF TG_OP = 'INSERT' THEN
-      ${linkUpsert(linkKeys('new_rows', 1))};
-    ELSIF TG_OP = 'DELETE' THEN
-      ${linkUpsert(linkKeys('old_rows', -1))};
-    ELSE
-      ${linkUpsert(`${linkKeys('old_rows', -1)} UNION ALL ${linkKeys('new_rows', 1)}`)};
-    END IF;
-    RETURN NULL;
-  END $$;
+  ${keyedFunction(LINK_COUNTS, 'payment_link_counts_statement')};
   CREATE TRIGGER payment_link_counts_insert AFTER INSERT ON payment_links REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION payment_link_counts_statement();
   CREATE TRIGGER payment_link_counts_update AFTER UPDATE ON payment_links REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
@@ -137,17 +169,7 @@ const UP = `
   DROP TRIGGER payment_counts_upd ON payments;
   DROP FUNCTION payment_counts_row();
   DROP FUNCTION payment_counts_add(text, boolean, text, text, integer);
-  CREATE FUNCTION payment_counts_statement() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF TG_OP = 'INSERT' THEN
-      ${paymentUpsert(paymentKeys('new_rows', 1))};
-    ELSIF TG_OP = 'DELETE' THEN
-      ${paymentUpsert(paymentKeys('old_rows', -1))};
-    ELSE
-      ${paymentUpsert(`${paymentKeys('old_rows', -1)} UNION ALL ${paymentKeys('new_rows', 1)}`)};
-    END IF;
-    RETURN NULL;
-  END $$;
+  ${keyedFunction(PAYMENT_COUNTS, 'payment_counts_statement')};
   CREATE TRIGGER payment_counts_insert AFTER INSERT ON payments REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION payment_counts_statement();
   CREATE TRIGGER payment_counts_update AFTER UPDATE ON payments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows

@@ -172,6 +172,14 @@ describeWithDb('payment link activities', () => {
     await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND (status IN ('settled', 'cancelled') OR id LIKE '%3')`, [a]);
     r = await linkCountsAndRows(a);
     expect(r.counts).toEqual(r.rows);
+    // One row (the triggers' one-row forms) and none.
+    await db().query(`DELETE FROM payment_links WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'draft')`, [a]);
+    await db().query(`UPDATE payment_links SET status = 'cancelled' WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'paid')`, [a]);
+    await copyLinks(link.id, 'c', 1, `'viewed'`);
+    await db().query(`UPDATE payment_links SET status = 'active' WHERE account_id = $1 AND false`, [a]);
+    await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND false`, [a]);
+    r = await linkCountsAndRows(a);
+    expect(r.counts).toEqual(r.rows);
     expect(await linkSummaryFromCounts(systemScope(a, true), {})).toEqual(await linkSummaryByScan(systemScope(a, true), {}));
     expect(await linkSummaryFromCounts(systemScope(a, false), {})).toEqual(await linkSummaryByScan(systemScope(a, false), {}));
   });

@@ -201,6 +201,12 @@ describeWithDb('payment activities', () => {
     await db().query(`DELETE FROM payments WHERE account_id = $1 AND (status IN ('failed', 'overpaid') OR id LIKE '%3')`, [a]);
     r = await countsAndRows();
     expect(r.counts).toEqual(r.rows);
+    // One row (the triggers' one-row forms) and none.
+    await db().query(`DELETE FROM payments WHERE id = (SELECT max(id) FROM payments WHERE account_id = $1 AND status = 'paid')`, [a]);
+    await db().query(`UPDATE payments SET status = 'refunded' WHERE id = (SELECT max(id) FROM payments WHERE account_id = $1 AND status = 'settled')`, [a]);
+    await db().query(`DELETE FROM payments WHERE account_id = $1 AND false`, [a]);
+    r = await countsAndRows();
+    expect(r.counts).toEqual(r.rows);
     for (const livemode of [true, false]) {
       expect(await paymentSummaryFromCounts(systemScope(a, livemode), {})).toEqual(await paymentSummaryByScan(systemScope(a, livemode), {}));
     }
