@@ -27,6 +27,7 @@ import { stopNotifyListener } from './lib/notify';
 import { logger } from './lib/logger';
 import { stopTracing, temporalClientTracing, temporalWorkerTracing } from './lib/tracing';
 import { setTemporalClient } from './temporal/client';
+import { intentsSettled, startIntentSweep } from './temporal/intents';
 import { temporalConnectConfig } from './temporal/connect';
 import { watchTemporal } from './temporal/outage';
 import { HEARTBEAT_THROTTLE_MS } from './temporal/config';
@@ -73,7 +74,10 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   // the starts they could not make to this sweep: temporal/outage.ts).
   const stopWatch = watchTemporal(() => { logger.info('Temporal is back: recovery pass'); recoveryPass(); });
   const stopSampler = startMetricsSampler({ business: true });
-  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); stopSampler(); await stopDispatcherLoop(); };
+  // Workflow starts and signals recorded with a commit whose own process did not make them (a crash,
+  // a Temporal outage): performed every second by every worker, sharing the rows (temporal/intents.ts).
+  const stopIntentSweep = startIntentSweep();
+  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); stopSampler(); await stopIntentSweep(); await stopDispatcherLoop(); await intentsSettled(); };
   recoveryPass();
   return { worker, stopDispatcher };
 }

@@ -15,6 +15,7 @@ import { wireSwitchCache } from '../lib/switches';
 import { wireAuthCache } from './middleware/auth';
 import { flushRequestLogs, replayRequestLogs } from './middleware/request-log';
 import { closeAllStreams } from './stream-hub';
+import { intentsSettled } from '../temporal/intents';
 import { Lifecycle } from './lifecycle';
 import { startMetricsSampler } from '../activities/observability/sampler';
 import { ensureMetricsServer } from '../lib/metrics-server';
@@ -76,6 +77,9 @@ export async function stopApi(server: http.Server, opts: { drainSeconds?: number
   clearInterval(sweep);
   if (cut) logger.warn({ grace_ms: graceMs }, 'api stop: requests still in flight after the grace period were cut');
   server.closeAllConnections();
+  // Workflow starts and signals committed by the last requests (temporal/intents.ts): finish them here
+  // rather than leave them to a worker's sweep.
+  await intentsSettled();
   await flushRequestLogs().catch((e) => logger.warn({ err: e }, 'request logs not flushed at shutdown'));
 }
 

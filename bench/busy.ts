@@ -1,9 +1,10 @@
 /**
  * What a throwaway stack (scripts/stack.ts) is busy with during a benchmark (issue 27 items 5-6):
  * CPU per process group (API, worker, Temporal dev server, the PostgreSQL backends and background
- * processes of the stack's database, the bench process itself) as % of one core, PostgreSQL
- * sessions active and what they wait on (pg_stat_activity), and the worker's task-queue backlog
- * (Temporal DescribeTaskQueue stats). Linux only (/proc). Used by bench/load.ts and bench/webhooks.ts.
+ * processes of the stack's database, the bench process itself) as % of one core, and as ms
+ * (`cpuMsByGroup`, for CPU per unit of work); PostgreSQL sessions active and what they wait on
+ * (pg_stat_activity), and the worker's task-queue backlog (Temporal DescribeTaskQueue stats).
+ * Linux only (/proc). Used by bench/load.ts and bench/webhooks.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,6 +56,9 @@ export class Sampler {
   private timer: NodeJS.Timeout | null = null;
   private t0 = 0;
   private busy = false;
+  private stopped = false;
+  /** The process groups of the last sample, for the final CPU reading at `stop`. */
+  private groups = new Map<string, number[]>();
 
   /** `temporal` null: no backlog figures. */
   constructor(private readonly temporal: Connection | null, private readonly taskQueue: string) {}
@@ -75,15 +79,9 @@ export class Sampler {
         `SELECT pid, state, wait_event_type AS wait, pid = pg_backend_pid() AS mine FROM pg_stat_activity WHERE datname IS NULL OR datname = current_database()`);
       groups.set('PostgreSQL', pg.map((r) => r.pid));
       groups.set('bench', [process.pid]);
-      for (const [g, pids] of groups) {
-        for (const pid of pids) {
-          const now = cpuMs(pid);
-          if (now === null) continue;
-          const before = this.last.get(pid);
-          this.last.set(pid, now);
-          if (before !== undefined) this.cpu.set(g, (this.cpu.get(g) ?? 0) + now - before);
-        }
-      }
+      if (this.stopped) return;
+      this.groups = groups;
+      this.addCpu();
       this.samples += 1;
       for (const r of pg) {
         if (r.mine || r.state !== 'active') continue;
@@ -105,9 +103,24 @@ export class Sampler {
     }
   }
 
-  /** Stops sampling; returns the report lines. */
+  /** Adds each process's CPU since its previous reading to its group (the first reading only sets the base). */
+  private addCpu(): void {
+    for (const [g, pids] of this.groups) {
+      for (const pid of pids) {
+        const now = cpuMs(pid);
+        if (now === null) continue;
+        const before = this.last.get(pid);
+        this.last.set(pid, now);
+        if (before !== undefined) this.cpu.set(g, (this.cpu.get(g) ?? 0) + now - before);
+      }
+    }
+  }
+
+  /** Stops sampling (a last CPU reading of the processes last seen); returns the report lines. */
   stop(): string[] {
     if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    this.addCpu();
     const wall = performance.now() - this.t0;
     const cpu = [...this.cpu].map(([g, ms]) => `${g} ${((100 * ms) / wall).toFixed(0)}%`).join(', ');
     const per = (n: number) => (n / Math.max(1, this.samples)).toFixed(1);
@@ -117,5 +130,14 @@ export class Sampler {
       `  PostgreSQL sessions active   ${per(this.active)} on average (waiting: ${waits})`,
       `  task-queue backlog (max)     ${this.backlog.known ? `workflow ${this.backlog.workflow}, activity ${this.backlog.activity}` : 'not reported by this server'}`,
     ];
+  }
+
+  /**
+   * CPU ms per process group (`API`, `API+worker`, `worker`, `Temporal`, `PostgreSQL`, `bench`)
+   * from the first sample to `stop` (call it after `stop`); a group none of whose processes was
+   * seen twice is absent.
+   */
+  cpuMsByGroup(): Map<string, number> {
+    return new Map(this.cpu);
   }
 }

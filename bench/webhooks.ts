@@ -41,7 +41,7 @@ import { emitEvent } from '../lib/outbox';
 import { DRAIN_CONCURRENCY } from '../activities/webhooks/drain';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { Sampler } from './busy';
 
 /** `--name value`, `--name=value` or a bare `--name` (true) from argv, else `env`, else `dflt`. */
@@ -278,6 +278,7 @@ async function paced(stack: Stack, creds: DevCredentials, secrets: Map<string, s
   const count = () => receipts.reduce((n, r) => n + (committedAt.has(r.eventId) ? 1 : 0), 0);
   while (count() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   const busy = sampler.stop();
+  const work = await temporalWork(new Client({ connection: temporal }));
   await temporal.close();
   const ours = receipts.filter((r) => committedAt.has(r.eventId));
   const unique = new Set(ours.map((r) => `${r.path} ${r.eventId}`));
@@ -302,11 +303,46 @@ async function paced(stack: Stack, creds: DevCredentials, secrets: Map<string, s
     `  p95 per 10 s window      ${windows.map((w) => f(pct(w.sort((a, b) => a - b), 95))).join(' ')} ms`,
     `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
     `  signatures verified      ${verified} sampled, all valid`,
+    ...(await stages(ours, committedAt)),
+    `  endpoint workflows       ${work}`,
     '  busy, from the first commit to the last receipt:',
     ...busy,
     '',
   ].join('\n'));
   if (ours.length < expected) throw new Error(`only ${ours.length} of ${expected} deliveries arrived within ${TIMEOUT_S} s`);
+}
+
+/** Diagnostics: commit -> fan-out (the dispatcher's delivery row) and fan-out -> receipt, p50/p95. */
+async function stages(ours: Receipt[], committedAt: Map<string, number>): Promise<string[]> {
+  const fanned = new Map<string, number>();
+  const ids = [...committedAt.keys()];
+  for (let i = 0; i < ids.length; i += 5000) {
+    const rows: Array<{ event_id: string; at: Date }> = await db().query('SELECT event_id, min(created_at) AS at FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY event_id', [ids.slice(i, i + 5000)]);
+    for (const r of rows) fanned.set(r.event_id, r.at.getTime());
+  }
+  const a = ids.filter((id) => fanned.has(id)).map((id) => fanned.get(id)! - committedAt.get(id)!).sort((x, y) => x - y);
+  const b = ours.filter((r) => fanned.has(r.eventId)).map((r) => r.at - fanned.get(r.eventId)!).sort((x, y) => x - y);
+  const f = (n: number) => n.toFixed(0);
+  return [
+    `  commit -> fan-out pass   p50 ${f(pct(a, 50))} ms   p95 ${f(pct(a, 95))} ms   p99 ${f(pct(a, 99))} ms`,
+    `  fan-out -> receipt       p50 ${f(pct(b, 50))} ms   p95 ${f(pct(b, 95))} ms   p99 ${f(pct(b, 99))} ms`,
+  ];
+}
+
+/** Diagnostics: the endpoint workflow runs of the run (warm-up included), their signals, drains and history events. */
+async function temporalWork(client: Client): Promise<string> {
+  let runs = 0;
+  let events = 0;
+  let signals = 0;
+  let drains = 0;
+  for await (const w of client.workflow.list({ query: `WorkflowType = 'webhookEndpointWorkflow'` })) {
+    runs += 1;
+    const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+    events += h.events?.length ?? 0;
+    signals += (h.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+    drains += (h.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;
+  }
+  return `${runs} runs, ${signals} deliver signals, ${drains} drain calls, ${events} history events`;
 }
 
 /**

@@ -8,7 +8,11 @@ import type { LinkStatus } from '../domain/payment-links';
 import { defineContract } from './contract';
 
 /** Arguments of paymentLinkWorkflow. */
-export interface PaymentLinkWorkflowArgs { linkId: string }
+export interface PaymentLinkWorkflowArgs {
+  linkId: string;
+  /** Local-activity steps (true in runs started since issue 36; contracts/payment.ts `PaymentWorkflowArgs.localSteps`). */
+  localSteps?: boolean;
+}
 
 /** What the link workflow needs to plan its next wake-up. Times are epoch milliseconds. */
 export interface LinkWorkflowState {
@@ -40,7 +44,7 @@ export interface PaymentLinkActivities {
 export const paymentLinkContract = defineContract<PaymentLinkActivities>()({
   workflowType: 'paymentLinkWorkflow',
   idPrefix: 'pl_',
-  startArgs: (linkId: string): [PaymentLinkWorkflowArgs] => [{ linkId }],
+  startArgs: (linkId: string): [PaymentLinkWorkflowArgs] => [{ linkId, localSteps: true }],
   signals: {
     /** The link or its reminder schedule changed; reload and re-plan. No arguments. */
     update: defineSignal('linkChanged'),

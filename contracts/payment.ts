@@ -8,8 +8,13 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PaymentStatus } from '../domain/verdicts';
 import { defineContract } from './contract';
 
-/** Arguments of paymentWorkflow (`originMs`: when the first run began, carried across continue-as-new; the origin of the object's clock). */
-export interface PaymentWorkflowArgs { paymentId: string; originMs?: number }
+/**
+ * Arguments of paymentWorkflow (`originMs`: when the first run began, carried across
+ * continue-as-new; the origin of the object's clock; `localSteps`: the run calls its steps as local
+ * activities, true in every run started since issue 36, absent in runs started before, which keep
+ * their remote activities: workflows/convention.ts proxyDatabaseActivities).
+ */
+export interface PaymentWorkflowArgs { paymentId: string; originMs?: number; localSteps?: boolean }
 
 /** What the payment workflow plans with. */
 export interface PaymentState {
@@ -39,8 +44,13 @@ export interface PaymentState {
   done: boolean;
 }
 
-/** Result of an activity that may move the link: the watch state plus whether the link reached paid/settled or reopened. */
-export type PaymentStep = PaymentState & { linkEnded: boolean; linkId: string | null };
+/**
+ * Result of an activity that may move the link: the watch state plus whether the link reached
+ * paid/settled or reopened. `linkNotified`: the activity's own transaction recorded the link
+ * workflow's signal (activities/payments/links.ts, performed after commit durably), so the workflow
+ * calls `notifyLinkWorkflow` only when it is absent (results recorded before issue 36).
+ */
+export type PaymentStep = PaymentState & { linkEnded: boolean; linkId: string | null; linkNotified?: boolean };
 
 /** The activities paymentWorkflow calls. */
 export interface PaymentActivities {
@@ -82,7 +92,7 @@ export const paymentWaitingForQuery = defineQuery<string>('waiting_for');
 export const paymentContract = defineContract<PaymentActivities>()({
   workflowType: 'paymentWorkflow',
   idPrefix: 'pay_',
-  startArgs: (paymentId: string): [PaymentWorkflowArgs] => [{ paymentId }],
+  startArgs: (paymentId: string): [PaymentWorkflowArgs] => [{ paymentId, localSteps: true }],
   signals: {
     deposit: depositSignal,
     linkEnded: linkEndedSignal,

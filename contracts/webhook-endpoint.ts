@@ -8,7 +8,10 @@ import { defineContract } from './contract';
 /** Arguments of webhookEndpointWorkflow. */
 export interface WebhookEndpointArgs { endpointId: string }
 
-/** Why a run ended: nothing live (`idle`) or the endpoint is closed (disabled, deleted, gone). */
+/**
+ * Why a run ended: nothing live and no `deliver` during the idle period (`idle`; runs recorded before
+ * the idle wait ended so right after the drain), or the endpoint is closed (disabled, deleted, gone).
+ */
 export type WebhookEndpointOutcome = 'idle' | 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found';
 
 /** A live delivery that failed its last attempt (`retrying`), as the endpoint workflow reports it. */
@@ -42,7 +45,10 @@ export const webhookEndpointContract = defineContract<WebhookEndpointActivities>
   idPrefix: 'whe_',
   startArgs: (endpointId: string): [WebhookEndpointArgs] => [{ endpointId }],
   signals: {
-    /** New deliveries were committed, or the endpoint changed: drain now. No arguments. */
+    /**
+     * New deliveries were committed, or the endpoint changed: drain now (wakes a run waiting for a
+     * retry, a hold re-check or, idle, for new deliveries). Sent once per endpoint per dispatch pass. No arguments.
+     */
     update: defineSignal('deliver'),
     /** Operator: the cause of a parked drain was fixed; run it again. No arguments. */
     retry: defineSignal('retry'),

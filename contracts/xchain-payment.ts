@@ -32,6 +32,8 @@ export interface XchainState {
   done: boolean;
   linkEnded?: boolean;
   linkId?: string | null;
+  /** See contracts/payment.ts `PaymentStep.linkNotified`. */
+  linkNotified?: boolean;
 }
 
 /** Where the bridge's transfer stands after `advanceBridge`. */

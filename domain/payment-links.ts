@@ -6,6 +6,7 @@
  * Pure: no I/O. Safe to import from workflows.
  */
 import { capabilityUnavailable, invalidRequest } from './errors';
+import { linkNextReminderAt, type RemindableLink } from './reminders';
 import { transitionTable } from './transitions';
 import type { LinkStatus } from './verdicts';
 
@@ -50,6 +51,24 @@ export const LINK_WORKFLOW_END_STATUSES: readonly LinkStatus[] = Object.freeze([
 
 /** Statuses whose link needs a running workflow (timers): the table's open set, active, viewed, processing (= LINK_EXPIRABLE_STATUSES). */
 export const LINK_WORKFLOW_LIVE_STATUSES: readonly LinkStatus[] = paymentLinkTransitions.open;
+
+/**
+ * Whether `link` needs its workflow now (issue 36; docs/decisions/0091): a status the workflow keeps
+ * timers for (LINK_WORKFLOW_LIVE_STATUSES) and a timer to keep, its `expires_at` or a next reminder
+ * (domain/reminders.ts linkNextReminderAt). A link with neither (e.g. a crypto-only link without an
+ * expiry) has nothing to wait for: its row tells everything, so no run is started; a change that
+ * gives it a timer starts one. A schedule that cannot be read counts as a timer, so the workflow
+ * parks it for an operator as before.
+ */
+export function linkNeedsWorkflow(link: RemindableLink & { expires_at: Date | null }): boolean {
+  if (!LINK_WORKFLOW_LIVE_STATUSES.includes(link.status as LinkStatus)) return false;
+  if (link.expires_at) return true;
+  try {
+    return linkNextReminderAt(link) !== null;
+  } catch {
+    return true;
+  }
+}
 
 /** Fields frozen once a link is activated (its payer may hold a total computed from them). */
 export const LINK_LOCKED_AFTER_ACTIVATION = ['amount', 'accepted_rail_kinds', 'settlement_destination'] as const;

@@ -46,6 +46,7 @@ import { SwitchChangeNotify1764630000000 } from './migrations/1764630000000-Swit
 import { RequestLogCounts1764640000000 } from './migrations/1764640000000-RequestLogCounts';
 import { EventTraceParent1764650000000 } from './migrations/1764650000000-EventTraceParent';
 import { LinearCounterTriggers1764660000000 } from './migrations/1764660000000-LinearCounterTriggers';
+import { WorkflowIntents1764670000000 } from './migrations/1764670000000-WorkflowIntents';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -116,4 +117,5 @@ export const MIGRATIONS = [
   RequestLogCounts1764640000000,
   EventTraceParent1764650000000,
   LinearCounterTriggers1764660000000,
+  WorkflowIntents1764670000000,
 ];

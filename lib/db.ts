@@ -93,17 +93,34 @@ export async function pingDatabase(timeoutMs: number): Promise<void> {
   await probePool.query('SELECT 1');
 }
 
-const afterCommitHooks = new WeakMap<EntityManager, Array<() => void>>();
+/** A hook run after a commit; a promise it returns is awaited only under `awaitAfterCommitHooks`. */
+type AfterCommitHook = () => void | Promise<unknown>;
+
+const afterCommitHooks = new WeakMap<EntityManager, AfterCommitHook[]>();
+
+let awaitHooks = false;
+
+/**
+ * Tests under time skipping and the activity tier only: `transaction()` waits for the promises its
+ * after-commit hooks return (the workflow starts and signals of temporal/intents.ts), so the test's
+ * next step (a skip of hours) finds the workflow started, as a command awaited it before issue 36.
+ * Production never waits: the request answers while the start is made.
+ */
+export function awaitAfterCommitHooks(on = true): void {
+  awaitHooks = on;
+}
 
 /**
  * Runs `fn` in one READ COMMITTED transaction; rolls back on throw. Hooks registered with
- * afterCommit on its manager run after the commit succeeds (never after a rollback).
+ * afterCommit on its manager run after the commit succeeds (never after a rollback); the caller
+ * does not wait for what they start (but see awaitAfterCommitHooks).
  */
 export async function transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
   let manager = null as EntityManager | null;
   try {
     const out = await db().transaction((m) => { manager = m; return fn(m); });
-    for (const hook of (manager && afterCommitHooks.get(manager)) ?? []) hook();
+    const started = ((manager && afterCommitHooks.get(manager)) ?? []).map((hook) => hook());
+    if (awaitHooks) await Promise.all(started);
     return out;
   } finally {
     if (manager) afterCommitHooks.delete(manager);
@@ -114,7 +131,7 @@ export async function transaction<T>(fn: (m: EntityManager) => Promise<T>): Prom
  * Runs `hook` once `m`'s transaction has committed (a `transaction()` manager), or at once when `m`
  * is not inside one (its statements committed as they ran). A hook must not throw.
  */
-export function afterCommit(m: EntityManager, hook: () => void): void {
+export function afterCommit(m: EntityManager, hook: AfterCommitHook): void {
   if (!m.queryRunner?.isTransactionActive) { hook(); return; }
   const hooks = afterCommitHooks.get(m);
   if (hooks) hooks.push(hook);

@@ -15,8 +15,9 @@
  *
  * Run it from a tagged build (docs/workflow-versioning.md): the files describe what that release's
  * workers wrote. `--only <type>[/<path>]` writes a subset (every journey still runs; the manifest
- * keeps the other entries); `--out <dir>` writes elsewhere. Runs from dist/ (the npm script
- * builds first). About a minute.
+ * keeps the other entries); `--journeys <text>` runs only the journeys whose name contains `<text>`
+ * (e.g. `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
+ * elsewhere. Runs from dist/ (the npm script builds first). About a minute.
  */
 import 'reflect-metadata';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -111,6 +112,9 @@ async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> 
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
 
+/** ISO time `days` days from now (wall clock: the API checks a link's `expires_at` against it). */
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
 /** The payer opens a native-rail payment on link `token`: its id and deposit instructions. */
 async function nativePayment(c: Ctx, token: string): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
   const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native', payer_email: 'payer@example.com' });
@@ -179,7 +183,8 @@ const JOURNEYS: Journey[] = [
     name: 'crypto link paid exactly',
     async run(c) {
       await c.newAccount();
-      const link = await cryptoLink(c, '10000');
+      // With an expiry: a link with no timer runs no workflow (issue 36, domain/payment-links.ts linkNeedsWorkflow).
+      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
       const p = await nativePayment(c, link.token);
       await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, p.di.amount.amount);
       await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
@@ -204,7 +209,7 @@ const JOURNEYS: Journey[] = [
     name: 'crypto link cancelled while a payment is underpaid',
     async run(c) {
       await c.newAccount();
-      const link = await cryptoLink(c, '10000');
+      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
       const p = await nativePayment(c, link.token);
       await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, '1000000');
       await c.untilField('key', `/v1/payments/${p.id}`, 'underpaid');
@@ -217,7 +222,7 @@ const JOURNEYS: Journey[] = [
     name: 'bank link paid by ACH, settled through the fiat rail',
     async run(c) {
       await c.newAccount();
-      const link = await bankLink(c, 'ach', '20000');
+      const link = await bankLink(c, 'ach', '20000', { expires_at: inDays(30) });
       const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, { rail: 'ach', payer_type: 'business' });
       const bdi = p.bank_deposit_instructions;
       await c.api('anon', 'POST', '/sim/bank/credits', { rail: bdi.rail, currency: bdi.currency, amount: '20000', reference: bdi.reference, to_account: bdi.account_number, sender_name: 'Payer Co' });
@@ -441,7 +446,9 @@ const JOURNEYS: Journey[] = [
       const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
       await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
       await c.until('the test delivery', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-idle', workflowId: we.id }];
+      // Since the idle wait (issue 36) the run then waits for new deliveries. `delivered-then-idle.json`
+      // is the pre-wait shape (the run ended right after the drain), kept while such runs may be open.
+      return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-waits', workflowId: we.id }];
     },
   },
   // Journeys that skip time.
@@ -456,7 +463,30 @@ const JOURNEYS: Journey[] = [
       await c.rest(we.id);
       await c.skip(2 * 60_000);
       await c.until('the retry delivered', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-delivered', workflowId: we.id }];
+      // Then waits for new deliveries (issue 36); `retried-then-delivered.json` is the pre-wait shape.
+      return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-waits', workflowId: we.id }];
+    },
+  },
+  {
+    name: 'webhook endpoint: waits for new deliveries, woken by the next one, then ends idle',
+    async run(c) {
+      await c.newAccount();
+      const url = await c.receiver([]);
+      const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
+      const delivered = (n: number) => c.until(`${n} test deliveries`, async () =>
+        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.filter((d: { status: string }) => d.status === 'succeeded').length >= n);
+      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
+      await delivered(1);
+      // The run waits for new deliveries (workflows/webhook-endpoint.ts ENDPOINT_IDLE_MS); the next one wakes it.
+      const run = await c.runOf(we.id);
+      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
+      await delivered(2);
+      await c.rest(we.id);
+      if ((await c.runOf(we.id)) !== run) throw new Error('the second delivery started a new run instead of waking the waiting one');
+      // The idle period (5 min) passes with nothing new: the run ends idle.
+      await c.skip(6 * 60_000);
+      await c.until('the run ended idle', async () => (await c.env.client.workflow.getHandle(we.id, run).describe()).status.name === 'COMPLETED');
+      return [{ type: 'webhookEndpointWorkflow', path: 'woken-while-waiting-then-idle', workflowId: we.id, runId: run }];
     },
   },
   {
@@ -741,6 +771,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const outDir = path.resolve(args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(ROOT, 'tests/workflows/histories'));
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+  const journeyFilter = args.includes('--journeys') ? args[args.indexOf('--journeys') + 1] : null;
   const { commit, tag } = gitOf();
   const sdk = (JSON.parse(fs.readFileSync(require.resolve('@temporalio/workflow/package.json'), 'utf8')) as { version: string }).version;
   const recordedAt = new Date().toISOString();
@@ -756,7 +787,7 @@ async function main(): Promise<void> {
   try {
     // Mainnet first: the testnet product's start-up recovery then finds only finished mainnet objects.
     for (const network of ['mainnet', 'testnet'] as const) {
-      const journeys = JOURNEYS.filter((j) => (j.network ?? 'testnet') === network);
+      const journeys = JOURNEYS.filter((j) => (j.network ?? 'testnet') === network && (!journeyFilter || j.name.includes(journeyFilter)));
       if (journeys.length === 0) continue;
       const product = await startProduct(infra, network, stackTag);
       const { ctx, close } = makeCtx(infra, product);

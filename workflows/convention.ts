@@ -22,8 +22,8 @@
  *   runs the step again. While parked, the Bool search attribute `Parked` is true (issue 29).
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, patched, setHandler, upsertSearchAttributes, workflowInfo,
-  type ActivityOptions, type RetryPolicy,
+  ActivityFailure, ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  type ActivityInterfaceFor, type ActivityOptions, type LocalActivityOptions, type RetryPolicy,
 } from '@temporalio/workflow';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
 import { ACCOUNT_KEY, PARKED_KEY } from '../contracts/search-attributes';
@@ -97,6 +97,34 @@ export function activityOptions(profile: keyof typeof ACTIVITY_PROFILES | Activi
 }
 
 /**
+ * The activities of interface `A` whose steps are short PostgreSQL transactions (the `database`
+ * profile, `o` overriding it as in activityOptions). With `localSteps` (issue 36 item 3; the start
+ * arguments every contract's `startArgs` now gives, and every continue-as-new passes on) they are
+ * local activities: the worker holding the workflow task runs them inside it, so a step costs no
+ * activity task, no second workflow task and three fewer history events (its result is one
+ * marker). Same timeouts, retry policy and non-retryable types as the remote form; a local activity
+ * still failing after a minute of in-task retries is retried by a timer in a later task (the SDK's
+ * local retry threshold), so a database outage only delays the object, as before. A local step whose
+ * workflow task fails before it completes (a worker killed, a signal racing the workflow's
+ * completion) runs again: every step is idempotent, as every activity already is.
+ *
+ * Without `localSteps` (a run started before issue 36: its recorded arguments lack the field) the
+ * steps stay remote activities, so its history replays unchanged (docs/workflow-versioning.md; no
+ * patch marker, no search-attribute write). Call it inside the workflow function, once per run. Not
+ * for activities that heartbeat or may run for minutes (the webhook drain).
+ */
+export function proxyDatabaseActivities<A extends object>(localSteps: boolean | undefined, o: ActivityOptionOverrides = {}): ActivityInterfaceFor<A> {
+  const options = activityOptions('database', o);
+  // The two proxies call the same functions with the same arguments and results; only the local one also takes per-call options.
+  return localSteps ? proxyLocalActivities<A>(localActivityOptions(options)) as unknown as ActivityInterfaceFor<A> : proxyActivities<A>(options);
+}
+
+/** The local-activity form of remote activity options (same start-to-close timeout and retry policy). */
+function localActivityOptions(o: ActivityOptions): LocalActivityOptions {
+  return { startToCloseTimeout: o.startToCloseTimeout, retry: o.retry };
+}
+
+/**
  * History length after which a run continues as new even if the server has not suggested it yet
  * (keeps long-lived objects cheap to replay; the server's suggestion usually comes later).
  */
@@ -108,10 +136,15 @@ export function continueAsNewDue(): boolean {
   return info.continueAsNewSuggested || info.historyLength > CONTINUE_AS_NEW_AFTER_EVENTS;
 }
 
-/** The application failure behind an activity failure that retrying cannot fix, or null. */
+/**
+ * The application failure behind an activity failure that retrying cannot fix, or null. A remote
+ * activity's failure arrives as an ActivityFailure with the application failure as its cause; a
+ * local activity's (proxyDatabaseActivities) arrives as the application failure itself (this SDK's
+ * core resolves a failed local activity with its failure unwrapped). Workflow code never throws an
+ * ApplicationFailure of its own, so a bare one came from an activity.
+ */
 export function nonRetryableCause(e: unknown): ApplicationFailure | null {
-  if (!(e instanceof ActivityFailure)) return null;
-  const c = e.cause;
+  const c = e instanceof ActivityFailure ? e.cause : e instanceof ApplicationFailure ? e : null;
   return c instanceof ApplicationFailure && (c.nonRetryable || (typeof c.type === 'string' && NON_RETRYABLE_ERROR_TYPES.includes(c.type))) ? c : null;
 }
 

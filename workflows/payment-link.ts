@@ -11,11 +11,10 @@
  * parks the link for an operator (workflows/convention.ts); the `retry` signal (or a change) runs
  * the step again.
  */
-import { activityOptions, again, done, isoAt, runObjectLoop, waitFor, workflowNowMs } from './convention';
-import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { again, done, isoAt, proxyDatabaseActivities, runObjectLoop, waitFor, workflowNowMs } from './convention';
+import { continueAsNew } from '@temporalio/workflow';
 import { paymentLinkContract, type PaymentLinkActivities, type PaymentLinkWorkflowArgs } from '../contracts/payment-link';
 
-const acts = proxyActivities<PaymentLinkActivities>(activityOptions('database', { startToCloseTimeout: '1 minute', retry: { maximumInterval: '5 minutes' } }));
 
 
 /**
@@ -24,10 +23,12 @@ const acts = proxyActivities<PaymentLinkActivities>(activityOptions('database', 
  */
 export async function paymentLinkWorkflow(args: PaymentLinkWorkflowArgs): Promise<string> {
   const { linkId } = args;
+  // Local activities in runs started since issue 36 (convention.ts proxyDatabaseActivities).
+  const acts = proxyDatabaseActivities<PaymentLinkActivities>(args.localSteps, { startToCloseTimeout: '1 minute', retry: { maximumInterval: '5 minutes' } });
   return runObjectLoop({
     contract: paymentLinkContract,
     initially: 'loading the link',
-    continueAsNew: () => continueAsNew<typeof paymentLinkWorkflow>({ linkId }),
+    continueAsNew: () => continueAsNew<typeof paymentLinkWorkflow>({ linkId, localSteps: true }),
     step: async (loop) => {
       const st = await acts.loadPaymentLinkState({ linkId });
       if (st.ended) return done(st.status ?? 'missing');

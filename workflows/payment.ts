@@ -14,11 +14,10 @@
  * report (`providerUpdate`) never does. Continues as new (payment id only) at a wait when the
  * history grows long: the state lives in PostgreSQL.
  */
-import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
-import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { again, deadlineInWorkflowMs, done, proxyDatabaseActivities, runObjectLoop, waitFor, workflowNowMs } from './convention';
+import { continueAsNew } from '@temporalio/workflow';
 import { paymentContract, type PaymentActivities, type PaymentWorkflowArgs } from '../contracts/payment';
 
-const acts = proxyActivities<PaymentActivities>(activityOptions('database'));
 
 /** How often an in-flight bank settlement payout is re-read when no provider report arrives. */
 const SETTLEMENT_POLL_MS = 15 * 60 * 1000;
@@ -26,6 +25,8 @@ const SETTLEMENT_POLL_MS = 15 * 60 * 1000;
 /** Watches payment `paymentId` until settled or closed; returns its final status. */
 export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string> {
   const { paymentId } = args;
+  // Local activities in runs started since issue 36 (convention.ts proxyDatabaseActivities): a step is a marker in the workflow task.
+  const acts = proxyDatabaseActivities<PaymentActivities>(args.localSteps);
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   const queue: string[] = [];
@@ -57,7 +58,7 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
     },
     // A safe point: nothing pending in this run that the next one would not read from PostgreSQL.
     safeToContinue: () => queue.length === 0,
-    continueAsNew: () => continueAsNew<typeof paymentWorkflow>({ paymentId, originMs }),
+    continueAsNew: () => continueAsNew<typeof paymentWorkflow>({ paymentId, originMs, localSteps: true }),
     resumeOnlyAfterFailure: true,
     onPark: () => { state = null; },
     // One turn: applies what arrived, settles, or waits.
@@ -69,7 +70,7 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         const r = await applyOne(depositId);
         queue.shift();
         state = st = r;
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
       }
       if (st.needsRefund) {
         loop.setWaitingFor('sending the refund back to the payer');
@@ -88,7 +89,7 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         providerUpdated = false;
         const r = await acts.syncBankSettlement(paymentId);
         state = r;
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
         if (!r.settlementPending) return again();
         return waitFor('the fiat rail to report the settlement payout to the merchant\'s bank', {
           atMs: workflowNowMs() + SETTLEMENT_POLL_MS, until: () => providerUpdated || arrived(),
@@ -98,7 +99,7 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         loop.setWaitingFor('settlement payout to the merchant\'s bank');
         const r = await acts.submitBankSettlement(paymentId);
         state = r;
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
         return again();
       }
       if (st.needsSettlement) {
@@ -106,7 +107,7 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         const txHash = await acts.sendSettlement(paymentId);
         const r = await acts.recordSettlement(paymentId, txHash);
         state = r;
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
         return again();
       }
       if (st.done) {

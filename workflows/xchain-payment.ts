@@ -58,7 +58,7 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
         const r = await acts.applyXchainDeposit(paymentId, depositId);
         queue.shift();
         state = st = r;
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
       }
       if (linkEnded) {
         linkEnded = false;
@@ -75,7 +75,7 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
         loop.setWaitingFor('settlement transfer to the merchant');
         const txHash = await acts.sendSettlement(paymentId);
         const r = await acts.recordSettlement(paymentId, txHash);
-        if (r.linkEnded && r.linkId) await acts.notifyLinkWorkflow(r.linkId);
+        if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
         state = await acts.loadXchainState(paymentId);
         return again();
       }

@@ -2,8 +2,9 @@
  * Payment link commands the routes call (spec 2.3, 3 "Payment link", 4.1, 6): create (create.ts),
  * update, activate, cancel, send_invoice, reminder schedule update/disable, and the payer
  * session's view and receipt email. Each is one DB transaction that writes its outbox events
- * (`emitEvent`) in the same transaction; workflow signals go out after commit (best effort,
- * retried; `signalWithStart` by link id also heals a lost start). Every status written goes
+ * (`emitEvent`) in the same transaction; the link workflow's `linkChanged` (signalWithStart by link
+ * id) is recorded in that transaction and follows the commit durably (temporal/intents.ts); the
+ * signals to a cancelled link's payments go out after commit (best effort). Every status written goes
  * through domain/payment-links.ts `paymentLinkTransitions`; the specific refusals below (e.g.
  * `payment_link_not_cancellable`) come first.
  *
@@ -39,7 +40,7 @@ import { acceptedRailKinds, checkNativeCurrency, type CreateLinkInput } from './
 import { linkEmailBody } from './emails';
 import { assertClientUsable, assertDestinationOwned, linkNotFound, lockLink, resolveItems } from './lookups';
 import { emitLinkEvent, emitLinkEventNonBlocking, emitLinkEvents } from '../records/payment-links';
-import { signalLinkChanged, signalLinkIfRunning } from './signals';
+import { signalLinkChangedAfterCommit, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';
 export type { ItemInput } from './lookups';
@@ -127,9 +128,9 @@ export async function updateLink(c: Scope, input: UpdateLinkInput & { id: string
     if (input.invoice_number !== undefined) link.invoice_number = blankToNull(input.invoice_number);
     if (input.payer_email !== undefined) link.payer_email = input.payer_email;
     await m.save(link);
+    if (link.status !== 'draft') await signalLinkChangedAfterCommit(m, link);
     return m.findOneByOrFail(PaymentLink, { id: link.id });
   });
-  if (link.status !== 'draft') await signalLinkChanged(link);
   return link;
 }
 
@@ -188,9 +189,9 @@ export async function activateLink(c: Scope, input: { id: string; attestation_ac
     await m.save(link);
     const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
     await emitLinkEvent(m, saved, 'payment_link.activated', c.request);
+    await signalLinkChangedAfterCommit(m, saved);
     return saved;
   });
-  await signalLinkChanged(link);
   return link;
 }
 
@@ -270,9 +271,9 @@ export async function updateReminderSchedule(c: Scope, input: { id: string; offs
     await m.save(link);
     const saved = await m.findOneByOrFail(PaymentLink, { id });
     await emitLinkEvent(m, saved, 'payment_link.reminder_schedule_updated', c.request);
+    if (saved.status !== 'draft') await signalLinkChangedAfterCommit(m, saved);
     return saved;
   });
-  if (link.status !== 'draft') await signalLinkChanged(link);
   return link;
 }
 

@@ -3,12 +3,14 @@
  * id), and the recovery sweep that heals a lost start.
  */
 import { paymentLinkContract } from '../../contracts/payment-link';
-import { LINK_WORKFLOW_LIVE_STATUSES } from '../../domain/payment-links';
+import { LINK_WORKFLOW_LIVE_STATUSES, linkNeedsWorkflow } from '../../domain/payment-links';
 import { sqlStatusList } from '../../domain/payments';
 import type { PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
+import type { EntityManager } from 'typeorm';
 import { signalIfRunning, startOrSignal } from '../../temporal/client';
+import { signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
 
 const { update: linkChanged } = paymentLinkContract.signals;
 
@@ -32,6 +34,19 @@ export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_
   }
 }
 
+/**
+ * Records in `m`'s transaction the link workflow's `linkChanged` signal, performed after commit,
+ * durably (temporal/intents.ts): the merchant's request does not wait on Temporal, and a crash
+ * between commit and signal still reaches the workflow. A link that needs its workflow
+ * (domain/payment-links.ts linkNeedsWorkflow: an expiry or a reminder to wait for) is signalled with
+ * start; one without a timer only signals a run already open (one started while it had a timer).
+ */
+export async function signalLinkChangedAfterCommit(m: EntityManager, link: PaymentLink): Promise<void> {
+  const ref = { id: link.id, accountId: link.account_id };
+  if (linkNeedsWorkflow(link)) await startAfterCommit(m, paymentLinkContract, ref, linkChanged);
+  else await signalRunningAfterCommit(m, paymentLinkContract, ref, linkChanged);
+}
+
 /** Signals a running link workflow only (never starts one); a missing workflow is ignored, other failures logged. */
 export async function signalLinkIfRunning(linkId: string): Promise<void> {
   try {
@@ -43,8 +58,8 @@ export async function signalLinkIfRunning(linkId: string): Promise<void> {
 
 /**
  * Recovery sweep: signalWithStart the workflow of every link that still needs timers (the table's
- * open set `LINK_WORKFLOW_LIVE_STATUSES`: active, viewed, processing), `batch` rows at a time,
- * oldest first. Heals a workflow start lost
+ * open set `LINK_WORKFLOW_LIVE_STATUSES`: active, viewed, processing, with an expiry or a reminder
+ * due: linkNeedsWorkflow), `batch` rows at a time, oldest first. Heals a workflow start lost
  * between a commit and its signal (e.g. a crash or a Temporal outage at activation). Idempotent;
  * meant for worker start-up or an operator command; `accountId` narrows it to one account.
  * Returns how many links were signalled.
@@ -54,11 +69,13 @@ export async function ensureLinkWorkflows(opts: { accountId?: string; batch?: nu
   let after = '';
   let n = 0;
   for (;;) {
-    const rows: Array<{ id: string; account_id: string }> = await db().query(
-      `SELECT id, account_id FROM payment_links WHERE status IN (${sqlStatusList(LINK_WORKFLOW_LIVE_STATUSES)}) AND id > $1
+    const rows: PaymentLink[] = await db().query(
+      `SELECT id, account_id, status, expires_at, payer_email, crypto_only, settlement_kind, activated_at, reminder_schedule FROM payment_links
+        WHERE status IN (${sqlStatusList(LINK_WORKFLOW_LIVE_STATUSES)}) AND id > $1
          AND ($3::text IS NULL OR account_id = $3) ORDER BY id LIMIT $2`, [after, batch, opts.accountId ?? null]);
-    for (const r of rows) await signalLinkChanged(r);
-    n += rows.length;
+    const due = rows.filter(linkNeedsWorkflow);
+    for (const r of due) await signalLinkChanged(r);
+    n += due.length;
     if (rows.length < batch) return n;
     after = rows[rows.length - 1].id;
   }

@@ -63,7 +63,7 @@ export async function applyDepositActivity(paymentId: string, depositId: string)
     await moveInvoiceAfterPayment(m, pay);
     return pay;
   });
-  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
+  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /** Closes the deposit window (domain expire): awaiting -> expired with `payment.expired`; else unchanged. */
@@ -112,7 +112,7 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
-  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
+  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /** Signals the link's workflow to re-read its state (it ends once the link is paid or settled). */

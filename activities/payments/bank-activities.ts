@@ -66,7 +66,7 @@ export async function applyBankCreditActivity(paymentId: string, creditId: strin
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
-  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id };
+  return { ...(await stateOf(p)), linkEnded, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /**
@@ -103,7 +103,7 @@ export async function applyBankReturnActivity(paymentId: string, creditId: strin
     }
     return pay;
   });
-  return { ...(await stateOf(p)), linkEnded: linkMoved, linkId: p.payment_link_id };
+  return { ...(await stateOf(p)), linkEnded: linkMoved, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /** Marks a paid/overpaid payment settled inside `m` (payment.settled, link move); `reference` is the rail's reference. */
@@ -127,7 +127,7 @@ async function markSettled(m: EntityManager, pay: Payment, reference: string | n
 export async function submitBankSettlement(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
   if ((p.status !== 'paid' && p.status !== 'overpaid') || p.settlement_rail_payment_id) {
-    return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+    return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   }
   const due = bankSettlementDue(BigInt(p.amount_received_minor), BigInt(p.invoice_minor), BigInt(p.settled_minor));
   let linkEnded = false;
@@ -137,14 +137,14 @@ export async function submitBankSettlement(paymentId: string): Promise<PaymentSt
       linkEnded = await markSettled(m, pay, null);
       return pay;
     });
-    return { ...(await stateOf(done)), linkEnded, linkId: done.payment_link_id };
+    return { ...(await stateOf(done)), linkEnded, linkId: done.payment_link_id, linkNotified: true };
   }
   const attempt = p.settlement_attempt > 0 ? `:a${p.settlement_attempt}` : '';
   const rp = await fiatRails().submit({
     idempotencyKey: `settle:${p.id}:${p.settled_minor}${attempt}`, clientReference: p.id, rail: p.settlement_rail ?? p.payment_rail, currency: p.currency, amount: due,
   });
   await db().query('UPDATE payments SET settlement_rail_payment_id = $2, updated_at = now() WHERE id = $1 AND settlement_rail_payment_id IS NULL', [p.id, rp.id]);
-  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
+  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /**
@@ -157,9 +157,9 @@ export async function submitBankSettlement(paymentId: string): Promise<PaymentSt
  */
 export async function syncBankSettlement(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
-  if (!p.settlement_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+  if (!p.settlement_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   const rp = await fiatRails().get(p.settlement_rail_payment_id);
-  if (rp.state === 'submitted') return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+  if (rp.state === 'submitted') return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   if (rp.state !== 'paid') {
     // Recorded first: the operator's `retry` (after fixing the destination) submits a new payout under a new key.
     await db().query(
@@ -177,7 +177,7 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
     linkEnded = await markSettled(m, pay, rp.provider_reference);
     return pay;
   });
-  return { ...(await stateOf(done)), linkEnded, linkId: done.payment_link_id };
+  return { ...(await stateOf(done)), linkEnded, linkId: done.payment_link_id, linkNotified: true };
 }
 
 /**
@@ -190,7 +190,7 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
  */
 export async function submitRefund(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
-  if (p.status !== 'refunded' || p.refund_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+  if (p.status !== 'refunded' || p.refund_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   const amount = BigInt(p.amount_received_minor);
   let ref: string;
   let completed = false;
@@ -209,7 +209,7 @@ export async function submitRefund(paymentId: string): Promise<PaymentStep> {
   await db().query(
     `UPDATE payments SET refund_rail_payment_id = $2, refund_completed_at = CASE WHEN $3 THEN now() END, updated_at = now()
       WHERE id = $1 AND refund_rail_payment_id IS NULL`, [p.id, ref, completed]);
-  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
+  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /**
@@ -220,7 +220,7 @@ export async function submitRefund(paymentId: string): Promise<PaymentStep> {
  */
 export async function syncRefund(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
-  if (!p.refund_rail_payment_id || p.refund_completed_at) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id };
+  if (!p.refund_rail_payment_id || p.refund_completed_at) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   const rp = await fiatRails().get(p.refund_rail_payment_id);
   if (rp.state === 'paid') {
     await db().query('UPDATE payments SET refund_completed_at = now(), updated_at = now() WHERE id = $1 AND refund_rail_payment_id = $2', [p.id, rp.id]);
@@ -230,5 +230,5 @@ export async function syncRefund(paymentId: string): Promise<PaymentStep> {
         WHERE id = $1 AND refund_rail_payment_id = $2`, [p.id, rp.id]);
     throw ApplicationFailure.nonRetryable(`refund payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`, 'RefundFailed');
   }
-  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id };
+  return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }

@@ -16,7 +16,7 @@ import { scoped } from '../../lib/scoped';
 import { bankCollection, type ProviderCredit } from '../../providers/bank-collection';
 import { saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
-import { signalPaymentDeposit, startPaymentWorkflow } from './signals';
+import { signalPaymentDeposit } from './signals';
 import type { Scope } from '../scope';
 
 /** A bank attempt's deposit window: at least 7 days (bank transfers take days), never past the link's expiry. */
@@ -71,7 +71,6 @@ export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentI
     });
     return saveNewPayment(m, locked, pay, scope.request);
   });
-  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, result.payment.payment_rail);
   return result;
 }
 

@@ -19,7 +19,6 @@ import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
 import { createOrReuseTransferPayment, createOrReuseXchainPayment, type RailPaymentInput } from './rails';
-import { startPaymentWorkflow } from './signals';
 import type { Scope } from '../scope';
 
 /** Link statuses that take no new payment attempt (`409 payment_link_not_payable` on the payer route). */
@@ -97,7 +96,6 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     });
     return saveNewPayment(m, link, pay, scope.request);
   });
-  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_native');
   return result;
 }
 

@@ -11,6 +11,7 @@ import { db } from '../../lib/db';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { chainAdapter } from '../../providers/chain';
 import { paymentView } from '../../views/payment';
+import { startPaymentWorkflowAfterCommit } from './signals';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'];
@@ -65,12 +66,14 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
 /**
  * Stores a new payment attempt `pay` of `link` in the caller's transaction `m`: the payment row,
  * the link's `latest_attempt_status` (awaiting) and the `payment.created` / `payment.awaiting`
- * outbox events (spec 2.4, 6). Returns the create-or-reuse answer for a new payment.
+ * outbox events (spec 2.4, 6), and the start of its workflow after commit (temporal/intents.ts).
+ * Returns the create-or-reuse answer for a new payment.
  */
 export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef | null): Promise<{ payment: Payment; created: true }> {
   await m.save(pay);
   link.latest_attempt_status = 'awaiting';
   await m.save(link);
   await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
+  await startPaymentWorkflowAfterCommit(m, pay);
   return { payment: pay, created: true };
 }

@@ -5,11 +5,13 @@
  * through its transition table (domain/payment-links.ts, domain/payments.ts).
  */
 import type { EntityManager } from 'typeorm';
-import { paymentLinkTransitions } from '../../domain/payment-links';
+import { paymentLinkContract } from '../../contracts/payment-link';
+import { LINK_WORKFLOW_LIVE_STATUSES, paymentLinkTransitions } from '../../domain/payment-links';
 import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
 import { closeOnLinkEnd, linkStatusAfterPayment } from '../../domain/verdicts';
 import { Payment, PaymentLink } from '../../entities';
 import { emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import { signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
 import { emitLinkEvents } from '../records/payment-links';
 import { ledgerOf, paymentEventObject } from './ledger';
 
@@ -18,11 +20,19 @@ import { ledgerOf, paymentEventObject } from './ledger';
  * inside `m`. `p.last_short_deposit_minor` is the most recent short deposit (spec 2.3
  * `partial_payment.received`). Returns true when the link reached a status that ends its
  * workflow's timers (paid/settled).
+ *
+ * The link's workflow learns of the move in the same transaction, performed after commit durably
+ * (temporal/intents.ts), only where its row does not already tell it at its next wake-up: a link
+ * leaving the statuses its workflow keeps timers for (LINK_WORKFLOW_LIVE_STATUSES) signals its open
+ * run (`linkChanged`, which then ends; never a new run for an ended link), and an ended link
+ * reopened by a bank return (paid -> processing) is signalled with start. The payment activities
+ * that call this return `linkNotified: true` (contracts/payment.ts), so their workflows send nothing more.
  */
 export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request: RequestRef | null): Promise<boolean> {
   if (!p.payment_link_id) return false;
   const link = await m.findOne(PaymentLink, { where: { id: p.payment_link_id }, lock: { mode: 'pessimistic_write' } });
   if (!link) return false;
+  const wasLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
   const t = linkStatusAfterPayment(link.status, p.status, link.partial_payment !== null);
   link.latest_attempt_status = p.status;
   const changed = t.status !== link.status;
@@ -40,6 +50,10 @@ export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request
   }
   await m.save(link);
   await emitLinkEvents(m, link, t.events, request);
+  const isLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
+  const ref = { id: link.id, accountId: link.account_id };
+  if (changed && wasLive && !isLive) await signalRunningAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
+  else if (changed && !wasLive && isLive) await startAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
   return changed && (t.status === 'paid' || t.status === 'settled');
 }
 

@@ -18,7 +18,6 @@ import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
-import { startPaymentWorkflow } from './signals';
 import type { Scope } from '../scope';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
@@ -121,7 +120,6 @@ export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymen
     });
     return saveNewPayment(m, link, pay, scope.request);
   });
-  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_xchain');
   return result;
 }
 
@@ -153,6 +151,5 @@ export async function createOrReuseTransferPayment(scope: Scope, input: RailPaym
     });
     return saveNewPayment(m, link, pay, scope.request);
   });
-  if (result.created) await startPaymentWorkflow(result.payment.id, result.payment.account_id, 'crypto_transfer');
   return result;
 }

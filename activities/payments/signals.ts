@@ -10,7 +10,9 @@ import { xchainPaymentContract } from '../../contracts/xchain-payment';
 import { LIVE_PAYMENT_STATUSES, SETTLEABLE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { db } from '../../lib/db';
 import { logger } from '../../lib/logger';
+import type { EntityManager } from 'typeorm';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
+import { startAfterCommit } from '../../temporal/intents';
 
 /** The contract of the workflow watching a payment on `rail`: the cross-network watcher or the payment workflow. */
 function contractFor(rail: string): typeof paymentContract | typeof xchainPaymentContract {
@@ -25,6 +27,24 @@ async function railOf(paymentId: string): Promise<string> {
 /** Starts the workflow of a payment on `rail` unless it runs already (idempotent by workflow id). */
 export async function startPaymentWorkflow(paymentId: string, accountId: string, rail: string): Promise<void> {
   await startIfAbsent(contractFor(rail), { id: paymentId, accountId });
+}
+
+/**
+ * Records in `m`'s transaction the start of the workflow of new payment `p` (the watcher of its
+ * rail): performed after commit, durably (temporal/intents.ts), so the payer's request does not
+ * wait on Temporal.
+ */
+export async function startPaymentWorkflowAfterCommit(m: EntityManager, p: { id: string; account_id: string; payment_rail: string }): Promise<void> {
+  await startAfterCommit(m, contractFor(p.payment_rail), { id: p.id, accountId: p.account_id });
+}
+
+/**
+ * Records in `m`'s transaction the `deposit` signal of payment `p`'s workflow (starting it if no run
+ * is open: a late deposit to a closed payment still gets its verdict), performed after commit,
+ * durably (temporal/intents.ts).
+ */
+export async function signalPaymentDepositAfterCommit(m: EntityManager, p: { id: string; account_id: string; payment_rail: string }, depositId: string): Promise<void> {
+  await startAfterCommit(m, contractFor(p.payment_rail), { id: p.id, accountId: p.account_id }, depositSignal, { depositId });
 }
 
 /** Signals (starting if needed) the payment's workflow with a recorded deposit. */

@@ -3,19 +3,19 @@
  * address becomes a `deposits` row (idempotent by chain + tx hash) and a signal to its payment's
  * workflow (spec 2.4, part 3).
  */
-import { db } from '../../lib/db';
+import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { recordPayoutTransfer } from '../payouts/signals';
-import { signalPaymentDeposit } from './signals';
+import { signalPaymentDepositAfterCommit } from './signals';
 import { notifyOfframpTransfer } from '../wallet/signals';
 
 /**
  * Records a transfer seen on chain. A transfer to a payout funding address is handed to the payout
  * (activities/payouts recordPayoutTransfer); one to an off-ramp's transit address wakes the off-ramp.
  * A transfer to a payment's deposit address becomes a pending
- * deposit of that payment and signals its workflow (started if not running: a late deposit to a
- * closed payment still gets a verdict). Transfers to unknown addresses are recorded with no payment.
+ * deposit of that payment and, in the same transaction, the signal of its workflow (performed after
+ * commit, durably; started if not running: a late deposit to a closed payment still gets a verdict). Transfers to unknown addresses are recorded with no payment.
  * Idempotent by (chain, tx_hash). Returns the deposit id.
  */
 export async function recordObservedTransfer(t: ObservedTransfer): Promise<string> {
@@ -34,14 +34,17 @@ export async function recordObservedTransfer(t: ObservedTransfer): Promise<strin
     await notifyOfframpTransfer(t);
   }
   const id = newId('dep_');
-  const inserted: Array<{ id: string }> = await db().query(
-    `INSERT INTO deposits(id, payment_id, chain, asset, to_address, from_address, tx_hash, amount_minor, decimals, effect)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
-    [id, p?.id ?? null, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString(), t.decimals,
-      p && p.asset === t.asset ? 'pending' : 'recorded_only']);
-  const depositId = inserted[0]?.id ?? (await db().query('SELECT id FROM deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
-  if (p) await signalPaymentDeposit(p.id, p.account_id, depositId, p.payment_rail);
-  return depositId;
+  // The deposit and its signal commit together; the signal follows the commit durably (temporal/intents.ts).
+  return transaction(async (m) => {
+    const inserted: Array<{ id: string }> = await m.query(
+      `INSERT INTO deposits(id, payment_id, chain, asset, to_address, from_address, tx_hash, amount_minor, decimals, effect)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
+      [id, p?.id ?? null, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString(), t.decimals,
+        p && p.asset === t.asset ? 'pending' : 'recorded_only']);
+    const depositId: string = inserted[0]?.id ?? (await m.query('SELECT id FROM deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
+    if (p) await signalPaymentDepositAfterCommit(m, p, depositId);
+    return depositId;
+  });
 }
 
 let watcherWired = false;

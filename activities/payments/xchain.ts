@@ -128,7 +128,7 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
-  return { ...(await xchainStateOf(p)), linkEnded, linkId: p.payment_link_id };
+  return { ...(await xchainStateOf(p)), linkEnded, linkId: p.payment_link_id, linkNotified: true };
 }
 
 /**

@@ -8,6 +8,12 @@
  * batch. Missing a notification (this process has no LISTEN connection, the connection is lost, a
  * race before the waiter is armed) only costs the wait: the dispatcher also signals the endpoint's
  * workflow, which calls the drain again.
+ *
+ * A drain that is sending in this process (`markDrainReading`, issue 36) needs no signal either: it
+ * reads its endpoint's deliveries again before it returns (a further round, or the summary whose
+ * `due` makes its workflow drain again at once), so a delivery committed before that read is never
+ * left behind; without this, every dispatch pass during a round cost the workflow a signal and a
+ * workflow task.
  */
 import { auxDb } from '../../lib/db';
 import { onNotify } from '../../lib/notify';
@@ -18,6 +24,8 @@ export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 const PAYLOAD_MAX = 7000;
 
 const waiters = new Map<string, Set<() => void>>();
+/** Drains in progress in this process that will still read their endpoint's deliveries, by endpoint (a count: drains may overlap). */
+const reading = new Map<string, number>();
 let subscribed: Promise<void> | null = null;
 
 function subscribe(): Promise<void> {
@@ -52,17 +60,37 @@ export async function armDeliveryWake(endpointId: string): Promise<{ wait: (ms: 
 }
 
 /**
+ * Marks a drain of `endpointId` in progress in this process until the returned function is called
+ * (once; later calls do nothing). The drain calls it before the last read of its deliveries (the
+ * summary): until then a delivery committed for the endpoint is read by the drain itself, so
+ * `announceDeliveries` counts the endpoint as taken and the dispatcher does not signal its workflow.
+ */
+export function markDrainReading(endpointId: string): () => void {
+  reading.set(endpointId, (reading.get(endpointId) ?? 0) + 1);
+  let open = true;
+  return () => {
+    if (!open) return;
+    open = false;
+    const n = (reading.get(endpointId) ?? 1) - 1;
+    if (n > 0) reading.set(endpointId, n);
+    else reading.delete(endpointId);
+  };
+}
+
+/**
  * After the dispatcher's transaction committed: wakes the drains of `endpointIds` waiting in this
  * process at once, and those of other worker processes by `pg_notify('webhook_deliveries', ...)` on
  * an autocommit connection (payloads chunked under 8,000 bytes). Not inside the dispatching
  * transaction: a NOTIFY there would take PostgreSQL's notify-queue lock in that commit and
- * serialize it with every other notifying commit. Returns the endpoints whose drain was woken here:
- * such a drain reloads its due deliveries before it can return, so the dispatcher need not signal
- * their workflows. Never throws: a lost wake-up only costs the wait.
+ * serialize it with every other notifying commit. Returns the endpoints whose drain was woken here
+ * or is sending here (`markDrainReading`): such a drain reads its due deliveries again before it
+ * returns, so the dispatcher need not signal their workflows. Never throws: a lost wake-up only
+ * costs the wait.
  */
 export async function announceDeliveries(endpointIds: string[]): Promise<Set<string>> {
   const unique = [...new Set(endpointIds)];
   const woken = wakeLocal(unique);
+  for (const id of unique) if (reading.has(id)) woken.add(id);
   const remote = unique.filter((id) => !woken.has(id));
   let chunk: string[] = [];
   let size = 0;

@@ -15,8 +15,11 @@
  *   for catalogued-but-unshipped types, never for `test.ping`, never for rows written already
  *   dispatched; the partial unique index (endpoint_id, event_id) makes a repeat harmless), and
  *   move the cursor. No event row is updated. After commit, wake the drains of the endpoints
- *   concerned that wait for deliveries (./delivery-wake.ts: they take the new deliveries at once)
- *   and signal the workflows of the others (started unless running).
+ *   concerned that wait for deliveries (./delivery-wake.ts: they take the new deliveries at once),
+ *   leave alone those whose drain is sending in this process (it reads them before it returns),
+ *   and signal the workflows of the others, one `deliver` per endpoint per pass however many
+ *   deliveries it got (a run waiting for new deliveries is woken; one is started only when none is
+ *   open).
  * - Sweep: deliveries still never attempted 10 s after creation (a crash between commit and
  *   wake-up, or Temporal briefly down) get their endpoint woken again. A wake-up is idempotent,
  *   and the drain only sends live deliveries.
@@ -74,7 +77,7 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
     return { created, events: read.rows.length, blocked: read.blocked, busy: false };
   });
   if (created.length) {
-    // A drain woken here takes its new deliveries itself; the other endpoints' workflows are signalled.
+    // A drain woken or sending here takes its new deliveries itself; the other endpoints' workflows are signalled.
     const taken = await announceDeliveries(created.map((d) => d.endpoint_id));
     const rest = created.filter((d) => !taken.has(d.endpoint_id));
     if (rest.length) await wakeEndpointsOf(rest);

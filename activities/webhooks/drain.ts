@@ -6,7 +6,9 @@
  * meanwhile (oldest first, never one it already took, DRAIN_BATCH in all) until REFILL_FOR_MS after
  * its start, re-checking first that the endpoint is still enabled and the switch on; when none is
  * due yet it waits up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts); so a
- * steady stream goes out without a workflow round trip and a summary per batch. The endpoint workflow
+ * steady stream goes out without a workflow round trip and a summary per batch. While a call sends,
+ * the dispatcher in its process does not signal the endpoint's workflow either (`markDrainReading`):
+ * the call reads the deliveries committed meanwhile in a further round or in its summary (`due`). The endpoint workflow
  * owns when to call it; the retry schedule lives on the rows (`next_attempt_at`, computed from
  * domain/webhook-schedule.ts), so a restarted workflow or worker loses nothing.
  *
@@ -42,7 +44,7 @@ import { eventView } from '../../views/event';
 import { type HttpResult, isSuccess, postWebhook } from './http';
 import { type AttemptRecord, cancelLiveDeliveries, recordAttempts } from './record';
 import { parseEndpointUrl } from './url';
-import { armDeliveryWake } from './delivery-wake';
+import { armDeliveryWake, markDrainReading } from './delivery-wake';
 import { webhookAttemptDuration, webhookAttempts, webhookDeliveryLag } from '../../lib/metrics';
 
 /** Deliveries taken per call. */
@@ -70,6 +72,9 @@ interface EndpointRow {
 
 interface DueRow { id: string; status: string; attempt_count: number; event: EventRow | null }
 
+/** What one call did, by outcome (DrainSummary's counts). */
+type Counts = Pick<DrainSummary, 'sent' | 'succeeded' | 'retrying' | 'failed' | 'cancelled'>;
+
 /**
  * Activity: drains endpoint `endpointId` at workflow time `nowMs` (epoch ms) as described in the
  * module doc. Returns the DrainSummary (contracts/webhook-endpoint.ts). Throws only on database errors (the workflow's retry
@@ -78,7 +83,7 @@ interface DueRow { id: string; status: string; attempt_count: number; event: Eve
 export async function drainEndpoint(endpointId: string, nowMs: number): Promise<DrainSummary> {
   const wallStart = Date.now();
   const clock = (): number => nowMs + (Date.now() - wallStart);
-  const counts = { sent: 0, succeeded: 0, retrying: 0, failed: 0, cancelled: 0 };
+  const counts: Counts = { sent: 0, succeeded: 0, retrying: 0, failed: 0, cancelled: 0 };
   const w: EndpointRow | undefined = (await db().query(
     `SELECT id, url, enabled, deleted_at, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
        FROM webhook_endpoints WHERE id = $1`, [endpointId]))[0];
@@ -96,6 +101,23 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
     return { state: 'held', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
   }
 
+  // From here until the summary this call reads the endpoint's deliveries again before it returns, so
+  // the dispatcher in this process need not signal the workflow for one committed meanwhile (./delivery-wake.ts).
+  const doneReading = markDrainReading(endpointId);
+  try {
+    await sendDue(w, wallStart, clock, counts);
+  } finally {
+    doneReading();
+  }
+  return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
+}
+
+/**
+ * The open part of a call to endpoint `w` (see drainEndpoint) that started at wall time `wallStart`:
+ * sends the due deliveries in rounds and writes their attempts; adds to `counts`.
+ */
+async function sendDue(w: EndpointRow, wallStart: number, clock: () => number, counts: Counts): Promise<void> {
+  const endpointId = w.id;
   const due = await loadDue(endpointId, clock());
   const orphans = due.filter((d) => !d.event).map((d) => d.id);
   await cancelLiveDeliveries(endpointId, 'event_not_found', orphans);
@@ -169,7 +191,6 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
       clearInterval(beat);
     }
   }
-  return { state: 'open', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
 }
 
 /** Counts one attempt in the webhook metrics (lib/metrics.ts); `eventCreatedAt` (a success) adds the commit-to-receipt lag. */

@@ -4,7 +4,9 @@
  * re-enabling with `replay_missed`), when an endpoint is disabled or deleted (its run cancels what
  * is live and ends), the recovery sweep of deliveries whose wake-up was lost, and the nudge of
  * endpoints whose deliveries were held while the `api_v1.webhooks_delivery` switch was off.
- * Every wake-up is signalWithStart + `deliver` (idempotent: a running run just drains again).
+ * Every wake-up is signalWithStart + `deliver` (idempotent: a running run, whether it waits for a
+ * retry, a hold re-check or, idle, for new deliveries, just drains again; only when no run is open is
+ * one started), one per endpoint per call whatever the number of deliveries.
  * The only webhook module that starts or signals a workflow.
  */
 import { webhookEndpointContract } from '../../contracts/webhook-endpoint';
@@ -32,8 +34,8 @@ export async function wakeEndpoint(endpointId: string, accountId: string): Promi
 }
 
 /**
- * Wakes the endpoint workflow of each distinct endpoint among `rows` (WAKE_CONCURRENCY calls at
- * once). Failures are logged, not thrown: the sweep wakes endpoints whose deliveries stay
+ * Wakes the endpoint workflow of each distinct endpoint among `rows`, once per endpoint however many
+ * of its deliveries `rows` holds (WAKE_CONCURRENCY calls at once). Failures are logged, not thrown: the sweep wakes endpoints whose deliveries stay
  * unattempted. Returns the endpoint ids woken.
  */
 export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): Promise<string[]> {
@@ -57,7 +59,7 @@ export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): 
 /**
  * Wakes the endpoints of deliveries still `pending` (never attempted) and not held
  * SWEEP_AFTER_SECONDS after creation: a wake-up lost between commit and signal (a crash, Temporal
- * briefly down), or an endpoint with a backlog (a spare signal costs it nothing). No row is
+ * briefly down), or an endpoint with a backlog (a spare signal costs it one drain call). No row is
  * written on the fan-out's hot path for this. Returns how many endpoints were woken.
  */
 export async function sweepUnstarted(): Promise<number> {

@@ -6,7 +6,8 @@
  * summary the endpoint workflow plans its next wake-up with (live, due, nextDueAtMs, failing),
  * that a not-yet-due delivery is not sent, that a repeated attempt record is written once, the
  * heartbeats, the refill of deliveries that become due during a call, closing on a disabled endpoint
- * and the auto-disable after repeated failures.
+ * and the auto-disable after repeated failures. And the wake-ups (./signals.ts): one `deliver` per
+ * endpoint however many of its deliveries a dispatch pass created.
  *
  * The endpoint, its event and deliveries are rows written here (the event already dispatched), so
  * the shared stack's dispatcher and workflows never touch them.
@@ -14,7 +15,7 @@
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
 import { drainEndpoint, IDLE_WAIT_MS } from '../../activities/webhooks/drain';
-import { DELIVERIES_CHANNEL } from '../../activities/webhooks/delivery-wake';
+import { announceDeliveries, DELIVERIES_CHANNEL, markDrainReading } from '../../activities/webhooks/delivery-wake';
 import { startNotifyListener, stopNotifyListener } from '../../lib/notify';
 import { recordAttempts } from '../../activities/webhooks/record';
 import { retryDelayAfter, WEBHOOK_MAX_ATTEMPTS } from '../../domain/webhook-schedule';
@@ -22,7 +23,8 @@ import { AUTO_DISABLE_CONSECUTIVE_FAILURES } from '../../domain/webhooks';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
-import { activityEnv, count, describeWithDb, eventTypes, row, runActivity, runWithHeartbeats, useActivityTier } from '../helpers/activity-env';
+import { wakeEndpointsOf } from '../../activities/webhooks/signals';
+import { activityEnv, callsFor, count, describeWithDb, eventTypes, row, runActivity, runWithHeartbeats, useActivityTier } from '../helpers/activity-env';
 import { Receiver, verify, type Reply } from '../helpers/receiver';
 
 const receiver = new Receiver();
@@ -194,5 +196,32 @@ describeWithDb('webhook endpoint activities', () => {
     expect(await row('webhook_deliveries', s.deliveryId)).toMatchObject({ status: 'failed', attempt_count: WEBHOOK_MAX_ATTEMPTS });
     expect(await row('webhook_endpoints', s.endpointId)).toMatchObject({ enabled: false, disabled_reason: 'auto_disabled_repeated_failures', consecutive_failures: AUTO_DISABLE_CONSECUTIVE_FAILURES });
     expect(await eventTypes(s.endpointId)).toEqual(['webhook_endpoint.disabled']);
+  });
+
+  test('wake-ups: one signalWithStart `deliver` per endpoint however many of its deliveries a dispatch pass created', async () => {
+    const [a, b] = [newId('whe_'), newId('whe_')];
+    const rows = [
+      ...Array.from({ length: 30 }, (_, i) => ({ account_id: 'acct_wake', endpoint_id: i % 2 ? a : b })),
+      { account_id: 'acct_wake', endpoint_id: a },
+    ];
+    expect((await wakeEndpointsOf(rows)).sort()).toEqual([a, b].sort());
+    // signalWithStart: a run waiting for new deliveries (or a retry) is woken; a run is started only when none is open.
+    expect(callsFor(a)).toEqual(['signalWithStart:deliver']);
+    expect(callsFor(b)).toEqual(['signalWithStart:deliver']);
+  });
+
+  test('a drain sending in this process takes the deliveries committed meanwhile itself: the dispatcher counts its endpoint as taken until the drain reads its summary', async () => {
+    const [a, b] = [newId('whe_'), newId('whe_')];
+    const doneReading = markDrainReading(a);
+    expect(await announceDeliveries([a, b, a])).toEqual(new Set([a]));
+    doneReading();
+    doneReading(); // once only
+    expect(await announceDeliveries([a])).toEqual(new Set());
+    // Overlapping drains of one endpoint: taken until the last one reads its summary.
+    const [first, second] = [markDrainReading(a), markDrainReading(a)];
+    first();
+    expect(await announceDeliveries([a])).toEqual(new Set([a]));
+    second();
+    expect(await announceDeliveries([a])).toEqual(new Set());
   });
 });

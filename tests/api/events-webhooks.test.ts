@@ -3,7 +3,8 @@
  * its errors, owner-only writes, secrets shown once, test-mode isolation, `GET /events` filters,
  * and real signed deliveries to a local receiver that verifies every signature with the
  * `standardwebhooks` package (test pings, retries after 500 and 302, cancellation, replay,
- * secret rotation overlap, the delivery switch, payment link events).
+ * secret rotation overlap, the delivery switch, payment link events), and the endpoint run that
+ * waits for new deliveries being woken by the dispatcher and by its sweep (issue 36).
  * Deliveries go to a real local https receiver (the test stack's self-signed certificate, trusted by
  * the product through WEBHOOKS_EXTRA_CA_FILE). The URL rule and the SSRF guard are covered in
  * webhooks-ssrf.test.ts (the product under test runs with WEBHOOKS_ALLOW_LOOPBACK=true so it can
@@ -20,7 +21,7 @@ import * as schemas from '../../views/webhook';
 import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
-import { closeTemporalClient } from '../../temporal/client';
+import { closeTemporalClient, temporalClient } from '../../temporal/client';
 import { client, deliveryReaches, eventually, expectError, expectOk, idem, memberSession, newAccount, webhooksSettled } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 
@@ -569,4 +570,43 @@ describe('dispatcher', () => {
     const started: Array<{ workflow_started_at: Date | null }> = await db().query('SELECT workflow_started_at FROM webhook_deliveries WHERE id = $1', [deliveryId]);
     expect(started[0].workflow_started_at).not.toBeNull();
   }, 60_000);
+
+  it('wakes the run that waits for new deliveries: the next event (dispatcher) and a lost wake-up (sweep) go out in that run', async () => {
+    const a = await newAccount();
+    const live = client(a.live_key);
+    const target = receiver.path('waiting');
+    const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url, event_types: ['order.created'] }), 201);
+    const order = (id: string) => ({ accountId: a.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: id, object: { id, object: 'order' } });
+    const handle = (await temporalClient()).workflow.getHandle(ep.id);
+    // The drain has returned and the run waits (workflows/webhook-endpoint.ts): the next delivery needs a signal.
+    const waits = () => eventually(async () => {
+      const w: string = await handle.query<string>('waiting_for').catch(() => '');
+      return /^new deliveries \(idle since \S+; the run ends at \S+ if none\)$/.test(w) ? w : null;
+    }, `endpoint ${ep.id} waiting for new deliveries`, 30_000);
+
+    await transaction((m) => emitEvent(m, order('ord_wait1')));
+    await receiver.waitFor(target.path, 1, 'the first delivery');
+    await waits();
+    const run = (await handle.describe()).runId;
+
+    await transaction((m) => emitEvent(m, order('ord_wait2')));
+    await receiver.waitFor(target.path, 2, 'the delivery the dispatcher woke the run for');
+    await waits();
+
+    // Committed with no wake-up sent (a crash between commit and signal): the sweep wakes the waiting run.
+    const swept = newId('whd_');
+    await transaction(async (m) => {
+      const id = await emitEvent(m, order('ord_wait3'));
+      await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
+      await m.query(
+        `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, created_at)
+         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`, [swept, a.account_id, ep.id, id]);
+    });
+    await receiver.waitFor(target.path, 3, 'the swept delivery');
+    expect((await deliveryReaches(live, swept, 'succeeded')).attempt_count).toBe(1);
+    await waits();
+    // One run drained all three.
+    expect((await handle.describe()).runId).toBe(run);
+    expect(new Set(receiver.received(target.path).map((r) => r.headers['webhook-id'])).size).toBe(3);
+  }, 90_000);
 });

@@ -16,7 +16,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger } from '@temporalio/worker';
 import type { Caller } from '../../domain/caller';
-import { db } from '../../lib/db';
+import { awaitAfterCommitHooks, db } from '../../lib/db';
 import { resetConfig } from '../../lib/config';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb } from './api';
@@ -75,6 +75,8 @@ export function useActivityTier(): void {
     resetConfig();
     await connectDb();
     setTemporalClient(recordingClient());
+    // Starts and signals recorded with a commit (temporal/intents.ts) are made before the command returns.
+    awaitAfterCommitHooks(true);
   });
 }
 

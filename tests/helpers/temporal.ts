@@ -13,6 +13,7 @@ import { startTimeSkipping } from './time-skipping';
 import { setTemporalClient } from '../../temporal/client';
 import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
 import { connectDb } from './api';
+import { awaitAfterCommitHooks } from '../../lib/db';
 
 export interface WorkflowHarness { env: TestWorkflowEnvironment; stop(): Promise<void> }
 
@@ -28,6 +29,9 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
   const env = await startTimeSkipping();
   await registerSearchAttributes(env.connection);
   setTemporalClient(env.client);
+  // Commands and activities start workflows after commit (temporal/intents.ts): wait for those
+  // starts here, so a skip of hours right after a command finds the workflow running.
+  awaitAfterCommitHooks(true);
   const worker = await Worker.create({
     connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue,
     workflowsPath: require.resolve('../../workflows'), activities, maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,

@@ -14,19 +14,20 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
-import { activateLink, cancelLink, createLink, disableReminderSchedule, updateReminderSchedule } from '../../activities/payment-links/commands';
+import { activateLink, cancelLink, createLink, disableReminderSchedule, updateLink, updateReminderSchedule } from '../../activities/payment-links/commands';
 import { systemScope, type Scope } from '../../activities/scope';
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
 import { linkNextReminderAt } from '../../domain/reminders';
 import { PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
-import { closeDb, db } from '../../lib/db';
+import { awaitAfterCommitHooks, closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { startTimeSkipping } from '../helpers/time-skipping';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
+import { activityCalls } from '../helpers/history';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -52,6 +53,7 @@ async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
   try {
     await registerSearchAttributes(env.connection);
     setTemporalClient(env.client);
+    awaitAfterCommitHooks(true); // starts recorded with a commit are made before the command returns (temporal/intents.ts)
     const worker = await Worker.create({
       connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue, workflowBundle: bundle, activities,
     });
@@ -186,8 +188,7 @@ test('PATCH of offsets mid-way re-plans the next reminder; disable stops further
     // it would wrongly send; there is none after the disable.
     const handle = env.client.workflow.getHandle(link.id);
     await handle.query(paymentLinkContract.queries.waitingFor);
-    const sends = (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPaymentLinkReminder') ?? [];
-    expect(sends).toHaveLength(2);
+    expect(activityCalls((await handle.fetchHistory()).events, 'sendPaymentLinkReminder')).toBe(2);
     const still = await reminders(link.id, 2);
     expect(still.reminder_schedule.status).toBe('off');
     expect(count(await eventTypes(link.id), 'payment_link.reminder_schedule_updated')).toBe(2);
@@ -224,5 +225,20 @@ test('the workflow ends when the link is cancelled or paid; a lost workflow is r
     await notifyLinkWorkflow(other.id);
     expect(await env.client.workflow.getHandle(other.id).result()).toBe('paid');
     expect(await emails(other.id)).toHaveLength(0);
+  });
+}, 180_000);
+
+test('a link with nothing to wait for (no expiry, no reminder) runs no workflow; an expiry given later starts one (issue 36)', async () => {
+  await withTemporal(async ({ env }) => {
+    const { creds, link } = await activeRemindableLink({ payer_email: null });
+    expect(linkNextReminderAt(link)).toBeNull();
+    const handle = env.client.workflow.getHandle(link.id);
+    await expect(handle.describe()).rejects.toThrow(/not found/i);
+    // The recovery sweep agrees: nothing to start.
+    expect(await ensureLinkWorkflows({ accountId: creds.account_id })).toBe(0);
+    await updateLink(ctxOf(creds), { id: link.id, expires_at: new Date(Date.now() + 30 * DAY) });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await cancelLink(ctxOf(creds), { id: link.id });
+    expect(await handle.result()).toBe('cancelled');
   });
 }, 180_000);

@@ -21,7 +21,7 @@ import { cancelSubscription, createSubscription, pauseSubscription, resumeSubscr
 import { periodOf, type BillingPlan } from '../../domain/subscriptions';
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { loadConfig } from '../../lib/config';
-import { db } from '../../lib/db';
+import { awaitAfterCommitHooks, db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { setTemporalClient } from '../../temporal/client';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
@@ -44,6 +44,7 @@ async function withTemporal(fn: (env: TestWorkflowEnvironment) => Promise<void>)
   try {
     await registerSearchAttributes(env.connection);
     setTemporalClient(env.client);
+    awaitAfterCommitHooks(true); // starts recorded with a commit are made before the command returns (temporal/intents.ts)
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue, workflowBundle: bundle, activities });
     await worker.runUntil(fn(env));
   } finally {

@@ -3,7 +3,9 @@
  * with the real drain activity against real PostgreSQL and a local receiver: the retry schedule over
  * hours (read back from the workflow history's timers), exhaustion (`failed`), auto-disable,
  * cancellation when the endpoint is disabled between attempts, a refused URL, a timed-out attempt,
- * and a backlog of one endpoint drained many at a time in few activity calls.
+ * a backlog of one endpoint drained many at a time in few activity calls, and the wait for new
+ * deliveries once nothing is live: the next delivery's wake-up (signalWithStart, as the dispatcher
+ * sends it) is drained by the waiting run, and the run ends idle after ENDPOINT_IDLE_MS (issue 36).
  */
 import crypto from 'node:crypto';
 import net from 'node:net';
@@ -17,7 +19,10 @@ import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
 import { startTimeSkipping } from '../helpers/time-skipping';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '../../domain/webhook-schedule';
-import { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { ENDPOINT_IDLE_MS, webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { wakeEndpoint } from '../../activities/webhooks/signals';
+import { closeTemporalClient, setTemporalClient } from '../../temporal/client';
+import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { connectDb, newAccount } from '../helpers/api';
 import { Receiver, testTls } from '../helpers/receiver';
 import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
@@ -66,6 +71,34 @@ async function seed(accountId: string, url: string, consecutiveFailures = 0, ext
   return { secret, endpointId, eventId, deliveryId };
 }
 
+/** Inserts another already-dispatched event of the endpoint and its pending delivery (committed, no wake-up sent); returns the delivery id. */
+async function addDelivery(accountId: string, endpointId: string): Promise<string> {
+  const eventId = newId('evt_');
+  const deliveryId = newId('whd_');
+  await db().query(
+    `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
+     VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`, [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })]);
+  await db().query(
+    `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type)
+     VALUES ($1,$2,true,$3,$4,'payment_link.paid')`, [deliveryId, accountId, endpointId, eventId]);
+  return deliveryId;
+}
+
+/** The idle wait's `waiting_for` (workflows/webhook-endpoint.ts). */
+const IDLE_WAIT = /^new deliveries \(idle since \S+; the run ends at \S+ if none\)$/;
+
+/** Polls `handle`'s `waiting_for` until it matches `re` (time does not skip while the test polls); returns the answer. */
+async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs = 60_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    try { last = await handle.query<string>('waiting_for'); } catch { /* not started yet */ }
+    if (re.test(last)) return last;
+    if (Date.now() > end) throw new Error(`waiting_for never matched ${re}; last answer: ${last}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function attemptsOf(deliveryId: string): Promise<Array<{ attempt_number: number; status_code: number | null; error: string | null }>> {
   return db().query('SELECT attempt_number, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number', [deliveryId]);
 }
@@ -95,9 +128,12 @@ function expectRetryTimers(timers: number[], expected: readonly number[]): void 
   });
 }
 
+/** The run's timers before its last (the idle wait after the last delivery went out, checked to be ENDPOINT_IDLE_MS). */
 async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [Math.round(durationMs(e.timerStartedEventAttributes.startToFireTimeout as any) / 1000) * 1000] : []));
+  const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [Math.round(durationMs(e.timerStartedEventAttributes.startToFireTimeout as any) / 1000) * 1000] : []));
+  expect(timers.at(-1)).toBe(ENDPOINT_IDLE_MS);
+  return timers.slice(0, -1);
 }
 
 let env: TestWorkflowEnvironment;
@@ -107,9 +143,13 @@ beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   } catch { /* already installed in this process */ }
   env = await startTimeSkipping();
+  // The wake-up under test is the product's own (activities/webhooks/signals.ts): signalWithStart with AccountId.
+  await registerSearchAttributes(env.connection);
+  setTemporalClient(env.client);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
+  await closeTemporalClient();
   await env?.teardown();
   await closeDb();
 }, 60_000);
@@ -243,5 +283,31 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     const history = await handle.fetchHistory();
     const drains = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;
     expect(drains).toBeLessThanOrEqual(2);
+  }, 120_000);
+
+  it('waits for new deliveries once nothing is live: the next wake-up is drained by the same run, which ends idle after ENDPOINT_IDLE_MS', async () => {
+    const p = receiver.path('waits', []);
+    const s = await seed(accountId, p.url);
+    const handle = await start(s);
+    await waitingFor(handle, IDLE_WAIT);
+    expect(receiver.received(p.path)).toHaveLength(1);
+    expect(await handle.query('deliveries')).toMatchObject({ state: 'open', sent: 1, succeeded: 1, live: 0 });
+
+    // The next delivery is committed, then woken as the dispatcher and the commands wake it.
+    const second = await addDelivery(accountId, s.endpointId);
+    await wakeEndpoint(s.endpointId, accountId);
+    await receiver.waitFor(p.path, 2, 'the second delivery');
+    await waitingFor(handle, IDLE_WAIT);
+    expect(await deliveryRow(second)).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    expect((await handle.describe()).runId).toBe(handle.firstExecutionRunId);
+
+    const before = await env.currentTimeMs();
+    expect(await handle.result()).toBe('idle');
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(ENDPOINT_IDLE_MS - 5_000);
+    const events = (await env.client.workflow.getHandle(s.endpointId, handle.firstExecutionRunId).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(2);
+    expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'deliver')).toHaveLength(1);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+    expect(receiver.received(p.path)).toHaveLength(2);
   }, 120_000);
 });

@@ -2,7 +2,7 @@
  * The worker registers exactly the activities the workflows call: the keys of `activities`
  * (activities/index.ts, what worker.ts registers) equal the names called on the workflows'
  * proxies (`<proxy>.<name>(` in workflows/*.ts, where `<proxy>` is a `proxyActivities` /
- * `proxyLocalActivities` result). ARCHITECTURE.md "Layout": activities/<area>/activities.ts holds
+ * `proxyLocalActivities` / `proxyDatabaseActivities` result). ARCHITECTURE.md "Layout": activities/<area>/activities.ts holds
  * only what workflows call.
  */
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ function proxiedNames(): Map<string, Set<string>> {
   const byFile = new Map<string, Set<string>>();
   for (const file of fs.readdirSync(WORKFLOWS).filter((f) => f.endsWith('.ts'))) {
     const src = fs.readFileSync(path.join(WORKFLOWS, file), 'utf8');
-    const proxies = [...src.matchAll(/const\s+(\w+)\s*=\s*proxy(?:Local)?Activities\b/g)].map((m) => m[1]);
+    const proxies = [...src.matchAll(/const\s+(\w+)\s*=\s*proxy(?:Local|Database)?Activities\b/g)].map((m) => m[1]);
     const names = new Set<string>();
     for (const proxy of proxies) {
       for (const m of src.matchAll(new RegExp(`\\b${proxy}\\.(\\w+)\\s*\\(`, 'g'))) names.add(m[1]);

@@ -49,7 +49,13 @@ export const uid = (prefix: string) => `${prefix}${crypto.randomBytes(6).toStrin
  */
 export async function withWorker<C extends Contract | readonly Contract[], T>(env: TestWorkflowEnvironment, _contract: C, activities: Stubs<C>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = uid('logic-');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities: activities as object });
+  // A local activity's info carries the worker's wall clock, not the skipped server time: read the
+  // environment's clock before each local call, for activityNowMs.
+  const timed = Object.fromEntries(Object.entries(activities as Record<string, (...a: unknown[]) => Promise<unknown>>).map(([name, fn]) => [name, async (...a: unknown[]) => {
+    if (Context.current().info.isLocal) localNowMs = await env.currentTimeMs();
+    return fn(...a);
+  }]));
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities: timed });
   return worker.runUntil(fn(taskQueue));
 }
 
@@ -66,8 +72,11 @@ export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs =
   }
 }
 
-/** Workflow time of the running activity (epoch ms; the skipped server clock). */
-export const activityNowMs = () => Context.current().info.currentAttemptScheduledTimestampMs;
+/** The skipped server clock when the running local activity began (withWorker). */
+let localNowMs = 0;
+
+/** Workflow time of the running activity (epoch ms; the skipped server clock), remote or local. */
+export const activityNowMs = () => (Context.current().info.isLocal ? localNowMs : Context.current().info.currentAttemptScheduledTimestampMs);
 
 /** Run id of the workflow that called the running activity. */
 export const callerRunId = (): string => {

@@ -18,8 +18,9 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
 afterAll(async () => { await env?.teardown(); });
 
-const start = (taskQueue: string, linkId = uid('pl_')) =>
-  env.client.workflow.start(paymentLinkWorkflow, { taskQueue, workflowId: linkId, args: [{ linkId }] });
+/** Starts a run as the product does (contract startArgs: local-activity steps); `legacy`: as a run started before issue 36 (remote activities). */
+const start = (taskQueue: string, linkId = uid('pl_'), legacy = false) =>
+  env.client.workflow.start(paymentLinkWorkflow, { taskQueue, workflowId: linkId, args: legacy ? [{ linkId }] : paymentLinkContract.startArgs(linkId) });
 
 test('an ended (or missing) link ends the workflow at once with its status', async () => {
   await withWorker(env, paymentLinkContract, { loadPaymentLinkState: async () => st({ ended: true, status: 'paid' }) }, async (tq) => {
@@ -113,7 +114,7 @@ test('a long-lived link continues as new with its id only', async () => {
     expect(await h.result()).toBe('expired');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ linkId: h.workflowId });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ linkId: h.workflowId, localSteps: true });
   });
   expect(runs.size).toBe(2);
   expect(loads).toBeGreaterThan(100);

@@ -8,6 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { depositSignal, linkEndedSignal, paymentContract, paymentRetrySignal, type PaymentStep } from '../../../contracts/payment';
 import { paymentWorkflow } from '../../../workflows/payment';
 import { activityNowMs, callerRunId, gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
+import { localActivityType } from '../../helpers/history';
 
 const HOUR = 3_600_000;
 /** Thrown like domain/transitions.ts's error: Temporal reports the class name as the failure type. */
@@ -22,8 +23,9 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
 afterAll(async () => { await env?.teardown(); });
 
-const start = (taskQueue: string, paymentId = uid('pay_')) =>
-  env.client.workflow.start(paymentWorkflow, { taskQueue, workflowId: paymentId, args: [{ paymentId }] });
+/** Starts a run as the product does (contract startArgs: local-activity steps); `legacy`: as a run started before issue 36 (remote activities). */
+const start = (taskQueue: string, paymentId = uid('pay_'), legacy = false) =>
+  env.client.workflow.start(paymentWorkflow, { taskQueue, workflowId: paymentId, args: legacy ? [{ paymentId }] : paymentContract.startArgs(paymentId) });
 
 test('no deposit: waits until expires_at, then expires the payment', async () => {
   const calls: string[] = [];
@@ -60,6 +62,45 @@ test('an exact deposit is applied, settled to the merchant, and the link workflo
     expect(await h.result()).toBe('settled');
   });
   expect(calls).toEqual([['apply', 'pay_exact', 'dep_1'], ['send', 'pay_exact'], ['record', 'pay_exact', '0xtx'], ['notify', 'pl_1']]);
+});
+
+/**
+ * One exact deposit settled to the merchant, in a run of the product's form or (`legacy`) of a run
+ * started before issue 36, whose recorded settlement result has no `linkNotified`. Returns the steps
+ * called, in order, and the run's history.
+ */
+async function settleOneDeposit(legacy: boolean) {
+  const calls: string[] = [];
+  const acts: Stubs<typeof paymentContract> = {
+    loadPaymentState: async () => st({}),
+    applyDepositActivity: async () => { calls.push('apply'); return st({ status: 'paid', needsSettlement: true }); },
+    sendSettlement: async () => { calls.push('send'); return '0xtx'; },
+    recordSettlement: async () => { calls.push('record'); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1', ...(legacy ? {} : { linkNotified: true }) }); },
+    notifyLinkWorkflow: async () => { calls.push('notify'); },
+  };
+  const events = await withWorker(env, paymentContract, acts, async (tq) => {
+    const h = await start(tq, uid('pay_'), legacy);
+    await waitingFor(h, /^a deposit until /);
+    await h.signal(depositSignal, { depositId: 'dep_1' });
+    expect(await h.result()).toBe('settled');
+    return (await h.fetchHistory()).events ?? [];
+  });
+  return { calls, events };
+}
+
+test('a run started as the product starts it (issue 36) calls its steps as local activities and leaves the link to the step that already notified it', async () => {
+  const { calls, events } = await settleOneDeposit(false);
+  expect(calls).toEqual(['apply', 'send', 'record']);
+  expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+  expect(events.map(localActivityType).filter(Boolean)).toEqual(['loadPaymentState', 'applyDepositActivity', 'sendSettlement', 'recordSettlement']);
+});
+
+test('a run started before issue 36 (its arguments without localSteps) completes on this code with remote activities, notifying the link itself', async () => {
+  const { calls, events } = await settleOneDeposit(true);
+  expect(calls).toEqual(['apply', 'send', 'record', 'notify']);
+  expect(events.map(localActivityType).filter(Boolean)).toEqual([]);
+  expect(events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean))
+    .toEqual(['loadPaymentState', 'applyDepositActivity', 'sendSettlement', 'recordSettlement', 'notifyLinkWorkflow']);
 });
 
 test('deposits pending at start are applied first (each once), and a link ending after the settlement is notified', async () => {
@@ -107,7 +148,12 @@ test('a deposit that arrives while the payment closes is recorded before the wor
     hold.open();
     expect(await h.result()).toBe('settled');
   });
-  expect(applied).toEqual(['dep_1', 'dep_late']);
+  // The late deposit is applied, once. A local step runs again when its workflow task is redone
+  // (here: the signal raced the workflow's completion, so the server refused that task and the
+  // steps before it ran again), so dep_1 may be applied twice: applyDeposit is idempotent
+  // (convention.ts proxyDatabaseActivities).
+  expect(applied.filter((d) => d === 'dep_late')).toEqual(['dep_late']);
+  expect(new Set(applied)).toEqual(new Set(['dep_1', 'dep_late']));
 });
 
 test('a non-retryable failure parks the payment for an operator; the retry signal runs the step again', async () => {
@@ -152,7 +198,7 @@ test('a long-lived payment continues as new with its id and its clock origin onl
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
     expect(can).toBeTruthy();
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ paymentId: h.workflowId, originMs: expect.any(Number) });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ paymentId: h.workflowId, originMs: expect.any(Number), localSteps: true });
   });
   expect(runs.size).toBe(2);
   expect(expiries).toBeGreaterThan(100);

@@ -1,0 +1,88 @@
+/**
+ * Activity tier, workflow starts after commit (temporal/intents.ts; issue 36 item 2): a start or
+ * signal recorded in a transaction is made once the transaction commits and its row deleted; a
+ * rolled-back transaction makes none; a row whose process died before making it (or met Temporal
+ * out) is made by the sweep, with the starting request's id, and stays until it succeeds; a signal
+ * to an open run never starts one. The recording Temporal client of the activity tier stands in for
+ * the server.
+ */
+import { paymentContract } from '../../contracts/payment';
+import { paymentLinkContract } from '../../contracts/payment-link';
+import { db, transaction } from '../../lib/db';
+import { newId } from '../../lib/ids';
+import { performDueIntents, signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
+import { callsFor, describeWithDb, useActivityTier, workflowCalls } from '../helpers/activity-env';
+
+/** This file's account (rows of other files' accounts are left to their own processes). */
+const ACCOUNT = newId('acct_');
+
+/** The rows still recorded for workflow id `id`. */
+async function rowsFor(id: string): Promise<number> {
+  return Number((await db().query('SELECT count(*)::int AS n FROM workflow_intents WHERE workflow_id = $1', [id]))[0].n);
+}
+
+describeWithDb('workflow starts after commit', () => {
+  useActivityTier();
+
+  test('a start and a signal recorded in a transaction are made after the commit, in order, and their rows deleted', async () => {
+    const id = newId('pay_');
+    await transaction(async (m) => {
+      await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
+      await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT }, paymentContract.signals.deposit, { depositId: 'dep_1' });
+      // Nothing is sent before the commit.
+      expect(callsFor(id)).toEqual([]);
+    });
+    expect(callsFor(id)).toEqual(['start:-', 'signalWithStart:deposit']);
+    expect(workflowCalls.find((c) => c.workflowId === id && c.signal === 'deposit')?.signalArgs).toEqual([{ depositId: 'dep_1' }]);
+    expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('a rolled-back transaction starts nothing and leaves no row', async () => {
+    const id = newId('pay_');
+    await expect(transaction(async (m) => {
+      await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(callsFor(id)).toEqual([]);
+    expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('a signal to an open run never starts one', async () => {
+    const id = newId('pl_');
+    await transaction((m) => signalRunningAfterCommit(m, paymentLinkContract, { id, accountId: ACCOUNT }, paymentLinkContract.signals.update));
+    expect(callsFor(id)).toEqual(['signal:linkChanged']);
+  });
+
+  // The rows below are fresh and the sweeps run with no grace, on this file's own account: the shared
+  // stack's worker sweeps rows older than INTENT_GRACE_MS only, so it never takes them first.
+  test('a row its process never made (a crash after commit) is made by the sweep once it is older than the grace period, then deleted', async () => {
+    const id = newId('pl_');
+    await db().query(
+      `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, request_id)
+       VALUES ('paymentLinkWorkflow', $1, $2, 'linkChanged', '[]', 'req_sweep')`, [id, ACCOUNT]);
+    // Younger rows are the writing process's own: a sweep with a long grace leaves it alone.
+    expect(await performDueIntents({ graceMs: 60_000, accountId: ACCOUNT })).toBe(0);
+    expect(callsFor(id)).toEqual([]);
+    expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
+    expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
+    expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('a row of an unknown signal is dropped with a log line, not retried forever; other rows are still made', async () => {
+    const bad = newId('pl_');
+    const good = newId('pl_');
+    await db().query(
+      `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal)
+       VALUES ('paymentLinkWorkflow', $1, $3, 'noSuchSignal'), ('paymentLinkWorkflow', $2, $3, NULL)`, [bad, good, ACCOUNT]);
+    await performDueIntents({ graceMs: 0, accountId: ACCOUNT });
+    expect(callsFor(bad)).toEqual([]);
+    expect(callsFor(good)).toEqual(['start:-']);
+    expect(await rowsFor(bad)).toBe(0);
+    expect(await rowsFor(good)).toBe(0);
+  });
+
+  test('a signal that is not one of the contract\'s is refused when recorded (a programming error)', async () => {
+    await expect(transaction((m) => startAfterCommit(m, paymentLinkContract, { id: newId('pl_'), accountId: ACCOUNT }, paymentContract.signals.deposit, { depositId: 'x' })))
+      .rejects.toThrow(/not a signal of paymentLinkWorkflow/);
+  });
+});
