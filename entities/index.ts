@@ -47,6 +47,7 @@ import { RequestLogCounts1764640000000 } from './migrations/1764640000000-Reques
 import { EventTraceParent1764650000000 } from './migrations/1764650000000-EventTraceParent';
 import { LinearCounterTriggers1764660000000 } from './migrations/1764660000000-LinearCounterTriggers';
 import { WorkflowIntents1764670000000 } from './migrations/1764670000000-WorkflowIntents';
+import { WorkflowIntentQueues1764680000000 } from './migrations/1764680000000-WorkflowIntentQueues';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -118,4 +119,5 @@ export const MIGRATIONS = [
   EventTraceParent1764650000000,
   LinearCounterTriggers1764660000000,
   WorkflowIntents1764670000000,
+  WorkflowIntentQueues1764680000000,
 ];

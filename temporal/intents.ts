@@ -19,6 +19,7 @@ import type { EntityManager } from 'typeorm';
 import type { SignalDefinition } from '@temporalio/common';
 import { CONTRACTS } from '../contracts';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
+import { loadConfig } from '../lib/config';
 import { afterCommit, db, transaction } from '../lib/db';
 import { logger } from '../lib/logger';
 import { currentRequest } from '../lib/request-context';
@@ -75,9 +76,9 @@ async function record(m: EntityManager, contract: AnyContract, ref: ObjectRef, s
   }
   const requestId = ref.requestId ?? currentRequest()?.requestId ?? null;
   const rows: Array<{ id: string }> = await m.query(
-    `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING id`,
-    [contract.workflowType, ref.id, ref.accountId, signal?.name ?? null, JSON.stringify(args), onlyIfRunning, requestId]);
+    `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id, task_queue)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8) RETURNING id`,
+    [contract.workflowType, ref.id, ref.accountId, signal?.name ?? null, JSON.stringify(args), onlyIfRunning, requestId, loadConfig().temporalTaskQueue]);
   const row: IntentRow = {
     id: String(rows[0].id), workflow_type: contract.workflowType, workflow_id: ref.id, account_id: ref.accountId,
     signal: signal?.name ?? null, signal_args: args, only_if_running: onlyIfRunning, request_id: requestId,
@@ -133,14 +134,17 @@ async function performAndDelete(row: IntentRow): Promise<void> {
  * worker holds are skipped; `o.accountId` narrows it to one account (an operator's pass). Rows
  * performed are deleted in the same transaction; a row whose performance fails stays for the next
  * pass (the first failure ends this pass: Temporal is likely out); a row of a type or signal this
- * build does not know is logged and deleted. Returns how many rows were performed.
+ * build does not know is logged and deleted. Only rows recorded for this process's task queue
+ * (`TEMPORAL_TASK_QUEUE`; or recorded before queues were kept) are performed: a worker starts
+ * workflows on the queue it serves, never another deployment's. Returns how many rows were performed.
  */
 export async function performDueIntents(o: { graceMs?: number; batch?: number; accountId?: string } = {}): Promise<number> {
   return transaction(async (m) => {
     const rows: IntentRow[] = await m.query(
       `SELECT id::text AS id, workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id FROM workflow_intents
         WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) AND ($3::text IS NULL OR account_id = $3)
-        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, [o.graceMs ?? INTENT_GRACE_MS, o.batch ?? 200, o.accountId ?? null]);
+          AND (task_queue IS NULL OR task_queue = $4)
+        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, [o.graceMs ?? INTENT_GRACE_MS, o.batch ?? 200, o.accountId ?? null, loadConfig().temporalTaskQueue]);
     const done: string[] = [];
     for (const row of rows) {
       try {

@@ -3,11 +3,12 @@
  * signal recorded in a transaction is made once the transaction commits and its row deleted; a
  * rolled-back transaction makes none; a row whose process died before making it (or met Temporal
  * out) is made by the sweep, with the starting request's id, and stays until it succeeds; a signal
- * to an open run never starts one. The recording Temporal client of the activity tier stands in for
+ * to an open run never starts one; a sweep performs only its own task queue's rows. The recording Temporal client of the activity tier stands in for
  * the server.
  */
 import { paymentContract } from '../../contracts/payment';
 import { paymentLinkContract } from '../../contracts/payment-link';
+import { loadConfig } from '../../lib/config';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { performDueIntents, signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
@@ -66,6 +67,29 @@ describeWithDb('workflow starts after commit', () => {
     expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
     expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
     expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('a sweep performs only the rows of the task queue its process serves (another deployment\'s or a test\'s private queue is left alone)', async () => {
+    const mine = newId('pl_');
+    const theirs = newId('pl_');
+    await db().query(
+      `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, task_queue)
+       VALUES ('paymentLinkWorkflow', $1, $3, NULL, $4), ('paymentLinkWorkflow', $2, $3, NULL, 'another-deployment')`,
+      [mine, theirs, ACCOUNT, loadConfig().temporalTaskQueue]);
+    expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
+    expect(callsFor(mine)).toEqual(['start:-']);
+    expect(callsFor(theirs)).toEqual([]);
+    expect(await rowsFor(theirs)).toBe(1);
+    await db().query('DELETE FROM workflow_intents WHERE workflow_id = $1', [theirs]);
+  });
+
+  test('a row recorded after commit keeps the task queue of the process that recorded it', async () => {
+    const id = newId('pay_');
+    await transaction(async (m) => {
+      await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
+      expect((await m.query('SELECT task_queue FROM workflow_intents WHERE workflow_id = $1', [id]))[0]?.task_queue).toBe(loadConfig().temporalTaskQueue);
+    });
+    expect(callsFor(id)).toEqual(['start:-']);
   });
 
   test('a row of an unknown signal is dropped with a log line, not retried forever; other rows are still made', async () => {

@@ -55,6 +55,15 @@ async function kill(w: ChildProcess): Promise<void> {
 
 beforeAll(async () => { await connectDb(); });
 
+/** What a timed-out step shows: the payout's row, its workflow's pending work and the worker log's tail. */
+async function diagnosis(payoutId: string): Promise<string> {
+  const row = (await db().query('SELECT status, funding_state FROM payouts WHERE id = $1', [payoutId]))[0];
+  const d = await (await temporalClient()).workflow.getHandle(payoutId).describe().catch((e) => ({ error: String(e) }));
+  const pending = 'raw' in d ? { status: d.status.name, taskQueue: d.taskQueue, pendingActivities: d.raw.pendingActivities?.map((a) => ({ type: a.activityType?.name, attempt: a.attempt, lastFailure: a.lastFailure?.message })) } : d;
+  const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no worker log)';
+  return `payout: ${JSON.stringify(row)}\nworkflow: ${JSON.stringify(pending)}\nworker log (tail):\n${log}`;
+}
+
 afterAll(async () => {
   for (const w of workers) await kill(w);
   if (slowAccount) await setFault(slowAccount, 'bridge.create_delay_ms', null).catch(() => undefined);
@@ -83,7 +92,8 @@ test('killing the worker mid-funding: the payout settles once with one provider 
     return rows[0];
   }, 'transfer recorded by the retried activity', 90_000);
   await recordObservedTransfer({ chain: 'base', asset: 'USDC', to_address: attempt.deposit_address, from_address: null, amount: BigInt(attempt.gross_minor), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
-  await eventually(async () => (await db().query('SELECT rail_payment_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].rail_payment_id, 'rail payment', 60_000);
+  await eventually(async () => (await db().query('SELECT rail_payment_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].rail_payment_id, 'rail payment', 90_000)
+    .catch(async (e) => { throw new Error(`${String(e)}\n${await diagnosis(p.id)}`); });
   await fiatRails().simulate(p.id, { state: 'paid' });
   await notifyPayoutProviderUpdate(p.id);
   await eventually(async () => (await db().query('SELECT status FROM payouts WHERE id = $1', [p.id]))[0].status === 'paid', 'paid', 60_000);

@@ -1,0 +1,19 @@
+/**
+ * `workflow_intents.task_queue` (docs/decisions/0091-workflow-starts-after-commit.md): the task
+ * queue the recording process starts its workflows on. The sweep of a worker performs only the rows
+ * of the queue it serves (and rows recorded before this column, NULL), so a worker of another
+ * deployment or of a test's private queue never starts someone else's workflow on its own queue.
+ */
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class WorkflowIntentQueues1764680000000 implements MigrationInterface {
+  name = 'WorkflowIntentQueues1764680000000';
+
+  public async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE workflow_intents ADD COLUMN task_queue text');
+  }
+
+  public async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE workflow_intents DROP COLUMN task_queue');
+  }
+}
