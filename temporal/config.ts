@@ -31,6 +31,17 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 /** Go package path of the CLI's main package. */
 export const TEMPORAL_CLI_GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
 
+/**
+ * The Temporal server of the cluster stack (temporal/dev/cluster.ts): its Go module and version,
+ * equal to the server the CLI's dev server embeds (TEMPORAL_CLI_VERSION v1.5.1 embeds v1.29.1), so
+ * the dev server and the cluster run the same server code and schema.
+ */
+export const TEMPORAL_SERVER_GO_MODULE = 'go.temporal.io/server';
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+/** The Temporal UI server of the cluster stack: the version the CLI v1.5.1 embeds. */
+export const TEMPORAL_UI_SERVER_GO_MODULE = 'github.com/temporalio/ui-server/v2';
+export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
+
 /** Maven coordinates of the Java test server (version pinned in temporal/dev/pom.xml). */
 export const TEST_SERVER_ARTIFACT = 'io.temporal:temporal-test-server';
 export const TEST_SERVER_VERSION = '1.38.0';
