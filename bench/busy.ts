@@ -23,7 +23,8 @@ function cpuMs(pid: number): number | null {
 
 /**
  * The stack's processes, found among this process's children: API (`api/main.js`), API and worker
- * in one (`api/serve.js`), worker (`worker.js`), Temporal dev server (`temporal`).
+ * in one (`api/serve.js`), worker (`worker.js`), Temporal (the dev server `temporal`, or a cluster's
+ * `temporal-server` processes, whose PostgreSQL backends the sampler adds).
  */
 function productPids(): Map<string, number[]> {
   const out = new Map<string, number[]>([['API', []], ['API+worker', []], ['worker', []], ['Temporal', []]]);
@@ -78,6 +79,10 @@ export class Sampler {
       const pg: Array<{ pid: number; state: string | null; wait: string | null; mine: boolean }> = await db().query(
         `SELECT pid, state, wait_event_type AS wait, pid = pg_backend_pid() AS mine FROM pg_stat_activity WHERE datname IS NULL OR datname = current_database()`);
       groups.set('PostgreSQL', pg.map((r) => r.pid));
+      // On a Temporal cluster (scripts/stack.ts), the backends of its persistence and visibility
+      // databases are Temporal's work, as the dev server's SQLite is inside its process.
+      const temporalPg: Array<{ pid: number }> = await db().query(`SELECT pid FROM pg_stat_activity WHERE datname LIKE current_database() || '_temporal%'`);
+      groups.get('Temporal')!.push(...temporalPg.map((r) => r.pid));
       groups.set('bench', [process.pid]);
       if (this.stopped) return;
       this.groups = groups;

@@ -7,6 +7,8 @@
  * invariant results (bench/chaos/report.ts). Exits 1 when any invariant or fault verdict fails.
  *
  * `-- --short` (CI): windows of a few seconds and a small load, the whole run in a few minutes.
+ * `-- --temporal=cluster`: the stack on the Temporal cluster (temporal/dev/cluster.ts), with the
+ * cluster's own faults (a history host killed, the frontend and matching restarted).
  * Env: CHAOS_FAULTS (comma-separated names to run only those), CHAOS_CONCURRENCY, CHAOS_WINDOW_S.
  */
 import 'reflect-metadata';
@@ -124,7 +126,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   await mix.setup(creds);
   const reports: FaultReport[] = [];
   try {
-    for (const fault of allFaults(SHORT).filter((f) => !ONLY || ONLY.has(f.name))) {
+    for (const fault of allFaults(SHORT, stack.temporalKind === 'cluster').filter((f) => !ONLY || ONLY.has(f.name))) {
       const r = await runFault(fault, stack, traffic, mix);
       reports.push(r);
       process.stdout.write(`${faultSection(r).join('\n')}\n`);

@@ -1,5 +1,6 @@
 /**
- * The frame every benchmark shares: a throwaway stack (scripts/stack.ts), this process's database
+ * The frame every benchmark shares: a throwaway stack (scripts/stack.ts; on the Temporal named by
+ * `--temporal=dev|cluster`, printed first), this process's database
  * pool on it and a fresh account (as `npm run seed` makes), torn down whatever happens; the process
  * exits with `process.exitCode` (0 unless `measure` set it) when `measure` returns and 1 (with the stack trace) when it throws.
  */
@@ -20,6 +21,7 @@ export function runBench(
 ): void {
   const main = async (): Promise<void> => {
     const stack = await startStack({ log: opts.log, tag: opts.tag, split: opts.split, apis: opts.apis, workers: opts.workers, durable: opts.durable, envOverrides: { ...UNLIMITED, ...(opts.envOverrides ?? {}) } });
+    process.stdout.write(`[${opts.name}] Temporal: ${stack.temporalCluster ? `cluster ${stack.temporalCluster.serverVersion} (${stack.temporalCluster.services.map((x) => x.name).join(', ')}; PostgreSQL persistence and SQL visibility)` : 'dev server (Temporal CLI, SQLite)'} at ${stack.temporalAddress}\n`);
     try {
       await initDb(stack.databaseUrl, 4);
       await measure(stack, await provisionAccount());

@@ -55,7 +55,7 @@ import { execFile } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { Agent, setGlobalDispatcher } from 'undici';
 import type { DevCredentials } from '../activities/accounts/commands';
-import type { Stack } from '../scripts/stack';
+import { temporalKindFrom, type Stack } from '../scripts/stack';
 import { db } from '../lib/db';
 import { LIVE_DELIVERY_STATUSES } from '../domain/webhooks';
 import { TEMPORAL_NAMESPACE } from '../temporal/config';
@@ -194,7 +194,7 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     process.stdout.write(`${out.join('\n')}\n\n`);
     return;
   }
-  const out: string[] = ['', `Load: ${VUS} concurrent merchant journeys for ${SECONDS} s; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, one Temporal dev server, 2 cores`];
+  const out: string[] = ['', `Load: ${VUS} concurrent merchant journeys for ${SECONDS} s; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, 2 cores`];
   for (const phase of PHASES) {
     const kills = phase === 'kills';
     receiver.seen.clear();
@@ -319,7 +319,7 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
   const taskQueue = stack.env.TEMPORAL_TASK_QUEUE ?? 'payments-platform';
   const temporal = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection: temporal, namespace: TEMPORAL_NAMESPACE });
-  const out: string[] = ['', `Load, open loop: journeys arriving at a fixed rate, ${STEP_SECONDS} s per rate; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, one Temporal dev server, ${os.cpus().length} cores`,
+  const out: string[] = ['', `Load, open loop: journeys arriving at a fixed rate, ${STEP_SECONDS} s per rate; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, ${os.cpus().length} cores`,
     `  service level: 0 errors, deposit -> webhook p95 < ${SLO_WEBHOOK_MS} ms (each deposit step), API call p99 < ${SLO_API_MS} ms`];
   const figures: StepFigures[] = [];
   let best: number | null = null;
@@ -381,7 +381,7 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
   if (process.env.BENCH_TEMPORAL_FLOOR !== '0') {
     const floor = await temporalFloor();
     floorMs = floorMsPerEmptyWorkflow(floor);
-    out.push('', 'Temporal dev server ceiling, same run (bench/temporal-floor.ts, its own server, after the ladder):', ...floor);
+    out.push('', `Temporal ${temporalKindFrom() === 'cluster' ? 'cluster' : 'dev server'} ceiling, same run (bench/temporal-floor.ts, its own server, after the ladder):`, ...floor);
     out.push('', `Temporal server CPU per journey in empty workflows of the floor (the floor's server CPU per empty workflow):`,
       ...figures.map((f) => `  rate ${f.rate} journeys/s: ${floorMs === null ? 'no floor figure in its report' : `Temporal CPU per journey = ${inEmptyWorkflows(f, floorMs)} empty workflows of the floor (${floorMs} ms each)`}`));
   }
@@ -393,7 +393,7 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
 async function temporalFloor(): Promise<string[]> {
   log('Temporal floor (bench/temporal-floor.ts)...');
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(__dirname, 'temporal-floor.js')], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [path.join(__dirname, 'temporal-floor.js'), `--temporal=${temporalKindFrom()}`], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       resolve(err ? [`  failed: ${(stderr || err.message).slice(-500)}`] : stdout.trim().split('\n').map((l) => `  ${l}`));
     });
   });

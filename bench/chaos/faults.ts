@@ -119,12 +119,33 @@ const pgPause = (seconds: number): Fault => ({
  * recovery sweep (temporal/outage.ts); the invariants then find every live row with its workflow.
  */
 const temporalRestart = (seconds: number): Fault => ({
-  name: 'temporal-restart', title: `Temporal server stopped for ${seconds} s under load and restarted (its SQLite file kept)`,
+  name: 'temporal-restart', title: `Temporal stopped for ${seconds} s under load and restarted (the dev server on its SQLite file; a cluster: every service process, on its PostgreSQL)`,
   async apply({ stack }) {
     const t0 = Date.now();
     await stack.restartTemporal(seconds * 1000);
     const down = Date.now() - t0;
     return { liftedAt: t0 + down, notes: [`Temporal down and back in ${down} ms`], ok: true };
+  },
+});
+
+/**
+ * A Temporal cluster's own faults (`--temporal=cluster`, issue 37): one service process ended under
+ * load and started again after the window. A history host SIGKILLed: its shards move to the other
+ * host once membership notices (the other takes them over from PostgreSQL); the frontend or the
+ * matching service restarted (SIGTERM): the SDK's clients and pollers reconnect.
+ */
+const clusterService = (service: string, signal: 'SIGKILL' | 'SIGTERM', title: string): Fault => ({
+  name: `${service}-${signal === 'SIGKILL' ? 'kill' : 'restart'}`, title,
+  async apply({ stack, windowMs }) {
+    const cluster = stack.temporalCluster;
+    if (!cluster) throw new Error('cluster faults need --temporal=cluster');
+    const t0 = Date.now();
+    await cluster.stopService(service, signal);
+    const down = Date.now() - t0;
+    await sleep(windowMs);
+    const t1 = Date.now();
+    await cluster.startService(service);
+    return { liftedAt: Date.now(), notes: [`${service}: ${signal} took ${down} ms; down ${((t1 - t0) / 1000).toFixed(1)} s; back and serving in ${Date.now() - t1} ms`], ok: true };
   },
 });
 
@@ -244,13 +265,22 @@ const rolling: Fault = {
   },
 };
 
-/** Every fault, in the order the harness applies them; `short` shortens the long windows. */
-export function allFaults(short: boolean): Fault[] {
+/**
+ * Every fault, in the order the harness applies them; `short` shortens the long windows; `cluster`
+ * (a stack on the Temporal cluster) adds the cluster's own faults, and its PostgreSQL faults take
+ * Temporal's persistence down with the product's.
+ */
+export function allFaults(short: boolean, cluster = false): Fault[] {
   return [
     apiKill,
     workerKill([0]), workerKill([1]), workerKill('all', short ? 6 : 30),
     pgRestart('fast'), pgRestart('immediate'), pgPause(short ? 6 : 20),
     temporalRestart(short ? 22 : 30),
+    ...(cluster ? [
+      clusterService('history-0', 'SIGKILL', 'one history host SIGKILLed under load (its shards move to the other), started again after the window'),
+      clusterService('frontend', 'SIGTERM', 'the Temporal frontend restarted under load'),
+      clusterService('matching', 'SIGTERM', 'the Temporal matching service restarted under load'),
+    ] : []),
     providers,
     webhooks,
     rolling,

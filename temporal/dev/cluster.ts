@@ -64,6 +64,11 @@ export interface ClusterOptions {
   ports?: 'conventional' | 'free';
   /** No UI server (throwaway stacks). */
   headless?: boolean;
+  /**
+   * PostgreSQL connections per service process: persistence and visibility pools (default 10 and
+   * 4; throwaway stacks sharing a server with the product and the tests take fewer).
+   */
+  pgConnections?: { persistence: number; visibility: number };
   /** History hosts (default 2). */
   historyHosts?: number;
   /** Server log level (default warn). */
@@ -90,6 +95,11 @@ export interface ClusterHandle {
   stopService(name: string, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Starts service `name` again; resolves once it serves (the frontend: once it answers for the namespace). */
   startService(name: string): Promise<void>;
+  /**
+   * Stops every service process, leaves the cluster down `downMs`, and starts it again on the same
+   * ports and databases (the frontend first); resolves once it serves the namespace again.
+   */
+  restart(downMs?: number): Promise<void>;
   /** Stops every process (UI first, frontend last). Idempotent. */
   stop(): Promise<void>;
 }
@@ -179,9 +189,14 @@ async function waitForPort(host: string, port: number, deadline: number, gone: (
  * visibility, and waits until the frontend serves both (the namespace cache refreshes every few
  * seconds). Existing registrations are fine.
  */
-async function registerNamespace(address: string, namespace: string, deadline: number): Promise<void> {
+async function registerNamespace(address: string, namespace: string, deadline: number, log: BootstrapLog): Promise<void> {
   let last: unknown = null;
+  let noticed = Date.now();
   while (Date.now() < deadline) {
+    if (Date.now() - noticed > 10_000 && last) {
+      noticed = Date.now();
+      log(`${PREFIX} still waiting for the frontend to serve namespace ${namespace}: ${(last as Error).message ?? String(last)}`);
+    }
     const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((e) => { last = e; return null; });
     try {
       if (!connection) { await sleep(500); continue; }
@@ -241,6 +256,7 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
   const shared: NodeJS.ProcessEnv = {
     TEMPORAL_BIND_IP: ip, TEMPORAL_LOG_LEVEL: o.logLevel ?? 'warn', TEMPORAL_NUM_HISTORY_SHARDS: String(CLUSTER_HISTORY_SHARDS),
     TEMPORAL_PG_HOST: pg.host, TEMPORAL_PG_PORT: pg.port, TEMPORAL_PG_USER: pg.user, TEMPORAL_PG_PASSWORD: pg.password,
+    TEMPORAL_PG_MAX_CONNS: String(o.pgConnections?.persistence ?? 10), TEMPORAL_PG_VISIBILITY_MAX_CONNS: String(o.pgConnections?.visibility ?? 4),
     TEMPORAL_DB: databases.persistence, TEMPORAL_VISIBILITY_DB: databases.visibility, TEMPORAL_DYNAMIC_CONFIG_FILE: dynamicConfig,
     TEMPORAL_FRONTEND_PORT: String(frontendPort), TEMPORAL_FRONTEND_HTTP_PORT: String(conventional ? CONVENTIONAL_HTTP_PORT : await freePort(ip)),
     TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(await portOf('frontend', 'membership')),
@@ -249,7 +265,7 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
 
   const services: ClusterService[] = [];
   const add = async (name: string, service: ClusterService['service']) =>
-    services.push({ name, service, port: await portOf(name, 'grpc'), metricsPort: await portOf(name, 'metrics'), logFile: path.join(o.dir, 'logs', `${name}.log`) });
+    services.push({ name, service, port: name === 'frontend' ? frontendPort : await portOf(name, 'grpc'), metricsPort: await portOf(name, 'metrics'), logFile: path.join(o.dir, 'logs', `${name}.log`) });
   await add('frontend', 'frontend');
   for (let i = 0; i < (o.historyHosts ?? 2); i++) await add(`history-${i}`, 'history');
   await add('matching', 'matching');
@@ -279,7 +295,7 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
   const waitServing = async (s: ClusterService, deadline: number) => {
     // The worker service (system workflows) serves no gRPC of its own: its membership port says it is up.
     await waitForPort(ip, s.service === 'worker' ? membership.get(s.name)! : s.port, deadline, () => ended.get(s.name) ?? null);
-    if (s.service === 'frontend') await registerNamespace(`${ip}:${frontendPort}`, namespace, deadline);
+    if (s.service === 'frontend') await registerNamespace(`${ip}:${frontendPort}`, namespace, deadline, log);
   };
   let ui: ChildProcess | null = null;
   const uiPort = o.headless ? null : conventional ? CONVENTIONAL_UI_PORT : await freePort(ip);
@@ -304,15 +320,19 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
     return stopping;
   };
 
-  try {
+  /** Starts every service process (frontend first) and waits until the frontend serves the namespace. */
+  const startServices = async () => {
     const deadline = Date.now() + 120_000;
-    log(`${PREFIX} starting the Temporal cluster ${bin.serverVersion}: ${services.map((s) => s.name).join(', ')} (${CLUSTER_HISTORY_SHARDS} shards; logs ${path.join(o.dir, 'logs')})`);
     // The first process initialises the cluster's metadata record; several at once on a fresh
     // database race for it. The frontend goes first, the others once the record exists.
     spawnService(services[0]);
     await waitForClusterMetadata(withDatabase(o.postgresUrl, databases.persistence), deadline, () => ended.get(services[0].name) ?? null);
     for (const s of services.slice(1)) spawnService(s);
     for (const s of services) await waitServing(s, deadline);
+  };
+  try {
+    log(`${PREFIX} starting the Temporal cluster ${bin.serverVersion}: ${services.map((s) => s.name).join(', ')} (${CLUSTER_HISTORY_SHARDS} shards; logs ${path.join(o.dir, 'logs')})`);
+    await startServices();
     if (uiPort !== null) {
       fs.copyFileSync(repoFile(path.join('temporal', 'dev', 'cluster', 'ui.template.yaml')), path.join(o.dir, 'config', 'ui.yaml'));
       const out = fs.openSync(path.join(o.dir, 'logs', 'ui-server.log'), 'a');
@@ -339,6 +359,11 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
       if (c && c.exitCode === null && c.signalCode === null) return;
       spawnService(s);
       await waitServing(s, Date.now() + 120_000);
+    },
+    restart: async (downMs = 0) => {
+      for (const s of [...services].reverse()) await kill(children.get(s.name), 'SIGTERM');
+      if (downMs > 0) await sleep(downMs);
+      await startServices();
     },
     stop,
   };
