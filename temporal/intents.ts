@@ -1,6 +1,6 @@
 /**
  * Workflow starts and signals that follow a commit durably (issue 36 item 2; ARCHITECTURE.md "The
- * cost of a journey" and "Data flow" 4; docs/decisions/0091-workflow-starts-after-commit.md).
+ * cost of a journey" and "Data flow" 4; docs/decisions/0091-a-journey-at-the-cost-of-its-work.md).
  *
  * A command or activity that must start or signal an object's workflow records that in its own
  * transaction (`startAfterCommit(m, contract, ref, signal?, ...args)`: one `workflow_intents` row).

@@ -1,5 +1,5 @@
 /**
- * `workflow_intents` (issue 36 item 2; docs/decisions/0091-workflow-starts-after-commit.md): the
+ * `workflow_intents` (issue 36 item 2; docs/decisions/0091-a-journey-at-the-cost-of-its-work.md): the
  * starts and signals of object workflows that a transaction recorded with its own rows. After
  * commit the writing process performs each row (signalWithStart, a start by workflow id, or, with
  * `only_if_running`, a signal to an open run only) and

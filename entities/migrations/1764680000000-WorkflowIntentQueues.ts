@@ -1,5 +1,5 @@
 /**
- * `workflow_intents.task_queue` (docs/decisions/0091-workflow-starts-after-commit.md): the task
+ * `workflow_intents.task_queue` (docs/decisions/0091-a-journey-at-the-cost-of-its-work.md): the task
  * queue the recording process starts its workflows on. The sweep of a worker performs only the rows
  * of the queue it serves (and rows recorded before this column, NULL), so a worker of another
  * deployment or of a test's private queue never starts someone else's workflow on its own queue.

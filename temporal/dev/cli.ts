@@ -1,12 +1,15 @@
 /**
  * `node dist/temporal/dev/cli.js` (npm run temporal:bootstrap): makes sure the Temporal CLI
  * (dev server) and the Java time-skipping test server are available — building / resolving them
- * into the cache if needed — and prints their paths. CI runs it to warm the cache.
+ * into the cache if needed — and then the cluster stack's server, SQL tool and UI server
+ * (temporal/dev/cluster-build.ts; after the CLI, whose Go build cache they share), and prints their
+ * paths. CI runs it to warm the cache.
  *
- * Progress goes to stderr; stdout gets two lines, `TEMPORAL_CLI_PATH=...` and
- * `TEMPORAL_TEST_SERVER_PATH=...` (usable as env assignments). Exit code 1 if either is unavailable.
+ * Progress goes to stderr; stdout gets `TEMPORAL_CLI_PATH=...`, `TEMPORAL_TEST_SERVER_PATH=...`
+ * (usable as env assignments) and `TEMPORAL_SERVER_PATH=...`. Exit code 1 if any is unavailable.
  */
 import { ensureTemporalCli, ensureTestServer } from './bootstrap';
+import { ensureClusterBinaries } from './cluster-build';
 import { cacheDir } from '../config';
 
 async function main(): Promise<number> {
@@ -24,6 +27,13 @@ async function main(): Promise<number> {
   else {
     failed = true;
     log(`[temporal] ERROR (test server): ${(testServer.reason as Error)?.message ?? String(testServer.reason)}`);
+  }
+  try {
+    const cluster = await ensureClusterBinaries(log);
+    process.stdout.write(`TEMPORAL_SERVER_PATH=${cluster.server}\n`);
+  } catch (e) {
+    failed = true;
+    log(`[temporal] ERROR (cluster binaries): ${(e as Error)?.message ?? String(e)}`);
   }
   return failed ? 1 : 0;
 }

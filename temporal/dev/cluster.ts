@@ -1,5 +1,5 @@
 /**
- * Temporal as production runs it (issue 37; docs/decisions/0092-temporal-cluster-stack.md): the
+ * Temporal as production runs it (issue 37; docs/decisions/0092-temporal-cluster.md): the
  * server's services as separate processes on PostgreSQL persistence with SQL visibility, for
  * `npm run start:cluster`, the benches' and chaos's `--temporal=cluster` and the cluster test run.
  *
