@@ -100,7 +100,7 @@ export interface ClusterHandle {
    * ports and databases (the frontend first); resolves once it serves the namespace again.
    */
   restart(downMs?: number): Promise<void>;
-  /** Stops every process (UI first, frontend last). Idempotent. */
+  /** Stops every process (SIGTERM to all at once, SIGKILL after 20 s). Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -312,10 +312,11 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      // All at once (each gets SIGTERM, then SIGKILL after 20 s): one by one, history hosts handing
+      // their shards to each other in turn would take a minute. Until they are gone, this
+      // process's exit still kills them.
+      await Promise.all([ui, ...services.map((s) => children.get(s.name))].map((c) => kill(c, 'SIGTERM')));
       process.removeListener('exit', killAllNow);
-      await kill(ui, 'SIGTERM');
-      // Workers of the product are gone by now; the frontend goes last so the others leave the ring cleanly.
-      for (const s of [...services].reverse()) await kill(children.get(s.name), 'SIGTERM');
     })();
     return stopping;
   };
@@ -361,7 +362,7 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
       await waitServing(s, Date.now() + 120_000);
     },
     restart: async (downMs = 0) => {
-      for (const s of [...services].reverse()) await kill(children.get(s.name), 'SIGTERM');
+      await Promise.all(services.map((s) => kill(children.get(s.name), 'SIGTERM')));
       if (downMs > 0) await sleep(downMs);
       await startServices();
     },
