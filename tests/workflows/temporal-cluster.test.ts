@@ -4,7 +4,9 @@
  * namespace serves the three custom search attributes in SQL visibility (a workflow started with
  * them is found by a query naming them), a history host SIGKILLed leaves its shards to the other
  * (new workflows still complete), and a second start on the same databases (setup skipped,
- * `update-schema` a no-op) finds the closed workflow again. Its databases are dropped afterwards.
+ * `update-schema` a no-op) finds the closed workflow again. The metrics the server's alert rules and
+ * dashboard rely on once workflows ran (monitoring/prometheus/temporal-server-alerts.yml, its header)
+ * are exported by the service processes. Its databases are dropped afterwards.
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -18,6 +20,17 @@ import { startTemporalCluster, type ClusterHandle } from '../../temporal/dev/clu
 import { eventually } from '../helpers/api';
 
 const prefix = `t_cluster_${process.pid}`;
+
+/**
+ * The metric names the alerts file's header lists as exported once the cluster ran workflows, as
+ * scraped series names (a histogram's `_bucket`).
+ */
+function metricsAfterWorkflows(): string[] {
+  const header = fs.readFileSync(path.resolve(__dirname, '../../monitoring/prometheus/temporal-server-alerts.yml'), 'utf8');
+  const from = header.indexOf('once the cluster ran workflows');
+  const block = header.slice(header.indexOf('\n', from), header.indexOf('\n# - ', from));
+  return [...block.matchAll(/([a-z][a-z0-9_]+)( \(histogram\))?/g)].map((m) => (m[2] ? `${m[1]}_bucket` : m[1]));
+}
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-platform-cluster-test-'));
 const queue = `cluster-test-${process.pid}`;
 let cluster: ClusterHandle | null = null;
@@ -64,6 +77,15 @@ test('the cluster serves the search attributes, survives a history host, and sta
     // SQL visibility is written after the close: the query finds it once it is there.
     await eventually(async () => (await client.workflow.count(`${SEARCH_ATTRIBUTE_ACCOUNT} = '${account}' AND ${SEARCH_ATTRIBUTE_PARKED} = false AND ${SEARCH_ATTRIBUTE_REQUEST} = 'req_cluster'`)).count === 1, 'visibility', 30_000);
   });
+
+  const scraped = new Set<string>();
+  for (const s of cluster.services) {
+    const text = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
+    for (const line of text.split('\n')) if (line && !line.startsWith('#')) scraped.add(line.split(/[{ ]/)[0]);
+  }
+  const expected = metricsAfterWorkflows();
+  expect(expected.length).toBeGreaterThanOrEqual(15);
+  expect(expected.filter((m) => !scraped.has(m))).toEqual([]);
 
   // One history host gone: its shards move to the other, and workflows keep completing.
   await cluster.stopService('history-0', 'SIGKILL');
