@@ -24,6 +24,7 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { setFault } from '../../providers/sandbox-faults';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
+import { usePrivateStack } from '../helpers/stack';
 
 // This file's activities and client use their own task queue, served only by the workers it spawns.
 const queue = `payout-crash-${process.pid}`;
@@ -53,15 +54,24 @@ async function kill(w: ChildProcess): Promise<void> {
   await exited;
 }
 
-beforeAll(async () => { await connectDb(); });
+// A database and Temporal server of its own: a worker this file spawns runs the boot-time recovery
+// pass and the outbox dispatcher over its whole database, and on the shared one (thousands of other
+// files' rows) that kept its task queue busy for minutes in CI, past this test's deadlines.
+usePrivateStack('payout-crash');
+
+beforeAll(async () => {
+  resetConfig(); // the private stack's DATABASE_URL and TEMPORAL_ADDRESS (this file's own task queue stays)
+  await connectDb();
+});
 
 /** What a timed-out step shows: the payout's row, its workflow's pending work and the worker log's tail. */
 async function diagnosis(payoutId: string): Promise<string> {
-  const row = (await db().query('SELECT status, funding_state FROM payouts WHERE id = $1', [payoutId]))[0];
+  const row = (await db().query('SELECT status FROM payouts WHERE id = $1', [payoutId]))[0];
+  const attempts = await db().query('SELECT id, provider_transfer_id, rail_payment_id FROM payout_attempts WHERE payout_id = $1', [payoutId]);
   const d = await (await temporalClient()).workflow.getHandle(payoutId).describe().catch((e) => ({ error: String(e) }));
   const pending = 'raw' in d ? { status: d.status.name, taskQueue: d.taskQueue, pendingActivities: d.raw.pendingActivities?.map((a) => ({ type: a.activityType?.name, attempt: a.attempt, lastFailure: a.lastFailure?.message })) } : d;
   const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no worker log)';
-  return `payout: ${JSON.stringify(row)}\nworkflow: ${JSON.stringify(pending)}\nworker log (tail):\n${log}`;
+  return `payout: ${JSON.stringify(row)}\nattempts: ${JSON.stringify(attempts)}\nworkflow: ${JSON.stringify(pending)}\nworker log (tail):\n${log}`;
 }
 
 afterAll(async () => {
