@@ -10,13 +10,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import {
   ensureTemporalCli,
-  ensureTestServer,
   registerSearchAttributes,
   startDevServer,
   type DevServerHandle,
 } from '../../temporal/dev/bootstrap';
 import { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST } from '../../temporal/config';
 import { sleepThreeDays } from './fixtures/sleepy-workflow';
+import { startTimeSkipping } from '../helpers/time-skipping';
 
 const SETUP_TIMEOUT_MS = 20 * 60_000;
 const THREE_DAYS_MS = 3 * 24 * 60 * 60 * 1000;
@@ -34,10 +34,8 @@ describe('time-skipping test server (Java, existing-path wrapper)', () => {
   let env: TestWorkflowEnvironment | undefined;
 
   beforeAll(async () => {
-    const wrapper = await ensureTestServer();
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path: wrapper } },
-    });
+    // The cached wrapper as an existing-path executable, a JVM start missed on a busy machine tried again (helpers/time-skipping.ts).
+    env = await startTimeSkipping();
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
