@@ -269,6 +269,8 @@ export const SIM_OPERATIONS: readonly SimOperation[] = Object.freeze([
     summary: 'What address screening reports',
     description: 'From now on the screening provider reports this risk for the address (or is unavailable for it).',
     answers: 'The signal as recorded.',
-    example: { body: { chain: 'ethereum', address: '0x52908400098527886e0f7030069857d2e4169ee7', risk_score: 85, flags: ['sanctions'] } },
+    // An address of its own: the example is sent as written on the shared test stack (tests/api/sim-document.test.ts), and a
+    // signal is global to the sandbox, so it must not be an address other tests screen expecting a clear result.
+    example: { body: { chain: 'ethereum', address: '0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a', risk_score: 85, flags: ['sanctions'] } },
   },
 ] as SimOperation[]);
