@@ -8,7 +8,7 @@
  */
 import type Koa from 'koa';
 import Joi from 'joi';
-import { distance } from 'fastest-levenshtein';
+import damerauLevenshtein from 'damerau-levenshtein';
 import { DomainError, ERROR_TYPES } from '../../domain/errors';
 import { allErrorCodes, isRegisteredErrorCode } from '../../domain/error-codes';
 import { loadConfig } from '../../lib/config';
@@ -109,23 +109,43 @@ export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'hea
   return new DomainError('invalid_request', code, message, { param, details });
 }
 
+/** Edits a typo may have for a key of `length` characters: 1 up to 7, 2 up to 11, else 3, and fewer than half of it. */
+function editBudget(length: number): number {
+  return Math.min(length <= 7 ? 1 : length <= 11 ? 2 : 3, Math.ceil(length / 2) - 1);
+}
+
+/** Shortest key (characters) that a prefix suggestion starts from: `id` or `na` alone suggest nothing. */
+const MIN_PREFIX_LENGTH = 4;
+
 /**
- * The known key closest to `key` by edit distance (Levenshtein, case-insensitive), when it is
- * close enough to be a typo: at most 1 edit for keys up to 7 characters, 2 up to 11, else 3, and
- * fewer edits than half of `key`. Ties go to the first of `known`. Null when none is close.
+ * The known key `key` most likely misspells (case-insensitive), or null when none is close:
+ * - a typo: at most `editBudget` edits by optimal string alignment (Damerau-Levenshtein with
+ *   adjacent transpositions as one edit, the `damerau-levenshtein` package), so `titel` is `title`;
+ * - else a prefix: the shorter of the two (at least 4 characters) is the start of the longer, with
+ *   one edit fewer than a typo of its length allows (none below 8 characters), so `accepted_rails`
+ *   is `accepted_rail_kinds` (`accepted_rail_` and one edit) and `amount_minor` is `amount`.
+ * Fewest edits first, typos before prefixes; ties go to the first of `known`.
  */
 export function didYouMean(key: string, known: readonly string[]): string | null {
   if (key.length > 100) return null;
   const k = key.toLowerCase();
-  const budget = Math.min(key.length <= 7 ? 1 : key.length <= 11 ? 2 : 3, Math.ceil(key.length / 2) - 1);
+  const steps = (a: string, b: string) => damerauLevenshtein(a, b).steps;
   let best: string | null = null;
-  let bestD = Infinity;
+  let bestRank = Infinity;
   for (const c of known) {
     if (c === key) continue;
-    const dd = distance(k, c.toLowerCase());
-    if (dd <= budget && dd < bestD) {
+    const lc = c.toLowerCase();
+    const typo = steps(k, lc);
+    let rank = typo <= editBudget(k.length) ? typo : Infinity;
+    if (rank === Infinity) {
+      const [shorter, longer] = k.length <= lc.length ? [k, lc] : [lc, k];
+      const prefix = shorter.length >= MIN_PREFIX_LENGTH ? steps(shorter, longer.slice(0, shorter.length)) : Infinity;
+      // Behind every typo: a prefix match ranks after the largest typo budget (3).
+      if (prefix <= editBudget(shorter.length) - 1) rank = 4 + prefix;
+    }
+    if (rank < bestRank) {
       best = c;
-      bestD = dd;
+      bestRank = rank;
     }
   }
   return best;

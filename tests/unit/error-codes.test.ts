@@ -148,12 +148,35 @@ describe('did you mean', () => {
     expect(unknownKey({ items: [{ nme: 'x' }] }).details).toEqual({ did_you_mean: 'items.0.name' });
   });
 
+  test('a transposition is one edit: `titel` is `title` (optimal string alignment)', () => {
+    expect(didYouMean('titel', ['title', 'memo', 'items'])).toBe('title');
+    expect(didYouMean('amuont', ['amount', 'memo'])).toBe('amount');
+    expect(didYouMean('recipient_emial', ['recipient_email', 'note'])).toBe('recipient_email');
+    expect(fromJoi(Joi.object({ title: Joi.string() }).validate({ titel: 'x' }).error!, 'body', Joi.object({ title: Joi.string() })).details).toEqual({ did_you_mean: 'title' });
+  });
+
+  test('a prefix of a known key, or a known key it starts with, is suggested: `accepted_rails` is `accepted_rail_kinds`', () => {
+    const e = unknownKey({ accepted_rails: ['crypto'] });
+    expect([e.code, e.param, e.details]).toEqual(['parameter_unknown', 'accepted_rails', { did_you_mean: 'accepted_rail_kinds' }]);
+    expect(e.message).toBe('Unknown body parameter: `accepted_rails`; did you mean `accepted_rail_kinds`?');
+    expect(didYouMean('accepted_rail', ['accepted_rail_kinds'])).toBe('accepted_rail_kinds');
+    expect(didYouMean('amount_minor', ['title', 'amount'])).toBe('amount');
+    expect(didYouMean('settlement', ['settlement_destination_id', 'title'])).toBe('settlement_destination_id');
+    // A typo ranks before a prefix; short keys are no prefix of anything.
+    expect(didYouMean('amounts', ['amounts_due', 'amount'])).toBe('amount');
+    expect(didYouMean('id', ['idempotency_key'])).toBeNull();
+    expect(didYouMean('note', ['notify_recipient'])).toBeNull();
+  });
+
   test('says nothing when no known key is close', () => {
     const e = unknownKey({ colour: 'red' });
     expect([e.message, e.details]).toEqual(['Unknown body parameter: `colour`.', undefined]);
     expect(didYouMean('ab', ['xy', 'ac'])).toBeNull();
     expect(didYouMean('Amount', ['amount'])).toBe('amount');
     expect(didYouMean('x'.repeat(1000), ['x'])).toBeNull();
+    for (const unrelated of ['colour', 'zzz', 'customer', 'webhook_url', 'quantity_total_x']) {
+      expect([unrelated, didYouMean(unrelated, ['title', 'amount', 'accepted_rail_kinds', 'items', 'memo', 'invoice_number', 'payer_email'])]).toEqual([unrelated, null]);
+    }
   });
 });
 
