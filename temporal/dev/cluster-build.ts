@@ -19,7 +19,7 @@ import path from 'node:path';
 import {
   TEMPORAL_SERVER_GO_MODULE, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_GO_MODULE, TEMPORAL_UI_SERVER_VERSION, cacheDir,
 } from '../config';
-import { type BootstrapLog, PREFIX, defaultLog, findOnPath, formatDuration, isExecutableFile, runLogged, withCacheLock } from './util';
+import { type BootstrapLog, PREFIX, defaultLog, findOnPath, formatDuration, goInstall, isExecutableFile, withCacheLock } from './util';
 
 /** Paths of the built cluster binaries. */
 export interface ClusterBinaries { server: string; sqlTool: string; uiServer: string; serverVersion: string; uiVersion: string }
@@ -53,9 +53,9 @@ async function goInstallInto(o: { dir: string; module: string; version: string; 
         // One package per build directory: several main packages are all called `server` here.
         const bin = path.join(staging, name);
         fs.mkdirSync(bin, { recursive: true });
-        await runLogged(go, ['install', `${o.module}/${pkg}@${o.version}`], {
-          env: { ...process.env, GOBIN: bin, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
-          cwd: cacheDir(), logFile: path.join(cacheDir(), 'logs', `${path.basename(o.dir)}-build.log`), log: o.log, what: `building ${o.what} (${pkg})`,
+        await goInstall({
+          go, target: `${o.module}/${pkg}@${o.version}`, gobin: bin, log: o.log, what: `building ${o.what} (${pkg})`,
+          logFile: path.join(cacheDir(), 'logs', `${path.basename(o.dir)}-${name}-build.log`),
         });
         const built = path.join(bin, path.basename(pkg));
         fs.renameSync(built, path.join(o.dir, name));

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TEMPORAL_CLI_GO_PACKAGE, TEMPORAL_CLI_VERSION, TEST_SERVER_VERSION, cacheDir } from '../config';
 import {
-  type BootstrapLog, PREFIX, defaultLog, findJava, findMaven, findOnPath, formatDuration, isExecutableFile, repoFile, runLogged, withCacheLock,
+  type BootstrapLog, PREFIX, defaultLog, findJava, findMaven, findOnPath, formatDuration, goInstall, isExecutableFile, repoFile, runLogged, withCacheLock,
 } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -111,13 +111,7 @@ export async function ensureTemporalCli(log: BootstrapLog = defaultLog): Promise
     const started = Date.now();
     log(`${PREFIX} building Temporal CLI ${TEMPORAL_CLI_VERSION} from its Go module (takes a few minutes)...`);
     try {
-      await runLogged(go, ['install', `${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`], {
-        env: { ...process.env, GOBIN: stagingDir, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
-        cwd: cacheDir(),
-        logFile,
-        log,
-        what: `building Temporal CLI ${TEMPORAL_CLI_VERSION}`,
-      });
+      await goInstall({ go, target: `${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`, gobin: stagingDir, logFile, log, what: `building Temporal CLI ${TEMPORAL_CLI_VERSION}` });
       fs.renameSync(path.join(stagingDir, 'temporal'), target);
       fs.writeFileSync(`${target}.version`, `${TEMPORAL_CLI_VERSION}\n`);
     } catch (err) {

@@ -124,21 +124,30 @@ export async function withCacheLock<T>(name: string, log: BootstrapLog, fn: () =
   }
 }
 
-/** Runs a command with output appended to `logFile`, printing a heartbeat line every 30 s. */
+/**
+ * Runs a command with output appended to `logFile`, printing a heartbeat line every `everyMs`
+ * (default 30 s). `progress`, when given, turns this run's output so far into the heartbeat's
+ * progress words (e.g. `goBuildProgress`).
+ */
 export function runLogged(
   cmd: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string; log: BootstrapLog; what: string },
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string; log: BootstrapLog; what: string; everyMs?: number; progress?: (output: string) => string },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
     const out = fs.openSync(opts.logFile, 'a');
     fs.writeSync(out, `\n$ ${cmd} ${args.join(' ')}   # ${new Date().toISOString()}\n`);
+    const from = fs.fstatSync(out).size;
     const started = Date.now();
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', out, out] });
     const timer = setInterval(() => {
-      opts.log(`${PREFIX} ... still ${opts.what} (${formatDuration(Date.now() - started)} elapsed; log: ${opts.logFile})`);
-    }, 30_000);
+      let words = '';
+      if (opts.progress) {
+        try { words = `: ${opts.progress(fs.readFileSync(opts.logFile, 'utf8').slice(from))}`; } catch { /* log unreadable: no words */ }
+      }
+      opts.log(`${PREFIX} ... ${opts.what}${words} (${formatDuration(Date.now() - started)} elapsed; log: ${opts.logFile})`);
+    }, opts.everyMs ?? 30_000);
     const finish = (err?: Error) => {
       clearInterval(timer);
       fs.closeSync(out);
@@ -169,4 +178,40 @@ export function findMaven(): string | null {
     if (home && isExecutableFile(path.join(home, 'bin', 'mvn'))) return path.join(home, 'bin', 'mvn');
   }
   return findOnPath('mvn');
+}
+
+/**
+ * The progress of a `go install -v` from its output so far: modules downloaded (`go: downloading`
+ * lines) and packages compiled (one import path per line); with `expectedPackages` (what the last
+ * complete build of the same target compiled), "N of about M". Pure.
+ */
+export function goBuildProgress(output: string, expectedPackages: number | null): string {
+  let downloaded = 0;
+  let compiled = 0;
+  for (const line of output.split('\n')) {
+    if (line.startsWith('go: downloading ')) downloaded += 1;
+    else if (/^[a-z0-9][\w.~-]*(\/[\w.~+-]+)*$/i.test(line.trim()) && line.trim().length > 0) compiled += 1;
+  }
+  if (compiled === 0) return downloaded ? `downloading modules (${downloaded} so far)` : 'resolving modules';
+  const of = expectedPackages && expectedPackages >= compiled ? ` of about ${expectedPackages} (${Math.floor((100 * compiled) / expectedPackages)}%)` : '';
+  return `${downloaded ? `${downloaded} module${downloaded === 1 ? '' : 's'} downloaded, ` : ''}compiling: ${compiled}${of} packages`;
+}
+
+/**
+ * `go install -v <target>` into `gobin` with progress every 10 s (`goBuildProgress`), the output
+ * appended to `logFile`. The package count of a complete build is kept beside the log
+ * (`<logFile>.packages`) so the next cold build can say how far it is. Throws as `runLogged` does.
+ */
+export async function goInstall(o: { go: string; target: string; gobin: string; logFile: string; log: BootstrapLog; what: string; cwd?: string }): Promise<void> {
+  const countFile = `${o.logFile}.packages`;
+  const expected = Number.parseInt(fs.existsSync(countFile) ? fs.readFileSync(countFile, 'utf8') : '', 10);
+  const from = fs.existsSync(o.logFile) ? fs.statSync(o.logFile).size : 0;
+  await runLogged(o.go, ['install', '-v', o.target], {
+    env: { ...process.env, GOBIN: o.gobin, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
+    cwd: o.cwd ?? cacheDir(), logFile: o.logFile, log: o.log, what: o.what, everyMs: 10_000,
+    progress: (output) => goBuildProgress(output, Number.isFinite(expected) ? expected : null),
+  });
+  // A build that compiled more packages than the estimate (a cold one) sets the estimate for the next.
+  const compiled = /compiling: (\d+)/.exec(goBuildProgress(fs.readFileSync(o.logFile, 'utf8').slice(from), null))?.[1];
+  if (compiled && (!Number.isFinite(expected) || Number(compiled) > expected)) fs.writeFileSync(countFile, `${compiled}\n`);
 }
