@@ -21,6 +21,7 @@ import { addOpenApiLinks } from './openapi-links';
 import { TRIM_WHITESPACE } from './schemas/common';
 import { withEventWebhooks } from './openapi-webhooks';
 import { allowedCallers, allowedRoles, isPublicOperation, REGISTRY, type OperationDef } from './operation';
+import { operationSummary } from './operation/summaries';
 import { CONTRACT_VERSION, LATEST_VERSION, VERSION_PATTERN } from '../domain/versioning';
 
 type JsonSchema = Record<string, unknown>;
@@ -227,9 +228,13 @@ function operation(def: OperationDef): Doc {
   }
   for (const status of errorStatuses(def)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
 
+  // The one-line summary in the spec's words (api/operation/summaries.ts); the route's own longer
+  // text, when it has one, is the description.
+  const summary = operationSummary(def.id) ?? def.summary ?? def.id;
   const op: Doc = {
     operationId: def.id,
-    summary: def.summary ?? def.id,
+    summary,
+    ...(def.summary && def.summary !== summary ? { description: def.summary } : {}),
     tags: [tagOf(def)],
     security: publicOp ? [] : callers.includes('business_key')
       ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }] : [{ BearerAuth: [] }],
@@ -306,11 +311,12 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
   for (const s of [...statuses].sort((a, b) => a - b)) responses[`Error${s}`] = errorResponse(s);
   return addOpenApiLinks(withEventWebhooks({
     openapi: '3.1.0',
+    // The version a client pins (spec 9 rule 1): the date sent as `Service-Version`; the contract
+    // version string of that date is named in the description.
     info: {
       title: 'Payments Platform REST API',
-      version: CONTRACT_VERSION,
-      description: `Resource-shaped REST API for moving money (contract version ${CONTRACT_VERSION}; pin behaviour with \`Service-Version: ${LATEST_VERSION}\`). Generated from the operation registry.`,
-      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+      version: LATEST_VERSION,
+      description: `Resource-shaped REST API for moving money. Pin behaviour to this version with \`Service-Version: ${LATEST_VERSION}\` (contract version \`${CONTRACT_VERSION}\`).`,
     },
     servers: [{ url: '/v1', description: 'This server (every path is relative to /v1).' }],
     tags,
