@@ -36,16 +36,17 @@ const FILE_TIMEOUT_MS = 150_000;
 export interface RunnableBlock { line: number; code: string; stack: Record<string, string> }
 export interface RunnableDoc { file: string; blocks: RunnableBlock[]; stack: Record<string, string> | null }
 
-/** The ```` ```bash runnable ```` blocks of `markdown` in order (fences of 3+ backticks or tildes; other blocks skipped whole). */
-export function runnableBlocks(markdown: string, file = 'doc'): RunnableBlock[] {
+/** A fenced code block: its info words, its first body line (1-based) and its body. */
+export interface Fence { info: string[]; line: number; code: string }
+
+/** Every fenced code block of `markdown` in order (fences of 3+ backticks or tildes; blocks inside others skipped whole). */
+export function fences(markdown: string, file = 'doc'): Fence[] {
   const lines = markdown.split('\n');
-  const blocks: RunnableBlock[] = [];
+  const out: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^ {0,3}(`{3,}|~{3,})\s*(.*)$/.exec(lines[i]);
     if (!open) continue;
     const fence = open[1];
-    const info = open[2].trim().split(/\s+/).filter(Boolean);
-    if (info.includes('runnable') && info[0] !== 'bash') throw new Error(`${file}:${i + 1}: a runnable block must be bash, got \`${open[2]}\``);
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length; j++) {
@@ -54,10 +55,33 @@ export function runnableBlocks(markdown: string, file = 'doc'): RunnableBlock[] 
       body.push(lines[j]);
     }
     if (j >= lines.length) throw new Error(`${file}:${i + 1}: unclosed code fence`);
-    if (info[0] === 'bash' && info.includes('runnable')) blocks.push({ line: i + 2, code: body.join('\n'), stack: stackOf(info, `${file}:${i + 1}`) });
+    out.push({ info: open[2].trim().split(/\s+/).filter(Boolean), line: i + 2, code: body.join('\n') });
     i = j;
   }
-  return blocks;
+  return out;
+}
+
+/** The ```` ```bash runnable ```` blocks of `markdown` in order (fences of 3+ backticks or tildes; other blocks skipped whole). */
+export function runnableBlocks(markdown: string, file = 'doc'): RunnableBlock[] {
+  return fences(markdown, file).flatMap((f) => {
+    if (f.info.includes('runnable') && f.info[0] !== 'bash') throw new Error(`${file}:${f.line - 1}: a runnable block must be bash, got \`${f.info.join(' ')}\``);
+    return f.info[0] === 'bash' && f.info.includes('runnable') ? [{ line: f.line, code: f.code, stack: stackOf(f.info, `${file}:${f.line - 1}`) }] : [];
+  });
+}
+
+/** The languages of shell blocks a reader may paste into a terminal. */
+const SHELL_LANGUAGES = new Set(['bash', 'sh', 'shell', 'console', 'zsh']);
+
+/**
+ * The shell blocks of `markdown` that CI does not run and that do not say why on their first line
+ * (`# Not run in CI: <reason>`), as `file:line` (issue 38 part 9). `exempt`: first body lines of
+ * blocks run by CI by other means (the README's two commands: .ci/run).
+ */
+export function unmarkedShellBlocks(markdown: string, file: string, exempt: (f: Fence) => boolean = () => false): string[] {
+  return fences(markdown, file)
+    .filter((f) => SHELL_LANGUAGES.has(f.info[0] ?? '') && !f.info.includes('runnable') && !exempt(f))
+    .filter((f) => !/^# Not run in CI(?: as written)?: \S.{8,}$/.test(f.code.split('\n')[0]))
+    .map((f) => `${file}:${f.line - 1}`);
 }
 
 /** The `stack:NAME=value` words of a fence's info string, as settings. */
@@ -163,6 +187,16 @@ describe('the runnable blocks are well-formed', () => {
     }
     // The README's first commands stay exactly as CI and newcomers run them.
     expect(fs.readFileSync(path.join(root, 'README.md'), 'utf8')).toMatch(/^# [^\n]+\n\n```bash\nnpm ci && npm start\nnpm test\n```\n/);
+  });
+
+  test('every other shell block in the README and the guides says on its first line why CI does not run it', () => {
+    const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs/guides')).filter((f) => f.endsWith('.md')).map((f) => `docs/guides/${f}`)];
+    // The README's two commands: .ci/run runs `npm ci` and `npm test`; tests/e2e/first-start.test.ts runs what `npm start` starts.
+    const theTwoCommands = (f: Fence) => f.code === 'npm ci && npm start\nnpm test';
+    const unmarked = files.flatMap((f) => unmarkedShellBlocks(fs.readFileSync(path.join(root, f), 'utf8'), f, theTwoCommands));
+    expect(unmarked).toEqual([]);
+    expect(unmarkedShellBlocks('```bash\nxdg-open x\n```\n```sh\n# Not run in CI: needs a desktop\nx\n```\n```bash runnable\ny\n```\n```js\nz\n```', 'md'))
+      .toEqual(['md:1']);
   });
 });
 
