@@ -234,7 +234,7 @@ function operation(def: OperationDef): Doc {
   const op: Doc = {
     operationId: def.id,
     summary,
-    ...(def.summary && def.summary !== summary ? { description: def.summary } : {}),
+    ...(def.summary && def.summary.replace(/\.$/, '') !== summary ? { description: def.summary } : {}),
     tags: [tagOf(def)],
     security: publicOp ? [] : callers.includes('business_key')
       ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }] : [{ BearerAuth: [] }],

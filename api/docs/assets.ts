@@ -1,10 +1,9 @@
 /**
  * The docs' static assets (issue 23), all served by the product at `/docs/assets/<name>` (offline, no
- * CDN, no third-party origin in the CSP): the API reference renderer from the npm package
- * `swagger-ui-dist` (its bundle and stylesheet, read from node_modules), and the docs' own
- * `api/docs/assets/*.css|js` (the reference's initializer and the docs' stylesheet). Each is read
- * once, hashed for a versioned URL (`?v=<hash>`, a year of immutable caching) and kept gzipped for
- * clients that accept it (the renderer's bundle is 1.7 MB, about 0.5 MB gzipped).
+ * CDN, no third-party origin in the CSP): the docs' own `api/docs/assets/*.css|js` (the docs'
+ * stylesheet; the references are server-rendered, docs/decisions/0093, so no renderer is shipped).
+ * Each is read once, hashed for a versioned URL (`?v=<hash>`, a year of immutable caching) and kept
+ * gzipped for clients that accept it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -16,9 +15,6 @@ export interface DocsAsset { name: string; type: string; body: Buffer; gzipped: 
 
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
-/** The files taken from the renderer's package (nothing else of it is served). */
-const RENDERER_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'];
-
 /** The docs' own assets folder: next to this file in the sources (jest), or the sources' folder from dist/. */
 function ownAssetsDir(): string {
   const beside = path.join(__dirname, 'assets');
@@ -26,24 +22,12 @@ function ownAssetsDir(): string {
   return path.resolve(__dirname, '../../../api/docs/assets');
 }
 
-/** The installed `swagger-ui-dist` package's folder. */
-function rendererDir(): string {
-  return path.dirname(require.resolve('swagger-ui-dist/package.json'));
-}
-
-/** A source map comment makes a browser's developer tools ask for a file we do not serve: drop it. */
-function withoutSourceMapComment(body: Buffer): Buffer {
-  const text = body.toString('utf8');
-  const stripped = text.replace(/\n?\/[/*]# sourceMappingURL=[^\n]*\s*$/, '\n');
-  return stripped === text ? body : Buffer.from(stripped, 'utf8');
-}
-
 let cache: Map<string, DocsAsset> | null = null;
 
 function load(name: string, file: string): DocsAsset | null {
   const type = TYPES[path.extname(name)];
   if (!type) return null;
-  const body = withoutSourceMapComment(fs.readFileSync(file));
+  const body = fs.readFileSync(file);
   const hash = crypto.createHash('sha256').update(body).digest('hex').slice(0, 12);
   return { name, type, body, gzipped: zlib.gzipSync(body, { level: 9 }), hash, url: `/docs/assets/${name}?v=${hash}` };
 }
@@ -52,11 +36,6 @@ function load(name: string, file: string): DocsAsset | null {
 export function docsAssets(): Map<string, DocsAsset> {
   if (cache) return cache;
   const found = new Map<string, DocsAsset>();
-  const renderer = rendererDir();
-  for (const name of RENDERER_FILES) {
-    const a = load(name, path.join(renderer, name));
-    if (a) found.set(name, a);
-  }
   const own = ownAssetsDir();
   for (const name of fs.readdirSync(own)) {
     const a = load(name, path.join(own, name));

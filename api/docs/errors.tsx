@@ -12,15 +12,16 @@ import { STATUS_BY_TYPE, type ErrorType } from '../../domain/errors';
 import { loadConfig } from '../../lib/config';
 import type { AppState } from '../context';
 import { sendPage } from '../pages/render';
+import { Breakable } from './breakable';
 import { ERRORS_COPY as C } from './copy';
 import { DocsPage } from './frame';
 
 /** The path of the page. */
 export const ERROR_REFERENCE_PATH = '/docs/errors';
 
-/** `text` with its backtick-quoted parts as `<code>`. */
+/** `text` with its backtick-quoted parts as `<code>`, long identifiers breakable between their parts. */
 function Inline(p: { text: string }) {
-  return <>{p.text.split('`').map((part, i) => (i % 2 === 1 ? <code>{part}</code> : part))}</>;
+  return <>{p.text.split('`').map((part, i) => (i % 2 === 1 ? <code><Breakable text={part} code /></code> : <Breakable text={part} />))}</>;
 }
 
 /** Anchor of a type's section: prefixed, since some codes are named like their type (`not_found`). */
@@ -33,9 +34,10 @@ function typeStatuses(type: ErrorType, entries: readonly ErrorCodeEntry[]): numb
   return [...s].sort((a, b) => a - b);
 }
 
+/** The types' table; it scrolls sideways inside its own box on a phone (focusable: keyboard scrolling). */
 function TypesTable(p: { groups: ReturnType<typeof errorCodesByType> }) {
   return (
-    <table>
+    <table tabIndex={0}>
       <thead><tr><th scope="col">{C.typeColumn}</th><th scope="col">{C.statusColumn}</th><th scope="col">{C.recoveryColumn}</th><th scope="col">{C.codesColumn}</th></tr></thead>
       <tbody>
         {p.groups.map((g) => (
@@ -57,7 +59,7 @@ function CodeEntry(p: { e: ErrorCodeEntry }) {
   const others = e.types.slice(1);
   return (
     <section id={e.code} class="error-code" aria-labelledby={`${e.code}-title`}>
-      <h3 id={`${e.code}-title`}><a href={`#${e.code}`}><code>{e.code}</code></a></h3>
+      <h3 id={`${e.code}-title`}><a href={`#${e.code}`}><code><Breakable text={e.code} code /></code></a></h3>
       {e.surface === 'simulator' ? <p class="muted"><Inline text={C.simulatorOnly} /></p> : null}
       {e.reserved ? <p class="muted"><Inline text={C.reserved} /></p> : null}
       <dl>

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import type { AppState } from '../context';
 import { sendNotFound, sendPage } from '../pages/render';
+import { Breakable } from './breakable';
 import { DocsPage } from './frame';
 import { renderMarkdown, summarizeMarkdown, type RenderedMarkdown } from './markdown';
 
@@ -101,7 +102,7 @@ export function mountGuides(r: Router<AppState>, opts: { simulator: boolean }): 
               {guides.map((g) => (
                 <li>
                   <a href={`/docs/guides/${g.name}`}>{g.title}</a>
-                  {g.lead ? <p class="muted">{g.lead}</p> : null}
+                  {g.lead ? <p class="muted"><Breakable text={g.lead} /></p> : null}
                 </li>
               ))}
             </ul>

@@ -3,10 +3,9 @@
  * reference, and the root of the API, all public (no key) and served by the product itself (no CDN,
  * no third-party origin):
  * - `GET /`: where the documentation is (HTML, or JSON for `Accept: application/json`; root.tsx);
- * - `GET /docs`: the /v1 reference drawn from `/v1/openapi.json` by Swagger UI (reference.tsx);
- *   `GET /sim/docs`: the simulator's, only with the simulator on;
- * - `GET /docs/assets/<name>`: the renderer's bundle and stylesheet (npm `swagger-ui-dist`) and the
- *   docs' own initializer and stylesheet (assets.ts);
+ * - `GET /docs`, `GET /docs/reference/<tag>`, `GET /docs/webhooks`: the /v1 reference, server-rendered
+ *   from the served document (reference.tsx); `GET /sim/docs`: the simulator's, only with the simulator on;
+ * - `GET /docs/assets/<name>`: the docs' own stylesheet (assets.ts);
  * - `GET /docs/guides`, `GET /docs/guides/<name>`: the repository's `docs/guides/*.md` (guides.tsx);
  * - `GET /docs/errors`: the error reference (errors.tsx, `mountErrorReference`).
  * The router is served like the pages (api/pages/index.ts `servePages`: page headers with a CSP

@@ -6,10 +6,12 @@
  * check (no `javascript:`, `vbscript:`, `file:` or non-image `data:`); a link to a sibling guide
  * (`other.md`, `./other.md#part`) points at its page (`/docs/guides/other#part`); headings get ids
  * for in-page links; table alignment becomes a class (the CSP allows no inline style); code blocks
- * and tables, which scroll sideways on a narrow screen, are focusable (keyboard scrolling).
+ * and tables, which scroll sideways on a narrow screen, are focusable (keyboard scrolling); long
+ * identifiers in text and inline code wrap between their parts on a phone (./breakable.tsx).
  */
 import MarkdownIt from 'markdown-it';
 import { h, type ComponentChildren, type VNode } from 'preact';
+import { breakable } from './breakable';
 
 type Token = MarkdownIt.Token;
 
@@ -97,8 +99,8 @@ function build(tokens: Token[], headingIds: Map<string, number>): ComponentChild
 function leaf(t: Token, headingIds: Map<string, number>): ComponentChildren {
   switch (t.type) {
     case 'inline': return build(t.children ?? [], headingIds);
-    case 'text': case 'text_special': case 'html_inline': case 'html_block': return t.content;
-    case 'code_inline': return h('code', null, t.content);
+    case 'text': case 'text_special': case 'html_inline': case 'html_block': return breakable(t.content);
+    case 'code_inline': return h('code', null, ...breakable(t.content, { code: true }));
     case 'softbreak': return '\n';
     case 'hardbreak': return h('br', null);
     case 'hr': return h('hr', null);
@@ -116,6 +118,11 @@ export function renderMarkdown(source: string): RenderedMarkdown {
   const tokens = md.parse(source, {});
   const body = h('article', { class: 'guide' }, ...build(tokens, new Map()));
   return { body, ...summarize(tokens) };
+}
+
+/** `source` (Markdown) as preact children without the guide's `<article>` (a description inside another page). */
+export function renderMarkdownFragment(source: string): ComponentChildren[] {
+  return build(md.parse(source, {}), new Map());
 }
 
 /** The first heading's text and the first paragraph's text of `source`. */
