@@ -11,6 +11,7 @@ import { toJsonSchema } from './openapi';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { SIM_OPERATIONS, type SimOperation } from './schemas/simulator';
 import { sandboxValuesMarkdown } from '../providers/sandbox-values';
+import { SANDBOX_PAYER_WALLET } from '../providers/wallet-sends';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -74,6 +75,10 @@ export function buildSimOpenApi(): JsonSchema {
       version: '1',
       description: 'What the outside world does in the sandbox: chains, banks, bridges, providers and people. '
         + 'Mounted only when SIMULATOR_ENABLED=true (`npm start`, tests). No credential: the simulator is an operator surface of the sandbox, never of production.\n\n'
+        + `## The sandbox payer wallet\n\n\`${SANDBOX_PAYER_WALLET}\` is a payer's wallet whose passkey the sandbox holds: \`POST /sim/wallet/sign\` signs from it `
+        + '(e.g. the `unsigned_transaction` of `pay_with_wallet` called with it as `from_address`), first minting to it what its balance lacks, '
+        + 'and the payer page\'s "SANDBOX: pay from the sandbox wallet" button pays from it. Any other `from` must be a wallet registered on this sandbox '
+        + '(an account\'s service wallet) holding the balance.\n\n'
         + '## Sandbox values\n\nEvery magic value of the sandbox (providers/sandbox-values.ts):\n\n'
         + sandboxValuesMarkdown(),
     },

@@ -30,6 +30,14 @@ export class WalletSendCloseError extends Error {
 export const CROSS_NETWORK_ROUTER = deriveAddress('wallet:router');
 
 /**
+ * The sandbox payer wallet: a payer's wallet whose passkey the sandbox holds, on every chain it
+ * signs for. `signTransaction` signs from it like from a registered wallet, first minting to it
+ * what its balance lacks, so a payer in the sandbox can pay from it without funding it (the payer
+ * page's SANDBOX button, `POST /sim/wallet/sign`).
+ */
+export const SANDBOX_PAYER_WALLET = deriveAddress('sandbox:payer-wallet');
+
+/**
  * The wallet provider closes every unsigned send (signable or expired) of payout `payoutId` of the
  * holder `accountId`: afterwards none can be signed. Throws WalletSendCloseError when it cannot
  * (sandbox: fault `wallet.close_fails` set for that account). The provider reports; the payouts
@@ -92,8 +100,9 @@ export interface SignRequest {
  * happens outside the API). Accepts an ERC-20 `transfer` on a stablecoin contract the sandbox
  * knows (the native chain's, or USDC on a bridged network), or a conversion router `convert` call
  * on the native chain (paying `amountIn` of `tokenIn` to the router), from a wallet registered here (the
- * sandbox holds those passkeys). In one transaction, serialised per wallet: checks the balance on
- * that chain and records the transfer under a fresh hash; then reports it to the chain watchers
+ * sandbox holds those passkeys) or from SANDBOX_PAYER_WALLET (minted what it lacks first). In one
+ * transaction, serialised per wallet: checks the balance on that chain and records the transfer
+ * under a fresh hash; then reports it to the chain watchers
  * (with `status: pending`, broadcast only: it waits in the mempool until confirmed).
  * Throws SignRefused (unknown chain or token, not a transfer, unknown wallet, balance too low).
  */
@@ -116,14 +125,23 @@ export async function signTransaction(req: SignRequest): Promise<ObservedTransfe
   if (!call) throw new SignRefused('`data` must be an ERC-20 transfer(address,uint256) or a conversion router convert(...) call.', 'parameter_invalid', 'data');
   if (call.amount <= 0n) throw new SignRefused('The transfer amount must be positive.', 'parameter_invalid', 'data');
   const t = await transaction(async (m) => {
-    const w: Array<{ address: string }> = await m.query('SELECT address FROM wallets WHERE lower(address) = lower($1) LIMIT 1', [req.from]);
+    const payerWallet = req.from.toLowerCase() === SANDBOX_PAYER_WALLET.toLowerCase();
+    const w: Array<{ address: string }> = payerWallet ? [{ address: SANDBOX_PAYER_WALLET }]
+      : await m.query('SELECT address FROM wallets WHERE lower(address) = lower($1) LIMIT 1', [req.from]);
     if (!w[0]) throw new SignRefused('The sandbox holds no passkey for that wallet.', 'wallet_not_found', 'from');
     await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`wallet:${req.from.toLowerCase()}`]);
     const bal: Array<{ b: string }> = await m.query(
       `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
              - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS b
          FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3`, [w[0].address, target.chain, target.asset]);
-    if (BigInt(bal[0].b) < call.amount) throw new SignRefused('The wallet balance does not cover the transfer.', 'balance_insufficient', 'data');
+    const lacking = call.amount - BigInt(bal[0].b);
+    if (lacking > 0n && payerWallet) {
+      // The sandbox payer wallet is funded on demand: a mint of what it lacks (no sender).
+      await m.query('INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,$2,NULL,$3,$4,6,$5)',
+        [target.chain, target.asset, SANDBOX_PAYER_WALLET, lacking.toString(), `0x${crypto.randomBytes(32).toString('hex')}`]);
+    } else if (lacking > 0n) {
+      throw new SignRefused('The wallet balance does not cover the transfer.', 'balance_insufficient', 'data');
+    }
     const hash = `0x${crypto.randomBytes(32).toString('hex')}`;
     await m.query(
       `INSERT INTO ${req.status === 'pending' ? 'sandbox_chain_mempool' : 'sandbox_chain_transfers'}(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,$2,$3,$4,$5,6,$6)`,

@@ -4,11 +4,13 @@
  * recorded and settled; a cross-chain send delivered on the destination network less the bridge
  * fee; a signed transaction that differs from the built one fails with its reason; the request
  * rules (reach, chain, address, asset, minimum, balance, source_tx conflicts); the sandbox signer's
- * refusals; and a payer paying a link with `pay_with_wallet` judged by the native verdict rules.
+ * refusals; a payer paying a link with `pay_with_wallet` judged by the native verdict rules; and the
+ * sandbox payer wallet, signed from without being funded first.
  */
 import type Joi from 'joi';
 import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { db } from '../../lib/db';
+import { SANDBOX_PAYER_WALLET } from '../../providers/wallet-sends';
 import { listEnvelope } from '../../views/schema';
 import { sendIntentResponse, sendRouteResponse } from '../../views/wallet-sends';
 
@@ -176,4 +178,24 @@ test('pay_with_wallet: the unsigned transfer of the total due to the payment\'s 
     return ['paid', 'settled'].includes(p.status) ? p : null;
   }, 'payment paid', 20000);
   expectError(await pay({ from_address: payer.wallet.address }), 409, 'conflict');
+});
+
+test('the sandbox payer wallet: pay_with_wallet from it is signed without funding it first (the sandbox mints what it lacks, once)', async () => {
+  const merchant = client((await newAccount()).live_key);
+  const l = expectOk(await merchant.post('/v1/payment_links', { amount: { amount: '1200', currency: 'USD', decimals: 2 }, title: 'Sandbox payer wallet', accepted_rail_kinds: ['crypto'] }), 201);
+  const a = expectOk(await merchant.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
+  const token = String(a.url).split('/pay/')[1];
+  const out = expectOk(await call('POST', `/v1/payment_sessions/${token}/pay_with_wallet`, { from_address: SANDBOX_PAYER_WALLET }, { idem: null }), 201);
+  const hash = await sign(out.unsigned_transaction);
+  const [sent] = await db().query('SELECT from_address, to_address, amount_minor FROM sandbox_chain_transfers WHERE tx_hash = $1', [hash]);
+  expect(sent).toEqual({ from_address: SANDBOX_PAYER_WALLET, to_address: out.payment.deposit_instructions.address, amount_minor: '12120000' });
+  // What it holds never goes below zero: every debit was covered (minted when short).
+  const [bal] = await db().query(
+    `SELECT COALESCE(SUM(amount_minor) FILTER (WHERE to_address = $1), 0) - COALESCE(SUM(amount_minor) FILTER (WHERE from_address = $1), 0) AS b
+       FROM sandbox_chain_transfers WHERE chain = $2`, [SANDBOX_PAYER_WALLET, out.unsigned_transaction.chain]);
+  expect(BigInt(bal.b)).toBeGreaterThanOrEqual(0n);
+  await eventually(async () => {
+    const p = expectOk(await call('GET', `/v1/payment_sessions/${token}/payments/${out.payment.id}`, undefined, { idem: null }));
+    return ['paid', 'settled'].includes(p.status) ? p : null;
+  }, 'payment paid', 20000);
 });
