@@ -1,14 +1,18 @@
 /**
  * The browser tier's harness (tests/helpers/browser.ts) against the running product: the one 404
  * page of the pages router (api/pages/render.tsx `sendNotFound`) opened in Chromium, its security
- * headers, no CSP complaint in the console, screenshots with axe and the overflow check at both
- * widths; and the same 404, byte for byte but the nonce, for an unknown, a malformed token and an
- * unknown short code (no oracle).
+ * headers, no CSP complaint in the console, screenshots at 390 and 1280 px with axe, the overflow
+ * and broken-word checks at 360, 390 and 1280 px; the same 404, byte for byte but the nonce, for an
+ * unknown, a malformed token and an unknown short code (no oracle); and the phone-width checks
+ * themselves, on markup that breaks a word or scrolls sideways.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { collectConsoleErrors, newPage, openBrowser, PHONE, screenshotDir, snapshot } from '../helpers/browser';
+import { collectConsoleErrors, newPage, noBrokenWords, noHorizontalScroll, openBrowser, PHONE, screenshotDir, snapshot } from '../helpers/browser';
+
+// The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
+declare const document: any;
 
 const api = () => process.env.TEST_API_URL!;
 const withoutNonce = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""');
@@ -18,7 +22,7 @@ beforeAll(async () => { browser = await openBrowser(); });
 afterAll(async () => { await browser?.close(); });
 
 describe('browser harness', () => {
-  test('the 404 page: headers, CSP honoured, screenshots, axe and no sideways scroll at 360 and 1280 px', async () => {
+  test('the 404 page: headers, CSP honoured, screenshots, axe, no sideways scroll and no broken word at phone and desktop widths', async () => {
     const page = await newPage(browser);
     const errors = collectConsoleErrors(page);
     const res = await page.goto(`${api()}/pay/plk_doesnotexist`);
@@ -33,8 +37,8 @@ describe('browser harness', () => {
     expect(res!.headers()['cache-control']).toBe('no-store');
     await page.waitForLoadState('load');
     expect(await page.locator('h1').count()).toBe(1);
-    const files = await snapshot(page, 'not-found');
-    expect(files.map((f) => path.basename(f))).toEqual(['not-found-360.png', 'not-found-1280.png']);
+    const files = await snapshot(page, 'not-found', { wholeWords: true });
+    expect(files.map((f) => path.basename(f))).toEqual(['not-found-390.png', 'not-found-1280.png']);
     for (const f of files) {
       expect(path.dirname(f)).toBe(screenshotDir());
       expect(fs.statSync(f).size).toBeGreaterThan(1000);
@@ -50,7 +54,7 @@ describe('browser harness', () => {
     const page = await newPage(browser, { ...PHONE, javaScriptEnabled: false });
     const res = await page.goto(`${api()}/pay/plk_doesnotexist`);
     expect(res!.status()).toBe(404);
-    await snapshot(page, 'not-found-nojs');
+    await snapshot(page, 'not-found-nojs', { wholeWords: true });
     expect(page.viewportSize()).toEqual(PHONE);
     await page.context().close();
   });
@@ -71,5 +75,28 @@ describe('browser harness', () => {
     expect(new Set(answers.map((a) => a.csp)).size).toBe(answers.length);
     const [first, ...rest] = answers.map((a) => withoutNonce(a.body));
     for (const b of rest) expect(b).toBe(first);
+  });
+
+  test('the phone-width checks catch a word broken inside a label, an identifier broken inside a group and a sideways scroll', async () => {
+    const page = await newPage(browser, PHONE);
+    const mount = (body: string) => page.setContent(`<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="margin:0">${body}</body></html>`);
+    const err = async (check: Promise<void>) => check.then(() => '', (e: Error) => e.message);
+    // A label squeezed by its value, words allowed to break anywhere: "Transaction" in pieces.
+    await mount('<div style="display:flex;width:300px;overflow-wrap:anywhere"><span>Transaction</span><code style="word-break:break-all">0x5467266cc7b529183c7f84cf7086e86244fc0b7197b93c1ef0297c58cadfde19</code></div>');
+    expect(await err(noBrokenWords(page, 'squeezed'))).toMatch(/"Transaction" in span/);
+    // An amount with a no-break space is one word: broken where words may break anywhere, whole where they may not.
+    await mount('<p style="width:60px;overflow-wrap:anywhere">1.00\u00a0USDC</p>');
+    expect(await err(noBrokenWords(page, 'narrow amount'))).toMatch(/"1\.00\u00a0USDC"/);
+    await mount('<p style="width:60px;overflow-wrap:normal">1.00\u00a0USDC</p>');
+    expect(await err(noBrokenWords(page, 'whole amount'))).toBe('');
+    // An identifier in groups wraps between them only: no word broken, and no sideways scroll.
+    await mount(`<code style="display:block;width:120px">${['0x5290', '8400', '0985', '2788', '6E0F', '7030', '0698', '57D2', 'E416', '9EE7'].map((g) => `<span style="white-space:nowrap">${g}</span>`).join('<wbr>')}</code>`);
+    expect(await err(noBrokenWords(page, 'grouped'))).toBe('');
+    expect(await err(noHorizontalScroll(page, 'grouped'))).toBe('');
+    expect(await page.evaluate(() => document.querySelector('code').getClientRects()[0].height)).toBeGreaterThan(30); // it did wrap
+    // The same identifier in one piece pushes the page sideways.
+    await mount('<code style="white-space:nowrap">0x52908400098527886E0F7030069857D2E4169EE70x52908400098527886E0F</code>');
+    expect(await err(noHorizontalScroll(page, 'one piece'))).toMatch(/horizontal scroll on one piece/);
+    await page.context().close();
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The browser tier's harness (tests/browser/, issue 22): Debian's Chromium driven by playwright-core
- * (no browser is ever downloaded), axe-core for accessibility, and screenshots at a phone's and a
+ * (no browser is ever downloaded), axe-core for accessibility, the layout checks of a phone's width
+ * (no sideways scroll, no word broken across lines: issue 38), and screenshots at a phone's and a
  * desktop's width into an artifacts folder.
  *
  *   const b = await openBrowser();
  *   const page = await newPage(b);
  *   await page.goto(url);
- *   await snapshot(page, 'payer-awaiting'); // <name>-360.png, <name>-1280.png; axe and overflow at both widths
+ *   await snapshot(page, 'payer-awaiting', { wholeWords: true });
+ *   // <name>-390.png, <name>-1280.png with axe; no sideways scroll and no broken word at 360, 390 and 1280 px
  *   await b.close();
  *
  * A missing Chromium fails the test (never a silent skip): `.ci/run` installs it; by hand,
@@ -26,6 +28,10 @@ declare const document: any;
 /** A phone's viewport (isMobile, hasTouch) and the desktop default. */
 export const PHONE = { width: 360, height: 740 } as const;
 export const DESKTOP = { width: 1280, height: 900 } as const;
+/** The phone widths every page is checked at: a small Android phone's and an iPhone's. */
+export const PHONE_WIDTHS = [360, 390] as const;
+/** The widths {@link snapshot} photographs (and runs axe at): a phone's and the desktop's. */
+export const SCREENSHOT_WIDTHS = [390, DESKTOP.width] as const;
 /** Viewports this narrow or narrower get a phone's emulation (isMobile, hasTouch). */
 const PHONE_MAX_WIDTH = 480;
 
@@ -220,6 +226,41 @@ export async function noHorizontalScroll(page: Page, label = page.url()): Promis
   }
 }
 
+/**
+ * Asserts no word of the page's visible text is broken across lines: every run of characters
+ * between spaces of every text node (a no-break space belongs to the run, so "1.00 USDC" is one;
+ * a hyphen before a letter ends one, where a line may break) lays out on one line, measured with a
+ * Range's client rects. Labels, amounts and buttons are
+ * covered so; a long identifier is drawn in groups of its own (api/pages/layout.tsx `Ident`), each
+ * a run, so this also asserts it wraps only between groups. The error names the broken words.
+ */
+export async function noBrokenWords(page: Page, label = page.url()): Promise<void> {
+  const broken: string[] = await page.evaluate(() => {
+    const out: string[] = [];
+    const walker = document.createTreeWalker(document.body, 4 /* NodeFilter.SHOW_TEXT */);
+    const range = document.createRange();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const parent = n.parentElement;
+      if (!parent || parent.closest('script, style, noscript, svg, select, textarea')) continue;
+      // Words: runs between spaces, a hyphen before a letter ending one ("non-zero" may wrap as "non-" "zero").
+      for (const m of (n.data as string).matchAll(/[^ \t\n\r\f]+?(?:-(?=\p{L})|(?=[ \t\n\r\f]|$))/gu)) {
+        const at = m.index ?? 0;
+        range.setStart(n, at);
+        range.setEnd(n, at + m[0].length);
+        const rects = (Array.from(range.getClientRects()) as any[]).filter((r) => r.width > 0 && r.height > 0);
+        if (rects.length < 2) continue;
+        const tops = rects.map((r) => r.top);
+        if (Math.max(...tops) - Math.min(...tops) < Math.min(...rects.map((r) => r.height)) / 2) continue;
+        const where = `${parent.tagName.toLowerCase()}${parent.id ? `#${parent.id}` : ''}${parent.className && typeof parent.className === 'string' ? `.${parent.className.trim().split(/\s+/).join('.')}` : ''}`;
+        out.push(`"${m[0]}" in ${where} (${rects.length} pieces)`);
+        if (out.length >= 12) return out;
+      }
+    }
+    return out;
+  });
+  if (broken.length) throw new Error(`words broken across lines on ${label}:\n  ${broken.join('\n  ')}`);
+}
+
 /** Where screenshots go: `SCREENSHOT_DIR`, else `<repo>/.artifacts/screenshots` (created). */
 export function screenshotDir(): string {
   const dir = path.resolve(process.env.SCREENSHOT_DIR || path.join(root, '.artifacts', 'screenshots'));
@@ -227,26 +268,39 @@ export function screenshotDir(): string {
   return dir;
 }
 
+/** Options of {@link snapshot}. */
+export interface SnapshotOptions {
+  /** Also assert {@link noBrokenWords} at every width (the product's pages; the docs' renderer is not held to it). */
+  wholeWords?: boolean;
+}
+
 /**
- * Screenshots the whole page at 360 px and at 1280 px wide (`<name>-360.png`, `<name>-1280.png` in
- * {@link screenshotDir}) and at each width runs {@link checkA11y} and {@link noHorizontalScroll};
- * the viewport is restored afterwards. Both screenshots are taken even when a check fails; then
- * one error lists every failure. Returns the files written.
+ * At 360, 390 and 1280 px wide: asserts {@link noHorizontalScroll} (and {@link noBrokenWords} with
+ * `wholeWords`); at 390 and 1280 px also screenshots the whole page (`<name>-390.png`,
+ * `<name>-1280.png` in {@link screenshotDir}) and runs {@link checkA11y}. The viewport is restored
+ * afterwards. Every screenshot is taken even when a check fails; then one error lists every
+ * failure. Returns the files written.
  */
-export async function snapshot(page: Page, name: string): Promise<string[]> {
+export async function snapshot(page: Page, name: string, opts: SnapshotOptions = {}): Promise<string[]> {
   const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-');
   const dir = screenshotDir();
   const original = page.viewportSize();
   const files: string[] = [];
   const failures: string[] = [];
+  const widths = [...new Set<number>([...PHONE_WIDTHS, ...SCREENSHOT_WIDTHS])].sort((a, b) => a - b);
   try {
-    for (const size of [PHONE, DESKTOP]) {
-      await page.setViewportSize({ width: size.width, height: original?.height ?? size.height });
-      const file = path.join(dir, `${safe}-${size.width}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      files.push(file);
-      const label = `${name} at ${size.width}px`;
-      for (const check of [() => checkA11y(page, label), () => noHorizontalScroll(page, label)]) {
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: original?.height ?? (width <= PHONE_MAX_WIDTH ? PHONE.height : DESKTOP.height) });
+      const label = `${name} at ${width}px`;
+      const checks = [() => noHorizontalScroll(page, label)];
+      if (opts.wholeWords) checks.push(() => noBrokenWords(page, label));
+      if ((SCREENSHOT_WIDTHS as readonly number[]).includes(width)) {
+        const file = path.join(dir, `${safe}-${width}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        files.push(file);
+        checks.push(async () => { await checkA11y(page, label); });
+      }
+      for (const check of checks) {
         try {
           await check();
         } catch (e) {
