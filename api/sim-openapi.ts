@@ -2,7 +2,8 @@
  * The simulator's own OpenAPI 3.1 document (served at `GET /sim/openapi.json` when the simulator is
  * mounted; ARCHITECTURE.md "Simulator"): every `/sim` route a merchant's engineer drives the sandbox
  * with, its request body (converted from the same joi schema the route validates with), what it
- * answers, and one worked example each; its description carries the table of the sandbox's magic
+ * answers, and one worked example each (the request's, and what the route answers to it:
+ * api/sim-response-examples.ts); its description carries the table of the sandbox's magic
  * values (providers/sandbox-values.ts). tests/api/sim-document.test.ts proves that the document
  * names exactly the routes the simulator router serves and that every example passes its schema.
  */
@@ -10,6 +11,7 @@ import type Joi from 'joi';
 import { toJsonSchema } from './openapi';
 import { errorEnvelopeSchema } from './middleware/errors';
 import { SIM_OPERATIONS, type SimOperation } from './schemas/simulator';
+import { SIM_RESPONSE_EXAMPLES } from './sim-response-examples';
 import { sandboxValuesMarkdown } from '../providers/sandbox-values';
 import { SANDBOX_PAYER_WALLET } from '../providers/wallet-sends';
 
@@ -37,7 +39,10 @@ function operation(op: SimOperation): JsonSchema {
     responses: {
       [String(op.status)]: {
         description: op.answers,
-        content: { 'application/json': { schema: { type: 'object', properties: { object: { type: 'string', const: op.object } }, required: ['object'] } } },
+        content: { 'application/json': {
+          schema: { type: 'object', properties: { object: { type: 'string', const: op.object } }, required: ['object'] },
+          ...(SIM_RESPONSE_EXAMPLES[op.id] ? { example: SIM_RESPONSE_EXAMPLES[op.id] } : {}),
+        } },
       },
       400: errorResponse('The body or a parameter is invalid (`invalid_request`).'),
       404: errorResponse('No such object in the sandbox (`not_found`).'),

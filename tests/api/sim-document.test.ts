@@ -1,12 +1,14 @@
 /**
  * The simulator's served document (`GET /sim/openapi.json`, api/sim-openapi.ts; issue 12): it names
  * exactly the routes the simulator router serves, every request body is the route's own joi schema
- * converted, and every route has a worked example that passes its schema; a few examples are sent
- * for real, as a merchant's engineer would copy them.
+ * converted, and every route has a worked example (of its request and of its answer) that passes
+ * its schema; a few examples are sent for real, as a merchant's engineer would copy them, and answer
+ * the fields their documented answer shows.
  */
 import { simulatorRouter } from '../../api/routes/simulator';
 import { simTemplate } from '../../api/sim-openapi';
 import { SIM_OPERATIONS } from '../../api/schemas/simulator';
+import { SIM_RESPONSE_EXAMPLES } from '../../api/sim-response-examples';
 import { call, connectDb } from '../helpers/api';
 
 let doc: { openapi: string; paths: Record<string, Record<string, any>> };
@@ -46,11 +48,24 @@ test('every route has a summary, a description, an answer and an example; every 
   }
 });
 
+test('every route carries an example: of each input it takes (path, query, body) and of its answer, whose object is the route\'s (issue 38)', () => {
+  for (const op of SIM_OPERATIONS) {
+    const d = doc.paths[simTemplate(op.path)][op.method];
+    const answer = d.responses[String(op.status)].content['application/json'].example;
+    expect([op.id, answer?.object]).toEqual([op.id, op.object]);
+    for (const p of d.parameters as Array<{ name: string; in: string; example?: unknown }>) {
+      if (p.in === 'path' || op.query?.[p.name] !== undefined) expect([op.id, p.name, typeof p.example]).toEqual([op.id, p.name, 'string']);
+    }
+    if (op.body) expect([op.id, typeof d.requestBody.content['application/json'].example]).toEqual([op.id, 'object']);
+  }
+});
+
 test('the documented examples work as written: a chain transfer and a screening signal', async () => {
   for (const id of ['sim.chain.transfers.create', 'sim.screening.signals.create']) {
     const op = SIM_OPERATIONS.find((o) => o.id === id)!;
     const r = await call('POST', simTemplate(op.path), op.example.body);
     expect([id, r.status, r.body.object]).toEqual([id, op.status, op.object]);
+    expect([id, Object.keys(r.body).sort()]).toEqual([id, Object.keys(SIM_RESPONSE_EXAMPLES[id]).sort()]);
   }
   const emails = SIM_OPERATIONS.find((o) => o.id === 'sim.emails.list')!;
   const r = await call('GET', `${simTemplate(emails.path)}?related_object_id=${emails.example.query!.related_object_id}`);
