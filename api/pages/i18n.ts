@@ -11,13 +11,17 @@ import { en, type Copy } from './copy/en';
 
 const TRANSLATIONS: Readonly<Record<string, Copy>> = { en };
 const FALLBACK = 'en-US';
+const NBSP = '\u00a0';
 
 /** What a template needs to speak the payer's language. */
 export interface Locale {
   /** BCP 47 tag used for formatting (e.g. `de-DE`). */
   tag: string;
   copy: Copy;
-  /** Money from minor units: `{12345, USD, 2}` -> "$123.45" (en-US), "123,45 $" (fr-FR); stablecoins as "123.450000 USDC". */
+  /**
+   * Money from minor units: `{12345, USD, 2}` -> "$123.45" (en-US), "123,45 $" (fr-FR); stablecoins as
+   * "123.45 USDC". Every space in it is a no-break space: an amount never wraps away from its currency.
+   */
   money(m: Money): string;
   /** Date and time in the payer's locale, with the time zone named (UTC: the server cannot know the payer's zone). */
   dateTime(iso: string): string;
@@ -50,10 +54,10 @@ export function localeFor(tag: string): Locale {
     money(m: Money): string {
       // Intl formats a decimal string exactly (ECMA-402 "Intl.NumberFormat v3"); the cast is only for the ES2022 lib types.
       const exact = formatMajor(m) as unknown as number;
-      if (isFiat(m.currency)) {
-        return new Intl.NumberFormat(tag, { style: 'currency', currency: m.currency, minimumFractionDigits: m.decimals, maximumFractionDigits: m.decimals }).format(exact);
-      }
-      return `${new Intl.NumberFormat(tag, { minimumFractionDigits: Math.min(m.decimals, 2), maximumFractionDigits: m.decimals }).format(exact)} ${m.currency}`;
+      const text = isFiat(m.currency)
+        ? new Intl.NumberFormat(tag, { style: 'currency', currency: m.currency, minimumFractionDigits: m.decimals, maximumFractionDigits: m.decimals }).format(exact)
+        : `${new Intl.NumberFormat(tag, { minimumFractionDigits: Math.min(m.decimals, 2), maximumFractionDigits: m.decimals }).format(exact)} ${m.currency}`;
+      return text.replace(/ /g, NBSP);
     },
     dateTime: (iso) => dateTime.format(new Date(iso)),
     date: (isoDate) => dateOnly.format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`)),

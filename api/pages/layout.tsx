@@ -51,14 +51,50 @@ export function FieldError(p: { id: string; message: string | undefined }) {
   return <p class="field-error" id={`${p.id}-error`}>{p.message}</p>;
 }
 
-/** A value with a copy button (the button works with JavaScript; the value stays selectable without). */
+/**
+ * The groups a long identifier is shown in, so that on a phone it wraps only between groups, never
+ * inside one (issue 38): a `0x` hex string ("0x5290 8400 … 9EE7") and a run of 13 or more letters
+ * and digits (an IBAN, a CLABE) in groups of four, `spaced` apart; a URI or an email after each of
+ * its separators (`:/?&=@.-`), long hex or alphanumeric pieces in fours, not spaced. A value with
+ * spaces (it wraps there) or of 12 characters or fewer is one group.
+ */
+export function identGroups(value: string): { groups: string[]; spaced: boolean } {
+  const fours = (s: string) => s.match(/.{1,4}/g) ?? [s];
+  const hexOrRun = (s: string) => (/^0x[0-9a-fA-F]{5,}$/.test(s) ? [s.slice(0, 6), ...fours(s.slice(6))] : /^[A-Za-z0-9]{13,}$/.test(s) ? fours(s) : [s]);
+  if (value.length <= 12 || /\s/.test(value)) return { groups: [value], spaced: false };
+  if (/^(0x[0-9a-fA-F]+|[A-Za-z0-9]+)$/.test(value)) return { groups: hexOrRun(value), spaced: true };
+  const pieces = value.match(/[^:/?&=@.-]*[:/?&=@.-]*/g)?.filter(Boolean) ?? [value];
+  return { groups: pieces.flatMap((piece) => {
+    const [, body, seps] = /^(.*?)([:/?&=@.-]*)$/.exec(piece)!;
+    const parts = hexOrRun(body);
+    parts[parts.length - 1] += seps;
+    return parts;
+  }), spaced: false };
+}
+
+/**
+ * A long identifier (address, IBAN, transaction hash, URI) in `<code>`, drawn in the groups of
+ * `identGroups` with a line break allowed only between them; its text is the value as is (a copy
+ * or a selection has no added space). `attrs` go on the `<code>` (e.g. a `data-` marker).
+ */
+export function Ident(p: { value: string; id?: string; class?: string; attrs?: Record<string, string> }) {
+  const { groups, spaced } = identGroups(p.value);
+  const cls = ['ident', spaced ? 'spaced' : '', p.class ?? ''].filter(Boolean).join(' ');
+  return (
+    <code id={p.id} class={cls} {...p.attrs}>
+      {groups.length === 1 ? p.value : groups.map((g, i) => <>{i > 0 ? <wbr /> : null}<span class="grp">{g}</span></>)}
+    </code>
+  );
+}
+
+/** A value with a copy button (the button works with JavaScript and is hidden without; the value stays selectable). */
 export function Copyable(p: { label: string; value: string; id: string; locale: Locale; strong?: boolean }) {
   return (
     <div class={p.strong ? 'copyable strong' : 'copyable'}>
       <dt id={`${p.id}-label`}>{p.label}</dt>
       <dd>
-        <code id={p.id} class="value">{p.value}</code>
-        <button type="button" class="copy" data-copy={p.id} data-copied={p.locale.copy.copied} aria-describedby={`${p.id}-label`} hidden>{p.locale.copy.copy}</button>
+        <Ident id={p.id} class="value" value={p.value} />
+        <button type="button" class="copy" data-copy={p.id} data-copied={p.locale.copy.copied} aria-describedby={`${p.id}-label`} data-js-only hidden>{p.locale.copy.copy}</button>
       </dd>
     </div>
   );

@@ -2,8 +2,9 @@
  * The payroll recipient's page (issue 22 part 2; spec 4.4 recipient sessions): `/payroll/<prk_token>`,
  * the URL `reissue_link` hands out (views/payroll-destination.ts `recipientSessionUrl`).
  * - `GET /payroll/:token`: what the public JSON session shows (`recipientSession` rendered through
- *   `recipientSessionView`, so the page shows nothing the public projection does not): payer,
- *   amount, run, pay period, memo, item status, paid date, the masked destination, the pending
+ *   `recipientSessionView`, so the page shows nothing the public projection does not): whom it is
+ *   for (the recipient's name as the payer wrote it), payer, amount, run, pay period, memo, item
+ *   status, paid date, the masked destination, the pending
  *   one awaiting the payer's adoption, and the destination form while `can_submit` (else why not);
  * - `POST /payroll/:token/destination`: the form (a bank account on a rail of the run currency, or
  *   a USDC wallet) turned into the JSON body of `submitDestinationBody`, validated by it and given to
@@ -151,6 +152,7 @@ function RecipientPage(p: { pc: PageContext; s: SessionWire; token: string; form
   return (
     <Layout locale={pc.locale} nonce={pc.nonce} title={title} sandbox={pc.sandbox}>
       <section class="card" aria-labelledby="payment-title">
+        {s.recipient_name ? <p class="for-recipient" data-recipient-name>{c.forRecipient(s.recipient_name)}</p> : null}
         <h1 id="payment-title">{title}</h1>
         <p class="amount">{pc.locale.money(s.amount)}</p>
         <dl class="kv">

@@ -81,6 +81,7 @@ describe('the payroll recipient page', () => {
     expect(p.html).toContain('$2,500.00');
     expect(p.html).toContain('Payment from Acme &lt;Payroll> &amp; Co'); // text escaped (`>` needs none in text)
     expect(p.html).not.toContain('<Payroll>');
+    expect(p.html).toMatch(/data-recipient-name="true">For Ana Diaz<\/p>/); // whom it is for, as the payer wrote it
     for (const text of ['November payroll', 'Nov 1, 2026', 'Nov 30, 2026', 'Thanks for November', 'Scheduled: not paid yet', 'No payment details yet.']) expect(p.html).toContain(text);
     expect(h1Count(p.html)).toBe(1);
     expect(p.html).toContain(`action="/payroll/${token}/destination"`);

@@ -3,7 +3,8 @@
  * `watcher_state`, 4.1 `crypto_xchain`), on a private mainnet stack (the rail exists only there):
  * the network picker and the refund address with the spec's error in place, the amount to send
  * with the bridge fee line and what arrives, the quote's expiry counting down, and `watcher_state`
- * in words as the bridge moves the money, up to paid, without a reload.
+ * in words as the bridge moves the money, up to paid, without a reload. Every state is checked for
+ * sideways scroll and broken words at 360, 390 and 1280 px, with axe, and photographed.
  */
 import type { Browser, Page } from 'playwright-core';
 import { setSwitch } from '../../lib/switches';
@@ -28,6 +29,7 @@ beforeAll(async () => {
 afterAll(async () => { await browser?.close(); });
 
 const text = (page: Page, sel: string) => page.locator(sel).first().innerText();
+const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: true });
 const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
 
 test('cross-network: network and refund address, bridge fee, countdown, the watcher in words, paid', async () => {
@@ -39,17 +41,19 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   await page.getByLabel('Refund address on that network').fill('0x0000000000000000000000000000000000000000');
   await page.getByRole('button', { name: 'Show payment details' }).click();
   expect(await text(page, '#f-refund_address-error')).toContain('zero address');
-  await snapshot(page, 'payer-xchain-refund-error');
+  await shoot(page, 'payer-xchain-refund-error');
 
   await page.getByLabel('Refund address on that network').fill('0x4444444444444444444444444444444444444444');
   await page.getByRole('button', { name: 'Show payment details' }).click();
   await page.waitForSelector('[data-watcher-state="address_issued"]');
   expect(await text(page, '[data-chain]')).toBe('base');
-  expect(await text(page, '[data-amount-due]')).toBe('252.60 USDC'); // 250.00 + 1% payer fee, gross of the 0.10 bridge fee
+  expect(await text(page, '[data-amount-due]')).toBe('252.60\u00a0USDC'); // 250.00 + 1% payer fee, gross of the 0.10 bridge fee
   expect(await page.locator('text=Bridge fee').count()).toBe(1);
   expect(await page.locator('text=Arrives as').count()).toBe(1);
-  await page.waitForFunction(() => /^\d+:\d\d$/.test(document.querySelector('[data-countdown]')?.textContent ?? ''));
-  await snapshot(page, 'payer-xchain-awaiting');
+  // The price holds until a time (the page without its script says that much); the script adds the minutes left.
+  expect(await page.locator('main').innerText()).toMatch(/Price held until \w{3} \d+, \d{4}/);
+  await page.waitForFunction(() => /^\(\d+:\d\d left\)$/.test(document.querySelector('[data-countdown]')?.textContent ?? ''));
+  await shoot(page, 'payer-xchain-awaiting');
 
   const session = expectOk(await call('GET', `/v1/payment_sessions/${new URL(link.url).pathname.split('/pay/')[1]}`, undefined, { idem: null }));
   const paymentId = session.current_payment_id as string;
@@ -57,9 +61,9 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   expectOk(await sim(`/bridge/transfers/${paymentId}`, { state: 'delayed' }));
   expectOk(await sim('/chain/transfers', { chain: 'base', to_address: address, asset: 'USDC', amount: '252600000' }), 201);
   await page.waitForSelector('[data-watcher-state="confirming"]', { timeout: 30000 });
-  await snapshot(page, 'payer-xchain-confirming');
+  await shoot(page, 'payer-xchain-confirming');
   expectOk(await sim(`/bridge/transfers/${paymentId}`, { state: 'delivered' }));
   await page.waitForSelector('[data-payment-status="paid"], [data-payment-status="settled"]', { timeout: 30000 });
-  await snapshot(page, 'payer-xchain-paid');
+  await shoot(page, 'payer-xchain-paid');
   await page.close();
 }, 120000);

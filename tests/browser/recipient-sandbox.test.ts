@@ -8,8 +8,10 @@
  * - `/sandbox/kyc/...`, `/sandbox/checkout/...`, `/sandbox/orders/...`: each page's SANDBOX buttons
  *   clicked through to the customer approved, the credits granted and the order completed (read
  *   back through /v1).
- * Every page carries the SANDBOX banner; every state is checked with axe-core and photographed at
- * 360 px and 1280 px (tests/helpers/browser.ts `snapshot`).
+ * The recipient page names whom the payment is for, as the payer wrote it. Every page carries the
+ * SANDBOX banner; every state is checked with axe-core, for sideways scroll and for words broken
+ * across lines at 360, 390 and 1280 px, and photographed at 390 and 1280 px (tests/helpers/browser.ts
+ * `snapshot`).
  */
 import crypto from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -31,6 +33,8 @@ beforeAll(async () => {
 });
 afterAll(async () => { await browser?.close(); });
 
+/** The page's checks and screenshots (tests/helpers/browser.ts), words unbroken at phone widths included. */
+const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: true });
 /** A page URL on the product: the handed-out URLs carry PAYER_HOST, which the test stack serves at the API origin. */
 const onProduct = (url: string) => { const u = new URL(url); return `${API()}${u.pathname}${u.search}`; };
 /** The page without its per-response CSP nonces (two renderings of one page compare equal). */
@@ -95,8 +99,10 @@ describe('the payroll recipient page in a browser', () => {
     expect(res!.status()).toBe(200);
     await expectSandboxBanner(page);
     expect(await page.locator('h1').innerText()).toContain('Payment from');
+    // Whom it is for, as the payer wrote the name.
+    expect(await page.locator('[data-recipient-name]').innerText()).toBe('For Ana Diaz');
     expect(await page.locator('.amount').first().innerText()).toBe('$2,500.00');
-    await snapshot(page, 'recipient-open');
+    await shoot(page, 'recipient-open');
 
     await page.getByLabel('A bank account').check();
     await page.getByLabel('Individual').check();
@@ -114,7 +120,7 @@ describe('the payroll recipient page in a browser', () => {
     expect(await page.getByLabel('Account number', { exact: true }).inputValue()).toBe('000123456789');
     expect(await page.getByLabel('Account number', { exact: true }).getAttribute('aria-invalid')).toBeNull();
     expect(await page.getByRole('alert').count()).toBeGreaterThan(0);
-    await snapshot(page, 'recipient-field-error');
+    await shoot(page, 'recipient-field-error');
     // Nothing stored yet.
     expect(expectOk(await merchant.get(`/v1/payroll_recipients/${recipientId}`)).pending_destination).toBeNull();
 
@@ -130,7 +136,7 @@ describe('the payroll recipient page in a browser', () => {
     expect(shown).toContain('Your details were received. This link cannot be used again');
     expect(await page.locator('form').count()).toBe(0);
     expect(await page.locator('input, select').count()).toBe(0);
-    await snapshot(page, 'recipient-submitted');
+    await shoot(page, 'recipient-submitted');
 
     const rcp = expectOk(await merchant.get(`/v1/payroll_recipients/${recipientId}`));
     expect(rcp.destination).toBeNull();
@@ -199,7 +205,7 @@ describe('the payroll recipient page in a browser', () => {
     expect(malformed.html).not.toContain('<script>');
     await expectSandboxBanner(page);
     expect(await page.locator('h1').count()).toBe(1);
-    await snapshot(page, 'recipient-not-found');
+    await shoot(page, 'recipient-not-found');
     // The reissued token works.
     expect((await open(`/payroll/${second}`)).status).toBe(200);
     await page.close();
@@ -222,14 +228,14 @@ describe('the sandbox hosted provider pages in a browser', () => {
     await expectSandboxPage(page);
     expect(await page.locator('main').innerText()).toContain('Terms of service');
     expect(await buttonLabels(page)).toEqual(['SANDBOX: accept the terms', 'SANDBOX: approve', 'SANDBOX: request more information', 'SANDBOX: decline']);
-    await snapshot(page, 'sandbox-kyc-tos');
+    await shoot(page, 'sandbox-kyc-tos');
 
     await page.getByRole('button', { name: 'SANDBOX: accept the terms', exact: true }).click();
     await page.waitForSelector('text=The terms are accepted.');
     await expectSandboxPage(page);
     expect(await page.locator('main').innerText()).toContain('The verification is under review.');
     expect(await buttonLabels(page)).toEqual(['SANDBOX: approve', 'SANDBOX: request more information', 'SANDBOX: decline']);
-    await snapshot(page, 'sandbox-kyc-review');
+    await shoot(page, 'sandbox-kyc-review');
 
     await page.getByRole('button', { name: 'SANDBOX: approve', exact: true }).click();
     await page.waitForSelector('text=The verification is approved.');
@@ -240,7 +246,7 @@ describe('the sandbox hosted provider pages in a browser', () => {
     expect(approved).toMatchObject({ verification_state: 'approved', requirements_due: [] });
     await expectSandboxPage(page);
     expect(await buttonLabels(page)).toEqual(['SANDBOX: request more information', 'SANDBOX: decline']);
-    await snapshot(page, 'sandbox-kyc-done');
+    await shoot(page, 'sandbox-kyc-done');
     await page.close();
   });
 
@@ -255,14 +261,14 @@ describe('the sandbox hosted provider pages in a browser', () => {
     expect(await main()).toContain('The checkout is open.');
     expect(await main()).toContain('5 screening credits');
     expect(await buttonLabels(page)).toEqual(['SANDBOX: pay', 'SANDBOX: payment fails', 'SANDBOX: abandon']);
-    await snapshot(page, 'sandbox-checkout-open');
+    await shoot(page, 'sandbox-checkout-open');
 
     await page.getByRole('button', { name: 'SANDBOX: pay', exact: true }).click();
     await page.waitForSelector('text=The checkout is paid.');
     expect(new URL(page.url()).pathname).toBe(new URL(co.url).pathname);
     await expectSandboxPage(page);
     expect(await buttonLabels(page)).toEqual([]);
-    await snapshot(page, 'sandbox-checkout-paid');
+    await shoot(page, 'sandbox-checkout-paid');
     const after = await eventually(async () => {
       const b = expectOk(await s.get('/v1/credits')).paid_balance as number;
       return b === before + 5 ? b : null;
@@ -284,7 +290,7 @@ describe('the sandbox hosted provider pages in a browser', () => {
     expect(await page.locator('.amount').first().innerText()).toBe('$300.00');
     expect(await main()).toContain('The order is waiting for payment.');
     expect(await buttonLabels(page)).toEqual(['SANDBOX: pay', 'SANDBOX: payment fails', 'SANDBOX: abandon']);
-    await snapshot(page, 'sandbox-order-open');
+    await shoot(page, 'sandbox-order-open');
 
     await page.getByRole('button', { name: 'SANDBOX: pay', exact: true }).click();
     await page.waitForSelector('text=The order is paid and delivered.');
@@ -297,7 +303,7 @@ describe('the sandbox hosted provider pages in a browser', () => {
     await expectSandboxPage(page);
     expect(await main()).toContain('The order is paid and delivered.');
     expect(await buttonLabels(page)).toEqual([]);
-    await snapshot(page, 'sandbox-order-paid');
+    await shoot(page, 'sandbox-order-paid');
     await page.close();
   });
 });

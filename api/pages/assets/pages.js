@@ -7,8 +7,9 @@
   'use strict';
   var main = document.getElementById('main');
 
+  // What works only with this script is rendered `hidden data-js-only` (copy buttons, the live note, countdowns).
   function reveal() {
-    document.querySelectorAll('button.copy[hidden], .live-note[hidden]').forEach(function (el) { el.hidden = false; });
+    document.querySelectorAll('[data-js-only][hidden]').forEach(function (el) { el.hidden = false; });
     var wallet = document.querySelector('[data-eip1193]');
     if (wallet && window.ethereum && typeof window.ethereum.request === 'function') wallet.hidden = false;
   }
@@ -39,13 +40,15 @@
   }
   document.addEventListener('change', function (ev) { if (ev.target && ev.target.type === 'radio') toggleGroups(); });
 
+  // A countdown to `data-countdown`: `data-left-text` with {time} as m:ss, then `data-expired-text`.
   function tick() {
     document.querySelectorAll('[data-countdown]').forEach(function (el) {
       var left = Math.floor((Date.parse(el.getAttribute('data-countdown')) - Date.now()) / 1000);
       if (isNaN(left)) return;
       if (left <= 0) { el.textContent = el.getAttribute('data-expired-text') || '0:00'; return; }
       var m = Math.floor(left / 60), s = left % 60;
-      el.textContent = m + ':' + (s < 10 ? '0' : '') + s;
+      var time = m + ':' + (s < 10 ? '0' : '') + s;
+      el.textContent = (el.getAttribute('data-left-text') || '{time}').replace('{time}', time);
     });
   }
 

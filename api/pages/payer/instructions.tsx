@@ -9,7 +9,7 @@
  */
 import { formatMajor, type Money } from '../../../domain/money';
 import { erc20TransferUri } from '../../../domain/eip681';
-import { Copyable } from '../layout';
+import { Copyable, Ident } from '../layout';
 import type { Locale } from '../i18n';
 import { QrCode } from '../qr';
 import { PAID_PAYMENT_STATUSES, remaining, type DepositInstructions, type PayerPayment } from './model';
@@ -21,8 +21,11 @@ function minus(a: Money, b: Money): Money {
   return { ...a, amount: (BigInt(a.amount) - BigInt(b.amount)).toString() };
 }
 
-/** The status of the attempt in words, announced politely when the live refresh changes it. */
-export function PaymentStatus(p: { payment: PayerPayment; locale: Locale }) {
+/**
+ * The status of the attempt in words, announced politely when the live refresh changes it; without
+ * JavaScript, a link to reload `pageUrl` (the status changes only on a reload then).
+ */
+export function PaymentStatus(p: { payment: PayerPayment; locale: Locale; pageUrl: string }) {
   const s = p.locale.copy.pay.status;
   const pay = p.payment;
   const left = remaining(pay.amount_expected, pay.amount_received);
@@ -49,9 +52,10 @@ export function PaymentStatus(p: { payment: PayerPayment; locale: Locale }) {
           {pay.status === 'underpaid' ? <div class="total"><dt>{s.remaining}</dt><dd data-amount-remaining>{p.locale.money(left)}</dd></div> : null}
         </dl>
       ) : null}
-      {pay.status === 'underpaid' ? <p>{s.topUp}</p> : null}
+      {pay.status === 'underpaid' ? <p>{pay.bank_deposit_instructions ? s.topUpBank : s.topUpCrypto}</p> : null}
       {pay.marked_sent_at && !PAID_PAYMENT_STATUSES.includes(pay.status) ? <p class="notice info">{s.markedSent}</p> : null}
-      <p class="muted live-note" hidden>{s.live}</p>
+      <p class="muted live-note" data-js-only hidden>{s.live}</p>
+      <noscript><p class="muted" data-reload-note>{s.reloadOnly} <a href={p.pageUrl}>{s.refresh}</a></p></noscript>
     </section>
   );
 }
@@ -92,14 +96,17 @@ export function CryptoInstructions(p: { payment: PayerPayment; di: DepositInstru
       </dl>
       {di.token_address ? <dl><Copyable id="pay-token" label={c.token} value={di.token_address} locale={p.locale} /></dl> : null}
       {xchain && di.quote_expires_at ? (
-        <p>{c.quoteExpires}{' '}<time dateTime={di.quote_expires_at} data-countdown={di.quote_expires_at} data-expired-text={c.quoteExpired}>{p.locale.dateTime(di.quote_expires_at)}</time></p>
+        <p>
+          {c.quoteHeldUntil} <time dateTime={di.quote_expires_at}>{p.locale.dateTime(di.quote_expires_at)}</time>{' '}
+          <span class="nowrap" data-countdown={di.quote_expires_at} data-left-text={c.quoteLeft} data-expired-text={c.quoteExpired} data-js-only hidden></span>
+        </p>
       ) : null}
       {xchain ? <p class="hint">{c.estimate}</p> : null}
       {uri ? (
         <figure class="center">
           <QrCode text={uri} label={c.qrAlt(uri)} />
           <figcaption class="hint">{c.qrHint}</figcaption>
-          <p class="hint"><code data-eip681>{uri}</code></p>
+          <p class="hint"><Ident value={uri} attrs={{ 'data-eip681': '' }} /></p>
         </figure>
       ) : null}
       <p class="muted">{c.deadline(p.locale.dateTime(di.expires_at))}</p>
@@ -124,7 +131,7 @@ export function BankInstructions(p: { payment: PayerPayment; bank: Record<string
       ) : null}
       <dl>
         {BANK_FIELDS.filter((k) => bank[k]).map((k) => <Copyable id={`bank-${k}`} label={c.fields[k]} value={String(bank[k])} locale={p.locale} />)}
-        <Copyable id="bank-amount" label={c.amount} value={formatMajor(due)} locale={p.locale} />
+        <Copyable id="bank-amount" label={`${c.amount} (${due.currency})`} value={formatMajor(due)} locale={p.locale} />
       </dl>
       <p class="muted">{p.locale.copy.pay.send.deadline(p.locale.dateTime(pay.expires_at))}</p>
     </section>

@@ -9,7 +9,7 @@ import { US_STATES } from '../../../domain/bank-collection';
 import { XCHAIN_NETWORKS } from '../../../domain/xchain';
 import { FormError, PostForm, RadioGroup, SelectField, TextField, emptyForm, type FormState } from '../forms';
 import type { Locale } from '../i18n';
-import { Layout } from '../layout';
+import { Copyable, Ident, Layout } from '../layout';
 import type { PageContext } from '../render';
 import { BankInstructions, CryptoInstructions, PaymentStatus } from './instructions';
 import { OPEN_PAYMENT_STATUSES, PAID_PAYMENT_STATUSES, stateKey, type PayerPageData, type PayerSession } from './model';
@@ -24,6 +24,8 @@ export interface PayerView {
   notice?: string;
   /** The native chain's name (the transfer rail's only source chain). */
   nativeChain: string;
+  /** The sandbox payer wallet's address (simulator on), offered by the SANDBOX wallet box. */
+  sandboxWallet: string | null;
 }
 
 const LINK_PAID = ['paid', 'settled', 'refunded'];
@@ -39,7 +41,7 @@ function Header(p: { s: PayerSession; locale: Locale }) {
       <p class="amount" data-link-amount>{p.locale.money(s.amount)}</p>
       <dl class="kv">
         {s.invoice_number ? <div><dt>{c.invoiceNumber}</dt><dd>{s.invoice_number}</dd></div> : null}
-        {s.reference_id ? <div><dt>{c.reference}</dt><dd>{s.reference_id}</dd></div> : null}
+        {s.reference_id ? <div><dt>{c.requestNumber}</dt><dd>{s.reference_id}</dd></div> : null}
         {s.expires_at ? <div><dt>{c.expiresLabel}</dt><dd><time dateTime={s.expires_at}>{p.locale.dateTime(s.expires_at)}</time></dd></div> : null}
       </dl>
       {s.memo ? <><h2>{c.memo}</h2><p>{s.memo}</p></> : null}
@@ -129,10 +131,15 @@ function RailForm(p: { d: PayerPageData; locale: Locale; view: PayerView; rail: 
   );
 }
 
-/** Pay from a wallet: an injected EIP-1193 wallet (script), and in the sandbox a marked form that signs through the simulator. */
+/**
+ * Pay from a wallet: an injected EIP-1193 wallet (script), and in the sandbox a marked box that pays
+ * from the sandbox payer wallet in one click (its address shown), or from another sandbox wallet
+ * typed in (folded; open when that field was refused).
+ */
 function WalletPay(p: { d: PayerPageData; locale: Locale; view: PayerView; sandbox: boolean }) {
   const w = p.locale.copy.pay.wallet;
   const f = p.view.formName === 'wallet' ? p.view.form : emptyForm();
+  const action = `/pay/${p.d.token}/sandbox_wallet`;
   return (
     <>
       <section class="card eip1193" aria-labelledby="wallet-h" data-eip1193={`/pay/${p.d.token}/wallet`} data-working={w.working} data-failed={w.failed} hidden>
@@ -140,15 +147,23 @@ function WalletPay(p: { d: PayerPageData; locale: Locale; view: PayerView; sandb
         <button type="button" class="secondary" data-eip1193-pay>{w.button}</button>
         <p class="hint" role="status" data-eip1193-status></p>
       </section>
-      {p.sandbox ? (
+      {p.sandbox && p.view.sandboxWallet ? (
         <section class="sandbox-box" aria-labelledby="sbxw-h">
-          <h2 id="sbxw-h"><span class="tag">SANDBOX</span> {w.sandboxTitle.replace(/^SANDBOX /, '')}</h2>
+          <h2 id="sbxw-h"><span class="tag">{p.locale.copy.sandboxTag}</span> {w.sandboxTitle}</h2>
           <p class="hint">{w.sandboxHint}</p>
-          <PostForm action={`/pay/${p.d.token}/sandbox_wallet`}>
-            <FormError form={f} fallback={p.locale.copy.formError} />
-            <TextField name="from_address" idPrefix="sbx" label={p.locale.copy.pay.fields.from_address} form={f} />
+          <FormError form={f} fallback={p.locale.copy.formError} />
+          <PostForm action={action}>
+            <dl><Copyable id="sbx-wallet" label={w.sandboxAddress} value={p.view.sandboxWallet} locale={p.locale} /></dl>
+            <input type="hidden" name="from_address" value={p.view.sandboxWallet} />
             <div class="actions"><button type="submit" class="sandbox">{w.sandboxButton}</button></div>
           </PostForm>
+          <details open={Boolean(f.errors.from_address)}>
+            <summary>{w.otherTitle}</summary>
+            <PostForm action={action}>
+              <TextField name="from_address" idPrefix="sbx" label={p.locale.copy.pay.fields.from_address} hint={w.otherHint} form={f} />
+              <div class="actions"><button type="submit" class="sandbox">{w.otherButton}</button></div>
+            </PostForm>
+          </details>
         </section>
       ) : null}
     </>
@@ -183,8 +198,8 @@ function Receipt(p: { d: PayerPageData; locale: Locale; view: PayerView }) {
       <dl class="kv">
         {pay ? <div><dt>{r.amount}</dt><dd data-receipt-amount>{p.locale.money(pay.amount_received)}</dd></div> : null}
         {paidAt ? <div><dt>{r.paidAt}</dt><dd><time dateTime={paidAt}>{p.locale.dateTime(paidAt)}</time></dd></div> : null}
-        {s.reference_id ? <div><dt>{r.reference}</dt><dd>{s.reference_id}</dd></div> : null}
-        {pay?.onchain_tx_hash ? <div><dt>{r.transaction}</dt><dd><code>{pay.onchain_tx_hash}</code></dd></div> : null}
+        {s.reference_id ? <div><dt>{r.requestNumber}</dt><dd>{s.reference_id}</dd></div> : null}
+        {pay?.onchain_tx_hash ? <div><dt>{r.transaction}</dt><dd><Ident value={pay.onchain_tx_hash} /></dd></div> : null}
       </dl>
       <h3>{r.emailTitle}</h3>
       {p.view.notice ? <p class="notice ok" role="status">{p.view.notice}</p> : null}
@@ -204,34 +219,36 @@ export function PayerMain(p: { d: PayerPageData; pc: PageContext; view: PayerVie
   const c = locale.copy.pay;
   const s = d.session;
   const pay = d.payment;
+  const url = `/pay/${d.token}`;
   const paid = LINK_PAID.includes(s.status) || (pay !== null && PAID_PAYMENT_STATUSES.includes(pay.status));
   let body;
   if (paid) {
-    body = <>{pay ? <PaymentStatus payment={pay} locale={locale} /> : <p class="notice ok" role="status">{c.status.paid}</p>}<Receipt d={d} locale={locale} view={view} /></>;
+    body = <>{pay ? <PaymentStatus payment={pay} locale={locale} pageUrl={url} /> : <p class="notice ok" role="status">{c.status.paid}</p>}<Receipt d={d} locale={locale} view={view} /></>;
   } else if (s.status === 'cancelled') {
-    body = <><p class="notice bad" role="status" data-link-status="cancelled">{c.cancelled}</p>{pay ? <PaymentStatus payment={pay} locale={locale} /> : null}</>;
+    body = <><p class="notice bad" role="status" data-link-status="cancelled">{c.cancelled}</p>{pay ? <PaymentStatus payment={pay} locale={locale} pageUrl={url} /> : null}</>;
   } else if (s.status === 'expired') {
-    body = <><p class="notice bad" role="status" data-link-status="expired">{c.expired}</p>{pay ? <PaymentStatus payment={pay} locale={locale} /> : null}</>;
+    body = <><p class="notice bad" role="status" data-link-status="expired">{c.expired}</p>{pay ? <PaymentStatus payment={pay} locale={locale} pageUrl={url} /> : null}</>;
   } else if (pay && OPEN_PAYMENT_STATUSES.includes(pay.status) && !view.choosing) {
     const nothingYet = BigInt(pay.amount_received.amount) === 0n && pay.status === 'awaiting';
     body = (
       <>
-        <PaymentStatus payment={pay} locale={locale} />
+        <PaymentStatus payment={pay} locale={locale} pageUrl={url} />
         {pay.deposit_instructions ? <CryptoInstructions payment={pay} di={pay.deposit_instructions} locale={locale} /> : null}
         {pay.bank_deposit_instructions ? <BankInstructions payment={pay} bank={pay.bank_deposit_instructions} locale={locale} /> : null}
         <MarkSent d={d} locale={locale} view={view} />
         {pay.payment_rail === 'crypto_native' && nothingYet ? <WalletPay d={d} locale={locale} view={view} sandbox={p.pc.sandbox} /> : null}
-        {nothingYet && pickableRails(s).length > 1 ? <p><a href={`/pay/${d.token}?choose=1`}>{c.changeMethod}</a></p> : null}
+        {nothingYet && pickableRails(s).length > 1 ? <p><a href={`${url}?choose=1`}>{c.changeMethod}</a></p> : null}
       </>
     );
   } else if (s.rails.length === 0) {
-    body = <>{pay ? <PaymentStatus payment={pay} locale={locale} /> : null}<p class="notice bad" role="status">{c.notPayable}</p></>;
+    body = <>{pay ? <PaymentStatus payment={pay} locale={locale} pageUrl={url} /> : null}<p class="notice bad" role="status">{c.notPayable}</p></>;
   } else {
     const rails = pickableRails(s);
     const chosen = view.rail && rails.includes(view.rail) ? view.rail : rails.length === 1 ? rails[0] : null;
     body = (
       <>
-        {pay ? <PaymentStatus payment={pay} locale={locale} /> : null}
+        {pay ? <PaymentStatus payment={pay} locale={locale} pageUrl={url} /> : null}
+        {pay && OPEN_PAYMENT_STATUSES.includes(pay.status) ? <p><a href={url}>{c.backToPayment}</a></p> : null}
         {chosen ? <RailForm d={d} locale={locale} view={view} rail={chosen} /> : <RailChoice d={d} locale={locale} view={view} />}
         {chosen === 'crypto_native' ? <WalletPay d={d} locale={locale} view={view} sandbox={p.pc.sandbox} /> : null}
       </>

@@ -7,7 +7,8 @@
  * - `POST /pay/:token/payments` (`rail` and its inputs), `/mark_sent`, `/receipt_email`: a form,
  *   then 303 back to the page, or the page again with the spec's error next to its field;
  * - `POST /pay/:token/wallet`: the unsigned transfer for an injected EIP-1193 wallet (JSON, script only);
- * - `POST /pay/:token/sandbox_wallet` (simulator on): pay with a sandbox wallet, signed as
+ * - `POST /pay/:token/sandbox_wallet` (simulator on): pay from a sandbox wallet (`from_address`: the
+ *   sandbox payer wallet the page offers, or a registered wallet typed in), signed as
  *   `POST /sim/wallet/sign` signs;
  * - `GET /pay/:token/live`: `{ state, html }` of `<main>` for the live refresh.
  */
@@ -22,7 +23,7 @@ import { systemScope, type Scope } from '../../../activities/scope';
 import type { PaymentLink } from '../../../entities';
 import { loadConfig } from '../../../lib/config';
 import { chainAdapter } from '../../../providers/chain';
-import { signTransaction, SignRefused } from '../../../providers/wallet-sends';
+import { SANDBOX_PAYER_WALLET, signTransaction, SignRefused } from '../../../providers/wallet-sends';
 import { unsignedTransactionView } from '../../../views/wallet-sends';
 import type { AppState } from '../../context';
 import { validate } from '../../operation';
@@ -43,6 +44,7 @@ function viewOf(ctx: Ctx, extra: Partial<PayerView> = {}): PayerView {
   const rail = typeof ctx.query.rail === 'string' ? ctx.query.rail : null;
   return {
     rail, choosing: ctx.query.choose === '1', form: emptyForm(), nativeChain: chainAdapter().chain,
+    sandboxWallet: loadConfig().simulatorEnabled ? SANDBOX_PAYER_WALLET : null,
     notice: ctx.query.receipt === 'sent' ? pageContext(ctx).locale.copy.pay.receipt.sent : undefined, ...extra,
   };
 }
