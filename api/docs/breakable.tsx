@@ -4,9 +4,9 @@
  * run without spaces of 16 characters or more is cut after each `.`, `/`, `_`, `?`, `&`, `=`, `:`,
  * `,` or `-`, before a `{` or a capital that follows a small letter, and a long run of letters and
  * digits (a hash, an address) every 8 characters; each piece is a `nowrap` span with a `<wbr>`
- * between pieces. In code every run is kept whole so (a bracket or a hyphen is no line break), and in
- * text a word with a hyphen before a digit (`UTF-8`, `EIP-55`). A copy or a selection reads the text
- * as it is.
+ * between pieces. In code every shorter run is kept whole too (a bracket, a colon or a hyphen is no
+ * line break), and in text a word with a hyphen before a digit (`UTF-8`, `EIP-55`). A copy or a
+ * selection reads the text as it is.
  */
 import type { ComponentChildren } from 'preact';
 
@@ -32,7 +32,7 @@ export function breakable(text: string, opts: { code?: boolean } = {}): Componen
       if (part) out.push(part);
     } else if (part.length >= LONG_RUN) {
       pieces(part).forEach((x, i) => { if (i) out.push(<wbr />); out.push(whole(x)); });
-    } else if (opts.code ? /[-[\](){}/]/.test(part) : /-\d/.test(part)) {
+    } else if (opts.code || /-\d/.test(part)) {
       out.push(whole(part));
     } else {
       out.push(part);

@@ -159,7 +159,7 @@ export function OperationView(p: { entry: OperationEntry; doc: Json; anchor?: st
       ))}
       {errors.length ? (
         <>
-          <p>Errors answer the <a href="/docs/errors">error envelope</a>:</p>
+          {p.pathLabel ? <p>Any other answer:</p> : <p>Errors answer the <a href="/docs/errors">error envelope</a>:</p>}
           <ul class="errors">
             {errors.map(({ status, r }) => <li><span class="status">{status}</span> <Inline text={String(r.description ?? '')} /></li>)}
           </ul>

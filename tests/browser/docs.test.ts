@@ -1,21 +1,24 @@
 /**
- * The docs in a real browser (api/docs/, issue 23 part 1; tests/api/docs-site.test.ts covers the same
- * pages over plain HTTP):
- * - `/docs`: Swagger UI (served by the product) draws the /v1 operations and, when the document has
- *   them, its OpenAPI 3.1 `webhooks`, under the page's CSP with no violation nor any other console
- *   error; `/sim/docs` draws the simulator's routes.
- * - Accessibility: our own markup around the renderer (skip link, navigation, banner) has no serious
- *   or critical axe violation; the renderer's own markup (`#swagger-ui`, a third-party component we
- *   do not write) is checked and its findings printed, not failed on
- *   (docs/decisions/0059-the-docs-the-product-serves.md).
- * - `/`, `/docs/guides` and a guide: our own pages, fully checked by `snapshot` (axe, no sideways
- *   scroll at 360 and 1280 px, screenshots).
+ * The docs in a real browser (api/docs/; issue 23, issue 38 points 5 and 6; tests/api/docs-site.test.ts
+ * covers the same pages over plain HTTP):
+ * - `/docs` lists every operation of the served `/v1/openapi.json` by its one-line summary, with the
+ *   version a client pins and no licence, in the HTML the server sends: it shows with JavaScript off,
+ *   so its first render waits for no script and no JSON document (bench/docs.ts prints the time);
+ * - an area's page (`/docs/reference/<tag>`) draws each operation in full, the link of its row lands
+ *   on it; `/docs/webhooks` every event; `/sim/docs` every simulator route with the examples of its
+ *   request and answer, the sandbox values' table scrolling inside its own box;
+ * - one look: `/docs`, `/docs/errors`, `/docs/guides` and `/sim/docs` share the header, the
+ *   navigation and the typography;
+ * - every docs page at 360, 390 and 1280 px: no sideways scroll, no word broken across lines,
+ *   axe (no serious or critical finding), no console error or CSP violation, nothing fetched from
+ *   elsewhere; screenshots at 390 and 1280 px (`docs-*-390.png`, `docs-*-1280.png`; a page taller
+ *   than 8,000 px is photographed from its top).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { API } from '../helpers/api';
-import { checkA11y, collectConsoleErrors, newPage, openBrowser, screenshotDir, snapshot } from '../helpers/browser';
+import { checkA11y, collectConsoleErrors, newPage, noBrokenWords, noHorizontalScroll, openBrowser, screenshotDir } from '../helpers/browser';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const window: any;
@@ -25,158 +28,195 @@ let browser: Browser;
 beforeAll(async () => { browser = await openBrowser(); });
 afterAll(async () => { await browser?.close(); });
 
-const DRAWN_MS = 60_000;
+type Op = { operationId: string; summary: string; tags: string[] };
+type Doc = { info: { version: string; license?: unknown }; paths: Record<string, Record<string, Op>>; webhooks?: Record<string, unknown> };
 
-/** axe-core on the document without `exclude` (our own markup around a third-party renderer). */
-async function axeOutside(page: Page, exclude: string): Promise<{ id: string; impact: string | null; targets: string[] }[]> {
-  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async (sel: string) => {
-    const r = await window.axe.run({ exclude: [[sel]] }, { resultTypes: ['violations'] });
-    return (r.violations as any[]).map((v) => ({ id: String(v.id), impact: (v.impact ?? null) as string | null, targets: (v.nodes as any[]).map((n) => (n.target as unknown[]).map(String).join(' ')) }));
-  }, exclude);
-}
-
-/** The renderer's axe findings, printed (not failed on): a third-party component's markup. */
-async function reportRendererA11y(page: Page, label: string): Promise<void> {
-  try {
-    const all = await checkA11y(page, label);
-    if (all.length) console.log(`[docs a11y] ${label}: ${all.length} minor or moderate axe finding(s): ${all.map((v) => `${v.id} (${v.impact}, ${v.targets.length})`).join(', ')}`);
-  } catch (e) {
-    console.log(`[docs a11y] ${label}: the renderer's markup (reported, not failed on):\n${e instanceof Error ? e.message : String(e)}`);
-  }
-}
+const guides = fs.readdirSync(path.resolve(__dirname, '../../docs/guides')).filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f)).sort();
 
 /**
- * Waits until Swagger UI has drawn the operations, then narrows them to tag `tag` with the
- * reference's filter box (Swagger UI draws the operations list virtualized: only what is near the
- * viewport is in the DOM) and waits for the tag's own path `/<tag>`.
+ * Every docs page, the name of its screenshots, and whether axe runs on it: on all but the events'
+ * page, whose 118 sections are the area pages' markup again (axe takes over a minute on it).
  */
-async function showTag(page: Page, tag: string): Promise<void> {
-  await page.locator('#swagger-ui .opblock-tag').first().waitFor({ state: 'visible', timeout: DRAWN_MS });
-  await page.locator('#swagger-ui input.operation-filter-input').fill(tag);
-  await page.locator(`.opblock-summary-path[data-path="/${tag}"]`).first().waitFor({ state: 'visible', timeout: DRAWN_MS });
-}
-
-async function openReference(page: Page, url: string): Promise<void> {
-  const res = await page.goto(url);
-  expect(res!.status()).toBe(200);
-  const csp = res!.headers()['content-security-policy'] ?? '';
-  expect(csp).toContain("default-src 'none'");
-  expect(csp).not.toMatch(/unsafe-eval|https?:/);
-}
-
-describe('API reference', () => {
-  test('/docs: the operations and webhooks are drawn under the CSP, no console error, our markup passes axe', async () => {
-    const doc = await (await fetch(`${API()}/v1/openapi.json`)).json() as { paths: Record<string, unknown>; webhooks?: Record<string, Record<string, { operationId?: string }>> };
-    expect(doc.paths['/payment_links']).toBeDefined();
-    const page = await newPage(browser);
-    const errors = collectConsoleErrors(page);
-    const outside: string[] = [];
-    page.on('request', (r) => { if (!r.url().startsWith(API()) && !r.url().startsWith('data:')) outside.push(r.url()); });
-    await openReference(page, `${API()}/docs`);
-    // Swagger UI has fetched /v1/openapi.json and drawn the operations (paths are relative to the /v1 server).
-    await showTag(page, 'payment_links');
-    expect(await page.locator('#swagger-ui .info .title').innerText()).not.toBe('');
-    // The OpenAPI 3.1 top-level `webhooks` (one per event type, once the document has them) are drawn too.
-    const webhooks = Object.keys(doc.webhooks ?? {});
-    if (webhooks.length) {
-      const section = page.locator('#swagger-ui .webhooks');
-      await section.waitFor({ state: 'visible', timeout: DRAWN_MS });
-      const drawn = await section.locator('.opblock').count();
-      expect(drawn).toBe(webhooks.reduce((n, w) => n + Object.keys(doc.webhooks![w]).length, 0));
-      expect(await section.innerText()).toContain(webhooks[0]);
-    } else {
-      console.log('[docs] /v1/openapi.json has no top-level webhooks yet: their drawing is not checked');
-    }
-    // Expanding an operation draws its parameters and answers, still inside the CSP.
-    await page.locator('.opblock-summary-path[data-path="/payment_links"]').first().click();
-    await page.locator('.opblock.is-open .responses-wrapper').first().waitFor({ state: 'visible', timeout: DRAWN_MS });
-    expect(await page.locator('.try-out__btn').count()).toBe(0); // reading only: no "Try it out"
-    const file = path.join(screenshotDir(), 'docs-reference-1280.png');
-    await page.screenshot({ path: file });
-    expect(fs.statSync(file).size).toBeGreaterThan(10_000);
-    expect(errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
-    expect(errors).toEqual([]);
-    expect(outside).toEqual([]);
-    const ours = (await axeOutside(page, '#swagger-ui')).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(ours).toEqual([]);
-    await reportRendererA11y(page, '/docs');
-    await page.context().close();
-  });
-
-  test('/docs at a phone width: drawn, screenshot', async () => {
-    const page = await newPage(browser, { width: 360 });
-    const errors = collectConsoleErrors(page);
-    await openReference(page, `${API()}/docs`);
-    await showTag(page, 'payment_links');
-    await page.screenshot({ path: path.join(screenshotDir(), 'docs-reference-360.png') });
-    expect(errors).toEqual([]);
-    await page.context().close();
-  });
-
-  test('/sim/docs draws the simulator\'s routes', async () => {
-    const doc = await (await fetch(`${API()}/sim/openapi.json`)).json() as { paths: Record<string, unknown> };
-    const first = Object.keys(doc.paths).sort()[0];
-    const page = await newPage(browser);
-    const errors = collectConsoleErrors(page);
-    await openReference(page, `${API()}/sim/docs`);
-    await page.locator(`.opblock-summary-path[data-path="${first}"]`).first().waitFor({ state: 'visible', timeout: DRAWN_MS });
-    expect(await page.locator('#swagger-ui .info .title').innerText()).toContain('simulator');
-    await page.screenshot({ path: path.join(screenshotDir(), 'docs-sim-reference-1280.png') });
-    expect(errors).toEqual([]);
-    expect(await page.evaluate(() => document.querySelector('.docs-nav a[aria-current="page"]')?.getAttribute('href'))).toBe('/sim/docs');
-    await page.context().close();
-  });
-
-  test('/docs with JavaScript off says where the document is', async () => {
-    const page = await newPage(browser, { javaScriptEnabled: false });
-    await page.goto(`${API()}/docs`);
-    expect(await page.locator('#main a[href="/v1/openapi.json"]').isVisible()).toBe(true);
-    await page.context().close();
-  });
-});
+const PAGES: { path: string; name: string; axe: boolean }[] = [
+  { path: '/', name: 'docs-root', axe: true },
+  { path: '/docs', name: 'docs-reference', axe: true },
+  { path: '/docs/reference/payment_links', name: 'docs-reference-payment-links', axe: true },
+  { path: '/docs/webhooks', name: 'docs-webhooks', axe: false },
+  { path: '/docs/errors', name: 'docs-errors', axe: true },
+  { path: '/docs/guides', name: 'docs-guides', axe: true },
+  { path: `/docs/guides/${guides[0].slice(0, -3)}`, name: 'docs-guide', axe: true },
+  { path: '/sim/docs', name: 'docs-sim-reference', axe: true },
+];
 
 /**
  * Console errors but the favicon's 404 (the pages' Layout names no icon, so Chromium asks for
- * `/favicon.ico`, a request the page's own events do not show), and every failed response the page saw.
+ * `/favicon.ico`, a request the page's own events do not show), every failed response the page saw,
+ * and every request to another origin.
  */
 function pageProblems(page: Page): () => string[] {
   const errors = collectConsoleErrors(page);
   const failed: string[] = [];
   page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+  page.on('request', (r) => { if (!r.url().startsWith(API()) && !r.url().startsWith('data:')) failed.push(`outside: ${r.url()}`); });
   return () => [...failed, ...errors.filter((e) => !/^console\.error: Failed to load resource: the server responded with a status of 404/.test(e))];
 }
 
-describe('our own docs pages', () => {
-  test('/: links to every doc; axe and no sideways scroll at 360 and 1280 px', async () => {
+async function served(): Promise<Doc> {
+  return (await (await fetch(`${API()}/v1/openapi.json`)).json()) as Doc;
+}
+
+describe('API reference', () => {
+  test('/docs lists every operation by its summary, the version a client pins, no licence; all of it without JavaScript', async () => {
+    const doc = await served();
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
+    const page = await newPage(browser, { javaScriptEnabled: false });
+    const res = await page.goto(`${API()}/docs`);
+    expect(res!.status()).toBe(200);
+    const csp = res!.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
+    // The first operation is on screen as the server sent it.
+    await page.locator('.op-list a').first().waitFor({ state: 'visible', timeout: 10_000 });
+    const rows: { href: string; summary: string; line: string }[] = await page.evaluate(() => Array.from(document.querySelectorAll('#operations ~ section[id^="area-"] .op-list a') as any[]).map((a: any) => ({
+      href: a.getAttribute('href'), summary: a.querySelector('.op-row-summary').textContent, line: a.querySelector('.op-row-line').textContent,
+    })));
+    expect(rows.length).toBe(ops.length);
+    const byHref = new Map(rows.map((r) => [r.href, r]));
+    for (const op of ops) {
+      const row = byHref.get(`/docs/reference/${op.tags[0]}#${op.operationId}`);
+      expect([op.operationId, row?.summary]).toEqual([op.operationId, op.summary]);
+      expect(row!.summary).not.toContain(op.operationId);
+    }
+    expect(await page.locator('.ref-facts .version').innerText()).toBe(doc.info.version);
+    expect(doc.info.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(doc.info.license).toBeUndefined();
+    expect(await page.locator('body').innerText()).not.toMatch(/UNLICENSED/i);
+    expect(await page.locator('.docs-nav a[aria-current="page"]').getAttribute('href')).toBe('/docs');
+    await page.context().close();
+  });
+
+  test('an operation\'s row leads to its section on the area\'s page: summary, path, parameters, body, answers, examples', async () => {
     const page = await newPage(browser);
     const problems = pageProblems(page);
-    await page.goto(`${API()}/`);
-    for (const href of ['/docs', '/docs/guides', '/docs/errors', '/v1/openapi.json', '/sim/docs', '/sim/openapi.json']) {
-      expect([href, (await page.locator(`main a[href="${href}"]`).count()) > 0]).toEqual([href, true]);
-    }
-    await snapshot(page, 'docs-root');
+    await page.goto(`${API()}/docs`);
+    await page.locator('a[href="/docs/reference/payment_links#payment_links.create"]').click();
+    await page.waitForURL(/\/docs\/reference\/payment_links#payment_links\.create$/);
+    const op = page.locator('section.op[id="payment_links.create"]');
+    await op.waitFor({ state: 'visible' });
+    expect(await op.locator('h2').innerText()).toBe('Create a draft payment link');
+    expect(await op.locator('.op-line').innerText()).toMatch(/^POST\s+\/v1\/payment_links$/);
+    // Scrolled to it: its heading is inside the viewport.
+    const box = await op.locator('h2').boundingBox();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y).toBeLessThan(900);
+    const text = await op.innerText();
+    for (const part of ['Parameters', 'Idempotency-Key', 'Request body', 'amount', 'Responses', '201', 'payment_links.write']) expect([part, text.includes(part)]).toEqual([part, true]);
+    expect(await op.locator('a[href="/docs/errors"]').count()).toBe(1);
     expect(problems()).toEqual([]);
     await page.context().close();
   });
 
-  test('/docs/guides and the first guide: axe and no sideways scroll at 360 and 1280 px', async () => {
-    const dir = path.resolve(__dirname, '../../docs/guides');
-    const guides = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f)).sort() : [];
+  test('/docs/webhooks draws every event of the document, each linking the object it carries', async () => {
+    const doc = await served();
+    const page = await newPage(browser);
+    await page.goto(`${API()}/docs/webhooks`);
+    const events = Object.keys(doc.webhooks ?? {});
+    expect(events.length).toBeGreaterThan(50);
+    expect(await page.locator('article > section.op:not([id^="schema-"])').count()).toBe(events.length);
+    const first = page.locator(`section.op[id="${events[0]}"]`);
+    expect(await first.innerText()).toContain(events[0]);
+    const link = first.locator('a.prop-type[href^="#schema-"]').first();
+    const target = (await link.getAttribute('href'))!;
+    expect(await page.locator(`section[id="${target.slice(1)}"]`).count()).toBe(1);
+    await page.context().close();
+  });
+
+  test('/sim/docs: every simulator route with its summary and the examples of its request and answer', async () => {
+    const doc = (await (await fetch(`${API()}/sim/openapi.json`)).json()) as { paths: Record<string, Record<string, Op & { responses: Record<string, any> }>> };
     const page = await newPage(browser);
     const problems = pageProblems(page);
-    await page.goto(`${API()}/docs/guides`);
-    expect(await page.locator('h1').innerText()).toBe('Guides');
-    await snapshot(page, 'docs-guides');
-    if (guides.length) {
-      await page.locator(`a[href="/docs/guides/${guides[0].slice(0, -3)}"]`).click();
-      await page.waitForURL(/\/docs\/guides\/[^/]+$/);
-      expect(await page.locator('article.guide').count()).toBe(1);
-      await snapshot(page, 'docs-guide');
-    } else {
-      console.log('[docs] no guide in docs/guides yet: only the index is photographed');
+    await page.goto(`${API()}/sim/docs`);
+    for (const [p, methods] of Object.entries(doc.paths)) {
+      for (const op of Object.values(methods)) {
+        const section = page.locator(`section.op[id="${op.operationId}"]`);
+        expect([p, await section.locator('h2').innerText()]).toEqual([p, op.summary]);
+        expect([p, await section.locator('figure.example figcaption', { hasText: 'Example response' }).count()]).toEqual([p, 1]);
+      }
     }
+    expect(await page.locator('.docs-nav a[aria-current="page"]').getAttribute('href')).toBe('/sim/docs');
     expect(problems()).toEqual([]);
     await page.context().close();
   });
+});
+
+describe('one look', () => {
+  test('/docs, /docs/errors, /docs/guides and /sim/docs share the header, the navigation and the typography', async () => {
+    const page = await newPage(browser);
+    const looks: Record<string, unknown>[] = [];
+    for (const p of ['/docs', '/docs/errors', '/docs/guides', '/sim/docs']) {
+      await page.goto(`${API()}${p}`);
+      looks.push(await page.evaluate(() => {
+        const style = (sel: string, props: string[]) => {
+          const el = document.querySelector(sel);
+          if (!el) return null;
+          const cs = window.getComputedStyle(el);
+          return Object.fromEntries(props.map((k) => [k, cs.getPropertyValue(k)]));
+        };
+        return {
+          nav: Array.from(document.querySelectorAll('main > nav.docs-nav a') as any[]).map((a: any) => `${a.textContent} ${a.getAttribute('href')}`),
+          body: style('body', ['font-family', 'font-size', 'line-height', 'color', 'background-color']),
+          main: style('main', ['max-width', 'padding-left']),
+          h1: style('h1', ['font-size', 'font-weight', 'color']),
+          navLink: style('nav.docs-nav a:not(.brand):not([aria-current])', ['color', 'font-size']),
+          banner: Boolean(document.querySelector('.sandbox-banner')),
+          stylesheets: Array.from(document.querySelectorAll('link[rel="stylesheet"]') as any[]).map((l: any) => l.getAttribute('href').replace(/\?v=.*$/, '')),
+        };
+      }));
+    }
+    expect(looks[0].nav).toEqual(expect.arrayContaining(['API reference /docs', 'Guides /docs/guides', 'Errors /docs/errors', 'Simulator /sim/docs']));
+    for (const l of looks.slice(1)) expect(l).toEqual(looks[0]);
+    await page.context().close();
+  });
+});
+
+/** Pages this tall or less are photographed whole; a taller one (an area's operations, the events) its top this high. */
+const SHOT_MAX_HEIGHT = 8000;
+
+/** Screenshots `page` at its current width into `<name>-<width>.png` (whole, or its top {@link SHOT_MAX_HEIGHT} px). */
+async function shoot(page: Page, name: string): Promise<string> {
+  const width = page.viewportSize()!.width;
+  const height: number = await page.evaluate(() => document.documentElement.scrollHeight);
+  const file = path.join(screenshotDir(), `${name}-${width}.png`);
+  await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT) } });
+  return file;
+}
+
+describe('every docs page', () => {
+  test.each(PAGES)('$path: no sideways scroll and no broken word at 360, 390 and 1280 px; axe; no console error; screenshots at 390 and 1280 px', async ({ path: p, name, axe }) => {
+    const page = await newPage(browser);
+    const problems = pageProblems(page);
+    const res = await page.goto(`${API()}${p}`);
+    expect([p, res!.status()]).toEqual([p, 200]);
+    const failures: string[] = [];
+    for (const width of [360, 390, 1280]) {
+      await page.setViewportSize({ width, height: width < 480 ? 740 : 900 });
+      const label = `${p} at ${width}px`;
+      const checks = [() => noHorizontalScroll(page, label), () => noBrokenWords(page, label)];
+      if (width !== 360) {
+        const file = await shoot(page, name);
+        expect(fs.statSync(file).size).toBeGreaterThan(10_000);
+        if (axe) checks.push(async () => { await checkA11y(page, label); });
+      }
+      for (const check of checks) {
+        try {
+          await check();
+        } catch (e) {
+          failures.push(e instanceof Error ? e.message : String(e));
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(problems()).toEqual([]);
+    await page.context().close();
+  }, 300_000);
 });
