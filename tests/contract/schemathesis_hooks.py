@@ -19,6 +19,11 @@ import schemathesis
 from hypothesis import strategies as st
 from hypothesis.internal import lambda_sources
 
+# FUZZ_EXEMPTIONS=none runs as a client runs schemathesis: no exemption of this file applies (no
+# 503 code is expected, no cursor dropped, no refusal exempted); fuzz.test.ts then also runs the
+# checks it otherwise replaces. The real ids (fixtures) stay: a client calls with its own objects.
+NO_EXEMPTIONS = os.environ.get("FUZZ_EXEMPTIONS") == "none"
+
 
 def _serialised(fn):
     lock = threading.Lock()
@@ -59,6 +64,8 @@ OPTIONAL = ("param", "details")
 EXPECTED_503 = {
     "funding_instructions_pending": "the provider is still preparing a payout's funding instructions (spec 4.3: retry after Retry-After)",
 }
+if NO_EXEMPTIONS:
+    EXPECTED_503 = {}
 
 
 @schemathesis.check
@@ -172,6 +179,8 @@ def before_call(context, case, kwargs):
     tests/unit/pagination.test.ts and tests/contract/input-hardening.test.ts instead (decision in
     docs/decisions/0027-hostile-input.md)."""
     query = getattr(case, "query", None)
+    if NO_EXEMPTIONS:
+        return
     if isinstance(query, dict) and query.get("cursor") not in (None, ""):
         del query["cursor"]
 
@@ -348,9 +357,20 @@ def _error_of(response):
     return err if isinstance(err, dict) else {}
 
 
+def _record_exemption(label, index):
+    """Appends `<label> #<index>` (the exemption's place in its list) to CONTRACT_EXEMPTIONS_USED, when set."""
+    path = os.environ.get("CONTRACT_EXEMPTIONS_USED")
+    if not path:
+        return
+    with _USED_LOCK, open(path, "a", encoding="utf-8") as f:
+        f.write(f"{label} #{index}\n")
+
+
 def _exempt(label, status, err):
     """The exemption of `label` that matches this refusal exactly (status, code, param, message excerpt), or None."""
-    for r in STATED_EXEMPTIONS.get(label, []):
+    if NO_EXEMPTIONS:
+        return None
+    for index, r in enumerate(STATED_EXEMPTIONS.get(label, [])):
         if r["status"] != status or r["code"] != err.get("code"):
             continue
         param = err.get("param")
@@ -361,6 +381,7 @@ def _exempt(label, status, err):
             continue
         if r["message"] is not None and r["message"] not in str(err.get("message", "")):
             continue
+        _record_exemption(label, index)
         return r
     return None
 
