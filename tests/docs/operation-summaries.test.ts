@@ -1,7 +1,7 @@
 /**
  * The operations' summaries (issue 38 point 6; api/operation/summaries.ts): every operation of the
  * served document has a one-line summary in the spec's words, never its operationId, and every
- * operation the specification lists (../shared/spec/operations.tsv) is served with one. The
+ * operation the specification lists (tests/fixtures/spec/operations.tsv, the spec's copy inside the checkout) is served with one. The
  * operationIds stay as they were: the summary moved nothing else. The document's version is the
  * date a client pins with `Service-Version`, and it names no licence.
  */
@@ -35,7 +35,7 @@ test('the longer text of a route is kept as the operation\'s description', () =>
 });
 
 test('every operation the specification lists is served with a summary (operations.tsv)', () => {
-  const tsv = path.resolve(__dirname, '../../../shared/spec/operations.tsv');
+  const tsv = path.resolve(__dirname, '../fixtures/spec/operations.tsv');
   const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   expect(rows.length).toBeGreaterThan(150);
   // The spec writes `{short_code}` where the served path names the parameter `{code}`.

@@ -22,6 +22,7 @@ import { setFault } from '../../providers/sandbox-faults';
 import { signTransaction } from '../../providers/wallet-sends';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
 import { connectDb, newAccount } from '../helpers/api';
+import { usePrivateStack } from '../helpers/stack';
 
 // This file's workflows run on their own task queue, served only by the workers it spawns.
 const queue = `offramp-crash-${process.pid}`;
@@ -48,7 +49,16 @@ async function kill(w: ChildProcess): Promise<void> {
   await exited;
 }
 
-beforeAll(async () => { await connectDb(); });
+// A database and Temporal server of its own (as payout-crash.test.ts): a worker this file spawns runs
+// the boot-time recovery pass and the outbox dispatcher over its whole database. On the shared one it
+// started other files' webhook endpoint workflows on this file's task queue (their deliveries then
+// waited for this file's workers) and kept that queue busy past this test's deadline in CI.
+usePrivateStack('offramp-crash');
+
+beforeAll(async () => {
+  resetConfig(); // the private stack's DATABASE_URL and TEMPORAL_ADDRESS (this file's own task queue stays)
+  await connectDb();
+});
 
 afterAll(async () => {
   for (const w of workers) await kill(w);

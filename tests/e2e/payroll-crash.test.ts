@@ -15,6 +15,7 @@ import { wakePayrollRun } from '../../activities/payroll/signals';
 import { db } from '../../lib/db';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
 import { connectDb } from '../helpers/api';
+import { usePrivateStack } from '../helpers/stack';
 import { approvedRun, markFunded, usBank } from '../helpers/payroll';
 import { systemScope } from '../../activities/scope';
 
@@ -43,7 +44,15 @@ async function kill(w: ChildProcess): Promise<void> {
   await exited;
 }
 
-beforeAll(async () => { await connectDb(); });
+// A database and Temporal server of its own (as payout-crash.test.ts): a worker this file spawns runs
+// the boot-time recovery pass and the outbox dispatcher over its whole database, and on the shared one
+// it would start other files' workflows on this file's task queue.
+usePrivateStack('payroll-crash');
+
+beforeAll(async () => {
+  resetConfig(); // the private stack's DATABASE_URL and TEMPORAL_ADDRESS (this file's own task queue stays)
+  await connectDb();
+});
 
 afterAll(async () => {
   for (const w of workers) await kill(w);
