@@ -324,10 +324,14 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
   /** Starts every service process (frontend first) and waits until the frontend serves the namespace. */
   const startServices = async () => {
     const deadline = Date.now() + 120_000;
-    // The first process initialises the cluster's metadata record; several at once on a fresh
-    // database race for it. The frontend goes first, the others once the record exists.
+    // Each process initialises or updates the cluster's metadata record as it boots (a version-checked
+    // write); several at once race for it, on a fresh database and on a restart alike (the loser
+    // exits: "SaveClusterMetadata encountered version mismatch"). The frontend goes first; the others
+    // once the record exists and the frontend listens (it has written the record by then).
     spawnService(services[0]);
-    await waitForClusterMetadata(withDatabase(o.postgresUrl, databases.persistence), deadline, () => ended.get(services[0].name) ?? null);
+    const frontendGone = () => ended.get(services[0].name) ?? null;
+    await waitForClusterMetadata(withDatabase(o.postgresUrl, databases.persistence), deadline, frontendGone);
+    await waitForPort(ip, services[0].port, deadline, frontendGone);
     for (const s of services.slice(1)) spawnService(s);
     for (const s of services) await waitServing(s, deadline);
   };
