@@ -1,9 +1,11 @@
 /**
  * What the simulator's provider routes do (api/routes/simulator.ts), as functions shared with the
- * sandbox's hosted provider pages (api/pages/sandbox/, issue 22 part 3), so that a button on a page
- * and a `/sim` call move the outside world the same way: the KYC provider decides (spec 4.7), a
- * person pays at, fails at or abandons a credit checkout (spec 4.10), a quote provider acts on an
- * order (spec 4.9). Each throws the DomainError its `/sim` route answers (404 `not_found`, 409).
+ * sandbox's hosted provider pages (api/pages/sandbox/), so that a button on a page and a `/sim` call
+ * move the outside world the same way: the KYC provider decides (spec 4.7), a person pays at, fails
+ * at or abandons a credit checkout (spec 4.10), a quote provider acts on an order (spec 4.9). Each
+ * plays the sandbox provider (providers/), then hands its report to activities/intake/, as a real
+ * provider's callback would. Each throws the DomainError its `/sim` route answers (404
+ * `not_found`, 409).
  */
 import { receiveCheckoutNotification, type NotificationResult } from '../activities/intake/checkout';
 import { receiveKycDecision } from '../activities/intake/kyc';

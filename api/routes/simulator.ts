@@ -1,6 +1,13 @@
 /**
  * The simulator (ARCHITECTURE.md "Simulator"): an operator-only surface under /sim that injects what
  * the outside world would do. Mounted only when SIMULATOR_ENABLED=true (dev and tests).
+ *
+ * It plays the providers and never routes their reports itself: each provider route calls the
+ * sandbox provider in providers/ to make the event happen, then hands the provider's report to
+ * activities/intake/ (one module per provider kind), the same call a real provider's callback
+ * would make (docs/architecture.md "How a provider report reaches its object"). Where it acts as a
+ * person (accepting the terms, signing a wallet send), it calls that person's command. The
+ * dependency-cruiser rule `simulator-through-intake` keeps it so.
  * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash?, status? }`:
  *   the chain adapter observes that transfer exactly as a real chain watcher would; `status:
  *   pending` only broadcasts it (the mempool: seen, not confirmed, not in any balance) until
@@ -31,7 +38,7 @@
  *   `unsigned_transaction`); answers the `tx_hash` to record with the object's `source_tx`.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
  * - POST /sim/providers/orders/{ord_ id} `{ action: authorize|capture|fail|refund|complete, failure_kind?, reason? }`:
- *   the quote provider acts on an order; its workflow then reads the report (issue 16).
+ *   the quote provider acts on an order; its workflow then reads the report.
  * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
  *   optional `{ amount }` in minor units, default the price): the person pays at, fails at or
  *   abandons the hosted checkout; the provider then notifies the product (credits granted once).
@@ -42,7 +49,7 @@
  *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
  *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
  *   exactly that amount, e.g. less than quoted). The payment's (or send's) watcher re-reads the bridge.
- *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads (issue 14), as it
+ *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads, as it
  *   does on a `/sim/chain/transfers` transfer to its deposit address.
  * The KYC, checkout and order routes call api/sim-actions.ts, which the sandbox's hosted pages
  * (api/pages/sandbox/) call too.
