@@ -86,6 +86,13 @@ module.exports = {
       to: { path: '^activities/', pathNot: '^activities/(intake/|scope\\.ts$|legal/terms\\.ts$|payouts/wallet-sends\\.ts$)' },
     },
     {
+      name: 'intake-is-an-entry',
+      comment: 'activities/intake/ is called by a provider\'s callback (api/, the simulator) and nothing in activities/ imports it: a report enters through intake once, never from another area.',
+      severity: 'error',
+      from: { path: '^activities/', pathNot: '^activities/intake/' },
+      to: { path: '^activities/intake/' },
+    },
+    {
       name: 'activities-through-contracts',
       comment: 'activities/ never imports workflows/: signals.ts starts and signals a workflow from its contract (temporal/client.ts startOrSignal), activities.ts satisfies the contract\'s activity interface.',
       severity: 'error',
