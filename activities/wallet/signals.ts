@@ -5,6 +5,7 @@
  * (contracts/offramp-intent.ts): what commands call after their commit (signalWithStart heals a lost
  * start), provider notifications, and the recovery sweeps at worker start.
  */
+import { accountOf } from '../records/account-of';
 import { conversionContract } from '../../contracts/conversion';
 import { depositIntentContract } from '../../contracts/deposit-intent';
 import { offrampIntentContract } from '../../contracts/offramp-intent';
@@ -42,10 +43,10 @@ export async function signalDepositIntent(id: string, accountId: string): Promis
  */
 export async function notifyDepositIntentUpdate(ref: string): Promise<boolean> {
   if (!ref.startsWith('dpi_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_deposit_intents WHERE id = $1', [ref]);
-  if (!rows[0]) return false;
+  const accountId = await accountOf('wallet_deposit_intents', ref);
+  if (!accountId) return false;
   try {
-    await signalDepositIntent(ref, rows[0].account_id);
+    await signalDepositIntent(ref, accountId);
   } catch (e) {
     logger.error({ err: e, deposit_intent_id: ref }, 'could not signal the deposit intent workflow');
   }
@@ -84,9 +85,9 @@ export async function wakeSendIntent(id: string, accountId: string): Promise<voi
 /** The bridge reported a change of the transfer whose client reference is `id`; false when it is not a send intent. */
 export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean> {
   if (!id.startsWith('wsi_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_send_intents WHERE id = $1', [id]);
-  if (!rows[0]) return false;
-  await wakeSendIntent(id, rows[0].account_id);
+  const accountId = await accountOf('wallet_send_intents', id);
+  if (!accountId) return false;
+  await wakeSendIntent(id, accountId);
   return true;
 }
 
@@ -120,9 +121,9 @@ export async function signalOfframpIntent(id: string, accountId: string): Promis
 /** The rail or the chain reported a change for `ref`: when it is an off-ramp intent (`ofr_`), its workflow re-reads. False otherwise. */
 export async function notifyOfframpIntentUpdate(ref: string): Promise<boolean> {
   if (!ref.startsWith('ofr_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_offramp_intents WHERE id = $1', [ref]);
-  if (!rows[0]) return false;
-  await signalOfframpIntent(ref, rows[0].account_id);
+  const accountId = await accountOf('wallet_offramp_intents', ref);
+  if (!accountId) return false;
+  await signalOfframpIntent(ref, accountId);
   return true;
 }
 
