@@ -62,7 +62,7 @@ export type AccountWideFinder = Finder<AccountRow, [string]>;
 function finder<R extends ObjectLiteral, P extends unknown[]>(bound: Record<string, unknown>, m?: EntityManager): Finder<R, P> {
   const em = (): EntityManager => m ?? db().manager;
   const columns = Object.keys(bound);
-  const values = Object.values(bound) as P;
+  const values = Object.values(bound);
   const paramName = (column: string): string => (column === 'account_id' ? 'scopeAccountId' : 'scopeLivemode');
   const bind = <E extends R>(where: FindOptionsWhere<E> = {} as FindOptionsWhere<E>): FindOptionsWhere<E> =>
     ({ ...where, ...bound }) as FindOptionsWhere<E>;
@@ -80,7 +80,7 @@ function finder<R extends ObjectLiteral, P extends unknown[]>(bound: Record<stri
     query: (entity, alias) => { const own = named(alias); return em().createQueryBuilder(entity, alias).where(own.where, own.params); },
     sql: (alias, first) => {
       const prefix = alias ? `${alias}.` : '';
-      return { where: columns.map((column, i) => `${prefix}${column} = $${first + i}`).join(' AND '), params: values };
+      return { where: columns.map((column, i) => `${prefix}${column} = $${first + i}`).join(' AND '), params: [...values] as P };
     },
     named,
   };
