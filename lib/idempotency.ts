@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import { DomainError } from '../domain/errors';
 import { canonicalJson, isValidIdempotencyKey, IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
 import { db } from './db';
+import { accountWide } from './scoped';
 
 export interface StoredResponse { status: number; body: unknown; replayed: true }
 
@@ -56,9 +57,10 @@ export async function claim(accountId: string, route: string, key: string, livem
       // The claim becomes `failed`: this retry and every later one answer 409 idempotency_failed
       // (reconcile, then retry under a new key), as for any request that failed after it may have
       // taken effect; never a second execution.
+      const own = accountWide(accountId).sql(null, 1);
       await db().query(
-        `UPDATE idempotency_records SET state = 'failed' WHERE account_id = $1 AND route = $2 AND key = $3
-            AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4)`, [accountId, route, key, CLAIM_LEASE_SECONDS]);
+        `UPDATE idempotency_records SET state = 'failed' WHERE ${own.where} AND route = $2 AND key = $3
+            AND state = 'in_progress' AND created_at < now() - make_interval(secs => $4)`, [...own.params, route, key, CLAIM_LEASE_SECONDS]);
       continue;
     }
     if (stored) return stored;
@@ -80,14 +82,15 @@ export async function storedResponse(accountId: string, route: string, key: stri
 export async function storedResponse(accountId: string, route: string, key: string, hash: string, opts: { takeOver: true }): Promise<StoredResponse | typeof ABANDONED | null>;
 export async function storedResponse(accountId: string, route: string, key: string, hash: string, opts: { takeOver?: boolean } = {}): Promise<StoredResponse | typeof ABANDONED | null> {
   const deadline = Date.now() + WAIT_MS;
+  const own = accountWide(accountId).sql(null, 1);
   for (;;) {
     const rows: Array<{ request_hash: string; state: string; response_status: number | null; response_body: unknown; age: number }> = await db().query(
       `SELECT request_hash, state, response_status, response_body, extract(epoch from now() - created_at)::float8 AS age
-         FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3`, [accountId, route, key]);
+         FROM idempotency_records WHERE ${own.where} AND route = $2 AND key = $3`, [...own.params, route, key]);
     const r = rows[0];
     if (!r) return null;
     if (r.age > IDEMPOTENCY_TTL_SECONDS) {
-      await db().query('DELETE FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3 AND created_at < now() - make_interval(secs => $4)', [accountId, route, key, IDEMPOTENCY_TTL_SECONDS]);
+      await db().query(`DELETE FROM idempotency_records WHERE ${own.where} AND route = $2 AND key = $3 AND created_at < now() - make_interval(secs => $4)`, [...own.params, route, key, IDEMPOTENCY_TTL_SECONDS]);
       return null;
     }
     if (r.request_hash !== hash) {
@@ -131,20 +134,23 @@ export async function recordRefusal(c: InlineIdempotency, status: number, body: 
 
 /** Stores the final response (secrets in `redact` replaced by null) for replay. */
 export async function complete(accountId: string, route: string, key: string, status: number, body: unknown, redact: string[]): Promise<void> {
+  const own = accountWide(accountId).sql(null, 1);
   await db().query(
     `UPDATE idempotency_records SET state = 'completed', response_status = $4, response_body = $5, redactions = $6, completed_at = now()
-      WHERE account_id = $1 AND route = $2 AND key = $3`,
-    [accountId, route, key, status, JSON.stringify(redactBody(body, redact)), JSON.stringify(redact)]);
+      WHERE ${own.where} AND route = $2 AND key = $3`,
+    [...own.params, route, key, status, JSON.stringify(redactBody(body, redact)), JSON.stringify(redact)]);
 }
 
 /** Forgets the claim: the request had no effect (validation, a refused state change), so the key is free again. */
 export async function release(accountId: string, route: string, key: string): Promise<void> {
-  await db().query('DELETE FROM idempotency_records WHERE account_id = $1 AND route = $2 AND key = $3', [accountId, route, key]);
+  const own = accountWide(accountId).sql(null, 1);
+  await db().query(`DELETE FROM idempotency_records WHERE ${own.where} AND route = $2 AND key = $3`, [...own.params, route, key]);
 }
 
 /** Marks the claim failed: the request may have taken effect (spec 7 `idempotency_failed`). */
 export async function fail(accountId: string, route: string, key: string): Promise<void> {
-  await db().query(`UPDATE idempotency_records SET state = 'failed', completed_at = now() WHERE account_id = $1 AND route = $2 AND key = $3`, [accountId, route, key]);
+  const own = accountWide(accountId).sql(null, 1);
+  await db().query(`UPDATE idempotency_records SET state = 'failed', completed_at = now() WHERE ${own.where} AND route = $2 AND key = $3`, [...own.params, route, key]);
 }
 
 function redactBody(body: unknown, redact: string[]): unknown {

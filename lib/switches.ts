@@ -13,6 +13,7 @@ import {
 } from '../domain/event-types';
 import { loadConfig } from './config';
 import { auxDb, db } from './db';
+import { accountWide } from './scoped';
 import { notifyHealthy, onListenerLost, onNotify } from './notify';
 
 /**
@@ -122,7 +123,8 @@ export async function isFlagOpen(name: string, accountId: string): Promise<boole
   let entry = accountCache.get(accountId);
   if (!entry || now - entry.at >= ttl()) {
     const since = generation;
-    const { rows } = await auxDb().query<{ name: string; enabled: boolean }>('SELECT name, enabled FROM account_flags WHERE account_id = $1', [accountId]);
+    const own = accountWide(accountId).sql(null, 1);
+    const { rows } = await auxDb().query<{ name: string; enabled: boolean }>(`SELECT name, enabled FROM account_flags WHERE ${own.where}`, own.params);
     entry = { at: now, flags: new Map(rows.map((r) => [r.name, r.enabled])) };
     if (since === generation) {
       if (accountCache.size >= 10000) accountCache.clear();

@@ -11,7 +11,7 @@ import type { EntityManager } from 'typeorm';
 import { readiness, setupGuide, type Readiness, type SetupGuide } from '../../domain/readiness';
 import type { Account } from '../../entities';
 import { transaction } from '../../lib/db';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import type { AccountScope } from '../scope';
 
 /** Statement timeout of one expansion read, ms. */
@@ -39,11 +39,12 @@ export function loadReadiness(scope: AccountScope, input: { account: Account }):
   const { account } = input;
   const { livemode } = scope;
   const own = scoped(scope).sql(null, 1);
+  const wallets = accountWide(scope.accountId).sql(null, 3);
   return bounded(async (m) => {
     const [r]: Array<{ wallet: boolean; endpoints: string }> = await m.query(
-      `SELECT EXISTS (SELECT 1 FROM wallets WHERE account_id = $1 AND livemode = true AND status = 'active') AS wallet,
+      `SELECT EXISTS (SELECT 1 FROM wallets WHERE ${wallets.where} AND livemode = true AND status = 'active') AS wallet,
               (SELECT count(*) FROM webhook_endpoints WHERE ${own.where} AND enabled AND deleted_at IS NULL) AS endpoints`,
-      own.params);
+      [...own.params, ...wallets.params]);
     const [enforced, acceptance] = await Promise.all([isFlagOpen(TERMS_SWITCH, account.id), accountAcceptance(account.id)]);
     return readiness({
       livemode, accessState: account.access_state, country: account.country,

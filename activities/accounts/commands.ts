@@ -11,6 +11,7 @@ import { COUNTRIES } from '../../domain/countries';
 import { ALL_SCOPES } from '../../domain/scopes';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { accountWide } from '../../lib/scoped';
 import { randomToken, sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
@@ -86,11 +87,12 @@ export async function provisionAccount(opts: { email?: string; displayName?: str
  */
 export async function ensureServiceWallet(accountId: string): Promise<boolean> {
   const chain = chainAdapter();
+  const wallets = accountWide(accountId).sql(null, 2);
   const rows: unknown[] = await db().query(
     `INSERT INTO wallets(id, account_id, livemode, address, chain, network, status, label, credential_id)
      SELECT $1, $2, true, $3, $4, $5, 'active', 'Service wallet', $6
-      WHERE NOT EXISTS (SELECT 1 FROM wallets WHERE account_id = $2 AND network = $5 AND status = 'active') RETURNING id`,
-    [newId('wlt_'), accountId, deriveAddress(`wallet:${chain.network}:${accountId}`), chain.chain, chain.network, `cred_${crypto.randomBytes(4).toString('hex')}`]);
+      WHERE NOT EXISTS (SELECT 1 FROM wallets WHERE ${wallets.where} AND network = $5 AND status = 'active') RETURNING id`,
+    [newId('wlt_'), ...wallets.params, deriveAddress(`wallet:${chain.network}:${accountId}`), chain.chain, chain.network, `cred_${crypto.randomBytes(4).toString('hex')}`]);
   return rows.length > 0;
 }
 
@@ -101,9 +103,8 @@ export async function ensureServiceWallet(accountId: string): Promise<boolean> {
 export async function revokeKey(scope: Scope, input: { id: string }): Promise<ApiKey> {
   const keyId = input.id;
   return transaction(async (m) => {
-    // Either mode: a key is the account's whatever the scope's mode (not a scoped lookup).
-    const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: scope.accountId }, lock: { mode: 'pessimistic_write' } });
-    if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
+    // Either mode: a key is the account's whatever the scope's mode (an account-wide lookup).
+    const key = await accountWide(scope.accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
     if (key.status !== 'revoked') {
       API_KEY_TRANSITIONS.move(key, 'revoked');
       key.revoked_at = new Date();
@@ -123,8 +124,7 @@ export async function rollKey(scope: Scope, input: { id: string }): Promise<{ ke
   const keyId = input.id;
   const userId = scope.caller?.userId ?? null;
   return transaction(async (m) => {
-    const old = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
-    if (!old) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
+    const old = await accountWide(accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
     if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
     API_KEY_TRANSITIONS.move(old, 'revoked');
     old.revoked_at = new Date();
@@ -228,5 +228,5 @@ export async function joinWaitlist(scope: Scope, input: { waitlist: WaitlistEntr
        use_case = CASE WHEN $6 THEN $4 ELSE waitlist_entries.use_case END,
        updated_at = date_trunc('milliseconds', clock_timestamp())`,
     [a.accountId, a.waitlist, a.email, a.useCase ?? null, a.joinedBy, a.useCase !== undefined]);
-  return db().getRepository(WaitlistEntry).findOneByOrFail({ account_id: a.accountId, waitlist: a.waitlist });
+  return accountWide(a.accountId).getOne(WaitlistEntry, { waitlist: a.waitlist }, () => new Error(`waitlist entry ${a.waitlist} of ${a.accountId} not written`));
 }

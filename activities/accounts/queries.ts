@@ -5,6 +5,7 @@ import type { SelectQueryBuilder } from 'typeorm';
 import { DomainError } from '../../domain/errors';
 import { Account, ApiKey } from '../../entities';
 import { db } from '../../lib/db';
+import { accountWide } from '../../lib/scoped';
 import type { AccountScope, Scope } from '../scope';
 
 /** The scope's account; 404 `not_found` when absent. */
@@ -33,7 +34,7 @@ export async function listAccounts(scope: Scope): Promise<Account[]> {
 export function apiKeyListQuery(scope: AccountScope, input: { status?: string }): SelectQueryBuilder<ApiKey> {
   const { accountId, livemode } = scope;
   const { status } = input;
-  const qb = db().getRepository(ApiKey).createQueryBuilder('k').where('k.account_id = :a', { a: accountId });
+  const qb = accountWide(accountId).query(ApiKey, 'k');
   if (!livemode) qb.andWhere('k.livemode = false');
   if (status) qb.andWhere('k.status = :s', { s: status });
   return qb;
@@ -43,7 +44,7 @@ export function apiKeyListQuery(scope: AccountScope, input: { status?: string })
 export async function getApiKey(scope: AccountScope, input: { id: string }): Promise<ApiKey> {
   const { accountId, livemode } = scope;
   const { id } = input;
-  const k = await db().getRepository(ApiKey).findOneBy({ id, account_id: accountId, ...(livemode ? {} : { livemode: false }) });
+  const k = await accountWide(accountId).findOne(ApiKey, { id, ...(livemode ? {} : { livemode: false }) });
   if (!k) throw new DomainError('not_found', 'not_found', `No such API key: ${id}.`, { param: 'id' });
   return k;
 }

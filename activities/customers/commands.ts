@@ -14,6 +14,7 @@ import { Customer, CustomerVerificationLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { emitEvent } from '../../lib/outbox';
+import { accountWide } from '../../lib/scoped';
 import { kycProvider } from '../../providers/kyc';
 import { customerView } from '../../views/customer';
 import type { Scope } from '../scope';
@@ -43,7 +44,8 @@ export async function createCustomer(scope: Scope, input: { customer_type: Custo
        VALUES ($1,$2,$3,$4,$5,$6,$7,'not_started',$8) ON CONFLICT (account_id) DO NOTHING RETURNING id`,
       [id, a.accountId, a.userId, a.livemode, a.customerType, country, legalName, providerId]);
     if (!inserted[0]) {
-      const existing = (await m.query('SELECT id, customer_type FROM customers WHERE account_id = $1', [a.accountId]))[0] as { id: string; customer_type: string };
+      const own = accountWide(a.accountId, m).sql(null, 1);
+      const existing = (await m.query(`SELECT id, customer_type FROM customers WHERE ${own.where}`, own.params))[0] as { id: string; customer_type: string };
       if (existing.customer_type !== a.customerType) {
         throw conflict('customer_type_conflict', `This account's customer is ${existing.customer_type}; it cannot also be ${a.customerType}.`, { customer_id: existing.id });
       }

@@ -2,7 +2,7 @@
 import { conflict, notFound } from '../../domain/errors';
 import { Customer } from '../../entities';
 import { db } from '../../lib/db';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { kycProvider, type KycRecord } from '../../providers/kyc';
 import type { AccountScope } from '../scope';
 
@@ -29,7 +29,8 @@ export async function associatedPersons(scope: AccountScope, input: { id: string
 
 /** The verified legal name of the account's business customer (approved), or null: what payouts freeze as `legal_entity_name`. */
 export async function verifiedLegalName(accountId: string): Promise<string | null> {
+  const own = accountWide(accountId).sql(null, 1);
   const rows: Array<{ legal_name: string | null }> = await db().query(
-    `SELECT legal_name FROM customers WHERE account_id = $1 AND customer_type = 'business' AND verification_state = 'approved'`, [accountId]);
+    `SELECT legal_name FROM customers WHERE ${own.where} AND customer_type = 'business' AND verification_state = 'approved'`, own.params);
   return rows[0]?.legal_name ?? null;
 }

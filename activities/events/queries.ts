@@ -120,14 +120,15 @@ export async function listEvents(scope: AccountScope, q: EventListFilters): Prom
 export function newestOfEachType(qb: SelectQueryBuilder<EventRow>, scope: AccountScope, o: { types: readonly string[]; limit: number; cursor?: string; sinceSeq: string | null }): void {
   const cursorSeq = o.cursor ? decodeSeqCursor(o.cursor) : null;
   if (o.cursor && !cursorSeq) return;
+  const own = scoped(scope).named('x');
   // ARRAY(...) is computed once (an InitPlan); `seq = ANY(array)` then reads those rows by the unique
   // index on seq, rather than walking the account's events with the array as a filter.
   qb.andWhere(`e.seq = ANY(ARRAY(SELECT n.seq FROM unnest(CAST(:newestTypes AS text[])) AS t(type) CROSS JOIN LATERAL (
       SELECT x.seq FROM events x
-       WHERE x.account_id = :newestAccount AND x.livemode = :newestLivemode AND x.type = t.type
+       WHERE ${own.where} AND x.type = t.type
          ${cursorSeq ? 'AND x.seq < :newestBefore' : ''} ${o.sinceSeq ? 'AND x.seq > :newestAfter' : ''}
        ORDER BY x.seq DESC LIMIT :newestPerType) n))`, {
-    newestTypes: [...o.types], newestAccount: scope.accountId, newestLivemode: scope.livemode, newestBefore: cursorSeq, newestAfter: o.sinceSeq, newestPerType: o.limit + 1,
+    ...own.params, newestTypes: [...o.types], newestBefore: cursorSeq, newestAfter: o.sinceSeq, newestPerType: o.limit + 1,
   });
 }
 

@@ -13,7 +13,7 @@ import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { executableRails } from '../../lib/rails-availability';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { chainAdapter } from '../../providers/chain';
 import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
@@ -86,8 +86,9 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const ttl = cfg.paymentTtlSeconds * 1000;
     const expiresAt = new Date(Math.min(Date.now() + ttl, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
+    const wallets = accountWide(link.account_id, m).sql(null, 1);
     const settlementAddress = link.settlement_kind === 'crypto_only'
-      ? ((await m.query(`SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
+      ? ((await m.query(`SELECT address FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
       : null;
     const pay = newPaymentRow(m, {
       id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },

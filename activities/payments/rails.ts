@@ -13,7 +13,7 @@ import { Payment, PaymentLink } from '../../entities';
 import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { saveNewPayment } from './ledger';
@@ -38,8 +38,9 @@ async function lockLink(m: EntityManager, scope: Scope, linkId: string): Promise
 
 async function settlementWallet(m: EntityManager, link: PaymentLink): Promise<string | null> {
   if (link.settlement_kind !== 'crypto_only') return null;
+  const wallets = accountWide(link.account_id, m).sql(null, 1);
   const rows: Array<{ address: string }> = await m.query(
-    `SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chainAdapter().network]);
+    `SELECT address FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chainAdapter().network]);
   return rows[0]?.address ?? null;
 }
 
@@ -50,11 +51,12 @@ async function settlementWallet(m: EntityManager, link: PaymentLink): Promise<st
  */
 async function forbiddenRefundAddresses(m: EntityManager, accountId: string, candidate: string | undefined): Promise<string[]> {
   if (!candidate) return [];
+  const entries = accountWide(accountId, m).sql(null, 2);
   const hits: Array<{ a: string }> = await m.query(
     `SELECT deposit_address AS a FROM payments WHERE lower(deposit_address) = lower($1)
      UNION ALL SELECT delivery_address FROM payments WHERE lower(delivery_address) = lower($1)
      UNION ALL SELECT address FROM wallets WHERE lower(address) = lower($1)
-     UNION ALL SELECT address FROM address_book_entries WHERE account_id = $2 AND lower(address) = lower($1) LIMIT 1`, [candidate, accountId]);
+     UNION ALL SELECT address FROM address_book_entries WHERE ${entries.where} AND lower(address) = lower($1) LIMIT 1`, [candidate, ...entries.params]);
   return [payInBridgeAdapter().treasury, ...hits.map((h) => h.a)];
 }
 

@@ -19,6 +19,7 @@ import { fundingSurplus, heldForReturn, settlementVerdict } from '../../domain/p
 import { FUNDING_WINDOW_SECONDS, WALLET_SEND_SIGNABLE_SECONDS } from '../../domain/payouts/deadlines';
 import { Payout, PayoutAttempt, PayoutDeposit, WalletSend, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
+import { accountWide } from '../../lib/scoped';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { decrypt } from '../../lib/secrets';
@@ -339,7 +340,7 @@ export async function refundHeldFunds(payoutId: string): Promise<PayoutState> {
   const at = await db().getRepository(PayoutAttempt).findOneByOrFail({ id: p0.current_attempt_id });
   let target: { chain: string; address: string } | null = null;
   if (p0.funding_source === 'service_wallet') {
-    const w = await db().getRepository(Wallet).findOneBy({ account_id: p0.account_id, status: 'active', network: chainAdapter().network });
+    const w = await accountWide(p0.account_id).findOne(Wallet, { status: 'active', network: chainAdapter().network });
     if (w) target = { chain: w.chain, address: w.address };
   } else if (p0.refund_address) target = { chain: at.source_chain, address: p0.refund_address };
   if (!target || !at.provider_transfer_id) return stateOf(p0);

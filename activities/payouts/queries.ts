@@ -11,7 +11,7 @@ import { DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type CorridorGate } from '..
 import { fundingQuote, walletSendEstimate } from '../../domain/payouts/pricing';
 import { Payout, PayoutAttempt, Wallet, WalletSend } from '../../entities';
 import { auxDb, db } from '../../lib/db';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { isFlagOpen, isSwitchOn } from '../../lib/switches';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
@@ -81,7 +81,7 @@ export async function walletFundingQuote(scope: AccountScope, input: { id: strin
   const { attempt } = await currentAttempt(p);
   const chain = attempt?.source_chain ?? p.source_chain ?? DEFAULT_SOURCE_CHAIN;
   const required = attempt ? BigInt(attempt.gross_minor) : fundingQuote(BigInt(p.invoice_minor), p.currency, p.decimals, p.fee_bps).gross;
-  const w = await db().getRepository(Wallet).findOneBy({ account_id: scope.accountId, network: chainAdapter().network, status: 'active' });
+  const w = await accountWide(scope.accountId).findOne(Wallet, { network: chainAdapter().network, status: 'active' });
   const estimate = walletSendEstimate(required, w?.chain === chain);
   let balance: bigint | null = null;
   if (w) {
@@ -127,6 +127,7 @@ export async function payoutGate(scope: AccountScope): Promise<CorridorGate> {
 
 /** Chains of the scope's account's active service wallets on this network (capabilities `funding_sources`). */
 export async function serviceWalletChains(scope: AccountScope): Promise<string[]> {
-  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [scope.accountId, chainAdapter().network]);
+  const wallets = accountWide(scope.accountId).sql(null, 1);
+  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chainAdapter().network]);
   return rows.map((r) => r.chain);
 }

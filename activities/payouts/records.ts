@@ -9,7 +9,7 @@ import { notFound } from '../../domain/errors';
 import { PAYOUT_ATTEMPT_TRANSITIONS, type PayoutAttemptStatus } from '../../domain/payouts/statuses';
 import { Payout, Wallet } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { moveRows } from '../../lib/status-writes';
 import { chainAdapter } from '../../providers/chain';
 import { payoutEventView } from '../../views/payout';
@@ -41,7 +41,7 @@ export async function lockPayout(m: EntityManager, id: string, scope?: AccountSc
 
 /** The account's active service wallet on this network, or null. */
 export async function activeWallet(m: EntityManager, accountId: string): Promise<Wallet | null> {
-  return m.findOne(Wallet, { where: { account_id: accountId, network: chainAdapter().network, status: 'active' } });
+  return accountWide(accountId, m).findOne(Wallet, { network: chainAdapter().network, status: 'active' });
 }
 
 /**

@@ -14,7 +14,7 @@ import type { PayrollExportItem } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
 import { auxDb, db } from '../../lib/db';
 import type { ListEnvelope } from '../../lib/pagination';
-import { scoped } from '../../lib/scoped';
+import { accountWide, scoped } from '../../lib/scoped';
 import { isFlagOpen } from '../../lib/switches';
 import type { AccountScope } from '../scope';
 import { itemCountsOf, NO_ITEMS, type PayrollItemCounts } from '../../views/payroll';
@@ -118,9 +118,10 @@ export const REQUIRE_CUSTOMER_FLAG = 'payroll.require_verified_customer';
  */
 export async function payrollGate(scope: AccountScope): Promise<PayrollGate> {
   const { accountId } = scope;
+  const customers = accountWide(accountId).sql(null, 1);
   const [{ rows }, customer, cryptoSwitchOn] = await Promise.all([
     auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]),
-    auxDb().query<{ verification_state: string }>('SELECT verification_state FROM customers WHERE account_id = $1 AND livemode ORDER BY created_at LIMIT 1', [accountId]),
+    auxDb().query<{ verification_state: string }>(`SELECT verification_state FROM customers WHERE ${customers.where} AND livemode ORDER BY created_at LIMIT 1`, customers.params),
     isFlagOpen(CRYPTO_FUNDING_FLAG, accountId),
   ]);
   const state = customer.rows[0]?.verification_state;

@@ -7,6 +7,7 @@ import type { SelectQueryBuilder } from 'typeorm';
 import { DomainError } from '../../domain/errors';
 import { ApiKey, RequestLog } from '../../entities';
 import { db } from '../../lib/db';
+import { accountWide } from '../../lib/scoped';
 import type { ApiKeyUsage, StatusClasses } from '../../views/request-log';
 import type { AccountScope } from '../scope';
 
@@ -34,8 +35,7 @@ const CLASS_SQL = `count(*) FILTER (WHERE r.status >= 200 AND r.status < 300) AS
  */
 export function requestLogsQuery(scope: AccountScope, q: RequestLogFilters): SelectQueryBuilder<RequestLog> {
   const caller = scope;
-  const qb = db().getRepository(RequestLog).createQueryBuilder('r');
-  qb.where('r.account_id = :a', { a: caller.accountId });
+  const qb = accountWide(caller.accountId).query(RequestLog, 'r');
   if (!caller.livemode) {
     if (q.livemode === true) throw new DomainError('invalid_request', 'livemode_boundary', 'A test-mode key reads only test-mode request logs.', { param: 'livemode' });
     qb.andWhere('r.livemode = false');
@@ -83,8 +83,9 @@ export async function requestLogSummary(scope: AccountScope, q: RequestLogFilter
   const hi = until ? new Date(Math.floor(until.getTime() / HOUR_MS) * HOUR_MS) : null;
   if (lo && hi && lo >= hi) return requestLogSummaryByScan(all);
 
-  const params: unknown[] = [scope.accountId];
-  const where = ['account_id = $1'];
+  const own = accountWide(scope.accountId).sql(null, 1);
+  const params: unknown[] = [...own.params];
+  const where = [own.where];
   const add = (sql: string, v: unknown) => { params.push(v); where.push(sql.replace('?', `$${params.length}`)); };
   if (!scope.livemode) where.push('livemode = false');
   else if (q.livemode !== undefined) add('livemode = ?', q.livemode);
@@ -124,21 +125,22 @@ export async function requestLogSummary(scope: AccountScope, q: RequestLogFilter
 export async function apiKeyUsage(scope: AccountScope, input: { id: string; days: number }): Promise<ApiKeyUsage> {
   const caller = scope;
   const { id: keyId, days } = input;
-  const key = await db().getRepository(ApiKey).findOneBy({ id: keyId, account_id: caller.accountId, ...(caller.livemode ? {} : { livemode: false }) });
+  const key = await accountWide(caller.accountId).findOne(ApiKey, { id: keyId, ...(caller.livemode ? {} : { livemode: false }) });
   if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
   const end = new Date();
   const start = new Date(end.getTime() - days * 86_400_000);
-  const args = [key.id, caller.accountId, start.toISOString()];
+  const own = accountWide(caller.accountId).sql('r', 2);
+  const args = [key.id, ...own.params, start.toISOString()];
   const [tot]: Array<Record<string, string>> = await db().query(
     `SELECT count(*) AS total, ${CLASS_SQL},
             percentile_disc(0.5) WITHIN GROUP (ORDER BY r.latency_ms) AS p50,
             percentile_disc(0.95) WITHIN GROUP (ORDER BY r.latency_ms) AS p95,
             max(r.created_at) AS last
-       FROM request_logs r WHERE r.api_key_id = $1 AND r.account_id = $2 AND r.created_at >= $3`, args);
+       FROM request_logs r WHERE r.api_key_id = $1 AND ${own.where} AND r.created_at >= $3`, args);
   const daily: Array<{ date: string; requests: string; errors: string }> = await db().query(
     `SELECT to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS requests,
             count(*) FILTER (WHERE r.status >= 400) AS errors
-       FROM request_logs r WHERE r.api_key_id = $1 AND r.account_id = $2 AND r.created_at >= $3
+       FROM request_logs r WHERE r.api_key_id = $1 AND ${own.where} AND r.created_at >= $3
       GROUP BY 1 ORDER BY 1`, args);
   return {
     keyId: key.id, livemode: key.livemode, start, end, total: Number(tot.total), classes: classes(tot),
