@@ -7,8 +7,10 @@
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createDepositIntent, createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
-import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent, getConversion, walletConversionPairs } from '../../activities/wallet/queries';
+import { createDepositIntent } from '../../activities/deposit-intents/commands';
+import { createConversion, submitConversionSourceTx } from '../../activities/conversions/commands';
+import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent } from '../../activities/deposit-intents/queries';
+import { getConversion, walletConversionPairs } from '../../activities/conversions/queries';
 import { paginate } from '../../lib/pagination';
 import { conversionPairs, WALLET_ASSET_DECIMALS } from '../../domain/wallet-deposits';
 import {

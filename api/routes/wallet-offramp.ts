@@ -8,8 +8,10 @@
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
-import { externalAccountListQuery, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/wallet/queries';
+import { createExternalAccount } from '../../activities/wallet/commands';
+import { cancelOfframpIntent, createOfframpIntent } from '../../activities/offramp-intents/commands';
+import { externalAccountListQuery } from '../../activities/wallet/queries';
+import { getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/offramp-intents/queries';
 import { BANK_RAILS, RAIL_CURRENCY, type BeneficiaryInput } from '../../domain/bank-details';
 import { OFFRAMP_STATUSES } from '../../domain/offramp';
 import { paginate } from '../../lib/pagination';

@@ -6,8 +6,8 @@
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/commands';
-import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/wallet/queries';
+import { createSendIntent, recordSendSourceTx } from '../../activities/send-intents/commands';
+import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/send-intents/queries';
 import { SEND_INTENT_STATUSES, sendRoutes } from '../../domain/wallet-sends';
 import { paginate } from '../../lib/pagination';
 import { chainAdapter } from '../../providers/chain';

@@ -7,8 +7,8 @@
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
-import { getVirtualAccount, virtualAccountHistoryQuery, virtualAccountListQuery } from '../../activities/wallet/queries';
+import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/virtual-accounts/commands';
+import { getVirtualAccount, virtualAccountHistoryQuery, virtualAccountListQuery } from '../../activities/virtual-accounts/queries';
 import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_PURPOSES } from '../../domain/virtual-accounts';
 import { paginate } from '../../lib/pagination';
 import { listEnvelope } from '../../views/schema';
