@@ -4,7 +4,6 @@
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { API_KEY_TRANSITIONS } from '../../domain/api-keys';
 import { DomainError } from '../../domain/errors';
 import { Account, ApiKey, WaitlistEntry } from '../../entities';
 import { COUNTRIES } from '../../domain/countries';
@@ -14,6 +13,7 @@ import { newId } from '../../lib/ids';
 import { randomToken, sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
+import { revokeApiKey } from '../records/api-keys';
 import type { Scope } from '../scope';
 
 export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
@@ -104,11 +104,7 @@ export async function revokeKey(scope: Scope, input: { id: string }): Promise<Ap
     // Either mode: a key is the account's whatever the scope's mode (not a scoped lookup).
     const key = await m.findOne(ApiKey, { where: { id: keyId, account_id: scope.accountId }, lock: { mode: 'pessimistic_write' } });
     if (!key) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
-    if (key.status !== 'revoked') {
-      API_KEY_TRANSITIONS.move(key, 'revoked');
-      key.revoked_at = new Date();
-      await m.save(key);
-    }
+    if (key.status !== 'revoked') await revokeApiKey(m, key);
     return key;
   });
 }
@@ -126,9 +122,7 @@ export async function rollKey(scope: Scope, input: { id: string }): Promise<{ ke
     const old = await m.findOne(ApiKey, { where: { id: keyId, account_id: accountId }, lock: { mode: 'pessimistic_write' } });
     if (!old) throw new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' });
     if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
-    API_KEY_TRANSITIONS.move(old, 'revoked');
-    old.revoked_at = new Date();
-    await m.save(old);
+    await revokeApiKey(m, old);
     return insertApiKey(m, {
       accountId, livemode: old.livemode, scopes: old.scopes, name: old.name, ipAllowlist: old.ip_allowlist,
       expiresAt: old.expires_at, defaultVersion: old.default_version, userId, rolledFrom: old.id,

@@ -14,7 +14,7 @@ import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { executableRails } from '../../lib/rails-availability';
 import { scoped } from '../../lib/scoped';
-import { chainAdapter } from '../../providers/chain';
+import { findActiveWallet } from '../records/wallets';
 import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
@@ -74,7 +74,6 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
  */
 export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payerEmail: string | null; payerType: string | null }): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
-  const chain = chainAdapter();
   const result = await transaction(async (m) => {
     const link = await scoped(scope, m).lock(PaymentLink, { id: input.linkId }, sessionNotFound);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
@@ -87,7 +86,7 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     const ttl = cfg.paymentTtlSeconds * 1000;
     const expiresAt = new Date(Math.min(Date.now() + ttl, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
     const settlementAddress = link.settlement_kind === 'crypto_only'
-      ? ((await m.query(`SELECT address FROM wallets WHERE account_id = $1 AND network = $2 AND status = 'active'`, [link.account_id, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
+      ? (await findActiveWallet({ accountId: link.account_id }, m))?.address ?? null
       : null;
     const pay = newPaymentRow(m, {
       id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },
