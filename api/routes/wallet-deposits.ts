@@ -2,7 +2,7 @@
  * Wallet deposits from another chain and conversions (spec 2.5, 4.5, 5; issue 14). Business keys
  * read `deposit_routes` and `conversion_pairs`; quotes, deposit intents and conversions are
  * dashboard session only (`wallet.write` reaches no business key). Test mode unavailable like the
- * other wallet routes. Rules in activities/wallet/commands.ts and queries.ts, wire names in
+ * other wallet routes. Rules in activities/deposit-intents/ and activities/conversions/, wire names in
  * views/wallet-deposits.ts.
  */
 import type Router from '@koa/router';

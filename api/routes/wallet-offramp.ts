@@ -4,7 +4,7 @@
  * transit deposit and its unsigned transfer, list, get: poll until terminal, cancel). Dark-flag:
  * resource switch `api_v1.offramp` (off: 503), flag `wallet.offramp` (closed: 409
  * capability_unavailable; open on sandbox stacks). Dashboard session only (writes owner/admin);
- * test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
+ * test mode unavailable. Rules in activities/offramp-intents/ and activities/wallet/ (external accounts).
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
@@ -41,7 +41,7 @@ const terms = {
   developer_fee_percent: documentedAs(Joi.string().pattern(/^[0-9](\.[0-9]{1,2})?$/).max(4), { type: 'string', pattern: '^(?:[0-4](?:\\.[0-9]{1,2})?|5(?:\\.0{1,2})?)$', examples: ['1.25'] }),
 };
 /**
- * The rail pays the destination currency (activities/wallet/offramp `priceTerms`, 400
+ * The rail pays the destination currency (activities/offramp-intents/queries.ts `priceTerms`, 400
  * parameter_invalid param destination_payment_rail): stated as one `anyOf` branch per currency (issue 24).
  */
 const railPaysCurrency = {

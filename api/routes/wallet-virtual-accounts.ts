@@ -3,7 +3,7 @@
  * BankDepositInstructions, list (query `purpose`), get, deactivate, reactivate, history of bank
  * credits. Dark-flag: resource switch `api_v1.virtual_accounts` (off: 503), flag
  * `wallet.virtual_accounts` (closed: 409 capability_unavailable; open on sandbox stacks).
- * Dashboard session only; test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
+ * Dashboard session only; test mode unavailable. Rules in activities/virtual-accounts/.
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';

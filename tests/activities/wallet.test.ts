@@ -1,5 +1,5 @@
 /**
- * Activity tier, wallet (activities/wallet: the activities of the send-intent, off-ramp,
+ * Activity tier, wallet (activities/send-intents, offramp-intents, virtual-accounts, deposit-intents, conversions: the activities of the send-intent, off-ramp,
  * virtual-account, deposit-intent and conversion workflows), each run alone in
  * MockActivityEnvironment on real PostgreSQL with the sandbox chain, bridge, fiat rails and bank
  * collection. Proves the decisions the workflows act on (status, next step, wake time in workflow
