@@ -17,12 +17,12 @@ import type { DepositRoute } from '../../views/wallet-deposits';
 import type { AccountScope } from '../scope';
 
 /** A source chain of DEPOSIT_SOURCE_CHAINS; otherwise `409 conflict` `network_not_supported` param `source_chain`. */
-export function sourceChainOf(c: string): XchainNetwork {
-  if (!(DEPOSIT_SOURCE_CHAINS as readonly string[]).includes(c)) {
-    throw new DomainError('conflict', 'network_not_supported', `Deposits come from ${DEPOSIT_SOURCE_CHAINS.join(', ')}; not ${c}.`,
+export function sourceChainOf(sourceChain: string): XchainNetwork {
+  if (!(DEPOSIT_SOURCE_CHAINS as readonly string[]).includes(sourceChain)) {
+    throw new DomainError('conflict', 'network_not_supported', `Deposits come from ${DEPOSIT_SOURCE_CHAINS.join(', ')}; not ${sourceChain}.`,
       { param: 'source_chain', details: { networks: [...DEPOSIT_SOURCE_CHAINS] } });
   }
-  return c as XchainNetwork;
+  return sourceChain as XchainNetwork;
 }
 
 /** A Money field of a deposit request (validated shape): `amount` in minor units at `decimals`. */

@@ -58,14 +58,14 @@ async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, reques
 }
 
 /** `pending` -> `awaiting_payment`: the provider placed the order (`order.status_changed`). */
-export async function awaitOrderPayment(m: EntityManager, o: Order, request: RequestRef | null): Promise<boolean> {
-  return moveOrder(m, o, 'awaiting_payment', request);
+export async function awaitOrderPayment(m: EntityManager, order: Order, request: RequestRef | null): Promise<boolean> {
+  return moveOrder(m, order, 'awaiting_payment', request);
 }
 
 /** -> `failed` with `failureKind`, stamping `failed_at` (`order.status_changed`, `order.failed`). */
-export async function failOrder(m: EntityManager, o: Order, change: { failureKind: Order['failure_kind'] }, request: RequestRef | null): Promise<boolean> {
-  o.failure_kind = change.failureKind;
-  return moveOrder(m, o, 'failed', request);
+export async function failOrder(m: EntityManager, order: Order, change: { failureKind: Order['failure_kind'] }, request: RequestRef | null): Promise<boolean> {
+  order.failure_kind = change.failureKind;
+  return moveOrder(m, order, 'failed', request);
 }
 
 /**

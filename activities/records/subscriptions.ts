@@ -63,42 +63,42 @@ function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.n
 }
 
 /** Active or past_due -> `paused`, stamping `paused_at`; event `subscription.paused`. */
-export async function markSubscriptionPaused(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<Subscription> {
-  moveSubscription(s, 'paused');
-  s.paused_at = new Date();
-  await m.save(s);
-  await emitSubscriptionEvent(m, s, 'subscription.paused', request);
-  return s;
+export async function markSubscriptionPaused(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'paused');
+  subscription.paused_at = new Date();
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.paused', request);
+  return subscription;
 }
 
 /** `paused` -> `active`, clearing `paused_at`; event `subscription.resumed` (the workflow re-derives past_due). */
-export async function markSubscriptionResumed(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<Subscription> {
-  moveSubscription(s, 'active');
-  s.paused_at = null;
-  await m.save(s);
-  await emitSubscriptionEvent(m, s, 'subscription.resumed', request);
-  return s;
+export async function markSubscriptionResumed(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'active');
+  subscription.paused_at = null;
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.resumed', request);
+  return subscription;
 }
 
 /** -> `cancelled`, stamping `cancelled_at` and `ended_at`; event `subscription.cancelled`. */
-export async function markSubscriptionCancelled(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<Subscription> {
-  moveSubscription(s, 'cancelled');
-  s.cancelled_at = new Date();
-  await m.save(s);
-  await emitSubscriptionEvent(m, s, 'subscription.cancelled', request);
-  return s;
+export async function markSubscriptionCancelled(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'cancelled');
+  subscription.cancelled_at = new Date();
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.cancelled', request);
+  return subscription;
 }
 
 /** `active` -> `past_due` (an invoice is overdue; no event of its own). */
-export async function markSubscriptionPastDue(m: EntityManager, s: Subscription): Promise<Subscription> {
-  moveSubscription(s, 'past_due');
-  return m.save(s);
+export async function markSubscriptionPastDue(m: EntityManager, subscription: Subscription): Promise<Subscription> {
+  moveSubscription(subscription, 'past_due');
+  return m.save(subscription);
 }
 
 /** -> `completed` at `change.atMs` (`ended_at`): every cycle billed or skipped and nothing unpaid. */
-export async function completeSubscription(m: EntityManager, s: Subscription, change: { atMs: number }): Promise<Subscription> {
-  moveSubscription(s, 'completed', change.atMs);
-  return m.save(s);
+export async function completeSubscription(m: EntityManager, subscription: Subscription, change: { atMs: number }): Promise<Subscription> {
+  moveSubscription(subscription, 'completed', change.atMs);
+  return m.save(subscription);
 }
 
 /** Open or overdue -> `void`, stamping `voided_at` (no event). */
