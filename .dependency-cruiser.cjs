@@ -79,6 +79,20 @@ module.exports = {
       to: { path: '^activities/(?!records/)' },
     },
     {
+      name: 'simulator-through-intake',
+      comment: 'The simulator (api/routes/simulator.ts, api/sim-actions.ts) plays the providers (providers/) and hands each report to activities/intake/, the call a real provider callback makes (docs/architecture.md "How a provider report reaches its object"): it reaches activities/ only through intake/ and activities/scope.ts, and, where it acts as a person rather than a provider, through that person\'s command (accepting the terms: activities/legal/terms.ts; signing a wallet send with a passkey: activities/payouts/wallet-sends.ts).',
+      severity: 'error',
+      from: { path: '^api/(routes/simulator|sim-actions)\\.ts$' },
+      to: { path: '^activities/', pathNot: '^activities/(intake/|scope\\.ts$|legal/terms\\.ts$|payouts/wallet-sends\\.ts$)' },
+    },
+    {
+      name: 'intake-is-an-entry',
+      comment: 'activities/intake/ is called by a provider\'s callback (api/, the simulator) and nothing in activities/ imports it: a report enters through intake once, never from another area.',
+      severity: 'error',
+      from: { path: '^activities/', pathNot: '^activities/intake/' },
+      to: { path: '^activities/intake/' },
+    },
+    {
       name: 'activities-through-contracts',
       comment: 'activities/ never imports workflows/: signals.ts starts and signals a workflow from its contract (temporal/client.ts startOrSignal), activities.ts satisfies the contract\'s activity interface.',
       severity: 'error',

@@ -1,13 +1,15 @@
 /**
  * What the simulator's provider routes do (api/routes/simulator.ts), as functions shared with the
- * sandbox's hosted provider pages (api/pages/sandbox/, issue 22 part 3), so that a button on a page
- * and a `/sim` call move the outside world the same way: the KYC provider decides (spec 4.7), a
- * person pays at, fails at or abandons a credit checkout (spec 4.10), a quote provider acts on an
- * order (spec 4.9). Each throws the DomainError its `/sim` route answers (404 `not_found`, 409).
+ * sandbox's hosted provider pages (api/pages/sandbox/), so that a button on a page and a `/sim` call
+ * move the outside world the same way: the KYC provider decides (spec 4.7), a person pays at, fails
+ * at or abandons a credit checkout (spec 4.10), a quote provider acts on an order (spec 4.9). Each
+ * plays the sandbox provider (providers/), then hands its report to activities/intake/, as a real
+ * provider's callback would. Each throws the DomainError its `/sim` route answers (404
+ * `not_found`, 409).
  */
-import { notifyCustomerDecision } from '../activities/customers/signals';
-import { handleCheckoutNotification, type NotificationResult } from '../activities/credits/commands';
-import { notifyOrderUpdate } from '../activities/orders/signals';
+import { receiveCheckoutNotification, type NotificationResult } from '../activities/intake/checkout';
+import { receiveKycDecision } from '../activities/intake/kyc';
+import { receiveOrderReport } from '../activities/intake/quote-provider';
 import { DomainError } from '../domain/errors';
 import type { OrderFailureKind, ProviderOrderReport } from '../domain/orders';
 import { checkoutProvider, CheckoutTransitionError, type CheckoutNotification } from '../providers/checkout';
@@ -31,7 +33,7 @@ export interface KycDecision {
  */
 export async function decideKyc(d: KycDecision): Promise<void> {
   if (!(await kycProvider().setDecision(d.customer_id, d))) throw new DomainError('not_found', 'not_found', `No customer ${d.customer_id} at the KYC provider.`, { param: 'customer_id' });
-  await notifyCustomerDecision(d.customer_id);
+  await receiveKycDecision(d.customer_id);
 }
 
 /**
@@ -51,7 +53,7 @@ export async function actOnCheckout(checkoutId: string, action: 'complete' | 'fa
     throw e;
   }
   if (!n) throw new DomainError('not_found', 'not_found', `No checkout session for ${checkoutId}.`, { param: 'checkout_id' });
-  const result = await handleCheckoutNotification(n);
+  const result = await receiveCheckoutNotification(n);
   if (!result) throw new DomainError('not_found', 'not_found', `No checkout ${checkoutId}.`, { param: 'checkout_id' });
   return { notification: n, result };
 }
@@ -69,7 +71,7 @@ export async function actOnOrder(orderId: string, action: OrderProviderAction, o
   const report = await orderProviders().act(orderId, action, opts);
   if (report === null) throw new DomainError('not_found', 'not_found', `No provider order for ${orderId}.`, { param: 'id' });
   if (typeof report === 'string') throw new DomainError('conflict', 'sim_action_refused', report);
-  await notifyOrderUpdate(orderId);
+  await receiveOrderReport(orderId);
   return report;
 }
 
@@ -85,6 +87,6 @@ export async function abandonOrderCheckout(orderId: string): Promise<ProviderOrd
   if (before.state !== 'awaiting_payment' && before.state !== 'authorized') throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${before.state}.`);
   const report = (await orderProviders().expire(orderId))!;
   if (report.state !== 'expired') throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${report.state}.`);
-  await notifyOrderUpdate(orderId);
+  await receiveOrderReport(orderId);
   return report;
 }

@@ -8,6 +8,7 @@ import { depositIntentTransitions } from '../../domain/wallet-deposits';
 import { db, forEachByKeyset } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { openStatusList } from '../../lib/open-statuses';
+import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Signals (starting if needed) the intent's workflow to re-read the chain and the bridge. */
@@ -21,10 +22,10 @@ export async function signalDepositIntent(id: string, accountId: string): Promis
  */
 export async function notifyDepositIntentUpdate(ref: string): Promise<boolean> {
   if (!ref.startsWith('dpi_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_deposit_intents WHERE id = $1', [ref]);
-  if (!rows[0]) return false;
+  const accountId = await accountOf('wallet_deposit_intents', ref);
+  if (!accountId) return false;
   try {
-    await signalDepositIntent(ref, rows[0].account_id);
+    await signalDepositIntent(ref, accountId);
   } catch (e) {
     logger.error({ err: e, deposit_intent_id: ref }, 'could not signal the deposit intent workflow');
   }

@@ -7,6 +7,7 @@ import { offrampIntentContract } from '../../contracts/offramp-intent';
 import { offrampTransitions } from '../../domain/offramp';
 import { db, forEachByKeyset } from '../../lib/db';
 import { openStatusList } from '../../lib/open-statuses';
+import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Off-ramp intent `id` changed (created, canceled, the rail moved, the transit deposit arrived): its workflow re-reads it. */
@@ -17,9 +18,9 @@ export async function signalOfframpIntent(id: string, accountId: string): Promis
 /** The rail or the chain reported a change for `ref`: when it is an off-ramp intent (`ofr_`), its workflow re-reads. False otherwise. */
 export async function notifyOfframpIntentUpdate(ref: string): Promise<boolean> {
   if (!ref.startsWith('ofr_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_offramp_intents WHERE id = $1', [ref]);
-  if (!rows[0]) return false;
-  await signalOfframpIntent(ref, rows[0].account_id);
+  const accountId = await accountOf('wallet_offramp_intents', ref);
+  if (!accountId) return false;
+  await signalOfframpIntent(ref, accountId);
   return true;
 }
 

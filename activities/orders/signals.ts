@@ -3,10 +3,11 @@
  * `AccountId`): what commands call after their commit (signalWithStart heals a lost start), the
  * provider's reports (the simulator), and the recovery sweep at worker start.
  */
+import { accountOf } from '../records/account-of';
 import { orderContract } from '../../contracts/order';
 import { orderTransitions } from '../../domain/orders';
 import { sqlStatusList } from '../../domain/payments';
-import { db, forEachByKeyset } from '../../lib/db';
+import { forEachByKeyset } from '../../lib/db';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Order `id` changed (placed, cancelled, the provider reported): its workflow re-reads it, started if needed. */
@@ -16,9 +17,9 @@ export async function signalOrder(id: string, accountId: string): Promise<void> 
 
 /** The provider reported on order `id`: wakes its workflow. False when there is no such order. */
 export async function notifyOrderUpdate(id: string): Promise<boolean> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM orders WHERE id = $1', [id]);
-  if (!rows[0]) return false;
-  await signalOrder(id, rows[0].account_id);
+  const accountId = await accountOf('orders', id);
+  if (!accountId) return false;
+  await signalOrder(id, accountId);
   return true;
 }
 

@@ -4,6 +4,7 @@
  * `deposit`, `linkEnded` signals), the link workflow a payment moved (contracts/payment-link.ts), and
  * the recovery sweep that restarts the ones whose start was lost.
  */
+import { accountOf } from '../records/account-of';
 import { depositSignal, linkEndedSignal, paymentContract } from '../../contracts/payment';
 import { paymentLinkContract } from '../../contracts/payment-link';
 import { xchainPaymentContract } from '../../contracts/xchain-payment';
@@ -68,9 +69,9 @@ export async function signalPaymentProviderUpdate(paymentId: string, accountId: 
 export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
   const id = ref.startsWith('refund:') ? ref.slice('refund:'.length) : ref;
   if (!id.startsWith('pay_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payments WHERE id = $1', [id]);
-  if (!rows[0]) return false;
-  await signalPaymentProviderUpdate(id, rows[0].account_id);
+  const accountId = await accountOf('payments', id);
+  if (!accountId) return false;
+  await signalPaymentProviderUpdate(id, accountId);
   return true;
 }
 
@@ -80,9 +81,9 @@ export async function notifyPaymentRailUpdate(ref: string): Promise<boolean> {
  * link. Errors propagate (the payment workflow's activity retries).
  */
 export async function signalLinkOfPayment(linkId: string): Promise<void> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payment_links WHERE id = $1', [linkId]);
-  if (!rows[0]) return;
-  await startOrSignal(paymentLinkContract, { id: linkId, accountId: rows[0].account_id }, paymentLinkContract.signals.update);
+  const accountId = await accountOf('payment_links', linkId);
+  if (!accountId) return;
+  await startOrSignal(paymentLinkContract, { id: linkId, accountId }, paymentLinkContract.signals.update);
 }
 
 /** Tells the payment workflows that their link ended (after the link's transaction committed). */

@@ -3,6 +3,7 @@
  * the commands call after their commit, the chain watcher hook that records USDC arriving at a
  * funding address, the provider-update callback, and the `ensurePayoutWorkflows` recovery sweep.
  */
+import { accountOf } from '../records/account-of';
 import type { SignalDefinition } from '@temporalio/common';
 import { payoutContract } from '../../contracts/payout';
 import { PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
@@ -39,9 +40,9 @@ export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string 
 
 /** Simulator / provider callback: the provider changed a transfer or payment of `payoutId`; the workflow re-reads it. */
 export async function notifyPayoutProviderUpdate(payoutId: string): Promise<boolean> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
-  if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, update);
+  const accountId = await accountOf('payouts', payoutId);
+  if (!accountId) return false;
+  await signalPayout(payoutId, accountId, update);
   return true;
 }
 
@@ -55,9 +56,9 @@ export async function signalPayoutFund(payoutId: string, accountId: string): Pro
  * when no such payout exists.
  */
 export async function signalPayoutReconciliation(payoutId: string, needsAttention: boolean): Promise<boolean> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payouts WHERE id = $1', [payoutId]);
-  if (!rows[0]) return false;
-  await signalPayout(payoutId, rows[0].account_id, reconciliation, { needsAttention });
+  const accountId = await accountOf('payouts', payoutId);
+  if (!accountId) return false;
+  await signalPayout(payoutId, accountId, reconciliation, { needsAttention });
   return true;
 }
 

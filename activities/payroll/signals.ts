@@ -3,6 +3,7 @@
  * spec 2.7, 4.4): what commands call after their commit (signalWithStart heals a lost start) and
  * the recovery sweep at worker start.
  */
+import { accountOf } from '../records/account-of';
 import { payrollItemContract } from '../../contracts/payroll-item';
 import { payrollRunContract } from '../../contracts/payroll-run';
 import { PAYROLL_RUN_TRANSITIONS } from '../../domain/payroll';
@@ -45,9 +46,9 @@ export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boole
     await wakePayrollRun(ret[0].run_id, ret[0].account_id);
     return true;
   }
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payroll_run_items WHERE id = $1', [itemId]);
-  if (!rows[0]) return false;
-  await wakePayrollItem(itemId, rows[0].account_id);
+  const accountId = await accountOf('payroll_run_items', itemId);
+  if (!accountId) return false;
+  await wakePayrollItem(itemId, accountId);
   return true;
 }
 
@@ -58,8 +59,8 @@ export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boole
  * repeated request finds nothing outstanding). Returns false when there is no such run.
  */
 export async function requestPayrollFundsReturn(runId: string, reason: string): Promise<boolean> {
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM payroll_runs WHERE id = $1', [runId]);
-  if (!rows[0]) return false;
-  await startOrSignal(payrollRunContract, { id: runId, accountId: rows[0].account_id }, payrollRunContract.signals.returnFunds, { reason });
+  const accountId = await accountOf('payroll_runs', runId);
+  if (!accountId) return false;
+  await startOrSignal(payrollRunContract, { id: runId, accountId }, payrollRunContract.signals.returnFunds, { reason });
   return true;
 }

@@ -5,8 +5,9 @@
  */
 import { sendIntentContract } from '../../contracts/send-intent';
 import { sendIntentTransitions } from '../../domain/wallet-sends';
-import { db, forEachByKeyset } from '../../lib/db';
+import { forEachByKeyset } from '../../lib/db';
 import { openStatusList } from '../../lib/open-statuses';
+import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Intent `id` changed (created, hash recorded, bridge moved): its workflow re-reads it (started if absent). */
@@ -17,9 +18,9 @@ export async function wakeSendIntent(id: string, accountId: string): Promise<voi
 /** The bridge reported a change of the transfer whose client reference is `id`; false when it is not a send intent. */
 export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean> {
   if (!id.startsWith('wsi_')) return false;
-  const rows: Array<{ account_id: string }> = await db().query('SELECT account_id FROM wallet_send_intents WHERE id = $1', [id]);
-  if (!rows[0]) return false;
-  await wakeSendIntent(id, rows[0].account_id);
+  const accountId = await accountOf('wallet_send_intents', id);
+  if (!accountId) return false;
+  await wakeSendIntent(id, accountId);
   return true;
 }
 

@@ -1,6 +1,13 @@
 /**
  * The simulator (ARCHITECTURE.md "Simulator"): an operator-only surface under /sim that injects what
  * the outside world would do. Mounted only when SIMULATOR_ENABLED=true (dev and tests).
+ *
+ * It plays the providers and never routes their reports itself: each provider route calls the
+ * sandbox provider in providers/ to make the event happen, then hands the provider's report to
+ * activities/intake/ (one module per provider kind), the same call a real provider's callback
+ * would make (docs/architecture.md "How a provider report reaches its object"). Where it acts as a
+ * person (accepting the terms, signing a wallet send), it calls that person's command. The
+ * dependency-cruiser rule `simulator-through-intake` keeps it so.
  * - POST /sim/chain/transfers `{ chain, to_address, asset, amount (minor units), from_address?, tx_hash?, status? }`:
  *   the chain adapter observes that transfer exactly as a real chain watcher would; `status:
  *   pending` only broadcasts it (the mempool: seen, not confirmed, not in any balance) until
@@ -31,7 +38,7 @@
  *   `unsigned_transaction`); answers the `tx_hash` to record with the object's `source_tx`.
  * Chain transfers are accepted on the sandbox chain and on the payout source chains.
  * - POST /sim/providers/orders/{ord_ id} `{ action: authorize|capture|fail|refund|complete, failure_kind?, reason? }`:
- *   the quote provider acts on an order; its workflow then reads the report (issue 16).
+ *   the quote provider acts on an order; its workflow then reads the report.
  * - POST /sim/providers/checkout/{checkout_id}/complete|fail|expire (`cco_` id; complete takes an
  *   optional `{ amount }` in minor units, default the price): the person pays at, fails at or
  *   abandons the hosted checkout; the provider then notifies the product (credits granted once).
@@ -42,7 +49,7 @@
  *   fails it (`failed`: it returns the undelivered funds to the refund address) or releases it
  *   (`delivered`; with `delivered_amount` in minor units, the funds not yet delivered arrive as
  *   exactly that amount, e.g. less than quoted). The payment's (or send's) watcher re-reads the bridge.
- *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads (issue 14), as it
+ *   A wallet deposit intent's `dpi_` id names its pay-in too; its workflow re-reads, as it
  *   does on a `/sim/chain/transfers` transfer to its deposit address.
  * The KYC, checkout and order routes call api/sim-actions.ts, which the sandbox's hosted pages
  * (api/pages/sandbox/) call too.
@@ -50,24 +57,19 @@
 import Router from '@koa/router';
 import { DomainError } from '../../domain/errors';
 import { currencyDecimals, isFiat } from '../../domain/money';
-import { recordBankCredit, recordBankReturn } from '../../activities/payments/bank-commands';
-import { notifyPayrollItemRailUpdate } from '../../activities/payroll/signals';
+import { receiveBankCredit, receiveBankReturn } from '../../activities/intake/bank-collection';
+import { receiveBridgeTransferReport } from '../../activities/intake/bridge';
+import { receiveChainTransfer } from '../../activities/intake/chain';
+import { receiveRailPaymentReport } from '../../activities/intake/fiat-rails';
+import { receiveReconciliationReport } from '../../activities/intake/reconciliation';
 import { bankCollection, SANDBOX_RETURN_SENDER, SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
-import { notifyPayoutProviderUpdate, signalPayoutReconciliation } from '../../activities/payouts/signals';
 import { signWalletSend } from '../../activities/payouts/wallet-sends';
-import { notifyPaymentRailUpdate } from '../../activities/payments/signals';
 import { PAYOUT_SOURCE_CHAINS } from '../../domain/payouts/corridors';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import { faultAccountExists, setFault, type FaultName } from '../../providers/sandbox-faults';
 import { bridgeAdapter, payInBridgeAdapter } from '../../providers/bridge';
-import { recordObservedTransfer } from '../../activities/payments/watcher';
 import type { OrderFailureKind } from '../../domain/orders';
-import { signalBridgeUpdate } from '../../activities/payments/signals';
-import { recordVirtualAccountCredit } from '../../activities/virtual-accounts/commands';
-import { notifySendIntentBridgeUpdate } from '../../activities/send-intents/signals';
-import { notifyDepositIntentTransfer, notifyDepositIntentUpdate } from '../../activities/deposit-intents/signals';
-import { notifyOfframpIntentUpdate } from '../../activities/offramp-intents/signals';
 import { emailProvider } from '../../providers/email';
 import { acceptTerms } from '../../activities/legal/terms';
 import { systemScope } from '../../activities/scope';
@@ -103,7 +105,7 @@ export function simulatorRouter(): Router<AppState> {
     const input = { chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null };
     const pending = b.status === 'pending';
     const t = pending ? await chain.broadcast(input) : await chain.inject(input);
-    if (!pending) await notifyDepositIntentTransfer(t); // a wallet deposit intent's address on a source chain (issue 14)
+    if (!pending) await receiveChainTransfer(t);
     ctx.status = 201;
     ctx.body = simChainTransfer(t, pending ? 'pending' : 'confirmed');
   });
@@ -111,7 +113,7 @@ export function simulatorRouter(): Router<AppState> {
   r.post('/chain/transfers/:tx_hash/confirm', async (ctx) => {
     const t = await chainAdapter().confirm(ctx.params.tx_hash);
     if (!t) throw new DomainError('not_found', 'not_found', `No pending transfer ${ctx.params.tx_hash}.`, { param: 'tx_hash' });
-    await notifyDepositIntentTransfer(t);
+    await receiveChainTransfer(t);
     ctx.body = simChainTransfer(t, 'confirmed');
   });
 
@@ -130,10 +132,7 @@ export function simulatorRouter(): Router<AppState> {
       rail: b.rail, currency: b.currency, amount: BigInt(b.amount), reference: b.reference || null, toAccount: b.to_account, senderName: b.sender_name ?? null,
       ...(returnedAtOnce ? { returnedWith: SANDBOX_RETURN_TEXT } : {}),
     });
-    const { paymentId } = await recordBankCredit(credit, currencyDecimals(b.currency));
-    if (returnedAtOnce) await recordBankReturn(credit.id, SANDBOX_RETURN_TEXT);
-    // A virtual account's credit (the workflow sees an at-once return as returned).
-    await recordVirtualAccountCredit(credit, currencyDecimals(b.currency));
+    const { paymentId } = await receiveBankCredit(credit);
     ctx.status = 201;
     ctx.body = simBankCredit(credit, paymentId);
   });
@@ -147,7 +146,7 @@ export function simulatorRouter(): Router<AppState> {
       throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
     }
     if (!credit) throw new DomainError('not_found', 'not_found', `No bank credit ${ctx.params.id}.`);
-    const { paymentId } = await recordBankReturn(credit.id, credit.return_reason ?? SANDBOX_RETURN_TEXT);
+    const { paymentId } = await receiveBankReturn(credit);
     ctx.body = simBankCredit(credit, paymentId);
   });
 
@@ -181,9 +180,7 @@ export function simulatorRouter(): Router<AppState> {
       throw new DomainError('conflict', 'sim_transition_refused', (e as Error).message);
     }
     if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
-    if (!(await notifyPaymentRailUpdate(p.client_reference)) && !(await notifyPayrollItemRailUpdate(p.client_reference)) && !(await notifyOfframpIntentUpdate(p.client_reference))) {
-      await notifyPayoutProviderUpdate(p.client_reference);
-    }
+    await receiveRailPaymentReport(p);
     ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
       amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
       reason: p.reason, provider_reference: p.provider_reference };
@@ -199,9 +196,7 @@ export function simulatorRouter(): Router<AppState> {
     const b = validate<{ state: 'delivered' | 'failed' | 'delayed'; delivered_amount?: string }>(bridgeTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const out = await payInBridgeAdapter().simulate(ctx.params.id, b.state, b.delivered_amount === undefined ? null : BigInt(b.delivered_amount));
     if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
-    if (out.delivery) await recordObservedTransfer({ ...out.delivery, decimals: 6 });
-    if (!(await signalBridgeUpdate(out.client_reference))) await notifySendIntentBridgeUpdate(out.client_reference);
-    await notifyDepositIntentUpdate(out.client_reference); // `dpi_` pay-ins (issue 14)
+    await receiveBridgeTransferReport(out);
     ctx.body = {
       object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
       received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,
@@ -210,7 +205,7 @@ export function simulatorRouter(): Router<AppState> {
 
   r.post('/providers/reconciliation', async (ctx) => {
     const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    if (!(await signalPayoutReconciliation(b.payout_id, b.needs_attention))) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
+    if (!(await receiveReconciliationReport(b.payout_id, b.needs_attention))) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
     ctx.status = 202;
     ctx.body = { object: 'sim.reconciliation', payout_id: b.payout_id, needs_attention: b.needs_attention };
   });

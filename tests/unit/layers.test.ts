@@ -54,6 +54,8 @@ describe('layer rules (.dependency-cruiser.cjs)', () => {
       'contracts-on-domain: contracts/pay.ts -> activities/pay/activities.ts',
       'contracts-on-domain: contracts/pay.ts -> workflows/pay.ts',
       'records-import-no-area: activities/records/uses-area.ts -> activities/pay/commands.ts',
+      'simulator-through-intake: api/routes/simulator.ts -> activities/pay/commands.ts',
+      'intake-is-an-entry: activities/pay/uses-intake.ts -> activities/intake/chain.ts',
       'no-area-cycles: activities/a -> activities/b',
       'no-area-cycles: activities/b -> activities/a',
       'temporal-dev-is-tooling: lib/uses-dev.ts -> temporal/dev/boot.ts',
