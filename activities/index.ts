@@ -9,9 +9,11 @@ import { paymentLinkWorkflowActivities } from './payment-links/activities';
 import { webhookEndpointWorkflowActivities } from './webhooks/activities';
 import { payoutWorkflowActivities } from './payouts/activities';
 import { payrollItemWorkflowActivities, payrollRunWorkflowActivities } from './payroll/activities';
-import {
-  conversionWorkflowActivities, depositIntentWorkflowActivities, offrampWorkflowActivities, sendIntentWorkflowActivities, virtualAccountWorkflowActivities,
-} from './wallet/activities';
+import { sendIntentWorkflowActivities } from './send-intents/activities';
+import { offrampWorkflowActivities } from './offramp-intents/activities';
+import { depositIntentWorkflowActivities } from './deposit-intents/activities';
+import { conversionWorkflowActivities } from './conversions/activities';
+import { virtualAccountWorkflowActivities } from './virtual-accounts/activities';
 import { customerWorkflowActivities } from './customers/activities';
 import { orderWorkflowActivities } from './orders/activities';
 import { subscriptionWorkflowActivities } from './subscriptions/activities';

@@ -18,7 +18,7 @@ import { loadConfig } from '../lib/config';
 import type { Caller } from './context';
 import { executableRails } from '../lib/rails-availability';
 import { corridorView, walletBankCorridorView } from '../views/capabilities';
-import { collectionCurrencies } from '../activities/wallet/queries';
+import { collectionCurrencies } from '../activities/virtual-accounts/queries';
 import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_RAILS } from '../domain/virtual-accounts';
 import { isFlagOpen } from '../lib/switches';
 import { buySellCapabilities } from '../activities/orders/capabilities';

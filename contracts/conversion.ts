@@ -1,6 +1,6 @@
 /**
  * Contract of a wallet conversion (workflows/conversion.ts, workflow id = the conversion id
- * `cnv_...`; activities/wallet/activities.ts `conversionWorkflowActivities`).
+ * `cnv_...`; activities/conversions/activities.ts `conversionWorkflowActivities`).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';

@@ -1,6 +1,6 @@
 /**
  * Contract of a wallet deposit from another chain (workflows/deposit-intent.ts, workflow id = the
- * intent id `dpi_...`; activities/wallet/activities.ts `depositIntentWorkflowActivities`).
+ * intent id `dpi_...`; activities/deposit-intents/activities.ts `depositIntentWorkflowActivities`).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';

@@ -1,6 +1,6 @@
 /**
  * Contract of an off-ramp to a bank (workflows/offramp-intent.ts, workflow id = the intent id
- * `ofr_...`; activities/wallet/activities.ts `offrampWorkflowActivities`).
+ * `ofr_...`; activities/offramp-intents/activities.ts `offrampWorkflowActivities`).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { OfframpStatus } from '../domain/offramp';

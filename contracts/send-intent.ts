@@ -1,6 +1,6 @@
 /**
  * Contract of a send out of the wallet (workflows/send-intent.ts, workflow id = the intent id
- * `wsi_...`; activities/wallet/activities.ts `sendIntentWorkflowActivities`).
+ * `wsi_...`; activities/send-intents/activities.ts `sendIntentWorkflowActivities`).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SendIntentStatus } from '../domain/wallet-sends';

@@ -1,6 +1,6 @@
 /**
  * Contract of a virtual account funding the wallet (workflows/virtual-account.ts, workflow id = the
- * account id `va_...`; activities/wallet/activities.ts `virtualAccountWorkflowActivities`).
+ * account id `va_...`; activities/virtual-accounts/activities.ts `virtualAccountWorkflowActivities`).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { VirtualAccountStatus } from '../domain/virtual-accounts';

@@ -5,7 +5,7 @@
  * wallet (`source_detected`, `bridging`, `settled`) or the bridge fails (funds returned:
  * `recovering`, `failed`; no address to return to: `manual_recovery_required`). Woken by
  * `depositIntentUpdate` (a chain transfer to the address, a bridge change) and otherwise polls
- * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/wallet/activities.ts).
+ * every DEPOSIT_POLL_MS. Every fact lives in PostgreSQL (activities/deposit-intents/activities.ts).
  */
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import { depositIntentContract, type DepositIntentActivities, type DepositIntentWorkflowArgs } from '../contracts/deposit-intent';

@@ -4,7 +4,7 @@
  * exactly once through the fiat rail (provider idempotency key `offramp:<id>`, so a crash between
  * `funds_received` and `payment_submitted` re-submits the same payment), follows the rail to
  * `payment_processed`, or returns the USDC (`refunded` / `refund_failed`). Each decision is an
- * activity's (activities/wallet/activities.ts) taken at workflow time; signals: `update` (the
+ * activity's (activities/offramp-intents/activities.ts) taken at workflow time; signals: `update` (the
  * transit deposit arrived, the rail moved, a cancel) and `retry` (an operator fixed a parked step).
  *
  * Deterministic and replay-safe (workflows/convention.ts); the state lives in PostgreSQL.

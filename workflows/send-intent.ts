@@ -3,7 +3,7 @@
  * 2.5, 4.5, part 6 `send_intent.*`): waits for the holder's signature until the intent expires,
  * then for the recorded transaction on chain, checks it is the built one, and (cross-chain routes)
  * follows the bridge until it delivers or fails. Every decision is the activity's
- * (activities/wallet/activities.ts), taken at workflow time so time skipping reaches every
+ * (activities/send-intents/activities.ts), taken at workflow time so time skipping reaches every
  * terminal state; the workflow only sleeps until the next look or a signal (`update`: hash
  * recorded, bridge moved; `retry`: an operator fixed a parked step).
  *

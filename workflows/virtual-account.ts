@@ -1,7 +1,7 @@
 /**
  * One virtual account funding the wallet (workflow id = the account id `va_...`, AccountId; spec
  * 2.5, 4.5, part 6 `virtual_account.*`): each wake (a credit recorded, a status change) settles the
- * pending bank credits (activities/wallet/activities.ts: converted to USDC and sent
+ * pending bank credits (activities/virtual-accounts/activities.ts: converted to USDC and sent
  * to the wallet, or returned when the account is inactive). An active account keeps its workflow
  * (re-checking hourly); a deactivated one ends once nothing is pending, and a later credit or
  * reactivation starts it again.

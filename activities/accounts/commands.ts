@@ -4,7 +4,6 @@
  */
 import crypto from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { API_KEY_TRANSITIONS } from '../../domain/api-keys';
 import { DomainError } from '../../domain/errors';
 import { Account, ApiKey, WaitlistEntry } from '../../entities';
 import { COUNTRIES } from '../../domain/countries';
@@ -15,6 +14,7 @@ import { accountWide } from '../../lib/scoped';
 import { randomToken, sha256Hex } from '../../lib/secrets';
 import { SESSION_PREFIX } from '../../domain/caller';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
+import { revokeApiKey } from '../records/api-keys';
 import type { Scope } from '../scope';
 
 export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
@@ -105,11 +105,7 @@ export async function revokeKey(scope: Scope, input: { id: string }): Promise<Ap
   return transaction(async (m) => {
     // Either mode: a key is the account's whatever the scope's mode (an account-wide lookup).
     const key = await accountWide(scope.accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
-    if (key.status !== 'revoked') {
-      API_KEY_TRANSITIONS.move(key, 'revoked');
-      key.revoked_at = new Date();
-      await m.save(key);
-    }
+    if (key.status !== 'revoked') await revokeApiKey(m, key);
     return key;
   });
 }
@@ -126,9 +122,7 @@ export async function rollKey(scope: Scope, input: { id: string }): Promise<{ ke
   return transaction(async (m) => {
     const old = await accountWide(accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
     if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
-    API_KEY_TRANSITIONS.move(old, 'revoked');
-    old.revoked_at = new Date();
-    await m.save(old);
+    await revokeApiKey(m, old);
     return insertApiKey(m, {
       accountId, livemode: old.livemode, scopes: old.scopes, name: old.name, ipAllowlist: old.ip_allowlist,
       expiresAt: old.expires_at, defaultVersion: old.default_version, userId, rolledFrom: old.id,

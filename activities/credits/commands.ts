@@ -12,7 +12,7 @@
  * `handleCheckoutNotification` when the provider reports the session paid. That grant is
  * idempotent (row lock on the checkout, at most one `purchase` row per checkout by a unique
  * index), so a repeated or concurrent confirmation grants once. A checkout's status moves through
- * its transition table (domain/credits.ts `creditCheckoutTransitions`).
+ * its record's named transitions (activities/records/credit-checkouts.ts).
  *
  * Commands take `(scope, input)` (activities/scope.ts): the balance is the owner of the scope's
  * account. `handleCheckoutNotification` is the provider's callback (no scope: the notification
@@ -21,7 +21,7 @@
 import type { EntityManager } from 'typeorm';
 import { creditEventView } from '../../views/credits';
 import {
-  applyConsume, applyPurchase, applyRefund, creditCheckoutTransitions, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
+  applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
   type CreditBalance, type CreditPack, type LedgerStep,
 } from '../../domain/credits';
 import { conflict, DomainError, notFound } from '../../domain/errors';
@@ -31,7 +31,9 @@ import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import { checkoutProvider, type CheckoutNotification } from '../../providers/checkout';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
-import { moveRows } from '../../lib/status-writes';
+import {
+  closeCreditCheckout, completeCreditCheckout, failMismatchedCreditCheckout, failUnopenedCreditCheckout, lockCreditCheckout,
+} from '../records/credit-checkouts';
 import type { AccountScope, Scope } from '../scope';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
@@ -108,9 +110,7 @@ export async function createCheckout(scope: Scope, input: { pack: CreditPack }):
       [id, s.sessionId, s.url, s.expiresAt]);
   } catch (err) {
     logger.error({ err, checkout_id: id }, 'checkout provider could not open a session');
-    await moveRows(db(), creditCheckoutTransitions, {
-      sqlTable: 'credit_checkouts', where: 'id = $1', params: [id], to: 'failed', from: ['open'], set: `failure_reason = 'provider_error', updated_at = now()`,
-    });
+    await failUnopenedCreditCheckout(db(), id);
     throw new DomainError('provider_error', 'checkout_provider_error', 'The checkout provider could not open a checkout. Retry with a new Idempotency-Key.');
   }
   return db().getRepository(CreditCheckout).findOneByOrFail({ id });
@@ -130,38 +130,24 @@ export interface NotificationResult { checkout: CreditCheckout; granted: boolean
  */
 export async function handleCheckoutNotification(n: CheckoutNotification): Promise<NotificationResult | null> {
   return transaction(async (m) => {
-    const co = await m.findOne(CreditCheckout, { where: { id: n.clientReference }, lock: { mode: 'pessimistic_write' } });
+    const co = await lockCreditCheckout(m, n.clientReference);
     if (!co || co.provider !== n.provider || (co.provider_session_id && co.provider_session_id !== n.sessionId)) {
       logger.warn({ checkout_id: n.clientReference, session_id: n.sessionId }, 'checkout notification for an unknown checkout ignored');
       return null;
     }
     if (co.status === 'completed') return { checkout: co, granted: false, event: null };
     if (n.outcome !== 'paid') {
-      if (co.status === 'open') {
-        creditCheckoutTransitions.move(co, n.outcome);
-        co.failure_reason = n.outcome === 'failed' ? 'payment_failed' : 'session_expired';
-        await m.save(co);
-      }
+      if (co.status === 'open') await closeCreditCheckout(m, co, { outcome: n.outcome });
       return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: false, event: null };
     }
     if (n.paidAmountMinor === null || n.paidAmountMinor !== BigInt(co.amount_minor) || n.currency !== co.currency) {
       logger.error({ checkout_id: co.id, paid: n.paidAmountMinor?.toString(), currency: n.currency }, 'checkout paid a different amount; no credits granted');
-      // A checkout already `failed` stays so, with the mismatch as its reason.
-      if (co.status !== 'failed') creditCheckoutTransitions.move(co, 'failed');
-      co.failure_reason = 'amount_mismatch';
-      await m.save(co);
+      await failMismatchedCreditCheckout(m, co);
       return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: false, event: null };
     }
     const bal = await lockBalance(m, co.user_id);
     const event = await record(m, bal, applyPurchase(bal, co.pack), { accountId: co.account_id, livemode: co.livemode }, { checkoutId: co.id });
-    creditCheckoutTransitions.move(co, 'completed');
-    co.completed_at = new Date();
-    co.failure_reason = null;
-    await m.save(co);
-    await emitEvent(m, {
-      accountId: co.account_id, livemode: co.livemode, type: 'credit.purchased', objectType: 'credit_event', objectId: event.id,
-      object: creditEventView(event), relatedIds: [co.id], request: null,
-    });
+    await completeCreditCheckout(m, co, { event });
     return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: true, event };
   });
 }

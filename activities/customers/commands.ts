@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { COUNTRIES } from '../../domain/countries';
 import {
-  legalNameFor, VERIFICATION_LINK_KINDS, verificationTransitions, type CustomerType, type VerificationState,
+  legalNameFor, VERIFICATION_LINK_KINDS, type CustomerType, type VerificationState,
 } from '../../domain/customers';
 import { conflict, invalidRequest } from '../../domain/errors';
 import { Customer, CustomerVerificationLink } from '../../entities';
@@ -17,6 +17,7 @@ import { emitEvent } from '../../lib/outbox';
 import { accountWide } from '../../lib/scoped';
 import { kycProvider } from '../../providers/kyc';
 import { customerView } from '../../views/customer';
+import { applyCustomerVerificationReport, lockCustomer } from '../records/customers';
 import type { Scope } from '../scope';
 import { getCustomer } from './queries';
 import { signalCustomer } from './signals';
@@ -111,21 +112,7 @@ export async function syncCustomerVerification(id: string): Promise<Verification
   if (!c0) throw ApplicationFailure.nonRetryable(`customer ${id} not found`, 'NotFound');
   const p = await kycProvider().get(c0.provider_customer_id);
   return transaction(async (m) => {
-    const c = await m.findOneOrFail(Customer, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    const events: string[] = [];
-    const next = p.state as VerificationState;
-    if (next !== c.verification_state && verificationTransitions.isStatus(next)) {
-      c.verification_state = verificationTransitions.assert(c.verification_state, next);
-      events.push('customer.verification_state_changed');
-      if (next === 'rejected') events.push('customer.rejected');
-      if (next === 'approved') c.verified_at = new Date();
-    }
-    const same = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-    if (!same(c.requirements_due, p.requirements_due)) { c.requirements_due = [...p.requirements_due]; events.push('customer.requirements_updated'); }
-    c.endorsements = [...p.endorsements];
-    c.rejection_outcome = c.verification_state === 'rejected' ? p.rejection_outcome : null;
-    const saved = await m.save(c);
-    for (const type of events) await emitEvent(m, { accountId: c.account_id, livemode: c.livemode, type, objectType: 'customer', objectId: c.id, object: customerView(saved) });
+    const saved = await applyCustomerVerificationReport(m, await lockCustomer(m, id), p);
     return saved.verification_state;
   });
 }

@@ -15,7 +15,7 @@
  */
 import { currencyDecimals } from '../../domain/money';
 import { recordBankCredit, recordBankReturn } from '../payments/bank-commands';
-import { recordVirtualAccountCredit } from '../wallet/commands';
+import { recordVirtualAccountCredit } from '../virtual-accounts/commands';
 import { SANDBOX_RETURN_TEXT, type ProviderCredit } from '../../providers/bank-collection';
 
 /**

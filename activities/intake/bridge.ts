@@ -12,7 +12,8 @@
  */
 import { signalBridgeUpdate } from '../payments/signals';
 import { recordObservedTransfer } from '../payments/watcher';
-import { notifyDepositIntentUpdate, notifySendIntentBridgeUpdate } from '../wallet/signals';
+import { notifyDepositIntentUpdate } from '../deposit-intents/signals';
+import { notifySendIntentBridgeUpdate } from '../send-intents/signals';
 import type { PayInProgress } from '../../providers/bridge';
 
 /** What intake reads of a bridge transfer's report: its delivery, if any, and the client reference we created the transfer with. */

@@ -14,7 +14,7 @@
  * adapter confirms a transfer. A deposit intent's workflow reads the chain itself: the report
  * only wakes it, through `receiveChainTransfer` once the transfer is confirmed.
  */
-import { notifyDepositIntentTransfer } from '../wallet/signals';
+import { notifyDepositIntentTransfer } from '../deposit-intents/signals';
 import type { ObservedTransfer } from '../../providers/chain';
 
 /**

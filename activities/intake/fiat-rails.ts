@@ -13,7 +13,7 @@
 import { notifyPaymentRailUpdate } from '../payments/signals';
 import { notifyPayoutProviderUpdate } from '../payouts/signals';
 import { notifyPayrollItemRailUpdate } from '../payroll/signals';
-import { notifyOfframpIntentUpdate } from '../wallet/signals';
+import { notifyOfframpIntentUpdate } from '../offramp-intents/signals';
 import type { RailPayment } from '../../providers/fiat-rails';
 
 /**

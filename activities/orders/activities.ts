@@ -9,7 +9,7 @@ import { Order } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { orderProviders } from '../../providers/order-providers';
 import { placeOrder } from './placement';
-import { applyProviderReport, lockedOrder } from './records';
+import { applyProviderReport, lockedOrder } from '../records/orders';
 
 /** How often an open order is re-read when no provider report arrives. */
 const POLL_MS = 10 * 60_000;

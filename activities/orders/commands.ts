@@ -20,7 +20,7 @@ import { CancelRefused, orderProviders, ProviderUnavailable } from '../../provid
 import { createOrReuseNativePayment } from '../payments/commands';
 import type { Scope } from '../scope';
 import { placeOrder } from './placement';
-import { applyProviderReport, emitOrderEvent, lockedOrder } from './records';
+import { applyProviderReport, emitOrderEvent, lockedOrder } from '../records/orders';
 import { signalOrder } from './signals';
 
 /** The body of `POST /orders` (shape validated by api/schemas/orders.ts). */

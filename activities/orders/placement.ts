@@ -13,7 +13,7 @@ import { db, transaction } from '../../lib/db';
 import type { RequestRef } from '../../lib/outbox';
 import { orderProviders, ProviderUnavailable, type PlacedOrder } from '../../providers/order-providers';
 import { quoteProvider } from '../../providers/quote-providers';
-import { lockedOrder, moveOrder } from './records';
+import { awaitOrderPayment, failOrder, lockedOrder } from '../records/orders';
 
 /** Records a placement: provider order id, observed rail (native provider only), checkout, instructions; `pending` -> `awaiting_payment`. */
 async function recordPlacement(orderId: string, placed: PlacedOrder, request: RequestRef | null): Promise<Order> {
@@ -30,7 +30,7 @@ async function recordPlacement(orderId: string, placed: PlacedOrder, request: Re
       decimals: placed.deposit.decimals, expiresAt: placed.deposit.expiresAt.toISOString(),
     } : null;
     await m.save(o);
-    if (o.status === 'pending') await moveOrder(m, o, 'awaiting_payment', request);
+    if (o.status === 'pending') await awaitOrderPayment(m, o, request);
     return o;
   });
 }
@@ -67,8 +67,7 @@ async function failUnplaced(orderId: string, request: RequestRef | null): Promis
     const o = await lockedOrder(m, orderId);
     if (o.provider_order_id || o.status !== 'pending') return;
     await m.update(QuoteOffer, { id: o.offer_id, order_id: o.id }, { order_id: null });
-    o.failure_kind = 'provider_unavailable';
-    await moveOrder(m, o, 'failed', request);
+    await failOrder(m, o, { failureKind: 'provider_unavailable' }, request);
   });
 }
 

@@ -12,8 +12,9 @@ import { loadConfig } from '../../lib/config';
 import { db } from '../../lib/db';
 import { IdempotencyKeyTaken, type InlineIdempotency } from '../../lib/idempotency';
 import { newId } from '../../lib/ids';
-import { alternativeMethods, QUOTE_COUNTRIES, quoteAll, quoteProvider, type ProviderResult } from '../../providers/quote-providers';
-import { quoteView, type ProviderIdentity } from '../../views/quote';
+import { alternativeMethods, QUOTE_COUNTRIES, quoteAll, type ProviderResult } from '../../providers/quote-providers';
+import { quoteView } from '../../views/quote';
+import { providerIdentity } from '../records/orders';
 import { scoped } from '../../lib/scoped';
 import type { AccountScope, Scope } from '../scope';
 
@@ -32,12 +33,6 @@ export interface QuoteRequest {
 
 /** The forwarded country headers judged by spec 4.9 rule 2 (documented in the OpenAPI description). */
 export const COUNTRY_HEADERS = Object.freeze(['cf-ipcountry', 'cloudfront-viewer-country', 'x-vercel-ip-country', 'x-country-code'] as const);
-
-/** Identity and limits of provider `id` for the views. */
-export function providerIdentity(id: string): ProviderIdentity {
-  const p = quoteProvider(id);
-  return p ? { id: p.id, name: p.name, minUsdMicro: p.minUsdMicro, maxUsdMicro: p.maxUsdMicro } : { id, name: id, minUsdMicro: 0n, maxUsdMicro: 0n };
-}
 
 /**
  * Terms of a request after the rules that need no provider (spec 4.9 rule 1, exactly one amount, the

@@ -31,6 +31,7 @@ import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
 import { isFlagOpen } from '../../lib/switches';
 import { chainAdapter } from '../../providers/chain';
+import { findActiveWallet } from '../records/wallets';
 import { emailProvider } from '../../providers/email';
 import { paymentLinkView } from '../../views/payment-link';
 import { closeLivePaymentsForLink } from '../payments/links';
@@ -166,10 +167,7 @@ export async function activateLink(c: Scope, input: { id: string; attestation_ac
     assertActivationCurrencyAndExpiry(cryptoOnly, link.currency, link.expires_at, Date.now());
     const chain = chainAdapter();
     if (cryptoOnly) {
-      const own = scoped(c, m).sql(null, 2);
-      const wallets: unknown[] = await m.query(
-        `SELECT 1 FROM wallets WHERE ${own.where} AND network = $1 AND status = 'active' LIMIT 1`, [chain.network, ...own.params]);
-      if (!wallets.length) throw conflict('wallet_not_found', `Crypto-only links settle to the service wallet; this account has none on ${chain.network}.`);
+      if (!(await findActiveWallet(c, m))) throw conflict('wallet_not_found', `Crypto-only links settle to the service wallet; this account has none on ${chain.network}.`);
     } else {
       const entry = await scoped(c, m).findOne(AddressBookEntry, { id: link.settlement_destination_id!, deleted_at: IsNull() });
       if (!entry) throw invalidRequest('settlement_destination_required', 'The settlement destination no longer exists; choose another.', 'settlement_destination');

@@ -13,8 +13,8 @@ import { loadConfig } from '../../lib/config';
 import { transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { executableRails } from '../../lib/rails-availability';
-import { accountWide, scoped } from '../../lib/scoped';
-import { chainAdapter } from '../../providers/chain';
+import { scoped } from '../../lib/scoped';
+import { findActiveWallet } from '../records/wallets';
 import { createOrReuseBankPayment } from './bank-commands';
 import { emitPaymentEvents, saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
@@ -74,7 +74,6 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
  */
 export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payerEmail: string | null; payerType: string | null }): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
-  const chain = chainAdapter();
   const result = await transaction(async (m) => {
     const link = await scoped(scope, m).lock(PaymentLink, { id: input.linkId }, sessionNotFound);
     const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
@@ -86,9 +85,8 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const ttl = cfg.paymentTtlSeconds * 1000;
     const expiresAt = new Date(Math.min(Date.now() + ttl, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const wallets = accountWide(link.account_id, m).sql(null, 1);
     const settlementAddress = link.settlement_kind === 'crypto_only'
-      ? ((await m.query(`SELECT address FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chain.network])) as Array<{ address: string }>)[0]?.address ?? null
+      ? (await findActiveWallet({ accountId: link.account_id }, m))?.address ?? null
       : null;
     const pay = newPaymentRow(m, {
       id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },

@@ -16,6 +16,7 @@ import { newId } from '../../lib/ids';
 import { accountWide, scoped } from '../../lib/scoped';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
+import { findActiveWallet } from '../records/wallets';
 import { saveNewPayment } from './ledger';
 import { newPaymentRow } from './new-payment';
 import type { Scope } from '../scope';
@@ -38,10 +39,7 @@ async function lockLink(m: EntityManager, scope: Scope, linkId: string): Promise
 
 async function settlementWallet(m: EntityManager, link: PaymentLink): Promise<string | null> {
   if (link.settlement_kind !== 'crypto_only') return null;
-  const wallets = accountWide(link.account_id, m).sql(null, 1);
-  const rows: Array<{ address: string }> = await m.query(
-    `SELECT address FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chainAdapter().network]);
-  return rows[0]?.address ?? null;
+  return (await findActiveWallet({ accountId: link.account_id }, m))?.address ?? null;
 }
 
 /**

@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids';
 import { chainAdapter, type ObservedTransfer } from '../../providers/chain';
 import { recordPayoutTransfer } from '../payouts/signals';
 import { signalPaymentDepositAfterCommit } from './signals';
-import { notifyOfframpTransfer } from '../wallet/signals';
+import { notifyOfframpTransfer } from '../offramp-intents/signals';
 
 /**
  * Records a transfer seen on chain. A transfer to a payout funding address is handed to the payout

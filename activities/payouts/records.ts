@@ -9,10 +9,10 @@ import { notFound } from '../../domain/errors';
 import { PAYOUT_ATTEMPT_TRANSITIONS, type PayoutAttemptStatus } from '../../domain/payouts/statuses';
 import { Payout, Wallet } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
-import { accountWide, scoped } from '../../lib/scoped';
+import { scoped } from '../../lib/scoped';
 import { moveRows } from '../../lib/status-writes';
-import { chainAdapter } from '../../providers/chain';
 import { payoutEventView } from '../../views/payout';
+import { findActiveWallet } from '../records/wallets';
 import type { AccountScope } from '../scope';
 
 /** Writes one outbox event per type in `types` carrying the payout's wire form (same transaction as `m`). */
@@ -39,9 +39,9 @@ export async function lockPayout(m: EntityManager, id: string, scope?: AccountSc
   return p;
 }
 
-/** The account's active service wallet on this network, or null. */
+/** The account's active service wallet on this network, or null: the one lookup of activities/records/wallets.ts, account-wide. */
 export async function activeWallet(m: EntityManager, accountId: string): Promise<Wallet | null> {
-  return accountWide(accountId, m).findOne(Wallet, { network: chainAdapter().network, status: 'active' });
+  return findActiveWallet({ accountId }, m);
 }
 
 /**

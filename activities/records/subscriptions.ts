@@ -1,7 +1,8 @@
 /**
- * Subscription and invoice rows and their moves (spec 4.2, part 6 `subscription.*`), inside the
- * caller's transaction: the locked reads, the views events carry, status moves through the
- * transition tables (domain/subscriptions.ts), and the invoice's follow-up of its pay-in
+ * Subscription and invoice records (spec 4.2, part 6 `subscription.*`), inside the caller's
+ * transaction: the locked reads, the views events carry, one named function per transition of the
+ * tables of domain/subscriptions.ts (each moves the status with the fields and the event that move
+ * with it), and the invoice's follow-up of its pay-in
  * (`moveInvoiceAfterPayment`, called by the payment activities in the transaction that moves the
  * payment). Shared records (activities/records/): the subscriptions area and the payments area
  * both write them; voiding an ended subscription's invoices with their live pay-ins is the
@@ -54,11 +55,66 @@ export async function emitInvoiceEvent(m: EntityManager, i: SubscriptionInvoice,
 }
 
 /** Moves `s` to `to` through its table (stamping `ended_at` on a terminal status); no-op when unchanged. */
-export function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.now()): boolean {
+function moveSubscription(s: Subscription, to: SubscriptionStatus, atMs = Date.now()): boolean {
   if (s.status === to) return false;
   subscriptionTransitions.move(s, to);
   if (to === 'cancelled' || to === 'completed') s.ended_at = new Date(atMs);
   return true;
+}
+
+/** Active or past_due -> `paused`, stamping `paused_at`; event `subscription.paused`. */
+export async function markSubscriptionPaused(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'paused');
+  subscription.paused_at = new Date();
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.paused', request);
+  return subscription;
+}
+
+/** `paused` -> `active`, clearing `paused_at`; event `subscription.resumed` (the workflow re-derives past_due). */
+export async function markSubscriptionResumed(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'active');
+  subscription.paused_at = null;
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.resumed', request);
+  return subscription;
+}
+
+/** -> `cancelled`, stamping `cancelled_at` and `ended_at`; event `subscription.cancelled`. */
+export async function markSubscriptionCancelled(m: EntityManager, subscription: Subscription, request: RequestRef | null): Promise<Subscription> {
+  moveSubscription(subscription, 'cancelled');
+  subscription.cancelled_at = new Date();
+  await m.save(subscription);
+  await emitSubscriptionEvent(m, subscription, 'subscription.cancelled', request);
+  return subscription;
+}
+
+/** `active` -> `past_due` (an invoice is overdue; no event of its own). */
+export async function markSubscriptionPastDue(m: EntityManager, subscription: Subscription): Promise<Subscription> {
+  moveSubscription(subscription, 'past_due');
+  return m.save(subscription);
+}
+
+/** -> `completed` at `change.atMs` (`ended_at`): every cycle billed or skipped and nothing unpaid. */
+export async function completeSubscription(m: EntityManager, subscription: Subscription, change: { atMs: number }): Promise<Subscription> {
+  moveSubscription(subscription, 'completed', change.atMs);
+  return m.save(subscription);
+}
+
+/** Open or overdue -> `void`, stamping `voided_at` (no event). */
+export async function voidInvoice(m: EntityManager, inv: SubscriptionInvoice): Promise<SubscriptionInvoice> {
+  invoiceTransitions.move(inv, 'void');
+  inv.voided_at = new Date();
+  return m.save(inv);
+}
+
+/** `open` -> `overdue` at `change.atMs`; event `subscription.invoice_overdue` (with its pay-in `payment`). */
+export async function markInvoiceOverdue(m: EntityManager, inv: SubscriptionInvoice, change: { atMs: number; payment: Payment | null }): Promise<SubscriptionInvoice> {
+  invoiceTransitions.move(inv, 'overdue');
+  inv.overdue_at = new Date(change.atMs);
+  await m.save(inv);
+  await emitInvoiceEvent(m, inv, change.payment, 'subscription.invoice_overdue', null);
+  return inv;
 }
 
 /** True when `s` has an overdue invoice. */
@@ -87,9 +143,7 @@ export async function moveInvoiceAfterPayment(m: EntityManager, pay: Payment): P
       await m.save(s);
     }
   } else if (pay.status === 'expired' || pay.status === 'abandoned' || pay.status === 'unmatched') {
-    invoiceTransitions.move(inv, 'void');
-    inv.voided_at = new Date();
-    await m.save(inv);
+    await voidInvoice(m, inv);
   }
 }
 

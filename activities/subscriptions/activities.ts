@@ -14,7 +14,9 @@ import { newId } from '../../lib/ids';
 import { emitPaymentEvents } from '../payments/ledger';
 import { newPaymentRow } from '../payments/new-payment';
 import { startPaymentWorkflow } from '../payments/signals';
-import { emitInvoiceEvent, lockedSubscription, moveSubscription, planFinished, planOf } from '../records/subscriptions';
+import {
+  completeSubscription, emitInvoiceEvent, lockedSubscription, markInvoiceOverdue, markSubscriptionPastDue, planFinished, planOf,
+} from '../records/subscriptions';
 
 /** How often a subscription with unpaid invoices (or a last cycle to close) looks again without a timer of its own. */
 const POLL_MS = 24 * 3_600_000;
@@ -62,15 +64,11 @@ async function markOverdue(subscriptionId: string, nowMs: number): Promise<void>
     const due = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
       .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status = 'open'`).andWhere('i.due_at <= :now', { now: new Date(nowMs) }).getMany();
     for (const inv of due) {
-      invoiceTransitions.move(inv, 'overdue');
-      inv.overdue_at = new Date(nowMs);
-      await m.save(inv);
-      await emitInvoiceEvent(m, inv, await m.findOneBy(Payment, { id: inv.payment_id }), 'subscription.invoice_overdue', null);
+      await markInvoiceOverdue(m, inv, { atMs: nowMs, payment: await m.findOneBy(Payment, { id: inv.payment_id }) });
     }
     const anyOverdue = due.length > 0 || (await m.count(SubscriptionInvoice, { where: { subscription_id: s.id, status: 'overdue' } })) > 0;
     if (anyOverdue && s.status === 'active') {
-      moveSubscription(s, 'past_due');
-      await m.save(s);
+      await markSubscriptionPastDue(m, s);
     }
   });
 }
@@ -104,9 +102,7 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
   const finished = await transaction(async (m) => {
     const locked = await lockedSubscription(m, subscriptionId);
     if (locked.status === 'paused' || !(await planFinished(m, locked))) return locked;
-    moveSubscription(locked, 'completed', now);
-    await m.save(locked);
-    return locked;
+    return completeSubscription(m, locked, { atMs: now });
   });
   if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
   const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);

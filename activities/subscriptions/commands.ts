@@ -18,7 +18,9 @@ import { chainAdapter } from '../../providers/chain';
 import { assertClientUsable } from '../payment-links/lookups';
 import { closeLivePayment } from '../payments/links';
 import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
-import { emitSubscriptionEvent, lockedSubscription, moveSubscription } from '../records/subscriptions';
+import {
+  emitSubscriptionEvent, lockedSubscription, markSubscriptionCancelled, markSubscriptionPaused, markSubscriptionResumed, voidInvoice,
+} from '../records/subscriptions';
 import type { Scope } from '../scope';
 import { signalSubscription } from './signals';
 
@@ -85,11 +87,7 @@ export async function pauseSubscription(ctx: Scope, input: { id: string }): Prom
     if (sub.status !== 'active' && sub.status !== 'past_due') {
       throw new DomainError('conflict', 'subscription_not_pausable', `This subscription is ${sub.status}; only an active or past-due subscription can be paused.`, { details: { status: sub.status } });
     }
-    moveSubscription(sub, 'paused');
-    sub.paused_at = new Date();
-    await m.save(sub);
-    await emitSubscriptionEvent(m, sub, 'subscription.paused', ctx.request);
-    return sub;
+    return markSubscriptionPaused(m, sub, ctx.request);
   });
   await signalSubscription(s.id, s.account_id);
   return s;
@@ -104,11 +102,7 @@ export async function resumeSubscription(ctx: Scope, input: { id: string }): Pro
   const s = await transaction(async (m) => {
     const sub = await lockedSubscription(m, input.id, ctx);
     if (sub.status !== 'paused') throw new DomainError('conflict', 'subscription_not_paused', `This subscription is ${sub.status}, not paused.`, { details: { status: sub.status } });
-    moveSubscription(sub, 'active');
-    sub.paused_at = null;
-    await m.save(sub);
-    await emitSubscriptionEvent(m, sub, 'subscription.resumed', ctx.request);
-    return sub;
+    return markSubscriptionResumed(m, sub, ctx.request);
   });
   await signalSubscription(s.id, s.account_id);
   return s;
@@ -125,9 +119,7 @@ async function voidOpenInvoices(m: EntityManager, s: Subscription, request: Requ
     .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN (${sqlStatusList(invoiceTransitions.sources('void'))})`).getMany();
   const closed: string[] = [];
   for (const inv of open) {
-    invoiceTransitions.move(inv, 'void');
-    inv.voided_at = new Date();
-    await m.save(inv);
+    await voidInvoice(m, inv);
     const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
       .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
     if (!pay) continue;
@@ -149,12 +141,8 @@ export async function cancelSubscription(ctx: Scope, input: { id: string }): Pro
     const sub = await lockedSubscription(m, input.id, ctx);
     if (sub.status === 'cancelled') return sub;
     if (sub.status === 'completed') throw new DomainError('conflict', 'subscription_not_cancellable', 'This subscription is completed.', { details: { status: sub.status } });
-    moveSubscription(sub, 'cancelled');
-    sub.cancelled_at = new Date();
-    await m.save(sub);
     closed = await voidOpenInvoices(m, sub, ctx.request);
-    await emitSubscriptionEvent(m, sub, 'subscription.cancelled', ctx.request);
-    return sub;
+    return markSubscriptionCancelled(m, sub, ctx.request);
   });
   await signalLinkEndedToPaymentsAfterCommit(closed, s.account_id, 'cancelled');
   await signalSubscription(s.id, s.account_id);

@@ -21,7 +21,7 @@ import { endpointReceives, TEST_PING_EVENT_TYPE } from '../../domain/event-types
 import { invalidRequest } from '../../domain/errors';
 import {
   assertCanReplay, assertCanSendTestEvent, assertEndpointCapacity, checkEventTypes, SECRET_PREFIX_LENGTH, SECRET_ROTATION_OVERLAP_MS,
-  WEBHOOK_DELIVERY_INITIAL_STATUS, webhookEndpointStatus, webhookEndpointTransitions,
+  WEBHOOK_DELIVERY_INITIAL_STATUS, webhookEndpointStatus,
 } from '../../domain/webhooks';
 import { WebhookDelivery, WebhookEndpoint } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -34,6 +34,7 @@ import { wakeEndpointsOf, wakeEndpoint, type DeliveryToWake } from './signals';
 import { logger } from '../../lib/logger';
 import { currentShippedEventTypes } from '../../lib/switches';
 import { checkEndpointUrl } from './url';
+import { deleteWebhookEndpoint, disableWebhookEndpoint, enableWebhookEndpoint } from '../records/webhook-endpoints';
 import type { Scope } from '../scope';
 
 /** A new Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes (32 characters). */
@@ -95,19 +96,13 @@ export async function updateEndpoint(
     if (input.description !== undefined) row.description = input.description || null;
     const status = webhookEndpointStatus(row);
     if (input.enabled === true && status !== 'enabled') {
-      webhookEndpointTransitions.assert(status, 'enabled');
+      // Queued before the move: the missed events are those since the row's `disabled_at`.
       if (input.replay_missed && row.disabled_at) out.replayed = await queueMissed(m, row, row.disabled_at);
-      row.enabled = true;
-      row.disabled_reason = null;
-      row.disabled_at = null;
-      row.consecutive_failures = 0;
+      return enableWebhookEndpoint(m, row);
     } else if (input.enabled === true && input.replay_missed) {
       out.replayed = { since: null, deliveries: [] };
     } else if (input.enabled === false && status !== 'disabled') {
-      webhookEndpointTransitions.assert(status, 'disabled');
-      row.enabled = false;
-      row.disabled_reason = 'manual';
-      row.disabled_at = new Date();
+      return disableWebhookEndpoint(m, row, { reason: 'manual' });
     }
     return m.save(row);
   });
@@ -148,9 +143,7 @@ async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): P
 export async function deleteEndpoint(scope: Scope, input: { id: string }): Promise<WebhookEndpoint> {
   const endpoint = await transaction(async (m) => {
     const row = await loadEndpoint(m, scope, input.id, true);
-    webhookEndpointTransitions.assert(webhookEndpointStatus(row), 'deleted');
-    row.deleted_at = new Date();
-    return m.save(row);
+    return deleteWebhookEndpoint(m, row);
   });
   await wakeQuietly(endpoint);
   return endpoint;

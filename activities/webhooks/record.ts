@@ -1,27 +1,17 @@
 /**
  * Writing webhook attempts (spec 4.10 webhook rows, 6): a batch of attempt results of one endpoint
- * in one transaction (attempt rows, delivery statuses through their transition table, the endpoint's
- * failure streak and auto-disable), and cancelling an endpoint's live deliveries. Called by the
- * drain activity (./drain.ts) only. Status rules: domain/webhooks.ts; schedule and streak:
+ * in one transaction (attempt rows, delivery statuses through the delivery's record, the endpoint's
+ * failure streak and auto-disable through the endpoint's record: activities/records/). Called by
+ * the drain activity (./drain.ts) only. Status rules: domain/webhooks.ts; schedule and streak:
  * domain/webhook-schedule.ts.
  */
 import type { EntityManager } from 'typeorm';
-import { ENDPOINT_DISABLED_EVENT_TYPE } from '../../domain/event-types';
 import { attemptResult, failureStreakChange } from '../../domain/webhook-schedule';
-import {
-  AUTO_DISABLE_CONSECUTIVE_FAILURES, DELIVERY_STATUS_REPEATS, LIVE_DELIVERY_STATUSES, webhookDeliveryTransitions, webhookEndpointStatus,
-  webhookEndpointTransitions, type WebhookDeliveryStatus,
-} from '../../domain/webhooks';
-import { WebhookEndpoint } from '../../entities';
-import { db, transaction } from '../../lib/db';
-import { logger } from '../../lib/logger';
-import { emitEvent } from '../../lib/outbox';
-import { moveRows, moveRowsEach } from '../../lib/status-writes';
-import { webhookEndpointView } from '../../views/webhook';
+import { AUTO_DISABLE_CONSECUTIVE_FAILURES } from '../../domain/webhooks';
+import { transaction } from '../../lib/db';
+import { recordDeliveryOutcomes } from '../records/webhook-deliveries';
+import { autoDisableWebhookEndpoint } from '../records/webhook-endpoints';
 import { type HttpResult, isSuccess } from './http';
-
-/** The statuses an attempt leaves its delivery in. */
-const ATTEMPT_OUTCOMES: readonly WebhookDeliveryStatus[] = ['succeeded', 'retrying', 'failed'];
 
 /** One finished attempt, ready to be written. */
 export interface AttemptRecord {
@@ -58,19 +48,9 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
   return transaction(async (m) => {
     const numbered = await writeAttemptRows(m, records);
     if (numbered.length === 0) return { enabled: true };
-    // Every outcome written here may follow `pending` or `retrying` (domain/webhooks.ts table, with
-    // `retrying` written again on a further failure); the per-row guard leaves a delivery that
-    // became final meanwhile (cancelled, or succeeded through another drain) untouched.
-    await moveRowsEach(m, webhookDeliveryTransitions, {
-      sqlTable: 'webhook_deliveries', alias: 'd', to: ATTEMPT_OUTCOMES, repeat: DELIVERY_STATUS_REPEATS,
-      rows: 'unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[]) AS t(id, target, attempt, code, err, next_at)',
-      params: [numbered.map((r) => r.deliveryId), numbered.map((r) => r.outcome), numbered.map((r) => r.attempt), numbered.map((r) => r.http.statusCode),
-        numbered.map((r) => r.http.error), numbered.map((r) => r.nextAttemptAt)],
-      set: `attempt_count = GREATEST(d.attempt_count, t.attempt), last_status_code = t.code,
-            last_error = CASE WHEN t.target = 'succeeded' THEN NULL ELSE t.err END, next_attempt_at = t.next_at,
-            delivered_at = CASE WHEN t.target = 'succeeded' THEN now() ELSE d.delivered_at END,
-            workflow_started_at = COALESCE(d.workflow_started_at, now()), held_at = NULL, updated_at = now()`,
-    });
+    await recordDeliveryOutcomes(m, numbered.map((r) => ({
+      deliveryId: r.deliveryId, outcome: r.outcome, attempt: r.attempt, statusCode: r.http.statusCode, error: r.http.error, nextAttemptAt: r.nextAttemptAt,
+    })));
     // A renumbered attempt (overlapping drains): the count follows the rows even on a delivery made
     // final meanwhile, whose status was left alone above.
     const assumed = new Map(records.map((r) => [r.id, r.attempt]));
@@ -89,7 +69,7 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
         WHERE id = $1 AND NOT ($2 AND $3 = 0 AND consecutive_failures = 0) RETURNING consecutive_failures`, [endpointId, reset, failures]);
     const streak = rows[0]?.consecutive_failures ?? 0;
     if (numbered.some((r) => r.outcome === 'failed') && streak >= AUTO_DISABLE_CONSECUTIVE_FAILURES) {
-      return { enabled: !(await autoDisable(m, endpointId)) };
+      return { enabled: !(await autoDisableWebhookEndpoint(m, endpointId)) };
     }
     return { enabled: true };
   });
@@ -155,36 +135,4 @@ async function writeAttemptRows(m: EntityManager, records: AttemptRecord[]): Pro
     }
   }
   return records.filter((r) => final.has(r.id)).map((r) => final.get(r.id)!);
-}
-
-/**
- * Marks live deliveries `cancelled` with `reason` as last error: all of endpoint `endpointId`, or
- * only `ids` among them (their event is gone). Returns how many.
- */
-export async function cancelLiveDeliveries(endpointId: string, reason: string, ids?: string[]): Promise<number> {
-  if (ids && ids.length === 0) return 0;
-  const moved = await moveRows(db(), webhookDeliveryTransitions, {
-    sqlTable: 'webhook_deliveries', where: 'endpoint_id = $1 AND ($3::text[] IS NULL OR id = ANY($3))', params: [endpointId, reason, ids ?? null],
-    to: 'cancelled', from: LIVE_DELIVERY_STATUSES, set: 'next_attempt_at = NULL, held_at = NULL, last_error = $2, updated_at = now()',
-  });
-  return moved.length;
-}
-
-/**
- * Disables an endpoint after repeated failures and emits `webhook_endpoint.disabled` (spec 2.11, 6)
- * inside `m`. Returns true when it disabled it (false if already disabled or deleted).
- */
-async function autoDisable(m: EntityManager, endpointId: string): Promise<boolean> {
-  const w = await m.findOne(WebhookEndpoint, { where: { id: endpointId }, lock: { mode: 'pessimistic_write' } });
-  if (!w || !webhookEndpointTransitions.can(webhookEndpointStatus(w), 'disabled')) return false;
-  w.enabled = false;
-  w.disabled_reason = 'auto_disabled_repeated_failures';
-  w.disabled_at = new Date();
-  await m.save(w);
-  await emitEvent(m, {
-    accountId: w.account_id, livemode: w.livemode, type: ENDPOINT_DISABLED_EVENT_TYPE,
-    objectType: 'webhook_endpoint', objectId: w.id, object: webhookEndpointView(w),
-  });
-  logger.warn({ endpoint_id: w.id, account_id: w.account_id }, 'webhook endpoint auto-disabled after repeated failures');
-  return true;
 }

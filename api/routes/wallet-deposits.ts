@@ -2,13 +2,15 @@
  * Wallet deposits from another chain and conversions (spec 2.5, 4.5, 5; issue 14). Business keys
  * read `deposit_routes` and `conversion_pairs`; quotes, deposit intents and conversions are
  * dashboard session only (`wallet.write` reaches no business key). Test mode unavailable like the
- * other wallet routes. Rules in activities/wallet/commands.ts and queries.ts, wire names in
+ * other wallet routes. Rules in activities/deposit-intents/ and activities/conversions/, wire names in
  * views/wallet-deposits.ts.
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createDepositIntent, createConversion, submitConversionSourceTx } from '../../activities/wallet/commands';
-import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent, getConversion, walletConversionPairs } from '../../activities/wallet/queries';
+import { createDepositIntent } from '../../activities/deposit-intents/commands';
+import { createConversion, submitConversionSourceTx } from '../../activities/conversions/commands';
+import { depositIntentListQuery, depositQuote, depositRoutes, getDepositIntent } from '../../activities/deposit-intents/queries';
+import { getConversion, walletConversionPairs } from '../../activities/conversions/queries';
 import { paginate } from '../../lib/pagination';
 import { conversionPairs, WALLET_ASSET_DECIMALS } from '../../domain/wallet-deposits';
 import {

@@ -4,12 +4,14 @@
  * transit deposit and its unsigned transfer, list, get: poll until terminal, cancel). Dark-flag:
  * resource switch `api_v1.offramp` (off: 503), flag `wallet.offramp` (closed: 409
  * capability_unavailable; open on sandbox stacks). Dashboard session only (writes owner/admin);
- * test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
+ * test mode unavailable. Rules in activities/offramp-intents/ and activities/wallet/ (external accounts).
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
-import { externalAccountListQuery, getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/wallet/queries';
+import { createExternalAccount } from '../../activities/wallet/commands';
+import { cancelOfframpIntent, createOfframpIntent } from '../../activities/offramp-intents/commands';
+import { externalAccountListQuery } from '../../activities/wallet/queries';
+import { getOfframpIntent, offrampIntentListQuery, offrampQuote, transitTransaction } from '../../activities/offramp-intents/queries';
 import { BANK_RAILS, RAIL_CURRENCY, type BeneficiaryInput } from '../../domain/bank-details';
 import { OFFRAMP_STATUSES } from '../../domain/offramp';
 import { paginate } from '../../lib/pagination';
@@ -39,7 +41,7 @@ const terms = {
   developer_fee_percent: documentedAs(Joi.string().pattern(/^[0-9](\.[0-9]{1,2})?$/).max(4), { type: 'string', pattern: '^(?:[0-4](?:\\.[0-9]{1,2})?|5(?:\\.0{1,2})?)$', examples: ['1.25'] }),
 };
 /**
- * The rail pays the destination currency (activities/wallet/offramp `priceTerms`, 400
+ * The rail pays the destination currency (activities/offramp-intents/queries.ts `priceTerms`, 400
  * parameter_invalid param destination_payment_rail): stated as one `anyOf` branch per currency (issue 24).
  */
 const railPaysCurrency = {

@@ -2,12 +2,12 @@
  * Sends out of the holder's wallet (spec 4.5, 2.5; issue 14): the routes the wallet can send on
  * (business keys read them), send intents built for the holder to sign, and the hash the holder
  * signed (`source_tx`). Intents are dashboard-session only; test mode unavailable (503). Rules in
- * activities/wallet/commands.ts, queries.ts and domain/wallet-sends.ts, wire names in views/wallet-sends.ts.
+ * activities/send-intents/ and domain/wallet-sends.ts, wire names in views/wallet-sends.ts.
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createSendIntent, recordSendSourceTx } from '../../activities/wallet/commands';
-import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/wallet/queries';
+import { createSendIntent, recordSendSourceTx } from '../../activities/send-intents/commands';
+import { getSendIntent, pricedSendRoutes, sendIntentListQuery } from '../../activities/send-intents/queries';
 import { SEND_INTENT_STATUSES, sendRoutes } from '../../domain/wallet-sends';
 import { paginate } from '../../lib/pagination';
 import { chainAdapter } from '../../providers/chain';

@@ -3,12 +3,12 @@
  * BankDepositInstructions, list (query `purpose`), get, deactivate, reactivate, history of bank
  * credits. Dark-flag: resource switch `api_v1.virtual_accounts` (off: 503), flag
  * `wallet.virtual_accounts` (closed: 409 capability_unavailable; open on sandbox stacks).
- * Dashboard session only; test mode unavailable. Rules in activities/wallet/commands.ts and queries.ts.
+ * Dashboard session only; test mode unavailable. Rules in activities/virtual-accounts/.
  */
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
-import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
-import { getVirtualAccount, virtualAccountHistoryQuery, virtualAccountListQuery } from '../../activities/wallet/queries';
+import { createVirtualAccount, setVirtualAccountStatus } from '../../activities/virtual-accounts/commands';
+import { getVirtualAccount, virtualAccountHistoryQuery, virtualAccountListQuery } from '../../activities/virtual-accounts/queries';
 import { VIRTUAL_ACCOUNT_CURRENCIES, VIRTUAL_ACCOUNT_PURPOSES } from '../../domain/virtual-accounts';
 import { paginate } from '../../lib/pagination';
 import { listEnvelope } from '../../views/schema';

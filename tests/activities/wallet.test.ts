@@ -1,5 +1,5 @@
 /**
- * Activity tier, wallet (activities/wallet: the activities of the send-intent, off-ramp,
+ * Activity tier, wallet (activities/send-intents, offramp-intents, virtual-accounts, deposit-intents, conversions: the activities of the send-intent, off-ramp,
  * virtual-account, deposit-intent and conversion workflows), each run alone in
  * MockActivityEnvironment on real PostgreSQL with the sandbox chain, bridge, fiat rails and bank
  * collection. Proves the decisions the workflows act on (status, next step, wake time in workflow
@@ -7,16 +7,20 @@
  * converts or settles once.
  */
 import crypto from 'node:crypto';
-import {
-  createConversion, submitConversionSourceTx, createDepositIntent, createExternalAccount, createOfframpIntent, createSendIntent, recordSendSourceTx,
-  recordVirtualAccountCredit, createVirtualAccount,
-} from '../../activities/wallet/commands';
-import { walletConversionPairs } from '../../activities/wallet/queries';
-import {
-  checkConversion, expireConversion, advanceDepositIntent, expireDepositIntent, advanceOfframp, OFFRAMP_POLL_MS, refundOfframp, submitOfframpPayment,
-  advanceSendIntent, SEND_POLL_MS, settleVirtualAccountCredits, VIRTUAL_ACCOUNT_TREASURY,
-} from '../../activities/wallet/activities';
-import { CONVERSION_ROUTER, activeWallet } from '../../activities/wallet/records';
+import { createConversion, submitConversionSourceTx } from '../../activities/conversions/commands';
+import { createDepositIntent } from '../../activities/deposit-intents/commands';
+import { createExternalAccount } from '../../activities/wallet/commands';
+import { createOfframpIntent } from '../../activities/offramp-intents/commands';
+import { createSendIntent, recordSendSourceTx } from '../../activities/send-intents/commands';
+import { recordVirtualAccountCredit, createVirtualAccount } from '../../activities/virtual-accounts/commands';
+import { walletConversionPairs } from '../../activities/conversions/queries';
+import { checkConversion, expireConversion } from '../../activities/conversions/activities';
+import { advanceDepositIntent, expireDepositIntent } from '../../activities/deposit-intents/activities';
+import { advanceOfframp, OFFRAMP_POLL_MS, refundOfframp, submitOfframpPayment } from '../../activities/offramp-intents/activities';
+import { advanceSendIntent, SEND_POLL_MS } from '../../activities/send-intents/activities';
+import { settleVirtualAccountCredits, VIRTUAL_ACCOUNT_TREASURY } from '../../activities/virtual-accounts/activities';
+import { CONVERSION_ROUTER } from '../../activities/conversions/queries';
+import { activeWallet } from '../../activities/records/wallets';
 import { systemScope } from '../../activities/scope';
 import { INACTIVE_RETURN_REASON } from '../../domain/virtual-accounts';
 import { provisionAccount } from '../../activities/accounts/commands';

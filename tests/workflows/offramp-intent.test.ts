@@ -10,8 +10,9 @@
 import { offrampIntentContract } from '../../contracts/offramp-intent';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createExternalAccount, cancelOfframpIntent, createOfframpIntent } from '../../activities/wallet/commands';
-import { transitTransaction } from '../../activities/wallet/queries';
+import { createExternalAccount } from '../../activities/wallet/commands';
+import { cancelOfframpIntent, createOfframpIntent } from '../../activities/offramp-intents/commands';
+import { transitTransaction } from '../../activities/offramp-intents/queries';
 import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';

@@ -8,8 +8,8 @@
 import { virtualAccountContract } from '../../contracts/virtual-account';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { recordVirtualAccountCredit, createVirtualAccount, setVirtualAccountStatus } from '../../activities/wallet/commands';
-import { wakeVirtualAccount } from '../../activities/wallet/signals';
+import { recordVirtualAccountCredit, createVirtualAccount, setVirtualAccountStatus } from '../../activities/virtual-accounts/commands';
+import { wakeVirtualAccount } from '../../activities/virtual-accounts/signals';
 import { systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { bankCollection } from '../../providers/bank-collection';

@@ -1,7 +1,9 @@
 /**
- * Order rows and their moves (spec 2.10, part 6 `order.*`): the locked read, and applying a
- * provider's report through the order's transition table (domain/orders.ts) with the events of the
- * move, inside the caller's transaction.
+ * Order records (spec 2.10, part 6 `order.*`): the locked read, the order's events, its named
+ * transitions (placed -> `awaiting_payment`, unplaced -> `failed`) and applying a provider's report
+ * (the target status computed by domain/orders.ts `orderAfterReport`), each through the order's
+ * transition table with the fields and events that move with the status, inside the caller's
+ * transaction. Also the provider identity the order's views carry.
  */
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../domain/errors';
@@ -9,8 +11,15 @@ import { orderAfterReport, orderTransitions, type OrderStatus, type ProviderOrde
 import { Order } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { scoped } from '../../lib/scoped';
+import { quoteProvider } from '../../providers/quote-providers';
 import { orderView } from '../../views/order';
-import { providerIdentity } from './quotes';
+import type { ProviderIdentity } from '../../views/quote';
+
+/** Identity and limits of provider `id` for the views. */
+export function providerIdentity(id: string): ProviderIdentity {
+  const p = quoteProvider(id);
+  return p ? { id: p.id, name: p.name, minUsdMicro: p.minUsdMicro, maxUsdMicro: p.maxUsdMicro } : { id, name: id, minUsdMicro: 0n, maxUsdMicro: 0n };
+}
 
 /** Order `id` of the scope (or any, without a scope: a workflow's own), locked for update; 404 param `id` otherwise. */
 export async function lockedOrder(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Order> {
@@ -34,7 +43,7 @@ export async function emitOrderEvent(m: EntityManager, o: Order, type: string, r
  * `order.status_changed` plus `order.failed` / `order.refunded` / `order.cancelled` when it lands
  * there. No-op when the status is unchanged.
  */
-export async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, request: RequestRef | null): Promise<boolean> {
+async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, request: RequestRef | null): Promise<boolean> {
   if (o.status === status) return false;
   orderTransitions.move(o, status);
   const now = new Date();
@@ -46,6 +55,17 @@ export async function moveOrder(m: EntityManager, o: Order, status: OrderStatus,
   await emitOrderEvent(m, o, 'order.status_changed', request);
   if (status === 'failed' || status === 'refunded' || status === 'cancelled') await emitOrderEvent(m, o, `order.${status}`, request);
   return true;
+}
+
+/** `pending` -> `awaiting_payment`: the provider placed the order (`order.status_changed`). */
+export async function awaitOrderPayment(m: EntityManager, order: Order, request: RequestRef | null): Promise<boolean> {
+  return moveOrder(m, order, 'awaiting_payment', request);
+}
+
+/** -> `failed` with `failureKind`, stamping `failed_at` (`order.status_changed`, `order.failed`). */
+export async function failOrder(m: EntityManager, order: Order, change: { failureKind: Order['failure_kind'] }, request: RequestRef | null): Promise<boolean> {
+  order.failure_kind = change.failureKind;
+  return moveOrder(m, order, 'failed', request);
 }
 
 /**
