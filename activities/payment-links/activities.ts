@@ -2,7 +2,7 @@
  * The payment link workflow's activities (contracts/payment-link.ts; spec 4.1): load its timers,
  * expire the link, send a due reminder, tell the payments a link end closed. They take the
  * workflow's clock (`at`, epoch ms) so that time-skipped tests and production agree. Every status
- * written goes through domain/payment-links.ts `paymentLinkTransitions`. The worker registers
+ * change is written by activities/records/payment-links.ts. The worker registers
  * `paymentLinkWorkflowActivities`.
  */
 import { ApplicationFailure } from '@temporalio/common';

@@ -4,8 +4,8 @@
  * session's view and receipt email. Each is one DB transaction that writes its outbox events
  * (`emitEvent`) in the same transaction; the link workflow's `linkChanged` (signalWithStart by link
  * id) is recorded in that transaction and follows the commit durably (temporal/intents.ts); the
- * signals to a cancelled link's payments go out after commit (best effort). Every status written goes
- * through domain/payment-links.ts `paymentLinkTransitions`; the specific refusals below (e.g.
+ * signals to a cancelled link's payments go out after commit (best effort). Every status change is
+ * written by activities/records/payment-links.ts; the specific refusals below (e.g.
  * `payment_link_not_cancellable`) come first.
  *
  * Errors are DomainErrors with the spec's type/code/param. Money is bigint minor units

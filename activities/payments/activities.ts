@@ -1,7 +1,7 @@
 /**
  * The payment workflow's activities (contracts/payment.ts `PaymentActivities`; spec 2.4, part 3
  * "Payment", part 6): each is one DB transaction with its outbox events, or one provider call. Every
- * status written goes through domain/payments.ts `paymentTransitions`. Amounts are bigint minor
+ * status change is written by activities/records/payments.ts. Amounts are bigint minor
  * units of the settlement stablecoin (USDC, 6 decimals). The worker registers
  * `paymentWorkflowActivities` and `xchainPaymentWorkflowActivities` (contracts/xchain-payment.ts).
  */

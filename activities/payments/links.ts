@@ -1,8 +1,8 @@
 /**
  * How a payment and its link move each other (spec 2.3 `partial_payment`, part 3, part 6), inside
  * the caller's transaction: a payment's new status moves its link (`moveLinkAfterPayment`); a link
- * that ends closes its live payments (`closeLivePaymentsForLink`). Every status written goes
- * through its transition table (domain/payment-links.ts, domain/payments.ts).
+ * that ends closes its live payments (`closeLivePaymentsForLink`). Every status change is
+ * written by the record modules (activities/records/payment-links.ts, payments.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { paymentLinkContract } from '../../contracts/payment-link';

@@ -1,8 +1,8 @@
 /**
  * Payroll run commands (spec 2.7, 3, 4.4, 8): what the payroll routes call. Each is one DB
  * transaction with its outbox events (`payroll_run.created`, `.approved`, `.cancelled`,
- * `.execution_started`); status writes go through the run transition table (records.ts
- * `moveRun`). Amounts are bigint minor units of the run currency.
+ * `.execution_started`); status changes are written by the run's record module
+ * (activities/records/payroll-runs.ts). Amounts are bigint minor units of the run currency.
  */
 import type { EntityManager } from 'typeorm';
 import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
