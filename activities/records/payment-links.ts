@@ -9,7 +9,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import { paymentLinkTransitions } from '../../domain/payment-links';
-import { linkStatusAfterPayment, type LinkStatus, type PaymentStatus } from '../../domain/verdicts';
+import { linkStatusAfterPayment, type PaymentStatus } from '../../domain/verdicts';
 import { type Payment, PaymentLink } from '../../entities';
 import { emitEvent, emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
 import { linkViewContext } from '../../lib/rails-availability';
@@ -141,12 +141,11 @@ export async function recordPaymentLinkAttempt(m: EntityManager, link: PaymentLi
  * Moves `link` after its current payment reached `payment.status` (domain `linkStatusAfterPayment`):
  * `latest_attempt_status`, the status through the table when it changes, `partial_payment` set
  * (with the payment's last short deposit) or cleared, `paid_at` / `settled_at`; saves and emits the
- * verdict's `payment_link.*` events. Returns whether the status changed and the status before.
+ * verdict's `payment_link.*` events. Returns whether the status changed.
  */
 export async function movePaymentLinkAfterPayment(
   m: EntityManager, link: PaymentLink, payment: Payment, request: RequestRef | null,
-): Promise<{ changed: boolean; from: LinkStatus }> {
-  const from = link.status;
+): Promise<{ changed: boolean }> {
   const t = linkStatusAfterPayment(link.status, payment.status, link.partial_payment !== null);
   link.latest_attempt_status = payment.status;
   const changed = t.status !== link.status;
@@ -164,5 +163,5 @@ export async function movePaymentLinkAfterPayment(
   }
   await m.save(link);
   await emitLinkEvents(m, link, t.events, request);
-  return { changed, from };
+  return { changed };
 }
