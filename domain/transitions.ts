@@ -1,7 +1,9 @@
 /**
  * Transition tables of long-lived objects (spec part 3; ARCHITECTURE.md "Data flow" 3). Every
- * status change of a payment link, payment, payout, webhook delivery, and of every object added
- * later, goes through its object's table: `table.assert(from, to)` before a status is written.
+ * status change is written by the object's record module (activities/records/<object>.ts), one
+ * named function per transition, through the object's table: `table.move(row, to)` in memory,
+ * or lib/status-writes.ts `moveRows` / `moveRowsEach` for a conditional SQL write (the table's
+ * sources of `to` in the WHERE). tests/unit/status-writes.test.ts fails on any other write.
  *
  * An illegal transition throws `IllegalTransition`: a `409 conflict` on the wire (code
  * `<object>_state_changed` unless the table names another; "state moved, re-read"), and, because
@@ -45,8 +47,9 @@ export interface TransitionTable<S extends string> {
   /** The statuses that may move to `to` (what a conditional SQL write accepts in `WHERE status = ANY(...)`). */
   sources(to: S): S[];
   /**
-   * The one way a row's status is written in memory (issue 26 item 3): sets `row.status` to `to`
-   * when `row.status -> to` is allowed, throws `IllegalTransition` (409) otherwise. Does not save.
+   * The one way a row's status is written in memory (called only by record modules): sets
+   * `row.status` to `to` when `row.status -> to` is allowed, throws `IllegalTransition` (409)
+   * otherwise. Does not save.
    */
   move<R extends { status: string }>(row: R, to: S): R;
 }

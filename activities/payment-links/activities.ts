@@ -2,12 +2,12 @@
  * The payment link workflow's activities (contracts/payment-link.ts; spec 4.1): load its timers,
  * expire the link, send a due reminder, tell the payments a link end closed. They take the
  * workflow's clock (`at`, epoch ms) so that time-skipped tests and production agree. Every status
- * written goes through domain/payment-links.ts `paymentLinkTransitions`. The worker registers
+ * change is written by activities/records/payment-links.ts. The worker registers
  * `paymentLinkWorkflowActivities`.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { LinkWorkflowState, PaymentLinkActivities } from '../../contracts/payment-link';
-import { LINK_EXPIRABLE_STATUSES, LINK_WORKFLOW_END_STATUSES, paymentLinkTransitions } from '../../domain/payment-links';
+import { LINK_EXPIRABLE_STATUSES, LINK_WORKFLOW_END_STATUSES } from '../../domain/payment-links';
 import { linkNextReminderAt } from '../../domain/reminders';
 import { Account, PaymentLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -17,7 +17,7 @@ import { paymentLinkView } from '../../views/payment-link';
 import { closeLivePaymentsForLink } from '../payments/links';
 import { signalLinkEndedToPayments } from '../payments/signals';
 import { linkEmailBody } from './emails';
-import { emitLinkEvent, emitLinkEventNonBlocking } from '../records/payment-links';
+import { emitLinkEvent, expirePaymentLink as expireLink } from '../records/payment-links';
 
 /** Activity: the link's current timers (contracts/payment-link.ts `LinkWorkflowState`). Corrupt stored data fails non-retryably. */
 export async function loadPaymentLinkState(args: { linkId: string }): Promise<LinkWorkflowState> {
@@ -54,13 +54,7 @@ export async function expirePaymentLink(args: { linkId: string; at: number }): P
     if (!LINK_EXPIRABLE_STATUSES.includes(link.status) || !link.expires_at || link.expires_at.getTime() > args.at) {
       return { expired: false, accountId: link.account_id, paymentIds: [] };
     }
-    paymentLinkTransitions.move(link, 'expired');
-    link.expired_at = new Date(args.at);
-    link.partial_payment = null;
-    await m.save(link);
-    const { paymentIds } = await closeLivePaymentsForLink(m, link, 'expired', null);
-    const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    await emitLinkEventNonBlocking(m, saved, 'payment_link.expired', null);
+    const { paymentIds } = await expireLink(m, link, { at: new Date(args.at), closePayments: (ended) => closeLivePaymentsForLink(m, ended, 'expired', null) }, null);
     return { expired: true, accountId: link.account_id, paymentIds };
   });
 }

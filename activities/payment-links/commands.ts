@@ -4,8 +4,8 @@
  * session's view and receipt email. Each is one DB transaction that writes its outbox events
  * (`emitEvent`) in the same transaction; the link workflow's `linkChanged` (signalWithStart by link
  * id) is recorded in that transaction and follows the commit durably (temporal/intents.ts); the
- * signals to a cancelled link's payments go out after commit (best effort). Every status written goes
- * through domain/payment-links.ts `paymentLinkTransitions`; the specific refusals below (e.g.
+ * signals to a cancelled link's payments go out after commit (best effort). Every status change is
+ * written by activities/records/payment-links.ts; the specific refusals below (e.g.
  * `payment_link_not_cancellable`) come first.
  *
  * Errors are DomainErrors with the spec's type/code/param. Money is bigint minor units
@@ -17,7 +17,7 @@ import { assertStorableMinor, currencyDecimals, toMinorPositive } from '../../do
 import {
   assertActivationCurrencyAndExpiry, assertAttested, assertCryptoOnlyEnabled, assertFuture, assertHasSettlement,
   assertPayerTypeFitsSettlement, assertSettlementNotConflicting, blankToNull, isCryptoOnlyLink, LINK_CANCELLABLE_STATUSES,
-  LINK_LOCKED_AFTER_ACTIVATION, LINK_SCHEDULE_EDITABLE_STATUSES, paymentLinkTransitions,
+  LINK_LOCKED_AFTER_ACTIVATION, LINK_SCHEDULE_EDITABLE_STATUSES,
 } from '../../domain/payment-links';
 import { PAID_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { isBankRail, validateAllowedRails } from '../../domain/rails';
@@ -28,7 +28,6 @@ import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { linkViewContext } from '../../lib/rails-availability';
 import { scoped } from '../../lib/scoped';
-import { randomToken } from '../../lib/secrets';
 import { isFlagOpen } from '../../lib/switches';
 import { chainAdapter } from '../../providers/chain';
 import { findActiveWallet } from '../records/wallets';
@@ -40,7 +39,7 @@ import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
 import { acceptedRailKinds, checkNativeCurrency, type CreateLinkInput } from './create';
 import { linkEmailBody } from './emails';
 import { assertClientUsable, assertDestinationOwned, linkNotFound, lockLink, resolveItems } from './lookups';
-import { emitLinkEvent, emitLinkEventNonBlocking, emitLinkEvents } from '../records/payment-links';
+import { activatePaymentLink, cancelPaymentLink, emitLinkEvent, markPaymentLinkViewed } from '../records/payment-links';
 import { signalLinkChangedAfterCommit, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';
@@ -178,15 +177,10 @@ export async function activateLink(c: Scope, input: { id: string; attestation_ac
       }
       link.settlement_destination_kind = entry.kind;
     }
-    paymentLinkTransitions.move(link, 'active');
-    link.payer_token = randomToken('plk_', 32);
-    link.settlement_kind = cryptoOnly ? 'crypto_only' : 'fiat_provider';
-    link.settlement_asset = cryptoOnly ? { chain: chain.chain, asset: chain.stablecoin, token_address: chain.tokenAddress, decimals: currencyDecimals(chain.stablecoin) } : null;
-    link.direction = 'inbound';
-    link.activated_at = new Date();
-    await m.save(link);
-    const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    await emitLinkEvent(m, saved, 'payment_link.activated', c.request);
+    const saved = await activatePaymentLink(m, link, {
+      settlementKind: cryptoOnly ? 'crypto_only' : 'fiat_provider',
+      settlementAsset: cryptoOnly ? { chain: chain.chain, asset: chain.stablecoin, token_address: chain.tokenAddress, decimals: currencyDecimals(chain.stablecoin) } : null,
+    }, c.request);
     await signalLinkChangedAfterCommit(m, saved);
     return saved;
   });
@@ -205,13 +199,9 @@ export async function cancelLink(c: Scope, input: { id: string }): Promise<Payme
     const link = await lockLink(m, c, input.id);
     if (!LINK_CANCELLABLE_STATUSES.includes(link.status)) throw conflict('payment_link_not_cancellable', `A ${link.status} payment link cannot be cancelled.`);
     const wasDraft = link.status === 'draft';
-    paymentLinkTransitions.move(link, 'cancelled');
-    link.cancelled_at = new Date();
-    link.partial_payment = null;
-    await m.save(link);
-    const { paymentIds } = await closeLivePaymentsForLink(m, link, 'cancelled', c.request);
-    const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    await emitLinkEventNonBlocking(m, saved, 'payment_link.cancelled', c.request);
+    const { link: saved, paymentIds } = await cancelPaymentLink(m, link, {
+      closePayments: (ended) => closeLivePaymentsForLink(m, ended, 'cancelled', c.request),
+    }, c.request);
     return { link: saved, paymentIds, wasDraft };
   });
   await signalLinkEndedToPaymentsAfterCommit(paymentIds, link.account_id, 'cancelled');
@@ -307,12 +297,7 @@ export async function disableReminderSchedule(c: Scope, input: { id: string }): 
 export async function recordView(scope: Scope, input: { id: string }): Promise<PaymentLink> {
   return transaction(async (m) => {
     const link = await scoped(scope, m).lock(PaymentLink, { id: input.id }, () => new DomainError('not_found', 'not_found', 'No such payment session.'));
-    if (!link.viewed_at) {
-      link.viewed_at = new Date();
-      if (link.status === 'active') paymentLinkTransitions.move(link, 'viewed');
-      await m.save(link);
-      await emitLinkEvents(m, link, ['payment_link.viewed'], scope.request);
-    }
+    await markPaymentLinkViewed(m, link, scope.request);
     return link;
   });
 }

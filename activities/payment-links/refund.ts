@@ -7,15 +7,15 @@
  * activities/payments/bank-activities.ts `submitRefund`).
  */
 import { capabilityUnavailable, conflict } from '../../domain/errors';
-import { PAID_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
-import { paymentLinkTransitions } from '../../domain/payment-links';
+import { PAID_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
 import { isCryptoRail } from '../../domain/rails';
 import { Payment, PaymentLink } from '../../entities';
 import { transaction } from '../../lib/db';
 import type { Scope } from '../scope';
 import { signalPaymentProviderUpdate } from '../payments/signals';
 import { lockLink } from './lookups';
-import { emitLinkEvent } from '../records/payment-links';
+import { refundPaymentLink } from '../records/payment-links';
+import { refundPayment } from '../records/payments';
 
 /** Refund reasons (Stripe's vocabulary). */
 export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
@@ -50,17 +50,8 @@ export async function refundLink(c: Scope, input: { id: string; reason?: string 
       const senders: unknown[] = await m.query(`SELECT 1 FROM deposits WHERE payment_id = $1 AND from_address IS NOT NULL LIMIT 1`, [pay.id]);
       if (!senders.length) throw capabilityUnavailable('refund_unavailable', 'The sender of this payment is unknown; it cannot be refunded through the API.');
     }
-    paymentTransitions.move(pay, 'refunded');
-    pay.refunded_at = new Date();
-    pay.refund_reason = input.reason ?? null;
-    await m.save(pay);
-    paymentLinkTransitions.move(link, 'refunded');
-    link.refunded_at = pay.refunded_at;
-    link.partial_payment = null;
-    link.latest_attempt_status = 'refunded';
-    await m.save(link);
-    const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    await emitLinkEvent(m, saved, 'payment_link.refunded', c.request);
+    await refundPayment(m, pay, { reason: input.reason ?? null });
+    const saved = await refundPaymentLink(m, link, { refundedAt: pay.refunded_at }, c.request);
     return { link: saved, payment: pay };
   });
   await signalPaymentProviderUpdate(payment.id, payment.account_id);

@@ -1,23 +1,23 @@
 /**
  * The payment workflow's activities (contracts/payment.ts `PaymentActivities`; spec 2.4, part 3
  * "Payment", part 6): each is one DB transaction with its outbox events, or one provider call. Every
- * status written goes through domain/payments.ts `paymentTransitions`. Amounts are bigint minor
+ * status change is written by activities/records/payments.ts. Amounts are bigint minor
  * units of the settlement stablecoin (USDC, 6 decimals). The worker registers
  * `paymentWorkflowActivities` and `xchainPaymentWorkflowActivities` (contracts/xchain-payment.ts).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { PaymentActivities, PaymentState, PaymentStep } from '../../contracts/payment';
 import type { XchainWatcherActivities } from '../../contracts/xchain-payment';
-import { paymentTransitions } from '../../domain/payments';
 import { applyDeposit, expire } from '../../domain/verdicts';
 import { Deposit, Payment } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { chainAdapter } from '../../providers/chain';
-import { emitPaymentEvents, ledgerOf, stateOf } from './ledger';
+import { stateOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
 import { signalLinkOfPayment } from './signals';
 import { moveInvoiceAfterPayment } from '../records/subscriptions';
+import { creditPayment, expirePayment, ledgerOf, settlePayment } from '../records/payments';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
 import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
 
@@ -48,17 +48,7 @@ export async function applyDepositActivity(paymentId: string, depositId: string)
       logger.info({ payment_id: pay.id, deposit_id: dep.id, status: pay.status }, 'deposit after close recorded for support');
       return pay;
     }
-    if (out.next.status !== pay.status) paymentTransitions.move(pay, out.next.status);
-    pay.amount_received_minor = out.next.received.toString();
-    pay.underpaid_emitted = out.next.underpaidEmitted;
-    pay.overpaid_emitted = out.next.overpaidEmitted;
-    pay.surplus_minor = out.surplus > 0n ? out.surplus.toString() : null;
-    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-    if (out.next.status === 'underpaid') pay.last_short_deposit_minor = dep.amount_minor;
-    if ((out.next.status === 'paid' || out.next.status === 'overpaid') && !pay.paid_at) pay.paid_at = new Date();
-    pay.onchain_tx_hash = dep.tx_hash;
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await creditPayment(m, pay, { verdict: out, amountMinor: dep.amount_minor, surplus: out.surplus, txHash: dep.tx_hash });
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     await moveInvoiceAfterPayment(m, pay);
     return pay;
@@ -73,9 +63,7 @@ export async function expirePaymentActivity(paymentId: string): Promise<PaymentS
     if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
     const out = expire(ledgerOf(pay));
     if (!out.changed) return pay;
-    paymentTransitions.move(pay, out.next.status);
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await expirePayment(m, pay, out);
     await moveLinkAfterPayment(m, pay, null);
     await moveInvoiceAfterPayment(m, pay);
     return pay;
@@ -104,11 +92,7 @@ export async function recordSettlement(paymentId: string, txHash: string): Promi
     const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
     if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
     if (pay.status !== 'paid' && pay.status !== 'overpaid') return pay;
-    paymentTransitions.move(pay, 'settled');
-    pay.settled_at = new Date();
-    pay.settlement_tx_hash = txHash;
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, ['payment.settled'], null);
+    await settlePayment(m, pay, { reference: txHash });
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });

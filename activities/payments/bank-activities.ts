@@ -8,7 +8,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import { applyBankCredit, applyBankReturn, bankSettlementDue } from '../../domain/bank-collection';
-import { paymentTransitions } from '../../domain/payments';
 import { isBankRail } from '../../domain/rails';
 import { ledgerFigures } from '../../domain/verdicts';
 import { BankCredit, Payment } from '../../entities';
@@ -16,8 +15,9 @@ import { db, transaction } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
 import type { PaymentStep } from '../../contracts/payment';
-import { emitPaymentEvents, ledgerOf, stateOf } from './ledger';
+import { stateOf } from './ledger';
 import { moveLinkAfterPayment } from './links';
+import { creditPayment, ledgerOf, returnPaymentCredit, settlePayment } from '../records/payments';
 
 async function lockPayment(m: EntityManager, paymentId: string): Promise<Payment> {
   const pay = await m.findOne(Payment, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
@@ -29,16 +29,6 @@ async function loadPayment(paymentId: string): Promise<Payment> {
   const p = await db().getRepository(Payment).findOneBy({ id: paymentId });
   if (!p) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
   return p;
-}
-
-/** Writes a new ledger onto the row (status through the transition table) and its figures. */
-function writeLedger(pay: Payment, next: ReturnType<typeof ledgerOf>): void {
-  if (next.status !== pay.status) paymentTransitions.move(pay, next.status);
-  pay.amount_received_minor = next.received.toString();
-  pay.underpaid_emitted = next.underpaidEmitted;
-  pay.overpaid_emitted = next.overpaidEmitted;
-  const { surplus } = ledgerFigures(next);
-  pay.surplus_minor = surplus > 0n ? surplus.toString() : null;
 }
 
 /**
@@ -57,12 +47,7 @@ export async function applyBankCreditActivity(paymentId: string, creditId: strin
     cr.applied_at = new Date();
     await m.save(cr);
     if (out.effect === 'recorded_only') return pay;
-    writeLedger(pay, out.next);
-    if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-    if (out.next.status === 'underpaid') pay.last_short_deposit_minor = cr.amount_minor;
-    if ((out.next.status === 'paid' || out.next.status === 'overpaid') && !pay.paid_at) pay.paid_at = new Date();
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await creditPayment(m, pay, { verdict: out, amountMinor: cr.amount_minor, surplus: ledgerFigures(out.next).surplus });
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
@@ -93,10 +78,7 @@ export async function applyBankReturnActivity(paymentId: string, creditId: strin
     }
     const before = pay.status;
     const out = applyBankReturn(ledgerOf(pay), BigInt(cr.amount_minor));
-    writeLedger(pay, out.next);
-    if (out.next.status === 'underpaid') pay.last_short_deposit_minor = out.next.received > 0n ? out.next.received.toString() : null;
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await returnPaymentCredit(m, pay, out, ledgerFigures(out.next).surplus);
     if (pay.status !== before) {
       await moveLinkAfterPayment(m, pay, null);
       linkMoved = true;
@@ -109,11 +91,7 @@ export async function applyBankReturnActivity(paymentId: string, creditId: strin
 /** Marks a paid/overpaid payment settled inside `m` (payment.settled, link move); `reference` is the rail's reference. */
 async function markSettled(m: EntityManager, pay: Payment, reference: string | null): Promise<boolean> {
   if (pay.status !== 'paid' && pay.status !== 'overpaid') return false;
-  paymentTransitions.move(pay, 'settled');
-  pay.settled_at = new Date();
-  if (reference) pay.settlement_tx_hash = reference;
-  await m.save(pay);
-  await emitPaymentEvents(m, pay, ['payment.settled'], null);
+  await settlePayment(m, pay, { reference });
   return moveLinkAfterPayment(m, pay, null);
 }
 

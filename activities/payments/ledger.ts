@@ -5,42 +5,19 @@
  */
 import type { EntityManager } from 'typeorm';
 import type { PaymentState } from '../../contracts/payment';
-import type { PaymentLedger, PaymentStatus } from '../../domain/verdicts';
+import type { PaymentStatus } from '../../domain/verdicts';
 import type { Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
-import { chainAdapter } from '../../providers/chain';
-import { paymentView } from '../../views/payment';
+import type { RequestRef } from '../../lib/outbox';
+import { emitPaymentEvents } from '../records/payments';
+import { recordPaymentLinkAttempt } from '../records/payment-links';
 import { startPaymentWorkflowAfterCommit } from './signals';
+
+/** The payment's events, for the areas that still import them from here. */
+export { emitPaymentEvents } from '../records/payments';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'];
-
-/** The domain ledger of a stored payment (domain/verdicts.ts `PaymentLedger`). */
-export function ledgerOf(p: Payment): PaymentLedger {
-  return {
-    status: p.status,
-    expected: BigInt(p.amount_expected_minor),
-    received: BigInt(p.amount_received_minor),
-    underpaidEmitted: p.underpaid_emitted,
-    overpaidEmitted: p.overpaid_emitted,
-  };
-}
-
-/** The payment's wire form as events carry it (views/payment.ts with the chain adapter's identity). */
-export function paymentEventObject(p: Payment): Record<string, unknown> {
-  return paymentView(p, chainAdapter());
-}
-
-/** Emits one `payment.*` event per type (in order) inside `m`; `data.object` is the payment's wire view. */
-export async function emitPaymentEvents(m: EntityManager, p: Payment, types: string[], request: RequestRef | null): Promise<void> {
-  for (const type of types) {
-    await emitEvent(m, {
-      accountId: p.account_id, livemode: p.livemode, type, objectType: 'payment', objectId: p.id,
-      object: paymentEventObject(p), relatedIds: [p.payment_link_id, p.subscription_id].filter((x): x is string => x !== null), request,
-    });
-  }
-}
 
 /** The watch state of `p` (contracts/payment.ts `PaymentState`; reads its pending deposits, bank credits and unapplied returns). */
 export async function stateOf(p: Payment): Promise<PaymentState> {
@@ -71,8 +48,7 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
  */
 export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef | null): Promise<{ payment: Payment; created: true }> {
   await m.save(pay);
-  link.latest_attempt_status = 'awaiting';
-  await m.save(link);
+  await recordPaymentLinkAttempt(m, link, { status: 'awaiting' });
   await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
   await startPaymentWorkflowAfterCommit(m, pay);
   return { payment: pay, created: true };

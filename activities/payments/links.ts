@@ -1,19 +1,19 @@
 /**
  * How a payment and its link move each other (spec 2.3 `partial_payment`, part 3, part 6), inside
  * the caller's transaction: a payment's new status moves its link (`moveLinkAfterPayment`); a link
- * that ends closes its live payments (`closeLivePaymentsForLink`). Every status written goes
- * through its transition table (domain/payment-links.ts, domain/payments.ts).
+ * that ends closes its live payments (`closeLivePaymentsForLink`). Every status change is
+ * written by the record modules (activities/records/payment-links.ts, payments.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { paymentLinkContract } from '../../contracts/payment-link';
-import { LINK_WORKFLOW_LIVE_STATUSES, paymentLinkTransitions } from '../../domain/payment-links';
-import { LIVE_PAYMENT_STATUSES, paymentTransitions, sqlStatusList } from '../../domain/payments';
-import { closeOnLinkEnd, linkStatusAfterPayment } from '../../domain/verdicts';
+import { LINK_WORKFLOW_LIVE_STATUSES } from '../../domain/payment-links';
+import { LIVE_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
+import { closeOnLinkEnd } from '../../domain/verdicts';
 import { Payment, PaymentLink } from '../../entities';
-import { emitEventNonBlocking, type RequestRef } from '../../lib/outbox';
+import type { RequestRef } from '../../lib/outbox';
 import { signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
-import { emitLinkEvents } from '../records/payment-links';
-import { ledgerOf, paymentEventObject } from './ledger';
+import { movePaymentLinkAfterPayment } from '../records/payment-links';
+import { closePayment, ledgerOf } from '../records/payments';
 
 /**
  * Moves the link of `p` after the payment reached `p.status` (domain linkStatusAfterPayment),
@@ -33,28 +33,12 @@ export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request
   const link = await m.findOne(PaymentLink, { where: { id: p.payment_link_id }, lock: { mode: 'pessimistic_write' } });
   if (!link) return false;
   const wasLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
-  const t = linkStatusAfterPayment(link.status, p.status, link.partial_payment !== null);
-  link.latest_attempt_status = p.status;
-  const changed = t.status !== link.status;
-  if (changed) paymentLinkTransitions.move(link, t.status);
-  if (t.partialPayment === 'set') {
-    link.partial_payment = {
-      payment_id: p.id,
-      received: p.last_short_deposit_minor ? { amount: p.last_short_deposit_minor, currency: p.currency, decimals: p.decimals } : null,
-    };
-  } else if (t.partialPayment === 'clear') link.partial_payment = null;
-  if (t.status === 'paid' && !link.paid_at) link.paid_at = p.paid_at ?? new Date();
-  if (t.status === 'settled') {
-    if (!link.paid_at) link.paid_at = p.paid_at ?? new Date();
-    link.settled_at = p.settled_at ?? new Date();
-  }
-  await m.save(link);
-  await emitLinkEvents(m, link, t.events, request);
+  const { changed } = await movePaymentLinkAfterPayment(m, link, p, request);
   const isLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
   const ref = { id: link.id, accountId: link.account_id };
   if (changed && wasLive && !isLive) await signalRunningAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
   else if (changed && !wasLive && isLive) await startAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
-  return changed && (t.status === 'paid' || t.status === 'settled');
+  return changed && (link.status === 'paid' || link.status === 'settled');
 }
 
 /**
@@ -83,14 +67,6 @@ export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLi
 export async function closeLivePayment(m: EntityManager, pay: Payment, mode: 'cancel' | 'expiry', request: RequestRef | null): Promise<boolean> {
   const out = closeOnLinkEnd(ledgerOf(pay), mode);
   if (!out.changed) return false;
-  paymentTransitions.move(pay, out.next.status);
-  if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-  await m.save(pay);
-  for (const type of out.events) {
-    await emitEventNonBlocking(m, {
-      accountId: pay.account_id, livemode: pay.livemode, type, objectType: 'payment', objectId: pay.id,
-      object: paymentEventObject(pay), relatedIds: [pay.payment_link_id, pay.subscription_id].filter((x): x is string => x !== null), request,
-    });
-  }
+  await closePayment(m, pay, out, request);
   return true;
 }

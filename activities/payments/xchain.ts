@@ -11,14 +11,16 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import type { BridgeProgress, XchainState } from '../../contracts/xchain-payment';
-import { LIVE_PAYMENT_STATUSES, paymentTransitions } from '../../domain/payments';
+import { LIVE_PAYMENT_STATUSES } from '../../domain/payments';
 import { applyDeposit, expire, type PaymentStatus } from '../../domain/verdicts';
-import { watcherAfterDelivery, watcherTransitions, XCHAIN_CLOSED_STATUSES, type WatcherReason, type WatcherState } from '../../domain/xchain';
+import { XCHAIN_CLOSED_STATUSES } from '../../domain/xchain';
 import { Deposit, Payment } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { payInBridgeAdapter } from '../../providers/bridge';
-import { emitPaymentEvents, ledgerOf } from './ledger';
+import {
+  closeXchainPaymentWatcher, confirmXchainBridge, creditPayment, detectXchainPayment, expirePayment, ledgerOf, owePaymentDepositBack, recoverXchainPayment,
+} from '../records/payments';
 import { moveLinkAfterPayment } from './links';
 import { recordObservedTransfer } from './watcher';
 
@@ -38,12 +40,6 @@ async function xchainStateOf(p: Payment): Promise<XchainState> {
     status: p.status, watcherState: p.watcher_state, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending,
     bridgeActive, needsRecovery, needsSettlement, done: finished && !bridgeActive && !needsRecovery && pending.length === 0,
   };
-}
-
-/** Moves the watcher of `p` (through `watcherTransitions`; the same state only updates the reason). */
-function moveWatcher(p: Payment, state: WatcherState, reason: WatcherReason | null = null): void {
-  if (p.watcher_state !== state) p.watcher_state = watcherTransitions.assert(p.watcher_state ?? 'address_issued', state);
-  p.watcher_reason = reason;
 }
 
 async function locked(m: EntityManager, paymentId: string): Promise<Payment> {
@@ -81,25 +77,14 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     const source = dep.chain === pay.deposit_chain && dep.to_address.toLowerCase() === pay.deposit_address?.toLowerCase();
     if (source && isLive(pay.status)) {
       dep.effect = 'applied';
-      const detected = pay.watcher_state !== 'source_seen';
-      if (detected) moveWatcher(pay, 'source_seen');
-      await m.save([dep, pay]);
       // The payer's money is seen on the source chain, not yet delivered (catalogued, spec 6).
-      if (detected) await emitPaymentEvents(m, pay, ['payment.detected'], null);
+      await detectXchainPayment(m, pay, dep);
       return pay;
     }
     if (isClosed(pay.status)) {
       const out = applyDeposit(ledgerOf(pay), BigInt(dep.amount_minor));
-      if (out.effect === 'applied') {
-        paymentTransitions.move(pay, out.next.status);
-        pay.amount_received_minor = out.next.received.toString();
-        if (out.unmatchedReason) pay.unmatched_reason = out.unmatchedReason;
-        pay.onchain_tx_hash = dep.tx_hash;
-      }
       dep.effect = 'to_return';
-      moveWatcher(pay, 'recovery_required', 'payment_closed');
-      await m.save([dep, pay]);
-      await emitPaymentEvents(m, pay, out.events, null);
+      await owePaymentDepositBack(m, pay, { verdict: out, deposit: dep });
       return pay;
     }
     if (source) {
@@ -113,18 +98,7 @@ export async function applyXchainDeposit(paymentId: string, depositId: string): 
     dep.effect = out.effect;
     await m.save(dep);
     if (out.effect === 'recorded_only') return pay;
-    if (out.next.status !== pay.status) paymentTransitions.move(pay, out.next.status);
-    pay.amount_received_minor = out.next.received.toString();
-    pay.underpaid_emitted = out.next.underpaidEmitted;
-    pay.overpaid_emitted = out.next.overpaidEmitted;
-    pay.surplus_minor = out.surplus > 0n ? out.surplus.toString() : null;
-    if (out.next.status === 'underpaid') pay.last_short_deposit_minor = dep.amount_minor;
-    if ((out.next.status === 'paid' || out.next.status === 'overpaid') && !pay.paid_at) pay.paid_at = new Date();
-    pay.onchain_tx_hash = dep.tx_hash;
-    const w = watcherAfterDelivery(pay.status);
-    if (w) moveWatcher(pay, w.state, w.reason);
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await creditPayment(m, pay, { verdict: out, amountMinor: dep.amount_minor, surplus: out.surplus, txHash: dep.tx_hash, watcher: true });
     linkEnded = await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
@@ -155,19 +129,12 @@ export async function advanceBridge(paymentId: string): Promise<XchainState & { 
     const pay = await locked(m, paymentId);
     if (!(pay.watcher_state === 'source_seen' || pay.watcher_state === 'confirming')) return pay;
     if (progress.state === 'failed') {
-      moveWatcher(pay, 'bridge_failed');
-      if (returnTx) pay.recovery_tx_hash = returnTx;
       const out = expire(ledgerOf(pay));
-      if (out.changed) paymentTransitions.move(pay, out.next.status);
-      await m.save(pay);
-      await emitPaymentEvents(m, pay, out.events, null);
+      await expirePayment(m, pay, out, { watcher: 'bridge_failed', recoveryTxHash: returnTx });
       if (out.changed) await moveLinkAfterPayment(m, pay, null);
       return pay;
     }
-    if (pay.watcher_state === 'source_seen') {
-      moveWatcher(pay, 'confirming');
-      await m.save(pay);
-    }
+    if (pay.watcher_state === 'source_seen') await confirmXchainBridge(m, pay);
     return pay;
   });
   if (progress.delivery) await recordObservedTransfer({ ...progress.delivery, decimals: 6 });
@@ -191,9 +158,7 @@ export async function recoverFunds(paymentId: string): Promise<XchainState> {
     await transaction(async (m) => {
       const p = await locked(m, paymentId);
       await m.query(`UPDATE deposits SET effect = 'returned' WHERE id = $1 AND effect = 'to_return'`, [dep.id]);
-      p.recovery_tx_hash = tx;
-      if (p.watcher_state === 'recovery_required') moveWatcher(p, 'recovering');
-      await m.save(p);
+      await recoverXchainPayment(m, p, { txHash: tx });
     });
   }
   return loadXchainState(paymentId);
@@ -209,10 +174,7 @@ export async function expireXchainPayment(paymentId: string): Promise<XchainStat
     if (pay.watcher_state !== 'address_issued') return pay;
     const out = expire(ledgerOf(pay));
     if (!out.changed) return pay;
-    paymentTransitions.move(pay, out.next.status);
-    moveWatcher(pay, 'expired');
-    await m.save(pay);
-    await emitPaymentEvents(m, pay, out.events, null);
+    await expirePayment(m, pay, out, { watcher: 'expired' });
     await moveLinkAfterPayment(m, pay, null);
     return pay;
   });
@@ -230,16 +192,12 @@ export async function closeXchainWatcher(paymentId: string): Promise<XchainState
     const pay = await locked(m, paymentId);
     if (!isClosed(pay.status)) return pay;
     if (pay.watcher_state === 'address_issued') {
-      moveWatcher(pay, 'expired');
-      await m.save(pay);
+      await closeXchainPaymentWatcher(m, pay, 'expired');
     } else if (pay.watcher_state === 'matching' || pay.watcher_state === 'bridge_failed') {
       // TypeORM answers an UPDATE with [rows, count].
       const [owed]: [unknown[], number] = await m.query(
         `UPDATE deposits SET effect = 'to_return' WHERE payment_id = $1 AND effect = 'applied' AND chain = $2 RETURNING id`, [pay.id, pay.delivery_chain]);
-      if (owed.length > 0) {
-        moveWatcher(pay, 'recovery_required', 'payment_closed');
-        await m.save(pay);
-      }
+      if (owed.length > 0) await closeXchainPaymentWatcher(m, pay, 'recovery_required');
     }
     return pay;
   });

@@ -3,16 +3,16 @@
  * `ensureProviderTransfer`, `applyPayoutDeposit`, `expirePayout`, `submitFiatPayment`,
  * `syncRailPayment`, `refundHeldFunds`, `setPayoutNeedsAttention`, `notifyPayoutRecipient`. Each is
  * one provider call (idempotent by a key derived from the attempt id, so a retried activity never
- * duplicates a provider transfer) and/or one transaction. Status writes go through the payout and
- * attempt transition tables (`table.move`; records.ts `moveAttempt` in SQL), a wallet send's through
- * ./wallet-sends.ts. The worker registers `payoutWorkflowActivities`.
+ * duplicates a provider transfer) and/or one transaction. Status changes are written by the record
+ * modules of the payout, its attempt and its wallet sends (activities/records/). The worker
+ * registers `payoutWorkflowActivities`.
  * Amounts: fiat in minor units of the corridor currency; USDC in 6-decimal minor units.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from 'typeorm';
 import type { PayoutActivities, PayoutState } from '../../contracts/payout';
 import { maskedAccountEnding, type StoredBankDetails } from '../../domain/bank-details';
-import { isPayoutTerminal, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_TRANSITIONS, type PayoutAttemptStatus, type PayoutStatus } from '../../domain/payouts/statuses';
+import { isPayoutTerminal } from '../../domain/payouts/statuses';
 import { PAYOUT_SOURCE_ASSET } from '../../domain/payouts/corridors';
 import { fiatPayable, walletSendEstimate } from '../../domain/payouts/pricing';
 import { fundingSurplus, heldForReturn, settlementVerdict } from '../../domain/payouts/verdicts';
@@ -27,8 +27,12 @@ import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { emailProvider } from '../../providers/email';
 import { fiatRails } from '../../providers/fiat-rails';
-import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt } from './records';
-import { expireWalletSends } from './wallet-sends';
+import { activeWallet, lockPayout } from './records';
+import { alignPayoutAttempt, openPayoutAttempt, receivePayoutAttemptFunds, submitPayoutAttempt } from '../records/payout-attempts';
+import {
+  expirePayout as expirePayoutRecord, failPayout, fundPayout, markPayoutPaid, markPayoutPaidWithShortfall, processPayout, receivePayoutFunds, returnPayout, settlePayout,
+} from '../records/payouts';
+import { expireWalletSends } from '../records/wallet-sends';
 
 async function stateOf(p: Payout): Promise<PayoutState> {
   const at = p.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id }) : null;
@@ -83,16 +87,11 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
     at.deposit_message = transfer.deposit_message;
     if (pay.status !== 'draft') {
       // The payout left draft (cancelled) while the transfer was being created: the attempt follows it.
-      PAYOUT_ATTEMPT_TRANSITIONS.move(at, pay.status);
-      await m.save(at);
+      await alignPayoutAttempt(m, at, { status: pay.status });
       return pay;
     }
-    PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'awaiting_funds');
-    at.expires_at = new Date(nowMs + FUNDING_WINDOW_SECONDS * 1000);
-    await m.save(at);
-    PAYOUT_TRANSITIONS.move(pay, 'awaiting_funds');
-    pay.funded_at = new Date();
-    await m.save(pay);
+    await openPayoutAttempt(m, at, { expiresAt: new Date(nowMs + FUNDING_WINDOW_SECONDS * 1000) });
+    await fundPayout(m, pay);
     if (at.funding_source === 'service_wallet') {
       const w = await activeWallet(m, pay.account_id);
       if (!w) throw ApplicationFailure.nonRetryable(`payout ${pay.id}: service wallet disappeared`, 'WalletMissing');
@@ -104,7 +103,6 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
         tx_hash: null, signed_at: null, closed_at: null,
       }));
     }
-    await emitPayoutEvents(m, pay, ['payout.funded', 'payout.awaiting_funds'], null);
     return pay;
   });
   if (p.status === 'cancelled') {
@@ -131,10 +129,8 @@ export async function applyPayoutDeposit(payoutId: string, depositId: string): P
       at.received_minor = (BigInt(at.received_minor) + BigInt(dep.amount_minor)).toString();
       at.source_tx_hash = at.source_tx_hash ?? dep.tx_hash;
       if (pay.status === 'awaiting_funds') {
-        PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'funds_received');
-        PAYOUT_TRANSITIONS.move(pay, 'funds_received');
-        await m.save(pay);
-        await emitPayoutEvents(m, pay, ['payout.funds_received'], null);
+        receivePayoutAttemptFunds(at);
+        await receivePayoutFunds(m, pay);
       }
       await m.save(at);
     } else {
@@ -172,10 +168,7 @@ export async function expirePayout(payoutId: string): Promise<PayoutState> {
   const p = await transaction(async (m) => {
     const pay = await lockPayout(m, payoutId);
     if (pay.status !== 'awaiting_funds') return pay;
-    PAYOUT_TRANSITIONS.move(pay, 'expired');
-    pay.failure_reason = 'funding_window_expired';
-    await m.save(pay);
-    if (pay.current_attempt_id) await moveAttempt(m, pay.current_attempt_id, 'expired');
+    await expirePayoutRecord(m, pay);
     return pay;
   });
   return stateOf(p);
@@ -213,13 +206,8 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
     const p = await transaction(async (m) => {
       const x = await lockPayout(m, payoutId);
       if (x.status !== 'funds_received') return x;
-      PAYOUT_TRANSITIONS.move(x, 'failed');
-      x.failure_reason = 'amount_below_minimum';
       await m.query(`UPDATE payout_deposits SET effect = 'held' WHERE attempt_id = $1 AND effect = 'applied'`, [at0.id]);
-      x.held_minor = await heldAfter(m, payoutId, at0, 0n);
-      await moveAttempt(m, at0.id, 'failed');
-      await m.save(x);
-      await emitPayoutEvents(m, x, ['payout.failed'], null);
+      await failPayout(m, x, { attemptId: at0.id, reason: 'amount_below_minimum', heldMinor: await heldAfter(m, payoutId, at0, 0n) });
       return x;
     });
     return stateOf(p);
@@ -231,20 +219,13 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
     const x = await lockPayout(m, payoutId);
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
     if (at.rail_payment_id) return x;
-    at.rail_payment_id = rp.id;
-    PAYOUT_ATTEMPT_TRANSITIONS.move(at, 'processing');
-    at.surplus_minor = surplus.toString();
-    await m.save(at);
+    await submitPayoutAttempt(m, at, { railPaymentId: rp.id, surplusMinor: surplus.toString() });
     if (surplus > 0n) {
       x.held_minor = await heldAfter(m, payoutId, at, consumed);
       await m.save(x);
       logger.info({ payout_id: x.id, surplus: surplus.toString() }, 'USDC above the quoted gross amount is held for return to the payer');
     }
-    if (x.status === 'funds_received') {
-      PAYOUT_TRANSITIONS.move(x, 'processing');
-      await m.save(x);
-      await emitPayoutEvents(m, x, ['payout.processing'], null);
-    }
+    if (x.status === 'funds_received') await processPayout(m, x);
     return x;
   });
   return stateOf(p);
@@ -266,55 +247,31 @@ export async function syncRailPayment(payoutId: string): Promise<PayoutState & {
   let notify = false;
   const p = await transaction(async (m) => {
     const x = await lockPayout(m, payoutId);
-    const setAttempt = (s: PayoutStatus & PayoutAttemptStatus) => moveAttempt(m, at0.id, s);
     // The fiat payment failed or came back: nothing was consumed; every USDC not yet returned goes back.
-    const hold = async () => {
+    const hold = async (): Promise<string | null> => {
       await m.query(`UPDATE payout_deposits SET effect = 'held' WHERE attempt_id = $1 AND effect = 'applied'`, [at0.id]);
       const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
-      x.held_minor = await heldAfter(m, payoutId, at, 0n);
+      return heldAfter(m, payoutId, at, 0n);
     };
     if (rp.state === 'failed' && x.status === 'processing') {
-      PAYOUT_TRANSITIONS.move(x, 'failed');
-      x.failure_reason = rp.reason ?? 'rail_failed';
-      await hold();
-      await setAttempt('failed');
-      await m.save(x);
-      await emitPayoutEvents(m, x, ['payout.failed'], null);
+      await failPayout(m, x, { attemptId: at0.id, reason: rp.reason ?? 'rail_failed', heldMinor: await hold() });
       return x;
     }
     if (rp.state === 'returned' && (x.status === 'processing' || x.status === 'paid')) {
-      PAYOUT_TRANSITIONS.move(x, 'returned');
-      x.return_reason = rp.reason ?? 'returned_by_beneficiary_bank';
-      await hold();
-      await setAttempt('returned');
-      await m.save(x);
-      await emitPayoutEvents(m, x, ['payout.returned'], null);
+      await returnPayout(m, x, { attemptId: at0.id, reason: rp.reason ?? 'returned_by_beneficiary_bank', heldMinor: await hold() });
       return x;
     }
     if (rp.state === 'paid' && x.status === 'processing') {
-      PAYOUT_TRANSITIONS.move(x, 'paid');
-      x.provider_paid_minor = (rp.paid ?? rp.amount).toString();
-      x.paid_at = new Date();
-      await setAttempt('paid');
-      await m.save(x);
-      await emitPayoutEvents(m, x, ['payout.paid'], null);
+      await markPayoutPaid(m, x, { attemptId: at0.id, paidMinor: (rp.paid ?? rp.amount).toString() });
     }
     if (rp.state === 'paid' && x.status === 'paid' && rp.recipient_received !== null && x.settled_minor === null) {
       const v = settlementVerdict(BigInt(x.invoice_minor), rp.recipient_received, x.currency);
       x.settled_minor = rp.recipient_received.toString();
       if (v.status === 'settled') {
-        PAYOUT_TRANSITIONS.move(x, 'settled');
-        x.settled_at = new Date();
-        await setAttempt('settled');
-        await m.save(x);
-        await emitPayoutEvents(m, x, ['payout.settled'], null);
+        await settlePayout(m, x, { attemptId: at0.id });
         notify = x.notify_recipient && x.recipient_email !== null;
       } else if (v.status === 'paid_with_shortfall') {
-        PAYOUT_TRANSITIONS.move(x, 'paid_with_shortfall');
-        x.shortfall_minor = (v.shortfall ?? 0n).toString();
-        await setAttempt('paid_with_shortfall');
-        await m.save(x);
-        await emitPayoutEvents(m, x, ['payout.paid_with_shortfall'], null);
+        await markPayoutPaidWithShortfall(m, x, { attemptId: at0.id, shortfallMinor: (v.shortfall ?? 0n).toString() });
       } else {
         x.needs_attention = true;
         await m.save(x);

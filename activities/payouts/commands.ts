@@ -4,15 +4,15 @@
  * cancel; `fundPayout` and `cancelPayoutAndSignal` tell the payout workflow after the commit
  * (signals.ts). Every command takes `(scope, input)` (activities/scope.ts): the caller's account,
  * mode and request, and the object id inside `input`; payouts are found through the scoped finder.
- * Status writes go through the payout transition table (`PAYOUT_TRANSITIONS.move`; an attempt's
- * through records.ts `moveAttempt`, a wallet send's through ./wallet-sends.ts).
+ * Status changes are written by the record modules of the payout, its attempt and its wallet
+ * sends (activities/records/).
  * Amounts: fiat in minor units of the corridor currency; USDC in 6-decimal minor units.
  */
 import type { EntityManager } from 'typeorm';
 import { normalizePayoutBeneficiary, type PayoutBeneficiaryInput } from '../../domain/bank-details';
 import { capabilityUnavailable, conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { toMinorPositive, type Money } from '../../domain/money';
-import { PAYOUT_PRE_FUNDS, PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
+import { PAYOUT_PRE_FUNDS } from '../../domain/payouts/statuses';
 import { CAPABILITY_VERSION, checkInvoiceAmount, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type Corridor, type CorridorGate } from '../../domain/payouts/corridors';
 import { fundingQuote, PAYOUT_FEE_BPS, walletSendEstimate } from '../../domain/payouts/pricing';
 import { FUNDING_WINDOW_SECONDS, walletSendCancelBlock } from '../../domain/payouts/deadlines';
@@ -27,7 +27,8 @@ import { chainAdapter } from '../../providers/chain';
 import { WalletSendCloseError } from '../../providers/wallet-sends';
 import type { Scope } from '../scope';
 import { currentAttempt, findPayout, loadFundingInstructions, type FundingInstructions } from './queries';
-import { activeWallet, emitPayoutEvents, lockPayout, moveAttempt } from './records';
+import { activeWallet, emitPayoutEvents, lockPayout } from './records';
+import { cancelPayout as cancelPayoutRecord } from '../records/payouts';
 import { signalPayoutCancelled, signalPayoutFund } from './signals';
 import { closePayoutWalletSends } from './wallet-sends';
 
@@ -317,10 +318,7 @@ export async function cancelPayout(scope: Scope, input: { id: string; nowMs?: nu
     const p = await lockPayout(m, input.id, scope);
     if (p.status === 'cancelled') return { payout: p, changed: false };
     if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p.status)) throw conflict('cancel_unavailable', `A ${p.status} payout cannot be cancelled.`, { status: p.status });
-    PAYOUT_TRANSITIONS.move(p, 'cancelled');
-    await m.save(p);
-    if (p.current_attempt_id) await moveAttempt(m, p.current_attempt_id, 'cancelled');
-    await emitPayoutEvents(m, p, ['payout.cancelled'], scope.request);
+    await cancelPayoutRecord(m, p, scope.request);
     return { payout: p, changed: true };
   });
 }

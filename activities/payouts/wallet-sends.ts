@@ -1,21 +1,13 @@
 /**
  * The payout's prepared service-wallet sends (`wallet_sends` rows; spec 2.5, 4.3 cancel rules):
- * every status move of a send, through the wallet-send transition table (domain/wallet-sends.ts
- * `walletSendTransitions`). The wallet provider (providers/wallet-sends.ts) reports what it did
- * (closed the unsigned sends, delivered a signed one); this module moves the rows.
+ * the wallet provider (providers/wallet-sends.ts) acts (closes the unsigned sends, delivers a
+ * signed one), then the send's record module (activities/records/wallet-sends.ts) moves the rows.
  */
-import type { EntityManager } from 'typeorm';
-import { walletSendTransitions } from '../../domain/wallet-sends';
 import { WalletSend } from '../../entities';
 import { db, transaction } from '../../lib/db';
-import { moveRows } from '../../lib/status-writes';
 import { chainAdapter } from '../../providers/chain';
 import { closeUnsignedSends, signSend } from '../../providers/wallet-sends';
-
-/** Moves the sends of `payoutId` still `signable` past their `signable_until` to `expired`; returns their ids. */
-export async function expireWalletSends(m: EntityManager, payoutId: string): Promise<string[]> {
-  return moveRows(m, walletSendTransitions, { sqlTable: 'wallet_sends', where: 'payout_id = $1 AND signable_until <= now()', params: [payoutId], to: 'expired' });
-}
+import { closeWalletSends, markWalletSendSigned } from '../records/wallet-sends';
 
 /**
  * Closes every unsigned send (signable or expired) of payout `payoutId` of holder `accountId`:
@@ -24,9 +16,7 @@ export async function expireWalletSends(m: EntityManager, payoutId: string): Pro
  */
 export async function closePayoutWalletSends(accountId: string, payoutId: string): Promise<number> {
   await closeUnsignedSends(accountId, payoutId);
-  const moved = await moveRows(db(), walletSendTransitions, {
-    sqlTable: 'wallet_sends', where: 'account_id = $1 AND payout_id = $2', params: [accountId, payoutId], to: 'closed', set: 'closed_at = now()',
-  });
+  const moved = await closeWalletSends(db().manager, { accountId, payoutId });
   return moved.length;
 }
 
@@ -44,7 +34,7 @@ export async function signWalletSend(id: string, now = new Date()): Promise<{ tx
     if (!s) throw new Error('no such wallet send');
     if (s.status !== 'signable' || s.signable_until.getTime() <= now.getTime()) throw new Error(`wallet send is ${s.status === 'signable' ? 'expired' : s.status}`);
     const out = await signSend(m, s);
-    await moveRows(m, walletSendTransitions, { sqlTable: 'wallet_sends', where: 'id = $1', params: [id, out.debitHash], to: 'signed', set: 'signed_at = now(), tx_hash = $2' });
+    await markWalletSendSigned(m, id, { txHash: out.debitHash });
     return out;
   });
   await chainAdapter().report(delivery.delivery);

@@ -17,19 +17,19 @@ import type { EntityManager } from 'typeorm';
 import type { PayrollItemActivities } from '../../contracts/payroll-item';
 import type { PayrollRunActivities, PayrollRunState } from '../../contracts/payroll-run';
 import { currencyDecimals } from '../../domain/money';
-import { executionOutcome, PAYROLL_ITEM_ATTEMPT_TRANSITIONS, PAYROLL_ITEM_TRANSITIONS, type PayrollItemStatus } from '../../domain/payroll';
+import { executionOutcome, type PayrollItemStatus } from '../../domain/payroll';
 import { itemPaymentAmount, normalizeItemFailure, parsePayrollDestination, type PayrollDestination } from '../../domain/payroll-execution';
 import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollItemAttempt, PayrollRun, PayrollRunItem } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { emitEvent } from '../../lib/outbox';
 import { decrypt } from '../../lib/secrets';
 import { chainAdapter, deriveAddress } from '../../providers/chain';
 import { beneficiaryAccountOf, fiatRails, type RailPayment } from '../../providers/fiat-rails';
-import { payrollItemEventView } from '../../views/payroll';
 import { refreshPayrollFunding } from './funding';
-import { emitRunEvents, loadFundsState, moveRun } from './records';
+import { loadFundsState } from './records';
+import { finishPayrollRun } from '../records/payroll-runs';
+import { alignPayrollItemAttempt, failPayrollItem, markPayrollItemPaid, processPayrollItem, queuePayrollItem, returnPayrollItem } from '../records/payroll-items';
 import { returnPayrollFunds, syncPayrollFundsReturns } from './returns';
 
 /** Service address payroll USDC payments are sent from (sandbox treasury of the payroll provider). */
@@ -64,12 +64,8 @@ export async function finishPayrollExecution(runId: string): Promise<string> {
     const rows: Array<{ status: PayrollItemStatus }> = await m.query('SELECT status FROM payroll_run_items WHERE run_id = $1', [runId]);
     if (rows.some((r) => r.status === 'pending' || r.status === 'queued' || r.status === 'processing')) return run.status;
     const outcome = executionOutcome(rows.map((r) => r.status));
-    moveRun(run, outcome);
-    run.completed_at = new Date();
     // Unpaid items' funds and any overfunding are owed back (domain/payroll-returns.ts) until an operator returns them.
-    if (outcome !== 'completed' || hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
-    await m.save(run);
-    await emitRunEvents(m, run, [`payroll_run.${outcome}`], null);
+    await finishPayrollRun(m, run, { outcome, owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position) });
     return run.status;
   });
 }
@@ -81,19 +77,6 @@ async function lockItem(m: EntityManager, itemId: string): Promise<PayrollRunIte
   return item;
 }
 
-/** Moves `item` through the item table to `to` and writes its `payroll_item.<event>` event (same transaction). */
-async function moveItem(m: EntityManager, item: PayrollRunItem, to: PayrollItemStatus, event: string | null): Promise<void> {
-  PAYROLL_ITEM_TRANSITIONS.move(item, to);
-  if (to === 'paid') item.paid_at = new Date();
-  await m.save(item);
-  if (event) {
-    await emitEvent(m, {
-      accountId: item.account_id, livemode: item.livemode, type: `payroll_item.${event}`, objectType: 'payroll_item', objectId: item.id,
-      object: payrollItemEventView(item), request: null,
-    });
-  }
-}
-
 /** Step 1 of paying an item: a `pending` item gets its attempt (`queued`) or, without a destination, fails. */
 async function queueItem(itemId: string): Promise<{ item: PayrollRunItem; attempt: PayrollItemAttempt | null }> {
   return transaction(async (m) => {
@@ -101,8 +84,7 @@ async function queueItem(itemId: string): Promise<{ item: PayrollRunItem; attemp
     if (item.status === 'pending') {
       const destination = item.destination_status === 'ready' && item.destination_ciphertext ? parsePayrollDestination(decrypt(item.destination_ciphertext)) : null;
       if (!destination) {
-        item.failure_reason = 'destination_missing';
-        await moveItem(m, item, 'failed', 'payout_failed');
+        await failPayrollItem(m, item, { reason: 'destination_missing' });
         return { item, attempt: null };
       }
       const n = Number((await m.query('SELECT count(*)::int AS n FROM payroll_item_attempts WHERE item_id = $1', [item.id]))[0].n) + 1;
@@ -111,8 +93,7 @@ async function queueItem(itemId: string): Promise<{ item: PayrollRunItem; attemp
         rail: destination.type === 'wallet' ? 'usdc_onchain' : destination.bank.rail, provider_payment_id: null, status: 'queued', failure_reason: null,
       });
       await m.save(attempt);
-      item.current_attempt_id = attempt.id;
-      await moveItem(m, item, 'queued', 'payout_queued');
+      await queuePayrollItem(m, item, { attemptId: attempt.id });
       return { item, attempt };
     }
     const attempt = item.current_attempt_id ? await m.findOneBy(PayrollItemAttempt, { id: item.current_attempt_id }) : null;
@@ -149,22 +130,17 @@ async function recordOutcome(itemId: string, attemptId: string, o: ProviderOutco
     const attempt = await m.findOneOrFail(PayrollItemAttempt, { where: { id: attemptId }, lock: { mode: 'pessimistic_write' } });
     if (item.current_attempt_id !== attempt.id) return item.status;
     attempt.provider_payment_id = o.providerPaymentId;
-    if (item.status === 'queued') await moveItem(m, item, 'processing', 'payout_processing');
+    if (item.status === 'queued') await processPayrollItem(m, item);
     if (o.state === 'paid' || o.state === 'returned') {
-      if (item.status === 'processing') await moveItem(m, item, 'paid', 'payout_paid');
+      if (item.status === 'processing') await markPayrollItemPaid(m, item);
       if (o.state === 'returned' && item.status === 'paid') {
-        item.return_reason = o.reason;
-        await moveItem(m, item, 'returned', 'payout_returned');
+        await returnPayrollItem(m, item, { reason: o.reason });
         await m.query(`UPDATE payroll_runs SET needs_attention = true, updated_at = now() WHERE id = $1 AND status IN ('completed', 'partial', 'failed')`, [item.run_id]);
       }
     } else if (o.state === 'failed' && item.status === 'processing') {
-      item.failure_reason = normalizeItemFailure(o.reason);
-      await moveItem(m, item, 'failed', 'payout_failed');
+      await failPayrollItem(m, item, { reason: normalizeItemFailure(o.reason) });
     }
-    // The attempt follows its item (it is never `pending`; one answer may move the item several steps).
-    if (item.status !== 'pending' && item.status !== attempt.status) PAYROLL_ITEM_ATTEMPT_TRANSITIONS.move(attempt, item.status);
-    attempt.failure_reason = item.failure_reason;
-    await m.save(attempt);
+    await alignPayrollItemAttempt(m, attempt, item);
     return item.status;
   });
 }

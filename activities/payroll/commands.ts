@@ -1,8 +1,8 @@
 /**
  * Payroll run commands (spec 2.7, 3, 4.4, 8): what the payroll routes call. Each is one DB
  * transaction with its outbox events (`payroll_run.created`, `.approved`, `.cancelled`,
- * `.execution_started`); status writes go through the run transition table (records.ts
- * `moveRun`). Amounts are bigint minor units of the run currency.
+ * `.execution_started`); status changes are written by the run's record module
+ * (activities/records/payroll-runs.ts). Amounts are bigint minor units of the run currency.
  */
 import type { EntityManager } from 'typeorm';
 import { capabilityUnavailable, invalidRequest } from '../../domain/errors';
@@ -17,7 +17,8 @@ import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
 import type { Scope } from '../scope';
 import type { PayrollGate } from './queries';
-import { emitRunEvents, loadFundsState, lockRun, moveRun } from './records';
+import { emitRunEvents, loadFundsState, lockRun } from './records';
+import { approvePayrollRun, cancelPayrollRun, executePayrollRun } from '../records/payroll-runs';
 import { findTemplate, templateRows } from './templates';
 
 /** `POST /payroll_runs` body (spec 4.4; rows: domain/payroll-rows.ts). */
@@ -147,10 +148,7 @@ export async function approveRun(scope: Scope, input: { id: string }): Promise<P
   return transaction(async (m) => {
     const run = await lockRun(m, scope, input.id);
     if (run.status === 'funding_pending') return run;
-    moveRun(run, 'funding_pending');
-    run.approved_at = new Date();
-    await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.approved'], scope.request);
+    await approvePayrollRun(m, run, scope.request);
     return run;
   });
 }
@@ -166,12 +164,8 @@ export async function cancelRun(scope: Scope, input: { id: string }): Promise<Pa
   return transaction(async (m) => {
     const run = await lockRun(m, scope, input.id);
     if (run.status === 'cancelled') return run;
-    moveRun(run, 'cancelled');
-    run.cancelled_at = new Date();
     // Everything it received is owed back now (any currency): flagged until an operator returns it.
-    if (hasUnreturnedFunds((await loadFundsState(m, run)).position)) run.needs_attention = true;
-    await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.cancelled'], scope.request);
+    await cancelPayrollRun(m, run, { owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position) }, scope.request);
     return run;
   });
 }
@@ -204,10 +198,7 @@ export async function executeRun(scope: Scope, input: { id: string }): Promise<P
     }, required.currency);
     const rows: Array<{ amount_minor: string }> = await m.query('SELECT amount_minor FROM payroll_run_items WHERE run_id = $1 ORDER BY position', [run.id]);
     checkPayrollCaps(rows.map((r) => BigInt(r.amount_minor)), run.currency);
-    moveRun(run, 'executing');
-    run.execution_started_at = new Date();
-    await m.save(run);
-    await emitRunEvents(m, run, ['payroll_run.execution_started'], scope.request);
+    await executePayrollRun(m, run, scope.request);
     return run;
   });
 }

@@ -4,13 +4,13 @@
  * token); it waits on the recipient as `pending_destination` until the business adopts it; only
  * then do the items of open runs pay it. The business can never set a destination itself. Each
  * command is one transaction with row locks (recipient first, then items, runs shared) and its
- * outbox events (`payroll_item.destination_updated`, `.destination_changed`); readiness changes go
- * through domain/payroll-destinations.ts `PAYROLL_DESTINATION_TRANSITIONS`.
+ * outbox events (`payroll_item.destination_updated`, `.destination_changed`); readiness changes are
+ * written by the item's record module (activities/records/payroll-items.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import {
-  adoptionPlan, checkSubmittedDestination, keylessReason, PAYROLL_DESTINATION_TRANSITIONS, runAllowsReissue, sessionClosedReason,
+  adoptionPlan, checkSubmittedDestination, keylessReason, runAllowsReissue, sessionClosedReason,
   type AdoptionItem, type AdoptionSkipReason, type DestinationInput, type PayoutChain,
 } from '../../domain/payroll-destinations';
 import { parsePayrollDestination } from '../../domain/payroll-execution';
@@ -24,6 +24,7 @@ import { payrollItemEventView } from '../../views/payroll';
 import type { RecipientSessionInputs } from '../../views/payroll-destination';
 import type { Scope } from '../scope';
 import { lockRun } from './records';
+import { offerPayrollItemDestination, readyPayrollItemDestination } from '../records/payroll-items';
 
 const sessionNotFound = () => notFound('No such payroll recipient session.');
 const TOKEN = /^prk_[A-Za-z0-9]+$/;
@@ -117,7 +118,7 @@ export async function submitDestination(input: { token: string; destination: Des
     const moved = new Set<string>([item.id]);
     for (const { item: other, runStatus } of await lockRecipientItems(m, recipient.id)) {
       if (other.destination_status !== 'missing' || other.status !== 'pending' || sessionClosedReason({ submittedAt: null, runStatus, itemStatus: other.status })) continue;
-      other.destination_status = PAYROLL_DESTINATION_TRANSITIONS.assert(other.destination_status, 'pending_adoption');
+      offerPayrollItemDestination(other);
       if (other.id === item.id) item.destination_status = other.destination_status;
       await m.save(other);
       moved.add(other.id);
@@ -179,7 +180,7 @@ export async function adoptPendingDestination(scope: Scope, input: { id: string;
     for (const p of plan.update) {
       const item = items.get(p.id)!;
       const replaced = item.destination_masked !== null;
-      if (item.destination_status !== 'ready') item.destination_status = PAYROLL_DESTINATION_TRANSITIONS.assert(item.destination_status, 'ready');
+      readyPayrollItemDestination(item);
       item.destination_ciphertext = rcp.destination_ciphertext;
       item.destination_masked = rcp.destination_masked;
       await m.save(item);

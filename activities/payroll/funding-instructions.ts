@@ -3,7 +3,7 @@
  * boundary: `POST /payroll_runs/{id}/funding_instructions` creates the run's funding attempt
  * (`prf_`) or refreshes it, switches bank and crypto before money was observed, and re-checks
  * funding at once; `GET` reads the current attempt; `/attempts` lists them. Attempt statuses move
- * only through FUNDING_ATTEMPT_TRANSITIONS (domain/payroll-funding.ts). Bank instructions come
+ * only through the attempt's record module (activities/records/payroll-funding-attempts.ts). Bank instructions come
  * from the collection provider on the run currency's rail with the run's `run_reference` as the
  * transfer reference; crypto instructions are a service deposit address and the run total priced
  * in USDC (6 decimals) at the reference rate, rounded up.
@@ -13,7 +13,7 @@ import { capabilityUnavailable, conflict, notFound } from '../../domain/errors';
 import { money } from '../../domain/money';
 import { cryptoFundingVerdict, type PayrollRunStatus } from '../../domain/payroll';
 import {
-  checkFundingRequest, cryptoFundingPrice, FUNDING_ATTEMPT_TRANSITIONS, FUNDING_BANK_RAIL, fundingRouteType, isRetryableFailure, normalizeFundingFailure,
+  checkFundingRequest, cryptoFundingPrice, FUNDING_BANK_RAIL, fundingRouteType, isRetryableFailure, normalizeFundingFailure,
   type FundingAttemptStatus,
 } from '../../domain/payroll-funding';
 import { Account, PayrollFundingAttempt, PayrollRun } from '../../entities';
@@ -27,6 +27,7 @@ import { recordObservations, refreshPayrollFunding } from './funding';
 import type { PayrollGate } from './queries';
 import { findRun } from './queries';
 import { emitRunEvents, lockRun } from './records';
+import { preparePayrollFundingAttempt, retryPayrollFundingAttempt } from '../records/payroll-funding-attempts';
 import type { AccountScope, Scope } from '../scope';
 import { wakePayrollRun } from './signals';
 
@@ -38,10 +39,6 @@ const FUNDABLE: readonly PayrollRunStatus[] = ['funding_pending', 'funded'];
 /** What `openAttempt` hands to `prepareAttempt`; `previous` is the attempt's outcome before this refresh (null when new). */
 interface Opened { run: PayrollRun; attempt: PayrollFundingAttempt; prepare: boolean; previous: { status: FundingAttemptStatus; failure: string | null } | null }
 type Patch = { status: FundingAttemptStatus; bank?: Record<string, unknown>; crypto?: Record<string, unknown>; required?: string; failure?: string | null };
-
-function moveAttempt(a: PayrollFundingAttempt, to: FundingAttemptStatus): void {
-  FUNDING_ATTEMPT_TRANSITIONS.move(a, to);
-}
 
 /**
  * Step 1 (one transaction, run locked): checks the request and returns the attempt to prepare
@@ -97,8 +94,7 @@ async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; meth
   const retry = live.status === 'preparing' || (live.status === 'blocked' && !stillBlocked)
     || (live.status === 'failed' && isRetryableFailure(normalizeFundingFailure(live.failure_reason)));
   if (retry && live.status !== 'preparing') {
-    moveAttempt(live, 'preparing');
-    live.failure_reason = null;
+    retryPayrollFundingAttempt(live);
   }
   live.refreshed_at = new Date();
   await m.save(live);
@@ -142,7 +138,7 @@ async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, requ
     const run1 = await m.findOneOrFail(PayrollRun, { where: { id: run.id }, lock: { mode: 'pessimistic_write' } });
     const at = await m.findOneOrFail(PayrollFundingAttempt, { where: { id: attempt0.id }, lock: { mode: 'pessimistic_write' } });
     if (at.status !== 'preparing') return;
-    moveAttempt(at, patch.status);
+    preparePayrollFundingAttempt(at, patch.status);
     if (patch.bank) at.bank = patch.bank;
     if (patch.crypto) at.crypto = patch.crypto;
     if (patch.required) at.required_minor = patch.required;

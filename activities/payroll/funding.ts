@@ -11,7 +11,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
 import type { PayrollFundingCheck } from '../../contracts/payroll-run';
-import { FUNDING_ATTEMPT_TRANSITIONS } from '../../domain/payroll-funding';
 import { reduceFunding } from '../../domain/payroll';
 import { hasUnreturnedFunds } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollRun } from '../../entities';
@@ -19,7 +18,8 @@ import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
-import { emitRunEvents, loadFundsState, moveRun } from './records';
+import { loadFundsState } from './records';
+import { applyPayrollRunFunding } from '../records/payroll-runs';
 
 
 /** Stablecoin symbols that are USDC (the sandbox chain's own symbol on mainnet is `USDC.e`). */
@@ -72,30 +72,9 @@ async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
   const obs: Array<{ amount_minor: string; currency: string; confirmed: boolean }> = await m.query(
     'SELECT amount_minor, currency, confirmed FROM payroll_fundings WHERE run_id = $1', [run.id]);
   const f = reduceFunding(required, obs.map((o) => ({ amount: BigInt(o.amount_minor), currency: o.currency, confirmed: o.confirmed })));
-  const before = { state: run.funding_state, attention: run.needs_attention, confirmed: run.funding_confirmed_minor, status: run.status };
-  const events: string[] = [];
-  run.funding_state = f.funding_state;
-  run.funding_confirmed_minor = f.confirmed === null ? null : f.confirmed.toString();
-  run.funding_confirmed_currency = f.confirmed === null ? null : required.currency;
-  // A cancelled run owes back everything it received: it needs a person until that is returned
-  // (domain/payroll-returns.ts; the operator's `returnFunds`, activities/payroll/returns.ts).
-  run.needs_attention = run.status === 'cancelled' ? hasUnreturnedFunds((await loadFundsState(m, run)).position) : f.needs_attention;
-  if (run.status === 'funding_pending' && f.confirmed !== null && f.confirmed > 0n) {
-    moveRun(run, 'funded'); // spec 3: the first inbound funding, not necessarily all of it
-    run.funded_at = new Date();
-    events.push('payroll_run.funding_verified');
-  }
-  if (f.funding_state === 'partially_funded' && before.state !== 'partially_funded' && run.status !== 'cancelled') events.push('payroll_run.underfunded');
-  if (attempt && attempt.status === 'pending' && (f.funding_state === 'funded' || f.funding_state === 'overfunded')) {
-    FUNDING_ATTEMPT_TRANSITIONS.move(attempt, 'verified');
-    await m.save(attempt);
-    events.push('payroll_run.funding_instructions_verified');
-  }
-  const changed = events.length > 0 || before.state !== run.funding_state || before.attention !== run.needs_attention
-    || before.confirmed !== run.funding_confirmed_minor || before.status !== run.status;
-  if (!changed) return;
-  await m.save(run);
-  await emitRunEvents(m, run, events, null);
+  await applyPayrollRunFunding(m, run, {
+    funding: f, currency: required.currency, attempt, owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position),
+  });
 }
 
 /**

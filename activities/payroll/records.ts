@@ -1,39 +1,23 @@
 /**
- * Shared records of the payroll area (spec 2.7, 3, 6): locking a run row, writing its outbox
- * events (the run's wire form, views/payroll.ts), its status changes through the run transition
- * table of domain/payroll.ts, and where the run stands with the money it owes back
- * (domain/payroll-returns.ts). Used by commands.ts and the activities inside their transactions.
+ * Shared reads of the payroll area (spec 2.7, 3, 6): locking a run row and where the run stands
+ * with the money it owes back (domain/payroll-returns.ts). Used by commands.ts and the activities
+ * inside their transactions; the run's status changes and events are in its record module
+ * (activities/records/payroll-runs.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
-import { PAYROLL_RUN_TRANSITIONS, type PayrollRunStatus } from '../../domain/payroll';
 import {
   fundsOwedBack, fundsPosition, type FundingSource, type FundsPosition, type FundsReturnRecord, type FundsReturnStatus,
 } from '../../domain/payroll-returns';
 import { PayrollFundingAttempt, PayrollRun } from '../../entities';
-import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { scoped } from '../../lib/scoped';
 import type { AccountScope } from '../scope';
-import { payrollRunEventView } from '../../views/payroll';
 
-/** Writes one outbox event per type in `types` carrying the run's wire form (same transaction as `m`). */
-export async function emitRunEvents(m: EntityManager, run: PayrollRun, types: string[], request: RequestRef | null): Promise<void> {
-  for (const type of types) {
-    await emitEvent(m, {
-      accountId: run.account_id, livemode: run.livemode, type, objectType: 'payroll_run', objectId: run.id,
-      object: payrollRunEventView(run), request,
-    });
-  }
-}
+export { emitRunEvents } from '../records/payroll-runs';
 
 /** Locks (`FOR UPDATE`) run `id` of the scope's account and mode; 404 param `id` when absent (any other account or mode). */
 export async function lockRun(m: EntityManager, scope: AccountScope, id: string): Promise<PayrollRun> {
   return scoped(scope, m).lock(PayrollRun, { id }, () => notFound(`No such payroll run: ${id}.`, 'id'));
-}
-
-/** Moves `run` to `to` through the run transition table (409 `payroll_run_state_changed` otherwise). Does not save. */
-export function moveRun(run: PayrollRun, to: PayrollRunStatus): void {
-  PAYROLL_RUN_TRANSITIONS.move(run, to);
 }
 
 /** What a run owes back, read in the caller's transaction: its fundings, returns and per-currency position. */

@@ -9,8 +9,8 @@
  * no longer outstanding, creates nothing. A bank credit goes back to its sender as a fiat rail
  * payment on the credit's rail in its currency (client reference = the return id; followed until
  * the rail pays or fails it); a chain transfer goes back to its sending address in the same asset
- * from the funding address it arrived at (final once sent). Status writes go through
- * FUNDS_RETURN_TRANSITIONS; a return completing or failing writes `payroll_run.funds_returned` /
+ * from the funding address it arrived at (final once sent). A return's status is written
+ * by its record module (activities/records/payroll-funds-returns.ts); a return completing or failing writes `payroll_run.funds_returned` /
  * `.funds_return_failed` and the run's `needs_attention` (true while money owed back is not yet
  * returned) in one transaction.
  */
@@ -31,6 +31,7 @@ import { fiatRails, type RailPayment } from '../../providers/fiat-rails';
 import { payrollRunFundsReturnEventView } from '../../views/payroll';
 import { refreshPayrollFunding } from './funding';
 import { loadFundsState } from './records';
+import { recordPayrollFundsReturnOutcome } from '../records/payroll-funds-returns';
 
 /** Longest operator reason kept (longer ones are cut). */
 export const FUNDS_RETURN_REASON_MAX = 500;
@@ -84,7 +85,7 @@ async function submit(r: PayrollFundsReturn): Promise<ReturnOutcome> {
 
 /**
  * Records a provider outcome on return `returnId` (one transaction, run then return locked):
- * moves it through FUNDS_RETURN_TRANSITIONS; on `returned` / `failed` sets the run's
+ * moves it (records/payroll-funds-returns.ts `recordPayrollFundsReturnOutcome`); on `returned` / `failed` sets the run's
  * `needs_attention` from its position and writes `payroll_run.funds_returned` /
  * `.funds_return_failed` with the return. Idempotent: the same outcome again changes nothing.
  */
@@ -94,11 +95,7 @@ async function recordOutcome(returnId: string, o: ReturnOutcome): Promise<FundsR
     const run = await lockRunById(m, r0.run_id);
     const r = await m.findOneOrFail(PayrollFundsReturn, { where: { id: returnId }, lock: { mode: 'pessimistic_write' } });
     if (r.status === o.state || FUNDS_RETURN_TRANSITIONS.terminal.includes(r.status)) return r.status;
-    FUNDS_RETURN_TRANSITIONS.move(r, o.state);
-    r.provider_ref = o.providerRef ?? r.provider_ref;
-    r.failure_reason = o.failure;
-    if (o.state === 'returned') r.returned_at = new Date();
-    await m.save(r);
+    await recordPayrollFundsReturnOutcome(m, r, o);
     if (o.state === 'submitted') return r.status;
     await settleAttention(m, run, (await loadFundsState(m, run)).position);
     await emitEvent(m, {

@@ -26,10 +26,6 @@ const ALLOWED: Array<{ file: string; line: string; why: string; pending?: true }
     file: 'activities/payment-links/signals.ts', line: 'AND ($3::text IS NULL OR account_id = $3)',
     why: 'a recovery sweep over every account, optionally narrowed to one by an operator: no tenant read, and one statement for both',
   },
-  {
-    file: 'activities/payouts/wallet-sends.ts', line: "where: 'account_id = $1 AND payout_id = $2'", pending: true,
-    why: 'a status write (moveRows) that moves into the wallet sends\' record module; its selection goes through the finder there',
-  },
 ];
 
 function sources(p: string): string[] {
