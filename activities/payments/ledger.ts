@@ -14,7 +14,6 @@ import { recordPaymentLinkAttempt } from '../records/payment-links';
 import { startPaymentWorkflowAfterCommit } from './signals';
 
 /** The payment's events, for the areas that still import them from here. */
-export { emitPaymentEvents } from '../records/payments';
 
 /** Statuses in which the payment's watcher has nothing left to wait for. */
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'];

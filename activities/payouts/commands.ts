@@ -27,8 +27,8 @@ import { chainAdapter } from '../../providers/chain';
 import { WalletSendCloseError } from '../../providers/wallet-sends';
 import type { Scope } from '../scope';
 import { currentAttempt, findPayout, loadFundingInstructions, type FundingInstructions } from './queries';
-import { activeWallet, emitPayoutEvents, lockPayout } from './records';
-import { cancelPayout as cancelPayoutRecord } from '../records/payouts';
+import { activeWallet, lockPayout } from './records';
+import { cancelPayout as cancelPayoutRecord, emitPayoutEvents } from '../records/payouts';
 import { signalPayoutCancelled, signalPayoutFund } from './signals';
 import { closePayoutWalletSends } from './wallet-sends';
 

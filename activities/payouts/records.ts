@@ -10,7 +10,6 @@ import { scoped } from '../../lib/scoped';
 import { findActiveWallet } from '../records/wallets';
 import type { AccountScope } from '../scope';
 
-export { emitPayoutEvents } from '../records/payouts';
 
 /** The `404 not_found` (param `id`) of an unknown payout. */
 export const payoutNotFound = (id: string): Error => notFound(`No such payout: ${id}.`, 'id');

@@ -17,8 +17,8 @@ import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
 import type { Scope } from '../scope';
 import type { PayrollGate } from './queries';
-import { emitRunEvents, loadFundsState, lockRun } from './records';
-import { approvePayrollRun, cancelPayrollRun, executePayrollRun } from '../records/payroll-runs';
+import { loadFundsState, lockRun } from './records';
+import { approvePayrollRun, cancelPayrollRun, emitRunEvents, executePayrollRun } from '../records/payroll-runs';
 import { findTemplate, templateRows } from './templates';
 
 /** `POST /payroll_runs` body (spec 4.4; rows: domain/payroll-rows.ts). */

@@ -13,7 +13,6 @@ import { PayrollFundingAttempt, PayrollRun } from '../../entities';
 import { scoped } from '../../lib/scoped';
 import type { AccountScope } from '../scope';
 
-export { emitRunEvents } from '../records/payroll-runs';
 
 /** Locks (`FOR UPDATE`) run `id` of the scope's account and mode; 404 param `id` when absent (any other account or mode). */
 export async function lockRun(m: EntityManager, scope: AccountScope, id: string): Promise<PayrollRun> {

@@ -11,7 +11,7 @@ import { dueAt, INVOICE_COLLECTION_DAYS, inPlan, invoiceTransitions, nextSubscri
 import { Payment, Subscription, SubscriptionInvoice } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
-import { emitPaymentEvents } from '../payments/ledger';
+import { emitPaymentEvents } from '../records/payments';
 import { newPaymentRow } from '../payments/new-payment';
 import { startPaymentWorkflow } from '../payments/signals';
 import {
