@@ -8,6 +8,7 @@ import { linkNextReminderAt, type ReminderSchedule } from '../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
+import type { PaymentSessionsGet } from './wire';
 
 /**
  * What a link projection needs beyond the row: the payer host and the rails the account can
@@ -46,7 +47,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
  * The invoice header of a link as both the merchant's link and the payer's session show it
  * (spec 2.3, 4.1): status, title, memo, invoice number, reference id and the amount (Money, minor units).
  */
-export function linkHeaderValues(link: PaymentLink): Record<string, unknown> {
+export function linkHeaderValues(link: PaymentLink): Pick<PaymentSessionsGet, 'status' | 'title' | 'memo' | 'invoice_number' | 'reference_id' | 'amount'> {
   return {
     status: link.status,
     title: link.title,
