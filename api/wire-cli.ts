@@ -17,6 +17,9 @@ import { documentOfThisBuild } from './openapi-cli';
 
 type Json = Record<string, unknown>;
 
+/** The repository root, from api/ (sources under ts-jest) or dist/api/ (the build). */
+const ROOT = fs.existsSync(path.join(__dirname, '..', 'package.json')) ? path.join(__dirname, '..') : path.join(__dirname, '..', '..');
+
 /** `payment_sessions.payments.get` -> `PaymentSessionsPaymentsGet`. */
 export function wireTypeName(operationId: string): string {
   return operationId.split(/[._]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
@@ -52,7 +55,7 @@ export function wireTypes(doc: Json): string {
     const input = path.join(dir, 'wire.json');
     const output = path.join(dir, 'wire.ts');
     fs.writeFileSync(input, JSON.stringify(wire));
-    const bin = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'openapi-typescript');
+    const bin = path.join(ROOT, 'node_modules', '.bin', 'openapi-typescript');
     execFileSync(bin, [input, '-o', output, '--root-types', '--root-types-no-schema-prefix', '--root-types-keep-casing', '--export-type'], { stdio: 'pipe' });
     const generated = fs.readFileSync(output, 'utf8');
     const tail = aliases.map(([name, first]) => `export type ${name} = ${first};\n`).join('');
@@ -63,7 +66,7 @@ export function wireTypes(doc: Json): string {
 }
 
 if (require.main === module) {
-  const out = process.argv[2] ?? path.join(__dirname, '..', '..', 'views', 'wire.ts');
+  const out = process.argv[2] ?? path.join(ROOT, 'views', 'wire.ts');
   fs.writeFileSync(out, wireTypes(documentOfThisBuild()));
   process.stdout.write(`${out}\n`);
 }
