@@ -42,7 +42,7 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.list', method: 'get', path: '/payouts', scope: READ, testMode: 'unavailable',
     query: listPayoutsQuery, response: payoutListResponse,
     summary: 'List payouts, newest first; status_group needs_you, in_progress or done.',
-    handler: async ({ scope, query }) => paginate(payoutListQuery(scope, { statusGroup: query.status_group as PayoutStatusGroup | undefined }), 'p', query, payoutView),
+    handler: async ({ scope, query }) => paginate(payoutListQuery(scope, { status_group: query.status_group as PayoutStatusGroup | undefined }), 'p', query, payoutView),
   });
 
   mount(r, {
