@@ -5,7 +5,8 @@
  * operation becomes one type named after the operation id in PascalCase (`payment_sessions.get` ->
  * `PaymentSessionsGet`); operations whose responses are the same schema share the first one's type
  * (the later ones are aliases). The document's own components (event objects, the error envelope)
- * come along for the `$ref`s.
+ * come along for the `$ref`s. Descriptions are left out: they carry this server's URLs, so the
+ * file would depend on the configuration it was generated under.
  * Usage: `node dist/api/wire-cli.js [out.ts]` (default views/wire.ts); `npm run wire:generate`.
  * tests/unit/wire-types.test.ts regenerates it and fails when it differs from the checked-in file.
  */
@@ -25,9 +26,16 @@ export function wireTypeName(operationId: string): string {
   return operationId.split(/[._]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
+/** `value` without its prose (`description` strings: they name this server's URLs; a type needs none of them). */
+function withoutProse(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutProse);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(k === 'description' && typeof v === 'string')).map(([k, v]) => [k, withoutProse(v)]));
+}
+
 /** The wire document: the served document's components plus one schema per distinct 2xx JSON response, and the aliases of repeated ones. */
 export function wireDocument(doc: Json): { doc: Json; aliases: Array<[string, string]> } {
-  const schemas: Record<string, unknown> = { ...((doc.components as Json | undefined)?.schemas as Json | undefined ?? {}) };
+  const schemas = withoutProse({ ...((doc.components as Json | undefined)?.schemas as Json | undefined ?? {}) }) as Record<string, unknown>;
   const seen = new Map<string, string>();
   const aliases: Array<[string, string]> = [];
   for (const item of Object.values(doc.paths as Record<string, Json>)) {
@@ -35,7 +43,7 @@ export function wireDocument(doc: Json): { doc: Json; aliases: Array<[string, st
       if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
       const { operationId, responses } = op as { operationId: string; responses?: Record<string, Json> };
       const ok = Object.entries(responses ?? {}).filter(([status]) => /^2\d\d$/.test(status)).sort(([a], [b]) => a.localeCompare(b))[0];
-      const schema = ((ok?.[1].content as Json | undefined)?.['application/json'] as Json | undefined)?.schema;
+      const schema = withoutProse(((ok?.[1].content as Json | undefined)?.['application/json'] as Json | undefined)?.schema);
       if (!schema) continue;
       const name = wireTypeName(operationId);
       const key = JSON.stringify(schema);

@@ -12,7 +12,6 @@ export type components = {
                 /** @enum {string} */
                 type: "invalid_request" | "authentication_error" | "permission_error" | "not_found" | "conflict" | "idempotency_error" | "rate_limit_error" | "capability_unavailable" | "temporarily_unavailable" | "quota_exhausted" | "provider_error" | "api_error";
                 /**
-                 * @description Stable, additive-only error code (spec 7): read `details` by it. One of the codes below, or a code added later; each is explained at `doc_url` (the error reference, http://localhost:3000/docs/errors).
                  * @example parameter_invalid
                  * @example not_found
                  * @example payment_link_not_editable
