@@ -3,9 +3,10 @@ import Joi from 'joi';
 import { REJECTION_GUIDANCE } from '../domain/customers';
 import type { Customer, CustomerVerificationLink } from '../entities';
 import { at, atOrNull, bool, int, kind, strings, text, textOrNull } from './schema';
+import type { CustomersCreate } from './wire';
 
 /** A customer (`cus_`): no personal data; `requirements_outstanding` counts `requirements_due`. */
-export function customerView(c: Customer): Record<string, unknown> {
+export function customerView(c: Customer): CustomersCreate {
   return {
     id: c.id, object: 'customer', livemode: c.livemode, customer_type: c.customer_type, country: c.country, legal_name: c.legal_name,
     verification_state: c.verification_state, requirements_outstanding: c.requirements_due.length, requirements_due: [...c.requirements_due],
