@@ -8,7 +8,7 @@ import { linkNextReminderAt, type ReminderSchedule } from '../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
-import type { PaymentSessionsGet } from './wire';
+import type { PaymentLinksGetReceipt, PaymentLinksReminderScheduleGet, PaymentSessionsGet } from './wire';
 
 /**
  * What a link projection needs beyond the row: the payer host and the rails the account can
@@ -22,7 +22,7 @@ export interface LinkViewContext {
 }
 
 /** ReminderSchedule wire shape (spec 2.3): `{ status, offsets_days, sent, next_reminder_at }`. */
-export function reminderScheduleView(link: PaymentLink): Record<string, unknown> {
+export function reminderScheduleView(link: PaymentLink): PaymentLinksReminderScheduleGet {
   const s: ReminderSchedule = link.reminder_schedule;
   return {
     status: s.status,
@@ -119,7 +119,7 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
  * decimals), `invoice`, `fee` (payer-borne), `total_paid` (everything received), `surplus`,
  * transaction hashes and times. Payment fields are null when no paid payment row exists.
  */
-export function linkReceiptView(link: PaymentLink, paid: Payment | null): Record<string, unknown> {
+export function linkReceiptView(link: PaymentLink, paid: Payment | null): PaymentLinksGetReceipt {
   const m = (minor: string | null | undefined) => (paid && minor !== null && minor !== undefined
     ? { amount: String(minor), currency: paid.currency, decimals: paid.decimals } : null);
   return {

@@ -9,7 +9,7 @@ import type { Payment } from '../entities';
 import { XCHAIN_USDC, type XchainNetwork } from '../domain/xchain';
 import Joi from 'joi';
 import { at, atOrNull, bool, kind, moneyOrNull, moneyOut, text, textOrNull } from './schema';
-import type { PaymentSessionsGet, PaymentSessionsPaymentsCreate } from './wire';
+import type { PaymentSessionsGet, PaymentSessionsPaymentsCreate, PaymentsGet } from './wire';
 
 /**
  * The payer-safe payment as the document serves it (`GET /payment_sessions/{token}/payments/{payment_id}`,
@@ -134,7 +134,7 @@ export function paymentAmountVerdict(p: Payment): string | null {
 }
 
 /** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
-export function paymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
+export function paymentView(p: Payment, chain: PaymentChain): PaymentsGet {
   const received = BigInt(p.amount_received_minor);
   return {
     id: p.id,
