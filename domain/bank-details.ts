@@ -98,7 +98,7 @@ export interface MaskedBeneficiary {
   bank_name: string | null;
   rail: BankRail;
   currency: string;
-  account_type: string | null;
+  account_type: 'checking' | 'savings' | null;
   account_number_last4: string | null;
   routing_number: string | null;
   sort_code: string | null;

@@ -3,8 +3,9 @@ import Joi from 'joi';
 import type { Readiness, SetupGuide } from '../domain/readiness';
 import type { WaitlistEntry } from '../entities';
 import { timestamp } from './schema';
+import type { AccountGetReadiness, AccountGetSetupGuide, CardWaitlistJoin } from './wire';
 
-export function readinessView(r: Readiness): Record<string, unknown> {
+export function readinessView(r: Readiness): AccountGetReadiness {
   return { object: 'account_readiness', livemode: r.livemode, ready: r.ready, checks: r.checks.map((c) => ({ ...c })) };
 }
 
@@ -21,7 +22,7 @@ export const readinessResponse = Joi.object({
   })).required(),
 });
 
-export function setupGuideView(g: SetupGuide): Record<string, unknown> {
+export function setupGuideView(g: SetupGuide): AccountGetSetupGuide {
   return {
     object: 'setup_guide',
     livemode: g.livemode,
@@ -54,7 +55,7 @@ export const sessionRevocationResponse = Joi.object({
   revoked_at: timestamp.required(),
 });
 
-export function waitlistEntryView(w: WaitlistEntry): Record<string, unknown> {
+export function waitlistEntryView(w: WaitlistEntry): CardWaitlistJoin {
   return {
     object: 'waitlist_entry',
     waitlist: w.waitlist,

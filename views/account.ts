@@ -4,9 +4,10 @@ import type { Caller } from '../domain/caller';
 import Joi from 'joi';
 import { at, atOrNull, bool, freeObject, kind, strings, text, textOrNull } from './schema';
 import { readinessResponse, setupGuideResponse } from './account-setup';
+import type { AccountGet, ApiKeysGet } from './wire';
 
 /** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
-export function accountView(a: Account, caller: Caller): Record<string, unknown> {
+export function accountView(a: Account, caller: Caller): AccountGet {
   const test = !caller.livemode;
   return {
     id: a.id,
@@ -30,7 +31,7 @@ export function accountView(a: Account, caller: Caller): Record<string, unknown>
 }
 
 /** API key projection; `secret` only on create and roll (spec 5 rule 7). */
-export function apiKeyView(k: ApiKey, secret?: string): Record<string, unknown> {
+export function apiKeyView(k: ApiKey, secret?: string): ApiKeysGet {
   const prefix = k.livemode ? 'sk_live_' : 'sk_test_';
   return {
     id: k.id,

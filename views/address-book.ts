@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { AddressBookEntry } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { listEnvelope, timestamp } from './schema';
+import type { AddressBookCreate, AddressBookDelete } from './wire';
 
 /**
  * Address-book entry as returned by every `/address_book` operation: ObjectBase, `kind`, `label`,
@@ -11,7 +12,7 @@ import { listEnvelope, timestamp } from './schema';
  * read-only `proof_of_control` (null until verified), travel-rule and counterparty fields.
  * Raw bank details never appear here.
  */
-export function addressBookEntryView(e: AddressBookEntry): Record<string, unknown> {
+export function addressBookEntryView(e: AddressBookEntry): AddressBookCreate {
   const s = e.screening;
   return {
     id: e.id,
@@ -44,7 +45,7 @@ export function addressBookEntryView(e: AddressBookEntry): Record<string, unknow
 }
 
 /** Body of `DELETE /address_book/{id}`. */
-export function deletedAddressBookEntryView(id: string): Record<string, unknown> {
+export function deletedAddressBookEntryView(id: string): AddressBookDelete {
   return { id, object: 'address_book_entry', deleted: true };
 }
 

@@ -2,9 +2,10 @@
 import type { Client } from '../entities';
 import Joi from 'joi';
 import { at, atOrNull, bool, kind, text, textOrNull } from './schema';
+import type { ClientsCreate } from './wire';
 
 /** Client as returned by every `/clients` operation: ObjectBase plus the client fields; `archived_at` null while active. */
-export function clientView(c: Client): Record<string, unknown> {
+export function clientView(c: Client): ClientsCreate {
   return {
     id: c.id,
     object: 'client',

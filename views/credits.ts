@@ -4,9 +4,10 @@ import { CREDIT_PACKS, type CreditBalance } from '../domain/credits';
 import { listEnvelope, moneyOut, timestamp } from './schema';
 import { money } from '../domain/money';
 import type { CreditCheckout, CreditEventRow } from '../entities';
+import type { CreditEventsList, CreditsGet } from './wire';
 
 /** `GET /credits`: the owner's personal balance; `total_checks` is the net count of checks spent. */
-export function creditBalanceView(b: CreditBalance, livemode: boolean): Record<string, unknown> {
+export function creditBalanceView(b: CreditBalance, livemode: boolean): CreditsGet {
   return { object: 'credit_balance', livemode, free_remaining: b.free_remaining, paid_balance: b.paid_balance, total_checks: b.total_checks };
 }
 
@@ -15,7 +16,7 @@ export function creditBalanceView(b: CreditBalance, livemode: boolean): Record<s
  * spendable balance: +N purchase, grant or refund, -1 consumption, 0 cache hit or insufficient)
  * and the balance after the row.
  */
-export function creditEventView(e: CreditEventRow): Record<string, unknown> {
+export function creditEventView(e: CreditEventRow): CreditEventsList['data'][number] {
   return {
     id: e.id,
     object: 'credit_event',

@@ -3,9 +3,10 @@ import Joi from 'joi';
 import { REJECTION_GUIDANCE } from '../domain/customers';
 import type { Customer, CustomerVerificationLink } from '../entities';
 import { at, atOrNull, bool, int, kind, strings, text, textOrNull } from './schema';
+import type { CustomersAssociatedPersonsList, CustomersCreate, CustomersVerificationLinksCreate } from './wire';
 
 /** A customer (`cus_`): no personal data; `requirements_outstanding` counts `requirements_due`. */
-export function customerView(c: Customer): Record<string, unknown> {
+export function customerView(c: Customer): CustomersCreate {
   return {
     id: c.id, object: 'customer', livemode: c.livemode, customer_type: c.customer_type, country: c.country, legal_name: c.legal_name,
     verification_state: c.verification_state, requirements_outstanding: c.requirements_due.length, requirements_due: [...c.requirements_due],
@@ -24,7 +25,7 @@ export const customerResponse = Joi.object({
 });
 
 /** A hosted verification link of the provider. */
-export function verificationLinkView(l: CustomerVerificationLink): Record<string, unknown> {
+export function verificationLinkView(l: CustomerVerificationLink): CustomersVerificationLinksCreate {
   return { id: l.id, object: 'verification_link', customer_id: l.customer_id, kind: l.kind, url: l.url, expires_at: l.expires_at.toISOString(), created_at: l.created_at.toISOString() };
 }
 
@@ -33,7 +34,7 @@ export const verificationLinkResponse = Joi.object({
 });
 
 /** A person associated with a business customer, as the provider reports it (name masked). */
-export function associatedPersonView(p: { id: string; role: string; name_masked: string; verification_state: string }): Record<string, unknown> {
+export function associatedPersonView(p: { id: string; role: string; name_masked: string; verification_state: string }): CustomersAssociatedPersonsList['data'][number] {
   return { id: p.id, object: 'associated_person', role: p.role, name_masked: p.name_masked, verification_state: p.verification_state };
 }
 

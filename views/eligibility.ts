@@ -2,9 +2,10 @@
 import Joi from 'joi';
 import { ELIGIBILITY_PRODUCTS, type ProductEligibility } from '../domain/eligibility';
 import { kind, text } from './schema';
+import type { EligibilityGet } from './wire';
 
 /** The eligibility of each product for a country and customer type. */
-export function eligibilityView(country: string, customerType: string, products: ProductEligibility[]): Record<string, unknown> {
+export function eligibilityView(country: string, customerType: string, products: ProductEligibility[]): EligibilityGet {
   return {
     object: 'eligibility', country, customer_type: customerType,
     products: products.map((p) => ({ product: p.product, state: p.state, reason: p.reason, requirements: [...p.requirements] })),

@@ -9,7 +9,11 @@ import Joi from 'joi';
 import { atOrNull, kind, moneyOrNull, strings, text, textOrNull } from './schema';
 import { linkHeaderFields, linkHeaderValues } from './payment-link';
 import { supportContactResponse } from './account';
-import { crossNetworkDepositInstructionsResponse, depositInstructionsView, type PaymentChain } from './payment';
+import { crossNetworkDepositInstructionsResponse, crossNetworkDepositInstructionsView, type PaymentChain } from './payment';
+import type { PaymentSessionsGet } from './wire';
+
+/** The payer session projection as the document serves it (`GET /payment_sessions/{token}`, spec 2.4). */
+export type PayerSession = PaymentSessionsGet;
 
 export interface SessionViewInput {
   link: PaymentLink;
@@ -21,7 +25,7 @@ export interface SessionViewInput {
 }
 
 /** Builds the payer projection of `link` with its current attempt (if any). */
-export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
+export function payerSessionView(i: SessionViewInput): PayerSession {
   const { link, current } = i;
   const rails = computePayableRails({
     status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
@@ -32,6 +36,8 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     status: current.status as PaymentStatus, expected: BigInt(current.amount_expected_minor), received: BigInt(current.amount_received_minor),
     underpaidEmitted: current.underpaid_emitted, overpaidEmitted: current.overpaid_emitted,
   } : null;
+  const xchain = current && current.payment_rail === 'crypto_xchain' && rails.includes('crypto_xchain')
+    && (current.status === 'awaiting' || current.status === 'underpaid') ? crossNetworkDepositInstructionsView(current, i.chain) : null;
   const usdc = (minor: string | null) => (current && minor !== null ? { amount: minor, currency: current.currency, decimals: current.decimals } : null);
   return {
     object: 'payment_session',
@@ -51,8 +57,7 @@ export function payerSessionView(i: SessionViewInput): Record<string, unknown> {
     network: current?.deposit_chain ?? null,
     stablecoin: current?.stablecoin ?? null,
     // The current cross-network attempt's instructions while it can still be paid (spec 2.4).
-    xchain_deposit_instructions: current && current.payment_rail === 'crypto_xchain' && rails.includes('crypto_xchain')
-      && (current.status === 'awaiting' || current.status === 'underpaid') ? [depositInstructionsView(current, i.chain)] : [],
+    xchain_deposit_instructions: xchain ? [xchain] : [],
     watcher_state: current?.watcher_state ?? null,
     watcher_reason: current?.watcher_reason ?? null,
     settlement_kind: link.settlement_kind,

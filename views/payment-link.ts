@@ -8,6 +8,7 @@ import { linkNextReminderAt, type ReminderSchedule } from '../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
+import type { PaymentLinksGetReceipt, PaymentLinksReminderScheduleGet, PaymentSessionsGet } from './wire';
 
 /**
  * What a link projection needs beyond the row: the payer host and the rails the account can
@@ -21,7 +22,7 @@ export interface LinkViewContext {
 }
 
 /** ReminderSchedule wire shape (spec 2.3): `{ status, offsets_days, sent, next_reminder_at }`. */
-export function reminderScheduleView(link: PaymentLink): Record<string, unknown> {
+export function reminderScheduleView(link: PaymentLink): PaymentLinksReminderScheduleGet {
   const s: ReminderSchedule = link.reminder_schedule;
   return {
     status: s.status,
@@ -46,7 +47,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
  * The invoice header of a link as both the merchant's link and the payer's session show it
  * (spec 2.3, 4.1): status, title, memo, invoice number, reference id and the amount (Money, minor units).
  */
-export function linkHeaderValues(link: PaymentLink): Record<string, unknown> {
+export function linkHeaderValues(link: PaymentLink): Pick<PaymentSessionsGet, 'status' | 'title' | 'memo' | 'invoice_number' | 'reference_id' | 'amount'> {
   return {
     status: link.status,
     title: link.title,
@@ -118,7 +119,7 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
  * decimals), `invoice`, `fee` (payer-borne), `total_paid` (everything received), `surplus`,
  * transaction hashes and times. Payment fields are null when no paid payment row exists.
  */
-export function linkReceiptView(link: PaymentLink, paid: Payment | null): Record<string, unknown> {
+export function linkReceiptView(link: PaymentLink, paid: Payment | null): PaymentLinksGetReceipt {
   const m = (minor: string | null | undefined) => (paid && minor !== null && minor !== undefined
     ? { amount: String(minor), currency: paid.currency, decimals: paid.decimals } : null);
   return {

@@ -9,7 +9,22 @@ import type { Payment } from '../entities';
 import { XCHAIN_USDC, type XchainNetwork } from '../domain/xchain';
 import Joi from 'joi';
 import { at, atOrNull, bool, kind, moneyOrNull, moneyOut, text, textOrNull } from './schema';
+import type { PaymentSessionsGet, PaymentSessionsPaymentsCreate, PaymentsGet } from './wire';
 
+/**
+ * The payer-safe payment as the document serves it (`GET /payment_sessions/{token}/payments/{payment_id}`,
+ * spec 2.4); the view always fills the expected and received amounts the document allows null.
+ */
+export type PayerPayment = PaymentSessionsPaymentsCreate & { amount_expected: Money; amount_received: Money };
+/** DepositInstructions (spec 2.1) as the document serves them. */
+export type DepositInstructions = NonNullable<PayerPayment['deposit_instructions']>;
+/** BankDepositInstructions (spec 2.1) as the document serves them. */
+export type BankDepositInstructions = NonNullable<PayerPayment['bank_deposit_instructions']>;
+/** CrossNetworkDepositInstructions (spec 2.4) as the document serves them. */
+export type CrossNetworkDepositInstructions = PaymentSessionsGet['xchain_deposit_instructions'][number];
+
+function m(p: Payment, minor: string): Money;
+function m(p: Payment, minor: string | null): Money | null;
 function m(p: Payment, minor: string | null): Money | null {
   return minor === null ? null : { amount: minor, currency: p.currency, decimals: p.decimals };
 }
@@ -38,7 +53,7 @@ export interface PaymentChain {
  * the payer sends (gross of the bridge fee), `amount_out` what must arrive (the total due),
  * `bridge_fee`, `amount_is_estimate: true`, `quote_expires_at`, `gross_up`, `provider: bridge`.
  */
-export function depositInstructionsView(p: Payment, chain: PaymentChain): Record<string, unknown> | null {
+export function depositInstructionsView(p: Payment, chain: PaymentChain): DepositInstructions | null {
   if (!p.deposit_address) return null;
   if (p.payment_rail === 'crypto_xchain') {
     const usdc = XCHAIN_USDC[p.deposit_chain as XchainNetwork];
@@ -74,6 +89,21 @@ export function depositInstructionsView(p: Payment, chain: PaymentChain): Record
   };
 }
 
+/**
+ * The cross-network deposit instructions of the payer session (spec 2.4 `xchain_deposit_instructions`):
+ * `depositInstructionsView` of a `crypto_xchain` attempt, whose chain and asset are always known;
+ * null when the attempt has no deposit address yet or is not cross-network.
+ */
+export function crossNetworkDepositInstructionsView(p: Payment, chain: PaymentChain): CrossNetworkDepositInstructions | null {
+  const d = p.payment_rail === 'crypto_xchain' ? depositInstructionsView(p, chain) : null;
+  if (!d || d.chain === null || d.asset === null) return null;
+  // The cross-network branch of depositInstructionsView always sets these; the spread keeps the wire order.
+  return {
+    ...d, chain: d.chain, asset: d.asset, amount_out: d.amount_out ?? null, bridge_fee: d.bridge_fee ?? null,
+    quote_expires_at: d.quote_expires_at ?? null, gross_up: d.gross_up ?? null,
+  };
+}
+
 /** Keys of BankDepositInstructions (spec 2.1) besides `matching`, in wire order. */
 const BANK_INSTRUCTION_KEYS = [
   'currency', 'rail', 'bank_name', 'beneficiary_name', 'holder_kind', 'account_number', 'routing_number', 'sort_code', 'clabe',
@@ -85,16 +115,17 @@ const BANK_INSTRUCTION_KEYS = [
  * them: every key present (null where the rail has none), `matching` (`reference` |
  * `account_number`) omitted when the provider gave no basis. Null on crypto rails.
  */
-export function bankDepositInstructionsView(p: Payment): Record<string, unknown> | null {
+export function bankDepositInstructionsView(p: Payment): BankDepositInstructions | null {
   return p.bank_instructions ? bankInstructionsView(p.bank_instructions) : null;
 }
 
 /** BankDepositInstructions (spec 2.1) as issued by the collection provider (a payment's or a virtual account's): every key, `matching` when given. */
-export function bankInstructionsView(i: Record<string, string | null>): Record<string, unknown> {
+export function bankInstructionsView(i: Record<string, string | null>): BankDepositInstructions {
   const out: Record<string, unknown> = {};
   for (const k of BANK_INSTRUCTION_KEYS) out[k] = i[k] ?? null;
   if (i.matching === 'reference' || i.matching === 'account_number') out.matching = i.matching;
-  return out;
+  // Keyed by the list above: the provider's instructions always carry `currency` and `rail`.
+  return out as BankDepositInstructions;
 }
 
 /** `amount_verdict` of a payment (spec 2.4): provider-settled (bank) rails read null once paid or settled. */
@@ -103,7 +134,7 @@ export function paymentAmountVerdict(p: Payment): string | null {
 }
 
 /** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
-export function paymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
+export function paymentView(p: Payment, chain: PaymentChain): PaymentsGet {
   const received = BigInt(p.amount_received_minor);
   return {
     id: p.id,
@@ -146,7 +177,7 @@ export function paymentView(p: Payment, chain: PaymentChain): Record<string, unk
  * `watcher_reason` (null off the cross-network rail), `refund_address`, `recovery_tx_hash` (the
  * return of money on a closed payment or a failed bridge), `source_address` (`crypto_transfer`).
  */
-function railFields(p: Payment): Record<string, unknown> {
+function railFields(p: Payment): Pick<PayerPayment, 'watcher_state' | 'watcher_reason' | 'refund_address' | 'recovery_tx_hash' | 'source_address'> {
   return {
     watcher_state: p.watcher_state,
     watcher_reason: p.watcher_reason,
@@ -161,7 +192,7 @@ function railFields(p: Payment): Record<string, unknown> {
  * fields. The bank deposit instructions are the collection account the payer sends to (never the
  * merchant's own bank details); `return_reason` tells the payer why their transfer came back.
  */
-export function payerPaymentView(p: Payment, chain: PaymentChain): Record<string, unknown> {
+export function payerPaymentView(p: Payment, chain: PaymentChain): PayerPayment {
   return {
     id: p.id,
     object: 'payment',

@@ -12,10 +12,22 @@ import Joi from 'joi';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { listEnvelope, moneyOut, timestamp } from './schema';
 import { eventResponse } from './event';
+import type { PayoutsAttemptsList, PayoutsGetReceipt, PayoutsGetWalletFundingQuote } from './wire';
+
+/** A payout funding attempt as the document serves it (`GET /payouts/{id}/attempts`). */
+export type PayoutAttemptWire = PayoutsAttemptsList['data'][number];
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-const usdc = (minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS });
-const fiat = (p: Payout, minor: string | bigint | null): Money | null => (minor === null ? null : { amount: minor.toString(), currency: p.currency, decimals: p.decimals });
+function usdc(minor: string | bigint): Money;
+function usdc(minor: string | bigint | null): Money | null;
+function usdc(minor: string | bigint | null): Money | null {
+  return minor === null ? null : { amount: minor.toString(), currency: PAYOUT_SOURCE_ASSET, decimals: USDC_DECIMALS };
+}
+function fiat(p: Payout, minor: string | bigint): Money;
+function fiat(p: Payout, minor: string | bigint | null): Money | null;
+function fiat(p: Payout, minor: string | bigint | null): Money | null {
+  return minor === null ? null : { amount: minor.toString(), currency: p.currency, decimals: p.decimals };
+}
 
 /** `failure_reason`: `missing_return_policy` while funds are held with no return address (spec 2.6). */
 export function failureReasonOf(p: Payout): string | null {
@@ -90,7 +102,7 @@ export function payoutEventView(p: Payout): Record<string, unknown> {
  * and funded the attempt; `surplus` what arrived above the quoted gross (null until the fiat payment
  * is submitted); `amount_returned` what was already sent back to the payer (USDC).
  */
-export function attemptView(a: PayoutAttempt): Record<string, unknown> {
+export function attemptView(a: PayoutAttempt): PayoutAttemptWire {
   return {
     id: a.id,
     object: 'payout_attempt',
@@ -162,7 +174,7 @@ export interface WalletFundingQuote {
 }
 
 /** Wallet funding quote (spec 2.6). All amounts USDC. */
-export function walletFundingQuoteView(q: WalletFundingQuote): Record<string, unknown> {
+export function walletFundingQuoteView(q: WalletFundingQuote): PayoutsGetWalletFundingQuote {
   const covers = q.balance !== null && q.balance >= q.estimate;
   return {
     object: 'payout_wallet_funding_quote',
@@ -188,7 +200,7 @@ export function walletFundingQuoteView(q: WalletFundingQuote): Record<string, un
  * settlement-confirmed figure exists (today always); projections live under `estimates` and are
  * labelled as such (`authoritative: false`, `label: estimate`).
  */
-export function receiptView(p: Payout, a: PayoutAttempt, providerReference: string | null): Record<string, unknown> {
+export function receiptView(p: Payout, a: PayoutAttempt, providerReference: string | null): PayoutsGetReceipt {
   return {
     object: 'payout_receipt',
     payout_id: p.id,

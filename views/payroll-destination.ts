@@ -13,6 +13,10 @@ import type { PayrollRecipient, PayrollRun, PayrollRunItem } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { atOrNull, bool, kind, money, textOrNull } from './schema';
 import { payrollItemResponse, payrollItemView, payrollRecipientResponse, payrollRecipientView } from './payroll';
+import type { PayrollRecipientSessionsGet } from './wire';
+
+/** The recipient session as the document serves it (`GET /payroll_recipient_sessions/{token}`, spec 4.4). */
+export type RecipientSession = PayrollRecipientSessionsGet;
 
 /** The recipient session URL of a token (`<payer_host>/payroll/<prk_token>`). */
 export function recipientSessionUrl(payerHost: string, token: string): string {
@@ -34,7 +38,7 @@ export interface RecipientSessionInputs {
  * none), the pending one awaiting the business's adoption (masked; null when none) and whether this
  * link may still submit (`can_submit`, with `submit_closed_reason` when not).
  */
-export function recipientSessionView(s: RecipientSessionInputs): Record<string, unknown> {
+export function recipientSessionView(s: RecipientSessionInputs): RecipientSession {
   const { item, run, recipient } = s;
   const pending = recipient.pending_destination_masked && recipient.pending_submitted_at ? recipient.pending_destination_masked : null;
   return {

@@ -10,6 +10,7 @@ import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../do
 import { FUNDS_RETURN_STATUSES } from '../domain/payroll-returns';
 import type { PayrollFundsReturn, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
 import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
+import type { PayrollRecipientsGet, PayrollRunsCreate, PayrollRunsItemsGet, PayrollTemplatesCreate } from './wire';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const runMoney = (r: { currency: string }, minor: string | bigint): Money => ({ amount: minor.toString(), currency: r.currency, decimals: currencyDecimals(r.currency) });
@@ -34,7 +35,7 @@ export function itemCountsOf(rows: ReadonlyArray<{ destination_status: string; n
 }
 
 /** The payroll run (spec 2.7). `pay_period_start` / `pay_period_end` always present (null when unset). */
-export function payrollRunView(r: PayrollRun, counts: PayrollItemCounts): Record<string, unknown> {
+export function payrollRunView(r: PayrollRun, counts: PayrollItemCounts): PayrollRunsCreate {
   return {
     id: r.id,
     object: 'payroll_run',
@@ -98,7 +99,7 @@ export function payrollRunFundsReturnEventView(run: PayrollRun, r: PayrollFundsR
 }
 
 /** One run item with its recipient (spec 2.7 items; the shape is ours, docs/decisions/0033-payroll-runs-rows-items-templates.md). */
-export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Record<string, unknown> {
+export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): PayrollRunsItemsGet {
   return {
     id: i.id,
     object: 'payroll_run_item',
@@ -126,7 +127,7 @@ export function payrollItemEventView(i: PayrollRunItem): Record<string, unknown>
 }
 
 /** A payroll template (spec 4.4; shape ours): rows with Money in the template currency. */
-export function payrollTemplateView(t: PayrollTemplate): Record<string, unknown> {
+export function payrollTemplateView(t: PayrollTemplate): PayrollTemplatesCreate {
   return {
     id: t.id,
     object: 'payroll_template',
@@ -146,7 +147,7 @@ export function payrollTemplateView(t: PayrollTemplate): Record<string, unknown>
  * A payroll recipient (spec 4.4): the adopted `destination` and the `pending_destination` the
  * recipient submitted (masked, with `submitted_at`; null when none), never raw details.
  */
-export function payrollRecipientView(p: PayrollRecipient): Record<string, unknown> {
+export function payrollRecipientView(p: PayrollRecipient): PayrollRecipientsGet {
   return {
     id: p.id,
     object: 'payroll_recipient',

@@ -3,12 +3,13 @@ import type { Product } from '../entities';
 import { currencyDecimals } from '../domain/money';
 import Joi from 'joi';
 import { at, atOrNull, bool, kind, moneyOrNull, text, textOrNull } from './schema';
+import type { ProductsCreate } from './wire';
 
 /**
  * Product as returned by every `/products` operation. `unit_price` is Money in the product's
  * `currency` (minor units as a string) or null when the product has no fixed price.
  */
-export function productView(p: Product): Record<string, unknown> {
+export function productView(p: Product): ProductsCreate {
   return {
     id: p.id,
     object: 'product',

@@ -7,9 +7,10 @@ import Joi from 'joi';
 import type { Payment, Subscription, SubscriptionInvoice } from '../entities';
 import { depositInstructionsResponse, depositInstructionsView, type PaymentChain } from './payment';
 import { at, atOrNull, int, intOrNull, kind, money, moneyOrNull, text, textOrNull } from './schema';
+import type { SubscriptionsCreate, SubscriptionsInvoicesGet } from './wire';
 
 /** The subscription; `nextInvoiceAtMs` is the start of the next period it will bill (null when none). */
-export function subscriptionView(s: Subscription, nextInvoiceAtMs: number | null, currentPeriod: { startMs: number; endMs: number } | null): Record<string, unknown> {
+export function subscriptionView(s: Subscription, nextInvoiceAtMs: number | null, currentPeriod: { startMs: number; endMs: number } | null): SubscriptionsCreate {
   return {
     object: 'subscription',
     id: s.id,
@@ -37,7 +38,7 @@ export function subscriptionView(s: Subscription, nextInvoiceAtMs: number | null
 }
 
 /** One invoice with its pay-in (`payment`); deposit instructions only while the invoice can be paid. */
-export function invoiceView(i: SubscriptionInvoice, payment: Payment | null, chain: PaymentChain): Record<string, unknown> {
+export function invoiceView(i: SubscriptionInvoice, payment: Payment | null, chain: PaymentChain): SubscriptionsInvoicesGet {
   const payable = i.status === 'open' || i.status === 'overdue';
   return {
     object: 'subscription_invoice',

@@ -6,6 +6,7 @@
 import Joi from 'joi';
 import type { WalletConversion, WalletDepositIntent } from '../entities';
 import { at, atOrNull, int, kind, listEnvelope, money, moneyOrNull, text, textOrNull } from './schema';
+import type { WalletDepositIntentsCreate, WalletDepositQuotesCreate } from './wire';
 
 const DECIMALS = 6;
 const m = (minor: bigint | string, currency: string) => ({ amount: minor.toString(), currency, decimals: DECIMALS });
@@ -32,7 +33,7 @@ export const depositRouteResponse = Joi.object({
 });
 
 /** `POST /wallet/deposit_quotes` answer. */
-export function depositQuoteView(q: { sourceChain: string; sourceAsset: string; destinationAsset: string; amountIn: bigint; amountOut: bigint; fee: bigint; expiresAt: Date }): Record<string, unknown> {
+export function depositQuoteView(q: { sourceChain: string; sourceAsset: string; destinationAsset: string; amountIn: bigint; amountOut: bigint; fee: bigint; expiresAt: Date }): WalletDepositQuotesCreate {
   return {
     object: 'wallet_deposit_quote', source_chain: q.sourceChain, amount_in: m(q.amountIn, q.sourceAsset), amount_out: m(q.amountOut, q.destinationAsset),
     bridge_fee: m(q.fee, q.sourceAsset), expires_at: q.expiresAt.toISOString(),
@@ -44,7 +45,7 @@ export const depositQuoteResponse = Joi.object({
 });
 
 /** A deposit intent (`dpi_`): where to send on the source chain, what lands in the wallet, and what happened. */
-export function depositIntentView(d: WalletDepositIntent): Record<string, unknown> {
+export function depositIntentView(d: WalletDepositIntent): WalletDepositIntentsCreate {
   return {
     id: d.id, object: 'wallet_deposit_intent', livemode: d.livemode, wallet_id: d.wallet_id, status: d.status,
     source_chain: d.source_chain, source_asset: d.source_asset,

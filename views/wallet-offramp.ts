@@ -11,12 +11,13 @@ import type { WalletExternalAccount, WalletOfframpIntent } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { at, atOrNull, bool, kind, money, moneyOut, text, textOrNull } from './schema';
 import { unsignedTransactionResponse, unsignedTransactionView } from './wallet-sends';
+import type { WalletExternalAccountsCreate, WalletOfframpQuotesCreate } from './wire';
 
 const m = (minor: string | bigint, currency: string, decimals: number) => ({ amount: minor.toString(), currency, decimals });
 const percent = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
 
 /** An external bank account (`ba_`): masked details only. */
-export function externalAccountView(b: WalletExternalAccount): Record<string, unknown> {
+export function externalAccountView(b: WalletExternalAccount): WalletExternalAccountsCreate {
   return { id: b.id, object: 'external_account', livemode: b.livemode, rail: b.rail, currency: b.currency, bank_account: b.masked, created_at: b.created_at.toISOString() };
 }
 
@@ -26,7 +27,7 @@ export const externalAccountResponse = Joi.object({
 });
 
 /** An off-ramp quote: the fees, the destination amount, the rate and its expiry (indicative; the intent prices again). */
-export function offrampQuoteView(q: { amount: bigint; serviceFee: bigint; developerFee: bigint; developerBps: bigint; net: bigint; destinationAmount: bigint; rate: bigint; decimals: number; expiresAt: Date; terms: { destinationCurrency: string; destinationRail: string } }, asset: string): Record<string, unknown> {
+export function offrampQuoteView(q: { amount: bigint; serviceFee: bigint; developerFee: bigint; developerBps: bigint; net: bigint; destinationAmount: bigint; rate: bigint; decimals: number; expiresAt: Date; terms: { destinationCurrency: string; destinationRail: string } }, asset: string): WalletOfframpQuotesCreate {
   return {
     object: 'offramp_quote', destination_currency: q.terms.destinationCurrency, destination_payment_rail: q.terms.destinationRail,
     amount: m(q.amount, asset, 6), service_fee: m(q.serviceFee, asset, 6), developer_fee: m(q.developerFee, asset, 6),

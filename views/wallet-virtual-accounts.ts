@@ -10,9 +10,10 @@ import { VIRTUAL_ACCOUNT_PURPOSES, VIRTUAL_ACCOUNT_STATUSES } from '../domain/vi
 import type { WalletVirtualAccount, WalletVirtualAccountCredit } from '../entities';
 import { bankDepositInstructionsResponse, bankInstructionsView } from './payment';
 import { at, atOrNull, bool, kind, money, moneyOrNull, text, textOrNull } from './schema';
+import type { WalletVirtualAccountsCreate } from './wire';
 
 /** A virtual account (`va_`). */
-export function virtualAccountView(v: WalletVirtualAccount): Record<string, unknown> {
+export function virtualAccountView(v: WalletVirtualAccount): WalletVirtualAccountsCreate {
   return {
     id: v.id, object: 'virtual_account', livemode: v.livemode, purpose: v.purpose, status: v.status, currency: v.currency,
     rails: [...v.rails], bank_deposit_instructions: v.instructions.map(bankInstructionsView),

@@ -2,9 +2,10 @@
 import type { Wallet } from '../entities';
 import Joi from 'joi';
 import { at, bool, int, kind, money, text, textOrNull } from './schema';
+import type { WalletBalancesGet, WalletTransactionsGet, WalletWalletsCreate } from './wire';
 
 /** Wallet: address checksum-cased verbatim, chain constant, network, single live status. */
-export function walletView(w: Wallet): Record<string, unknown> {
+export function walletView(w: Wallet): WalletWalletsCreate {
   return {
     id: w.id, object: 'wallet', livemode: w.livemode, address: w.address, chain: w.chain, network: w.network,
     status: w.status, label: w.label, created_at: w.created_at.toISOString(), updated_at: w.updated_at.toISOString(),
@@ -12,7 +13,7 @@ export function walletView(w: Wallet): Record<string, unknown> {
 }
 
 /** Balances read from the chain adapter; `usd_total` server-computed (stablecoins 1:1 USD, floored to cents). */
-export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset: string; minor: bigint; decimals: number }>): Record<string, unknown> {
+export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset: string; minor: bigint; decimals: number }>): WalletBalancesGet {
   const totalMicros = balances.reduce((s, b) => s + b.minor * 10n ** BigInt(6 - b.decimals), 0n);
   return {
     object: 'wallet_balances',
@@ -45,7 +46,7 @@ export const balancesResponse = Joi.object({
 });
 
 /** A wallet transaction (spec 4.5; shape ours): direction from the wallet's side, amount in the stablecoin, block and confirmations. */
-export function walletTransactionView(t: { wallet: Wallet; tx: { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number; at: Date }; direction: 'incoming' | 'outgoing'; confirmations: number }): Record<string, unknown> {
+export function walletTransactionView(t: { wallet: Wallet; tx: { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number; at: Date }; direction: 'incoming' | 'outgoing'; confirmations: number }): WalletTransactionsGet {
   return {
     object: 'wallet_transaction',
     hash: t.tx.tx_hash,

@@ -26,7 +26,7 @@ import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { WalletSendCloseError } from '../../providers/wallet-sends';
 import type { Scope } from '../scope';
-import { currentAttempt, findPayout, loadFundingInstructions, type FundingInstructions } from './queries';
+import { currentAttempt, findPayout, loadFundingInstructions, payoutGate, type FundingInstructions } from './queries';
 import { activeWallet, lockPayout } from './records';
 import { cancelPayout as cancelPayoutRecord, emitPayoutEvents } from '../records/payouts';
 import { signalPayoutCancelled, signalPayoutFund } from './signals';
@@ -81,10 +81,11 @@ export interface CreatePayoutInput {
  * `capability_unavailable`), the source chain is one of the corridor's (409), the amount is in the
  * corridor currency and limits (400), `recipient_email` when `notify_recipient` (400
  * `parameter_missing`), and `payer_type` against the derived one (422 `payer_type_mismatch`).
- * Freezes `sender_display` / `legal_entity_name`; emits `payout.created`.
+ * Freezes `sender_display` / `legal_entity_name`; emits `payout.created`. `input`: the route's
+ * validated body. The corridor gate is the account's now (queries.ts `payoutGate`).
  */
-export async function createPayout(scope: Scope, input: { body: CreatePayoutInput; gate: CorridorGate }): Promise<Payout> {
-  return newDraft(scope, input.body, input.gate, null);
+export async function createPayout(scope: Scope, input: CreatePayoutInput): Promise<Payout> {
+  return newDraft(scope, input, await payoutGate(scope), null);
 }
 
 /** The draft of `createPayout`, replacing `replaces` when given (`replacePayout`). */
@@ -128,23 +129,25 @@ async function newDraft(scope: Scope, b: CreatePayoutInput, gate: CorridorGate, 
 /**
  * `POST /payouts/{id}/replace` (spec 4.3): a new draft replacing a payout that ended without paying
  * (failed, returned, expired, cancelled), with the same beneficiary and a fresh snapshot. Body
- * fields override the old payout's. 409 `payout_not_replaceable`, `payout_already_replaced`.
+ * fields (`input`, the validated body with the path's `id`) override the old payout's; the corridor
+ * gate is the account's now. 409 `payout_not_replaceable`, `payout_already_replaced`.
  */
-export async function replacePayout(scope: Scope, input: { id: string; body: Partial<CreatePayoutInput>; gate: CorridorGate }): Promise<Payout> {
+export async function replacePayout(scope: Scope, input: Partial<CreatePayoutInput> & { id: string }): Promise<Payout> {
+  const gate = await payoutGate(scope);
   const old = await findPayout(scope, { id: input.id });
   if (old.replaced_by_id) throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, { replaced_by: old.replaced_by_id });
   if (!['failed', 'returned', 'expired', 'cancelled'].includes(old.status)) {
     throw conflict('payout_not_replaceable', `A ${old.status} payout cannot be replaced; only failed, returned, expired or cancelled ones.`, { status: old.status });
   }
   const body: CreatePayoutInput = {
-    invoice_amount: input.body.invoice_amount ?? { amount: old.invoice_minor, currency: old.currency, decimals: old.decimals },
+    invoice_amount: input.invoice_amount ?? { amount: old.invoice_minor, currency: old.currency, decimals: old.decimals },
     corridor_id: old.corridor_id,
-    source_chain: input.body.source_chain ?? old.source_chain ?? undefined,
-    note: input.body.note !== undefined ? input.body.note : old.note,
-    recipient_email: input.body.recipient_email !== undefined ? input.body.recipient_email : old.recipient_email,
-    notify_recipient: input.body.notify_recipient ?? old.notify_recipient,
+    source_chain: input.source_chain ?? old.source_chain ?? undefined,
+    note: input.note !== undefined ? input.note : old.note,
+    recipient_email: input.recipient_email !== undefined ? input.recipient_email : old.recipient_email,
+    notify_recipient: input.notify_recipient ?? old.notify_recipient,
   };
-  return newDraft(scope, body, input.gate, old);
+  return newDraft(scope, body, gate, old);
 }
 
 /**
@@ -152,14 +155,16 @@ export async function replacePayout(scope: Scope, input: { id: string; body: Par
  * optional, the payout's), accepted once while the payout is a draft, checked by
  * domain/bank-details.ts (the address book's rules), stored encrypted (AES-GCM) with the masked
  * projection. 409 `beneficiary_already_set`, 409 `payout_not_editable`; 400 `parameter_missing` /
- * `parameter_invalid` naming the field. Emits `payout.beneficiary_added`.
+ * `parameter_invalid` naming the field. `input`: the validated body with the path's `id`. Emits
+ * `payout.beneficiary_added`.
  */
-export async function setBeneficiary(scope: Scope, input: { id: string; body: PayoutBeneficiaryInput }): Promise<Payout> {
+export async function setBeneficiary(scope: Scope, input: PayoutBeneficiaryInput & { id: string }): Promise<Payout> {
   return transaction(async (m) => {
     const p = await lockPayout(m, input.id, scope);
     if (p.beneficiary_ciphertext) throw conflict('beneficiary_already_set', 'Bank details cross once; this payout already has a beneficiary. Replace the payout to change them.');
     if (p.status !== 'draft') throw conflict('payout_not_editable', `A ${p.status} payout takes no beneficiary.`, { status: p.status });
-    const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, input.body);
+    const { id: _id, ...body } = input;
+    const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, body);
     p.beneficiary_ciphertext = encrypt(JSON.stringify(details));
     p.beneficiary_masked = masked;
     await m.save(p);
@@ -180,10 +185,12 @@ export interface FundRequest { funding_source?: 'external_wallet' | 'service_wal
  * from then on); the payout workflow then creates the provider transfer. After a transfer exists:
  * `source_chain` is refused (409 `payout_source_chain_locked`), `refund_address` may change only
  * while awaiting funds (409 `refund_address_locked`), and may be set for the first time while
- * funds are held for return. Returns whether the workflow must be signalled.
+ * funds are held for return. `input`: the validated body with the path's `id`; the corridor gate
+ * is the account's now (queries.ts `payoutGate`). Returns whether the workflow must be signalled.
  */
-export async function requestFunding(scope: Scope, input: { id: string; body: FundRequest; gate: CorridorGate }): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
-  const b = input.body;
+export async function requestFunding(scope: Scope, input: FundRequest & { id: string }): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
+  const gate = await payoutGate(scope);
+  const b = input;
   const refund = b.refund_address !== undefined ? normalizeRefundAddress(b.refund_address) : undefined;
   return transaction(async (m) => {
     const p = await lockPayout(m, input.id, scope);
@@ -222,7 +229,7 @@ export async function requestFunding(scope: Scope, input: { id: string; body: Fu
       return { payout: p, attemptId: attempt.id, signal: attempt.provider_transfer_id === null };
     }
     if (p.status !== 'draft') throw conflict('payout_not_fundable', `A ${p.status} payout cannot be funded.`, { status: p.status });
-    requireExecutable(c, input.gate);
+    requireExecutable(c, gate);
     if (!p.beneficiary_ciphertext) throw conflict('beneficiary_required', 'Add the beneficiary (POST /payouts/{id}/beneficiary) before funding.');
     if (b.source_chain !== undefined) requireSourceChain(c, b.source_chain);
     let chain = b.source_chain ?? p.source_chain;
@@ -358,7 +365,7 @@ async function waitForTransfer(attemptId: string): Promise<PayoutAttempt> {
  * signals the payout workflow after the commit (starting it if needed) and waits up to 10 s for the
  * provider transfer (503 `funding_instructions_pending` past that). Returns the funding instructions.
  */
-export async function fundPayout(scope: Scope, input: { id: string; body: FundRequest; gate: CorridorGate }): Promise<FundingInstructions> {
+export async function fundPayout(scope: Scope, input: FundRequest & { id: string }): Promise<FundingInstructions> {
   const r = await requestFunding(scope, input);
   if (r.signal) await signalPayoutFund(r.payout.id, r.payout.account_id);
   await waitForTransfer(r.attemptId);

@@ -41,9 +41,9 @@ function groupPredicate(g: PayoutStatusGroup): string {
 }
 
 /** `GET /payouts` (spec 4.3): the query (alias `p`) of the scope's payouts, optionally of one status group; the caller paginates. */
-export function payoutListQuery(scope: AccountScope, input: { statusGroup?: PayoutStatusGroup }): SelectQueryBuilder<Payout> {
+export function payoutListQuery(scope: AccountScope, input: { status_group?: PayoutStatusGroup }): SelectQueryBuilder<Payout> {
   const qb = scoped(scope).query(Payout, 'p');
-  if (input.statusGroup) qb.andWhere(groupPredicate(input.statusGroup));
+  if (input.status_group) qb.andWhere(groupPredicate(input.status_group));
   return qb;
 }
 

@@ -16,7 +16,7 @@ import { newId } from '../../lib/ids';
 import { scoped } from '../../lib/scoped';
 import { randomToken } from '../../lib/secrets';
 import type { Scope } from '../scope';
-import type { PayrollGate } from './queries';
+import { payrollGate } from './queries';
 import { loadFundsState, lockRun } from './records';
 import { approvePayrollRun, cancelPayrollRun, emitRunEvents, executePayrollRun } from '../records/payroll-runs';
 import { findTemplate, templateRows } from './templates';
@@ -91,11 +91,12 @@ async function withTemplate(scope: Scope, body: CreateRunInput): Promise<{ b: Cr
  * off `409 capability_unavailable` with `details.crypto_funding`; other reasons create the run
  * with `funding_blocked_reason` set (it cannot be funded). Items copy their recipient's adopted
  * destination (`ready`), or note a pending one (`pending_adoption`), else `missing`. Emits
- * `payroll_run.created`. `input.gate`: the account's payer-compliance facts (queries.ts `payrollGate`).
+ * `payroll_run.created`. `input`: the route's validated body; the payer-compliance facts are the
+ * account's now (queries.ts `payrollGate`).
  */
-export async function createRun(scope: Scope, input: CreateRunInput & { gate: PayrollGate }): Promise<PayrollRun> {
-  const { gate, ...body } = input;
-  const { b, templateId } = await withTemplate(scope, body);
+export async function createRun(scope: Scope, input: CreateRunInput): Promise<PayrollRun> {
+  const gate = await payrollGate(scope);
+  const { b, templateId } = await withTemplate(scope, input);
   const method = b.funding_method ?? 'fiat';
   const start = b.pay_period_start ?? null;
   const end = b.pay_period_end ?? null;

@@ -25,7 +25,7 @@ import { bankCollection } from '../../providers/bank-collection';
 import { chainAdapter } from '../../providers/chain';
 import { recordObservations, refreshPayrollFunding } from './funding';
 import type { PayrollGate } from './queries';
-import { findRun } from './queries';
+import { findRun, payrollGate } from './queries';
 import { lockRun } from './records';
 import { emitRunEvents } from '../records/payroll-runs';
 import { preparePayrollFundingAttempt, retryPayrollFundingAttempt } from '../records/payroll-funding-attempts';
@@ -154,13 +154,14 @@ async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, requ
 /**
  * `POST /payroll_runs/{id}/funding_instructions` (spec 4.4): opens or refreshes the attempt,
  * obtains its instructions when needed, re-checks funding at once (`refreshPayrollFunding`), wakes
- * the run's workflow and returns the current attempt. `input.gate`: the account's payer-compliance
- * facts (queries.ts `payrollGate`). Errors: see `openAttempt` (404 param `id` when the run is not the scope's).
+ * the run's workflow and returns the current attempt. `input`: the validated body with the path's
+ * `id`; the payer-compliance facts are the account's now (queries.ts `payrollGate`). Errors: see `openAttempt` (404 param `id` when the run is not the scope's).
  */
-export async function requestFundingInstructions(scope: Scope, input: { id: string; funding_method?: 'fiat' | 'crypto'; gate: PayrollGate }): Promise<PayrollFundingAttempt> {
+export async function requestFundingInstructions(scope: Scope, input: { id: string; funding_method?: 'fiat' | 'crypto' }): Promise<PayrollFundingAttempt> {
+  const gate = await payrollGate(scope);
   // What the providers already hold counts as observed money before the checks (funding_method_locked).
   await recordObservations((await findRun(scope, { id: input.id })).id);
-  const opened = await transaction((m) => openAttempt(m, scope, { id: input.id, method: input.funding_method, gate: input.gate }));
+  const opened = await transaction((m) => openAttempt(m, scope, { id: input.id, method: input.funding_method, gate }));
   const { run, attempt } = opened;
   if (opened.prepare) await prepareAttempt(opened, scope.request);
   await refreshPayrollFunding(run.id);

@@ -94,15 +94,15 @@ export function figuresSha256(f: ReportFigures): string {
 }
 
 /**
- * `POST /screenings/{id}/reports`: a report on screening `screeningId` of the scope; 404 for an
+ * `POST /screenings/{id}/reports`: a report on screening `id` of the scope; 404 for an
  * unknown screening (param `id`). An equivalent report (same
  * network and address) of the account within REPORT_CACHE_DAYS is served free (`cached: true`,
  * ledger `cache_hit`); else one credit of the owner's balance (`consume_free`, then
  * `consume_paid`), or `402 quota_exhausted` (`insufficient` recorded). Concurrent requests on the
  * last credit: the balance row lock lets exactly one spend it.
  */
-export async function createReport(scope: Scope, input: { screeningId: string }): Promise<ScreeningReport> {
-  const s = await getScreening(scope, { id: input.screeningId });
+export async function createReport(scope: Scope, input: { id: string }): Promise<ScreeningReport> {
+  const s = await getScreening(scope, { id: input.id });
   const equivalent = await scoped(scope).query(ScreeningReport, 'r')
     .andWhere('r.chain = :c AND r.address_key = :k', { c: s.chain, k: s.address_key })
     .andWhere(`r.created_at > now() - make_interval(days => :d)`, { d: REPORT_CACHE_DAYS })

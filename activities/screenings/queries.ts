@@ -22,13 +22,13 @@ export async function getScreening(scope: AccountScope, input: { id: string }): 
 }
 
 /** `GET /screenings/{id}/reports`: the query (alias `r`) of one screening's reports; 404 as get. */
-export async function reportListQuery(scope: AccountScope, input: { screeningId: string }): Promise<SelectQueryBuilder<ScreeningReport>> {
-  const s = await getScreening(scope, { id: input.screeningId });
+export async function reportListQuery(scope: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<ScreeningReport>> {
+  const s = await getScreening(scope, { id: input.id });
   return db().getRepository(ScreeningReport).createQueryBuilder('r').where('r.screening_id = :s', { s: s.id });
 }
 
 /** `GET /screenings/{id}/reports/{report_id}`: 404 `not_found` (param `report_id`) unless it is that screening's, of the scope. */
-export async function getReport(scope: AccountScope, input: { screeningId: string; reportId: string }): Promise<ScreeningReport> {
-  return scoped(scope).getOne(ScreeningReport, { id: input.reportId, screening_id: input.screeningId },
-    () => notFound(`No such report: ${input.reportId}.`, 'report_id'));
+export async function getReport(scope: AccountScope, input: { id: string; report_id: string }): Promise<ScreeningReport> {
+  return scoped(scope).getOne(ScreeningReport, { id: input.report_id, screening_id: input.id },
+    () => notFound(`No such report: ${input.report_id}.`, 'report_id'));
 }

@@ -28,9 +28,9 @@ export async function invoiceListQuery(scope: AccountScope, input: { id: string 
   return db().getRepository(SubscriptionInvoice).createQueryBuilder('i').where('i.subscription_id = :id', { id: s.id });
 }
 
-/** Invoice `input.invoiceId` of the caller's subscription `input.id` (404 param `id`), with its pay-in; 404 (param `invoice_id`) otherwise. */
-export async function findInvoice(scope: AccountScope, input: { id: string; invoiceId: string }): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
-  const { invoiceId } = input;
+/** Invoice `input.invoice_id` of the caller's subscription `input.id` (404 param `id`), with its pay-in; 404 (param `invoice_id`) otherwise. */
+export async function findInvoice(scope: AccountScope, input: { id: string; invoice_id: string }): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
+  const { invoice_id: invoiceId } = input;
   const s = await findSubscription(scope, input);
   const invoice = await db().getRepository(SubscriptionInvoice).findOneBy({ id: invoiceId, subscription_id: s.id });
   if (!invoice) throw new DomainError('not_found', 'not_found', `No such invoice: ${invoiceId}.`, { param: 'invoice_id' });

@@ -1,7 +1,7 @@
 /**
  * The pages a person opens (ARCHITECTURE.md "api/pages/", issue 22), on the payer host:
  * - `/pay/<plk_token>` and `/p/<short_code>`: the payer's page (api/pages/payer/);
- * - `/payroll/<prk_token>`: the payroll recipient's page (api/pages/recipient.tsx);
+ * - `/payroll/<prk_token>`: the payroll recipient's page (api/pages/recipient/);
  * - `/sandbox/...`: the sandbox's hosted provider pages (api/pages/sandbox/), only with the simulator on;
  * - `/assets/...`: their stylesheet and script.
  * Built on the same commands as the public-token routes (no privileged path). Every response gets
@@ -20,7 +20,7 @@ import type { AppState } from '../context';
 import { rateLimitByIp } from '../middleware/rate-limit';
 import { assets } from './assets';
 import { mountPayerPages } from './payer/routes';
-import { mountRecipientPages } from './recipient';
+import { mountRecipientPages } from './recipient/routes';
 import { sendFailure, sendNotFound, sendTooMany } from './render';
 import { mountSandboxPages } from './sandbox/routes';
 import { pageHeaders } from './security';

@@ -9,7 +9,7 @@ import type Router from '@koa/router';
 import Joi from '../schemas/joi';
 import { cancelPayoutAndSignal, createPayout, fundPayout, markPayoutSent, replacePayout, setBeneficiary } from '../../activities/payouts/commands';
 import {
-  attemptListQuery, findPayout, loadFundingInstructions, payoutGate, payoutListQuery, payoutReceipt, walletFundingQuote,
+  attemptListQuery, findPayout, loadFundingInstructions, payoutListQuery, payoutReceipt, walletFundingQuote,
 } from '../../activities/payouts/queries';
 import type { PayoutStatusGroup } from '../../domain/payouts/statuses';
 import { capabilitiesFor, payoutCapabilities } from '../capabilities';
@@ -42,7 +42,7 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.list', method: 'get', path: '/payouts', scope: READ, testMode: 'unavailable',
     query: listPayoutsQuery, response: payoutListResponse,
     summary: 'List payouts, newest first; status_group needs_you, in_progress or done.',
-    handler: async ({ scope, query }) => paginate(payoutListQuery(scope, { statusGroup: query.status_group as PayoutStatusGroup | undefined }), 'p', query, payoutView),
+    handler: async ({ scope, query }) => paginate(payoutListQuery(scope, { status_group: query.status_group as PayoutStatusGroup | undefined }), 'p', query, payoutView),
   });
 
   mount(r, {
@@ -50,7 +50,7 @@ export function register(r: Router<AppState>): void {
     // 422 payer_type_mismatch (spec 4.3).
     body: createPayoutBody, successStatus: 201, response: payoutResponse, errors: [422],
     summary: 'Create a draft payout on an executable corridor.',
-    handler: async ({ scope, body }) => payoutView(await createPayout(scope, { body, gate: await payoutGate(scope) })),
+    handler: async ({ scope, body }) => payoutView(await createPayout(scope, body)),
   });
 
   mount(r, {
@@ -69,7 +69,7 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.beneficiary.set', method: 'post', path: '/payouts/:id/beneficiary', scope: WRITE, testMode: 'unavailable',
     body: beneficiaryBody, response: payoutResponse,
     summary: 'Raw bank details for the payout rail (rules and masked shape of the address book), accepted once; read back only masked.',
-    handler: async ({ scope, params, body }) => payoutView(await setBeneficiary(scope, { id: params.id, body })),
+    handler: async ({ scope, params, body }) => payoutView(await setBeneficiary(scope, { ...body, id: params.id })),
   });
 
   mount(r, {
@@ -87,7 +87,7 @@ export function register(r: Router<AppState>): void {
     callers: ['dashboard_session'], roles: ['owner', 'admin'], body: fundRequestBody, response: fundingInstructionsResponse,
     summary: 'The money boundary: a human confirms funding; the provider transfer is created and the payout awaits funds.',
     handler: async ({ caller, scope, params, body }) => {
-      const f = await fundPayout(scope, { id: params.id, body, gate: await payoutGate(scope) });
+      const f = await fundPayout(scope, { ...body, id: params.id });
       return fundingInstructionsView(f.payout, f.attempt, f.send, caller.kind);
     },
   });
@@ -137,6 +137,6 @@ export function register(r: Router<AppState>): void {
     id: 'payouts.replace', method: 'post', path: '/payouts/:id/replace', scope: WRITE, testMode: 'unavailable',
     body: replacePayoutBody, successStatus: 201, response: payoutResponse,
     summary: 'A new draft replacing a failed, returned, expired or cancelled payout (payout.created_as_replacement).',
-    handler: async ({ scope, params, body }) => payoutView(await replacePayout(scope, { id: params.id, body, gate: await payoutGate(scope) })),
+    handler: async ({ scope, params, body }) => payoutView(await replacePayout(scope, { ...body, id: params.id })),
   });
 }

@@ -7,7 +7,6 @@
 import type Router from '@koa/router';
 import Joi from '../schemas/joi';
 import { currentFundingInstructions, fundingAttemptsQuery, requestFundingInstructions } from '../../activities/payroll/funding-instructions';
-import { payrollGate } from '../../activities/payroll/queries';
 import { paginate } from '../../lib/pagination';
 import { payrollFundingAttemptListResponse, payrollFundingInstructionsResponse, payrollFundingInstructionsView } from '../../views/payroll-funding';
 import type { AppState } from '../context';
@@ -22,9 +21,7 @@ export function register(r: Router<AppState>): void {
     // 409 payroll_run_not_approved, payroll_run_state_changed, run_has_no_rows, funding_method_locked; 409 capability_unavailable (crypto off).
     body: fundingInstructionsBody, response: payrollFundingInstructionsResponse,
     summary: 'Request the run\'s funding instructions (first call creates them, later calls refresh the same attempt and re-check funding at once); funding_method switches bank and crypto before money arrives.',
-    handler: async ({ scope, params, body }) => payrollFundingInstructionsView(await requestFundingInstructions(scope, {
-      id: params.id, funding_method: body.funding_method, gate: await payrollGate(scope),
-    })),
+    handler: async ({ scope, params, body }) => payrollFundingInstructionsView(await requestFundingInstructions(scope, { ...body, id: params.id })),
   });
 
   mount(r, {

@@ -11,7 +11,7 @@ import Joi from '../schemas/joi';
 import { approveRun, cancelRun, createRun, executeRun } from '../../activities/payroll/commands';
 import { wakePayrollRun } from '../../activities/payroll/signals';
 import {
-  exportItems, findItem, findRecipient, findRun, itemCounts, itemPage, recipientListQuery, payrollGate, recipientsOf, runListQuery, runReadiness, runSummary,
+  exportItems, findItem, findRecipient, findRun, itemCounts, itemPage, recipientListQuery, recipientsOf, runListQuery, runReadiness, runSummary,
 } from '../../activities/payroll/queries';
 import type { PayrollStatusGroup } from '../../domain/payroll';
 import { payrollExportCsv } from '../../domain/payroll-rows';
@@ -69,7 +69,7 @@ export function register(r: Router<AppState>): void {
     // 422 payroll_cap_exceeded naming the row (spec 8); 409 capability_unavailable with crypto funding off (spec 4.4).
     body: createPayrollRunBody, successStatus: 201, response: payrollRunResponse, errors: [422],
     summary: 'Create a payroll run (status reviewed) from rows of recipients and amounts.',
-    handler: async ({ scope, body }) => runOut(await createRun(scope, { ...body, gate: await payrollGate(scope) })),
+    handler: async ({ scope, body }) => runOut(await createRun(scope, body)),
   });
 
   mount(r, {

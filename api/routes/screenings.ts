@@ -59,18 +59,18 @@ export function register(r: Router<AppState>): void {
     id: 'screenings.reports.create', method: 'post', path: '/screenings/:id/reports', scope: WRITE, testMode: 'unavailable', successStatus: 201,
     response: screeningReportResponse, errors: [402],
     summary: 'A report on this screening: one credit of the owner\'s balance, free (cached: true) when an equivalent report for the address exists within 30 days; 402 quota_exhausted with no credit left.',
-    handler: async ({ scope, params }) => screeningReportView(await createReport(scope, { screeningId: params.id })),
+    handler: async ({ scope, params }) => screeningReportView(await createReport(scope, { id: params.id })),
   });
 
   mount(r, {
     id: 'screenings.reports.list', method: 'get', path: '/screenings/:id/reports', scope: READ, testMode: 'unavailable',
     query: Joi.object(listQuery), response: listEnvelope(screeningReportResponse),
-    handler: async ({ scope, params, query }) => paginate(await reportListQuery(scope, { screeningId: params.id }), 'r', query, screeningReportView),
+    handler: async ({ scope, params, query }) => paginate(await reportListQuery(scope, { id: params.id }), 'r', query, screeningReportView),
   });
 
   mount(r, {
     id: 'screenings.reports.get', method: 'get', path: '/screenings/:id/reports/:report_id', scope: READ, testMode: 'unavailable', response: screeningReportResponse,
-    handler: async ({ scope, params }) => screeningReportView(await getReport(scope, { screeningId: params.id, reportId: params.report_id })),
+    handler: async ({ scope, params }) => screeningReportView(await getReport(scope, { id: params.id, report_id: params.report_id })),
   });
 
   mount(r, {
@@ -79,7 +79,7 @@ export function register(r: Router<AppState>): void {
     responseContentType: 'application/pdf',
     summary: 'The report\'s evidence as a PDF document.',
     handler: async ({ scope, params, ctx }) => {
-      const report = await getReport(scope, { screeningId: params.id, reportId: params.report_id });
+      const report = await getReport(scope, { id: params.id, report_id: params.report_id });
       const pdf = await renderEvidencePdf(report);
       ctx.type = 'application/pdf';
       ctx.set('Content-Disposition', `attachment; filename="${report.id}.pdf"`);

@@ -65,7 +65,7 @@ export function register(r: Router<AppState>): void {
   mount(r, {
     ...READ, id: 'subscriptions.invoices.get', method: 'get', path: '/subscriptions/:id/invoices/:invoice_id', response: invoiceResponse,
     handler: async ({ scope, params }) => {
-      const { invoice, payment } = await findInvoice(scope, { id: params.id, invoiceId: params.invoice_id });
+      const { invoice, payment } = await findInvoice(scope, { id: params.id, invoice_id: params.invoice_id });
       return invoiceView(invoice, payment, chainAdapter());
     },
   });

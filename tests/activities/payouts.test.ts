@@ -21,7 +21,6 @@ import { bridgeAdapter } from '../../providers/bridge';
 import { fiatRails } from '../../providers/fiat-rails';
 import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
 
-const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 /** A fresh refund address per payout (the sandbox chain is shared with every other test file). */
 const newAddress = () => getAddress(`0x${crypto.randomBytes(20).toString('hex')}`);
 const SETUP_EVENTS = ['payout.created', 'payout.beneficiary_added', 'payout.configuration_committed'];
@@ -31,10 +30,10 @@ async function payoutWithAttempt(): Promise<{ payoutId: string; attemptId: strin
   const refund = newAddress();
   const creds = await provisionAccount();
   const p = await createPayout(systemScope(creds.account_id, true, testRequest), {
-    gate, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true },
+    invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true,
   });
-  await setBeneficiary(systemScope(creds.account_id, true, testRequest), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' } });
-  const r = await requestFunding(systemScope(creds.account_id, true, testRequest), { id: p.id, gate, body: { funding_source: 'external_wallet', refund_address: refund } });
+  await setBeneficiary(systemScope(creds.account_id, true, testRequest), { id: p.id, account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' });
+  const r = await requestFunding(systemScope(creds.account_id, true, testRequest), { id: p.id, funding_source: 'external_wallet', refund_address: refund });
   return { payoutId: p.id, attemptId: r.attemptId, refund };
 }
 

@@ -125,8 +125,7 @@ describeWithDb('payroll activities', () => {
 
   test('refreshPayrollFunding (the five-minute poll): nothing observed, nothing written; the priced USDC at the funding address -> funded (funding_verified once)', async () => {
     const r = await approvedRun([10_000n], () => usBank('000123456789'));
-    const gate = { accessState: 'active', verified: true, cryptoSwitchOn: true };
-    const at = await requestFundingInstructions(systemScope(r.accountId, true, testRequest), { id: r.runId, funding_method: 'crypto', gate });
+    const at = await requestFundingInstructions(systemScope(r.accountId, true, testRequest), { id: r.runId, funding_method: 'crypto' });
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funding_pending', funding_state: 'unfunded' });
     const before = await eventTypes(r.runId);
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funding_pending', funding_state: 'unfunded' });

@@ -43,10 +43,10 @@ describeWithDb('screening commands', () => {
   test('a report costs one credit; an equivalent report within the window is a free cache hit certifying the same figures under the same canonical digest', async () => {
     const creds = await provisionAccount();
     const s = await createScreening(systemScope(creds.account_id, true), { chain: 'base', address: newAddress() });
-    const r1 = await createReport(systemScope(creds.account_id, true, testRequest), { screeningId: s.id });
+    const r1 = await createReport(systemScope(creds.account_id, true, testRequest), { id: s.id });
     expect(r1).toMatchObject({ cached: false, credit_event_type: 'consume_free', cached_from: null });
     expect(r1.data_sha256).toBe(canonicalSha256(r1.figures));
-    const r2 = await createReport(systemScope(creds.account_id, true, testRequest), { screeningId: s.id });
+    const r2 = await createReport(systemScope(creds.account_id, true, testRequest), { id: s.id });
     expect(r2).toMatchObject({ cached: true, credit_event_type: 'cache_hit', cached_from: r1.id });
     // The cached figures come back from a jsonb column (keys in jsonb's order): the digest must not depend on that order.
     expect(r2.figures).toEqual(r1.figures);
@@ -60,7 +60,7 @@ describeWithDb('screening commands', () => {
     const owner = await ownerOf(creds.account_id);
     const s = await createScreening(systemScope(creds.account_id, true), { chain: 'base', address: newAddress() });
     await db().query('INSERT INTO credit_balances(user_id, free_remaining, paid_balance, total_checks) VALUES ($1,0,0,0) ON CONFLICT (user_id) DO UPDATE SET free_remaining = 0, paid_balance = 0', [owner]);
-    const e = await rejection(createReport(systemScope(creds.account_id, true, testRequest), { screeningId: s.id }));
+    const e = await rejection(createReport(systemScope(creds.account_id, true, testRequest), { id: s.id }));
     expect(e).toMatchObject({ type: 'quota_exhausted', details: { credit_event_id: expect.stringMatching(/^cev_/) } });
     expect((await db().query('SELECT count(*)::int AS n FROM screening_reports WHERE account_id = $1', [creds.account_id]))[0].n).toBe(0);
   });

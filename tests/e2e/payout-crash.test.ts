@@ -32,7 +32,6 @@ process.env.TEMPORAL_TASK_QUEUE = queue;
 resetConfig();
 
 const req = { id: 'req_crash', idempotency_key: null };
-const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 const workers: ChildProcess[] = [];
 /** The account whose bridge is slowed: faults are per account, so parallel test files are untouched. */
 let slowAccount: string | null = null;
@@ -82,12 +81,12 @@ afterAll(async () => {
 
 test('killing the worker mid-funding: the payout settles once with one provider transfer', async () => {
   const creds = await provisionAccount();
-  const p = await createPayout(systemScope(creds.account_id, true, req), { gate, body: { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' } });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' } });
+  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' });
+  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' });
   slowAccount = creds.account_id;
   await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
-  const { attemptId } = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: {} });
+  const { attemptId } = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id });
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.

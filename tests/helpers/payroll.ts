@@ -14,7 +14,6 @@ import { encrypt } from '../../lib/secrets';
 import { systemScope } from '../../activities/scope';
 
 const req = { id: 'req_payroll_fixture', idempotency_key: null };
-const gate = { accessState: 'active', verified: true, cryptoSwitchOn: true };
 
 /** A US bank destination with `account` as account number (sandbox test numbers end in 1116 / 1113). */
 export function usBank(account: string, name = 'Ana Diaz'): PayrollDestination {
@@ -39,7 +38,7 @@ function masked(d: PayrollDestination): MaskedPayrollDestination {
 export async function approvedRun(amounts: bigint[], destinationOf: (i: number) => PayrollDestination | null): Promise<{ accountId: string; runId: string; itemIds: string[] }> {
   const creds = await provisionAccount();
   const run = await createRun(systemScope(creds.account_id, true, req), {
-    gate, title: 'Fixture payroll', currency: 'USD',
+    title: 'Fixture payroll', currency: 'USD',
     rows: amounts.map((a, i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: { amount: a.toString(), currency: 'USD', decimals: 2 } })),
   });
   const items: Array<{ id: string; position: number }> = await db().query('SELECT id, position FROM payroll_run_items WHERE run_id = $1 ORDER BY position', [run.id]);

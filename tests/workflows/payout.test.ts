@@ -28,7 +28,6 @@ import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal'
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
 const req = { id: 'req_test', idempotency_key: null };
-const gate = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 const REFUND = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 beforeAll(async () => {
@@ -54,13 +53,13 @@ async function funded(opts: { corridor?: string; amount?: string; currency?: str
   const creds = await provisionAccount();
   const corridor = opts.corridor ?? 'usd_ach';
   const p = await createPayout(systemScope(creds.account_id, true, req), {
-    gate, body: { invoice_amount: { amount: opts.amount ?? '100000', currency: opts.currency ?? 'USD', decimals: 2 }, corridor_id: corridor, source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true },
+    invoice_amount: { amount: opts.amount ?? '100000', currency: opts.currency ?? 'USD', decimals: 2 }, corridor_id: corridor, source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true,
   });
   const ben = corridor === 'mxn_spei'
     ? { account_owner_type: 'business' as const, account_holder_name: 'Proveedor SA', clabe: '002010077777777771' }
     : { account_owner_type: 'business' as const, account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: ben });
-  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { funding_source: opts.source ?? 'external_wallet', ...(opts.refund ? { refund_address: opts.refund } : {}) } });
+  await setBeneficiary(systemScope(creds.account_id, true, req), { ...ben, id: p.id });
+  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, funding_source: opts.source ?? 'external_wallet', ...(opts.refund ? { refund_address: opts.refund } : {}) });
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   await eventually(async () => (await attemptOf(p.id)).provider_transfer_id, 'provider transfer');
   return { creds, payoutId: p.id, attemptId: r.attemptId };
@@ -131,7 +130,7 @@ test('returned after paid with no refund address: held (missing_return_policy) u
   await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
   const { payoutView } = await import('../../views/payout');
   expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'returned', failure_reason: 'missing_return_policy', return_reason: 'beneficiary_name_mismatch' });
-  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, gate, body: { refund_address: REFUND.toLowerCase() } });
+  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, refund_address: REFUND.toLowerCase() });
   expect(r.signal).toBe(true);
   await signalPayout(payoutId, creds.account_id, payoutContract.signals.update);
   expect(await result(payoutId)).toBe('returned');
@@ -165,9 +164,9 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
   const w = (await db().query('SELECT address, chain FROM wallets WHERE account_id = $1', [creds.account_id]))[0];
   await db().query(`INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,'USDC',NULL,$2,5000000000,6,$3)`,
     [w.chain, w.address, `0x${crypto.randomBytes(32).toString('hex')}`]);
-  const p = await createPayout(systemScope(creds.account_id, true, req), { gate, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' } });
-  await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { funding_source: 'service_wallet' } });
+  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' });
+  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' });
+  await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, funding_source: 'service_wallet' });
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   const send = await eventually(async () => (await db().query('SELECT * FROM wallet_sends WHERE payout_id = $1', [p.id]))[0], 'wallet send');
   const until = new Date(send.signable_until).getTime();
@@ -221,7 +220,7 @@ test('overpaid funding without a refund address: surplus held (missing_return_po
   await eventually(async () => (await payoutRow(payoutId)).status === 'settled', 'settled');
   await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
   expect(payoutView(await payoutRow(payoutId)).failure_reason).toBe('missing_return_policy');
-  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, gate, body: { refund_address: REFUND } });
+  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, refund_address: REFUND });
   expect(r.signal).toBe(true);
   await signalPayout(payoutId, creds.account_id, payoutContract.signals.update);
   expect(await result(payoutId)).toBe('settled');
@@ -279,14 +278,14 @@ test('replay: every completed payout history replays against the current workflo
 
 test('source_chain is locked from the funding confirmation on, even while the provider transfer is still being created', async () => {
   const creds = await provisionAccount();
-  const p = await createPayout(systemScope(creds.account_id, true, req), { gate, body: { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' } });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, body: { account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' } });
-  const first = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { source_chain: 'polygon' } });
+  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' });
+  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' });
+  const first = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'polygon' });
   expect((await attemptOf(p.id)).provider_transfer_id).toBeNull();
   let err: unknown = null;
-  try { await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { source_chain: 'base' } }); } catch (e) { err = e; }
+  try { await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'base' }); } catch (e) { err = e; }
   expect(err).toMatchObject({ type: 'conflict', code: 'payout_source_chain_locked', param: 'source_chain', details: { source_chain: 'polygon' } });
-  const same = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, gate, body: { source_chain: 'polygon' } });
+  const same = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'polygon' });
   expect(same).toMatchObject({ attemptId: first.attemptId, signal: true });
   await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id });
 });

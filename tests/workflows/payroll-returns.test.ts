@@ -53,7 +53,7 @@ const events = async (id: string) => (await db().query('SELECT type, data FROM e
 
 /** Bank instructions, then the outside world sends `amount` cents with the run reference; the funding poll sees it. Returns the credit id. */
 async function fundByBank(accountId: string, runId: string, amount: bigint): Promise<string> {
-  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
+  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId });
   const c = await bankCollection().receive({ rail: 'ach', currency: 'USD', amount, reference: at.run_reference, toAccount: String(at.bank!.account_number), senderName: 'Acme Inc' });
   await refreshPayrollFunding(runId);
   return c.id;
@@ -110,7 +110,7 @@ test('a run cancelled after its bank credit: needs_attention; returnFunds twice 
 
 test('a crypto-funded run cancelled: its USDC goes back to the sending address at once, under the return key', async () => {
   const { accountId, runId } = await approvedRun([2500n], () => usBank('000123456789'));
-  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, funding_method: 'crypto', gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
+  const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, funding_method: 'crypto' });
   const crypto = at.crypto as { address: string; chain: string; asset: string; amount: { amount: string } };
   const chain = chainAdapter();
   const t = await chain.inject({ chain: crypto.chain, asset: crypto.asset, to_address: crypto.address, from_address: SENDER, amount: BigInt(crypto.amount.amount), decimals: 6 });

@@ -131,7 +131,7 @@ test('cancel while funding: the workflow polls every five minutes, then ends can
 
 /** Bank funding instructions of `runId` through the product's command. */
 async function bankInstructions(accountId: string, runId: string) {
-  return requestFundingInstructions(systemScope(accountId, true, req), { id: runId, gate: { accessState: 'active', verified: true, cryptoSwitchOn: true } });
+  return requestFundingInstructions(systemScope(accountId, true, req), { id: runId });
 }
 /** The outside world: a bank transfer of `amount` cents with the run reference to the instructions' account. */
 async function bankTransfer(at: { bank: Record<string, unknown> | null; run_reference: string }, amount: bigint) {
