@@ -33,4 +33,3 @@ export const activities = {
   ...orderWorkflowActivities,
   ...subscriptionWorkflowActivities,
 };
-export type Activities = typeof activities;

@@ -43,7 +43,6 @@ import { emitLinkEvent, emitLinkEventNonBlocking, emitLinkEvents } from '../reco
 import { signalLinkChangedAfterCommit, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';
-export type { ItemInput } from './lookups';
 export type { Scope } from '../scope';
 
 // ---------------------------------------------------------------------------------------
