@@ -22,6 +22,7 @@ module.exports = tseslint.config(
   {
     // Parameters of exported functions and of exported classes' methods are named for what they hold (lint/eslint-local.js).
     files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['tests/lint-fixtures/**'],
     plugins: { local },
     rules: { 'local/descriptive-params': 'error' },
   },
