@@ -3,12 +3,13 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const { builtinModules } = require('node:module');
 const globals = require('globals');
+const local = require('./lint/eslint-local.js');
 
 const DATE_NOW = { object: 'Date', property: 'now', message: 'Workflow time: use workflowNowMs() from workflows/convention.ts.' };
 const MATH_RANDOM = { object: 'Math', property: 'random', message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).' };
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'examples/generated/**', 'eslint.config.js', 'jest.config.js', 'jest.logic.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'examples/generated/**', 'eslint.config.js', 'jest.config.js', 'jest.logic.config.js', 'lint/eslint-local.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +18,13 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  {
+    // Parameters of exported functions and of exported classes' methods are named for what they hold (lint/eslint-local.js).
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['tests/lint-fixtures/**'],
+    plugins: { local },
+    rules: { 'local/descriptive-params': 'error' },
   },
   {
     // Pages (api/pages/): templates escape by default; raw HTML never enters a page.

@@ -35,4 +35,3 @@ export const activities = {
   ...orderWorkflowActivities,
   ...subscriptionWorkflowActivities,
 };
-export type Activities = typeof activities;

@@ -5,7 +5,7 @@
  * around a mutation's handler) and `mount.ts` (`mount` / `mountPublic` tie them into a Koa route).
  * This file re-exports their public names, so routes, pages and tests import `api/operation`.
  */
-export { REGISTRY, type HandlerArgs, type OperationDef, type PublicHandlerArgs, type PublicOperationDef } from './operation/registry';
-export { allowedCallers, allowedRoles, authorize, hasScope, isPublicOperation } from './operation/authorize';
-export { coercedPath, validate } from './operation/validate';
+export { REGISTRY, type OperationDef } from './operation/registry';
+export { allowedCallers, allowedRoles, isPublicOperation } from './operation/authorize';
+export { validate } from './operation/validate';
 export { mount, mountPublic } from './operation/mount';

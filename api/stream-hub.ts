@@ -74,11 +74,6 @@ let blockedReads = 0;
 
 const accountKey = (accountId: string, livemode: boolean) => `${accountId}:${livemode ? 'live' : 'test'}`;
 
-/** Number of open streams in this process (operations, tests). */
-export function openStreamCount(): number {
-  return streams.size;
-}
-
 async function wire(): Promise<void> {
   await onNotify('events', () => wake());
   await onNotify('auth_changed', () => scheduleAuthCheck());

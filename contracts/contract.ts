@@ -46,9 +46,6 @@ export interface WorkflowContract<Args extends object = object, S extends Signal
 /** The activity interface of contract `C`. */
 export type ActivitiesOf<C> = C extends { readonly [activityInterface]?: infer A } ? A : never;
 
-/** The workflow arguments of contract `C`. */
-export type ArgsOf<C> = C extends WorkflowContract<infer A, SignalSet, QuerySet, unknown> ? A : never;
-
 /**
  * Declares a contract whose workflow calls the activities `Acts`:
  * `defineContract<PayoutActivities>()({ workflowType: 'payoutWorkflow', ... })`. Frozen.

@@ -38,11 +38,6 @@ export function activityCategory(type: string): ActivityCategory | null {
   return BY_PREFIX[type.split('.')[0]] ?? null;
 }
 
-/** Event-type prefixes of a category (for filtering in SQL). */
-export function prefixesOf(category: ActivityCategory): string[] {
-  return Object.entries(BY_PREFIX).filter(([, c]) => c === category).map(([p]) => p);
-}
-
 /** One-line description, e.g. `Payment link pl_123 was paid`. */
 export function describeActivity(type: string, objectId: string): string {
   const [prefix, verb = ''] = type.split('.', 2);

@@ -55,11 +55,6 @@ export function resolveChain(input: unknown): ChainName | null {
   return ALIAS.get(input.trim().toLowerCase()) ?? null;
 }
 
-/** True for the EVM family (0x addresses, EIP-55 checksums). */
-export function isEvmChain(chain: ChainName): boolean {
-  return CHAINS[chain].family === 'evm';
-}
-
 export type AddressCheck =
   | { ok: true; address: string; key: string }
   | { ok: false; reason: string };

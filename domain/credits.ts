@@ -18,7 +18,6 @@ export type CreditPack = (typeof CREDIT_PACKS)[number];
 /** Price of each pack in USD minor units (cents): 5.00 USD a check, 10% off 10, 20% off 20. */
 export const PACK_PRICE_MINOR: Readonly<Record<CreditPack, bigint>> = Object.freeze({ 5: 2500n, 10: 4500n, 20: 8000n });
 export const PACK_CURRENCY = 'USD';
-export const PACK_CURRENCY_DECIMALS = 2;
 
 /** Free checks every person starts with (granted once, when the balance is first read or used). */
 export const FREE_CHECKS_ALLOWANCE = 10;

@@ -53,11 +53,6 @@ export function isRegisteredErrorCode(code: string): boolean {
   return ERROR_CODES.has(code);
 }
 
-/** The entry of `code`, or undefined when it is not registered. */
-export function errorCodeEntry(code: string): ErrorCodeEntry | undefined {
-  return ERROR_CODES.get(code);
-}
-
 /** Every entry, sorted by code. */
 export function allErrorCodes(): ErrorCodeEntry[] {
   return [...ERROR_CODES.values()].sort((a, b) => a.code.localeCompare(b.code));

@@ -53,9 +53,6 @@ export const ID_PREFIXES = Object.freeze({
   conversion: 'cnv_',
 } as const);
 
-/** A resource name of ID_PREFIXES. */
-export type IdResource = keyof typeof ID_PREFIXES;
-
 /** base62 alphabet: digits, upper case, lower case. */
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -175,9 +175,6 @@ export function usdCentsCeil(minor: bigint, currency: string): bigint {
   return (usdcMinor + 9_999n) / 10_000n; // USDC (6 decimals) -> cents, rounded up
 }
 
-/** Which cap a run breaks: `rows` (over 500 rows), `item` (one row over 10,000 USD), `run` (total over 25,000 USD). */
-export type PayrollCap = 'rows' | 'item' | 'run';
-
 /**
  * Checks the caps of spec 8 on a run's row amounts (minor units of `currency`) and throws
  * `422 invalid_request` code `payroll_cap_exceeded` on the first breach: param `rows` (row count),

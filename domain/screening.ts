@@ -20,9 +20,6 @@ export function screeningChain(input: unknown): ChainName {
   return c;
 }
 
-/** The sources the sandbox provider checks (a result's `coverage`). */
-export const SCREENING_COVERAGE: readonly string[] = Object.freeze(['sanctions_lists', 'darknet_markets', 'mixers', 'scam_reports', 'exchange_attribution']);
-
 /** Confidence of a result: `high` when the provider holds intelligence on the address, `medium` for a model score only. */
 export function screeningConfidence(hasIntelligence: boolean): 'high' | 'medium' {
   return hasIntelligence ? 'high' : 'medium';

@@ -37,15 +37,15 @@ export const PAYMENT_STATUS_FILTER_VALUES = Object.freeze([
 /** One value of the 12-state payment status filter. */
 export type PaymentStatusFilterValue = (typeof PAYMENT_STATUS_FILTER_VALUES)[number];
 
-/** Alias of PAYMENT_STATUS_FILTER_VALUES (the full 12-value list). */
-export const PAYMENT_STATUSES = PAYMENT_STATUS_FILTER_VALUES;
-
 /** True when `s` is one of the 12 filter values (spec 4.2). */
 export function isPaymentStatusFilterValue(s: unknown): s is PaymentStatusFilterValue {
   return typeof s === 'string' && (PAYMENT_STATUS_FILTER_VALUES as readonly string[]).includes(s);
 }
 
-/** `unmatched_reason` values (spec 2.4, open enum on the wire). */
+/**
+ * `unmatched_reason` values (spec 2.4, open enum on the wire).
+ * @public
+ */
 export type UnmatchedReason = 'partial_before_cancel' | 'deposit_after_close';
 
 /** Payer-facing `amount_verdict` (spec 2.4; null when none is provable, never meaning exact). */

@@ -47,9 +47,6 @@ export const watcherTransitions = transitionTable<WatcherState>('watcher', {
   recovering: ['recovery_required'],
 }, 'watcher_state_changed');
 
-/** Problem states (spec 2.4): the only ones that may carry a reason besides `matching`. */
-export const WATCHER_PROBLEM_STATES: readonly WatcherState[] = Object.freeze(['recovering', 'recovery_required', 'bridge_failed', 'expired'] as const);
-
 /** The watcher state and reason a ledger status implies after the bridge delivered (spec 2.4). */
 export function watcherAfterDelivery(status: PaymentStatus): { state: WatcherState; reason: WatcherReason | null } | null {
   switch (status) {

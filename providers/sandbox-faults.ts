@@ -19,8 +19,8 @@
 import { db } from '../lib/db';
 import type { FaultName } from './sandbox-values';
 
-/** Known fault names (the simulator refuses others), with their values and effects in providers/sandbox-values.ts `FAULTS`. */
-export { FAULT_NAMES, type FaultName } from './sandbox-values';
+/** A known fault name (the simulator refuses others), with its values and effects in providers/sandbox-values.ts `FAULTS`. */
+export type { FaultName } from './sandbox-values';
 
 /** The value of fault `name` for account `accountId`, or null when unset. */
 export async function faultValue(accountId: string, name: FaultName): Promise<string | null> {

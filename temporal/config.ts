@@ -1,30 +1,23 @@
 /**
  * Temporal configuration shared by the worker, the API, the dev tooling (temporal/dev/) and the tests.
  *
- * - TASK_QUEUE / SEARCH_ATTRIBUTE_*: names every component must agree on (the search attribute names
+ * - SEARCH_ATTRIBUTE_*: names every component must agree on (the search attribute names
  *   live in contracts/search-attributes.ts, which the workflow bundle can import).
  * - TEMPORAL_CLI_*: the Temporal CLI (dev server) is built from its Go module at a pinned tag,
  *   because the SDK's own server download needs internet access we do not have.
- * - TEST_SERVER_*: the Java time-skipping test server, resolved from Maven Central with
+ * - TEST_SERVER_VERSION: the Java time-skipping test server, resolved from Maven Central with
  *   temporal/dev/pom.xml (keep TEST_SERVER_VERSION in sync with the version pinned there).
- * - CACHE_DIR: where built binaries and resolved jars live, outside the checkout so CI and later
+ * - cacheDir(): where built binaries and resolved jars live, outside the checkout so CI and later
  *   runs reuse them. Override with PAYMENTS_CACHE_DIR.
  */
 import os from 'node:os';
 import path from 'node:path';
-
-/** Task queue polled by the payments worker. */
-export const TASK_QUEUE = 'payments-platform';
 
 /** Custom search attributes of the workflows: AccountId, RequestId (Keyword), Parked (Bool). */
 export { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST } from '../contracts/search-attributes';
 
 /** Default namespace used by the dev server and clients. */
 export const TEMPORAL_NAMESPACE = 'default';
-
-/** Conventional dev-server ports (gRPC frontend and Web UI). */
-export const DEV_SERVER_PORT = 7233;
-export const DEV_SERVER_UI_PORT = 8233;
 
 /** Temporal CLI tag; later tags cannot be built with a plain `go install`. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -42,10 +35,8 @@ export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 export const TEMPORAL_UI_SERVER_GO_MODULE = 'github.com/temporalio/ui-server/v2';
 export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
 
-/** Maven coordinates of the Java test server (version pinned in temporal/dev/pom.xml). */
-export const TEST_SERVER_ARTIFACT = 'io.temporal:temporal-test-server';
+/** Version of the Java test server (the artifact pinned in temporal/dev/pom.xml). */
 export const TEST_SERVER_VERSION = '1.38.0';
-export const TEST_SERVER_MAIN_CLASS = 'io.temporal.testserver.TestServer';
 
 /** Cache root for binaries and jars: $PAYMENTS_CACHE_DIR or ~/.cache/payments-platform. */
 export function cacheDir(): string {
@@ -54,9 +45,6 @@ export function cacheDir(): string {
     ? path.resolve(fromEnv)
     : path.join(os.homedir(), '.cache', 'payments-platform');
 }
-
-/** Cache root evaluated at load time (use cacheDir() if the env may change later). */
-export const CACHE_DIR = cacheDir();
 
 /**
  * Longest interval between an activity's heartbeats reaching the server, ms (WorkerOptions

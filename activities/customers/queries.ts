@@ -1,8 +1,7 @@
 /** Customer reads (spec 2.8, 4.7; issue 15). */
 import { conflict, notFound } from '../../domain/errors';
 import { Customer } from '../../entities';
-import { db } from '../../lib/db';
-import { accountWide, scoped } from '../../lib/scoped';
+import { scoped } from '../../lib/scoped';
 import { kycProvider, type KycRecord } from '../../providers/kyc';
 import type { AccountScope } from '../scope';
 
@@ -25,12 +24,4 @@ export async function getCustomer(scope: AccountScope, input: { id: string }): P
 export async function associatedPersons(scope: AccountScope, input: { id: string }): Promise<KycRecord['associated_persons']> {
   const c = await getCustomer(scope, input);
   return (await kycProvider().get(c.provider_customer_id)).associated_persons;
-}
-
-/** The verified legal name of the account's business customer (approved), or null: what payouts freeze as `legal_entity_name`. */
-export async function verifiedLegalName(accountId: string): Promise<string | null> {
-  const own = accountWide(accountId).sql(null, 1);
-  const rows: Array<{ legal_name: string | null }> = await db().query(
-    `SELECT legal_name FROM customers WHERE ${own.where} AND customer_type = 'business' AND verification_state = 'approved'`, own.params);
-  return rows[0]?.legal_name ?? null;
 }

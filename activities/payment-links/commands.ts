@@ -43,7 +43,6 @@ import { activatePaymentLink, cancelPaymentLink, emitLinkEvent, markPaymentLinkV
 import { signalLinkChangedAfterCommit, signalLinkIfRunning } from './signals';
 
 export { createLink, type CreateLinkInput } from './create';
-export type { ItemInput } from './lookups';
 export type { Scope } from '../scope';
 
 // ---------------------------------------------------------------------------------------

@@ -17,9 +17,6 @@ import { lockLink } from './lookups';
 import { refundPaymentLink } from '../records/payment-links';
 import { refundPayment } from '../records/payments';
 
-/** Refund reasons (Stripe's vocabulary). */
-export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
-
 /**
  * `POST /payment_links/{id}/refund`: refunds `paid` or `settled` link `input.id` in full, for
  * `input.reason`. Errors: 404

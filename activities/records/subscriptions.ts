@@ -152,8 +152,3 @@ export async function planFinished(m: EntityManager, s: Subscription): Promise<b
   if (s.cycles === null || s.next_period < s.cycles) return false;
   return (await m.count(SubscriptionInvoice, { where: [{ subscription_id: s.id, status: 'open' }, { subscription_id: s.id, status: 'overdue' }] })) === 0;
 }
-
-/** True when `s` needs its overdue state re-derived after a resume. */
-export async function overdueAfterResume(m: EntityManager, s: Subscription): Promise<boolean> {
-  return hasOverdue(m, s.id);
-}

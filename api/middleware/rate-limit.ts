@@ -122,11 +122,6 @@ function authFailures(): RateLimiterPostgres {
   return authFailureStore;
 }
 
-/** Forgets the failed-authentication limiter (tests that change its configuration). */
-export function resetAuthFailureLimiter(): void {
-  authFailureStore = null;
-}
-
 /**
  * Counts one refused credential from source address `ip`. Resolves while the address is within
  * its budget (the caller then answers 401); throws `429 rate_limit_error` (details

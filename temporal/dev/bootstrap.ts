@@ -3,6 +3,5 @@
  * temporal/config.ts): resolving / building the binaries (./resolve.ts) and starting the dev server
  * (./servers.ts). `node dist/temporal/dev/cli.js` (npm run temporal:bootstrap) warms the cache.
  */
-export type { BootstrapLog } from './util';
-export { cachedCliPath, ensureTemporalCli, ensureTestServer, testServerCacheDir } from './resolve';
-export { registerSearchAttributes, startDevServer, type DevServerHandle, type DevServerOptions } from './servers';
+export { ensureTemporalCli, ensureTestServer } from './resolve';
+export { registerSearchAttributes, startDevServer, type DevServerHandle } from './servers';

@@ -13,7 +13,6 @@
  * a `.complete` marker written last, under the cache lock, so concurrent starts build once. With
  * the CLI's Go build cache warm the server builds in about 5 minutes here; later starts find it.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -90,10 +89,4 @@ export async function ensureClusterBinaries(log: BootstrapLog = defaultLog): Pro
     server: path.join(serverDir, 'temporal-server'), sqlTool: path.join(serverDir, 'temporal-sql-tool'),
     uiServer: path.join(uiDir, 'temporal-ui-server'), serverVersion: TEMPORAL_SERVER_VERSION, uiVersion: TEMPORAL_UI_SERVER_VERSION,
   };
-}
-
-/** The version a built server reports (`temporal-server --version`), or null. */
-export function builtServerVersion(server: string): string | null {
-  const r = spawnSync(server, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-  return /version\s+(\S+)/.exec(r.stdout ?? '')?.[1] ?? null;
 }

@@ -22,7 +22,6 @@ import {
   NEEDS_ATTENTION_STATUS,
   newPaymentLedger,
   PAYMENT_STATUS_FILTER_VALUES,
-  PAYMENT_STATUSES,
   PaymentLedger,
   PaymentStatus,
 } from '../../domain/verdicts';
@@ -39,7 +38,6 @@ describe('status lists', () => {
       'awaiting', 'processing', 'funds_received', 'underpaid', 'paid', 'overpaid',
       'settled', 'unmatched', 'expired', 'abandoned', 'refunded', 'failed',
     ]);
-    expect(PAYMENT_STATUSES).toBe(PAYMENT_STATUS_FILTER_VALUES);
     expect(new Set(PAYMENT_STATUS_FILTER_VALUES).size).toBe(12);
     for (const s of LEDGER_PAYMENT_STATUSES) expect(PAYMENT_STATUS_FILTER_VALUES).toContain(s);
     expect(isPaymentStatusFilterValue('funds_received')).toBe(true);
