@@ -31,14 +31,16 @@ module.exports = {
     },
     {
       name: 'contracts-on-domain',
-      comment: 'contracts/ (one module per long-lived object: signals, queries, workflow name and start arguments, the activity interface) imports only domain/ and contracts/ (and @temporalio/workflow): never workflows/ nor activities/, so both sides can import it and it is part of the workflow bundle.',
+      comment:
+        'contracts/ (one module per long-lived object: signals, queries, workflow name and start arguments, the activity interface) imports only domain/ and contracts/ (and @temporalio/workflow): never workflows/ nor activities/, so both sides can import it and it is part of the workflow bundle.',
       severity: 'error',
       from: { path: '^contracts/' },
       to: { dependencyTypes: ['local'], pathNot: '^(domain|contracts)/' },
     },
     {
       name: 'entities-on-domain',
-      comment: 'entities/ imports only domain/ and entities/. Migrations (entities/migrations/) run inside the process and may use lib/ (a data migration re-encrypts with lib/secrets.ts).',
+      comment:
+        'entities/ imports only domain/ and entities/. Migrations (entities/migrations/) run inside the process and may use lib/ (a data migration re-encrypts with lib/secrets.ts).',
       severity: 'error',
       from: { path: '^entities/', pathNot: '^entities/migrations/' },
       to: { dependencyTypes: ['local'], pathNot: '^(domain|entities)/' },
@@ -59,7 +61,8 @@ module.exports = {
     },
     {
       name: 'runtime-on-views',
-      comment: 'lib/, providers/ and the Temporal runtime (temporal/ outside temporal/dev/) import only domain/, entities/, views/ and each other.',
+      comment:
+        'lib/, providers/ and the Temporal runtime (temporal/ outside temporal/dev/) import only domain/, entities/, views/ and each other.',
       severity: 'error',
       from: { path: '^(lib|providers)/|^temporal/(?!dev/)' },
       to: { dependencyTypes: ['local'], pathNot: RUNTIME },
@@ -73,28 +76,32 @@ module.exports = {
     },
     {
       name: 'records-import-no-area',
-      comment: 'activities/records/ holds the records of an object that several areas write (a link\'s events, subscription and invoice rows): it imports no area, so every area may import it without a circle.',
+      comment:
+        "activities/records/ holds the records of an object that several areas write (a link's events, subscription and invoice rows): it imports no area, so every area may import it without a circle.",
       severity: 'error',
       from: { path: '^activities/records/' },
       to: { path: '^activities/(?!records/)' },
     },
     {
       name: 'simulator-through-intake',
-      comment: 'The simulator (api/routes/simulator.ts, api/sim-actions.ts) plays the providers (providers/) and hands each report to activities/intake/, the call a real provider callback makes (docs/architecture.md "How a provider report reaches its object"): it reaches activities/ only through intake/ and activities/scope.ts, and, where it acts as a person rather than a provider, through that person\'s command (accepting the terms: activities/legal/terms.ts; signing a wallet send with a passkey: activities/payouts/wallet-sends.ts).',
+      comment:
+        'The simulator (api/routes/simulator.ts, api/sim-actions.ts) plays the providers (providers/) and hands each report to activities/intake/, the call a real provider callback makes (docs/architecture.md "How a provider report reaches its object"): it reaches activities/ only through intake/ and activities/scope.ts, and, where it acts as a person rather than a provider, through that person\'s command (accepting the terms: activities/legal/terms.ts; signing a wallet send with a passkey: activities/payouts/wallet-sends.ts).',
       severity: 'error',
       from: { path: '^api/(routes/simulator|sim-actions)\\.ts$' },
       to: { path: '^activities/', pathNot: '^activities/(intake/|scope\\.ts$|legal/terms\\.ts$|payouts/wallet-sends\\.ts$)' },
     },
     {
       name: 'intake-is-an-entry',
-      comment: 'activities/intake/ is called by a provider\'s callback (api/, the simulator) and nothing in activities/ imports it: a report enters through intake once, never from another area.',
+      comment:
+        "activities/intake/ is called by a provider's callback (api/, the simulator) and nothing in activities/ imports it: a report enters through intake once, never from another area.",
       severity: 'error',
       from: { path: '^activities/', pathNot: '^activities/intake/' },
       to: { path: '^activities/intake/' },
     },
     {
       name: 'activities-through-contracts',
-      comment: 'activities/ never imports workflows/: signals.ts starts and signals a workflow from its contract (temporal/client.ts startOrSignal), activities.ts satisfies the contract\'s activity interface.',
+      comment:
+        "activities/ never imports workflows/: signals.ts starts and signals a workflow from its contract (temporal/client.ts startOrSignal), activities.ts satisfies the contract's activity interface.",
       severity: 'error',
       from: { path: '^activities/' },
       to: { path: '^workflows/' },
@@ -108,14 +115,16 @@ module.exports = {
     },
     {
       name: 'workflows-through-contracts',
-      comment: 'workflows/ never imports activities/, not even types: it proxies the activity interface of its contract (contracts/<object>.ts); activity code never enters the workflow bundle.',
+      comment:
+        'workflows/ never imports activities/, not even types: it proxies the activity interface of its contract (contracts/<object>.ts); activity code never enters the workflow bundle.',
       severity: 'error',
       from: { path: '^workflows/' },
       to: { path: '^activities/' },
     },
     {
       name: 'workflows-from-roots',
-      comment: 'Only the composition roots (worker.ts, scripts/, bench/) and tests/ import workflows/ (the worker bundles it by path); the product reaches a workflow through its contract.',
+      comment:
+        'Only the composition roots (worker.ts, scripts/, bench/) and tests/ import workflows/ (the worker bundles it by path); the product reaches a workflow through its contract.',
       severity: 'error',
       from: { pathNot: '^(workflows|scripts|bench|tests)/|^worker\\.ts$' },
       to: { path: '^workflows/' },
@@ -143,7 +152,8 @@ module.exports = {
     },
     {
       name: 'no-scripts-in-product',
-      comment: 'scripts/ is dev tooling (the throwaway stack, the SSE client, the schemathesis installer, npm start): only scripts/, tests/ and bench/ import it, never the product.',
+      comment:
+        'scripts/ is dev tooling (the throwaway stack, the SSE client, the schemathesis installer, npm start): only scripts/, tests/ and bench/ import it, never the product.',
       severity: 'error',
       from: { pathNot: '^(scripts|tests|bench)/' },
       to: { path: '^scripts/' },
@@ -157,14 +167,16 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'No import cycles, type-only imports included (a circle of types still ties the modules together: move the shared piece to a contract, a domain type or a lower module).',
+      comment:
+        'No import cycles, type-only imports included (a circle of types still ties the modules together: move the shared piece to a contract, a domain type or a lower module).',
       severity: 'error',
       from: {},
       to: { circular: true },
     },
     {
       name: 'no-area-cycles',
-      comment: 'No circle between the folders of AREAS (activities/<area>, workflows/, contracts/), even when the modules form none: the areas stand in one order (e.g. payment-links and subscriptions above payments).',
+      comment:
+        'No circle between the folders of AREAS (activities/<area>, workflows/, contracts/), even when the modules form none: the areas stand in one order (e.g. payment-links and subscriptions above payments).',
       severity: 'error',
       scope: 'folder',
       from: { path: AREAS },

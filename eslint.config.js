@@ -6,10 +6,26 @@ const globals = require('globals');
 const local = require('./lint/eslint-local.js');
 
 const DATE_NOW = { object: 'Date', property: 'now', message: 'Workflow time: use workflowNowMs() from workflows/convention.ts.' };
-const MATH_RANDOM = { object: 'Math', property: 'random', message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).' };
+const MATH_RANDOM = {
+  object: 'Math',
+  property: 'random',
+  message: 'Workflows are deterministic: no randomness (use an activity or uuid4() from @temporalio/workflow).',
+};
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'examples/generated/**', 'eslint.config.js', 'jest.config.js', 'jest.logic.config.js', 'lint/eslint-local.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.data/**',
+      'examples/generated/**',
+      'eslint.config.js',
+      'jest.config.js',
+      'jest.logic.config.js',
+      'lint/eslint-local.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -29,7 +45,15 @@ module.exports = tseslint.config(
   {
     // Pages (api/pages/): templates escape by default; raw HTML never enters a page.
     files: ['api/pages/**/*.tsx', 'api/docs/**/*.tsx'],
-    rules: { 'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Pages never insert raw HTML: render components (escaped by default).' }] },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'Pages never insert raw HTML: render components (escaped by default).',
+        },
+      ],
+    },
   },
   {
     // The pages' own script (api/pages/assets/): plain browser JavaScript, served as is.
@@ -45,29 +69,78 @@ module.exports = tseslint.config(
     files: ['workflows/**/*.ts', 'contracts/**/*.ts'],
     rules: {
       'no-restricted-properties': ['error', DATE_NOW, MATH_RANDOM],
-      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Workflow time: use isoAt() / workflowNowMs() from workflows/convention.ts.' }],
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: builtinModules.filter((m) => !m.startsWith('_')).map((name) => ({ name, message: 'Workflows are deterministic and sandboxed: no Node built-ins (use an activity).' })),
-        patterns: [
-          { group: ['node:*'], message: 'Workflows are deterministic and sandboxed: no Node built-ins (use an activity).' },
-          { group: ['**/lib', '**/lib/**', '**/entities', '**/entities/**', '**/providers', '**/providers/**', '**/temporal/client', '**/api/**', '**/views/**'], message: 'Workflows do no I/O: call an activity instead.' },
-          { group: ['**/activities', '**/activities/**'], message: 'Workflows never import activities/, not even types: proxy the activity interface of the contract (contracts/<object>.ts).' },
-        ],
-      }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date']",
+          message: 'Workflow time: use isoAt() / workflowNowMs() from workflows/convention.ts.',
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules
+            .filter((m) => !m.startsWith('_'))
+            .map((name) => ({ name, message: 'Workflows are deterministic and sandboxed: no Node built-ins (use an activity).' })),
+          patterns: [
+            { group: ['node:*'], message: 'Workflows are deterministic and sandboxed: no Node built-ins (use an activity).' },
+            {
+              group: [
+                '**/lib',
+                '**/lib/**',
+                '**/entities',
+                '**/entities/**',
+                '**/providers',
+                '**/providers/**',
+                '**/temporal/client',
+                '**/api/**',
+                '**/views/**',
+              ],
+              message: 'Workflows do no I/O: call an activity instead.',
+            },
+            {
+              group: ['**/activities', '**/activities/**'],
+              message:
+                'Workflows never import activities/, not even types: proxy the activity interface of the contract (contracts/<object>.ts).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // A contract is imported by both sides: it imports neither (no workflow implementation, no activity).
     files: ['contracts/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: builtinModules.filter((m) => !m.startsWith('_')).map((name) => ({ name, message: 'Contracts are part of the workflow bundle: no Node built-ins.' })),
-        patterns: [
-          { group: ['node:*'], message: 'Contracts are part of the workflow bundle: no Node built-ins.' },
-          { group: ['**/lib', '**/lib/**', '**/entities', '**/entities/**', '**/providers', '**/providers/**', '**/temporal/**', '**/api/**', '**/views/**'], message: 'Contracts hold definitions and types only: @temporalio/workflow and domain/ types.' },
-          { group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'], message: 'A contract imports neither side: no workflows/, no activities/ (docs/architecture.md "Contracts").' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules
+            .filter((m) => !m.startsWith('_'))
+            .map((name) => ({ name, message: 'Contracts are part of the workflow bundle: no Node built-ins.' })),
+          patterns: [
+            { group: ['node:*'], message: 'Contracts are part of the workflow bundle: no Node built-ins.' },
+            {
+              group: [
+                '**/lib',
+                '**/lib/**',
+                '**/entities',
+                '**/entities/**',
+                '**/providers',
+                '**/providers/**',
+                '**/temporal/**',
+                '**/api/**',
+                '**/views/**',
+              ],
+              message: 'Contracts hold definitions and types only: @temporalio/workflow and domain/ types.',
+            },
+            {
+              group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'],
+              message: 'A contract imports neither side: no workflows/, no activities/ (docs/architecture.md "Contracts").',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -9,18 +9,28 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(@scure/base|eventsource|eventsource-parser|preact|preact-render-to-string|csv-stringify)/)'],
   transform: {
     // Pages (api/pages/) are TSX rendered by preact (tsconfig `jsxImportSource`).
-    '^.+\\.tsx$': ['@swc/jest', {
-      jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    }],
-    '^.+\\.[cm]?[tj]s$': ['@swc/jest', {
-      jsc: {
-        parser: { syntax: 'typescript', decorators: true },
-        transform: { legacyDecorator: true, decoratorMetadata: true },
-        target: 'es2022',
+    '^.+\\.tsx$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', tsx: true },
+          transform: { react: { runtime: 'automatic', importSource: 'preact' } },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
       },
-      module: { type: 'commonjs' },
-    }],
+    ],
+    '^.+\\.[cm]?[tj]s$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
   },
   globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.ts',

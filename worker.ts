@@ -76,19 +76,42 @@ export async function createWorker(): Promise<{ worker: Worker; stopDispatcher: 
   // Recovery: workflows whose start was lost between a commit and the start call (idempotent by id),
   // at boot and again whenever the Temporal server answers after an outage (API processes leave
   // the starts they could not make to this sweep: temporal/outage.ts).
-  const stopWatch = watchTemporal(() => { logger.info('Temporal is back: recovery pass'); recoveryPass(); });
+  const stopWatch = watchTemporal(() => {
+    logger.info('Temporal is back: recovery pass');
+    recoveryPass();
+  });
   const stopSampler = startMetricsSampler({ business: true });
   // Workflow starts and signals recorded with a commit whose own process did not make them (a crash,
   // a Temporal outage): performed every second by every worker, sharing the rows (temporal/intents.ts).
   const stopIntentSweep = startIntentSweep();
-  const stopDispatcher = async () => { stopWatch(); stopHousekeeping(); stopSampler(); await stopIntentSweep(); await stopDispatcherLoop(); await intentsSettled(); };
+  const stopDispatcher = async () => {
+    stopWatch();
+    stopHousekeeping();
+    stopSampler();
+    await stopIntentSweep();
+    await stopDispatcherLoop();
+    await intentsSettled();
+  };
   recoveryPass();
   return { worker, stopDispatcher };
 }
 
 /** One recovery pass over every object kind (logged; never throws). */
 function recoveryPass(): void {
-  void Promise.all([ensurePaymentWorkflows(), ensureLinkWorkflows(), ensurePayoutWorkflows(), ensurePayrollWorkflows(), ensureSendIntentWorkflows(), ensureVirtualAccountWorkflows(), ensureOfframpWorkflows(), ensureOrderWorkflows(), ensureSubscriptionWorkflows(), ensureDepositIntentWorkflows(), ensureConversionWorkflows(), ensureWebhookEndpointWorkflows()])
+  void Promise.all([
+    ensurePaymentWorkflows(),
+    ensureLinkWorkflows(),
+    ensurePayoutWorkflows(),
+    ensurePayrollWorkflows(),
+    ensureSendIntentWorkflows(),
+    ensureVirtualAccountWorkflows(),
+    ensureOfframpWorkflows(),
+    ensureOrderWorkflows(),
+    ensureSubscriptionWorkflows(),
+    ensureDepositIntentWorkflows(),
+    ensureConversionWorkflows(),
+    ensureWebhookEndpointWorkflows(),
+  ])
     .then(([payments, links, payouts]) => logger.info({ payments, links, payouts }, 'workflow recovery pass done'))
     .catch((e) => logger.error({ err: e }, 'workflow recovery pass failed'));
 }
@@ -100,9 +123,18 @@ function recoveryPass(): void {
  * then the database pools and the LISTEN connection close. Resolves with the exit code: 0 after a
  * clean stop, 1 when the grace period ran out or the worker failed.
  */
-export async function runUntilStopped({ worker, stopDispatcher }: { worker: Worker; stopDispatcher: () => Promise<void> }): Promise<number> {
+export async function runUntilStopped({
+  worker,
+  stopDispatcher,
+}: {
+  worker: Worker;
+  stopDispatcher: () => Promise<void>;
+}): Promise<number> {
   const onSignal = (signal: string) => {
-    logger.info({ signal, grace_seconds: loadConfig().workerShutdownGraceSeconds }, 'worker stopping: polling stops, running activities finish');
+    logger.info(
+      { signal, grace_seconds: loadConfig().workerShutdownGraceSeconds },
+      'worker stopping: polling stops, running activities finish',
+    );
     void stopDispatcher();
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));

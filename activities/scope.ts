@@ -1,5 +1,5 @@
 /**
- * The scope every command and query runs in (issue 26 item 4; ARCHITECTURE.md "Layout", activities/):
+ * The scope every command and query runs in (ARCHITECTURE.md "Layout", activities/):
  * commands are `(scope, input)`, queries `(scope, input)` or `(scope, id)`. Every operation is
  * bound to one (account, livemode) (spec 1 rule 5, spec 5): the scope carries them with the caller
  * that acts and the request that caused it, so no command spells its own account filter (reads go

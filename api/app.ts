@@ -56,7 +56,8 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       traced?.(route);
       // An access line at debug level (LOG_LEVEL=debug); with tracing on it carries the trace id too.
-      if (logger.isLevelEnabled('debug')) logger.debug({ request_id: ctx.state.requestId, method: ctx.method, route, status: ctx.status }, 'request');
+      if (logger.isLevelEnabled('debug'))
+        logger.debug({ request_id: ctx.state.requestId, method: ctx.method, route, status: ctx.status }, 'request');
     }
   });
   // Outside the error envelope: records the final status of every /v1 request, errors included.
@@ -85,11 +86,16 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
 
   // Liveness (answers while the process runs) and readiness (api/lifecycle.ts: PostgreSQL and
   // Temporal answer and the instance is not draining), for a load balancer or an orchestrator.
-  open.get('/healthz', (ctx) => { ctx.body = { ok: true }; });
+  open.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
   open.get('/readyz', async (ctx) => {
     const r = await lifecycle.readiness();
     ctx.set('Cache-Control', 'no-store');
-    if (r.status !== 'ready') { ctx.status = 503; ctx.set('Retry-After', '5'); }
+    if (r.status !== 'ready') {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+    }
     ctx.body = r;
   });
   // Metrics on the public port answer only to the scrape token (decision 0085): 404 to anyone
@@ -103,7 +109,9 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
     ctx.body = await metricsText();
   });
   // The contract document, public (spec-independent; generated from the operation registry).
-  open.get('/v1/openapi.json', (ctx) => { ctx.body = openApiDocument(); });
+  open.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openApiDocument();
+  });
   open.get('/.well-known/:name', () => {
     throw new DomainError('not_found', 'not_found', 'No public OAuth authorization server exists; authenticate with a business key.');
   });
@@ -138,7 +146,10 @@ export function buildApp(opts: { simulator?: boolean; lifecycle?: Lifecycle } = 
 /** The template (`/v1/payment_links/:id`) of the route `ctx` matches on one of `routers`, if any (memoized matches). */
 function routeTemplateOf(routers: Router<AppState>[], ctx: Koa.ParameterizedContext<AppState>): string | undefined {
   for (const r of routers) {
-    const layer = r.match(ctx.path, ctx.method).pathAndMethod.filter((l) => l.methods.length > 0).pop();
+    const layer = r
+      .match(ctx.path, ctx.method)
+      .pathAndMethod.filter((l) => l.methods.length > 0)
+      .pop();
     if (typeof layer?.path === 'string') return layer.path;
   }
   return undefined;

@@ -39,7 +39,8 @@ export function registerCapabilityProduct(product: string, builder: CapabilityBu
  */
 export async function capabilitiesFor(product: string, caller: Caller): Promise<Record<string, unknown>> {
   const b = PRODUCTS.get(product);
-  if (!b) throw capabilityUnavailable('capability_unavailable', `Capabilities of ${product} are not offered by this deployment.`, { product });
+  if (!b)
+    throw capabilityUnavailable('capability_unavailable', `Capabilities of ${product} are not offered by this deployment.`, { product });
   return b(caller);
 }
 
@@ -55,18 +56,34 @@ export async function payoutCapabilities(caller: Caller): Promise<Record<string,
     livemode: caller.livemode,
     corridors,
     funding_sources: [
-      { funding_source: 'external_wallet', available: anyExecutable, reason: anyExecutable ? null : 'no_executable_corridor', source_chains: [...PAYOUT_SOURCE_CHAINS] },
-      { funding_source: 'service_wallet', available: anyExecutable && chains.length > 0, reason: chains.length === 0 ? 'wallet_not_found' : (anyExecutable ? null : 'no_executable_corridor'), source_chains: chains },
+      {
+        funding_source: 'external_wallet',
+        available: anyExecutable,
+        reason: anyExecutable ? null : 'no_executable_corridor',
+        source_chains: [...PAYOUT_SOURCE_CHAINS],
+      },
+      {
+        funding_source: 'service_wallet',
+        available: anyExecutable && chains.length > 0,
+        reason: chains.length === 0 ? 'wallet_not_found' : anyExecutable ? null : 'no_executable_corridor',
+        source_chains: chains,
+      },
     ],
   };
 }
 
 const RAIL_LABELS: Record<string, string> = {
-  crypto_native: 'USDC on the service network', crypto_xchain: 'USDC from another network', ach: 'US bank transfer (ACH)', wire: 'US wire transfer',
-  sepa: 'SEPA transfer', faster_payments: 'UK Faster Payments', pix: 'PIX', spei: 'SPEI',
+  crypto_native: 'USDC on the service network',
+  crypto_xchain: 'USDC from another network',
+  ach: 'US bank transfer (ACH)',
+  wire: 'US wire transfer',
+  sepa: 'SEPA transfer',
+  faster_payments: 'UK Faster Payments',
+  pix: 'PIX',
+  spei: 'SPEI',
 };
 
-/** `GET /capabilities?product=payment_links`: payer rails and the payer fee (spec 4.6). Bank rails carry their currency and the business payer's fiat cap as `max_amount` (issue 12). */
+/** `GET /capabilities?product=payment_links`: payer rails and the payer fee (spec 4.6). Bank rails carry their currency and the business payer's fiat cap as `max_amount`. */
 export async function paymentLinkCapabilities(caller: Caller): Promise<Record<string, unknown>> {
   const exec = new Set(await executableRails(caller.accountId));
   const chain = chainAdapter();
@@ -77,14 +94,21 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
       if (rail === 'crypto_xchain') blocked = loadConfig().network === 'mainnet' ? 'not_enabled' : 'xchain_requires_mainnet';
       else blocked = 'fiat_settlement_unavailable';
     }
-    const sourceChains = !executable ? [] : rail === 'crypto_native' ? [chain.chain] : rail === 'crypto_xchain' ? [...PAYOUT_SOURCE_CHAINS] : [];
+    const sourceChains = !executable
+      ? []
+      : rail === 'crypto_native'
+        ? [chain.chain]
+        : rail === 'crypto_xchain'
+          ? [...PAYOUT_SOURCE_CHAINS]
+          : [];
     const currency = isBankRail(rail) ? offerableCurrencyOf(rail) : null;
     const cap = currency ? fiatCapMinor(currency, currencyDecimals(currency), 'business') : null;
     const row: Record<string, unknown> = {
       corridor_id: rail,
       currency,
       lifecycle: rail === 'crypto_native' ? 'public' : 'preview',
-      public_claim_status: rail === 'crypto_native' ? 'live' : rail === 'crypto_xchain' ? 'unverified' : (executable ? 'unverified' : 'planned'),
+      public_claim_status:
+        rail === 'crypto_native' ? 'live' : rail === 'crypto_xchain' ? 'unverified' : executable ? 'unverified' : 'planned',
       executable,
       source_chains: sourceChains,
       max_amount: cap !== null && currency ? { amount: cap.toString(), currency, decimals: currencyDecimals(currency) } : null,
@@ -95,7 +119,13 @@ export async function paymentLinkCapabilities(caller: Caller): Promise<Record<st
     if (blocked) row.blocked_reason = blocked;
     return row;
   });
-  return { object: 'capabilities', product: 'payment_links', livemode: caller.livemode, corridors, fee: { ...PAYER_FEE_CAPABILITY, rails: [...PAYER_FEE_CAPABILITY.rails] } };
+  return {
+    object: 'capabilities',
+    product: 'payment_links',
+    livemode: caller.livemode,
+    corridors,
+    fee: { ...PAYER_FEE_CAPABILITY, rails: [...PAYER_FEE_CAPABILITY.rails] },
+  };
 }
 
 /**
@@ -129,8 +159,13 @@ export async function payrollCapabilities(caller: Caller): Promise<Record<string
  */
 export async function walletBankCapabilities(caller: Caller): Promise<Record<string, unknown>> {
   const [open, collected] = await Promise.all([isFlagOpen('wallet.virtual_accounts', caller.accountId), collectionCurrencies(caller)]);
-  const corridors = VIRTUAL_ACCOUNT_CURRENCIES.map((c) => walletBankCorridorView(c, VIRTUAL_ACCOUNT_RAILS[c],
-    collected.has(c) ? 'collection_account_uses_currency' : open ? null : 'not_enabled'));
+  const corridors = VIRTUAL_ACCOUNT_CURRENCIES.map((c) =>
+    walletBankCorridorView(
+      c,
+      VIRTUAL_ACCOUNT_RAILS[c],
+      collected.has(c) ? 'collection_account_uses_currency' : open ? null : 'not_enabled',
+    ),
+  );
   return { object: 'capabilities', product: 'wallet_bank', livemode: caller.livemode, corridors };
 }
 

@@ -1,5 +1,5 @@
 /**
- * One API instance's lifecycle for a load balancer and a rolling deploy (issue 28; docs/decisions/
+ * One API instance's lifecycle for a load balancer and a rolling deploy (docs/decisions/
  * 0082-graceful-shutdown-and-readiness.md):
  * - `GET /readyz`: 200 `{ status: "ready", checks }` only while PostgreSQL and Temporal both answer
  *   within `READINESS_TIMEOUT_MS` and the instance is not draining; else 503 `{ status: "not_ready",
@@ -14,7 +14,11 @@ import { pingDatabase } from '../lib/db';
 import { temporalClient } from '../temporal/client';
 
 /** One dependency's probe result: `latency_ms` is the probe's round trip (ms). */
-export interface ReadinessCheck { status: 'ok' | 'failing'; latency_ms: number; error?: string }
+export interface ReadinessCheck {
+  status: 'ok' | 'failing';
+  latency_ms: number;
+  error?: string;
+}
 
 /** The body of `/readyz`. */
 export interface Readiness {
@@ -33,10 +37,14 @@ export class Lifecycle {
   private inFlight: Promise<Readiness['checks']> | null = null;
 
   /** True once `startDraining` ran. */
-  get draining(): boolean { return this.drainingSince !== null; }
+  get draining(): boolean {
+    return this.drainingSince !== null;
+  }
 
   /** Marks the instance draining (idempotent): `/readyz` 503, `Connection: close` on every response. */
-  startDraining(): void { this.drainingSince ??= Date.now(); }
+  startDraining(): void {
+    this.drainingSince ??= Date.now();
+  }
 
   /** Probes PostgreSQL and Temporal (reusing a probe younger than 500 ms); never throws. */
   async readiness(): Promise<Readiness> {
@@ -58,7 +66,9 @@ export class Lifecycle {
       const checks = { postgres, temporal };
       this.last = { at: Date.now(), checks };
       return checks;
-    })().finally(() => { this.inFlight = null; });
+    })().finally(() => {
+      this.inFlight = null;
+    });
     return this.inFlight;
   }
 
@@ -78,7 +88,9 @@ async function probe(fn: () => Promise<unknown>): Promise<ReadinessCheck> {
   try {
     await Promise.race([
       fn(),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+      }),
     ]);
     return { status: 'ok', latency_ms: Date.now() - t0 };
   } catch (e) {

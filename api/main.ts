@@ -48,7 +48,7 @@ export async function startApi(port?: number): Promise<http.Server> {
 }
 
 /**
- * Graceful stop for a rolling deploy (issue 28; decision 0082), in order:
+ * Graceful stop for a rolling deploy (decision 0082), in order:
  * 1. draining: `/readyz` answers 503 and every response `Connection: close`; the instance keeps
  *    serving for `drainSeconds` (SHUTDOWN_DRAIN_SECONDS) so the load balancer stops sending to it;
  * 2. open event streams end (clients resume elsewhere with `Last-Event-ID`) and the listener closes:
@@ -73,7 +73,12 @@ export async function stopApi(server: http.Server, opts: { drainSeconds?: number
   const sweep = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
   let timer: NodeJS.Timeout | undefined;
-  const cut = await Promise.race([closed.then(() => false), new Promise<boolean>((r) => { timer = setTimeout(() => r(true), graceMs); })]);
+  const cut = await Promise.race([
+    closed.then(() => false),
+    new Promise<boolean>((r) => {
+      timer = setTimeout(() => r(true), graceMs);
+    }),
+  ]);
   clearTimeout(timer);
   clearInterval(sweep);
   if (cut) logger.warn({ grace_ms: graceMs }, 'api stop: requests still in flight after the grace period were cut');
@@ -86,23 +91,25 @@ export async function stopApi(server: http.Server, opts: { drainSeconds?: number
 
 if (require.main === module) {
   survivesDependencyOutages(logger);
-  startApi().then((server) => {
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, 'api stopping');
-      await stopApi(server);
-      await stopNotifyListener();
-      await closeDb().catch(() => undefined);
-      await stopTracing();
-      logger.info('api stopped');
-      process.exit(0);
-    };
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    process.on('SIGINT', () => void stop('SIGINT'));
-  }).catch((e) => {
-    logger.fatal({ err: e }, 'api failed');
-    process.exit(1);
-  });
+  startApi()
+    .then((server) => {
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'api stopping');
+        await stopApi(server);
+        await stopNotifyListener();
+        await closeDb().catch(() => undefined);
+        await stopTracing();
+        logger.info('api stopped');
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    })
+    .catch((e) => {
+      logger.fatal({ err: e }, 'api failed');
+      process.exit(1);
+    });
 }

@@ -9,7 +9,11 @@ import type { ListEnvelope } from '../lib/pagination';
 import { eventView, type EventView } from '../views/event';
 
 /** One page of events of `objectId` visible to `caller` (same account and mode), as the list envelope. */
-export async function objectEventsPage(caller: Caller, objectId: string, query: { limit?: unknown; cursor?: unknown }): Promise<ListEnvelope<EventView>> {
+export async function objectEventsPage(
+  caller: Caller,
+  objectId: string,
+  query: { limit?: unknown; cursor?: unknown },
+): Promise<ListEnvelope<EventView>> {
   const { page, has_more, next_cursor } = await objectEvents(caller, { ...query, object_id: objectId });
   return { object: 'list', data: page.map(eventView), has_more, next_cursor };
 }

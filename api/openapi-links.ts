@@ -88,10 +88,13 @@ function bind(s: Op, t: Op, home: Map<string, string>): Record<string, string> |
     let expr: string | undefined;
     if (s.kind && hasId && p === 'id' && home.get(s.kind) === t.path.slice(0, t.path.indexOf('/{id}'))) expr = '$response.body#/id';
     else if (s.kind && hasId && p.endsWith('_id') && names(p.slice(0, -3), s.kind)) expr = '$response.body#/id';
-    else if (s.kind) expr = TOKEN_RULES.find((r) => r.param === p && r.kinds.includes(s.kind!) && (p !== 'code' || 'short_code' in props))?.expr;
+    else if (s.kind)
+      expr = TOKEN_RULES.find((r) => r.param === p && r.kinds.includes(s.kind!) && (p !== 'code' || 'short_code' in props))?.expr;
     if (!expr && p === 'id') {
       const base = t.path.slice(0, t.path.indexOf('/{id}'));
-      const fk = Object.keys(props).find((k) => k !== 'id' && k.endsWith('_id') && [...home].some(([kind, c]) => c === base && names(k.slice(0, -3), kind)));
+      const fk = Object.keys(props).find(
+        (k) => k !== 'id' && k.endsWith('_id') && [...home].some(([kind, c]) => c === base && names(k.slice(0, -3), kind)),
+      );
       if (fk) expr = `$response.body#/${fk}`;
     }
     if (expr) fromResponse += 1;
@@ -99,7 +102,9 @@ function bind(s: Op, t: Op, home: Map<string, string>): Record<string, string> |
     if (!expr) return null;
     out[`path.${p}`] = expr;
   }
-  const queryIds = ((t.op.parameters ?? []) as Doc[]).filter((x) => x.in === 'query' && typeof x.name === 'string' && x.name.endsWith('_id'));
+  const queryIds = ((t.op.parameters ?? []) as Doc[]).filter(
+    (x) => x.in === 'query' && typeof x.name === 'string' && x.name.endsWith('_id'),
+  );
   if (t.method === 'get' && s.kind && hasId && !params(t.path).length) {
     const q = queryIds.find((x) => names(String(x.name).slice(0, -3), s.kind!));
     if (!q) return null;
@@ -117,7 +122,11 @@ function listLinks(s: Op, ops: Op[], home: Map<string, string>): Doc {
   if (!c || s.path !== c) return links;
   for (const t of ops) {
     if (t.method === 'get' && t.path.startsWith(`${c}/{id}`) && params(t.path).length === 1) {
-      links[t.id] = { operationId: t.id, parameters: { 'path.id': '$response.body#/data/0/id' }, description: `The first listed object's \`id\` as \`${t.id}\`'s \`id\`.` };
+      links[t.id] = {
+        operationId: t.id,
+        parameters: { 'path.id': '$response.body#/data/0/id' },
+        description: `The first listed object's \`id\` as \`${t.id}\`'s \`id\`.`,
+      };
     }
   }
   return links;

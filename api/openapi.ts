@@ -29,14 +29,20 @@ type Doc = Record<string, any>;
 
 /** Reason phrases of the statuses the document names. */
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted',
-  400: 'Invalid request (`invalid_request`)', 401: 'Not authenticated (`authentication_error`)',
-  402: 'Allowance spent (`quota_exhausted`)', 403: 'Wrong actor or scope (`permission_error`)',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  400: 'Invalid request (`invalid_request`)',
+  401: 'Not authenticated (`authentication_error`)',
+  402: 'Allowance spent (`quota_exhausted`)',
+  403: 'Wrong actor or scope (`permission_error`)',
   404: 'Not visible to the caller (`not_found`), including every cross-account id',
   409: 'State conflict, idempotency conflict or capability unavailable',
   413: 'Request body over 1 MiB (`invalid_request`, code `request_too_large`)',
-  422: 'Semantically invalid request (`invalid_request`)', 429: 'Rate limited (`rate_limit_error`); see `Retry-After`',
-  500: 'Unexpected error (`api_error`)', 502: 'Upstream failure (`provider_error`)',
+  422: 'Semantically invalid request (`invalid_request`)',
+  429: 'Rate limited (`rate_limit_error`); see `Retry-After`',
+  500: 'Unexpected error (`api_error`)',
+  502: 'Upstream failure (`provider_error`)',
   503: 'Switch off, test mode refused or dependency out (`temporarily_unavailable`); see `Retry-After` when set',
 };
 
@@ -46,7 +52,12 @@ const NO_NUL_PATTERN = '^[^\\u0000]*$';
 const NOT_BLANK_PATTERN = `^[^\\u0000]*[^\\u0000${TRIM_WHITESPACE}][^\\u0000]*$`;
 
 /** joi's description of one schema node, as joi-to-json's parser walks it. */
-interface JoiSpec { type?: string; allow?: unknown[]; flags?: Record<string, unknown>; metas?: Array<Record<string, unknown>> }
+interface JoiSpec {
+  type?: string;
+  allow?: unknown[];
+  flags?: Record<string, unknown>;
+  metas?: Array<Record<string, unknown>>;
+}
 
 type ParserInstance = { parse(spec: unknown, definitions?: Record<string, unknown>, level?: number): JsonSchema };
 // joi-to-json's OpenAPI 3.1 parser class (its package has no `exports` map; no typings for lib/).
@@ -62,7 +73,7 @@ const OpenApi31Parser = require('joi-to-json/lib/parsers/open-api-3.1') as new (
  * - `.allow(null)` on `Joi.alternatives()` (written by joi-to-json as an unsatisfiable sibling
  *   `type: 'null'`) becomes a `null` alternative;
  * - requests only: a joi string refuses `""` unless `.allow('')`,
- *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1` (issue 11).
+ *   `.empty(...)` or a `.valid(...)` set says otherwise, so it gets `minLength: 1`.
  *   Response schemas are left as converted (they describe, they never refuse).
  */
 class ContractParser extends OpenApi31Parser {
@@ -73,7 +84,10 @@ class ContractParser extends OpenApi31Parser {
   override parse(spec: JoiSpec, definitions: Record<string, unknown> = {}, level = 0): JsonSchema {
     // The last override wins (a shared schema documented again for one operation, e.g. `moneyPositiveIn`).
     const override = [...(spec.metas ?? [])].reverse().find((m) => m.openapi !== undefined)?.openapi as JsonSchema | undefined;
-    if (override) return spec.allow?.includes(null) && !acceptsNull(override) ? { anyOf: [structuredClone(override), { type: 'null' }] } : structuredClone(override);
+    if (override)
+      return spec.allow?.includes(null) && !acceptsNull(override)
+        ? { anyOf: [structuredClone(override), { type: 'null' }] }
+        : structuredClone(override);
     const nullableAlternatives = spec.type === 'alternatives' && spec.allow?.includes(null) === true; // read first: the base parser consumes `allow`
     const out = super.parse(spec, definitions, level);
     // joi-to-json writes `.allow(null)` on alternatives as a sibling `type: 'null'` next to the
@@ -89,9 +103,14 @@ class ContractParser extends OpenApi31Parser {
 
   // Called by the base parser for every node; `schema.type` is still the bare joi type here.
   _setStringFieldProperties(schema: JsonSchema, spec: JoiSpec): void {
-    (OpenApi31Parser.prototype as unknown as { _setStringFieldProperties(s: JsonSchema, d: JoiSpec): void })._setStringFieldProperties.call(this, schema, spec);
+    (OpenApi31Parser.prototype as unknown as { _setStringFieldProperties(s: JsonSchema, d: JoiSpec): void })._setStringFieldProperties.call(
+      this,
+      schema,
+      spec,
+    );
     if (schema.type !== 'string') return;
-    const exact = (spec as { rules?: Array<{ name: string; args?: { limit?: number } }> }).rules?.find((r) => r.name === 'length')?.args?.limit;
+    const exact = (spec as { rules?: Array<{ name: string; args?: { limit?: number } }> }).rules?.find((r) => r.name === 'length')?.args
+      ?.limit;
     if (typeof exact === 'number') Object.assign(schema, { minLength: exact, maxLength: exact });
     if (!this.request) return;
     const emptyAccepted = (spec.allow ?? []).includes('') || spec.flags?.empty !== undefined || spec.flags?.only === true;
@@ -99,9 +118,10 @@ class ContractParser extends OpenApi31Parser {
     // The server refuses NUL in every request string (api/middleware/input.ts); say so where no
     // pattern or closed set already rules it out.
     // A trimmed string that may not be empty may not be blank either (joi trims, then `min(1)`
-    // refuses): say so in the same pattern (issue 24).
+    // refuses): say so in the same pattern.
     const trimmed = (spec as { rules?: Array<{ name: string }> }).rules?.some((r) => r.name === 'trim') === true;
-    if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true) schema.pattern = trimmed && !emptyAccepted ? NOT_BLANK_PATTERN : NO_NUL_PATTERN;
+    if (schema.pattern === undefined && schema.enum === undefined && spec.flags?.only !== true)
+      schema.pattern = trimmed && !emptyAccepted ? NOT_BLANK_PATTERN : NO_NUL_PATTERN;
   }
 }
 
@@ -202,7 +222,10 @@ function tagOf(def: OperationDef): string {
 
 function operation(def: OperationDef): Doc {
   const params: Doc[] = pathParams(def.path).map((name) => ({
-    name, in: 'path', required: true, schema: def.pathParams?.[name] ?? { type: 'string', minLength: 1, maxLength: 255 },
+    name,
+    in: 'path',
+    required: true,
+    schema: def.pathParams?.[name] ?? { type: 'string', minLength: 1, maxLength: 255 },
   }));
   if (def.query) {
     const q = toJsonSchema(def.query, 'request');
@@ -222,8 +245,13 @@ function operation(def: OperationDef): Doc {
   for (const status of success) {
     responses[String(status)] = {
       description: STATUS_TEXT[status] ?? 'Success',
-      headers: { 'Service-Version': { $ref: '#/components/headers/ServiceVersion' }, 'Request-Id': { $ref: '#/components/headers/RequestId' } },
-      content: { [def.responseContentType ?? 'application/json']: { schema: def.response ? toJsonSchema(def.response) : { type: 'object' } } },
+      headers: {
+        'Service-Version': { $ref: '#/components/headers/ServiceVersion' },
+        'Request-Id': { $ref: '#/components/headers/RequestId' },
+      },
+      content: {
+        [def.responseContentType ?? 'application/json']: { schema: def.response ? toJsonSchema(def.response) : { type: 'object' } },
+      },
     };
   }
   for (const status of errorStatuses(def)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
@@ -236,8 +264,7 @@ function operation(def: OperationDef): Doc {
     summary,
     ...(def.summary && def.summary.replace(/\.$/, '') !== summary ? { description: def.summary } : {}),
     tags: [tagOf(def)],
-    security: publicOp ? [] : callers.includes('business_key')
-      ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }] : [{ BearerAuth: [] }],
+    security: publicOp ? [] : callers.includes('business_key') ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }] : [{ BearerAuth: [] }],
     parameters: params,
     responses,
   };
@@ -264,7 +291,7 @@ function operation(def: OperationDef): Doc {
  * A request body documented with whole examples (joi `.example()` on the body object) keeps only
  * those: the examples of its fields (a shared Money's USD and USDC) are dropped, so a tool that
  * assembles a body from field examples (schemathesis's examples phase draws every field without
- * one) sends the documented bodies, which the server accepts as they stand (issue 24), and not a
+ * one) sends the documented bodies, which the server accepts as they stand, and not a
  * mix of field examples and drawn values.
  */
 function wholeExamplesOnly(body: JsonSchema): JsonSchema {
@@ -273,9 +300,11 @@ function wholeExamplesOnly(body: JsonSchema): JsonSchema {
   const strip = (x: unknown, names = false): unknown => {
     if (Array.isArray(x)) return x.map((v) => strip(v));
     if (x === null || typeof x !== 'object') return x;
-    return Object.fromEntries(Object.entries(x as JsonSchema)
-      .filter(([k]) => names || (k !== 'examples' && k !== 'example'))
-      .map(([k, v]) => [k, strip(v, !names && k === 'properties')]));
+    return Object.fromEntries(
+      Object.entries(x as JsonSchema)
+        .filter(([k]) => names || (k !== 'examples' && k !== 'example'))
+        .map(([k, v]) => [k, strip(v, !names && k === 'properties')]),
+    );
   };
   const { examples, ...rest } = body;
   return { ...(strip(rest) as JsonSchema), examples };
@@ -297,7 +326,9 @@ function errorResponse(status: number): Doc {
 export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
   const byId = new Map<string, OperationDef>();
   for (const d of defs) byId.set(d.id, d);
-  const ordered = [...byId.values()].sort((a, b) => (openApiPath(a.path).localeCompare(openApiPath(b.path))) || a.method.localeCompare(b.method));
+  const ordered = [...byId.values()].sort(
+    (a, b) => openApiPath(a.path).localeCompare(openApiPath(b.path)) || a.method.localeCompare(b.method),
+  );
   const paths: Doc = {};
   const statuses = new Set<number>();
   for (const def of ordered) {
@@ -309,49 +340,72 @@ export function buildOpenApi(defs: readonly OperationDef[] = REGISTRY): Doc {
   const tags = [...new Set(ordered.map(tagOf))].sort().map((name) => ({ name, description: `Operations under \`/${name}\`.` }));
   const responses: Doc = {};
   for (const s of [...statuses].sort((a, b) => a - b)) responses[`Error${s}`] = errorResponse(s);
-  return addOpenApiLinks(withEventWebhooks({
-    openapi: '3.1.0',
-    // The version a client pins (spec 9 rule 1): the date sent as `Service-Version`; the contract
-    // version string of that date is named in the description.
-    info: {
-      title: 'Payments Platform REST API',
-      version: LATEST_VERSION,
-      description: `Resource-shaped REST API for moving money. Pin behaviour to this version with \`Service-Version: ${LATEST_VERSION}\` (contract version \`${CONTRACT_VERSION}\`).`,
-    },
-    servers: [{ url: '/v1', description: 'This server (every path is relative to /v1).' }],
-    tags,
-    paths,
-    components: {
-      securitySchemes: {
-        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Business key `sk_live_...` or `sk_test_...` (spec 5).' },
-        BearerAuth: { type: 'http', scheme: 'bearer', description: 'A business key sent as a Bearer token, or a dashboard session token (spec 5).' },
-      },
-      parameters: {
-        IdempotencyKey: {
-          name: 'Idempotency-Key', in: 'header', required: true,
-          description: 'Required on every mutation: 16 to 128 characters of `[A-Za-z0-9_-]`; a replay within 24 hours returns the stored response (spec 8).',
-          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,128}$' },
+  return addOpenApiLinks(
+    withEventWebhooks(
+      {
+        openapi: '3.1.0',
+        // The version a client pins (spec 9 rule 1): the date sent as `Service-Version`; the contract
+        // version string of that date is named in the description.
+        info: {
+          title: 'Payments Platform REST API',
+          version: LATEST_VERSION,
+          description: `Resource-shaped REST API for moving money. Pin behaviour to this version with \`Service-Version: ${LATEST_VERSION}\` (contract version \`${CONTRACT_VERSION}\`).`,
         },
-        ServiceVersion: {
-          name: 'Service-Version', in: 'header', required: false,
-          description: 'Pins behaviour to a dated version (spec 9): a calendar date `YYYY-MM-DD`; an empty value or any other is `400 version_invalid`; a date older than the oldest served is served as that oldest.',
-          schema: { type: 'string', format: 'date', pattern: VERSION_PATTERN },
-        },
-        ServiceAccount: {
-          name: 'Service-Account', in: 'header', required: false,
-          description: 'Dashboard sessions only: selects a membership by `acct_` id; any value that is not the id of an account the login is a member of answers 404, an empty one is absent. Ignored for keys (spec 4), so the server enforces no shape on it and the document states none.',
-          schema: { type: 'string' },
+        servers: [{ url: '/v1', description: 'This server (every path is relative to /v1).' }],
+        tags,
+        paths,
+        components: {
+          securitySchemes: {
+            ApiKeyAuth: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'x-api-key',
+              description: 'Business key `sk_live_...` or `sk_test_...` (spec 5).',
+            },
+            BearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'A business key sent as a Bearer token, or a dashboard session token (spec 5).',
+            },
+          },
+          parameters: {
+            IdempotencyKey: {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: true,
+              description:
+                'Required on every mutation: 16 to 128 characters of `[A-Za-z0-9_-]`; a replay within 24 hours returns the stored response (spec 8).',
+              schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,128}$' },
+            },
+            ServiceVersion: {
+              name: 'Service-Version',
+              in: 'header',
+              required: false,
+              description:
+                'Pins behaviour to a dated version (spec 9): a calendar date `YYYY-MM-DD`; an empty value or any other is `400 version_invalid`; a date older than the oldest served is served as that oldest.',
+              schema: { type: 'string', format: 'date', pattern: VERSION_PATTERN },
+            },
+            ServiceAccount: {
+              name: 'Service-Account',
+              in: 'header',
+              required: false,
+              description:
+                'Dashboard sessions only: selects a membership by `acct_` id; any value that is not the id of an account the login is a member of answers 404, an empty one is absent. Ignored for keys (spec 4), so the server enforces no shape on it and the document states none.',
+              schema: { type: 'string' },
+            },
+          },
+          headers: {
+            ServiceVersion: { description: 'The version served (spec 9 rule 2).', schema: { type: 'string' } },
+            RequestId: { description: 'The request id (`req_...`), also in error envelopes.', schema: { type: 'string' } },
+            RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+          },
+          schemas: { ErrorEnvelope: errorEnvelopeJsonSchema(toJsonSchema) },
+          responses,
         },
       },
-      headers: {
-        ServiceVersion: { description: 'The version served (spec 9 rule 2).', schema: { type: 'string' } },
-        RequestId: { description: 'The request id (`req_...`), also in error envelopes.', schema: { type: 'string' } },
-        RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-      },
-      schemas: { ErrorEnvelope: errorEnvelopeJsonSchema(toJsonSchema) },
-      responses,
-    },
-  }, (schema) => toJsonSchema(schema)));
+      (schema) => toJsonSchema(schema),
+    ),
+  );
 }
 
 let cached: Doc | null = null;

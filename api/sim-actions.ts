@@ -31,9 +31,12 @@ export interface KycDecision {
  * outcome, endorsements, persons; omitted lists are kept), then the customer's workflow is woken to
  * apply it. Throws 404 `not_found` (param `customer_id`) when the provider has no such customer.
  */
-export async function decideKyc(d: KycDecision): Promise<void> {
-  if (!(await kycProvider().setDecision(d.customer_id, d))) throw new DomainError('not_found', 'not_found', `No customer ${d.customer_id} at the KYC provider.`, { param: 'customer_id' });
-  await receiveKycDecision(d.customer_id);
+export async function decideKyc(kycDecision: KycDecision): Promise<void> {
+  if (!(await kycProvider().setDecision(kycDecision.customer_id, kycDecision)))
+    throw new DomainError('not_found', 'not_found', `No customer ${kycDecision.customer_id} at the KYC provider.`, {
+      param: 'customer_id',
+    });
+  await receiveKycDecision(kycDecision.customer_id);
 }
 
 /**
@@ -44,7 +47,11 @@ export async function decideKyc(d: KycDecision): Promise<void> {
  * notification and its result. Throws 409 `checkout_session_closed` (a move out of a closed
  * session, or paying after `expires_at`), 404 `not_found` (param `checkout_id`).
  */
-export async function actOnCheckout(checkoutId: string, action: 'complete' | 'fail' | 'expire', opts: { amountMinor?: bigint } = {}): Promise<{ notification: CheckoutNotification; result: NotificationResult }> {
+export async function actOnCheckout(
+  checkoutId: string,
+  action: 'complete' | 'fail' | 'expire',
+  opts: { amountMinor?: bigint } = {},
+): Promise<{ notification: CheckoutNotification; result: NotificationResult }> {
   let n;
   try {
     n = await checkoutProvider().simulate(checkoutId, action, opts);
@@ -67,7 +74,11 @@ export type OrderProviderAction = 'authorize' | 'capture' | 'fail' | 'refund' | 
  * Returns the report. Throws 404 `not_found` (param `id`), 409 `sim_action_refused` when the action
  * does not apply to the provider's state.
  */
-export async function actOnOrder(orderId: string, action: OrderProviderAction, opts: { failureKind?: OrderFailureKind; reason?: string } = {}): Promise<ProviderOrderReport> {
+export async function actOnOrder(
+  orderId: string,
+  action: OrderProviderAction,
+  opts: { failureKind?: OrderFailureKind; reason?: string } = {},
+): Promise<ProviderOrderReport> {
   const report = await orderProviders().act(orderId, action, opts);
   if (report === null) throw new DomainError('not_found', 'not_found', `No provider order for ${orderId}.`, { param: 'id' });
   if (typeof report === 'string') throw new DomainError('conflict', 'sim_action_refused', report);
@@ -84,9 +95,11 @@ export async function actOnOrder(orderId: string, action: OrderProviderAction, o
 export async function abandonOrderCheckout(orderId: string): Promise<ProviderOrderReport> {
   const before = await orderProviders().report(orderId);
   if (before === null) throw new DomainError('not_found', 'not_found', `No provider order for ${orderId}.`, { param: 'id' });
-  if (before.state !== 'awaiting_payment' && before.state !== 'authorized') throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${before.state}.`);
+  if (before.state !== 'awaiting_payment' && before.state !== 'authorized')
+    throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${before.state}.`);
   const report = (await orderProviders().expire(orderId))!;
-  if (report.state !== 'expired') throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${report.state}.`);
+  if (report.state !== 'expired')
+    throw new DomainError('conflict', 'sim_action_refused', `Cannot abandon a provider order that is ${report.state}.`);
   await receiveOrderReport(orderId);
   return report;
 }

@@ -24,11 +24,22 @@ export function simTemplate(koaPath: string): string {
 
 function operation(op: SimOperation): JsonSchema {
   const params = [...koaParams(op.path)].map((name) => ({
-    name, in: 'path', required: true, schema: { type: 'string' }, description: op.params?.[name] ?? name,
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: op.params?.[name] ?? name,
     ...(op.example.params?.[name] ? { example: op.example.params[name] } : {}),
   }));
   for (const [name, description] of Object.entries(op.query ?? {})) {
-    params.push({ name, in: 'query', required: false, schema: { type: 'string' }, description, ...(op.example.query?.[name] ? { example: op.example.query[name] } : {}) });
+    params.push({
+      name,
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+      description,
+      ...(op.example.query?.[name] ? { example: op.example.query[name] } : {}),
+    });
   }
   const out: JsonSchema = {
     operationId: op.id,
@@ -39,10 +50,12 @@ function operation(op: SimOperation): JsonSchema {
     responses: {
       [String(op.status)]: {
         description: op.answers,
-        content: { 'application/json': {
-          schema: { type: 'object', properties: { object: { type: 'string', const: op.object } }, required: ['object'] },
-          ...(SIM_RESPONSE_EXAMPLES[op.id] ? { example: SIM_RESPONSE_EXAMPLES[op.id] } : {}),
-        } },
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { object: { type: 'string', const: op.object } }, required: ['object'] },
+            ...(SIM_RESPONSE_EXAMPLES[op.id] ? { example: SIM_RESPONSE_EXAMPLES[op.id] } : {}),
+          },
+        },
       },
       400: errorResponse('The body or a parameter is invalid (`invalid_request`).'),
       404: errorResponse('No such object in the sandbox (`not_found`).'),
@@ -78,14 +91,15 @@ export function buildSimOpenApi(): JsonSchema {
     info: {
       title: 'Payments Platform sandbox simulator',
       version: '1',
-      description: 'What the outside world does in the sandbox: chains, banks, bridges, providers and people. '
-        + 'Mounted only when SIMULATOR_ENABLED=true (`npm start`, tests). No credential: the simulator is an operator surface of the sandbox, never of production.\n\n'
-        + `## The sandbox payer wallet\n\n\`${SANDBOX_PAYER_WALLET}\` is a payer's wallet whose passkey the sandbox holds: \`POST /sim/wallet/sign\` signs from it `
-        + '(e.g. the `unsigned_transaction` of `pay_with_wallet` called with it as `from_address`), first minting to it what its balance lacks, '
-        + 'and the payer page\'s "SANDBOX: pay from the sandbox wallet" button pays from it. Any other `from` must be a wallet registered on this sandbox '
-        + '(an account\'s service wallet) holding the balance.\n\n'
-        + '## Sandbox values\n\nEvery magic value of the sandbox (providers/sandbox-values.ts):\n\n'
-        + sandboxValuesMarkdown(),
+      description:
+        'What the outside world does in the sandbox: chains, banks, bridges, providers and people. ' +
+        'Mounted only when SIMULATOR_ENABLED=true (`npm start`, tests). No credential: the simulator is an operator surface of the sandbox, never of production.\n\n' +
+        `## The sandbox payer wallet\n\n\`${SANDBOX_PAYER_WALLET}\` is a payer's wallet whose passkey the sandbox holds: \`POST /sim/wallet/sign\` signs from it ` +
+        '(e.g. the `unsigned_transaction` of `pay_with_wallet` called with it as `from_address`), first minting to it what its balance lacks, ' +
+        'and the payer page\'s "SANDBOX: pay from the sandbox wallet" button pays from it. Any other `from` must be a wallet registered on this sandbox ' +
+        "(an account's service wallet) holding the balance.\n\n" +
+        '## Sandbox values\n\nEvery magic value of the sandbox (providers/sandbox-values.ts):\n\n' +
+        sandboxValuesMarkdown(),
     },
     servers: [{ url: '/' }],
     tags: [{ name: 'simulator', description: 'Sandbox-only routes (ARCHITECTURE.md "Simulator").' }],

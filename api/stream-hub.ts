@@ -96,7 +96,10 @@ async function ensureTail(): Promise<void> {
 /** Reads the tail now (or once more after the read in progress). */
 function wake(): void {
   if (!streams.size || !tail) return;
-  if (reading) { readAgain = true; return; }
+  if (reading) {
+    readAgain = true;
+    return;
+  }
   reading = true;
   void readTail();
 }
@@ -138,7 +141,10 @@ async function fanOut(rows: EventRow[]): Promise<void> {
 
 function deliverLive(s: Stream, row: EventRow): void {
   if (s.closed || (s.type && row.type !== s.type)) return;
-  if (s.replaying) { s.held.set(row.id, row); return; }
+  if (s.replaying) {
+    s.held.set(row.id, row);
+    return;
+  }
   if (s.recent.has(row.id)) return;
   send(s, row);
 }
@@ -150,7 +156,10 @@ function send(s: Stream, row: EventRow): void {
 
 function write(s: Stream, frame: string): void {
   if (s.closed) return;
-  if (s.out.writableLength > MAX_UNSENT_BYTES) { close(s, 'slow_consumer'); return; }
+  if (s.out.writableLength > MAX_UNSENT_BYTES) {
+    close(s, 'slow_consumer');
+    return;
+  }
   s.out.write(frame);
 }
 
@@ -166,8 +175,14 @@ function close(s: Stream, reason: string): void {
     s.out.end();
   }
   if (!streams.size) {
-    if (heartbeat) { clearInterval(heartbeat); heartbeat = null; }
-    if (tailPoll) { clearInterval(tailPoll); tailPoll = null; }
+    if (heartbeat) {
+      clearInterval(heartbeat);
+      heartbeat = null;
+    }
+    if (tailPoll) {
+      clearInterval(tailPoll);
+      tailPoll = null;
+    }
     tail = null;
   }
 }
@@ -180,16 +195,28 @@ export function closeAllStreams(reason = 'server_shutdown'): void {
 
 function startHeartbeat(): void {
   if (heartbeat) return;
-  heartbeat = setInterval(() => { void tick(); }, loadConfig().streamHeartbeatSeconds * 1000);
+  heartbeat = setInterval(() => {
+    void tick();
+  }, loadConfig().streamHeartbeatSeconds * 1000);
   heartbeat.unref();
 }
 
 async function tick(): Promise<void> {
   if (!streams.size) return;
-  if (!notifyHealthy()) { closeAllStreams('listener_lost'); return; }
+  if (!notifyHealthy()) {
+    closeAllStreams('listener_lost');
+    return;
+  }
   let on = true;
-  try { on = await isSwitchOn('api_v1.events'); } catch { /* keep streaming on a failed switch read */ }
-  if (!on) { closeAllStreams('switch_off'); return; }
+  try {
+    on = await isSwitchOn('api_v1.events');
+  } catch {
+    /* keep streaming on a failed switch read */
+  }
+  if (!on) {
+    closeAllStreams('switch_off');
+    return;
+  }
   const now = Date.now();
   const frame = commentFrame(`heartbeat ${new Date(now).toISOString()}`);
   for (const s of streams) {
@@ -201,7 +228,10 @@ async function tick(): Promise<void> {
 let authTimer: NodeJS.Timeout | null = null;
 function scheduleAuthCheck(): void {
   if (authTimer || !streams.size) return;
-  authTimer = setTimeout(() => { authTimer = null; void recheckCredentials(); }, 25);
+  authTimer = setTimeout(() => {
+    authTimer = null;
+    void recheckCredentials();
+  }, 25);
 }
 
 /** Authenticates every stream's credential again; closes streams whose caller is gone. */
@@ -241,20 +271,31 @@ export interface OpenStreamOptions {
  * null when the LISTEN connection stays down for 3 s, the outbox tail cannot start, or the server is
  * shutting down (the route answers 503).
  */
-export async function openStream(ctx: Koa.ParameterizedContext, o: OpenStreamOptions): Promise<PassThrough | null> {
+export async function openStream(ctx: Koa.ParameterizedContext, openStreamOptions: OpenStreamOptions): Promise<PassThrough | null> {
   if (!accepting) return null;
   if (!wired) wired = wire();
   await wired;
   if (!(await listenerUp(3000)) || !accepting) return null;
   const out = new PassThrough();
   const s: Stream = {
-    caller: o.caller, key: accountKey(o.caller.accountId, o.caller.livemode), type: o.type, out,
-    credential: presentedCredential(ctx.headers) ?? '', serviceAccount: ctx.get('Service-Account') || undefined, ip: ctx.ip,
-    replaying: o.afterSeq !== null, held: new Map(), recent: new Map(), closed: false,
+    caller: openStreamOptions.caller,
+    key: accountKey(openStreamOptions.caller.accountId, openStreamOptions.caller.livemode),
+    type: openStreamOptions.type,
+    out,
+    credential: presentedCredential(ctx.headers) ?? '',
+    serviceAccount: ctx.get('Service-Account') || undefined,
+    ip: ctx.ip,
+    replaying: openStreamOptions.afterSeq !== null,
+    held: new Map(),
+    recent: new Map(),
+    closed: false,
   };
   streams.add(s);
   let set = byAccount.get(s.key);
-  if (!set) { set = new Set(); byAccount.set(s.key, set); }
+  if (!set) {
+    set = new Set();
+    byAccount.set(s.key, set);
+  }
   set.add(s);
   try {
     await ensureTail();
@@ -278,7 +319,7 @@ export async function openStream(ctx: Koa.ParameterizedContext, o: OpenStreamOpt
 
   out.write(retryFrame(STREAM_RETRY_MS));
   out.write(commentFrame('stream open'));
-  if (o.afterSeq !== null) void replay(s, o.afterSeq);
+  if (openStreamOptions.afterSeq !== null) void replay(s, openStreamOptions.afterSeq);
   return out;
 }
 

@@ -23,33 +23,49 @@ const ROOT = fs.existsSync(path.join(__dirname, '..', 'package.json')) ? path.jo
 
 /** `payment_sessions.payments.get` -> `PaymentSessionsPaymentsGet`. */
 export function wireTypeName(operationId: string): string {
-  return operationId.split(/[._]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return operationId
+    .split(/[._]/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /** `value` without its prose (`description` strings: they name this server's URLs; a type needs none of them). */
 function withoutProse(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutProse);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(k === 'description' && typeof v === 'string')).map(([k, v]) => [k, withoutProse(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k, v]) => !(k === 'description' && typeof v === 'string'))
+      .map(([k, v]) => [k, withoutProse(v)]),
+  );
 }
 
 /** The wire document: the served document's components plus one schema per distinct 2xx JSON response, and the aliases of repeated ones. */
 export function wireDocument(doc: Json): { doc: Json; aliases: Array<[string, string]> } {
-  const schemas = withoutProse({ ...((doc.components as Json | undefined)?.schemas as Json | undefined ?? {}) }) as Record<string, unknown>;
+  const schemas = withoutProse({ ...(((doc.components as Json | undefined)?.schemas as Json | undefined) ?? {}) }) as Record<
+    string,
+    unknown
+  >;
   const seen = new Map<string, string>();
   const aliases: Array<[string, string]> = [];
   for (const item of Object.values(doc.paths as Record<string, Json>)) {
     for (const op of Object.values(item)) {
       if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
       const { operationId, responses } = op as { operationId: string; responses?: Record<string, Json> };
-      const ok = Object.entries(responses ?? {}).filter(([status]) => /^2\d\d$/.test(status)).sort(([a], [b]) => a.localeCompare(b))[0];
+      const ok = Object.entries(responses ?? {})
+        .filter(([status]) => /^2\d\d$/.test(status))
+        .sort(([a], [b]) => a.localeCompare(b))[0];
       const schema = withoutProse(((ok?.[1].content as Json | undefined)?.['application/json'] as Json | undefined)?.schema);
       if (!schema) continue;
       const name = wireTypeName(operationId);
       const key = JSON.stringify(schema);
       const first = seen.get(key);
       if (first) aliases.push([name, first]);
-      else { seen.set(key, name); schemas[name] = schema; }
+      else {
+        seen.set(key, name);
+        schemas[name] = schema;
+      }
     }
   }
   return { doc: { openapi: doc.openapi, info: doc.info, servers: doc.servers, paths: {}, components: { schemas } }, aliases };
@@ -64,7 +80,9 @@ export function wireTypes(doc: Json): string {
     const output = path.join(dir, 'wire.ts');
     fs.writeFileSync(input, JSON.stringify(wire));
     const bin = path.join(ROOT, 'node_modules', '.bin', 'openapi-typescript');
-    execFileSync(bin, [input, '-o', output, '--root-types', '--root-types-no-schema-prefix', '--root-types-keep-casing', '--export-type'], { stdio: 'pipe' });
+    execFileSync(bin, [input, '-o', output, '--root-types', '--root-types-no-schema-prefix', '--root-types-keep-casing', '--export-type'], {
+      stdio: 'pipe',
+    });
     const generated = fs.readFileSync(output, 'utf8');
     const tail = aliases.map(([name, first]) => `export type ${name} = ${first};\n`).join('');
     return `${generated}${tail}`;

@@ -17,7 +17,6 @@ import { pct, runBench, startPaidReceiver } from './harness';
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 60);
 const log = (m: string) => process.stderr.write(`[bench:bank] ${m}\n`);
 
-
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const idem = () => `bench_${crypto.randomBytes(12).toString('hex')}`;
   const post = async (path: string, body: unknown, auth: 'key' | 'session' | 'none' = 'key') => {
@@ -26,13 +25,17 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     if (auth === 'session') headers.authorization = `Bearer ${creds.session_token}`;
     if (auth !== 'none' || path.startsWith('/sim')) headers['Idempotency-Key'] = idem();
     const r = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    const b = await r.json() as any;
+    const b = (await r.json()) as any;
     if (r.status >= 300) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(b)}`);
     return b;
   };
 
   const adr = await post('/v1/address_book', { kind: 'bank', label: 'Bench EUR' }, 'session');
-  await post(`/v1/address_book/${adr.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Bench SARL', rail: 'sepa', iban: 'FR1420041010050500013M02606' }, 'session');
+  await post(
+    `/v1/address_book/${adr.id}/beneficiary`,
+    { account_owner_type: 'business', account_holder_name: 'Bench SARL', rail: 'sepa', iban: 'FR1420041010050500013M02606' },
+    'session',
+  );
 
   const receiver = await startPaidReceiver();
   const webhookAt = receiver.paidAt;
@@ -52,16 +55,25 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const toOutbox: number[] = [];
   const toWebhook: number[] = [];
   for (let i = 0; i < PAYMENTS; i++) {
-    const l = await post('/v1/payment_links', { amount: { amount: '10000', currency: 'EUR', decimals: 2 }, title: 'Bench bank link', settlement_destination: { address_book_id: adr.id } });
+    const l = await post('/v1/payment_links', {
+      amount: { amount: '10000', currency: 'EUR', decimals: 2 },
+      title: 'Bench bank link',
+      settlement_destination: { address_book_id: adr.id },
+    });
     const act = await post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
     const token = String(act.url).split('/pay/')[1];
     const p = await post(`/v1/payment_sessions/${token}/payments`, { rail: 'sepa', payer_type: 'business' }, 'none');
     const bdi = p.bank_deposit_instructions;
     const t0 = performance.now();
-    await post('/sim/bank/credits', { rail: 'sepa', currency: 'EUR', amount: '10000', reference: bdi.reference, to_account: bdi.iban, sender_name: 'Bench Payer' }, 'none');
+    await post(
+      '/sim/bank/credits',
+      { rail: 'sepa', currency: 'EUR', amount: '10000', reference: bdi.reference, to_account: bdi.iban, sender_name: 'Bench Payer' },
+      'none',
+    );
     const end = Date.now() + 10000;
     while ((!outboxAt.has(p.id) || !webhookAt.has(p.id)) && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
-    if (!outboxAt.has(p.id) || !webhookAt.has(p.id)) throw new Error(`payment ${p.id} did not reach payment.paid and its webhook within 10 s`);
+    if (!outboxAt.has(p.id) || !webhookAt.has(p.id))
+      throw new Error(`payment ${p.id} did not reach payment.paid and its webhook within 10 s`);
     toOutbox.push(outboxAt.get(p.id)! - t0);
     toWebhook.push(webhookAt.get(p.id)! - t0);
   }
@@ -70,13 +82,15 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   toOutbox.sort((a, b) => a - b);
   toWebhook.sort((a, b) => a - b);
   const f = (n: number) => n.toFixed(1);
-  process.stdout.write([
-    '',
-    `Bank credit latency over ${PAYMENTS} SEPA payments (POST /sim/bank/credits -> ...):`,
-    `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,
-    `  webhook received         p50 ${f(pct(toWebhook, 50))} ms   p95 ${f(pct(toWebhook, 95))} ms   max ${f(toWebhook[toWebhook.length - 1])} ms`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Bank credit latency over ${PAYMENTS} SEPA payments (POST /sim/bank/credits -> ...):`,
+      `  payment.paid in outbox   p50 ${f(pct(toOutbox, 50))} ms   p95 ${f(pct(toOutbox, 95))} ms   max ${f(toOutbox[toOutbox.length - 1])} ms   (target p95 < 500 ms)`,
+      `  webhook received         p50 ${f(pct(toWebhook, 50))} ms   p95 ${f(pct(toWebhook, 95))} ms   max ${f(toWebhook[toWebhook.length - 1])} ms`,
+      '',
+    ].join('\n'),
+  );
 }
 
 runBench({ name: 'bench:bank', tag: 'bench-bank', split: true, log }, measure);

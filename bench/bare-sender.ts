@@ -19,30 +19,49 @@ async function main(): Promise<void> {
   const ca = process.env.BARE_CA_FILE ? fs.readFileSync(process.env.BARE_CA_FILE, 'utf8') : undefined;
   const agent = new Agent({ connections: concurrency, connect: ca ? { ca } : undefined });
   const started = performance.now();
-  await Promise.all(urls.map(async (url) => {
-    let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < events) {
-        const i = next++;
-        const id = `evt_bare${String(i).padStart(8, '0')}`;
-        const payload = JSON.stringify({
-          id, object: 'event', type: 'order.created', created_at: new Date().toISOString(), livemode: true, api_version: '2026-09-04', sequence: i + 1,
-          data: { object: { id: `ord_bench${i}`, object: 'order', status: 'created', type: 'order' } }, request: { id: null, idempotency_key: null },
-        });
-        const at = new Date();
-        const res = await request(url, {
-          method: 'POST', dispatcher: agent, body: payload,
-          headers: {
-            'content-type': 'application/json', 'user-agent': 'PaymentsPlatform-Webhooks/1.0', 'webhook-id': id,
-            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, payload),
-          },
-        });
-        await res.body.text();
-      }
-    }));
-  }));
+  await Promise.all(
+    urls.map(async (url) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < events) {
+            const i = next++;
+            const id = `evt_bare${String(i).padStart(8, '0')}`;
+            const payload = JSON.stringify({
+              id,
+              object: 'event',
+              type: 'order.created',
+              created_at: new Date().toISOString(),
+              livemode: true,
+              api_version: '2026-09-04',
+              sequence: i + 1,
+              data: { object: { id: `ord_bench${i}`, object: 'order', status: 'created', type: 'order' } },
+              request: { id: null, idempotency_key: null },
+            });
+            const at = new Date();
+            const res = await request(url, {
+              method: 'POST',
+              dispatcher: agent,
+              body: payload,
+              headers: {
+                'content-type': 'application/json',
+                'user-agent': 'PaymentsPlatform-Webhooks/1.0',
+                'webhook-id': id,
+                'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+                'webhook-signature': signer.sign(id, at, payload),
+              },
+            });
+            await res.body.text();
+          }
+        }),
+      );
+    }),
+  );
   process.stdout.write(JSON.stringify({ ms: performance.now() - started }));
   await agent.close();
 }
 
-main().catch((e) => { process.stderr.write(String(e?.stack ?? e)); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(String(e?.stack ?? e));
+  process.exit(1);
+});

@@ -18,7 +18,10 @@ r.get('/links/:id', async (ctx) => {
 });
 r.post('/links', async (ctx) => {
   const id = `bare_${crypto.randomBytes(12).toString('hex')}`;
-  await pool.query('INSERT INTO bench_bare_links(id, body) VALUES ($1, $2)', [id, JSON.stringify((ctx.request as { body?: unknown }).body ?? {})]);
+  await pool.query('INSERT INTO bench_bare_links(id, body) VALUES ($1, $2)', [
+    id,
+    JSON.stringify((ctx.request as { body?: unknown }).body ?? {}),
+  ]);
   ctx.status = 201;
   ctx.body = { id };
 });

@@ -88,7 +88,9 @@ const COUNTED: Counted[] = [
       `SELECT livemode, status, has_partial, settlement_kind, sum(n) AS n FROM payment_link_counts WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0`,
       `SELECT livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind, count(*) AS n
          FROM payment_links WHERE account_id = $1 GROUP BY 1, 2, 3, 4`,
-      'livemode, status, has_partial, settlement_kind', ['n']),
+      'livemode, status, has_partial, settlement_kind',
+      ['n'],
+    ),
     triggers: { insert: 'payment_link_counts_insert', update: 'payment_link_counts_update', delete: 'payment_link_counts_delete' },
   },
   {
@@ -100,11 +102,18 @@ const COUNTED: Counted[] = [
       FROM generate_series($2::int, $3::int) g`,
     update: `UPDATE events SET created_at = created_at - interval '1 day' WHERE account_id = $1`,
     delete: 'DELETE FROM events WHERE account_id = $1',
-    check: `SELECT (${['hourly', 'daily'].map((t) => `(${mismatch(
-      `SELECT livemode, type, bucket, sum(n) AS n, min(first_at) AS first_at, max(last_at) AS last_at FROM event_counts_${t} WHERE account_id = $1 GROUP BY 1, 2, 3`,
-      `SELECT livemode, type, date_trunc('${t === 'hourly' ? 'hour' : 'day'}', created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n,
+    check: `SELECT (${['hourly', 'daily']
+      .map(
+        (t) =>
+          `(${mismatch(
+            `SELECT livemode, type, bucket, sum(n) AS n, min(first_at) AS first_at, max(last_at) AS last_at FROM event_counts_${t} WHERE account_id = $1 GROUP BY 1, 2, 3`,
+            `SELECT livemode, type, date_trunc('${t === 'hourly' ? 'hour' : 'day'}', created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n,
          min(created_at) AS first_at, max(created_at) AS last_at FROM events WHERE account_id = $1 GROUP BY 1, 2, 3`,
-      'livemode, type, bucket', ['n', 'first_at', 'last_at'])})`).join(' + ')}) AS bad`,
+            'livemode, type, bucket',
+            ['n', 'first_at', 'last_at'],
+          )})`,
+      )
+      .join(' + ')}) AS bad`,
     triggers: { insert: 'event_counts_insert', update: 'event_counts_update', delete: 'event_counts_delete' },
   },
   {
@@ -120,20 +129,31 @@ const COUNTED: Counted[] = [
     check: mismatch(
       `SELECT livemode, status, settlement, sum(n) AS n FROM payment_counts WHERE account_id = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
       `SELECT livemode, status, coalesce(settlement, '') AS settlement, count(*) AS n FROM payments WHERE account_id = $1 GROUP BY 1, 2, 3`,
-      'livemode, status, settlement', ['n']),
+      'livemode, status, settlement',
+      ['n'],
+    ),
     triggers: { insert: 'payment_counts_insert', update: 'payment_counts_update', delete: 'payment_counts_delete' },
   },
 ];
 
 /** One measured case: `rows` rows by one statement, or (`single`) by `rows` statements of one row each. */
-interface Case { t: Counted; op: Op; rows: number; single: boolean }
+interface Case {
+  t: Counted;
+  op: Op;
+  rows: number;
+  single: boolean;
+}
 
 /**
  * One measured case: seconds (null: cut by the timeout); of one statement, the seconds spent in the
  * counter triggers (EXPLAIN ANALYZE's trigger times, summed; null for the floor); whether
  * the counts matched the rows after it (null: not checked).
  */
-interface Timed { seconds: number | null; inCounters: number | null; exact: boolean | null }
+interface Timed {
+  seconds: number | null;
+  inCounters: number | null;
+  exact: boolean | null;
+}
 
 /** The counters' triggers, row- or statement-level, by name (the foreign keys' triggers are `RI_ConstraintTrigger_*`). */
 const COUNTER_TRIGGER = /^(payment_link_counts|payment_counts|event_counts)_/;
@@ -224,19 +244,28 @@ async function main(): Promise<void> {
   const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), database: 'bulk', fast: true, log });
   const c = new Client({ connectionString: pg.url });
   try {
-    const early = new DataSource({ type: 'postgres', url: pg.url, entities: ENTITIES, migrations: MIGRATIONS.filter((m) => m.name !== THIS_MIGRATION), logging: false });
+    const early = new DataSource({
+      type: 'postgres',
+      url: pg.url,
+      entities: ENTITIES,
+      migrations: MIGRATIONS.filter((m) => m.name !== THIS_MIGRATION),
+      logging: false,
+    });
     await early.initialize();
     await early.runMigrations({ transaction: 'each' });
     await early.destroy();
     await c.connect();
     await c.query(`INSERT INTO users(id, email) VALUES ('usr_bulk', 'bulk@example.com')`);
-    await c.query(`INSERT INTO accounts(id, display_name, email, owner_user_id) VALUES ($1, $1, 'bulk@example.com', 'usr_bulk')`, [ACCOUNT]);
+    await c.query(`INSERT INTO accounts(id, display_name, email, owner_user_id) VALUES ($1, $1, 'bulk@example.com', 'usr_bulk')`, [
+      ACCOUNT,
+    ]);
     const [{ server_version: version }] = (await c.query('SHOW server_version')).rows as Array<{ server_version: string }>;
     const counted = COUNTED.filter((t) => TABLES.includes(t.table));
     const cases: Case[] = [];
     for (const t of counted) {
       for (const rows of SIZES) {
-        for (const op of ['insert', 'update', 'delete'] as const) if (op === 'insert' || rows <= MOVE_MAX) cases.push({ t, op, rows, single: false });
+        for (const op of ['insert', 'update', 'delete'] as const)
+          if (op === 'insert' || rows <= MOVE_MAX) cases.push({ t, op, rows, single: false });
       }
       if (SINGLES > 0) for (const op of ['insert', 'update'] as const) cases.push({ t, op, rows: SINGLES, single: true });
     }
@@ -245,7 +274,9 @@ async function main(): Promise<void> {
     const before = new Map<string, Timed>();
     const rowTriggers = await triggersAndFunctions(c);
     const note = (phase: string, x: Case, r: Timed) => {
-      log(`${phase}: ${key(x)}: ${secs(r.seconds)} s (counters ${r.inCounters?.toFixed(3) ?? '-'} s)${r.exact === false ? ' COUNTS DIFFER' : ''}`);
+      log(
+        `${phase}: ${key(x)}: ${secs(r.seconds)} s (counters ${r.inCounters?.toFixed(3) ?? '-'} s)${r.exact === false ? ' COUNTS DIFFER' : ''}`,
+      );
       return r;
     };
     for (const x of cases.filter((y) => y.rows <= BEFORE_MAX)) {
@@ -257,7 +288,8 @@ async function main(): Promise<void> {
     const m0 = performance.now();
     const ran = await ds.runMigrations({ transaction: 'each' });
     const migrationMs = performance.now() - m0;
-    if (ran.map((m) => m.name).join() !== THIS_MIGRATION) throw new Error(`expected to run ${THIS_MIGRATION} alone, ran ${ran.map((m) => m.name).join(', ')}`);
+    if (ran.map((m) => m.name).join() !== THIS_MIGRATION)
+      throw new Error(`expected to run ${THIS_MIGRATION} alone, ran ${ran.map((m) => m.name).join(', ')}`);
     const statementTriggers = await triggersAndFunctions(c);
     const qr = ds.createQueryRunner();
     await new LinearCounterTriggers1764660000000().down(qr);
@@ -266,7 +298,8 @@ async function main(): Promise<void> {
     const upAgain = (await triggersAndFunctions(c)) === statementTriggers;
     await qr.release();
     await ds.destroy();
-    if (!downRestores || !upAgain) throw new Error(`down restores the row triggers: ${downRestores}; up again the statement triggers: ${upAgain}`);
+    if (!downRestores || !upAgain)
+      throw new Error(`down restores the row triggers: ${downRestores}; up again the statement triggers: ${upAgain}`);
 
     const after = new Map<string, Timed>();
     const floor = new Map<string, Timed>();
@@ -276,7 +309,10 @@ async function main(): Promise<void> {
     }
 
     const lines = [
-      `PostgreSQL ${version}, ${os.cpus().length} cores, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; one connection, one account, every case on an emptied table;`,
+      `PostgreSQL ${version}, ${os.cpus().length} cores, load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; one connection, one account, every case on an emptied table;`,
       `migration ${THIS_MIGRATION} took ${migrationMs.toFixed(0)} ms on empty tables; its down restores the row triggers and functions exactly, and up again the statement triggers: yes`,
       '',
       '| table | statement | rows | before: row triggers (s) | of which in the counters (s) | after: statement triggers (s) | of which in the counters (s) | floor: counter trigger disabled (s) | after / floor | counts exact (before, after) |',
@@ -292,7 +328,9 @@ async function main(): Promise<void> {
       const exact = [b ? (b.exact === null ? '-' : b.exact ? 'yes' : '**NO**') : '-', a.exact ? 'yes' : '**NO**'].join(', ');
       const statement = x.single ? `${x.op}, one row per statement` : `${x.op}, one statement`;
       const ratio = a.seconds !== null && f.seconds !== null ? (a.seconds / f.seconds).toFixed(2) : '-';
-      lines.push(`| ${x.t.table} | ${statement} | ${x.rows.toLocaleString('en-US')} | ${secs(b?.seconds)} | ${inCounters(b)} | ${secs(a.seconds)} | ${inCounters(a)} | ${secs(f.seconds)} | ${ratio} | ${exact} |`);
+      lines.push(
+        `| ${x.t.table} | ${statement} | ${x.rows.toLocaleString('en-US')} | ${secs(b?.seconds)} | ${inCounters(b)} | ${secs(a.seconds)} | ${inCounters(a)} | ${secs(f.seconds)} | ${ratio} | ${exact} |`,
+      );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
     if (!allExact) process.exitCode = 1;
@@ -303,7 +341,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(process.exitCode ?? 0)).catch((e) => {
-  process.stderr.write(`[bulk-counters] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(process.exitCode ?? 0))
+  .catch((e) => {
+    process.stderr.write(`[bulk-counters] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  });

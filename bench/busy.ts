@@ -27,17 +27,31 @@ function cpuMs(pid: number): number | null {
  * `temporal-server` processes, whose PostgreSQL backends the sampler adds).
  */
 function productPids(): Map<string, number[]> {
-  const out = new Map<string, number[]>([['API', []], ['API+worker', []], ['worker', []], ['Temporal', []]]);
+  const out = new Map<string, number[]>([
+    ['API', []],
+    ['API+worker', []],
+    ['worker', []],
+    ['Temporal', []],
+  ]);
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const ppid = Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
       if (ppid !== process.pid) continue;
       const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      const kind = cmd.includes(`api${path.sep}main.js`) ? 'API' : cmd.includes(`api${path.sep}serve.js`) ? 'API+worker'
-        : cmd.includes('worker.js') ? 'worker' : cmd.includes('temporal') ? 'Temporal' : null;
+      const kind = cmd.includes(`api${path.sep}main.js`)
+        ? 'API'
+        : cmd.includes(`api${path.sep}serve.js`)
+          ? 'API+worker'
+          : cmd.includes('worker.js')
+            ? 'worker'
+            : cmd.includes('temporal')
+              ? 'Temporal'
+              : null;
       if (kind) out.get(kind)!.push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
@@ -62,7 +76,10 @@ export class Sampler {
   private groups = new Map<string, number[]>();
 
   /** `temporal` null: no backlog figures. */
-  constructor(private readonly temporal: Connection | null, private readonly taskQueue: string) {}
+  constructor(
+    private readonly temporal: Connection | null,
+    private readonly taskQueue: string,
+  ) {}
 
   /** Starts sampling (once now, then every second). */
   start(): void {
@@ -77,11 +94,17 @@ export class Sampler {
     try {
       const groups = productPids();
       const pg: Array<{ pid: number; state: string | null; wait: string | null; mine: boolean }> = await db().query(
-        `SELECT pid, state, wait_event_type AS wait, pid = pg_backend_pid() AS mine FROM pg_stat_activity WHERE datname IS NULL OR datname = current_database()`);
-      groups.set('PostgreSQL', pg.map((r) => r.pid));
+        `SELECT pid, state, wait_event_type AS wait, pid = pg_backend_pid() AS mine FROM pg_stat_activity WHERE datname IS NULL OR datname = current_database()`,
+      );
+      groups.set(
+        'PostgreSQL',
+        pg.map((r) => r.pid),
+      );
       // On a Temporal cluster (scripts/stack.ts), the backends of its persistence and visibility
       // databases are Temporal's work, as the dev server's SQLite is inside its process.
-      const temporalPg: Array<{ pid: number }> = await db().query(`SELECT pid FROM pg_stat_activity WHERE datname LIKE current_database() || '_temporal%'`);
+      const temporalPg: Array<{ pid: number }> = await db().query(
+        `SELECT pid FROM pg_stat_activity WHERE datname LIKE current_database() || '_temporal%'`,
+      );
       groups.get('Temporal')!.push(...temporalPg.map((r) => r.pid));
       groups.set('bench', [process.pid]);
       if (this.stopped) return;
@@ -95,15 +118,25 @@ export class Sampler {
       }
       if (this.temporal && this.backlog.known) {
         try {
-          for (const [kind, type] of [['workflow', 1], ['activity', 2]] as const) {
-            const res = await this.temporal.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: this.taskQueue, kind: 1 }, taskQueueType: type, reportStats: true });
+          for (const [kind, type] of [
+            ['workflow', 1],
+            ['activity', 2],
+          ] as const) {
+            const res = await this.temporal.workflowService.describeTaskQueue({
+              namespace: 'default',
+              taskQueue: { name: this.taskQueue, kind: 1 },
+              taskQueueType: type,
+              reportStats: true,
+            });
             this.backlog[kind] = Math.max(this.backlog[kind], Number(res.stats?.approximateBacklogCount ?? 0));
           }
         } catch {
           this.backlog.known = false;
         }
       }
-    } catch { /* a missed sample */ } finally {
+    } catch {
+      /* a missed sample */
+    } finally {
       this.busy = false;
     }
   }

@@ -48,16 +48,24 @@ async function settle(failingEndpoint: string): Promise<void> {
   let last = '';
   let stableSince = Date.now();
   while (Date.now() < end) {
-    const [r] = await db().query(`SELECT
+    const [r] = await db()
+      .query(
+        `SELECT
         (SELECT count(*) FROM webhook_deliveries WHERE status = ANY($1) AND endpoint_id <> $2) AS d,
         (SELECT count(*) FROM payments WHERE status IN ('awaiting', 'underpaid', 'paid', 'overpaid')) AS p,
         (SELECT count(*) FROM payouts WHERE status IN ('funds_received', 'processing', 'paid')) AS po,
         (SELECT count(*) FROM payroll_runs WHERE status IN ('funded', 'executing')) AS pr,
         (SELECT count(*) FROM wallet_send_intents WHERE status IN ('source_submitted', 'bridging_started')) AS s,
         (SELECT count(*) FROM wallet_offramp_intents WHERE status IN ('funds_received', 'payment_submitted')) AS o,
-        (SELECT max(seq) FROM events) AS e`, [LIVE_DELIVERY_STATUSES, failingEndpoint]).catch(() => [{}]);
+        (SELECT max(seq) FROM events) AS e`,
+        [LIVE_DELIVERY_STATUSES, failingEndpoint],
+      )
+      .catch(() => [{}]);
     const now = JSON.stringify(r);
-    if (now !== last) { last = now; stableSince = Date.now(); }
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    }
     if (Date.now() - stableSince >= STILL_MS && Number(r.d ?? 1) === 0) return;
     await sleep(500);
   }
@@ -72,7 +80,12 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
   const findingsFrom = traffic.findings.length;
   const loadStart = Date.now();
   let stopLoad!: () => void;
-  const load = mix.run(CONCURRENCY, new Promise<void>((r) => { stopLoad = r; }));
+  const load = mix.run(
+    CONCURRENCY,
+    new Promise<void>((r) => {
+      stopLoad = r;
+    }),
+  );
   await sleep(WARMUP_MS);
   const faultStart = Date.now();
   let outcome;
@@ -93,28 +106,61 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
     const a = attempts.find((x) => x.at >= after && typeof x.status === 'number' && x.status >= 200 && x.status < 300);
     return a ? a.at - after : null;
   };
-  const [wf] = await db().query(`SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint AS at FROM events
-      WHERE created_at >= to_timestamp($1 / 1000.0) AND type ~ '\\.(settled|paid|underpaid|payment_processed|completed|funds_received)$'`, [outcome.liftedAt]);
+  const [wf] = await db().query(
+    `SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint AS at FROM events
+      WHERE created_at >= to_timestamp($1 / 1000.0) AND type ~ '\\.(settled|paid|underpaid|payment_processed|completed|funds_received)$'`,
+    [outcome.liftedAt],
+  );
   // Keys a client gave up on while they were still "in use": what their claims look like now.
   const stuck = traffic.keysGivenUpInUse.slice(keysFrom);
-  const claims: Array<{ key: string; route: string; state: string; age: number; status: number | null }> = stuck.length ? await db().query(
-    `SELECT key, route, state, extract(epoch FROM now() - created_at)::int AS age, response_status AS status FROM idempotency_records WHERE key = ANY($1)`, [stuck]) : [];
-  const claimNotes = claims.map((c) => `key given up while in use: ${c.route} ${c.key}: now ${c.state}${c.status ? ` ${c.status}` : ''}, claimed ${c.age} s ago`);
+  const claims: Array<{ key: string; route: string; state: string; age: number; status: number | null }> = stuck.length
+    ? await db().query(
+        `SELECT key, route, state, extract(epoch FROM now() - created_at)::int AS age, response_status AS status FROM idempotency_records WHERE key = ANY($1)`,
+        [stuck],
+      )
+    : [];
+  const claimNotes = claims.map(
+    (c) => `key given up while in use: ${c.route} ${c.key}: now ${c.state}${c.status ? ` ${c.status}` : ''}, claimed ${c.age} s ago`,
+  );
   // A process that ended on its own during the fault (a crash) is a finding (those the fault ended were
   // started again by it); it is started again so the next fault begins whole.
   const dead = await stack.revive();
   if (fault.clientsUnharmed) {
     const failed = Object.values(mixResult.failed).reduce((a, b) => a + b, 0);
     const errors500 = attempts.filter((a) => a.status === 500).length;
-    if (failed || errors500) { outcome.ok = false; outcome.notes.push(`clients harmed: ${failed} journeys failed, ${errors500} answers 500`); }
-    else outcome.notes.push('no request failed that a client would not retry');
+    if (failed || errors500) {
+      outcome.ok = false;
+      outcome.notes.push(`clients harmed: ${failed} journeys failed, ${errors500} answers 500`);
+    } else outcome.notes.push('no request failed that a client would not retry');
   }
-  const checks = await checkInvariants(stack.temporalAddress, (['fast', 'slow', 'victim'] as const).map((n) => ({ name: n, endpointId: mix.endpoints[n].id, receiver: mix.endpoints[n].receiver })));
+  const checks = await checkInvariants(
+    stack.temporalAddress,
+    (['fast', 'slow', 'victim'] as const).map((n) => ({ name: n, endpointId: mix.endpoints[n].id, receiver: mix.endpoints[n].receiver })),
+  );
   return {
-    name: fault.name, title: fault.title, attempts, loadStart, faultStart, liftedAt: outcome.liftedAt, loadEnd,
-    firstSuccessMs: firstOk(faultStart), recoveryMs: firstOk(outcome.liftedAt), workflowRecoveryMs: wf?.at ? Number(wf.at) - outcome.liftedAt : null,
-    mix: mixResult, notes: [...outcome.notes, ...claimNotes], faultOk: outcome.ok,
-    checks: [{ name: 'every API and worker process alive', ok: dead.length === 0, detail: dead.length ? `ended on their own: ${dead.join(', ')}` : `${stack.apiUrls.length} APIs and 2 workers running` }, ...checks], findings: traffic.findings.slice(findingsFrom), durationMs: Date.now() - loadStart,
+    name: fault.name,
+    title: fault.title,
+    attempts,
+    loadStart,
+    faultStart,
+    liftedAt: outcome.liftedAt,
+    loadEnd,
+    firstSuccessMs: firstOk(faultStart),
+    recoveryMs: firstOk(outcome.liftedAt),
+    workflowRecoveryMs: wf?.at ? Number(wf.at) - outcome.liftedAt : null,
+    mix: mixResult,
+    notes: [...outcome.notes, ...claimNotes],
+    faultOk: outcome.ok,
+    checks: [
+      {
+        name: 'every API and worker process alive',
+        ok: dead.length === 0,
+        detail: dead.length ? `ended on their own: ${dead.join(', ')}` : `${stack.apiUrls.length} APIs and 2 workers running`,
+      },
+      ...checks,
+    ],
+    findings: traffic.findings.slice(findingsFrom),
+    durationMs: Date.now() - loadStart,
   };
 }
 
@@ -139,12 +185,26 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   if (reports.some((r) => !r.faultOk || r.checks.some((c) => !c.ok))) process.exitCode = 1;
 }
 
-runBench({
-  // Durable PostgreSQL: an immediate shutdown is a crash, and with synchronous_commit off it would lose
-  // commits the product had been told of (the harness's own setting, not a product fault).
-  name: 'chaos', tag: 'chaos', log, split: true, apis: 2, workers: 2, durable: true,
-  // A rolling deploy's settings (decision 0082): the API keeps serving 2 s with /readyz at 503 so the
-  // balancer (Traffic.balance, polling every 500 ms) stops routing before the listener closes; a
-  // stopping worker's activities get 10 s.
-  envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SHUTDOWN_DRAIN_SECONDS: '2', SHUTDOWN_GRACE_SECONDS: '25', WORKER_SHUTDOWN_GRACE_SECONDS: '10' },
-}, measure);
+runBench(
+  {
+    // Durable PostgreSQL: an immediate shutdown is a crash, and with synchronous_commit off it would lose
+    // commits the product had been told of (the harness's own setting, not a product fault).
+    name: 'chaos',
+    tag: 'chaos',
+    log,
+    split: true,
+    apis: 2,
+    workers: 2,
+    durable: true,
+    // A rolling deploy's settings (decision 0082): the API keeps serving 2 s with /readyz at 503 so the
+    // balancer (Traffic.balance, polling every 500 ms) stops routing before the listener closes; a
+    // stopping worker's activities get 10 s.
+    envOverrides: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      SHUTDOWN_DRAIN_SECONDS: '2',
+      SHUTDOWN_GRACE_SECONDS: '25',
+      WORKER_SHUTDOWN_GRACE_SECONDS: '10',
+    },
+  },
+  measure,
+);

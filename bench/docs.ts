@@ -19,16 +19,32 @@ const BUDGET_MS = Number(process.env.BENCH_DOCS_BUDGET_MS ?? 2000);
 const log = (m: string) => process.stderr.write(`[bench:docs] ${m}\n`);
 
 /** The pages measured: the reference's index, its two largest areas, the events, and the other docs. */
-const PAGES = ['/docs', '/docs/reference/wallet', '/docs/reference/payment_links', '/docs/webhooks', '/docs/errors', '/docs/guides', '/sim/docs'];
+const PAGES = [
+  '/docs',
+  '/docs/reference/wallet',
+  '/docs/reference/payment_links',
+  '/docs/webhooks',
+  '/docs/errors',
+  '/docs/guides',
+  '/sim/docs',
+];
 const WIDTHS = [1280, 390];
 /** What counts as the first operation visible: an operation's row, else a guide's link, else the first part of an article. */
 const FIRST_CONTENT = 'main .op-list a, main .guide-list a, main article > *';
 
 // The functions passed to page.evaluate run in the page; the bench compiles without the DOM library.
-declare const performance: { getEntriesByName(n: string): Array<{ startTime: number }>; getEntriesByType(t: string): Array<{ loadEventEnd: number }> };
+declare const performance: {
+  getEntriesByName(n: string): Array<{ startTime: number }>;
+  getEntriesByType(t: string): Array<{ loadEventEnd: number }>;
+};
 declare const document: { documentElement: { outerHTML: string } };
 
-interface Sample { firstOp: number; fcp: number; load: number; bytes: number }
+interface Sample {
+  firstOp: number;
+  fcp: number;
+  load: number;
+  bytes: number;
+}
 
 /** The Chromium executable: `CHROMIUM_PATH`, else `chromium` on PATH. */
 function chromiumPath(): string {
@@ -47,7 +63,11 @@ runBench({ name: 'bench:docs', tag: 'bench-docs', log }, async (stack) => {
       for (const path of PAGES) {
         const samples: Sample[] = [];
         for (let i = 0; i <= RUNS; i++) {
-          const context = await browser.newContext({ viewport: { width, height: width <= 480 ? 740 : 900 }, isMobile: width <= 480, hasTouch: width <= 480 });
+          const context = await browser.newContext({
+            viewport: { width, height: width <= 480 ? 740 : 900 },
+            isMobile: width <= 480,
+            hasTouch: width <= 480,
+          });
           const page = await context.newPage();
           const t0 = Date.now();
           const res = await page.goto(`${stack.apiUrl}${path}`, { waitUntil: 'commit' });
@@ -69,19 +89,23 @@ runBench({ name: 'bench:docs', tag: 'bench-docs', log }, async (stack) => {
         };
         const first = stat('firstOp');
         if (first.p50 > BUDGET_MS) missed++;
-        rows.push(`| ${path} | ${width} | ${first.p50} / ${first.max} | ${stat('fcp').p50} | ${stat('load').p50} | ${Math.round(samples[0].bytes / 1024)} |`);
+        rows.push(
+          `| ${path} | ${width} | ${first.p50} / ${first.max} | ${stat('fcp').p50} | ${stat('load').p50} | ${Math.round(samples[0].bytes / 1024)} |`,
+        );
         log(`${path} at ${width}px: first operation visible p50 ${first.p50} ms (max ${first.max})`);
       }
     }
   } finally {
     await browser.close();
   }
-  process.stdout.write([
-    `[bench:docs] ${RUNS} fresh contexts per page after one warm-up; times in ms from the navigation's start`,
-    '| page | width | first operation visible p50 / max | FCP p50 | load p50 | HTML KB |',
-    '|---|---|---|---|---|---|',
-    ...rows,
-    `target: p50 of the first operation visible under ${BUDGET_MS} ms on every page: ${missed ? `MISSED on ${missed}` : 'met'}`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `[bench:docs] ${RUNS} fresh contexts per page after one warm-up; times in ms from the navigation's start`,
+      '| page | width | first operation visible p50 / max | FCP p50 | load p50 | HTML KB |',
+      '|---|---|---|---|---|---|',
+      ...rows,
+      `target: p50 of the first operation visible under ${BUDGET_MS} ms on every page: ${missed ? `MISSED on ${missed}` : 'met'}`,
+    ].join('\n') + '\n',
+  );
   if (missed) process.exitCode = 1;
 });

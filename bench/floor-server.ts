@@ -28,14 +28,21 @@ async function main(): Promise<void> {
   const app = new Koa();
   const r = new Router();
   r.get('/links/:id', async (ctx) => {
-    const rows: PaymentLink[] = await db().query('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2 AND livemode = $3', [ctx.params.id, accountId, true]);
+    const rows: PaymentLink[] = await db().query('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2 AND livemode = $3', [
+      ctx.params.id,
+      accountId,
+      true,
+    ]);
     if (!rows[0]) ctx.throw(404);
     ctx.body = paymentLinkView(rows[0], await linkViewContext(accountId));
   });
   r.post('/links', async (ctx) => {
     const key = `floor_${crypto.randomBytes(12).toString('hex')}`;
     const claim = { accountId, route: 'POST /v1/payment_links', key, livemode: true, hash: key, status: 201 };
-    const { wire } = await createLink(systemScope(accountId, true, { id: `req_${key}`, idempotency_key: key }), { ...((ctx.request as { body?: unknown }).body as CreateLinkInput), claim });
+    const { wire } = await createLink(systemScope(accountId, true, { id: `req_${key}`, idempotency_key: key }), {
+      ...((ctx.request as { body?: unknown }).body as CreateLinkInput),
+      claim,
+    });
     ctx.status = 201;
     ctx.body = wire;
   });

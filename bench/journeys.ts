@@ -31,22 +31,38 @@ export class Receiver {
     req.on('end', () => {
       const mode = this.mode;
       if (mode === 'hang') return; // never answers; the sender's timeout ends it
-      if (mode === 'reset') { req.socket.destroy(); return; }
-      if (mode === 'redirect') { res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end(); return; }
-      if (mode === 'fail') { res.writeHead(500).end('receiver down'); return; }
+      if (mode === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (mode === 'redirect') {
+        res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end();
+        return;
+      }
+      if (mode === 'fail') {
+        res.writeHead(500).end('receiver down');
+        return;
+      }
       const answer = () => {
         const id = String(req.headers['webhook-id'] ?? '');
         this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
         try {
-          const e = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; created?: string; data: { object: { id: string } } };
+          const e = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            type: string;
+            created?: string;
+            data: { object: { id: string } };
+          };
           const key = `${e.type}:${e.data.object.id}`;
           this.arrived.add(key);
           this.waiters.get(key)?.();
           this.receipts.push({ at: Date.now(), createdMs: e.created ? Date.parse(e.created) : NaN });
-        } catch { /* not an event */ }
+        } catch {
+          /* not an event */
+        }
         res.writeHead(204).end();
       };
-      if (mode === 'slow') setTimeout(answer, this.slowMs); else answer();
+      if (mode === 'slow') setTimeout(answer, this.slowMs);
+      else answer();
     });
   });
 
@@ -54,7 +70,12 @@ export class Receiver {
   wait(type: string, objectId: string): Promise<void> {
     const key = `${type}:${objectId}`;
     if (this.arrived.has(key)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.set(key, () => { this.waiters.delete(key); resolve(); }));
+    return new Promise((resolve) =>
+      this.waiters.set(key, () => {
+        this.waiters.delete(key);
+        resolve();
+      }),
+    );
   }
 
   /** Listens on a free loopback port; resolves with the receiver's URL. */
@@ -72,9 +93,11 @@ export class Receiver {
 }
 
 /** Rejects with a `StepError` when `p` has not settled within `ms`. */
-export const within = <T>(p: Promise<T>, what: string, ms: number): Promise<T> => Promise.race([
-  p, new Promise<T>((_, reject) => setTimeout(() => reject(new StepError(`${what}: not within ${ms / 1000} s`)), ms).unref()),
-]);
+export const within = <T>(value: Promise<T>, what: string, ms: number): Promise<T> =>
+  Promise.race([
+    value,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new StepError(`${what}: not within ${ms / 1000} s`)), ms).unref()),
+  ]);
 
 /** The hooks of one crypto link journey. */
 export interface CryptoJourneyHooks {
@@ -91,23 +114,43 @@ export interface CryptoJourneyHooks {
 export const CRYPTO_STEPS = ['create', 'activate', 'pay', 'short -> underpaid webhook', 'top-up -> settled webhook'] as const;
 
 /** One crypto link journey against `api` as the merchant `key` (module doc); a 10.00 USD link. */
-export async function cryptoLinkJourney(api: string, key: string, h: CryptoJourneyHooks): Promise<void> {
-  const timed = h.timed ?? (<T>(_: string, fn: () => Promise<T>) => fn());
-  const link = await timed('create', () => h.call(api, key, 'POST', '/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Load test order', accepted_rail_kinds: ['crypto'] }));
-  h.onLink?.(link.id);
-  const act = await timed('activate', () => h.call(api, key, 'POST', `/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
+export async function cryptoLinkJourney(api: string, key: string, cryptoJourneyHooks: CryptoJourneyHooks): Promise<void> {
+  const timed = cryptoJourneyHooks.timed ?? (<T>(_: string, fn: () => Promise<T>) => fn());
+  const link = await timed('create', () =>
+    cryptoJourneyHooks.call(api, key, 'POST', '/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: 'Load test order',
+      accepted_rail_kinds: ['crypto'],
+    }),
+  );
+  cryptoJourneyHooks.onLink?.(link.id);
+  const act = await timed('activate', () =>
+    cryptoJourneyHooks.call(api, key, 'POST', `/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }),
+  );
   const token = String(act.url).split('/pay/')[1];
-  const pay = await timed('pay', () => h.call(api, null, 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }));
-  h.onPayment?.(pay.id);
+  const pay = await timed('pay', () =>
+    cryptoJourneyHooks.call(api, null, 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }),
+  );
+  cryptoJourneyHooks.onPayment?.(pay.id);
   const di = pay.deposit_instructions;
   const due = BigInt(di.amount.amount);
   const short = (due * 6n) / 10n;
   await timed(CRYPTO_STEPS[3], async () => {
-    await h.call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(short) });
-    await h.reach('payment.underpaid', pay.id);
+    await cryptoJourneyHooks.call(api, null, 'POST', '/sim/chain/transfers', {
+      chain: di.chain,
+      to_address: di.address,
+      asset: di.asset,
+      amount: String(short),
+    });
+    await cryptoJourneyHooks.reach('payment.underpaid', pay.id);
   });
   await timed(CRYPTO_STEPS[4], async () => {
-    await h.call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(due - short) });
-    await h.reach('payment.settled', pay.id);
+    await cryptoJourneyHooks.call(api, null, 'POST', '/sim/chain/transfers', {
+      chain: di.chain,
+      to_address: di.address,
+      asset: di.asset,
+      amount: String(due - short),
+    });
+    await cryptoJourneyHooks.reach('payment.settled', pay.id);
   });
 }

@@ -82,8 +82,6 @@ const log = (m: string) => process.stderr.write(`[bench:load] ${m}\n`);
 
 setGlobalDispatcher(new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 }));
 
-
-
 /** Durations of every API call (ms) while set (open-loop steps). */
 let apiTimes: number[] | null = null;
 
@@ -98,15 +96,30 @@ async function call(api: string, key: string | null, method: string, path: strin
 
 async function callOnce(api: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) { headers['x-api-key'] = key; if (method !== 'GET') headers['Idempotency-Key'] = `load_${crypto.randomBytes(12).toString('hex')}`; }
-  const r = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
+  if (key) {
+    headers['x-api-key'] = key;
+    if (method !== 'GET') headers['Idempotency-Key'] = `load_${crypto.randomBytes(12).toString('hex')}`;
+  }
+  const r = await fetch(`${api}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(STEP_TIMEOUT_MS),
+  });
   const text = await r.text();
   if (r.status >= 300) throw new StepError(`${method} ${path}: ${r.status} ${text.slice(0, 200)}`);
   return text ? JSON.parse(text) : null;
 }
 
-
-interface PhaseResult { started: number; completed: number; errors: number; sampleErrors: string[]; steps: Map<string, number[]>; links: string[]; payments: string[] }
+interface PhaseResult {
+  started: number;
+  completed: number;
+  errors: number;
+  sampleErrors: string[];
+  steps: Map<string, number[]>;
+  links: string[];
+  payments: string[];
+}
 
 /** One journey (bench/journeys.ts `cryptoLinkJourney`) against `api`, awaiting the webhooks; records step times into `r`. */
 function journey(api: string, key: string, receiver: Receiver, r: PhaseResult): Promise<void> {
@@ -125,35 +138,47 @@ function journey(api: string, key: string, receiver: Receiver, r: PhaseResult): 
 }
 
 async function runPhase(name: string, stack: Stack, key: string, receiver: Receiver, kills: boolean): Promise<PhaseResult> {
-  const r: PhaseResult = { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] };
+  const r: PhaseResult = {
+    started: 0,
+    completed: 0,
+    errors: 0,
+    sampleErrors: [],
+    steps: new Map(STEPS.map((s) => [s, []])),
+    links: [],
+    payments: [],
+  };
   const end = Date.now() + SECONDS * 1000;
   let killed = 0;
   let stopKiller = false;
-  const killer = kills ? (async () => {
-    while (!stopKiller && Date.now() < end) {
-      await new Promise((res) => setTimeout(res, KILL_EVERY_S * 1000));
-      if (stopKiller || Date.now() >= end) break;
-      await stack.killWorker(0);
-      stack.startWorker(0);
-      killed += 1;
-      log(`${name}: worker killed (SIGKILL) and started again (${killed})`);
-    }
-  })() : Promise.resolve();
+  const killer = kills
+    ? (async () => {
+        while (!stopKiller && Date.now() < end) {
+          await new Promise((res) => setTimeout(res, KILL_EVERY_S * 1000));
+          if (stopKiller || Date.now() >= end) break;
+          await stack.killWorker(0);
+          stack.startWorker(0);
+          killed += 1;
+          log(`${name}: worker killed (SIGKILL) and started again (${killed})`);
+        }
+      })()
+    : Promise.resolve();
   let n = 0;
   log(`${name}: ${VUS} concurrent journeys for ${SECONDS} s over ${stack.apiUrls.length} API instance(s)...`);
-  await Promise.all(Array.from({ length: VUS }, async () => {
-    while (Date.now() < end) {
-      const api = stack.apiUrls[n++ % stack.apiUrls.length];
-      r.started += 1;
-      try {
-        await journey(api, key, receiver, r);
-        r.completed += 1;
-      } catch (e) {
-        r.errors += 1;
-        if (r.sampleErrors.length < 5) r.sampleErrors.push(String((e as Error).message ?? e).slice(0, 300));
+  await Promise.all(
+    Array.from({ length: VUS }, async () => {
+      while (Date.now() < end) {
+        const api = stack.apiUrls[n++ % stack.apiUrls.length];
+        r.started += 1;
+        try {
+          await journey(api, key, receiver, r);
+          r.completed += 1;
+        } catch (e) {
+          r.errors += 1;
+          if (r.sampleErrors.length < 5) r.sampleErrors.push(String((e as Error).message ?? e).slice(0, 300));
+        }
       }
-    }
-  }));
+    }),
+  );
   stopKiller = true;
   await killer;
   return r;
@@ -163,14 +188,31 @@ async function runPhase(name: string, stack: Stack, key: string, receiver: Recei
 async function check(r: PhaseResult, endpointId: string, receiver: Receiver): Promise<string[]> {
   const q = async (sql: string, params: unknown[]) => Number((await db().query(sql, params))[0].n);
   const settled = await q(`SELECT count(*)::int AS n FROM payments WHERE id = ANY($1) AND status = 'settled'`, [r.payments]);
-  const perLink = await q(`SELECT count(*)::int AS n FROM (SELECT payment_link_id FROM payments WHERE payment_link_id = ANY($1) GROUP BY payment_link_id HAVING count(*) > 1) x`, [r.links]);
-  const dupEvents = await q(`SELECT count(*)::int AS n FROM (SELECT object_id, type FROM events WHERE object_id = ANY($1) AND type IN ('payment.settled', 'payment.underpaid', 'payment.paid') GROUP BY object_id, type HAVING count(*) > 1) x`, [r.payments]);
-  const lostEvents = await q(`SELECT count(*)::int AS n FROM payments p WHERE p.id = ANY($1) AND p.status = 'settled'
-      AND (SELECT count(*) FROM events e WHERE e.object_id = p.id AND e.type IN ('payment.settled', 'payment.underpaid')) <> 2`, [r.payments]);
-  const dupDeliveries = await q(`SELECT count(*)::int AS n FROM (SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND replay_of IS NULL GROUP BY event_id HAVING count(*) > 1) x`, [endpointId]);
-  const lostDeliveries = await q(`SELECT count(*)::int AS n FROM events e WHERE e.object_id = ANY($1) AND e.type IN ('payment.settled', 'payment.underpaid')
-      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $2 AND d.status = 'succeeded')`, [r.payments, endpointId]);
-  const transfers = await q(`SELECT count(*)::int AS n FROM sandbox_chain_transfers WHERE idempotency_key = ANY($1)`, [r.payments.map((id) => `settle:${id}`)]);
+  const perLink = await q(
+    `SELECT count(*)::int AS n FROM (SELECT payment_link_id FROM payments WHERE payment_link_id = ANY($1) GROUP BY payment_link_id HAVING count(*) > 1) x`,
+    [r.links],
+  );
+  const dupEvents = await q(
+    `SELECT count(*)::int AS n FROM (SELECT object_id, type FROM events WHERE object_id = ANY($1) AND type IN ('payment.settled', 'payment.underpaid', 'payment.paid') GROUP BY object_id, type HAVING count(*) > 1) x`,
+    [r.payments],
+  );
+  const lostEvents = await q(
+    `SELECT count(*)::int AS n FROM payments p WHERE p.id = ANY($1) AND p.status = 'settled'
+      AND (SELECT count(*) FROM events e WHERE e.object_id = p.id AND e.type IN ('payment.settled', 'payment.underpaid')) <> 2`,
+    [r.payments],
+  );
+  const dupDeliveries = await q(
+    `SELECT count(*)::int AS n FROM (SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND replay_of IS NULL GROUP BY event_id HAVING count(*) > 1) x`,
+    [endpointId],
+  );
+  const lostDeliveries = await q(
+    `SELECT count(*)::int AS n FROM events e WHERE e.object_id = ANY($1) AND e.type IN ('payment.settled', 'payment.underpaid')
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $2 AND d.status = 'succeeded')`,
+    [r.payments, endpointId],
+  );
+  const transfers = await q(`SELECT count(*)::int AS n FROM sandbox_chain_transfers WHERE idempotency_key = ANY($1)`, [
+    r.payments.map((id) => `settle:${id}`),
+  ]);
   const dupReceipts = [...receiver.seen.values()].filter((c) => c > 1).length;
   return [
     `payments settled ${settled} of ${r.payments.length} created; links with more than one payment ${perLink}`,
@@ -184,9 +226,20 @@ async function check(r: PhaseResult, endpointId: string, receiver: Receiver): Pr
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const receiver = new Receiver();
   const url = await receiver.listen();
-  const ep = await call(stack.apiUrl, creds.live_key, 'POST', '/v1/webhook_endpoints', { url, event_types: ['payment.underpaid', 'payment.settled'] });
+  const ep = await call(stack.apiUrl, creds.live_key, 'POST', '/v1/webhook_endpoints', {
+    url,
+    event_types: ['payment.underpaid', 'payment.settled'],
+  });
   // Warm-up: one journey (bundles, connections, JIT).
-  await journey(stack.apiUrl, creds.live_key, receiver, { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] });
+  await journey(stack.apiUrl, creds.live_key, receiver, {
+    started: 0,
+    completed: 0,
+    errors: 0,
+    sampleErrors: [],
+    steps: new Map(STEPS.map((s) => [s, []])),
+    links: [],
+    payments: [],
+  });
 
   if (OPEN) {
     const out = await openLoop(stack, creds.live_key, ep.id, receiver);
@@ -194,7 +247,10 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     process.stdout.write(`${out.join('\n')}\n\n`);
     return;
   }
-  const out: string[] = ['', `Load: ${VUS} concurrent merchant journeys for ${SECONDS} s; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, 2 cores`];
+  const out: string[] = [
+    '',
+    `Load: ${VUS} concurrent merchant journeys for ${SECONDS} s; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, 2 cores`,
+  ];
   for (const phase of PHASES) {
     const kills = phase === 'kills';
     receiver.seen.clear();
@@ -202,11 +258,16 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     log(`${phase}: checking invariants (waiting 20 s for deliveries in flight)...`);
     await new Promise((res) => setTimeout(res, 20_000));
     const checks = await check(r, ep.id, receiver);
-    out.push('', `Phase ${phase}${kills ? ` (worker SIGKILLed every ${KILL_EVERY_S} s)` : ''}:`,
-      `  journeys completed ${r.completed} of ${r.started} started: ${(r.completed / SECONDS).toFixed(1)} journeys/s; errors ${r.errors} (${((100 * r.errors) / Math.max(1, r.started)).toFixed(2)}%)`);
+    out.push(
+      '',
+      `Phase ${phase}${kills ? ` (worker SIGKILLed every ${KILL_EVERY_S} s)` : ''}:`,
+      `  journeys completed ${r.completed} of ${r.started} started: ${(r.completed / SECONDS).toFixed(1)} journeys/s; errors ${r.errors} (${((100 * r.errors) / Math.max(1, r.started)).toFixed(2)}%)`,
+    );
     for (const s of STEPS) {
       const v = [...r.steps.get(s)!].sort((a, b) => a - b);
-      out.push(`  ${s.padEnd(28)} n ${String(v.length).padStart(6)}   p50 ${pct(v, 50).toFixed(0).padStart(6)} ms   p95 ${pct(v, 95).toFixed(0).padStart(6)} ms   p99 ${pct(v, 99).toFixed(0).padStart(6)} ms`);
+      out.push(
+        `  ${s.padEnd(28)} n ${String(v.length).padStart(6)}   p50 ${pct(v, 50).toFixed(0).padStart(6)} ms   p95 ${pct(v, 95).toFixed(0).padStart(6)} ms   p99 ${pct(v, 99).toFixed(0).padStart(6)} ms`,
+      );
     }
     for (const c of checks) out.push(`  ${c}`);
     for (const e of r.sampleErrors) out.push(`  error sample: ${e}`);
@@ -216,8 +277,21 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
 }
 
 /** One open-loop step: journeys start every 1000/rate ms for STEP_SECONDS; resolves when all have ended. */
-async function openStep(rate: number, stack: Stack, key: string, receiver: Receiver): Promise<{ r: PhaseResult; api: number[]; lateMs: number; drainMs: number; firstArrivalMs: number }> {
-  const r: PhaseResult = { started: 0, completed: 0, errors: 0, sampleErrors: [], steps: new Map(STEPS.map((s) => [s, []])), links: [], payments: [] };
+async function openStep(
+  rate: number,
+  stack: Stack,
+  key: string,
+  receiver: Receiver,
+): Promise<{ r: PhaseResult; api: number[]; lateMs: number; drainMs: number; firstArrivalMs: number }> {
+  const r: PhaseResult = {
+    started: 0,
+    completed: 0,
+    errors: 0,
+    sampleErrors: [],
+    steps: new Map(STEPS.map((s) => [s, []])),
+    links: [],
+    payments: [],
+  };
   const api: number[] = [];
   apiTimes = api;
   const total = Math.round(rate * STEP_SECONDS);
@@ -231,10 +305,17 @@ async function openStep(rate: number, stack: Stack, key: string, receiver: Recei
     if (wait > 0) await new Promise((res) => setTimeout(res, wait));
     else lateMs = Math.max(lateMs, -wait);
     r.started += 1;
-    running.push(journey(stack.apiUrls[i % stack.apiUrls.length], key, receiver, r).then(() => { r.completed += 1; }, (e) => {
-      r.errors += 1;
-      if (r.sampleErrors.length < 5) r.sampleErrors.push(String((e as Error).message ?? e).slice(0, 300));
-    }));
+    running.push(
+      journey(stack.apiUrls[i % stack.apiUrls.length], key, receiver, r).then(
+        () => {
+          r.completed += 1;
+        },
+        (e) => {
+          r.errors += 1;
+          if (r.sampleErrors.length < 5) r.sampleErrors.push(String((e as Error).message ?? e).slice(0, 300));
+        },
+      ),
+    );
   }
   const arrivalsEnd = performance.now();
   await Promise.all(running);
@@ -245,7 +326,10 @@ async function openStep(rate: number, stack: Stack, key: string, receiver: Recei
 /** A receipt comes before its attempt is written: waits (up to 20 s) until no delivery of the endpoint is live. */
 async function deliveriesDrained(endpointId: string): Promise<void> {
   for (const until = Date.now() + 20_000; Date.now() < until;) {
-    const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`, [endpointId, LIVE_DELIVERY_STATUSES]);
+    const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`, [
+      endpointId,
+      LIVE_DELIVERY_STATUSES,
+    ]);
     if (n === 0) return;
     await new Promise((res) => setTimeout(res, 200));
   }
@@ -274,14 +358,20 @@ function cpuPerJourney(byGroup: Map<string, number>, completed: number): Map<str
   if (completed === 0) return null;
   const groups = [...CPU_GROUPS.filter((g) => byGroup.has(g)), ...[...byGroup.keys()].filter((g) => !CPU_GROUPS.includes(g))];
   const out = new Map(groups.map((g) => [g, byGroup.get(g)! / completed]));
-  out.set('all', [...out.values()].reduce((a, b) => a + b, 0));
+  out.set(
+    'all',
+    [...out.values()].reduce((a, b) => a + b, 0),
+  );
   return out;
 }
 
 /** `Temporal 360, worker 260, PostgreSQL 80, API 70, bench 20; all 790`. */
 function describeCpu(cpu: Map<string, number> | null): string {
   if (!cpu) return 'no journey completed';
-  return `${[...cpu].filter(([g]) => g !== 'all').map(([g, ms]) => `${g} ${ms.toFixed(0)}`).join(', ')}; all ${cpu.get('all')!.toFixed(0)}`;
+  return `${[...cpu]
+    .filter(([g]) => g !== 'all')
+    .map(([g, ms]) => `${g} ${ms.toFixed(0)}`)
+    .join(', ')}; all ${cpu.get('all')!.toFixed(0)}`;
 }
 
 /** The Temporal floor's server CPU per empty workflow (ms) in bench/temporal-floor.ts's report lines; null when absent. */
@@ -304,8 +394,10 @@ function summaryTable(figures: StepFigures[], floorMs: number | null): string[] 
   const rows = figures.map((f) => {
     const total = f.work ? totalOf(f.work) : undefined;
     const cpu = ['Temporal', 'worker', 'PostgreSQL', 'API', 'all'].map((g) => ms(f.cpu?.get(g))).join(' / ');
-    return `| ${f.rate} | ${f.ok ? 'yes' : 'no'} | ${ms(f.apiP99)} | ${ms(f.activate.p50)} / ${ms(f.activate.p99)} | ${ms(f.pay.p50)} / ${ms(f.pay.p99)} | ${ms(f.depositP95[0])} | ${ms(f.depositP95[1])} | ${cpu} | ${inEmptyWorkflows(f, floorMs)} `
-      + `| ${one(total?.starts)} | ${one(total?.workflowTasks)} | ${one(total?.remoteActivities)} / ${one(total?.localActivities)} | ${one(total?.signals)} | ${one(total?.events)} |`;
+    return (
+      `| ${f.rate} | ${f.ok ? 'yes' : 'no'} | ${ms(f.apiP99)} | ${ms(f.activate.p50)} / ${ms(f.activate.p99)} | ${ms(f.pay.p50)} / ${ms(f.pay.p99)} | ${ms(f.depositP95[0])} | ${ms(f.depositP95[1])} | ${cpu} | ${inEmptyWorkflows(f, floorMs)} ` +
+      `| ${one(total?.starts)} | ${one(total?.workflowTasks)} | ${one(total?.remoteActivities)} / ${one(total?.localActivities)} | ${one(total?.signals)} | ${one(total?.events)} |`
+    );
   });
   return [
     '| rate (journeys/s) | meets | API p99 (ms) | activate p50 / p99 (ms) | pay p50 / p99 (ms) | short -> underpaid p95 (ms) | top-up -> settled p95 (ms) | CPU per journey Temporal / worker / PostgreSQL / API / all (ms) | Temporal CPU in empty workflows | starts | WFTs | activity tasks remote / local | signals | events |',
@@ -319,8 +411,11 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
   const taskQueue = stack.env.TEMPORAL_TASK_QUEUE ?? 'payments-platform';
   const temporal = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection: temporal, namespace: TEMPORAL_NAMESPACE });
-  const out: string[] = ['', `Load, open loop: journeys arriving at a fixed rate, ${STEP_SECONDS} s per rate; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, ${os.cpus().length} cores`,
-    `  service level: 0 errors, deposit -> webhook p95 < ${SLO_WEBHOOK_MS} ms (each deposit step), API call p99 < ${SLO_API_MS} ms`];
+  const out: string[] = [
+    '',
+    `Load, open loop: journeys arriving at a fixed rate, ${STEP_SECONDS} s per rate; ${APIS} API process(es), ${WORKERS} worker process(es), one PostgreSQL, ${temporalKindFrom() === 'cluster' ? 'a Temporal cluster' : 'one Temporal dev server'}, ${os.cpus().length} cores`,
+    `  service level: 0 errors, deposit -> webhook p95 < ${SLO_WEBHOOK_MS} ms (each deposit step), API call p99 < ${SLO_API_MS} ms`,
+  ];
   const figures: StepFigures[] = [];
   let best: number | null = null;
   let misses = 0;
@@ -350,22 +445,31 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
         const counted = await countStepWork(client, { payments: r.payments, links: r.links, endpointId, window });
         const each = perJourney(counted.work, r.started);
         work = each;
-        log(`rate ${rate}: read the histories of ${counted.runs} workflow runs in ${((performance.now() - t0) / 1000).toFixed(1)} s; per journey: `
-          + (['payment', 'link', 'endpoint'] as const).map((k) => `${k} ${describeCounts(each[k])}`).join('; '));
+        log(
+          `rate ${rate}: read the histories of ${counted.runs} workflow runs in ${((performance.now() - t0) / 1000).toFixed(1)} s; per journey: ` +
+            (['payment', 'link', 'endpoint'] as const).map((k) => `${k} ${describeCounts(each[k])}`).join('; '),
+        );
       } catch (e) {
         notCounted = String((e as Error).message ?? e).slice(0, 300);
       }
       const cpu = cpuPerJourney(sampler.cpuMsByGroup(), r.completed);
-      out.push('', `Rate ${rate} journeys/s: ${ok ? 'meets' : 'misses'} the service level`,
+      out.push(
+        '',
+        `Rate ${rate} journeys/s: ${ok ? 'meets' : 'misses'} the service level`,
         `  journeys completed ${r.completed} of ${r.started}; errors ${r.errors}; arrivals at most ${lateMs.toFixed(0)} ms late; last journeys ended ${(drainMs / 1000).toFixed(1)} s after the last arrival`,
-        `  API calls                    n ${String(api.length).padStart(6)}   p50 ${pct(api, 50).toFixed(0).padStart(6)} ms   p95 ${pct(api, 95).toFixed(0).padStart(6)} ms   p99 ${pct(api, 99).toFixed(0).padStart(6)} ms`);
+        `  API calls                    n ${String(api.length).padStart(6)}   p50 ${pct(api, 50).toFixed(0).padStart(6)} ms   p95 ${pct(api, 95).toFixed(0).padStart(6)} ms   p99 ${pct(api, 99).toFixed(0).padStart(6)} ms`,
+      );
       for (const s of STEPS) {
         const v = sorted(s);
-        out.push(`  ${s.padEnd(28)} n ${String(v.length).padStart(6)}   p50 ${pct(v, 50).toFixed(0).padStart(6)} ms   p95 ${pct(v, 95).toFixed(0).padStart(6)} ms   p99 ${pct(v, 99).toFixed(0).padStart(6)} ms`);
+        out.push(
+          `  ${s.padEnd(28)} n ${String(v.length).padStart(6)}   p50 ${pct(v, 50).toFixed(0).padStart(6)} ms   p95 ${pct(v, 95).toFixed(0).padStart(6)} ms   p99 ${pct(v, 99).toFixed(0).padStart(6)} ms`,
+        );
       }
-      out.push(...busy,
+      out.push(
+        ...busy,
         `  CPU per journey (ms)         ${describeCpu(cpu)}`,
-        `  Temporal work per journey    ${work ? describeWork(work) : `not counted: ${notCounted}`}`);
+        `  Temporal work per journey    ${work ? describeWork(work) : `not counted: ${notCounted}`}`,
+      );
       for (const c of checks) out.push(`  ${c}`);
       for (const e of r.sampleErrors) out.push(`  error sample: ${e}`);
       log(out.slice(from).join('\n'));
@@ -381,11 +485,25 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
   if (process.env.BENCH_TEMPORAL_FLOOR !== '0') {
     const floor = await temporalFloor();
     floorMs = floorMsPerEmptyWorkflow(floor);
-    out.push('', `Temporal ${temporalKindFrom() === 'cluster' ? 'cluster' : 'dev server'} ceiling, same run (bench/temporal-floor.ts, its own server, after the ladder):`, ...floor);
-    out.push('', `Temporal server CPU per journey in empty workflows of the floor (the floor's server CPU per empty workflow):`,
-      ...figures.map((f) => `  rate ${f.rate} journeys/s: ${floorMs === null ? 'no floor figure in its report' : `Temporal CPU per journey = ${inEmptyWorkflows(f, floorMs)} empty workflows of the floor (${floorMs} ms each)`}`));
+    out.push(
+      '',
+      `Temporal ${temporalKindFrom() === 'cluster' ? 'cluster' : 'dev server'} ceiling, same run (bench/temporal-floor.ts, its own server, after the ladder):`,
+      ...floor,
+    );
+    out.push(
+      '',
+      `Temporal server CPU per journey in empty workflows of the floor (the floor's server CPU per empty workflow):`,
+      ...figures.map(
+        (f) =>
+          `  rate ${f.rate} journeys/s: ${floorMs === null ? 'no floor figure in its report' : `Temporal CPU per journey = ${inEmptyWorkflows(f, floorMs)} empty workflows of the floor (${floorMs} ms each)`}`,
+      ),
+    );
   }
-  out.push('', `Summary, per journey (CPU ms per completed journey; Temporal work from the histories of its payment and link workflows and its share of the webhook endpoint's)${floorMs === null ? '; no floor figure (BENCH_TEMPORAL_FLOOR=0 or the floor failed), so no empty workflows' : ''}:`, ...summaryTable(figures, floorMs));
+  out.push(
+    '',
+    `Summary, per journey (CPU ms per completed journey; Temporal work from the histories of its payment and link workflows and its share of the webhook endpoint's)${floorMs === null ? '; no floor figure (BENCH_TEMPORAL_FLOOR=0 or the floor failed), so no empty workflows' : ''}:`,
+    ...summaryTable(figures, floorMs),
+  );
   return out;
 }
 
@@ -393,11 +511,33 @@ async function openLoop(stack: Stack, key: string, endpointId: string, receiver:
 async function temporalFloor(): Promise<string[]> {
   log('Temporal floor (bench/temporal-floor.ts)...');
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(__dirname, 'temporal-floor.js'), `--temporal=${temporalKindFrom()}`], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      resolve(err ? [`  failed: ${(stderr || err.message).slice(-500)}`] : stdout.trim().split('\n').map((l) => `  ${l}`));
-    });
+    execFile(
+      process.execPath,
+      [path.join(__dirname, 'temporal-floor.js'), `--temporal=${temporalKindFrom()}`],
+      { maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        resolve(
+          err
+            ? [`  failed: ${(stderr || err.message).slice(-500)}`]
+            : stdout
+                .trim()
+                .split('\n')
+                .map((l) => `  ${l}`),
+        );
+      },
+    );
   });
 }
 
-
-runBench({ name: 'bench:load', tag: 'benchload', log, split: true, apis: APIS, workers: WORKERS, envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' } }, measure);
+runBench(
+  {
+    name: 'bench:load',
+    tag: 'benchload',
+    log,
+    split: true,
+    apis: APIS,
+    workers: WORKERS,
+    envOverrides: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  },
+  measure,
+);

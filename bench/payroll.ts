@@ -32,7 +32,11 @@ type Json = any;
 /** Runs `fn` over `list` with `n` in flight. */
 async function pool<T>(list: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => { while (next < list.length) await fn(list[next++]); }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < list.length) await fn(list[next++]);
+    }),
+  );
 }
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
@@ -41,14 +45,18 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     if (auth === 'key') headers['x-api-key'] = creds.live_key;
     if (method === 'POST') headers['Idempotency-Key'] = `bench_${crypto.randomBytes(12).toString('hex')}`;
     const r = await fetch(`${stack.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const b = await r.json() as Json;
+    const b = (await r.json()) as Json;
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(b)}`);
     return b;
   };
 
   log(`preparing a run of ${ITEMS} items through the API...`);
   const prep0 = performance.now();
-  const rows = Array.from({ length: ITEMS }, (_, i) => ({ email: `bench${i}@example.com`, name: `Bench Recipient ${i}`, amount: { amount: '2000', currency: 'USD', decimals: 2 } }));
+  const rows = Array.from({ length: ITEMS }, (_, i) => ({
+    email: `bench${i}@example.com`,
+    name: `Bench Recipient ${i}`,
+    amount: { amount: '2000', currency: 'USD', decimals: 2 },
+  }));
   const run = await call('POST', '/v1/payroll_runs', { title: 'Bench payroll', currency: 'USD', rows });
   const items: Json[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
@@ -58,15 +66,39 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   }
   await pool(items, 16, async (item) => {
     const link = await call('POST', `/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {});
-    await call('POST', `/v1/payroll_recipient_sessions/${link.recipient_session.token}/destination`, {
-      type: 'bank_account', account_owner_type: 'individual', account_holder_name: item.recipient.name, rail: 'ach', account_number: '000123456789', routing_number: '021000021',
-    }, 'none');
+    await call(
+      'POST',
+      `/v1/payroll_recipient_sessions/${link.recipient_session.token}/destination`,
+      {
+        type: 'bank_account',
+        account_owner_type: 'individual',
+        account_holder_name: item.recipient.name,
+        rail: 'ach',
+        account_number: '000123456789',
+        routing_number: '021000021',
+      },
+      'none',
+    );
     const rcp = await call('GET', `/v1/payroll_recipients/${item.recipient.id}`);
-    await call('POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, { expected_submitted_at: rcp.pending_destination.submitted_at });
+    await call('POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, {
+      expected_submitted_at: rcp.pending_destination.submitted_at,
+    });
   });
   await call('POST', `/v1/payroll_runs/${run.id}/approve`, {});
   const fi = await call('POST', `/v1/payroll_runs/${run.id}/funding_instructions`, { funding_method: 'fiat' });
-  await call('POST', '/sim/bank/credits', { rail: fi.bank.rail, currency: 'USD', amount: run.funding_amount.amount, reference: fi.run_reference, to_account: fi.bank.account_number, sender_name: 'Bench Payer' }, 'none');
+  await call(
+    'POST',
+    '/sim/bank/credits',
+    {
+      rail: fi.bank.rail,
+      currency: 'USD',
+      amount: run.funding_amount.amount,
+      reference: fi.run_reference,
+      to_account: fi.bank.account_number,
+      sender_name: 'Bench Payer',
+    },
+    'none',
+  );
   await call('POST', `/v1/payroll_runs/${run.id}/funding_instructions`, {});
   const funded = await call('GET', `/v1/payroll_runs/${run.id}`);
   if (funded.funding_state !== 'funded') throw new Error(`run not funded: ${JSON.stringify(funded)}`);
@@ -81,7 +113,10 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     const now = performance.now();
     void listener.query('SELECT type, object_id FROM events WHERE id = $1', [n.payload]).then((r) => {
       const e = r.rows[0];
-      if (e?.object_id === run.id && /^payroll_run\.(completed|partial|failed)$/.test(e.type)) { doneAt = now; outcome = e.type; }
+      if (e?.object_id === run.id && /^payroll_run\.(completed|partial|failed)$/.test(e.type)) {
+        doneAt = now;
+        outcome = e.type;
+      }
     });
   });
   const t0 = performance.now();
@@ -98,24 +133,33 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
   const taskQueue = `bench-payroll-floor-${crypto.randomBytes(4).toString('hex')}`;
   const worker = await Worker.create({
-    connection: native, taskQueue, workflowsPath: require.resolve('./workflows/floor'), activities: { floorAttempt: async () => 1, floorItem: async (i: number) => i },
+    connection: native,
+    taskQueue,
+    workflowsPath: require.resolve('./workflows/floor'),
+    activities: { floorAttempt: async () => 1, floorItem: async (i: number) => i },
   });
   let floorS = 0;
   await worker.runUntil(async () => {
     const b0 = performance.now();
-    await client.workflow.execute('floorFanOutWorkflow', { taskQueue, workflowId: `floor_fanout_${crypto.randomBytes(4).toString('hex')}`, args: [ITEMS, EXECUTION_CONCURRENCY] });
+    await client.workflow.execute('floorFanOutWorkflow', {
+      taskQueue,
+      workflowId: `floor_fanout_${crypto.randomBytes(4).toString('hex')}`,
+      args: [ITEMS, EXECUTION_CONCURRENCY],
+    });
     floorS = (performance.now() - b0) / 1000;
   });
   await native.close();
 
-  process.stdout.write([
-    '',
-    `Payroll execution of ${ITEMS} items (US bank destinations, sandbox rail), ${EXECUTION_CONCURRENCY} item payments in flight:`,
-    `  product: POST /execute -> ${outcome} in the outbox   ${productS.toFixed(1)} s   ${(ITEMS / productS).toFixed(1)} items/s   (execute answered in ${acceptedMs.toFixed(0)} ms; target < 30 s)`,
-    `  bare baseline: ${ITEMS} child workflows, one no-op activity each   ${floorS.toFixed(1)} s   ${(ITEMS / floorS).toFixed(1)} items/s`,
-    `  product / baseline: ${((ITEMS / productS) / (ITEMS / floorS) * 100).toFixed(0)}%`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Payroll execution of ${ITEMS} items (US bank destinations, sandbox rail), ${EXECUTION_CONCURRENCY} item payments in flight:`,
+      `  product: POST /execute -> ${outcome} in the outbox   ${productS.toFixed(1)} s   ${(ITEMS / productS).toFixed(1)} items/s   (execute answered in ${acceptedMs.toFixed(0)} ms; target < 30 s)`,
+      `  bare baseline: ${ITEMS} child workflows, one no-op activity each   ${floorS.toFixed(1)} s   ${(ITEMS / floorS).toFixed(1)} items/s`,
+      `  product / baseline: ${((ITEMS / productS / (ITEMS / floorS)) * 100).toFixed(0)}%`,
+      '',
+    ].join('\n'),
+  );
 }
 
 runBench({ name: 'bench:payroll', tag: 'bench-payroll', split: true, log }, measure);

@@ -30,8 +30,16 @@ const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 40);
 const log = (m: string) => process.stderr.write(`[profile] ${m}\n`);
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-platform-profile-'));
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** Self time per function (microseconds), largest first. */
 function selfTimes(p: CpuProfile): { name: string; us: number }[] {
@@ -48,26 +56,53 @@ function selfTimes(p: CpuProfile): { name: string; us: number }[] {
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
-  const body = JSON.stringify({ amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'Bench link', accepted_rail_kinds: ['crypto'] });
+  const body = JSON.stringify({
+    amount: { amount: '10000', currency: 'USD', decimals: 2 },
+    title: 'Bench link',
+    accepted_rail_kinds: ['crypto'],
+  });
   const key = () => `bench_${crypto.randomBytes(12).toString('hex')}`;
-  const link = await (await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key() }, body })).json() as { id: string };
-  const opts = LOAD === 'get'
-    ? { url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers }
-    : { url: `${stack.apiUrl}/v1/payment_links`, requests: [{ method: 'POST', headers, body, setupRequest: (r: { headers: Record<string, string> }) => ({ ...r, headers: { ...r.headers, 'Idempotency-Key': key() } }) }] };
+  const link = (await (
+    await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key() }, body })
+  ).json()) as { id: string };
+  const opts =
+    LOAD === 'get'
+      ? { url: `${stack.apiUrl}/v1/payment_links/${link.id}`, headers }
+      : {
+          url: `${stack.apiUrl}/v1/payment_links`,
+          requests: [
+            {
+              method: 'POST',
+              headers,
+              body,
+              setupRequest: (r: { headers: Record<string, string> }) => ({ ...r, headers: { ...r.headers, 'Idempotency-Key': key() } }),
+            },
+          ],
+        };
   await autocannon({ ...opts, connections: 8, duration: 2 });
   log(`${LOAD} at ${CONNECTIONS} connections for ${SECONDS} s...`);
   const pid = listenerPid(Number(new URL(stack.apiUrl).port));
   const cpu0 = pid ? cpuMs(pid) : 0;
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: SECONDS });
   const cpu = pid ? cpuMs(pid) - cpu0 : NaN;
-  process.stdout.write(`${LOAD}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}\n`);
-  process.stdout.write(`${LOAD}: API process CPU ${(1000 * cpu / r.requests.total).toFixed(0)} us per request (${(cpu / 1000).toFixed(1)} s over ${r.requests.total} requests, pid ${pid})\n`);
+  process.stdout.write(
+    `${LOAD}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}\n`,
+  );
+  process.stdout.write(
+    `${LOAD}: API process CPU ${((1000 * cpu) / r.requests.total).toFixed(0)} us per request (${(cpu / 1000).toFixed(1)} s over ${r.requests.total} requests, pid ${pid})\n`,
+  );
   // Which tables the load read and wrote, and how many indexes each write maintains.
   const { db } = await import('../lib/db');
-  const tables = await db().query(`SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_del, t.seq_scan, t.idx_scan,
+  const tables = (await db().query(`SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_del, t.seq_scan, t.idx_scan,
       (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid) AS indexes
-    FROM pg_stat_user_tables t WHERE t.n_tup_ins + t.n_tup_upd + t.n_tup_del + coalesce(t.idx_scan, 0) + t.seq_scan > 50 ORDER BY t.n_tup_ins + t.n_tup_upd + coalesce(t.idx_scan, 0) DESC LIMIT 15`) as Record<string, unknown>[];
-  for (const t of tables) process.stdout.write(`  ${String(t.relname).padEnd(28)} ins ${t.n_tup_ins} upd ${t.n_tup_upd} del ${t.n_tup_del} seq_scan ${t.seq_scan} idx_scan ${t.idx_scan} indexes ${t.indexes}\n`);
+    FROM pg_stat_user_tables t WHERE t.n_tup_ins + t.n_tup_upd + t.n_tup_del + coalesce(t.idx_scan, 0) + t.seq_scan > 50 ORDER BY t.n_tup_ins + t.n_tup_upd + coalesce(t.idx_scan, 0) DESC LIMIT 15`)) as Record<
+    string,
+    unknown
+  >[];
+  for (const t of tables)
+    process.stdout.write(
+      `  ${String(t.relname).padEnd(28)} ins ${t.n_tup_ins} upd ${t.n_tup_upd} del ${t.n_tup_del} seq_scan ${t.seq_scan} idx_scan ${t.idx_scan} indexes ${t.indexes}\n`,
+    );
 }
 
 /** The pid listening on 127.0.0.1:`port` (`ss`), or 0 when it cannot be found. */
@@ -87,7 +122,16 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-runBench({ name: 'profile', tag: 'profile', split: true, envOverrides: { PRODUCT_NODE_ARGS: process.env.BENCH_PROFILE_NODE_ARGS ?? `--cpu-prof --cpu-prof-dir=${profileDir}` }, log }, measure);
+runBench(
+  {
+    name: 'profile',
+    tag: 'profile',
+    split: true,
+    envOverrides: { PRODUCT_NODE_ARGS: process.env.BENCH_PROFILE_NODE_ARGS ?? `--cpu-prof --cpu-prof-dir=${profileDir}` },
+    log,
+  },
+  measure,
+);
 
 process.on('exit', () => {
   // The API and the worker write their profiles when they exit; the API's is the one that served HTTP.
@@ -98,9 +142,12 @@ process.on('exit', () => {
   const files = list();
   const profiles = files.map((f) => ({ f, p: JSON.parse(fs.readFileSync(path.join(profileDir, f), 'utf8')) as CpuProfile }));
   const api = profiles.find(({ p }) => selfTimes(p).some((s) => /koa|router/i.test(s.name))) ?? profiles[0];
-  if (!api) { process.stdout.write(`no profile written in ${profileDir}\n`); return; }
+  if (!api) {
+    process.stdout.write(`no profile written in ${profileDir}\n`);
+    return;
+  }
   const rows = selfTimes(api.p);
   const total = rows.reduce((s, x) => s + x.us, 0);
   process.stdout.write(`\nAPI profile ${path.join(profileDir, api.f)} (${(total / 1e6).toFixed(1)} s sampled)\n`);
-  for (const x of rows.slice(0, TOP)) process.stdout.write(`${(100 * x.us / total).toFixed(1).padStart(5)}%  ${x.name}\n`);
+  for (const x of rows.slice(0, TOP)) process.stdout.write(`${((100 * x.us) / total).toFixed(1).padStart(5)}%  ${x.name}\n`);
 });

@@ -45,7 +45,9 @@ async function seed(table: string): Promise<void> {
        SELECT 'req_seed_' || $1::int || '_' || g, 'acct_bench_' || (g % 50), true, 'business_key', 'key_bench_' || (g % 7), 'GET', '/v1/payment_links',
               CASE WHEN g % 20 = 0 THEN 404 ELSE 200 END, 5 + g % 40, '2026-09-04', '127.0.0.1',
               now() - make_interval(days => $1::int) + make_interval(secs => (g::double precision / $2::int) * 86000)
-         FROM generate_series(1, $2::int) g`, [d, ROWS_PER_DAY]);
+         FROM generate_series(1, $2::int) g`,
+      [d, ROWS_PER_DAY],
+    );
   }
   await db().query(`ANALYZE ${table}`);
 }
@@ -61,7 +63,9 @@ async function writer(table: string, stop: () => boolean): Promise<Array<[number
     await db().query(
       `INSERT INTO ${table}(id, account_id, livemode, caller_type, api_key_id, method, path, status, latency_ms, api_version, ip, created_at)
        SELECT id, 'acct_bench_w', true, 'business_key', 'key_bench_w', 'POST', '/v1/payment_links', 201, 12, '2026-09-04', '127.0.0.1', now()
-         FROM unnest($1::text[]) id ON CONFLICT DO NOTHING`, [ids]);
+         FROM unnest($1::text[]) id ON CONFLICT DO NOTHING`,
+      [ids],
+    );
     out.push([t0, performance.now() - t0]);
   }
   return out;
@@ -74,11 +78,15 @@ async function measure(name: string, table: string, purge: (() => Promise<unknow
   await new Promise((r) => setTimeout(r, 300));
   const [{ lsn: lsn0 }] = await db().query('SELECT pg_current_wal_lsn() AS lsn');
   const t0 = performance.now();
-  if (purge) await purge(); else await new Promise((r) => setTimeout(r, BASELINE_MS));
+  if (purge) await purge();
+  else await new Promise((r) => setTimeout(r, BASELINE_MS));
   const t1 = performance.now();
   const [{ mb }] = await db().query('SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), $1) / 1048576.0, 1) AS mb', [lsn0]);
   done = true;
-  const samples = (await w).filter(([s, l]) => s + l >= t0 && s <= t1).map(([, l]) => l).sort((a, b) => a - b);
+  const samples = (await w)
+    .filter(([s, l]) => s + l >= t0 && s <= t1)
+    .map(([, l]) => l)
+    .sort((a, b) => a - b);
   const secs = (t1 - t0) / 1000;
   return `| ${name} | ${purge ? `${(secs * 1000).toFixed(0)} ms` : '—'} | ${(samples.length / secs).toFixed(0)} | ${pct(samples, 50).toFixed(1)} | ${pct(samples, 99).toFixed(1)} | ${samples[samples.length - 1]?.toFixed(1)} | ${samples.length} | ${mb} (${(Number(mb) / secs).toFixed(1)}/s) |`;
 }
@@ -111,27 +119,38 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     rows.push(await measure('baseline: writer alone (partitioned table)', 'request_logs', null));
     let deleted = 0;
-    rows.push(await measure(`delete: former batched DELETE of ${DROP_DAYS} days (unpartitioned table)`, 'request_logs_flat', async () => {
-      for (;;) {
-        const r: [unknown[], number] = await db().query(
-          `DELETE FROM request_logs_flat WHERE ctid IN (
+    rows.push(
+      await measure(`delete: former batched DELETE of ${DROP_DAYS} days (unpartitioned table)`, 'request_logs_flat', async () => {
+        for (;;) {
+          const r: [unknown[], number] = await db().query(
+            `DELETE FROM request_logs_flat WHERE ctid IN (
              SELECT ctid FROM request_logs_flat WHERE created_at < now() - make_interval(days => $1) AND id LIKE 'req_seed_%' LIMIT 5000)`,
-          [REQUEST_LOG_RETENTION_DAYS - DROP_DAYS]);
-        deleted += r[1];
-        if (r[1] < 5000) break;
-      }
-    }));
+            [REQUEST_LOG_RETENTION_DAYS - DROP_DAYS],
+          );
+          deleted += r[1];
+          if (r[1] < 5000) break;
+        }
+      }),
+    );
     let dropped = { dropped: [] as string[], rowsDropped: 0 };
-    rows.push(await measure(`drop: partition manager dropping ${DROP_DAYS} daily partitions`, 'request_logs', async () => {
-      dropped = await maintainPartitions(REQUEST_LOGS, new Date(Date.now() + DROP_DAYS * DAY));
-    }));
+    rows.push(
+      await measure(`drop: partition manager dropping ${DROP_DAYS} daily partitions`, 'request_logs', async () => {
+        dropped = await maintainPartitions(REQUEST_LOGS, new Date(Date.now() + DROP_DAYS * DAY));
+      }),
+    );
 
     // Reads on the same data, partitioned and not: the first page of `GET /request_logs` (newest
     // first, one account) and a one-day time range of one key (`GET /api_keys/{id}/usage?days=1`).
     const reads: string[] = [];
     for (const [name, sql] of [
-      ['first page of one account', `SELECT * FROM %t r WHERE r.account_id = 'acct_bench_3' ORDER BY r.created_at DESC, r.id DESC LIMIT 26`],
-      ['one day of one key (count)', `SELECT count(*) FROM %t r WHERE r.api_key_id = 'key_bench_2' AND r.account_id = 'acct_bench_2' AND r.created_at >= now() - interval '1 day'`],
+      [
+        'first page of one account',
+        `SELECT * FROM %t r WHERE r.account_id = 'acct_bench_3' ORDER BY r.created_at DESC, r.id DESC LIMIT 26`,
+      ],
+      [
+        'one day of one key (count)',
+        `SELECT count(*) FROM %t r WHERE r.api_key_id = 'key_bench_2' AND r.account_id = 'acct_bench_2' AND r.created_at >= now() - interval '1 day'`,
+      ],
     ] as const) {
       for (const table of ['request_logs', 'request_logs_flat']) {
         const lat: number[] = [];
@@ -141,7 +160,9 @@ async function main(): Promise<void> {
           lat.push(performance.now() - r0);
         }
         lat.sort((a, b) => a - b);
-        reads.push(`| ${name} | ${table === 'request_logs' ? 'partitioned' : 'unpartitioned'} | ${pct(lat, 50).toFixed(2)} | ${pct(lat, 99).toFixed(2)} |`);
+        reads.push(
+          `| ${name} | ${table === 'request_logs' ? 'partitioned' : 'unpartitioned'} | ${pct(lat, 50).toFixed(2)} | ${pct(lat, 99).toFixed(2)} |`,
+        );
       }
     }
 
@@ -169,7 +190,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`[retention] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(0))
+  .catch((e) => {
+    process.stderr.write(`[retention] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  });

@@ -93,21 +93,35 @@ async function seed(): Promise<void> {
   await q('ANALYZE');
 }
 
-function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
 function nodes(p: PlanNode, out: string[] = []): string[] {
   out.push(p['Node Type'] + (p['Index Name'] ? ` ${p['Index Name']}` : p['Relation Name'] ? ` ${p['Relation Name']}` : ''));
   for (const c of p.Plans ?? []) nodes(c, out);
   return out;
 }
 function seqScans(p: PlanNode): string[] {
-  const here = p['Node Type'] === 'Seq Scan' && ['payment_links', 'payments', 'payouts', 'events'].includes(p['Relation Name'] ?? '') ? [p['Relation Name']!] : [];
+  const here =
+    p['Node Type'] === 'Seq Scan' && ['payment_links', 'payments', 'payouts', 'events'].includes(p['Relation Name'] ?? '')
+      ? [p['Relation Name']!]
+      : [];
   return [...here, ...(p.Plans ?? []).flatMap(seqScans)];
 }
 
 /** Times `fn` (RUNS calls) and explains every statement of one more call. */
-async function measure(label: string, fn: () => Promise<unknown>): Promise<{ label: string; p50: number; max: number; answer: unknown; plans: string[]; seq: string[] }> {
+async function measure(
+  label: string,
+  fn: () => Promise<unknown>,
+): Promise<{ label: string; p50: number; max: number; answer: unknown; plans: string[]; seq: string[] }> {
   const times: number[] = [];
   let answer: unknown;
   for (let i = 0; i < RUNS; i++) {
@@ -123,7 +137,9 @@ async function measure(label: string, fn: () => Promise<unknown>): Promise<{ lab
   const seq: string[] = [];
   for (const s of sent) {
     if (!/^\s*SELECT/i.test(s.sql)) continue;
-    const [row] = await db().query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`, s.params) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>;
+    const [row] = (await db().query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`, s.params)) as Array<{
+      'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }>;
+    }>;
     const plan = row['QUERY PLAN'][0];
     plans.push(`${plan['Execution Time'].toFixed(2)} ms: ${nodes(plan.Plan).join(' > ')}`);
     seq.push(...seqScans(plan.Plan));
@@ -145,11 +161,17 @@ async function creates(): Promise<{ big: [number, number]; empty: [number, numbe
     const i = ++createSeq;
     const t0 = process.hrtime.bigint();
     await db().transaction(async (m) => {
-      await m.query(`INSERT INTO payment_links(id, account_id, livemode, status, title, invoice_number, reference_id, amount_minor, currency, decimals,
+      await m.query(
+        `INSERT INTO payment_links(id, account_id, livemode, status, title, invoice_number, reference_id, amount_minor, currency, decimals,
           reminder_schedule, settlement_kind, short_code)
-        VALUES ($1, $2, true, 'draft', 'Created invoice ' || $3, 'NEW-' || $3, 'CP-new' || $3, 1000, 'USD', 2, '{}', 'crypto_only', 'n' || $3)`, [`pl_new${i}`, account, i]);
-      await m.query(`INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version)
-        VALUES ($1, $2, true, 'payment_link.created', 'payment_link', $3, '{}', '2026-09-04')`, [`evt_new${i}`, account, `pl_new${i}`]);
+        VALUES ($1, $2, true, 'draft', 'Created invoice ' || $3, 'NEW-' || $3, 'CP-new' || $3, 1000, 'USD', 2, '{}', 'crypto_only', 'n' || $3)`,
+        [`pl_new${i}`, account, i],
+      );
+      await m.query(
+        `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version)
+        VALUES ($1, $2, true, 'payment_link.created', 'payment_link', $3, '{}', '2026-09-04')`,
+        [`evt_new${i}`, account, `pl_new${i}`],
+      );
     });
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
@@ -166,15 +188,20 @@ async function creates(): Promise<{ big: [number, number]; empty: [number, numbe
 async function suite(phase: 'before' | 'after'): Promise<Array<Awaited<ReturnType<typeof measure>>>> {
   const scope = systemScope(BIG, true);
   const deep: Array<{ created_at: Date; id: string }> = await db().query(
-    `SELECT created_at, id FROM payment_links WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`, [BIG]);
+    `SELECT created_at, id FROM payment_links WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`,
+    [BIG],
+  );
   const deepCursor = encodeCursor({ t: deep[0].created_at.toISOString(), id: deep[0].id });
   const deepP: Array<{ created_at: Date; id: string }> = await db().query(
-    `SELECT created_at, id FROM payments WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`, [BIG]);
+    `SELECT created_at, id FROM payments WHERE account_id = $1 AND livemode ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 1`,
+    [BIG],
+  );
   const deepPayment = encodeCursor({ t: deepP[0].created_at.toISOString(), id: deepP[0].id });
   const payments = (f: PaymentFilters, cursor?: string) => paginate(listPayments(scope, f).query, 'p', { limit: 25, cursor }, (p) => p.id);
   const paymentSummary = (f: PaymentFilters) => (phase === 'before' ? paymentSummaryByScan(scope, f) : paymentSummaryFromCounts(scope, f));
   const page = (f: LinkFilters, cursor?: string) => paginate(listLinks(scope, f).query, 'l', { limit: 25, cursor }, (l) => l.id);
-  const summary = (f: LinkFilters) => (phase === 'before' || f.q || f.client_id ? linkSummaryByScan(scope, f) : linkSummaryFromCounts(scope, f));
+  const summary = (f: LinkFilters) =>
+    phase === 'before' || f.q || f.client_id ? linkSummaryByScan(scope, f) : linkSummaryFromCounts(scope, f);
   const out = [];
   const cases: Array<[string, () => Promise<unknown>]> = [
     ['GET /payment_links?limit=25', () => page({})],
@@ -197,16 +224,34 @@ async function suite(phase: 'before' | 'after'): Promise<Array<Awaited<ReturnTyp
     ['GET /payments?settlement=bank (no rows)', () => payments({ settlement: 'bank' })],
     ['GET /payments?expand=summary', () => paymentSummary({})],
     ['GET /payments?expand=summary&status=paid', () => paymentSummary({ status: 'paid' })],
-    ['GET /payouts?status_group=needs_you (no rows)', () => paginate(payoutListQuery(scope, { status_group: 'needs_you' }), 'p', { limit: 25 }, (p) => p.id)],
+    [
+      'GET /payouts?status_group=needs_you (no rows)',
+      () => paginate(payoutListQuery(scope, { status_group: 'needs_you' }), 'p', { limit: 25 }, (p) => p.id),
+    ],
     ['GET /payouts?status_group=done', () => paginate(payoutListQuery(scope, { status_group: 'done' }), 'p', { limit: 25 }, (p) => p.id)],
     ['GET /events?limit=25', () => listEvents(scope, { limit: 25 })],
     ['GET /events?type=payout.settled (no rows)', () => listEvents(scope, { limit: 25, type: 'payout.settled' })],
     ['GET /events?type=payment.paid', () => listEvents(scope, { limit: 25, type: 'payment.paid' })],
     ['GET /activity?limit=25', () => listActivity(scope, { limit: 25 })],
     ['GET /activity?expand=summary (all time)', () => listActivity(scope, { limit: 25, summary: true, scan: phase === 'before' })],
-    ['GET /activity?expand=summary&since=7 days ago', () => listActivity(scope, { limit: 25, summary: true, since: new Date(NOW.getTime() - 7 * 86400_000 + 12_345).toISOString(), scan: phase === 'before' })],
-    ['GET /activity/summary (30 days)', () => activitySummary(scope, { start: new Date(NOW.getTime() - 30 * 86400_000), end: NOW, scan: phase === 'before' })],
-    ['GET /activity/summary (2 hours)', () => activitySummary(scope, { start: new Date(NOW.getTime() - 2 * 3600_000), end: NOW, scan: phase === 'before' })],
+    [
+      'GET /activity?expand=summary&since=7 days ago',
+      () =>
+        listActivity(scope, {
+          limit: 25,
+          summary: true,
+          since: new Date(NOW.getTime() - 7 * 86400_000 + 12_345).toISOString(),
+          scan: phase === 'before',
+        }),
+    ],
+    [
+      'GET /activity/summary (30 days)',
+      () => activitySummary(scope, { start: new Date(NOW.getTime() - 30 * 86400_000), end: NOW, scan: phase === 'before' }),
+    ],
+    [
+      'GET /activity/summary (2 hours)',
+      () => activitySummary(scope, { start: new Date(NOW.getTime() - 2 * 3600_000), end: NOW, scan: phase === 'before' }),
+    ],
   ];
   for (const [label, fn] of cases) {
     log(`${phase}: ${label}`);
@@ -220,13 +265,28 @@ async function main(): Promise<void> {
   fs.chmodSync(dir, 0o777);
   const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), database: 'scale', fast: true, log });
   try {
-    const early = new DataSource({ type: 'postgres', url: pg.url, entities: ENTITIES, migrations: MIGRATIONS.filter((m) => !THESE_MIGRATIONS.includes(m.name) && !FOLLOWING_MIGRATIONS.includes(m.name)), logging: false });
+    const early = new DataSource({
+      type: 'postgres',
+      url: pg.url,
+      entities: ENTITIES,
+      migrations: MIGRATIONS.filter((m) => !THESE_MIGRATIONS.includes(m.name) && !FOLLOWING_MIGRATIONS.includes(m.name)),
+      logging: false,
+    });
     await early.initialize();
     await early.runMigrations();
     await early.destroy();
     const ds = await initDb(pg.url, 2);
     const logger = ds.logger;
-    Object.assign(ds, { logger: new Proxy(logger, { get: (t, k) => (k === 'logQuery' ? (sql: string, params?: unknown[]) => { capturing?.push({ sql, params: params ?? [] }); } : Reflect.get(t, k)) }) });
+    Object.assign(ds, {
+      logger: new Proxy(logger, {
+        get: (t, k) =>
+          k === 'logQuery'
+            ? (sql: string, params?: unknown[]) => {
+                capturing?.push({ sql, params: params ?? [] });
+              }
+            : Reflect.get(t, k),
+      }),
+    });
     const t0 = Date.now();
     await seed();
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -245,21 +305,33 @@ async function main(): Promise<void> {
     const createsAfter = await creates();
 
     const lines: string[] = [];
-    lines.push(`large account: ${LINKS} links, ${EVENTS} events; ${RUNS} calls each, one connection; migrations 1764610000000, 1764610100000 and 1764610200000 took ${migrationS.toFixed(1)} s`);
+    lines.push(
+      `large account: ${LINKS} links, ${EVENTS} events; ${RUNS} calls each, one connection; migrations 1764610000000, 1764610100000 and 1764610200000 took ${migrationS.toFixed(1)} s`,
+    );
     lines.push('');
     lines.push('| query | before p50 (max) ms | after p50 (max) ms | same answer |');
     lines.push('|---|---|---|---|');
     for (let i = 0; i < before.length; i++) {
       const b = before[i];
       const a = after[i];
-      lines.push(`| ${b.label} | ${b.p50.toFixed(1)} (${b.max.toFixed(1)}) | ${a.p50.toFixed(1)} (${a.max.toFixed(1)}) | ${JSON.stringify(b.answer) === JSON.stringify(a.answer) ? 'yes' : '**NO**'} |`);
+      lines.push(
+        `| ${b.label} | ${b.p50.toFixed(1)} (${b.max.toFixed(1)}) | ${a.p50.toFixed(1)} (${a.max.toFixed(1)}) | ${JSON.stringify(b.answer) === JSON.stringify(a.answer) ? 'yes' : '**NO**'} |`,
+      );
     }
     const c = (x: [number, number]) => `${x[0].toFixed(2)} / ${x[1].toFixed(2)}`;
-    lines.push('', `creates (a link and its event, one transaction; ${CREATES} per account per phase), p50 / mean ms:`, '',
-      '| phase | large account | empty account | large / empty (mean) |', '|---|---|---|---|',
-      `| before | ${c(createsBefore.big)} | ${c(createsBefore.empty)} | ${(createsBefore.big[1] / createsBefore.empty[1] * 100).toFixed(0)}% |`,
-      `| after | ${c(createsAfter.big)} | ${c(createsAfter.empty)} | ${(createsAfter.big[1] / createsAfter.empty[1] * 100).toFixed(0)}% |`);
-    for (const [phase, rows] of [['before', before], ['after', after]] as const) {
+    lines.push(
+      '',
+      `creates (a link and its event, one transaction; ${CREATES} per account per phase), p50 / mean ms:`,
+      '',
+      '| phase | large account | empty account | large / empty (mean) |',
+      '|---|---|---|---|',
+      `| before | ${c(createsBefore.big)} | ${c(createsBefore.empty)} | ${((createsBefore.big[1] / createsBefore.empty[1]) * 100).toFixed(0)}% |`,
+      `| after | ${c(createsAfter.big)} | ${c(createsAfter.empty)} | ${((createsAfter.big[1] / createsAfter.empty[1]) * 100).toFixed(0)}% |`,
+    );
+    for (const [phase, rows] of [
+      ['before', before],
+      ['after', after],
+    ] as const) {
       lines.push('', `plans ${phase}:`);
       for (const r of rows) {
         lines.push(`- ${r.label}${r.seq.length ? `  **SEQ SCAN OF A LARGE TABLE: ${r.seq.join(', ')}**` : ''}`);
@@ -274,4 +346,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => { process.stderr.write(`${(e as Error).stack}\n`); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack}\n`);
+  process.exit(1);
+});

@@ -51,7 +51,10 @@ import { largeSeqScans, startExplainServer, type ExplainServer } from './scale/e
 import { seedScale, type SeedTimes } from './scale/seed';
 import { openStream } from '../scripts/sse-client';
 
-const arg = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const SCALE = Number(arg('--scale') ?? process.env.BENCH_SCALE ?? 1);
 const NO_FAIL = process.argv.includes('--no-fail');
 const CELL_REQUESTS = Number(process.env.BENCH_SCALE_CELL_REQUESTS ?? 200);
@@ -81,7 +84,14 @@ async function call(api: string, key: string | null, method: string, p: string, 
 /** Runs `fn` over `list` with `n` in flight. */
 async function inPool<T>(list: T[], n: number, fn: (x: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => { while (next < list.length) { const i = next++; await fn(list[i], i); } }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < list.length) {
+        const i = next++;
+        await fn(list[i], i);
+      }
+    }),
+  );
 }
 
 /** The template rows, through the API and /sim (see the module doc). */
@@ -90,42 +100,85 @@ async function makeTemplates(api: string, key: string): Promise<void> {
   const links: Json[] = [];
   await inPool(idx, 8, async (i) => {
     links[i] = await call(api, key, 'POST', '/v1/payment_links', {
-      amount: { amount: String(1000 + i), currency: 'USD', decimals: 2 }, title: `Scale order ${i} ${['consulting', 'design', 'hosting', 'support'][i % 4]}`,
-      memo: `Scale memo ${i}`, invoice_number: `INV-${100000 + i}`, accepted_rail_kinds: ['crypto'],
+      amount: { amount: String(1000 + i), currency: 'USD', decimals: 2 },
+      title: `Scale order ${i} ${['consulting', 'design', 'hosting', 'support'][i % 4]}`,
+      memo: `Scale memo ${i}`,
+      invoice_number: `INV-${100000 + i}`,
+      accepted_rail_kinds: ['crypto'],
     });
   });
   const cancel = links.filter((_, i) => i % 4 === 1);
   const pay = links.filter((_, i) => i % 4 === 2);
-  await inPool(cancel, 8, async (l) => { await call(api, key, 'POST', `/v1/payment_links/${l.id}/cancel`, {}); });
+  await inPool(cancel, 8, async (l) => {
+    await call(api, key, 'POST', `/v1/payment_links/${l.id}/cancel`, {});
+  });
   await inPool(pay, 8, async (l) => {
     const act = await call(api, key, 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
     const token = String(act.url).split('/pay/')[1];
     const p = await call(api, null, 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' });
     const di = p.deposit_instructions;
-    await call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(di.amount.amount) });
+    await call(api, null, 'POST', '/sim/chain/transfers', {
+      chain: di.chain,
+      to_address: di.address,
+      asset: di.asset,
+      amount: String(di.amount.amount),
+    });
   });
   // Wait until the paid links have left the live statuses (their workflows settle them).
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const live = Number((await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE id = ANY($1) AND status IN ('active','viewed','processing')`, [pay.map((l) => l.id)]))[0].n);
-    const unsettled = Number((await db().query(`SELECT count(*)::int AS n FROM payments WHERE payment_link_id = ANY($1) AND status <> 'settled'`, [pay.map((l) => l.id)]))[0].n);
-    if ((live === 0 && unsettled === 0) || Date.now() > deadline) { log(`templates: ${pay.length} paid links, ${live} still live, ${unsettled} payments not settled (left out of the copies)`); break; }
+    const live = Number(
+      (
+        await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE id = ANY($1) AND status IN ('active','viewed','processing')`, [
+          pay.map((l) => l.id),
+        ])
+      )[0].n,
+    );
+    const unsettled = Number(
+      (
+        await db().query(`SELECT count(*)::int AS n FROM payments WHERE payment_link_id = ANY($1) AND status <> 'settled'`, [
+          pay.map((l) => l.id),
+        ])
+      )[0].n,
+    );
+    if ((live === 0 && unsettled === 0) || Date.now() > deadline) {
+      log(`templates: ${pay.length} paid links, ${live} still live, ${unsettled} payments not settled (left out of the copies)`);
+      break;
+    }
     await new Promise((r) => setTimeout(r, 1000));
   }
-  for (let i = 0; i < 5; i++) await call(api, key, 'POST', '/v1/payouts', { invoice_amount: { amount: String(5000 + i), currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', note: `Scale payout ${i}` });
-  const rows = Array.from({ length: 500 }, (_, i) => ({ email: `scale${i}@example.com`, name: `Scale Recipient ${i}`, amount: { amount: '2000', currency: 'USD', decimals: 2 } }));
+  for (let i = 0; i < 5; i++)
+    await call(api, key, 'POST', '/v1/payouts', {
+      invoice_amount: { amount: String(5000 + i), currency: 'USD', decimals: 2 },
+      corridor_id: 'usd_ach',
+      note: `Scale payout ${i}`,
+    });
+  const rows = Array.from({ length: 500 }, (_, i) => ({
+    email: `scale${i}@example.com`,
+    name: `Scale Recipient ${i}`,
+    amount: { amount: '2000', currency: 'USD', decimals: 2 },
+  }));
   await call(api, key, 'POST', '/v1/payroll_runs', { title: 'Scale payroll', currency: 'USD', rows });
   // A few reads so the request log has GET rows too.
-  for (const p of ['/v1/payment_links?limit=5', '/v1/events?limit=5', '/v1/payouts?limit=5', '/v1/payroll_runs?limit=5']) await call(api, key, 'GET', p);
+  for (const p of ['/v1/payment_links?limit=5', '/v1/events?limit=5', '/v1/payouts?limit=5', '/v1/payroll_runs?limit=5'])
+    await call(api, key, 'GET', p);
 }
 
 /** The recovery sweeps worker.ts runs at start, each timed (ms) with how many rows it woke. */
 async function sweeps(): Promise<{ name: string; ms: number; n: number }[]> {
   const all: [string, () => Promise<unknown>][] = [
-    ['payments', () => ensurePaymentWorkflows()], ['payment_links', () => ensureLinkWorkflows()], ['payouts', () => ensurePayoutWorkflows()],
-    ['payroll', () => ensurePayrollWorkflows()], ['send_intents', () => ensureSendIntentWorkflows()], ['virtual_accounts', () => ensureVirtualAccountWorkflows()],
-    ['offramp', () => ensureOfframpWorkflows()], ['orders', () => ensureOrderWorkflows()], ['subscriptions', () => ensureSubscriptionWorkflows()],
-    ['deposit_intents', () => ensureDepositIntentWorkflows()], ['conversions', () => ensureConversionWorkflows()], ['webhook_endpoints', () => ensureWebhookEndpointWorkflows()],
+    ['payments', () => ensurePaymentWorkflows()],
+    ['payment_links', () => ensureLinkWorkflows()],
+    ['payouts', () => ensurePayoutWorkflows()],
+    ['payroll', () => ensurePayrollWorkflows()],
+    ['send_intents', () => ensureSendIntentWorkflows()],
+    ['virtual_accounts', () => ensureVirtualAccountWorkflows()],
+    ['offramp', () => ensureOfframpWorkflows()],
+    ['orders', () => ensureOrderWorkflows()],
+    ['subscriptions', () => ensureSubscriptionWorkflows()],
+    ['deposit_intents', () => ensureDepositIntentWorkflows()],
+    ['conversions', () => ensureConversionWorkflows()],
+    ['webhook_endpoints', () => ensureWebhookEndpointWorkflows()],
   ];
   const out: { name: string; ms: number; n: number }[] = [];
   for (const [name, fn] of all) {
@@ -136,8 +189,16 @@ async function sweeps(): Promise<{ name: string; ms: number; n: number }[]> {
   return out;
 }
 
-interface Target { label: string; path: (acct: 'large' | 'empty') => string | null }
-interface Cell { p50: number; p99: number; n: number; errors: number }
+interface Target {
+  label: string;
+  path: (acct: 'large' | 'empty') => string | null;
+}
+interface Cell {
+  p50: number;
+  p99: number;
+  n: number;
+  errors: number;
+}
 
 /** GET `p` with `conns` connections: CELL_REQUESTS requests or CELL_SECONDS, whichever first. */
 async function cell(api: string, key: string, p: string, conns: number): Promise<Cell> {
@@ -147,18 +208,23 @@ async function cell(api: string, key: string, p: string, conns: number): Promise
   let started = 0;
   const deadline = performance.now() + CELL_SECONDS * 1000;
   try {
-    await Promise.all(Array.from({ length: conns }, async () => {
-      let mine = 0;
-      while (started < CELL_REQUESTS && (mine === 0 || performance.now() < deadline)) {
-        started++; mine++;
-        const t0 = performance.now();
-        const r = await pool.request({ method: 'GET', path: p, headers: { 'x-api-key': key } });
-        await r.body.text();
-        if (r.statusCode >= 300) errors++;
-        lat.push(performance.now() - t0);
-      }
-    }));
-  } finally { await pool.close(); }
+    await Promise.all(
+      Array.from({ length: conns }, async () => {
+        let mine = 0;
+        while (started < CELL_REQUESTS && (mine === 0 || performance.now() < deadline)) {
+          started++;
+          mine++;
+          const t0 = performance.now();
+          const r = await pool.request({ method: 'GET', path: p, headers: { 'x-api-key': key } });
+          await r.body.text();
+          if (r.statusCode >= 300) errors++;
+          lat.push(performance.now() - t0);
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
   lat.sort((a, b) => a - b);
   return { p50: pct(lat, 50), p99: pct(lat, 99), n: lat.length, errors };
 }
@@ -187,7 +253,9 @@ async function receiver(): Promise<{ url: string; at: Map<string, number>; close
       try {
         const e = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { object: { id: string } } };
         if (e.type === 'payment_link.created' && !at.has(e.data.object.id)) at.set(e.data.object.id, now);
-      } catch { /* not an event */ }
+      } catch {
+        /* not an event */
+      }
       res.writeHead(204).end();
     });
   });
@@ -201,7 +269,20 @@ async function receiver(): Promise<{ url: string; at: Map<string, number>; close
  * (POST answered -> webhook received) and the outbox tail's (POST answered -> the event's frame on
  * `GET /v1/events/stream?type=payment_link.created`, api/stream-hub.ts), ms.
  */
-async function writes(api: string, key: string): Promise<{ rps: number; p50: number; p99: number; lag50: number; lag95: number; missing: number; tail50: number; tail95: number; tailMissing: number }> {
+async function writes(
+  api: string,
+  key: string,
+): Promise<{
+  rps: number;
+  p50: number;
+  p99: number;
+  lag50: number;
+  lag95: number;
+  missing: number;
+  tail50: number;
+  tail95: number;
+  tailMissing: number;
+}> {
   const rx = await receiver();
   await call(api, key, 'POST', '/v1/webhook_endpoints', { url: rx.url, event_types: ['payment_link.created'] });
   const framed = new Map<string, number>();
@@ -220,30 +301,58 @@ async function writes(api: string, key: string): Promise<{ rps: number; p50: num
   const lat: number[] = [];
   const t0 = performance.now();
   const end = t0 + POST_SECONDS * 1000;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (performance.now() < end) {
-      const s = performance.now();
-      const r = await pool.request({ method: 'POST', path: '/v1/payment_links', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `scale_${crypto.randomBytes(12).toString('hex')}` },
-        body: JSON.stringify({ amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Scale write', accepted_rail_kinds: ['crypto'] }) });
-      const b = await r.body.json() as Json;
-      const now = performance.now();
-      lat.push(now - s);
-      if (r.statusCode < 300) answered.set(b.id, now);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        const r = await pool.request({
+          method: 'POST',
+          path: '/v1/payment_links',
+          headers: {
+            'x-api-key': key,
+            'content-type': 'application/json',
+            'idempotency-key': `scale_${crypto.randomBytes(12).toString('hex')}`,
+          },
+          body: JSON.stringify({
+            amount: { amount: '1000', currency: 'USD', decimals: 2 },
+            title: 'Scale write',
+            accepted_rail_kinds: ['crypto'],
+          }),
+        });
+        const b = (await r.body.json()) as Json;
+        const now = performance.now();
+        lat.push(now - s);
+        if (r.statusCode < 300) answered.set(b.id, now);
+      }
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   await pool.close();
   const wait = performance.now() + 30_000;
-  while ([...answered.keys()].some((id) => !rx.at.has(id) || !framed.has(id)) && performance.now() < wait) await new Promise((r) => setTimeout(r, 200));
+  while ([...answered.keys()].some((id) => !rx.at.has(id) || !framed.has(id)) && performance.now() < wait)
+    await new Promise((r) => setTimeout(r, 200));
   rx.close();
   clearInterval(frameTimer);
   stream.close();
-  const lags = [...answered].filter(([id]) => rx.at.has(id)).map(([id, t]) => rx.at.get(id)! - t).sort((a, b) => a - b);
-  const tails = [...answered].filter(([id]) => framed.has(id)).map(([id, t]) => framed.get(id)! - t).sort((a, b) => a - b);
+  const lags = [...answered]
+    .filter(([id]) => rx.at.has(id))
+    .map(([id, t]) => rx.at.get(id)! - t)
+    .sort((a, b) => a - b);
+  const tails = [...answered]
+    .filter(([id]) => framed.has(id))
+    .map(([id, t]) => framed.get(id)! - t)
+    .sort((a, b) => a - b);
   lat.sort((a, b) => a - b);
   return {
-    rps: answered.size / seconds, p50: pct(lat, 50), p99: pct(lat, 99), lag50: pct(lags, 50), lag95: pct(lags, 95), missing: answered.size - lags.length,
-    tail50: pct(tails, 50), tail95: pct(tails, 95), tailMissing: answered.size - tails.length,
+    rps: answered.size / seconds,
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+    lag50: pct(lags, 50),
+    lag95: pct(lags, 95),
+    missing: answered.size - lags.length,
+    tail50: pct(tails, 50),
+    tail95: pct(tails, 95),
+    tailMissing: answered.size - tails.length,
   };
 }
 
@@ -258,25 +367,60 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
   const sweepsBefore = await sweeps();
 
   log(`seeding at scale ${SCALE}...`);
-  const seed: SeedTimes[] = await seedScale(stack.databaseUrl, { large: large.account_id, emptyAccount: empty.account_id, scale: SCALE, log });
+  const seed: SeedTimes[] = await seedScale(stack.databaseUrl, {
+    large: large.account_id,
+    emptyAccount: empty.account_id,
+    scale: SCALE,
+    log,
+  });
   const counts: { relname: string; n: string }[] = await db().query(
-    `SELECT relname, reltuples::bigint::text AS n FROM pg_class WHERE relkind IN ('r','p') AND relnamespace = 'public'::regnamespace AND reltuples > $1 ORDER BY reltuples DESC`, [LARGE_ROWS]);
+    `SELECT relname, reltuples::bigint::text AS n FROM pg_class WHERE relkind IN ('r','p') AND relnamespace = 'public'::regnamespace AND reltuples > $1 ORDER BY reltuples DESC`,
+    [LARGE_ROWS],
+  );
   const largeTables = new Set(counts.map((r) => r.relname));
-  out.push(`Scale ${SCALE}: tables over ${LARGE_ROWS.toLocaleString('en-US')} rows: ${counts.map((r) => `${r.relname} ${Number(r.n).toLocaleString('en-US')}`).join(', ') || 'none'}`);
-  out.push('', '| seeding | rows | seconds |', '|---|---|---|', ...seed.map((s) => `| ${s.table} | ${s.rows.toLocaleString('en-US')} | ${s.seconds.toFixed(1)} |`));
+  out.push(
+    `Scale ${SCALE}: tables over ${LARGE_ROWS.toLocaleString('en-US')} rows: ${counts.map((r) => `${r.relname} ${Number(r.n).toLocaleString('en-US')}`).join(', ') || 'none'}`,
+  );
+  out.push(
+    '',
+    '| seeding | rows | seconds |',
+    '|---|---|---|',
+    ...seed.map((s) => `| ${s.table} | ${s.rows.toLocaleString('en-US')} | ${s.seconds.toFixed(1)} |`),
+  );
 
   const keyOf = (a: 'large' | 'empty') => (a === 'large' ? large.live_key : empty.live_key);
-  const objectId: string = (await db().query(`SELECT object_id FROM events WHERE account_id = $1 AND object_type = 'payment' ORDER BY seq DESC LIMIT 1`, [large.account_id]))[0]?.object_id ?? 'pay_none';
+  const objectId: string =
+    (
+      await db().query(`SELECT object_id FROM events WHERE account_id = $1 AND object_type = 'payment' ORDER BY seq DESC LIMIT 1`, [
+        large.account_id,
+      ])
+    )[0]?.object_id ?? 'pay_none';
   const hourAgo = new Date(Date.now() - 86_400_000 * 3).toISOString();
   const hourAgoEnd = new Date(Date.now() - 86_400_000 * 3 + 3_600_000).toISOString();
   const lists = ['/v1/payment_links', '/v1/payments', '/v1/events', '/v1/request_logs', '/v1/payouts', '/v1/payroll_runs', '/v1/activity'];
   const deep = new Map<string, string | null>();
-  for (const l of lists) deep.set(l, await deepCursor(api, large.live_key, l).catch((e) => { log(`deep cursor ${l}: ${String(e).slice(0, 200)}`); return null; }));
+  for (const l of lists)
+    deep.set(
+      l,
+      await deepCursor(api, large.live_key, l).catch((e) => {
+        log(`deep cursor ${l}: ${String(e).slice(0, 200)}`);
+        return null;
+      }),
+    );
   const targets: Target[] = [
     ...lists.map((l) => ({ label: `GET ${l.slice(3)}?limit=25`, path: () => `${l}?limit=25` })),
-    ...lists.map((l) => ({ label: `GET ${l.slice(3)} 10,000 deep`, path: (a: 'large' | 'empty') => (a === 'large' && deep.get(l) ? `${l}?limit=25&cursor=${encodeURIComponent(deep.get(l)!)}` : null) })),
-    ...['open', 'needs_attention', 'paid', 'ended'].map((g) => ({ label: `GET /payment_links?status_group=${g}`, path: () => `/v1/payment_links?limit=25&status_group=${g}` })),
-    ...['crypto_only', 'fiat_provider'].map((k) => ({ label: `GET /payment_links?settlement_kind=${k}`, path: () => `/v1/payment_links?limit=25&settlement_kind=${k}` })),
+    ...lists.map((l) => ({
+      label: `GET ${l.slice(3)} 10,000 deep`,
+      path: (a: 'large' | 'empty') => (a === 'large' && deep.get(l) ? `${l}?limit=25&cursor=${encodeURIComponent(deep.get(l)!)}` : null),
+    })),
+    ...['open', 'needs_attention', 'paid', 'ended'].map((g) => ({
+      label: `GET /payment_links?status_group=${g}`,
+      path: () => `/v1/payment_links?limit=25&status_group=${g}`,
+    })),
+    ...['crypto_only', 'fiat_provider'].map((k) => ({
+      label: `GET /payment_links?settlement_kind=${k}`,
+      path: () => `/v1/payment_links?limit=25&settlement_kind=${k}`,
+    })),
     { label: 'GET /payment_links?q=INV-100017 (invoice number)', path: () => '/v1/payment_links?limit=25&q=INV-100017' },
     { label: 'GET /payment_links?q=hosting (title)', path: () => '/v1/payment_links?limit=25&q=hosting' },
     { label: 'GET /payment_links?q=zzz (no match)', path: () => '/v1/payment_links?limit=25&q=zzz' },
@@ -286,7 +430,10 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
     { label: 'GET /events?type=payout.settled (no rows)', path: () => '/v1/events?limit=25&type=payout.settled' },
     { label: 'GET /events?type=payment_link.created', path: () => '/v1/events?limit=25&type=payment_link.created' },
     { label: 'GET /events?object=<payment>', path: () => `/v1/events?limit=25&object=${objectId}` },
-    { label: 'GET /request_logs since..until (1 h, 3 days ago)', path: () => `/v1/request_logs?limit=25&since=${encodeURIComponent(hourAgo)}&until=${encodeURIComponent(hourAgoEnd)}` },
+    {
+      label: 'GET /request_logs since..until (1 h, 3 days ago)',
+      path: () => `/v1/request_logs?limit=25&since=${encodeURIComponent(hourAgo)}&until=${encodeURIComponent(hourAgoEnd)}`,
+    },
     { label: 'GET /request_logs?expand=summary', path: () => '/v1/request_logs?limit=25&expand=summary' },
   ];
 
@@ -299,7 +446,8 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
         row[a] = p ? await cell(api, keyOf(a), p, c) : null;
         if (row[a]?.errors) log(`${t.label} (${a}, ${c} conns): ${row[a]!.errors} non-2xx answers`);
       }
-      const e = row.empty; const l = row.large;
+      const e = row.empty;
+      const l = row.large;
       const line = `| ${t.label} | ${c} | ${e ? f(e.p50) : '-'} | ${e ? f(e.p99) : '-'} | ${l ? f(l.p50) : '-'} | ${l ? f(l.p99) : '-'} | ${l ? l.n : '-'}${l?.errors ? ` (${l.errors} errors)` : ''} |`;
       out.push(line);
       log(line);
@@ -318,7 +466,11 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
   }
   await marker('POST /payment_links');
   for (let i = 0; i < 3; i++) {
-    await call(api, large.live_key, 'POST', '/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Scale plan', accepted_rail_kinds: ['crypto'] });
+    await call(api, large.live_key, 'POST', '/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: 'Scale plan',
+      accepted_rail_kinds: ['crypto'],
+    });
   }
   await marker(`${SWEEP} (worker start)`);
   await sweeps();
@@ -329,32 +481,57 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
   let label = '(before the first request)';
   for (const pl of plans) {
     const m = /scale-marker/.test(pl.text) ? null : pl;
-    if (!m) { const mm = /'scale-marker:(.*)'/.exec(pl.text); label = mm ? mm[1] : label; continue; }
+    if (!m) {
+      const mm = /'scale-marker:(.*)'/.exec(pl.text);
+      label = mm ? mm[1] : label;
+      continue;
+    }
     const key = m.text.replace(/\s+/g, ' ').trim();
     const prev = seen.get(key);
     if (!prev || m.ms > prev.ms) seen.set(key, { label: prev?.label ?? label, ms: m.ms, scans: largeSeqScans(m.plan, largeTables) });
   }
   const scans = [...seen].filter(([, v]) => v.scans.length > 0);
   const bad = scans.filter(([, v]) => !v.label.startsWith(SWEEP));
-  out.push('', `Plans: ${seen.size} distinct statements logged by auto_explain (ANALYZE, BUFFERS) during the requests (and the sweeps); ${bad.length} on a request path with a Seq Scan of a table over ${LARGE_ROWS.toLocaleString('en-US')} rows, ${scans.length - bad.length} in the sweeps:`);
-  for (const [text, v] of scans) out.push(`- ${v.label}: Seq Scan on ${[...new Set(v.scans)].join(', ')} (${v.ms.toFixed(0)} ms): \`${text.slice(0, 160)}${text.length > 160 ? '...' : ''}\``);
-  const slow = [...seen].filter(([, v]) => v.scans.length === 0).sort((a, b) => b[1].ms - a[1].ms).slice(0, 8);
+  out.push(
+    '',
+    `Plans: ${seen.size} distinct statements logged by auto_explain (ANALYZE, BUFFERS) during the requests (and the sweeps); ${bad.length} on a request path with a Seq Scan of a table over ${LARGE_ROWS.toLocaleString('en-US')} rows, ${scans.length - bad.length} in the sweeps:`,
+  );
+  for (const [text, v] of scans)
+    out.push(
+      `- ${v.label}: Seq Scan on ${[...new Set(v.scans)].join(', ')} (${v.ms.toFixed(0)} ms): \`${text.slice(0, 160)}${text.length > 160 ? '...' : ''}\``,
+    );
+  const slow = [...seen]
+    .filter(([, v]) => v.scans.length === 0)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, 8);
   out.push('', 'Slowest statements without a large Seq Scan:');
   for (const [text, v] of slow) out.push(`- ${v.label}: ${v.ms.toFixed(1)} ms: \`${text.slice(0, 160)}${text.length > 160 ? '...' : ''}\``);
 
   log('writes: POST /v1/payment_links at 8 connections, webhook lag...');
   const wEmpty = await writes(api, empty.live_key);
   const wLarge = await writes(api, large.live_key);
-  out.push('', `| POST /v1/payment_links, 8 conns, ${POST_SECONDS} s | req/s | p50 | p99 | webhook lag p50 | lag p95 | not received in 30 s | stream lag p50 | p95 | no frame in 30 s |`, '|---|---|---|---|---|---|---|---|---|---|');
-  for (const [n, w] of [['empty account', wEmpty], ['large account', wLarge]] as const) {
-    out.push(`| ${n} | ${w.rps.toFixed(0)} | ${f(w.p50)} | ${f(w.p99)} | ${f(w.lag50)} | ${f(w.lag95)} | ${w.missing} | ${f(w.tail50)} | ${f(w.tail95)} | ${w.tailMissing} |`);
+  out.push(
+    '',
+    `| POST /v1/payment_links, 8 conns, ${POST_SECONDS} s | req/s | p50 | p99 | webhook lag p50 | lag p95 | not received in 30 s | stream lag p50 | p95 | no frame in 30 s |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const [n, w] of [
+    ['empty account', wEmpty],
+    ['large account', wLarge],
+  ] as const) {
+    out.push(
+      `| ${n} | ${w.rps.toFixed(0)} | ${f(w.p50)} | ${f(w.p99)} | ${f(w.lag50)} | ${f(w.lag95)} | ${w.missing} | ${f(w.tail50)} | ${f(w.tail95)} | ${w.tailMissing} |`,
+    );
   }
   out.push(`| large / empty | ${((100 * wLarge.rps) / wEmpty.rps).toFixed(0)}% | | | | | | | | |`);
 
   log('recovery sweeps on the seeded database...');
   const sweepsAfter = await sweeps();
   out.push('', '| recovery sweep | before seeding ms (rows) | seeded ms (rows) |', '|---|---|---|');
-  for (let i = 0; i < sweepsAfter.length; i++) out.push(`| ${sweepsAfter[i].name} | ${f(sweepsBefore[i].ms)} (${sweepsBefore[i].n}) | ${f(sweepsAfter[i].ms)} (${sweepsAfter[i].n}) |`);
+  for (let i = 0; i < sweepsAfter.length; i++)
+    out.push(
+      `| ${sweepsAfter[i].name} | ${f(sweepsBefore[i].ms)} (${sweepsBefore[i].n}) | ${f(sweepsAfter[i].ms)} (${sweepsAfter[i].n}) |`,
+    );
   const sum = (s: { ms: number }[]) => s.reduce((a, b) => a + b.ms, 0);
   out.push(`| all | ${f(sum(sweepsBefore))} | ${f(sum(sweepsAfter))} |`);
 
@@ -367,7 +544,9 @@ async function measure(stack: Stack, pg: ExplainServer, large: DevCredentials, e
     log(`appended to ${readme}`);
   }
   if (bad.length) {
-    process.stderr.write(`[bench:scale] ${bad.length} statement(s) seq-scan a large table:\n${bad.map(([t, v]) => `  ${v.label}: ${[...new Set(v.scans)].join(', ')}: ${t.slice(0, 200)}`).join('\n')}\n`);
+    process.stderr.write(
+      `[bench:scale] ${bad.length} statement(s) seq-scan a large table:\n${bad.map(([t, v]) => `  ${v.label}: ${[...new Set(v.scans)].join(', ')}: ${t.slice(0, 200)}`).join('\n')}\n`,
+    );
     return NO_FAIL;
   }
   return true;
@@ -392,7 +571,9 @@ async function main(): Promise<boolean> {
   }
 }
 
-main().then((ok) => process.exit(ok ? 0 : 1)).catch((e) => {
-  process.stderr.write(`[bench:scale] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main()
+  .then((ok) => process.exit(ok ? 0 : 1))
+  .catch((e) => {
+    process.stderr.write(`[bench:scale] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  });

@@ -20,7 +20,6 @@ const STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 50);
 const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
 const log = (m: string) => process.stderr.write(`[bench:sse] ${m}\n`);
 
-
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const clients: StreamClient[] = [];
   try {
@@ -28,9 +27,17 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     for (let i = 0; i < STREAMS; i++) clients.push(openStream(stack.apiUrl, creds.live_key));
     await Promise.all(clients.map((c) => opened(c, 30000)));
     const headers = { 'x-api-key': creds.live_key, 'content-type': 'application/json' };
-    const body = JSON.stringify({ amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'SSE bench link', accepted_rail_kinds: ['crypto'] });
+    const body = JSON.stringify({
+      amount: { amount: '10000', currency: 'USD', decimals: 2 },
+      title: 'SSE bench link',
+      accepted_rail_kinds: ['crypto'],
+    });
     const create = async () => {
-      const r = await fetch(`${stack.apiUrl}/v1/payment_links`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` }, body });
+      const r = await fetch(`${stack.apiUrl}/v1/payment_links`, {
+        method: 'POST',
+        headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` },
+        body,
+      });
       if (r.status !== 201) throw new Error(`create answered ${r.status}: ${await r.text()}`);
     };
     // Warm-up (JIT, pools), not measured.
@@ -46,7 +53,16 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
       const lat = clients.flatMap((c) => c.frames.map((f) => f.at - Date.parse(f.data.created_at))).sort((x, y) => x - y);
       const missing = clients.reduce((n, c) => n + Math.max(0, EVENTS - c.frames.length), 0);
       const dup = clients.reduce((n, c) => n + (c.frames.length - new Set(c.frames.map((f) => f.id)).size), 0);
-      return { name, frames: lat.length, missing, duplicates: dup, p50: pct(lat, 50), p95: pct(lat, 95), p99: pct(lat, 99), max: lat[lat.length - 1] };
+      return {
+        name,
+        frames: lat.length,
+        missing,
+        duplicates: dup,
+        p50: pct(lat, 50),
+        p95: pct(lat, 95),
+        p99: pct(lat, 99),
+        max: lat[lat.length - 1],
+      };
     };
 
     log(`paced: ${EVENTS} events, one every 50 ms...`);
@@ -60,14 +76,27 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     log(`burst: ${EVENTS} events, 16 in flight...`);
     const burst = await phase('burst (16 creates in flight)', async () => {
       let next = 0;
-      await Promise.all(Array.from({ length: 16 }, async () => { while (next < EVENTS) { next += 1; await create(); } }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < EVENTS) {
+            next += 1;
+            await create();
+          }
+        }),
+      );
     });
 
     const rows = [paced, burst];
-    process.stdout.write(`\nSSE latency, event commit (events.created_at) -> frame received, ${STREAMS} streams, ${EVENTS} events per phase\n\n`);
-    process.stdout.write('| phase | frames | missing | duplicates | p50 | p95 | p99 | max | target p95 < 200 ms |\n|---|---|---|---|---|---|---|---|---|\n');
+    process.stdout.write(
+      `\nSSE latency, event commit (events.created_at) -> frame received, ${STREAMS} streams, ${EVENTS} events per phase\n\n`,
+    );
+    process.stdout.write(
+      '| phase | frames | missing | duplicates | p50 | p95 | p99 | max | target p95 < 200 ms |\n|---|---|---|---|---|---|---|---|---|\n',
+    );
     for (const r of rows) {
-      process.stdout.write(`| ${r.name} | ${r.frames} | ${r.missing} | ${r.duplicates} | ${r.p50} ms | ${r.p95} ms | ${r.p99} ms | ${r.max} ms | ${r.p95 < 200 && r.missing === 0 ? 'met' : '**not met**'} |\n`);
+      process.stdout.write(
+        `| ${r.name} | ${r.frames} | ${r.missing} | ${r.duplicates} | ${r.p50} ms | ${r.p95} ms | ${r.p99} ms | ${r.max} ms | ${r.p95 < 200 && r.missing === 0 ? 'met' : '**not met**'} |\n`,
+      );
     }
   } finally {
     for (const c of clients) c.close();

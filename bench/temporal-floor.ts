@@ -46,7 +46,11 @@ function serverCpuMs(): number {
   const parent = new Map<number, number>();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
-    try { parent.set(Number(d), Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1])); } catch { /* gone */ }
+    try {
+      parent.set(Number(d), Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]));
+    } catch {
+      /* gone */
+    }
   }
   const descends = (pid: number): boolean => {
     for (let p = parent.get(pid), hops = 0; p !== undefined && hops < 10; p = parent.get(p), hops++) if (p === process.pid) return true;
@@ -64,15 +68,27 @@ async function main(): Promise<void> {
   const pg = kind === 'cluster' ? await startEmbeddedPostgres({ dir: pgDir, database: 'floor', fast: true, log }) : null;
   const server = pg
     ? await startTemporalCluster({ postgresUrl: pg.url, dir, headless: true, log })
-    : await startDevServer({ headless: true, log, dbFile: path.join(dir, 'temporal.sqlite'), dbDurability: 'throwaway', extraArgs: (process.env.BENCH_TEMPORAL_EXTRA_ARGS ?? '').split(' ').filter(Boolean) });
-  const on = pg ? `Temporal cluster ${(server as { serverVersion: string }).serverVersion} (frontend, 2 history hosts, matching, worker; PostgreSQL persistence and SQL visibility)` : 'Temporal dev server (CLI, SQLite WAL on tmpfs)';
+    : await startDevServer({
+        headless: true,
+        log,
+        dbFile: path.join(dir, 'temporal.sqlite'),
+        dbDurability: 'throwaway',
+        extraArgs: (process.env.BENCH_TEMPORAL_EXTRA_ARGS ?? '').split(' ').filter(Boolean),
+      });
+  const on = pg
+    ? `Temporal cluster ${(server as { serverVersion: string }).serverVersion} (frontend, 2 history hosts, matching, worker; PostgreSQL persistence and SQL visibility)`
+    : 'Temporal dev server (CLI, SQLite WAL on tmpfs)';
   const connection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const worker = await Worker.create({
-    connection, namespace: server.namespace, taskQueue: TASK_QUEUE,
+    connection,
+    namespace: server.namespace,
+    taskQueue: TASK_QUEUE,
     workflowsPath: require.resolve('./workflows/floor'),
     activities: { floorAttempt: async () => 1 },
-    maxConcurrentActivityTaskExecutions: 100, maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentLocalActivityExecutions: 200,
+    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentLocalActivityExecutions: 200,
   });
   const lines: string[] = [];
   try {
@@ -82,12 +98,18 @@ async function main(): Promise<void> {
         const cpu0 = { server: serverCpuMs(), self: cpuMs(process.pid) };
         const t0 = Date.now();
         let next = 0;
-        await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-          while (next < WORKFLOWS) {
-            const i = next++;
-            await client.workflow.start(workflowType, { taskQueue: TASK_QUEUE, workflowId: `floor_${run}_${i}`, requestEagerStart: true });
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (next < WORKFLOWS) {
+              const i = next++;
+              await client.workflow.start(workflowType, {
+                taskQueue: TASK_QUEUE,
+                workflowId: `floor_${run}_${i}`,
+                requestEagerStart: true,
+              });
+            }
+          }),
+        );
         const started = Date.now();
         for (;;) {
           const { count } = await client.workflow.count(`WorkflowType="${workflowType}" AND ExecutionStatus="Running"`);
@@ -96,7 +118,9 @@ async function main(): Promise<void> {
         }
         const seconds = (Date.now() - t0) / 1000;
         const cpu = { server: serverCpuMs() - cpu0.server, self: cpuMs(process.pid) - cpu0.self };
-        lines.push(`${workflowType.padEnd(26)} ${(WORKFLOWS / seconds).toFixed(0).padStart(6)}/s  (starts done in ${((started - t0) / 1000).toFixed(1)} s, all closed in ${seconds.toFixed(1)} s)  CPU per workflow: server ${(cpu.server / WORKFLOWS).toFixed(2)} ms, worker+client ${(cpu.self / WORKFLOWS).toFixed(2)} ms`);
+        lines.push(
+          `${workflowType.padEnd(26)} ${(WORKFLOWS / seconds).toFixed(0).padStart(6)}/s  (starts done in ${((started - t0) / 1000).toFixed(1)} s, all closed in ${seconds.toFixed(1)} s)  CPU per workflow: server ${(cpu.server / WORKFLOWS).toFixed(2)} ms, worker+client ${(cpu.self / WORKFLOWS).toFixed(2)} ms`,
+        );
         log(lines[lines.length - 1]);
       }
     });
@@ -109,10 +133,14 @@ async function main(): Promise<void> {
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`\nTemporal: ${on}\n${WORKFLOWS} workflows per type, ${CONCURRENCY} starts in flight, eager start, ${os.cpus().length} cores\n${lines.join('\n')}\n`);
+  process.stdout.write(
+    `\nTemporal: ${on}\n${WORKFLOWS} workflows per type, ${CONCURRENCY} starts in flight, eager start, ${os.cpus().length} cores\n${lines.join('\n')}\n`,
+  );
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`[bench:temporal] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(0))
+  .catch((e) => {
+    process.stderr.write(`[bench:temporal] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  });

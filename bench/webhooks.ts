@@ -79,12 +79,16 @@ function timeline(offsetsMs: number[]): number[] {
   return buckets;
 }
 
-
-interface Receipt { at: number; path: string; eventId: string; body: string; headers: Record<string, string> }
+interface Receipt {
+  at: number;
+  path: string;
+  eventId: string;
+  body: string;
+  headers: Record<string, string>;
+}
 const receipts: Receipt[] = [];
 
 async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
-
   // The receiver: answers 200 at once, keeps the receipt time per (endpoint path, event id).
   receipts.length = 0;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -94,11 +98,18 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
       const at = Date.now();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      receipts.push({ at, path: req.url ?? '/', eventId: headers['webhook-id'] ?? '', body: Buffer.concat(chunks).toString('utf8'), headers });
+      receipts.push({
+        at,
+        path: req.url ?? '/',
+        eventId: headers['webhook-id'] ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers,
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   };
-  const server = SCHEME === 'https' ? https.createServer({ cert: stack.tls.cert, key: stack.tls.key }, handler) : http.createServer(handler);
+  const server =
+    SCHEME === 'https' ? https.createServer({ cert: stack.tls.cert, key: stack.tls.key }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `${SCHEME}://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -107,16 +118,26 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const secrets = new Map<string, string>();
   for (let i = 0; i < ENDPOINTS; i++) {
     const r = await fetch(`${stack.apiUrl}/v1/webhook_endpoints`, {
-      method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` },
+      method: 'POST',
+      headers: { ...headers, 'Idempotency-Key': `bench_${crypto.randomBytes(12).toString('hex')}` },
       body: JSON.stringify({ url: `${base}/ep${i}`, event_types: ['order.created'] }),
     });
-    const ep = await r.json() as { id?: string; secret?: string };
+    const ep = (await r.json()) as { id?: string; secret?: string };
     if (!ep.id || !ep.secret) throw new Error(`could not create endpoint ${i}: ${JSON.stringify(ep)}`);
     secrets.set(`/ep${i}`, ep.secret);
   }
 
   // Warm-up: one event through every endpoint (worker bundle, TLS sessions, JIT).
-  await transaction((m) => emitEvent(m, { accountId: creds.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_warmup', object: { id: 'ord_warmup', object: 'order' } }));
+  await transaction((m) =>
+    emitEvent(m, {
+      accountId: creds.account_id,
+      livemode: true,
+      type: 'order.created',
+      objectType: 'order',
+      objectId: 'ord_warmup',
+      object: { id: 'ord_warmup', object: 'order' },
+    }),
+  );
   const warmEnd = Date.now() + 60_000;
   while (receipts.length < ENDPOINTS && Date.now() < warmEnd) await new Promise((r) => setTimeout(r, 20));
   if (receipts.length < ENDPOINTS) throw new Error('warm-up delivery did not arrive within 60 s');
@@ -142,10 +163,16 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
     const batch = await transaction(async (m) => {
       const out: string[] = [];
       for (let j = i; j < Math.min(EVENTS, i + EVENTS_PER_TX); j++) {
-        out.push(await emitEvent(m, {
-          accountId: creds.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: `ord_bench${j}`,
-          object: { id: `ord_bench${j}`, object: 'order', status: 'created' },
-        }));
+        out.push(
+          await emitEvent(m, {
+            accountId: creds.account_id,
+            livemode: true,
+            type: 'order.created',
+            objectType: 'order',
+            objectId: `ord_bench${j}`,
+            object: { id: `ord_bench${j}`, object: 'order', status: 'created' },
+          }),
+        );
       }
       return out;
     });
@@ -170,7 +197,9 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
 
   const createdAt = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 1000) {
-    const rows: Array<{ id: string; created_at: Date }> = await db().query('SELECT id, created_at FROM events WHERE id = ANY($1)', [ids.slice(i, i + 1000)]);
+    const rows: Array<{ id: string; created_at: Date }> = await db().query('SELECT id, created_at FROM events WHERE id = ANY($1)', [
+      ids.slice(i, i + 1000),
+    ]);
     for (const r of rows) createdAt.set(r.id, r.created_at.getTime());
   }
   const ours = receipts.filter((r) => createdAt.has(r.eventId));
@@ -182,21 +211,23 @@ async function measure(stack: Stack, creds: DevCredentials): Promise<void> {
   const { verified, statuses } = await checkReceipts(ours, secrets, ids, 25);
 
   const f = (n: number) => n.toFixed(0);
-  process.stdout.write([
-    '',
-    `Webhook fan-out: ${EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries (${SCHEME} on loopback), ${os.cpus().length} cores`,
-    `  events committed in      ${committedMs} ms`,
-    `  received                 ${ours.length} (${unique.size} distinct, ${ours.length - unique.size} duplicates)`,
-    `  deliveries per second    ${(ours.length / seconds).toFixed(1)}   (first commit -> last receipt ${seconds.toFixed(2)} s; target >= 1000/s)`,
-    `  bare sender              ${bare.perSecond.toFixed(1)}/s   (${bare.received} received; product = ${((100 * ours.length / seconds) / bare.perSecond).toFixed(0)}% of bare; target >= 60%)`,
-    `  commit -> receipt        p50 ${f(pct(latencies, 50))} ms   p95 ${f(pct(latencies, 95))} ms   p99 ${f(pct(latencies, 99))} ms   max ${f(latencies[latencies.length - 1])} ms   (target p95 < 1000 ms)`,
-    `  first receipt            ${Math.min(...ours.map((r) => r.at)) - first} ms after the first commit; received per 500 ms: ${timeline(ours.map((r) => r.at - first)).join(' ')}`,
-    `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
-    `  signatures verified      ${verified} sampled, all valid`,
-    '  busy, from the first commit to the last receipt (before the bare sender ran):',
-    ...busy,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Webhook fan-out: ${EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries (${SCHEME} on loopback), ${os.cpus().length} cores`,
+      `  events committed in      ${committedMs} ms`,
+      `  received                 ${ours.length} (${unique.size} distinct, ${ours.length - unique.size} duplicates)`,
+      `  deliveries per second    ${(ours.length / seconds).toFixed(1)}   (first commit -> last receipt ${seconds.toFixed(2)} s; target >= 1000/s)`,
+      `  bare sender              ${bare.perSecond.toFixed(1)}/s   (${bare.received} received; product = ${((100 * ours.length) / seconds / bare.perSecond).toFixed(0)}% of bare; target >= 60%)`,
+      `  commit -> receipt        p50 ${f(pct(latencies, 50))} ms   p95 ${f(pct(latencies, 95))} ms   p99 ${f(pct(latencies, 99))} ms   max ${f(latencies[latencies.length - 1])} ms   (target p95 < 1000 ms)`,
+      `  first receipt            ${Math.min(...ours.map((r) => r.at)) - first} ms after the first commit; received per 500 ms: ${timeline(ours.map((r) => r.at - first)).join(' ')}`,
+      `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
+      `  signatures verified      ${verified} sampled, all valid`,
+      '  busy, from the first commit to the last receipt (before the bare sender ran):',
+      ...busy,
+      '',
+    ].join('\n'),
+  );
   if (ours.length < expected) throw new Error(`only ${ours.length} of ${expected} deliveries arrived within ${TIMEOUT_S} s`);
 }
 
@@ -216,14 +247,21 @@ function verifyReceipt(secret: string, r: Receipt): void {
  * The checks both modes print: every `every`-th receipt's signature (verifyReceipt; throws on a bad
  * one) and the delivery rows of events `ids` by status.
  */
-async function checkReceipts(ours: Receipt[], secrets: Map<string, string>, ids: string[], every: number): Promise<{ verified: number; statuses: Array<{ status: string; n: number }> }> {
+async function checkReceipts(
+  ours: Receipt[],
+  secrets: Map<string, string>,
+  ids: string[],
+  every: number,
+): Promise<{ verified: number; statuses: Array<{ status: string; n: number }> }> {
   let verified = 0;
   for (let i = 0; i < ours.length; i += every) {
     verifyReceipt(secrets.get(ours[i].path)!, ours[i]);
     verified += 1;
   }
   const statuses: Array<{ status: string; n: number }> = await db().query(
-    'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY status ORDER BY status', [ids]);
+    'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY status ORDER BY status',
+    [ids],
+  );
   return { verified, statuses };
 }
 
@@ -244,34 +282,42 @@ async function paced(stack: Stack, creds: DevCredentials, secrets: Map<string, s
   let maxBehindMs = 0;
   const t0 = Date.now();
   // COMMITTERS transactions in flight, each taking up to MAX_PER_TX of the events the schedule owes.
-  await Promise.all(Array.from({ length: COMMITTERS }, async () => {
-    while (next < total) {
-      const owed = Math.min(total, Math.floor(((Date.now() - t0) / 1000) * RATE)) - next;
-      if (owed <= 0) {
-        await new Promise((r) => setTimeout(r, TICK_MS));
-        continue;
-      }
-      // How late the oldest owed event is against its scheduled arrival.
-      maxBehindMs = Math.max(maxBehindMs, Date.now() - (t0 + (next * 1000) / RATE));
-      const from = next;
-      const n = Math.min(owed, MAX_PER_TX);
-      next += n;
-      const ids = await transaction(async (m) => {
-        const out: string[] = [];
-        for (let j = from; j < from + n; j++) {
-          out.push(await emitEvent(m, {
-            accountId: creds.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: `ord_paced${j}`,
-            object: { id: `ord_paced${j}`, object: 'order', status: 'created' },
-          }));
+  await Promise.all(
+    Array.from({ length: COMMITTERS }, async () => {
+      while (next < total) {
+        const owed = Math.min(total, Math.floor(((Date.now() - t0) / 1000) * RATE)) - next;
+        if (owed <= 0) {
+          await new Promise((r) => setTimeout(r, TICK_MS));
+          continue;
         }
-        return out;
-      });
-      const at = Date.now();
-      for (const id of ids) committedAt.set(id, at);
-      committed += n;
-      transactions += 1;
-    }
-  }));
+        // How late the oldest owed event is against its scheduled arrival.
+        maxBehindMs = Math.max(maxBehindMs, Date.now() - (t0 + (next * 1000) / RATE));
+        const from = next;
+        const n = Math.min(owed, MAX_PER_TX);
+        next += n;
+        const ids = await transaction(async (m) => {
+          const out: string[] = [];
+          for (let j = from; j < from + n; j++) {
+            out.push(
+              await emitEvent(m, {
+                accountId: creds.account_id,
+                livemode: true,
+                type: 'order.created',
+                objectType: 'order',
+                objectId: `ord_paced${j}`,
+                object: { id: `ord_paced${j}`, object: 'order', status: 'created' },
+              }),
+            );
+          }
+          return out;
+        });
+        const at = Date.now();
+        for (const id of ids) committedAt.set(id, at);
+        committed += n;
+        transactions += 1;
+      }
+    }),
+  );
   const commitSeconds = (Date.now() - t0) / 1000;
   const expected = total * ENDPOINTS;
   const deadline = Date.now() + TIMEOUT_S * 1000;
@@ -294,21 +340,32 @@ async function paced(stack: Stack, creds: DevCredentials, secrets: Map<string, s
   const ids = [...committedAt.keys()];
   const { verified, statuses } = await checkReceipts(ours, secrets, ids, 250);
   const f = (n: number) => n.toFixed(0);
-  process.stdout.write([
-    '',
-    `Webhooks paced: ${RATE} events/s x ${ENDPOINTS} endpoints for ${SECONDS} s = ${expected} deliveries (${SCHEME} on loopback), ${os.cpus().length} cores`,
-    `  events committed         ${committed} in ${transactions} transactions over ${commitSeconds.toFixed(1)} s (${(committed / commitSeconds).toFixed(0)}/s; at most ${maxBehindMs} ms behind the schedule)`,
-    `  received                 ${ours.length} (${unique.size} distinct, ${ours.length - unique.size} duplicates)`,
-    `  commit -> receipt        p50 ${f(pct(sorted, 50))} ms   p95 ${f(pct(sorted, 95))} ms   p99 ${f(pct(sorted, 99))} ms   max ${f(sorted[sorted.length - 1])} ms   (target p95 < 300 ms)`,
-    `  p95 per 10 s window      ${windows.map((w) => f(pct(w.sort((a, b) => a - b), 95))).join(' ')} ms`,
-    `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
-    `  signatures verified      ${verified} sampled, all valid`,
-    ...(await stages(ours, committedAt)),
-    `  endpoint workflows       ${work}`,
-    '  busy, from the first commit to the last receipt:',
-    ...busy,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Webhooks paced: ${RATE} events/s x ${ENDPOINTS} endpoints for ${SECONDS} s = ${expected} deliveries (${SCHEME} on loopback), ${os.cpus().length} cores`,
+      `  events committed         ${committed} in ${transactions} transactions over ${commitSeconds.toFixed(1)} s (${(committed / commitSeconds).toFixed(0)}/s; at most ${maxBehindMs} ms behind the schedule)`,
+      `  received                 ${ours.length} (${unique.size} distinct, ${ours.length - unique.size} duplicates)`,
+      `  commit -> receipt        p50 ${f(pct(sorted, 50))} ms   p95 ${f(pct(sorted, 95))} ms   p99 ${f(pct(sorted, 99))} ms   max ${f(sorted[sorted.length - 1])} ms   (target p95 < 300 ms)`,
+      `  p95 per 10 s window      ${windows
+        .map((w) =>
+          f(
+            pct(
+              w.sort((a, b) => a - b),
+              95,
+            ),
+          ),
+        )
+        .join(' ')} ms`,
+      `  delivery statuses        ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}`,
+      `  signatures verified      ${verified} sampled, all valid`,
+      ...(await stages(ours, committedAt)),
+      `  endpoint workflows       ${work}`,
+      '  busy, from the first commit to the last receipt:',
+      ...busy,
+      '',
+    ].join('\n'),
+  );
   if (ours.length < expected) throw new Error(`only ${ours.length} of ${expected} deliveries arrived within ${TIMEOUT_S} s`);
 }
 
@@ -317,11 +374,20 @@ async function stages(ours: Receipt[], committedAt: Map<string, number>): Promis
   const fanned = new Map<string, number>();
   const ids = [...committedAt.keys()];
   for (let i = 0; i < ids.length; i += 5000) {
-    const rows: Array<{ event_id: string; at: Date }> = await db().query('SELECT event_id, min(created_at) AS at FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY event_id', [ids.slice(i, i + 5000)]);
+    const rows: Array<{ event_id: string; at: Date }> = await db().query(
+      'SELECT event_id, min(created_at) AS at FROM webhook_deliveries WHERE event_id = ANY($1) GROUP BY event_id',
+      [ids.slice(i, i + 5000)],
+    );
     for (const r of rows) fanned.set(r.event_id, r.at.getTime());
   }
-  const a = ids.filter((id) => fanned.has(id)).map((id) => fanned.get(id)! - committedAt.get(id)!).sort((x, y) => x - y);
-  const b = ours.filter((r) => fanned.has(r.eventId)).map((r) => r.at - fanned.get(r.eventId)!).sort((x, y) => x - y);
+  const a = ids
+    .filter((id) => fanned.has(id))
+    .map((id) => fanned.get(id)! - committedAt.get(id)!)
+    .sort((x, y) => x - y);
+  const b = ours
+    .filter((r) => fanned.has(r.eventId))
+    .map((r) => r.at - fanned.get(r.eventId)!)
+    .sort((x, y) => x - y);
   const f = (n: number) => n.toFixed(0);
   return [
     `  commit -> fan-out pass   p50 ${f(pct(a, 50))} ms   p95 ${f(pct(a, 95))} ms   p99 ${f(pct(a, 99))} ms`,
@@ -354,10 +420,22 @@ async function bareRun(stack: Stack, base: string, secrets: Map<string, string>)
   const t0 = Date.now();
   const urls = [...secrets.keys()].map((p) => `${base}${p}/bare`).join(',');
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, 'bare-sender.js')], {
-      env: { ...process.env, BARE_URLS: urls, BARE_SECRET: [...secrets.values()][0], BARE_EVENTS: String(EVENTS), BARE_CA_FILE: stack.tls.certFile, BARE_CONCURRENCY: String(DRAIN_CONCURRENCY) },
-      maxBuffer: 1 << 20,
-    }, (err, _out, errOut) => (err ? reject(new Error(`bare sender failed: ${errOut || err.message}`)) : resolve()));
+    execFile(
+      process.execPath,
+      [path.join(__dirname, 'bare-sender.js')],
+      {
+        env: {
+          ...process.env,
+          BARE_URLS: urls,
+          BARE_SECRET: [...secrets.values()][0],
+          BARE_EVENTS: String(EVENTS),
+          BARE_CA_FILE: stack.tls.certFile,
+          BARE_CONCURRENCY: String(DRAIN_CONCURRENCY),
+        },
+        maxBuffer: 1 << 20,
+      },
+      (err, _out, errOut) => (err ? reject(new Error(`bare sender failed: ${errOut || err.message}`)) : resolve()),
+    );
   });
   const got = receipts.slice(before).filter((r) => r.path.endsWith('/bare'));
   const last = Math.max(...got.map((r) => r.at));

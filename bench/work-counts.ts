@@ -51,47 +51,67 @@ export interface WorkCounts {
 const zero = (): WorkCounts => ({ starts: 0, workflowTasks: 0, remoteActivities: 0, localActivities: 0, signals: 0, events: 0 });
 
 /** `a + b`, field by field. */
-export function addCounts(a: WorkCounts, b: WorkCounts): WorkCounts {
+export function addCounts(left: WorkCounts, right: WorkCounts): WorkCounts {
   return {
-    starts: a.starts + b.starts, workflowTasks: a.workflowTasks + b.workflowTasks, remoteActivities: a.remoteActivities + b.remoteActivities,
-    localActivities: a.localActivities + b.localActivities, signals: a.signals + b.signals, events: a.events + b.events,
+    starts: left.starts + right.starts,
+    workflowTasks: left.workflowTasks + right.workflowTasks,
+    remoteActivities: left.remoteActivities + right.remoteActivities,
+    localActivities: left.localActivities + right.localActivities,
+    signals: left.signals + right.signals,
+    events: left.events + right.events,
   };
 }
 
 /** `c / n`, field by field (n at least 1). */
-export function divideCounts(c: WorkCounts, n: number): WorkCounts {
-  const d = Math.max(1, n);
+export function divideCounts(workCounts: WorkCounts, count: number): WorkCounts {
+  const d = Math.max(1, count);
   return {
-    starts: c.starts / d, workflowTasks: c.workflowTasks / d, remoteActivities: c.remoteActivities / d,
-    localActivities: c.localActivities / d, signals: c.signals / d, events: c.events / d,
+    starts: workCounts.starts / d,
+    workflowTasks: workCounts.workflowTasks / d,
+    remoteActivities: workCounts.remoteActivities / d,
+    localActivities: workCounts.localActivities / d,
+    signals: workCounts.signals / d,
+    events: workCounts.events / d,
   };
 }
 
 /** A step's work by kind of workflow; per journey once divided (`perJourney`). */
-export interface StepWork { payment: WorkCounts; link: WorkCounts; endpoint: WorkCounts }
+export interface StepWork {
+  payment: WorkCounts;
+  link: WorkCounts;
+  endpoint: WorkCounts;
+}
 
 /** A step's total over the three kinds. */
-export const totalOf = (w: StepWork): WorkCounts => addCounts(addCounts(w.payment, w.link), w.endpoint);
+export const totalOf = (stepWork: StepWork): WorkCounts => addCounts(addCounts(stepWork.payment, stepWork.link), stepWork.endpoint);
 
 /** The step's work divided by its `journeys`. */
-export const perJourney = (w: StepWork, journeys: number): StepWork =>
-  ({ payment: divideCounts(w.payment, journeys), link: divideCounts(w.link, journeys), endpoint: divideCounts(w.endpoint, journeys) });
+export const perJourney = (stepWork: StepWork, journeys: number): StepWork => ({
+  payment: divideCounts(stepWork.payment, journeys),
+  link: divideCounts(stepWork.link, journeys),
+  endpoint: divideCounts(stepWork.endpoint, journeys),
+});
 
 /** Runs `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
   return out;
 }
 
 /** A window of wall-clock time, epoch ms, both ends included. */
-export interface Window { fromMs: number; toMs: number }
+export interface Window {
+  fromMs: number;
+  toMs: number;
+}
 
 /**
  * The counts of every run of `workflowIds`: all events of each run, or with `window` only the
@@ -117,11 +137,21 @@ export async function countWork(client: Client, workflowIds: string[], window?: 
       }
       c.events += 1;
       switch (e.eventType) {
-        case EVENT.WORKFLOW_EXECUTION_STARTED: c.starts += 1; break;
-        case EVENT.WORKFLOW_TASK_COMPLETED: c.workflowTasks += 1; break;
-        case EVENT.ACTIVITY_TASK_SCHEDULED: c.remoteActivities += 1; break;
-        case EVENT.MARKER_RECORDED: if (e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER) c.localActivities += 1; break;
-        case EVENT.WORKFLOW_EXECUTION_SIGNALED: c.signals += 1; break;
+        case EVENT.WORKFLOW_EXECUTION_STARTED:
+          c.starts += 1;
+          break;
+        case EVENT.WORKFLOW_TASK_COMPLETED:
+          c.workflowTasks += 1;
+          break;
+        case EVENT.ACTIVITY_TASK_SCHEDULED:
+          c.remoteActivities += 1;
+          break;
+        case EVENT.MARKER_RECORDED:
+          if (e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER) c.localActivities += 1;
+          break;
+        case EVENT.WORKFLOW_EXECUTION_SIGNALED:
+          c.signals += 1;
+          break;
       }
     }
     return c;
@@ -133,17 +163,23 @@ export async function countWork(client: Client, workflowIds: string[], window?: 
  * A step's work (module doc): every run of its payments' and links' workflows, and the endpoint
  * workflow's events within `window`. Also answers how many runs were read.
  */
-export async function countStepWork(client: Client, step: { payments: string[]; links: string[]; endpointId: string; window: Window }): Promise<{ work: StepWork; runs: number }> {
+export async function countStepWork(
+  client: Client,
+  step: { payments: string[]; links: string[]; endpointId: string; window: Window },
+): Promise<{ work: StepWork; runs: number }> {
   const payment = await countWork(client, step.payments);
   const link = await countWork(client, step.links);
   const endpoint = await countWork(client, [step.endpointId], step.window);
-  return { work: { payment: payment.counts, link: link.counts, endpoint: endpoint.counts }, runs: payment.runs + link.runs + endpoint.runs };
+  return {
+    work: { payment: payment.counts, link: link.counts, endpoint: endpoint.counts },
+    runs: payment.runs + link.runs + endpoint.runs,
+  };
 }
 
 /** `starts 1.0, workflow tasks 9.5, activity tasks 7.0 remote + 0.0 local, signals 2.0, history events 53.5`. */
-export function describeCounts(c: WorkCounts): string {
+export function describeCounts(workCounts: WorkCounts): string {
   const f = (n: number) => n.toFixed(1);
-  return `starts ${f(c.starts)}, workflow tasks ${f(c.workflowTasks)}, activity tasks ${f(c.remoteActivities)} remote + ${f(c.localActivities)} local, signals ${f(c.signals)}, history events ${f(c.events)}`;
+  return `starts ${f(workCounts.starts)}, workflow tasks ${f(workCounts.workflowTasks)}, activity tasks ${f(workCounts.remoteActivities)} remote + ${f(workCounts.localActivities)} local, signals ${f(workCounts.signals)}, history events ${f(workCounts.events)}`;
 }
 
 /**

@@ -22,7 +22,12 @@ export type QuerySet = Readonly<{ waitingFor: QueryDefinition<string> } & Record
 declare const activityInterface: unique symbol;
 
 /** One long-lived object's contract: its workflow type and arguments, signals, queries and activity interface. */
-export interface WorkflowContract<Args extends object = object, S extends SignalSet = SignalSet, Q extends QuerySet = QuerySet, Acts = unknown> {
+export interface WorkflowContract<
+  Args extends object = object,
+  S extends SignalSet = SignalSet,
+  Q extends QuerySet = QuerySet,
+  Acts = unknown,
+> {
   /** The workflow type: the name of the workflow function workflows/index.ts exports. */
   readonly workflowType: string;
   /** Prefix of the object ids the workflow runs for (workflow id = object id). */
@@ -51,7 +56,9 @@ export type ActivitiesOf<C> = C extends { readonly [activityInterface]?: infer A
  * `defineContract<PayoutActivities>()({ workflowType: 'payoutWorkflow', ... })`. Frozen.
  */
 export function defineContract<Acts>() {
-  return <Args extends object, S extends SignalSet, Q extends QuerySet>(c: WorkflowContract<Args, S, Q, Acts>): WorkflowContract<Args, S, Q, Acts> => Object.freeze(c);
+  return <Args extends object, S extends SignalSet, Q extends QuerySet>(
+    c: WorkflowContract<Args, S, Q, Acts>,
+  ): WorkflowContract<Args, S, Q, Acts> => Object.freeze(c);
 }
 
 /** True when `signal` is one of `contract`'s own signals (same name, same definition). */

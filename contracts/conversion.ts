@@ -6,10 +6,19 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of conversionWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface ConversionWorkflowArgs { conversionId: string; originMs?: number }
+export interface ConversionWorkflowArgs {
+  conversionId: string;
+  originMs?: number;
+}
 
 /** A conversion as its workflow sees it; `createdAt` anchors its deadlines to the workflow's clock (domain/object-clock.ts). */
-export interface ConversionState { status: string; terminal: boolean; signableUntil: string; confirmBy: string | null; createdAt: string }
+export interface ConversionState {
+  status: string;
+  terminal: boolean;
+  signableUntil: string;
+  confirmBy: string | null;
+  createdAt: string;
+}
 
 /** The activities conversionWorkflow calls. */
 export interface ConversionActivities {

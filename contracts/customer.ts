@@ -7,7 +7,9 @@ import type { VerificationState } from '../domain/customers';
 import { defineContract } from './contract';
 
 /** Arguments of customerWorkflow. */
-export interface CustomerWorkflowArgs { customerId: string }
+export interface CustomerWorkflowArgs {
+  customerId: string;
+}
 
 /** The activities customerWorkflow calls. */
 export interface CustomerActivities {

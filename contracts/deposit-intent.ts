@@ -6,11 +6,17 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of depositIntentWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface DepositIntentWorkflowArgs { depositIntentId: string; originMs?: number }
+export interface DepositIntentWorkflowArgs {
+  depositIntentId: string;
+  originMs?: number;
+}
 
 /** What the deposit intent workflow needs after a step. */
 export interface DepositIntentState {
-  status: string; sourceChain: string; expiresAt: string; terminal: boolean;
+  status: string;
+  sourceChain: string;
+  expiresAt: string;
+  terminal: boolean;
   /** Anchors `expiresAt` to the workflow's clock (domain/object-clock.ts). */
   createdAt: string;
   /** True when the step changed the status (the workflow steps again at once). */

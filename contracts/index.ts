@@ -16,7 +16,19 @@ import { webhookEndpointContract } from './webhook-endpoint';
 import { xchainPaymentContract } from './xchain-payment';
 
 export const CONTRACTS = [
-  paymentContract, xchainPaymentContract, paymentLinkContract, webhookEndpointContract, payoutContract, payrollRunContract,
-  payrollItemContract, sendIntentContract, virtualAccountContract, depositIntentContract, conversionContract, offrampIntentContract,
-  customerContract, orderContract, subscriptionContract,
+  paymentContract,
+  xchainPaymentContract,
+  paymentLinkContract,
+  webhookEndpointContract,
+  payoutContract,
+  payrollRunContract,
+  payrollItemContract,
+  sendIntentContract,
+  virtualAccountContract,
+  depositIntentContract,
+  conversionContract,
+  offrampIntentContract,
+  customerContract,
+  orderContract,
+  subscriptionContract,
 ] as const;

@@ -7,10 +7,18 @@ import type { OfframpStatus } from '../domain/offramp';
 import { defineContract } from './contract';
 
 /** Arguments of offrampIntentWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface OfframpIntentWorkflowArgs { intentId: string; originMs?: number }
+export interface OfframpIntentWorkflowArgs {
+  intentId: string;
+  originMs?: number;
+}
 
 /** What the workflow does next. */
-export interface OfframpProgress { status: OfframpStatus; next: 'submit' | 'refund' | 'wait' | 'done'; wakeAtMs: number | null; waitingFor: string }
+export interface OfframpProgress {
+  status: OfframpStatus;
+  next: 'submit' | 'refund' | 'wait' | 'done';
+  wakeAtMs: number | null;
+  waitingFor: string;
+}
 
 /** The activities offrampIntentWorkflow calls. */
 export interface OfframpActivities {

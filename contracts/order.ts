@@ -6,10 +6,18 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of orderWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface OrderWorkflowArgs { orderId: string; originMs?: number }
+export interface OrderWorkflowArgs {
+  orderId: string;
+  originMs?: number;
+}
 
 /** One turn's answer: done, or when to look again (workflow time). */
-export interface OrderProgress { done: boolean; status: string; wakeAtMs: number; waitingFor: string }
+export interface OrderProgress {
+  done: boolean;
+  status: string;
+  wakeAtMs: number;
+  waitingFor: string;
+}
 
 /** The activities orderWorkflow calls. */
 export interface OrderActivities {

@@ -10,7 +10,7 @@ import { defineContract } from './contract';
 /** Arguments of paymentLinkWorkflow. */
 export interface PaymentLinkWorkflowArgs {
   linkId: string;
-  /** Local-activity steps (true in runs started since issue 36; contracts/payment.ts `PaymentWorkflowArgs.localSteps`). */
+  /** Local-activity steps (true in runs started with local steps; contracts/payment.ts `PaymentWorkflowArgs.localSteps`). */
   localSteps?: boolean;
 }
 

@@ -11,10 +11,14 @@ import { defineContract } from './contract';
 /**
  * Arguments of paymentWorkflow (`originMs`: when the first run began, carried across
  * continue-as-new; the origin of the object's clock; `localSteps`: the run calls its steps as local
- * activities, true in every run started since issue 36, absent in runs started before, which keep
+ * activities, true in every run started by this build, absent in runs started by earlier builds, which keep
  * their remote activities: workflows/convention.ts proxyDatabaseActivities).
  */
-export interface PaymentWorkflowArgs { paymentId: string; originMs?: number; localSteps?: boolean }
+export interface PaymentWorkflowArgs {
+  paymentId: string;
+  originMs?: number;
+  localSteps?: boolean;
+}
 
 /** What the payment workflow plans with. */
 export interface PaymentState {
@@ -48,7 +52,7 @@ export interface PaymentState {
  * Result of an activity that may move the link: the watch state plus whether the link reached
  * paid/settled or reopened. `linkNotified`: the activity's own transaction recorded the link
  * workflow's signal (activities/payments/links.ts, performed after commit durably), so the workflow
- * calls `notifyLinkWorkflow` only when it is absent (results recorded before issue 36).
+ * calls `notifyLinkWorkflow` only when it is absent (results recorded by runs without local steps).
  */
 export type PaymentStep = PaymentState & { linkEnded: boolean; linkId: string | null; linkNotified?: boolean };
 

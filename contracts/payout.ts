@@ -6,7 +6,9 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of payoutWorkflow. */
-export interface PayoutWorkflowArgs { payoutId: string }
+export interface PayoutWorkflowArgs {
+  payoutId: string;
+}
 
 /** What the payout workflow needs to decide its next step. */
 export interface PayoutState {

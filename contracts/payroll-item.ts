@@ -7,7 +7,9 @@ import type { PayrollItemStatus } from '../domain/payroll';
 import { defineContract } from './contract';
 
 /** Arguments of payrollItemWorkflow. */
-export interface PayrollItemWorkflowArgs { itemId: string }
+export interface PayrollItemWorkflowArgs {
+  itemId: string;
+}
 
 /** The activities payrollItemWorkflow calls. */
 export interface PayrollItemActivities {

@@ -8,19 +8,33 @@ import type { FundingState, PayrollRunStatus } from '../domain/payroll';
 import { defineContract } from './contract';
 
 /** Arguments of payrollRunWorkflow. */
-export interface PayrollRunWorkflowArgs { runId: string }
+export interface PayrollRunWorkflowArgs {
+  runId: string;
+}
 
 /** What the run workflow needs of a run each turn: its status and how many of its funds returns are in flight (`pending`, `submitted`). */
-export interface PayrollRunState { status: string; returns_in_flight?: number }
+export interface PayrollRunState {
+  status: string;
+  returns_in_flight?: number;
+}
 
 /** Result of one funding poll: the run's status and funding state after it. */
-export interface PayrollFundingCheck { status: PayrollRunStatus; funding_state: FundingState }
+export interface PayrollFundingCheck {
+  status: PayrollRunStatus;
+  funding_state: FundingState;
+}
 
 /** What a returns step leaves behind: returns created now, returns still in flight, and whether money owed back is not yet returned. */
-export interface PayrollFundsReturnStep { created: number; in_flight: number; unreturned: boolean }
+export interface PayrollFundsReturnStep {
+  created: number;
+  in_flight: number;
+  unreturned: boolean;
+}
 
 /** Operator's request to return the money the run owes back (`reason`: why, kept for audit; never on the wire). */
-export interface PayrollReturnFundsRequest { reason: string }
+export interface PayrollReturnFundsRequest {
+  reason: string;
+}
 
 /** The activities payrollRunWorkflow calls. */
 export interface PayrollRunActivities {

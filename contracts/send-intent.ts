@@ -7,10 +7,17 @@ import type { SendIntentStatus } from '../domain/wallet-sends';
 import { defineContract } from './contract';
 
 /** Arguments of sendIntentWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface SendIntentWorkflowArgs { intentId: string; originMs?: number }
+export interface SendIntentWorkflowArgs {
+  intentId: string;
+  originMs?: number;
+}
 
 /** What the workflow does next: stop (terminal), or look again at `wakeAtMs` (workflow time) or when signalled. */
-export interface SendProgress { status: SendIntentStatus; wakeAtMs: number | null; waitingFor: string }
+export interface SendProgress {
+  status: SendIntentStatus;
+  wakeAtMs: number | null;
+  waitingFor: string;
+}
 
 /** The activities sendIntentWorkflow calls. */
 export interface SendIntentActivities {

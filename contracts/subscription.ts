@@ -6,10 +6,18 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of subscriptionWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface SubscriptionWorkflowArgs { subscriptionId: string; originMs?: number }
+export interface SubscriptionWorkflowArgs {
+  subscriptionId: string;
+  originMs?: number;
+}
 
 /** One turn's answer: done, or when to look again (workflow time). */
-export interface SubscriptionProgress { done: boolean; status: string; wakeAtMs: number; waitingFor: string }
+export interface SubscriptionProgress {
+  done: boolean;
+  status: string;
+  wakeAtMs: number;
+  waitingFor: string;
+}
 
 /** The activities subscriptionWorkflow calls. */
 export interface SubscriptionActivities {

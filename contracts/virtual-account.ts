@@ -7,7 +7,9 @@ import type { VirtualAccountStatus } from '../domain/virtual-accounts';
 import { defineContract } from './contract';
 
 /** Arguments of virtualAccountWorkflow. */
-export interface VirtualAccountWorkflowArgs { virtualAccountId: string }
+export interface VirtualAccountWorkflowArgs {
+  virtualAccountId: string;
+}
 
 /** The activities virtualAccountWorkflow calls. */
 export interface VirtualAccountActivities {

@@ -6,7 +6,9 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineContract } from './contract';
 
 /** Arguments of webhookEndpointWorkflow. */
-export interface WebhookEndpointArgs { endpointId: string }
+export interface WebhookEndpointArgs {
+  endpointId: string;
+}
 
 /**
  * Why a run ended: nothing live and no `deliver` during the idle period (`idle`; runs recorded before
@@ -15,7 +17,12 @@ export interface WebhookEndpointArgs { endpointId: string }
 export type WebhookEndpointOutcome = 'idle' | 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found';
 
 /** A live delivery that failed its last attempt (`retrying`), as the endpoint workflow reports it. */
-export interface FailingDelivery { id: string; attempts: number; nextAttemptAtMs: number | null; lastError: string | null }
+export interface FailingDelivery {
+  id: string;
+  attempts: number;
+  nextAttemptAtMs: number | null;
+  lastError: string | null;
+}
 
 /**
  * What one drain call did and what the endpoint has left:
@@ -29,8 +36,14 @@ export interface FailingDelivery { id: string; attempts: number; nextAttemptAtMs
 export interface DrainSummary {
   state: 'open' | 'held' | 'closed';
   closedReason: 'endpoint_disabled' | 'endpoint_deleted' | 'endpoint_not_found' | null;
-  sent: number; succeeded: number; retrying: number; failed: number; cancelled: number;
-  live: number; due: number; nextDueAtMs: number | null;
+  sent: number;
+  succeeded: number;
+  retrying: number;
+  failed: number;
+  cancelled: number;
+  live: number;
+  due: number;
+  nextDueAtMs: number | null;
   failing: FailingDelivery[];
 }
 

@@ -11,7 +11,10 @@ import { defineContract } from './contract';
 import { depositSignal, linkEndedSignal, paymentRetrySignal, paymentWaitingForQuery, type PaymentActivities } from './payment';
 
 /** Arguments of xchainPaymentWorkflow (`originMs`: when the first run began, carried across continue-as-new). */
-export interface XchainPaymentWorkflowArgs { paymentId: string; originMs?: number }
+export interface XchainPaymentWorkflowArgs {
+  paymentId: string;
+  originMs?: number;
+}
 
 /** What the cross-network workflow plans with. */
 export interface XchainState {
@@ -50,7 +53,8 @@ export interface XchainWatcherActivities {
 }
 
 /** Everything xchainPaymentWorkflow calls: its own activities and the payment contract's settlement ones. */
-export type XchainPaymentActivities = XchainWatcherActivities & Pick<PaymentActivities, 'sendSettlement' | 'recordSettlement' | 'notifyLinkWorkflow'>;
+export type XchainPaymentActivities = XchainWatcherActivities &
+  Pick<PaymentActivities, 'sendSettlement' | 'recordSettlement' | 'notifyLinkWorkflow'>;
 
 export const xchainPaymentContract = defineContract<XchainPaymentActivities>()({
   workflowType: 'xchainPaymentWorkflow',

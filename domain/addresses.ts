@@ -17,12 +17,28 @@ import { isAddress, sha256 } from 'viem';
 
 /** Canonical chain names accepted by the address book. */
 export type ChainName =
-  | 'ethereum' | 'bsc' | 'polygon' | 'arbitrum' | 'optimism' | 'base' | 'avalanche' | 'tempo'
-  | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'ton' | 'cardano' | 'cosmos';
+  | 'ethereum'
+  | 'bsc'
+  | 'polygon'
+  | 'arbitrum'
+  | 'optimism'
+  | 'base'
+  | 'avalanche'
+  | 'tempo'
+  | 'bitcoin'
+  | 'tron'
+  | 'solana'
+  | 'xrp'
+  | 'ton'
+  | 'cardano'
+  | 'cosmos';
 
 type Family = 'evm' | 'bitcoin' | 'tron' | 'solana' | 'xrp' | 'ton' | 'cardano' | 'cosmos';
 
-interface ChainInfo { family: Family; aliases: string[] }
+interface ChainInfo {
+  family: Family;
+  aliases: string[];
+}
 
 /** Supported chains with their accepted aliases (names and EVM chain ids, lower-case). */
 export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = Object.freeze({
@@ -55,9 +71,7 @@ export function resolveChain(input: unknown): ChainName | null {
   return ALIAS.get(input.trim().toLowerCase()) ?? null;
 }
 
-export type AddressCheck =
-  | { ok: true; address: string; key: string }
-  | { ok: false; reason: string };
+export type AddressCheck = { ok: true; address: string; key: string } | { ok: false; reason: string };
 
 const sha = (b: Uint8Array): Uint8Array => sha256(b, 'bytes');
 const base58check = createBase58check(sha);
@@ -79,7 +93,11 @@ function evm(a: string): AddressCheck {
 }
 
 function decodeBase58check(a: string): Uint8Array | null {
-  try { return base58check.decode(a); } catch { return null; }
+  try {
+    return base58check.decode(a);
+  } catch {
+    return null;
+  }
 }
 
 function segwit(a: string, hrp: string): AddressCheck {
@@ -88,7 +106,13 @@ function segwit(a: string, hrp: string): AddressCheck {
   let words: number[];
   try {
     // Witness version 0 uses bech32, versions 1..16 bech32m (BIP 173, BIP 350).
-    const v0 = (() => { try { return bech32.decode(lower as `${string}1${string}`); } catch { return null; } })();
+    const v0 = (() => {
+      try {
+        return bech32.decode(lower as `${string}1${string}`);
+      } catch {
+        return null;
+      }
+    })();
     const v1 = v0 ? null : bech32m.decode(lower as `${string}1${string}`);
     const d = v0 ?? v1!;
     if (d.prefix !== hrp) return fail(`a bech32 address on this network starts with ${hrp}1`);
@@ -125,14 +149,22 @@ function tron(a: string): AddressCheck {
 function solana(a: string): AddressCheck {
   if (a.length < 32 || a.length > 44) return fail('a Solana address is 32 to 44 base58 characters');
   let bytes: Uint8Array;
-  try { bytes = base58.decode(a); } catch { return fail('not base58'); }
+  try {
+    bytes = base58.decode(a);
+  } catch {
+    return fail('not base58');
+  }
   if (bytes.length !== 32) return fail('a Solana address decodes to 32 bytes');
   return { ok: true, address: a, key: a };
 }
 
 function xrp(a: string): AddressCheck {
   let bytes: Uint8Array;
-  try { bytes = base58xrp.decode(a); } catch { return fail('not an XRP base58 address'); }
+  try {
+    bytes = base58xrp.decode(a);
+  } catch {
+    return fail('not an XRP base58 address');
+  }
   if (bytes.length !== 25 || bytes[0] !== 0x00) return fail('a classic XRP address starts with r and decodes to 25 bytes');
   const payload = bytes.slice(0, 21);
   const check = sha(sha(payload)).slice(0, 4);
@@ -191,13 +223,21 @@ export function checkAddress(chain: ChainName, raw: string, network: 'mainnet' |
   const a = raw.trim();
   if (!a || /\s/.test(a)) return fail('the address is empty or contains whitespace');
   switch (CHAINS[chain].family) {
-    case 'evm': return evm(a);
-    case 'bitcoin': return bitcoin(a, network);
-    case 'tron': return tron(a);
-    case 'solana': return solana(a);
-    case 'xrp': return xrp(a);
-    case 'ton': return ton(a);
-    case 'cardano': return cardano(a, network);
-    case 'cosmos': return cosmos(a);
+    case 'evm':
+      return evm(a);
+    case 'bitcoin':
+      return bitcoin(a, network);
+    case 'tron':
+      return tron(a);
+    case 'solana':
+      return solana(a);
+    case 'xrp':
+      return xrp(a);
+    case 'ton':
+      return ton(a);
+    case 'cardano':
+      return cardano(a, network);
+    case 'cosmos':
+      return cosmos(a);
   }
 }

@@ -15,4 +15,4 @@ const NEXT: TransitionMap<ApiKeyStatus> = {
 };
 
 /** The API key table; an illegal transition is `409 conflict` code `api_key_state_changed`. */
-export const API_KEY_TRANSITIONS: TransitionTable<ApiKeyStatus> = transitionTable('api_key', NEXT);
+export const apiKeyTransitions: TransitionTable<ApiKeyStatus> = transitionTable('api_key', NEXT);

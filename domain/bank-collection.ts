@@ -1,5 +1,5 @@
 /**
- * Bank pay-in rules (issue 12; spec 2.1 BankDepositInstructions, 2.4 provider-settled verdicts,
+ * Bank pay-in rules (spec 2.1 BankDepositInstructions, 2.4 provider-settled verdicts,
  * part 3 Payment, part 6 event rules): the provider-settled reducer of inbound bank credits and
  * returns, the matching basis of each rail, the fiat caps `payer_type` decides and the US
  * `payer_state` rule. Amounts are bigint minor units of the link currency (bank rails carry no
@@ -21,7 +21,11 @@ export type BankMatching = 'reference' | 'account_number';
  * pooled IBAN).
  */
 export const BANK_MATCHING: Readonly<Record<string, BankMatching>> = Object.freeze({
-  ach: 'account_number', wire: 'account_number', faster_payments: 'account_number', pix: 'account_number', spei: 'account_number',
+  ach: 'account_number',
+  wire: 'account_number',
+  faster_payments: 'account_number',
+  pix: 'account_number',
+  spei: 'account_number',
   sepa: 'reference',
 });
 
@@ -62,23 +66,39 @@ export interface BankOutcome {
  * - any other status: `recorded_only`, nothing published.
  * Throws 400 `amount_invalid` param `amount` when amount <= 0.
  */
-export function applyBankCredit(p: PaymentLedger, amount: bigint, inLinkCurrency = true): BankOutcome {
-  if (typeof amount !== 'bigint' || amount <= 0n) throw invalidRequest('amount_invalid', 'A credit amount must be a positive number of minor units.', 'amount');
-  const same = { next: { ...p }, effect: 'recorded_only' as const, events: [], unmatchedReason: null };
+export function applyBankCredit(paymentLedger: PaymentLedger, amount: bigint, inLinkCurrency = true): BankOutcome {
+  if (typeof amount !== 'bigint' || amount <= 0n)
+    throw invalidRequest('amount_invalid', 'A credit amount must be a positive number of minor units.', 'amount');
+  const same = { next: { ...paymentLedger }, effect: 'recorded_only' as const, events: [], unmatchedReason: null };
   if (!inLinkCurrency) return same;
-  if (p.status === 'awaiting' || p.status === 'underpaid') {
-    const received = p.received + amount;
-    const band = bankBand(received, p.expected);
+  if (paymentLedger.status === 'awaiting' || paymentLedger.status === 'underpaid') {
+    const received = paymentLedger.received + amount;
+    const band = bankBand(received, paymentLedger.expected);
     if (band === 'short') {
-      return { next: { ...p, status: 'underpaid', received, underpaidEmitted: true }, effect: 'applied', events: p.underpaidEmitted ? [] : ['payment.underpaid'], unmatchedReason: null };
+      return {
+        next: { ...paymentLedger, status: 'underpaid', received, underpaidEmitted: true },
+        effect: 'applied',
+        events: paymentLedger.underpaidEmitted ? [] : ['payment.underpaid'],
+        unmatchedReason: null,
+      };
     }
     if (band === 'over') {
-      return { next: { ...p, status: 'overpaid', received, overpaidEmitted: true }, effect: 'applied', events: p.overpaidEmitted ? [] : ['payment.overpaid'], unmatchedReason: null };
+      return {
+        next: { ...paymentLedger, status: 'overpaid', received, overpaidEmitted: true },
+        effect: 'applied',
+        events: paymentLedger.overpaidEmitted ? [] : ['payment.overpaid'],
+        unmatchedReason: null,
+      };
     }
-    return { next: { ...p, status: 'paid', received }, effect: 'applied', events: ['payment.paid'], unmatchedReason: null };
+    return { next: { ...paymentLedger, status: 'paid', received }, effect: 'applied', events: ['payment.paid'], unmatchedReason: null };
   }
-  if (p.status === 'expired' || p.status === 'abandoned') {
-    return { next: { ...p, status: 'unmatched', received: p.received + amount }, effect: 'applied', events: ['payment.unmatched'], unmatchedReason: 'deposit_after_close' };
+  if (paymentLedger.status === 'expired' || paymentLedger.status === 'abandoned') {
+    return {
+      next: { ...paymentLedger, status: 'unmatched', received: paymentLedger.received + amount },
+      effect: 'applied',
+      events: ['payment.unmatched'],
+      unmatchedReason: 'deposit_after_close',
+    };
   }
   return same;
 }
@@ -92,15 +112,18 @@ export function applyBankCredit(p: PaymentLedger, amount: bigint, inLinkCurrency
  * awaiting one that received nothing stays awaiting); an `unmatched` one keeps its status. A
  * payment that is still `within` or `over` keeps its status.
  */
-export function applyBankReturn(p: PaymentLedger, amount: bigint): BankOutcome {
-  const received = p.received > amount ? p.received - amount : 0n;
-  const next: PaymentLedger = { ...p, received };
+export function applyBankReturn(paymentLedger: PaymentLedger, amount: bigint): BankOutcome {
+  const received = paymentLedger.received > amount ? paymentLedger.received - amount : 0n;
+  const next: PaymentLedger = { ...paymentLedger, received };
   const events: string[] = [];
-  if ((p.status === 'paid' || p.status === 'overpaid' || p.status === 'settled') && bankBand(received, p.expected) === 'short') {
+  if (
+    (paymentLedger.status === 'paid' || paymentLedger.status === 'overpaid' || paymentLedger.status === 'settled') &&
+    bankBand(received, paymentLedger.expected) === 'short'
+  ) {
     next.status = 'underpaid';
     next.underpaidEmitted = true;
-    if (!p.underpaidEmitted) events.push('payment.underpaid');
-  } else if (p.status === 'overpaid' && bankBand(received, p.expected) === 'within') {
+    if (!paymentLedger.underpaidEmitted) events.push('payment.underpaid');
+  } else if (paymentLedger.status === 'overpaid' && bankBand(received, paymentLedger.expected) === 'within') {
     next.status = 'paid';
   }
   return { next, effect: 'applied', events, unmatchedReason: null };
@@ -146,9 +169,57 @@ export const US_STATES_UNSUPPORTED_P2P: readonly string[] = Object.freeze(['NY',
 
 /** Every US state and DC (two-letter), for `payer_state`. */
 export const US_STATES: readonly string[] = Object.freeze([
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME', 'MD',
-  'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD',
-  'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ]);
 
 /** Input of `checkBankPayer`. */
@@ -172,17 +243,37 @@ export interface BankPayerCheck {
  *   capability_unavailable code `payer_state_unsupported`, details `payer_state`). In every other
  *   case `payer_state` is not consulted.
  */
-export function checkBankPayer(i: BankPayerCheck): void {
-  const cap = fiatCapMinor(i.currency, i.decimals, i.payerType);
-  if (cap !== null && i.amountMinor > cap) {
-    throw capabilityUnavailable('fiat_cap_exceeded', `A ${i.payerType} payer can pay at most ${cap} minor units of ${i.currency} by bank.`, {
-      cap: { amount: cap.toString(), currency: i.currency, decimals: i.decimals }, payer_type: i.payerType,
-    });
+export function checkBankPayer(bankPayerCheck: BankPayerCheck): void {
+  const cap = fiatCapMinor(bankPayerCheck.currency, bankPayerCheck.decimals, bankPayerCheck.payerType);
+  if (cap !== null && bankPayerCheck.amountMinor > cap) {
+    throw capabilityUnavailable(
+      'fiat_cap_exceeded',
+      `A ${bankPayerCheck.payerType} payer can pay at most ${cap} minor units of ${bankPayerCheck.currency} by bank.`,
+      {
+        cap: { amount: cap.toString(), currency: bankPayerCheck.currency, decimals: bankPayerCheck.decimals },
+        payer_type: bankPayerCheck.payerType,
+      },
+    );
   }
-  if (i.payerType !== 'individual' || i.merchantType !== 'individual' || (i.rail !== 'ach' && i.rail !== 'wire')) return;
-  if (!i.payerState) throw invalidRequest('parameter_missing', 'payer_state is required for an individual paying an individual by US bank transfer.', 'payer_state');
-  if (!US_STATES.includes(i.payerState)) throw invalidRequest('parameter_invalid', 'payer_state must be a US state code.', 'payer_state');
-  if (US_STATES_UNSUPPORTED_P2P.includes(i.payerState)) {
-    throw capabilityUnavailable('payer_state_unsupported', `Person-to-person bank collection is not offered to payers in ${i.payerState}.`, { payer_state: i.payerState });
+  if (
+    bankPayerCheck.payerType !== 'individual' ||
+    bankPayerCheck.merchantType !== 'individual' ||
+    (bankPayerCheck.rail !== 'ach' && bankPayerCheck.rail !== 'wire')
+  )
+    return;
+  if (!bankPayerCheck.payerState)
+    throw invalidRequest(
+      'parameter_missing',
+      'payer_state is required for an individual paying an individual by US bank transfer.',
+      'payer_state',
+    );
+  if (!US_STATES.includes(bankPayerCheck.payerState))
+    throw invalidRequest('parameter_invalid', 'payer_state must be a US state code.', 'payer_state');
+  if (US_STATES_UNSUPPORTED_P2P.includes(bankPayerCheck.payerState)) {
+    throw capabilityUnavailable(
+      'payer_state_unsupported',
+      `Person-to-person bank collection is not offered to payers in ${bankPayerCheck.payerState}.`,
+      { payer_state: bankPayerCheck.payerState },
+    );
   }
 }

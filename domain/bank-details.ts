@@ -29,7 +29,12 @@ export type BankRail = (typeof BANK_RAILS)[number];
 
 /** Currency each rail pays out in (ISO 4217). */
 export const RAIL_CURRENCY: Readonly<Record<BankRail, string>> = Object.freeze({
-  ach: 'USD', wire: 'USD', sepa: 'EUR', faster_payments: 'GBP', pix: 'BRL', spei: 'MXN',
+  ach: 'USD',
+  wire: 'USD',
+  sepa: 'EUR',
+  faster_payments: 'GBP',
+  pix: 'BRL',
+  spei: 'MXN',
 });
 
 /**
@@ -37,7 +42,7 @@ export const RAIL_CURRENCY: Readonly<Record<BankRail, string>> = Object.freeze({
  * when the product takes no bank details for it (the blocked `co_bank_transfer`, never payable).
  */
 export function beneficiaryRailOf(fiatRail: string): BankRail | null {
-  return (BANK_RAILS as readonly string[]).includes(fiatRail) ? fiatRail as BankRail : null;
+  return (BANK_RAILS as readonly string[]).includes(fiatRail) ? (fiatRail as BankRail) : null;
 }
 
 /** The detail fields whose use depends on the rail (RAIL_FIELDS). */
@@ -82,8 +87,8 @@ export type PayoutBeneficiaryInput = Omit<BeneficiaryInput, 'rail'> & { rail?: s
 type Nullable<T> = { [K in keyof T]-?: Exclude<T[K], undefined> | null };
 
 /** Normalized raw details: only ever stored encrypted (lib/secrets.ts), never sent on the wire. */
-export type BankDetails = Nullable<Omit<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'>>
-  & Pick<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'> & { currency: string };
+export type BankDetails = Nullable<Omit<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'>> &
+  Pick<BeneficiaryInput, 'account_owner_type' | 'account_holder_name' | 'rail'> & { currency: string };
 
 /** Raw details as stored by any version: older payout rows lack `currency` and omit unused fields. */
 export type StoredBankDetails = Partial<BankDetails> & Pick<BankDetails, 'account_owner_type' | 'account_holder_name' | 'rail'>;
@@ -111,30 +116,30 @@ export interface MaskedBeneficiary {
 }
 
 /** ABA routing number: 9 digits, weights 3-7-1 summing to a multiple of 10, not all zeros. */
-export function isValidAbaRouting(s: string): boolean {
-  if (!/^[0-9]{9}$/.test(s) || /^0+$/.test(s)) return false;
-  const d = [...s].map(Number);
+export function isValidAbaRouting(text: string): boolean {
+  if (!/^[0-9]{9}$/.test(text) || /^0+$/.test(text)) return false;
+  const d = [...text].map(Number);
   const sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
   return sum % 10 === 0;
 }
 
 /** CLABE: 18 digits; the last is the check digit of weights 3-7-1 (each product mod 10). */
-export function isValidClabe(s: string): boolean {
-  if (!/^[0-9]{18}$/.test(s)) return false;
+export function isValidClabe(text: string): boolean {
+  if (!/^[0-9]{18}$/.test(text)) return false;
   const w = [3, 7, 1];
   let sum = 0;
-  for (let i = 0; i < 17; i++) sum += (Number(s[i]) * w[i % 3]) % 10;
-  return (10 - (sum % 10)) % 10 === Number(s[17]);
+  for (let i = 0; i < 17; i++) sum += (Number(text[i]) * w[i % 3]) % 10;
+  return (10 - (sum % 10)) % 10 === Number(text[17]);
 }
 
 /** Kind of a Pix key (email, +55 phone, CPF 11 digits, CNPJ 14 digits, random EVP UUID), or null. */
-export function pixKeyType(s: string): PixKeyType | null {
-  if (s.length > 77) return null;
-  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) return 'email';
-  if (/^\+55[0-9]{10,11}$/.test(s)) return 'phone';
-  if (/^[0-9]{11}$/.test(s)) return 'cpf';
-  if (/^[0-9]{14}$/.test(s)) return 'cnpj';
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) return 'evp';
+export function pixKeyType(text: string): PixKeyType | null {
+  if (text.length > 77) return null;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) return 'email';
+  if (/^\+55[0-9]{10,11}$/.test(text)) return 'phone';
+  if (/^[0-9]{11}$/.test(text)) return 'cpf';
+  if (/^[0-9]{14}$/.test(text)) return 'cnpj';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return 'evp';
   return null;
 }
 
@@ -160,7 +165,8 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
   }
   for (const f of spec.required) {
     const v = input[f];
-    if (v === undefined || v === null || v === '') throw invalidRequest('parameter_missing', `The ${input.rail} rail needs \`${f}\`.`, f, { rail: input.rail });
+    if (v === undefined || v === null || v === '')
+      throw invalidRequest('parameter_missing', `The ${input.rail} rail needs \`${f}\`.`, f, { rail: input.rail });
   }
   const bad = (f: DetailField, why: string) => invalidRequest('parameter_invalid', `\`${f}\` is not valid: ${why}.`, f);
 
@@ -200,9 +206,21 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
   }
 
   const details: BankDetails = {
-    account_owner_type: input.account_owner_type, account_holder_name: input.account_holder_name, bank_name: input.bank_name || null,
-    rail: input.rail, currency: RAIL_CURRENCY[input.rail], account_number: accountNumber, routing_number: routing, account_type: accountType,
-    iban, bic, sort_code: sortCode, clabe, pix_key: pix, tax_id: input.tax_id || null, country: input.country || null,
+    account_owner_type: input.account_owner_type,
+    account_holder_name: input.account_holder_name,
+    bank_name: input.bank_name || null,
+    rail: input.rail,
+    currency: RAIL_CURRENCY[input.rail],
+    account_number: accountNumber,
+    routing_number: routing,
+    account_type: accountType,
+    iban,
+    bic,
+    sort_code: sortCode,
+    clabe,
+    pix_key: pix,
+    tax_id: input.tax_id || null,
+    country: input.country || null,
   };
   return { details, masked: maskBankDetails(details) };
 }
@@ -213,11 +231,17 @@ export function normalizeBeneficiary(input: BeneficiaryInput): { details: BankDe
  * invalid_request` `parameter_invalid` param `rail` for another rail or a corridor that takes no
  * bank details, then as `normalizeBeneficiary`.
  */
-export function normalizePayoutBeneficiary(fiatRail: string, input: PayoutBeneficiaryInput): { details: BankDetails; masked: MaskedBeneficiary } {
+export function normalizePayoutBeneficiary(
+  fiatRail: string,
+  input: PayoutBeneficiaryInput,
+): { details: BankDetails; masked: MaskedBeneficiary } {
   const rail = beneficiaryRailOf(fiatRail);
   if (!rail) throw invalidRequest('parameter_invalid', `The ${fiatRail} rail takes no bank details.`, 'rail', { rail: fiatRail });
   if (input.rail !== undefined && input.rail !== null && input.rail !== rail) {
-    throw invalidRequest('parameter_invalid', `This payout pays on the ${rail} rail: \`rail\` must be ${rail} or omitted.`, 'rail', { expected: rail, received: input.rail });
+    throw invalidRequest('parameter_invalid', `This payout pays on the ${rail} rail: \`rail\` must be ${rail} or omitted.`, 'rail', {
+      expected: rail,
+      received: input.rail,
+    });
   }
   return normalizeBeneficiary({ ...input, rail });
 }
@@ -228,29 +252,34 @@ export function normalizePayoutBeneficiary(fiatRail: string, input: PayoutBenefi
  * country, the Pix key's kind; routing number, sort code and BIC in full. `currency` defaults to
  * the rail's. `tax_id` and `country` are never shown.
  */
-export function maskBankDetails(d: StoredBankDetails): MaskedBeneficiary {
-  const iban = d.iban ?? null;
-  const pix = d.pix_key ?? null;
+export function maskBankDetails(storedBankDetails: StoredBankDetails): MaskedBeneficiary {
+  const iban = storedBankDetails.iban ?? null;
+  const pix = storedBankDetails.pix_key ?? null;
   return {
-    beneficiary_owner_type: d.account_owner_type,
-    account_holder_name: d.account_holder_name,
-    bank_name: d.bank_name || null,
-    rail: d.rail,
-    currency: d.currency ?? RAIL_CURRENCY[d.rail],
-    account_type: d.account_type ?? null,
-    account_number_last4: last4(d.account_number ?? null),
-    routing_number: d.routing_number ?? null,
-    sort_code: d.sort_code ?? null,
+    beneficiary_owner_type: storedBankDetails.account_owner_type,
+    account_holder_name: storedBankDetails.account_holder_name,
+    bank_name: storedBankDetails.bank_name || null,
+    rail: storedBankDetails.rail,
+    currency: storedBankDetails.currency ?? RAIL_CURRENCY[storedBankDetails.rail],
+    account_type: storedBankDetails.account_type ?? null,
+    account_number_last4: last4(storedBankDetails.account_number ?? null),
+    routing_number: storedBankDetails.routing_number ?? null,
+    sort_code: storedBankDetails.sort_code ?? null,
     iban_country: iban ? iban.slice(0, 2) : null,
     iban_last4: last4(iban),
-    bic: d.bic || null,
-    clabe_last4: last4(d.clabe ?? null),
+    bic: storedBankDetails.bic || null,
+    clabe_last4: last4(storedBankDetails.clabe ?? null),
     pix_key_type: pix ? pixKeyType(pix) : null,
     pix_key_last4: last4(pix),
   };
 }
 
 /** The last four characters of the masked account identifier, whichever the rail uses (for messages). */
-export function maskedAccountEnding(m: MaskedBeneficiary): string | null {
-  return m.account_number_last4 ?? m.iban_last4 ?? m.clabe_last4 ?? m.pix_key_last4;
+export function maskedAccountEnding(maskedBeneficiary: MaskedBeneficiary): string | null {
+  return (
+    maskedBeneficiary.account_number_last4 ??
+    maskedBeneficiary.iban_last4 ??
+    maskedBeneficiary.clabe_last4 ??
+    maskedBeneficiary.pix_key_last4
+  );
 }

@@ -18,5 +18,7 @@ const NOT_ASSIGNED = new Set(['XK']);
 
 /** ISO 3166-1 alpha-2 country codes (market registry for `country` fields). */
 export const COUNTRIES: ReadonlySet<string> = new Set(
-  Object.keys(getAlpha2Codes()).filter((c) => !NOT_ASSIGNED.has(c)).sort(),
+  Object.keys(getAlpha2Codes())
+    .filter((c) => !NOT_ASSIGNED.has(c))
+    .sort(),
 );

@@ -23,10 +23,22 @@ export const PACK_CURRENCY = 'USD';
 export const FREE_CHECKS_ALLOWANCE = 10;
 
 /** Ledger row types (spec 2.11). */
-export const CREDIT_EVENT_TYPES = ['consume_free', 'consume_paid', 'cache_hit', 'insufficient', 'purchase', 'refund', 'admin_grant'] as const;
+export const CREDIT_EVENT_TYPES = [
+  'consume_free',
+  'consume_paid',
+  'cache_hit',
+  'insufficient',
+  'purchase',
+  'refund',
+  'admin_grant',
+] as const;
 export type CreditEventType = (typeof CREDIT_EVENT_TYPES)[number];
 
-export interface CreditBalance { free_remaining: number; paid_balance: number; total_checks: number }
+export interface CreditBalance {
+  free_remaining: number;
+  paid_balance: number;
+  total_checks: number;
+}
 
 export interface LedgerStep {
   type: CreditEventType;
@@ -40,20 +52,20 @@ function assertCount(n: number, what: string): void {
 }
 
 /** True when `n` is a pack a checkout may sell. */
-export function isCreditPack(n: unknown): n is CreditPack {
-  return typeof n === 'number' && (CREDIT_PACKS as readonly number[]).includes(n);
+export function isCreditPack(value: unknown): value is CreditPack {
+  return typeof value === 'number' && (CREDIT_PACKS as readonly number[]).includes(value);
 }
 
 /** A purchase of `credits` paid checks (the provider confirmed the payment). */
-export function applyPurchase(b: CreditBalance, credits: number): LedgerStep {
+export function applyPurchase(creditBalance: CreditBalance, credits: number): LedgerStep {
   assertCount(credits, 'credits');
-  return { type: 'purchase', credits, next: { ...b, paid_balance: b.paid_balance + credits } };
+  return { type: 'purchase', credits, next: { ...creditBalance, paid_balance: creditBalance.paid_balance + credits } };
 }
 
 /** An operator grant of `credits` paid checks. */
-export function applyAdminGrant(b: CreditBalance, credits: number): LedgerStep {
+export function applyAdminGrant(creditBalance: CreditBalance, credits: number): LedgerStep {
   assertCount(credits, 'credits');
-  return { type: 'admin_grant', credits, next: { ...b, paid_balance: b.paid_balance + credits } };
+  return { type: 'admin_grant', credits, next: { ...creditBalance, paid_balance: creditBalance.paid_balance + credits } };
 }
 
 /**
@@ -61,19 +73,30 @@ export function applyAdminGrant(b: CreditBalance, credits: number): LedgerStep {
  * (`consume_free`), then paid credits (`consume_paid`); with neither, `insufficient` (nothing
  * changes; the caller refuses with `402 quota_exhausted`).
  */
-export function applyConsume(b: CreditBalance, opts: { cached: boolean }): LedgerStep {
-  if (opts.cached) return { type: 'cache_hit', credits: 0, next: { ...b } };
-  if (b.free_remaining > 0) return { type: 'consume_free', credits: -1, next: { ...b, free_remaining: b.free_remaining - 1, total_checks: b.total_checks + 1 } };
-  if (b.paid_balance > 0) return { type: 'consume_paid', credits: -1, next: { ...b, paid_balance: b.paid_balance - 1, total_checks: b.total_checks + 1 } };
-  return { type: 'insufficient', credits: 0, next: { ...b } };
+export function applyConsume(creditBalance: CreditBalance, opts: { cached: boolean }): LedgerStep {
+  if (opts.cached) return { type: 'cache_hit', credits: 0, next: { ...creditBalance } };
+  if (creditBalance.free_remaining > 0)
+    return {
+      type: 'consume_free',
+      credits: -1,
+      next: { ...creditBalance, free_remaining: creditBalance.free_remaining - 1, total_checks: creditBalance.total_checks + 1 },
+    };
+  if (creditBalance.paid_balance > 0)
+    return {
+      type: 'consume_paid',
+      credits: -1,
+      next: { ...creditBalance, paid_balance: creditBalance.paid_balance - 1, total_checks: creditBalance.total_checks + 1 },
+    };
+  return { type: 'insufficient', credits: 0, next: { ...creditBalance } };
 }
 
 /** Refund of one consumed check to the pool it came from; `total_checks` is decremented (net counter). */
-export function applyRefund(b: CreditBalance, consumed: 'consume_free' | 'consume_paid'): LedgerStep {
-  const next = consumed === 'consume_free'
-    ? { ...b, free_remaining: b.free_remaining + 1 }
-    : { ...b, paid_balance: b.paid_balance + 1 };
-  next.total_checks = Math.max(0, b.total_checks - 1);
+export function applyRefund(creditBalance: CreditBalance, consumed: 'consume_free' | 'consume_paid'): LedgerStep {
+  const next =
+    consumed === 'consume_free'
+      ? { ...creditBalance, free_remaining: creditBalance.free_remaining + 1 }
+      : { ...creditBalance, paid_balance: creditBalance.paid_balance + 1 };
+  next.total_checks = Math.max(0, creditBalance.total_checks - 1);
   return { type: 'refund', credits: 1, next };
 }
 
@@ -90,12 +113,17 @@ export type CreditCheckoutStatus = (typeof CREDIT_CHECKOUT_STATUSES)[number];
  * Open set: `open`. A refused move answers `409 checkout_session_closed` (only provider
  * notifications move a checkout; no code of its own).
  */
-export const creditCheckoutTransitions = transitionTable<CreditCheckoutStatus>('credit_checkout', {
-  open: ['completed', 'failed', 'expired'],
-  completed: [],
-  failed: ['completed'],
-  expired: ['completed', 'failed'],
-}, 'checkout_session_closed', { open: ['open'] });
+export const creditCheckoutTransitions = transitionTable<CreditCheckoutStatus>(
+  'credit_checkout',
+  {
+    open: ['completed', 'failed', 'expired'],
+    completed: [],
+    failed: ['completed'],
+    expired: ['completed', 'failed'],
+  },
+  'checkout_session_closed',
+  { open: ['open'] },
+);
 
 /** Status of a hosted checkout session at the (sandbox) checkout provider. */
 export const CHECKOUT_SESSION_STATUSES = Object.freeze(['open', 'paid', 'failed', 'expired'] as const);
@@ -106,9 +134,13 @@ export type CheckoutSessionStatus = (typeof CHECKOUT_SESSION_STATUSES)[number];
  * `open` -> `paid` (before `expires_at`), `failed` or `expired`; every other status is final. A
  * refused move answers `409 checkout_session_closed`.
  */
-export const checkoutSessionTransitions = transitionTable<CheckoutSessionStatus>('checkout_session', {
-  open: ['paid', 'failed', 'expired'],
-  paid: [],
-  failed: [],
-  expired: [],
-}, 'checkout_session_closed');
+export const checkoutSessionTransitions = transitionTable<CheckoutSessionStatus>(
+  'checkout_session',
+  {
+    open: ['paid', 'failed', 'expired'],
+    paid: [],
+    failed: [],
+    expired: [],
+  },
+  'checkout_session_closed',
+);

@@ -1,5 +1,5 @@
 /**
- * Customers (spec 2.8, 4.7; issue 15): who the account's owner is to the KYC provider. Verification
+ * Customers (spec 2.8, 4.7): who the account's owner is to the KYC provider. Verification
  * states and their transition table, the verification link kinds (`tos` first, then the identity
  * kinds of the customer type), and the create rules (no personal data in the body).
  *
@@ -11,7 +11,15 @@ import { transitionTable } from './transitions';
 export type CustomerType = 'individual' | 'business';
 
 /** `verification_state` (open enum on the wire; these are the states this build produces). */
-export const VERIFICATION_STATES = Object.freeze(['not_started', 'pending', 'under_review', 'approved', 'rejected', 'stale_mapping', 'action_required'] as const);
+export const VERIFICATION_STATES = Object.freeze([
+  'not_started',
+  'pending',
+  'under_review',
+  'approved',
+  'rejected',
+  'stale_mapping',
+  'action_required',
+] as const);
 export type VerificationState = (typeof VERIFICATION_STATES)[number];
 
 /** Transition table of `verification_state` (409 `customer_state_changed`): the provider moves it; never back to `not_started`. */
@@ -36,7 +44,7 @@ export const ALL_LINK_KINDS: readonly string[] = Object.freeze([...new Set(Objec
 export const REJECTION_GUIDANCE: Readonly<Record<string, string>> = Object.freeze({
   final: 'The provider cannot onboard this customer. Contact support for the options left.',
   resubmission_allowed: 'Correct the flagged documents and start a new verification link.',
-  unsupported_jurisdiction: 'The customer\'s country is not supported for this product.',
+  unsupported_jurisdiction: "The customer's country is not supported for this product.",
 });
 
 /**
@@ -47,6 +55,7 @@ export function legalNameFor(type: CustomerType, raw: string | undefined | null)
   if (raw === undefined || raw === null) return null;
   if (type === 'individual') throw invalidRequest('parameter_invalid', '`legal_name` applies to business customers only.', 'legal_name');
   const name = raw.trim();
-  if (name.length < 1 || [...name].length > 200) throw invalidRequest('parameter_invalid', '`legal_name` is 1 to 200 characters once trimmed.', 'legal_name');
+  if (name.length < 1 || [...name].length > 200)
+    throw invalidRequest('parameter_invalid', '`legal_name` is 1 to 200 characters once trimmed.', 'legal_name');
   return name;
 }

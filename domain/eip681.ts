@@ -1,5 +1,5 @@
 /**
- * EIP-681 payment request URIs (issue 22, the payer page's QR code): an ERC-20 `transfer` of
+ * EIP-681 payment request URIs (the payer page's QR code): an ERC-20 `transfer` of
  * `amount` base units of the token at `tokenAddress` on chain `chainId` to `recipient`:
  * `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<amount>`. A wallet that scans it
  * fills in the network, the token, the recipient and the exact amount. Pure; no I/O.
@@ -16,10 +16,11 @@ export interface Erc20TransferRequest {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** The EIP-681 URI of an ERC-20 transfer. Throws RangeError on a malformed address, chain id or a non-positive amount. */
-export function erc20TransferUri(r: Erc20TransferRequest): string {
-  if (!ADDRESS.test(r.tokenAddress)) throw new RangeError('tokenAddress must be 0x + 40 hex');
-  if (!ADDRESS.test(r.recipient)) throw new RangeError('recipient must be 0x + 40 hex');
-  if (!Number.isSafeInteger(r.chainId) || r.chainId <= 0) throw new RangeError('chainId must be a positive integer');
-  if (r.amountBaseUnits <= 0n) throw new RangeError('amount must be positive');
-  return `ethereum:${r.tokenAddress}@${r.chainId}/transfer?address=${r.recipient}&uint256=${r.amountBaseUnits.toString()}`;
+export function erc20TransferUri(erc20TransferRequest: Erc20TransferRequest): string {
+  if (!ADDRESS.test(erc20TransferRequest.tokenAddress)) throw new RangeError('tokenAddress must be 0x + 40 hex');
+  if (!ADDRESS.test(erc20TransferRequest.recipient)) throw new RangeError('recipient must be 0x + 40 hex');
+  if (!Number.isSafeInteger(erc20TransferRequest.chainId) || erc20TransferRequest.chainId <= 0)
+    throw new RangeError('chainId must be a positive integer');
+  if (erc20TransferRequest.amountBaseUnits <= 0n) throw new RangeError('amount must be positive');
+  return `ethereum:${erc20TransferRequest.tokenAddress}@${erc20TransferRequest.chainId}/transfer?address=${erc20TransferRequest.recipient}&uint256=${erc20TransferRequest.amountBaseUnits.toString()}`;
 }

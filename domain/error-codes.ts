@@ -1,5 +1,5 @@
 /**
- * The error registry (spec part 7; issue 23 "errors that explain themselves"): every error `code`
+ * The error registry (spec part 7): every error `code`
  * the server can answer, with its `type`s, HTTP statuses, when it happens, the `param` and
  * `details` it carries and what the caller should do. It feeds the error reference page
  * (`GET /docs/errors`, api/docs/errors.tsx), the OpenAPI `ErrorEnvelope` (the code's open enum with
@@ -23,14 +23,17 @@ import { STATE_CHANGED_CODES } from './error-codes/states';
 
 export type { ErrorCodeEntry, ErrorCodeSpec } from './error-codes/entry';
 
-
 /** The entry of `spec`: types as a list, statuses defaulted from the types and sorted. Throws on an unknown type. */
 export function entryOf(spec: ErrorCodeSpec): ErrorCodeEntry {
   const { type, status, ...rest } = spec;
   const types = (Array.isArray(type) ? type : [type]) as readonly ErrorType[];
   for (const t of types) if (!(t in STATUS_BY_TYPE)) throw new Error(`error code ${spec.code}: unknown type ${t}`);
-  const statuses = status === undefined ? types.map((t) => STATUS_BY_TYPE[t]) : (Array.isArray(status) ? status : [status]) as number[];
-  return Object.freeze({ ...rest, types: Object.freeze([...types]), statuses: Object.freeze([...new Set(statuses)].sort((a, b) => a - b)) });
+  const statuses = status === undefined ? types.map((t) => STATUS_BY_TYPE[t]) : ((Array.isArray(status) ? status : [status]) as number[]);
+  return Object.freeze({
+    ...rest,
+    types: Object.freeze([...types]),
+    statuses: Object.freeze([...new Set(statuses)].sort((a, b) => a - b)),
+  });
 }
 
 function build(specs: readonly ErrorCodeSpec[]): ReadonlyMap<string, ErrorCodeEntry> {
@@ -45,7 +48,11 @@ function build(specs: readonly ErrorCodeSpec[]): ReadonlyMap<string, ErrorCodeEn
 
 /** Every registered code, by code (load order: platform, payments, payouts and payroll, accounts and the rest, state changes). */
 export const ERROR_CODES: ReadonlyMap<string, ErrorCodeEntry> = build([
-  ...PLATFORM_CODES, ...PAYMENT_CODES, ...PAYOUT_CODES, ...ACCOUNT_CODES, ...STATE_CHANGED_CODES,
+  ...PLATFORM_CODES,
+  ...PAYMENT_CODES,
+  ...PAYOUT_CODES,
+  ...ACCOUNT_CODES,
+  ...STATE_CHANGED_CODES,
 ]);
 
 /** True when `code` is in the registry. */

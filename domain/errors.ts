@@ -73,12 +73,17 @@ export class DomainError extends Error {
 }
 
 /** Type guard: true when `e` is a DomainError (also across module copies, by shape). */
-export function isDomainError(e: unknown): e is DomainError {
-  if (e instanceof DomainError) return true;
-  if (typeof e !== 'object' || e === null) return false;
-  const o = e as Record<string, unknown>;
-  return (o.name === 'DomainError' || o.name === 'IllegalTransition') && typeof o.type === 'string' && o.type in STATUS_BY_TYPE
-    && typeof o.code === 'string' && typeof o.status === 'number';
+export function isDomainError(error: unknown): error is DomainError {
+  if (error instanceof DomainError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const o = error as Record<string, unknown>;
+  return (
+    (o.name === 'DomainError' || o.name === 'IllegalTransition') &&
+    typeof o.type === 'string' &&
+    o.type in STATUS_BY_TYPE &&
+    typeof o.code === 'string' &&
+    typeof o.status === 'number'
+  );
 }
 
 /** `invalid_request` (spec part 7): 400 by default, pass `status` 422 where the spec says 422. */

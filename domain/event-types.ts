@@ -12,7 +12,7 @@
  *   `events.ship.<family>` (off by default; globally or for an account's cohort, lib/switches.ts):
  *   while on, that family's unshipped types are listed and delivered like live ones
  *   (`shippedEventTypes(families)`); a family's live types ship whatever its switch says.
- * - UNWRITTEN_EVENT_TYPES: catalogued types no state change of this product produces (issue 24).
+ * - UNWRITTEN_EVENT_TYPES: catalogued types no state change of this product produces.
  * On requests the catalogue is closed (unknown or retired name: `400 invalid_request`); on
  * responses it is open. No type has been retired yet (RETIRED_EVENT_TYPES is empty).
  *
@@ -24,7 +24,19 @@ const expand = (prefix: string, names: string[]): string[] => names.map((n) => `
 
 /** Shipped event types (spec 6 "Live types"), in catalogue order. */
 export const LIVE_EVENT_TYPES: readonly string[] = Object.freeze([
-  ...expand('payment_link', ['created', 'activated', 'viewed', 'paid', 'settled', 'partially_paid', 'refunded', 'cancelled', 'expired', 'reminder_sent', 'reminder_schedule_updated']),
+  ...expand('payment_link', [
+    'created',
+    'activated',
+    'viewed',
+    'paid',
+    'settled',
+    'partially_paid',
+    'refunded',
+    'cancelled',
+    'expired',
+    'reminder_sent',
+    'reminder_schedule_updated',
+  ]),
   ...expand('payment', ['created', 'marked_sent', 'awaiting', 'paid', 'settled', 'underpaid', 'overpaid', 'unmatched', 'expired']),
   ...expand('subscription', ['created', 'paused', 'resumed', 'cancelled', 'invoice_issued', 'invoice_overdue', 'invoice_paid']),
   ...expand('payout', ['created', 'funded', 'cancelled', 'marked_sent', 'created_as_replacement', 'beneficiary_added']),
@@ -41,16 +53,50 @@ export const LIVE_EVENT_TYPES: readonly string[] = Object.freeze([
  */
 const UNSHIPPED_BY_FAMILY = {
   payment: ['detected', 'processing'],
-  payout: ['awaiting_funds', 'funds_received', 'processing', 'paid', 'settled', 'failed', 'returned', 'paid_with_shortfall', 'replaced', 'configuration_committed'],
-  payroll_run: [
-    'funding_instructions_requested', 'funding_instructions_verified', 'funding_instructions_failed', 'funding_instructions_blocked', 'underfunded',
-    'execution_requested', 'execution_blocked',
-    // Ours (issue 24, docs/decisions/0064-payroll-money-owed-back.md): an operator's return of money a run owed back.
-    'funds_returned', 'funds_return_failed',
+  payout: [
+    'awaiting_funds',
+    'funds_received',
+    'processing',
+    'paid',
+    'settled',
+    'failed',
+    'returned',
+    'paid_with_shortfall',
+    'replaced',
+    'configuration_committed',
   ],
-  payroll_item: ['destination_updated', 'destination_changed', 'payout_queued', 'payout_processing', 'payout_paid', 'payout_failed', 'payout_returned'],
+  payroll_run: [
+    'funding_instructions_requested',
+    'funding_instructions_verified',
+    'funding_instructions_failed',
+    'funding_instructions_blocked',
+    'underfunded',
+    'execution_requested',
+    'execution_blocked',
+    // Ours (docs/decisions/0064-payroll-money-owed-back.md): an operator's return of money a run owed back.
+    'funds_returned',
+    'funds_return_failed',
+  ],
+  payroll_item: [
+    'destination_updated',
+    'destination_changed',
+    'payout_queued',
+    'payout_processing',
+    'payout_paid',
+    'payout_failed',
+    'payout_returned',
+  ],
   payroll_template: ['created'],
-  deposit_intent: ['created', 'source_detected', 'bridging_started', 'settled', 'failed', 'expired', 'recovery_started', 'manual_recovery_required'],
+  deposit_intent: [
+    'created',
+    'source_detected',
+    'bridging_started',
+    'settled',
+    'failed',
+    'expired',
+    'recovery_started',
+    'manual_recovery_required',
+  ],
   send_intent: ['created', 'source_submitted', 'bridging_started', 'settled', 'failed', 'expired'],
   offramp_intent: ['created', 'funds_received', 'payment_submitted', 'payment_processed', 'refunded', 'refund_failed', 'canceled'],
   virtual_account: ['created', 'deactivated', 'reactivated', 'deposit_received'],
@@ -89,9 +135,9 @@ export type ShippableEventFamily = keyof typeof UNSHIPPED_BY_FAMILY;
  * off by default; a family with live types too (`payment`, `payout`, `payroll_run`) ships only its
  * catalogued ones that way, its live ones always ship.
  */
-export const SHIPPABLE_EVENT_FAMILIES: readonly ShippableEventFamily[] = Object.freeze(
-  [...new Set(UNSHIPPED_EVENT_TYPES.map(eventFamily))] as ShippableEventFamily[],
-);
+export const SHIPPABLE_EVENT_FAMILIES: readonly ShippableEventFamily[] = Object.freeze([
+  ...new Set(UNSHIPPED_EVENT_TYPES.map(eventFamily)),
+] as ShippableEventFamily[]);
 
 /**
  * Catalogued types this product never writes, because it has no state change they would describe
@@ -99,8 +145,12 @@ export const SHIPPABLE_EVENT_FAMILIES: readonly ShippableEventFamily[] = Object.
  * requests and shipped with their family, but no event of these types is ever recorded.
  */
 export const UNWRITTEN_EVENT_TYPES: readonly string[] = Object.freeze([
-  'payment.processing', 'payroll_run.execution_requested', 'payroll_run.execution_blocked',
-  'capability.blocked', 'capability.unblocked', 'account.access_state_changed',
+  'payment.processing',
+  'payroll_run.execution_requested',
+  'payroll_run.execution_blocked',
+  'capability.blocked',
+  'capability.unblocked',
+  'account.access_state_changed',
 ]);
 
 /** The catalogued (unshipped) types of `family`, in catalogue order (empty for a family without any). */
@@ -109,8 +159,8 @@ export function cataloguedTypesOf(family: string): readonly string[] {
 }
 
 /** The family of event type `t` (`send_intent` of `send_intent.settled`). */
-export function eventFamily(t: string): string {
-  return t.slice(0, Math.max(0, t.indexOf('.')));
+export function eventFamily(text: string): string {
+  return text.slice(0, Math.max(0, text.indexOf('.')));
 }
 
 /** The operator switch that ships `family`: `events.ship.<family>` (lib/switches.ts SWITCH_DEFAULTS). */
@@ -134,13 +184,13 @@ const LIVE = new Set(LIVE_EVENT_TYPES);
 const KNOWN = new Set(CATALOGUED_EVENT_TYPES.filter((t) => !RETIRED_EVENT_TYPES.includes(t)));
 
 /** True when `t` may appear on a request (`type` filter, `event_types`): catalogued and not retired. */
-export function isKnownEventType(t: unknown): t is string {
-  return typeof t === 'string' && KNOWN.has(t);
+export function isKnownEventType(value: unknown): value is string {
+  return typeof value === 'string' && KNOWN.has(value);
 }
 
 /** True when `t` is shipped (live, or in `shipped`: see shippedEventTypes): listed in `GET /events` and deliverable to webhooks. */
-export function isShippedEventType(t: unknown, shipped: ReadonlySet<string> = LIVE): t is string {
-  return typeof t === 'string' && shipped.has(t);
+export function isShippedEventType(value: unknown, shipped: ReadonlySet<string> = LIVE): value is string {
+  return typeof value === 'string' && shipped.has(value);
 }
 
 /**
@@ -148,16 +198,17 @@ export function isShippedEventType(t: unknown, shipped: ReadonlySet<string> = LI
  * `subscribed` (empty = all): shipped (live, or in `shipped`), not `test.ping`, and named or
  * subscribed to everything.
  */
-export function endpointReceives(subscribed: readonly string[], t: string, shipped: ReadonlySet<string> = LIVE): boolean {
-  if (!isShippedEventType(t, shipped) || t === TEST_PING_EVENT_TYPE) return false;
-  return subscribed.length === 0 || subscribed.includes(t);
+export function endpointReceives(subscribed: readonly string[], text: string, shipped: ReadonlySet<string> = LIVE): boolean {
+  if (!isShippedEventType(text, shipped) || text === TEST_PING_EVENT_TYPE) return false;
+  return subscribed.length === 0 || subscribed.includes(text);
 }
 
 /**
  * Checks a `type` filter (events, stream, activity) against the closed catalogue; returns it.
  * Throws `400 invalid_request` `event_type_unknown`, param `type`, for an unknown or retired name.
  */
-export function checkEventTypeParam(t: string): string {
-  if (!isKnownEventType(t)) throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${t}\`.`, { param: 'type' });
-  return t;
+export function checkEventTypeParam(text: string): string {
+  if (!isKnownEventType(text))
+    throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${text}\`.`, { param: 'type' });
+  return text;
 }

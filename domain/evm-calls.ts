@@ -24,10 +24,21 @@ export interface UnsignedEvmCall {
 }
 
 /** The ERC-20 transfer of `amount` minor units of the token at `token` to `recipient`, signed by `from` on `chain`. */
-export function erc20TransferCall(a: { chain: string; chainId: number; from: string; token: string; recipient: string; amount: bigint }): UnsignedEvmCall {
+export function erc20TransferCall(input: {
+  chain: string;
+  chainId: number;
+  from: string;
+  token: string;
+  recipient: string;
+  amount: bigint;
+}): UnsignedEvmCall {
   return {
-    chain: a.chain, chain_id: a.chainId, from: getAddress(a.from), to: getAddress(a.token), value: '0',
-    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(a.recipient), a.amount] }),
+    chain: input.chain,
+    chain_id: input.chainId,
+    from: getAddress(input.from),
+    to: getAddress(input.token),
+    value: '0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(input.recipient), input.amount] }),
   };
 }
 
@@ -45,18 +56,41 @@ export function decodeErc20Transfer(data: string): { recipient: string; amount: 
 }
 
 /** ABI of the conversion router's `convert` (the holder's conversion transaction pays `amountIn` of `tokenIn` into the router). */
-export const CONVERSION_ROUTER_ABI = [{
-  type: 'function', name: 'convert', stateMutability: 'nonpayable', outputs: [],
-  inputs: [{ name: 'tokenIn', type: 'address' }, { name: 'tokenOut', type: 'address' }, { name: 'amountIn', type: 'uint256' }, { name: 'minAmountOut', type: 'uint256' }, { name: 'reference', type: 'string' }],
-}] as const;
+export const CONVERSION_ROUTER_ABI = [
+  {
+    type: 'function',
+    name: 'convert',
+    stateMutability: 'nonpayable',
+    outputs: [],
+    inputs: [
+      { name: 'tokenIn', type: 'address' },
+      { name: 'tokenOut', type: 'address' },
+      { name: 'amountIn', type: 'uint256' },
+      { name: 'minAmountOut', type: 'uint256' },
+      { name: 'reference', type: 'string' },
+    ],
+  },
+] as const;
 
 /** Call data of `convert(tokenIn, tokenOut, amountIn, minAmountOut, reference)`. */
-export function conversionCallData(a: { tokenIn: string; tokenOut: string; amountIn: bigint; minAmountOut: bigint; reference: string }): `0x${string}` {
-  return encodeFunctionData({ abi: CONVERSION_ROUTER_ABI, functionName: 'convert', args: [getAddress(a.tokenIn), getAddress(a.tokenOut), a.amountIn, a.minAmountOut, a.reference] });
+export function conversionCallData(input: {
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  minAmountOut: bigint;
+  reference: string;
+}): `0x${string}` {
+  return encodeFunctionData({
+    abi: CONVERSION_ROUTER_ABI,
+    functionName: 'convert',
+    args: [getAddress(input.tokenIn), getAddress(input.tokenOut), input.amountIn, input.minAmountOut, input.reference],
+  });
 }
 
 /** Decodes `convert` call data; null for anything else. */
-export function decodeConversionCall(data: string): { tokenIn: string; tokenOut: string; amountIn: bigint; minAmountOut: bigint; reference: string } | null {
+export function decodeConversionCall(
+  data: string,
+): { tokenIn: string; tokenOut: string; amountIn: bigint; minAmountOut: bigint; reference: string } | null {
   if (!/^0x[0-9a-fA-F]*$/.test(data)) return null;
   try {
     const d = decodeFunctionData({ abi: CONVERSION_ROUTER_ABI, data: data as `0x${string}` });

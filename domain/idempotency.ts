@@ -13,8 +13,8 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 export const IDEMPOTENCY_TTL_SECONDS = 86400;
 
 /** True when `k` is a string matching IDEMPOTENCY_KEY_PATTERN (else the API answers `400 idempotency_key_invalid`). */
-export function isValidIdempotencyKey(k: unknown): boolean {
-  return typeof k === 'string' && IDEMPOTENCY_KEY_PATTERN.test(k);
+export function isValidIdempotencyKey(key: unknown): boolean {
+  return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);
 }
 
 /**

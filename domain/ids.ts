@@ -145,14 +145,14 @@ export function mintShortCode(random: Uint8Array): string {
 const SHORT_CODE_PATTERN = new RegExp(`^[${SHORT_CODE_ALPHABET}]{${SHORT_CODE_LENGTH}}$`);
 
 /** True when `s` is exactly 7 characters of SHORT_CODE_ALPHABET (case-sensitive). */
-export function isShortCode(s: unknown): s is string {
-  return typeof s === 'string' && SHORT_CODE_PATTERN.test(s);
+export function isShortCode(value: unknown): value is string {
+  return typeof value === 'string' && SHORT_CODE_PATTERN.test(value);
 }
 
 /** Lower-case and trim a typed short code; the code when valid afterwards, else null. */
-export function normalizeShortCode(s: unknown): string | null {
-  if (typeof s !== 'string') return null;
-  const v = s.trim().toLowerCase();
+export function normalizeShortCode(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
   return isShortCode(v) ? v : null;
 }
 

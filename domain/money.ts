@@ -24,13 +24,70 @@ export interface Money {
  * assets). A product decision: a currency is added here on purpose, never because ISO lists it.
  */
 export const SUPPORTED_FIAT = Object.freeze([
-  'USD', 'EUR', 'GBP', 'BRL', 'MXN', 'COP', 'CAD', 'AUD', 'CHF', 'NZD',
-  'SGD', 'HKD', 'INR', 'NGN', 'ZAR', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK',
-  'HUF', 'TRY', 'ARS', 'PEN', 'PHP', 'IDR', 'ILS', 'AED', 'SAR', 'CNY',
-  'TWD', 'THB', 'MYR', 'KES', 'GHS', 'EGP', 'RON', 'BGN', 'UYU', 'GTQ',
-  'CRC', 'DOP', 'BOB', 'PKR', 'BDT', 'MAD', 'QAR',
-  'JPY', 'KRW', 'CLP', 'VND', 'ISK', 'PYG', 'UGX', 'XAF', 'XOF', 'RWF',
-  'KWD', 'BHD', 'OMR', 'JOD', 'TND', 'IQD', 'LYD',
+  'USD',
+  'EUR',
+  'GBP',
+  'BRL',
+  'MXN',
+  'COP',
+  'CAD',
+  'AUD',
+  'CHF',
+  'NZD',
+  'SGD',
+  'HKD',
+  'INR',
+  'NGN',
+  'ZAR',
+  'SEK',
+  'NOK',
+  'DKK',
+  'PLN',
+  'CZK',
+  'HUF',
+  'TRY',
+  'ARS',
+  'PEN',
+  'PHP',
+  'IDR',
+  'ILS',
+  'AED',
+  'SAR',
+  'CNY',
+  'TWD',
+  'THB',
+  'MYR',
+  'KES',
+  'GHS',
+  'EGP',
+  'RON',
+  'BGN',
+  'UYU',
+  'GTQ',
+  'CRC',
+  'DOP',
+  'BOB',
+  'PKR',
+  'BDT',
+  'MAD',
+  'QAR',
+  'JPY',
+  'KRW',
+  'CLP',
+  'VND',
+  'ISK',
+  'PYG',
+  'UGX',
+  'XAF',
+  'XOF',
+  'RWF',
+  'KWD',
+  'BHD',
+  'OMR',
+  'JOD',
+  'TND',
+  'IQD',
+  'LYD',
 ] as const);
 
 /** ISO 4217 minor-unit exponent of `c` from the data package; a supported code it lacks fails at load, never silently. */
@@ -60,18 +117,18 @@ export const STABLECOIN_DECIMALS: Readonly<Record<string, number>> = Object.free
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** True when `c` is a fiat code of the registry (exact, case-sensitive). */
-export function isFiat(c: string): boolean {
-  return typeof c === 'string' && hasOwn(FIAT_DECIMALS, c);
+export function isFiat(code: string): boolean {
+  return typeof code === 'string' && hasOwn(FIAT_DECIMALS, code);
 }
 
 /** True when `c` is a stablecoin symbol of the registry (exact, case-sensitive). */
-export function isStablecoin(c: string): boolean {
-  return typeof c === 'string' && hasOwn(STABLECOIN_DECIMALS, c);
+export function isStablecoin(code: string): boolean {
+  return typeof code === 'string' && hasOwn(STABLECOIN_DECIMALS, code);
 }
 
 /** True when `c` is in the currency registry (fiat or stablecoin). */
-export function isKnownCurrency(c: string): boolean {
-  return isFiat(c) || isStablecoin(c);
+export function isKnownCurrency(code: string): boolean {
+  return isFiat(code) || isStablecoin(code);
 }
 
 /**
@@ -103,11 +160,11 @@ const AMOUNT_PATTERN = /^-?[0-9]+$/;
  * - code `currency_invalid` when `currency` is unknown.
  * Sign is not checked here: see `toMinorPositive` / `toMinorNonNegative`.
  */
-export function toMinor(m: Money, param = 'amount'): bigint {
-  if (typeof m !== 'object' || m === null) {
+export function toMinor(money: Money, param = 'amount'): bigint {
+  if (typeof money !== 'object' || money === null) {
     throw invalidRequest('amount_invalid', 'Expected a Money object {amount, currency, decimals}.', param);
   }
-  const { amount, currency, decimals } = m as Partial<Money>;
+  const { amount, currency, decimals } = money as Partial<Money>;
   if (typeof amount !== 'string' || !AMOUNT_PATTERN.test(amount)) {
     throw invalidRequest('amount_invalid', 'amount must be a string of minor units matching ^-?[0-9]+$.', param);
   }
@@ -119,12 +176,10 @@ export function toMinor(m: Money, param = 'amount'): bigint {
   }
   const expected = currencyDecimals(currency);
   if (decimals !== expected) {
-    throw invalidRequest(
-      'amount_invalid',
-      `decimals for ${currency} must be ${expected}.`,
-      param,
-      { currency, expected_decimals: expected },
-    );
+    throw invalidRequest('amount_invalid', `decimals for ${currency} must be ${expected}.`, param, {
+      currency,
+      expected_decimals: expected,
+    });
   }
   return BigInt(amount);
 }
@@ -137,23 +192,23 @@ export const MAX_STORED_MINOR = 9223372036854775807n;
  * `400 invalid_request` code `amount_invalid` with `param` (spec 2.1, 7): a request amount that
  * cannot be stored is the caller's error, never a 500.
  */
-export function assertStorableMinor(v: bigint, param = 'amount'): bigint {
-  if (v > MAX_STORED_MINOR || v < -MAX_STORED_MINOR) {
+export function assertStorableMinor(amount: bigint, param = 'amount'): bigint {
+  if (amount > MAX_STORED_MINOR || amount < -MAX_STORED_MINOR) {
     throw invalidRequest('amount_invalid', `amount exceeds the largest storable amount (${MAX_STORED_MINOR} minor units).`, param);
   }
-  return v;
+  return amount;
 }
 
 /** `toMinor` for MoneyPositive request fields (spec 2.1): also throws `amount_invalid` when amount <= 0. */
-export function toMinorPositive(m: Money, param = 'amount'): bigint {
-  const v = toMinor(m, param);
+export function toMinorPositive(money: Money, param = 'amount'): bigint {
+  const v = toMinor(money, param);
   if (v <= 0n) throw invalidRequest('amount_invalid', 'amount must be strictly positive.', param);
   return v;
 }
 
 /** `toMinor` for MoneyNonNegative fields (spec 2.1): also throws `amount_invalid` when amount < 0. */
-export function toMinorNonNegative(m: Money, param = 'amount'): bigint {
-  const v = toMinor(m, param);
+export function toMinorNonNegative(money: Money, param = 'amount'): bigint {
+  const v = toMinor(money, param);
   if (v < 0n) throw invalidRequest('amount_invalid', 'amount must not be negative.', param);
   return v;
 }
@@ -163,15 +218,15 @@ function assertScale(d: number, name: string): void {
 }
 
 /** Floor division for bigint (rounds toward negative infinity). `d` > 0. */
-export function floorDiv(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  return (n % d !== 0n && (n < 0n) !== (d < 0n)) ? q - 1n : q;
+export function floorDiv(left: bigint, right: bigint): bigint {
+  const q = left / right;
+  return left % right !== 0n && left < 0n !== right < 0n ? q - 1n : q;
 }
 
 /** Ceiling division for bigint (rounds toward positive infinity). `d` > 0. */
-export function ceilDiv(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  return (n % d !== 0n && (n < 0n) === (d < 0n)) ? q + 1n : q;
+export function ceilDiv(left: bigint, right: bigint): bigint {
+  const q = left / right;
+  return left % right !== 0n && left < 0n === right < 0n ? q + 1n : q;
 }
 
 /**
@@ -186,8 +241,10 @@ export function rescale(amount: bigint, fromDecimals: number, toDecimals: number
   if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);
   const div = 10n ** BigInt(fromDecimals - toDecimals);
   switch (rounding) {
-    case 'floor': return floorDiv(amount, div);
-    case 'ceil': return ceilDiv(amount, div);
+    case 'floor':
+      return floorDiv(amount, div);
+    case 'ceil':
+      return ceilDiv(amount, div);
     case 'exact':
       if (amount % div !== 0n) {
         throw invalidRequest('amount_invalid', `Amount has more precision than ${toDecimals} decimals.`, undefined, {
@@ -205,18 +262,18 @@ export function rescale(amount: bigint, fromDecimals: number, toDecimals: number
  * "10.100000", `{10000,USD,2}` -> "100.00", `{-5,USD,2}` -> "-0.05", `{500,JPY,0}` -> "500".
  * Throws DomainError `amount_invalid` on a malformed amount, RangeError on a bad scale.
  */
-export function formatMajor(m: Money): string {
-  if (typeof m.amount !== 'string' || !AMOUNT_PATTERN.test(m.amount)) {
+export function formatMajor(money: Money): string {
+  if (typeof money.amount !== 'string' || !AMOUNT_PATTERN.test(money.amount)) {
     throw invalidRequest('amount_invalid', 'amount must match ^-?[0-9]+$.', 'amount');
   }
-  assertScale(m.decimals, 'decimals');
-  const v = BigInt(m.amount);
+  assertScale(money.decimals, 'decimals');
+  const v = BigInt(money.amount);
   const neg = v < 0n;
   const digits = (neg ? -v : v).toString();
-  if (m.decimals === 0) return (neg ? '-' : '') + digits;
-  const padded = digits.padStart(m.decimals + 1, '0');
-  const int = padded.slice(0, padded.length - m.decimals);
-  const frac = padded.slice(padded.length - m.decimals);
+  if (money.decimals === 0) return (neg ? '-' : '') + digits;
+  const padded = digits.padStart(money.decimals + 1, '0');
+  const int = padded.slice(0, padded.length - money.decimals);
+  const frac = padded.slice(padded.length - money.decimals);
   return `${neg ? '-' : ''}${int}.${frac}`;
 }
 
@@ -230,9 +287,9 @@ const MAJOR_PATTERN = /^(-?)([0-9]+)(?:\.([0-9]+))?$/;
  * Throws DomainError `invalid_request` code `amount_invalid` (400) on a malformed string or a
  * non-zero digit beyond the scale; RangeError on a bad scale.
  */
-export function parseMajor(s: string, decimals: number): bigint {
+export function parseMajor(text: string, decimals: number): bigint {
   assertScale(decimals, 'decimals');
-  const match = typeof s === 'string' ? MAJOR_PATTERN.exec(s) : null;
+  const match = typeof text === 'string' ? MAJOR_PATTERN.exec(text) : null;
   if (!match) throw invalidRequest('amount_invalid', 'Expected a decimal string such as "12.34".', 'amount');
   const [, sign, int, fracRaw = ''] = match;
   let frac = fracRaw;
@@ -248,28 +305,31 @@ export function parseMajor(s: string, decimals: number): bigint {
 
 function assertSameCurrency(a: Money, b: Money): void {
   if (a.currency !== b.currency || a.decimals !== b.decimals) {
-    throw new DomainError('invalid_request', 'currency_mismatch',
+    throw new DomainError(
+      'invalid_request',
+      'currency_mismatch',
       `Cannot combine ${a.currency}/${a.decimals} with ${b.currency}/${b.decimals}.`,
-      { details: { currencies: [a.currency, b.currency] } });
+      { details: { currencies: [a.currency, b.currency] } },
+    );
   }
 }
 
 /** a + b for same-currency Money. Throws DomainError `invalid_request` code `currency_mismatch` otherwise (or `toMinor` errors). */
-export function addMoney(a: Money, b: Money): Money {
-  assertSameCurrency(a, b);
-  return { amount: (toMinor(a) + toMinor(b)).toString(), currency: a.currency, decimals: a.decimals };
+export function addMoney(left: Money, right: Money): Money {
+  assertSameCurrency(left, right);
+  return { amount: (toMinor(left) + toMinor(right)).toString(), currency: left.currency, decimals: left.decimals };
 }
 
 /** a - b for same-currency Money (may be negative). Throws `currency_mismatch` like addMoney. */
-export function subMoney(a: Money, b: Money): Money {
-  assertSameCurrency(a, b);
-  return { amount: (toMinor(a) - toMinor(b)).toString(), currency: a.currency, decimals: a.decimals };
+export function subMoney(left: Money, right: Money): Money {
+  assertSameCurrency(left, right);
+  return { amount: (toMinor(left) - toMinor(right)).toString(), currency: left.currency, decimals: left.decimals };
 }
 
 /** -1 / 0 / 1 comparing same-currency Money. Throws `currency_mismatch` like addMoney. */
-export function compareMoney(a: Money, b: Money): -1 | 0 | 1 {
-  assertSameCurrency(a, b);
-  const x = toMinor(a);
-  const y = toMinor(b);
+export function compareMoney(left: Money, right: Money): -1 | 0 | 1 {
+  assertSameCurrency(left, right);
+  const x = toMinor(left);
+  const y = toMinor(right);
   return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 /**
- * The clock a workflow's activity judges deadlines by (issue 14): deadlines are database
+ * The clock a workflow's activity judges deadlines by: deadlines are database
  * timestamps (`expires_at`, `funding_deadline`), while a workflow only knows its own time, which
  * the time-skipping test server moves ahead of the wall clock. The object's "now" is the later of
  * the wall clock and the object's creation time plus the workflow time elapsed since the workflow
@@ -11,10 +11,16 @@
  */
 
 /** `now` (ms, the database's frame) and the mapping of a database instant to workflow time. */
-export interface ObjectClock { now: number; toWorkflowMs(atMs: number): number }
+export interface ObjectClock {
+  now: number;
+  toWorkflowMs(atMs: number): number;
+}
 
 /** The object's clock at workflow time `workflowNowMs` (see module comment); without `originMs`, workflow time itself. */
-export function objectClock(a: { workflowNowMs: number; originMs?: number; createdAtMs: number; wallNowMs: number }): ObjectClock {
-  const now = a.originMs === undefined ? a.workflowNowMs : Math.max(a.wallNowMs, a.createdAtMs + (a.workflowNowMs - a.originMs));
-  return { now, toWorkflowMs: (atMs: number) => a.workflowNowMs + (atMs - now) };
+export function objectClock(input: { workflowNowMs: number; originMs?: number; createdAtMs: number; wallNowMs: number }): ObjectClock {
+  const now =
+    input.originMs === undefined
+      ? input.workflowNowMs
+      : Math.max(input.wallNowMs, input.createdAtMs + (input.workflowNowMs - input.originMs));
+  return { now, toWorkflowMs: (atMs: number) => input.workflowNowMs + (atMs - now) };
 }

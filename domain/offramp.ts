@@ -1,6 +1,6 @@
 /**
- * Off-ramp from the holder's wallet to a bank account (spec 2.5 "Off-ramp intent", part 3, 4.5;
- * issue 14): statuses and the transition table, the quote (USDC to the destination currency at the
+ * Off-ramp from the holder's wallet to a bank account (spec 2.5 "Off-ramp intent", part 3, 4.5):
+ * statuses and the transition table, the quote (USDC to the destination currency at the
  * reference rate, less the service fee and the developer's fee), the transit memo rule, and the
  * developer fee's parsing. USDC amounts are bigint minor units (6 decimals); fiat amounts minor
  * units of the destination currency; fees in basis points.
@@ -12,7 +12,14 @@ import { floorDiv } from './money';
 import { transitionTable } from './transitions';
 
 export const OFFRAMP_STATUSES = Object.freeze([
-  'awaiting_funds', 'funds_received', 'payment_submitted', 'payment_processed', 'refunded', 'refund_failed', 'canceled', 'failed',
+  'awaiting_funds',
+  'funds_received',
+  'payment_submitted',
+  'payment_processed',
+  'refunded',
+  'refund_failed',
+  'canceled',
+  'failed',
 ] as const);
 export type OfframpStatus = (typeof OFFRAMP_STATUSES)[number];
 
@@ -65,14 +72,21 @@ export function developerFeeBps(percent: string | undefined | null): bigint {
   const m = /^([0-9])(?:\.([0-9]{1,2}))?$/.exec(percent);
   const bps = m ? BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : -1n;
   if (bps < 0n || bps > BigInt(MAX_DEVELOPER_FEE_PERCENT) * 100n) {
-    throw invalidRequest('parameter_invalid', `developer_fee_percent is a decimal string from 0 to ${MAX_DEVELOPER_FEE_PERCENT} with at most 2 decimals.`, 'developer_fee_percent');
+    throw invalidRequest(
+      'parameter_invalid',
+      `developer_fee_percent is a decimal string from 0 to ${MAX_DEVELOPER_FEE_PERCENT} with at most 2 decimals.`,
+      'developer_fee_percent',
+    );
   }
   return bps;
 }
 
 /** A priced off-ramp: every amount the holder sees before signing. */
 export interface OfframpPrice {
-  amount: bigint; serviceFee: bigint; developerFee: bigint; net: bigint;
+  amount: bigint;
+  serviceFee: bigint;
+  developerFee: bigint;
+  net: bigint;
   /** Destination currency minor units the bank receives (floored). */
   destinationAmount: bigint;
   /** USDC minor units per destination major unit. */

@@ -15,23 +15,36 @@ import { transitionTable } from './transitions';
  * status; `cancelled` before money moved; `refunded` after money was captured (from processing,
  * completed or failed).
  */
-export const ORDER_STATUSES = Object.freeze(['pending', 'awaiting_payment', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const);
+export const ORDER_STATUSES = Object.freeze([
+  'pending',
+  'awaiting_payment',
+  'processing',
+  'completed',
+  'failed',
+  'cancelled',
+  'refunded',
+] as const);
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** Statuses an order's workflow still follows (the table's open set; its recovery sweep restarts them). */
 export const OPEN_ORDER_STATUSES: readonly OrderStatus[] = Object.freeze(['pending', 'awaiting_payment', 'processing'] as const);
 
-export const orderTransitions = transitionTable<OrderStatus>('order', {
-  pending: ['awaiting_payment', 'processing', 'failed', 'cancelled'],
-  awaiting_payment: ['processing', 'failed', 'cancelled'],
-  processing: ['completed', 'failed', 'refunded'],
-  completed: ['refunded'],
-  failed: ['refunded'],
-  cancelled: [],
-  refunded: [],
-}, 'order_state_changed', { open: OPEN_ORDER_STATUSES });
+export const orderTransitions = transitionTable<OrderStatus>(
+  'order',
+  {
+    pending: ['awaiting_payment', 'processing', 'failed', 'cancelled'],
+    awaiting_payment: ['processing', 'failed', 'cancelled'],
+    processing: ['completed', 'failed', 'refunded'],
+    completed: ['refunded'],
+    failed: ['refunded'],
+    cancelled: [],
+    refunded: [],
+  },
+  'order_state_changed',
+  { open: OPEN_ORDER_STATUSES },
+);
 
-export const isOpenOrder = (s: OrderStatus): boolean => OPEN_ORDER_STATUSES.includes(s);
+export const isOpenOrder = (orderStatus: OrderStatus): boolean => OPEN_ORDER_STATUSES.includes(orderStatus);
 
 /**
  * Where the payer's money is (spec 2.10 `money_state`): `never_authorized` (nothing held or
@@ -58,7 +71,7 @@ export const FAILURE_REASONS = Object.freeze({
   payment_declined: 'The payment method was declined.',
   payment_expired: 'The payment was not completed in time.',
   verification_failed: 'The provider could not verify the buyer.',
-  limit_exceeded: 'The amount is outside the provider\'s limits for this buyer.',
+  limit_exceeded: "The amount is outside the provider's limits for this buyer.",
   provider_unavailable: 'The provider could not process the order.',
   delivery_failed: 'The provider could not deliver the funds to the destination.',
   price_changed: 'The price moved beyond what the offer allowed.',
@@ -88,11 +101,16 @@ export interface ProviderOrderReport {
 }
 
 /** The order status, money state and failure a provider report implies, given the current order. */
-export function orderAfterReport(cur: { status: OrderStatus; moneyState: MoneyState }, r: ProviderOrderReport): {
-  status: OrderStatus; moneyState: MoneyState; failureKind: OrderFailureKind | null;
+export function orderAfterReport(
+  cur: { status: OrderStatus; moneyState: MoneyState },
+  providerOrderReport: ProviderOrderReport,
+): {
+  status: OrderStatus;
+  moneyState: MoneyState;
+  failureKind: OrderFailureKind | null;
 } {
-  const captured = r.captured || cur.moneyState === 'captured' || cur.moneyState === 'refunded';
-  switch (r.state) {
+  const captured = providerOrderReport.captured || cur.moneyState === 'captured' || cur.moneyState === 'refunded';
+  switch (providerOrderReport.state) {
     case 'awaiting_payment':
       return { status: cur.status === 'pending' ? 'awaiting_payment' : cur.status, moneyState: cur.moneyState, failureKind: null };
     case 'authorized':
@@ -106,12 +124,16 @@ export function orderAfterReport(cur: { status: OrderStatus; moneyState: MoneySt
     case 'cancelled':
       return { status: 'cancelled', moneyState: cur.moneyState === 'hold_placed' ? 'released' : cur.moneyState, failureKind: null };
     case 'expired':
-      return { status: 'failed', moneyState: cur.moneyState === 'hold_placed' ? 'released' : cur.moneyState, failureKind: 'payment_expired' };
+      return {
+        status: 'failed',
+        moneyState: cur.moneyState === 'hold_placed' ? 'released' : cur.moneyState,
+        failureKind: 'payment_expired',
+      };
     case 'failed':
       return {
         status: 'failed',
         moneyState: captured ? 'captured' : cur.moneyState === 'hold_placed' ? 'released' : cur.moneyState,
-        failureKind: r.failureKind ?? 'provider_unavailable',
+        failureKind: providerOrderReport.failureKind ?? 'provider_unavailable',
       };
   }
 }
@@ -122,12 +144,22 @@ export function orderAfterReport(cur: { status: OrderStatus; moneyState: MoneySt
  * a payout's funding (`cancel_unavailable`: cancel through the payout), a closed order
  * (`order_not_cancellable`).
  */
-export function cancelRefusal(o: { status: OrderStatus; moneyState: MoneyState; purpose: OrderPurpose }): { code: string; message: string } | null {
-  if (o.purpose === 'payment_link_pay_in') return { code: 'payment_link_pay_in', message: 'This order pays a payment link; cancel the payment link instead.' };
-  if (o.purpose === 'payout_funding') return { code: 'cancel_unavailable', message: 'This order funds a payout; cancel the payout instead.' };
-  if (o.moneyState === 'hold_placed' || o.moneyState === 'captured') {
-    return { code: 'order_not_cancellable', message: `Money is ${o.moneyState === 'captured' ? 'captured' : 'on hold'} for this order; it can no longer be cancelled.` };
+export function cancelRefusal(options: {
+  status: OrderStatus;
+  moneyState: MoneyState;
+  purpose: OrderPurpose;
+}): { code: string; message: string } | null {
+  if (options.purpose === 'payment_link_pay_in')
+    return { code: 'payment_link_pay_in', message: 'This order pays a payment link; cancel the payment link instead.' };
+  if (options.purpose === 'payout_funding')
+    return { code: 'cancel_unavailable', message: 'This order funds a payout; cancel the payout instead.' };
+  if (options.moneyState === 'hold_placed' || options.moneyState === 'captured') {
+    return {
+      code: 'order_not_cancellable',
+      message: `Money is ${options.moneyState === 'captured' ? 'captured' : 'on hold'} for this order; it can no longer be cancelled.`,
+    };
   }
-  if (!(o.status === 'pending' || o.status === 'awaiting_payment')) return { code: 'order_not_cancellable', message: `This order is ${o.status} and can no longer be cancelled.` };
+  if (!(options.status === 'pending' || options.status === 'awaiting_payment'))
+    return { code: 'order_not_cancellable', message: `This order is ${options.status} and can no longer be cancelled.` };
   return null;
 }

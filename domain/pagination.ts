@@ -43,9 +43,9 @@ export function parseLimit(raw: unknown): number {
 // UTF-8 and base64url (RFC 4648 section 5, unpadded)
 
 /** UTF-8 bytes of `s`; a lone surrogate is encoded as U+FFFD (as TextEncoder does). */
-export function utf8Encode(s: string): Uint8Array {
+export function utf8Encode(text: string): Uint8Array {
   const out: number[] = [];
-  for (const ch of s) {
+  for (const ch of text) {
     let cp = ch.codePointAt(0) as number;
     if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
     if (cp < 0x80) out.push(cp);
@@ -65,11 +65,23 @@ export function utf8Decode(bytes: Uint8Array): string | null {
     let cp: number;
     let need: number;
     let min: number;
-    if (b0 < 0x80) { out += String.fromCharCode(b0); i++; continue; }
-    else if (b0 >= 0xc2 && b0 <= 0xdf) { cp = b0 & 0x1f; need = 1; min = 0x80; }
-    else if (b0 >= 0xe0 && b0 <= 0xef) { cp = b0 & 0x0f; need = 2; min = 0x800; }
-    else if (b0 >= 0xf0 && b0 <= 0xf4) { cp = b0 & 0x07; need = 3; min = 0x10000; }
-    else return null;
+    if (b0 < 0x80) {
+      out += String.fromCharCode(b0);
+      i++;
+      continue;
+    } else if (b0 >= 0xc2 && b0 <= 0xdf) {
+      cp = b0 & 0x1f;
+      need = 1;
+      min = 0x80;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      cp = b0 & 0x0f;
+      need = 2;
+      min = 0x800;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      cp = b0 & 0x07;
+      need = 3;
+      min = 0x10000;
+    } else return null;
     if (i + need >= bytes.length) return null; // truncated sequence
     for (let k = 1; k <= need; k++) {
       const b = bytes[i + k];
@@ -108,11 +120,11 @@ export function base64UrlEncode(bytes: Uint8Array): string {
  * Decode unpadded, canonical base64url; null on any other character (including `=`, `+`,
  * `/`), an impossible length, or non-zero unused trailing bits. Never throws.
  */
-export function base64UrlDecode(s: string): Uint8Array | null {
-  if (typeof s !== 'string' || s.length % 4 === 1) return null;
+export function base64UrlDecode(text: string): Uint8Array | null {
+  if (typeof text !== 'string' || text.length % 4 === 1) return null;
   const vals: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const v = B64URL.indexOf(s[i]);
+  for (let i = 0; i < text.length; i++) {
+    const v = B64URL.indexOf(text[i]);
     if (v < 0) return null;
     vals.push(v);
   }
@@ -177,8 +189,8 @@ function isLeapYear(y: number): boolean {
 export const MAX_BIGINT = 9223372036854775807n;
 
 /** True for a decimal string of a non-negative integer a PostgreSQL `bigint` holds (1 to 19 digits). */
-export function isBigintDigits(s: unknown): s is string {
-  return typeof s === 'string' && /^[0-9]{1,19}$/.test(s) && BigInt(s) <= MAX_BIGINT;
+export function isBigintDigits(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9]{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
 }
 
 /**
@@ -186,19 +198,19 @@ export function isBigintDigits(s: unknown): s is string {
  * Throws RangeError when `t` is not an ISO-8601 timestamp or `id` not 1..255 of `[A-Za-z0-9_]`
  * (so that every cursor handed out decodes again).
  */
-export function encodeCursor(c: Cursor): string {
-  if (!validTime(c?.t)) throw new RangeError('cursor t must be an ISO-8601 timestamp');
-  if (typeof c.id !== 'string' || !CURSOR_ID.test(c.id)) throw new RangeError('cursor id must be 1..255 of [A-Za-z0-9_]');
-  return base64UrlEncode(utf8Encode(JSON.stringify({ t: c.t, id: c.id })));
+export function encodeCursor(cursor: Cursor): string {
+  if (!validTime(cursor?.t)) throw new RangeError('cursor t must be an ISO-8601 timestamp');
+  if (typeof cursor.id !== 'string' || !CURSOR_ID.test(cursor.id)) throw new RangeError('cursor id must be 1..255 of [A-Za-z0-9_]');
+  return base64UrlEncode(utf8Encode(JSON.stringify({ t: cursor.t, id: cursor.id })));
 }
 
 /**
  * Decode a cursor made by `encodeCursor`; null on anything else (wrong type, empty, too
  * long, not base64url, not UTF-8 JSON, missing or malformed `t` / `id`, extra keys). Never throws.
  */
-export function decodeCursor(s: string): Cursor | null {
-  if (typeof s !== 'string' || s.length === 0 || s.length > MAX_CURSOR_LENGTH) return null;
-  const bytes = base64UrlDecode(s);
+export function decodeCursor(input: string): Cursor | null {
+  if (typeof input !== 'string' || input.length === 0 || input.length > MAX_CURSOR_LENGTH) return null;
+  const bytes = base64UrlDecode(input);
   if (!bytes) return null;
   const text = utf8Decode(bytes);
   if (text === null) return null;

@@ -16,7 +16,7 @@ export type { PaymentStatus } from './verdicts';
  * underpaid -> paid / overpaid (top-up), unmatched (`partial_before_cancel`: the link ended);
  * paid / overpaid -> settled (wallet settlement sent); expired / abandoned -> unmatched
  * (`deposit_after_close`). `unmatched` and `refunded` are terminal (later deposits are recorded
- * only). Provider-settled bank rails add (issue 12, spec part 3): paid / overpaid / settled ->
+ * only). Provider-settled bank rails add (spec part 3): paid / overpaid / settled ->
  * underpaid (a bank return leaves the total short: the later verdict overrides), overpaid -> paid
  * (a return brings it within the band), and paid / overpaid / settled -> refunded (the merchant
  * refunds the link). `marked_sent` changes no status. An illegal move is `409 conflict` code `payment_state_changed`.

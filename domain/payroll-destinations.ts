@@ -1,5 +1,5 @@
 /**
- * Payroll recipient destinations (spec 4.4 recipient sessions and adoption; issue 13): the item's
+ * Payroll recipient destinations (spec 4.4 recipient sessions and adoption): the item's
  * destination-readiness transition table, when a run is open to destination changes, when a
  * session may still submit, the check of a submitted destination (a bank account on a rail of the
  * run currency, through domain/bank-details.ts; or a USDC wallet on the sandbox chain, its address
@@ -19,8 +19,7 @@ import { transitionTable, type TransitionMap, type TransitionTable } from './tra
 
 /** Masked destination (the shape entities/payroll.ts stores): bank details masked, or a shortened wallet address. */
 export type MaskedPayrollDestination =
-  | { type: 'bank_account'; bank: MaskedBeneficiary }
-  | { type: 'wallet'; chain: string; asset: string; address_masked: string };
+  { type: 'bank_account'; bank: MaskedBeneficiary } | { type: 'wallet'; chain: string; asset: string; address_masked: string };
 
 /** Destination readiness of an item (spec 2.7 "item counts by destination readiness"). */
 export type DestinationStatus = 'missing' | 'pending_adoption' | 'ready';
@@ -37,7 +36,11 @@ const DESTINATION_NEXT: TransitionMap<DestinationStatus> = {
 };
 
 /** The destination-readiness table; illegal: `409 conflict` `payroll_item_state_changed`. */
-export const PAYROLL_DESTINATION_TRANSITIONS: TransitionTable<DestinationStatus> = transitionTable('payroll_item_destination', DESTINATION_NEXT, 'payroll_item_state_changed');
+export const payrollDestinationTransitions: TransitionTable<DestinationStatus> = transitionTable(
+  'payroll_item_destination',
+  DESTINATION_NEXT,
+  'payroll_item_state_changed',
+);
 
 /** A run still open to destination changes: not yet executing, finished or cancelled. */
 export function runOpenForDestinations(runStatus: string): boolean {
@@ -52,22 +55,44 @@ export function runAllowsReissue(runStatus: string): boolean {
 /** Why a session cannot submit now, or null when it can (spec 4.4 session `can_submit`). */
 export type SessionClosedReason = 'destination_already_submitted' | 'run_not_open' | 'item_in_payment';
 
-export function sessionClosedReason(s: { submittedAt: Date | null; runStatus: string; itemStatus: string }): SessionClosedReason | null {
-  if (s.submittedAt !== null) return 'destination_already_submitted';
-  if (!runOpenForDestinations(s.runStatus)) return 'run_not_open';
-  if (s.itemStatus !== 'pending') return 'item_in_payment';
+export function sessionClosedReason(input: {
+  submittedAt: Date | null;
+  runStatus: string;
+  itemStatus: string;
+}): SessionClosedReason | null {
+  if (input.submittedAt !== null) return 'destination_already_submitted';
+  if (!runOpenForDestinations(input.runStatus)) return 'run_not_open';
+  if (input.itemStatus !== 'pending') return 'item_in_payment';
   return null;
 }
 
 /** The body of `POST /payroll_recipient_sessions/{token}/destination` after joi (fields by `type`). */
 export type DestinationInput =
-  | ({ type: 'bank_account' } & Partial<BeneficiaryInput>)
-  | { type: 'wallet'; chain?: string; address?: string };
+  ({ type: 'bank_account' } & Partial<BeneficiaryInput>) | { type: 'wallet'; chain?: string; address?: string };
 
 /** The sandbox chain a wallet destination is paid on (the chain adapter's identity). */
-export interface PayoutChain { chain: string; asset: string; network: 'mainnet' | 'testnet' }
+export interface PayoutChain {
+  chain: string;
+  asset: string;
+  network: 'mainnet' | 'testnet';
+}
 
-const BANK_KEYS = ['account_owner_type', 'account_holder_name', 'bank_name', 'rail', 'account_number', 'routing_number', 'account_type', 'iban', 'bic', 'sort_code', 'clabe', 'pix_key', 'tax_id', 'country'] as const;
+const BANK_KEYS = [
+  'account_owner_type',
+  'account_holder_name',
+  'bank_name',
+  'rail',
+  'account_number',
+  'routing_number',
+  'account_type',
+  'iban',
+  'bic',
+  'sort_code',
+  'clabe',
+  'pix_key',
+  'tax_id',
+  'country',
+] as const;
 
 /** `0x5290...9EE7`: the first six and last four characters (case preserved). */
 export function maskWalletAddress(address: string): string {
@@ -89,7 +114,11 @@ export function railsForCurrency(currency: string): BankRail[] {
  *   sandbox chain, `address` when it fails its format or EIP-55 checksum;
  * - either: `parameter_invalid` naming a field of the other kind.
  */
-export function checkSubmittedDestination(input: DestinationInput, currency: string, chain: PayoutChain): { destination: PayrollDestination; masked: MaskedPayrollDestination } {
+export function checkSubmittedDestination(
+  input: DestinationInput,
+  currency: string,
+  chain: PayoutChain,
+): { destination: PayrollDestination; masked: MaskedPayrollDestination } {
   const raw = input as Record<string, unknown>;
   const given = (k: string) => raw[k] !== undefined && raw[k] !== null && raw[k] !== '';
   if (input.type === 'wallet') {
@@ -98,7 +127,9 @@ export function checkSubmittedDestination(input: DestinationInput, currency: str
     if (!given('chain')) throw invalidRequest('parameter_missing', 'A wallet destination needs `chain`.', 'chain');
     if (!given('address')) throw invalidRequest('parameter_missing', 'A wallet destination needs `address`.', 'address');
     if (resolveChain(input.chain) !== chain.chain) {
-      throw invalidRequest('parameter_invalid', `Payroll pays wallets in ${chain.asset} on ${chain.chain} only.`, 'chain', { allowed_chains: [chain.chain] });
+      throw invalidRequest('parameter_invalid', `Payroll pays wallets in ${chain.asset} on ${chain.chain} only.`, 'chain', {
+        allowed_chains: [chain.chain],
+      });
     }
     const check = checkAddress(chain.chain as never, input.address as string, chain.network);
     if (!check.ok) throw invalidRequest('parameter_invalid', `\`address\` is not valid: ${check.reason}.`, 'address');
@@ -107,14 +138,18 @@ export function checkSubmittedDestination(input: DestinationInput, currency: str
       masked: { type: 'wallet', chain: chain.chain, asset: chain.asset, address_masked: maskWalletAddress(check.address) },
     };
   }
-  for (const k of ['chain', 'address']) if (given(k)) throw invalidRequest('parameter_invalid', `\`${k}\` does not apply to a bank destination.`, k);
+  for (const k of ['chain', 'address'])
+    if (given(k)) throw invalidRequest('parameter_invalid', `\`${k}\` does not apply to a bank destination.`, k);
   for (const k of ['account_owner_type', 'account_holder_name', 'rail'] as const) {
     if (!given(k)) throw invalidRequest('parameter_missing', `A bank destination needs \`${k}\`.`, k);
   }
   const allowed = railsForCurrency(currency);
   const rail = input.rail as BankRail;
   if (!allowed.includes(rail)) {
-    throw invalidRequest('parameter_invalid', `This run pays in ${currency}: \`rail\` must be ${allowed.join(' or ')}.`, 'rail', { currency, allowed_rails: allowed });
+    throw invalidRequest('parameter_invalid', `This run pays in ${currency}: \`rail\` must be ${allowed.join(' or ')}.`, 'rail', {
+      currency,
+      allowed_rails: allowed,
+    });
   }
   const { details, masked } = normalizeBeneficiary(input as BeneficiaryInput);
   return { destination: { type: 'bank_account', bank: details }, masked: { type: 'bank_account', bank: masked } };
@@ -127,16 +162,25 @@ export function checkSubmittedDestination(input: DestinationInput, currency: str
  * absent (account number, IBAN, CLABE, Pix key; only details stored by older versions can lack
  * it); a wallet without a reference rate for the currency (it is paid in USDC at that rate).
  */
-export function keylessReason(d: PayrollDestination, currency: string): 'rail_currency_mismatch' | 'account_key_missing' | 'no_usdc_rate' | null {
-  if (d.type === 'wallet') return REFERENCE_RATES_USDC_PER_MAJOR[currency] === undefined ? 'no_usdc_rate' : null;
-  const b = d.bank;
+export function keylessReason(
+  payrollDestination: PayrollDestination,
+  currency: string,
+): 'rail_currency_mismatch' | 'account_key_missing' | 'no_usdc_rate' | null {
+  if (payrollDestination.type === 'wallet') return REFERENCE_RATES_USDC_PER_MAJOR[currency] === undefined ? 'no_usdc_rate' : null;
+  const b = payrollDestination.bank;
   if (RAIL_CURRENCY[b.rail] !== currency) return 'rail_currency_mismatch';
   const key = b.rail === 'sepa' ? b.iban : b.rail === 'spei' ? b.clabe : b.rail === 'pix' ? b.pix_key : b.account_number;
   return key ? null : 'account_key_missing';
 }
 
 /** One item of the recipient, as the adoption sees it. */
-export interface AdoptionItem { id: string; runId: string; runStatus: string; status: PayrollItemStatus; currency: string }
+export interface AdoptionItem {
+  id: string;
+  runId: string;
+  runStatus: string;
+  status: PayrollItemStatus;
+  currency: string;
+}
 
 /** Why an item keeps its destination at adoption. */
 export type AdoptionSkipReason = 'run_not_open' | 'item_in_payment' | 'item_finished';
@@ -146,7 +190,10 @@ export type AdoptionSkipReason = 'run_not_open' | 'item_in_payment' | 'item_fini
  * destination; the rest are skipped with a reason (`run_not_open`; `item_in_payment` while queued
  * or processing; `item_finished` once paid, failed or returned).
  */
-export function adoptionPlan(items: readonly AdoptionItem[]): { update: AdoptionItem[]; skipped: Array<AdoptionItem & { reason: AdoptionSkipReason }> } {
+export function adoptionPlan(items: readonly AdoptionItem[]): {
+  update: AdoptionItem[];
+  skipped: Array<AdoptionItem & { reason: AdoptionSkipReason }>;
+} {
   const update: AdoptionItem[] = [];
   const skipped: Array<AdoptionItem & { reason: AdoptionSkipReason }> = [];
   for (const i of items) {

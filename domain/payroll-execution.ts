@@ -1,5 +1,5 @@
 /**
- * Payroll execution rules (spec 2.7, 4.4; issue 13): the raw destination an item pays (as stored
+ * Payroll execution rules (spec 2.7, 4.4): the raw destination an item pays (as stored
  * encrypted on the recipient and item), the USDC amount a wallet destination receives for an
  * item amount, and the normalized item `failure_reason`. Pure: no I/O, safe in workflows.
  */
@@ -8,13 +8,16 @@ import { fiatToUsdcCeil, REFERENCE_RATES_USDC_PER_MAJOR } from './payouts/pricin
 
 /** Raw destination of a recipient (the plaintext behind `destination_ciphertext`): bank details or a USDC wallet. */
 export type PayrollDestination =
-  | { type: 'bank_account'; bank: BankDetails }
-  | { type: 'wallet'; chain: string; asset: string; address: string };
+  { type: 'bank_account'; bank: BankDetails } | { type: 'wallet'; chain: string; asset: string; address: string };
 
 /** Parses the plaintext of a stored destination; null when it is not one (never throws). */
 export function parsePayrollDestination(plain: string): PayrollDestination | null {
   let v: unknown;
-  try { v = JSON.parse(plain); } catch { return null; }
+  try {
+    v = JSON.parse(plain);
+  } catch {
+    return null;
+  }
   if (!v || typeof v !== 'object') return null;
   const d = v as Record<string, unknown>;
   if (d.type === 'wallet' && typeof d.address === 'string' && typeof d.chain === 'string') {
@@ -38,7 +41,14 @@ export function itemPaymentAmount(amountMinor: bigint, currency: string, decimal
 }
 
 /** Normalized item `failure_reason` codes (snake_case; the rail's own text is never surfaced as a reason). */
-export const ITEM_FAILURE_REASONS = Object.freeze(['destination_missing', 'no_account', 'account_closed', 'invalid_account', 'rail_rejected', 'provider_error'] as const);
+export const ITEM_FAILURE_REASONS = Object.freeze([
+  'destination_missing',
+  'no_account',
+  'account_closed',
+  'invalid_account',
+  'rail_rejected',
+  'provider_error',
+] as const);
 export type ItemFailureReason = (typeof ITEM_FAILURE_REASONS)[number];
 
 /** A code of ours as is; anything else becomes `provider_error`. */

@@ -1,5 +1,5 @@
 /**
- * Payroll funding attempt rules (spec 2.7 "Funding instructions", 4.4; issue 13): the attempt
+ * Payroll funding attempt rules (spec 2.7 "Funding instructions", 4.4): the attempt
  * statuses and their transitions, the bank rail a run currency is funded on, the route type of a
  * funding method, the USDC price of a crypto-funded run, the refusals of the funding POST
  * (`run_has_no_rows`, `funding_method_locked`) and the normalized `failure_reason`.
@@ -34,11 +34,15 @@ const NEXT: TransitionMap<FundingAttemptStatus> = {
 };
 
 /** The attempt table; an illegal transition is `409 conflict` code `payroll_funding_attempt_state_changed`. */
-export const FUNDING_ATTEMPT_TRANSITIONS: TransitionTable<FundingAttemptStatus> = transitionTable('payroll_funding_attempt', NEXT);
+export const fundingAttemptTransitions: TransitionTable<FundingAttemptStatus> = transitionTable('payroll_funding_attempt', NEXT);
 
 /** Bank rail each run currency is funded on (the payer sends a transfer on it with the run reference). */
 export const FUNDING_BANK_RAIL: Readonly<Record<PayrollCurrency, BankRail>> = Object.freeze({
-  USD: 'ach', EUR: 'sepa', GBP: 'faster_payments', BRL: 'pix', MXN: 'spei',
+  USD: 'ach',
+  EUR: 'sepa',
+  GBP: 'faster_payments',
+  BRL: 'pix',
+  MXN: 'spei',
 });
 
 /** `funding_route_type` of a funding method (spec 2.7). */
@@ -63,15 +67,27 @@ export function cryptoFundingPrice(totalMinor: bigint, currency: string): bigint
  * with no rows `409 conflict run_has_no_rows`; a `funding_method` other than the run's after money
  * was observed `409 conflict funding_method_locked` (`details.funding_method` the locked one).
  */
-export function checkFundingRequest(r: { itemCount: number; method: 'fiat' | 'crypto'; moneyObserved: boolean }, requested: 'fiat' | 'crypto' | undefined): void {
-  if (r.itemCount === 0) throw conflict('run_has_no_rows', 'The run has no rows to fund.');
-  if (requested !== undefined && requested !== r.method && r.moneyObserved) {
-    throw conflict('funding_method_locked', `Money was already observed for this run; it stays funded by ${r.method}.`, { funding_method: r.method });
+export function checkFundingRequest(
+  input: { itemCount: number; method: 'fiat' | 'crypto'; moneyObserved: boolean },
+  requested: 'fiat' | 'crypto' | undefined,
+): void {
+  if (input.itemCount === 0) throw conflict('run_has_no_rows', 'The run has no rows to fund.');
+  if (requested !== undefined && requested !== input.method && input.moneyObserved) {
+    throw conflict('funding_method_locked', `Money was already observed for this run; it stays funded by ${input.method}.`, {
+      funding_method: input.method,
+    });
   }
 }
 
 /** Normalized `failure_reason` codes of a funding attempt (spec 2.7: snake_case, never provider text). */
-export const FUNDING_FAILURE_REASONS = Object.freeze(['fx_unconverted', 'provider_error', 'provider_funding_currency_unsupported', 'verification_required', 'crypto_funding_not_enabled', 'account_restricted'] as const);
+export const FUNDING_FAILURE_REASONS = Object.freeze([
+  'fx_unconverted',
+  'provider_error',
+  'provider_funding_currency_unsupported',
+  'verification_required',
+  'crypto_funding_not_enabled',
+  'account_restricted',
+] as const);
 export type FundingFailureReason = (typeof FUNDING_FAILURE_REASONS)[number];
 
 /** A code of ours as is; anything else (provider text, unknown codes) becomes `provider_error`. */

@@ -1,5 +1,5 @@
 /**
- * Money a payroll run owes back to whoever funded it (issue 24; spec 2.7 `needs_attention`, 3, 4.4):
+ * Money a payroll run owes back to whoever funded it (spec 2.7 `needs_attention`, 3, 4.4):
  * what is owed, how much of it is already returned or on its way, which funding sources it goes
  * back to, and the status table of one return (`prfr_`). The return itself is an operator's action
  * through the run's workflow (workflows/payroll-run.ts `returnFunds`), never a merchant operation.
@@ -42,7 +42,7 @@ const NEXT: TransitionMap<FundsReturnStatus> = {
 };
 
 /** The return table; an illegal transition is `409 conflict` code `payroll_funds_return_state_changed` (a workflow parks on it). */
-export const FUNDS_RETURN_TRANSITIONS: TransitionTable<FundsReturnStatus> = transitionTable('payroll_funds_return', NEXT);
+export const fundsReturnTransitions: TransitionTable<FundsReturnStatus> = transitionTable('payroll_funds_return', NEXT);
 
 /** Statuses that still hold money on its way back (counted as returned for planning, not for `needs_attention`). */
 export const FUNDS_RETURN_IN_FLIGHT: readonly FundsReturnStatus[] = Object.freeze(['pending', 'submitted'] as FundsReturnStatus[]);
@@ -53,7 +53,14 @@ export function fundsReturnKey(runId: string, returnNo: number): string {
 }
 
 /** Normalized `failure_reason` codes of a return (snake_case; the provider's text is never surfaced). */
-export const FUNDS_RETURN_FAILURE_REASONS = Object.freeze(['sender_unknown', 'no_account', 'account_closed', 'invalid_account', 'rail_rejected', 'provider_error'] as const);
+export const FUNDS_RETURN_FAILURE_REASONS = Object.freeze([
+  'sender_unknown',
+  'no_account',
+  'account_closed',
+  'invalid_account',
+  'rail_rejected',
+  'provider_error',
+] as const);
 export type FundsReturnFailureReason = (typeof FUNDS_RETURN_FAILURE_REASONS)[number];
 
 /** A code of ours as is; anything else (provider text) becomes `provider_error`. */
@@ -65,7 +72,12 @@ export function normalizeFundsReturnFailure(raw: string | null | undefined): Fun
 // What is owed back
 
 /** Run statuses in which money can be owed back: the run is over. */
-export const RUN_STATUSES_OWING_BACK: readonly PayrollRunStatus[] = Object.freeze(['cancelled', 'completed', 'partial', 'failed'] as PayrollRunStatus[]);
+export const RUN_STATUSES_OWING_BACK: readonly PayrollRunStatus[] = Object.freeze([
+  'cancelled',
+  'completed',
+  'partial',
+  'failed',
+] as PayrollRunStatus[]);
 
 /** One inbound funding of a run as recorded (`payroll_fundings`): a bank credit or a chain transfer. */
 export interface FundingSource {
@@ -93,7 +105,12 @@ export interface OwedBackInput {
 }
 
 /** Owed back in one currency: `received` (confirmed), `spent` (paid items' cost, in this currency), `owed` (never negative). */
-export interface OwedBack { currency: string; received: bigint; spent: bigint; owed: bigint }
+export interface OwedBack {
+  currency: string;
+  received: bigint;
+  spent: bigint;
+  owed: bigint;
+}
 
 /** Cost of the paid items in `fundingCurrency` (see the module comment); RangeError for a currency that is neither. */
 function paidCost(i: OwedBackInput): bigint {
@@ -112,22 +129,30 @@ function paidCost(i: OwedBackInput): bigint {
  * the paid items' cost, and every other currency in full. Throws RangeError when a finished run's
  * funding currency is neither its run currency nor USDC.
  */
-export function fundsOwedBack(i: OwedBackInput): OwedBack[] {
+export function fundsOwedBack(owedBackInput: OwedBackInput): OwedBack[] {
   const received = new Map<string, bigint>();
-  for (const s of i.sources) if (s.confirmed && s.amount > 0n) received.set(s.currency, (received.get(s.currency) ?? 0n) + s.amount);
-  const over = (RUN_STATUSES_OWING_BACK as readonly string[]).includes(i.status);
-  const spentInFunding = over && i.status !== 'cancelled' ? paidCost(i) : 0n;
-  return [...received.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currency, got]) => {
-    const spent = currency === i.fundingCurrency ? spentInFunding : 0n;
-    return { currency, received: got, spent, owed: over && got > spent ? got - spent : 0n };
-  });
+  for (const s of owedBackInput.sources)
+    if (s.confirmed && s.amount > 0n) received.set(s.currency, (received.get(s.currency) ?? 0n) + s.amount);
+  const over = (RUN_STATUSES_OWING_BACK as readonly string[]).includes(owedBackInput.status);
+  const spentInFunding = over && owedBackInput.status !== 'cancelled' ? paidCost(owedBackInput) : 0n;
+  return [...received.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, got]) => {
+      const spent = currency === owedBackInput.fundingCurrency ? spentInFunding : 0n;
+      return { currency, received: got, spent, owed: over && got > spent ? got - spent : 0n };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Returned so far, and what to return next
 
 /** A return of the run as recorded (`payroll_fund_returns`). */
-export interface FundsReturnRecord { sourceRef: string; currency: string; amount: bigint; status: FundsReturnStatus }
+export interface FundsReturnRecord {
+  sourceRef: string;
+  currency: string;
+  amount: bigint;
+  status: FundsReturnStatus;
+}
 
 /**
  * Where the run stands in one currency: `owed` (fundsOwedBack), `returned` (returns the provider
@@ -135,7 +160,14 @@ export interface FundsReturnRecord { sourceRef: string; currency: string; amount
  * return may take; never negative), `unreturned` = owed less `returned` (never negative: what
  * keeps `needs_attention` set).
  */
-export interface FundsPosition { currency: string; owed: bigint; returned: bigint; in_flight: bigint; outstanding: bigint; unreturned: bigint }
+export interface FundsPosition {
+  currency: string;
+  owed: bigint;
+  returned: bigint;
+  in_flight: bigint;
+  outstanding: bigint;
+  unreturned: bigint;
+}
 
 /** Folds the owed amounts and the returns into one position per currency (every currency of either; sorted). */
 export function fundsPosition(owed: readonly OwedBack[], returns: readonly FundsReturnRecord[]): FundsPosition[] {
@@ -146,7 +178,14 @@ export function fundsPosition(owed: readonly OwedBack[], returns: readonly Funds
     const returned = mine.filter((r) => r.status === 'returned').reduce((n, r) => n + r.amount, 0n);
     const inFlight = mine.filter((r) => FUNDS_RETURN_IN_FLIGHT.includes(r.status)).reduce((n, r) => n + r.amount, 0n);
     const gone = returned + inFlight;
-    return { currency, owed: o, returned, in_flight: inFlight, outstanding: o > gone ? o - gone : 0n, unreturned: o > returned ? o - returned : 0n };
+    return {
+      currency,
+      owed: o,
+      returned,
+      in_flight: inFlight,
+      outstanding: o > gone ? o - gone : 0n,
+      unreturned: o > returned ? o - returned : 0n,
+    };
   });
 }
 
@@ -156,7 +195,12 @@ export function hasUnreturnedFunds(position: readonly FundsPosition[]): boolean 
 }
 
 /** One return to make: `amount` minor units of `currency` back to funding source `ref`. */
-export interface PlannedReturn { kind: FundingSource['kind']; ref: string; currency: string; amount: bigint }
+export interface PlannedReturn {
+  kind: FundingSource['kind'];
+  ref: string;
+  currency: string;
+  amount: bigint;
+}
 
 /**
  * The returns that send each currency's `outstanding` back to its sources: the confirmed sources
@@ -164,7 +208,11 @@ export interface PlannedReturn { kind: FundingSource['kind']; ref: string; curre
  * (not failed) took. Empty when nothing is outstanding, so a repeated request returns nothing
  * twice. Money that no source can take (never when `owed` <= received) stays outstanding.
  */
-export function planFundsReturns(sources: readonly FundingSource[], position: readonly FundsPosition[], returns: readonly FundsReturnRecord[]): PlannedReturn[] {
+export function planFundsReturns(
+  sources: readonly FundingSource[],
+  position: readonly FundsPosition[],
+  returns: readonly FundsReturnRecord[],
+): PlannedReturn[] {
   const out: PlannedReturn[] = [];
   for (const p of position) {
     let left = p.outstanding;

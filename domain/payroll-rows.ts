@@ -44,9 +44,9 @@ export interface PayrollRow {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Lower-cases and trims an email; null when it does not look like one. */
-export function normalizeEmail(s: unknown): string | null {
-  if (typeof s !== 'string') return null;
-  const v = s.trim().toLowerCase();
+export function normalizeEmail(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
   return v.length <= ROW_EMAIL_MAX && EMAIL.test(v) ? v : null;
 }
 
@@ -70,12 +70,16 @@ function text(v: unknown, max: number, param: string): string | null {
 export function validateRows(rows: readonly PayrollRowInput[], currency: string): PayrollRow[] {
   const out: PayrollRow[] = [];
   const seen = new Map<string, number>();
-  checkPayrollCaps(rows.map(() => 0n), currency); // the row count first, before any per-row message
+  checkPayrollCaps(
+    rows.map(() => 0n),
+    currency,
+  ); // the row count first, before any per-row message
   rows.forEach((r, i) => {
     const p = (f: string) => `rows[${i}].${f}`;
     const hasId = r.recipient_id !== undefined && r.recipient_id !== null;
     const hasContact = (r.email ?? null) !== null || (r.name ?? null) !== null;
-    if (hasId && hasContact) throw invalidRequest('recipient_ambiguous', 'Name a recipient by recipient_id or by email and name, not both.', p('recipient_id'));
+    if (hasId && hasContact)
+      throw invalidRequest('recipient_ambiguous', 'Name a recipient by recipient_id or by email and name, not both.', p('recipient_id'));
     if (!hasId && !hasContact) throw invalidRequest('recipient_required', 'Each row needs recipient_id, or email and name.', p('email'));
     let email: string | null = null;
     let name: string | null = null;
@@ -94,12 +98,20 @@ export function validateRows(rows: readonly PayrollRowInput[], currency: string)
     const key = hasId ? `id:${r.recipient_id}` : `email:${email}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      throw invalidRequest('duplicate_recipient', `Row ${i} pays the same recipient as row ${first}; combine them into one row.`, hasId ? p('recipient_id') : p('email'), { first_row: first });
+      throw invalidRequest(
+        'duplicate_recipient',
+        `Row ${i} pays the same recipient as row ${first}; combine them into one row.`,
+        hasId ? p('recipient_id') : p('email'),
+        { first_row: first },
+      );
     }
     seen.set(key, i);
     out.push({ recipientId: hasId ? (r.recipient_id as string) : null, email, name, amount, memo: text(r.memo, ROW_MEMO_MAX, p('memo')) });
   });
-  checkPayrollCaps(out.map((r) => r.amount), currency);
+  checkPayrollCaps(
+    out.map((r) => r.amount),
+    currency,
+  );
   return out;
 }
 
@@ -115,7 +127,13 @@ export function validateRows(rows: readonly PayrollRowInput[], currency: string)
  * empty field. tests/unit/payroll-export-csv.test.ts pins the bytes.
  */
 const CSV_OPTIONS = Object.freeze({
-  delimiter: ',', record_delimiter: '\r\n', quote: '"', escape: '"', quote_record_delimiter: true, quoted_match: /^ | $/, eof: true,
+  delimiter: ',',
+  record_delimiter: '\r\n',
+  quote: '"',
+  escape: '"',
+  quote_record_delimiter: true,
+  quoted_match: /^ | $/,
+  eof: true,
 });
 
 /** A text field starting with one of these is what a spreadsheet would evaluate (CSV injection). */
@@ -141,19 +159,37 @@ function csvLines(records: ReadonlyArray<ReadonlyArray<string | null>>, header?:
  * prefixed with `'` so a spreadsheet never evaluates it (CSV injection); pass `raw` for a field
  * we produced ourselves (amounts, ids, timestamps). null is the empty field.
  */
-export function csvField(v: string | null, raw = false): string {
-  return csvLines([[guardFormula(v, raw)]]).slice(0, -CSV_OPTIONS.record_delimiter.length);
+export function csvField(value: string | null, raw = false): string {
+  return csvLines([[guardFormula(value, raw)]]).slice(0, -CSV_OPTIONS.record_delimiter.length);
 }
 
 /** Columns of `GET /payroll_runs/{id}/export`, in order. */
 export const PAYROLL_EXPORT_COLUMNS = Object.freeze([
-  'item_id', 'recipient_id', 'recipient_name', 'recipient_email', 'amount', 'currency', 'status', 'destination', 'failure_reason', 'paid_at', 'memo',
+  'item_id',
+  'recipient_id',
+  'recipient_name',
+  'recipient_email',
+  'amount',
+  'currency',
+  'status',
+  'destination',
+  'failure_reason',
+  'paid_at',
+  'memo',
 ] as const);
 
 /** One item as exported (amount as Money; `destination` already masked; `paid_at` ISO 8601 or null). */
 export interface PayrollExportItem {
-  item_id: string; recipient_id: string; recipient_name: string; recipient_email: string; amount: Money; status: string;
-  destination: string | null; failure_reason: string | null; paid_at: string | null; memo: string | null;
+  item_id: string;
+  recipient_id: string;
+  recipient_name: string;
+  recipient_email: string;
+  amount: Money;
+  status: string;
+  destination: string | null;
+  failure_reason: string | null;
+  paid_at: string | null;
+  memo: string | null;
 }
 
 /**
@@ -163,8 +199,20 @@ export interface PayrollExportItem {
  */
 export function payrollExportCsv(items: readonly PayrollExportItem[]): string {
   const text = (v: string | null) => guardFormula(v, false);
-  return csvLines(items.map((it) => [
-    it.item_id, it.recipient_id, text(it.recipient_name), text(it.recipient_email), formatMajor(it.amount), it.amount.currency,
-    it.status, it.destination, it.failure_reason, it.paid_at, text(it.memo),
-  ]), PAYROLL_EXPORT_COLUMNS);
+  return csvLines(
+    items.map((it) => [
+      it.item_id,
+      it.recipient_id,
+      text(it.recipient_name),
+      text(it.recipient_email),
+      formatMajor(it.amount),
+      it.amount.currency,
+      it.status,
+      it.destination,
+      it.failure_reason,
+      it.paid_at,
+      text(it.memo),
+    ]),
+    PAYROLL_EXPORT_COLUMNS,
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Payroll run rules (spec 2.7, 3 "Payroll run", 4.4, 4.6, 8; issue 13): run and item statuses
+ * Payroll run rules (spec 2.7, 3 "Payroll run", 4.4, 4.6, 8): run and item statuses
  * with their transition tables, `status_group` and the list summary, caps (25,000 per run, 10,000
  * per item, stated in US dollars; 500 rows), `run_reference`, the funding reducer
  * (`funding_state`, `needs_attention`, `funding_confirmed_amount`), the execute gate and the
@@ -18,7 +18,16 @@ import { transitionTable, type TransitionMap, type TransitionTable } from './tra
 
 /** Run statuses (spec 2.7, open enum). `draft` and `approved` are published but never produced by the API. */
 export const PAYROLL_RUN_STATUSES = Object.freeze([
-  'draft', 'approved', 'reviewed', 'funding_pending', 'funded', 'executing', 'completed', 'partial', 'failed', 'cancelled',
+  'draft',
+  'approved',
+  'reviewed',
+  'funding_pending',
+  'funded',
+  'executing',
+  'completed',
+  'partial',
+  'failed',
+  'cancelled',
 ] as const);
 export type PayrollRunStatus = (typeof PAYROLL_RUN_STATUSES)[number];
 
@@ -48,18 +57,23 @@ const RUN_NEXT: TransitionMap<PayrollRunStatus> = {
  * `funding_pending`, `funded`, `executing`; the workflow starts at approval, so `draft`,
  * `approved` and `reviewed` runs have none.
  */
-export const PAYROLL_RUN_TRANSITIONS: TransitionTable<PayrollRunStatus> = transitionTable('payroll_run', RUN_NEXT, 'payroll_run_state_changed', {
-  open: ['funding_pending', 'funded', 'executing'],
-});
+export const payrollRunTransitions: TransitionTable<PayrollRunStatus> = transitionTable(
+  'payroll_run',
+  RUN_NEXT,
+  'payroll_run_state_changed',
+  {
+    open: ['funding_pending', 'funded', 'executing'],
+  },
+);
 
 /** Statuses a run may be cancelled from (everything before `executing`). */
 export const PAYROLL_RUN_CANCELLABLE: readonly PayrollRunStatus[] = Object.freeze(
-  PAYROLL_RUN_STATUSES.filter((s) => PAYROLL_RUN_TRANSITIONS.can(s, 'cancelled')),
+  PAYROLL_RUN_STATUSES.filter((s) => payrollRunTransitions.can(s, 'cancelled')),
 );
 
 /** Statuses from which `to` is reachable in one transition (for guarded UPDATE ... WHERE status IN). */
 export function payrollRunSources(to: PayrollRunStatus): PayrollRunStatus[] {
-  return PAYROLL_RUN_TRANSITIONS.statuses.filter((s) => PAYROLL_RUN_TRANSITIONS.can(s, to));
+  return payrollRunTransitions.statuses.filter((s) => payrollRunTransitions.can(s, to));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +97,7 @@ const ITEM_NEXT: TransitionMap<PayrollItemStatus> = {
 };
 
 /** The item transition table; an illegal transition is `409 conflict` code `payroll_item_state_changed`. */
-export const PAYROLL_ITEM_TRANSITIONS: TransitionTable<PayrollItemStatus> = transitionTable('payroll_item', ITEM_NEXT);
+export const payrollItemTransitions: TransitionTable<PayrollItemStatus> = transitionTable('payroll_item', ITEM_NEXT);
 
 /**
  * Statuses of an item's payment attempt (`pria_`): the status of its item from the moment the
@@ -106,7 +120,11 @@ const ITEM_ATTEMPT_NEXT: TransitionMap<PayrollItemAttemptStatus> = {
 };
 
 /** The item attempt table; an illegal transition is the item's `409 conflict` code `payroll_item_state_changed` (the attempt is part of its item). */
-export const PAYROLL_ITEM_ATTEMPT_TRANSITIONS: TransitionTable<PayrollItemAttemptStatus> = transitionTable('payroll_item_attempt', ITEM_ATTEMPT_NEXT, 'payroll_item_state_changed');
+export const payrollItemAttemptTransitions: TransitionTable<PayrollItemAttemptStatus> = transitionTable(
+  'payroll_item_attempt',
+  ITEM_ATTEMPT_NEXT,
+  'payroll_item_state_changed',
+);
 
 // ---------------------------------------------------------------------------------------------
 // Status groups (spec 4.4)
@@ -121,12 +139,18 @@ export type PayrollStatusGroup = keyof typeof PAYROLL_STATUS_GROUPS;
 
 /** The group of a run status, or null (`draft`, `approved`, unknown). */
 export function payrollStatusGroup(status: string): PayrollStatusGroup | null {
-  for (const [g, list] of Object.entries(PAYROLL_STATUS_GROUPS)) if ((list as readonly string[]).includes(status)) return g as PayrollStatusGroup;
+  for (const [g, list] of Object.entries(PAYROLL_STATUS_GROUPS))
+    if ((list as readonly string[]).includes(status)) return g as PayrollStatusGroup;
   return null;
 }
 
 /** `summary` of `GET /payroll_runs?expand=summary` (spec 4.4). */
-export interface PayrollRunSummary { needs_action: number; in_progress: number; completed: number; total: number }
+export interface PayrollRunSummary {
+  needs_action: number;
+  in_progress: number;
+  completed: number;
+  total: number;
+}
 
 /**
  * Folds per-status run counts into the summary: `needs_action` = needs_you group, `in_progress`
@@ -151,8 +175,8 @@ export const PAYROLL_CURRENCIES = Object.freeze(['USD', 'EUR', 'GBP', 'BRL', 'MX
 export type PayrollCurrency = (typeof PAYROLL_CURRENCIES)[number];
 
 /** True when `c` is a run currency. */
-export function isPayrollCurrency(c: unknown): c is PayrollCurrency {
-  return typeof c === 'string' && (PAYROLL_CURRENCIES as readonly string[]).includes(c);
+export function isPayrollCurrency(value: unknown): value is PayrollCurrency {
+  return typeof value === 'string' && (PAYROLL_CURRENCIES as readonly string[]).includes(value);
 }
 
 /** Caps of spec 8 in US dollars (major units), and the row limit. */
@@ -185,22 +209,37 @@ export function usdCentsCeil(minor: bigint, currency: string): bigint {
 export function checkPayrollCaps(amounts: readonly bigint[], currency: string): void {
   const usd = (cents: bigint): Money => money(cents, 'USD');
   if (amounts.length > PAYROLL_MAX_ROWS) {
-    throw invalidRequest('payroll_cap_exceeded', `A payroll run holds at most ${PAYROLL_MAX_ROWS} rows.`, 'rows',
-      { cap: 'rows', limit: PAYROLL_MAX_ROWS, rows: amounts.length }, 422);
+    throw invalidRequest(
+      'payroll_cap_exceeded',
+      `A payroll run holds at most ${PAYROLL_MAX_ROWS} rows.`,
+      'rows',
+      { cap: 'rows', limit: PAYROLL_MAX_ROWS, rows: amounts.length },
+      422,
+    );
   }
   let total = 0n;
   amounts.forEach((a, i) => {
     const cents = usdCentsCeil(a, currency);
     if (cents > PAYROLL_ITEM_CAP_USD * USD_CENTS) {
-      throw invalidRequest('payroll_cap_exceeded', `Row ${i} is over the 10,000 USD per item cap.`, `rows[${i}].amount`,
-        { cap: 'item', row: i, limit: usd(PAYROLL_ITEM_CAP_USD * USD_CENTS), usd_value: usd(cents) }, 422);
+      throw invalidRequest(
+        'payroll_cap_exceeded',
+        `Row ${i} is over the 10,000 USD per item cap.`,
+        `rows[${i}].amount`,
+        { cap: 'item', row: i, limit: usd(PAYROLL_ITEM_CAP_USD * USD_CENTS), usd_value: usd(cents) },
+        422,
+      );
     }
     total += a;
   });
   const totalCents = usdCentsCeil(total, currency);
   if (totalCents > PAYROLL_RUN_CAP_USD * USD_CENTS) {
-    throw invalidRequest('payroll_cap_exceeded', 'The run is over the 25,000 USD per run cap.', 'rows',
-      { cap: 'run', limit: usd(PAYROLL_RUN_CAP_USD * USD_CENTS), usd_value: usd(totalCents) }, 422);
+    throw invalidRequest(
+      'payroll_cap_exceeded',
+      'The run is over the 25,000 USD per run cap.',
+      'rows',
+      { cap: 'run', limit: usd(PAYROLL_RUN_CAP_USD * USD_CENTS), usd_value: usd(totalCents) },
+      422,
+    );
   }
 }
 
@@ -209,12 +248,18 @@ export function checkPayrollCaps(amounts: readonly bigint[], currency: string): 
 
 /** `run_reference`: `PAYROLL-` + the run id stripped of non-alphanumerics, first 12 characters, upper-cased. */
 export function runReference(runId: string): string {
-  return 'PAYROLL-' + runId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12).toUpperCase();
+  return (
+    'PAYROLL-' +
+    runId
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 12)
+      .toUpperCase()
+  );
 }
 
 /** Normalizes a reference typed by a payer (trim, upper-case, inner spaces removed) for matching a bank credit. */
-export function normalizeRunReference(s: string): string {
-  return s.trim().toUpperCase().replace(/\s+/g, '');
+export function normalizeRunReference(text: string): string {
+  return text.trim().toUpperCase().replace(/\s+/g, '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,7 +268,11 @@ export function normalizeRunReference(s: string): string {
 export type FundingState = 'unfunded' | 'partially_funded' | 'funded' | 'overfunded';
 
 /** One inbound funding observed for a run: amount in minor units of `currency`; `confirmed` once final. */
-export interface FundingObservation { amount: bigint; currency: string; confirmed: boolean }
+export interface FundingObservation {
+  amount: bigint;
+  currency: string;
+  confirmed: boolean;
+}
 
 /** Result of `reduceFunding`. Amounts in minor units of `required.currency`. */
 export interface FundingReduction {
@@ -246,14 +295,19 @@ export interface FundingReduction {
  * counts for nothing and sets `needs_attention` (it needs an operator). `needs_attention` is true
  * when money was observed but is short, in surplus or never confirmed (spec 2.7).
  */
-export function reduceFunding(required: { amount: bigint; currency: string }, observations: readonly FundingObservation[]): FundingReduction {
+export function reduceFunding(
+  required: { amount: bigint; currency: string },
+  observations: readonly FundingObservation[],
+): FundingReduction {
   const observed = observations.length > 0;
   const counted = observations.filter((o) => o.confirmed && o.currency === required.currency);
   const foreign = observations.some((o) => o.currency !== required.currency);
   const confirmed = counted.length ? counted.reduce((n, o) => n + o.amount, 0n) : null;
   const got = confirmed ?? 0n;
-  const funding_state: FundingState = got === 0n ? 'unfunded' : got < required.amount ? 'partially_funded' : got === required.amount ? 'funded' : 'overfunded';
-  const needs_attention = observed && (foreign || confirmed === null || funding_state === 'partially_funded' || funding_state === 'overfunded');
+  const funding_state: FundingState =
+    got === 0n ? 'unfunded' : got < required.amount ? 'partially_funded' : got === required.amount ? 'funded' : 'overfunded';
+  const needs_attention =
+    observed && (foreign || confirmed === null || funding_state === 'partially_funded' || funding_state === 'overfunded');
   return {
     funding_state,
     needs_attention,
@@ -270,13 +324,21 @@ export function reduceFunding(required: { amount: bigint; currency: string }, ob
  * `details.shortfall` (Money in `currency`) and `details.funding_state` when short, and
  * `payroll_run_state_changed` (IllegalTransition) for a status that cannot execute.
  */
-export function assertExecutable(status: string, f: FundingReduction, currency: string): void {
-  if (status === 'funding_pending' || (status === 'funded' && !(f.confirmed !== null && (f.funding_state === 'funded' || f.funding_state === 'overfunded')))) {
+export function assertExecutable(status: string, fundingReduction: FundingReduction, currency: string): void {
+  if (
+    status === 'funding_pending' ||
+    (status === 'funded' &&
+      !(
+        fundingReduction.confirmed !== null &&
+        (fundingReduction.funding_state === 'funded' || fundingReduction.funding_state === 'overfunded')
+      ))
+  ) {
     throw conflict('payroll_run_underfunded', 'The run is not fully funded yet.', {
-      funding_state: f.funding_state, shortfall: money(f.shortfall, currency),
+      funding_state: fundingReduction.funding_state,
+      shortfall: money(fundingReduction.shortfall, currency),
     });
   }
-  PAYROLL_RUN_TRANSITIONS.assert(status, 'executing');
+  payrollRunTransitions.assert(status, 'executing');
 }
 
 /** Run status after execution from its items' final statuses: all paid `completed`, none `failed`, else `partial`. */
@@ -296,16 +358,23 @@ export type CryptoFundingReason = 'crypto_funding_not_enabled' | 'provider_fundi
 export const CRYPTO_FUNDING_CURRENCIES: readonly PayrollCurrency[] = Object.freeze(['USD', 'EUR', 'GBP', 'MXN'] as PayrollCurrency[]);
 
 /** Account facts deciding crypto funding. */
-export interface CryptoFundingGate { switchOn: boolean; verified: boolean }
+export interface CryptoFundingGate {
+  switchOn: boolean;
+  verified: boolean;
+}
 
 /**
  * `funding_currencies[].crypto_funding` of one run currency (spec 4.6): `available` and `reason`
  * (null when available). Order of reasons: the switch, then the currency, then verification.
  */
-export function cryptoFundingVerdict(currency: string, g: CryptoFundingGate): { available: boolean; reason: CryptoFundingReason | null } {
-  if (!g.switchOn) return { available: false, reason: 'crypto_funding_not_enabled' };
-  if (!(CRYPTO_FUNDING_CURRENCIES as readonly string[]).includes(currency)) return { available: false, reason: 'provider_funding_currency_unsupported' };
-  if (!g.verified) return { available: false, reason: 'verification_required' };
+export function cryptoFundingVerdict(
+  currency: string,
+  cryptoFundingGate: CryptoFundingGate,
+): { available: boolean; reason: CryptoFundingReason | null } {
+  if (!cryptoFundingGate.switchOn) return { available: false, reason: 'crypto_funding_not_enabled' };
+  if (!(CRYPTO_FUNDING_CURRENCIES as readonly string[]).includes(currency))
+    return { available: false, reason: 'provider_funding_currency_unsupported' };
+  if (!cryptoFundingGate.verified) return { available: false, reason: 'verification_required' };
   return { available: true, reason: null };
 }
 
@@ -319,14 +388,17 @@ export type PayrollBlocker = 'run_has_no_rows' | 'account_restricted' | 'verific
  * `crypto_funding.reason` of the run currency. Ready means only the payer-compliance gate is
  * clear: destinations and funding are not blockers.
  */
-export function payrollReadiness(r: { status: string; rows: number; fundingMethod: 'fiat' | 'crypto'; currency: string }, a: { accessState: string; verified: boolean; cryptoSwitchOn: boolean }): { ready: boolean; blockers: PayrollBlocker[] } {
+export function payrollReadiness(
+  input: { status: string; rows: number; fundingMethod: 'fiat' | 'crypto'; currency: string },
+  options: { accessState: string; verified: boolean; cryptoSwitchOn: boolean },
+): { ready: boolean; blockers: PayrollBlocker[] } {
   const blockers: PayrollBlocker[] = [];
-  if (PAYROLL_RUN_TRANSITIONS.terminal.includes(r.status as PayrollRunStatus)) blockers.push('run_not_open');
-  if (r.rows === 0) blockers.push('run_has_no_rows');
-  if (a.accessState !== 'active') blockers.push('account_restricted');
-  if (!a.verified) blockers.push('verification_required');
-  if (r.fundingMethod === 'crypto') {
-    const v = cryptoFundingVerdict(r.currency, { switchOn: a.cryptoSwitchOn, verified: a.verified });
+  if (payrollRunTransitions.terminal.includes(input.status as PayrollRunStatus)) blockers.push('run_not_open');
+  if (input.rows === 0) blockers.push('run_has_no_rows');
+  if (options.accessState !== 'active') blockers.push('account_restricted');
+  if (!options.verified) blockers.push('verification_required');
+  if (input.fundingMethod === 'crypto') {
+    const v = cryptoFundingVerdict(input.currency, { switchOn: options.cryptoSwitchOn, verified: options.verified });
     if (v.reason && !blockers.includes(v.reason)) blockers.push(v.reason);
   }
   return { ready: blockers.length === 0, blockers };

@@ -29,15 +29,30 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** Reason codes of a refused quote (spec 4.9 rule 3), `error.details.reason_code`. */
 export const QUOTE_REASON_CODES = Object.freeze([
-  'PAYMENT_METHOD_NOT_SUPPORTED', 'COUNTRY_NOT_SUPPORTED', 'LOCAL_CURRENCY_NOT_SUPPORTED', 'PROVIDER_UNAVAILABLE', 'PROVIDER_ERROR',
-  'PROVIDER_FILTER_MISMATCH', 'LIMIT_BELOW_MIN', 'QUOTE_NETWORK_REQUIRED', 'PROVIDER_PAUSED',
+  'PAYMENT_METHOD_NOT_SUPPORTED',
+  'COUNTRY_NOT_SUPPORTED',
+  'LOCAL_CURRENCY_NOT_SUPPORTED',
+  'PROVIDER_UNAVAILABLE',
+  'PROVIDER_ERROR',
+  'PROVIDER_FILTER_MISMATCH',
+  'LIMIT_BELOW_MIN',
+  'QUOTE_NETWORK_REQUIRED',
+  'PROVIDER_PAUSED',
 ] as const);
 export type QuoteReasonCode = (typeof QUOTE_REASON_CODES)[number];
 
 /** Reference price of each asset in USD micro-units per major unit (sandbox reference; providers apply their spreads). */
 export const USD_MICRO_PER_MAJOR: Readonly<Record<string, bigint>> = Object.freeze({
-  USD: 1_000_000n, EUR: 1_080_000n, GBP: 1_270_000n, BRL: 200_000n, MXN: 58_000n, JPY: 6_700n, KWD: 3_250_000n,
-  USDC: 1_000_000n, USDT: 1_000_000n, ETH: 3_000_000_000n,
+  USD: 1_000_000n,
+  EUR: 1_080_000n,
+  GBP: 1_270_000n,
+  BRL: 200_000n,
+  MXN: 58_000n,
+  JPY: 6_700n,
+  KWD: 3_250_000n,
+  USDC: 1_000_000n,
+  USDT: 1_000_000n,
+  ETH: 3_000_000_000n,
 });
 
 /** Decimals (minor-unit scale) of a quote asset. */
@@ -48,14 +63,16 @@ export function assetDecimals(asset: string): number {
   return d;
 }
 
-export const isCryptoAsset = (a: string): boolean => Object.prototype.hasOwnProperty.call(CRYPTO_ASSET_DECIMALS, a);
+export const isCryptoAsset = (address: string): boolean => Object.prototype.hasOwnProperty.call(CRYPTO_ASSET_DECIMALS, address);
 
 /** Which asset classes each side takes (`buy`: fiat -> crypto, `sell`: crypto -> fiat, `swap`: crypto -> crypto). */
 export function assertSideAssets(side: QuoteSide, from: string, to: string): void {
   const want = { buy: ['fiat', 'crypto'], sell: ['crypto', 'fiat'], swap: ['crypto', 'crypto'] }[side];
   const cls = (a: string) => (isCryptoAsset(a) ? 'crypto' : 'fiat');
-  if (cls(from) !== want[0]) throw invalidRequest('asset_invalid_for_side', `A ${side} quote takes a ${want[0]} from_asset; ${from} is ${cls(from)}.`, 'from_asset');
-  if (cls(to) !== want[1]) throw invalidRequest('asset_invalid_for_side', `A ${side} quote takes a ${want[1]} to_asset; ${to} is ${cls(to)}.`, 'to_asset');
+  if (cls(from) !== want[0])
+    throw invalidRequest('asset_invalid_for_side', `A ${side} quote takes a ${want[0]} from_asset; ${from} is ${cls(from)}.`, 'from_asset');
+  if (cls(to) !== want[1])
+    throw invalidRequest('asset_invalid_for_side', `A ${side} quote takes a ${want[1]} to_asset; ${to} is ${cls(to)}.`, 'to_asset');
   if (from === to) throw invalidRequest('asset_invalid_for_side', 'from_asset and to_asset must differ.', 'to_asset');
 }
 
@@ -63,8 +80,8 @@ export function assertSideAssets(side: QuoteSide, from: string, to: string): voi
 export const QUOTE_AMOUNT_PATTERN = /^(?=.*[1-9])[0-9]{1,15}(\.[0-9]{1,18})?$/;
 
 /** Fractional digits of `s` that are significant (trailing zeros are fine, spec 4.9 rule 1). */
-export function significantFractionDigits(s: string): number {
-  const frac = s.split('.')[1] ?? '';
+export function significantFractionDigits(text: string): number {
+  const frac = text.split('.')[1] ?? '';
   return frac.replace(/0+$/, '').length;
 }
 
@@ -77,14 +94,18 @@ export function assertFiatScale(side: QuoteSide, fromAsset: string, fromAmount: 
   if (side !== 'buy' || fromAmount === undefined || !isFiat(fromAsset)) return;
   const scale = FIAT_DECIMALS[fromAsset];
   if (significantFractionDigits(fromAmount) > scale) {
-    throw new DomainError('invalid_request', 'amount_invalid',
-      `${fromAsset} amounts take at most ${scale} fractional digit${scale === 1 ? '' : 's'}; got ${fromAmount}.`, { param: 'from_amount', status: 422 });
+    throw new DomainError(
+      'invalid_request',
+      'amount_invalid',
+      `${fromAsset} amounts take at most ${scale} fractional digit${scale === 1 ? '' : 's'}; got ${fromAmount}.`,
+      { param: 'from_amount', status: 422 },
+    );
   }
 }
 
 /** Parses a bare decimal into minor units at `decimals`, rounding the excess digits down or up. */
-export function parseDecimal(s: string, decimals: number, rounding: 'floor' | 'ceil'): bigint {
-  const [int, frac = ''] = s.split('.');
+export function parseDecimal(text: string, decimals: number, rounding: 'floor' | 'ceil'): bigint {
+  const [int, frac = ''] = text.split('.');
   const kept = (frac + '0'.repeat(decimals)).slice(0, decimals);
   let v = BigInt(int) * 10n ** BigInt(decimals) + BigInt(kept || '0');
   if (rounding === 'ceil' && /[1-9]/.test(frac.slice(decimals))) v += 1n;
@@ -172,8 +193,14 @@ const usdOf = (minor: bigint, asset: string) => (minor * USD_MICRO_PER_MAJOR[ass
 
 /** The method a provider uses for these terms: the pinned one, or its first for the side. */
 function methodFor(p: ProviderPricing, t: QuoteTerms): PaymentMethod | NoOffer {
-  if (t.paymentMethod) return p.methods.includes(t.paymentMethod) ? t.paymentMethod : { reason: 'payment_method_not_supported', code: 'PAYMENT_METHOD_NOT_SUPPORTED' };
-  if (t.side === 'swap') return p.methods.includes('wallet_balance') ? 'wallet_balance' : { reason: 'payment_method_not_supported', code: 'PAYMENT_METHOD_NOT_SUPPORTED' };
+  if (t.paymentMethod)
+    return p.methods.includes(t.paymentMethod)
+      ? t.paymentMethod
+      : { reason: 'payment_method_not_supported', code: 'PAYMENT_METHOD_NOT_SUPPORTED' };
+  if (t.side === 'swap')
+    return p.methods.includes('wallet_balance')
+      ? 'wallet_balance'
+      : { reason: 'payment_method_not_supported', code: 'PAYMENT_METHOD_NOT_SUPPORTED' };
   const m = p.methods.find((x) => x !== 'wallet_balance');
   return m ?? { reason: 'payment_method_not_supported', code: 'PAYMENT_METHOD_NOT_SUPPORTED' };
 }
@@ -186,49 +213,63 @@ function methodFor(p: ProviderPricing, t: QuoteTerms): PaymentMethod | NoOffer {
  * request: such an offer is listed but not compared), and final_in the gross amount rounded up.
  * Returns a NoOffer with its reason when a filter or limit refuses.
  */
-export function priceOffer(p: ProviderPricing, t: QuoteTerms): PricedOffer | NoOffer {
-  if (!p.sides.includes(t.side)) return { reason: 'side_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
-  const fiat = t.side === 'buy' ? t.fromAsset : t.side === 'sell' ? t.toAsset : null;
-  if (fiat && !p.fiats.includes(fiat)) return { reason: 'local_currency_not_supported', code: 'LOCAL_CURRENCY_NOT_SUPPORTED' };
-  if (t.country && !p.countries.includes(t.country)) return { reason: 'country_not_supported', code: 'COUNTRY_NOT_SUPPORTED' };
-  const cryptos = t.side === 'buy' ? [t.toAsset] : t.side === 'sell' ? [t.fromAsset] : [t.fromAsset, t.toAsset];
-  if (cryptos.some((c) => !p.cryptos.includes(c))) return { reason: 'asset_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
-  const method = methodFor(p, t);
+export function priceOffer(providerPricing: ProviderPricing, quoteTerms: QuoteTerms): PricedOffer | NoOffer {
+  if (!providerPricing.sides.includes(quoteTerms.side)) return { reason: 'side_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
+  const fiat = quoteTerms.side === 'buy' ? quoteTerms.fromAsset : quoteTerms.side === 'sell' ? quoteTerms.toAsset : null;
+  if (fiat && !providerPricing.fiats.includes(fiat))
+    return { reason: 'local_currency_not_supported', code: 'LOCAL_CURRENCY_NOT_SUPPORTED' };
+  if (quoteTerms.country && !providerPricing.countries.includes(quoteTerms.country))
+    return { reason: 'country_not_supported', code: 'COUNTRY_NOT_SUPPORTED' };
+  const cryptos =
+    quoteTerms.side === 'buy'
+      ? [quoteTerms.toAsset]
+      : quoteTerms.side === 'sell'
+        ? [quoteTerms.fromAsset]
+        : [quoteTerms.fromAsset, quoteTerms.toAsset];
+  if (cryptos.some((c) => !providerPricing.cryptos.includes(c))) return { reason: 'asset_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
+  const method = methodFor(providerPricing, quoteTerms);
   if (typeof method !== 'string') return method;
-  if (t.network && !p.networks.includes(t.network)) return { reason: 'network_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
-  if (!t.network && p.requiresNetwork) return { reason: 'quote_network_required', code: 'QUOTE_NETWORK_REQUIRED' };
-  const network = t.network ?? (t.side === 'buy' || t.side === 'sell' || t.side === 'swap' ? p.networks[0] ?? null : null);
+  if (quoteTerms.network && !providerPricing.networks.includes(quoteTerms.network))
+    return { reason: 'network_not_supported', code: 'PROVIDER_FILTER_MISMATCH' };
+  if (!quoteTerms.network && providerPricing.requiresNetwork) return { reason: 'quote_network_required', code: 'QUOTE_NETWORK_REQUIRED' };
+  const network =
+    quoteTerms.network ??
+    (quoteTerms.side === 'buy' || quoteTerms.side === 'sell' || quoteTerms.side === 'swap' ? (providerPricing.networks[0] ?? null) : null);
 
-  const inDec = assetDecimals(t.fromAsset);
-  const outDec = assetDecimals(t.toAsset);
-  const inPrice = USD_MICRO_PER_MAJOR[t.fromAsset];
-  const outPrice = USD_MICRO_PER_MAJOR[t.toAsset];
-  const step = p.outputDigits !== null && isCryptoAsset(t.toAsset) && p.outputDigits < outDec ? 10n ** BigInt(outDec - p.outputDigits) : 1n;
-  const fixedIn = (p.fixedFeeUsdMicro * 10n ** BigInt(inDec) + inPrice - 1n) / inPrice;
+  const inDec = assetDecimals(quoteTerms.fromAsset);
+  const outDec = assetDecimals(quoteTerms.toAsset);
+  const inPrice = USD_MICRO_PER_MAJOR[quoteTerms.fromAsset];
+  const outPrice = USD_MICRO_PER_MAJOR[quoteTerms.toAsset];
+  const step =
+    providerPricing.outputDigits !== null && isCryptoAsset(quoteTerms.toAsset) && providerPricing.outputDigits < outDec
+      ? 10n ** BigInt(outDec - providerPricing.outputDigits)
+      : 1n;
+  const fixedIn = (providerPricing.fixedFeeUsdMicro * 10n ** BigInt(inDec) + inPrice - 1n) / inPrice;
   // out = net_in * inPrice / outPrice * (10000 - spread) / 10000, each at its own scale.
-  const outOf = (netIn: bigint) => (netIn * inPrice * 10n ** BigInt(outDec) * (10_000n - p.spreadBps)) / (outPrice * 10n ** BigInt(inDec) * 10_000n);
+  const outOf = (netIn: bigint) =>
+    (netIn * inPrice * 10n ** BigInt(outDec) * (10_000n - providerPricing.spreadBps)) / (outPrice * 10n ** BigInt(inDec) * 10_000n);
   let finalIn: bigint;
   let finalOut: bigint;
   let fee: bigint;
-  if (t.fromAmount !== null) {
-    finalIn = parseDecimal(t.fromAmount, inDec, 'ceil');
-    fee = (finalIn * p.feeBps + 9_999n) / 10_000n + fixedIn;
+  if (quoteTerms.fromAmount !== null) {
+    finalIn = parseDecimal(quoteTerms.fromAmount, inDec, 'ceil');
+    fee = (finalIn * providerPricing.feeBps + 9_999n) / 10_000n + fixedIn;
     if (fee >= finalIn) return { reason: 'limit_below_min', code: 'LIMIT_BELOW_MIN' };
     finalOut = (outOf(finalIn - fee) / step) * step;
   } else {
-    finalOut = (parseDecimal(t.toAmount!, outDec, 'floor') / step) * step;
+    finalOut = (parseDecimal(quoteTerms.toAmount!, outDec, 'floor') / step) * step;
     // net_in = ceil(out * outPrice * 10^inDec * 10000 / (inPrice * 10^outDec * (10000 - spread)))
     const num = finalOut * outPrice * 10n ** BigInt(inDec) * 10_000n;
-    const den = inPrice * 10n ** BigInt(outDec) * (10_000n - p.spreadBps);
+    const den = inPrice * 10n ** BigInt(outDec) * (10_000n - providerPricing.spreadBps);
     const netIn = (num + den - 1n) / den;
     // gross = ceil((net + fixed) * 10000 / (10000 - feeBps))
-    finalIn = ((netIn + fixedIn) * 10_000n + (10_000n - p.feeBps) - 1n) / (10_000n - p.feeBps);
+    finalIn = ((netIn + fixedIn) * 10_000n + (10_000n - providerPricing.feeBps) - 1n) / (10_000n - providerPricing.feeBps);
     fee = finalIn - netIn;
   }
   if (finalOut <= 0n) return { reason: 'limit_below_min', code: 'LIMIT_BELOW_MIN' };
-  const usd = usdOf(finalIn, t.fromAsset);
-  if (usd < p.minUsdMicro) return { reason: 'limit_below_min', code: 'LIMIT_BELOW_MIN' };
-  if (usd > p.maxUsdMicro) return { reason: 'limit_above_max', code: 'PROVIDER_FILTER_MISMATCH' };
+  const usd = usdOf(finalIn, quoteTerms.fromAsset);
+  if (usd < providerPricing.minUsdMicro) return { reason: 'limit_below_min', code: 'LIMIT_BELOW_MIN' };
+  if (usd > providerPricing.maxUsdMicro) return { reason: 'limit_above_max', code: 'PROVIDER_FILTER_MISMATCH' };
   return { paymentMethod: method, network, finalIn, finalOut, fee };
 }
 
@@ -253,9 +294,13 @@ export function bestOfferIndex(offers: ReadonlyArray<{ finalIn: bigint; finalOut
   let best = -1;
   offers.forEach((o, i) => {
     if (requestedOut !== null && o.finalOut !== requestedOut) return;
-    if (best === -1) { best = i; return; }
+    if (best === -1) {
+      best = i;
+      return;
+    }
     const b = offers[best];
-    const better = requestedOut === null ? (o.finalOut > b.finalOut || (o.finalOut === b.finalOut && o.finalIn < b.finalIn)) : o.finalIn < b.finalIn;
+    const better =
+      requestedOut === null ? o.finalOut > b.finalOut || (o.finalOut === b.finalOut && o.finalIn < b.finalIn) : o.finalIn < b.finalIn;
     if (better) best = i;
   });
   return best;
@@ -268,9 +313,25 @@ export function bestOfferIndex(offers: ReadonlyArray<{ finalIn: bigint; finalOut
  * method, the currency, the country, an asset or side it does not trade, paused.
  */
 export function noOfferReason(results: ReadonlyArray<{ code: QuoteReasonCode; reason: string }>): QuoteReasonCode {
-  const closeness = ['limit_below_min', 'quote_network_required', 'provider_error', 'timeout', 'limit_above_max', 'network_not_supported', 'amount_not_exact',
-    'payment_method_not_supported', 'local_currency_not_supported', 'country_not_supported', 'asset_not_supported', 'side_not_supported', 'provider_paused'];
-  const rank = (r: string) => { const i = closeness.indexOf(r); return i === -1 ? closeness.length : i; };
+  const closeness = [
+    'limit_below_min',
+    'quote_network_required',
+    'provider_error',
+    'timeout',
+    'limit_above_max',
+    'network_not_supported',
+    'amount_not_exact',
+    'payment_method_not_supported',
+    'local_currency_not_supported',
+    'country_not_supported',
+    'asset_not_supported',
+    'side_not_supported',
+    'provider_paused',
+  ];
+  const rank = (r: string) => {
+    const i = closeness.indexOf(r);
+    return i === -1 ? closeness.length : i;
+  };
   const best = [...results].sort((a, b) => rank(a.reason) - rank(b.reason))[0];
   return best?.code ?? 'PROVIDER_UNAVAILABLE';
 }

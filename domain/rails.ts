@@ -9,7 +9,14 @@ import { DomainError, invalidRequest } from './errors';
 
 /** The closed request enum of `allowed_rails`, in canonical order (every rail list is returned in this order). */
 export const RAILS_CLOSED = Object.freeze([
-  'crypto_native', 'crypto_xchain', 'ach', 'wire', 'sepa', 'faster_payments', 'pix', 'spei',
+  'crypto_native',
+  'crypto_xchain',
+  'ach',
+  'wire',
+  'sepa',
+  'faster_payments',
+  'pix',
+  'spei',
 ] as const);
 
 /** One rail of the closed request enum. */
@@ -30,18 +37,18 @@ const OFFERABLE: Readonly<Record<string, readonly Rail[]>> = Object.freeze({
 });
 
 /** True when `r` is in RAILS_CLOSED. */
-export function isRail(r: unknown): r is Rail {
-  return typeof r === 'string' && (RAILS_CLOSED as readonly string[]).includes(r);
+export function isRail(row: unknown): row is Rail {
+  return typeof row === 'string' && (RAILS_CLOSED as readonly string[]).includes(row);
 }
 
 /** True for crypto_native / crypto_xchain. */
-export function isCryptoRail(r: string): boolean {
-  return (CRYPTO_RAILS as readonly string[]).includes(r);
+export function isCryptoRail(reason: string): boolean {
+  return (CRYPTO_RAILS as readonly string[]).includes(reason);
 }
 
 /** True for the bank rails. */
-export function isBankRail(r: string): boolean {
-  return (BANK_RAILS as readonly string[]).includes(r);
+export function isBankRail(reason: string): boolean {
+  return (BANK_RAILS as readonly string[]).includes(reason);
 }
 
 /**
@@ -74,7 +81,7 @@ export interface PayableRailsInput {
   expectedPayerType: 'crypto' | 'bank' | 'any' | null;
   executableRails: string[];
   /**
-   * Kind of the settlement destination frozen at activation (issue 12): `bank` settles through the
+   * Kind of the settlement destination frozen at activation: `bank` settles through the
    * fiat provider to a bank account and takes bank rails only; `crypto` settles to a crypto
    * address and takes crypto rails only; null/absent: no narrowing.
    */
@@ -86,7 +93,7 @@ export interface PayableRailsInput {
  * active, viewed or processing; otherwise `(allowedRails ?? offerable) ∩ offerable(currency)
  * ∩ executableRails`, without bank rails when `cryptoOnly` or settlementKind is
  * `crypto_only` or the destination is a crypto address, without crypto rails when the destination
- * is a bank account (issue 12), narrowed to crypto (or bank) rails when `expectedPayerType` is
+ * is a bank account, narrowed to crypto (or bank) rails when `expectedPayerType` is
  * `crypto` (or `bank`). Deduplicated, in RAILS_CLOSED order.
  */
 export function computePayableRails(input: PayableRailsInput): string[] {
@@ -94,14 +101,16 @@ export function computePayableRails(input: PayableRailsInput): string[] {
   const offerable = new Set(offerableRails(input.currency));
   const executable = new Set(input.executableRails);
   const cryptoOnly = input.cryptoOnly || input.settlementKind === 'crypto_only';
-  return canonical(input.allowedRails ?? offerable).filter((r) =>
-    offerable.has(r)
-    && executable.has(r)
-    && !(cryptoOnly && isBankRail(r))
-    && !(input.destinationKind === 'crypto' && isBankRail(r))
-    && !(input.destinationKind === 'bank' && isCryptoRail(r))
-    && !(input.expectedPayerType === 'crypto' && !isCryptoRail(r))
-    && !(input.expectedPayerType === 'bank' && !isBankRail(r)));
+  return canonical(input.allowedRails ?? offerable).filter(
+    (r) =>
+      offerable.has(r) &&
+      executable.has(r) &&
+      !(cryptoOnly && isBankRail(r)) &&
+      !(input.destinationKind === 'crypto' && isBankRail(r)) &&
+      !(input.destinationKind === 'bank' && isCryptoRail(r)) &&
+      !(input.expectedPayerType === 'crypto' && !isCryptoRail(r)) &&
+      !(input.expectedPayerType === 'bank' && !isBankRail(r)),
+  );
 }
 
 /**
@@ -159,12 +168,10 @@ export function validateAllowedRails(
   }
   const bank = rails.filter(isBankRail);
   if (cryptoOnly && bank.length > 0) {
-    throw invalidRequest(
-      'allowed_rails_invalid_for_settlement',
-      'A crypto-only link cannot allow bank rails.',
-      'allowed_rails',
-      { allowed_rails: rails, bank_rails: bank },
-    );
+    throw invalidRequest('allowed_rails_invalid_for_settlement', 'A crypto-only link cannot allow bank rails.', 'allowed_rails', {
+      allowed_rails: rails,
+      bank_rails: bank,
+    });
   }
   return rails;
 }

@@ -26,29 +26,70 @@ export interface ReadinessFacts {
 }
 
 export interface ReadinessCheck {
-  code: string; required: boolean; status: CheckStatus; description: string;
+  code: string;
+  required: boolean;
+  status: CheckStatus;
+  description: string;
   /** On `terms_accepted`: the acceptance on record (who, revision, when), null when none. */
   acceptance?: { revision: string; accepted_at: string; accepted_by_user_id: string } | null;
 }
-export interface Readiness { livemode: boolean; ready: boolean; checks: ReadinessCheck[] }
+export interface Readiness {
+  livemode: boolean;
+  ready: boolean;
+  checks: ReadinessCheck[];
+}
 
 /** Readiness checks in display order; `ready` = every required check complete. */
-export function readiness(f: ReadinessFacts): Readiness {
-  const live = (ok: boolean): CheckStatus => (f.livemode ? (ok ? 'complete' : 'action_required') : 'not_applicable');
+export function readiness(readinessFacts: ReadinessFacts): Readiness {
+  const live = (ok: boolean): CheckStatus => (readinessFacts.livemode ? (ok ? 'complete' : 'action_required') : 'not_applicable');
   const checks: ReadinessCheck[] = [
-    { code: 'account_active', required: true, status: f.accessState === 'active' ? 'complete' : 'blocked', description: 'The account is active (not restricted, suspended or blocked).' },
-    { code: 'service_wallet', required: true, status: live(f.hasServiceWallet), description: 'A service wallet exists to settle crypto-only payment links into.' },
-    { code: 'country', required: false, status: f.country ? 'complete' : 'action_required', description: 'The account country is set.' },
-    { code: 'support_contact', required: false, status: live(f.hasSupportContact), description: 'A support contact is shown to payers.' },
-    { code: 'webhook_endpoint', required: false, status: f.webhookEndpoints > 0 ? 'complete' : 'action_required', description: 'At least one enabled webhook endpoint receives events.' },
     {
-      code: 'terms_accepted', required: f.terms.enforced, status: f.terms.acceptedAt ? 'complete' : 'action_required',
-      description: `The account owner accepted the terms (revision ${f.terms.revision})${f.terms.enforced ? '; money boundaries require it' : ''}.`,
-      acceptance: f.terms.acceptedAt && f.terms.acceptedBy ? { revision: f.terms.revision, accepted_at: f.terms.acceptedAt.toISOString(), accepted_by_user_id: f.terms.acceptedBy } : null,
+      code: 'account_active',
+      required: true,
+      status: readinessFacts.accessState === 'active' ? 'complete' : 'blocked',
+      description: 'The account is active (not restricted, suspended or blocked).',
+    },
+    {
+      code: 'service_wallet',
+      required: true,
+      status: live(readinessFacts.hasServiceWallet),
+      description: 'A service wallet exists to settle crypto-only payment links into.',
+    },
+    {
+      code: 'country',
+      required: false,
+      status: readinessFacts.country ? 'complete' : 'action_required',
+      description: 'The account country is set.',
+    },
+    {
+      code: 'support_contact',
+      required: false,
+      status: live(readinessFacts.hasSupportContact),
+      description: 'A support contact is shown to payers.',
+    },
+    {
+      code: 'webhook_endpoint',
+      required: false,
+      status: readinessFacts.webhookEndpoints > 0 ? 'complete' : 'action_required',
+      description: 'At least one enabled webhook endpoint receives events.',
+    },
+    {
+      code: 'terms_accepted',
+      required: readinessFacts.terms.enforced,
+      status: readinessFacts.terms.acceptedAt ? 'complete' : 'action_required',
+      description: `The account owner accepted the terms (revision ${readinessFacts.terms.revision})${readinessFacts.terms.enforced ? '; money boundaries require it' : ''}.`,
+      acceptance:
+        readinessFacts.terms.acceptedAt && readinessFacts.terms.acceptedBy
+          ? {
+              revision: readinessFacts.terms.revision,
+              accepted_at: readinessFacts.terms.acceptedAt.toISOString(),
+              accepted_by_user_id: readinessFacts.terms.acceptedBy,
+            }
+          : null,
     },
   ];
   const ready = checks.every((c) => !c.required || c.status === 'complete' || c.status === 'not_applicable');
-  return { livemode: f.livemode, ready, checks };
+  return { livemode: readinessFacts.livemode, ready, checks };
 }
 
 export interface SetupFacts {
@@ -62,20 +103,36 @@ export interface SetupFacts {
   hasSupportContact: boolean;
 }
 
-export interface SetupStep { key: string; title: string; completed: boolean; completed_at: Date | null }
-export interface SetupGuide { livemode: boolean; steps: SetupStep[]; completedCount: number; nextStep: string | null }
+export interface SetupStep {
+  key: string;
+  title: string;
+  completed: boolean;
+  completed_at: Date | null;
+}
+export interface SetupGuide {
+  livemode: boolean;
+  steps: SetupStep[];
+  completedCount: number;
+  nextStep: string | null;
+}
 
 /** The onboarding steps in order (support contact only in live mode). */
-export function setupGuide(f: SetupFacts): SetupGuide {
+export function setupGuide(setupFacts: SetupFacts): SetupGuide {
   const step = (key: string, title: string, at: Date | null): SetupStep => ({ key, title, completed: at !== null, completed_at: at });
   const steps = [
-    step('create_api_key', 'Create an API key', f.apiKeyAt),
-    step('create_payment_link', 'Create a payment link', f.paymentLinkAt),
-    step('activate_payment_link', 'Activate a payment link', f.activatedLinkAt),
-    step('receive_payment', 'Receive a payment', f.paidPaymentAt),
-    step('add_webhook_endpoint', 'Add a webhook endpoint', f.webhookEndpointAt),
+    step('create_api_key', 'Create an API key', setupFacts.apiKeyAt),
+    step('create_payment_link', 'Create a payment link', setupFacts.paymentLinkAt),
+    step('activate_payment_link', 'Activate a payment link', setupFacts.activatedLinkAt),
+    step('receive_payment', 'Receive a payment', setupFacts.paidPaymentAt),
+    step('add_webhook_endpoint', 'Add a webhook endpoint', setupFacts.webhookEndpointAt),
   ];
-  if (f.livemode) steps.push({ key: 'set_support_contact', title: 'Set a support contact for payers', completed: f.hasSupportContact, completed_at: null });
+  if (setupFacts.livemode)
+    steps.push({
+      key: 'set_support_contact',
+      title: 'Set a support contact for payers',
+      completed: setupFacts.hasSupportContact,
+      completed_at: null,
+    });
   const completedCount = steps.filter((s) => s.completed).length;
-  return { livemode: f.livemode, steps, completedCount, nextStep: steps.find((s) => !s.completed)?.key ?? null };
+  return { livemode: setupFacts.livemode, steps, completedCount, nextStep: steps.find((s) => !s.completed)?.key ?? null };
 }

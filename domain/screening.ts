@@ -1,5 +1,5 @@
 /**
- * Screening (spec 2.9, 4.8; issue 15): the networks an address can be screened on, what a
+ * Screening (spec 2.9, 4.8): the networks an address can be screened on, what a
  * result claims (coverage: the sources the provider checked; confidence), and the report rules
  * (a report spends one credit unless an equivalent one exists within 30 days; spec 2.11 credits).
  *
@@ -15,7 +15,9 @@ export const SCREENING_CHAINS: readonly ChainName[] = Object.freeze(CHAIN_NAMES.
 export function screeningChain(input: unknown): ChainName {
   const c = resolveChain(input);
   if (!c || !SCREENING_CHAINS.includes(c)) {
-    throw new DomainError('conflict', 'network_not_supported', `Screening covers ${SCREENING_CHAINS.join(', ')} (by name or chain id).`, { param: 'chain' });
+    throw new DomainError('conflict', 'network_not_supported', `Screening covers ${SCREENING_CHAINS.join(', ')} (by name or chain id).`, {
+      param: 'chain',
+    });
   }
   return c;
 }
@@ -39,7 +41,7 @@ export type TraceDirection = 'incoming' | 'outgoing' | 'both';
 export const SCREENING_RISK_LEVELS = Object.freeze(['low', 'medium', 'high', 'severe'] as const);
 
 /**
- * The events a new screening writes (spec 6; issue 24): always `screening.completed`, and
+ * The events a new screening writes (spec 6): always `screening.completed`, and
  * `screening.risk_elevated` when the account screened the same address before (`previous`, its
  * latest earlier screening's `risk_level`, null when none) at a strictly lower level. An unknown
  * level never counts as elevated.

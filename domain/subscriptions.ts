@@ -54,34 +54,43 @@ const DAY_MS = 86_400_000;
  * years are calendar steps in UTC (Luxon `plus`): the anchor's day of month clamped to the target
  * month's last day, its time of day kept. tests/unit/subscriptions-calendar.test.ts pins the cases.
  */
-export function addIntervals(anchorMs: number, interval: SubscriptionInterval, k: number): number {
-  if (interval === 'day') return anchorMs + k * DAY_MS;
-  if (interval === 'week') return anchorMs + k * 7 * DAY_MS;
+export function addIntervals(anchorMs: number, interval: SubscriptionInterval, count: number): number {
+  if (interval === 'day') return anchorMs + count * DAY_MS;
+  if (interval === 'week') return anchorMs + count * 7 * DAY_MS;
   const anchor = DateTime.fromMillis(anchorMs, { zone: 'utc' });
-  return (interval === 'month' ? anchor.plus({ months: k }) : anchor.plus({ years: k })).toMillis();
+  return (interval === 'month' ? anchor.plus({ months: count }) : anchor.plus({ years: count })).toMillis();
 }
 
 /** The billing calendar of a subscription. */
-export interface BillingPlan { anchorMs: number; interval: SubscriptionInterval; intervalCount: number; cycles: number | null }
+export interface BillingPlan {
+  anchorMs: number;
+  interval: SubscriptionInterval;
+  intervalCount: number;
+  cycles: number | null;
+}
 
 /** Start and end (ms) of period `n` (0-based). */
-export function periodOf(p: BillingPlan, n: number): { startMs: number; endMs: number } {
-  return { startMs: addIntervals(p.anchorMs, p.interval, n * p.intervalCount), endMs: addIntervals(p.anchorMs, p.interval, (n + 1) * p.intervalCount) };
+export function periodOf(billingPlan: BillingPlan, count: number): { startMs: number; endMs: number } {
+  return {
+    startMs: addIntervals(billingPlan.anchorMs, billingPlan.interval, count * billingPlan.intervalCount),
+    endMs: addIntervals(billingPlan.anchorMs, billingPlan.interval, (count + 1) * billingPlan.intervalCount),
+  };
 }
 
 /** True when period `n` is within the plan (`cycles` null: every period). */
-export function inPlan(p: BillingPlan, n: number): boolean {
-  return p.cycles === null || n < p.cycles;
+export function inPlan(billingPlan: BillingPlan, count: number): boolean {
+  return billingPlan.cycles === null || count < billingPlan.cycles;
 }
 
 /** The index of the period containing `atMs` (-1 before the anchor). */
-export function periodAt(p: BillingPlan, atMs: number): number {
-  if (atMs < p.anchorMs) return -1;
+export function periodAt(billingPlan: BillingPlan, atMs: number): number {
+  if (atMs < billingPlan.anchorMs) return -1;
   // Estimate, then correct (months vary in length).
-  const approx = { day: DAY_MS, week: 7 * DAY_MS, month: 28 * DAY_MS, year: 365 * DAY_MS }[p.interval] * p.intervalCount;
-  let n = Math.max(0, Math.floor((atMs - p.anchorMs) / approx) - 1);
-  while (periodOf(p, n + 1).startMs <= atMs) n += 1;
-  while (n > 0 && periodOf(p, n).startMs > atMs) n -= 1;
+  const approx =
+    { day: DAY_MS, week: 7 * DAY_MS, month: 28 * DAY_MS, year: 365 * DAY_MS }[billingPlan.interval] * billingPlan.intervalCount;
+  let n = Math.max(0, Math.floor((atMs - billingPlan.anchorMs) / approx) - 1);
+  while (periodOf(billingPlan, n + 1).startMs <= atMs) n += 1;
+  while (n > 0 && periodOf(billingPlan, n).startMs > atMs) n -= 1;
   return n;
 }
 
@@ -90,7 +99,7 @@ export function dueAt(startMs: number, graceDays: number): number {
   return startMs + graceDays * DAY_MS;
 }
 
-/** Why a subscription's workflow wakes next (issue 24: each reason has its own `waiting_for` label). */
+/** Why a subscription's workflow wakes next (each reason has its own `waiting_for` label). */
 export type SubscriptionWakeReason = 'next_period' | 'invoice_due' | 'unpaid_invoice_poll' | 'idle';
 
 /** Input of `nextSubscriptionWake`; times in epoch milliseconds of object time. */
@@ -110,25 +119,33 @@ export interface SubscriptionWakeInput {
 }
 
 /**
- * When the subscription's workflow looks again and why (spec 4.2; issue 24): the earliest of the
+ * When the subscription's workflow looks again and why (spec 4.2): the earliest of the
  * next period's start, the open invoice's due date (it turns overdue then), the daily poll while an
  * invoice is unpaid (or once the plan is over, until it completes), else an idle look. The label is
  * what `waiting_for` answers: an operator reads the reason, never "the next period" for a poll.
  * Ties go to the more specific reason (period, then due date, then poll).
  */
-export function nextSubscriptionWake(i: SubscriptionWakeInput): { atMs: number; reason: SubscriptionWakeReason; waitingFor: string } {
+export function nextSubscriptionWake(subscriptionWakeInput: SubscriptionWakeInput): {
+  atMs: number;
+  reason: SubscriptionWakeReason;
+  waitingFor: string;
+} {
   const iso = (ms: number) => new Date(ms).toISOString();
   const options: Array<{ atMs: number; reason: SubscriptionWakeReason }> = [];
-  if (i.nextPeriodStartMs !== null) options.push({ atMs: i.nextPeriodStartMs, reason: 'next_period' });
-  if (i.openInvoiceDueMs !== null) options.push({ atMs: i.openInvoiceDueMs, reason: 'invoice_due' });
-  if (i.unpaid || i.nextPeriodStartMs === null) options.push({ atMs: i.nowMs + i.pollMs, reason: 'unpaid_invoice_poll' });
-  options.push({ atMs: i.nowMs + i.idleMs, reason: 'idle' });
+  if (subscriptionWakeInput.nextPeriodStartMs !== null)
+    options.push({ atMs: subscriptionWakeInput.nextPeriodStartMs, reason: 'next_period' });
+  if (subscriptionWakeInput.openInvoiceDueMs !== null)
+    options.push({ atMs: subscriptionWakeInput.openInvoiceDueMs, reason: 'invoice_due' });
+  if (subscriptionWakeInput.unpaid || subscriptionWakeInput.nextPeriodStartMs === null)
+    options.push({ atMs: subscriptionWakeInput.nowMs + subscriptionWakeInput.pollMs, reason: 'unpaid_invoice_poll' });
+  options.push({ atMs: subscriptionWakeInput.nowMs + subscriptionWakeInput.idleMs, reason: 'idle' });
   const next = options.reduce((a, b) => (b.atMs < a.atMs ? b : a));
-  if (i.paused) return { ...next, waitingFor: `resume (paused; the period starting ${iso(next.atMs)} is skipped if still paused)` };
+  if (subscriptionWakeInput.paused)
+    return { ...next, waitingFor: `resume (paused; the period starting ${iso(next.atMs)} is skipped if still paused)` };
   const waitingFor = {
     next_period: `the next period at ${iso(next.atMs)}`,
     invoice_due: `payment of the open invoice, due ${iso(next.atMs)} (overdue after that)`,
-    unpaid_invoice_poll: i.unpaid
+    unpaid_invoice_poll: subscriptionWakeInput.unpaid
       ? `payment of the unpaid invoice (checked daily; next check ${iso(next.atMs)})`
       : `the end of the plan (checked daily; next check ${iso(next.atMs)})`,
     idle: `nothing scheduled (next look ${iso(next.atMs)})`,

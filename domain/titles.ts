@@ -24,8 +24,8 @@ const clean = (s: string | null | undefined): string | null => {
 };
 
 /** Length of `s` in Unicode code points (not UTF-16 units). */
-export function codePointLength(s: string): number {
-  return Array.from(s).length;
+export function codePointLength(text: string): number {
+  return Array.from(text).length;
 }
 
 /**
@@ -33,10 +33,15 @@ export function codePointLength(s: string): number {
  * trim trailing whitespace, and append `…` (so the result is at most `max` code points).
  * Never splits a surrogate pair.
  */
-export function truncateWithEllipsis(s: string, max = DERIVED_TITLE_MAX_CHARS): string {
-  const cps = Array.from(s);
-  if (cps.length <= max) return s;
-  return cps.slice(0, max - 1).join('').trimEnd() + TITLE_ELLIPSIS;
+export function truncateWithEllipsis(text: string, max = DERIVED_TITLE_MAX_CHARS): string {
+  const cps = Array.from(text);
+  if (cps.length <= max) return text;
+  return (
+    cps
+      .slice(0, max - 1)
+      .join('')
+      .trimEnd() + TITLE_ELLIPSIS
+  );
 }
 
 /**

@@ -21,7 +21,9 @@ export type TransitionMap<S extends string> = { readonly [K in S]: readonly S[] 
 export class IllegalTransition extends DomainError {
   override readonly name: string = 'IllegalTransition';
   constructor(object: string, code: string, from: string, to: string) {
-    super('conflict', code, `A ${from} ${object.replace(/_/g, ' ')} cannot become ${to}.`, { details: { object, status: from, requested_status: to } });
+    super('conflict', code, `A ${from} ${object.replace(/_/g, ' ')} cannot become ${to}.`, {
+      details: { object, status: from, requested_status: to },
+    });
   }
 }
 
@@ -58,7 +60,12 @@ export interface TransitionTable<S extends string> {
  * Builds the table of `object` from `map`. `code` is the 409 code of an illegal transition
  * (default `<object>_state_changed`). Throws at load time when the map names an unknown status.
  */
-export function transitionTable<S extends string>(object: string, map: TransitionMap<S>, code = `${object}_state_changed`, opts: { open?: readonly S[] } = {}): TransitionTable<S> {
+export function transitionTable<S extends string>(
+  object: string,
+  map: TransitionMap<S>,
+  code = `${object}_state_changed`,
+  opts: { open?: readonly S[] } = {},
+): TransitionTable<S> {
   const statuses = Object.keys(map) as S[];
   for (const s of statuses) {
     for (const n of map[s]) if (!(n in map)) throw new Error(`transition table ${object}: ${s} -> unknown status ${n}`);

@@ -9,20 +9,19 @@
 import { invalidRequest } from './errors';
 
 /** Pay-in states produced by the deposit ledger below (spec part 3 Payment table). */
-export type PaymentStatus =
-  | 'awaiting'
-  | 'underpaid'
-  | 'paid'
-  | 'overpaid'
-  | 'settled'
-  | 'unmatched'
-  | 'expired'
-  | 'abandoned'
-  | 'refunded';
+export type PaymentStatus = 'awaiting' | 'underpaid' | 'paid' | 'overpaid' | 'settled' | 'unmatched' | 'expired' | 'abandoned' | 'refunded';
 
 /** The states `PaymentLedger` can be in, in lifecycle order. */
 export const LEDGER_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze([
-  'awaiting', 'underpaid', 'paid', 'overpaid', 'settled', 'unmatched', 'expired', 'abandoned', 'refunded',
+  'awaiting',
+  'underpaid',
+  'paid',
+  'overpaid',
+  'settled',
+  'unmatched',
+  'expired',
+  'abandoned',
+  'refunded',
 ] as const);
 
 /**
@@ -30,16 +29,26 @@ export const LEDGER_PAYMENT_STATUSES: readonly PaymentStatus[] = Object.freeze([
  * unrecognised value is 400). Also the keys of `summary.by_status`.
  */
 export const PAYMENT_STATUS_FILTER_VALUES = Object.freeze([
-  'awaiting', 'processing', 'funds_received', 'underpaid', 'paid', 'overpaid',
-  'settled', 'unmatched', 'expired', 'abandoned', 'refunded', 'failed',
+  'awaiting',
+  'processing',
+  'funds_received',
+  'underpaid',
+  'paid',
+  'overpaid',
+  'settled',
+  'unmatched',
+  'expired',
+  'abandoned',
+  'refunded',
+  'failed',
 ] as const);
 
 /** One value of the 12-state payment status filter. */
 export type PaymentStatusFilterValue = (typeof PAYMENT_STATUS_FILTER_VALUES)[number];
 
 /** True when `s` is one of the 12 filter values (spec 4.2). */
-export function isPaymentStatusFilterValue(s: unknown): s is PaymentStatusFilterValue {
-  return typeof s === 'string' && (PAYMENT_STATUS_FILTER_VALUES as readonly string[]).includes(s);
+export function isPaymentStatusFilterValue(value: unknown): value is PaymentStatusFilterValue {
+  return typeof value === 'string' && (PAYMENT_STATUS_FILTER_VALUES as readonly string[]).includes(value);
 }
 
 /**
@@ -95,10 +104,15 @@ export function newPaymentLedger(expected: bigint): PaymentLedger {
  * `unmatched` (unmatched money is held, not counted against the invoice), else 0;
  * `shortfall = expected - received` while `awaiting` or `underpaid`, else 0.
  */
-export function ledgerFigures(p: PaymentLedger): { surplus: bigint; shortfall: bigint } {
-  const surplus = p.status !== 'unmatched' && p.received > p.expected ? p.received - p.expected : 0n;
-  const shortfall = (p.status === 'awaiting' || p.status === 'underpaid') && p.expected > p.received
-    ? p.expected - p.received : 0n;
+export function ledgerFigures(paymentLedger: PaymentLedger): { surplus: bigint; shortfall: bigint } {
+  const surplus =
+    paymentLedger.status !== 'unmatched' && paymentLedger.received > paymentLedger.expected
+      ? paymentLedger.received - paymentLedger.expected
+      : 0n;
+  const shortfall =
+    (paymentLedger.status === 'awaiting' || paymentLedger.status === 'underpaid') && paymentLedger.expected > paymentLedger.received
+      ? paymentLedger.expected - paymentLedger.received
+      : 0n;
   return { surplus, shortfall };
 }
 
@@ -117,8 +131,8 @@ export interface AmountVerdictOptions {
  * provable (awaiting, expired, abandoned, a paid payment short of expected, or a paid/settled
  * payment on a provider-settled rail).
  */
-export function amountVerdict(p: PaymentLedger, opts: AmountVerdictOptions = {}): AmountVerdict | null {
-  switch (p.status) {
+export function amountVerdict(paymentLedger: PaymentLedger, opts: AmountVerdictOptions = {}): AmountVerdict | null {
+  switch (paymentLedger.status) {
     case 'underpaid':
       return 'underpaid';
     case 'unmatched':
@@ -126,9 +140,9 @@ export function amountVerdict(p: PaymentLedger, opts: AmountVerdictOptions = {})
     case 'overpaid':
     case 'paid':
     case 'settled': {
-      if (opts.providerSettled && p.status !== 'overpaid') return null;
-      if (p.received > p.expected) return 'overpaid';
-      if (p.received < p.expected) return null;
+      if (opts.providerSettled && paymentLedger.status !== 'overpaid') return null;
+      if (paymentLedger.received > paymentLedger.expected) return 'overpaid';
+      if (paymentLedger.received < paymentLedger.expected) return null;
       return opts.otherPaymentsHoldMoney ? 'overpaid' : 'exact';
     }
     default:
@@ -148,7 +162,7 @@ export function amountVerdict(p: PaymentLedger, opts: AmountVerdictOptions = {})
  *   published; the caller records the deposit for support.
  * Throws DomainError `invalid_request` code `amount_invalid` param `amount` when amount <= 0.
  */
-export function applyDeposit(p: PaymentLedger, amount: bigint): DepositOutcome {
+export function applyDeposit(paymentLedger: PaymentLedger, amount: bigint): DepositOutcome {
   if (typeof amount !== 'bigint' || amount <= 0n) {
     throw invalidRequest('amount_invalid', 'A deposit amount must be a positive number of minor units.', 'amount');
   }
@@ -157,24 +171,24 @@ export function applyDeposit(p: PaymentLedger, amount: bigint): DepositOutcome {
   let unmatchedReason: 'deposit_after_close' | null = null;
   let effect: DepositOutcome['effect'] = 'applied';
 
-  if (p.status === 'awaiting' || p.status === 'underpaid') {
-    const received = p.received + amount;
-    if (received < p.expected) {
-      next = { ...p, status: 'underpaid', received, underpaidEmitted: true };
-      if (!p.underpaidEmitted) events.push('payment.underpaid');
-    } else if (received === p.expected) {
-      next = { ...p, status: 'paid', received };
+  if (paymentLedger.status === 'awaiting' || paymentLedger.status === 'underpaid') {
+    const received = paymentLedger.received + amount;
+    if (received < paymentLedger.expected) {
+      next = { ...paymentLedger, status: 'underpaid', received, underpaidEmitted: true };
+      if (!paymentLedger.underpaidEmitted) events.push('payment.underpaid');
+    } else if (received === paymentLedger.expected) {
+      next = { ...paymentLedger, status: 'paid', received };
       events.push('payment.paid');
     } else {
-      next = { ...p, status: 'overpaid', received, overpaidEmitted: true };
-      if (!p.overpaidEmitted) events.push('payment.overpaid');
+      next = { ...paymentLedger, status: 'overpaid', received, overpaidEmitted: true };
+      if (!paymentLedger.overpaidEmitted) events.push('payment.overpaid');
     }
-  } else if (p.status === 'expired' || p.status === 'abandoned') {
-    next = { ...p, status: 'unmatched', received: p.received + amount };
+  } else if (paymentLedger.status === 'expired' || paymentLedger.status === 'abandoned') {
+    next = { ...paymentLedger, status: 'unmatched', received: paymentLedger.received + amount };
     unmatchedReason = 'deposit_after_close';
     events.push('payment.unmatched');
   } else {
-    next = { ...p };
+    next = { ...paymentLedger };
     effect = 'recorded_only';
   }
   const { surplus, shortfall } = ledgerFigures(next);
@@ -188,14 +202,19 @@ const unchanged = (p: PaymentLedger): CloseOutcome => ({ next: { ...p }, changed
  * `partial_before_cancel` (event `payment.unmatched`; money held, `received` kept);
  * `awaiting` -> `abandoned` (no event); every other status unchanged.
  */
-export function closeOnLinkCancel(p: PaymentLedger): CloseOutcome {
-  if (p.status === 'underpaid') {
-    return { next: { ...p, status: 'unmatched' }, changed: true, events: ['payment.unmatched'], unmatchedReason: 'partial_before_cancel' };
+export function closeOnLinkCancel(paymentLedger: PaymentLedger): CloseOutcome {
+  if (paymentLedger.status === 'underpaid') {
+    return {
+      next: { ...paymentLedger, status: 'unmatched' },
+      changed: true,
+      events: ['payment.unmatched'],
+      unmatchedReason: 'partial_before_cancel',
+    };
   }
-  if (p.status === 'awaiting') {
-    return { next: { ...p, status: 'abandoned' }, changed: true, events: [], unmatchedReason: null };
+  if (paymentLedger.status === 'awaiting') {
+    return { next: { ...paymentLedger, status: 'abandoned' }, changed: true, events: [], unmatchedReason: null };
   }
-  return unchanged(p);
+  return unchanged(paymentLedger);
 }
 
 /**
@@ -203,39 +222,51 @@ export function closeOnLinkCancel(p: PaymentLedger): CloseOutcome {
  * `underpaid` stays `underpaid` (money is held and the payer may still top up; it is closed
  * only when the link ends, see `closeOnLinkEnd`); every other status unchanged.
  */
-export function expire(p: PaymentLedger): CloseOutcome {
-  if (p.status === 'awaiting') {
-    return { next: { ...p, status: 'expired' }, changed: true, events: ['payment.expired'], unmatchedReason: null };
+export function expire(paymentLedger: PaymentLedger): CloseOutcome {
+  if (paymentLedger.status === 'awaiting') {
+    return { next: { ...paymentLedger, status: 'expired' }, changed: true, events: ['payment.expired'], unmatchedReason: null };
   }
-  return unchanged(p);
+  return unchanged(paymentLedger);
 }
 
 /**
  * The link expires: `awaiting` -> `expired` (event `payment.expired`); `underpaid` ->
  * `unmatched` with reason `partial_before_cancel` (event `payment.unmatched`); others unchanged.
  */
-export function closeOnLinkExpiry(p: PaymentLedger): CloseOutcome {
-  if (p.status === 'underpaid') {
-    return { next: { ...p, status: 'unmatched' }, changed: true, events: ['payment.unmatched'], unmatchedReason: 'partial_before_cancel' };
+export function closeOnLinkExpiry(paymentLedger: PaymentLedger): CloseOutcome {
+  if (paymentLedger.status === 'underpaid') {
+    return {
+      next: { ...paymentLedger, status: 'unmatched' },
+      changed: true,
+      events: ['payment.unmatched'],
+      unmatchedReason: 'partial_before_cancel',
+    };
   }
-  return expire(p);
+  return expire(paymentLedger);
 }
 
 /** The link ends by `cancel` (closeOnLinkCancel) or `expiry` (closeOnLinkExpiry). */
-export function closeOnLinkEnd(p: PaymentLedger, end: 'cancel' | 'expiry'): CloseOutcome {
-  return end === 'cancel' ? closeOnLinkCancel(p) : closeOnLinkExpiry(p);
+export function closeOnLinkEnd(paymentLedger: PaymentLedger, end: 'cancel' | 'expiry'): CloseOutcome {
+  return end === 'cancel' ? closeOnLinkCancel(paymentLedger) : closeOnLinkExpiry(paymentLedger);
 }
 
 // ---------------------------------------------------------------------------------------
 // Payment link status (spec 2.3, part 3)
 
 /** Link `status` values named by spec 2.3 (open enum on responses). */
-export type LinkStatus =
-  | 'draft' | 'active' | 'viewed' | 'processing' | 'paid' | 'settled' | 'refunded' | 'cancelled' | 'expired';
+export type LinkStatus = 'draft' | 'active' | 'viewed' | 'processing' | 'paid' | 'settled' | 'refunded' | 'cancelled' | 'expired';
 
 /** Every named link status (spec 2.3). */
 export const LINK_STATUSES: readonly LinkStatus[] = Object.freeze([
-  'draft', 'active', 'viewed', 'processing', 'paid', 'settled', 'refunded', 'cancelled', 'expired',
+  'draft',
+  'active',
+  'viewed',
+  'processing',
+  'paid',
+  'settled',
+  'refunded',
+  'cancelled',
+  'expired',
 ] as const);
 
 /** Link statuses that end the link's life for the payer. `paid` is not terminal (it becomes `settled` or `refunded`); a bank return can still reopen a `settled` link (processing) and a merchant refund can end it `refunded`. */
@@ -289,7 +320,8 @@ export function linkStatusAfterPayment(linkStatus: LinkStatus, paymentStatus: Pa
   switch (paymentStatus) {
     case 'underpaid':
       // A bank return overriding paid/settled (provider-settled rails, spec part 3) reopens the link as processing.
-      if (linkStatus === 'paid' || linkStatus === 'settled') return { status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'] };
+      if (linkStatus === 'paid' || linkStatus === 'settled')
+        return { status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'] };
       if (!open) return keep;
       return {
         status: 'processing',

@@ -19,9 +19,9 @@ export const VERSION_PATTERN = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01
 const VERSION_RE = new RegExp(VERSION_PATTERN);
 
 /** True when `s` is a real calendar date `YYYY-MM-DD` (`2026-02-30`, `0000-00-00`: false). */
-export function isVersionDate(s: string): boolean {
-  if (!VERSION_RE.test(s)) return false;
-  const [y, m, d] = s.split('-').map(Number);
+export function isVersionDate(text: string): boolean {
+  if (!VERSION_RE.test(text)) return false;
+  const [y, m, d] = text.split('-').map(Number);
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
   return d <= days;
@@ -37,7 +37,11 @@ export function isVersionDate(s: string): boolean {
 export function resolveVersion(requested: string | undefined, keyDefault: string | null): string {
   const raw = requested !== undefined ? requested.trim() : keyDefault || LATEST_VERSION;
   if (!isVersionDate(raw)) {
-    throw invalidRequest('version_invalid', `Service-Version must be a calendar date YYYY-MM-DD, like ${LATEST_VERSION}.`, 'Service-Version');
+    throw invalidRequest(
+      'version_invalid',
+      `Service-Version must be a calendar date YYYY-MM-DD, like ${LATEST_VERSION}.`,
+      'Service-Version',
+    );
   }
   let served: string = SERVED_VERSIONS[0];
   for (const v of SERVED_VERSIONS) if (v <= raw) served = v;

@@ -1,5 +1,5 @@
 /**
- * Virtual accounts funding the holder's wallet (spec 2.5, 4.5, 4.6 `wallet_bank`; issue 14): the
+ * Virtual accounts funding the holder's wallet (spec 2.5, 4.5, 4.6 `wallet_bank`): the
  * currencies and rails a virtual account is issued for, its statuses and transition table, the
  * purposes a list can filter by, and the conversion of a bank credit into USDC at the reference
  * rate. Fiat amounts are bigint minor units of their currency; USDC amounts minor units (6 decimals).
@@ -11,8 +11,11 @@ import { transitionTable } from './transitions';
 
 /** The rails each virtual-account currency receives on (USD: ACH and wire on one account number). */
 export const VIRTUAL_ACCOUNT_RAILS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  USD: Object.freeze(['ach', 'wire']), EUR: Object.freeze(['sepa']), GBP: Object.freeze(['faster_payments']),
-  MXN: Object.freeze(['spei']), BRL: Object.freeze(['pix']),
+  USD: Object.freeze(['ach', 'wire']),
+  EUR: Object.freeze(['sepa']),
+  GBP: Object.freeze(['faster_payments']),
+  MXN: Object.freeze(['spei']),
+  BRL: Object.freeze(['pix']),
 });
 export const VIRTUAL_ACCOUNT_CURRENCIES: readonly string[] = Object.freeze(Object.keys(VIRTUAL_ACCOUNT_RAILS));
 
@@ -32,10 +35,15 @@ export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];
  * `active` only (an inactive account's workflow ends once no credit is pending; the recovery sweep
  * re-drives active accounts and those with a `received` credit).
  */
-export const virtualAccountTransitions = transitionTable<VirtualAccountStatus>('virtual_account', {
-  active: ['inactive'],
-  inactive: ['active'],
-}, 'virtual_account_state_changed', { open: ['active'] });
+export const virtualAccountTransitions = transitionTable<VirtualAccountStatus>(
+  'virtual_account',
+  {
+    active: ['inactive'],
+    inactive: ['active'],
+  },
+  'virtual_account_state_changed',
+  { open: ['active'] },
+);
 
 /**
  * What happened to a bank credit of a virtual account: `received` (recorded from the provider,
@@ -49,11 +57,15 @@ export type VirtualAccountCreditStatus = (typeof VIRTUAL_ACCOUNT_CREDIT_STATUSES
  * Transition table of a virtual-account credit; open set: `received`. Only the account's workflow
  * moves a credit; an illegal move answers its account's code, 409 `virtual_account_state_changed`.
  */
-export const virtualAccountCreditTransitions = transitionTable<VirtualAccountCreditStatus>('virtual_account_credit', {
-  received: ['converted', 'returned'],
-  converted: [],
-  returned: [],
-}, 'virtual_account_state_changed');
+export const virtualAccountCreditTransitions = transitionTable<VirtualAccountCreditStatus>(
+  'virtual_account_credit',
+  {
+    received: ['converted', 'returned'],
+    converted: [],
+    returned: [],
+  },
+  'virtual_account_state_changed',
+);
 
 /** The provider's return text for a credit to a deactivated virtual account. */
 export const INACTIVE_RETURN_REASON = 'R16 Account frozen';

@@ -1,5 +1,5 @@
 /**
- * Wallet deposits from another chain and stablecoin conversions (spec 2.5, 4.5, 6; issue 14):
+ * Wallet deposits from another chain and stablecoin conversions (spec 2.5, 4.5, 6):
  * the deposit intent and conversion transition tables, the event each status emits, the
  * conversion pairs and their pricing, and the checks of a body's Money. Amounts are bigint minor
  * units (every asset here has 6 decimals).
@@ -28,7 +28,7 @@ export const WALLET_ASSET_DECIMALS = 6;
  * there is no address to return to. `expired`: the window closed with nothing received.
  */
 export type DepositIntentStatus =
-  | 'awaiting_funds' | 'source_detected' | 'bridging' | 'settled' | 'failed' | 'expired' | 'recovering' | 'manual_recovery_required';
+  'awaiting_funds' | 'source_detected' | 'bridging' | 'settled' | 'failed' | 'expired' | 'recovering' | 'manual_recovery_required';
 
 /** The deposit intent transition table (409 `deposit_intent_state_changed` on an illegal move). */
 export const depositIntentTransitions = transitionTable<DepositIntentStatus>('deposit_intent', {
@@ -70,7 +70,10 @@ export const conversionTransitions = transitionTable<ConversionStatus>('conversi
 
 /** The catalogued event (spec 6 `conversion.*`) a conversion emits on entering each status. */
 export const CONVERSION_EVENTS: Readonly<Record<ConversionStatus, string>> = Object.freeze({
-  built: 'conversion.built', submitted: 'conversion.submitted', settled: 'conversion.settled', failed: 'conversion.failed',
+  built: 'conversion.built',
+  submitted: 'conversion.submitted',
+  settled: 'conversion.settled',
+  failed: 'conversion.failed',
 });
 
 /** Why a conversion failed. */
@@ -87,7 +90,11 @@ export const CONVERSION_OTHER_ASSET = 'USDT0';
 export const CONVERSION_FEE_BPS = 5n;
 
 /** A conversion pair of the native chain (both directions are listed). */
-export interface ConversionPair { from: string; to: string; feeBps: bigint }
+export interface ConversionPair {
+  from: string;
+  to: string;
+  feeBps: bigint;
+}
 
 /** The conversion pairs for a network whose settlement stablecoin is `stablecoin`. */
 export function conversionPairs(stablecoin: string): ConversionPair[] {
@@ -108,10 +115,20 @@ export function priceConversion(pair: ConversionPair, amountIn: bigint): { amoun
  * The minor amount of a body Money in one of `currencies` with WALLET_ASSET_DECIMALS (spec 2.1):
  * another currency is `400 currency_invalid`, another scale `400 amount_invalid`, both with `param`.
  */
-export function assetAmount(m: { amount: string; currency: string; decimals: number }, currencies: readonly string[], param = 'amount'): bigint {
-  if (!currencies.includes(m.currency)) throw invalidRequest('currency_invalid', `\`${param}.currency\` must be ${currencies.join(' or ')}.`, `${param}.currency`);
-  if (m.decimals !== WALLET_ASSET_DECIMALS) throw invalidRequest('amount_invalid', `\`${param}.decimals\` must be ${WALLET_ASSET_DECIMALS} for ${m.currency}.`, `${param}.decimals`);
-  const v = BigInt(m.amount);
+export function assetAmount(
+  input: { amount: string; currency: string; decimals: number },
+  currencies: readonly string[],
+  param = 'amount',
+): bigint {
+  if (!currencies.includes(input.currency))
+    throw invalidRequest('currency_invalid', `\`${param}.currency\` must be ${currencies.join(' or ')}.`, `${param}.currency`);
+  if (input.decimals !== WALLET_ASSET_DECIMALS)
+    throw invalidRequest(
+      'amount_invalid',
+      `\`${param}.decimals\` must be ${WALLET_ASSET_DECIMALS} for ${input.currency}.`,
+      `${param}.decimals`,
+    );
+  const v = BigInt(input.amount);
   if (v <= 0n) throw invalidRequest('amount_invalid', `\`${param}\` must be strictly positive.`, param);
   return assertStorableMinor(v, param);
 }

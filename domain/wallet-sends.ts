@@ -1,5 +1,5 @@
 /**
- * Send intents out of the holder's wallet (spec 2.5, 4.5, part 6 `send_intent.*`; issue 14): the
+ * Send intents out of the holder's wallet (spec 2.5, 4.5, part 6 `send_intent.*`): the
  * routes a wallet can send on, the intent's statuses and transition table, and the check that
  * the transaction the holder signed is the one the intent built; and the statuses and transition
  * table of a payout's prepared service-wallet send (`wallet_sends`, below).
@@ -15,7 +15,14 @@
 import { transitionTable } from './transitions';
 import { XCHAIN_NETWORKS } from './xchain';
 
-export const SEND_INTENT_STATUSES = Object.freeze(['created', 'source_submitted', 'bridging_started', 'settled', 'failed', 'expired'] as const);
+export const SEND_INTENT_STATUSES = Object.freeze([
+  'created',
+  'source_submitted',
+  'bridging_started',
+  'settled',
+  'failed',
+  'expired',
+] as const);
 export type SendIntentStatus = (typeof SEND_INTENT_STATUSES)[number];
 
 /** Transition table of a send intent (409 `send_intent_state_changed`). */
@@ -34,7 +41,13 @@ export const sendIntentTransitions = transitionTable<SendIntentStatus>('send_int
  * funds return to the wallet).
  */
 export const SEND_FAILURE_REASONS = Object.freeze([
-  'source_tx_not_found', 'token_mismatch', 'amount_mismatch', 'sender_mismatch', 'recipient_mismatch', 'chain_mismatch', 'bridge_failed',
+  'source_tx_not_found',
+  'token_mismatch',
+  'amount_mismatch',
+  'sender_mismatch',
+  'recipient_mismatch',
+  'chain_mismatch',
+  'bridge_failed',
 ] as const);
 export type SendFailureReason = (typeof SEND_FAILURE_REASONS)[number];
 
@@ -46,11 +59,17 @@ export const SOURCE_TX_SEARCH_SECONDS = 60 * 60;
 export const MIN_SEND_MINOR = 10_000n;
 
 /** A route: `direct` on the wallet's own chain, or `bridge` to another network (the bridge keeps its fee). */
-export interface SendRoute { destination_chain: string; kind: 'direct' | 'bridge' }
+export interface SendRoute {
+  destination_chain: string;
+  kind: 'direct' | 'bridge';
+}
 
 /** Every route a wallet on `nativeChain` can send on: its own chain first, then the bridged networks. */
 export function sendRoutes(nativeChain: string): SendRoute[] {
-  return [{ destination_chain: nativeChain, kind: 'direct' }, ...XCHAIN_NETWORKS.map((n) => ({ destination_chain: n, kind: 'bridge' as const }))];
+  return [
+    { destination_chain: nativeChain, kind: 'direct' },
+    ...XCHAIN_NETWORKS.map((n) => ({ destination_chain: n, kind: 'bridge' as const })),
+  ];
 }
 
 /** The route to `destinationChain` (lower-case name), or null when the wallet cannot send there. */
@@ -59,9 +78,21 @@ export function sendRouteTo(nativeChain: string, destinationChain: string): Send
 }
 
 /** What the intent expects on chain. */
-export interface ExpectedSource { chain: string; asset: string; from: string; to: string; amount: bigint }
+export interface ExpectedSource {
+  chain: string;
+  asset: string;
+  from: string;
+  to: string;
+  amount: bigint;
+}
 /** What the chain reports for the recorded hash. */
-export interface ObservedSource { chain: string; asset: string; from: string | null; to: string; amount: bigint }
+export interface ObservedSource {
+  chain: string;
+  asset: string;
+  from: string | null;
+  to: string;
+  amount: bigint;
+}
 
 /**
  * Compares the signed transaction with the built one; null when it matches, else the first
@@ -96,9 +127,13 @@ export type WalletSendStatus = (typeof WALLET_SEND_STATUSES)[number];
  * that still blocks a payout's cancel, domain/payouts/deadlines.ts). A refused move answers
  * `409 payout_state_changed` (the send is part of its payout's funding; no code of its own).
  */
-export const walletSendTransitions = transitionTable<WalletSendStatus>('wallet_send', {
-  signable: ['signed', 'expired', 'closed'],
-  signed: [],
-  expired: ['closed'],
-  closed: [],
-}, 'payout_state_changed');
+export const walletSendTransitions = transitionTable<WalletSendStatus>(
+  'wallet_send',
+  {
+    signable: ['signed', 'expired', 'closed'],
+    signed: [],
+    expired: ['closed'],
+    closed: [],
+  },
+  'payout_state_changed',
+);

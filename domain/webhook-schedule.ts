@@ -35,8 +35,8 @@ export const WEBHOOK_HOLD_RECHECK_MS = 30_000;
 export const WEBHOOK_HOLD_RECHECK_MAX_MS = 5 * 60_000;
 
 /** Wait after the `n`-th consecutive hold (1-based), ms. */
-export function holdRecheckAfter(n: number): number {
-  return Math.min(WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS * 2 ** Math.max(0, Math.min(n - 1, 10)));
+export function holdRecheckAfter(count: number): number {
+  return Math.min(WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_HOLD_RECHECK_MS * 2 ** Math.max(0, Math.min(count - 1, 10)));
 }
 
 /**
@@ -52,7 +52,12 @@ export function attemptOutcome(ok: boolean, retryable: boolean, attempt: number)
  * Status and next due time of attempt number `attempt` that finished at `finishedAtMs` (epoch ms):
  * attemptOutcome, and for `retrying` the finish time plus retryDelayAfter(attempt), else null.
  */
-export function attemptResult(ok: boolean, retryable: boolean, attempt: number, finishedAtMs: number): { outcome: 'succeeded' | 'retrying' | 'failed'; nextAttemptAtMs: number | null } {
+export function attemptResult(
+  ok: boolean,
+  retryable: boolean,
+  attempt: number,
+  finishedAtMs: number,
+): { outcome: 'succeeded' | 'retrying' | 'failed'; nextAttemptAtMs: number | null } {
   const outcome = attemptOutcome(ok, retryable, attempt);
   const delay = outcome === 'retrying' ? retryDelayAfter(attempt) : null;
   return { outcome, nextAttemptAtMs: delay === null ? null : finishedAtMs + delay };
@@ -67,7 +72,10 @@ export function failureStreakChange(outcomes: ReadonlyArray<'succeeded' | 'retry
   let reset = false;
   let failures = 0;
   for (const o of outcomes) {
-    if (o === 'succeeded') { reset = true; failures = 0; } else failures += 1;
+    if (o === 'succeeded') {
+      reset = true;
+      failures = 0;
+    } else failures += 1;
   }
   return { reset, failures };
 }

@@ -28,13 +28,16 @@ export const WEBHOOK_DELIVERY_INITIAL_STATUS: WebhookDeliveryStatus = 'pending';
  * delivery switch is off is a flag (`held_at`) on a `pending` or `retrying` delivery, not a status.
  * Illegal: `409 conflict` code `webhook_delivery_state_changed`.
  */
-export const webhookDeliveryTransitions: TransitionTable<WebhookDeliveryStatus> = transitionTable<WebhookDeliveryStatus>('webhook_delivery', {
-  pending: ['retrying', 'succeeded', 'failed', 'cancelled'],
-  retrying: ['succeeded', 'failed', 'cancelled'],
-  succeeded: [],
-  failed: [],
-  cancelled: [],
-});
+export const webhookDeliveryTransitions: TransitionTable<WebhookDeliveryStatus> = transitionTable<WebhookDeliveryStatus>(
+  'webhook_delivery',
+  {
+    pending: ['retrying', 'succeeded', 'failed', 'cancelled'],
+    retrying: ['succeeded', 'failed', 'cancelled'],
+    succeeded: [],
+    failed: [],
+    cancelled: [],
+  },
+);
 
 /** Every delivery status, in wire order (the `status` filter of `GET /webhook_deliveries`). */
 export const WEBHOOK_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = webhookDeliveryTransitions.statuses;
@@ -61,7 +64,9 @@ export const DELIVERY_STATUS_REPEATS: readonly WebhookDeliveryStatus[] = Object.
  * `to` itself when it is a repeat (DELIVERY_STATUS_REPEATS). The guard of every delivery status write.
  */
 export function deliveryStatusesBefore(to: WebhookDeliveryStatus): WebhookDeliveryStatus[] {
-  return webhookDeliveryTransitions.statuses.filter((s) => webhookDeliveryTransitions.can(s, to) || (s === to && DELIVERY_STATUS_REPEATS.includes(to)));
+  return webhookDeliveryTransitions.statuses.filter(
+    (s) => webhookDeliveryTransitions.can(s, to) || (s === to && DELIVERY_STATUS_REPEATS.includes(to)),
+  );
 }
 
 /**
@@ -90,15 +95,18 @@ export type WebhookEndpointDisabledReason = 'manual' | 'auto_disabled_repeated_f
  * Endpoint transitions (spec 2.11, 6): enabled and disabled (by the owner, or automatically after
  * repeated failures) move to each other; either may be deleted (soft delete, final).
  */
-export const webhookEndpointTransitions: TransitionTable<WebhookEndpointStatus> = transitionTable<WebhookEndpointStatus>('webhook_endpoint', {
-  enabled: ['disabled', 'deleted'],
-  disabled: ['enabled', 'deleted'],
-  deleted: [],
-});
+export const webhookEndpointTransitions: TransitionTable<WebhookEndpointStatus> = transitionTable<WebhookEndpointStatus>(
+  'webhook_endpoint',
+  {
+    enabled: ['disabled', 'deleted'],
+    disabled: ['enabled', 'deleted'],
+    deleted: [],
+  },
+);
 
 /** The status of an endpoint row. */
-export function webhookEndpointStatus(w: { enabled: boolean; deleted_at: Date | null }): WebhookEndpointStatus {
-  return w.deleted_at ? 'deleted' : w.enabled ? 'enabled' : 'disabled';
+export function webhookEndpointStatus(input: { enabled: boolean; deleted_at: Date | null }): WebhookEndpointStatus {
+  return input.deleted_at ? 'deleted' : input.enabled ? 'enabled' : 'disabled';
 }
 
 /** Max non-deleted endpoints per account and mode. */
@@ -130,7 +138,10 @@ export function checkEventTypes(types: string[] | undefined): string[] | undefin
   if (types === undefined) return undefined;
   for (const t of types) {
     if (!isKnownEventType(t)) {
-      throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${t}\` in \`event_types\`.`, { param: 'event_types', details: { event_type: t } });
+      throw new DomainError('invalid_request', 'event_type_unknown', `Unknown event type \`${t}\` in \`event_types\`.`, {
+        param: 'event_types',
+        details: { event_type: t },
+      });
     }
   }
   return [...new Set(types)];
@@ -139,20 +150,27 @@ export function checkEventTypes(types: string[] | undefined): string[] | undefin
 /** Throws `400 webhook_endpoint_limit_reached` when `count` non-deleted endpoints already exist in the caller's mode. */
 export function assertEndpointCapacity(count: number, livemode: boolean): void {
   if (count >= MAX_ENDPOINTS_PER_MODE) {
-    throw new DomainError('invalid_request', 'webhook_endpoint_limit_reached', `An account can have at most ${MAX_ENDPOINTS_PER_MODE} ${livemode ? 'live' : 'test'} webhook endpoints; delete one first.`);
+    throw new DomainError(
+      'invalid_request',
+      'webhook_endpoint_limit_reached',
+      `An account can have at most ${MAX_ENDPOINTS_PER_MODE} ${livemode ? 'live' : 'test'} webhook endpoints; delete one first.`,
+    );
   }
 }
 
 /** `send_test_event` precondition: throws `409 webhook_endpoint_disabled` for a disabled endpoint. */
-export function assertCanSendTestEvent(w: { enabled: boolean }): void {
-  if (!w.enabled) throw new DomainError('conflict', 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it before sending a test event.');
+export function assertCanSendTestEvent(input: { enabled: boolean }): void {
+  if (!input.enabled)
+    throw new DomainError('conflict', 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it before sending a test event.');
 }
 
 /**
  * Replay precondition on the delivery's endpoint (null when gone): throws `409
  * webhook_endpoint_deleted` when deleted or missing, `409 webhook_endpoint_disabled` when disabled.
  */
-export function assertCanReplay(w: { enabled: boolean; deleted_at: Date | null } | null): void {
-  if (!w || w.deleted_at) throw new DomainError('conflict', 'webhook_endpoint_deleted', 'The endpoint of this delivery was deleted; it cannot be replayed.');
-  if (!w.enabled) throw new DomainError('conflict', 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it before replaying.');
+export function assertCanReplay(input: { enabled: boolean; deleted_at: Date | null } | null): void {
+  if (!input || input.deleted_at)
+    throw new DomainError('conflict', 'webhook_endpoint_deleted', 'The endpoint of this delivery was deleted; it cannot be replayed.');
+  if (!input.enabled)
+    throw new DomainError('conflict', 'webhook_endpoint_disabled', 'The endpoint is disabled; enable it before replaying.');
 }

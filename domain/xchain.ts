@@ -20,8 +20,15 @@ export const XCHAIN_STABLECOIN = 'USDC';
 
 /** Watcher states of a cross-network payment (spec 2.4; null on other rails). */
 export type WatcherState =
-  | 'address_issued' | 'source_seen' | 'confirming' | 'matching' | 'delivered'
-  | 'recovering' | 'recovery_required' | 'bridge_failed' | 'expired';
+  | 'address_issued'
+  | 'source_seen'
+  | 'confirming'
+  | 'matching'
+  | 'delivered'
+  | 'recovering'
+  | 'recovery_required'
+  | 'bridge_failed'
+  | 'expired';
 
 /** `watcher_reason` values (spec 2.4): only with `matching` and `recovery_required`. */
 export type WatcherReason = 'bridge_delivered_less' | 'payment_closed';
@@ -35,17 +42,21 @@ export type WatcherReason = 'bridge_delivered_less' | 'payment_closed';
  * refund address). `delivered` is terminal (later money is recorded for support). An illegal move
  * is `409 conflict` code `watcher_state_changed` (non-retryable in a workflow).
  */
-export const watcherTransitions = transitionTable<WatcherState>('watcher', {
-  address_issued: ['source_seen', 'expired', 'bridge_failed', 'recovery_required'],
-  source_seen: ['confirming', 'delivered', 'matching', 'bridge_failed', 'recovery_required'],
-  confirming: ['source_seen', 'matching', 'delivered', 'bridge_failed', 'recovery_required'],
-  matching: ['source_seen', 'confirming', 'delivered', 'bridge_failed', 'recovery_required'],
-  delivered: [],
-  bridge_failed: ['source_seen', 'confirming', 'matching', 'delivered', 'recovery_required'],
-  expired: ['recovery_required'],
-  recovery_required: ['recovering'],
-  recovering: ['recovery_required'],
-}, 'watcher_state_changed');
+export const watcherTransitions = transitionTable<WatcherState>(
+  'watcher',
+  {
+    address_issued: ['source_seen', 'expired', 'bridge_failed', 'recovery_required'],
+    source_seen: ['confirming', 'delivered', 'matching', 'bridge_failed', 'recovery_required'],
+    confirming: ['source_seen', 'matching', 'delivered', 'bridge_failed', 'recovery_required'],
+    matching: ['source_seen', 'confirming', 'delivered', 'bridge_failed', 'recovery_required'],
+    delivered: [],
+    bridge_failed: ['source_seen', 'confirming', 'matching', 'delivered', 'recovery_required'],
+    expired: ['recovery_required'],
+    recovery_required: ['recovering'],
+    recovering: ['recovery_required'],
+  },
+  'watcher_state_changed',
+);
 
 /** The watcher state and reason a ledger status implies after the bridge delivered (spec 2.4). */
 export function watcherAfterDelivery(status: PaymentStatus): { state: WatcherState; reason: WatcherReason | null } | null {
@@ -92,23 +103,29 @@ export interface XchainRequest {
  * - `refund_address` missing, not `^0x[0-9a-fA-F]{40}$`, the zero address, a service address or the
  *   merchant's settlement address: `400 invalid_request` param `refund_address`.
  */
-export function validateXchainRequest(r: XchainRequest): { network: XchainNetwork; stablecoin: string; refundAddress: string } {
-  if (!r.network) throw invalidRequest('parameter_missing', '`network` is required for crypto_xchain.', 'network');
-  if (!(XCHAIN_NETWORKS as readonly string[]).includes(r.network)) {
-    const what = r.network === r.nativeChain ? 'the service network itself (pay on crypto_native)' : r.network;
-    throw new DomainError('conflict', 'network_not_supported', `crypto_xchain does not take ${what}; networks: ${XCHAIN_NETWORKS.join(', ')}.`,
-      { param: 'network', details: { networks: [...XCHAIN_NETWORKS] } });
+export function validateXchainRequest(xchainRequest: XchainRequest): { network: XchainNetwork; stablecoin: string; refundAddress: string } {
+  if (!xchainRequest.network) throw invalidRequest('parameter_missing', '`network` is required for crypto_xchain.', 'network');
+  if (!(XCHAIN_NETWORKS as readonly string[]).includes(xchainRequest.network)) {
+    const what =
+      xchainRequest.network === xchainRequest.nativeChain ? 'the service network itself (pay on crypto_native)' : xchainRequest.network;
+    throw new DomainError(
+      'conflict',
+      'network_not_supported',
+      `crypto_xchain does not take ${what}; networks: ${XCHAIN_NETWORKS.join(', ')}.`,
+      { param: 'network', details: { networks: [...XCHAIN_NETWORKS] } },
+    );
   }
-  const stablecoin = r.stablecoin ?? XCHAIN_STABLECOIN;
+  const stablecoin = xchainRequest.stablecoin ?? XCHAIN_STABLECOIN;
   if (stablecoin !== XCHAIN_STABLECOIN) throw invalidRequest('invalid_request', 'crypto_xchain accepts only USDC.', 'stablecoin');
-  const refund = r.refund_address;
+  const refund = xchainRequest.refund_address;
   if (!refund) throw invalidRequest('parameter_missing', '`refund_address` is required for crypto_xchain.', 'refund_address');
-  if (!EVM_ADDRESS.test(refund)) throw invalidRequest('invalid_request', 'refund_address must match ^0x[0-9a-fA-F]{40}$.', 'refund_address');
+  if (!EVM_ADDRESS.test(refund))
+    throw invalidRequest('invalid_request', 'refund_address must match ^0x[0-9a-fA-F]{40}$.', 'refund_address');
   if (ZERO.test(refund)) throw invalidRequest('invalid_request', 'refund_address cannot be the zero address.', 'refund_address');
-  if (r.forbiddenAddresses.some((a) => a.toLowerCase() === refund.toLowerCase())) {
+  if (xchainRequest.forbiddenAddresses.some((a) => a.toLowerCase() === refund.toLowerCase())) {
     throw invalidRequest('invalid_request', 'refund_address cannot be a service or merchant settlement address.', 'refund_address');
   }
-  return { network: r.network as XchainNetwork, stablecoin, refundAddress: refund };
+  return { network: xchainRequest.network as XchainNetwork, stablecoin, refundAddress: refund };
 }
 
 /**
@@ -118,18 +135,28 @@ export function validateXchainRequest(r: XchainRequest): { network: XchainNetwor
  * invalid_request` param `source_asset`); `source_address` optional, an EVM address when given
  * (`400` param `source_address`). Missing fields are `400 parameter_missing`.
  */
-export function validateTransferRequest(r: { source_chain?: string; source_asset?: string; source_address?: string; nativeChain: string }): { sourceChain: string; sourceAddress: string | null } {
-  if (!r.source_chain) throw invalidRequest('parameter_missing', '`source_chain` is required for crypto_transfer.', 'source_chain');
-  if (!r.source_asset) throw invalidRequest('parameter_missing', '`source_asset` is required for crypto_transfer.', 'source_asset');
-  if (r.source_chain !== r.nativeChain) {
-    throw new DomainError('conflict', 'network_not_supported', `crypto_transfer takes transfers on ${r.nativeChain}; from another network pay on crypto_xchain.`,
-      { param: 'source_chain', details: { networks: [r.nativeChain] } });
+export function validateTransferRequest(input: {
+  source_chain?: string;
+  source_asset?: string;
+  source_address?: string;
+  nativeChain: string;
+}): { sourceChain: string; sourceAddress: string | null } {
+  if (!input.source_chain) throw invalidRequest('parameter_missing', '`source_chain` is required for crypto_transfer.', 'source_chain');
+  if (!input.source_asset) throw invalidRequest('parameter_missing', '`source_asset` is required for crypto_transfer.', 'source_asset');
+  if (input.source_chain !== input.nativeChain) {
+    throw new DomainError(
+      'conflict',
+      'network_not_supported',
+      `crypto_transfer takes transfers on ${input.nativeChain}; from another network pay on crypto_xchain.`,
+      { param: 'source_chain', details: { networks: [input.nativeChain] } },
+    );
   }
-  if (r.source_asset !== XCHAIN_STABLECOIN) throw invalidRequest('invalid_request', 'crypto_transfer accepts only USDC.', 'source_asset');
-  if (r.source_address !== undefined && (!EVM_ADDRESS.test(r.source_address) || ZERO.test(r.source_address))) {
+  if (input.source_asset !== XCHAIN_STABLECOIN)
+    throw invalidRequest('invalid_request', 'crypto_transfer accepts only USDC.', 'source_asset');
+  if (input.source_address !== undefined && (!EVM_ADDRESS.test(input.source_address) || ZERO.test(input.source_address))) {
     throw invalidRequest('invalid_request', 'source_address must be a non-zero ^0x[0-9a-fA-F]{40}$ address.', 'source_address');
   }
-  return { sourceChain: r.source_chain, sourceAddress: r.source_address ?? null };
+  return { sourceChain: input.source_chain, sourceAddress: input.source_address ?? null };
 }
 
 /**

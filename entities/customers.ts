@@ -1,4 +1,4 @@
-/** Customers (`cus_`) and their verification links (`cvl_`) (spec 2.8, 4.7; issue 15). No personal data is stored here. */
+/** Customers (`cus_`) and their verification links (`cvl_`) (spec 2.8, 4.7). No personal data is stored here. */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { CustomerType, VerificationState } from '../domain/customers';
 

@@ -66,7 +66,14 @@ export type OrderDestination =
   | { kind: 'bank'; address_book_entry_id: string; rail: string | null; currency: string | null; masked: Record<string, unknown> | null };
 
 /** A self-custody deposit the provider awaits (sell, swap): amounts in minor units of `asset`. */
-export interface OrderDeposit { address: string; chain: string; asset: string; amountMinor: string; decimals: number; expiresAt: string }
+export interface OrderDeposit {
+  address: string;
+  chain: string;
+  asset: string;
+  amountMinor: string;
+  decimals: number;
+  expiresAt: string;
+}
 
 @Entity('orders')
 export class Order {

@@ -4,7 +4,12 @@ import type { ReminderSchedule } from '../domain/reminders';
 import type { LinkStatus, PaymentStatus } from '../domain/verdicts';
 import type { WatcherReason, WatcherState } from '../domain/xchain';
 
-export interface LinkItem { name: string | null; product_id: string | null; quantity: number; unit_amount: string | null }
+export interface LinkItem {
+  name: string | null;
+  product_id: string | null;
+  quantity: number;
+  unit_amount: string | null;
+}
 
 @Entity('payment_links')
 export class PaymentLink {
@@ -43,9 +48,12 @@ export class PaymentLink {
   @Column('timestamptz', { nullable: true }) cancelled_at: Date | null;
   @Column('timestamptz', { nullable: true }) expired_at: Date | null;
   @Column('text', { nullable: true }) latest_attempt_status: PaymentStatus | null;
-  @Column('jsonb', { nullable: true }) partial_payment: { received: { amount: string; currency: string; decimals: number } | null; payment_id: string } | null;
+  @Column('jsonb', { nullable: true }) partial_payment: {
+    received: { amount: string; currency: string; decimals: number } | null;
+    payment_id: string;
+  } | null;
   @Column('timestamptz', { nullable: true }) invoice_sent_at: Date | null;
-  /** When the merchant refunded the link (issue 12). */
+  /** When the merchant refunded the link. */
   @Column('timestamptz', { nullable: true }) refunded_at: Date | null;
   /** Kind of the settlement destination frozen at activation: `bank` (address-book bank entry) or `crypto`; null on a draft or crypto-only link. */
   @Column('text', { nullable: true }) settlement_destination_kind: 'bank' | 'crypto' | null;
@@ -136,7 +144,7 @@ export class Payment {
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;
 }
 
-/** An inbound bank credit as the collection provider reported it (the bank twin of `deposits`; issue 12). */
+/** An inbound bank credit as the collection provider reported it (the bank twin of `deposits`). */
 @Entity('bank_credits')
 export class BankCredit {
   @PrimaryColumn('text') id: string;

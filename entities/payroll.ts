@@ -1,5 +1,5 @@
 /**
- * Payroll (spec 2.7, 4.4; issue 13): runs (`pr_`), their items (`pri_`, one per recipient), the
+ * Payroll (spec 2.7, 4.4): runs (`pr_`), their items (`pri_`, one per recipient), the
  * recipients of an account (`prc_`) with their adopted and pending destinations, funding attempts
  * (`prf_`) and the inbound funding observed for a run, item payment attempts (`pria_`),
  * templates (`prt_`) and the returns of money a run owes back (`prfr_`). Money columns are bigint
@@ -14,8 +14,7 @@ import type { FundsReturnStatus } from '../domain/payroll-returns';
 
 /** Masked destination of a recipient or item: a bank account (masked) or a wallet address (shortened). */
 export type MaskedPayrollDestination =
-  | { type: 'bank_account'; bank: MaskedBeneficiary }
-  | { type: 'wallet'; chain: string; asset: string; address_masked: string };
+  { type: 'bank_account'; bank: MaskedBeneficiary } | { type: 'wallet'; chain: string; asset: string; address_masked: string };
 
 @Entity('payroll_runs')
 export class PayrollRun {
@@ -203,7 +202,13 @@ export class PayrollTemplate {
   @Column('text') funding_method: 'fiat' | 'crypto';
   @Column('text', { nullable: true }) memo: string | null;
   /** Validated rows: `{ recipient_id, email, name, amount_minor (string), memo }`. */
-  @Column('jsonb') rows: Array<{ recipient_id: string | null; email: string | null; name: string | null; amount_minor: string; memo: string | null }>;
+  @Column('jsonb') rows: Array<{
+    recipient_id: string | null;
+    email: string | null;
+    name: string | null;
+    amount_minor: string;
+    memo: string | null;
+  }>;
   @Column('text', { nullable: true }) source_run_id: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updated_at: Date;

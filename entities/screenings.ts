@@ -1,4 +1,4 @@
-/** Screenings (`scr_`) and screening reports (`srp_`) (spec 2.9, 4.8; issue 15). */
+/** Screenings (`scr_`) and screening reports (`srp_`) (spec 2.9, 4.8). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity('screenings')
@@ -27,8 +27,18 @@ export class Screening {
 
 /** The figures a report certifies (rendered in its evidence PDF; hashed into `data_sha256`). */
 export interface ReportFigures {
-  screening_id: string; chain: string; address: string; risk_score: number; risk_level: string; verdict: string; action: string;
-  flags: string[]; confidence: string; coverage: string[]; provider_version: string; screened_at: string;
+  screening_id: string;
+  chain: string;
+  address: string;
+  risk_score: number;
+  risk_level: string;
+  verdict: string;
+  action: string;
+  flags: string[];
+  confidence: string;
+  coverage: string[];
+  provider_version: string;
+  screened_at: string;
 }
 
 @Entity('screening_reports')

@@ -1,5 +1,5 @@
 /**
- * Subscriptions billed in USDC (spec 4.2; issue 16): the plan and its billing state, and one
+ * Subscriptions billed in USDC (spec 4.2): the plan and its billing state, and one
  * invoice per billed period (`sin_`), each paid through its own pay-in (`payments.subscription_id`).
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';

@@ -1,5 +1,5 @@
 /**
- * Wallet deposit intents (`dpi_`) and conversions (`cnv_`) (spec 2.5, 4.5; issue 14). Amounts are
+ * Wallet deposit intents (`dpi_`) and conversions (`cnv_`) (spec 2.5, 4.5). Amounts are
  * bigint minor units (6 decimals) stored as text-typed bigint columns.
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';

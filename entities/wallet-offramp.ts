@@ -1,5 +1,5 @@
 /**
- * Off-ramp to a bank (spec 2.5, 3, 4.5; issue 14): the holder's external bank accounts (`ba_`; raw
+ * Off-ramp to a bank (spec 2.5, 3, 4.5): the holder's external bank accounts (`ba_`; raw
  * details only as ciphertext, read back masked) and off-ramp intents (`ofr_`). USDC columns are
  * bigint minor units (6 decimals); `destination_amount_minor` and `settled_amount_minor` minor
  * units of the destination currency.

@@ -1,5 +1,5 @@
 /**
- * Send intents out of the holder's wallet (`wsi_`; spec 2.5, 4.5; issue 14). Money columns are
+ * Send intents out of the holder's wallet (`wsi_`; spec 2.5, 4.5). Money columns are
  * bigint minor units of the stablecoin (6 decimals): `amount_minor` leaves the wallet,
  * `fee_minor` is the bridge's fee on a cross-chain route (0 direct), `amount_out_minor` arrives.
  */

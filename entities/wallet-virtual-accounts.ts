@@ -1,5 +1,5 @@
 /**
- * Virtual accounts (`va_`) and their bank credits (`vac_`) (spec 2.5, 4.5; issue 14). Fiat amounts
+ * Virtual accounts (`va_`) and their bank credits (`vac_`) (spec 2.5, 4.5). Fiat amounts
  * are bigint minor units of `currency`; `usdc_minor` is the USDC (6 decimals) the credit became.
  */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';

@@ -31,34 +31,46 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }, what: 
 }
 
 async function main(): Promise<void> {
-  const client = ok(await api.POST('/clients', {
-    params: { header: { 'Idempotency-Key': idempotencyKey() } },
-    body: { display_name: 'Acme Corp', email: 'billing@acme.example' },
-  }), 'create client');
+  const client = ok(
+    await api.POST('/clients', {
+      params: { header: { 'Idempotency-Key': idempotencyKey() } },
+      body: { display_name: 'Acme Corp', email: 'billing@acme.example' },
+    }),
+    'create client',
+  );
   console.log(`client ${client.id} ${client.display_name}`);
 
-  const product = ok(await api.POST('/products', {
-    params: { header: { 'Idempotency-Key': idempotencyKey() } },
-    body: { name: 'Consulting hour', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } },
-  }), 'create product');
+  const product = ok(
+    await api.POST('/products', {
+      params: { header: { 'Idempotency-Key': idempotencyKey() } },
+      body: { name: 'Consulting hour', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } },
+    }),
+    'create product',
+  );
   console.log(`product ${product.id} ${product.name}`);
 
-  const draft = ok(await api.POST('/payment_links', {
-    params: { header: { 'Idempotency-Key': idempotencyKey() } },
-    body: {
-      amount: { amount: '30000', currency: 'USD', decimals: 2 },
-      title: 'Two consulting hours',
-      client_id: client.id,
-      accepted_rail_kinds: ['crypto'],
-      items: [{ product_id: product.id, quantity: 2 }],
-    },
-  }), 'create payment link');
+  const draft = ok(
+    await api.POST('/payment_links', {
+      params: { header: { 'Idempotency-Key': idempotencyKey() } },
+      body: {
+        amount: { amount: '30000', currency: 'USD', decimals: 2 },
+        title: 'Two consulting hours',
+        client_id: client.id,
+        accepted_rail_kinds: ['crypto'],
+        items: [{ product_id: product.id, quantity: 2 }],
+      },
+    }),
+    'create payment link',
+  );
   console.log(`link ${draft.id} ${draft.status}`);
 
-  const link = ok(await api.POST('/payment_links/{id}/activate', {
-    params: { path: { id: draft.id }, header: { 'Idempotency-Key': idempotencyKey() } },
-    body: { attestation_accepted: true },
-  }), 'activate payment link');
+  const link = ok(
+    await api.POST('/payment_links/{id}/activate', {
+      params: { path: { id: draft.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+      body: { attestation_accepted: true },
+    }),
+    'activate payment link',
+  );
   console.log(`activated ${link.id} ${link.status} ${link.url ?? ''}`);
 
   const links = ok(await api.GET('/payment_links', { params: { query: { limit: '10', expand: 'summary' } } }), 'list payment links');

@@ -42,7 +42,9 @@ export class BatchBuffer<T> {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.writeOne().then(() => { if (this.rows.length) this.arm(); });
+      void this.writeOne().then(() => {
+        if (this.rows.length) this.arm();
+      });
     }, this.opts.intervalMs);
     this.timer.unref();
   }
@@ -70,7 +72,10 @@ export class BatchBuffer<T> {
 
   /** Writes every waiting row now (stops at the first failed batch, which stays queued). */
   async flush(): Promise<void> {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     while (this.rows.length) {
       const before = this.rows.length;
       await this.writeOne();

@@ -40,7 +40,7 @@ export interface Config {
   /** Rate limits per credential class, requests per second (spec 8: numeric rates not shown). */
   rateLimits: { business_key: number; dashboard_session: number; public_token: number; anonymous: number };
   /**
-   * Failed authentication per source address (spec 8 rate limiting, issue 11): at most `limit`
+   * Failed authentication per source address (spec 8 rate limiting): at most `limit`
    * presented-but-refused credentials per `windowSeconds`; more answer 429 until the window ends.
    */
   authFailures: { limit: number; windowSeconds: number };
@@ -81,7 +81,7 @@ export interface Config {
   /** Seconds a stopping worker lets running activities finish before cancelling them (WORKER_SHUTDOWN_GRACE_SECONDS, default 30). */
   workerShutdownGraceSeconds: number;
   /**
-   * Metrics (issue 29, decision 0085): METRICS_ENABLED (default on) collects them; METRICS_PORT
+   * Metrics (decision 0085): METRICS_ENABLED (default on) collects them; METRICS_PORT
    * (unset: no listener) serves `GET /metrics` on a listener of its own bound to METRICS_HOST
    * (default 127.0.0.1), the worker's scrape port; METRICS_TOKEN (unset: refused) is the bearer
    * token a scraper presents for `GET /metrics` on the API's public port (never a merchant credential).
@@ -90,7 +90,9 @@ export interface Config {
 }
 
 const schema = Joi.object({
-  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).allow(''),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .allow(''),
   TEMPORAL_ADDRESS: Joi.string().allow(''),
   TEMPORAL_NAMESPACE: Joi.string().default('default'),
   TEMPORAL_TASK_QUEUE: Joi.string().default('payments-platform'),
@@ -99,7 +101,9 @@ const schema = Joi.object({
   HOST: Joi.string().default('127.0.0.1'),
   SIMULATOR_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
   PAYER_HOST: Joi.string().uri().default('http://localhost:3000'),
-  DOCS_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).allow(''),
+  DOCS_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .allow(''),
   STRICT_ERROR_CODES: Joi.boolean().truthy('1').falsy('0').default(false),
   APP_ENCRYPTION_KEY: Joi.string().base64().allow(''),
   WEBHOOKS_ALLOW_LOOPBACK: Joi.boolean().truthy('1').falsy('0').default(false),
@@ -155,7 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appEncryptionKey: value.APP_ENCRYPTION_KEY || null,
     webhooksAllowLoopback: value.WEBHOOKS_ALLOW_LOOPBACK,
     webhooksExtraCaFile: value.WEBHOOKS_EXTRA_CA_FILE || null,
-    platformHosts: String(value.PLATFORM_HOSTS).split(',').map((h: string) => h.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
+    platformHosts: String(value.PLATFORM_HOSTS)
+      .split(',')
+      .map((h: string) => h.trim().toLowerCase().replace(/\.$/, ''))
+      .filter(Boolean),
     network: value.NETWORK,
     rateLimits: {
       business_key: value.RATE_LIMIT_BUSINESS_KEY,

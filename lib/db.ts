@@ -48,13 +48,14 @@ export async function initDb(url: string, poolSize = 10): Promise<DataSource> {
 }
 
 /**
- * Gives every connection of `pool` an 'error' listener for its whole life (issue 28). pg-pool
+ * Gives every connection of `pool` an 'error' listener for its whole life. pg-pool
  * listens only while a connection is idle and TypeORM only until it releases a broken one, but a
  * connection the server terminates (a restart: 57P01, then the socket's end) can emit 'error'
  * again after both stopped listening, and an 'error' event nobody listens to ends the process.
  */
 function keepClientsListening(pool: Pool): void {
-  const listen = (c: { on(e: 'error', f: (err: Error) => void): unknown }) => c.on('error', (err) => logger.warn({ err }, 'database connection lost'));
+  const listen = (c: { on(e: 'error', f: (err: Error) => void): unknown }) =>
+    c.on('error', (err) => logger.warn({ err }, 'database connection lost'));
   pool.on('connect', listen);
   for (const c of (pool as unknown as { _clients?: Array<{ on(e: 'error', f: (err: Error) => void): unknown }> })._clients ?? []) listen(c);
 }
@@ -86,7 +87,13 @@ export async function pingDatabase(timeoutMs: number): Promise<void> {
   if (!dataSource) throw new Error('database not initialised: call initDb() first');
   if (!probePool) {
     const url = (dataSource.options as { url?: string }).url;
-    probePool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 30_000 });
+    probePool = new Pool({
+      connectionString: url,
+      max: 1,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      idleTimeoutMillis: 30_000,
+    });
     probePool.on('error', () => undefined); // a lost idle probe connection is replaced on the next probe
     keepClientsListening(probePool);
   }
@@ -103,7 +110,7 @@ let awaitHooks = false;
 /**
  * Tests under time skipping and the activity tier only: `transaction()` waits for the promises its
  * after-commit hooks return (the workflow starts and signals of temporal/intents.ts), so the test's
- * next step (a skip of hours) finds the workflow started, as a command awaited it before issue 36.
+ * next step (a skip of hours) finds the workflow started, as if the command had awaited it.
  * Production never waits: the request answers while the start is made.
  */
 export function awaitAfterCommitHooks(on = true): void {
@@ -118,7 +125,10 @@ export function awaitAfterCommitHooks(on = true): void {
 export async function transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
   let manager = null as EntityManager | null;
   try {
-    const out = await db().transaction((m) => { manager = m; return fn(m); });
+    const out = await db().transaction((m) => {
+      manager = m;
+      return fn(m);
+    });
     const started = ((manager && afterCommitHooks.get(manager)) ?? []).map((hook) => hook());
     if (awaitHooks) await Promise.all(started);
     return out;
@@ -131,11 +141,14 @@ export async function transaction<T>(fn: (m: EntityManager) => Promise<T>): Prom
  * Runs `hook` once `m`'s transaction has committed (a `transaction()` manager), or at once when `m`
  * is not inside one (its statements committed as they ran). A hook must not throw.
  */
-export function afterCommit(m: EntityManager, hook: AfterCommitHook): void {
-  if (!m.queryRunner?.isTransactionActive) { hook(); return; }
-  const hooks = afterCommitHooks.get(m);
+export function afterCommit(manager: EntityManager, hook: AfterCommitHook): void {
+  if (!manager.queryRunner?.isTransactionActive) {
+    hook();
+    return;
+  }
+  const hooks = afterCommitHooks.get(manager);
   if (hooks) hooks.push(hook);
-  else afterCommitHooks.set(m, [hook]);
+  else afterCommitHooks.set(manager, [hook]);
 }
 
 /** Applies pending migrations; returns their names. */
@@ -159,7 +172,11 @@ export async function closeDb(): Promise<void> {
  * batch size, returning `id` and `account_id` ordered by `id`) until a short batch, calling `each`
  * on every row in order. Returns how many rows it looked at.
  */
-export async function forEachByKeyset(select: string, each: (r: { id: string; account_id: string }) => Promise<void>, batch = 500): Promise<number> {
+export async function forEachByKeyset(
+  select: string,
+  each: (r: { id: string; account_id: string }) => Promise<void>,
+  batch = 500,
+): Promise<number> {
   let after = '';
   let n = 0;
   for (;;) {

@@ -1,5 +1,5 @@
 /**
- * Recognises a dependency that is briefly out (issue 28 fault 3 and 4): PostgreSQL restarting,
+ * Recognises a dependency that is briefly out: PostgreSQL restarting,
  * refusing or dropping connections, and the Temporal server unreachable. Such a failure is not the
  * request's fault and not a bug: the API answers it `503 temporarily_unavailable` with a
  * `Retry-After` (api/middleware/errors.ts), never a 500, and the pools recover on their own.
@@ -16,8 +16,13 @@ const PG_CODES = new Set(['08000', '08001', '08003', '08004', '08006', '08007', 
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', 'EAI_AGAIN']);
 /** Messages node-postgres and pg-pool use for a lost or unobtainable connection. */
 const PG_MESSAGES = [
-  'Connection terminated', 'connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error',
-  'Connection is not established', 'Client was closed and is not queryable', 'the database system is',
+  'Connection terminated',
+  'connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection is not established',
+  'Client was closed and is not queryable',
+  'the database system is',
 ];
 /**
  * TypeORM's errors for a query on a transaction whose connection was already given back: it gives a
@@ -43,28 +48,39 @@ function chain(e: unknown): Chained[] {
 }
 
 /** True when `e` says PostgreSQL is out (down, restarting, refusing or dropping connections). */
-export function isDatabaseUnavailable(e: unknown): boolean {
-  return chain(e).some((c) => (typeof c.code === 'string' && (PG_CODES.has(c.code) || NET_CODES.has(c.code)))
-    || (typeof c.name === 'string' && TYPEORM_RELEASED.has(c.name))
-    || (typeof c.message === 'string' && PG_MESSAGES.some((m) => (c.message as string).includes(m))));
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return chain(error).some(
+    (c) =>
+      (typeof c.code === 'string' && (PG_CODES.has(c.code) || NET_CODES.has(c.code))) ||
+      (typeof c.name === 'string' && TYPEORM_RELEASED.has(c.name)) ||
+      (typeof c.message === 'string' && PG_MESSAGES.some((m) => (c.message as string).includes(m))),
+  );
 }
 
 /** True when `e` says the Temporal server is unreachable (a gRPC UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED, or a transport error). */
-export function isTemporalUnavailable(e: unknown): boolean {
-  return chain(e).some((c) => (c.name === 'ServiceError' || c.name === 'TransportError' || c.name === 'ConnectionError')
-    && chain(c.cause).concat([c]).some((x) => (typeof x.code === 'number' && GRPC_CODES.has(x.code)) || x.name === 'TransportError' || x.name === 'ConnectionError'));
+export function isTemporalUnavailable(error: unknown): boolean {
+  return chain(error).some(
+    (c) =>
+      (c.name === 'ServiceError' || c.name === 'TransportError' || c.name === 'ConnectionError') &&
+      chain(c.cause)
+        .concat([c])
+        .some((x) => (typeof x.code === 'number' && GRPC_CODES.has(x.code)) || x.name === 'TransportError' || x.name === 'ConnectionError'),
+  );
 }
 
 /** True when `e` is a dependency being briefly out (module doc). */
-export function isDependencyUnavailable(e: unknown): boolean {
-  return isDatabaseUnavailable(e) || isTemporalUnavailable(e);
+export function isDependencyUnavailable(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || isTemporalUnavailable(error);
 }
 
 /** The `503 temporarily_unavailable` answer to a request that met a dependency out (with `Retry-After`). */
 export function dependencyUnavailable(): DomainError {
-  return new DomainError('temporarily_unavailable', 'temporarily_unavailable',
+  return new DomainError(
+    'temporarily_unavailable',
+    'temporarily_unavailable',
     'A service this request needs is briefly unavailable. Retry after `Retry-After` seconds with the same Idempotency-Key.',
-    { details: { retry_after_seconds: DEPENDENCY_RETRY_AFTER_SECONDS } });
+    { details: { retry_after_seconds: DEPENDENCY_RETRY_AFTER_SECONDS } },
+  );
 }
 
 /**
@@ -74,7 +90,10 @@ export function dependencyUnavailable(): DomainError {
  */
 export function survivesDependencyOutages(log: { warn(o: object, m: string): void; fatal(o: object, m: string): void }): void {
   process.on('unhandledRejection', (e) => {
-    if (isDependencyUnavailable(e)) { log.warn({ err: e }, 'dependency unavailable (unawaited promise); carrying on'); return; }
+    if (isDependencyUnavailable(e)) {
+      log.warn({ err: e }, 'dependency unavailable (unawaited promise); carrying on');
+      return;
+    }
     log.fatal({ err: e }, 'unhandled rejection');
     process.exit(1);
   });

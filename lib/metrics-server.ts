@@ -1,5 +1,5 @@
 /**
- * The metrics listener of a process (issue 29, decision 0085): `GET /metrics` (lib/metrics.ts
+ * The metrics listener of a process (decision 0085): `GET /metrics` (lib/metrics.ts
  * `metricsText()`, Prometheus text format) on METRICS_HOST:METRICS_PORT, a port of its own that is
  * not the public API port, so a deployment exposes it to its scraper only (bind to an internal
  * interface, or keep the default 127.0.0.1 for a sidecar). Any other path or method answers 404.
@@ -32,13 +32,20 @@ export function ensureMetricsServer(): Promise<http.Server | null> {
       }
       metricsText().then(
         (text) => res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(text),
-        (err) => { logger.warn({ err }, 'metrics scrape failed'); res.writeHead(500).end(); },
+        (err) => {
+          logger.warn({ err }, 'metrics scrape failed');
+          res.writeHead(500).end();
+        },
       );
     });
-    const bind = () => new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.listen(port, host, () => { s.off('error', reject); resolve(); });
-    });
+    const bind = () =>
+      new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
     const listening = () => {
       s.unref();
       logger.info({ host, port: (s.address() as { port: number }).port }, 'metrics listening');
@@ -49,7 +56,9 @@ export function ensureMetricsServer(): Promise<http.Server | null> {
     } catch (err) {
       logger.error({ err, host, port }, 'metrics port unavailable; binding again every 2 s');
       const again = () => {
-        retry = setTimeout(() => { bind().then(listening, () => again()); }, REBIND_MS);
+        retry = setTimeout(() => {
+          bind().then(listening, () => again());
+        }, REBIND_MS);
         retry.unref();
       };
       again();

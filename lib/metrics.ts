@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue 29 item 1, decision 0085), with prom-client: one registry per process,
+ * Prometheus metrics (decision 0085), with prom-client: one registry per process,
  * the metric catalogue below (names follow Prometheus conventions: `payments_` prefix, base units in
  * the name, `_total` counters), Node's default process metrics, and extra scrape sources appended
  * to the same text (the Temporal SDK's runtime metrics, worker.ts). Recording is a counter or
@@ -32,7 +32,7 @@ export const httpRequests = new client.Counter({
 /** RED duration: seconds from the request's arrival to its answer, by operation id and status class. */
 export const httpRequestDuration = new client.Histogram({
   name: 'payments_http_request_duration_seconds',
-  help: 'Seconds from a request\'s arrival to its answer, by operation id and status class.',
+  help: "Seconds from a request's arrival to its answer, by operation id and status class.",
   labelNames: ['operation', 'status_class'] as const,
   buckets: FAST_BUCKETS,
   registers: [registry],
@@ -54,7 +54,7 @@ export const rateLimitRefusals = new client.Counter({
   registers: [registry],
 });
 
-/** Requests answered 503 temporarily_unavailable because PostgreSQL or Temporal was out (issue 28). */
+/** Requests answered 503 temporarily_unavailable because PostgreSQL or Temporal was out. */
 export const dependencyRefusals = new client.Counter({
   name: 'payments_dependency_unavailable_total',
   help: 'Requests answered 503 temporarily_unavailable because PostgreSQL or Temporal did not answer.',
@@ -64,7 +64,7 @@ export const dependencyRefusals = new client.Counter({
 /** Age in seconds of the oldest event the webhook dispatcher has not yet fanned out (sampled). */
 export const outboxOldestAge = new client.Gauge({
   name: 'payments_outbox_oldest_undispatched_event_age_seconds',
-  help: 'Age of the oldest event behind the webhook dispatcher\'s cursor (0 when none), sampled.',
+  help: "Age of the oldest event behind the webhook dispatcher's cursor (0 when none), sampled.",
   registers: [registry],
 });
 
@@ -78,7 +78,7 @@ export const outboxBehind = new client.Gauge({
 /** Webhook delivery attempts by outcome (`succeeded`, `retrying`, `failed`: the delivery's status after the attempt). */
 export const webhookAttempts = new client.Counter({
   name: 'payments_webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts, by the delivery\'s status after the attempt (succeeded, retrying, failed).',
+  help: "Webhook delivery attempts, by the delivery's status after the attempt (succeeded, retrying, failed).",
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
@@ -95,7 +95,7 @@ export const webhookAttemptDuration = new client.Histogram({
 /** Seconds from the event's commit to its successful delivery (first success per delivery). */
 export const webhookDeliveryLag = new client.Histogram({
   name: 'payments_webhook_delivery_lag_seconds',
-  help: 'Seconds from an event\'s creation to the receiver\'s 2xx for its delivery.',
+  help: "Seconds from an event's creation to the receiver's 2xx for its delivery.",
   buckets: SLOW_BUCKETS,
   registers: [registry],
 });
@@ -209,8 +209,14 @@ export function instrumentProvider<T extends object>(provider: string, adapter: 
           const out = (value as (...a: unknown[]) => unknown).apply(target, args);
           if (!out || typeof (out as Promise<unknown>).then !== 'function') return out;
           return (out as Promise<unknown>).then(
-            (r) => { observeProviderCall(provider, prop, 'ok', t0); return r; },
-            (e) => { observeProviderCall(provider, prop, 'error', t0); throw e; },
+            (r) => {
+              observeProviderCall(provider, prop, 'ok', t0);
+              return r;
+            },
+            (e) => {
+              observeProviderCall(provider, prop, 'error', t0);
+              throw e;
+            },
           );
         };
         wrapped.set(prop, w);

@@ -34,7 +34,9 @@ async function connect(): Promise<void> {
   if (!url || closed) return;
   const c = new Client({ connectionString: url });
   let lost = false;
-  c.on('notification', (n) => { if (!lost) handlers.get(n.channel)?.forEach((h) => h(n.payload ?? '')); });
+  c.on('notification', (n) => {
+    if (!lost) handlers.get(n.channel)?.forEach((h) => h(n.payload ?? ''));
+  });
   // A connection may report several errors (and 'end'); only the first one counts, so a single
   // replacement connection is made (two would deliver every notification twice).
   const onLost = (e?: unknown) => {
@@ -49,10 +51,15 @@ async function connect(): Promise<void> {
     scheduleReconnect(1000);
   };
   c.on('error', onLost);
-  c.on('end', () => { if (client === c) onLost(new Error('connection ended')); });
+  c.on('end', () => {
+    if (client === c) onLost(new Error('connection ended'));
+  });
   await c.connect();
   for (const ch of handlers.keys()) await c.query(`LISTEN "${ch}"`);
-  if (closed || lost) { await c.end().catch(() => undefined); return; }
+  if (closed || lost) {
+    await c.end().catch(() => undefined);
+    return;
+  }
   client = c;
   up = true;
 }
@@ -102,7 +109,10 @@ export function notifyHealthy(): boolean {
  */
 export async function stopNotifyListener(): Promise<void> {
   closed = true;
-  if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+  if (retryTimer) {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+  }
   const wasUp = up;
   up = false;
   url = null;

@@ -6,8 +6,10 @@ import type { TransitionTable } from '../domain/transitions';
 
 /** `table.open` as `'a', 'b'`. Statuses are the table's own names; anything but `[a-z_]` throws Error. */
 export function openStatusList<S extends string>(table: TransitionTable<S>): string {
-  return table.open.map((s) => {
-    if (!/^[a-z_]+$/.test(s)) throw new Error(`${table.object}: status ${s} is not a plain name`);
-    return `'${s}'`;
-  }).join(', ');
+  return table.open
+    .map((s) => {
+      if (!/^[a-z_]+$/.test(s)) throw new Error(`${table.object}: status ${s} is not a plain name`);
+      return `'${s}'`;
+    })
+    .join(', ');
 }

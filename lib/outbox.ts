@@ -25,7 +25,10 @@ import { logger } from './logger';
 import { afterCommit, db } from './db';
 import { currentTraceParent } from './tracing';
 
-export interface RequestRef { id: string | null; idempotency_key: string | null }
+export interface RequestRef {
+  id: string | null;
+  idempotency_key: string | null;
+}
 
 export interface NewEvent {
   accountId: string;
@@ -43,16 +46,27 @@ export interface NewEvent {
 }
 
 /** Column list of an event row, in the order of `eventRow`'s values. */
-export const EVENT_COLUMNS = 'id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version, trace_parent';
+export const EVENT_COLUMNS =
+  'id, account_id, livemode, type, object_type, object_id, related_object_ids, data, request_id, idempotency_key, api_version, trace_parent';
 
 /** The values of one event row (a fresh `evt_` id first), in the order of `EVENT_COLUMNS`; `data` is JSON text. */
-export function eventRow(e: NewEvent): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string, string | null] {
-  return [...eventRowHead(e), JSON.stringify({ object: e.object }), ...eventRowTail(e)];
+export function eventRow(
+  newEvent: NewEvent,
+): [string, string, boolean, string, string, string, string[], string, string | null, string | null, string, string | null] {
+  return [...eventRowHead(newEvent), JSON.stringify({ object: newEvent.object }), ...eventRowTail(newEvent)];
 }
 
 /** The values of an event row before `data` (a fresh `evt_` id first): for statements that build `data` in SQL. */
-export function eventRowHead(e: Omit<NewEvent, 'object'>): [string, string, boolean, string, string, string, string[]] {
-  return [newId('evt_'), e.accountId, e.livemode, e.type, e.objectType, e.objectId, e.relatedIds ?? []];
+export function eventRowHead(newEvent: Omit<NewEvent, 'object'>): [string, string, boolean, string, string, string, string[]] {
+  return [
+    newId('evt_'),
+    newEvent.accountId,
+    newEvent.livemode,
+    newEvent.type,
+    newEvent.objectType,
+    newEvent.objectId,
+    newEvent.relatedIds ?? [],
+  ];
 }
 
 /**
@@ -60,21 +74,28 @@ export function eventRowHead(e: Omit<NewEvent, 'object'>): [string, string, bool
  * `traceparent` of the active span (lib/tracing.ts; null when tracing is off), which the event's
  * webhook deliveries join.
  */
-export function eventRowTail(e: Omit<NewEvent, 'object'>): [string | null, string | null, string, string | null] {
-  return [e.request?.id ?? null, e.request?.idempotency_key ?? null, e.apiVersion ?? LATEST_VERSION, currentTraceParent()];
+export function eventRowTail(newEvent: Omit<NewEvent, 'object'>): [string | null, string | null, string, string | null] {
+  return [
+    newEvent.request?.id ?? null,
+    newEvent.request?.idempotency_key ?? null,
+    newEvent.apiVersion ?? LATEST_VERSION,
+    currentTraceParent(),
+  ];
 }
 
 /**
  * Inserts one event row inside `m`'s transaction (its transaction id taken first, see module doc)
  * and announces it after commit (announceEvents). Returns the `evt_` id.
  */
-export async function emitEvent(m: EntityManager, e: NewEvent): Promise<string> {
-  checkEventSchema(e);
-  const row = eventRow(e);
-  await m.query(
+export async function emitEvent(manager: EntityManager, newEvent: NewEvent): Promise<string> {
+  checkEventSchema(newEvent);
+  const row = eventRow(newEvent);
+  await manager.query(
     `WITH x AS MATERIALIZED (SELECT pg_current_xact_id())
-     INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12 FROM x`, row);
-  afterCommit(m, announceEvents);
+     INSERT INTO events(${EVENT_COLUMNS}) SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12 FROM x`,
+    row,
+  );
+  afterCommit(manager, announceEvents);
   return row[0];
 }
 
@@ -88,18 +109,29 @@ export class EventSchemaDrift extends Error {
  * its row, its object through JSON as stored) and checks it against views/event-schemas.ts; logs
  * and throws EventSchemaDrift when it does not match or its type has no entry. Off: does nothing.
  */
-export function checkEventSchema(e: NewEvent): void {
+export function checkEventSchema(newEvent: NewEvent): void {
   if (!loadConfig().eventSchemaCheck) return;
   const row = {
-    id: 'evt_check', seq: '1', account_id: e.accountId, livemode: e.livemode, type: e.type, object_type: e.objectType, object_id: e.objectId,
-    related_object_ids: e.relatedIds ?? [], data: JSON.parse(JSON.stringify({ object: e.object })) as Record<string, unknown>,
-    request_id: e.request?.id ?? null, idempotency_key: e.request?.idempotency_key ?? null, api_version: e.apiVersion ?? LATEST_VERSION,
-    created_at: new Date(), dispatched_at: null, trace_parent: null,
+    id: 'evt_check',
+    seq: '1',
+    account_id: newEvent.accountId,
+    livemode: newEvent.livemode,
+    type: newEvent.type,
+    object_type: newEvent.objectType,
+    object_id: newEvent.objectId,
+    related_object_ids: newEvent.relatedIds ?? [],
+    data: JSON.parse(JSON.stringify({ object: newEvent.object })) as Record<string, unknown>,
+    request_id: newEvent.request?.id ?? null,
+    idempotency_key: newEvent.request?.idempotency_key ?? null,
+    api_version: newEvent.apiVersion ?? LATEST_VERSION,
+    created_at: new Date(),
+    dispatched_at: null,
+    trace_parent: null,
   } satisfies EventRow;
   const problem = eventSchemaProblem(eventView(row));
   if (problem === null) return;
-  logger.error({ type: e.type, object_id: e.objectId, problem }, 'event does not match its documented schema');
-  throw new EventSchemaDrift(`event ${e.type} (${e.objectId}) does not match its documented schema: ${problem}`);
+  logger.error({ type: newEvent.type, object_id: newEvent.objectId, problem }, 'event does not match its documented schema');
+  throw new EventSchemaDrift(`event ${newEvent.type} (${newEvent.objectId}) does not match its documented schema: ${problem}`);
 }
 
 let announcing = false;
@@ -111,7 +143,10 @@ let announceAgain = false;
  * level only: readers poll as well.
  */
 export function announceEvents(): void {
-  if (announcing) { announceAgain = true; return; }
+  if (announcing) {
+    announceAgain = true;
+    return;
+  }
   announcing = true;
   void (async () => {
     do {
@@ -131,16 +166,16 @@ export function announceEvents(): void {
  * change commits even when its event cannot be written (spec 6: cancelling a link is never blocked
  * by a failed emit). Returns the event id, or null (logged) on failure.
  */
-export async function emitEventNonBlocking(m: EntityManager, e: NewEvent): Promise<string | null> {
-  checkEventSchema(e); // outside the catch below: a drifting event fails loudly
-  await m.query('SAVEPOINT outbox_emit');
+export async function emitEventNonBlocking(manager: EntityManager, newEvent: NewEvent): Promise<string | null> {
+  checkEventSchema(newEvent); // outside the catch below: a drifting event fails loudly
+  await manager.query('SAVEPOINT outbox_emit');
   try {
-    const id = await emitEvent(m, e);
-    await m.query('RELEASE SAVEPOINT outbox_emit');
+    const id = await emitEvent(manager, newEvent);
+    await manager.query('RELEASE SAVEPOINT outbox_emit');
     return id;
   } catch (err) {
-    await m.query('ROLLBACK TO SAVEPOINT outbox_emit');
-    logger.error({ err, object_id: e.objectId, type: e.type }, 'event emit failed; state change kept');
+    await manager.query('ROLLBACK TO SAVEPOINT outbox_emit');
+    logger.error({ err, object_id: newEvent.objectId, type: newEvent.type }, 'event emit failed; state change kept');
     return null;
   }
 }

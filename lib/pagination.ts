@@ -6,20 +6,35 @@ import type { SelectQueryBuilder, ObjectLiteral } from 'typeorm';
 import { DomainError } from '../domain/errors';
 import { decodeCursor, encodeCursor, parseLimit } from '../domain/pagination';
 
-export interface ListEnvelope<T> { object: 'list'; data: T[]; has_more: boolean; next_cursor: string | null; summary?: unknown }
+export interface ListEnvelope<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+  summary?: unknown;
+}
 
 /**
  * Applies keyset pagination to `qb` (alias `alias`, ordered newest first) and maps rows with `view`.
  * Throws `400 invalid_request` param `cursor` for a cursor this server did not mint.
  */
-export async function paginate<E extends ObjectLiteral, T>(qb: SelectQueryBuilder<E>, alias: string, query: { limit?: unknown; cursor?: unknown }, view: (e: E) => T): Promise<ListEnvelope<T>> {
+export async function paginate<E extends ObjectLiteral, T>(
+  qb: SelectQueryBuilder<E>,
+  alias: string,
+  query: { limit?: unknown; cursor?: unknown },
+  view: (e: E) => T,
+): Promise<ListEnvelope<T>> {
   const limit = parseLimit(query.limit);
   if (query.cursor !== undefined && query.cursor !== '') {
     const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;
     if (!c) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
     qb.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorT, :cursorId)`, { cursorT: c.t, cursorId: c.id });
   }
-  const rows = await qb.orderBy(`${alias}.created_at`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').take(limit + 1).getMany();
+  const rows = await qb
+    .orderBy(`${alias}.created_at`, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .take(limit + 1)
+    .getMany();
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1] as unknown as { created_at: Date; id: string } | undefined;
@@ -36,9 +51,13 @@ export async function paginate<E extends ObjectLiteral, T>(qb: SelectQueryBuilde
  * `GET /accounts`): sorted newest first by (created_at, id), the `cursor` applied (400
  * `cursor_invalid` param `cursor` when this server did not mint it) and `limit` parsed leniently.
  */
-export function paginateRows<E extends { created_at: Date; id: string }, T>(rows: readonly E[], query: { limit?: unknown; cursor?: unknown }, view: (e: E) => T): ListEnvelope<T> {
+export function paginateRows<E extends { created_at: Date; id: string }, T>(
+  rows: readonly E[],
+  query: { limit?: unknown; cursor?: unknown },
+  view: (e: E) => T,
+): ListEnvelope<T> {
   const limit = parseLimit(query.limit);
-  const newestFirst = (a: E, b: E) => (b.created_at.getTime() - a.created_at.getTime()) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const newestFirst = (a: E, b: E) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   let sorted = [...rows].sort(newestFirst);
   if (query.cursor !== undefined && query.cursor !== '') {
     const c = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : null;

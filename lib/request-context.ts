@@ -1,5 +1,5 @@
 /**
- * The API request a piece of work runs for (issue 29 item 2): its `request_id` (the `Request-Id`
+ * The API request a piece of work runs for: its `request_id` (the `Request-Id`
  * header, `req_` + 24 characters), kept in an AsyncLocalStorage for the duration of the request so
  * that code far from the handler (the logger's mixin, the Temporal client's start options, metrics)
  * can name it without threading it through every call. Outside a request it is undefined.

@@ -25,17 +25,27 @@ import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 
 /** Which destinations are allowed: public unicast always; loopback only with the development switch. */
-export interface DestinationPolicy { allowLoopback: boolean }
+export interface DestinationPolicy {
+  allowLoopback: boolean;
+}
 
 /** A resolver with the signature of `dns.lookup(hostname, { all: true }, cb)`. */
-export type Resolver = (hostname: string, options: dns.LookupAllOptions, cb: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  cb: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 const systemResolver: Resolver = (hostname, options, cb) => dns.lookup(hostname, options, cb);
 
 /** Raised (or passed to callbacks) when a destination address is not public. */
 export class ForbiddenDestinationError extends Error {
   readonly code = 'ERR_DESTINATION_FORBIDDEN';
-  constructor(readonly host: string, readonly address: string, readonly range: string) {
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly range: string,
+  ) {
     super(`destination ${host}${host === address ? '' : ` (${address})`} is not a public address (${range})`);
     this.name = 'ForbiddenDestinationError';
   }
@@ -46,9 +56,7 @@ export class ForbiddenDestinationError extends Error {
  * minus `::` and `::1` which ipaddr.js names; deprecated by RFC 4291 2.5.5.1, and `[::169.254.169.254]`
  * would otherwise pass as `unicast`). Checked through ipaddr.js `match`.
  */
-const EXTRA_RANGES: Array<[string, [ipaddr.IPv6, number]]> = [
-  ['ipv4Compatible', ipaddr.IPv6.parseCIDR('::/96')],
-];
+const EXTRA_RANGES: Array<[string, [ipaddr.IPv6, number]]> = [['ipv4Compatible', ipaddr.IPv6.parseCIDR('::/96')]];
 
 /**
  * The destination class of an IP literal, the one predicate shared by the URL rule on create and
@@ -94,7 +102,11 @@ export function guardedLookup(policy: DestinationPolicy, resolver: Resolver = sy
       if (err) return cb(err);
       if (!addresses?.length) return cb(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
       try {
-        assertAllowedAddresses(hostname, addresses.map((a) => a.address), policy);
+        assertAllowedAddresses(
+          hostname,
+          addresses.map((a) => a.address),
+          policy,
+        );
       } catch (e) {
         return cb(e);
       }
@@ -136,14 +148,16 @@ export interface GuardedAgentOptions extends DestinationPolicy {
  * `dispatcher` of `undici.request`; a refused destination rejects the request with an error whose
  * `code` (or `cause.code`) is `ERR_DESTINATION_FORBIDDEN`.
  */
-export function createGuardedAgent(o: GuardedAgentOptions): Agent {
-  const policy: DestinationPolicy = { allowLoopback: o.allowLoopback };
+export function createGuardedAgent(guardedAgentOptions: GuardedAgentOptions): Agent {
+  const policy: DestinationPolicy = { allowLoopback: guardedAgentOptions.allowLoopback };
   const base = buildConnector({
-    timeout: o.connectTimeoutMs ?? 10_000,
-    lookup: guardedLookup(policy, o.resolver),
+    timeout: guardedAgentOptions.connectTimeoutMs ?? 10_000,
+    lookup: guardedLookup(policy, guardedAgentOptions.resolver),
     // One secure context for every connection: passing `ca` instead would parse the whole root
     // store again on each new connection (about 2 ms of CPU each, measured in bench:webhooks).
-    ...(o.extraCa ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, o.extraCa] }) } : {}),
+    ...(guardedAgentOptions.extraCa
+      ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, guardedAgentOptions.extraCa] }) }
+      : {}),
   } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (opts, cb) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -156,16 +170,16 @@ export function createGuardedAgent(o: GuardedAgentOptions): Agent {
   };
   return new Agent({
     connect,
-    connections: o.connectionsPerOrigin ?? null,
-    maxRequestsPerClient: o.maxRequestsPerConnection ?? 100,
+    connections: guardedAgentOptions.connectionsPerOrigin ?? null,
+    maxRequestsPerClient: guardedAgentOptions.maxRequestsPerConnection ?? 100,
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 30_000,
   });
 }
 
 /** True when `e` (or its cause chain) is a refused destination. */
-export function isForbiddenDestination(e: unknown): boolean {
-  for (let cur = e as { code?: string; cause?: unknown } | undefined, i = 0; cur && i < 5; cur = cur.cause as typeof cur, i++) {
+export function isForbiddenDestination(error: unknown): boolean {
+  for (let cur = error as { code?: string; cause?: unknown } | undefined, i = 0; cur && i < 5; cur = cur.cause as typeof cur, i++) {
     if (cur.code === 'ERR_DESTINATION_FORBIDDEN' || cur instanceof ForbiddenDestinationError) return true;
   }
   return false;

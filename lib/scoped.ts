@@ -21,13 +21,21 @@ import type { EntityManager, EntityTarget, FindOptionsOrder, FindOptionsWhere, O
 import { db } from './db';
 
 /** What a scoped lookup is bound to (a Scope, a Caller or any `{ accountId, livemode }`). */
-export interface RowScope { accountId: string; livemode: boolean }
+export interface RowScope {
+  accountId: string;
+  livemode: boolean;
+}
 
 /** A row owned by an account in one mode. */
-export interface OwnedRow extends ObjectLiteral { account_id: string; livemode: boolean }
+export interface OwnedRow extends ObjectLiteral {
+  account_id: string;
+  livemode: boolean;
+}
 
 /** A row owned by an account (whatever its mode, or with no mode at all; null: owned by none, e.g. an unauthenticated request's log). */
-export interface AccountRow extends ObjectLiteral { account_id: string | null }
+export interface AccountRow extends ObjectLiteral {
+  account_id: string | null;
+}
 
 /** Lookups of rows bound to one owner (`R`: the rows it serves; `P`: its raw-SQL parameters). */
 export interface Finder<R extends ObjectLiteral, P extends unknown[]> {
@@ -38,7 +46,11 @@ export interface Finder<R extends ObjectLiteral, P extends unknown[]> {
   /** The row matching `where` of the owner, locked `FOR UPDATE` (inside a transaction); throws `missing()` when absent. */
   lock<E extends R>(entity: EntityTarget<E>, where: FindOptionsWhere<E>, missing: () => Error): Promise<E>;
   /** The rows matching `where` of the owner (`order`, `take` as TypeORM's). */
-  find<E extends R>(entity: EntityTarget<E>, where?: FindOptionsWhere<E>, opts?: { order?: FindOptionsOrder<E>; take?: number }): Promise<E[]>;
+  find<E extends R>(
+    entity: EntityTarget<E>,
+    where?: FindOptionsWhere<E>,
+    opts?: { order?: FindOptionsOrder<E>; take?: number },
+  ): Promise<E[]>;
   /** True when a row matching `where` of the owner exists. */
   exists<E extends R>(entity: EntityTarget<E>, where: FindOptionsWhere<E>): Promise<boolean>;
   /** A query builder over `entity` as `alias`, already restricted to the owner (`alias.account_id`, and `alias.livemode` when scoped). */
@@ -66,7 +78,10 @@ function finder<R extends ObjectLiteral, P extends unknown[]>(bound: Record<stri
   const paramName = (column: string): string => (column === 'account_id' ? 'scopeAccountId' : 'scopeLivemode');
   const bind = <E extends R>(where: FindOptionsWhere<E> = {} as FindOptionsWhere<E>): FindOptionsWhere<E> =>
     ({ ...where, ...bound }) as FindOptionsWhere<E>;
-  const found = <E>(row: E | null, missing: () => Error): E => { if (!row) throw missing(); return row; };
+  const found = <E>(row: E | null, missing: () => Error): E => {
+    if (!row) throw missing();
+    return row;
+  };
   const named = (alias: string): { where: string; params: Record<string, unknown> } => ({
     where: columns.map((column) => `${alias}.${column} = :${paramName(column)}`).join(' AND '),
     params: Object.fromEntries(columns.map((column) => [paramName(column), bound[column]])),
@@ -74,10 +89,14 @@ function finder<R extends ObjectLiteral, P extends unknown[]>(bound: Record<stri
   return {
     findOne: (entity, where) => em().findOne(entity, { where: bind(where) }),
     getOne: async (entity, where, missing) => found(await em().findOne(entity, { where: bind(where) }), missing),
-    lock: async (entity, where, missing) => found(await em().findOne(entity, { where: bind(where), lock: { mode: 'pessimistic_write' } }), missing),
+    lock: async (entity, where, missing) =>
+      found(await em().findOne(entity, { where: bind(where), lock: { mode: 'pessimistic_write' } }), missing),
     find: (entity, where, opts) => em().find(entity, { where: bind(where), order: opts?.order, take: opts?.take }),
     exists: (entity, where) => em().exists(entity, { where: bind(where) }),
-    query: (entity, alias) => { const own = named(alias); return em().createQueryBuilder(entity, alias).where(own.where, own.params); },
+    query: (entity, alias) => {
+      const own = named(alias);
+      return em().createQueryBuilder(entity, alias).where(own.where, own.params);
+    },
     sql: (alias, first) => {
       const prefix = alias ? `${alias}.` : '';
       return { where: columns.map((column, i) => `${prefix}${column} = $${first + i}`).join(' AND '), params: [...values] as P };
@@ -87,8 +106,8 @@ function finder<R extends ObjectLiteral, P extends unknown[]>(bound: Record<stri
 }
 
 /** The scoped finder of `scope`'s (account, livemode) over `m` (default: the process DataSource's manager). */
-export function scoped(scope: RowScope, m?: EntityManager): ScopedFinder {
-  return finder<OwnedRow, [string, boolean]>({ account_id: scope.accountId, livemode: scope.livemode }, m);
+export function scoped(scope: RowScope, manager?: EntityManager): ScopedFinder {
+  return finder<OwnedRow, [string, boolean]>({ account_id: scope.accountId, livemode: scope.livemode }, manager);
 }
 
 /**
@@ -97,6 +116,6 @@ export function scoped(scope: RowScope, m?: EntityManager): ScopedFinder {
  * that are the account's rather than a mode's (see the header); a caller that may see only one
  * mode's rows narrows by `livemode` itself.
  */
-export function accountWide(accountId: string, m?: EntityManager): AccountWideFinder {
-  return finder<AccountRow, [string]>({ account_id: accountId }, m);
+export function accountWide(accountId: string, manager?: EntityManager): AccountWideFinder {
+  return finder<AccountRow, [string]>({ account_id: accountId }, manager);
 }

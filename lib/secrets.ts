@@ -8,8 +8,8 @@ import { mintToken } from '../domain/ids';
 import { loadConfig } from './config';
 
 /** Hex SHA-256 of a presented secret (API key, dashboard session token). */
-export function sha256Hex(s: string): string {
-  return crypto.createHash('sha256').update(s, 'utf8').digest('hex');
+export function sha256Hex(text: string): string {
+  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** Random token with `prefix` (base62 body of `length` characters). */

@@ -1,5 +1,5 @@
 /**
- * Conditional status writes in SQL through a transition table (issue 26 item 3): the one way a
+ * Conditional status writes in SQL through a transition table: the one way a
  * status column is written outside an entity (`table.move(row, to)` of domain/transitions.ts is
  * the in-memory way). `moveRows` writes `status = to` only on rows whose current status may move
  * to `to` by the table (`WHERE ... AND status = ANY(sources)`), so a concurrent writer that already
@@ -32,17 +32,22 @@ export interface MoveRows<S extends string> {
  * Moves the rows `q` selects to `q.to` where the table allows it; returns their ids. Throws Error
  * (a programming error, not a 409) when `q.from` names a status that may not move to `q.to`.
  */
-export async function moveRows<S extends string>(m: EntityManager | { query: EntityManager['query'] }, table: TransitionTable<S>, q: MoveRows<S>): Promise<string[]> {
-  const sources = table.sources(q.to);
-  const from = q.from ?? sources;
-  for (const s of from) if (!sources.includes(s)) throw new Error(`${table.object}: ${s} -> ${q.to} is not in the transition table`);
+export async function moveRows<S extends string>(
+  value: EntityManager | { query: EntityManager['query'] },
+  table: TransitionTable<S>,
+  input: MoveRows<S>,
+): Promise<string[]> {
+  const sources = table.sources(input.to);
+  const from = input.from ?? sources;
+  for (const s of from) if (!sources.includes(s)) throw new Error(`${table.object}: ${s} -> ${input.to} is not in the transition table`);
   if (from.length === 0) return [];
-  const col = q.column ?? 'status';
-  const n = q.params.length;
-  const set = q.set ? `, ${q.set}` : '';
-  const res: unknown = await m.query(
-    `UPDATE ${q.sqlTable} SET ${col} = $${n + 1}${set} WHERE (${q.where}) AND ${col} = ANY($${n + 2}::text[]) RETURNING id`,
-    [...q.params, q.to, [...from]]);
+  const col = input.column ?? 'status';
+  const n = input.params.length;
+  const set = input.set ? `, ${input.set}` : '';
+  const res: unknown = await value.query(
+    `UPDATE ${input.sqlTable} SET ${col} = $${n + 1}${set} WHERE (${input.where}) AND ${col} = ANY($${n + 2}::text[]) RETURNING id`,
+    [...input.params, input.to, [...from]],
+  );
   // TypeORM answers an UPDATE ... RETURNING as [rows, count]; pg as rows.
   const rows = (Array.isArray(res) && Array.isArray(res[0]) ? res[0] : res) as Array<{ id: string }>;
   return rows.map((r) => r.id);
@@ -83,21 +88,26 @@ export interface MoveRowsEach<S extends string> {
  * status, target) is a transition of the table, or a listed `repeat`); returns the ids moved.
  * Throws Error (a programming error) when `to` or `repeat` names a status the table does not know.
  */
-export async function moveRowsEach<S extends string>(m: EntityManager | { query: EntityManager['query'] }, table: TransitionTable<S>, q: MoveRowsEach<S>): Promise<string[]> {
-  const repeat = q.repeat ?? [];
-  for (const s of [...q.to, ...repeat]) if (!table.isStatus(s)) throw new Error(`${table.object}: unknown status ${s}`);
-  for (const s of repeat) if (!q.to.includes(s)) throw new Error(`${table.object}: repeat ${s} is not a target`);
-  const pairs = q.to.flatMap((to) => [...table.sources(to), ...(repeat.includes(to) ? [to] : [])].map((from) => [from, to] as const));
+export async function moveRowsEach<S extends string>(
+  value: EntityManager | { query: EntityManager['query'] },
+  table: TransitionTable<S>,
+  input: MoveRowsEach<S>,
+): Promise<string[]> {
+  const repeat = input.repeat ?? [];
+  for (const s of [...input.to, ...repeat]) if (!table.isStatus(s)) throw new Error(`${table.object}: unknown status ${s}`);
+  for (const s of repeat) if (!input.to.includes(s)) throw new Error(`${table.object}: repeat ${s} is not a target`);
+  const pairs = input.to.flatMap((to) => [...table.sources(to), ...(repeat.includes(to) ? [to] : [])].map((from) => [from, to] as const));
   if (pairs.length === 0) return [];
-  const col = q.column ?? 'status';
-  const a = q.alias;
-  const n = q.params.length;
-  const set = q.set ? `, ${q.set}` : '';
-  const where = q.where ? ` AND (${q.where})` : '';
-  const res: unknown = await m.query(
-    `UPDATE ${q.sqlTable} ${a} SET ${col} = t.target${set} FROM ${q.rows}
+  const col = input.column ?? 'status';
+  const a = input.alias;
+  const n = input.params.length;
+  const set = input.set ? `, ${input.set}` : '';
+  const where = input.where ? ` AND (${input.where})` : '';
+  const res: unknown = await value.query(
+    `UPDATE ${input.sqlTable} ${a} SET ${col} = t.target${set} FROM ${input.rows}
       WHERE ${a}.id = t.id${where} AND (${a}.${col}, t.target) IN (SELECT * FROM unnest($${n + 1}::text[], $${n + 2}::text[])) RETURNING ${a}.id`,
-    [...q.params, pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
+    [...input.params, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
   const rows = (Array.isArray(res) && Array.isArray(res[0]) ? res[0] : res) as Array<{ id: string }>;
   return rows.map((r) => r.id);
 }

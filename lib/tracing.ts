@@ -1,5 +1,5 @@
 /**
- * Traces with OpenTelemetry (issue 29 item 2; docs/decisions/0083-tracing.md). Off unless the
+ * Traces with OpenTelemetry (docs/decisions/0083-tracing.md). Off unless the
  * standard environment asks for it (`tracingRequested`): then each process entry's first import
  * (lib/tracing-init.ts) starts the trace SDK for Node with the http, pg and undici
  * instrumentations, a BatchSpanProcessor and an OTLP/HTTP exporter, before anything loads those
@@ -49,7 +49,10 @@ let decided = false;
  */
 export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (exporters.length > 0) return !exporters.every((e) => e === 'none');
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
@@ -72,12 +75,14 @@ export function startTracing(service: TracedService): boolean {
   if (!tracingRequested()) return false;
   const { trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const { Resource: ResourceClass, envDetectorSync } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { BatchSpanProcessor, ConsoleSpanExporter } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { BatchSpanProcessor, ConsoleSpanExporter } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
-  const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const { UndiciInstrumentation } =
+    require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
 
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over the defaults.
   const resource = ResourceClass.default()
@@ -105,7 +110,10 @@ export function startTracing(service: TracedService): boolean {
     ],
   });
   running = {
-    service, resource, processor, tracer: trace.getTracer(TRACER_NAME),
+    service,
+    resource,
+    processor,
+    tracer: trace.getTracer(TRACER_NAME),
     shutdown: () => provider.shutdown(),
   };
   return true;
@@ -118,15 +126,19 @@ export function startTracing(service: TracedService): boolean {
  * standard OTEL_EXPORTER_OTLP_* variables (the exporters read them).
  */
 function otlpExporter(): import('@opentelemetry/sdk-trace-base').SpanExporter {
-  const protocol = (process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim().toLowerCase();
+  const protocol = (process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf')
+    .trim()
+    .toLowerCase();
   if (protocol === 'http/json') {
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } =
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     return new OTLPTraceExporter();
   }
   if (protocol !== 'http/protobuf') {
     process.emitWarning(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported; traces are exported as http/protobuf`);
   }
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
   return new OTLPTraceExporter();
 }
 
@@ -148,7 +160,8 @@ export async function stopTracing(): Promise<void> {
  */
 export function temporalClientTracing(): Pick<ClientOptions, 'interceptors'> {
   if (!running) return {};
-  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  const { OpenTelemetryWorkflowClientInterceptor } =
+    require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
   return { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } };
 }
 
@@ -166,10 +179,12 @@ export function temporalWorkerTracing(): Pick<WorkerOptions, 'interceptors' | 's
   return {
     interceptors: {
       workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
-      activity: [(ctx) => ({
-        inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx),
-        outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
-      })],
+      activity: [
+        (ctx) => ({
+          inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
     },
     sinks: { exporter: otel.makeWorkflowExporter(running.processor, running.resource) },
   };
@@ -237,7 +252,12 @@ export function currentTraceParent(): string | null {
  * is then part of the request's trace. Without a parent the span is a child of the active span.
  * When tracing is off, just `fn()`.
  */
-export async function inTraceOf<T>(traceParent: string | null, name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T> {
+export async function inTraceOf<T>(
+  traceParent: string | null,
+  name: string,
+  attributes: Record<string, string | number>,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (!running) return fn();
   const { context, trace, SpanKind, SpanStatusCode } = api();
   const here = context.active();
@@ -246,10 +266,14 @@ export async function inTraceOf<T>(traceParent: string | null, name: string, att
   if (traceParent) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-    const extracted = new W3CTraceContextPropagator().extract(context.active(), { traceparent: traceParent }, {
-      get: (carrier: Record<string, string>, key: string) => carrier[key],
-      keys: (carrier: Record<string, string>) => Object.keys(carrier),
-    });
+    const extracted = new W3CTraceContextPropagator().extract(
+      context.active(),
+      { traceparent: traceParent },
+      {
+        get: (carrier: Record<string, string>, key: string) => carrier[key],
+        keys: (carrier: Record<string, string>) => Object.keys(carrier),
+      },
+    );
     if (trace.getSpanContext(extracted)) {
       parent = extracted;
       const current = trace.getSpanContext(here);

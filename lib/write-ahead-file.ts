@@ -1,6 +1,6 @@
 /**
- * A local write-ahead file for rows that are written to PostgreSQL later, in batches (issue 27
- * item 4; docs/decisions/0079-pipeline-work-done-once.md). `append` writes one JSON line with a
+ * A local write-ahead file for rows that are written to PostgreSQL later, in batches
+ * (docs/decisions/0079-pipeline-work-done-once.md). `append` writes one JSON line with a
  * synchronous `write(2)` before it returns: once it has returned, the row is in the kernel's page
  * cache and survives the process being killed (SIGKILL, a crash, an OOM kill); it does not survive
  * the host losing power (no fsync; the rows are request logs, not money). The caller reports rows
@@ -15,7 +15,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** A segment being written or waiting for its rows to be stored. */
-interface Segment { file: string; fd: number | null; appended: number; stored: number }
+interface Segment {
+  file: string;
+  fd: number | null;
+  appended: number;
+  stored: number;
+}
 
 /** Where a row was appended (pass it back to `stored`). */
 export type WalMark = Segment;
@@ -106,7 +111,12 @@ function alive(pid: number): boolean {
  * then deletes the segment. A segment whose write fails stays for the next start. Returns the
  * rows replayed and the segments kept.
  */
-export async function replayOrphans<T>(dir: string, revive: (line: unknown) => T, write: (rows: T[]) => Promise<void>, chunk = 1000): Promise<{ rows: number; kept: number }> {
+export async function replayOrphans<T>(
+  dir: string,
+  revive: (line: unknown) => T,
+  write: (rows: T[]) => Promise<void>,
+  chunk = 1000,
+): Promise<{ rows: number; kept: number }> {
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter((f) => /^\d+-\d+-\d+\.jsonl$/.test(f));
@@ -123,7 +133,9 @@ export async function replayOrphans<T>(dir: string, revive: (line: unknown) => T
       if (!line) continue;
       try {
         parsed.push(revive(JSON.parse(line)));
-      } catch { /* a line cut short by the kill */ }
+      } catch {
+        /* a line cut short by the kill */
+      }
     }
     try {
       for (let i = 0; i < parsed.length; i += chunk) await write(parsed.slice(i, i + chunk));

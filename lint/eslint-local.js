@@ -32,10 +32,11 @@ const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'Ar
 const descriptiveParams = {
   meta: {
     type: 'suggestion',
-    docs: { description: 'Parameters of exported functions and exported classes\' methods have descriptive names, not one letter.' },
+    docs: { description: "Parameters of exported functions and exported classes' methods have descriptive names, not one letter." },
     schema: [],
     messages: {
-      oneLetter: "Parameter '{{name}}' of exported {{what}} '{{fn}}' is one letter: name it after what it holds (e.g. `manager`, `scope`, `payment`).",
+      oneLetter:
+        "Parameter '{{name}}' of exported {{what}} '{{fn}}' is one letter: name it after what it holds (e.g. `manager`, `scope`, `payment`).",
     },
   },
   create(context) {
@@ -88,7 +89,8 @@ const descriptiveParams = {
           else if (stmt.type === 'ClassDeclaration' && stmt.id && exportedLater.has(stmt.id.name)) checkDeclaration(stmt);
           else if (stmt.type === 'VariableDeclaration') {
             for (const d of stmt.declarations) {
-              if (d.id.type === 'Identifier' && exportedLater.has(d.id.name) && d.init && FUNCTION_TYPES.has(d.init.type)) check(d.init, 'function', d.id.name);
+              if (d.id.type === 'Identifier' && exportedLater.has(d.id.name) && d.init && FUNCTION_TYPES.has(d.init.type))
+                check(d.init, 'function', d.id.name);
             }
           }
         }

@@ -1,5 +1,5 @@
 /**
- * Inbound fiat collection provider (issue 12; ARCHITECTURE.md "providers/"): issues the receiving
+ * Inbound fiat collection provider (ARCHITECTURE.md "providers/"): issues the receiving
  * bank details of one payment on one rail (spec 2.1 BankDepositInstructions), receives inbound
  * bank credits and matches them to the payment by receiving account (a per-payment account
  * number, sort code + account number, CLABE or PIX key) or, on a pooled account, by the typed
@@ -58,8 +58,8 @@ export const SANDBOX_US_ROUTING = '110000000';
 export const SANDBOX_SORT_CODE = '040004';
 
 /** Upper-case, no spaces or hyphens: the form every receiving account key is compared in. */
-export function normaliseAccount(s: string): string {
-  return s.replace(/[\s-]/g, '').toUpperCase();
+export function normaliseAccount(text: string): string {
+  return text.replace(/[\s-]/g, '').toUpperCase();
 }
 
 const hashOf = (seed: string) => crypto.createHash('sha256').update(seed).digest();
@@ -88,12 +88,27 @@ export function referenceFor(seed: string): string {
 }
 
 const EMPTY: BankInstructions = {
-  bank_name: null, beneficiary_name: null, holder_kind: null, account_number: null, routing_number: null, sort_code: null,
-  clabe: null, pix_key: null, bank_address: null, iban: null, bic: null,
+  bank_name: null,
+  beneficiary_name: null,
+  holder_kind: null,
+  account_number: null,
+  routing_number: null,
+  sort_code: null,
+  clabe: null,
+  pix_key: null,
+  bank_address: null,
+  iban: null,
+  bic: null,
 };
 
 /** Builds the instructions of `rail` for the payment `seed` (deterministic; also the order providers' receiving details). */
-export function instructionsFor(rail: string, currency: string, seed: string, holderName: string, given?: string): { i: BankInstructions; accountKey: string } {
+export function instructionsFor(
+  rail: string,
+  currency: string,
+  seed: string,
+  holderName: string,
+  given?: string,
+): { i: BankInstructions; accountKey: string } {
   const reference = given ?? referenceFor(seed);
   const base = { ...EMPTY, currency, rail, reference, matching: BANK_MATCHING[rail] };
   switch (rail) {
@@ -101,22 +116,43 @@ export function instructionsFor(rail: string, currency: string, seed: string, ho
     case 'wire': {
       const account = `8${digitsOf(`us:${seed}`, 11)}`;
       return {
-        i: { ...base, bank_name: 'Sandbox Community Bank', beneficiary_name: holderName, holder_kind: 'developer_name', account_number: account,
-          routing_number: SANDBOX_US_ROUTING, bank_address: '1 Sandbox Plaza, New York, NY 10001, US' },
+        i: {
+          ...base,
+          bank_name: 'Sandbox Community Bank',
+          beneficiary_name: holderName,
+          holder_kind: 'developer_name',
+          account_number: account,
+          routing_number: SANDBOX_US_ROUTING,
+          bank_address: '1 Sandbox Plaza, New York, NY 10001, US',
+        },
         accountKey: account,
       };
     }
     case 'sepa':
       return {
-        i: { ...base, bank_name: 'Sandbox Collections GmbH', beneficiary_name: 'Sandbox Collections GmbH', holder_kind: 'provider_name',
-          iban: SANDBOX_SEPA_IBAN, bic: SANDBOX_SEPA_BIC, bank_address: 'Sandboxstrasse 1, 60311 Frankfurt am Main, DE' },
+        i: {
+          ...base,
+          bank_name: 'Sandbox Collections GmbH',
+          beneficiary_name: 'Sandbox Collections GmbH',
+          holder_kind: 'provider_name',
+          iban: SANDBOX_SEPA_IBAN,
+          bic: SANDBOX_SEPA_BIC,
+          bank_address: 'Sandboxstrasse 1, 60311 Frankfurt am Main, DE',
+        },
         accountKey: SANDBOX_SEPA_IBAN,
       };
     case 'faster_payments': {
       const account = digitsOf(`uk:${seed}`, 8);
       return {
-        i: { ...base, bank_name: 'Sandbox Bank UK', beneficiary_name: holderName, holder_kind: 'developer_name', sort_code: SANDBOX_SORT_CODE,
-          account_number: account, bank_address: '1 Sandbox Lane, London EC2A 1AA, GB' },
+        i: {
+          ...base,
+          bank_name: 'Sandbox Bank UK',
+          beneficiary_name: holderName,
+          holder_kind: 'developer_name',
+          sort_code: SANDBOX_SORT_CODE,
+          account_number: account,
+          bank_address: '1 Sandbox Lane, London EC2A 1AA, GB',
+        },
         accountKey: `${SANDBOX_SORT_CODE}${account}`,
       };
     }
@@ -130,7 +166,10 @@ export function instructionsFor(rail: string, currency: string, seed: string, ho
     }
     case 'spei': {
       const clabe = clabeFor(seed);
-      return { i: { ...base, bank_name: 'Sandbox STP', beneficiary_name: holderName, holder_kind: 'developer_name', clabe }, accountKey: clabe };
+      return {
+        i: { ...base, bank_name: 'Sandbox STP', beneficiary_name: holderName, holder_kind: 'developer_name', clabe },
+        accountKey: clabe,
+      };
     }
     default:
       throw new Error(`no collection on rail ${rail}`);
@@ -138,13 +177,29 @@ export function instructionsFor(rail: string, currency: string, seed: string, ho
 }
 
 interface CreditRow {
-  id: string; rail: string; currency: string; amount_minor: string; reference: string | null; to_account: string;
-  sender_name: string | null; client_reference: string | null; state: 'received' | 'returned'; return_reason: string | null;
+  id: string;
+  rail: string;
+  currency: string;
+  amount_minor: string;
+  reference: string | null;
+  to_account: string;
+  sender_name: string | null;
+  client_reference: string | null;
+  state: 'received' | 'returned';
+  return_reason: string | null;
 }
 
 const toCredit = (r: CreditRow): ProviderCredit => ({
-  id: r.id, rail: r.rail, currency: r.currency, amount: BigInt(r.amount_minor), reference: r.reference, to_account: r.to_account,
-  sender_name: r.sender_name, client_reference: r.client_reference, state: r.state, return_reason: r.return_reason,
+  id: r.id,
+  rail: r.rail,
+  currency: r.currency,
+  amount: BigInt(r.amount_minor),
+  reference: r.reference,
+  to_account: r.to_account,
+  sender_name: r.sender_name,
+  client_reference: r.client_reference,
+  state: r.state,
+  return_reason: r.return_reason,
 });
 
 /** Deterministic sandbox collection provider backed by PostgreSQL. */
@@ -158,7 +213,14 @@ export class SandboxBankCollection {
    * merchant the call is made for) lets the sandbox fail on purpose for that account only
    * (`bank_collection.issue_fails`): throws the upstream error.
    */
-  async issue(input: { rail: string; currency: string; clientReference: string; holderName: string; reference?: string; accountId?: string }): Promise<IssuedCollection> {
+  async issue(input: {
+    rail: string;
+    currency: string;
+    clientReference: string;
+    holderName: string;
+    reference?: string;
+    accountId?: string;
+  }): Promise<IssuedCollection> {
     // The outside world failing on purpose for one account (`bank_collection.issue_fails`, POST /sim/providers/faults).
     if (input.accountId && (await faultValue(input.accountId, 'bank_collection.issue_fails')) === 'true') {
       throw new Error('Upstream 502: gateway timeout at bank.example');
@@ -168,11 +230,15 @@ export class SandboxBankCollection {
     if (BANK_MATCHING[input.rail] === 'account_number') {
       await db().query(
         `INSERT INTO sandbox_collection_accounts(account_key, rail, client_reference, reference) VALUES ($1,$2,$3,$4)
-         ON CONFLICT DO NOTHING`, [accountKey, input.rail, input.clientReference, reference]);
+         ON CONFLICT DO NOTHING`,
+        [accountKey, input.rail, input.clientReference, reference],
+      );
     } else {
       await db().query(
         `INSERT INTO sandbox_collection_accounts(account_key, rail, client_reference, reference) VALUES ($1,$2,$3,$4)
-         ON CONFLICT DO NOTHING`, [`${accountKey}:${reference}`, input.rail, input.clientReference, reference]);
+         ON CONFLICT DO NOTHING`,
+        [`${accountKey}:${reference}`, input.rail, input.clientReference, reference],
+      );
     }
     return { instructions: i, accountKey, reference, matching: BANK_MATCHING[input.rail] };
   }
@@ -185,28 +251,57 @@ export class SandboxBankCollection {
    * sending bank returned it at once with that reason (the SANDBOX_RETURN_SENDER magic value): the
    * credit is written `returned`, so no reader ever sees it received.
    */
-  async receive(input: { rail: string; currency: string; amount: bigint; reference: string | null; toAccount: string; senderName: string | null; returnedWith?: string }): Promise<ProviderCredit> {
+  async receive(input: {
+    rail: string;
+    currency: string;
+    amount: bigint;
+    reference: string | null;
+    toAccount: string;
+    senderName: string | null;
+    returnedWith?: string;
+  }): Promise<ProviderCredit> {
     const key = normaliseAccount(input.toAccount);
     // Matched as a payer types it: trimmed, upper-case, inner spaces dropped (normalizeRunReference).
     const ref = input.reference ? input.reference.trim().toUpperCase().replace(/\s+/g, '') : null;
     let rows: Array<{ client_reference: string }>;
     if (BANK_MATCHING[input.rail] === 'reference') {
-      rows = ref ? await db().query(`SELECT client_reference FROM sandbox_collection_accounts WHERE account_key = $1 AND rail = $2`, [`${key}:${ref}`, input.rail]) : [];
+      rows = ref
+        ? await db().query(`SELECT client_reference FROM sandbox_collection_accounts WHERE account_key = $1 AND rail = $2`, [
+            `${key}:${ref}`,
+            input.rail,
+          ])
+        : [];
     } else {
-      rows = await db().query(`SELECT client_reference FROM sandbox_collection_accounts WHERE account_key = $1 AND rail = $2`, [key, input.rail]);
+      rows = await db().query(`SELECT client_reference FROM sandbox_collection_accounts WHERE account_key = $1 AND rail = $2`, [
+        key,
+        input.rail,
+      ]);
     }
     const id = newId('bcp_');
     const inserted: CreditRow[] = await db().query(
       `INSERT INTO sandbox_bank_credits(id, rail, currency, amount_minor, reference, to_account, sender_name, client_reference, state, return_reason)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
-      [id, input.rail, input.currency, input.amount.toString(), input.reference, input.toAccount, input.senderName, rows[0]?.client_reference ?? null,
-        input.returnedWith === undefined ? 'received' : 'returned', input.returnedWith ?? null]);
+      [
+        id,
+        input.rail,
+        input.currency,
+        input.amount.toString(),
+        input.reference,
+        input.toAccount,
+        input.senderName,
+        rows[0]?.client_reference ?? null,
+        input.returnedWith === undefined ? 'received' : 'returned',
+        input.returnedWith ?? null,
+      ],
+    );
     return toCredit(inserted[0]);
   }
 
   /** Every credit matched to `clientReference`, oldest first (returned ones included, with their state). */
   async creditsFor(clientReference: string): Promise<ProviderCredit[]> {
-    const rows: CreditRow[] = await db().query('SELECT * FROM sandbox_bank_credits WHERE client_reference = $1 ORDER BY created_at, id', [clientReference]);
+    const rows: CreditRow[] = await db().query('SELECT * FROM sandbox_bank_credits WHERE client_reference = $1 ORDER BY created_at, id', [
+      clientReference,
+    ]);
     return rows.map(toCredit);
   }
 
@@ -224,7 +319,10 @@ export class SandboxBankCollection {
     const c = await this.get(id);
     if (!c) return null;
     if (c.state === 'returned') throw new Error(`credit ${id} was returned already`);
-    await db().query(`UPDATE sandbox_bank_credits SET state = 'returned', return_reason = $2, updated_at = now() WHERE id = $1`, [id, reason]);
+    await db().query(`UPDATE sandbox_bank_credits SET state = 'returned', return_reason = $2, updated_at = now() WHERE id = $1`, [
+      id,
+      reason,
+    ]);
     return this.get(id);
   }
 }

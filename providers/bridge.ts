@@ -56,8 +56,14 @@ export interface BridgeAdapter {
 }
 
 interface Row {
-  id: string; state: BridgeTransfer['state']; source_chain: string; source_asset: string; deposit_address: string;
-  deposit_message: string; refund_address: string | null; refund_tx_hash: string | null;
+  id: string;
+  state: BridgeTransfer['state'];
+  source_chain: string;
+  source_asset: string;
+  deposit_address: string;
+  deposit_message: string;
+  refund_address: string | null;
+  refund_tx_hash: string | null;
 }
 
 /** Deterministic sandbox bridge backed by PostgreSQL. */
@@ -71,10 +77,19 @@ export class SandboxBridge implements BridgeAdapter {
       `INSERT INTO sandbox_bridge_transfers(id, idempotency_key, client_reference, source_chain, source_asset, deposit_address,
          deposit_message, destination_rail, destination_currency, state)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,'awaiting_funds') ON CONFLICT (idempotency_key) DO NOTHING`,
-      [id, input.idempotencyKey, input.clientReference, input.sourceChain, input.sourceAsset,
-        deriveAddress(`bridge:${input.sourceChain}:${id}`), `BRG-${crypto.createHash('sha256').update(id).digest('hex').slice(0, 10).toUpperCase()}`,
-        input.destinationRail, input.destinationCurrency]);
-    const delay = Number(await faultValue(input.accountId, 'bridge.create_delay_ms') ?? '0');
+      [
+        id,
+        input.idempotencyKey,
+        input.clientReference,
+        input.sourceChain,
+        input.sourceAsset,
+        deriveAddress(`bridge:${input.sourceChain}:${id}`),
+        `BRG-${crypto.createHash('sha256').update(id).digest('hex').slice(0, 10).toUpperCase()}`,
+        input.destinationRail,
+        input.destinationCurrency,
+      ],
+    );
+    const delay = Number((await faultValue(input.accountId, 'bridge.create_delay_ms')) ?? '0');
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const rows: Row[] = await db().query('SELECT * FROM sandbox_bridge_transfers WHERE idempotency_key = $1', [input.idempotencyKey]);
     return this.withReceived(rows[0]);
@@ -90,15 +105,27 @@ export class SandboxBridge implements BridgeAdapter {
     const t = await this.getTransfer(id);
     if (t.state === 'cancelled') return t;
     if (t.received > 0n || t.state !== 'awaiting_funds') throw new BridgeMoneyMovingError(`bridge transfer ${id} holds funds`);
-    await db().query(`UPDATE sandbox_bridge_transfers SET state = 'cancelled', updated_at = now() WHERE id = $1 AND state = 'awaiting_funds'`, [id]);
+    await db().query(
+      `UPDATE sandbox_bridge_transfers SET state = 'cancelled', updated_at = now() WHERE id = $1 AND state = 'awaiting_funds'`,
+      [id],
+    );
     return this.getTransfer(id);
   }
 
   async refund(id: string, to: { chain: string; address: string }, amount: bigint, idempotencyKey: string): Promise<string> {
     const t = await this.getTransfer(id);
-    const tx = await chainAdapter().transferOn(to.chain, this.treasury, to.address, t.source_asset, amount, `bridge-refund:${idempotencyKey}`);
-    await db().query(`UPDATE sandbox_bridge_transfers SET state = 'refunded', refund_address = $2, refund_tx_hash = $3, updated_at = now() WHERE id = $1`,
-      [id, to.address, tx]);
+    const tx = await chainAdapter().transferOn(
+      to.chain,
+      this.treasury,
+      to.address,
+      t.source_asset,
+      amount,
+      `bridge-refund:${idempotencyKey}`,
+    );
+    await db().query(
+      `UPDATE sandbox_bridge_transfers SET state = 'refunded', refund_address = $2, refund_tx_hash = $3, updated_at = now() WHERE id = $1`,
+      [id, to.address, tx],
+    );
     return tx;
   }
 
@@ -106,24 +133,38 @@ export class SandboxBridge implements BridgeAdapter {
   async recorded(clientReference: string | null): Promise<Array<Record<string, unknown>>> {
     return db().query(
       `SELECT id, idempotency_key, client_reference, source_chain, deposit_address, state, created_at FROM sandbox_bridge_transfers
-        WHERE ($1::text IS NULL OR client_reference = $1) ORDER BY created_at DESC LIMIT 100`, [clientReference]);
+        WHERE ($1::text IS NULL OR client_reference = $1) ORDER BY created_at DESC LIMIT 100`,
+      [clientReference],
+    );
   }
 
   private async withReceived(r: Row): Promise<BridgeTransfer> {
     const rows: Array<{ s: string }> = await db().query(
       `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers
-        WHERE chain = $1 AND asset = $2 AND lower(to_address) = lower($3)`, [r.source_chain, r.source_asset, r.deposit_address]);
+        WHERE chain = $1 AND asset = $2 AND lower(to_address) = lower($3)`,
+      [r.source_chain, r.source_asset, r.deposit_address],
+    );
     const received = BigInt(rows[0].s);
     const state = r.state === 'awaiting_funds' && received > 0n ? 'funds_received' : r.state;
     return {
-      id: r.id, state, source_chain: r.source_chain, source_asset: r.source_asset, deposit_address: r.deposit_address,
-      deposit_message: r.deposit_message, received, refund_address: r.refund_address, refund_tx_hash: r.refund_tx_hash,
+      id: r.id,
+      state,
+      source_chain: r.source_chain,
+      source_asset: r.source_asset,
+      deposit_address: r.deposit_address,
+      deposit_message: r.deposit_message,
+      received,
+      refund_address: r.refund_address,
+      refund_tx_hash: r.refund_tx_hash,
     };
   }
 }
 
 /** A cross-network pay-in quote (spec 2.1): the bridge's fee for `network`, valid until `expiresAt`. */
-export interface PayInQuote { fee: bigint; expiresAt: Date }
+export interface PayInQuote {
+  fee: bigint;
+  expiresAt: Date;
+}
 
 /** Input of `createPayIn`: one bridge transfer per payment (idempotent by `idempotencyKey`). */
 export interface CreatePayIn {
@@ -158,15 +199,26 @@ export interface PayInProgress {
 
 /** Sandbox quote fees per source network (USDC minor units); documented in the README. */
 export const SANDBOX_BRIDGE_FEES: Readonly<Record<string, bigint>> = Object.freeze({
-  base: 100_000n, arbitrum: 150_000n, optimism: 150_000n, polygon: 50_000n, ethereum: 1_500_000n,
+  base: 100_000n,
+  arbitrum: 150_000n,
+  optimism: 150_000n,
+  polygon: 50_000n,
+  ethereum: 1_500_000n,
 });
 
 /** How long a sandbox pay-in quote holds. */
 export const SANDBOX_QUOTE_TTL_MS = 15 * 60 * 1000;
 
 interface PayInRow extends Row {
-  kind: string; destination_chain: string; destination_address: string; destination_asset: string;
-  fee_minor: string; covered_minor: string; delivered_minor: string; sim_state: 'auto' | 'delayed' | 'failed'; client_reference: string;
+  kind: string;
+  destination_chain: string;
+  destination_address: string;
+  destination_asset: string;
+  fee_minor: string;
+  covered_minor: string;
+  delivered_minor: string;
+  sim_state: 'auto' | 'delayed' | 'failed';
+  client_reference: string;
 }
 
 /**
@@ -193,8 +245,19 @@ export class SandboxPayInBridge {
       `INSERT INTO sandbox_bridge_transfers(id, idempotency_key, client_reference, source_chain, source_asset, deposit_address,
          deposit_message, destination_rail, destination_currency, state, kind, destination_chain, destination_address, destination_asset, fee_minor)
        VALUES ($1,$2,$3,$4,$5,$6,'', 'chain', $7, 'awaiting_funds', 'pay_in', $8, $9, $7, $10) ON CONFLICT (idempotency_key) DO NOTHING`,
-      [id, input.idempotencyKey, input.clientReference, input.sourceChain, input.sourceAsset, deriveAddress(`bridge:${input.sourceChain}:${id}`),
-        input.destinationAsset, input.destinationChain, input.destinationAddress, input.fee.toString()]);
+      [
+        id,
+        input.idempotencyKey,
+        input.clientReference,
+        input.sourceChain,
+        input.sourceAsset,
+        deriveAddress(`bridge:${input.sourceChain}:${id}`),
+        input.destinationAsset,
+        input.destinationChain,
+        input.destinationAddress,
+        input.fee.toString(),
+      ],
+    );
     const rows: PayInRow[] = await db().query('SELECT * FROM sandbox_bridge_transfers WHERE idempotency_key = $1', [input.idempotencyKey]);
     return { id: rows[0].id, deposit_address: rows[0].deposit_address };
   }
@@ -213,9 +276,15 @@ export class SandboxPayInBridge {
    * `delivered` (released; with `deliveredAmount`, every received unit not yet covered is delivered
    * as exactly that amount, e.g. less than quoted). Returns the progress; null when no such transfer.
    */
-  async simulate(idOrReference: string, state: 'delivered' | 'failed' | 'delayed', deliveredAmount: bigint | null): Promise<(PayInProgress & { id: string; client_reference: string }) | null> {
+  async simulate(
+    idOrReference: string,
+    state: 'delivered' | 'failed' | 'delayed',
+    deliveredAmount: bigint | null,
+  ): Promise<(PayInProgress & { id: string; client_reference: string }) | null> {
     const rows: PayInRow[] = await db().query(
-      `SELECT * FROM sandbox_bridge_transfers WHERE kind = 'pay_in' AND (id = $1 OR client_reference = $1) ORDER BY created_at DESC LIMIT 1`, [idOrReference]);
+      `SELECT * FROM sandbox_bridge_transfers WHERE kind = 'pay_in' AND (id = $1 OR client_reference = $1) ORDER BY created_at DESC LIMIT 1`,
+      [idOrReference],
+    );
     const r = rows[0];
     if (!r) return null;
     const sim = state === 'delivered' ? 'auto' : state;
@@ -234,9 +303,19 @@ export class SandboxPayInBridge {
     const received = await this.received(r);
     const covered = BigInt(r.covered_minor);
     if (received <= covered) return null;
-    const tx = await chainAdapter().transferOn(r.source_chain, this.treasury, to, r.source_asset, received - covered, `bridge-return-failed:${id}:${received}`);
-    await db().query(`UPDATE sandbox_bridge_transfers SET covered_minor = $2, updated_at = now() WHERE id = $1 AND covered_minor = $3`,
-      [id, received.toString(), covered.toString()]);
+    const tx = await chainAdapter().transferOn(
+      r.source_chain,
+      this.treasury,
+      to,
+      r.source_asset,
+      received - covered,
+      `bridge-return-failed:${id}:${received}`,
+    );
+    await db().query(`UPDATE sandbox_bridge_transfers SET covered_minor = $2, updated_at = now() WHERE id = $1 AND covered_minor = $3`, [
+      id,
+      received.toString(),
+      covered.toString(),
+    ]);
     return { tx_hash: tx, amount: received - covered };
   }
 
@@ -256,7 +335,8 @@ export class SandboxPayInBridge {
   private async received(r: PayInRow): Promise<bigint> {
     const sum: Array<{ s: string }> = await db().query(
       `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers WHERE chain = $1 AND asset = $2 AND lower(to_address) = lower($3)`,
-      [r.source_chain, r.source_asset, r.deposit_address]);
+      [r.source_chain, r.source_asset, r.deposit_address],
+    );
     return BigInt(sum[0].s);
   }
 
@@ -274,12 +354,28 @@ export class SandboxPayInBridge {
     const amount = forced ?? (received - covered > fee ? received - covered - fee : 0n);
     let delivery: PayInProgress['delivery'] = null;
     if (amount > 0n) {
-      const tx = await chainAdapter().transferOn(r.destination_chain, this.treasury, r.destination_address, r.destination_asset, amount, `bridge-deliver:${id}:${received}`);
-      delivery = { chain: r.destination_chain, asset: r.destination_asset, to_address: r.destination_address, from_address: this.treasury, amount, tx_hash: tx };
+      const tx = await chainAdapter().transferOn(
+        r.destination_chain,
+        this.treasury,
+        r.destination_address,
+        r.destination_asset,
+        amount,
+        `bridge-deliver:${id}:${received}`,
+      );
+      delivery = {
+        chain: r.destination_chain,
+        asset: r.destination_asset,
+        to_address: r.destination_address,
+        from_address: this.treasury,
+        amount,
+        tx_hash: tx,
+      };
     }
     await db().query(
       `UPDATE sandbox_bridge_transfers SET covered_minor = $2, delivered_minor = delivered_minor + $3, state = 'funds_received', updated_at = now()
-        WHERE id = $1 AND covered_minor = $4`, [id, received.toString(), amount.toString(), covered.toString()]);
+        WHERE id = $1 AND covered_minor = $4`,
+      [id, received.toString(), amount.toString(), covered.toString()],
+    );
     return { state: 'delivered', received, delivered: delivered + amount, undelivered: 0n, delivery };
   }
 }

@@ -13,13 +13,21 @@ import { db } from '../lib/db';
 import { instrumentProvider } from '../lib/metrics';
 
 export interface ObservedTransfer {
-  chain: string; asset: string; from_address: string | null; to_address: string;
+  chain: string;
+  asset: string;
+  from_address: string | null;
+  to_address: string;
   /** Minor units of `asset` (USDC: 6 decimals). */
-  amount: bigint; decimals: number; tx_hash: string;
+  amount: bigint;
+  decimals: number;
+  tx_hash: string;
 }
 
 /** A transfer as the chain's history reports it: its block (the sandbox mines one transfer per block) and time. */
-export interface ChainTransaction extends ObservedTransfer { block: number; at: Date }
+export interface ChainTransaction extends ObservedTransfer {
+  block: number;
+  at: Date;
+}
 
 export interface ChainAdapter {
   readonly chain: string;
@@ -70,12 +78,16 @@ export class SandboxChain implements ChainAdapter {
       `SELECT (COALESCE(SUM(amount_minor) FILTER (WHERE lower(to_address) = lower($1)), 0)
              - COALESCE(SUM(amount_minor) FILTER (WHERE lower(from_address) = lower($1)), 0))::text AS bal
          FROM sandbox_chain_transfers WHERE chain = $2 AND asset = $3 AND (lower(to_address) = lower($1) OR lower(from_address) = lower($1))`,
-      [address, this.chain, asset]);
+      [address, this.chain, asset],
+    );
     return BigInt(rows[0]?.bal ?? '0');
   }
 
   async send(from: string, to: string, asset: string, amount: bigint, idempotencyKey: string): Promise<string> {
-    const t = await this.record({ chain: this.chain, asset, from_address: from, to_address: to, amount, decimals: 6, tx_hash: txHash(`send:${idempotencyKey}`) }, idempotencyKey);
+    const t = await this.record(
+      { chain: this.chain, asset, from_address: from, to_address: to, amount, decimals: 6, tx_hash: txHash(`send:${idempotencyKey}`) },
+      idempotencyKey,
+    );
     return t.tx_hash;
   }
 
@@ -85,10 +97,28 @@ export class SandboxChain implements ChainAdapter {
 
   /** Every transfer of `asset` to `address` on `chainName` (address compared case-insensitively), oldest first. */
   async transfersTo(chainName: string, address: string, asset: string): Promise<ObservedTransfer[]> {
-    const rows: Array<{ chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string }> = await db().query(
+    const rows: Array<{
+      chain: string;
+      asset: string;
+      from_address: string | null;
+      to_address: string;
+      amount_minor: string;
+      decimals: number;
+      tx_hash: string;
+    }> = await db().query(
       `SELECT chain, asset, from_address, to_address, amount_minor, decimals, tx_hash FROM sandbox_chain_transfers
-        WHERE chain = $1 AND lower(to_address) = lower($2) AND asset = $3 ORDER BY created_at, tx_hash`, [chainName, address, asset]);
-    return rows.map((r) => ({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash }));
+        WHERE chain = $1 AND lower(to_address) = lower($2) AND asset = $3 ORDER BY created_at, tx_hash`,
+      [chainName, address, asset],
+    );
+    return rows.map((r) => ({
+      chain: r.chain,
+      asset: r.asset,
+      from_address: r.from_address,
+      to_address: r.to_address,
+      amount: BigInt(r.amount_minor),
+      decimals: r.decimals,
+      tx_hash: r.tx_hash,
+    }));
   }
 
   /**
@@ -100,7 +130,9 @@ export class SandboxChain implements ChainAdapter {
     const rows: TxRow[] = await db().query(
       `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
         WHERE chain = $1 AND asset = $2 AND (lower(to_address) = lower($3) OR lower(from_address) = lower($3)) AND ($4::bigint IS NULL OR seq < $4)
-        ORDER BY seq DESC LIMIT $5`, [this.chain, asset, address, opts.beforeBlock ?? null, opts.limit]);
+        ORDER BY seq DESC LIMIT $5`,
+      [this.chain, asset, address, opts.beforeBlock ?? null, opts.limit],
+    );
     return rows.map(toTx);
   }
 
@@ -108,7 +140,9 @@ export class SandboxChain implements ChainAdapter {
   async transaction(hash: string): Promise<ChainTransaction | null> {
     const rows: TxRow[] = await db().query(
       `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
-        WHERE chain = $1 AND lower(tx_hash) = lower($2)`, [this.chain, hash]);
+        WHERE chain = $1 AND lower(tx_hash) = lower($2)`,
+      [this.chain, hash],
+    );
     return rows[0] ? toTx(rows[0]) : null;
   }
 
@@ -120,13 +154,18 @@ export class SandboxChain implements ChainAdapter {
   async locate(hash: string): Promise<ChainTransaction | null> {
     const rows: TxRow[] = await db().query(
       `SELECT seq, chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, created_at FROM sandbox_chain_transfers
-        WHERE lower(tx_hash) = lower($1) ORDER BY (chain = $2) DESC LIMIT 1`, [hash, this.chain]);
+        WHERE lower(tx_hash) = lower($1) ORDER BY (chain = $2) DESC LIMIT 1`,
+      [hash, this.chain],
+    );
     return rows[0] ? toTx(rows[0]) : null;
   }
 
   /** The newest block of this chain (0 before any transfer). */
   async headBlock(): Promise<number> {
-    const rows: Array<{ head: string | null }> = await db().query('SELECT max(seq)::text AS head FROM sandbox_chain_transfers WHERE chain = $1', [this.chain]);
+    const rows: Array<{ head: string | null }> = await db().query(
+      'SELECT max(seq)::text AS head FROM sandbox_chain_transfers WHERE chain = $1',
+      [this.chain],
+    );
     return Number(rows[0]?.head ?? 0);
   }
 
@@ -135,33 +174,76 @@ export class SandboxChain implements ChainAdapter {
    * not on the ledger, not in any balance, not reported to watchers until `confirm`. Idempotent by
    * tx hash; a fresh hash when none is given. Returns the pending transfer.
    */
-  async broadcast(t: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null }): Promise<ObservedTransfer> {
-    const full: ObservedTransfer = { ...t, from_address: t.from_address ?? null, tx_hash: t.tx_hash ?? txHash(crypto.randomUUID()) };
+  async broadcast(
+    observedTransfer: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null },
+  ): Promise<ObservedTransfer> {
+    const full: ObservedTransfer = {
+      ...observedTransfer,
+      from_address: observedTransfer.from_address ?? null,
+      tx_hash: observedTransfer.tx_hash ?? txHash(crypto.randomUUID()),
+    };
     await db().query(
       `INSERT INTO sandbox_chain_mempool(tx_hash, chain, asset, from_address, to_address, amount_minor, decimals) VALUES ($1,$2,$3,$4,$5,$6,$7)
-       ON CONFLICT (tx_hash) DO NOTHING`, [full.tx_hash, full.chain, full.asset, full.from_address, full.to_address, full.amount.toString(), full.decimals]);
+       ON CONFLICT (tx_hash) DO NOTHING`,
+      [full.tx_hash, full.chain, full.asset, full.from_address, full.to_address, full.amount.toString(), full.decimals],
+    );
     return full;
   }
 
   /** Confirms pending transfer `hash`: moves it from the mempool to the ledger and reports it. Null when no such pending transfer. */
   async confirm(hash: string): Promise<ObservedTransfer | null> {
-    const rows: Array<{ tx_hash: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number }> =
-      await db().query('WITH d AS (DELETE FROM sandbox_chain_mempool WHERE lower(tx_hash) = lower($1) RETURNING *) SELECT * FROM d', [hash]);
+    const rows: Array<{
+      tx_hash: string;
+      chain: string;
+      asset: string;
+      from_address: string | null;
+      to_address: string;
+      amount_minor: string;
+      decimals: number;
+    }> = await db().query('WITH d AS (DELETE FROM sandbox_chain_mempool WHERE lower(tx_hash) = lower($1) RETURNING *) SELECT * FROM d', [
+      hash,
+    ]);
     const r = rows[0];
     if (!r) return null;
-    return this.inject({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash });
+    return this.inject({
+      chain: r.chain,
+      asset: r.asset,
+      from_address: r.from_address,
+      to_address: r.to_address,
+      amount: BigInt(r.amount_minor),
+      decimals: r.decimals,
+      tx_hash: r.tx_hash,
+    });
   }
 
   /** Broadcast but unconfirmed transfers to `address` on `chainName` (any case). */
   async pendingTo(chainName: string, address: string): Promise<ObservedTransfer[]> {
-    const rows: Array<{ tx_hash: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number }> =
-      await db().query('SELECT * FROM sandbox_chain_mempool WHERE chain = $1 AND lower(to_address) = lower($2) ORDER BY created_at', [chainName, address]);
-    return rows.map((r) => ({ chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash }));
+    const rows: Array<{
+      tx_hash: string;
+      chain: string;
+      asset: string;
+      from_address: string | null;
+      to_address: string;
+      amount_minor: string;
+      decimals: number;
+    }> = await db().query('SELECT * FROM sandbox_chain_mempool WHERE chain = $1 AND lower(to_address) = lower($2) ORDER BY created_at', [
+      chainName,
+      address,
+    ]);
+    return rows.map((r) => ({
+      chain: r.chain,
+      asset: r.asset,
+      from_address: r.from_address,
+      to_address: r.to_address,
+      amount: BigInt(r.amount_minor),
+      decimals: r.decimals,
+      tx_hash: r.tx_hash,
+    }));
   }
 
   /** Reports a transfer recorded elsewhere (in a caller's transaction) to the watchers. */
-  async report(t: ObservedTransfer): Promise<void> {
-    for (const l of this.listeners) await l(t);
+  async report(observedTransfer: ObservedTransfer): Promise<void> {
+    for (const l of this.listeners) await l(observedTransfer);
   }
 
   /**
@@ -170,7 +252,18 @@ export class SandboxChain implements ChainAdapter {
    * hash. Reported to the watchers like any other transfer.
    */
   async transferOn(chainName: string, from: string, to: string, asset: string, amount: bigint, idempotencyKey: string): Promise<string> {
-    const t = await this.record({ chain: chainName, asset, from_address: from, to_address: to, amount, decimals: 6, tx_hash: txHash(`send:${chainName}:${idempotencyKey}`) }, idempotencyKey);
+    const t = await this.record(
+      {
+        chain: chainName,
+        asset,
+        from_address: from,
+        to_address: to,
+        amount,
+        decimals: 6,
+        tx_hash: txHash(`send:${chainName}:${idempotencyKey}`),
+      },
+      idempotencyKey,
+    );
     for (const l of this.listeners) await l(t);
     return t.tx_hash;
   }
@@ -179,9 +272,13 @@ export class SandboxChain implements ChainAdapter {
    * Simulator entry: records a transfer on the sandbox ledger (idempotent by tx hash) and reports it
    * to the watchers. Returns the recorded transfer.
    */
-  async inject(t: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null }): Promise<ObservedTransfer> {
+  async inject(
+    observedTransfer: Omit<ObservedTransfer, 'tx_hash' | 'from_address'> & { tx_hash?: string | null; from_address?: string | null },
+  ): Promise<ObservedTransfer> {
     const full: ObservedTransfer = {
-      ...t, from_address: t.from_address ?? null, tx_hash: t.tx_hash ?? txHash(crypto.randomUUID()),
+      ...observedTransfer,
+      from_address: observedTransfer.from_address ?? null,
+      tx_hash: observedTransfer.tx_hash ?? txHash(crypto.randomUUID()),
     };
     const rec = await this.record(full, null);
     for (const l of this.listeners) await l(rec);
@@ -193,19 +290,55 @@ export class SandboxChain implements ChainAdapter {
     await q.query(
       `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash, idempotency_key)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING`,
-      [t.chain, t.asset, t.from_address, t.to_address, t.amount.toString(), t.decimals, t.tx_hash, idempotencyKey]);
-    const rows: Array<{ chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string }> =
-      await q.query('SELECT chain, asset, from_address, to_address, amount_minor, decimals, tx_hash FROM sandbox_chain_transfers WHERE tx_hash = $1', [t.tx_hash]);
+      [t.chain, t.asset, t.from_address, t.to_address, t.amount.toString(), t.decimals, t.tx_hash, idempotencyKey],
+    );
+    const rows: Array<{
+      chain: string;
+      asset: string;
+      from_address: string | null;
+      to_address: string;
+      amount_minor: string;
+      decimals: number;
+      tx_hash: string;
+    }> = await q.query(
+      'SELECT chain, asset, from_address, to_address, amount_minor, decimals, tx_hash FROM sandbox_chain_transfers WHERE tx_hash = $1',
+      [t.tx_hash],
+    );
     const r = rows[0];
-    return { chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals, tx_hash: r.tx_hash };
+    return {
+      chain: r.chain,
+      asset: r.asset,
+      from_address: r.from_address,
+      to_address: r.to_address,
+      amount: BigInt(r.amount_minor),
+      decimals: r.decimals,
+      tx_hash: r.tx_hash,
+    };
   }
 }
 
-interface TxRow { seq: string; chain: string; asset: string; from_address: string | null; to_address: string; amount_minor: string; decimals: number; tx_hash: string; created_at: Date }
+interface TxRow {
+  seq: string;
+  chain: string;
+  asset: string;
+  from_address: string | null;
+  to_address: string;
+  amount_minor: string;
+  decimals: number;
+  tx_hash: string;
+  created_at: Date;
+}
 
 const toTx = (r: TxRow): ChainTransaction => ({
-  chain: r.chain, asset: r.asset, from_address: r.from_address, to_address: r.to_address, amount: BigInt(r.amount_minor), decimals: r.decimals,
-  tx_hash: r.tx_hash, block: Number(r.seq), at: r.created_at,
+  chain: r.chain,
+  asset: r.asset,
+  from_address: r.from_address,
+  to_address: r.to_address,
+  amount: BigInt(r.amount_minor),
+  decimals: r.decimals,
+  tx_hash: r.tx_hash,
+  block: Number(r.seq),
+  at: r.created_at,
 });
 
 /** EIP-55 checksummed address derived from a label (sandbox only). */

@@ -29,7 +29,12 @@ export interface CheckoutSessionRequest {
   description: string;
 }
 
-export interface CheckoutSession { provider: string; sessionId: string; url: string; expiresAt: Date }
+export interface CheckoutSession {
+  provider: string;
+  sessionId: string;
+  url: string;
+  expiresAt: Date;
+}
 
 /** What the provider tells us about a session (a provider webhook in production). */
 export interface CheckoutNotification {
@@ -64,13 +69,26 @@ export function sandboxCheckoutUrl(sessionId: string): string {
 
 /** A sandbox session as its hosted page shows it (amounts in minor units of `currency`). */
 export interface SandboxCheckoutSession {
-  id: string; clientReference: string; amountMinor: bigint; currency: string; description: string;
-  status: CheckoutSessionStatus; expiresAt: Date; paidAmountMinor: bigint | null;
+  id: string;
+  clientReference: string;
+  amountMinor: bigint;
+  currency: string;
+  description: string;
+  status: CheckoutSessionStatus;
+  expiresAt: Date;
+  paidAmountMinor: bigint | null;
 }
 
 interface SessionRow {
-  id: string; client_reference: string; amount_minor: string; currency: string; status: CheckoutSessionStatus;
-  url: string; expires_at: Date; paid_amount_minor: string | null; payment_reference: string | null;
+  id: string;
+  client_reference: string;
+  amount_minor: string;
+  currency: string;
+  status: CheckoutSessionStatus;
+  url: string;
+  expires_at: Date;
+  paid_amount_minor: string | null;
+  payment_reference: string | null;
 }
 
 /** Sandbox hosted checkout backed by `sandbox_checkout_sessions`. */
@@ -83,7 +101,16 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
     await db().query(
       `INSERT INTO sandbox_checkout_sessions(id, client_reference, amount_minor, currency, description, status, url, expires_at)
        VALUES ($1,$2,$3,$4,$5,'open',$6, now() + make_interval(secs => $7)) ON CONFLICT (client_reference) DO NOTHING`,
-      [id, req.clientReference, req.amountMinor.toString(), req.currency, req.description, sandboxCheckoutUrl(id), CHECKOUT_SESSION_TTL_SECONDS]);
+      [
+        id,
+        req.clientReference,
+        req.amountMinor.toString(),
+        req.currency,
+        req.description,
+        sandboxCheckoutUrl(id),
+        CHECKOUT_SESSION_TTL_SECONDS,
+      ],
+    );
     const row = await this.byReference(req.clientReference);
     if (!row) throw new Error('checkout: session lost after insert');
     return { provider: this.name, sessionId: row.id, url: row.url, expiresAt: row.expires_at };
@@ -91,12 +118,20 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
 
   /** The hosted page's read of session `sessionId` (`cs_sbx_...`); null when unknown. */
   async session(sessionId: string): Promise<SandboxCheckoutSession | null> {
-    const rows: Array<SessionRow & { description: string }> = await db().query('SELECT * FROM sandbox_checkout_sessions WHERE id = $1', [sessionId]);
+    const rows: Array<SessionRow & { description: string }> = await db().query('SELECT * FROM sandbox_checkout_sessions WHERE id = $1', [
+      sessionId,
+    ]);
     const r = rows[0];
     if (!r) return null;
     return {
-      id: r.id, clientReference: r.client_reference, amountMinor: BigInt(r.amount_minor), currency: r.currency, description: r.description,
-      status: r.status, expiresAt: r.expires_at, paidAmountMinor: r.paid_amount_minor === null ? null : BigInt(r.paid_amount_minor),
+      id: r.id,
+      clientReference: r.client_reference,
+      amountMinor: BigInt(r.amount_minor),
+      currency: r.currency,
+      description: r.description,
+      status: r.status,
+      expiresAt: r.expires_at,
+      paidAmountMinor: r.paid_amount_minor === null ? null : BigInt(r.paid_amount_minor),
     };
   }
 
@@ -112,16 +147,32 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
    * same notification again (providers deliver at least once); any other move out of a closed
    * session, or paying after `expires_at`, throws CheckoutTransitionError. Unknown reference: null.
    */
-  async simulate(clientReference: string, action: 'complete' | 'fail' | 'expire', opts: { amountMinor?: bigint } = {}): Promise<CheckoutNotification | null> {
+  async simulate(
+    clientReference: string,
+    action: 'complete' | 'fail' | 'expire',
+    opts: { amountMinor?: bigint } = {},
+  ): Promise<CheckoutNotification | null> {
     const target = action === 'complete' ? 'paid' : action === 'fail' ? 'failed' : 'expired';
     // The session's own table moves through its transition table (domain/credits.ts); paying needs an unexpired session.
-    const moved = await moveRows(db(), checkoutSessionTransitions, target === 'paid'
-      ? {
-        sqlTable: 'sandbox_checkout_sessions', where: 'client_reference = $1 AND expires_at > now()', to: target,
-        params: [clientReference, opts.amountMinor?.toString() ?? null, randomToken('sbxpay_', 16)],
-        set: 'updated_at = now(), paid_amount_minor = COALESCE($2::bigint, amount_minor), payment_reference = $3::text',
-      }
-      : { sqlTable: 'sandbox_checkout_sessions', where: 'client_reference = $1', to: target, params: [clientReference], set: 'updated_at = now(), paid_amount_minor = NULL, payment_reference = NULL' });
+    const moved = await moveRows(
+      db(),
+      checkoutSessionTransitions,
+      target === 'paid'
+        ? {
+            sqlTable: 'sandbox_checkout_sessions',
+            where: 'client_reference = $1 AND expires_at > now()',
+            to: target,
+            params: [clientReference, opts.amountMinor?.toString() ?? null, randomToken('sbxpay_', 16)],
+            set: 'updated_at = now(), paid_amount_minor = COALESCE($2::bigint, amount_minor), payment_reference = $3::text',
+          }
+        : {
+            sqlTable: 'sandbox_checkout_sessions',
+            where: 'client_reference = $1',
+            to: target,
+            params: [clientReference],
+            set: 'updated_at = now(), paid_amount_minor = NULL, payment_reference = NULL',
+          },
+    );
     const row = await this.byReference(clientReference);
     if (!row) return null;
     if (moved.length === 0 && row.status !== target) {
@@ -129,7 +180,11 @@ export class SandboxCheckoutProvider implements CheckoutProvider {
       throw new CheckoutTransitionError(`cannot ${action}: ${why}`);
     }
     return {
-      provider: this.name, sessionId: row.id, clientReference, outcome: target, currency: row.currency,
+      provider: this.name,
+      sessionId: row.id,
+      clientReference,
+      outcome: target,
+      currency: row.currency,
       paidAmountMinor: row.paid_amount_minor === null ? null : BigInt(row.paid_amount_minor),
       paymentReference: row.payment_reference,
     };

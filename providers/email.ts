@@ -29,7 +29,15 @@ export interface EmailProvider {
 }
 
 /** One email the sandbox recorded (what `GET /sim/emails` lists). */
-export interface RecordedEmail { id: string; to_address: string; template: string; subject: string; body: string; related_object_id: string | null; created_at: Date }
+export interface RecordedEmail {
+  id: string;
+  to_address: string;
+  template: string;
+  subject: string;
+  body: string;
+  related_object_id: string | null;
+  created_at: Date;
+}
 
 /**
  * Sandbox provider: records each email as a row of `sandbox_emails` (the outbox a developer or a
@@ -41,9 +49,12 @@ export class SandboxEmailProvider implements EmailProvider {
     const inserted: Array<{ id: string }> = await db().query(
       `INSERT INTO sandbox_emails(id, account_id, to_address, template, subject, body, related_object_id, idempotency_key)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-      [newId('eml_'), msg.accountId, msg.to, msg.template, msg.subject, msg.body, msg.relatedObjectId, msg.idempotencyKey]);
+      [newId('eml_'), msg.accountId, msg.to, msg.template, msg.subject, msg.body, msg.relatedObjectId, msg.idempotencyKey],
+    );
     if (inserted[0]) return { id: inserted[0].id };
-    const existing: Array<{ id: string }> = await db().query('SELECT id FROM sandbox_emails WHERE idempotency_key = $1', [msg.idempotencyKey]);
+    const existing: Array<{ id: string }> = await db().query('SELECT id FROM sandbox_emails WHERE idempotency_key = $1', [
+      msg.idempotencyKey,
+    ]);
     if (!existing[0]) throw new Error('email: idempotent send lost its row');
     return { id: existing[0].id };
   }
@@ -52,7 +63,9 @@ export class SandboxEmailProvider implements EmailProvider {
   async recorded(relatedObjectId: string | null): Promise<RecordedEmail[]> {
     return db().query(
       `SELECT id, to_address, template, subject, body, related_object_id, created_at FROM sandbox_emails
-        WHERE ($1::text IS NULL OR related_object_id = $1) ORDER BY created_at DESC LIMIT 100`, [relatedObjectId]);
+        WHERE ($1::text IS NULL OR related_object_id = $1) ORDER BY created_at DESC LIMIT 100`,
+      [relatedObjectId],
+    );
   }
 }
 

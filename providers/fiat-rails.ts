@@ -19,7 +19,12 @@ import type { BankDetails } from '../domain/bank-details';
 import { db } from '../lib/db';
 import { newId } from '../lib/ids';
 import { faultValue } from './sandbox-faults';
-import { SANDBOX_FAILING_ACCOUNT_SUFFIX, SANDBOX_FAILING_REASON, SANDBOX_RETURNED_ACCOUNT_SUFFIX, SANDBOX_RETURNED_TEXT } from './sandbox-values';
+import {
+  SANDBOX_FAILING_ACCOUNT_SUFFIX,
+  SANDBOX_FAILING_REASON,
+  SANDBOX_RETURNED_ACCOUNT_SUFFIX,
+  SANDBOX_RETURNED_TEXT,
+} from './sandbox-values';
 import { instrumentProvider } from '../lib/metrics';
 
 /** A rail payment as the provider reports it. Amounts in minor units of `currency`. */
@@ -72,28 +77,52 @@ export interface FiatRailAdapter {
 /** Provider reference in the rail's own format (ACH trace number, SEPA end-to-end id, PIX E2E id, SPEI tracking key, ...). */
 export function railReference(rail: string, seed: string): string {
   const h = crypto.createHash('sha256').update(seed).digest('hex');
-  const digits = BigInt(`0x${h.slice(0, 15)}`).toString().padStart(15, '0').slice(0, 15);
+  const digits = BigInt(`0x${h.slice(0, 15)}`)
+    .toString()
+    .padStart(15, '0')
+    .slice(0, 15);
   switch (rail) {
-    case 'ach': return digits;
-    case 'wire': return `FED${h.slice(0, 13).toUpperCase()}`;
-    case 'sepa': return `E2E${h.slice(0, 29).toUpperCase()}`;
-    case 'faster_payments': return `FP${h.slice(0, 16).toUpperCase()}`;
-    case 'pix': return `E${h.slice(0, 31).toUpperCase()}`;
-    case 'spei': return `SPEI${digits}`;
-    default: return `REF${h.slice(0, 16).toUpperCase()}`;
+    case 'ach':
+      return digits;
+    case 'wire':
+      return `FED${h.slice(0, 13).toUpperCase()}`;
+    case 'sepa':
+      return `E2E${h.slice(0, 29).toUpperCase()}`;
+    case 'faster_payments':
+      return `FP${h.slice(0, 16).toUpperCase()}`;
+    case 'pix':
+      return `E${h.slice(0, 31).toUpperCase()}`;
+    case 'spei':
+      return `SPEI${digits}`;
+    default:
+      return `REF${h.slice(0, 16).toUpperCase()}`;
   }
 }
 
 interface Row {
-  id: string; rail: string; currency: string; amount_minor: string; state: RailPayment['state']; paid_minor: string | null;
-  recipient_received_minor: string | null; reason: string | null; provider_reference: string; client_reference: string;
+  id: string;
+  rail: string;
+  currency: string;
+  amount_minor: string;
+  state: RailPayment['state'];
+  paid_minor: string | null;
+  recipient_received_minor: string | null;
+  reason: string | null;
+  provider_reference: string;
+  client_reference: string;
 }
 
 const toPayment = (r: Row): RailPayment => ({
-  id: r.id, rail: r.rail, currency: r.currency, amount: BigInt(r.amount_minor), state: r.state,
+  id: r.id,
+  rail: r.rail,
+  currency: r.currency,
+  amount: BigInt(r.amount_minor),
+  state: r.state,
   paid: r.paid_minor === null ? null : BigInt(r.paid_minor),
   recipient_received: r.recipient_received_minor === null ? null : BigInt(r.recipient_received_minor),
-  reason: r.reason, provider_reference: r.provider_reference, client_reference: r.client_reference,
+  reason: r.reason,
+  provider_reference: r.provider_reference,
+  client_reference: r.client_reference,
 });
 
 /** Deterministic sandbox rails backed by PostgreSQL. */
@@ -105,9 +134,21 @@ export class SandboxFiatRails implements FiatRailAdapter {
     await db().query(
       `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference, paid_minor, reason)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (idempotency_key) DO NOTHING`,
-      [id, input.idempotencyKey, input.clientReference, input.rail, input.currency, input.amount.toString(), o.state, railReference(input.rail, id), paid, o.reason]);
+      [
+        id,
+        input.idempotencyKey,
+        input.clientReference,
+        input.rail,
+        input.currency,
+        input.amount.toString(),
+        o.state,
+        railReference(input.rail, id),
+        paid,
+        o.reason,
+      ],
+    );
     // Fault `fiat_rails.submit_delay_ms`: the provider has accepted the payment but answers late (a caller may die waiting).
-    const delay = input.accountId ? Number(await faultValue(input.accountId, 'fiat_rails.submit_delay_ms') ?? '0') : 0;
+    const delay = input.accountId ? Number((await faultValue(input.accountId, 'fiat_rails.submit_delay_ms')) ?? '0') : 0;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const rows: Row[] = await db().query('SELECT * FROM sandbox_rail_payments WHERE idempotency_key = $1', [input.idempotencyKey]);
     return toPayment(rows[0]);
@@ -126,9 +167,14 @@ export class SandboxFiatRails implements FiatRailAdapter {
    * The same state reported again changes nothing (a duplicate callback). Refuses impossible moves
    * (e.g. failing a paid payment) with an Error.
    */
-  async simulate(idOrReference: string, change: { state?: 'paid' | 'failed' | 'returned'; paid?: bigint; reason?: string | null; recipientReceived?: bigint }): Promise<RailPayment | null> {
+  async simulate(
+    idOrReference: string,
+    change: { state?: 'paid' | 'failed' | 'returned'; paid?: bigint; reason?: string | null; recipientReceived?: bigint },
+  ): Promise<RailPayment | null> {
     const rows: Row[] = await db().query(
-      'SELECT * FROM sandbox_rail_payments WHERE id = $1 OR client_reference = $1 ORDER BY created_at DESC LIMIT 1', [idOrReference]);
+      'SELECT * FROM sandbox_rail_payments WHERE id = $1 OR client_reference = $1 ORDER BY created_at DESC LIMIT 1',
+      [idOrReference],
+    );
     if (!rows[0]) return null;
     const p = toPayment(rows[0]);
     // The same report again (a provider delivers its callbacks at least once): nothing changes, and
@@ -137,18 +183,30 @@ export class SandboxFiatRails implements FiatRailAdapter {
       // no change
     } else if (change.state === 'paid') {
       if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot become paid`);
-      await db().query(`UPDATE sandbox_rail_payments SET state = 'paid', paid_minor = $2, updated_at = now() WHERE id = $1`, [p.id, (change.paid ?? p.amount).toString()]);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'paid', paid_minor = $2, updated_at = now() WHERE id = $1`, [
+        p.id,
+        (change.paid ?? p.amount).toString(),
+      ]);
     } else if (change.state === 'failed') {
       if (p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot fail`);
-      await db().query(`UPDATE sandbox_rail_payments SET state = 'failed', reason = $2, updated_at = now() WHERE id = $1`, [p.id, change.reason ?? 'rail_rejected']);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'failed', reason = $2, updated_at = now() WHERE id = $1`, [
+        p.id,
+        change.reason ?? 'rail_rejected',
+      ]);
     } else if (change.state === 'returned') {
       if (p.state !== 'paid' && p.state !== 'submitted') throw new Error(`a ${p.state} payment cannot be returned`);
-      await db().query(`UPDATE sandbox_rail_payments SET state = 'returned', reason = $2, updated_at = now() WHERE id = $1`, [p.id, change.reason ?? 'beneficiary_account_closed']);
+      await db().query(`UPDATE sandbox_rail_payments SET state = 'returned', reason = $2, updated_at = now() WHERE id = $1`, [
+        p.id,
+        change.reason ?? 'beneficiary_account_closed',
+      ]);
     }
     if (change.recipientReceived !== undefined) {
       const now = await this.get(p.id);
       if (now.state !== 'paid') throw new Error('only a paid payment can be confirmed by the recipient');
-      await db().query('UPDATE sandbox_rail_payments SET recipient_received_minor = $2, updated_at = now() WHERE id = $1', [p.id, change.recipientReceived.toString()]);
+      await db().query('UPDATE sandbox_rail_payments SET recipient_received_minor = $2, updated_at = now() WHERE id = $1', [
+        p.id,
+        change.recipientReceived.toString(),
+      ]);
     }
     return this.get(p.id);
   }

@@ -28,12 +28,18 @@ import { instrumentProvider } from '../lib/metrics';
 
 /** The provider's order API is out: retry later (`503 temporarily_unavailable` on the wire). */
 export class ProviderUnavailable extends Error {
-  constructor(provider: string) { super(`${provider}: order API unavailable`); this.name = 'ProviderUnavailable'; }
+  constructor(provider: string) {
+    super(`${provider}: order API unavailable`);
+    this.name = 'ProviderUnavailable';
+  }
 }
 
 /** The provider refused to cancel (`409 cancel_unavailable` on the wire). */
 export class CancelRefused extends Error {
-  constructor(message: string) { super(message); this.name = 'CancelRefused'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'CancelRefused';
+  }
 }
 
 export interface PlaceOrderInput {
@@ -66,8 +72,16 @@ const RAIL_OF_CURRENCY: Record<string, string> = { USD: 'ach', EUR: 'sepa', GBP:
 const NO_RECALL = new Set<string>(NO_RECALL_RAILS);
 
 interface Row {
-  id: string; provider: string; order_id: string; state: ProviderOrderReport['state']; captured: boolean; payment_rail: string | null;
-  failure_kind: OrderFailureKind | null; provider_reason: string | null; delivery_tx_hash: string | null; placement: PlacedOrder;
+  id: string;
+  provider: string;
+  order_id: string;
+  state: ProviderOrderReport['state'];
+  captured: boolean;
+  payment_rail: string | null;
+  failure_kind: OrderFailureKind | null;
+  provider_reason: string | null;
+  delivery_tx_hash: string | null;
+  placement: PlacedOrder;
 }
 
 async function assertUp(accountId: string, provider: string): Promise<void> {
@@ -84,23 +98,39 @@ function placementOf(i: PlaceOrderInput, providerOrderId: string, now: number): 
   const native = quoteProvider(i.provider)?.native === true;
   if (i.side === 'buy' && (i.paymentMethod === 'card' || i.paymentMethod === 'apple_pay')) {
     return {
-      providerOrderId, paymentRail: null, bankInstructions: null, deposit: null,
+      providerOrderId,
+      paymentRail: null,
+      bankInstructions: null,
+      deposit: null,
       checkout: { url: `${loadConfig().payerHost}/sandbox/orders/${providerOrderId}`, expiresAt: new Date(now + CHECKOUT_TTL_MS) },
     };
   }
   if (i.side === 'buy') {
-    const rail = i.paymentMethod === 'pix' ? 'pix' : i.paymentMethod === 'spei' ? 'spei' : RAIL_OF_CURRENCY[i.fromAsset] ?? 'wire';
+    const rail = i.paymentMethod === 'pix' ? 'pix' : i.paymentMethod === 'spei' ? 'spei' : (RAIL_OF_CURRENCY[i.fromAsset] ?? 'wire');
     const holder = native ? 'Payments Platform Collections' : `${quoteProvider(i.provider)?.name ?? i.provider} Payments`;
     const { i: instructions } = instructionsFor(rail, i.fromAsset, `order:${i.orderId}`, holder);
     return {
-      providerOrderId, paymentRail: native ? rail : null, checkout: null, deposit: null,
+      providerOrderId,
+      paymentRail: native ? rail : null,
+      checkout: null,
+      deposit: null,
       bankInstructions: { ...instructions, amount: i.finalInMinor.toString(), decimals: String(i.fromDecimals) },
     };
   }
   const network = i.network ?? 'ethereum';
   return {
-    providerOrderId, paymentRail: null, checkout: null, bankInstructions: null,
-    deposit: { address: depositAddress(network, `${i.provider}:${i.orderId}`), chain: network, asset: i.fromAsset, amountMinor: i.finalInMinor, decimals: i.fromDecimals, expiresAt: new Date(now + DEPOSIT_TTL_MS) },
+    providerOrderId,
+    paymentRail: null,
+    checkout: null,
+    bankInstructions: null,
+    deposit: {
+      address: depositAddress(network, `${i.provider}:${i.orderId}`),
+      chain: network,
+      asset: i.fromAsset,
+      amountMinor: i.finalInMinor,
+      decimals: i.fromDecimals,
+      expiresAt: new Date(now + DEPOSIT_TTL_MS),
+    },
   };
 }
 
@@ -113,25 +143,38 @@ const reviveDates = (p: PlacedOrder): PlacedOrder => ({
 /** Sandbox order execution, backed by PostgreSQL. */
 export class SandboxOrderProviders {
   /** Places the order (idempotent by `orderId`). Throws ProviderUnavailable under the outage fault. */
-  async place(i: PlaceOrderInput): Promise<PlacedOrder> {
-    await assertUp(i.accountId, i.provider);
-    const id = `prv_${crypto.createHash('sha256').update(`${i.provider}:${i.orderId}`).digest('hex').slice(0, 24)}`;
-    const placement = placementOf(i, id, Date.now());
+  async place(placeOrderInput: PlaceOrderInput): Promise<PlacedOrder> {
+    await assertUp(placeOrderInput.accountId, placeOrderInput.provider);
+    const id = `prv_${crypto.createHash('sha256').update(`${placeOrderInput.provider}:${placeOrderInput.orderId}`).digest('hex').slice(0, 24)}`;
+    const placement = placementOf(placeOrderInput, id, Date.now());
     const serialised = JSON.parse(JSON.stringify(placement, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
-    await db().query(`INSERT INTO sandbox_provider_orders (id, provider, order_id, account_id, state, payment_rail, placement)
-      VALUES ($1, $2, $3, $4, 'awaiting_payment', $5, $6) ON CONFLICT (order_id) DO NOTHING`, [id, i.provider, i.orderId, i.accountId, placement.paymentRail, serialised]);
-    const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE order_id = $1', [i.orderId]);
+    await db().query(
+      `INSERT INTO sandbox_provider_orders (id, provider, order_id, account_id, state, payment_rail, placement)
+      VALUES ($1, $2, $3, $4, 'awaiting_payment', $5, $6) ON CONFLICT (order_id) DO NOTHING`,
+      [id, placeOrderInput.provider, placeOrderInput.orderId, placeOrderInput.accountId, placement.paymentRail, serialised],
+    );
+    const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE order_id = $1', [placeOrderInput.orderId]);
     return reviveDates(rows[0].placement);
   }
 
   /** The hosted checkout page's read of provider order `providerOrderId` (`prv_...`): our order id, the provider, its report and placement; null when unknown. */
-  async byProviderOrderId(providerOrderId: string): Promise<{ orderId: string; provider: string; report: ProviderOrderReport; placement: PlacedOrder } | null> {
+  async byProviderOrderId(
+    providerOrderId: string,
+  ): Promise<{ orderId: string; provider: string; report: ProviderOrderReport; placement: PlacedOrder } | null> {
     const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE id = $1', [providerOrderId]);
     const r = rows[0];
     if (!r) return null;
     return {
-      orderId: r.order_id, provider: r.provider, placement: reviveDates(r.placement),
-      report: { state: r.state, failureKind: r.failure_kind, providerReason: r.provider_reason, captured: r.captured, deliveryTxHash: r.delivery_tx_hash },
+      orderId: r.order_id,
+      provider: r.provider,
+      placement: reviveDates(r.placement),
+      report: {
+        state: r.state,
+        failureKind: r.failure_kind,
+        providerReason: r.provider_reason,
+        captured: r.captured,
+        deliveryTxHash: r.delivery_tx_hash,
+      },
     };
   }
 
@@ -140,7 +183,13 @@ export class SandboxOrderProviders {
     const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE order_id = $1', [orderId]);
     const r = rows[0];
     if (!r) return null;
-    return { state: r.state, failureKind: r.failure_kind, providerReason: r.provider_reason, captured: r.captured, deliveryTxHash: r.delivery_tx_hash };
+    return {
+      state: r.state,
+      failureKind: r.failure_kind,
+      providerReason: r.provider_reason,
+      captured: r.captured,
+      deliveryTxHash: r.delivery_tx_hash,
+    };
   }
 
   /**
@@ -157,13 +206,19 @@ export class SandboxOrderProviders {
       throw new CancelRefused(`The native fiat provider cannot cancel an order on ${r.payment_rail}: a payment may already be in flight.`);
     }
     if (r.state !== 'awaiting_payment' && r.state !== 'cancelled') throw new CancelRefused(`The provider's order is ${r.state}.`);
-    await db().query(`UPDATE sandbox_provider_orders SET state = 'cancelled', updated_at = now() WHERE order_id = $1 AND state = 'awaiting_payment'`, [orderId]);
+    await db().query(
+      `UPDATE sandbox_provider_orders SET state = 'cancelled', updated_at = now() WHERE order_id = $1 AND state = 'awaiting_payment'`,
+      [orderId],
+    );
     return (await this.report(orderId))!;
   }
 
   /** The checkout or deposit window closed unpaid: the provider expires the order (no-op once money moved). */
   async expire(orderId: string): Promise<ProviderOrderReport | null> {
-    await db().query(`UPDATE sandbox_provider_orders SET state = 'expired', updated_at = now() WHERE order_id = $1 AND state IN ('awaiting_payment', 'authorized')`, [orderId]);
+    await db().query(
+      `UPDATE sandbox_provider_orders SET state = 'expired', updated_at = now() WHERE order_id = $1 AND state IN ('awaiting_payment', 'authorized')`,
+      [orderId],
+    );
     return this.report(orderId);
   }
 
@@ -173,21 +228,38 @@ export class SandboxOrderProviders {
    * the provider's text), `refund` (money given back, with the provider's text). Returns the report,
    * or a refusal text when the action does not apply to the order's state.
    */
-  async act(orderId: string, action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete', opts: { failureKind?: OrderFailureKind; reason?: string }): Promise<ProviderOrderReport | string | null> {
+  async act(
+    orderId: string,
+    action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete',
+    opts: { failureKind?: OrderFailureKind; reason?: string },
+  ): Promise<ProviderOrderReport | string | null> {
     const allowed: Record<typeof action, string[]> = {
-      authorize: ['awaiting_payment'], capture: ['awaiting_payment', 'authorized'], complete: ['captured'],
-      fail: ['awaiting_payment', 'authorized', 'captured'], refund: ['captured', 'completed', 'failed'],
+      authorize: ['awaiting_payment'],
+      capture: ['awaiting_payment', 'authorized'],
+      complete: ['captured'],
+      fail: ['awaiting_payment', 'authorized', 'captured'],
+      refund: ['captured', 'completed', 'failed'],
     };
     const rows: Row[] = await db().query('SELECT * FROM sandbox_provider_orders WHERE order_id = $1', [orderId]);
     const r = rows[0];
     if (!r) return null;
-    if (!allowed[action].includes(r.state) || (action === 'refund' && !r.captured)) return `Cannot ${action} a provider order that is ${r.state}${action === 'refund' ? (r.captured ? '' : ' without captured money') : ''}.`;
+    if (!allowed[action].includes(r.state) || (action === 'refund' && !r.captured))
+      return `Cannot ${action} a provider order that is ${r.state}${action === 'refund' ? (r.captured ? '' : ' without captured money') : ''}.`;
     const next = { authorize: 'authorized', capture: 'captured', complete: 'completed', fail: 'failed', refund: 'refunded' }[action];
     const tx = action === 'complete' ? `0x${crypto.createHash('sha256').update(`order-delivery:${orderId}`).digest('hex')}` : null;
-    await db().query(`UPDATE sandbox_provider_orders SET state = $2, captured = captured OR $3, failure_kind = COALESCE($4, failure_kind),
+    await db().query(
+      `UPDATE sandbox_provider_orders SET state = $2, captured = captured OR $3, failure_kind = COALESCE($4, failure_kind),
       provider_reason = COALESCE($5, provider_reason), delivery_tx_hash = COALESCE($6, delivery_tx_hash), updated_at = now() WHERE order_id = $1`,
-    [orderId, next, action === 'capture', action === 'fail' ? (opts.failureKind ?? 'payment_declined') : null,
-      opts.reason ?? (action === 'refund' ? 'Refunded at the buyer\'s request' : action === 'fail' ? 'Card issuer declined (sandbox)' : null), tx]);
+      [
+        orderId,
+        next,
+        action === 'capture',
+        action === 'fail' ? (opts.failureKind ?? 'payment_declined') : null,
+        opts.reason ??
+          (action === 'refund' ? "Refunded at the buyer's request" : action === 'fail' ? 'Card issuer declined (sandbox)' : null),
+        tx,
+      ],
+    );
     return this.report(orderId);
   }
 }

@@ -34,35 +34,99 @@ const EU = ['DE', 'FR', 'ES', 'IT', 'NL', 'IE', 'PT', 'BE', 'AT'];
 /** The sandbox providers, in fan-out order. */
 export const QUOTE_PROVIDERS: readonly QuoteProvider[] = Object.freeze([
   {
-    id: 'native_fiat', name: 'Native fiat', ...QUOTE_PROVIDER_SANDBOX.native_fiat, native: true,
-    sides: ['buy', 'sell'], fiats: ['USD', 'EUR', 'GBP', 'BRL', 'MXN'], cryptos: ['USDC'], methods: ['bank_transfer', 'pix', 'spei'],
-    networks: ['tempo'], countries: ['US', 'GB', 'BR', 'MX', ...EU], requiresNetwork: false,
-    feeBps: 50n, fixedFeeUsdMicro: 0n, spreadBps: 0n, minUsdMicro: 10_000_000n, maxUsdMicro: 100_000_000_000n, outputDigits: null,
+    id: 'native_fiat',
+    name: 'Native fiat',
+    ...QUOTE_PROVIDER_SANDBOX.native_fiat,
+    native: true,
+    sides: ['buy', 'sell'],
+    fiats: ['USD', 'EUR', 'GBP', 'BRL', 'MXN'],
+    cryptos: ['USDC'],
+    methods: ['bank_transfer', 'pix', 'spei'],
+    networks: ['tempo'],
+    countries: ['US', 'GB', 'BR', 'MX', ...EU],
+    requiresNetwork: false,
+    feeBps: 50n,
+    fixedFeeUsdMicro: 0n,
+    spreadBps: 0n,
+    minUsdMicro: 10_000_000n,
+    maxUsdMicro: 100_000_000_000n,
+    outputDigits: null,
   },
   {
-    id: 'rampline', name: 'Rampline', ...QUOTE_PROVIDER_SANDBOX.rampline, native: false,
-    sides: ['buy', 'sell'], fiats: ['USD', 'EUR', 'GBP'], cryptos: ['USDC', 'USDT', 'ETH'], methods: ['card', 'apple_pay', 'bank_transfer'],
-    networks: ['ethereum', 'base', 'polygon', 'arbitrum', 'optimism', 'solana'], countries: ['US', 'GB', 'CA', 'AU', ...EU], requiresNetwork: true,
-    feeBps: 250n, fixedFeeUsdMicro: 990_000n, spreadBps: 50n, minUsdMicro: 20_000_000n, maxUsdMicro: 20_000_000_000n, outputDigits: null,
+    id: 'rampline',
+    name: 'Rampline',
+    ...QUOTE_PROVIDER_SANDBOX.rampline,
+    native: false,
+    sides: ['buy', 'sell'],
+    fiats: ['USD', 'EUR', 'GBP'],
+    cryptos: ['USDC', 'USDT', 'ETH'],
+    methods: ['card', 'apple_pay', 'bank_transfer'],
+    networks: ['ethereum', 'base', 'polygon', 'arbitrum', 'optimism', 'solana'],
+    countries: ['US', 'GB', 'CA', 'AU', ...EU],
+    requiresNetwork: true,
+    feeBps: 250n,
+    fixedFeeUsdMicro: 990_000n,
+    spreadBps: 50n,
+    minUsdMicro: 20_000_000n,
+    maxUsdMicro: 20_000_000_000n,
+    outputDigits: null,
   },
   {
-    id: 'coinvia', name: 'Coinvia', ...QUOTE_PROVIDER_SANDBOX.coinvia, native: false,
-    sides: ['buy', 'sell', 'swap'], fiats: ['USD', 'EUR', 'BRL', 'MXN', 'JPY', 'KWD'], cryptos: ['USDC', 'USDT', 'ETH'],
-    methods: ['card', 'bank_transfer', 'pix', 'spei', 'wallet_balance'], networks: ['ethereum', 'base', 'polygon'],
-    countries: ['US', 'BR', 'MX', 'JP', 'KW', 'CO', ...EU], requiresNetwork: false,
-    feeBps: 150n, fixedFeeUsdMicro: 0n, spreadBps: 80n, minUsdMicro: 5_000_000n, maxUsdMicro: 50_000_000_000n, outputDigits: 2,
+    id: 'coinvia',
+    name: 'Coinvia',
+    ...QUOTE_PROVIDER_SANDBOX.coinvia,
+    native: false,
+    sides: ['buy', 'sell', 'swap'],
+    fiats: ['USD', 'EUR', 'BRL', 'MXN', 'JPY', 'KWD'],
+    cryptos: ['USDC', 'USDT', 'ETH'],
+    methods: ['card', 'bank_transfer', 'pix', 'spei', 'wallet_balance'],
+    networks: ['ethereum', 'base', 'polygon'],
+    countries: ['US', 'BR', 'MX', 'JP', 'KW', 'CO', ...EU],
+    requiresNetwork: false,
+    feeBps: 150n,
+    fixedFeeUsdMicro: 0n,
+    spreadBps: 80n,
+    minUsdMicro: 5_000_000n,
+    maxUsdMicro: 50_000_000_000n,
+    outputDigits: 2,
   },
   {
-    id: 'swapworks', name: 'Swapworks', ...QUOTE_PROVIDER_SANDBOX.swapworks, native: false,
-    sides: ['swap'], fiats: [], cryptos: ['USDC', 'USDT', 'ETH'], methods: ['wallet_balance'],
-    networks: ['ethereum', 'base', 'arbitrum', 'optimism', 'polygon'], countries: ['US', 'GB', 'CA', 'AU', 'JP', 'BR', 'MX', ...EU], requiresNetwork: false,
-    feeBps: 30n, fixedFeeUsdMicro: 0n, spreadBps: 20n, minUsdMicro: 1_000_000n, maxUsdMicro: 1_000_000_000_000n, outputDigits: null,
+    id: 'swapworks',
+    name: 'Swapworks',
+    ...QUOTE_PROVIDER_SANDBOX.swapworks,
+    native: false,
+    sides: ['swap'],
+    fiats: [],
+    cryptos: ['USDC', 'USDT', 'ETH'],
+    methods: ['wallet_balance'],
+    networks: ['ethereum', 'base', 'arbitrum', 'optimism', 'polygon'],
+    countries: ['US', 'GB', 'CA', 'AU', 'JP', 'BR', 'MX', ...EU],
+    requiresNetwork: false,
+    feeBps: 30n,
+    fixedFeeUsdMicro: 0n,
+    spreadBps: 20n,
+    minUsdMicro: 1_000_000n,
+    maxUsdMicro: 1_000_000_000_000n,
+    outputDigits: null,
   },
   {
-    id: 'harbor', name: 'Harbor', ...QUOTE_PROVIDER_SANDBOX.harbor, native: false,
-    sides: ['buy', 'sell'], fiats: ['USD', 'EUR'], cryptos: ['USDC'], methods: ['bank_transfer', 'card'],
-    networks: ['ethereum', 'base'], countries: ['US', ...EU], requiresNetwork: false,
-    feeBps: 100n, fixedFeeUsdMicro: 0n, spreadBps: 10n, minUsdMicro: 10_000_000n, maxUsdMicro: 10_000_000_000n, outputDigits: null,
+    id: 'harbor',
+    name: 'Harbor',
+    ...QUOTE_PROVIDER_SANDBOX.harbor,
+    native: false,
+    sides: ['buy', 'sell'],
+    fiats: ['USD', 'EUR'],
+    cryptos: ['USDC'],
+    methods: ['bank_transfer', 'card'],
+    networks: ['ethereum', 'base'],
+    countries: ['US', ...EU],
+    requiresNetwork: false,
+    feeBps: 100n,
+    fixedFeeUsdMicro: 0n,
+    spreadBps: 10n,
+    minUsdMicro: 10_000_000n,
+    maxUsdMicro: 10_000_000_000n,
+    outputDigits: null,
   },
 ]);
 
@@ -77,7 +141,13 @@ export const QUOTE_COUNTRIES: ReadonlySet<string> = new Set(QUOTE_PROVIDERS.filt
 /** One provider's terminal result (spec 4.9 `providers[]`). */
 export type ProviderResult =
   | { provider: QuoteProvider; status: 'quoted'; offer: PricedOffer; latencyMs: number }
-  | { provider: QuoteProvider; status: 'no_offer' | 'paused' | 'failed' | 'timed_out'; reason: string; code: NoOffer['code']; latencyMs: number };
+  | {
+      provider: QuoteProvider;
+      status: 'no_offer' | 'paused' | 'failed' | 'timed_out';
+      reason: string;
+      code: NoOffer['code'];
+      latencyMs: number;
+    };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -95,12 +165,15 @@ async function ask(p: QuoteProvider, terms: QuoteTerms, latencyMs: number, failu
  */
 export async function quoteAll(terms: QuoteTerms, accountId: string, deadlineMs: number): Promise<ProviderResult[]> {
   const faults = await faultValues(accountId, 'quotes.');
-  return Promise.all(QUOTE_PROVIDERS.map(async (p) => {
-    const t0 = process.hrtime.bigint();
-    const r = await quoteOne(p, terms, faults, deadlineMs);
-    if (r.status !== 'paused') observeProviderCall(p.id, 'quote', r.status === 'timed_out' ? 'timeout' : r.status === 'failed' ? 'error' : 'ok', t0);
-    return r;
-  }));
+  return Promise.all(
+    QUOTE_PROVIDERS.map(async (p) => {
+      const t0 = process.hrtime.bigint();
+      const r = await quoteOne(p, terms, faults, deadlineMs);
+      if (r.status !== 'paused')
+        observeProviderCall(p.id, 'quote', r.status === 'timed_out' ? 'timeout' : r.status === 'failed' ? 'error' : 'ok', t0);
+      return r;
+    }),
+  );
 }
 
 /** One provider's answer to `terms` under `deadlineMs` (quoteAll). Never throws. */
@@ -111,10 +184,16 @@ async function quoteOne(p: QuoteProvider, terms: QuoteTerms, faults: Map<string,
   const latency = Number(faults.get(`quotes.${p.id}.latency_ms`) ?? p.defaultLatencyMs);
   const failureRate = Number(faults.get(`quotes.${p.id}.failure_rate`) ?? 0);
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), deadlineMs); });
+  const deadline = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), deadlineMs);
+  });
   try {
-    const out = await Promise.race([ask(p, terms, Number.isFinite(latency) ? Math.max(0, latency) : p.defaultLatencyMs, Number.isFinite(failureRate) ? failureRate : 0), deadline]);
-    if (out === 'timeout') return { provider: p, status: 'timed_out', reason: 'timeout', code: 'PROVIDER_UNAVAILABLE', latencyMs: elapsed() };
+    const out = await Promise.race([
+      ask(p, terms, Number.isFinite(latency) ? Math.max(0, latency) : p.defaultLatencyMs, Number.isFinite(failureRate) ? failureRate : 0),
+      deadline,
+    ]);
+    if (out === 'timeout')
+      return { provider: p, status: 'timed_out', reason: 'timeout', code: 'PROVIDER_UNAVAILABLE', latencyMs: elapsed() };
     if ('finalOut' in out) return { provider: p, status: 'quoted', offer: out, latencyMs: elapsed() };
     return { provider: p, status: 'no_offer', reason: out.reason, code: out.code, latencyMs: elapsed() };
   } catch {

@@ -24,8 +24,10 @@ export type { FaultName } from './sandbox-values';
 
 /** The value of fault `name` for account `accountId`, or null when unset. */
 export async function faultValue(accountId: string, name: FaultName): Promise<string | null> {
-  const rows: Array<{ value: string }> = await db().query(
-    'SELECT value FROM sandbox_provider_faults WHERE account_id = $1 AND name = $2', [accountId, name]);
+  const rows: Array<{ value: string }> = await db().query('SELECT value FROM sandbox_provider_faults WHERE account_id = $1 AND name = $2', [
+    accountId,
+    name,
+  ]);
   return rows[0]?.value ?? null;
 }
 
@@ -41,13 +43,18 @@ export async function setFault(accountId: string, name: FaultName, value: string
     await db().query('DELETE FROM sandbox_provider_faults WHERE account_id = $1 AND name = $2', [accountId, name]);
     return;
   }
-  await db().query(`INSERT INTO sandbox_provider_faults(account_id, name, value) VALUES ($1,$2,$3)
-    ON CONFLICT (account_id, name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [accountId, name, value]);
+  await db().query(
+    `INSERT INTO sandbox_provider_faults(account_id, name, value) VALUES ($1,$2,$3)
+    ON CONFLICT (account_id, name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [accountId, name, value],
+  );
 }
 
 /** Every fault of `accountId` whose name starts with `prefix`, by name (one query). */
 export async function faultValues(accountId: string, prefix: string): Promise<Map<string, string>> {
   const rows: Array<{ name: string; value: string }> = await db().query(
-    'SELECT name, value FROM sandbox_provider_faults WHERE account_id = $1 AND starts_with(name, $2)', [accountId, prefix]);
+    'SELECT name, value FROM sandbox_provider_faults WHERE account_id = $1 AND starts_with(name, $2)',
+    [accountId, prefix],
+  );
   return new Map(rows.map((r) => [r.name, r.value]));
 }

@@ -1,5 +1,5 @@
 /**
- * Every magic value of the sandbox, defined once (issue 23 part 4): test bank account numbers, the
+ * Every magic value of the sandbox, defined once: test bank account numbers, the
  * magic sender of a bank credit, the KYC provider's decisions, the address screening's risk bands,
  * the provider faults and the quote providers' behaviours. The sandbox providers import their
  * values from here; `SANDBOX_VALUES` lists them all (value, where it applies, what it does) and
@@ -46,7 +46,7 @@ export const KYC_DECISIONS = Object.freeze([
   { state: 'under_review', effect: 'The provider reviews what the person gave (`customer.verification_state_changed`).' },
   { state: 'approved', effect: 'Verified (`verified_at` set); `endorsements` name the rails it unlocks.' },
   { state: 'rejected', effect: 'Refused with `rejection_outcome` (`customer.rejected`).' },
-  { state: 'stale_mapping', effect: 'The provider\'s record no longer matches: `GET /v1/customers` answers `409 customer_mapping_stale`.' },
+  { state: 'stale_mapping', effect: "The provider's record no longer matches: `GET /v1/customers` answers `409 customer_mapping_stale`." },
   { state: 'action_required', effect: 'More information is due: `requirements_due` (`customer.requirements_updated`).' },
 ] as const);
 /** Every state `POST /sim/kyc/decisions` accepts. */
@@ -88,51 +88,112 @@ const PER_PROVIDER = (name: string): string[] => QUOTE_PROVIDER_IDS.map((p) => n
 
 /** Every fault, with the value it takes and what it does. `<provider>` stands for each quote provider id. */
 export const FAULTS = Object.freeze([
-  { name: 'bridge.create_delay_ms', value: 'milliseconds', effect: 'The payout bridge records a transfer, then answers that many ms late.' },
+  {
+    name: 'bridge.create_delay_ms',
+    value: 'milliseconds',
+    effect: 'The payout bridge records a transfer, then answers that many ms late.',
+  },
   { name: 'wallet.close_fails', value: '`true`', effect: 'Unsigned wallet sends cannot be closed.' },
   { name: 'fiat_rails.submit_delay_ms', value: 'milliseconds', effect: 'The fiat rail records a payment, then answers that many ms late.' },
-  { name: 'offramp.refund_fails', value: '`true`', effect: 'An off-ramp\'s USDC cannot be sent back.' },
-  { name: 'bank_collection.issue_fails', value: '`true`', effect: 'The bank collection provider fails to issue instructions (an upstream 502): payroll funding instructions are `failed` `provider_error`, retryable.' },
+  { name: 'offramp.refund_fails', value: '`true`', effect: "An off-ramp's USDC cannot be sent back." },
+  {
+    name: 'bank_collection.issue_fails',
+    value: '`true`',
+    effect:
+      'The bank collection provider fails to issue instructions (an upstream 502): payroll funding instructions are `failed` `provider_error`, retryable.',
+  },
   { name: 'legal.registry_unavailable', value: '`true`', effect: 'The terms acceptance registry cannot be read.' },
-  { name: 'quotes.<provider>.latency_ms', value: 'milliseconds', effect: 'The quote provider answers that many ms late (past the deadline: `timed_out`).' },
-  { name: 'quotes.<provider>.failure_rate', value: '0 to 1', effect: 'The share of the quote provider\'s calls that fail (`failed`).' },
-  { name: 'orders.<provider>.unavailable', value: '`true`', effect: 'The provider\'s order API is out: placing or cancelling an order answers 503.' },
-  { name: 'buy_sell.coverage', value: '`cold` or `stale`', effect: 'The buy/sell coverage snapshot is not usable: `GET /v1/capabilities?product=buy_sell` answers 503.' },
+  {
+    name: 'quotes.<provider>.latency_ms',
+    value: 'milliseconds',
+    effect: 'The quote provider answers that many ms late (past the deadline: `timed_out`).',
+  },
+  { name: 'quotes.<provider>.failure_rate', value: '0 to 1', effect: "The share of the quote provider's calls that fail (`failed`)." },
+  {
+    name: 'orders.<provider>.unavailable',
+    value: '`true`',
+    effect: "The provider's order API is out: placing or cancelling an order answers 503.",
+  },
+  {
+    name: 'buy_sell.coverage',
+    value: '`cold` or `stale`',
+    effect: 'The buy/sell coverage snapshot is not usable: `GET /v1/capabilities?product=buy_sell` answers 503.',
+  },
 ] as const);
 
 /** Known fault names, `<provider>` expanded (the simulator refuses others). */
-export const FAULT_NAMES = Object.freeze(FAULTS.flatMap((f) => (f.name.includes('<provider>') ? PER_PROVIDER(f.name) : [f.name]))) as readonly FaultName[];
+export const FAULT_NAMES = Object.freeze(
+  FAULTS.flatMap((f) => (f.name.includes('<provider>') ? PER_PROVIDER(f.name) : [f.name])),
+) as readonly FaultName[];
 type Expand<N extends string> = N extends `${infer A}<provider>${infer B}` ? `${A}${QuoteProviderId}${B}` : N;
 export type FaultName = Expand<(typeof FAULTS)[number]['name']>;
 
 // ----- The list
 
 const code = (s: string): string => `\`${s}\``;
-const bankDestination = 'The account identifier (account number, IBAN, CLABE or PIX key) of a bank destination paid on an instant rail: payroll items, off-ramps';
+const bankDestination =
+  'The account identifier (account number, IBAN, CLABE or PIX key) of a bank destination paid on an instant rail: payroll items, off-ramps';
 
 /** Every magic value of the sandbox, in the order a sandbox journey meets them. */
 export const SANDBOX_VALUES: readonly SandboxValue[] = Object.freeze([
-  { value: `digits ending ${code(SANDBOX_FAILING_ACCOUNT_SUFFIX)}`, where: bankDestination, effect: `The rail payment fails with \`${SANDBOX_FAILING_REASON}\` (a payroll item's \`failure_reason\`). E.g. US \`00011111${SANDBOX_FAILING_ACCOUNT_SUFFIX}\`.` },
-  { value: `digits ending ${code(SANDBOX_RETURNED_ACCOUNT_SUFFIX)}`, where: bankDestination, effect: `Paid, then returned by the recipient's bank with \`${SANDBOX_RETURNED_TEXT}\` (a payroll item's \`return_reason\`). Any other ending is paid at once.` },
-  { value: code(SANDBOX_RETURN_SENDER), where: '`sender_name` of `POST /sim/bank/credits`', effect: `The sending bank returns the credit at once: \`"${SANDBOX_RETURN_TEXT}"\` (also the reason of \`POST /sim/bank/credits/{id}/return\` without one).` },
+  {
+    value: `digits ending ${code(SANDBOX_FAILING_ACCOUNT_SUFFIX)}`,
+    where: bankDestination,
+    effect: `The rail payment fails with \`${SANDBOX_FAILING_REASON}\` (a payroll item's \`failure_reason\`). E.g. US \`00011111${SANDBOX_FAILING_ACCOUNT_SUFFIX}\`.`,
+  },
+  {
+    value: `digits ending ${code(SANDBOX_RETURNED_ACCOUNT_SUFFIX)}`,
+    where: bankDestination,
+    effect: `Paid, then returned by the recipient's bank with \`${SANDBOX_RETURNED_TEXT}\` (a payroll item's \`return_reason\`). Any other ending is paid at once.`,
+  },
+  {
+    value: code(SANDBOX_RETURN_SENDER),
+    where: '`sender_name` of `POST /sim/bank/credits`',
+    effect: `The sending bank returns the credit at once: \`"${SANDBOX_RETURN_TEXT}"\` (also the reason of \`POST /sim/bank/credits/{id}/return\` without one).`,
+  },
   ...KYC_DECISIONS.map((d) => ({ value: code(d.state), where: '`state` of `POST /sim/kyc/decisions`', effect: d.effect })),
-  ...KYC_REJECTION_OUTCOMES.map((o) => ({ value: code(o), where: '`rejection_outcome` of `POST /sim/kyc/decisions` (with `state: rejected`)', effect: REJECTION_GUIDANCE[o] })),
-  { value: 'an address without a signal', where: 'Address screening (address book create and `recheck`)', effect: `Scores 0 to ${SANDBOX_SCREENING_DEFAULT_SCORE_BELOW - 1} (\`low\`, \`clear\`), fixed per chain and address.` },
+  ...KYC_REJECTION_OUTCOMES.map((o) => ({
+    value: code(o),
+    where: '`rejection_outcome` of `POST /sim/kyc/decisions` (with `state: rejected`)',
+    effect: REJECTION_GUIDANCE[o],
+  })),
+  {
+    value: 'an address without a signal',
+    where: 'Address screening (address book create and `recheck`)',
+    effect: `Scores 0 to ${SANDBOX_SCREENING_DEFAULT_SCORE_BELOW - 1} (\`low\`, \`clear\`), fixed per chain and address.`,
+  },
   ...SCREENING_RISK_BANDS.map((b, i) => ({
-    value: `\`risk_score\` ${i === 0 ? 0 : SCREENING_RISK_BANDS[i - 1].below} to ${b.below - 1}`, where: '`POST /sim/providers/screening/signals`',
+    value: `\`risk_score\` ${i === 0 ? 0 : SCREENING_RISK_BANDS[i - 1].below} to ${b.below - 1}`,
+    where: '`POST /sim/providers/screening/signals`',
     effect: `\`risk_level: ${b.risk_level}\`, \`verdict: ${b.verdict}\`, \`action: ${b.action}\`.`,
   })),
-  { value: '`unavailable: true`', where: '`POST /sim/providers/screening/signals`', effect: 'The screening provider is out for that address: a create records `screening.status: unavailable`; a `recheck` answers `503 screening_unavailable` and keeps the previous result.' },
+  {
+    value: '`unavailable: true`',
+    where: '`POST /sim/providers/screening/signals`',
+    effect:
+      'The screening provider is out for that address: a create records `screening.status: unavailable`; a `recheck` answers `503 screening_unavailable` and keeps the previous result.',
+  },
   ...QUOTE_PROVIDER_IDS.map((id) => ({
-    value: code(id), where: 'Quote provider (`POST /v1/quotes` `providers[]`)',
-    effect: QUOTE_PROVIDER_SANDBOX[id].paused ? 'Always `paused`: reported, never offered.'
+    value: code(id),
+    where: 'Quote provider (`POST /v1/quotes` `providers[]`)',
+    effect: QUOTE_PROVIDER_SANDBOX[id].paused
+      ? 'Always `paused`: reported, never offered.'
       : `Answers after ${QUOTE_PROVIDER_SANDBOX[id].defaultLatencyMs} ms without a fault.${id === 'native_fiat' ? ` Refuses to cancel an order on a rail with no recall (${NO_RECALL_RAILS.map(code).join(', ')}): \`409 cancel_unavailable\`.` : ''}`,
   })),
-  ...FAULTS.map((f) => ({ value: code(f.name), where: `\`name\` of \`POST /sim/providers/faults\` (value: ${f.value}; per account)`, effect: f.effect })),
+  ...FAULTS.map((f) => ({
+    value: code(f.name),
+    where: `\`name\` of \`POST /sim/providers/faults\` (value: ${f.value}; per account)`,
+    effect: f.effect,
+  })),
 ]);
 
 /** The Markdown table of `SANDBOX_VALUES` (`| Value | Where | What it does |`), one row per value, ending with a newline. */
 export function sandboxValuesMarkdown(values: readonly SandboxValue[] = SANDBOX_VALUES): string {
   const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  return ['| Value | Where | What it does |', '|---|---|---|', ...values.map((v) => `| ${cell(v.value)} | ${cell(v.where)} | ${cell(v.effect)} |`), ''].join('\n');
+  return [
+    '| Value | Where | What it does |',
+    '|---|---|---|',
+    ...values.map((v) => `| ${cell(v.value)} | ${cell(v.where)} | ${cell(v.effect)} |`),
+    '',
+  ].join('\n');
 }

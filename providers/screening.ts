@@ -51,25 +51,35 @@ const SANDBOX_COVERAGE = ['sanctions_lists', 'darknet_markets', 'mixers', 'scam_
 
 /** Sandbox implementation backed by `sandbox_screening_signals`. */
 export class SandboxAddressScreeningProvider implements AddressScreeningProvider {
-  async screenAddress(q: { chain: string; address: string; addressKey: string }): Promise<AddressScreeningResult> {
+  async screenAddress(input: { chain: string; address: string; addressKey: string }): Promise<AddressScreeningResult> {
     const rows: Array<{ risk_score: number; flags: string[]; unavailable: boolean }> = await db().query(
-      'SELECT risk_score, flags, unavailable FROM sandbox_screening_signals WHERE chain = $1 AND address_key = $2', [q.chain, q.addressKey]);
+      'SELECT risk_score, flags, unavailable FROM sandbox_screening_signals WHERE chain = $1 AND address_key = $2',
+      [input.chain, input.addressKey],
+    );
     const signal = rows[0];
     if (signal?.unavailable) throw new ScreeningUnavailableError('sandbox screening provider unavailable for this address');
-    const score = signal ? signal.risk_score : crypto.createHash('sha256').update(`${q.chain}:${q.addressKey}`).digest()[0] % SANDBOX_SCREENING_DEFAULT_SCORE_BELOW;
+    const score = signal
+      ? signal.risk_score
+      : crypto.createHash('sha256').update(`${input.chain}:${input.addressKey}`).digest()[0] % SANDBOX_SCREENING_DEFAULT_SCORE_BELOW;
     return {
-      risk_score: score, ...classifyRisk(score), flags: signal ? [...signal.flags] : [], provider_version: SANDBOX_VERSION, screened_at: new Date(),
-      intelligence: Boolean(signal), coverage: [...SANDBOX_COVERAGE],
+      risk_score: score,
+      ...classifyRisk(score),
+      flags: signal ? [...signal.flags] : [],
+      provider_version: SANDBOX_VERSION,
+      screened_at: new Date(),
+      intelligence: Boolean(signal),
+      coverage: [...SANDBOX_COVERAGE],
     };
   }
 
   /** Simulator: what the provider will report for (chain, address key) from now on. */
-  async setSignal(chain: string, addressKey: string, s: { risk_score: number; flags: string[]; unavailable: boolean }): Promise<void> {
+  async setSignal(chain: string, addressKey: string, input: { risk_score: number; flags: string[]; unavailable: boolean }): Promise<void> {
     await db().query(
       `INSERT INTO sandbox_screening_signals(chain, address_key, risk_score, flags, unavailable) VALUES ($1,$2,$3,$4,$5)
        ON CONFLICT (chain, address_key) DO UPDATE SET risk_score = EXCLUDED.risk_score, flags = EXCLUDED.flags,
          unavailable = EXCLUDED.unavailable, updated_at = now()`,
-      [chain, addressKey, s.risk_score, s.flags, s.unavailable]);
+      [chain, addressKey, input.risk_score, input.flags, input.unavailable],
+    );
   }
 }
 

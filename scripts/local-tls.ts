@@ -8,7 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface LocalTls { certFile: string; keyFile: string; cert: string; key: string }
+export interface LocalTls {
+  certFile: string;
+  keyFile: string;
+  cert: string;
+  key: string;
+}
 
 /** Writes `cert.pem` and `key.pem` (mode 0600) into `dir` (created) and returns them. */
 export async function generateLocalTls(dir: string): Promise<LocalTls> {
@@ -16,15 +21,24 @@ export async function generateLocalTls(dir: string): Promise<LocalTls> {
   const selfsigned = require('selfsigned') as typeof import('selfsigned');
   const now = Date.now();
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec', curve: 'P-256', algorithm: 'sha256',
-    notBeforeDate: new Date(now - 60_000), notAfterDate: new Date(now + 24 * 3600_000),
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - 60_000),
+    notAfterDate: new Date(now + 24 * 3600_000),
     extensions: [
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [
-        { type: 2, value: 'localhost' }, { type: 2, value: '*.webhooks.example.com' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' },
-      ] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 2, value: '*.webhooks.example.com' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   fs.mkdirSync(dir, { recursive: true });

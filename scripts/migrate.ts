@@ -12,4 +12,7 @@ async function main(): Promise<void> {
   await ds.destroy();
 }
 
-main().catch((e) => { process.stderr.write(`${String(e)}\n`); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(`${String(e)}\n`);
+  process.exit(1);
+});

@@ -1,5 +1,5 @@
 /**
- * The most used client generator against this build's document (issue 24): OpenAPI Generator's
+ * The most used client generator against this build's document: OpenAPI Generator's
  * `typescript-fetch` client, generated from the document of this build and compiled under
  * `tsc --strict`. A document that the generator cannot turn into a compiling client fails here
  * (and so CI, .ci/run), not in a merchant's project.
@@ -54,8 +54,8 @@ function root(): string {
 }
 
 /** Where the pinned jar is cached: `<cache>/openapi-generator-cli-<version>/openapi-generator-cli.jar`. */
-export function generatorCacheDir(v = version()): string {
-  return path.join(cacheDir(), `openapi-generator-cli-${v}`);
+export function generatorCacheDir(value = version()): string {
+  return path.join(cacheDir(), `openapi-generator-cli-${value}`);
 }
 
 /** Runs `cmd` with its output appended to `logFile`; throws with the log's last lines when it fails. */
@@ -66,7 +66,9 @@ function runToLog(cmd: string, args: string[], logFile: string, what: string, cw
   try {
     const r = spawnSync(cmd, args, { cwd, stdio: ['ignore', out, out], timeout: 10 * 60_000 });
     if (r.status !== 0) {
-      throw new Error(`${what} failed (${r.error ? r.error.message : r.signal ?? `exit ${r.status}`}); last lines of ${logFile}:\n${tailOfFile(logFile, 40)}`);
+      throw new Error(
+        `${what} failed (${r.error ? r.error.message : (r.signal ?? `exit ${r.status}`)}); last lines of ${logFile}:\n${tailOfFile(logFile, 40)}`,
+      );
     }
   } finally {
     fs.closeSync(out);
@@ -90,7 +92,9 @@ export async function ensureGeneratorJar(): Promise<string> {
   if (fs.existsSync(marker) && fs.existsSync(jar)) return jar;
   const mvn = findMaven();
   if (!mvn) {
-    throw new Error(`${jar} is not cached and Maven ('mvn') was not found to resolve org.openapitools:openapi-generator-cli:${v}: install Maven or set OPENAPI_GENERATOR_JAR`);
+    throw new Error(
+      `${jar} is not cached and Maven ('mvn') was not found to resolve org.openapitools:openapi-generator-cli:${v}: install Maven or set OPENAPI_GENERATOR_JAR`,
+    );
   }
   return withCacheLock(`openapi-generator-cli-${v}`, log, async () => {
     if (fs.existsSync(marker) && fs.existsSync(jar)) return jar; // resolved by another process meanwhile
@@ -101,16 +105,31 @@ export async function ensureGeneratorJar(): Promise<string> {
     const started = Date.now();
     log(`resolving org.openapitools:openapi-generator-cli:${v} from Maven Central into ${dir} (once per machine)...`);
     try {
-      runToLog(mvn, [
-        '-B', '--no-transfer-progress', '-Dstyle.color=never', '-f', pom,
-        `-Dgenerator.lib.dir=${staging}`, `-Dopenapi-generator.version=${v}`, 'dependency:copy',
-      ], path.join(cacheDir(), 'logs', 'openapi-generator-resolve.log'), 'resolving the generator with Maven', path.dirname(pom));
-      if (!fs.existsSync(path.join(staging, 'openapi-generator-cli.jar'))) throw new Error(`Maven finished but ${staging} has no openapi-generator-cli.jar`);
+      runToLog(
+        mvn,
+        [
+          '-B',
+          '--no-transfer-progress',
+          '-Dstyle.color=never',
+          '-f',
+          pom,
+          `-Dgenerator.lib.dir=${staging}`,
+          `-Dopenapi-generator.version=${v}`,
+          'dependency:copy',
+        ],
+        path.join(cacheDir(), 'logs', 'openapi-generator-resolve.log'),
+        'resolving the generator with Maven',
+        path.dirname(pom),
+      );
+      if (!fs.existsSync(path.join(staging, 'openapi-generator-cli.jar')))
+        throw new Error(`Maven finished but ${staging} has no openapi-generator-cli.jar`);
       fs.writeFileSync(path.join(staging, '.complete'), `${v}\n`);
       fs.rmSync(dir, { recursive: true, force: true });
       fs.renameSync(staging, dir);
     } catch (err) {
-      throw new Error(`${(err as Error).message}\nCheck Maven Central access (~/.m2/settings.xml mirrors/proxies) or set OPENAPI_GENERATOR_JAR.`);
+      throw new Error(
+        `${(err as Error).message}\nCheck Maven Central access (~/.m2/settings.xml mirrors/proxies) or set OPENAPI_GENERATOR_JAR.`,
+      );
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
@@ -136,7 +155,12 @@ export function generateClient(jar: string, source: string, out: string): number
   fs.mkdirSync(out, { recursive: true });
   const logFile = path.join(cacheDir(), 'logs', 'openapi-generator-generate.log');
   fs.rmSync(logFile, { force: true });
-  runToLog(java, ['-jar', jar, 'generate', '-g', GENERATOR, '-i', source, '-o', out, ...GENERATE_OPTIONS], logFile, `generating the ${GENERATOR} client`);
+  runToLog(
+    java,
+    ['-jar', jar, 'generate', '-g', GENERATOR, '-i', source, '-o', out, ...GENERATE_OPTIONS],
+    logFile,
+    `generating the ${GENERATOR} client`,
+  );
   const models = path.join(out, 'models');
   return fs.existsSync(models) ? fs.readdirSync(models).filter((f) => f.endsWith('.ts') && f !== 'index.ts').length : 0;
 }
@@ -144,7 +168,11 @@ export function generateClient(jar: string, source: string, out: string): number
 /** Compiles the generated client under `tsc --strict` (clients/openapi-generator/tsconfig.json); returns the compiler's output. */
 export function compileClient(base: string): { ok: boolean; output: string } {
   const tsc = path.join(base, 'node_modules', '.bin', 'tsc');
-  const r = spawnSync(tsc, ['-p', path.join(base, 'clients', 'openapi-generator', 'tsconfig.json'), '--pretty', 'false'], { cwd: base, encoding: 'utf8', timeout: 5 * 60_000 });
+  const r = spawnSync(tsc, ['-p', path.join(base, 'clients', 'openapi-generator', 'tsconfig.json'), '--pretty', 'false'], {
+    cwd: base,
+    encoding: 'utf8',
+    timeout: 5 * 60_000,
+  });
   return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
 }
 
@@ -157,7 +185,9 @@ async function main(): Promise<void> {
   const out = path.join(base, 'examples', 'generated', 'openapi-generator');
   try {
     const models = generateClient(jar, source, out);
-    log(`${GENERATOR} client of ${given ?? "this build's document"} (generator ${process.env.OPENAPI_GENERATOR_JAR ? jar : version()}): ${models} models in ${path.relative(base, out)}/`);
+    log(
+      `${GENERATOR} client of ${given ?? "this build's document"} (generator ${process.env.OPENAPI_GENERATOR_JAR ? jar : version()}): ${models} models in ${path.relative(base, out)}/`,
+    );
   } finally {
     if (!given) fs.rmSync(path.dirname(source), { recursive: true, force: true });
   }
@@ -165,7 +195,9 @@ async function main(): Promise<void> {
   const errors = (output.match(/error TS\d+/g) ?? []).length;
   if (!ok) {
     process.stderr.write(`${output}\n`);
-    throw new Error(`the generated client does not compile under tsc --strict: ${errors} error(s) (clients/openapi-generator/tsconfig.json)`);
+    throw new Error(
+      `the generated client does not compile under tsc --strict: ${errors} error(s) (clients/openapi-generator/tsconfig.json)`,
+    );
   }
   log(`tsc --strict: 0 errors (${formatDuration(Date.now() - started)})`);
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run payroll:return -- <pr_id> --reason "<why>"`: operator command (issue 24; not a merchant
+ * `npm run payroll:return -- <pr_id> --reason "<why>"`: operator command (not a merchant
  * operation) returning the money a payroll run owes back (domain/payroll-returns.ts: a cancelled
  * run's funding, a finished run's unpaid items and overfunding) to its funding sources. It prints
  * where the run stands, then sends the `returnFunds` signal to the run's workflow
@@ -27,10 +27,14 @@ async function print(runId: string): Promise<boolean> {
   process.stdout.write(`${s.run.id} (${s.run.account_id}): ${s.run.status}, needs_attention ${s.run.needs_attention}\n`);
   if (s.position.length === 0) process.stdout.write('  no money received\n');
   for (const p of s.position) {
-    process.stdout.write(`  ${p.currency}: owed ${p.owed}, returned ${p.returned}, in flight ${p.in_flight}, outstanding ${p.outstanding} (minor units)\n`);
+    process.stdout.write(
+      `  ${p.currency}: owed ${p.owed}, returned ${p.returned}, in flight ${p.in_flight}, outstanding ${p.outstanding} (minor units)\n`,
+    );
   }
   for (const r of s.returns) {
-    process.stdout.write(`  ${r.id} ${r.status} ${r.amount_minor} ${r.currency} -> ${r.source}${r.provider_ref ? ` (${r.provider_ref})` : ''}${r.failure_reason ? ` ${r.failure_reason}` : ''}\n`);
+    process.stdout.write(
+      `  ${r.id} ${r.status} ${r.amount_minor} ${r.currency} -> ${r.source}${r.provider_ref ? ` (${r.provider_ref})` : ''}${r.failure_reason ? ` ${r.failure_reason}` : ''}\n`,
+    );
   }
   return true;
 }
@@ -51,7 +55,9 @@ async function main(): Promise<number> {
     if (!(await print(runId))) return 1;
     if (statusOnly) return 0;
     await requestPayrollFundsReturn(runId, reason);
-    process.stdout.write(`returnFunds sent to ${runId}; follow it with: npm run temporal -- workflow query -w ${runId} --type waiting_for\n`);
+    process.stdout.write(
+      `returnFunds sent to ${runId}; follow it with: npm run temporal -- workflow query -w ${runId} --type waiting_for\n`,
+    );
     return 0;
   } finally {
     await closeTemporalClient();
@@ -59,7 +65,12 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (e: unknown) => {
-  process.stderr.write(`payroll:return: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`payroll:return: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

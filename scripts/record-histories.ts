@@ -42,17 +42,32 @@ const log = (m: string) => process.stderr.write(`[histories] ${m}\n`);
 // ---------------------------------------------------------------------------------------------
 
 /** One history to write: workflow `workflowId` of `type` (its run `runId`, default the latest), stored as `<type>/<path>.json`. */
-interface Capture { type: string; path: string; workflowId: string; runId?: string }
+interface Capture {
+  type: string;
+  path: string;
+  workflowId: string;
+  runId?: string;
+}
 
 /** One manifest entry (tests/workflows/histories/manifest.json `histories[]`). */
 interface ManifestEntry {
-  file: string; workflow_type: string; path: string; workflow_id: string; events: number;
+  file: string;
+  workflow_type: string;
+  path: string;
+  workflow_id: string;
+  events: number;
   /** The commit recorded from (`-dirty` when workflows/ had uncommitted changes), its tag if any, the Temporal SDK version, when. */
-  commit: string; tag: string | null; temporal_sdk: string; recorded_at: string;
+  commit: string;
+  tag: string | null;
+  temporal_sdk: string;
+  recorded_at: string;
 }
 
 /** The manifest: what each stored history is and which build recorded it. */
-interface Manifest { description: string; histories: ManifestEntry[] }
+interface Manifest {
+  description: string;
+  histories: ManifestEntry[];
+}
 
 /** The journeys' handle on the stack: the API as merchant, payer and outside world, and Temporal. */
 interface Ctx {
@@ -101,13 +116,23 @@ const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 /** A payout draft with its ACH beneficiary (1,000.00 USD from base). */
 async function fundablePayout(c: Ctx): Promise<string> {
   const p = await c.api('key', 'POST', '/v1/payouts', { invoice_amount: usd('100000'), corridor_id: 'usd_ach', source_chain: 'base' });
-  await c.api('key', 'POST', `/v1/payouts/${p.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' });
+  await c.api('key', 'POST', `/v1/payouts/${p.id}/beneficiary`, {
+    account_owner_type: 'business',
+    account_holder_name: 'Supplier LLC',
+    account_number: '123456789',
+    routing_number: '021000021',
+  });
   return p.id;
 }
 
 /** An activated crypto-only link of `cents` USD (`extra`: more create fields) and its payer token. */
 async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const l = await c.api('key', 'POST', '/v1/payment_links', { amount: usd(cents), title: 'Recorded journey', accepted_rail_kinds: ['crypto'], ...extra });
+  const l = await c.api('key', 'POST', '/v1/payment_links', {
+    amount: usd(cents),
+    title: 'Recorded journey',
+    accepted_rail_kinds: ['crypto'],
+    ...extra,
+  });
   const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
@@ -116,8 +141,14 @@ async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 /** The payer opens a native-rail payment on link `token`: its id and deposit instructions. */
-async function nativePayment(c: Ctx, token: string): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
-  const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native', payer_email: 'payer@example.com' });
+async function nativePayment(
+  c: Ctx,
+  token: string,
+): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
+  const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, {
+    rail: 'crypto_native',
+    payer_email: 'payer@example.com',
+  });
   return { id: p.id, di: p.deposit_instructions };
 }
 
@@ -127,8 +158,19 @@ const chainTransfer = (c: Ctx, chain: string, to: string, asset: string, amount:
 /** An activated link settling to a bank address-book entry on `rail` (`cents` in the rail's currency) and its payer token. */
 async function bankLink(c: Ctx, rail: 'ach', cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
   const e = await c.api('dash', 'POST', '/v1/address_book', { kind: 'bank', label: `Operating ${rail}` });
-  await c.api('dash', 'POST', `/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail, account_number: '000123456789', routing_number: '021000021' });
-  const l = await c.api('key', 'POST', '/v1/payment_links', { amount: usd(cents), title: 'Recorded bank journey', settlement_destination: { address_book_id: e.id }, ...extra });
+  await c.api('dash', 'POST', `/v1/address_book/${e.id}/beneficiary`, {
+    account_owner_type: 'business',
+    account_holder_name: 'Acme Ltd',
+    rail,
+    account_number: '000123456789',
+    routing_number: '021000021',
+  });
+  const l = await c.api('key', 'POST', '/v1/payment_links', {
+    amount: usd(cents),
+    title: 'Recorded bank journey',
+    settlement_destination: { address_book_id: e.id },
+    ...extra,
+  });
   const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
@@ -146,29 +188,56 @@ const signAs = async (c: Ctx, tx: unknown) => (await c.api('anon', 'POST', '/sim
 /** A subscription of 25 USDC a month to a crypto address-book entry; its id and first invoice. */
 async function subscription(c: Ctx): Promise<{ id: string; invoice: any }> {
   const client = await c.api('key', 'POST', '/v1/clients', { display_name: 'Subscriber Co', email: 'billing@subscriber.example' });
-  const dest = await c.api('dash', 'POST', '/v1/address_book', { kind: 'crypto', chain: 'tempo', address: randomAddress(), label: 'Own wallet' });
-  const sub = await c.api('key', 'POST', '/v1/subscriptions', {
-    client_id: client.id, amount: { amount: '25000000', currency: 'USDC', decimals: 6 }, interval: 'month', cycles: 3, description: 'Hosting', settlement_destination_id: dest.id,
+  const dest = await c.api('dash', 'POST', '/v1/address_book', {
+    kind: 'crypto',
+    chain: 'tempo',
+    address: randomAddress(),
+    label: 'Own wallet',
   });
-  const invoice = await c.until('the first invoice', async () => (await c.api('key', 'GET', `/v1/subscriptions/${sub.id}/invoices`)).data[0]);
+  const sub = await c.api('key', 'POST', '/v1/subscriptions', {
+    client_id: client.id,
+    amount: { amount: '25000000', currency: 'USDC', decimals: 6 },
+    interval: 'month',
+    cycles: 3,
+    description: 'Hosting',
+    settlement_destination_id: dest.id,
+  });
+  const invoice = await c.until(
+    'the first invoice',
+    async () => (await c.api('key', 'GET', `/v1/subscriptions/${sub.id}/invoices`)).data[0],
+  );
   return { id: sub.id, invoice };
 }
 
 /** A payroll run of `rows` (USD cents, ACH account number or null for a wallet), destinations adopted, approved. */
 async function approvedRun(c: Ctx, rows: Array<[string, string | null]>): Promise<{ id: string; itemIds: string[] }> {
   const run = await c.api('key', 'POST', '/v1/payroll_runs', {
-    title: 'Recorded payroll', currency: 'USD', pay_period_start: '2026-12-01', pay_period_end: '2026-12-31',
+    title: 'Recorded payroll',
+    currency: 'USD',
+    pay_period_start: '2026-12-01',
+    pay_period_end: '2026-12-31',
     rows: rows.map(([cents], i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: usd(cents) })),
   });
   const items: Array<{ id: string; recipient: { id: string } }> = (await c.api('key', 'GET', `/v1/payroll_runs/${run.id}/items`)).data;
   for (const [i, item] of items.entries()) {
     const account = rows[i][1];
-    const destination = account === null ? { type: 'wallet', chain: 'tempo', address: REFUND }
-      : { type: 'bank_account', account_owner_type: 'individual', account_holder_name: `Recipient ${i}`, rail: 'ach', account_number: account, routing_number: '021000021' };
+    const destination =
+      account === null
+        ? { type: 'wallet', chain: 'tempo', address: REFUND }
+        : {
+            type: 'bank_account',
+            account_owner_type: 'individual',
+            account_holder_name: `Recipient ${i}`,
+            rail: 'ach',
+            account_number: account,
+            routing_number: '021000021',
+          };
     const token = (await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {})).recipient_session.token;
     await c.api('anon', 'POST', `/v1/payroll_recipient_sessions/${token}/destination`, destination);
     const rcp = await c.api('key', 'GET', `/v1/payroll_recipients/${item.recipient.id}`);
-    await c.api('key', 'POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, { expected_submitted_at: rcp.pending_destination.submitted_at });
+    await c.api('key', 'POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, {
+      expected_submitted_at: rcp.pending_destination.submitted_at,
+    });
   }
   await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/approve`, {});
   return { id: run.id, itemIds: items.map((i) => i.id) };
@@ -183,13 +252,16 @@ const JOURNEYS: Journey[] = [
     name: 'crypto link paid exactly',
     async run(c) {
       await c.newAccount();
-      // With an expiry: a link with no timer runs no workflow (issue 36, domain/payment-links.ts linkNeedsWorkflow).
+      // With an expiry: a link with no timer runs no workflow (domain/payment-links.ts linkNeedsWorkflow).
       const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
       const p = await nativePayment(c, link.token);
       await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, p.di.amount.amount);
       await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
       await c.untilField('key', `/v1/payment_links/${link.id}`, 'settled');
-      return [{ type: 'paymentWorkflow', path: 'paid-exactly', workflowId: p.id }, { type: 'paymentLinkWorkflow', path: 'activated-and-paid', workflowId: link.id }];
+      return [
+        { type: 'paymentWorkflow', path: 'paid-exactly', workflowId: p.id },
+        { type: 'paymentLinkWorkflow', path: 'activated-and-paid', workflowId: link.id },
+      ];
     },
   },
   {
@@ -215,7 +287,10 @@ const JOURNEYS: Journey[] = [
       await c.untilField('key', `/v1/payments/${p.id}`, 'underpaid');
       await c.api('key', 'POST', `/v1/payment_links/${link.id}/cancel`, {});
       await c.untilField('key', `/v1/payments/${p.id}`, 'unmatched');
-      return [{ type: 'paymentWorkflow', path: 'underpaid-then-link-cancelled', workflowId: p.id }, { type: 'paymentLinkWorkflow', path: 'cancelled', workflowId: link.id }];
+      return [
+        { type: 'paymentWorkflow', path: 'underpaid-then-link-cancelled', workflowId: p.id },
+        { type: 'paymentLinkWorkflow', path: 'cancelled', workflowId: link.id },
+      ];
     },
   },
   {
@@ -225,11 +300,24 @@ const JOURNEYS: Journey[] = [
       const link = await bankLink(c, 'ach', '20000', { expires_at: inDays(30) });
       const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, { rail: 'ach', payer_type: 'business' });
       const bdi = p.bank_deposit_instructions;
-      await c.api('anon', 'POST', '/sim/bank/credits', { rail: bdi.rail, currency: bdi.currency, amount: '20000', reference: bdi.reference, to_account: bdi.account_number, sender_name: 'Payer Co' });
+      await c.api('anon', 'POST', '/sim/bank/credits', {
+        rail: bdi.rail,
+        currency: bdi.currency,
+        amount: '20000',
+        reference: bdi.reference,
+        to_account: bdi.account_number,
+        sender_name: 'Payer Co',
+      });
       await c.untilField('key', `/v1/payments/${p.id}`, 'paid');
-      await c.until('the settlement payout', async () => (await c.raw('anon', 'POST', `/sim/providers/fiat_rails/payments/${p.id}`, { state: 'paid' })).status === 200);
+      await c.until(
+        'the settlement payout',
+        async () => (await c.raw('anon', 'POST', `/sim/providers/fiat_rails/payments/${p.id}`, { state: 'paid' })).status === 200,
+      );
       await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
-      return [{ type: 'paymentWorkflow', path: 'bank-paid-and-settled', workflowId: p.id }, { type: 'paymentLinkWorkflow', path: 'bank-paid-and-settled', workflowId: link.id }];
+      return [
+        { type: 'paymentWorkflow', path: 'bank-paid-and-settled', workflowId: p.id },
+        { type: 'paymentLinkWorkflow', path: 'bank-paid-and-settled', workflowId: link.id },
+      ];
     },
   },
   {
@@ -243,7 +331,12 @@ const JOURNEYS: Journey[] = [
         const caps = await c.api('key', 'GET', '/v1/capabilities?product=payment_links');
         return caps.corridors.find((k: { corridor_id: string }) => k.corridor_id === 'crypto_xchain')?.executable === true;
       });
-      const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, { rail: 'crypto_xchain', network: 'base', stablecoin: 'USDC', refund_address: '0x4444444444444444444444444444444444444444' });
+      const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, {
+        rail: 'crypto_xchain',
+        network: 'base',
+        stablecoin: 'USDC',
+        refund_address: '0x4444444444444444444444444444444444444444',
+      });
       const bridge = p.deposit_instructions.address;
       await c.api('anon', 'POST', `/sim/bridge/transfers/${p.id}`, { state: 'delayed' });
       await chainTransfer(c, 'base', bridge, 'USDC', p.deposit_instructions.amount.amount);
@@ -308,9 +401,20 @@ const JOURNEYS: Journey[] = [
     name: 'payroll run funded by bank and executed: one item paid, one failed, one to a wallet',
     async run(c) {
       await c.newAccount();
-      const run = await approvedRun(c, [['25000', '000123456789'], ['12000', '000111111116'], ['3000', null]]);
+      const run = await approvedRun(c, [
+        ['25000', '000123456789'],
+        ['12000', '000111111116'],
+        ['3000', null],
+      ]);
       const fi = await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/funding_instructions`, {});
-      await c.api('anon', 'POST', '/sim/bank/credits', { rail: 'ach', currency: 'USD', amount: '40000', reference: fi.run_reference, to_account: fi.bank.account_number, sender_name: 'Acme Inc' });
+      await c.api('anon', 'POST', '/sim/bank/credits', {
+        rail: 'ach',
+        currency: 'USD',
+        amount: '40000',
+        reference: fi.run_reference,
+        to_account: fi.bank.account_number,
+        sender_name: 'Acme Inc',
+      });
       await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/funding_instructions`, {});
       await c.untilField('key', `/v1/payroll_runs/${run.id}`, 'funded', 'funding_state');
       await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/execute`, {});
@@ -343,14 +447,20 @@ const JOURNEYS: Journey[] = [
       await chainTransfer(c, 'tempo', di.address, di.asset, '25000000');
       await c.untilField('key', `/v1/subscriptions/${id}/invoices/${invoice.id}`, 'paid');
       await c.untilField('key', `/v1/payments/${invoice.payment_id}`, 'settled');
-      return [{ type: 'subscriptionWorkflow', path: 'invoice-paid', workflowId: id }, { type: 'paymentWorkflow', path: 'subscription-invoice-paid', workflowId: invoice.payment_id }];
+      return [
+        { type: 'subscriptionWorkflow', path: 'invoice-paid', workflowId: id },
+        { type: 'paymentWorkflow', path: 'subscription-invoice-paid', workflowId: invoice.payment_id },
+      ];
     },
   },
   {
     name: 'wallet: a deposit from base bridged in',
     async run(c) {
       await c.newAccount();
-      const d = await c.api('dash', 'POST', '/v1/wallet/deposit_intents', { source_chain: 'base', amount: { amount: '50000000', currency: 'USDC', decimals: 6 } });
+      const d = await c.api('dash', 'POST', '/v1/wallet/deposit_intents', {
+        source_chain: 'base',
+        amount: { amount: '50000000', currency: 'USDC', decimals: 6 },
+      });
       await chainTransfer(c, 'base', d.deposit_address, 'USDC', d.amount_in.amount, REFUND);
       await c.untilField('dash', `/v1/wallet/deposit_intents/${d.id}`, 'settled');
       return [{ type: 'depositIntentWorkflow', path: 'settled', workflowId: d.id }];
@@ -361,7 +471,12 @@ const JOURNEYS: Journey[] = [
     async run(c) {
       await c.newAccount();
       const w = await fundedWallet(c, '5000000');
-      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', { destination_chain: w.chain, destination_address: REFUND, amount: { amount: '1500000', currency: w.asset, decimals: 6 }, note: 'rent' });
+      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', {
+        destination_chain: w.chain,
+        destination_address: REFUND,
+        amount: { amount: '1500000', currency: w.asset, decimals: 6 },
+        note: 'rent',
+      });
       const hash = await signAs(c, si.unsigned_transaction);
       await c.api('dash', 'POST', `/v1/wallet/send_intents/${si.id}/source_tx`, { tx_hash: hash });
       await c.untilField('dash', `/v1/wallet/send_intents/${si.id}`, 'settled');
@@ -373,8 +488,14 @@ const JOURNEYS: Journey[] = [
     async run(c) {
       await c.newAccount();
       const w = await fundedWallet(c, '50000000');
-      const pair = (await c.api('key', 'GET', '/v1/wallet/conversion_pairs')).data.find((p: { from_asset: string }) => p.from_asset === w.asset);
-      const cv = await c.api('dash', 'POST', '/v1/wallet/conversions', { from_asset: w.asset, to_asset: pair.to_asset, amount: { amount: '20000000', currency: w.asset, decimals: 6 } });
+      const pair = (await c.api('key', 'GET', '/v1/wallet/conversion_pairs')).data.find(
+        (p: { from_asset: string }) => p.from_asset === w.asset,
+      );
+      const cv = await c.api('dash', 'POST', '/v1/wallet/conversions', {
+        from_asset: w.asset,
+        to_asset: pair.to_asset,
+        amount: { amount: '20000000', currency: w.asset, decimals: 6 },
+      });
       const hash = await signAs(c, cv.unsigned_transaction);
       await c.api('dash', 'POST', `/v1/wallet/conversions/${cv.id}/source_tx`, { tx_hash: hash });
       await c.untilField('dash', `/v1/wallet/conversions/${cv.id}`, 'settled');
@@ -386,9 +507,18 @@ const JOURNEYS: Journey[] = [
     async run(c) {
       await c.newAccount();
       await fundedWallet(c, '50000000');
-      const ba = await c.api('dash', 'POST', '/v1/wallet/external_accounts', { account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'sepa', iban: 'DE89370400440532013000', bic: 'DEUTDEFF' });
+      const ba = await c.api('dash', 'POST', '/v1/wallet/external_accounts', {
+        account_owner_type: 'individual',
+        account_holder_name: 'Ana Diaz',
+        rail: 'sepa',
+        iban: 'DE89370400440532013000',
+        bic: 'DEUTDEFF',
+      });
       const ofr = await c.api('dash', 'POST', '/v1/wallet/offramp_intents', {
-        external_account_id: ba.id, destination_currency: 'EUR', destination_payment_rail: 'sepa', amount: { amount: '20000000', currency: 'USDC', decimals: 6 },
+        external_account_id: ba.id,
+        destination_currency: 'EUR',
+        destination_payment_rail: 'sepa',
+        amount: { amount: '20000000', currency: 'USDC', decimals: 6 },
       });
       await signAs(c, ofr.transit_deposit.unsigned_transaction);
       await c.untilField('dash', `/v1/wallet/offramp_intents/${ofr.id}`, 'payment_processed');
@@ -401,8 +531,18 @@ const JOURNEYS: Journey[] = [
       await c.newAccount();
       const va = await c.api('dash', 'POST', '/v1/wallet/virtual_accounts', { currency: 'USD' });
       const bdi = va.bank_deposit_instructions[0];
-      await c.api('anon', 'POST', '/sim/bank/credits', { rail: 'ach', currency: 'USD', amount: '10000', reference: bdi.reference, to_account: bdi.account_number, sender_name: 'Acme Inc' });
-      await c.until('the credit converted', async () => (await c.api('dash', 'GET', `/v1/wallet/virtual_accounts/${va.id}/history?limit=1`)).data[0]?.status === 'converted');
+      await c.api('anon', 'POST', '/sim/bank/credits', {
+        rail: 'ach',
+        currency: 'USD',
+        amount: '10000',
+        reference: bdi.reference,
+        to_account: bdi.account_number,
+        sender_name: 'Acme Inc',
+      });
+      await c.until(
+        'the credit converted',
+        async () => (await c.api('dash', 'GET', `/v1/wallet/virtual_accounts/${va.id}/history?limit=1`)).data[0]?.status === 'converted',
+      );
       await c.api('dash', 'POST', `/v1/wallet/virtual_accounts/${va.id}/deactivate`, {});
       return [{ type: 'virtualAccountWorkflow', path: 'credited-then-deactivated', workflowId: va.id }];
     },
@@ -414,9 +554,16 @@ const JOURNEYS: Journey[] = [
       const cus = await c.api('dash', 'POST', '/v1/customers', { customer_type: 'business', country: 'DE', legal_name: 'Acme GmbH' });
       await c.api('dash', 'POST', `/v1/customers/${cus.id}/verification_links`, { kind: 'tos' });
       await c.untilField('dash', `/v1/customers/${cus.id}`, 'pending', 'verification_state');
-      await c.api('anon', 'POST', '/sim/kyc/decisions', { customer_id: cus.id, state: 'action_required', requirements_due: ['compliance_profile'] });
+      await c.api('anon', 'POST', '/sim/kyc/decisions', {
+        customer_id: cus.id,
+        state: 'action_required',
+        requirements_due: ['compliance_profile'],
+      });
       await c.untilField('dash', `/v1/customers/${cus.id}`, 'action_required', 'verification_state');
-      await c.api('dash', 'PATCH', `/v1/customers/${cus.id}/compliance_profile`, { business_activity: 'Software', account_purpose: 'payouts' });
+      await c.api('dash', 'PATCH', `/v1/customers/${cus.id}/compliance_profile`, {
+        business_activity: 'Software',
+        account_purpose: 'payouts',
+      });
       await c.api('anon', 'POST', '/sim/kyc/decisions', { customer_id: cus.id, state: 'approved', endorsements: ['base', 'sepa'] });
       await c.untilField('dash', `/v1/customers/${cus.id}`, 'approved', 'verification_state');
       return [{ type: 'customerWorkflow', path: 'action-required-then-approved', workflowId: cus.id }];
@@ -426,7 +573,14 @@ const JOURNEYS: Journey[] = [
     name: 'order: a card buy authorized, captured and delivered',
     async run(c) {
       await c.newAccount();
-      const q = await c.api('key', 'POST', '/v1/quotes', { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '250.00', to_network: 'base', payment_method: 'card' });
+      const q = await c.api('key', 'POST', '/v1/quotes', {
+        side: 'buy',
+        from_asset: 'USD',
+        to_asset: 'USDC',
+        from_amount: '250.00',
+        to_network: 'base',
+        payment_method: 'card',
+      });
       const offer = q.offers.find((o: { provider: { id: string } }) => o.provider.id === 'rampline') ?? q.offers[0];
       const ord = await c.api('key', 'POST', '/v1/orders', { offer_id: offer.offer_id, wallet_address: REFUND });
       await c.api('anon', 'POST', `/sim/providers/orders/${ord.id}`, { action: 'authorize' });
@@ -445,8 +599,12 @@ const JOURNEYS: Journey[] = [
       const url = await c.receiver([]);
       const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
       await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await c.until('the test delivery', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      // Since the idle wait (issue 36) the run then waits for new deliveries. `delivered-then-idle.json`
+      await c.until('the test delivery', async () =>
+        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
+          (d: { status: string }) => d.status === 'succeeded',
+        ),
+      );
+      // Since the idle wait the run then waits for new deliveries. `delivered-then-idle.json`
       // is the pre-wait shape (the run ended right after the drain), kept while such runs may be open.
       return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-waits', workflowId: we.id }];
     },
@@ -459,11 +617,19 @@ const JOURNEYS: Journey[] = [
       const url = await c.receiver([500]);
       const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
       await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await c.until('the first attempt refused', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'retrying'));
+      await c.until('the first attempt refused', async () =>
+        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
+          (d: { status: string }) => d.status === 'retrying',
+        ),
+      );
       await c.rest(we.id);
       await c.skip(2 * 60_000);
-      await c.until('the retry delivered', async () => (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some((d: { status: string }) => d.status === 'succeeded'));
-      // Then waits for new deliveries (issue 36); `retried-then-delivered.json` is the pre-wait shape.
+      await c.until('the retry delivered', async () =>
+        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
+          (d: { status: string }) => d.status === 'succeeded',
+        ),
+      );
+      // Then waits for new deliveries; `retried-then-delivered.json` is the pre-wait shape.
       return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-waits', workflowId: we.id }];
     },
   },
@@ -473,8 +639,14 @@ const JOURNEYS: Journey[] = [
       await c.newAccount();
       const url = await c.receiver([]);
       const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
-      const delivered = (n: number) => c.until(`${n} test deliveries`, async () =>
-        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.filter((d: { status: string }) => d.status === 'succeeded').length >= n);
+      const delivered = (n: number) =>
+        c.until(
+          `${n} test deliveries`,
+          async () =>
+            (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.filter(
+              (d: { status: string }) => d.status === 'succeeded',
+            ).length >= n,
+        );
       await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
       await delivered(1);
       // The run waits for new deliveries (workflows/webhook-endpoint.ts ENDPOINT_IDLE_MS); the next one wakes it.
@@ -485,7 +657,10 @@ const JOURNEYS: Journey[] = [
       if ((await c.runOf(we.id)) !== run) throw new Error('the second delivery started a new run instead of waking the waiting one');
       // The idle period (5 min) passes with nothing new: the run ends idle.
       await c.skip(6 * 60_000);
-      await c.until('the run ended idle', async () => (await c.env.client.workflow.getHandle(we.id, run).describe()).status.name === 'COMPLETED');
+      await c.until(
+        'the run ended idle',
+        async () => (await c.env.client.workflow.getHandle(we.id, run).describe()).status.name === 'COMPLETED',
+      );
       return [{ type: 'webhookEndpointWorkflow', path: 'woken-while-waiting-then-idle', workflowId: we.id, runId: run }];
     },
   },
@@ -519,7 +694,11 @@ const JOURNEYS: Journey[] = [
     async run(c) {
       await c.newAccount();
       const w = await fundedWallet(c, '5000000');
-      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', { destination_chain: w.chain, destination_address: REFUND, amount: { amount: '1500000', currency: w.asset, decimals: 6 } });
+      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', {
+        destination_chain: w.chain,
+        destination_address: REFUND,
+        amount: { amount: '1500000', currency: w.asset, decimals: 6 },
+      });
       await c.rest(si.id);
       await c.skip(HOUR);
       await c.untilField('dash', `/v1/wallet/send_intents/${si.id}`, 'expired');
@@ -544,10 +723,20 @@ const JOURNEYS: Journey[] = [
 // ---------------------------------------------------------------------------------------------
 
 /** PostgreSQL and the time-skipping test server, shared by the product phases. */
-interface Infra { databaseUrl: string; env: TestWorkflowEnvironment; encryptionKey: string; stop(): Promise<void> }
+interface Infra {
+  databaseUrl: string;
+  env: TestWorkflowEnvironment;
+  encryptionKey: string;
+  stop(): Promise<void>;
+}
 
 /** The product (API + worker in one process, dist/api/serve.js) on one network. */
-interface Product { apiUrl: string; env: NodeJS.ProcessEnv; log: string; stop(): Promise<void> }
+interface Product {
+  apiUrl: string;
+  env: NodeJS.ProcessEnv;
+  log: string;
+  stop(): Promise<void>;
+}
 
 /** Starts embedded PostgreSQL (migrated) and the Java time-skipping test server with the AccountId attribute. */
 async function startInfra(tag: string): Promise<Infra> {
@@ -561,11 +750,19 @@ async function startInfra(tag: string): Promise<Infra> {
   log('starting the time-skipping test server...');
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const { DefaultLogger, Runtime } = await import('@temporalio/worker');
-  try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* installed */ }
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await ensureTestServer() } } });
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* installed */
+  }
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: await ensureTestServer() } },
+  });
   await registerSearchAttributes(env.connection);
   return {
-    databaseUrl: pg.url, env, encryptionKey: crypto.randomBytes(32).toString('base64'),
+    databaseUrl: pg.url,
+    env,
+    encryptionKey: crypto.randomBytes(32).toString('base64'),
     stop: async () => {
       await env.teardown().catch(() => undefined);
       await pg.stop().catch(() => undefined);
@@ -601,18 +798,30 @@ async function startProduct(infra: Infra, network: Network, tag: string): Promis
   const out = fs.openSync(productLog, 'w');
   log(`starting the product on ${network} (log ${productLog})...`);
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/api/serve.js')], { env, stdio: ['ignore', out, out], detached: true });
-  const kill = () => { try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ } };
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  };
   process.once('exit', kill);
   const apiUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the product exited (${child.exitCode}); see ${productLog}`);
-    try { if ((await fetch(`${apiUrl}/healthz`)).ok) break; } catch { /* not up yet */ }
+    try {
+      if ((await fetch(`${apiUrl}/healthz`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error(`the product did not become healthy; see ${productLog}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
-    apiUrl, env, log: productLog,
+    apiUrl,
+    env,
+    log: productLog,
     stop: async () => {
       process.removeListener('exit', kill);
       if (child.exitCode !== null) return;
@@ -642,7 +851,11 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
     const r = await fetch(`${product.apiUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await r.text();
     let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
     return { status: r.status, body: parsed };
   };
   const until: Ctx['until'] = async (what, fn, ms = 60_000) => {
@@ -652,7 +865,9 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
       try {
         const v = await fn();
         if (v) return v;
-      } catch (e) { last = e; }
+      } catch (e) {
+        last = e;
+      }
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -672,13 +887,24 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
         const r = await raw(as, 'GET', p);
         last = r.body?.[field];
         return r.status === 200 && last === want ? r.body : null;
-      }).catch((e: Error) => { throw new Error(`${e.message} (last ${JSON.stringify(last)})`); });
+      }).catch((e: Error) => {
+        throw new Error(`${e.message} (last ${JSON.stringify(last)})`);
+      });
     },
     async skip(ms) {
       // The test server skips only while nothing is in flight; when it cannot, the sleep would last `ms` of real time.
       let timer: NodeJS.Timeout | undefined;
-      const stuck = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`the test server did not skip ${ms} ms within 60 s of real time (work in flight?)`)), 60_000); });
-      try { await Promise.race([infra.env.sleep(ms), stuck]); } finally { clearTimeout(timer); }
+      const stuck = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the test server did not skip ${ms} ms within 60 s of real time (work in flight?)`)),
+          60_000,
+        );
+      });
+      try {
+        await Promise.race([infra.env.sleep(ms), stuck]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     rest: (id) => settled(infra.env, id),
     async runOf(id) {
@@ -707,7 +933,12 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
       return `http://127.0.0.1:${(srv.address() as { port: number }).port}/hooks`;
     },
   };
-  return { ctx, close: () => { for (const s of servers) s.close(); } };
+  return {
+    ctx,
+    close: () => {
+      for (const s of servers) s.close();
+    },
+  };
 }
 
 /**
@@ -722,9 +953,13 @@ async function settled(env: TestWorkflowEnvironment, id: string, runId?: string)
   for (;;) {
     const d = await h.describe();
     if (d.status.name !== 'RUNNING') return;
-    const busy = (d.raw.pendingActivities?.length ?? 0) > 0 || (d.raw.pendingChildren?.length ?? 0) > 0 || d.raw.pendingWorkflowTask != null;
+    const busy =
+      (d.raw.pendingActivities?.length ?? 0) > 0 || (d.raw.pendingChildren?.length ?? 0) > 0 || d.raw.pendingWorkflowTask != null;
     const len = d.historyLength;
-    if (busy || len !== lastLen) { lastLen = len; stableSince = Date.now(); } else if (Date.now() - stableSince >= 1000) return;
+    if (busy || len !== lastLen) {
+      lastLen = len;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= 1000) return;
     if (Date.now() > end) throw new Error(`workflow ${id} did not come to rest`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -740,12 +975,18 @@ async function terminateAll(env: TestWorkflowEnvironment, accountId: string, ids
   const rows: Array<{ id: string }> = await db().query(
     `SELECT object_id AS id FROM events WHERE account_id = $1
      UNION SELECT unnest(related_object_ids) FROM events WHERE account_id = $1
-     UNION SELECT id FROM webhook_endpoints WHERE account_id = $1`, [accountId]);
+     UNION SELECT id FROM webhook_endpoints WHERE account_id = $1`,
+    [accountId],
+  );
   let n = 0;
   for (const id of new Set([...ids, ...rows.map((r) => r.id)])) {
     const h = env.client.workflow.getHandle(id);
     let running = false;
-    try { running = (await h.describe()).status.name === 'RUNNING'; } catch { /* no workflow of that id */ }
+    try {
+      running = (await h.describe()).status.name === 'RUNNING';
+    } catch {
+      /* no workflow of that id */
+    }
     if (running) {
       // Never with work in flight: the test server would keep counting it and stop skipping time.
       await settled(env, id);
@@ -761,9 +1002,21 @@ function gitOf(): { commit: string; tag: string | null } {
   const git = (...a: string[]) => execFileSync('git', a, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   let commit = 'unknown';
   let tag: string | null = null;
-  try { commit = git('rev-parse', 'HEAD'); } catch { /* not a checkout */ }
-  try { tag = git('describe', '--tags', '--exact-match', 'HEAD') || null; } catch { /* untagged */ }
-  try { if (git('status', '--porcelain', '--untracked-files=no', '--', 'workflows')) commit += '-dirty'; } catch { /* not a checkout */ }
+  try {
+    commit = git('rev-parse', 'HEAD');
+  } catch {
+    /* not a checkout */
+  }
+  try {
+    tag = git('describe', '--tags', '--exact-match', 'HEAD') || null;
+  } catch {
+    /* untagged */
+  }
+  try {
+    if (git('status', '--porcelain', '--untracked-files=no', '--', 'workflows')) commit += '-dirty';
+  } catch {
+    /* not a checkout */
+  }
   return { commit, tag };
 }
 
@@ -801,7 +1054,11 @@ async function main(): Promise<void> {
             written.push(await store(infra.env, cap, outDir, { commit, tag, temporal_sdk: sdk, recorded_at: recordedAt }));
           }
           // Nothing of this journey may act while a later one skips the clock.
-          const ended = await terminateAll(infra.env, ctx.accountId(), captures.map((cap) => cap.workflowId));
+          const ended = await terminateAll(
+            infra.env,
+            ctx.accountId(),
+            captures.map((cap) => cap.workflowId),
+          );
           log(`  done in ${((Date.now() - t0) / 1000).toFixed(1)} s${ended ? `; terminated ${ended} workflow(s) still running` : ''}`);
         }
       } catch (e) {
@@ -822,7 +1079,12 @@ async function main(): Promise<void> {
 }
 
 /** Waits for `cap`'s workflow to close or rest, fetches its history and writes `<type>/<path>.json` (one event per line). */
-async function store(env: TestWorkflowEnvironment, cap: Capture, outDir: string, from: Pick<ManifestEntry, 'commit' | 'tag' | 'temporal_sdk' | 'recorded_at'>): Promise<ManifestEntry> {
+async function store(
+  env: TestWorkflowEnvironment,
+  cap: Capture,
+  outDir: string,
+  from: Pick<ManifestEntry, 'commit' | 'tag' | 'temporal_sdk' | 'recorded_at'>,
+): Promise<ManifestEntry> {
   await settled(env, cap.workflowId, cap.runId);
   const history = await env.client.workflow.getHandle(cap.workflowId, cap.runId).fetchHistory();
   const json = historyToProtoJson(history) as { events: unknown[] };
@@ -839,7 +1101,8 @@ function writeManifest(outDir: string, written: ManifestEntry[]): void {
   const old: Manifest | null = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
   const kept = (old?.histories ?? []).filter((e) => !written.some((w) => w.file === e.file));
   const manifest: Manifest = {
-    description: 'Workflow histories replayed by tests/workflows/logic/replay-stored.test.ts; recorded by `npm run histories:record` (scripts/record-histories.ts). See docs/workflow-versioning.md.',
+    description:
+      'Workflow histories replayed by tests/workflows/logic/replay-stored.test.ts; recorded by `npm run histories:record` (scripts/record-histories.ts). See docs/workflow-versioning.md.',
     histories: [...kept, ...written].sort((a, b) => a.file.localeCompare(b.file)),
   };
   fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
@@ -848,5 +1111,11 @@ function writeManifest(outDir: string, written: ManifestEntry[]): void {
 if (require.main === module) {
   // Interrupted: exit normally, so the product's process group is killed (its 'exit' hook).
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
-  main().then(() => process.exit(0), (e) => { process.stderr.write(`record-histories failed: ${e instanceof Error ? e.stack : String(e)}\n`); process.exit(1); });
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      process.stderr.write(`record-histories failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -8,7 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Runtime {
-  api_url: string; database_url: string; temporal_address: string; temporal_ui_url: string | null; app_encryption_key: string;
+  api_url: string;
+  database_url: string;
+  temporal_address: string;
+  temporal_ui_url: string | null;
+  app_encryption_key: string;
   /** The chain network the stack runs on (NETWORK at `npm start`); absent in files written before it was recorded. */
   network?: 'mainnet' | 'testnet';
 }
@@ -35,6 +39,9 @@ export function useRuntimeEnv(): Runtime {
   process.env.TEMPORAL_ADDRESS = rt.temporal_address;
   process.env.APP_ENCRYPTION_KEY = rt.app_encryption_key;
   if (rt.network) process.env.NETWORK = rt.network;
-  else process.stderr.write(`warning: ${RUNTIME_FILE} does not record the stack's network (restart \`npm start\`); using NETWORK=${process.env.NETWORK ?? 'testnet'}\n`);
+  else
+    process.stderr.write(
+      `warning: ${RUNTIME_FILE} does not record the stack's network (restart \`npm start\`); using NETWORK=${process.env.NETWORK ?? 'testnet'}\n`,
+    );
   return rt;
 }

@@ -28,7 +28,10 @@ export function withSandboxTable(readme: string, table: string): string {
   const end = readme.indexOf(SANDBOX_VALUES_END);
   if (start >= 0 && end > start) return readme.slice(0, start) + block + readme.slice(end + SANDBOX_VALUES_END.length);
   const anchor = SANDBOX_VALUES_ANCHORS.map((h) => readme.indexOf(h)).find((i) => i >= 0) ?? -1;
-  if (anchor < 0) throw new Error(`README.md has neither the ${SANDBOX_VALUES_START} markers nor a heading ${SANDBOX_VALUES_ANCHORS.map((h) => `"${h}"`).join(' or ')}`);
+  if (anchor < 0)
+    throw new Error(
+      `README.md has neither the ${SANDBOX_VALUES_START} markers nor a heading ${SANDBOX_VALUES_ANCHORS.map((h) => `"${h}"`).join(' or ')}`,
+    );
   const intro = 'Every magic value of the sandbox (also in the `/sim` document; `npm run sandbox:values` prints it):\n\n';
   return `${readme.slice(0, anchor)}${intro}${block}\n\n${readme.slice(anchor)}`;
 }

@@ -21,7 +21,9 @@ function main(): void {
   const before = fs.readFileSync(README_FILE, 'utf8');
   const after = withSandboxTable(before, table);
   if (after !== before) fs.writeFileSync(README_FILE, after);
-  process.stdout.write(after === before ? `${README_FILE}: sandbox values already up to date\n` : `${README_FILE}: sandbox values rewritten\n`);
+  process.stdout.write(
+    after === before ? `${README_FILE}: sandbox values already up to date\n` : `${README_FILE}: sandbox values rewritten\n`,
+  );
 }
 
 main();

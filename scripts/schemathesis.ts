@@ -27,7 +27,10 @@ export function schemathesisVenv(): string {
 function run(cmd: string, args: string[], log: (m: string) => void): void {
   log(`[schemathesis] ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 10 * 60_000 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).slice(-2000)}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).slice(-2000)}`,
+    );
 }
 
 /**
@@ -85,10 +88,13 @@ export async function ensureSchemathesis(log: (m: string) => void = (m) => proce
 }
 
 if (require.main === module) {
-  ensureSchemathesis().then((bin) => {
-    process.stdout.write(`SCHEMATHESIS_PATH=${bin}\n`);
-  }, (e: unknown) => {
-    process.stderr.write(`[schemathesis] ERROR: ${(e as Error).message}\n`);
-    process.exit(1);
-  });
+  ensureSchemathesis().then(
+    (bin) => {
+      process.stdout.write(`SCHEMATHESIS_PATH=${bin}\n`);
+    },
+    (e: unknown) => {
+      process.stderr.write(`[schemathesis] ERROR: ${(e as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }

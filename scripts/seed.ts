@@ -19,4 +19,7 @@ async function main(): Promise<void> {
   await closeDb();
 }
 
-main().catch((e) => { process.stderr.write(`seed failed: ${String(e)}\n`); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(`seed failed: ${String(e)}\n`);
+  process.exit(1);
+});

@@ -61,9 +61,14 @@ export interface Stack {
  * How a signalled process ended: `exit` code or `signal`, after `ms`; `forced` when it outlived the
  * deadline and was SIGKILLed (a SIGTERM drain that took too long).
  */
-export interface ProcessEnd { code: number | null; signal: string | null; ms: number; forced: boolean }
+export interface ProcessEnd {
+  code: number | null;
+  signal: string | null;
+  ms: number;
+  forced: boolean;
+}
 
-/** The Temporal a stack runs on: `dev` (the CLI's dev server, SQLite) or `cluster` (issue 37). */
+/** The Temporal a stack runs on: `dev` (the CLI's dev server, SQLite) or `cluster`. */
 export type TemporalKind = 'dev' | 'cluster';
 
 /**
@@ -82,9 +87,13 @@ export function temporalKindFrom(argv: string[] = process.argv, env: NodeJS.Proc
  * and the worker as two processes, as production does (benchmarks); default one process (serve.ts).
  */
 export async function startStack(opts: {
-  log: (m: string) => void; envOverrides?: NodeJS.ProcessEnv; tag?: string; split?: boolean;
+  log: (m: string) => void;
+  envOverrides?: NodeJS.ProcessEnv;
+  tag?: string;
+  split?: boolean;
   /** With `split`: API processes (each on its own port) and worker processes; default 1 and 1. */
-  apis?: number; workers?: number;
+  apis?: number;
+  workers?: number;
   /**
    * Embedded PostgreSQL with fsync and synchronous commit on (default off, for speed): a fault
    * harness that crashes the server (immediate shutdown) must not lose commits the product was told of.
@@ -134,7 +143,14 @@ export async function startStack(opts: {
   if (temporalKind === 'cluster') {
     log('starting a Temporal cluster (PostgreSQL persistence and visibility, separate service processes)...');
     // Its databases live on the stack's PostgreSQL server: beside this stack's own database.
-    cluster = await startTemporalCluster({ postgresUrl: databaseUrl, databasePrefix: `${dbName}_temporal`, dir: temporalDir, headless: true, pgConnections: { persistence: 5, visibility: 2 }, log });
+    cluster = await startTemporalCluster({
+      postgresUrl: databaseUrl,
+      databasePrefix: `${dbName}_temporal`,
+      dir: temporalDir,
+      headless: true,
+      pgConnections: { persistence: 5, visibility: 2 },
+      log,
+    });
     temporal = cluster;
   } else {
     log('starting Temporal dev server...');
@@ -170,30 +186,46 @@ export async function startStack(opts: {
   const spawnOne = (entry: string, extra: NodeJS.ProcessEnv = {}) =>
     spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, ...extra }, stdio: ['ignore', out, out], detached: true });
   const apiPorts = [port];
-  for (let i = 1; i < (opts.split ? opts.apis ?? 1 : 1); i++) apiPorts.push(await freePort());
+  for (let i = 1; i < (opts.split ? (opts.apis ?? 1) : 1); i++) apiPorts.push(await freePort());
   const apiEntry = path.resolve(__dirname, '../api/main.js');
   const spawnApi = (i: number) => spawnOne(apiEntry, { PORT: String(apiPorts[i]), PAYER_HOST: `http://127.0.0.1:${apiPorts[i]}` });
-  const apiProcesses = opts.split
-    ? apiPorts.map((_, i) => spawnApi(i))
-    : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
+  const apiProcesses = opts.split ? apiPorts.map((_, i) => spawnApi(i)) : [spawnOne(path.resolve(__dirname, '../api/serve.js'))];
   const workerEntry = path.resolve(__dirname, '../worker.js');
   const workerMetricsPorts: number[] = [];
-  for (let i = 0; i < (opts.split ? opts.workers ?? 1 : 0); i++) workerMetricsPorts.push(await freePort());
+  for (let i = 0; i < (opts.split ? (opts.workers ?? 1) : 0); i++) workerMetricsPorts.push(await freePort());
   const spawnWorker = (i: number) => spawnOne(workerEntry, { METRICS_PORT: String(workerMetricsPorts[i]) });
   const workerProcesses = workerMetricsPorts.map((_, i) => spawnWorker(i));
   const processes = () => [...apiProcesses, ...workerProcesses];
   // The product runs in its own process groups; never leave it behind if this process dies.
   const killProduct = () => {
-    for (const p of processes()) try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
+    for (const p of processes())
+      try {
+        process.kill(-p.pid!, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
   };
   const signalOne = async (p: ChildProcess | undefined, signal: 'SIGKILL' | 'SIGTERM', deadlineMs = 30_000): Promise<ProcessEnd> => {
     const t0 = Date.now();
-    if (!p || p.exitCode !== null || p.signalCode !== null) return { code: p?.exitCode ?? null, signal: p?.signalCode ?? null, ms: 0, forced: false };
+    if (!p || p.exitCode !== null || p.signalCode !== null)
+      return { code: p?.exitCode ?? null, signal: p?.signalCode ?? null, ms: 0, forced: false };
     const exited = new Promise<void>((r) => p.once('exit', () => r()));
     // SIGTERM goes to the process only (the drain is its own); SIGKILL to its whole group.
-    try { if (signal === 'SIGKILL') process.kill(-p.pid!, signal); else p.kill(signal); } catch { /* gone */ }
+    try {
+      if (signal === 'SIGKILL') process.kill(-p.pid!, signal);
+      else p.kill(signal);
+    } catch {
+      /* gone */
+    }
     let forced = false;
-    const timer = setTimeout(() => { forced = true; try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ } }, deadlineMs);
+    const timer = setTimeout(() => {
+      forced = true;
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, deadlineMs);
     await exited;
     clearTimeout(timer);
     return { code: p.exitCode, signal: p.signalCode, ms: Date.now() - t0, forced };
@@ -205,10 +237,17 @@ export async function startStack(opts: {
     const deadline = Date.now() + 90000;
     for (const url of urls) {
       for (;;) {
-        if (watched().some((p) => p.exitCode !== null)) throw new Error(`product exited early (codes ${watched().map((p) => p.exitCode).join(",")}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`);
+        if (watched().some((p) => p.exitCode !== null))
+          throw new Error(
+            `product exited early (codes ${watched()
+              .map((p) => p.exitCode)
+              .join(',')}); see ${productLog}:\n${fs.readFileSync(productLog, 'utf8').slice(-4000)}`,
+          );
         try {
           if ((await fetch(`${url}/healthz`)).ok) break;
-        } catch { /* not up yet */ }
+        } catch {
+          /* not up yet */
+        }
         if (Date.now() > deadline) throw new Error(`product did not become healthy; see ${productLog}`);
         await new Promise((r) => setTimeout(r, 250));
       }
@@ -216,21 +255,46 @@ export async function startStack(opts: {
   };
   await healthy(apiUrls, processes);
   return {
-    apiUrl, apiUrls, databaseUrl, temporalAddress: temporal.address, temporalKind, temporalCluster: cluster, env, productLog, tls,
+    apiUrl,
+    apiUrls,
+    databaseUrl,
+    temporalAddress: temporal.address,
+    temporalKind,
+    temporalCluster: cluster,
+    env,
+    productLog,
+    tls,
     killWorker: async (i = 0) => {
       const w = workerProcesses[i];
       if (!w || w.exitCode !== null || w.signalCode !== null) return;
       const exited = new Promise((r) => w.once('exit', r));
-      try { process.kill(-w.pid!, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-w.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
       await exited;
     },
-    startWorker: (i = 0) => { workerProcesses[i] = spawnWorker(i); },
+    startWorker: (i = 0) => {
+      workerProcesses[i] = spawnWorker(i);
+    },
     workerMetricsUrls: workerMetricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`),
     revive: async () => {
       const ended = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
       const out: string[] = [];
-      for (const [i, p] of workerProcesses.entries()) if (ended(p)) { out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); workerProcesses[i] = spawnWorker(i); }
-      for (const [i, p] of apiProcesses.entries()) if (ended(p)) { out.push(`API ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`); await (async () => { apiProcesses[i] = spawnApi(i); await healthy([apiUrls[i]], () => [apiProcesses[i]]); })(); }
+      for (const [i, p] of workerProcesses.entries())
+        if (ended(p)) {
+          out.push(`worker ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`);
+          workerProcesses[i] = spawnWorker(i);
+        }
+      for (const [i, p] of apiProcesses.entries())
+        if (ended(p)) {
+          out.push(`API ${i} (${p.signalCode ?? `exit ${p.exitCode}`})`);
+          await (async () => {
+            apiProcesses[i] = spawnApi(i);
+            await healthy([apiUrls[i]], () => [apiProcesses[i]]);
+          })();
+        }
       return out;
     },
     signalApi: (i, signal, deadlineMs) => signalOne(apiProcesses[i], signal, deadlineMs),
@@ -251,8 +315,15 @@ export async function startStack(opts: {
       killProduct();
       await new Promise((r) => setTimeout(r, 300));
       // A process still draining after the grace period is ended (never left running past the stack).
-      for (let waited = 300; waited < 5000 && processes().some((p) => p.exitCode === null && p.signalCode === null); waited += 100) await new Promise((r) => setTimeout(r, 100));
-      for (const p of processes()) if (p.exitCode === null && p.signalCode === null) try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+      for (let waited = 300; waited < 5000 && processes().some((p) => p.exitCode === null && p.signalCode === null); waited += 100)
+        await new Promise((r) => setTimeout(r, 100));
+      for (const p of processes())
+        if (p.exitCode === null && p.signalCode === null)
+          try {
+            process.kill(-p.pid!, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
       await temporal.stop();
       fs.rmSync(temporalDir, { recursive: true, force: true });
       if (stopPg) await stopPg();

@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) useRuntimeEnv();
   await initDb(process.env.DATABASE_URL!, 1);
   if (args[0] === 'list' || args.length === 0) {
-    for (const name of Object.keys(SWITCH_DEFAULTS)) process.stdout.write(`${name}\t${(await isSwitchOn(name)) ? 'on' : 'off'}\t${SWITCH_DEFAULTS[name].description}\n`);
+    for (const name of Object.keys(SWITCH_DEFAULTS))
+      process.stdout.write(`${name}\t${(await isSwitchOn(name)) ? 'on' : 'off'}\t${SWITCH_DEFAULTS[name].description}\n`);
   } else {
     const [name, state] = args;
     if (state !== 'on' && state !== 'off') throw new Error('usage: npm run switch -- <name> on|off [--account acct_...] | list');
@@ -26,4 +27,7 @@ async function main(): Promise<void> {
   await closeDb();
 }
 
-main().catch((e) => { process.stderr.write(`${String(e)}\n`); process.exit(1); });
+main().catch((e) => {
+  process.stderr.write(`${String(e)}\n`);
+  process.exit(1);
+});

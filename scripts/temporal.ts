@@ -34,7 +34,12 @@ async function main(): Promise<number> {
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
-main().then((code) => { process.exitCode = code; }, (e: unknown) => {
-  process.stderr.write(`temporal: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`temporal: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

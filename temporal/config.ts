@@ -41,9 +41,7 @@ export const TEST_SERVER_VERSION = '1.38.0';
 /** Cache root for binaries and jars: $PAYMENTS_CACHE_DIR or ~/.cache/payments-platform. */
 export function cacheDir(): string {
   const fromEnv = process.env.PAYMENTS_CACHE_DIR;
-  return fromEnv && fromEnv.trim() !== ''
-    ? path.resolve(fromEnv)
-    : path.join(os.homedir(), '.cache', 'payments-platform');
+  return fromEnv && fromEnv.trim() !== '' ? path.resolve(fromEnv) : path.join(os.homedir(), '.cache', 'payments-platform');
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * How this process reaches Temporal (issue 17 "beyond one machine"): the client configuration of
+ * How this process reaches Temporal: the client configuration of
  * `@temporalio/envconfig`, so a secured cluster (mTLS or an API key, as Temporal Cloud needs) is
  * configured the standard way: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`,
  * `TEMPORAL_TLS` (`true` for TLS with the system roots), `TEMPORAL_TLS_CLIENT_CERT_PATH` /
@@ -16,6 +16,9 @@ export function temporalConnectConfig(): { connectionOptions: NativeConnectionOp
   const cfg = loadConfig();
   // A TOML file is read only when named (TEMPORAL_CONFIG_FILE): a developer's ~/.config/temporal profile never leaks into tests.
   const loaded = loadClientConnectConfig({ disableFile: !process.env.TEMPORAL_CONFIG_FILE });
-  const connectionOptions: NativeConnectionOptions = { ...loaded.connectionOptions, address: loaded.connectionOptions.address ?? cfg.temporalAddress ?? '127.0.0.1:7233' };
+  const connectionOptions: NativeConnectionOptions = {
+    ...loaded.connectionOptions,
+    address: loaded.connectionOptions.address ?? cfg.temporalAddress ?? '127.0.0.1:7233',
+  };
   return { connectionOptions, namespace: loaded.namespace ?? cfg.temporalNamespace };
 }

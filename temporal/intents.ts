@@ -1,5 +1,5 @@
 /**
- * Workflow starts and signals that follow a commit durably (issue 36 item 2; ARCHITECTURE.md "The
+ * Workflow starts and signals that follow a commit durably (ARCHITECTURE.md "The
  * cost of a journey" and "Data flow" 4; docs/decisions/0091-a-journey-at-the-cost-of-its-work.md).
  *
  * A command or activity that must start or signal an object's workflow records that in its own
@@ -56,8 +56,14 @@ const inFlight = new Set<Promise<void>>();
  * background (module doc); a failure is logged and left to the sweep. Throws (a programming error)
  * when `signal` is not one of the contract's signals.
  */
-export async function startAfterCommit<A extends unknown[]>(m: EntityManager, contract: AnyContract, ref: ObjectRef, signal?: SignalDefinition<A>, ...args: A): Promise<void> {
-  await record(m, contract, ref, signal ?? null, args, false);
+export async function startAfterCommit<A extends unknown[]>(
+  manager: EntityManager,
+  contract: AnyContract,
+  ref: ObjectRef,
+  signal?: SignalDefinition<A>,
+  ...args: A
+): Promise<void> {
+  await record(manager, contract, ref, signal ?? null, args, false);
 }
 
 /**
@@ -65,12 +71,25 @@ export async function startAfterCommit<A extends unknown[]>(m: EntityManager, co
  * object `ref`'s workflow, never starting one (a run that ended has nothing left to do: e.g. a link
  * whose payment ended it). Performed after commit like `startAfterCommit`.
  */
-export async function signalRunningAfterCommit<A extends unknown[]>(m: EntityManager, contract: AnyContract, ref: ObjectRef, signal: SignalDefinition<A>, ...args: A): Promise<void> {
-  await record(m, contract, ref, signal, args, true);
+export async function signalRunningAfterCommit<A extends unknown[]>(
+  manager: EntityManager,
+  contract: AnyContract,
+  ref: ObjectRef,
+  signal: SignalDefinition<A>,
+  ...args: A
+): Promise<void> {
+  await record(manager, contract, ref, signal, args, true);
 }
 
 /** Inserts the row in `m` and schedules its performance after commit (startAfterCommit, signalRunningAfterCommit). */
-async function record(m: EntityManager, contract: AnyContract, ref: ObjectRef, signal: SignalDefinition<any[]> | null, args: unknown[], onlyIfRunning: boolean): Promise<void> {
+async function record(
+  m: EntityManager,
+  contract: AnyContract,
+  ref: ObjectRef,
+  signal: SignalDefinition<any[]> | null,
+  args: unknown[],
+  onlyIfRunning: boolean,
+): Promise<void> {
   if (signal && !Object.values(contract.signals).some((s) => s.name === signal.name)) {
     throw new Error(`signal ${signal.name} is not a signal of ${contract.workflowType} (contracts/)`);
   }
@@ -78,10 +97,26 @@ async function record(m: EntityManager, contract: AnyContract, ref: ObjectRef, s
   const rows: Array<{ id: string }> = await m.query(
     `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id, task_queue)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8) RETURNING id`,
-    [contract.workflowType, ref.id, ref.accountId, signal?.name ?? null, JSON.stringify(args), onlyIfRunning, requestId, loadConfig().temporalTaskQueue]);
+    [
+      contract.workflowType,
+      ref.id,
+      ref.accountId,
+      signal?.name ?? null,
+      JSON.stringify(args),
+      onlyIfRunning,
+      requestId,
+      loadConfig().temporalTaskQueue,
+    ],
+  );
   const row: IntentRow = {
-    id: String(rows[0].id), workflow_type: contract.workflowType, workflow_id: ref.id, account_id: ref.accountId,
-    signal: signal?.name ?? null, signal_args: args, only_if_running: onlyIfRunning, request_id: requestId,
+    id: String(rows[0].id),
+    workflow_type: contract.workflowType,
+    workflow_id: ref.id,
+    account_id: ref.accountId,
+    signal: signal?.name ?? null,
+    signal_args: args,
+    only_if_running: onlyIfRunning,
+    request_id: requestId,
   };
   afterCommit(m, () => {
     const p = performAndDelete(row).finally(() => inFlight.delete(p));
@@ -122,7 +157,9 @@ async function perform(row: IntentRow): Promise<void> {
 async function performAndDelete(row: IntentRow): Promise<void> {
   try {
     await perform(row);
-    await db().query('DELETE FROM workflow_intents WHERE id = (SELECT id FROM workflow_intents WHERE id = $1 FOR UPDATE SKIP LOCKED)', [row.id]);
+    await db().query('DELETE FROM workflow_intents WHERE id = (SELECT id FROM workflow_intents WHERE id = $1 FOR UPDATE SKIP LOCKED)', [
+      row.id,
+    ]);
   } catch (e) {
     logger.warn({ err: e, workflow_id: row.workflow_id, signal: row.signal }, 'workflow start after commit failed: left to the sweep');
   }
@@ -138,20 +175,25 @@ async function performAndDelete(row: IntentRow): Promise<void> {
  * (`TEMPORAL_TASK_QUEUE`; or recorded before queues were kept) are performed: a worker starts
  * workflows on the queue it serves, never another deployment's. Returns how many rows were performed.
  */
-export async function performDueIntents(o: { graceMs?: number; batch?: number; accountId?: string } = {}): Promise<number> {
+export async function performDueIntents(options: { graceMs?: number; batch?: number; accountId?: string } = {}): Promise<number> {
   return transaction(async (m) => {
     const rows: IntentRow[] = await m.query(
       `SELECT id::text AS id, workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id FROM workflow_intents
         WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) AND ($3::text IS NULL OR account_id = $3)
           AND (task_queue IS NULL OR task_queue = $4)
-        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, [o.graceMs ?? INTENT_GRACE_MS, o.batch ?? 200, o.accountId ?? null, loadConfig().temporalTaskQueue]);
+        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [options.graceMs ?? INTENT_GRACE_MS, options.batch ?? 200, options.accountId ?? null, loadConfig().temporalTaskQueue],
+    );
     const done: string[] = [];
     for (const row of rows) {
       try {
         await perform(row);
         done.push(row.id);
       } catch (e) {
-        logger.warn({ err: e, workflow_id: row.workflow_id, signal: row.signal, pending: rows.length - done.length }, 'workflow intent sweep: start failed, retried on the next pass');
+        logger.warn(
+          { err: e, workflow_id: row.workflow_id, signal: row.signal, pending: rows.length - done.length },
+          'workflow intent sweep: start failed, retried on the next pass',
+        );
         break;
       }
     }
@@ -171,7 +213,11 @@ export function startIntentSweep(everyMs = 1000): () => Promise<void> {
   const timer = setInterval(() => {
     if (stopped || busy) return;
     busy = true;
-    running = performDueIntents().catch((e) => logger.error({ err: e }, 'workflow intent sweep failed')).finally(() => { busy = false; });
+    running = performDueIntents()
+      .catch((e) => logger.error({ err: e }, 'workflow intent sweep failed'))
+      .finally(() => {
+        busy = false;
+      });
   }, everyMs);
   timer.unref();
   return async () => {

@@ -1,5 +1,5 @@
 /**
- * Notices the Temporal server coming back after an outage (issue 28 fault 4). While the server is
+ * Notices the Temporal server coming back after an outage. While the server is
  * out, an API process commits the intent of a start or a signal in PostgreSQL and leaves the call
  * to the recovery sweep (temporal/client.ts `deferStartsToSweep`); the worker runs that sweep at
  * boot and, through `watchTemporal`, again each time the server answers after having failed to.
@@ -18,13 +18,22 @@ export function watchTemporal(onBack: () => void, everyMs = 2000): () => void {
     try {
       const c = await temporalClient();
       await c.withDeadline(Date.now() + 2000, () => c.workflowService.getSystemInfo({}));
-      if (failed) { failed = false; onBack(); }
+      if (failed) {
+        failed = false;
+        onBack();
+      }
     } catch {
       failed = true;
     }
-    if (!stopped) { timer = setTimeout(() => void probe(), everyMs); timer.unref(); }
+    if (!stopped) {
+      timer = setTimeout(() => void probe(), everyMs);
+      timer.unref();
+    }
   };
   timer = setTimeout(() => void probe(), everyMs);
   timer.unref();
-  return () => { stopped = true; if (timer) clearTimeout(timer); };
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
 }

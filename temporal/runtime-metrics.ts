@@ -1,5 +1,5 @@
 /**
- * The Temporal SDK's own worker metrics (issue 29 item 1, decision 0085): the SDK's Rust core
+ * The Temporal SDK's own worker metrics (decision 0085): the SDK's Rust core
  * exports them in Prometheus format (`temporal_` prefix: task slots, poll and schedule-to-start
  * latencies, workflow and activity task outcomes, sticky cache, request failures), with `_total`
  * counters and seconds (`countersTotalSuffix`, `unitSuffix`, `useSecondsForDurations`). The core
@@ -12,7 +12,6 @@ import { logger } from '../lib/logger';
 import { freePort } from '../lib/ports';
 import { addScrapeSource, metricsOn } from '../lib/metrics';
 
-
 /**
  * Installs the SDK runtime with its Prometheus exporter on a loopback port and adds that port's
  * `/metrics` to this process's scrape. Returns false (and logs) when metrics are off or a runtime
@@ -24,7 +23,9 @@ export async function installRuntimeMetrics(): Promise<boolean> {
   try {
     Runtime.install({
       telemetryOptions: {
-        metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+        metrics: {
+          prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+        },
       },
     });
   } catch (err) {

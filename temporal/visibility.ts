@@ -1,5 +1,5 @@
 /**
- * Operator views over Temporal visibility (issue 29): how many workflows wait for an operator, per
+ * Operator views over Temporal visibility: how many workflows wait for an operator, per
  * workflow type, for the sampled gauge `payments_workflows_parked{workflow_type}`.
  */
 import type { Client } from '@temporalio/client';
@@ -22,6 +22,8 @@ export function parkedQuery(workflowType: string): string {
  */
 export async function countParkedWorkflows(client: Client): Promise<Record<string, number>> {
   if (!loadConfig().temporalSearchAttributes) return {};
-  const counts = await Promise.all(CONTRACTS.map(async (c) => [c.workflowType, (await client.workflow.count(parkedQuery(c.workflowType))).count] as const));
+  const counts = await Promise.all(
+    CONTRACTS.map(async (c) => [c.workflowType, (await client.workflow.count(parkedQuery(c.workflowType))).count] as const),
+  );
   return Object.fromEntries(counts);
 }

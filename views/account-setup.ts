@@ -5,31 +5,49 @@ import type { WaitlistEntry } from '../entities';
 import { timestamp } from './schema';
 import type { AccountGetReadiness, AccountGetSetupGuide, CardWaitlistJoin } from './wire';
 
-export function readinessView(r: Readiness): AccountGetReadiness {
-  return { object: 'account_readiness', livemode: r.livemode, ready: r.ready, checks: r.checks.map((c) => ({ ...c })) };
+export function readinessView(readiness: Readiness): AccountGetReadiness {
+  return {
+    object: 'account_readiness',
+    livemode: readiness.livemode,
+    ready: readiness.ready,
+    checks: readiness.checks.map((c) => ({ ...c })),
+  };
 }
 
 export const readinessResponse = Joi.object({
   object: Joi.string().valid('account_readiness').required(),
   livemode: Joi.boolean().required(),
   ready: Joi.boolean().required(),
-  checks: Joi.array().items(Joi.object({
-    code: Joi.string().required(),
-    required: Joi.boolean().required(),
-    status: Joi.string().valid('complete', 'action_required', 'blocked', 'not_applicable').required(),
-    description: Joi.string().required(),
-    acceptance: Joi.object({ revision: Joi.string().required(), accepted_at: timestamp.required(), accepted_by_user_id: Joi.string().required() }).allow(null),
-  })).required(),
+  checks: Joi.array()
+    .items(
+      Joi.object({
+        code: Joi.string().required(),
+        required: Joi.boolean().required(),
+        status: Joi.string().valid('complete', 'action_required', 'blocked', 'not_applicable').required(),
+        description: Joi.string().required(),
+        acceptance: Joi.object({
+          revision: Joi.string().required(),
+          accepted_at: timestamp.required(),
+          accepted_by_user_id: Joi.string().required(),
+        }).allow(null),
+      }),
+    )
+    .required(),
 });
 
-export function setupGuideView(g: SetupGuide): AccountGetSetupGuide {
+export function setupGuideView(setupGuide: SetupGuide): AccountGetSetupGuide {
   return {
     object: 'setup_guide',
-    livemode: g.livemode,
-    completed_count: g.completedCount,
-    total_count: g.steps.length,
-    next_step: g.nextStep,
-    steps: g.steps.map((s) => ({ key: s.key, title: s.title, completed: s.completed, completed_at: s.completed_at?.toISOString() ?? null })),
+    livemode: setupGuide.livemode,
+    completed_count: setupGuide.completedCount,
+    total_count: setupGuide.steps.length,
+    next_step: setupGuide.nextStep,
+    steps: setupGuide.steps.map((s) => ({
+      key: s.key,
+      title: s.title,
+      completed: s.completed,
+      completed_at: s.completed_at?.toISOString() ?? null,
+    })),
   };
 }
 
@@ -39,9 +57,16 @@ export const setupGuideResponse = Joi.object({
   completed_count: Joi.number().integer().min(0).required(),
   total_count: Joi.number().integer().min(0).required(),
   next_step: Joi.string().allow(null).required(),
-  steps: Joi.array().items(Joi.object({
-    key: Joi.string().required(), title: Joi.string().required(), completed: Joi.boolean().required(), completed_at: timestamp.allow(null).required(),
-  })).required(),
+  steps: Joi.array()
+    .items(
+      Joi.object({
+        key: Joi.string().required(),
+        title: Joi.string().required(),
+        completed: Joi.boolean().required(),
+        completed_at: timestamp.allow(null).required(),
+      }),
+    )
+    .required(),
 });
 
 /** Result of `POST /account/sessions/revoke_all`. */
@@ -55,15 +80,15 @@ export const sessionRevocationResponse = Joi.object({
   revoked_at: timestamp.required(),
 });
 
-export function waitlistEntryView(w: WaitlistEntry): CardWaitlistJoin {
+export function waitlistEntryView(waitlistEntry: WaitlistEntry): CardWaitlistJoin {
   return {
     object: 'waitlist_entry',
-    waitlist: w.waitlist,
+    waitlist: waitlistEntry.waitlist,
     livemode: true,
-    email: w.email,
-    use_case: w.use_case,
-    joined_at: w.created_at.toISOString(),
-    updated_at: w.updated_at.toISOString(),
+    email: waitlistEntry.email,
+    use_case: waitlistEntry.use_case,
+    joined_at: waitlistEntry.created_at.toISOString(),
+    updated_at: waitlistEntry.updated_at.toISOString(),
   };
 }
 

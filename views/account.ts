@@ -7,49 +7,49 @@ import { readinessResponse, setupGuideResponse } from './account-setup';
 import type { AccountGet, ApiKeysGet } from './wire';
 
 /** Account as seen by `caller`; a test key sees the test twin (spec 2.2: language/support null, fixed preferences). */
-export function accountView(a: Account, caller: Caller): AccountGet {
+export function accountView(account: Account, caller: Caller): AccountGet {
   const test = !caller.livemode;
   return {
-    id: a.id,
+    id: account.id,
     object: 'account',
     livemode: caller.livemode,
-    display_name: a.display_name,
-    email: a.email,
-    member_since: a.created_at.toISOString(),
-    customer_type: a.customer_type,
-    country: a.country,
-    language: test ? null : a.language,
-    access_state: a.access_state,
-    support_contact: test ? null : a.support_contact,
-    market: { country: a.market_country, default_currency: a.market_currency, source: a.market_source },
-    notification_preferences: test ? { marketing: false, product_tips: true } : a.notification_preferences,
-    dashboard_preferences: test ? {} : a.dashboard_preferences,
+    display_name: account.display_name,
+    email: account.email,
+    member_since: account.created_at.toISOString(),
+    customer_type: account.customer_type,
+    country: account.country,
+    language: test ? null : account.language,
+    access_state: account.access_state,
+    support_contact: test ? null : account.support_contact,
+    market: { country: account.market_country, default_currency: account.market_currency, source: account.market_source },
+    notification_preferences: test ? { marketing: false, product_tips: true } : account.notification_preferences,
+    dashboard_preferences: test ? {} : account.dashboard_preferences,
     caller: { type: caller.kind, role: caller.kind === 'dashboard_session' ? caller.role : null },
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
+    created_at: account.created_at.toISOString(),
+    updated_at: account.updated_at.toISOString(),
   };
 }
 
 /** API key projection; `secret` only on create and roll (spec 5 rule 7). */
-export function apiKeyView(k: ApiKey, secret?: string): ApiKeysGet {
-  const prefix = k.livemode ? 'sk_live_' : 'sk_test_';
+export function apiKeyView(apiKey: ApiKey, secret?: string): ApiKeysGet {
+  const prefix = apiKey.livemode ? 'sk_live_' : 'sk_test_';
   return {
-    id: k.id,
+    id: apiKey.id,
     object: 'api_key',
-    livemode: k.livemode,
-    name: k.name,
+    livemode: apiKey.livemode,
+    name: apiKey.name,
     prefix,
-    redacted_secret: `${prefix}...${k.secret_last4}`,
-    scopes: k.scopes,
-    ip_allowlist: k.ip_allowlist,
-    status: k.status,
-    expires_at: k.expires_at?.toISOString() ?? null,
-    default_version: k.default_version,
-    last_used_at: k.last_used_at?.toISOString() ?? null,
-    rolled_from: k.rolled_from_key_id,
-    revoked_at: k.revoked_at?.toISOString() ?? null,
-    created_at: k.created_at.toISOString(),
-    updated_at: k.updated_at.toISOString(),
+    redacted_secret: `${prefix}...${apiKey.secret_last4}`,
+    scopes: apiKey.scopes,
+    ip_allowlist: apiKey.ip_allowlist,
+    status: apiKey.status,
+    expires_at: apiKey.expires_at?.toISOString() ?? null,
+    default_version: apiKey.default_version,
+    last_used_at: apiKey.last_used_at?.toISOString() ?? null,
+    rolled_from: apiKey.rolled_from_key_id,
+    revoked_at: apiKey.revoked_at?.toISOString() ?? null,
+    created_at: apiKey.created_at.toISOString(),
+    updated_at: apiKey.updated_at.toISOString(),
     ...(secret ? { secret } : {}),
   };
 }

@@ -5,23 +5,29 @@ import type { EventRow } from '../entities';
 import { moneyOut, timestamp } from './schema';
 
 /** One activity row, projected from a shipped event (`id` is the event id). */
-export function activityView(e: EventRow): Record<string, unknown> {
-  const obj = (e.data as { object?: Record<string, unknown> } | null)?.object ?? {};
+export function activityView(eventRow: EventRow): Record<string, unknown> {
+  const obj = (eventRow.data as { object?: Record<string, unknown> } | null)?.object ?? {};
   const amount = obj.amount as { amount?: unknown; currency?: unknown; decimals?: unknown } | undefined;
-  const money = amount && typeof amount === 'object' && typeof amount.amount === 'string' && /^-?[0-9]+$/.test(amount.amount)
-    && typeof amount.currency === 'string' && Number.isInteger(amount.decimals)
-    ? { amount: amount.amount, currency: amount.currency, decimals: amount.decimals as number } : null;
+  const money =
+    amount &&
+    typeof amount === 'object' &&
+    typeof amount.amount === 'string' &&
+    /^-?[0-9]+$/.test(amount.amount) &&
+    typeof amount.currency === 'string' &&
+    Number.isInteger(amount.decimals)
+      ? { amount: amount.amount, currency: amount.currency, decimals: amount.decimals as number }
+      : null;
   return {
-    id: e.id,
+    id: eventRow.id,
     object: 'activity',
-    livemode: e.livemode,
-    type: e.type,
-    category: activityCategory(e.type),
-    description: describeActivity(e.type, e.object_id),
-    subject: { id: e.object_id, type: e.object_type },
+    livemode: eventRow.livemode,
+    type: eventRow.type,
+    category: activityCategory(eventRow.type),
+    description: describeActivity(eventRow.type, eventRow.object_id),
+    subject: { id: eventRow.object_id, type: eventRow.object_type },
     amount: money,
     status: typeof obj.status === 'string' ? obj.status : null,
-    occurred_at: e.created_at.toISOString(),
+    occurred_at: eventRow.created_at.toISOString(),
   };
 }
 
@@ -30,7 +36,9 @@ export const activityResponse = Joi.object({
   object: Joi.string().valid('activity').required(),
   livemode: Joi.boolean().required(),
   type: Joi.string().required(),
-  category: Joi.string().valid(...ACTIVITY_CATEGORIES).required(),
+  category: Joi.string()
+    .valid(...ACTIVITY_CATEGORIES)
+    .required(),
   description: Joi.string().required(),
   subject: Joi.object({ id: Joi.string().required(), type: Joi.string().required() }).required(),
   amount: moneyOut.allow(null).required(),
@@ -39,23 +47,31 @@ export const activityResponse = Joi.object({
 });
 
 /** Counts per category (every category present, zero-filled). */
-export const byCategoryResponse = Joi.object(Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, Joi.number().integer().min(0).required()])));
+export const byCategoryResponse = Joi.object(
+  Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, Joi.number().integer().min(0).required()])),
+);
 
 export interface ActivitySummary {
-  livemode: boolean; start: Date; end: Date; total: number;
-  byCategory: Record<string, number>; byType: Record<string, number>; firstAt: Date | null; lastAt: Date | null;
+  livemode: boolean;
+  start: Date;
+  end: Date;
+  total: number;
+  byCategory: Record<string, number>;
+  byType: Record<string, number>;
+  firstAt: Date | null;
+  lastAt: Date | null;
 }
 
-export function activitySummaryView(s: ActivitySummary): Record<string, unknown> {
+export function activitySummaryView(activitySummary: ActivitySummary): Record<string, unknown> {
   return {
     object: 'activity_summary',
-    livemode: s.livemode,
-    period: { start: s.start.toISOString(), end: s.end.toISOString() },
-    total: s.total,
-    by_category: Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, s.byCategory[c] ?? 0])),
-    by_type: s.byType,
-    first_at: s.firstAt?.toISOString() ?? null,
-    last_at: s.lastAt?.toISOString() ?? null,
+    livemode: activitySummary.livemode,
+    period: { start: activitySummary.start.toISOString(), end: activitySummary.end.toISOString() },
+    total: activitySummary.total,
+    by_category: Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, activitySummary.byCategory[c] ?? 0])),
+    by_type: activitySummary.byType,
+    first_at: activitySummary.firstAt?.toISOString() ?? null,
+    last_at: activitySummary.lastAt?.toISOString() ?? null,
   };
 }
 
@@ -65,7 +81,9 @@ export const activitySummaryResponse = Joi.object({
   period: Joi.object({ start: timestamp.required(), end: timestamp.required() }).required(),
   total: Joi.number().integer().min(0).required(),
   by_category: byCategoryResponse.required(),
-  by_type: Joi.object().pattern(/^[a-z_]+\.[a-z_.]+$/, Joi.number().integer().min(1)).required(),
+  by_type: Joi.object()
+    .pattern(/^[a-z_]+\.[a-z_.]+$/, Joi.number().integer().min(1))
+    .required(),
   first_at: timestamp.allow(null).required(),
   last_at: timestamp.allow(null).required(),
 });

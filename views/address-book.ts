@@ -12,35 +12,45 @@ import type { AddressBookCreate, AddressBookDelete } from './wire';
  * read-only `proof_of_control` (null until verified), travel-rule and counterparty fields.
  * Raw bank details never appear here.
  */
-export function addressBookEntryView(e: AddressBookEntry): AddressBookCreate {
-  const s = e.screening;
+export function addressBookEntryView(addressBookEntry: AddressBookEntry): AddressBookCreate {
+  const s = addressBookEntry.screening;
   return {
-    id: e.id,
+    id: addressBookEntry.id,
     object: 'address_book_entry',
-    livemode: e.livemode,
-    kind: e.kind,
-    label: e.label,
-    chain: e.chain,
-    address: e.address,
-    currency: e.bank_currency,
-    beneficiary: e.kind === 'bank' ? (e.beneficiary_masked ?? null) : null,
-    screening: s ? {
-      status: s.status, risk_score: s.risk_score, risk_level: s.risk_level, verdict: s.verdict, action: s.action,
-      flags: s.flags, provider_version: s.provider_version, screened_at: s.screened_at,
-    } : null,
-    proof_of_control: e.proof_method ? {
-      method: e.proof_method,
-      verified_at: e.proof_verified_at?.toISOString() ?? null,
-      artifact_url: e.proof_artifact_url,
-    } : null,
-    travel_rule_required: e.travel_rule_required,
-    travel_rule_last_attested_at: e.travel_rule_last_attested_at?.toISOString() ?? null,
-    counterparty_name: e.counterparty_name,
-    counterparty_country: e.counterparty_country,
-    counterparty_vasp_name: e.counterparty_vasp_name,
-    counterparty_vasp_jurisdiction: e.counterparty_vasp_jurisdiction,
-    created_at: e.created_at.toISOString(),
-    updated_at: e.updated_at.toISOString(),
+    livemode: addressBookEntry.livemode,
+    kind: addressBookEntry.kind,
+    label: addressBookEntry.label,
+    chain: addressBookEntry.chain,
+    address: addressBookEntry.address,
+    currency: addressBookEntry.bank_currency,
+    beneficiary: addressBookEntry.kind === 'bank' ? (addressBookEntry.beneficiary_masked ?? null) : null,
+    screening: s
+      ? {
+          status: s.status,
+          risk_score: s.risk_score,
+          risk_level: s.risk_level,
+          verdict: s.verdict,
+          action: s.action,
+          flags: s.flags,
+          provider_version: s.provider_version,
+          screened_at: s.screened_at,
+        }
+      : null,
+    proof_of_control: addressBookEntry.proof_method
+      ? {
+          method: addressBookEntry.proof_method,
+          verified_at: addressBookEntry.proof_verified_at?.toISOString() ?? null,
+          artifact_url: addressBookEntry.proof_artifact_url,
+        }
+      : null,
+    travel_rule_required: addressBookEntry.travel_rule_required,
+    travel_rule_last_attested_at: addressBookEntry.travel_rule_last_attested_at?.toISOString() ?? null,
+    counterparty_name: addressBookEntry.counterparty_name,
+    counterparty_country: addressBookEntry.counterparty_country,
+    counterparty_vasp_name: addressBookEntry.counterparty_vasp_name,
+    counterparty_vasp_jurisdiction: addressBookEntry.counterparty_vasp_jurisdiction,
+    created_at: addressBookEntry.created_at.toISOString(),
+    updated_at: addressBookEntry.updated_at.toISOString(),
   };
 }
 
@@ -51,7 +61,6 @@ export function deletedAddressBookEntryView(id: string): AddressBookDelete {
 
 // ---------------------------------------------------------------------------------------
 // Response schemas (spec 4.10)
-
 
 const nullableString = Joi.string().allow(null).required();
 
@@ -78,7 +87,13 @@ export const addressBookEntryOut = Joi.object({
   currency: nullableString,
   beneficiary: maskedBeneficiaryOut.allow(null).required(),
   screening: screeningOut.allow(null).required(),
-  proof_of_control: Joi.object({ method: Joi.string().required(), verified_at: timestamp.allow(null).required(), artifact_url: nullableString }).allow(null).required(),
+  proof_of_control: Joi.object({
+    method: Joi.string().required(),
+    verified_at: timestamp.allow(null).required(),
+    artifact_url: nullableString,
+  })
+    .allow(null)
+    .required(),
   travel_rule_required: Joi.boolean().required(),
   travel_rule_last_attested_at: timestamp.allow(null).required(),
   counterparty_name: nullableString,

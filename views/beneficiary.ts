@@ -13,7 +13,9 @@ export const maskedBeneficiaryOut = Joi.object({
   beneficiary_owner_type: Joi.string().valid('individual', 'business').required(),
   account_holder_name: Joi.string().required(),
   bank_name: nullableString,
-  rail: Joi.string().valid(...BANK_RAILS).required(),
+  rail: Joi.string()
+    .valid(...BANK_RAILS)
+    .required(),
   currency: Joi.string().required(),
   account_type: Joi.string().valid('checking', 'savings').allow(null).required(),
   account_number_last4: Joi.string().max(4).allow(null).required(),
@@ -23,6 +25,9 @@ export const maskedBeneficiaryOut = Joi.object({
   iban_last4: Joi.string().max(4).allow(null).required(),
   bic: nullableString,
   clabe_last4: Joi.string().max(4).allow(null).required(),
-  pix_key_type: Joi.string().valid(...PIX_KEY_TYPES).allow(null).required(),
+  pix_key_type: Joi.string()
+    .valid(...PIX_KEY_TYPES)
+    .allow(null)
+    .required(),
   pix_key_last4: Joi.string().max(4).allow(null).required(),
 });

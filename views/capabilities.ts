@@ -10,23 +10,27 @@ import { currencyDecimals } from '../domain/money';
 const nMoney = moneyOut.allow(null);
 
 /** One corridor row of `GET /capabilities?product=payouts` and `GET /payouts/eligibility` (spec 4.6). */
-export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, unknown> {
+export function corridorView(corridor: Corridor, corridorVerdict: CorridorVerdict): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    corridor_id: c.id,
-    currency: c.currency,
-    fiat_rail: c.fiat_rail,
-    lifecycle: c.lifecycle,
-    public_claim_status: c.public_claim_status,
-    executable: v.executable,
-    source_chains: v.executable ? [...c.source_chains] : (c.lifecycle === 'blocked' ? [] : [...c.source_chains]),
-    max_amount: { amount: c.max_minor.toString(), currency: c.currency, decimals: c.decimals },
-    minimum: { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals },
-    eta_seconds: c.lifecycle === 'blocked' ? null : c.eta_seconds,
-    action: v.action,
-    display_label: c.display_label,
-    logo_url: c.logo_url,
+    corridor_id: corridor.id,
+    currency: corridor.currency,
+    fiat_rail: corridor.fiat_rail,
+    lifecycle: corridor.lifecycle,
+    public_claim_status: corridor.public_claim_status,
+    executable: corridorVerdict.executable,
+    source_chains: corridorVerdict.executable
+      ? [...corridor.source_chains]
+      : corridor.lifecycle === 'blocked'
+        ? []
+        : [...corridor.source_chains],
+    max_amount: { amount: corridor.max_minor.toString(), currency: corridor.currency, decimals: corridor.decimals },
+    minimum: { amount: corridor.min_minor.toString(), currency: corridor.currency, decimals: corridor.decimals },
+    eta_seconds: corridor.lifecycle === 'blocked' ? null : corridor.eta_seconds,
+    action: corridorVerdict.action,
+    display_label: corridor.display_label,
+    logo_url: corridor.logo_url,
   };
-  if (!v.executable) row.blocked_reason = v.blocked_reason;
+  if (!corridorVerdict.executable) row.blocked_reason = corridorVerdict.blocked_reason;
   return row;
 }
 
@@ -37,10 +41,18 @@ export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, un
  */
 export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    corridor_id: 'wallet_bank_virtual_account', currency, fiat_rail: rails[0] ?? null, lifecycle: 'public', public_claim_status: 'live',
-    executable: blockedReason === null, source_chains: [], max_amount: null, eta_seconds: null,
+    corridor_id: 'wallet_bank_virtual_account',
+    currency,
+    fiat_rail: rails[0] ?? null,
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    executable: blockedReason === null,
+    source_chains: [],
+    max_amount: null,
+    eta_seconds: null,
     action: blockedReason === null ? 'create_virtual_account' : 'none',
-    display_label: `${currency} bank account (${rails.join(', ')}) to wallet`, logo_url: `https://assets.payments.example/rails/${rails[0]}.svg`,
+    display_label: `${currency} bank account (${rails.join(', ')}) to wallet`,
+    logo_url: `https://assets.payments.example/rails/${rails[0]}.svg`,
   };
   if (blockedReason !== null) row.blocked_reason = blockedReason;
   return row;
@@ -48,21 +60,37 @@ export function walletBankCorridorView(currency: string, rails: readonly string[
 
 /** One fiat and direction of the buy/sell coverage snapshot (activities/orders/capabilities.ts); amounts in minor units of `fiat`. */
 export interface BuySellCoverage {
-  fiat: string; direction: 'buy' | 'sell' | 'swap'; providers: string[]; paused: string[]; methods: string[]; networks: string[]; cryptos: string[];
-  minMinor: bigint; maxMinor: bigint; executable: boolean;
+  fiat: string;
+  direction: 'buy' | 'sell' | 'swap';
+  providers: string[];
+  paused: string[];
+  methods: string[];
+  networks: string[];
+  cryptos: string[];
+  minMinor: bigint;
+  maxMinor: bigint;
+  executable: boolean;
 }
 
 /** One corridor row of `GET /capabilities?product=buy_sell` (spec 4.6): `buy_sell.<direction>.<fiat>`. */
-export function buySellCorridorView(r: BuySellCoverage): Record<string, unknown> {
-  const decimals = currencyDecimals(r.fiat);
+export function buySellCorridorView(buySellCoverage: BuySellCoverage): Record<string, unknown> {
+  const decimals = currencyDecimals(buySellCoverage.fiat);
   const row: Record<string, unknown> = {
-    corridor_id: `buy_sell.${r.direction}.${r.fiat}`, currency: r.fiat, fiat_rail: null, lifecycle: 'public', public_claim_status: 'live',
-    executable: r.executable, source_chains: r.executable ? r.networks : [],
-    max_amount: { amount: r.maxMinor.toString(), currency: r.fiat, decimals }, minimum: { amount: r.minMinor.toString(), currency: r.fiat, decimals },
-    eta_seconds: null, action: r.executable ? 'quote' : 'none',
-    display_label: `${r.direction === 'buy' ? 'Buy crypto with' : 'Sell crypto for'} ${r.fiat}`, logo_url: `https://assets.payments.example/buy_sell/${r.fiat.toLowerCase()}.svg`,
+    corridor_id: `buy_sell.${buySellCoverage.direction}.${buySellCoverage.fiat}`,
+    currency: buySellCoverage.fiat,
+    fiat_rail: null,
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    executable: buySellCoverage.executable,
+    source_chains: buySellCoverage.executable ? buySellCoverage.networks : [],
+    max_amount: { amount: buySellCoverage.maxMinor.toString(), currency: buySellCoverage.fiat, decimals },
+    minimum: { amount: buySellCoverage.minMinor.toString(), currency: buySellCoverage.fiat, decimals },
+    eta_seconds: null,
+    action: buySellCoverage.executable ? 'quote' : 'none',
+    display_label: `${buySellCoverage.direction === 'buy' ? 'Buy crypto with' : 'Sell crypto for'} ${buySellCoverage.fiat}`,
+    logo_url: `https://assets.payments.example/buy_sell/${buySellCoverage.fiat.toLowerCase()}.svg`,
   };
-  if (!r.executable) row.blocked_reason = 'provider_paused';
+  if (!buySellCoverage.executable) row.blocked_reason = 'provider_paused';
   return row;
 }
 
@@ -91,26 +119,40 @@ export const capabilitiesResponse = Joi.object({
   livemode: Joi.boolean().required(),
   corridors: Joi.array().items(corridorResponse).required(),
   fee: Joi.object({
-    kind: Joi.string().required(), bps: Joi.number().integer().required(), applies_to: Joi.string().required(),
-    rails: Joi.array().items(Joi.string()).required(), rounding: Joi.string().required(), rounding_decimals: Joi.number().integer().required(),
+    kind: Joi.string().required(),
+    bps: Joi.number().integer().required(),
+    applies_to: Joi.string().required(),
+    rails: Joi.array().items(Joi.string()).required(),
+    rounding: Joi.string().required(),
+    rounding_decimals: Joi.number().integer().required(),
   }),
-  funding_currencies: Joi.array().items(Joi.object({
-    currency: Joi.string().required(),
-    fiat_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
-    crypto_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
-  })),
+  funding_currencies: Joi.array().items(
+    Joi.object({
+      currency: Joi.string().required(),
+      fiat_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
+      crypto_funding: Joi.object({ available: Joi.boolean().required(), reason: Joi.string().allow(null).required() }).required(),
+    }),
+  ),
   primary_method: Joi.string(),
   resolved_limits: Joi.object({ min_amount: moneyOut.required(), max_amount: moneyOut.required() }).allow(null),
-  coverage: Joi.array().items(Joi.object({
-    fiat: Joi.string().required(), direction: Joi.string().valid('buy', 'sell').required(), methods: Joi.array().items(Joi.string()).required(),
-    networks: Joi.array().items(Joi.string()).required(), assets: Joi.array().items(Joi.string()).required(),
-    providers: Joi.array().items(Joi.string()).required(), executable: Joi.boolean().required(),
-  })),
+  coverage: Joi.array().items(
+    Joi.object({
+      fiat: Joi.string().required(),
+      direction: Joi.string().valid('buy', 'sell').required(),
+      methods: Joi.array().items(Joi.string()).required(),
+      networks: Joi.array().items(Joi.string()).required(),
+      assets: Joi.array().items(Joi.string()).required(),
+      providers: Joi.array().items(Joi.string()).required(),
+      executable: Joi.boolean().required(),
+    }),
+  ),
   snapshot_as_of: Joi.string().isoDate(),
-  funding_sources: Joi.array().items(Joi.object({
-    funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
-    available: Joi.boolean().required(),
-    reason: Joi.string().allow(null).required(),
-    source_chains: Joi.array().items(Joi.string()).required(),
-  })),
+  funding_sources: Joi.array().items(
+    Joi.object({
+      funding_source: Joi.string().valid('external_wallet', 'service_wallet').required(),
+      available: Joi.boolean().required(),
+      reason: Joi.string().allow(null).required(),
+      source_chains: Joi.array().items(Joi.string()).required(),
+    }),
+  ),
 });

@@ -5,20 +5,20 @@ import { at, atOrNull, bool, kind, text, textOrNull } from './schema';
 import type { ClientsCreate } from './wire';
 
 /** Client as returned by every `/clients` operation: ObjectBase plus the client fields; `archived_at` null while active. */
-export function clientView(c: Client): ClientsCreate {
+export function clientView(client: Client): ClientsCreate {
   return {
-    id: c.id,
+    id: client.id,
     object: 'client',
-    livemode: c.livemode,
-    display_name: c.display_name,
-    email: c.email,
-    company: c.company,
-    country: c.country,
-    role: c.role,
-    notes: c.notes,
-    archived_at: c.archived_at?.toISOString() ?? null,
-    created_at: c.created_at.toISOString(),
-    updated_at: c.updated_at.toISOString(),
+    livemode: client.livemode,
+    display_name: client.display_name,
+    email: client.email,
+    company: client.company,
+    country: client.country,
+    role: client.role,
+    notes: client.notes,
+    archived_at: client.archived_at?.toISOString() ?? null,
+    created_at: client.created_at.toISOString(),
+    updated_at: client.updated_at.toISOString(),
   };
 }
 

@@ -7,8 +7,14 @@ import type { CreditCheckout, CreditEventRow } from '../entities';
 import type { CreditEventsList, CreditsGet } from './wire';
 
 /** `GET /credits`: the owner's personal balance; `total_checks` is the net count of checks spent. */
-export function creditBalanceView(b: CreditBalance, livemode: boolean): CreditsGet {
-  return { object: 'credit_balance', livemode, free_remaining: b.free_remaining, paid_balance: b.paid_balance, total_checks: b.total_checks };
+export function creditBalanceView(creditBalance: CreditBalance, livemode: boolean): CreditsGet {
+  return {
+    object: 'credit_balance',
+    livemode,
+    free_remaining: creditBalance.free_remaining,
+    paid_balance: creditBalance.paid_balance,
+    total_checks: creditBalance.total_checks,
+  };
 }
 
 /**
@@ -16,36 +22,36 @@ export function creditBalanceView(b: CreditBalance, livemode: boolean): CreditsG
  * spendable balance: +N purchase, grant or refund, -1 consumption, 0 cache hit or insufficient)
  * and the balance after the row.
  */
-export function creditEventView(e: CreditEventRow): CreditEventsList['data'][number] {
+export function creditEventView(creditEventRow: CreditEventRow): CreditEventsList['data'][number] {
   return {
-    id: e.id,
+    id: creditEventRow.id,
     object: 'credit_event',
-    livemode: e.livemode,
-    type: e.type,
-    credits: e.credits,
-    free_remaining: e.free_remaining,
-    paid_balance: e.paid_balance,
-    total_checks: e.total_checks,
-    checkout_id: e.checkout_id,
-    related_object_id: e.related_object_id,
-    created_at: e.created_at.toISOString(),
+    livemode: creditEventRow.livemode,
+    type: creditEventRow.type,
+    credits: creditEventRow.credits,
+    free_remaining: creditEventRow.free_remaining,
+    paid_balance: creditEventRow.paid_balance,
+    total_checks: creditEventRow.total_checks,
+    checkout_id: creditEventRow.checkout_id,
+    related_object_id: creditEventRow.related_object_id,
+    created_at: creditEventRow.created_at.toISOString(),
   };
 }
 
 /** `POST /credit_checkouts`: the pack, its price (Money) and the provider's hosted `url`. */
-export function creditCheckoutView(c: CreditCheckout): Record<string, unknown> {
+export function creditCheckoutView(creditCheckout: CreditCheckout): Record<string, unknown> {
   return {
-    id: c.id,
+    id: creditCheckout.id,
     object: 'credit_checkout',
-    livemode: c.livemode,
-    pack: c.pack,
-    amount: money(BigInt(c.amount_minor), c.currency),
-    status: c.status,
-    url: c.url,
-    expires_at: c.expires_at?.toISOString() ?? null,
-    completed_at: c.completed_at?.toISOString() ?? null,
-    created_at: c.created_at.toISOString(),
-    updated_at: c.updated_at.toISOString(),
+    livemode: creditCheckout.livemode,
+    pack: creditCheckout.pack,
+    amount: money(BigInt(creditCheckout.amount_minor), creditCheckout.currency),
+    status: creditCheckout.status,
+    url: creditCheckout.url,
+    expires_at: creditCheckout.expires_at?.toISOString() ?? null,
+    completed_at: creditCheckout.completed_at?.toISOString() ?? null,
+    created_at: creditCheckout.created_at.toISOString(),
+    updated_at: creditCheckout.updated_at.toISOString(),
   };
 }
 
@@ -83,7 +89,9 @@ export const creditCheckoutOut = Joi.object({
   id: Joi.string().pattern(/^cco_/).required(),
   object: Joi.string().valid('credit_checkout').required(),
   livemode: Joi.boolean().required(),
-  pack: Joi.number().valid(...CREDIT_PACKS).required(),
+  pack: Joi.number()
+    .valid(...CREDIT_PACKS)
+    .required(),
   amount: moneyOut.required(),
   status: Joi.string().valid('open', 'completed', 'failed', 'expired').required(),
   url: Joi.string().uri().required(),

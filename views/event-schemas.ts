@@ -17,7 +17,13 @@
  * Pure: no I/O.
  */
 import Joi from 'joi';
-import { CATALOGUED_EVENT_TYPES, LIVE_EVENT_TYPES, TEST_PING_EVENT_TYPE, ENDPOINT_DISABLED_EVENT_TYPE, eventFamily } from '../domain/event-types';
+import {
+  CATALOGUED_EVENT_TYPES,
+  LIVE_EVENT_TYPES,
+  TEST_PING_EVENT_TYPE,
+  ENDPOINT_DISABLED_EVENT_TYPE,
+  eventFamily,
+} from '../domain/event-types';
 import { addressBookEntryOut } from './address-book';
 import { creditEventOut } from './credits';
 import { customerResponse } from './customer';
@@ -67,7 +73,12 @@ const payrollRunEventObject = without(payrollRunResponse, 'item_counts').keys({ 
 /** A payroll item event: the item with its recipient by id only (views/payroll.ts `payrollItemEventView`). */
 const payrollItemEventObject = without(payrollItemResponse, 'recipient').keys({ recipient_id: text() });
 /** `test.ping`: the endpoint it is sent to. */
-const testPingObject = Joi.object({ id: Joi.string().pattern(/^whe_/).required(), object: kind('webhook_endpoint'), livemode: bool(), url: text() });
+const testPingObject = Joi.object({
+  id: Joi.string().pattern(/^whe_/).required(),
+  object: kind('webhook_endpoint'),
+  livemode: bool(),
+  url: text(),
+});
 /** Never written by this product (capability, account): only `id` and `type` are fixed. */
 const openObject = Joi.object({ id: text() }).unknown(true);
 
@@ -78,9 +89,18 @@ const S = {
   invoice: shape('subscription_invoice', 'SubscriptionInvoiceEventObject', 'the subscription invoice with its pay-in', invoiceResponse),
   payout: shape('payout', 'PayoutEventObject', 'the payout (stored `source_chain`, null while unchosen)', payoutEventObject),
   payrollRun: shape('payroll_run', 'PayrollRunEventObject', 'the payroll run (`item_count`, no `item_counts`)', payrollRunEventObject),
-  payrollRunFundsReturn: shape('payroll_run', 'PayrollRunFundsReturnEventObject', 'the payroll run (`item_count`, no `item_counts`) with the `funds_return`',
-    payrollRunEventObject.keys({ funds_return: payrollFundsReturnResponse.required() })),
-  payrollItem: shape('payroll_item', 'PayrollItemEventObject', 'the payroll item (recipient by `recipient_id` only)', payrollItemEventObject),
+  payrollRunFundsReturn: shape(
+    'payroll_run',
+    'PayrollRunFundsReturnEventObject',
+    'the payroll run (`item_count`, no `item_counts`) with the `funds_return`',
+    payrollRunEventObject.keys({ funds_return: payrollFundsReturnResponse.required() }),
+  ),
+  payrollItem: shape(
+    'payroll_item',
+    'PayrollItemEventObject',
+    'the payroll item (recipient by `recipient_id` only)',
+    payrollItemEventObject,
+  ),
   payrollTemplate: shape('payroll_template', 'PayrollTemplateEventObject', 'the payroll template', payrollTemplateResponse),
   customer: shape('customer', 'CustomerEventObject', 'the customer', customerResponse),
   order: shape('order', 'OrderEventObject', 'the order', orderResponse),
@@ -90,15 +110,33 @@ const S = {
   sendIntent: shape('send_intent', 'SendIntentEventObject', 'the send intent', sendIntentResponse),
   offrampIntent: shape('offramp_intent', 'OfframpIntentEventObject', 'the off-ramp intent', offrampIntentResponse),
   virtualAccount: shape('virtual_account', 'VirtualAccountEventObject', 'the virtual account', virtualAccountResponse),
-  virtualAccountDeposit: shape('virtual_account', 'VirtualAccountDepositEventObject', 'the virtual account with the converted `deposit`',
-    virtualAccountResponse.keys({ deposit: virtualAccountCreditResponse.required() })),
+  virtualAccountDeposit: shape(
+    'virtual_account',
+    'VirtualAccountDepositEventObject',
+    'the virtual account with the converted `deposit`',
+    virtualAccountResponse.keys({ deposit: virtualAccountCreditResponse.required() }),
+  ),
   wallet: shape('wallet', 'WalletEventObject', 'the wallet', walletResponse),
   conversion: shape('wallet_conversion', 'ConversionEventObject', 'the wallet conversion', conversionResponse),
   screening: shape('screening', 'ScreeningEventObject', 'the screening', screeningResponse),
-  addressBookEntry: shape('address_book_entry', 'AddressBookEntryEventObject', 'the address-book entry with its `previous_screening`',
-    addressBookEntryOut.keys({ previous_screening: addressBookEntryOut.extract('screening') })),
-  credit: shape('credit_event', 'CreditEventObject', 'the credit ledger row (its row type is replaced by `type: credit_event`)', creditEventOut),
-  capability: shape('capability', 'CapabilityEventObject', 'no emitter yet: only `id` and `type` are fixed until the type ships', openObject),
+  addressBookEntry: shape(
+    'address_book_entry',
+    'AddressBookEntryEventObject',
+    'the address-book entry with its `previous_screening`',
+    addressBookEntryOut.keys({ previous_screening: addressBookEntryOut.extract('screening') }),
+  ),
+  credit: shape(
+    'credit_event',
+    'CreditEventObject',
+    'the credit ledger row (its row type is replaced by `type: credit_event`)',
+    creditEventOut,
+  ),
+  capability: shape(
+    'capability',
+    'CapabilityEventObject',
+    'no emitter yet: only `id` and `type` are fixed until the type ships',
+    openObject,
+  ),
   account: shape('account', 'AccountEventObject', 'no emitter yet: only `id` and `type` are fixed until the type ships', openObject),
 } satisfies Record<string, EventObjectShape>;
 
@@ -113,11 +151,26 @@ const BY_TYPE: Readonly<Record<string, EventObjectShape>> = {
 
 /** The shape of every other type of a family. */
 const BY_FAMILY: Readonly<Record<string, EventObjectShape>> = {
-  payment_link: S.paymentLink, payment: S.payment, subscription: S.subscription, payout: S.payout, payroll_run: S.payrollRun,
-  payroll_item: S.payrollItem, payroll_template: S.payrollTemplate, customer: S.customer, order: S.order,
-  deposit_intent: S.depositIntent, send_intent: S.sendIntent, offramp_intent: S.offrampIntent, virtual_account: S.virtualAccount,
-  wallet: S.wallet, conversion: S.conversion, capability: S.capability, screening: S.screening, account: S.account,
-  address_book: S.addressBookEntry, credit: S.credit,
+  payment_link: S.paymentLink,
+  payment: S.payment,
+  subscription: S.subscription,
+  payout: S.payout,
+  payroll_run: S.payrollRun,
+  payroll_item: S.payrollItem,
+  payroll_template: S.payrollTemplate,
+  customer: S.customer,
+  order: S.order,
+  deposit_intent: S.depositIntent,
+  send_intent: S.sendIntent,
+  offramp_intent: S.offrampIntent,
+  virtual_account: S.virtualAccount,
+  wallet: S.wallet,
+  conversion: S.conversion,
+  capability: S.capability,
+  screening: S.screening,
+  account: S.account,
+  address_book: S.addressBookEntry,
+  credit: S.credit,
 };
 
 function shapeOf(type: string): EventObjectShape | undefined {
@@ -135,10 +188,12 @@ export interface EventSchemaEntry extends EventObjectShape {
 const LIVE = new Set(LIVE_EVENT_TYPES);
 
 /** Every catalogued type (spec 6) that has a shape, in catalogue order. A type missing here fails the outbox check. */
-export const EVENT_SCHEMAS: ReadonlyMap<string, EventSchemaEntry> = new Map(CATALOGUED_EVENT_TYPES.flatMap((type) => {
-  const s = shapeOf(type);
-  return s ? [[type, { ...s, type, live: LIVE.has(type) }] as const] : [];
-}));
+export const EVENT_SCHEMAS: ReadonlyMap<string, EventSchemaEntry> = new Map(
+  CATALOGUED_EVENT_TYPES.flatMap((type) => {
+    const s = shapeOf(type);
+    return s ? [[type, { ...s, type, live: LIVE.has(type) }] as const] : [];
+  }),
+);
 
 /** The joi envelope of an event of `type` whose `data.object` is `object` (views/event.ts `eventResponse`, narrowed). */
 export function eventEnvelopeSchema(type: string, object: Joi.Schema): Joi.ObjectSchema {
@@ -158,7 +213,7 @@ export function eventSchemaProblem(wire: EventView): string | null {
   const entry = EVENT_SCHEMAS.get(wire.type);
   if (!entry) return `event type \`${wire.type}\` has no entry in views/event-schemas.ts`;
   let schema = envelopes.get(wire.type);
-  if (!schema) envelopes.set(wire.type, schema = eventEnvelopeSchema(wire.type, entry.schema));
+  if (!schema) envelopes.set(wire.type, (schema = eventEnvelopeSchema(wire.type, entry.schema)));
   const { error } = schema.validate(wire, { abortEarly: false, convert: false });
   return error ? error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ') : null;
 }

@@ -26,19 +26,19 @@ export interface EventView {
  * `object_type`, e.g. `payment_link`; spec 2.11 gives `data.object.type` that meaning, so it
  * wins over any stored `type` key).
  */
-export function eventView(e: EventRow): EventView {
-  const stored = (e.data && typeof e.data === 'object' ? (e.data as { object?: unknown }).object : null);
-  const obj = stored && typeof stored === 'object' && !Array.isArray(stored) ? stored as Record<string, unknown> : {};
+export function eventView(eventRow: EventRow): EventView {
+  const stored = eventRow.data && typeof eventRow.data === 'object' ? (eventRow.data as { object?: unknown }).object : null;
+  const obj = stored && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
   return {
-    id: e.id,
+    id: eventRow.id,
     object: 'event',
-    type: e.type,
-    created_at: e.created_at.toISOString(),
-    livemode: e.livemode,
-    api_version: e.api_version,
-    sequence: Number(e.seq),
-    data: { object: { ...obj, id: typeof obj.id === 'string' ? obj.id : e.object_id, type: e.object_type } },
-    request: { id: e.request_id, idempotency_key: e.idempotency_key },
+    type: eventRow.type,
+    created_at: eventRow.created_at.toISOString(),
+    livemode: eventRow.livemode,
+    api_version: eventRow.api_version,
+    sequence: Number(eventRow.seq),
+    data: { object: { ...obj, id: typeof obj.id === 'string' ? obj.id : eventRow.object_id, type: eventRow.object_type } },
+    request: { id: eventRow.request_id, idempotency_key: eventRow.idempotency_key },
   };
 }
 

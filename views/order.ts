@@ -24,12 +24,33 @@ function leg(minor: string, asset: string): Record<string, unknown> | null {
 /** A self-custody deposit (spec 2.1 DepositInstructions subset): where and what to send. */
 function depositView(d: OrderDeposit, provider: string): Record<string, unknown> {
   return {
-    address: d.address, chain: d.chain, asset: d.asset, amount: leg(d.amountMinor, d.asset),
-    amount_decimal: formatDecimal(BigInt(d.amountMinor), d.decimals), expires_at: d.expiresAt, provider,
+    address: d.address,
+    chain: d.chain,
+    asset: d.asset,
+    amount: leg(d.amountMinor, d.asset),
+    amount_decimal: formatDecimal(BigInt(d.amountMinor), d.decimals),
+    expires_at: d.expiresAt,
+    provider,
   };
 }
 
-const BANK_FIELDS = ['rail', 'currency', 'reference', 'matching', 'holder_kind', 'bank_name', 'beneficiary_name', 'bank_address', 'account_number', 'routing_number', 'sort_code', 'iban', 'bic', 'clabe', 'pix_key'] as const;
+const BANK_FIELDS = [
+  'rail',
+  'currency',
+  'reference',
+  'matching',
+  'holder_kind',
+  'bank_name',
+  'beneficiary_name',
+  'bank_address',
+  'account_number',
+  'routing_number',
+  'sort_code',
+  'iban',
+  'bic',
+  'clabe',
+  'pix_key',
+] as const;
 
 /** The provider's receiving details, full and unmasked (spec 2.10), with the amount to send as Money. */
 function bankView(b: Record<string, unknown>, currency: string): Record<string, unknown> {
@@ -39,101 +60,172 @@ function bankView(b: Record<string, unknown>, currency: string): Record<string, 
 }
 
 /** True while the order's hosted checkout is open at `now`. */
-export function checkoutOpen(o: Order, now = Date.now()): boolean {
-  return o.checkout_url !== null && o.status === 'awaiting_payment' && o.money_state === 'never_authorized'
-    && o.checkout_expires_at !== null && o.checkout_expires_at.getTime() > now;
+export function checkoutOpen(order: Order, now = Date.now()): boolean {
+  return (
+    order.checkout_url !== null &&
+    order.status === 'awaiting_payment' &&
+    order.money_state === 'never_authorized' &&
+    order.checkout_expires_at !== null &&
+    order.checkout_expires_at.getTime() > now
+  );
 }
 
 /** The order as lists and events carry it (no `next_action`, no `offer_selection`). */
-export function orderView(o: Order, provider: ProviderIdentity): Record<string, unknown> {
-  const awaiting = o.status === 'awaiting_payment' || o.status === 'pending';
-  const dest = o.destination;
+export function orderView(order: Order, provider: ProviderIdentity): Record<string, unknown> {
+  const awaiting = order.status === 'awaiting_payment' || order.status === 'pending';
+  const dest = order.destination;
   return {
     object: 'order',
-    id: o.id,
-    livemode: o.livemode,
-    quote_id: o.quote_id,
-    offer_id: o.offer_id,
+    id: order.id,
+    livemode: order.livemode,
+    quote_id: order.quote_id,
+    offer_id: order.offer_id,
     provider: providerView(provider),
-    side: o.side,
-    payment_method: o.payment_method,
-    payment_rail: o.payment_rail,
-    network: o.network,
+    side: order.side,
+    payment_method: order.payment_method,
+    payment_rail: order.payment_rail,
+    network: order.network,
     amounts: {
-      you_pay: leg(o.final_in_minor, o.from_asset),
-      you_receive: leg(o.final_out_minor, o.to_asset),
-      fee: leg(o.fee_minor, o.from_asset),
+      you_pay: leg(order.final_in_minor, order.from_asset),
+      you_receive: leg(order.final_out_minor, order.to_asset),
+      fee: leg(order.fee_minor, order.from_asset),
     },
-    from_asset: o.from_asset,
-    to_asset: o.to_asset,
-    status: o.status,
-    money_state: o.money_state,
-    money_status: MONEY_STATUS[o.money_state],
-    failure_kind: o.failure_kind,
-    failure_reason: o.failure_kind ? FAILURE_REASONS[o.failure_kind] : null,
-    return_reason: o.return_reason,
-    purpose: o.purpose,
-    payment_link_id: o.payment_link_id,
-    payment_id: o.payment_id,
-    deposit_instructions: awaiting && o.deposit_instructions ? depositView(o.deposit_instructions, o.provider) : null,
-    bank_deposit_instructions: awaiting && o.bank_instructions ? bankView(o.bank_instructions, o.from_asset) : null,
-    payout_destination: dest.kind === 'crypto'
-      ? { type: 'crypto', chain: dest.chain, address: dest.address, tx_hash: dest.tx_hash, address_book_entry_id: dest.address_book_entry_id }
-      : { type: 'bank', address_book_entry_id: dest.address_book_entry_id, rail: dest.rail, currency: dest.currency, bank_account: dest.masked },
-    refund_address: o.refund_address,
-    created_at: o.created_at.toISOString(),
-    updated_at: o.updated_at.toISOString(),
-    completed_at: o.completed_at?.toISOString() ?? null,
-    cancelled_at: o.cancelled_at?.toISOString() ?? null,
-    failed_at: o.failed_at?.toISOString() ?? null,
-    refunded_at: o.refunded_at?.toISOString() ?? null,
+    from_asset: order.from_asset,
+    to_asset: order.to_asset,
+    status: order.status,
+    money_state: order.money_state,
+    money_status: MONEY_STATUS[order.money_state],
+    failure_kind: order.failure_kind,
+    failure_reason: order.failure_kind ? FAILURE_REASONS[order.failure_kind] : null,
+    return_reason: order.return_reason,
+    purpose: order.purpose,
+    payment_link_id: order.payment_link_id,
+    payment_id: order.payment_id,
+    deposit_instructions: awaiting && order.deposit_instructions ? depositView(order.deposit_instructions, order.provider) : null,
+    bank_deposit_instructions: awaiting && order.bank_instructions ? bankView(order.bank_instructions, order.from_asset) : null,
+    payout_destination:
+      dest.kind === 'crypto'
+        ? {
+            type: 'crypto',
+            chain: dest.chain,
+            address: dest.address,
+            tx_hash: dest.tx_hash,
+            address_book_entry_id: dest.address_book_entry_id,
+          }
+        : {
+            type: 'bank',
+            address_book_entry_id: dest.address_book_entry_id,
+            rail: dest.rail,
+            currency: dest.currency,
+            bank_account: dest.masked,
+          },
+    refund_address: order.refund_address,
+    created_at: order.created_at.toISOString(),
+    updated_at: order.updated_at.toISOString(),
+    completed_at: order.completed_at?.toISOString() ?? null,
+    cancelled_at: order.cancelled_at?.toISOString() ?? null,
+    failed_at: order.failed_at?.toISOString() ?? null,
+    refunded_at: order.refunded_at?.toISOString() ?? null,
   };
 }
 
 /** The order as `GET /orders/{id}` returns it: `next_action` while the hosted checkout is open. */
-export function orderDetailView(o: Order, provider: ProviderIdentity, now = Date.now()): Record<string, unknown> {
-  const v = orderView(o, provider);
-  if (checkoutOpen(o, now)) v.next_action = { type: 'redirect_to_url', redirect_to_url: { url: o.checkout_url }, expires_at: o.checkout_expires_at!.toISOString() };
+export function orderDetailView(order: Order, provider: ProviderIdentity, now = Date.now()): Record<string, unknown> {
+  const v = orderView(order, provider);
+  if (checkoutOpen(order, now))
+    v.next_action = {
+      type: 'redirect_to_url',
+      redirect_to_url: { url: order.checkout_url },
+      expires_at: order.checkout_expires_at!.toISOString(),
+    };
   return v;
 }
 
 /** The create response: the detail view plus `offer_selection` when another offer was executed. */
-export function orderCreatedView(o: Order, provider: ProviderIdentity): Record<string, unknown> {
-  const v = orderDetailView(o, provider);
-  if (o.selected_offer_id && o.selected_offer_id !== o.offer_id) {
-    v.offer_selection = { selected_offer_id: o.selected_offer_id, executed_offer_id: o.offer_id, reason: o.selection_reason ?? 'selected_offer_unavailable' };
+export function orderCreatedView(order: Order, provider: ProviderIdentity): Record<string, unknown> {
+  const v = orderDetailView(order, provider);
+  if (order.selected_offer_id && order.selected_offer_id !== order.offer_id) {
+    v.offer_selection = {
+      selected_offer_id: order.selected_offer_id,
+      executed_offer_id: order.offer_id,
+      reason: order.selection_reason ?? 'selected_offer_unavailable',
+    };
   }
   return v;
 }
 
 const depositInstructionsResponse = Joi.object({
-  address: text(), chain: text(), asset: text(), amount: moneyOrNull(), amount_decimal: text(), expires_at: at(), provider: text(),
+  address: text(),
+  chain: text(),
+  asset: text(),
+  amount: moneyOrNull(),
+  amount_decimal: text(),
+  expires_at: at(),
+  provider: text(),
 });
 
 /** Response schema of `orderView` (lists, events). */
 export const orderResponse = Joi.object({
-  object: kind('order'), id: text(), livemode: Joi.boolean().required(), quote_id: text(), offer_id: text(),
-  provider: providerIdentityResponse.required(), side: Joi.string().valid('buy', 'sell', 'swap').required(), payment_method: text(),
-  payment_rail: textOrNull(), network: textOrNull(),
+  object: kind('order'),
+  id: text(),
+  livemode: Joi.boolean().required(),
+  quote_id: text(),
+  offer_id: text(),
+  provider: providerIdentityResponse.required(),
+  side: Joi.string().valid('buy', 'sell', 'swap').required(),
+  payment_method: text(),
+  payment_rail: textOrNull(),
+  network: textOrNull(),
   amounts: Joi.object({ you_pay: moneyOrNull(), you_receive: moneyOrNull(), fee: moneyOrNull() }).required(),
-  from_asset: text(), to_asset: text(),
+  from_asset: text(),
+  to_asset: text(),
   status: Joi.string().valid('pending', 'awaiting_payment', 'processing', 'completed', 'failed', 'cancelled', 'refunded').required(),
   money_state: Joi.string().valid('never_authorized', 'hold_placed', 'captured', 'released', 'refunded').required(),
-  money_status: text(), failure_kind: textOrNull(), failure_reason: textOrNull(), return_reason: textOrNull(),
+  money_status: text(),
+  failure_kind: textOrNull(),
+  failure_reason: textOrNull(),
+  return_reason: textOrNull(),
   purpose: Joi.string().valid('direct', 'payment_link_pay_in', 'payout_funding').required(),
-  payment_link_id: textOrNull(), payment_id: textOrNull(),
+  payment_link_id: textOrNull(),
+  payment_id: textOrNull(),
   deposit_instructions: depositInstructionsResponse.allow(null).required(),
   bank_deposit_instructions: Joi.object({
-    rail: text(), currency: text(), reference: textOrNull(), matching: textOrNull(), holder_kind: textOrNull(), bank_name: textOrNull(), beneficiary_name: textOrNull(),
-    bank_address: textOrNull(), account_number: textOrNull(), routing_number: textOrNull(), sort_code: textOrNull(), iban: textOrNull(), bic: textOrNull(),
-    clabe: textOrNull(), pix_key: textOrNull(), amount: moneyOrNull(),
-  }).allow(null).required(),
+    rail: text(),
+    currency: text(),
+    reference: textOrNull(),
+    matching: textOrNull(),
+    holder_kind: textOrNull(),
+    bank_name: textOrNull(),
+    beneficiary_name: textOrNull(),
+    bank_address: textOrNull(),
+    account_number: textOrNull(),
+    routing_number: textOrNull(),
+    sort_code: textOrNull(),
+    iban: textOrNull(),
+    bic: textOrNull(),
+    clabe: textOrNull(),
+    pix_key: textOrNull(),
+    amount: moneyOrNull(),
+  })
+    .allow(null)
+    .required(),
   payout_destination: Joi.alternatives(
     Joi.object({ type: kind('crypto'), chain: text(), address: text(), tx_hash: textOrNull(), address_book_entry_id: textOrNull() }),
-    Joi.object({ type: kind('bank'), address_book_entry_id: text(), rail: textOrNull(), currency: textOrNull(), bank_account: Joi.object().unknown(true).allow(null).required() }),
+    Joi.object({
+      type: kind('bank'),
+      address_book_entry_id: text(),
+      rail: textOrNull(),
+      currency: textOrNull(),
+      bank_account: Joi.object().unknown(true).allow(null).required(),
+    }),
   ).required(),
   refund_address: textOrNull(),
-  created_at: at(), updated_at: at(), completed_at: atOrNull(), cancelled_at: atOrNull(), failed_at: atOrNull(), refunded_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
+  completed_at: atOrNull(),
+  cancelled_at: atOrNull(),
+  failed_at: atOrNull(),
+  refunded_at: atOrNull(),
 });
 
 const nextAction = Joi.object({ type: kind('redirect_to_url'), redirect_to_url: Joi.object({ url: text() }).required(), expires_at: at() });

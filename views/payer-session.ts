@@ -25,30 +25,47 @@ export interface SessionViewInput {
 }
 
 /** Builds the payer projection of `link` with its current attempt (if any). */
-export function payerSessionView(i: SessionViewInput): PayerSession {
-  const { link, current } = i;
+export function payerSessionView(sessionViewInput: SessionViewInput): PayerSession {
+  const { link, current } = sessionViewInput;
   const rails = computePayableRails({
-    status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
-    settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: i.executableRails,
+    status: link.status,
+    currency: link.currency,
+    allowedRails: link.allowed_rails,
+    cryptoOnly: link.crypto_only,
+    settlementKind: link.settlement_kind,
+    expectedPayerType: link.expected_payer_type_input,
+    executableRails: sessionViewInput.executableRails,
     destinationKind: link.settlement_destination_kind,
   });
-  const ledger = current ? {
-    status: current.status as PaymentStatus, expected: BigInt(current.amount_expected_minor), received: BigInt(current.amount_received_minor),
-    underpaidEmitted: current.underpaid_emitted, overpaidEmitted: current.overpaid_emitted,
-  } : null;
-  const xchain = current && current.payment_rail === 'crypto_xchain' && rails.includes('crypto_xchain')
-    && (current.status === 'awaiting' || current.status === 'underpaid') ? crossNetworkDepositInstructionsView(current, i.chain) : null;
-  const usdc = (minor: string | null) => (current && minor !== null ? { amount: minor, currency: current.currency, decimals: current.decimals } : null);
+  const ledger = current
+    ? {
+        status: current.status as PaymentStatus,
+        expected: BigInt(current.amount_expected_minor),
+        received: BigInt(current.amount_received_minor),
+        underpaidEmitted: current.underpaid_emitted,
+        overpaidEmitted: current.overpaid_emitted,
+      }
+    : null;
+  const xchain =
+    current &&
+    current.payment_rail === 'crypto_xchain' &&
+    rails.includes('crypto_xchain') &&
+    (current.status === 'awaiting' || current.status === 'underpaid')
+      ? crossNetworkDepositInstructionsView(current, sessionViewInput.chain)
+      : null;
+  const usdc = (minor: string | null) =>
+    current && minor !== null ? { amount: minor, currency: current.currency, decimals: current.decimals } : null;
   return {
     object: 'payment_session',
     ...linkHeaderValues(link),
     // Money, never a bare amount (spec 1 rule 1): item unit amounts are in the link currency.
     items: link.items.map((it) => ({
-      name: it.name, quantity: it.quantity,
+      name: it.name,
+      quantity: it.quantity,
       unit_amount: it.unit_amount === null ? null : { amount: String(it.unit_amount), currency: link.currency, decimals: link.decimals },
     })),
-    merchant_name: i.account.display_name,
-    merchant_contact: i.account.support_contact ?? null,
+    merchant_name: sessionViewInput.account.display_name,
+    merchant_contact: sessionViewInput.account.support_contact ?? null,
     short_code: link.short_code,
     rails,
     rails_not_allowed: RAILS_CLOSED.filter((r) => !rails.includes(r)),
@@ -61,7 +78,12 @@ export function payerSessionView(i: SessionViewInput): PayerSession {
     watcher_state: current?.watcher_state ?? null,
     watcher_reason: current?.watcher_reason ?? null,
     settlement_kind: link.settlement_kind,
-    settlement_destination: link.settlement_kind === 'crypto_only' ? { type: 'service_wallet' } : link.settlement_destination_id ? { type: 'address_book' } : null,
+    settlement_destination:
+      link.settlement_kind === 'crypto_only'
+        ? { type: 'service_wallet' }
+        : link.settlement_destination_id
+          ? { type: 'address_book' }
+          : null,
     current_payment_id: current?.id ?? null,
     onchain_tx_hash: current?.onchain_tx_hash ?? null,
     paid_at: link.paid_at?.toISOString() ?? null,
@@ -79,7 +101,9 @@ export function payerSessionView(i: SessionViewInput): PayerSession {
 export const payerSessionResponse = Joi.object({
   object: kind('payment_session'),
   ...linkHeaderFields,
-  items: Joi.array().items(Joi.object({ name: textOrNull(), quantity: Joi.number().integer().required(), unit_amount: moneyOrNull() })).required(),
+  items: Joi.array()
+    .items(Joi.object({ name: textOrNull(), quantity: Joi.number().integer().required(), unit_amount: moneyOrNull() }))
+    .required(),
   merchant_name: text(),
   merchant_contact: supportContactResponse.allow(null).required(),
   short_code: text(),

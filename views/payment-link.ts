@@ -47,7 +47,9 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
  * The invoice header of a link as both the merchant's link and the payer's session show it
  * (spec 2.3, 4.1): status, title, memo, invoice number, reference id and the amount (Money, minor units).
  */
-export function linkHeaderValues(link: PaymentLink): Pick<PaymentSessionsGet, 'status' | 'title' | 'memo' | 'invoice_number' | 'reference_id' | 'amount'> {
+export function linkHeaderValues(
+  link: PaymentLink,
+): Pick<PaymentSessionsGet, 'status' | 'title' | 'memo' | 'invoice_number' | 'reference_id' | 'amount'> {
   return {
     status: link.status,
     title: link.title,
@@ -107,9 +109,10 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
     expired_at: iso(link.expired_at),
     invoice_sent_at: iso(link.invoice_sent_at),
     latest_attempt_status: link.latest_attempt_status,
-    partial_payment: link.status === 'processing' && link.partial_payment
-      ? { payment_id: link.partial_payment.payment_id, received: link.partial_payment.received }
-      : null,
+    partial_payment:
+      link.status === 'processing' && link.partial_payment
+        ? { payment_id: link.partial_payment.payment_id, received: link.partial_payment.received }
+        : null,
   };
 }
 
@@ -120,8 +123,8 @@ export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record
  * transaction hashes and times. Payment fields are null when no paid payment row exists.
  */
 export function linkReceiptView(link: PaymentLink, paid: Payment | null): PaymentLinksGetReceipt {
-  const m = (minor: string | null | undefined) => (paid && minor !== null && minor !== undefined
-    ? { amount: String(minor), currency: paid.currency, decimals: paid.decimals } : null);
+  const m = (minor: string | null | undefined) =>
+    paid && minor !== null && minor !== undefined ? { amount: String(minor), currency: paid.currency, decimals: paid.decimals } : null;
   return {
     object: 'payment_link_receipt',
     livemode: link.livemode,
@@ -183,7 +186,9 @@ export const paymentLinkResponse = Joi.object({
   settlement_kind: textOrNull(),
   settlement_asset: Joi.object({ chain: text(), asset: text(), token_address: text(), decimals: int() }).allow(null).required(),
   settlement_destination: Joi.object({ address_book_id: text() }).allow(null).required(),
-  items: Joi.array().items(Joi.object({ name: textOrNull(), product_id: textOrNull(), quantity: int(), unit_amount: moneyOrNull() })).required(),
+  items: Joi.array()
+    .items(Joi.object({ name: textOrNull(), product_id: textOrNull(), quantity: int(), unit_amount: moneyOrNull() }))
+    .required(),
   url: textOrNull(),
   short_code: text(),
   short_url: textOrNull(),

@@ -31,8 +31,11 @@ function m(p: Payment, minor: string | null): Money | null {
 
 function ledger(p: Payment) {
   return {
-    status: p.status as PaymentStatus, expected: BigInt(p.amount_expected_minor), received: BigInt(p.amount_received_minor),
-    underpaidEmitted: p.underpaid_emitted, overpaidEmitted: p.overpaid_emitted,
+    status: p.status as PaymentStatus,
+    expected: BigInt(p.amount_expected_minor),
+    received: BigInt(p.amount_received_minor),
+    underpaidEmitted: p.underpaid_emitted,
+    overpaidEmitted: p.overpaid_emitted,
   };
 }
 
@@ -53,38 +56,39 @@ export interface PaymentChain {
  * the payer sends (gross of the bridge fee), `amount_out` what must arrive (the total due),
  * `bridge_fee`, `amount_is_estimate: true`, `quote_expires_at`, `gross_up`, `provider: bridge`.
  */
-export function depositInstructionsView(p: Payment, chain: PaymentChain): DepositInstructions | null {
-  if (!p.deposit_address) return null;
-  if (p.payment_rail === 'crypto_xchain') {
-    const usdc = XCHAIN_USDC[p.deposit_chain as XchainNetwork];
-    const src = (minor: string | null) => (minor === null ? null : { amount: minor, currency: p.stablecoin ?? 'USDC', decimals: p.decimals });
+export function depositInstructionsView(payment: Payment, chain: PaymentChain): DepositInstructions | null {
+  if (!payment.deposit_address) return null;
+  if (payment.payment_rail === 'crypto_xchain') {
+    const usdc = XCHAIN_USDC[payment.deposit_chain as XchainNetwork];
+    const src = (minor: string | null) =>
+      minor === null ? null : { amount: minor, currency: payment.stablecoin ?? 'USDC', decimals: payment.decimals };
     return {
-      address: p.deposit_address,
-      chain: p.deposit_chain,
+      address: payment.deposit_address,
+      chain: payment.deposit_chain,
       chain_id: usdc?.chainId ?? null,
       network: chain.network,
-      asset: p.stablecoin,
+      asset: payment.stablecoin,
       token_address: usdc?.tokenAddress ?? null,
-      amount: src(p.amount_in_minor),
-      amount_out: m(p, p.amount_expected_minor),
-      bridge_fee: src(p.bridge_fee_minor),
+      amount: src(payment.amount_in_minor),
+      amount_out: m(payment, payment.amount_expected_minor),
+      bridge_fee: src(payment.bridge_fee_minor),
       amount_is_estimate: true,
-      quote_expires_at: p.quote_expires_at?.toISOString() ?? null,
-      gross_up: p.gross_up,
-      expires_at: p.expires_at.toISOString(),
+      quote_expires_at: payment.quote_expires_at?.toISOString() ?? null,
+      gross_up: payment.gross_up,
+      expires_at: payment.expires_at.toISOString(),
       provider: 'bridge',
     };
   }
   return {
-    address: p.deposit_address,
-    chain: p.deposit_chain,
+    address: payment.deposit_address,
+    chain: payment.deposit_chain,
     chain_id: chain.chainId,
     network: chain.network,
-    asset: p.stablecoin,
+    asset: payment.stablecoin,
     token_address: chain.tokenAddress,
-    amount: m(p, p.amount_expected_minor),
+    amount: m(payment, payment.amount_expected_minor),
     amount_is_estimate: false,
-    expires_at: p.expires_at.toISOString(),
+    expires_at: payment.expires_at.toISOString(),
     provider: null,
   };
 }
@@ -94,20 +98,37 @@ export function depositInstructionsView(p: Payment, chain: PaymentChain): Deposi
  * `depositInstructionsView` of a `crypto_xchain` attempt, whose chain and asset are always known;
  * null when the attempt has no deposit address yet or is not cross-network.
  */
-export function crossNetworkDepositInstructionsView(p: Payment, chain: PaymentChain): CrossNetworkDepositInstructions | null {
-  const d = p.payment_rail === 'crypto_xchain' ? depositInstructionsView(p, chain) : null;
+export function crossNetworkDepositInstructionsView(payment: Payment, chain: PaymentChain): CrossNetworkDepositInstructions | null {
+  const d = payment.payment_rail === 'crypto_xchain' ? depositInstructionsView(payment, chain) : null;
   if (!d || d.chain === null || d.asset === null) return null;
   // The cross-network branch of depositInstructionsView always sets these; the spread keeps the wire order.
   return {
-    ...d, chain: d.chain, asset: d.asset, amount_out: d.amount_out ?? null, bridge_fee: d.bridge_fee ?? null,
-    quote_expires_at: d.quote_expires_at ?? null, gross_up: d.gross_up ?? null,
+    ...d,
+    chain: d.chain,
+    asset: d.asset,
+    amount_out: d.amount_out ?? null,
+    bridge_fee: d.bridge_fee ?? null,
+    quote_expires_at: d.quote_expires_at ?? null,
+    gross_up: d.gross_up ?? null,
   };
 }
 
 /** Keys of BankDepositInstructions (spec 2.1) besides `matching`, in wire order. */
 const BANK_INSTRUCTION_KEYS = [
-  'currency', 'rail', 'bank_name', 'beneficiary_name', 'holder_kind', 'account_number', 'routing_number', 'sort_code', 'clabe',
-  'pix_key', 'bank_address', 'iban', 'bic', 'reference',
+  'currency',
+  'rail',
+  'bank_name',
+  'beneficiary_name',
+  'holder_kind',
+  'account_number',
+  'routing_number',
+  'sort_code',
+  'clabe',
+  'pix_key',
+  'bank_address',
+  'iban',
+  'bic',
+  'reference',
 ] as const;
 
 /**
@@ -115,60 +136,60 @@ const BANK_INSTRUCTION_KEYS = [
  * them: every key present (null where the rail has none), `matching` (`reference` |
  * `account_number`) omitted when the provider gave no basis. Null on crypto rails.
  */
-export function bankDepositInstructionsView(p: Payment): BankDepositInstructions | null {
-  return p.bank_instructions ? bankInstructionsView(p.bank_instructions) : null;
+export function bankDepositInstructionsView(payment: Payment): BankDepositInstructions | null {
+  return payment.bank_instructions ? bankInstructionsView(payment.bank_instructions) : null;
 }
 
 /** BankDepositInstructions (spec 2.1) as issued by the collection provider (a payment's or a virtual account's): every key, `matching` when given. */
-export function bankInstructionsView(i: Record<string, string | null>): BankDepositInstructions {
+export function bankInstructionsView(record: Record<string, string | null>): BankDepositInstructions {
   const out: Record<string, unknown> = {};
-  for (const k of BANK_INSTRUCTION_KEYS) out[k] = i[k] ?? null;
-  if (i.matching === 'reference' || i.matching === 'account_number') out.matching = i.matching;
+  for (const k of BANK_INSTRUCTION_KEYS) out[k] = record[k] ?? null;
+  if (record.matching === 'reference' || record.matching === 'account_number') out.matching = record.matching;
   // Keyed by the list above: the provider's instructions always carry `currency` and `rail`.
   return out as BankDepositInstructions;
 }
 
 /** `amount_verdict` of a payment (spec 2.4): provider-settled (bank) rails read null once paid or settled. */
-export function paymentAmountVerdict(p: Payment): string | null {
-  return amountVerdict(ledger(p), { providerSettled: isBankRail(p.payment_rail) });
+export function paymentAmountVerdict(payment: Payment): string | null {
+  return amountVerdict(ledger(payment), { providerSettled: isBankRail(payment.payment_rail) });
 }
 
 /** Merchant view of a payment (spec 2.4). `fee` is the 1% payer-borne fee; `net_amount` what the merchant is owed. */
-export function paymentView(p: Payment, chain: PaymentChain): PaymentsGet {
-  const received = BigInt(p.amount_received_minor);
+export function paymentView(payment: Payment, chain: PaymentChain): PaymentsGet {
+  const received = BigInt(payment.amount_received_minor);
   return {
-    id: p.id,
+    id: payment.id,
     object: 'payment',
-    livemode: p.livemode,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-    status: p.status,
-    payment_link_id: p.payment_link_id,
-    subscription_id: p.subscription_id,
-    payment_rail: p.payment_rail,
-    source_chain: p.source_chain,
-    stablecoin: p.stablecoin,
-    source_asset: p.source_asset,
-    deposit_instructions: depositInstructionsView(p, chain),
-    bank_deposit_instructions: bankDepositInstructionsView(p),
-    amount_expected: m(p, p.amount_expected_minor),
-    amount_received: m(p, received.toString()),
-    amount_verdict: paymentAmountVerdict(p),
-    fee: m(p, p.fee_minor),
-    deducted_fee: m(p, '0'),
-    net_amount: m(p, p.invoice_minor),
-    surplus: m(p, p.surplus_minor),
-    unmatched_reason: p.unmatched_reason,
-    return_reason: p.return_reason,
+    livemode: payment.livemode,
+    created_at: payment.created_at.toISOString(),
+    updated_at: payment.updated_at.toISOString(),
+    status: payment.status,
+    payment_link_id: payment.payment_link_id,
+    subscription_id: payment.subscription_id,
+    payment_rail: payment.payment_rail,
+    source_chain: payment.source_chain,
+    stablecoin: payment.stablecoin,
+    source_asset: payment.source_asset,
+    deposit_instructions: depositInstructionsView(payment, chain),
+    bank_deposit_instructions: bankDepositInstructionsView(payment),
+    amount_expected: m(payment, payment.amount_expected_minor),
+    amount_received: m(payment, received.toString()),
+    amount_verdict: paymentAmountVerdict(payment),
+    fee: m(payment, payment.fee_minor),
+    deducted_fee: m(payment, '0'),
+    net_amount: m(payment, payment.invoice_minor),
+    surplus: m(payment, payment.surplus_minor),
+    unmatched_reason: payment.unmatched_reason,
+    return_reason: payment.return_reason,
     screening: { status: 'not_screened', level: null, flags: [] },
-    settlement: p.settlement,
-    settlement_tx_hash: p.settlement_tx_hash,
-    onchain_tx_hash: p.onchain_tx_hash,
-    marked_sent_at: p.marked_sent_at?.toISOString() ?? null,
-    expires_at: p.expires_at.toISOString(),
-    paid_at: p.paid_at?.toISOString() ?? null,
-    settled_at: p.settled_at?.toISOString() ?? null,
-    ...railFields(p),
+    settlement: payment.settlement,
+    settlement_tx_hash: payment.settlement_tx_hash,
+    onchain_tx_hash: payment.onchain_tx_hash,
+    marked_sent_at: payment.marked_sent_at?.toISOString() ?? null,
+    expires_at: payment.expires_at.toISOString(),
+    paid_at: payment.paid_at?.toISOString() ?? null,
+    settled_at: payment.settled_at?.toISOString() ?? null,
+    ...railFields(payment),
   };
 }
 
@@ -177,7 +198,9 @@ export function paymentView(p: Payment, chain: PaymentChain): PaymentsGet {
  * `watcher_reason` (null off the cross-network rail), `refund_address`, `recovery_tx_hash` (the
  * return of money on a closed payment or a failed bridge), `source_address` (`crypto_transfer`).
  */
-function railFields(p: Payment): Pick<PayerPayment, 'watcher_state' | 'watcher_reason' | 'refund_address' | 'recovery_tx_hash' | 'source_address'> {
+function railFields(
+  p: Payment,
+): Pick<PayerPayment, 'watcher_state' | 'watcher_reason' | 'refund_address' | 'recovery_tx_hash' | 'source_address'> {
   return {
     watcher_state: p.watcher_state,
     watcher_reason: p.watcher_reason,
@@ -192,28 +215,28 @@ function railFields(p: Payment): Pick<PayerPayment, 'watcher_state' | 'watcher_r
  * fields. The bank deposit instructions are the collection account the payer sends to (never the
  * merchant's own bank details); `return_reason` tells the payer why their transfer came back.
  */
-export function payerPaymentView(p: Payment, chain: PaymentChain): PayerPayment {
+export function payerPaymentView(payment: Payment, chain: PaymentChain): PayerPayment {
   return {
-    id: p.id,
+    id: payment.id,
     object: 'payment',
-    status: p.status,
-    payment_rail: p.payment_rail,
-    network: p.deposit_chain,
-    stablecoin: p.stablecoin,
-    deposit_instructions: depositInstructionsView(p, chain),
-    bank_deposit_instructions: bankDepositInstructionsView(p),
-    amount_expected: m(p, p.amount_expected_minor),
-    amount_received: m(p, p.amount_received_minor),
-    amount_verdict: paymentAmountVerdict(p),
-    return_reason: p.return_reason,
-    fee: m(p, p.fee_minor),
-    onchain_tx_hash: p.onchain_tx_hash,
-    marked_sent_at: p.marked_sent_at?.toISOString() ?? null,
-    expires_at: p.expires_at.toISOString(),
-    paid_at: p.paid_at?.toISOString() ?? null,
-    settled_at: p.settled_at?.toISOString() ?? null,
-    created_at: p.created_at.toISOString(),
-    ...railFields(p),
+    status: payment.status,
+    payment_rail: payment.payment_rail,
+    network: payment.deposit_chain,
+    stablecoin: payment.stablecoin,
+    deposit_instructions: depositInstructionsView(payment, chain),
+    bank_deposit_instructions: bankDepositInstructionsView(payment),
+    amount_expected: m(payment, payment.amount_expected_minor),
+    amount_received: m(payment, payment.amount_received_minor),
+    amount_verdict: paymentAmountVerdict(payment),
+    return_reason: payment.return_reason,
+    fee: m(payment, payment.fee_minor),
+    onchain_tx_hash: payment.onchain_tx_hash,
+    marked_sent_at: payment.marked_sent_at?.toISOString() ?? null,
+    expires_at: payment.expires_at.toISOString(),
+    paid_at: payment.paid_at?.toISOString() ?? null,
+    settled_at: payment.settled_at?.toISOString() ?? null,
+    created_at: payment.created_at.toISOString(),
+    ...railFields(payment),
   };
 }
 

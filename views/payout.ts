@@ -30,9 +30,9 @@ function fiat(p: Payout, minor: string | bigint | null): Money | null {
 }
 
 /** `failure_reason`: `missing_return_policy` while funds are held with no return address (spec 2.6). */
-export function failureReasonOf(p: Payout): string | null {
-  if (p.held_minor !== null && !p.refund_address && p.funding_source !== 'service_wallet') return 'missing_return_policy';
-  return p.failure_reason;
+export function failureReasonOf(payout: Payout): string | null {
+  if (payout.held_minor !== null && !payout.refund_address && payout.funding_source !== 'service_wallet') return 'missing_return_policy';
+  return payout.failure_reason;
 }
 
 /**
@@ -40,61 +40,61 @@ export function failureReasonOf(p: Payout): string | null {
  * read time, `version` stamped at creation, `sender_display` and `legal_entity_name` as frozen; a
  * pre-freeze payout has no `sender_display` and a null `legal_entity_name`.
  */
-export function capabilitySnapshotView(p: Payout): Record<string, unknown> {
-  const c = corridorById(p.corridor_id);
+export function capabilitySnapshotView(payout: Payout): Record<string, unknown> {
+  const c = corridorById(payout.corridor_id);
   const snap: Record<string, unknown> = {
-    version: p.capability_version,
+    version: payout.capability_version,
     eta_seconds: c ? c.eta_seconds : null,
     minimum: c ? { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals } : null,
-    legal_entity_name: p.snapshot_frozen_at ? p.legal_entity_name : null,
+    legal_entity_name: payout.snapshot_frozen_at ? payout.legal_entity_name : null,
   };
-  if (p.snapshot_frozen_at) snap.sender_display = p.sender_display ?? 'unknown';
+  if (payout.snapshot_frozen_at) snap.sender_display = payout.sender_display ?? 'unknown';
   return snap;
 }
 
 /** The payout (spec 2.6). `source_chain` shows the default `base` while unchosen. */
-export function payoutView(p: Payout): Record<string, unknown> {
+export function payoutView(payout: Payout): Record<string, unknown> {
   return {
-    id: p.id,
+    id: payout.id,
     object: 'payout',
-    livemode: p.livemode,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-    status: p.status,
-    invoice_amount: fiat(p, p.invoice_minor),
-    corridor_id: p.corridor_id,
-    fiat_rail: p.fiat_rail,
-    source_chain: p.source_chain ?? DEFAULT_SOURCE_CHAIN,
-    source_chain_chosen: p.source_chain !== null,
-    source_asset: p.source_asset,
-    payer_type: p.payer_type,
-    fee_bps: p.fee_bps,
-    notify_recipient: p.notify_recipient,
-    recipient_email: p.recipient_email,
-    note: p.note,
-    capability_snapshot: capabilitySnapshotView(p),
-    needs_attention: p.needs_attention,
-    settled_amount: fiat(p, p.settled_minor),
-    provider_paid_amount: fiat(p, p.provider_paid_minor),
-    invoice_shortfall_amount: fiat(p, p.shortfall_minor),
-    beneficiary: p.beneficiary_masked,
-    funding_source: p.funding_source,
-    failure_reason: failureReasonOf(p),
-    return_reason: p.return_reason,
-    held_amount: usdc(p.held_minor),
-    replaces: p.replaces_id,
-    replaced_by: p.replaced_by_id,
-    marked_sent_at: iso(p.marked_sent_at),
-    funded_at: iso(p.funded_at),
-    paid_at: iso(p.paid_at),
-    settled_at: iso(p.settled_at),
+    livemode: payout.livemode,
+    created_at: payout.created_at.toISOString(),
+    updated_at: payout.updated_at.toISOString(),
+    status: payout.status,
+    invoice_amount: fiat(payout, payout.invoice_minor),
+    corridor_id: payout.corridor_id,
+    fiat_rail: payout.fiat_rail,
+    source_chain: payout.source_chain ?? DEFAULT_SOURCE_CHAIN,
+    source_chain_chosen: payout.source_chain !== null,
+    source_asset: payout.source_asset,
+    payer_type: payout.payer_type,
+    fee_bps: payout.fee_bps,
+    notify_recipient: payout.notify_recipient,
+    recipient_email: payout.recipient_email,
+    note: payout.note,
+    capability_snapshot: capabilitySnapshotView(payout),
+    needs_attention: payout.needs_attention,
+    settled_amount: fiat(payout, payout.settled_minor),
+    provider_paid_amount: fiat(payout, payout.provider_paid_minor),
+    invoice_shortfall_amount: fiat(payout, payout.shortfall_minor),
+    beneficiary: payout.beneficiary_masked,
+    funding_source: payout.funding_source,
+    failure_reason: failureReasonOf(payout),
+    return_reason: payout.return_reason,
+    held_amount: usdc(payout.held_minor),
+    replaces: payout.replaces_id,
+    replaced_by: payout.replaced_by_id,
+    marked_sent_at: iso(payout.marked_sent_at),
+    funded_at: iso(payout.funded_at),
+    paid_at: iso(payout.paid_at),
+    settled_at: iso(payout.settled_at),
   };
 }
 
 /** Event payload of a payout (spec 6): the stored `source_chain` (null while unchosen), no `source_chain_chosen`. */
-export function payoutEventView(p: Payout): Record<string, unknown> {
-  const { source_chain_chosen: _chosen, ...rest } = payoutView(p);
-  return { ...rest, source_chain: p.source_chain };
+export function payoutEventView(payout: Payout): Record<string, unknown> {
+  const { source_chain_chosen: _chosen, ...rest } = payoutView(payout);
+  return { ...rest, source_chain: payout.source_chain };
 }
 
 /**
@@ -102,24 +102,24 @@ export function payoutEventView(p: Payout): Record<string, unknown> {
  * and funded the attempt; `surplus` what arrived above the quoted gross (null until the fiat payment
  * is submitted); `amount_returned` what was already sent back to the payer (USDC).
  */
-export function attemptView(a: PayoutAttempt): PayoutAttemptWire {
+export function attemptView(payoutAttempt: PayoutAttempt): PayoutAttemptWire {
   return {
-    id: a.id,
+    id: payoutAttempt.id,
     object: 'payout_attempt',
-    livemode: a.livemode,
-    payout_id: a.payout_id,
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
-    status: a.status,
-    funding_source: a.funding_source,
-    source_chain: a.source_chain,
-    source_currency: a.source_currency,
-    source_tx_hash: a.source_tx_hash,
-    refund_address: a.refund_address,
-    amount_received: usdc(a.received_minor),
-    surplus: usdc(a.surplus_minor),
-    amount_returned: usdc(a.returned_minor),
-    expires_at: a.expires_at.toISOString(),
+    livemode: payoutAttempt.livemode,
+    payout_id: payoutAttempt.payout_id,
+    created_at: payoutAttempt.created_at.toISOString(),
+    updated_at: payoutAttempt.updated_at.toISOString(),
+    status: payoutAttempt.status,
+    funding_source: payoutAttempt.funding_source,
+    source_chain: payoutAttempt.source_chain,
+    source_currency: payoutAttempt.source_currency,
+    source_tx_hash: payoutAttempt.source_tx_hash,
+    refund_address: payoutAttempt.refund_address,
+    amount_received: usdc(payoutAttempt.received_minor),
+    surplus: usdc(payoutAttempt.surplus_minor),
+    amount_returned: usdc(payoutAttempt.returned_minor),
+    expires_at: payoutAttempt.expires_at.toISOString(),
   };
 }
 
@@ -128,40 +128,72 @@ export function attemptView(a: PayoutAttempt): PayoutAttemptWire {
  * service-wallet funding; `send_instructions` only for dashboard sessions (an unsigned send to
  * exactly `deposit_address`). Amounts are estimates (`amount_is_estimate` always true).
  */
-export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: WalletSend | null, callerKind: CallerKind): Record<string, unknown> {
+export function fundingInstructionsView(
+  payout: Payout,
+  payoutAttempt: PayoutAttempt,
+  send: WalletSend | null,
+  callerKind: CallerKind,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     object: 'payout_funding_instructions',
-    payout_id: p.id,
-    attempt_id: a.id,
-    status: p.status,
-    deposit_address: a.deposit_address,
-    chain: a.source_chain,
-    asset: a.source_currency,
-    amount: usdc(a.amount_minor),
-    buffer: usdc(a.buffer_minor),
-    fee: usdc(a.fee_minor),
-    fee_bps: p.fee_bps,
-    gross_amount: usdc(a.gross_minor),
+    payout_id: payout.id,
+    attempt_id: payoutAttempt.id,
+    status: payout.status,
+    deposit_address: payoutAttempt.deposit_address,
+    chain: payoutAttempt.source_chain,
+    asset: payoutAttempt.source_currency,
+    amount: usdc(payoutAttempt.amount_minor),
+    buffer: usdc(payoutAttempt.buffer_minor),
+    fee: usdc(payoutAttempt.fee_minor),
+    fee_bps: payout.fee_bps,
+    gross_amount: usdc(payoutAttempt.gross_minor),
     amount_is_estimate: true,
-    deposit_message: a.deposit_message,
-    transfer_reference: a.transfer_reference,
-    refund_address: a.refund_address,
-    expires_at: a.expires_at.toISOString(),
+    deposit_message: payoutAttempt.deposit_message,
+    transfer_reference: payoutAttempt.transfer_reference,
+    refund_address: payoutAttempt.refund_address,
+    expires_at: payoutAttempt.expires_at.toISOString(),
   };
-  if (!p.livemode) out.sandbox = true;
-  if (a.funding_source === 'service_wallet') {
+  if (!payout.livemode) out.sandbox = true;
+  if (payoutAttempt.funding_source === 'service_wallet') {
     out.funding_source = 'service_wallet';
     if (send) {
       out.wallet_send = {
-        id: send.id, status: send.status, from_address: send.wallet_address, chain: send.wallet_chain,
-        amount: usdc(send.amount_minor), delivery: usdc(send.delivery_minor), signable_until: send.signable_until.toISOString(),
+        id: send.id,
+        status: send.status,
+        from_address: send.wallet_address,
+        chain: send.wallet_chain,
+        amount: usdc(send.amount_minor),
+        delivery: usdc(send.delivery_minor),
+        signable_until: send.signable_until.toISOString(),
       };
     }
   }
   if (callerKind === 'dashboard_session') {
-    const steps = a.funding_source === 'service_wallet' && send
-      ? [{ type: 'sign_wallet_send', wallet_send_id: send.id, from_address: send.wallet_address, chain: send.wallet_chain, to_address: a.deposit_address, to_chain: a.source_chain, asset: send.asset, amount: usdc(send.amount_minor), signable_until: send.signable_until.toISOString() }]
-      : [{ type: 'transfer', chain: a.source_chain, asset: a.source_currency, to_address: a.deposit_address, amount: usdc(a.gross_minor), memo: null }];
+    const steps =
+      payoutAttempt.funding_source === 'service_wallet' && send
+        ? [
+            {
+              type: 'sign_wallet_send',
+              wallet_send_id: send.id,
+              from_address: send.wallet_address,
+              chain: send.wallet_chain,
+              to_address: payoutAttempt.deposit_address,
+              to_chain: payoutAttempt.source_chain,
+              asset: send.asset,
+              amount: usdc(send.amount_minor),
+              signable_until: send.signable_until.toISOString(),
+            },
+          ]
+        : [
+            {
+              type: 'transfer',
+              chain: payoutAttempt.source_chain,
+              asset: payoutAttempt.source_currency,
+              to_address: payoutAttempt.deposit_address,
+              amount: usdc(payoutAttempt.gross_minor),
+              memo: null,
+            },
+          ];
     out.send_instructions = { steps };
   }
   return out;
@@ -169,27 +201,33 @@ export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: Walle
 
 /** Inputs of the wallet funding quote: amounts in USDC minor units; `reason` null when available. */
 export interface WalletFundingQuote {
-  payout: Payout; available: boolean; reason: string | null; sourceChain: string; required: bigint; estimate: bigint;
-  balance: bigint | null; expiresAt: Date;
+  payout: Payout;
+  available: boolean;
+  reason: string | null;
+  sourceChain: string;
+  required: bigint;
+  estimate: bigint;
+  balance: bigint | null;
+  expiresAt: Date;
 }
 
 /** Wallet funding quote (spec 2.6). All amounts USDC. */
-export function walletFundingQuoteView(q: WalletFundingQuote): PayoutsGetWalletFundingQuote {
-  const covers = q.balance !== null && q.balance >= q.estimate;
+export function walletFundingQuoteView(walletFundingQuote: WalletFundingQuote): PayoutsGetWalletFundingQuote {
+  const covers = walletFundingQuote.balance !== null && walletFundingQuote.balance >= walletFundingQuote.estimate;
   return {
     object: 'payout_wallet_funding_quote',
-    payout_id: q.payout.id,
+    payout_id: walletFundingQuote.payout.id,
     funding_source: 'service_wallet',
-    available: q.available,
-    reason: q.reason,
-    source_chain: q.sourceChain,
-    required_delivery: usdc(q.required),
-    wallet_send_estimate: usdc(q.estimate),
-    cross_network_cost: usdc(q.estimate - q.required),
-    wallet_balance: usdc(q.balance),
+    available: walletFundingQuote.available,
+    reason: walletFundingQuote.reason,
+    source_chain: walletFundingQuote.sourceChain,
+    required_delivery: usdc(walletFundingQuote.required),
+    wallet_send_estimate: usdc(walletFundingQuote.estimate),
+    cross_network_cost: usdc(walletFundingQuote.estimate - walletFundingQuote.required),
+    wallet_balance: usdc(walletFundingQuote.balance),
     covers,
-    shortfall: covers || q.balance === null ? null : usdc(q.estimate - q.balance),
-    expires_at: q.expiresAt.toISOString(),
+    shortfall: covers || walletFundingQuote.balance === null ? null : usdc(walletFundingQuote.estimate - walletFundingQuote.balance),
+    expires_at: walletFundingQuote.expiresAt.toISOString(),
   };
 }
 
@@ -200,29 +238,29 @@ export function walletFundingQuoteView(q: WalletFundingQuote): PayoutsGetWalletF
  * settlement-confirmed figure exists (today always); projections live under `estimates` and are
  * labelled as such (`authoritative: false`, `label: estimate`).
  */
-export function receiptView(p: Payout, a: PayoutAttempt, providerReference: string | null): PayoutsGetReceipt {
+export function receiptView(payout: Payout, payoutAttempt: PayoutAttempt, providerReference: string | null): PayoutsGetReceipt {
   return {
     object: 'payout_receipt',
-    payout_id: p.id,
-    livemode: p.livemode,
-    received_amount: usdc(a.received_minor),
-    returned_amount: usdc(a.returned_minor),
-    sent_amount: fiat(p, p.provider_paid_minor),
-    settled_amount: fiat(p, p.settled_minor),
-    invoice_amount: fiat(p, p.invoice_minor),
+    payout_id: payout.id,
+    livemode: payout.livemode,
+    received_amount: usdc(payoutAttempt.received_minor),
+    returned_amount: usdc(payoutAttempt.returned_minor),
+    sent_amount: fiat(payout, payout.provider_paid_minor),
+    settled_amount: fiat(payout, payout.settled_minor),
+    invoice_amount: fiat(payout, payout.invoice_minor),
     fee: null,
     gross: null,
     provider_reference: providerReference,
-    settled_at: iso(p.settled_at),
-    beneficiary: p.beneficiary_masked,
+    settled_at: iso(payout.settled_at),
+    beneficiary: payout.beneficiary_masked,
     estimates: {
       authoritative: false,
       label: 'estimate',
-      fee: usdc(a.fee_minor),
-      gross_amount: usdc(a.gross_minor),
-      source_amount: usdc(a.amount_minor),
+      fee: usdc(payoutAttempt.fee_minor),
+      gross_amount: usdc(payoutAttempt.gross_minor),
+      source_amount: usdc(payoutAttempt.amount_minor),
     },
-    note: p.note,
+    note: payout.note,
   };
 }
 
@@ -303,8 +341,13 @@ export const fundingInstructionsResponse = Joi.object({
   sandbox: Joi.boolean().valid(true),
   funding_source: Joi.string().valid('service_wallet'),
   wallet_send: Joi.object({
-    id: Joi.string().required(), status: Joi.string().required(), from_address: Joi.string().required(), chain: Joi.string().required(),
-    amount: money.required(), delivery: money.required(), signable_until: ts,
+    id: Joi.string().required(),
+    status: Joi.string().required(),
+    from_address: Joi.string().required(),
+    chain: Joi.string().required(),
+    amount: money.required(),
+    delivery: money.required(),
+    signable_until: ts,
   }),
   send_instructions: Joi.object({ steps: Joi.array().items(Joi.object().unknown(true)).min(1).required() }),
 });
@@ -342,8 +385,11 @@ export const receiptResponse = Joi.object({
   settled_at: nTs,
   beneficiary: maskedBeneficiaryOut.allow(null).required(),
   estimates: Joi.object({
-    authoritative: Joi.boolean().valid(false).required(), label: Joi.string().valid('estimate').required(),
-    fee: money.required(), gross_amount: money.required(), source_amount: money.required(),
+    authoritative: Joi.boolean().valid(false).required(),
+    label: Joi.string().valid('estimate').required(),
+    fee: money.required(),
+    gross_amount: money.required(),
+    source_amount: money.required(),
   }).required(),
   note: Joi.string().allow(null, '').required(),
 });

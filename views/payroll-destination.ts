@@ -1,6 +1,6 @@
 /**
- * Wire projections of payroll destinations (spec 4.4 recipient sessions, adoption, reissue_link;
- * issue 13): the recipient session (public token: what this recipient will be paid, never other
+ * Wire projections of payroll destinations (spec 4.4 recipient sessions, adoption, reissue_link):
+ * the recipient session (public token: what this recipient will be paid, never other
  * recipients nor raw details), the adoption result, the reissued link, and the masked destination's
  * response schema. The only place these wire names are spelled. Money is the item amount in the
  * run currency (bigint minor units as a string).
@@ -38,8 +38,8 @@ export interface RecipientSessionInputs {
  * none), the pending one awaiting the business's adoption (masked; null when none) and whether this
  * link may still submit (`can_submit`, with `submit_closed_reason` when not).
  */
-export function recipientSessionView(s: RecipientSessionInputs): RecipientSession {
-  const { item, run, recipient } = s;
+export function recipientSessionView(recipientSessionInputs: RecipientSessionInputs): RecipientSession {
+  const { item, run, recipient } = recipientSessionInputs;
   const pending = recipient.pending_destination_masked && recipient.pending_submitted_at ? recipient.pending_destination_masked : null;
   return {
     object: 'payroll_recipient_session',
@@ -48,7 +48,7 @@ export function recipientSessionView(s: RecipientSessionInputs): RecipientSessio
     amount: { amount: item.amount_minor, currency: item.currency, decimals: currencyDecimals(item.currency) },
     run_title: run.title,
     run_status: run.status,
-    payer: { display_name: s.payerDisplayName },
+    payer: { display_name: recipientSessionInputs.payerDisplayName },
     pay_period_start: run.pay_period_start,
     pay_period_end: run.pay_period_end,
     memo: item.memo ?? run.memo,
@@ -58,8 +58,8 @@ export function recipientSessionView(s: RecipientSessionInputs): RecipientSessio
     pending_destination: pending,
     destination_pending_adoption: pending !== null,
     submitted_at: item.session_submitted_at ? item.session_submitted_at.toISOString() : null,
-    can_submit: s.closedReason === null,
-    submit_closed_reason: s.closedReason,
+    can_submit: recipientSessionInputs.closedReason === null,
+    submit_closed_reason: recipientSessionInputs.closedReason,
   };
 }
 
@@ -87,7 +87,12 @@ export function reissuedLinkView(item: PayrollRunItem, recipient: PayrollRecipie
 /** A masked destination: a masked bank account or a shortened wallet address. */
 export const maskedDestinationOut = Joi.alternatives().try(
   Joi.object({ type: Joi.string().valid('bank_account').required(), bank: maskedBeneficiaryOut.required() }),
-  Joi.object({ type: Joi.string().valid('wallet').required(), chain: Joi.string().required(), asset: Joi.string().required(), address_masked: Joi.string().required() }),
+  Joi.object({
+    type: Joi.string().valid('wallet').required(),
+    chain: Joi.string().required(),
+    asset: Joi.string().required(),
+    address_masked: Joi.string().required(),
+  }),
 );
 
 /** The recipient session (public token). */
@@ -97,12 +102,16 @@ export const recipientSessionResponse = Joi.object({
   recipient_name: Joi.string().required(),
   amount: money(),
   run_title: Joi.string().required(),
-  run_status: Joi.string().valid(...PAYROLL_RUN_STATUSES).required(),
+  run_status: Joi.string()
+    .valid(...PAYROLL_RUN_STATUSES)
+    .required(),
   payer: Joi.object({ display_name: Joi.string().allow('').required() }).required(),
   pay_period_start: Joi.string().isoDate().allow(null).required(),
   pay_period_end: Joi.string().isoDate().allow(null).required(),
   memo: textOrNull(),
-  item_status: Joi.string().valid(...PAYROLL_ITEM_STATUSES).required(),
+  item_status: Joi.string()
+    .valid(...PAYROLL_ITEM_STATUSES)
+    .required(),
   paid_at: atOrNull(),
   destination: maskedDestinationOut.allow(null).required(),
   pending_destination: maskedDestinationOut.allow(null).required(),
@@ -115,14 +124,20 @@ export const recipientSessionResponse = Joi.object({
 /** `POST /payroll_recipients/{id}/adopt_pending_destination`. */
 export const adoptionResponse = payrollRecipientResponse.keys({
   updated_run_items: Joi.array().items(Joi.string().pattern(/^pri_/)).required(),
-  skipped_run_items: Joi.array().items(Joi.object({
-    id: Joi.string().pattern(/^pri_/).required(),
-    run_id: Joi.string().pattern(/^pr_/).required(),
-    reason: Joi.string().valid('run_not_open', 'item_in_payment', 'item_finished').required(),
-  })).required(),
+  skipped_run_items: Joi.array()
+    .items(
+      Joi.object({
+        id: Joi.string().pattern(/^pri_/).required(),
+        run_id: Joi.string().pattern(/^pr_/).required(),
+        reason: Joi.string().valid('run_not_open', 'item_in_payment', 'item_finished').required(),
+      }),
+    )
+    .required(),
 });
 
 /** `POST /payroll_runs/{id}/items/{item_id}/reissue_link` (`recipient_session` is null in an idempotent replay: the token is never stored). */
 export const reissuedLinkResponse = payrollItemResponse.keys({
-  recipient_session: Joi.object({ token: Joi.string().pattern(/^prk_/).required(), url: Joi.string().uri().required() }).allow(null).required(),
+  recipient_session: Joi.object({ token: Joi.string().pattern(/^prk_/).required(), url: Joi.string().uri().required() })
+    .allow(null)
+    .required(),
 });

@@ -13,24 +13,31 @@ import { at, atOrNull, bool, kind, listEnvelope, money, moneyOrNull, textOrNull 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The attempt as `payroll_funding_instructions`; `amount_due` is what must arrive (run currency, or USDC for crypto). */
-export function payrollFundingInstructionsView(a: PayrollFundingAttempt): Record<string, unknown> {
+export function payrollFundingInstructionsView(payrollFundingAttempt: PayrollFundingAttempt): Record<string, unknown> {
   return {
-    id: a.id,
+    id: payrollFundingAttempt.id,
     object: 'payroll_funding_instructions',
-    livemode: a.livemode,
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
-    run_id: a.run_id,
-    status: a.status,
-    run_reference: a.run_reference,
-    retryable: a.retryable,
-    funding_method: a.funding_method,
-    funding_route_type: a.funding_route_type,
-    bank: a.bank,
-    crypto: a.crypto,
-    amount_due: a.required_minor === null ? null : { amount: a.required_minor, currency: a.required_currency, decimals: currencyDecimals(a.required_currency) },
-    failure_reason: a.failure_reason,
-    superseded_at: iso(a.superseded_at),
+    livemode: payrollFundingAttempt.livemode,
+    created_at: payrollFundingAttempt.created_at.toISOString(),
+    updated_at: payrollFundingAttempt.updated_at.toISOString(),
+    run_id: payrollFundingAttempt.run_id,
+    status: payrollFundingAttempt.status,
+    run_reference: payrollFundingAttempt.run_reference,
+    retryable: payrollFundingAttempt.retryable,
+    funding_method: payrollFundingAttempt.funding_method,
+    funding_route_type: payrollFundingAttempt.funding_route_type,
+    bank: payrollFundingAttempt.bank,
+    crypto: payrollFundingAttempt.crypto,
+    amount_due:
+      payrollFundingAttempt.required_minor === null
+        ? null
+        : {
+            amount: payrollFundingAttempt.required_minor,
+            currency: payrollFundingAttempt.required_currency,
+            decimals: currencyDecimals(payrollFundingAttempt.required_currency),
+          },
+    failure_reason: payrollFundingAttempt.failure_reason,
+    superseded_at: iso(payrollFundingAttempt.superseded_at),
   };
 }
 
@@ -38,12 +45,30 @@ const str = () => Joi.string().allow(null).required();
 
 /** The bank object: every BankDepositInstructions key, null when the rail has none, plus the run total. */
 const bankResponse = Joi.object({
-  bank_name: str(), beneficiary_name: str(), holder_kind: str(), account_number: str(), routing_number: str(), sort_code: str(),
-  clabe: str(), pix_key: str(), bank_address: str(), iban: str(), bic: str(), currency: str(), rail: str(), reference: str(), matching: str(),
+  bank_name: str(),
+  beneficiary_name: str(),
+  holder_kind: str(),
+  account_number: str(),
+  routing_number: str(),
+  sort_code: str(),
+  clabe: str(),
+  pix_key: str(),
+  bank_address: str(),
+  iban: str(),
+  bic: str(),
+  currency: str(),
+  rail: str(),
+  reference: str(),
+  matching: str(),
   amount: money(),
 });
 
-const cryptoResponse = Joi.object({ address: Joi.string().required(), chain: Joi.string().required(), asset: Joi.string().required(), amount: money() });
+const cryptoResponse = Joi.object({
+  address: Joi.string().required(),
+  chain: Joi.string().required(),
+  asset: Joi.string().required(),
+  amount: money(),
+});
 
 export const payrollFundingInstructionsResponse = Joi.object({
   id: Joi.string().required(),
@@ -52,7 +77,9 @@ export const payrollFundingInstructionsResponse = Joi.object({
   created_at: at(),
   updated_at: at(),
   run_id: Joi.string().required(),
-  status: Joi.string().valid(...FUNDING_ATTEMPT_STATUSES).required(),
+  status: Joi.string()
+    .valid(...FUNDING_ATTEMPT_STATUSES)
+    .required(),
   run_reference: Joi.string().required(),
   retryable: bool(),
   funding_method: Joi.string().valid('fiat', 'crypto').required(),

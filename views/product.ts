@@ -9,18 +9,21 @@ import type { ProductsCreate } from './wire';
  * Product as returned by every `/products` operation. `unit_price` is Money in the product's
  * `currency` (minor units as a string) or null when the product has no fixed price.
  */
-export function productView(p: Product): ProductsCreate {
+export function productView(product: Product): ProductsCreate {
   return {
-    id: p.id,
+    id: product.id,
     object: 'product',
-    livemode: p.livemode,
-    name: p.name,
-    description: p.description,
-    currency: p.currency,
-    unit_price: p.unit_price_minor === null ? null : { amount: String(p.unit_price_minor), currency: p.currency, decimals: currencyDecimals(p.currency) },
-    archived_at: p.archived_at?.toISOString() ?? null,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
+    livemode: product.livemode,
+    name: product.name,
+    description: product.description,
+    currency: product.currency,
+    unit_price:
+      product.unit_price_minor === null
+        ? null
+        : { amount: String(product.unit_price_minor), currency: product.currency, decimals: currencyDecimals(product.currency) },
+    archived_at: product.archived_at?.toISOString() ?? null,
+    created_at: product.created_at.toISOString(),
+    updated_at: product.updated_at.toISOString(),
   };
 }
 

@@ -4,23 +4,23 @@ import type { RequestLog } from '../entities';
 import { timestamp } from './schema';
 
 /** One recorded request. `id` is the request id (`req_`) also returned in the `Request-Id` header. */
-export function requestLogView(r: RequestLog): Record<string, unknown> {
+export function requestLogView(requestLog: RequestLog): Record<string, unknown> {
   return {
-    id: r.id,
+    id: requestLog.id,
     object: 'request_log',
-    livemode: r.livemode,
-    method: r.method,
-    path: r.path,
-    status: r.status,
-    latency_ms: r.latency_ms,
-    request_id: r.id,
-    caller_type: r.caller_type,
-    api_key_id: r.api_key_id,
-    idempotency_key: r.idempotency_key,
-    error: r.error_type ? { type: r.error_type, code: r.error_code } : null,
-    api_version: r.api_version,
-    source_ip: r.ip,
-    created_at: r.created_at.toISOString(),
+    livemode: requestLog.livemode,
+    method: requestLog.method,
+    path: requestLog.path,
+    status: requestLog.status,
+    latency_ms: requestLog.latency_ms,
+    request_id: requestLog.id,
+    caller_type: requestLog.caller_type,
+    api_key_id: requestLog.api_key_id,
+    idempotency_key: requestLog.idempotency_key,
+    error: requestLog.error_type ? { type: requestLog.error_type, code: requestLog.error_code } : null,
+    api_version: requestLog.api_version,
+    source_ip: requestLog.ip,
+    created_at: requestLog.created_at.toISOString(),
   };
 }
 
@@ -36,14 +36,21 @@ export const requestLogResponse = Joi.object({
   caller_type: Joi.string().valid('business_key', 'dashboard_session').required(),
   api_key_id: Joi.string().allow(null).required(),
   idempotency_key: Joi.string().allow(null).required(),
-  error: Joi.object({ type: Joi.string().required(), code: Joi.string().allow(null).required() }).allow(null).required(),
+  error: Joi.object({ type: Joi.string().required(), code: Joi.string().allow(null).required() })
+    .allow(null)
+    .required(),
   api_version: Joi.string().allow(null).required(),
   source_ip: Joi.string().allow(null).required(),
   created_at: timestamp.required(),
 });
 
 /** Request counts by HTTP status class. */
-export interface StatusClasses { '2xx': number; '3xx': number; '4xx': number; '5xx': number }
+export interface StatusClasses {
+  '2xx': number;
+  '3xx': number;
+  '4xx': number;
+  '5xx': number;
+}
 
 export const statusClassesResponse = Joi.object({
   '2xx': Joi.number().integer().min(0).required(),
@@ -54,23 +61,30 @@ export const statusClassesResponse = Joi.object({
 
 /** Usage of one API key over the last `days` days (UTC), computed from its request logs. */
 export interface ApiKeyUsage {
-  keyId: string; livemode: boolean; start: Date; end: Date; total: number; classes: StatusClasses;
-  p50: number | null; p95: number | null; lastRequestAt: Date | null;
+  keyId: string;
+  livemode: boolean;
+  start: Date;
+  end: Date;
+  total: number;
+  classes: StatusClasses;
+  p50: number | null;
+  p95: number | null;
+  lastRequestAt: Date | null;
   daily: Array<{ date: string; requests: number; errors: number }>;
 }
 
-export function apiKeyUsageView(u: ApiKeyUsage): Record<string, unknown> {
+export function apiKeyUsageView(apiKeyUsage: ApiKeyUsage): Record<string, unknown> {
   return {
     object: 'api_key_usage',
-    api_key_id: u.keyId,
-    livemode: u.livemode,
-    period: { start: u.start.toISOString(), end: u.end.toISOString() },
-    total_requests: u.total,
-    by_status_class: u.classes,
-    error_rate: u.total ? Number(((u.classes['4xx'] + u.classes['5xx']) / u.total).toFixed(4)) : 0,
-    latency_ms: u.p50 === null ? null : { p50: u.p50, p95: u.p95 },
-    last_request_at: u.lastRequestAt?.toISOString() ?? null,
-    daily: u.daily,
+    api_key_id: apiKeyUsage.keyId,
+    livemode: apiKeyUsage.livemode,
+    period: { start: apiKeyUsage.start.toISOString(), end: apiKeyUsage.end.toISOString() },
+    total_requests: apiKeyUsage.total,
+    by_status_class: apiKeyUsage.classes,
+    error_rate: apiKeyUsage.total ? Number(((apiKeyUsage.classes['4xx'] + apiKeyUsage.classes['5xx']) / apiKeyUsage.total).toFixed(4)) : 0,
+    latency_ms: apiKeyUsage.p50 === null ? null : { p50: apiKeyUsage.p50, p95: apiKeyUsage.p95 },
+    last_request_at: apiKeyUsage.lastRequestAt?.toISOString() ?? null,
+    daily: apiKeyUsage.daily,
   };
 }
 
@@ -84,9 +98,15 @@ export const apiKeyUsageResponse = Joi.object({
   error_rate: Joi.number().min(0).max(1).required(),
   latency_ms: Joi.object({ p50: Joi.number().integer().required(), p95: Joi.number().integer().required() }).allow(null).required(),
   last_request_at: timestamp.allow(null).required(),
-  daily: Joi.array().items(Joi.object({
-    date: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).required(),
-    requests: Joi.number().integer().min(0).required(),
-    errors: Joi.number().integer().min(0).required(),
-  })).required(),
+  daily: Joi.array()
+    .items(
+      Joi.object({
+        date: Joi.string()
+          .pattern(/^\d{4}-\d{2}-\d{2}$/)
+          .required(),
+        requests: Joi.number().integer().min(0).required(),
+        errors: Joi.number().integer().min(0).required(),
+      }),
+    )
+    .required(),
 });

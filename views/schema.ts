@@ -9,7 +9,9 @@ import Joi from 'joi';
 
 /** Money on the wire: `{ amount: digits string (minor units), currency, decimals }` (spec 2.1). */
 export const moneyOut = Joi.object({
-  amount: Joi.string().pattern(/^-?[0-9]+$/).required(),
+  amount: Joi.string()
+    .pattern(/^-?[0-9]+$/)
+    .required(),
   currency: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
 });

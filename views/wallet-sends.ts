@@ -13,51 +13,120 @@ import { at, atOrNull, bool, int, kind, money, text, textOrNull } from './schema
 const usdc = (minor: string | bigint, asset: string) => ({ amount: minor.toString(), currency: asset, decimals: 6 });
 
 /** The unsigned ERC-20 transfer to sign (spec 2.5: built here, signed outside with the holder's passkey). */
-export function unsignedTransactionView(t: UnsignedEvmCall): Record<string, unknown> {
-  return { chain: t.chain, chain_id: t.chain_id, from: t.from, to: t.to, value: t.value, data: t.data };
+export function unsignedTransactionView(unsignedEvmCall: UnsignedEvmCall): Record<string, unknown> {
+  return {
+    chain: unsignedEvmCall.chain,
+    chain_id: unsignedEvmCall.chain_id,
+    from: unsignedEvmCall.from,
+    to: unsignedEvmCall.to,
+    value: unsignedEvmCall.value,
+    data: unsignedEvmCall.data,
+  };
 }
 
 /** Response schema of `unsignedTransactionView`. */
 export const unsignedTransactionResponse = Joi.object({
-  chain: text(), chain_id: int(), from: text(), to: text(), value: Joi.string().valid('0').required(), data: Joi.string().pattern(/^0x[0-9a-f]*$/).required(),
+  chain: text(),
+  chain_id: int(),
+  from: text(),
+  to: text(),
+  value: Joi.string().valid('0').required(),
+  data: Joi.string()
+    .pattern(/^0x[0-9a-f]*$/)
+    .required(),
 });
 
 /** A send intent (`wsi_`). */
-export function sendIntentView(r: WalletSendIntent): Record<string, unknown> {
-  const signable = r.status === 'created' && !r.source_tx_hash;
+export function sendIntentView(walletSendIntent: WalletSendIntent): Record<string, unknown> {
+  const signable = walletSendIntent.status === 'created' && !walletSendIntent.source_tx_hash;
   return {
-    id: r.id, object: 'send_intent', livemode: r.livemode, status: r.status, wallet_id: r.wallet_id,
-    chain: r.chain, from_address: r.from_address,
-    destination_chain: r.destination_chain, destination_address: r.destination_address,
-    route: r.route_kind,
-    amount: usdc(r.amount_minor, r.asset), bridge_fee: usdc(r.fee_minor, r.asset), amount_out: usdc(r.amount_out_minor, r.asset),
-    unsigned_transaction: signable ? unsignedTransactionView(r.unsigned_transaction) : null,
-    source_tx_hash: r.source_tx_hash, delivery_tx_hash: r.delivery_tx_hash, failure_reason: r.failure_reason, note: r.note,
-    expires_at: r.expires_at.toISOString(),
-    submitted_at: r.submitted_at?.toISOString() ?? null, settled_at: r.settled_at?.toISOString() ?? null, failed_at: r.failed_at?.toISOString() ?? null,
-    created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+    id: walletSendIntent.id,
+    object: 'send_intent',
+    livemode: walletSendIntent.livemode,
+    status: walletSendIntent.status,
+    wallet_id: walletSendIntent.wallet_id,
+    chain: walletSendIntent.chain,
+    from_address: walletSendIntent.from_address,
+    destination_chain: walletSendIntent.destination_chain,
+    destination_address: walletSendIntent.destination_address,
+    route: walletSendIntent.route_kind,
+    amount: usdc(walletSendIntent.amount_minor, walletSendIntent.asset),
+    bridge_fee: usdc(walletSendIntent.fee_minor, walletSendIntent.asset),
+    amount_out: usdc(walletSendIntent.amount_out_minor, walletSendIntent.asset),
+    unsigned_transaction: signable ? unsignedTransactionView(walletSendIntent.unsigned_transaction) : null,
+    source_tx_hash: walletSendIntent.source_tx_hash,
+    delivery_tx_hash: walletSendIntent.delivery_tx_hash,
+    failure_reason: walletSendIntent.failure_reason,
+    note: walletSendIntent.note,
+    expires_at: walletSendIntent.expires_at.toISOString(),
+    submitted_at: walletSendIntent.submitted_at?.toISOString() ?? null,
+    settled_at: walletSendIntent.settled_at?.toISOString() ?? null,
+    failed_at: walletSendIntent.failed_at?.toISOString() ?? null,
+    created_at: walletSendIntent.created_at.toISOString(),
+    updated_at: walletSendIntent.updated_at.toISOString(),
   };
 }
 
 /** Response schema of `sendIntentView`. */
 export const sendIntentResponse = Joi.object({
-  id: text(), object: kind('send_intent'), livemode: bool(), status: Joi.string().valid(...SEND_INTENT_STATUSES).required(), wallet_id: text(),
-  chain: text(), from_address: text(), destination_chain: text(), destination_address: text(),
+  id: text(),
+  object: kind('send_intent'),
+  livemode: bool(),
+  status: Joi.string()
+    .valid(...SEND_INTENT_STATUSES)
+    .required(),
+  wallet_id: text(),
+  chain: text(),
+  from_address: text(),
+  destination_chain: text(),
+  destination_address: text(),
   route: Joi.string().valid('direct', 'bridge').required(),
-  amount: money(), bridge_fee: money(), amount_out: money(),
+  amount: money(),
+  bridge_fee: money(),
+  amount_out: money(),
   unsigned_transaction: unsignedTransactionResponse.allow(null).required(),
-  source_tx_hash: textOrNull(), delivery_tx_hash: textOrNull(),
-  failure_reason: Joi.string().valid(...SEND_FAILURE_REASONS).allow(null).required(),
-  note: textOrNull(), expires_at: at(), submitted_at: atOrNull(), settled_at: atOrNull(), failed_at: atOrNull(), created_at: at(), updated_at: at(),
+  source_tx_hash: textOrNull(),
+  delivery_tx_hash: textOrNull(),
+  failure_reason: Joi.string()
+    .valid(...SEND_FAILURE_REASONS)
+    .allow(null)
+    .required(),
+  note: textOrNull(),
+  expires_at: at(),
+  submitted_at: atOrNull(),
+  settled_at: atOrNull(),
+  failed_at: atOrNull(),
+  created_at: at(),
+  updated_at: at(),
 });
 
 /** A send route with its current fee and minimum (minor units of the stablecoin). */
-export function sendRouteView(r: { chain: string; asset: string; destination_chain: string; kind: 'direct' | 'bridge'; fee: bigint; minimum: bigint }): Record<string, unknown> {
-  return { object: 'send_route', chain: r.chain, asset: r.asset, destination_chain: r.destination_chain, kind: r.kind, bridge_fee: usdc(r.fee, r.asset), minimum_amount: usdc(r.minimum, r.asset) };
+export function sendRouteView(input: {
+  chain: string;
+  asset: string;
+  destination_chain: string;
+  kind: 'direct' | 'bridge';
+  fee: bigint;
+  minimum: bigint;
+}): Record<string, unknown> {
+  return {
+    object: 'send_route',
+    chain: input.chain,
+    asset: input.asset,
+    destination_chain: input.destination_chain,
+    kind: input.kind,
+    bridge_fee: usdc(input.fee, input.asset),
+    minimum_amount: usdc(input.minimum, input.asset),
+  };
 }
 
 /** Response schema of `sendRouteView`. */
 export const sendRouteResponse = Joi.object({
-  object: kind('send_route'), chain: text(), asset: text(), destination_chain: text(), kind: Joi.string().valid('direct', 'bridge').required(),
-  bridge_fee: money(), minimum_amount: money(),
+  object: kind('send_route'),
+  chain: text(),
+  asset: text(),
+  destination_chain: text(),
+  kind: Joi.string().valid('direct', 'bridge').required(),
+  bridge_fee: money(),
+  minimum_amount: money(),
 });

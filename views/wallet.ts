@@ -5,23 +5,35 @@ import { at, bool, int, kind, money, text, textOrNull } from './schema';
 import type { WalletBalancesGet, WalletTransactionsGet, WalletWalletsCreate } from './wire';
 
 /** Wallet: address checksum-cased verbatim, chain constant, network, single live status. */
-export function walletView(w: Wallet): WalletWalletsCreate {
+export function walletView(wallet: Wallet): WalletWalletsCreate {
   return {
-    id: w.id, object: 'wallet', livemode: w.livemode, address: w.address, chain: w.chain, network: w.network,
-    status: w.status, label: w.label, created_at: w.created_at.toISOString(), updated_at: w.updated_at.toISOString(),
+    id: wallet.id,
+    object: 'wallet',
+    livemode: wallet.livemode,
+    address: wallet.address,
+    chain: wallet.chain,
+    network: wallet.network,
+    status: wallet.status,
+    label: wallet.label,
+    created_at: wallet.created_at.toISOString(),
+    updated_at: wallet.updated_at.toISOString(),
   };
 }
 
 /** Balances read from the chain adapter; `usd_total` server-computed (stablecoins 1:1 USD, floored to cents). */
-export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset: string; minor: bigint; decimals: number }>): WalletBalancesGet {
+export function balancesView(
+  wallet: Wallet,
+  chainId: number,
+  balances: Array<{ asset: string; minor: bigint; decimals: number }>,
+): WalletBalancesGet {
   const totalMicros = balances.reduce((s, b) => s + b.minor * 10n ** BigInt(6 - b.decimals), 0n);
   return {
     object: 'wallet_balances',
-    wallet_id: w.id,
-    address: w.address,
-    chain: w.chain,
+    wallet_id: wallet.id,
+    address: wallet.address,
+    chain: wallet.chain,
     chain_id: chainId,
-    network: w.network,
+    network: wallet.network,
     balances: balances.map((b) => ({ asset: b.asset, amount: { amount: b.minor.toString(), currency: b.asset, decimals: b.decimals } })),
     usd_total: { amount: (totalMicros / 10000n).toString(), currency: 'USD', decimals: 2 },
   };
@@ -29,8 +41,16 @@ export function balancesView(w: Wallet, chainId: number, balances: Array<{ asset
 
 /** Response schema of `walletView`. */
 export const walletResponse = Joi.object({
-  id: text(), object: kind('wallet'), livemode: bool(), address: text(), chain: text(), network: text(),
-  status: text(), label: textOrNull(), created_at: at(), updated_at: at(),
+  id: text(),
+  object: kind('wallet'),
+  livemode: bool(),
+  address: text(),
+  chain: text(),
+  network: text(),
+  status: text(),
+  label: textOrNull(),
+  created_at: at(),
+  updated_at: at(),
 });
 
 /** Response schema of `balancesView`. */
@@ -41,32 +61,59 @@ export const balancesResponse = Joi.object({
   chain: text(),
   chain_id: int(),
   network: text(),
-  balances: Joi.array().items(Joi.object({ asset: text(), amount: money() })).required(),
+  balances: Joi.array()
+    .items(Joi.object({ asset: text(), amount: money() }))
+    .required(),
   usd_total: money(),
 });
 
 /** A wallet transaction (spec 4.5; shape ours): direction from the wallet's side, amount in the stablecoin, block and confirmations. */
-export function walletTransactionView(t: { wallet: Wallet; tx: { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number; at: Date }; direction: 'incoming' | 'outgoing'; confirmations: number }): WalletTransactionsGet {
+export function walletTransactionView(input: {
+  wallet: Wallet;
+  tx: {
+    chain: string;
+    asset: string;
+    from_address: string | null;
+    to_address: string;
+    amount: bigint;
+    decimals: number;
+    tx_hash: string;
+    block: number;
+    at: Date;
+  };
+  direction: 'incoming' | 'outgoing';
+  confirmations: number;
+}): WalletTransactionsGet {
   return {
     object: 'wallet_transaction',
-    hash: t.tx.tx_hash,
-    wallet_id: t.wallet.id,
-    chain: t.tx.chain,
-    network: t.wallet.network,
-    direction: t.direction,
-    amount: { amount: t.tx.amount.toString(), currency: t.tx.asset, decimals: t.tx.decimals },
-    from_address: t.tx.from_address,
-    to_address: t.tx.to_address,
-    block_number: t.tx.block,
-    confirmations: t.confirmations,
+    hash: input.tx.tx_hash,
+    wallet_id: input.wallet.id,
+    chain: input.tx.chain,
+    network: input.wallet.network,
+    direction: input.direction,
+    amount: { amount: input.tx.amount.toString(), currency: input.tx.asset, decimals: input.tx.decimals },
+    from_address: input.tx.from_address,
+    to_address: input.tx.to_address,
+    block_number: input.tx.block,
+    confirmations: input.confirmations,
     status: 'confirmed',
-    created_at: t.tx.at.toISOString(),
+    created_at: input.tx.at.toISOString(),
   };
 }
 
 /** Response schema of `walletTransactionView`. */
 export const walletTransactionResponse = Joi.object({
-  object: kind('wallet_transaction'), hash: text(), wallet_id: text(), chain: text(), network: text(),
-  direction: Joi.string().valid('incoming', 'outgoing').required(), amount: money(), from_address: textOrNull(), to_address: text(),
-  block_number: int(), confirmations: int(), status: Joi.string().valid('confirmed').required(), created_at: at(),
+  object: kind('wallet_transaction'),
+  hash: text(),
+  wallet_id: text(),
+  chain: text(),
+  network: text(),
+  direction: Joi.string().valid('incoming', 'outgoing').required(),
+  amount: money(),
+  from_address: textOrNull(),
+  to_address: text(),
+  block_number: int(),
+  confirmations: int(),
+  status: Joi.string().valid('confirmed').required(),
+  created_at: at(),
 });

@@ -16,47 +16,57 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
  * `previous_secret_expires_at` is set while a rotated-out secret still signs (24 h overlap, spec 8).
  * `deleted: true` is added to the DELETE response.
  */
-export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string; deleted?: boolean; now?: Date } = {}): Record<string, unknown> {
+export function webhookEndpointView(
+  webhookEndpoint: WebhookEndpoint,
+  opts: { secret?: string; deleted?: boolean; now?: Date } = {},
+): Record<string, unknown> {
   const now = opts.now ?? new Date();
-  const overlap = w.previous_secret_ciphertext && w.previous_secret_expires_at && w.previous_secret_expires_at > now
-    ? w.previous_secret_expires_at : null;
+  const overlap =
+    webhookEndpoint.previous_secret_ciphertext &&
+    webhookEndpoint.previous_secret_expires_at &&
+    webhookEndpoint.previous_secret_expires_at > now
+      ? webhookEndpoint.previous_secret_expires_at
+      : null;
   return {
-    id: w.id,
+    id: webhookEndpoint.id,
     object: 'webhook_endpoint',
-    livemode: w.livemode,
-    url: w.url,
-    event_types: w.event_types,
-    enabled: w.enabled,
-    disabled_reason: w.enabled ? null : w.disabled_reason,
-    disabled_at: w.enabled ? null : iso(w.disabled_at),
-    description: w.description,
-    secret_prefix: w.secret_prefix,
+    livemode: webhookEndpoint.livemode,
+    url: webhookEndpoint.url,
+    event_types: webhookEndpoint.event_types,
+    enabled: webhookEndpoint.enabled,
+    disabled_reason: webhookEndpoint.enabled ? null : webhookEndpoint.disabled_reason,
+    disabled_at: webhookEndpoint.enabled ? null : iso(webhookEndpoint.disabled_at),
+    description: webhookEndpoint.description,
+    secret_prefix: webhookEndpoint.secret_prefix,
     previous_secret_expires_at: iso(overlap),
-    created_at: w.created_at.toISOString(),
-    updated_at: w.updated_at.toISOString(),
+    created_at: webhookEndpoint.created_at.toISOString(),
+    updated_at: webhookEndpoint.updated_at.toISOString(),
     ...(opts.secret !== undefined ? { secret: opts.secret } : {}),
     ...(opts.deleted ? { deleted: true } : {}),
   };
 }
 
 /** The PATCH response: the endpoint, plus what a re-enable with `replay_missed` queued (`since`: the `disabled_at` it replayed from). */
-export function webhookEndpointUpdatedView(w: WebhookEndpoint, replayed: { since: Date | null; count: number } | null): Record<string, unknown> {
-  const v = webhookEndpointView(w);
+export function webhookEndpointUpdatedView(
+  webhookEndpoint: WebhookEndpoint,
+  replayed: { since: Date | null; count: number } | null,
+): Record<string, unknown> {
+  const v = webhookEndpointView(webhookEndpoint);
   if (replayed) v.missed_events_replayed = { since: iso(replayed.since), count: replayed.count };
   return v;
 }
 
 /** One HTTP attempt of a delivery: status code (null when no response), latency in ms, first 500 characters of the body, error. */
-export function webhookAttemptView(a: WebhookAttempt): Record<string, unknown> {
+export function webhookAttemptView(webhookAttempt: WebhookAttempt): Record<string, unknown> {
   return {
-    id: a.id,
+    id: webhookAttempt.id,
     object: 'webhook_attempt',
-    attempt_number: a.attempt_number,
-    status_code: a.status_code,
-    latency_ms: a.latency_ms,
-    response_excerpt: a.response_excerpt,
-    error: a.error,
-    created_at: a.created_at.toISOString(),
+    attempt_number: webhookAttempt.attempt_number,
+    status_code: webhookAttempt.status_code,
+    latency_ms: webhookAttempt.latency_ms,
+    response_excerpt: webhookAttempt.response_excerpt,
+    error: webhookAttempt.error,
+    created_at: webhookAttempt.created_at.toISOString(),
   };
 }
 
@@ -64,23 +74,23 @@ export function webhookAttemptView(a: WebhookAttempt): Record<string, unknown> {
  * Webhook delivery (one event to one endpoint; statuses `pending`, `retrying`, `succeeded`,
  * `failed`, `cancelled`). `attempts` is included only when passed (GET by id).
  */
-export function webhookDeliveryView(d: WebhookDelivery, attempts?: WebhookAttempt[]): Record<string, unknown> {
+export function webhookDeliveryView(webhookDelivery: WebhookDelivery, attempts?: WebhookAttempt[]): Record<string, unknown> {
   return {
-    id: d.id,
+    id: webhookDelivery.id,
     object: 'webhook_delivery',
-    livemode: d.livemode,
-    endpoint_id: d.endpoint_id,
-    event_id: d.event_id,
-    event_type: d.event_type,
-    status: d.status,
-    attempt_count: d.attempt_count,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    next_attempt_at: iso(d.next_attempt_at),
-    delivered_at: iso(d.delivered_at),
-    replay_of: d.replay_of,
-    created_at: d.created_at.toISOString(),
-    updated_at: d.updated_at.toISOString(),
+    livemode: webhookDelivery.livemode,
+    endpoint_id: webhookDelivery.endpoint_id,
+    event_id: webhookDelivery.event_id,
+    event_type: webhookDelivery.event_type,
+    status: webhookDelivery.status,
+    attempt_count: webhookDelivery.attempt_count,
+    last_status_code: webhookDelivery.last_status_code,
+    last_error: webhookDelivery.last_error,
+    next_attempt_at: iso(webhookDelivery.next_attempt_at),
+    delivered_at: iso(webhookDelivery.delivered_at),
+    replay_of: webhookDelivery.replay_of,
+    created_at: webhookDelivery.created_at.toISOString(),
+    updated_at: webhookDelivery.updated_at.toISOString(),
     ...(attempts ? { attempts: attempts.map(webhookAttemptView) } : {}),
   };
 }
@@ -119,7 +129,10 @@ export const webhookEndpointUpdatedOut = Joi.object({
 /** Create and rotate_secret: the full `secret` once (null in an idempotent replay). */
 export const webhookEndpointWithSecretOut = Joi.object({
   ...endpointFields,
-  secret: Joi.string().pattern(/^whsec_/).allow(null).required(),
+  secret: Joi.string()
+    .pattern(/^whsec_/)
+    .allow(null)
+    .required(),
 });
 
 /** Delete: the endpoint with `deleted: true`. */

@@ -19,11 +19,22 @@
  * - Parking: parkForOperator() turns a non-retryable activity failure into a wait for an operator
  *   instead of failing the workflow: the workflow stays running, `waiting_for` answers
  *   `an operator: <type>: <message> ...`, and the workflow's `retry` signal (or any other signal)
- *   runs the step again. While parked, the Bool search attribute `Parked` is true (issue 29).
+ *   runs the step again. While parked, the Bool search attribute `Parked` is true.
  */
 import {
-  ActivityFailure, ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
-  type ActivityInterfaceFor, type ActivityOptions, type LocalActivityOptions, type RetryPolicy,
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityInterfaceFor,
+  type ActivityOptions,
+  type LocalActivityOptions,
+  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { QuerySet, SignalSet, WorkflowContract } from '../contracts/contract';
 import { ACCOUNT_KEY, PARKED_KEY } from '../contracts/search-attributes';
@@ -53,11 +64,17 @@ export function isoAt(ms: number): string {
  * domain's 409 for a status change its transition table refuses (domain/transitions.ts).
  */
 export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = Object.freeze([
-  'IllegalTransition', 'NotFound', 'NoSettlementRoute', 'LinkStateCorrupt', 'BeneficiaryMissing', 'WalletMissing', 'NoRefundAddress',
+  'IllegalTransition',
+  'NotFound',
+  'NoSettlementRoute',
+  'LinkStateCorrupt',
+  'BeneficiaryMissing',
+  'WalletMissing',
+  'NoRefundAddress',
 ]);
 
 /**
- * The activity profiles (issue 26 item 2: the one activity-options builder every workflow uses):
+ * The activity profiles (the one activity-options builder every workflow uses):
  * - `database`: activities that only touch PostgreSQL (one short transaction or a read): 30 s
  *   start-to-close (far above a healthy commit; bounds a hung connection), retried 1 s doubling to
  *   1 min with no attempt limit (a database outage only delays the object).
@@ -82,23 +99,28 @@ export interface ActivityOptionOverrides {
  * no attempt limit, NON_RETRYABLE_ERROR_TYPES (plus `o.retry.nonRetryableErrorTypes`) never
  * retried. `o` overrides timeouts, heartbeat and retry fields. The one way workflows build options.
  */
-export function activityOptions(profile: keyof typeof ACTIVITY_PROFILES | ActivityOptionOverrides = 'database', o: ActivityOptionOverrides = {}): ActivityOptions {
+export function activityOptions(
+  profile: keyof typeof ACTIVITY_PROFILES | ActivityOptionOverrides = 'database',
+  activityOptionOverrides: ActivityOptionOverrides = {},
+): ActivityOptions {
   if (typeof profile !== 'string') return activityOptions('database', profile);
   const p = ACTIVITY_PROFILES[profile];
   return {
-    startToCloseTimeout: o.startToCloseTimeout ?? p.startToCloseTimeout,
-    ...(o.heartbeatTimeout === undefined ? {} : { heartbeatTimeout: o.heartbeatTimeout }),
+    startToCloseTimeout: activityOptionOverrides.startToCloseTimeout ?? p.startToCloseTimeout,
+    ...(activityOptionOverrides.heartbeatTimeout === undefined ? {} : { heartbeatTimeout: activityOptionOverrides.heartbeatTimeout }),
     retry: {
-      initialInterval: p.initialInterval, backoffCoefficient: 2, maximumInterval: p.maximumInterval,
-      ...o.retry,
-      nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES, ...(o.retry?.nonRetryableErrorTypes ?? [])],
+      initialInterval: p.initialInterval,
+      backoffCoefficient: 2,
+      maximumInterval: p.maximumInterval,
+      ...activityOptionOverrides.retry,
+      nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES, ...(activityOptionOverrides.retry?.nonRetryableErrorTypes ?? [])],
     },
   };
 }
 
 /**
  * The activities of interface `A` whose steps are short PostgreSQL transactions (the `database`
- * profile, `o` overriding it as in activityOptions). With `localSteps` (issue 36 item 3; the start
+ * profile, `o` overriding it as in activityOptions). With `localSteps` (the start
  * arguments every contract's `startArgs` now gives, and every continue-as-new passes on) they are
  * local activities: the worker holding the workflow task runs them inside it, so a step costs no
  * activity task, no second workflow task and three fewer history events (its result is one
@@ -108,15 +130,20 @@ export function activityOptions(profile: keyof typeof ACTIVITY_PROFILES | Activi
  * workflow task fails before it completes (a worker killed, a signal racing the workflow's
  * completion) runs again: every step is idempotent, as every activity already is.
  *
- * Without `localSteps` (a run started before issue 36: its recorded arguments lack the field) the
+ * Without `localSteps` (a run started by an earlier build: its recorded arguments lack the field) the
  * steps stay remote activities, so its history replays unchanged (docs/workflow-versioning.md; no
  * patch marker, no search-attribute write). Call it inside the workflow function, once per run. Not
  * for activities that heartbeat or may run for minutes (the webhook drain).
  */
-export function proxyDatabaseActivities<A extends object>(localSteps: boolean | undefined, o: ActivityOptionOverrides = {}): ActivityInterfaceFor<A> {
-  const options = activityOptions('database', o);
+export function proxyDatabaseActivities<A extends object>(
+  localSteps: boolean | undefined,
+  activityOptionOverrides: ActivityOptionOverrides = {},
+): ActivityInterfaceFor<A> {
+  const options = activityOptions('database', activityOptionOverrides);
   // The two proxies call the same functions with the same arguments and results; only the local one also takes per-call options.
-  return localSteps ? proxyLocalActivities<A>(localActivityOptions(options)) as unknown as ActivityInterfaceFor<A> : proxyActivities<A>(options);
+  return localSteps
+    ? (proxyLocalActivities<A>(localActivityOptions(options)) as unknown as ActivityInterfaceFor<A>)
+    : proxyActivities<A>(options);
 }
 
 /** The local-activity form of remote activity options (same start-to-close timeout and retry policy). */
@@ -143,9 +170,11 @@ export function continueAsNewDue(): boolean {
  * core resolves a failed local activity with its failure unwrapped). Workflow code never throws an
  * ApplicationFailure of its own, so a bare one came from an activity.
  */
-export function nonRetryableCause(e: unknown): ApplicationFailure | null {
-  const c = e instanceof ActivityFailure ? e.cause : e instanceof ApplicationFailure ? e : null;
-  return c instanceof ApplicationFailure && (c.nonRetryable || (typeof c.type === 'string' && NON_RETRYABLE_ERROR_TYPES.includes(c.type))) ? c : null;
+export function nonRetryableCause(error: unknown): ApplicationFailure | null {
+  const c = error instanceof ActivityFailure ? error.cause : error instanceof ApplicationFailure ? error : null;
+  return c instanceof ApplicationFailure && (c.nonRetryable || (typeof c.type === 'string' && NON_RETRYABLE_ERROR_TYPES.includes(c.type)))
+    ? c
+    : null;
 }
 
 /** The `waiting_for` answer of a workflow parked on `cause`. */
@@ -173,9 +202,9 @@ function marksParked(): boolean {
  * any other signal), then upserts `Parked = false`. Rethrows `e` otherwise (the workflow fails as
  * before). The caller then runs the failed step again.
  */
-export async function parkForOperator(e: unknown, hooks: { setWaitingFor(s: string): void; resumed(): boolean }): Promise<void> {
-  const cause = nonRetryableCause(e);
-  if (!cause) throw e;
+export async function parkForOperator(error: unknown, hooks: { setWaitingFor(s: string): void; resumed(): boolean }): Promise<void> {
+  const cause = nonRetryableCause(error);
+  if (!cause) throw error;
   hooks.setWaitingFor(operatorWaitingFor(cause));
   const mark = marksParked();
   if (mark) upsertSearchAttributes([{ key: PARKED_KEY, value: true }]);
@@ -201,8 +230,10 @@ export const done = <R>(result: R, waitingFor?: string): Step<R> => ({ kind: 'do
 /** Run the next step at once. */
 export const again = <R>(): Step<R> => ({ kind: 'again' });
 /** Sleep until a waking signal or workflow time `atMs` (see Step). */
-export const waitFor = <R>(waitingFor: string, o: { atMs?: number | null; until?: () => boolean; after?: (woke: boolean) => Promise<Step<R> | void> } = {}): Step<R> =>
-  ({ kind: 'wait', waitingFor, ...o });
+export const waitFor = <R>(
+  waitingFor: string,
+  callback: { atMs?: number | null; until?: () => boolean; after?: (woke: boolean) => Promise<Step<R> | void> } = {},
+): Step<R> => ({ kind: 'wait', waitingFor, ...callback });
 
 /** What a step sees of its loop. */
 export interface LoopControl {
@@ -238,36 +269,47 @@ export interface ObjectLoop<R, S extends SignalSet, Q extends QuerySet> {
 }
 
 /**
- * The one loop every workflow runs (issue 26 item 2): registers the contract's signals (each wakes
+ * The one loop every workflow runs: registers the contract's signals (each wakes
  * the loop; `on` handlers record their payload) and its `waiting_for` query; then repeats: continue
  * as new at a safe point when due, run one `step`, and follow its decision (done, again, or wait for
  * a signal or a deadline in workflow time). A non-retryable activity failure parks the object for an
  * operator (parkForOperator) and the next signal (`retry` after the fix) runs the step again.
  * Deterministic: only workflow APIs; every decision comes from activity results and signals.
  */
-export async function runObjectLoop<R, S extends SignalSet, Q extends QuerySet>(o: ObjectLoop<R, S, Q>): Promise<R> {
+export async function runObjectLoop<R, S extends SignalSet, Q extends QuerySet>(objectLoop: ObjectLoop<R, S, Q>): Promise<R> {
   let woken = false;
-  let waitingFor = o.initially;
-  for (const [name, def] of Object.entries(o.contract.signals)) {
-    const h = (o.on as Record<string, ((...a: any[]) => void | false) | undefined> | undefined)?.[name];
-    setHandler(def, (...args: any[]) => { if (h?.(...args) !== false) woken = true; });
+  let waitingFor = objectLoop.initially;
+  for (const [name, def] of Object.entries(objectLoop.contract.signals)) {
+    const h = (objectLoop.on as Record<string, ((...a: any[]) => void | false) | undefined> | undefined)?.[name];
+    setHandler(def, (...args: any[]) => {
+      if (h?.(...args) !== false) woken = true;
+    });
   }
-  for (const def of Object.values(o.contract.legacySignals ?? {})) setHandler(def, () => { woken = true; });
-  setHandler(o.contract.queries.waitingFor, () => waitingFor);
-  for (const [name, handler] of Object.entries((o.queries ?? {}) as Record<string, () => unknown>)) {
-    setHandler(o.contract.queries[name], handler);
+  for (const def of Object.values(objectLoop.contract.legacySignals ?? {}))
+    setHandler(def, () => {
+      woken = true;
+    });
+  setHandler(objectLoop.contract.queries.waitingFor, () => waitingFor);
+  for (const [name, handler] of Object.entries((objectLoop.queries ?? {}) as Record<string, () => unknown>)) {
+    setHandler(objectLoop.contract.queries[name], handler);
   }
-  const loop: LoopControl = { woken: () => woken, setWaitingFor: (s) => { waitingFor = s; } };
+  const loop: LoopControl = {
+    woken: () => woken,
+    setWaitingFor: (s) => {
+      waitingFor = s;
+    },
+  };
   for (;;) {
-    if (!woken && (o.safeToContinue?.() ?? true) && continueAsNewDue()) await o.continueAsNew();
+    if (!woken && (objectLoop.safeToContinue?.() ?? true) && continueAsNewDue()) await objectLoop.continueAsNew();
     try {
       woken = false;
-      let next: Step<R> | void = await o.step(loop);
+      let next: Step<R> | void = await objectLoop.step(loop);
       while (next?.kind === 'wait') {
         const w: Step<R> & { kind: 'wait' } = next;
         waitingFor = w.waitingFor;
         const until: () => boolean = w.until ?? (() => woken);
-        const woke: boolean = w.atMs === undefined || w.atMs === null ? (await condition(until), true) : await condition(until, msUntil(w.atMs));
+        const woke: boolean =
+          w.atMs === undefined || w.atMs === null ? (await condition(until), true) : await condition(until, msUntil(w.atMs));
         next = w.after ? await w.after(woke) : undefined;
       }
       if (next?.kind === 'done') {
@@ -275,8 +317,8 @@ export async function runObjectLoop<R, S extends SignalSet, Q extends QuerySet>(
         return next.result;
       }
     } catch (e) {
-      o.onPark?.();
-      if (o.resumeOnlyAfterFailure) woken = false;
+      objectLoop.onPark?.();
+      if (objectLoop.resumeOnlyAfterFailure) woken = false;
       await parkForOperator(e, { setWaitingFor: loop.setWaitingFor, resumed: () => woken });
     }
   }
@@ -292,7 +334,12 @@ export async function runObjectLoop<R, S extends SignalSet, Q extends QuerySet>(
  * when the skipped time says so. Activities that decide with the object clock return `wakeAtMs`
  * already in workflow time.
  */
-export function deadlineInWorkflowMs(o: { originMs: number; createdAt: string; at: string; readAtMs?: number }): number {
-  const clock = objectClock({ workflowNowMs: workflowNowMs(), originMs: o.originMs, createdAtMs: Date.parse(o.createdAt), wallNowMs: o.readAtMs ?? -Infinity });
-  return clock.toWorkflowMs(Date.parse(o.at));
+export function deadlineInWorkflowMs(options: { originMs: number; createdAt: string; at: string; readAtMs?: number }): number {
+  const clock = objectClock({
+    workflowNowMs: workflowNowMs(),
+    originMs: options.originMs,
+    createdAtMs: Date.parse(options.createdAt),
+    wallNowMs: options.readAtMs ?? -Infinity,
+  });
+  return clock.toWorkflowMs(Date.parse(options.at));
 }

@@ -1,5 +1,5 @@
 /**
- * One workflow per wallet conversion (workflow id = `cnv_...`; spec 2.5, 4.5, 6; issue 14):
+ * One workflow per wallet conversion (workflow id = `cnv_...`; spec 2.5, 4.5, 6):
  * `built` waits for the holder's hash until `signable_until` (else `failed` `expired`);
  * `submitted` watches the chain for that transaction until CONVERSION_CONFIRM_MS after submission
  * (polling every CONVERSION_POLL_MS, woken by `conversionUpdate`): `settled` when it matches what
@@ -10,7 +10,6 @@ import { conversionContract, type ConversionActivities, type ConversionWorkflowA
 import { activityOptions, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
 const acts = proxyActivities<ConversionActivities>(activityOptions('database'));
-
 
 /** How often a submitted conversion's transaction is looked for on the chain without a signal. */
 export const CONVERSION_POLL_MS = 15_000;
@@ -36,7 +35,10 @@ export async function conversionWorkflow(args: ConversionWorkflowArgs): Promise<
       };
       return built
         ? waitFor(`the holder's signed transaction hash until ${st.signableUntil}`, { atMs: deadline, after: expire })
-        : waitFor(`the signed transaction on the chain until ${st.confirmBy}`, { atMs: Math.min(deadline, workflowNowMs() + CONVERSION_POLL_MS), after: expire });
+        : waitFor(`the signed transaction on the chain until ${st.confirmBy}`, {
+            atMs: Math.min(deadline, workflowNowMs() + CONVERSION_POLL_MS),
+            after: expire,
+          });
     },
   });
 }

@@ -13,7 +13,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<CustomerActivities>(activityOptions('database'));
 
-
 const RECHECK_MS = 24 * 60 * 60 * 1000;
 
 /** Follows customer `customerId` until approved or rejected; returns that state. */

@@ -1,5 +1,5 @@
 /**
- * One workflow per wallet deposit intent (workflow id = `dpi_...`; spec 2.5, 4.5, 6; issue 14):
+ * One workflow per wallet deposit intent (workflow id = `dpi_...`; spec 2.5, 4.5, 6):
  * waits for USDC on the source chain at the bridge's deposit address until `expires_at`
  * (`expired` when nothing came), then follows the bridge until the USDC lands in the holder's
  * wallet (`source_detected`, `bridging`, `settled`) or the bridge fails (funds returned:
@@ -12,7 +12,6 @@ import { depositIntentContract, type DepositIntentActivities, type DepositIntent
 import { activityOptions, again, deadlineInWorkflowMs, done, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
 const acts = proxyActivities<DepositIntentActivities>(activityOptions('database'));
-
 
 /** How often the source chain and the bridge are re-read without a signal. */
 export const DEPOSIT_POLL_MS = 30_000;

@@ -16,7 +16,6 @@ import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } f
 /** Provider calls: the `provider` profile (the idempotency keys make retries safe). */
 const act = proxyActivities<OfframpActivities>(activityOptions('provider'));
 
-
 /** Follows intent `intentId` to a terminal state; returns it. */
 export async function offrampIntentWorkflow(args: OfframpIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
@@ -29,8 +28,14 @@ export async function offrampIntentWorkflow(args: OfframpIntentWorkflowArgs): Pr
       const p = await act.advanceOfframp(args.intentId, workflowNowMs(), originMs);
       loop.setWaitingFor(p.waitingFor);
       if (p.next === 'done') return done(p.status, p.waitingFor);
-      if (p.next === 'submit') { await act.submitOfframpPayment(args.intentId); return again(); }
-      if (p.next === 'refund') { await act.refundOfframp(args.intentId); return again(); }
+      if (p.next === 'submit') {
+        await act.submitOfframpPayment(args.intentId);
+        return again();
+      }
+      if (p.next === 'refund') {
+        await act.refundOfframp(args.intentId);
+        return again();
+      }
       return waitFor(p.waitingFor, { atMs: p.wakeAtMs ?? workflowNowMs() + 60_000 });
     },
   });

@@ -16,7 +16,6 @@ import { activityOptions, again, done, runObjectLoop, waitFor, workflowNowMs } f
 /** Provider calls: the `provider` profile (placement is idempotent by order id). */
 const act = proxyActivities<OrderActivities>(activityOptions('provider'));
 
-
 /** Follows order `orderId` to a terminal status; returns it. */
 export async function orderWorkflow(args: OrderWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).

@@ -15,16 +15,17 @@ import { again, done, isoAt, proxyDatabaseActivities, runObjectLoop, waitFor, wo
 import { continueAsNew } from '@temporalio/workflow';
 import { paymentLinkContract, type PaymentLinkActivities, type PaymentLinkWorkflowArgs } from '../contracts/payment-link';
 
-
-
 /**
  * Runs the timers of link `linkId` until the link ends. Returns the final link status
  * (`missing` when the row is gone).
  */
 export async function paymentLinkWorkflow(args: PaymentLinkWorkflowArgs): Promise<string> {
   const { linkId } = args;
-  // Local activities in runs started since issue 36 (convention.ts proxyDatabaseActivities).
-  const acts = proxyDatabaseActivities<PaymentLinkActivities>(args.localSteps, { startToCloseTimeout: '1 minute', retry: { maximumInterval: '5 minutes' } });
+  // Local activities in runs started with `localSteps` (convention.ts proxyDatabaseActivities).
+  const acts = proxyDatabaseActivities<PaymentLinkActivities>(args.localSteps, {
+    startToCloseTimeout: '1 minute',
+    retry: { maximumInterval: '5 minutes' },
+  });
   return runObjectLoop({
     contract: paymentLinkContract,
     initially: 'loading the link',
@@ -49,7 +50,9 @@ export async function paymentLinkWorkflow(args: PaymentLinkWorkflowArgs): Promis
       const wakes = [st.expiresAt, st.nextReminderAt].filter((t): t is number => t !== null);
       if (wakes.length === 0) return waitFor(`a change to the link (status ${st.status}; no reminder or expiry pending)`);
       const wakeAt = Math.min(...wakes);
-      return waitFor(wakeAt === st.expiresAt ? `expiry at ${isoAt(wakeAt)}` : `reminder ${st.reminderIndex + 1} at ${isoAt(wakeAt)}`, { atMs: wakeAt });
+      return waitFor(wakeAt === st.expiresAt ? `expiry at ${isoAt(wakeAt)}` : `reminder ${st.reminderIndex + 1} at ${isoAt(wakeAt)}`, {
+        atMs: wakeAt,
+      });
     },
   });
 }

@@ -18,21 +18,22 @@ import { again, deadlineInWorkflowMs, done, proxyDatabaseActivities, runObjectLo
 import { continueAsNew } from '@temporalio/workflow';
 import { paymentContract, type PaymentActivities, type PaymentWorkflowArgs } from '../contracts/payment';
 
-
 /** How often an in-flight bank settlement payout is re-read when no provider report arrives. */
 const SETTLEMENT_POLL_MS = 15 * 60 * 1000;
 
 /** Watches payment `paymentId` until settled or closed; returns its final status. */
 export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string> {
   const { paymentId } = args;
-  // Local activities in runs started since issue 36 (convention.ts proxyDatabaseActivities): a step is a marker in the workflow task.
+  // Local activities in runs started with `localSteps` (convention.ts proxyDatabaseActivities): a step is a marker in the workflow task.
   const acts = proxyDatabaseActivities<PaymentActivities>(args.localSteps);
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).
   const originMs = args.originMs ?? workflowNowMs();
   const queue: string[] = [];
   let linkEnded = false;
   let providerUpdated = false;
-  const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
+  const enqueue = (id: string) => {
+    if (!queue.includes(id)) queue.push(id);
+  };
 
   /** The payment as last read; null: (re)load it first (at start and after a parked step). */
   let state: Awaited<ReturnType<typeof acts.loadPaymentState>> | null = null;
@@ -43,27 +44,40 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
   };
 
   /** Applies one recorded item: a bank return (`return:<bcr_>`), a bank credit (`bcr_`) or a chain deposit (`dep_`). */
-  const applyOne = (id: string) => (id.startsWith('return:') ? acts.applyBankReturnActivity(paymentId, id.slice('return:'.length))
-    : id.startsWith('bcr_') ? acts.applyBankCreditActivity(paymentId, id) : acts.applyDepositActivity(paymentId, id));
+  const applyOne = (id: string) =>
+    id.startsWith('return:')
+      ? acts.applyBankReturnActivity(paymentId, id.slice('return:'.length))
+      : id.startsWith('bcr_')
+        ? acts.applyBankCreditActivity(paymentId, id)
+        : acts.applyDepositActivity(paymentId, id);
   const arrived = () => queue.length > 0 || linkEnded;
 
   return runObjectLoop({
     contract: paymentContract,
     initially: 'loading payment',
     on: {
-      deposit: ({ depositId }: { depositId: string }) => { enqueue(depositId); },
-      linkEnded: () => { linkEnded = true; },
+      deposit: ({ depositId }: { depositId: string }) => {
+        enqueue(depositId);
+      },
+      linkEnded: () => {
+        linkEnded = true;
+      },
       // A provider report never resumes a parked step by itself (a failed payout is re-sent only on the operator's `retry`).
-      update: () => { providerUpdated = true; return false; },
+      update: () => {
+        providerUpdated = true;
+        return false;
+      },
     },
     // A safe point: nothing pending in this run that the next one would not read from PostgreSQL.
     safeToContinue: () => queue.length === 0,
     continueAsNew: () => continueAsNew<typeof paymentWorkflow>({ paymentId, originMs, localSteps: true }),
     resumeOnlyAfterFailure: true,
-    onPark: () => { state = null; },
+    onPark: () => {
+      state = null;
+    },
     // One turn: applies what arrived, settles, or waits.
     step: async (loop) => {
-      let st = state ?? await load();
+      let st = state ?? (await load());
       while (queue.length > 0) {
         const depositId = queue[0];
         loop.setWaitingFor(`applying ${depositId}`);
@@ -82,7 +96,10 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         const r = await acts.syncRefund(paymentId);
         state = r;
         if (!r.refundPending) return again();
-        return waitFor('the fiat rail to report the refund payout to the payer', { atMs: workflowNowMs() + SETTLEMENT_POLL_MS, until: () => providerUpdated });
+        return waitFor('the fiat rail to report the refund payout to the payer', {
+          atMs: workflowNowMs() + SETTLEMENT_POLL_MS,
+          until: () => providerUpdated,
+        });
       }
       if (st.settlementPending) {
         // Cleared before the read: a report arriving while it runs wakes the wait below at once.
@@ -91,12 +108,13 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
         state = r;
         if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
         if (!r.settlementPending) return again();
-        return waitFor('the fiat rail to report the settlement payout to the merchant\'s bank', {
-          atMs: workflowNowMs() + SETTLEMENT_POLL_MS, until: () => providerUpdated || arrived(),
+        return waitFor("the fiat rail to report the settlement payout to the merchant's bank", {
+          atMs: workflowNowMs() + SETTLEMENT_POLL_MS,
+          until: () => providerUpdated || arrived(),
         });
       }
       if (st.needsSettlement && st.settlement === 'bank') {
-        loop.setWaitingFor('settlement payout to the merchant\'s bank');
+        loop.setWaitingFor("settlement payout to the merchant's bank");
         const r = await acts.submitBankSettlement(paymentId);
         state = r;
         if (r.linkEnded && r.linkId && !r.linkNotified) await acts.notifyLinkWorkflow(r.linkId);
@@ -135,7 +153,9 @@ export async function paymentWorkflow(args: PaymentWorkflowArgs): Promise<string
       return waitFor(`a deposit until ${st.expiresAt}`, {
         atMs: expiresAt,
         until: arrived,
-        after: async (woke) => { if (!woke) state = await acts.expirePaymentActivity(paymentId); },
+        after: async (woke) => {
+          if (!woke) state = await acts.expirePaymentActivity(paymentId);
+        },
       });
     },
   });

@@ -38,7 +38,6 @@ const db = proxyActivities<PayoutActivities>(activityOptions('database'));
  */
 const provider = proxyActivities<PayoutActivities>(activityOptions('provider'));
 
-
 /** How often provider state is re-read while waiting on the rail, in case a notification was lost. */
 const PROVIDER_POLL_MS = 60 * 60 * 1000;
 
@@ -50,7 +49,11 @@ export async function payoutWorkflow(args: PayoutWorkflowArgs): Promise<string> 
   return runObjectLoop({
     contract: payoutContract,
     initially: 'loading the payout',
-    on: { reconciliation: ({ needsAttention }: { needsAttention: boolean }) => { reconciliation = needsAttention; } },
+    on: {
+      reconciliation: ({ needsAttention }: { needsAttention: boolean }) => {
+        reconciliation = needsAttention;
+      },
+    },
     // Long waits (hourly rail polls) grow the history; every fact lives in PostgreSQL, so a fresh
     // run continues exactly here once the reconciliation flag is recorded.
     safeToContinue: () => reconciliation === null,
@@ -107,9 +110,12 @@ export async function payoutWorkflow(args: PayoutWorkflowArgs): Promise<string> 
             await provider.notifyPayoutRecipient(payoutId);
           }
           if (r.status !== st.status) return again();
-          return waitFor(st.status === 'processing'
-            ? `the ${st.railPaymentId ?? 'rail'} payment to be paid, fail or be returned`
-            : 'the recipient to confirm the amount received (or a return)', { atMs: workflowNowMs() + PROVIDER_POLL_MS });
+          return waitFor(
+            st.status === 'processing'
+              ? `the ${st.railPaymentId ?? 'rail'} payment to be paid, fail or be returned`
+              : 'the recipient to confirm the amount received (or a return)',
+            { atMs: workflowNowMs() + PROVIDER_POLL_MS },
+          );
         }
         default:
           if (st.held) return waitFor('a refund address for held USDC (missing_return_policy)');

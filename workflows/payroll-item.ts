@@ -36,7 +36,8 @@ export async function payrollItemWorkflow(args: PayrollItemWorkflowArgs): Promis
       if (st === 'pending' || st === 'queued') return again();
       loop.setWaitingFor('reading the payment from its provider');
       const now = await provider.syncPayrollItem(itemId);
-      if (now === 'processing') return waitFor('the rail to pay, fail or return the payment', { atMs: workflowNowMs() + PROCESSING_POLL_MS });
+      if (now === 'processing')
+        return waitFor('the rail to pay, fail or return the payment', { atMs: workflowNowMs() + PROCESSING_POLL_MS });
       return done(now, `nothing (${now})`);
     },
   });

@@ -8,7 +8,7 @@
  * - `executing`: pays every item through its own child workflow (workflows/payroll-item.ts,
  *   workflow id = the item id `pri_...`, findable and retryable in the Temporal UI), at most
  *   EXECUTION_CONCURRENCY at once, then records the outcome (`completed`, `partial`, `failed`);
- * - `returnFunds` (operator only, issue 24; `npm run payroll:return`): returns the money the run
+ * - `returnFunds` (operator only; `npm run payroll:return`): returns the money the run
  *   owes back (domain/payroll-returns.ts: a cancelled run's funding, a finished run's unpaid items
  *   and overfunding) to its funding sources, then follows returns in flight until the rail pays or
  *   fails them. Sent with signalWithStart, so a run whose workflow has ended starts it again; a
@@ -30,7 +30,6 @@ const db = proxyActivities<PayrollRunActivities>(activityOptions('database'));
 /** Activities that read a provider (funding observations): the `provider` profile with 60 s to answer. */
 const provider = proxyActivities<PayrollRunActivities>(activityOptions('provider', { startToCloseTimeout: '60 seconds' }));
 
-
 /** Funding poll interval (spec 4.4, 8: "polled every 5 minutes"). */
 export const FUNDING_POLL_MS = 5 * 60 * 1000;
 /** Item payments in flight at once during an execution. */
@@ -46,7 +45,11 @@ async function executeItems(itemIds: string[], loop: LoopControl): Promise<void>
     while (next < itemIds.length) {
       const itemId = itemIds[next++];
       // The child carries the run's AccountId, so an operator finds it by account as well as by item id.
-      await executeChild(payrollItemWorkflow, { workflowId: itemId, args: [{ itemId }], typedSearchAttributes: workflowInfo().typedSearchAttributes });
+      await executeChild(payrollItemWorkflow, {
+        workflowId: itemId,
+        args: [{ itemId }],
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+      });
       finished++;
       loop.setWaitingFor(`paying items: ${finished} of ${itemIds.length} finished`);
     }
@@ -63,7 +66,11 @@ export async function payrollRunWorkflow(args: PayrollRunWorkflowArgs): Promise<
   return runObjectLoop({
     contract: payrollRunContract,
     initially: 'loading the run',
-    on: { returnFunds: (req?: { reason?: unknown }) => { returnRequests.push(typeof req?.reason === 'string' ? req.reason : ''); } },
+    on: {
+      returnFunds: (req?: { reason?: unknown }) => {
+        returnRequests.push(typeof req?.reason === 'string' ? req.reason : '');
+      },
+    },
     safeToContinue: () => returnRequests.length === 0,
     continueAsNew: () => continueAsNew<typeof payrollRunWorkflow>({ runId }),
     // One turn: carries out an operator's return request, follows returns in flight, applies the run's state, then waits.
@@ -86,13 +93,16 @@ export async function payrollRunWorkflow(args: PayrollRunWorkflowArgs): Promise<
           return waitFor('approval (POST /payroll_runs/{id}/approve)');
         case 'funding_pending':
         case 'funded': {
-          loop.setWaitingFor('reading the run\'s funding');
+          loop.setWaitingFor("reading the run's funding");
           const f = await provider.refreshPayrollFunding(runId);
           if (f.status !== st.status) return again();
           const nextPoll = workflowNowMs() + FUNDING_POLL_MS;
-          return waitFor(st.status === 'funding_pending'
-            ? `inbound funding (funding_state ${f.funding_state}); next poll at ${isoAt(nextPoll)}`
-            : `POST /payroll_runs/{id}/execute (funding_state ${f.funding_state}); next funding poll at ${isoAt(nextPoll)}`, { atMs: nextPoll });
+          return waitFor(
+            st.status === 'funding_pending'
+              ? `inbound funding (funding_state ${f.funding_state}); next poll at ${isoAt(nextPoll)}`
+              : `POST /payroll_runs/{id}/execute (funding_state ${f.funding_state}); next funding poll at ${isoAt(nextPoll)}`,
+            { atMs: nextPoll },
+          );
         }
         case 'executing': {
           const unpaid = await db.payrollItemsToPay(runId);
@@ -105,7 +115,9 @@ export async function payrollRunWorkflow(args: PayrollRunWorkflowArgs): Promise<
           if (loop.woken() || returnRequests.length > 0) return again();
           if (returnsInFlight > 0) {
             const nextRead = workflowNowMs() + RETURN_POLL_MS;
-            return waitFor(`the rail to pay or fail ${returnsInFlight} funds return(s); next read at ${isoAt(nextRead)}`, { atMs: nextRead });
+            return waitFor(`the rail to pay or fail ${returnsInFlight} funds return(s); next read at ${isoAt(nextRead)}`, {
+              atMs: nextRead,
+            });
           }
           return done(st.status, `nothing (${st.status})`);
         }

@@ -15,7 +15,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<SendIntentActivities>(activityOptions('database'));
 
-
 /** Follows intent `intentId` to `settled`, `failed` or `expired`; returns that status. */
 export async function sendIntentWorkflow(args: SendIntentWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).

@@ -14,7 +14,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<SubscriptionActivities>(activityOptions('provider'));
 
-
 /** Bills subscription `subscriptionId` until it is cancelled or completed; returns that status. */
 export async function subscriptionWorkflow(args: SubscriptionWorkflowArgs): Promise<string> {
   // When this workflow began (carried across continue-as-new): the origin of the object's clock (domain/object-clock.ts).

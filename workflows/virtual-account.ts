@@ -14,7 +14,6 @@ import { activityOptions, done, runObjectLoop, waitFor, workflowNowMs } from './
 
 const act = proxyActivities<VirtualAccountActivities>(activityOptions('provider'));
 
-
 /** How long an active account waits between settlements when nothing wakes it. */
 const RECHECK_MS = 60 * 60 * 1000;
 

@@ -37,17 +37,23 @@
 import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
 import { holdRecheckAfter, WEBHOOK_MAX_ATTEMPTS } from '../domain/webhook-schedule';
 import {
-  webhookEndpointContract, type DrainSummary, type WebhookEndpointActivities, type WebhookEndpointArgs, type WebhookEndpointOutcome,
+  webhookEndpointContract,
+  type DrainSummary,
+  type WebhookEndpointActivities,
+  type WebhookEndpointArgs,
+  type WebhookEndpointOutcome,
 } from '../contracts/webhook-endpoint';
 import { activityOptions, again, continueAsNewDue, done, isoAt, runObjectLoop, waitFor, workflowNowMs } from './convention';
 
 // A drain sends up to 2,000 deliveries, 64 at a time, 10 s budget each: bounded well under 5 min.
 // It heartbeats every 2 s, so a drain lost with a killed worker is retried within 10 s.
-const acts = proxyActivities<WebhookEndpointActivities>(activityOptions('database', { startToCloseTimeout: '5 minutes', heartbeatTimeout: '10 seconds' }));
+const acts = proxyActivities<WebhookEndpointActivities>(
+  activityOptions('database', { startToCloseTimeout: '5 minutes', heartbeatTimeout: '10 seconds' }),
+);
 
 /**
  * How long a run with nothing live waits for the next `deliver` before it ends `idle`, ms (5 min).
- * Issue 36: a run that ended after every drain cost a workflow start, a completion and a fresh
+ * Why wait: a run that ended after every drain cost a workflow start, a completion and a fresh
  * history per delivery. Five minutes is far longer than the gap between deliveries of any endpoint
  * with steady traffic (so those never start a run again), and short enough that an endpoint that
  * went quiet stops holding an open run, a worker cache slot and a timer within minutes. A waiting
@@ -64,10 +70,12 @@ export const ENDPOINT_IDLE_MS = 5 * 60_000;
 export const ENDPOINT_IDLE_WAIT_PATCH = 'webhook-endpoint-waits-when-idle';
 
 /** The `waiting_for` answer after an open drain that left deliveries waiting for a retry. */
-export function describeRetries(s: DrainSummary): string {
-  const failing = s.failing.map((f) => `${f.id} (attempt ${f.attempts + 1} of ${WEBHOOK_MAX_ATTEMPTS}${f.lastError ? `, last error ${f.lastError}` : ''})`);
-  const next = s.nextDueAtMs === null ? '' : `; next retry at ${isoAt(s.nextDueAtMs)}`;
-  return `${s.live} deliver${s.live === 1 ? 'y' : 'ies'} waiting for a retry${next}${failing.length ? `; failing: ${failing.join(', ')}` : ''} (or a \`deliver\` signal)`;
+export function describeRetries(drainSummary: DrainSummary): string {
+  const failing = drainSummary.failing.map(
+    (f) => `${f.id} (attempt ${f.attempts + 1} of ${WEBHOOK_MAX_ATTEMPTS}${f.lastError ? `, last error ${f.lastError}` : ''})`,
+  );
+  const next = drainSummary.nextDueAtMs === null ? '' : `; next retry at ${isoAt(drainSummary.nextDueAtMs)}`;
+  return `${drainSummary.live} deliver${drainSummary.live === 1 ? 'y' : 'ies'} waiting for a retry${next}${failing.length ? `; failing: ${failing.join(', ')}` : ''} (or a \`deliver\` signal)`;
 }
 
 /** Drains endpoint `args.endpointId` until it has been idle for ENDPOINT_IDLE_MS or is closed (see module doc); returns why it ended. */
@@ -87,24 +95,31 @@ export async function webhookEndpointWorkflow(args: WebhookEndpointArgs): Promis
       loop.setWaitingFor('draining due deliveries (sending)');
       const s = await acts.drainEndpoint(args.endpointId, workflowNowMs());
       last = s;
-      if (s.state === 'closed') return done(s.closedReason ?? 'endpoint_not_found', `nothing (${s.closedReason}; re-enabling the endpoint starts a new run)`);
+      if (s.state === 'closed')
+        return done(s.closedReason ?? 'endpoint_not_found', `nothing (${s.closedReason}; re-enabling the endpoint starts a new run)`);
       if (s.state === 'held') {
         consecutiveHolds += 1;
         const recheckAt = workflowNowMs() + holdRecheckAfter(consecutiveHolds);
-        return waitFor(`the webhooks delivery switch (${s.live} live deliver${s.live === 1 ? 'y' : 'ies'} held; re-check at ${isoAt(recheckAt)} or on a \`deliver\` signal)`, { atMs: recheckAt });
+        return waitFor(
+          `the webhooks delivery switch (${s.live} live deliver${s.live === 1 ? 'y' : 'ies'} held; re-check at ${isoAt(recheckAt)} or on a \`deliver\` signal)`,
+          { atMs: recheckAt },
+        );
       }
       consecutiveHolds = 0;
       if (s.due > 0 || loop.woken()) return again();
       if (s.live === 0) {
-        if (!patched(ENDPOINT_IDLE_WAIT_PATCH)) return done<WebhookEndpointOutcome>('idle', 'nothing (idle; the next delivery starts a new run)');
+        if (!patched(ENDPOINT_IDLE_WAIT_PATCH))
+          return done<WebhookEndpointOutcome>('idle', 'nothing (idle; the next delivery starts a new run)');
         // Nothing live: wait for the next `deliver` (drain again) up to the idle period, then end.
         const idleSince = workflowNowMs();
         const endsAt = idleSince + ENDPOINT_IDLE_MS;
         return waitFor(`new deliveries (idle since ${isoAt(idleSince)}; the run ends at ${isoAt(endsAt)} if none)`, {
           atMs: endsAt,
           // A signal that lands with the timer in the same task still drains: the news is read before the run ends.
-          after: async (woke) => (woke || loop.woken() ? undefined
-            : done<WebhookEndpointOutcome>('idle', `nothing (idle since ${isoAt(idleSince)}; the next delivery starts a new run)`)),
+          after: async (woke) =>
+            woke || loop.woken()
+              ? undefined
+              : done<WebhookEndpointOutcome>('idle', `nothing (idle since ${isoAt(idleSince)}; the next delivery starts a new run)`),
         });
       }
       return waitFor(describeRetries(s), { atMs: s.nextDueAtMs });

@@ -28,7 +28,9 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
   const queue: string[] = [];
   let linkEnded = false;
   let bridgeUpdated = false;
-  const enqueue = (id: string) => { if (!queue.includes(id)) queue.push(id); };
+  const enqueue = (id: string) => {
+    if (!queue.includes(id)) queue.push(id);
+  };
 
   let state: Awaited<ReturnType<typeof acts.loadXchainState>> | null = null;
   const load = async () => {
@@ -42,16 +44,24 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
     contract: xchainPaymentContract,
     initially: 'loading payment',
     on: {
-      deposit: ({ depositId }: { depositId: string }) => { enqueue(depositId); },
-      linkEnded: () => { linkEnded = true; },
-      update: () => { bridgeUpdated = true; },
+      deposit: ({ depositId }: { depositId: string }) => {
+        enqueue(depositId);
+      },
+      linkEnded: () => {
+        linkEnded = true;
+      },
+      update: () => {
+        bridgeUpdated = true;
+      },
     },
     safeToContinue: () => queue.length === 0,
     continueAsNew: () => continueAsNew<typeof xchainPaymentWorkflow>({ paymentId, originMs }),
-    onPark: () => { state = null; },
+    onPark: () => {
+      state = null;
+    },
     // One turn: applies what arrived, moves the bridge, returns or settles money, or waits.
     step: async (loop) => {
-      let st = state ?? await load();
+      let st = state ?? (await load());
       while (queue.length > 0) {
         const depositId = queue[0];
         loop.setWaitingFor(`applying deposit ${depositId}`);
@@ -87,8 +97,13 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
         state = r;
         if (r.bridge === 'delivered') {
           // The delivery arrives as a deposit signal (recorded by the activity); reload picks it up if the signal raced.
-          const reload = async () => { if (queue.length === 0) await load(); };
-          if (woke()) { await reload(); return again(); }
+          const reload = async () => {
+            if (queue.length === 0) await load();
+          };
+          if (woke()) {
+            await reload();
+            return again();
+          }
           return waitFor('the bridge to deliver', { atMs: workflowNowMs() + 1000, until: woke, after: reload });
         }
         if (r.bridge === 'failed' || r.bridge === 'idle') return again();
@@ -98,11 +113,16 @@ export async function xchainPaymentWorkflow(args: XchainPaymentWorkflowArgs): Pr
         return waitFor(`a deposit on the source network until ${st.expiresAt}`, {
           atMs: deadlineInWorkflowMs({ originMs, createdAt: st.createdAt, at: st.expiresAt }),
           until: woke,
-          after: async (got) => { if (!got) state = await acts.expireXchainPayment(paymentId); },
+          after: async (got) => {
+            if (!got) state = await acts.expireXchainPayment(paymentId);
+          },
         });
       }
       return waitFor(`a top-up (status ${st.status}, watcher ${st.watcherState}) or the link ending`, {
-        until: woke, after: async () => { bridgeUpdated = false; },
+        until: woke,
+        after: async () => {
+          bridgeUpdated = false;
+        },
       });
     },
   });

@@ -44,11 +44,16 @@ export function loadReadiness(scope: AccountScope, input: { account: Account }):
     const [r]: Array<{ wallet: boolean; endpoints: string }> = await m.query(
       `SELECT EXISTS (SELECT 1 FROM wallets WHERE ${wallets.where} AND livemode = true AND status = 'active') AS wallet,
               (SELECT count(*) FROM webhook_endpoints WHERE ${own.where} AND enabled AND deleted_at IS NULL) AS endpoints`,
-      [...own.params, ...wallets.params]);
+      [...own.params, ...wallets.params],
+    );
     const [enforced, acceptance] = await Promise.all([isFlagOpen(TERMS_SWITCH, account.id), accountAcceptance(account.id)]);
     return readiness({
-      livemode, accessState: account.access_state, country: account.country,
-      hasSupportContact: account.support_contact !== null, hasServiceWallet: r.wallet, webhookEndpoints: Number(r.endpoints),
+      livemode,
+      accessState: account.access_state,
+      country: account.country,
+      hasSupportContact: account.support_contact !== null,
+      hasServiceWallet: r.wallet,
+      webhookEndpoints: Number(r.endpoints),
       terms: { enforced, revision: TERMS_REVISION, acceptedAt: acceptance?.accepted_at ?? null, acceptedBy: acceptance?.user_id ?? null },
     });
   });
@@ -66,10 +71,16 @@ export function loadSetupGuide(scope: AccountScope, input: { account: Account })
               (SELECT min(activated_at) FROM payment_links WHERE ${own.where}) AS activated_at,
               (SELECT min(paid_at) FROM payments WHERE ${own.where}) AS paid_at,
               (SELECT min(created_at) FROM webhook_endpoints WHERE ${own.where} AND deleted_at IS NULL) AS endpoint_at`,
-      own.params);
+      own.params,
+    );
     return setupGuide({
-      livemode, apiKeyAt: at(r.key_at), paymentLinkAt: at(r.link_at), activatedLinkAt: at(r.activated_at),
-      paidPaymentAt: at(r.paid_at), webhookEndpointAt: at(r.endpoint_at), hasSupportContact: account.support_contact !== null,
+      livemode,
+      apiKeyAt: at(r.key_at),
+      paymentLinkAt: at(r.link_at),
+      activatedLinkAt: at(r.activated_at),
+      paidPaymentAt: at(r.paid_at),
+      webhookEndpointAt: at(r.endpoint_at),
+      hasSupportContact: account.support_contact !== null,
     });
   });
 }

@@ -17,7 +17,12 @@ import { chainAdapter, deriveAddress } from '../../providers/chain';
 import { revokeApiKey } from '../records/api-keys';
 import type { Scope } from '../scope';
 
-export interface DevCredentials { account_id: string; live_key: string; test_key: string; session_token: string }
+export interface DevCredentials {
+  account_id: string;
+  live_key: string;
+  test_key: string;
+  session_token: string;
+}
 
 /** Mints a key secret `sk_<mode>_<48 base62>`. */
 export function mintKeySecret(livemode: boolean): string {
@@ -25,34 +30,62 @@ export function mintKeySecret(livemode: boolean): string {
 }
 
 /** Inserts an API key row; returns the row and the one-time secret. */
-export async function insertApiKey(m: EntityManager, a: { accountId: string; livemode: boolean; scopes: string[]; name?: string | null; ipAllowlist?: string[]; expiresAt?: Date | null; defaultVersion?: string | null; userId?: string | null; rolledFrom?: string | null }): Promise<{ key: ApiKey; secret: string }> {
-  const secret = mintKeySecret(a.livemode);
-  const key = m.create(ApiKey, {
-    id: newId('key_'), account_id: a.accountId, livemode: a.livemode, name: a.name ?? null,
-    secret_hash: sha256Hex(secret), secret_last4: secret.slice(-4), scopes: a.scopes, ip_allowlist: a.ipAllowlist ?? [],
-    status: 'active', expires_at: a.expiresAt ?? null, default_version: a.defaultVersion ?? null,
-    created_by_user_id: a.userId ?? null, rolled_from_key_id: a.rolledFrom ?? null,
+export async function insertApiKey(
+  manager: EntityManager,
+  input: {
+    accountId: string;
+    livemode: boolean;
+    scopes: string[];
+    name?: string | null;
+    ipAllowlist?: string[];
+    expiresAt?: Date | null;
+    defaultVersion?: string | null;
+    userId?: string | null;
+    rolledFrom?: string | null;
+  },
+): Promise<{ key: ApiKey; secret: string }> {
+  const secret = mintKeySecret(input.livemode);
+  const key = manager.create(ApiKey, {
+    id: newId('key_'),
+    account_id: input.accountId,
+    livemode: input.livemode,
+    name: input.name ?? null,
+    secret_hash: sha256Hex(secret),
+    secret_last4: secret.slice(-4),
+    scopes: input.scopes,
+    ip_allowlist: input.ipAllowlist ?? [],
+    status: 'active',
+    expires_at: input.expiresAt ?? null,
+    default_version: input.defaultVersion ?? null,
+    created_by_user_id: input.userId ?? null,
+    rolled_from_key_id: input.rolledFrom ?? null,
   });
-  await m.save(key);
+  await manager.save(key);
   return { key, secret };
 }
 
 /** Creates a dashboard session for `userId` valid `ttlSeconds` (default 30 days); returns the token. */
-export async function createSession(m: EntityManager, userId: string, ttlSeconds = 30 * 86400): Promise<string> {
+export async function createSession(manager: EntityManager, userId: string, ttlSeconds = 30 * 86400): Promise<string> {
   const token = randomToken(SESSION_PREFIX, 48);
-  await m.query('INSERT INTO dashboard_sessions(id, user_id, token_hash, expires_at) VALUES ($1,$2,$3, now() + make_interval(secs => $4))',
-    [newId('sess_'), userId, sha256Hex(token), ttlSeconds]);
+  await manager.query(
+    'INSERT INTO dashboard_sessions(id, user_id, token_hash, expires_at) VALUES ($1,$2,$3, now() + make_interval(secs => $4))',
+    [newId('sess_'), userId, sha256Hex(token), ttlSeconds],
+  );
   return token;
 }
 
 /** Creates an account row owned by `userId` with an owner membership; returns its id. */
-export async function insertAccount(m: EntityManager, a: { userId: string; email: string; displayName: string; country?: string | null }): Promise<string> {
+export async function insertAccount(
+  manager: EntityManager,
+  input: { userId: string; email: string; displayName: string; country?: string | null },
+): Promise<string> {
   const id = newId('acct_');
-  await m.query(
+  await manager.query(
     `INSERT INTO accounts(id, livemode, display_name, email, country, market_country, market_source, owner_user_id)
      VALUES ($1, true, $2, $3, $4, $4, $5, $6)`,
-    [id, a.displayName, a.email, a.country ?? null, a.country ? 'account_country' : 'default', a.userId]);
-  await m.query(`INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,'owner')`, [id, a.userId]);
+    [id, input.displayName, input.email, input.country ?? null, input.country ? 'account_country' : 'default', input.userId],
+  );
+  await manager.query(`INSERT INTO memberships(account_id, user_id, role) VALUES ($1,$2,'owner')`, [id, input.userId]);
   return id;
 }
 
@@ -75,7 +108,8 @@ export async function provisionAccount(opts: { email?: string; displayName?: str
     await m.query(
       `INSERT INTO wallets(id, account_id, livemode, address, chain, network, status, label, credential_id)
        VALUES ($1,$2,true,$3,$4,$5,'active','Service wallet',$6)`,
-      [newId('wlt_'), accountId, deriveAddress(`wallet:${accountId}`), chain.chain, chain.network, `cred_${suffix}`]);
+      [newId('wlt_'), accountId, deriveAddress(`wallet:${accountId}`), chain.chain, chain.network, `cred_${suffix}`],
+    );
     return { account_id: accountId, live_key: live.secret, test_key: test.secret, session_token: sessionToken };
   });
 }
@@ -92,7 +126,15 @@ export async function ensureServiceWallet(accountId: string): Promise<boolean> {
     `INSERT INTO wallets(id, account_id, livemode, address, chain, network, status, label, credential_id)
      SELECT $1, $2, true, $3, $4, $5, 'active', 'Service wallet', $6
       WHERE NOT EXISTS (SELECT 1 FROM wallets WHERE ${wallets.where} AND network = $5 AND status = 'active') RETURNING id`,
-    [newId('wlt_'), ...wallets.params, deriveAddress(`wallet:${chain.network}:${accountId}`), chain.chain, chain.network, `cred_${crypto.randomBytes(4).toString('hex')}`]);
+    [
+      newId('wlt_'),
+      ...wallets.params,
+      deriveAddress(`wallet:${chain.network}:${accountId}`),
+      chain.chain,
+      chain.network,
+      `cred_${crypto.randomBytes(4).toString('hex')}`,
+    ],
+  );
   return rows.length > 0;
 }
 
@@ -104,7 +146,11 @@ export async function revokeKey(scope: Scope, input: { id: string }): Promise<Ap
   const keyId = input.id;
   return transaction(async (m) => {
     // Either mode: a key is the account's whatever the scope's mode (an account-wide lookup).
-    const key = await accountWide(scope.accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
+    const key = await accountWide(scope.accountId, m).lock(
+      ApiKey,
+      { id: keyId },
+      () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }),
+    );
     if (key.status !== 'revoked') await revokeApiKey(m, key);
     return key;
   });
@@ -120,12 +166,23 @@ export async function rollKey(scope: Scope, input: { id: string }): Promise<{ ke
   const keyId = input.id;
   const userId = scope.caller?.userId ?? null;
   return transaction(async (m) => {
-    const old = await accountWide(accountId, m).lock(ApiKey, { id: keyId }, () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }));
+    const old = await accountWide(accountId, m).lock(
+      ApiKey,
+      { id: keyId },
+      () => new DomainError('not_found', 'not_found', `No such API key: ${keyId}.`, { param: 'id' }),
+    );
     if (old.status === 'revoked') throw new DomainError('conflict', 'api_key_revoked', 'A revoked key cannot be rolled.');
     await revokeApiKey(m, old);
     return insertApiKey(m, {
-      accountId, livemode: old.livemode, scopes: old.scopes, name: old.name, ipAllowlist: old.ip_allowlist,
-      expiresAt: old.expires_at, defaultVersion: old.default_version, userId, rolledFrom: old.id,
+      accountId,
+      livemode: old.livemode,
+      scopes: old.scopes,
+      name: old.name,
+      ipAllowlist: old.ip_allowlist,
+      expiresAt: old.expires_at,
+      defaultVersion: old.default_version,
+      userId,
+      rolledFrom: old.id,
     });
   });
 }
@@ -164,7 +221,8 @@ export async function createAccountForLogin(scope: Scope, input: { display_name:
   if (!userId) throw new Error('createAccountForLogin: the caller is not a dashboard user');
   const a = { userId, livemode: scope.livemode, displayName: input.display_name, country: input.country };
   if (!a.livemode) throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', 'Accounts cannot be created in test mode.');
-  if (a.country && !COUNTRIES.has(a.country)) throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${a.country}.`, { param: 'country' });
+  if (a.country && !COUNTRIES.has(a.country))
+    throw new DomainError('invalid_request', 'country_invalid', `Unrecognised country: ${a.country}.`, { param: 'country' });
   const owned: unknown[] = await db().query(`SELECT 1 FROM accounts WHERE owner_user_id = $1 AND livemode = true LIMIT 1`, [a.userId]);
   if (owned.length) throw new DomainError('conflict', 'account_already_exists', 'This login already owns a live account.');
   const id = await transaction(async (m) => {
@@ -176,7 +234,12 @@ export async function createAccountForLogin(scope: Scope, input: { display_name:
 
 /** Body of `POST /api_keys` (spec 4.10): the key's mode is `livemode`, not the scope's. */
 export interface CreateApiKeyInput {
-  livemode: boolean; scopes: string[]; name?: string | null; ip_allowlist?: string[]; expires_at?: Date | null; default_version?: string | null;
+  livemode: boolean;
+  scopes: string[];
+  name?: string | null;
+  ip_allowlist?: string[];
+  expires_at?: Date | null;
+  default_version?: string | null;
 }
 
 /**
@@ -184,10 +247,18 @@ export interface CreateApiKeyInput {
  * the scope's user; the secret is returned once.
  */
 export async function createApiKey(scope: Scope, input: CreateApiKeyInput): Promise<{ key: ApiKey; secret: string }> {
-  return transaction((m) => insertApiKey(m, {
-    accountId: scope.accountId, livemode: input.livemode, scopes: input.scopes, name: input.name ?? null, ipAllowlist: input.ip_allowlist,
-    expiresAt: input.expires_at ?? null, defaultVersion: input.default_version ?? null, userId: scope.caller?.userId ?? null,
-  }));
+  return transaction((m) =>
+    insertApiKey(m, {
+      accountId: scope.accountId,
+      livemode: input.livemode,
+      scopes: input.scopes,
+      name: input.name ?? null,
+      ipAllowlist: input.ip_allowlist,
+      expiresAt: input.expires_at ?? null,
+      defaultVersion: input.default_version ?? null,
+      userId: scope.caller?.userId ?? null,
+    }),
+  );
 }
 
 /**
@@ -199,7 +270,9 @@ export async function revokeAllSessions(scope: Scope): Promise<{ count: number; 
   // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
   const [rows]: [Array<{ revoked_at: Date }>, number] = await db().query(
     `UPDATE dashboard_sessions SET revoked_at = date_trunc('milliseconds', clock_timestamp())
-      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() RETURNING revoked_at`, [userId]);
+      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() RETURNING revoked_at`,
+    [userId],
+  );
   return { count: rows.length, revokedAt: rows[0]?.revoked_at ?? new Date() };
 }
 
@@ -209,9 +282,15 @@ export async function revokeAllSessions(scope: Scope): Promise<{ count: number; 
  * `use_case` only when given, undefined keeps it). `joined_by` is the caller's key id, else its
  * user id, else `unknown`.
  */
-export async function joinWaitlist(scope: Scope, input: { waitlist: WaitlistEntry['waitlist']; email?: string | null; use_case?: string | null }): Promise<WaitlistEntry> {
+export async function joinWaitlist(
+  scope: Scope,
+  input: { waitlist: WaitlistEntry['waitlist']; email?: string | null; use_case?: string | null },
+): Promise<WaitlistEntry> {
   const a = {
-    accountId: scope.accountId, waitlist: input.waitlist, email: input.email ?? null, useCase: input.use_case,
+    accountId: scope.accountId,
+    waitlist: input.waitlist,
+    email: input.email ?? null,
+    useCase: input.use_case,
     joinedBy: scope.caller?.keyId ?? scope.caller?.userId ?? 'unknown',
   };
   await db().query(
@@ -221,6 +300,11 @@ export async function joinWaitlist(scope: Scope, input: { waitlist: WaitlistEntr
        email = COALESCE($3, waitlist_entries.email),
        use_case = CASE WHEN $6 THEN $4 ELSE waitlist_entries.use_case END,
        updated_at = date_trunc('milliseconds', clock_timestamp())`,
-    [a.accountId, a.waitlist, a.email, a.useCase ?? null, a.joinedBy, a.useCase !== undefined]);
-  return accountWide(a.accountId).getOne(WaitlistEntry, { waitlist: a.waitlist }, () => new Error(`waitlist entry ${a.waitlist} of ${a.accountId} not written`));
+    [a.accountId, a.waitlist, a.email, a.useCase ?? null, a.joinedBy, a.useCase !== undefined],
+  );
+  return accountWide(a.accountId).getOne(
+    WaitlistEntry,
+    { waitlist: a.waitlist },
+    () => new Error(`waitlist entry ${a.waitlist} of ${a.accountId} not written`),
+  );
 }

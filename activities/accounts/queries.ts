@@ -22,7 +22,9 @@ export async function loadAccount(scope: AccountScope): Promise<Account> {
 export async function listAccounts(scope: Scope): Promise<Account[]> {
   const c = { accountId: scope.accountId, userId: scope.caller?.userId ?? null, session: scope.caller?.kind === 'dashboard_session' };
   const ids: string[] = c.session
-    ? (await db().query('SELECT account_id FROM memberships WHERE user_id = $1 ORDER BY created_at DESC', [c.userId])).map((x: { account_id: string }) => x.account_id)
+    ? (await db().query('SELECT account_id FROM memberships WHERE user_id = $1 ORDER BY created_at DESC', [c.userId])).map(
+        (x: { account_id: string }) => x.account_id,
+      )
     : [c.accountId];
   return db().getRepository(Account).findByIds(ids);
 }

@@ -18,7 +18,13 @@ import type { AccountScope } from '../scope';
 const ACTIVITY_TYPES = LIVE_EVENT_TYPES.filter((t) => activityCategory(t) !== null);
 
 /** Filters of the feed: ISO-8601 `since` (inclusive) / `until` (exclusive), already validated. */
-export interface ActivityFilters { category?: ActivityCategory; type?: string; object?: string; since?: string; until?: string }
+export interface ActivityFilters {
+  category?: ActivityCategory;
+  type?: string;
+  object?: string;
+  since?: string;
+  until?: string;
+}
 
 function typesOf(category: ActivityCategory | undefined, type: string | undefined): string[] {
   let types = ACTIVITY_TYPES;
@@ -31,9 +37,11 @@ function typesOf(category: ActivityCategory | undefined, type: string | undefine
 }
 
 function base(scope: AccountScope, q: ActivityFilters): SelectQueryBuilder<EventRow> {
-  const qb = scoped(scope).query(EventRow, 'e')
+  const qb = scoped(scope)
+    .query(EventRow, 'e')
     .andWhere('e.type = ANY(:types)', { types: typesOf(q.category, q.type) });
-  if (q.object) qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
+  if (q.object)
+    qb.andWhere("(e.object_id = :o OR (e.related_object_ids <> '{}' AND e.related_object_ids @> ARRAY[:o]::text[]))", { o: q.object });
   if (q.since) qb.andWhere('e.created_at >= :since', { since: new Date(q.since).toISOString() });
   if (q.until) qb.andWhere('e.created_at < :until', { until: new Date(q.until).toISOString() });
   return qb;
@@ -46,7 +54,11 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** A part of a period: counted from `events` (`raw`) or summed from the hourly or daily counts; null bound = open. */
-interface Segment { from: number | null; to: number | null; kind: 'raw' | 'hourly' | 'daily' }
+interface Segment {
+  from: number | null;
+  to: number | null;
+  kind: 'raw' | 'hourly' | 'daily';
+}
 
 /**
  * Splits [since, until) (ms, null = open) into whole UTC days, whole UTC hours and the partial
@@ -81,7 +93,13 @@ const utcTimestamp = (t: number) => new Date(t).toISOString().replace('T', ' ').
  * does (the reference the counts are checked against by tests and bench/scale-queries.ts;
  * decision 0077).
  */
-export async function eventCountsByType(scope: AccountScope, types: readonly string[], since: number | null, until: number | null, scan = false): Promise<TypeCounts> {
+export async function eventCountsByType(
+  scope: AccountScope,
+  types: readonly string[],
+  since: number | null,
+  until: number | null,
+  scan = false,
+): Promise<TypeCounts> {
   const out: TypeCounts = new Map();
   const own = scoped(scope).sql(null, 1);
   const segments: Segment[] = scan ? [{ from: since, to: until, kind: 'raw' }] : periodSegments(since, until);
@@ -92,8 +110,14 @@ export async function eventCountsByType(scope: AccountScope, types: readonly str
     const bound = (t: number) => (seg.kind === 'raw' ? new Date(t).toISOString() : utcTimestamp(t));
     const cast = seg.kind === 'raw' ? 'timestamptz' : 'timestamp';
     let where = `${own.where} AND type = ANY($3)`;
-    if (seg.from !== null) { params.push(bound(seg.from)); where += ` AND ${col} >= $${params.length}::${cast}`; }
-    if (seg.to !== null) { params.push(bound(seg.to)); where += ` AND ${col} < $${params.length}::${cast}`; }
+    if (seg.from !== null) {
+      params.push(bound(seg.from));
+      where += ` AND ${col} >= $${params.length}::${cast}`;
+    }
+    if (seg.to !== null) {
+      params.push(bound(seg.to));
+      where += ` AND ${col} < $${params.length}::${cast}`;
+    }
     return seg.kind === 'raw'
       ? `(SELECT type, count(*)::text AS n, min(created_at) AS first, max(created_at) AS last FROM events WHERE ${where} GROUP BY type)`
       : `(SELECT type, sum(n)::text AS n, min(first_at) AS first, max(last_at) AS last FROM event_counts_${seg.kind} WHERE ${where} GROUP BY type)`;
@@ -103,9 +127,12 @@ export async function eventCountsByType(scope: AccountScope, types: readonly str
     const n = Number(r.n);
     if (n === 0) continue;
     const had = out.get(r.type);
-    out.set(r.type, had
-      ? { n: had.n + n, first: r.first < had.first ? r.first : had.first, last: r.last > had.last ? r.last : had.last }
-      : { n, first: r.first, last: r.last });
+    out.set(
+      r.type,
+      had
+        ? { n: had.n + n, first: r.first < had.first ? r.first : had.first, last: r.last > had.last ? r.last : had.last }
+        : { n, first: r.first, last: r.last },
+    );
   }
   return out;
 }
@@ -136,17 +163,28 @@ async function countByCategory(qb: SelectQueryBuilder<EventRow>): Promise<Record
  * `type` unknown: `400 event_type_unknown` (an unshipped type matches nothing). With `q.summary`,
  * also the counts per category over every matching row (`q.scan`: by counting the rows, see `eventCountsByType`).
  */
-export async function listActivity(scope: AccountScope, q: ActivityFilters & { limit?: unknown; cursor?: string; summary?: boolean; scan?: boolean }):
-  Promise<EventPage & { summary?: { total: number; by_category: Record<string, number> } }> {
-  const limit = parseLimit(q.limit);
-  const qb = base(scope, q);
+export async function listActivity(
+  scope: AccountScope,
+  query: ActivityFilters & { limit?: unknown; cursor?: string; summary?: boolean; scan?: boolean },
+): Promise<EventPage & { summary?: { total: number; by_category: Record<string, number> } }> {
+  const limit = parseLimit(query.limit);
+  const qb = base(scope, query);
   const counted = qb.clone();
-  if (!q.object && !q.since && !q.until) newestOfEachType(qb, scope, { types: typesOf(q.category, q.type), limit, cursor: q.cursor, sinceSeq: null });
-  const page = await eventsPage(qb, q.cursor, limit);
-  if (!q.summary) return page;
-  const byCategory = q.object
+  if (!query.object && !query.since && !query.until)
+    newestOfEachType(qb, scope, { types: typesOf(query.category, query.type), limit, cursor: query.cursor, sinceSeq: null });
+  const page = await eventsPage(qb, query.cursor, limit);
+  if (!query.summary) return page;
+  const byCategory = query.object
     ? await countByCategory(counted)
-    : byCategoryOf(await eventCountsByType(scope, typesOf(q.category, q.type), q.since ? new Date(q.since).getTime() : null, q.until ? new Date(q.until).getTime() : null, q.scan));
+    : byCategoryOf(
+        await eventCountsByType(
+          scope,
+          typesOf(query.category, query.type),
+          query.since ? new Date(query.since).getTime() : null,
+          query.until ? new Date(query.until).getTime() : null,
+          query.scan,
+        ),
+      );
   return { ...page, summary: { total: Object.values(byCategory).reduce((x, y) => x + y, 0), by_category: byCategory } };
 }
 
@@ -169,5 +207,14 @@ export async function activitySummary(scope: AccountScope, input: { start: Date;
     if (!firstAt || first < firstAt) firstAt = first;
     if (!lastAt || last > lastAt) lastAt = last;
   }
-  return { livemode: scope.livemode, start, end, total: Object.values(byType).reduce((x, y) => x + y, 0), byCategory, byType, firstAt, lastAt };
+  return {
+    livemode: scope.livemode,
+    start,
+    end,
+    total: Object.values(byType).reduce((x, y) => x + y, 0),
+    byCategory,
+    byType,
+    firstAt,
+    lastAt,
+  };
 }

@@ -43,7 +43,12 @@ export interface CreateEntryInput extends CounterpartyInput {
   address?: string | null;
 }
 
-const COUNTERPARTY_KEYS = ['counterparty_name', 'counterparty_country', 'counterparty_vasp_name', 'counterparty_vasp_jurisdiction'] as const;
+const COUNTERPARTY_KEYS = [
+  'counterparty_name',
+  'counterparty_country',
+  'counterparty_vasp_name',
+  'counterparty_vasp_jurisdiction',
+] as const;
 const VASP_KEYS = ['counterparty_vasp_name', 'counterparty_vasp_jurisdiction'] as const;
 
 function entryNotFound(id: string): DomainError {
@@ -74,7 +79,8 @@ function textOrNull(v: string | null | undefined): string | null | undefined {
 function applyCounterparty(e: AddressBookEntry, input: CounterpartyInput, now: Date): void {
   if (e.kind === 'bank') {
     for (const k of VASP_KEYS) {
-      if (input[k] !== undefined && input[k] !== null) throw invalidRequest('parameter_invalid', `\`${k}\` applies to crypto entries only.`, k);
+      if (input[k] !== undefined && input[k] !== null)
+        throw invalidRequest('parameter_invalid', `\`${k}\` applies to crypto entries only.`, k);
     }
   }
   const label = textOrNull(input.label);
@@ -98,15 +104,30 @@ async function screen(chain: ChainName, address: string, addressKey: string): Pr
     return {
       available: true,
       result: {
-        status: 'completed', risk_score: r.risk_score, risk_level: r.risk_level, verdict: r.verdict, action: r.action,
-        flags: r.flags, provider_version: r.provider_version, screened_at: r.screened_at.toISOString(),
+        status: 'completed',
+        risk_score: r.risk_score,
+        risk_level: r.risk_level,
+        verdict: r.verdict,
+        action: r.action,
+        flags: r.flags,
+        provider_version: r.provider_version,
+        screened_at: r.screened_at.toISOString(),
       },
     };
   } catch (err) {
     if (!(err instanceof ScreeningUnavailableError)) logger.error({ err, chain }, 'address screening failed');
     return {
       available: false,
-      result: { status: 'unavailable', risk_score: null, risk_level: null, verdict: null, action: null, flags: [], provider_version: null, screened_at: new Date().toISOString() },
+      result: {
+        status: 'unavailable',
+        risk_score: null,
+        risk_level: null,
+        verdict: null,
+        action: null,
+        flags: [],
+        provider_version: null,
+        screened_at: new Date().toISOString(),
+      },
     };
   }
 }
@@ -120,12 +141,15 @@ async function liveDuplicate(m: EntityManager, scope: AccountScope, chain: strin
   const own = scoped(scope, m).sql(null, 1);
   const rows: Array<{ id: string }> = await m.query(
     `SELECT id FROM address_book_entries WHERE ${own.where} AND chain = $3 AND address_key = $4 AND deleted_at IS NULL LIMIT 1`,
-    [...own.params, chain, key]);
+    [...own.params, chain, key],
+  );
   return rows[0]?.id ?? null;
 }
 
 function duplicateError(existingId: string): DomainError {
-  return conflict('address_book_entry_exists', 'This address is already in the address book on this chain.', { address_book_id: existingId });
+  return conflict('address_book_entry_exists', 'This address is already in the address book on this chain.', {
+    address_book_id: existingId,
+  });
 }
 
 /**
@@ -142,26 +166,65 @@ function duplicateError(existingId: string): DomainError {
  */
 export async function createEntry(scope: Scope, input: CreateEntryInput): Promise<AddressBookEntry> {
   const now = new Date();
-  const e = db().getRepository(AddressBookEntry).create({
-    id: newId('adr_'), account_id: scope.accountId, livemode: scope.livemode, kind: input.kind, label: null, chain: null, address: null,
-    address_key: null, bank_details_ciphertext: null, counterparty_name: null, counterparty_country: null, counterparty_vasp_name: null,
-    counterparty_vasp_jurisdiction: null, travel_rule_required: false, travel_rule_last_attested_at: null, proof_method: null,
-    proof_verified_at: null, proof_artifact_url: null, deleted_at: null, screening: null, bank_rail: null, bank_currency: null,
-    beneficiary_masked: null, beneficiary_set_at: null,
-  });
+  const e = db()
+    .getRepository(AddressBookEntry)
+    .create({
+      id: newId('adr_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      kind: input.kind,
+      label: null,
+      chain: null,
+      address: null,
+      address_key: null,
+      bank_details_ciphertext: null,
+      counterparty_name: null,
+      counterparty_country: null,
+      counterparty_vasp_name: null,
+      counterparty_vasp_jurisdiction: null,
+      travel_rule_required: false,
+      travel_rule_last_attested_at: null,
+      proof_method: null,
+      proof_verified_at: null,
+      proof_artifact_url: null,
+      deleted_at: null,
+      screening: null,
+      bank_rail: null,
+      bank_currency: null,
+      beneficiary_masked: null,
+      beneficiary_set_at: null,
+    });
   if (input.kind === 'crypto') {
-    if (input.chain === undefined || input.chain === null || input.chain === '') throw invalidRequest('parameter_missing', 'A crypto entry needs `chain`.', 'chain');
+    if (input.chain === undefined || input.chain === null || input.chain === '')
+      throw invalidRequest('parameter_missing', 'A crypto entry needs `chain`.', 'chain');
     const chain = resolveChain(input.chain);
-    if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain. Supported: ${CHAIN_NAMES.join(', ')}.`, 'chain', { supported_chains: [...CHAIN_NAMES] });
+    if (!chain)
+      throw invalidRequest('parameter_invalid', `Unsupported chain. Supported: ${CHAIN_NAMES.join(', ')}.`, 'chain', {
+        supported_chains: [...CHAIN_NAMES],
+      });
     if (!input.address) throw invalidRequest('parameter_missing', 'A crypto entry needs `address`.', 'address');
     const checked = checkAddress(chain, input.address, chainAdapter().network);
-    if (!checked.ok) throw invalidRequest('address_invalid', `This is not a valid ${chain} address: ${checked.reason}.`, 'address', { chain, reason: checked.reason });
+    if (!checked.ok)
+      throw invalidRequest('address_invalid', `This is not a valid ${chain} address: ${checked.reason}.`, 'address', {
+        chain,
+        reason: checked.reason,
+      });
     e.chain = chain;
     e.address = checked.address;
     e.address_key = checked.key;
   } else {
-    if (input.chain !== undefined && input.chain !== null) throw invalidRequest('parameter_invalid', 'A bank entry has no `chain`; add bank details with POST /address_book/{id}/beneficiary.', 'chain');
-    if (input.address !== undefined && input.address !== null) throw invalidRequest('parameter_invalid', 'A bank entry has no `address`; add bank details with POST /address_book/{id}/beneficiary.', 'address');
+    if (input.chain !== undefined && input.chain !== null)
+      throw invalidRequest(
+        'parameter_invalid',
+        'A bank entry has no `chain`; add bank details with POST /address_book/{id}/beneficiary.',
+        'chain',
+      );
+    if (input.address !== undefined && input.address !== null)
+      throw invalidRequest(
+        'parameter_invalid',
+        'A bank entry has no `address`; add bank details with POST /address_book/{id}/beneficiary.',
+        'address',
+      );
   }
   applyCounterparty(e, input, now);
 
@@ -185,8 +248,8 @@ export async function createEntry(scope: Scope, input: CreateEntryInput): Promis
 }
 
 /** Loads a live entry of the scope's (account, livemode) through `m`, optionally row-locked; 404 param `id` otherwise (deleted included). */
-export async function loadEntry(m: EntityManager, scope: AccountScope, id: string, lock = false): Promise<AddressBookEntry> {
-  const s = scoped(scope, m);
+export async function loadEntry(manager: EntityManager, scope: AccountScope, id: string, lock = false): Promise<AddressBookEntry> {
+  const s = scoped(scope, manager);
   const e = lock ? await s.lock(AddressBookEntry, { id }, () => entryNotFound(id)) : await s.findOne(AddressBookEntry, { id });
   if (!e || e.deleted_at) throw entryNotFound(id);
   return e;
@@ -218,10 +281,14 @@ export async function deleteEntry(scope: Scope, input: { id: string }): Promise<
     const e = await loadEntry(m, scope, input.id, true);
     const links: Array<{ id: string }> = await m.query(
       `SELECT id FROM payment_links WHERE settlement_destination_id = $1 AND status = ANY($2) ORDER BY created_at DESC LIMIT 20`,
-      [e.id, LINK_STATUSES_USING_DESTINATION]);
+      [e.id, LINK_STATUSES_USING_DESTINATION],
+    );
     if (links.length) {
-      throw conflict('address_book_entry_in_use', 'Payment links that can still be paid settle to this entry; cancel them or choose another destination first.',
-        { payment_link_ids: links.map((l) => l.id) });
+      throw conflict(
+        'address_book_entry_in_use',
+        'Payment links that can still be paid settle to this entry; cancel them or choose another destination first.',
+        { payment_link_ids: links.map((l) => l.id) },
+      );
     }
     e.deleted_at = new Date();
     await m.save(e);
@@ -239,11 +306,18 @@ export async function recheckEntry(scope: Scope, input: { id: string }): Promise
   const { id } = input;
   const before = await loadEntry(db().manager, scope, id);
   if (before.kind !== 'crypto') {
-    throw invalidRequest('address_book_entry_kind_mismatch', 'Only crypto entries are screened; this is a bank entry.', undefined, { kind: before.kind });
+    throw invalidRequest('address_book_entry_kind_mismatch', 'Only crypto entries are screened; this is a bank entry.', undefined, {
+      kind: before.kind,
+    });
   }
   const key = before.address_key ?? before.address!.toLowerCase();
   const { result, available } = await screen(before.chain as ChainName, before.address!, key);
-  if (!available) throw temporarilyUnavailable('screening_unavailable', 'The screening provider is unavailable; the previous result is kept. Retry later.', { retry_after_seconds: 30 });
+  if (!available)
+    throw temporarilyUnavailable(
+      'screening_unavailable',
+      'The screening provider is unavailable; the previous result is kept. Retry later.',
+      { retry_after_seconds: 30 },
+    );
   return transaction(async (m) => {
     const e = await loadEntry(m, scope, id, true);
     const previous = e.screening;
@@ -251,8 +325,13 @@ export async function recheckEntry(scope: Scope, input: { id: string }): Promise
     await m.save(e);
     const saved = await m.findOneByOrFail(AddressBookEntry, { id });
     await emitEvent(m, {
-      accountId: scope.accountId, livemode: scope.livemode, type: 'address_book.entry_rechecked', objectType: 'address_book_entry', objectId: id,
-      object: { ...addressBookEntryView(saved), previous_screening: previous ?? null }, request: scope.request,
+      accountId: scope.accountId,
+      livemode: scope.livemode,
+      type: 'address_book.entry_rechecked',
+      objectType: 'address_book_entry',
+      objectId: id,
+      object: { ...addressBookEntryView(saved), previous_screening: previous ?? null },
+      request: scope.request,
     });
     return saved;
   });
@@ -270,8 +349,15 @@ export async function setBeneficiary(scope: Scope, input: { id: string; benefici
   const { id } = input;
   return transaction(async (m) => {
     const e = await loadEntry(m, scope, id, true);
-    if (e.kind !== 'bank') throw invalidRequest('address_book_entry_kind_mismatch', 'Bank details apply to bank entries only; this is a crypto entry.', undefined, { kind: e.kind });
-    if (e.beneficiary_set_at) throw conflict('beneficiary_already_set', 'Bank details of an entry are set once; add a new entry for other details.');
+    if (e.kind !== 'bank')
+      throw invalidRequest(
+        'address_book_entry_kind_mismatch',
+        'Bank details apply to bank entries only; this is a crypto entry.',
+        undefined,
+        { kind: e.kind },
+      );
+    if (e.beneficiary_set_at)
+      throw conflict('beneficiary_already_set', 'Bank details of an entry are set once; add a new entry for other details.');
     const { details, masked } = normalizeBeneficiary(input.beneficiary);
     e.bank_details_ciphertext = encrypt(JSON.stringify(details));
     e.beneficiary_masked = masked;

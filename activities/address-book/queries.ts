@@ -16,15 +16,18 @@ import { loadEntry } from './commands';
  * filtered by `kind`, `chain` (id or name; 400 `parameter_invalid` when unsupported) and `q`
  * (label, address or counterparty name contains); the caller paginates.
  */
-export function entryListQuery(scope: AccountScope, f: { kind?: string; chain?: string; q?: string }): SelectQueryBuilder<AddressBookEntry> {
+export function entryListQuery(
+  scope: AccountScope,
+  input: { kind?: string; chain?: string; q?: string },
+): SelectQueryBuilder<AddressBookEntry> {
   const qb = scoped(scope).query(AddressBookEntry, 'e').andWhere('e.deleted_at IS NULL');
-  if (f.kind) qb.andWhere('e.kind = :k', { k: f.kind });
-  if (f.chain !== undefined) {
-    const chain = resolveChain(f.chain);
-    if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain \`${f.chain}\`.`, 'chain');
+  if (input.kind) qb.andWhere('e.kind = :k', { k: input.kind });
+  if (input.chain !== undefined) {
+    const chain = resolveChain(input.chain);
+    if (!chain) throw invalidRequest('parameter_invalid', `Unsupported chain \`${input.chain}\`.`, 'chain');
     qb.andWhere('e.chain = :c', { c: chain });
   }
-  if (f.q) qb.andWhere('(e.label ILIKE :q OR e.address ILIKE :q OR e.counterparty_name ILIKE :q)', { q: likeContains(f.q) });
+  if (input.q) qb.andWhere('(e.label ILIKE :q OR e.address ILIKE :q OR e.counterparty_name ILIKE :q)', { q: likeContains(input.q) });
   return qb;
 }
 

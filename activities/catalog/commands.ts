@@ -14,16 +14,29 @@ import { scoped } from '../../lib/scoped';
 import type { Scope } from '../scope';
 
 /** Request fields of a client (create and update). */
-export interface ClientInput { display_name?: string; email?: string | null; company?: string | null; country?: string | null; role?: string | null; notes?: string | null }
-
+export interface ClientInput {
+  display_name?: string;
+  email?: string | null;
+  company?: string | null;
+  country?: string | null;
+  role?: string | null;
+  notes?: string | null;
+}
 
 /** Creates a client of the scope's (account, livemode). Returns the row. */
 export async function createClient(scope: Scope, input: ClientInput): Promise<Client> {
   return transaction(async (m) => {
     const row = m.create(Client, {
-      id: newId('cli_'), account_id: scope.accountId, livemode: scope.livemode, display_name: input.display_name!.trim(),
-      email: blankToNull(input.email), company: blankToNull(input.company), country: blankToNull(input.country),
-      role: blankToNull(input.role), notes: blankToNull(input.notes), archived_at: null,
+      id: newId('cli_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      display_name: input.display_name!.trim(),
+      email: blankToNull(input.email),
+      company: blankToNull(input.company),
+      country: blankToNull(input.country),
+      role: blankToNull(input.role),
+      notes: blankToNull(input.notes),
+      archived_at: null,
     });
     await m.insert(Client, row);
     return m.findOneByOrFail(Client, { id: row.id });
@@ -34,8 +47,16 @@ export async function createClient(scope: Scope, input: ClientInput): Promise<Cl
  * Locks the caller's row of `entity` (same account and mode) for update; 404 `not_found` naming
  * `label` for an unknown or foreign id (cross-account ids are never 403).
  */
-async function lockOwned<T extends Client | Product>(m: EntityManager, entity: new () => T, scope: Scope, id: string, label: string): Promise<T> {
-  return scoped(scope, m).lock(entity as unknown as typeof Client, { id }, () => notFound(`No such ${label}: ${id}.`, 'id')) as unknown as Promise<T>;
+async function lockOwned<T extends Client | Product>(
+  m: EntityManager,
+  entity: new () => T,
+  scope: Scope,
+  id: string,
+  label: string,
+): Promise<T> {
+  return scoped(scope, m).lock(entity as unknown as typeof Client, { id }, () =>
+    notFound(`No such ${label}: ${id}.`, 'id'),
+  ) as unknown as Promise<T>;
 }
 
 /** Archives the caller's client or product (idempotent: the first `archived_at` is kept). 404 for foreign ids. */
@@ -77,7 +98,12 @@ export function archiveClient(scope: Scope, input: { id: string }): Promise<Clie
 // Products (spec 2.3 Product, 4.1)
 
 /** Request fields of a product (create and update). `unit_price` is wire Money (minor units string). */
-export interface ProductInput { name?: string; description?: string | null; currency?: string; unit_price?: Money | null }
+export interface ProductInput {
+  name?: string;
+  description?: string | null;
+  currency?: string;
+  unit_price?: Money | null;
+}
 
 function checkCurrency(cur: string, param: string): void {
   if (!isKnownCurrency(cur)) throw invalidRequest('currency_invalid', `Unknown currency: ${cur}.`, param);
@@ -94,13 +120,20 @@ export async function createProduct(scope: Scope, input: ProductInput): Promise<
   checkCurrency(currency, input.currency !== undefined ? 'currency' : 'unit_price.currency');
   let price: string | null = null;
   if (input.unit_price) {
-    if (input.unit_price.currency !== currency) throw invalidRequest('currency_mismatch', `unit_price must be in ${currency}.`, 'unit_price');
+    if (input.unit_price.currency !== currency)
+      throw invalidRequest('currency_mismatch', `unit_price must be in ${currency}.`, 'unit_price');
     price = assertStorableMinor(toMinorNonNegative(input.unit_price, 'unit_price'), 'unit_price').toString();
   }
   return transaction(async (m) => {
     const row = m.create(Product, {
-      id: newId('prd_'), account_id: scope.accountId, livemode: scope.livemode, name: input.name!.trim(),
-      description: blankToNull(input.description), currency, unit_price_minor: price, archived_at: null,
+      id: newId('prd_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      name: input.name!.trim(),
+      description: blankToNull(input.description),
+      currency,
+      unit_price_minor: price,
+      archived_at: null,
     });
     await m.insert(Product, row);
     return m.findOneByOrFail(Product, { id: row.id });
@@ -122,7 +155,11 @@ export async function updateProduct(scope: Scope, input: ProductInput & { id: st
     if (input.currency !== undefined) {
       checkCurrency(input.currency, 'currency');
       if (input.unit_price === undefined && row.unit_price_minor !== null && input.currency !== row.currency) {
-        throw invalidRequest('currency_mismatch', 'Changing the currency of a priced product needs a new unit_price (or unit_price: null).', 'currency');
+        throw invalidRequest(
+          'currency_mismatch',
+          'Changing the currency of a priced product needs a new unit_price (or unit_price: null).',
+          'currency',
+        );
       }
       row.currency = input.currency;
     }

@@ -10,7 +10,10 @@ import { likeContains } from '../../lib/sql';
 import type { AccountScope } from '../scope';
 
 /** List filters of `GET /clients` and `GET /products`: `archived` true/false narrows, `q` searches names. */
-export interface CatalogFilters { archived?: boolean; q?: string }
+export interface CatalogFilters {
+  archived?: boolean;
+  q?: string;
+}
 
 /** The scope's client `input.id`; 404 param `id` otherwise. */
 export async function getClient(scope: AccountScope, input: { id: string }): Promise<Client> {
@@ -23,19 +26,20 @@ export async function getProduct(scope: AccountScope, input: { id: string }): Pr
 }
 
 /** `GET /clients` query (alias `c`): `q` matches display name, email or company (case-insensitive, contains). */
-export function listClients(scope: AccountScope, f: CatalogFilters): SelectQueryBuilder<Client> {
+export function listClients(scope: AccountScope, catalogFilters: CatalogFilters): SelectQueryBuilder<Client> {
   const qb = scoped(scope).query(Client, 'c');
-  if (f.archived === true) qb.andWhere('c.archived_at IS NOT NULL');
-  if (f.archived === false) qb.andWhere('c.archived_at IS NULL');
-  if (f.q) qb.andWhere('(c.display_name ILIKE :q OR c.email ILIKE :q OR c.company ILIKE :q)', { q: likeContains(f.q) });
+  if (catalogFilters.archived === true) qb.andWhere('c.archived_at IS NOT NULL');
+  if (catalogFilters.archived === false) qb.andWhere('c.archived_at IS NULL');
+  if (catalogFilters.q)
+    qb.andWhere('(c.display_name ILIKE :q OR c.email ILIKE :q OR c.company ILIKE :q)', { q: likeContains(catalogFilters.q) });
   return qb;
 }
 
 /** `GET /products` query (alias `p`): `q` matches name or description (case-insensitive, contains). */
-export function listProducts(scope: AccountScope, f: CatalogFilters): SelectQueryBuilder<Product> {
+export function listProducts(scope: AccountScope, catalogFilters: CatalogFilters): SelectQueryBuilder<Product> {
   const qb = scoped(scope).query(Product, 'p');
-  if (f.archived === true) qb.andWhere('p.archived_at IS NOT NULL');
-  if (f.archived === false) qb.andWhere('p.archived_at IS NULL');
-  if (f.q) qb.andWhere('(p.name ILIKE :q OR p.description ILIKE :q)', { q: likeContains(f.q) });
+  if (catalogFilters.archived === true) qb.andWhere('p.archived_at IS NOT NULL');
+  if (catalogFilters.archived === false) qb.andWhere('p.archived_at IS NULL');
+  if (catalogFilters.q) qb.andWhere('(p.name ILIKE :q OR p.description ILIKE :q)', { q: likeContains(catalogFilters.q) });
   return qb;
 }

@@ -20,7 +20,10 @@ import { CONVERSION_ROUTER } from './queries';
  * in `to` or no longer in `from`.
  */
 async function stepConversion(
-  id: string, from: ConversionStatus, to: ConversionStatus, apply: (m: EntityManager, c: WalletConversion) => Promise<WalletConversion>,
+  id: string,
+  from: ConversionStatus,
+  to: ConversionStatus,
+  apply: (m: EntityManager, c: WalletConversion) => Promise<WalletConversion>,
 ): Promise<WalletConversion> {
   return transaction(async (m) => {
     const c = await lockConversion(m, id);
@@ -31,7 +34,9 @@ async function stepConversion(
 }
 
 const conversionState = (c: WalletConversion): ConversionState => ({
-  status: c.status, terminal: conversionTransitions.terminal.includes(c.status as ConversionStatus), signableUntil: c.signable_until.toISOString(),
+  status: c.status,
+  terminal: conversionTransitions.terminal.includes(c.status as ConversionStatus),
+  signableUntil: c.signable_until.toISOString(),
   confirmBy: c.submitted_at ? new Date(c.submitted_at.getTime() + CONVERSION_CONFIRM_MS).toISOString() : null,
   createdAt: c.created_at.toISOString(),
 });
@@ -55,11 +60,20 @@ export async function checkConversion(id: string): Promise<ConversionState> {
   const tx = await chain.transaction(c.source_tx_hash);
   if (!tx) return conversionState(c);
   const lower = (s: string | null) => (s ?? '').toLowerCase();
-  const matches = tx.chain === c.chain && tx.asset === c.from_asset && tx.amount === BigInt(c.amount_in_minor)
-    && lower(tx.from_address) === lower(c.wallet_address) && lower(tx.to_address) === lower(CONVERSION_ROUTER);
-  if (!matches) return conversionState(await stepConversion(id, 'submitted', 'failed', (m, row) => failConversion(m, row, { reason: 'source_tx_mismatch' })));
+  const matches =
+    tx.chain === c.chain &&
+    tx.asset === c.from_asset &&
+    tx.amount === BigInt(c.amount_in_minor) &&
+    lower(tx.from_address) === lower(c.wallet_address) &&
+    lower(tx.to_address) === lower(CONVERSION_ROUTER);
+  if (!matches)
+    return conversionState(
+      await stepConversion(id, 'submitted', 'failed', (m, row) => failConversion(m, row, { reason: 'source_tx_mismatch' })),
+    );
   const settlement = await chain.send(CONVERSION_ROUTER, c.wallet_address, c.to_asset, BigInt(c.amount_out_minor), `conversion:${id}`);
-  return conversionState(await stepConversion(id, 'submitted', 'settled', (m, row) => settleConversion(m, row, { settlementTxHash: settlement })));
+  return conversionState(
+    await stepConversion(id, 'submitted', 'settled', (m, row) => settleConversion(m, row, { settlementTxHash: settlement })),
+  );
 }
 
 /**
@@ -68,10 +82,13 @@ export async function checkConversion(id: string): Promise<ConversionState> {
  */
 export async function expireConversion(id: string): Promise<ConversionState> {
   const c = await loadConversion(id);
-  if (c.status === 'built') return conversionState(await stepConversion(id, 'built', 'failed', (m, row) => failConversion(m, row, { reason: 'expired' })));
+  if (c.status === 'built')
+    return conversionState(await stepConversion(id, 'built', 'failed', (m, row) => failConversion(m, row, { reason: 'expired' })));
   const s = await checkConversion(id);
   if (s.status !== 'submitted') return s;
-  return conversionState(await stepConversion(id, 'submitted', 'failed', (m, row) => failConversion(m, row, { reason: 'source_tx_not_found' })));
+  return conversionState(
+    await stepConversion(id, 'submitted', 'failed', (m, row) => failConversion(m, row, { reason: 'source_tx_not_found' })),
+  );
 }
 
 /** The activities of contracts/conversion.ts (registered by activities/index.ts). */

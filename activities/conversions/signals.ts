@@ -16,6 +16,9 @@ export async function signalConversion(id: string, accountId: string): Promise<v
 
 /** Recovery sweep at worker start: a workflow for every open conversion (built or submitted). */
 export async function ensureConversionWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN (${openStatusList(conversionTransitions)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(conversionContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN (${openStatusList(conversionTransitions)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(conversionContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

@@ -21,8 +21,15 @@
 import type { EntityManager } from 'typeorm';
 import { creditEventView } from '../../views/credits';
 import {
-  applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, PACK_CURRENCY, PACK_PRICE_MINOR,
-  type CreditBalance, type CreditPack, type LedgerStep,
+  applyConsume,
+  applyPurchase,
+  applyRefund,
+  FREE_CHECKS_ALLOWANCE,
+  PACK_CURRENCY,
+  PACK_PRICE_MINOR,
+  type CreditBalance,
+  type CreditPack,
+  type LedgerStep,
 } from '../../domain/credits';
 import { conflict, DomainError, notFound } from '../../domain/errors';
 import { CreditBalanceRow, CreditCheckout, CreditEventRow } from '../../entities';
@@ -32,12 +39,21 @@ import { logger } from '../../lib/logger';
 import { checkoutProvider, type CheckoutNotification } from '../../providers/checkout';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import {
-  closeCreditCheckout, completeCreditCheckout, failMismatchedCreditCheckout, failUnopenedCreditCheckout, lockCreditCheckout,
+  closeCreditCheckout,
+  completeCreditCheckout,
+  failMismatchedCreditCheckout,
+  failUnopenedCreditCheckout,
+  lockCreditCheckout,
 } from '../records/credit-checkouts';
 import type { AccountScope, Scope } from '../scope';
 
 /** Who holds the balance and where the action happens (the acting account carries outbox events). */
-interface CreditContext { userId: string; accountId: string; livemode: boolean; request: RequestRef | null }
+interface CreditContext {
+  userId: string;
+  accountId: string;
+  livemode: boolean;
+  request: RequestRef | null;
+}
 
 /** The balance context of `scope`: its account owner's balance, acted on from the scope's account. */
 async function ownerContext(scope: Scope): Promise<CreditContext> {
@@ -55,7 +71,8 @@ export async function accountOwner(accountId: string): Promise<string> {
 async function lockBalance(m: EntityManager, userId: string): Promise<CreditBalanceRow> {
   await m.query(
     `INSERT INTO credit_balances(user_id, free_remaining, paid_balance, total_checks) VALUES ($1,$2,0,0) ON CONFLICT (user_id) DO NOTHING`,
-    [userId, FREE_CHECKS_ALLOWANCE]);
+    [userId, FREE_CHECKS_ALLOWANCE],
+  );
   return m.findOneOrFail(CreditBalanceRow, { where: { user_id: userId }, lock: { mode: 'pessimistic_write' } });
 }
 
@@ -68,17 +85,37 @@ export async function getBalance(userId: string): Promise<CreditBalance> {
 }
 
 /** Writes the ledger row of `step`, moves the balance row to `step.next`; returns the row. */
-async function record(m: EntityManager, bal: CreditBalanceRow, step: LedgerStep, c: { accountId: string | null; livemode: boolean },
-  refs: { checkoutId?: string | null; relatedObjectId?: string | null; refundOf?: string | null } = {}): Promise<CreditEventRow> {
+async function record(
+  m: EntityManager,
+  bal: CreditBalanceRow,
+  step: LedgerStep,
+  c: { accountId: string | null; livemode: boolean },
+  refs: { checkoutId?: string | null; relatedObjectId?: string | null; refundOf?: string | null } = {},
+): Promise<CreditEventRow> {
   const row = m.create(CreditEventRow, {
-    id: newId('cev_'), user_id: bal.user_id, account_id: c.accountId, livemode: c.livemode, type: step.type, credits: step.credits,
-    free_remaining: step.next.free_remaining, paid_balance: step.next.paid_balance, total_checks: step.next.total_checks,
-    checkout_id: refs.checkoutId ?? null, related_object_id: refs.relatedObjectId ?? null, refund_of: refs.refundOf ?? null,
+    id: newId('cev_'),
+    user_id: bal.user_id,
+    account_id: c.accountId,
+    livemode: c.livemode,
+    type: step.type,
+    credits: step.credits,
+    free_remaining: step.next.free_remaining,
+    paid_balance: step.next.paid_balance,
+    total_checks: step.next.total_checks,
+    checkout_id: refs.checkoutId ?? null,
+    related_object_id: refs.relatedObjectId ?? null,
+    refund_of: refs.refundOf ?? null,
   });
   await m.save(row);
-  if (bal.free_remaining !== step.next.free_remaining || bal.paid_balance !== step.next.paid_balance || bal.total_checks !== step.next.total_checks) {
-    await m.query('UPDATE credit_balances SET free_remaining = $2, paid_balance = $3, total_checks = $4, updated_at = now() WHERE user_id = $1',
-      [bal.user_id, step.next.free_remaining, step.next.paid_balance, step.next.total_checks]);
+  if (
+    bal.free_remaining !== step.next.free_remaining ||
+    bal.paid_balance !== step.next.paid_balance ||
+    bal.total_checks !== step.next.total_checks
+  ) {
+    await m.query(
+      'UPDATE credit_balances SET free_remaining = $2, paid_balance = $3, total_checks = $4, updated_at = now() WHERE user_id = $1',
+      [bal.user_id, step.next.free_remaining, step.next.paid_balance, step.next.total_checks],
+    );
   }
   return m.findOneByOrFail(CreditEventRow, { id: row.id });
 }
@@ -99,24 +136,55 @@ export async function createCheckout(scope: Scope, input: { pack: CreditPack }):
   const price = PACK_PRICE_MINOR[pack];
   await transaction(async (m) => {
     await lockBalance(m, c.userId);
-    await m.save(m.create(CreditCheckout, {
-      id, user_id: c.userId, account_id: c.accountId, livemode: c.livemode, pack, amount_minor: price.toString(), currency: PACK_CURRENCY,
-      status: 'open', provider: provider.name, provider_session_id: null, url: null, expires_at: null, completed_at: null, failure_reason: null,
-    }));
+    await m.save(
+      m.create(CreditCheckout, {
+        id,
+        user_id: c.userId,
+        account_id: c.accountId,
+        livemode: c.livemode,
+        pack,
+        amount_minor: price.toString(),
+        currency: PACK_CURRENCY,
+        status: 'open',
+        provider: provider.name,
+        provider_session_id: null,
+        url: null,
+        expires_at: null,
+        completed_at: null,
+        failure_reason: null,
+      }),
+    );
   });
   try {
-    const s = await provider.createSession({ clientReference: id, amountMinor: price, currency: PACK_CURRENCY, description: `${pack} screening credits` });
-    await db().query('UPDATE credit_checkouts SET provider_session_id = $2, url = $3, expires_at = $4, updated_at = now() WHERE id = $1',
-      [id, s.sessionId, s.url, s.expiresAt]);
+    const s = await provider.createSession({
+      clientReference: id,
+      amountMinor: price,
+      currency: PACK_CURRENCY,
+      description: `${pack} screening credits`,
+    });
+    await db().query('UPDATE credit_checkouts SET provider_session_id = $2, url = $3, expires_at = $4, updated_at = now() WHERE id = $1', [
+      id,
+      s.sessionId,
+      s.url,
+      s.expiresAt,
+    ]);
   } catch (err) {
     logger.error({ err, checkout_id: id }, 'checkout provider could not open a session');
     await failUnopenedCreditCheckout(db(), id);
-    throw new DomainError('provider_error', 'checkout_provider_error', 'The checkout provider could not open a checkout. Retry with a new Idempotency-Key.');
+    throw new DomainError(
+      'provider_error',
+      'checkout_provider_error',
+      'The checkout provider could not open a checkout. Retry with a new Idempotency-Key.',
+    );
   }
   return db().getRepository(CreditCheckout).findOneByOrFail({ id });
 }
 
-export interface NotificationResult { checkout: CreditCheckout; granted: boolean; event: CreditEventRow | null }
+export interface NotificationResult {
+  checkout: CreditCheckout;
+  granted: boolean;
+  event: CreditEventRow | null;
+}
 
 /**
  * Applies a provider notification (spec 4.10: credits are granted only when the provider
@@ -128,25 +196,45 @@ export interface NotificationResult { checkout: CreditCheckout; granted: boolean
  * close an open checkout. Repeats change nothing (`granted: false`). Unknown reference or a
  * session id that is not the checkout's: null (logged, ignored).
  */
-export async function handleCheckoutNotification(n: CheckoutNotification): Promise<NotificationResult | null> {
+export async function handleCheckoutNotification(checkoutNotification: CheckoutNotification): Promise<NotificationResult | null> {
   return transaction(async (m) => {
-    const co = await lockCreditCheckout(m, n.clientReference);
-    if (!co || co.provider !== n.provider || (co.provider_session_id && co.provider_session_id !== n.sessionId)) {
-      logger.warn({ checkout_id: n.clientReference, session_id: n.sessionId }, 'checkout notification for an unknown checkout ignored');
+    const co = await lockCreditCheckout(m, checkoutNotification.clientReference);
+    if (
+      !co ||
+      co.provider !== checkoutNotification.provider ||
+      (co.provider_session_id && co.provider_session_id !== checkoutNotification.sessionId)
+    ) {
+      logger.warn(
+        { checkout_id: checkoutNotification.clientReference, session_id: checkoutNotification.sessionId },
+        'checkout notification for an unknown checkout ignored',
+      );
       return null;
     }
     if (co.status === 'completed') return { checkout: co, granted: false, event: null };
-    if (n.outcome !== 'paid') {
-      if (co.status === 'open') await closeCreditCheckout(m, co, { outcome: n.outcome });
+    if (checkoutNotification.outcome !== 'paid') {
+      if (co.status === 'open') await closeCreditCheckout(m, co, { outcome: checkoutNotification.outcome });
       return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: false, event: null };
     }
-    if (n.paidAmountMinor === null || n.paidAmountMinor !== BigInt(co.amount_minor) || n.currency !== co.currency) {
-      logger.error({ checkout_id: co.id, paid: n.paidAmountMinor?.toString(), currency: n.currency }, 'checkout paid a different amount; no credits granted');
+    if (
+      checkoutNotification.paidAmountMinor === null ||
+      checkoutNotification.paidAmountMinor !== BigInt(co.amount_minor) ||
+      checkoutNotification.currency !== co.currency
+    ) {
+      logger.error(
+        { checkout_id: co.id, paid: checkoutNotification.paidAmountMinor?.toString(), currency: checkoutNotification.currency },
+        'checkout paid a different amount; no credits granted',
+      );
       await failMismatchedCreditCheckout(m, co);
       return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: false, event: null };
     }
     const bal = await lockBalance(m, co.user_id);
-    const event = await record(m, bal, applyPurchase(bal, co.pack), { accountId: co.account_id, livemode: co.livemode }, { checkoutId: co.id });
+    const event = await record(
+      m,
+      bal,
+      applyPurchase(bal, co.pack),
+      { accountId: co.account_id, livemode: co.livemode },
+      { checkoutId: co.id },
+    );
     await completeCreditCheckout(m, co, { event });
     return { checkout: await m.findOneByOrFail(CreditCheckout, { id: co.id }), granted: true, event };
   });
@@ -168,8 +256,14 @@ export async function consumeCheck(scope: Scope, input: { relatedObjectId: strin
     const event = await record(m, bal, step, c, { relatedObjectId });
     if (step.type === 'consume_free' || step.type === 'consume_paid') {
       await emitEvent(m, {
-        accountId: c.accountId, livemode: c.livemode, type: 'credit.consumed', objectType: 'credit_event', objectId: event.id,
-        object: creditEventView(event), relatedIds: [relatedObjectId], request: c.request,
+        accountId: c.accountId,
+        livemode: c.livemode,
+        type: 'credit.consumed',
+        objectType: 'credit_event',
+        objectId: event.id,
+        object: creditEventView(event),
+        relatedIds: [relatedObjectId],
+        request: c.request,
       });
     }
     return event;
@@ -189,7 +283,8 @@ export async function refundCheck(scope: Scope, input: { id: string }): Promise<
     const bal = await lockBalance(m, c.userId);
     const consumed = await m.findOne(CreditEventRow, { where: { id: consumeEventId, user_id: c.userId } });
     if (!consumed) throw notFound(`No such credit event: ${consumeEventId}.`);
-    if (consumed.type !== 'consume_free' && consumed.type !== 'consume_paid') throw conflict('credit_not_refundable', 'Only a consumed check can be refunded.');
+    if (consumed.type !== 'consume_free' && consumed.type !== 'consume_paid')
+      throw conflict('credit_not_refundable', 'Only a consumed check can be refunded.');
     const prior = await m.count(CreditEventRow, { where: { refund_of: consumed.id } });
     if (prior) throw conflict('credit_already_refunded', 'This check was already refunded.');
     return record(m, bal, applyRefund(bal, consumed.type), c, { relatedObjectId: consumed.related_object_id, refundOf: consumed.id });

@@ -1,14 +1,12 @@
 /**
- * Customer commands (spec 2.8, 4.7; issue 15): create the account owner's customer, issue
+ * Customer commands (spec 2.8, 4.7): create the account owner's customer, issue
  * verification links, update the compliance profile, and apply what the KYC provider decided
  * (the customer workflow's step). Each status change goes through the verification transition
  * table with its `customer.*` event in the same transaction.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { COUNTRIES } from '../../domain/countries';
-import {
-  legalNameFor, VERIFICATION_LINK_KINDS, type CustomerType, type VerificationState,
-} from '../../domain/customers';
+import { legalNameFor, VERIFICATION_LINK_KINDS, type CustomerType, type VerificationState } from '../../domain/customers';
 import { conflict, invalidRequest } from '../../domain/errors';
 import { Customer, CustomerVerificationLink } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -30,12 +28,16 @@ import { signalCustomer } from './signals';
  * account's `customer_type` follows. The provider's customer is created (idempotent by our id);
  * `verification_state: not_started`. The owner is the scope's caller (a dashboard user; Error without one).
  */
-export async function createCustomer(scope: Scope, input: { customer_type: CustomerType; country?: string | null; legal_name?: string | null }): Promise<Customer> {
+export async function createCustomer(
+  scope: Scope,
+  input: { customer_type: CustomerType; country?: string | null; legal_name?: string | null },
+): Promise<Customer> {
   const userId = scope.caller?.userId;
   if (!userId) throw new Error('createCustomer: the caller is not a dashboard user');
   const a = { accountId: scope.accountId, livemode: scope.livemode, userId, customerType: input.customer_type };
   const country = input.country ? input.country.toUpperCase() : null;
-  if (country !== null && !COUNTRIES.has(country)) throw invalidRequest('country_invalid', '`country` must be an ISO 3166-1 alpha-2 country code of the registry.', 'country');
+  if (country !== null && !COUNTRIES.has(country))
+    throw invalidRequest('country_invalid', '`country` must be an ISO 3166-1 alpha-2 country code of the registry.', 'country');
   const legalName = legalNameFor(a.customerType, input.legal_name);
   const id = newId('cus_');
   const providerId = await kycProvider().createCustomer(id, a.customerType);
@@ -43,16 +45,28 @@ export async function createCustomer(scope: Scope, input: { customer_type: Custo
     const inserted: Array<{ id: string }> = await m.query(
       `INSERT INTO customers(id, account_id, owner_user_id, livemode, customer_type, country, legal_name, verification_state, provider_customer_id)
        VALUES ($1,$2,$3,$4,$5,$6,$7,'not_started',$8) ON CONFLICT (account_id) DO NOTHING RETURNING id`,
-      [id, a.accountId, a.userId, a.livemode, a.customerType, country, legalName, providerId]);
+      [id, a.accountId, a.userId, a.livemode, a.customerType, country, legalName, providerId],
+    );
     if (!inserted[0]) {
       const own = accountWide(a.accountId, m).sql(null, 1);
-      const existing = (await m.query(`SELECT id, customer_type FROM customers WHERE ${own.where}`, own.params))[0] as { id: string; customer_type: string };
+      const existing = (await m.query(`SELECT id, customer_type FROM customers WHERE ${own.where}`, own.params))[0] as {
+        id: string;
+        customer_type: string;
+      };
       if (existing.customer_type !== a.customerType) {
-        throw conflict('customer_type_conflict', `This account's customer is ${existing.customer_type}; it cannot also be ${a.customerType}.`, { customer_id: existing.id });
+        throw conflict(
+          'customer_type_conflict',
+          `This account's customer is ${existing.customer_type}; it cannot also be ${a.customerType}.`,
+          { customer_id: existing.id },
+        );
       }
       throw conflict('customer_already_exists', 'This account already has its customer.', { customer_id: existing.id });
     }
-    await m.query('UPDATE accounts SET customer_type = $2, country = COALESCE(country, $3) WHERE id = $1', [a.accountId, a.customerType, country]);
+    await m.query('UPDATE accounts SET customer_type = $2, country = COALESCE(country, $3) WHERE id = $1', [
+      a.accountId,
+      a.customerType,
+      country,
+    ]);
     return m.findOneByOrFail(Customer, { id });
   });
 }
@@ -63,18 +77,27 @@ export async function createCustomer(scope: Scope, input: { customer_type: Custo
  * customer's type `400 parameter_invalid` (param `kind`). Wakes the customer's workflow. 404 param
  * `id` when the customer is not the scope's (`me`: the account's own).
  */
-export async function createVerificationLink(scope: Scope, input: { id: string; kind: string }): Promise<{ customer: Customer; link: CustomerVerificationLink }> {
+export async function createVerificationLink(
+  scope: Scope,
+  input: { id: string; kind: string },
+): Promise<{ customer: Customer; link: CustomerVerificationLink }> {
   const { kind } = input;
   const c = await getCustomer(scope, { id: input.id });
   if (!VERIFICATION_LINK_KINDS[c.customer_type].includes(kind)) {
-    throw invalidRequest('parameter_invalid', `A ${c.customer_type} customer verifies with ${VERIFICATION_LINK_KINDS[c.customer_type].join(', ')}.`, 'kind');
+    throw invalidRequest(
+      'parameter_invalid',
+      `A ${c.customer_type} customer verifies with ${VERIFICATION_LINK_KINDS[c.customer_type].join(', ')}.`,
+      'kind',
+    );
   }
   const links = db().getRepository(CustomerVerificationLink);
   if (kind !== 'tos' && !(await links.countBy({ customer_id: c.id, kind: 'tos' }))) {
-    throw conflict('tos_link_required', 'The provider\'s terms come first: create a `tos` link before the identity links.');
+    throw conflict('tos_link_required', "The provider's terms come first: create a `tos` link before the identity links.");
   }
   const issued = await kycProvider().createLink(c.provider_customer_id, kind);
-  const link = await links.save(links.create({ id: newId('cvl_'), customer_id: c.id, kind, url: issued.url, expires_at: issued.expires_at }));
+  const link = await links.save(
+    links.create({ id: newId('cvl_'), customer_id: c.id, kind, url: issued.url, expires_at: issued.expires_at }),
+  );
   await signalCustomer(c.id, c.account_id);
   return { customer: c, link };
 }
@@ -95,7 +118,16 @@ export async function updateComplianceProfile(scope: Scope, input: { id: string;
     const had = c.requirements_due.includes('compliance_profile');
     c.requirements_due = c.requirements_due.filter((r) => r !== 'compliance_profile');
     const saved = await m.save(c);
-    if (had) await emitEvent(m, { accountId, livemode, type: 'customer.requirements_updated', objectType: 'customer', objectId: c.id, object: customerView(saved), request });
+    if (had)
+      await emitEvent(m, {
+        accountId,
+        livemode,
+        type: 'customer.requirements_updated',
+        objectType: 'customer',
+        objectId: c.id,
+        object: customerView(saved),
+        request,
+      });
     return saved;
   });
 }

@@ -1,4 +1,4 @@
-/** Customer reads (spec 2.8, 4.7; issue 15). */
+/** Customer reads (spec 2.8, 4.7). */
 import { conflict, notFound } from '../../domain/errors';
 import { Customer } from '../../entities';
 import { scoped } from '../../lib/scoped';
@@ -9,7 +9,11 @@ import type { AccountScope } from '../scope';
 export async function listCustomers(scope: AccountScope): Promise<Customer[]> {
   const rows = await scoped(scope).find(Customer);
   if (rows.some((c) => c.verification_state === 'stale_mapping')) {
-    throw conflict('customer_mapping_stale', 'The customer\'s record at the verification provider is stale; it is being re-established. Retry later.', { customer_id: rows[0].id });
+    throw conflict(
+      'customer_mapping_stale',
+      "The customer's record at the verification provider is stale; it is being re-established. Retry later.",
+      { customer_id: rows[0].id },
+    );
   }
   return rows;
 }

@@ -13,8 +13,14 @@ import { db, transaction } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import {
-  detectDepositIntentSource, failDepositIntent, lockDepositIntent, markDepositIntentExpired, requireDepositIntentManualRecovery, settleDepositIntent,
-  startDepositIntentBridging, startDepositIntentRecovery,
+  detectDepositIntentSource,
+  failDepositIntent,
+  lockDepositIntent,
+  markDepositIntentExpired,
+  requireDepositIntentManualRecovery,
+  settleDepositIntent,
+  startDepositIntentBridging,
+  startDepositIntentRecovery,
 } from '../records/deposit-intents';
 
 /**
@@ -23,7 +29,9 @@ import {
  * `to`: no change. Illegal: `IllegalTransition` (409; non-retryable in a workflow).
  */
 async function stepDepositIntent(
-  id: string, to: DepositIntentStatus, apply: (m: EntityManager, d: WalletDepositIntent) => Promise<WalletDepositIntent>,
+  id: string,
+  to: DepositIntentStatus,
+  apply: (m: EntityManager, d: WalletDepositIntent) => Promise<WalletDepositIntent>,
 ): Promise<WalletDepositIntent> {
   return transaction(async (m) => {
     const d = await lockDepositIntent(m, id);
@@ -34,8 +42,12 @@ async function stepDepositIntent(
 }
 
 const depositIntentState = (d: WalletDepositIntent, before: string): DepositIntentState => ({
-  status: d.status, sourceChain: d.source_chain, expiresAt: d.expires_at.toISOString(), createdAt: d.created_at.toISOString(),
-  terminal: depositIntentTransitions.terminal.includes(d.status as DepositIntentStatus), changed: d.status !== before,
+  status: d.status,
+  sourceChain: d.source_chain,
+  expiresAt: d.expires_at.toISOString(),
+  createdAt: d.created_at.toISOString(),
+  terminal: depositIntentTransitions.terminal.includes(d.status as DepositIntentStatus),
+  changed: d.status !== before,
 });
 
 async function loadDepositIntent(id: string): Promise<WalletDepositIntent> {
@@ -68,17 +80,28 @@ export async function advanceDepositIntent(id: string): Promise<DepositIntentSta
   if (d.status === 'recovering') return depositIntentState(await recoverDepositIntent(d), before);
   const p = await bridge.advance(d.bridge_transfer_id);
   if (p.state === 'in_flight' || p.state === 'delivered') {
-    if (d.status === 'source_detected') d = await stepDepositIntent(id, 'bridging', (m, row) => startDepositIntentBridging(m, row, { receivedMinor: p.received.toString() }));
+    if (d.status === 'source_detected')
+      d = await stepDepositIntent(id, 'bridging', (m, row) => startDepositIntentBridging(m, row, { receivedMinor: p.received.toString() }));
     if (p.state === 'delivered') {
-      const delivered = { receivedMinor: p.received.toString(), deliveredMinor: p.delivered.toString(), deliveryTxHash: p.delivery?.tx_hash ?? d.delivery_tx_hash };
+      const delivered = {
+        receivedMinor: p.received.toString(),
+        deliveredMinor: p.delivered.toString(),
+        deliveryTxHash: p.delivery?.tx_hash ?? d.delivery_tx_hash,
+      };
       d = await stepDepositIntent(id, 'settled', (m, row) => settleDepositIntent(m, row, delivered));
     }
   } else if (p.state === 'failed') {
     if (p.undelivered > 0n) {
       const to = d.refund_address ?? d.source_from_address;
       d = to
-        ? await recoverDepositIntent(await stepDepositIntent(id, 'recovering', (m, row) => startDepositIntentRecovery(m, row, { receivedMinor: p.received.toString() })))
-        : await stepDepositIntent(id, 'manual_recovery_required', (m, row) => requireDepositIntentManualRecovery(m, row, { receivedMinor: p.received.toString() }));
+        ? await recoverDepositIntent(
+            await stepDepositIntent(id, 'recovering', (m, row) =>
+              startDepositIntentRecovery(m, row, { receivedMinor: p.received.toString() }),
+            ),
+          )
+        : await stepDepositIntent(id, 'manual_recovery_required', (m, row) =>
+            requireDepositIntentManualRecovery(m, row, { receivedMinor: p.received.toString() }),
+          );
     } else {
       d = await stepDepositIntent(id, 'failed', (m, row) => failDepositIntent(m, row, { reason: 'bridge_failed' }));
     }

@@ -29,7 +29,10 @@ const ZERO = /^0x0{40}$/i;
  * bridge returns funds (default: the sender of the first source transfer). Status
  * `awaiting_funds`, event `deposit_intent.created`; the intent's workflow starts.
  */
-export async function createDepositIntent(scope: Scope, body: { source_chain: string; amount?: MoneyIn; refund_address?: string | null }): Promise<WalletDepositIntent> {
+export async function createDepositIntent(
+  scope: Scope,
+  body: { source_chain: string; amount?: MoneyIn; refund_address?: string | null },
+): Promise<WalletDepositIntent> {
   const sourceChain = sourceChainOf(body.source_chain);
   const chain = chainAdapter();
   const now = new Date();
@@ -45,17 +48,40 @@ export async function createDepositIntent(scope: Scope, body: { source_chain: st
   const id = newId('dpi_');
   // Provider call first, idempotent by the intent id (a retried create never opens a second transfer).
   const transfer = await payInBridgeAdapter().createPayIn({
-    idempotencyKey: `deposit_intent:${id}`, clientReference: id, sourceChain, sourceAsset: DEPOSIT_SOURCE_ASSET,
-    destinationChain: chain.chain, destinationAddress: wallet.address, destinationAsset: chain.stablecoin, fee: quote.fee,
+    idempotencyKey: `deposit_intent:${id}`,
+    clientReference: id,
+    sourceChain,
+    sourceAsset: DEPOSIT_SOURCE_ASSET,
+    destinationChain: chain.chain,
+    destinationAddress: wallet.address,
+    destinationAsset: chain.stablecoin,
+    fee: quote.fee,
   });
   const row = await transaction(async (m) => {
     const r = m.create(WalletDepositIntent, {
-      id, account_id: scope.accountId, livemode: scope.livemode, wallet_id: wallet.id, status: 'awaiting_funds',
-      source_chain: sourceChain, source_asset: DEPOSIT_SOURCE_ASSET, deposit_address: transfer.deposit_address, bridge_transfer_id: transfer.id,
-      destination_chain: chain.chain, destination_asset: chain.stablecoin, destination_address: wallet.address,
-      amount_out_minor: amounts?.amountOut.toString() ?? null, amount_in_minor: amounts?.amountIn.toString() ?? null,
-      bridge_fee_minor: quote.fee.toString(), received_minor: null, delivered_minor: null, refund_address: refund,
-      source_tx_hash: null, source_from_address: null, delivery_tx_hash: null, recovery_tx_hash: null, failure_reason: null,
+      id,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      wallet_id: wallet.id,
+      status: 'awaiting_funds',
+      source_chain: sourceChain,
+      source_asset: DEPOSIT_SOURCE_ASSET,
+      deposit_address: transfer.deposit_address,
+      bridge_transfer_id: transfer.id,
+      destination_chain: chain.chain,
+      destination_asset: chain.stablecoin,
+      destination_address: wallet.address,
+      amount_out_minor: amounts?.amountOut.toString() ?? null,
+      amount_in_minor: amounts?.amountIn.toString() ?? null,
+      bridge_fee_minor: quote.fee.toString(),
+      received_minor: null,
+      delivered_minor: null,
+      refund_address: refund,
+      source_tx_hash: null,
+      source_from_address: null,
+      delivery_tx_hash: null,
+      recovery_tx_hash: null,
+      failure_reason: null,
       expires_at: new Date(now.getTime() + DEPOSIT_INTENT_TTL_MS),
     });
     const saved = await m.save(r);

@@ -33,14 +33,19 @@ export async function notifyDepositIntentUpdate(ref: string): Promise<boolean> {
 }
 
 /** A chain transfer to a deposit intent's address (simulator `/sim/chain/transfers`): wakes its workflow. */
-export async function notifyDepositIntentTransfer(t: { chain: string; to_address: string }): Promise<void> {
+export async function notifyDepositIntentTransfer(input: { chain: string; to_address: string }): Promise<void> {
   const rows: Array<{ id: string }> = await db().query(
-    `SELECT id FROM wallet_deposit_intents WHERE source_chain = $1 AND lower(deposit_address) = lower($2)`, [t.chain, t.to_address]);
+    `SELECT id FROM wallet_deposit_intents WHERE source_chain = $1 AND lower(deposit_address) = lower($2)`,
+    [input.chain, input.to_address],
+  );
   for (const r of rows) await notifyDepositIntentUpdate(r.id);
 }
 
 /** Recovery sweep at worker start: a workflow for every deposit intent still moving (the table's open set: not settled, failed, expired or handed to an operator). */
 export async function ensureDepositIntentWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN (${openStatusList(depositIntentTransitions)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(depositIntentContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN (${openStatusList(depositIntentTransitions)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(depositIntentContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

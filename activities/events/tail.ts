@@ -40,13 +40,22 @@ async function freshXid(): Promise<bigint> {
 }
 
 /** What one read handed out, and whether a gap held the rest back (read again shortly). */
-export interface TailRead { rows: EventRow[]; blocked: boolean }
+export interface TailRead {
+  rows: EventRow[];
+  blocked: boolean;
+}
 
 /** A tail's position, as persisted by a durable consumer (outbox_cursors): numbers as decimal strings. */
-export interface TailState { seq: string; wait_up_to: string | null; wait_xmax: string | null }
+export interface TailState {
+  seq: string;
+  wait_up_to: string | null;
+  wait_xmax: string | null;
+}
 
 /** Anything that runs a query: the pool, or a transaction's EntityManager. */
-export interface Queryable { query(sql: string, params?: unknown[]): Promise<any> }
+export interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<any>;
+}
 
 /** A gap-safe reader of the events outbox (see module doc); one per consumer. */
 export class OutboxTail {
@@ -60,13 +69,22 @@ export class OutboxTail {
   }
 
   /** A tail resuming from a persisted state. */
-  static fromState(s: TailState): OutboxTail {
-    return new OutboxTail(BigInt(s.seq), s.wait_up_to !== null && s.wait_xmax !== null ? { upTo: BigInt(s.wait_up_to), xmax: BigInt(s.wait_xmax) } : null);
+  static fromState(tailState: TailState): OutboxTail {
+    return new OutboxTail(
+      BigInt(tailState.seq),
+      tailState.wait_up_to !== null && tailState.wait_xmax !== null
+        ? { upTo: BigInt(tailState.wait_up_to), xmax: BigInt(tailState.wait_xmax) }
+        : null,
+    );
   }
 
   /** The state to persist after a read. */
   get state(): TailState {
-    return { seq: String(this.cursor), wait_up_to: this.wait ? String(this.wait.upTo) : null, wait_xmax: this.wait ? String(this.wait.xmax) : null };
+    return {
+      seq: String(this.cursor),
+      wait_up_to: this.wait ? String(this.wait.upTo) : null,
+      wait_xmax: this.wait ? String(this.wait.xmax) : null,
+    };
   }
 
   /** A tail that starts after the newest event visible now. */
@@ -84,13 +102,13 @@ export class OutboxTail {
    * Reads up to `limit` events after the cursor through `q` (default the pool) and hands out those
    * that are safe, in `seq` order. `columns` limits what is read (`seq` is always included).
    */
-  async read(limit = 1000, q: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
-    const first = await this.readOnce(limit, q, columns, false);
+  async read(limit = 1000, queryable: Queryable = db(), columns = 'e.*'): Promise<TailRead> {
+    const first = await this.readOnce(limit, queryable, columns, false);
     // Held by a wait the cluster-wide xmin has not passed: check this database's writers alone,
     // then read on from where the first read stopped (a fresh snapshot, taken after the check).
     // The first read's rows are handed out too: the cursor has already moved past them.
-    if (!first.waitOpen || !(await waitPassedHere(this.wait!.xmax, q))) return { rows: first.rows, blocked: first.blocked };
-    const rest = await this.readOnce(limit - first.rows.length, q, columns, true);
+    if (!first.waitOpen || !(await waitPassedHere(this.wait!.xmax, queryable))) return { rows: first.rows, blocked: first.blocked };
+    const rest = await this.readOnce(limit - first.rows.length, queryable, columns, true);
     return { rows: [...first.rows, ...rest.rows], blocked: rest.blocked };
   }
 
@@ -103,7 +121,9 @@ export class OutboxTail {
     const raw: Array<Record<string, any>> = await q.query(
       `SELECT pg_snapshot_xmin(s.snap)::text AS snap_xmin, ${columns}, e.seq
          FROM (SELECT pg_current_snapshot() AS snap) s
-         LEFT JOIN LATERAL (SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true`, [String(this.cursor), limit]);
+         LEFT JOIN LATERAL (SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2) e ON true`,
+      [String(this.cursor), limit],
+    );
     const xmin = BigInt(raw[0].snap_xmin);
     const rows: EventRow[] = [];
     let blocked = false;
@@ -146,6 +166,8 @@ async function waitPassedHere(xmax: bigint, q: Queryable): Promise<boolean> {
        SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()) x
          JOIN pg_stat_activity a ON a.backend_xid = x::xid
         WHERE a.datid = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND a.pid <> pg_backend_pid() AND x < $1::xid8) AS passed`, [String(xmax)]);
+          AND a.pid <> pg_backend_pid() AND x < $1::xid8) AS passed`,
+    [String(xmax)],
+  );
   return r.passed;
 }

@@ -1,5 +1,5 @@
 /**
- * The partition manager (issue 27 item 3; docs/decisions/0078-retention-by-partition-drop.md): the
+ * The partition manager (docs/decisions/0078-retention-by-partition-drop.md): the
  * retention of request logs (spec 4.10) and webhook attempts (spec 6) is a partition drop, never a
  * DELETE. Each table is partitioned by RANGE on a timestamp, one partition per UTC day named
  * `<table>_pYYYYMMDD` holding [day, day + 1), plus `<table>_default` for rows of a day without its
@@ -33,7 +33,9 @@ export const PARTITION_LOCK_TIMEOUT_MS = 100;
 
 /** A table the manager keeps: its partition key column and its retention in days. */
 export interface PartitionedTable {
-  table: string; column: string; retentionDays: number;
+  table: string;
+  column: string;
+  retentionDays: number;
   /** A table of counts over this one's rows by UTC `hour` (`request_log_counts`): a dropped day's counts are deleted with it. */
   hourlyCounts?: string;
 }
@@ -45,7 +47,13 @@ export const PARTITIONED_TABLES: readonly PartitionedTable[] = Object.freeze([
 ]);
 
 /** What one pass did to one table: partition names created and dropped, rows dropped with them, steps left for the next pass, rows in the default partition (counted up to 10,001). */
-export interface PartitionPass { created: string[]; dropped: string[]; rowsDropped: number; deferred: string[]; defaultRows: number }
+export interface PartitionPass {
+  created: string[];
+  dropped: string[];
+  rowsDropped: number;
+  deferred: string[];
+  defaultRows: number;
+}
 
 const DAY_MS = 86_400_000;
 const RETRIES = 3;
@@ -101,7 +109,9 @@ async function createPartition(qr: QueryRunner, t: PartitionedTable, dayMs: numb
     await qr.query(`CREATE TABLE ${name} (LIKE ${t.table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
     await qr.query(
       `WITH moved AS (DELETE FROM ${t.table}_default WHERE ${t.column} >= $1 AND ${t.column} < $2 RETURNING *)
-       INSERT INTO ${name} SELECT * FROM moved`, [iso(dayMs), iso(dayMs + DAY_MS)]);
+       INSERT INTO ${name} SELECT * FROM moved`,
+      [iso(dayMs), iso(dayMs + DAY_MS)],
+    );
     await qr.query(`ALTER TABLE ${t.table} ATTACH PARTITION ${name} FOR VALUES FROM ('${iso(dayMs)}') TO ('${iso(dayMs + DAY_MS)}')`);
   });
 }
@@ -111,11 +121,15 @@ async function pass(qr: QueryRunner, t: PartitionedTable, now: Date): Promise<Pa
   const out: PartitionPass = { created: [], dropped: [], rowsDropped: 0, deferred: [], defaultRows: 0 };
   // A table detached by a pass that stopped before its DROP.
   const leftovers: Array<{ relname: string }> = await qr.query(
-    `SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition AND relname ~ $1`, [`^${t.table}_p[0-9]{8}$`]);
+    `SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition AND relname ~ $1`,
+    [`^${t.table}_p[0-9]{8}$`],
+  );
   for (const l of leftovers) await qr.query(`DROP TABLE IF EXISTS ${l.relname}`);
 
   const attached: Array<{ relname: string }> = await qr.query(
-    'SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass', [t.table]);
+    'SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass',
+    [t.table],
+  );
   const days = new Set(attached.map((a) => partitionDay(t.table, a.relname)).filter((d): d is number => d !== null));
 
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
@@ -124,11 +138,16 @@ async function pass(qr: QueryRunner, t: PartitionedTable, now: Date): Promise<Pa
   for (let d = today; d < horizon; d += DAY_MS) wanted.add(d);
   const stray: Array<{ day: string }> = await qr.query(
     `SELECT DISTINCT (floor(extract(epoch FROM ${t.column}) / 86400) * 86400000)::bigint AS day
-       FROM ${t.table}_default WHERE ${t.column} < $1`, [iso(horizon)]);
+       FROM ${t.table}_default WHERE ${t.column} < $1`,
+    [iso(horizon)],
+  );
   for (const s of stray) wanted.add(Number(s.day));
   for (const d of [...wanted].sort((a, b) => a - b)) {
     if (days.has(d)) continue;
-    if (await createPartition(qr, t, d)) { out.created.push(partitionName(t.table, d)); days.add(d); } else out.deferred.push(`create ${partitionName(t.table, d)}`);
+    if (await createPartition(qr, t, d)) {
+      out.created.push(partitionName(t.table, d));
+      days.add(d);
+    } else out.deferred.push(`create ${partitionName(t.table, d)}`);
   }
 
   const cutoff = now.getTime() - t.retentionDays * DAY_MS;
@@ -148,7 +167,9 @@ async function pass(qr: QueryRunner, t: PartitionedTable, now: Date): Promise<Pa
   // Counts of hours older than every partition left describe rows that are gone (this pass's drops,
   // or a pass that stopped between a drop and this statement).
   if (t.hourlyCounts && days.size > 0) await qr.query(`DELETE FROM ${t.hourlyCounts} WHERE hour < $1`, [iso(Math.min(...days))]);
-  const [{ n: inDefault }]: Array<{ n: number }> = await qr.query(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.table}_default LIMIT 10001) x`);
+  const [{ n: inDefault }]: Array<{ n: number }> = await qr.query(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.table}_default LIMIT 10001) x`,
+  );
   out.defaultRows = inDefault;
   return out;
 }
@@ -158,15 +179,16 @@ async function pass(qr: QueryRunner, t: PartitionedTable, now: Date): Promise<Pa
  * worker's pass of the same table to finish (advisory lock). Throws on database errors other than
  * a lock timeout.
  */
-export async function maintainPartitions(t: PartitionedTable, now: Date = new Date()): Promise<PartitionPass> {
-  if (!/^[a-z_]+$/.test(t.table) || !/^[a-z_]+$/.test(t.column)) throw new Error(`not a partitioned table name: ${t.table}.${t.column}`);
+export async function maintainPartitions(partitionedTable: PartitionedTable, now: Date = new Date()): Promise<PartitionPass> {
+  if (!/^[a-z_]+$/.test(partitionedTable.table) || !/^[a-z_]+$/.test(partitionedTable.column))
+    throw new Error(`not a partitioned table name: ${partitionedTable.table}.${partitionedTable.column}`);
   const qr = db().createQueryRunner();
   await qr.connect();
-  const lock = `partitions:${t.table}`;
+  const lock = `partitions:${partitionedTable.table}`;
   try {
     await qr.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
     try {
-      return await pass(qr, t, now);
+      return await pass(qr, partitionedTable, now);
     } finally {
       if (qr.isTransactionActive) await qr.rollbackTransaction();
       await qr.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]);

@@ -15,7 +15,10 @@ const BATCH = 5000;
 
 /** What one pass removed: rows of each kind (request logs and webhook attempts: rows of the dropped partitions), and the partition manager's report per table. */
 export interface PurgeResult {
-  idempotency: number; rateLimits: number; requestLogs: number; webhookAttempts: number;
+  idempotency: number;
+  rateLimits: number;
+  requestLogs: number;
+  webhookAttempts: number;
   partitions: Record<string, PartitionPass>;
 }
 
@@ -26,21 +29,34 @@ export async function purgeExpired(): Promise<PurgeResult> {
     const r: [unknown[], number] = await db().query(
       `DELETE FROM idempotency_records WHERE ctid IN (
          SELECT ctid FROM idempotency_records WHERE created_at < now() - make_interval(secs => $1) LIMIT $2)`,
-      [IDEMPOTENCY_TTL_SECONDS, BATCH]);
+      [IDEMPOTENCY_TTL_SECONDS, BATCH],
+    );
     idempotency += r[1];
     if (r[1] < BATCH) break;
   }
-  const rl: [unknown[], number] = await db().query('DELETE FROM rate_limits WHERE expire IS NOT NULL AND expire < $1', [Date.now() - 60_000]);
+  const rl: [unknown[], number] = await db().query('DELETE FROM rate_limits WHERE expire IS NOT NULL AND expire < $1', [
+    Date.now() - 60_000,
+  ]);
   const partitions = await maintainAllPartitions();
   return {
-    idempotency, rateLimits: rl[1], partitions,
-    requestLogs: partitions.request_logs?.rowsDropped ?? 0, webhookAttempts: partitions.webhook_attempts?.rowsDropped ?? 0,
+    idempotency,
+    rateLimits: rl[1],
+    partitions,
+    requestLogs: partitions.request_logs?.rowsDropped ?? 0,
+    webhookAttempts: partitions.webhook_attempts?.rowsDropped ?? 0,
   };
 }
 
 /** Starts the periodic pass; returns a stop function. */
-export function startHousekeeping(everyMs = 10 * 60_000, log: (m: Record<string, unknown>, msg: string) => void = () => undefined): () => void {
-  const tick = () => { purgeExpired().then((r) => log({ ...r }, 'housekeeping pass')).catch((e) => log({ err: e }, 'housekeeping pass failed')); };
+export function startHousekeeping(
+  everyMs = 10 * 60_000,
+  log: (m: Record<string, unknown>, msg: string) => void = () => undefined,
+): () => void {
+  const tick = () => {
+    purgeExpired()
+      .then((r) => log({ ...r }, 'housekeeping pass'))
+      .catch((e) => log({ err: e }, 'housekeeping pass failed'));
+  };
   const t = setInterval(tick, everyMs);
   t.unref();
   tick();

@@ -1,5 +1,5 @@
 /**
- * Terms acceptance (spec 1 rule 6; issue 15): the gate `mount()` runs for operations that declare
+ * Terms acceptance (spec 1 rule 6): the gate `mount()` runs for operations that declare
  * `terms`, the acceptance a person makes (the sandbox plays the person through
  * `/sim/legal/acceptances`), and the account's current acceptance for readiness. The registry is
  * the `terms_acceptances` table; sandbox fault `legal.registry_unavailable` plays its outage.
@@ -22,7 +22,8 @@ export async function accountAcceptance(accountId: string): Promise<{ user_id: s
   const own = accountWide(accountId).sql(null, 1);
   const rows: Array<{ user_id: string; revision: string; accepted_at: Date }> = await db().query(
     `SELECT user_id, revision, accepted_at FROM terms_acceptances WHERE ${own.where} AND scope = 'account' AND revision = $2 ORDER BY accepted_at LIMIT 1`,
-    [...own.params, TERMS_REVISION]);
+    [...own.params, TERMS_REVISION],
+  );
   return rows[0] ?? null;
 }
 
@@ -39,11 +40,19 @@ export async function checkTerms(scope: Scope, input: { terms: TermsGate }): Pro
   const caller = { accountId: scope.accountId, userId: scope.caller?.userId ?? null };
   if (!(await isFlagOpen(TERMS_SWITCH, caller.accountId))) return;
   try {
-    if ((await faultValue(caller.accountId, 'legal.registry_unavailable')) === 'true') throw new Error('acceptance registry unavailable (sandbox fault)');
+    if ((await faultValue(caller.accountId, 'legal.registry_unavailable')) === 'true')
+      throw new Error('acceptance registry unavailable (sandbox fault)');
     const own = accountWide(caller.accountId).sql(null, 1);
-    const rows: Array<{ n: number }> = gate === 'account'
-      ? await db().query(`SELECT count(*)::int AS n FROM terms_acceptances WHERE ${own.where} AND scope = 'account' AND revision = $2`, [...own.params, TERMS_REVISION])
-      : await db().query(`SELECT count(*)::int AS n FROM terms_acceptances WHERE ${own.where} AND user_id = $2 AND scope = 'personal' AND revision = $3`, [...own.params, caller.userId ?? '', TERMS_REVISION]);
+    const rows: Array<{ n: number }> =
+      gate === 'account'
+        ? await db().query(`SELECT count(*)::int AS n FROM terms_acceptances WHERE ${own.where} AND scope = 'account' AND revision = $2`, [
+            ...own.params,
+            TERMS_REVISION,
+          ])
+        : await db().query(
+            `SELECT count(*)::int AS n FROM terms_acceptances WHERE ${own.where} AND user_id = $2 AND scope = 'personal' AND revision = $3`,
+            [...own.params, caller.userId ?? '', TERMS_REVISION],
+          );
     if (rows[0].n > 0) return;
   } catch (e) {
     logger.warn({ err: e, account_id: caller.accountId }, 'terms acceptance registry read failed');
@@ -59,22 +68,30 @@ export async function checkTerms(scope: Scope, input: { terms: TermsGate }): Pro
  * else for `account` the owner). Idempotent per (account, user, scope, revision). 404 for an
  * unknown account (param `account_id`) or a user who is not a member (param `user_id`).
  */
-export async function acceptTerms(scope: Scope, input: { terms: TermsGate; user_id?: string | null }): Promise<{ id: string; account_id: string; user_id: string; scope: TermsGate; revision: string; accepted_at: Date }> {
+export async function acceptTerms(
+  scope: Scope,
+  input: { terms: TermsGate; user_id?: string | null },
+): Promise<{ id: string; account_id: string; user_id: string; scope: TermsGate; revision: string; accepted_at: Date }> {
   const a = { accountId: scope.accountId, userId: input.user_id ?? scope.caller?.userId ?? null, scope: input.terms };
   const account = accountWide(a.accountId);
   const memberOf = account.sql(null, 1);
-  const members: Array<{ user_id: string; role: string }> = await db().query(`SELECT user_id, role FROM memberships WHERE ${memberOf.where}`, memberOf.params);
+  const members: Array<{ user_id: string; role: string }> = await db().query(
+    `SELECT user_id, role FROM memberships WHERE ${memberOf.where}`,
+    memberOf.params,
+  );
   if (!members.length) throw notFound(`No such account: ${a.accountId}.`, 'account_id');
   const owner = members.find((m) => m.role === 'owner');
   const userId = a.userId ?? (a.scope === 'account' ? owner?.user_id : undefined);
   const member = members.find((m) => m.user_id === userId);
   if (!userId || !member) throw notFound('That user is not a member of the account.', 'user_id');
-  if (a.scope === 'account' && member.role !== 'owner') throw conflict('terms_acceptance_owner_only', 'Only the account owner accepts the account\'s terms.');
+  if (a.scope === 'account' && member.role !== 'owner')
+    throw conflict('terms_acceptance_owner_only', "Only the account owner accepts the account's terms.");
   const own = account.sql(null, 2);
   const rows = await db().query(
     `WITH i AS (INSERT INTO terms_acceptances(id, account_id, user_id, scope, revision) VALUES ($1,$2,$3,$4,$5)
        ON CONFLICT (account_id, user_id, scope, revision) DO NOTHING RETURNING *)
      SELECT * FROM i UNION ALL SELECT * FROM terms_acceptances WHERE ${own.where} AND user_id = $3 AND scope = $4 AND revision = $5 LIMIT 1`,
-    [newId('tac_'), ...own.params, userId, a.scope, TERMS_REVISION]);
+    [newId('tac_'), ...own.params, userId, a.scope, TERMS_REVISION],
+  );
   return rows[0];
 }

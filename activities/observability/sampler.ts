@@ -1,5 +1,5 @@
 /**
- * Sampled gauges (issue 29 item 1, decision 0085): every METRICS_SAMPLE_SECONDS (default 15) one
+ * Sampled gauges (decision 0085): every METRICS_SAMPLE_SECONDS (default 15) one
  * pass reads what a scrape must never scan for, and sets the gauges of lib/metrics.ts; a scrape
  * only reads memory.
  *
@@ -16,8 +16,8 @@
  * A failed pass keeps the last values and counts `payments_metrics_sample_failures_total`.
  */
 import { sqlStatusList } from '../../domain/payments';
-import { PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
-import { PAYROLL_ITEM_TRANSITIONS, PAYROLL_RUN_TRANSITIONS } from '../../domain/payroll';
+import { payoutTransitions } from '../../domain/payouts/statuses';
+import { payrollItemTransitions, payrollRunTransitions } from '../../domain/payroll';
 import { sendIntentTransitions } from '../../domain/wallet-sends';
 import { offrampTransitions } from '../../domain/offramp';
 import { orderTransitions } from '../../domain/orders';
@@ -27,7 +27,14 @@ import { loadConfig } from '../../lib/config';
 import { db, pingDatabase } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import {
-  dependencyUp, moneyObjects, outboxBehind, outboxOldestAge, samplePassDuration, samplePassFailures, webhookEndpoints, workflowsParked,
+  dependencyUp,
+  moneyObjects,
+  outboxBehind,
+  outboxOldestAge,
+  samplePassDuration,
+  samplePassFailures,
+  webhookEndpoints,
+  workflowsParked,
 } from '../../lib/metrics';
 import { temporalClient } from '../../temporal/client';
 import { countParkedWorkflows } from '../../temporal/visibility';
@@ -36,9 +43,9 @@ const PROBE_TIMEOUT_MS = 1000;
 
 /** Objects whose open statuses are counted, by the `object` label: table and transition table. */
 const OPEN_OBJECTS: ReadonlyArray<{ object: string; table: string; transitions: TransitionTable<string> }> = [
-  { object: 'payout', table: 'payouts', transitions: PAYOUT_TRANSITIONS },
-  { object: 'payroll_run', table: 'payroll_runs', transitions: PAYROLL_RUN_TRANSITIONS },
-  { object: 'payroll_item', table: 'payroll_run_items', transitions: PAYROLL_ITEM_TRANSITIONS },
+  { object: 'payout', table: 'payouts', transitions: payoutTransitions },
+  { object: 'payroll_run', table: 'payroll_runs', transitions: payrollRunTransitions },
+  { object: 'payroll_item', table: 'payroll_run_items', transitions: payrollItemTransitions },
   { object: 'wallet_send', table: 'wallet_send_intents', transitions: sendIntentTransitions },
   { object: 'wallet_offramp', table: 'wallet_offramp_intents', transitions: offrampTransitions },
   { object: 'order', table: 'orders', transitions: orderTransitions },
@@ -49,11 +56,18 @@ const OPEN_OBJECTS: ReadonlyArray<{ object: string; table: string; transitions: 
  * What a pass samples: `business` adds the worker's gauges; `parked` counts parked workflows per
  * type (default: temporal/visibility.ts `countParkedWorkflows` on the process's client; `false`: not sampled).
  */
-export interface SamplerOptions { business: boolean; parked?: (() => Promise<Record<string, number>>) | false }
+export interface SamplerOptions {
+  business: boolean;
+  parked?: (() => Promise<Record<string, number>>) | false;
+}
 
 /** Sets `payments_dependency_up` from one probe of each dependency. Never throws. */
 async function probeDependencies(): Promise<void> {
-  const up = async (fn: () => Promise<unknown>) => fn().then(() => 1, () => 0);
+  const up = async (fn: () => Promise<unknown>) =>
+    fn().then(
+      () => 1,
+      () => 0,
+    );
   const [pg, temporal] = await Promise.all([
     up(() => pingDatabase(PROBE_TIMEOUT_MS)),
     up(async () => {
@@ -70,21 +84,24 @@ async function sampleDatabase(): Promise<void> {
   const [outbox]: Array<{ behind: string; age: number | null }> = await db().query(
     `SELECT (SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.seq > c.seq LIMIT 1000000) x)::text AS behind,
             (SELECT extract(epoch FROM now() - e.created_at) FROM events e WHERE e.seq > c.seq ORDER BY e.seq LIMIT 1)::float8 AS age
-       FROM outbox_cursors c WHERE c.name = 'webhooks'`);
+       FROM outbox_cursors c WHERE c.name = 'webhooks'`,
+  );
   outboxBehind.set(Number(outbox?.behind ?? 0));
   outboxOldestAge.set(Math.max(0, outbox?.age ?? 0));
 
   const [endpoints]: Array<{ failing: string; disabled: string }> = await db().query(
     `SELECT count(*) FILTER (WHERE enabled AND consecutive_failures > 0)::text AS failing,
             count(*) FILTER (WHERE NOT enabled AND disabled_reason = 'auto_disabled_repeated_failures')::text AS disabled
-       FROM webhook_endpoints WHERE deleted_at IS NULL`);
+       FROM webhook_endpoints WHERE deleted_at IS NULL`,
+  );
   webhookEndpoints.set({ state: 'failing' }, Number(endpoints?.failing ?? 0));
   webhookEndpoints.set({ state: 'disabled' }, Number(endpoints?.disabled ?? 0));
 
   const counted: Array<{ object: string; status: string; n: string }> = await db().query(
     `SELECT 'payment' AS object, status, sum(n)::text AS n FROM payment_counts GROUP BY status
      UNION ALL SELECT 'payment_link', status, sum(n)::text FROM payment_link_counts GROUP BY status
-     ${OPEN_OBJECTS.map((o) => `UNION ALL SELECT '${o.object}', status, count(*)::text FROM ${o.table} WHERE status IN (${sqlStatusList(o.transitions.open)}) GROUP BY status`).join('\n     ')}`);
+     ${OPEN_OBJECTS.map((o) => `UNION ALL SELECT '${o.object}', status, count(*)::text FROM ${o.table} WHERE status IN (${sqlStatusList(o.transitions.open)}) GROUP BY status`).join('\n     ')}`,
+  );
   // Every open status of the counted tables is set (0 when none), so a drained pile reads 0, not its last value.
   moneyObjects.reset();
   for (const o of OPEN_OBJECTS) for (const s of o.transitions.open) moneyObjects.set({ object: o.object, status: s }, 0);
@@ -124,9 +141,16 @@ export function startMetricsSampler(opts: SamplerOptions): () => void {
   let timer: NodeJS.Timeout | null = null;
   const run = async () => {
     await samplePass(opts);
-    if (!stopped) { timer = setTimeout(() => void run(), sampleSeconds * 1000); timer.unref(); }
+    if (!stopped) {
+      timer = setTimeout(() => void run(), sampleSeconds * 1000);
+      timer.unref();
+    }
   };
-  me.stop = () => { stopped = true; if (timer) clearTimeout(timer); if (running === me) running = null; };
+  me.stop = () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    if (running === me) running = null;
+  };
   void run();
   return me.stop;
 }

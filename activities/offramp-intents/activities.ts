@@ -21,8 +21,15 @@ import { chainAdapter } from '../../providers/chain';
 import { beneficiaryAccountOf, fiatRails } from '../../providers/fiat-rails';
 import { faultValue } from '../../providers/sandbox-faults';
 import {
-  failOfframpIntent, lockOfframpIntent, markOfframpPaymentProcessed, markOfframpPaymentSubmitted, markOfframpRefunded, markOfframpRefundFailed,
-  noteOfframpPaymentFailure, noteOfframpShortFunding, receiveOfframpFunds,
+  failOfframpIntent,
+  lockOfframpIntent,
+  markOfframpPaymentProcessed,
+  markOfframpPaymentSubmitted,
+  markOfframpRefunded,
+  markOfframpRefundFailed,
+  noteOfframpPaymentFailure,
+  noteOfframpShortFunding,
+  receiveOfframpFunds,
 } from '../records/offramp-intents';
 
 /** How often an intent re-reads the chain (awaiting funds) or the rail (payment submitted) when nothing wakes it (ms). */
@@ -40,7 +47,9 @@ async function loadOfframp(id: string): Promise<WalletOfframpIntent> {
  * when the table no longer allows it (a concurrent run or a cancel already moved it).
  */
 async function applyOfframpChange(
-  id: string, to: OfframpStatus, apply: (m: EntityManager, r: WalletOfframpIntent) => Promise<WalletOfframpIntent>,
+  id: string,
+  to: OfframpStatus,
+  apply: (m: EntityManager, r: WalletOfframpIntent) => Promise<WalletOfframpIntent>,
 ): Promise<WalletOfframpIntent> {
   return transaction(async (m) => {
     const r = await lockOfframpIntent(m, id);
@@ -77,7 +86,9 @@ export async function advanceOfframp(id: string, workflowNowMs: number, originMs
     const received = await chain.balanceOf(r.transit_address, r.asset);
     if (received >= BigInt(r.amount_minor)) {
       const first = (await chain.transfersTo(r.chain, r.transit_address, r.asset))[0];
-      r = await applyOfframpChange(id, 'funds_received', (m, row) => receiveOfframpFunds(m, row, { receivedMinor: received.toString(), sourceTxHash: first?.tx_hash ?? null }));
+      r = await applyOfframpChange(id, 'funds_received', (m, row) =>
+        receiveOfframpFunds(m, row, { receivedMinor: received.toString(), sourceTxHash: first?.tx_hash ?? null }),
+      );
     } else if (nowMs >= r.funding_deadline.getTime()) {
       if (received === 0n) r = await applyOfframpChange(id, 'failed', (m, row) => failOfframpIntent(m, row, { reason: 'funding_expired' }));
       else {
@@ -85,10 +96,16 @@ export async function advanceOfframp(id: string, workflowNowMs: number, originMs
         return { status: r.status, next: 'refund', wakeAtMs: null, waitingFor: 'returning the short transit deposit' };
       }
     } else {
-      return { status: r.status, next: 'wait', wakeAtMs: Math.min(poll, clock.toWorkflowMs(r.funding_deadline.getTime())), waitingFor: `the transit deposit of ${r.amount_minor} to ${r.transit_address} (until ${r.funding_deadline.toISOString()})` };
+      return {
+        status: r.status,
+        next: 'wait',
+        wakeAtMs: Math.min(poll, clock.toWorkflowMs(r.funding_deadline.getTime())),
+        waitingFor: `the transit deposit of ${r.amount_minor} to ${r.transit_address} (until ${r.funding_deadline.toISOString()})`,
+      };
     }
   }
-  if (r.status === 'funds_received') return { status: r.status, next: 'submit', wakeAtMs: null, waitingFor: 'paying the bank (idempotent by the intent)' };
+  if (r.status === 'funds_received')
+    return { status: r.status, next: 'submit', wakeAtMs: null, waitingFor: 'paying the bank (idempotent by the intent)' };
   if (r.status === 'payment_submitted') {
     const p = await fiatRails().get(r.rail_payment_id!);
     if (p.state === 'paid') {
@@ -101,7 +118,12 @@ export async function advanceOfframp(id: string, workflowNowMs: number, originMs
       await noteOfframpPaymentFailure(db().manager, id, { reason, returnReason: p.reason });
       return { status: r.status, next: 'refund', wakeAtMs: null, waitingFor: `returning the USDC (${reason})` };
     } else {
-      return { status: r.status, next: 'wait', wakeAtMs: workflowNowMs + 60 * 60 * 1000, waitingFor: `the ${r.destination_payment_rail} rail to pay ${r.rail_payment_id}` };
+      return {
+        status: r.status,
+        next: 'wait',
+        wakeAtMs: workflowNowMs + 60 * 60 * 1000,
+        waitingFor: `the ${r.destination_payment_rail} rail to pay ${r.rail_payment_id}`,
+      };
     }
   }
   return { status: r.status, next: 'done', wakeAtMs: null, waitingFor: `nothing (${r.status})` };
@@ -117,8 +139,13 @@ export async function submitOfframpPayment(id: string): Promise<void> {
   if (r.status !== 'funds_received') return;
   const bank = await externalAccountDetails(r.external_account_id);
   const p = await fiatRails().submit({
-    idempotencyKey: `offramp:${r.id}`, clientReference: r.id, rail: r.destination_payment_rail, currency: r.destination_currency,
-    amount: BigInt(r.destination_amount_minor), beneficiaryAccount: beneficiaryAccountOf(bank), accountId: r.account_id,
+    idempotencyKey: `offramp:${r.id}`,
+    clientReference: r.id,
+    rail: r.destination_payment_rail,
+    currency: r.destination_currency,
+    amount: BigInt(r.destination_amount_minor),
+    beneficiaryAccount: beneficiaryAccountOf(bank),
+    accountId: r.account_id,
   });
   await applyOfframpChange(id, 'payment_submitted', (m, row) => markOfframpPaymentSubmitted(m, row, { railPaymentId: p.id }));
 }

@@ -17,38 +17,61 @@ import { chainAdapter } from '../../providers/chain';
 import type { AccountScope } from '../scope';
 
 /** An off-ramp request's money fields, validated: the destination and the USDC amount with the developer fee. */
-export interface OfframpTerms { destinationCurrency: string; destinationRail: string; amount: Money; developerFeePercent?: string | null }
+export interface OfframpTerms {
+  destinationCurrency: string;
+  destinationRail: string;
+  amount: Money;
+  developerFeePercent?: string | null;
+}
 
 /**
  * Prices `t`: 400 `parameter_invalid` for a rail that does not pay `destination_currency` (param
  * `destination_payment_rail`), an amount not in the network's stablecoin (`amount.currency`), a
  * bad `developer_fee_percent`; `amount_invalid` below 1 USDC or when the fees eat it.
  */
-export function priceTerms(t: OfframpTerms): OfframpPrice & { developerBps: bigint; decimals: number } {
+export function priceTerms(offrampTerms: OfframpTerms): OfframpPrice & { developerBps: bigint; decimals: number } {
   const chain = chainAdapter();
-  if (RAIL_CURRENCY[t.destinationRail as BankRail] !== t.destinationCurrency) {
-    throw invalidRequest('parameter_invalid', `\`${t.destinationRail}\` does not pay ${t.destinationCurrency}.`, 'destination_payment_rail');
+  if (RAIL_CURRENCY[offrampTerms.destinationRail as BankRail] !== offrampTerms.destinationCurrency) {
+    throw invalidRequest(
+      'parameter_invalid',
+      `\`${offrampTerms.destinationRail}\` does not pay ${offrampTerms.destinationCurrency}.`,
+      'destination_payment_rail',
+    );
   }
-  if (t.amount.currency !== chain.stablecoin) throw invalidRequest('parameter_invalid', `Off-ramps spend ${chain.stablecoin}.`, 'amount.currency');
-  const amount = toMinorPositive(t.amount, 'amount');
-  if (amount < MIN_OFFRAMP_MINOR) throw invalidRequest('amount_invalid', 'The smallest off-ramp is 1 USDC.', 'amount', { minimum: MIN_OFFRAMP_MINOR.toString() });
-  const developerBps = developerFeeBps(t.developerFeePercent);
-  const decimals = currencyDecimals(t.destinationCurrency);
-  const price = priceOfframp(amount, developerBps, decimals, REFERENCE_RATES_USDC_PER_MAJOR[t.destinationCurrency]);
+  if (offrampTerms.amount.currency !== chain.stablecoin)
+    throw invalidRequest('parameter_invalid', `Off-ramps spend ${chain.stablecoin}.`, 'amount.currency');
+  const amount = toMinorPositive(offrampTerms.amount, 'amount');
+  if (amount < MIN_OFFRAMP_MINOR)
+    throw invalidRequest('amount_invalid', 'The smallest off-ramp is 1 USDC.', 'amount', { minimum: MIN_OFFRAMP_MINOR.toString() });
+  const developerBps = developerFeeBps(offrampTerms.developerFeePercent);
+  const decimals = currencyDecimals(offrampTerms.destinationCurrency);
+  const price = priceOfframp(amount, developerBps, decimals, REFERENCE_RATES_USDC_PER_MAJOR[offrampTerms.destinationCurrency]);
   if (price.destinationAmount <= 0n) throw invalidRequest('amount_invalid', 'The fees leave nothing to pay out.', 'amount');
   return { ...price, developerBps, decimals };
 }
 
 /** `POST /wallet/offramp_quotes`: the price of `t` now, valid OFFRAMP_QUOTE_SECONDS (indicative; the intent prices again at create). */
-export function offrampQuote(t: OfframpTerms, now = new Date()): OfframpPrice & { developerBps: bigint; decimals: number; expiresAt: Date; terms: OfframpTerms } {
-  return { ...priceTerms(t), expiresAt: new Date(now.getTime() + OFFRAMP_QUOTE_SECONDS * 1000), terms: t };
+export function offrampQuote(
+  offrampTerms: OfframpTerms,
+  now = new Date(),
+): OfframpPrice & { developerBps: bigint; decimals: number; expiresAt: Date; terms: OfframpTerms } {
+  return { ...priceTerms(offrampTerms), expiresAt: new Date(now.getTime() + OFFRAMP_QUOTE_SECONDS * 1000), terms: offrampTerms };
 }
 
 /** The transfer the holder signs: `amount` to the transit address from the wallet, the memo appended to the call data when the rail needs one. */
-export function transitTransaction(r: WalletOfframpIntent): UnsignedEvmCall {
+export function transitTransaction(walletOfframpIntent: WalletOfframpIntent): UnsignedEvmCall {
   const chain = chainAdapter();
-  const call = erc20TransferCall({ chain: r.chain, chainId: chain.chainId, from: r.wallet_address, token: chain.tokenAddressOf(r.asset), recipient: r.transit_address, amount: BigInt(r.amount_minor) });
-  return r.transit_memo ? { ...call, data: `${call.data}${Buffer.from(r.transit_memo, 'utf8').toString('hex')}` } : call;
+  const call = erc20TransferCall({
+    chain: walletOfframpIntent.chain,
+    chainId: chain.chainId,
+    from: walletOfframpIntent.wallet_address,
+    token: chain.tokenAddressOf(walletOfframpIntent.asset),
+    recipient: walletOfframpIntent.transit_address,
+    amount: BigInt(walletOfframpIntent.amount_minor),
+  });
+  return walletOfframpIntent.transit_memo
+    ? { ...call, data: `${call.data}${Buffer.from(walletOfframpIntent.transit_memo, 'utf8').toString('hex')}` }
+    : call;
 }
 
 /** `GET /wallet/offramp_intents/{id}`: 404 `not_found` (param `id`). */

@@ -25,14 +25,19 @@ export async function notifyOfframpIntentUpdate(ref: string): Promise<boolean> {
 }
 
 /** A transfer reached `address` on the wallet's chain: wakes the off-ramp intent whose transit address it is. */
-export async function notifyOfframpTransfer(t: { chain: string; to_address: string }): Promise<void> {
+export async function notifyOfframpTransfer(input: { chain: string; to_address: string }): Promise<void> {
   const rows: Array<{ id: string; account_id: string }> = await db().query(
-    `SELECT id, account_id FROM wallet_offramp_intents WHERE chain = $1 AND lower(transit_address) = lower($2) AND status = 'awaiting_funds'`, [t.chain, t.to_address]);
+    `SELECT id, account_id FROM wallet_offramp_intents WHERE chain = $1 AND lower(transit_address) = lower($2) AND status = 'awaiting_funds'`,
+    [input.chain, input.to_address],
+  );
   for (const r of rows) await signalOfframpIntent(r.id, r.account_id);
 }
 
 /** Recovery sweep at worker start: a workflow for every off-ramp intent in the table's open set (not terminal). */
 export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN (${openStatusList(offrampTransitions)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(offrampIntentContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN (${openStatusList(offrampTransitions)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(offrampIntentContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

@@ -31,7 +31,8 @@ function paymentDeadline(o: Order): number | null {
 export async function advanceOrder(orderId: string, workflowNowMs: number, originMs?: number): Promise<OrderProgress> {
   let o = await db().getRepository(Order).findOneByOrFail({ id: orderId });
   // Completed or failed orders may still be refunded by the provider (a later report restarts the workflow); these two never change.
-  if (orderTransitions.terminal.includes(o.status)) return { done: true, status: o.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${o.status})` };
+  if (orderTransitions.terminal.includes(o.status))
+    return { done: true, status: o.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${o.status})` };
   if (!o.provider_order_id && isOpenOrder(o.status)) o = await placeOrder(orderId, o.account_id, null);
   const clock = objectClock({ workflowNowMs, originMs, createdAtMs: o.created_at.getTime(), wallNowMs: Date.now() });
   const deadline = paymentDeadline(o);
@@ -41,8 +42,10 @@ export async function advanceOrder(orderId: string, workflowNowMs: number, origi
   if (!isOpenOrder(o.status)) return { done: true, status: o.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${o.status})` };
   const next = paymentDeadline(o);
   const wakeAtMs = Math.min(workflowNowMs + POLL_MS, next !== null ? clock.toWorkflowMs(next) : Number.MAX_SAFE_INTEGER);
-  const waitingFor = o.status === 'processing' ? `the provider ${o.provider} to deliver (money ${o.money_state})`
-    : `the payer to pay the ${o.provider} order (${o.payment_method}${next !== null ? ` until ${new Date(next).toISOString()}` : ''})`;
+  const waitingFor =
+    o.status === 'processing'
+      ? `the provider ${o.provider} to deliver (money ${o.money_state})`
+      : `the payer to pay the ${o.provider} order (${o.payment_method}${next !== null ? ` until ${new Date(next).toISOString()}` : ''})`;
   return { done: false, status: o.status, wakeAtMs, waitingFor };
 }
 

@@ -32,7 +32,10 @@ function buildCoverage(): BuySellCoverage[] {
       const live = ps.filter((p) => !p.paused);
       const usable = live.length > 0 ? live : ps;
       rows.push({
-        fiat, direction, providers: usable.map((p) => p.id), paused: ps.filter((p) => p.paused).map((p) => p.id),
+        fiat,
+        direction,
+        providers: usable.map((p) => p.id),
+        paused: ps.filter((p) => p.paused).map((p) => p.id),
         methods: [...new Set(usable.flatMap((p) => p.methods.filter((m) => m !== 'wallet_balance')))].sort(),
         networks: [...new Set(usable.flatMap((p) => p.networks))].sort(),
         cryptos: [...new Set(usable.flatMap((p) => p.cryptos))].sort(),
@@ -52,9 +55,14 @@ export async function buySellCapabilities(scope: AccountScope): Promise<Record<s
   const fault = await faultValue(scope.accountId, 'buy_sell.coverage');
   const age = fault === 'stale' ? STALE_MS + 1 : now - snapshot.builtAt;
   if (fault === 'cold' || age > STALE_MS) {
-    throw new DomainError('temporarily_unavailable', 'temporarily_unavailable',
-      fault === 'cold' ? 'The buy/sell coverage snapshot is not available yet; retry shortly.' : 'The buy/sell coverage snapshot is out of date; retry shortly.',
-      { details: { snapshot: fault === 'cold' ? 'cold' : 'stale' } });
+    throw new DomainError(
+      'temporarily_unavailable',
+      'temporarily_unavailable',
+      fault === 'cold'
+        ? 'The buy/sell coverage snapshot is not available yet; retry shortly.'
+        : 'The buy/sell coverage snapshot is out of date; retry shortly.',
+      { details: { snapshot: fault === 'cold' ? 'cold' : 'stale' } },
+    );
   }
   const usd = snapshot.rows.find((r) => r.fiat === 'USD' && r.direction === 'buy');
   return {
@@ -63,8 +71,21 @@ export async function buySellCapabilities(scope: AccountScope): Promise<Record<s
     livemode: scope.livemode,
     corridors: snapshot.rows.map(buySellCorridorView),
     primary_method: 'bank_transfer',
-    resolved_limits: usd ? { min_amount: { amount: usd.minMinor.toString(), currency: 'USD', decimals: 2 }, max_amount: { amount: usd.maxMinor.toString(), currency: 'USD', decimals: 2 } } : null,
-    coverage: snapshot.rows.map((r) => ({ fiat: r.fiat, direction: r.direction, methods: r.methods, networks: r.networks, assets: r.cryptos, providers: r.providers, executable: r.executable })),
+    resolved_limits: usd
+      ? {
+          min_amount: { amount: usd.minMinor.toString(), currency: 'USD', decimals: 2 },
+          max_amount: { amount: usd.maxMinor.toString(), currency: 'USD', decimals: 2 },
+        }
+      : null,
+    coverage: snapshot.rows.map((r) => ({
+      fiat: r.fiat,
+      direction: r.direction,
+      methods: r.methods,
+      networks: r.networks,
+      assets: r.cryptos,
+      providers: r.providers,
+      executable: r.executable,
+    })),
     snapshot_as_of: new Date(snapshot.builtAt).toISOString(),
   };
 }

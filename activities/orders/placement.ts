@@ -25,10 +25,16 @@ async function recordPlacement(orderId: string, placed: PlacedOrder, request: Re
     o.checkout_url = placed.checkout?.url ?? null;
     o.checkout_expires_at = placed.checkout?.expiresAt ?? null;
     o.bank_instructions = placed.bankInstructions;
-    o.deposit_instructions = placed.deposit ? {
-      address: placed.deposit.address, chain: placed.deposit.chain, asset: placed.deposit.asset, amountMinor: placed.deposit.amountMinor.toString(),
-      decimals: placed.deposit.decimals, expiresAt: placed.deposit.expiresAt.toISOString(),
-    } : null;
+    o.deposit_instructions = placed.deposit
+      ? {
+          address: placed.deposit.address,
+          chain: placed.deposit.chain,
+          asset: placed.deposit.asset,
+          amountMinor: placed.deposit.amountMinor.toString(),
+          decimals: placed.deposit.decimals,
+          expiresAt: placed.deposit.expiresAt.toISOString(),
+        }
+      : null;
     await m.save(o);
     if (o.status === 'pending') await awaitOrderPayment(m, o, request);
     return o;
@@ -39,12 +45,18 @@ async function recordPlacement(orderId: string, placed: PlacedOrder, request: Re
 async function claimFallback(orderId: string, tried: ReadonlySet<string>): Promise<Order | null> {
   return transaction(async (m) => {
     const o = await lockedOrder(m, orderId);
-    const next = await m.createQueryBuilder(QuoteOffer, 'q').setLock('pessimistic_write', undefined, ['q']).setOnLocked('skip_locked')
-      .where('q.quote_id = :quote', { quote: o.quote_id }).andWhere('q.order_id IS NULL').andWhere('q.expires_at > now()')
+    const next = await m
+      .createQueryBuilder(QuoteOffer, 'q')
+      .setLock('pessimistic_write', undefined, ['q'])
+      .setOnLocked('skip_locked')
+      .where('q.quote_id = :quote', { quote: o.quote_id })
+      .andWhere('q.order_id IS NULL')
+      .andWhere('q.expires_at > now()')
       .andWhere('q.payment_method = :method', { method: o.payment_method })
       .andWhere(o.network === null ? 'q.network IS NULL' : 'q.network = :network', { network: o.network })
       .andWhere('q.id <> ALL(:tried)', { tried: [...tried, o.offer_id] })
-      .orderBy('q.rank', 'ASC').getOne();
+      .orderBy('q.rank', 'ASC')
+      .getOne();
     if (!next) return null;
     await m.update(QuoteOffer, { id: o.offer_id, order_id: o.id }, { order_id: null });
     next.order_id = o.id;
@@ -83,8 +95,16 @@ export async function placeOrder(orderId: string, accountId: string, request: Re
     if (o.provider_order_id || o.status !== 'pending') return o;
     try {
       const placed = await orderProviders().place({
-        orderId: o.id, accountId, provider: o.provider, side: o.side, paymentMethod: o.payment_method, fromAsset: o.from_asset, toAsset: o.to_asset,
-        network: o.network, finalInMinor: BigInt(o.final_in_minor), fromDecimals: assetDecimals(o.from_asset),
+        orderId: o.id,
+        accountId,
+        provider: o.provider,
+        side: o.side,
+        paymentMethod: o.payment_method,
+        fromAsset: o.from_asset,
+        toAsset: o.to_asset,
+        network: o.network,
+        finalInMinor: BigInt(o.final_in_minor),
+        fromDecimals: assetDecimals(o.from_asset),
       });
       return await recordPlacement(o.id, placed, request);
     } catch (e) {
@@ -93,7 +113,12 @@ export async function placeOrder(orderId: string, accountId: string, request: Re
     }
   }
   await failUnplaced(orderId, request);
-  throw new DomainError('temporarily_unavailable', 'temporarily_unavailable', 'No provider can place this order right now; the offer is released: retry, or re-quote.', {
-    details: { order_id: orderId },
-  });
+  throw new DomainError(
+    'temporarily_unavailable',
+    'temporarily_unavailable',
+    'No provider can place this order right now; the offer is released: retry, or re-quote.',
+    {
+      details: { order_id: orderId },
+    },
+  );
 }

@@ -7,10 +7,10 @@ import { scoped } from '../../lib/scoped';
 import type { AccountScope } from '../scope';
 
 /** `GET /orders`: the caller's orders (alias `o`), optionally of one `status`; the route paginates newest first. */
-export function orderListQuery(scope: AccountScope, f: { status?: OrderStatus; quote_id?: string }): SelectQueryBuilder<Order> {
+export function orderListQuery(scope: AccountScope, input: { status?: OrderStatus; quote_id?: string }): SelectQueryBuilder<Order> {
   const qb = scoped(scope).query(Order, 'o');
-  if (f.status) qb.andWhere('o.status = :s', { s: f.status });
-  if (f.quote_id) qb.andWhere('o.quote_id = :q', { q: f.quote_id });
+  if (input.status) qb.andWhere('o.status = :s', { s: input.status });
+  if (input.quote_id) qb.andWhere('o.quote_id = :q', { q: input.quote_id });
   return qb;
 }
 

@@ -4,8 +4,17 @@
  */
 import { DomainError, invalidRequest } from '../../domain/errors';
 import {
-  assertCountries, assertFiatScale, assertSideAssets, assetDecimals, bestOfferIndex, noOfferReason, parseDecimal,
-  type PaymentMethod, type QuoteNetwork, type QuoteSide, type QuoteTerms,
+  assertCountries,
+  assertFiatScale,
+  assertSideAssets,
+  assetDecimals,
+  bestOfferIndex,
+  noOfferReason,
+  parseDecimal,
+  type PaymentMethod,
+  type QuoteNetwork,
+  type QuoteSide,
+  type QuoteTerms,
 } from '../../domain/quotes';
 import { Quote, QuoteOffer, type StoredProviderResult } from '../../entities';
 import { loadConfig } from '../../lib/config';
@@ -32,30 +41,50 @@ export interface QuoteRequest {
 }
 
 /** The forwarded country headers judged by spec 4.9 rule 2 (documented in the OpenAPI description). */
-export const COUNTRY_HEADERS = Object.freeze(['cf-ipcountry', 'cloudfront-viewer-country', 'x-vercel-ip-country', 'x-country-code'] as const);
+export const COUNTRY_HEADERS = Object.freeze([
+  'cf-ipcountry',
+  'cloudfront-viewer-country',
+  'x-vercel-ip-country',
+  'x-country-code',
+] as const);
 
 /**
  * Terms of a request after the rules that need no provider (spec 4.9 rule 1, exactly one amount, the
  * assets and network by side). Throws 400 (`parameter_invalid`, `parameter_missing`,
  * `asset_invalid_for_side`, `network_invalid_for_side`) and 422 `amount_invalid`.
  */
-export function quoteTerms(b: QuoteRequest): QuoteTerms {
-  if (b.from_amount !== undefined && b.to_amount !== undefined) throw invalidRequest('parameter_invalid', 'Give exactly one of from_amount and to_amount, not both.', 'to_amount');
-  if (b.from_amount === undefined && b.to_amount === undefined) {
-    throw new DomainError('invalid_request', 'parameter_missing', 'Give exactly one of from_amount and to_amount.', { param: 'from_amount' });
+export function quoteTerms(quoteRequest: QuoteRequest): QuoteTerms {
+  if (quoteRequest.from_amount !== undefined && quoteRequest.to_amount !== undefined)
+    throw invalidRequest('parameter_invalid', 'Give exactly one of from_amount and to_amount, not both.', 'to_amount');
+  if (quoteRequest.from_amount === undefined && quoteRequest.to_amount === undefined) {
+    throw new DomainError('invalid_request', 'parameter_missing', 'Give exactly one of from_amount and to_amount.', {
+      param: 'from_amount',
+    });
   }
-  assertSideAssets(b.side, b.from_asset, b.to_asset);
-  if (b.side === 'buy' && b.from_network) throw invalidRequest('network_invalid_for_side', 'A buy names `to_network`, not `from_network`.', 'from_network');
-  if (b.side === 'sell' && b.to_network) throw invalidRequest('network_invalid_for_side', 'A sell names `from_network`, not `to_network`.', 'to_network');
-  assertFiatScale(b.side, b.from_asset, b.from_amount);
+  assertSideAssets(quoteRequest.side, quoteRequest.from_asset, quoteRequest.to_asset);
+  if (quoteRequest.side === 'buy' && quoteRequest.from_network)
+    throw invalidRequest('network_invalid_for_side', 'A buy names `to_network`, not `from_network`.', 'from_network');
+  if (quoteRequest.side === 'sell' && quoteRequest.to_network)
+    throw invalidRequest('network_invalid_for_side', 'A sell names `from_network`, not `to_network`.', 'to_network');
+  assertFiatScale(quoteRequest.side, quoteRequest.from_asset, quoteRequest.from_amount);
   return {
-    side: b.side, fromAsset: b.from_asset, toAsset: b.to_asset, fromAmount: b.from_amount ?? null, toAmount: b.to_amount ?? null,
-    paymentMethod: b.payment_method ?? null, country: b.country ?? null, network: (b.side === 'sell' ? b.from_network : b.to_network ?? b.from_network) ?? null,
+    side: quoteRequest.side,
+    fromAsset: quoteRequest.from_asset,
+    toAsset: quoteRequest.to_asset,
+    fromAmount: quoteRequest.from_amount ?? null,
+    toAmount: quoteRequest.to_amount ?? null,
+    paymentMethod: quoteRequest.payment_method ?? null,
+    country: quoteRequest.country ?? null,
+    network: (quoteRequest.side === 'sell' ? quoteRequest.from_network : (quoteRequest.to_network ?? quoteRequest.from_network)) ?? null,
   };
 }
 
 const stored = (r: ProviderResult, offerId: string | null): StoredProviderResult => ({
-  provider: r.provider.id, status: r.status, reason: r.status === 'quoted' ? null : r.reason, latencyMs: r.latencyMs, offerId,
+  provider: r.provider.id,
+  status: r.status,
+  reason: r.status === 'quoted' ? null : r.reason,
+  latencyMs: r.latencyMs,
+  offerId,
 });
 
 /**
@@ -68,7 +97,10 @@ const stored = (r: ProviderResult, offerId: string | null): StoredProviderResult
  * `details.alternative_methods` (a pinned method other methods could serve). Errors of
  * domain/quotes.ts (400, 422 `amount_invalid`).
  */
-export async function createQuote(scope: Scope, input: QuoteRequest & { headers: Record<string, string | string[] | undefined>; claim?: InlineIdempotency }): Promise<{ quote: Quote; offers: QuoteOffer[]; wire: Record<string, unknown> }> {
+export async function createQuote(
+  scope: Scope,
+  input: QuoteRequest & { headers: Record<string, string | string[] | undefined>; claim?: InlineIdempotency },
+): Promise<{ quote: Quote; offers: QuoteOffer[]; wire: Record<string, unknown> }> {
   const { headers, claim } = input;
   const b: QuoteRequest = input;
   const terms = quoteTerms(b);
@@ -86,13 +118,19 @@ export async function createQuote(scope: Scope, input: QuoteRequest & { headers:
   const requestedOut = terms.toAmount !== null ? parseDecimal(terms.toAmount, assetDecimals(terms.toAsset), 'floor') : null;
   const comparable = quoted.filter((r) => requestedOut === null || r.offer.finalOut === requestedOut);
   if (comparable.length === 0) {
-    const reason = noOfferReason(results.map((r) => (r.status === 'quoted' ? { code: 'PROVIDER_FILTER_MISMATCH' as const, reason: 'amount_not_exact' } : r)));
+    const reason = noOfferReason(
+      results.map((r) => (r.status === 'quoted' ? { code: 'PROVIDER_FILTER_MISMATCH' as const, reason: 'amount_not_exact' } : r)),
+    );
     const alternatives = terms.paymentMethod ? alternativeMethods(terms) : [];
     throw new DomainError('capability_unavailable', 'capability_unavailable', `No provider can execute this quote (${reason}).`, {
       details: {
         reason_code: reason,
         ...(alternatives.length > 0 ? { alternative_methods: alternatives } : {}),
-        providers: results.map((r) => ({ provider: r.provider.id, status: r.status, reason: r.status === 'quoted' ? 'amount_not_exact' : r.reason })),
+        providers: results.map((r) => ({
+          provider: r.provider.id,
+          status: r.status,
+          reason: r.status === 'quoted' ? 'amount_not_exact' : r.reason,
+        })),
       },
     });
   }
@@ -100,24 +138,55 @@ export async function createQuote(scope: Scope, input: QuoteRequest & { headers:
   const order: Array<Extract<ProviderResult, { status: 'quoted' }>> = [];
   const pool = [...comparable];
   while (pool.length > 0) {
-    const i = bestOfferIndex(pool.map((r) => r.offer), requestedOut);
+    const i = bestOfferIndex(
+      pool.map((r) => r.offer),
+      requestedOut,
+    );
     order.push(pool.splice(i, 1)[0]);
   }
   const rest = quoted.filter((r) => !comparable.includes(r));
   const quoteId = newId('quo_');
   const now = new Date();
   const expiresAt = new Date(now.getTime() + cfg.quoteTtlSeconds * 1000);
-  const offers = [...order, ...rest].map((r, rank) => Object.assign(new QuoteOffer(), {
-    id: newId('qof_'), quote_id: quoteId, account_id: scope.accountId, livemode: scope.livemode, provider: r.provider.id, rank,
-    comparable: rank < order.length, side: terms.side, from_asset: terms.fromAsset, to_asset: terms.toAsset,
-    payment_method: r.offer.paymentMethod, network: r.offer.network, final_in_minor: r.offer.finalIn.toString(),
-    final_out_minor: r.offer.finalOut.toString(), fee_minor: r.offer.fee.toString(), expires_at: expiresAt, order_id: null, created_at: now,
-  }));
+  const offers = [...order, ...rest].map((r, rank) =>
+    Object.assign(new QuoteOffer(), {
+      id: newId('qof_'),
+      quote_id: quoteId,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      provider: r.provider.id,
+      rank,
+      comparable: rank < order.length,
+      side: terms.side,
+      from_asset: terms.fromAsset,
+      to_asset: terms.toAsset,
+      payment_method: r.offer.paymentMethod,
+      network: r.offer.network,
+      final_in_minor: r.offer.finalIn.toString(),
+      final_out_minor: r.offer.finalOut.toString(),
+      fee_minor: r.offer.fee.toString(),
+      expires_at: expiresAt,
+      order_id: null,
+      created_at: now,
+    }),
+  );
   const offerOf = new Map(offers.map((o) => [o.provider, o.id]));
   const quote = Object.assign(new Quote(), {
-    id: quoteId, account_id: scope.accountId, livemode: scope.livemode, side: terms.side, from_asset: terms.fromAsset, to_asset: terms.toAsset,
-    from_amount: terms.fromAmount, to_amount: terms.toAmount, payment_method: terms.paymentMethod, country: terms.country, network: terms.network,
-    offer_id: offers[0].id, providers: results.map((r) => stored(r, r.status === 'quoted' ? offerOf.get(r.provider.id) ?? null : null)), expires_at: expiresAt, created_at: now,
+    id: quoteId,
+    account_id: scope.accountId,
+    livemode: scope.livemode,
+    side: terms.side,
+    from_asset: terms.fromAsset,
+    to_asset: terms.toAsset,
+    from_amount: terms.fromAmount,
+    to_amount: terms.toAmount,
+    payment_method: terms.paymentMethod,
+    country: terms.country,
+    network: terms.network,
+    offer_id: offers[0].id,
+    providers: results.map((r) => stored(r, r.status === 'quoted' ? (offerOf.get(r.provider.id) ?? null) : null)),
+    expires_at: expiresAt,
+    created_at: now,
   });
   const wire = quoteView(quote, offers, providerIdentity, now.getTime());
   // One statement: the completed idempotency record (when the caller claimed a key), the quote and its offers.
@@ -131,8 +200,18 @@ export async function createQuote(scope: Scope, input: QuoteRequest & { headers:
      q AS (INSERT INTO quotes SELECT r.* FROM jsonb_populate_record(NULL::quotes, $8::jsonb) r WHERE EXISTS (SELECT 1 FROM go) RETURNING id),
      o AS (INSERT INTO quote_offers SELECT r.* FROM jsonb_populate_recordset(NULL::quote_offers, $9::jsonb) r WHERE EXISTS (SELECT 1 FROM q) RETURNING id)
      SELECT (SELECT count(*) FROM q)::int AS n, (SELECT count(*) FROM o)::int AS offers`,
-    [scope.accountId, claim?.route ?? null, claim?.key ?? null, scope.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(wire),
-      JSON.stringify(quote), JSON.stringify(offers)]);
+    [
+      scope.accountId,
+      claim?.route ?? null,
+      claim?.key ?? null,
+      scope.livemode,
+      claim?.hash ?? null,
+      claim?.status ?? null,
+      JSON.stringify(wire),
+      JSON.stringify(quote),
+      JSON.stringify(offers),
+    ],
+  );
   if (!rows[0] || rows[0].n === 0) throw new IdempotencyKeyTaken();
   return { quote, offers, wire };
 }
@@ -140,7 +219,13 @@ export async function createQuote(scope: Scope, input: QuoteRequest & { headers:
 /** `GET /quotes/{id}` of quote `input.id` of the caller's account and mode, with its offers best first; 404 param `id` otherwise. */
 export async function getQuote(scope: AccountScope, input: { id: string }): Promise<{ quote: Quote; offers: QuoteOffer[] }> {
   const { id } = input;
-  const quote = await scoped(scope).getOne(Quote, { id }, () => new DomainError('not_found', 'not_found', `No such quote: ${id}.`, { param: 'id' }));
-  const offers = await db().getRepository(QuoteOffer).find({ where: { quote_id: id }, order: { rank: 'ASC' } });
+  const quote = await scoped(scope).getOne(
+    Quote,
+    { id },
+    () => new DomainError('not_found', 'not_found', `No such quote: ${id}.`, { param: 'id' }),
+  );
+  const offers = await db()
+    .getRepository(QuoteOffer)
+    .find({ where: { quote_id: id }, order: { rank: 'ASC' } });
   return { quote, offers };
 }

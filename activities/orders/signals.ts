@@ -25,6 +25,9 @@ export async function notifyOrderUpdate(id: string): Promise<boolean> {
 
 /** Recovery sweep at worker start: a workflow for every open order (the table's open set: pending, awaiting payment, processing). */
 export async function ensureOrderWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM orders WHERE id > $1 AND status IN (${sqlStatusList(orderTransitions.open)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(orderContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM orders WHERE id > $1 AND status IN (${sqlStatusList(orderTransitions.open)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(orderContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

@@ -47,20 +47,32 @@ export async function loadPaymentLinkState(args: { linkId: string }): Promise<Li
  * `payment_link.expired`. Idempotent (a second call changes nothing). Returns the closed payment
  * ids for `signalPaymentsLinkEnded`.
  */
-export async function expirePaymentLink(args: { linkId: string; at: number }): Promise<{ expired: boolean; accountId: string | null; paymentIds: string[] }> {
+export async function expirePaymentLink(args: {
+  linkId: string;
+  at: number;
+}): Promise<{ expired: boolean; accountId: string | null; paymentIds: string[] }> {
   return transaction(async (m) => {
     const link = await m.findOne(PaymentLink, { where: { id: args.linkId }, lock: { mode: 'pessimistic_write' } });
     if (!link) return { expired: false, accountId: null, paymentIds: [] };
     if (!LINK_EXPIRABLE_STATUSES.includes(link.status) || !link.expires_at || link.expires_at.getTime() > args.at) {
       return { expired: false, accountId: link.account_id, paymentIds: [] };
     }
-    const { paymentIds } = await expireLink(m, link, { at: new Date(args.at), closePayments: (ended) => closeLivePaymentsForLink(m, ended, 'expired', null) }, null);
+    const { paymentIds } = await expireLink(
+      m,
+      link,
+      { at: new Date(args.at), closePayments: (ended) => closeLivePaymentsForLink(m, ended, 'expired', null) },
+      null,
+    );
     return { expired: true, accountId: link.account_id, paymentIds };
   });
 }
 
 /** Activity: tells the payment workflows closed by a link end (activities/payments/signals.ts `signalLinkEndedToPayments`). */
-export async function signalPaymentsLinkEnded(args: { paymentIds: string[]; accountId: string; reason: 'cancelled' | 'expired' }): Promise<void> {
+export async function signalPaymentsLinkEnded(args: {
+  paymentIds: string[];
+  accountId: string;
+  reason: 'cancelled' | 'expired';
+}): Promise<void> {
   if (args.paymentIds.length) await signalLinkEndedToPayments(args.paymentIds, args.accountId, args.reason);
 }
 
@@ -71,7 +83,11 @@ export async function signalPaymentsLinkEnded(args: { paymentIds: string[]; acco
  * `reminder_schedule.sent` and emits `payment_link.reminder_sent`, in one transaction holding the
  * link's row lock. Returns `{ sent: false }` when the reminder is no longer due.
  */
-export async function sendPaymentLinkReminder(args: { linkId: string; index: number; at: number }): Promise<{ sent: boolean; emailId: string | null }> {
+export async function sendPaymentLinkReminder(args: {
+  linkId: string;
+  index: number;
+  at: number;
+}): Promise<{ sent: boolean; emailId: string | null }> {
   return transaction(async (m) => {
     const link = await m.findOne(PaymentLink, { where: { id: args.linkId }, lock: { mode: 'pessimistic_write' } });
     if (!link) return { sent: false, emailId: null };
@@ -80,7 +96,10 @@ export async function sendPaymentLinkReminder(args: { linkId: string; index: num
     const [account, vctx] = await Promise.all([m.findOneByOrFail(Account, { id: link.account_id }), linkViewContext(link.account_id)]);
     const view = paymentLinkView(link, vctx);
     const email = await emailProvider().send({
-      to: link.payer_email!, template: 'payment_link_reminder', accountId: link.account_id, relatedObjectId: link.id,
+      to: link.payer_email!,
+      template: 'payment_link_reminder',
+      accountId: link.account_id,
+      relatedObjectId: link.id,
       subject: `Reminder from ${account.display_name}: ${link.title} (${link.reference_id})`,
       body: linkEmailBody(link, String(view.url), account.display_name, 'reminder'),
       idempotencyKey: `reminder:${link.id}:${args.index}:${due.toISOString()}`,
@@ -95,5 +114,8 @@ export async function sendPaymentLinkReminder(args: { linkId: string; index: num
 
 /** The activities of contracts/payment-link.ts (and only those): what the worker registers for paymentLinkWorkflow. */
 export const paymentLinkWorkflowActivities = {
-  loadPaymentLinkState, expirePaymentLink, sendPaymentLinkReminder, signalPaymentsLinkEnded,
+  loadPaymentLinkState,
+  expirePaymentLink,
+  sendPaymentLinkReminder,
+  signalPaymentsLinkEnded,
 } satisfies PaymentLinkActivities;

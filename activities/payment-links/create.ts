@@ -7,8 +7,13 @@ import type { EntityManager } from 'typeorm';
 import { invalidRequest } from '../../domain/errors';
 import { assertStorableMinor, currencyDecimals, toMinorPositive, type Money } from '../../domain/money';
 import {
-  assertCryptoOnlyEnabled, assertFuture, assertNativeCurrencyEnabled, assertPayerTypeFitsSettlement, assertSettlementNotConflicting,
-  blankToNull, parseAcceptedRailKinds,
+  assertCryptoOnlyEnabled,
+  assertFuture,
+  assertNativeCurrencyEnabled,
+  assertPayerTypeFitsSettlement,
+  assertSettlementNotConflicting,
+  blankToNull,
+  parseAcceptedRailKinds,
 } from '../../domain/payment-links';
 import { validateAllowedRails } from '../../domain/rails';
 import { DEFAULT_REMINDER_OFFSETS_DAYS, type ReminderSchedule } from '../../domain/reminders';
@@ -30,7 +35,10 @@ import { nextReferenceId } from './references';
  * any value but ["crypto"]), then for crypto-only the `payment_links.crypto_only` flag of the
  * account (409 capability_unavailable while closed).
  */
-export async function acceptedRailKinds(accountId: string, kinds: string[] | null | undefined): Promise<{ cryptoOnly: boolean; stored: string[] | null }> {
+export async function acceptedRailKinds(
+  accountId: string,
+  kinds: string[] | null | undefined,
+): Promise<{ cryptoOnly: boolean; stored: string[] | null }> {
   const parsed = parseAcceptedRailKinds(kinds);
   if (parsed.cryptoOnly) assertCryptoOnlyEnabled(await isFlagOpen('payment_links.crypto_only', accountId));
   return parsed;
@@ -77,15 +85,25 @@ export interface CreateLinkInput {
  * wire form. Also throws `IdempotencyKeyTaken` (nothing written) when the key already has a
  * record. Without `input.claim` (internal callers) no record is written. A short-code collision aborts the whole statement and is retried (8 attempts).
  */
-export async function createLink(c: Scope, input: CreateLinkInput & { claim?: InlineIdempotency }): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
+export async function createLink(
+  scope: Scope,
+  input: CreateLinkInput & { claim?: InlineIdempotency },
+): Promise<{ link: PaymentLink; wire: Record<string, unknown> }> {
   const { claim } = input;
-  const checks = await checkCreateLink(c, input);
-  const [link, vctx] = await Promise.all([buildLink(db().manager, c, input, checks), linkViewContext(c.accountId)]);
-  link.reference_id = await nextReferenceId(c.accountId);
+  const checks = await checkCreateLink(scope, input);
+  const [link, vctx] = await Promise.all([buildLink(db().manager, scope, input, checks), linkViewContext(scope.accountId)]);
+  link.reference_id = await nextReferenceId(scope.accountId);
   for (let attempt = 1; ; attempt++) {
     link.short_code = newShortCode();
     const wire = paymentLinkView(link, vctx);
-    const event = { accountId: link.account_id, livemode: link.livemode, type: 'payment_link.created', objectType: 'payment_link', objectId: link.id, request: c.request };
+    const event = {
+      accountId: link.account_id,
+      livemode: link.livemode,
+      type: 'payment_link.created',
+      objectType: 'payment_link',
+      objectId: link.id,
+      request: scope.request,
+    };
     checkEventSchema({ ...event, object: wire }); // written by the statement below, not emitEvent: checked here (EVENT_SCHEMA_CHECK)
     try {
       const rows: unknown[] = await db().query(
@@ -105,24 +123,40 @@ export async function createLink(c: Scope, input: CreateLinkInput & { claim?: In
          SELECT id FROM ev`,
         // The wire form travels once: it is both the stored response and the event's `data.object`. It is cast to `json`
         // (kept verbatim; `jsonb` reorders keys), so a replay is byte-identical to this answer.
-        [c.accountId, claim?.route ?? null, claim?.key ?? null, c.livemode, claim?.hash ?? null, claim?.status ?? null, JSON.stringify(link), JSON.stringify(wire),
-          ...eventRowHead(event), ...eventRowTail(event)]);
+        [
+          scope.accountId,
+          claim?.route ?? null,
+          claim?.key ?? null,
+          scope.livemode,
+          claim?.hash ?? null,
+          claim?.status ?? null,
+          JSON.stringify(link),
+          JSON.stringify(wire),
+          ...eventRowHead(event),
+          ...eventRowTail(event),
+        ],
+      );
       if (!rows[0]) throw new IdempotencyKeyTaken();
       announceEvents();
       return { link, wire };
     } catch (e) {
-      if (attempt < 8 && (e as { code?: string; constraint?: string }).code === '23505' && /short_code/.test((e as { constraint?: string }).constraint ?? '')) continue;
+      if (
+        attempt < 8 &&
+        (e as { code?: string; constraint?: string }).code === '23505' &&
+        /short_code/.test((e as { constraint?: string }).constraint ?? '')
+      )
+        continue;
       throw e;
     }
   }
 }
 
 /** Request-level checks of a create that need no row of the new link (spec 4.1 create errors). */
-async function checkCreateLink(c: AccountScope, input: CreateLinkInput): Promise<CreateChecks> {
+async function checkCreateLink(scope: AccountScope, input: CreateLinkInput): Promise<CreateChecks> {
   const minor = assertStorableMinor(toMinorPositive(input.amount, 'amount'), 'amount');
-  const { cryptoOnly, stored: acceptedKinds } = await acceptedRailKinds(c.accountId, input.accepted_rail_kinds);
+  const { cryptoOnly, stored: acceptedKinds } = await acceptedRailKinds(scope.accountId, input.accepted_rail_kinds);
   assertSettlementNotConflicting(cryptoOnly, input.settlement_destination);
-  if (cryptoOnly) await checkNativeCurrency(c.accountId, input.amount.currency);
+  if (cryptoOnly) await checkNativeCurrency(scope.accountId, input.amount.currency);
   const allowed = validateAllowedRails(input.amount.currency, input.allowed_rails ?? null, cryptoOnly);
   assertPayerTypeFitsSettlement(cryptoOnly, input.expected_payer_type);
   assertFuture(input.expires_at, 'expires_at', Date.now());
@@ -130,19 +164,24 @@ async function checkCreateLink(c: AccountScope, input: CreateLinkInput): Promise
 }
 
 /** What `checkCreateLink` derived: amount in minor units, crypto-only intent, stored rail kinds and rails. */
-interface CreateChecks { minor: bigint; cryptoOnly: boolean; acceptedKinds: string[] | null; allowed: string[] | null }
+interface CreateChecks {
+  minor: bigint;
+  cryptoOnly: boolean;
+  acceptedKinds: string[] | null;
+  allowed: string[] | null;
+}
 
 /**
  * The new draft link of `input` (not inserted; `reference_id` and `short_code` unset): checks the
  * destination, client and items it refers to through `m` and derives the title. Timestamps are set
  * here so the row needs no reload.
  */
-async function buildLink(m: EntityManager, c: AccountScope, input: CreateLinkInput, checks: CreateChecks): Promise<PaymentLink> {
+async function buildLink(m: EntityManager, scope: AccountScope, input: CreateLinkInput, checks: CreateChecks): Promise<PaymentLink> {
   const { minor, cryptoOnly, acceptedKinds, allowed } = checks;
   const currency = input.amount.currency;
-  if (input.settlement_destination) await assertDestinationOwned(m, c, input.settlement_destination.address_book_id);
-  if (input.client_id) await assertClientUsable(m, c, input.client_id);
-  const items = await resolveItems(m, c, input.items, currency);
+  if (input.settlement_destination) await assertDestinationOwned(m, scope, input.settlement_destination.address_book_id);
+  if (input.client_id) await assertClientUsable(m, scope, input.client_id);
+  const items = await resolveItems(m, scope, input.items, currency);
   const title = deriveTitle({ title: input.title, invoiceNumber: input.invoice_number, items: items.forTitle });
   if (title === null) {
     throw invalidRequest('parameter_missing', 'A title is required: send `title`, an `invoice_number` or a named line item.', 'title');
@@ -154,19 +193,44 @@ async function buildLink(m: EntityManager, c: AccountScope, input: CreateLinkInp
   };
   const now = new Date();
   return m.create(PaymentLink, {
-    id: newId('pl_'), account_id: c.accountId, livemode: c.livemode, status: 'draft', title,
-    memo: blankToNull(input.memo), invoice_number: blankToNull(input.invoice_number),
+    id: newId('pl_'),
+    account_id: scope.accountId,
+    livemode: scope.livemode,
+    status: 'draft',
+    title,
+    memo: blankToNull(input.memo),
+    invoice_number: blankToNull(input.invoice_number),
     reference_id: '',
-    amount_minor: minor.toString(), currency, decimals: currencyDecimals(currency),
-    client_id: input.client_id ?? null, direction: null,
+    amount_minor: minor.toString(),
+    currency,
+    decimals: currencyDecimals(currency),
+    client_id: input.client_id ?? null,
+    direction: null,
     expected_payer_type_input: input.expected_payer_type ?? null,
-    allowed_rails: allowed, accepted_rail_kinds: acceptedKinds, crypto_only: cryptoOnly,
-    expires_at: input.expires_at ?? null, payer_email: input.payer_email ?? null, reminder_schedule: schedule,
-    settlement_kind: null, settlement_asset: null,
+    allowed_rails: allowed,
+    accepted_rail_kinds: acceptedKinds,
+    crypto_only: cryptoOnly,
+    expires_at: input.expires_at ?? null,
+    payer_email: input.payer_email ?? null,
+    reminder_schedule: schedule,
+    settlement_kind: null,
+    settlement_asset: null,
     settlement_destination_id: input.settlement_destination?.address_book_id ?? null,
-    items: items.stored, payer_token: null, short_code: '',
-    activated_at: null, viewed_at: null, paid_at: null, settled_at: null, cancelled_at: null, expired_at: null,
-    latest_attempt_status: null, partial_payment: null, invoice_sent_at: null, refunded_at: null, settlement_destination_kind: null,
-    created_at: now, updated_at: now,
+    items: items.stored,
+    payer_token: null,
+    short_code: '',
+    activated_at: null,
+    viewed_at: null,
+    paid_at: null,
+    settled_at: null,
+    cancelled_at: null,
+    expired_at: null,
+    latest_attempt_status: null,
+    partial_payment: null,
+    invoice_sent_at: null,
+    refunded_at: null,
+    settlement_destination_kind: null,
+    created_at: now,
+    updated_at: now,
   });
 }

@@ -11,11 +11,15 @@ export function linkEmailBody(link: PaymentLink, url: string, merchant: string, 
   const amount = `${formatMajor({ amount: String(link.amount_minor), currency: link.currency, decimals: link.decimals })} ${link.currency}`;
   const lead = kind === 'invoice' ? `${merchant} sent you an invoice.` : `A friendly reminder: ${merchant} is waiting for your payment.`;
   return [
-    lead, '',
+    lead,
+    '',
     `${link.title} (${link.reference_id}${link.invoice_number ? `, invoice ${link.invoice_number}` : ''})`,
     `Amount: ${amount}`,
     link.memo ? `Note: ${link.memo}` : null,
-    link.expires_at ? `Pay before ${link.expires_at.toISOString()}` : null, '',
+    link.expires_at ? `Pay before ${link.expires_at.toISOString()}` : null,
+    '',
     `Pay here: ${url}`,
-  ].filter((l) => l !== null).join('\n');
+  ]
+    .filter((l) => l !== null)
+    .join('\n');
 }

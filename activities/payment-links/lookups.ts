@@ -16,8 +16,8 @@ export function linkNotFound(id: string): DomainError {
 }
 
 /** Loads a link of the scope's (account, livemode) with a row lock; 404 param `id` for any other id (also cross-account). */
-export async function lockLink(m: EntityManager, c: AccountScope, id: string): Promise<PaymentLink> {
-  return scoped(c, m).lock(PaymentLink, { id }, () => linkNotFound(id));
+export async function lockLink(manager: EntityManager, scope: AccountScope, id: string): Promise<PaymentLink> {
+  return scoped(scope, manager).lock(PaymentLink, { id }, () => linkNotFound(id));
 }
 
 /**
@@ -28,25 +28,34 @@ export async function lockLink(m: EntityManager, c: AccountScope, id: string): P
  * delete is caught at activation (the destination must still exist). A bank entry without its
  * bank details cannot receive money: 409 conflict `address_book_entry_incomplete`.
  */
-export async function assertDestinationOwned(m: EntityManager, c: AccountScope, id: string): Promise<void> {
-  const inTransaction = m.queryRunner?.isTransactionActive === true;
-  const q = scoped(c, m).query(AddressBookEntry, 'e').andWhere('e.id = :id AND e.deleted_at IS NULL', { id });
+export async function assertDestinationOwned(manager: EntityManager, scope: AccountScope, id: string): Promise<void> {
+  const inTransaction = manager.queryRunner?.isTransactionActive === true;
+  const q = scoped(scope, manager).query(AddressBookEntry, 'e').andWhere('e.id = :id AND e.deleted_at IS NULL', { id });
   const e = await (inTransaction ? q.setLock('pessimistic_read') : q).getOne();
   if (!e) throw notFound(`No such address book entry: ${id}.`, 'settlement_destination.address_book_id');
   if (e.kind === 'bank' && !e.beneficiary_set_at) {
-    throw conflict('address_book_entry_incomplete', 'This bank entry has no bank details yet; add them with POST /address_book/{id}/beneficiary first.', { address_book_id: id });
+    throw conflict(
+      'address_book_entry_incomplete',
+      'This bank entry has no bank details yet; add them with POST /address_book/{id}/beneficiary first.',
+      { address_book_id: id },
+    );
   }
 }
 
 /** 404 unless the client belongs to (account, livemode); 400 `client_archived` for an archived client. */
-export async function assertClientUsable(m: EntityManager, c: AccountScope, id: string): Promise<void> {
-  const cl = await scoped(c, m).findOne(Client, { id });
+export async function assertClientUsable(manager: EntityManager, scope: AccountScope, id: string): Promise<void> {
+  const cl = await scoped(scope, manager).findOne(Client, { id });
   if (!cl) throw notFound(`No such client: ${id}.`, 'client_id');
   if (cl.archived_at) throw invalidRequest('client_archived', `Client ${id} is archived.`, 'client_id');
 }
 
 /** Request line item (spec 2.3 `items`). */
-export interface ItemInput { product_id?: string | null; name?: string | null; quantity?: number; unit_amount?: Money | null }
+export interface ItemInput {
+  product_id?: string | null;
+  name?: string | null;
+  quantity?: number;
+  unit_amount?: Money | null;
+}
 
 /**
  * Resolves request items into stored items (snapshot of the product name and price) plus the
@@ -54,13 +63,18 @@ export interface ItemInput { product_id?: string | null; name?: string | null; q
  * (404) and not be archived (400 `product_archived`); `unit_amount` must be in the link currency
  * (400 `currency_mismatch`); a product's price is used when its currency is the link's.
  */
-export async function resolveItems(m: EntityManager, c: AccountScope, items: ItemInput[] | null | undefined, currency: string): Promise<{ stored: LinkItem[]; forTitle: Array<{ name: string | null; productName: string | null }> }> {
+export async function resolveItems(
+  manager: EntityManager,
+  scope: AccountScope,
+  items: ItemInput[] | null | undefined,
+  currency: string,
+): Promise<{ stored: LinkItem[]; forTitle: Array<{ name: string | null; productName: string | null }> }> {
   const stored: LinkItem[] = [];
   const forTitle: Array<{ name: string | null; productName: string | null }> = [];
   for (const [i, it] of (items ?? []).entries()) {
     let product: Product | null = null;
     if (it.product_id) {
-      product = await scoped(c, m).findOne(Product, { id: it.product_id });
+      product = await scoped(scope, manager).findOne(Product, { id: it.product_id });
       if (!product) throw notFound(`No such product: ${it.product_id}.`, `items.${i}.product_id`);
       if (product.archived_at) throw invalidRequest('product_archived', `Product ${it.product_id} is archived.`, `items.${i}.product_id`);
     }
@@ -69,7 +83,11 @@ export async function resolveItems(m: EntityManager, c: AccountScope, items: Ite
     let unit: string | null = null;
     if (it.unit_amount) {
       if (it.unit_amount.currency !== currency) {
-        throw invalidRequest('currency_mismatch', `items[${i}].unit_amount must be in the link currency ${currency}.`, `items.${i}.unit_amount`);
+        throw invalidRequest(
+          'currency_mismatch',
+          `items[${i}].unit_amount must be in the link currency ${currency}.`,
+          `items.${i}.unit_amount`,
+        );
       }
       unit = assertStorableMinor(toMinorNonNegative(it.unit_amount, `items.${i}.unit_amount`), `items.${i}.unit_amount`).toString();
     } else if (product && product.unit_price_minor !== null && product.currency === currency) {

@@ -10,7 +10,13 @@ import type { SelectQueryBuilder } from 'typeorm';
 import { conflict, DomainError } from '../../domain/errors';
 import { normalizeShortCode } from '../../domain/ids';
 import { PAID_PAYMENT_STATUSES, sqlStatusList } from '../../domain/payments';
-import { LINK_STATUS_GROUP_NAMES, LINK_STATUS_GROUPS, linkStatusGroups, NEEDS_ATTENTION_STATUS, type LinkStatusGroup } from '../../domain/verdicts';
+import {
+  LINK_STATUS_GROUP_NAMES,
+  LINK_STATUS_GROUPS,
+  linkStatusGroups,
+  NEEDS_ATTENTION_STATUS,
+  type LinkStatusGroup,
+} from '../../domain/verdicts';
 import { Account, Payment, PaymentLink } from '../../entities';
 import { db } from '../../lib/db';
 import { executableRails } from '../../lib/rails-availability';
@@ -24,8 +30,8 @@ import { linkNotFound } from './lookups';
  * select: the driver already returns the entity's column types (bigint as string, timestamptz as
  * Date, jsonb parsed), so the hot read path skips the query builder and entity hydration.
  */
-export async function getLink(s: AccountScope, input: { id: string }): Promise<PaymentLink> {
-  const own = scoped(s).sql(null, 2);
+export async function getLink(scope: AccountScope, input: { id: string }): Promise<PaymentLink> {
+  const own = scoped(scope).sql(null, 2);
   const rows: PaymentLink[] = await db().query(`SELECT * FROM payment_links WHERE id = $1 AND ${own.where}`, [input.id, ...own.params]);
   if (!rows[0]) throw linkNotFound(input.id);
   return rows[0];
@@ -41,18 +47,29 @@ function groupPredicate(alias: string, g: LinkStatusGroup): string {
 const LINK_TEXT_SQL = "(l.title || E'\\n' || coalesce(l.memo, '') || E'\\n' || coalesce(l.invoice_number, ''))";
 
 /** Filters of `GET /payment_links` after joi (spec 4.1). */
-export interface LinkFilters { status_group?: LinkStatusGroup; q?: string; client_id?: string; settlement_kind?: string }
+export interface LinkFilters {
+  status_group?: LinkStatusGroup;
+  q?: string;
+  client_id?: string;
+  settlement_kind?: string;
+}
 
 /** `summary` of `GET /payment_links?expand=summary`: counts per status group (buckets overlap) and `total`. */
-export interface LinkSummary { by_status_group: Record<LinkStatusGroup, number>; total: number }
+export interface LinkSummary {
+  by_status_group: Record<LinkStatusGroup, number>;
+  total: number;
+}
 
 /** The scope's links (alias `l`) with the list filters of spec 4.1 (never cursor/limit). */
-function applyFilters(s: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
-  const qb = scoped(s).query(PaymentLink, 'l');
+function applyFilters(scope: AccountScope, f: LinkFilters): SelectQueryBuilder<PaymentLink> {
+  const qb = scoped(scope).query(PaymentLink, 'l');
   if (f.status_group) qb.andWhere(groupPredicate('l', f.status_group));
   // The joined text's ILIKE is implied by any column's (each column is a substring of it) and is
   // what the trigram index payment_links_text_trgm_idx answers; the columns' ILIKE keeps the match exact.
-  if (f.q) qb.andWhere(`(${LINK_TEXT_SQL} ILIKE :q AND (l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q))`, { q: likeContains(f.q) });
+  if (f.q)
+    qb.andWhere(`(${LINK_TEXT_SQL} ILIKE :q AND (l.title ILIKE :q OR l.memo ILIKE :q OR l.invoice_number ILIKE :q))`, {
+      q: likeContains(f.q),
+    });
   if (f.client_id) qb.andWhere('l.client_id = :cid', { cid: f.client_id });
   // A crypto-only draft has a null settlement_kind and so matches neither value (spec 4.1).
   if (f.settlement_kind) qb.andWhere('l.settlement_kind = :sk', { sk: f.settlement_kind });
@@ -63,8 +80,8 @@ function applyFilters(s: AccountScope, f: LinkFilters): SelectQueryBuilder<Payme
  * `summary` by counting every matching link (alias `l`): the answer for filters the counters do not
  * key (`q`, `client_id`), and the reference the counters are checked against.
  */
-export async function linkSummaryByScan(s: AccountScope, f: LinkFilters): Promise<LinkSummary> {
-  const qb = applyFilters(s, f).select('count(*)::int', 'total');
+export async function linkSummaryByScan(scope: AccountScope, linkFilters: LinkFilters): Promise<LinkSummary> {
+  const qb = applyFilters(scope, linkFilters).select('count(*)::int', 'total');
   for (const g of LINK_STATUS_GROUP_NAMES) qb.addSelect(`(count(*) FILTER (WHERE ${groupPredicate('l', g)}))::int`, g);
   const row = (await qb.getRawOne()) as Record<string, number>;
   return {
@@ -80,19 +97,27 @@ export async function linkSummaryByScan(s: AccountScope, f: LinkFilters): Promis
  * whatever the account's size. Only for filters those keys carry (`status_group`,
  * `settlement_kind`); the same numbers as `linkSummaryByScan`.
  */
-export async function linkSummaryFromCounts(s: AccountScope, f: Pick<LinkFilters, 'status_group' | 'settlement_kind'>): Promise<LinkSummary> {
-  const own = scoped(s).sql(null, 1);
+export async function linkSummaryFromCounts(
+  scope: AccountScope,
+  linkFilters: Pick<LinkFilters, 'status_group' | 'settlement_kind'>,
+): Promise<LinkSummary> {
+  const own = scoped(scope).sql(null, 1);
   const params: unknown[] = [...own.params];
   let where = own.where;
-  if (f.settlement_kind) { params.push(f.settlement_kind); where += ` AND settlement_kind = $${params.length}`; }
+  if (linkFilters.settlement_kind) {
+    params.push(linkFilters.settlement_kind);
+    where += ` AND settlement_kind = $${params.length}`;
+  }
   const rows: Array<{ status: string; has_partial: boolean; n: string }> = await db().query(
-    `SELECT status, has_partial, sum(n)::text AS n FROM payment_link_counts WHERE ${where} GROUP BY status, has_partial`, params);
+    `SELECT status, has_partial, sum(n)::text AS n FROM payment_link_counts WHERE ${where} GROUP BY status, has_partial`,
+    params,
+  );
   const out: LinkSummary = { by_status_group: { open: 0, needs_attention: 0, paid: 0, ended: 0 }, total: 0 };
   for (const r of rows) {
     const n = Number(r.n);
     if (n === 0) continue;
     const groups = linkStatusGroups(r.status, r.has_partial);
-    if (f.status_group && !groups.includes(f.status_group)) continue;
+    if (linkFilters.status_group && !groups.includes(linkFilters.status_group)) continue;
     out.total += n;
     for (const g of groups) out.by_status_group[g] += n;
   }
@@ -104,9 +129,13 @@ export async function linkSummaryFromCounts(s: AccountScope, f: Pick<LinkFilters
  * route's pagination) and a `summary()` of every matching row per status group (from the counters
  * when the filters allow, else by counting).
  */
-export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQueryBuilder<PaymentLink>; summary: () => Promise<LinkSummary> } {
-  const summary = () => (f.q || f.client_id ? linkSummaryByScan(s, f) : linkSummaryFromCounts(s, f));
-  return { query: applyFilters(s, f), summary };
+export function listLinks(
+  scope: AccountScope,
+  linkFilters: LinkFilters,
+): { query: SelectQueryBuilder<PaymentLink>; summary: () => Promise<LinkSummary> } {
+  const summary = () =>
+    linkFilters.q || linkFilters.client_id ? linkSummaryByScan(scope, linkFilters) : linkSummaryFromCounts(scope, linkFilters);
+  return { query: applyFilters(scope, linkFilters), summary };
 }
 
 /**
@@ -114,15 +143,18 @@ export function listLinks(s: AccountScope, f: LinkFilters): { query: SelectQuery
  * and its latest paid payment (or null). 404 for another link; 409 conflict
  * `payment_link_not_paid` unless the link is paid or settled.
  */
-export async function getLinkReceipt(s: AccountScope, input: { id: string }): Promise<{ link: PaymentLink; paid: Payment | null }> {
-  const link = await getLink(s, input);
+export async function getLinkReceipt(scope: AccountScope, input: { id: string }): Promise<{ link: PaymentLink; paid: Payment | null }> {
+  const link = await getLink(scope, input);
   if (link.status !== 'paid' && link.status !== 'settled') {
     throw conflict('payment_link_not_paid', `A receipt exists only for a paid or settled link; this one is ${link.status}.`);
   }
-  const paid = await scoped(s).query(Payment, 'p')
+  const paid = await scoped(scope)
+    .query(Payment, 'p')
     .andWhere('p.payment_link_id = :id', { id: link.id })
     .andWhere(`p.status IN (${sqlStatusList(PAID_PAYMENT_STATUSES)})`)
-    .orderBy('p.paid_at', 'DESC', 'NULLS LAST').addOrderBy('p.created_at', 'DESC').getOne();
+    .orderBy('p.paid_at', 'DESC', 'NULLS LAST')
+    .addOrderBy('p.created_at', 'DESC')
+    .getOne();
   return { link, paid: paid ?? null };
 }
 
@@ -151,7 +183,13 @@ export async function linkByShortCode(code: string): Promise<PaymentLink & { pay
 }
 
 /** What the payer session projection (views/payer-session.ts) needs besides the link. */
-export interface PayerSessionInputs { link: PaymentLink; account: Account; current: Payment | null; executableRails: string[]; chain: PaymentChain }
+export interface PayerSessionInputs {
+  link: PaymentLink;
+  account: Account;
+  current: Payment | null;
+  executableRails: string[];
+  chain: PaymentChain;
+}
 
 /**
  * The merchant account, the link's newest payment and the executable rails (and the native chain's
@@ -162,7 +200,11 @@ export interface PayerSessionInputs { link: PaymentLink; account: Account; curre
 export async function payerSessionInputs(link: PaymentLink): Promise<PayerSessionInputs> {
   const snapshot = db().transaction('REPEATABLE READ', async (m) => {
     const fresh = await m.findOneByOrFail(PaymentLink, { id: link.id });
-    const current = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id }).orderBy('p.created_at', 'DESC').getOne();
+    const current = await m
+      .createQueryBuilder(Payment, 'p')
+      .where('p.payment_link_id = :id', { id: link.id })
+      .orderBy('p.created_at', 'DESC')
+      .getOne();
     return { fresh, current };
   });
   const [account, { fresh, current }, rails] = await Promise.all([

@@ -27,7 +27,9 @@ export async function nextReferenceId(accountId: string): Promise<string> {
     entry.pending = (async () => {
       try {
         const { rows } = await auxDb().query<{ last: string }>(
-          'UPDATE accounts SET link_reference_seq = link_reference_seq + $2 WHERE id = $1 RETURNING link_reference_seq::text AS last', [accountId, size]);
+          'UPDATE accounts SET link_reference_seq = link_reference_seq + $2 WHERE id = $1 RETURNING link_reference_seq::text AS last',
+          [accountId, size],
+        );
         if (!rows[0]) throw notFound('No such account.');
         entry.last = BigInt(rows[0].last);
         entry.next = entry.last - BigInt(size) + 1n;

@@ -41,10 +41,10 @@ export async function signalLinkChanged(link: Pick<PaymentLink, 'id' | 'account_
  * (domain/payment-links.ts linkNeedsWorkflow: an expiry or a reminder to wait for) is signalled with
  * start; one without a timer only signals a run already open (one started while it had a timer).
  */
-export async function signalLinkChangedAfterCommit(m: EntityManager, link: PaymentLink): Promise<void> {
+export async function signalLinkChangedAfterCommit(manager: EntityManager, link: PaymentLink): Promise<void> {
   const ref = { id: link.id, accountId: link.account_id };
-  if (linkNeedsWorkflow(link)) await startAfterCommit(m, paymentLinkContract, ref, linkChanged);
-  else await signalRunningAfterCommit(m, paymentLinkContract, ref, linkChanged);
+  if (linkNeedsWorkflow(link)) await startAfterCommit(manager, paymentLinkContract, ref, linkChanged);
+  else await signalRunningAfterCommit(manager, paymentLinkContract, ref, linkChanged);
 }
 
 /** Signals a running link workflow only (never starts one); a missing workflow is ignored, other failures logged. */
@@ -72,7 +72,9 @@ export async function ensureLinkWorkflows(opts: { accountId?: string; batch?: nu
     const rows: PaymentLink[] = await db().query(
       `SELECT id, account_id, status, expires_at, payer_email, crypto_only, settlement_kind, activated_at, reminder_schedule FROM payment_links
         WHERE status IN (${sqlStatusList(LINK_WORKFLOW_LIVE_STATUSES)}) AND id > $1
-         AND ($3::text IS NULL OR account_id = $3) ORDER BY id LIMIT $2`, [after, batch, opts.accountId ?? null]);
+         AND ($3::text IS NULL OR account_id = $3) ORDER BY id LIMIT $2`,
+      [after, batch, opts.accountId ?? null],
+    );
     const due = rows.filter(linkNeedsWorkflow);
     for (const r of due) await signalLinkChanged(r);
     n += due.length;

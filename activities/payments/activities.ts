@@ -19,7 +19,14 @@ import { signalLinkOfPayment } from './signals';
 import { moveInvoiceAfterPayment } from '../records/subscriptions';
 import { creditPayment, expirePayment, ledgerOf, settlePayment } from '../records/payments';
 import { advanceBridge, applyXchainDeposit, closeXchainWatcher, expireXchainPayment, loadXchainState, recoverFunds } from './xchain';
-import { applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, submitRefund, syncBankSettlement, syncRefund } from './bank-activities';
+import {
+  applyBankCreditActivity,
+  applyBankReturnActivity,
+  submitBankSettlement,
+  submitRefund,
+  syncBankSettlement,
+  syncRefund,
+} from './bank-activities';
 
 /** Reads the payment's watch state. Non-retryable failure `NotFound` when the payment does not exist. */
 export async function loadPaymentState(paymentId: string): Promise<PaymentState> {
@@ -81,7 +88,8 @@ export async function sendSettlement(paymentId: string): Promise<string> {
   if (!p) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
   // The cross-network rail's money sits where its bridge delivered it, on the native chain.
   const from = p.delivery_address ?? p.deposit_address;
-  if (!p.settlement_address || !from) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no settlement route`, 'NoSettlementRoute');
+  if (!p.settlement_address || !from)
+    throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no settlement route`, 'NoSettlementRoute');
   return chainAdapter().send(from, p.settlement_address, p.currency, BigInt(p.invoice_minor), `settle:${p.id}`);
 }
 
@@ -106,8 +114,18 @@ export async function notifyLinkWorkflow(linkId: string): Promise<void> {
 
 /** The activities of contracts/payment.ts (and only those): what the worker registers for paymentWorkflow. */
 export const paymentWorkflowActivities = {
-  loadPaymentState, applyDepositActivity, expirePaymentActivity, sendSettlement, recordSettlement, notifyLinkWorkflow,
-  applyBankCreditActivity, applyBankReturnActivity, submitBankSettlement, syncBankSettlement, submitRefund, syncRefund,
+  loadPaymentState,
+  applyDepositActivity,
+  expirePaymentActivity,
+  sendSettlement,
+  recordSettlement,
+  notifyLinkWorkflow,
+  applyBankCreditActivity,
+  applyBankReturnActivity,
+  submitBankSettlement,
+  syncBankSettlement,
+  submitRefund,
+  syncRefund,
 } satisfies PaymentActivities;
 
 /**
@@ -115,5 +133,10 @@ export const paymentWorkflowActivities = {
  * the worker registers for xchainPaymentWorkflow besides the settlement ones above.
  */
 export const xchainPaymentWorkflowActivities = {
-  loadXchainState, applyXchainDeposit, advanceBridge, recoverFunds, expireXchainPayment, closeXchainWatcher,
+  loadXchainState,
+  applyXchainDeposit,
+  advanceBridge,
+  recoverFunds,
+  expireXchainPayment,
+  closeXchainWatcher,
 } satisfies XchainWatcherActivities;

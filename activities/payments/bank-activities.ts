@@ -1,5 +1,5 @@
 /**
- * The payment workflow's provider-settled activities (issue 12; spec 2.4, part 3, part 6): apply an
+ * The payment workflow's provider-settled activities (spec 2.4, part 3, part 6): apply an
  * inbound bank credit or a bank return (domain/bank-collection.ts reducer), pay the merchant's bank
  * destination through the fiat rail adapter and record the rail's outcome, and send a refunded
  * payment's money back through the provider of the rail it came in on. Each is one transaction
@@ -119,9 +119,16 @@ export async function submitBankSettlement(paymentId: string): Promise<PaymentSt
   }
   const attempt = p.settlement_attempt > 0 ? `:a${p.settlement_attempt}` : '';
   const rp = await fiatRails().submit({
-    idempotencyKey: `settle:${p.id}:${p.settled_minor}${attempt}`, clientReference: p.id, rail: p.settlement_rail ?? p.payment_rail, currency: p.currency, amount: due,
+    idempotencyKey: `settle:${p.id}:${p.settled_minor}${attempt}`,
+    clientReference: p.id,
+    rail: p.settlement_rail ?? p.payment_rail,
+    currency: p.currency,
+    amount: due,
   });
-  await db().query('UPDATE payments SET settlement_rail_payment_id = $2, updated_at = now() WHERE id = $1 AND settlement_rail_payment_id IS NULL', [p.id, rp.id]);
+  await db().query(
+    'UPDATE payments SET settlement_rail_payment_id = $2, updated_at = now() WHERE id = $1 AND settlement_rail_payment_id IS NULL',
+    [p.id, rp.id],
+  );
   return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }
 
@@ -142,8 +149,13 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
     // Recorded first: the operator's `retry` (after fixing the destination) submits a new payout under a new key.
     await db().query(
       `UPDATE payments SET settlement_rail_payment_id = NULL, settlement_attempt = settlement_attempt + 1, updated_at = now()
-        WHERE id = $1 AND settlement_rail_payment_id = $2`, [p.id, rp.id]);
-    throw ApplicationFailure.nonRetryable(`settlement payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`, 'SettlementFailed');
+        WHERE id = $1 AND settlement_rail_payment_id = $2`,
+      [p.id, rp.id],
+    );
+    throw ApplicationFailure.nonRetryable(
+      `settlement payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`,
+      'SettlementFailed',
+    );
   }
   let linkEnded = false;
   const done = await transaction(async (m) => {
@@ -159,7 +171,7 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
 }
 
 /**
- * Sends a refunded payment's money back to the payer through the rail it came in on (issue 12):
+ * Sends a refunded payment's money back to the payer through the rail it came in on:
  * on a bank rail a fiat rail payment of the received total to the sending account (idempotent by
  * `refund:<payment id>`, client reference `refund:<payment id>`); on a crypto rail a chain transfer
  * of the received total from the deposit address to the first deposit's sender (idempotent by the
@@ -168,25 +180,37 @@ export async function syncBankSettlement(paymentId: string): Promise<PaymentStep
  */
 export async function submitRefund(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
-  if (p.status !== 'refunded' || p.refund_rail_payment_id) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
+  if (p.status !== 'refunded' || p.refund_rail_payment_id)
+    return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   const amount = BigInt(p.amount_received_minor);
   let ref: string;
   let completed = false;
   if (isBankRail(p.payment_rail)) {
     const attempt = p.refund_attempt > 0 ? `:a${p.refund_attempt}` : '';
-    const rp = await fiatRails().submit({ idempotencyKey: `refund:${p.id}${attempt}`, clientReference: `refund:${p.id}`, rail: p.payment_rail, currency: p.currency, amount });
+    const rp = await fiatRails().submit({
+      idempotencyKey: `refund:${p.id}${attempt}`,
+      clientReference: `refund:${p.id}`,
+      rail: p.payment_rail,
+      currency: p.currency,
+      amount,
+    });
     ref = rp.id;
   } else {
     completed = true;
     const rows: Array<{ from_address: string | null }> = await db().query(
-      `SELECT from_address FROM deposits WHERE payment_id = $1 AND effect = 'applied' AND from_address IS NOT NULL ORDER BY observed_at LIMIT 1`, [p.id]);
+      `SELECT from_address FROM deposits WHERE payment_id = $1 AND effect = 'applied' AND from_address IS NOT NULL ORDER BY observed_at LIMIT 1`,
+      [p.id],
+    );
     const to = rows[0]?.from_address;
-    if (!to || !p.deposit_address || !p.stablecoin) throw ApplicationFailure.nonRetryable(`payment ${p.id} has no known sender to refund`, 'RefundDestinationUnknown');
+    if (!to || !p.deposit_address || !p.stablecoin)
+      throw ApplicationFailure.nonRetryable(`payment ${p.id} has no known sender to refund`, 'RefundDestinationUnknown');
     ref = await chainAdapter().send(p.deposit_address, to, p.stablecoin, amount, `refund:${p.id}`);
   }
   await db().query(
     `UPDATE payments SET refund_rail_payment_id = $2, refund_completed_at = CASE WHEN $3 THEN now() END, updated_at = now()
-      WHERE id = $1 AND refund_rail_payment_id IS NULL`, [p.id, ref, completed]);
+      WHERE id = $1 AND refund_rail_payment_id IS NULL`,
+    [p.id, ref, completed],
+  );
   return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }
 
@@ -198,15 +222,24 @@ export async function submitRefund(paymentId: string): Promise<PaymentStep> {
  */
 export async function syncRefund(paymentId: string): Promise<PaymentStep> {
   const p = await loadPayment(paymentId);
-  if (!p.refund_rail_payment_id || p.refund_completed_at) return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
+  if (!p.refund_rail_payment_id || p.refund_completed_at)
+    return { ...(await stateOf(p)), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
   const rp = await fiatRails().get(p.refund_rail_payment_id);
   if (rp.state === 'paid') {
-    await db().query('UPDATE payments SET refund_completed_at = now(), updated_at = now() WHERE id = $1 AND refund_rail_payment_id = $2', [p.id, rp.id]);
+    await db().query('UPDATE payments SET refund_completed_at = now(), updated_at = now() WHERE id = $1 AND refund_rail_payment_id = $2', [
+      p.id,
+      rp.id,
+    ]);
   } else if (rp.state !== 'submitted') {
     await db().query(
       `UPDATE payments SET refund_rail_payment_id = NULL, refund_attempt = refund_attempt + 1, updated_at = now()
-        WHERE id = $1 AND refund_rail_payment_id = $2`, [p.id, rp.id]);
-    throw ApplicationFailure.nonRetryable(`refund payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`, 'RefundFailed');
+        WHERE id = $1 AND refund_rail_payment_id = $2`,
+      [p.id, rp.id],
+    );
+    throw ApplicationFailure.nonRetryable(
+      `refund payout ${rp.id} of ${p.id} ${rp.state}: ${rp.reason ?? 'no reason given'}`,
+      'RefundFailed',
+    );
   }
   return { ...(await stateOf(await loadPayment(paymentId))), linkEnded: false, linkId: p.payment_link_id, linkNotified: true };
 }

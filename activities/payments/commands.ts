@@ -26,7 +26,10 @@ import type { Scope } from '../scope';
 const NOT_PAYABLE = ['paid', 'settled', 'cancelled', 'expired', 'refunded', 'draft'];
 
 /** A payer's `POST /payment_sessions/{token}/payments` after joi (the fields this build reads). */
-export interface PayerPaymentInput extends RailPaymentInput { rail: string; payer_state?: string }
+export interface PayerPaymentInput extends RailPaymentInput {
+  rail: string;
+  payer_state?: string;
+}
 
 /** 404 of a payer route whose link is gone (spec 4.1 payer routes). */
 const sessionNotFound = () => new DomainError('not_found', 'not_found', 'No such payment session.');
@@ -41,11 +44,19 @@ const sessionNotFound = () => new DomainError('not_found', 'not_found', 'No such
  * cross-network and transfer rails `createOrReuseXchainPayment` / `createOrReuseTransferPayment`
  * (rails.ts), the native rail `createOrReuseNativePayment`.
  */
-export async function startPayerPayment(scope: Scope, input: PayerPaymentInput & { link: PaymentLink }): Promise<{ payment: Payment; created: boolean }> {
+export async function startPayerPayment(
+  scope: Scope,
+  input: PayerPaymentInput & { link: PaymentLink },
+): Promise<{ payment: Payment; created: boolean }> {
   const { link } = input;
   const payable = computePayableRails({
-    status: link.status, currency: link.currency, allowedRails: link.allowed_rails, cryptoOnly: link.crypto_only,
-    settlementKind: link.settlement_kind, expectedPayerType: link.expected_payer_type_input, executableRails: await executableRails(link.account_id),
+    status: link.status,
+    currency: link.currency,
+    allowedRails: link.allowed_rails,
+    cryptoOnly: link.crypto_only,
+    settlementKind: link.settlement_kind,
+    expectedPayerType: link.expected_payer_type_input,
+    executableRails: await executableRails(link.account_id),
     destinationKind: link.settlement_destination_kind,
   });
   if (NOT_PAYABLE.includes(link.status)) {
@@ -53,13 +64,20 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
   }
   const railPayable = input.rail === 'crypto_transfer' ? payable.includes('crypto_native') : payable.includes(input.rail);
   if (!railPayable) {
-    throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, { param: 'rail', details: { rails: payable } });
+    throw new DomainError('invalid_request', 'rail_not_allowed', `The rail \`${input.rail}\` is not available for this payment.`, {
+      param: 'rail',
+      details: { rails: payable },
+    });
   }
   if (input.rail === 'crypto_xchain') return createOrReuseXchainPayment(scope, { ...input, linkId: link.id });
   if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(scope, { ...input, linkId: link.id });
   if (isBankRail(input.rail)) {
     return createOrReuseBankPayment(scope, {
-      linkId: link.id, rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
+      linkId: link.id,
+      rail: input.rail,
+      payerEmail: input.payer_email ?? null,
+      payerType: input.payer_type ?? null,
+      payerState: input.payer_state ?? null,
     });
   }
   return createOrReuseNativePayment(scope, { linkId: link.id, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null });
@@ -73,12 +91,19 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
  * payment workflow is started after commit. Throws 409 conflict `payment_link_not_payable` when
  * the link takes no payment now.
  */
-export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payerEmail: string | null; payerType: string | null }): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseNativePayment(
+  scope: Scope,
+  input: { linkId: string; payerEmail: string | null; payerType: string | null },
+): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
   const result = await transaction(async (m) => {
     const link = await scoped(scope, m).lock(PaymentLink, { id: input.linkId }, sessionNotFound);
-    const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
-      .andWhere(`p.payment_rail = 'crypto_native'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    const existing = await m
+      .createQueryBuilder(Payment, 'p')
+      .where('p.payment_link_id = :id', { id: link.id })
+      .andWhere(`p.payment_rail = 'crypto_native'`)
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`)
+      .getOne();
     if (existing) return { payment: existing, created: false };
     if (!isLinkOpenForPayment(link.status)) {
       throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
@@ -86,13 +111,18 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const ttl = cfg.paymentTtlSeconds * 1000;
     const expiresAt = new Date(Math.min(Date.now() + ttl, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
-    const settlementAddress = link.settlement_kind === 'crypto_only'
-      ? (await findActiveWallet({ accountId: link.account_id }, m))?.address ?? null
-      : null;
+    const settlementAddress =
+      link.settlement_kind === 'crypto_only' ? ((await findActiveWallet({ accountId: link.account_id }, m))?.address ?? null) : null;
     const pay = newPaymentRow(m, {
-      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },
+      id: newId('pay_'),
+      of: { link },
+      rail: { kind: 'crypto_native' },
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
-      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payerEmail, payerType: input.payerType, expiresAt,
+      settlement: settlementAddress ? 'wallet' : null,
+      settlementAddress,
+      payerEmail: input.payerEmail,
+      payerType: input.payerType,
+      expiresAt,
     });
     return saveNewPayment(m, link, pay, scope.request);
   });
@@ -112,8 +142,10 @@ export async function markSent(scope: Scope, input: { linkId: string; paymentId:
     if (paymentId) qb.andWhere('p.id = :pid', { pid: paymentId });
     else qb.andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).orderBy('p.created_at', 'DESC');
     const pay = await qb.getOne();
-    if (!pay) throw paymentId ? new DomainError('not_found', 'not_found', `No such payment: ${paymentId}.`, { param: 'payment_id' })
-      : new DomainError('conflict', 'no_payment_in_progress', 'There is no payment in progress to mark as sent.');
+    if (!pay)
+      throw paymentId
+        ? new DomainError('not_found', 'not_found', `No such payment: ${paymentId}.`, { param: 'payment_id' })
+        : new DomainError('conflict', 'no_payment_in_progress', 'There is no payment in progress to mark as sent.');
     if (!pay.marked_sent_at) {
       pay.marked_sent_at = new Date();
       await m.save(pay);

@@ -19,22 +19,32 @@ import { startPaymentWorkflowAfterCommit } from './signals';
 const WATCH_DONE: PaymentStatus[] = ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'];
 
 /** The watch state of `p` (contracts/payment.ts `PaymentState`; reads its pending deposits, bank credits and unapplied returns). */
-export async function stateOf(p: Payment): Promise<PaymentState> {
+export async function stateOf(payment: Payment): Promise<PaymentState> {
   const pending: Array<{ id: string }> = await db().query(
     `SELECT id FROM (
        SELECT id, observed_at FROM deposits WHERE payment_id = $1 AND effect = 'pending'
        UNION ALL SELECT id, observed_at FROM bank_credits WHERE payment_id = $1 AND effect = 'pending'
        UNION ALL SELECT 'return:' || id, returned_at FROM bank_credits WHERE payment_id = $1 AND returned_at IS NOT NULL AND NOT return_applied
-     ) x ORDER BY observed_at, id`, [p.id]);
-  const status = p.status;
+     ) x ORDER BY observed_at, id`,
+    [payment.id],
+  );
+  const status = payment.status;
   const paidish = status === 'paid' || status === 'overpaid';
-  const settlementPending = p.settlement === 'bank' && p.settlement_rail_payment_id !== null;
-  const needsSettlement = paidish && (p.settlement === 'wallet' || (p.settlement === 'bank' && !settlementPending));
-  const needsRefund = status === 'refunded' && p.refund_rail_payment_id === null;
-  const refundPending = status === 'refunded' && p.refund_rail_payment_id !== null && p.refund_completed_at === null;
+  const settlementPending = payment.settlement === 'bank' && payment.settlement_rail_payment_id !== null;
+  const needsSettlement = paidish && (payment.settlement === 'wallet' || (payment.settlement === 'bank' && !settlementPending));
+  const needsRefund = status === 'refunded' && payment.refund_rail_payment_id === null;
+  const refundPending = status === 'refunded' && payment.refund_rail_payment_id !== null && payment.refund_completed_at === null;
   return {
-    status, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), readAtMs: Date.now(), pendingDepositIds: pending.map((r) => r.id), needsSettlement,
-    settlement: p.settlement, settlementPending, needsRefund, refundPending,
+    status,
+    expiresAt: payment.expires_at.toISOString(),
+    createdAt: payment.created_at.toISOString(),
+    readAtMs: Date.now(),
+    pendingDepositIds: pending.map((r) => r.id),
+    needsSettlement,
+    settlement: payment.settlement,
+    settlementPending,
+    needsRefund,
+    refundPending,
     done: !settlementPending && !needsRefund && !refundPending && (WATCH_DONE.includes(status) || (paidish && !needsSettlement)),
   };
 }
@@ -45,10 +55,15 @@ export async function stateOf(p: Payment): Promise<PaymentState> {
  * outbox events (spec 2.4, 6), and the start of its workflow after commit (temporal/intents.ts).
  * Returns the create-or-reuse answer for a new payment.
  */
-export async function saveNewPayment(m: EntityManager, link: PaymentLink, pay: Payment, request: RequestRef | null): Promise<{ payment: Payment; created: true }> {
-  await m.save(pay);
-  await recordPaymentLinkAttempt(m, link, { status: 'awaiting' });
-  await emitPaymentEvents(m, pay, ['payment.created', 'payment.awaiting'], request);
-  await startPaymentWorkflowAfterCommit(m, pay);
+export async function saveNewPayment(
+  manager: EntityManager,
+  link: PaymentLink,
+  pay: Payment,
+  request: RequestRef | null,
+): Promise<{ payment: Payment; created: true }> {
+  await manager.save(pay);
+  await recordPaymentLinkAttempt(manager, link, { status: 'awaiting' });
+  await emitPaymentEvents(manager, pay, ['payment.created', 'payment.awaiting'], request);
+  await startPaymentWorkflowAfterCommit(manager, pay);
   return { payment: pay, created: true };
 }

@@ -28,16 +28,16 @@ import { closePayment, ledgerOf } from '../records/payments';
  * reopened by a bank return (paid -> processing) is signalled with start. The payment activities
  * that call this return `linkNotified: true` (contracts/payment.ts), so their workflows send nothing more.
  */
-export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request: RequestRef | null): Promise<boolean> {
-  if (!p.payment_link_id) return false;
-  const link = await m.findOne(PaymentLink, { where: { id: p.payment_link_id }, lock: { mode: 'pessimistic_write' } });
+export async function moveLinkAfterPayment(manager: EntityManager, payment: Payment, request: RequestRef | null): Promise<boolean> {
+  if (!payment.payment_link_id) return false;
+  const link = await manager.findOne(PaymentLink, { where: { id: payment.payment_link_id }, lock: { mode: 'pessimistic_write' } });
   if (!link) return false;
   const wasLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
-  const { changed } = await movePaymentLinkAfterPayment(m, link, p, request);
+  const { changed } = await movePaymentLinkAfterPayment(manager, link, payment, request);
   const isLive = LINK_WORKFLOW_LIVE_STATUSES.includes(link.status);
   const ref = { id: link.id, accountId: link.account_id };
-  if (changed && wasLive && !isLive) await signalRunningAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
-  else if (changed && !wasLive && isLive) await startAfterCommit(m, paymentLinkContract, ref, paymentLinkContract.signals.update);
+  if (changed && wasLive && !isLive) await signalRunningAfterCommit(manager, paymentLinkContract, ref, paymentLinkContract.signals.update);
+  else if (changed && !wasLive && isLive) await startAfterCommit(manager, paymentLinkContract, ref, paymentLinkContract.signals.update);
   return changed && (link.status === 'paid' || link.status === 'settled');
 }
 
@@ -48,12 +48,21 @@ export async function moveLinkAfterPayment(m: EntityManager, p: Payment, request
  * failed emit never blocks the link end (spec 6). Returns the payment ids whose workflows the
  * caller signals after commit (payments/signals.ts `signalLinkEndedToPayments`).
  */
-export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLink, reason: 'cancelled' | 'expired', request: RequestRef | null): Promise<{ paymentIds: string[] }> {
-  const live = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write')
-    .where('p.payment_link_id = :id', { id: link.id }).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getMany();
+export async function closeLivePaymentsForLink(
+  manager: EntityManager,
+  link: PaymentLink,
+  reason: 'cancelled' | 'expired',
+  request: RequestRef | null,
+): Promise<{ paymentIds: string[] }> {
+  const live = await manager
+    .createQueryBuilder(Payment, 'p')
+    .setLock('pessimistic_write')
+    .where('p.payment_link_id = :id', { id: link.id })
+    .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`)
+    .getMany();
   const ids: string[] = [];
   for (const pay of live) {
-    if (await closeLivePayment(m, pay, reason === 'cancelled' ? 'cancel' : 'expiry', request)) ids.push(pay.id);
+    if (await closeLivePayment(manager, pay, reason === 'cancelled' ? 'cancel' : 'expiry', request)) ids.push(pay.id);
   }
   return { paymentIds: ids };
 }
@@ -64,9 +73,14 @@ export async function closeLivePaymentsForLink(m: EntityManager, link: PaymentLi
  * `partial_before_cancel` with its money held), with its events, never blocked by a failed emit.
  * Returns false when the payment had nothing to close. Used by links and subscriptions.
  */
-export async function closeLivePayment(m: EntityManager, pay: Payment, mode: 'cancel' | 'expiry', request: RequestRef | null): Promise<boolean> {
+export async function closeLivePayment(
+  manager: EntityManager,
+  pay: Payment,
+  mode: 'cancel' | 'expiry',
+  request: RequestRef | null,
+): Promise<boolean> {
   const out = closeOnLinkEnd(ledgerOf(pay), mode);
   if (!out.changed) return false;
-  await closePayment(m, pay, out, request);
+  await closePayment(manager, pay, out, request);
   return true;
 }

@@ -1,5 +1,5 @@
 /**
- * The one factory of a new payment row (issue 26 item 4; spec 2.4): a link's attempt on any rail
+ * The one factory of a new payment row (spec 2.4): a link's attempt on any rail
  * (native, transfer, cross-network, bank) and a subscription invoice's pay-in are all built here,
  * `awaiting`, with nothing received, no verdict flags set and every column of the other rails
  * blank (blank-columns.ts), so each row carries every column as the database will hold it.
@@ -27,18 +27,35 @@ export type NewPaymentRail =
    * to `deliveryAddress` on the service chain. `amountIn` = what the payer sends (gross of `bridgeFee`).
    */
   | {
-    kind: 'crypto_xchain'; network: string; stablecoin: string; depositAddress: string; deliveryAddress: string; refundAddress: string;
-    bridgeTransferId: string; amountIn: string; bridgeFee: string; quoteExpiresAt: Date;
-  }
+      kind: 'crypto_xchain';
+      network: string;
+      stablecoin: string;
+      depositAddress: string;
+      deliveryAddress: string;
+      refundAddress: string;
+      bridgeTransferId: string;
+      amountIn: string;
+      bridgeFee: string;
+      quoteExpiresAt: Date;
+    }
   /** A bank rail: the collection provider's receiving details, in the link's `currency`; `settlementRail` of a bank destination. */
-  | { kind: 'bank'; rail: string; currency: string; decimals: number; issued: IssuedCollection; payerState: string | null; settlementRail: string | null };
+  | {
+      kind: 'bank';
+      rail: string;
+      currency: string;
+      decimals: number;
+      issued: IssuedCollection;
+      payerState: string | null;
+      settlementRail: string | null;
+    };
 
 /** A new payment's parts (amounts: minor-unit strings). */
 export interface NewPayment {
   /** The `pay_` id, minted by the caller (a provider may already know it as its client reference). */
   id: string;
   /** What it pays: a payment link or a subscription (its invoice); the row takes its account and mode. */
-  of: { link: Pick<PaymentLink, 'id' | 'account_id' | 'livemode'> } | { subscription: Pick<Subscription, 'id' | 'account_id' | 'livemode'> };
+  of:
+    { link: Pick<PaymentLink, 'id' | 'account_id' | 'livemode'> } | { subscription: Pick<Subscription, 'id' | 'account_id' | 'livemode'> };
   rail: NewPaymentRail;
   /** The frozen total due: the invoice, the payer fee, their sum (`amount_expected_minor`). */
   due: { invoice: string; fee: string; total: string };
@@ -58,26 +75,58 @@ function railColumns(id: string, r: NewPaymentRail): Partial<Payment> {
     case 'crypto_native':
     case 'crypto_transfer':
       return {
-        payment_rail: r.kind, source_chain: r.kind === 'crypto_native' ? chain.chain : r.sourceChain, stablecoin: chain.stablecoin, source_asset: chain.stablecoin,
-        deposit_address: chain.depositAddress(id), deposit_chain: chain.chain, currency: chain.stablecoin, decimals: STABLECOIN_DECIMALS,
-        ...NO_BANK_FIELDS, ...NO_XCHAIN_FIELDS, ...(r.kind === 'crypto_transfer' ? { source_address: r.sourceAddress } : {}),
+        payment_rail: r.kind,
+        source_chain: r.kind === 'crypto_native' ? chain.chain : r.sourceChain,
+        stablecoin: chain.stablecoin,
+        source_asset: chain.stablecoin,
+        deposit_address: chain.depositAddress(id),
+        deposit_chain: chain.chain,
+        currency: chain.stablecoin,
+        decimals: STABLECOIN_DECIMALS,
+        ...NO_BANK_FIELDS,
+        ...NO_XCHAIN_FIELDS,
+        ...(r.kind === 'crypto_transfer' ? { source_address: r.sourceAddress } : {}),
       };
     case 'crypto_xchain':
       return {
-        payment_rail: r.kind, source_chain: r.network, stablecoin: r.stablecoin, source_asset: r.stablecoin,
-        deposit_address: r.depositAddress, deposit_chain: r.network, currency: chain.stablecoin, decimals: STABLECOIN_DECIMALS,
+        payment_rail: r.kind,
+        source_chain: r.network,
+        stablecoin: r.stablecoin,
+        source_asset: r.stablecoin,
+        deposit_address: r.depositAddress,
+        deposit_chain: r.network,
+        currency: chain.stablecoin,
+        decimals: STABLECOIN_DECIMALS,
         ...NO_BANK_FIELDS,
-        delivery_chain: chain.chain, delivery_address: r.deliveryAddress, refund_address: r.refundAddress, source_address: null,
-        bridge_transfer_id: r.bridgeTransferId, amount_in_minor: r.amountIn, bridge_fee_minor: r.bridgeFee,
-        quote_expires_at: r.quoteExpiresAt, gross_up: true, watcher_state: 'address_issued', watcher_reason: null, recovery_tx_hash: null,
+        delivery_chain: chain.chain,
+        delivery_address: r.deliveryAddress,
+        refund_address: r.refundAddress,
+        source_address: null,
+        bridge_transfer_id: r.bridgeTransferId,
+        amount_in_minor: r.amountIn,
+        bridge_fee_minor: r.bridgeFee,
+        quote_expires_at: r.quoteExpiresAt,
+        gross_up: true,
+        watcher_state: 'address_issued',
+        watcher_reason: null,
+        recovery_tx_hash: null,
       };
     case 'bank':
       return {
-        payment_rail: r.rail, source_chain: null, stablecoin: null, source_asset: null,
-        deposit_address: null, deposit_chain: null, currency: r.currency, decimals: r.decimals,
+        payment_rail: r.rail,
+        source_chain: null,
+        stablecoin: null,
+        source_asset: null,
+        deposit_address: null,
+        deposit_chain: null,
+        currency: r.currency,
+        decimals: r.decimals,
         ...NO_BANK_FIELDS,
-        bank_instructions: r.issued.instructions, bank_reference: r.issued.reference, bank_account_key: r.issued.accountKey,
-        payer_state: r.payerState, settlement_rail: r.settlementRail,
+        bank_instructions: r.issued.instructions,
+        bank_reference: r.issued.reference,
+        bank_account_key: r.issued.accountKey,
+        payer_state: r.payerState,
+        settlement_rail: r.settlementRail,
         ...NO_XCHAIN_FIELDS,
       };
   }
@@ -87,17 +136,34 @@ function railColumns(id: string, r: NewPaymentRail): Partial<Payment> {
  * The new `awaiting` payment `p` describes (not saved): nothing received, no surplus, no verdict
  * flags, no settlement or on-chain transaction yet, not marked sent, not paid or settled.
  */
-export function newPaymentRow(m: EntityManager, p: NewPayment): Payment {
-  const owner = 'link' in p.of ? p.of.link : p.of.subscription;
-  return m.create(Payment, {
-    id: p.id, account_id: owner.account_id, livemode: owner.livemode,
-    payment_link_id: 'link' in p.of ? p.of.link.id : null, subscription_id: 'subscription' in p.of ? p.of.subscription.id : null,
+export function newPaymentRow(manager: EntityManager, newPayment: NewPayment): Payment {
+  const owner = 'link' in newPayment.of ? newPayment.of.link : newPayment.of.subscription;
+  return manager.create(Payment, {
+    id: newPayment.id,
+    account_id: owner.account_id,
+    livemode: owner.livemode,
+    payment_link_id: 'link' in newPayment.of ? newPayment.of.link.id : null,
+    subscription_id: 'subscription' in newPayment.of ? newPayment.of.subscription.id : null,
     status: 'awaiting',
-    ...railColumns(p.id, p.rail),
-    invoice_minor: p.due.invoice, fee_minor: p.due.fee, amount_expected_minor: p.due.total, amount_received_minor: '0',
-    surplus_minor: null, last_short_deposit_minor: null, unmatched_reason: null, underpaid_emitted: false, overpaid_emitted: false,
-    settlement: p.settlement, settlement_address: p.settlementAddress, settlement_tx_hash: null,
-    payer_email: p.payerEmail, payer_type: p.payerType, marked_sent_at: null, onchain_tx_hash: null,
-    expires_at: p.expiresAt, paid_at: null, settled_at: null,
+    ...railColumns(newPayment.id, newPayment.rail),
+    invoice_minor: newPayment.due.invoice,
+    fee_minor: newPayment.due.fee,
+    amount_expected_minor: newPayment.due.total,
+    amount_received_minor: '0',
+    surplus_minor: null,
+    last_short_deposit_minor: null,
+    unmatched_reason: null,
+    underpaid_emitted: false,
+    overpaid_emitted: false,
+    settlement: newPayment.settlement,
+    settlement_address: newPayment.settlementAddress,
+    settlement_tx_hash: null,
+    payer_email: newPayment.payerEmail,
+    payer_type: newPayment.payerType,
+    marked_sent_at: null,
+    onchain_tx_hash: null,
+    expires_at: newPayment.expiresAt,
+    paid_at: null,
+    settled_at: null,
   });
 }

@@ -1,5 +1,5 @@
 /**
- * `POST /payment_sessions/{token}/pay_with_wallet` (spec 4.1; issue 14): the payer pays a link from
+ * `POST /payment_sessions/{token}/pay_with_wallet` (spec 4.1): the payer pays a link from
  * a holder wallet on the native rail. Starts (or returns the live) native payment exactly as
  * `POST /payment_sessions/{token}/payments` with `rail: crypto_native` would, and builds the
  * unsigned ERC-20 transfer of exactly what is still due (the total due, less what an underpaid
@@ -24,19 +24,35 @@ import type { Scope } from '../scope';
  * payable; 409 `payment_link_not_payable`; 409 `payment_not_payable` when the live attempt no
  * longer waits for funds.
  */
-export async function payWithWallet(scope: Scope, input: { link: PaymentLink; fromAddress: string; payerEmail?: string; payerType?: string }): Promise<{ payment: Payment; created: boolean; transaction: UnsignedEvmCall }> {
+export async function payWithWallet(
+  scope: Scope,
+  input: { link: PaymentLink; fromAddress: string; payerEmail?: string; payerType?: string },
+): Promise<{ payment: Payment; created: boolean; transaction: UnsignedEvmCall }> {
   const chain = chainAdapter();
   const from = checkAddress('tempo', input.fromAddress, chain.network);
   if (!from.ok) throw invalidRequest('parameter_invalid', `from_address: ${from.reason}.`, 'from_address');
-  const { payment, created } = await startPayerPayment(scope, { link: input.link, rail: 'crypto_native', payer_email: input.payerEmail, payer_type: input.payerType });
+  const { payment, created } = await startPayerPayment(scope, {
+    link: input.link,
+    rail: 'crypto_native',
+    payer_email: input.payerEmail,
+    payer_type: input.payerType,
+  });
   if (!payment.deposit_address || !LIVE_PAYMENT_STATUSES.includes(payment.status)) {
-    throw conflict('payment_not_payable', `This payment is ${payment.status}; it takes no wallet payment.`, { payment_id: payment.id, status: payment.status });
+    throw conflict('payment_not_payable', `This payment is ${payment.status}; it takes no wallet payment.`, {
+      payment_id: payment.id,
+      status: payment.status,
+    });
   }
   return {
-    payment, created,
+    payment,
+    created,
     transaction: erc20TransferCall({
-      chain: chain.chain, chainId: chain.chainId, from: from.address, token: chain.tokenAddress,
-      recipient: payment.deposit_address, amount: stillDue(payment),
+      chain: chain.chain,
+      chainId: chain.chainId,
+      from: from.address,
+      token: chain.tokenAddress,
+      recipient: payment.deposit_address,
+      amount: stillDue(payment),
     }),
   };
 }

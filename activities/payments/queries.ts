@@ -19,25 +19,38 @@ export function paymentChain(): PaymentChain {
 }
 
 /** The caller's payment `input.id`; 404 `not_found` param `id` for any other. */
-export async function getPayment(s: AccountScope, input: { id: string }): Promise<Payment> {
+export async function getPayment(scope: AccountScope, input: { id: string }): Promise<Payment> {
   const { id } = input;
-  return scoped(s).getOne(Payment, { id }, () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'id' }));
+  return scoped(scope).getOne(Payment, { id }, () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'id' }));
 }
 
 /** Filters of `GET /payments` after joi (spec 4.2). */
-export interface PaymentFilters { payment_link_id?: string; subscription_id?: string; settlement?: string; status?: string }
+export interface PaymentFilters {
+  payment_link_id?: string;
+  subscription_id?: string;
+  settlement?: string;
+  status?: string;
+}
 
 /** `summary` of `GET /payments?expand=summary`: counts per filter status (all 12 keys) and `total`. */
-export interface PaymentSummary { by_status: Record<string, number>; total: number }
+export interface PaymentSummary {
+  by_status: Record<string, number>;
+  total: number;
+}
 
 /** `summary` by counting every matching payment (the filters `payment_counts` does not key, and the reference it is checked against). */
-export async function paymentSummaryByScan(s: AccountScope, f: PaymentFilters): Promise<PaymentSummary> {
-  const qb = scoped(s).query(Payment, 'p');
-  if (f.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: f.payment_link_id });
-  if (f.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: f.subscription_id });
-  if (f.settlement) qb.andWhere('p.settlement = :st', { st: f.settlement });
-  if (f.status) qb.andWhere('p.status = :s', { s: f.status });
-  const rows: Array<{ status: string; n: string }> = await qb.select('p.status', 'status').addSelect('COUNT(*)', 'n').groupBy('p.status').orderBy('p.status').getRawMany();
+export async function paymentSummaryByScan(scope: AccountScope, paymentFilters: PaymentFilters): Promise<PaymentSummary> {
+  const qb = scoped(scope).query(Payment, 'p');
+  if (paymentFilters.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: paymentFilters.payment_link_id });
+  if (paymentFilters.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: paymentFilters.subscription_id });
+  if (paymentFilters.settlement) qb.andWhere('p.settlement = :st', { st: paymentFilters.settlement });
+  if (paymentFilters.status) qb.andWhere('p.status = :s', { s: paymentFilters.status });
+  const rows: Array<{ status: string; n: string }> = await qb
+    .select('p.status', 'status')
+    .addSelect('COUNT(*)', 'n')
+    .groupBy('p.status')
+    .orderBy('p.status')
+    .getRawMany();
   return summaryOf(rows);
 }
 
@@ -47,21 +60,35 @@ export async function paymentSummaryByScan(s: AccountScope, f: PaymentFilters): 
  * the writing transaction): for the `settlement` and `status` filters; the same numbers as
  * `paymentSummaryByScan`.
  */
-export async function paymentSummaryFromCounts(s: AccountScope, f: Pick<PaymentFilters, 'settlement' | 'status'>): Promise<PaymentSummary> {
-  const own = scoped(s).sql(null, 1);
+export async function paymentSummaryFromCounts(
+  scope: AccountScope,
+  paymentFilters: Pick<PaymentFilters, 'settlement' | 'status'>,
+): Promise<PaymentSummary> {
+  const own = scoped(scope).sql(null, 1);
   const params: unknown[] = [...own.params];
   let where = own.where;
-  if (f.settlement) { params.push(f.settlement); where += ` AND settlement = $${params.length}`; }
-  if (f.status) { params.push(f.status); where += ` AND status = $${params.length}`; }
+  if (paymentFilters.settlement) {
+    params.push(paymentFilters.settlement);
+    where += ` AND settlement = $${params.length}`;
+  }
+  if (paymentFilters.status) {
+    params.push(paymentFilters.status);
+    where += ` AND status = $${params.length}`;
+  }
   const rows: Array<{ status: string; n: string }> = await db().query(
-    `SELECT status, sum(n)::text AS n FROM payment_counts WHERE ${where} GROUP BY status HAVING sum(n) <> 0 ORDER BY status`, params);
+    `SELECT status, sum(n)::text AS n FROM payment_counts WHERE ${where} GROUP BY status HAVING sum(n) <> 0 ORDER BY status`,
+    params,
+  );
   return summaryOf(rows);
 }
 
 function summaryOf(rows: Array<{ status: string; n: string }>): PaymentSummary {
   const byStatus: Record<string, number> = Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((st) => [st, 0]));
   let total = 0;
-  for (const row of rows) { byStatus[row.status] = Number(row.n); total += Number(row.n); }
+  for (const row of rows) {
+    byStatus[row.status] = Number(row.n);
+    total += Number(row.n);
+  }
   return { by_status: byStatus, total };
 }
 
@@ -70,25 +97,39 @@ function summaryOf(rows: Array<{ status: string; n: string }>): PaymentSummary {
  * route's pagination) and a `summary()` of every matching row by status (from the counts unless
  * filtered by link or subscription).
  */
-export function listPayments(s: AccountScope, f: PaymentFilters): { query: SelectQueryBuilder<Payment>; summary: () => Promise<PaymentSummary> } {
-  const qb = scoped(s).query(Payment, 'p');
-  if (f.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: f.payment_link_id });
-  if (f.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: f.subscription_id });
-  if (f.settlement) qb.andWhere('p.settlement = :st', { st: f.settlement });
-  if (f.status) qb.andWhere('p.status = :s', { s: f.status });
-  const summary = () => (f.payment_link_id || f.subscription_id ? paymentSummaryByScan(s, f) : paymentSummaryFromCounts(s, f));
+export function listPayments(
+  scope: AccountScope,
+  paymentFilters: PaymentFilters,
+): { query: SelectQueryBuilder<Payment>; summary: () => Promise<PaymentSummary> } {
+  const qb = scoped(scope).query(Payment, 'p');
+  if (paymentFilters.payment_link_id) qb.andWhere('p.payment_link_id = :pl', { pl: paymentFilters.payment_link_id });
+  if (paymentFilters.subscription_id) qb.andWhere('p.subscription_id = :sub', { sub: paymentFilters.subscription_id });
+  if (paymentFilters.settlement) qb.andWhere('p.settlement = :st', { st: paymentFilters.settlement });
+  if (paymentFilters.status) qb.andWhere('p.status = :s', { s: paymentFilters.status });
+  const summary = () =>
+    paymentFilters.payment_link_id || paymentFilters.subscription_id
+      ? paymentSummaryByScan(scope, paymentFilters)
+      : paymentSummaryFromCounts(scope, paymentFilters);
   return { query: qb, summary };
 }
 
 /** `GET /payment_links/{id}/payments`: the query of the payments of the caller's link `input.id` (alias `p`); 404 param `id` for another link. */
-export async function listLinkPayments(s: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<Payment>> {
+export async function listLinkPayments(scope: AccountScope, input: { id: string }): Promise<SelectQueryBuilder<Payment>> {
   const { id } = input;
-  const link = await scoped(s).getOne(PaymentLink, { id }, () => new DomainError('not_found', 'not_found', `No such payment link: ${id}.`, { param: 'id' }));
+  const link = await scoped(scope).getOne(
+    PaymentLink,
+    { id },
+    () => new DomainError('not_found', 'not_found', `No such payment link: ${id}.`, { param: 'id' }),
+  );
   return db().getRepository(Payment).createQueryBuilder('p').where('p.payment_link_id = :id', { id: link.id });
 }
 
 /** Payment `input.id` of the payer's link `input.linkId` (`s`: the link's account and mode); 404 param `payment_id` for any other. */
-export async function getPayerPayment(s: AccountScope, input: { linkId: string; id: string }): Promise<Payment> {
+export async function getPayerPayment(scope: AccountScope, input: { linkId: string; id: string }): Promise<Payment> {
   const { id } = input;
-  return scoped(s).getOne(Payment, { id, payment_link_id: input.linkId }, () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'payment_id' }));
+  return scoped(scope).getOne(
+    Payment,
+    { id, payment_link_id: input.linkId },
+    () => new DomainError('not_found', 'not_found', `No such payment: ${id}.`, { param: 'payment_id' }),
+  );
 }

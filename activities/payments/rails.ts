@@ -1,6 +1,6 @@
 /**
  * Payment attempts on the cross-network and transfer rails (spec 4.1 payer payments, 2.1
- * DepositInstructions, 2.4; issue 12). Each create is one transaction with its outbox rows; the
+ * DepositInstructions, 2.4). Each create is one transaction with its outbox rows; the
  * rail's workflow starts after commit. Amounts are bigint minor units of USDC (6 decimals).
  */
 import type { EntityManager } from 'typeorm';
@@ -23,14 +23,23 @@ import type { Scope } from '../scope';
 
 /** The payer's cross-network / transfer fields after joi (spec 4.1). */
 export interface RailPaymentInput {
-  payer_email?: string; payer_type?: string;
-  network?: string; stablecoin?: string; refund_address?: string;
-  source_chain?: string; source_asset?: string; source_address?: string;
+  payer_email?: string;
+  payer_type?: string;
+  network?: string;
+  stablecoin?: string;
+  refund_address?: string;
+  source_chain?: string;
+  source_asset?: string;
+  source_address?: string;
 }
 
 /** Link `linkId` of the scope, locked (404 `No such payment session.`), still taking payments (409 `payment_link_not_payable`). */
 async function lockLink(m: EntityManager, scope: Scope, linkId: string): Promise<PaymentLink> {
-  const link = await scoped(scope, m).lock(PaymentLink, { id: linkId }, () => new DomainError('not_found', 'not_found', 'No such payment session.'));
+  const link = await scoped(scope, m).lock(
+    PaymentLink,
+    { id: linkId },
+    () => new DomainError('not_found', 'not_found', 'No such payment session.'),
+  );
   if (!isLinkOpenForPayment(link.status)) {
     throw new DomainError('conflict', 'payment_link_not_payable', `This payment link is ${link.status} and takes no payment.`);
   }
@@ -54,7 +63,9 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
     `SELECT deposit_address AS a FROM payments WHERE lower(deposit_address) = lower($1)
      UNION ALL SELECT delivery_address FROM payments WHERE lower(delivery_address) = lower($1)
      UNION ALL SELECT address FROM wallets WHERE lower(address) = lower($1)
-     UNION ALL SELECT address FROM address_book_entries WHERE ${entries.where} AND lower(address) = lower($1) LIMIT 1`, [candidate, ...entries.params]);
+     UNION ALL SELECT address FROM address_book_entries WHERE ${entries.where} AND lower(address) = lower($1) LIMIT 1`,
+    [candidate, ...entries.params],
+  );
   return [payInBridgeAdapter().treasury, ...hits.map((h) => h.a)];
 }
 
@@ -69,7 +80,10 @@ async function forbiddenRefundAddresses(m: EntityManager, accountId: string, can
  * bridge transfer (idempotent by payment id) whose source-chain address is the send target, and
  * emits `payment.created`, `payment.awaiting`. Watcher state `address_issued`.
  */
-export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseXchainPayment(
+  scope: Scope,
+  input: RailPaymentInput & { linkId: string },
+): Promise<{ payment: Payment; created: boolean }> {
   const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
@@ -78,13 +92,25 @@ export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymen
   /** Validates the body; returns it with the open payment to reuse (null: create one), or throws `payment_in_progress`. */
   const check = async (m: EntityManager, link: PaymentLink) => {
     const req = validateXchainRequest({
-      network: input.network, stablecoin: input.stablecoin, refund_address: input.refund_address, nativeChain: chain.chain,
+      network: input.network,
+      stablecoin: input.stablecoin,
+      refund_address: input.refund_address,
+      nativeChain: chain.chain,
       forbiddenAddresses: await forbiddenRefundAddresses(m, link.account_id, input.refund_address),
     });
-    const open = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
-      .andWhere(`p.payment_rail = 'crypto_xchain'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    const open = await m
+      .createQueryBuilder(Payment, 'p')
+      .where('p.payment_link_id = :id', { id: link.id })
+      .andWhere(`p.payment_rail = 'crypto_xchain'`)
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`)
+      .getOne();
     if (open && !(open.source_chain === req.network && open.refund_address?.toLowerCase() === req.refundAddress.toLowerCase())) {
-      throw new DomainError('conflict', 'payment_in_progress', 'A cross-network payment with another network or refund address is in progress for this link.', { details: { payment_id: open.id } });
+      throw new DomainError(
+        'conflict',
+        'payment_in_progress',
+        'A cross-network payment with another network or refund address is in progress for this link.',
+        { details: { payment_id: open.id } },
+      );
     }
     return { req, open };
   };
@@ -98,8 +124,14 @@ export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymen
   const quote = bridge.quote(pre.req.network, now);
   const deliveryAddress = chain.depositAddress(id);
   const transfer = await bridge.createPayIn({
-    idempotencyKey: id, clientReference: id, sourceChain: pre.req.network, sourceAsset: pre.req.stablecoin,
-    destinationChain: chain.chain, destinationAddress: deliveryAddress, destinationAsset: chain.stablecoin, fee: quote.fee,
+    idempotencyKey: id,
+    clientReference: id,
+    sourceChain: pre.req.network,
+    sourceAsset: pre.req.stablecoin,
+    destinationChain: chain.chain,
+    destinationAddress: deliveryAddress,
+    destinationAsset: chain.stablecoin,
+    fee: quote.fee,
   });
   const result = await transaction(async (m) => {
     const link = await lockLink(m, scope, linkId);
@@ -108,15 +140,30 @@ export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymen
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
     const q = grossUp(BigInt(due.total.amount), quote.fee);
     const settlementAddress = await settlementWallet(m, link);
-    const expiresAt = new Date(Math.min(now.getTime() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
+    const expiresAt = new Date(
+      Math.min(now.getTime() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER),
+    );
     const pay = newPaymentRow(m, {
-      id, of: { link },
+      id,
+      of: { link },
       rail: {
-        kind: 'crypto_xchain', network: req.network, stablecoin: req.stablecoin, depositAddress: transfer.deposit_address, deliveryAddress,
-        refundAddress: req.refundAddress, bridgeTransferId: transfer.id, amountIn: q.amountIn.toString(), bridgeFee: q.fee.toString(), quoteExpiresAt: quote.expiresAt,
+        kind: 'crypto_xchain',
+        network: req.network,
+        stablecoin: req.stablecoin,
+        depositAddress: transfer.deposit_address,
+        deliveryAddress,
+        refundAddress: req.refundAddress,
+        bridgeTransferId: transfer.id,
+        amountIn: q.amountIn.toString(),
+        bridgeFee: q.fee.toString(),
+        quoteExpiresAt: quote.expiresAt,
       },
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
-      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
+      settlement: settlementAddress ? 'wallet' : null,
+      settlementAddress,
+      payerEmail: input.payer_email ?? null,
+      payerType: input.payer_type ?? null,
+      expiresAt,
     });
     return saveNewPayment(m, link, pay, scope.request);
   });
@@ -131,23 +178,43 @@ export async function createOrReuseXchainPayment(scope: Scope, input: RailPaymen
  * returned (`created: false`). Same ledger, fee (1%), window and watcher as the native rail
  * (workflows/payment.ts); deposit instructions carry the token address.
  */
-export async function createOrReuseTransferPayment(scope: Scope, input: RailPaymentInput & { linkId: string }): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseTransferPayment(
+  scope: Scope,
+  input: RailPaymentInput & { linkId: string },
+): Promise<{ payment: Payment; created: boolean }> {
   const { linkId } = input;
   const cfg = loadConfig();
   const chain = chainAdapter();
-  const req = validateTransferRequest({ source_chain: input.source_chain, source_asset: input.source_asset, source_address: input.source_address, nativeChain: chain.chain });
+  const req = validateTransferRequest({
+    source_chain: input.source_chain,
+    source_asset: input.source_asset,
+    source_address: input.source_address,
+    nativeChain: chain.chain,
+  });
   const result = await transaction(async (m) => {
     const link = await lockLink(m, scope, linkId);
-    const existing = await m.createQueryBuilder(Payment, 'p').where('p.payment_link_id = :id', { id: link.id })
-      .andWhere(`p.payment_rail = 'crypto_transfer'`).andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    const existing = await m
+      .createQueryBuilder(Payment, 'p')
+      .where('p.payment_link_id = :id', { id: link.id })
+      .andWhere(`p.payment_rail = 'crypto_transfer'`)
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`)
+      .getOne();
     if (existing) return { payment: existing, created: false };
     const due = totalDue({ amount: link.amount_minor, currency: link.currency, decimals: link.decimals });
-    const expiresAt = new Date(Math.min(Date.now() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
+    const expiresAt = new Date(
+      Math.min(Date.now() + cfg.paymentTtlSeconds * 1000, link.expires_at ? link.expires_at.getTime() : Number.MAX_SAFE_INTEGER),
+    );
     const settlementAddress = await settlementWallet(m, link);
     const pay = newPaymentRow(m, {
-      id: newId('pay_'), of: { link }, rail: { kind: 'crypto_transfer', sourceChain: req.sourceChain, sourceAddress: req.sourceAddress },
+      id: newId('pay_'),
+      of: { link },
+      rail: { kind: 'crypto_transfer', sourceChain: req.sourceChain, sourceAddress: req.sourceAddress },
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
-      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, expiresAt,
+      settlement: settlementAddress ? 'wallet' : null,
+      settlementAddress,
+      payerEmail: input.payer_email ?? null,
+      payerType: input.payer_type ?? null,
+      expiresAt,
     });
     return saveNewPayment(m, link, pay, scope.request);
   });

@@ -35,8 +35,11 @@ export async function startPaymentWorkflow(paymentId: string, accountId: string,
  * rail): performed after commit, durably (temporal/intents.ts), so the payer's request does not
  * wait on Temporal.
  */
-export async function startPaymentWorkflowAfterCommit(m: EntityManager, p: { id: string; account_id: string; payment_rail: string }): Promise<void> {
-  await startAfterCommit(m, contractFor(p.payment_rail), { id: p.id, accountId: p.account_id });
+export async function startPaymentWorkflowAfterCommit(
+  manager: EntityManager,
+  input: { id: string; account_id: string; payment_rail: string },
+): Promise<void> {
+  await startAfterCommit(manager, contractFor(input.payment_rail), { id: input.id, accountId: input.account_id });
 }
 
 /**
@@ -44,13 +47,19 @@ export async function startPaymentWorkflowAfterCommit(m: EntityManager, p: { id:
  * is open: a late deposit to a closed payment still gets its verdict), performed after commit,
  * durably (temporal/intents.ts).
  */
-export async function signalPaymentDepositAfterCommit(m: EntityManager, p: { id: string; account_id: string; payment_rail: string }, depositId: string): Promise<void> {
-  await startAfterCommit(m, contractFor(p.payment_rail), { id: p.id, accountId: p.account_id }, depositSignal, { depositId });
+export async function signalPaymentDepositAfterCommit(
+  manager: EntityManager,
+  input: { id: string; account_id: string; payment_rail: string },
+  depositId: string,
+): Promise<void> {
+  await startAfterCommit(manager, contractFor(input.payment_rail), { id: input.id, accountId: input.account_id }, depositSignal, {
+    depositId,
+  });
 }
 
 /** Signals (starting if needed) the payment's workflow with a recorded deposit. */
 export async function signalPaymentDeposit(paymentId: string, accountId: string, depositId: string, rail?: string): Promise<void> {
-  await startOrSignal(contractFor(rail ?? await railOf(paymentId)), { id: paymentId, accountId }, depositSignal, { depositId });
+  await startOrSignal(contractFor(rail ?? (await railOf(paymentId))), { id: paymentId, accountId }, depositSignal, { depositId });
 }
 
 /**
@@ -98,14 +107,21 @@ export async function signalLinkEndedToPayments(paymentIds: string[], accountId:
  * simulator or a provider callback): its watcher re-reads the bridge. False when no such payment.
  */
 export async function signalBridgeUpdate(paymentId: string): Promise<boolean> {
-  const rows: Array<{ account_id: string; payment_rail: string }> = await db().query('SELECT account_id, payment_rail FROM payments WHERE id = $1', [paymentId]);
+  const rows: Array<{ account_id: string; payment_rail: string }> = await db().query(
+    'SELECT account_id, payment_rail FROM payments WHERE id = $1',
+    [paymentId],
+  );
   if (!rows[0] || rows[0].payment_rail !== 'crypto_xchain') return false;
   await startOrSignal(xchainPaymentContract, { id: paymentId, accountId: rows[0].account_id }, xchainPaymentContract.signals.update);
   return true;
 }
 
 /** `signalLinkEndedToPayments` after a commit, best effort: a failure is logged, never thrown. */
-export async function signalLinkEndedToPaymentsAfterCommit(paymentIds: string[], accountId: string, reason: 'cancelled' | 'expired'): Promise<void> {
+export async function signalLinkEndedToPaymentsAfterCommit(
+  paymentIds: string[],
+  accountId: string,
+  reason: 'cancelled' | 'expired',
+): Promise<void> {
   if (!paymentIds.length) return;
   try {
     await signalLinkEndedToPayments(paymentIds, accountId, reason);
@@ -134,7 +150,9 @@ export async function ensurePaymentWorkflows(batch = 500): Promise<number> {
            OR p.watcher_state IN ('recovery_required','source_seen','confirming')
            OR EXISTS (SELECT 1 FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'pending')
            OR EXISTS (SELECT 1 FROM bank_credits b WHERE b.payment_id = p.id AND (b.effect = 'pending' OR (b.returned_at IS NOT NULL AND NOT b.return_applied))))
-        ORDER BY p.id LIMIT $2`, [after, batch]);
+        ORDER BY p.id LIMIT $2`,
+      [after, batch],
+    );
     for (const r of rows) await startPaymentWorkflow(r.id, r.account_id, r.payment_rail);
     n += rows.length;
     if (rows.length < batch) return n;

@@ -19,7 +19,14 @@ import { db, transaction } from '../../lib/db';
 import { logger } from '../../lib/logger';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import {
-  closeXchainPaymentWatcher, confirmXchainBridge, creditPayment, detectXchainPayment, expirePayment, ledgerOf, owePaymentDepositBack, recoverXchainPayment,
+  closeXchainPaymentWatcher,
+  confirmXchainBridge,
+  creditPayment,
+  detectXchainPayment,
+  expirePayment,
+  ledgerOf,
+  owePaymentDepositBack,
+  recoverXchainPayment,
 } from '../records/payments';
 import { moveLinkAfterPayment } from './links';
 import { recordObservedTransfer } from './watcher';
@@ -30,15 +37,24 @@ const isClosed = (s: PaymentStatus) => (XCHAIN_CLOSED_STATUSES as readonly strin
 /** The watch state of `p` (reads its pending and owed deposits). */
 async function xchainStateOf(p: Payment): Promise<XchainState> {
   const rows: Array<{ id: string; effect: string }> = await db().query(
-    `SELECT id, effect FROM deposits WHERE payment_id = $1 AND effect IN ('pending','to_return') ORDER BY observed_at, id`, [p.id]);
+    `SELECT id, effect FROM deposits WHERE payment_id = $1 AND effect IN ('pending','to_return') ORDER BY observed_at, id`,
+    [p.id],
+  );
   const pending = rows.filter((r) => r.effect === 'pending').map((r) => r.id);
   const needsRecovery = rows.some((r) => r.effect === 'to_return');
   const bridgeActive = p.watcher_state === 'source_seen' || p.watcher_state === 'confirming';
   const needsSettlement = (p.status === 'paid' || p.status === 'overpaid') && p.settlement === 'wallet';
   const finished = p.status === 'settled' || ((p.status === 'paid' || p.status === 'overpaid') && !needsSettlement) || isClosed(p.status);
   return {
-    status: p.status, watcherState: p.watcher_state, expiresAt: p.expires_at.toISOString(), createdAt: p.created_at.toISOString(), pendingDepositIds: pending,
-    bridgeActive, needsRecovery, needsSettlement, done: finished && !bridgeActive && !needsRecovery && pending.length === 0,
+    status: p.status,
+    watcherState: p.watcher_state,
+    expiresAt: p.expires_at.toISOString(),
+    createdAt: p.created_at.toISOString(),
+    pendingDepositIds: pending,
+    bridgeActive,
+    needsRecovery,
+    needsSettlement,
+    done: finished && !bridgeActive && !needsRecovery && pending.length === 0,
   };
 }
 
@@ -151,10 +167,18 @@ export async function advanceBridge(paymentId: string): Promise<XchainState & { 
 export async function recoverFunds(paymentId: string): Promise<XchainState> {
   const pay = await db().getRepository(Payment).findOneBy({ id: paymentId });
   if (!pay) throw ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, 'NotFound');
-  if (!pay.refund_address || !pay.bridge_transfer_id) throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no refund route`, 'NoRefundAddress');
-  const owed = await db().getRepository(Deposit).find({ where: { payment_id: paymentId, effect: 'to_return' }, order: { observed_at: 'ASC' } });
+  if (!pay.refund_address || !pay.bridge_transfer_id)
+    throw ApplicationFailure.nonRetryable(`payment ${paymentId} has no refund route`, 'NoRefundAddress');
+  const owed = await db()
+    .getRepository(Deposit)
+    .find({ where: { payment_id: paymentId, effect: 'to_return' }, order: { observed_at: 'ASC' } });
   for (const dep of owed) {
-    const tx = await payInBridgeAdapter().returnFunds(pay.bridge_transfer_id, pay.refund_address, BigInt(dep.amount_minor), `recover:${dep.id}`);
+    const tx = await payInBridgeAdapter().returnFunds(
+      pay.bridge_transfer_id,
+      pay.refund_address,
+      BigInt(dep.amount_minor),
+      `recover:${dep.id}`,
+    );
     await transaction(async (m) => {
       const p = await locked(m, paymentId);
       await m.query(`UPDATE deposits SET effect = 'returned' WHERE id = $1 AND effect = 'to_return'`, [dep.id]);
@@ -196,7 +220,9 @@ export async function closeXchainWatcher(paymentId: string): Promise<XchainState
     } else if (pay.watcher_state === 'matching' || pay.watcher_state === 'bridge_failed') {
       // TypeORM answers an UPDATE with [rows, count].
       const [owed]: [unknown[], number] = await m.query(
-        `UPDATE deposits SET effect = 'to_return' WHERE payment_id = $1 AND effect = 'applied' AND chain = $2 RETURNING id`, [pay.id, pay.delivery_chain]);
+        `UPDATE deposits SET effect = 'to_return' WHERE payment_id = $1 AND effect = 'applied' AND chain = $2 RETURNING id`,
+        [pay.id, pay.delivery_chain],
+      );
       if (owed.length > 0) await closeXchainPaymentWatcher(m, pay, 'recovery_required');
     }
     return pay;

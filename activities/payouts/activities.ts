@@ -30,13 +30,24 @@ import { fiatRails } from '../../providers/fiat-rails';
 import { activeWallet, lockPayout } from './records';
 import { alignPayoutAttempt, openPayoutAttempt, receivePayoutAttemptFunds, submitPayoutAttempt } from '../records/payout-attempts';
 import {
-  expirePayout as expirePayoutRecord, failPayout, fundPayout, markPayoutPaid, markPayoutPaidWithShortfall, processPayout, receivePayoutFunds, returnPayout, settlePayout,
+  expirePayout as expirePayoutRecord,
+  failPayout,
+  fundPayout,
+  markPayoutPaid,
+  markPayoutPaidWithShortfall,
+  processPayout,
+  receivePayoutFunds,
+  returnPayout,
+  settlePayout,
 } from '../records/payouts';
 import { expireWalletSends } from '../records/wallet-sends';
 
 async function stateOf(p: Payout): Promise<PayoutState> {
   const at = p.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id }) : null;
-  const pending: Array<{ id: string }> = await db().query(`SELECT id FROM payout_deposits WHERE payout_id = $1 AND effect = 'pending' ORDER BY observed_at, id`, [p.id]);
+  const pending: Array<{ id: string }> = await db().query(
+    `SELECT id FROM payout_deposits WHERE payout_id = $1 AND effect = 'pending' ORDER BY observed_at, id`,
+    [p.id],
+  );
   return {
     status: p.status,
     attemptId: at?.id ?? null,
@@ -75,8 +86,13 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
   const at0 = p0.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p0.current_attempt_id }) : null;
   if (!at0 || at0.provider_transfer_id) return stateOf(p0);
   const transfer = await bridgeAdapter().createTransfer({
-    idempotencyKey: at0.id, clientReference: p0.id, accountId: p0.account_id, sourceChain: at0.source_chain, sourceAsset: at0.source_currency,
-    destinationRail: p0.fiat_rail, destinationCurrency: p0.currency,
+    idempotencyKey: at0.id,
+    clientReference: p0.id,
+    accountId: p0.account_id,
+    sourceChain: at0.source_chain,
+    sourceAsset: at0.source_currency,
+    destinationRail: p0.fiat_rail,
+    destinationCurrency: p0.currency,
   });
   const p = await transaction(async (m) => {
     const pay = await lockPayout(m, payoutId);
@@ -96,17 +112,35 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
       const w = await activeWallet(m, pay.account_id);
       if (!w) throw ApplicationFailure.nonRetryable(`payout ${pay.id}: service wallet disappeared`, 'WalletMissing');
       const estimate = walletSendEstimate(BigInt(at.gross_minor), w.chain === at.source_chain);
-      await m.save(m.create(WalletSend, {
-        id: newId('wsd_'), account_id: pay.account_id, payout_id: pay.id, attempt_id: at.id, wallet_address: w.address, wallet_chain: w.chain,
-        to_address: transfer.deposit_address, to_chain: at.source_chain, asset: PAYOUT_SOURCE_ASSET, amount_minor: estimate.toString(),
-        delivery_minor: at.gross_minor, status: 'signable', signable_until: new Date(nowMs + WALLET_SEND_SIGNABLE_SECONDS * 1000),
-        tx_hash: null, signed_at: null, closed_at: null,
-      }));
+      await m.save(
+        m.create(WalletSend, {
+          id: newId('wsd_'),
+          account_id: pay.account_id,
+          payout_id: pay.id,
+          attempt_id: at.id,
+          wallet_address: w.address,
+          wallet_chain: w.chain,
+          to_address: transfer.deposit_address,
+          to_chain: at.source_chain,
+          asset: PAYOUT_SOURCE_ASSET,
+          amount_minor: estimate.toString(),
+          delivery_minor: at.gross_minor,
+          status: 'signable',
+          signable_until: new Date(nowMs + WALLET_SEND_SIGNABLE_SECONDS * 1000),
+          tx_hash: null,
+          signed_at: null,
+          closed_at: null,
+        }),
+      );
     }
     return pay;
   });
   if (p.status === 'cancelled') {
-    try { await bridgeAdapter().cancelTransfer(transfer.id); } catch (e) { logger.warn({ err: e, payout_id: p.id }, 'transfer of a cancelled payout could not be cancelled'); }
+    try {
+      await bridgeAdapter().cancelTransfer(transfer.id);
+    } catch (e) {
+      logger.warn({ err: e, payout_id: p.id }, 'transfer of a cancelled payout could not be cancelled');
+    }
   }
   return stateOf(p);
 }
@@ -122,8 +156,10 @@ export async function applyPayoutDeposit(payoutId: string, depositId: string): P
     const dep = await m.findOne(PayoutDeposit, { where: { id: depositId, payout_id: payoutId }, lock: { mode: 'pessimistic_write' } });
     if (!dep || dep.effect !== 'pending') return pay;
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: dep.attempt_id }, lock: { mode: 'pessimistic_write' } });
-    const usable = dep.asset === PAYOUT_SOURCE_ASSET && at.id === pay.current_attempt_id
-      && (pay.status === 'awaiting_funds' || (pay.status === 'funds_received' && at.rail_payment_id === null));
+    const usable =
+      dep.asset === PAYOUT_SOURCE_ASSET &&
+      at.id === pay.current_attempt_id &&
+      (pay.status === 'awaiting_funds' || (pay.status === 'funds_received' && at.rail_payment_id === null));
     if (usable) {
       dep.effect = 'applied';
       at.received_minor = (BigInt(at.received_minor) + BigInt(dep.amount_minor)).toString();
@@ -137,7 +173,10 @@ export async function applyPayoutDeposit(payoutId: string, depositId: string): P
       dep.effect = 'held';
       pay.held_minor = (BigInt(pay.held_minor ?? '0') + BigInt(dep.amount_minor)).toString();
       await m.save(pay);
-      logger.info({ payout_id: pay.id, deposit_id: dep.id, status: pay.status }, 'deposit to a payout that cannot use it is held for return');
+      logger.info(
+        { payout_id: pay.id, deposit_id: dep.id, status: pay.status },
+        'deposit to a payout that cannot use it is held for return',
+      );
     }
     await m.save(dep);
     return pay;
@@ -181,7 +220,9 @@ export async function expirePayout(payoutId: string): Promise<PayoutState> {
  */
 async function heldAfter(m: EntityManager, payoutId: string, at: PayoutAttempt, consumedUsdc: bigint): Promise<string | null> {
   const rows: Array<{ s: string }> = await m.query(
-    `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM payout_deposits WHERE payout_id = $1 AND effect IN ('applied','held','refunded')`, [payoutId]);
+    `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM payout_deposits WHERE payout_id = $1 AND effect IN ('applied','held','refunded')`,
+    [payoutId],
+  );
   const held = heldForReturn(BigInt(rows[0].s), consumedUsdc, BigInt(at.returned_minor));
   return held === null ? null : held.toString();
 }
@@ -212,9 +253,16 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
     });
     return stateOf(p);
   }
-  const beneficiary = p0.beneficiary_ciphertext ? JSON.parse(decrypt(p0.beneficiary_ciphertext)) as StoredBankDetails : null;
-  if (!beneficiary || beneficiary.rail !== p0.fiat_rail) throw ApplicationFailure.nonRetryable(`payout ${payoutId} has no beneficiary for ${p0.fiat_rail}`, 'BeneficiaryMissing');
-  const rp = await fiatRails().submit({ idempotencyKey: `${at0.id}:rail`, clientReference: p0.id, rail: p0.fiat_rail, currency: p0.currency, amount: pay.fiat });
+  const beneficiary = p0.beneficiary_ciphertext ? (JSON.parse(decrypt(p0.beneficiary_ciphertext)) as StoredBankDetails) : null;
+  if (!beneficiary || beneficiary.rail !== p0.fiat_rail)
+    throw ApplicationFailure.nonRetryable(`payout ${payoutId} has no beneficiary for ${p0.fiat_rail}`, 'BeneficiaryMissing');
+  const rp = await fiatRails().submit({
+    idempotencyKey: `${at0.id}:rail`,
+    clientReference: p0.id,
+    rail: p0.fiat_rail,
+    currency: p0.currency,
+    amount: pay.fiat,
+  });
   const p = await transaction(async (m) => {
     const x = await lockPayout(m, payoutId);
     const at = await m.findOneOrFail(PayoutAttempt, { where: { id: at0.id }, lock: { mode: 'pessimistic_write' } });
@@ -240,7 +288,13 @@ export async function submitFiatPayment(payoutId: string): Promise<PayoutState> 
 export async function syncRailPayment(payoutId: string): Promise<PayoutState & { notify: boolean }> {
   const p0 = await loadOrFail(payoutId);
   const at0 = p0.current_attempt_id ? await db().getRepository(PayoutAttempt).findOneBy({ id: p0.current_attempt_id }) : null;
-  if (!at0?.rail_payment_id || p0.status === 'settled' || p0.status === 'paid_with_shortfall' || p0.status === 'failed' || p0.status === 'returned') {
+  if (
+    !at0?.rail_payment_id ||
+    p0.status === 'settled' ||
+    p0.status === 'paid_with_shortfall' ||
+    p0.status === 'failed' ||
+    p0.status === 'returned'
+  ) {
     return { ...(await stateOf(p0)), notify: false };
   }
   const rp = await fiatRails().get(at0.rail_payment_id);
@@ -320,7 +374,10 @@ export async function refundHeldFunds(payoutId: string): Promise<PayoutState> {
 
 /** The reconciliation signal (spec 2.6 `needs_attention`): sets or clears the flag. */
 export async function setPayoutNeedsAttention(payoutId: string, needsAttention: boolean): Promise<void> {
-  await db().query('UPDATE payouts SET needs_attention = $2, updated_at = now() WHERE id = $1 AND needs_attention <> $2', [payoutId, needsAttention]);
+  await db().query('UPDATE payouts SET needs_attention = $2, updated_at = now() WHERE id = $1 AND needs_attention <> $2', [
+    payoutId,
+    needsAttention,
+  ]);
 }
 
 /** Emails the recipient that the invoice was paid (only on `settled`; never on a shortfall). Idempotent by payout. */
@@ -329,14 +386,25 @@ export async function notifyPayoutRecipient(payoutId: string): Promise<void> {
   if (p.status !== 'settled' || !p.notify_recipient || !p.recipient_email) return;
   const amount = `${p.settled_minor ?? p.invoice_minor} ${p.currency} minor units`;
   await emailProvider().send({
-    to: p.recipient_email, template: 'payout_settled', subject: `Your invoice was paid by ${p.sender_display ?? 'a customer'}`,
+    to: p.recipient_email,
+    template: 'payout_settled',
+    subject: `Your invoice was paid by ${p.sender_display ?? 'a customer'}`,
     body: `A payment of ${amount} was sent to your account ending ${(p.beneficiary_masked && maskedAccountEnding(p.beneficiary_masked)) ?? ''}.${p.note ? ` Note: ${p.note}` : ''}`,
-    accountId: p.account_id, relatedObjectId: p.id, idempotencyKey: `payout_settled:${p.id}`,
+    accountId: p.account_id,
+    relatedObjectId: p.id,
+    idempotencyKey: `payout_settled:${p.id}`,
   });
 }
 
 /** The activities of contracts/payout.ts (`payoutWorkflow` calls them through its `db` and `provider` proxies). */
 export const payoutWorkflowActivities = {
-  loadPayoutState, ensureProviderTransfer, applyPayoutDeposit, expirePayout, submitFiatPayment, syncRailPayment, refundHeldFunds,
-  setPayoutNeedsAttention, notifyPayoutRecipient,
+  loadPayoutState,
+  ensureProviderTransfer,
+  applyPayoutDeposit,
+  expirePayout,
+  submitFiatPayment,
+  syncRailPayment,
+  refundHeldFunds,
+  setPayoutNeedsAttention,
+  notifyPayoutRecipient,
 } satisfies PayoutActivities;

@@ -13,7 +13,16 @@ import { normalizePayoutBeneficiary, type PayoutBeneficiaryInput } from '../../d
 import { capabilityUnavailable, conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { toMinorPositive, type Money } from '../../domain/money';
 import { PAYOUT_PRE_FUNDS } from '../../domain/payouts/statuses';
-import { CAPABILITY_VERSION, checkInvoiceAmount, corridorById, corridorVerdict, DEFAULT_SOURCE_CHAIN, PAYOUT_SOURCE_ASSET, type Corridor, type CorridorGate } from '../../domain/payouts/corridors';
+import {
+  CAPABILITY_VERSION,
+  checkInvoiceAmount,
+  corridorById,
+  corridorVerdict,
+  DEFAULT_SOURCE_CHAIN,
+  PAYOUT_SOURCE_ASSET,
+  type Corridor,
+  type CorridorGate,
+} from '../../domain/payouts/corridors';
 import { fundingQuote, PAYOUT_FEE_BPS, walletSendEstimate } from '../../domain/payouts/pricing';
 import { FUNDING_WINDOW_SECONDS, walletSendCancelBlock } from '../../domain/payouts/deadlines';
 import { derivePayerType } from '../../domain/payouts/payer-type';
@@ -33,11 +42,16 @@ import { signalPayoutCancelled, signalPayoutFund } from './signals';
 import { closePayoutWalletSends } from './wallet-sends';
 
 /** Identity frozen into `capability_snapshot` at creation or replacement (spec 2.6). */
-async function senderIdentity(m: EntityManager, accountId: string): Promise<{ customerType: string; display: string; legal: string | null }> {
+async function senderIdentity(
+  m: EntityManager,
+  accountId: string,
+): Promise<{ customerType: string; display: string; legal: string | null }> {
   const rows: Array<{ customer_type: string; display_name: string; verified_legal_name: string | null }> = await m.query(
     `SELECT a.customer_type, a.display_name, c.legal_name AS verified_legal_name FROM accounts a
        LEFT JOIN customers c ON c.account_id = a.id AND c.customer_type = 'business' AND c.verification_state = 'approved'
-      WHERE a.id = $1`, [accountId]);
+      WHERE a.id = $1`,
+    [accountId],
+  );
   const a = rows[0];
   const name = (a?.display_name ?? '').trim();
   return {
@@ -51,15 +65,22 @@ async function senderIdentity(m: EntityManager, accountId: string): Promise<{ cu
 function requireExecutable(c: Corridor, gate: CorridorGate): void {
   const v = corridorVerdict(c, gate);
   if (!v.executable) {
-    throw capabilityUnavailable('capability_unavailable', `Corridor ${c.id} is not executable for this account (${v.blocked_reason}). Do not retry.`,
-      { corridor_id: c.id, blocked_reason: v.blocked_reason });
+    throw capabilityUnavailable(
+      'capability_unavailable',
+      `Corridor ${c.id} is not executable for this account (${v.blocked_reason}). Do not retry.`,
+      { corridor_id: c.id, blocked_reason: v.blocked_reason },
+    );
   }
 }
 
 function requireSourceChain(c: Corridor, chain: string): void {
   if (!c.source_chains.includes(chain)) {
-    throw new DomainError('capability_unavailable', 'capability_unavailable', `Corridor ${c.id} cannot be funded from ${chain}; source chains: ${c.source_chains.join(', ') || 'none'}.`,
-      { param: 'source_chain', details: { corridor_id: c.id, source_chains: [...c.source_chains] } });
+    throw new DomainError(
+      'capability_unavailable',
+      'capability_unavailable',
+      `Corridor ${c.id} cannot be funded from ${chain}; source chains: ${c.source_chains.join(', ') || 'none'}.`,
+      { param: 'source_chain', details: { corridor_id: c.id, source_chains: [...c.source_chains] } },
+    );
   }
 }
 
@@ -96,25 +117,58 @@ async function newDraft(scope: Scope, b: CreatePayoutInput, gate: CorridorGate, 
   const minor = toMinorPositive(b.invoice_amount, 'invoice_amount');
   checkInvoiceAmount(c, b.invoice_amount, minor);
   if (b.source_chain !== undefined) requireSourceChain(c, b.source_chain);
-  if (b.notify_recipient && !b.recipient_email) throw invalidRequest('parameter_missing', 'recipient_email is required when notify_recipient is true.', 'recipient_email');
+  if (b.notify_recipient && !b.recipient_email)
+    throw invalidRequest('parameter_missing', 'recipient_email is required when notify_recipient is true.', 'recipient_email');
   return transaction(async (m) => {
     const who = await senderIdentity(m, scope.accountId);
     const payerType = derivePayerType(who.customerType, b.payer_type);
     const p = m.create(Payout, {
-      id: newId('po_'), account_id: scope.accountId, livemode: scope.livemode, status: 'draft', invoice_minor: minor.toString(),
-      currency: c.currency, decimals: c.decimals, corridor_id: c.id, fiat_rail: c.fiat_rail, source_chain: b.source_chain ?? null,
-      source_asset: PAYOUT_SOURCE_ASSET, payer_type: payerType, fee_bps: PAYOUT_FEE_BPS, notify_recipient: b.notify_recipient ?? false,
-      recipient_email: b.recipient_email ?? null, note: b.note ?? null, capability_version: CAPABILITY_VERSION,
-      snapshot_frozen_at: new Date(), sender_display: who.display, legal_entity_name: who.legal, needs_attention: false,
-      settled_minor: null, provider_paid_minor: null, shortfall_minor: null, failure_reason: null, return_reason: null, held_minor: null,
-      beneficiary_ciphertext: replaces?.beneficiary_ciphertext ?? null, beneficiary_masked: replaces?.beneficiary_masked ?? null,
-      funding_source: null, refund_address: null, current_attempt_id: null, replaces_id: replaces?.id ?? null, replaced_by_id: null,
-      marked_sent_at: null, funded_at: null, paid_at: null, settled_at: null,
+      id: newId('po_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      status: 'draft',
+      invoice_minor: minor.toString(),
+      currency: c.currency,
+      decimals: c.decimals,
+      corridor_id: c.id,
+      fiat_rail: c.fiat_rail,
+      source_chain: b.source_chain ?? null,
+      source_asset: PAYOUT_SOURCE_ASSET,
+      payer_type: payerType,
+      fee_bps: PAYOUT_FEE_BPS,
+      notify_recipient: b.notify_recipient ?? false,
+      recipient_email: b.recipient_email ?? null,
+      note: b.note ?? null,
+      capability_version: CAPABILITY_VERSION,
+      snapshot_frozen_at: new Date(),
+      sender_display: who.display,
+      legal_entity_name: who.legal,
+      needs_attention: false,
+      settled_minor: null,
+      provider_paid_minor: null,
+      shortfall_minor: null,
+      failure_reason: null,
+      return_reason: null,
+      held_minor: null,
+      beneficiary_ciphertext: replaces?.beneficiary_ciphertext ?? null,
+      beneficiary_masked: replaces?.beneficiary_masked ?? null,
+      funding_source: null,
+      refund_address: null,
+      current_attempt_id: null,
+      replaces_id: replaces?.id ?? null,
+      replaced_by_id: null,
+      marked_sent_at: null,
+      funded_at: null,
+      paid_at: null,
+      settled_at: null,
     });
     await m.save(p);
     if (replaces) {
       const old = await lockPayout(m, replaces.id, scope);
-      if (old.replaced_by_id) throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, { replaced_by: old.replaced_by_id });
+      if (old.replaced_by_id)
+        throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, {
+          replaced_by: old.replaced_by_id,
+        });
       old.replaced_by_id = p.id;
       await m.save(old);
       await emitPayoutEvents(m, p, ['payout.created_as_replacement'], scope.request, [old.id]);
@@ -135,9 +189,16 @@ async function newDraft(scope: Scope, b: CreatePayoutInput, gate: CorridorGate, 
 export async function replacePayout(scope: Scope, input: Partial<CreatePayoutInput> & { id: string }): Promise<Payout> {
   const gate = await payoutGate(scope);
   const old = await findPayout(scope, { id: input.id });
-  if (old.replaced_by_id) throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, { replaced_by: old.replaced_by_id });
+  if (old.replaced_by_id)
+    throw conflict('payout_already_replaced', `Payout ${old.id} was already replaced by ${old.replaced_by_id}.`, {
+      replaced_by: old.replaced_by_id,
+    });
   if (!['failed', 'returned', 'expired', 'cancelled'].includes(old.status)) {
-    throw conflict('payout_not_replaceable', `A ${old.status} payout cannot be replaced; only failed, returned, expired or cancelled ones.`, { status: old.status });
+    throw conflict(
+      'payout_not_replaceable',
+      `A ${old.status} payout cannot be replaced; only failed, returned, expired or cancelled ones.`,
+      { status: old.status },
+    );
   }
   const body: CreatePayoutInput = {
     invoice_amount: input.invoice_amount ?? { amount: old.invoice_minor, currency: old.currency, decimals: old.decimals },
@@ -161,7 +222,11 @@ export async function replacePayout(scope: Scope, input: Partial<CreatePayoutInp
 export async function setBeneficiary(scope: Scope, input: PayoutBeneficiaryInput & { id: string }): Promise<Payout> {
   return transaction(async (m) => {
     const p = await lockPayout(m, input.id, scope);
-    if (p.beneficiary_ciphertext) throw conflict('beneficiary_already_set', 'Bank details cross once; this payout already has a beneficiary. Replace the payout to change them.');
+    if (p.beneficiary_ciphertext)
+      throw conflict(
+        'beneficiary_already_set',
+        'Bank details cross once; this payout already has a beneficiary. Replace the payout to change them.',
+      );
     if (p.status !== 'draft') throw conflict('payout_not_editable', `A ${p.status} payout takes no beneficiary.`, { status: p.status });
     const { id: _id, ...body } = input;
     const { details, masked } = normalizePayoutBeneficiary(p.fiat_rail, body);
@@ -173,7 +238,11 @@ export async function setBeneficiary(scope: Scope, input: PayoutBeneficiaryInput
   });
 }
 
-export interface FundRequest { funding_source?: 'external_wallet' | 'service_wallet'; source_chain?: string; refund_address?: string }
+export interface FundRequest {
+  funding_source?: 'external_wallet' | 'service_wallet';
+  source_chain?: string;
+  refund_address?: string;
+}
 
 /**
  * `POST /payouts/{id}/funding_instructions` (spec 2.6 fund request, 3, 4.3): the money boundary.
@@ -188,7 +257,10 @@ export interface FundRequest { funding_source?: 'external_wallet' | 'service_wal
  * funds are held for return. `input`: the validated body with the path's `id`; the corridor gate
  * is the account's now (queries.ts `payoutGate`). Returns whether the workflow must be signalled.
  */
-export async function requestFunding(scope: Scope, input: FundRequest & { id: string }): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
+export async function requestFunding(
+  scope: Scope,
+  input: FundRequest & { id: string },
+): Promise<{ payout: Payout; attemptId: string; signal: boolean }> {
   const gate = await payoutGate(scope);
   const b = input;
   const refund = b.refund_address !== undefined ? normalizeRefundAddress(b.refund_address) : undefined;
@@ -196,29 +268,43 @@ export async function requestFunding(scope: Scope, input: FundRequest & { id: st
     const p = await lockPayout(m, input.id, scope);
     const c = corridorById(p.corridor_id);
     if (!c) throw conflict('payout_not_fundable', `Payout ${p.id} has an unknown corridor.`);
-    const attempt = p.current_attempt_id ? await m.findOne(PayoutAttempt, { where: { id: p.current_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
+    const attempt = p.current_attempt_id
+      ? await m.findOne(PayoutAttempt, { where: { id: p.current_attempt_id }, lock: { mode: 'pessimistic_write' } })
+      : null;
     // Once funding is confirmed the provider transfer exists or is being created on the attempt's
     // chain (the workflow may be calling the bridge right now): either way the chain is locked.
     if (b.source_chain !== undefined && attempt !== null && b.source_chain !== attempt.source_chain) {
       const what = attempt.provider_transfer_id !== null ? 'already exists' : 'is being created';
-      throw new DomainError('conflict', 'payout_source_chain_locked', `The provider transfer ${what} on ${attempt.source_chain}; the source chain can no longer change.`,
-        { param: 'source_chain', details: { source_chain: attempt.source_chain } });
+      throw new DomainError(
+        'conflict',
+        'payout_source_chain_locked',
+        `The provider transfer ${what} on ${attempt.source_chain}; the source chain can no longer change.`,
+        { param: 'source_chain', details: { source_chain: attempt.source_chain } },
+      );
     }
     if (attempt && b.funding_source !== undefined && b.funding_source !== attempt.funding_source) {
-      throw new DomainError('conflict', 'funding_source_locked', `This payout is already funded from ${attempt.funding_source}.`,
-        { param: 'funding_source', details: { funding_source: attempt.funding_source } });
+      throw new DomainError('conflict', 'funding_source_locked', `This payout is already funded from ${attempt.funding_source}.`, {
+        param: 'funding_source',
+        details: { funding_source: attempt.funding_source },
+      });
     }
     const fundingSource = attempt?.funding_source ?? b.funding_source ?? 'external_wallet';
     if (fundingSource === 'service_wallet' && refund !== undefined) {
-      throw invalidRequest('parameter_invalid', 'refund_address is not accepted with funding_source service_wallet; funds return to the wallet.', 'refund_address');
+      throw invalidRequest(
+        'parameter_invalid',
+        'refund_address is not accepted with funding_source service_wallet; funds return to the wallet.',
+        'refund_address',
+      );
     }
     if (attempt) {
       // A funding attempt exists: refund address rules only (spec 2.6).
       if (refund !== undefined && refund !== p.refund_address) {
         const firstForHeld = p.refund_address === null && p.held_minor !== null;
         if (p.status !== 'awaiting_funds' && p.status !== 'draft' && !firstForHeld) {
-          throw new DomainError('conflict', 'refund_address_locked', 'refund_address can change only while the payout is awaiting funds.',
-            { param: 'refund_address', details: { status: p.status } });
+          throw new DomainError('conflict', 'refund_address_locked', 'refund_address can change only while the payout is awaiting funds.', {
+            param: 'refund_address',
+            details: { status: p.status },
+          });
         }
         p.refund_address = refund;
         attempt.refund_address = refund;
@@ -230,7 +316,8 @@ export async function requestFunding(scope: Scope, input: FundRequest & { id: st
     }
     if (p.status !== 'draft') throw conflict('payout_not_fundable', `A ${p.status} payout cannot be funded.`, { status: p.status });
     requireExecutable(c, gate);
-    if (!p.beneficiary_ciphertext) throw conflict('beneficiary_required', 'Add the beneficiary (POST /payouts/{id}/beneficiary) before funding.');
+    if (!p.beneficiary_ciphertext)
+      throw conflict('beneficiary_required', 'Add the beneficiary (POST /payouts/{id}/beneficiary) before funding.');
     if (b.source_chain !== undefined) requireSourceChain(c, b.source_chain);
     let chain = b.source_chain ?? p.source_chain;
     if (!chain) {
@@ -253,11 +340,29 @@ export async function requestFunding(scope: Scope, input: FundRequest & { id: st
       }
     }
     const at = m.create(PayoutAttempt, {
-      id: newId('poa_'), payout_id: p.id, account_id: p.account_id, livemode: p.livemode, status: 'creating', funding_source: fundingSource,
-      source_chain: chain, source_currency: PAYOUT_SOURCE_ASSET, source_tx_hash: null, refund_address: refund ?? null,
-      provider_transfer_id: null, deposit_address: null, deposit_message: null, transfer_reference: `PO-${p.id.slice(3, 15).toUpperCase()}`,
-      rail_payment_id: null, amount_minor: q.amount.toString(), buffer_minor: q.buffer.toString(), fee_minor: q.fee.toString(),
-      gross_minor: q.gross.toString(), received_minor: '0', surplus_minor: null, returned_minor: '0', expires_at: new Date(Date.now() + FUNDING_WINDOW_SECONDS * 1000),
+      id: newId('poa_'),
+      payout_id: p.id,
+      account_id: p.account_id,
+      livemode: p.livemode,
+      status: 'creating',
+      funding_source: fundingSource,
+      source_chain: chain,
+      source_currency: PAYOUT_SOURCE_ASSET,
+      source_tx_hash: null,
+      refund_address: refund ?? null,
+      provider_transfer_id: null,
+      deposit_address: null,
+      deposit_message: null,
+      transfer_reference: `PO-${p.id.slice(3, 15).toUpperCase()}`,
+      rail_payment_id: null,
+      amount_minor: q.amount.toString(),
+      buffer_minor: q.buffer.toString(),
+      fee_minor: q.fee.toString(),
+      gross_minor: q.gross.toString(),
+      received_minor: '0',
+      surplus_minor: null,
+      returned_minor: '0',
+      expires_at: new Date(Date.now() + FUNDING_WINDOW_SECONDS * 1000),
     });
     await m.save(at);
     p.source_chain = chain;
@@ -284,7 +389,8 @@ export async function cancelPayout(scope: Scope, input: { id: string; nowMs?: nu
   const p0 = await findPayout(scope, { id: input.id });
   if (p0.status === 'cancelled') return { payout: p0, changed: false };
   const notCancellable = (why: string) => conflict('cancel_unavailable', why, { status: p0.status });
-  if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p0.status)) throw notCancellable(`A ${p0.status} payout cannot be cancelled: money is moving or the payout ended.`);
+  if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p0.status))
+    throw notCancellable(`A ${p0.status} payout cannot be cancelled: money is moving or the payout ended.`);
   const sends = await db().getRepository(WalletSend).findBy({ payout_id: p0.id });
   if (sends.some((s) => s.status === 'signed')) throw notCancellable('The wallet send was signed; money is moving.');
   let blockUntil = 0;
@@ -293,22 +399,32 @@ export async function cancelPayout(scope: Scope, input: { id: string; nowMs?: nu
     if (until !== null && until > blockUntil) blockUntil = until;
   }
   if (blockUntil > 0) {
-    throw conflict('wallet_funding_pending', 'A prepared wallet send can still be signed or land; cancel is possible 30 minutes after it expires.', {
-      retry_after: Math.ceil((blockUntil - nowMs) / 1000), retry_at: new Date(blockUntil).toISOString(),
-    });
+    throw conflict(
+      'wallet_funding_pending',
+      'A prepared wallet send can still be signed or land; cancel is possible 30 minutes after it expires.',
+      {
+        retry_after: Math.ceil((blockUntil - nowMs) / 1000),
+        retry_at: new Date(blockUntil).toISOString(),
+      },
+    );
   }
   const { attempt } = await currentAttempt(p0);
   if (attempt?.provider_transfer_id) {
     const live = await bridgeAdapter().getTransfer(attempt.provider_transfer_id);
-    if (live.received > 0n || live.state === 'funds_received') throw notCancellable('Funds reached the provider transfer; money is moving.');
+    if (live.received > 0n || live.state === 'funds_received')
+      throw notCancellable('Funds reached the provider transfer; money is moving.');
   }
   if (sends.some((s) => s.status !== 'closed')) {
     try {
       await closePayoutWalletSends(p0.account_id, p0.id);
     } catch (e) {
       if (e instanceof WalletSendCloseError) {
-        throw new DomainError('temporarily_unavailable', 'wallet_funding_cancel_failed', 'Unsigned wallet sends could not be closed; the payout was not cancelled. Retry later.',
-          { details: { retry_after_seconds: 30 }, status: 503 });
+        throw new DomainError(
+          'temporarily_unavailable',
+          'wallet_funding_cancel_failed',
+          'Unsigned wallet sends could not be closed; the payout was not cancelled. Retry later.',
+          { details: { retry_after_seconds: 30 }, status: 503 },
+        );
       }
       throw e;
     }
@@ -324,7 +440,8 @@ export async function cancelPayout(scope: Scope, input: { id: string; nowMs?: nu
   return transaction(async (m) => {
     const p = await lockPayout(m, input.id, scope);
     if (p.status === 'cancelled') return { payout: p, changed: false };
-    if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p.status)) throw conflict('cancel_unavailable', `A ${p.status} payout cannot be cancelled.`, { status: p.status });
+    if (!(PAYOUT_PRE_FUNDS as readonly string[]).includes(p.status))
+      throw conflict('cancel_unavailable', `A ${p.status} payout cannot be cancelled.`, { status: p.status });
     await cancelPayoutRecord(m, p, scope.request);
     return { payout: p, changed: true };
   });
@@ -353,8 +470,12 @@ async function waitForTransfer(attemptId: string): Promise<PayoutAttempt> {
     const a = await db().getRepository(PayoutAttempt).findOneByOrFail({ id: attemptId });
     if (a.provider_transfer_id) return a;
     if (Date.now() > end) {
-      throw new DomainError('temporarily_unavailable', 'funding_instructions_pending', 'The provider transfer is still being created. Retry with the same Idempotency-Key.',
-        { details: { retry_after_seconds: 5 } });
+      throw new DomainError(
+        'temporarily_unavailable',
+        'funding_instructions_pending',
+        'The provider transfer is still being created. Retry with the same Idempotency-Key.',
+        { details: { retry_after_seconds: 5 } },
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

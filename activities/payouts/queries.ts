@@ -20,10 +20,14 @@ import type { AccountScope } from '../scope';
 import { payoutNotFound } from './records';
 
 /** Loads the current attempt of a payout with its prepared wallet send (if any). */
-export async function currentAttempt(p: Payout): Promise<{ attempt: PayoutAttempt | null; send: WalletSend | null }> {
-  if (!p.current_attempt_id) return { attempt: null, send: null };
-  const attempt = await db().getRepository(PayoutAttempt).findOneBy({ id: p.current_attempt_id });
-  const send = attempt ? await db().getRepository(WalletSend).findOne({ where: { attempt_id: attempt.id }, order: { created_at: 'DESC' } }) : null;
+export async function currentAttempt(payout: Payout): Promise<{ attempt: PayoutAttempt | null; send: WalletSend | null }> {
+  if (!payout.current_attempt_id) return { attempt: null, send: null };
+  const attempt = await db().getRepository(PayoutAttempt).findOneBy({ id: payout.current_attempt_id });
+  const send = attempt
+    ? await db()
+        .getRepository(WalletSend)
+        .findOne({ where: { attempt_id: attempt.id }, order: { created_at: 'DESC' } })
+    : null;
   return { attempt, send };
 }
 
@@ -54,7 +58,11 @@ export async function attemptListQuery(scope: AccountScope, input: { id: string 
 }
 
 /** What views/payout.ts `fundingInstructionsView` renders. */
-export interface FundingInstructions { payout: Payout; attempt: PayoutAttempt; send: WalletSend | null }
+export interface FundingInstructions {
+  payout: Payout;
+  attempt: PayoutAttempt;
+  send: WalletSend | null;
+}
 
 /**
  * `GET /payouts/{id}/funding_instructions` (spec 2.6): the payout with its current attempt and wallet
@@ -65,7 +73,11 @@ export async function loadFundingInstructions(scope: AccountScope, input: { id: 
   const p = await findPayout(scope, input);
   const { attempt, send } = await currentAttempt(p);
   if (!attempt || !attempt.provider_transfer_id) {
-    throw conflict('funding_instructions_unavailable', 'This payout has no funding instructions yet; confirm funding with POST /payouts/{id}/funding_instructions.', { status: p.status });
+    throw conflict(
+      'funding_instructions_unavailable',
+      'This payout has no funding instructions yet; confirm funding with POST /payouts/{id}/funding_instructions.',
+      { status: p.status },
+    );
   }
   return { payout: p, attempt, send };
 }
@@ -85,28 +97,50 @@ export async function walletFundingQuote(scope: AccountScope, input: { id: strin
   const estimate = walletSendEstimate(required, w?.chain === chain);
   let balance: bigint | null = null;
   if (w) {
-    try { balance = await chainAdapter().balanceOf(w.address, PAYOUT_SOURCE_ASSET); } catch {
-      throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', { status: 503 });
+    try {
+      balance = await chainAdapter().balanceOf(w.address, PAYOUT_SOURCE_ASSET);
+    } catch {
+      throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', {
+        status: 503,
+      });
     }
   }
   let reason: string | null = null;
   if (p.marked_sent_at) reason = 'marked_sent';
   else if (!w) reason = 'wallet_not_found';
-  else if (p.status !== 'draft' && !(p.status === 'awaiting_funds' && attempt?.funding_source === 'service_wallet')) reason = 'payout_not_fundable';
+  else if (p.status !== 'draft' && !(p.status === 'awaiting_funds' && attempt?.funding_source === 'service_wallet'))
+    reason = 'payout_not_fundable';
   else if (attempt && attempt.funding_source !== 'service_wallet') reason = 'funding_source_locked';
-  return { payout: p, available: reason === null, reason, sourceChain: chain, required, estimate, balance, expiresAt: new Date(Date.now() + 10 * 60 * 1000) };
+  return {
+    payout: p,
+    available: reason === null,
+    reason,
+    sourceChain: chain,
+    required,
+    estimate,
+    balance,
+    expiresAt: new Date(Date.now() + 10 * 60 * 1000),
+  };
 }
 
 /**
  * `GET /payouts/{id}/receipt` (spec 2.6): a settled payout, its attempt and the rail's provider
  * reference (live read). 409 `receipt_unavailable` until settled, never for `paid_with_shortfall`.
  */
-export async function payoutReceipt(scope: AccountScope, input: { id: string }): Promise<{ payout: Payout; attempt: PayoutAttempt; providerReference: string | null }> {
+export async function payoutReceipt(
+  scope: AccountScope,
+  input: { id: string },
+): Promise<{ payout: Payout; attempt: PayoutAttempt; providerReference: string | null }> {
   const p = await findPayout(scope, input);
   const { attempt } = await currentAttempt(p);
   if (p.status !== 'settled' || !attempt) {
-    throw conflict('receipt_unavailable', p.status === 'paid_with_shortfall'
-      ? 'A payout paid with a shortfall has no receipt.' : `A ${p.status} payout has no receipt yet; receipts exist once settled.`, { status: p.status });
+    throw conflict(
+      'receipt_unavailable',
+      p.status === 'paid_with_shortfall'
+        ? 'A payout paid with a shortfall has no receipt.'
+        : `A ${p.status} payout has no receipt yet; receipts exist once settled.`,
+      { status: p.status },
+    );
   }
   const ref = attempt.rail_payment_id ? (await fiatRails().get(attempt.rail_payment_id)).provider_reference : null;
   return { payout: p, attempt, providerReference: ref };
@@ -128,6 +162,9 @@ export async function payoutGate(scope: AccountScope): Promise<CorridorGate> {
 /** Chains of the scope's account's active service wallets on this network (capabilities `funding_sources`). */
 export async function serviceWalletChains(scope: AccountScope): Promise<string[]> {
   const wallets = accountWide(scope.accountId).sql(null, 1);
-  const { rows } = await auxDb().query<{ chain: string }>(`SELECT chain FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`, [...wallets.params, chainAdapter().network]);
+  const { rows } = await auxDb().query<{ chain: string }>(
+    `SELECT chain FROM wallets WHERE ${wallets.where} AND network = $2 AND status = 'active'`,
+    [...wallets.params, chainAdapter().network],
+  );
   return rows.map((r) => r.chain);
 }

@@ -10,7 +10,6 @@ import { scoped } from '../../lib/scoped';
 import { findActiveWallet } from '../records/wallets';
 import type { AccountScope } from '../scope';
 
-
 /** The `404 not_found` (param `id`) of an unknown payout. */
 export const payoutNotFound = (id: string): Error => notFound(`No such payout: ${id}.`, 'id');
 
@@ -18,14 +17,14 @@ export const payoutNotFound = (id: string): Error => notFound(`No such payout: $
  * Locks (`FOR UPDATE`) payout `id`: of `scope`'s account and mode when given (a command), any
  * payout otherwise (a workflow activity). 404 `not_found` when absent.
  */
-export async function lockPayout(m: EntityManager, id: string, scope?: AccountScope): Promise<Payout> {
-  if (scope) return scoped(scope, m).lock(Payout, { id }, () => payoutNotFound(id));
-  const p = await m.findOne(Payout, { where: { id }, lock: { mode: 'pessimistic_write' } });
+export async function lockPayout(manager: EntityManager, id: string, scope?: AccountScope): Promise<Payout> {
+  if (scope) return scoped(scope, manager).lock(Payout, { id }, () => payoutNotFound(id));
+  const p = await manager.findOne(Payout, { where: { id }, lock: { mode: 'pessimistic_write' } });
   if (!p) throw payoutNotFound(id);
   return p;
 }
 
 /** The account's active service wallet on this network, or null: the one lookup of activities/records/wallets.ts, account-wide. */
-export async function activeWallet(m: EntityManager, accountId: string): Promise<Wallet | null> {
-  return findActiveWallet({ accountId }, m);
+export async function activeWallet(manager: EntityManager, accountId: string): Promise<Wallet | null> {
+  return findActiveWallet({ accountId }, manager);
 }

@@ -6,7 +6,7 @@
 import { accountOf } from '../records/account-of';
 import type { SignalDefinition } from '@temporalio/common';
 import { payoutContract } from '../../contracts/payout';
-import { PAYOUT_TRANSITIONS } from '../../domain/payouts/statuses';
+import { payoutTransitions } from '../../domain/payouts/statuses';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import type { ObservedTransfer } from '../../providers/chain';
@@ -15,7 +15,12 @@ import { signalIfRunning, startIfAbsent, startOrSignal } from '../../temporal/cl
 const { update, reconciliation } = payoutContract.signals;
 
 /** Signals the payout workflow (starting it if needed) with `signal`, one of contracts/payout.ts. */
-export async function signalPayout<A extends unknown[]>(payoutId: string, accountId: string, signal: SignalDefinition<A>, ...args: A): Promise<void> {
+export async function signalPayout<A extends unknown[]>(
+  payoutId: string,
+  accountId: string,
+  signal: SignalDefinition<A>,
+  ...args: A
+): Promise<void> {
   await startOrSignal(payoutContract, { id: payoutId, accountId }, signal, ...args);
 }
 
@@ -24,16 +29,36 @@ export async function signalPayout<A extends unknown[]>(payoutId: string, accoun
  * tx hash) and signals the payout workflow. Returns the deposit id, or null when the address is
  * not a payout funding address.
  */
-export async function recordPayoutTransfer(t: ObservedTransfer): Promise<string | null> {
+export async function recordPayoutTransfer(observedTransfer: ObservedTransfer): Promise<string | null> {
   const rows: Array<{ id: string; payout_id: string; account_id: string }> = await db().query(
-    'SELECT id, payout_id, account_id FROM payout_attempts WHERE source_chain = $1 AND lower(deposit_address) = lower($2) LIMIT 1', [t.chain, t.to_address]);
+    'SELECT id, payout_id, account_id FROM payout_attempts WHERE source_chain = $1 AND lower(deposit_address) = lower($2) LIMIT 1',
+    [observedTransfer.chain, observedTransfer.to_address],
+  );
   const at = rows[0];
   if (!at) return null;
   const inserted: Array<{ id: string }> = await db().query(
     `INSERT INTO payout_deposits(id, payout_id, attempt_id, chain, asset, to_address, from_address, tx_hash, amount_minor)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (chain, tx_hash) DO NOTHING RETURNING id`,
-    [newId('pod_'), at.payout_id, at.id, t.chain, t.asset, t.to_address, t.from_address, t.tx_hash, t.amount.toString()]);
-  const id = inserted[0]?.id ?? (await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [t.chain, t.tx_hash]))[0].id;
+    [
+      newId('pod_'),
+      at.payout_id,
+      at.id,
+      observedTransfer.chain,
+      observedTransfer.asset,
+      observedTransfer.to_address,
+      observedTransfer.from_address,
+      observedTransfer.tx_hash,
+      observedTransfer.amount.toString(),
+    ],
+  );
+  const id =
+    inserted[0]?.id ??
+    (
+      await db().query('SELECT id FROM payout_deposits WHERE chain = $1 AND tx_hash = $2', [
+        observedTransfer.chain,
+        observedTransfer.tx_hash,
+      ])
+    )[0].id;
   await signalPayout(at.payout_id, at.account_id, update);
   return id;
 }
@@ -75,7 +100,9 @@ export async function ensurePayoutWorkflows(batch = 500): Promise<number> {
       `SELECT id, account_id FROM payouts
         WHERE id > $1 AND current_attempt_id IS NOT NULL
           AND (status = ANY($3::text[]) OR held_minor IS NOT NULL)
-        ORDER BY id LIMIT $2`, [after, batch, PAYOUT_TRANSITIONS.open]);
+        ORDER BY id LIMIT $2`,
+      [after, batch, payoutTransitions.open],
+    );
     for (const r of rows) await startIfAbsent(payoutContract, { id: r.id, accountId: r.account_id });
     n += rows.length;
     if (rows.length < batch) return n;

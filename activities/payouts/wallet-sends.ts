@@ -32,7 +32,8 @@ export async function signWalletSend(id: string, now = new Date()): Promise<{ tx
   const delivery = await transaction(async (m) => {
     const s = await m.findOne(WalletSend, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!s) throw new Error('no such wallet send');
-    if (s.status !== 'signable' || s.signable_until.getTime() <= now.getTime()) throw new Error(`wallet send is ${s.status === 'signable' ? 'expired' : s.status}`);
+    if (s.status !== 'signable' || s.signable_until.getTime() <= now.getTime())
+      throw new Error(`wallet send is ${s.status === 'signable' ? 'expired' : s.status}`);
     const out = await signSend(m, s);
     await markWalletSendSigned(m, id, { txHash: out.debitHash });
     return out;

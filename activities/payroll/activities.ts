@@ -1,5 +1,5 @@
 /**
- * The activities of the payroll workflows, and nothing else (spec 2.7, 3, 4.4, 8; issue 13): the
+ * The activities of the payroll workflows, and nothing else (spec 2.7, 3, 4.4, 8): the
  * run's (contracts/payroll-run.ts) and the item's (contracts/payroll-item.ts); the worker registers
  * `payrollRunWorkflowActivities` and `payrollItemWorkflowActivities`. The run's state, its items to pay and the end of an
  * execution are here, with the item payment: an item is paid at most once, its payment is an
@@ -29,7 +29,14 @@ import { beneficiaryAccountOf, fiatRails, type RailPayment } from '../../provide
 import { refreshPayrollFunding } from './funding';
 import { loadFundsState } from './records';
 import { finishPayrollRun } from '../records/payroll-runs';
-import { alignPayrollItemAttempt, failPayrollItem, markPayrollItemPaid, processPayrollItem, queuePayrollItem, returnPayrollItem } from '../records/payroll-items';
+import {
+  alignPayrollItemAttempt,
+  failPayrollItem,
+  markPayrollItemPaid,
+  processPayrollItem,
+  queuePayrollItem,
+  returnPayrollItem,
+} from '../records/payroll-items';
 import { returnPayrollFunds, syncPayrollFundsReturns } from './returns';
 
 /** Service address payroll USDC payments are sent from (sandbox treasury of the payroll provider). */
@@ -40,14 +47,18 @@ export async function loadPayrollRunState(runId: string): Promise<PayrollRunStat
   const r = await db().getRepository(PayrollRun).findOneBy({ id: runId });
   if (!r) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
   const rows: Array<{ n: number }> = await db().query(
-    `SELECT count(*)::int AS n FROM payroll_fund_returns WHERE run_id = $1 AND status IN ('pending', 'submitted')`, [runId]);
+    `SELECT count(*)::int AS n FROM payroll_fund_returns WHERE run_id = $1 AND status IN ('pending', 'submitted')`,
+    [runId],
+  );
   return { status: r.status, returns_in_flight: rows[0]?.n ?? 0 };
 }
 
 /** Ids of the run's items an execution has still to pay or follow (`pending`, `queued`, `processing`), in row order. */
 export async function payrollItemsToPay(runId: string): Promise<string[]> {
   const rows: Array<{ id: string }> = await db().query(
-    `SELECT id FROM payroll_run_items WHERE run_id = $1 AND status IN ('pending', 'queued', 'processing') ORDER BY position`, [runId]);
+    `SELECT id FROM payroll_run_items WHERE run_id = $1 AND status IN ('pending', 'queued', 'processing') ORDER BY position`,
+    [runId],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -82,15 +93,25 @@ async function queueItem(itemId: string): Promise<{ item: PayrollRunItem; attemp
   return transaction(async (m) => {
     const item = await lockItem(m, itemId);
     if (item.status === 'pending') {
-      const destination = item.destination_status === 'ready' && item.destination_ciphertext ? parsePayrollDestination(decrypt(item.destination_ciphertext)) : null;
+      const destination =
+        item.destination_status === 'ready' && item.destination_ciphertext
+          ? parsePayrollDestination(decrypt(item.destination_ciphertext))
+          : null;
       if (!destination) {
         await failPayrollItem(m, item, { reason: 'destination_missing' });
         return { item, attempt: null };
       }
       const n = Number((await m.query('SELECT count(*)::int AS n FROM payroll_item_attempts WHERE item_id = $1', [item.id]))[0].n) + 1;
       const attempt = m.create(PayrollItemAttempt, {
-        id: newId('pria_'), item_id: item.id, run_id: item.run_id, attempt_no: n, idempotency_key: `${item.id}:${n}`,
-        rail: destination.type === 'wallet' ? 'usdc_onchain' : destination.bank.rail, provider_payment_id: null, status: 'queued', failure_reason: null,
+        id: newId('pria_'),
+        item_id: item.id,
+        run_id: item.run_id,
+        attempt_no: n,
+        idempotency_key: `${item.id}:${n}`,
+        rail: destination.type === 'wallet' ? 'usdc_onchain' : destination.bank.rail,
+        provider_payment_id: null,
+        status: 'queued',
+        failure_reason: null,
       });
       await m.save(attempt);
       await queuePayrollItem(m, item, { attemptId: attempt.id });
@@ -102,14 +123,24 @@ async function queueItem(itemId: string): Promise<{ item: PayrollRunItem; attemp
 }
 
 /** A provider answer for an attempt, normalized: `processing`, `paid`, `failed` (reason), `returned` (reason). */
-interface ProviderOutcome { providerPaymentId: string; state: 'processing' | 'paid' | 'failed' | 'returned'; reason: string | null }
+interface ProviderOutcome {
+  providerPaymentId: string;
+  state: 'processing' | 'paid' | 'failed' | 'returned';
+  reason: string | null;
+}
 
 const fromRail = (p: RailPayment): ProviderOutcome => ({
-  providerPaymentId: p.id, state: p.state === 'submitted' ? 'processing' : p.state, reason: p.reason,
+  providerPaymentId: p.id,
+  state: p.state === 'submitted' ? 'processing' : p.state,
+  reason: p.reason,
 });
 
 /** Submits the attempt's payment to its provider under the attempt's idempotency key. */
-async function submitToProvider(item: PayrollRunItem, attempt: PayrollItemAttempt, destination: PayrollDestination): Promise<ProviderOutcome> {
+async function submitToProvider(
+  item: PayrollRunItem,
+  attempt: PayrollItemAttempt,
+  destination: PayrollDestination,
+): Promise<ProviderOutcome> {
   const amount = BigInt(item.amount_minor);
   if (destination.type === 'wallet') {
     const chain = chainAdapter();
@@ -117,10 +148,16 @@ async function submitToProvider(item: PayrollRunItem, attempt: PayrollItemAttemp
     const hash = await chain.send(PAYROLL_TREASURY_ADDRESS, destination.address, chain.stablecoin, usdc, attempt.idempotency_key);
     return { providerPaymentId: `${chain.chain}:${hash}`, state: 'paid', reason: null };
   }
-  return fromRail(await fiatRails().submit({
-    idempotencyKey: attempt.idempotency_key, clientReference: item.id, rail: destination.bank.rail, currency: item.currency, amount,
-    beneficiaryAccount: beneficiaryAccountOf(destination.bank),
-  }));
+  return fromRail(
+    await fiatRails().submit({
+      idempotencyKey: attempt.idempotency_key,
+      clientReference: item.id,
+      rail: destination.bank.rail,
+      currency: item.currency,
+      amount,
+      beneficiaryAccount: beneficiaryAccountOf(destination.bank),
+    }),
+  );
 }
 
 /** Records a provider outcome on the attempt and the item (idempotent: re-applying the same outcome changes nothing). */
@@ -135,7 +172,10 @@ async function recordOutcome(itemId: string, attemptId: string, o: ProviderOutco
       if (item.status === 'processing') await markPayrollItemPaid(m, item);
       if (o.state === 'returned' && item.status === 'paid') {
         await returnPayrollItem(m, item, { reason: o.reason });
-        await m.query(`UPDATE payroll_runs SET needs_attention = true, updated_at = now() WHERE id = $1 AND status IN ('completed', 'partial', 'failed')`, [item.run_id]);
+        await m.query(
+          `UPDATE payroll_runs SET needs_attention = true, updated_at = now() WHERE id = $1 AND status IN ('completed', 'partial', 'failed')`,
+          [item.run_id],
+        );
       }
     } else if (o.state === 'failed' && item.status === 'processing') {
       await failPayrollItem(m, item, { reason: normalizeItemFailure(o.reason) });
@@ -174,7 +214,12 @@ export async function syncPayrollItem(itemId: string): Promise<PayrollItemStatus
 
 /** The activities of contracts/payroll-run.ts: what the worker registers for payrollRunWorkflow. */
 export const payrollRunWorkflowActivities = {
-  loadPayrollRunState, refreshPayrollFunding, payrollItemsToPay, finishPayrollExecution, returnPayrollFunds, syncPayrollFundsReturns,
+  loadPayrollRunState,
+  refreshPayrollFunding,
+  payrollItemsToPay,
+  finishPayrollExecution,
+  returnPayrollFunds,
+  syncPayrollFundsReturns,
 } satisfies PayrollRunActivities;
 
 /** The activities of contracts/payroll-item.ts: what the worker registers for payrollItemWorkflow. */

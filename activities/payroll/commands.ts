@@ -45,17 +45,29 @@ async function resolveRecipients(m: EntityManager, scope: Scope, rows: readonly 
   for (const [i, row] of rows.entries()) {
     let rcp: PayrollRecipient;
     if (row.recipientId !== null) {
-      rcp = await s.getOne(PayrollRecipient, { id: row.recipientId },
-        () => invalidRequest('recipient_not_found', `No such payroll recipient: ${row.recipientId}.`, `rows[${i}].recipient_id`));
+      rcp = await s.getOne(PayrollRecipient, { id: row.recipientId }, () =>
+        invalidRequest('recipient_not_found', `No such payroll recipient: ${row.recipientId}.`, `rows[${i}].recipient_id`),
+      );
     } else {
       await m.query(
         `INSERT INTO payroll_recipients(id, account_id, livemode, email, name) VALUES ($1,$2,$3,$4,$5)
-         ON CONFLICT (account_id, livemode, email) DO NOTHING`, [newId('prc_'), scope.accountId, scope.livemode, row.email, row.name]);
-      rcp = await s.getOne(PayrollRecipient, { email: row.email as string }, () => new Error(`payroll recipient ${row.email} vanished after its insert`));
+         ON CONFLICT (account_id, livemode, email) DO NOTHING`,
+        [newId('prc_'), scope.accountId, scope.livemode, row.email, row.name],
+      );
+      rcp = await s.getOne(
+        PayrollRecipient,
+        { email: row.email as string },
+        () => new Error(`payroll recipient ${row.email} vanished after its insert`),
+      );
     }
     const first = seen.get(rcp.id);
     if (first !== undefined) {
-      throw invalidRequest('duplicate_recipient', `Row ${i} pays the same recipient as row ${first}; combine them into one row.`, `rows[${i}]`, { first_row: first });
+      throw invalidRequest(
+        'duplicate_recipient',
+        `Row ${i} pays the same recipient as row ${first}; combine them into one row.`,
+        `rows[${i}]`,
+        { first_row: first },
+      );
     }
     seen.set(rcp.id, i);
     out.push(rcp);
@@ -69,14 +81,24 @@ async function resolveRecipients(m: EntityManager, scope: Scope, rows: readonly 
  * the currency is the template's (400 `currency_mismatch` when the body names another). Then
  * `title` and `currency` are required (400 `parameter_missing`).
  */
-async function withTemplate(scope: Scope, body: CreateRunInput): Promise<{ b: CreateRunInput & { title: string; currency: string }; templateId: string | null }> {
+async function withTemplate(
+  scope: Scope,
+  body: CreateRunInput,
+): Promise<{ b: CreateRunInput & { title: string; currency: string }; templateId: string | null }> {
   let b = body;
   let templateId: string | null = null;
   if (body.template_id !== undefined) {
     const t = await findTemplate(scope, { id: body.template_id, param: 'template_id' });
-    if (body.currency !== undefined && body.currency !== t.currency) throw invalidRequest('currency_mismatch', `Template ${t.id} pays in ${t.currency}.`, 'currency');
-    b = { ...body, title: body.title ?? t.title, currency: t.currency, funding_method: body.funding_method ?? t.funding_method,
-      memo: body.memo !== undefined ? body.memo : t.memo, rows: body.rows ?? templateRows(t) };
+    if (body.currency !== undefined && body.currency !== t.currency)
+      throw invalidRequest('currency_mismatch', `Template ${t.id} pays in ${t.currency}.`, 'currency');
+    b = {
+      ...body,
+      title: body.title ?? t.title,
+      currency: t.currency,
+      funding_method: body.funding_method ?? t.funding_method,
+      memo: body.memo !== undefined ? body.memo : t.memo,
+      rows: body.rows ?? templateRows(t),
+    };
     templateId = t.id;
   }
   if (!b.title) throw invalidRequest('parameter_missing', 'title is required.', 'title');
@@ -100,12 +122,17 @@ export async function createRun(scope: Scope, input: CreateRunInput): Promise<Pa
   const method = b.funding_method ?? 'fiat';
   const start = b.pay_period_start ?? null;
   const end = b.pay_period_end ?? null;
-  if (start !== null && end !== null && end < start) throw invalidRequest('pay_period_invalid', 'pay_period_end is before pay_period_start.', 'pay_period_end');
+  if (start !== null && end !== null && end < start)
+    throw invalidRequest('pay_period_invalid', 'pay_period_end is before pay_period_start.', 'pay_period_end');
   let blocked: string | null = null;
   if (method === 'crypto') {
     const v = cryptoFundingVerdict(b.currency, { switchOn: gate.cryptoSwitchOn, verified: gate.verified });
     if (v.reason === 'crypto_funding_not_enabled') {
-      throw capabilityUnavailable('capability_unavailable', 'Crypto funding of payroll runs is not enabled for this account. Do not retry.', { crypto_funding: v });
+      throw capabilityUnavailable(
+        'capability_unavailable',
+        'Crypto funding of payroll runs is not enabled for this account. Do not retry.',
+        { crypto_funding: v },
+      );
     }
     blocked = v.reason;
   }
@@ -117,21 +144,56 @@ export async function createRun(scope: Scope, input: CreateRunInput): Promise<Pa
     const id = newId('pr_');
     const total = rows.reduce((n, r) => n + r.amount, 0n);
     const run = m.create(PayrollRun, {
-      id, account_id: scope.accountId, livemode: scope.livemode, status: 'reviewed' /* spec 3: (none) -> reviewed */, title: b.title,
-      currency: b.currency, decimals: currencyDecimals(b.currency), pay_period_start: start, pay_period_end: end, funding_method: method,
-      memo: b.memo ?? null, total_minor: total.toString(), item_count: rows.length, run_reference: runReference(id), funding_state: 'unfunded',
-      needs_attention: false, funding_confirmed_minor: null, funding_confirmed_currency: null, funding_blocked_reason: blocked,
-      current_funding_attempt_id: null, template_id: templateId, approved_at: null, funded_at: null, execution_started_at: null, completed_at: null, cancelled_at: null,
+      id,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      status: 'reviewed' /* spec 3: (none) -> reviewed */,
+      title: b.title,
+      currency: b.currency,
+      decimals: currencyDecimals(b.currency),
+      pay_period_start: start,
+      pay_period_end: end,
+      funding_method: method,
+      memo: b.memo ?? null,
+      total_minor: total.toString(),
+      item_count: rows.length,
+      run_reference: runReference(id),
+      funding_state: 'unfunded',
+      needs_attention: false,
+      funding_confirmed_minor: null,
+      funding_confirmed_currency: null,
+      funding_blocked_reason: blocked,
+      current_funding_attempt_id: null,
+      template_id: templateId,
+      approved_at: null,
+      funded_at: null,
+      execution_started_at: null,
+      completed_at: null,
+      cancelled_at: null,
     });
     await m.save(run);
     const items = rows.map((r, i) => {
       const p = recipients[i];
       const destination_status = p.destination_masked ? 'ready' : p.pending_destination_masked ? 'pending_adoption' : 'missing';
       return m.create(PayrollRunItem, {
-        id: newId('pri_'), run_id: id, account_id: scope.accountId, livemode: scope.livemode, position: i, recipient_id: p.id,
-        amount_minor: r.amount.toString(), currency: b.currency, memo: r.memo, status: 'pending', destination_status,
-        destination_ciphertext: p.destination_ciphertext, destination_masked: p.destination_masked, session_token: randomToken('prk_'),
-        current_attempt_id: null, failure_reason: null, return_reason: null, paid_at: null,
+        id: newId('pri_'),
+        run_id: id,
+        account_id: scope.accountId,
+        livemode: scope.livemode,
+        position: i,
+        recipient_id: p.id,
+        amount_minor: r.amount.toString(),
+        currency: b.currency,
+        memo: r.memo,
+        status: 'pending',
+        destination_status,
+        destination_ciphertext: p.destination_ciphertext,
+        destination_masked: p.destination_masked,
+        session_token: randomToken('prk_'),
+        current_attempt_id: null,
+        failure_reason: null,
+        return_reason: null,
+        paid_at: null,
       });
     });
     if (items.length) await m.insert(PayrollRunItem, items);
@@ -166,7 +228,12 @@ export async function cancelRun(scope: Scope, input: { id: string }): Promise<Pa
     const run = await lockRun(m, scope, input.id);
     if (run.status === 'cancelled') return run;
     // Everything it received is owed back now (any currency): flagged until an operator returns it.
-    await cancelPayrollRun(m, run, { owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position) }, scope.request);
+    await cancelPayrollRun(
+      m,
+      run,
+      { owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position) },
+      scope.request,
+    );
     return run;
   });
 }
@@ -193,12 +260,26 @@ export async function executeRun(scope: Scope, input: { id: string }): Promise<P
     const required = await requiredFunding(m, run);
     const confirmed = run.funding_confirmed_minor === null ? null : BigInt(run.funding_confirmed_minor);
     const got = confirmed !== null && run.funding_confirmed_currency === required.currency ? confirmed : 0n;
-    assertExecutable(run.status, {
-      funding_state: run.funding_state, needs_attention: run.needs_attention, confirmed, observed: confirmed !== null,
-      shortfall: got < required.amount ? required.amount - got : 0n, surplus: got > required.amount ? got - required.amount : 0n,
-    }, required.currency);
-    const rows: Array<{ amount_minor: string }> = await m.query('SELECT amount_minor FROM payroll_run_items WHERE run_id = $1 ORDER BY position', [run.id]);
-    checkPayrollCaps(rows.map((r) => BigInt(r.amount_minor)), run.currency);
+    assertExecutable(
+      run.status,
+      {
+        funding_state: run.funding_state,
+        needs_attention: run.needs_attention,
+        confirmed,
+        observed: confirmed !== null,
+        shortfall: got < required.amount ? required.amount - got : 0n,
+        surplus: got > required.amount ? got - required.amount : 0n,
+      },
+      required.currency,
+    );
+    const rows: Array<{ amount_minor: string }> = await m.query(
+      'SELECT amount_minor FROM payroll_run_items WHERE run_id = $1 ORDER BY position',
+      [run.id],
+    );
+    checkPayrollCaps(
+      rows.map((r) => BigInt(r.amount_minor)),
+      run.currency,
+    );
     await executePayrollRun(m, run, scope.request);
     return run;
   });

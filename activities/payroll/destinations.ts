@@ -1,5 +1,5 @@
 /**
- * Payroll destinations (spec 4.4 recipient sessions, adoption, reissue_link; 6; issue 13). The
+ * Payroll destinations (spec 4.4 recipient sessions, adoption, reissue_link; 6). The
  * recipient submits a destination through the public session of an item (`prk_` token, once per
  * token); it waits on the recipient as `pending_destination` until the business adopts it; only
  * then do the items of open runs pay it. The business can never set a destination itself. Each
@@ -10,8 +10,15 @@
 import type { EntityManager } from 'typeorm';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import {
-  adoptionPlan, checkSubmittedDestination, keylessReason, runAllowsReissue, sessionClosedReason,
-  type AdoptionItem, type AdoptionSkipReason, type DestinationInput, type PayoutChain,
+  adoptionPlan,
+  checkSubmittedDestination,
+  keylessReason,
+  runAllowsReissue,
+  sessionClosedReason,
+  type AdoptionItem,
+  type AdoptionSkipReason,
+  type DestinationInput,
+  type PayoutChain,
 } from '../../domain/payroll-destinations';
 import { parsePayrollDestination } from '../../domain/payroll-execution';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
@@ -47,10 +54,13 @@ async function itemByToken(token: string, m?: EntityManager): Promise<PayrollRun
 
 async function sessionInputs(m: EntityManager, item: PayrollRunItem, recipient?: PayrollRecipient): Promise<RecipientSessionInputs> {
   const run = await m.findOneByOrFail(PayrollRun, { id: item.run_id });
-  const rcp = recipient ?? await m.findOneByOrFail(PayrollRecipient, { id: item.recipient_id });
+  const rcp = recipient ?? (await m.findOneByOrFail(PayrollRecipient, { id: item.recipient_id }));
   const rows: Array<{ display_name: string }> = await m.query('SELECT display_name FROM accounts WHERE id = $1', [item.account_id]);
   return {
-    item, run, recipient: rcp, payerDisplayName: rows[0]?.display_name ?? '',
+    item,
+    run,
+    recipient: rcp,
+    payerDisplayName: rows[0]?.display_name ?? '',
     closedReason: sessionClosedReason({ submittedAt: item.session_submitted_at, runStatus: run.status, itemStatus: item.status }),
   };
 }
@@ -64,10 +74,21 @@ export async function recipientSession(input: { token: string }): Promise<Recipi
   return sessionInputs(db().manager, item);
 }
 
-async function emitItemEvent(m: EntityManager, item: PayrollRunItem, type: 'destination_updated' | 'destination_changed', request: RequestRef | null): Promise<void> {
+async function emitItemEvent(
+  m: EntityManager,
+  item: PayrollRunItem,
+  type: 'destination_updated' | 'destination_changed',
+  request: RequestRef | null,
+): Promise<void> {
   await emitEvent(m, {
-    accountId: item.account_id, livemode: item.livemode, type: `payroll_item.${type}`, objectType: 'payroll_item', objectId: item.id,
-    object: payrollItemEventView(item), relatedIds: [item.run_id, item.recipient_id], request,
+    accountId: item.account_id,
+    livemode: item.livemode,
+    type: `payroll_item.${type}`,
+    objectType: 'payroll_item',
+    objectId: item.id,
+    object: payrollItemEventView(item),
+    relatedIds: [item.run_id, item.recipient_id],
+    request,
   });
 }
 
@@ -75,9 +96,14 @@ async function emitItemEvent(m: EntityManager, item: PayrollRunItem, type: 'dest
 async function lockRecipientItems(m: EntityManager, recipientId: string): Promise<Array<{ item: PayrollRunItem; runStatus: string }>> {
   const rows: Array<{ id: string; run_status: string }> = await m.query(
     `SELECT i.id, r.status AS run_status FROM payroll_run_items i JOIN payroll_runs r ON r.id = i.run_id
-      WHERE i.recipient_id = $1 ORDER BY i.created_at, i.id FOR UPDATE OF i FOR SHARE OF r`, [recipientId]);
+      WHERE i.recipient_id = $1 ORDER BY i.created_at, i.id FOR UPDATE OF i FOR SHARE OF r`,
+    [recipientId],
+  );
   if (rows.length === 0) return [];
-  const items = await m.createQueryBuilder(PayrollRunItem, 'i').where('i.id IN (:...ids)', { ids: rows.map((r) => r.id) }).getMany();
+  const items = await m
+    .createQueryBuilder(PayrollRunItem, 'i')
+    .where('i.id IN (:...ids)', { ids: rows.map((r) => r.id) })
+    .getMany();
   const byId = new Map(items.map((i) => [i.id, i]));
   return rows.map((r) => ({ item: byId.get(r.id)!, runStatus: r.run_status }));
 }
@@ -93,7 +119,11 @@ async function lockRecipientItems(m: EntityManager, recipientId: string): Promis
  * token (spec 5 rule 5): no scope; the token is the capability and `input.request` the request
  * copied onto the events (its Idempotency-Key is null: public routes take none).
  */
-export async function submitDestination(input: { token: string; destination: DestinationInput; request: RequestRef | null }): Promise<RecipientSessionInputs> {
+export async function submitDestination(input: {
+  token: string;
+  destination: DestinationInput;
+  request: RequestRef | null;
+}): Promise<RecipientSessionInputs> {
   const { token, request } = input;
   const found = await itemByToken(token);
   const run0 = await db().getRepository(PayrollRun).findOneByOrFail({ id: found.run_id });
@@ -104,7 +134,10 @@ export async function submitDestination(input: { token: string; destination: Des
     const run = await m.findOneOrFail(PayrollRun, { where: { id: item.run_id }, lock: { mode: 'pessimistic_read' } });
     const closed = sessionClosedReason({ submittedAt: item.session_submitted_at, runStatus: run.status, itemStatus: item.status });
     if (closed === 'destination_already_submitted') {
-      throw conflict('destination_already_submitted', 'A destination was already submitted through this link; ask the business for a new link to change it.');
+      throw conflict(
+        'destination_already_submitted',
+        'A destination was already submitted through this link; ask the business for a new link to change it.',
+      );
     }
     if (closed) throw conflict('recipient_session_closed', 'This payment can no longer take a destination.', { reason: closed });
     const now = new Date();
@@ -117,7 +150,12 @@ export async function submitDestination(input: { token: string; destination: Des
     await m.save(item);
     const moved = new Set<string>([item.id]);
     for (const { item: other, runStatus } of await lockRecipientItems(m, recipient.id)) {
-      if (other.destination_status !== 'missing' || other.status !== 'pending' || sessionClosedReason({ submittedAt: null, runStatus, itemStatus: other.status })) continue;
+      if (
+        other.destination_status !== 'missing' ||
+        other.status !== 'pending' ||
+        sessionClosedReason({ submittedAt: null, runStatus, itemStatus: other.status })
+      )
+        continue;
       offerPayrollItemDestination(other);
       if (other.id === item.id) item.destination_status = other.destination_status;
       await m.save(other);
@@ -150,25 +188,48 @@ export interface AdoptionResult {
  */
 export async function adoptPendingDestination(scope: Scope, input: { id: string; expected_submitted_at: Date }): Promise<AdoptionResult> {
   return transaction(async (m) => {
-    const rcp = await scoped(scope, m).lock(PayrollRecipient, { id: input.id }, () => notFound(`No such payroll recipient: ${input.id}.`, 'id'));
+    const rcp = await scoped(scope, m).lock(PayrollRecipient, { id: input.id }, () =>
+      notFound(`No such payroll recipient: ${input.id}.`, 'id'),
+    );
     if (!rcp.pending_destination_ciphertext || !rcp.pending_destination_masked || !rcp.pending_submitted_at) {
       throw conflict('no_pending_destination', 'This recipient has no submitted destination awaiting adoption.');
     }
     if (rcp.pending_submitted_at.getTime() !== input.expected_submitted_at.getTime()) {
-      throw new DomainError('conflict', 'pending_destination_changed', 'The recipient submitted another destination since; re-read the recipient and adopt what it shows.', {
-        param: 'expected_submitted_at', details: { submitted_at: rcp.pending_submitted_at.toISOString() },
-      });
+      throw new DomainError(
+        'conflict',
+        'pending_destination_changed',
+        'The recipient submitted another destination since; re-read the recipient and adopt what it shows.',
+        {
+          param: 'expected_submitted_at',
+          details: { submitted_at: rcp.pending_submitted_at.toISOString() },
+        },
+      );
     }
     const destination = parsePayrollDestination(decrypt(rcp.pending_destination_ciphertext));
     if (!destination) throw new Error(`payroll recipient ${rcp.id}: unreadable pending destination`);
     const locked = await lockRecipientItems(m, rcp.id);
     const items = new Map(locked.map((x) => [x.item.id, x.item]));
-    const plan = adoptionPlan(locked.map(({ item, runStatus }): AdoptionItem => ({ id: item.id, runId: item.run_id, runStatus, status: item.status, currency: item.currency })));
-    const keyless = plan.update.map((i) => ({ id: i.id, run_id: i.runId, currency: i.currency, reason: keylessReason(destination, i.currency) })).filter((x) => x.reason !== null);
+    const plan = adoptionPlan(
+      locked.map(({ item, runStatus }): AdoptionItem => ({
+        id: item.id,
+        runId: item.run_id,
+        runStatus,
+        status: item.status,
+        currency: item.currency,
+      })),
+    );
+    const keyless = plan.update
+      .map((i) => ({ id: i.id, run_id: i.runId, currency: i.currency, reason: keylessReason(destination, i.currency) }))
+      .filter((x) => x.reason !== null);
     if (keyless.length) {
       const rail = destination.type === 'wallet' ? 'usdc_onchain' : destination.bank.rail;
-      throw invalidRequest('destination_rail_keyless', `The submitted destination (${rail}) cannot pay ${keyless.map((k) => `${k.id} in ${k.currency}`).join(', ')}; cancel that run or ask the recipient for a destination that fits.`,
-        undefined, { rail, items: keyless }, 422);
+      throw invalidRequest(
+        'destination_rail_keyless',
+        `The submitted destination (${rail}) cannot pay ${keyless.map((k) => `${k.id} in ${k.currency}`).join(', ')}; cancel that run or ask the recipient for a destination that fits.`,
+        undefined,
+        { rail, items: keyless },
+        422,
+      );
     }
     rcp.destination_ciphertext = rcp.pending_destination_ciphertext;
     rcp.destination_masked = rcp.pending_destination_masked;
@@ -186,7 +247,11 @@ export async function adoptPendingDestination(scope: Scope, input: { id: string;
       await m.save(item);
       await emitItemEvent(m, item, replaced ? 'destination_changed' : 'destination_updated', scope.request);
     }
-    return { recipient: rcp, updated: plan.update.map((i) => i.id), skipped: plan.skipped.map((s) => ({ id: s.id, runId: s.runId, reason: s.reason })) };
+    return {
+      recipient: rcp,
+      updated: plan.update.map((i) => i.id),
+      skipped: plan.skipped.map((s) => ({ id: s.id, runId: s.runId, reason: s.reason })),
+    };
   });
 }
 
@@ -195,13 +260,19 @@ export async function adoptPendingDestination(scope: Scope, input: { id: string;
  * item (the old one answers 404 from now on) that may submit once again. Refused on a finished or
  * cancelled run: `409 conflict` `payroll_run_state_changed`. 404 for another account's run or item.
  */
-export async function reissueLink(scope: Scope, input: { id: string; item_id: string }): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
+export async function reissueLink(
+  scope: Scope,
+  input: { id: string; item_id: string },
+): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
   return transaction(async (m) => {
     const run = await lockRun(m, scope, input.id);
     const item = await m.findOne(PayrollRunItem, { where: { id: input.item_id, run_id: run.id }, lock: { mode: 'pessimistic_write' } });
     if (!item) throw notFound(`No such payroll run item: ${input.item_id}.`, 'item_id');
     if (!runAllowsReissue(run.status)) {
-      throw conflict('payroll_run_state_changed', `A ${run.status} payroll run's links cannot be reissued.`, { object: 'payroll_run', status: run.status });
+      throw conflict('payroll_run_state_changed', `A ${run.status} payroll run's links cannot be reissued.`, {
+        object: 'payroll_run',
+        status: run.status,
+      });
     }
     item.session_token = randomToken('prk_');
     item.session_submitted_at = null;

@@ -1,5 +1,5 @@
 /**
- * Payroll funding instructions (spec 2.7 "Funding instructions", 4.4; issue 13), the money
+ * Payroll funding instructions (spec 2.7 "Funding instructions", 4.4), the money
  * boundary: `POST /payroll_runs/{id}/funding_instructions` creates the run's funding attempt
  * (`prf_`) or refreshes it, switches bank and crypto before money was observed, and re-checks
  * funding at once; `GET` reads the current attempt; `/attempts` lists them. Attempt statuses move
@@ -13,7 +13,12 @@ import { capabilityUnavailable, conflict, notFound } from '../../domain/errors';
 import { money } from '../../domain/money';
 import { cryptoFundingVerdict, type PayrollRunStatus } from '../../domain/payroll';
 import {
-  checkFundingRequest, cryptoFundingPrice, FUNDING_BANK_RAIL, fundingRouteType, isRetryableFailure, normalizeFundingFailure,
+  checkFundingRequest,
+  cryptoFundingPrice,
+  FUNDING_BANK_RAIL,
+  fundingRouteType,
+  isRetryableFailure,
+  normalizeFundingFailure,
   type FundingAttemptStatus,
 } from '../../domain/payroll-funding';
 import { Account, PayrollFundingAttempt, PayrollRun } from '../../entities';
@@ -38,8 +43,19 @@ const NOT_APPROVED: readonly PayrollRunStatus[] = ['draft', 'approved', 'reviewe
 const FUNDABLE: readonly PayrollRunStatus[] = ['funding_pending', 'funded'];
 
 /** What `openAttempt` hands to `prepareAttempt`; `previous` is the attempt's outcome before this refresh (null when new). */
-interface Opened { run: PayrollRun; attempt: PayrollFundingAttempt; prepare: boolean; previous: { status: FundingAttemptStatus; failure: string | null } | null }
-type Patch = { status: FundingAttemptStatus; bank?: Record<string, unknown>; crypto?: Record<string, unknown>; required?: string; failure?: string | null };
+interface Opened {
+  run: PayrollRun;
+  attempt: PayrollFundingAttempt;
+  prepare: boolean;
+  previous: { status: FundingAttemptStatus; failure: string | null } | null;
+}
+type Patch = {
+  status: FundingAttemptStatus;
+  bank?: Record<string, unknown>;
+  crypto?: Record<string, unknown>;
+  required?: string;
+  failure?: string | null;
+};
 
 /**
  * Step 1 (one transaction, run locked): checks the request and returns the attempt to prepare
@@ -49,10 +65,16 @@ type Patch = { status: FundingAttemptStatus; bank?: Record<string, unknown>; cry
  * `409 funding_method_locked` (switch after money was observed), `409 capability_unavailable`
  * (crypto with the switch off, `details.crypto_funding`).
  */
-async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate }): Promise<Opened> {
+async function openAttempt(
+  m: EntityManager,
+  scope: Scope,
+  a: { id: string; method?: 'fiat' | 'crypto'; gate: PayrollGate },
+): Promise<Opened> {
   const run = await lockRun(m, scope, a.id);
-  if (NOT_APPROVED.includes(run.status)) throw conflict('payroll_run_not_approved', 'Approve the run before requesting its funding instructions.');
-  if (!FUNDABLE.includes(run.status)) throw conflict('payroll_run_state_changed', `A ${run.status} run takes no more funding.`, { status: run.status });
+  if (NOT_APPROVED.includes(run.status))
+    throw conflict('payroll_run_not_approved', 'Approve the run before requesting its funding instructions.');
+  if (!FUNDABLE.includes(run.status))
+    throw conflict('payroll_run_state_changed', `A ${run.status} run takes no more funding.`, { status: run.status });
   const observed = Number((await m.query('SELECT count(*)::int AS n FROM payroll_fundings WHERE run_id = $1', [run.id]))[0].n) > 0;
   checkFundingRequest({ itemCount: run.item_count, method: run.funding_method, moneyObserved: observed }, a.method);
   const method = a.method ?? run.funding_method;
@@ -60,13 +82,19 @@ async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; meth
   if (method === 'crypto') {
     const v = cryptoFundingVerdict(run.currency, { switchOn: a.gate.cryptoSwitchOn, verified: a.gate.verified });
     if (v.reason === 'crypto_funding_not_enabled') {
-      throw capabilityUnavailable('capability_unavailable', 'Crypto funding of payroll runs is not enabled for this account. Do not retry.', { crypto_funding: v });
+      throw capabilityUnavailable(
+        'capability_unavailable',
+        'Crypto funding of payroll runs is not enabled for this account. Do not retry.',
+        { crypto_funding: v },
+      );
     }
     blocked = v.reason;
   }
   // A payer not verified (spec 4.4 `verification_required`): the run exists, its funding is blocked, whatever the method.
   if (blocked === null && !a.gate.verified) blocked = 'verification_required';
-  let live = run.current_funding_attempt_id ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
+  let live = run.current_funding_attempt_id
+    ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } })
+    : null;
   if (live && live.funding_method !== method) {
     live.superseded_at = new Date();
     await m.save(live);
@@ -76,10 +104,22 @@ async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; meth
   run.funding_blocked_reason = blocked;
   if (!live) {
     live = m.create(PayrollFundingAttempt, {
-      id: newId('prf_'), run_id: run.id, account_id: run.account_id, livemode: run.livemode, status: 'preparing', funding_method: method,
-      funding_route_type: fundingRouteType(method), run_reference: run.run_reference, retryable: false, bank: null, crypto: null,
-      required_minor: method === 'fiat' ? run.total_minor : null, required_currency: method === 'fiat' ? run.currency : 'USDC',
-      failure_reason: null, superseded_at: null, refreshed_at: null,
+      id: newId('prf_'),
+      run_id: run.id,
+      account_id: run.account_id,
+      livemode: run.livemode,
+      status: 'preparing',
+      funding_method: method,
+      funding_route_type: fundingRouteType(method),
+      run_reference: run.run_reference,
+      retryable: false,
+      bank: null,
+      crypto: null,
+      required_minor: method === 'fiat' ? run.total_minor : null,
+      required_currency: method === 'fiat' ? run.currency : 'USDC',
+      failure_reason: null,
+      superseded_at: null,
+      refreshed_at: null,
     });
     await m.save(live);
     run.current_funding_attempt_id = live.id;
@@ -92,8 +132,10 @@ async function openAttempt(m: EntityManager, scope: Scope, a: { id: string; meth
   // Prepared again: a `preparing` one left behind (a crashed or concurrent POST; the provider call
   // is idempotent), a `blocked` one whose gate changed, a retryable `failed` one.
   const stillBlocked = live.status === 'blocked' && blocked !== null && normalizeFundingFailure(blocked) === live.failure_reason;
-  const retry = live.status === 'preparing' || (live.status === 'blocked' && !stillBlocked)
-    || (live.status === 'failed' && isRetryableFailure(normalizeFundingFailure(live.failure_reason)));
+  const retry =
+    live.status === 'preparing' ||
+    (live.status === 'blocked' && !stillBlocked) ||
+    (live.status === 'failed' && isRetryableFailure(normalizeFundingFailure(live.failure_reason)));
   if (retry && live.status !== 'preparing') {
     retryPayrollFundingAttempt(live);
   }
@@ -108,15 +150,37 @@ async function obtain(run: PayrollRun, attempt0: PayrollFundingAttempt): Promise
   if (attempt0.funding_method === 'fiat') {
     const account = await db().getRepository(Account).findOneByOrFail({ id: run.account_id });
     const rail = FUNDING_BANK_RAIL[run.currency as keyof typeof FUNDING_BANK_RAIL];
-    const issued = await bankCollection().issue({ rail, currency: run.currency, clientReference: run.id, holderName: account.display_name, reference: run.run_reference, accountId: run.account_id });
-    return { status: 'pending', bank: { ...issued.instructions, rail, reference: issued.reference, matching: issued.matching, amount: money(BigInt(run.total_minor), run.currency) } };
+    const issued = await bankCollection().issue({
+      rail,
+      currency: run.currency,
+      clientReference: run.id,
+      holderName: account.display_name,
+      reference: run.run_reference,
+      accountId: run.account_id,
+    });
+    return {
+      status: 'pending',
+      bank: {
+        ...issued.instructions,
+        rail,
+        reference: issued.reference,
+        matching: issued.matching,
+        amount: money(BigInt(run.total_minor), run.currency),
+      },
+    };
   }
   const price = cryptoFundingPrice(BigInt(run.total_minor), run.currency);
   if (price === null) return { status: 'failed', failure: 'fx_unconverted' };
   const chain = chainAdapter();
   return {
-    status: 'pending', required: price.toString(),
-    crypto: { address: chain.depositAddress(`payroll:${attempt0.id}`), chain: chain.chain, asset: chain.stablecoin, amount: { amount: price.toString(), currency: 'USDC', decimals: 6 } },
+    status: 'pending',
+    required: price.toString(),
+    crypto: {
+      address: chain.depositAddress(`payroll:${attempt0.id}`),
+      chain: chain.chain,
+      asset: chain.stablecoin,
+      amount: { amount: price.toString(), currency: 'USDC', decimals: 6 },
+    },
   };
 }
 
@@ -157,7 +221,10 @@ async function prepareAttempt({ run, attempt: attempt0, previous }: Opened, requ
  * the run's workflow and returns the current attempt. `input`: the validated body with the path's
  * `id`; the payer-compliance facts are the account's now (queries.ts `payrollGate`). Errors: see `openAttempt` (404 param `id` when the run is not the scope's).
  */
-export async function requestFundingInstructions(scope: Scope, input: { id: string; funding_method?: 'fiat' | 'crypto' }): Promise<PayrollFundingAttempt> {
+export async function requestFundingInstructions(
+  scope: Scope,
+  input: { id: string; funding_method?: 'fiat' | 'crypto' },
+): Promise<PayrollFundingAttempt> {
   const gate = await payrollGate(scope);
   // What the providers already hold counts as observed money before the checks (funding_method_locked).
   await recordObservations((await findRun(scope, { id: input.id })).id);
@@ -172,7 +239,9 @@ export async function requestFundingInstructions(scope: Scope, input: { id: stri
 /** `GET /payroll_runs/{id}/funding_instructions`: the current attempt; 404 when the run is not the scope's or none was requested. */
 export async function currentFundingInstructions(scope: AccountScope, input: { id: string }): Promise<PayrollFundingAttempt> {
   const run = await findRun(scope, input);
-  const at = run.current_funding_attempt_id ? await db().getRepository(PayrollFundingAttempt).findOneBy({ id: run.current_funding_attempt_id }) : null;
+  const at = run.current_funding_attempt_id
+    ? await db().getRepository(PayrollFundingAttempt).findOneBy({ id: run.current_funding_attempt_id })
+    : null;
   if (!at) throw notFound(`No funding instructions were requested for payroll run ${run.id} yet (POST them first).`, 'id');
   return at;
 }

@@ -1,5 +1,5 @@
 /**
- * Payroll funding detection (spec 2.7, 3, 4.4, 8; issue 13): what the providers observed for a
+ * Payroll funding detection (spec 2.7, 3, 4.4, 8): what the providers observed for a
  * run, folded into the run's funding. The run workflow calls `refreshPayrollFunding` every five
  * minutes (spec 4.4 "Funding status updates come from a five-minute poll") and the funding POST
  * calls it inline (a refresh "re-checks at once"). Bank credits are the collection provider's
@@ -21,18 +21,25 @@ import { chainAdapter } from '../../providers/chain';
 import { loadFundsState } from './records';
 import { applyPayrollRunFunding } from '../records/payroll-runs';
 
-
 /** Stablecoin symbols that are USDC (the sandbox chain's own symbol on mainnet is `USDC.e`). */
 const USDC_SYMBOLS = new Set(['USDC', 'USDC.e']);
 
 /** Records what the providers observed for run `runId` (idempotent by source). */
 async function observe(runId: string, attempts: PayrollFundingAttempt[]): Promise<void> {
-  const record = async (attemptId: string, kind: 'bank_credit' | 'chain_transfer', ref: string, amount: bigint, currency: string, confirmed: boolean) => {
+  const record = async (
+    attemptId: string,
+    kind: 'bank_credit' | 'chain_transfer',
+    ref: string,
+    amount: bigint,
+    currency: string,
+    confirmed: boolean,
+  ) => {
     await db().query(
       `INSERT INTO payroll_fundings(id, run_id, attempt_id, source_kind, source_ref, amount_minor, currency, confirmed, observed_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8, now()) ON CONFLICT (source_kind, source_ref) DO UPDATE SET confirmed = EXCLUDED.confirmed
        WHERE payroll_fundings.confirmed IS DISTINCT FROM EXCLUDED.confirmed`,
-      [newId('prfd_'), runId, attemptId, kind, ref, amount.toString(), currency, confirmed]);
+      [newId('prfd_'), runId, attemptId, kind, ref, amount.toString(), currency, confirmed],
+    );
   };
   // Credits name the run, not an attempt: they are filed under the live bank attempt, else the newest one.
   const banks = attempts.filter((a) => a.funding_route_type === 'bank').sort((x, y) => x.created_at.getTime() - y.created_at.getTime());
@@ -47,7 +54,8 @@ async function observe(runId: string, attempts: PayrollFundingAttempt[]): Promis
     const address = typeof a.crypto?.address === 'string' ? a.crypto.address : null;
     if (!address) continue;
     for (const t of await chain.transfersTo(String(a.crypto?.chain ?? chain.chain), address, String(a.crypto?.asset ?? chain.stablecoin))) {
-      if (t.amount > 0n) await record(a.id, 'chain_transfer', `${t.chain}:${t.tx_hash}`, t.amount, USDC_SYMBOLS.has(t.asset) ? 'USDC' : t.asset, true);
+      if (t.amount > 0n)
+        await record(a.id, 'chain_transfer', `${t.chain}:${t.tx_hash}`, t.amount, USDC_SYMBOLS.has(t.asset) ? 'USDC' : t.asset, true);
     }
   }
 }
@@ -65,15 +73,26 @@ export async function recordObservations(runId: string): Promise<PayrollFundingA
 
 /** Folds the run's observations into its funding fields and status (one transaction, run locked). */
 async function apply(m: EntityManager, run: PayrollRun): Promise<void> {
-  const attempt = run.current_funding_attempt_id ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } }) : null;
-  const required = attempt && attempt.required_minor !== null
-    ? { amount: BigInt(attempt.required_minor), currency: attempt.required_currency }
-    : { amount: BigInt(run.total_minor), currency: run.currency };
+  const attempt = run.current_funding_attempt_id
+    ? await m.findOne(PayrollFundingAttempt, { where: { id: run.current_funding_attempt_id }, lock: { mode: 'pessimistic_write' } })
+    : null;
+  const required =
+    attempt && attempt.required_minor !== null
+      ? { amount: BigInt(attempt.required_minor), currency: attempt.required_currency }
+      : { amount: BigInt(run.total_minor), currency: run.currency };
   const obs: Array<{ amount_minor: string; currency: string; confirmed: boolean }> = await m.query(
-    'SELECT amount_minor, currency, confirmed FROM payroll_fundings WHERE run_id = $1', [run.id]);
-  const f = reduceFunding(required, obs.map((o) => ({ amount: BigInt(o.amount_minor), currency: o.currency, confirmed: o.confirmed })));
+    'SELECT amount_minor, currency, confirmed FROM payroll_fundings WHERE run_id = $1',
+    [run.id],
+  );
+  const f = reduceFunding(
+    required,
+    obs.map((o) => ({ amount: BigInt(o.amount_minor), currency: o.currency, confirmed: o.confirmed })),
+  );
   await applyPayrollRunFunding(m, run, {
-    funding: f, currency: required.currency, attempt, owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position),
+    funding: f,
+    currency: required.currency,
+    attempt,
+    owesFundsBack: async (r) => hasUnreturnedFunds((await loadFundsState(m, r)).position),
   });
 }
 

@@ -8,7 +8,12 @@ import { maskedAccountEnding } from '../../domain/bank-details';
 import { DomainError, notFound } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseLimit } from '../../domain/pagination';
 import {
-  PAYROLL_STATUS_GROUPS, payrollReadiness, payrollRunSummary, type PayrollBlocker, type PayrollRunSummary, type PayrollStatusGroup,
+  PAYROLL_STATUS_GROUPS,
+  payrollReadiness,
+  payrollRunSummary,
+  type PayrollBlocker,
+  type PayrollRunSummary,
+  type PayrollStatusGroup,
 } from '../../domain/payroll';
 import type { PayrollExportItem } from '../../domain/payroll-rows';
 import { PayrollRecipient, PayrollRun, PayrollRunItem } from '../../entities';
@@ -37,7 +42,10 @@ export function runListQuery(scope: AccountScope, input: { status_group?: Payrol
 /** `expand=summary` of `GET /payroll_runs`: counts over every run of the scope's account and mode (not only the page). */
 export async function runSummary(scope: AccountScope): Promise<PayrollRunSummary> {
   const { where, params } = scoped(scope).sql(null, 1);
-  const { rows } = await auxDb().query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM payroll_runs WHERE ${where} GROUP BY status`, params);
+  const { rows } = await auxDb().query<{ status: string; n: string }>(
+    `SELECT status, count(*) AS n FROM payroll_runs WHERE ${where} GROUP BY status`,
+    params,
+  );
   return payrollRunSummary(Object.fromEntries(rows.map((x) => [x.status, Number(x.n)])));
 }
 
@@ -46,7 +54,9 @@ export async function itemCounts(runIds: readonly string[]): Promise<Map<string,
   const out = new Map<string, PayrollItemCounts>(runIds.map((id) => [id, NO_ITEMS]));
   if (runIds.length === 0) return out;
   const { rows } = await auxDb().query<{ run_id: string; destination_status: string; n: string }>(
-    'SELECT run_id, destination_status, count(*) AS n FROM payroll_run_items WHERE run_id = ANY($1::text[]) GROUP BY run_id, destination_status', [runIds]);
+    'SELECT run_id, destination_status, count(*) AS n FROM payroll_run_items WHERE run_id = ANY($1::text[]) GROUP BY run_id, destination_status',
+    [runIds],
+  );
   for (const id of runIds) out.set(id, itemCountsOf(rows.filter((x) => x.run_id === id)));
   return out;
 }
@@ -57,7 +67,10 @@ export async function itemCounts(runIds: readonly string[]): Promise<Map<string,
  * reads like the sheet it came from). The cursor names the last item of the previous page (400
  * `cursor_invalid` when it is not one of this run's items); `limit` is parsed leniently.
  */
-export async function itemPage(scope: AccountScope, input: { id: string; limit?: unknown; cursor?: unknown }): Promise<ListEnvelope<PayrollRunItem>> {
+export async function itemPage(
+  scope: AccountScope,
+  input: { id: string; limit?: unknown; cursor?: unknown },
+): Promise<ListEnvelope<PayrollRunItem>> {
   const query = input;
   const r = await findRun(scope, { id: input.id });
   const limit = parseLimit(query.limit);
@@ -68,22 +81,35 @@ export async function itemPage(scope: AccountScope, input: { id: string; limit?:
     if (!after) throw new DomainError('invalid_request', 'cursor_invalid', 'The cursor is not valid for this list.', { param: 'cursor' });
     qb.andWhere('i.position > :p', { p: after.position });
   }
-  const rows = await qb.orderBy('i.position', 'ASC').take(limit + 1).getMany();
+  const rows = await qb
+    .orderBy('i.position', 'ASC')
+    .take(limit + 1)
+    .getMany();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = rows.length > limit;
-  return { object: 'list', data: page, has_more: hasMore, next_cursor: hasMore && last ? encodeCursor({ t: last.created_at.toISOString(), id: last.id }) : null };
+  return {
+    object: 'list',
+    data: page,
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ t: last.created_at.toISOString(), id: last.id }) : null,
+  };
 }
 
 /** The recipients of `items`, by id. */
 export async function recipientsOf(items: readonly PayrollRunItem[]): Promise<Map<string, PayrollRecipient>> {
   const ids = [...new Set(items.map((i) => i.recipient_id))];
-  const rows = ids.length ? await db().getRepository(PayrollRecipient).createQueryBuilder('p').where('p.id IN (:...ids)', { ids }).getMany() : [];
+  const rows = ids.length
+    ? await db().getRepository(PayrollRecipient).createQueryBuilder('p').where('p.id IN (:...ids)', { ids }).getMany()
+    : [];
   return new Map(rows.map((p) => [p.id, p]));
 }
 
 /** Item `input.item_id` of the scope's run `input.id` with its recipient; 404 (param `id` / `item_id`) when either is not the scope's. */
-export async function findItem(scope: AccountScope, input: { id: string; item_id: string }): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
+export async function findItem(
+  scope: AccountScope,
+  input: { id: string; item_id: string },
+): Promise<{ item: PayrollRunItem; recipient: PayrollRecipient }> {
   const itemId = input.item_id;
   const r = await findRun(scope, { id: input.id });
   const item = await db().getRepository(PayrollRunItem).findOneBy({ id: itemId, run_id: r.id });
@@ -104,13 +130,17 @@ export function recipientListQuery(scope: AccountScope): SelectQueryBuilder<Payr
 }
 
 /** Account facts of the payer-compliance gate. */
-export interface PayrollGate { accessState: string; verified: boolean; cryptoSwitchOn: boolean }
+export interface PayrollGate {
+  accessState: string;
+  verified: boolean;
+  cryptoSwitchOn: boolean;
+}
 
 /** Account flag: accounts without a customer record must verify one before funding payroll (default off). */
 export const REQUIRE_CUSTOMER_FLAG = 'payroll.require_verified_customer';
 
 /**
- * The payer-compliance facts of an account (spec 4.4; issue 24): access state, crypto funding flag,
+ * The payer-compliance facts of an account (spec 4.4): access state, crypto funding flag,
  * and `verified` from the account's customer (spec 2.8): a customer record that is not `approved`
  * (pending, under review, action required, rejected, stale) is `verification_required`; an account
  * with no customer record is verified unless the `payroll.require_verified_customer` flag is open
@@ -121,7 +151,10 @@ export async function payrollGate(scope: AccountScope): Promise<PayrollGate> {
   const customers = accountWide(accountId).sql(null, 1);
   const [{ rows }, customer, cryptoSwitchOn] = await Promise.all([
     auxDb().query<{ access_state: string }>('SELECT access_state FROM accounts WHERE id = $1', [accountId]),
-    auxDb().query<{ verification_state: string }>(`SELECT verification_state FROM customers WHERE ${customers.where} AND livemode ORDER BY created_at LIMIT 1`, customers.params),
+    auxDb().query<{ verification_state: string }>(
+      `SELECT verification_state FROM customers WHERE ${customers.where} AND livemode ORDER BY created_at LIMIT 1`,
+      customers.params,
+    ),
     isFlagOpen(CRYPTO_FUNDING_FLAG, accountId),
   ]);
   const state = customer.rows[0]?.verification_state;
@@ -130,16 +163,24 @@ export async function payrollGate(scope: AccountScope): Promise<PayrollGate> {
 }
 
 /** `GET /payroll_runs/{id}/readiness` (spec 2.7): the run (404 when not the scope's) and its blockers. */
-export async function runReadiness(scope: AccountScope, input: { id: string }): Promise<{ run: PayrollRun; ready: boolean; blockers: PayrollBlocker[] }> {
+export async function runReadiness(
+  scope: AccountScope,
+  input: { id: string },
+): Promise<{ run: PayrollRun; ready: boolean; blockers: PayrollBlocker[] }> {
   const run = await findRun(scope, input);
-  const v = payrollReadiness({ status: run.status, rows: run.item_count, fundingMethod: run.funding_method, currency: run.currency }, await payrollGate(scope));
+  const v = payrollReadiness(
+    { status: run.status, rows: run.item_count, fundingMethod: run.funding_method, currency: run.currency },
+    await payrollGate(scope),
+  );
   return { run, ...v };
 }
 
 /** The rows of `GET /payroll_runs/{id}/export`, in row order (every item with its status); 404 when the run is not the scope's. */
 export async function exportItems(scope: AccountScope, input: { id: string }): Promise<{ run: PayrollRun; items: PayrollExportItem[] }> {
   const run = await findRun(scope, input);
-  const items = await db().getRepository(PayrollRunItem).find({ where: { run_id: run.id }, order: { position: 'ASC' } });
+  const items = await db()
+    .getRepository(PayrollRunItem)
+    .find({ where: { run_id: run.id }, order: { position: 'ASC' } });
   const rcp = await recipientsOf(items);
   return {
     run,
@@ -147,11 +188,19 @@ export async function exportItems(scope: AccountScope, input: { id: string }): P
       const p = rcp.get(i.recipient_id);
       const d = i.destination_masked;
       const ending = d?.type === 'bank_account' ? maskedAccountEnding(d.bank) : null;
-      const destination = d === null ? null : d.type === 'wallet' ? `${d.chain} ${d.address_masked}` : `${d.bank.rail}${ending ? ` ****${ending}` : ''}`;
+      const destination =
+        d === null ? null : d.type === 'wallet' ? `${d.chain} ${d.address_masked}` : `${d.bank.rail}${ending ? ` ****${ending}` : ''}`;
       return {
-        item_id: i.id, recipient_id: i.recipient_id, recipient_name: p?.name ?? '', recipient_email: p?.email ?? '',
-        amount: { amount: i.amount_minor, currency: i.currency, decimals: run.decimals }, status: i.status, destination,
-        failure_reason: i.failure_reason, paid_at: i.paid_at ? i.paid_at.toISOString() : null, memo: i.memo,
+        item_id: i.id,
+        recipient_id: i.recipient_id,
+        recipient_name: p?.name ?? '',
+        recipient_email: p?.email ?? '',
+        amount: { amount: i.amount_minor, currency: i.currency, decimals: run.decimals },
+        status: i.status,
+        destination,
+        failure_reason: i.failure_reason,
+        paid_at: i.paid_at ? i.paid_at.toISOString() : null,
+        memo: i.memo,
       };
     }),
   };

@@ -1,5 +1,5 @@
 /**
- * Returning the money a payroll run owes back (issue 24; spec 2.7 `needs_attention`, 3, 6; rules in
+ * Returning the money a payroll run owes back (spec 2.7 `needs_attention`, 3, 6; rules in
  * domain/payroll-returns.ts): the activities the run's workflow runs on an operator's `returnFunds`
  * signal (workflows/payroll-run.ts), and the operator's summary (scripts/payroll-return.ts).
  *
@@ -18,8 +18,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
 import type { PayrollFundsReturnStep } from '../../contracts/payroll-run';
 import {
-  FUNDS_RETURN_TRANSITIONS, fundsReturnKey, hasUnreturnedFunds, normalizeFundsReturnFailure, planFundsReturns, RUN_STATUSES_OWING_BACK,
-  type FundsPosition, type FundsReturnStatus,
+  fundsReturnTransitions,
+  fundsReturnKey,
+  hasUnreturnedFunds,
+  normalizeFundsReturnFailure,
+  planFundsReturns,
+  RUN_STATUSES_OWING_BACK,
+  type FundsPosition,
+  type FundsReturnStatus,
 } from '../../domain/payroll-returns';
 import { PayrollFundsReturn, PayrollRun } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -36,9 +42,12 @@ import { recordPayrollFundsReturnOutcome } from '../records/payroll-funds-return
 /** Longest operator reason kept (longer ones are cut). */
 export const FUNDS_RETURN_REASON_MAX = 500;
 
-
 /** A provider's answer for one return, normalized. */
-interface ReturnOutcome { state: Exclude<FundsReturnStatus, 'pending'>; providerRef: string | null; failure: string | null }
+interface ReturnOutcome {
+  state: Exclude<FundsReturnStatus, 'pending'>;
+  providerRef: string | null;
+  failure: string | null;
+}
 
 const fromRail = (p: RailPayment): ReturnOutcome => ({
   state: p.state === 'submitted' ? 'submitted' : p.state === 'paid' ? 'returned' : 'failed',
@@ -71,9 +80,16 @@ async function submit(r: PayrollFundsReturn): Promise<ReturnOutcome> {
     const credit = await bankCollection().get(r.source_ref);
     if (!credit) return { state: 'failed', providerRef: null, failure: 'sender_unknown' };
     // Back to the sending account on the rail the credit came in on (the rail addresses the credit's originator).
-    return fromRail(await fiatRails().submit({
-      idempotencyKey: r.idempotency_key, clientReference: r.id, rail: credit.rail, currency: r.currency, amount, accountId: r.account_id,
-    }));
+    return fromRail(
+      await fiatRails().submit({
+        idempotencyKey: r.idempotency_key,
+        clientReference: r.id,
+        rail: credit.rail,
+        currency: r.currency,
+        amount,
+        accountId: r.account_id,
+      }),
+    );
   }
   const chain = chainAdapter();
   const hash = r.source_ref.slice(r.source_ref.indexOf(':') + 1);
@@ -94,13 +110,18 @@ async function recordOutcome(returnId: string, o: ReturnOutcome): Promise<FundsR
     const r0 = await m.findOneByOrFail(PayrollFundsReturn, { id: returnId });
     const run = await lockRunById(m, r0.run_id);
     const r = await m.findOneOrFail(PayrollFundsReturn, { where: { id: returnId }, lock: { mode: 'pessimistic_write' } });
-    if (r.status === o.state || FUNDS_RETURN_TRANSITIONS.terminal.includes(r.status)) return r.status;
+    if (r.status === o.state || fundsReturnTransitions.terminal.includes(r.status)) return r.status;
     await recordPayrollFundsReturnOutcome(m, r, o);
     if (o.state === 'submitted') return r.status;
     await settleAttention(m, run, (await loadFundsState(m, run)).position);
     await emitEvent(m, {
-      accountId: run.account_id, livemode: run.livemode, type: o.state === 'returned' ? 'payroll_run.funds_returned' : 'payroll_run.funds_return_failed',
-      objectType: 'payroll_run', objectId: run.id, object: payrollRunFundsReturnEventView(run, r), request: null,
+      accountId: run.account_id,
+      livemode: run.livemode,
+      type: o.state === 'returned' ? 'payroll_run.funds_returned' : 'payroll_run.funds_return_failed',
+      objectType: 'payroll_run',
+      objectId: run.id,
+      object: payrollRunFundsReturnEventView(run, r),
+      request: null,
     });
     return r.status;
   });
@@ -108,7 +129,15 @@ async function recordOutcome(returnId: string, o: ReturnOutcome): Promise<FundsR
 
 /** Submits every `pending` return of the run and reads every `submitted` one from its rail; returns how many are still in flight. */
 async function advance(runId: string): Promise<number> {
-  const open = await db().getRepository(PayrollFundsReturn).find({ where: [{ run_id: runId, status: 'pending' }, { run_id: runId, status: 'submitted' }], order: { return_no: 'ASC' } });
+  const open = await db()
+    .getRepository(PayrollFundsReturn)
+    .find({
+      where: [
+        { run_id: runId, status: 'pending' },
+        { run_id: runId, status: 'submitted' },
+      ],
+      order: { return_no: 'ASC' },
+    });
   let inFlight = 0;
   for (const r of open) {
     const o = r.status === 'pending' ? await submit(r) : fromRail(await fiatRails().get(r.provider_ref!));
@@ -119,7 +148,7 @@ async function advance(runId: string): Promise<number> {
 }
 
 /**
- * Run workflow activity, on the operator's `returnFunds` signal (issue 24): records what the
+ * Run workflow activity, on the operator's `returnFunds` signal: records what the
  * providers hold for the run first (money may have arrived after a cancel, when nothing polls),
  * then, in one transaction with the run locked, plans returns of what is outstanding
  * (domain `planFundsReturns`: nothing while the run is open or executing, nothing twice) and
@@ -129,7 +158,8 @@ async function advance(runId: string): Promise<number> {
  * NotFound (non-retryable) when the run is gone.
  */
 export async function returnPayrollFunds(runId: string, reason: string): Promise<PayrollFundsReturnStep> {
-  if (!(await db().getRepository(PayrollRun).existsBy({ id: runId }))) throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
+  if (!(await db().getRepository(PayrollRun).existsBy({ id: runId })))
+    throw ApplicationFailure.nonRetryable(`payroll run ${runId} not found`, 'NotFound');
   await refreshPayrollFunding(runId);
   const why = reason.trim().slice(0, FUNDS_RETURN_REASON_MAX) || '(no reason given)';
   const created = await transaction(async (m) => {
@@ -140,12 +170,25 @@ export async function returnPayrollFunds(runId: string, reason: string): Promise
     for (const p of plan) {
       n += 1;
       await m.insert(PayrollFundsReturn, {
-        id: newId('prfr_'), run_id: run.id, account_id: run.account_id, livemode: run.livemode, return_no: n, idempotency_key: fundsReturnKey(run.id, n),
-        source_kind: p.kind, source_ref: p.ref, amount_minor: p.amount.toString(), currency: p.currency, status: 'pending', reason: why,
-        provider_ref: null, failure_reason: null, returned_at: null,
+        id: newId('prfr_'),
+        run_id: run.id,
+        account_id: run.account_id,
+        livemode: run.livemode,
+        return_no: n,
+        idempotency_key: fundsReturnKey(run.id, n),
+        source_kind: p.kind,
+        source_ref: p.ref,
+        amount_minor: p.amount.toString(),
+        currency: p.currency,
+        status: 'pending',
+        reason: why,
+        provider_ref: null,
+        failure_reason: null,
+        returned_at: null,
       });
     }
-    if (plan.length === 0 && !st.returns.some((r) => r.status === 'pending' || r.status === 'submitted')) await settleAttention(m, run, st.position);
+    if (plan.length === 0 && !st.returns.some((r) => r.status === 'pending' || r.status === 'submitted'))
+      await settleAttention(m, run, st.position);
     return plan.length;
   });
   const inFlight = await advance(runId);
@@ -172,15 +215,33 @@ async function unreturned(runId: string): Promise<boolean> {
 export async function payrollFundsSummary(runId: string): Promise<{
   run: { id: string; account_id: string; status: string; needs_attention: boolean };
   position: FundsPosition[];
-  returns: Array<{ id: string; status: FundsReturnStatus; amount_minor: string; currency: string; source: string; provider_ref: string | null; failure_reason: string | null }>;
+  returns: Array<{
+    id: string;
+    status: FundsReturnStatus;
+    amount_minor: string;
+    currency: string;
+    source: string;
+    provider_ref: string | null;
+    failure_reason: string | null;
+  }>;
 } | null> {
   const run = await db().getRepository(PayrollRun).findOneBy({ id: runId });
   if (!run) return null;
   const { position } = await loadFundsState(db().manager, run);
-  const rows = await db().getRepository(PayrollFundsReturn).find({ where: { run_id: runId }, order: { return_no: 'ASC' } });
+  const rows = await db()
+    .getRepository(PayrollFundsReturn)
+    .find({ where: { run_id: runId }, order: { return_no: 'ASC' } });
   return {
     run: { id: run.id, account_id: run.account_id, status: run.status, needs_attention: run.needs_attention },
     position,
-    returns: rows.map((r) => ({ id: r.id, status: r.status, amount_minor: r.amount_minor, currency: r.currency, source: `${r.source_kind} ${r.source_ref}`, provider_ref: r.provider_ref, failure_reason: r.failure_reason })),
+    returns: rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      amount_minor: r.amount_minor,
+      currency: r.currency,
+      source: `${r.source_kind} ${r.source_ref}`,
+      provider_ref: r.provider_ref,
+      failure_reason: r.failure_reason,
+    })),
   };
 }

@@ -6,7 +6,7 @@
 import { accountOf } from '../records/account-of';
 import { payrollItemContract } from '../../contracts/payroll-item';
 import { payrollRunContract } from '../../contracts/payroll-run';
-import { PAYROLL_RUN_TRANSITIONS } from '../../domain/payroll';
+import { payrollRunTransitions } from '../../domain/payroll';
 import { db, forEachByKeyset } from '../../lib/db';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -21,7 +21,7 @@ export async function wakePayrollItem(itemId: string, accountId: string): Promis
 }
 
 /** The run statuses the sweep re-drives: the run table's open set (domain/payroll.ts), as an SQL list of constants. */
-const OPEN_RUN_STATUSES = PAYROLL_RUN_TRANSITIONS.open.map((s) => `'${s}'`).join(', ');
+const OPEN_RUN_STATUSES = payrollRunTransitions.open.map((s) => `'${s}'`).join(', ');
 
 /**
  * Recovery sweep at worker start: starts the workflow of every run with work left (the run
@@ -30,8 +30,11 @@ const OPEN_RUN_STATUSES = PAYROLL_RUN_TRANSITIONS.open.map((s) => `'${s}'`).join
  * looked at.
  */
 export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN (${OPEN_RUN_STATUSES}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(payrollRunContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM payroll_runs WHERE id > $1 AND status IN (${OPEN_RUN_STATUSES}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(payrollRunContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }
 
 /**
@@ -41,7 +44,10 @@ export async function ensurePayrollWorkflows(batch = 500): Promise<number> {
  */
 export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boolean> {
   if (itemId.startsWith('prfr_')) {
-    const ret: Array<{ run_id: string; account_id: string }> = await db().query('SELECT run_id, account_id FROM payroll_fund_returns WHERE id = $1', [itemId]);
+    const ret: Array<{ run_id: string; account_id: string }> = await db().query(
+      'SELECT run_id, account_id FROM payroll_fund_returns WHERE id = $1',
+      [itemId],
+    );
     if (!ret[0]) return false;
     await wakePayrollRun(ret[0].run_id, ret[0].account_id);
     return true;
@@ -53,7 +59,7 @@ export async function notifyPayrollItemRailUpdate(itemId: string): Promise<boole
 }
 
 /**
- * Operator (issue 24; scripts/payroll-return.ts, never a merchant operation): asks run `runId`'s
+ * Operator (scripts/payroll-return.ts, never a merchant operation): asks run `runId`'s
  * workflow to return the money the run owes back to its funding sources, `reason` kept for audit.
  * signalWithStart `returnFunds`: a run whose workflow has ended starts it again. Safe to repeat (a
  * repeated request finds nothing outstanding). Returns false when there is no such run.

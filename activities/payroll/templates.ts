@@ -1,5 +1,5 @@
 /**
- * Payroll templates (spec 4.4; issue 13): a saved title, currency, funding method, memo and rows,
+ * Payroll templates (spec 4.4): a saved title, currency, funding method, memo and rows,
  * made from rows or from an existing run, and the rows a run created from a template starts with.
  * Rows are stored validated (recipient id or email + name, amount in minor units of the template
  * currency, memo); recipients named by email are resolved when a run is created from the template.
@@ -44,26 +44,50 @@ export async function createTemplate(scope: Scope, input: CreateTemplateInput): 
   let t: Omit<PayrollTemplate, 'id' | 'created_at' | 'updated_at' | 'account_id' | 'livemode'>;
   if (b.from_run_id !== undefined) {
     const run = await findRun(scope, { id: b.from_run_id });
-    if (b.currency !== undefined && b.currency !== run.currency) throw invalidRequest('currency_mismatch', `The run pays in ${run.currency}.`, 'currency');
-    const items = await db().getRepository(PayrollRunItem).find({ where: { run_id: run.id }, order: { position: 'ASC' } });
+    if (b.currency !== undefined && b.currency !== run.currency)
+      throw invalidRequest('currency_mismatch', `The run pays in ${run.currency}.`, 'currency');
+    const items = await db()
+      .getRepository(PayrollRunItem)
+      .find({ where: { run_id: run.id }, order: { position: 'ASC' } });
     t = {
-      title: b.title ?? run.title, currency: run.currency, funding_method: b.funding_method ?? run.funding_method, memo: b.memo !== undefined ? b.memo : run.memo,
-      rows: items.map((i) => ({ recipient_id: i.recipient_id, email: null, name: null, amount_minor: i.amount_minor, memo: i.memo })), source_run_id: run.id,
+      title: b.title ?? run.title,
+      currency: run.currency,
+      funding_method: b.funding_method ?? run.funding_method,
+      memo: b.memo !== undefined ? b.memo : run.memo,
+      rows: items.map((i) => ({ recipient_id: i.recipient_id, email: null, name: null, amount_minor: i.amount_minor, memo: i.memo })),
+      source_run_id: run.id,
     };
   } else {
     if (!b.title) throw invalidRequest('parameter_missing', 'title is required.', 'title');
     if (!b.currency || !isPayrollCurrency(b.currency)) throw invalidRequest('parameter_missing', 'currency is required.', 'currency');
     const rows = validateRows(b.rows ?? [], b.currency);
     t = {
-      title: b.title, currency: b.currency, funding_method: b.funding_method ?? 'fiat', memo: b.memo ?? null,
-      rows: rows.map((r) => ({ recipient_id: r.recipientId, email: r.email, name: r.name, amount_minor: r.amount.toString(), memo: r.memo })), source_run_id: null,
+      title: b.title,
+      currency: b.currency,
+      funding_method: b.funding_method ?? 'fiat',
+      memo: b.memo ?? null,
+      rows: rows.map((r) => ({
+        recipient_id: r.recipientId,
+        email: r.email,
+        name: r.name,
+        amount_minor: r.amount.toString(),
+        memo: r.memo,
+      })),
+      source_run_id: null,
     };
   }
   return transaction(async (m) => {
-    const saved = await m.save(m.create(PayrollTemplate, { id: newId('prt_'), account_id: scope.accountId, livemode: scope.livemode, ...t }));
+    const saved = await m.save(
+      m.create(PayrollTemplate, { id: newId('prt_'), account_id: scope.accountId, livemode: scope.livemode, ...t }),
+    );
     await emitEvent(m, {
-      accountId: scope.accountId, livemode: scope.livemode, type: 'payroll_template.created', objectType: 'payroll_template', objectId: saved.id,
-      object: payrollTemplateView(saved), request: scope.request,
+      accountId: scope.accountId,
+      livemode: scope.livemode,
+      type: 'payroll_template.created',
+      objectType: 'payroll_template',
+      objectId: saved.id,
+      object: payrollTemplateView(saved),
+      request: scope.request,
     });
     return saved;
   });
@@ -71,7 +95,9 @@ export async function createTemplate(scope: Scope, input: CreateTemplateInput): 
 
 /** The template `input.id` of the scope's account and mode; 404 for any other (param `input.param`, default `id`). */
 export async function findTemplate(scope: AccountScope, input: { id: string; param?: string }): Promise<PayrollTemplate> {
-  return scoped(scope).getOne(PayrollTemplate, { id: input.id }, () => notFound(`No such payroll template: ${input.id}.`, input.param ?? 'id'));
+  return scoped(scope).getOne(PayrollTemplate, { id: input.id }, () =>
+    notFound(`No such payroll template: ${input.id}.`, input.param ?? 'id'),
+  );
 }
 
 /** `GET /payroll_templates`: the query (alias `t`) of the scope's templates; the caller paginates. */
@@ -80,8 +106,10 @@ export function templateListQuery(scope: AccountScope): SelectQueryBuilder<Payro
 }
 
 /** The rows of `t` as request rows (Money in the template currency), for a run created from it. */
-export function templateRows(t: PayrollTemplate): PayrollRowInput[] {
-  return t.rows.map((r) => (r.recipient_id
-    ? { recipient_id: r.recipient_id, amount: money(BigInt(r.amount_minor), t.currency), memo: r.memo }
-    : { email: r.email, name: r.name, amount: money(BigInt(r.amount_minor), t.currency), memo: r.memo }));
+export function templateRows(payrollTemplate: PayrollTemplate): PayrollRowInput[] {
+  return payrollTemplate.rows.map((r) =>
+    r.recipient_id
+      ? { recipient_id: r.recipient_id, amount: money(BigInt(r.amount_minor), payrollTemplate.currency), memo: r.memo }
+      : { email: r.email, name: r.name, amount: money(BigInt(r.amount_minor), payrollTemplate.currency), memo: r.memo },
+  );
 }

@@ -8,28 +8,51 @@
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
-import { CONVERSION_EVENTS, conversionTransitions, type ConversionFailureReason, type ConversionStatus } from '../../domain/wallet-deposits';
+import {
+  CONVERSION_EVENTS,
+  conversionTransitions,
+  type ConversionFailureReason,
+  type ConversionStatus,
+} from '../../domain/wallet-deposits';
 import { WalletConversion } from '../../entities';
 import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { scoped } from '../../lib/scoped';
 import { conversionView } from '../../views/wallet-deposits';
 
 /** Writes the `conversion.*` event of `conversion`'s status (catalogued in CONVERSION_EVENTS) in transaction `m`. */
-export async function emitConversionEvent(m: EntityManager, conversion: WalletConversion, request: RequestRef | null = null): Promise<void> {
-  await emitEvent(m, {
-    accountId: conversion.account_id, livemode: conversion.livemode, type: CONVERSION_EVENTS[conversion.status as ConversionStatus],
-    objectType: 'wallet_conversion', objectId: conversion.id, object: conversionView(conversion), relatedIds: [conversion.wallet_id], request,
+export async function emitConversionEvent(
+  manager: EntityManager,
+  conversion: WalletConversion,
+  request: RequestRef | null = null,
+): Promise<void> {
+  await emitEvent(manager, {
+    accountId: conversion.account_id,
+    livemode: conversion.livemode,
+    type: CONVERSION_EVENTS[conversion.status as ConversionStatus],
+    objectType: 'wallet_conversion',
+    objectId: conversion.id,
+    object: conversionView(conversion),
+    relatedIds: [conversion.wallet_id],
+    request,
   });
 }
 
 /** Locks (`FOR UPDATE`) conversion `id`: of `scope` when given (a command; 404 otherwise), any otherwise (a workflow's own); null when absent. */
-export async function lockConversion(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<WalletConversion | null> {
-  if (scope) return scoped(scope, m).lock(WalletConversion, { id }, () => notFound(`No such conversion: ${id}.`, 'id'));
-  return m.findOne(WalletConversion, { where: { id }, lock: { mode: 'pessimistic_write' } });
+export async function lockConversion(
+  manager: EntityManager,
+  id: string,
+  scope?: { accountId: string; livemode: boolean },
+): Promise<WalletConversion | null> {
+  if (scope) return scoped(scope, manager).lock(WalletConversion, { id }, () => notFound(`No such conversion: ${id}.`, 'id'));
+  return manager.findOne(WalletConversion, { where: { id }, lock: { mode: 'pessimistic_write' } });
 }
 
 async function moveConversion(
-  m: EntityManager, conversion: WalletConversion, to: ConversionStatus, set: Partial<WalletConversion>, request: RequestRef | null,
+  m: EntityManager,
+  conversion: WalletConversion,
+  to: ConversionStatus,
+  set: Partial<WalletConversion>,
+  request: RequestRef | null,
 ): Promise<WalletConversion> {
   conversionTransitions.move(conversion, to);
   Object.assign(conversion, set);
@@ -44,16 +67,29 @@ export function assertConversionSubmittable(conversion: WalletConversion): void 
 }
 
 /** `built` -> `submitted` with the hash the holder signed, stamping `submitted_at`. */
-export async function submitConversion(m: EntityManager, conversion: WalletConversion, change: { sourceTxHash: string }, request: RequestRef | null = null): Promise<WalletConversion> {
-  return moveConversion(m, conversion, 'submitted', { source_tx_hash: change.sourceTxHash, submitted_at: new Date() }, request);
+export async function submitConversion(
+  manager: EntityManager,
+  conversion: WalletConversion,
+  change: { sourceTxHash: string },
+  request: RequestRef | null = null,
+): Promise<WalletConversion> {
+  return moveConversion(manager, conversion, 'submitted', { source_tx_hash: change.sourceTxHash, submitted_at: new Date() }, request);
 }
 
 /** `submitted` -> `settled` with the router's payout hash. */
-export async function settleConversion(m: EntityManager, conversion: WalletConversion, change: { settlementTxHash: string }): Promise<WalletConversion> {
-  return moveConversion(m, conversion, 'settled', { settlement_tx_hash: change.settlementTxHash }, null);
+export async function settleConversion(
+  manager: EntityManager,
+  conversion: WalletConversion,
+  change: { settlementTxHash: string },
+): Promise<WalletConversion> {
+  return moveConversion(manager, conversion, 'settled', { settlement_tx_hash: change.settlementTxHash }, null);
 }
 
 /** -> `failed` with `reason`. */
-export async function failConversion(m: EntityManager, conversion: WalletConversion, change: { reason: ConversionFailureReason }): Promise<WalletConversion> {
-  return moveConversion(m, conversion, 'failed', { failure_reason: change.reason }, null);
+export async function failConversion(
+  manager: EntityManager,
+  conversion: WalletConversion,
+  change: { reason: ConversionFailureReason },
+): Promise<WalletConversion> {
+  return moveConversion(manager, conversion, 'failed', { failure_reason: change.reason }, null);
 }

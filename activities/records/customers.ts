@@ -12,8 +12,8 @@ import type { KycRecord } from '../../providers/kyc';
 import { customerView } from '../../views/customer';
 
 /** Locks (`FOR UPDATE`) customer `id`; throws EntityNotFound when absent. */
-export async function lockCustomer(m: EntityManager, id: string): Promise<Customer> {
-  return m.findOneOrFail(Customer, { where: { id }, lock: { mode: 'pessimistic_write' } });
+export async function lockCustomer(manager: EntityManager, id: string): Promise<Customer> {
+  return manager.findOneOrFail(Customer, { where: { id }, lock: { mode: 'pessimistic_write' } });
 }
 
 /**
@@ -23,7 +23,7 @@ export async function lockCustomer(m: EntityManager, id: string): Promise<Custom
  * rejection outcome. Saves it and writes its events in that order. A state the table does not
  * allow from the current one throws IllegalTransition; an unknown state is ignored.
  */
-export async function applyCustomerVerificationReport(m: EntityManager, customer: Customer, report: KycRecord): Promise<Customer> {
+export async function applyCustomerVerificationReport(manager: EntityManager, customer: Customer, report: KycRecord): Promise<Customer> {
   const events: string[] = [];
   const next = report.state as VerificationState;
   if (next !== customer.verification_state && verificationTransitions.isStatus(next)) {
@@ -33,12 +33,22 @@ export async function applyCustomerVerificationReport(m: EntityManager, customer
     if (next === 'approved') customer.verified_at = new Date();
   }
   const same = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  if (!same(customer.requirements_due, report.requirements_due)) { customer.requirements_due = [...report.requirements_due]; events.push('customer.requirements_updated'); }
+  if (!same(customer.requirements_due, report.requirements_due)) {
+    customer.requirements_due = [...report.requirements_due];
+    events.push('customer.requirements_updated');
+  }
   customer.endorsements = [...report.endorsements];
   customer.rejection_outcome = customer.verification_state === 'rejected' ? report.rejection_outcome : null;
-  const saved = await m.save(customer);
+  const saved = await manager.save(customer);
   for (const type of events) {
-    await emitEvent(m, { accountId: customer.account_id, livemode: customer.livemode, type, objectType: 'customer', objectId: customer.id, object: customerView(saved) });
+    await emitEvent(manager, {
+      accountId: customer.account_id,
+      livemode: customer.livemode,
+      type,
+      objectType: 'customer',
+      objectId: customer.id,
+      object: customerView(saved),
+    });
   }
   return saved;
 }

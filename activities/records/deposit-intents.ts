@@ -13,19 +13,34 @@ import { emitEvent, type RequestRef } from '../../lib/outbox';
 import { depositIntentView } from '../../views/wallet-deposits';
 
 /** Writes the `deposit_intent.*` event of `intent`'s status (catalogued in DEPOSIT_INTENT_EVENTS) in transaction `m`. */
-export async function emitDepositIntentEvent(m: EntityManager, intent: WalletDepositIntent, request: RequestRef | null = null): Promise<void> {
-  await emitEvent(m, {
-    accountId: intent.account_id, livemode: intent.livemode, type: DEPOSIT_INTENT_EVENTS[intent.status as DepositIntentStatus],
-    objectType: 'wallet_deposit_intent', objectId: intent.id, object: depositIntentView(intent), relatedIds: [intent.wallet_id], request,
+export async function emitDepositIntentEvent(
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  request: RequestRef | null = null,
+): Promise<void> {
+  await emitEvent(manager, {
+    accountId: intent.account_id,
+    livemode: intent.livemode,
+    type: DEPOSIT_INTENT_EVENTS[intent.status as DepositIntentStatus],
+    objectType: 'wallet_deposit_intent',
+    objectId: intent.id,
+    object: depositIntentView(intent),
+    relatedIds: [intent.wallet_id],
+    request,
   });
 }
 
 /** Locks (`FOR UPDATE`) deposit intent `id` (a workflow's own); null when absent. */
-export async function lockDepositIntent(m: EntityManager, id: string): Promise<WalletDepositIntent | null> {
-  return m.findOne(WalletDepositIntent, { where: { id }, lock: { mode: 'pessimistic_write' } });
+export async function lockDepositIntent(manager: EntityManager, id: string): Promise<WalletDepositIntent | null> {
+  return manager.findOne(WalletDepositIntent, { where: { id }, lock: { mode: 'pessimistic_write' } });
 }
 
-async function moveDepositIntent(m: EntityManager, intent: WalletDepositIntent, to: DepositIntentStatus, set: Partial<WalletDepositIntent>): Promise<WalletDepositIntent> {
+async function moveDepositIntent(
+  m: EntityManager,
+  intent: WalletDepositIntent,
+  to: DepositIntentStatus,
+  set: Partial<WalletDepositIntent>,
+): Promise<WalletDepositIntent> {
   depositIntentTransitions.move(intent, to);
   Object.assign(intent, set);
   const saved = await m.save(intent);
@@ -35,45 +50,71 @@ async function moveDepositIntent(m: EntityManager, intent: WalletDepositIntent, 
 
 /** `awaiting_funds` -> `source_detected`: USDC reached the deposit address (total received, the first transfer's hash and sender). */
 export async function detectDepositIntentSource(
-  m: EntityManager, intent: WalletDepositIntent, change: { receivedMinor: string; sourceTxHash: string; sourceFromAddress: string | null },
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { receivedMinor: string; sourceTxHash: string; sourceFromAddress: string | null },
 ): Promise<WalletDepositIntent> {
-  return moveDepositIntent(m, intent, 'source_detected', { received_minor: change.receivedMinor, source_tx_hash: change.sourceTxHash, source_from_address: change.sourceFromAddress });
+  return moveDepositIntent(manager, intent, 'source_detected', {
+    received_minor: change.receivedMinor,
+    source_tx_hash: change.sourceTxHash,
+    source_from_address: change.sourceFromAddress,
+  });
 }
 
 /** `source_detected` -> `bridging`: the bridge holds `receivedMinor`. */
-export async function startDepositIntentBridging(m: EntityManager, intent: WalletDepositIntent, change: { receivedMinor: string }): Promise<WalletDepositIntent> {
-  return moveDepositIntent(m, intent, 'bridging', { received_minor: change.receivedMinor });
+export async function startDepositIntentBridging(
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { receivedMinor: string },
+): Promise<WalletDepositIntent> {
+  return moveDepositIntent(manager, intent, 'bridging', { received_minor: change.receivedMinor });
 }
 
 /** -> `settled`: the bridge delivered `deliveredMinor` to the wallet (delivery hash when known). */
 export async function settleDepositIntent(
-  m: EntityManager, intent: WalletDepositIntent, change: { receivedMinor: string; deliveredMinor: string; deliveryTxHash: string | null },
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { receivedMinor: string; deliveredMinor: string; deliveryTxHash: string | null },
 ): Promise<WalletDepositIntent> {
-  return moveDepositIntent(m, intent, 'settled', { received_minor: change.receivedMinor, delivered_minor: change.deliveredMinor, delivery_tx_hash: change.deliveryTxHash });
+  return moveDepositIntent(manager, intent, 'settled', {
+    received_minor: change.receivedMinor,
+    delivered_minor: change.deliveredMinor,
+    delivery_tx_hash: change.deliveryTxHash,
+  });
 }
 
 /** -> `recovering` (`bridge_failed`): the bridge failed holding funds that go back to the refund address. */
-export async function startDepositIntentRecovery(m: EntityManager, intent: WalletDepositIntent, change: { receivedMinor: string }): Promise<WalletDepositIntent> {
-  return moveDepositIntent(m, intent, 'recovering', { received_minor: change.receivedMinor, failure_reason: 'bridge_failed' });
+export async function startDepositIntentRecovery(
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { receivedMinor: string },
+): Promise<WalletDepositIntent> {
+  return moveDepositIntent(manager, intent, 'recovering', { received_minor: change.receivedMinor, failure_reason: 'bridge_failed' });
 }
 
 /** -> `manual_recovery_required` (`no_refund_address`): held funds with nowhere to return them (what was received, when known). */
-export async function requireDepositIntentManualRecovery(m: EntityManager, intent: WalletDepositIntent, change: { receivedMinor?: string } = {}): Promise<WalletDepositIntent> {
+export async function requireDepositIntentManualRecovery(
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { receivedMinor?: string } = {},
+): Promise<WalletDepositIntent> {
   const set: Partial<WalletDepositIntent> = { failure_reason: 'no_refund_address' };
   if (change.receivedMinor !== undefined) set.received_minor = change.receivedMinor;
-  return moveDepositIntent(m, intent, 'manual_recovery_required', set);
+  return moveDepositIntent(manager, intent, 'manual_recovery_required', set);
 }
 
 /** -> `failed` with `reason` (and the recovery transfer's hash when funds were returned). */
 export async function failDepositIntent(
-  m: EntityManager, intent: WalletDepositIntent, change: { reason: string; recoveryTxHash?: string | null },
+  manager: EntityManager,
+  intent: WalletDepositIntent,
+  change: { reason: string; recoveryTxHash?: string | null },
 ): Promise<WalletDepositIntent> {
   const set: Partial<WalletDepositIntent> = { failure_reason: change.reason };
   if (change.recoveryTxHash !== undefined) set.recovery_tx_hash = change.recoveryTxHash;
-  return moveDepositIntent(m, intent, 'failed', set);
+  return moveDepositIntent(manager, intent, 'failed', set);
 }
 
 /** `awaiting_funds` -> `expired` (nothing arrived before `expires_at`). */
-export async function markDepositIntentExpired(m: EntityManager, intent: WalletDepositIntent): Promise<WalletDepositIntent> {
-  return moveDepositIntent(m, intent, 'expired', { failure_reason: null });
+export async function markDepositIntentExpired(manager: EntityManager, intent: WalletDepositIntent): Promise<WalletDepositIntent> {
+  return moveDepositIntent(manager, intent, 'expired', { failure_reason: null });
 }

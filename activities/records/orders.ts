@@ -18,23 +18,35 @@ import type { ProviderIdentity } from '../../views/quote';
 /** Identity and limits of provider `id` for the views. */
 export function providerIdentity(id: string): ProviderIdentity {
   const p = quoteProvider(id);
-  return p ? { id: p.id, name: p.name, minUsdMicro: p.minUsdMicro, maxUsdMicro: p.maxUsdMicro } : { id, name: id, minUsdMicro: 0n, maxUsdMicro: 0n };
+  return p
+    ? { id: p.id, name: p.name, minUsdMicro: p.minUsdMicro, maxUsdMicro: p.maxUsdMicro }
+    : { id, name: id, minUsdMicro: 0n, maxUsdMicro: 0n };
 }
 
 /** Order `id` of the scope (or any, without a scope: a workflow's own), locked for update; 404 param `id` otherwise. */
-export async function lockedOrder(m: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Order> {
+export async function lockedOrder(manager: EntityManager, id: string, scope?: { accountId: string; livemode: boolean }): Promise<Order> {
   const missing = () => new DomainError('not_found', 'not_found', `No such order: ${id}.`, { param: 'id' });
-  if (scope) return scoped(scope, m).lock(Order, { id }, missing);
-  const o = await m.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  if (scope) return scoped(scope, manager).lock(Order, { id }, missing);
+  const o = await manager.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
   if (!o) throw missing();
   return o;
 }
 
 /** Writes one `order.*` event about `o` (its wire view as `data.object`). */
-export async function emitOrderEvent(m: EntityManager, o: Order, type: string, request: RequestRef | null): Promise<void> {
-  await emitEvent(m, {
-    accountId: o.account_id, livemode: o.livemode, type, objectType: 'order', objectId: o.id, object: orderView(o, providerIdentity(o.provider)),
-    relatedIds: [o.quote_id, ...(o.payment_link_id ? [o.payment_link_id] : []), ...(o.payment_id ? [o.payment_id] : [])], request,
+export async function emitOrderEvent(manager: EntityManager, order: Order, type: string, request: RequestRef | null): Promise<void> {
+  await emitEvent(manager, {
+    accountId: order.account_id,
+    livemode: order.livemode,
+    type,
+    objectType: 'order',
+    objectId: order.id,
+    object: orderView(order, providerIdentity(order.provider)),
+    relatedIds: [
+      order.quote_id,
+      ...(order.payment_link_id ? [order.payment_link_id] : []),
+      ...(order.payment_id ? [order.payment_id] : []),
+    ],
+    request,
   });
 }
 
@@ -58,14 +70,19 @@ async function moveOrder(m: EntityManager, o: Order, status: OrderStatus, reques
 }
 
 /** `pending` -> `awaiting_payment`: the provider placed the order (`order.status_changed`). */
-export async function awaitOrderPayment(m: EntityManager, order: Order, request: RequestRef | null): Promise<boolean> {
-  return moveOrder(m, order, 'awaiting_payment', request);
+export async function awaitOrderPayment(manager: EntityManager, order: Order, request: RequestRef | null): Promise<boolean> {
+  return moveOrder(manager, order, 'awaiting_payment', request);
 }
 
 /** -> `failed` with `failureKind`, stamping `failed_at` (`order.status_changed`, `order.failed`). */
-export async function failOrder(m: EntityManager, order: Order, change: { failureKind: Order['failure_kind'] }, request: RequestRef | null): Promise<boolean> {
+export async function failOrder(
+  manager: EntityManager,
+  order: Order,
+  change: { failureKind: Order['failure_kind'] },
+  request: RequestRef | null,
+): Promise<boolean> {
   order.failure_kind = change.failureKind;
-  return moveOrder(m, order, 'failed', request);
+  return moveOrder(manager, order, 'failed', request);
 }
 
 /**
@@ -73,25 +90,51 @@ export async function failOrder(m: EntityManager, order: Order, change: { failur
  * provider's text as `return_reason` when money goes back (refund, or a failure after capture),
  * the delivery's tx hash on a crypto destination, then the status move with its events.
  */
-export async function applyProviderReport(m: EntityManager, o: Order, r: ProviderOrderReport, request: RequestRef | null): Promise<Order> {
-  const next = orderAfterReport({ status: o.status, moneyState: o.money_state }, r);
+export async function applyProviderReport(
+  manager: EntityManager,
+  order: Order,
+  providerOrderReport: ProviderOrderReport,
+  request: RequestRef | null,
+): Promise<Order> {
+  const next = orderAfterReport({ status: order.status, moneyState: order.money_state }, providerOrderReport);
   let dirty = false;
-  if (next.moneyState !== o.money_state) { o.money_state = next.moneyState; dirty = true; }
-  if (next.failureKind && o.failure_kind !== next.failureKind) { o.failure_kind = next.failureKind; dirty = true; }
-  if ((r.state === 'refunded' || (r.state === 'failed' && r.captured)) && r.providerReason && o.return_reason !== r.providerReason) {
-    o.return_reason = r.providerReason; dirty = true;
+  if (next.moneyState !== order.money_state) {
+    order.money_state = next.moneyState;
+    dirty = true;
   }
-  if (r.deliveryTxHash && o.destination.kind === 'crypto' && o.destination.tx_hash !== r.deliveryTxHash) {
-    o.destination = { ...o.destination, tx_hash: r.deliveryTxHash }; dirty = true;
+  if (next.failureKind && order.failure_kind !== next.failureKind) {
+    order.failure_kind = next.failureKind;
+    dirty = true;
+  }
+  if (
+    (providerOrderReport.state === 'refunded' || (providerOrderReport.state === 'failed' && providerOrderReport.captured)) &&
+    providerOrderReport.providerReason &&
+    order.return_reason !== providerOrderReport.providerReason
+  ) {
+    order.return_reason = providerOrderReport.providerReason;
+    dirty = true;
+  }
+  if (
+    providerOrderReport.deliveryTxHash &&
+    order.destination.kind === 'crypto' &&
+    order.destination.tx_hash !== providerOrderReport.deliveryTxHash
+  ) {
+    order.destination = { ...order.destination, tx_hash: providerOrderReport.deliveryTxHash };
+    dirty = true;
   }
   // A report that skipped a step (captured and completed between two reads) moves through `processing`.
-  if (next.status !== o.status && !orderTransitions.can(o.status, next.status) && orderTransitions.can(o.status, 'processing') && orderTransitions.can('processing', next.status)) {
-    await moveOrder(m, o, 'processing', request);
+  if (
+    next.status !== order.status &&
+    !orderTransitions.can(order.status, next.status) &&
+    orderTransitions.can(order.status, 'processing') &&
+    orderTransitions.can('processing', next.status)
+  ) {
+    await moveOrder(manager, order, 'processing', request);
   }
-  if (next.status !== o.status && orderTransitions.can(o.status, next.status)) {
-    await moveOrder(m, o, next.status, request);
+  if (next.status !== order.status && orderTransitions.can(order.status, next.status)) {
+    await moveOrder(manager, order, next.status, request);
   } else if (dirty) {
-    await m.save(o);
+    await manager.save(order);
   }
-  return o;
+  return order;
 }

@@ -17,18 +17,28 @@ import { randomToken } from '../../lib/secrets';
 import { paymentLinkView } from '../../views/payment-link';
 
 /** Emits a `payment_link.*` event of type `type` inside `m`. */
-export async function emitLinkEvent(m: EntityManager, link: PaymentLink, type: string, request: RequestRef | null): Promise<void> {
-  await emitLinkEvents(m, link, [type], request);
+export async function emitLinkEvent(manager: EntityManager, link: PaymentLink, type: string, request: RequestRef | null): Promise<void> {
+  await emitLinkEvents(manager, link, [type], request);
 }
 
 /** Emits one `payment_link.*` event per type (in order) inside `m`; nothing (and no view context read) for none. */
-export async function emitLinkEvents(m: EntityManager, link: PaymentLink, types: string[], request: RequestRef | null): Promise<void> {
+export async function emitLinkEvents(
+  manager: EntityManager,
+  link: PaymentLink,
+  types: string[],
+  request: RequestRef | null,
+): Promise<void> {
   if (!types.length) return;
   const vctx = await linkViewContext(link.account_id);
   for (const type of types) {
-    await emitEvent(m, {
-      accountId: link.account_id, livemode: link.livemode, type, objectType: 'payment_link', objectId: link.id,
-      object: paymentLinkView(link, vctx), request,
+    await emitEvent(manager, {
+      accountId: link.account_id,
+      livemode: link.livemode,
+      type,
+      objectType: 'payment_link',
+      objectId: link.id,
+      object: paymentLinkView(link, vctx),
+      request,
     });
   }
 }
@@ -37,11 +47,21 @@ export async function emitLinkEvents(m: EntityManager, link: PaymentLink, types:
  * Emits a `payment_link.*` event without letting a failed insert block the state change
  * (lib/outbox.ts `emitEventNonBlocking`). Returns false when the event could not be written.
  */
-export async function emitLinkEventNonBlocking(m: EntityManager, link: PaymentLink, type: string, request: RequestRef | null): Promise<boolean> {
+export async function emitLinkEventNonBlocking(
+  manager: EntityManager,
+  link: PaymentLink,
+  type: string,
+  request: RequestRef | null,
+): Promise<boolean> {
   const vctx = await linkViewContext(link.account_id);
-  const id = await emitEventNonBlocking(m, {
-    accountId: link.account_id, livemode: link.livemode, type, objectType: 'payment_link', objectId: link.id,
-    object: paymentLinkView(link, vctx), request,
+  const id = await emitEventNonBlocking(manager, {
+    accountId: link.account_id,
+    livemode: link.livemode,
+    type,
+    objectType: 'payment_link',
+    objectId: link.id,
+    object: paymentLinkView(link, vctx),
+    request,
   });
   return id !== null;
 }
@@ -52,8 +72,10 @@ export async function emitLinkEventNonBlocking(m: EntityManager, link: PaymentLi
  * Returns the link as stored. Throws IllegalTransition (409) from another status.
  */
 export async function activatePaymentLink(
-  m: EntityManager, link: PaymentLink,
-  change: { settlementKind: PaymentLink['settlement_kind']; settlementAsset: PaymentLink['settlement_asset'] }, request: RequestRef | null,
+  manager: EntityManager,
+  link: PaymentLink,
+  change: { settlementKind: PaymentLink['settlement_kind']; settlementAsset: PaymentLink['settlement_asset'] },
+  request: RequestRef | null,
 ): Promise<PaymentLink> {
   paymentLinkTransitions.move(link, 'active');
   link.payer_token = randomToken('plk_', 32);
@@ -61,9 +83,9 @@ export async function activatePaymentLink(
   link.settlement_asset = change.settlementAsset;
   link.direction = 'inbound';
   link.activated_at = new Date();
-  await m.save(link);
-  const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-  await emitLinkEvent(m, saved, 'payment_link.activated', request);
+  await manager.save(link);
+  const saved = await manager.findOneByOrFail(PaymentLink, { id: link.id });
+  await emitLinkEvent(manager, saved, 'payment_link.activated', request);
   return saved;
 }
 
@@ -75,8 +97,12 @@ export async function activatePaymentLink(
  * ids `closePayments` answered.
  */
 async function endPaymentLink(
-  m: EntityManager, link: PaymentLink, to: 'cancelled' | 'expired', at: Date,
-  closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }>, request: RequestRef | null,
+  m: EntityManager,
+  link: PaymentLink,
+  to: 'cancelled' | 'expired',
+  at: Date,
+  closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }>,
+  request: RequestRef | null,
 ): Promise<{ link: PaymentLink; paymentIds: string[] }> {
   paymentLinkTransitions.move(link, to);
   if (to === 'cancelled') link.cancelled_at = at;
@@ -91,28 +117,34 @@ async function endPaymentLink(
 
 /** Cancels a link (spec 3, 4.1): see `endPaymentLink`; `cancelled_at` now. */
 export async function cancelPaymentLink(
-  m: EntityManager, link: PaymentLink, change: { closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }> }, request: RequestRef | null,
+  manager: EntityManager,
+  link: PaymentLink,
+  change: { closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }> },
+  request: RequestRef | null,
 ): Promise<{ link: PaymentLink; paymentIds: string[] }> {
-  return endPaymentLink(m, link, 'cancelled', new Date(), change.closePayments, request);
+  return endPaymentLink(manager, link, 'cancelled', new Date(), change.closePayments, request);
 }
 
 /** Expires a link at the workflow's time `change.at` (spec 3): see `endPaymentLink`. */
 export async function expirePaymentLink(
-  m: EntityManager, link: PaymentLink, change: { at: Date; closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }> }, request: RequestRef | null,
+  manager: EntityManager,
+  link: PaymentLink,
+  change: { at: Date; closePayments: (link: PaymentLink) => Promise<{ paymentIds: string[] }> },
+  request: RequestRef | null,
 ): Promise<{ link: PaymentLink; paymentIds: string[] }> {
-  return endPaymentLink(m, link, 'expired', change.at, change.closePayments, request);
+  return endPaymentLink(manager, link, 'expired', change.at, change.closePayments, request);
 }
 
 /**
  * The payer's first view (spec 4.1): `viewed_at` now, active -> viewed (another status keeps its
  * own), `payment_link.viewed`. Nothing when the link was already viewed.
  */
-export async function markPaymentLinkViewed(m: EntityManager, link: PaymentLink, request: RequestRef | null): Promise<void> {
+export async function markPaymentLinkViewed(manager: EntityManager, link: PaymentLink, request: RequestRef | null): Promise<void> {
   if (link.viewed_at) return;
   link.viewed_at = new Date();
   if (link.status === 'active') paymentLinkTransitions.move(link, 'viewed');
-  await m.save(link);
-  await emitLinkEvents(m, link, ['payment_link.viewed'], request);
+  await manager.save(link);
+  await emitLinkEvents(manager, link, ['payment_link.viewed'], request);
 }
 
 /**
@@ -120,21 +152,30 @@ export async function markPaymentLinkViewed(m: EntityManager, link: PaymentLink,
  * `partial_payment` cleared, `latest_attempt_status` refunded; emits `payment_link.refunded`.
  * Returns the link as stored.
  */
-export async function refundPaymentLink(m: EntityManager, link: PaymentLink, change: { refundedAt: Date | null }, request: RequestRef | null): Promise<PaymentLink> {
+export async function refundPaymentLink(
+  manager: EntityManager,
+  link: PaymentLink,
+  change: { refundedAt: Date | null },
+  request: RequestRef | null,
+): Promise<PaymentLink> {
   paymentLinkTransitions.move(link, 'refunded');
   link.refunded_at = change.refundedAt;
   link.partial_payment = null;
   link.latest_attempt_status = 'refunded';
-  await m.save(link);
-  const saved = await m.findOneByOrFail(PaymentLink, { id: link.id });
-  await emitLinkEvent(m, saved, 'payment_link.refunded', request);
+  await manager.save(link);
+  const saved = await manager.findOneByOrFail(PaymentLink, { id: link.id });
+  await emitLinkEvent(manager, saved, 'payment_link.refunded', request);
   return saved;
 }
 
 /** Records a new payment attempt's status on its link (`latest_attempt_status`, spec 3); no event. */
-export async function recordPaymentLinkAttempt(m: EntityManager, link: PaymentLink, change: { status: PaymentStatus }): Promise<void> {
+export async function recordPaymentLinkAttempt(
+  manager: EntityManager,
+  link: PaymentLink,
+  change: { status: PaymentStatus },
+): Promise<void> {
   link.latest_attempt_status = change.status;
-  await m.save(link);
+  await manager.save(link);
 }
 
 /**
@@ -144,7 +185,10 @@ export async function recordPaymentLinkAttempt(m: EntityManager, link: PaymentLi
  * verdict's `payment_link.*` events. Returns whether the status changed.
  */
 export async function movePaymentLinkAfterPayment(
-  m: EntityManager, link: PaymentLink, payment: Payment, request: RequestRef | null,
+  manager: EntityManager,
+  link: PaymentLink,
+  payment: Payment,
+  request: RequestRef | null,
 ): Promise<{ changed: boolean }> {
   const t = linkStatusAfterPayment(link.status, payment.status, link.partial_payment !== null);
   link.latest_attempt_status = payment.status;
@@ -153,7 +197,9 @@ export async function movePaymentLinkAfterPayment(
   if (t.partialPayment === 'set') {
     link.partial_payment = {
       payment_id: payment.id,
-      received: payment.last_short_deposit_minor ? { amount: payment.last_short_deposit_minor, currency: payment.currency, decimals: payment.decimals } : null,
+      received: payment.last_short_deposit_minor
+        ? { amount: payment.last_short_deposit_minor, currency: payment.currency, decimals: payment.decimals }
+        : null,
     };
   } else if (t.partialPayment === 'clear') link.partial_payment = null;
   if (t.status === 'paid' && !link.paid_at) link.paid_at = payment.paid_at ?? new Date();
@@ -161,7 +207,7 @@ export async function movePaymentLinkAfterPayment(
     if (!link.paid_at) link.paid_at = payment.paid_at ?? new Date();
     link.settled_at = payment.settled_at ?? new Date();
   }
-  await m.save(link);
-  await emitLinkEvents(m, link, t.events, request);
+  await manager.save(link);
+  await emitLinkEvents(manager, link, t.events, request);
   return { changed };
 }

@@ -35,11 +35,22 @@ export function paymentEventObject(payment: Payment): Record<string, unknown> {
 }
 
 /** Emits one `payment.*` event per type (in order) inside `m`; `data.object` is the payment's wire view. */
-export async function emitPaymentEvents(m: EntityManager, payment: Payment, types: string[], request: RequestRef | null): Promise<void> {
+export async function emitPaymentEvents(
+  manager: EntityManager,
+  payment: Payment,
+  types: string[],
+  request: RequestRef | null,
+): Promise<void> {
   for (const type of types) {
-    await emitEvent(m, {
-      accountId: payment.account_id, livemode: payment.livemode, type, objectType: 'payment', objectId: payment.id,
-      object: paymentEventObject(payment), relatedIds: relatedIdsOf(payment), request,
+    await emitEvent(manager, {
+      accountId: payment.account_id,
+      livemode: payment.livemode,
+      type,
+      objectType: 'payment',
+      objectId: payment.id,
+      object: paymentEventObject(payment),
+      relatedIds: relatedIdsOf(payment),
+      request,
     });
   }
 }
@@ -72,7 +83,8 @@ function writeLedger(payment: Payment, next: PaymentLedger, surplus: bigint): vo
  * Saves and emits the verdict's events.
  */
 export async function creditPayment(
-  m: EntityManager, payment: Payment,
+  manager: EntityManager,
+  payment: Payment,
   change: { verdict: DepositOutcome | BankOutcome; amountMinor: string; surplus: bigint; txHash?: string | null; watcher?: boolean },
 ): Promise<void> {
   const out = change.verdict;
@@ -85,19 +97,20 @@ export async function creditPayment(
     const w = watcherAfterDelivery(payment.status);
     if (w) moveWatcher(payment, w.state, w.reason);
   }
-  await m.save(payment);
-  await emitPaymentEvents(m, payment, out.events, null);
+  await manager.save(payment);
+  await emitPaymentEvents(manager, payment, out.events, null);
 }
 
 /**
  * Applies a bank return to an applied credit (domain `applyBankReturn` outcome): writes the ledger;
  * a payment left short records what it still holds as its last short deposit. Saves and emits.
  */
-export async function returnPaymentCredit(m: EntityManager, payment: Payment, verdict: BankOutcome, surplus: bigint): Promise<void> {
+export async function returnPaymentCredit(manager: EntityManager, payment: Payment, verdict: BankOutcome, surplus: bigint): Promise<void> {
   writeLedger(payment, verdict.next, surplus);
-  if (verdict.next.status === 'underpaid') payment.last_short_deposit_minor = verdict.next.received > 0n ? verdict.next.received.toString() : null;
-  await m.save(payment);
-  await emitPaymentEvents(m, payment, verdict.events, null);
+  if (verdict.next.status === 'underpaid')
+    payment.last_short_deposit_minor = verdict.next.received > 0n ? verdict.next.received.toString() : null;
+  await manager.save(payment);
+  await emitPaymentEvents(manager, payment, verdict.events, null);
 }
 
 /**
@@ -106,7 +119,11 @@ export async function returnPaymentCredit(m: EntityManager, payment: Payment, ve
  * (the caller marked `deposit` `to_return`), the watcher reads `recovery_required`
  * `payment_closed`. Saves the deposit and the payment and emits the verdict's events.
  */
-export async function owePaymentDepositBack(m: EntityManager, payment: Payment, change: { verdict: DepositOutcome; deposit: Deposit }): Promise<void> {
+export async function owePaymentDepositBack(
+  manager: EntityManager,
+  payment: Payment,
+  change: { verdict: DepositOutcome; deposit: Deposit },
+): Promise<void> {
   const out = change.verdict;
   if (out.effect === 'applied') {
     paymentTransitions.move(payment, out.next.status);
@@ -115,8 +132,8 @@ export async function owePaymentDepositBack(m: EntityManager, payment: Payment, 
     payment.onchain_tx_hash = change.deposit.tx_hash;
   }
   moveWatcher(payment, 'recovery_required', 'payment_closed');
-  await m.save([change.deposit, payment]);
-  await emitPaymentEvents(m, payment, out.events, null);
+  await manager.save([change.deposit, payment]);
+  await emitPaymentEvents(manager, payment, out.events, null);
 }
 
 /**
@@ -125,14 +142,16 @@ export async function owePaymentDepositBack(m: EntityManager, payment: Payment, 
  * `bridge_failed` with the bridge's `recoveryTxHash`) whether or not the status moved.
  */
 export async function expirePayment(
-  m: EntityManager, payment: Payment, verdict: CloseOutcome,
+  manager: EntityManager,
+  payment: Payment,
+  verdict: CloseOutcome,
   change: { watcher?: 'expired' | 'bridge_failed'; recoveryTxHash?: string | null } = {},
 ): Promise<void> {
   if (change.watcher) moveWatcher(payment, change.watcher);
   if (change.recoveryTxHash) payment.recovery_tx_hash = change.recoveryTxHash;
   if (verdict.changed) paymentTransitions.move(payment, verdict.next.status);
-  await m.save(payment);
-  await emitPaymentEvents(m, payment, verdict.events, null);
+  await manager.save(payment);
+  await emitPaymentEvents(manager, payment, verdict.events, null);
 }
 
 /**
@@ -140,14 +159,25 @@ export async function expirePayment(
  * awaiting -> abandoned or expired, underpaid -> unmatched with its reason. Its events never block
  * the close (lib/outbox.ts `emitEventNonBlocking`, spec 6).
  */
-export async function closePayment(m: EntityManager, payment: Payment, verdict: CloseOutcome, request: RequestRef | null): Promise<void> {
+export async function closePayment(
+  manager: EntityManager,
+  payment: Payment,
+  verdict: CloseOutcome,
+  request: RequestRef | null,
+): Promise<void> {
   paymentTransitions.move(payment, verdict.next.status);
   if (verdict.unmatchedReason) payment.unmatched_reason = verdict.unmatchedReason;
-  await m.save(payment);
+  await manager.save(payment);
   for (const type of verdict.events) {
-    await emitEventNonBlocking(m, {
-      accountId: payment.account_id, livemode: payment.livemode, type, objectType: 'payment', objectId: payment.id,
-      object: paymentEventObject(payment), relatedIds: relatedIdsOf(payment), request,
+    await emitEventNonBlocking(manager, {
+      accountId: payment.account_id,
+      livemode: payment.livemode,
+      type,
+      objectType: 'payment',
+      objectId: payment.id,
+      object: paymentEventObject(payment),
+      relatedIds: relatedIdsOf(payment),
+      request,
     });
   }
 }
@@ -156,55 +186,59 @@ export async function closePayment(m: EntityManager, payment: Payment, verdict: 
  * Marks a paid/overpaid payment settled (`settled_at` now, `settlement_tx_hash` when the settlement
  * has a reference) with `payment.settled`. Throws IllegalTransition (409) from another status.
  */
-export async function settlePayment(m: EntityManager, payment: Payment, change: { reference: string | null }): Promise<void> {
+export async function settlePayment(manager: EntityManager, payment: Payment, change: { reference: string | null }): Promise<void> {
   paymentTransitions.move(payment, 'settled');
   payment.settled_at = new Date();
   if (change.reference) payment.settlement_tx_hash = change.reference;
-  await m.save(payment);
-  await emitPaymentEvents(m, payment, ['payment.settled'], null);
+  await manager.save(payment);
+  await emitPaymentEvents(manager, payment, ['payment.settled'], null);
 }
 
 /**
  * Marks a paid payment refunded (`refunded_at` now, `refund_reason`); the link's `payment_link.refunded`
  * is the event of this refund (activities/records/payment-links.ts `refundPaymentLink`).
  */
-export async function refundPayment(m: EntityManager, payment: Payment, change: { reason: string | null }): Promise<void> {
+export async function refundPayment(manager: EntityManager, payment: Payment, change: { reason: string | null }): Promise<void> {
   paymentTransitions.move(payment, 'refunded');
   payment.refunded_at = new Date();
   payment.refund_reason = change.reason;
-  await m.save(payment);
+  await manager.save(payment);
 }
 
 /**
  * The payer's money is seen on the source chain of a live cross-network payment: its watcher moves
  * to `source_seen` with `payment.detected` (catalogued, spec 6), once. Saves the deposit and the payment.
  */
-export async function detectXchainPayment(m: EntityManager, payment: Payment, deposit: Deposit): Promise<void> {
+export async function detectXchainPayment(manager: EntityManager, payment: Payment, deposit: Deposit): Promise<void> {
   const detected = payment.watcher_state !== 'source_seen';
   if (detected) moveWatcher(payment, 'source_seen');
-  await m.save([deposit, payment]);
-  if (detected) await emitPaymentEvents(m, payment, ['payment.detected'], null);
+  await manager.save([deposit, payment]);
+  if (detected) await emitPaymentEvents(manager, payment, ['payment.detected'], null);
 }
 
 /** The bridge holds the source funds: the watcher moves `source_seen` -> `confirming`. Saves. */
-export async function confirmXchainBridge(m: EntityManager, payment: Payment): Promise<void> {
+export async function confirmXchainBridge(manager: EntityManager, payment: Payment): Promise<void> {
   moveWatcher(payment, 'confirming');
-  await m.save(payment);
+  await manager.save(payment);
 }
 
 /** One owed deposit went back to the refund address in `txHash`: the watcher reads `recovering`. Saves. */
-export async function recoverXchainPayment(m: EntityManager, payment: Payment, change: { txHash: string }): Promise<void> {
+export async function recoverXchainPayment(manager: EntityManager, payment: Payment, change: { txHash: string }): Promise<void> {
   payment.recovery_tx_hash = change.txHash;
   if (payment.watcher_state === 'recovery_required') moveWatcher(payment, 'recovering');
-  await m.save(payment);
+  await manager.save(payment);
 }
 
 /**
  * The watcher of a closed cross-network payment follows its close: `expired` (nothing seen) or
  * `recovery_required` `payment_closed` (delivered money is owed back). Saves.
  */
-export async function closeXchainPaymentWatcher(m: EntityManager, payment: Payment, state: 'expired' | 'recovery_required'): Promise<void> {
+export async function closeXchainPaymentWatcher(
+  manager: EntityManager,
+  payment: Payment,
+  state: 'expired' | 'recovery_required',
+): Promise<void> {
   if (state === 'expired') moveWatcher(payment, 'expired');
   else moveWatcher(payment, 'recovery_required', 'payment_closed');
-  await m.save(payment);
+  await manager.save(payment);
 }

@@ -15,42 +15,71 @@ import { scoped } from '../../lib/scoped';
 import { virtualAccountCreditView, virtualAccountView } from '../../views/wallet-virtual-accounts';
 
 /** Locks (`FOR UPDATE`) virtual account `id` of `scope`; 404 `not_found` (param `id`) otherwise. */
-export async function lockVirtualAccount(m: EntityManager, id: string, scope: { accountId: string; livemode: boolean }): Promise<WalletVirtualAccount> {
-  return scoped(scope, m).lock(WalletVirtualAccount, { id }, () => notFound(`No such virtual account: ${id}.`, 'id'));
+export async function lockVirtualAccount(
+  manager: EntityManager,
+  id: string,
+  scope: { accountId: string; livemode: boolean },
+): Promise<WalletVirtualAccount> {
+  return scoped(scope, manager).lock(WalletVirtualAccount, { id }, () => notFound(`No such virtual account: ${id}.`, 'id'));
 }
 
-async function emitVirtualAccountEvent(m: EntityManager, account: WalletVirtualAccount, type: string, request: RequestRef | null): Promise<void> {
-  await emitEvent(m, { accountId: account.account_id, livemode: account.livemode, type, objectType: 'virtual_account', objectId: account.id, object: virtualAccountView(account), request });
+async function emitVirtualAccountEvent(
+  m: EntityManager,
+  account: WalletVirtualAccount,
+  type: string,
+  request: RequestRef | null,
+): Promise<void> {
+  await emitEvent(m, {
+    accountId: account.account_id,
+    livemode: account.livemode,
+    type,
+    objectType: 'virtual_account',
+    objectId: account.id,
+    object: virtualAccountView(account),
+    request,
+  });
 }
 
 /** `active` -> `inactive`, stamping `deactivated_at`; event `virtual_account.deactivated`. */
-export async function deactivateVirtualAccount(m: EntityManager, account: WalletVirtualAccount, request: RequestRef | null): Promise<WalletVirtualAccount> {
+export async function deactivateVirtualAccount(
+  manager: EntityManager,
+  account: WalletVirtualAccount,
+  request: RequestRef | null,
+): Promise<WalletVirtualAccount> {
   virtualAccountTransitions.move(account, 'inactive');
   account.deactivated_at = new Date();
-  const saved = await m.save(account);
-  await emitVirtualAccountEvent(m, saved, 'virtual_account.deactivated', request);
+  const saved = await manager.save(account);
+  await emitVirtualAccountEvent(manager, saved, 'virtual_account.deactivated', request);
   return saved;
 }
 
 /** `inactive` -> `active`, clearing `deactivated_at`; event `virtual_account.reactivated`. */
-export async function reactivateVirtualAccount(m: EntityManager, account: WalletVirtualAccount, request: RequestRef | null): Promise<WalletVirtualAccount> {
+export async function reactivateVirtualAccount(
+  manager: EntityManager,
+  account: WalletVirtualAccount,
+  request: RequestRef | null,
+): Promise<WalletVirtualAccount> {
   virtualAccountTransitions.move(account, 'active');
   account.deactivated_at = null;
-  const saved = await m.save(account);
-  await emitVirtualAccountEvent(m, saved, 'virtual_account.reactivated', request);
+  const saved = await manager.save(account);
+  await emitVirtualAccountEvent(manager, saved, 'virtual_account.reactivated', request);
   return saved;
 }
 
 /** Locks (`FOR UPDATE`) bank credit `id`; null when absent. */
-export async function lockVirtualAccountCredit(m: EntityManager, id: string): Promise<WalletVirtualAccountCredit | null> {
-  return m.findOne(WalletVirtualAccountCredit, { where: { id }, lock: { mode: 'pessimistic_write' } });
+export async function lockVirtualAccountCredit(manager: EntityManager, id: string): Promise<WalletVirtualAccountCredit | null> {
+  return manager.findOne(WalletVirtualAccountCredit, { where: { id }, lock: { mode: 'pessimistic_write' } });
 }
 
 /** `received` -> `returned` to its sender with the return reason (no event). */
-export async function returnVirtualAccountCredit(m: EntityManager, credit: WalletVirtualAccountCredit, change: { returnReason: string | null }): Promise<WalletVirtualAccountCredit> {
+export async function returnVirtualAccountCredit(
+  manager: EntityManager,
+  credit: WalletVirtualAccountCredit,
+  change: { returnReason: string | null },
+): Promise<WalletVirtualAccountCredit> {
   virtualAccountCreditTransitions.move(credit, 'returned');
   credit.return_reason = change.returnReason;
-  return m.save(credit);
+  return manager.save(credit);
 }
 
 /**
@@ -58,14 +87,25 @@ export async function returnVirtualAccountCredit(m: EntityManager, credit: Walle
  * `txHash`), stamping `settled_at`; event `virtual_account.deposit_received` about `account` with the credit.
  */
 export async function convertVirtualAccountCredit(
-  m: EntityManager, credit: WalletVirtualAccountCredit, account: WalletVirtualAccount,
+  manager: EntityManager,
+  credit: WalletVirtualAccountCredit,
+  account: WalletVirtualAccount,
   change: { usdcMinor: string; rateUsdcPerMajor: string; txHash: string },
 ): Promise<WalletVirtualAccountCredit> {
   virtualAccountCreditTransitions.move(credit, 'converted');
-  Object.assign(credit, { usdc_minor: change.usdcMinor, rate_usdc_per_major: change.rateUsdcPerMajor, tx_hash: change.txHash, settled_at: new Date() });
-  const saved = await m.save(credit);
-  await emitEvent(m, {
-    accountId: account.account_id, livemode: account.livemode, type: 'virtual_account.deposit_received', objectType: 'virtual_account', objectId: account.id,
+  Object.assign(credit, {
+    usdc_minor: change.usdcMinor,
+    rate_usdc_per_major: change.rateUsdcPerMajor,
+    tx_hash: change.txHash,
+    settled_at: new Date(),
+  });
+  const saved = await manager.save(credit);
+  await emitEvent(manager, {
+    accountId: account.account_id,
+    livemode: account.livemode,
+    type: 'virtual_account.deposit_received',
+    objectType: 'virtual_account',
+    objectId: account.id,
     object: { ...virtualAccountView(account), deposit: virtualAccountCreditView(saved) },
   });
   return saved;

@@ -15,19 +15,23 @@ import { chainAdapter } from '../../providers/chain';
  * Whose active wallet: `livemode` given, the account's wallet in that mode (a caller's scope); absent,
  * the account's wallet whatever its mode (the settlement wallet a payment or payout pays from or to).
  */
-export interface WalletOwner { accountId: string; livemode?: boolean }
+export interface WalletOwner {
+  accountId: string;
+  livemode?: boolean;
+}
 
 /** The active wallet of `owner` on this network through `m` (default: the process manager), or null. */
-export async function findActiveWallet(owner: WalletOwner, m: EntityManager = db().manager): Promise<Wallet | null> {
+export async function findActiveWallet(owner: WalletOwner, entityManager: EntityManager = db().manager): Promise<Wallet | null> {
   const network = chainAdapter().network;
-  if (owner.livemode !== undefined) return scoped({ accountId: owner.accountId, livemode: owner.livemode }, m).findOne(Wallet, { network, status: 'active' });
+  if (owner.livemode !== undefined)
+    return scoped({ accountId: owner.accountId, livemode: owner.livemode }, entityManager).findOne(Wallet, { network, status: 'active' });
   // Account-wide on purpose: the settlement wallet of the account, read for an object of either mode.
-  return accountWide(owner.accountId, m).findOne(Wallet, { network, status: 'active' });
+  return accountWide(owner.accountId, entityManager).findOne(Wallet, { network, status: 'active' });
 }
 
 /** The active wallet of `scope`'s account and mode on this network; 404 `wallet_not_found` when it has none. */
-export async function activeWallet(scope: { accountId: string; livemode: boolean }, m?: EntityManager): Promise<Wallet> {
-  const wallet = await findActiveWallet(scope, m);
+export async function activeWallet(scope: { accountId: string; livemode: boolean }, manager?: EntityManager): Promise<Wallet> {
+  const wallet = await findActiveWallet(scope, manager);
   if (!wallet) throw new DomainError('not_found', 'wallet_not_found', 'This account has no wallet on this network yet.');
   return wallet;
 }

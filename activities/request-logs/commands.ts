@@ -48,7 +48,23 @@ export async function insertRequestLogs(rows: RequestLogRow[]): Promise<void> {
        FROM inserted WHERE account_id IS NOT NULL AND livemode IS NOT NULL
       GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
      ON CONFLICT (account_id, livemode, hour, api_key_id, method, status) DO UPDATE SET n = c.n + EXCLUDED.n`,
-    [col('id'), col('account_id'), col('livemode'), col('caller_type'), col('api_key_id'), col('user_id'), col('method'), col('path'),
-      col('status'), col('latency_ms'), col('idempotency_key'), col('error_type'), col('error_code'), col('api_version'), col('ip'),
-      rows.map((r) => r.created_at.toISOString())]);
+    [
+      col('id'),
+      col('account_id'),
+      col('livemode'),
+      col('caller_type'),
+      col('api_key_id'),
+      col('user_id'),
+      col('method'),
+      col('path'),
+      col('status'),
+      col('latency_ms'),
+      col('idempotency_key'),
+      col('error_type'),
+      col('error_code'),
+      col('api_version'),
+      col('ip'),
+      rows.map((r) => r.created_at.toISOString()),
+    ],
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Screening commands (spec 2.9, 4.8, 2.11 credits; issue 15): screen an address (free,
+ * Screening commands (spec 2.9, 4.8, 2.11 credits): screen an address (free,
  * unmetered) and buy a report on a screening (one credit of the account owner's balance, free
  * when an equivalent report for the address exists within 30 days). Nothing is stored for an
  * address impossible on its network. Commands take `(scope, input)` (activities/scope.ts); rows of
@@ -34,38 +34,80 @@ import { getScreening } from './queries';
 export async function createScreening(scope: Scope, input: { chain: unknown; address: string }): Promise<Screening> {
   const chain = screeningChain(input.chain);
   const check = checkAddress(chain, input.address, loadConfig().network);
-  if (!check.ok) throw new DomainError('conflict', 'network_not_supported', `That address is impossible on ${chain}: ${check.reason}.`, { param: 'address' });
-  const earlier = () => scoped(scope).query(Screening, 's')
-    .andWhere('s.chain = :c AND s.address_key = :k', { c: chain, k: check.key })
-    .orderBy('s.screened_at', 'DESC');
+  if (!check.ok)
+    throw new DomainError('conflict', 'network_not_supported', `That address is impossible on ${chain}: ${check.reason}.`, {
+      param: 'address',
+    });
+  const earlier = () =>
+    scoped(scope)
+      .query(Screening, 's')
+      .andWhere('s.chain = :c AND s.address_key = :k', { c: chain, k: check.key })
+      .orderBy('s.screened_at', 'DESC');
   const recent = await earlier().andWhere(`s.screened_at > now() - make_interval(secs => :ttl)`, { ttl: SCREENING_CACHE_SECONDS }).getOne();
   // The account's latest earlier screening of the address (the recent one when there is one): what `risk_elevated` compares with.
-  const latest = recent ?? await earlier().getOne();
-  const base = { id: newId('scr_'), account_id: scope.accountId, livemode: scope.livemode, chain, address: check.address, address_key: check.key };
-  let answer: Pick<Screening, 'risk_score' | 'risk_level' | 'verdict' | 'action' | 'flags' | 'confidence' | 'coverage' | 'provider_version' | 'cached' | 'screened_at'>;
+  const latest = recent ?? (await earlier().getOne());
+  const base = {
+    id: newId('scr_'),
+    account_id: scope.accountId,
+    livemode: scope.livemode,
+    chain,
+    address: check.address,
+    address_key: check.key,
+  };
+  let answer: Pick<
+    Screening,
+    'risk_score' | 'risk_level' | 'verdict' | 'action' | 'flags' | 'confidence' | 'coverage' | 'provider_version' | 'cached' | 'screened_at'
+  >;
   if (recent) {
     answer = {
-      risk_score: recent.risk_score, risk_level: recent.risk_level, verdict: recent.verdict, action: recent.action, flags: [...recent.flags],
-      confidence: recent.confidence, coverage: [...recent.coverage], provider_version: recent.provider_version, cached: true, screened_at: recent.screened_at,
+      risk_score: recent.risk_score,
+      risk_level: recent.risk_level,
+      verdict: recent.verdict,
+      action: recent.action,
+      flags: [...recent.flags],
+      confidence: recent.confidence,
+      coverage: [...recent.coverage],
+      provider_version: recent.provider_version,
+      cached: true,
+      screened_at: recent.screened_at,
     };
   } else {
     let r;
     try {
       r = await addressScreeningProvider().screenAddress({ chain, address: check.address, addressKey: check.key });
     } catch (e) {
-      if (e instanceof ScreeningUnavailableError) throw temporarilyUnavailable('screening_unavailable', 'The screening provider cannot answer for this address right now. Retry later.', { retry_after_seconds: 30 });
+      if (e instanceof ScreeningUnavailableError)
+        throw temporarilyUnavailable(
+          'screening_unavailable',
+          'The screening provider cannot answer for this address right now. Retry later.',
+          { retry_after_seconds: 30 },
+        );
       throw e;
     }
     answer = {
-      risk_score: r.risk_score, risk_level: r.risk_level, verdict: r.verdict, action: r.action, flags: r.flags,
-      confidence: screeningConfidence(r.intelligence), coverage: r.coverage, provider_version: r.provider_version, cached: false, screened_at: r.screened_at,
+      risk_score: r.risk_score,
+      risk_level: r.risk_level,
+      verdict: r.verdict,
+      action: r.action,
+      flags: r.flags,
+      confidence: screeningConfidence(r.intelligence),
+      coverage: r.coverage,
+      provider_version: r.provider_version,
+      cached: false,
+      screened_at: r.screened_at,
     };
   }
   return transaction(async (m) => {
     const saved = await m.save(m.create(Screening, { ...base, ...answer }));
     for (const type of screeningEvents(latest?.risk_level ?? null, saved.risk_level)) {
       await emitEvent(m, {
-        accountId: scope.accountId, livemode: scope.livemode, type, objectType: 'screening', objectId: saved.id, object: screeningView(saved), request: scope.request,
+        accountId: scope.accountId,
+        livemode: scope.livemode,
+        type,
+        objectType: 'screening',
+        objectId: saved.id,
+        object: screeningView(saved),
+        request: scope.request,
       });
     }
     return saved;
@@ -75,22 +117,46 @@ export async function createScreening(scope: Scope, input: { chain: unknown; add
 /** The figures a report of `s` certifies. */
 function figuresOf(s: Screening): ReportFigures {
   return {
-    screening_id: s.id, chain: s.chain, address: s.address, risk_score: s.risk_score, risk_level: s.risk_level, verdict: s.verdict, action: s.action,
-    flags: [...s.flags], confidence: s.confidence, coverage: [...s.coverage], provider_version: s.provider_version, screened_at: s.screened_at.toISOString(),
+    screening_id: s.id,
+    chain: s.chain,
+    address: s.address,
+    risk_score: s.risk_score,
+    risk_level: s.risk_level,
+    verdict: s.verdict,
+    action: s.action,
+    flags: [...s.flags],
+    confidence: s.confidence,
+    coverage: [...s.coverage],
+    provider_version: s.provider_version,
+    screened_at: s.screened_at.toISOString(),
   };
 }
 
 /** The keys of ReportFigures in their canonical order (what `figuresSha256` hashes, in this order). */
 const FIGURE_KEYS: ReadonlyArray<keyof ReportFigures> = [
-  'screening_id', 'chain', 'address', 'risk_score', 'risk_level', 'verdict', 'action', 'flags', 'confidence', 'coverage', 'provider_version', 'screened_at',
+  'screening_id',
+  'chain',
+  'address',
+  'risk_score',
+  'risk_level',
+  'verdict',
+  'action',
+  'flags',
+  'confidence',
+  'coverage',
+  'provider_version',
+  'screened_at',
 ];
 
 /**
  * SHA-256 (hex) of the figures' canonical JSON (keys in the order of ReportFigures), whatever the
  * key order of `f` (figures read back from the jsonb column come in jsonb's order).
  */
-export function figuresSha256(f: ReportFigures): string {
-  return crypto.createHash('sha256').update(JSON.stringify(f, FIGURE_KEYS as string[])).digest('hex');
+export function figuresSha256(reportFigures: ReportFigures): string {
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify(reportFigures, FIGURE_KEYS as string[]))
+    .digest('hex');
 }
 
 /**
@@ -103,20 +169,38 @@ export function figuresSha256(f: ReportFigures): string {
  */
 export async function createReport(scope: Scope, input: { id: string }): Promise<ScreeningReport> {
   const s = await getScreening(scope, { id: input.id });
-  const equivalent = await scoped(scope).query(ScreeningReport, 'r')
+  const equivalent = await scoped(scope)
+    .query(ScreeningReport, 'r')
     .andWhere('r.chain = :c AND r.address_key = :k', { c: s.chain, k: s.address_key })
     .andWhere(`r.created_at > now() - make_interval(days => :d)`, { d: REPORT_CACHE_DAYS })
-    .orderBy('r.created_at', 'DESC').getOne();
+    .orderBy('r.created_at', 'DESC')
+    .getOne();
   const id = newId('srp_');
   const ledger = await consumeCheck(scope, { relatedObjectId: id, cached: Boolean(equivalent) });
   if (ledger.type === 'insufficient') {
-    throw new DomainError('quota_exhausted', 'quota_exhausted', 'No screening credit left: buy credits (POST /credit_checkouts) and retry.', { details: { credit_event_id: ledger.id } });
+    throw new DomainError(
+      'quota_exhausted',
+      'quota_exhausted',
+      'No screening credit left: buy credits (POST /credit_checkouts) and retry.',
+      { details: { credit_event_id: ledger.id } },
+    );
   }
   const figures = equivalent ? { ...equivalent.figures, screening_id: s.id } : figuresOf(s);
   const repo = db().getRepository(ScreeningReport);
-  return repo.save(repo.create({
-    id, screening_id: s.id, account_id: scope.accountId, livemode: scope.livemode, chain: s.chain, address_key: s.address_key, cached: Boolean(equivalent),
-    cached_from: equivalent?.id ?? null, credit_event_id: ledger.id, credit_event_type: ledger.type, figures, data_sha256: figuresSha256(figures),
-  }));
+  return repo.save(
+    repo.create({
+      id,
+      screening_id: s.id,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      chain: s.chain,
+      address_key: s.address_key,
+      cached: Boolean(equivalent),
+      cached_from: equivalent?.id ?? null,
+      credit_event_id: ledger.id,
+      credit_event_type: ledger.type,
+      figures,
+      data_sha256: figuresSha256(figures),
+    }),
+  );
 }
-

@@ -1,5 +1,5 @@
 /**
- * Screening reads (spec 4.8; issue 15): screenings and their reports of the caller's account and
+ * Screening reads (spec 4.8): screenings and their reports of the caller's account and
  * mode. Each takes `(scope, input)` (activities/scope.ts) and reads through the scoped finder.
  */
 import type { SelectQueryBuilder } from 'typeorm';
@@ -29,6 +29,7 @@ export async function reportListQuery(scope: AccountScope, input: { id: string }
 
 /** `GET /screenings/{id}/reports/{report_id}`: 404 `not_found` (param `report_id`) unless it is that screening's, of the scope. */
 export async function getReport(scope: AccountScope, input: { id: string; report_id: string }): Promise<ScreeningReport> {
-  return scoped(scope).getOne(ScreeningReport, { id: input.report_id, screening_id: input.id },
-    () => notFound(`No such report: ${input.report_id}.`, 'report_id'));
+  return scoped(scope).getOne(ScreeningReport, { id: input.report_id, screening_id: input.id }, () =>
+    notFound(`No such report: ${input.report_id}.`, 'report_id'),
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * Traces and on-chain transaction lookups (spec 4.8 `POST /traces`, `GET /transactions/{chain}/
- * {hash}`; issue 15), over the sandbox chain indexer (providers/chain-indexer.ts). A trace follows
+ * {hash}`), over the sandbox chain indexer (providers/chain-indexer.ts). A trace follows
  * funds breadth-first from an address or a transaction, `depth` hops (1 to 5) in `direction`, at
  * most MAX_TRACE_EDGES transfers (then `truncated`). Amounts in minor units. Both take
  * `(scope, input)` like every query the routes call; the indexer's chain data belongs to no
@@ -17,12 +17,16 @@ import type { AccountScope } from '../scope';
 export function indexedChain(input: unknown): string {
   const c = resolveChain(input);
   const chains = indexedChains(PAYOUT_SOURCE_CHAINS);
-  if (!c || !chains.includes(c)) throw new DomainError('conflict', 'network_not_supported', `The indexer covers ${chains.join(', ')}.`, { param: 'chain' });
+  if (!c || !chains.includes(c))
+    throw new DomainError('conflict', 'network_not_supported', `The indexer covers ${chains.join(', ')}.`, { param: 'chain' });
   return c;
 }
 
 /** `GET /transactions/{chain}/{hash}`: the transfer with its confirmations (0 while pending); 404 param `hash`. */
-export async function lookupTransaction(_scope: AccountScope, input: { chain: string; hash: string }): Promise<IndexedTransfer & { confirmations: number }> {
+export async function lookupTransaction(
+  _scope: AccountScope,
+  input: { chain: string; hash: string },
+): Promise<IndexedTransfer & { confirmations: number }> {
   const { hash } = input;
   const chain = indexedChain(input.chain);
   if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw invalidRequest('parameter_invalid', '`hash` is 0x and 64 hex digits.', 'hash');
@@ -32,46 +36,70 @@ export async function lookupTransaction(_scope: AccountScope, input: { chain: st
 }
 
 /** A trace: the addresses reached (with their hop count) and the transfers followed. */
-export interface Trace { chain: string; depth: number; direction: TraceDirection; nodes: Array<{ address: string; hop: number }>; edges: IndexedTransfer[]; truncated: boolean }
+export interface Trace {
+  chain: string;
+  depth: number;
+  direction: TraceDirection;
+  nodes: Array<{ address: string; hop: number }>;
+  edges: IndexedTransfer[];
+  truncated: boolean;
+}
 
 /**
  * `POST /traces`: from `address`, or from both ends of transaction `txHash` (exactly one; 400
  * `parameter_missing` / `parameter_invalid`), follows transfers `depth` hops in `direction`.
  * 404 param `tx_hash` for an unknown transaction.
  */
-export async function trace(_scope: AccountScope, a: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection }): Promise<Trace> {
-  const chain = indexedChain(a.chain);
-  if ((a.address === undefined) === (a.txHash === undefined)) {
-    throw invalidRequest(a.address === undefined ? 'parameter_missing' : 'parameter_invalid', 'Give exactly one of `address` and `tx_hash`.', a.address === undefined ? 'address' : 'tx_hash');
+export async function trace(
+  _scope: AccountScope,
+  input: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection },
+): Promise<Trace> {
+  const chain = indexedChain(input.chain);
+  if ((input.address === undefined) === (input.txHash === undefined)) {
+    throw invalidRequest(
+      input.address === undefined ? 'parameter_missing' : 'parameter_invalid',
+      'Give exactly one of `address` and `tx_hash`.',
+      input.address === undefined ? 'address' : 'tx_hash',
+    );
   }
-  const depth = Math.min(Math.max(1, a.depth), MAX_TRACE_DEPTH);
+  const depth = Math.min(Math.max(1, input.depth), MAX_TRACE_DEPTH);
   const seen = new Map<string, { address: string; hop: number }>();
   const edges = new Map<string, IndexedTransfer>();
   let frontier: string[] = [];
-  if (a.txHash) {
-    const t = await indexedTransaction(chain, a.txHash);
-    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${a.txHash} on ${chain}.`, 'tx_hash');
+  if (input.txHash) {
+    const t = await indexedTransaction(chain, input.txHash);
+    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${input.txHash} on ${chain}.`, 'tx_hash');
     edges.set(t.tx_hash, t);
-    for (const x of [t.from_address, t.to_address]) if (x) { seen.set(x.toLowerCase(), { address: x, hop: 0 }); frontier.push(x); }
+    for (const x of [t.from_address, t.to_address])
+      if (x) {
+        seen.set(x.toLowerCase(), { address: x, hop: 0 });
+        frontier.push(x);
+      }
   } else {
-    seen.set(a.address!.toLowerCase(), { address: a.address!, hop: 0 });
-    frontier = [a.address!];
+    seen.set(input.address!.toLowerCase(), { address: input.address!, hop: 0 });
+    frontier = [input.address!];
   }
   let truncated = false;
   for (let hop = 1; hop <= depth && frontier.length && !truncated; hop++) {
     const next: string[] = [];
     for (const addr of frontier) {
-      const dirs: Array<'incoming' | 'outgoing'> = a.direction === 'both' ? ['incoming', 'outgoing'] : [a.direction];
+      const dirs: Array<'incoming' | 'outgoing'> = input.direction === 'both' ? ['incoming', 'outgoing'] : [input.direction];
       for (const d of dirs) {
         for (const t of await transfersOf(chain, addr, d, MAX_TRACE_EDGES + 1)) {
-          if (edges.size >= MAX_TRACE_EDGES && !edges.has(t.tx_hash)) { truncated = true; break; }
+          if (edges.size >= MAX_TRACE_EDGES && !edges.has(t.tx_hash)) {
+            truncated = true;
+            break;
+          }
           edges.set(t.tx_hash, t);
           const other = d === 'incoming' ? t.from_address : t.to_address;
-          if (other && !seen.has(other.toLowerCase())) { seen.set(other.toLowerCase(), { address: other, hop }); next.push(other); }
+          if (other && !seen.has(other.toLowerCase())) {
+            seen.set(other.toLowerCase(), { address: other, hop });
+            next.push(other);
+          }
         }
       }
     }
     frontier = next;
   }
-  return { chain, depth, direction: a.direction, nodes: [...seen.values()], edges: [...edges.values()], truncated };
+  return { chain, depth, direction: input.direction, nodes: [...seen.values()], edges: [...edges.values()], truncated };
 }

@@ -10,13 +10,24 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from 'typeorm';
 import type { SendIntentActivities, SendProgress } from '../../contracts/send-intent';
 import { objectClock } from '../../domain/object-clock';
-import { sendIntentTransitions, sourceMismatch, SOURCE_TX_SEARCH_SECONDS, type SendFailureReason, type SendIntentStatus } from '../../domain/wallet-sends';
+import {
+  sendIntentTransitions,
+  sourceMismatch,
+  SOURCE_TX_SEARCH_SECONDS,
+  type SendFailureReason,
+  type SendIntentStatus,
+} from '../../domain/wallet-sends';
 import { WalletSendIntent } from '../../entities';
 import { transaction } from '../../lib/db';
 import { payInBridgeAdapter } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import {
-  expireSendIntent, failSendIntent, lockSendIntent, settleSendIntent, startSendIntentBridging, submitSendIntent,
+  expireSendIntent,
+  failSendIntent,
+  lockSendIntent,
+  settleSendIntent,
+  startSendIntentBridging,
+  submitSendIntent,
 } from '../records/send-intents';
 
 /** How often an open intent re-reads the chain or the bridge when nothing wakes it (ms). */
@@ -49,21 +60,29 @@ export async function advanceSendIntent(intentId: string, workflowNowMs: number,
 
   if (r.status === 'created' && !r.source_tx_hash) {
     if (nowMs >= r.expires_at.getTime()) changes.push({ to: 'expired', apply: (m, row) => expireSendIntent(m, row) });
-    else { wakeAtMs = clock.toWorkflowMs(r.expires_at.getTime()); waitingFor = `the holder to sign and record the transaction (until ${r.expires_at.toISOString()})`; }
+    else {
+      wakeAtMs = clock.toWorkflowMs(r.expires_at.getTime());
+      waitingFor = `the holder to sign and record the transaction (until ${r.expires_at.toISOString()})`;
+    }
   } else if (r.status === 'created' || r.status === 'source_submitted') {
     const tx = await chainAdapter().locate(r.source_tx_hash!);
     const deadline = r.source_tx_recorded_at!.getTime() + SOURCE_TX_SEARCH_SECONDS * 1000;
     if (!tx) {
       if (nowMs >= deadline) changes.push(fail('source_tx_not_found'));
-      else { wakeAtMs = Math.min(poll, clock.toWorkflowMs(deadline)); waitingFor = `transaction ${r.source_tx_hash} on chain (until ${new Date(deadline).toISOString()})`; }
+      else {
+        wakeAtMs = Math.min(poll, clock.toWorkflowMs(deadline));
+        waitingFor = `transaction ${r.source_tx_hash} on chain (until ${new Date(deadline).toISOString()})`;
+      }
     } else {
       const mismatch = sourceMismatch(
         { chain: r.chain, asset: r.asset, from: r.from_address, to: r.transfer_to, amount: BigInt(r.amount_minor) },
-        { chain: tx.chain, asset: tx.asset, from: tx.from_address, to: tx.to_address, amount: tx.amount });
+        { chain: tx.chain, asset: tx.asset, from: tx.from_address, to: tx.to_address, amount: tx.amount },
+      );
       if (mismatch) changes.push(fail(mismatch));
       else {
         changes.push({ to: 'source_submitted', apply: (m, row) => submitSendIntent(m, row) });
-        if (r.route_kind === 'direct') changes.push({ to: 'settled', apply: (m, row) => settleSendIntent(m, row, { deliveryTxHash: tx.tx_hash }) });
+        if (r.route_kind === 'direct')
+          changes.push({ to: 'settled', apply: (m, row) => settleSendIntent(m, row, { deliveryTxHash: tx.tx_hash }) });
         else changes.push({ to: 'bridging_started', apply: (m, row) => startSendIntentBridging(m, row) });
       }
     }
@@ -78,7 +97,10 @@ export async function advanceSendIntent(intentId: string, workflowNowMs: number,
     } else if (p.state === 'failed') {
       await bridge.returnUndelivered(r.bridge_transfer_id, r.from_address);
       changes.push(fail('bridge_failed'));
-    } else { wakeAtMs = poll; waitingFor = `the bridge to deliver on ${r.destination_chain} (transfer ${r.bridge_transfer_id})`; }
+    } else {
+      wakeAtMs = poll;
+      waitingFor = `the bridge to deliver on ${r.destination_chain} (transfer ${r.bridge_transfer_id})`;
+    }
   }
 
   const status = changes.length ? await applySendChanges(intentId, changes) : r.status;

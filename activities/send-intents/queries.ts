@@ -14,7 +14,12 @@ import { activeWallet } from '../records/wallets';
 import type { AccountScope } from '../scope';
 
 /** A route with what it costs now: the bridge's fee (0 direct), minor units of the stablecoin. */
-export interface PricedSendRoute extends SendRoute { chain: string; asset: string; fee: bigint; minimum: bigint }
+export interface PricedSendRoute extends SendRoute {
+  chain: string;
+  asset: string;
+  fee: bigint;
+  minimum: bigint;
+}
 
 /** `GET /wallet/send_routes`: every route of the scope's wallet with its fee and minimum at `now` (default: now; 404 `wallet_not_found`). */
 export async function pricedSendRoutes(scope: AccountScope, { now = new Date() }: { now?: Date } = {}): Promise<PricedSendRoute[]> {

@@ -26,6 +26,9 @@ export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean>
 
 /** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
 export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN (${openStatusList(sendIntentTransitions)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(sendIntentContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN (${openStatusList(sendIntentTransitions)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(sendIntentContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

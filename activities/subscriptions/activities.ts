@@ -15,7 +15,13 @@ import { emitPaymentEvents } from '../records/payments';
 import { newPaymentRow } from '../payments/new-payment';
 import { startPaymentWorkflow } from '../payments/signals';
 import {
-  completeSubscription, emitInvoiceEvent, lockedSubscription, markInvoiceOverdue, markSubscriptionPastDue, planFinished, planOf,
+  completeSubscription,
+  emitInvoiceEvent,
+  lockedSubscription,
+  markInvoiceOverdue,
+  markSubscriptionPastDue,
+  planFinished,
+  planOf,
 } from '../records/subscriptions';
 
 /** How often a subscription with unpaid invoices (or a last cycle to close) looks again without a timer of its own. */
@@ -37,16 +43,35 @@ async function issueInvoice(subscriptionId: string, n: number, nowMs: number): P
     const due = dueAt(period.startMs, s.grace_period_days);
     const payId = newId('pay_');
     const pay = newPaymentRow(m, {
-      id: payId, of: { subscription: s }, rail: { kind: 'crypto_native' },
+      id: payId,
+      of: { subscription: s },
+      rail: { kind: 'crypto_native' },
       due: { invoice: s.amount_minor, fee: '0', total: s.amount_minor },
-      settlement: 'wallet', settlementAddress: s.settlement_address, payerEmail: null, payerType: null,
+      settlement: 'wallet',
+      settlementAddress: s.settlement_address,
+      payerEmail: null,
+      payerType: null,
       expiresAt: new Date(due + INVOICE_COLLECTION_DAYS * DAY_MS),
     });
     await m.save(pay);
     const inv = m.create(SubscriptionInvoice, {
-      id: newId('sin_'), subscription_id: s.id, account_id: s.account_id, livemode: s.livemode, number: n + 1,
-      period_start: new Date(period.startMs), period_end: new Date(period.endMs), amount_minor: s.amount_minor, currency: s.currency, decimals: s.decimals,
-      status: 'open', payment_id: payId, issued_at: new Date(nowMs), due_at: new Date(due), overdue_at: null, paid_at: null, voided_at: null,
+      id: newId('sin_'),
+      subscription_id: s.id,
+      account_id: s.account_id,
+      livemode: s.livemode,
+      number: n + 1,
+      period_start: new Date(period.startMs),
+      period_end: new Date(period.endMs),
+      amount_minor: s.amount_minor,
+      currency: s.currency,
+      decimals: s.decimals,
+      status: 'open',
+      payment_id: payId,
+      issued_at: new Date(nowMs),
+      due_at: new Date(due),
+      overdue_at: null,
+      paid_at: null,
+      voided_at: null,
     });
     await m.save(inv);
     s.next_period = n + 1;
@@ -61,8 +86,13 @@ async function issueInvoice(subscriptionId: string, n: number, nowMs: number): P
 async function markOverdue(subscriptionId: string, nowMs: number): Promise<void> {
   await transaction(async (m) => {
     const s = await lockedSubscription(m, subscriptionId);
-    const due = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
-      .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status = 'open'`).andWhere('i.due_at <= :now', { now: new Date(nowMs) }).getMany();
+    const due = await m
+      .createQueryBuilder(SubscriptionInvoice, 'i')
+      .setLock('pessimistic_write')
+      .where('i.subscription_id = :id', { id: s.id })
+      .andWhere(`i.status = 'open'`)
+      .andWhere('i.due_at <= :now', { now: new Date(nowMs) })
+      .getMany();
     for (const inv of due) {
       await markInvoiceOverdue(m, inv, { atMs: nowMs, payment: await m.findOneBy(Payment, { id: inv.payment_id }) });
     }
@@ -83,7 +113,8 @@ async function markOverdue(subscriptionId: string, nowMs: number): Promise<void>
 export async function advanceSubscription(subscriptionId: string, workflowNowMs: number, originMs?: number): Promise<SubscriptionProgress> {
   let s = await db().getRepository(Subscription).findOneBy({ id: subscriptionId });
   if (!s) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} not found`, 'NotFound');
-  if (s.status === 'cancelled' || s.status === 'completed') return { done: true, status: s.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${s.status})` };
+  if (s.status === 'cancelled' || s.status === 'completed')
+    return { done: true, status: s.status, wakeAtMs: workflowNowMs, waitingFor: `nothing (${s.status})` };
   const clock = objectClock({ workflowNowMs, originMs, createdAtMs: s.created_at.getTime(), wallNowMs: Date.now() });
   const now = clock.now;
   await markOverdue(subscriptionId, now);
@@ -93,7 +124,10 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
     if (!inPlan(plan, s.next_period) || periodOf(plan, s.next_period).startMs > now) break;
     if (s.status === 'paused') {
       const n = s.next_period;
-      await db().query('UPDATE subscriptions SET next_period = next_period + 1, skipped_periods = skipped_periods + 1, updated_at = now() WHERE id = $1 AND next_period = $2', [subscriptionId, n]);
+      await db().query(
+        'UPDATE subscriptions SET next_period = next_period + 1, skipped_periods = skipped_periods + 1, updated_at = now() WHERE id = $1 AND next_period = $2',
+        [subscriptionId, n],
+      );
       continue;
     }
     const payId = await issueInvoice(subscriptionId, s.next_period, now);
@@ -104,11 +138,25 @@ export async function advanceSubscription(subscriptionId: string, workflowNowMs:
     if (locked.status === 'paused' || !(await planFinished(m, locked))) return locked;
     return completeSubscription(m, locked, { atMs: now });
   });
-  if (finished.status === 'completed') return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
-  const open: Array<{ due_at: Date }> = await db().query(`SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`, [subscriptionId]);
-  const unpaid = (await db().query(`SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN (${sqlStatusList(invoiceTransitions.open)}) LIMIT 1`, [subscriptionId])).length > 0;
+  if (finished.status === 'completed')
+    return { done: true, status: 'completed', wakeAtMs: workflowNowMs, waitingFor: 'nothing (completed)' };
+  const open: Array<{ due_at: Date }> = await db().query(
+    `SELECT due_at FROM subscription_invoices WHERE subscription_id = $1 AND status = 'open' ORDER BY due_at LIMIT 1`,
+    [subscriptionId],
+  );
+  const unpaid =
+    (
+      await db().query(
+        `SELECT 1 FROM subscription_invoices WHERE subscription_id = $1 AND status IN (${sqlStatusList(invoiceTransitions.open)}) LIMIT 1`,
+        [subscriptionId],
+      )
+    ).length > 0;
   const wake = nextSubscriptionWake({
-    nowMs: now, paused: finished.status === 'paused', unpaid, pollMs: POLL_MS, idleMs: 400 * DAY_MS,
+    nowMs: now,
+    paused: finished.status === 'paused',
+    unpaid,
+    pollMs: POLL_MS,
+    idleMs: 400 * DAY_MS,
     nextPeriodStartMs: inPlan(plan, finished.next_period) ? periodOf(plan, finished.next_period).startMs : null,
     openInvoiceDueMs: open[0] ? open[0].due_at.getTime() : null,
   });

@@ -19,7 +19,12 @@ import { assertClientUsable } from '../payment-links/lookups';
 import { closeLivePayment } from '../payments/links';
 import { signalLinkEndedToPaymentsAfterCommit } from '../payments/signals';
 import {
-  emitSubscriptionEvent, lockedSubscription, markSubscriptionCancelled, markSubscriptionPaused, markSubscriptionResumed, voidInvoice,
+  emitSubscriptionEvent,
+  lockedSubscription,
+  markSubscriptionCancelled,
+  markSubscriptionPaused,
+  markSubscriptionResumed,
+  voidInvoice,
 } from '../records/subscriptions';
 import type { Scope } from '../scope';
 import { signalSubscription } from './signals';
@@ -47,33 +52,65 @@ const DAY_MS = 86_400_000;
  * settlement_destination_invalid`); stores it `active` with `subscription.created`; starts its
  * workflow, which issues the first invoice at the anchor.
  */
-export async function createSubscription(ctx: Scope, b: CreateSubscriptionBody): Promise<Subscription> {
+export async function createSubscription(scope: Scope, createSubscriptionBody: CreateSubscriptionBody): Promise<Subscription> {
   const chain = chainAdapter();
-  if (b.amount.currency !== 'USDC' && b.amount.currency !== chain.stablecoin) {
-    throw invalidRequest('currency_invalid', `Subscriptions are billed in USDC; got ${b.amount.currency}.`, 'amount.currency');
+  if (createSubscriptionBody.amount.currency !== 'USDC' && createSubscriptionBody.amount.currency !== chain.stablecoin) {
+    throw invalidRequest(
+      'currency_invalid',
+      `Subscriptions are billed in USDC; got ${createSubscriptionBody.amount.currency}.`,
+      'amount.currency',
+    );
   }
-  const amount = toMinorPositive(b.amount, 'amount');
+  const amount = toMinorPositive(createSubscriptionBody.amount, 'amount');
   const now = Date.now();
-  const anchor = b.billing_cycle_anchor ? Date.parse(b.billing_cycle_anchor) : now;
+  const anchor = createSubscriptionBody.billing_cycle_anchor ? Date.parse(createSubscriptionBody.billing_cycle_anchor) : now;
   if (anchor < now - DAY_MS || anchor > now + 366 * DAY_MS) {
-    throw invalidRequest('parameter_invalid', 'billing_cycle_anchor must be between a day ago and a year from now.', 'billing_cycle_anchor');
+    throw invalidRequest(
+      'parameter_invalid',
+      'billing_cycle_anchor must be between a day ago and a year from now.',
+      'billing_cycle_anchor',
+    );
   }
   const s = await transaction(async (m) => {
-    await assertClientUsable(m, ctx, b.client_id);
-    const entry = await scoped(ctx, m).findOne(AddressBookEntry, { id: b.settlement_destination_id });
-    if (!entry || entry.deleted_at) throw new DomainError('not_found', 'not_found', `No such address-book entry: ${b.settlement_destination_id}.`, { param: 'settlement_destination_id' });
+    await assertClientUsable(m, scope, createSubscriptionBody.client_id);
+    const entry = await scoped(scope, m).findOne(AddressBookEntry, { id: createSubscriptionBody.settlement_destination_id });
+    if (!entry || entry.deleted_at)
+      throw new DomainError('not_found', 'not_found', `No such address-book entry: ${createSubscriptionBody.settlement_destination_id}.`, {
+        param: 'settlement_destination_id',
+      });
     if (entry.kind !== 'crypto' || entry.chain !== chain.chain || !entry.address) {
-      throw invalidRequest('settlement_destination_invalid', `A subscription settles USDC on ${chain.chain}: the destination must be a crypto entry on ${chain.chain}.`, 'settlement_destination_id');
+      throw invalidRequest(
+        'settlement_destination_invalid',
+        `A subscription settles USDC on ${chain.chain}: the destination must be a crypto entry on ${chain.chain}.`,
+        'settlement_destination_id',
+      );
     }
     const sub = m.create(Subscription, {
-      id: newId('sub_'), account_id: ctx.accountId, livemode: ctx.livemode, client_id: b.client_id, description: b.description ?? null,
-      amount_minor: amount.toString(), currency: b.amount.currency, decimals: b.amount.decimals, interval: b.interval, interval_count: b.interval_count ?? 1,
-      billing_cycle_anchor: new Date(anchor), cycles: b.cycles ?? null, grace_period_days: b.grace_period_days ?? 7,
-      settlement_destination_id: entry.id, settlement_chain: chain.chain, settlement_address: entry.address,
-      status: 'active', next_period: 0, skipped_periods: 0, paused_at: null, cancelled_at: null, ended_at: null,
+      id: newId('sub_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      client_id: createSubscriptionBody.client_id,
+      description: createSubscriptionBody.description ?? null,
+      amount_minor: amount.toString(),
+      currency: createSubscriptionBody.amount.currency,
+      decimals: createSubscriptionBody.amount.decimals,
+      interval: createSubscriptionBody.interval,
+      interval_count: createSubscriptionBody.interval_count ?? 1,
+      billing_cycle_anchor: new Date(anchor),
+      cycles: createSubscriptionBody.cycles ?? null,
+      grace_period_days: createSubscriptionBody.grace_period_days ?? 7,
+      settlement_destination_id: entry.id,
+      settlement_chain: chain.chain,
+      settlement_address: entry.address,
+      status: 'active',
+      next_period: 0,
+      skipped_periods: 0,
+      paused_at: null,
+      cancelled_at: null,
+      ended_at: null,
     });
     await m.save(sub);
-    await emitSubscriptionEvent(m, sub, 'subscription.created', ctx.request);
+    await emitSubscriptionEvent(m, sub, 'subscription.created', scope.request);
     return sub;
   });
   await signalSubscription(s.id, s.account_id);
@@ -81,13 +118,18 @@ export async function createSubscription(ctx: Scope, b: CreateSubscriptionBody):
 }
 
 /** `POST /subscriptions/{id}/pause` of subscription `input.id` (404 param `id`): active or past_due -> paused (`subscription.paused`); `409 subscription_not_pausable` otherwise. */
-export async function pauseSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
+export async function pauseSubscription(scope: Scope, input: { id: string }): Promise<Subscription> {
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, input.id, ctx);
+    const sub = await lockedSubscription(m, input.id, scope);
     if (sub.status !== 'active' && sub.status !== 'past_due') {
-      throw new DomainError('conflict', 'subscription_not_pausable', `This subscription is ${sub.status}; only an active or past-due subscription can be paused.`, { details: { status: sub.status } });
+      throw new DomainError(
+        'conflict',
+        'subscription_not_pausable',
+        `This subscription is ${sub.status}; only an active or past-due subscription can be paused.`,
+        { details: { status: sub.status } },
+      );
     }
-    return markSubscriptionPaused(m, sub, ctx.request);
+    return markSubscriptionPaused(m, sub, scope.request);
   });
   await signalSubscription(s.id, s.account_id);
   return s;
@@ -98,11 +140,14 @@ export async function pauseSubscription(ctx: Scope, input: { id: string }): Prom
  * invoice is still overdue, re-derived by the workflow); billing continues at the next period
  * boundary. `409 subscription_not_paused` otherwise.
  */
-export async function resumeSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
+export async function resumeSubscription(scope: Scope, input: { id: string }): Promise<Subscription> {
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, input.id, ctx);
-    if (sub.status !== 'paused') throw new DomainError('conflict', 'subscription_not_paused', `This subscription is ${sub.status}, not paused.`, { details: { status: sub.status } });
-    return markSubscriptionResumed(m, sub, ctx.request);
+    const sub = await lockedSubscription(m, input.id, scope);
+    if (sub.status !== 'paused')
+      throw new DomainError('conflict', 'subscription_not_paused', `This subscription is ${sub.status}, not paused.`, {
+        details: { status: sub.status },
+      });
+    return markSubscriptionResumed(m, sub, scope.request);
   });
   await signalSubscription(s.id, s.account_id);
   return s;
@@ -115,13 +160,21 @@ export async function resumeSubscription(ctx: Scope, input: { id: string }): Pro
  * signals after commit.
  */
 async function voidOpenInvoices(m: EntityManager, s: Subscription, request: RequestRef | null): Promise<string[]> {
-  const open = await m.createQueryBuilder(SubscriptionInvoice, 'i').setLock('pessimistic_write')
-    .where('i.subscription_id = :id', { id: s.id }).andWhere(`i.status IN (${sqlStatusList(invoiceTransitions.sources('void'))})`).getMany();
+  const open = await m
+    .createQueryBuilder(SubscriptionInvoice, 'i')
+    .setLock('pessimistic_write')
+    .where('i.subscription_id = :id', { id: s.id })
+    .andWhere(`i.status IN (${sqlStatusList(invoiceTransitions.sources('void'))})`)
+    .getMany();
   const closed: string[] = [];
   for (const inv of open) {
     await voidInvoice(m, inv);
-    const pay = await m.createQueryBuilder(Payment, 'p').setLock('pessimistic_write').where('p.id = :id', { id: inv.payment_id })
-      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`).getOne();
+    const pay = await m
+      .createQueryBuilder(Payment, 'p')
+      .setLock('pessimistic_write')
+      .where('p.id = :id', { id: inv.payment_id })
+      .andWhere(`p.status IN (${sqlStatusList(LIVE_PAYMENT_STATUSES)})`)
+      .getOne();
     if (!pay) continue;
     if (!(await closeLivePayment(m, pay, 'cancel', request))) continue;
     closed.push(pay.id);
@@ -135,14 +188,17 @@ async function voidOpenInvoices(m: EntityManager, s: Subscription, request: Requ
  * held as unmatched `partial_before_cancel`). `409 subscription_not_cancellable` when it already
  * ended (a cancelled one answers as it is).
  */
-export async function cancelSubscription(ctx: Scope, input: { id: string }): Promise<Subscription> {
+export async function cancelSubscription(scope: Scope, input: { id: string }): Promise<Subscription> {
   let closed: string[] = [];
   const s = await transaction(async (m) => {
-    const sub = await lockedSubscription(m, input.id, ctx);
+    const sub = await lockedSubscription(m, input.id, scope);
     if (sub.status === 'cancelled') return sub;
-    if (sub.status === 'completed') throw new DomainError('conflict', 'subscription_not_cancellable', 'This subscription is completed.', { details: { status: sub.status } });
-    closed = await voidOpenInvoices(m, sub, ctx.request);
-    return markSubscriptionCancelled(m, sub, ctx.request);
+    if (sub.status === 'completed')
+      throw new DomainError('conflict', 'subscription_not_cancellable', 'This subscription is completed.', {
+        details: { status: sub.status },
+      });
+    closed = await voidOpenInvoices(m, sub, scope.request);
+    return markSubscriptionCancelled(m, sub, scope.request);
   });
   await signalLinkEndedToPaymentsAfterCommit(closed, s.account_id, 'cancelled');
   await signalSubscription(s.id, s.account_id);

@@ -9,17 +9,24 @@ import { scoped } from '../../lib/scoped';
 import type { AccountScope } from '../scope';
 
 /** `GET /subscriptions` (alias `s`), optionally of one `status` or `client_id`; the route paginates newest first. */
-export function subscriptionListQuery(scope: AccountScope, f: { status?: SubscriptionStatus; client_id?: string }): SelectQueryBuilder<Subscription> {
+export function subscriptionListQuery(
+  scope: AccountScope,
+  input: { status?: SubscriptionStatus; client_id?: string },
+): SelectQueryBuilder<Subscription> {
   const qb = scoped(scope).query(Subscription, 's');
-  if (f.status) qb.andWhere('s.status = :st', { st: f.status });
-  if (f.client_id) qb.andWhere('s.client_id = :c', { c: f.client_id });
+  if (input.status) qb.andWhere('s.status = :st', { st: input.status });
+  if (input.client_id) qb.andWhere('s.client_id = :c', { c: input.client_id });
   return qb;
 }
 
 /** Subscription `input.id` of the caller's account and mode; 404 param `id` otherwise. */
 export async function findSubscription(scope: AccountScope, input: { id: string }): Promise<Subscription> {
   const { id } = input;
-  return scoped(scope).getOne(Subscription, { id }, () => new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' }));
+  return scoped(scope).getOne(
+    Subscription,
+    { id },
+    () => new DomainError('not_found', 'not_found', `No such subscription: ${id}.`, { param: 'id' }),
+  );
 }
 
 /** `GET /subscriptions/{id}/invoices` (alias `i`) of the caller's subscription `input.id` (404 otherwise). */
@@ -29,7 +36,10 @@ export async function invoiceListQuery(scope: AccountScope, input: { id: string 
 }
 
 /** Invoice `input.invoice_id` of the caller's subscription `input.id` (404 param `id`), with its pay-in; 404 (param `invoice_id`) otherwise. */
-export async function findInvoice(scope: AccountScope, input: { id: string; invoice_id: string }): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
+export async function findInvoice(
+  scope: AccountScope,
+  input: { id: string; invoice_id: string },
+): Promise<{ invoice: SubscriptionInvoice; payment: Payment | null }> {
   const { invoice_id: invoiceId } = input;
   const s = await findSubscription(scope, input);
   const invoice = await db().getRepository(SubscriptionInvoice).findOneBy({ id: invoiceId, subscription_id: s.id });

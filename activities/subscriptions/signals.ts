@@ -16,6 +16,9 @@ export async function signalSubscription(id: string, accountId: string): Promise
 
 /** Recovery sweep at worker start: a workflow for every subscription still billing (the table's open set: active, past_due, paused). */
 export async function ensureSubscriptionWorkflows(batch = 500): Promise<number> {
-  return forEachByKeyset(`SELECT id, account_id FROM subscriptions WHERE id > $1 AND status IN (${sqlStatusList(subscriptionTransitions.open)}) ORDER BY id LIMIT $2`,
-    (r) => startIfAbsent(subscriptionContract, { id: r.id, accountId: r.account_id }), batch);
+  return forEachByKeyset(
+    `SELECT id, account_id FROM subscriptions WHERE id > $1 AND status IN (${sqlStatusList(subscriptionTransitions.open)}) ORDER BY id LIMIT $2`,
+    (r) => startIfAbsent(subscriptionContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

@@ -10,7 +10,11 @@ import type { EntityManager } from 'typeorm';
 import type { VirtualAccountActivities } from '../../contracts/virtual-account';
 import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../domain/payouts/pricing';
 import {
-  INACTIVE_RETURN_REASON, usdcForCredit, virtualAccountCreditTransitions, type VirtualAccountCreditStatus, type VirtualAccountStatus,
+  INACTIVE_RETURN_REASON,
+  usdcForCredit,
+  virtualAccountCreditTransitions,
+  type VirtualAccountCreditStatus,
+  type VirtualAccountStatus,
 } from '../../domain/virtual-accounts';
 import { WalletVirtualAccount, WalletVirtualAccountCredit } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -32,7 +36,9 @@ export const VIRTUAL_ACCOUNT_TREASURY = deriveAddress('virtual-accounts:treasury
 export async function settleVirtualAccountCredits(id: string): Promise<{ status: VirtualAccountStatus; settled: number }> {
   const va = await db().getRepository(WalletVirtualAccount).findOneBy({ id });
   if (!va) throw ApplicationFailure.nonRetryable(`virtual account ${id} not found`, 'NotFound');
-  const pending = await db().getRepository(WalletVirtualAccountCredit).find({ where: { virtual_account_id: id, status: 'received' }, order: { created_at: 'ASC', id: 'ASC' } });
+  const pending = await db()
+    .getRepository(WalletVirtualAccountCredit)
+    .find({ where: { virtual_account_id: id, status: 'received' }, order: { created_at: 'ASC', id: 'ASC' } });
   const chain = chainAdapter();
   for (const c of pending) {
     const provider = await bankCollection().get(c.provider_credit_id);
@@ -50,7 +56,8 @@ export async function settleVirtualAccountCredits(id: string): Promise<{ status:
       const usdc = usdcForCredit(BigInt(c.amount_minor), c.decimals, rate);
       const tx = await chain.send(VIRTUAL_ACCOUNT_TREASURY, va.wallet_address, chain.stablecoin, usdc, `va-credit:${c.id}`);
       to = 'converted';
-      apply = (m, r) => convertVirtualAccountCredit(m, r, va, { usdcMinor: usdc.toString(), rateUsdcPerMajor: rate.toString(), txHash: tx });
+      apply = (m, r) =>
+        convertVirtualAccountCredit(m, r, va, { usdcMinor: usdc.toString(), rateUsdcPerMajor: rate.toString(), txHash: tx });
     }
     await transaction(async (m) => {
       const r = await lockVirtualAccountCredit(m, c.id);

@@ -27,27 +27,47 @@ import { wakeVirtualAccount } from './signals';
  * received that currency; 409 `virtual_account_already_exists` (details `virtual_account_id`) when
  * the account has one for it. Emits `virtual_account.created`; starts its workflow.
  */
-export async function createVirtualAccount(scope: Scope, a: { currency: string }): Promise<WalletVirtualAccount> {
-  const rails = VIRTUAL_ACCOUNT_RAILS[a.currency];
-  if (!rails) throw invalidRequest('parameter_invalid', `Virtual accounts are issued in ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}.`, 'currency');
+export async function createVirtualAccount(scope: Scope, input: { currency: string }): Promise<WalletVirtualAccount> {
+  const rails = VIRTUAL_ACCOUNT_RAILS[input.currency];
+  if (!rails)
+    throw invalidRequest('parameter_invalid', `Virtual accounts are issued in ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}.`, 'currency');
   const wallet = await activeWallet(scope);
-  if ((await collectionCurrencies(scope)).has(a.currency)) {
-    throw conflict('collection_account_uses_currency', `A collection account of this account already receives ${a.currency}; it cannot also fund the wallet.`, { currency: a.currency });
+  if ((await collectionCurrencies(scope)).has(input.currency)) {
+    throw conflict(
+      'collection_account_uses_currency',
+      `A collection account of this account already receives ${input.currency}; it cannot also fund the wallet.`,
+      { currency: input.currency },
+    );
   }
-  const existing = await scoped(scope).findOne(WalletVirtualAccount, { currency: a.currency, purpose: 'wallet_funding' });
-  if (existing) throw conflict('virtual_account_already_exists', `This account already has a ${a.currency} virtual account.`, { virtual_account_id: existing.id });
+  const existing = await scoped(scope).findOne(WalletVirtualAccount, { currency: input.currency, purpose: 'wallet_funding' });
+  if (existing)
+    throw conflict('virtual_account_already_exists', `This account already has a ${input.currency} virtual account.`, {
+      virtual_account_id: existing.id,
+    });
   const holder = await db().getRepository(Account).findOneByOrFail({ id: scope.accountId });
   const id = newId('va_');
   const instructions: Array<Record<string, string | null>> = [];
-  for (const rail of rails) instructions.push((await bankCollection().issue({ rail, currency: a.currency, clientReference: id, holderName: holder.display_name })).instructions);
+  for (const rail of rails)
+    instructions.push(
+      (await bankCollection().issue({ rail, currency: input.currency, clientReference: id, holderName: holder.display_name })).instructions,
+    );
   const row = await transaction(async (m) => {
     const inserted: Array<{ id: string }> = await m.query(
       `INSERT INTO wallet_virtual_accounts(id, account_id, livemode, purpose, status, currency, rails, instructions, wallet_id, wallet_address)
        VALUES ($1,$2,$3,'wallet_funding','active',$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING RETURNING id`,
-      [id, scope.accountId, scope.livemode, a.currency, [...rails], JSON.stringify(instructions), wallet.id, wallet.address]);
-    if (!inserted[0]) throw conflict('virtual_account_already_exists', `This account already has a ${a.currency} virtual account.`);
+      [id, scope.accountId, scope.livemode, input.currency, [...rails], JSON.stringify(instructions), wallet.id, wallet.address],
+    );
+    if (!inserted[0]) throw conflict('virtual_account_already_exists', `This account already has a ${input.currency} virtual account.`);
     const r = (await m.findOneBy(WalletVirtualAccount, { id }))!;
-    await emitEvent(m, { accountId: scope.accountId, livemode: scope.livemode, type: 'virtual_account.created', objectType: 'virtual_account', objectId: id, object: virtualAccountView(r), request: scope.request });
+    await emitEvent(m, {
+      accountId: scope.accountId,
+      livemode: scope.livemode,
+      type: 'virtual_account.created',
+      objectType: 'virtual_account',
+      objectId: id,
+      object: virtualAccountView(r),
+      request: scope.request,
+    });
     return r;
   });
   await wakeVirtualAccount(row.id, row.account_id);
@@ -61,10 +81,14 @@ export async function createVirtualAccount(scope: Scope, a: { currency: string }
  * `virtual_account.deactivated` / `.reactivated`; wakes the workflow (a deactivated account's
  * later credits are returned to their senders).
  */
-export async function setVirtualAccountStatus(scope: Scope, { id, to }: { id: string; to: VirtualAccountStatus }): Promise<WalletVirtualAccount> {
+export async function setVirtualAccountStatus(
+  scope: Scope,
+  { id, to }: { id: string; to: VirtualAccountStatus },
+): Promise<WalletVirtualAccount> {
   const row = await transaction(async (m) => {
     const r = await lockVirtualAccount(m, id, scope);
-    if (r.purpose !== 'wallet_funding') throw conflict('virtual_account_not_managed', `A ${r.purpose} account is not deactivated or reactivated here.`);
+    if (r.purpose !== 'wallet_funding')
+      throw conflict('virtual_account_not_managed', `A ${r.purpose} account is not deactivated or reactivated here.`);
     return to === 'inactive' ? deactivateVirtualAccount(m, r, scope.request) : reactivateVirtualAccount(m, r, scope.request);
   });
   await wakeVirtualAccount(row.id, row.account_id);
@@ -78,15 +102,30 @@ export async function setVirtualAccountStatus(scope: Scope, { id, to }: { id: st
  * caller's command: no scope, the account is the credit's virtual account's; the credit starts
  * `received` (domain/virtual-accounts.ts `virtualAccountCreditTransitions`).
  */
-export async function recordVirtualAccountCredit(c: ProviderCredit, decimals: number): Promise<boolean> {
-  if (!c.client_reference?.startsWith('va_')) return false;
-  const rows: Array<{ id: string; account_id: string }> = await db().query('SELECT id, account_id FROM wallet_virtual_accounts WHERE id = $1', [c.client_reference]);
+export async function recordVirtualAccountCredit(providerCredit: ProviderCredit, decimals: number): Promise<boolean> {
+  if (!providerCredit.client_reference?.startsWith('va_')) return false;
+  const rows: Array<{ id: string; account_id: string }> = await db().query(
+    'SELECT id, account_id FROM wallet_virtual_accounts WHERE id = $1',
+    [providerCredit.client_reference],
+  );
   const va = rows[0];
   if (!va) return false;
   await db().query(
     `INSERT INTO wallet_virtual_account_credits(id, virtual_account_id, account_id, provider_credit_id, rail, currency, amount_minor, decimals, sender_name, reference, status)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,'received') ON CONFLICT (provider_credit_id) DO NOTHING`,
-    [newId('vac_'), va.id, va.account_id, c.id, c.rail, c.currency, c.amount.toString(), decimals, c.sender_name, c.reference]);
+    [
+      newId('vac_'),
+      va.id,
+      va.account_id,
+      providerCredit.id,
+      providerCredit.rail,
+      providerCredit.currency,
+      providerCredit.amount.toString(),
+      decimals,
+      providerCredit.sender_name,
+      providerCredit.reference,
+    ],
+  );
   await wakeVirtualAccount(va.id, va.account_id);
   return true;
 }

@@ -23,14 +23,20 @@ export async function getVirtualAccount(scope: AccountScope, { id }: { id: strin
 }
 
 /** `GET /wallet/virtual_accounts`: the query (alias `v`); with `purpose` only that purpose (`wallet_funding` for wallet screens), else every row. */
-export function virtualAccountListQuery(scope: AccountScope, { purpose }: { purpose?: VirtualAccountPurpose }): SelectQueryBuilder<WalletVirtualAccount> {
+export function virtualAccountListQuery(
+  scope: AccountScope,
+  { purpose }: { purpose?: VirtualAccountPurpose },
+): SelectQueryBuilder<WalletVirtualAccount> {
   const qb = scoped(scope).query(WalletVirtualAccount, 'v');
   if (purpose) qb.andWhere('v.purpose = :p', { p: purpose });
   return qb;
 }
 
 /** `GET /wallet/virtual_accounts/{id}/history`: the query (alias `c`) of its bank credits; 404 as get. */
-export async function virtualAccountHistoryQuery(scope: AccountScope, { id }: { id: string }): Promise<SelectQueryBuilder<WalletVirtualAccountCredit>> {
+export async function virtualAccountHistoryQuery(
+  scope: AccountScope,
+  { id }: { id: string },
+): Promise<SelectQueryBuilder<WalletVirtualAccountCredit>> {
   const va = await getVirtualAccount(scope, { id });
   return db().getRepository(WalletVirtualAccountCredit).createQueryBuilder('c').where('c.virtual_account_id = :v', { v: va.id });
 }

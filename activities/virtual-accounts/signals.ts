@@ -22,5 +22,7 @@ export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number
         AND (v.status IN (${openStatusList(virtualAccountTransitions)})
           OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status IN (${openStatusList(virtualAccountCreditTransitions)})))
       ORDER BY v.id LIMIT $2`,
-    (r) => startIfAbsent(virtualAccountContract, { id: r.id, accountId: r.account_id }), batch);
+    (r) => startIfAbsent(virtualAccountContract, { id: r.id, accountId: r.account_id }),
+    batch,
+  );
 }

@@ -21,24 +21,45 @@ import type { Scope } from '../scope';
  * `parameter_invalid` for a non-EVM address or a bad EIP-55 checksum; 409 `wallet_already_exists`.
  * Stores the EIP-55 form and emits `wallet.created` (catalogued: shipped by its switch).
  */
-export async function createWallet(scope: Scope, a: { address: string; credentialId: string; label: string | null }): Promise<Wallet> {
-  if (!isAddress(a.address, { strict: false })) throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
-  const hex = a.address.slice(2);
-  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && !isAddress(a.address, { strict: true })) {
+export async function createWallet(scope: Scope, input: { address: string; credentialId: string; label: string | null }): Promise<Wallet> {
+  if (!isAddress(input.address, { strict: false }))
+    throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
+  const hex = input.address.slice(2);
+  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && !isAddress(input.address, { strict: true })) {
     throw new DomainError('invalid_request', 'parameter_invalid', '`address` has an invalid EIP-55 checksum.', { param: 'address' });
   }
   const chain = chainAdapter();
   return transaction(async (m) => {
-    const existing = await scoped(scope, m).query(Wallet, 'w').andWhere('w.network = :n', { n: chain.network }).setLock('pessimistic_write').getOne();
+    const existing = await scoped(scope, m)
+      .query(Wallet, 'w')
+      .andWhere('w.network = :n', { n: chain.network })
+      .setLock('pessimistic_write')
+      .getOne();
     if (existing) {
-      throw new DomainError('conflict', 'wallet_already_exists', 'This account already has an active wallet on this network.', { details: { wallet_id: existing.id } });
+      throw new DomainError('conflict', 'wallet_already_exists', 'This account already has an active wallet on this network.', {
+        details: { wallet_id: existing.id },
+      });
     }
     const row = m.create(Wallet, {
-      id: newId('wlt_'), account_id: scope.accountId, livemode: true, address: getAddress(a.address), chain: chain.chain,
-      network: chain.network, status: 'active', label: a.label, credential_id: a.credentialId,
+      id: newId('wlt_'),
+      account_id: scope.accountId,
+      livemode: true,
+      address: getAddress(input.address),
+      chain: chain.chain,
+      network: chain.network,
+      status: 'active',
+      label: input.label,
+      credential_id: input.credentialId,
     });
     const saved = await m.save(row);
-    await emitEvent(m, { accountId: scope.accountId, livemode: saved.livemode, type: 'wallet.created', objectType: 'wallet', objectId: saved.id, object: walletView(saved) });
+    await emitEvent(m, {
+      accountId: scope.accountId,
+      livemode: saved.livemode,
+      type: 'wallet.created',
+      objectType: 'wallet',
+      objectId: saved.id,
+      object: walletView(saved),
+    });
     return saved;
   });
 }
@@ -47,8 +68,15 @@ export async function createWallet(scope: Scope, a: { address: string; credentia
 export async function createExternalAccount(scope: Scope, input: BeneficiaryInput): Promise<WalletExternalAccount> {
   const { details, masked } = normalizeBeneficiary(input);
   const repo = db().getRepository(WalletExternalAccount);
-  return repo.save(repo.create({
-    id: newId('ba_'), account_id: scope.accountId, livemode: scope.livemode, rail: masked.rail, currency: masked.currency, masked,
-    details_ciphertext: encrypt(JSON.stringify(details)),
-  }));
+  return repo.save(
+    repo.create({
+      id: newId('ba_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      rail: masked.rail,
+      currency: masked.currency,
+      masked,
+      details_ciphertext: encrypt(JSON.stringify(details)),
+    }),
+  );
 }

@@ -22,15 +22,20 @@ export function walletListQuery(scope: AccountScope): SelectQueryBuilder<Wallet>
 
 /** `GET /wallet/wallets/{id}`: a wallet of the scope on this network; 404 `not_found` (param `id`) otherwise. */
 export async function getWallet(scope: AccountScope, { id }: { id: string }): Promise<Wallet> {
-  return scoped(scope).getOne(Wallet, { id, network: chainAdapter().network },
-    () => new DomainError('not_found', 'not_found', `No such wallet: ${id}.`, { param: 'id' }));
+  return scoped(scope).getOne(
+    Wallet,
+    { id, network: chainAdapter().network },
+    () => new DomainError('not_found', 'not_found', `No such wallet: ${id}.`, { param: 'id' }),
+  );
 }
 
 /**
  * `GET /wallet/balances`: the active wallet with its stablecoin balance (minor units, 6 decimals)
  * read live from the chain. 404 `wallet_not_found`; 503 `balance_unavailable` when the read fails.
  */
-export async function walletBalance(scope: AccountScope): Promise<{ wallet: Wallet; chainId: number; asset: string; minor: bigint; decimals: number }> {
+export async function walletBalance(
+  scope: AccountScope,
+): Promise<{ wallet: Wallet; chainId: number; asset: string; minor: bigint; decimals: number }> {
   const w = await activeWallet(scope);
   const chain = chainAdapter();
   let minor: bigint;
@@ -38,18 +43,30 @@ export async function walletBalance(scope: AccountScope): Promise<{ wallet: Wall
     minor = await chain.balanceOf(w.address, chain.stablecoin);
   } catch (e) {
     logger.error({ err: e, wallet_id: w.id }, 'balance read failed');
-    throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', { status: 503 });
+    throw new DomainError('provider_error', 'balance_unavailable', 'The wallet balance could not be read right now. Retry later.', {
+      status: 503,
+    });
   }
   return { wallet: w, chainId: chain.chainId, asset: chain.stablecoin, minor, decimals: 6 };
 }
 
 /** A transaction of the wallet with what the chain says about it now. */
-export interface WalletTransaction { wallet: Wallet; tx: ChainTransaction; direction: 'incoming' | 'outgoing'; confirmations: number }
+export interface WalletTransaction {
+  wallet: Wallet;
+  tx: ChainTransaction;
+  direction: 'incoming' | 'outgoing';
+  confirmations: number;
+}
 
 const lower = (s: string | null) => (s ?? '').toLowerCase();
 
 function asWalletTx(w: Wallet, tx: ChainTransaction, head: number): WalletTransaction {
-  return { wallet: w, tx, direction: lower(tx.to_address) === lower(w.address) ? 'incoming' : 'outgoing', confirmations: Math.max(1, head - tx.block + 1) };
+  return {
+    wallet: w,
+    tx,
+    direction: lower(tx.to_address) === lower(w.address) ? 'incoming' : 'outgoing',
+    confirmations: Math.max(1, head - tx.block + 1),
+  };
 }
 
 /**
@@ -57,7 +74,10 @@ function asWalletTx(w: Wallet, tx: ChainTransaction, head: number): WalletTransa
  * of the previous page's last item). `confirmations` = head block - the transfer's block + 1.
  * 400 `cursor_invalid` for a cursor this list did not issue.
  */
-export async function walletTransactions(scope: AccountScope, query: { limit?: unknown; cursor?: unknown }): Promise<{ data: WalletTransaction[]; has_more: boolean; next_cursor: string | null }> {
+export async function walletTransactions(
+  scope: AccountScope,
+  query: { limit?: unknown; cursor?: unknown },
+): Promise<{ data: WalletTransaction[]; has_more: boolean; next_cursor: string | null }> {
   const w = await activeWallet(scope);
   const limit = parseLimit(query.limit);
   let beforeBlock: number | undefined;
@@ -68,7 +88,9 @@ export async function walletTransactions(scope: AccountScope, query: { limit?: u
     beforeBlock = block;
   }
   const chain = chainAdapter();
-  const [rows, head] = await chainRead(w.id, () => Promise.all([chain.history(w.address, chain.stablecoin, { limit: limit + 1, beforeBlock }), chain.headBlock()]));
+  const [rows, head] = await chainRead(w.id, () =>
+    Promise.all([chain.history(w.address, chain.stablecoin, { limit: limit + 1, beforeBlock }), chain.headBlock()]),
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = rows.length > limit;
@@ -96,6 +118,9 @@ export function externalAccountListQuery(scope: AccountScope): SelectQueryBuilde
 }
 
 /** An external account of the scope; 404 `not_found` with `param` (default `external_account_id`). */
-export async function getExternalAccount(scope: AccountScope, { id, param = 'external_account_id' }: { id: string; param?: string }): Promise<WalletExternalAccount> {
+export async function getExternalAccount(
+  scope: AccountScope,
+  { id, param = 'external_account_id' }: { id: string; param?: string },
+): Promise<WalletExternalAccount> {
   return scoped(scope).getOne(WalletExternalAccount, { id }, () => notFound(`No such external account: ${id}.`, param));
 }

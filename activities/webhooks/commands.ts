@@ -20,8 +20,14 @@ import type { EntityManager } from 'typeorm';
 import { endpointReceives, TEST_PING_EVENT_TYPE } from '../../domain/event-types';
 import { invalidRequest } from '../../domain/errors';
 import {
-  assertCanReplay, assertCanSendTestEvent, assertEndpointCapacity, checkEventTypes, SECRET_PREFIX_LENGTH, SECRET_ROTATION_OVERLAP_MS,
-  WEBHOOK_DELIVERY_INITIAL_STATUS, webhookEndpointStatus,
+  assertCanReplay,
+  assertCanSendTestEvent,
+  assertEndpointCapacity,
+  checkEventTypes,
+  SECRET_PREFIX_LENGTH,
+  SECRET_ROTATION_OVERLAP_MS,
+  WEBHOOK_DELIVERY_INITIAL_STATUS,
+  webhookEndpointStatus,
 } from '../../domain/webhooks';
 import { WebhookDelivery, WebhookEndpoint } from '../../entities';
 import { db, transaction } from '../../lib/db';
@@ -43,14 +49,20 @@ export function newWebhookSecret(): string {
 }
 
 /** An endpoint with its full signing secret (create, rotate_secret). */
-export interface EndpointWithSecret { endpoint: WebhookEndpoint; secret: string }
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  secret: string;
+}
 
 /**
  * Creates an endpoint of the scope's account and mode (enabled). Throws `400` for a refused URL
  * (url.ts), an unknown event type (`event_type_unknown`) or the 16-per-mode limit
  * (`webhook_endpoint_limit_reached`).
  */
-export async function createEndpoint(scope: Scope, input: { url: string; event_types?: string[]; description?: string | null }): Promise<EndpointWithSecret> {
+export async function createEndpoint(
+  scope: Scope,
+  input: { url: string; event_types?: string[]; description?: string | null },
+): Promise<EndpointWithSecret> {
   await checkEndpointUrl(input.url);
   const url = input.url.trim();
   const eventTypes = checkEventTypes(input.event_types) ?? [];
@@ -59,13 +71,25 @@ export async function createEndpoint(scope: Scope, input: { url: string; event_t
     await m.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [scope.accountId]);
     const mine = scoped(scope, m).sql(null, 1);
     const [{ n }]: Array<{ n: number }> = await m.query(
-      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${mine.where} AND deleted_at IS NULL`, mine.params);
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${mine.where} AND deleted_at IS NULL`,
+      mine.params,
+    );
     assertEndpointCapacity(n, scope.livemode);
     const row = m.create(WebhookEndpoint, {
-      id: newId('whe_'), account_id: scope.accountId, livemode: scope.livemode, url, event_types: eventTypes,
-      enabled: true, disabled_reason: null, description: input.description || null,
-      secret_ciphertext: encrypt(secret), secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
-      previous_secret_ciphertext: null, previous_secret_expires_at: null, consecutive_failures: 0, deleted_at: null,
+      id: newId('whe_'),
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      url,
+      event_types: eventTypes,
+      enabled: true,
+      disabled_reason: null,
+      description: input.description || null,
+      secret_ciphertext: encrypt(secret),
+      secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
+      previous_secret_ciphertext: null,
+      previous_secret_expires_at: null,
+      consecutive_failures: 0,
+      deleted_at: null,
     });
     return m.save(row);
   });
@@ -81,12 +105,17 @@ export async function createEndpoint(scope: Scope, input: { url: string; event_t
  * without `enabled: true`.
  */
 export async function updateEndpoint(
-  scope: Scope, input: { id: string; url?: string; event_types?: string[]; description?: string | null; enabled?: boolean; replay_missed?: boolean },
+  scope: Scope,
+  input: { id: string; url?: string; event_types?: string[]; description?: string | null; enabled?: boolean; replay_missed?: boolean },
 ): Promise<{ endpoint: WebhookEndpoint; replayed: MissedReplay | null }> {
   if (input.url !== undefined) await checkEndpointUrl(input.url);
   const eventTypes = checkEventTypes(input.event_types);
   if (input.replay_missed && input.enabled !== true) {
-    throw invalidRequest('parameter_invalid', '`replay_missed` goes with `enabled: true` (it replays what a disabled endpoint missed).', 'replay_missed');
+    throw invalidRequest(
+      'parameter_invalid',
+      '`replay_missed` goes with `enabled: true` (it replays what a disabled endpoint missed).',
+      'replay_missed',
+    );
   }
   const out: { replayed: MissedReplay | null } = { replayed: null };
   const endpoint = await transaction(async (m) => {
@@ -112,7 +141,10 @@ export async function updateEndpoint(
 }
 
 /** What re-enabling with `replay_missed` queued: the events since `since` the endpoint missed, as new deliveries. */
-export interface MissedReplay { since: Date | null; deliveries: DeliveryToWake[] }
+export interface MissedReplay {
+  since: Date | null;
+  deliveries: DeliveryToWake[];
+}
 
 /**
  * Queues a delivery to `w` of every event of its account and mode created since `since` that it
@@ -128,14 +160,25 @@ async function queueMissed(m: EntityManager, w: WebhookEndpoint, since: Date): P
     `SELECT e.id, e.type FROM events e
       WHERE ${own.where} AND e.created_at >= $3
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = $4 AND d.event_id = e.id AND d.replay_of IS NULL)
-      ORDER BY e.seq LIMIT 10000`, [...own.params, since, w.id]);
-  const rows = events.filter((e) => endpointReceives(w.event_types, e.type, shipped)).map((e) => ({ id: newId('whd_'), eventId: e.id, type: e.type }));
+      ORDER BY e.seq LIMIT 10000`,
+    [...own.params, since, w.id],
+  );
+  const rows = events
+    .filter((e) => endpointReceives(w.event_types, e.type, shipped))
+    .map((e) => ({ id: newId('whd_'), eventId: e.id, type: e.type }));
   if (rows.length === 0) return { since, deliveries: [] };
   const inserted: Array<{ id: string }> = await m.query(
     `INSERT INTO webhook_deliveries (id, account_id, livemode, endpoint_id, event_id, event_type, status)
      SELECT r.id, $1, $2, $3, r.event_id, r.type, $4 FROM jsonb_to_recordset($5::jsonb) AS r(id text, event_id text, type text)
      ON CONFLICT DO NOTHING RETURNING id`,
-    [w.account_id, w.livemode, w.id, WEBHOOK_DELIVERY_INITIAL_STATUS, JSON.stringify(rows.map((r) => ({ id: r.id, event_id: r.eventId, type: r.type })))]);
+    [
+      w.account_id,
+      w.livemode,
+      w.id,
+      WEBHOOK_DELIVERY_INITIAL_STATUS,
+      JSON.stringify(rows.map((r) => ({ id: r.id, event_id: r.eventId, type: r.type }))),
+    ],
+  );
   return { since, deliveries: inserted.map((r) => ({ id: r.id, account_id: w.account_id, endpoint_id: w.id })) };
 }
 
@@ -187,13 +230,23 @@ export async function sendTestEvent(scope: Scope, input: { id: string }): Promis
     const w = await loadEndpoint(m, scope, input.id);
     assertCanSendTestEvent(w);
     const eventId = await emitEvent(m, {
-      accountId: scope.accountId, livemode: w.livemode, type: TEST_PING_EVENT_TYPE, objectType: 'webhook_endpoint', objectId: w.id,
+      accountId: scope.accountId,
+      livemode: w.livemode,
+      type: TEST_PING_EVENT_TYPE,
+      objectType: 'webhook_endpoint',
+      objectId: w.id,
       object: { id: w.id, object: 'webhook_endpoint', livemode: w.livemode, url: w.url },
       request: scope.request,
     });
     // Delivered only here: the dispatcher never fans out test.ping; mark it dispatched now.
     await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [eventId]);
-    return insertDelivery(m, { accountId: scope.accountId, livemode: w.livemode, endpointId: w.id, eventId, eventType: TEST_PING_EVENT_TYPE });
+    return insertDelivery(m, {
+      accountId: scope.accountId,
+      livemode: w.livemode,
+      endpointId: w.id,
+      eventId,
+      eventType: TEST_PING_EVENT_TYPE,
+    });
   });
   return startAndReload(d);
 }
@@ -208,18 +261,32 @@ export async function replayDelivery(scope: Scope, input: { id: string }): Promi
   const d = await transaction(async (m) => {
     assertCanReplay(await m.findOneBy(WebhookEndpoint, { id: original.endpoint_id }));
     return insertDelivery(m, {
-      accountId: original.account_id, livemode: original.livemode, endpointId: original.endpoint_id,
-      eventId: original.event_id, eventType: original.event_type, replayOf: original.id,
+      accountId: original.account_id,
+      livemode: original.livemode,
+      endpointId: original.endpoint_id,
+      eventId: original.event_id,
+      eventType: original.event_type,
+      replayOf: original.id,
     });
   });
   return startAndReload(d);
 }
 
 /** Inserts a delivery row (`pending`) inside `m`'s transaction. */
-async function insertDelivery(m: EntityManager, a: { accountId: string; livemode: boolean; endpointId: string; eventId: string; eventType: string; replayOf?: string | null }): Promise<WebhookDelivery> {
+async function insertDelivery(
+  m: EntityManager,
+  a: { accountId: string; livemode: boolean; endpointId: string; eventId: string; eventType: string; replayOf?: string | null },
+): Promise<WebhookDelivery> {
   const d = m.create(WebhookDelivery, {
-    id: newId('whd_'), account_id: a.accountId, livemode: a.livemode, endpoint_id: a.endpointId, event_id: a.eventId,
-    event_type: a.eventType, status: WEBHOOK_DELIVERY_INITIAL_STATUS, attempt_count: 0, replay_of: a.replayOf ?? null,
+    id: newId('whd_'),
+    account_id: a.accountId,
+    livemode: a.livemode,
+    endpoint_id: a.endpointId,
+    event_id: a.eventId,
+    event_type: a.eventType,
+    status: WEBHOOK_DELIVERY_INITIAL_STATUS,
+    attempt_count: 0,
+    replay_of: a.replayOf ?? null,
   });
   await m.save(d);
   return d;

@@ -1,5 +1,5 @@
 /**
- * In-flight wake-ups for a running drain (issue 27 item 5; decision 0080): once the transaction that
+ * In-flight wake-ups for a running drain (decision 0080): once the transaction that
  * created deliveries has committed, the dispatcher wakes the drains of their endpoints in its own
  * process directly and the others by `pg_notify('webhook_deliveries', '<endpoint id>,...')`
  * (`announceDeliveries`), and a drain that has
@@ -9,7 +9,7 @@
  * race before the waiter is armed) only costs the wait: the dispatcher also signals the endpoint's
  * workflow, which calls the drain again.
  *
- * A drain that is sending in this process (`markDrainReading`, issue 36) needs no signal either: it
+ * A drain that is sending in this process (`markDrainReading`) needs no signal either: it
  * reads its endpoint's deliveries again before it returns (a further round, or the summary whose
  * `due` makes its workflow drain again at once), so a delivery committed before that read is never
  * left behind; without this, every dispatch pass during a round cost the workflow a signal and a
@@ -29,7 +29,9 @@ const reading = new Map<string, number>();
 let subscribed: Promise<void> | null = null;
 
 function subscribe(): Promise<void> {
-  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => { wakeLocal(payload.split(',')); });
+  subscribed ??= onNotify(DELIVERIES_CHANNEL, (payload) => {
+    wakeLocal(payload.split(','));
+  });
   return subscribed;
 }
 
@@ -42,20 +44,38 @@ export async function armDeliveryWake(endpointId: string): Promise<{ wait: (ms: 
   await subscribe();
   let woke = false;
   let resolveWoken: (() => void) | null = null;
-  const wake = () => { woke = true; resolveWoken?.(); };
+  const wake = () => {
+    woke = true;
+    resolveWoken?.();
+  };
   let set = waiters.get(endpointId);
-  if (!set) { set = new Set(); waiters.set(endpointId, set); }
+  if (!set) {
+    set = new Set();
+    waiters.set(endpointId, set);
+  }
   set.add(wake);
   const cancel = () => {
     const s = waiters.get(endpointId);
     s?.delete(wake);
     if (s && s.size === 0) waiters.delete(endpointId);
   };
-  const wait = (ms: number) => new Promise<boolean>((resolve) => {
-    if (woke) { cancel(); resolve(true); return; }
-    const timer = setTimeout(() => { cancel(); resolve(false); }, ms);
-    resolveWoken = () => { clearTimeout(timer); cancel(); resolve(true); };
-  });
+  const wait = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      if (woke) {
+        cancel();
+        resolve(true);
+        return;
+      }
+      const timer = setTimeout(() => {
+        cancel();
+        resolve(false);
+      }, ms);
+      resolveWoken = () => {
+        clearTimeout(timer);
+        cancel();
+        resolve(true);
+      };
+    });
   return { wait, cancel };
 }
 
@@ -95,7 +115,10 @@ export async function announceDeliveries(endpointIds: string[]): Promise<Set<str
   let chunk: string[] = [];
   let size = 0;
   const send = async () => {
-    if (chunk.length) await auxDb().query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, chunk.join(',')]).catch(() => undefined);
+    if (chunk.length)
+      await auxDb()
+        .query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, chunk.join(',')])
+        .catch(() => undefined);
     chunk = [];
     size = 0;
   };

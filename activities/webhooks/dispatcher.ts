@@ -62,7 +62,9 @@ export const DISPATCH_GAP_RETRY_MAX_MS = 200;
 export async function dispatchOnce(): Promise<{ events: number; deliveries: number; hasMore: boolean; blocked: boolean; busy: boolean }> {
   const { created, events, blocked, busy } = await transaction(async (m) => {
     const [cursor]: TailState[] = await m.query(
-      `SELECT seq::text, wait_up_to::text, wait_xmax::text FROM outbox_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`, [DISPATCH_CURSOR]);
+      `SELECT seq::text, wait_up_to::text, wait_xmax::text FROM outbox_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
+      [DISPATCH_CURSOR],
+    );
     if (!cursor) return { created: [] as DeliveryToWake[], events: 0, blocked: false, busy: true };
     const tail = OutboxTail.fromState(cursor);
     const read = await tail.read(DISPATCH_BATCH, m, 'e.id, e.account_id, e.livemode, e.type, e.dispatched_at');
@@ -71,8 +73,12 @@ export async function dispatchOnce(): Promise<{ events: number; deliveries: numb
     const created = evs.length ? await fanOut(m, evs) : [];
     const next = tail.state;
     if (next.seq !== cursor.seq || next.wait_up_to !== cursor.wait_up_to || next.wait_xmax !== cursor.wait_xmax) {
-      await m.query('UPDATE outbox_cursors SET seq = $2, wait_up_to = $3, wait_xmax = $4, updated_at = now() WHERE name = $1',
-        [DISPATCH_CURSOR, next.seq, next.wait_up_to, next.wait_xmax]);
+      await m.query('UPDATE outbox_cursors SET seq = $2, wait_up_to = $3, wait_xmax = $4, updated_at = now() WHERE name = $1', [
+        DISPATCH_CURSOR,
+        next.seq,
+        next.wait_up_to,
+        next.wait_xmax,
+      ]);
     }
     return { created, events: read.rows.length, blocked: read.blocked, busy: false };
   });
@@ -91,14 +97,18 @@ async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'accoun
     `SELECT e.id AS event_id, w.id AS endpoint_id, w.event_types
        FROM unnest($1::text[], $2::text[], $3::boolean[]) AS e(id, account_id, livemode)
        JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.livemode = e.livemode AND w.enabled AND w.deleted_at IS NULL`,
-    [evs.map((e) => e.id), evs.map((e) => e.account_id), evs.map((e) => e.livemode)]);
+    [evs.map((e) => e.id), evs.map((e) => e.account_id), evs.map((e) => e.livemode)],
+  );
   if (candidates.length === 0) return [];
   const byId = new Map(evs.map((e) => [e.id, e]));
   const shipped = new Map<string, ReadonlySet<string>>();
-  for (const a of new Set(candidates.map((c) => byId.get(c.event_id)!.account_id))) shipped.set(a, new Set(await currentShippedEventTypes(a)));
+  for (const a of new Set(candidates.map((c) => byId.get(c.event_id)!.account_id)))
+    shipped.set(a, new Set(await currentShippedEventTypes(a)));
   const rows = candidates.flatMap((c) => {
     const ev = byId.get(c.event_id)!;
-    return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id)) ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }] : [];
+    return endpointReceives(c.event_types, ev.type, shipped.get(ev.account_id))
+      ? [{ id: newId('whd_'), ev, endpointId: c.endpoint_id }]
+      : [];
   });
   const created: DeliveryToWake[] = [];
   for (let i = 0; i < rows.length; i += 500) {
@@ -108,8 +118,16 @@ async function fanOut(m: EntityManager, evs: Array<Pick<EventRow, 'id' | 'accoun
        SELECT t.*, $7::text FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[])
               AS t(id, account_id, livemode, endpoint_id, event_id, event_type)
        ON CONFLICT DO NOTHING RETURNING id, account_id, endpoint_id`,
-      [chunk.map((r) => r.id), chunk.map((r) => r.ev.account_id), chunk.map((r) => r.ev.livemode), chunk.map((r) => r.endpointId),
-        chunk.map((r) => r.ev.id), chunk.map((r) => r.ev.type), WEBHOOK_DELIVERY_INITIAL_STATUS]);
+      [
+        chunk.map((r) => r.id),
+        chunk.map((r) => r.ev.account_id),
+        chunk.map((r) => r.ev.livemode),
+        chunk.map((r) => r.endpointId),
+        chunk.map((r) => r.ev.id),
+        chunk.map((r) => r.ev.type),
+        WEBHOOK_DELIVERY_INITIAL_STATUS,
+      ],
+    );
     created.push(...inserted);
   }
   return created;
@@ -156,8 +174,13 @@ export async function startDispatcher(): Promise<() => Promise<void>> {
   };
   const wake = (): void => {
     if (stopped) return;
-    if (running) { again = true; return; }
-    running = pass().finally(() => { running = null; });
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass().finally(() => {
+      running = null;
+    });
   };
 
   // Wake-ups ride the process's shared LISTEN connection (lib/notify.ts); the poll covers gaps.

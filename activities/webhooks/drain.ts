@@ -1,8 +1,8 @@
 /**
  * The endpoint drain activity (spec 4.10, 6; workflows/webhook-endpoint.ts): one call sends every
  * due delivery of one webhook endpoint, up to DRAIN_BATCH, with at most DRAIN_CONCURRENCY requests
- * in flight, and records the results in batched transactions (./record.ts). Rounds (issue 27
- * item 5): once every delivery it took has been sent, a call takes the deliveries that became due
+ * in flight, and records the results in batched transactions (./record.ts). Rounds:
+ * once every delivery it took has been sent, a call takes the deliveries that became due
  * meanwhile (oldest first, never one it already took, DRAIN_BATCH in all) until REFILL_FOR_MS after
  * its start, re-checking first that the endpoint is still enabled and the switch on; when none is
  * due yet it waits up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts); so a
@@ -67,11 +67,21 @@ export const HEARTBEAT_EVERY_MS = 2_000;
 export const FAILING_LISTED = 5;
 
 interface EndpointRow {
-  id: string; url: string; enabled: boolean; deleted_at: Date | null;
-  secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null;
+  id: string;
+  url: string;
+  enabled: boolean;
+  deleted_at: Date | null;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
-interface DueRow { id: string; status: string; attempt_count: number; event: EventRow | null }
+interface DueRow {
+  id: string;
+  status: string;
+  attempt_count: number;
+  event: EventRow | null;
+}
 
 /** What one call did, by outcome (DrainSummary's counts). */
 type Counts = Pick<DrainSummary, 'sent' | 'succeeded' | 'retrying' | 'failed' | 'cancelled'>;
@@ -85,9 +95,13 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
   const wallStart = Date.now();
   const clock = (): number => nowMs + (Date.now() - wallStart);
   const counts: Counts = { sent: 0, succeeded: 0, retrying: 0, failed: 0, cancelled: 0 };
-  const w: EndpointRow | undefined = (await db().query(
-    `SELECT id, url, enabled, deleted_at, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
-       FROM webhook_endpoints WHERE id = $1`, [endpointId]))[0];
+  const w: EndpointRow | undefined = (
+    await db().query(
+      `SELECT id, url, enabled, deleted_at, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
+       FROM webhook_endpoints WHERE id = $1`,
+      [endpointId],
+    )
+  )[0];
   if (!w || w.deleted_at || !w.enabled) {
     const reason = !w ? 'endpoint_not_found' : w.deleted_at ? 'endpoint_deleted' : 'endpoint_disabled';
     counts.cancelled = await cancelLiveDeliveries(endpointId, reason);
@@ -98,7 +112,8 @@ export async function drainEndpoint(endpointId: string, nowMs: number): Promise<
     await db().query(
       `UPDATE webhook_deliveries SET held_at = now()
         WHERE endpoint_id = $1 AND status = ANY($2) AND held_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $3)`,
-      [endpointId, LIVE_DELIVERY_STATUSES, new Date(clock())]);
+      [endpointId, LIVE_DELIVERY_STATUSES, new Date(clock())],
+    );
     return { state: 'held', closedReason: null, ...counts, ...(await summarize(endpointId, clock())) };
   }
 
@@ -153,23 +168,33 @@ async function sendDue(w: EndpointRow, wallStart: number, clock: () => number, c
       // became due meanwhile, never a delivery this call already took.
       for (let round = work; round.length > 0 && go();) {
         let next = 0;
-        await Promise.all(Array.from({ length: Math.min(DRAIN_CONCURRENCY, round.length) }, async () => {
-          while (next < round.length && go()) {
-            const d = round[next++];
-            const attempt = d.attempt_count + 1;
-            // Tracing on: the POST is a span of the trace that wrote the event (events.trace_parent), linked to this drain's.
-            const http = await inTraceOf(d.event!.trace_parent, 'webhook.deliver',
-              { 'payments.webhook_delivery_id': d.id, 'payments.event_id': d.event!.id, 'payments.webhook_endpoint_id': endpointId, 'payments.attempt': attempt },
-              () => sender(d.event!));
-            const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
-            assertDeliveryWrite(d.status, outcome);
-            pending.push({ id: newId('wha_'), deliveryId: d.id, attempt, http, finishedAtMs: clock() });
-            counts.sent += 1;
-            counts[outcome] += 1;
-            observeAttempt(outcome, http.latencyMs, outcome === 'succeeded' ? d.event!.created_at : null);
-            if (pending.length >= RECORD_BATCH) flush();
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: Math.min(DRAIN_CONCURRENCY, round.length) }, async () => {
+            while (next < round.length && go()) {
+              const d = round[next++];
+              const attempt = d.attempt_count + 1;
+              // Tracing on: the POST is a span of the trace that wrote the event (events.trace_parent), linked to this drain's.
+              const http = await inTraceOf(
+                d.event!.trace_parent,
+                'webhook.deliver',
+                {
+                  'payments.webhook_delivery_id': d.id,
+                  'payments.event_id': d.event!.id,
+                  'payments.webhook_endpoint_id': endpointId,
+                  'payments.attempt': attempt,
+                },
+                () => sender(d.event!),
+              );
+              const outcome = attemptOutcome(isSuccess(http.statusCode), http.retryable, attempt);
+              assertDeliveryWrite(d.status, outcome);
+              pending.push({ id: newId('wha_'), deliveryId: d.id, attempt, http, finishedAtMs: clock() });
+              counts.sent += 1;
+              counts[outcome] += 1;
+              observeAttempt(outcome, http.latencyMs, outcome === 'succeeded' ? d.event!.created_at : null);
+              if (pending.length >= RECORD_BATCH) flush();
+            }
+          }),
+        );
         // Each round's results are written when it ends, as a call's were: a further round never delays them.
         if (pending.length > 0) flush();
         // Nothing new yet: wait up to IDLE_WAIT_MS for the dispatcher's notification (./delivery-wake.ts)
@@ -178,12 +203,19 @@ async function sendDue(w: EndpointRow, wallStart: number, clock: () => number, c
         while (go() && taken.size < DRAIN_BATCH && Date.now() - wallStart < REFILL_FOR_MS && (await stillOpen(endpointId))) {
           const wake = await armDeliveryWake(endpointId);
           fresh = (await loadDue(endpointId, clock())).filter((d) => !taken.has(d.id)).slice(0, DRAIN_BATCH - taken.size);
-          if (fresh.length > 0) { wake.cancel(); break; }
+          if (fresh.length > 0) {
+            wake.cancel();
+            break;
+          }
           if (!(await wake.wait(Math.min(IDLE_WAIT_MS, REFILL_FOR_MS - (Date.now() - wallStart))))) break;
         }
         if (fresh.length === 0) break;
         for (const d of fresh) taken.add(d.id);
-        counts.cancelled += await cancelLiveDeliveries(endpointId, 'event_not_found', fresh.filter((d) => !d.event).map((d) => d.id));
+        counts.cancelled += await cancelLiveDeliveries(
+          endpointId,
+          'event_not_found',
+          fresh.filter((d) => !d.event).map((d) => d.id),
+        );
         round = fresh.filter((d) => d.event);
       }
       if (pending.length > 0) flush();
@@ -203,7 +235,10 @@ function observeAttempt(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs:
 
 /** Whether the endpoint is still enabled and not deleted and the delivery switch still on (checked before each further round). */
 async function stillOpen(endpointId: string): Promise<boolean> {
-  const [r]: Array<{ open: boolean }> = await db().query('SELECT enabled AND deleted_at IS NULL AS open FROM webhook_endpoints WHERE id = $1', [endpointId]);
+  const [r]: Array<{ open: boolean }> = await db().query(
+    'SELECT enabled AND deleted_at IS NULL AS open FROM webhook_endpoints WHERE id = $1',
+    [endpointId],
+  );
   return Boolean(r?.open) && (await isSwitchOn(DELIVERY_SWITCH));
 }
 
@@ -214,9 +249,14 @@ async function loadDue(endpointId: string, atMs: number): Promise<DueRow[]> {
             e.id, e.livemode, e.type, e.object_type, e.object_id, e.data, e.request_id, e.idempotency_key, e.api_version, e.created_at, e.seq, e.trace_parent
        FROM webhook_deliveries d LEFT JOIN events e ON e.id = d.event_id
       WHERE d.endpoint_id = $1 AND d.status = ANY($2) AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= $3)
-      ORDER BY d.created_at, d.id LIMIT $4`, [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), DRAIN_BATCH]);
+      ORDER BY d.created_at, d.id LIMIT $4`,
+    [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), DRAIN_BATCH],
+  );
   return rows.map(({ d_id, d_status, d_attempt_count, ...e }) => ({
-    id: d_id, status: d_status, attempt_count: d_attempt_count, event: e.id ? Object.assign(new EventRow(), e) : null,
+    id: d_id,
+    status: d_status,
+    attempt_count: d_attempt_count,
+    event: e.id ? Object.assign(new EventRow(), e) : null,
   }));
 }
 
@@ -231,7 +271,8 @@ async function summarize(endpointId: string, atMs: number): Promise<Pick<DrainSu
                FROM (SELECT id, attempt_count, next_attempt_at, last_error FROM webhook_deliveries
                       WHERE endpoint_id = $1 AND status = 'retrying' ORDER BY next_attempt_at LIMIT $4) f) AS failing
        FROM webhook_deliveries WHERE endpoint_id = $1 AND status = ANY($2)`,
-    [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), FAILING_LISTED]);
+    [endpointId, LIVE_DELIVERY_STATUSES, new Date(atMs), FAILING_LISTED],
+  );
   return { live: row.live, due: row.due, nextDueAtMs: row.next_due ? row.next_due.getTime() : null, failing: row.failing ?? [] };
 }
 
@@ -245,7 +286,13 @@ function endpointSender(w: EndpointRow): (event: EventRow) => Promise<HttpResult
     url = parseEndpointUrl(w.url);
   } catch (e) {
     const msg = e instanceof DomainError ? e.message : String((e as Error)?.message ?? e);
-    const refused: HttpResult = { statusCode: null, error: `url_rejected: ${msg}`.slice(0, 500), latencyMs: 0, excerpt: null, retryable: false };
+    const refused: HttpResult = {
+      statusCode: null,
+      error: `url_rejected: ${msg}`.slice(0, 500),
+      latencyMs: 0,
+      excerpt: null,
+      retryable: false,
+    };
     return async () => refused;
   }
   const now = Date.now();
@@ -276,7 +323,11 @@ function endpointSender(w: EndpointRow): (event: EventRow) => Promise<HttpResult
 function signer(secret: string): (id: string, at: Date, payload: string) => string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   if (key.length === 0) throw new Error("Secret can't be empty.");
-  return (id, at, payload) => `v1,${crypto.createHmac('sha256', key).update(`${id}.${Math.floor(at.getTime() / 1000)}.${payload}`).digest('base64')}`;
+  return (id, at, payload) =>
+    `v1,${crypto
+      .createHmac('sha256', key)
+      .update(`${id}.${Math.floor(at.getTime() / 1000)}.${payload}`)
+      .digest('base64')}`;
 }
 
 /** Whether this call, running as an activity, was cancelled (a direct call outside a worker never is). */
@@ -292,5 +343,7 @@ function cancelled(): boolean {
 function heartbeat(): void {
   try {
     Context.current().heartbeat();
-  } catch { /* not inside an activity */ }
+  } catch {
+    /* not inside an activity */
+  }
 }

@@ -22,7 +22,13 @@ export const CONNECTIONS_PER_ORIGIN = 64;
  * or `destination_forbidden: <why>`; `latencyMs` from send to the end of the excerpt; `excerpt`
  * the first RESPONSE_EXCERPT_CHARS characters of the body (null when empty).
  */
-export interface HttpResult { statusCode: number | null; error: string | null; latencyMs: number; excerpt: string | null; retryable: boolean }
+export interface HttpResult {
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  excerpt: string | null;
+  retryable: boolean;
+}
 
 let agent: Dispatcher | null = null;
 
@@ -49,14 +55,24 @@ export function isSuccess(status: number | null): boolean {
 }
 
 /** POSTs `body` with `headers` to `url` through `dispatcher` (default: deliveryAgent()); never throws. */
-export async function postWebhook(url: URL, headers: Record<string, string>, body: string, dispatcher: Dispatcher = deliveryAgent()): Promise<HttpResult> {
+export async function postWebhook(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  dispatcher: Dispatcher = deliveryAgent(),
+): Promise<HttpResult> {
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   try {
     // Redirects are never followed: undici follows them only through its redirect interceptor, not used here.
     const res = await request(url, {
-      method: 'POST', headers, body, dispatcher,
-      headersTimeout: WEBHOOK_TIMEOUT_MS, bodyTimeout: WEBHOOK_TIMEOUT_MS, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      method: 'POST',
+      headers,
+      body,
+      dispatcher,
+      headersTimeout: WEBHOOK_TIMEOUT_MS,
+      bodyTimeout: WEBHOOK_TIMEOUT_MS,
+      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
     const excerpt = await readExcerpt(res.body);
     const status = res.statusCode;
@@ -93,11 +109,18 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy?: () => void 
 function classifyError(e: unknown): string {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (isForbiddenDestination(e)) {
-    const msg = err?.code === 'ERR_DESTINATION_FORBIDDEN' ? err.message : err?.cause?.message ?? err?.message;
+    const msg = err?.code === 'ERR_DESTINATION_FORBIDDEN' ? err.message : (err?.cause?.message ?? err?.message);
     return `destination_forbidden: ${msg ?? ''}`.slice(0, 500);
   }
   const code = err?.code ?? err?.cause?.code;
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT'
-    || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_ABORTED') return 'timeout';
+  if (
+    err?.name === 'TimeoutError' ||
+    err?.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_ABORTED'
+  )
+    return 'timeout';
   return `connection_error: ${code ?? err?.message ?? String(e)}`.slice(0, 500);
 }

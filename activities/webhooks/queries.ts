@@ -17,8 +17,8 @@ const endpointNotFound = (id: string) => new DomainError('not_found', 'not_found
 const deliveryNotFound = (id: string) => new DomainError('not_found', 'not_found', `No such webhook delivery: ${id}.`, { param: 'id' });
 
 /** Loads a visible (the scope's account and mode, not deleted) endpoint through `m`, optionally locked FOR UPDATE; `404 not_found` otherwise. */
-export async function loadEndpoint(m: EntityManager, scope: AccountScope, id: string, lock = false): Promise<WebhookEndpoint> {
-  const found = scoped(scope, m);
+export async function loadEndpoint(manager: EntityManager, scope: AccountScope, id: string, lock = false): Promise<WebhookEndpoint> {
+  const found = scoped(scope, manager);
   const w = lock ? await found.lock(WebhookEndpoint, { id }, () => endpointNotFound(id)) : await found.findOne(WebhookEndpoint, { id });
   if (!w || w.deleted_at) throw endpointNotFound(id);
   return w;
@@ -41,9 +41,14 @@ export async function loadDelivery(scope: AccountScope, input: { id: string }): 
  * attempts' partition key is their delivery's `created_at`, read in SQL (no rounding through a JS
  * Date), so the read prunes to that delivery's partition.
  */
-export async function getDeliveryWithAttempts(scope: AccountScope, input: { id: string }): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
+export async function getDeliveryWithAttempts(
+  scope: AccountScope,
+  input: { id: string },
+): Promise<{ delivery: WebhookDelivery; attempts: WebhookAttempt[] }> {
   const delivery = await loadDelivery(scope, input);
-  const attempts = await db().getRepository(WebhookAttempt).createQueryBuilder('a')
+  const attempts = await db()
+    .getRepository(WebhookAttempt)
+    .createQueryBuilder('a')
     .where('a.delivery_id = :id', { id: delivery.id })
     .andWhere('a.delivery_created_at = (SELECT d.created_at FROM webhook_deliveries d WHERE d.id = :id)')
     .orderBy('a.attempt_number', 'ASC')
@@ -59,7 +64,10 @@ export function endpointsQuery(scope: AccountScope, filter: { enabled?: boolean 
 }
 
 /** The scope's deliveries (alias `d`), filtered by endpoint, event and status when given. */
-export function deliveriesQuery(scope: AccountScope, filter: { endpoint_id?: string; event_id?: string; status?: WebhookDeliveryStatus }): SelectQueryBuilder<WebhookDelivery> {
+export function deliveriesQuery(
+  scope: AccountScope,
+  filter: { endpoint_id?: string; event_id?: string; status?: WebhookDeliveryStatus },
+): SelectQueryBuilder<WebhookDelivery> {
   const qb = scoped(scope).query(WebhookDelivery, 'd');
   if (filter.endpoint_id) qb.andWhere('d.endpoint_id = :e', { e: filter.endpoint_id });
   if (filter.event_id) qb.andWhere('d.event_id = :ev', { ev: filter.event_id });

@@ -26,7 +26,10 @@ export interface AttemptRecord {
 }
 
 /** An attempt as written: its final number, the status it leaves and when the next attempt is due. */
-interface NumberedAttempt extends AttemptRecord { outcome: 'succeeded' | 'retrying' | 'failed'; nextAttemptAt: Date | null }
+interface NumberedAttempt extends AttemptRecord {
+  outcome: 'succeeded' | 'retrying' | 'failed';
+  nextAttemptAt: Date | null;
+}
 
 /**
  * Writes `records` (attempts of endpoint `endpointId`, in completion order) in one transaction:
@@ -48,25 +51,38 @@ export async function recordAttempts(endpointId: string, records: AttemptRecord[
   return transaction(async (m) => {
     const numbered = await writeAttemptRows(m, records);
     if (numbered.length === 0) return { enabled: true };
-    await recordDeliveryOutcomes(m, numbered.map((r) => ({
-      deliveryId: r.deliveryId, outcome: r.outcome, attempt: r.attempt, statusCode: r.http.statusCode, error: r.http.error, nextAttemptAt: r.nextAttemptAt,
-    })));
+    await recordDeliveryOutcomes(
+      m,
+      numbered.map((r) => ({
+        deliveryId: r.deliveryId,
+        outcome: r.outcome,
+        attempt: r.attempt,
+        statusCode: r.http.statusCode,
+        error: r.http.error,
+        nextAttemptAt: r.nextAttemptAt,
+      })),
+    );
     // A renumbered attempt (overlapping drains): the count follows the rows even on a delivery made
     // final meanwhile, whose status was left alone above.
     const assumed = new Map(records.map((r) => [r.id, r.attempt]));
     const counts = new Map<string, number>();
-    for (const r of numbered) if (r.attempt !== assumed.get(r.id)) counts.set(r.deliveryId, Math.max(r.attempt, counts.get(r.deliveryId) ?? 0));
+    for (const r of numbered)
+      if (r.attempt !== assumed.get(r.id)) counts.set(r.deliveryId, Math.max(r.attempt, counts.get(r.deliveryId) ?? 0));
     if (counts.size > 0) {
       await m.query(
         `UPDATE webhook_deliveries d SET attempt_count = t.n FROM unnest($1::text[], $2::int[]) AS t(id, n)
-          WHERE d.id = t.id AND d.attempt_count < t.n`, [[...counts.keys()], [...counts.values()]]);
+          WHERE d.id = t.id AND d.attempt_count < t.n`,
+        [[...counts.keys()], [...counts.values()]],
+      );
     }
     const { reset, failures } = failureStreakChange(numbered.map((r) => r.outcome));
     if (!reset && failures === 0) return { enabled: true };
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
     const [rows]: [Array<{ consecutive_failures: number }>, number] = await m.query(
       `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END + $3
-        WHERE id = $1 AND NOT ($2 AND $3 = 0 AND consecutive_failures = 0) RETURNING consecutive_failures`, [endpointId, reset, failures]);
+        WHERE id = $1 AND NOT ($2 AND $3 = 0 AND consecutive_failures = 0) RETURNING consecutive_failures`,
+      [endpointId, reset, failures],
+    );
     const streak = rows[0]?.consecutive_failures ?? 0;
     if (numbered.some((r) => r.outcome === 'failed') && streak >= AUTO_DISABLE_CONSECUTIVE_FAILURES) {
       return { enabled: !(await autoDisableWebhookEndpoint(m, endpointId)) };
@@ -96,8 +112,16 @@ async function insertAttempts(m: EntityManager, rows: NumberedAttempt[]): Promis
             AS t(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt)
        JOIN webhook_deliveries d ON d.id = t.delivery_id
      ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING RETURNING id`,
-    [rows.map((r) => r.id), rows.map((r) => r.deliveryId), rows.map((r) => r.attempt), rows.map((r) => r.http.statusCode),
-      rows.map((r) => r.http.error), rows.map((r) => r.http.latencyMs), rows.map((r) => r.http.excerpt)]);
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.deliveryId),
+      rows.map((r) => r.attempt),
+      rows.map((r) => r.http.statusCode),
+      rows.map((r) => r.http.error),
+      rows.map((r) => r.http.latencyMs),
+      rows.map((r) => r.http.excerpt),
+    ],
+  );
   return new Set(inserted.map((r) => r.id));
 }
 
@@ -124,7 +148,9 @@ async function writeAttemptRows(m: EntityManager, records: AttemptRecord[]): Pro
     const deliveryIds = [...new Set(rest.map((r) => r.deliveryId))];
     const top: Array<{ id: string; top: number | null }> = await m.query(
       `SELECT d.id, (SELECT max(a.attempt_number) FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.delivery_created_at = d.created_at) AS top
-         FROM (SELECT id, created_at FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE) d`, [deliveryIds]);
+         FROM (SELECT id, created_at FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE) d`,
+      [deliveryIds],
+    );
     const next = new Map(top.map((t) => [t.id, t.top ?? 0]));
     pending = [];
     for (const r of rest) {

@@ -26,7 +26,11 @@ export const NUDGE_BATCH = 500;
 export const SWEEP_BATCH = 500;
 
 /** A delivery row whose endpoint workflow must be woken. */
-export interface DeliveryToWake { id: string; account_id: string; endpoint_id: string }
+export interface DeliveryToWake {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+}
 
 /** Signals `deliver` to endpoint `endpointId`'s workflow, starting it when no run is open. Throws when Temporal refuses. */
 export async function wakeEndpoint(endpointId: string, accountId: string): Promise<void> {
@@ -42,17 +46,19 @@ export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): 
   const endpoints = [...new Map(rows.map((r) => [r.endpoint_id, r])).values()];
   const woken: string[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, endpoints.length) }, async () => {
-    while (next < endpoints.length) {
-      const r = endpoints[next++];
-      try {
-        await wakeEndpoint(r.endpoint_id, r.account_id);
-        woken.push(r.endpoint_id);
-      } catch (e) {
-        logger.warn({ err: e, endpoint_id: r.endpoint_id }, 'could not wake the webhook endpoint workflow; the sweep will retry');
+  await Promise.all(
+    Array.from({ length: Math.min(WAKE_CONCURRENCY, endpoints.length) }, async () => {
+      while (next < endpoints.length) {
+        const r = endpoints[next++];
+        try {
+          await wakeEndpoint(r.endpoint_id, r.account_id);
+          woken.push(r.endpoint_id);
+        } catch (e) {
+          logger.warn({ err: e, endpoint_id: r.endpoint_id }, 'could not wake the webhook endpoint workflow; the sweep will retry');
+        }
       }
-    }
-  }));
+    }),
+  );
   return woken;
 }
 
@@ -65,7 +71,9 @@ export async function wakeEndpointsOf(rows: Array<Omit<DeliveryToWake, 'id'>>): 
 export async function sweepUnstarted(): Promise<number> {
   const rows: Array<Omit<DeliveryToWake, 'id'>> = await db().query(
     `SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries
-      WHERE status = $3 AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`, [SWEEP_AFTER_SECONDS, SWEEP_BATCH, WEBHOOK_DELIVERY_INITIAL_STATUS]);
+      WHERE status = $3 AND held_at IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT $2`,
+    [SWEEP_AFTER_SECONDS, SWEEP_BATCH, WEBHOOK_DELIVERY_INITIAL_STATUS],
+  );
   return rows.length ? (await wakeEndpointsOf(rows)).length : 0;
 }
 
@@ -78,18 +86,23 @@ export async function nudgeHeld(): Promise<number> {
   if (!(await isSwitchOn(DELIVERY_SWITCH))) return 0;
   // No lock: two dispatchers nudging one endpoint cost one extra drain, nothing else.
   const rows: Array<{ endpoint_id: string; account_id: string }> = await db().query(
-    'SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries WHERE held_at IS NOT NULL LIMIT $1', [NUDGE_BATCH]);
+    'SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries WHERE held_at IS NOT NULL LIMIT $1',
+    [NUDGE_BATCH],
+  );
   if (!rows.length) return 0;
   const nudged: string[] = [];
-  await Promise.all(rows.map(async (r) => {
-    try {
-      await wakeEndpoint(r.endpoint_id, r.account_id);
-      nudged.push(r.endpoint_id);
-    } catch (e) {
-      logger.warn({ err: e, endpoint_id: r.endpoint_id }, 'could not nudge a held webhook endpoint; it re-checks on its own');
-    }
-  }));
-  if (nudged.length) await db().query('UPDATE webhook_deliveries SET held_at = NULL WHERE endpoint_id = ANY($1) AND held_at IS NOT NULL', [nudged]);
+  await Promise.all(
+    rows.map(async (r) => {
+      try {
+        await wakeEndpoint(r.endpoint_id, r.account_id);
+        nudged.push(r.endpoint_id);
+      } catch (e) {
+        logger.warn({ err: e, endpoint_id: r.endpoint_id }, 'could not nudge a held webhook endpoint; it re-checks on its own');
+      }
+    }),
+  );
+  if (nudged.length)
+    await db().query('UPDATE webhook_deliveries SET held_at = NULL WHERE endpoint_id = ANY($1) AND held_at IS NOT NULL', [nudged]);
   return nudged.length;
 }
 
@@ -100,7 +113,9 @@ export async function nudgeHeld(): Promise<number> {
  */
 export async function ensureWebhookEndpointWorkflows(): Promise<number> {
   const rows: Array<{ endpoint_id: string; account_id: string }> = await db().query(
-    'SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries WHERE status = ANY($1)', [LIVE_DELIVERY_STATUSES]);
+    'SELECT DISTINCT endpoint_id, account_id FROM webhook_deliveries WHERE status = ANY($1)',
+    [LIVE_DELIVERY_STATUSES],
+  );
   let woken = 0;
   for (const r of rows) {
     try {

@@ -47,13 +47,20 @@ const forbidden = (message: string) => badUrl('url_destination_forbidden', messa
 function defaultPlatformHosts(): string[] {
   const cfg = loadConfig();
   const hosts = [...cfg.platformHosts];
-  try { hosts.push(new URL(cfg.payerHost).hostname.toLowerCase()); } catch { /* unset */ }
+  try {
+    hosts.push(new URL(cfg.payerHost).hostname.toLowerCase());
+  } catch {
+    /* unset */
+  }
   return hosts;
 }
 
 /** The URL's host without IPv6 brackets or a trailing dot, lower-cased. */
-export function bareHost(u: URL): string {
-  return u.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+export function bareHost(uRL: URL): string {
+  return uRL.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
@@ -107,7 +114,8 @@ export async function checkEndpointUrl(raw: unknown, opts: UrlRuleOptions = {}):
   try {
     assertAllowedAddresses(host, addresses, { allowLoopback: opts.allowLoopback ?? loadConfig().webhooksAllowLoopback });
   } catch (e) {
-    if (e instanceof ForbiddenDestinationError) throw forbidden(`\`url\` must point to a public address; ${host} resolves to ${e.address} (${e.range}).`);
+    if (e instanceof ForbiddenDestinationError)
+      throw forbidden(`\`url\` must point to a public address; ${host} resolves to ${e.address} (${e.range}).`);
     throw e;
   }
   return u;

@@ -1,5 +1,5 @@
 /**
- * The docs' static assets (issue 23), all served by the product at `/docs/assets/<name>` (offline, no
+ * The docs' static assets, all served by the product at `/docs/assets/<name>` (offline, no
  * CDN, no third-party origin in the CSP): the docs' own `api/docs/assets/*.css|js` (the docs'
  * stylesheet; the references are server-rendered, docs/decisions/0093, so no renderer is shipped).
  * Each is read once, hashed for a versioned URL (`?v=<hash>`, a year of immutable caching) and kept
@@ -11,7 +11,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 /** One served docs asset. */
-export interface DocsAsset { name: string; type: string; body: Buffer; gzipped: Buffer; hash: string; url: string }
+export interface DocsAsset {
+  name: string;
+  type: string;
+  body: Buffer;
+  gzipped: Buffer;
+  hash: string;
+  url: string;
+}
 
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
@@ -51,4 +58,3 @@ export function docsAssetUrl(name: string): string {
   if (!a) throw new Error(`no docs asset ${name}`);
   return a.url;
 }
-

@@ -1,6 +1,6 @@
 /**
  * Long identifiers in the docs (paths, codes, event types, patterns, URLs, hex values) drawn so that
- * a phone's narrow column wraps them between their parts, never inside one (issue 38 point 5): a
+ * a phone's narrow column wraps them between their parts, never inside one: a
  * run without spaces of 16 characters or more is cut after each `.`, `/`, `_`, `?`, `&`, `=`, `:`,
  * `,` or `-`, before a `{` or a capital that follows a small letter, and a long run of letters and
  * digits (a hash, an address) every 8 characters; each piece is a `nowrap` span with a `<wbr>`
@@ -18,8 +18,12 @@ const CHUNK = 8;
 
 /** The pieces of one run without spaces. */
 function pieces(run: string): string[] {
-  return run.split(/(?<=[./_?&=:,-])(?=[^./_?&=:,-])|(?=\{)|(?<=[a-z])(?=[A-Z])/).filter(Boolean)
-    .flatMap((p) => (p.length >= LONG_ALNUM && /^[^A-Za-z0-9]*[A-Za-z0-9]+[^A-Za-z0-9]*$/.test(p) ? p.match(new RegExp(`.{1,${CHUNK}}`, 'g'))! : [p]));
+  return run
+    .split(/(?<=[./_?&=:,-])(?=[^./_?&=:,-])|(?=\{)|(?<=[a-z])(?=[A-Z])/)
+    .filter(Boolean)
+    .flatMap((p) =>
+      p.length >= LONG_ALNUM && /^[^A-Za-z0-9]*[A-Za-z0-9]+[^A-Za-z0-9]*$/.test(p) ? p.match(new RegExp(`.{1,${CHUNK}}`, 'g'))! : [p],
+    );
 }
 
 const whole = (x: string) => <span class="nobr">{x}</span>;
@@ -31,7 +35,10 @@ export function breakable(text: string, opts: { code?: boolean } = {}): Componen
     if (part === '' || /^\s+$/.test(part)) {
       if (part) out.push(part);
     } else if (part.length >= LONG_RUN) {
-      pieces(part).forEach((x, i) => { if (i) out.push(<wbr />); out.push(whole(x)); });
+      pieces(part).forEach((x, i) => {
+        if (i) out.push(<wbr />);
+        out.push(whole(x));
+      });
     } else if (opts.code || /-\d/.test(part)) {
       out.push(whole(part));
     } else {
@@ -42,6 +49,6 @@ export function breakable(text: string, opts: { code?: boolean } = {}): Componen
 }
 
 /** {@link breakable} as a component. */
-export function Breakable(p: { text: string; code?: boolean }) {
-  return <>{breakable(p.text, { code: p.code })}</>;
+export function Breakable(props: { text: string; code?: boolean }) {
+  return <>{breakable(props.text, { code: props.code })}</>;
 }

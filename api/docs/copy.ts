@@ -5,13 +5,14 @@
  */
 export const ERRORS_COPY = {
   title: 'Error reference',
-  lead: 'Every error the API answers has the same envelope: `{ "error": { "type", "code", "message", "doc_url", "request_id", "param"?, "details"? } }`. '
-    + 'Act on `type` (what kind of failure, and whether to retry) and on `code` (exactly what happened); `message` is for people and may change.',
+  lead:
+    'Every error the API answers has the same envelope: `{ "error": { "type", "code", "message", "doc_url", "request_id", "param"?, "details"? } }`. ' +
+    'Act on `type` (what kind of failure, and whether to retry) and on `code` (exactly what happened); `message` is for people and may change.',
   rules: [
     '`code` is stable and only ever added to: handle the codes you need and treat any other by its `type`.',
     '`param` names the offending request field (a body field as a dotted path, a query parameter or a header).',
     '`details` is machine-readable; its members depend on the code and are listed below.',
-    '`doc_url` links to the code\'s entry on this page; `request_id` (also the `Request-Id` header) is what support asks for.',
+    "`doc_url` links to the code's entry on this page; `request_id` (also the `Request-Id` header) is what support asks for.",
     'Answers that ask you to wait send `Retry-After` (seconds).',
   ],
   typesHeading: 'Error types',

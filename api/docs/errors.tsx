@@ -1,5 +1,5 @@
 /**
- * The error reference (issue 23 part 2; spec 7): `GET /docs/errors`, an HTML page drawn from the
+ * The error reference (spec 7): `GET /docs/errors`, an HTML page drawn from the
  * error registry (domain/error-codes.ts). It lists the error types (status, what to do, their
  * codes), then every code grouped by its usual type, each in an element `id="<code>"` so an error
  * envelope's `doc_url` (`<DOCS_BASE_URL>/errors#<code>`) lands on it: its statuses, when it
@@ -21,7 +21,19 @@ export const ERROR_REFERENCE_PATH = '/docs/errors';
 
 /** `text` with its backtick-quoted parts as `<code>`, long identifiers breakable between their parts. */
 function Inline(p: { text: string }) {
-  return <>{p.text.split('`').map((part, i) => (i % 2 === 1 ? <code><Breakable text={part} code /></code> : <Breakable text={part} />))}</>;
+  return (
+    <>
+      {p.text.split('`').map((part, i) =>
+        i % 2 === 1 ? (
+          <code>
+            <Breakable text={part} code />
+          </code>
+        ) : (
+          <Breakable text={part} />
+        ),
+      )}
+    </>
+  );
 }
 
 /** Anchor of a type's section: prefixed, since some codes are named like their type (`not_found`). */
@@ -38,13 +50,26 @@ function typeStatuses(type: ErrorType, entries: readonly ErrorCodeEntry[]): numb
 function TypesTable(p: { groups: ReturnType<typeof errorCodesByType> }) {
   return (
     <table tabIndex={0}>
-      <thead><tr><th scope="col">{C.typeColumn}</th><th scope="col">{C.statusColumn}</th><th scope="col">{C.recoveryColumn}</th><th scope="col">{C.codesColumn}</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">{C.typeColumn}</th>
+          <th scope="col">{C.statusColumn}</th>
+          <th scope="col">{C.recoveryColumn}</th>
+          <th scope="col">{C.codesColumn}</th>
+        </tr>
+      </thead>
       <tbody>
         {p.groups.map((g) => (
           <tr>
-            <th scope="row"><a href={`#${typeAnchor(g.type)}`}><code>{g.type}</code></a></th>
+            <th scope="row">
+              <a href={`#${typeAnchor(g.type)}`}>
+                <code>{g.type}</code>
+              </a>
+            </th>
             <td>{typeStatuses(g.type, g.entries).join(' / ')}</td>
-            <td><Inline text={RECOVERY_BY_TYPE[g.type]} /></td>
+            <td>
+              <Inline text={RECOVERY_BY_TYPE[g.type]} />
+            </td>
             <td>{g.entries.length}</td>
           </tr>
         ))}
@@ -59,33 +84,85 @@ function CodeEntry(p: { e: ErrorCodeEntry }) {
   const others = e.types.slice(1);
   return (
     <section id={e.code} class="error-code" aria-labelledby={`${e.code}-title`}>
-      <h3 id={`${e.code}-title`}><a href={`#${e.code}`}><code><Breakable text={e.code} code /></code></a></h3>
-      {e.surface === 'simulator' ? <p class="muted"><Inline text={C.simulatorOnly} /></p> : null}
-      {e.reserved ? <p class="muted"><Inline text={C.reserved} /></p> : null}
+      <h3 id={`${e.code}-title`}>
+        <a href={`#${e.code}`}>
+          <code>
+            <Breakable text={e.code} code />
+          </code>
+        </a>
+      </h3>
+      {e.surface === 'simulator' ? (
+        <p class="muted">
+          <Inline text={C.simulatorOnly} />
+        </p>
+      ) : null}
+      {e.reserved ? (
+        <p class="muted">
+          <Inline text={C.reserved} />
+        </p>
+      ) : null}
       <dl>
         <dt>{C.statusLabel}</dt>
         <dd>{e.statuses.join(' / ')}</dd>
         <dt>{C.typeLabel}</dt>
         <dd>
           <code>{e.types[0]}</code>
-          {others.length ? <>{C.alsoTypes}{others.map((t, i) => <>{i ? ', ' : ''}<a href={`#${typeAnchor(t)}`}><code>{t}</code></a></>)}</> : null}
+          {others.length ? (
+            <>
+              {C.alsoTypes}
+              {others.map((t, i) => (
+                <>
+                  {i ? ', ' : ''}
+                  <a href={`#${typeAnchor(t)}`}>
+                    <code>{t}</code>
+                  </a>
+                </>
+              ))}
+            </>
+          ) : null}
         </dd>
         <dt>{C.whenLabel}</dt>
-        <dd><Inline text={e.when} /></dd>
-        {e.param ? (<><dt><Inline text={C.paramLabel} /></dt><dd><Inline text={e.param} /></dd></>) : null}
+        <dd>
+          <Inline text={e.when} />
+        </dd>
+        {e.param ? (
+          <>
+            <dt>
+              <Inline text={C.paramLabel} />
+            </dt>
+            <dd>
+              <Inline text={e.param} />
+            </dd>
+          </>
+        ) : null}
         {e.details ? (
           <>
-            <dt><Inline text={C.detailsLabel} /></dt>
+            <dt>
+              <Inline text={C.detailsLabel} />
+            </dt>
             <dd>
               <ul>
-                {Object.entries(e.details).map(([k, v]) => <li><code>{k}</code>: <Inline text={v} /></li>)}
+                {Object.entries(e.details).map(([k, v]) => (
+                  <li>
+                    <code>{k}</code>: <Inline text={v} />
+                  </li>
+                ))}
               </ul>
             </dd>
           </>
         ) : null}
-        {e.retryAfter ? (<><dt><Inline text={C.retryAfterLabel} /></dt><dd>{C.retryAfterValue}</dd></>) : null}
+        {e.retryAfter ? (
+          <>
+            <dt>
+              <Inline text={C.retryAfterLabel} />
+            </dt>
+            <dd>{C.retryAfterValue}</dd>
+          </>
+        ) : null}
         <dt>{C.recoveryLabel}</dt>
-        <dd><Inline text={e.recovery} /></dd>
+        <dd>
+          <Inline text={e.recovery} />
+        </dd>
       </dl>
     </section>
   );
@@ -98,18 +175,34 @@ export function ErrorReference() {
   return (
     <article class="guide error-reference">
       <h1 id="top">{C.title}</h1>
-      <p><Inline text={C.lead} /></p>
-      <ul>{C.rules.map((r) => <li><Inline text={r} /></li>)}</ul>
+      <p>
+        <Inline text={C.lead} />
+      </p>
+      <ul>
+        {C.rules.map((r) => (
+          <li>
+            <Inline text={r} />
+          </li>
+        ))}
+      </ul>
       <h2 id="types">{C.typesHeading}</h2>
       <p>{C.typesIntro}</p>
       <TypesTable groups={groups} />
       <h2 id="codes">{C.codesHeading(total)}</h2>
       {groups.map((g) => (
         <section id={typeAnchor(g.type)} aria-labelledby={`${typeAnchor(g.type)}-title`}>
-          <h2 id={`${typeAnchor(g.type)}-title`}><code>{g.type}</code> ({typeStatuses(g.type, g.entries).join(' / ')})</h2>
-          <p><Inline text={RECOVERY_BY_TYPE[g.type]} /></p>
-          {g.entries.map((e) => <CodeEntry e={e} />)}
-          <p><a href="#types">{C.backToTop}</a></p>
+          <h2 id={`${typeAnchor(g.type)}-title`}>
+            <code>{g.type}</code> ({typeStatuses(g.type, g.entries).join(' / ')})
+          </h2>
+          <p>
+            <Inline text={RECOVERY_BY_TYPE[g.type]} />
+          </p>
+          {g.entries.map((e) => (
+            <CodeEntry e={e} />
+          ))}
+          <p>
+            <a href="#types">{C.backToTop}</a>
+          </p>
         </section>
       ))}
     </article>
@@ -120,13 +213,14 @@ export function ErrorReference() {
  * Mounts `GET /docs/errors` on `r` (the docs router, api/docs/index.ts). `opts.simulator` only
  * shows the simulator in the docs navigation; default: the process's SIMULATOR_ENABLED.
  */
-export function mountErrorReference(r: Router<AppState>, opts: { simulator?: boolean } = {}): void {
-  r.get(ERROR_REFERENCE_PATH, (ctx) => {
+export function mountErrorReference(router: Router<AppState>, opts: { simulator?: boolean } = {}): void {
+  router.get(ERROR_REFERENCE_PATH, (ctx) => {
     const simulator = opts.simulator ?? loadConfig().simulatorEnabled;
-    sendPage(ctx, (
+    sendPage(
+      ctx,
       <DocsPage ctx={ctx} title={C.title} current={ERROR_REFERENCE_PATH} simulator={simulator}>
         <ErrorReference />
-      </DocsPage>
-    ));
+      </DocsPage>,
+    );
   });
 }

@@ -1,5 +1,5 @@
 /**
- * What every docs page shares (issue 23): the list of the docs' addresses (also the JSON of `GET /`),
+ * What every docs page shares: the list of the docs' addresses (also the JSON of `GET /`),
  * the navigation between them, and `DocsPage`, the pages' own `Layout` (api/pages/layout.tsx) with
  * the docs' stylesheet and navigation added. The docs are written in English, so the document's
  * language is English whatever `Accept-Language` asks.
@@ -23,15 +23,46 @@ export interface DocsLink {
 /** The docs' addresses; the simulator's two only when the simulator is on. */
 export function docsLinks(simulator: boolean): DocsLink[] {
   const links: DocsLink[] = [
-    { rel: 'reference', href: '/docs', title: 'API reference', description: 'Every /v1 operation, its parameters, bodies, answers and errors, and the webhook events, drawn from the served OpenAPI document.' },
-    { rel: 'guides', href: '/docs/guides', title: 'Guides', description: 'Step-by-step guides: from a first request to receiving webhooks.' },
-    { rel: 'errors', href: '/docs/errors', title: 'Error reference', description: 'Every error type and code the API answers, with what to do about it.' },
-    { rel: 'openapi', href: '/v1/openapi.json', title: 'OpenAPI document', description: 'The /v1 contract as OpenAPI 3.1 JSON, for code generators and tools.' },
+    {
+      rel: 'reference',
+      href: '/docs',
+      title: 'API reference',
+      description:
+        'Every /v1 operation, its parameters, bodies, answers and errors, and the webhook events, drawn from the served OpenAPI document.',
+    },
+    {
+      rel: 'guides',
+      href: '/docs/guides',
+      title: 'Guides',
+      description: 'Step-by-step guides: from a first request to receiving webhooks.',
+    },
+    {
+      rel: 'errors',
+      href: '/docs/errors',
+      title: 'Error reference',
+      description: 'Every error type and code the API answers, with what to do about it.',
+    },
+    {
+      rel: 'openapi',
+      href: '/v1/openapi.json',
+      title: 'OpenAPI document',
+      description: 'The /v1 contract as OpenAPI 3.1 JSON, for code generators and tools.',
+    },
   ];
   if (simulator) {
     links.push(
-      { rel: 'simulator_reference', href: '/sim/docs', title: 'Simulator reference', description: 'The sandbox simulator: act as the outside world (chains, banks, providers) in test mode.' },
-      { rel: 'simulator_openapi', href: '/sim/openapi.json', title: 'Simulator OpenAPI document', description: 'The simulator\'s routes as OpenAPI 3.1 JSON.' },
+      {
+        rel: 'simulator_reference',
+        href: '/sim/docs',
+        title: 'Simulator reference',
+        description: 'The sandbox simulator: act as the outside world (chains, banks, providers) in test mode.',
+      },
+      {
+        rel: 'simulator_openapi',
+        href: '/sim/openapi.json',
+        title: 'Simulator OpenAPI document',
+        description: "The simulator's routes as OpenAPI 3.1 JSON.",
+      },
     );
   }
   return links;
@@ -45,13 +76,21 @@ const NAV: { href: string; title: string; simulatorOnly?: boolean }[] = [
 ];
 
 /** The links between the docs pages; `current` (a path) is marked `aria-current="page"`. */
-export function DocsNav(p: { current: string; simulator: boolean }) {
+export function DocsNav(props: { current: string; simulator: boolean }) {
   return (
     <nav class="docs-nav" aria-label="Documentation">
       <ul>
-        <li><a class="brand" href="/" aria-current={p.current === '/' ? 'page' : undefined}>Payments Platform API</a></li>
-        {NAV.filter((n) => !n.simulatorOnly || p.simulator).map((n) => (
-          <li><a href={n.href} aria-current={p.current === n.href ? 'page' : undefined}>{n.title}</a></li>
+        <li>
+          <a class="brand" href="/" aria-current={props.current === '/' ? 'page' : undefined}>
+            Payments Platform API
+          </a>
+        </li>
+        {NAV.filter((n) => !n.simulatorOnly || props.simulator).map((n) => (
+          <li>
+            <a href={n.href} aria-current={props.current === n.href ? 'page' : undefined}>
+              {n.title}
+            </a>
+          </li>
         ))}
       </ul>
     </nav>
@@ -72,13 +111,13 @@ export interface DocsPageProps {
  * A docs page inside the pages' `Layout` (same frame, stylesheet, script, CSP nonce and SANDBOX banner),
  * with the docs' stylesheet (a `<link>` in the body, which HTML allows for stylesheets) and navigation.
  */
-export function DocsPage(p: DocsPageProps) {
-  const page = pageContext(p.ctx);
+export function DocsPage(props: DocsPageProps) {
+  const page = pageContext(props.ctx);
   return (
-    <Layout locale={localeFor('en-US')} nonce={page.nonce} title={`${p.title} · Payments Platform API`} sandbox={page.sandbox}>
+    <Layout locale={localeFor('en-US')} nonce={page.nonce} title={`${props.title} · Payments Platform API`} sandbox={page.sandbox}>
       <link rel="stylesheet" href={docsAssetUrl('docs.css')} nonce={page.nonce} />
-      <DocsNav current={p.current} simulator={p.simulator} />
-      {p.children}
+      <DocsNav current={props.current} simulator={props.simulator} />
+      {props.children}
     </Layout>
   );
 }

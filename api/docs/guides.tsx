@@ -1,5 +1,5 @@
 /**
- * The guides (issue 23): the repository's `docs/guides/*.md`, rendered to HTML inside the pages'
+ * The guides: the repository's `docs/guides/*.md`, rendered to HTML inside the pages'
  * Layout (api/docs/markdown.tsx: markdown-it, raw HTML off, escaped by preact).
  * - `GET /docs/guides`: the index, one entry per file, titled by its first heading (the file name
  *   when it has none), in file-name order (a numeric prefix orders them);
@@ -42,7 +42,11 @@ function shorten(text: string, max: number): string {
 }
 
 /** One guide of the index. */
-export interface GuideEntry { name: string; title: string; lead: string | null }
+export interface GuideEntry {
+  name: string;
+  title: string;
+  lead: string | null;
+}
 
 const rendered = new Map<string, { stamp: string; page: RenderedMarkdown }>();
 
@@ -89,35 +93,43 @@ export function listGuides(): GuideEntry[] {
 }
 
 /** Mounts `GET /docs/guides` and `GET /docs/guides/:name`. */
-export function mountGuides(r: Router<AppState>, opts: { simulator: boolean }): void {
-  r.get('/docs/guides', (ctx) => {
+export function mountGuides(router: Router<AppState>, opts: { simulator: boolean }): void {
+  router.get('/docs/guides', (ctx) => {
     const guides = listGuides();
-    sendPage(ctx, (
+    sendPage(
+      ctx,
       <DocsPage ctx={ctx} title="Guides" current="/docs/guides" simulator={opts.simulator}>
         <h1>Guides</h1>
-        {guides.length === 0
-          ? <p class="muted">No guides yet. The <a href="/docs">API reference</a> describes every operation.</p>
-          : (
-            <ul class="guide-list">
-              {guides.map((g) => (
-                <li>
-                  <a href={`/docs/guides/${g.name}`}>{g.title}</a>
-                  {g.lead ? <p class="muted"><Breakable text={g.lead} /></p> : null}
-                </li>
-              ))}
-            </ul>
-          )}
-      </DocsPage>
-    ));
+        {guides.length === 0 ? (
+          <p class="muted">
+            No guides yet. The <a href="/docs">API reference</a> describes every operation.
+          </p>
+        ) : (
+          <ul class="guide-list">
+            {guides.map((g) => (
+              <li>
+                <a href={`/docs/guides/${g.name}`}>{g.title}</a>
+                {g.lead ? (
+                  <p class="muted">
+                    <Breakable text={g.lead} />
+                  </p>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </DocsPage>,
+    );
   });
 
-  r.get('/docs/guides/:name', (ctx) => {
+  router.get('/docs/guides/:name', (ctx) => {
     const guide = loadGuide(ctx.params.name);
     if (!guide) return sendNotFound(ctx);
-    sendPage(ctx, (
+    sendPage(
+      ctx,
       <DocsPage ctx={ctx} title={guide.title ?? ctx.params.name} current="/docs/guides" simulator={opts.simulator}>
         {guide.body}
-      </DocsPage>
-    ));
+      </DocsPage>,
+    );
   });
 }

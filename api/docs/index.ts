@@ -1,5 +1,5 @@
 /**
- * The docs (ARCHITECTURE.md "api/docs/", issue 23): the served API reference, the guides, the error
+ * The docs (ARCHITECTURE.md "api/docs/"): the served API reference, the guides, the error
  * reference, and the root of the API, all public (no key) and served by the product itself (no CDN,
  * no third-party origin):
  * - `GET /`: where the documentation is (HTML, or JSON for `Accept: application/json`; root.tsx);

@@ -1,5 +1,5 @@
 /**
- * Markdown to a preact tree (issue 23, the guides): `markdown-it` parses (CommonMark with tables and
+ * Markdown to a preact tree (the guides): `markdown-it` parses (CommonMark with tables and
  * strikethrough, raw HTML off: `<script>` in a guide is text), and its token stream is turned into
  * preact elements here instead of markdown-it's HTML string, so no raw HTML ever enters a page: every
  * text and attribute is escaped by preact like the rest of the pages. Links keep markdown-it's URL
@@ -24,21 +24,35 @@ const KEPT_ATTRS = new Set(['href', 'src', 'alt', 'title', 'start', 'id']);
 const SCROLLABLE: Record<string, { tabIndex: number }> = { table: { tabIndex: 0 } };
 
 /** A guide's front facts: its first heading and the first paragraph's text (for the index). */
-export interface MarkdownSummary { title: string | null; lead: string | null }
+export interface MarkdownSummary {
+  title: string | null;
+  lead: string | null;
+}
 
 /** A parsed Markdown document: its preact tree and summary. */
-export interface RenderedMarkdown extends MarkdownSummary { body: VNode<any> }
+export interface RenderedMarkdown extends MarkdownSummary {
+  body: VNode<any>;
+}
 
 /** GitHub-like heading slug: lower case, letters, digits and dashes. */
 export function slug(text: string): string {
-  return text.toLowerCase().trim().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s+/g, '-').replace(/-+/g, '-') || 'section';
+  return (
+    text
+      .toLowerCase()
+      .trim()
+      .replace(/[^\p{L}\p{N}\s-]/gu, '')
+      .replace(/\s+/g, '-')
+      .replace(/-+/g, '-') || 'section'
+  );
 }
 
 /** The plain text of an inline token's children. */
 function inlineText(t: Token | undefined): string {
   if (!t) return '';
   if (!t.children) return t.content;
-  return t.children.map((c: Token) => (c.type === 'softbreak' || c.type === 'hardbreak' ? ' ' : c.children ? inlineText(c) : c.content)).join('');
+  return t.children
+    .map((c: Token) => (c.type === 'softbreak' || c.type === 'hardbreak' ? ' ' : c.children ? inlineText(c) : c.content))
+    .join('');
 }
 
 /** `other.md` or `./other.md#x` (a sibling guide) becomes `/docs/guides/other#x`; anything else is kept. */
@@ -98,18 +112,30 @@ function build(tokens: Token[], headingIds: Map<string, number>): ComponentChild
 /** One self-contained token. */
 function leaf(t: Token, headingIds: Map<string, number>): ComponentChildren {
   switch (t.type) {
-    case 'inline': return build(t.children ?? [], headingIds);
-    case 'text': case 'text_special': case 'html_inline': case 'html_block': return breakable(t.content);
-    case 'code_inline': return h('code', null, ...breakable(t.content, { code: true }));
-    case 'softbreak': return '\n';
-    case 'hardbreak': return h('br', null);
-    case 'hr': return h('hr', null);
-    case 'image': return h('img', { ...attrsOf(t), alt: inlineText(t) });
-    case 'fence': case 'code_block': {
+    case 'inline':
+      return build(t.children ?? [], headingIds);
+    case 'text':
+    case 'text_special':
+    case 'html_inline':
+    case 'html_block':
+      return breakable(t.content);
+    case 'code_inline':
+      return h('code', null, ...breakable(t.content, { code: true }));
+    case 'softbreak':
+      return '\n';
+    case 'hardbreak':
+      return h('br', null);
+    case 'hr':
+      return h('hr', null);
+    case 'image':
+      return h('img', { ...attrsOf(t), alt: inlineText(t) });
+    case 'fence':
+    case 'code_block': {
       const lang = t.info.trim().split(/\s+/)[0];
       return h('pre', { tabIndex: 0 }, h('code', lang ? { class: `language-${lang.replace(/[^A-Za-z0-9_+-]/g, '')}` } : null, t.content));
     }
-    default: return t.content || null;
+    default:
+      return t.content || null;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The API references (issue 23; issue 38 point 6; docs/decisions/0093), server-rendered inside the
+ * The API references (docs/decisions/0093), server-rendered inside the
  * docs' frame (api/docs/frame.tsx: the same header, navigation and typography as the guides and the
  * error reference), no script, from the served documents themselves:
  * - `GET /docs`: the /v1 reference's index: the version a client pins, the base path, how to
@@ -62,17 +62,39 @@ function Facts(p: { doc: Json; documentUrl: string }) {
   return (
     <dl class="ref-facts">
       <dt>Version</dt>
-      <dd><code class="version">{String(p.doc.info?.version ?? '')}</code></dd>
+      <dd>
+        <code class="version">{String(p.doc.info?.version ?? '')}</code>
+      </dd>
       <dt>Base path</dt>
-      <dd><code>{base}</code></dd>
+      <dd>
+        <code>{base}</code>
+      </dd>
       {schemes.length ? (
         <>
           <dt>Authentication</dt>
-          <dd><ul>{schemes.map(([name, s]) => <li><code>{(s as Json).type === 'apiKey' ? String((s as Json).name) : `Authorization: ${String((s as Json).scheme ?? name).replace(/^bearer$/, 'Bearer')} ...`}</code>: <Inline text={String((s as Json).description ?? name)} /></li>)}</ul></dd>
+          <dd>
+            <ul>
+              {schemes.map(([name, s]) => (
+                <li>
+                  <code>
+                    {(s as Json).type === 'apiKey'
+                      ? String((s as Json).name)
+                      : `Authorization: ${String((s as Json).scheme ?? name).replace(/^bearer$/, 'Bearer')} ...`}
+                  </code>
+                  : <Inline text={String((s as Json).description ?? name)} />
+                </li>
+              ))}
+            </ul>
+          </dd>
         </>
       ) : null}
       <dt>OpenAPI document</dt>
-      <dd><a href={p.documentUrl}><Breakable text={p.documentUrl} /></a> (OpenAPI {String(p.doc.openapi ?? '')}, for code generators and tools)</dd>
+      <dd>
+        <a href={p.documentUrl}>
+          <Breakable text={p.documentUrl} />
+        </a>{' '}
+        (OpenAPI {String(p.doc.openapi ?? '')}, for code generators and tools)
+      </dd>
     </dl>
   );
 }
@@ -90,25 +112,45 @@ function ReferenceIndex(p: { doc: Json }) {
       <nav class="ref-areas" aria-label="Areas">
         <h2 id="areas">Areas</h2>
         <ul>
-          {groups.map((g) => <li><a href={`#area-${g.tag}`}>{areaTitle(g.tag)}</a></li>)}
-          {events.length ? <li><a href="#webhooks">Webhook events</a></li> : null}
+          {groups.map((g) => (
+            <li>
+              <a href={`#area-${g.tag}`}>{areaTitle(g.tag)}</a>
+            </li>
+          ))}
+          {events.length ? (
+            <li>
+              <a href="#webhooks">Webhook events</a>
+            </li>
+          ) : null}
         </ul>
       </nav>
       <h2 id="operations">Operations ({count})</h2>
       {groups.map((g) => (
         <section id={`area-${g.tag}`} aria-labelledby={`area-${g.tag}-title`}>
-          <h3 id={`area-${g.tag}-title`}><a href={areaPath(g.tag)}>{areaTitle(g.tag)}</a></h3>
+          <h3 id={`area-${g.tag}-title`}>
+            <a href={areaPath(g.tag)}>{areaTitle(g.tag)}</a>
+          </h3>
           <ul class="op-list">
-            {g.entries.map((e) => <OperationRow entry={e} doc={p.doc} href={`${areaPath(g.tag)}#${String(e.op.operationId)}`} />)}
+            {g.entries.map((e) => (
+              <OperationRow entry={e} doc={p.doc} href={`${areaPath(g.tag)}#${String(e.op.operationId)}`} />
+            ))}
           </ul>
         </section>
       ))}
       {events.length ? (
         <section id="webhooks" aria-labelledby="webhooks-title">
-          <h2 id="webhooks-title"><a href={WEBHOOKS_PATH}>Webhook events ({events.length})</a></h2>
+          <h2 id="webhooks-title">
+            <a href={WEBHOOKS_PATH}>Webhook events ({events.length})</a>
+          </h2>
           <p>What the service POSTs to your webhook endpoints, one event type each.</p>
           <ul class="op-list events">
-            {events.map(([name]) => <li><a href={`${WEBHOOKS_PATH}#${name}`}><DottedCode name={name} /></a></li>)}
+            {events.map(([name]) => (
+              <li>
+                <a href={`${WEBHOOKS_PATH}#${name}`}>
+                  <DottedCode name={name} />
+                </a>
+              </li>
+            ))}
           </ul>
         </section>
       ) : null}
@@ -120,13 +162,23 @@ function ReferenceIndex(p: { doc: Json }) {
 function AreaPage(p: { doc: Json; tag: string; description: string; entries: OperationEntry[] }) {
   return (
     <article class="reference">
-      <p class="crumbs"><a href={REFERENCE_PATH}>API reference</a> / {areaTitle(p.tag)}</p>
+      <p class="crumbs">
+        <a href={REFERENCE_PATH}>API reference</a> / {areaTitle(p.tag)}
+      </p>
       <h1>{areaTitle(p.tag)}</h1>
-      {p.description ? <p><Inline text={p.description} /></p> : null}
+      {p.description ? (
+        <p>
+          <Inline text={p.description} />
+        </p>
+      ) : null}
       <ul class="op-list">
-        {p.entries.map((e) => <OperationRow entry={e} doc={p.doc} href={`#${String(e.op.operationId)}`} />)}
+        {p.entries.map((e) => (
+          <OperationRow entry={e} doc={p.doc} href={`#${String(e.op.operationId)}`} />
+        ))}
       </ul>
-      {p.entries.map((e) => <OperationView entry={e} doc={p.doc} />)}
+      {p.entries.map((e) => (
+        <OperationView entry={e} doc={p.doc} />
+      ))}
     </article>
   );
 }
@@ -139,19 +191,40 @@ function WebhooksPage(p: { doc: Json }) {
   const objects = Object.entries((p.doc.components?.schemas ?? {}) as Json).filter(([name]) => name !== 'ErrorEnvelope');
   const drawn = new Set(objects.map(([name]) => `#/components/schemas/${name}`));
   const link = (ref: string) => (drawn.has(ref) ? `#schema-${ref.split('/').pop()}` : null);
-  const entries = Object.entries((p.doc.webhooks ?? {}) as Json).flatMap(([name, item]) => METHODS.filter((m) => (item as Json)[m]).map((method) => ({ name, entry: { method, path: name, op: (item as Json)[method] as Json } })));
+  const entries = Object.entries((p.doc.webhooks ?? {}) as Json).flatMap(([name, item]) =>
+    METHODS.filter((m) => (item as Json)[m]).map((method) => ({ name, entry: { method, path: name, op: (item as Json)[method] as Json } })),
+  );
   return (
     <article class="reference">
-      <p class="crumbs"><a href={REFERENCE_PATH}>API reference</a> / Webhook events</p>
+      <p class="crumbs">
+        <a href={REFERENCE_PATH}>API reference</a> / Webhook events
+      </p>
       <h1>Webhook events</h1>
-      <p>The service sends each event as a <code>POST</code> to every enabled webhook endpoint subscribed to its type (or to every type), signed with the endpoint's secret. Answer any 2xx to acknowledge it.</p>
-      <ul class="op-list events">{entries.map((x) => <li><a href={`#${x.name}`}><DottedCode name={x.name} /></a></li>)}</ul>
-      {entries.map((x) => <OperationView entry={x.entry} doc={p.doc} anchor={x.name} pathLabel="your endpoint's url" link={link} />)}
+      <p>
+        The service sends each event as a <code>POST</code> to every enabled webhook endpoint subscribed to its type (or to every type),
+        signed with the endpoint's secret. Answer any 2xx to acknowledge it.
+      </p>
+      <ul class="op-list events">
+        {entries.map((x) => (
+          <li>
+            <a href={`#${x.name}`}>
+              <DottedCode name={x.name} />
+            </a>
+          </li>
+        ))}
+      </ul>
+      {entries.map((x) => (
+        <OperationView entry={x.entry} doc={p.doc} anchor={x.name} pathLabel="your endpoint's url" link={link} />
+      ))}
       <h2 id="objects">Event objects</h2>
-      <p>The <code>data.object</code> of the events, each drawn once.</p>
+      <p>
+        The <code>data.object</code> of the events, each drawn once.
+      </p>
       {objects.map(([name, schema]) => (
         <section class="op" id={`schema-${name}`} aria-labelledby={`schema-${name}-title`}>
-          <h3 id={`schema-${name}-title`}><Breakable text={name} /></h3>
+          <h3 id={`schema-${name}-title`}>
+            <Breakable text={name} />
+          </h3>
           <SchemaView schema={schema as Json} doc={p.doc} />
         </section>
       ))}
@@ -169,9 +242,13 @@ function SimulatorPage(p: { doc: Json }) {
       <Facts doc={p.doc} documentUrl="/sim/openapi.json" />
       <h2 id="operations">Routes ({entries.length})</h2>
       <ul class="op-list">
-        {entries.map((e) => <OperationRow entry={e} doc={p.doc} href={`#${String(e.op.operationId)}`} />)}
+        {entries.map((e) => (
+          <OperationRow entry={e} doc={p.doc} href={`#${String(e.op.operationId)}`} />
+        ))}
       </ul>
-      {entries.map((e) => <OperationView entry={e} doc={p.doc} />)}
+      {entries.map((e) => (
+        <OperationView entry={e} doc={p.doc} />
+      ))}
     </article>
   );
 }
@@ -185,19 +262,29 @@ const simDocument = () => (simDoc ??= buildSimOpenApi() as Json);
 
 /** The page around a reference's content (the docs' frame; `current` marks the navigation). */
 function page(ctx: Parameters<typeof sendPage>[0], title: string, current: string, simulator: boolean, body: ComponentChildren) {
-  sendPage(ctx, <DocsPage ctx={ctx} title={title} current={current} simulator={simulator}>{body}</DocsPage>);
+  sendPage(
+    ctx,
+    <DocsPage ctx={ctx} title={title} current={current} simulator={simulator}>
+      {body}
+    </DocsPage>,
+  );
 }
 
 /** Mounts `GET /docs`, `GET /docs/reference/:tag`, `GET /docs/webhooks` and, with the simulator on, `GET /sim/docs`. */
-export function mountReferences(r: Router<AppState>, opts: { simulator?: boolean } = {}): void {
+export function mountReferences(router: Router<AppState>, opts: { simulator?: boolean } = {}): void {
   const simulator = () => opts.simulator ?? loadConfig().simulatorEnabled;
-  r.get(REFERENCE_PATH, (ctx) => page(ctx, 'API reference', REFERENCE_PATH, simulator(), <ReferenceIndex doc={v1Document()} />));
-  r.get('/docs/reference/:tag', (ctx) => {
+  router.get(REFERENCE_PATH, (ctx) => page(ctx, 'API reference', REFERENCE_PATH, simulator(), <ReferenceIndex doc={v1Document()} />));
+  router.get('/docs/reference/:tag', (ctx) => {
     const doc = v1Document();
     const group = operationsByTag(doc).find((g) => g.tag === ctx.params.tag);
     if (!group) return sendNotFound(ctx);
     page(ctx, `${areaTitle(group.tag)} · API reference`, REFERENCE_PATH, simulator(), <AreaPage doc={doc} {...group} />);
   });
-  r.get(WEBHOOKS_PATH, (ctx) => page(ctx, 'Webhook events · API reference', REFERENCE_PATH, simulator(), <WebhooksPage doc={v1Document()} />));
-  if (opts.simulator) r.get(SIM_REFERENCE_PATH, (ctx) => page(ctx, 'Simulator reference', SIM_REFERENCE_PATH, true, <SimulatorPage doc={simDocument()} />));
+  router.get(WEBHOOKS_PATH, (ctx) =>
+    page(ctx, 'Webhook events · API reference', REFERENCE_PATH, simulator(), <WebhooksPage doc={v1Document()} />),
+  );
+  if (opts.simulator)
+    router.get(SIM_REFERENCE_PATH, (ctx) =>
+      page(ctx, 'Simulator reference', SIM_REFERENCE_PATH, true, <SimulatorPage doc={simDocument()} />),
+    );
 }

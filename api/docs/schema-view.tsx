@@ -20,8 +20,20 @@ const MAX_DEPTH = 12;
 const MAX_ENUM = 40;
 
 /** `text` with its backtick-quoted parts as `<code>` (long identifiers breakable: {@link Breakable}). */
-export function Inline(p: { text: string }) {
-  return <>{p.text.split('`').map((part, i) => (i % 2 === 1 ? <code><Breakable text={part} code /></code> : <Breakable text={part} />))}</>;
+export function Inline(props: { text: string }) {
+  return (
+    <>
+      {props.text.split('`').map((part, i) =>
+        i % 2 === 1 ? (
+          <code>
+            <Breakable text={part} code />
+          </code>
+        ) : (
+          <Breakable text={part} />
+        ),
+      )}
+    </>
+  );
 }
 
 /** The object a local `$ref` (`#/components/schemas/X`) names in `doc`, or undefined. */
@@ -40,7 +52,12 @@ export function resolveRef(doc: Json, ref: string): Json | undefined {
  * What drawing a schema needs: the whole document (for `$ref`s), the refs being drawn (cycles), and
  * optionally where a `$ref` is drawn instead of inline (`link`: its anchor, or null to inline it).
  */
-interface Ctx { doc: Json; seen: readonly string[]; depth: number; link?: (ref: string) => string | null }
+interface Ctx {
+  doc: Json;
+  seen: readonly string[];
+  depth: number;
+  link?: (ref: string) => string | null;
+}
 
 /** `s` with its `$ref` followed (siblings of the `$ref` kept over the target's). */
 function deref(s: Json, ctx: Ctx): { s: Json; ctx: Ctx; cycle: string | null } {
@@ -66,7 +83,10 @@ function options(s: Json): { alts: Json[]; nullable: boolean; kind: 'anyOf' | 'o
 function typesOf(s: Json): { types: string[]; nullable: boolean } {
   const raw: string[] = Array.isArray(s.type) ? s.type : typeof s.type === 'string' ? [s.type] : [];
   const o = options(s);
-  return { types: raw.filter((t) => t !== 'null'), nullable: raw.includes('null') || o.nullable || (Array.isArray(s.enum) && s.enum.includes(null)) };
+  return {
+    types: raw.filter((t) => t !== 'null'),
+    nullable: raw.includes('null') || o.nullable || (Array.isArray(s.enum) && s.enum.includes(null)),
+  };
 }
 
 /** A short label of the schema's type: `string`, `string (date-time)`, `array of object`, `one of 3`, `"list"`. */
@@ -80,7 +100,12 @@ export function typeLabel(s0: Json, ctx: Ctx): string {
   if (types.length === 0 && o.alts.length === 1) base = typeLabel(o.alts[0], { ...ctx, depth: ctx.depth + 1 });
   else if (types.length === 0 && o.alts.length > 1) base = `one of ${o.alts.length}`;
   else if (types.length === 0) base = s.properties ? 'object' : 'any';
-  else base = types.map((t) => (t === 'array' && s.items && ctx.depth < MAX_DEPTH ? `array of ${typeLabel(s.items, { ...ctx, depth: ctx.depth + 1 })}` : t)).join(' or ');
+  else
+    base = types
+      .map((t) =>
+        t === 'array' && s.items && ctx.depth < MAX_DEPTH ? `array of ${typeLabel(s.items, { ...ctx, depth: ctx.depth + 1 })}` : t,
+      )
+      .join(' or ');
   if (s.format) base += ` (${s.format})`;
   return nullable ? `${base} or null` : base;
 }
@@ -91,7 +116,20 @@ function constraints(s: Json): ComponentChildren[] {
   if (Array.isArray(s.enum)) {
     const values = s.enum.filter((v: unknown) => v !== null);
     const shown = values.slice(0, MAX_ENUM);
-    out.push(<>One of: {shown.map((v: unknown, i: number) => <>{i ? ', ' : ''}<code><Breakable text={typeof v === 'string' ? v : JSON.stringify(v)} code /></code></>)}{values.length > shown.length ? `, and ${values.length - shown.length} more` : ''}</>);
+    out.push(
+      <>
+        One of:{' '}
+        {shown.map((v: unknown, i: number) => (
+          <>
+            {i ? ', ' : ''}
+            <code>
+              <Breakable text={typeof v === 'string' ? v : JSON.stringify(v)} code />
+            </code>
+          </>
+        ))}
+        {values.length > shown.length ? `, and ${values.length - shown.length} more` : ''}
+      </>,
+    );
   }
   const len = (min: unknown, max: unknown, unit: string) => {
     if (typeof min === 'number' && typeof max === 'number') out.push(min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`);
@@ -107,10 +145,40 @@ function constraints(s: Json): ComponentChildren[] {
   if (typeof s.exclusiveMaximum === 'number') out.push(`below ${s.exclusiveMaximum}`);
   if (s.uniqueItems === true) out.push('unique items');
   // A long pattern scrolls inside its own box (focusable, so a keyboard scrolls it too).
-  if (typeof s.pattern === 'string') out.push(<>pattern {s.pattern.length > 40 ? <code class="pattern" tabIndex={0}>{s.pattern}</code> : <code><Breakable text={s.pattern} code /></code>}</>);
-  if (s.default !== undefined) out.push(<>default <code><Breakable text={JSON.stringify(s.default)} code /></code></>);
+  if (typeof s.pattern === 'string')
+    out.push(
+      <>
+        pattern{' '}
+        {s.pattern.length > 40 ? (
+          <code class="pattern" tabIndex={0}>
+            {s.pattern}
+          </code>
+        ) : (
+          <code>
+            <Breakable text={s.pattern} code />
+          </code>
+        )}
+      </>,
+    );
+  if (s.default !== undefined)
+    out.push(
+      <>
+        default{' '}
+        <code>
+          <Breakable text={JSON.stringify(s.default)} code />
+        </code>
+      </>,
+    );
   const example = Array.isArray(s.examples) ? s.examples[0] : s.example;
-  if (example !== undefined && (typeof example !== 'object' || example === null)) out.push(<>example <code><Breakable text={JSON.stringify(example)} code /></code></>);
+  if (example !== undefined && (typeof example !== 'object' || example === null))
+    out.push(
+      <>
+        example{' '}
+        <code>
+          <Breakable text={JSON.stringify(example)} code />
+        </code>
+      </>,
+    );
   if (s.readOnly) out.push('read only');
   if (s.writeOnly) out.push('write only');
   if (s.deprecated) out.push('deprecated');
@@ -124,9 +192,14 @@ function Children(p: { s: Json; ctx: Ctx }) {
   const next = { ...ctx, depth: ctx.depth + 1 };
   const o = options(s);
   const parts: ComponentChildren[] = [];
-  if (s.properties && typeof s.properties === 'object') parts.push(<PropList props={s.properties} required={s.required ?? []} ctx={next} />);
+  if (s.properties && typeof s.properties === 'object')
+    parts.push(<PropList props={s.properties} required={s.required ?? []} ctx={next} />);
   if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-    parts.push(<p class="schema-note">Any other key: <span class="prop-type">{typeLabel(s.additionalProperties, next)}</span></p>);
+    parts.push(
+      <p class="schema-note">
+        Any other key: <span class="prop-type">{typeLabel(s.additionalProperties, next)}</span>
+      </p>,
+    );
     parts.push(<Children s={deref(s.additionalProperties, next).s} ctx={deref(s.additionalProperties, next).ctx} />);
   }
   if (s.items && typeof s.items === 'object') {
@@ -142,8 +215,15 @@ function Children(p: { s: Json; ctx: Ctx }) {
           return (
             <li>
               <span class="option-label">Option {i + 1}: </span>
-              <span class="prop-type">{d.s.title ? `${d.s.title}, ` : ''}{typeLabel(a, next)}</span>
-              {d.s.description ? <p class="prop-desc"><Inline text={String(d.s.description)} /></p> : null}
+              <span class="prop-type">
+                {d.s.title ? `${d.s.title}, ` : ''}
+                {typeLabel(a, next)}
+              </span>
+              {d.s.description ? (
+                <p class="prop-desc">
+                  <Inline text={String(d.s.description)} />
+                </p>
+              ) : null}
               <Constraints s={d.s} />
               <Children s={d.s} ctx={d.ctx} />
             </li>
@@ -156,34 +236,62 @@ function Children(p: { s: Json; ctx: Ctx }) {
     parts.push(<Constraints s={d.s} />, <Children s={d.s} ctx={d.ctx} />);
   }
   for (const key of ['allOf'] as const) {
-    if (Array.isArray(s[key])) for (const a of s[key] as Json[]) { const d = deref(a, next); parts.push(<Children s={d.s} ctx={d.ctx} />); }
+    if (Array.isArray(s[key]))
+      for (const a of s[key] as Json[]) {
+        const d = deref(a, next);
+        parts.push(<Children s={d.s} ctx={d.ctx} />);
+      }
   }
   return parts.length ? <>{parts}</> : null;
 }
 
 function Constraints(p: { s: Json }) {
   const c = constraints(p.s);
-  return c.length ? <p class="schema-constraints">{c.map((x, i) => <>{i ? '; ' : ''}{x}</>)}</p> : null;
+  return c.length ? (
+    <p class="schema-constraints">
+      {c.map((x, i) => (
+        <>
+          {i ? '; ' : ''}
+          {x}
+        </>
+      ))}
+    </p>
+  ) : null;
 }
 
 /** True when a schema has something drawn below its own line. */
 function hasChildren(s: Json, ctx: Ctx): boolean {
   const d = deref(s, ctx).s;
   const items = d.items && typeof d.items === 'object' ? deref(d.items, ctx).s : null;
-  return Boolean(d.properties || options(d).alts.length > 1 || (items && (items.properties || options(items).alts.length > 1))
-    || (d.additionalProperties && typeof d.additionalProperties === 'object') || Array.isArray(d.allOf)
-    || (options(d).alts.length === 1 && hasChildren(options(d).alts[0], ctx)));
+  return Boolean(
+    d.properties ||
+    options(d).alts.length > 1 ||
+    (items && (items.properties || options(items).alts.length > 1)) ||
+    (d.additionalProperties && typeof d.additionalProperties === 'object') ||
+    Array.isArray(d.allOf) ||
+    (options(d).alts.length === 1 && hasChildren(options(d).alts[0], ctx)),
+  );
 }
 
 /** One property: name, type, required, description, constraints; what is inside it below (folded past the first level). */
 function Prop(p: { name: string; schema: Json; required: boolean; ctx: Ctx }) {
-  const linked = typeof p.schema.$ref === 'string' ? p.ctx.link?.(p.schema.$ref) ?? null : null;
+  const linked = typeof p.schema.$ref === 'string' ? (p.ctx.link?.(p.schema.$ref) ?? null) : null;
   if (linked) {
     return (
       <li>
         <span class="prop-head">
-          <code class="prop-name"><Breakable text={p.name} code /></code> <a class="prop-type" href={linked}>{String(p.schema.$ref).split('/').pop()}</a>
-          {p.required ? <> <span class="prop-req">required</span></> : null}
+          <code class="prop-name">
+            <Breakable text={p.name} code />
+          </code>{' '}
+          <a class="prop-type" href={linked}>
+            {String(p.schema.$ref).split('/').pop()}
+          </a>
+          {p.required ? (
+            <>
+              {' '}
+              <span class="prop-req">required</span>
+            </>
+          ) : null}
         </span>
       </li>
     );
@@ -193,15 +301,34 @@ function Prop(p: { name: string; schema: Json; required: boolean; ctx: Ctx }) {
   return (
     <li>
       <span class="prop-head">
-        <code class="prop-name"><Breakable text={p.name} code /></code> <span class="prop-type">{typeLabel(p.schema, p.ctx)}</span>
-        {p.required ? <> <span class="prop-req">required</span></> : null}
+        <code class="prop-name">
+          <Breakable text={p.name} code />
+        </code>{' '}
+        <span class="prop-type">{typeLabel(p.schema, p.ctx)}</span>
+        {p.required ? (
+          <>
+            {' '}
+            <span class="prop-req">required</span>
+          </>
+        ) : null}
       </span>
-      {d.s.description ? <p class="prop-desc"><Inline text={String(d.s.description)} /></p> : null}
+      {d.s.description ? (
+        <p class="prop-desc">
+          <Inline text={String(d.s.description)} />
+        </p>
+      ) : null}
       <Constraints s={d.s} />
       {nested ? (
-        p.ctx.depth <= 1
-          ? <Children s={d.s} ctx={d.ctx} />
-          : <details class="schema-fold"><summary>Inside <code>{p.name}</code></summary><Children s={d.s} ctx={d.ctx} /></details>
+        p.ctx.depth <= 1 ? (
+          <Children s={d.s} ctx={d.ctx} />
+        ) : (
+          <details class="schema-fold">
+            <summary>
+              Inside <code>{p.name}</code>
+            </summary>
+            <Children s={d.s} ctx={d.ctx} />
+          </details>
+        )
       ) : null}
     </li>
   );
@@ -212,23 +339,39 @@ function PropList(p: { props: Record<string, Json>; required: string[]; ctx: Ctx
   const names = Object.keys(p.props);
   const req = new Set(p.required);
   const ordered = [...names.filter((n) => req.has(n)), ...names.filter((n) => !req.has(n))];
-  return <ul class="props">{ordered.map((n) => <Prop name={n} schema={p.props[n]} required={req.has(n)} ctx={p.ctx} />)}</ul>;
+  return (
+    <ul class="props">
+      {ordered.map((n) => (
+        <Prop name={n} schema={p.props[n]} required={req.has(n)} ctx={p.ctx} />
+      ))}
+    </ul>
+  );
 }
 
 /**
  * A schema of `doc` drawn as a property list (an object), or its type line and what is inside it
  * (anything else: an array, a string, options).
  */
-export function SchemaView(p: { schema: Json; doc: Json; link?: (ref: string) => string | null }) {
-  const ctx: Ctx = { doc: p.doc, seen: [], depth: 0, link: p.link };
-  const d = deref(p.schema, ctx);
+export function SchemaView(componentProps: { schema: Json; doc: Json; link?: (ref: string) => string | null }) {
+  const ctx: Ctx = { doc: componentProps.doc, seen: [], depth: 0, link: componentProps.link };
+  const d = deref(componentProps.schema, ctx);
   if (d.s.properties && !options(d.s).alts.length) {
-    return <div class="schema"><PropList props={d.s.properties} required={d.s.required ?? []} ctx={{ ...d.ctx, depth: 1 }} /></div>;
+    return (
+      <div class="schema">
+        <PropList props={d.s.properties} required={d.s.required ?? []} ctx={{ ...d.ctx, depth: 1 }} />
+      </div>
+    );
   }
   return (
     <div class="schema">
-      <p class="schema-top"><span class="prop-type">{typeLabel(p.schema, ctx)}</span></p>
-      {d.s.description ? <p class="prop-desc"><Inline text={String(d.s.description)} /></p> : null}
+      <p class="schema-top">
+        <span class="prop-type">{typeLabel(componentProps.schema, ctx)}</span>
+      </p>
+      {d.s.description ? (
+        <p class="prop-desc">
+          <Inline text={String(d.s.description)} />
+        </p>
+      ) : null}
       <Constraints s={d.s} />
       <Children s={d.s} ctx={{ ...d.ctx, depth: 1 }} />
     </div>
@@ -236,21 +379,31 @@ export function SchemaView(p: { schema: Json; doc: Json; link?: (ref: string) =>
 }
 
 /** A parameter list (path, query, header) drawn like properties: name, where, type, required, description. */
-export function ParameterList(p: { params: Json[]; doc: Json }) {
-  const ctx: Ctx = { doc: p.doc, seen: [], depth: 1 };
+export function ParameterList(props: { params: Json[]; doc: Json }) {
+  const ctx: Ctx = { doc: props.doc, seen: [], depth: 1 };
   return (
     <ul class="props">
-      {p.params.map((raw) => {
+      {props.params.map((raw) => {
         const param = deref(raw, ctx).s;
         const schema = (param.schema ?? {}) as Json;
         const d = deref(schema, ctx);
         return (
           <li>
             <span class="prop-head">
-              <code class="prop-name">{String(param.name)}</code> <span class="prop-in">{String(param.in)}</span> <span class="prop-type">{typeLabel(schema, ctx)}</span>
-              {param.required ? <> <span class="prop-req">required</span></> : null}
+              <code class="prop-name">{String(param.name)}</code> <span class="prop-in">{String(param.in)}</span>{' '}
+              <span class="prop-type">{typeLabel(schema, ctx)}</span>
+              {param.required ? (
+                <>
+                  {' '}
+                  <span class="prop-req">required</span>
+                </>
+              ) : null}
             </span>
-            {param.description ? <p class="prop-desc"><Inline text={String(param.description)} /></p> : null}
+            {param.description ? (
+              <p class="prop-desc">
+                <Inline text={String(param.description)} />
+              </p>
+            ) : null}
             <Constraints s={param.example !== undefined ? { ...d.s, example: param.example } : d.s} />
           </li>
         );

@@ -15,7 +15,6 @@ import { SESSION_PREFIX } from '../../domain/caller';
 import type { AppState, Caller } from '../context';
 import { countAuthFailure } from './rate-limit';
 
-
 const KEY_PREFIX = /^sk_(live|test)_[A-Za-z0-9]+$/;
 
 function unauthenticated(code: string, message: string): DomainError {
@@ -38,11 +37,16 @@ export function presentedCredential(headers: Record<string, string | string[] | 
   const a = headers.authorization;
   const auth = typeof a === 'string' ? a.trim() : '';
   if (key && auth) {
-    throw new DomainError('invalid_request', 'ambiguous_credentials',
-      'Send exactly one credential: `x-api-key` or `Authorization: Bearer`, not both.', { param: 'x-api-key' });
+    throw new DomainError(
+      'invalid_request',
+      'ambiguous_credentials',
+      'Send exactly one credential: `x-api-key` or `Authorization: Bearer`, not both.',
+      { param: 'x-api-key' },
+    );
   }
   if (key) {
-    if (key.startsWith(SESSION_PREFIX)) throw unauthenticated('invalid_api_key', '`x-api-key` carries business keys only; send a session token as `Authorization: Bearer`.');
+    if (key.startsWith(SESSION_PREFIX))
+      throw unauthenticated('invalid_api_key', '`x-api-key` carries business keys only; send a session token as `Authorization: Bearer`.');
     return key;
   }
   if (!auth) return null;
@@ -52,12 +56,19 @@ export function presentedCredential(headers: Record<string, string | string[] | 
 }
 
 interface KeyRow {
-  id: string; account_id: string; livemode: boolean; status: string; expires_at: Date | null;
-  scopes: string[]; ip_allowlist: string[]; default_version: string | null; account_version: string;
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  status: string;
+  expires_at: Date | null;
+  scopes: string[];
+  ip_allowlist: string[];
+  default_version: string | null;
+  account_version: string;
 }
 
 /**
- * Authentication cache (issue 27 item 4; docs/decisions/0079-pipeline-work-done-once.md): key rows
+ * Authentication cache (docs/decisions/0079-pipeline-work-done-once.md): key rows
  * by secret hash, and dashboard sessions with their memberships by token hash, trusted only while
  * the LISTEN connection is up. Any change to keys, sessions, memberships or account versions (DB
  * triggers, channel `auth_changed`) clears both, so a revocation takes effect on this instance at
@@ -78,7 +89,9 @@ let generation = 0;
 let cacheWired = false;
 
 interface SessionRow {
-  user_id: string; expires_at: Date; revoked_at: Date | null;
+  user_id: string;
+  expires_at: Date;
+  revoked_at: Date | null;
   members: Array<{ account_id: string; role: Caller['role']; default_version: string }>;
 }
 
@@ -122,7 +135,9 @@ async function keyRow(hash: string): Promise<KeyRow | undefined> {
   const rows: KeyRow[] = await db().query(
     `SELECT k.id, k.account_id, k.livemode, k.status, k.expires_at, k.scopes, k.ip_allowlist, k.default_version,
             a.default_version AS account_version
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`, [hash]);
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = $1`,
+    [hash],
+  );
   if (rows[0]) remember(keyCache, hash, rows[0], since);
   return rows[0];
 }
@@ -132,11 +147,15 @@ async function sessionRow(hash: string): Promise<SessionRow | undefined> {
   if (hit) return hit;
   const since = generation;
   const rows: Array<Omit<SessionRow, 'members'>> = await db().query(
-    'SELECT user_id, expires_at, revoked_at FROM dashboard_sessions WHERE token_hash = $1', [hash]);
+    'SELECT user_id, expires_at, revoked_at FROM dashboard_sessions WHERE token_hash = $1',
+    [hash],
+  );
   if (!rows[0]) return undefined;
   const members: SessionRow['members'] = await db().query(
     `SELECT m.account_id, m.role, a.default_version FROM memberships m JOIN accounts a ON a.id = m.account_id
-      WHERE m.user_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at ASC`, [rows[0].user_id]);
+      WHERE m.user_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at ASC`,
+    [rows[0].user_id],
+  );
   const row = { ...rows[0], members };
   remember(sessionCache, hash, row, since);
   return row;
@@ -153,11 +172,17 @@ export async function authenticateKey(secret: string, ip: string): Promise<Calle
   if (k.status === 'revoked') throw unauthenticated('api_key_revoked', 'The API key has been revoked.');
   if (k.expires_at && k.expires_at.getTime() <= Date.now()) throw unauthenticated('api_key_expired', 'The API key has expired.');
   if (k.ip_allowlist.length > 0 && !k.ip_allowlist.includes(normaliseIp(ip))) {
-    throw new DomainError('permission_error', 'ip_not_allowed', 'The request source is not in this key\'s IP allowlist.');
+    throw new DomainError('permission_error', 'ip_not_allowed', "The request source is not in this key's IP allowlist.");
   }
   return {
-    kind: 'business_key', accountId: k.account_id, livemode: k.livemode, keyId: k.id, userId: null, role: null,
-    scopes: k.scopes, defaultVersion: k.default_version ?? k.account_version,
+    kind: 'business_key',
+    accountId: k.account_id,
+    livemode: k.livemode,
+    keyId: k.id,
+    userId: null,
+    role: null,
+    scopes: k.scopes,
+    defaultVersion: k.default_version ?? k.account_version,
   };
 }
 
@@ -169,10 +194,19 @@ export async function authenticateSession(token: string, serviceAccount: string 
   if (s.expires_at.getTime() <= Date.now()) throw unauthenticated('session_expired', 'The session has expired.');
   const members = s.members;
   const chosen = serviceAccount ? members.find((x) => x.account_id === serviceAccount) : members[0];
-  if (!chosen) throw new DomainError('not_found', 'not_found', serviceAccount ? `No such account: ${serviceAccount}.` : 'This login has no account.', { param: 'Service-Account' });
+  if (!chosen)
+    throw new DomainError('not_found', 'not_found', serviceAccount ? `No such account: ${serviceAccount}.` : 'This login has no account.', {
+      param: 'Service-Account',
+    });
   return {
-    kind: 'dashboard_session', accountId: chosen.account_id, livemode: true, keyId: null, userId: s.user_id,
-    role: chosen.role, scopes: [], defaultVersion: chosen.default_version,
+    kind: 'dashboard_session',
+    accountId: chosen.account_id,
+    livemode: true,
+    keyId: null,
+    userId: s.user_id,
+    role: chosen.role,
+    scopes: [],
+    defaultVersion: chosen.default_version,
   };
 }
 

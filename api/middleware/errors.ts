@@ -31,7 +31,9 @@ export function docUrl(code: string): string {
  */
 export const errorEnvelopeSchema = Joi.object({
   error: Joi.object({
-    type: Joi.string().valid(...ERROR_TYPES).required(),
+    type: Joi.string()
+      .valid(...ERROR_TYPES)
+      .required(),
     code: Joi.string().required(),
     message: Joi.string().required(),
     doc_url: Joi.string().uri().required(),
@@ -47,14 +49,14 @@ export const MAX_ECHOED_VALUE = 64;
 export const MAX_MESSAGE_LENGTH = 500;
 
 /** `s` cut to `max` code points, with `…` when cut (never splits a surrogate pair). */
-export function clip(s: string, max: number): string {
-  const cps = [...s];
-  return cps.length <= max ? s : `${cps.slice(0, max).join('')}…`;
+export function clip(text: string, max: number): string {
+  const cps = [...text];
+  return cps.length <= max ? text : `${cps.slice(0, max).join('')}…`;
 }
 
 /**
  * The wire envelope of a DomainError. The message is capped at `MAX_MESSAGE_LENGTH` code points so
- * no input, however long, comes back in full (issue 11: a 1,000,000-character value was echoed).
+ * no input, however long, comes back in full (a 1,000,000-character value was echoed).
  */
 export function errorBody(err: DomainError, requestId: string): Record<string, unknown> {
   if (!isRegisteredErrorCode(err.code)) {
@@ -81,11 +83,14 @@ export function errorBody(err: DomainError, requestId: string): Record<string, u
  */
 export function fromJoi(err: Joi.ValidationError, where: 'body' | 'query' | 'header', schema?: Joi.Schema): DomainError {
   const d = err.details[0];
-  const param = d.path.length ? d.path.join('.') : (d.context?.key as string | undefined) ?? undefined;
+  const param = d.path.length ? d.path.join('.') : ((d.context?.key as string | undefined) ?? undefined);
   let code = 'parameter_invalid';
   // joi quotes the offending value in some messages (pattern, valid): never more than MAX_ECHOED_VALUE of it.
   const value = d.context?.value;
-  const raw = typeof value === 'string' && [...value].length > MAX_ECHOED_VALUE ? d.message.split(value).join(clip(value, MAX_ECHOED_VALUE)) : d.message;
+  const raw =
+    typeof value === 'string' && [...value].length > MAX_ECHOED_VALUE
+      ? d.message.split(value).join(clip(value, MAX_ECHOED_VALUE))
+      : d.message;
   let message = raw.replace(/"/g, '`');
   let details: Record<string, unknown> | undefined;
   if (d.type === 'object.unknown') {
@@ -179,7 +184,7 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
       let err: DomainError;
       if (e instanceof DomainError) err = e;
       else if (isDependencyUnavailable(e)) {
-        // PostgreSQL or Temporal briefly out (issue 28): the client retries, under the same Idempotency-Key.
+        // PostgreSQL or Temporal briefly out: the client retries, under the same Idempotency-Key.
         logger.warn({ err: e, request_id: ctx.state.requestId, path: ctx.path }, 'dependency unavailable');
         err = dependencyUnavailable();
       } else {
@@ -188,9 +193,14 @@ export function errorEnvelope(): Koa.Middleware<AppState> {
       }
       // `details.retry_after_seconds` is an internal hint: it becomes the Retry-After header (spec 7, 8).
       const { retry_after_seconds: retryAfter, ...details } = err.details ?? {};
-      const wire = retryAfter === undefined ? err : new DomainError(err.type, err.code, err.message, {
-        param: err.param, details: Object.keys(details).length ? details : undefined, status: err.status,
-      });
+      const wire =
+        retryAfter === undefined
+          ? err
+          : new DomainError(err.type, err.code, err.message, {
+              param: err.param,
+              details: Object.keys(details).length ? details : undefined,
+              status: err.status,
+            });
       if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
       if (!isRegisteredErrorCode(err.code) && loadConfig().strictErrorCodes) ctx.set(UNREGISTERED_CODE_HEADER, err.code);
       ctx.status = err.status;
@@ -213,8 +223,9 @@ export function errorEnvelopeJsonSchema(toJson: (s: Joi.Schema) => Record<string
   if (!error?.properties?.code) throw new Error('ErrorEnvelope: no error.code property to document');
   error.properties.code = {
     type: 'string',
-    description: 'Stable, additive-only error code (spec 7): read `details` by it. One of the codes below, or a code added later; '
-      + `each is explained at \`doc_url\` (the error reference, ${loadConfig().docsBaseUrl}/errors).`,
+    description:
+      'Stable, additive-only error code (spec 7): read `details` by it. One of the codes below, or a code added later; ' +
+      `each is explained at \`doc_url\` (the error reference, ${loadConfig().docsBaseUrl}/errors).`,
     examples: ['parameter_invalid', 'not_found', 'payment_link_not_editable'],
     anyOf: [
       ...entries.map((e) => ({

@@ -36,8 +36,8 @@ const shown = (s: string) => {
 };
 
 /** Dotted path of the first query key or value containing NUL in the flat object `q`, null when clean. */
-export function findNulInQuery(q: Record<string, unknown>): string | null {
-  for (const [k, v] of Object.entries(q)) {
+export function findNulInQuery(query: Record<string, unknown>): string | null {
+  for (const [k, v] of Object.entries(query)) {
     if (k.includes(NUL)) return k;
     const values = Array.isArray(v) ? v : [v];
     if (values.some((x) => typeof x === 'string' && x.includes(NUL))) return k;
@@ -46,9 +46,17 @@ export function findNulInQuery(q: Record<string, unknown>): string | null {
 }
 
 /** A problem found in a parsed body: what, and the dotted path of the offending key or value. */
-export interface BodyProblem { kind: 'nul' | 'proto' | 'depth'; path: string }
+export interface BodyProblem {
+  kind: 'nul' | 'proto' | 'depth';
+  path: string;
+}
 
-interface Frame { v: unknown; key: string | null; parent: Frame | null; depth: number }
+interface Frame {
+  v: unknown;
+  key: string | null;
+  parent: Frame | null;
+  depth: number;
+}
 
 function pathOf(f: Frame): string {
   const parts: string[] = [];
@@ -90,19 +98,31 @@ export function findBodyProblem(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyP
 }
 
 /** The envelope error for `p` (see the module doc). */
-export function bodyProblemError(p: BodyProblem): DomainError {
-  const param = shown(p.path);
+export function bodyProblemError(bodyProblem: BodyProblem): DomainError {
+  const param = shown(bodyProblem.path);
   const opts = param ? { param } : {};
-  if (p.kind === 'proto') return new DomainError('invalid_request', 'parameter_unknown', `Unknown body parameter: \`${param}\`.`, opts);
-  if (p.kind === 'depth') {
-    // `param` names the top-level field the deep value hangs from (issue 24); the message shows where it goes too deep.
-    const top = shown(p.path.split('.')[0]);
-    return new DomainError('invalid_request', 'body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels${param ? ` (in \`${top}\`, at \`${param}\`)` : ''}.`, top ? { param: top } : {});
+  if (bodyProblem.kind === 'proto')
+    return new DomainError('invalid_request', 'parameter_unknown', `Unknown body parameter: \`${param}\`.`, opts);
+  if (bodyProblem.kind === 'depth') {
+    // `param` names the top-level field the deep value hangs from; the message shows where it goes too deep.
+    const top = shown(bodyProblem.path.split('.')[0]);
+    return new DomainError(
+      'invalid_request',
+      'body_too_deep',
+      `The request body nests deeper than ${MAX_BODY_DEPTH} levels${param ? ` (in \`${top}\`, at \`${param}\`)` : ''}.`,
+      top ? { param: top } : {},
+    );
   }
-  return new DomainError('invalid_request', 'parameter_invalid', param ? `\`${param}\` must not contain a NUL character.` : 'The request must not contain NUL characters.', opts);
+  return new DomainError(
+    'invalid_request',
+    'parameter_invalid',
+    param ? `\`${param}\` must not contain a NUL character.` : 'The request must not contain NUL characters.',
+    opts,
+  );
 }
 
-const tooLarge = (limit: number) => new DomainError('invalid_request', 'request_too_large', `The request body exceeds ${limit} bytes.`, { status: 413 });
+const tooLarge = (limit: number) =>
+  new DomainError('invalid_request', 'request_too_large', `The request body exceeds ${limit} bytes.`, { status: 413 });
 
 /** True when the request announces a body (a positive Content-Length or a Transfer-Encoding). */
 function announcesBody(req: IncomingMessage): boolean {
@@ -123,11 +143,26 @@ const DRAIN_TIMEOUT_MS = 10_000;
 function drain(ctx: Koa.Context, seen: number): Promise<void> {
   const req = ctx.req;
   return new Promise((resolve) => {
-    if (req.readableEnded) { resolve(); return; }
+    if (req.readableEnded) {
+      resolve();
+      return;
+    }
     let size = seen;
-    const finish = () => { req.off('data', onData); req.off('end', finish); req.off('error', finish); clearTimeout(timer); resolve(); };
-    const giveUp = () => { ctx.set('Connection', 'close'); finish(); };
-    const onData = (c: Buffer) => { size += c.length; if (size > DRAIN_LIMIT_BYTES) giveUp(); };
+    const finish = () => {
+      req.off('data', onData);
+      req.off('end', finish);
+      req.off('error', finish);
+      clearTimeout(timer);
+      resolve();
+    };
+    const giveUp = () => {
+      ctx.set('Connection', 'close');
+      finish();
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > DRAIN_LIMIT_BYTES) giveUp();
+    };
     const timer = setTimeout(giveUp, DRAIN_TIMEOUT_MS);
     req.on('data', onData);
     req.on('end', finish);
@@ -142,16 +177,29 @@ function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => { req.off('data', onData); req.off('end', onEnd); req.off('error', onError); };
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= limit) { chunks.push(c); return; }
+      if (size <= limit) {
+        chunks.push(c);
+        return;
+      }
       done();
       void drain(ctx, size).then(() => reject(tooLarge(limit)));
     };
-    const onEnd = () => { done(); resolve(Buffer.concat(chunks, size)); };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
     // A body cut off by the client (aborted, reset) is the client's error, never a 500.
-    const onError = () => { done(); reject(new DomainError('invalid_request', 'body_invalid', 'The request body could not be read to its end.')); };
+    const onError = () => {
+      done();
+      reject(new DomainError('invalid_request', 'body_invalid', 'The request body could not be read to its end.'));
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -178,7 +226,11 @@ export function parseJsonBody(limit = BODY_LIMIT_BYTES): Koa.Middleware<AppState
     const charset = (ctx.request.charset || 'utf-8').toLowerCase();
     const encoding = (ctx.get('Content-Encoding') || 'identity').toLowerCase();
     if (!ctx.is('application/json') || !['utf-8', 'utf8'].includes(charset) || encoding !== 'identity') {
-      throw new DomainError('invalid_request', 'content_type_invalid', 'Request bodies must be uncompressed UTF-8 JSON (`Content-Type: application/json`).');
+      throw new DomainError(
+        'invalid_request',
+        'content_type_invalid',
+        'Request bodies must be uncompressed UTF-8 JSON (`Content-Type: application/json`).',
+      );
     }
     const raw = await readRaw(ctx, limit);
     let text: string;
@@ -195,7 +247,8 @@ export function parseJsonBody(limit = BODY_LIMIT_BYTES): Koa.Middleware<AppState
         throw new DomainError('invalid_request', 'body_invalid', 'The request body is not valid JSON.');
       }
     }
-    if (!isContainer(body) || Array.isArray(body)) throw new DomainError('invalid_request', 'body_invalid', 'The request body must be a JSON object.');
+    if (!isContainer(body) || Array.isArray(body))
+      throw new DomainError('invalid_request', 'body_invalid', 'The request body must be a JSON object.');
     const problem = findBodyProblem(body);
     if (problem) throw bodyProblemError(problem);
     request.body = body;
@@ -236,9 +289,15 @@ export function refuseUnservedMethods(routers: () => Router<AppState>[]): Koa.Mi
     }
     if (allow.size > 0) {
       ctx.set('Allow', [...allow].join(', '));
-      throw new DomainError('invalid_request', 'method_not_allowed', `${shown(ctx.method)} is not allowed on ${shown(ctx.path)}; use ${[...allow].join(', ')}.`, { status: 405 });
+      throw new DomainError(
+        'invalid_request',
+        'method_not_allowed',
+        `${shown(ctx.method)} is not allowed on ${shown(ctx.path)}; use ${[...allow].join(', ')}.`,
+        { status: 405 },
+      );
     }
-    if (!KNOWN_METHODS.has(ctx.method)) throw new DomainError('not_found', 'not_found', `No route for ${shown(ctx.method)} ${shown(ctx.path)}.`);
+    if (!KNOWN_METHODS.has(ctx.method))
+      throw new DomainError('not_found', 'not_found', `No route for ${shown(ctx.method)} ${shown(ctx.path)}.`);
     return next();
   };
 }

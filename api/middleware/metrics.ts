@@ -1,5 +1,5 @@
 /**
- * HTTP metrics (issue 29 item 1, decision 0085): after each answer, one update of
+ * HTTP metrics (decision 0085): after each answer, one update of
  * `payments_http_requests_total` and `payments_http_request_duration_seconds` by operation id (the
  * spec operation matched by the router; else the area: `page`, `docs`, `sim`, `health`, `metrics`,
  * `unmatched` for an unknown /v1 path, `other`), status class and caller kind; plus the outcomes
@@ -10,7 +10,12 @@
  */
 import type Koa from 'koa';
 import {
-  dependencyRefusals, httpRequestDuration, httpRequests, idempotencyOutcomes, rateLimitRefusals, statusClass,
+  dependencyRefusals,
+  httpRequestDuration,
+  httpRequests,
+  idempotencyOutcomes,
+  rateLimitRefusals,
+  statusClass,
 } from '../../lib/metrics';
 import type { AppState } from '../context';
 import { REGISTRY } from '../operation/registry';
@@ -20,7 +25,9 @@ let byRoute: Map<string, { id: string; isPublic: boolean }> | null = null;
 /** The operation registered for `METHOD /v1/route/:template` (built once, after the routers are mounted). */
 function operationOf(method: string, route: string): { id: string; isPublic: boolean } | undefined {
   if (!byRoute || byRoute.size !== REGISTRY.length) {
-    byRoute = new Map(REGISTRY.map((d) => [`${d.method.toUpperCase()} /v1${d.path}`, { id: d.id, isPublic: (d.callers ?? []).includes('public_token') }]));
+    byRoute = new Map(
+      REGISTRY.map((d) => [`${d.method.toUpperCase()} /v1${d.path}`, { id: d.id, isPublic: (d.callers ?? []).includes('public_token') }]),
+    );
   }
   return byRoute.get(`${method} ${route}`);
 }
@@ -32,7 +39,14 @@ function areaOf(path: string): string {
   if (path === '/healthz' || path === '/readyz') return 'health';
   if (path === '/metrics') return 'metrics';
   if (path === '/' || path.startsWith('/docs')) return 'docs';
-  if (path.startsWith('/pay/') || path.startsWith('/p/') || path.startsWith('/payroll/') || path.startsWith('/sandbox') || path.startsWith('/assets/')) return 'page';
+  if (
+    path.startsWith('/pay/') ||
+    path.startsWith('/p/') ||
+    path.startsWith('/payroll/') ||
+    path.startsWith('/sandbox') ||
+    path.startsWith('/assets/')
+  )
+    return 'page';
   return 'other';
 }
 

@@ -8,7 +8,7 @@
  * window ends. Near the limit (a lease refused) it falls back to one point per request, so the
  * shared budget is never exceeded; at most (lease - 1) points per instance and window go unused.
  *
- * Failed authentication (`countAuthFailure`, issue 11): a separate budget per source address,
+ * Failed authentication (`countAuthFailure`): a separate budget per source address,
  * spent only by presented credentials that are refused (401), `AUTH_FAILURE_LIMIT` per
  * `AUTH_FAILURE_WINDOW_SECONDS` (default 50 per 10 s). Over it, a refused credential answers
  * `429 rate_limit_error` + `Retry-After` (the rest of the window) instead of 401; a credential that
@@ -24,8 +24,15 @@ import type { AppState } from '../context';
 
 type CredentialClass = 'business_key' | 'dashboard_session' | 'public_token' | 'anonymous';
 
-interface ClassLimiter { store: RateLimiterPostgres; lease: number }
-interface Lease { remaining: number; expiresAt: number; exact: boolean }
+interface ClassLimiter {
+  store: RateLimiterPostgres;
+  lease: number;
+}
+interface Lease {
+  remaining: number;
+  expiresAt: number;
+  exact: boolean;
+}
 
 const limiters = new Map<CredentialClass, ClassLimiter>();
 const leases = new Map<string, Lease>();
@@ -42,7 +49,15 @@ function classLimiter(cls: CredentialClass): ClassLimiter {
     const points = loadConfig().rateLimits[cls];
     l = {
       lease: leaseFor(points),
-      store: new RateLimiterPostgres({ storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: cls, points, duration: 1, clearExpiredByTimeout: false }),
+      store: new RateLimiterPostgres({
+        storeClient: pool,
+        tableName: 'rate_limits',
+        tableCreated: true,
+        keyPrefix: cls,
+        points,
+        duration: 1,
+        clearExpiredByTimeout: false,
+      }),
     };
     limiters.set(cls, l);
   }
@@ -51,7 +66,9 @@ function classLimiter(cls: CredentialClass): ClassLimiter {
 
 function tooMany(msBeforeNext: number): DomainError {
   const secs = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new DomainError('rate_limit_error', 'rate_limited', 'Too many requests. Back off and retry after `Retry-After` seconds.', { details: { retry_after_seconds: secs } });
+  return new DomainError('rate_limit_error', 'rate_limited', 'Too many requests. Back off and retry after `Retry-After` seconds.', {
+    details: { retry_after_seconds: secs },
+  });
 }
 
 /** Lease refreshes in flight per (class, subject): concurrent requests that find the lease spent wait for one refresh. */
@@ -89,7 +106,12 @@ export async function consume(cls: CredentialClass, subject: string): Promise<vo
     }
   }
   let settle!: () => void;
-  refreshing.set(id, new Promise<void>((resolve) => { settle = resolve; }));
+  refreshing.set(
+    id,
+    new Promise<void>((resolve) => {
+      settle = resolve;
+    }),
+  );
   let refused = false;
   try {
     const res = await store.consume(subject, lease);
@@ -115,8 +137,14 @@ function authFailures(): RateLimiterPostgres {
     const pool = (db().driver as unknown as { master: unknown }).master;
     const { limit, windowSeconds } = loadConfig().authFailures;
     authFailureStore = new RateLimiterPostgres({
-      storeClient: pool, tableName: 'rate_limits', tableCreated: true, keyPrefix: 'auth_failure',
-      points: limit, duration: windowSeconds, inMemoryBlockOnConsumed: limit + 1, clearExpiredByTimeout: false,
+      storeClient: pool,
+      tableName: 'rate_limits',
+      tableCreated: true,
+      keyPrefix: 'auth_failure',
+      points: limit,
+      duration: windowSeconds,
+      inMemoryBlockOnConsumed: limit + 1,
+      clearExpiredByTimeout: false,
     });
   }
   return authFailureStore;

@@ -5,7 +5,7 @@
  * flushed in batches every REQUEST_LOG_FLUSH_MS (default 250 ms) or REQUEST_LOG_BATCH rows, and on
  * shutdown (`flushRequestLogs`). Reads therefore lag by up to one flush interval.
  *
- * No row is lost when the process is killed (issue 27 item 4, docs/decisions/0079-pipeline-work-done-once.md):
+ * No row is lost when the process is killed (docs/decisions/0079-pipeline-work-done-once.md):
  * each row is first appended to a local write-ahead file (lib/write-ahead-file.ts, one synchronous
  * write before the response is sent), deleted once its rows are stored; the next start replays
  * the files of dead processes (`replayRequestLogs`; the insert ignores ids already stored). What
@@ -27,7 +27,10 @@ import { logger } from '../../lib/logger';
 import { replayOrphans, WriteAheadFile, type WalMark } from '../../lib/write-ahead-file';
 import type { AppState } from '../context';
 
-interface Entry { row: RequestLogRow; mark: WalMark | null }
+interface Entry {
+  row: RequestLogRow;
+  mark: WalMark | null;
+}
 
 let buffer: BatchBuffer<Entry> | null = null;
 let wal: WriteAheadFile | null | undefined;
@@ -37,7 +40,11 @@ export function requestLogWalDir(): string | null {
   const cfg = loadConfig();
   if (cfg.requestLogWalDir === null) return null;
   if (cfg.requestLogWalDir) return cfg.requestLogWalDir;
-  const db = crypto.createHash('sha256').update(cfg.databaseUrl ?? '').digest('hex').slice(0, 16);
+  const db = crypto
+    .createHash('sha256')
+    .update(cfg.databaseUrl ?? '')
+    .digest('hex')
+    .slice(0, 16);
   return path.join(os.tmpdir(), 'payments-platform-request-logs', db);
 }
 
@@ -58,7 +65,9 @@ function logBuffer(): BatchBuffer<Entry> {
   if (!buffer) {
     const cfg = loadConfig();
     buffer = new BatchBuffer<Entry>({
-      intervalMs: cfg.requestLogFlushMs, maxBatch: cfg.requestLogBatch, maxBuffered: 100_000,
+      intervalMs: cfg.requestLogFlushMs,
+      maxBatch: cfg.requestLogBatch,
+      maxBuffered: 100_000,
       write: async (entries) => {
         await insertRequestLogs(entries.map((e) => e.row));
         wal?.stored(entries.map((e) => e.mark));

@@ -1,5 +1,5 @@
 /**
- * One route match per request and router (issue 27 item 4). A `/v1` request asks each router
+ * One route match per request and router. A `/v1` request asks each router
  * whether it serves the path up to four times: the request log's and the public rate limit's
  * "is this a public route?", the 405 check (api/middleware/input.ts) and the router's own
  * dispatch. Each ask tests every layer's regular expression (the `/v1` router has hundreds).

@@ -34,7 +34,9 @@ export function allowedRoles(def: OperationDef): MemberRole[] {
 export async function authorize(def: OperationDef, caller: Caller): Promise<void> {
   if (!caller.livemode && def.testMode === 'livemode_boundary') {
     if (!(await isSwitchOn('test_mode'))) {
-      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', {
+        details: { retry_after_seconds: 60 },
+      });
     }
     throw new DomainError('invalid_request', 'livemode_boundary', `${def.id} cannot be called in test mode.`);
   }
@@ -42,29 +44,43 @@ export async function authorize(def: OperationDef, caller: Caller): Promise<void
   // answers 503, whoever the operation is for (a test key on `POST /customers` is 503, not 403).
   if (!caller.livemode) {
     if (!(await isSwitchOn('test_mode'))) {
-      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', { details: { retry_after_seconds: 60 } });
+      throw new DomainError('temporarily_unavailable', 'test_mode_unavailable', 'Test mode is switched off. Retry later.', {
+        details: { retry_after_seconds: 60 },
+      });
     }
     if (def.testMode === 'unavailable') {
       throw new DomainError('temporarily_unavailable', 'test_mode_not_supported', `${def.id} is not available in test mode.`);
     }
   }
   if (!allowedCallers(def).includes(caller.kind)) {
-    throw new DomainError('permission_error', 'role_denied', caller.kind === 'business_key'
-      ? 'This operation requires a dashboard session; API keys cannot call it.'
-      : 'This operation is only available to API keys.');
+    throw new DomainError(
+      'permission_error',
+      'role_denied',
+      caller.kind === 'business_key'
+        ? 'This operation requires a dashboard session; API keys cannot call it.'
+        : 'This operation is only available to API keys.',
+    );
   }
   if (caller.kind === 'dashboard_session') {
     const roles = allowedRoles(def);
     if (!caller.role || !roles.includes(caller.role)) {
-      throw new DomainError('permission_error', 'scope_denied', `Your role (${caller.role}) cannot perform this action; it needs ${roles.join(' or ')}.`);
+      throw new DomainError(
+        'permission_error',
+        'scope_denied',
+        `Your role (${caller.role}) cannot perform this action; it needs ${roles.join(' or ')}.`,
+      );
     }
   } else if (caller.kind === 'business_key') {
     if (!hasScope(caller.scopes, def.scope)) {
-      throw new DomainError('permission_error', 'missing_scope', `This API key lacks the \`${def.scope}\` scope.`, { details: { required_scope: def.scope } });
+      throw new DomainError('permission_error', 'missing_scope', `This API key lacks the \`${def.scope}\` scope.`, {
+        details: { required_scope: def.scope },
+      });
     }
   }
   if (def.switch && !(await isSwitchOn(def.switch))) {
-    throw new DomainError('temporarily_unavailable', 'switch_off', `${def.id} is temporarily unavailable.`, { details: { retry_after_seconds: 60 } });
+    throw new DomainError('temporarily_unavailable', 'switch_off', `${def.id} is temporarily unavailable.`, {
+      details: { retry_after_seconds: 60 },
+    });
   }
   if (def.flag && !(await isFlagOpen(def.flag, caller.accountId))) {
     throw new DomainError('capability_unavailable', 'capability_unavailable', `${def.id} is not enabled for this account.`);

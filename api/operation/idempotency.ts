@@ -20,7 +20,13 @@ import type { HandlerArgs, OperationDef } from './registry';
  * `gate` (when given; its refusal releases the key, so the same key works once the gate passes)
  * and the handler, recording the outcome under the key. Sets `ctx.status` and `ctx.body`.
  */
-export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, rawBody: unknown, gate?: () => Promise<void>): Promise<void> {
+export async function runIdempotent(
+  def: OperationDef,
+  given: HandlerArgs,
+  ctx: Koa.ParameterizedContext<AppState>,
+  rawBody: unknown,
+  gate?: () => Promise<void>,
+): Promise<void> {
   const { caller } = given;
   const key = idem.requireKey(ctx.get('Idempotency-Key') || undefined);
   ctx.state.idempotencyKey = key;
@@ -29,7 +35,14 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
   const route = `${caller.livemode ? 'live' : 'test'}:${def.method.toUpperCase()} ${ctx.path}`;
   const hash = idem.requestHash(rawBody ?? {});
   if (def.inlineIdempotency) {
-    await runInline(def, args, ctx, { accountId: caller.accountId, route, key, livemode: caller.livemode, hash, status: def.successStatus ?? 200 });
+    await runInline(def, args, ctx, {
+      accountId: caller.accountId,
+      route,
+      key,
+      livemode: caller.livemode,
+      hash,
+      status: def.successStatus ?? 200,
+    });
     return;
   }
   const stored = await idem.claim(caller.accountId, route, key, caller.livemode, hash);
@@ -74,7 +87,14 @@ export async function runIdempotent(def: OperationDef, given: HandlerArgs, ctx: 
  * second); past that the request answers 503 and the claim stays in progress until its lease ends.
  * Any other failure marks the claim failed (`idempotency_failed`), as before.
  */
-async function completeAfterEffect(accountId: string, route: string, key: string, status: number, result: unknown, redact: string[]): Promise<void> {
+async function completeAfterEffect(
+  accountId: string,
+  route: string,
+  key: string,
+  status: number,
+  result: unknown,
+  redact: string[],
+): Promise<void> {
   for (let wait = 250, waited = 0; ; waited += wait, wait = Math.min(2000, wait * 2)) {
     try {
       await idem.complete(accountId, route, key, status, result, redact);
@@ -93,7 +113,9 @@ async function completeAfterEffect(accountId: string, route: string, key: string
 /** Answers with a stored response (`Idempotent-Replayed: true`); a stored refusal is thrown again as is. */
 function replay(ctx: Koa.ParameterizedContext<AppState>, stored: idem.StoredResponse): void {
   ctx.set('Idempotent-Replayed', 'true');
-  const err = (stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null)?.__error;
+  const err = (
+    stored.body as { __error?: { type: any; code: string; message: string; param?: string; details?: Record<string, unknown> } } | null
+  )?.__error;
   if (err) throw new DomainError(err.type, err.code, err.message, { param: err.param, details: err.details, status: stored.status });
   ctx.status = stored.status;
   ctx.body = stored.body;
@@ -110,7 +132,12 @@ function refusalBody(e: DomainError): { __error: Record<string, unknown> } {
  * a record is replayed (or refused as `claim` would); a refusal (4xx) is recorded unless the key
  * was taken meanwhile, in which case the stored response wins.
  */
-async function runInline(def: OperationDef, args: HandlerArgs, ctx: Koa.ParameterizedContext<AppState>, claim: idem.InlineIdempotency): Promise<void> {
+async function runInline(
+  def: OperationDef,
+  args: HandlerArgs,
+  ctx: Koa.ParameterizedContext<AppState>,
+  claim: idem.InlineIdempotency,
+): Promise<void> {
   for (;;) {
     try {
       ctx.body = await def.handler({ ...args, idempotency: claim });

@@ -25,7 +25,11 @@ import { validate } from './validate';
  */
 export function mountPublic(router: Router<AppState>, def: PublicOperationDef): void {
   record({
-    ...def, scope: '', testMode: 'unavailable', callers: ['public_token'], idempotent: false,
+    ...def,
+    scope: '',
+    testMode: 'unavailable',
+    callers: ['public_token'],
+    idempotent: false,
     handler: () => Promise.reject(new Error(`${def.id} is a public-token route; it is served by mountPublic`)),
   });
   router[def.method](def.path, async (ctx) => {

@@ -105,7 +105,10 @@ export function record(def: OperationDef): void {
 export type PublicHandlerArgs<B = any, Q = any> = Omit<HandlerArgs<B, Q>, 'caller' | 'scope'>;
 
 /** A payer route definition (spec 4.1 payer session routes): no scope, roles, gates or Idempotency-Key. */
-export interface PublicOperationDef<B = any, Q = any> extends Omit<OperationDef<B, Q>, 'scope' | 'testMode' | 'callers' | 'roles' | 'switch' | 'flag' | 'idempotent' | 'handler'> {
+export interface PublicOperationDef<B = any, Q = any> extends Omit<
+  OperationDef<B, Q>,
+  'scope' | 'testMode' | 'callers' | 'roles' | 'switch' | 'flag' | 'idempotent' | 'handler'
+> {
   /** Returns the body; may set `ctx.status` to one of `otherSuccessStatuses`. */
   handler: (a: PublicHandlerArgs<B, Q>) => Promise<unknown>;
 }

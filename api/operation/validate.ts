@@ -23,13 +23,23 @@ export function validate<T>(schema: Joi.ObjectSchema | undefined, value: unknown
     }
     return (value ?? {}) as T;
   }
-  const { value: v, error } = schema.validate(value ?? {}, { abortEarly: true, convert: true, allowUnknown: where === 'query', stripUnknown: where === 'query' ? { objects: false } : false });
+  const { value: v, error } = schema.validate(value ?? {}, {
+    abortEarly: true,
+    convert: true,
+    allowUnknown: where === 'query',
+    stripUnknown: where === 'query' ? { objects: false } : false,
+  });
   if (error) throw fromJoi(error, where, schema);
   if (where === 'body') {
     const coerced = coercedPath(value ?? {}, v);
     if (coerced !== null) {
       const shown = coerced.length > 200 ? `${coerced.slice(0, 200)}…` : coerced;
-      throw new DomainError('invalid_request', 'parameter_invalid', `\`${shown}\` has the wrong JSON type (${jsonType(valueAt(value, coerced))} given; no conversion is made in a body).`, { param: shown });
+      throw new DomainError(
+        'invalid_request',
+        'parameter_invalid',
+        `\`${shown}\` has the wrong JSON type (${jsonType(valueAt(value, coerced))} given; no conversion is made in a body).`,
+        { param: shown },
+      );
     }
   }
   return v as T;

@@ -1,5 +1,5 @@
 /**
- * The pages' own static assets (issue 22: every script and style is served by the product, so the
+ * The pages' own static assets (every script and style is served by the product, so the
  * pages work offline and the CSP names no other origin): `api/pages/assets/*.css|js`, read once,
  * served at `/assets/<name>` with a content hash in the URL (`?v=`) and a year of immutable caching.
  */
@@ -8,7 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** One served asset. */
-export interface Asset { name: string; type: string; body: Buffer; hash: string; url: string }
+export interface Asset {
+  name: string;
+  type: string;
+  body: Buffer;
+  hash: string;
+  url: string;
+}
 
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 

@@ -1,5 +1,5 @@
 /**
- * Form parts shared by the pages (issue 22): labelled inputs and selects whose error, when the
+ * Form parts shared by the pages: labelled inputs and selects whose error, when the
  * command refused the field (the spec's `param`), is rendered next to it and tied to it
  * (`aria-invalid`, `aria-describedby`); and the conversion of a posted form into the JSON body the
  * public route's joi schema validates (empty fields are absent, as in a JSON request).
@@ -35,14 +35,27 @@ export function formFields(body: unknown): Record<string, string> {
  * path segment, mapped through `paramToField` when the command names it differently), otherwise on
  * the form. Rethrows anything that is not a 4xx DomainError (404 included: the page's 404).
  */
-export function refusal(e: unknown, values: Record<string, string>, paramToField: Record<string, string> = {}): FormState & { status: number } {
-  if (!isDomainError(e) || e.status >= 500 || e.type === 'not_found' && !e.param || e.type === 'rate_limit_error') throw e;
-  const param = e.param?.split('.')[0];
-  const field = param ? paramToField[param] ?? param : undefined;
-  return field ? { values, errors: { [field]: e.message }, status: e.status } : { values, errors: {}, formError: e.message, status: e.status };
+export function refusal(
+  error: unknown,
+  values: Record<string, string>,
+  paramToField: Record<string, string> = {},
+): FormState & { status: number } {
+  if (!isDomainError(error) || error.status >= 500 || (error.type === 'not_found' && !error.param) || error.type === 'rate_limit_error')
+    throw error;
+  const param = error.param?.split('.')[0];
+  const field = param ? (paramToField[param] ?? param) : undefined;
+  return field
+    ? { values, errors: { [field]: error.message }, status: error.status }
+    : { values, errors: {}, formError: error.message, status: error.status };
 }
 
-interface FieldProps { name: string; label: string; form: FormState; hint?: string; idPrefix?: string }
+interface FieldProps {
+  name: string;
+  label: string;
+  form: FormState;
+  hint?: string;
+  idPrefix?: string;
+}
 
 function describedBy(id: string, hint: string | undefined, error: string | undefined): string | undefined {
   const ids = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
@@ -50,63 +63,106 @@ function describedBy(id: string, hint: string | undefined, error: string | undef
 }
 
 /** A labelled text (or email) input. */
-export function TextField(p: FieldProps & { type?: 'text' | 'email'; autocomplete?: string; required?: boolean; inputmode?: string; value?: string }) {
-  const id = `${p.idPrefix ?? 'f'}-${p.name}`;
-  const error = p.form.errors[p.name];
+export function TextField(
+  props: FieldProps & { type?: 'text' | 'email'; autocomplete?: string; required?: boolean; inputmode?: string; value?: string },
+) {
+  const id = `${props.idPrefix ?? 'f'}-${props.name}`;
+  const error = props.form.errors[props.name];
   return (
     <div class="field">
-      <label for={id}>{p.label}</label>
-      <input id={id} name={p.name} type={(p.type ?? 'text') as 'text'} value={p.form.values[p.name] ?? p.value ?? ''} autocomplete={p.autocomplete ?? 'off'}
-        required={p.required} inputMode={p.inputmode as 'text' | undefined} spellcheck={false}
-        aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy(id, p.hint, error)} />
-      {p.hint ? <p class="hint" id={`${id}-hint`}>{p.hint}</p> : null}
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={(props.type ?? 'text') as 'text'}
+        value={props.form.values[props.name] ?? props.value ?? ''}
+        autocomplete={props.autocomplete ?? 'off'}
+        required={props.required}
+        inputMode={props.inputmode as 'text' | undefined}
+        spellcheck={false}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, props.hint, error)}
+      />
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
       <FieldError id={id} message={error} />
     </div>
   );
 }
 
 /** A labelled select of `options` (`[value, label]`). */
-export function SelectField(p: FieldProps & { options: Array<[string, string]>; placeholder?: string; required?: boolean }) {
-  const id = `${p.idPrefix ?? 'f'}-${p.name}`;
-  const error = p.form.errors[p.name];
-  const chosen = p.form.values[p.name] ?? '';
+export function SelectField(props: FieldProps & { options: Array<[string, string]>; placeholder?: string; required?: boolean }) {
+  const id = `${props.idPrefix ?? 'f'}-${props.name}`;
+  const error = props.form.errors[props.name];
+  const chosen = props.form.values[props.name] ?? '';
   return (
     <div class="field">
-      <label for={id}>{p.label}</label>
-      <select id={id} name={p.name} required={p.required} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy(id, p.hint, error)}>
-        {p.placeholder !== undefined ? <option value="">{p.placeholder}</option> : null}
-        {p.options.map(([v, l]) => <option value={v} selected={v === chosen}>{l}</option>)}
+      <label for={id}>{props.label}</label>
+      <select
+        id={id}
+        name={props.name}
+        required={props.required}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, props.hint, error)}
+      >
+        {props.placeholder !== undefined ? <option value="">{props.placeholder}</option> : null}
+        {props.options.map(([v, l]) => (
+          <option value={v} selected={v === chosen}>
+            {l}
+          </option>
+        ))}
       </select>
-      {p.hint ? <p class="hint" id={`${id}-hint`}>{p.hint}</p> : null}
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
       <FieldError id={id} message={error} />
     </div>
   );
 }
 
 /** A fieldset of radio buttons (`[value, label]`), `checked` the chosen value. */
-export function RadioGroup(p: FieldProps & { options: Array<[string, string]>; checked?: string }) {
-  const id = `${p.idPrefix ?? 'f'}-${p.name}`;
-  const error = p.form.errors[p.name];
-  const chosen = p.form.values[p.name] ?? p.checked;
+export function RadioGroup(props: FieldProps & { options: Array<[string, string]>; checked?: string }) {
+  const id = `${props.idPrefix ?? 'f'}-${props.name}`;
+  const error = props.form.errors[props.name];
+  const chosen = props.form.values[props.name] ?? props.checked;
   return (
-    <fieldset id={id} aria-describedby={describedBy(id, p.hint, error)} aria-invalid={error ? 'true' : undefined}>
-      <legend>{p.label}</legend>
-      {p.options.map(([v, l]) => (
-        <label class="choice"><input type="radio" name={p.name} value={v} checked={v === chosen} /> {l}</label>
+    <fieldset id={id} aria-describedby={describedBy(id, props.hint, error)} aria-invalid={error ? 'true' : undefined}>
+      <legend>{props.label}</legend>
+      {props.options.map(([v, l]) => (
+        <label class="choice">
+          <input type="radio" name={props.name} value={v} checked={v === chosen} /> {l}
+        </label>
       ))}
-      {p.hint ? <p class="hint" id={`${id}-hint`}>{p.hint}</p> : null}
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
       <FieldError id={id} message={error} />
     </fieldset>
   );
 }
 
 /** The form-level error (no field named), announced as an alert. */
-export function FormError(p: { form: FormState; fallback: string }) {
-  if (!p.form.formError && Object.keys(p.form.errors).length === 0) return null;
-  return <p class="form-error" role="alert">{p.form.formError ?? p.fallback}</p>;
+export function FormError(props: { form: FormState; fallback: string }) {
+  if (!props.form.formError && Object.keys(props.form.errors).length === 0) return null;
+  return (
+    <p class="form-error" role="alert">
+      {props.form.formError ?? props.fallback}
+    </p>
+  );
 }
 
 /** A POST form to `action` with its children. */
-export function PostForm(p: { action: string; children: ComponentChildren; id?: string; class?: string }) {
-  return <form method="post" action={p.action} id={p.id} class={p.class} noValidate>{p.children}</form>;
+export function PostForm(props: { action: string; children: ComponentChildren; id?: string; class?: string }) {
+  return (
+    <form method="post" action={props.action} id={props.id} class={props.class} noValidate>
+      {props.children}
+    </form>
+  );
 }

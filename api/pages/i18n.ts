@@ -1,5 +1,5 @@
 /**
- * Locale of a page (issue 22 "localised"): the payer's `Accept-Language` picks the number, currency
+ * Locale of a page: the payer's `Accept-Language` picks the number, currency
  * and date formatting (any locale `Intl` supports) and the copy (a translation per file in
  * api/pages/copy/, English when none matches). Amounts are formatted from bigint minor units through
  * their exact decimal string (`formatMajor`): `Intl.NumberFormat` formats a numeric string exactly,
@@ -37,7 +37,9 @@ export function negotiateTag(ctx: Koa.Context): string {
     try {
       const [tag] = Intl.getCanonicalLocales(raw);
       if (tag && Intl.NumberFormat.supportedLocalesOf([tag]).length > 0) return tag;
-    } catch { /* not a BCP 47 tag: try the next */ }
+    } catch {
+      /* not a BCP 47 tag: try the next */
+    }
   }
   return FALLBACK;
 }
@@ -46,7 +48,15 @@ export function negotiateTag(ctx: Koa.Context): string {
 export function localeFor(tag: string): Locale {
   const language = tag.split('-')[0].toLowerCase();
   const copy = TRANSLATIONS[language] ?? en;
-  const dateTime = new Intl.DateTimeFormat(tag, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' });
+  const dateTime = new Intl.DateTimeFormat(tag, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  });
   const dateOnly = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' });
   return {
     tag,
@@ -55,7 +65,12 @@ export function localeFor(tag: string): Locale {
       // Intl formats a decimal string exactly (ECMA-402 "Intl.NumberFormat v3"); the cast is only for the ES2022 lib types.
       const exact = formatMajor(m) as unknown as number;
       const text = isFiat(m.currency)
-        ? new Intl.NumberFormat(tag, { style: 'currency', currency: m.currency, minimumFractionDigits: m.decimals, maximumFractionDigits: m.decimals }).format(exact)
+        ? new Intl.NumberFormat(tag, {
+            style: 'currency',
+            currency: m.currency,
+            minimumFractionDigits: m.decimals,
+            maximumFractionDigits: m.decimals,
+          }).format(exact)
         : `${new Intl.NumberFormat(tag, { minimumFractionDigits: Math.min(m.decimals, 2), maximumFractionDigits: m.decimals }).format(exact)} ${m.currency}`;
       return text.replace(/ /g, NBSP);
     },

@@ -1,5 +1,5 @@
 /**
- * The pages a person opens (ARCHITECTURE.md "api/pages/", issue 22), on the payer host:
+ * The pages a person opens (ARCHITECTURE.md "api/pages/"), on the payer host:
  * - `/pay/<plk_token>` and `/p/<short_code>`: the payer's page (api/pages/payer/);
  * - `/payroll/<prk_token>`: the payroll recipient's page (api/pages/recipient/);
  * - `/sandbox/...`: the sandbox's hosted provider pages (api/pages/sandbox/), only with the simulator on;
@@ -52,7 +52,11 @@ function pageErrors(): Koa.Middleware<AppState> {
       if (isDomainError(e) && e.type === 'not_found') return sendNotFound(ctx);
       if (isDomainError(e) && e.type === 'rate_limit_error') return sendTooMany(ctx, Number(e.details?.retry_after_seconds ?? 1));
       const status = isDomainError(e) && e.status >= 400 ? e.status : 500;
-      if (status >= 500) logger.error({ err: e, request_id: ctx.state.requestId, path: ctx.path.replace(/\/(plk|prk)_[A-Za-z0-9]+/, '/$1_…') }, 'page failed');
+      if (status >= 500)
+        logger.error(
+          { err: e, request_id: ctx.state.requestId, path: ctx.path.replace(/\/(plk|prk)_[A-Za-z0-9]+/, '/$1_…') },
+          'page failed',
+        );
       sendFailure(ctx, status, ctx.state.requestId);
     }
   };

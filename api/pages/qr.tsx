@@ -1,13 +1,13 @@
 /**
- * A QR code drawn as SVG on the server (issue 22: the payer page's payment URI), with the `qrcode`
+ * A QR code drawn as SVG on the server (the payer page's payment URI), with the `qrcode`
  * library's encoder (byte mode, error correction M) and one `<path>` of dark modules: no script, no
  * image request, escaped like any other template.
  */
 import QRCode from 'qrcode';
 
 /** An SVG QR code of `text`, labelled by `label` (role img). */
-export function QrCode(p: { text: string; label: string }) {
-  const qr = QRCode.create(p.text, { errorCorrectionLevel: 'M' });
+export function QrCode(props: { text: string; label: string }) {
+  const qr = QRCode.create(props.text, { errorCorrectionLevel: 'M' });
   const size = qr.modules.size;
   const quiet = 4;
   let d = '';
@@ -16,7 +16,14 @@ export function QrCode(p: { text: string; label: string }) {
   }
   const box = size + quiet * 2;
   return (
-    <svg class="qr" role="img" aria-label={p.label} viewBox={`0 0 ${box} ${box}`} xmlns="http://www.w3.org/2000/svg" shape-rendering="crispEdges">
+    <svg
+      class="qr"
+      role="img"
+      aria-label={props.label}
+      viewBox={`0 0 ${box} ${box}`}
+      xmlns="http://www.w3.org/2000/svg"
+      shape-rendering="crispEdges"
+    >
       <rect width={box} height={box} fill="#fff" />
       <path d={d} fill="#000" />
     </svg>

@@ -1,5 +1,5 @@
 /**
- * Rendering a page (issue 22): preact's server renderer turns a typed component tree into HTML,
+ * Rendering a page: preact's server renderer turns a typed component tree into HTML,
  * escaping every text and attribute value; the caller's Koa context gets the document, its status
  * and `text/html`. Also the pages every route shares: the one 404 (identical for an unknown,
  * malformed, replaced or test-mode token: no oracle), 429 and 500.
@@ -40,14 +40,16 @@ export function renderFragment(tree: VNode): string {
 export function sendNotFound(ctx: Koa.Context): void {
   const p = pageContext(ctx);
   const c = p.locale.copy;
-  sendPage(ctx, (
+  sendPage(
+    ctx,
     <Layout locale={p.locale} nonce={p.nonce} title={c.notFound.title} sandbox={p.sandbox}>
       <section class="card center">
         <h1>{c.notFound.title}</h1>
         <p>{c.notFound.body}</p>
       </section>
-    </Layout>
-  ), 404);
+    </Layout>,
+    404,
+  );
 }
 
 /** 429 with `Retry-After` (the rate limiter's budget is the API's public-token budget). */
@@ -55,20 +57,33 @@ export function sendTooMany(ctx: Koa.Context, retryAfterSeconds: number): void {
   const p = pageContext(ctx);
   const c = p.locale.copy;
   ctx.set('Retry-After', String(retryAfterSeconds));
-  sendPage(ctx, (
+  sendPage(
+    ctx,
     <Layout locale={p.locale} nonce={p.nonce} title={c.tooMany.title} sandbox={p.sandbox}>
-      <section class="card center"><h1>{c.tooMany.title}</h1><p>{c.tooMany.body(retryAfterSeconds)}</p></section>
-    </Layout>
-  ), 429);
+      <section class="card center">
+        <h1>{c.tooMany.title}</h1>
+        <p>{c.tooMany.body(retryAfterSeconds)}</p>
+      </section>
+    </Layout>,
+    429,
+  );
 }
 
 /** A page for an unexpected failure (500 or a dependency out, 503), with the request id to quote. */
 export function sendFailure(ctx: Koa.Context, status: number, requestId: string): void {
   const p = pageContext(ctx);
   const c = p.locale.copy;
-  sendPage(ctx, (
+  sendPage(
+    ctx,
     <Layout locale={p.locale} nonce={p.nonce} title={c.failed.title} sandbox={p.sandbox}>
-      <section class="card center"><h1>{c.failed.title}</h1><p>{c.failed.body}</p><p class="muted"><code>{requestId}</code></p></section>
-    </Layout>
-  ), status);
+      <section class="card center">
+        <h1>{c.failed.title}</h1>
+        <p>{c.failed.body}</p>
+        <p class="muted">
+          <code>{requestId}</code>
+        </p>
+      </section>
+    </Layout>,
+    status,
+  );
 }

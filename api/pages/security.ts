@@ -1,5 +1,5 @@
 /**
- * Response headers of every page and asset (issue 22 "Security"), set with helmet: a strict
+ * Response headers of every page and asset, set with helmet: a strict
  * Content-Security-Policy whose scripts and styles need this response's nonce (no inline handler,
  * no third-party origin: every script, style and image is the product's own), `frame-ancestors
  * 'none'`, `Referrer-Policy: no-referrer` (the token in the URL never leaks), `nosniff`, and

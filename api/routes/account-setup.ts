@@ -23,7 +23,14 @@ import { logger } from '../../lib/logger';
 import type { AppState, Caller } from '../context';
 import { mount } from '../operation';
 import { wantsExpand } from '../../lib/pagination';
-import { readinessResponse, readinessView, sessionRevocationResponse, sessionRevocationView, setupGuideResponse, setupGuideView } from '../../views/account-setup';
+import {
+  readinessResponse,
+  readinessView,
+  sessionRevocationResponse,
+  sessionRevocationView,
+  setupGuideResponse,
+  setupGuideView,
+} from '../../views/account-setup';
 
 const EXPANSIONS = {
   readiness: async (a: Account, c: Caller) => readinessView(await loadReadiness(c, { account: a })),
@@ -31,7 +38,12 @@ const EXPANSIONS = {
 } as const;
 
 function unavailable(what: keyof typeof EXPANSIONS): DomainError {
-  return new DomainError('temporarily_unavailable', `${what}_unavailable`, `The ${what.replace('_', ' ')} could not be computed in time. Retry shortly.`, { details: { retry_after_seconds: 5 } });
+  return new DomainError(
+    'temporarily_unavailable',
+    `${what}_unavailable`,
+    `The ${what.replace('_', ' ')} could not be computed in time. Retry shortly.`,
+    { details: { retry_after_seconds: 5 } },
+  );
 }
 
 /**
@@ -39,19 +51,22 @@ function unavailable(what: keyof typeof EXPANSIONS): DomainError {
  * and computed; `expand_errors` (`{ <name>: { type, code, message } }`) for each requested one that
  * failed. Unrecognised `expand` values are ignored (spec 4 conventions).
  */
-export async function accountExpansions(a: Account, caller: Caller, expand: unknown): Promise<Record<string, unknown>> {
+export async function accountExpansions(account: Account, caller: Caller, expand: unknown): Promise<Record<string, unknown>> {
   const wanted = (Object.keys(EXPANSIONS) as Array<keyof typeof EXPANSIONS>).filter((k) => wantsExpand(expand, k));
   const out: Record<string, unknown> = {};
   const errors: Record<string, { type: string; code: string; message: string }> = {};
-  await Promise.all(wanted.map(async (k) => {
-    try {
-      out[k] = await EXPANSIONS[k](a, caller);
-    } catch (e) {
-      if (!(e instanceof ExpansionTimeout)) logger.error({ err: e, expand: k, account_id: a.id }, 'account expansion failed');
-      const err = e instanceof ExpansionTimeout ? unavailable(k) : new DomainError('api_error', 'expansion_failed', `The ${k} expansion failed.`);
-      errors[k] = { type: err.type, code: err.code, message: err.message };
-    }
-  }));
+  await Promise.all(
+    wanted.map(async (k) => {
+      try {
+        out[k] = await EXPANSIONS[k](account, caller);
+      } catch (e) {
+        if (!(e instanceof ExpansionTimeout)) logger.error({ err: e, expand: k, account_id: account.id }, 'account expansion failed');
+        const err =
+          e instanceof ExpansionTimeout ? unavailable(k) : new DomainError('api_error', 'expansion_failed', `The ${k} expansion failed.`);
+        errors[k] = { type: err.type, code: err.code, message: err.message };
+      }
+    }),
+  );
   if (Object.keys(errors).length) out.expand_errors = errors;
   return out;
 }
@@ -66,24 +81,38 @@ async function orUnavailable<T>(what: keyof typeof EXPANSIONS, fn: () => Promise
 }
 
 /** Mounts readiness, setup guide and session revocation (see the module doc). */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'account.get_readiness', method: 'get', path: '/account/readiness', scope: 'account.read', testMode: 'full',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'account.get_readiness',
+    method: 'get',
+    path: '/account/readiness',
+    scope: 'account.read',
+    testMode: 'full',
     summary: 'Whether the account can take and settle payments now, check by check.',
     response: readinessResponse,
     handler: async ({ caller, scope }) => orUnavailable('readiness', async () => EXPANSIONS.readiness(await loadAccount(scope), caller)),
   });
 
-  mount(r, {
-    id: 'account.get_setup_guide', method: 'get', path: '/account/setup_guide', scope: 'account.read', testMode: 'full',
+  mount(router, {
+    id: 'account.get_setup_guide',
+    method: 'get',
+    path: '/account/setup_guide',
+    scope: 'account.read',
+    testMode: 'full',
     summary: 'The onboarding steps and which are done.',
     response: setupGuideResponse,
-    handler: async ({ caller, scope }) => orUnavailable('setup_guide', async () => EXPANSIONS.setup_guide(await loadAccount(scope), caller)),
+    handler: async ({ caller, scope }) =>
+      orUnavailable('setup_guide', async () => EXPANSIONS.setup_guide(await loadAccount(scope), caller)),
   });
 
-  mount(r, {
-    id: 'account_sessions.revoke_all', method: 'post', path: '/account/sessions/revoke_all', scope: 'account.write', testMode: 'unavailable',
-    callers: ['dashboard_session'], roles: ['owner', 'admin', 'developer', 'viewer'],
+  mount(router, {
+    id: 'account_sessions.revoke_all',
+    method: 'post',
+    path: '/account/sessions/revoke_all',
+    scope: 'account.write',
+    testMode: 'unavailable',
+    callers: ['dashboard_session'],
+    roles: ['owner', 'admin', 'developer', 'viewer'],
     summary: "Revoke every dashboard session of the caller's login, the calling one included.",
     body: Joi.object({}),
     response: sessionRevocationResponse,

@@ -15,9 +15,13 @@ import { countryCode, expandQuery, listQuery } from '../schemas/common';
 import { accountExpansions } from './account-setup';
 import { boundedFreeForm, DASHBOARD_PREFERENCES_BOUNDS } from '../schemas/free-form';
 
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'account.get', method: 'get', path: '/account', scope: 'account.read', testMode: 'full',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'account.get',
+    method: 'get',
+    path: '/account',
+    scope: 'account.read',
+    testMode: 'full',
     response: accountExpandedResponse,
     query: Joi.object({ expand: expandQuery }),
     handler: async ({ caller, scope, query }) => {
@@ -26,22 +30,41 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    id: 'account.update', method: 'patch', path: '/account', scope: 'account.write', testMode: 'livemode_boundary',
-    callers: ['dashboard_session'], roles: ['owner', 'admin'],
+  mount(router, {
+    id: 'account.update',
+    method: 'patch',
+    path: '/account',
+    scope: 'account.write',
+    testMode: 'livemode_boundary',
+    callers: ['dashboard_session'],
+    roles: ['owner', 'admin'],
     response: accountResponse,
     body: Joi.object({
       display_name: Joi.string().trim().min(1).max(200),
-      language: Joi.string().pattern(/^[a-z]{2}(-[A-Z]{2})?$/).allow(null),
+      language: Joi.string()
+        .pattern(/^[a-z]{2}(-[A-Z]{2})?$/)
+        .allow(null),
       notification_preferences: Joi.object({ marketing: Joi.boolean(), product_tips: Joi.boolean() }),
       dashboard_preferences: boundedFreeForm(DASHBOARD_PREFERENCES_BOUNDS),
-      support_contact: Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).allow(null), phone: Joi.string().max(40).allow(null), url: Joi.string().uri({ scheme: ['https'] }).allow(null) }).allow(null),
+      support_contact: Joi.object({
+        email: Joi.string()
+          .email({ tlds: { allow: false } })
+          .allow(null),
+        phone: Joi.string().max(40).allow(null),
+        url: Joi.string()
+          .uri({ scheme: ['https'] })
+          .allow(null),
+      }).allow(null),
     }),
     handler: async ({ caller, scope, body }) => accountView(await updateAccount(scope, body), caller),
   });
 
-  mount(r, {
-    id: 'accounts.list', method: 'get', path: '/accounts', scope: 'account.read', testMode: 'full',
+  mount(router, {
+    id: 'accounts.list',
+    method: 'get',
+    path: '/accounts',
+    scope: 'account.read',
+    testMode: 'full',
     response: listEnvelope(accountResponse),
     query: Joi.object({ limit: listQuery.limit, cursor: listQuery.cursor }),
     handler: async ({ caller, scope, query }) => {
@@ -50,13 +73,19 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    id: 'accounts.create', method: 'post', path: '/accounts', scope: 'account.write', testMode: 'unavailable', callers: ['dashboard_session'],
+  mount(router, {
+    id: 'accounts.create',
+    method: 'post',
+    path: '/accounts',
+    scope: 'account.write',
+    testMode: 'unavailable',
+    callers: ['dashboard_session'],
     response: accountResponse,
     // Only a login's owner membership may create (spec 4.10: a member is refused with 403).
     roles: ['owner'],
     successStatus: 201,
     body: Joi.object({ display_name: Joi.string().trim().min(1).max(200).required(), country: countryCode }),
-    handler: async ({ caller, scope, body }) => accountView(await createAccountForLogin(scope, { display_name: body.display_name, country: body.country ?? null }), caller),
+    handler: async ({ caller, scope, body }) =>
+      accountView(await createAccountForLogin(scope, { display_name: body.display_name, country: body.country ?? null }), caller),
   });
 }

@@ -26,9 +26,13 @@ import { activityResponse, activitySummaryResponse, activitySummaryView, activit
 const iso = Joi.string().isoDate();
 
 /** Mounts the activity reads (see the module doc). */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'activity.list', method: 'get', path: '/activity', scope: 'activity.read', testMode: 'unavailable',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'activity.list',
+    method: 'get',
+    path: '/activity',
+    scope: 'activity.read',
+    testMode: 'unavailable',
     summary: 'The account activity feed, newest first.',
     query: Joi.object({
       ...listQuery,
@@ -38,15 +42,25 @@ export function register(r: Router<AppState>): void {
       since: iso,
       until: iso,
     }),
-    response: listEnvelope(activityResponse, Joi.object({ total: Joi.number().integer().min(0).required(), by_category: byCategoryResponse.required() })),
+    response: listEnvelope(
+      activityResponse,
+      Joi.object({ total: Joi.number().integer().min(0).required(), by_category: byCategoryResponse.required() }),
+    ),
     handler: async ({ scope, query }) => {
-      const { page, has_more, next_cursor, summary } = await listActivity(scope, { ...query, summary: wantsExpand(query.expand, 'summary') });
+      const { page, has_more, next_cursor, summary } = await listActivity(scope, {
+        ...query,
+        summary: wantsExpand(query.expand, 'summary'),
+      });
       return { object: 'list' as const, data: page.map(activityView), has_more, next_cursor, ...(summary ? { summary } : {}) };
     },
   });
 
-  mount(r, {
-    id: 'activity.get_summary', method: 'get', path: '/activity/summary', scope: 'activity.read', testMode: 'unavailable',
+  mount(router, {
+    id: 'activity.get_summary',
+    method: 'get',
+    path: '/activity/summary',
+    scope: 'activity.read',
+    testMode: 'unavailable',
     summary: 'Activity counts per category and type over a period (default: the last 30 days).',
     query: Joi.object({ since: iso, until: iso }),
     response: activitySummaryResponse,

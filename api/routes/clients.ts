@@ -14,37 +14,58 @@ import { clientResponse, clientView } from '../../views/client';
 import { listEnvelope } from '../../views/schema';
 
 /** Registers the client operations on `r`. */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'clients.list', method: 'get', path: '/clients', scope: 'payment_links.read', testMode: 'unavailable',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'clients.list',
+    method: 'get',
+    path: '/clients',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: listEnvelope(clientResponse),
     query: listClientsQuery,
     summary: 'List clients, newest first; `archived` narrows to archived (true) or active (false) clients.',
     handler: async ({ scope, query }) => paginate(listClients(scope, query), 'c', query, clientView),
   });
 
-  mount(r, {
-    id: 'clients.create', method: 'post', path: '/clients', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'clients.create',
+    method: 'post',
+    path: '/clients',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: clientResponse,
-    body: createClientBody, successStatus: 201,
+    body: createClientBody,
+    successStatus: 201,
     handler: async ({ scope, body }) => clientView(await createClient(scope, body)),
   });
 
-  mount(r, {
-    id: 'clients.get', method: 'get', path: '/clients/:id', scope: 'payment_links.read', testMode: 'unavailable',
+  mount(router, {
+    id: 'clients.get',
+    method: 'get',
+    path: '/clients/:id',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: clientResponse,
     handler: async ({ scope, params }) => clientView(await getClient(scope, { id: params.id })),
   });
 
-  mount(r, {
-    id: 'clients.update', method: 'patch', path: '/clients/:id', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'clients.update',
+    method: 'patch',
+    path: '/clients/:id',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: clientResponse,
     body: updateClientBody,
     handler: async ({ scope, params, body }) => clientView(await updateClient(scope, { ...body, id: params.id })),
   });
 
-  mount(r, {
-    id: 'clients.archive', method: 'post', path: '/clients/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'clients.archive',
+    method: 'post',
+    path: '/clients/:id/archive',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: clientResponse,
     handler: async ({ scope, params }) => clientView(await archiveClient(scope, { id: params.id })),
   });

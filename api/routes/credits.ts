@@ -12,29 +12,52 @@ import type { AppState } from '../context';
 import { mount } from '../operation';
 import { paginate } from '../../lib/pagination';
 import { createCheckoutBody, listCreditEventsQuery } from '../schemas/credits';
-import { creditBalanceOut, creditBalanceView, creditCheckoutOut, creditCheckoutView, creditEventListOut, creditEventView } from '../../views/credits';
+import {
+  creditBalanceOut,
+  creditBalanceView,
+  creditCheckoutOut,
+  creditCheckoutView,
+  creditEventListOut,
+  creditEventView,
+} from '../../views/credits';
 
 const OWNER_SESSION = { callers: ['dashboard_session' as const], roles: ['owner' as const], testMode: 'unavailable' as const };
 
 /** Registers the credits operations on `r`. */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'credits.get', method: 'get', path: '/credits', scope: 'credits.read', ...OWNER_SESSION,
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'credits.get',
+    method: 'get',
+    path: '/credits',
+    scope: 'credits.read',
+    ...OWNER_SESSION,
     response: creditBalanceOut,
     summary: "The account owner's personal screening-credit balance.",
     handler: async ({ scope }) => creditBalanceView(await accountCreditBalance(scope), scope.livemode),
   });
 
-  mount(r, {
-    id: 'credit_events.list', method: 'get', path: '/credit_events', scope: 'credits.read', ...OWNER_SESSION,
-    query: listCreditEventsQuery, response: creditEventListOut,
+  mount(router, {
+    id: 'credit_events.list',
+    method: 'get',
+    path: '/credit_events',
+    scope: 'credits.read',
+    ...OWNER_SESSION,
+    query: listCreditEventsQuery,
+    response: creditEventListOut,
     summary: 'The credit ledger, newest first, with `events_total` (exact lifetime row count).',
-    handler: async ({ scope, query }) => listCreditEvents(scope, { type: query.type, page: (qb) => paginate(qb, 'e', query, creditEventView) }),
+    handler: async ({ scope, query }) =>
+      listCreditEvents(scope, { type: query.type, page: (qb) => paginate(qb, 'e', query, creditEventView) }),
   });
 
-  mount(r, {
-    id: 'credit_checkouts.create', method: 'post', path: '/credit_checkouts', scope: 'credits.write', ...OWNER_SESSION,
-    body: createCheckoutBody, successStatus: 201, response: creditCheckoutOut,
+  mount(router, {
+    id: 'credit_checkouts.create',
+    method: 'post',
+    path: '/credit_checkouts',
+    scope: 'credits.write',
+    ...OWNER_SESSION,
+    body: createCheckoutBody,
+    successStatus: 201,
+    response: creditCheckoutOut,
     summary: 'Open a hosted checkout for a pack of 5, 10 or 20 credits; grants nothing until the provider confirms payment.',
     handler: async ({ scope, body }) => creditCheckoutView(await createCheckout(scope, { pack: body.pack })),
   });

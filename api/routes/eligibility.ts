@@ -1,5 +1,5 @@
 /**
- * `GET /v1/eligibility` (spec 4.6; issue 15): public (no credential), by `country` and
+ * `GET /v1/eligibility` (spec 4.6): public (no credential), by `country` and
  * `customer_type`, the state of each product. Dark-flag: switch `api_v1.eligibility` (`sandbox:
  * true`: open on the dev and test stacks, closed in production: `503 temporarily_unavailable`).
  * Rules in domain/eligibility.ts; rate limited per source address like the other public routes.
@@ -19,8 +19,11 @@ import { countryCode } from '../schemas/common';
 export function eligibilityRouter(): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/v1' });
   mountPublic(r, {
-    id: 'eligibility.get', method: 'get', path: '/eligibility',
-    summary: 'Public: what an account in `country` of `customer_type` can likely use, per product (likely_available, conditional with its requirements, unavailable with a reason, unknown). Never an authorization.',
+    id: 'eligibility.get',
+    method: 'get',
+    path: '/eligibility',
+    summary:
+      'Public: what an account in `country` of `customer_type` can likely use, per product (likely_available, conditional with its requirements, unavailable with a reason, unknown). Never an authorization.',
     query: Joi.object({ country: countryCode.required(), customer_type: Joi.string().valid('individual', 'business').required() }),
     response: eligibilityResponse,
     handler: async ({ query, ctx }) => {
@@ -28,7 +31,8 @@ export function eligibilityRouter(): Router<AppState> {
         ctx.set('Retry-After', '3600');
         throw temporarilyUnavailable('eligibility_unavailable', 'Eligibility is not offered by this deployment yet.');
       }
-      if (!COUNTRIES.has(query.country)) throw invalidRequest('country_invalid', '`country` must be an ISO 3166-1 alpha-2 country code.', 'country');
+      if (!COUNTRIES.has(query.country))
+        throw invalidRequest('country_invalid', '`country` must be an ISO 3166-1 alpha-2 country code.', 'country');
       return eligibilityView(query.country, query.customer_type, eligibility(query.country, query.customer_type as CustomerType));
     },
   });

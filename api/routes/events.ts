@@ -26,9 +26,14 @@ import { eventResponse, eventView, type EventView } from '../../views/event';
 import { listEnvelope } from '../../views/schema';
 
 /** Mounts `GET /events` and `GET /events/{id}` (see the module doc). */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'events.list', method: 'get', path: '/events', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'events.list',
+    method: 'get',
+    path: '/events',
+    scope: 'events.read',
+    testMode: 'unavailable',
+    switch: 'api_v1.events',
     response: listEnvelope(eventResponse),
     summary: 'List events, newest first (filters type, object, since).',
     query: Joi.object({
@@ -36,8 +41,12 @@ export function register(r: Router<AppState>): void {
       type: eventTypeParam,
       object: Joi.string().max(255),
       since: documentedAs(Joi.string().max(64), {
-        anyOf: [{ type: 'string', pattern: '^evt_[A-Za-z0-9]+$', maxLength: 64 }, { type: 'string', format: 'date-time', maxLength: 64 }],
-        description: 'An `evt_` id of this account (events after it; an id the caller cannot see is `404 not_found`) or an RFC 3339 timestamp (events at or after it).',
+        anyOf: [
+          { type: 'string', pattern: '^evt_[A-Za-z0-9]+$', maxLength: 64 },
+          { type: 'string', format: 'date-time', maxLength: 64 },
+        ],
+        description:
+          'An `evt_` id of this account (events after it; an id the caller cannot see is `404 not_found`) or an RFC 3339 timestamp (events at or after it).',
       }),
     }),
     handler: async ({ scope, query }): Promise<ListEnvelope<EventView>> => {
@@ -46,8 +55,13 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    id: 'events.get', method: 'get', path: '/events/:id', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+  mount(router, {
+    id: 'events.get',
+    method: 'get',
+    path: '/events/:id',
+    scope: 'events.read',
+    testMode: 'unavailable',
+    switch: 'api_v1.events',
     response: eventResponse,
     summary: 'Retrieve one event.',
     handler: async ({ scope, params }) => eventView(await getEvent(scope, { id: params.id })),

@@ -46,6 +46,35 @@ export function publicRouters(): Router<AppState>[] {
 }
 
 /** Mounts every authenticated area's router on `r` (/v1; one module per area; spec part 4). */
-export function mountAreas(r: Router<AppState>): void {
-  for (const area of [account, apiKeys, clients, products, paymentLinks, payments, wallet, stream, events, webhooks, requestLogs, activity, accountSetup, waitlists, addressBook, credits, payouts, payroll, payrollFunding, walletSends, walletDeposits, walletOfframp, walletVirtualAccounts, screenings, customers, orders, subscriptions]) area.register(r);
+export function mountAreas(router: Router<AppState>): void {
+  for (const area of [
+    account,
+    apiKeys,
+    clients,
+    products,
+    paymentLinks,
+    payments,
+    wallet,
+    stream,
+    events,
+    webhooks,
+    requestLogs,
+    activity,
+    accountSetup,
+    waitlists,
+    addressBook,
+    credits,
+    payouts,
+    payroll,
+    payrollFunding,
+    walletSends,
+    walletDeposits,
+    walletOfframp,
+    walletVirtualAccounts,
+    screenings,
+    customers,
+    orders,
+    subscriptions,
+  ])
+    area.register(router);
 }

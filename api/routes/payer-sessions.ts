@@ -41,7 +41,9 @@ export function payerRouter(): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/v1' });
 
   mountPublic(r, {
-    id: 'payment_sessions.get_by_code', method: 'get', path: '/payment_sessions/by_code/:code',
+    id: 'payment_sessions.get_by_code',
+    method: 'get',
+    path: '/payment_sessions/by_code/:code',
     summary: 'Resolve a short code to the payer session (adds its `token`).',
     response: payerSessionResponse.keys({ token: Joi.string().required() }),
     handler: async ({ params }) => {
@@ -51,14 +53,18 @@ export function payerRouter(): Router<AppState> {
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.get', method: 'get', path: '/payment_sessions/:token',
+    id: 'payment_sessions.get',
+    method: 'get',
+    path: '/payment_sessions/:token',
     summary: 'The payer projection of a payment link.',
     response: payerSessionResponse,
     handler: async ({ params }) => session(await linkByPayerToken(params.token)),
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.view', method: 'post', path: '/payment_sessions/:token/view',
+    id: 'payment_sessions.view',
+    method: 'post',
+    path: '/payment_sessions/:token/view',
     summary: 'Record that the payer opened the link (first view moves it to `viewed`).',
     response: payerSessionResponse,
     handler: async ({ params, ctx }) => {
@@ -68,9 +74,14 @@ export function payerRouter(): Router<AppState> {
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.payments.create', method: 'post', path: '/payment_sessions/:token/payments',
+    id: 'payment_sessions.payments.create',
+    method: 'post',
+    path: '/payment_sessions/:token/payments',
     summary: 'Start (or return the live) payment attempt on a rail, with deposit instructions.',
-    body: createPaymentBody, successStatus: 201, otherSuccessStatuses: [200], errors: [409],
+    body: createPaymentBody,
+    successStatus: 201,
+    otherSuccessStatuses: [200],
+    errors: [409],
     response: payerPaymentResponse,
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
@@ -81,7 +92,9 @@ export function payerRouter(): Router<AppState> {
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.payments.get', method: 'get', path: '/payment_sessions/:token/payments/:payment_id',
+    id: 'payment_sessions.payments.get',
+    method: 'get',
+    path: '/payment_sessions/:token/payments/:payment_id',
     summary: 'One payment attempt of this payer session.',
     response: payerPaymentResponse,
     handler: async ({ params, ctx }) => {
@@ -91,9 +104,12 @@ export function payerRouter(): Router<AppState> {
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.mark_sent', method: 'post', path: '/payment_sessions/:token/mark_sent',
-    summary: 'The payer\'s non-authoritative claim that the funds were sent.',
-    body: Joi.object({ payment_id: Joi.string().pattern(/^pay_[A-Za-z0-9]+$/) }), errors: [409],
+    id: 'payment_sessions.mark_sent',
+    method: 'post',
+    path: '/payment_sessions/:token/mark_sent',
+    summary: "The payer's non-authoritative claim that the funds were sent.",
+    body: Joi.object({ payment_id: Joi.string().pattern(/^pay_[A-Za-z0-9]+$/) }),
+    errors: [409],
     response: payerPaymentResponse.keys({ authoritative: Joi.boolean().valid(false).required() }),
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
@@ -103,28 +119,50 @@ export function payerRouter(): Router<AppState> {
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.pay_with_wallet', method: 'post', path: '/payment_sessions/:token/pay_with_wallet',
-    summary: 'Pay from a holder wallet on the native rail: starts (or returns the live) native payment and the unsigned transfer of exactly what is due to its deposit address, for the payer\'s passkey to sign.',
+    id: 'payment_sessions.pay_with_wallet',
+    method: 'post',
+    path: '/payment_sessions/:token/pay_with_wallet',
+    summary:
+      "Pay from a holder wallet on the native rail: starts (or returns the live) native payment and the unsigned transfer of exactly what is due to its deposit address, for the payer's passkey to sign.",
     body: Joi.object({
-      // The zero address is refused (`400 parameter_invalid`): stated as `not` (issue 24).
+      // The zero address is refused (`400 parameter_invalid`): stated as `not`.
       from_address: documentedAs(Joi.string().max(100), { ...evmAddressDocument, not: { pattern: '^0x0{40}$' } }).required(),
       payer_type: Joi.string().valid('individual', 'business'),
       payer_email: Joi.string().email({ tlds: { allow: false } }),
     }),
-    successStatus: 201, otherSuccessStatuses: [200], errors: [409],
-    response: Joi.object({ object: Joi.string().valid('wallet_payment').required(), payment: payerPaymentResponse.required(), unsigned_transaction: unsignedTransactionResponse.required() }),
+    successStatus: 201,
+    otherSuccessStatuses: [200],
+    errors: [409],
+    response: Joi.object({
+      object: Joi.string().valid('wallet_payment').required(),
+      payment: payerPaymentResponse.required(),
+      unsigned_transaction: unsignedTransactionResponse.required(),
+    }),
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: body.from_address, payerEmail: body.payer_email, payerType: body.payer_type });
+      const out = await payWithWallet(payerScope(link, ctx), {
+        link,
+        fromAddress: body.from_address,
+        payerEmail: body.payer_email,
+        payerType: body.payer_type,
+      });
       ctx.status = out.created ? 201 : 200;
-      return { object: 'wallet_payment', payment: payerPaymentView(out.payment, paymentChain()), unsigned_transaction: unsignedTransactionView(out.transaction) };
+      return {
+        object: 'wallet_payment',
+        payment: payerPaymentView(out.payment, paymentChain()),
+        unsigned_transaction: unsignedTransactionView(out.transaction),
+      };
     },
   });
 
   mountPublic(r, {
-    id: 'payment_sessions.receipt_email', method: 'post', path: '/payment_sessions/:token/receipt_email',
+    id: 'payment_sessions.receipt_email',
+    method: 'post',
+    path: '/payment_sessions/:token/receipt_email',
     summary: 'Email the receipt of a paid link to the payer.',
-    body: receiptEmailBody, successStatus: 202, errors: [409],
+    body: receiptEmailBody,
+    successStatus: 202,
+    errors: [409],
     response: receiptEmailResponse,
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);

@@ -17,13 +17,22 @@ import { listEnvelope } from '../../views/schema';
 import { objectEventsPage } from '../object-events';
 
 /** Registers the payment operations on `r`. */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'payments.list', method: 'get', path: '/payments', scope: 'payment_links.read', testMode: 'unavailable',
-    response: listEnvelope(paymentResponse, Joi.object({
-      by_status: Joi.object(Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((s) => [s, Joi.number().integer().required()]))).unknown(true).required(),
-      total: Joi.number().integer().required(),
-    })),
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'payments.list',
+    method: 'get',
+    path: '/payments',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
+    response: listEnvelope(
+      paymentResponse,
+      Joi.object({
+        by_status: Joi.object(Object.fromEntries(PAYMENT_STATUS_FILTER_VALUES.map((s) => [s, Joi.number().integer().required()])))
+          .unknown(true)
+          .required(),
+        total: Joi.number().integer().required(),
+      }),
+    ),
     query: Joi.object({
       ...listQuery,
       payment_link_id: Joi.string(),
@@ -40,21 +49,33 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    id: 'payments.get', method: 'get', path: '/payments/:id', scope: 'payment_links.read', testMode: 'unavailable',
+  mount(router, {
+    id: 'payments.get',
+    method: 'get',
+    path: '/payments/:id',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: paymentResponse,
     handler: async ({ scope, params }) => paymentView(await getPayment(scope, { id: params.id }), paymentChain()),
   });
 
-  mount(r, {
-    id: 'payments.events', method: 'get', path: '/payments/:id/events', scope: 'payment_links.read', testMode: 'full',
+  mount(router, {
+    id: 'payments.events',
+    method: 'get',
+    path: '/payments/:id/events',
+    scope: 'payment_links.read',
+    testMode: 'full',
     response: listEnvelope(eventResponse),
     query: Joi.object(listQuery),
     handler: async ({ caller, scope, params, query }) => objectEventsPage(caller, (await getPayment(scope, { id: params.id })).id, query),
   });
 
-  mount(r, {
-    id: 'payment_links.payments', method: 'get', path: '/payment_links/:id/payments', scope: 'payment_links.read', testMode: 'unavailable',
+  mount(router, {
+    id: 'payment_links.payments',
+    method: 'get',
+    path: '/payment_links/:id/payments',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: listEnvelope(paymentResponse),
     roles: ['owner'],
     query: Joi.object(listQuery),

@@ -1,5 +1,5 @@
 /**
- * Payroll recipient session routes (spec 4.4, 5 rule 5; issue 13): public capability token
+ * Payroll recipient session routes (spec 4.4, 5 rule 5): public capability token
  * `prk_...` (handed out by `reissue_link` only), no key, dispatched before authentication like the
  * payer sessions (api/app.ts), no Idempotency-Key (a token accepts one submission: a repeat is
  * `409 destination_already_submitted`). An unknown, replaced or test-mode token is 404. The session
@@ -20,17 +20,27 @@ export function payrollRecipientRouter(): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/v1' });
 
   mountPublic(r, {
-    id: 'payroll_recipient_sessions.get', method: 'get', path: '/payroll_recipient_sessions/:token',
-    summary: 'What the recipient will be paid: amount, run, payer, pay period, memo, item status, masked destination, pending adoption, can_submit.',
+    id: 'payroll_recipient_sessions.get',
+    method: 'get',
+    path: '/payroll_recipient_sessions/:token',
+    summary:
+      'What the recipient will be paid: amount, run, payer, pay period, memo, item status, masked destination, pending adoption, can_submit.',
     response: recipientSessionResponse,
     handler: async ({ params }) => recipientSessionView(await recipientSession({ token: params.token })),
   });
 
   mountPublic(r, {
-    id: 'payroll_recipient_sessions.destination', method: 'post', path: '/payroll_recipient_sessions/:token/destination',
-    summary: 'Submit the destination to be paid to (bank details of a rail of the run currency, or a USDC wallet), once per link; the business then adopts it.',
-    body: submitDestinationBody, successStatus: 201, errors: [409], response: recipientSessionResponse,
-    handler: async ({ params, body, ctx }) => recipientSessionView(await submitDestination({ token: params.token, destination: body, request: requestRef(ctx) })),
+    id: 'payroll_recipient_sessions.destination',
+    method: 'post',
+    path: '/payroll_recipient_sessions/:token/destination',
+    summary:
+      'Submit the destination to be paid to (bank details of a rail of the run currency, or a USDC wallet), once per link; the business then adopts it.',
+    body: submitDestinationBody,
+    successStatus: 201,
+    errors: [409],
+    response: recipientSessionResponse,
+    handler: async ({ params, body, ctx }) =>
+      recipientSessionView(await submitDestination({ token: params.token, destination: body, request: requestRef(ctx) })),
   });
 
   return r;

@@ -14,37 +14,58 @@ import { productResponse, productView } from '../../views/product';
 import { listEnvelope } from '../../views/schema';
 
 /** Registers the product operations on `r`. */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'products.list', method: 'get', path: '/products', scope: 'payment_links.read', testMode: 'unavailable',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'products.list',
+    method: 'get',
+    path: '/products',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: listEnvelope(productResponse),
     query: listProductsQuery,
     summary: 'List products, newest first; `archived` narrows to archived (true) or active (false) products.',
     handler: async ({ scope, query }) => paginate(listProducts(scope, query), 'p', query, productView),
   });
 
-  mount(r, {
-    id: 'products.create', method: 'post', path: '/products', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'products.create',
+    method: 'post',
+    path: '/products',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: productResponse,
-    body: createProductBody, successStatus: 201,
+    body: createProductBody,
+    successStatus: 201,
     handler: async ({ scope, body }) => productView(await createProduct(scope, body)),
   });
 
-  mount(r, {
-    id: 'products.get', method: 'get', path: '/products/:id', scope: 'payment_links.read', testMode: 'unavailable',
+  mount(router, {
+    id: 'products.get',
+    method: 'get',
+    path: '/products/:id',
+    scope: 'payment_links.read',
+    testMode: 'unavailable',
     response: productResponse,
     handler: async ({ scope, params }) => productView(await getProduct(scope, { id: params.id })),
   });
 
-  mount(r, {
-    id: 'products.update', method: 'patch', path: '/products/:id', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'products.update',
+    method: 'patch',
+    path: '/products/:id',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: productResponse,
     body: updateProductBody,
     handler: async ({ scope, params, body }) => productView(await updateProduct(scope, { ...body, id: params.id })),
   });
 
-  mount(r, {
-    id: 'products.archive', method: 'post', path: '/products/:id/archive', scope: 'payment_links.write', testMode: 'unavailable',
+  mount(router, {
+    id: 'products.archive',
+    method: 'post',
+    path: '/products/:id/archive',
+    scope: 'payment_links.write',
+    testMode: 'unavailable',
     response: productResponse,
     handler: async ({ scope, params }) => productView(await archiveProduct(scope, { id: params.id })),
   });

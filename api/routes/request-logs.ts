@@ -27,9 +27,13 @@ import { apiKeyUsageResponse, apiKeyUsageView, requestLogResponse, requestLogVie
 const iso = Joi.string().isoDate();
 
 /** Mounts the request-log reads (see the module doc). */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'request_logs.list', method: 'get', path: '/request_logs', scope: 'developers.read', testMode: 'full',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'request_logs.list',
+    method: 'get',
+    path: '/request_logs',
+    scope: 'developers.read',
+    testMode: 'full',
     summary: 'List recorded API requests, newest first.',
     query: Joi.object({
       ...listQuery,
@@ -41,7 +45,10 @@ export function register(r: Router<AppState>): void {
       since: iso,
       until: iso,
     }),
-    response: listEnvelope(requestLogResponse, Joi.object({ total: Joi.number().integer().min(0).required(), by_status_class: statusClassesResponse.required() })),
+    response: listEnvelope(
+      requestLogResponse,
+      Joi.object({ total: Joi.number().integer().min(0).required(), by_status_class: statusClassesResponse.required() }),
+    ),
     handler: async ({ scope, query }) => {
       const qb = requestLogsQuery(scope, query);
       const page = await paginate(qb.clone(), 'r', query, requestLogView);
@@ -50,8 +57,12 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    id: 'api_keys.get_usage', method: 'get', path: '/api_keys/:id/usage', scope: 'developers.read', testMode: 'full',
+  mount(router, {
+    id: 'api_keys.get_usage',
+    method: 'get',
+    path: '/api_keys/:id/usage',
+    scope: 'developers.read',
+    testMode: 'full',
     summary: "An API key's request counts, status classes, latency and daily traffic over the last `days` days.",
     query: Joi.object({ days: Joi.number().integer().min(1).max(REQUEST_LOG_RETENTION_DAYS).default(REQUEST_LOG_RETENTION_DAYS) }),
     response: apiKeyUsageResponse,

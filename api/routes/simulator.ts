@@ -77,7 +77,19 @@ import { signTransaction, SignRefused, type SignRequest } from '../../providers/
 import type { AppState } from '../context';
 import { validate } from '../operation';
 import {
-  bankCreditBody, bankReturnBody, bridgeTransferBody, chainTransferBody, checkoutCompleteBody, faultBody, orderActionBody, railEventBody, reconciliationBody, screeningSignalBody, termsAcceptanceBody, walletSignBody, kycDecisionBody,
+  bankCreditBody,
+  bankReturnBody,
+  bridgeTransferBody,
+  chainTransferBody,
+  checkoutCompleteBody,
+  faultBody,
+  orderActionBody,
+  railEventBody,
+  reconciliationBody,
+  screeningSignalBody,
+  termsAcceptanceBody,
+  walletSignBody,
+  kycDecisionBody,
 } from '../schemas/simulator';
 import { buildSimOpenApi } from '../sim-openapi';
 import { actOnCheckout, actOnOrder, decideKyc } from '../sim-actions';
@@ -91,18 +103,44 @@ export function simulatorRouter(): Router<AppState> {
   const document = buildSimOpenApi();
 
   // The simulator's own contract: every route below, with an example each (api/sim-openapi.ts).
-  r.get('/openapi.json', (ctx) => { ctx.body = document; });
+  r.get('/openapi.json', (ctx) => {
+    ctx.body = document;
+  });
 
   r.post('/chain/transfers', async (ctx) => {
-    const b = validate<{ chain: string; to_address: string; asset: string; amount: string; from_address?: string; tx_hash?: string; status?: 'confirmed' | 'pending' }>(
-      chainTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const b = validate<{
+      chain: string;
+      to_address: string;
+      asset: string;
+      amount: string;
+      from_address?: string;
+      tx_hash?: string;
+      status?: 'confirmed' | 'pending';
+    }>(chainTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const chain = chainAdapter();
     if (b.chain !== chain.chain && !(PAYOUT_SOURCE_CHAINS as readonly string[]).includes(b.chain)) {
-      throw new DomainError('invalid_request', 'network_not_supported', `The sandbox chains are \`${chain.chain}\` and ${PAYOUT_SOURCE_CHAINS.join(', ')}.`, { param: 'chain' });
+      throw new DomainError(
+        'invalid_request',
+        'network_not_supported',
+        `The sandbox chains are \`${chain.chain}\` and ${PAYOUT_SOURCE_CHAINS.join(', ')}.`,
+        { param: 'chain' },
+      );
     }
     let decimals: number;
-    try { decimals = currencyDecimals(b.asset); } catch { throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' }); }
-    const input = { chain: b.chain, asset: b.asset, to_address: b.to_address, amount: BigInt(b.amount), decimals, from_address: b.from_address ?? null, tx_hash: b.tx_hash ?? null };
+    try {
+      decimals = currencyDecimals(b.asset);
+    } catch {
+      throw new DomainError('invalid_request', 'parameter_invalid', `Unknown asset \`${b.asset}\`.`, { param: 'asset' });
+    }
+    const input = {
+      chain: b.chain,
+      asset: b.asset,
+      to_address: b.to_address,
+      amount: BigInt(b.amount),
+      decimals,
+      from_address: b.from_address ?? null,
+      tx_hash: b.tx_hash ?? null,
+    };
     const pending = b.status === 'pending';
     const t = pending ? await chain.broadcast(input) : await chain.inject(input);
     if (!pending) await receiveChainTransfer(t);
@@ -118,18 +156,35 @@ export function simulatorRouter(): Router<AppState> {
   });
 
   const simChainTransfer = (t: ObservedTransfer, status: 'confirmed' | 'pending') => ({
-    object: 'sim.chain_transfer', chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, tx_hash: t.tx_hash, status,
+    object: 'sim.chain_transfer',
+    chain: t.chain,
+    asset: t.asset,
+    from_address: t.from_address,
+    to_address: t.to_address,
+    amount: t.amount.toString(),
+    decimals: t.decimals,
+    tx_hash: t.tx_hash,
+    status,
   });
 
   r.post('/bank/credits', async (ctx) => {
     const b = validate<{ rail: string; currency: string; amount: string; reference: string; to_account: string; sender_name?: string }>(
-      bankCreditBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    if (!isFiat(b.currency)) throw new DomainError('invalid_request', 'parameter_invalid', `Unknown fiat currency \`${b.currency}\`.`, { param: 'currency' });
+      bankCreditBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
+    if (!isFiat(b.currency))
+      throw new DomainError('invalid_request', 'parameter_invalid', `Unknown fiat currency \`${b.currency}\`.`, { param: 'currency' });
     // The magic sender's credit is returned by the sending bank at once: the provider writes it
     // returned, so no reader (a payroll run's funding poll) ever sees it received.
     const returnedAtOnce = b.sender_name === SANDBOX_RETURN_SENDER;
     const credit = await bankCollection().receive({
-      rail: b.rail, currency: b.currency, amount: BigInt(b.amount), reference: b.reference || null, toAccount: b.to_account, senderName: b.sender_name ?? null,
+      rail: b.rail,
+      currency: b.currency,
+      amount: BigInt(b.amount),
+      reference: b.reference || null,
+      toAccount: b.to_account,
+      senderName: b.sender_name ?? null,
       ...(returnedAtOnce ? { returnedWith: SANDBOX_RETURN_TEXT } : {}),
     });
     const { paymentId } = await receiveBankCredit(credit);
@@ -159,7 +214,8 @@ export function simulatorRouter(): Router<AppState> {
   // A probe of the API process itself (tests/contract/hostile-input.test.ts): a polluted prototype shows here.
   r.get('/process', (ctx) => {
     ctx.body = {
-      object: 'sim.process', pid: process.pid,
+      object: 'sim.process',
+      pid: process.pid,
       object_prototype: Object.getOwnPropertyNames(Object.prototype).sort(),
       array_prototype: Object.getOwnPropertyNames(Array.prototype).sort(),
     };
@@ -168,11 +224,17 @@ export function simulatorRouter(): Router<AppState> {
   // ----- Payout providers (bridge, fiat rails, wallet sends): the outside world acting.
 
   r.post('/providers/fiat_rails/payments/:ref', async (ctx) => {
-    const b = validate<{ state?: 'paid' | 'failed' | 'returned'; paid_amount?: string; reason?: string; recipient_received_amount?: string }>(railEventBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const b = validate<{
+      state?: 'paid' | 'failed' | 'returned';
+      paid_amount?: string;
+      reason?: string;
+      recipient_received_amount?: string;
+    }>(railEventBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     let p;
     try {
       p = await fiatRails().simulate(ctx.params.ref, {
-        state: b.state, reason: b.reason ?? null,
+        state: b.state,
+        reason: b.reason ?? null,
         paid: b.paid_amount !== undefined ? BigInt(b.paid_amount) : undefined,
         recipientReceived: b.recipient_received_amount !== undefined ? BigInt(b.recipient_received_amount) : undefined,
       });
@@ -181,9 +243,19 @@ export function simulatorRouter(): Router<AppState> {
     }
     if (!p) throw new DomainError('not_found', 'not_found', `No rail payment ${ctx.params.ref}.`);
     await receiveRailPaymentReport(p);
-    ctx.body = { object: 'sim.rail_payment', id: p.id, client_reference: p.client_reference, rail: p.rail, currency: p.currency, state: p.state,
-      amount: p.amount.toString(), paid_amount: p.paid?.toString() ?? null, recipient_received_amount: p.recipient_received?.toString() ?? null,
-      reason: p.reason, provider_reference: p.provider_reference };
+    ctx.body = {
+      object: 'sim.rail_payment',
+      id: p.id,
+      client_reference: p.client_reference,
+      rail: p.rail,
+      currency: p.currency,
+      state: p.state,
+      amount: p.amount.toString(),
+      paid_amount: p.paid?.toString() ?? null,
+      recipient_received_amount: p.recipient_received?.toString() ?? null,
+      reason: p.reason,
+      provider_reference: p.provider_reference,
+    };
   });
 
   r.get('/providers/bridge/transfers', async (ctx) => {
@@ -193,26 +265,50 @@ export function simulatorRouter(): Router<AppState> {
   });
 
   r.post('/bridge/transfers/:id', async (ctx) => {
-    const b = validate<{ state: 'delivered' | 'failed' | 'delayed'; delivered_amount?: string }>(bridgeTransferBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const out = await payInBridgeAdapter().simulate(ctx.params.id, b.state, b.delivered_amount === undefined ? null : BigInt(b.delivered_amount));
+    const b = validate<{ state: 'delivered' | 'failed' | 'delayed'; delivered_amount?: string }>(
+      bridgeTransferBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
+    const out = await payInBridgeAdapter().simulate(
+      ctx.params.id,
+      b.state,
+      b.delivered_amount === undefined ? null : BigInt(b.delivered_amount),
+    );
     if (!out) throw new DomainError('not_found', 'not_found', `No cross-network bridge transfer ${ctx.params.id}.`, { param: 'id' });
     await receiveBridgeTransferReport(out);
     ctx.body = {
-      object: 'sim.bridge_transfer', id: out.id, payment_id: out.client_reference, state: out.state, sim_state: b.state,
-      received: out.received.toString(), delivered: out.delivered.toString(), delivery_tx_hash: out.delivery?.tx_hash ?? null,
+      object: 'sim.bridge_transfer',
+      id: out.id,
+      payment_id: out.client_reference,
+      state: out.state,
+      sim_state: b.state,
+      received: out.received.toString(),
+      delivered: out.delivered.toString(),
+      delivery_tx_hash: out.delivery?.tx_hash ?? null,
     };
   });
 
   r.post('/providers/reconciliation', async (ctx) => {
-    const b = validate<{ payout_id: string; needs_attention: boolean }>(reconciliationBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    if (!(await receiveReconciliationReport(b.payout_id, b.needs_attention))) throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
+    const b = validate<{ payout_id: string; needs_attention: boolean }>(
+      reconciliationBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
+    if (!(await receiveReconciliationReport(b.payout_id, b.needs_attention)))
+      throw new DomainError('not_found', 'not_found', `No payout ${b.payout_id}.`, { param: 'payout_id' });
     ctx.status = 202;
     ctx.body = { object: 'sim.reconciliation', payout_id: b.payout_id, needs_attention: b.needs_attention };
   });
 
   r.post('/providers/faults', async (ctx) => {
-    const b = validate<{ account_id: string; name: FaultName; value: string | null }>(faultBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    if (!(await faultAccountExists(b.account_id))) throw new DomainError('not_found', 'not_found', `No account ${b.account_id}.`, { param: 'account_id' });
+    const b = validate<{ account_id: string; name: FaultName; value: string | null }>(
+      faultBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
+    if (!(await faultAccountExists(b.account_id)))
+      throw new DomainError('not_found', 'not_found', `No account ${b.account_id}.`, { param: 'account_id' });
     await setFault(b.account_id, b.name, b.value);
     ctx.body = { object: 'sim.fault', account_id: b.account_id, name: b.name, value: b.value };
   });
@@ -232,55 +328,131 @@ export function simulatorRouter(): Router<AppState> {
     try {
       const t = await signTransaction(b);
       ctx.status = 201;
-      ctx.body = { object: 'sim.signed_transaction', tx_hash: t.tx_hash, chain: t.chain, asset: t.asset, from_address: t.from_address, to_address: t.to_address, amount: t.amount.toString(), decimals: t.decimals, status: b.status ?? 'confirmed' };
+      ctx.body = {
+        object: 'sim.signed_transaction',
+        tx_hash: t.tx_hash,
+        chain: t.chain,
+        asset: t.asset,
+        from_address: t.from_address,
+        to_address: t.to_address,
+        amount: t.amount.toString(),
+        decimals: t.decimals,
+        status: b.status ?? 'confirmed',
+      };
     } catch (e) {
       if (!(e instanceof SignRefused)) throw e;
-      throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, e.param ? { param: e.param } : {});
+      throw new DomainError(
+        e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request',
+        e.code,
+        e.message,
+        e.param ? { param: e.param } : {},
+      );
     }
   });
 
   r.post('/kyc/decisions', async (ctx) => {
-    const b = validate<{ customer_id: string; state: string; requirements_due?: string[]; rejection_outcome?: string; endorsements?: string[]; associated_persons?: Array<{ id: string; role: string; name_masked: string; verification_state: string }> }>(
-      kycDecisionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const b = validate<{
+      customer_id: string;
+      state: string;
+      requirements_due?: string[];
+      rejection_outcome?: string;
+      endorsements?: string[];
+      associated_persons?: Array<{ id: string; role: string; name_masked: string; verification_state: string }>;
+    }>(kycDecisionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     await decideKyc(b);
     ctx.status = 201;
-    ctx.body = { object: 'sim.kyc_decision', customer_id: b.customer_id, state: b.state, requirements_due: b.requirements_due ?? null, rejection_outcome: b.rejection_outcome ?? null, endorsements: b.endorsements ?? null };
+    ctx.body = {
+      object: 'sim.kyc_decision',
+      customer_id: b.customer_id,
+      state: b.state,
+      requirements_due: b.requirements_due ?? null,
+      rejection_outcome: b.rejection_outcome ?? null,
+      endorsements: b.endorsements ?? null,
+    };
   });
 
   r.post('/legal/acceptances', async (ctx) => {
-    const b = validate<{ account_id: string; user_id?: string; scope: 'account' | 'personal' }>(termsAcceptanceBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const b = validate<{ account_id: string; user_id?: string; scope: 'account' | 'personal' }>(
+      termsAcceptanceBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
     const a = await acceptTerms(systemScope(b.account_id, true), { terms: b.scope, user_id: b.user_id ?? null });
     ctx.status = 201;
-    ctx.body = { object: 'sim.terms_acceptance', id: a.id, account_id: a.account_id, user_id: a.user_id, scope: a.scope, revision: a.revision, accepted_at: new Date(a.accepted_at).toISOString() };
+    ctx.body = {
+      object: 'sim.terms_acceptance',
+      id: a.id,
+      account_id: a.account_id,
+      user_id: a.user_id,
+      scope: a.scope,
+      revision: a.revision,
+      accepted_at: new Date(a.accepted_at).toISOString(),
+    };
   });
 
   r.post('/providers/orders/:id', async (ctx) => {
-    const b = validate<{ action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete'; failure_kind?: OrderFailureKind; reason?: string }>(orderActionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    const b = validate<{
+      action: 'authorize' | 'capture' | 'fail' | 'refund' | 'complete';
+      failure_kind?: OrderFailureKind;
+      reason?: string;
+    }>(orderActionBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
     const report = await actOnOrder(ctx.params.id, b.action, { failureKind: b.failure_kind, reason: b.reason });
-    ctx.body = { object: 'sim.provider_order', order_id: ctx.params.id, state: report.state, captured: report.captured, failure_kind: report.failureKind, reason: report.providerReason, delivery_tx_hash: report.deliveryTxHash };
+    ctx.body = {
+      object: 'sim.provider_order',
+      order_id: ctx.params.id,
+      state: report.state,
+      captured: report.captured,
+      failure_kind: report.failureKind,
+      reason: report.providerReason,
+      delivery_tx_hash: report.deliveryTxHash,
+    };
   });
 
   r.post('/providers/checkout/:checkout_id/:action', async (ctx) => {
     const action = ctx.params.action;
-    if (action !== 'complete' && action !== 'fail' && action !== 'expire') throw new DomainError('not_found', 'not_found', `No simulator action ${action}.`);
-    const b = validate<{ amount?: string }>(action === 'complete' ? checkoutCompleteBody : undefined, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    const { notification: n, result } = await actOnCheckout(ctx.params.checkout_id, action, { amountMinor: b.amount === undefined ? undefined : BigInt(b.amount) });
+    if (action !== 'complete' && action !== 'fail' && action !== 'expire')
+      throw new DomainError('not_found', 'not_found', `No simulator action ${action}.`);
+    const b = validate<{ amount?: string }>(
+      action === 'complete' ? checkoutCompleteBody : undefined,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
+    const { notification: n, result } = await actOnCheckout(ctx.params.checkout_id, action, {
+      amountMinor: b.amount === undefined ? undefined : BigInt(b.amount),
+    });
     ctx.body = {
-      object: 'sim.checkout_notification', outcome: n.outcome, session_id: n.sessionId, granted: result.granted,
+      object: 'sim.checkout_notification',
+      outcome: n.outcome,
+      session_id: n.sessionId,
+      granted: result.granted,
       checkout: creditCheckoutView(result.checkout),
     };
   });
 
   r.post('/providers/screening/signals', async (ctx) => {
     const b = validate<{ chain: string | number; address: string; risk_score: number; flags: string[]; unavailable: boolean }>(
-      screeningSignalBody, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+      screeningSignalBody,
+      (ctx.request as { body?: unknown }).body ?? {},
+      'body',
+    );
     const chain = resolveChain(b.chain);
     if (!chain) throw new DomainError('invalid_request', 'parameter_invalid', 'Unsupported chain.', { param: 'chain' });
     const checked = checkAddress(chain, b.address, chainAdapter().network);
     if (!checked.ok) throw new DomainError('invalid_request', 'address_invalid', checked.reason, { param: 'address' });
-    await addressScreeningProvider().setSignal(chain, checked.key, { risk_score: b.risk_score, flags: b.flags, unavailable: b.unavailable });
+    await addressScreeningProvider().setSignal(chain, checked.key, {
+      risk_score: b.risk_score,
+      flags: b.flags,
+      unavailable: b.unavailable,
+    });
     ctx.status = 201;
-    ctx.body = { object: 'sim.screening_signal', chain, address: checked.address, risk_score: b.risk_score, flags: b.flags, unavailable: b.unavailable };
+    ctx.body = {
+      object: 'sim.screening_signal',
+      chain,
+      address: checked.address,
+      risk_score: b.risk_score,
+      flags: b.flags,
+      unavailable: b.unavailable,
+    };
   });
 
   return r;
@@ -289,7 +461,17 @@ export function simulatorRouter(): Router<AppState> {
 /** The simulator's echo of a bank credit as the provider holds it (`matched`: to a payment or a payroll run; `payment_id` null unless a payment). */
 function simBankCredit(c: ProviderCredit, paymentId: string | null): Record<string, unknown> {
   return {
-    object: 'sim.bank_credit', id: c.id, rail: c.rail, currency: c.currency, amount: c.amount.toString(), reference: c.reference,
-    to_account: c.to_account, sender_name: c.sender_name, matched: c.client_reference !== null, payment_id: paymentId, state: c.state, return_reason: c.return_reason,
+    object: 'sim.bank_credit',
+    id: c.id,
+    rail: c.rail,
+    currency: c.currency,
+    amount: c.amount.toString(),
+    reference: c.reference,
+    to_account: c.to_account,
+    sender_name: c.sender_name,
+    matched: c.client_reference !== null,
+    payment_id: paymentId,
+    state: c.state,
+    return_reason: c.return_reason,
   };
 }

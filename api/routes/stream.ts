@@ -26,19 +26,31 @@ import { mount } from '../operation';
 import { openStream } from '../stream-hub';
 
 /** Mounts `GET /events/stream` (see the module doc). */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    id: 'events.stream', method: 'get', path: '/events/stream', scope: 'events.read', testMode: 'unavailable', switch: 'api_v1.events',
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    id: 'events.stream',
+    method: 'get',
+    path: '/events/stream',
+    scope: 'events.read',
+    testMode: 'unavailable',
+    switch: 'api_v1.events',
     summary: 'Stream events as Server-Sent Events (resume with Last-Event-ID).',
     query: Joi.object({ type: eventTypeParam }),
     responseContentType: 'text/event-stream',
-    response: Joi.string().description('text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats'),
+    response: Joi.string().description(
+      'text/event-stream: frames `id`, `event`, `data` (the Event envelope as GET /events/{id}); comment heartbeats',
+    ),
     handler: async ({ caller, scope, query, ctx }) => {
       const type = query.type !== undefined ? checkEventTypeParam(query.type) : null;
       const last = ctx.get('Last-Event-ID').trim();
-      const afterSeq = last ? await streamResumeSeq(scope, { last_event_id: last, window_seconds: loadConfig().streamResumeWindowSeconds }) : null;
+      const afterSeq = last
+        ? await streamResumeSeq(scope, { last_event_id: last, window_seconds: loadConfig().streamResumeWindowSeconds })
+        : null;
       const body = await openStream(ctx, { caller, type, afterSeq });
-      if (!body) throw new DomainError('temporarily_unavailable', 'stream_unavailable', 'The event stream is briefly unavailable. Retry shortly.', { details: { retry_after_seconds: 5 } });
+      if (!body)
+        throw new DomainError('temporarily_unavailable', 'stream_unavailable', 'The event stream is briefly unavailable. Retry shortly.', {
+          details: { retry_after_seconds: 5 },
+        });
       return body;
     },
   });

@@ -23,38 +23,78 @@ const READ: Pick<OperationDef, 'scope' | 'testMode'> = { scope: 'payment_links.r
 const WRITE: Pick<OperationDef, 'scope' | 'testMode'> = { scope: 'payment_links.write', testMode: 'unavailable' };
 
 /** Registers the subscription operations on `r`. */
-export function register(r: Router<AppState>): void {
-  mount(r, {
-    ...READ, id: 'subscriptions.list', method: 'get', path: '/subscriptions', query: listSubscriptionsQuery, response: listEnvelope(subscriptionResponse),
-    summary: 'The account\'s subscriptions, newest first (filters `status`, `client_id`).',
-    handler: async ({ scope, query }) => paginate(subscriptionListQuery(scope, { status: query.status as SubscriptionStatus | undefined, client_id: query.client_id }), 's', query, (s) => subscriptionWire(s)),
+export function register(router: Router<AppState>): void {
+  mount(router, {
+    ...READ,
+    id: 'subscriptions.list',
+    method: 'get',
+    path: '/subscriptions',
+    query: listSubscriptionsQuery,
+    response: listEnvelope(subscriptionResponse),
+    summary: "The account's subscriptions, newest first (filters `status`, `client_id`).",
+    handler: async ({ scope, query }) =>
+      paginate(
+        subscriptionListQuery(scope, { status: query.status as SubscriptionStatus | undefined, client_id: query.client_id }),
+        's',
+        query,
+        (s) => subscriptionWire(s),
+      ),
   });
 
-  mount(r, {
-    ...WRITE, id: 'subscriptions.create', method: 'post', path: '/subscriptions', successStatus: 201, body: createSubscriptionBody, response: subscriptionResponse,
-    summary: 'Bill a client a fixed USDC amount every interval, settled to an address-book wallet on the service chain; the first invoice is issued at the anchor.',
+  mount(router, {
+    ...WRITE,
+    id: 'subscriptions.create',
+    method: 'post',
+    path: '/subscriptions',
+    successStatus: 201,
+    body: createSubscriptionBody,
+    response: subscriptionResponse,
+    summary:
+      'Bill a client a fixed USDC amount every interval, settled to an address-book wallet on the service chain; the first invoice is issued at the anchor.',
     handler: async ({ scope, body }) => subscriptionWire(await createSubscription(scope, body)),
   });
 
-  mount(r, {
-    ...READ, id: 'subscriptions.get', method: 'get', path: '/subscriptions/:id', response: subscriptionResponse,
+  mount(router, {
+    ...READ,
+    id: 'subscriptions.get',
+    method: 'get',
+    path: '/subscriptions/:id',
+    response: subscriptionResponse,
     handler: async ({ scope, params }) => subscriptionWire(await findSubscription(scope, { id: params.id })),
   });
 
   for (const [verb, fn, summary] of [
-    ['pause', pauseSubscription, 'Pause billing: no invoice is issued for a period that starts while paused (409 `subscription_not_pausable`).'],
+    [
+      'pause',
+      pauseSubscription,
+      'Pause billing: no invoice is issued for a period that starts while paused (409 `subscription_not_pausable`).',
+    ],
     ['resume', resumeSubscription, 'Resume billing at the next period boundary, without proration (409 `subscription_not_paused`).'],
-    ['cancel', cancelSubscription, 'Cancel: open and overdue invoices are void and their pay-ins closed (409 `subscription_not_cancellable` once completed).'],
+    [
+      'cancel',
+      cancelSubscription,
+      'Cancel: open and overdue invoices are void and their pay-ins closed (409 `subscription_not_cancellable` once completed).',
+    ],
   ] as const) {
-    mount(r, {
-      ...WRITE, id: `subscriptions.${verb}`, method: 'post', path: `/subscriptions/:id/${verb}`, response: subscriptionResponse, summary,
+    mount(router, {
+      ...WRITE,
+      id: `subscriptions.${verb}`,
+      method: 'post',
+      path: `/subscriptions/:id/${verb}`,
+      response: subscriptionResponse,
+      summary,
       handler: async ({ scope, params }) => subscriptionWire(await fn(scope, { id: params.id })),
     });
   }
 
-  mount(r, {
-    ...READ, id: 'subscriptions.invoices.list', method: 'get', path: '/subscriptions/:id/invoices', query: Joi.object(listQuery), response: listEnvelope(invoiceResponse),
-    summary: 'The subscription\'s invoices, newest first, each with its pay-in\'s status and deposit instructions while payable.',
+  mount(router, {
+    ...READ,
+    id: 'subscriptions.invoices.list',
+    method: 'get',
+    path: '/subscriptions/:id/invoices',
+    query: Joi.object(listQuery),
+    response: listEnvelope(invoiceResponse),
+    summary: "The subscription's invoices, newest first, each with its pay-in's status and deposit instructions while payable.",
     handler: async ({ scope, params, query }) => {
       const page = await paginate(await invoiceListQuery(scope, { id: params.id }), 'i', query, (i) => i);
       const payments = await paymentsOf(scope, { invoices: page.data });
@@ -62,8 +102,12 @@ export function register(r: Router<AppState>): void {
     },
   });
 
-  mount(r, {
-    ...READ, id: 'subscriptions.invoices.get', method: 'get', path: '/subscriptions/:id/invoices/:invoice_id', response: invoiceResponse,
+  mount(router, {
+    ...READ,
+    id: 'subscriptions.invoices.get',
+    method: 'get',
+    path: '/subscriptions/:id/invoices/:invoice_id',
+    response: invoiceResponse,
     handler: async ({ scope, params }) => {
       const { invoice, payment } = await findInvoice(scope, { id: params.id, invoice_id: params.invoice_id });
       return invoiceView(invoice, payment, chainAdapter());

@@ -13,19 +13,30 @@ import { mount } from '../operation';
 import { waitlistEntryResponse, waitlistEntryView } from '../../views/account-setup';
 
 const body = Joi.object({
-  email: Joi.string().trim().email({ tlds: { allow: false } }).max(254),
+  email: Joi.string()
+    .trim()
+    .email({ tlds: { allow: false } })
+    .max(254),
   use_case: Joi.string().trim().max(500).allow(null),
 });
 
 /** Mounts both waitlist operations (see the module doc). */
-export function register(r: Router<AppState>): void {
-  for (const [path, waitlist, id] of [['/webhook_waitlist', 'webhooks', 'webhook_waitlist.join'], ['/card_waitlist', 'cards', 'card_waitlist.join']] as const) {
-    mount(r, {
-      id, method: 'post', path, scope: 'account.write', testMode: 'unavailable',
+export function register(router: Router<AppState>): void {
+  for (const [path, waitlist, id] of [
+    ['/webhook_waitlist', 'webhooks', 'webhook_waitlist.join'],
+    ['/card_waitlist', 'cards', 'card_waitlist.join'],
+  ] as const) {
+    mount(router, {
+      id,
+      method: 'post',
+      path,
+      scope: 'account.write',
+      testMode: 'unavailable',
       summary: `Join the ${waitlist} waitlist (once per account; repeat calls update the contact).`,
       body,
       response: waitlistEntryResponse,
-      handler: async ({ scope, body: b }) => waitlistEntryView(await joinWaitlist(scope, { waitlist, email: b.email ?? null, use_case: b.use_case })),
+      handler: async ({ scope, body: b }) =>
+        waitlistEntryView(await joinWaitlist(scope, { waitlist, email: b.email ?? null, use_case: b.use_case })),
     });
   }
 }

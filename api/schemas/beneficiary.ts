@@ -57,7 +57,11 @@ export function bankDetailsFields(rail: 'required' | 'optional'): ObjectSchema {
     clabe: detail(22),
     pix_key: detail(77),
     tax_id: detail(40),
-    country: Joi.string().trim().uppercase().valid(...COUNTRIES).allow(null, '')
+    country: Joi.string()
+      .trim()
+      .uppercase()
+      .valid(...COUNTRIES)
+      .allow(null, '')
       .messages({ 'any.only': '`country` must be an ISO 3166-1 alpha-2 country code' }),
   });
 }

@@ -15,7 +15,7 @@ export const TRIM_WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u
 
 /**
  * "Null" in a rule's property schema: `enum: [null]`, not `type: 'null'` (openapi-generator's
- * typescript-fetch imports a `Null` model for the latter that it never writes; issue 24).
+ * typescript-fetch imports a `Null` model for the latter that it never writes).
  */
 export const NULL_ONLY = Object.freeze({ enum: [null] });
 
@@ -33,7 +33,7 @@ export function documentedAs<S extends Schema>(schema: S, jsonSchema: Record<str
  * `schema`, documented with `jsonSchema`'s keywords added to its conversion (api/openapi.ts
  * `withAlso`): for a rule over two fields the server checks in code with its own error code
  * (exactly one of two fields: `oneOf` of required sets; a field that goes with another:
- * `dependentRequired`), so the document states what the server enforces (issue 24).
+ * `dependentRequired`), so the document states what the server enforces.
  */
 export function documentedAlso<S extends Schema>(schema: S, jsonSchema: Record<string, unknown>): S {
   return schema.meta({ openapiAlso: jsonSchema }) as S;
@@ -59,7 +59,10 @@ export const eventTypeParam = documentedAs(Joi.string().max(100), { type: 'strin
  * `allowed_rails_invalid_for_currency`, `allowed_rails_invalid_for_settlement`).
  */
 export const allowedRailsParam = documentedAs(Joi.array().items(Joi.string()).max(20).allow(null), {
-  type: ['array', 'null'], minItems: 1, maxItems: 20, items: { type: 'string', enum: [...RAILS_CLOSED] },
+  type: ['array', 'null'],
+  minItems: 1,
+  maxItems: 20,
+  items: { type: 'string', enum: [...RAILS_CLOSED] },
 });
 
 const caseInsensitiveLetters = (s: string) => s.replace(/[A-Za-z]/g, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`);
@@ -74,7 +77,11 @@ const CHAIN_ALIASES = CHAIN_NAMES.flatMap((n) => CHAINS[n].aliases);
 /** The JSON Schema pattern of a chain name or alias (any case, surrounding blanks allowed). */
 export const CHAIN_PATTERN = `^\\s*(?:${CHAIN_ALIASES.map(caseInsensitive).join('|')})\\s*$`;
 export const chainParam = documentedAs(Joi.string().max(40), {
-  type: 'string', minLength: 1, maxLength: 40, examples: ['base'], pattern: CHAIN_PATTERN,
+  type: 'string',
+  minLength: 1,
+  maxLength: 40,
+  examples: ['base'],
+  pattern: CHAIN_PATTERN,
 });
 
 /** JSON Schema pattern of a registry country code in any case, surrounding blanks allowed (fields the server trims). */
@@ -82,7 +89,9 @@ export const TRIMMED_COUNTRY_PATTERN = `^\\s*(?:${[...COUNTRIES].map(caseInsensi
 
 /** A registry country (domain/countries), ISO 3166-1 alpha-2 in any case (upper-cased by the server); unknown is `400 country_invalid`. */
 export const countryCode = documentedAs(Joi.string().uppercase().length(2), {
-  type: 'string', pattern: `^(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})$`, examples: ['US'],
+  type: 'string',
+  pattern: `^(?:${[...COUNTRIES].map(caseInsensitiveLetters).join('|')})$`,
+  examples: ['US'],
 });
 
 /**
@@ -91,11 +100,18 @@ export const countryCode = documentedAs(Joi.string().uppercase().length(2), {
  * registry is refused by the command (`400`).
  */
 export const strictCountryCode = documentedAs(Joi.string().pattern(/^[A-Z]{2}$/), {
-  type: 'string', pattern: `^(?:${[...COUNTRIES].join('|')})$`, examples: ['US'],
+  type: 'string',
+  pattern: `^(?:${[...COUNTRIES].join('|')})$`,
+  examples: ['US'],
 });
 
 /** An EVM address: `0x` and 40 hex digits; mixed case must be its EIP-55 checksum (checked by domain/addresses). */
-export const evmAddressDocument = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', examples: ['0x52908400098527886e0f7030069857d2e4169ee7'], description: 'An EVM address: 0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum.' };
+export const evmAddressDocument = {
+  type: 'string',
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  examples: ['0x52908400098527886e0f7030069857d2e4169ee7'],
+  description: 'An EVM address: 0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum.',
+};
 
 /** The EVM chain ids among the chain aliases (a `chain` given as a JSON integer). */
 export const CHAIN_IDS: readonly number[] = Object.freeze(CHAIN_ALIASES.filter((a) => /^[0-9]+$/.test(a)).map(Number));
@@ -108,12 +124,14 @@ export const CHAIN_IDS: readonly number[] = Object.freeze(CHAIN_ALIASES.filter((
 export function digitsUpTo(max: bigint, positive: boolean): string {
   const m = max.toString();
   const shorter = `[1-9][0-9]{0,${m.length - 2}}`;
-  const sameLength = [...m].map((d, i) => {
-    if (i === m.length - 1) return `${m.slice(0, i)}[0-${d}]`;
-    if (d === '0') return null;
-    const lower = i === 0 ? (d === '1' ? null : `[1-${Number(d) - 1}]`) : `[0-${Number(d) - 1}]`;
-    return lower === null ? null : `${m.slice(0, i)}${lower}[0-9]{${m.length - 1 - i}}`;
-  }).filter((x): x is string => x !== null);
+  const sameLength = [...m]
+    .map((d, i) => {
+      if (i === m.length - 1) return `${m.slice(0, i)}[0-${d}]`;
+      if (d === '0') return null;
+      const lower = i === 0 ? (d === '1' ? null : `[1-${Number(d) - 1}]`) : `[0-${Number(d) - 1}]`;
+      return lower === null ? null : `${m.slice(0, i)}${lower}[0-9]{${m.length - 1 - i}}`;
+    })
+    .filter((x): x is string => x !== null);
   const body = `0*(?:${[shorter, ...sameLength].join('|')})`;
   return positive ? `^${body}$` : `^(?:0+|${body})$`;
 }
@@ -141,17 +159,22 @@ function moneyDocument(amountPattern: string, description: string, only?: readon
     if (only && !only.includes(code)) continue;
     byScale.set(scale, [...(byScale.get(scale) ?? []), code]);
   }
-  const examples = [{ amount: '125000', currency: 'USD', decimals: 2 }, { amount: '250000000', currency: 'USDC', decimals: 6 }];
-  const branches = [...byScale.entries()].sort(([a], [b]) => a - b).map(([scale, codes]) => ({
-    type: 'object',
-    additionalProperties: false,
-    required: ['amount', 'currency', 'decimals'],
-    properties: {
-      amount: { type: 'string', pattern: amountPattern, maxLength: MAX_AMOUNT_DIGITS },
-      currency: { type: 'string', enum: codes },
-      decimals: { type: 'integer', enum: [scale] },
-    },
-  }));
+  const examples = [
+    { amount: '125000', currency: 'USD', decimals: 2 },
+    { amount: '250000000', currency: 'USDC', decimals: 6 },
+  ];
+  const branches = [...byScale.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([scale, codes]) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: ['amount', 'currency', 'decimals'],
+      properties: {
+        amount: { type: 'string', pattern: amountPattern, maxLength: MAX_AMOUNT_DIGITS },
+        currency: { type: 'string', enum: codes },
+        decimals: { type: 'integer', enum: [scale] },
+      },
+    }));
   const described = { description, examples: only ? examples.filter((e) => only.includes(e.currency)) : examples };
   if (branches.length === 1) return { ...described, ...branches[0] };
   return {
@@ -162,38 +185,66 @@ function moneyDocument(amountPattern: string, description: string, only?: readon
 
 /** A currency of the registry (domain/money), e.g. a product's `currency`; unknown is `400 currency_invalid`. */
 export const currencyCode = documentedAs(Joi.string().min(3).max(12), {
-  type: 'string', enum: [...Object.keys(FIAT_DECIMALS), ...Object.keys(STABLECOIN_DECIMALS)], examples: ['USD'],
+  type: 'string',
+  enum: [...Object.keys(FIAT_DECIMALS), ...Object.keys(STABLECOIN_DECIMALS)],
+  examples: ['USD'],
 });
 
 /**
  * Money with a strictly positive amount (MoneyPositive, spec 2.1). Currency/decimals are checked by
  * domain/money (`currency_invalid`, `amount_invalid`); the document states them as the registry.
  */
-export const moneyPositive = documentedAs(Joi.object({
-  // Two patterns for two messages; the last one alone is exact (the OpenAPI document keeps only it).
-  amount: Joi.string().pattern(/^[0-9]+$/).pattern(/^0*[1-9][0-9]*$/, 'positive').required()
-    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units', 'string.pattern.name': '`amount` must be strictly positive' }),
-  currency: Joi.string().min(3).max(12).required(),
-  decimals: Joi.number().integer().min(0).max(18).required(),
-}), moneyDocument(digitsUpTo(MAX_STORED_MINOR, true), 'MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency\'s scale.'));
+export const moneyPositive = documentedAs(
+  Joi.object({
+    // Two patterns for two messages; the last one alone is exact (the OpenAPI document keeps only it).
+    amount: Joi.string()
+      .pattern(/^[0-9]+$/)
+      .pattern(/^0*[1-9][0-9]*$/, 'positive')
+      .required()
+      .messages({
+        'string.pattern.base': '`amount` must be a string of digits in minor units',
+        'string.pattern.name': '`amount` must be strictly positive',
+      }),
+    currency: Joi.string().min(3).max(12).required(),
+    decimals: Joi.number().integer().min(0).max(18).required(),
+  }),
+  moneyDocument(
+    digitsUpTo(MAX_STORED_MINOR, true),
+    "MoneyPositive (spec 2.1): minor units as a string of digits, strictly positive; `decimals` is the currency's scale.",
+  ),
+);
 
 /**
  * MoneyPositive in one of `currencies` only (e.g. a subscription, billed in USDC): the same joi
  * rules (another currency is `400 currency_invalid` from the command), the document states the
- * currencies the operation takes (issue 24).
+ * currencies the operation takes.
  */
 export function moneyPositiveIn(currencies: readonly string[]): Schema {
-  return documentedAs(moneyPositive, moneyDocument(digitsUpTo(MAX_STORED_MINOR, true),
-    `MoneyPositive (spec 2.1) in ${currencies.join(' or ')}: minor units as a string of digits, strictly positive; \`decimals\` is the currency's scale.`, currencies));
+  return documentedAs(
+    moneyPositive,
+    moneyDocument(
+      digitsUpTo(MAX_STORED_MINOR, true),
+      `MoneyPositive (spec 2.1) in ${currencies.join(' or ')}: minor units as a string of digits, strictly positive; \`decimals\` is the currency's scale.`,
+      currencies,
+    ),
+  );
 }
 
 /** Money whose amount may be zero (MoneyNonNegative, spec 2.1); currency/decimals checked by domain/money. */
-export const moneyNonNegative = documentedAs(Joi.object({
-  amount: Joi.string().pattern(/^[0-9]+$/).required()
-    .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units' }),
-  currency: Joi.string().min(3).max(12).required(),
-  decimals: Joi.number().integer().min(0).max(18).required(),
-}), moneyDocument(digitsUpTo(MAX_STORED_MINOR, false), 'MoneyNonNegative (spec 2.1): minor units as a string of digits; `decimals` is the currency\'s scale.'));
+export const moneyNonNegative = documentedAs(
+  Joi.object({
+    amount: Joi.string()
+      .pattern(/^[0-9]+$/)
+      .required()
+      .messages({ 'string.pattern.base': '`amount` must be a string of digits in minor units' }),
+    currency: Joi.string().min(3).max(12).required(),
+    decimals: Joi.number().integer().min(0).max(18).required(),
+  }),
+  moneyDocument(
+    digitsUpTo(MAX_STORED_MINOR, false),
+    "MoneyNonNegative (spec 2.1): minor units as a string of digits; `decimals` is the currency's scale.",
+  ),
+);
 
 /**
  * `limit` of every list (spec 8): never refused; 0, negative, fractional, non-numeric or absent
@@ -219,11 +270,18 @@ export const expandQuery = documentedAs(Joi.alternatives(Joi.string().allow(''),
 /** List query: `limit` is never rejected (parsed leniently), `cursor` opaque (400 `cursor_invalid` when not one of ours), `expand` free. */
 export const listQuery = {
   limit: limitQuery,
-  cursor: Joi.string().allow('').description('Opaque: the `next_cursor` of the previous page, passed back as it was minted. '
-    + 'Any other string is refused with `400 invalid_request` code `cursor_invalid`; the document cannot state "a cursor this server minted", '
-    + 'which is the one refusal of a schema-valid value a contract fuzzer is told to expect (issue 24).'),
+  cursor: Joi.string()
+    .allow('')
+    .description(
+      'Opaque: the `next_cursor` of the previous page, passed back as it was minted. ' +
+        'Any other string is refused with `400 invalid_request` code `cursor_invalid`; the document cannot state "a cursor this server minted", ' +
+        'which is the one refusal of a schema-valid value a contract fuzzer is told to expect (issue 24).',
+    ),
   expand: expandQuery,
 };
 
 /** Prefixed id, e.g. idOf('cli_'). */
-export const idOf = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}[A-Za-z0-9]+$`)).messages({ 'string.pattern.base': `must be an id starting with ${prefix}` });
+export const idOf = (prefix: string) =>
+  Joi.string()
+    .pattern(new RegExp(`^${prefix}[A-Za-z0-9]+$`))
+    .messages({ 'string.pattern.base': `must be an id starting with ${prefix}` });

@@ -5,7 +5,11 @@ import { listQuery } from './common';
 
 /** `POST /credit_checkouts`: `pack` is 5, 10 or 20 (spec 8); anything else 400 param `pack`. */
 export const createCheckoutBody = Joi.object({
-  pack: Joi.number().integer().strict().valid(...CREDIT_PACKS).required(),
+  pack: Joi.number()
+    .integer()
+    .strict()
+    .valid(...CREDIT_PACKS)
+    .required(),
 });
 
 /** `GET /credit_events`: `type` narrows to one ledger row type (closed enum). */

@@ -1,7 +1,7 @@
 /**
  * The joi instance of request schemas (api/schemas/*, inline query/body schemas of api/routes/*).
  * It is joi with one difference: string lengths (`.min(n)`, `.max(n)`, `.length(n)`) count Unicode
- * code points, not UTF-16 code units, so 150 emoji pass a `.max(200)` (issue 11). That is what the
+ * code points, not UTF-16 code units, so 150 emoji pass a `.max(200)`. That is what the
  * OpenAPI document says: JSON Schema `minLength` / `maxLength` count code points, and joi-to-json
  * still emits `.max(n)` as `maxLength: n` (the rule keeps its name and arguments).
  *
@@ -11,12 +11,16 @@ import BaseJoi from 'joi';
 
 const Joi: typeof BaseJoi = BaseJoi.extend((joi) => ({ type: 'string', base: joi.string() }));
 
-interface LengthRuleOptions { name: string; operator: '=' | '<=' | '>='; args: { limit: number; encoding?: string } }
+interface LengthRuleOptions {
+  name: string;
+  operator: '=' | '<=' | '>=';
+  args: { limit: number; encoding?: string };
+}
 
 /** Number of Unicode code points of `s` (a lone surrogate counts as one). */
-export function codePointLength(s: string): number {
+export function codePointLength(text: string): number {
   let n = 0;
-  for (const _ of s) n++;
+  for (const _ of text) n++;
   return n;
 }
 
@@ -26,7 +30,7 @@ export function codePointLength(s: string): number {
 type RuleTable = Record<string, { validate: (...a: any[]) => unknown }>;
 const rules = (Joi.string() as unknown as { _definition: { rules: RuleTable } })._definition.rules;
 if (rules === (BaseJoi.string() as unknown as { _definition: { rules: RuleTable } })._definition.rules) {
-  throw new Error('api/schemas/joi: the extended string type shares joi\'s rule table; refusing to patch joi itself');
+  throw new Error("api/schemas/joi: the extended string type shares joi's rule table; refusing to patch joi itself");
 }
 rules.length = {
   ...rules.length,

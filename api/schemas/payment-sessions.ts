@@ -13,7 +13,9 @@ const PAYER_RAILS = [...RAILS_CLOSED, 'crypto_transfer'];
 
 /** Body of `POST /payment_sessions/{token}/payments`. */
 export const createPaymentBody = Joi.object({
-  rail: Joi.string().valid(...PAYER_RAILS).required(),
+  rail: Joi.string()
+    .valid(...PAYER_RAILS)
+    .required(),
   payer_type: Joi.string().valid('individual', 'business'),
   payer_state: Joi.string().pattern(/^[A-Z]{2}$/),
   payer_email: Joi.string().email({ tlds: { allow: false } }),
@@ -27,4 +29,8 @@ export const createPaymentBody = Joi.object({
 });
 
 /** Body of `POST /payment_sessions/{token}/receipt_email` (and of the payer page's receipt form). */
-export const receiptEmailBody = Joi.object({ email: Joi.string().email({ tlds: { allow: false } }).required() });
+export const receiptEmailBody = Joi.object({
+  email: Joi.string()
+    .email({ tlds: { allow: false } })
+    .required(),
+});

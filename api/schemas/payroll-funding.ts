@@ -6,5 +6,9 @@
 import Joi from './joi';
 
 export const fundingInstructionsBody = Joi.object({
-  funding_method: Joi.string().valid('fiat', 'crypto').description('`fiat` (bank transfer) or `crypto` (USDC deposit); switching is refused once money was observed (409 funding_method_locked).'),
+  funding_method: Joi.string()
+    .valid('fiat', 'crypto')
+    .description(
+      '`fiat` (bank transfer) or `crypto` (USDC deposit); switching is refused once money was observed (409 funding_method_locked).',
+    ),
 });

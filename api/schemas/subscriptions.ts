@@ -6,12 +6,14 @@ import { idOf, listQuery, moneyPositiveIn } from './common';
 /**
  * `POST /subscriptions`. `amount` is documented in USDC, what the command bills in (another
  * currency is `400 currency_invalid`); the example is a whole body the server accepts once its
- * `cli_` and `adr_` ids are the account's (a `tempo` crypto entry; issue 24).
+ * `cli_` and `adr_` ids are the account's (a `tempo` crypto entry).
  */
 export const createSubscriptionBody = Joi.object({
   client_id: idOf('cli_').required(),
   amount: moneyPositiveIn(['USDC']).required(),
-  interval: Joi.string().valid(...SUBSCRIPTION_INTERVALS).required(),
+  interval: Joi.string()
+    .valid(...SUBSCRIPTION_INTERVALS)
+    .required(),
   interval_count: Joi.number().integer().strict().min(1).max(12),
   billing_cycle_anchor: Joi.string().isoDate(),
   cycles: Joi.number().integer().strict().min(1).max(1000).allow(null),
@@ -19,8 +21,14 @@ export const createSubscriptionBody = Joi.object({
   settlement_destination_id: idOf('adr_').required(),
   description: Joi.string().min(1).max(500).allow(null),
 }).example({
-  client_id: 'cli_4dE8x2Lq9TzR1vYp', amount: { amount: '25000000', currency: 'USDC', decimals: 6 }, interval: 'month',
-  interval_count: 1, cycles: 12, grace_period_days: 7, settlement_destination_id: 'adr_7kP2mW9xQ4sT1bNc', description: 'Hosting plan',
+  client_id: 'cli_4dE8x2Lq9TzR1vYp',
+  amount: { amount: '25000000', currency: 'USDC', decimals: 6 },
+  interval: 'month',
+  interval_count: 1,
+  cycles: 12,
+  grace_period_days: 7,
+  settlement_destination_id: 'adr_7kP2mW9xQ4sT1bNc',
+  description: 'Hosting plan',
 });
 
 /** `GET /subscriptions`. */

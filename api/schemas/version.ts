@@ -7,7 +7,8 @@ import { isVersionDate, VERSION_PATTERN } from '../../domain/versioning';
  * document states `pattern` + `format: date`; `2026-99-99` and `2026-02-30` are `400 invalid_request`
  * (`param` the field). A date older than the oldest served is accepted and served as that oldest.
  */
-export const versionDate = Joi.string().pattern(new RegExp(VERSION_PATTERN))
+export const versionDate = Joi.string()
+  .pattern(new RegExp(VERSION_PATTERN))
   .custom((v: string, h) => (isVersionDate(v) ? v : h.error('string.versionDate')))
   .messages({
     'string.pattern.base': '{#label} must be a calendar date YYYY-MM-DD',

@@ -17,8 +17,10 @@ const webhookUrl = documentedAs(Joi.string().max(2048), {
   type: 'string',
   maxLength: 2048,
   examples: ['https://merchant.example.com/webhooks/payments'],
-  pattern: "^https://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,24}(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?(?:\\?[A-Za-z0-9._~%!$&'()*+,;=:@/?-]*)?$",
-  description: 'An https URL with a public DNS name (spec 4.10); a name that resolves to a private, loopback or reserved address, or an internal suffix (.local, .internal, .arpa, ...), is refused with `url_destination_forbidden`.',
+  pattern:
+    "^https://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,24}(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?(?:\\?[A-Za-z0-9._~%!$&'()*+,;=:@/?-]*)?$",
+  description:
+    'An https URL with a public DNS name (spec 4.10); a name that resolves to a private, loopback or reserved address, or an internal suffix (.local, .internal, .arpa, ...), is refused with `url_destination_forbidden`.',
 });
 
 const eventTypesSchema = Joi.array().items(eventTypeParam).max(200);
@@ -34,21 +36,26 @@ export const createWebhookEndpointBody = Joi.object({
 /**
  * `PATCH /webhook_endpoints/{id}` body: any of url, event_types, description, enabled;
  * `replay_missed: true` goes with `enabled: true` (checked by the command, `400 parameter_invalid`
- * param `replay_missed`), which the document states (issue 24): either `replay_missed` is not
+ * param `replay_missed`), which the document states: either `replay_missed` is not
  * `true`, or `enabled` is `true`.
  */
-export const updateWebhookEndpointBody = documentedAlso(Joi.object({
-  url: webhookUrl,
-  event_types: eventTypesSchema,
-  description: descriptionSchema,
-  enabled: Joi.boolean(),
-  replay_missed: Joi.boolean().description('`true` (with `enabled: true` only) queues, once, a delivery of every event missed since `disabled_at`.'),
-}), {
-  anyOf: [
-    { not: { required: ['replay_missed'], properties: { replay_missed: { const: true } } } },
-    { required: ['enabled'], properties: { enabled: { const: true } } },
-  ],
-});
+export const updateWebhookEndpointBody = documentedAlso(
+  Joi.object({
+    url: webhookUrl,
+    event_types: eventTypesSchema,
+    description: descriptionSchema,
+    enabled: Joi.boolean(),
+    replay_missed: Joi.boolean().description(
+      '`true` (with `enabled: true` only) queues, once, a delivery of every event missed since `disabled_at`.',
+    ),
+  }),
+  {
+    anyOf: [
+      { not: { required: ['replay_missed'], properties: { replay_missed: { const: true } } } },
+      { required: ['enabled'], properties: { enabled: { const: true } } },
+    ],
+  },
+);
 
 /** `GET /webhook_endpoints` query. */
 export const listWebhookEndpointsQuery = Joi.object({ ...listQuery, enabled: Joi.boolean() });

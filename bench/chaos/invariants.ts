@@ -18,27 +18,65 @@ import { db } from '../../lib/db';
 import type { Receiver } from '../journeys';
 
 /** One check's outcome. */
-export interface CheckResult { name: string; ok: boolean; detail: string }
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
 
 /** Object tables, their terminal statuses, and the statuses in which their workflow must run. */
 const OBJECTS: Array<{ table: string; kind: string; terminal: string[]; live: string[]; workflowOf?: string }> = [
-  { table: 'payments', kind: 'payment', terminal: ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'], live: ['awaiting', 'underpaid', 'paid', 'overpaid'] },
-  { table: 'payment_links', kind: 'payment link', terminal: ['settled', 'refunded', 'cancelled', 'expired'], live: ['active', 'viewed', 'processing'] },
-  { table: 'payouts', kind: 'payout', terminal: ['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled'], live: ['awaiting_funds', 'funds_received', 'processing', 'paid'] },
-  { table: 'payroll_runs', kind: 'payroll run', terminal: ['completed', 'partial', 'failed', 'cancelled'], live: ['funding_pending', 'funded', 'executing'] },
+  {
+    table: 'payments',
+    kind: 'payment',
+    terminal: ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'],
+    live: ['awaiting', 'underpaid', 'paid', 'overpaid'],
+  },
+  {
+    table: 'payment_links',
+    kind: 'payment link',
+    terminal: ['settled', 'refunded', 'cancelled', 'expired'],
+    live: ['active', 'viewed', 'processing'],
+  },
+  {
+    table: 'payouts',
+    kind: 'payout',
+    terminal: ['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled'],
+    live: ['awaiting_funds', 'funds_received', 'processing', 'paid'],
+  },
+  {
+    table: 'payroll_runs',
+    kind: 'payroll run',
+    terminal: ['completed', 'partial', 'failed', 'cancelled'],
+    live: ['funding_pending', 'funded', 'executing'],
+  },
   { table: 'payroll_run_items', kind: 'payroll item', terminal: ['paid', 'failed', 'returned'], live: ['queued', 'processing'] },
-  { table: 'wallet_send_intents', kind: 'send', terminal: ['settled', 'failed', 'expired'], live: ['created', 'source_submitted', 'bridging_started'] },
-  { table: 'wallet_offramp_intents', kind: 'off-ramp', terminal: ['payment_processed', 'refunded', 'refund_failed', 'canceled', 'failed'], live: ['awaiting_funds', 'funds_received', 'payment_submitted'] },
+  {
+    table: 'wallet_send_intents',
+    kind: 'send',
+    terminal: ['settled', 'failed', 'expired'],
+    live: ['created', 'source_submitted', 'bridging_started'],
+  },
+  {
+    table: 'wallet_offramp_intents',
+    kind: 'off-ramp',
+    terminal: ['payment_processed', 'refunded', 'refund_failed', 'canceled', 'failed'],
+    live: ['awaiting_funds', 'funds_received', 'payment_submitted'],
+  },
   { table: 'subscriptions', kind: 'subscription', terminal: ['cancelled', 'completed'], live: ['active', 'past_due'] },
   { table: 'subscription_invoices', kind: 'invoice', terminal: ['paid', 'void'], live: [], workflowOf: 'subscription_id' },
 ];
 
 const n = async (sql: string, params: unknown[] = []): Promise<number> => Number((await db().query(sql, params))[0]?.n ?? 0);
-const ids = async (sql: string, params: unknown[] = []): Promise<string[]> => (await db().query(sql, params)).map((r: { id: string }) => r.id);
+const ids = async (sql: string, params: unknown[] = []): Promise<string[]> =>
+  (await db().query(sql, params)).map((r: { id: string }) => r.id);
 const sample = (xs: string[]) => (xs.length ? ` e.g. ${xs.slice(0, 4).join(', ')}` : '');
 
 /** Runs every check; `receivers` are the load's webhook receivers (receipts counted by webhook-id). */
-export async function checkInvariants(temporalAddress: string, receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>): Promise<CheckResult[]> {
+export async function checkInvariants(
+  temporalAddress: string,
+  receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>,
+): Promise<CheckResult[]> {
   const connection = await Connection.connect({ address: temporalAddress });
   try {
     const temporal = new Client({ connection });
@@ -56,12 +94,14 @@ export async function checkInvariants(temporalAddress: string, receivers: Array<
 }
 
 /** `p`, or a rejection after 5 s (a query waits for a worker: none answering is itself a finding). */
-const bounded = <T>(p: Promise<T>, what: string): Promise<T> => Promise.race([
-  p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within 5 s`)), 5000).unref()),
-]);
+const bounded = <T>(p: Promise<T>, what: string): Promise<T> =>
+  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within 5 s`)), 5000).unref())]);
 
 /** Describes workflow `id`: `running`, `closed` or `missing`, and its `waiting_for` answer when running. */
-async function workflowState(temporal: Client, id: string): Promise<{ state: 'running' | 'closed' | 'missing'; waitingFor: string | null }> {
+async function workflowState(
+  temporal: Client,
+  id: string,
+): Promise<{ state: 'running' | 'closed' | 'missing'; waitingFor: string | null }> {
   const h = temporal.workflow.getHandle(id);
   try {
     const d = await bounded(h.describe(), 'describe');
@@ -79,7 +119,9 @@ async function objectStates(temporal: Client): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   for (const o of OBJECTS) {
     const rows: Array<{ id: string; status: string; wf: string }> = await db().query(
-      `SELECT id, status, ${o.workflowOf ?? 'id'} AS wf FROM ${o.table} WHERE NOT (status = ANY($1))`, [o.terminal]);
+      `SELECT id, status, ${o.workflowOf ?? 'id'} AS wf FROM ${o.table} WHERE NOT (status = ANY($1))`,
+      [o.terminal],
+    );
     const total = await n(`SELECT count(*)::int AS n FROM ${o.table}`);
     const unexplained: string[] = [];
     const liveWithout: string[] = [];
@@ -96,12 +138,24 @@ async function objectStates(temporal: Client): Promise<CheckResult[]> {
         waits.set(`${r.status}: no workflow due`, (waits.get(`${r.status}: no workflow due`) ?? 0) + 1);
       }
     }
-    const explained = [...waits.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${v} ${k}`).join('; ');
-    out.push({ name: `${o.kind}s terminal or explainable`, ok: unexplained.length === 0,
-      detail: `${total - rows.length} of ${total} terminal${rows.length ? `; open: ${explained}` : ''}${unexplained.length ? `; UNEXPLAINED ${unexplained.length}${sample(unexplained)}` : ''}` });
+    const explained = [...waits.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k, v]) => `${v} ${k}`)
+      .join('; ');
+    out.push({
+      name: `${o.kind}s terminal or explainable`,
+      ok: unexplained.length === 0,
+      detail: `${total - rows.length} of ${total} terminal${rows.length ? `; open: ${explained}` : ''}${unexplained.length ? `; UNEXPLAINED ${unexplained.length}${sample(unexplained)}` : ''}`,
+    });
     if (o.live.length) {
-      out.push({ name: `${o.kind}s live => workflow running`, ok: liveWithout.length === 0,
-        detail: liveWithout.length ? `${liveWithout.length} live without a running workflow${sample(liveWithout)}` : `${rows.filter((r) => o.live.includes(r.status)).length} live, each with its workflow` });
+      out.push({
+        name: `${o.kind}s live => workflow running`,
+        ok: liveWithout.length === 0,
+        detail: liveWithout.length
+          ? `${liveWithout.length} live without a running workflow${sample(liveWithout)}`
+          : `${rows.filter((r) => o.live.includes(r.status)).length} live, each with its workflow`,
+      });
     }
   }
   return out;
@@ -148,11 +202,19 @@ async function money(): Promise<CheckResult[]> {
     SELECT s.id FROM wallet_send_intents s
      WHERE s.status = 'settled' AND (SELECT count(*) FROM sandbox_chain_transfers c WHERE c.tx_hash = s.source_tx_hash AND c.amount_minor = s.amount_minor) <> 1`);
   const sendCount = await n(`SELECT count(*)::int AS n FROM wallet_send_intents`);
-  const row = (name: string, bad: string[], of: number): CheckResult => ({ name, ok: bad.length === 0, detail: bad.length ? `${bad.length} of ${of} off${sample(bad)}` : `${of} checked` });
+  const row = (name: string, bad: string[], of: number): CheckResult => ({
+    name,
+    ok: bad.length === 0,
+    detail: bad.length ? `${bad.length} of ${of} off${sample(bad)}` : `${of} checked`,
+  });
   return [
     row('payments: received = deposits + credits', payIn, payments),
     row('payments: settled out <= received', payOut, payments),
-    row('payments: no deposit or credit left unapplied', pending, await n(`SELECT (SELECT count(*) FROM deposits) + (SELECT count(*) FROM bank_credits) AS n`)),
+    row(
+      'payments: no deposit or credit left unapplied',
+      pending,
+      await n(`SELECT (SELECT count(*) FROM deposits) + (SELECT count(*) FROM bank_credits) AS n`),
+    ),
     row('payouts: funded before paid out', payoutShort, payouts),
     row('payouts: one paid rail payment when paid', payoutRail, payouts),
     row('off-ramps: in = out, or refunded', ofr, offramps),
@@ -164,11 +226,17 @@ async function money(): Promise<CheckResult[]> {
 async function oneTransferPerIntent(): Promise<CheckResult> {
   const rail = await ids(`SELECT client_reference AS id FROM sandbox_rail_payments GROUP BY client_reference HAVING count(*) > 1`);
   const bridge = await ids(`SELECT client_reference AS id FROM sandbox_bridge_transfers GROUP BY client_reference HAVING count(*) > 1`);
-  const chain = await ids(`SELECT idempotency_key AS id FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key HAVING count(*) > 1`);
+  const chain = await ids(
+    `SELECT idempotency_key AS id FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key HAVING count(*) > 1`,
+  );
   const total = await n(`SELECT (SELECT count(*) FROM sandbox_rail_payments) + (SELECT count(*) FROM sandbox_bridge_transfers)
                               + (SELECT count(*) FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL) AS n`);
   const bad = [...rail.map((r) => `rail ${r}`), ...bridge.map((r) => `bridge ${r}`), ...chain.map((r) => `chain ${r}`)];
-  return { name: 'one provider transfer per intent', ok: bad.length === 0, detail: bad.length ? `${bad.length} intents with more than one${sample(bad)}` : `${total} provider transfers, none doubled` };
+  return {
+    name: 'one provider transfer per intent',
+    ok: bad.length === 0,
+    detail: bad.length ? `${bad.length} intents with more than one${sample(bad)}` : `${total} provider transfers, none doubled`,
+  };
 }
 
 /** Every event once in the outbox: no object has the same status event twice. */
@@ -178,7 +246,11 @@ async function eventsOnce(): Promise<CheckResult> {
      WHERE type !~ '(updated|viewed|reminder|deposit_received|delivery|attempt)'
      GROUP BY object_id, type HAVING count(*) > 1`);
   const total = await n(`SELECT count(*)::int AS n FROM events`);
-  return { name: 'every event once in the outbox', ok: dup.length === 0, detail: dup.length ? `${dup.length} doubled${sample(dup.map((d) => `${d.id} x${d.n}`))}` : `${total} events, none doubled` };
+  return {
+    name: 'every event once in the outbox',
+    ok: dup.length === 0,
+    detail: dup.length ? `${dup.length} doubled${sample(dup.map((d) => `${d.id} x${d.n}`))}` : `${total} events, none doubled`,
+  };
 }
 
 /**
@@ -188,8 +260,12 @@ async function eventsOnce(): Promise<CheckResult> {
  * it tried again); those are counted apart.
  */
 async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>): Promise<CheckResult> {
-  const rows = await ids(`SELECT endpoint_id || ' ' || event_id AS id FROM webhook_deliveries WHERE replay_of IS NULL GROUP BY endpoint_id, event_id HAVING count(*) > 1`);
-  const twiceOk = await ids(`SELECT a.delivery_id AS id FROM webhook_attempts a WHERE a.status_code BETWEEN 200 AND 299 GROUP BY a.delivery_id HAVING count(*) > 1`);
+  const rows = await ids(
+    `SELECT endpoint_id || ' ' || event_id AS id FROM webhook_deliveries WHERE replay_of IS NULL GROUP BY endpoint_id, event_id HAVING count(*) > 1`,
+  );
+  const twiceOk = await ids(
+    `SELECT a.delivery_id AS id FROM webhook_attempts a WHERE a.status_code BETWEEN 200 AND 299 GROUP BY a.delivery_id HAVING count(*) > 1`,
+  );
   const delivered = await n(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`);
   const twice: string[] = [];
   let afterFailure = 0;
@@ -197,9 +273,12 @@ async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId:
     for (const [id, c] of r.receiver.seen) {
       if (c < 2) continue;
       // `webhook-id` is the event id (activities/webhooks/drain.ts), the same on every attempt.
-      const [a] = await db().query(`
+      const [a] = await db().query(
+        `
         SELECT count(*)::int AS attempts, count(*) FILTER (WHERE x.status_code BETWEEN 200 AND 299)::int AS ok
-          FROM webhook_deliveries d JOIN webhook_attempts x ON x.delivery_id = d.id WHERE d.event_id = $1 AND d.endpoint_id = $2`, [id, r.endpointId]);
+          FROM webhook_deliveries d JOIN webhook_attempts x ON x.delivery_id = d.id WHERE d.event_id = $1 AND d.endpoint_id = $2`,
+        [id, r.endpointId],
+      );
       if (a.ok > 1) twice.push(`${r.name}:${id} x${c}`);
       else if (a.attempts < c || a.attempts > a.ok) afterFailure += 1;
       else twice.push(`${r.name}:${id} x${c} (${a.attempts} attempts recorded)`);
@@ -207,18 +286,30 @@ async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId:
   }
   const bad = [...rows.map((r) => `row ${r}`), ...twiceOk.map((d) => `delivery ${d} succeeded twice`), ...twice];
   const again = afterFailure ? `; ${afterFailure} received again after a failed or unrecorded attempt (at least once)` : '';
-  return { name: 'each event delivered at most once per endpoint', ok: bad.length === 0, detail: bad.length ? `${bad.length} doubled${sample(bad)}${again}` : `${delivered} deliveries succeeded, none doubled${again}` };
+  return {
+    name: 'each event delivered at most once per endpoint',
+    ok: bad.length === 0,
+    detail: bad.length ? `${bad.length} doubled${sample(bad)}${again}` : `${delivered} deliveries succeeded, none doubled${again}`,
+  };
 }
 
 /** No running workflow without its row. */
 async function workflowsHaveRows(temporal: Client): Promise<CheckResult> {
   const running: string[] = [];
   for await (const w of temporal.workflow.list({ query: `ExecutionStatus = 'Running'` })) running.push(w.workflowId);
-  const known = new Set(await ids(`
+  const known = new Set(
+    await ids(`
     SELECT id FROM payments UNION ALL SELECT id FROM payment_links UNION ALL SELECT id FROM payouts UNION ALL SELECT id FROM payroll_runs
     UNION ALL SELECT id FROM payroll_run_items UNION ALL SELECT id FROM wallet_send_intents UNION ALL SELECT id FROM wallet_offramp_intents
     UNION ALL SELECT id FROM subscriptions UNION ALL SELECT id FROM webhook_endpoints UNION ALL SELECT id FROM orders UNION ALL SELECT id FROM customers
-    UNION ALL SELECT id FROM wallet_virtual_accounts UNION ALL SELECT id FROM wallet_deposit_intents UNION ALL SELECT id FROM wallet_conversions`));
+    UNION ALL SELECT id FROM wallet_virtual_accounts UNION ALL SELECT id FROM wallet_deposit_intents UNION ALL SELECT id FROM wallet_conversions`),
+  );
   const orphans = running.filter((id) => !known.has(id));
-  return { name: 'no workflow without its row', ok: orphans.length === 0, detail: orphans.length ? `${orphans.length} of ${running.length} running without a row${sample(orphans)}` : `${running.length} running, each with its row` };
+  return {
+    name: 'no workflow without its row',
+    ok: orphans.length === 0,
+    detail: orphans.length
+      ? `${orphans.length} of ${running.length} running without a row${sample(orphans)}`
+      : `${running.length} running, each with its row`,
+  };
 }

@@ -11,7 +11,11 @@ import { StepError } from '../journeys';
 
 /** One attempt: when it ended (ms epoch), its status or `conn` (no answer) / `timeout`, and the route. */
 export interface Attempt {
-  at: number; status: number | 'conn' | 'timeout'; method: string; path: string; retryAfter: boolean;
+  at: number;
+  status: number | 'conn' | 'timeout';
+  method: string;
+  path: string;
+  retryAfter: boolean;
   /** An answer the caller expected (a 404 while polling for a provider's record, a 409 to a repeated callback): not an error. */
   awaited?: boolean;
 }
@@ -50,7 +54,10 @@ export class Traffic {
   readonly down = new Set<string>();
 
   /** `deadlineMs`: how long a request is retried by default. */
-  constructor(readonly apis: string[], readonly deadlineMs = 120_000) {}
+  constructor(
+    readonly apis: string[],
+    readonly deadlineMs = 120_000,
+  ) {}
 
   /**
    * Plays the load balancer of a rolling deploy (decision 0082): polls each instance's `/readyz`
@@ -63,16 +70,25 @@ export class Traffic {
     let stopped = false;
     const poll = async () => {
       while (!stopped) {
-        await Promise.all(this.apis.map(async (api) => {
-          const ok = await fetch(`${api}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false);
-          if (ok) notReady.delete(api); else notReady.add(api);
-        }));
+        await Promise.all(
+          this.apis.map(async (api) => {
+            const ok = await fetch(`${api}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+              (r) => r.status === 200,
+              () => false,
+            );
+            if (ok) notReady.delete(api);
+            else notReady.add(api);
+          }),
+        );
         this.notReady = new Set(notReady);
         await sleep(everyMs);
       }
     };
     void poll();
-    return () => { stopped = true; this.notReady = new Set(); };
+    return () => {
+      stopped = true;
+      this.notReady = new Set();
+    };
   }
 
   /** Instances whose `/readyz` did not answer 200 at the last poll (see `balance`). */
@@ -104,7 +120,10 @@ export class Traffic {
       let retryAfter: string | null = null;
       try {
         const r = await fetch(`${api}${path}`, {
-          method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+          method,
+          headers,
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         });
         status = r.status;
         text = await r.text();
@@ -119,12 +138,20 @@ export class Traffic {
           throw new StepError(`${method} ${path}: ${text} (not retried: the call may have landed)`);
         }
       }
-      this.attempts.push({ at: Date.now(), status, method, path, retryAfter: retryAfter !== null, awaited: typeof status === 'number' && [...(opts.awaited ?? []), ...(opts.accept ?? [])].includes(status) });
+      this.attempts.push({
+        at: Date.now(),
+        status,
+        method,
+        path,
+        retryAfter: retryAfter !== null,
+        awaited: typeof status === 'number' && [...(opts.awaited ?? []), ...(opts.accept ?? [])].includes(status),
+      });
       if (typeof status === 'number' && ((status >= 200 && status < 300) || accept.includes(status))) {
         return text ? JSON.parse(text) : null;
       }
       if (status === 500 && this.findings.length < 50) this.findings.push(`${method} ${path} -> 500 ${text.slice(0, 300)}`);
-      if (status === 503 && retryAfter === null && this.findings.length < 50) this.findings.push(`${method} ${path} -> 503 without Retry-After ${text.slice(0, 200)}`);
+      if (status === 503 && retryAfter === null && this.findings.length < 50)
+        this.findings.push(`${method} ${path} -> 503 without Retry-After ${text.slice(0, 200)}`);
       const inFlight = status === 409 && text.includes('idempotency_key_in_use');
       const retryable = typeof status !== 'number' || status >= 500 || status === 429 || inFlight;
       last = `${method} ${path}: ${status} ${text.slice(0, 300)}`;

@@ -23,10 +23,20 @@ export interface ExplainServer {
 }
 
 /** One statement's plan as auto_explain logged it. */
-export interface LoggedPlan { text: string; ms: number; plan: PlanNode }
+export interface LoggedPlan {
+  text: string;
+  ms: number;
+  plan: PlanNode;
+}
 
 /** An EXPLAIN JSON plan node (the fields read here). */
-export interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; Plans?: PlanNode[] }
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  Plans?: PlanNode[];
+}
 
 /**
  * Starts the cluster in a fresh directory under the temp dir: first with the embedded defaults to
@@ -41,30 +51,44 @@ export async function startExplainServer(log: (m: string) => void): Promise<Expl
   const admin = async (fn: (c: Client) => Promise<void>) => {
     const c = new Client({ connectionString: pg.url });
     await c.connect();
-    try { await fn(c); } finally { await c.end(); }
+    try {
+      await fn(c);
+    } finally {
+      await c.end();
+    }
   };
   await admin(async (c) => {
     for (const s of [
-      "shared_preload_libraries = 'auto_explain'", "max_wal_size = '8GB'",
-      "checkpoint_timeout = '30min'", "maintenance_work_mem = '512MB'",
-    ]) await c.query(`ALTER SYSTEM SET ${s}`);
+      "shared_preload_libraries = 'auto_explain'",
+      "max_wal_size = '8GB'",
+      "checkpoint_timeout = '30min'",
+      "maintenance_work_mem = '512MB'",
+    ])
+      await c.query(`ALTER SYSTEM SET ${s}`);
   });
   await pg.stop();
   const logFile = `${dir}.log`;
   fs.writeFileSync(logFile, '');
   process.env.PG_LOG_FILE = logFile;
   pg = await startEmbeddedPostgres({ dir, database: 'postgres', fast: true, log });
-  const setAll = async (on: boolean) => admin(async (c) => {
-    if (on) {
-      for (const s of ['log_min_duration = 0', 'log_analyze = on', 'log_buffers = on', "log_format = 'json'", 'log_nested_statements = on']) {
-        await c.query(`ALTER SYSTEM SET auto_explain.${s}`);
+  const setAll = async (on: boolean) =>
+    admin(async (c) => {
+      if (on) {
+        for (const s of [
+          'log_min_duration = 0',
+          'log_analyze = on',
+          'log_buffers = on',
+          "log_format = 'json'",
+          'log_nested_statements = on',
+        ]) {
+          await c.query(`ALTER SYSTEM SET auto_explain.${s}`);
+        }
+      } else {
+        await c.query('ALTER SYSTEM RESET auto_explain.log_min_duration');
+        await c.query('ALTER SYSTEM RESET auto_explain.log_analyze');
       }
-    } else {
-      await c.query('ALTER SYSTEM RESET auto_explain.log_min_duration');
-      await c.query('ALTER SYSTEM RESET auto_explain.log_analyze');
-    }
-    await c.query('SELECT pg_reload_conf()');
-  });
+      await c.query('SELECT pg_reload_conf()');
+    });
   return {
     url: pg.url,
     startCapture: async () => {
@@ -72,7 +96,10 @@ export async function startExplainServer(log: (m: string) => void): Promise<Expl
       await new Promise((r) => setTimeout(r, 500));
       return fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
     },
-    stopCapture: async () => { await setAll(false); await new Promise((r) => setTimeout(r, 300)); },
+    stopCapture: async () => {
+      await setAll(false);
+      await new Promise((r) => setTimeout(r, 300));
+    },
     readPlans: (offset) => {
       if (!fs.existsSync(logFile)) return [];
       const fd = fs.openSync(logFile, 'r');
@@ -90,7 +117,9 @@ export async function startExplainServer(log: (m: string) => void): Promise<Expl
         try {
           const body = JSON.parse(text.slice(start, end)) as { 'Query Text': string; Plan: PlanNode };
           out.push({ text: body['Query Text'], ms: Number(m[1]), plan: body.Plan });
-        } catch { /* not a whole plan */ }
+        } catch {
+          /* not a whole plan */
+        }
       }
       return out;
     },

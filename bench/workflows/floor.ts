@@ -23,8 +23,8 @@ export async function oneLocalActivityWorkflow(): Promise<number> {
 const { floorItem } = proxyActivities<{ floorItem(i: number): Promise<number> }>({ startToCloseTimeout: '10 seconds' });
 
 /** One child per item: one activity that returns at once (the least an item payment can cost). */
-export async function floorItemWorkflow(i: number): Promise<number> {
-  return floorItem(i);
+export async function floorItemWorkflow(index: number): Promise<number> {
+  return floorItem(index);
 }
 
 /**

@@ -32,4 +32,7 @@ export interface ErrorCodeEntry {
  * How an area file writes an entry: `type` one or several (the usual first), `status` only when it
  * differs from the types' defaults (`STATUS_BY_TYPE`), e.g. 422, 405 or 413.
  */
-export type ErrorCodeSpec = Omit<ErrorCodeEntry, 'types' | 'statuses'> & { type: ErrorType | readonly ErrorType[]; status?: number | readonly number[] };
+export type ErrorCodeSpec = Omit<ErrorCodeEntry, 'types' | 'statuses'> & {
+  type: ErrorType | readonly ErrorType[];
+  status?: number | readonly number[];
+};

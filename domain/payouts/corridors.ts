@@ -49,13 +49,118 @@ const ALL = PAYOUT_SOURCE_CHAINS;
 
 /** The corridor table, in publication order. */
 export const CORRIDORS: readonly Corridor[] = Object.freeze([
-  { id: 'usd_ach', currency: 'USD', decimals: 2, fiat_rail: 'ach', lifecycle: 'public', public_claim_status: 'live', lifecycle_blocked_reason: null, source_chains: ALL, min_minor: 100n, max_minor: 10_000_000n, eta_seconds: 172800, display_label: 'US bank account (ACH)', logo_url: LOGO('usd_ach'), tolerance_minor_units: 10n },
-  { id: 'usd_wire', currency: 'USD', decimals: 2, fiat_rail: 'wire', lifecycle: 'public', public_claim_status: 'live', lifecycle_blocked_reason: null, source_chains: ALL, min_minor: 10_000n, max_minor: 100_000_000n, eta_seconds: 86400, display_label: 'US bank account (wire)', logo_url: LOGO('usd_wire'), tolerance_minor_units: 10n },
-  { id: 'eur_sepa', currency: 'EUR', decimals: 2, fiat_rail: 'sepa', lifecycle: 'public', public_claim_status: 'live', lifecycle_blocked_reason: null, source_chains: ALL, min_minor: 100n, max_minor: 10_000_000n, eta_seconds: 86400, display_label: 'Euro bank account (SEPA)', logo_url: LOGO('eur_sepa'), tolerance_minor_units: 10n },
-  { id: 'gbp_faster_payments', currency: 'GBP', decimals: 2, fiat_rail: 'faster_payments', lifecycle: 'public', public_claim_status: 'live', lifecycle_blocked_reason: null, source_chains: ALL, min_minor: 100n, max_minor: 25_000_000n, eta_seconds: 7200, display_label: 'UK bank account (Faster Payments)', logo_url: LOGO('gbp_faster_payments'), tolerance_minor_units: 10n },
-  { id: 'brl_pix', currency: 'BRL', decimals: 2, fiat_rail: 'pix', lifecycle: 'preview', public_claim_status: 'unverified', lifecycle_blocked_reason: null, source_chains: ['base', 'ethereum', 'polygon'], min_minor: 1_000n, max_minor: 5_000_000n, eta_seconds: 600, display_label: 'Brazil (PIX)', logo_url: LOGO('brl_pix'), tolerance_minor_units: 10n },
-  { id: 'mxn_spei', currency: 'MXN', decimals: 2, fiat_rail: 'spei', lifecycle: 'preview', public_claim_status: 'unverified', lifecycle_blocked_reason: null, source_chains: ['base', 'ethereum', 'polygon'], min_minor: 2_000n, max_minor: 50_000_000n, eta_seconds: 1800, display_label: 'Mexico (SPEI)', logo_url: LOGO('mxn_spei'), tolerance_minor_units: 25n },
-  { id: 'cop_co_bank_transfer', currency: 'COP', decimals: 2, fiat_rail: 'co_bank_transfer', lifecycle: 'blocked', public_claim_status: 'planned', lifecycle_blocked_reason: 'corridor_blocked', source_chains: [], min_minor: 0n, max_minor: 0n, eta_seconds: 0, display_label: 'Colombia (bank transfer)', logo_url: LOGO('cop_co_bank_transfer'), tolerance_minor_units: 10n },
+  {
+    id: 'usd_ach',
+    currency: 'USD',
+    decimals: 2,
+    fiat_rail: 'ach',
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    lifecycle_blocked_reason: null,
+    source_chains: ALL,
+    min_minor: 100n,
+    max_minor: 10_000_000n,
+    eta_seconds: 172800,
+    display_label: 'US bank account (ACH)',
+    logo_url: LOGO('usd_ach'),
+    tolerance_minor_units: 10n,
+  },
+  {
+    id: 'usd_wire',
+    currency: 'USD',
+    decimals: 2,
+    fiat_rail: 'wire',
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    lifecycle_blocked_reason: null,
+    source_chains: ALL,
+    min_minor: 10_000n,
+    max_minor: 100_000_000n,
+    eta_seconds: 86400,
+    display_label: 'US bank account (wire)',
+    logo_url: LOGO('usd_wire'),
+    tolerance_minor_units: 10n,
+  },
+  {
+    id: 'eur_sepa',
+    currency: 'EUR',
+    decimals: 2,
+    fiat_rail: 'sepa',
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    lifecycle_blocked_reason: null,
+    source_chains: ALL,
+    min_minor: 100n,
+    max_minor: 10_000_000n,
+    eta_seconds: 86400,
+    display_label: 'Euro bank account (SEPA)',
+    logo_url: LOGO('eur_sepa'),
+    tolerance_minor_units: 10n,
+  },
+  {
+    id: 'gbp_faster_payments',
+    currency: 'GBP',
+    decimals: 2,
+    fiat_rail: 'faster_payments',
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    lifecycle_blocked_reason: null,
+    source_chains: ALL,
+    min_minor: 100n,
+    max_minor: 25_000_000n,
+    eta_seconds: 7200,
+    display_label: 'UK bank account (Faster Payments)',
+    logo_url: LOGO('gbp_faster_payments'),
+    tolerance_minor_units: 10n,
+  },
+  {
+    id: 'brl_pix',
+    currency: 'BRL',
+    decimals: 2,
+    fiat_rail: 'pix',
+    lifecycle: 'preview',
+    public_claim_status: 'unverified',
+    lifecycle_blocked_reason: null,
+    source_chains: ['base', 'ethereum', 'polygon'],
+    min_minor: 1_000n,
+    max_minor: 5_000_000n,
+    eta_seconds: 600,
+    display_label: 'Brazil (PIX)',
+    logo_url: LOGO('brl_pix'),
+    tolerance_minor_units: 10n,
+  },
+  {
+    id: 'mxn_spei',
+    currency: 'MXN',
+    decimals: 2,
+    fiat_rail: 'spei',
+    lifecycle: 'preview',
+    public_claim_status: 'unverified',
+    lifecycle_blocked_reason: null,
+    source_chains: ['base', 'ethereum', 'polygon'],
+    min_minor: 2_000n,
+    max_minor: 50_000_000n,
+    eta_seconds: 1800,
+    display_label: 'Mexico (SPEI)',
+    logo_url: LOGO('mxn_spei'),
+    tolerance_minor_units: 25n,
+  },
+  {
+    id: 'cop_co_bank_transfer',
+    currency: 'COP',
+    decimals: 2,
+    fiat_rail: 'co_bank_transfer',
+    lifecycle: 'blocked',
+    public_claim_status: 'planned',
+    lifecycle_blocked_reason: 'corridor_blocked',
+    source_chains: [],
+    min_minor: 0n,
+    max_minor: 0n,
+    eta_seconds: 0,
+    display_label: 'Colombia (bank transfer)',
+    logo_url: LOGO('cop_co_bank_transfer'),
+    tolerance_minor_units: 10n,
+  },
 ] as Corridor[]);
 
 /** Every corridor id (the closed request enum of `corridor_id`). */
@@ -77,7 +182,11 @@ export interface CorridorGate {
 }
 
 /** Executable verdict of one corridor for an account: `blocked_reason` null exactly when executable. */
-export interface CorridorVerdict { executable: boolean; blocked_reason: string | null; action: string }
+export interface CorridorVerdict {
+  executable: boolean;
+  blocked_reason: string | null;
+  action: string;
+}
 
 /**
  * Whether `c` is executable now for the account described by `g` (spec 4.6; availability is
@@ -85,11 +194,13 @@ export interface CorridorVerdict { executable: boolean; blocked_reason: string |
  * Reasons (open enum): `corridor_blocked` (lifecycle), `payouts_disabled`, `account_restricted`,
  * `preview_not_enabled`.
  */
-export function corridorVerdict(c: Corridor, g: CorridorGate): CorridorVerdict {
-  if (c.lifecycle === 'blocked') return { executable: false, blocked_reason: c.lifecycle_blocked_reason ?? 'corridor_blocked', action: 'none' };
-  if (!g.payoutsOpen) return { executable: false, blocked_reason: 'payouts_disabled', action: 'none' };
-  if (g.accessState !== 'active') return { executable: false, blocked_reason: 'account_restricted', action: 'contact_support' };
-  if (c.lifecycle === 'preview' && !g.previewOpen) return { executable: false, blocked_reason: 'preview_not_enabled', action: 'contact_support' };
+export function corridorVerdict(corridor: Corridor, corridorGate: CorridorGate): CorridorVerdict {
+  if (corridor.lifecycle === 'blocked')
+    return { executable: false, blocked_reason: corridor.lifecycle_blocked_reason ?? 'corridor_blocked', action: 'none' };
+  if (!corridorGate.payoutsOpen) return { executable: false, blocked_reason: 'payouts_disabled', action: 'none' };
+  if (corridorGate.accessState !== 'active') return { executable: false, blocked_reason: 'account_restricted', action: 'contact_support' };
+  if (corridor.lifecycle === 'preview' && !corridorGate.previewOpen)
+    return { executable: false, blocked_reason: 'preview_not_enabled', action: 'contact_support' };
   return { executable: true, blocked_reason: null, action: 'none' };
 }
 
@@ -98,12 +209,28 @@ export function corridorVerdict(c: Corridor, g: CorridorGate): CorridorVerdict {
  * (400 `currency_mismatch`, param `invoice_amount`), and the amount within [minimum, max_amount]
  * (400 `amount_invalid` with `details.minimum` / `details.max_amount` as Money).
  */
-export function checkInvoiceAmount(c: Corridor, invoice: Money, minor: bigint): void {
-  if (invoice.currency !== c.currency) {
-    throw invalidRequest('currency_mismatch', `Corridor ${c.id} pays in ${c.currency}, not ${invoice.currency}.`, 'invoice_amount',
-      { corridor_id: c.id, currency: c.currency });
+export function checkInvoiceAmount(corridor: Corridor, invoice: Money, minor: bigint): void {
+  if (invoice.currency !== corridor.currency) {
+    throw invalidRequest(
+      'currency_mismatch',
+      `Corridor ${corridor.id} pays in ${corridor.currency}, not ${invoice.currency}.`,
+      'invoice_amount',
+      { corridor_id: corridor.id, currency: corridor.currency },
+    );
   }
-  const mk = (v: bigint): Money => ({ amount: v.toString(), currency: c.currency, decimals: c.decimals });
-  if (minor < c.min_minor) throw invalidRequest('amount_invalid', `The minimum for ${c.id} is ${mk(c.min_minor).amount} minor units.`, 'invoice_amount', { minimum: mk(c.min_minor) });
-  if (minor > c.max_minor) throw invalidRequest('amount_invalid', `The maximum for ${c.id} is ${mk(c.max_minor).amount} minor units.`, 'invoice_amount', { max_amount: mk(c.max_minor) });
+  const mk = (v: bigint): Money => ({ amount: v.toString(), currency: corridor.currency, decimals: corridor.decimals });
+  if (minor < corridor.min_minor)
+    throw invalidRequest(
+      'amount_invalid',
+      `The minimum for ${corridor.id} is ${mk(corridor.min_minor).amount} minor units.`,
+      'invoice_amount',
+      { minimum: mk(corridor.min_minor) },
+    );
+  if (minor > corridor.max_minor)
+    throw invalidRequest(
+      'amount_invalid',
+      `The maximum for ${corridor.id} is ${mk(corridor.max_minor).amount} minor units.`,
+      'invoice_amount',
+      { max_amount: mk(corridor.max_minor) },
+    );
 }

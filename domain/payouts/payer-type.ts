@@ -15,8 +15,13 @@ export type PayoutPayerType = 'individual' | 'business';
 export function derivePayerType(customerType: string, declared: string | undefined | null): PayoutPayerType {
   const expected: PayoutPayerType = customerType === 'individual' ? 'individual' : 'business';
   if (declared !== undefined && declared !== null && declared !== expected) {
-    throw invalidRequest('payer_type_mismatch', `payer_type is set by the service; this account pays as \`${expected}\`.`, 'payer_type',
-      { expected, received: declared }, 422);
+    throw invalidRequest(
+      'payer_type_mismatch',
+      `payer_type is set by the service; this account pays as \`${expected}\`.`,
+      'payer_type',
+      { expected, received: declared },
+      422,
+    );
   }
   return expected;
 }

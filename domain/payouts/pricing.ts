@@ -19,7 +19,12 @@ export const PAYOUT_BUFFER_BPS = 5;
  * deployment reads these from its quote provider; figures derived from them are estimates.
  */
 export const REFERENCE_RATES_USDC_PER_MAJOR: Readonly<Record<string, bigint>> = Object.freeze({
-  USD: 1_000_000n, EUR: 1_080_000n, GBP: 1_270_000n, BRL: 200_000n, MXN: 58_000n, COP: 250n,
+  USD: 1_000_000n,
+  EUR: 1_080_000n,
+  GBP: 1_270_000n,
+  BRL: 200_000n,
+  MXN: 58_000n,
+  COP: 250n,
 });
 
 /**
@@ -84,7 +89,13 @@ export function fundingQuote(invoiceMinor: bigint, currency: string, decimals: n
  * gross received amount (rounded up) is taken, the rest converted at the reference rate (floored),
  * capped at the invoice: the recipient is paid the invoice, never more.
  */
-export function fiatPayable(receivedUsdc: bigint, invoiceMinor: bigint, currency: string, decimals: number, feeBps = PAYOUT_FEE_BPS): { fee: bigint; net: bigint; fiat: bigint } {
+export function fiatPayable(
+  receivedUsdc: bigint,
+  invoiceMinor: bigint,
+  currency: string,
+  decimals: number,
+  feeBps = PAYOUT_FEE_BPS,
+): { fee: bigint; net: bigint; fiat: bigint } {
   const rate = REFERENCE_RATES_USDC_PER_MAJOR[currency];
   if (rate === undefined) throw new RangeError(`no reference rate for ${currency}`);
   const fee = bpsOf(receivedUsdc, feeBps, 'ceil');

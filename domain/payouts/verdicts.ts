@@ -28,7 +28,8 @@ export function fundingSurplus(receivedUsdc: bigint, grossUsdc: bigint): bigint 
  */
 export function heldForReturn(observedUsdc: bigint, consumedUsdc: bigint, returnedUsdc: bigint): bigint | null {
   const held = observedUsdc - consumedUsdc - returnedUsdc;
-  if (held < 0n) throw new RangeError(`held USDC would be negative: observed ${observedUsdc}, consumed ${consumedUsdc}, returned ${returnedUsdc}`);
+  if (held < 0n)
+    throw new RangeError(`held USDC would be negative: observed ${observedUsdc}, consumed ${consumedUsdc}, returned ${returnedUsdc}`);
   return held === 0n ? null : held;
 }
 
@@ -52,7 +53,9 @@ export interface SettlementVerdict {
  * `paid` with `needs_attention` (the reconciliation signal; decision in docs/decisions/0013-payouts.md).
  */
 export function settlementVerdict(invoiceMinor: bigint, receivedMinor: bigint, currency: string): SettlementVerdict {
-  if (receivedMinor < invoiceMinor) return { status: 'paid_with_shortfall', shortfall: invoiceMinor - receivedMinor, needsAttention: false };
-  if (receivedMinor - invoiceMinor <= settledTolerance(invoiceMinor, currency)) return { status: 'settled', shortfall: null, needsAttention: false };
+  if (receivedMinor < invoiceMinor)
+    return { status: 'paid_with_shortfall', shortfall: invoiceMinor - receivedMinor, needsAttention: false };
+  if (receivedMinor - invoiceMinor <= settledTolerance(invoiceMinor, currency))
+    return { status: 'settled', shortfall: null, needsAttention: false };
   return { status: 'paid', shortfall: null, needsAttention: true };
 }

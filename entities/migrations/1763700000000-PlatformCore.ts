@@ -10,8 +10,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class PlatformCore1763700000000 implements MigrationInterface {
   name = 'PlatformCore1763700000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE users (
         id text PRIMARY KEY,
         email text NOT NULL UNIQUE,
@@ -395,8 +395,8 @@ export class PlatformCore1763700000000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE IF EXISTS rate_limits, sandbox_emails, webhook_attempts, webhook_deliveries, webhook_endpoints, events,
         sandbox_chain_transfers, deposits, payments, payment_links, wallets, address_book_entries, products,
         clients, account_flags, feature_switches, idempotency_records, api_keys, dashboard_sessions,

@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class AuthChangeNotify1763700100000 implements MigrationInterface {
   name = 'AuthChangeNotify1763700100000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE FUNCTION notify_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM pg_notify('auth_changed', COALESCE(OLD::text, NEW::text));
@@ -23,8 +23,8 @@ export class AuthChangeNotify1763700100000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TRIGGER IF EXISTS api_keys_auth_changed ON api_keys;
       DROP TRIGGER IF EXISTS dashboard_sessions_auth_changed ON dashboard_sessions;
       DROP TRIGGER IF EXISTS memberships_auth_changed ON memberships;

@@ -8,15 +8,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WebhookHeldDeliveries1763800100000 implements MigrationInterface {
   name = 'WebhookHeldDeliveries1763800100000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE webhook_deliveries ADD COLUMN held_at timestamptz;
       CREATE INDEX webhook_deliveries_held_idx ON webhook_deliveries(held_at) WHERE held_at IS NOT NULL;
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP INDEX IF EXISTS webhook_deliveries_held_idx;
       ALTER TABLE webhook_deliveries DROP COLUMN IF EXISTS held_at;
     `);

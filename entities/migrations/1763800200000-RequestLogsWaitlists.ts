@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class RequestLogsWaitlists1763800200000 implements MigrationInterface {
   name = 'RequestLogsWaitlists1763800200000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE request_logs (
         id text PRIMARY KEY,
         account_id text,
@@ -48,7 +48,7 @@ export class RequestLogsWaitlists1763800200000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS waitlist_entries, request_logs');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS waitlist_entries, request_logs');
   }
 }

@@ -13,8 +13,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class AddressBookCredits1763800300000 implements MigrationInterface {
   name = 'AddressBookCredits1763800300000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE address_book_entries
         ADD COLUMN address_key text,
         ADD COLUMN screening jsonb,
@@ -101,8 +101,8 @@ export class AddressBookCredits1763800300000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE IF EXISTS sandbox_screening_signals;
       DROP TABLE IF EXISTS sandbox_checkout_sessions;
       DROP TABLE IF EXISTS credit_events;

@@ -1,5 +1,5 @@
 /**
- * Payouts schema (issue 4; spec 2.6): payouts, payout attempts, payout deposits, prepared
+ * Payouts schema (spec 2.6): payouts, payout attempts, payout deposits, prepared
  * service-wallet sends, the sandbox bridge and fiat-rail ledgers, and sandbox fault switches.
  * Provider idempotency keys are unique, so a retried provider call can never create a second
  * transfer or rail payment. Money columns are bigint minor units (spec 2.1).
@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Payouts1763800500000 implements MigrationInterface {
   name = 'Payouts1763800500000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE payouts (
         id text PRIMARY KEY,
         account_id text NOT NULL REFERENCES accounts(id),
@@ -163,8 +163,8 @@ export class Payouts1763800500000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE IF EXISTS sandbox_provider_faults, sandbox_rail_payments, sandbox_bridge_transfers, wallet_sends,
         payout_deposits, payout_attempts, payouts CASCADE;
     `);

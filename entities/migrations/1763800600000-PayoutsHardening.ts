@@ -1,5 +1,5 @@
 /**
- * Payouts hardening (issue 4 follow-up):
+ * Payouts hardening:
  * - sandbox_provider_faults is scoped to an account: a fault is the outside world misbehaving for
  *   one merchant's transfers, never for every account at once (sandbox data only, so the old
  *   global table is dropped, not migrated).
@@ -12,8 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class PayoutsHardening1763800600000 implements MigrationInterface {
   name = 'PayoutsHardening1763800600000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE IF EXISTS sandbox_provider_faults;
       CREATE TABLE sandbox_provider_faults (
         account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
@@ -29,8 +29,8 @@ export class PayoutsHardening1763800600000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE payout_attempts DROP COLUMN IF EXISTS surplus_minor, DROP COLUMN IF EXISTS returned_minor;
       DROP TABLE IF EXISTS sandbox_provider_faults;
       CREATE TABLE sandbox_provider_faults (

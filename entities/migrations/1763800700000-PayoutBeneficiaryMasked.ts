@@ -17,10 +17,10 @@ const BATCH = 500;
 export class PayoutBeneficiaryMasked1763800700000 implements MigrationInterface {
   name = 'PayoutBeneficiaryMasked1763800700000';
 
-  public async up(q: QueryRunner): Promise<void> {
+  public async up(runner: QueryRunner): Promise<void> {
     let after = '';
     for (;;) {
-      const rows: Array<{ id: string; beneficiary_ciphertext: string }> = await q.query(
+      const rows: Array<{ id: string; beneficiary_ciphertext: string }> = await runner.query(
         `SELECT id, beneficiary_ciphertext FROM payouts
           WHERE beneficiary_ciphertext IS NOT NULL AND NOT (coalesce(beneficiary_masked, '{}'::jsonb) ? 'currency') AND id > $1
           ORDER BY id LIMIT ${BATCH}`,
@@ -28,7 +28,7 @@ export class PayoutBeneficiaryMasked1763800700000 implements MigrationInterface 
       );
       for (const r of rows) {
         const masked = maskBankDetails(JSON.parse(decrypt(r.beneficiary_ciphertext)) as StoredBankDetails);
-        await q.query('UPDATE payouts SET beneficiary_masked = $2 WHERE id = $1', [r.id, JSON.stringify(masked)]);
+        await runner.query('UPDATE payouts SET beneficiary_masked = $2 WHERE id = $1', [r.id, JSON.stringify(masked)]);
       }
       if (rows.length < BATCH) break;
       after = rows[rows.length - 1].id;

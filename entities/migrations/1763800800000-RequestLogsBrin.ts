@@ -9,13 +9,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class RequestLogsBrin1763800800000 implements MigrationInterface {
   name = 'RequestLogsBrin1763800800000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('DROP INDEX IF EXISTS request_logs_created_idx');
-    await q.query('CREATE INDEX request_logs_created_brin ON request_logs USING brin (created_at)');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP INDEX IF EXISTS request_logs_created_idx');
+    await runner.query('CREATE INDEX request_logs_created_brin ON request_logs USING brin (created_at)');
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP INDEX IF EXISTS request_logs_created_brin');
-    await q.query('CREATE INDEX request_logs_created_idx ON request_logs (created_at)');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP INDEX IF EXISTS request_logs_created_brin');
+    await runner.query('CREATE INDEX request_logs_created_idx ON request_logs (created_at)');
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A new row's `updated_at` is its `created_at` (issue 11: new clients and products showed
+ * A new row's `updated_at` is its `created_at` (new clients and products showed
  * `updated_at` 1-5 ms before `created_at`). The columns had two clocks: `created_at` defaults to
  * `clock_timestamp()` (the statement's time, in milliseconds), `updated_at` to `now()` (the
  * transaction's start). A BEFORE INSERT trigger on every table with both columns raises
@@ -18,22 +18,24 @@ const TABLES_WITH_BOTH = `
 export class UpdatedAtFromCreatedAt1763800900000 implements MigrationInterface {
   name = 'UpdatedAtFromCreatedAt1763800900000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE OR REPLACE FUNCTION updated_at_not_before_created() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.updated_at IS NULL OR NEW.updated_at < NEW.created_at THEN NEW.updated_at := NEW.created_at; END IF;
         RETURN NEW;
       END $$`);
-    for (const { table_name: t } of (await q.query(TABLES_WITH_BOTH)) as Array<{ table_name: string }>) {
-      await q.query(`CREATE TRIGGER updated_at_not_before_created BEFORE INSERT ON "${t}" FOR EACH ROW EXECUTE FUNCTION updated_at_not_before_created()`);
+    for (const { table_name: t } of (await runner.query(TABLES_WITH_BOTH)) as Array<{ table_name: string }>) {
+      await runner.query(
+        `CREATE TRIGGER updated_at_not_before_created BEFORE INSERT ON "${t}" FOR EACH ROW EXECUTE FUNCTION updated_at_not_before_created()`,
+      );
     }
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    for (const { table_name: t } of (await q.query(TABLES_WITH_BOTH)) as Array<{ table_name: string }>) {
-      await q.query(`DROP TRIGGER IF EXISTS updated_at_not_before_created ON "${t}"`);
+  public async down(runner: QueryRunner): Promise<void> {
+    for (const { table_name: t } of (await runner.query(TABLES_WITH_BOTH)) as Array<{ table_name: string }>) {
+      await runner.query(`DROP TRIGGER IF EXISTS updated_at_not_before_created ON "${t}"`);
     }
-    await q.query('DROP FUNCTION IF EXISTS updated_at_not_before_created()');
+    await runner.query('DROP FUNCTION IF EXISTS updated_at_not_before_created()');
   }
 }

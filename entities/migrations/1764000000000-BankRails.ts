@@ -1,5 +1,5 @@
 /**
- * Bank rails of payment links (issue 12; spec 2.1 BankDepositInstructions, 2.4, part 3):
+ * Bank rails of payment links (spec 2.1 BankDepositInstructions, 2.4, part 3):
  * - payments gain their bank deposit instructions (as the collection provider issued them), the
  *   matching keys (reference, receiving account key), the provider's return text, the payer's
  *   declared state, what was paid out to the merchant's bank (`settled_minor`), the pending
@@ -16,8 +16,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class BankRails1764000000000 implements MigrationInterface {
   name = 'BankRails1764000000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE payments
         ADD COLUMN bank_instructions jsonb,
         ADD COLUMN bank_reference text,
@@ -87,8 +87,8 @@ export class BankRails1764000000000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE sandbox_bank_credits;
       DROP TABLE sandbox_collection_accounts;
       DROP TABLE bank_credits;

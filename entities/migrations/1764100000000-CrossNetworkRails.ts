@@ -1,6 +1,6 @@
 /**
  * Cross-network and transfer pay-in rails (spec 2.1 DepositInstructions, 2.4 watcher states, 4.1
- * payer payments; issue 12). A `crypto_xchain` payment keeps its source-chain send target in
+ * payer payments). A `crypto_xchain` payment keeps its source-chain send target in
  * `deposit_chain` / `deposit_address` (the bridge's address), the native-chain address the bridge
  * delivers to in `delivery_chain` / `delivery_address`, the frozen quote (`amount_in_minor` = what
  * the payer sends, `bridge_fee_minor`, `quote_expires_at`, `gross_up`), the payer's refund
@@ -15,8 +15,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class CrossNetworkRails1764100000000 implements MigrationInterface {
   name = 'CrossNetworkRails1764100000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE payments
         ADD COLUMN delivery_chain text,
         ADD COLUMN delivery_address text,
@@ -51,8 +51,8 @@ export class CrossNetworkRails1764100000000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE deposits DROP CONSTRAINT deposits_effect_check;
       UPDATE deposits SET effect = 'applied' WHERE effect IN ('to_return','returned');
       ALTER TABLE deposits ADD CONSTRAINT deposits_effect_check CHECK (effect IN ('pending','applied','recorded_only'));

@@ -1,5 +1,5 @@
 /**
- * Payroll schema (issue 13; spec 2.7, 4.4): runs, recipients, run items, funding attempts, the
+ * Payroll schema (spec 2.7, 4.4): runs, recipients, run items, funding attempts, the
  * inbound funding observed per run, item payment attempts and templates. Statuses are checked
  * against the tables of domain/payroll.ts; `run_reference` is unique (bank credits are matched
  * on it); an item's provider idempotency key is unique so a retried activity or a crashed worker
@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Payroll1764200000000 implements MigrationInterface {
   name = 'Payroll1764200000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE payroll_templates (
         id text PRIMARY KEY,
         account_id text NOT NULL REFERENCES accounts(id),
@@ -164,8 +164,8 @@ export class Payroll1764200000000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TABLE IF EXISTS payroll_item_attempts, payroll_fundings, payroll_funding_attempts, payroll_run_items,
         payroll_recipients, payroll_runs, payroll_templates CASCADE;
     `);

@@ -1,5 +1,5 @@
 /**
- * Send intents out of the holder's wallet (issue 14; spec 2.5, 4.5): one row per built send, the
+ * Send intents out of the holder's wallet (spec 2.5, 4.5): one row per built send, the
  * hash the holder signed (unique: one transaction pays one intent), the bridge transfer of a
  * cross-chain route. Amounts are bigint minor units of the stablecoin.
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WalletSendIntents1764300000000 implements MigrationInterface {
   name = 'WalletSendIntents1764300000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS wallet_send_intents (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS wallet_send_intents (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -39,14 +39,20 @@ export class WalletSendIntents1764300000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS wallet_send_intents_account ON wallet_send_intents (account_id, created_at DESC, id DESC)');
-    await q.query('CREATE UNIQUE INDEX IF NOT EXISTS wallet_send_intents_source_tx ON wallet_send_intents (chain, lower(source_tx_hash)) WHERE source_tx_hash IS NOT NULL');
-    await q.query('CREATE INDEX IF NOT EXISTS sandbox_chain_transfers_hash_lower ON sandbox_chain_transfers (lower(tx_hash))');
-    await q.query(`CREATE INDEX IF NOT EXISTS wallet_send_intents_open ON wallet_send_intents (id) WHERE status IN ('created', 'source_submitted', 'bridging_started')`);
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS wallet_send_intents_account ON wallet_send_intents (account_id, created_at DESC, id DESC)',
+    );
+    await runner.query(
+      'CREATE UNIQUE INDEX IF NOT EXISTS wallet_send_intents_source_tx ON wallet_send_intents (chain, lower(source_tx_hash)) WHERE source_tx_hash IS NOT NULL',
+    );
+    await runner.query('CREATE INDEX IF NOT EXISTS sandbox_chain_transfers_hash_lower ON sandbox_chain_transfers (lower(tx_hash))');
+    await runner.query(
+      `CREATE INDEX IF NOT EXISTS wallet_send_intents_open ON wallet_send_intents (id) WHERE status IN ('created', 'source_submitted', 'bridging_started')`,
+    );
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS wallet_send_intents');
-    await q.query('DROP INDEX IF EXISTS sandbox_chain_transfers_hash_lower');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS wallet_send_intents');
+    await runner.query('DROP INDEX IF EXISTS sandbox_chain_transfers_hash_lower');
   }
 }

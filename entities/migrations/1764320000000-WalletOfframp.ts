@@ -1,5 +1,5 @@
 /**
- * Off-ramp to a bank (issue 14; spec 2.5, 3, 4.5): external bank accounts (`ba_`, raw details only
+ * Off-ramp to a bank (spec 2.5, 3, 4.5): external bank accounts (`ba_`, raw details only
  * encrypted, read back masked), off-ramp intents (`ofr_`), and the sandbox chain's mempool
  * (transfers broadcast but not yet confirmed: what makes an off-ramp's cancel refused).
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WalletOfframp1764320000000 implements MigrationInterface {
   name = 'WalletOfframp1764320000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS wallet_external_accounts (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS wallet_external_accounts (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -20,8 +20,10 @@ export class WalletOfframp1764320000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS wallet_external_accounts_list ON wallet_external_accounts (account_id, created_at DESC, id DESC)');
-    await q.query(`CREATE TABLE IF NOT EXISTS wallet_offramp_intents (
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS wallet_external_accounts_list ON wallet_external_accounts (account_id, created_at DESC, id DESC)',
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS wallet_offramp_intents (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -57,9 +59,13 @@ export class WalletOfframp1764320000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS wallet_offramp_intents_list ON wallet_offramp_intents (account_id, created_at DESC, id DESC)');
-    await q.query('CREATE UNIQUE INDEX IF NOT EXISTS wallet_offramp_intents_transit ON wallet_offramp_intents (lower(transit_address))');
-    await q.query(`CREATE TABLE IF NOT EXISTS sandbox_chain_mempool (
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS wallet_offramp_intents_list ON wallet_offramp_intents (account_id, created_at DESC, id DESC)',
+    );
+    await runner.query(
+      'CREATE UNIQUE INDEX IF NOT EXISTS wallet_offramp_intents_transit ON wallet_offramp_intents (lower(transit_address))',
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS sandbox_chain_mempool (
       tx_hash text PRIMARY KEY,
       chain text NOT NULL,
       asset text NOT NULL,
@@ -69,12 +75,12 @@ export class WalletOfframp1764320000000 implements MigrationInterface {
       decimals integer NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS sandbox_chain_mempool_to ON sandbox_chain_mempool (chain, lower(to_address))');
+    await runner.query('CREATE INDEX IF NOT EXISTS sandbox_chain_mempool_to ON sandbox_chain_mempool (chain, lower(to_address))');
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS sandbox_chain_mempool');
-    await q.query('DROP TABLE IF EXISTS wallet_offramp_intents');
-    await q.query('DROP TABLE IF EXISTS wallet_external_accounts');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS sandbox_chain_mempool');
+    await runner.query('DROP TABLE IF EXISTS wallet_offramp_intents');
+    await runner.query('DROP TABLE IF EXISTS wallet_external_accounts');
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Terms acceptances (issue 15; spec 1 rule 6): who accepted which revision, for the account
+ * Terms acceptances (spec 1 rule 6): who accepted which revision, for the account
  * (`scope = account`, the owner) or for themselves (`scope = personal`), and when. One row per
  * (account, user, scope, revision).
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class TermsAcceptances1764420000000 implements MigrationInterface {
   name = 'TermsAcceptances1764420000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS terms_acceptances (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS terms_acceptances (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       user_id text NOT NULL,
@@ -20,7 +20,7 @@ export class TermsAcceptances1764420000000 implements MigrationInterface {
     )`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS terms_acceptances');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS terms_acceptances');
   }
 }

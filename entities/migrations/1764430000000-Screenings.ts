@@ -1,5 +1,5 @@
 /**
- * Screenings (`scr_`) and screening reports (`srp_`) (issue 15; spec 2.9, 4.8): what the provider
+ * Screenings (`scr_`) and screening reports (`srp_`) (spec 2.9, 4.8): what the provider
  * said about an address on a network, and the paid (or cached) reports with the figures the
  * evidence PDF renders and their SHA-256.
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Screenings1764430000000 implements MigrationInterface {
   name = 'Screenings1764430000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS screenings (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS screenings (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -29,9 +29,11 @@ export class Screenings1764430000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS screenings_list ON screenings (account_id, livemode, created_at DESC, id DESC)');
-    await q.query('CREATE INDEX IF NOT EXISTS screenings_address ON screenings (account_id, livemode, chain, address_key, screened_at DESC)');
-    await q.query(`CREATE TABLE IF NOT EXISTS screening_reports (
+    await runner.query('CREATE INDEX IF NOT EXISTS screenings_list ON screenings (account_id, livemode, created_at DESC, id DESC)');
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS screenings_address ON screenings (account_id, livemode, chain, address_key, screened_at DESC)',
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS screening_reports (
       id text PRIMARY KEY,
       screening_id text NOT NULL REFERENCES screenings(id),
       account_id text NOT NULL,
@@ -46,12 +48,16 @@ export class Screenings1764430000000 implements MigrationInterface {
       data_sha256 text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS screening_reports_by_screening ON screening_reports (screening_id, created_at DESC, id DESC)');
-    await q.query('CREATE INDEX IF NOT EXISTS screening_reports_address ON screening_reports (account_id, livemode, chain, address_key, created_at DESC)');
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS screening_reports_by_screening ON screening_reports (screening_id, created_at DESC, id DESC)',
+    );
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS screening_reports_address ON screening_reports (account_id, livemode, chain, address_key, created_at DESC)',
+    );
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS screening_reports');
-    await q.query('DROP TABLE IF EXISTS screenings');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS screening_reports');
+    await runner.query('DROP TABLE IF EXISTS screenings');
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Customers (issue 15; spec 2.8, 4.7): one per account owner (unique per account), the provider's
+ * Customers (spec 2.8, 4.7): one per account owner (unique per account), the provider's
  * mapping, the verification state and what the provider requires, the compliance profile; the
  * verification links issued; the associated persons the provider reports; and the sandbox KYC
  * provider's own records.
@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Customers1764440000000 implements MigrationInterface {
   name = 'Customers1764440000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS customers (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS customers (
       id text PRIMARY KEY,
       account_id text NOT NULL UNIQUE,
       owner_user_id text NOT NULL,
@@ -28,7 +28,7 @@ export class Customers1764440000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query(`CREATE TABLE IF NOT EXISTS customer_verification_links (
+    await runner.query(`CREATE TABLE IF NOT EXISTS customer_verification_links (
       id text PRIMARY KEY,
       customer_id text NOT NULL REFERENCES customers(id),
       kind text NOT NULL,
@@ -36,8 +36,10 @@ export class Customers1764440000000 implements MigrationInterface {
       expires_at timestamptz NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS customer_verification_links_by_customer ON customer_verification_links (customer_id, created_at)');
-    await q.query(`CREATE TABLE IF NOT EXISTS sandbox_kyc_customers (
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS customer_verification_links_by_customer ON customer_verification_links (customer_id, created_at)',
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS sandbox_kyc_customers (
       provider_customer_id text PRIMARY KEY,
       client_reference text NOT NULL UNIQUE,
       customer_type text NOT NULL,
@@ -50,9 +52,9 @@ export class Customers1764440000000 implements MigrationInterface {
     )`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS sandbox_kyc_customers');
-    await q.query('DROP TABLE IF EXISTS customer_verification_links');
-    await q.query('DROP TABLE IF EXISTS customers');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS sandbox_kyc_customers');
+    await runner.query('DROP TABLE IF EXISTS customer_verification_links');
+    await runner.query('DROP TABLE IF EXISTS customers');
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Subscriptions billed in USDC (issue 16; spec 4.2): subscriptions and their invoices, one per
+ * Subscriptions billed in USDC (spec 4.2): subscriptions and their invoices, one per
  * billed period (unique per subscription and number, so issuing is idempotent), each paid through
  * its pay-in in `payments` (`subscription_id`).
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Subscriptions1764450000000 implements MigrationInterface {
   name = 'Subscriptions1764450000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS subscriptions (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS subscriptions (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -35,8 +35,10 @@ export class Subscriptions1764450000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS subscriptions_account_list ON subscriptions (account_id, livemode, created_at DESC, id DESC)');
-    await q.query(`CREATE TABLE IF NOT EXISTS subscription_invoices (
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS subscriptions_account_list ON subscriptions (account_id, livemode, created_at DESC, id DESC)',
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS subscription_invoices (
       id text PRIMARY KEY,
       subscription_id text NOT NULL REFERENCES subscriptions(id),
       account_id text NOT NULL,
@@ -58,13 +60,17 @@ export class Subscriptions1764450000000 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now(),
       UNIQUE (subscription_id, number)
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS subscription_invoices_list ON subscription_invoices (subscription_id, created_at DESC, id DESC)');
-    await q.query('CREATE INDEX IF NOT EXISTS payments_subscription ON payments (subscription_id, created_at DESC) WHERE subscription_id IS NOT NULL');
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS subscription_invoices_list ON subscription_invoices (subscription_id, created_at DESC, id DESC)',
+    );
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS payments_subscription ON payments (subscription_id, created_at DESC) WHERE subscription_id IS NOT NULL',
+    );
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP INDEX IF EXISTS payments_subscription');
-    await q.query('DROP TABLE IF EXISTS subscription_invoices');
-    await q.query('DROP TABLE IF EXISTS subscriptions');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP INDEX IF EXISTS payments_subscription');
+    await runner.query('DROP TABLE IF EXISTS subscription_invoices');
+    await runner.query('DROP TABLE IF EXISTS subscriptions');
   }
 }

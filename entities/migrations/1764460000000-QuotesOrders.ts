@@ -1,5 +1,5 @@
 /**
- * Quotes and orders (issue 16; spec 2.10, 4.9): quotes with every provider's terminal result, the
+ * Quotes and orders (spec 2.10, 4.9): quotes with every provider's terminal result, the
  * priced offers (each taken by at most one order), orders, and the sandbox order providers' own
  * records.
  */
@@ -8,8 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class QuotesOrders1764460000000 implements MigrationInterface {
   name = 'QuotesOrders1764460000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE IF NOT EXISTS quotes (
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE IF NOT EXISTS quotes (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -26,7 +26,7 @@ export class QuotesOrders1764460000000 implements MigrationInterface {
       expires_at timestamptz NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query(`CREATE TABLE IF NOT EXISTS quote_offers (
+    await runner.query(`CREATE TABLE IF NOT EXISTS quote_offers (
       id text PRIMARY KEY,
       quote_id text NOT NULL REFERENCES quotes(id),
       account_id text NOT NULL,
@@ -46,8 +46,8 @@ export class QuotesOrders1764460000000 implements MigrationInterface {
       order_id text,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS quote_offers_quote ON quote_offers (quote_id, rank)');
-    await q.query(`CREATE TABLE IF NOT EXISTS orders (
+    await runner.query('CREATE INDEX IF NOT EXISTS quote_offers_quote ON quote_offers (quote_id, rank)');
+    await runner.query(`CREATE TABLE IF NOT EXISTS orders (
       id text PRIMARY KEY,
       account_id text NOT NULL,
       livemode boolean NOT NULL,
@@ -86,9 +86,11 @@ export class QuotesOrders1764460000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX IF NOT EXISTS orders_account_list ON orders (account_id, livemode, created_at DESC, id DESC)');
-    await q.query(`CREATE INDEX IF NOT EXISTS orders_open ON orders (id) WHERE status IN ('pending', 'awaiting_payment', 'processing')`);
-    await q.query(`CREATE TABLE IF NOT EXISTS sandbox_provider_orders (
+    await runner.query('CREATE INDEX IF NOT EXISTS orders_account_list ON orders (account_id, livemode, created_at DESC, id DESC)');
+    await runner.query(
+      `CREATE INDEX IF NOT EXISTS orders_open ON orders (id) WHERE status IN ('pending', 'awaiting_payment', 'processing')`,
+    );
+    await runner.query(`CREATE TABLE IF NOT EXISTS sandbox_provider_orders (
       id text PRIMARY KEY,
       provider text NOT NULL,
       order_id text NOT NULL UNIQUE,
@@ -105,10 +107,10 @@ export class QuotesOrders1764460000000 implements MigrationInterface {
     )`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS sandbox_provider_orders');
-    await q.query('DROP TABLE IF EXISTS orders');
-    await q.query('DROP TABLE IF EXISTS quote_offers');
-    await q.query('DROP TABLE IF EXISTS quotes');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS sandbox_provider_orders');
+    await runner.query('DROP TABLE IF EXISTS orders');
+    await runner.query('DROP TABLE IF EXISTS quote_offers');
+    await runner.query('DROP TABLE IF EXISTS quotes');
   }
 }

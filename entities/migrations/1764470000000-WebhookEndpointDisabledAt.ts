@@ -1,5 +1,5 @@
 /**
- * When an endpoint was disabled (issue 17): re-enabling it can replay, in one idempotent call, the
+ * When an endpoint was disabled: re-enabling it can replay, in one idempotent call, the
  * events it missed since then (`PATCH /webhook_endpoints/{id}` `{ enabled: true, replay_missed: true }`).
  */
 import { MigrationInterface, QueryRunner } from 'typeorm';
@@ -7,12 +7,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WebhookEndpointDisabledAt1764470000000 implements MigrationInterface {
   name = 'WebhookEndpointDisabledAt1764470000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS disabled_at timestamptz');
-    await q.query('UPDATE webhook_endpoints SET disabled_at = updated_at WHERE NOT enabled AND disabled_at IS NULL');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS disabled_at timestamptz');
+    await runner.query('UPDATE webhook_endpoints SET disabled_at = updated_at WHERE NOT enabled AND disabled_at IS NULL');
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE webhook_endpoints DROP COLUMN IF EXISTS disabled_at');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE webhook_endpoints DROP COLUMN IF EXISTS disabled_at');
   }
 }

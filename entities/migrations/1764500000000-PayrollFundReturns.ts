@@ -1,5 +1,5 @@
 /**
- * Payroll funds returns (issue 24; domain/payroll-returns.ts): the money a cancelled or finished
+ * Payroll funds returns (domain/payroll-returns.ts): the money a cancelled or finished
  * run owes back, sent to the funding source it came from by the run's workflow on an operator's
  * `returnFunds` signal. One row per return (`prfr_`), written before any provider call with its
  * provider idempotency key (`<run id>:return:<n>`, unique), so a retried activity, a crashed worker
@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class PayrollFundReturns1764500000000 implements MigrationInterface {
   name = 'PayrollFundReturns1764500000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE IF NOT EXISTS payroll_fund_returns (
         id text PRIMARY KEY,
         run_id text NOT NULL REFERENCES payroll_runs(id),
@@ -38,7 +38,7 @@ export class PayrollFundReturns1764500000000 implements MigrationInterface {
     `);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE IF EXISTS payroll_fund_returns');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE IF EXISTS payroll_fund_returns');
   }
 }

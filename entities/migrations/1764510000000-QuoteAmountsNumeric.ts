@@ -1,5 +1,5 @@
 /**
- * Quote and order amounts in minor units as `numeric(78,0)` instead of `bigint` (issue 24): a quote
+ * Quote and order amounts in minor units as `numeric(78,0)` instead of `bigint`: a quote
  * amount is up to 15 integer digits in major units (spec 4.9), and an 18-decimal asset (ETH) puts
  * 10 ETH at 10^19 wei, past bigint, which failed the insert with a 500 (found by the contract
  * fuzzer once the document stated the sides' assets). 78 digits hold any 256-bit token amount.
@@ -11,15 +11,15 @@ const COLUMNS = ['final_in_minor', 'final_out_minor', 'fee_minor'];
 export class QuoteAmountsNumeric1764510000000 implements MigrationInterface {
   name = 'QuoteAmountsNumeric1764510000000';
 
-  public async up(q: QueryRunner): Promise<void> {
+  public async up(runner: QueryRunner): Promise<void> {
     for (const table of ['quote_offers', 'orders']) {
-      await q.query(`ALTER TABLE ${table} ${COLUMNS.map((c) => `ALTER COLUMN ${c} TYPE numeric(78,0)`).join(', ')}`);
+      await runner.query(`ALTER TABLE ${table} ${COLUMNS.map((c) => `ALTER COLUMN ${c} TYPE numeric(78,0)`).join(', ')}`);
     }
   }
 
-  public async down(q: QueryRunner): Promise<void> {
+  public async down(runner: QueryRunner): Promise<void> {
     for (const table of ['quote_offers', 'orders']) {
-      await q.query(`ALTER TABLE ${table} ${COLUMNS.map((c) => `ALTER COLUMN ${c} TYPE bigint`).join(', ')}`);
+      await runner.query(`ALTER TABLE ${table} ${COLUMNS.map((c) => `ALTER COLUMN ${c} TYPE bigint`).join(', ')}`);
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Lists and summaries that stay flat as an account grows (issue 27 items 1-2, decision 0077).
+ * Lists and summaries that stay flat as an account grows (decision 0077).
  *
  * `payment_links`:
  * - one partial index per status group of spec 4.1 (`open`, `needs_attention`, `paid`, `ended`) on
@@ -31,19 +31,25 @@ const GROUPS: Array<[string, string]> = [
 export class ListIndexesLinkCounts1764610000000 implements MigrationInterface {
   name = 'ListIndexesLinkCounts1764610000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
     for (const [g, pred] of GROUPS) {
-      await q.query(`CREATE INDEX IF NOT EXISTS payment_links_group_${g}_idx ON payment_links(account_id, livemode, created_at DESC, id DESC) WHERE ${pred}`);
+      await runner.query(
+        `CREATE INDEX IF NOT EXISTS payment_links_group_${g}_idx ON payment_links(account_id, livemode, created_at DESC, id DESC) WHERE ${pred}`,
+      );
     }
-    await q.query('CREATE INDEX IF NOT EXISTS payment_links_settlement_kind_idx ON payment_links(account_id, livemode, settlement_kind, created_at DESC, id DESC) WHERE settlement_kind IS NOT NULL');
-    await q.query('DROP INDEX IF EXISTS payment_links_client_idx');
-    await q.query('CREATE INDEX IF NOT EXISTS payment_links_client_idx ON payment_links(client_id, created_at DESC, id DESC) WHERE client_id IS NOT NULL');
-    await q.query(`CREATE INDEX IF NOT EXISTS payment_links_text_trgm_idx ON payment_links
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS payment_links_settlement_kind_idx ON payment_links(account_id, livemode, settlement_kind, created_at DESC, id DESC) WHERE settlement_kind IS NOT NULL',
+    );
+    await runner.query('DROP INDEX IF EXISTS payment_links_client_idx');
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS payment_links_client_idx ON payment_links(client_id, created_at DESC, id DESC) WHERE client_id IS NOT NULL',
+    );
+    await runner.query(`CREATE INDEX IF NOT EXISTS payment_links_text_trgm_idx ON payment_links
       USING gin ((title || E'\\n' || coalesce(memo, '') || E'\\n' || coalesce(invoice_number, '')) gin_trgm_ops)`);
-    await q.query('CREATE INDEX IF NOT EXISTS events_account_type_idx ON events(account_id, livemode, type, seq DESC)');
+    await runner.query('CREATE INDEX IF NOT EXISTS events_account_type_idx ON events(account_id, livemode, type, seq DESC)');
 
-    await q.query(`
+    await runner.query(`
       CREATE TABLE payment_link_counts (
         account_id text NOT NULL,
         livemode boolean NOT NULL,
@@ -89,15 +95,15 @@ export class ListIndexesLinkCounts1764610000000 implements MigrationInterface {
       CREATE TRIGGER payment_link_counts_trunc AFTER TRUNCATE ON payment_links FOR EACH STATEMENT EXECUTE FUNCTION payment_link_counts_truncate();
     `);
     // The backfill and the triggers see the same rows: no link is written between them.
-    await q.query('LOCK TABLE payment_links IN SHARE ROW EXCLUSIVE MODE');
-    await q.query(`
+    await runner.query('LOCK TABLE payment_links IN SHARE ROW EXCLUSIVE MODE');
+    await runner.query(`
       INSERT INTO payment_link_counts (account_id, livemode, status, has_partial, settlement_kind, stripe, n)
       SELECT account_id, livemode, status, partial_payment IS NOT NULL, coalesce(settlement_kind, ''), 0, count(*)
       FROM payment_links GROUP BY 1, 2, 3, 4, 5`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TRIGGER IF EXISTS payment_link_counts_trunc ON payment_links;
       DROP TRIGGER IF EXISTS payment_link_counts_upd ON payment_links;
       DROP TRIGGER IF EXISTS payment_link_counts_ins_del ON payment_links;
@@ -111,6 +117,6 @@ export class ListIndexesLinkCounts1764610000000 implements MigrationInterface {
       CREATE INDEX IF NOT EXISTS payment_links_client_idx ON payment_links(client_id) WHERE client_id IS NOT NULL;
       DROP INDEX IF EXISTS payment_links_settlement_kind_idx;
     `);
-    for (const [g] of GROUPS) await q.query(`DROP INDEX IF EXISTS payment_links_group_${g}_idx`);
+    for (const [g] of GROUPS) await runner.query(`DROP INDEX IF EXISTS payment_links_group_${g}_idx`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Event counts per type and UTC hour and day (issue 27 item 2, decision 0077), for
+ * Event counts per type and UTC hour and day (decision 0077), for
  * `GET /activity/summary` and `GET /activity?expand=summary`: they sum whole hours and days from
  * these rows and count only the partial hours at the period's edges from `events`.
  *
@@ -19,10 +19,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class EventCounts1764610100000 implements MigrationInterface {
   name = 'EventCounts1764610100000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE INDEX IF NOT EXISTS events_account_created_idx ON events(account_id, livemode, created_at)');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query('CREATE INDEX IF NOT EXISTS events_account_created_idx ON events(account_id, livemode, created_at)');
     for (const t of ['hourly', 'daily']) {
-      await q.query(`
+      await runner.query(`
         CREATE TABLE event_counts_${t} (
           account_id text NOT NULL,
           livemode boolean NOT NULL,
@@ -35,7 +35,7 @@ export class EventCounts1764610100000 implements MigrationInterface {
           PRIMARY KEY (account_id, livemode, type, bucket, stripe)
         )`);
     }
-    await q.query(`
+    await runner.query(`
       CREATE FUNCTION event_counts_add(a text, lm boolean, ty text, at timestamptz) RETURNS void LANGUAGE sql AS $$
         INSERT INTO event_counts_hourly AS c VALUES (a, lm, ty, date_trunc('hour', at AT TIME ZONE 'UTC'), pg_backend_pid() % 8, 1, at, at)
         ON CONFLICT (account_id, livemode, type, bucket, stripe)
@@ -88,17 +88,20 @@ export class EventCounts1764610100000 implements MigrationInterface {
       CREATE TRIGGER event_counts_trunc AFTER TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION event_counts_truncate();
     `);
     // The backfill and the triggers see the same rows: no event is written between them.
-    await q.query('LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE');
-    for (const [t, unit] of [['hourly', 'hour'], ['daily', 'day']]) {
-      await q.query(`
+    await runner.query('LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE');
+    for (const [t, unit] of [
+      ['hourly', 'hour'],
+      ['daily', 'day'],
+    ]) {
+      await runner.query(`
         INSERT INTO event_counts_${t}
         SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC'), 0, count(*), min(created_at), max(created_at)
         FROM events GROUP BY 1, 2, 3, 4`);
     }
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TRIGGER IF EXISTS event_counts_trunc ON events;
       DROP TRIGGER IF EXISTS event_counts_upd ON events;
       DROP TRIGGER IF EXISTS event_counts_ins_del ON events;

@@ -1,6 +1,6 @@
 /**
  * `GET /payments` and `GET /payouts` lists and the payments summary that stay flat as an account
- * grows (issue 27 items 1-2, decision 0077).
+ * grows (decision 0077).
  *
  * - `payments`: `status` and `settlement` in the list order `(account_id, livemode, <filter>,
  *   created_at DESC, id DESC)` (settlement partial: null matches no filter);
@@ -23,13 +23,19 @@ const PAYOUT_GROUPS: Array<[string, string]> = [
 export class PaymentListIndexesCounts1764610200000 implements MigrationInterface {
   name = 'PaymentListIndexesCounts1764610200000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE INDEX IF NOT EXISTS payments_status_idx ON payments(account_id, livemode, status, created_at DESC, id DESC)');
-    await q.query('CREATE INDEX IF NOT EXISTS payments_settlement_idx ON payments(account_id, livemode, settlement, created_at DESC, id DESC) WHERE settlement IS NOT NULL');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS payments_status_idx ON payments(account_id, livemode, status, created_at DESC, id DESC)',
+    );
+    await runner.query(
+      'CREATE INDEX IF NOT EXISTS payments_settlement_idx ON payments(account_id, livemode, settlement, created_at DESC, id DESC) WHERE settlement IS NOT NULL',
+    );
     for (const [g, pred] of PAYOUT_GROUPS) {
-      await q.query(`CREATE INDEX IF NOT EXISTS payouts_group_${g}_idx ON payouts(account_id, livemode, created_at DESC, id DESC) WHERE ${pred}`);
+      await runner.query(
+        `CREATE INDEX IF NOT EXISTS payouts_group_${g}_idx ON payouts(account_id, livemode, created_at DESC, id DESC) WHERE ${pred}`,
+      );
     }
-    await q.query(`
+    await runner.query(`
       CREATE TABLE payment_counts (
         account_id text NOT NULL,
         livemode boolean NOT NULL,
@@ -74,14 +80,14 @@ export class PaymentListIndexesCounts1764610200000 implements MigrationInterface
       CREATE TRIGGER payment_counts_trunc AFTER TRUNCATE ON payments FOR EACH STATEMENT EXECUTE FUNCTION payment_counts_truncate();
     `);
     // The backfill and the triggers see the same rows: no payment is written between them.
-    await q.query('LOCK TABLE payments IN SHARE ROW EXCLUSIVE MODE');
-    await q.query(`
+    await runner.query('LOCK TABLE payments IN SHARE ROW EXCLUSIVE MODE');
+    await runner.query(`
       INSERT INTO payment_counts (account_id, livemode, status, settlement, stripe, n)
       SELECT account_id, livemode, status, coalesce(settlement, ''), 0, count(*) FROM payments GROUP BY 1, 2, 3, 4`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       DROP TRIGGER IF EXISTS payment_counts_trunc ON payments;
       DROP TRIGGER IF EXISTS payment_counts_upd ON payments;
       DROP TRIGGER IF EXISTS payment_counts_ins_del ON payments;
@@ -92,6 +98,6 @@ export class PaymentListIndexesCounts1764610200000 implements MigrationInterface
       DROP INDEX IF EXISTS payments_settlement_idx;
       DROP INDEX IF EXISTS payments_status_idx;
     `);
-    for (const [g] of PAYOUT_GROUPS) await q.query(`DROP INDEX IF EXISTS payouts_group_${g}_idx`);
+    for (const [g] of PAYOUT_GROUPS) await runner.query(`DROP INDEX IF EXISTS payouts_group_${g}_idx`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Retention that never stalls writes (issue 27 item 3; docs/decisions/0078-retention-by-partition-drop.md):
+ * Retention that never stalls writes (docs/decisions/0078-retention-by-partition-drop.md):
  * `request_logs` and `webhook_attempts` become declaratively partitioned tables, one partition per
  * UTC day (`<table>_pYYYYMMDD`, range [day, day + 1)), plus a default partition (`<table>_default`)
  * that catches a row of any day without its partition, so an insert never fails. Retention is a
@@ -46,9 +46,9 @@ function dailyPartitions(table: string, from: string): string {
 export class PartitionedLogs1764620000000 implements MigrationInterface {
   name = 'PartitionedLogs1764620000000';
 
-  public async up(q: QueryRunner): Promise<void> {
+  public async up(runner: QueryRunner): Promise<void> {
     const start = `(now() AT TIME ZONE 'UTC')::date - ${BACK_DAYS}`;
-    await q.query(`
+    await runner.query(`
       ALTER TABLE request_logs RENAME TO request_logs_unpartitioned;
       ALTER INDEX request_logs_pkey RENAME TO request_logs_unpartitioned_pkey;
       ALTER INDEX request_logs_account_idx RENAME TO request_logs_unpartitioned_account_idx;
@@ -77,11 +77,13 @@ export class PartitionedLogs1764620000000 implements MigrationInterface {
       CREATE INDEX request_logs_key_idx ON request_logs(api_key_id, created_at DESC) WHERE api_key_id IS NOT NULL;
       CREATE TABLE request_logs_default PARTITION OF request_logs DEFAULT;
     `);
-    await q.query(dailyPartitions('request_logs', start));
-    await q.query(`INSERT INTO request_logs SELECT * FROM request_logs_unpartitioned WHERE created_at >= (${start})::timestamp AT TIME ZONE 'UTC'`);
-    await q.query('DROP TABLE request_logs_unpartitioned');
+    await runner.query(dailyPartitions('request_logs', start));
+    await runner.query(
+      `INSERT INTO request_logs SELECT * FROM request_logs_unpartitioned WHERE created_at >= (${start})::timestamp AT TIME ZONE 'UTC'`,
+    );
+    await runner.query('DROP TABLE request_logs_unpartitioned');
 
-    await q.query(`
+    await runner.query(`
       ALTER TABLE webhook_attempts RENAME TO webhook_attempts_unpartitioned;
       ALTER INDEX webhook_attempts_pkey RENAME TO webhook_attempts_unpartitioned_pkey;
       ALTER INDEX webhook_attempts_delivery_id_attempt_number_key RENAME TO webhook_attempts_unpartitioned_once;
@@ -100,17 +102,17 @@ export class PartitionedLogs1764620000000 implements MigrationInterface {
       ) PARTITION BY RANGE (delivery_created_at);
       CREATE TABLE webhook_attempts_default PARTITION OF webhook_attempts DEFAULT;
     `);
-    await q.query(dailyPartitions('webhook_attempts', start));
-    await q.query(`
+    await runner.query(dailyPartitions('webhook_attempts', start));
+    await runner.query(`
       INSERT INTO webhook_attempts(id, delivery_id, attempt_number, status_code, error, latency_ms, response_excerpt, created_at, delivery_created_at)
       SELECT a.id, a.delivery_id, a.attempt_number, a.status_code, a.error, a.latency_ms, a.response_excerpt, a.created_at, d.created_at
         FROM webhook_attempts_unpartitioned a JOIN webhook_deliveries d ON d.id = a.delivery_id
        WHERE d.created_at >= (${start})::timestamp AT TIME ZONE 'UTC'`);
-    await q.query('DROP TABLE webhook_attempts_unpartitioned');
+    await runner.query('DROP TABLE webhook_attempts_unpartitioned');
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       ALTER TABLE request_logs RENAME TO request_logs_partitioned;
       ALTER INDEX request_logs_pkey RENAME TO request_logs_partitioned_pkey;
       ALTER INDEX request_logs_account_idx RENAME TO request_logs_partitioned_account_idx;

@@ -1,5 +1,5 @@
 /**
- * Bulk writes stay linear (issue 36 item 5; docs/decisions/0089-linear-counter-triggers.md): the
+ * Bulk writes stay linear (docs/decisions/0089-linear-counter-triggers.md): the
  * counters behind `expand=summary` (decision 0077) are kept by statement-level triggers over
  * transition tables instead of row-level triggers.
  *
@@ -35,7 +35,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** A counter table kept per key and stripe (16 stripes), and the key of a row of its counted table. */
-interface Keyed { table: string; keys: string; of: string }
+interface Keyed {
+  table: string;
+  keys: string;
+  of: string;
+}
 const LINK_COUNTS: Keyed = {
   table: 'payment_link_counts',
   keys: 'account_id, livemode, status, has_partial, settlement_kind',
@@ -97,7 +101,10 @@ function keyedFunction(k: Keyed, name: string): string {
   END $$`;
 }
 
-const EVENT_BUCKETS: Array<[table: string, unit: string]> = [['event_counts_hourly', 'hour'], ['event_counts_daily', 'day']];
+const EVENT_BUCKETS: Array<[table: string, unit: string]> = [
+  ['event_counts_hourly', 'hour'],
+  ['event_counts_daily', 'day'],
+];
 const EVENT_CONFLICT = `ON CONFLICT (account_id, livemode, type, bucket, stripe)
         DO UPDATE SET n = c.n + EXCLUDED.n, first_at = least(c.first_at, EXCLUDED.first_at), last_at = greatest(c.last_at, EXCLUDED.last_at)`;
 
@@ -106,18 +113,22 @@ const EVENT_CONFLICT = `ON CONFLICT (account_id, livemode, type, bucket, stripe)
  * mode, type, bucket), in key order; one event without grouping, more grouped as `upsert`'s `many`.
  */
 const EVENT_ADD = `
-      IF ${atMostOne('new_rows')} THEN${EVENT_BUCKETS.map(([t, unit]) => `
+      IF ${atMostOne('new_rows')} THEN${EVENT_BUCKETS.map(
+        ([t, unit]) => `
         INSERT INTO ${t} AS c (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
         SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC'), pg_backend_pid() % 8, 1, created_at, created_at FROM new_rows
-        ${EVENT_CONFLICT};`).join('')}
-      ELSE${EVENT_BUCKETS.map(([t, unit]) => `
+        ${EVENT_CONFLICT};`,
+      ).join('')}
+      ELSE${EVENT_BUCKETS.map(
+        ([t, unit]) => `
         WITH g AS MATERIALIZED (
           SELECT account_id, livemode, type, date_trunc('${unit}', created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n,
                  min(created_at) AS first_at, max(created_at) AS last_at
             FROM new_rows GROUP BY 1, 2, 3, 4)
         INSERT INTO ${t} AS c (account_id, livemode, type, bucket, stripe, n, first_at, last_at)
         SELECT account_id, livemode, type, bucket, pg_backend_pid() % 8, n, first_at, last_at FROM g ORDER BY 1, 2, 3, 4
-        ${EVENT_CONFLICT};`).join('')}
+        ${EVENT_CONFLICT};`,
+      ).join('')}
       END IF;`;
 
 /**
@@ -328,11 +339,11 @@ const DOWN = `
 export class LinearCounterTriggers1764660000000 implements MigrationInterface {
   name = 'LinearCounterTriggers1764660000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(UP);
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(UP);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query(DOWN);
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query(DOWN);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `workflow_intents` (issue 36 item 2; docs/decisions/0091-a-journey-at-the-cost-of-its-work.md): the
+ * `workflow_intents` (docs/decisions/0091-a-journey-at-the-cost-of-its-work.md): the
  * starts and signals of object workflows that a transaction recorded with its own rows. After
  * commit the writing process performs each row (signalWithStart, a start by workflow id, or, with
  * `only_if_running`, a signal to an open run only) and
@@ -13,8 +13,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WorkflowIntents1764670000000 implements MigrationInterface {
   name = 'WorkflowIntents1764670000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
       CREATE TABLE workflow_intents (
         id bigserial PRIMARY KEY,
         workflow_type text NOT NULL,
@@ -28,7 +28,7 @@ export class WorkflowIntents1764670000000 implements MigrationInterface {
       )`);
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE workflow_intents');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE workflow_intents');
   }
 }

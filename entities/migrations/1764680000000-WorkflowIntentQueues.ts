@@ -9,11 +9,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class WorkflowIntentQueues1764680000000 implements MigrationInterface {
   name = 'WorkflowIntentQueues1764680000000';
 
-  public async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE workflow_intents ADD COLUMN task_queue text');
+  public async up(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE workflow_intents ADD COLUMN task_queue text');
   }
 
-  public async down(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE workflow_intents DROP COLUMN task_queue');
+  public async down(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE workflow_intents DROP COLUMN task_queue');
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The binaries of the cluster stack (issue 37; temporal/dev/cluster.ts), built from their Go modules
+ * The binaries of the cluster stack (temporal/dev/cluster.ts), built from their Go modules
  * into the same cache as the CLI (PAYMENTS_CACHE_DIR, default ~/.cache/payments-platform), pinned:
  *
  * - `temporal-server` and `temporal-sql-tool`: `go.temporal.io/server` `cmd/server` and
@@ -16,18 +16,33 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  TEMPORAL_SERVER_GO_MODULE, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_GO_MODULE, TEMPORAL_UI_SERVER_VERSION, cacheDir,
+  TEMPORAL_SERVER_GO_MODULE,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_SERVER_GO_MODULE,
+  TEMPORAL_UI_SERVER_VERSION,
+  cacheDir,
 } from '../config';
 import { type BootstrapLog, PREFIX, defaultLog, findOnPath, formatDuration, goInstall, isExecutableFile, withCacheLock } from './util';
 
 /** Paths of the built cluster binaries. */
-export interface ClusterBinaries { server: string; sqlTool: string; uiServer: string; serverVersion: string; uiVersion: string }
+export interface ClusterBinaries {
+  server: string;
+  sqlTool: string;
+  uiServer: string;
+  serverVersion: string;
+  uiVersion: string;
+}
 
 /** The `go` toolchain, or a clear error (the cluster's binaries are built from their modules). */
 function goBinary(): string {
-  const go = [findOnPath('go'), process.env.GOROOT ? path.join(process.env.GOROOT, 'bin', 'go') : null, '/usr/local/go/bin/go', '/usr/lib/go/bin/go']
-    .find((c): c is string => c !== null && isExecutableFile(c));
-  if (!go) throw new Error(`${PREFIX} the cluster stack builds the Temporal server from its Go module and needs Go >= 1.25 ('go' was not found)`);
+  const go = [
+    findOnPath('go'),
+    process.env.GOROOT ? path.join(process.env.GOROOT, 'bin', 'go') : null,
+    '/usr/local/go/bin/go',
+    '/usr/lib/go/bin/go',
+  ].find((c): c is string => c !== null && isExecutableFile(c));
+  if (!go)
+    throw new Error(`${PREFIX} the cluster stack builds the Temporal server from its Go module and needs Go >= 1.25 ('go' was not found)`);
   return go;
 }
 
@@ -36,7 +51,14 @@ function goBinary(): string {
  * package's binary (named after its last path element) as `names` says. Resolves when `dir` holds
  * them all; throws with the build log's tail when the build fails.
  */
-async function goInstallInto(o: { dir: string; module: string; version: string; packages: Record<string, string>; log: BootstrapLog; what: string }): Promise<void> {
+async function goInstallInto(o: {
+  dir: string;
+  module: string;
+  version: string;
+  packages: Record<string, string>;
+  log: BootstrapLog;
+  what: string;
+}): Promise<void> {
   const marker = path.join(o.dir, '.complete');
   if (fs.existsSync(marker)) return;
   await withCacheLock(path.basename(o.dir), o.log, async () => {
@@ -53,7 +75,11 @@ async function goInstallInto(o: { dir: string; module: string; version: string; 
         const bin = path.join(staging, name);
         fs.mkdirSync(bin, { recursive: true });
         await goInstall({
-          go, target: `${o.module}/${pkg}@${o.version}`, gobin: bin, log: o.log, what: `building ${o.what} (${pkg})`,
+          go,
+          target: `${o.module}/${pkg}@${o.version}`,
+          gobin: bin,
+          log: o.log,
+          what: `building ${o.what} (${pkg})`,
           logFile: path.join(cacheDir(), 'logs', `${path.basename(o.dir)}-${name}-build.log`),
         });
         const built = path.join(bin, path.basename(pkg));
@@ -78,15 +104,26 @@ export async function ensureClusterBinaries(log: BootstrapLog = defaultLog): Pro
   fs.mkdirSync(uiDir, { recursive: true });
   // The two modules build one after the other: on two cores a parallel build only interleaves them.
   await goInstallInto({
-    dir: serverDir, module: TEMPORAL_SERVER_GO_MODULE, version: TEMPORAL_SERVER_VERSION, log, what: 'the Temporal server',
+    dir: serverDir,
+    module: TEMPORAL_SERVER_GO_MODULE,
+    version: TEMPORAL_SERVER_VERSION,
+    log,
+    what: 'the Temporal server',
     packages: { 'cmd/server': 'temporal-server', 'cmd/tools/sql': 'temporal-sql-tool' },
   });
   await goInstallInto({
-    dir: uiDir, module: TEMPORAL_UI_SERVER_GO_MODULE, version: TEMPORAL_UI_SERVER_VERSION, log, what: 'the Temporal UI server',
+    dir: uiDir,
+    module: TEMPORAL_UI_SERVER_GO_MODULE,
+    version: TEMPORAL_UI_SERVER_VERSION,
+    log,
+    what: 'the Temporal UI server',
     packages: { 'cmd/server': 'temporal-ui-server' },
   });
   return {
-    server: path.join(serverDir, 'temporal-server'), sqlTool: path.join(serverDir, 'temporal-sql-tool'),
-    uiServer: path.join(uiDir, 'temporal-ui-server'), serverVersion: TEMPORAL_SERVER_VERSION, uiVersion: TEMPORAL_UI_SERVER_VERSION,
+    server: path.join(serverDir, 'temporal-server'),
+    sqlTool: path.join(serverDir, 'temporal-sql-tool'),
+    uiServer: path.join(uiDir, 'temporal-ui-server'),
+    serverVersion: TEMPORAL_SERVER_VERSION,
+    uiVersion: TEMPORAL_UI_SERVER_VERSION,
   };
 }

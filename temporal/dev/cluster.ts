@@ -1,5 +1,5 @@
 /**
- * Temporal as production runs it (issue 37; docs/decisions/0092-temporal-cluster.md): the
+ * Temporal as production runs it (docs/decisions/0092-temporal-cluster.md): the
  * server's services as separate processes on PostgreSQL persistence with SQL visibility, for
  * `npm run start:cluster`, the benches' and chaos's `--temporal=cluster` and the cluster test run.
  *
@@ -77,7 +77,13 @@ export interface ClusterOptions {
 }
 
 /** One service process of the cluster. */
-export interface ClusterService { name: string; service: 'frontend' | 'history' | 'matching' | 'worker'; port: number; metricsPort: number; logFile: string }
+export interface ClusterService {
+  name: string;
+  service: 'frontend' | 'history' | 'matching' | 'worker';
+  port: number;
+  metricsPort: number;
+  logFile: string;
+}
 
 /** A running cluster. */
 export interface ClusterHandle {
@@ -107,14 +113,24 @@ export interface ClusterHandle {
 /** host, port, user, password and database of a PostgreSQL URL. */
 function pgParts(url: string): { host: string; port: string; user: string; password: string; database: string } {
   const u = new URL(url);
-  return { host: u.hostname, port: u.port || '5432', user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), database: u.pathname.slice(1) || 'postgres' };
+  return {
+    host: u.hostname,
+    port: u.port || '5432',
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.slice(1) || 'postgres',
+  };
 }
 
 /**
  * Creates (first time) and migrates (every time) the persistence and visibility databases with
  * temporal-sql-tool. Returns their names.
  */
-async function prepareDatabases(bin: ClusterBinaries, o: ClusterOptions, log: BootstrapLog): Promise<{ persistence: string; visibility: string }> {
+async function prepareDatabases(
+  bin: ClusterBinaries,
+  o: ClusterOptions,
+  log: BootstrapLog,
+): Promise<{ persistence: string; visibility: string }> {
   const pg = pgParts(o.postgresUrl);
   const prefix = o.databasePrefix ?? 'temporal';
   const dbs = { persistence: prefix, visibility: `${prefix}_visibility` };
@@ -122,18 +138,25 @@ async function prepareDatabases(bin: ClusterBinaries, o: ClusterOptions, log: Bo
   await admin.connect();
   const exists = async (db: string) => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [db])).rowCount === 1;
   const logFile = path.join(o.dir, 'logs', 'temporal-sql-tool.log');
-  const tool = (db: string, args: string[], what: string) => runLogged(bin.sqlTool, [
-    '--plugin', 'postgres12', '--ep', pg.host, '-p', pg.port, '-u', pg.user, '--pw', pg.password, '--db', db, ...args,
-  ], { logFile, log, what });
+  const tool = (db: string, args: string[], what: string) =>
+    runLogged(
+      bin.sqlTool,
+      ['--plugin', 'postgres12', '--ep', pg.host, '-p', pg.port, '-u', pg.user, '--pw', pg.password, '--db', db, ...args],
+      { logFile, log, what },
+    );
   try {
-    for (const [db, schema] of [[dbs.persistence, 'postgresql/v12/temporal'], [dbs.visibility, 'postgresql/v12/visibility']] as const) {
+    for (const [db, schema] of [
+      [dbs.persistence, 'postgresql/v12/temporal'],
+      [dbs.visibility, 'postgresql/v12/visibility'],
+    ] as const) {
       if (!(await exists(db))) {
         log(`${PREFIX} creating database ${db} (temporal-sql-tool create-database, setup-schema -v 0.0)`);
         await tool(db, ['create-database', '--defaultdb', pg.database], `creating ${db}`);
       }
       const versioned = new PgClient({ connectionString: withDatabase(o.postgresUrl, db) });
       await versioned.connect();
-      const hasVersionTable = (await versioned.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'`)).rowCount === 1;
+      const hasVersionTable =
+        (await versioned.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'`)).rowCount === 1;
       await versioned.end();
       if (!hasVersionTable) await tool(db, ['setup-schema', '-v', '0.0'], `setting up ${db}`);
       await tool(db, ['update-schema', '--schema-name', schema], `migrating ${db} to the ${schema} schema of ${bin.serverVersion}`);
@@ -172,8 +195,14 @@ async function waitForPort(host: string, port: number, deadline: number, gone: (
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect({ host, port });
-      s.setTimeout(1000, () => { s.destroy(); resolve(false); });
-      s.once('connect', () => { s.destroy(); resolve(true); });
+      s.setTimeout(1000, () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (ok) return;
@@ -197,15 +226,24 @@ async function registerNamespace(address: string, namespace: string, deadline: n
       noticed = Date.now();
       log(`${PREFIX} still waiting for the frontend to serve namespace ${namespace}: ${(last as Error).message ?? String(last)}`);
     }
-    const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((e) => { last = e; return null; });
+    const connection = await Connection.connect({ address, connectTimeout: '5s' }).catch((e) => {
+      last = e;
+      return null;
+    });
     try {
-      if (!connection) { await sleep(500); continue; }
+      if (!connection) {
+        await sleep(500);
+        continue;
+      }
       await connection.workflowService.getSystemInfo({});
       try {
         await connection.workflowService.describeNamespace({ namespace });
       } catch {
-        await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(RETENTION_SECONDS * 1000) })
-          .catch((e: { code?: number }) => { if (e.code !== 6) throw e; });
+        await connection.workflowService
+          .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(RETENTION_SECONDS * 1000) })
+          .catch((e: { code?: number }) => {
+            if (e.code !== 6) throw e;
+          });
         await connection.workflowService.describeNamespace({ namespace });
       }
       await registerSearchAttributes(connection, namespace);
@@ -214,7 +252,12 @@ async function registerNamespace(address: string, namespace: string, deadline: n
       if (missing.length) throw new Error(`search attributes ${missing.join(', ')} not visible yet`);
       // Registered is not yet queryable: each frontend reads its search attribute cache, refreshed
       // on its own schedule (decision 0092). Ready means a visibility query naming all three works.
-      await connection.workflowService.countWorkflowExecutions({ namespace, query: Object.keys(CUSTOM_SEARCH_ATTRIBUTES).map((n) => `${n} IS NOT NULL`).join(' AND ') });
+      await connection.workflowService.countWorkflowExecutions({
+        namespace,
+        query: Object.keys(CUSTOM_SEARCH_ATTRIBUTES)
+          .map((n) => `${n} IS NOT NULL`)
+          .join(' AND '),
+      });
       return;
     } catch (e) {
       last = e;
@@ -232,20 +275,23 @@ async function registerNamespace(address: string, namespace: string, deadline: n
  * database step fails or a service does not come up within 2 minutes; the error carries the
  * failing process's log tail.
  */
-export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHandle> {
-  const log = o.log ?? defaultLog;
+export async function startTemporalCluster(clusterOptions: ClusterOptions): Promise<ClusterHandle> {
+  const log = clusterOptions.log ?? defaultLog;
   const started = Date.now();
   const ip = '127.0.0.1';
   const namespace = TEMPORAL_NAMESPACE;
   const bin = await ensureClusterBinaries(log);
-  fs.mkdirSync(path.join(o.dir, 'config'), { recursive: true });
-  fs.mkdirSync(path.join(o.dir, 'logs'), { recursive: true });
-  const databases = await prepareDatabases(bin, o, log);
-  fs.copyFileSync(repoFile(path.join('temporal', 'dev', 'cluster', 'server.template.yaml')), path.join(o.dir, 'config', 'cluster.yaml'));
-  const dynamicConfig = path.join(o.dir, 'config', 'dynamicconfig.yaml');
+  fs.mkdirSync(path.join(clusterOptions.dir, 'config'), { recursive: true });
+  fs.mkdirSync(path.join(clusterOptions.dir, 'logs'), { recursive: true });
+  const databases = await prepareDatabases(bin, clusterOptions, log);
+  fs.copyFileSync(
+    repoFile(path.join('temporal', 'dev', 'cluster', 'server.template.yaml')),
+    path.join(clusterOptions.dir, 'config', 'cluster.yaml'),
+  );
+  const dynamicConfig = path.join(clusterOptions.dir, 'config', 'dynamicconfig.yaml');
   fs.copyFileSync(repoFile(path.join('temporal', 'dev', 'cluster', 'dynamicconfig.yaml')), dynamicConfig);
-  const pg = pgParts(o.postgresUrl);
-  const conventional = o.ports === 'conventional';
+  const pg = pgParts(clusterOptions.postgresUrl);
+  const conventional = clusterOptions.ports === 'conventional';
   /** Service `name`'s port of `kind`: conventional, or a free one. */
   const portOf = async (name: string, kind: 'grpc' | 'membership' | 'metrics'): Promise<number> => {
     const fixed = conventional ? CONVENTIONAL_PORTS[name]?.[kind] : undefined;
@@ -254,33 +300,66 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
   };
   const frontendPort = await portOf('frontend', 'grpc');
   const shared: NodeJS.ProcessEnv = {
-    TEMPORAL_BIND_IP: ip, TEMPORAL_LOG_LEVEL: o.logLevel ?? 'warn', TEMPORAL_NUM_HISTORY_SHARDS: String(CLUSTER_HISTORY_SHARDS),
-    TEMPORAL_PG_HOST: pg.host, TEMPORAL_PG_PORT: pg.port, TEMPORAL_PG_USER: pg.user, TEMPORAL_PG_PASSWORD: pg.password,
-    TEMPORAL_PG_MAX_CONNS: String(o.pgConnections?.persistence ?? 10), TEMPORAL_PG_VISIBILITY_MAX_CONNS: String(o.pgConnections?.visibility ?? 4),
-    TEMPORAL_DB: databases.persistence, TEMPORAL_VISIBILITY_DB: databases.visibility, TEMPORAL_DYNAMIC_CONFIG_FILE: dynamicConfig,
-    TEMPORAL_FRONTEND_PORT: String(frontendPort), TEMPORAL_FRONTEND_HTTP_PORT: String(conventional ? CONVENTIONAL_HTTP_PORT : await freePort(ip)),
+    TEMPORAL_BIND_IP: ip,
+    TEMPORAL_LOG_LEVEL: clusterOptions.logLevel ?? 'warn',
+    TEMPORAL_NUM_HISTORY_SHARDS: String(CLUSTER_HISTORY_SHARDS),
+    TEMPORAL_PG_HOST: pg.host,
+    TEMPORAL_PG_PORT: pg.port,
+    TEMPORAL_PG_USER: pg.user,
+    TEMPORAL_PG_PASSWORD: pg.password,
+    TEMPORAL_PG_MAX_CONNS: String(clusterOptions.pgConnections?.persistence ?? 10),
+    TEMPORAL_PG_VISIBILITY_MAX_CONNS: String(clusterOptions.pgConnections?.visibility ?? 4),
+    TEMPORAL_DB: databases.persistence,
+    TEMPORAL_VISIBILITY_DB: databases.visibility,
+    TEMPORAL_DYNAMIC_CONFIG_FILE: dynamicConfig,
+    TEMPORAL_FRONTEND_PORT: String(frontendPort),
+    TEMPORAL_FRONTEND_HTTP_PORT: String(conventional ? CONVENTIONAL_HTTP_PORT : await freePort(ip)),
     TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(await portOf('frontend', 'membership')),
   };
-  fs.writeFileSync(path.join(o.dir, 'config', 'cluster.env'), Object.entries(shared).filter(([k]) => k !== 'TEMPORAL_PG_PASSWORD').map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(clusterOptions.dir, 'config', 'cluster.env'),
+    Object.entries(shared)
+      .filter(([k]) => k !== 'TEMPORAL_PG_PASSWORD')
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n',
+  );
 
   const services: ClusterService[] = [];
   const add = async (name: string, service: ClusterService['service']) =>
-    services.push({ name, service, port: name === 'frontend' ? frontendPort : await portOf(name, 'grpc'), metricsPort: await portOf(name, 'metrics'), logFile: path.join(o.dir, 'logs', `${name}.log`) });
+    services.push({
+      name,
+      service,
+      port: name === 'frontend' ? frontendPort : await portOf(name, 'grpc'),
+      metricsPort: await portOf(name, 'metrics'),
+      logFile: path.join(clusterOptions.dir, 'logs', `${name}.log`),
+    });
   await add('frontend', 'frontend');
-  for (let i = 0; i < (o.historyHosts ?? 2); i++) await add(`history-${i}`, 'history');
+  for (let i = 0; i < (clusterOptions.historyHosts ?? 2); i++) await add(`history-${i}`, 'history');
   await add('matching', 'matching');
   await add('worker', 'worker');
   const membership = new Map<string, number>();
-  for (const s of services) membership.set(s.name, s.name === 'frontend' ? Number(shared.TEMPORAL_FRONTEND_MEMBERSHIP_PORT) : await portOf(s.name, 'membership'));
+  for (const s of services)
+    membership.set(s.name, s.name === 'frontend' ? Number(shared.TEMPORAL_FRONTEND_MEMBERSHIP_PORT) : await portOf(s.name, 'membership'));
 
   const children = new Map<string, ChildProcess>();
   const ended = new Map<string, string>();
   const spawnService = (s: ClusterService): ChildProcess => {
     const out = fs.openSync(s.logFile, 'a');
-    const child = spawn(bin.server, ['--root', o.dir, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start', '--service', s.service], {
-      env: { ...process.env, ...shared, TEMPORAL_SERVICE_PORT: String(s.port), TEMPORAL_MEMBERSHIP_PORT: String(membership.get(s.name)), TEMPORAL_METRICS_PORT: String(s.metricsPort) },
-      detached: true, stdio: ['ignore', out, out],
-    });
+    const child = spawn(
+      bin.server,
+      ['--root', clusterOptions.dir, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start', '--service', s.service],
+      {
+        env: {
+          ...process.env,
+          ...shared,
+          TEMPORAL_SERVICE_PORT: String(s.port),
+          TEMPORAL_MEMBERSHIP_PORT: String(membership.get(s.name)),
+          TEMPORAL_METRICS_PORT: String(s.metricsPort),
+        },
+        detached: true,
+        stdio: ['ignore', out, out],
+      },
+    );
     fs.closeSync(out);
     ended.delete(s.name);
     child.once('exit', (code, signal) => ended.set(s.name, `${s.name} exited (${signal ?? `code ${code}`})`));
@@ -298,16 +377,37 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
     if (s.service === 'frontend') await registerNamespace(`${ip}:${frontendPort}`, namespace, deadline, log);
   };
   let ui: ChildProcess | null = null;
-  const uiPort = o.headless ? null : conventional ? CONVENTIONAL_UI_PORT : await freePort(ip);
+  const uiPort = clusterOptions.headless ? null : conventional ? CONVENTIONAL_UI_PORT : await freePort(ip);
   const kill = async (child: ChildProcess | null | undefined, signal: NodeJS.Signals) => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    try { process.kill(-child.pid!, signal); } catch { /* gone */ }
-    const timer = signal === 'SIGKILL' ? null : setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 20_000);
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* gone */
+    }
+    const timer =
+      signal === 'SIGKILL'
+        ? null
+        : setTimeout(() => {
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
+          }, 20_000);
     await exited;
     if (timer) clearTimeout(timer);
   };
-  const killAllNow = () => { for (const c of [...children.values(), ui]) if (c?.pid) try { process.kill(-c.pid, 'SIGKILL'); } catch { /* gone */ } };
+  const killAllNow = () => {
+    for (const c of [...children.values(), ui])
+      if (c?.pid)
+        try {
+          process.kill(-c.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+  };
   process.once('exit', killAllNow);
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
@@ -330,34 +430,61 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<ClusterHa
     // once the record exists and the frontend listens (it has written the record by then).
     spawnService(services[0]);
     const frontendGone = () => ended.get(services[0].name) ?? null;
-    await waitForClusterMetadata(withDatabase(o.postgresUrl, databases.persistence), deadline, frontendGone);
+    await waitForClusterMetadata(withDatabase(clusterOptions.postgresUrl, databases.persistence), deadline, frontendGone);
     await waitForPort(ip, services[0].port, deadline, frontendGone);
     for (const s of services.slice(1)) spawnService(s);
     for (const s of services) await waitServing(s, deadline);
   };
   try {
-    log(`${PREFIX} starting the Temporal cluster ${bin.serverVersion}: ${services.map((s) => s.name).join(', ')} (${CLUSTER_HISTORY_SHARDS} shards; logs ${path.join(o.dir, 'logs')})`);
+    log(
+      `${PREFIX} starting the Temporal cluster ${bin.serverVersion}: ${services.map((s) => s.name).join(', ')} (${CLUSTER_HISTORY_SHARDS} shards; logs ${path.join(clusterOptions.dir, 'logs')})`,
+    );
     await startServices();
     if (uiPort !== null) {
-      fs.copyFileSync(repoFile(path.join('temporal', 'dev', 'cluster', 'ui.template.yaml')), path.join(o.dir, 'config', 'ui.yaml'));
-      const out = fs.openSync(path.join(o.dir, 'logs', 'ui-server.log'), 'a');
-      ui = spawn(bin.uiServer, ['--root', o.dir, '--config', 'config', '--env', 'ui', 'start'], {
-        env: { ...process.env, TEMPORAL_BIND_IP: ip, TEMPORAL_UI_PORT: String(uiPort), TEMPORAL_UI_FRONTEND_ADDRESS: `${ip}:${frontendPort}` }, detached: true, stdio: ['ignore', out, out],
+      fs.copyFileSync(
+        repoFile(path.join('temporal', 'dev', 'cluster', 'ui.template.yaml')),
+        path.join(clusterOptions.dir, 'config', 'ui.yaml'),
+      );
+      const out = fs.openSync(path.join(clusterOptions.dir, 'logs', 'ui-server.log'), 'a');
+      ui = spawn(bin.uiServer, ['--root', clusterOptions.dir, '--config', 'config', '--env', 'ui', 'start'], {
+        env: {
+          ...process.env,
+          TEMPORAL_BIND_IP: ip,
+          TEMPORAL_UI_PORT: String(uiPort),
+          TEMPORAL_UI_FRONTEND_ADDRESS: `${ip}:${frontendPort}`,
+        },
+        detached: true,
+        stdio: ['ignore', out, out],
       });
       fs.closeSync(out);
-      await waitForPort(ip, uiPort, Date.now() + 30_000, () => (ui!.exitCode !== null ? 'the UI server exited' : null))
-        .catch((e) => log(`${PREFIX} WARNING: the Temporal UI did not come up (${(e as Error).message}); see ${path.join(o.dir, 'logs', 'ui-server.log')}`));
+      await waitForPort(ip, uiPort, Date.now() + 30_000, () => (ui!.exitCode !== null ? 'the UI server exited' : null)).catch((e) =>
+        log(
+          `${PREFIX} WARNING: the Temporal UI did not come up (${(e as Error).message}); see ${path.join(clusterOptions.dir, 'logs', 'ui-server.log')}`,
+        ),
+      );
     }
   } catch (e) {
     await stop();
     const failing = services.find((s) => ended.has(s.name)) ?? services[0];
-    throw new Error(`${PREFIX} the Temporal cluster did not come up: ${(e as Error).message}\n--- ${failing.logFile} ---\n${tailOfFile(failing.logFile, 40)}`);
+    throw new Error(
+      `${PREFIX} the Temporal cluster did not come up: ${(e as Error).message}\n--- ${failing.logFile} ---\n${tailOfFile(failing.logFile, 40)}`,
+    );
   }
-  log(`${PREFIX} Temporal cluster ready in ${formatDuration(Date.now() - started)}: frontend ${ip}:${frontendPort}${uiPort !== null ? `, UI http://${ip}:${uiPort}` : ''}`);
+  log(
+    `${PREFIX} Temporal cluster ready in ${formatDuration(Date.now() - started)}: frontend ${ip}:${frontendPort}${uiPort !== null ? `, UI http://${ip}:${uiPort}` : ''}`,
+  );
   return {
-    kind: 'temporal-cluster', address: `${ip}:${frontendPort}`, uiUrl: uiPort !== null ? `http://${ip}:${uiPort}` : null, namespace,
-    serverVersion: bin.serverVersion, services, databases,
-    stopService: async (name, signal = 'SIGTERM') => { serviceNamed(name); await kill(children.get(name), signal); },
+    kind: 'temporal-cluster',
+    address: `${ip}:${frontendPort}`,
+    uiUrl: uiPort !== null ? `http://${ip}:${uiPort}` : null,
+    namespace,
+    serverVersion: bin.serverVersion,
+    services,
+    databases,
+    stopService: async (name, signal = 'SIGTERM') => {
+      serviceNamed(name);
+      await kill(children.get(name), signal);
+    },
     startService: async (name) => {
       const s = serviceNamed(name);
       const c = children.get(name);

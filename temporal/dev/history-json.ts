@@ -27,7 +27,9 @@ function load(): { historyType: unknown; protojson: ProtoJson } {
   const protoEntry = fromCommon.resolve('@temporalio/proto');
   const fromProto = createRequire(protoEntry);
   const proto = fromProto(protoEntry);
-  const { patchProtobufRoot } = fromCommon('@temporalio/proto/lib/patch-protobuf-root') as { patchProtobufRoot(root: unknown): { lookupType(name: string): unknown } };
+  const { patchProtobufRoot } = fromCommon('@temporalio/proto/lib/patch-protobuf-root') as {
+    patchProtobufRoot(root: unknown): { lookupType(name: string): unknown };
+  };
   const protojson = fromProto('protobufjs/ext/protojson') as ProtoJson;
   loaded = { historyType: patchProtobufRoot(proto).lookupType('temporal.api.history.v1.History'), protojson };
   return loaded;

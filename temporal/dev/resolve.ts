@@ -19,7 +19,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TEMPORAL_CLI_GO_PACKAGE, TEMPORAL_CLI_VERSION, TEST_SERVER_VERSION, cacheDir } from '../config';
 import {
-  type BootstrapLog, PREFIX, defaultLog, findJava, findMaven, findOnPath, formatDuration, goInstall, isExecutableFile, repoFile, runLogged, withCacheLock,
+  type BootstrapLog,
+  PREFIX,
+  defaultLog,
+  findJava,
+  findMaven,
+  findOnPath,
+  formatDuration,
+  goInstall,
+  isExecutableFile,
+  repoFile,
+  runLogged,
+  withCacheLock,
 } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -95,9 +106,9 @@ export async function ensureTemporalCli(log: BootstrapLog = defaultLog): Promise
   if (!go) {
     throw new Error(
       `${PREFIX} Temporal CLI not found: TEMPORAL_CLI_PATH is unset, 'temporal' is not on PATH, ` +
-      `${target} does not exist, and no Go toolchain was found to build it ` +
-      `(go install ${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}). Install Go >= 1.25 (its go.mod needs 1.25) or point ` +
-      `TEMPORAL_CLI_PATH at a CLI binary. (The SDK's own server download needs internet access.)`,
+        `${target} does not exist, and no Go toolchain was found to build it ` +
+        `(go install ${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}). Install Go >= 1.25 (its go.mod needs 1.25) or point ` +
+        `TEMPORAL_CLI_PATH at a CLI binary. (The SDK's own server download needs internet access.)`,
     );
   }
 
@@ -111,13 +122,20 @@ export async function ensureTemporalCli(log: BootstrapLog = defaultLog): Promise
     const started = Date.now();
     log(`${PREFIX} building Temporal CLI ${TEMPORAL_CLI_VERSION} from its Go module (takes a few minutes)...`);
     try {
-      await goInstall({ go, target: `${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`, gobin: stagingDir, logFile, log, what: `building Temporal CLI ${TEMPORAL_CLI_VERSION}` });
+      await goInstall({
+        go,
+        target: `${TEMPORAL_CLI_GO_PACKAGE}@${TEMPORAL_CLI_VERSION}`,
+        gobin: stagingDir,
+        logFile,
+        log,
+        what: `building Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+      });
       fs.renameSync(path.join(stagingDir, 'temporal'), target);
       fs.writeFileSync(`${target}.version`, `${TEMPORAL_CLI_VERSION}\n`);
     } catch (err) {
       throw new Error(
         `${PREFIX} building the Temporal CLI failed: ${(err as Error).message}\n` +
-        `Set TEMPORAL_CLI_PATH to an existing binary, or check Go module proxy access (GOPROXY).`,
+          `Set TEMPORAL_CLI_PATH to an existing binary, or check Go module proxy access (GOPROXY).`,
       );
     } finally {
       fs.rmSync(stagingDir, { recursive: true, force: true });
@@ -178,7 +196,7 @@ export async function ensureTestServer(log: BootstrapLog = defaultLog): Promise<
   if (!findJava()) {
     throw new Error(
       `${PREFIX} the Java test server needs a Java runtime (>= 11): set JAVA_HOME or put 'java' on PATH, ` +
-      `or set TEMPORAL_TEST_SERVER_PATH to a test server executable.`,
+        `or set TEMPORAL_TEST_SERVER_PATH to a test server executable.`,
     );
   }
   if (fs.existsSync(marker)) return installWrapper(dir);
@@ -187,9 +205,9 @@ export async function ensureTestServer(log: BootstrapLog = defaultLog): Promise<
   if (!mvn) {
     throw new Error(
       `${PREFIX} Temporal test server not found: TEMPORAL_TEST_SERVER_PATH is unset, ` +
-      `'temporal-test-server' is not on PATH, ${libDir} is not populated, and Maven ('mvn') was not ` +
-      `found to resolve io.temporal:temporal-test-server:${TEST_SERVER_VERSION}. Install Maven or ` +
-      `set TEMPORAL_TEST_SERVER_PATH. (The SDK's own server download needs internet access.)`,
+        `'temporal-test-server' is not on PATH, ${libDir} is not populated, and Maven ('mvn') was not ` +
+        `found to resolve io.temporal:temporal-test-server:${TEST_SERVER_VERSION}. Install Maven or ` +
+        `set TEMPORAL_TEST_SERVER_PATH. (The SDK's own server download needs internet access.)`,
     );
   }
 
@@ -201,16 +219,25 @@ export async function ensureTestServer(log: BootstrapLog = defaultLog): Promise<
     const pom = repoFile(path.join('temporal', 'dev', 'pom.xml'));
     const logFile = path.join(cacheDir(), 'logs', 'temporal-test-server-resolve.log');
     const started = Date.now();
-    log(`${PREFIX} resolving Java test server io.temporal:temporal-test-server:${TEST_SERVER_VERSION} ` +
-      `with Maven into ${libDir} (first run downloads ~40 jars)...`);
+    log(
+      `${PREFIX} resolving Java test server io.temporal:temporal-test-server:${TEST_SERVER_VERSION} ` +
+        `with Maven into ${libDir} (first run downloads ~40 jars)...`,
+    );
     try {
-      await runLogged(mvn, [
-        '-B', '--no-transfer-progress', '-Dstyle.color=never',
-        '-f', pom,
-        `-Dtestserver.lib.dir=${staging}`,
-        `-Dtemporal.test-server.version=${TEST_SERVER_VERSION}`,
-        'dependency:copy-dependencies',
-      ], { cwd: path.dirname(pom), logFile, log, what: 'resolving the Java test server with Maven' });
+      await runLogged(
+        mvn,
+        [
+          '-B',
+          '--no-transfer-progress',
+          '-Dstyle.color=never',
+          '-f',
+          pom,
+          `-Dtestserver.lib.dir=${staging}`,
+          `-Dtemporal.test-server.version=${TEST_SERVER_VERSION}`,
+          'dependency:copy-dependencies',
+        ],
+        { cwd: path.dirname(pom), logFile, log, what: 'resolving the Java test server with Maven' },
+      );
       const jars = fs.readdirSync(staging).filter((f) => f.endsWith('.jar'));
       if (!jars.some((f) => f.startsWith('temporal-test-server-'))) {
         throw new Error(`Maven finished but ${staging} has no temporal-test-server jar`);
@@ -221,7 +248,7 @@ export async function ensureTestServer(log: BootstrapLog = defaultLog): Promise<
     } catch (err) {
       throw new Error(
         `${PREFIX} resolving the Java test server failed: ${(err as Error).message}\n` +
-        `Check Maven Central access (~/.m2/settings.xml mirrors/proxies) or set TEMPORAL_TEST_SERVER_PATH.`,
+          `Check Maven Central access (~/.m2/settings.xml mirrors/proxies) or set TEMPORAL_TEST_SERVER_PATH.`,
       );
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });

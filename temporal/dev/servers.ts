@@ -166,36 +166,54 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
   if (cli) {
     kind = 'temporal-cli';
-    const uiPort = headless ? null : opts.uiPort ?? (await freePort(ip));
+    const uiPort = headless ? null : (opts.uiPort ?? (await freePort(ip)));
     const args = [
-      'server', 'start-dev',
-      '--ip', ip,
-      '--port', String(port),
+      'server',
+      'start-dev',
+      '--ip',
+      ip,
+      '--port',
+      String(port),
       // Its HTTP API and metrics ports too, below the ephemeral range (lib/ports.ts): the CLI's own
       // pick is an ephemeral port an outgoing connection may take before the server binds it.
-      '--http-port', String(await freePort(ip)),
-      '--metrics-port', String(await freePort(ip)),
-      '--namespace', namespace,
-      '--log-level', opts.logLevel ?? 'warn',
-      '--search-attribute', `${SEARCH_ATTRIBUTE_ACCOUNT}=Keyword`,
-      '--search-attribute', `${SEARCH_ATTRIBUTE_REQUEST}=Keyword`,
-      '--search-attribute', `${SEARCH_ATTRIBUTE_PARKED}=Bool`,
+      '--http-port',
+      String(await freePort(ip)),
+      '--metrics-port',
+      String(await freePort(ip)),
+      '--namespace',
+      namespace,
+      '--log-level',
+      opts.logLevel ?? 'warn',
+      '--search-attribute',
+      `${SEARCH_ATTRIBUTE_ACCOUNT}=Keyword`,
+      '--search-attribute',
+      `${SEARCH_ATTRIBUTE_REQUEST}=Keyword`,
+      '--search-attribute',
+      `${SEARCH_ATTRIBUTE_PARKED}=Bool`,
       // No outbound version check: this environment has no general internet access.
-      '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+      '--dynamic-config-value',
+      'frontend.enableServerVersionCheck=false',
       // One worker fleet per task queue here: a single partition lets every task sync-match a
       // waiting poller instead of being forwarded between partitions (the multi-partition default
       // suits large fleets), and eager start hands a new workflow's first task to the starting worker.
-      '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-      '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
-      '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
+      '--dynamic-config-value',
+      'matching.numTaskqueueReadPartitions=1',
+      '--dynamic-config-value',
+      'matching.numTaskqueueWritePartitions=1',
+      '--dynamic-config-value',
+      'system.enableEagerWorkflowStart=true',
     ];
     if (opts.dbFile) {
       fs.mkdirSync(path.dirname(path.resolve(opts.dbFile)), { recursive: true });
       args.push('--db-filename', path.resolve(opts.dbFile));
       // WAL lets readers run beside the single writer: about 1.5x the workflow throughput of the
       // default rollback journal or the in-memory database on this machine (bench/webhooks.ts).
-      args.push('--sqlite-pragma', 'journal_mode=wal',
-        '--sqlite-pragma', `synchronous=${opts.dbDurability === 'throwaway' ? 'off' : 'normal'}`);
+      args.push(
+        '--sqlite-pragma',
+        'journal_mode=wal',
+        '--sqlite-pragma',
+        `synchronous=${opts.dbDurability === 'throwaway' ? 'off' : 'normal'}`,
+      );
     }
     if (uiPort === null) args.push('--headless');
     else {
@@ -207,23 +225,27 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     child = spawn(cli, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   } else {
     const banner = '!'.repeat(100);
-    log([
-      banner,
-      `${PREFIX} WARNING: Temporal CLI unavailable (${(cliError as Error)?.message ?? String(cliError)})`,
-      `${PREFIX} WARNING: falling back to the Java test server (time skipping OFF) as the dev server:`,
-      `${PREFIX} WARNING: NO Web UI, NO persistence${opts.dbFile ? ` (dbFile ${opts.dbFile} ignored)` : ''}, ` +
-        'no visibility queries (ListWorkflowExecutions / listSearchAttributes are unimplemented).',
-      banner,
-    ].join('\n'));
+    log(
+      [
+        banner,
+        `${PREFIX} WARNING: Temporal CLI unavailable (${(cliError as Error)?.message ?? String(cliError)})`,
+        `${PREFIX} WARNING: falling back to the Java test server (time skipping OFF) as the dev server:`,
+        `${PREFIX} WARNING: NO Web UI, NO persistence${opts.dbFile ? ` (dbFile ${opts.dbFile} ignored)` : ''}, ` +
+          'no visibility queries (ListWorkflowExecutions / listSearchAttributes are unimplemented).',
+        banner,
+      ].join('\n'),
+    );
     if (opts.extraArgs?.length) log(`${PREFIX} WARNING: extraArgs ignored by the Java test server`);
     kind = 'java-test-server';
     let wrapper: string;
     try {
       wrapper = await ensureTestServer(log);
     } catch (err) {
-      throw new Error(`${PREFIX} no Temporal server available.\n` +
-        `Temporal CLI: ${(cliError as Error)?.message ?? String(cliError)}\n` +
-        `Java test server fallback: ${(err as Error).message}`);
+      throw new Error(
+        `${PREFIX} no Temporal server available.\n` +
+          `Temporal CLI: ${(cliError as Error)?.message ?? String(cliError)}\n` +
+          `Java test server fallback: ${(err as Error).message}`,
+      );
     }
     child = spawn(wrapper, [String(port)], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   }
@@ -288,7 +310,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   try {
     if (pid === undefined) throw new Error('server process did not start');
     await waitUntilReady({
-      address, ip, port, namespace, kind, uiUrl,
+      address,
+      ip,
+      port,
+      namespace,
+      kind,
+      uiUrl,
       timeoutMs: opts.startTimeoutMs ?? 60_000,
       hasExited: () => state.exited !== null,
       log,
@@ -296,8 +323,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   } catch (err) {
     await stop();
     const how = state.exited ? ` (server exited with ${state.exited.signal ?? `code ${state.exited.code}`})` : '';
-    throw new Error(`${PREFIX} dev server on ${address} did not become ready${how}: ${(err as Error).message}\n` +
-      `--- server output ---\n${recentOutput() || '(none)'}`);
+    throw new Error(
+      `${PREFIX} dev server on ${address} did not become ready${how}: ${(err as Error).message}\n` +
+        `--- server output ---\n${recentOutput() || '(none)'}`,
+    );
   }
 
   log(`${PREFIX} dev server ready (${kind}, pid ${pid}): ${address}${uiUrl ? `, UI ${uiUrl}` : ''}`);

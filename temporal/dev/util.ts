@@ -22,10 +22,10 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 // Small filesystem / process helpers
 // ---------------------------------------------------------------------------------------------
 
-export function isExecutableFile(p: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
-    if (!fs.statSync(p).isFile()) return false;
-    fs.accessSync(p, fs.constants.X_OK);
+    if (!fs.statSync(path).isFile()) return false;
+    fs.accessSync(path, fs.constants.X_OK);
     return true;
   } catch {
     return false;
@@ -110,8 +110,10 @@ export async function withCacheLock<T>(name: string, log: BootstrapLog, fn: () =
         continue;
       }
       if (Date.now() - lastNotice >= 30_000) {
-        log(`${PREFIX} waiting for another process (pid ${owner}) holding ${lockDir} ` +
-          `(${formatDuration(Date.now() - started)} so far)...`);
+        log(
+          `${PREFIX} waiting for another process (pid ${owner}) holding ${lockDir} ` +
+            `(${formatDuration(Date.now() - started)} so far)...`,
+        );
         lastNotice = Date.now();
       }
       await sleep(1000);
@@ -132,7 +134,15 @@ export async function withCacheLock<T>(name: string, log: BootstrapLog, fn: () =
 export function runLogged(
   cmd: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string; log: BootstrapLog; what: string; everyMs?: number; progress?: (output: string) => string },
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    logFile: string;
+    log: BootstrapLog;
+    what: string;
+    everyMs?: number;
+    progress?: (output: string) => string;
+  },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
@@ -144,7 +154,11 @@ export function runLogged(
     const timer = setInterval(() => {
       let words = '';
       if (opts.progress) {
-        try { words = `: ${opts.progress(fs.readFileSync(opts.logFile, 'utf8').slice(from))}`; } catch { /* log unreadable: no words */ }
+        try {
+          words = `: ${opts.progress(fs.readFileSync(opts.logFile, 'utf8').slice(from))}`;
+        } catch {
+          /* log unreadable: no words */
+        }
       }
       opts.log(`${PREFIX} ... ${opts.what}${words} (${formatDuration(Date.now() - started)} elapsed; log: ${opts.logFile})`);
     }, opts.everyMs ?? 30_000);
@@ -158,8 +172,12 @@ export function runLogged(
     child.on('exit', (code, signal) => {
       if (code === 0) finish();
       else {
-        finish(new Error(`${cmd} exited with ${signal ?? `code ${code}`} while ${opts.what}; ` +
-          `last lines of ${opts.logFile}:\n${tailOfFile(opts.logFile)}`));
+        finish(
+          new Error(
+            `${cmd} exited with ${signal ?? `code ${code}`} while ${opts.what}; ` +
+              `last lines of ${opts.logFile}:\n${tailOfFile(opts.logFile)}`,
+          ),
+        );
       }
     });
   });
@@ -193,7 +211,10 @@ export function goBuildProgress(output: string, expectedPackages: number | null)
     else if (/^[a-z0-9][\w.~-]*(\/[\w.~+-]+)*$/i.test(line.trim()) && line.trim().length > 0) compiled += 1;
   }
   if (compiled === 0) return downloaded ? `downloading modules (${downloaded} so far)` : 'resolving modules';
-  const of = expectedPackages && expectedPackages >= compiled ? ` of about ${expectedPackages} (${Math.floor((100 * compiled) / expectedPackages)}%)` : '';
+  const of =
+    expectedPackages && expectedPackages >= compiled
+      ? ` of about ${expectedPackages} (${Math.floor((100 * compiled) / expectedPackages)}%)`
+      : '';
   return `${downloaded ? `${downloaded} module${downloaded === 1 ? '' : 's'} downloaded, ` : ''}compiling: ${compiled}${of} packages`;
 }
 
@@ -202,16 +223,28 @@ export function goBuildProgress(output: string, expectedPackages: number | null)
  * appended to `logFile`. The package count of a complete build is kept beside the log
  * (`<logFile>.packages`) so the next cold build can say how far it is. Throws as `runLogged` does.
  */
-export async function goInstall(o: { go: string; target: string; gobin: string; logFile: string; log: BootstrapLog; what: string; cwd?: string }): Promise<void> {
-  const countFile = `${o.logFile}.packages`;
+export async function goInstall(options: {
+  go: string;
+  target: string;
+  gobin: string;
+  logFile: string;
+  log: BootstrapLog;
+  what: string;
+  cwd?: string;
+}): Promise<void> {
+  const countFile = `${options.logFile}.packages`;
   const expected = Number.parseInt(fs.existsSync(countFile) ? fs.readFileSync(countFile, 'utf8') : '', 10);
-  const from = fs.existsSync(o.logFile) ? fs.statSync(o.logFile).size : 0;
-  await runLogged(o.go, ['install', '-v', o.target], {
-    env: { ...process.env, GOBIN: o.gobin, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
-    cwd: o.cwd ?? cacheDir(), logFile: o.logFile, log: o.log, what: o.what, everyMs: 10_000,
+  const from = fs.existsSync(options.logFile) ? fs.statSync(options.logFile).size : 0;
+  await runLogged(options.go, ['install', '-v', options.target], {
+    env: { ...process.env, GOBIN: options.gobin, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
+    cwd: options.cwd ?? cacheDir(),
+    logFile: options.logFile,
+    log: options.log,
+    what: options.what,
+    everyMs: 10_000,
     progress: (output) => goBuildProgress(output, Number.isFinite(expected) ? expected : null),
   });
   // A build that compiled more packages than the estimate (a cold one) sets the estimate for the next.
-  const compiled = /compiling: (\d+)/.exec(goBuildProgress(fs.readFileSync(o.logFile, 'utf8').slice(from), null))?.[1];
+  const compiled = /compiling: (\d+)/.exec(goBuildProgress(fs.readFileSync(options.logFile, 'utf8').slice(from), null))?.[1];
   if (compiled && (!Number.isFinite(expected) || Number(compiled) > expected)) fs.writeFileSync(countFile, `${compiled}\n`);
 }

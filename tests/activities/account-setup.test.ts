@@ -30,7 +30,9 @@ describeWithDb('account setup reads', () => {
     expect(r.ready).toBe(true);
 
     await updateAccount(systemScope(creds.account_id, true), { support_contact: { email: 'help@merchant.example' } });
-    expect(check(await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) }), 'support_contact')).toMatchObject({ status: 'complete' });
+    expect(
+      check(await loadReadiness(keyCaller(creds.account_id), { account: await account(creds.account_id) }), 'support_contact'),
+    ).toMatchObject({ status: 'complete' });
   });
 
   test('the terms gate on for the account: terms_accepted required and not ready until the owner accepts', async () => {

@@ -10,8 +10,15 @@ import { scopeOf, systemScope } from '../../activities/scope';
 import { db } from '../../lib/db';
 import { count, describeWithDb, keyCaller, ownerOf, rejection, useActivityTier } from '../helpers/activity-env';
 
-const keysOf = (accountId: string): Promise<Array<{ id: string; livemode: boolean; status: string; scopes: string[]; rolled_from_key_id: string | null; revoked_at: Date | null }>> =>
-  db().query('SELECT id, livemode, status, scopes, rolled_from_key_id, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+const keysOf = (
+  accountId: string,
+): Promise<
+  Array<{ id: string; livemode: boolean; status: string; scopes: string[]; rolled_from_key_id: string | null; revoked_at: Date | null }>
+> =>
+  db().query(
+    'SELECT id, livemode, status, scopes, rolled_from_key_id, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
+    [accountId],
+  );
 
 describeWithDb('account commands', () => {
   useActivityTier();
@@ -21,7 +28,12 @@ describeWithDb('account commands', () => {
     expect(creds.live_key).toMatch(/^sk_live_/);
     expect(creds.test_key).toMatch(/^sk_test_/);
     expect(await ownerOf(creds.account_id)).toMatch(/^usr_/);
-    expect((await keysOf(creds.account_id)).map((k) => [k.livemode, k.status])).toEqual(expect.arrayContaining([[true, 'active'], [false, 'active']]));
+    expect((await keysOf(creds.account_id)).map((k) => [k.livemode, k.status])).toEqual(
+      expect.arrayContaining([
+        [true, 'active'],
+        [false, 'active'],
+      ]),
+    );
     expect(await count('wallets', `account_id = $1 AND status = 'active'`, [creds.account_id])).toBe(1);
     expect(await ensureServiceWallet(creds.account_id)).toBe(false);
     expect(await count('wallets', 'account_id = $1', [creds.account_id])).toBe(1);
@@ -35,10 +47,13 @@ describeWithDb('account commands', () => {
     const keys = await keysOf(creds.account_id);
     expect(keys.find((k) => k.id === live.id)).toMatchObject({ status: 'revoked', revoked_at: expect.any(Date) });
     expect(keys.find((k) => k.id === rolled.key.id)).toMatchObject({ status: 'active', scopes: live.scopes, rolled_from_key_id: live.id });
-    expect(await rejection(rollKey(systemScope(creds.account_id, true), { id: live.id }))).toMatchObject({ type: 'conflict', code: 'api_key_revoked' });
+    expect(await rejection(rollKey(systemScope(creds.account_id, true), { id: live.id }))).toMatchObject({
+      type: 'conflict',
+      code: 'api_key_revoked',
+    });
   });
 
-  test('revokeKey is idempotent (the first revoked_at is kept) and another account\'s key is 404', async () => {
+  test("revokeKey is idempotent (the first revoked_at is kept) and another account's key is 404", async () => {
     const a = await provisionAccount();
     const b = await provisionAccount();
     const [k] = await keysOf(a.account_id);

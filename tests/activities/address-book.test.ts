@@ -16,7 +16,13 @@ import { describeWithDb, eventTypes, rejection, row, testRequest, useActivityTie
 import { activeBankLinkRow } from '../helpers/fixtures';
 
 const newAddress = () => getAddress(`0x${crypto.randomBytes(20).toString('hex')}`);
-const ach = { account_owner_type: 'business' as const, account_holder_name: 'Acme Ltd', rail: 'ach' as const, account_number: '000123456789', routing_number: '021000021' };
+const ach = {
+  account_owner_type: 'business' as const,
+  account_holder_name: 'Acme Ltd',
+  rail: 'ach' as const,
+  account_number: '000123456789',
+  routing_number: '021000021',
+};
 
 async function ctx() {
   const creds = await provisionAccount();

@@ -24,17 +24,24 @@ describeWithDb('catalog commands', () => {
     const a1 = await archiveClient(c, { id: cli.id });
     const a2 = await archiveClient(c, { id: cli.id });
     expect(a2.archived_at).toEqual(a1.archived_at);
-    expect(await rejection(updateClient(c, { id: cli.id, display_name: 'New' }))).toMatchObject({ type: 'conflict', code: 'client_archived' });
+    expect(await rejection(updateClient(c, { id: cli.id, display_name: 'New' }))).toMatchObject({
+      type: 'conflict',
+      code: 'client_archived',
+    });
     expect(await rejection(archiveClient(await ctx(), { id: cli.id }))).toMatchObject({ type: 'not_found' });
   });
 
-  test('a product: currency from unit_price; a price in another currency is 400 currency_mismatch; changing a priced product\'s currency needs a new price', async () => {
+  test("a product: currency from unit_price; a price in another currency is 400 currency_mismatch; changing a priced product's currency needs a new price", async () => {
     const c = await ctx();
     const p = await createProduct(c, { name: 'Consulting hour', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } });
     expect(p).toMatchObject({ currency: 'USD', unit_price_minor: '15000' });
-    expect(await rejection(createProduct(c, { name: 'X', currency: 'EUR', unit_price: { amount: '1', currency: 'USD', decimals: 2 } }))).toMatchObject({ code: 'currency_mismatch' });
+    expect(
+      await rejection(createProduct(c, { name: 'X', currency: 'EUR', unit_price: { amount: '1', currency: 'USD', decimals: 2 } })),
+    ).toMatchObject({ code: 'currency_mismatch' });
     expect(await rejection(updateProduct(c, { id: p.id, currency: 'EUR' }))).toMatchObject({ code: 'currency_mismatch' });
-    expect(await updateProduct(c, { id: p.id, currency: 'EUR', unit_price: { amount: '14000', currency: 'EUR', decimals: 2 } })).toMatchObject({ currency: 'EUR', unit_price_minor: '14000' });
+    expect(
+      await updateProduct(c, { id: p.id, currency: 'EUR', unit_price: { amount: '14000', currency: 'EUR', decimals: 2 } }),
+    ).toMatchObject({ currency: 'EUR', unit_price_minor: '14000' });
     await archiveProduct(c, { id: p.id });
     expect(await rejection(updateProduct(c, { id: p.id, name: 'Y' }))).toMatchObject({ code: 'product_archived' });
   });

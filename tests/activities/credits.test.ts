@@ -30,7 +30,15 @@ describeWithDb('credit commands', () => {
     const { c, userId } = await person();
     const co = await createCheckout(c, { pack: 10 });
     expect(co).toMatchObject({ status: 'open', amount_minor: PACK_PRICE_MINOR[10].toString() });
-    const n = { provider: co.provider, sessionId: co.provider_session_id!, clientReference: co.id, outcome: 'paid' as const, paidAmountMinor: PACK_PRICE_MINOR[10], currency: 'USD', paymentReference: 'pi_1' };
+    const n = {
+      provider: co.provider,
+      sessionId: co.provider_session_id!,
+      clientReference: co.id,
+      outcome: 'paid' as const,
+      paidAmountMinor: PACK_PRICE_MINOR[10],
+      currency: 'USD',
+      paymentReference: 'pi_1',
+    };
     expect(await handleCheckoutNotification(n)).toMatchObject({ granted: true, checkout: { status: 'completed' } });
     expect(await handleCheckoutNotification(n)).toMatchObject({ granted: false, event: null });
     expect((await getBalance(userId)).paid_balance).toBe(10);
@@ -40,7 +48,15 @@ describeWithDb('credit commands', () => {
   test('a paid notification for another amount grants nothing and fails the checkout (amount_mismatch)', async () => {
     const { c, userId } = await person();
     const co = await createCheckout(c, { pack: 5 });
-    const r = await handleCheckoutNotification({ provider: co.provider, sessionId: co.provider_session_id!, clientReference: co.id, outcome: 'paid', paidAmountMinor: 1n, currency: 'USD', paymentReference: null });
+    const r = await handleCheckoutNotification({
+      provider: co.provider,
+      sessionId: co.provider_session_id!,
+      clientReference: co.id,
+      outcome: 'paid',
+      paidAmountMinor: 1n,
+      currency: 'USD',
+      paymentReference: null,
+    });
     expect(r).toMatchObject({ granted: false, checkout: { status: 'failed', failure_reason: 'amount_mismatch' } });
     expect((await getBalance(userId)).paid_balance).toBe(0);
   });

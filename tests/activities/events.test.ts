@@ -22,7 +22,13 @@ async function account() {
   const { creds, link } = await activeCryptoLink('10000');
   const object = paymentLinkView(link, await linkViewContext(creds.account_id));
   const ev = (objectId: string, related: string[] = []) => ({
-    accountId: creds.account_id, livemode: true, type: 'payment_link.activated', objectType: 'payment_link', objectId, object, relatedIds: related,
+    accountId: creds.account_id,
+    livemode: true,
+    type: 'payment_link.activated',
+    objectType: 'payment_link',
+    objectId,
+    object,
+    relatedIds: related,
   });
   return { acct: creds.account_id, ev };
 }
@@ -45,10 +51,14 @@ async function staysBlocked(tail: OutboxTail, accountId: string, seen: string[])
 
 /** Emits `event` in a transaction that rolls back: its `seq` is taken and never committed (a gap). */
 async function rolledBack(event: Parameters<typeof emitEvent>[1]): Promise<void> {
-  await db().transaction(async (m) => {
-    await emitEvent(m, event);
-    throw new Error('roll back');
-  }).catch((e: Error) => { if (e.message !== 'roll back') throw e; });
+  await db()
+    .transaction(async (m) => {
+      await emitEvent(m, event);
+      throw new Error('roll back');
+    })
+    .catch((e: Error) => {
+      if (e.message !== 'roll back') throw e;
+    });
 }
 
 /**
@@ -84,11 +94,20 @@ describeWithDb('outbox tail and event lists', () => {
     const { acct, ev } = await account();
     const tail = await OutboxTail.atHead();
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     let taken!: (e?: unknown) => void;
-    const seqTaken = new Promise<void>((r, j) => { taken = (e) => (e ? j(e) : r()); });
+    const seqTaken = new Promise<void>((r, j) => {
+      taken = (e) => (e ? j(e) : r());
+    });
     const open = db().transaction(async (m) => {
-      try { await emitEvent(m, ev('first')); } catch (e) { taken(e); throw e; }
+      try {
+        await emitEvent(m, ev('first'));
+      } catch (e) {
+        taken(e);
+        throw e;
+      }
       taken();
       await held;
     });
@@ -123,7 +142,11 @@ describeWithDb('outbox tail and event lists', () => {
         await rolledBack(ev('rolled_back'));
         await db().transaction((m) => emitEvent(m, ev('after')));
         const seen: string[] = [];
-        await eventually(async () => (await mine(tail, acct, seen)).seen.includes('after'), 'the event after the gap, another database\'s transaction open', 15_000);
+        await eventually(
+          async () => (await mine(tail, acct, seen)).seen.includes('after'),
+          "the event after the gap, another database's transaction open",
+          15_000,
+        );
         expect(seen).toEqual(['after']);
 
         // The same in this database: the gap is held while this database's transaction is open.
@@ -135,7 +158,11 @@ describeWithDb('outbox tail and event lists', () => {
         const seen2: string[] = [];
         await staysBlocked(tail2, acct, seen2);
         await here.rollbackTransaction();
-        await eventually(async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'), 'the event after the gap, once this database\'s transaction ended', 15_000);
+        await eventually(
+          async () => (await mine(tail2, acct, seen2)).seen.includes('after_2'),
+          "the event after the gap, once this database's transaction ended",
+          15_000,
+        );
         expect(seen2).toEqual(['after_2']);
       });
     } finally {
@@ -144,7 +171,7 @@ describeWithDb('outbox tail and event lists', () => {
     }
   });
 
-  test('rows handed out before a gap that only this database\'s check lets pass are not lost', async () => {
+  test("rows handed out before a gap that only this database's check lets pass are not lost", async () => {
     // A read hands out rows, then stops at a gap under a wait the server-wide xmin has not passed
     // (another database holds it); the database-local check passes it and the tail reads on. The
     // rows of the first read are handed out with the rest, never dropped.
@@ -171,9 +198,13 @@ describeWithDb('outbox tail and event lists', () => {
     }
   });
 
-  test('objectEvents: the object\'s own and related events, newest first, paged by cursor', async () => {
+  test("objectEvents: the object's own and related events, newest first, paged by cursor", async () => {
     const { acct, ev } = await account();
-    for (const [id, rel] of [['obj_a', []], ['obj_b', ['obj_a']], ['obj_a', []]] as Array<[string, string[]]>) {
+    for (const [id, rel] of [
+      ['obj_a', []],
+      ['obj_b', ['obj_a']],
+      ['obj_a', []],
+    ] as Array<[string, string[]]>) {
       await db().transaction((m) => emitEvent(m, ev(id, rel)));
     }
     const caller = keyCaller(acct);
@@ -224,7 +255,9 @@ describeWithDb('outbox tail and event lists', () => {
       const id = newId('evt_');
       await db().query(
         `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
-         VALUES ($1, $2, true, $3, 'payment_link', 'pl_list', '{"object":{"id":"pl_list","object":"payment_link"}}', '2026-09-04', now())`, [id, acct, type]);
+         VALUES ($1, $2, true, $3, 'payment_link', 'pl_list', '{"object":{"id":"pl_list","object":"payment_link"}}', '2026-09-04', now())`,
+        [id, acct, type],
+      );
       return { id, type };
     };
     const written: Array<{ id: string; type: string }> = [];
@@ -234,7 +267,13 @@ describeWithDb('outbox tail and event lists', () => {
       written.push(await insert('payroll_item.payout_paid'));
     }
     for (let i = 0; i < 40; i++) written.push(await insert(i % 2 ? 'payroll_item.payout_queued' : 'payout.processing'));
-    const expected = [...written.filter((e) => shipped.includes(e.type)).map((e) => e.id).reverse(), ...before];
+    const expected = [
+      ...written
+        .filter((e) => shipped.includes(e.type))
+        .map((e) => e.id)
+        .reverse(),
+      ...before,
+    ];
     const scope = keyCaller(acct, true);
     const walk = async (extra: { since?: string } = {}) => {
       const got: string[] = [];
@@ -249,8 +288,19 @@ describeWithDb('outbox tail and event lists', () => {
     };
     expect(await walk()).toEqual(expected);
     const since = written[20].id;
-    expect(await walk({ since })).toEqual(written.slice(21).filter((e) => shipped.includes(e.type)).map((e) => e.id).reverse());
+    expect(await walk({ since })).toEqual(
+      written
+        .slice(21)
+        .filter((e) => shipped.includes(e.type))
+        .map((e) => e.id)
+        .reverse(),
+    );
     expect((await listEvents(keyCaller(acct, false), { limit: 7 })).page).toEqual([]);
-    expect((await listEvents(scope, { type: 'payment.settled', limit: 100 })).page.map((e) => e.id)).toEqual(written.filter((e) => e.type === 'payment.settled').map((e) => e.id).reverse());
+    expect((await listEvents(scope, { type: 'payment.settled', limit: 100 })).page.map((e) => e.id)).toEqual(
+      written
+        .filter((e) => e.type === 'payment.settled')
+        .map((e) => e.id)
+        .reverse(),
+    );
   });
 });

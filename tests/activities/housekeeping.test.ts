@@ -20,14 +20,18 @@ describeWithDb('housekeeping', () => {
 
   test('purgeExpired forgets idempotency records older than the replay window and request logs past retention, and keeps the younger ones', async () => {
     const { account_id: acct } = await provisionAccount();
-    const idem = (key: string, ageMs: number) => db().query(
-      `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, created_at) VALUES ($1,'POST /v1/payouts',$2,true,'h','completed',$3)`,
-      [acct, key, new Date(Date.now() - ageMs)]);
+    const idem = (key: string, ageMs: number) =>
+      db().query(
+        `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, created_at) VALUES ($1,'POST /v1/payouts',$2,true,'h','completed',$3)`,
+        [acct, key, new Date(Date.now() - ageMs)],
+      );
     await idem('old', IDEMPOTENCY_TTL_SECONDS * 1000 + 60_000);
     await idem('young', IDEMPOTENCY_TTL_SECONDS * 1000 - 60_000);
-    const log = (id: string, ageMs: number) => db().query(
-      `INSERT INTO request_logs(id, account_id, livemode, method, path, status, latency_ms, created_at) VALUES ($1,$2,true,'GET','/v1/payouts',200,1,$3)`,
-      [id, acct, new Date(Date.now() - ageMs)]);
+    const log = (id: string, ageMs: number) =>
+      db().query(
+        `INSERT INTO request_logs(id, account_id, livemode, method, path, status, latency_ms, created_at) VALUES ($1,$2,true,'GET','/v1/payouts',200,1,$3)`,
+        [id, acct, new Date(Date.now() - ageMs)],
+      );
     const oldLog = newId('req_');
     const youngLog = newId('req_');
     await log(oldLog, (REQUEST_LOG_RETENTION_DAYS + 1) * DAY);
@@ -36,7 +40,9 @@ describeWithDb('housekeeping', () => {
     const r = await purgeExpired();
     expect(r.idempotency).toBeGreaterThanOrEqual(1);
     expect(r.requestLogs).toBeGreaterThanOrEqual(1);
-    expect((await db().query('SELECT key FROM idempotency_records WHERE account_id = $1', [acct])).map((x: { key: string }) => x.key)).toEqual(['young']);
+    expect(
+      (await db().query('SELECT key FROM idempotency_records WHERE account_id = $1', [acct])).map((x: { key: string }) => x.key),
+    ).toEqual(['young']);
     expect(await count('request_logs', 'id = ANY($1)', [[oldLog, youngLog]])).toBe(1);
     expect(await count('request_logs', 'id = $1', [youngLog])).toBe(1);
 

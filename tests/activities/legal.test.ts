@@ -15,7 +15,7 @@ import { db } from '../../lib/db';
 
 /** The scope of `userId` acting in `accountId` through a dashboard session (no user: a system scope). */
 const actingAs = (accountId: string, userId: string | null = null) =>
-  (userId ? scopeOf({ ...keyCaller(accountId), kind: 'dashboard_session', userId }, null) : systemScope(accountId, true));
+  userId ? scopeOf({ ...keyCaller(accountId), kind: 'dashboard_session', userId }, null) : systemScope(accountId, true);
 
 describeWithDb('terms acceptance', () => {
   useActivityTier();
@@ -28,7 +28,9 @@ describeWithDb('terms acceptance', () => {
   test('gate on: refused (409 terms_acceptance_required) until the owner accepts; the owner accepts once (a repeat returns the same acceptance)', async () => {
     const creds = await provisionAccount();
     await setSwitch(TERMS_SWITCH, true, creds.account_id);
-    expect(await rejection(checkTerms(actingAs(creds.account_id), { terms: 'account' }))).toMatchObject({ code: 'terms_acceptance_required' });
+    expect(await rejection(checkTerms(actingAs(creds.account_id), { terms: 'account' }))).toMatchObject({
+      code: 'terms_acceptance_required',
+    });
     const first = await acceptTerms(systemScope(creds.account_id, true), { terms: 'account' });
     const again = await acceptTerms(systemScope(creds.account_id, true), { terms: 'account' });
     expect(again.id).toBe(first.id);
@@ -37,15 +39,21 @@ describeWithDb('terms acceptance', () => {
     await expect(checkTerms(actingAs(creds.account_id), { terms: 'account' })).resolves.toBeUndefined();
   });
 
-  test('another member cannot accept for the account (409 terms_acceptance_owner_only); the personal gate needs the acting person\'s own acceptance', async () => {
+  test("another member cannot accept for the account (409 terms_acceptance_owner_only); the personal gate needs the acting person's own acceptance", async () => {
     const creds = await provisionAccount();
     await setSwitch(TERMS_SWITCH, true, creds.account_id);
     await memberSession(creds.account_id, 'admin');
     const [admin] = await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'admin'`, [creds.account_id]);
-    expect(await rejection(acceptTerms(systemScope(creds.account_id, true), { terms: 'account', user_id: admin.user_id }))).toMatchObject({ code: 'terms_acceptance_owner_only' });
-    expect(await rejection(checkTerms(actingAs(creds.account_id, null), { terms: 'personal' }))).toMatchObject({ code: 'terms_acceptance_required' });
+    expect(await rejection(acceptTerms(systemScope(creds.account_id, true), { terms: 'account', user_id: admin.user_id }))).toMatchObject({
+      code: 'terms_acceptance_owner_only',
+    });
+    expect(await rejection(checkTerms(actingAs(creds.account_id, null), { terms: 'personal' }))).toMatchObject({
+      code: 'terms_acceptance_required',
+    });
     await acceptTerms(systemScope(creds.account_id, true), { terms: 'personal', user_id: admin.user_id });
     await expect(checkTerms(actingAs(creds.account_id, admin.user_id), { terms: 'personal' })).resolves.toBeUndefined();
-    expect(await rejection(checkTerms(actingAs(creds.account_id, await ownerOf(creds.account_id)), { terms: 'personal' }))).toMatchObject({ code: 'terms_acceptance_required' });
+    expect(await rejection(checkTerms(actingAs(creds.account_id, await ownerOf(creds.account_id)), { terms: 'personal' }))).toMatchObject({
+      code: 'terms_acceptance_required',
+    });
   });
 });

@@ -24,7 +24,15 @@ const POLL_MS = 10 * 60_000;
 async function cardOrder() {
   const creds = await provisionAccount();
   const ctx = systemScope(creds.account_id, true, testRequest);
-  const q = await createQuote(ctx, { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card', headers: {} });
+  const q = await createQuote(ctx, {
+    side: 'buy',
+    from_asset: 'USD',
+    to_asset: 'USDC',
+    from_amount: '300.00',
+    to_network: 'base',
+    payment_method: 'card',
+    headers: {},
+  });
   const offer = q.offers.find((o) => o.provider === 'rampline')!;
   const o = await createOrder(ctx, { offer_id: offer.id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` });
   return { id: o.id, checkoutMs: o.checkout_expires_at!.getTime() };
@@ -38,7 +46,10 @@ describeWithDb('order activities', () => {
     expect(callsFor(o.id)).toEqual(['signalWithStart:update']);
     const now = Date.now();
     expect(await runActivity(advanceOrder, o.id, now)).toEqual({
-      done: false, status: 'awaiting_payment', wakeAtMs: now + POLL_MS, waitingFor: `the payer to pay the rampline order (card until ${new Date(o.checkoutMs).toISOString()})`,
+      done: false,
+      status: 'awaiting_payment',
+      wakeAtMs: now + POLL_MS,
+      waitingFor: `the payer to pay the rampline order (card until ${new Date(o.checkoutMs).toISOString()})`,
     });
     expect((await runActivity(advanceOrder, o.id, o.checkoutMs - 60_000)).wakeAtMs).toBe(o.checkoutMs);
     expect(await eventTypes(o.id)).toEqual(['order.created', 'order.status_changed']);
@@ -46,7 +57,11 @@ describeWithDb('order activities', () => {
 
   test('at the checkout deadline unpaid: the provider expires it -> failed payment_expired (order.status_changed, order.failed), done; a repeated step writes nothing', async () => {
     const o = await cardOrder();
-    expect(await runActivity(advanceOrder, o.id, o.checkoutMs)).toMatchObject({ done: true, status: 'failed', waitingFor: 'nothing (failed)' });
+    expect(await runActivity(advanceOrder, o.id, o.checkoutMs)).toMatchObject({
+      done: true,
+      status: 'failed',
+      waitingFor: 'nothing (failed)',
+    });
     expect(await row('orders', o.id)).toMatchObject({ status: 'failed', failure_kind: 'payment_expired', money_state: 'never_authorized' });
     const types = await eventTypes(o.id);
     expect(types.slice(-2)).toEqual(['order.status_changed', 'order.failed']);

@@ -13,7 +13,11 @@
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
 import {
-  maintainPartitions, PARTITION_DAYS_AHEAD, PARTITIONED_TABLES, partitionName, WEBHOOK_ATTEMPT_RETENTION_DAYS,
+  maintainPartitions,
+  PARTITION_DAYS_AHEAD,
+  PARTITIONED_TABLES,
+  partitionName,
+  WEBHOOK_ATTEMPT_RETENTION_DAYS,
 } from '../../activities/housekeeping/partitions';
 import { insertRequestLogs, type RequestLogRow } from '../../activities/request-logs/commands';
 import { requestLogsQuery } from '../../activities/request-logs/queries';
@@ -31,9 +35,23 @@ const today = () => Math.floor(Date.now() / DAY) * DAY;
 
 function logRow(accountId: string, o: Partial<RequestLogRow> = {}): RequestLogRow {
   return {
-    id: newId('req_'), account_id: accountId, livemode: true, caller_type: 'business_key', api_key_id: null, user_id: null, method: 'GET',
-    path: '/v1/payouts', status: 200, latency_ms: 10, idempotency_key: null, error_type: null, error_code: null, api_version: '2026-09-04', ip: '127.0.0.1',
-    created_at: new Date(), ...o,
+    id: newId('req_'),
+    account_id: accountId,
+    livemode: true,
+    caller_type: 'business_key',
+    api_key_id: null,
+    user_id: null,
+    method: 'GET',
+    path: '/v1/payouts',
+    status: 200,
+    latency_ms: 10,
+    idempotency_key: null,
+    error_type: null,
+    error_code: null,
+    api_version: '2026-09-04',
+    ip: '127.0.0.1',
+    created_at: new Date(),
+    ...o,
   };
 }
 
@@ -45,7 +63,9 @@ async function whereIs(table: string, id: string): Promise<string | undefined> {
 
 const tableExists = async (name: string) => (await db().query('SELECT 1 FROM pg_class WHERE relname = $1', [name])).length === 1;
 const partitionsOf = async (table: string): Promise<string[]> =>
-  (await db().query('SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass', [table])).map((r: { relname: string }) => r.relname);
+  (
+    await db().query('SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass', [table])
+  ).map((r: { relname: string }) => r.relname);
 
 /** A webhook endpoint, event and delivery of a fresh account, the delivery created `ageMs` ago. */
 async function delivery(ageMs = 0) {
@@ -56,20 +76,34 @@ async function delivery(ageMs = 0) {
   const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
   await db().query(
     `INSERT INTO webhook_endpoints(id, account_id, livemode, url, event_types, enabled, secret_ciphertext, secret_prefix)
-     VALUES ($1,$2,true,'https://example.com/hook','{payment_link.paid}',true,$3,$4)`, [endpointId, creds.account_id, encrypt(secret), secret.slice(0, 10)]);
+     VALUES ($1,$2,true,'https://example.com/hook','{payment_link.paid}',true,$3,$4)`,
+    [endpointId, creds.account_id, encrypt(secret), secret.slice(0, 10)],
+  );
   await db().query(
     `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
      VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_partitions',$3,'2026-09-04', now())`,
-    [eventId, creds.account_id, JSON.stringify({ object: { id: 'pl_partitions', object: 'payment_link', status: 'paid' } })]);
+    [eventId, creds.account_id, JSON.stringify({ object: { id: 'pl_partitions', object: 'payment_link', status: 'paid' } })],
+  );
   await db().query(
     `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, status, attempt_count, workflow_started_at, created_at)
-     VALUES ($1,$2,true,$3,$4,'payment_link.paid','pending',0, now(), $5)`, [deliveryId, creds.account_id, endpointId, eventId, new Date(Date.now() - ageMs)]);
+     VALUES ($1,$2,true,$3,$4,'payment_link.paid','pending',0, now(), $5)`,
+    [deliveryId, creds.account_id, endpointId, eventId, new Date(Date.now() - ageMs)],
+  );
   return { accountId: creds.account_id, endpointId, deliveryId };
 }
 
 const attempt = (deliveryId: string, n: number, statusCode: number) => ({
-  id: newId('wha_'), deliveryId, attempt: n, finishedAtMs: Date.now(),
-  http: { statusCode, error: statusCode === 200 ? null : `http_status_${statusCode}`, latencyMs: 4, excerpt: 'ok', retryable: statusCode !== 200 },
+  id: newId('wha_'),
+  deliveryId,
+  attempt: n,
+  finishedAtMs: Date.now(),
+  http: {
+    statusCode,
+    error: statusCode === 200 ? null : `http_status_${statusCode}`,
+    latencyMs: 4,
+    excerpt: 'ok',
+    retryable: statusCode !== 200,
+  },
 });
 
 describeWithDb('partition manager', () => {
@@ -111,8 +145,10 @@ describeWithDb('partition manager', () => {
     expect(await count('request_logs', 'id = ANY($1)', [[old.id, young.id]])).toBe(1);
     expect(await whereIs('request_logs', young.id)).toBe(partitionName('request_logs', Math.floor(young.created_at.getTime() / DAY) * DAY));
     // Its hour's count went with it (the summary's counts, migration 1764640000000); the younger row's stays.
-    const counted = async () => (await db().query('SELECT hour FROM request_log_counts WHERE account_id = $1 ORDER BY hour', [a.account_id]))
-      .map((x: { hour: Date }) => x.hour.getTime());
+    const counted = async () =>
+      (await db().query('SELECT hour FROM request_log_counts WHERE account_id = $1 ORDER BY hour', [a.account_id])).map(
+        (x: { hour: Date }) => x.hour.getTime(),
+      );
     expect(await counted()).toEqual([Math.floor(young.created_at.getTime() / 3_600_000) * 3_600_000]);
   });
 
@@ -133,10 +169,14 @@ describeWithDb('partition manager', () => {
     await db().query('DELETE FROM request_logs_default WHERE id = $1', [future.id]);
   });
 
-  test('GET /request_logs\'s query reads across daily partitions, newest first, with since/until', async () => {
+  test("GET /request_logs's query reads across daily partitions, newest first, with since/until", async () => {
     const a = await provisionAccount();
     const at = (daysAgo: number) => new Date(today() - daysAgo * DAY + 12 * 3_600_000);
-    const rows = [logRow(a.account_id, { created_at: at(0) }), logRow(a.account_id, { created_at: at(3), status: 404 }), logRow(a.account_id, { created_at: at(10) })];
+    const rows = [
+      logRow(a.account_id, { created_at: at(0) }),
+      logRow(a.account_id, { created_at: at(3), status: 404 }),
+      logRow(a.account_id, { created_at: at(10) }),
+    ];
     await insertRequestLogs(rows);
     const scope = keyCaller(a.account_id);
     const all = await requestLogsQuery(scope, {}).orderBy('r.created_at', 'DESC').addOrderBy('r.id', 'DESC').getMany();
@@ -145,7 +185,7 @@ describeWithDb('partition manager', () => {
     expect(window.map((r) => [r.id, r.status])).toEqual([[rows[1].id, 404]]);
   });
 
-  test('delivery attempts: written to their delivery\'s partition, read back in order from that partition only; an old delivery\'s attempts go by a drop', async () => {
+  test("delivery attempts: written to their delivery's partition, read back in order from that partition only; an old delivery's attempts go by a drop", async () => {
     const d = await delivery();
     await recordAttempts(d.endpointId, [attempt(d.deliveryId, 1, 503)]);
     const second = attempt(d.deliveryId, 2, 200);
@@ -153,11 +193,16 @@ describeWithDb('partition manager', () => {
     await recordAttempts(d.endpointId, [second]); // a retried write: recognised by its id
     const got = await getDeliveryWithAttempts(keyCaller(d.accountId), { id: d.deliveryId });
     expect(got.delivery.status).toBe('succeeded');
-    expect(got.attempts.map((x) => [x.attempt_number, x.status_code])).toEqual([[1, 503], [2, 200]]);
+    expect(got.attempts.map((x) => [x.attempt_number, x.status_code])).toEqual([
+      [1, 503],
+      [2, 200],
+    ]);
     expect(await whereIs('webhook_attempts', got.attempts[0].id)).toBe(partitionName('webhook_attempts', today()));
     const plan: Array<{ 'QUERY PLAN': string }> = await db().query(
       `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM webhook_attempts a
-        WHERE a.delivery_id = $1 AND a.delivery_created_at = (SELECT d.created_at FROM webhook_deliveries d WHERE d.id = $1)`, [d.deliveryId]);
+        WHERE a.delivery_id = $1 AND a.delivery_created_at = (SELECT d.created_at FROM webhook_deliveries d WHERE d.id = $1)`,
+      [d.deliveryId],
+    );
     // Every partition's scan is in the plan; only the delivery's partition is executed (run-time pruning).
     const scans = plan.map((p) => p['QUERY PLAN']).filter((l) => /->.* on webhook_attempts_/.test(l));
     expect(scans.length).toBeGreaterThan(1);

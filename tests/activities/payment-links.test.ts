@@ -6,7 +6,12 @@
  * per reminder, also when retried) and `signalPaymentsLinkEnded`. MockActivityEnvironment on real
  * PostgreSQL with the sandbox email provider.
  */
-import { expirePaymentLink, loadPaymentLinkState, sendPaymentLinkReminder, signalPaymentsLinkEnded } from '../../activities/payment-links/activities';
+import {
+  expirePaymentLink,
+  loadPaymentLinkState,
+  sendPaymentLinkReminder,
+  signalPaymentsLinkEnded,
+} from '../../activities/payment-links/activities';
 import { createOrReuseBankPayment } from '../../activities/payments/bank-commands';
 import { Client } from 'pg';
 import { db } from '../../lib/db';
@@ -20,10 +25,16 @@ const DAY = 86_400_000;
 
 /** The account's `payment_link_counts` summed over stripes (keys whose sum is 0 left out), and the same keys counted from its links. */
 async function linkCountsAndRows(accountId: string): Promise<{ counts: unknown[]; rows: unknown[] }> {
-  const counts = await db().query(`SELECT livemode, status, has_partial, settlement_kind, sum(n)::int AS n FROM payment_link_counts
-    WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4`, [accountId]);
-  const rows = await db().query(`SELECT livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind, count(*)::int AS n
-    FROM payment_links WHERE account_id = $1 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [accountId]);
+  const counts = await db().query(
+    `SELECT livemode, status, has_partial, settlement_kind, sum(n)::int AS n FROM payment_link_counts
+    WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4`,
+    [accountId],
+  );
+  const rows = await db().query(
+    `SELECT livemode, status, partial_payment IS NOT NULL AS has_partial, coalesce(settlement_kind, '') AS settlement_kind, count(*)::int AS n
+    FROM payment_links WHERE account_id = $1 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+    [accountId],
+  );
   return { counts, rows };
 }
 
@@ -36,19 +47,24 @@ async function copyLinks(id: string, tag: string, n: number, status: string, uni
     ? `'livemode', true, 'settlement_kind', 'crypto_only', 'partial_payment', NULL`
     : `'livemode', g % 7 <> 0, 'settlement_kind', (ARRAY['crypto_only','fiat_provider',NULL])[1 + (g / 9) % 3],
       'partial_payment', CASE WHEN g % 11 = 0 THEN '{"received":null,"payment_id":"pay_x"}'::jsonb END`;
-  await db().query(`
+  await db().query(
+    `
     INSERT INTO payment_links SELECT (jsonb_populate_record(l, jsonb_build_object(
       'id', l.id || '_${tag}' || g, 'reference_id', l.reference_id || '_${tag}' || g, 'short_code', left(md5(l.id || '${tag}' || g), 12), 'payer_token', NULL,
       'status', ${status}, ${keys}))).*
-    FROM payment_links l, generate_series(1, ${n}) g WHERE l.id = $1 ORDER BY g`, [id]);
+    FROM payment_links l, generate_series(1, ${n}) g WHERE l.id = $1 ORDER BY g`,
+    [id],
+  );
 }
 
 /** An active bank link activated 10 days before `at0`, with a payer email and reminders at 3, 7 and 14 days. */
 async function remindableLink(at0: number) {
   const { creds, link } = await activeBankLinkRow('ach', 'USD', '25000');
-  await db().query(
-    `UPDATE payment_links SET payer_email = 'payer@example.com', activated_at = $2, reminder_schedule = $3 WHERE id = $1`,
-    [link.id, new Date(at0 - 10 * DAY), JSON.stringify({ status: 'on', offsets_days: [3, 7, 14], sent: [] })]);
+  await db().query(`UPDATE payment_links SET payer_email = 'payer@example.com', activated_at = $2, reminder_schedule = $3 WHERE id = $1`, [
+    link.id,
+    new Date(at0 - 10 * DAY),
+    JSON.stringify({ status: 'on', offsets_days: [3, 7, 14], sent: [] }),
+  ]);
   return { creds, linkId: link.id, activatedMs: at0 - 10 * DAY };
 }
 
@@ -61,7 +77,12 @@ describeWithDb('payment link activities', () => {
     const expires = new Date(at0 + 30 * DAY);
     await db().query('UPDATE payment_links SET expires_at = $2 WHERE id = $1', [linkId, expires]);
     expect(await runActivity(loadPaymentLinkState, { linkId })).toEqual({
-      exists: true, status: 'active', ended: false, expiresAt: expires.getTime(), nextReminderAt: activatedMs + 3 * DAY, reminderIndex: 0,
+      exists: true,
+      status: 'active',
+      ended: false,
+      expiresAt: expires.getTime(),
+      nextReminderAt: activatedMs + 3 * DAY,
+      reminderIndex: 0,
     });
     await db().query(`UPDATE payment_links SET status = 'draft' WHERE id = $1`, [linkId]);
     expect(await runActivity(loadPaymentLinkState, { linkId })).toMatchObject({ ended: true, expiresAt: null, nextReminderAt: null });
@@ -70,27 +91,43 @@ describeWithDb('payment link activities', () => {
 
   test('a crypto-only link has no reminders (nextReminderAt null) whatever its schedule', async () => {
     const { link } = await activeCryptoLink('10000');
-    await db().query(`UPDATE payment_links SET payer_email = 'p@example.com', reminder_schedule = $2 WHERE id = $1`,
-      [link.id, JSON.stringify({ status: 'on', offsets_days: [1], sent: [] })]);
+    await db().query(`UPDATE payment_links SET payer_email = 'p@example.com', reminder_schedule = $2 WHERE id = $1`, [
+      link.id,
+      JSON.stringify({ status: 'on', offsets_days: [1], sent: [] }),
+    ]);
     expect((await runActivity(loadPaymentLinkState, { linkId: link.id })).nextReminderAt).toBeNull();
   });
 
   test('expirePaymentLink before expires_at (workflow clock) changes nothing', async () => {
     const exp = Date.now() + DAY;
     const { link } = await activeCryptoLink('10000', { expiresAt: new Date(exp) });
-    expect(await runActivity(expirePaymentLink, { linkId: link.id, at: exp - 1 })).toEqual({ expired: false, accountId: link.account_id, paymentIds: [] });
+    expect(await runActivity(expirePaymentLink, { linkId: link.id, at: exp - 1 })).toEqual({
+      expired: false,
+      accountId: link.account_id,
+      paymentIds: [],
+    });
     expect((await row('payment_links', link.id)).status).toBe('active');
   });
 
   test('expirePaymentLink at expires_at: link expired (payment_link.expired once), its live bank payment expired in the same transaction and returned for the linkEnded signal; a retry changes nothing', async () => {
     const exp = Date.now() + DAY;
     const { link } = await activeBankLinkRow('ach', 'USD', '25000', { expiresAt: new Date(exp) });
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), {
+      linkId: link.id,
+      rail: 'ach',
+      payerEmail: null,
+      payerType: null,
+      payerState: null,
+    });
     const r = await runActivity(expirePaymentLink, { linkId: link.id, at: exp });
     expect(r).toEqual({ expired: true, accountId: link.account_id, paymentIds: [payment.id] });
     expect(await row('payment_links', link.id)).toMatchObject({ status: 'expired', expired_at: new Date(exp) });
     expect((await row('payments', payment.id)).status).toBe('expired');
-    expect(await runActivity(expirePaymentLink, { linkId: link.id, at: exp + 1000 })).toEqual({ expired: false, accountId: link.account_id, paymentIds: [] });
+    expect(await runActivity(expirePaymentLink, { linkId: link.id, at: exp + 1000 })).toEqual({
+      expired: false,
+      accountId: link.account_id,
+      paymentIds: [],
+    });
     expect((await eventTypes(link.id)).filter((t) => t === 'payment_link.expired')).toHaveLength(1);
     expect((await runActivity(loadPaymentLinkState, { linkId: link.id })).ended).toBe(true);
 
@@ -117,14 +154,20 @@ describeWithDb('payment link activities', () => {
     const { creds, link } = await activeCryptoLink('10000');
     const a = creds.account_id;
     // 24 more links of the same account: every status, both modes, three settlement kinds.
-    await db().query(`
+    await db().query(
+      `
       INSERT INTO payment_links SELECT (jsonb_populate_record(l, jsonb_build_object(
         'id', l.id || '_' || g, 'reference_id', l.reference_id || '_' || g, 'short_code', left(md5(l.id || g), 12), 'payer_token', NULL,
         'livemode', g % 5 <> 0,
         'status', (ARRAY['draft','active','viewed','processing','paid','settled','cancelled','expired','refunded'])[1 + g % 9],
         'settlement_kind', (ARRAY['crypto_only','fiat_provider',NULL])[1 + g % 3]))).*
-      FROM payment_links l, generate_series(1, 24) g WHERE l.id = $1`, [link.id]);
-    await db().query(`UPDATE payment_links SET partial_payment = '{"received":null,"payment_id":"pay_x"}' WHERE account_id = $1 AND status IN ('processing','viewed')`, [a]);
+      FROM payment_links l, generate_series(1, 24) g WHERE l.id = $1`,
+      [link.id],
+    );
+    await db().query(
+      `UPDATE payment_links SET partial_payment = '{"received":null,"payment_id":"pay_x"}' WHERE account_id = $1 AND status IN ('processing','viewed')`,
+      [a],
+    );
     await db().query(`UPDATE payment_links SET status = 'processing' WHERE account_id = $1 AND status = 'viewed'`, [a]);
     await db().query(`UPDATE payment_links SET settlement_kind = 'fiat_provider' WHERE account_id = $1 AND status = 'draft'`, [a]);
     await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND status = 'refunded'`, [a]);
@@ -143,7 +186,9 @@ describeWithDb('payment link activities', () => {
       }
     }
     const all = await listLinks(systemScope(a, true), {}).summary();
-    expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payment_links WHERE account_id = $1 AND livemode', [a]))[0].count));
+    expect(all.total).toBe(
+      Number((await db().query('SELECT count(*) FROM payment_links WHERE account_id = $1 AND livemode', [a]))[0].count),
+    );
     expect(all.by_status_group.needs_attention).toBeGreaterThan(0);
     expect(all.by_status_group.ended).toBeGreaterThan(0);
   });
@@ -151,17 +196,28 @@ describeWithDb('payment link activities', () => {
   test('bulk statements keep payment_link_counts exact (issue 36 item 5: one upsert per key per statement): a 3,000-row INSERT ... SELECT, multi-row UPDATEs of statuses, kinds and partial payments (and of no counted column), a multi-row DELETE', async () => {
     const { link } = await activeCryptoLink('10000');
     const a = link.account_id;
-    await copyLinks(link.id, 'b', 3000, `(ARRAY['draft','active','viewed','processing','paid','settled','cancelled','expired','refunded'])[1 + g % 9]`);
+    await copyLinks(
+      link.id,
+      'b',
+      3000,
+      `(ARRAY['draft','active','viewed','processing','paid','settled','cancelled','expired','refunded'])[1 + g % 9]`,
+    );
     let r = await linkCountsAndRows(a);
     expect(r.rows.length).toBeGreaterThan(50);
     expect(r.counts).toEqual(r.rows);
 
     // Moves in both directions between the same keys, in one statement each.
-    await db().query(`UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' WHEN 'active' THEN 'draft' WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' ELSE status END
-      WHERE account_id = $1 AND id LIKE '%0'`, [a]);
-    await db().query(`UPDATE payment_links SET status = 'processing', partial_payment = CASE WHEN partial_payment IS NULL THEN '{"received":null,"payment_id":"pay_y"}'::jsonb END,
+    await db().query(
+      `UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' WHEN 'active' THEN 'draft' WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' ELSE status END
+      WHERE account_id = $1 AND id LIKE '%0'`,
+      [a],
+    );
+    await db().query(
+      `UPDATE payment_links SET status = 'processing', partial_payment = CASE WHEN partial_payment IS NULL THEN '{"received":null,"payment_id":"pay_y"}'::jsonb END,
       settlement_kind = CASE settlement_kind WHEN 'crypto_only' THEN 'fiat_provider' WHEN 'fiat_provider' THEN NULL ELSE 'crypto_only' END
-      WHERE account_id = $1 AND status IN ('viewed', 'expired')`, [a]);
+      WHERE account_id = $1 AND status IN ('viewed', 'expired')`,
+      [a],
+    );
     await db().query(`UPDATE payment_links SET livemode = NOT livemode WHERE account_id = $1 AND id LIKE '%7'`, [a]);
     const before = await db().query('SELECT * FROM payment_link_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5, 6', [a]);
     await db().query(`UPDATE payment_links SET memo = 'bulk' WHERE account_id = $1`, [a]);
@@ -173,8 +229,14 @@ describeWithDb('payment link activities', () => {
     r = await linkCountsAndRows(a);
     expect(r.counts).toEqual(r.rows);
     // One row (the triggers' one-row forms) and none.
-    await db().query(`DELETE FROM payment_links WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'draft')`, [a]);
-    await db().query(`UPDATE payment_links SET status = 'cancelled' WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'paid')`, [a]);
+    await db().query(
+      `DELETE FROM payment_links WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'draft')`,
+      [a],
+    );
+    await db().query(
+      `UPDATE payment_links SET status = 'cancelled' WHERE id = (SELECT max(id) FROM payment_links WHERE account_id = $1 AND status = 'paid')`,
+      [a],
+    );
     await copyLinks(link.id, 'c', 1, `'viewed'`);
     await db().query(`UPDATE payment_links SET status = 'active' WHERE account_id = $1 AND false`, [a]);
     await db().query(`DELETE FROM payment_links WHERE account_id = $1 AND false`, [a]);
@@ -211,10 +273,16 @@ describeWithDb('payment link activities', () => {
         const [x, y] = round % 2 === 0 ? [one, other] : [other, one];
         const [forward, back] = round % 2 === 0 ? [EVEN, ODD] : [ODD, EVEN];
         const [moved, movedBack] = await Promise.all([
-          x.query(`UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' ELSE 'settled' END
-            WHERE account_id = $1 AND status IN ('draft', 'paid') AND right(id, 1) = ANY($2)`, [a, forward]),
-          y.query(`UPDATE payment_links SET status = CASE status WHEN 'settled' THEN 'paid' ELSE 'draft' END
-            WHERE account_id = $1 AND status IN ('settled', 'active') AND right(id, 1) = ANY($2)`, [a, back]),
+          x.query(
+            `UPDATE payment_links SET status = CASE status WHEN 'draft' THEN 'active' ELSE 'settled' END
+            WHERE account_id = $1 AND status IN ('draft', 'paid') AND right(id, 1) = ANY($2)`,
+            [a, forward],
+          ),
+          y.query(
+            `UPDATE payment_links SET status = CASE status WHEN 'settled' THEN 'paid' ELSE 'draft' END
+            WHERE account_id = $1 AND status IN ('settled', 'active') AND right(id, 1) = ANY($2)`,
+            [a, back],
+          ),
         ]);
         expect(Math.min(moved.rowCount ?? 0, movedBack.rowCount ?? 0)).toBeGreaterThan(50);
         const r = await linkCountsAndRows(a);

@@ -8,7 +8,11 @@
  */
 import crypto from 'node:crypto';
 import {
-  applyDepositActivity, expirePaymentActivity, loadPaymentState, recordSettlement, sendSettlement,
+  applyDepositActivity,
+  expirePaymentActivity,
+  loadPaymentState,
+  recordSettlement,
+  sendSettlement,
 } from '../../activities/payments/activities';
 import { applyBankCreditActivity, submitBankSettlement, syncBankSettlement } from '../../activities/payments/bank-activities';
 import { createOrReuseBankPayment, recordBankCredit } from '../../activities/payments/bank-commands';
@@ -16,7 +20,18 @@ import { createOrReuseNativePayment } from '../../activities/payments/commands';
 import { recordObservedTransfer } from '../../activities/payments/watcher';
 import { chainAdapter } from '../../providers/chain';
 import { fiatRails } from '../../providers/fiat-rails';
-import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier, workflowCalls } from '../helpers/activity-env';
+import {
+  callsFor,
+  count,
+  describeWithDb,
+  eventTypes,
+  rejection,
+  row,
+  runActivity,
+  testRequest,
+  useActivityTier,
+  workflowCalls,
+} from '../helpers/activity-env';
 import { activeBankLinkRow, activeCryptoLink } from '../helpers/fixtures';
 import { systemScope } from '../../activities/scope';
 import { listPayments, paymentSummaryByScan, paymentSummaryFromCounts } from '../../activities/payments/queries';
@@ -27,7 +42,11 @@ const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 /** A native-rail payment of an active $100 crypto link (total due = invoice + 1% payer fee, USDC 6 decimals). */
 async function nativePayment() {
   const { link } = await activeCryptoLink('10000');
-  const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), {
+    linkId: link.id,
+    payerEmail: null,
+    payerType: null,
+  });
   return { linkId: link.id, paymentId: payment.id, address: payment.deposit_address!, expected: BigInt(payment.amount_expected_minor) };
 }
 
@@ -50,7 +69,11 @@ describeWithDb('payment activities', () => {
     expect(callsFor(paymentId)).toEqual(['start:-', 'signalWithStart:deposit']);
     expect(await seen(address, expected, tx)).toBe(depositId);
     expect(await count('deposits', 'payment_id = $1', [paymentId])).toBe(1);
-    expect((await runActivity(loadPaymentState, paymentId))).toMatchObject({ status: 'awaiting', pendingDepositIds: [depositId], done: false });
+    expect(await runActivity(loadPaymentState, paymentId)).toMatchObject({
+      status: 'awaiting',
+      pendingDepositIds: [depositId],
+      done: false,
+    });
   });
 
   test('a transfer to an address no payment owns is recorded only, and wakes no payment', async () => {
@@ -91,7 +114,9 @@ describeWithDb('payment activities', () => {
     const tx2 = await runActivity(sendSettlement, paymentId);
     expect(tx2).toBe(tx1);
     const p = await row('payments', paymentId);
-    expect(await count('sandbox_chain_transfers', 'lower(from_address) = lower($1) AND to_address = $2', [address, p.settlement_address])).toBe(1);
+    expect(
+      await count('sandbox_chain_transfers', 'lower(from_address) = lower($1) AND to_address = $2', [address, p.settlement_address]),
+    ).toBe(1);
     const s = await runActivity(recordSettlement, paymentId, tx1);
     expect(s).toMatchObject({ status: 'settled', needsSettlement: false, done: true, linkEnded: true });
     expect((await row('payment_links', linkId)).status).toBe('settled');
@@ -115,13 +140,35 @@ describeWithDb('payment activities', () => {
 
   test('bank rail: a matched credit -> paid; submitBankSettlement pays the destination once (key settle:<payment>:<settled>); a failed payout is recorded and parks the payment (SettlementFailed)', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
-    const { creditId } = await recordBankCredit({
-      id: `bcr_provider_${crypto.randomBytes(6).toString('hex')}`, rail: 'ach', currency: 'USD', amount: 25000n, reference: payment.bank_reference,
-      to_account: '000000000000', sender_name: 'Payer', client_reference: payment.id, state: 'received', return_reason: null,
-    }, 2);
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), {
+      linkId: link.id,
+      rail: 'ach',
+      payerEmail: null,
+      payerType: null,
+      payerState: null,
+    });
+    const { creditId } = await recordBankCredit(
+      {
+        id: `bcr_provider_${crypto.randomBytes(6).toString('hex')}`,
+        rail: 'ach',
+        currency: 'USD',
+        amount: 25000n,
+        reference: payment.bank_reference,
+        to_account: '000000000000',
+        sender_name: 'Payer',
+        client_reference: payment.id,
+        state: 'received',
+        return_reason: null,
+      },
+      2,
+    );
     expect(callsFor(payment.id)).toEqual(['start:-', 'signalWithStart:deposit']);
-    expect(await runActivity(applyBankCreditActivity, payment.id, creditId)).toMatchObject({ status: 'paid', needsSettlement: true, settlement: 'bank', linkEnded: true });
+    expect(await runActivity(applyBankCreditActivity, payment.id, creditId)).toMatchObject({
+      status: 'paid',
+      needsSettlement: true,
+      settlement: 'bank',
+      linkEnded: true,
+    });
 
     const s1 = await runActivity(submitBankSettlement, payment.id);
     expect(s1).toMatchObject({ status: 'paid', settlementPending: true, needsSettlement: false, done: false });
@@ -144,13 +191,22 @@ describeWithDb('payment activities', () => {
   test('expand=summary from payment_counts (decision 0077) equals counting the payments, for the status and settlement filters, through inserts, moves, deletes and both modes', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
     const scope = systemScope(link.account_id, true);
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
-    await db().query(`
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), {
+      linkId: link.id,
+      rail: 'ach',
+      payerEmail: null,
+      payerType: null,
+      payerState: null,
+    });
+    await db().query(
+      `
       INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object(
         'id', p.id || '_' || g, 'payment_link_id', NULL, 'bank_reference', NULL, 'livemode', g % 4 <> 0,
         'status', (ARRAY['paid','settled','expired','overpaid','refunded','failed','marked_sent'])[1 + g % 7],
         'settlement', (ARRAY['bank','crypto',NULL])[1 + g % 3]))).*
-      FROM payments p, generate_series(1, 20) g WHERE p.id = $1`, [payment.id]);
+      FROM payments p, generate_series(1, 20) g WHERE p.id = $1`,
+      [payment.id],
+    );
     await db().query(`UPDATE payments SET status = 'settled' WHERE account_id = $1 AND status = 'paid'`, [link.account_id]);
     await db().query(`UPDATE payments SET settlement = 'crypto' WHERE account_id = $1 AND status = 'expired'`, [link.account_id]);
     await db().query(`DELETE FROM payments WHERE account_id = $1 AND status = 'failed'`, [link.account_id]);
@@ -158,40 +214,67 @@ describeWithDb('payment activities', () => {
       const s = systemScope(link.account_id, livemode);
       for (const status of [undefined, 'awaiting', 'settled', 'expired', 'failed']) {
         for (const settlement of [undefined, 'bank', 'crypto']) {
-          expect([livemode, status, settlement, await paymentSummaryFromCounts(s, { status, settlement })])
-            .toEqual([livemode, status, settlement, await paymentSummaryByScan(s, { status, settlement })]);
+          expect([livemode, status, settlement, await paymentSummaryFromCounts(s, { status, settlement })]).toEqual([
+            livemode,
+            status,
+            settlement,
+            await paymentSummaryByScan(s, { status, settlement }),
+          ]);
         }
       }
     }
     const all = await listPayments(scope, {}).summary();
-    expect(all.total).toBe(Number((await db().query('SELECT count(*) FROM payments WHERE account_id = $1 AND livemode', [link.account_id]))[0].count));
+    expect(all.total).toBe(
+      Number((await db().query('SELECT count(*) FROM payments WHERE account_id = $1 AND livemode', [link.account_id]))[0].count),
+    );
     expect(all.by_status.marked_sent).toBeGreaterThan(0);
   });
 
   test('bulk statements keep payment_counts exact (issue 36 item 5: one upsert per key per statement): a 3,000-row INSERT ... SELECT, multi-row UPDATEs of statuses and settlements (and of no counted column), a multi-row DELETE', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
     const a = link.account_id;
-    const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
-    const countsAndRows = async () => ({
-      counts: await db().query(`SELECT livemode, status, settlement, sum(n)::int AS n FROM payment_counts WHERE account_id = $1
-        GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`, [a]),
-      rows: await db().query(`SELECT livemode, status, coalesce(settlement, '') AS settlement, count(*)::int AS n FROM payments WHERE account_id = $1
-        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [a]),
+    const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), {
+      linkId: link.id,
+      rail: 'ach',
+      payerEmail: null,
+      payerType: null,
+      payerState: null,
     });
-    await db().query(`
+    const countsAndRows = async () => ({
+      counts: await db().query(
+        `SELECT livemode, status, settlement, sum(n)::int AS n FROM payment_counts WHERE account_id = $1
+        GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`,
+        [a],
+      ),
+      rows: await db().query(
+        `SELECT livemode, status, coalesce(settlement, '') AS settlement, count(*)::int AS n FROM payments WHERE account_id = $1
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+        [a],
+      ),
+    });
+    await db().query(
+      `
       INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object(
         'id', p.id || '_b' || g, 'payment_link_id', NULL, 'bank_reference', NULL, 'livemode', g % 5 <> 0,
         'status', (ARRAY['paid','settled','expired','overpaid','refunded','failed','marked_sent'])[1 + g % 7],
         'settlement', (ARRAY['bank','crypto',NULL])[1 + g % 3]))).*
-      FROM payments p, generate_series(1, 3000) g WHERE p.id = $1`, [payment.id]);
+      FROM payments p, generate_series(1, 3000) g WHERE p.id = $1`,
+      [payment.id],
+    );
     let r = await countsAndRows();
     expect(r.rows.length).toBeGreaterThan(30);
     expect(r.counts).toEqual(r.rows);
 
-    await db().query(`UPDATE payments SET status = CASE status WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' WHEN 'marked_sent' THEN 'expired' ELSE status END
-      WHERE account_id = $1 AND id LIKE '%0'`, [a]);
-    await db().query(`UPDATE payments SET settlement = CASE settlement WHEN 'bank' THEN 'crypto' WHEN 'crypto' THEN NULL ELSE 'bank' END, livemode = NOT livemode
-      WHERE account_id = $1 AND status IN ('expired', 'refunded')`, [a]);
+    await db().query(
+      `UPDATE payments SET status = CASE status WHEN 'paid' THEN 'settled' WHEN 'settled' THEN 'paid' WHEN 'marked_sent' THEN 'expired' ELSE status END
+      WHERE account_id = $1 AND id LIKE '%0'`,
+      [a],
+    );
+    await db().query(
+      `UPDATE payments SET settlement = CASE settlement WHEN 'bank' THEN 'crypto' WHEN 'crypto' THEN NULL ELSE 'bank' END, livemode = NOT livemode
+      WHERE account_id = $1 AND status IN ('expired', 'refunded')`,
+      [a],
+    );
     const before = await db().query('SELECT * FROM payment_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a]);
     await db().query(`UPDATE payments SET updated_at = now() WHERE account_id = $1`, [a]);
     expect(await db().query('SELECT * FROM payment_counts WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [a])).toEqual(before);
@@ -203,12 +286,17 @@ describeWithDb('payment activities', () => {
     expect(r.counts).toEqual(r.rows);
     // One row (the triggers' one-row forms) and none.
     await db().query(`DELETE FROM payments WHERE id = (SELECT max(id) FROM payments WHERE account_id = $1 AND status = 'paid')`, [a]);
-    await db().query(`UPDATE payments SET status = 'refunded' WHERE id = (SELECT max(id) FROM payments WHERE account_id = $1 AND status = 'settled')`, [a]);
+    await db().query(
+      `UPDATE payments SET status = 'refunded' WHERE id = (SELECT max(id) FROM payments WHERE account_id = $1 AND status = 'settled')`,
+      [a],
+    );
     await db().query(`DELETE FROM payments WHERE account_id = $1 AND false`, [a]);
     r = await countsAndRows();
     expect(r.counts).toEqual(r.rows);
     for (const livemode of [true, false]) {
-      expect(await paymentSummaryFromCounts(systemScope(a, livemode), {})).toEqual(await paymentSummaryByScan(systemScope(a, livemode), {}));
+      expect(await paymentSummaryFromCounts(systemScope(a, livemode), {})).toEqual(
+        await paymentSummaryByScan(systemScope(a, livemode), {}),
+      );
     }
   });
 });

@@ -8,7 +8,13 @@
 import crypto from 'node:crypto';
 import { provisionAccount } from '../../activities/accounts/commands';
 import {
-  applyPayoutDeposit, ensureProviderTransfer, expirePayout, loadPayoutState, refundHeldFunds, submitFiatPayment, syncRailPayment,
+  applyPayoutDeposit,
+  ensureProviderTransfer,
+  expirePayout,
+  loadPayoutState,
+  refundHeldFunds,
+  submitFiatPayment,
+  syncRailPayment,
 } from '../../activities/payouts/activities';
 import { createPayout, requestFunding, setBeneficiary } from '../../activities/payouts/commands';
 import { systemScope } from '../../activities/scope';
@@ -19,7 +25,17 @@ import { db } from '../../lib/db';
 import { chainAdapter } from '../../providers/chain';
 import { bridgeAdapter } from '../../providers/bridge';
 import { fiatRails } from '../../providers/fiat-rails';
-import { callsFor, count, describeWithDb, eventTypes, rejection, row, runActivity, testRequest, useActivityTier } from '../helpers/activity-env';
+import {
+  callsFor,
+  count,
+  describeWithDb,
+  eventTypes,
+  rejection,
+  row,
+  runActivity,
+  testRequest,
+  useActivityTier,
+} from '../helpers/activity-env';
 
 /** A fresh refund address per payout (the sandbox chain is shared with every other test file). */
 const newAddress = () => getAddress(`0x${crypto.randomBytes(20).toString('hex')}`);
@@ -30,17 +46,38 @@ async function payoutWithAttempt(): Promise<{ payoutId: string; attemptId: strin
   const refund = newAddress();
   const creds = await provisionAccount();
   const p = await createPayout(systemScope(creds.account_id, true, testRequest), {
-    invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true,
+    invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 },
+    corridor_id: 'usd_ach',
+    source_chain: 'base',
+    recipient_email: 'ap@supplier.example',
+    notify_recipient: true,
   });
-  await setBeneficiary(systemScope(creds.account_id, true, testRequest), { id: p.id, account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' });
-  const r = await requestFunding(systemScope(creds.account_id, true, testRequest), { id: p.id, funding_source: 'external_wallet', refund_address: refund });
+  await setBeneficiary(systemScope(creds.account_id, true, testRequest), {
+    id: p.id,
+    account_owner_type: 'business',
+    account_holder_name: 'Supplier LLC',
+    account_number: '123456789',
+    routing_number: '021000021',
+  });
+  const r = await requestFunding(systemScope(creds.account_id, true, testRequest), {
+    id: p.id,
+    funding_source: 'external_wallet',
+    refund_address: refund,
+  });
   return { payoutId: p.id, attemptId: r.attemptId, refund };
 }
 
 /** USDC `amount` landing at the attempt's funding address on the sandbox chain, and the chain watcher's record of it (a `pod_` deposit). */
 async function arrive(attemptId: string, amount: string): Promise<string> {
   const at = await row('payout_attempts', attemptId);
-  const t = await chainAdapter().inject({ chain: at.source_chain, asset: 'USDC', to_address: at.deposit_address, amount: BigInt(amount), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
+  const t = await chainAdapter().inject({
+    chain: at.source_chain,
+    asset: 'USDC',
+    to_address: at.deposit_address,
+    amount: BigInt(amount),
+    decimals: 6,
+    tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
+  });
   return recordObservedTransfer(t);
 }
 
@@ -59,7 +96,15 @@ describeWithDb('payout activities', () => {
   test('loadPayoutState of a fund request: the attempt still needs its provider transfer (the workflow next calls ensureProviderTransfer)', async () => {
     const { payoutId, attemptId } = await payoutWithAttempt();
     const s = await runActivity(loadPayoutState, payoutId);
-    expect(s).toMatchObject({ status: 'draft', attemptId, needsTransfer: true, terminal: false, pendingDepositIds: [], held: false, fundingTarget: null });
+    expect(s).toMatchObject({
+      status: 'draft',
+      attemptId,
+      needsTransfer: true,
+      terminal: false,
+      pendingDepositIds: [],
+      held: false,
+      fundingTarget: null,
+    });
   });
 
   test('loadPayoutState of an unknown payout is the non-retryable NotFound', async () => {
@@ -71,7 +116,12 @@ describeWithDb('payout activities', () => {
     const { payoutId, attemptId } = await payoutWithAttempt();
     const nowMs = Date.parse('2030-01-01T00:00:00Z');
     const first = await runActivity(ensureProviderTransfer, payoutId, nowMs);
-    expect(first).toMatchObject({ status: 'awaiting_funds', needsTransfer: false, expiresAtMs: nowMs + FUNDING_WINDOW_SECONDS * 1000, terminal: false });
+    expect(first).toMatchObject({
+      status: 'awaiting_funds',
+      needsTransfer: false,
+      expiresAtMs: nowMs + FUNDING_WINDOW_SECONDS * 1000,
+      terminal: false,
+    });
     const at = await row('payout_attempts', attemptId);
     expect(at.status).toBe('awaiting_funds');
     expect(at.provider_transfer_id).toEqual(expect.any(String));
@@ -94,7 +144,7 @@ describeWithDb('payout activities', () => {
 
     const s = await runActivity(applyPayoutDeposit, payoutId, depositId);
     expect(s).toMatchObject({ status: 'funds_received', pendingDepositIds: [], held: false });
-    expect((await row('payout_attempts', attemptId))).toMatchObject({ status: 'funds_received', received_minor: gross });
+    expect(await row('payout_attempts', attemptId)).toMatchObject({ status: 'funds_received', received_minor: gross });
     const again = await runActivity(applyPayoutDeposit, payoutId, depositId);
     expect(again).toEqual(s);
     expect((await row('payout_attempts', attemptId)).received_minor).toBe(gross);
@@ -118,7 +168,11 @@ describeWithDb('payout activities', () => {
     const s = await runActivity(submitFiatPayment, payoutId);
     expect(s).toMatchObject({ status: 'processing', railPaymentId: expect.stringMatching(/^rpm_/), held: false });
     expect(await eventTypes(payoutId)).toEqual([...before, 'payout.processing']);
-    expect((await row('payout_attempts', attemptId))).toMatchObject({ status: 'processing', rail_payment_id: s.railPaymentId, surplus_minor: '0' });
+    expect(await row('payout_attempts', attemptId)).toMatchObject({
+      status: 'processing',
+      rail_payment_id: s.railPaymentId,
+      surplus_minor: '0',
+    });
 
     const again = await runActivity(submitFiatPayment, payoutId);
     expect(again).toEqual(s);
@@ -129,7 +183,13 @@ describeWithDb('payout activities', () => {
   test('submitFiatPayment retried after a crash between the rail call and the commit records the rail payment already made (key <attempt>:rail), never a second one', async () => {
     const { payoutId, attemptId } = await fundedPayout();
     const p = await row('payouts', payoutId);
-    const lost = await fiatRails().submit({ idempotencyKey: `${attemptId}:rail`, clientReference: payoutId, rail: p.fiat_rail, currency: p.currency, amount: 1n });
+    const lost = await fiatRails().submit({
+      idempotencyKey: `${attemptId}:rail`,
+      clientReference: payoutId,
+      rail: p.fiat_rail,
+      currency: p.currency,
+      amount: 1n,
+    });
     const s = await runActivity(submitFiatPayment, payoutId);
     expect(s.railPaymentId).toBe(lost.id);
     expect(await count('sandbox_rail_payments', 'client_reference = $1', [payoutId])).toBe(1);
@@ -143,7 +203,7 @@ describeWithDb('payout activities', () => {
     expect(e.name).toBe('IllegalTransition');
     expect(e.code).toBe('payout_attempt_state_changed');
     expect((await row('payouts', payoutId)).status).toBe('funds_received');
-    expect((await row('payout_attempts', attemptId))).toMatchObject({ status: 'expired', rail_payment_id: null });
+    expect(await row('payout_attempts', attemptId)).toMatchObject({ status: 'expired', rail_payment_id: null });
     expect(await eventTypes(payoutId)).toEqual(before);
   });
 
@@ -166,10 +226,15 @@ describeWithDb('payout activities', () => {
     await fiatRails().simulate(payoutId, { state: 'failed', reason: 'account_closed' });
     const at = await row('payout_attempts', attemptId);
     expect(await runActivity(syncRailPayment, payoutId)).toMatchObject({ status: 'failed', held: true, canRefund: true, terminal: true });
-    expect((await row('payouts', payoutId))).toMatchObject({ failure_reason: 'account_closed', held_minor: at.gross_minor });
+    expect(await row('payouts', payoutId)).toMatchObject({ failure_reason: 'account_closed', held_minor: at.gross_minor });
 
     // The first attempt's provider call went through (key <attempt>:return:<returned before>), its commit was lost.
-    await bridgeAdapter().refund(at.provider_transfer_id, { chain: 'base', address: refund }, BigInt(at.gross_minor), `${attemptId}:return:0`);
+    await bridgeAdapter().refund(
+      at.provider_transfer_id,
+      { chain: 'base', address: refund },
+      BigInt(at.gross_minor),
+      `${attemptId}:return:0`,
+    );
     expect(await runActivity(refundHeldFunds, payoutId)).toMatchObject({ held: false, canRefund: false });
     expect(await runActivity(refundHeldFunds, payoutId)).toMatchObject({ held: false });
     expect((await row('payout_attempts', attemptId)).returned_minor).toBe(at.gross_minor);

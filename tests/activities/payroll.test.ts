@@ -9,7 +9,12 @@
  */
 import crypto from 'node:crypto';
 import {
-  finishPayrollExecution, loadPayrollRunState, PAYROLL_TREASURY_ADDRESS, payPayrollItem, payrollItemsToPay, syncPayrollItem,
+  finishPayrollExecution,
+  loadPayrollRunState,
+  PAYROLL_TREASURY_ADDRESS,
+  payPayrollItem,
+  payrollItemsToPay,
+  syncPayrollItem,
 } from '../../activities/payroll/activities';
 import { executeRun } from '../../activities/payroll/commands';
 import { refreshPayrollFunding } from '../../activities/payroll/funding';
@@ -35,10 +40,14 @@ describeWithDb('payroll activities', () => {
   useActivityTier();
 
   test('payPayrollItem, bank destination paid at once: queued -> processing -> paid with their events, one attempt <item>:1; a retry pays nothing more', async () => {
-    const { itemIds: [itemId] } = await executingRun([12_345n], () => usBank('000123456789'));
+    const {
+      itemIds: [itemId],
+    } = await executingRun([12_345n], () => usBank('000123456789'));
     expect(await runActivity(payPayrollItem, itemId)).toBe('paid');
     expect(await itemEvents(itemId)).toEqual(['payroll_item.payout_queued', 'payroll_item.payout_processing', 'payroll_item.payout_paid']);
-    const attempts = await db().query('SELECT attempt_no, idempotency_key, status, rail FROM payroll_item_attempts WHERE item_id = $1', [itemId]);
+    const attempts = await db().query('SELECT attempt_no, idempotency_key, status, rail FROM payroll_item_attempts WHERE item_id = $1', [
+      itemId,
+    ]);
     expect(attempts).toEqual([{ attempt_no: 1, idempotency_key: `${itemId}:1`, status: 'paid', rail: 'ach' }]);
 
     expect(await runActivity(payPayrollItem, itemId)).toBe('paid');
@@ -48,7 +57,9 @@ describeWithDb('payroll activities', () => {
   });
 
   test('payPayrollItem retried while queued (a crash after the attempt was written) submits under the same key: one provider payment', async () => {
-    const { itemIds: [itemId] } = await executingRun([5_000n], () => usBank('000123456789'));
+    const {
+      itemIds: [itemId],
+    } = await executingRun([5_000n], () => usBank('000123456789'));
     // The first try queued the item and made the provider call under <item>:1, then died before recording it.
     await runActivity(payPayrollItem, itemId);
     await db().query(`UPDATE payroll_run_items SET status = 'queued' WHERE id = $1`, [itemId]);
@@ -59,10 +70,16 @@ describeWithDb('payroll activities', () => {
   });
 
   test('the rail fails the payment (account ending 1116): item failed with the rail reason; a returned one (1113) is paid then returned', async () => {
-    const { itemIds: [failing, returned] } = await executingRun([1_000n, 2_000n], (i) => usBank(i === 0 ? '000111111116' : '000111111113'));
+    const {
+      itemIds: [failing, returned],
+    } = await executingRun([1_000n, 2_000n], (i) => usBank(i === 0 ? '000111111116' : '000111111113'));
     expect(await runActivity(payPayrollItem, failing)).toBe('failed');
     expect((await row('payroll_run_items', failing)).failure_reason).toBe('no_account');
-    expect(await itemEvents(failing)).toEqual(['payroll_item.payout_queued', 'payroll_item.payout_processing', 'payroll_item.payout_failed']);
+    expect(await itemEvents(failing)).toEqual([
+      'payroll_item.payout_queued',
+      'payroll_item.payout_processing',
+      'payroll_item.payout_failed',
+    ]);
     expect(await runActivity(payPayrollItem, returned)).toBe('returned');
     expect((await row('payroll_run_items', returned)).return_reason).toBe('R02 Account closed');
     expect((await itemEvents(returned)).slice(-2)).toEqual(['payroll_item.payout_paid', 'payroll_item.payout_returned']);
@@ -70,23 +87,31 @@ describeWithDb('payroll activities', () => {
 
   test('wallet destination: paid on chain from the payroll treasury in USDC (6 decimals), once also when retried', async () => {
     const address = `0x${crypto.randomBytes(20).toString('hex')}`;
-    const { itemIds: [itemId] } = await executingRun([2_500n], () => wallet(address));
+    const {
+      itemIds: [itemId],
+    } = await executingRun([2_500n], () => wallet(address));
     expect(await runActivity(payPayrollItem, itemId)).toBe('paid');
     expect(await runActivity(payPayrollItem, itemId)).toBe('paid');
-    const sent = await db().query('SELECT from_address, amount_minor FROM sandbox_chain_transfers WHERE lower(to_address) = lower($1)', [address]);
+    const sent = await db().query('SELECT from_address, amount_minor FROM sandbox_chain_transfers WHERE lower(to_address) = lower($1)', [
+      address,
+    ]);
     expect(sent).toEqual([{ from_address: PAYROLL_TREASURY_ADDRESS, amount_minor: expect.any(String) }]);
     expect(BigInt(sent[0].amount_minor)).toBeGreaterThanOrEqual(25_000_000n);
   });
 
   test('an item without a destination fails (destination_missing) without any attempt or provider call', async () => {
-    const { itemIds: [itemId] } = await executingRun([1_000n], () => null);
+    const {
+      itemIds: [itemId],
+    } = await executingRun([1_000n], () => null);
     expect(await runActivity(payPayrollItem, itemId)).toBe('failed');
     expect((await row('payroll_run_items', itemId)).failure_reason).toBe('destination_missing');
     expect(await count('payroll_item_attempts', 'item_id = $1', [itemId])).toBe(0);
   });
 
   test('syncPayrollItem records a later rail answer (processing -> paid) and is a no-op when nothing changed', async () => {
-    const { itemIds: [itemId] } = await executingRun([3_000n], () => usBank('000123456789'));
+    const {
+      itemIds: [itemId],
+    } = await executingRun([3_000n], () => usBank('000123456789'));
     await runActivity(payPayrollItem, itemId);
     // Rewind to "submitted, not yet answered" as a slower rail would leave it.
     const [at] = await db().query('SELECT provider_payment_id FROM payroll_item_attempts WHERE item_id = $1', [itemId]);
@@ -133,7 +158,13 @@ describeWithDb('payroll activities', () => {
 
     const c = chainAdapter();
     const crypto0 = at.crypto as { address: string; amount: { amount: string } };
-    await c.inject({ chain: c.chain, asset: c.stablecoin, to_address: crypto0.address, amount: BigInt(crypto0.amount.amount), decimals: 6 });
+    await c.inject({
+      chain: c.chain,
+      asset: c.stablecoin,
+      to_address: crypto0.address,
+      amount: BigInt(crypto0.amount.amount),
+      decimals: 6,
+    });
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funded', funding_state: 'funded' });
     expect(await runActivity(refreshPayrollFunding, r.runId)).toEqual({ status: 'funded', funding_state: 'funded' });
     expect((await eventTypes(r.runId)).filter((t) => t === 'payroll_run.funding_verified')).toHaveLength(1);

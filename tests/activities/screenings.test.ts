@@ -16,8 +16,25 @@ import { describeWithDb, eventTypes, ownerOf, rejection, testRequest, useActivit
 const newAddress = () => getAddress(`0x${crypto.randomBytes(20).toString('hex')}`);
 
 /** The documented digest of a report's figures: SHA-256 of their JSON with the keys in the order of ReportFigures (entities/screenings.ts). */
-const KEYS = ['screening_id', 'chain', 'address', 'risk_score', 'risk_level', 'verdict', 'action', 'flags', 'confidence', 'coverage', 'provider_version', 'screened_at'];
-const canonicalSha256 = (f: object) => crypto.createHash('sha256').update(JSON.stringify(Object.fromEntries(KEYS.map((k) => [k, (f as Record<string, unknown>)[k]])))).digest('hex');
+const KEYS = [
+  'screening_id',
+  'chain',
+  'address',
+  'risk_score',
+  'risk_level',
+  'verdict',
+  'action',
+  'flags',
+  'confidence',
+  'coverage',
+  'provider_version',
+  'screened_at',
+];
+const canonicalSha256 = (f: object) =>
+  crypto
+    .createHash('sha256')
+    .update(JSON.stringify(Object.fromEntries(KEYS.map((k) => [k, (f as Record<string, unknown>)[k]]))))
+    .digest('hex');
 
 describeWithDb('screening commands', () => {
   useActivityTier();
@@ -36,7 +53,9 @@ describeWithDb('screening commands', () => {
 
   test('an impossible address is refused (409 network_not_supported) and nothing is stored', async () => {
     const creds = await provisionAccount();
-    expect(await rejection(createScreening(systemScope(creds.account_id, true), { chain: 'base', address: '0x123' }))).toMatchObject({ code: 'network_not_supported' });
+    expect(await rejection(createScreening(systemScope(creds.account_id, true), { chain: 'base', address: '0x123' }))).toMatchObject({
+      code: 'network_not_supported',
+    });
     expect((await db().query('SELECT count(*)::int AS n FROM screenings WHERE account_id = $1', [creds.account_id]))[0].n).toBe(0);
   });
 
@@ -59,7 +78,10 @@ describeWithDb('screening commands', () => {
     const creds = await provisionAccount();
     const owner = await ownerOf(creds.account_id);
     const s = await createScreening(systemScope(creds.account_id, true), { chain: 'base', address: newAddress() });
-    await db().query('INSERT INTO credit_balances(user_id, free_remaining, paid_balance, total_checks) VALUES ($1,0,0,0) ON CONFLICT (user_id) DO UPDATE SET free_remaining = 0, paid_balance = 0', [owner]);
+    await db().query(
+      'INSERT INTO credit_balances(user_id, free_remaining, paid_balance, total_checks) VALUES ($1,0,0,0) ON CONFLICT (user_id) DO UPDATE SET free_remaining = 0, paid_balance = 0',
+      [owner],
+    );
     const e = await rejection(createReport(systemScope(creds.account_id, true, testRequest), { id: s.id }));
     expect(e).toMatchObject({ type: 'quota_exhausted', details: { credit_event_id: expect.stringMatching(/^cev_/) } });
     expect((await db().query('SELECT count(*)::int AS n FROM screening_reports WHERE account_id = $1', [creds.account_id]))[0].n).toBe(0);

@@ -39,7 +39,15 @@ async function holder(funds = 100_000_000n) {
   const acct = await provisionAccount();
   const chain = chainAdapter();
   const wallet = await activeWallet(systemScope(acct.account_id, true));
-  if (funds > 0n) await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: wallet.address, amount: funds, decimals: 6, from_address: OTHER });
+  if (funds > 0n)
+    await chain.inject({
+      chain: chain.chain,
+      asset: chain.stablecoin,
+      to_address: wallet.address,
+      amount: funds,
+      decimals: 6,
+      from_address: OTHER,
+    });
   return { accountId: acct.account_id, wallet: wallet.address, balance: () => chain.balanceOf(wallet.address, chain.stablecoin) };
 }
 
@@ -47,9 +55,13 @@ describeWithDb('wallet activities', () => {
   useActivityTier();
 
   describe('send intent (advanceSendIntent)', () => {
-    const send = (accountId: string, amount: bigint) => createSendIntent(systemScope(accountId, true, testRequest), {
-      destinationChain: chainAdapter().chain, destinationAddress: OTHER, amount: { amount: amount.toString(), currency: chainAdapter().stablecoin, decimals: 6 }, note: null,
-    });
+    const send = (accountId: string, amount: bigint) =>
+      createSendIntent(systemScope(accountId, true, testRequest), {
+        destinationChain: chainAdapter().chain,
+        destinationAddress: OTHER,
+        amount: { amount: amount.toString(), currency: chainAdapter().stablecoin, decimals: 6 },
+        note: null,
+      });
 
     test('unsigned: waits for the holder until expires_at (wake time mapped into workflow time); at expires_at -> expired with its event', async () => {
       const h = await holder();
@@ -62,7 +74,11 @@ describeWithDb('wallet activities', () => {
       expect(Math.abs(p0.wakeAtMs! - (exp - si.created_at.getTime()))).toBeLessThan(5_000);
       expect(p0.waitingFor).toContain(si.expires_at.toISOString());
       expect(await runActivity(advanceSendIntent, si.id, exp - 1)).toMatchObject({ status: 'created', wakeAtMs: exp });
-      expect(await runActivity(advanceSendIntent, si.id, exp)).toEqual({ status: 'expired', wakeAtMs: null, waitingFor: 'nothing (expired)' });
+      expect(await runActivity(advanceSendIntent, si.id, exp)).toEqual({
+        status: 'expired',
+        wakeAtMs: null,
+        waitingFor: 'nothing (expired)',
+      });
       expect(await eventTypes(si.id)).toEqual(['send_intent.created', 'send_intent.expired']);
     });
 
@@ -71,7 +87,11 @@ describeWithDb('wallet activities', () => {
       const si = await send(h.accountId, 1_000_000n);
       const t = await signTransaction(si.unsigned_transaction);
       await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: t.tx_hash });
-      expect(await runActivity(advanceSendIntent, si.id, Date.now())).toEqual({ status: 'settled', wakeAtMs: null, waitingFor: 'nothing (settled)' });
+      expect(await runActivity(advanceSendIntent, si.id, Date.now())).toEqual({
+        status: 'settled',
+        wakeAtMs: null,
+        waitingFor: 'nothing (settled)',
+      });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toMatchObject({ status: 'settled' });
       expect(await eventTypes(si.id)).toEqual(['send_intent.created', 'send_intent.source_submitted', 'send_intent.settled']);
       expect(await row('wallet_send_intents', si.id)).toMatchObject({ delivery_tx_hash: t.tx_hash });
@@ -94,19 +114,42 @@ describeWithDb('wallet activities', () => {
   describe('off-ramp (advanceOfframp, submitOfframpPayment, refundOfframp)', () => {
     async function intent(account = '000123456789') {
       const h = await holder();
-      const ba = await createExternalAccount(systemScope(h.accountId, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
+      const ba = await createExternalAccount(systemScope(h.accountId, true), {
+        account_owner_type: 'business',
+        account_holder_name: 'Acme Ltd',
+        rail: 'ach',
+        account_number: account,
+        routing_number: '021000021',
+      });
       const chain = chainAdapter();
-      const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), { externalAccountId: ba.id, terms: {
-        destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
-      } });
-      const fund = (amount: bigint) => chain.inject({ chain: chain.chain, asset: chain.stablecoin, from_address: h.wallet, to_address: ofr.transit_address, amount, decimals: 6 });
+      const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), {
+        externalAccountId: ba.id,
+        terms: {
+          destinationCurrency: 'USD',
+          destinationRail: 'ach',
+          amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
+        },
+      });
+      const fund = (amount: bigint) =>
+        chain.inject({
+          chain: chain.chain,
+          asset: chain.stablecoin,
+          from_address: h.wallet,
+          to_address: ofr.transit_address,
+          amount,
+          decimals: 6,
+        });
       return { h, ofr, fund };
     }
 
     test('nothing at the transit address: wait (poll, capped by the funding deadline); past the deadline with nothing -> failed funding_expired, done', async () => {
       const { ofr } = await intent();
       const now = Date.now();
-      expect(await runActivity(advanceOfframp, ofr.id, now)).toMatchObject({ status: 'awaiting_funds', next: 'wait', wakeAtMs: now + OFFRAMP_POLL_MS });
+      expect(await runActivity(advanceOfframp, ofr.id, now)).toMatchObject({
+        status: 'awaiting_funds',
+        next: 'wait',
+        wakeAtMs: now + OFFRAMP_POLL_MS,
+      });
       const deadline = ofr.funding_deadline.getTime();
       expect(await runActivity(advanceOfframp, ofr.id, deadline - 1_000)).toMatchObject({ next: 'wait', wakeAtMs: deadline });
       expect(await runActivity(advanceOfframp, ofr.id, deadline)).toMatchObject({ status: 'failed', next: 'done', wakeAtMs: null });
@@ -122,7 +165,12 @@ describeWithDb('wallet activities', () => {
       expect(await count('sandbox_rail_payments', 'idempotency_key = $1', [`offramp:${ofr.id}`])).toBe(1);
       expect((await row('wallet_offramp_intents', ofr.id)).status).toBe('payment_submitted');
       expect(await runActivity(advanceOfframp, ofr.id, Date.now())).toMatchObject({ status: 'payment_processed', next: 'done' });
-      expect(await eventTypes(ofr.id)).toEqual(['offramp_intent.created', 'offramp_intent.funds_received', 'offramp_intent.payment_submitted', 'offramp_intent.payment_processed']);
+      expect(await eventTypes(ofr.id)).toEqual([
+        'offramp_intent.created',
+        'offramp_intent.funds_received',
+        'offramp_intent.payment_submitted',
+        'offramp_intent.payment_processed',
+      ]);
     });
 
     test('the bank payment fails (account ending 1116): next refund (payment_failed); the USDC goes back to the wallet once', async () => {
@@ -147,7 +195,14 @@ describeWithDb('wallet activities', () => {
       const va = await createVirtualAccount(systemScope(h.accountId, true, testRequest), { currency: 'USD' });
       const bdi = va.instructions[0] as Record<string, string | null>;
       const credit = async (amount: bigint) => {
-        const c = await bankCollection().receive({ rail: String(bdi.rail), currency: 'USD', amount, reference: bdi.reference, toAccount: toAccountOf(bdi), senderName: 'Payer' });
+        const c = await bankCollection().receive({
+          rail: String(bdi.rail),
+          currency: 'USD',
+          amount,
+          reference: bdi.reference,
+          toAccount: toAccountOf(bdi),
+          senderName: 'Payer',
+        });
         expect(await recordVirtualAccountCredit(c, 2)).toBe(true);
         return c;
       };
@@ -160,7 +215,9 @@ describeWithDb('wallet activities', () => {
       expect(callsFor(va.id).filter((c) => c === 'signalWithStart:update').length).toBeGreaterThanOrEqual(2);
       expect(await runActivity(settleVirtualAccountCredits, va.id)).toEqual({ status: 'active', settled: 1 });
       expect(await runActivity(settleVirtualAccountCredits, va.id)).toEqual({ status: 'active', settled: 0 });
-      const [c] = await db().query('SELECT status, usdc_minor, tx_hash FROM wallet_virtual_account_credits WHERE virtual_account_id = $1', [va.id]);
+      const [c] = await db().query('SELECT status, usdc_minor, tx_hash FROM wallet_virtual_account_credits WHERE virtual_account_id = $1', [
+        va.id,
+      ]);
       expect(c.status).toBe('converted');
       expect(await count('sandbox_chain_transfers', 'from_address = $1 AND to_address = $2', [VIRTUAL_ACCOUNT_TREASURY, h.wallet])).toBe(1);
       expect(await h.balance()).toBe(BigInt(c.usdc_minor));
@@ -172,7 +229,9 @@ describeWithDb('wallet activities', () => {
       await db().query(`UPDATE wallet_virtual_accounts SET status = 'inactive' WHERE id = $1`, [va.id]);
       const c = await credit(5_000n);
       expect(await runActivity(settleVirtualAccountCredits, va.id)).toEqual({ status: 'inactive', settled: 1 });
-      expect((await db().query('SELECT status, return_reason FROM wallet_virtual_account_credits WHERE virtual_account_id = $1', [va.id]))[0]).toEqual({ status: 'returned', return_reason: INACTIVE_RETURN_REASON });
+      expect(
+        (await db().query('SELECT status, return_reason FROM wallet_virtual_account_credits WHERE virtual_account_id = $1', [va.id]))[0],
+      ).toEqual({ status: 'returned', return_reason: INACTIVE_RETURN_REASON });
       expect((await bankCollection().get(c.id))?.state).toBe('returned');
       expect(await h.balance()).toBe(0n);
     });
@@ -183,7 +242,14 @@ describeWithDb('wallet activities', () => {
       const h = await holder(0n);
       const d = await createDepositIntent(systemScope(h.accountId, true), { source_chain: 'base' });
       expect(await runActivity(advanceDepositIntent, d.id)).toMatchObject({ status: 'awaiting_funds', changed: false, terminal: false });
-      await chainAdapter().inject({ chain: 'base', asset: 'USDC', to_address: d.deposit_address, amount: 5_000_000n, decimals: 6, from_address: OTHER });
+      await chainAdapter().inject({
+        chain: 'base',
+        asset: 'USDC',
+        to_address: d.deposit_address,
+        amount: 5_000_000n,
+        decimals: 6,
+        from_address: OTHER,
+      });
       expect(await runActivity(advanceDepositIntent, d.id)).toMatchObject({ status: 'source_detected', changed: true });
       let s = await runActivity(advanceDepositIntent, d.id);
       for (let i = 0; i < 3 && !s.terminal; i++) s = await runActivity(advanceDepositIntent, d.id);
@@ -208,9 +274,23 @@ describeWithDb('wallet activities', () => {
       const h = await holder(10_000_000n);
       const chain = chainAdapter();
       const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-      const c = await createConversion(systemScope(h.accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount: '4000000', currency: pair.from, decimals: 6 } });
+      const c = await createConversion(systemScope(h.accountId, true), {
+        from_asset: pair.from,
+        to_asset: pair.to,
+        amount: { amount: '4000000', currency: pair.from, decimals: 6 },
+      });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'built', terminal: false });
-      const tx = (await chain.inject({ chain: chain.chain, asset: c.from_asset, from_address: h.wallet, to_address: (c.unsigned_tx as { to: string }).to, amount: 4_000_000n, decimals: 6, tx_hash: hash() })).tx_hash;
+      const tx = (
+        await chain.inject({
+          chain: chain.chain,
+          asset: c.from_asset,
+          from_address: h.wallet,
+          to_address: (c.unsigned_tx as { to: string }).to,
+          amount: 4_000_000n,
+          decimals: 6,
+          tx_hash: hash(),
+        })
+      ).tx_hash;
       await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, txHash: tx });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled', terminal: true });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled' });
@@ -222,7 +302,11 @@ describeWithDb('wallet activities', () => {
       const h = await holder(10_000_000n);
       const chain = chainAdapter();
       const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-      const c = await createConversion(systemScope(h.accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount: '1000000', currency: pair.from, decimals: 6 } });
+      const c = await createConversion(systemScope(h.accountId, true), {
+        from_asset: pair.from,
+        to_asset: pair.to,
+        amount: { amount: '1000000', currency: pair.from, decimals: 6 },
+      });
       expect(await runActivity(expireConversion, c.id)).toMatchObject({ status: 'failed', terminal: true });
       expect((await row('wallet_conversions', c.id)).failure_reason).toBe('expired');
     });

@@ -17,12 +17,21 @@ const agent = new Agent();
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      if (req.url === '/ok') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('thanks'); }
-      else if (req.url === '/moved') { res.writeHead(302, { location: 'https://elsewhere.example/hook' }); res.end(); }
-      else { res.writeHead(500); res.end('x'.repeat(2000)); }
+      if (req.url === '/ok') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('thanks');
+      } else if (req.url === '/moved') {
+        res.writeHead(302, { location: 'https://elsewhere.example/hook' });
+        res.end();
+      } else {
+        res.writeHead(500);
+        res.end('x'.repeat(2000));
+      }
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -33,7 +42,14 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const post = (p: string): Promise<HttpResult> => new MockActivityEnvironment().run(postWebhook, new URL(base + p), { 'content-type': 'application/json', 'webhook-id': 'evt_1' }, '{"id":"evt_1"}', agent);
+const post = (p: string): Promise<HttpResult> =>
+  new MockActivityEnvironment().run(
+    postWebhook,
+    new URL(base + p),
+    { 'content-type': 'application/json', 'webhook-id': 'evt_1' },
+    '{"id":"evt_1"}',
+    agent,
+  );
 
 test('a 2xx: sent once with the headers and body; ok with the excerpt and latency', async () => {
   received.length = 0;

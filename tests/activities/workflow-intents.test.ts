@@ -40,17 +40,21 @@ describeWithDb('workflow starts after commit', () => {
 
   test('a rolled-back transaction starts nothing and leaves no row', async () => {
     const id = newId('pay_');
-    await expect(transaction(async (m) => {
-      await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      transaction(async (m) => {
+        await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     expect(callsFor(id)).toEqual([]);
     expect(await rowsFor(id)).toBe(0);
   });
 
   test('a signal to an open run never starts one', async () => {
     const id = newId('pl_');
-    await transaction((m) => signalRunningAfterCommit(m, paymentLinkContract, { id, accountId: ACCOUNT }, paymentLinkContract.signals.update));
+    await transaction((m) =>
+      signalRunningAfterCommit(m, paymentLinkContract, { id, accountId: ACCOUNT }, paymentLinkContract.signals.update),
+    );
     expect(callsFor(id)).toEqual(['signal:linkChanged']);
   });
 
@@ -60,7 +64,9 @@ describeWithDb('workflow starts after commit', () => {
     const id = newId('pl_');
     await db().query(
       `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, request_id)
-       VALUES ('paymentLinkWorkflow', $1, $2, 'linkChanged', '[]', 'req_sweep')`, [id, ACCOUNT]);
+       VALUES ('paymentLinkWorkflow', $1, $2, 'linkChanged', '[]', 'req_sweep')`,
+      [id, ACCOUNT],
+    );
     // Younger rows are the writing process's own: a sweep with a long grace leaves it alone.
     expect(await performDueIntents({ graceMs: 60_000, accountId: ACCOUNT })).toBe(0);
     expect(callsFor(id)).toEqual([]);
@@ -69,13 +75,14 @@ describeWithDb('workflow starts after commit', () => {
     expect(await rowsFor(id)).toBe(0);
   });
 
-  test('a sweep performs only the rows of the task queue its process serves (another deployment\'s or a test\'s private queue is left alone)', async () => {
+  test("a sweep performs only the rows of the task queue its process serves (another deployment's or a test's private queue is left alone)", async () => {
     const mine = newId('pl_');
     const theirs = newId('pl_');
     await db().query(
       `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, task_queue)
        VALUES ('paymentLinkWorkflow', $1, $3, NULL, $4), ('paymentLinkWorkflow', $2, $3, NULL, 'another-deployment')`,
-      [mine, theirs, ACCOUNT, loadConfig().temporalTaskQueue]);
+      [mine, theirs, ACCOUNT, loadConfig().temporalTaskQueue],
+    );
     expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
     expect(callsFor(mine)).toEqual(['start:-']);
     expect(callsFor(theirs)).toEqual([]);
@@ -87,7 +94,9 @@ describeWithDb('workflow starts after commit', () => {
     const id = newId('pay_');
     await transaction(async (m) => {
       await startAfterCommit(m, paymentContract, { id, accountId: ACCOUNT });
-      expect((await m.query('SELECT task_queue FROM workflow_intents WHERE workflow_id = $1', [id]))[0]?.task_queue).toBe(loadConfig().temporalTaskQueue);
+      expect((await m.query('SELECT task_queue FROM workflow_intents WHERE workflow_id = $1', [id]))[0]?.task_queue).toBe(
+        loadConfig().temporalTaskQueue,
+      );
     });
     expect(callsFor(id)).toEqual(['start:-']);
   });
@@ -97,7 +106,9 @@ describeWithDb('workflow starts after commit', () => {
     const good = newId('pl_');
     await db().query(
       `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal)
-       VALUES ('paymentLinkWorkflow', $1, $3, 'noSuchSignal'), ('paymentLinkWorkflow', $2, $3, NULL)`, [bad, good, ACCOUNT]);
+       VALUES ('paymentLinkWorkflow', $1, $3, 'noSuchSignal'), ('paymentLinkWorkflow', $2, $3, NULL)`,
+      [bad, good, ACCOUNT],
+    );
     await performDueIntents({ graceMs: 0, accountId: ACCOUNT });
     expect(callsFor(bad)).toEqual([]);
     expect(callsFor(good)).toEqual(['start:-']);
@@ -105,8 +116,13 @@ describeWithDb('workflow starts after commit', () => {
     expect(await rowsFor(good)).toBe(0);
   });
 
-  test('a signal that is not one of the contract\'s is refused when recorded (a programming error)', async () => {
-    await expect(transaction((m) => startAfterCommit(m, paymentLinkContract, { id: newId('pl_'), accountId: ACCOUNT }, paymentContract.signals.deposit, { depositId: 'x' })))
-      .rejects.toThrow(/not a signal of paymentLinkWorkflow/);
+  test("a signal that is not one of the contract's is refused when recorded (a programming error)", async () => {
+    await expect(
+      transaction((m) =>
+        startAfterCommit(m, paymentLinkContract, { id: newId('pl_'), accountId: ACCOUNT }, paymentContract.signals.deposit, {
+          depositId: 'x',
+        }),
+      ),
+    ).rejects.toThrow(/not a signal of paymentLinkWorkflow/);
   });
 });

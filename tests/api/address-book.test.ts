@@ -33,7 +33,14 @@ async function cryptoEntry(api: ReturnType<typeof client>, extra: Record<string,
   return ok(await api.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), label: 'Treasury', ...extra }), 201);
 }
 
-const ACH = { account_owner_type: 'business', account_holder_name: 'Acme Ltd', bank_name: 'Chase', rail: 'ach', account_number: '000123456789', routing_number: '021000021' };
+const ACH = {
+  account_owner_type: 'business',
+  account_holder_name: 'Acme Ltd',
+  bank_name: 'Chase',
+  rail: 'ach',
+  account_number: '000123456789',
+  routing_number: '021000021',
+};
 
 beforeAll(async () => {
   a = await newAccount();
@@ -43,8 +50,8 @@ beforeAll(async () => {
 });
 
 /** A live key is refused by the caller class (403 role_denied); a test key by test mode first (spec 1 rule 5: 503). */
-const refusedTo = (key: string): [number, string, string] => (key.startsWith('sk_test_')
-  ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied']);
+const refusedTo = (key: string): [number, string, string] =>
+  key.startsWith('sk_test_') ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied'];
 
 describe('who may call', () => {
   test('API keys are refused on every operation: live 403 role_denied, test 503 (test mode first)', async () => {
@@ -84,9 +91,21 @@ describe('create', () => {
     const res = await ses.post('/v1/address_book', { kind: 'crypto', chain: 'ETH', address: ` ${EVM} `, label: ' Cold wallet ' });
     const e = ok(res, 201);
     expect(e).toMatchObject({
-      object: 'address_book_entry', livemode: true, kind: 'crypto', label: 'Cold wallet', chain: 'ethereum', address: EVM, currency: null,
-      beneficiary: null, proof_of_control: null, travel_rule_required: false, travel_rule_last_attested_at: null,
-      counterparty_name: null, counterparty_country: null, counterparty_vasp_name: null, counterparty_vasp_jurisdiction: null,
+      object: 'address_book_entry',
+      livemode: true,
+      kind: 'crypto',
+      label: 'Cold wallet',
+      chain: 'ethereum',
+      address: EVM,
+      currency: null,
+      beneficiary: null,
+      proof_of_control: null,
+      travel_rule_required: false,
+      travel_rule_last_attested_at: null,
+      counterparty_name: null,
+      counterparty_country: null,
+      counterparty_vasp_name: null,
+      counterparty_vasp_jurisdiction: null,
     });
     expect(e.id).toMatch(/^adr_[A-Za-z0-9]+$/);
     expect(e.screening).toMatchObject({ status: 'completed', risk_level: 'low', verdict: 'clear', action: 'proceed', flags: [] });
@@ -97,33 +116,103 @@ describe('create', () => {
 
   test('other chains: bitcoin on the environment network, solana, tron', async () => {
     const tb = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
-    expect(ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'btc', address: tb }), 201)).toMatchObject({ chain: 'bitcoin', address: tb });
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'bitcoin', address: '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa' }), 400, 'invalid_request', 'address_invalid', 'address');
-    expect(ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'solana', address: 'So11111111111111111111111111111111111111112' }), 201).chain).toBe('solana');
-    expect(ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), 201).chain).toBe('tron');
+    expect(ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'btc', address: tb }), 201)).toMatchObject({
+      chain: 'bitcoin',
+      address: tb,
+    });
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'bitcoin', address: '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa' }),
+      400,
+      'invalid_request',
+      'address_invalid',
+      'address',
+    );
+    expect(
+      ok(
+        await ses.post('/v1/address_book', { kind: 'crypto', chain: 'solana', address: 'So11111111111111111111111111111111111111112' }),
+        201,
+      ).chain,
+    ).toBe('solana');
+    expect(
+      ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), 201).chain,
+    ).toBe('tron');
   });
 
   test('validation errors name the field', async () => {
     expectError(await ses.post('/v1/address_book', { chain: 'base', address: EVM }), 400, 'invalid_request', 'parameter_missing', 'kind');
     expectError(await ses.post('/v1/address_book', { kind: 'wallet' }), 400, 'invalid_request', 'parameter_invalid', 'kind');
     expectError(await ses.post('/v1/address_book', { kind: 'crypto', address: EVM }), 400, 'invalid_request', 'parameter_missing', 'chain');
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base' }), 400, 'invalid_request', 'parameter_missing', 'address');
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base' }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'address',
+    );
     const unsupported = await ses.post('/v1/address_book', { kind: 'crypto', chain: 'dogecoin', address: EVM });
     expectError(unsupported, 400, 'invalid_request', 'parameter_invalid', 'chain');
     expect(unsupported.body.error.details.supported_chains).toContain('ethereum');
     const badSum = await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: EVM.replace('E7', 'e7') });
     expectError(badSum, 400, 'invalid_request', 'address_invalid', 'address');
     expect(badSum.body.error.details).toMatchObject({ chain: 'base', reason: expect.stringContaining('EIP-55') });
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: `0x${'0'.repeat(40)}` }), 400, 'invalid_request', 'address_invalid', 'address');
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'solana', address: EVM }), 400, 'invalid_request', 'address_invalid', 'address');
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: `0x${'0'.repeat(40)}` }),
+      400,
+      'invalid_request',
+      'address_invalid',
+      'address',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'solana', address: EVM }),
+      400,
+      'invalid_request',
+      'address_invalid',
+      'address',
+    );
     expectError(await ses.post('/v1/address_book', { kind: 'bank', chain: 'base' }), 400, 'invalid_request', 'parameter_invalid', 'chain');
     expectError(await ses.post('/v1/address_book', { kind: 'bank', address: EVM }), 400, 'invalid_request', 'parameter_invalid', 'address');
-    expectError(await ses.post('/v1/address_book', { kind: 'bank', counterparty_vasp_name: 'Exchange' }), 400, 'invalid_request', 'parameter_invalid', 'counterparty_vasp_name');
-    expectError(await ses.post('/v1/address_book', { kind: 'bank', iban: 'DE89370400440532013000' }), 400, 'invalid_request', 'parameter_unknown', 'iban');
-    expectError(await ses.post('/v1/address_book', { kind: 'bank', counterparty_country: 'ZZ' }), 400, 'invalid_request', 'parameter_invalid', 'counterparty_country');
-    expectError(await ses.post('/v1/address_book', { kind: 'bank', counterparty_country: 'GBR' }), 400, 'invalid_request', 'parameter_invalid', 'counterparty_country');
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), proof_of_control: { method: 'x' } }), 400, 'invalid_request', 'parameter_unknown', 'proof_of_control');
-    expectError(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), travel_rule_required: true }), 400, 'invalid_request', 'parameter_unknown', 'travel_rule_required');
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'bank', counterparty_vasp_name: 'Exchange' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'counterparty_vasp_name',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'bank', iban: 'DE89370400440532013000' }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'iban',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'bank', counterparty_country: 'ZZ' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'counterparty_country',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'bank', counterparty_country: 'GBR' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'counterparty_country',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), proof_of_control: { method: 'x' } }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'proof_of_control',
+    );
+    expectError(
+      await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: randomEvm(), travel_rule_required: true }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'travel_rule_required',
+    );
   });
 
   test('the same live address on the same chain is 409 address_book_entry_exists (EVM case-insensitive)', async () => {
@@ -149,14 +238,32 @@ describe('create', () => {
 
 describe('travel rule and counterparty fields', () => {
   test('a VASP-hosted counterparty requires the travel rule; countries are upper-cased; writes stamp the attestation', async () => {
-    const e = await cryptoEntry(ses, { counterparty_name: 'Jane Doe', counterparty_country: 'gb', counterparty_vasp_name: 'Example Exchange', counterparty_vasp_jurisdiction: 'sg' });
-    expect(e).toMatchObject({ travel_rule_required: true, counterparty_country: 'GB', counterparty_vasp_jurisdiction: 'SG', counterparty_name: 'Jane Doe' });
+    const e = await cryptoEntry(ses, {
+      counterparty_name: 'Jane Doe',
+      counterparty_country: 'gb',
+      counterparty_vasp_name: 'Example Exchange',
+      counterparty_vasp_jurisdiction: 'sg',
+    });
+    expect(e).toMatchObject({
+      travel_rule_required: true,
+      counterparty_country: 'GB',
+      counterparty_vasp_jurisdiction: 'SG',
+      counterparty_name: 'Jane Doe',
+    });
     expect(typeof e.travel_rule_last_attested_at).toBe('string');
     const relabeled = ok(await ses.patch(`/v1/address_book/${e.id}`, { label: 'Jane' }));
     expect(relabeled.travel_rule_last_attested_at).toBe(e.travel_rule_last_attested_at);
     await new Promise((r) => setTimeout(r, 5));
-    const selfHosted = ok(await ses.patch(`/v1/address_book/${e.id}`, { counterparty_vasp_name: null, counterparty_vasp_jurisdiction: null }));
-    expect(selfHosted).toMatchObject({ travel_rule_required: false, counterparty_vasp_name: null, counterparty_vasp_jurisdiction: null, counterparty_name: 'Jane Doe', label: 'Jane' });
+    const selfHosted = ok(
+      await ses.patch(`/v1/address_book/${e.id}`, { counterparty_vasp_name: null, counterparty_vasp_jurisdiction: null }),
+    );
+    expect(selfHosted).toMatchObject({
+      travel_rule_required: false,
+      counterparty_vasp_name: null,
+      counterparty_vasp_jurisdiction: null,
+      counterparty_name: 'Jane Doe',
+      label: 'Jane',
+    });
     expect(selfHosted.travel_rule_last_attested_at > e.travel_rule_last_attested_at).toBe(true);
     const plain = await cryptoEntry(ses);
     expect(plain.travel_rule_last_attested_at).toBeNull();
@@ -164,81 +271,252 @@ describe('travel rule and counterparty fields', () => {
 
   test('PATCH: null clears, chain/address/kind are not writable, bad country 400, unknown id 404', async () => {
     const e = await cryptoEntry(ses, { counterparty_name: 'X' });
-    expect(ok(await ses.patch(`/v1/address_book/${e.id}`, { label: null, counterparty_name: '' }))).toMatchObject({ label: null, counterparty_name: null, address: e.address });
-    expectError(await ses.patch(`/v1/address_book/${e.id}`, { address: randomEvm() }), 400, 'invalid_request', 'parameter_unknown', 'address');
+    expect(ok(await ses.patch(`/v1/address_book/${e.id}`, { label: null, counterparty_name: '' }))).toMatchObject({
+      label: null,
+      counterparty_name: null,
+      address: e.address,
+    });
+    expectError(
+      await ses.patch(`/v1/address_book/${e.id}`, { address: randomEvm() }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'address',
+    );
     expectError(await ses.patch(`/v1/address_book/${e.id}`, { chain: 'ethereum' }), 400, 'invalid_request', 'parameter_unknown', 'chain');
     expectError(await ses.patch(`/v1/address_book/${e.id}`, { kind: 'bank' }), 400, 'invalid_request', 'parameter_unknown', 'kind');
-    expectError(await ses.patch(`/v1/address_book/${e.id}`, { counterparty_vasp_jurisdiction: 'XX' }), 400, 'invalid_request', 'parameter_invalid', 'counterparty_vasp_jurisdiction');
+    expectError(
+      await ses.patch(`/v1/address_book/${e.id}`, { counterparty_vasp_jurisdiction: 'XX' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'counterparty_vasp_jurisdiction',
+    );
     expectError(await ses.patch('/v1/address_book/adr_doesnotexist', { label: 'x' }), 404, 'not_found');
   });
 });
 
 describe('bank entries and beneficiary details', () => {
   test('details are set once, stored encrypted, read back masked only', async () => {
-    const e = ok(await ses.post('/v1/address_book', { kind: 'bank', label: 'Payroll bank', counterparty_name: 'Acme Ltd', counterparty_country: 'us' }), 201);
-    expect(e).toMatchObject({ kind: 'bank', chain: null, address: null, beneficiary: null, screening: null, currency: null, travel_rule_required: false, counterparty_country: 'US' });
+    const e = ok(
+      await ses.post('/v1/address_book', {
+        kind: 'bank',
+        label: 'Payroll bank',
+        counterparty_name: 'Acme Ltd',
+        counterparty_country: 'us',
+      }),
+      201,
+    );
+    expect(e).toMatchObject({
+      kind: 'bank',
+      chain: null,
+      address: null,
+      beneficiary: null,
+      screening: null,
+      currency: null,
+      travel_rule_required: false,
+      counterparty_country: 'US',
+    });
     const set = await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, tax_id: '98-7654321', country: 'us' });
     const masked = ok(set);
     expect(masked.currency).toBe('USD');
     expect(masked.beneficiary).toEqual({
-      beneficiary_owner_type: 'business', account_holder_name: 'Acme Ltd', bank_name: 'Chase', rail: 'ach', currency: 'USD', account_type: 'checking',
-      account_number_last4: '6789', routing_number: '021000021', sort_code: null, iban_country: null, iban_last4: null, bic: null,
-      clabe_last4: null, pix_key_type: null, pix_key_last4: null,
+      beneficiary_owner_type: 'business',
+      account_holder_name: 'Acme Ltd',
+      bank_name: 'Chase',
+      rail: 'ach',
+      currency: 'USD',
+      account_type: 'checking',
+      account_number_last4: '6789',
+      routing_number: '021000021',
+      sort_code: null,
+      iban_country: null,
+      iban_last4: null,
+      bic: null,
+      clabe_last4: null,
+      pix_key_type: null,
+      pix_key_last4: null,
     });
     const read = await ses.get(`/v1/address_book/${e.id}`);
-    for (const text of [JSON.stringify(set.body), JSON.stringify(read.body), JSON.stringify((await ses.get('/v1/address_book?kind=bank')).body)]) {
+    for (const text of [
+      JSON.stringify(set.body),
+      JSON.stringify(read.body),
+      JSON.stringify((await ses.get('/v1/address_book?kind=bank')).body),
+    ]) {
       expect(text).not.toContain('000123456789');
       expect(text).not.toContain('98-7654321');
       expect(text).not.toContain('account_owner_type');
     }
     const [row] = await db().query('SELECT bank_details_ciphertext, beneficiary_masked FROM address_book_entries WHERE id = $1', [e.id]);
     expect(row.bank_details_ciphertext).not.toContain('000123456789');
-    expect(JSON.parse(decrypt(row.bank_details_ciphertext))).toMatchObject({ account_number: '000123456789', routing_number: '021000021', account_owner_type: 'business', tax_id: '98-7654321', country: 'US' });
-    const [idemRow] = await db().query(`SELECT response_body::text AS body FROM idempotency_records WHERE account_id = $1 AND route LIKE '%/beneficiary'`, [a.account_id]);
+    expect(JSON.parse(decrypt(row.bank_details_ciphertext))).toMatchObject({
+      account_number: '000123456789',
+      routing_number: '021000021',
+      account_owner_type: 'business',
+      tax_id: '98-7654321',
+      country: 'US',
+    });
+    const [idemRow] = await db().query(
+      `SELECT response_body::text AS body FROM idempotency_records WHERE account_id = $1 AND route LIKE '%/beneficiary'`,
+      [a.account_id],
+    );
     expect(idemRow.body).not.toContain('000123456789');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, account_number: '99999999' }), 409, 'conflict', 'beneficiary_already_set');
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, account_number: '99999999' }),
+      409,
+      'conflict',
+      'beneficiary_already_set',
+    );
   });
 
   test('beneficiary validation per rail and kind', async () => {
     const e = ok(await ses.post('/v1/address_book', { kind: 'bank' }), 201);
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, routing_number: '021000022' }), 400, 'invalid_request', 'parameter_invalid', 'routing_number');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, rail: undefined }), 400, 'invalid_request', 'parameter_missing', 'rail');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, rail: 'swift' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, account_owner_type: undefined }), 400, 'invalid_request', 'parameter_missing', 'account_owner_type');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, beneficiary_owner_type: 'business' }), 400, 'invalid_request', 'parameter_unknown', 'beneficiary_owner_type');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa', iban: 'DE89370400440532013001' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa' }), 400, 'invalid_request', 'parameter_missing', 'iban');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, clabe: '032180000118359719' }), 400, 'invalid_request', 'parameter_invalid', 'clabe');
-    expectError(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, country: 'XX' }), 400, 'invalid_request', 'parameter_invalid', 'country');
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, routing_number: '021000022' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'routing_number',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, rail: undefined }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'rail',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, rail: 'swift' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'rail',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, account_owner_type: undefined }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'account_owner_type',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, beneficiary_owner_type: 'business' }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'beneficiary_owner_type',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, {
+        account_owner_type: 'individual',
+        account_holder_name: 'Jo',
+        rail: 'sepa',
+        iban: 'DE89370400440532013001',
+      }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'iban',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa' }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'iban',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, clabe: '032180000118359719' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'clabe',
+    );
+    expectError(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, { ...ACH, country: 'XX' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'country',
+    );
     // The refusals above stored nothing: valid SEPA details still go through once.
-    const sepa = ok(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'sepa', iban: 'DE89 3704 0044 0532 0130 00', bic: 'DEUTDEFF' }));
-    expect(sepa.beneficiary).toMatchObject({ beneficiary_owner_type: 'individual', rail: 'sepa', currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF' });
+    const sepa = ok(
+      await ses.post(`/v1/address_book/${e.id}/beneficiary`, {
+        account_owner_type: 'individual',
+        account_holder_name: 'Jo',
+        rail: 'sepa',
+        iban: 'DE89 3704 0044 0532 0130 00',
+        bic: 'DEUTDEFF',
+      }),
+    );
+    expect(sepa.beneficiary).toMatchObject({
+      beneficiary_owner_type: 'individual',
+      rail: 'sepa',
+      currency: 'EUR',
+      iban_country: 'DE',
+      iban_last4: '3000',
+      bic: 'DEUTDEFF',
+    });
     const crypto = await cryptoEntry(ses);
-    expectError(await ses.post(`/v1/address_book/${crypto.id}/beneficiary`, ACH), 400, 'invalid_request', 'address_book_entry_kind_mismatch');
+    expectError(
+      await ses.post(`/v1/address_book/${crypto.id}/beneficiary`, ACH),
+      400,
+      'invalid_request',
+      'address_book_entry_kind_mismatch',
+    );
   });
 });
 
 describe('screening and recheck', () => {
   test('recheck reports what the provider now says and emits address_book.entry_rechecked; a high risk is a signal, not a block', async () => {
     const e = await cryptoEntry(ses);
-    ok(await call('POST', '/sim/providers/screening/signals', { chain: 'base', address: e.address, risk_score: 88, flags: ['sanctions_exposure'] }), 201);
+    ok(
+      await call('POST', '/sim/providers/screening/signals', {
+        chain: 'base',
+        address: e.address,
+        risk_score: 88,
+        flags: ['sanctions_exposure'],
+      }),
+      201,
+    );
     const res = await ses.post(`/v1/address_book/${e.id}/recheck`);
     const r = ok(res);
-    expect(r.screening).toMatchObject({ status: 'completed', risk_score: 88, risk_level: 'severe', verdict: 'high_risk', action: 'avoid', flags: ['sanctions_exposure'] });
+    expect(r.screening).toMatchObject({
+      status: 'completed',
+      risk_score: 88,
+      risk_level: 'severe',
+      verdict: 'high_risk',
+      action: 'avoid',
+      flags: ['sanctions_exposure'],
+    });
     expect(r.screening.screened_at >= e.screening.screened_at).toBe(true);
     const events = await db().query(`SELECT type, object_type, data, request_id, idempotency_key FROM events WHERE object_id = $1`, [e.id]);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'address_book.entry_rechecked', object_type: 'address_book_entry' });
-    expect(events[0].data.object).toMatchObject({ id: e.id, screening: { risk_level: 'severe' }, previous_screening: { risk_level: 'low' } });
+    expect(events[0].data.object).toMatchObject({
+      id: e.id,
+      screening: { risk_level: 'severe' },
+      previous_screening: { risk_level: 'low' },
+    });
     expect(events[0].idempotency_key).toBeTruthy();
     // Still usable as a destination: screening never blocks.
-    const link = ok(await client(a.live_key).post('/v1/payment_links', { amount: usd('1000'), title: 'Risky', settlement_destination: { address_book_id: e.id } }), 201);
+    const link = ok(
+      await client(a.live_key).post('/v1/payment_links', {
+        amount: usd('1000'),
+        title: 'Risky',
+        settlement_destination: { address_book_id: e.id },
+      }),
+      201,
+    );
     expect(link.settlement_destination).toEqual({ address_book_id: e.id });
   });
 
   test('provider outage: create still succeeds (screening unavailable); recheck 503 keeps the previous result', async () => {
     const addr = randomEvm();
-    ok(await call('POST', '/sim/providers/screening/signals', { chain: 'optimism', address: addr, risk_score: 10, unavailable: true }), 201);
+    ok(
+      await call('POST', '/sim/providers/screening/signals', { chain: 'optimism', address: addr, risk_score: 10, unavailable: true }),
+      201,
+    );
     const e = ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'optimism', address: addr }), 201);
     expect(e.screening).toMatchObject({ status: 'unavailable', risk_score: null, risk_level: null, verdict: null });
     const res = await ses.post(`/v1/address_book/${e.id}/recheck`);
@@ -246,7 +524,12 @@ describe('screening and recheck', () => {
     expect(res.headers.get('retry-after')).toBe('30');
     expect(ok(await ses.get(`/v1/address_book/${e.id}`)).screening.status).toBe('unavailable');
     ok(await call('POST', '/sim/providers/screening/signals', { chain: 'optimism', address: addr, risk_score: 30 }), 201);
-    expect(ok(await ses.post(`/v1/address_book/${e.id}/recheck`)).screening).toMatchObject({ status: 'completed', risk_score: 30, risk_level: 'medium', verdict: 'review' });
+    expect(ok(await ses.post(`/v1/address_book/${e.id}/recheck`)).screening).toMatchObject({
+      status: 'completed',
+      risk_score: 30,
+      risk_level: 'medium',
+      verdict: 'review',
+    });
   });
 
   test('recheck of a bank entry is 400 address_book_entry_kind_mismatch', async () => {
@@ -259,27 +542,47 @@ describe('payment links with an address-book destination', () => {
   test('a link is created and activated with an entry as destination; foreign entries are 404', async () => {
     const key = client(a.live_key);
     const e = await cryptoEntry(ses);
-    const link = ok(await key.post('/v1/payment_links', { amount: usd('2500'), title: 'Consulting', settlement_destination: { address_book_id: e.id } }), 201);
+    const link = ok(
+      await key.post('/v1/payment_links', { amount: usd('2500'), title: 'Consulting', settlement_destination: { address_book_id: e.id } }),
+      201,
+    );
     expect(link).toMatchObject({ status: 'draft', settlement_destination: { address_book_id: e.id }, settlement_kind: null });
     expect(JSON.stringify(link)).not.toContain(e.address);
     const active = ok(await key.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
     expect(active).toMatchObject({ status: 'active', settlement_kind: 'fiat_provider', settlement_destination: { address_book_id: e.id } });
     const theirs = await cryptoEntry(other);
-    expectError(await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x', settlement_destination: { address_book_id: theirs.id } }),
-      404, 'not_found', 'not_found', 'settlement_destination.address_book_id');
+    expectError(
+      await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x', settlement_destination: { address_book_id: theirs.id } }),
+      404,
+      'not_found',
+      'not_found',
+      'settlement_destination.address_book_id',
+    );
     const draft = ok(await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x' }), 201);
-    expectError(await key.patch(`/v1/payment_links/${draft.id}`, { settlement_destination: { address_book_id: theirs.id } }),
-      404, 'not_found', 'not_found', 'settlement_destination.address_book_id');
+    expectError(
+      await key.patch(`/v1/payment_links/${draft.id}`, { settlement_destination: { address_book_id: theirs.id } }),
+      404,
+      'not_found',
+      'not_found',
+      'settlement_destination.address_book_id',
+    );
   });
 
   test('a bank entry needs its details before it can receive money (409 address_book_entry_incomplete)', async () => {
     const key = client(a.live_key);
     const bank = ok(await ses.post('/v1/address_book', { kind: 'bank', label: 'Ops' }), 201);
-    const refused = await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x', settlement_destination: { address_book_id: bank.id } });
+    const refused = await key.post('/v1/payment_links', {
+      amount: usd('2500'),
+      title: 'x',
+      settlement_destination: { address_book_id: bank.id },
+    });
     expectError(refused, 409, 'conflict', 'address_book_entry_incomplete');
     expect(refused.body.error.details.address_book_id).toBe(bank.id);
     ok(await ses.post(`/v1/address_book/${bank.id}/beneficiary`, ACH));
-    const link = ok(await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x', settlement_destination: { address_book_id: bank.id } }), 201);
+    const link = ok(
+      await key.post('/v1/payment_links', { amount: usd('2500'), title: 'x', settlement_destination: { address_book_id: bank.id } }),
+      201,
+    );
     expect(link.settlement_destination).toEqual({ address_book_id: bank.id });
   });
 });
@@ -288,7 +591,10 @@ describe('delete', () => {
   test('refused while an open link uses the entry; allowed once the link ended; then 404 and the address can be saved again', async () => {
     const key = client(a.live_key);
     const e = await cryptoEntry(ses);
-    const link = ok(await key.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: e.id } }), 201);
+    const link = ok(
+      await key.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: e.id } }),
+      201,
+    );
     const refused = await ses.del(`/v1/address_book/${e.id}`);
     expectError(refused, 409, 'conflict', 'address_book_entry_in_use');
     expect(refused.body.error.details.payment_link_ids).toEqual([link.id]);
@@ -302,7 +608,11 @@ describe('delete', () => {
     expect((await ses.get('/v1/address_book?limit=100')).body.data.map((x: { id: string }) => x.id)).not.toContain(e.id);
     // The ended link keeps its reference; a new link cannot use the deleted entry.
     expect(ok(await key.get(`/v1/payment_links/${link.id}`)).settlement_destination).toEqual({ address_book_id: e.id });
-    expectError(await key.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: e.id } }), 404, 'not_found');
+    expectError(
+      await key.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: e.id } }),
+      404,
+      'not_found',
+    );
     const again = ok(await ses.post('/v1/address_book', { kind: 'crypto', chain: 'base', address: e.address }), 201);
     expect(again.id).not.toBe(e.id);
   });
@@ -339,7 +649,7 @@ describe('lists and cross-account ids', () => {
     expect(ok(await ses.get('/v1/address_book?limit=100')).data.map((x: { id: string }) => x.id)).not.toContain(ids[0]);
   });
 
-  test('every operation on another account\'s entry is 404', async () => {
+  test("every operation on another account's entry is 404", async () => {
     const theirs = await cryptoEntry(other);
     const theirBank = ok(await other.post('/v1/address_book', { kind: 'bank' }), 201);
     expectError(await ses.get(`/v1/address_book/${theirs.id}`), 404, 'not_found');
@@ -361,7 +671,17 @@ describe('declared response schemas', () => {
     strict(c, addressBookEntryOut);
     const bank = ok(await ses.post('/v1/address_book', { kind: 'bank' }), 201);
     strict(bank, addressBookEntryOut);
-    strict(ok(await ses.post(`/v1/address_book/${bank.id}/beneficiary`, { account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'spei', clabe: '032180000118359719' })), addressBookEntryOut);
+    strict(
+      ok(
+        await ses.post(`/v1/address_book/${bank.id}/beneficiary`, {
+          account_owner_type: 'individual',
+          account_holder_name: 'Jo',
+          rail: 'spei',
+          clabe: '032180000118359719',
+        }),
+      ),
+      addressBookEntryOut,
+    );
     strict(ok(await ses.post(`/v1/address_book/${c.id}/recheck`)), addressBookEntryOut);
     strict(ok(await ses.patch(`/v1/address_book/${c.id}`, { label: 'L' })), addressBookEntryOut);
     strict(ok(await ses.get(`/v1/address_book/${c.id}`)), addressBookEntryOut);

@@ -47,7 +47,15 @@ import { errorEnvelopeSchema } from '../../api/middleware/errors';
 import { transaction } from '../../lib/db';
 import { documentOfThisBuild } from '../../api/openapi-cli';
 import { API, call, connectDb, idem, newAccount, type Res, memberSession } from '../helpers/api';
-import { AUTHZ_SPEC, isPublicRoute, isSessionOnly, SPEC_SCOPE_ALIASES, SPEC_SCOPES, type SpecOperation, type SpecRole } from '../helpers/authz-spec';
+import {
+  AUTHZ_SPEC,
+  isPublicRoute,
+  isSessionOnly,
+  SPEC_SCOPE_ALIASES,
+  SPEC_SCOPES,
+  type SpecOperation,
+  type SpecRole,
+} from '../helpers/authz-spec';
 import { createAccountObjects, openApiTemplate, realIdsFor, templateParams, type AccountObjects } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
 
@@ -57,18 +65,38 @@ const DEFS = new Map<string, OperationDef>(REGISTRY.map((d) => [d.id, d]));
 const SERVED = AUTHZ_SPEC.filter((e) => DEFS.has(e.id));
 
 type CallerClass =
-  | 'key_with_scope' | 'key_without_scope' | 'test_key' | SpecRole
-  | 'other_account_key' | 'other_account_owner' | 'public_token' | 'no_credential';
+  | 'key_with_scope'
+  | 'key_without_scope'
+  | 'test_key'
+  | SpecRole
+  | 'other_account_key'
+  | 'other_account_owner'
+  | 'public_token'
+  | 'no_credential';
 const CLASSES: CallerClass[] = [
-  'key_with_scope', 'key_without_scope', 'test_key', 'viewer', 'developer', 'admin', 'owner',
-  'other_account_key', 'other_account_owner', 'public_token', 'no_credential',
+  'key_with_scope',
+  'key_without_scope',
+  'test_key',
+  'viewer',
+  'developer',
+  'admin',
+  'owner',
+  'other_account_key',
+  'other_account_owner',
+  'public_token',
+  'no_credential',
 ];
 const KEY_CLASSES = new Set<CallerClass>(['key_with_scope', 'key_without_scope', 'test_key', 'other_account_key']);
 
 type Refusal = { status: number; type: string; code: string };
 type Expectation = { kind: 'valid' } | ({ kind: 'error' } & Refusal);
 const valid: Expectation = { kind: 'valid' };
-const refused = (status: number, type: string, code: string): Extract<Expectation, { kind: 'error' }> => ({ kind: 'error', status, type, code });
+const refused = (status: number, type: string, code: string): Extract<Expectation, { kind: 'error' }> => ({
+  kind: 'error',
+  status,
+  type,
+  code,
+});
 
 /**
  * The 4xx answers a caller admitted by the table may get because of the matrix's fixtures, per
@@ -156,7 +184,9 @@ const receiver = new Receiver();
 async function keyWith(scopes: string[]): Promise<string> {
   const id = scopes.join(',');
   if (!keyCache.has(id)) {
-    const { secret } = await transaction((m) => insertApiKey(m, { accountId: acct.account_id, livemode: true, scopes, name: 'authz matrix' }));
+    const { secret } = await transaction((m) =>
+      insertApiKey(m, { accountId: acct.account_id, livemode: true, scopes, name: 'authz matrix' }),
+    );
     keyCache.set(id, secret);
   }
   return keyCache.get(id)!;
@@ -169,7 +199,8 @@ function pathOf(def: OperationDef, opts: { unknownToken?: boolean; unknownIds?: 
   let p = def.path;
   for (const name of templateParams(def.path)) {
     let v = real[name]?.[0];
-    if (opts.unknownToken && name === 'token') v = `${def.path.startsWith('/payroll_recipient_sessions') ? 'prk' : 'plk'}_${'0'.repeat(32)}`;
+    if (opts.unknownToken && name === 'token')
+      v = `${def.path.startsWith('/payroll_recipient_sessions') ? 'prk' : 'plk'}_${'0'.repeat(32)}`;
     if (v && !(opts.unknownToken && name === 'token')) realIds = true;
     p = p.replace(`:${name}`, encodeURIComponent(v ?? `nonexistent_${name}_${'0'.repeat(16)}`));
   }
@@ -182,11 +213,12 @@ function expectationFor(spec: SpecOperation, cls: CallerClass, realIds: boolean)
   if (cls === 'no_credential') return refused(401, 'authentication_error', 'missing_credentials');
   if (cls === 'public_token') return refused(401, 'authentication_error', 'invalid_api_key');
   if (cls === 'test_key' && spec.testMode === 'livemode_boundary') return refused(400, 'invalid_request', 'livemode_boundary');
-  if (cls === 'test_key' && spec.testMode === 'test_mode_not_supported') return refused(503, 'temporarily_unavailable', 'test_mode_not_supported');
+  if (cls === 'test_key' && spec.testMode === 'test_mode_not_supported')
+    return refused(503, 'temporarily_unavailable', 'test_mode_not_supported');
   const isKey = KEY_CLASSES.has(cls);
   if (!spec.callers.includes(isKey ? 'business_key' : 'dashboard_session')) return refused(403, 'permission_error', 'role_denied');
   if (cls === 'key_without_scope') return refused(403, 'permission_error', 'missing_scope');
-  const role: SpecRole | null = cls === 'other_account_owner' ? 'owner' : isKey ? null : cls as SpecRole;
+  const role: SpecRole | null = cls === 'other_account_owner' ? 'owner' : isKey ? null : (cls as SpecRole);
   if (role && !spec.roles.includes(role)) return refused(403, 'permission_error', 'scope_denied');
   const elsewhere = cls === 'other_account_key' || cls === 'other_account_owner' || cls === 'test_key';
   if (elsewhere && realIds && !PUBLIC_CHAIN_DATA.has(spec.id)) return refused(404, 'not_found', 'not_found');
@@ -201,15 +233,32 @@ async function credentialOf(spec: SpecOperation, cls: CallerClass): Promise<{ ke
   }
   const scope = spec.scope ?? '';
   switch (cls) {
-    case 'key_with_scope': return { key: spec.scope ? await keyWith([scope]) : acct.live_key };
-    case 'key_without_scope': return { key: spec.scope ? await keyWith([...SPEC_SCOPES, ...Object.values(SPEC_SCOPE_ALIASES)].filter((s) => s !== scope && s !== SPEC_SCOPE_ALIASES[scope])) : acct.live_key };
-    case 'test_key': return { key: acct.test_key };
-    case 'viewer': case 'developer': case 'admin': return { bearer: sessions[cls] };
-    case 'owner': return { bearer: acct.session_token };
-    case 'other_account_key': return { key: other.live_key };
-    case 'other_account_owner': return { bearer: other.session_token };
-    case 'public_token': return { bearer: objects.byParam.token[0] };
-    case 'no_credential': return {};
+    case 'key_with_scope':
+      return { key: spec.scope ? await keyWith([scope]) : acct.live_key };
+    case 'key_without_scope':
+      return {
+        key: spec.scope
+          ? await keyWith(
+              [...SPEC_SCOPES, ...Object.values(SPEC_SCOPE_ALIASES)].filter((s) => s !== scope && s !== SPEC_SCOPE_ALIASES[scope]),
+            )
+          : acct.live_key,
+      };
+    case 'test_key':
+      return { key: acct.test_key };
+    case 'viewer':
+    case 'developer':
+    case 'admin':
+      return { bearer: sessions[cls] };
+    case 'owner':
+      return { bearer: acct.session_token };
+    case 'other_account_key':
+      return { key: other.live_key };
+    case 'other_account_owner':
+      return { bearer: other.session_token };
+    case 'public_token':
+      return { bearer: objects.byParam.token[0] };
+    case 'no_credential':
+      return {};
   }
 }
 
@@ -281,7 +330,9 @@ function checkValid(def: OperationDef, r: Res): void {
     checkEnvelope(r);
     return;
   }
-  throw new Error(`${def.id}: expected a valid call (a 2xx, or one of ${JSON.stringify(FIXTURE_REFUSALS[def.id] ?? [])}), got ${describeRes(r)}`);
+  throw new Error(
+    `${def.id}: expected a valid call (a 2xx, or one of ${JSON.stringify(FIXTURE_REFUSALS[def.id] ?? [])}), got ${describeRes(r)}`,
+  );
 }
 
 function checkRefused(e: Refusal, r: Res): void {
@@ -301,7 +352,12 @@ const plainText = (md: string) => md.replace(/[`*]/g, '').replace(/\s+/g, ' ');
  */
 function decisionEntry(rest: string): string {
   const quoted = /"([^"]+)"/.exec(rest);
-  return quoted ? quoted[1] : rest.replace(/^:\s*/, '').replace(/\s*\(.*$/, '').trim();
+  return quoted
+    ? quoted[1]
+    : rest
+        .replace(/^:\s*/, '')
+        .replace(/\s*\(.*$/, '')
+        .trim();
 }
 
 const shape = (p: string) => openApiTemplate(p).replace(/\{[^}]+\}/g, '{}');
@@ -315,7 +371,9 @@ describe('the spec table and the registry', () => {
   });
 
   test('every served operation is in the table', () => {
-    const missing = [...DEFS.values()].filter((d) => !AUTHZ_SPEC.some((e) => e.id === d.id)).map((d) => `${d.id} (${d.method.toUpperCase()} ${d.path})`);
+    const missing = [...DEFS.values()]
+      .filter((d) => !AUTHZ_SPEC.some((e) => e.id === d.id))
+      .map((d) => `${d.id} (${d.method.toUpperCase()} ${d.path})`);
     if (missing.length) throw new Error(`served but missing from tests/helpers/authz-spec.ts: ${missing.join(', ')}`);
   });
 
@@ -336,32 +394,49 @@ describe('the spec table and the registry', () => {
   // clone; where the shared spec is checked out beside this tree, the copy must be the spec's.
   const tsv = path.resolve(__dirname, '../fixtures/spec/operations.tsv');
   const shared = path.resolve(__dirname, '../../../shared/spec/operations.tsv');
-  test('the committed operations.tsv is the shared spec\'s (when ../shared/spec is beside this tree)', () => {
+  test("the committed operations.tsv is the shared spec's (when ../shared/spec is beside this tree)", () => {
     expect(fs.existsSync(tsv)).toBe(true);
     if (fs.existsSync(shared)) expect(fs.readFileSync(tsv, 'utf8')).toBe(fs.readFileSync(shared, 'utf8'));
   });
   test('the table holds exactly the rows of operations.tsv, plus the operations marked beyondSpec', () => {
-    const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => { const [, m, p] = l.split('\t'); return `${m} ${p}`; });
+    const rows = fs
+      .readFileSync(tsv, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => {
+        const [, m, p] = l.split('\t');
+        return `${m} ${p}`;
+      });
     const table = AUTHZ_SPEC.filter((e) => !e.beyondSpec).map((e) => `${e.method} ${e.path}`);
-    expect({ notInTable: rows.filter((r) => !table.includes(r)), notInSpec: table.filter((t) => !rows.includes(t)) }).toEqual({ notInTable: [], notInSpec: [] });
+    expect({ notInTable: rows.filter((r) => !table.includes(r)), notInSpec: table.filter((t) => !rows.includes(t)) }).toEqual({
+      notInTable: [],
+      notInSpec: [],
+    });
     expect(rows).toHaveLength(178);
   });
 
   test('a dashboard-session-only operation declares the scope of the table (no key can show it on the wire)', () => {
-    const wrong = SERVED.filter((e) => isSessionOnly(e) && DEFS.get(e.id)!.scope !== e.scope).map((e) => `${e.id}: table ${e.scope}, served ${DEFS.get(e.id)!.scope}`);
+    const wrong = SERVED.filter((e) => isSessionOnly(e) && DEFS.get(e.id)!.scope !== e.scope).map(
+      (e) => `${e.id}: table ${e.scope}, served ${DEFS.get(e.id)!.scope}`,
+    );
     expect(wrong).toEqual([]);
   });
 
   test('every decision an entry rests on is a record of docs/decisions/ holding the entry it names', () => {
     const dir = path.resolve(__dirname, '../../docs/decisions');
-    const records = fs.readdirSync(dir).filter((f) => /^\d{4}-.+\.md$/.test(f)).map((file) => {
-      const text = fs.readFileSync(path.join(dir, file), 'utf8');
-      return { file, title: /^# \d{4}\. (.+)$/m.exec(text)?.[1].trim() ?? '', text: plainText(text) };
-    });
+    const records = fs
+      .readdirSync(dir)
+      .filter((f) => /^\d{4}-.+\.md$/.test(f))
+      .map((file) => {
+        const text = fs.readFileSync(path.join(dir, file), 'utf8');
+        return { file, title: /^# \d{4}\. (.+)$/m.exec(text)?.[1].trim() ?? '', text: plainText(text) };
+      });
     const unknown = AUTHZ_SPEC.filter((e) => e.decision).flatMap((e) => {
       const d = e.decision!;
       // The record whose title the decision starts with (the longest: "Wallet (issue 14): deposits" over "Wallet (issue 14)").
-      const record = records.filter((r) => r.title && (d === r.title || d.startsWith(`${r.title}: `) || d.startsWith(`${r.title} (`)))
+      const record = records
+        .filter((r) => r.title && (d === r.title || d.startsWith(`${r.title}: `) || d.startsWith(`${r.title} (`)))
         .sort((a, b) => b.title.length - a.title.length)[0];
       if (!record) return [`${e.id}: no record of docs/decisions/ is titled as "${d}" begins`];
       const entry = decisionEntry(d.slice(record.title.length));
@@ -442,7 +517,8 @@ describe.each(tokenRoutes.map(title))('%s', (_name, spec) => {
 describe.each(credentialFree.map(title))('%s', (_name, spec) => {
   const def = DEFS.get(spec.id)!;
   test.each(CLASSES)('%s: a valid call whatever credential comes with it', async (cls) => {
-    const cred = cls === 'public_token' ? { bearer: objects.byParam.token[0] } : cls === 'no_credential' ? {} : await credentialOf(spec, cls);
+    const cred =
+      cls === 'public_token' ? { bearer: objects.byParam.token[0] } : cls === 'no_credential' ? {} : await credentialOf(spec, cls);
     checkValid(def, await send(def, pathOf(def).path, cred));
   });
 });

@@ -10,22 +10,53 @@ import { newId } from '../../lib/ids';
 import { call, client, connectDb, eventually, expectError, expectOk, newAccount } from '../helpers/api';
 import { activeBankLink, bankCredit, bankDestination, RAIL_CURRENCY, session } from '../helpers/bank';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 const RAIL_FIELDS: Record<string, string[]> = {
-  ach: ['account_number', 'routing_number'], wire: ['account_number', 'routing_number', 'bank_address'], sepa: ['iban', 'bic'],
-  faster_payments: ['sort_code', 'account_number'], pix: ['pix_key'], spei: ['clabe'],
+  ach: ['account_number', 'routing_number'],
+  wire: ['account_number', 'routing_number', 'bank_address'],
+  sepa: ['iban', 'bic'],
+  faster_payments: ['sort_code', 'account_number'],
+  pix: ['pix_key'],
+  spei: ['clabe'],
 };
 
-const BDI_KEYS = ['currency', 'rail', 'bank_name', 'beneficiary_name', 'holder_kind', 'account_number', 'routing_number', 'sort_code', 'clabe',
-  'pix_key', 'bank_address', 'iban', 'bic', 'reference', 'matching'].sort();
+const BDI_KEYS = [
+  'currency',
+  'rail',
+  'bank_name',
+  'beneficiary_name',
+  'holder_kind',
+  'account_number',
+  'routing_number',
+  'sort_code',
+  'clabe',
+  'pix_key',
+  'bank_address',
+  'iban',
+  'bic',
+  'reference',
+  'matching',
+].sort();
 
 describe('activation and payable rails', () => {
   test.each([
-    ['ach', ['ach', 'wire']], ['sepa', ['sepa']], ['faster_payments', ['faster_payments']], ['pix', ['pix']], ['spei', ['spei']],
+    ['ach', ['ach', 'wire']],
+    ['sepa', ['sepa']],
+    ['faster_payments', ['faster_payments']],
+    ['pix', ['pix']],
+    ['spei', ['spei']],
   ])('a %s destination activates fiat_provider with payable rails %j and expected_payer_type bank', async (rail, payable) => {
     const { link, token } = await activeBankLink(rail, '10000');
-    expect(link).toMatchObject({ status: 'active', settlement_kind: 'fiat_provider', settlement_asset: null, payable_rails: payable, expected_payer_type: 'bank' });
+    expect(link).toMatchObject({
+      status: 'active',
+      settlement_kind: 'fiat_provider',
+      settlement_asset: null,
+      payable_rails: payable,
+      expected_payer_type: 'bank',
+    });
     const s = expectOk(await session(token));
     expect(s.rails).toEqual(payable);
     expect(s.rails_not_allowed).toContain('crypto_native');
@@ -36,34 +67,57 @@ test('409 conflict settlement_destination_currency_mismatch for a bank destinati
   const creds = await newAccount();
   const api = client(creds.live_key);
   const dest = await bankDestination(creds, 'sepa');
-  const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', settlement_destination: { address_book_id: dest } }), 201);
+  const l = expectOk(
+    await api.post('/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: 'x',
+      settlement_destination: { address_book_id: dest },
+    }),
+    201,
+  );
   const r = await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
   expectError(r, 409, 'conflict', 'settlement_destination_currency_mismatch', 'settlement_destination');
   expect(r.body.error.details).toEqual({ destination_currency: 'EUR', currency: 'USD' });
-  expect(expectOk(await api.patch(`/v1/payment_links/${l.id}`, { amount: { amount: '1000', currency: 'EUR', decimals: 2 } })).amount.currency).toBe('EUR');
+  expect(
+    expectOk(await api.patch(`/v1/payment_links/${l.id}`, { amount: { amount: '1000', currency: 'EUR', decimals: 2 } })).amount.currency,
+  ).toBe('EUR');
   expect(expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true })).payable_rails).toEqual(['sepa']);
 });
 
 describe('bank deposit instructions', () => {
-  test.each(['ach', 'wire', 'sepa', 'faster_payments', 'pix', 'spei'])('%s: every BankDepositInstructions field, deposit_instructions null, live attempt reused', async (rail) => {
-    const { token } = await activeBankLink(rail === 'wire' ? 'ach' : rail, '25000');
-    const p = await session(token, '/payments', { rail, payer_type: 'business', payer_email: 'payer@example.com' });
-    expect(p.status).toBe(201);
-    expect(p.body).toMatchObject({ status: 'awaiting', payment_rail: rail, deposit_instructions: null, fee: { amount: '0' }, amount_verdict: null, return_reason: null });
-    expect(p.body.amount_expected).toEqual({ amount: '25000', ...RAIL_CURRENCY[rail] });
-    const bdi = p.body.bank_deposit_instructions;
-    expect(Object.keys(bdi).sort()).toEqual(BDI_KEYS);
-    expect(bdi).toMatchObject({ currency: RAIL_CURRENCY[rail].currency, rail, matching: rail === 'sepa' ? 'reference' : 'account_number' });
-    expect(bdi.reference).toMatch(/^PL[A-Z2-9]{10}$/);
-    expect(['own_name', 'provider_name', 'developer_name']).toContain(bdi.holder_kind);
-    for (const f of RAIL_FIELDS[rail]) expect(typeof bdi[f]).toBe('string');
-    if (rail === 'spei') expect(bdi.clabe).toMatch(/^[0-9]{18}$/);
-    if (rail === 'faster_payments') expect(bdi.sort_code).toMatch(/^[0-9]{6}$/);
-    const again = await session(token, '/payments', { rail, payer_type: 'business' });
-    expect(again.status).toBe(200);
-    expect(again.body.id).toBe(p.body.id);
-    expect(again.body.bank_deposit_instructions).toEqual(bdi);
-  });
+  test.each(['ach', 'wire', 'sepa', 'faster_payments', 'pix', 'spei'])(
+    '%s: every BankDepositInstructions field, deposit_instructions null, live attempt reused',
+    async (rail) => {
+      const { token } = await activeBankLink(rail === 'wire' ? 'ach' : rail, '25000');
+      const p = await session(token, '/payments', { rail, payer_type: 'business', payer_email: 'payer@example.com' });
+      expect(p.status).toBe(201);
+      expect(p.body).toMatchObject({
+        status: 'awaiting',
+        payment_rail: rail,
+        deposit_instructions: null,
+        fee: { amount: '0' },
+        amount_verdict: null,
+        return_reason: null,
+      });
+      expect(p.body.amount_expected).toEqual({ amount: '25000', ...RAIL_CURRENCY[rail] });
+      const bdi = p.body.bank_deposit_instructions;
+      expect(Object.keys(bdi).sort()).toEqual(BDI_KEYS);
+      expect(bdi).toMatchObject({
+        currency: RAIL_CURRENCY[rail].currency,
+        rail,
+        matching: rail === 'sepa' ? 'reference' : 'account_number',
+      });
+      expect(bdi.reference).toMatch(/^PL[A-Z2-9]{10}$/);
+      expect(['own_name', 'provider_name', 'developer_name']).toContain(bdi.holder_kind);
+      for (const f of RAIL_FIELDS[rail]) expect(typeof bdi[f]).toBe('string');
+      if (rail === 'spei') expect(bdi.clabe).toMatch(/^[0-9]{18}$/);
+      if (rail === 'faster_payments') expect(bdi.sort_code).toMatch(/^[0-9]{6}$/);
+      const again = await session(token, '/payments', { rail, payer_type: 'business' });
+      expect(again.status).toBe(200);
+      expect(again.body.id).toBe(p.body.id);
+      expect(again.body.bank_deposit_instructions).toEqual(bdi);
+    },
+  );
 });
 
 describe('errors of a bank payment', () => {
@@ -88,8 +142,20 @@ describe('errors of a bank payment', () => {
     const creds = await newAccount();
     await db().query(`UPDATE accounts SET customer_type = 'individual' WHERE id = $1`, [creds.account_id]);
     const { token } = await activeBankLink('ach', '10000', { creds });
-    expectError(await session(token, '/payments', { rail: 'ach', payer_type: 'individual' }), 400, 'invalid_request', 'parameter_missing', 'payer_state');
-    expectError(await session(token, '/payments', { rail: 'ach', payer_type: 'individual', payer_state: 'ZZ' }), 400, 'invalid_request', 'parameter_invalid', 'payer_state');
+    expectError(
+      await session(token, '/payments', { rail: 'ach', payer_type: 'individual' }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'payer_state',
+    );
+    expectError(
+      await session(token, '/payments', { rail: 'ach', payer_type: 'individual', payer_state: 'ZZ' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'payer_state',
+    );
     expectError(await session(token, '/payments', { rail: 'ach', payer_state: 'ny' }), 400, 'invalid_request', undefined, 'payer_state');
     const ny = await session(token, '/payments', { rail: 'wire', payer_type: 'individual', payer_state: 'NY' });
     expectError(ny, 409, 'capability_unavailable', 'payer_state_unsupported');
@@ -127,11 +193,23 @@ describe('refund errors', () => {
 
 describe('refunds on crypto rails', () => {
   const transfer = (di: { chain: string; address: string; asset: string; amount: { amount: string } }, from?: string) =>
-    call('POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount, ...(from ? { from_address: from } : {}) }, { idem: null });
+    call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount, ...(from ? { from_address: from } : {}) },
+      { idem: null },
+    );
 
   test('409 capability_unavailable refund_unavailable once a crypto payment settled into the merchant wallet', async () => {
     const api = client((await newAccount()).live_key);
-    const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', accepted_rail_kinds: ['crypto'] }), 201);
+    const l = expectOk(
+      await api.post('/v1/payment_links', {
+        amount: { amount: '1000', currency: 'USD', decimals: 2 },
+        title: 'x',
+        accepted_rail_kinds: ['crypto'],
+      }),
+      201,
+    );
     const a = expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
     const token = String(a.url).split('/pay/')[1];
     const p = expectOk(await session(token, '/payments', { rail: 'crypto_native' }), 201);
@@ -144,10 +222,19 @@ describe('refunds on crypto rails', () => {
     const creds = await newAccount();
     const api = client(creds.live_key);
     const adr = newId('adr_');
-    await db().query(`INSERT INTO address_book_entries(id, account_id, livemode, kind, label, chain, address) VALUES ($1,$2,true,'crypto','Treasury','base',$3)`,
-      [adr, creds.account_id, `0x${'ab'.repeat(20)}`]);
+    await db().query(
+      `INSERT INTO address_book_entries(id, account_id, livemode, kind, label, chain, address) VALUES ($1,$2,true,'crypto','Treasury','base',$3)`,
+      [adr, creds.account_id, `0x${'ab'.repeat(20)}`],
+    );
     const open = async () => {
-      const l = expectOk(await api.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'x', settlement_destination: { address_book_id: adr } }), 201);
+      const l = expectOk(
+        await api.post('/v1/payment_links', {
+          amount: { amount: '1000', currency: 'USD', decimals: 2 },
+          title: 'x',
+          settlement_destination: { address_book_id: adr },
+        }),
+        201,
+      );
       const a = expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
       const p = expectOk(await session(String(a.url).split('/pay/')[1], '/payments', { rail: 'crypto_native' }), 201);
       return { l, p };
@@ -162,7 +249,10 @@ describe('refunds on crypto rails', () => {
     await eventually(async () => (await api.get(`/v1/payment_links/${known.l.id}`)).body.status === 'paid', 'paid');
     const r = expectOk(await api.post(`/v1/payment_links/${known.l.id}/refund`, { reason: 'duplicate' }));
     expect(r.status).toBe('refunded');
-    await eventually(async () => (await db().query('SELECT refund_rail_payment_id FROM payments WHERE id = $1', [known.p.id]))[0].refund_rail_payment_id, 'refund sent');
+    await eventually(
+      async () => (await db().query('SELECT refund_rail_payment_id FROM payments WHERE id = $1', [known.p.id]))[0].refund_rail_payment_id,
+      'refund sent',
+    );
     const back = await db().query(`SELECT amount_minor FROM sandbox_chain_transfers WHERE idempotency_key = $1`, [`refund:${known.p.id}`]);
     expect(back).toEqual([{ amount_minor: '10100000' }]);
     expect(expectOk(await api.get(`/v1/payments/${known.p.id}`)).status).toBe('refunded');
@@ -178,7 +268,13 @@ describe('/sim/bank/credits', () => {
     expect((await session(token, `/payments/${p.id}`)).body.status).toBe('awaiting');
     expectError(await bankCredit(p.bank_deposit_instructions, '0'), 400, 'invalid_request', undefined, 'amount');
     expectError(await bankCredit(p.bank_deposit_instructions, '100', { rail: 'swift' }), 400, 'invalid_request', undefined, 'rail');
-    expectError(await bankCredit(p.bank_deposit_instructions, '100', { currency: 'XYZ' }), 400, 'invalid_request', 'parameter_invalid', 'currency');
+    expectError(
+      await bankCredit(p.bank_deposit_instructions, '100', { currency: 'XYZ' }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'currency',
+    );
   });
 
   test('an account-matched credit needs no reference: faster_payments by sort code and account number', async () => {
@@ -196,12 +292,36 @@ describe('capabilities', () => {
   test('GET /capabilities?product=payment_links lists every rail with the spec fields', async () => {
     const api = client((await newAccount()).live_key);
     const caps = expectOk(await api.get('/v1/capabilities?product=payment_links'));
-    expect(caps.corridors.map((c: { corridor_id: string }) => c.corridor_id)).toEqual(['crypto_native', 'crypto_xchain', 'ach', 'wire', 'sepa', 'faster_payments', 'pix', 'spei']);
+    expect(caps.corridors.map((c: { corridor_id: string }) => c.corridor_id)).toEqual([
+      'crypto_native',
+      'crypto_xchain',
+      'ach',
+      'wire',
+      'sepa',
+      'faster_payments',
+      'pix',
+      'spei',
+    ]);
     for (const c of caps.corridors) {
-      for (const f of ['lifecycle', 'public_claim_status', 'executable', 'source_chains', 'max_amount', 'action', 'display_label', 'logo_url']) expect(c).toHaveProperty(f);
+      for (const f of [
+        'lifecycle',
+        'public_claim_status',
+        'executable',
+        'source_chains',
+        'max_amount',
+        'action',
+        'display_label',
+        'logo_url',
+      ])
+        expect(c).toHaveProperty(f);
     }
     const sepa = caps.corridors.find((c: { corridor_id: string }) => c.corridor_id === 'sepa');
-    expect(sepa).toMatchObject({ currency: 'EUR', executable: true, lifecycle: 'preview', max_amount: { amount: '25000000', currency: 'EUR', decimals: 2 } });
+    expect(sepa).toMatchObject({
+      currency: 'EUR',
+      executable: true,
+      lifecycle: 'preview',
+      max_amount: { amount: '25000000', currency: 'EUR', decimals: 2 },
+    });
     expect(sepa).not.toHaveProperty('blocked_reason');
     expect(caps.fee).toMatchObject({ bps: 100, applies_to: 'payer', rails: ['crypto_native', 'crypto_xchain'] });
   });

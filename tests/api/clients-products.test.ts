@@ -19,11 +19,25 @@ beforeAll(async () => {
 
 describe('clients', () => {
   test('create returns the full client with ObjectBase fields', async () => {
-    const res = await api.post('/v1/clients', { display_name: '  Ada Lovelace ', email: 'ada@example.com', company: 'Analytical', country: 'United Kingdom', role: 'CTO', notes: 'VIP' });
+    const res = await api.post('/v1/clients', {
+      display_name: '  Ada Lovelace ',
+      email: 'ada@example.com',
+      company: 'Analytical',
+      country: 'United Kingdom',
+      role: 'CTO',
+      notes: 'VIP',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      object: 'client', livemode: true, display_name: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical',
-      country: 'United Kingdom', role: 'CTO', notes: 'VIP', archived_at: null,
+      object: 'client',
+      livemode: true,
+      display_name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      company: 'Analytical',
+      country: 'United Kingdom',
+      role: 'CTO',
+      notes: 'VIP',
+      archived_at: null,
     });
     expect(res.body.id).toMatch(/^cli_[A-Za-z0-9]+$/);
     expect(typeof res.body.created_at).toBe('string');
@@ -41,7 +55,16 @@ describe('clients', () => {
   });
 
   test('update: null clears email/company/country/notes; empty-string email is 400; omitted keys kept', async () => {
-    const c = (await api.post('/v1/clients', { display_name: 'Grace', email: 'grace@example.com', company: 'Navy', country: 'US', notes: 'n', role: 'Admiral' })).body;
+    const c = (
+      await api.post('/v1/clients', {
+        display_name: 'Grace',
+        email: 'grace@example.com',
+        company: 'Navy',
+        country: 'US',
+        notes: 'n',
+        role: 'Admiral',
+      })
+    ).body;
     const up = await api.patch(`/v1/clients/${c.id}`, { email: null, company: null, country: null, notes: null });
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ display_name: 'Grace', email: null, company: null, country: null, notes: null, role: 'Admiral' });
@@ -118,11 +141,20 @@ describe('clients', () => {
 
 describe('products', () => {
   test('create with a unit price; currency defaults from unit_price', async () => {
-    const res = await api.post('/v1/products', { name: 'Design hour', description: ' Hourly design ', unit_price: { amount: '15000', currency: 'USD', decimals: 2 } });
+    const res = await api.post('/v1/products', {
+      name: 'Design hour',
+      description: ' Hourly design ',
+      unit_price: { amount: '15000', currency: 'USD', decimals: 2 },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      object: 'product', livemode: true, name: 'Design hour', description: 'Hourly design', currency: 'USD',
-      unit_price: { amount: '15000', currency: 'USD', decimals: 2 }, archived_at: null,
+      object: 'product',
+      livemode: true,
+      name: 'Design hour',
+      description: 'Hourly design',
+      currency: 'USD',
+      unit_price: { amount: '15000', currency: 'USD', decimals: 2 },
+      archived_at: null,
     });
     expect(res.body.id).toMatch(/^prd_/);
   });
@@ -133,14 +165,38 @@ describe('products', () => {
     expect(free.body).toMatchObject({ unit_price: null, currency: 'EUR', description: null });
     expectError(await api.post('/v1/products', { name: 'No currency' }), 400, 'invalid_request', 'parameter_missing', 'currency');
     expectError(await api.post('/v1/products', { name: 'X', currency: 'XYZ' }), 400, 'invalid_request', 'currency_invalid', 'currency');
-    expectError(await api.post('/v1/products', { name: 'X', unit_price: { amount: '10', currency: 'USD', decimals: 6 } }), 400, 'invalid_request', 'amount_invalid', 'unit_price');
-    expectError(await api.post('/v1/products', { name: 'X', unit_price: { amount: 10, currency: 'USD', decimals: 2 } }), 400, 'invalid_request', undefined, 'unit_price.amount');
-    expectError(await api.post('/v1/products', { name: 'X', currency: 'EUR', unit_price: { amount: '10', currency: 'USD', decimals: 2 } }), 400, 'invalid_request', 'currency_mismatch', 'unit_price');
-    expectError(await api.post('/v1/products', { name: '' , currency: 'USD' }), 400, 'invalid_request', undefined, 'name');
+    expectError(
+      await api.post('/v1/products', { name: 'X', unit_price: { amount: '10', currency: 'USD', decimals: 6 } }),
+      400,
+      'invalid_request',
+      'amount_invalid',
+      'unit_price',
+    );
+    expectError(
+      await api.post('/v1/products', { name: 'X', unit_price: { amount: 10, currency: 'USD', decimals: 2 } }),
+      400,
+      'invalid_request',
+      undefined,
+      'unit_price.amount',
+    );
+    expectError(
+      await api.post('/v1/products', { name: 'X', currency: 'EUR', unit_price: { amount: '10', currency: 'USD', decimals: 2 } }),
+      400,
+      'invalid_request',
+      'currency_mismatch',
+      'unit_price',
+    );
+    expectError(await api.post('/v1/products', { name: '', currency: 'USD' }), 400, 'invalid_request', undefined, 'name');
   });
 
   test('update: null clears description, empty string trimmed to null, unit_price Money or null', async () => {
-    const p = (await api.post('/v1/products', { name: 'Widget', description: 'A widget', unit_price: { amount: '500', currency: 'USD', decimals: 2 } })).body;
+    const p = (
+      await api.post('/v1/products', {
+        name: 'Widget',
+        description: 'A widget',
+        unit_price: { amount: '500', currency: 'USD', decimals: 2 },
+      })
+    ).body;
     const cleared = await api.patch(`/v1/products/${p.id}`, { description: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.description).toBeNull();
@@ -150,7 +206,10 @@ describe('products', () => {
     const noPrice = await api.patch(`/v1/products/${p.id}`, { unit_price: null });
     expect(noPrice.body.unit_price).toBeNull();
     expect(noPrice.body.currency).toBe('USD');
-    const priced = await api.patch(`/v1/products/${p.id}`, { unit_price: { amount: '700', currency: 'USD', decimals: 2 }, name: 'Widget 2' });
+    const priced = await api.patch(`/v1/products/${p.id}`, {
+      unit_price: { amount: '700', currency: 'USD', decimals: 2 },
+      name: 'Widget 2',
+    });
     expect(priced.body).toMatchObject({ name: 'Widget 2', unit_price: { amount: '700', currency: 'USD', decimals: 2 } });
     expectError(await api.patch(`/v1/products/${p.id}`, { currency: 'EUR' }), 400, 'invalid_request', 'currency_mismatch', 'currency');
     const eur = await api.patch(`/v1/products/${p.id}`, { currency: 'EUR', unit_price: { amount: '650', currency: 'EUR', decimals: 2 } });

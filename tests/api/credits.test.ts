@@ -32,8 +32,8 @@ beforeAll(async () => {
 });
 
 /** A live key is refused by the caller class (403 role_denied); a test key by test mode first (spec 1 rule 5: 503). */
-const refusedTo = (key: string): [number, string, string] => (key.startsWith('sk_test_')
-  ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied']);
+const refusedTo = (key: string): [number, string, string] =>
+  key.startsWith('sk_test_') ? [503, 'temporarily_unavailable', 'test_mode_not_supported'] : [403, 'permission_error', 'role_denied'];
 
 describe('who may call', () => {
   test('never a business key (live 403 role_denied, test 503); only the owner (other roles 403 scope_denied)', async () => {
@@ -52,12 +52,19 @@ describe('who may call', () => {
 
 describe('balance and checkouts', () => {
   test('a new owner starts with the free allowance', async () => {
-    expect(ok(await ses.get('/v1/credits'))).toEqual({ object: 'credit_balance', livemode: true, free_remaining: FREE_CHECKS_ALLOWANCE, paid_balance: 0, total_checks: 0 });
+    expect(ok(await ses.get('/v1/credits'))).toEqual({
+      object: 'credit_balance',
+      livemode: true,
+      free_remaining: FREE_CHECKS_ALLOWANCE,
+      paid_balance: 0,
+      total_checks: 0,
+    });
   });
 
   test('pack must be 5, 10 or 20', async () => {
     expectError(await ses.post('/v1/credit_checkouts', {}), 400, 'invalid_request', 'parameter_missing', 'pack');
-    for (const pack of [0, 7, 15, 100, -5, 5.5, '5', null]) expectError(await ses.post('/v1/credit_checkouts', { pack }), 400, 'invalid_request', 'parameter_invalid', 'pack');
+    for (const pack of [0, 7, 15, 100, -5, 5.5, '5', null])
+      expectError(await ses.post('/v1/credit_checkouts', { pack }), 400, 'invalid_request', 'parameter_invalid', 'pack');
     expectError(await ses.post('/v1/credit_checkouts', { pack: 5, credits: 5 }), 400, 'invalid_request', 'parameter_unknown', 'credits');
   });
 
@@ -65,7 +72,14 @@ describe('balance and checkouts', () => {
     const acct = await newAccount();
     const s = client(acct.session_token);
     const co = ok(await s.post('/v1/credit_checkouts', { pack: 10 }), 201);
-    expect(co).toMatchObject({ object: 'credit_checkout', livemode: true, pack: 10, amount: { amount: '4500', currency: 'USD', decimals: 2 }, status: 'open', completed_at: null });
+    expect(co).toMatchObject({
+      object: 'credit_checkout',
+      livemode: true,
+      pack: 10,
+      amount: { amount: '4500', currency: 'USD', decimals: 2 },
+      status: 'open',
+      completed_at: null,
+    });
     expect(co.id).toMatch(/^cco_/);
     expect(co.url).toMatch(new RegExp(`^${process.env.PAYER_HOST}/sandbox/checkout/cs_sbx_`));
     expect(Date.parse(co.expires_at)).toBeGreaterThan(Date.now());
@@ -81,10 +95,20 @@ describe('balance and checkouts', () => {
     const ledger = ok(await s.get('/v1/credit_events'));
     expect(ledger).toMatchObject({ object: 'list', has_more: false, next_cursor: null, events_total: 1 });
     expect(ledger.data).toHaveLength(1);
-    expect(ledger.data[0]).toMatchObject({ object: 'credit_event', type: 'purchase', credits: 10, paid_balance: 10, free_remaining: FREE_CHECKS_ALLOWANCE, checkout_id: co.id });
+    expect(ledger.data[0]).toMatchObject({
+      object: 'credit_event',
+      type: 'purchase',
+      credits: 10,
+      paid_balance: 10,
+      free_remaining: FREE_CHECKS_ALLOWANCE,
+      checkout_id: co.id,
+    });
     expect(ledger.data[0].id).toMatch(/^cev_/);
 
-    const outbox = await db().query(`SELECT type, object_id, related_object_ids, data FROM events WHERE account_id = $1 AND type LIKE 'credit.%'`, [acct.account_id]);
+    const outbox = await db().query(
+      `SELECT type, object_id, related_object_ids, data FROM events WHERE account_id = $1 AND type LIKE 'credit.%'`,
+      [acct.account_id],
+    );
     expect(outbox).toHaveLength(1);
     expect(outbox[0]).toMatchObject({ type: 'credit.purchased', object_id: ledger.data[0].id, related_object_ids: [co.id] });
     expect(outbox[0].data.object).toMatchObject({ type: 'purchase', credits: 10 });
@@ -112,7 +136,11 @@ describe('balance and checkouts', () => {
     expect(ok(await sim(expired.id, 'expire'))).toMatchObject({ outcome: 'expired', granted: false, checkout: { status: 'expired' } });
     expectError(await sim(expired.id, 'complete'), 409, 'conflict', 'checkout_session_closed');
     const short = ok(await s.post('/v1/credit_checkouts', { pack: 5 }), 201);
-    expect(ok(await sim(short.id, 'complete', { amount: '100' }))).toMatchObject({ outcome: 'paid', granted: false, checkout: { status: 'failed' } });
+    expect(ok(await sim(short.id, 'complete', { amount: '100' }))).toMatchObject({
+      outcome: 'paid',
+      granted: false,
+      checkout: { status: 'failed' },
+    });
     const [row] = await db().query('SELECT failure_reason FROM credit_checkouts WHERE id = $1', [short.id]);
     expect(row.failure_reason).toBe('amount_mismatch');
     expect(ok(await s.get('/v1/credits')).paid_balance).toBe(0);
@@ -145,10 +173,22 @@ describe('ledger', () => {
     const paid = await consumeCheck(ctx, { relatedObjectId: 'scr_paid', cached: false });
     expect(paid).toMatchObject({ type: 'consume_paid', paid_balance: 4, free_remaining: 0, total_checks: FREE_CHECKS_ALLOWANCE + 1 });
     const refund = await refundCheck(ctx, { id: paid.id });
-    expect(refund).toMatchObject({ type: 'refund', credits: 1, paid_balance: 5, total_checks: FREE_CHECKS_ALLOWANCE, related_object_id: 'scr_paid' });
+    expect(refund).toMatchObject({
+      type: 'refund',
+      credits: 1,
+      paid_balance: 5,
+      total_checks: FREE_CHECKS_ALLOWANCE,
+      related_object_id: 'scr_paid',
+    });
     await expect(refundCheck(ctx, { id: paid.id })).rejects.toMatchObject({ code: 'credit_already_refunded' });
     await expect(refundCheck(ctx, { id: refund.id })).rejects.toBeInstanceOf(DomainError);
-    expect(ok(await s.get('/v1/credits'))).toEqual({ object: 'credit_balance', livemode: true, free_remaining: 0, paid_balance: 5, total_checks: FREE_CHECKS_ALLOWANCE });
+    expect(ok(await s.get('/v1/credits'))).toEqual({
+      object: 'credit_balance',
+      livemode: true,
+      free_remaining: 0,
+      paid_balance: 5,
+      total_checks: FREE_CHECKS_ALLOWANCE,
+    });
 
     const total = FREE_CHECKS_ALLOWANCE + 5; // consumptions, cache hit, insufficient, purchase, paid consume, refund
     const all = ok(await s.get('/v1/credit_events?limit=100'));
@@ -164,11 +204,13 @@ describe('ledger', () => {
     expect(purchases.data.map((e: { checkout_id: string }) => e.checkout_id)).toEqual([co.id]);
     expect(purchases.events_total).toBe(total);
     expectError(await s.get('/v1/credit_events?type=gift'), 400, 'invalid_request', 'parameter_invalid', 'type');
-    const consumed = await db().query(`SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND type = 'credit.consumed'`, [acct.account_id]);
+    const consumed = await db().query(`SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND type = 'credit.consumed'`, [
+      acct.account_id,
+    ]);
     expect(consumed[0].n).toBe(FREE_CHECKS_ALLOWANCE + 1);
   });
 
-  test('the balance is the owner\'s own: another owner sees nothing of it', async () => {
+  test("the balance is the owner's own: another owner sees nothing of it", async () => {
     const acct = await newAccount();
     const s = client(acct.session_token);
     expect(ok(await s.get('/v1/credit_events'))).toMatchObject({ data: [], events_total: 0 });

@@ -11,30 +11,79 @@ import { db } from '../../lib/db';
 import { setSwitch } from '../../lib/switches';
 import { customerResponse } from '../../views/customer';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 const decide = (b: Record<string, unknown>) => call('POST', '/sim/kyc/decisions', b, { idem: null });
-const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const types = async (id: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 
 test('create: owner only, no personal data, the account follows; every named error', async () => {
   const acct = await newAccount();
   const s = client(acct.session_token);
   expect(expectOk(await s.get('/v1/customers'))).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
   expectError(await client(acct.live_key).post('/v1/customers', { customer_type: 'business' }), 403, 'permission_error', 'role_denied');
-  expectError(await client(await memberSession(acct.account_id, 'admin')).post('/v1/customers', { customer_type: 'business' }), 403, 'permission_error', 'scope_denied');
+  expectError(
+    await client(await memberSession(acct.account_id, 'admin')).post('/v1/customers', { customer_type: 'business' }),
+    403,
+    'permission_error',
+    'scope_denied',
+  );
   expectError(await client(acct.test_key).get('/v1/customers'), 503, 'temporarily_unavailable');
   // Spec 4.7: a test-mode key on POST /customers is 503 (test mode comes before the caller class), not 403.
-  expectError(await client(acct.test_key).post('/v1/customers', { customer_type: 'business' }), 503, 'temporarily_unavailable', 'test_mode_not_supported');
+  expectError(
+    await client(acct.test_key).post('/v1/customers', { customer_type: 'business' }),
+    503,
+    'temporarily_unavailable',
+    'test_mode_not_supported',
+  );
   // `country` is `^[A-Z]{2}$` exactly: lower case is refused, not upper-cased.
-  expectError(await s.post('/v1/customers', { customer_type: 'business', country: 'de' }), 400, 'invalid_request', 'parameter_invalid', 'country');
-  expectError(await s.post('/v1/customers', { customer_type: 'individual', legal_name: 'Acme' }), 400, 'invalid_request', 'parameter_invalid', 'legal_name');
-  expectError(await s.post('/v1/customers', { customer_type: 'business', legal_name: '   ' }), 400, 'invalid_request', 'parameter_invalid', 'legal_name');
-  expectError(await s.post('/v1/customers', { customer_type: 'business', country: 'ZZ' }), 400, 'invalid_request', 'country_invalid', 'country');
-  expectError(await s.post('/v1/customers', { customer_type: 'business', date_of_birth: '1990-01-01' }), 400, 'invalid_request', 'parameter_unknown');
+  expectError(
+    await s.post('/v1/customers', { customer_type: 'business', country: 'de' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'country',
+  );
+  expectError(
+    await s.post('/v1/customers', { customer_type: 'individual', legal_name: 'Acme' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'legal_name',
+  );
+  expectError(
+    await s.post('/v1/customers', { customer_type: 'business', legal_name: '   ' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'legal_name',
+  );
+  expectError(
+    await s.post('/v1/customers', { customer_type: 'business', country: 'ZZ' }),
+    400,
+    'invalid_request',
+    'country_invalid',
+    'country',
+  );
+  expectError(
+    await s.post('/v1/customers', { customer_type: 'business', date_of_birth: '1990-01-01' }),
+    400,
+    'invalid_request',
+    'parameter_unknown',
+  );
   const c = expectOk(await s.post('/v1/customers', { customer_type: 'business', country: 'DE', legal_name: '  Acme GmbH  ' }), 201);
   const { error } = customerResponse.validate(c);
   expect(error).toBeUndefined();
-  expect(c).toMatchObject({ object: 'customer', customer_type: 'business', country: 'DE', legal_name: 'Acme GmbH', verification_state: 'not_started', requirements_outstanding: 0 });
+  expect(c).toMatchObject({
+    object: 'customer',
+    customer_type: 'business',
+    country: 'DE',
+    legal_name: 'Acme GmbH',
+    verification_state: 'not_started',
+    requirements_outstanding: 0,
+  });
   expect(c.id).toMatch(/^cus_/);
   expect(expectOk(await s.get('/v1/account'))).toMatchObject({ customer_type: 'business' });
   expectError(await s.post('/v1/customers', { customer_type: 'business' }), 409, 'conflict', 'customer_already_exists');
@@ -52,7 +101,10 @@ test('create: owner only, no personal data, the account follows; every named err
 test('two creates at once with different types: one wins, the other 409 customer_type_conflict', async () => {
   const acct = await newAccount();
   const s = client(acct.session_token);
-  const [a, b] = await Promise.all([s.post('/v1/customers', { customer_type: 'business' }), s.post('/v1/customers', { customer_type: 'individual' })]);
+  const [a, b] = await Promise.all([
+    s.post('/v1/customers', { customer_type: 'business' }),
+    s.post('/v1/customers', { customer_type: 'individual' }),
+  ]);
   expect([a.status, b.status].sort()).toEqual([201, 409]);
   const lost = a.status === 409 ? a : b;
   expectError(lost, 409, 'conflict', 'customer_type_conflict');
@@ -65,32 +117,78 @@ test('verification: links (tos first), the provider decides, the workflow applie
   const acct = await newAccount();
   const s = client(acct.session_token);
   const c = expectOk(await s.post('/v1/customers', { customer_type: 'business', legal_name: 'Verified Legal Name Ltd' }), 201);
-  expectError(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'beneficial_owners' }), 409, 'conflict', 'tos_link_required');
-  expectError(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'identity_document' }), 400, 'invalid_request', 'parameter_invalid', 'kind');
+  expectError(
+    await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'beneficial_owners' }),
+    409,
+    'conflict',
+    'tos_link_required',
+  );
+  expectError(
+    await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'identity_document' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'kind',
+  );
   const tos = expectOk(await s.post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201);
-  expect(tos).toMatchObject({ object: 'verification_link', kind: 'tos', customer_id: c.id, url: expect.stringMatching(new RegExp(`^${process.env.PAYER_HOST}/sandbox/kyc/kyc_[0-9a-f]+/tos\\?t=`)) });
+  expect(tos).toMatchObject({
+    object: 'verification_link',
+    kind: 'tos',
+    customer_id: c.id,
+    url: expect.stringMatching(new RegExp(`^${process.env.PAYER_HOST}/sandbox/kyc/kyc_[0-9a-f]+/tos\\?t=`)),
+  });
   expectOk(await s.post('/v1/customers/me/verification_links', { kind: 'beneficial_owners' }), 201);
   // Spec 5: a business key with customers.write creates verification links.
-  expect(expectOk(await client(acct.live_key).post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201)).toMatchObject({ kind: 'tos', customer_id: c.id });
+  expect(expectOk(await client(acct.live_key).post(`/v1/customers/${c.id}/verification_links`, { kind: 'tos' }), 201)).toMatchObject({
+    kind: 'tos',
+    customer_id: c.id,
+  });
   const get = async () => expectOk(await s.get(`/v1/customers/${c.id}`));
   await eventually(async () => (await get()).verification_state === 'pending', 'pending');
 
-  expectOk(await decide({ customer_id: c.id, state: 'action_required', requirements_due: ['compliance_profile', 'proof_of_address'],
-    associated_persons: [{ id: 'per_1', role: 'ubo', name_masked: 'J*** D***', verification_state: 'approved' }] }), 201);
-  const ar = await eventually(async () => { const x = await get(); return x.verification_state === 'action_required' ? x : null; }, 'action required');
+  expectOk(
+    await decide({
+      customer_id: c.id,
+      state: 'action_required',
+      requirements_due: ['compliance_profile', 'proof_of_address'],
+      associated_persons: [{ id: 'per_1', role: 'ubo', name_masked: 'J*** D***', verification_state: 'approved' }],
+    }),
+    201,
+  );
+  const ar = await eventually(async () => {
+    const x = await get();
+    return x.verification_state === 'action_required' ? x : null;
+  }, 'action required');
   expect(ar).toMatchObject({ requirements_outstanding: 2, requirements_due: ['compliance_profile', 'proof_of_address'] });
-  expect(expectOk(await s.get(`/v1/customers/${c.id}/associated_persons`)).data).toEqual([{ id: 'per_1', object: 'associated_person', role: 'ubo', name_masked: 'J*** D***', verification_state: 'approved' }]);
-  const prof = expectOk(await s.patch(`/v1/customers/${c.id}/compliance_profile`, { business_activity: 'Software', account_purpose: 'payouts' }));
-  expect(prof).toMatchObject({ requirements_due: ['proof_of_address'], compliance_profile: { business_activity: 'Software', account_purpose: 'payouts' } });
-  expect(expectOk(await s.patch(`/v1/customers/${c.id}/compliance_profile`, {})).compliance_profile).toMatchObject({ business_activity: 'Software' });
-  expectError(await s.patch(`/v1/customers/${c.id}/compliance_profile`, { date_of_birth: '1990-01-01' }), 400, 'invalid_request', 'parameter_unknown');
+  expect(expectOk(await s.get(`/v1/customers/${c.id}/associated_persons`)).data).toEqual([
+    { id: 'per_1', object: 'associated_person', role: 'ubo', name_masked: 'J*** D***', verification_state: 'approved' },
+  ]);
+  const prof = expectOk(
+    await s.patch(`/v1/customers/${c.id}/compliance_profile`, { business_activity: 'Software', account_purpose: 'payouts' }),
+  );
+  expect(prof).toMatchObject({
+    requirements_due: ['proof_of_address'],
+    compliance_profile: { business_activity: 'Software', account_purpose: 'payouts' },
+  });
+  expect(expectOk(await s.patch(`/v1/customers/${c.id}/compliance_profile`, {})).compliance_profile).toMatchObject({
+    business_activity: 'Software',
+  });
+  expectError(
+    await s.patch(`/v1/customers/${c.id}/compliance_profile`, { date_of_birth: '1990-01-01' }),
+    400,
+    'invalid_request',
+    'parameter_unknown',
+  );
 
   expectOk(await decide({ customer_id: c.id, state: 'stale_mapping' }), 201);
-  await eventually(async () => (await s.get('/v1/customers')).status === 409 ? true : null, 'stale');
+  await eventually(async () => ((await s.get('/v1/customers')).status === 409 ? true : null), 'stale');
   expectError(await s.get('/v1/customers'), 409, 'conflict', 'customer_mapping_stale');
 
   expectOk(await decide({ customer_id: c.id, state: 'approved', requirements_due: [], endorsements: ['base', 'sepa'] }), 201);
-  const ok = await eventually(async () => { const x = await get(); return x.verification_state === 'approved' ? x : null; }, 'approved');
+  const ok = await eventually(async () => {
+    const x = await get();
+    return x.verification_state === 'approved' ? x : null;
+  }, 'approved');
   expect(ok).toMatchObject({ endorsements: ['base', 'sepa'], requirements_outstanding: 0 });
   expect(ok.verified_at).not.toBeNull();
   const evs = expectOk(await s.get(`/v1/customers/${c.id}/events`)).data.map((e: { type: string }) => e.type);
@@ -98,12 +196,24 @@ test('verification: links (tos first), the provider decides, the workflow applie
   expect((await types(c.id)).filter((t: string) => t === 'customer.verification_state_changed').length).toBeGreaterThanOrEqual(3);
 
   // Payouts freeze the verified legal name.
-  const po = expectOk(await client(acct.live_key).post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }), 201);
+  const po = expectOk(
+    await client(acct.live_key).post('/v1/payouts', {
+      invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 },
+      corridor_id: 'usd_ach',
+    }),
+    201,
+  );
   expect(po.capability_snapshot.legal_entity_name).toBe('Verified Legal Name Ltd');
 
   expectOk(await decide({ customer_id: c.id, state: 'rejected', rejection_outcome: 'resubmission_allowed' }), 201);
-  const rej = await eventually(async () => { const x = await get(); return x.verification_state === 'rejected' ? x : null; }, 'rejected');
-  expect(rej).toMatchObject({ rejection_outcome: 'resubmission_allowed', rejection_guidance: expect.stringContaining('new verification link') });
+  const rej = await eventually(async () => {
+    const x = await get();
+    return x.verification_state === 'rejected' ? x : null;
+  }, 'rejected');
+  expect(rej).toMatchObject({
+    rejection_outcome: 'resubmission_allowed',
+    rejection_guidance: expect.stringContaining('new verification link'),
+  });
   expect(await types(c.id)).toContain('customer.rejected');
   expectError(await decide({ customer_id: 'cus_nope', state: 'approved' }), 404, 'not_found');
 });
@@ -112,6 +222,6 @@ test('the flag closed for the account: 409 capability_unavailable', async () => 
   const acct = await newAccount();
   const s = client(acct.session_token);
   await setSwitch('customers.enabled', false, acct.account_id);
-  await eventually(async () => (await s.get('/v1/customers')).status === 409 ? true : null, 'closed', 10000);
+  await eventually(async () => ((await s.get('/v1/customers')).status === 409 ? true : null), 'closed', 10000);
   expectError(await s.get('/v1/customers'), 409, 'capability_unavailable', 'capability_unavailable');
 });

@@ -18,7 +18,11 @@ import { rawRequest } from '../helpers/raw-http';
 import { renderMarkdown } from '../../api/docs/markdown';
 import { documentOfThisBuild } from '../../api/openapi-cli';
 
-interface Page { status: number; html: string; headers: Headers }
+interface Page {
+  status: number;
+  html: string;
+  headers: Headers;
+}
 
 async function get(p: string, headers: Record<string, string> = {}): Promise<Page> {
   const r = await fetch(`${API()}${p}`, { headers: { 'accept-language': 'en-US', ...headers }, redirect: 'manual' });
@@ -39,15 +43,31 @@ function resources(html: string): { tag: string; url: string; nonce: string | nu
 
 /** The CSP's origins: every source expression that is a scheme or host (not a keyword, nonce, `'self'`, `data:`). */
 function foreignSources(csp: string): string[] {
-  return csp.split(';').flatMap((d) => d.trim().split(/\s+/).slice(1)).filter((s) => !/^'/.test(s) && s !== 'data:');
+  return csp
+    .split(';')
+    .flatMap((d) => d.trim().split(/\s+/).slice(1))
+    .filter((s) => !/^'/.test(s) && s !== 'data:');
 }
 
 const guidesDir = path.resolve(__dirname, '../../docs/guides');
 
 /** Text of escaped HTML (preact escapes `&`, `<`, `"`). */
-const decode = (html: string) => html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const decode = (html: string) =>
+  html
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 /** A Markdown heading's text: links to their text, code and emphasis marks dropped. */
-const plain = (md: string) => md.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '').replace(/(\*\*|__)(.+?)\1/g, '$2').replace(/(^|\W)[*_](.+?)[*_](?=\W|$)/g, '$1$2').replace(/\\(.)/g, '$1').trim();
+const plain = (md: string) =>
+  md
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|\W)[*_](.+?)[*_](?=\W|$)/g, '$1$2')
+    .replace(/\\(.)/g, '$1')
+    .trim();
 
 describe('API reference', () => {
   test('GET /docs: server-rendered HTML listing every operation by its summary; same-origin stylesheets with the nonce; a strict CSP', async () => {
@@ -55,14 +75,20 @@ describe('API reference', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     // The icon is inline (`data:,`): no request for /favicon.ico, no other link.
-    expect([...r.html.matchAll(/<link\b[^>]*>/g)].filter((m) => !/\srel="stylesheet"/.test(m[0])).map((m) => m[0])).toEqual(['<link rel="icon" href="data:,"/>']);
+    expect([...r.html.matchAll(/<link\b[^>]*>/g)].filter((m) => !/\srel="stylesheet"/.test(m[0])).map((m) => m[0])).toEqual([
+      '<link rel="icon" href="data:,"/>',
+    ]);
     const csp = r.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toMatch(/unsafe-eval|unsafe-inline/);
     expect(foreignSources(csp)).toEqual([]);
     const res = resources(r.html);
-    expect(res.map((x) => x.url.replace(/\?v=[0-9a-f]+$/, '')).sort()).toEqual(['/assets/pages.css', '/assets/pages.js', '/docs/assets/docs.css']);
+    expect(res.map((x) => x.url.replace(/\?v=[0-9a-f]+$/, '')).sort()).toEqual([
+      '/assets/pages.css',
+      '/assets/pages.js',
+      '/docs/assets/docs.css',
+    ]);
     for (const x of res) {
       expect(x.url).toMatch(/^\/(?!\/)/); // a path on this origin, never `//host` or `https://`
       expect(x.nonce).not.toBeNull();
@@ -71,7 +97,10 @@ describe('API reference', () => {
     // No inline script: every <script> has a src.
     expect((r.html.match(/<script\b/g) ?? []).length).toBe(res.filter((x) => x.tag === 'script').length);
     // Every operation of the served document is in the HTML itself, by its summary, linking its section.
-    const doc = (await (await fetch(`${API()}/v1/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>> };
+    const doc = (await (await fetch(`${API()}/v1/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>>;
+    };
     expect(doc.openapi).toMatch(/^3\.1\./);
     for (const op of Object.values(doc.paths).flatMap((p) => Object.values(p))) {
       const href = `/docs/reference/${op.tags[0]}#${op.operationId}`;
@@ -80,7 +109,7 @@ describe('API reference', () => {
     expect(r.html).toContain('href="/v1/openapi.json"');
   });
 
-  test('GET /docs/reference/<tag> draws each operation of the area (its id the anchor); an unknown area is the pages\' 404', async () => {
+  test("GET /docs/reference/<tag> draws each operation of the area (its id the anchor); an unknown area is the pages' 404", async () => {
     const r = await get('/docs/reference/payment_links');
     expect(r.status).toBe(200);
     expect(r.html).toContain('<section class="op" id="payment_links.create"');
@@ -94,11 +123,23 @@ describe('API reference', () => {
   });
 
   test('the served document is the offline one: every operation the server serves, the public routers included (issue 25)', async () => {
-    const served = (await (await fetch(`${API()}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const served = (await (await fetch(`${API()}/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     const offline = documentOfThisBuild() as { paths: Record<string, Record<string, { operationId: string }>> };
-    const ids = (d: typeof served) => Object.values(d.paths).flatMap((p) => Object.values(p).map((o) => o.operationId)).sort();
+    const ids = (d: typeof served) =>
+      Object.values(d.paths)
+        .flatMap((p) => Object.values(p).map((o) => o.operationId))
+        .sort();
     expect(ids(offline)).toEqual(ids(served));
-    expect(ids(offline)).toEqual(expect.arrayContaining(['eligibility.get', 'payroll_recipient_sessions.get', 'payroll_recipient_sessions.destination', 'payment_sessions.get']));
+    expect(ids(offline)).toEqual(
+      expect.arrayContaining([
+        'eligibility.get',
+        'payroll_recipient_sessions.get',
+        'payroll_recipient_sessions.destination',
+        'payment_sessions.get',
+      ]),
+    );
     expect(JSON.stringify(offline.paths)).toBe(JSON.stringify(served.paths));
   });
 
@@ -124,19 +165,28 @@ describe('API reference', () => {
       const again = await rawRequest('GET', url, { 'if-none-match': r.headers.get('etag')! });
       expect([url, again.status]).toEqual([url, 304]);
     }
-    for (const p of ['/docs/assets/package.json', '/docs/assets/index.html', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/..%2F..%2Fpackage.json', '/docs/assets/reference.js']) {
+    for (const p of [
+      '/docs/assets/package.json',
+      '/docs/assets/index.html',
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/assets/..%2F..%2Fpackage.json',
+      '/docs/assets/reference.js',
+    ]) {
       const r = await get(p);
       expect([p, r.status]).toEqual([p, 404]);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     }
   });
 
-  test('GET /sim/docs draws the simulator\'s document (simulator on in the test stack)', async () => {
+  test("GET /sim/docs draws the simulator's document (simulator on in the test stack)", async () => {
     const r = await get('/sim/docs');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
-    const doc = (await (await fetch(`${API()}/sim/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-    for (const op of Object.values(doc.paths).flatMap((p) => Object.values(p))) expect([op.operationId, r.html.includes(`id="${op.operationId}"`)]).toEqual([op.operationId, true]);
+    const doc = (await (await fetch(`${API()}/sim/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    for (const op of Object.values(doc.paths).flatMap((p) => Object.values(p)))
+      expect([op.operationId, r.html.includes(`id="${op.operationId}"`)]).toEqual([op.operationId, true]);
     for (const { url } of resources(r.html)) expect(url).toMatch(/^\/(docs\/)?assets\//);
   });
 
@@ -174,8 +224,12 @@ describe('the root', () => {
     const body = JSON.parse(r.html) as { object: string; links: Record<string, string> };
     expect(body.object).toBe('api_root');
     expect(body.links).toEqual({
-      reference: '/docs', guides: '/docs/guides', errors: '/docs/errors', openapi: '/v1/openapi.json',
-      simulator_reference: '/sim/docs', simulator_openapi: '/sim/openapi.json',
+      reference: '/docs',
+      guides: '/docs/guides',
+      errors: '/docs/errors',
+      openapi: '/v1/openapi.json',
+      simulator_reference: '/sim/docs',
+      simulator_openapi: '/sim/openapi.json',
     });
   });
 });
@@ -196,17 +250,25 @@ describe('guides', () => {
   afterAll(() => {
     if (temporary) {
       fs.rmSync(temporary, { force: true });
-      try { fs.rmdirSync(guidesDir); } catch { /* other guides arrived meanwhile: keep the folder */ }
+      try {
+        fs.rmdirSync(guidesDir);
+      } catch {
+        /* other guides arrived meanwhile: keep the folder */
+      }
     }
   });
 
   /** The guides on disk with their first heading (`# Title`, outside code fences), as the index must show them. */
   function onDisk(): { name: string; title: string }[] {
-    return fs.readdirSync(guidesDir).filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f)).sort().map((f) => {
-      const text = fs.readFileSync(path.join(guidesDir, f), 'utf8').replace(/^(```|~~~)[\s\S]*?^\1/gm, '');
-      const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(text)?.[1];
-      return { name: f.slice(0, -3), title: heading ?? f.slice(0, -3) };
-    });
+    return fs
+      .readdirSync(guidesDir)
+      .filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f))
+      .sort()
+      .map((f) => {
+        const text = fs.readFileSync(path.join(guidesDir, f), 'utf8').replace(/^(```|~~~)[\s\S]*?^\1/gm, '');
+        const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(text)?.[1];
+        return { name: f.slice(0, -3), title: heading ?? f.slice(0, -3) };
+      });
   }
 
   test('GET /docs/guides lists every guide by its first heading, linking its page', async () => {
@@ -221,10 +283,12 @@ describe('guides', () => {
     }
     // Inside the pages' Layout: one h1, the pages' stylesheet and the docs' (both same-origin, with the nonce).
     expect((r.html.match(/<h1[\s>]/g) ?? []).length).toBe(1);
-    expect(resources(r.html).map((x) => x.url.replace(/\?v=.*$/, ''))).toEqual(expect.arrayContaining(['/assets/pages.css', '/docs/assets/docs.css']));
+    expect(resources(r.html).map((x) => x.url.replace(/\?v=.*$/, ''))).toEqual(
+      expect.arrayContaining(['/assets/pages.css', '/docs/assets/docs.css']),
+    );
   });
 
-  test('every guide renders; no script but the pages\' own, and raw HTML is text', async () => {
+  test("every guide renders; no script but the pages' own, and raw HTML is text", async () => {
     for (const g of onDisk()) {
       const r = await get(`/docs/guides/${g.name}`);
       expect([g.name, r.status]).toEqual([g.name, 200]);
@@ -261,7 +325,7 @@ describe('guides', () => {
     expect(html).toContain('<h1 id="temporary-guide-of-docs-sitetest">');
   });
 
-  test('an unknown or malformed guide name is the pages\' 404', async () => {
+  test("an unknown or malformed guide name is the pages' 404", async () => {
     for (const p of ['/docs/guides/no-such-guide', '/docs/guides/..%2F..%2FREADME', '/docs/guides/.hidden', '/docs/guides/README.md']) {
       const r = await get(p);
       expect([p, r.status]).toEqual([p, 404]);

@@ -6,10 +6,13 @@
 import { call, connectDb, expectError, expectOk } from '../helpers/api';
 import { eligibilityResponse } from '../../views/eligibility';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 const get = (q: string) => call('GET', `/v1/eligibility?${q}`, undefined, { key: null, idem: null });
-const byProduct = (body: { products: Array<{ product: string; requirements: string[] }> }) => Object.fromEntries(body.products.map((p) => [p.product, p]));
+const byProduct = (body: { products: Array<{ product: string; requirements: string[] }> }) =>
+  Object.fromEntries(body.products.map((p) => [p.product, p]));
 
 test('states by market and customer type, without a credential', async () => {
   const us = expectOk(await get('country=US&customer_type=business'));
@@ -20,10 +23,19 @@ test('states by market and customer type, without a credential', async () => {
     payouts: { state: 'conditional', requirements: ['customer_verification', 'terms_acceptance'] },
     payroll: { state: 'conditional' },
   });
-  expect(byProduct(expectOk(await get('country=de&customer_type=individual'))).payroll).toMatchObject({ state: 'unavailable', reason: 'business_only' });
+  expect(byProduct(expectOk(await get('country=de&customer_type=individual'))).payroll).toMatchObject({
+    state: 'unavailable',
+    reason: 'business_only',
+  });
   expect(byProduct(expectOk(await get('country=IN&customer_type=business'))).wallet.requirements).toContain('partner_onboarding');
-  expect(expectOk(await get('country=IR&customer_type=business')).products.every((p: { state: string; reason: string }) => p.state === 'unavailable' && p.reason === 'country_sanctioned')).toBe(true);
-  expect(expectOk(await get('country=AQ&customer_type=business')).products.every((p: { state: string }) => p.state === 'unknown')).toBe(true);
+  expect(
+    expectOk(await get('country=IR&customer_type=business')).products.every(
+      (p: { state: string; reason: string }) => p.state === 'unavailable' && p.reason === 'country_sanctioned',
+    ),
+  ).toBe(true);
+  expect(expectOk(await get('country=AQ&customer_type=business')).products.every((p: { state: string }) => p.state === 'unknown')).toBe(
+    true,
+  );
 });
 
 test('bad input: unknown country, missing or bad customer type', async () => {

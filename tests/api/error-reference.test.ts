@@ -23,7 +23,11 @@ test('a misspelt body key names its nearest known field; doc_url lands on its en
 
   // The product's own docs: the same origin as the API unless DOCS_BASE_URL says otherwise.
   const url = new URL(e.doc_url);
-  expect([url.origin, url.pathname, url.hash]).toEqual([new URL(process.env.PAYER_HOST ?? API()).origin, '/docs/errors', '#parameter_unknown']);
+  expect([url.origin, url.pathname, url.hash]).toEqual([
+    new URL(process.env.PAYER_HOST ?? API()).origin,
+    '/docs/errors',
+    '#parameter_unknown',
+  ]);
 
   const page = await fetch(`${API()}${url.pathname}`, { headers: { accept: 'text/html' } });
   expect(page.status).toBe(200);
@@ -35,7 +39,9 @@ test('a misspelt body key names its nearest known field; doc_url lands on its en
 
 test('the error reference has an anchor for every registered code and no script', async () => {
   const html = await (await fetch(`${API()}/docs/errors`)).text();
-  const missing = allErrorCodes().filter((e) => !html.includes(`id="${e.code}"`)).map((e) => e.code);
+  const missing = allErrorCodes()
+    .filter((e) => !html.includes(`id="${e.code}"`))
+    .map((e) => e.code);
   expect(missing).toEqual([]);
   expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);

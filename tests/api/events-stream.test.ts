@@ -20,7 +20,16 @@ import { openStream, opened, type StreamClient } from '../helpers/sse';
 async function emit(accountId: string, type = 'payment_link.created', livemode = true): Promise<string> {
   const objectType = type.split('.')[0];
   const objectId = newId(objectType === 'payment' ? 'pay_' : 'pl_');
-  return transaction((m) => emitEvent(m, { accountId, livemode, type, objectType, objectId, object: { id: objectId, status: 'open', amount: { amount: '1000', currency: 'USD', decimals: 2 } } }));
+  return transaction((m) =>
+    emitEvent(m, {
+      accountId,
+      livemode,
+      type,
+      objectType,
+      objectId,
+      object: { id: objectId, status: 'open', amount: { amount: '1000', currency: 'USD', decimals: 2 } },
+    }),
+  );
 }
 
 const open: StreamClient[] = [];
@@ -30,9 +39,15 @@ function stream(cred: string, o: Parameters<typeof openStream>[2] = {}): StreamC
   return c;
 }
 
-beforeAll(async () => { await connectDb(); });
-afterEach(() => { for (const c of open.splice(0)) c.close(); });
-afterAll(async () => { await closeDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+afterAll(async () => {
+  await closeDb();
+});
 
 describe('live push', () => {
   it('sends each committed event once, as GET /events/{id} renders it, to key and session callers', async () => {
@@ -45,7 +60,10 @@ describe('live push', () => {
     const e2 = await emit(a.account_id, 'payment.paid');
     for (const c of [viaKey, viaBearerKey, viaSession]) {
       const frames = await c.waitFor(2);
-      expect(frames.map((f) => [f.id, f.type])).toEqual([[e1, 'payment_link.created'], [e2, 'payment.paid']]);
+      expect(frames.map((f) => [f.id, f.type])).toEqual([
+        [e1, 'payment_link.created'],
+        [e2, 'payment.paid'],
+      ]);
     }
     const got = await client(a.live_key).get(`/v1/events/${e1}`);
     expect(got.status).toBe(200);
@@ -56,7 +74,7 @@ describe('live push', () => {
     expect((await viaKey.waitFor(3)).map((f) => f.id)).toEqual([e1, e2, sentinel]);
   });
 
-  it('withholds unshipped types and other accounts\' events; `type` narrows the stream', async () => {
+  it("withholds unshipped types and other accounts' events; `type` narrows the stream", async () => {
     const a = await newAccount();
     const b = await newAccount();
     const all = stream(a.live_key);
@@ -119,7 +137,9 @@ describe('resume', () => {
     const e1 = await emit(a.account_id);
     await c.waitFor(1);
     // Dropping the product's shared LISTEN connection closes every stream (notifications in the gap are lost)...
-    await db().query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`);
+    await db().query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+    );
     const e2 = await emit(a.account_id, 'payment.paid');
     const e3 = await emit(a.account_id, 'payment_link.paid');
     // ...and the client reconnects with Last-Event-ID = e1, getting e2 and e3 from the database.
@@ -149,9 +169,27 @@ describe('resume', () => {
     const a = await newAccount();
     const b = await newAccount();
     const theirs = await emit(b.account_id);
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': theirs } }), 400, 'invalid_request', 'parameter_invalid', 'Last-Event-ID');
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': 'evt_nope' } }), 400, 'invalid_request', 'parameter_invalid', 'Last-Event-ID');
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': 'garbage' } }), 400, 'invalid_request', 'parameter_invalid', 'Last-Event-ID');
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': theirs } }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'Last-Event-ID',
+    );
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': 'evt_nope' } }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'Last-Event-ID',
+    );
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: a.live_key, headers: { 'Last-Event-ID': 'garbage' } }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'Last-Event-ID',
+    );
   });
 });
 
@@ -159,13 +197,24 @@ describe('refusals and gates', () => {
   it('authentication, scope, test mode and the type catalogue', async () => {
     const a = await newAccount();
     expectError(await call('GET', '/v1/events/stream'), 401, 'authentication_error', 'missing_credentials');
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: 'sk_live_notakey' }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: 'sk_live_notakey' }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
     const narrow = await transaction((m) => insertApiKey(m, { accountId: a.account_id, livemode: true, scopes: ['payment_links.read'] }));
     expectError(await call('GET', '/v1/events/stream', undefined, { key: narrow.secret }), 403, 'permission_error', 'missing_scope');
     const test = await call('GET', '/v1/events/stream', undefined, { key: a.test_key });
     expectError(test, 503, 'temporarily_unavailable', 'test_mode_not_supported');
     expect(test.headers.get('retry-after')).toBeNull();
-    expectError(await call('GET', '/v1/events/stream?type=payment.nope', undefined, { key: a.live_key }), 400, 'invalid_request', 'event_type_unknown', 'type');
+    expectError(
+      await call('GET', '/v1/events/stream?type=payment.nope', undefined, { key: a.live_key }),
+      400,
+      'invalid_request',
+      'event_type_unknown',
+      'type',
+    );
   });
 
   it('revoking the key or the session ends their streams', async () => {
@@ -207,7 +256,7 @@ describe('a second in-process API instance', () => {
     expect(c.errors.some((x) => x.code === 503)).toBe(true);
     const refused = await fetch(`${base}/v1/events/stream`, { headers: { 'x-api-key': a.live_key } });
     expect(refused.status).toBe(503);
-    const body = await refused.json() as { error: { type: string; code: string } };
+    const body = (await refused.json()) as { error: { type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'temporarily_unavailable', code: 'stream_unavailable' });
     expect(refused.headers.get('retry-after')).toBe('5');
 

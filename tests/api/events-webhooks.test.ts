@@ -22,7 +22,17 @@ import { closeDb, db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { decrypt } from '../../lib/secrets';
 import { closeTemporalClient, temporalClient } from '../../temporal/client';
-import { client, deliveryReaches, eventually, expectError, expectOk, idem, memberSession, newAccount, webhooksSettled } from '../helpers/api';
+import {
+  client,
+  deliveryReaches,
+  eventually,
+  expectError,
+  expectOk,
+  idem,
+  memberSession,
+  newAccount,
+  webhooksSettled,
+} from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 
 /** Fails unless `body` matches the declared response schema (unknown keys allowed: spec 1 rule 7). */
@@ -34,8 +44,15 @@ function conforms(schema: Joi.Schema, body: unknown): void {
 /** Adds a dashboard session for a new user who is a member of `accountId` with `role`. */
 const receiver = new Receiver({ tls: testTls() });
 const plainReceiver = new Receiver();
-beforeAll(async () => { await receiver.start(); await plainReceiver.start(); });
-afterAll(async () => { await receiver.stop(); await plainReceiver.stop(); await closeDb(); });
+beforeAll(async () => {
+  await receiver.start();
+  await plainReceiver.start();
+});
+afterAll(async () => {
+  await receiver.stop();
+  await plainReceiver.stop();
+  await closeDb();
+});
 
 // ---------------------------------------------------------------------------------------------
 // Endpoint CRUD and errors
@@ -56,12 +73,23 @@ describe('webhook endpoints', () => {
   });
 
   it('creates, reads, lists, updates and soft-deletes an endpoint; the secret is shown once', async () => {
-    const created = expectOk(await live.post('/v1/webhook_endpoints', {
-      url: 'https://hooks.example.com/payments', event_types: ['payment_link.paid', 'payment.settled', 'payment_link.paid'], description: 'Main',
-    }), 201);
+    const created = expectOk(
+      await live.post('/v1/webhook_endpoints', {
+        url: 'https://hooks.example.com/payments',
+        event_types: ['payment_link.paid', 'payment.settled', 'payment_link.paid'],
+        description: 'Main',
+      }),
+      201,
+    );
     expect(created).toMatchObject({
-      object: 'webhook_endpoint', livemode: true, url: 'https://hooks.example.com/payments', event_types: ['payment_link.paid', 'payment.settled'],
-      enabled: true, disabled_reason: null, description: 'Main', previous_secret_expires_at: null,
+      object: 'webhook_endpoint',
+      livemode: true,
+      url: 'https://hooks.example.com/payments',
+      event_types: ['payment_link.paid', 'payment.settled'],
+      enabled: true,
+      disabled_reason: null,
+      description: 'Main',
+      previous_secret_expires_at: null,
     });
     expect(created.id).toMatch(/^whe_[A-Za-z0-9]+$/);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
@@ -70,7 +98,9 @@ describe('webhook endpoints', () => {
     expect(typeof created.created_at).toBe('string');
 
     conforms(schemas.webhookEndpointWithSecretOut, created);
-    const stored: Array<{ secret_ciphertext: string }> = await db().query('SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1', [created.id]);
+    const stored: Array<{ secret_ciphertext: string }> = await db().query('SELECT secret_ciphertext FROM webhook_endpoints WHERE id = $1', [
+      created.id,
+    ]);
     expect(stored[0].secret_ciphertext).not.toContain(created.secret.slice(6));
     expect(stored[0].secret_ciphertext).toMatch(/^v1\./); // AES-256-GCM under APP_ENCRYPTION_KEY (lib/secrets.ts)
     expect(decrypt(stored[0].secret_ciphertext)).toBe(created.secret);
@@ -88,9 +118,13 @@ describe('webhook endpoints', () => {
     expect(list.data.map((w: any) => w.id)).toContain(created.id);
     expect(list.data.every((w: any) => !('secret' in w))).toBe(true);
 
-    const patched = expectOk(await live.patch(`/v1/webhook_endpoints/${created.id}`, {
-      url: 'https://hooks.example.com/v2', event_types: [], description: null,
-    }));
+    const patched = expectOk(
+      await live.patch(`/v1/webhook_endpoints/${created.id}`, {
+        url: 'https://hooks.example.com/v2',
+        event_types: [],
+        description: null,
+      }),
+    );
     conforms(schemas.webhookEndpointOut, patched);
     expect(patched).toMatchObject({ url: 'https://hooks.example.com/v2', event_types: [], description: null, enabled: true });
 
@@ -115,9 +149,16 @@ describe('webhook endpoints', () => {
     registerWebhookRoutes(new Router());
     const defs = REGISTRY.filter((d) => d.id.startsWith('webhook_'));
     expect(defs.map((d) => d.id).sort()).toEqual([
-      'webhook_deliveries.get', 'webhook_deliveries.list', 'webhook_deliveries.replay',
-      'webhook_endpoints.create', 'webhook_endpoints.delete', 'webhook_endpoints.get', 'webhook_endpoints.list',
-      'webhook_endpoints.rotate_secret', 'webhook_endpoints.send_test_event', 'webhook_endpoints.update',
+      'webhook_deliveries.get',
+      'webhook_deliveries.list',
+      'webhook_deliveries.replay',
+      'webhook_endpoints.create',
+      'webhook_endpoints.delete',
+      'webhook_endpoints.get',
+      'webhook_endpoints.list',
+      'webhook_endpoints.rotate_secret',
+      'webhook_endpoints.send_test_event',
+      'webhook_endpoints.update',
     ]);
     for (const d of defs) expect([d.id, typeof d.response?.validate]).toEqual([d.id, 'function']);
   });
@@ -134,30 +175,110 @@ describe('webhook endpoints', () => {
     expect(again.body.secret).toBeNull();
     conforms(schemas.webhookEndpointWithSecretOut, again.body);
     expect(again.body.secret_prefix).toBe(first.secret_prefix);
-    const same: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND url = $2', [accountId, body.url]);
+    const same: Array<{ n: number }> = await db().query(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND url = $2',
+      [accountId, body.url],
+    );
     expect(same[0].n).toBe(1);
   });
 
   it('refuses bad urls, unknown event types and unknown fields; accepts catalogued-but-unshipped types', async () => {
     expectError(await live.post('/v1/webhook_endpoints', {}), 400, 'invalid_request', 'parameter_missing', 'url');
     expectError(await live.post('/v1/webhook_endpoints', { url: 'not a url' }), 400, 'invalid_request', 'url_invalid', 'url');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'ftp://hooks.example.com/x' }), 400, 'invalid_request', 'url_not_https', 'url');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'http://hooks.example.com/x' }), 400, 'invalid_request', 'url_not_https', 'url');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://10.0.0.8/x' }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'ftp://hooks.example.com/x' }),
+      400,
+      'invalid_request',
+      'url_not_https',
+      'url',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'http://hooks.example.com/x' }),
+      400,
+      'invalid_request',
+      'url_not_https',
+      'url',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://10.0.0.8/x' }),
+      400,
+      'invalid_request',
+      'url_destination_forbidden',
+      'url',
+    );
     expectError(await live.post('/v1/webhook_endpoints', { url: 123 }), 400, 'invalid_request', undefined, 'url');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['payment_link.exploded'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['*'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: 'payment.paid' }), 400, 'invalid_request', undefined, 'event_types');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', enabled: false }), 400, 'invalid_request', 'parameter_unknown', 'enabled');
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x' }, { idem: null }), 400, 'invalid_request', 'idempotency_key_invalid');
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['payment_link.exploded'] }),
+      400,
+      'invalid_request',
+      'event_type_unknown',
+      'event_types',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: ['*'] }),
+      400,
+      'invalid_request',
+      'event_type_unknown',
+      'event_types',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', event_types: 'payment.paid' }),
+      400,
+      'invalid_request',
+      undefined,
+      'event_types',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x', enabled: false }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'enabled',
+    );
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/x' }, { idem: null }),
+      400,
+      'invalid_request',
+      'idempotency_key_invalid',
+    );
 
-    const unshipped = expectOk(await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/later', event_types: ['payment.detected', 'wallet.created', 'test.ping'] }), 201);
+    const unshipped = expectOk(
+      await live.post('/v1/webhook_endpoints', {
+        url: 'https://hooks.example.com/later',
+        event_types: ['payment.detected', 'wallet.created', 'test.ping'],
+      }),
+      201,
+    );
     expect(unshipped.event_types).toEqual(['payment.detected', 'wallet.created', 'test.ping']);
 
-    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { url: 'gopher://x' }), 400, 'invalid_request', 'url_not_https', 'url');
-    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { event_types: ['nope.nope'] }), 400, 'invalid_request', 'event_type_unknown', 'event_types');
-    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { secret: 'whsec_x' }), 400, 'invalid_request', 'parameter_unknown', 'secret');
-    expectError(await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { enabled: 'sometimes' }), 400, 'invalid_request', undefined, 'enabled');
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { url: 'gopher://x' }),
+      400,
+      'invalid_request',
+      'url_not_https',
+      'url',
+    );
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { event_types: ['nope.nope'] }),
+      400,
+      'invalid_request',
+      'event_type_unknown',
+      'event_types',
+    );
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { secret: 'whsec_x' }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'secret',
+    );
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${unshipped.id}`, { enabled: 'sometimes' }),
+      400,
+      'invalid_request',
+      undefined,
+      'enabled',
+    );
     expectError(await live.get('/v1/webhook_endpoints/whe_doesnotexist'), 404, 'not_found');
     expectError(await live.get('/v1/webhook_deliveries/whd_doesnotexist'), 404, 'not_found');
     expectError(await live.get('/v1/webhook_deliveries?status=lost'), 400, 'invalid_request', undefined, 'status');
@@ -168,7 +289,12 @@ describe('webhook endpoints', () => {
     expect(ep.secret).toMatch(/^whsec_/);
     for (const role of ['developer', 'admin', 'viewer'] as const) {
       const member = client(await memberSession(accountId, role));
-      expectError(await member.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/dev' }), 403, 'permission_error', 'scope_denied');
+      expectError(
+        await member.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/dev' }),
+        403,
+        'permission_error',
+        'scope_denied',
+      );
       expectError(await member.patch(`/v1/webhook_endpoints/${ep.id}`, { description: 'mine' }), 403, 'permission_error', 'scope_denied');
       expectError(await member.del(`/v1/webhook_endpoints/${ep.id}`), 403, 'permission_error', 'scope_denied');
       expectError(await member.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`), 403, 'permission_error', 'scope_denied');
@@ -208,7 +334,12 @@ describe('webhook endpoints', () => {
     const a = await newAccount();
     const k = client(a.test_key);
     for (let i = 0; i < 16; i++) expectOk(await k.post('/v1/webhook_endpoints', { url: `https://hooks.example.com/cap/${i}` }), 201);
-    expectError(await k.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/cap/16' }), 400, 'invalid_request', 'webhook_endpoint_limit_reached');
+    expectError(
+      await k.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/cap/16' }),
+      400,
+      'invalid_request',
+      'webhook_endpoint_limit_reached',
+    );
     expectOk(await client(a.live_key).post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/cap/live' }), 201);
   });
 });
@@ -234,12 +365,53 @@ describe('GET /events', () => {
       await new Promise((r) => setTimeout(r, 15));
     };
     const base = { accountId: a.account_id, livemode: true };
-    await emit('linkCreated', { ...base, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt1', object: { id: 'pl_Evt1', object: 'payment_link', status: 'draft' }, request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' } });
-    await emit('paymentCreated', { ...base, type: 'payment.created', objectType: 'payment', objectId: 'pay_Evt1', object: { id: 'pay_Evt1', object: 'payment' }, relatedIds: ['pl_Evt1'] });
-    await emit('unshipped', { ...base, type: 'payment.detected', objectType: 'payment', objectId: 'pay_Evt1', object: { id: 'pay_Evt1', object: 'payment' }, relatedIds: ['pl_Evt1'] });
-    await emit('linkActivated', { ...base, type: 'payment_link.activated', objectType: 'payment_link', objectId: 'pl_Evt1', object: { id: 'pl_Evt1', object: 'payment_link', status: 'active' } });
-    await emit('testMode', { accountId: a.account_id, livemode: false, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt2', object: { id: 'pl_Evt2' } });
-    await emit('otherAccount', { accountId: other.account_id, livemode: true, type: 'payment_link.created', objectType: 'payment_link', objectId: 'pl_Evt3', object: { id: 'pl_Evt3' } });
+    await emit('linkCreated', {
+      ...base,
+      type: 'payment_link.created',
+      objectType: 'payment_link',
+      objectId: 'pl_Evt1',
+      object: { id: 'pl_Evt1', object: 'payment_link', status: 'draft' },
+      request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' },
+    });
+    await emit('paymentCreated', {
+      ...base,
+      type: 'payment.created',
+      objectType: 'payment',
+      objectId: 'pay_Evt1',
+      object: { id: 'pay_Evt1', object: 'payment' },
+      relatedIds: ['pl_Evt1'],
+    });
+    await emit('unshipped', {
+      ...base,
+      type: 'payment.detected',
+      objectType: 'payment',
+      objectId: 'pay_Evt1',
+      object: { id: 'pay_Evt1', object: 'payment' },
+      relatedIds: ['pl_Evt1'],
+    });
+    await emit('linkActivated', {
+      ...base,
+      type: 'payment_link.activated',
+      objectType: 'payment_link',
+      objectId: 'pl_Evt1',
+      object: { id: 'pl_Evt1', object: 'payment_link', status: 'active' },
+    });
+    await emit('testMode', {
+      accountId: a.account_id,
+      livemode: false,
+      type: 'payment_link.created',
+      objectType: 'payment_link',
+      objectId: 'pl_Evt2',
+      object: { id: 'pl_Evt2' },
+    });
+    await emit('otherAccount', {
+      accountId: other.account_id,
+      livemode: true,
+      type: 'payment_link.created',
+      objectType: 'payment_link',
+      objectId: 'pl_Evt3',
+      object: { id: 'pl_Evt3' },
+    });
   });
 
   const listIds = async (q = '') => expectOk(await live.get(`/v1/events${q}`)).data.map((e: any) => e.id);
@@ -248,7 +420,12 @@ describe('GET /events', () => {
     expect(await listIds()).toEqual([ids.linkActivated, ids.paymentCreated, ids.linkCreated]);
     const one = expectOk(await live.get(`/v1/events/${ids.linkCreated}`));
     expect(one).toEqual({
-      id: ids.linkCreated, object: 'event', type: 'payment_link.created', created_at: times.linkCreated, livemode: true, api_version: '2026-09-04',
+      id: ids.linkCreated,
+      object: 'event',
+      type: 'payment_link.created',
+      created_at: times.linkCreated,
+      livemode: true,
+      api_version: '2026-09-04',
       data: { object: { id: 'pl_Evt1', object: 'payment_link', type: 'payment_link', status: 'draft' } },
       request: { id: 'req_abc', idempotency_key: 'idem_key_0123456789' },
       sequence: expect.any(Number),
@@ -314,7 +491,11 @@ describe('webhook deliveries', () => {
   });
 
   const createEndpoint = async (api: ReturnType<typeof client>, url: string, eventTypes: string[] = []) =>
-    expectOk(await api.post('/v1/webhook_endpoints', { url, event_types: eventTypes }), 201) as { id: string; secret: string; secret_prefix: string };
+    expectOk(await api.post('/v1/webhook_endpoints', { url, event_types: eventTypes }), 201) as {
+      id: string;
+      secret: string;
+      secret_prefix: string;
+    };
 
   it('delivers a signed test.ping to that endpoint only, and records the attempt', async () => {
     const target = receiver.path('ping');
@@ -332,7 +513,13 @@ describe('webhook deliveries', () => {
     expect(got.headers['webhook-id']).toBe(d.event_id);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     const evt = verify(ep.secret, got);
-    expect(evt).toMatchObject({ id: d.event_id, object: 'event', type: 'test.ping', livemode: true, data: { object: { id: ep.id, type: 'webhook_endpoint' } } });
+    expect(evt).toMatchObject({
+      id: d.event_id,
+      object: 'event',
+      type: 'test.ping',
+      livemode: true,
+      data: { object: { id: ep.id, type: 'webhook_endpoint' } },
+    });
     expect(() => verify(`whsec_${Buffer.alloc(24, 7).toString('base64')}`, got)).toThrow();
 
     conforms(schemas.webhookDeliveryOut, d);
@@ -391,7 +578,10 @@ describe('webhook deliveries', () => {
     const plain = plainReceiver.path('plain');
     expect(plain.url).toMatch(/^http:\/\//);
     const e2 = await createEndpoint(live, plain.url);
-    const [d1, d2] = [expectOk(await live.post(`/v1/webhook_endpoints/${e1.id}/send_test_event`)), expectOk(await live.post(`/v1/webhook_endpoints/${e2.id}/send_test_event`))];
+    const [d1, d2] = [
+      expectOk(await live.post(`/v1/webhook_endpoints/${e1.id}/send_test_event`)),
+      expectOk(await live.post(`/v1/webhook_endpoints/${e2.id}/send_test_event`)),
+    ];
     const got1 = (await receiver.waitFor(secure.path, 1, 'the https delivery'))[0];
     const got2 = (await plainReceiver.waitFor(plain.path, 1, 'the http delivery'))[0];
     expect(verify(e1.secret, got1).id).toBe(d1.event_id);
@@ -404,8 +594,15 @@ describe('webhook deliveries', () => {
     const flaky = receiver.path('flaky', [{ status: 500, body: 'boom' }]);
     const landing = receiver.path('landing');
     const redirect = receiver.path('redirect', [{ status: 302, headers: { location: landing.url } }]);
-    const down = receiver.path('down', Array.from({ length: 10 }, () => ({ status: 503, body: 'x'.repeat(900) })));
-    const [e1, e2, e3] = [await createEndpoint(live, flaky.url), await createEndpoint(live, redirect.url), await createEndpoint(live, down.url)];
+    const down = receiver.path(
+      'down',
+      Array.from({ length: 10 }, () => ({ status: 503, body: 'x'.repeat(900) })),
+    );
+    const [e1, e2, e3] = [
+      await createEndpoint(live, flaky.url),
+      await createEndpoint(live, redirect.url),
+      await createEndpoint(live, down.url),
+    ];
     const [d1, d2, d3] = [
       expectOk(await live.post(`/v1/webhook_endpoints/${e1.id}/send_test_event`)),
       expectOk(await live.post(`/v1/webhook_endpoints/${e2.id}/send_test_event`)),
@@ -415,11 +612,17 @@ describe('webhook deliveries', () => {
     expect(firstFail).toMatchObject({ attempt_count: 1, last_status_code: 503, last_error: 'http_status_503' });
     expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(10_000);
     expect(firstFail.attempts[0].response_excerpt).toBe('x'.repeat(500));
-    expect((await deliveryReaches(live, d2.id, 'retrying')).attempts[0]).toMatchObject({ status_code: 302, error: expect.stringMatching(/^redirect_not_followed/) });
+    expect((await deliveryReaches(live, d2.id, 'retrying')).attempts[0]).toMatchObject({
+      status_code: 302,
+      error: expect.stringMatching(/^redirect_not_followed/),
+    });
     expectOk(await live.patch(`/v1/webhook_endpoints/${e3.id}`, { enabled: false }));
 
     const ok1 = await deliveryReaches(live, d1.id, 'succeeded', 60000);
-    expect(ok1.attempts.map((x: any) => [x.attempt_number, x.status_code])).toEqual([[1, 500], [2, 200]]);
+    expect(ok1.attempts.map((x: any) => [x.attempt_number, x.status_code])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
     expect(ok1.attempts[0]).toMatchObject({ error: 'http_status_500', response_excerpt: 'boom' });
     expect(Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at)).toBeGreaterThanOrEqual(29_000);
     const ok2 = await deliveryReaches(live, d2.id, 'succeeded', 60000);
@@ -429,7 +632,11 @@ describe('webhook deliveries', () => {
     expect(cancelled.next_attempt_at).toBeNull();
 
     expect(receiver.received(landing.path)).toHaveLength(0);
-    for (const [ep, p, n] of [[e1, flaky, 2], [e2, redirect, 2], [e3, down, 1]] as const) {
+    for (const [ep, p, n] of [
+      [e1, flaky, 2],
+      [e2, redirect, 2],
+      [e3, down, 1],
+    ] as const) {
       const got = receiver.received(p.path);
       expect(got).toHaveLength(n);
       for (const r of got) expect(verify(ep.secret, r).type).toBe('test.ping');
@@ -482,19 +689,28 @@ describe('webhook deliveries', () => {
     const e2 = await createEndpoint(live, all.url);
     await createEndpoint(test, testOnly.url);
 
-    const link = expectOk(await live.post('/v1/payment_links', {
-      amount: { amount: '10000', currency: 'USD', decimals: 2 }, title: 'T', accepted_rail_kinds: ['crypto'],
-    }), 201);
+    const link = expectOk(
+      await live.post('/v1/payment_links', {
+        amount: { amount: '10000', currency: 'USD', decimals: 2 },
+        title: 'T',
+        accepted_rail_kinds: ['crypto'],
+      }),
+      201,
+    );
     expectOk(await live.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
 
     const activated = (await receiver.waitFor(onlyActivated.path, 1, 'payment_link.activated at the subscribed endpoint'))[0];
     const evt = verify(e1.secret, activated);
     expect(evt).toMatchObject({ type: 'payment_link.activated', livemode: true, data: { object: { id: link.id, type: 'payment_link' } } });
     expect(evt.request.idempotency_key).toEqual(expect.any(String));
-    const types = await eventually(async () => {
-      const t = receiver.received(all.path).map((r) => verify(e2.secret, r).type);
-      return t.includes('payment_link.created') && t.includes('payment_link.activated') ? t : null;
-    }, 'both link events at the catch-all endpoint', 30000);
+    const types = await eventually(
+      async () => {
+        const t = receiver.received(all.path).map((r) => verify(e2.secret, r).type);
+        return t.includes('payment_link.created') && t.includes('payment_link.activated') ? t : null;
+      },
+      'both link events at the catch-all endpoint',
+      30000,
+    );
     expect(types).toEqual(expect.arrayContaining(['payment_link.created', 'payment_link.activated']));
     await webhooksSettled(fresh.account_id); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(onlyActivated.path).map((r) => verify(e1.secret, r).type)).toEqual(['payment_link.activated']);
@@ -513,13 +729,18 @@ describe('webhook deliveries', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('dispatcher', () => {
-  afterAll(async () => { await closeTemporalClient(); });
+  afterAll(async () => {
+    await closeTemporalClient();
+  });
 
   it('fans each event out once per subscribed endpoint, even with several dispatchers racing', async () => {
     const a = await newAccount();
     const live = client(a.live_key);
     const target = receiver.path('fanout');
-    const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url, event_types: ['order.created', 'payment.detected'] }), 201);
+    const ep = expectOk(
+      await live.post('/v1/webhook_endpoints', { url: target.url, event_types: ['order.created', 'payment.detected'] }),
+      201,
+    );
     const disabled = expectOk(await live.post('/v1/webhook_endpoints', { url: receiver.path('fanout-disabled').url }), 201);
     expectOk(await live.patch(`/v1/webhook_endpoints/${disabled.id}`, { enabled: false }));
     const base = { accountId: a.account_id, livemode: true, objectType: 'order', object: { id: 'ord_x' } };
@@ -533,19 +754,27 @@ describe('dispatcher', () => {
       return ids;
     });
     await Promise.all([dispatchOnce(), dispatchOnce(), dispatchOnce()]);
-    const got = await eventually(async () => {
-      const r = receiver.received(target.path);
-      return r.length >= 30 ? r : null;
-    }, '30 deliveries', 30000);
+    const got = await eventually(
+      async () => {
+        const r = receiver.received(target.path);
+        return r.length >= 30 ? r : null;
+      },
+      '30 deliveries',
+      30000,
+    );
     await webhooksSettled(a.account_id); // deterministic: every delivery of the account's events exists and finished
     expect(receiver.received(target.path)).toHaveLength(30);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(evts));
     for (const r of got) expect(verify(ep.secret, r).type).toBe('order.created');
-    const rows: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE account_id = $1', [a.account_id]);
+    const rows: Array<{ n: number }> = await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE account_id = $1', [
+      a.account_id,
+    ]);
     expect(rows[0].n).toBe(30);
     // The dispatcher's durable cursor has passed every event of the account.
     const pending: Array<{ n: number }> = await db().query(
-      `SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND seq > (SELECT seq FROM outbox_cursors WHERE name = 'webhooks')`, [a.account_id]);
+      `SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND seq > (SELECT seq FROM outbox_cursors WHERE name = 'webhooks')`,
+      [a.account_id],
+    );
     expect(pending[0].n).toBe(0);
   }, 60_000);
 
@@ -556,18 +785,30 @@ describe('dispatcher', () => {
     const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url }), 201);
     const deliveryId = newId('whd_');
     const eventId = await transaction(async (m) => {
-      const id = await emitEvent(m, { accountId: a.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_sweep', object: { id: 'ord_sweep' } });
+      const id = await emitEvent(m, {
+        accountId: a.account_id,
+        livemode: true,
+        type: 'order.created',
+        objectType: 'order',
+        objectId: 'ord_sweep',
+        object: { id: 'ord_sweep' },
+      });
       await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
       await m.query(
         `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, created_at)
-         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`, [deliveryId, a.account_id, ep.id, id]);
+         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`,
+        [deliveryId, a.account_id, ep.id, id],
+      );
       return id;
     });
     const got = (await receiver.waitFor(target.path, 1, 'the swept delivery'))[0];
     expect(verify(ep.secret, got).id).toBe(eventId);
     const d = await deliveryReaches(live, deliveryId, 'succeeded');
     expect(d.attempt_count).toBe(1);
-    const started: Array<{ workflow_started_at: Date | null }> = await db().query('SELECT workflow_started_at FROM webhook_deliveries WHERE id = $1', [deliveryId]);
+    const started: Array<{ workflow_started_at: Date | null }> = await db().query(
+      'SELECT workflow_started_at FROM webhook_deliveries WHERE id = $1',
+      [deliveryId],
+    );
     expect(started[0].workflow_started_at).not.toBeNull();
   }, 60_000);
 
@@ -576,13 +817,25 @@ describe('dispatcher', () => {
     const live = client(a.live_key);
     const target = receiver.path('waiting');
     const ep = expectOk(await live.post('/v1/webhook_endpoints', { url: target.url, event_types: ['order.created'] }), 201);
-    const order = (id: string) => ({ accountId: a.account_id, livemode: true, type: 'order.created', objectType: 'order', objectId: id, object: { id, object: 'order' } });
+    const order = (id: string) => ({
+      accountId: a.account_id,
+      livemode: true,
+      type: 'order.created',
+      objectType: 'order',
+      objectId: id,
+      object: { id, object: 'order' },
+    });
     const handle = (await temporalClient()).workflow.getHandle(ep.id);
     // The drain has returned and the run waits (workflows/webhook-endpoint.ts): the next delivery needs a signal.
-    const waits = () => eventually(async () => {
-      const w: string = await handle.query<string>('waiting_for').catch(() => '');
-      return /^new deliveries \(idle since \S+; the run ends at \S+ if none\)$/.test(w) ? w : null;
-    }, `endpoint ${ep.id} waiting for new deliveries`, 30_000);
+    const waits = () =>
+      eventually(
+        async () => {
+          const w: string = await handle.query<string>('waiting_for').catch(() => '');
+          return /^new deliveries \(idle since \S+; the run ends at \S+ if none\)$/.test(w) ? w : null;
+        },
+        `endpoint ${ep.id} waiting for new deliveries`,
+        30_000,
+      );
 
     await transaction((m) => emitEvent(m, order('ord_wait1')));
     await receiver.waitFor(target.path, 1, 'the first delivery');
@@ -600,7 +853,9 @@ describe('dispatcher', () => {
       await m.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
       await m.query(
         `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, created_at)
-         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`, [swept, a.account_id, ep.id, id]);
+         VALUES ($1,$2,true,$3,$4,'order.created', now() - interval '20 seconds')`,
+        [swept, a.account_id, ep.id, id],
+      );
     });
     await receiver.waitFor(target.path, 3, 'the swept delivery');
     expect((await deliveryReaches(live, swept, 'succeeded')).attempt_count).toBe(1);

@@ -10,14 +10,17 @@ import { db } from '../../lib/db';
 import { CLAIM_LEASE_SECONDS, requestHash } from '../../lib/idempotency';
 import { call, connectDb, newAccount } from '../helpers/api';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 /** What a request killed inside its handler leaves behind: its claim, in progress, `ageSeconds` old. */
 async function strandedClaim(accountId: string, route: string, key: string, body: unknown, ageSeconds: number): Promise<void> {
   await db().query(
     `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state, created_at)
      VALUES ($1, $2, $3, true, $4, 'in_progress', now() - make_interval(secs => $5))`,
-    [accountId, route, key, requestHash(body), ageSeconds]);
+    [accountId, route, key, requestHash(body), ageSeconds],
+  );
 }
 
 test('a claim stranded past its lease is never run again: the retry and every later one answer 409 idempotency_failed, no object is made', async () => {
@@ -26,7 +29,12 @@ test('a claim stranded past its lease is never run again: the retry and every la
   const key = `lease_${crypto.randomBytes(12).toString('hex')}`;
   await strandedClaim(acct.account_id, 'live:POST /v1/clients', key, body, CLAIM_LEASE_SECONDS + 5);
   const first = await call('POST', '/v1/clients', body, { key: acct.live_key, idem: key });
-  expect([first.status, first.body.error.type, first.body.error.code, first.body.error.param]).toEqual([409, 'idempotency_error', 'idempotency_failed', 'Idempotency-Key']);
+  expect([first.status, first.body.error.type, first.body.error.code, first.body.error.param]).toEqual([
+    409,
+    'idempotency_error',
+    'idempotency_failed',
+    'Idempotency-Key',
+  ]);
   const again = await call('POST', '/v1/clients', body, { key: acct.live_key, idem: key });
   expect([again.status, again.body.error.code]).toEqual([409, 'idempotency_failed']);
   const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM clients WHERE account_id = $1`, [acct.account_id]);
@@ -52,7 +60,9 @@ test('a rail report delivered twice: the second answers 200 and changes nothing'
   const id = `rp_${crypto.randomBytes(8).toString('hex')}`;
   await db().query(
     `INSERT INTO sandbox_rail_payments(id, idempotency_key, client_reference, rail, currency, amount_minor, state, provider_reference)
-     VALUES ($1, $2, $3, 'ach', 'USD', 1000, 'submitted', $4)`, [id, `submit:${ref}`, ref, `PRV${id}`]);
+     VALUES ($1, $2, $3, 'ach', 'USD', 1000, 'submitted', $4)`,
+    [id, `submit:${ref}`, ref, `PRV${id}`],
+  );
   const first = await call('POST', `/sim/providers/fiat_rails/payments/${ref}`, { state: 'paid' }, { idem: null });
   expect([first.status, first.body.state]).toEqual([200, 'paid']);
   const again = await call('POST', `/sim/providers/fiat_rails/payments/${ref}`, { state: 'paid' }, { idem: null });

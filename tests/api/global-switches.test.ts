@@ -9,7 +9,18 @@ import { EventSource } from 'eventsource';
 import { emitEvent } from '../../lib/outbox';
 import { setSwitch } from '../../lib/switches';
 import { db, transaction } from '../../lib/db';
-import { API, call, client, connectDb, deliveryReaches, eventually, expectError, expectOk, newAccount, webhooksSettled } from '../helpers/api';
+import {
+  API,
+  call,
+  client,
+  connectDb,
+  deliveryReaches,
+  eventually,
+  expectError,
+  expectOk,
+  newAccount,
+  webhooksSettled,
+} from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
 import { openStream, opened, type StreamClient } from '../helpers/sse';
 import { usePrivateStack } from '../helpers/stack';
@@ -29,8 +40,12 @@ beforeAll(async () => {
   receiver = new Receiver({ tls: testTls() });
   await receiver.start();
 });
-afterEach(() => { for (const c of streams.splice(0)) c.close(); });
-afterAll(async () => { await receiver?.stop(); });
+afterEach(() => {
+  for (const c of streams.splice(0)) c.close();
+});
+afterAll(async () => {
+  await receiver?.stop();
+});
 
 describe('test mode (spec 1 rule 5)', () => {
   test('with the master switch off every test-mode call is 503 with Retry-After: 60; live calls are served', async () => {
@@ -104,28 +119,54 @@ describe('webhook delivery (spec 6)', () => {
       const late = expectOk(await live.post('/v1/webhook_endpoints', { url: receiver.path('held-late').url }), 201);
       expect(late.enabled).toBe(true);
       d = expectOk(await live.post(`/v1/webhook_endpoints/${ep.id}/send_test_event`));
-      eventId = await transaction((m) => emitEvent(m, {
-        accountId, livemode: true, type: 'order.created', objectType: 'order', objectId: 'ord_held', object: { id: 'ord_held', object: 'order' },
-      }));
+      eventId = await transaction((m) =>
+        emitEvent(m, {
+          accountId,
+          livemode: true,
+          type: 'order.created',
+          objectType: 'order',
+          objectId: 'ord_held',
+          object: { id: 'ord_held', object: 'order' },
+        }),
+      );
       const fanned = await eventually(async () => {
         const r = expectOk(await live.get(`/v1/webhook_deliveries?event_id=${eventId}&endpoint_id=${ep.id}`)).data;
         return r.length === 1 ? r[0] : null;
       }, 'the held event to be fanned out');
       // Deterministic: the drain marks a delivery it holds (`held_at`) instead of sending it; once both
       // are marked, the drain has looked at them with the switch off and sent nothing.
-      await eventually(async () => Number((await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND held_at IS NOT NULL', [[d.id, fanned.id]]))[0].n) === 2, 'both deliveries held', 20000);
+      await eventually(
+        async () =>
+          Number(
+            (
+              await db().query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND held_at IS NOT NULL', [
+                [d.id, fanned.id],
+              ])
+            )[0].n,
+          ) === 2,
+        'both deliveries held',
+        20000,
+      );
       expect(receiver.received(target.path)).toHaveLength(0);
       for (const id of [d.id, fanned.id]) {
-        expect(expectOk(await live.get(`/v1/webhook_deliveries/${id}`))).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
+        expect(expectOk(await live.get(`/v1/webhook_deliveries/${id}`))).toMatchObject({
+          status: 'pending',
+          attempt_count: 0,
+          attempts: [],
+        });
       }
     } finally {
       await setSwitch('api_v1.webhooks_delivery', true);
       onAt = Date.now();
     }
-    const got = await eventually(async () => {
-      const r = receiver.received(target.path);
-      return r.length >= 2 ? r : null;
-    }, 'both held deliveries', 60000);
+    const got = await eventually(
+      async () => {
+        const r = receiver.received(target.path);
+        return r.length >= 2 ? r : null;
+      },
+      'both held deliveries',
+      60000,
+    );
     // The dispatcher nudges held deliveries: well before their own 30 s re-check.
     expect(Math.max(...got.map((r) => r.at)) - onAt).toBeLessThan(15_000);
     expect(got.map((r) => verify(ep.secret, r).id).sort()).toEqual([d.event_id, eventId].sort());

@@ -17,14 +17,25 @@ import { API, call, connectDb, idem, newAccount } from '../helpers/api';
 const root = path.resolve(__dirname, '../..');
 
 function spawnProduct(entry: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [path.join(root, entry)], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, entry)], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => { out += String(d); });
-  child.stderr!.on('data', (d) => { out += String(d); });
+  child.stdout!.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    out += String(d);
+  });
   return { child, output: () => out };
 }
 
-const exited = (c: ChildProcess) => new Promise<number | null>((r) => { if (c.exitCode !== null) r(c.exitCode); else c.once('exit', (code) => r(code)); });
+const exited = (c: ChildProcess) =>
+  new Promise<number | null>((r) => {
+    if (c.exitCode !== null) r(c.exitCode);
+    else c.once('exit', (code) => r(code));
+  });
 
 async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
@@ -35,7 +46,9 @@ async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; child: C
     if (p.child.exitCode !== null) throw new Error(`api exited early with ${p.child.exitCode}: ${p.output()}`);
     try {
       if ((await fetch(`${url}/readyz`)).ok) return { url, ...p };
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error('api did not become ready');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -47,7 +60,7 @@ test('/readyz: 200 with both checks while PostgreSQL and Temporal answer; /healt
   const r = await fetch(`${API()}/readyz`);
   expect(r.status).toBe(200);
   expect(r.headers.get('cache-control')).toBe('no-store');
-  const body = await r.json() as any;
+  const body = (await r.json()) as any;
   expect(body).toMatchObject({ status: 'ready', draining: false, checks: { postgres: { status: 'ok' }, temporal: { status: 'ok' } } });
   expect(typeof body.checks.postgres.latency_ms).toBe('number');
   expect((await call('GET', '/healthz', undefined, { key: null })).body).toEqual({ ok: true });
@@ -57,7 +70,12 @@ test('SIGTERM on an API process: readyz 503 at once, the request in flight finis
   const a = await newAccount();
   const api = await startApi({ SHUTDOWN_DRAIN_SECONDS: '1.5', SHUTDOWN_GRACE_SECONDS: '15', QUOTE_PROVIDER_DEADLINE_MS: '6000' });
   try {
-    await call('POST', '/sim/providers/faults', { account_id: a.account_id, name: 'quotes.coinvia.latency_ms', value: '2500' }, { idem: null });
+    await call(
+      'POST',
+      '/sim/providers/faults',
+      { account_id: a.account_id, name: 'quotes.coinvia.latency_ms', value: '2500' },
+      { idem: null },
+    );
     const t0 = Date.now();
     const inFlight = fetch(`${api.url}/v1/quotes`, {
       method: 'POST',
@@ -83,7 +101,7 @@ test('SIGTERM on an API process: readyz 503 at once, the request in flight finis
     const res = await inFlight;
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2400);
     expect(res.status).toBe(201);
-    const quote = await res.json() as any;
+    const quote = (await res.json()) as any;
     expect(quote.providers.find((p: any) => p.provider === 'coinvia')).toMatchObject({ status: 'quoted' });
     const requestId = res.headers.get('request-id')!;
 
@@ -93,10 +111,17 @@ test('SIGTERM on an API process: readyz 503 at once, the request in flight finis
     expect(await code).toBe(0);
     expect(api.output()).toContain('api stopped');
     // Its request log was written by the stop.
-    expect(await db().query('SELECT status, path FROM request_logs WHERE id = $1', [requestId])).toEqual([{ status: 201, path: '/v1/quotes' }]);
+    expect(await db().query('SELECT status, path FROM request_logs WHERE id = $1', [requestId])).toEqual([
+      { status: 201, path: '/v1/quotes' },
+    ]);
   } finally {
     if (api.child.exitCode === null) api.child.kill('SIGKILL');
-    await call('POST', '/sim/providers/faults', { account_id: a.account_id, name: 'quotes.coinvia.latency_ms', value: null }, { idem: null });
+    await call(
+      'POST',
+      '/sim/providers/faults',
+      { account_id: a.account_id, name: 'quotes.coinvia.latency_ms', value: null },
+      { idem: null },
+    );
   }
 });
 

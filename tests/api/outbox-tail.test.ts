@@ -14,21 +14,36 @@ beforeAll(async () => {
   await connectDb();
   accountId = (await newAccount()).account_id;
 });
-afterAll(async () => { await closeDb(); });
+afterAll(async () => {
+  await closeDb();
+});
 
-const event = (objectId: string) => ({ accountId, livemode: true, type: 'order.created', objectType: 'order', objectId, object: { id: objectId, object: 'order' } });
+const event = (objectId: string) => ({
+  accountId,
+  livemode: true,
+  type: 'order.created',
+  objectType: 'order',
+  objectId,
+  object: { id: objectId, object: 'order' },
+});
 
 /** Opens a transaction that emits one event and waits for `release` to decide commit or rollback. */
 function heldWriter(objectId: string) {
   let decide!: (commit: boolean) => void;
-  const decision = new Promise<boolean>((r) => { decide = r; });
+  const decision = new Promise<boolean>((r) => {
+    decide = r;
+  });
   let written!: () => void;
-  const wrote = new Promise<void>((r) => { written = r; });
+  const wrote = new Promise<void>((r) => {
+    written = r;
+  });
   const done = transaction(async (m) => {
     await emitEvent(m, event(objectId));
     written();
     if (!(await decision)) throw new Error('rolled back on purpose');
-  }).catch((e: Error) => { if (e.message !== 'rolled back on purpose') throw e; });
+  }).catch((e: Error) => {
+    if (e.message !== 'rolled back on purpose') throw e;
+  });
   return { wrote, commit: () => decide(true), rollback: () => decide(false), done };
 }
 

@@ -15,7 +15,11 @@ import { db } from '../../lib/db';
 import { API, client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
 import type { DevCredentials } from '../../activities/accounts/commands';
 
-interface Page { status: number; html: string; headers: Headers }
+interface Page {
+  status: number;
+  html: string;
+  headers: Headers;
+}
 
 async function get(path: string): Promise<Page> {
   const r = await fetch(`${API()}${path}`, { headers: { 'accept-language': 'en-US' }, redirect: 'manual' });
@@ -23,13 +27,18 @@ async function get(path: string): Promise<Page> {
 }
 async function postForm(path: string, form: Record<string, string>): Promise<Page> {
   const r = await fetch(`${API()}${path}`, {
-    method: 'POST', redirect: 'manual', body: new URLSearchParams(form).toString(),
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams(form).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en-US' },
   });
   return { status: r.status, html: await r.text(), headers: r.headers };
 }
 /** The path and query of an absolute URL the product handed out (served by any API of the stack). */
-const pathOf = (url: string) => { const u = new URL(url); return `${u.pathname}${u.search}`; };
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
 /** The opening tag of the element with `id`. */
 function tagOf(html: string, id: string): string {
   const m = html.match(new RegExp(`<[a-z]+[^>]*\\sid="${id}"[^>]*>`));
@@ -56,10 +65,16 @@ beforeAll(async () => {
 
 /** A run paying one recipient `amount` (minor units) in `currency`; returns the run, the item and its session token. */
 async function recipientLink(amount: string, currency = 'USD'): Promise<{ runId: string; itemId: string; token: string }> {
-  const run = expectOk(await key.post('/v1/payroll_runs', {
-    title: 'November payroll', currency, pay_period_start: '2026-11-01', pay_period_end: '2026-11-30',
-    rows: [{ email: email('ana'), name: 'Ana Diaz', amount: money(amount, currency), memo: 'Thanks for November' }],
-  }), 201);
+  const run = expectOk(
+    await key.post('/v1/payroll_runs', {
+      title: 'November payroll',
+      currency,
+      pay_period_start: '2026-11-01',
+      pay_period_end: '2026-11-30',
+      rows: [{ email: email('ana'), name: 'Ana Diaz', amount: money(amount, currency), memo: 'Thanks for November' }],
+    }),
+    201,
+  );
   const [item] = expectOk(await key.get(`/v1/payroll_runs/${run.id}/items`)).data as Array<{ id: string }>;
   const re = expectOk(await key.post(`/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {}));
   expect(re.recipient_session.url).toBe(`${process.env.PAYER_HOST}/payroll/${re.recipient_session.token}`);
@@ -67,12 +82,21 @@ async function recipientLink(amount: string, currency = 'USD'): Promise<{ runId:
 }
 
 const ach = (extra: Record<string, string> = {}) => ({
-  type: 'bank_account', account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'ach',
-  routing_number: '021000021', account_number: '000123456789', bank_name: '', iban: '', address: '', chain: 'tempo', ...extra,
+  type: 'bank_account',
+  account_owner_type: 'individual',
+  account_holder_name: 'Ana Diaz',
+  rail: 'ach',
+  routing_number: '021000021',
+  account_number: '000123456789',
+  bank_name: '',
+  iban: '',
+  address: '',
+  chain: 'tempo',
+  ...extra,
 });
 
 describe('the payroll recipient page', () => {
-  test('shows what the public session shows, escaped, with one h1 and a labelled form of the run currency\'s rail', async () => {
+  test("shows what the public session shows, escaped, with one h1 and a labelled form of the run currency's rail", async () => {
     const { token } = await recipientLink('250000');
     const p = await get(`/payroll/${token}`);
     expect(p.status).toBe(200);
@@ -82,7 +106,15 @@ describe('the payroll recipient page', () => {
     expect(p.html).toContain('Payment from Acme &lt;Payroll> &amp; Co'); // text escaped (`>` needs none in text)
     expect(p.html).not.toContain('<Payroll>');
     expect(p.html).toMatch(/data-recipient-name="true">For Ana Diaz<\/p>/); // whom it is for, as the payer wrote it
-    for (const text of ['November payroll', 'Nov 1, 2026', 'Nov 30, 2026', 'Thanks for November', 'Scheduled: not paid yet', 'No payment details yet.']) expect(p.html).toContain(text);
+    for (const text of [
+      'November payroll',
+      'Nov 1, 2026',
+      'Nov 30, 2026',
+      'Thanks for November',
+      'Scheduled: not paid yet',
+      'No payment details yet.',
+    ])
+      expect(p.html).toContain(text);
     expect(h1Count(p.html)).toBe(1);
     expect(p.html).toContain(`action="/payroll/${token}/destination"`);
     // USD pays by ACH or wire: routing and account number, no IBAN; every input labelled.
@@ -136,7 +168,11 @@ describe('the payroll recipient page', () => {
     expect(formsPosting(after.html)).toBe(0);
     expect(after.html).toContain('Your details were received. This link cannot be used again');
     const json = expectOk(await client(owner.live_key).get(`/v1/payroll_recipient_sessions/${token}`));
-    expect(json).toMatchObject({ can_submit: false, destination_pending_adoption: true, pending_destination: { type: 'bank_account', bank: { account_number_last4: '6789' } } });
+    expect(json).toMatchObject({
+      can_submit: false,
+      destination_pending_adoption: true,
+      pending_destination: { type: 'bank_account', bank: { account_number_last4: '6789' } },
+    });
     const again = await postForm(`/payroll/${token}/destination`, ach({ account_number: '000999999999' }));
     expect(again.status).toBe(409);
     expect(again.html).toContain('This link can no longer take payment details.');
@@ -150,17 +186,32 @@ describe('the payroll recipient page', () => {
     expect(p.html).toContain('name="iban"');
     expect(p.html).not.toContain('name="routing_number"');
     expect(p.html).toContain('Paid by SEPA bank transfer.');
-    const bad = await postForm(`/payroll/${eur.token}/destination`, { type: 'bank_account', account_owner_type: 'business', account_holder_name: 'Ana GmbH', iban: 'DE00370400440532013000' });
+    const bad = await postForm(`/payroll/${eur.token}/destination`, {
+      type: 'bank_account',
+      account_owner_type: 'business',
+      account_holder_name: 'Ana GmbH',
+      iban: 'DE00370400440532013000',
+    });
     expect(bad.status).toBe(400);
     expect(tagOf(bad.html, 'f-iban')).toContain('aria-invalid="true"');
-    const ok = await postForm(`/payroll/${eur.token}/destination`, { type: 'bank_account', account_owner_type: 'business', account_holder_name: 'Ana GmbH', iban: 'DE89 3704 0044 0532 0130 00' });
+    const ok = await postForm(`/payroll/${eur.token}/destination`, {
+      type: 'bank_account',
+      account_owner_type: 'business',
+      account_holder_name: 'Ana GmbH',
+      iban: 'DE89 3704 0044 0532 0130 00',
+    });
     expect(ok.status).toBe(303);
     expect((await get(`/payroll/${eur.token}`)).html).toContain('DE … 3000');
 
     const w = await recipientLink('70000');
     const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
     // The bank fields typed by mistake are ignored: the chosen type decides.
-    const sent = await postForm(`/payroll/${w.token}/destination`, { type: 'wallet', chain: 'tempo', address: wallet, account_holder_name: 'Ana' });
+    const sent = await postForm(`/payroll/${w.token}/destination`, {
+      type: 'wallet',
+      chain: 'tempo',
+      address: wallet,
+      account_holder_name: 'Ana',
+    });
     expect(sent.status).toBe(303);
     const shown = await get(`/payroll/${w.token}`);
     expect(shown.html).toContain('0x5290...9EE7');
@@ -189,7 +240,8 @@ describe('the sandbox hosted provider pages', () => {
     expect(p.html).toContain('<span class="tag">SANDBOX</span>');
     expect(h1Count(p.html)).toBe(1);
   };
-  const buttons = (html: string) => [...html.matchAll(/<button[^>]*name="action" value="([a-z_]+)"[^>]*>([^<]*)</g)].map((m) => [m[1], m[2]]);
+  const buttons = (html: string) =>
+    [...html.matchAll(/<button[^>]*name="action" value="([a-z_]+)"[^>]*>([^<]*)</g)].map((m) => [m[1], m[2]]);
 
   test('KYC verification link: accept the terms, request more, approve, decline; the customer follows', async () => {
     const acct = await newAccount();
@@ -203,7 +255,10 @@ describe('the sandbox hosted provider pages', () => {
     expect(page.html).toContain('Terms of service');
     expect(page.html).toContain('waiting for the person');
     expect(buttons(page.html)).toEqual([
-      ['accept_terms', 'SANDBOX: accept the terms'], ['approve', 'SANDBOX: approve'], ['request_more', 'SANDBOX: request more information'], ['decline', 'SANDBOX: decline'],
+      ['accept_terms', 'SANDBOX: accept the terms'],
+      ['approve', 'SANDBOX: approve'],
+      ['request_more', 'SANDBOX: request more information'],
+      ['decline', 'SANDBOX: decline'],
     ]);
     const customer = async () => expectOk(await s.get(`/v1/customers/${c.id}`));
 
@@ -220,15 +275,24 @@ describe('the sandbox hosted provider pages', () => {
     expectSandbox(await get(bo));
     expect((await postForm(bo, { action: 'request_more' })).status).toBe(303);
     expect((await get(bo)).html).toContain('Beneficial owners');
-    await eventually(async () => { const x = await customer(); return x.verification_state === 'action_required' && x.requirements_due.join() === 'beneficial_owners'; }, 'action_required');
+    await eventually(async () => {
+      const x = await customer();
+      return x.verification_state === 'action_required' && x.requirements_due.join() === 'beneficial_owners';
+    }, 'action_required');
 
     expect((await postForm(bo, { action: 'approve' })).status).toBe(303);
     expect((await get(bo)).html).toContain('The verification is approved.');
-    const approved = await eventually(async () => { const x = await customer(); return x.verification_state === 'approved' ? x : null; }, 'approved');
+    const approved = await eventually(async () => {
+      const x = await customer();
+      return x.verification_state === 'approved' ? x : null;
+    }, 'approved');
     expect(approved).toMatchObject({ requirements_due: [], verified_at: expect.any(String) });
 
     expect((await postForm(bo, { action: 'decline' })).status).toBe(303);
-    const rejected = await eventually(async () => { const x = await customer(); return x.verification_state === 'rejected' ? x : null; }, 'rejected');
+    const rejected = await eventually(async () => {
+      const x = await customer();
+      return x.verification_state === 'rejected' ? x : null;
+    }, 'rejected');
     expect(rejected.rejection_outcome).toBe('resubmission_allowed');
     // A decision that no longer applies (the form of an older rendering): the page again, 409.
     const stale = await postForm(bo, { action: 'decline' });
@@ -250,7 +314,11 @@ describe('the sandbox hosted provider pages', () => {
     expectSandbox(open);
     expect(open.html).toContain('The checkout is open.');
     expect(open.html).toContain('5 screening credits');
-    expect(buttons(open.html)).toEqual([['pay', 'SANDBOX: pay'], ['fail', 'SANDBOX: payment fails'], ['abandon', 'SANDBOX: abandon']]);
+    expect(buttons(open.html)).toEqual([
+      ['pay', 'SANDBOX: pay'],
+      ['fail', 'SANDBOX: payment fails'],
+      ['abandon', 'SANDBOX: abandon'],
+    ]);
 
     const paid = await postForm(url, { action: 'pay' });
     expect(paid.status).toBe(303);
@@ -266,7 +334,10 @@ describe('the sandbox hosted provider pages', () => {
     expect(again.html).toContain('The checkout is paid.');
     expect(expectOk(await s.get('/v1/credits')).paid_balance).toBe(5);
 
-    for (const [action, status, words] of [['fail', 'failed', 'failed'], ['abandon', 'expired', 'abandoned']] as const) {
+    for (const [action, status, words] of [
+      ['fail', 'failed', 'failed'],
+      ['abandon', 'expired', 'abandoned'],
+    ] as const) {
       const other = expectOk(await s.post('/v1/credit_checkouts', { pack: 10 }), 201);
       const p = pathOf(other.url);
       expect((await postForm(p, { action })).status).toBe(303);
@@ -281,27 +352,56 @@ describe('the sandbox hosted provider pages', () => {
 
   test('order card checkout: pay completes the order, fail declines it, abandon expires it', async () => {
     const ordered = async () => {
-      const q = expectOk(await key.post('/v1/quotes', { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card' }), 201);
+      const q = expectOk(
+        await key.post('/v1/quotes', {
+          side: 'buy',
+          from_asset: 'USD',
+          to_asset: 'USDC',
+          from_amount: '300.00',
+          to_network: 'base',
+          payment_method: 'card',
+        }),
+        201,
+      );
       const offer = q.offers.find((o: { provider: { id: string } }) => o.provider.id === 'rampline') ?? q.offers[0];
-      const o = expectOk(await key.post('/v1/orders', { offer_id: offer.offer_id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` }), 201);
+      const o = expectOk(
+        await key.post('/v1/orders', { offer_id: offer.offer_id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` }),
+        201,
+      );
       expect(o.next_action.redirect_to_url.url).toMatch(new RegExp(`^${process.env.PAYER_HOST}/sandbox/orders/prv_[0-9a-f]+$`));
       return { id: o.id as string, url: pathOf(o.next_action.redirect_to_url.url) };
     };
-    const order = (id: string) => eventually(async () => { const o = expectOk(await key.get(`/v1/orders/${id}`)); return o.status === 'completed' || o.status === 'failed' ? o : null; }, `order ${id} closed`, 20000);
+    const order = (id: string) =>
+      eventually(
+        async () => {
+          const o = expectOk(await key.get(`/v1/orders/${id}`));
+          return o.status === 'completed' || o.status === 'failed' ? o : null;
+        },
+        `order ${id} closed`,
+        20000,
+      );
 
     const a = await ordered();
     const page = await get(a.url);
     expectSandbox(page);
     expect(page.html).toContain('$300.00');
     expect(page.html).toContain('The order is waiting for payment.');
-    expect(buttons(page.html)).toEqual([['pay', 'SANDBOX: pay'], ['fail', 'SANDBOX: payment fails'], ['abandon', 'SANDBOX: abandon']]);
+    expect(buttons(page.html)).toEqual([
+      ['pay', 'SANDBOX: pay'],
+      ['fail', 'SANDBOX: payment fails'],
+      ['abandon', 'SANDBOX: abandon'],
+    ]);
     const paid = await postForm(a.url, { action: 'pay' });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toBe(a.url);
     const after = await get(a.url);
     expect(after.html).toContain('The order is paid and delivered.');
     expect(buttons(after.html)).toEqual([]);
-    expect(await order(a.id)).toMatchObject({ status: 'completed', money_state: 'captured', payout_destination: { tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+    expect(await order(a.id)).toMatchObject({
+      status: 'completed',
+      money_state: 'captured',
+      payout_destination: { tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
     expect((await postForm(a.url, { action: 'abandon' })).status).toBe(409);
 
     const b = await ordered();

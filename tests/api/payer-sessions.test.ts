@@ -14,13 +14,19 @@ beforeAll(async () => {
 });
 
 async function activeLink(amount = '10000', extra: Record<string, unknown> = {}) {
-  const l = await merchant.post('/v1/payment_links', { amount: { amount, currency: 'USD', decimals: 2 }, title: 'Consulting', accepted_rail_kinds: ['crypto'], ...extra });
+  const l = await merchant.post('/v1/payment_links', {
+    amount: { amount, currency: 'USD', decimals: 2 },
+    title: 'Consulting',
+    accepted_rail_kinds: ['crypto'],
+    ...extra,
+  });
   expect(l.status).toBe(201);
   const a = await merchant.post(`/v1/payment_links/${l.body.id}/activate`, { attestation_accepted: true });
   expect(a.status).toBe(200);
   return { link: a.body, token: String(a.body.url).split('/pay/')[1] };
 }
-const session = (token: string, suffix = '', body?: unknown) => call(body === undefined ? 'GET' : 'POST', `/v1/payment_sessions/${token}${suffix}`, body, { idem: null });
+const session = (token: string, suffix = '', body?: unknown) =>
+  call(body === undefined ? 'GET' : 'POST', `/v1/payment_sessions/${token}${suffix}`, body, { idem: null });
 const transfer = (di: { chain: string; address: string; asset: string }, amount: string) =>
   call('POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount }, { idem: null });
 
@@ -28,10 +34,25 @@ test('the payer projection is an allowlist and resolves by short code', async ()
   const { link, token } = await activeLink();
   const s = await session(token);
   expect(s.status).toBe(200);
-  expect(s.body).toMatchObject({ object: 'payment_session', status: 'active', rails: ['crypto_native'], amount_verdict: null, settlement_kind: 'crypto_only', watcher_state: null });
+  expect(s.body).toMatchObject({
+    object: 'payment_session',
+    status: 'active',
+    rails: ['crypto_native'],
+    amount_verdict: null,
+    settlement_kind: 'crypto_only',
+    watcher_state: null,
+  });
   expect(s.body.rails_not_allowed).toContain('crypto_xchain');
   const text = JSON.stringify(s.body);
-  for (const forbidden of [link.id, link.account_id ?? 'acct_', 'settlement_asset', 'settlement_destination_id', 'payer_token', 'client_id']) expect(text).not.toContain(forbidden);
+  for (const forbidden of [
+    link.id,
+    link.account_id ?? 'acct_',
+    'settlement_asset',
+    'settlement_destination_id',
+    'payer_token',
+    'client_id',
+  ])
+    expect(text).not.toContain(forbidden);
   const byCode = await call('GET', `/v1/payment_sessions/by_code/${link.short_code}`);
   expect(byCode.status).toBe(200);
   expect(byCode.body.token).toBe(token);
@@ -56,7 +77,11 @@ test('a native payment owes invoice plus the 1% payer fee; the live attempt is r
   const { token } = await activeLink('12345');
   const p = await session(token, '/payments', { rail: 'crypto_native', payer_email: 'payer@example.com' });
   expect(p.status).toBe(201);
-  expect(p.body.deposit_instructions).toMatchObject({ asset: 'USDC', amount: { amount: '124684500', currency: 'USDC', decimals: 6 }, amount_is_estimate: false });
+  expect(p.body.deposit_instructions).toMatchObject({
+    asset: 'USDC',
+    amount: { amount: '124684500', currency: 'USDC', decimals: 6 },
+    amount_is_estimate: false,
+  });
   expect(p.body.deposit_instructions.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(p.body.fee).toEqual({ amount: '1234500', currency: 'USDC', decimals: 6 });
   const again = await session(token, '/payments', { rail: 'crypto_native' });
@@ -71,7 +96,13 @@ test('a native payment owes invoice plus the 1% payer fee; the live attempt is r
 test('payment creation errors: rail not allowed, unknown rail, unknown key', async () => {
   const { token } = await activeLink();
   expectError(await session(token, '/payments', { rail: 'ach' }), 400, 'invalid_request', 'rail_not_allowed', 'rail');
-  expectError(await session(token, '/payments', { rail: 'crypto_xchain', network: 'base' }), 400, 'invalid_request', 'rail_not_allowed', 'rail');
+  expectError(
+    await session(token, '/payments', { rail: 'crypto_xchain', network: 'base' }),
+    400,
+    'invalid_request',
+    'rail_not_allowed',
+    'rail',
+  );
   expectError(await session(token, '/payments', { rail: 'carrier_pigeon' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
   expectError(await session(token, '/payments', { rail: 'crypto_native', tip: '1' }), 400, 'invalid_request', 'parameter_unknown', 'tip');
 });
@@ -92,16 +123,30 @@ test('short, then topped up: underpaid -> paid -> settled with the sum of every 
   const p = (await session(token, '/payments', { rail: 'crypto_native' })).body;
   expect(p.deposit_instructions.amount.amount).toBe('50500000');
   expect((await transfer(p.deposit_instructions, '50000000')).status).toBe(201);
-  const under = await eventually(async () => { const r = await merchant.get(`/v1/payments/${p.id}`); return r.body.status === 'underpaid' && r.body; }, 'underpaid');
+  const under = await eventually(async () => {
+    const r = await merchant.get(`/v1/payments/${p.id}`);
+    return r.body.status === 'underpaid' && r.body;
+  }, 'underpaid');
   expect(under).toMatchObject({ amount_received: { amount: '50000000' }, amount_verdict: 'underpaid' });
   const mid = await merchant.get(`/v1/payment_links/${link.id}`);
-  expect(mid.body).toMatchObject({ status: 'processing', partial_payment: { received: { amount: '50000000', currency: 'USDC', decimals: 6 } } });
+  expect(mid.body).toMatchObject({
+    status: 'processing',
+    partial_payment: { received: { amount: '50000000', currency: 'USDC', decimals: 6 } },
+  });
   expect((await session(token)).body.amount_verdict).toBe('underpaid');
   expectError(await session(token, '/receipt_email', { email: 'payer@example.com' }), 409, 'conflict');
 
   await transfer(p.deposit_instructions, '500000');
-  const done = await eventually(async () => { const r = await merchant.get(`/v1/payments/${p.id}`); return r.body.status === 'settled' && r.body; }, 'settled');
-  expect(done).toMatchObject({ amount_received: { amount: '50500000' }, amount_verdict: 'exact', net_amount: { amount: '50000000' }, surplus: null });
+  const done = await eventually(async () => {
+    const r = await merchant.get(`/v1/payments/${p.id}`);
+    return r.body.status === 'settled' && r.body;
+  }, 'settled');
+  expect(done).toMatchObject({
+    amount_received: { amount: '50500000' },
+    amount_verdict: 'exact',
+    net_amount: { amount: '50000000' },
+    surplus: null,
+  });
   const l = await merchant.get(`/v1/payment_links/${link.id}`);
   expect(l.body).toMatchObject({ status: 'settled', partial_payment: null });
   expect(l.body.paid_at).not.toBeNull();
@@ -117,7 +162,10 @@ test('an overpayment is overpaid with its surplus kept; payment.overpaid fires o
   const { token } = await activeLink('1000');
   const p = (await session(token, '/payments', { rail: 'crypto_native' })).body;
   await transfer(p.deposit_instructions, '20000000');
-  const done = await eventually(async () => { const r = await merchant.get(`/v1/payments/${p.id}`); return r.body.status === 'settled' && r.body; }, 'settled');
+  const done = await eventually(async () => {
+    const r = await merchant.get(`/v1/payments/${p.id}`);
+    return r.body.status === 'settled' && r.body;
+  }, 'settled');
   expect(done).toMatchObject({ amount_verdict: 'overpaid', surplus: { amount: '9900000' } });
   const evs = await merchant.get(`/v1/payments/${p.id}/events`);
   const types = evs.body.data.map((e: { type: string }) => e.type);
@@ -133,7 +181,10 @@ test('cancelling an underpaid link makes the payment unmatched partial_before_ca
   await eventually(async () => (await merchant.get(`/v1/payments/${p.id}`)).body.status === 'underpaid', 'underpaid');
   const c = await merchant.post(`/v1/payment_links/${link.id}/cancel`);
   expect(c.status).toBe(200);
-  const after = await eventually(async () => { const r = await merchant.get(`/v1/payments/${p.id}`); return r.body.status === 'unmatched' && r.body; }, 'unmatched');
+  const after = await eventually(async () => {
+    const r = await merchant.get(`/v1/payments/${p.id}`);
+    return r.body.status === 'unmatched' && r.body;
+  }, 'unmatched');
   expect(after).toMatchObject({ unmatched_reason: 'partial_before_cancel', amount_received: { amount: '1000000' } });
   const evs = await merchant.get(`/v1/payments/${p.id}/events`);
   expect(evs.body.data.filter((e: { type: string }) => e.type === 'payment.unmatched')).toHaveLength(1);
@@ -162,18 +213,73 @@ test('wallet: balances of the account wallet; create is session-only and refuses
   const acct = await newAccount();
   const b = await client(acct.live_key).get('/v1/wallet/balances');
   expect(b.status).toBe(200);
-  expect(b.body).toMatchObject({ object: 'wallet_balances', network: 'testnet', balances: [{ asset: 'USDC', amount: { amount: '0', currency: 'USDC', decimals: 6 } }], usd_total: { amount: '0', currency: 'USD' } });
+  expect(b.body).toMatchObject({
+    object: 'wallet_balances',
+    network: 'testnet',
+    balances: [{ asset: 'USDC', amount: { amount: '0', currency: 'USDC', decimals: 6 } }],
+    usd_total: { amount: '0', currency: 'USD' },
+  });
   const ws = await client(acct.live_key).get('/v1/wallet/wallets');
   expect(ws.body.data).toHaveLength(1);
   expect((await client(acct.live_key).get(`/v1/wallet/wallets/${ws.body.data[0].id}`)).body.address).toBe(ws.body.data[0].address);
-  expectError(await client(acct.live_key).post('/v1/wallet/wallets', { address: '0x52908400098527886E0F7030069857D2E4169EE7', credential_id: 'c1' }), 403, 'permission_error', 'role_denied');
-  expectError(await client(acct.session_token).post('/v1/wallet/wallets', { address: '0x52908400098527886E0F7030069857D2E4169EE7', credential_id: 'c1' }), 409, 'conflict', 'wallet_already_exists');
-  expectError(await client(acct.session_token).post('/v1/wallet/wallets', { address: '0x52908400098527886e0F7030069857D2E4169EE7', credential_id: 'c1' }), 400, 'invalid_request', undefined, 'address');
+  expectError(
+    await client(acct.live_key).post('/v1/wallet/wallets', { address: '0x52908400098527886E0F7030069857D2E4169EE7', credential_id: 'c1' }),
+    403,
+    'permission_error',
+    'role_denied',
+  );
+  expectError(
+    await client(acct.session_token).post('/v1/wallet/wallets', {
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+      credential_id: 'c1',
+    }),
+    409,
+    'conflict',
+    'wallet_already_exists',
+  );
+  expectError(
+    await client(acct.session_token).post('/v1/wallet/wallets', {
+      address: '0x52908400098527886e0F7030069857D2E4169EE7',
+      credential_id: 'c1',
+    }),
+    400,
+    'invalid_request',
+    undefined,
+    'address',
+  );
   expectError(await client(acct.test_key).get('/v1/wallet/balances'), 503, 'temporarily_unavailable');
 });
 
 test('the simulator validates its input', async () => {
-  expectError(await call('POST', '/sim/chain/transfers', { chain: 'tempo', to_address: '0x1', asset: 'USDC', amount: '1' }, { idem: null }), 400, 'invalid_request', undefined, 'to_address');
-  expectError(await call('POST', '/sim/chain/transfers', { chain: 'solana', to_address: `0x${'a'.repeat(40)}`, asset: 'USDC', amount: '1' }, { idem: null }), 400, 'invalid_request', 'network_not_supported', 'chain');
-  expectError(await call('POST', '/sim/chain/transfers', { chain: 'tempo', to_address: `0x${'a'.repeat(40)}`, asset: 'USDC', amount: '0' }, { idem: null }), 400, 'invalid_request', undefined, 'amount');
+  expectError(
+    await call('POST', '/sim/chain/transfers', { chain: 'tempo', to_address: '0x1', asset: 'USDC', amount: '1' }, { idem: null }),
+    400,
+    'invalid_request',
+    undefined,
+    'to_address',
+  );
+  expectError(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: 'solana', to_address: `0x${'a'.repeat(40)}`, asset: 'USDC', amount: '1' },
+      { idem: null },
+    ),
+    400,
+    'invalid_request',
+    'network_not_supported',
+    'chain',
+  );
+  expectError(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: 'tempo', to_address: `0x${'a'.repeat(40)}`, asset: 'USDC', amount: '0' },
+      { idem: null },
+    ),
+    400,
+    'invalid_request',
+    undefined,
+    'amount',
+  );
 });

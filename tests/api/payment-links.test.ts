@@ -25,7 +25,8 @@ async function destination(accountId: string): Promise<string> {
   const id = newId('adr_');
   await db().query(
     `INSERT INTO address_book_entries(id, account_id, livemode, kind, label, chain, address) VALUES ($1,$2,true,'crypto','Treasury','base',$3)`,
-    [id, accountId, `0x${'ab'.repeat(20)}`]);
+    [id, accountId, `0x${'ab'.repeat(20)}`],
+  );
   return id;
 }
 
@@ -33,7 +34,8 @@ async function destination(accountId: string): Promise<string> {
 async function setFlag(accountId: string, name: string, enabled: boolean): Promise<void> {
   await db().query(
     `INSERT INTO account_flags(account_id, name, enabled) VALUES ($1,$2,$3) ON CONFLICT (account_id, name) DO UPDATE SET enabled = EXCLUDED.enabled`,
-    [accountId, name, enabled]);
+    [accountId, name, enabled],
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,15 +53,34 @@ async function activeCryptoLink(k: ReturnType<typeof client>, extra: Record<stri
   return act.body;
 }
 
-async function insertPayment(link: { id: string }, accountId: string, status: string, extra: Record<string, unknown> = {}): Promise<string> {
+async function insertPayment(
+  link: { id: string },
+  accountId: string,
+  status: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const id = newId('pay_');
   const cols: Record<string, unknown> = {
-    id, account_id: accountId, livemode: true, payment_link_id: link.id, status, payment_rail: 'crypto_native', currency: 'USDC', decimals: 6,
-    invoice_minor: '100000000', fee_minor: '1000000', amount_expected_minor: '101000000', amount_received_minor: '0',
-    expires_at: new Date(Date.now() + 86400000), ...extra,
+    id,
+    account_id: accountId,
+    livemode: true,
+    payment_link_id: link.id,
+    status,
+    payment_rail: 'crypto_native',
+    currency: 'USDC',
+    decimals: 6,
+    invoice_minor: '100000000',
+    fee_minor: '1000000',
+    amount_expected_minor: '101000000',
+    amount_received_minor: '0',
+    expires_at: new Date(Date.now() + 86400000),
+    ...extra,
   };
   const keys = Object.keys(cols);
-  await db().query(`INSERT INTO payments(${keys.join(',')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(',')})`, keys.map((k) => cols[k]));
+  await db().query(
+    `INSERT INTO payments(${keys.join(',')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(',')})`,
+    keys.map((k) => cols[k]),
+  );
   return id;
 }
 
@@ -81,12 +102,34 @@ describe('create', () => {
     const first = await k.post('/v1/payment_links', { amount: usd('12345'), title: 'Logo design' });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
-      object: 'payment_link', livemode: true, status: 'draft', title: 'Logo design', memo: null, invoice_number: null,
-      reference_id: 'CP-1', amount: usd('12345'), client_id: null, direction: null, expected_payer_type: null,
-      allowed_rails: null, payable_rails: [], accepted_rail_kinds: null, expires_at: null, payer_email: null,
+      object: 'payment_link',
+      livemode: true,
+      status: 'draft',
+      title: 'Logo design',
+      memo: null,
+      invoice_number: null,
+      reference_id: 'CP-1',
+      amount: usd('12345'),
+      client_id: null,
+      direction: null,
+      expected_payer_type: null,
+      allowed_rails: null,
+      payable_rails: [],
+      accepted_rail_kinds: null,
+      expires_at: null,
+      payer_email: null,
       reminder_schedule: { status: 'off', offsets_days: [3, 7, 14], sent: [], next_reminder_at: null },
-      settlement_kind: null, settlement_asset: null, settlement_destination: null, items: [], url: null, short_url: null,
-      viewed_at: null, paid_at: null, settled_at: null, latest_attempt_status: null, partial_payment: null,
+      settlement_kind: null,
+      settlement_asset: null,
+      settlement_destination: null,
+      items: [],
+      url: null,
+      short_url: null,
+      viewed_at: null,
+      paid_at: null,
+      settled_at: null,
+      latest_attempt_status: null,
+      partial_payment: null,
     });
     expect(first.body.id).toMatch(/^pl_[A-Za-z0-9]+$/);
     expect(first.body.short_code).toMatch(SHORT_CODE);
@@ -101,7 +144,10 @@ describe('create', () => {
     expect((await createLink(api, { amount: usd('100'), title: '  Trimmed  ' })).title).toBe('Trimmed');
     expect((await createLink(api, { amount: usd('100'), invoice_number: 'INV-7' })).title).toBe('Invoice INV-7');
     expect((await createLink(api, { amount: usd('100'), title: '   ', invoice_number: 'INV-8' })).title).toBe('Invoice INV-8');
-    const items = await createLink(api, { amount: usd('100'), items: [{ name: 'Design work' }, { name: 'Hosting', quantity: 2 }, { name: 'Support' }] });
+    const items = await createLink(api, {
+      amount: usd('100'),
+      items: [{ name: 'Design work' }, { name: 'Hosting', quantity: 2 }, { name: 'Support' }],
+    });
     expect(items.title).toBe('Design work +2 more');
     expect(items.items).toEqual([
       { name: 'Design work', product_id: null, quantity: 1, unit_amount: null },
@@ -118,13 +164,24 @@ describe('create', () => {
     expect(Array.from(longItem.title as string)).toHaveLength(200);
     expect((longItem.title as string).endsWith('\u2026')).toBe(true);
     expectError(await api.post('/v1/payment_links', { amount: usd('100') }), 400, 'invalid_request', 'parameter_missing', 'title');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: ' ', items: [] }), 400, 'invalid_request', 'parameter_missing', 'title');
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: ' ', items: [] }),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'title',
+    );
   });
 
   test('reminders default on with payer_email (not crypto-only), off otherwise', async () => {
     const withEmail = await createLink(api, { amount: usd('100'), title: 'R', payer_email: 'payer@example.com' });
     expect(withEmail.reminder_schedule).toEqual({ status: 'on', offsets_days: [3, 7, 14], sent: [], next_reminder_at: null });
-    const crypto = await createLink(api, { amount: usd('100'), title: 'R', payer_email: 'payer@example.com', accepted_rail_kinds: ['crypto'] });
+    const crypto = await createLink(api, {
+      amount: usd('100'),
+      title: 'R',
+      payer_email: 'payer@example.com',
+      accepted_rail_kinds: ['crypto'],
+    });
     expect(crypto.reminder_schedule.status).toBe('off');
     expect(crypto.accepted_rail_kinds).toEqual(['crypto']);
     expect(crypto.settlement_kind).toBeNull();
@@ -132,24 +189,56 @@ describe('create', () => {
 
   test('accepted_rail_kinds: anything but [crypto] is 409 capability_unavailable; [crypto] while the flag is closed too', async () => {
     for (const kinds of [['fiat'], ['crypto', 'fiat'], ['bank']]) {
-      expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: kinds }), 409, 'capability_unavailable', 'capability_unavailable');
+      expectError(
+        await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: kinds }),
+        409,
+        'capability_unavailable',
+        'capability_unavailable',
+      );
     }
     const closed = await newAccount();
     await setFlag(closed.account_id, 'payment_links.crypto_only', false);
-    expectError(await client(closed.live_key).post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] }), 409, 'capability_unavailable', 'capability_unavailable');
-    expect((await client(closed.live_key).post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: [] })).status).toBe(201);
+    expectError(
+      await client(closed.live_key).post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] }),
+      409,
+      'capability_unavailable',
+      'capability_unavailable',
+    );
+    expect(
+      (await client(closed.live_key).post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: [] })).status,
+    ).toBe(201);
   });
 
   test('allowed_rails errors: invalid for currency (with details), invalid for settlement, not a rail', async () => {
     const bad = await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', allowed_rails: ['crypto_native', 'sepa'] });
     expectError(bad, 400, 'invalid_request', 'allowed_rails_invalid_for_currency', 'allowed_rails');
-    expect(bad.body.error.details).toEqual({ offerable_rails: ['crypto_native', 'crypto_xchain', 'ach', 'wire'], currency: 'USD', allowed_rails: ['crypto_native', 'sepa'] });
+    expect(bad.body.error.details).toEqual({
+      offerable_rails: ['crypto_native', 'crypto_xchain', 'ach', 'wire'],
+      currency: 'USD',
+      allowed_rails: ['crypto_native', 'sepa'],
+    });
     const eurBad = await api.post('/v1/payment_links', { amount: eur('100'), title: 'x', allowed_rails: ['ach'] });
     expectError(eurBad, 400, 'invalid_request', 'allowed_rails_invalid_for_currency', 'allowed_rails');
     expect(eurBad.body.error.details).toEqual({ offerable_rails: ['sepa'], currency: 'EUR', allowed_rails: ['ach'] });
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'], allowed_rails: ['crypto_native', 'ach'] }),
-      400, 'invalid_request', 'allowed_rails_invalid_for_settlement', 'allowed_rails');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', allowed_rails: ['bitcoin'] }), 400, 'invalid_request', undefined, 'allowed_rails');
+    expectError(
+      await api.post('/v1/payment_links', {
+        amount: usd('100'),
+        title: 'x',
+        accepted_rail_kinds: ['crypto'],
+        allowed_rails: ['crypto_native', 'ach'],
+      }),
+      400,
+      'invalid_request',
+      'allowed_rails_invalid_for_settlement',
+      'allowed_rails',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', allowed_rails: ['bitcoin'] }),
+      400,
+      'invalid_request',
+      undefined,
+      'allowed_rails',
+    );
     const ok = await createLink(api, { amount: usd('100'), title: 'x', allowed_rails: ['wire', 'crypto_native', 'wire'] });
     expect(ok.allowed_rails).toEqual(['crypto_native', 'wire']);
   });
@@ -157,34 +246,110 @@ describe('create', () => {
   test('settlement: destination plus crypto-only is 400; an unowned destination is 404; non-USD crypto-only is 422 while not enabled', async () => {
     const mine = await destination(a.account_id);
     const theirs = await destination(b.account_id);
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'], settlement_destination: { address_book_id: mine } }),
-      400, 'invalid_request', 'settlement_conflicts_with_destination', 'settlement_destination');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: theirs } }),
-      404, 'not_found', 'not_found', 'settlement_destination.address_book_id');
+    expectError(
+      await api.post('/v1/payment_links', {
+        amount: usd('100'),
+        title: 'x',
+        accepted_rail_kinds: ['crypto'],
+        settlement_destination: { address_book_id: mine },
+      }),
+      400,
+      'invalid_request',
+      'settlement_conflicts_with_destination',
+      'settlement_destination',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: theirs } }),
+      404,
+      'not_found',
+      'not_found',
+      'settlement_destination.address_book_id',
+    );
     const withDest = await createLink(api, { amount: usd('100'), title: 'x', settlement_destination: { address_book_id: mine } });
     expect(withDest.settlement_destination).toEqual({ address_book_id: mine });
-    expectError(await api.post('/v1/payment_links', { amount: eur('100'), title: 'x', accepted_rail_kinds: ['crypto'] }),
-      422, 'invalid_request', 'native_via_provider_not_enabled', 'amount');
+    expectError(
+      await api.post('/v1/payment_links', { amount: eur('100'), title: 'x', accepted_rail_kinds: ['crypto'] }),
+      422,
+      'invalid_request',
+      'native_via_provider_not_enabled',
+      'amount',
+    );
     const open = await newAccount();
     await setFlag(open.account_id, 'payment_links.native_via_provider', true);
-    expect((await client(open.live_key).post('/v1/payment_links', { amount: eur('100'), title: 'x', accepted_rail_kinds: ['crypto'] })).status).toBe(201);
+    expect(
+      (await client(open.live_key).post('/v1/payment_links', { amount: eur('100'), title: 'x', accepted_rail_kinds: ['crypto'] })).status,
+    ).toBe(201);
   });
 
   test('body validation: amount, currency, unknown keys, client and product ownership, expires_at', async () => {
     expectError(await api.post('/v1/payment_links', { title: 'x' }), 400, 'invalid_request', 'parameter_missing', 'amount');
     expectError(await api.post('/v1/payment_links', { amount: usd('0'), title: 'x' }), 400, 'invalid_request', undefined, 'amount.amount');
-    expectError(await api.post('/v1/payment_links', { amount: { amount: '100', currency: 'USD', decimals: 6 }, title: 'x' }), 400, 'invalid_request', 'amount_invalid', 'amount');
-    expectError(await api.post('/v1/payment_links', { amount: { amount: '100', currency: 'ZZZ', decimals: 2 }, title: 'x' }), 400, 'invalid_request', 'currency_invalid', 'amount');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', reference_id: 'CP-9' }), 400, 'invalid_request', 'parameter_unknown', 'reference_id');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', payer_email: 'nope' }), 400, 'invalid_request', undefined, 'payer_email');
+    expectError(
+      await api.post('/v1/payment_links', { amount: { amount: '100', currency: 'USD', decimals: 6 }, title: 'x' }),
+      400,
+      'invalid_request',
+      'amount_invalid',
+      'amount',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: { amount: '100', currency: 'ZZZ', decimals: 2 }, title: 'x' }),
+      400,
+      'invalid_request',
+      'currency_invalid',
+      'amount',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', reference_id: 'CP-9' }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'reference_id',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', payer_email: 'nope' }),
+      400,
+      'invalid_request',
+      undefined,
+      'payer_email',
+    );
     const otherClient = (await client(b.live_key).post('/v1/clients', { display_name: 'Theirs' })).body;
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', client_id: otherClient.id }), 404, 'not_found', 'not_found', 'client_id');
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', client_id: otherClient.id }),
+      404,
+      'not_found',
+      'not_found',
+      'client_id',
+    );
     const otherProduct = (await client(b.live_key).post('/v1/products', { name: 'Theirs', currency: 'USD' })).body;
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), items: [{ product_id: otherProduct.id }] }), 404, 'not_found', 'not_found', 'items.0.product_id');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', expires_at: new Date(Date.now() - 1000).toISOString() }), 400, 'invalid_request', undefined, 'expires_at');
-    expectError(await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', expected_payer_type: 'card' }), 400, 'invalid_request', undefined, 'expected_payer_type');
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), items: [{ product_id: otherProduct.id }] }),
+      404,
+      'not_found',
+      'not_found',
+      'items.0.product_id',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', expires_at: new Date(Date.now() - 1000).toISOString() }),
+      400,
+      'invalid_request',
+      undefined,
+      'expires_at',
+    );
+    expectError(
+      await api.post('/v1/payment_links', { amount: usd('100'), title: 'x', expected_payer_type: 'card' }),
+      400,
+      'invalid_request',
+      undefined,
+      'expected_payer_type',
+    );
     const cl = (await api.post('/v1/clients', { display_name: 'Mine' })).body;
-    const withClient = await createLink(api, { amount: usd('100'), title: 'x', client_id: cl.id, memo: 'Thanks', expected_payer_type: 'crypto' });
+    const withClient = await createLink(api, {
+      amount: usd('100'),
+      title: 'x',
+      client_id: cl.id,
+      memo: 'Thanks',
+      expected_payer_type: 'crypto',
+    });
     expect(withClient).toMatchObject({ client_id: cl.id, memo: 'Thanks', expected_payer_type: 'crypto' });
   });
 
@@ -230,32 +395,84 @@ describe('read, auth and scopes', () => {
   });
 
   test('scopes: a read-only key reads but cannot write', async () => {
-    const { secret } = await transaction((m) => insertApiKey(m, { accountId: a.account_id, livemode: true, scopes: ['payment_links.read'] }));
+    const { secret } = await transaction((m) =>
+      insertApiKey(m, { accountId: a.account_id, livemode: true, scopes: ['payment_links.read'] }),
+    );
     const ro = client(secret);
     expect((await ro.get('/v1/payment_links')).status).toBe(200);
     expectError(await ro.post('/v1/payment_links', { amount: usd('100'), title: 'x' }), 403, 'permission_error');
-    const { secret: none } = await transaction((m) => insertApiKey(m, { accountId: a.account_id, livemode: true, scopes: ['account.read'] }));
+    const { secret: none } = await transaction((m) =>
+      insertApiKey(m, { accountId: a.account_id, livemode: true, scopes: ['account.read'] }),
+    );
     expectError(await client(none).get('/v1/payment_links'), 403, 'permission_error');
   });
 });
 
 describe('update', () => {
   test('edits fields; null clears allowed_rails; a destination retires a crypto-only intent', async () => {
-    const l = await createLink(api, { amount: usd('100'), title: 'Old', allowed_rails: ['crypto_native'], accepted_rail_kinds: ['crypto'], memo: 'm' });
-    const up = await api.patch(`/v1/payment_links/${l.id}`, { title: 'New', memo: null, payer_email: 'p@example.com', allowed_rails: null, invoice_number: 'A-1' });
+    const l = await createLink(api, {
+      amount: usd('100'),
+      title: 'Old',
+      allowed_rails: ['crypto_native'],
+      accepted_rail_kinds: ['crypto'],
+      memo: 'm',
+    });
+    const up = await api.patch(`/v1/payment_links/${l.id}`, {
+      title: 'New',
+      memo: null,
+      payer_email: 'p@example.com',
+      allowed_rails: null,
+      invoice_number: 'A-1',
+    });
     expect(up.status).toBe(200);
-    expect(up.body).toMatchObject({ title: 'New', memo: null, payer_email: 'p@example.com', allowed_rails: null, invoice_number: 'A-1', accepted_rail_kinds: ['crypto'] });
+    expect(up.body).toMatchObject({
+      title: 'New',
+      memo: null,
+      payer_email: 'p@example.com',
+      allowed_rails: null,
+      invoice_number: 'A-1',
+      accepted_rail_kinds: ['crypto'],
+    });
     const dest = await destination(a.account_id);
     const retired = await api.patch(`/v1/payment_links/${l.id}`, { settlement_destination: { address_book_id: dest } });
     expect(retired.body).toMatchObject({ accepted_rail_kinds: null, settlement_destination: { address_book_id: dest } });
-    expectError(await api.patch(`/v1/payment_links/${l.id}`, { accepted_rail_kinds: ['crypto'] }), 400, 'invalid_request', 'settlement_conflicts_with_destination', 'settlement_destination');
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}`, { accepted_rail_kinds: ['crypto'] }),
+      400,
+      'invalid_request',
+      'settlement_conflicts_with_destination',
+      'settlement_destination',
+    );
     const back = await api.patch(`/v1/payment_links/${l.id}`, { accepted_rail_kinds: ['crypto'], settlement_destination: null });
     expect(back.body).toMatchObject({ accepted_rail_kinds: ['crypto'], settlement_destination: null });
-    expectError(await api.patch(`/v1/payment_links/${l.id}`, { allowed_rails: ['ach'] }), 400, 'invalid_request', 'allowed_rails_invalid_for_settlement', 'allowed_rails');
-    expectError(await api.patch(`/v1/payment_links/${l.id}`, { allowed_rails: ['sepa'] }), 400, 'invalid_request', 'allowed_rails_invalid_for_currency', 'allowed_rails');
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}`, { allowed_rails: ['ach'] }),
+      400,
+      'invalid_request',
+      'allowed_rails_invalid_for_settlement',
+      'allowed_rails',
+    );
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}`, { allowed_rails: ['sepa'] }),
+      400,
+      'invalid_request',
+      'allowed_rails_invalid_for_currency',
+      'allowed_rails',
+    );
     expectError(await api.patch(`/v1/payment_links/${l.id}`, { title: '' }), 400, 'invalid_request', undefined, 'title');
-    expectError(await api.patch(`/v1/payment_links/${l.id}`, { accepted_rail_kinds: ['fiat'] }), 409, 'capability_unavailable', 'capability_unavailable');
-    expectError(await api.patch(`/v1/payment_links/${l.id}`, { reference_id: 'x' }), 400, 'invalid_request', 'parameter_unknown', 'reference_id');
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}`, { accepted_rail_kinds: ['fiat'] }),
+      409,
+      'capability_unavailable',
+      'capability_unavailable',
+    );
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}`, { reference_id: 'x' }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'reference_id',
+    );
   });
 
   test('editable while draft, active or viewed; 409 conflict once cancelled; amount is frozen after activation', async () => {
@@ -263,7 +480,13 @@ describe('update', () => {
     const up = await api.patch(`/v1/payment_links/${active.id}`, { title: 'Still editable', payer_email: 'x@example.com' });
     expect(up.status).toBe(200);
     expect(up.body.title).toBe('Still editable');
-    expectError(await api.patch(`/v1/payment_links/${active.id}`, { amount: usd('1') }), 409, 'conflict', 'payment_link_field_locked', 'amount');
+    expectError(
+      await api.patch(`/v1/payment_links/${active.id}`, { amount: usd('1') }),
+      409,
+      'conflict',
+      'payment_link_field_locked',
+      'amount',
+    );
     await db().query(`UPDATE payment_links SET status = 'viewed' WHERE id = $1`, [active.id]);
     expect((await api.patch(`/v1/payment_links/${active.id}`, { memo: 'viewed ok' })).status).toBe(200);
     expect((await api.post(`/v1/payment_links/${active.id}/cancel`)).status).toBe(200);
@@ -274,19 +497,48 @@ describe('update', () => {
 describe('activate', () => {
   test('attestation_accepted must be true', async () => {
     const l = await createLink(api, { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] });
-    expectError(await api.post(`/v1/payment_links/${l.id}/activate`, {}), 400, 'invalid_request', 'attestation_required', 'attestation_accepted');
-    expectError(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: false }), 400, 'invalid_request', 'attestation_required', 'attestation_accepted');
-    expectError(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: 'yes' }), 400, 'invalid_request', undefined, 'attestation_accepted');
+    expectError(
+      await api.post(`/v1/payment_links/${l.id}/activate`, {}),
+      400,
+      'invalid_request',
+      'attestation_required',
+      'attestation_accepted',
+    );
+    expectError(
+      await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: false }),
+      400,
+      'invalid_request',
+      'attestation_required',
+      'attestation_accepted',
+    );
+    expectError(
+      await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: 'yes' }),
+      400,
+      'invalid_request',
+      undefined,
+      'attestation_accepted',
+    );
   });
 
   test('400 settlement_destination_required without a destination or crypto-only', async () => {
     const l = await createLink(api, { amount: usd('100'), title: 'x' });
-    expectError(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }), 400, 'invalid_request', 'settlement_destination_required', 'settlement_destination');
+    expectError(
+      await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }),
+      400,
+      'invalid_request',
+      'settlement_destination_required',
+      'settlement_destination',
+    );
   });
 
   test('409 conflict allowed_rails_invalid_for_currency after the currency changed; allowed_rails null clears it', async () => {
     const dest = await destination(a.account_id);
-    const l = await createLink(api, { amount: usd('100'), title: 'x', allowed_rails: ['ach'], settlement_destination: { address_book_id: dest } });
+    const l = await createLink(api, {
+      amount: usd('100'),
+      title: 'x',
+      allowed_rails: ['ach'],
+      settlement_destination: { address_book_id: dest },
+    });
     const patched = await api.patch(`/v1/payment_links/${l.id}`, { amount: eur('100') });
     expect(patched.status).toBe(200);
     const res = await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
@@ -303,7 +555,13 @@ describe('activate', () => {
     await setFlag(acct.account_id, 'payment_links.native_via_provider', true);
     const k = client(acct.live_key);
     const l = await createLink(k, { amount: eur('100'), title: 'x', accepted_rail_kinds: ['crypto'] });
-    expectError(await k.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }), 422, 'invalid_request', 'crypto_only_currency_not_usd', 'amount');
+    expectError(
+      await k.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }),
+      422,
+      'invalid_request',
+      'crypto_only_currency_not_usd',
+      'amount',
+    );
   });
 
   test('409 wallet_not_found without a service wallet on the network; 403 for a restricted account', async () => {
@@ -316,7 +574,12 @@ describe('activate', () => {
     const rk = client(restricted.live_key);
     const rl = await createLink(rk, { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] });
     await db().query(`UPDATE accounts SET access_state = 'restricted' WHERE id = $1`, [restricted.account_id]);
-    expectError(await rk.post(`/v1/payment_links/${rl.id}/activate`, { attestation_accepted: true }), 403, 'permission_error', 'account_not_eligible');
+    expectError(
+      await rk.post(`/v1/payment_links/${rl.id}/activate`, { attestation_accepted: true }),
+      403,
+      'permission_error',
+      'account_not_eligible',
+    );
   });
 
   test('409 capability_unavailable when the crypto-only flag closed after the draft was made', async () => {
@@ -325,7 +588,12 @@ describe('activate', () => {
     const l = await createLink(k, { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] });
     await setFlag(acct.account_id, 'payment_links.crypto_only', false);
     await sleep(2100); // the product caches flags for 2 s
-    expectError(await k.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }), 409, 'capability_unavailable', 'capability_unavailable');
+    expectError(
+      await k.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }),
+      409,
+      'capability_unavailable',
+      'capability_unavailable',
+    );
   });
 
   test('crypto-only activation sets url, payer token, settlement kind and frozen asset; a second activation is 409', async () => {
@@ -335,15 +603,26 @@ describe('activate', () => {
     expect(res.status).toBe(200);
     const host = process.env.PAYER_HOST!;
     expect(res.body).toMatchObject({
-      status: 'active', direction: 'inbound', settlement_kind: 'crypto_only', payable_rails: ['crypto_native'], expected_payer_type: 'crypto',
+      status: 'active',
+      direction: 'inbound',
+      settlement_kind: 'crypto_only',
+      payable_rails: ['crypto_native'],
+      expected_payer_type: 'crypto',
       settlement_asset: { chain: 'tempo', asset: 'USDC', decimals: 6 },
-      short_url: `${host}/p/${l.short_code}`, short_code: l.short_code, reference_id: l.reference_id,
+      short_url: `${host}/p/${l.short_code}`,
+      short_code: l.short_code,
+      reference_id: l.reference_id,
     });
     expect(res.body.url).toMatch(new RegExp(`^${host.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/pay/plk_[A-Za-z0-9]+$`));
     expect(res.body.settlement_asset.token_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(typeof res.body.activated_at).toBe('string');
     expect(res.body.reminder_schedule.status).toBe('off');
-    expectError(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }), 409, 'conflict', 'payment_link_already_activated');
+    expectError(
+      await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }),
+      409,
+      'conflict',
+      'payment_link_already_activated',
+    );
     const events = await api.get(`/v1/payment_links/${l.id}/events`);
     expect(events.body.data.map((e: { type: string }) => e.type)).toEqual(['payment_link.activated', 'payment_link.created']);
     expect(events.body.data[0].data.object).toMatchObject({ id: l.id, status: 'active' });
@@ -354,9 +633,20 @@ describe('activate', () => {
 
   test('activation with a destination is fiat_provider with null settlement_asset and starts the reminder clock', async () => {
     const dest = await destination(a.account_id);
-    const l = await createLink(api, { amount: usd('100'), title: 'x', payer_email: 'p@example.com', settlement_destination: { address_book_id: dest } });
+    const l = await createLink(api, {
+      amount: usd('100'),
+      title: 'x',
+      payer_email: 'p@example.com',
+      settlement_destination: { address_book_id: dest },
+    });
     const res = await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
-    expect(res.body).toMatchObject({ status: 'active', settlement_kind: 'fiat_provider', settlement_asset: null, payable_rails: ['crypto_native'], expected_payer_type: 'crypto' });
+    expect(res.body).toMatchObject({
+      status: 'active',
+      settlement_kind: 'fiat_provider',
+      settlement_asset: null,
+      payable_rails: ['crypto_native'],
+      expected_payer_type: 'crypto',
+    });
     const due = new Date(Date.parse(res.body.activated_at) + 3 * 86400000).toISOString();
     expect(res.body.reminder_schedule).toEqual({ status: 'on', offsets_days: [3, 7, 14], sent: [], next_reminder_at: due });
   });
@@ -373,14 +663,21 @@ describe('cancel', () => {
     expect((await api.post(`/v1/payment_links/${active.id}/cancel`)).body.status).toBe('cancelled');
     const types = (await api.get(`/v1/payment_links/${active.id}/events`)).body.data.map((e: { type: string }) => e.type);
     expect(types).toEqual(['payment_link.cancelled', 'payment_link.activated', 'payment_link.created']);
-    expectError(await api.post(`/v1/payment_links/${active.id}/activate`, { attestation_accepted: true }), 409, 'conflict', 'payment_link_already_activated');
+    expectError(
+      await api.post(`/v1/payment_links/${active.id}/activate`, { attestation_accepted: true }),
+      409,
+      'conflict',
+      'payment_link_already_activated',
+    );
   });
 
   test('a processing link with an underpaid payment: the payment becomes unmatched partial_before_cancel, partial_payment cleared', async () => {
     const l = await activeCryptoLink(api);
     const payId = await insertPayment(l, a.account_id, 'underpaid', { amount_received_minor: '50000000', underpaid_emitted: true });
-    await db().query(`UPDATE payment_links SET status = 'processing', partial_payment = $2 WHERE id = $1`,
-      [l.id, JSON.stringify({ payment_id: payId, received: { amount: '50000000', currency: 'USDC', decimals: 6 } })]);
+    await db().query(`UPDATE payment_links SET status = 'processing', partial_payment = $2 WHERE id = $1`, [
+      l.id,
+      JSON.stringify({ payment_id: payId, received: { amount: '50000000', currency: 'USDC', decimals: 6 } }),
+    ]);
     const processing = await api.get(`/v1/payment_links/${l.id}`);
     expect(processing.body.partial_payment).toEqual({ payment_id: payId, received: { amount: '50000000', currency: 'USDC', decimals: 6 } });
     const res = await api.post(`/v1/payment_links/${l.id}/cancel`);
@@ -416,17 +713,46 @@ describe('send_invoice', () => {
 describe('reminder schedule', () => {
   test('GET, PATCH (sets on, emits reminder_schedule_updated), validation, disable keeps offsets', async () => {
     const l = await createLink(api, { amount: usd('100'), title: 'x', payer_email: 'p@example.com' });
-    expect((await api.get(`/v1/payment_links/${l.id}/reminder_schedule`)).body).toEqual({ status: 'on', offsets_days: [3, 7, 14], sent: [], next_reminder_at: null });
+    expect((await api.get(`/v1/payment_links/${l.id}/reminder_schedule`)).body).toEqual({
+      status: 'on',
+      offsets_days: [3, 7, 14],
+      sent: [],
+      next_reminder_at: null,
+    });
     const off = await api.post(`/v1/payment_links/${l.id}/reminder_schedule/disable`);
     expect(off.status).toBe(200);
     expect(off.body).toEqual({ status: 'off', offsets_days: [3, 7, 14], sent: [], next_reminder_at: null });
     const on = await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [10, 2], sent: ['ignored'] });
     expect(on.status).toBe(200);
     expect(on.body).toEqual({ status: 'on', offsets_days: [2, 10], sent: [], next_reminder_at: null });
-    expectError(await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [0] }), 400, 'invalid_request', 'invalid_request', 'offsets_days');
-    expectError(await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [1, 1] }), 400, 'invalid_request', 'invalid_request', 'offsets_days');
-    expectError(await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: 'soon' }), 400, 'invalid_request', 'invalid_request', 'offsets_days');
-    expectError(await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, {}), 400, 'invalid_request', 'parameter_missing', 'offsets_days');
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [0] }),
+      400,
+      'invalid_request',
+      'invalid_request',
+      'offsets_days',
+    );
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [1, 1] }),
+      400,
+      'invalid_request',
+      'invalid_request',
+      'offsets_days',
+    );
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: 'soon' }),
+      400,
+      'invalid_request',
+      'invalid_request',
+      'offsets_days',
+    );
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, {}),
+      400,
+      'invalid_request',
+      'parameter_missing',
+      'offsets_days',
+    );
     const types = (await api.get(`/v1/payment_links/${l.id}/events`)).body.data.map((e: { type: string }) => e.type);
     expect(types).toEqual(['payment_link.reminder_schedule_updated', 'payment_link.reminder_schedule_updated', 'payment_link.created']);
     expect((await api.get(`/v1/payment_links/${l.id}`)).body.reminder_schedule.offsets_days).toEqual([2, 10]);
@@ -434,7 +760,13 @@ describe('reminder schedule', () => {
 
   test('crypto-only links: PATCH is 422 param reminder_schedule; disable is allowed', async () => {
     const l = await createLink(api, { amount: usd('100'), title: 'x', accepted_rail_kinds: ['crypto'] });
-    expectError(await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [1] }), 422, 'invalid_request', undefined, 'reminder_schedule');
+    expectError(
+      await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [1] }),
+      422,
+      'invalid_request',
+      undefined,
+      'reminder_schedule',
+    );
     const off = await api.post(`/v1/payment_links/${l.id}/reminder_schedule/disable`);
     expect(off.status).toBe(200);
     expect(off.body.status).toBe('off');
@@ -442,7 +774,12 @@ describe('reminder schedule', () => {
 
   test('on an active link next_reminder_at follows the offsets from activation', async () => {
     const dest = await destination(a.account_id);
-    const l = await createLink(api, { amount: usd('100'), title: 'x', payer_email: 'p@example.com', settlement_destination: { address_book_id: dest } });
+    const l = await createLink(api, {
+      amount: usd('100'),
+      title: 'x',
+      payer_email: 'p@example.com',
+      settlement_destination: { address_book_id: dest },
+    });
     const act = (await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true })).body;
     const res = await api.patch(`/v1/payment_links/${l.id}/reminder_schedule`, { offsets_days: [1, 5] });
     expect(res.body.next_reminder_at).toBe(new Date(Date.parse(act.activated_at) + 86400000).toISOString());
@@ -457,16 +794,25 @@ describe('receipt', () => {
     expectError(await api.get(`/v1/payment_links/${l.id}/receipt`), 409, 'conflict', 'payment_link_not_paid');
     const paidAt = new Date();
     const payId = await insertPayment(l, a.account_id, 'settled', {
-      amount_received_minor: '101000000', onchain_tx_hash: `0x${'1'.repeat(64)}`, paid_at: paidAt, settled_at: paidAt,
+      amount_received_minor: '101000000',
+      onchain_tx_hash: `0x${'1'.repeat(64)}`,
+      paid_at: paidAt,
+      settled_at: paidAt,
     });
     await db().query(`UPDATE payment_links SET status = 'settled', paid_at = $2, settled_at = $2 WHERE id = $1`, [l.id, paidAt]);
     const r = await api.get(`/v1/payment_links/${l.id}/receipt`);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      object: 'payment_link_receipt', payment_link_id: l.id, reference_id: l.reference_id, payment_id: payId,
-      invoice: { amount: '100000000', currency: 'USDC', decimals: 6 }, fee: { amount: '1000000', currency: 'USDC', decimals: 6 },
-      total_paid: { amount: '101000000', currency: 'USDC', decimals: 6 }, onchain_tx_hash: `0x${'1'.repeat(64)}`,
-      paid_at: paidAt.toISOString(), settled_at: paidAt.toISOString(),
+      object: 'payment_link_receipt',
+      payment_link_id: l.id,
+      reference_id: l.reference_id,
+      payment_id: payId,
+      invoice: { amount: '100000000', currency: 'USDC', decimals: 6 },
+      fee: { amount: '1000000', currency: 'USDC', decimals: 6 },
+      total_paid: { amount: '101000000', currency: 'USDC', decimals: 6 },
+      onchain_tx_hash: `0x${'1'.repeat(64)}`,
+      paid_at: paidAt.toISOString(),
+      settled_at: paidAt.toISOString(),
     });
   });
 });
@@ -480,10 +826,18 @@ describe('list', () => {
     const draft = await createLink(k, { amount: usd('100'), title: 'Alpha draft', client_id: cl.id });
     const cryptoDraft = await createLink(k, { amount: usd('100'), title: 'Crypto draft', accepted_rail_kinds: ['crypto'] });
     const active = await activeCryptoLink(k, { memo: 'beta MEMO here' });
-    const fiat = await createLink(k, { amount: usd('100'), title: 'Fiat', invoice_number: 'GAMMA-1', settlement_destination: { address_book_id: dest } });
+    const fiat = await createLink(k, {
+      amount: usd('100'),
+      title: 'Fiat',
+      invoice_number: 'GAMMA-1',
+      settlement_destination: { address_book_id: dest },
+    });
     await k.post(`/v1/payment_links/${fiat.id}/activate`, { attestation_accepted: true });
     const processing = await activeCryptoLink(k);
-    await db().query(`UPDATE payment_links SET status = 'processing', partial_payment = '{"payment_id":"pay_x","received":null}' WHERE id = $1`, [processing.id]);
+    await db().query(
+      `UPDATE payment_links SET status = 'processing', partial_payment = '{"payment_id":"pay_x","received":null}' WHERE id = $1`,
+      [processing.id],
+    );
     const paid = await activeCryptoLink(k);
     await db().query(`UPDATE payment_links SET status = 'paid' WHERE id = $1`, [paid.id]);
     const cancelled = await createLink(k, { amount: usd('100'), title: 'Cancelled one' });
@@ -534,7 +888,9 @@ describe('list', () => {
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: { body: { data: Array<{ id: string }>; next_cursor: string | null } } = await k.get(`/v1/payment_links?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const r: { body: { data: Array<{ id: string }>; next_cursor: string | null } } = await k.get(
+        `/v1/payment_links?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       walked.push(...r.body.data.map((x) => x.id));
       cursor = r.body.next_cursor;
     } while (cursor);
@@ -553,7 +909,11 @@ describe('events list', () => {
     const all = await api.get(`/v1/payment_links/${l.id}/events`);
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
-    expect(all.body.data.map((e: { type: string }) => e.type)).toEqual(['payment_link.cancelled', 'payment_link.reminder_schedule_updated', 'payment_link.created']);
+    expect(all.body.data.map((e: { type: string }) => e.type)).toEqual([
+      'payment_link.cancelled',
+      'payment_link.reminder_schedule_updated',
+      'payment_link.created',
+    ]);
     for (const e of all.body.data) {
       expect(e).toMatchObject({ object: 'event', livemode: true });
       expect(e.id).toMatch(/^evt_/);
@@ -570,10 +930,14 @@ describe('events list', () => {
   test('the link workflow starts at activation', async () => {
     const l = await activeCryptoLink(api, { expires_at: new Date(Date.now() + 3000).toISOString() });
     // The product's worker runs the link workflow: the link expires at expires_at.
-    const expired = await eventually(async () => {
-      const r = await api.get(`/v1/payment_links/${l.id}`);
-      return r.body.status === 'expired' ? r.body : null;
-    }, 'link expired by its workflow', 30000);
+    const expired = await eventually(
+      async () => {
+        const r = await api.get(`/v1/payment_links/${l.id}`);
+        return r.body.status === 'expired' ? r.body : null;
+      },
+      'link expired by its workflow',
+      30000,
+    );
     expect(expired.payable_rails).toEqual([]);
     const types = (await api.get(`/v1/payment_links/${l.id}/events`)).body.data.map((e: { type: string }) => e.type);
     expect(types[0]).toBe('payment_link.expired');

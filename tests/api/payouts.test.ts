@@ -12,7 +12,12 @@ import { db } from '../../lib/db';
 import { decrypt } from '../../lib/secrets';
 import { PayoutBeneficiaryMasked1763800700000 } from '../../entities/migrations/1763800700000-PayoutBeneficiaryMasked';
 import {
-  attemptResponse, fundingInstructionsResponse, payoutListResponse, payoutResponse, receiptResponse, walletFundingQuoteResponse,
+  attemptResponse,
+  fundingInstructionsResponse,
+  payoutListResponse,
+  payoutResponse,
+  receiptResponse,
+  walletFundingQuoteResponse,
 } from '../../views/payout';
 import { capabilitiesResponse } from '../../views/capabilities';
 
@@ -22,7 +27,12 @@ let session: Api;
 let accountId: string;
 
 const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
-const achBeneficiary = { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+const achBeneficiary = {
+  account_owner_type: 'business',
+  account_holder_name: 'Supplier LLC',
+  account_number: '123456789',
+  routing_number: '021000021',
+};
 /** The body matches the operation's declared `response:` schema exactly (no unknown keys). */
 function conforms(schema: Joi.Schema, body: unknown): void {
   const { error } = schema.validate(body, { allowUnknown: false, presence: 'optional' });
@@ -52,14 +62,29 @@ async function fundable(extra: Record<string, unknown> = {}) {
 }
 
 const payout = async (id: string) => (await key.get(`/v1/payouts/${id}`)).body;
-const waitStatus = (id: string, status: string) => eventually(async () => (await payout(id)).status === status, `payout ${id} ${status}`, 20000);
+const waitStatus = (id: string, status: string) =>
+  eventually(async () => (await payout(id)).status === status, `payout ${id} ${status}`, 20000);
 
 test('capabilities: payouts corridors, funding sources; payment_links rails and fee; eligibility has the same contract', async () => {
   const c = await key.get('/v1/capabilities?product=payouts');
   expect(c.status).toBe(200);
-  expect(c.body.corridors.map((x: { corridor_id: string }) => x.corridor_id)).toEqual(['usd_ach', 'usd_wire', 'eur_sepa', 'gbp_faster_payments', 'brl_pix', 'mxn_spei', 'cop_co_bank_transfer']);
+  expect(c.body.corridors.map((x: { corridor_id: string }) => x.corridor_id)).toEqual([
+    'usd_ach',
+    'usd_wire',
+    'eur_sepa',
+    'gbp_faster_payments',
+    'brl_pix',
+    'mxn_spei',
+    'cop_co_bank_transfer',
+  ]);
   const ach = c.body.corridors[0];
-  expect(ach).toMatchObject({ lifecycle: 'public', public_claim_status: 'live', executable: true, fiat_rail: 'ach', max_amount: { amount: '10000000', currency: 'USD', decimals: 2 } });
+  expect(ach).toMatchObject({
+    lifecycle: 'public',
+    public_claim_status: 'live',
+    executable: true,
+    fiat_rail: 'ach',
+    max_amount: { amount: '10000000', currency: 'USD', decimals: 2 },
+  });
   expect(ach.blocked_reason).toBeUndefined();
   expect(ach.source_chains).toContain('base');
   const cop = c.body.corridors[6];
@@ -72,7 +97,14 @@ test('capabilities: payouts corridors, funding sources; payment_links rails and 
   expect(e.body).toEqual(c.body);
   const l = await key.get('/v1/capabilities?product=payment_links');
   conforms(capabilitiesResponse, l.body);
-  expect(l.body.fee).toEqual({ kind: 'percentage', bps: 100, applies_to: 'payer', rails: ['crypto_native', 'crypto_xchain'], rounding: 'floor', rounding_decimals: 6 });
+  expect(l.body.fee).toEqual({
+    kind: 'percentage',
+    bps: 100,
+    applies_to: 'payer',
+    rails: ['crypto_native', 'crypto_xchain'],
+    rounding: 'floor',
+    rounding_decimals: 6,
+  });
   const x = l.body.corridors.find((r: { corridor_id: string }) => r.corridor_id === 'crypto_xchain');
   expect(x).toMatchObject({ executable: false, blocked_reason: 'xchain_requires_mainnet', source_chains: [] });
   expectError(await key.get('/v1/capabilities'), 400, 'invalid_request', 'parameter_missing', 'product');
@@ -83,8 +115,18 @@ test('capabilities: payouts corridors, funding sources; payment_links rails and 
 test('create: draft with derived payer type, default source chain, frozen snapshot; named errors', async () => {
   const p = await draft({ note: 'INV-7', recipient_email: 'ap@supplier.example', notify_recipient: true });
   expect(p).toMatchObject({
-    object: 'payout', status: 'draft', corridor_id: 'usd_ach', fiat_rail: 'ach', source_chain: 'base', source_chain_chosen: false,
-    source_asset: 'USDC', payer_type: 'business', fee_bps: 100, needs_attention: false, beneficiary: null, settled_amount: null,
+    object: 'payout',
+    status: 'draft',
+    corridor_id: 'usd_ach',
+    fiat_rail: 'ach',
+    source_chain: 'base',
+    source_chain_chosen: false,
+    source_asset: 'USDC',
+    payer_type: 'business',
+    fee_bps: 100,
+    needs_attention: false,
+    beneficiary: null,
+    settled_amount: null,
   });
   expect(p.id).toMatch(/^po_/);
   conforms(payoutResponse, p);
@@ -96,31 +138,139 @@ test('create: draft with derived payer type, default source chain, frozen snapsh
   const mismatch = await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', payer_type: 'individual' });
   expectError(mismatch, 422, 'invalid_request', 'payer_type_mismatch', 'payer_type');
   expect(mismatch.body.error.details).toEqual({ expected: 'business', received: 'individual' });
-  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '1000', currency: 'COP', decimals: 2 }, corridor_id: 'cop_co_bank_transfer' }), 409, 'capability_unavailable', 'capability_unavailable');
-  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '5000', currency: 'BRL', decimals: 2 }, corridor_id: 'brl_pix', source_chain: 'arbitrum' }), 409, 'capability_unavailable', 'capability_unavailable', 'source_chain');
-  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', notify_recipient: true }), 400, 'invalid_request', 'parameter_missing', 'recipient_email');
-  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_fps' }), 400, 'invalid_request', 'parameter_invalid', 'corridor_id');
-  expectError(await key.post('/v1/payouts', { invoice_amount: { amount: '1000', currency: 'EUR', decimals: 2 }, corridor_id: 'usd_ach' }), 400, 'invalid_request', 'currency_mismatch', 'invoice_amount');
-  expectError(await key.post('/v1/payouts', { invoice_amount: usd('0'), corridor_id: 'usd_ach' }), 400, 'invalid_request', undefined, 'invoice_amount.amount');
-  expectError(await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', colour: 'red' }), 400, 'invalid_request', 'parameter_unknown', 'colour');
+  expectError(
+    await key.post('/v1/payouts', {
+      invoice_amount: { amount: '1000', currency: 'COP', decimals: 2 },
+      corridor_id: 'cop_co_bank_transfer',
+    }),
+    409,
+    'capability_unavailable',
+    'capability_unavailable',
+  );
+  expectError(
+    await key.post('/v1/payouts', {
+      invoice_amount: { amount: '5000', currency: 'BRL', decimals: 2 },
+      corridor_id: 'brl_pix',
+      source_chain: 'arbitrum',
+    }),
+    409,
+    'capability_unavailable',
+    'capability_unavailable',
+    'source_chain',
+  );
+  expectError(
+    await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', notify_recipient: true }),
+    400,
+    'invalid_request',
+    'parameter_missing',
+    'recipient_email',
+  );
+  expectError(
+    await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_fps' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'corridor_id',
+  );
+  expectError(
+    await key.post('/v1/payouts', { invoice_amount: { amount: '1000', currency: 'EUR', decimals: 2 }, corridor_id: 'usd_ach' }),
+    400,
+    'invalid_request',
+    'currency_mismatch',
+    'invoice_amount',
+  );
+  expectError(
+    await key.post('/v1/payouts', { invoice_amount: usd('0'), corridor_id: 'usd_ach' }),
+    400,
+    'invalid_request',
+    undefined,
+    'invoice_amount.amount',
+  );
+  expectError(
+    await key.post('/v1/payouts', { invoice_amount: usd('1000'), corridor_id: 'usd_ach', colour: 'red' }),
+    400,
+    'invalid_request',
+    'parameter_unknown',
+    'colour',
+  );
   expectError(await key.get('/v1/payouts/po_doesnotexist'), 404, 'not_found');
 });
 
-test('beneficiary crosses once, is stored encrypted and read back masked (the address book\'s shape)', async () => {
+test("beneficiary crosses once, is stored encrypted and read back masked (the address book's shape)", async () => {
   const p = await draft();
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, routing_number: '021000022' }), 400, 'invalid_request', 'parameter_invalid', 'routing_number');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, iban: 'DE89370400440532013000' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, account_number: undefined }), 400, 'invalid_request', 'parameter_missing', 'account_number');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'sepa' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'swift' }), 400, 'invalid_request', 'parameter_invalid', 'rail');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, country: 'XX' }), 400, 'invalid_request', 'parameter_invalid', 'country');
-  expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, beneficiary_owner_type: 'business' }), 400, 'invalid_request', 'parameter_unknown', 'beneficiary_owner_type');
-  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'ach', account_type: 'savings', tax_id: '12-3456789', country: 'us' });
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, routing_number: '021000022' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'routing_number',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, iban: 'DE89370400440532013000' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'iban',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, account_number: undefined }),
+    400,
+    'invalid_request',
+    'parameter_missing',
+    'account_number',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'sepa' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'rail',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, rail: 'swift' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'rail',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, country: 'XX' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'country',
+  );
+  expectError(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, { ...achBeneficiary, beneficiary_owner_type: 'business' }),
+    400,
+    'invalid_request',
+    'parameter_unknown',
+    'beneficiary_owner_type',
+  );
+  const b = await key.post(`/v1/payouts/${p.id}/beneficiary`, {
+    ...achBeneficiary,
+    rail: 'ach',
+    account_type: 'savings',
+    tax_id: '12-3456789',
+    country: 'us',
+  });
   expect(b.status).toBe(200);
   const masked = {
-    beneficiary_owner_type: 'business', account_holder_name: 'Supplier LLC', bank_name: null, rail: 'ach', currency: 'USD', account_type: 'savings',
-    account_number_last4: '6789', routing_number: '021000021', sort_code: null, iban_country: null, iban_last4: null, bic: null,
-    clabe_last4: null, pix_key_type: null, pix_key_last4: null,
+    beneficiary_owner_type: 'business',
+    account_holder_name: 'Supplier LLC',
+    bank_name: null,
+    rail: 'ach',
+    currency: 'USD',
+    account_type: 'savings',
+    account_number_last4: '6789',
+    routing_number: '021000021',
+    sort_code: null,
+    iban_country: null,
+    iban_last4: null,
+    bic: null,
+    clabe_last4: null,
+    pix_key_type: null,
+    pix_key_last4: null,
   };
   expect(b.body.beneficiary).toEqual(masked);
   conforms(payoutResponse, b.body);
@@ -131,7 +281,12 @@ test('beneficiary crosses once, is stored encrypted and read back masked (the ad
   const row = (await db().query('SELECT beneficiary_ciphertext FROM payouts WHERE id = $1', [p.id]))[0];
   expect(row.beneficiary_ciphertext).toMatch(/^v1\./);
   expect(row.beneficiary_ciphertext).not.toContain('123456789');
-  expect(JSON.parse(decrypt(row.beneficiary_ciphertext))).toMatchObject({ rail: 'ach', account_number: '123456789', tax_id: '12-3456789', country: 'US' });
+  expect(JSON.parse(decrypt(row.beneficiary_ciphertext))).toMatchObject({
+    rail: 'ach',
+    account_number: '123456789',
+    tax_id: '12-3456789',
+    country: 'US',
+  });
   expectError(await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'beneficiary_already_set');
   const evs = await key.get(`/v1/payouts/${p.id}/events`);
   expect(evs.body.data.map((e: { type: string }) => e.type)).toEqual(['payout.beneficiary_added', 'payout.created']);
@@ -141,7 +296,10 @@ test('beneficiary crosses once, is stored encrypted and read back masked (the ad
 });
 
 test('payouts and the address book check bank details alike and show the same masked projection', async () => {
-  const sepa = await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa' });
+  const sepa = await key.post('/v1/payouts', {
+    invoice_amount: { amount: '100000', currency: 'EUR', decimals: 2 },
+    corridor_id: 'eur_sepa',
+  });
   expect(sepa.status).toBe(201);
   const entry = await session.post('/v1/address_book', { kind: 'bank' });
   expect(entry.status).toBe(201);
@@ -149,20 +307,50 @@ test('payouts and the address book check bank details alike and show the same ma
   // A valid IBAN of a country outside SEPA is refused on both.
   const nonSepa = { ...jo, iban: 'BR1800360305000010009795493C1' };
   expectError(await key.post(`/v1/payouts/${sepa.body.id}/beneficiary`, nonSepa), 400, 'invalid_request', 'parameter_invalid', 'iban');
-  expectError(await session.post(`/v1/address_book/${entry.body.id}/beneficiary`, { ...nonSepa, rail: 'sepa' }), 400, 'invalid_request', 'parameter_invalid', 'iban');
+  expectError(
+    await session.post(`/v1/address_book/${entry.body.id}/beneficiary`, { ...nonSepa, rail: 'sepa' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'iban',
+  );
   const details = { ...jo, iban: 'DE89 3704 0044 0532 0130 00', bic: 'deutdeff' };
   const fromPayout = await key.post(`/v1/payouts/${sepa.body.id}/beneficiary`, details);
   const fromBook = await session.post(`/v1/address_book/${entry.body.id}/beneficiary`, { ...details, rail: 'sepa' });
   expect(fromPayout.status).toBe(200);
   expect(fromBook.status).toBe(200);
   expect(fromPayout.body.beneficiary).toEqual(fromBook.body.beneficiary);
-  expect(fromPayout.body.beneficiary).toMatchObject({ rail: 'sepa', currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF', account_number_last4: null });
+  expect(fromPayout.body.beneficiary).toMatchObject({
+    rail: 'sepa',
+    currency: 'EUR',
+    iban_country: 'DE',
+    iban_last4: '3000',
+    bic: 'DEUTDEFF',
+    account_number_last4: null,
+  });
   expect(JSON.stringify(fromPayout.body)).not.toContain('0532013');
 
-  const mxn = await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'MXN', decimals: 2 }, corridor_id: 'mxn_spei' });
+  const mxn = await key.post('/v1/payouts', {
+    invoice_amount: { amount: '100000', currency: 'MXN', decimals: 2 },
+    corridor_id: 'mxn_spei',
+  });
   expect(mxn.status).toBe(201);
-  expectError(await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Proveedor SA', clabe: '032180000118359718' }), 400, 'invalid_request', 'parameter_invalid', 'clabe');
-  const spei = await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Proveedor SA', clabe: '0321 8000 0118 3597 19' });
+  expectError(
+    await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, {
+      account_owner_type: 'business',
+      account_holder_name: 'Proveedor SA',
+      clabe: '032180000118359718',
+    }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'clabe',
+  );
+  const spei = await key.post(`/v1/payouts/${mxn.body.id}/beneficiary`, {
+    account_owner_type: 'business',
+    account_holder_name: 'Proveedor SA',
+    clabe: '0321 8000 0118 3597 19',
+  });
   expect(spei.status).toBe(200);
   expect(spei.body.beneficiary).toMatchObject({ rail: 'spei', currency: 'MXN', clabe_last4: '9719', account_number_last4: null });
   conforms(payoutResponse, spei.body);
@@ -172,8 +360,17 @@ test('migration 1763800700000 rewrites a payout beneficiary stored in the former
   const p = await fundable();
   const current = (await payout(p.id)).beneficiary;
   const former = {
-    beneficiary_owner_type: 'business', account_holder_name: 'Supplier LLC', rail: 'ach', bank_name: null, account_number_last4: '6789',
-    routing_number: '021000021', iban: null, bic: null, sort_code: null, clabe: null, pix_key: null,
+    beneficiary_owner_type: 'business',
+    account_holder_name: 'Supplier LLC',
+    rail: 'ach',
+    bank_name: null,
+    account_number_last4: '6789',
+    routing_number: '021000021',
+    iban: null,
+    bic: null,
+    sort_code: null,
+    clabe: null,
+    pix_key: null,
   };
   await db().query('UPDATE payouts SET beneficiary_masked = $2 WHERE id = $1', [p.id, JSON.stringify(former)]);
   const runner = db().createQueryRunner();
@@ -191,36 +388,85 @@ test('funding boundary: session only, source chain missing, refund address rules
   expectError(await session.post(`/v1/payouts/${noBen.id}/funding_instructions`, {}), 409, 'conflict', 'beneficiary_required');
   const p = await fundable();
   expectError(await key.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base' }), 403, 'permission_error', 'role_denied');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, {}), 400, 'invalid_request', 'payout_source_chain_missing', 'source_chain');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: '0x52908400098527886E0F7030069857D2E4169Ee7' }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: `0x${'0'.repeat(40)}` }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: null }), 400, 'invalid_request', undefined, 'refund_address');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet', refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, {}),
+    400,
+    'invalid_request',
+    'payout_source_chain_missing',
+    'source_chain',
+  );
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+      source_chain: 'base',
+      refund_address: '0x52908400098527886E0F7030069857D2E4169Ee7',
+    }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'refund_address',
+  );
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: `0x${'0'.repeat(40)}` }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'refund_address',
+  );
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: null }),
+    400,
+    'invalid_request',
+    undefined,
+    'refund_address',
+  );
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+      funding_source: 'service_wallet',
+      refund_address: '0x52908400098527886e0f7030069857d2e4169ee7',
+    }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'refund_address',
+  );
   expectError(await key.get(`/v1/payouts/${p.id}/funding_instructions`), 409, 'conflict', 'funding_instructions_unavailable');
 
-  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base', refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' });
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+    source_chain: 'base',
+    refund_address: '0x52908400098527886e0f7030069857d2e4169ee7',
+  });
   expect(f.status).toBe(200);
   expect(f.body).toMatchObject({
-    object: 'payout_funding_instructions', status: 'awaiting_funds', chain: 'base', asset: 'USDC', amount_is_estimate: true,
-    amount: { amount: '1000500000', currency: 'USDC', decimals: 6 }, buffer: { amount: '500000', currency: 'USDC', decimals: 6 },
-    gross_amount: { amount: '1010606061', currency: 'USDC', decimals: 6 }, fee: { amount: '10106061', currency: 'USDC', decimals: 6 },
+    object: 'payout_funding_instructions',
+    status: 'awaiting_funds',
+    chain: 'base',
+    asset: 'USDC',
+    amount_is_estimate: true,
+    amount: { amount: '1000500000', currency: 'USDC', decimals: 6 },
+    buffer: { amount: '500000', currency: 'USDC', decimals: 6 },
+    gross_amount: { amount: '1010606061', currency: 'USDC', decimals: 6 },
+    fee: { amount: '10106061', currency: 'USDC', decimals: 6 },
     refund_address: '0x52908400098527886E0F7030069857D2E4169EE7',
   });
   expect(f.body.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
   conforms(fundingInstructionsResponse, f.body);
   expect(f.body.sandbox).toBeUndefined();
   expect(f.body.funding_source).toBeUndefined();
-  expect(f.body.send_instructions.steps).toEqual([expect.objectContaining({ type: 'transfer', to_address: f.body.deposit_address, chain: 'base', amount: f.body.gross_amount })]);
+  expect(f.body.send_instructions.steps).toEqual([
+    expect.objectContaining({ type: 'transfer', to_address: f.body.deposit_address, chain: 'base', amount: f.body.gross_amount }),
+  ]);
   const g = await key.get(`/v1/payouts/${p.id}/funding_instructions`);
   expect(g.body.send_instructions).toBeUndefined();
   expect(g.body.deposit_address).toBe(f.body.deposit_address);
   const locked = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'polygon' });
   expectError(locked, 409, 'conflict', 'payout_source_chain_locked', 'source_chain');
   expect(locked.body.error.details).toEqual({ source_chain: 'base' });
-  const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' });
+  const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+    refund_address: '0xde709f2102306220921060314715629080e2fb77',
+  });
   expect(again.status).toBe(200);
   expect(again.body.refund_address).toBe('0xde709f2102306220921060314715629080e2fb77');
-  expect((await payout(p.id))).toMatchObject({ status: 'awaiting_funds', source_chain_chosen: true });
+  expect(await payout(p.id)).toMatchObject({ status: 'awaiting_funds', source_chain_chosen: true });
   const transfers = await call('GET', `/sim/providers/bridge/transfers?client_reference=${p.id}`);
   expect(transfers.body.data).toHaveLength(1);
 });
@@ -230,7 +476,12 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
   expect(f.status).toBe(200);
   expectError(await key.get(`/v1/payouts/${p.id}/receipt`), 409, 'conflict', 'receipt_unavailable');
-  const t = await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount });
+  const t = await sim('/chain/transfers', {
+    chain: 'base',
+    to_address: f.body.deposit_address,
+    asset: 'USDC',
+    amount: f.body.gross_amount.amount,
+  });
   expect(t.status).toBe(201);
   await waitStatus(p.id, 'processing');
   expectError(await key.post(`/v1/payouts/${p.id}/cancel`, {}), 409, 'conflict', 'cancel_unavailable');
@@ -244,7 +495,14 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(done.settled_at).not.toBeNull();
   const rc = await key.get(`/v1/payouts/${p.id}/receipt`);
   expect(rc.status).toBe(200);
-  expect(rc.body).toMatchObject({ payout_id: p.id, received_amount: { amount: f.body.gross_amount.amount, currency: 'USDC', decimals: 6 }, sent_amount: usd('100000'), fee: null, gross: null, estimates: { authoritative: false, label: 'estimate' } });
+  expect(rc.body).toMatchObject({
+    payout_id: p.id,
+    received_amount: { amount: f.body.gross_amount.amount, currency: 'USDC', decimals: 6 },
+    sent_amount: usd('100000'),
+    fee: null,
+    gross: null,
+    estimates: { authoritative: false, label: 'estimate' },
+  });
   expect(rc.body.provider_reference).toMatch(/^[0-9]{15}$/);
   conforms(receiptResponse, rc.body);
   conforms(payoutResponse, done);
@@ -257,7 +515,17 @@ test('journey: deposit on base, rail paid, recipient confirms within tolerance -
   expect(att.body.data[0].source_tx_hash).toBe(t.body.tx_hash);
   conforms(attemptResponse, att.body.data[0]);
   const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type).reverse();
-  expect(types).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.configuration_committed', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  expect(types).toEqual([
+    'payout.created',
+    'payout.beneficiary_added',
+    'payout.configuration_committed',
+    'payout.funded',
+    'payout.awaiting_funds',
+    'payout.funds_received',
+    'payout.processing',
+    'payout.paid',
+    'payout.settled',
+  ]);
   const mails = await eventually(async () => {
     const m = await call('GET', `/sim/emails?related_object_id=${p.id}`);
     return m.body.data.length ? m.body.data : null;
@@ -301,7 +569,13 @@ test('cancel is idempotent; a draft with nothing moving cancels; replace makes a
   expect(types.filter((t: string) => t === 'payout.cancelled')).toHaveLength(1);
   const r = await key.post(`/v1/payouts/${p.id}/replace`, { note: 'second try' });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ status: 'draft', replaces: p.id, note: 'second try', beneficiary: p.beneficiary, invoice_amount: p.invoice_amount });
+  expect(r.body).toMatchObject({
+    status: 'draft',
+    replaces: p.id,
+    note: 'second try',
+    beneficiary: p.beneficiary,
+    invoice_amount: p.invoice_amount,
+  });
   expect(r.body.capability_snapshot.sender_display).toBeDefined();
   expect((await payout(p.id)).replaced_by).toBe(r.body.id);
   const evs = (await key.get(`/v1/payouts/${r.body.id}/events`)).body.data.map((e: { type: string }) => e.type);
@@ -310,7 +584,10 @@ test('cancel is idempotent; a draft with nothing moving cancels; replace makes a
   const repEvents = (await key.get(`/v1/payouts/${r.body.id}/events`)).body.data;
   const rep = repEvents.find((e: { type: string }) => e.type === 'payout.created_as_replacement');
   expect(rep.data.object).toMatchObject({ id: r.body.id, replaces: p.id, status: 'draft', source_chain: 'base' });
-  expect(repEvents.find((e: { type: string }) => e.type === 'payout.replaced').data.object).toMatchObject({ id: p.id, replaced_by: r.body.id });
+  expect(repEvents.find((e: { type: string }) => e.type === 'payout.replaced').data.object).toMatchObject({
+    id: p.id,
+    replaced_by: r.body.id,
+  });
   expect(rep.data.object.source_chain_chosen).toBeUndefined();
   expect((await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type)).toContain('payout.replaced');
   expectError(await key.post(`/v1/payouts/${p.id}/replace`, {}), 409, 'conflict', 'payout_already_replaced');
@@ -326,7 +603,9 @@ test('mark_sent never advances status; wallet funding quote says marked_sent', a
   expect(m.body.marked_sent_at).not.toBeNull();
   const q = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
   expect(q.body).toMatchObject({ available: false, reason: 'marked_sent' });
-  expect(BigInt(q.body.cross_network_cost.amount)).toBe(BigInt(q.body.wallet_send_estimate.amount) - BigInt(q.body.required_delivery.amount));
+  expect(BigInt(q.body.cross_network_cost.amount)).toBe(
+    BigInt(q.body.wallet_send_estimate.amount) - BigInt(q.body.required_delivery.amount),
+  );
   const types = (await key.get(`/v1/payouts/${p.id}/events`)).body.data.map((e: { type: string }) => e.type);
   expect(types).toContain('payout.marked_sent');
 });
@@ -339,10 +618,19 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
   await sim('/chain/transfers', { chain: w.chain, to_address: w.address, asset: 'USDC', amount: '5000000000' });
   const q = await key.get(`/v1/payouts/${p.id}/wallet_funding_quote`);
   conforms(walletFundingQuoteResponse, q.body);
-  expect(q.body).toMatchObject({ available: true, covers: true, shortfall: null, wallet_balance: { amount: '5000000000', currency: 'USDC', decimals: 6 } });
+  expect(q.body).toMatchObject({
+    available: true,
+    covers: true,
+    shortfall: null,
+    wallet_balance: { amount: '5000000000', currency: 'USDC', decimals: 6 },
+  });
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' });
   expect(f.status).toBe(200);
-  expect(f.body).toMatchObject({ funding_source: 'service_wallet', chain: 'base', wallet_send: { status: 'signable', amount: q.body.wallet_send_estimate } });
+  expect(f.body).toMatchObject({
+    funding_source: 'service_wallet',
+    chain: 'base',
+    wallet_send: { status: 'signable', amount: q.body.wallet_send_estimate },
+  });
   expect(f.body.send_instructions.steps[0]).toMatchObject({ type: 'sign_wallet_send', to_address: f.body.deposit_address });
   conforms(fundingInstructionsResponse, f.body);
   const pending = await key.post(`/v1/payouts/${p.id}/cancel`, {});
@@ -371,8 +659,20 @@ test('service wallet funding: balance checked, prepared send holds cancel, close
 
 test('sandbox faults are per account: a slow bridge for another merchant never slows this one', async () => {
   const other = await newAccount();
-  expectError(await sim('/providers/faults', { name: 'bridge.create_delay_ms', value: '60000' }), 400, 'invalid_request', undefined, 'account_id');
-  expectError(await sim('/providers/faults', { account_id: 'acct_missing', name: 'bridge.create_delay_ms', value: '60000' }), 404, 'not_found', 'not_found', 'account_id');
+  expectError(
+    await sim('/providers/faults', { name: 'bridge.create_delay_ms', value: '60000' }),
+    400,
+    'invalid_request',
+    undefined,
+    'account_id',
+  );
+  expectError(
+    await sim('/providers/faults', { account_id: 'acct_missing', name: 'bridge.create_delay_ms', value: '60000' }),
+    404,
+    'not_found',
+    'not_found',
+    'account_id',
+  );
   const set = await sim('/providers/faults', { account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
   expect(set.body).toEqual({ object: 'sim.fault', account_id: other.account_id, name: 'bridge.create_delay_ms', value: '60000' });
   try {
@@ -396,11 +696,25 @@ test('test-mode keys reach only the per-object event list', async () => {
 
 test('after the money boundary: refund address and funding source are locked; a non-draft takes no beneficiary', async () => {
   const p = await fundable({ source_chain: 'base' });
-  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0x52908400098527886e0f7030069857d2e4169ee7' });
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' }), 409, 'conflict', 'funding_source_locked', 'funding_source');
+  const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+    refund_address: '0x52908400098527886e0f7030069857d2e4169ee7',
+  });
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, { funding_source: 'service_wallet' }),
+    409,
+    'conflict',
+    'funding_source_locked',
+    'funding_source',
+  );
   await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount });
   await waitStatus(p.id, 'processing');
-  expectError(await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' }), 409, 'conflict', 'refund_address_locked', 'refund_address');
+  expectError(
+    await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' }),
+    409,
+    'conflict',
+    'refund_address_locked',
+    'refund_address',
+  );
   const same = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {});
   expect(same.status).toBe(200);
   expect(same.body.status).toBe('processing');
@@ -408,7 +722,12 @@ test('after the money boundary: refund address and funding source are locked; a 
   const d = await draft();
   await key.post(`/v1/payouts/${d.id}/cancel`, {});
   expectError(await key.post(`/v1/payouts/${d.id}/beneficiary`, achBeneficiary), 409, 'conflict', 'payout_not_editable');
-  expectError(await session.post(`/v1/payouts/${d.id}/funding_instructions`, { source_chain: 'base' }), 409, 'conflict', 'payout_not_fundable');
+  expectError(
+    await session.post(`/v1/payouts/${d.id}/funding_instructions`, { source_chain: 'base' }),
+    409,
+    'conflict',
+    'payout_not_fundable',
+  );
 });
 
 test('limits (spec 8): corridor minimum and max_amount with details; list page size falls back to 25 and caps at 100', async () => {
@@ -427,7 +746,8 @@ test('limits (spec 8): corridor minimum and max_amount with details; list page s
 
   const creds = await newAccount();
   const k = client(creds.live_key);
-  for (let i = 0; i < 27; i++) expect((await k.post('/v1/payouts', { invoice_amount: usd(String(1000 + i)), corridor_id: 'usd_ach' })).status).toBe(201);
+  for (let i = 0; i < 27; i++)
+    expect((await k.post('/v1/payouts', { invoice_amount: usd(String(1000 + i)), corridor_id: 'usd_ach' })).status).toBe(201);
   for (const limit of ['0', '-1', '1.5', 'abc']) {
     const r = await k.get(`/v1/payouts?limit=${limit}`);
     expect(r.status).toBe(200);
@@ -448,14 +768,27 @@ test('status_group (spec 4.3): needs_you, in_progress, done; needs_attention joi
   const k = client(creds.live_key);
   const mk = async () => (await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' })).body.id as string;
   const ids: Record<string, string> = {};
-  for (const st of ['draft', 'awaiting_funds', 'funds_received', 'processing', 'paid', 'paid_with_shortfall', 'settled', 'failed', 'returned', 'expired', 'cancelled']) {
+  for (const st of [
+    'draft',
+    'awaiting_funds',
+    'funds_received',
+    'processing',
+    'paid',
+    'paid_with_shortfall',
+    'settled',
+    'failed',
+    'returned',
+    'expired',
+    'cancelled',
+  ]) {
     ids[st] = await mk();
     // Read-model fixture: the list filter reads only the stored status and flag.
     await db().query('UPDATE payouts SET status = $2 WHERE id = $1', [ids[st], st]);
   }
   const flagged = await mk();
   await db().query(`UPDATE payouts SET status = 'settled', needs_attention = true WHERE id = $1`, [flagged]);
-  const group = async (g: string) => new Set((await k.get(`/v1/payouts?status_group=${g}&limit=100`)).body.data.map((x: { id: string }) => x.id));
+  const group = async (g: string) =>
+    new Set((await k.get(`/v1/payouts?status_group=${g}&limit=100`)).body.data.map((x: { id: string }) => x.id));
   expect(await group('needs_you')).toEqual(new Set([ids.draft, ids.awaiting_funds, ids.paid_with_shortfall, flagged]));
   expect(await group('in_progress')).toEqual(new Set([ids.funds_received, ids.processing, ids.paid]));
   expect(await group('done')).toEqual(new Set([ids.settled, ids.failed, ids.returned, ids.expired, ids.cancelled, flagged]));
@@ -468,11 +801,22 @@ test('capability_snapshot (spec 2.6): eta and minimum live, version stamped, ide
   const k = client(creds.live_key);
   await db().query(`UPDATE accounts SET display_name = 'Acme Trading Ltd', customer_type = 'business' WHERE id = $1`, [creds.account_id]);
   const p = (await k.post('/v1/payouts', { invoice_amount: usd('50000'), corridor_id: 'usd_wire' })).body;
-  expect(p.capability_snapshot).toEqual({ version: '2026-11-01', eta_seconds: 86400, minimum: usd('10000'), sender_display: 'Acme Trading Ltd', legal_entity_name: 'Acme Trading Ltd' });
+  expect(p.capability_snapshot).toEqual({
+    version: '2026-11-01',
+    eta_seconds: 86400,
+    minimum: usd('10000'),
+    sender_display: 'Acme Trading Ltd',
+    legal_entity_name: 'Acme Trading Ltd',
+  });
   await db().query(`UPDATE accounts SET display_name = 'Acme Renamed' WHERE id = $1`, [creds.account_id]);
-  expect((await k.get(`/v1/payouts/${p.id}`)).body.capability_snapshot).toMatchObject({ sender_display: 'Acme Trading Ltd', legal_entity_name: 'Acme Trading Ltd' });
+  expect((await k.get(`/v1/payouts/${p.id}`)).body.capability_snapshot).toMatchObject({
+    sender_display: 'Acme Trading Ltd',
+    legal_entity_name: 'Acme Trading Ltd',
+  });
   // eta_seconds and minimum are resolved at read time from the corridor table, never stored.
-  const cols = (await db().query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'payouts'`)).map((r: { column_name: string }) => r.column_name);
+  const cols = (await db().query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'payouts'`)).map(
+    (r: { column_name: string }) => r.column_name,
+  );
   expect(cols).not.toContain('eta_seconds');
   expect(cols).not.toContain('minimum_minor');
   await k.post(`/v1/payouts/${p.id}/cancel`, {});
@@ -500,7 +844,12 @@ test('eligibility is re-checked at create and at the money boundary: a restricte
     const f = await s2.post(`/v1/payouts/${p.id}/funding_instructions`, {});
     expectError(f, 409, 'capability_unavailable', 'capability_unavailable');
     expect(f.body.error.details).toEqual({ corridor_id: 'usd_ach', blocked_reason: 'account_restricted' });
-    expectError(await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' }), 409, 'capability_unavailable', 'capability_unavailable');
+    expectError(
+      await k.post('/v1/payouts', { invoice_amount: usd('5000'), corridor_id: 'usd_ach' }),
+      409,
+      'capability_unavailable',
+      'capability_unavailable',
+    );
     expect((await k.get(`/v1/payouts/${p.id}`)).body.status).toBe('draft');
   } finally {
     await db().query(`UPDATE accounts SET access_state = 'active' WHERE id = $1`, [creds.account_id]);
@@ -512,23 +861,38 @@ test('overpaid funding: USDC above the quoted gross goes back to the refund addr
   const p = await fundable({ source_chain: 'base' });
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: refund });
   const extra = 7_000_000n;
-  await sim('/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: (BigInt(f.body.gross_amount.amount) + extra).toString() });
+  await sim('/chain/transfers', {
+    chain: 'base',
+    to_address: f.body.deposit_address,
+    asset: 'USDC',
+    amount: (BigInt(f.body.gross_amount.amount) + extra).toString(),
+  });
   await waitStatus(p.id, 'processing');
   const att = await eventually(async () => {
     const a = (await key.get(`/v1/payouts/${p.id}/attempts`)).body.data[0];
     return a.amount_returned.amount === extra.toString() ? a : null;
   }, 'surplus returned');
-  expect(att).toMatchObject({ surplus: { amount: extra.toString(), currency: 'USDC', decimals: 6 }, amount_received: { amount: (BigInt(f.body.gross_amount.amount) + extra).toString() } });
+  expect(att).toMatchObject({
+    surplus: { amount: extra.toString(), currency: 'USDC', decimals: 6 },
+    amount_received: { amount: (BigInt(f.body.gross_amount.amount) + extra).toString() },
+  });
   conforms(attemptResponse, att);
-  const back = await db().query(`SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = $1`, [refund]);
+  const back = await db().query(
+    `SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = $1`,
+    [refund],
+  );
   expect(back.map((r: { a: string }) => r.a)).toEqual([extra.toString()]);
-  expect((await payout(p.id))).toMatchObject({ held_amount: null, failure_reason: null });
+  expect(await payout(p.id)).toMatchObject({ held_amount: null, failure_reason: null });
   await sim(`/providers/fiat_rails/payments/${p.id}`, { state: 'paid' });
   await waitStatus(p.id, 'paid');
   expect((await payout(p.id)).provider_paid_amount).toEqual(usd('100000'));
   await sim(`/providers/fiat_rails/payments/${p.id}`, { recipient_received_amount: '100000' });
   await waitStatus(p.id, 'settled');
   const rc = await key.get(`/v1/payouts/${p.id}/receipt`);
-  expect(rc.body).toMatchObject({ returned_amount: { amount: extra.toString(), currency: 'USDC', decimals: 6 }, sent_amount: usd('100000'), settled_amount: usd('100000') });
+  expect(rc.body).toMatchObject({
+    returned_amount: { amount: extra.toString(), currency: 'USDC', decimals: 6 },
+    sent_amount: usd('100000'),
+    settled_amount: usd('100000'),
+  });
   conforms(receiptResponse, rc.body);
 });

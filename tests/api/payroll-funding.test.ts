@@ -36,7 +36,10 @@ beforeAll(async () => {
 /** A run of two rows (6000 + 4000 minor units) in `currency`, approved unless `approve: false`. */
 async function run(currency = 'USD', extra: Record<string, unknown> = {}, o: { approve?: boolean; api?: Api } = {}) {
   const api = o.api ?? key;
-  const rows = [{ email: 'ana@example.com', name: 'Ana', amount: m('6000', currency) }, { email: 'bo@example.com', name: 'Bo', amount: m('4000', currency) }];
+  const rows = [
+    { email: 'ana@example.com', name: 'Ana', amount: m('6000', currency) },
+    { email: 'bo@example.com', name: 'Bo', amount: m('4000', currency) },
+  ];
   const r = await api.post('/v1/payroll_runs', { title: `Payroll ${currency}`, currency, rows, ...extra });
   expect(r.status).toBe(201);
   if (o.approve === false) return r.body;
@@ -52,7 +55,8 @@ async function instructions(runId: string, body: Record<string, unknown> = {}, a
   return r.body;
 }
 
-const events = async (runId: string) => (await key.get(`/v1/payroll_runs/${runId}/events?limit=100`)).body.data.map((e: { type: string }) => e.type).sort();
+const events = async (runId: string) =>
+  (await key.get(`/v1/payroll_runs/${runId}/events?limit=100`)).body.data.map((e: { type: string }) => e.type).sort();
 
 test.each([
   ['USD', 'ach', 'account_number'],
@@ -65,8 +69,15 @@ test.each([
   expectError(await key.get(`/v1/payroll_runs/${r.id}/funding_instructions`), 404, 'not_found');
   const fi = await instructions(r.id);
   expect(fi).toMatchObject({
-    object: 'payroll_funding_instructions', run_id: r.id, status: 'pending', run_reference: r.run_reference, retryable: false,
-    funding_route_type: 'bank', crypto: null, failure_reason: null, superseded_at: null,
+    object: 'payroll_funding_instructions',
+    run_id: r.id,
+    status: 'pending',
+    run_reference: r.run_reference,
+    retryable: false,
+    funding_route_type: 'bank',
+    crypto: null,
+    failure_reason: null,
+    superseded_at: null,
     bank: { rail, currency, reference: r.run_reference, amount: m('10000', currency) },
   });
   expect(fi.id).toMatch(/^prf_/);
@@ -85,29 +96,64 @@ test('EUR: a credit to the pooled SEPA account with the run reference (typed loo
   const loose = ` ${fi.bank.reference.slice(0, 8).toLowerCase()} ${fi.bank.reference.slice(8).toLowerCase()}`;
   expect((await bankCredit(fi.bank, '10000', { reference: loose })).status).toBe(201);
   await instructions(r.id);
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded',
+    funding_state: 'funded',
+    needs_attention: false,
+  });
 });
 
 test('crypto: priced in USDC (6 decimals) at a deposit address; a chain transfer funds the run and verifies the attempt', async () => {
   const r = await run('USD', { funding_method: 'crypto' });
   const fi = await instructions(r.id);
   expect(fi).toMatchObject({ status: 'pending', funding_route_type: 'crypto_deposit_to_wallet', bank: null, failure_reason: null });
-  expect(fi.crypto).toMatchObject({ address: expect.any(String), chain: expect.any(String), asset: expect.any(String), amount: { currency: 'USDC', decimals: 6 } });
+  expect(fi.crypto).toMatchObject({
+    address: expect.any(String),
+    chain: expect.any(String),
+    asset: expect.any(String),
+    amount: { currency: 'USDC', decimals: 6 },
+  });
   expect(BigInt(fi.crypto.amount.amount)).toBeGreaterThanOrEqual(10000n * 10000n);
-  const t = await call('POST', '/sim/chain/transfers', { chain: fi.crypto.chain, to_address: fi.crypto.address, asset: fi.crypto.asset, amount: fi.crypto.amount.amount }, { idem: null });
+  const t = await call(
+    'POST',
+    '/sim/chain/transfers',
+    { chain: fi.crypto.chain, to_address: fi.crypto.address, asset: fi.crypto.asset, amount: fi.crypto.amount.amount },
+    { idem: null },
+  );
   expect(t.status).toBe(201);
   const after = await instructions(r.id);
   expect(after).toMatchObject({ id: fi.id, status: 'verified' });
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
-  expect(await events(r.id)).toEqual(expect.arrayContaining(['payroll_run.funding_verified', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_instructions_verified']));
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded',
+    funding_state: 'funded',
+    needs_attention: false,
+  });
+  expect(await events(r.id)).toEqual(
+    expect.arrayContaining([
+      'payroll_run.funding_verified',
+      'payroll_run.funding_instructions_requested',
+      'payroll_run.funding_instructions_verified',
+    ]),
+  );
 });
 
 test('BRL crypto: the attempt is blocked with provider_funding_currency_unsupported', async () => {
   const r = await run('BRL', { funding_method: 'crypto' });
   const fi = await instructions(r.id);
-  expect(fi).toMatchObject({ status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', crypto: null, bank: null, funding_route_type: 'crypto_deposit_to_wallet' });
+  expect(fi).toMatchObject({
+    status: 'blocked',
+    failure_reason: 'provider_funding_currency_unsupported',
+    crypto: null,
+    bank: null,
+    funding_route_type: 'crypto_deposit_to_wallet',
+  });
   // A refresh while the gate stands keeps the attempt blocked and writes no second event.
-  expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'blocked', failure_reason: 'provider_funding_currency_unsupported', retryable: false });
+  expect(await instructions(r.id)).toMatchObject({
+    id: fi.id,
+    status: 'blocked',
+    failure_reason: 'provider_funding_currency_unsupported',
+    retryable: false,
+  });
   expect((await events(r.id)).filter((e: string) => e === 'payroll_run.funding_instructions_blocked')).toHaveLength(1);
 });
 
@@ -116,7 +162,13 @@ test('a provider failure: failed with provider_error (retryable, no provider tex
   const api = client(a.live_key);
   const r = await run('USD', {}, { api });
   // The provider fails for this account only, as the outside world would (POST /sim/providers/faults).
-  const fault = (value: string | null) => call('POST', '/sim/providers/faults', { account_id: a.account_id, name: 'bank_collection.issue_fails', value }, { key: null, idem: null });
+  const fault = (value: string | null) =>
+    call(
+      'POST',
+      '/sim/providers/faults',
+      { account_id: a.account_id, name: 'bank_collection.issue_fails', value },
+      { key: null, idem: null },
+    );
   expectOk(await fault('true'));
   try {
     const failed = await instructions(r.id, {}, api);
@@ -128,7 +180,13 @@ test('a provider failure: failed with provider_error (retryable, no provider tex
   const got = (await api.get(`/v1/payroll_runs/${r.id}/funding_instructions`)).body;
   expect(got).toMatchObject({ status: 'failed', failure_reason: 'provider_error', retryable: true, bank: null });
   const again = await instructions(r.id, {}, api);
-  expect(again).toMatchObject({ id: got.id, status: 'pending', failure_reason: null, retryable: false, bank: { reference: r.run_reference } });
+  expect(again).toMatchObject({
+    id: got.id,
+    status: 'pending',
+    failure_reason: null,
+    retryable: false,
+    bank: { reference: r.run_reference },
+  });
   const ev = (await api.get(`/v1/payroll_runs/${r.id}/events?limit=100`)).body.data.map((e: { type: string }) => e.type);
   expect(ev.filter((e: string) => e === 'payroll_run.funding_instructions_failed')).toHaveLength(1);
 });
@@ -149,7 +207,13 @@ test('refusals: no rows, not approved, cancelled, crypto flag off (409)', async 
   const cancelled = await run('USD');
   expect((await key.post(`/v1/payroll_runs/${cancelled.id}/cancel`)).body.status).toBe('cancelled');
   expectError(await key.post(`/v1/payroll_runs/${cancelled.id}/funding_instructions`, {}), 409, 'conflict', 'payroll_run_state_changed');
-  expectError(await key.post(`/v1/payroll_runs/${reviewed.id}/funding_instructions`, { funding_method: 'wire' }), 400, 'invalid_request', undefined, 'funding_method');
+  expectError(
+    await key.post(`/v1/payroll_runs/${reviewed.id}/funding_instructions`, { funding_method: 'wire' }),
+    400,
+    'invalid_request',
+    undefined,
+    'funding_method',
+  );
 
   // Crypto with the account's flag off (its own account: the flag is cached up to 2 s).
   const a = await newAccount();
@@ -200,11 +264,17 @@ test('the refresh re-checks at once: short (funded, partially_funded, needs atte
   // re-check, woken by the instructions request above, may still be running on a busy worker and
   // see the credit: then it is detected, never anything else.)
   const seen = (await key.get(`/v1/payroll_runs/${r.id}`)).body;
-  expect([['funding_pending', 'unfunded'], ['funded', 'partially_funded']]).toContainEqual([seen.status, seen.funding_state]);
+  expect([
+    ['funding_pending', 'unfunded'],
+    ['funded', 'partially_funded'],
+  ]).toContainEqual([seen.status, seen.funding_state]);
 
   expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'pending' });
   expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
-    status: 'funded', funding_state: 'partially_funded', needs_attention: true, funding_confirmed_amount: m('7000', 'USD'),
+    status: 'funded',
+    funding_state: 'partially_funded',
+    needs_attention: true,
+    funding_confirmed_amount: m('7000', 'USD'),
   });
   expect((await key.get(`/v1/payroll_runs/${r.id}`)).body.funded_at).not.toBeNull();
 
@@ -214,14 +284,29 @@ test('the refresh re-checks at once: short (funded, partially_funded, needs atte
 
   await bankCredit(fi.bank, '3000');
   expect(await instructions(r.id)).toMatchObject({ id: fi.id, status: 'verified' });
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false, funding_confirmed_amount: m('10000', 'USD') });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded',
+    funding_state: 'funded',
+    needs_attention: false,
+    funding_confirmed_amount: m('10000', 'USD'),
+  });
 
   await bankCredit(fi.bank, '500');
   expect(await instructions(r.id)).toMatchObject({ status: 'verified' });
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'overfunded', needs_attention: true, funding_confirmed_amount: m('10500', 'USD') });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded',
+    funding_state: 'overfunded',
+    needs_attention: true,
+    funding_confirmed_amount: m('10500', 'USD'),
+  });
 
   const ev = await events(r.id);
-  for (const t of ['payroll_run.funding_verified', 'payroll_run.underfunded', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_instructions_verified']) {
+  for (const t of [
+    'payroll_run.funding_verified',
+    'payroll_run.underfunded',
+    'payroll_run.funding_instructions_requested',
+    'payroll_run.funding_instructions_verified',
+  ]) {
     expect(ev.filter((e: string) => e === t)).toHaveLength(1);
   }
   await instructions(r.id);
@@ -234,7 +319,11 @@ test('a returned credit stops counting', async () => {
   const c = await bankCredit(fi.bank, '10000', { sender_name: 'RETURN_ME' });
   expect(c.status).toBe(201);
   await instructions(r.id);
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funding_pending', funding_state: 'unfunded', needs_attention: true });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funding_pending',
+    funding_state: 'unfunded',
+    needs_attention: true,
+  });
 });
 
 test('a cancelled run: the poll records money that arrives after cancelling and flags it, without moving the run', async () => {
@@ -244,7 +333,11 @@ test('a cancelled run: the poll records money that arrives after cancelling and 
   await bankCredit(fi.bank, '2500');
   // The run workflow's five-minute poll, called directly.
   expect(await refreshPayrollFunding(r.id)).toEqual({ status: 'cancelled', funding_state: 'partially_funded' });
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'cancelled', needs_attention: true, funding_confirmed_amount: m('2500', 'USD') });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'cancelled',
+    needs_attention: true,
+    funding_confirmed_amount: m('2500', 'USD'),
+  });
   const ev = await events(r.id);
   expect(ev).not.toContain('payroll_run.funding_verified');
   expect(ev).not.toContain('payroll_run.underfunded');
@@ -293,33 +386,66 @@ test('operator return (issue 24): a run cancelled after its bank credit reads ne
   const credit = await bankCredit(fi.bank, '10000', { sender_name: 'Acme Payroll Ltd' });
   expect(credit.status).toBe(201);
   await instructions(r.id);
-  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({ status: 'funded', funding_state: 'funded', needs_attention: false });
+  expect((await key.get(`/v1/payroll_runs/${r.id}`)).body).toMatchObject({
+    status: 'funded',
+    funding_state: 'funded',
+    needs_attention: false,
+  });
   const cancelled = await key.post(`/v1/payroll_runs/${r.id}/cancel`);
   expect(cancelled.body).toMatchObject({ status: 'cancelled', needs_attention: true, funding_confirmed_amount: m('10000', 'USD') });
 
   // The operator's command, `npm run payroll:return` (compiled by the test setup), then the same request again: one return.
   const script = path.resolve(__dirname, '../../dist/scripts/payroll-return.js');
-  const out = execFileSync(process.execPath, [script, r.id, '--reason', 'cancelled by the business'], { encoding: 'utf8', env: process.env });
+  const out = execFileSync(process.execPath, [script, r.id, '--reason', 'cancelled by the business'], {
+    encoding: 'utf8',
+    env: process.env,
+  });
   expect(out).toContain(`${r.id} (`);
   expect(out).toMatch(/USD: owed 10000, returned 0, in flight 0, outstanding 10000/);
   expect(out).toContain(`returnFunds sent to ${r.id}`);
   expect(await requestPayrollFundsReturn(r.id, 'cancelled by the business')).toBe(true);
   type Ret = { id: string; status: string; idempotency_key: string; source_ref: string; amount_minor: string; currency: string };
-  const returns = async (): Promise<Ret[]> => db().query('SELECT id, status, idempotency_key, source_ref, amount_minor, currency FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no', [r.id]);
-  const [ret] = await eventually(async () => ((await returns())[0]?.status === 'submitted' ? returns() : null), 'the return submitted', 30_000);
+  const returns = async (): Promise<Ret[]> =>
+    db().query(
+      'SELECT id, status, idempotency_key, source_ref, amount_minor, currency FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no',
+      [r.id],
+    );
+  const [ret] = await eventually(
+    async () => ((await returns())[0]?.status === 'submitted' ? returns() : null),
+    'the return submitted',
+    30_000,
+  );
   expect(ret).toMatchObject({ idempotency_key: `${r.id}:return:1`, source_ref: credit.body.id, amount_minor: '10000', currency: 'USD' });
-  const rails = async () => db().query('SELECT idempotency_key, client_reference, rail, amount_minor, state FROM sandbox_rail_payments WHERE idempotency_key LIKE $1', [`${r.id}:return:%`]);
-  expect(await rails()).toEqual([{ idempotency_key: `${r.id}:return:1`, client_reference: ret.id, rail: 'ach', amount_minor: '10000', state: 'submitted' }]);
+  const rails = async () =>
+    db().query(
+      'SELECT idempotency_key, client_reference, rail, amount_minor, state FROM sandbox_rail_payments WHERE idempotency_key LIKE $1',
+      [`${r.id}:return:%`],
+    );
+  expect(await rails()).toEqual([
+    { idempotency_key: `${r.id}:return:1`, client_reference: ret.id, rail: 'ach', amount_minor: '10000', state: 'submitted' },
+  ]);
   expect((await key.get(`/v1/payroll_runs/${r.id}`)).body.needs_attention).toBe(true);
 
   // The outside world: the rail pays the return; its report wakes the run's workflow.
   expect((await call('POST', `/sim/providers/fiat_rails/payments/${ret.id}`, { state: 'paid' }, { idem: null })).status).toBe(200);
-  await eventually(async () => (await key.get(`/v1/payroll_runs/${r.id}`)).body.needs_attention === false, 'needs_attention cleared', 30_000);
+  await eventually(
+    async () => (await key.get(`/v1/payroll_runs/${r.id}`)).body.needs_attention === false,
+    'needs_attention cleared',
+    30_000,
+  );
   expect((await returns()).map((x) => x.status)).toEqual(['returned']);
-  const ev = (await key.get(`/v1/payroll_runs/${r.id}/events?limit=100`)).body.data as Array<{ type: string; data: { object: Record<string, any> } }>;
+  const ev = (await key.get(`/v1/payroll_runs/${r.id}/events?limit=100`)).body.data as Array<{
+    type: string;
+    data: { object: Record<string, any> };
+  }>;
   const returned = ev.filter((e) => e.type === 'payroll_run.funds_returned');
   expect(returned).toHaveLength(1);
-  expect(returned[0].data.object).toMatchObject({ id: r.id, status: 'cancelled', needs_attention: false, funds_return: { id: ret.id, status: 'returned', amount: m('10000', 'USD') } });
+  expect(returned[0].data.object).toMatchObject({
+    id: r.id,
+    status: 'cancelled',
+    needs_attention: false,
+    funds_return: { id: ret.id, status: 'returned', amount: m('10000', 'USD') },
+  });
   expect(ev.some((e) => e.type === 'payroll_run.funds_return_failed')).toBe(false);
   // Not a merchant operation: no such route.
   expect((await key.post(`/v1/payroll_runs/${r.id}/return_funds`, {})).status).toBe(404);

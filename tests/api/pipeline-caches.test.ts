@@ -62,14 +62,24 @@ describe('revoking a key', () => {
     expectError(await k.get('/v1/account'), 401, 'authentication_error', 'api_key_revoked');
   });
 
-  test('from another connection: this process\'s cache and the running API refuse it within the bound', async () => {
+  test("from another connection: this process's cache and the running API refuse it within the bound", async () => {
     const { secret } = await newKey();
     await authenticateKey(secret, '127.0.0.1');
     await authenticateKey(secret, '127.0.0.1'); // served from this process's cache
     expect((await call('GET', '/v1/account', undefined, { key: secret })).status).toBe(200);
     await other.query(`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE secret_hash = $1`, [sha256Hex(secret)]);
-    const here = await msUntil(() => authenticateKey(secret, '127.0.0.1').then(() => false, (e) => e.code === 'api_key_revoked'), OTHER_INSTANCE_BOUND_MS);
-    const api = await msUntil(async () => (await call('GET', '/v1/account', undefined, { key: secret })).status === 401, OTHER_INSTANCE_BOUND_MS);
+    const here = await msUntil(
+      () =>
+        authenticateKey(secret, '127.0.0.1').then(
+          () => false,
+          (e) => e.code === 'api_key_revoked',
+        ),
+      OTHER_INSTANCE_BOUND_MS,
+    );
+    const api = await msUntil(
+      async () => (await call('GET', '/v1/account', undefined, { key: secret })).status === 401,
+      OTHER_INSTANCE_BOUND_MS,
+    );
     expect(here).toBeGreaterThanOrEqual(0);
     expect(api).toBeGreaterThanOrEqual(0);
   });
@@ -92,7 +102,14 @@ describe('revoking a dashboard session', () => {
     await authenticateSession(token, undefined);
     expect((await client(token).get('/v1/account')).status).toBe(200);
     await other.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE token_hash = $1', [sha256Hex(token)]);
-    const here = await msUntil(() => authenticateSession(token, undefined).then(() => false, (e) => e.code === 'session_revoked'), OTHER_INSTANCE_BOUND_MS);
+    const here = await msUntil(
+      () =>
+        authenticateSession(token, undefined).then(
+          () => false,
+          (e) => e.code === 'session_revoked',
+        ),
+      OTHER_INSTANCE_BOUND_MS,
+    );
     const api = await msUntil(async () => (await client(token).get('/v1/account')).status === 401, OTHER_INSTANCE_BOUND_MS);
     expect(here).toBeGreaterThanOrEqual(0);
     expect(api).toBeGreaterThanOrEqual(0);
@@ -107,7 +124,9 @@ describe('revoking a dashboard session', () => {
   test('a membership removed elsewhere stops the session selecting that account', async () => {
     const token = await memberSession(acct.account_id, 'viewer');
     expect((await client(token).get('/v1/account')).status).toBe(200);
-    const { rows } = await other.query<{ user_id: string }>('SELECT user_id FROM dashboard_sessions WHERE token_hash = $1', [sha256Hex(token)]);
+    const { rows } = await other.query<{ user_id: string }>('SELECT user_id FROM dashboard_sessions WHERE token_hash = $1', [
+      sha256Hex(token),
+    ]);
     await other.query('DELETE FROM memberships WHERE user_id = $1', [rows[0].user_id]);
     const api = await msUntil(async () => (await client(token).get('/v1/account')).status === 404, OTHER_INSTANCE_BOUND_MS);
     expect(api).toBeGreaterThanOrEqual(0);
@@ -117,8 +136,10 @@ describe('revoking a dashboard session', () => {
 test('an unknown key is never cached: a key inserted after a miss works on its next request', async () => {
   const secret = `sk_live_${crypto.randomBytes(16).toString('hex')}`;
   expectError(await call('GET', '/v1/account', undefined, { key: secret }), 401, 'authentication_error', 'invalid_api_key');
-  await other.query(`INSERT INTO api_keys(id, account_id, livemode, secret_hash, secret_last4, scopes) VALUES ($1,$2,true,$3,'abcd','{account.read}')`,
-    [`key_${crypto.randomBytes(12).toString('hex')}`, acct.account_id, sha256Hex(secret)]);
+  await other.query(
+    `INSERT INTO api_keys(id, account_id, livemode, secret_hash, secret_last4, scopes) VALUES ($1,$2,true,$3,'abcd','{account.read}')`,
+    [`key_${crypto.randomBytes(12).toString('hex')}`, acct.account_id, sha256Hex(secret)],
+  );
   expect((await call('GET', '/v1/account', undefined, { key: secret })).status).toBe(200);
 });
 
@@ -126,8 +147,11 @@ describe('switches and cohort flags', () => {
   test('a cohort flag closed from another connection answers 409 within the bound, and opens again', async () => {
     const c = client(acct.live_key);
     for (let i = 0; i < 3; i++) expect((await c.get('/v1/customers')).status).toBe(200); // cached open
-    await other.query(`INSERT INTO account_flags(account_id, name, enabled, updated_at) VALUES ($1,'customers.enabled',false,now())
-      ON CONFLICT (account_id, name) DO UPDATE SET enabled = false, updated_at = now()`, [acct.account_id]);
+    await other.query(
+      `INSERT INTO account_flags(account_id, name, enabled, updated_at) VALUES ($1,'customers.enabled',false,now())
+      ON CONFLICT (account_id, name) DO UPDATE SET enabled = false, updated_at = now()`,
+      [acct.account_id],
+    );
     const closed = await msUntil(async () => (await c.get('/v1/customers')).status === 409, OTHER_INSTANCE_BOUND_MS);
     expect(closed).toBeGreaterThanOrEqual(0);
     expectError(await c.get('/v1/customers'), 409, 'capability_unavailable');

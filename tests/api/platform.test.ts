@@ -18,7 +18,9 @@ beforeAll(async () => {
 });
 
 async function keyWith(scopes: string[], extra: { ipAllowlist?: string[]; livemode?: boolean } = {}): Promise<string> {
-  const { secret } = await transaction((m) => insertApiKey(m, { accountId: acct.account_id, livemode: extra.livemode ?? true, scopes, ipAllowlist: extra.ipAllowlist }));
+  const { secret } = await transaction((m) =>
+    insertApiKey(m, { accountId: acct.account_id, livemode: extra.livemode ?? true, scopes, ipAllowlist: extra.ipAllowlist }),
+  );
   return secret;
 }
 
@@ -40,15 +42,22 @@ describe('authentication (spec 5)', () => {
   });
 
   test('an unknown or malformed key is 401 invalid_api_key', async () => {
-    expectError(await call('GET', '/v1/account', undefined, { key: 'sk_live_doesnotexist123' }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await call('GET', '/v1/account', undefined, { key: 'sk_live_doesnotexist123' }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
     expectError(await call('GET', '/v1/account', undefined, { key: 'sk_live_' }), 401, 'authentication_error', 'invalid_api_key');
     expectError(await call('GET', '/v1/account', undefined, { bearer: 'nonsense' }), 401, 'authentication_error', 'invalid_api_key');
   });
 
   test('a key whose prefix does not match the mode it was minted for is 401 invalid_api_key', async () => {
     const secret = `sk_test_${crypto.randomBytes(16).toString('hex')}`;
-    await db().query(`INSERT INTO api_keys(id, account_id, livemode, secret_hash, secret_last4, scopes) VALUES ($1,$2,true,$3,'abcd','{account.read}')`,
-      [newId('key_'), acct.account_id, sha256Hex(secret)]);
+    await db().query(
+      `INSERT INTO api_keys(id, account_id, livemode, secret_hash, secret_last4, scopes) VALUES ($1,$2,true,$3,'abcd','{account.read}')`,
+      [newId('key_'), acct.account_id, sha256Hex(secret)],
+    );
     expectError(await call('GET', '/v1/account', undefined, { key: secret }), 401, 'authentication_error', 'invalid_api_key');
   });
 
@@ -105,9 +114,15 @@ describe('authentication (spec 5)', () => {
     const other = await newAccount();
     const r = await client(acct.session_token).get('/v1/account', { headers: { 'Service-Account': acct.account_id } });
     expect(r.body.id).toBe(acct.account_id);
-    expectError(await client(acct.session_token).get('/v1/account', { headers: { 'Service-Account': other.account_id } }), 404, 'not_found');
+    expectError(
+      await client(acct.session_token).get('/v1/account', { headers: { 'Service-Account': other.account_id } }),
+      404,
+      'not_found',
+    );
     // Ignored for keys.
-    expect((await client(acct.live_key).get('/v1/account', { headers: { 'Service-Account': other.account_id } })).body.id).toBe(acct.account_id);
+    expect((await client(acct.live_key).get('/v1/account', { headers: { 'Service-Account': other.account_id } })).body.id).toBe(
+      acct.account_id,
+    );
   });
 
   test('a revoked or expired dashboard session is 401', async () => {
@@ -132,11 +147,21 @@ describe('authentication (spec 5)', () => {
 
 describe('request validation and the envelope (spec 7, 1 rule 7)', () => {
   test('an unknown body key is 400 naming it in param', async () => {
-    expectError(await client(acct.session_token).patch('/v1/account', { display_name: 'ok', surprise: 1 }), 400, 'invalid_request', 'parameter_unknown', 'surprise');
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { display_name: 'ok', surprise: 1 }),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'surprise',
+    );
   });
 
   test('a malformed JSON body is 400 invalid_request', async () => {
-    expectError(await call('PATCH', '/v1/account', undefined, { bearer: acct.session_token, raw: '{"display_name":' }), 400, 'invalid_request');
+    expectError(
+      await call('PATCH', '/v1/account', undefined, { bearer: acct.session_token, raw: '{"display_name":' }),
+      400,
+      'invalid_request',
+    );
   });
 
   test('an unknown route is 404 in the envelope', async () => {
@@ -146,10 +171,31 @@ describe('request validation and the envelope (spec 7, 1 rule 7)', () => {
 
 describe('idempotency (spec 8)', () => {
   test('mutations require a valid Idempotency-Key', async () => {
-    expectError(await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: null }), 400, 'invalid_request', 'idempotency_key_invalid', 'Idempotency-Key');
-    expectError(await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'short' }), 400, 'invalid_request', 'idempotency_key_invalid');
-    expectError(await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'has spaces in it!!!!' }), 400, 'invalid_request', 'idempotency_key_invalid');
-    expectError(await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'x'.repeat(129) }), 400, 'invalid_request', 'idempotency_key_invalid');
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: null }),
+      400,
+      'invalid_request',
+      'idempotency_key_invalid',
+      'Idempotency-Key',
+    );
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'short' }),
+      400,
+      'invalid_request',
+      'idempotency_key_invalid',
+    );
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'has spaces in it!!!!' }),
+      400,
+      'invalid_request',
+      'idempotency_key_invalid',
+    );
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { display_name: 'A' }, { idem: 'x'.repeat(129) }),
+      400,
+      'invalid_request',
+      'idempotency_key_invalid',
+    );
   });
 
   test('a replay returns the stored status and body, with the secret redacted; a different body is 409', async () => {
@@ -162,8 +208,14 @@ describe('idempotency (spec 8)', () => {
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.secret).toBeNull();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expectError(await client(acct.session_token).post('/v1/api_keys', { scopes: ['account.read'], name: 'different' }, { idem: key }), 409, 'idempotency_error');
-    const count = await db().query(`SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND name = 'replayed'`, [acct.account_id]);
+    expectError(
+      await client(acct.session_token).post('/v1/api_keys', { scopes: ['account.read'], name: 'different' }, { idem: key }),
+      409,
+      'idempotency_error',
+    );
+    const count = await db().query(`SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND name = 'replayed'`, [
+      acct.account_id,
+    ]);
     expect(count[0].n).toBe(1);
   });
 
@@ -178,7 +230,9 @@ describe('idempotency (spec 8)', () => {
   test('concurrent duplicates execute once', async () => {
     const key = idem();
     const body = { scopes: ['account.read'], name: `concurrent-${key}` };
-    const results = await Promise.all(Array.from({ length: 6 }, () => client(acct.session_token).post('/v1/api_keys', body, { idem: key })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => client(acct.session_token).post('/v1/api_keys', body, { idem: key })),
+    );
     const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
     expect(ids.size).toBe(1);
     const n = await db().query('SELECT count(*)::int AS n FROM api_keys WHERE name = $1', [body.name]);
@@ -197,10 +251,17 @@ describe('idempotency (spec 8)', () => {
       expect(again.status).toBe(201);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body).toEqual(first.body);
-      expectError(await client(acct.live_key).post('/v1/payment_links', linkBody('other'), { idem: key }), 409, 'idempotency_error', 'idempotency_key_reused');
+      expectError(
+        await client(acct.live_key).post('/v1/payment_links', linkBody('other'), { idem: key }),
+        409,
+        'idempotency_error',
+        'idempotency_key_reused',
+      );
       const rows = await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE title = $1`, [`inline-${key}`]);
       expect(rows[0].n).toBe(1);
-      const events = await db().query(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payment_link.created'`, [first.body.id]);
+      const events = await db().query(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payment_link.created'`, [
+        first.body.id,
+      ]);
       expect(events[0].n).toBe(1);
       const ev = await db().query(`SELECT data FROM events WHERE object_id = $1`, [first.body.id]);
       expect(ev[0].data.object.reference_id).toBe(first.body.reference_id);
@@ -208,7 +269,9 @@ describe('idempotency (spec 8)', () => {
 
     test('concurrent duplicates create one link and all answer with it', async () => {
       const key = idem();
-      const results = await Promise.all(Array.from({ length: 6 }, () => client(acct.live_key).post('/v1/payment_links', linkBody(`race-${key}`), { idem: key })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => client(acct.live_key).post('/v1/payment_links', linkBody(`race-${key}`), { idem: key })),
+      );
       expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
       expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
       const rows = await db().query(`SELECT count(*)::int AS n FROM payment_links WHERE title = $1`, [`race-${key}`]);
@@ -216,7 +279,9 @@ describe('idempotency (spec 8)', () => {
     });
 
     test('reference numbers are unique and increasing across concurrent creates', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => client(acct.live_key).post('/v1/payment_links', linkBody(`seq-${i}`))));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => client(acct.live_key).post('/v1/payment_links', linkBody(`seq-${i}`))),
+      );
       const refs = results.map((r) => Number(String(r.body.reference_id).slice(3)));
       expect(new Set(refs).size).toBe(8);
       const stored = await db().query('SELECT reference_id FROM payment_links WHERE id = ANY($1)', [results.map((r) => r.body.id)]);
@@ -225,22 +290,41 @@ describe('idempotency (spec 8)', () => {
 
     test('a refusal is recorded under the key and replayed; a validation failure leaves the key free', async () => {
       const key = idem();
-      const refused = await client(acct.live_key).post('/v1/payment_links', { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' }, { idem: key });
+      const refused = await client(acct.live_key).post(
+        '/v1/payment_links',
+        { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' },
+        { idem: key },
+      );
       expectError(refused, 404, 'not_found', undefined, 'client_id');
-      const replayed = await client(acct.live_key).post('/v1/payment_links', { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' }, { idem: key });
+      const replayed = await client(acct.live_key).post(
+        '/v1/payment_links',
+        { ...linkBody('x'), client_id: 'cli_doesnotexist000000000000' },
+        { idem: key },
+      );
       expectError(replayed, 404, 'not_found', undefined, 'client_id');
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
       const key2 = idem();
-      expectError(await client(acct.live_key).post('/v1/payment_links', { amount: { amount: '-1', currency: 'USD', decimals: 2 } }, { idem: key2 }), 400, 'invalid_request');
+      expectError(
+        await client(acct.live_key).post('/v1/payment_links', { amount: { amount: '-1', currency: 'USD', decimals: 2 } }, { idem: key2 }),
+        400,
+        'invalid_request',
+      );
       expect((await client(acct.live_key).post('/v1/payment_links', linkBody('after-validation'), { idem: key2 })).status).toBe(201);
     });
   });
 
   test('a request that failed after it may have taken effect answers 409 idempotency_failed on retry', async () => {
     const key = idem();
-    await db().query(`INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state) VALUES ($1, $2, $3, true, $4, 'failed')`,
-      [acct.account_id, 'live:POST /v1/api_keys', key, crypto.createHash('sha256').update('{"scopes":["account.read"]}').digest('hex')]);
-    expectError(await client(acct.session_token).post('/v1/api_keys', { scopes: ['account.read'] }, { idem: key }), 409, 'idempotency_error', 'idempotency_failed');
+    await db().query(
+      `INSERT INTO idempotency_records(account_id, route, key, livemode, request_hash, state) VALUES ($1, $2, $3, true, $4, 'failed')`,
+      [acct.account_id, 'live:POST /v1/api_keys', key, crypto.createHash('sha256').update('{"scopes":["account.read"]}').digest('hex')],
+    );
+    expectError(
+      await client(acct.session_token).post('/v1/api_keys', { scopes: ['account.read'] }, { idem: key }),
+      409,
+      'idempotency_error',
+      'idempotency_failed',
+    );
   });
 });
 
@@ -257,7 +341,9 @@ describe('versioning (spec 9)', () => {
   });
 
   test("a key's default version is served when no header is sent", async () => {
-    const { secret } = await transaction((m) => insertApiKey(m, { accountId: acct.account_id, livemode: true, scopes: ['account.read'], defaultVersion: '2026-01-01' }));
+    const { secret } = await transaction((m) =>
+      insertApiKey(m, { accountId: acct.account_id, livemode: true, scopes: ['account.read'], defaultVersion: '2026-01-01' }),
+    );
     const r = await client(secret).get('/v1/account');
     expect(r.headers.get('service-version')).toBe('2026-09-04');
   });
@@ -267,7 +353,13 @@ describe('test mode (spec 1 rule 5)', () => {
   test('a test key reads the account as its test twin', async () => {
     const r = await client(acct.test_key).get('/v1/account');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ livemode: false, language: null, support_contact: null, notification_preferences: { marketing: false, product_tips: true }, dashboard_preferences: {} });
+    expect(r.body).toMatchObject({
+      livemode: false,
+      language: null,
+      support_contact: null,
+      notification_preferences: { marketing: false, product_tips: true },
+      dashboard_preferences: {},
+    });
   });
 
   test('operations outside the test-mode reach answer 503 without Retry-After', async () => {
@@ -285,7 +377,11 @@ describe('test mode (spec 1 rule 5)', () => {
 
 describe('accounts and API keys (spec 4.10)', () => {
   test('PATCH /account updates writable fields for the owner session', async () => {
-    const r = await client(acct.session_token).patch('/v1/account', { display_name: 'Acme Studio', language: 'en', support_contact: { email: 'help@acme.example' } });
+    const r = await client(acct.session_token).patch('/v1/account', {
+      display_name: 'Acme Studio',
+      language: 'en',
+      support_contact: { email: 'help@acme.example' },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ display_name: 'Acme Studio', language: 'en', support_contact: { email: 'help@acme.example' } });
   });
@@ -295,9 +391,20 @@ describe('accounts and API keys (spec 4.10)', () => {
   });
 
   test('POST /accounts: 409 account_already_exists for a login owning a live account; 403 for keys', async () => {
-    expectError(await client(acct.session_token).post('/v1/accounts', { display_name: 'Second' }), 409, 'conflict', 'account_already_exists');
+    expectError(
+      await client(acct.session_token).post('/v1/accounts', { display_name: 'Second' }),
+      409,
+      'conflict',
+      'account_already_exists',
+    );
     expectError(await client(acct.live_key).post('/v1/accounts', { display_name: 'Second' }), 403, 'permission_error');
-    expectError(await client(acct.session_token).post('/v1/accounts', { display_name: 'Second', country: 'XX' }), 400, 'invalid_request', undefined, 'country');
+    expectError(
+      await client(acct.session_token).post('/v1/accounts', { display_name: 'Second', country: 'XX' }),
+      400,
+      'invalid_request',
+      undefined,
+      'country',
+    );
     expect((await client(acct.session_token).get('/v1/accounts')).body.data.map((a: { id: string }) => a.id)).toContain(acct.account_id);
   });
 

@@ -18,13 +18,22 @@ beforeAll(async () => {
   testKey = client(a.test_key);
 });
 
-const fault = (name: string, value: string | null, acct = accountId) => call('POST', '/sim/providers/faults', { account_id: acct, name, value }, { idem: null });
+const fault = (name: string, value: string | null, acct = accountId) =>
+  call('POST', '/sim/providers/faults', { account_id: acct, name, value }, { idem: null });
 const quote = (b: Record<string, unknown>, headers?: Record<string, string>) => key.post('/v1/quotes', b, { headers });
 const minor = (s: string, d: number) => BigInt(s.replace('.', '').padEnd(s.split('.')[0].length + d, '0'));
 
 test('buy by from_amount: offers ranked by final_out, every provider reported, the paused one never offered, rate from the final amounts', async () => {
   const q = expectOk(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '250.00', to_network: 'base' }), 201);
-  expect(q).toMatchObject({ object: 'quote', side: 'buy', from_amount: '250.00', to_amount: null, to_network: 'base', from_network: null, quote_status: 'indicative' });
+  expect(q).toMatchObject({
+    object: 'quote',
+    side: 'buy',
+    from_amount: '250.00',
+    to_amount: null,
+    to_network: 'base',
+    from_network: null,
+    quote_status: 'indicative',
+  });
   expect(q.id).toMatch(/^quo_/);
   const byProvider = Object.fromEntries(q.providers.map((p: any) => [p.provider, p]));
   expect(Object.keys(byProvider).sort()).toEqual(['coinvia', 'harbor', 'native_fiat', 'rampline', 'swapworks']);
@@ -39,7 +48,11 @@ test('buy by from_amount: offers ranked by final_out, every provider reported, t
   expect([...outs].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))).toEqual(outs);
   expect(q.offer_id).toBe(q.offers[0].offer_id);
   expect(q.final_out).toBe(q.offers[0].final_out);
-  expect(q.route_facts).toMatchObject({ best_price: { offer_id: q.offer_id, compared_by: 'final_out', value: q.final_out }, offers_compared: 2, providers_asked: 5 });
+  expect(q.route_facts).toMatchObject({
+    best_price: { offer_id: q.offer_id, compared_by: 'final_out', value: q.final_out },
+    offers_compared: 2,
+    providers_asked: 5,
+  });
   for (const o of q.offers) {
     expect(o.final_in).toBe('250.00');
     expect(o.final_out).toMatch(/^\d+\.\d{6}$/);
@@ -84,22 +97,94 @@ test('buy by to_amount: compared by final_in among offers that deliver exactly t
 });
 
 test('amounts: bare decimals only, exactly one, the fiat scale on a buy (422), trailing zeros fine', async () => {
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: { amount: '100', currency: 'USD', decimals: 2 } }), 400, 'invalid_request', 'parameter_invalid', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '0.00' }), 400, 'invalid_request', 'parameter_invalid', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '1234567890123456' }), 400, 'invalid_request', 'parameter_invalid', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10', to_amount: '10' }), 400, 'invalid_request', 'parameter_invalid', 'to_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC' }), 400, 'invalid_request', 'parameter_missing', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10.005', to_network: 'base' }), 422, 'invalid_request', 'amount_invalid', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'JPY', to_asset: 'USDC', from_amount: '5000.5' }), 422, 'invalid_request', 'amount_invalid', 'from_amount');
-  expectError(await quote({ side: 'buy', from_asset: 'KWD', to_asset: 'USDC', from_amount: '100.1234' }), 422, 'invalid_request', 'amount_invalid', 'from_amount');
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: { amount: '100', currency: 'USD', decimals: 2 } }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '0.00' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '1234567890123456' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10', to_amount: '10' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'to_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC' }),
+    400,
+    'invalid_request',
+    'parameter_missing',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10.005', to_network: 'base' }),
+    422,
+    'invalid_request',
+    'amount_invalid',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'JPY', to_asset: 'USDC', from_amount: '5000.5' }),
+    422,
+    'invalid_request',
+    'amount_invalid',
+    'from_amount',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'KWD', to_asset: 'USDC', from_amount: '100.1234' }),
+    422,
+    'invalid_request',
+    'amount_invalid',
+    'from_amount',
+  );
   expectOk(await quote({ side: 'buy', from_asset: 'KWD', to_asset: 'USDC', from_amount: '100.1230000', to_network: 'base' }), 201);
   expectOk(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '100.500', to_network: 'base' }), 201);
   // A sell's from_amount is crypto: no fiat scale rule.
   expectOk(await quote({ side: 'sell', from_asset: 'USDC', to_asset: 'USD', from_amount: '100.123456', from_network: 'tempo' }), 201);
-  expectError(await quote({ side: 'buy', from_asset: 'USDC', to_asset: 'USD', from_amount: '10' }), 400, 'invalid_request', 'asset_invalid_for_side', 'from_asset');
-  expectError(await quote({ side: 'sell', from_asset: 'USDC', to_asset: 'USD', from_amount: '10', to_network: 'base' }), 400, 'invalid_request', 'network_invalid_for_side', 'to_network');
-  expectError(await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10', country: 'us' }), 400, 'invalid_request', 'parameter_invalid', 'country');
-  expectError(await quote({ side: 'buy', from_asset: 'XYZ', to_asset: 'USDC', from_amount: '10' }), 400, 'invalid_request', 'parameter_invalid', 'from_asset');
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USDC', to_asset: 'USD', from_amount: '10' }),
+    400,
+    'invalid_request',
+    'asset_invalid_for_side',
+    'from_asset',
+  );
+  expectError(
+    await quote({ side: 'sell', from_asset: 'USDC', to_asset: 'USD', from_amount: '10', to_network: 'base' }),
+    400,
+    'invalid_request',
+    'network_invalid_for_side',
+    'to_network',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10', country: 'us' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'country',
+  );
+  expectError(
+    await quote({ side: 'buy', from_asset: 'XYZ', to_asset: 'USDC', from_amount: '10' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'from_asset',
+  );
 });
 
 test('countries: explicit and each forwarded header judged on its own, refused before the fan-out', async () => {
@@ -139,7 +224,10 @@ test('the fan-out: a slow provider is cut at the deadline and a failing one repo
   await fault('quotes.coinvia.latency_ms', '8000', a.account_id);
   await fault('quotes.rampline.failure_rate', '1', a.account_id);
   const started = Date.now();
-  const q = expectOk(await k.post('/v1/quotes', { side: 'swap', from_asset: 'USDC', to_asset: 'ETH', from_amount: '1000', to_network: 'base' }), 201);
+  const q = expectOk(
+    await k.post('/v1/quotes', { side: 'swap', from_asset: 'USDC', to_asset: 'ETH', from_amount: '1000', to_network: 'base' }),
+    201,
+  );
   const took = Date.now() - started;
   expect(took).toBeLessThan(5000);
   const byProvider = Object.fromEntries(q.providers.map((p: any) => [p.provider, p]));
@@ -156,12 +244,26 @@ test('the fan-out: a slow provider is cut at the deadline and a failing one repo
 });
 
 test('test mode is refused; buy_sell capabilities: coverage per fiat and direction, 503 on a cold or stale snapshot', async () => {
-  expectError(await testKey.post('/v1/quotes', { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10' }), 503, 'temporarily_unavailable', 'test_mode_not_supported');
+  expectError(
+    await testKey.post('/v1/quotes', { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '10' }),
+    503,
+    'temporarily_unavailable',
+    'test_mode_not_supported',
+  );
   expectError(await testKey.get('/v1/orders'), 503, 'temporarily_unavailable', 'test_mode_not_supported');
   const caps = expectOk(await key.get('/v1/capabilities?product=buy_sell'));
-  expect(caps).toMatchObject({ object: 'capabilities', product: 'buy_sell', primary_method: 'bank_transfer', resolved_limits: { max_amount: { currency: 'USD' } } });
+  expect(caps).toMatchObject({
+    object: 'capabilities',
+    product: 'buy_sell',
+    primary_method: 'bank_transfer',
+    resolved_limits: { max_amount: { currency: 'USD' } },
+  });
   expect(caps.coverage).toEqual(expect.arrayContaining([expect.objectContaining({ fiat: 'USD', direction: 'buy', executable: true })]));
-  expect(caps.corridors.find((c: any) => c.corridor_id === 'buy_sell.sell.EUR')).toMatchObject({ executable: true, currency: 'EUR', action: 'quote' });
+  expect(caps.corridors.find((c: any) => c.corridor_id === 'buy_sell.sell.EUR')).toMatchObject({
+    executable: true,
+    currency: 'EUR',
+    action: 'quote',
+  });
   expect(caps.coverage.find((c: any) => c.fiat === 'USD' && c.direction === 'buy').providers).not.toContain('harbor');
   const a = await newAccount();
   await fault('buy_sell.coverage', 'cold', a.account_id);

@@ -21,7 +21,11 @@ test('the fourth request in a second is refused with 429 rate_limit_error and Re
   const subject = `ip-${Date.now()}`;
   for (let i = 0; i < 3; i++) await consume('anonymous', subject);
   let err: unknown;
-  try { await consume('anonymous', subject); } catch (e) { err = e; }
+  try {
+    await consume('anonymous', subject);
+  } catch (e) {
+    err = e;
+  }
   expect(err).toBeInstanceOf(DomainError);
   const d = err as DomainError;
   expect(d.status).toBe(429);

@@ -19,7 +19,16 @@ const walDir = fs.mkdtempSync(path.join(os.tmpdir(), 'request-log-crash-'));
 async function startApi(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, 'dist/api/main.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PAYER_HOST: `http://127.0.0.1:${port}`, REQUEST_LOG_WAL_DIR: walDir, REQUEST_LOG_FLUSH_MS: '60000', REQUEST_LOG_BATCH: '10000', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PAYER_HOST: `http://127.0.0.1:${port}`,
+      REQUEST_LOG_WAL_DIR: walDir,
+      REQUEST_LOG_FLUSH_MS: '60000',
+      REQUEST_LOG_BATCH: '10000',
+      LOG_LEVEL: 'warn',
+    },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;
@@ -28,13 +37,19 @@ async function startApi(): Promise<{ url: string; child: ChildProcess }> {
     if (child.exitCode !== null) throw new Error(`api exited early with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) return { url, child };
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error('api did not become healthy');
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-const exited = (c: ChildProcess) => new Promise<void>((r) => { if (c.exitCode !== null || c.signalCode !== null) r(); else c.once('exit', () => r()); });
+const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => {
+    if (c.exitCode !== null || c.signalCode !== null) r();
+    else c.once('exit', () => r());
+  });
 
 test('rows of a killed process are replayed by the next start: every answered request logged once', async () => {
   await connectDb();

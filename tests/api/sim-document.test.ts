@@ -22,12 +22,14 @@ beforeAll(async () => {
 });
 
 test('documents exactly the routes the simulator serves (the document itself aside)', () => {
-  const served = simulatorRouter().stack
-    .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${layer.path}`))
+  const served = simulatorRouter()
+    .stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${layer.path}`))
     .filter((k) => k !== 'get /sim/openapi.json')
     .map((k) => k.replace(/:([A-Za-z_]+)/g, '{$1}'))
     .sort();
-  const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)).sort();
+  const documented = Object.entries(doc.paths)
+    .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`))
+    .sort();
   expect(documented).toEqual(served);
   expect(doc.openapi).toBe('3.1.0');
 });
@@ -37,7 +39,8 @@ test('every route has a summary, a description, an answer and an example; every 
     const d = doc.paths[simTemplate(op.path)][op.method];
     expect([op.id, d.summary.length > 0, d.description.length > 0]).toEqual([op.id, true, true]);
     expect(d.responses[String(op.status)]).toBeDefined();
-    for (const p of d.parameters.filter((x: any) => x.in === 'path')) expect([op.id, p.name, typeof p.example]).toEqual([op.id, p.name, 'string']);
+    for (const p of d.parameters.filter((x: any) => x.in === 'path'))
+      expect([op.id, p.name, typeof p.example]).toEqual([op.id, p.name, 'string']);
     if (op.body) {
       expect(d.requestBody.content['application/json'].example).toEqual(op.example.body);
       const { error } = op.body.validate(op.example.body);
@@ -48,7 +51,7 @@ test('every route has a summary, a description, an answer and an example; every 
   }
 });
 
-test('every route carries an example: of each input it takes (path, query, body) and of its answer, whose object is the route\'s (issue 38)', () => {
+test("every route carries an example: of each input it takes (path, query, body) and of its answer, whose object is the route's (issue 38)", () => {
   for (const op of SIM_OPERATIONS) {
     const d = doc.paths[simTemplate(op.path)][op.method];
     const answer = d.responses[String(op.status)].content['application/json'].example;

@@ -13,7 +13,12 @@ import { call, client, connectDb, eventually, expectError, expectOk, newAccount 
 import { db } from '../../lib/db';
 import { listEnvelope } from '../../views/schema';
 import {
-  conversionPairResponse, conversionResponse, depositIntentListResponse, depositIntentResponse, depositQuoteResponse, depositRouteResponse,
+  conversionPairResponse,
+  conversionResponse,
+  depositIntentListResponse,
+  depositIntentResponse,
+  depositQuoteResponse,
+  depositRouteResponse,
 } from '../../views/wallet-deposits';
 
 type Api = ReturnType<typeof client>;
@@ -35,7 +40,8 @@ function conforms(schema: Joi.Schema, body: unknown): void {
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const SENDER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const usdc = (amount: string) => ({ amount, currency: 'USDC', decimals: 6 });
-const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const types = async (id: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 
 test('deposit routes and conversion pairs: a key and a session read them; test mode is unavailable', async () => {
   const routes = expectOk(await key.get('/v1/wallet/deposit_routes'));
@@ -54,10 +60,32 @@ test('quotes: amount in = amount out + bridge fee, with expiry; refusals; a key 
   expect(q).toMatchObject({ source_chain: 'base', amount_in: usdc('25100000'), bridge_fee: usdc('100000') });
   expect(q.amount_out.amount).toBe('25000000');
   expect(Date.parse(q.expires_at)).toBeGreaterThan(Date.now());
-  expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'solana', amount: usdc('1') }), 409, 'conflict', 'network_not_supported', 'source_chain');
-  expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'EUR', decimals: 2 } }), 400, 'invalid_request', 'currency_invalid');
-  expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'USDC', decimals: 2 } }), 400, 'invalid_request', 'amount_invalid');
-  expectError(await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: usdc('9223372036854775807') }), 400, 'invalid_request', 'amount_invalid', 'amount');
+  expectError(
+    await session.post('/v1/wallet/deposit_quotes', { source_chain: 'solana', amount: usdc('1') }),
+    409,
+    'conflict',
+    'network_not_supported',
+    'source_chain',
+  );
+  expectError(
+    await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'EUR', decimals: 2 } }),
+    400,
+    'invalid_request',
+    'currency_invalid',
+  );
+  expectError(
+    await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: { amount: '100', currency: 'USDC', decimals: 2 } }),
+    400,
+    'invalid_request',
+    'amount_invalid',
+  );
+  expectError(
+    await session.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: usdc('9223372036854775807') }),
+    400,
+    'invalid_request',
+    'amount_invalid',
+    'amount',
+  );
   expectError(await key.post('/v1/wallet/deposit_quotes', { source_chain: 'base', amount: usdc('1') }), 403, 'permission_error');
   expectError(await key.post('/v1/wallet/deposit_intents', { source_chain: 'base' }), 403, 'permission_error');
   expectError(await key.get('/v1/wallet/deposit_intents'), 403, 'permission_error');
@@ -68,21 +96,46 @@ test('a deposit intent from base: the source transfer is seen, bridged and settl
   const before = BigInt(expectOk(await key.get('/v1/wallet/balances')).balances[0].amount.amount);
   const d = expectOk(await session.post('/v1/wallet/deposit_intents', { source_chain: 'base', amount: usdc('10000000') }), 201);
   conforms(depositIntentResponse, d);
-  expect(d).toMatchObject({ status: 'awaiting_funds', source_chain: 'base', amount_in: usdc('10100000'), bridge_fee: usdc('100000'), amount_received: null });
+  expect(d).toMatchObject({
+    status: 'awaiting_funds',
+    source_chain: 'base',
+    amount_in: usdc('10100000'),
+    bridge_fee: usdc('100000'),
+    amount_received: null,
+  });
   expect(d.id).toMatch(/^dpi_/);
-  expectOk(await call('POST', '/sim/chain/transfers', { chain: 'base', asset: 'USDC', to_address: d.deposit_address, amount: '10100000', from_address: SENDER, tx_hash: hash() }, { idem: null }), 201);
-  const settled = await eventually(async () => {
-    const r = expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`));
-    return r.status === 'settled' ? r : null;
-  }, 'deposit intent settled', 30000);
+  expectOk(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: 'base', asset: 'USDC', to_address: d.deposit_address, amount: '10100000', from_address: SENDER, tx_hash: hash() },
+      { idem: null },
+    ),
+    201,
+  );
+  const settled = await eventually(
+    async () => {
+      const r = expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`));
+      return r.status === 'settled' ? r : null;
+    },
+    'deposit intent settled',
+    30000,
+  );
   conforms(depositIntentResponse, settled);
   expect(settled).toMatchObject({ amount_received: usdc('10100000'), amount_delivered: { amount: '10000000' } });
   expect(settled.delivery_tx_hash).toMatch(/^0x/);
   const after = BigInt(expectOk(await key.get('/v1/wallet/balances')).balances[0].amount.amount);
   expect(after - before).toBe(10000000n);
-  expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.bridging_started', 'deposit_intent.settled']);
+  expect(await types(d.id)).toEqual([
+    'deposit_intent.created',
+    'deposit_intent.source_detected',
+    'deposit_intent.bridging_started',
+    'deposit_intent.settled',
+  ]);
   // Catalogued, not shipped (spec 6): in the outbox, never listed in /events.
-  expect(expectOk(await key.get('/v1/events?limit=100')).data.filter((e: { type: string }) => e.type.startsWith('deposit_intent.'))).toEqual([]);
+  expect(
+    expectOk(await key.get('/v1/events?limit=100')).data.filter((e: { type: string }) => e.type.startsWith('deposit_intent.')),
+  ).toEqual([]);
 
   const list = expectOk(await session.get('/v1/wallet/deposit_intents?limit=1'));
   conforms(depositIntentListResponse, list);
@@ -97,51 +150,157 @@ test('a deposit intent whose bridge holds and then fails: bridging, funds return
   const d = expectOk(await session.post('/v1/wallet/deposit_intents', { source_chain: 'polygon', refund_address: refund }), 201);
   expect(d.amount_in).toBeNull();
   expectOk(await call('POST', `/sim/bridge/transfers/${d.id}`, { state: 'delayed' }, { idem: null }));
-  expectOk(await call('POST', '/sim/chain/transfers', { chain: 'polygon', asset: 'USDC', to_address: d.deposit_address, amount: '3000000', tx_hash: hash() }, { idem: null }), 201);
-  await eventually(async () => (expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`)).status === 'bridging'), 'bridging', 30000);
+  expectOk(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: 'polygon', asset: 'USDC', to_address: d.deposit_address, amount: '3000000', tx_hash: hash() },
+      { idem: null },
+    ),
+    201,
+  );
+  await eventually(async () => expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`)).status === 'bridging', 'bridging', 30000);
   expectOk(await call('POST', `/sim/bridge/transfers/${d.id}`, { state: 'failed' }, { idem: null }));
-  const failed = await eventually(async () => {
-    const r = expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`));
-    return r.status === 'failed' ? r : null;
-  }, 'failed', 30000);
+  const failed = await eventually(
+    async () => {
+      const r = expectOk(await session.get(`/v1/wallet/deposit_intents/${d.id}`));
+      return r.status === 'failed' ? r : null;
+    },
+    'failed',
+    30000,
+  );
   expect(failed).toMatchObject({ failure_reason: 'bridge_failed', refund_address: refund });
   expect(failed.recovery_tx_hash).toMatch(/^0x/);
-  const back = await db().query('SELECT amount_minor FROM sandbox_chain_transfers WHERE chain = $1 AND tx_hash = $2', ['polygon', failed.recovery_tx_hash]);
+  const back = await db().query('SELECT amount_minor FROM sandbox_chain_transfers WHERE chain = $1 AND tx_hash = $2', [
+    'polygon',
+    failed.recovery_tx_hash,
+  ]);
   expect(back).toEqual([{ amount_minor: '3000000' }]);
-  expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.bridging_started', 'deposit_intent.recovery_started', 'deposit_intent.failed']);
-  expectError(await session.post('/v1/wallet/deposit_intents', { source_chain: 'base', refund_address: '0x0000000000000000000000000000000000000000' }), 400, 'invalid_request', 'parameter_invalid', 'refund_address');
+  expect(await types(d.id)).toEqual([
+    'deposit_intent.created',
+    'deposit_intent.source_detected',
+    'deposit_intent.bridging_started',
+    'deposit_intent.recovery_started',
+    'deposit_intent.failed',
+  ]);
+  expectError(
+    await session.post('/v1/wallet/deposit_intents', {
+      source_chain: 'base',
+      refund_address: '0x0000000000000000000000000000000000000000',
+    }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'refund_address',
+  );
 });
 
 test('a conversion: built with the unsigned transaction, signed by the holder, source_tx recorded, settled; refusals', async () => {
   const wallet = expectOk(await key.get('/v1/wallet/wallets')).data[0];
   const stable = expectOk(await key.get('/v1/wallet/balances')).balances[0].asset as string;
   const pair = expectOk(await key.get('/v1/wallet/conversion_pairs')).data.find((p: { from_asset: string }) => p.from_asset === stable);
-  expectOk(await call('POST', '/sim/chain/transfers', { chain: wallet.chain, asset: stable, to_address: wallet.address, amount: '50000000', from_address: SENDER, tx_hash: hash() }, { idem: null }), 201);
-  const c = expectOk(await session.post('/v1/wallet/conversions', { from_asset: stable, to_asset: pair.to_asset, amount: { amount: '20000000', currency: stable, decimals: 6 } }), 201);
+  expectOk(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: wallet.chain, asset: stable, to_address: wallet.address, amount: '50000000', from_address: SENDER, tx_hash: hash() },
+      { idem: null },
+    ),
+    201,
+  );
+  const c = expectOk(
+    await session.post('/v1/wallet/conversions', {
+      from_asset: stable,
+      to_asset: pair.to_asset,
+      amount: { amount: '20000000', currency: stable, decimals: 6 },
+    }),
+    201,
+  );
   conforms(conversionResponse, c);
-  expect(c).toMatchObject({ status: 'built', amount_in: { amount: '20000000' }, fee: { amount: '10000' }, amount_out: { amount: '19990000', currency: pair.to_asset }, source_tx_hash: null });
+  expect(c).toMatchObject({
+    status: 'built',
+    amount_in: { amount: '20000000' },
+    fee: { amount: '10000' },
+    amount_out: { amount: '19990000', currency: pair.to_asset },
+    source_tx_hash: null,
+  });
   expect(c.unsigned_transaction).toMatchObject({ from: wallet.address, value: '0', token_transfer: { amount: { amount: '20000000' } } });
   expect(c.unsigned_transaction.data).toMatch(/^0x[0-9a-f]+$/);
-  expectError(await session.post('/v1/wallet/conversions', { from_asset: stable, to_asset: 'DAI', amount: { amount: '1', currency: stable, decimals: 6 } }), 400, 'invalid_request', 'conversion_pair_unsupported', 'to_asset');
-  expectError(await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: '0x12' }), 400, 'invalid_request', 'parameter_invalid', 'tx_hash');
+  expectError(
+    await session.post('/v1/wallet/conversions', {
+      from_asset: stable,
+      to_asset: 'DAI',
+      amount: { amount: '1', currency: stable, decimals: 6 },
+    }),
+    400,
+    'invalid_request',
+    'conversion_pair_unsupported',
+    'to_asset',
+  );
+  expectError(
+    await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: '0x12' }),
+    400,
+    'invalid_request',
+    'parameter_invalid',
+    'tx_hash',
+  );
 
   // The holder signs and broadcasts (played by the simulator's chain transfer from the wallet).
   const signed = hash();
-  expectOk(await call('POST', '/sim/chain/transfers', { chain: wallet.chain, asset: stable, from_address: wallet.address, to_address: c.unsigned_transaction.to, amount: '20000000', tx_hash: signed }, { idem: null }), 201);
+  expectOk(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      {
+        chain: wallet.chain,
+        asset: stable,
+        from_address: wallet.address,
+        to_address: c.unsigned_transaction.to,
+        amount: '20000000',
+        tx_hash: signed,
+      },
+      { idem: null },
+    ),
+    201,
+  );
   const s = expectOk(await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: signed }));
   expect(s).toMatchObject({ status: 'submitted', source_tx_hash: signed });
   expect(expectOk(await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: signed })).source_tx_hash).toBe(signed);
-  expectError(await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: hash() }), 409, 'conflict', 'conversion_state_changed');
-  const settled = await eventually(async () => {
-    const r = expectOk(await session.get(`/v1/wallet/conversions/${c.id}`));
-    return r.status === 'settled' ? r : null;
-  }, 'conversion settled', 30000);
+  expectError(
+    await session.post(`/v1/wallet/conversions/${c.id}/source_tx`, { tx_hash: hash() }),
+    409,
+    'conflict',
+    'conversion_state_changed',
+  );
+  const settled = await eventually(
+    async () => {
+      const r = expectOk(await session.get(`/v1/wallet/conversions/${c.id}`));
+      return r.status === 'settled' ? r : null;
+    },
+    'conversion settled',
+    30000,
+  );
   expect(settled.settlement_tx_hash).toMatch(/^0x/);
-  const out = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE tx_hash = $1', [settled.settlement_tx_hash]);
+  const out = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE tx_hash = $1', [
+    settled.settlement_tx_hash,
+  ]);
   expect(out).toEqual([{ asset: pair.to_asset, amount_minor: '19990000', to_address: wallet.address }]);
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.settled']);
   // Another conversion cannot claim the same hash; another account cannot read it.
-  const c2 = expectOk(await session.post('/v1/wallet/conversions', { from_asset: stable, to_asset: pair.to_asset, amount: { amount: '1000000', currency: stable, decimals: 6 } }), 201);
-  expectError(await session.post(`/v1/wallet/conversions/${c2.id}/source_tx`, { tx_hash: signed }), 409, 'conflict', 'source_tx_already_used', 'tx_hash');
+  const c2 = expectOk(
+    await session.post('/v1/wallet/conversions', {
+      from_asset: stable,
+      to_asset: pair.to_asset,
+      amount: { amount: '1000000', currency: stable, decimals: 6 },
+    }),
+    201,
+  );
+  expectError(
+    await session.post(`/v1/wallet/conversions/${c2.id}/source_tx`, { tx_hash: signed }),
+    409,
+    'conflict',
+    'source_tx_already_used',
+    'tx_hash',
+  );
   expectError(await client((await newAccount()).session_token).get(`/v1/wallet/conversions/${c.id}`), 404, 'not_found');
 });

@@ -10,7 +10,9 @@ import { call, client, connectDb, expectError, expectOk, newAccount } from '../h
 import { listEnvelope } from '../../views/schema';
 import { walletTransactionResponse } from '../../views/wallet';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 function conforms(schema: Joi.Schema, body: unknown): void {
   const { error } = schema.validate(body, { allowUnknown: false, presence: 'optional' });
@@ -19,12 +21,13 @@ function conforms(schema: Joi.Schema, body: unknown): void {
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const OTHER = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-test('incoming and outgoing transfers, newest first, with confirmations; paging; one by hash; not another wallet\'s', async () => {
+test("incoming and outgoing transfers, newest first, with confirmations; paging; one by hash; not another wallet's", async () => {
   const acct = await newAccount();
   const key = client(acct.live_key);
   const wallet = expectOk(await key.get('/v1/wallet/wallets')).data[0];
   const asset = expectOk(await key.get('/v1/wallet/balances')).balances[0].asset as string;
-  const send = (body: Record<string, unknown>) => call('POST', '/sim/chain/transfers', { chain: wallet.chain, asset, ...body }, { idem: null });
+  const send = (body: Record<string, unknown>) =>
+    call('POST', '/sim/chain/transfers', { chain: wallet.chain, asset, ...body }, { idem: null });
   const h1 = hash();
   const h2 = hash();
   const h3 = hash();
@@ -35,7 +38,13 @@ test('incoming and outgoing transfers, newest first, with confirmations; paging;
   const list = expectOk(await key.get('/v1/wallet/transactions'));
   conforms(listEnvelope(walletTransactionResponse), list);
   expect(list.data.map((t: { hash: string }) => t.hash)).toEqual([h2, h1]);
-  expect(list.data[0]).toMatchObject({ direction: 'outgoing', amount: { amount: '1000000', currency: asset, decimals: 6 }, to_address: OTHER, wallet_id: wallet.id, status: 'confirmed' });
+  expect(list.data[0]).toMatchObject({
+    direction: 'outgoing',
+    amount: { amount: '1000000', currency: asset, decimals: 6 },
+    to_address: OTHER,
+    wallet_id: wallet.id,
+    status: 'confirmed',
+  });
   expect(list.data[1]).toMatchObject({ direction: 'incoming', amount: { amount: '2500000' }, from_address: OTHER });
   expect(list.data[1].confirmations).toBeGreaterThan(list.data[0].confirmations);
   expect(list.data[0].confirmations).toBeGreaterThanOrEqual(2); // h3 was mined after it

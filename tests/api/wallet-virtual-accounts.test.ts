@@ -13,7 +13,9 @@ import { setSwitch } from '../../lib/switches';
 import { listEnvelope } from '../../views/schema';
 import { virtualAccountCreditResponse, virtualAccountResponse } from '../../views/wallet-virtual-accounts';
 
-beforeAll(async () => { await connectDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
 
 function conforms(schema: Joi.Schema, body: unknown): void {
   const { error } = schema.validate(body, { allowUnknown: false, presence: 'optional' });
@@ -39,7 +41,11 @@ test('a EUR account: SEPA credit converted into the wallet; deactivated credits 
     return h.data[0]?.status === 'converted' ? h : null;
   }, 'credit converted');
   conforms(listEnvelope(virtualAccountCreditResponse), h1);
-  expect(h1.data[0]).toMatchObject({ amount: { amount: '10000', currency: 'EUR', decimals: 2 }, usdc_amount: { amount: '108000000', currency: 'USDC', decimals: 6 }, rate_usdc_per_major: '1080000' });
+  expect(h1.data[0]).toMatchObject({
+    amount: { amount: '10000', currency: 'EUR', decimals: 2 },
+    usdc_amount: { amount: '108000000', currency: 'USDC', decimals: 6 },
+    rate_usdc_per_major: '1080000',
+  });
   expect(BigInt(expectOk(await s.get('/v1/wallet/balances')).balances[0].amount.amount) - before).toBe(108000000n);
 
   const off = expectOk(await s.post(`/v1/wallet/virtual_accounts/${va.id}/deactivate`));
@@ -52,9 +58,16 @@ test('a EUR account: SEPA credit converted into the wallet; deactivated credits 
     return h.data.length === 2 && h.data[0].status === 'returned' ? h : null;
   }, 'credit returned');
   expect(h2.data[0]).toMatchObject({ amount: { amount: '5000' }, usdc_amount: null, return_reason: 'R16 Account frozen' });
-  expect(expectOk(await s.post(`/v1/wallet/virtual_accounts/${va.id}/reactivate`))).toMatchObject({ status: 'active', deactivated_at: null });
+  expect(expectOk(await s.post(`/v1/wallet/virtual_accounts/${va.id}/reactivate`))).toMatchObject({
+    status: 'active',
+    deactivated_at: null,
+  });
   expectOk(await bankCredit(bdi, '100'), 201);
-  await eventually(async () => expectOk(await s.get(`/v1/wallet/virtual_accounts/${va.id}/history?limit=1`)).data[0]?.status === 'converted' ? true : null, 'converted after reactivation');
+  await eventually(
+    async () =>
+      expectOk(await s.get(`/v1/wallet/virtual_accounts/${va.id}/history?limit=1`)).data[0]?.status === 'converted' ? true : null,
+    'converted after reactivation',
+  );
   expect(expectOk(await s.get(`/v1/wallet/virtual_accounts/${va.id}`)).id).toBe(va.id);
 });
 
@@ -69,10 +82,21 @@ test('USD: ACH and wire instructions; a currency collected by a bank-rail link i
   expectOk(await bankCredit(pay.bank_deposit_instructions, '2500'), 201);
   expectError(await s.post('/v1/wallet/virtual_accounts', { currency: 'EUR' }), 409, 'conflict', 'collection_account_uses_currency');
   const caps = expectOk(await s.get('/v1/capabilities?product=wallet_bank'));
-  expect(caps.corridors.find((c: { currency: string }) => c.currency === 'EUR')).toMatchObject({ corridor_id: 'wallet_bank_virtual_account', executable: false, blocked_reason: 'collection_account_uses_currency', action: 'none' });
-  expect(caps.corridors.find((c: { currency: string }) => c.currency === 'GBP')).toMatchObject({ executable: true, action: 'create_virtual_account' });
+  expect(caps.corridors.find((c: { currency: string }) => c.currency === 'EUR')).toMatchObject({
+    corridor_id: 'wallet_bank_virtual_account',
+    executable: false,
+    blocked_reason: 'collection_account_uses_currency',
+    action: 'none',
+  });
+  expect(caps.corridors.find((c: { currency: string }) => c.currency === 'GBP')).toMatchObject({
+    executable: true,
+    action: 'create_virtual_account',
+  });
   const all = expectOk(await s.get('/v1/wallet/virtual_accounts'));
-  expect(all.data.map((v: { purpose: string; currency: string }) => `${v.purpose}:${v.currency}`).sort()).toEqual(['collection:EUR', 'wallet_funding:USD']);
+  expect(all.data.map((v: { purpose: string; currency: string }) => `${v.purpose}:${v.currency}`).sort()).toEqual([
+    'collection:EUR',
+    'wallet_funding:USD',
+  ]);
   const funding = expectOk(await s.get('/v1/wallet/virtual_accounts?purpose=wallet_funding'));
   expect(funding.data.map((v: { id: string }) => v.id)).toEqual([usd.id]);
   const collection = all.data.find((v: { purpose: string }) => v.purpose === 'collection');
@@ -89,7 +113,7 @@ test('reach, validation, the flag closed for a cohort', async () => {
   const mine = expectOk(await s.post('/v1/wallet/virtual_accounts', { currency: 'GBP' }), 201);
   expectError(await other.get(`/v1/wallet/virtual_accounts/${mine.id}`), 404, 'not_found');
   await setSwitch('wallet.virtual_accounts', false, acct.account_id);
-  await eventually(async () => (await s.get('/v1/wallet/virtual_accounts')).status === 409 ? true : null, 'flag closed', 10000);
+  await eventually(async () => ((await s.get('/v1/wallet/virtual_accounts')).status === 409 ? true : null), 'flag closed', 10000);
   expectError(await s.get('/v1/wallet/virtual_accounts'), 409, 'capability_unavailable');
   const caps = expectOk(await s.get('/v1/capabilities?product=wallet_bank'));
   expect(caps.corridors.every((c: { blocked_reason?: string }) => c.blocked_reason === 'not_enabled')).toBe(true);

@@ -101,9 +101,16 @@ describe('connect-time guard (lib/safe-http.ts)', () => {
   it('refuses a name whose resolution contains one of these forms (checked in the same lookup)', async () => {
     for (const [host] of FORMS) {
       const address = new URL(`https://${host}/`).hostname.slice(1, -1);
-      const resolver: Resolver = (_h, _o, cb) => setImmediate(() => cb(null, [{ address: '2606:4700::1111', family: 6 }, { address, family: 6 }]));
+      const resolver: Resolver = (_h, _o, cb) =>
+        setImmediate(() =>
+          cb(null, [
+            { address: '2606:4700::1111', family: 6 },
+            { address, family: 6 },
+          ]),
+        );
       const err = await new Promise<Error | null>((resolve) =>
-        guardedLookup({ allowLoopback: true }, resolver)('rebind.example.com', { all: true } as dns.LookupOptions, (e) => resolve(e)));
+        guardedLookup({ allowLoopback: true }, resolver)('rebind.example.com', { all: true } as dns.LookupOptions, (e) => resolve(e)),
+      );
       expect(err).toMatchObject({ code: 'ERR_DESTINATION_FORBIDDEN', address });
     }
   });
@@ -116,8 +123,20 @@ describe('through the API (test stack: development switch on)', () => {
     const ep = (await live.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/ok' })).body;
     expect(ep).toMatchObject({ object: 'webhook_endpoint' });
     for (const [host] of FORMS) {
-      expectError(await live.post('/v1/webhook_endpoints', { url: `https://${host}/x` }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
-      expectError(await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: `https://${host}/x` }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
+      expectError(
+        await live.post('/v1/webhook_endpoints', { url: `https://${host}/x` }),
+        400,
+        'invalid_request',
+        'url_destination_forbidden',
+        'url',
+      );
+      expectError(
+        await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: `https://${host}/x` }),
+        400,
+        'invalid_request',
+        'url_destination_forbidden',
+        'url',
+      );
     }
     expect((await live.get(`/v1/webhook_endpoints/${ep.id}`)).body.url).toBe('https://hooks.example.com/ok');
   });

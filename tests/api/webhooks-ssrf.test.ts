@@ -28,7 +28,10 @@ function fakeResolver(table: Record<string, string[] | string | (() => string[])
         cb(Object.assign(new Error(`getaddrinfo ${v ?? 'ENOTFOUND'} ${hostname}`), { code: v ?? 'ENOTFOUND' }), []);
         return;
       }
-      cb(null, v.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      cb(
+        null,
+        v.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
     });
   }) as Resolver & { calls: string[] };
   r.calls = calls;
@@ -48,21 +51,47 @@ async function refused(p: Promise<unknown> | (() => unknown), code: string): Pro
 }
 
 const receiver = new Receiver({ tls: testTls() });
-beforeAll(async () => { await receiver.start(); });
-afterAll(async () => { await receiver.stop(); });
+beforeAll(async () => {
+  await receiver.start();
+});
+afterAll(async () => {
+  await receiver.stop();
+});
 
 describe('URL rule on create and update (checkEndpointUrl)', () => {
   const noDns = fakeResolver({});
 
   it('refuses IP literals of every non-public class, accepts public unicast', async () => {
     const literals: Array<[string, string]> = [
-      ['0.0.0.0', 'unspecified'], ['10.1.2.3', 'private'], ['172.16.5.4', 'private'], ['192.168.1.1', 'private'],
-      ['100.64.0.1', 'carrierGradeNat'], ['127.0.0.1', 'loopback'], ['127.9.9.9', 'loopback'], ['169.254.169.254', 'linkLocal'],
-      ['192.0.0.8', 'reserved'], ['192.0.2.10', 'reserved'], ['198.18.0.1', 'reserved'], ['198.51.100.7', 'reserved'],
-      ['203.0.113.9', 'reserved'], ['224.0.0.1', 'multicast'], ['240.0.0.1', 'reserved'], ['255.255.255.255', 'broadcast'],
-      ['[::]', 'unspecified'], ['[::1]', 'loopback'], ['[fe80::1]', 'linkLocal'], ['[fc00::1]', 'uniqueLocal'], ['[fd12:3456::1]', 'uniqueLocal'],
-      ['[ff02::1]', 'multicast'], ['[2001:db8::1]', 'reserved'], ['[64:ff9b::a00:1]', 'rfc6052'], ['[100::1]', 'discard'],
-      ['[2002:a00:1::1]', '6to4'], ['[2001::1]', 'teredo'], ['[::ffff:127.0.0.1]', 'loopback'], ['[::ffff:10.0.0.1]', 'private'],
+      ['0.0.0.0', 'unspecified'],
+      ['10.1.2.3', 'private'],
+      ['172.16.5.4', 'private'],
+      ['192.168.1.1', 'private'],
+      ['100.64.0.1', 'carrierGradeNat'],
+      ['127.0.0.1', 'loopback'],
+      ['127.9.9.9', 'loopback'],
+      ['169.254.169.254', 'linkLocal'],
+      ['192.0.0.8', 'reserved'],
+      ['192.0.2.10', 'reserved'],
+      ['198.18.0.1', 'reserved'],
+      ['198.51.100.7', 'reserved'],
+      ['203.0.113.9', 'reserved'],
+      ['224.0.0.1', 'multicast'],
+      ['240.0.0.1', 'reserved'],
+      ['255.255.255.255', 'broadcast'],
+      ['[::]', 'unspecified'],
+      ['[::1]', 'loopback'],
+      ['[fe80::1]', 'linkLocal'],
+      ['[fc00::1]', 'uniqueLocal'],
+      ['[fd12:3456::1]', 'uniqueLocal'],
+      ['[ff02::1]', 'multicast'],
+      ['[2001:db8::1]', 'reserved'],
+      ['[64:ff9b::a00:1]', 'rfc6052'],
+      ['[100::1]', 'discard'],
+      ['[2002:a00:1::1]', '6to4'],
+      ['[2001::1]', 'teredo'],
+      ['[::ffff:127.0.0.1]', 'loopback'],
+      ['[::ffff:10.0.0.1]', 'private'],
     ];
     for (const [host, range] of literals) {
       expect([host, addressRange(host)]).toEqual([host, range]);
@@ -78,7 +107,7 @@ describe('URL rule on create and update (checkEndpointUrl)', () => {
     expect(noDns.calls).toEqual([]); // literals are never resolved
   });
 
-  it('requires https, refuses credentials, fragments, internal names and the platform\'s own hosts', async () => {
+  it("requires https, refuses credentials, fragments, internal names and the platform's own hosts", async () => {
     await refused(checkEndpointUrl('http://hooks.example.com/in', { ...OFF, resolver: noDns }), 'url_not_https');
     await refused(checkEndpointUrl('ftp://hooks.example.com/in', { ...OFF, resolver: noDns }), 'url_not_https');
     await refused(checkEndpointUrl('http://127.0.0.1:8080/in', { ...OFF, resolver: noDns }), 'url_not_https');
@@ -88,10 +117,24 @@ describe('URL rule on create and update (checkEndpointUrl)', () => {
     await refused(checkEndpointUrl('not a url', { ...OFF, resolver: noDns }), 'url_invalid');
     await refused(checkEndpointUrl(42, { ...OFF, resolver: noDns }), 'url_invalid');
     await refused(checkEndpointUrl(`https://hooks.example.com/${'a'.repeat(2050)}`, { ...OFF, resolver: noDns }), 'url_invalid');
-    for (const host of ['localhost', 'localhost.', 'app.localhost', 'intranet', 'printer.local', 'db.internal', 'nas.home.arpa', '1.0.0.10.in-addr.arpa']) {
+    for (const host of [
+      'localhost',
+      'localhost.',
+      'app.localhost',
+      'intranet',
+      'printer.local',
+      'db.internal',
+      'nas.home.arpa',
+      '1.0.0.10.in-addr.arpa',
+    ]) {
       await refused(checkEndpointUrl(`https://${host}/in`, { ...OFF, resolver: noDns }), 'url_destination_forbidden');
     }
-    for (const host of ['api.platform.example.net', 'API.Platform.Example.Net.', 'eu.api.platform.example.net', 'pay.platform.example.net']) {
+    for (const host of [
+      'api.platform.example.net',
+      'API.Platform.Example.Net.',
+      'eu.api.platform.example.net',
+      'pay.platform.example.net',
+    ]) {
       await refused(checkEndpointUrl(`https://${host}/in`, { ...OFF, resolver: noDns }), 'url_destination_forbidden');
     }
     expect((await checkEndpointUrl('https://platform.example.net/in', { ...OFF, resolver: noDns })).hostname).toBe('platform.example.net');
@@ -108,16 +151,26 @@ describe('URL rule on create and update (checkEndpointUrl)', () => {
       'slow.example.com': 'EAI_AGAIN',
     });
     const o = { ...OFF, resolver: dnsTable };
-    for (const host of ['to-private.example.com', 'to-metadata.example.com', 'to-loopback.example.com', 'to-v6-loopback.example.com', 'mixed.example.com']) {
+    for (const host of [
+      'to-private.example.com',
+      'to-metadata.example.com',
+      'to-loopback.example.com',
+      'to-v6-loopback.example.com',
+      'mixed.example.com',
+    ]) {
       await refused(checkEndpointUrl(`https://${host}/in`, o), 'url_destination_forbidden');
     }
     expect((await checkEndpointUrl('https://public.example.com/in', o)).hostname).toBe('public.example.com');
     expect((await checkEndpointUrl('https://not-yet-live.example.com/in', o)).hostname).toBe('not-yet-live.example.com');
     expect((await checkEndpointUrl('https://slow.example.com/in', o)).hostname).toBe('slow.example.com');
     const hanging: Resolver = () => undefined; // never answers: the 3 s budget (here 50 ms) accepts
-    expect((await checkEndpointUrl('https://hangs.example.com/in', { ...OFF, resolver: hanging, resolveTimeoutMs: 50 })).hostname).toBe('hangs.example.com');
+    expect((await checkEndpointUrl('https://hangs.example.com/in', { ...OFF, resolver: hanging, resolveTimeoutMs: 50 })).hostname).toBe(
+      'hangs.example.com',
+    );
     // Under the development switch a name resolving to loopback is fine over https, never a private one.
-    expect((await checkEndpointUrl('https://to-loopback.example.com/in', { ...ON, resolver: dnsTable })).hostname).toBe('to-loopback.example.com');
+    expect((await checkEndpointUrl('https://to-loopback.example.com/in', { ...ON, resolver: dnsTable })).hostname).toBe(
+      'to-loopback.example.com',
+    );
     await refused(checkEndpointUrl('https://to-private.example.com/in', { ...ON, resolver: dnsTable }), 'url_destination_forbidden');
   });
 
@@ -145,7 +198,9 @@ describe('send-time guard (guarded undici agent)', () => {
     const lookup = guardedLookup({ allowLoopback: false });
     const err = await new Promise<Error | null>((resolve) => lookup('localhost', { all: true }, (e) => resolve(e)));
     expect(err).toMatchObject({ code: 'ERR_DESTINATION_FORBIDDEN', range: 'loopback' });
-    const ok = await new Promise<unknown>((resolve) => guardedLookup({ allowLoopback: true })('localhost', { all: true }, (e, a) => resolve(e ?? a)));
+    const ok = await new Promise<unknown>((resolve) =>
+      guardedLookup({ allowLoopback: true })('localhost', { all: true }, (e, a) => resolve(e ?? a)),
+    );
     expect(ok).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.stringMatching(/^(127\.|::1$)/) })]));
   });
 
@@ -154,7 +209,11 @@ describe('send-time guard (guarded undici agent)', () => {
     const off = createGuardedAgent({ allowLoopback: false, extraCa: ca });
     const on = createGuardedAgent({ allowLoopback: true, extraCa: ca });
     try {
-      for (const base of [`https://127.0.0.1:${receiver.port}`, `https://localhost:${receiver.port}`, `https://[::ffff:127.0.0.1]:${receiver.port}`]) {
+      for (const base of [
+        `https://127.0.0.1:${receiver.port}`,
+        `https://localhost:${receiver.port}`,
+        `https://[::ffff:127.0.0.1]:${receiver.port}`,
+      ]) {
         const r = await postWebhook(new URL(`${base}${p.path}`), headers, payload, off);
         expect(r).toMatchObject({ statusCode: null, error: expect.stringMatching(/^destination_forbidden: /), retryable: true });
       }
@@ -226,16 +285,44 @@ describe('URL rule through the API', () => {
   it('refuses non-public destinations and platform hosts on create and update with 400 param url', async () => {
     const a = await newAccount();
     const live = client(a.live_key);
-    for (const url of ['https://10.0.0.8/x', 'https://169.254.169.254/latest', 'https://[fd00::5]/x', 'https://100.64.1.1/x', 'https://198.18.0.9/x',
-      'https://api.platform.example.net/hooks', 'https://eu.api.platform.example.net/hooks', 'https://db.internal/x']) {
+    for (const url of [
+      'https://10.0.0.8/x',
+      'https://169.254.169.254/latest',
+      'https://[fd00::5]/x',
+      'https://100.64.1.1/x',
+      'https://198.18.0.9/x',
+      'https://api.platform.example.net/hooks',
+      'https://eu.api.platform.example.net/hooks',
+      'https://db.internal/x',
+    ]) {
       expectError(await live.post('/v1/webhook_endpoints', { url }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
     }
-    expectError(await live.post('/v1/webhook_endpoints', { url: 'http://hooks.example.com/x' }), 400, 'invalid_request', 'url_not_https', 'url');
+    expectError(
+      await live.post('/v1/webhook_endpoints', { url: 'http://hooks.example.com/x' }),
+      400,
+      'invalid_request',
+      'url_not_https',
+      'url',
+    );
     // The test stack runs with the development switch on: loopback http is accepted, other private ranges are not.
     const ep = (await live.post('/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/dev' })).body;
     expect(ep).toMatchObject({ object: 'webhook_endpoint', url: 'http://127.0.0.1:9/dev' });
-    expectError(await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'https://192.168.10.1/x' }), 400, 'invalid_request', 'url_destination_forbidden', 'url');
-    expectError(await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'http://10.0.0.1/x' }), 400, 'invalid_request', 'url_not_https', 'url');
-    expect((await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'https://hooks.example.com/moved' })).body.url).toBe('https://hooks.example.com/moved');
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'https://192.168.10.1/x' }),
+      400,
+      'invalid_request',
+      'url_destination_forbidden',
+      'url',
+    );
+    expectError(
+      await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'http://10.0.0.1/x' }),
+      400,
+      'invalid_request',
+      'url_not_https',
+      'url',
+    );
+    expect((await live.patch(`/v1/webhook_endpoints/${ep.id}`, { url: 'https://hooks.example.com/moved' })).body.url).toBe(
+      'https://hooks.example.com/moved',
+    );
   });
 });

@@ -24,12 +24,20 @@ beforeAll(async () => {
   temporal = new Client({ connection });
 });
 
-afterAll(async () => { await connection?.close(); });
+afterAll(async () => {
+  await connection?.close();
+});
 
-const achBeneficiary = { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+const achBeneficiary = {
+  account_owner_type: 'business',
+  account_holder_name: 'Supplier LLC',
+  account_number: '123456789',
+  routing_number: '021000021',
+};
 
 test('the request that starts a payout workflow is its memo request_id and RequestId; the workflow is listed by RequestId', async () => {
-  const p = (await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' })).body;
+  const p = (await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }))
+    .body;
   expect((await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary)).status).toBe(200);
   const funding = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base' });
   expect(funding.status).toBe(200);
@@ -50,7 +58,9 @@ test('the request that starts a payout workflow is its memo request_id and Reque
   expect(listed).toEqual([p.id]);
 
   // A later request only signals the running workflow: the starting request stays recorded.
-  const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { refund_address: '0xde709f2102306220921060314715629080e2fb77' });
+  const again = await session.post(`/v1/payouts/${p.id}/funding_instructions`, {
+    refund_address: '0xde709f2102306220921060314715629080e2fb77',
+  });
   expect(again.status).toBe(200);
   expect(again.headers.get('request-id')).not.toBe(requestId);
   const after = await handle.describe();

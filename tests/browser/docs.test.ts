@@ -18,20 +18,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { API } from '../helpers/api';
-import { checkA11y, collectConsoleErrors, newPage, noBrokenWords, noHorizontalScroll, openBrowser, screenshotDir } from '../helpers/browser';
+import {
+  checkA11y,
+  collectConsoleErrors,
+  newPage,
+  noBrokenWords,
+  noHorizontalScroll,
+  openBrowser,
+  screenshotDir,
+} from '../helpers/browser';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const window: any;
 declare const document: any;
 
 let browser: Browser;
-beforeAll(async () => { browser = await openBrowser(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await openBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 type Op = { operationId: string; summary: string; tags: string[] };
 type Doc = { info: { version: string; license?: unknown }; paths: Record<string, Record<string, Op>>; webhooks?: Record<string, unknown> };
 
-const guides = fs.readdirSync(path.resolve(__dirname, '../../docs/guides')).filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f)).sort();
+const guides = fs
+  .readdirSync(path.resolve(__dirname, '../../docs/guides'))
+  .filter((f) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(f))
+  .sort();
 
 /**
  * Every docs page, the name of its screenshots, and whether axe runs on it: on all but the events'
@@ -58,9 +73,16 @@ const PAGES: { path: string; name: string; axe: boolean }[] = [
 function pageProblems(page: Page): () => string[] {
   const errors = collectConsoleErrors(page);
   const failed: string[] = [];
-  page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
-  page.on('request', (r) => { if (!r.url().startsWith(API()) && !r.url().startsWith('data:')) failed.push(`outside: ${r.url()}`); });
-  return () => [...failed, ...errors.filter((e) => !/^console\.error: Failed to load resource: the server responded with a status of 404/.test(e))];
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(API()) && !r.url().startsWith('data:')) failed.push(`outside: ${r.url()}`);
+  });
+  return () => [
+    ...failed,
+    ...errors.filter((e) => !/^console\.error: Failed to load resource: the server responded with a status of 404/.test(e)),
+  ];
 }
 
 async function served(): Promise<Doc> {
@@ -79,9 +101,13 @@ describe('API reference', () => {
     expect(csp).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
     // The first operation is on screen as the server sent it.
     await page.locator('.op-list a').first().waitFor({ state: 'visible', timeout: 10_000 });
-    const rows: { href: string; summary: string; line: string }[] = await page.evaluate(() => Array.from(document.querySelectorAll('#operations ~ section[id^="area-"] .op-list a') as any[]).map((a: any) => ({
-      href: a.getAttribute('href'), summary: a.querySelector('.op-row-summary').textContent, line: a.querySelector('.op-row-line').textContent,
-    })));
+    const rows: { href: string; summary: string; line: string }[] = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('#operations ~ section[id^="area-"] .op-list a') as any[]).map((a: any) => ({
+        href: a.getAttribute('href'),
+        summary: a.querySelector('.op-row-summary').textContent,
+        line: a.querySelector('.op-row-line').textContent,
+      })),
+    );
     expect(rows.length).toBe(ops.length);
     const byHref = new Map(rows.map((r) => [r.href, r]));
     for (const op of ops) {
@@ -97,7 +123,7 @@ describe('API reference', () => {
     await page.context().close();
   });
 
-  test('an operation\'s row leads to its section on the area\'s page: summary, path, parameters, body, answers, examples', async () => {
+  test("an operation's row leads to its section on the area's page: summary, path, parameters, body, answers, examples", async () => {
     const page = await newPage(browser);
     const problems = pageProblems(page);
     await page.goto(`${API()}/docs`);
@@ -112,7 +138,8 @@ describe('API reference', () => {
     expect(box!.y).toBeGreaterThanOrEqual(0);
     expect(box!.y).toBeLessThan(900);
     const text = await op.innerText();
-    for (const part of ['Parameters', 'Idempotency-Key', 'Request body', 'amount', 'Responses', '201', 'payment_links.write']) expect([part, text.includes(part)]).toEqual([part, true]);
+    for (const part of ['Parameters', 'Idempotency-Key', 'Request body', 'amount', 'Responses', '201', 'payment_links.write'])
+      expect([part, text.includes(part)]).toEqual([part, true]);
     expect(await op.locator('a[href="/docs/errors"]').count()).toBe(1);
     expect(problems()).toEqual([]);
     await page.context().close();
@@ -134,7 +161,9 @@ describe('API reference', () => {
   });
 
   test('/sim/docs: every simulator route with its summary and the examples of its request and answer', async () => {
-    const doc = (await (await fetch(`${API()}/sim/openapi.json`)).json()) as { paths: Record<string, Record<string, Op & { responses: Record<string, any> }>> };
+    const doc = (await (await fetch(`${API()}/sim/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Op & { responses: Record<string, any> }>>;
+    };
     const page = await newPage(browser);
     const problems = pageProblems(page);
     await page.goto(`${API()}/sim/docs`);
@@ -157,25 +186,33 @@ describe('one look', () => {
     const looks: Record<string, unknown>[] = [];
     for (const p of ['/docs', '/docs/errors', '/docs/guides', '/sim/docs']) {
       await page.goto(`${API()}${p}`);
-      looks.push(await page.evaluate(() => {
-        const style = (sel: string, props: string[]) => {
-          const el = document.querySelector(sel);
-          if (!el) return null;
-          const cs = window.getComputedStyle(el);
-          return Object.fromEntries(props.map((k) => [k, cs.getPropertyValue(k)]));
-        };
-        return {
-          nav: Array.from(document.querySelectorAll('main > nav.docs-nav a') as any[]).map((a: any) => `${a.textContent} ${a.getAttribute('href')}`),
-          body: style('body', ['font-family', 'font-size', 'line-height', 'color', 'background-color']),
-          main: style('main', ['max-width', 'padding-left']),
-          h1: style('h1', ['font-size', 'font-weight', 'color']),
-          navLink: style('nav.docs-nav a:not(.brand):not([aria-current])', ['color', 'font-size']),
-          banner: Boolean(document.querySelector('.sandbox-banner')),
-          stylesheets: Array.from(document.querySelectorAll('link[rel="stylesheet"]') as any[]).map((l: any) => l.getAttribute('href').replace(/\?v=.*$/, '')),
-        };
-      }));
+      looks.push(
+        await page.evaluate(() => {
+          const style = (sel: string, props: string[]) => {
+            const el = document.querySelector(sel);
+            if (!el) return null;
+            const cs = window.getComputedStyle(el);
+            return Object.fromEntries(props.map((k) => [k, cs.getPropertyValue(k)]));
+          };
+          return {
+            nav: Array.from(document.querySelectorAll('main > nav.docs-nav a') as any[]).map(
+              (a: any) => `${a.textContent} ${a.getAttribute('href')}`,
+            ),
+            body: style('body', ['font-family', 'font-size', 'line-height', 'color', 'background-color']),
+            main: style('main', ['max-width', 'padding-left']),
+            h1: style('h1', ['font-size', 'font-weight', 'color']),
+            navLink: style('nav.docs-nav a:not(.brand):not([aria-current])', ['color', 'font-size']),
+            banner: Boolean(document.querySelector('.sandbox-banner')),
+            stylesheets: Array.from(document.querySelectorAll('link[rel="stylesheet"]') as any[]).map((l: any) =>
+              l.getAttribute('href').replace(/\?v=.*$/, ''),
+            ),
+          };
+        }),
+      );
     }
-    expect(looks[0].nav).toEqual(expect.arrayContaining(['API reference /docs', 'Guides /docs/guides', 'Errors /docs/errors', 'Simulator /sim/docs']));
+    expect(looks[0].nav).toEqual(
+      expect.arrayContaining(['API reference /docs', 'Guides /docs/guides', 'Errors /docs/errors', 'Simulator /sim/docs']),
+    );
     for (const l of looks.slice(1)) expect(l).toEqual(looks[0]);
     await page.context().close();
   });
@@ -192,36 +229,48 @@ async function shoot(page: Page, name: string): Promise<string> {
   const width = page.viewportSize()!.width;
   const height: number = await page.evaluate(() => document.documentElement.scrollHeight);
   const file = path.join(screenshotDir(), `${name}-${width}.png`);
-  await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT) }, timeout: 90_000 });
+  await page.screenshot({
+    path: file,
+    fullPage: true,
+    clip: { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT) },
+    timeout: 90_000,
+  });
   return file;
 }
 
 describe('every docs page', () => {
-  test.each(PAGES)('$path: no sideways scroll and no broken word at 360, 390 and 1280 px; axe; no console error; screenshots at 390 and 1280 px', async ({ path: p, name, axe }) => {
-    const page = await newPage(browser);
-    const problems = pageProblems(page);
-    const res = await page.goto(`${API()}${p}`);
-    expect([p, res!.status()]).toEqual([p, 200]);
-    const failures: string[] = [];
-    for (const width of [360, 390, 1280]) {
-      await page.setViewportSize({ width, height: width < 480 ? 740 : 900 });
-      const label = `${p} at ${width}px`;
-      const checks = [() => noHorizontalScroll(page, label), () => noBrokenWords(page, label)];
-      if (width !== 360) {
-        const file = await shoot(page, name);
-        expect(fs.statSync(file).size).toBeGreaterThan(10_000);
-        if (axe) checks.push(async () => { await checkA11y(page, label); });
-      }
-      for (const check of checks) {
-        try {
-          await check();
-        } catch (e) {
-          failures.push(e instanceof Error ? e.message : String(e));
+  test.each(PAGES)(
+    '$path: no sideways scroll and no broken word at 360, 390 and 1280 px; axe; no console error; screenshots at 390 and 1280 px',
+    async ({ path: p, name, axe }) => {
+      const page = await newPage(browser);
+      const problems = pageProblems(page);
+      const res = await page.goto(`${API()}${p}`);
+      expect([p, res!.status()]).toEqual([p, 200]);
+      const failures: string[] = [];
+      for (const width of [360, 390, 1280]) {
+        await page.setViewportSize({ width, height: width < 480 ? 740 : 900 });
+        const label = `${p} at ${width}px`;
+        const checks = [() => noHorizontalScroll(page, label), () => noBrokenWords(page, label)];
+        if (width !== 360) {
+          const file = await shoot(page, name);
+          expect(fs.statSync(file).size).toBeGreaterThan(10_000);
+          if (axe)
+            checks.push(async () => {
+              await checkA11y(page, label);
+            });
+        }
+        for (const check of checks) {
+          try {
+            await check();
+          } catch (e) {
+            failures.push(e instanceof Error ? e.message : String(e));
+          }
         }
       }
-    }
-    expect(failures).toEqual([]);
-    expect(problems()).toEqual([]);
-    await page.context().close();
-  }, 300_000);
+      expect(failures).toEqual([]);
+      expect(problems()).toEqual([]);
+      await page.context().close();
+    },
+    300_000,
+  );
 });

@@ -9,7 +9,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { collectConsoleErrors, newPage, noBrokenWords, noHorizontalScroll, openBrowser, PHONE, screenshotDir, snapshot } from '../helpers/browser';
+import {
+  collectConsoleErrors,
+  newPage,
+  noBrokenWords,
+  noHorizontalScroll,
+  openBrowser,
+  PHONE,
+  screenshotDir,
+  snapshot,
+} from '../helpers/browser';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const document: any;
@@ -18,8 +27,12 @@ const api = () => process.env.TEST_API_URL!;
 const withoutNonce = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""');
 
 let browser: Browser;
-beforeAll(async () => { browser = await openBrowser(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await openBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 describe('browser harness', () => {
   test('the 404 page: headers, CSP honoured, screenshots, axe, no sideways scroll and no broken word at phone and desktop widths', async () => {
@@ -61,10 +74,12 @@ describe('browser harness', () => {
 
   test('an unknown token, a malformed token and an unknown short code get the same 404, byte for byte but the nonce', async () => {
     const urls = ['/pay/plk_doesnotexist', '/pay/not-a-token!!', '/p/zzzzzzz'];
-    const answers = await Promise.all(urls.map(async (u) => {
-      const r = await fetch(`${api()}${u}`, { redirect: 'manual' });
-      return { url: u, status: r.status, csp: r.headers.get('content-security-policy') ?? '', body: await r.text() };
-    }));
+    const answers = await Promise.all(
+      urls.map(async (u) => {
+        const r = await fetch(`${api()}${u}`, { redirect: 'manual' });
+        return { url: u, status: r.status, csp: r.headers.get('content-security-policy') ?? '', body: await r.text() };
+      }),
+    );
     for (const a of answers) {
       expect({ url: a.url, status: a.status }).toEqual({ url: a.url, status: 404 });
       // The nonce in the body is this response's, and fresh per response.
@@ -79,10 +94,19 @@ describe('browser harness', () => {
 
   test('the phone-width checks catch a word broken inside a label, an identifier broken inside a group and a sideways scroll', async () => {
     const page = await newPage(browser, PHONE);
-    const mount = (body: string) => page.setContent(`<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="margin:0">${body}</body></html>`);
-    const err = async (check: Promise<void>) => check.then(() => '', (e: Error) => e.message);
+    const mount = (body: string) =>
+      page.setContent(
+        `<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="margin:0">${body}</body></html>`,
+      );
+    const err = async (check: Promise<void>) =>
+      check.then(
+        () => '',
+        (e: Error) => e.message,
+      );
     // A label squeezed by its value, words allowed to break anywhere: "Transaction" in pieces.
-    await mount('<div style="display:flex;width:300px;overflow-wrap:anywhere"><span>Transaction</span><code style="word-break:break-all">0x5467266cc7b529183c7f84cf7086e86244fc0b7197b93c1ef0297c58cadfde19</code></div>');
+    await mount(
+      '<div style="display:flex;width:300px;overflow-wrap:anywhere"><span>Transaction</span><code style="word-break:break-all">0x5467266cc7b529183c7f84cf7086e86244fc0b7197b93c1ef0297c58cadfde19</code></div>',
+    );
     expect(await err(noBrokenWords(page, 'squeezed'))).toMatch(/"Transaction" in span/);
     // An amount with a no-break space is one word: broken where words may break anywhere, whole where they may not.
     await mount('<p style="width:60px;overflow-wrap:anywhere">1.00\u00a0USDC</p>');
@@ -90,7 +114,9 @@ describe('browser harness', () => {
     await mount('<p style="width:60px;overflow-wrap:normal">1.00\u00a0USDC</p>');
     expect(await err(noBrokenWords(page, 'whole amount'))).toBe('');
     // An identifier in groups wraps between them only: no word broken, and no sideways scroll.
-    await mount(`<code style="display:block;width:120px">${['0x5290', '8400', '0985', '2788', '6E0F', '7030', '0698', '57D2', 'E416', '9EE7'].map((g) => `<span style="white-space:nowrap">${g}</span>`).join('<wbr>')}</code>`);
+    await mount(
+      `<code style="display:block;width:120px">${['0x5290', '8400', '0985', '2788', '6E0F', '7030', '0698', '57D2', 'E416', '9EE7'].map((g) => `<span style="white-space:nowrap">${g}</span>`).join('<wbr>')}</code>`,
+    );
     expect(await err(noBrokenWords(page, 'grouped'))).toBe('');
     expect(await err(noHorizontalScroll(page, 'grouped'))).toBe('');
     expect(await page.evaluate(() => document.querySelector('code').getClientRects()[0].height)).toBeGreaterThan(30); // it did wrap

@@ -25,7 +25,9 @@ beforeAll(async () => {
   creds = await newAccount();
   browser = await openBrowser();
 });
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 const onProduct = (url: string) => `${API()}${new URL(url).pathname}`;
 const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: true });
@@ -60,20 +62,24 @@ async function instructionsOf(token: string): Promise<Record<string, string>> {
   return bdi;
 }
 
-test.each(['ach', 'wire', 'faster_payments', 'pix'])('%s: the rail form, then the account details and the one reference to write', async (rail) => {
-  const { page, token } = await openInstructions(rail, '12345', { shootForm: rail === 'ach' });
-  const bdi = await instructionsOf(token);
-  for (const id of RAIL_FIELDS[rail]) {
-    const field = id.replace(/^bank-/, '');
-    expect([id, await page.evaluate((sel) => document.getElementById(sel)?.textContent, id)]).toEqual([id, bdi[field]]);
-  }
-  const dts = await labels(page);
-  expect(dts.filter((l) => /reference/i.test(l))).toEqual(bdi.reference ? ['Transfer reference: write exactly this'] : []);
-  expect(dts).toContain('Request number');
-  expect(dts).toContain(`Amount to send (${bdi.currency})`);
-  await shoot(page, `payer-${rail}-awaiting`);
-  await page.close();
-}, 60000);
+test.each(['ach', 'wire', 'faster_payments', 'pix'])(
+  '%s: the rail form, then the account details and the one reference to write',
+  async (rail) => {
+    const { page, token } = await openInstructions(rail, '12345', { shootForm: rail === 'ach' });
+    const bdi = await instructionsOf(token);
+    for (const id of RAIL_FIELDS[rail]) {
+      const field = id.replace(/^bank-/, '');
+      expect([id, await page.evaluate((sel) => document.getElementById(sel)?.textContent, id)]).toEqual([id, bdi[field]]);
+    }
+    const dts = await labels(page);
+    expect(dts.filter((l) => /reference/i.test(l))).toEqual(bdi.reference ? ['Transfer reference: write exactly this'] : []);
+    expect(dts).toContain('Request number');
+    expect(dts).toContain(`Amount to send (${bdi.currency})`);
+    await shoot(page, `payer-${rail}-awaiting`);
+    await page.close();
+  },
+  60000,
+);
 
 test('SPEI: the CLABE in groups; a short credit turns the page underpaid (top up with the same reference), the rest pays it', async () => {
   const { page, token } = await openInstructions('spei', '50000');

@@ -26,14 +26,23 @@ beforeAll(async () => {
   await new Promise((r) => setTimeout(r, 2200));
   browser = await openBrowser();
 });
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 const text = (page: Page, sel: string) => page.locator(sel).first().innerText();
 const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: true });
 const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
 
 test('cross-network: network and refund address, bridge fee, countdown, the watcher in words, paid', async () => {
-  const l = expectOk(await merchant.post('/v1/payment_links', { amount: { amount: '25000', currency: 'USD', decimals: 2 }, title: 'Cross-network', accepted_rail_kinds: ['crypto'] }), 201);
+  const l = expectOk(
+    await merchant.post('/v1/payment_links', {
+      amount: { amount: '25000', currency: 'USD', decimals: 2 },
+      title: 'Cross-network',
+      accepted_rail_kinds: ['crypto'],
+    }),
+    201,
+  );
   const link = expectOk(await merchant.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
   const page = await newPage(browser, { width: 360, height: 740 });
   await page.goto(`${API()}${new URL(link.url).pathname}?rail=crypto_xchain`);
@@ -55,7 +64,9 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   await page.waitForFunction(() => /^\(\d+:\d\d left\)$/.test(document.querySelector('[data-countdown]')?.textContent ?? ''));
   await shoot(page, 'payer-xchain-awaiting');
 
-  const session = expectOk(await call('GET', `/v1/payment_sessions/${new URL(link.url).pathname.split('/pay/')[1]}`, undefined, { idem: null }));
+  const session = expectOk(
+    await call('GET', `/v1/payment_sessions/${new URL(link.url).pathname.split('/pay/')[1]}`, undefined, { idem: null }),
+  );
   const paymentId = session.current_payment_id as string;
   const address = (await text(page, '#pay-address')).trim();
   expectOk(await sim(`/bridge/transfers/${paymentId}`, { state: 'delayed' }));

@@ -28,12 +28,22 @@ beforeAll(async () => {
   merchant = client((await newAccount()).live_key);
   browser = await openBrowser();
 });
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 async function cryptoLink(amount = '10000', extra: Record<string, unknown> = {}) {
-  const l = expectOk(await merchant.post('/v1/payment_links', {
-    amount: { amount, currency: 'USD', decimals: 2 }, title: 'Design work', memo: 'Sprint 12', invoice_number: 'INV-0042', accepted_rail_kinds: ['crypto'], ...extra,
-  }), 201);
+  const l = expectOk(
+    await merchant.post('/v1/payment_links', {
+      amount: { amount, currency: 'USD', decimals: 2 },
+      title: 'Design work',
+      memo: 'Sprint 12',
+      invoice_number: 'INV-0042',
+      accepted_rail_kinds: ['crypto'],
+      ...extra,
+    }),
+    201,
+  );
   return expectOk(await merchant.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
 }
 
@@ -45,7 +55,10 @@ const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: t
 /** The labels (`<dt>`) of the visible page. */
 const labels = (page: Page) => page.locator('main dt:visible').allInnerTexts();
 /** Major-unit decimal string ("101.000000") to minor units of `decimals`. */
-const minor = (s: string, decimals: number) => { const [i, f = ''] = s.split('.'); return BigInt(i + f.padEnd(decimals, '0').slice(0, decimals)); };
+const minor = (s: string, decimals: number) => {
+  const [i, f = ''] = s.split('.');
+  return BigInt(i + f.padEnd(decimals, '0').slice(0, decimals));
+};
 
 test('a crypto link by its short URL: instructions, paid short, topped up, paid, all without a reload', async () => {
   const link = await cryptoLink('10000');
@@ -81,7 +94,9 @@ test('a crypto link by its short URL: instructions, paid short, topped up, paid,
   expect(uri).toMatch(new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@\\d+/transfer\\?address=${address}&uint256=101000000$`));
   expect(await page.locator('svg.qr').count()).toBe(1);
 
-  await page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; });
+  await page.evaluate(() => {
+    (window as unknown as { marker: number }).marker = 42;
+  });
   expectOk(await call('POST', '/sim/chain/transfers', { chain, asset, to_address: address, amount: '60000000' }, { idem: null }), 201);
   await page.waitForSelector('[data-payment-status="underpaid"]', { timeout: 30000 });
   expect(await text(page, '[data-amount-remaining]')).toContain('41.00');
@@ -92,7 +107,10 @@ test('a crypto link by its short URL: instructions, paid short, topped up, paid,
   const remaining = minor((await text(page, '#pay-amount')).trim(), 6);
   expect(remaining).toBe(41000000n);
 
-  expectOk(await call('POST', '/sim/chain/transfers', { chain, asset, to_address: address, amount: remaining.toString() }, { idem: null }), 201);
+  expectOk(
+    await call('POST', '/sim/chain/transfers', { chain, asset, to_address: address, amount: remaining.toString() }, { idem: null }),
+    201,
+  );
   await page.waitForSelector('[data-payment-status="paid"], [data-payment-status="settled"]', { timeout: 30000 });
   expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42); // no reload
   expect(await page.getByRole('heading', { name: 'Receipt', exact: true }).count()).toBe(1);
@@ -160,7 +178,10 @@ test('the sandbox wallet: the sandbox names it (page and /sim/docs) and pays fro
   await page.getByRole('button', { name: 'SANDBOX: pay from the sandbox wallet' }).click();
   await page.waitForSelector('[data-payment-status="paid"], [data-payment-status="settled"]', { timeout: 30000 });
   expect(await text(page, '[data-receipt-amount]')).toContain('25.25');
-  const [sent] = await db().query('SELECT from_address, amount_minor FROM sandbox_chain_transfers WHERE lower(from_address) = lower($1) ORDER BY seq DESC LIMIT 1', [wallet]);
+  const [sent] = await db().query(
+    'SELECT from_address, amount_minor FROM sandbox_chain_transfers WHERE lower(from_address) = lower($1) ORDER BY seq DESC LIMIT 1',
+    [wallet],
+  );
   expect(sent).toEqual({ from_address: wallet, amount_minor: '25250000' });
   await page.close();
 }, 90000);
@@ -218,7 +239,7 @@ test('errors of the transfer rail render next to their field; the whole journey 
   await withJs.close();
 }, 90000);
 
-test('a cancelled link says so; the payer\'s locale formats the amount', async () => {
+test("a cancelled link says so; the payer's locale formats the amount", async () => {
   const link = await cryptoLink('123456');
   const page = await newPage(browser, { locale: 'de-DE' });
   await page.goto(onProduct(link.url));
@@ -236,7 +257,7 @@ async function tabTo(page: Page, name: RegExp): Promise<void> {
     const focused = await page.evaluate(() => {
       const el = document.activeElement as HTMLElement | null;
       if (!el) return '';
-      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent ?? '' : '';
+      const label = el.id ? (document.querySelector(`label[for="${el.id}"]`)?.textContent ?? '') : '';
       return `${el.textContent ?? ''} ${label} ${el.closest('label')?.textContent ?? ''}`;
     });
     if (name.test(focused)) return;

@@ -31,12 +31,17 @@ beforeAll(async () => {
   merchant = client((await newAccount()).live_key);
   browser = await openBrowser();
 });
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 /** The page's checks and screenshots (tests/helpers/browser.ts), words unbroken at phone widths included. */
 const shoot = (page: Page, name: string) => snapshot(page, name, { wholeWords: true });
 /** A page URL on the product: the handed-out URLs carry PAYER_HOST, which the test stack serves at the API origin. */
-const onProduct = (url: string) => { const u = new URL(url); return `${API()}${u.pathname}${u.search}`; };
+const onProduct = (url: string) => {
+  const u = new URL(url);
+  return `${API()}${u.pathname}${u.search}`;
+};
 /** The page without its per-response CSP nonces (two renderings of one page compare equal). */
 const withoutNonces = (html: string) => html.replace(/ nonce="[^"]*"/g, '');
 
@@ -49,10 +54,16 @@ async function expectSandboxBanner(page: Page): Promise<void> {
 
 /** A USD run paying one recipient `amount` (minor units); its item, the item's recipient id, and the session token of one reissue. */
 async function recipientLink(amount: string): Promise<{ runId: string; itemId: string; recipientId: string; token: string }> {
-  const run = expectOk(await merchant.post('/v1/payroll_runs', {
-    title: 'November payroll', currency: 'USD', pay_period_start: '2026-11-01', pay_period_end: '2026-11-30',
-    rows: [{ email: email('ana'), name: 'Ana Diaz', amount: { amount, currency: 'USD', decimals: 2 }, memo: 'Thanks for November' }],
-  }), 201);
+  const run = expectOk(
+    await merchant.post('/v1/payroll_runs', {
+      title: 'November payroll',
+      currency: 'USD',
+      pay_period_start: '2026-11-01',
+      pay_period_end: '2026-11-30',
+      rows: [{ email: email('ana'), name: 'Ana Diaz', amount: { amount, currency: 'USD', decimals: 2 }, memo: 'Thanks for November' }],
+    }),
+    201,
+  );
   const [item] = expectOk(await merchant.get(`/v1/payroll_runs/${run.id}/items`)).data as Array<{ id: string; recipient: { id: string } }>;
   const token = await reissue(run.id, item.id);
   return { runId: run.id, itemId: item.id, recipientId: item.recipient.id, token };
@@ -66,30 +77,51 @@ async function reissue(runId: string, itemId: string): Promise<string> {
 }
 
 /** What {@link tabTo} knows of the focused element. */
-interface Focused { tag: string; id: string; name: string; type: string; value: string; text: string }
+interface Focused {
+  tag: string;
+  id: string;
+  name: string;
+  type: string;
+  value: string;
+  text: string;
+}
 
 /**
  * Presses Tab (Shift+Tab when `backwards`) until the focused element satisfies `matches`, at most
  * `maxPresses` times; throws naming the focus path when it never does. Returns the element reached.
  */
-async function tabTo(page: Page, matches: (el: Focused) => boolean, what: string, opts: { backwards?: boolean; maxPresses?: number } = {}): Promise<Focused> {
+async function tabTo(
+  page: Page,
+  matches: (el: Focused) => boolean,
+  what: string,
+  opts: { backwards?: boolean; maxPresses?: number } = {},
+): Promise<Focused> {
   const path: string[] = [];
   for (let i = 0; i < (opts.maxPresses ?? 60); i++) {
     await page.keyboard.press(opts.backwards ? 'Shift+Tab' : 'Tab');
     const el: Focused = await page.evaluate(() => {
       const a = document.activeElement;
       return {
-        tag: String(a?.tagName ?? '').toLowerCase(), id: String(a?.id ?? ''), name: String(a?.getAttribute?.('name') ?? ''),
-        type: String(a?.getAttribute?.('type') ?? ''), value: String(a?.value ?? ''), text: String(a?.innerText ?? '').trim(),
+        tag: String(a?.tagName ?? '').toLowerCase(),
+        id: String(a?.id ?? ''),
+        name: String(a?.getAttribute?.('name') ?? ''),
+        type: String(a?.getAttribute?.('type') ?? ''),
+        value: String(a?.value ?? ''),
+        text: String(a?.innerText ?? '').trim(),
       };
     });
     if (matches(el)) return el;
-    path.push(el.id ? `#${el.id}` : `${el.tag}${el.name ? `[name=${el.name}]` : ''}${el.value ? `[value=${el.value}]` : ''}${el.text ? `("${el.text.slice(0, 30)}")` : ''}`);
+    path.push(
+      el.id
+        ? `#${el.id}`
+        : `${el.tag}${el.name ? `[name=${el.name}]` : ''}${el.value ? `[value=${el.value}]` : ''}${el.text ? `("${el.text.slice(0, 30)}")` : ''}`,
+    );
   }
   throw new Error(`tabTo: never reached ${what}; focus went ${path.join(' -> ')}`);
 }
 const byId = (id: string) => (el: Focused) => el.id === id;
-const radio = (name: string, value: string) => (el: Focused) => el.tag === 'input' && el.type === 'radio' && el.name === name && el.value === value;
+const radio = (name: string, value: string) => (el: Focused) =>
+  el.tag === 'input' && el.type === 'radio' && el.name === name && el.value === value;
 
 describe('the payroll recipient page in a browser', () => {
   test('on a phone: a bad routing number is refused next to its field, a good one is accepted and shown masked; pending on the recipient', async () => {
@@ -115,7 +147,9 @@ describe('the payroll recipient page in a browser', () => {
     const routing = page.getByLabel('Routing number (9 digits)');
     expect(await routing.getAttribute('aria-invalid')).toBe('true');
     expect(await routing.getAttribute('aria-describedby')).toBe('f-routing_number-error');
-    expect(await page.locator('#f-routing_number-error').innerText()).toBe('Enter a valid routing number: 9 digits with a valid check digit.');
+    expect(await page.locator('#f-routing_number-error').innerText()).toBe(
+      'Enter a valid routing number: 9 digits with a valid check digit.',
+    );
     expect(await routing.inputValue()).toBe('123456789'); // the values typed are kept
     expect(await page.getByLabel('Account number', { exact: true }).inputValue()).toBe('000123456789');
     expect(await page.getByLabel('Account number', { exact: true }).getAttribute('aria-invalid')).toBeNull();
@@ -180,7 +214,12 @@ describe('the payroll recipient page in a browser', () => {
     expect(await page.locator('form').count()).toBe(0);
     expect(await page.locator('main').innerText()).toContain('011000015');
     const rcp = expectOk(await merchant.get(`/v1/payroll_recipients/${recipientId}`));
-    expect(rcp.pending_destination).toMatchObject({ destination: { type: 'bank_account', bank: { account_holder_name: 'Ana Diaz', account_number_last4: '4321', routing_number: '011000015' } } });
+    expect(rcp.pending_destination).toMatchObject({
+      destination: {
+        type: 'bank_account',
+        bank: { account_holder_name: 'Ana Diaz', account_number_last4: '4321', routing_number: '011000015' },
+      },
+    });
     await page.close();
   });
 
@@ -227,7 +266,12 @@ describe('the sandbox hosted provider pages in a browser', () => {
     expect((await page.goto(onProduct(tos.url)))!.status()).toBe(200);
     await expectSandboxPage(page);
     expect(await page.locator('main').innerText()).toContain('Terms of service');
-    expect(await buttonLabels(page)).toEqual(['SANDBOX: accept the terms', 'SANDBOX: approve', 'SANDBOX: request more information', 'SANDBOX: decline']);
+    expect(await buttonLabels(page)).toEqual([
+      'SANDBOX: accept the terms',
+      'SANDBOX: approve',
+      'SANDBOX: request more information',
+      'SANDBOX: decline',
+    ]);
     await shoot(page, 'sandbox-kyc-tos');
 
     await page.getByRole('button', { name: 'SANDBOX: accept the terms', exact: true }).click();
@@ -278,9 +322,22 @@ describe('the sandbox hosted provider pages in a browser', () => {
   });
 
   test('order card checkout: pay completes the order', async () => {
-    const q = expectOk(await merchant.post('/v1/quotes', { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card' }), 201);
+    const q = expectOk(
+      await merchant.post('/v1/quotes', {
+        side: 'buy',
+        from_asset: 'USD',
+        to_asset: 'USDC',
+        from_amount: '300.00',
+        to_network: 'base',
+        payment_method: 'card',
+      }),
+      201,
+    );
     const offer = q.offers.find((o: { provider: { id: string } }) => o.provider.id === 'rampline') ?? q.offers[0];
-    const o = expectOk(await merchant.post('/v1/orders', { offer_id: offer.offer_id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` }), 201);
+    const o = expectOk(
+      await merchant.post('/v1/orders', { offer_id: offer.offer_id, wallet_address: `0x${crypto.randomBytes(20).toString('hex')}` }),
+      201,
+    );
     const url = o.next_action.redirect_to_url.url as string;
     expect(url).toMatch(/\/sandbox\/orders\/prv_[0-9a-f]+$/);
     const page = await newPage(browser);
@@ -294,11 +351,19 @@ describe('the sandbox hosted provider pages in a browser', () => {
 
     await page.getByRole('button', { name: 'SANDBOX: pay', exact: true }).click();
     await page.waitForSelector('text=The order is paid and delivered.');
-    const done = await eventually(async () => {
-      const x = expectOk(await merchant.get(`/v1/orders/${o.id}`));
-      return x.status === 'completed' || x.status === 'failed' ? x : null;
-    }, `order ${o.id} closed`, 20000);
-    expect(done).toMatchObject({ status: 'completed', money_state: 'captured', payout_destination: { tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+    const done = await eventually(
+      async () => {
+        const x = expectOk(await merchant.get(`/v1/orders/${o.id}`));
+        return x.status === 'completed' || x.status === 'failed' ? x : null;
+      },
+      `order ${o.id} closed`,
+      20000,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      money_state: 'captured',
+      payout_destination: { tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
     await page.reload();
     await expectSandboxPage(page);
     expect(await main()).toContain('The order is paid and delivered.');

@@ -27,7 +27,9 @@ describe('failed authentication is limited per source address', () => {
   const limit = LIMIT;
   // Another loopback address than the rest of the suite (127.0.0.1), so the block touches nobody else.
   const agent = new Agent({ localAddress: `127.0.0.${2 + crypto.randomInt(250)}`, connections: 32 });
-  afterAll(async () => { await agent.close(); });
+  afterAll(async () => {
+    await agent.close();
+  });
 
   async function fromFloodAddress(headers: Record<string, string>) {
     const r = await request(`${API()}/v1/account`, { method: 'GET', headers, dispatcher: agent });
@@ -40,14 +42,16 @@ describe('failed authentication is limited per source address', () => {
     let limited: Awaited<ReturnType<typeof fromFloodAddress>> | null = null;
     const total = limit + 200;
     let next = 0;
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      while (next < total) {
-        next++;
-        const r = await fromFloodAddress({ 'x-api-key': randomKey() });
-        statuses.push(r.status);
-        if (r.status === 429) limited ??= r;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < total) {
+          next++;
+          const r = await fromFloodAddress({ 'x-api-key': randomKey() });
+          statuses.push(r.status);
+          if (r.status === 429) limited ??= r;
+        }
+      }),
+    );
     const count = (s: number) => statuses.filter((x) => x === s).length;
     expect(count(401) + count(429)).toBe(total);
     expect(count(401)).toBeLessThanOrEqual(limit);

@@ -67,12 +67,24 @@ describe('a request authenticates as exactly one credential', () => {
       expect(expectOk(await call('GET', '/v1/account', undefined, o)).id).toBe(acct.account_id);
     }
     // An empty header is not a credential: the other one alone decides.
-    expect(expectOk(await call('GET', '/v1/account', undefined, { bearer: acct.live_key, headers: { 'x-api-key': '' } })).id).toBe(acct.account_id);
+    expect(expectOk(await call('GET', '/v1/account', undefined, { bearer: acct.live_key, headers: { 'x-api-key': '' } })).id).toBe(
+      acct.account_id,
+    );
   });
 
   it('the event stream follows the same rule', async () => {
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: acct.live_key, bearer: other.session_token }), 400, 'invalid_request', 'ambiguous_credentials');
-    expectError(await call('GET', '/v1/events/stream', undefined, { key: acct.session_token }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: acct.live_key, bearer: other.session_token }),
+      400,
+      'invalid_request',
+      'ambiguous_credentials',
+    );
+    expectError(
+      await call('GET', '/v1/events/stream', undefined, { key: acct.session_token }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
   });
 });
 
@@ -80,7 +92,17 @@ describe('Service-Version is a calendar date YYYY-MM-DD', () => {
   const sample = AUTHENTICATED.filter((_, i) => i % 5 === 0);
 
   it('0000-00-00, 2026-02-30, 2025-02-29, an empty or blank value and other shapes: 400 version_invalid on every sampled operation', async () => {
-    for (const v of ['0000-00-00', '2026-02-30', '2025-02-29', '2026-13-01', '', ' ', '2026-9-4', '2026-09-04T00:00:00.000Z', 'yesterday']) {
+    for (const v of [
+      '0000-00-00',
+      '2026-02-30',
+      '2025-02-29',
+      '2026-13-01',
+      '',
+      ' ',
+      '2026-9-4',
+      '2026-09-04T00:00:00.000Z',
+      'yesterday',
+    ]) {
       for (const def of [...sample, ...[...REGISTRY].filter(isPublicOperation).slice(0, 2)]) {
         const r = await call(def.method.toUpperCase(), pathOf(def), undefined, { key: acct.live_key, headers: { 'Service-Version': v } });
         try {
@@ -94,7 +116,12 @@ describe('Service-Version is a calendar date YYYY-MM-DD', () => {
 
   it('real dates are served: the newest served on or before, older than the oldest echoed as the oldest', async () => {
     const api = client(acct.live_key);
-    for (const [sent, served] of [[LATEST_VERSION, LATEST_VERSION], ['2024-02-29', SERVED_VERSIONS[0]], ['0001-01-01', SERVED_VERSIONS[0]], ['2999-12-31', LATEST_VERSION]]) {
+    for (const [sent, served] of [
+      [LATEST_VERSION, LATEST_VERSION],
+      ['2024-02-29', SERVED_VERSIONS[0]],
+      ['0001-01-01', SERVED_VERSIONS[0]],
+      ['2999-12-31', LATEST_VERSION],
+    ]) {
       const r = await api.get('/v1/account', { headers: { 'Service-Version': sent } });
       expect([sent, r.status, r.headers.get('service-version')]).toEqual([sent, 200, served]);
     }

@@ -42,7 +42,12 @@ beforeAll(async () => {
   expect(cli.status).toBe(201);
   realIds.cli = cli.body.id;
   // A subscription settles on the service chain (the test network's `tempo`): a crypto entry there.
-  const adr = await session.post('/v1/address_book', { kind: 'crypto', chain: 'tempo', address: `0x${crypto.randomBytes(20).toString('hex')}`, label: 'Example wallet' });
+  const adr = await session.post('/v1/address_book', {
+    kind: 'crypto',
+    chain: 'tempo',
+    address: `0x${crypto.randomBytes(20).toString('hex')}`,
+    label: 'Example wallet',
+  });
   expect(adr.status).toBe(201);
   realIds.adr = adr.body.id;
 });

@@ -65,7 +65,13 @@ test('GET /account?expand=readiness,setup_guide answers its declared schema', as
 });
 
 test('unit_price.currency errors name the full path', async () => {
-  expectError(await api.post('/v1/products', { name: 'X', unit_price: { amount: '10', currency: 'XYZ', decimals: 2 } }), 400, 'invalid_request', 'currency_invalid', 'unit_price.currency');
+  expectError(
+    await api.post('/v1/products', { name: 'X', unit_price: { amount: '10', currency: 'XYZ', decimals: 2 } }),
+    400,
+    'invalid_request',
+    'currency_invalid',
+    'unit_price.currency',
+  );
 });
 
 test('new clients and products: updated_at equals created_at', async () => {
@@ -77,7 +83,11 @@ test('new clients and products: updated_at equals created_at', async () => {
 
 test('an unbounded source_chain is refused, never echoed', async () => {
   const long = 'z'.repeat(200_000);
-  const res = await api.post('/v1/payouts', { invoice_amount: { amount: '5000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach', source_chain: long });
+  const res = await api.post('/v1/payouts', {
+    invoice_amount: { amount: '5000', currency: 'USD', decimals: 2 },
+    corridor_id: 'usd_ach',
+    source_chain: long,
+  });
   expect(res.status).toBeGreaterThanOrEqual(400);
   expect(res.status).toBeLessThan(500);
   expect(JSON.stringify(res.body).length).toBeLessThan(2000);
@@ -101,7 +111,13 @@ const typesOf = (s: Json): string[] => (Array.isArray(s.type) ? s.type : s.type 
 const isObjectNode = (s: Json) => typesOf(s).includes('object') || s.properties !== undefined;
 
 /** One place of a body the document describes: an object (closed or open) or a property (nullable or not). */
-interface Place { path: Seg[]; kind: 'object' | 'property'; schema: Json; closed?: boolean; nullable?: boolean }
+interface Place {
+  path: Seg[];
+  kind: 'object' | 'property';
+  schema: Json;
+  closed?: boolean;
+  nullable?: boolean;
+}
 
 /**
  * Every object and property of the request body schema `body` as the document states it: the
@@ -147,7 +163,10 @@ function bodyWith(path: Seg[], value: unknown, base: Json = {}): Json {
   let at: any = root;
   path.forEach((seg, i) => {
     const last = i === path.length - 1;
-    if (last) { at[seg] = value; return; }
+    if (last) {
+      at[seg] = value;
+      return;
+    }
     const nextIsIndex = typeof path[i + 1] === 'number';
     if (at[seg] === null || typeof at[seg] !== 'object') at[seg] = nextIsIndex ? [] : {};
     at = at[seg];
@@ -177,11 +196,13 @@ function bodyOperations(): Array<{ def: OperationDef; label: string; schema: Jso
   const doc = documentOfThisBuild() as Json;
   const byId = new Map<string, OperationDef>();
   for (const d of REGISTRY) byId.set(d.id, d);
-  return [...byId.values()].filter((d) => d.body).map((def) => {
-    const template = openApiPath(def.path);
-    const op = doc.paths[template][def.method];
-    return { def, label: `${def.method.toUpperCase()} ${template}`, schema: op.requestBody.content['application/json'].schema, op };
-  });
+  return [...byId.values()]
+    .filter((d) => d.body)
+    .map((def) => {
+      const template = openApiPath(def.path);
+      const op = doc.paths[template][def.method];
+      return { def, label: `${def.method.toUpperCase()} ${template}`, schema: op.requestBody.content['application/json'].schema, op };
+    });
 }
 
 /** joi's verdict on `body` as the server asks it (api/operation/validate.ts), every error reported. */
@@ -200,11 +221,19 @@ test('every request body: null is documented exactly where joi accepts it, close
       if (checkedInCode(joiNodeAt(def.body!, place.path))) continue; // proved over HTTP below
       probes++;
       if (place.kind === 'object') {
-        const refused = joiErrors(def.body!, bodyWith([...place.path, PROBE_KEY], 1)).some((e) => e.type === 'object.unknown' && e.path === dotted([...place.path, PROBE_KEY]));
-        if (refused !== place.closed) mismatches.push(`${label} ${dotted(place.path) || '(body)'}: the document says ${place.closed ? 'closed' : 'open'}, joi ${refused ? 'refuses' : 'accepts'} an unknown key`);
+        const refused = joiErrors(def.body!, bodyWith([...place.path, PROBE_KEY], 1)).some(
+          (e) => e.type === 'object.unknown' && e.path === dotted([...place.path, PROBE_KEY]),
+        );
+        if (refused !== place.closed)
+          mismatches.push(
+            `${label} ${dotted(place.path) || '(body)'}: the document says ${place.closed ? 'closed' : 'open'}, joi ${refused ? 'refuses' : 'accepts'} an unknown key`,
+          );
       } else {
         const refused = joiErrors(def.body!, bodyWith(place.path, null)).some((e) => e.path === dotted(place.path));
-        if (refused === place.nullable) mismatches.push(`${label} ${dotted(place.path)}: the document says null is ${place.nullable ? 'accepted' : 'refused'}, joi ${refused ? 'refuses' : 'accepts'} it`);
+        if (refused === place.nullable)
+          mismatches.push(
+            `${label} ${dotted(place.path)}: the document says null is ${place.nullable ? 'accepted' : 'refused'}, joi ${refused ? 'refuses' : 'accepts'} it`,
+          );
       }
     }
   }
@@ -231,9 +260,13 @@ function sample(s: Json, depth = 0): unknown {
       for (const k of (s.required ?? []) as string[]) out[k] = sample(s.properties?.[k] ?? {}, depth + 1);
       return out;
     }
-    case 'array': return s.minItems ? Array.from({ length: s.minItems }, () => sample(s.items ?? {}, depth + 1)) : [];
-    case 'integer': case 'number': return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
-    case 'boolean': return true;
+    case 'array':
+      return s.minItems ? Array.from({ length: s.minItems }, () => sample(s.items ?? {}, depth + 1)) : [];
+    case 'integer':
+    case 'number':
+      return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
+    case 'boolean':
+      return true;
     case 'string': {
       const id = typeof s.pattern === 'string' ? /^\^([a-z]+_)\[A-Za-z0-9\]\+\$$/.exec(s.pattern) : null;
       if (id) return `${id[1]}fidelityProbe`;
@@ -242,12 +275,14 @@ function sample(s: Json, depth = 0): unknown {
       if (s.format === 'uri') return 'https://example.com/probe';
       return 'probe'.slice(0, s.maxLength ?? 5).padEnd(s.minLength ?? 0, 'e');
     }
-    default: return branch ? sample(branch, depth + 1) : undefined;
+    default:
+      return branch ? sample(branch, depth + 1) : undefined;
   }
 }
 
 /** A body the server's validation can take: the operation's whole-body example, else the required fields sampled. */
-const baseBody = (schema: Json): Json => (Array.isArray(schema.examples) && schema.examples.length ? structuredClone(schema.examples[0]) : (sample(schema) as Json) ?? {});
+const baseBody = (schema: Json): Json =>
+  Array.isArray(schema.examples) && schema.examples.length ? structuredClone(schema.examples[0]) : ((sample(schema) as Json) ?? {});
 
 /**
  * Bodies to start probes from, each one the document admits: the base body, and the base with each
@@ -267,11 +302,20 @@ function baseFor(schema: Json, base: Json, path: Seg[]): Json {
   let at: any = out;
   let s: Json | undefined = schema;
   for (const seg of path) {
-    const next: Json | undefined = typeof seg === 'number' ? s?.items : s?.properties?.[seg] ?? [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])].map((b: Json) => b.properties?.[seg]).find(Boolean);
-    if (at[seg] === undefined || at[seg] === null || typeof at[seg] !== 'object') at[seg] = (next ? sample(typesOf(next).includes('array') || next.items ? { ...next, minItems: 1 } : next) : undefined) ?? (typeof seg === 'number' ? {} : {});
+    const next: Json | undefined =
+      typeof seg === 'number'
+        ? s?.items
+        : (s?.properties?.[seg] ?? [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])].map((b: Json) => b.properties?.[seg]).find(Boolean));
+    if (at[seg] === undefined || at[seg] === null || typeof at[seg] !== 'object')
+      at[seg] =
+        (next ? sample(typesOf(next).includes('array') || next.items ? { ...next, minItems: 1 } : next) : undefined) ??
+        (typeof seg === 'number' ? {} : {});
     if (typeof at[seg] !== 'object' || at[seg] === null) return out;
     at = at[seg];
-    s = next && !isObjectNode(next) && !next.items ? [...(next.oneOf ?? []), ...(next.anyOf ?? [])].find((b: Json) => isObjectNode(b) || b.items) : next;
+    s =
+      next && !isObjectNode(next) && !next.items
+        ? [...(next.oneOf ?? []), ...(next.anyOf ?? [])].find((b: Json) => isObjectNode(b) || b.items)
+        : next;
   }
   return out;
 }
@@ -284,38 +328,52 @@ test('over HTTP: each documented null is accepted, each closed object refuses an
   let inconclusive = 0;
   for (const { label, schema, op } of ops) {
     const callers = (op['x-callers'] ?? []) as string[];
-    const credential = callers.length === 0 ? {} : callers.includes('business_key') ? { key: owner.live_key } : { bearer: owner.session_token };
+    const credential =
+      callers.length === 0 ? {} : callers.includes('business_key') ? { key: owner.live_key } : { bearer: owner.session_token };
     const url = `/v1${label.split(' ')[1].replace(/\{[^}]+\}/g, 'zz_fidelity_missing')}`;
     const method = label.split(' ')[0];
     const admits = bodies.compile(schema);
     const starts = startingBodies(schema, admits);
     if (starts.length === 0) starts.push(baseBody(schema));
     // The probes of one operation go out together (each alone in its body; none depends on another).
-    await Promise.all(placesOf(schema).filter((place) => place.kind === 'object' || place.nullable).map(async (place) => {
-      const target = place.kind === 'object' ? [...place.path, PROBE_KEY] : place.path;
-      const candidates = starts.map((start) => bodyWith(target, place.kind === 'object' ? 1 : null, baseFor(schema, start, place.path)));
-      // A nullable field or an open object is a claim about bodies the document admits: a probe
-      // body that breaks another of its rules (a required field, a rule over two fields) proves nothing.
-      const body = place.kind === 'object' && place.closed ? candidates[0] : candidates.find((b) => admits(b));
-      if (body === undefined) {
-        inconclusive++;
-        return;
-      }
-      const res = await call(method, url, body, credential);
-      const err = (res.body as Json | null)?.error as Json | undefined;
-      const param = typeof err?.param === 'string' ? err.param : null;
-      const names = (p: Seg[]) => param !== null && (param === dotted(p) || param.startsWith(`${dotted(p)}.`));
-      if (place.kind === 'object' && place.closed) {
-        if (res.status === 400 && err?.code === 'parameter_unknown' && param === dotted(target)) conclusive++;
-        else if (res.status === 400 && param !== null && !names(target)) inconclusive++;
-        else mismatches.push(`${label} ${dotted(place.path) || '(body)'}: closed in the document, yet an unknown key answered ${res.status} ${JSON.stringify(err ?? res.body).slice(0, 200)}`);
-      } else if ((res.status === 400 || res.status === 422) && names(target)) {
-        mismatches.push(`${label} ${dotted(target)}: ${place.kind === 'object' ? 'open' : 'nullable'} in the document, refused: ${res.status} ${err?.code} ${err?.message}`);
-      } else if ((res.status === 400 || res.status === 422) && param !== null) inconclusive++;
-      else conclusive++;
-    }));
+    await Promise.all(
+      placesOf(schema)
+        .filter((place) => place.kind === 'object' || place.nullable)
+        .map(async (place) => {
+          const target = place.kind === 'object' ? [...place.path, PROBE_KEY] : place.path;
+          const candidates = starts.map((start) =>
+            bodyWith(target, place.kind === 'object' ? 1 : null, baseFor(schema, start, place.path)),
+          );
+          // A nullable field or an open object is a claim about bodies the document admits: a probe
+          // body that breaks another of its rules (a required field, a rule over two fields) proves nothing.
+          const body = place.kind === 'object' && place.closed ? candidates[0] : candidates.find((b) => admits(b));
+          if (body === undefined) {
+            inconclusive++;
+            return;
+          }
+          const res = await call(method, url, body, credential);
+          const err = (res.body as Json | null)?.error as Json | undefined;
+          const param = typeof err?.param === 'string' ? err.param : null;
+          const names = (p: Seg[]) => param !== null && (param === dotted(p) || param.startsWith(`${dotted(p)}.`));
+          if (place.kind === 'object' && place.closed) {
+            if (res.status === 400 && err?.code === 'parameter_unknown' && param === dotted(target)) conclusive++;
+            else if (res.status === 400 && param !== null && !names(target)) inconclusive++;
+            else
+              mismatches.push(
+                `${label} ${dotted(place.path) || '(body)'}: closed in the document, yet an unknown key answered ${res.status} ${JSON.stringify(err ?? res.body).slice(0, 200)}`,
+              );
+          } else if ((res.status === 400 || res.status === 422) && names(target)) {
+            mismatches.push(
+              `${label} ${dotted(target)}: ${place.kind === 'object' ? 'open' : 'nullable'} in the document, refused: ${res.status} ${err?.code} ${err?.message}`,
+            );
+          } else if ((res.status === 400 || res.status === 422) && param !== null) inconclusive++;
+          else conclusive++;
+        }),
+    );
   }
-  process.stderr.write(`[document-fidelity] HTTP probes: ${conclusive} conclusive, ${inconclusive} inconclusive (a body the document does not admit, or another field answered first; the in-process walk covers them)\n`);
+  process.stderr.write(
+    `[document-fidelity] HTTP probes: ${conclusive} conclusive, ${inconclusive} inconclusive (a body the document does not admit, or another field answered first; the in-process walk covers them)\n`,
+  );
   expect(mismatches).toEqual([]);
   expect(conclusive).toBeGreaterThan(4 * inconclusive);
 });
@@ -323,17 +381,54 @@ test('over HTTP: each documented null is accepted, each closed object refuses an
 test('the cases schemathesis reported (issue 38): items null, description null, beneficiary keys', async () => {
   const owner = await newAccount();
   const key = client(owner.live_key);
-  const link = expectOk(await key.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Fidelity', items: [{ name: 'Work', quantity: 1 }] }), 201);
+  const link = expectOk(
+    await key.post('/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: 'Fidelity',
+      items: [{ name: 'Work', quantity: 1 }],
+    }),
+    201,
+  );
   const patched = expectOk(await key.patch(`/v1/payment_links/${link.id}`, { items: null }));
   expect(patched.items).toEqual([]);
   const clientId = expectOk(await key.post('/v1/clients', { display_name: 'Fidelity Co' }), 201).id;
-  const wallet = expectOk(await client(owner.session_token).post('/v1/address_book', { kind: 'crypto', chain: 'tempo', address: `0x${crypto.randomBytes(20).toString('hex')}` }), 201).id;
-  const sub = expectOk(await key.post('/v1/subscriptions', {
-    client_id: clientId, amount: { amount: '25000000', currency: 'USDC', decimals: 6 }, interval: 'month', settlement_destination_id: wallet, description: null,
-  }), 201);
+  const wallet = expectOk(
+    await client(owner.session_token).post('/v1/address_book', {
+      kind: 'crypto',
+      chain: 'tempo',
+      address: `0x${crypto.randomBytes(20).toString('hex')}`,
+    }),
+    201,
+  ).id;
+  const sub = expectOk(
+    await key.post('/v1/subscriptions', {
+      client_id: clientId,
+      amount: { amount: '25000000', currency: 'USDC', decimals: 6 },
+      interval: 'month',
+      settlement_destination_id: wallet,
+      description: null,
+    }),
+    201,
+  );
   expect(sub.description).toBeNull();
-  const payout = expectOk(await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }), 201);
-  const details = { account_owner_type: 'business', account_holder_name: 'Fidelity LLC', account_number: '000123456789', routing_number: '021000021' };
-  expectError(await key.post(`/v1/payouts/${payout.id}/beneficiary`, { ...details, swift_branch: 'x' }), 400, 'invalid_request', 'parameter_unknown', 'swift_branch');
-  expect((await key.post(`/v1/payouts/${payout.id}/beneficiary`, { ...details, bank_name: null, tax_id: null, country: null })).status).toBe(200);
+  const payout = expectOk(
+    await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }),
+    201,
+  );
+  const details = {
+    account_owner_type: 'business',
+    account_holder_name: 'Fidelity LLC',
+    account_number: '000123456789',
+    routing_number: '021000021',
+  };
+  expectError(
+    await key.post(`/v1/payouts/${payout.id}/beneficiary`, { ...details, swift_branch: 'x' }),
+    400,
+    'invalid_request',
+    'parameter_unknown',
+    'swift_branch',
+  );
+  expect(
+    (await key.post(`/v1/payouts/${payout.id}/beneficiary`, { ...details, bank_name: null, tax_id: null, country: null })).status,
+  ).toBe(200);
 });

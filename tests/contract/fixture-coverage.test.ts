@@ -32,9 +32,11 @@ const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 /** Every operation of the document: `[label, template, method, operation]`. */
 function operations(): Array<[string, string, string, Op]> {
-  return Object.entries(doc.paths).flatMap(([template, ops]) => Object.entries(ops)
-    .filter(([method]) => HTTP_METHODS.has(method))
-    .map(([method, op]) => [`${method.toUpperCase()} ${template}`, template, method, op] as [string, string, string, Op]));
+  return Object.entries(doc.paths).flatMap(([template, ops]) =>
+    Object.entries(ops)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, op]) => [`${method.toUpperCase()} ${template}`, template, method, op] as [string, string, string, Op]),
+  );
 }
 
 beforeAll(async () => {

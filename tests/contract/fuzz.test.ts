@@ -54,8 +54,10 @@ const HOOKS = path.join(__dirname, 'schemathesis_hooks.py');
  * docs/decisions/0026-contract-as-a-client-sees-it.md, 0067-strict-fuzzing-is-the-only-mode.md).
  */
 const EXCLUDED_CHECKS: Record<string, string> = {
-  not_a_server_error: 'superseded by no_server_fault: the same check, except a 503 whose code EXPECTED_503 names (a documented retry-later answer of the operation\'s state)',
-  positive_data_acceptance: 'superseded by positive_data_acceptance_stated: the same check, except the refusals STATED_EXEMPTIONS names exactly (operation, status, code, parameter) for rules JSON Schema cannot state',
+  not_a_server_error:
+    "superseded by no_server_fault: the same check, except a 503 whose code EXPECTED_503 names (a documented retry-later answer of the operation's state)",
+  positive_data_acceptance:
+    'superseded by positive_data_acceptance_stated: the same check, except the refusals STATED_EXEMPTIONS names exactly (operation, status, code, parameter) for rules JSON Schema cannot state',
 };
 /** FUZZ_EXEMPTIONS=none: no project exemption (no excluded check, none of the hooks' exemptions). */
 const AS_A_CLIENT = process.env.FUZZ_EXEMPTIONS === 'none';
@@ -98,13 +100,17 @@ async function buildFixtures(): Promise<Record<string, Record<string, string[]>>
 
 /** Operation ids of the document that a business key cannot call (dashboard session only). */
 function sessionOnlyOperations(): string[] {
-  return Object.values(doc.paths).flatMap((ops) => Object.values(ops))
+  return Object.values(doc.paths)
+    .flatMap((ops) => Object.values(ops))
     .filter((o) => o['x-callers'] && !o['x-callers'].includes('business_key'))
     .map((o) => o.operationId);
 }
 
 /** One credential: the header that carries it and its value (spec 5: a request carries exactly one). */
-interface Credential { header: 'x-api-key' | 'Authorization'; value: string }
+interface Credential {
+  header: 'x-api-key' | 'Authorization';
+  value: string;
+}
 
 /**
  * Writes the run's schemathesis config: the stateful step limit and two identities through a Web
@@ -116,8 +122,14 @@ interface Credential { header: 'x-api-key' | 'Authorization'; value: string }
 function writeConfig(file: string, merchant: Credential, peerCredential: Credential): string {
   const wfc = path.join(path.dirname(file), `${path.basename(file, '.toml')}-identities.json`);
   const identity = (name: string, c: Credential) => ({ name, fixedHeaders: [{ name: c.header, value: c.value }] });
-  fs.writeFileSync(wfc, JSON.stringify({ schemaVersion: '0.2.0', auth: [identity('merchant', merchant), identity('peer', peerCredential)] }));
-  fs.writeFileSync(file, `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n`);
+  fs.writeFileSync(
+    wfc,
+    JSON.stringify({ schemaVersion: '0.2.0', auth: [identity('merchant', merchant), identity('peer', peerCredential)] }),
+  );
+  fs.writeFileSync(
+    file,
+    `[phases.stateful]\nmax-steps = ${STATEFUL_STEPS}\n\n[auth.wfc]\npath = ${JSON.stringify(wfc)}\nuser = "merchant"\npeers = ["merchant", "peer"]\n`,
+  );
   return file;
 }
 
@@ -126,12 +138,25 @@ function schemathesis(config: string, args: string[]): Promise<{ code: number | 
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['--config-file', config, 'run', `${API()}/v1/openapi.json`, '--url', `${API()}/v1`, ...args], {
       cwd: workDir,
-      env: { ...process.env, FUZZ_EXEMPTIONS: AS_A_CLIENT ? 'none' : '', SCHEMATHESIS_HOOKS: HOOKS, CONTRACT_FIXTURES: fixtureFile, CONTRACT_FIXTURES_USED: usedFile, CONTRACT_EXEMPTIONS_USED: exemptionsFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+      env: {
+        ...process.env,
+        FUZZ_EXEMPTIONS: AS_A_CLIENT ? 'none' : '',
+        SCHEMATHESIS_HOOKS: HOOKS,
+        CONTRACT_FIXTURES: fixtureFile,
+        CONTRACT_FIXTURES_USED: usedFile,
+        CONTRACT_EXEMPTIONS_USED: exemptionsFile,
+        NO_COLOR: '1',
+        PYTHONUNBUFFERED: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => { output += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { output += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
@@ -155,16 +180,30 @@ const NOT_FUZZED = ['events.stream', ...PUBLIC_CHAIN_DATA];
 function commonArgs(excluded: string[] = [], phases = 'examples,coverage,fuzzing,stateful'): string[] {
   const exclude = [...(AS_A_CLIENT ? [] : Object.keys(EXCLUDED_CHECKS)), ...excluded];
   return [
-    '--checks', 'all', ...(exclude.length ? ['--exclude-checks', exclude.join(',')] : []),
-    '--phases', phases, '--max-examples', MAX_EXAMPLES,
-    '--seed', SEED, '--workers', WORKERS, '--request-timeout', '15', '--suppress-health-check', 'all',
+    '--checks',
+    'all',
+    ...(exclude.length ? ['--exclude-checks', exclude.join(',')] : []),
+    '--phases',
+    phases,
+    '--max-examples',
+    MAX_EXAMPLES,
+    '--seed',
+    SEED,
+    '--workers',
+    WORKERS,
+    '--request-timeout',
+    '15',
+    '--suppress-health-check',
+    'all',
   ];
 }
 
 /** Operation ids of the payer (public token) operations: no credential, fuzzed in the key's run only. */
 function publicOperations(): string[] {
-  return Object.values(doc.paths).flatMap((ops) => Object.values(ops))
-    .filter((o) => !o['x-callers']).map((o) => o.operationId);
+  return Object.values(doc.paths)
+    .flatMap((ops) => Object.values(ops))
+    .filter((o) => !o['x-callers'])
+    .map((o) => o.operationId);
 }
 
 /** Runs schemathesis with `args`, logging its duration; fails with the report unless it exits 0. */
@@ -173,7 +212,13 @@ async function runClean(what: string, config: string, args: string[], excludedCh
   const run = await schemathesis(config, [...commonArgs(excludedChecks, phases), ...args]);
   const reportFile = path.join(os.tmpdir(), `fuzz-report-${what.replace(/\W+/g, '-')}.txt`);
   fs.writeFileSync(reportFile, run.output);
-  process.stderr.write(`[fuzz] ${what}: schemathesis exited ${run.code} in ${((Date.now() - t0) / 1000).toFixed(0)} s (full report: ${reportFile})\n${run.output.split('\n').filter((l) => /passed|failed|Phase|phase|Summary|operations|Test cases/i.test(l)).slice(-25).join('\n')}\n`);
+  process.stderr.write(
+    `[fuzz] ${what}: schemathesis exited ${run.code} in ${((Date.now() - t0) / 1000).toFixed(0)} s (full report: ${reportFile})\n${run.output
+      .split('\n')
+      .filter((l) => /passed|failed|Phase|phase|Summary|operations|Test cases/i.test(l))
+      .slice(-25)
+      .join('\n')}\n`,
+  );
   expectClean(run);
 }
 
@@ -204,7 +249,14 @@ afterAll(async () => {
   if (exemptionsFile && fs.existsSync(exemptionsFile)) {
     const used = new Map<string, number>();
     for (const l of fs.readFileSync(exemptionsFile, 'utf8').split('\n').filter(Boolean)) used.set(l, (used.get(l) ?? 0) + 1);
-    process.stderr.write(`[fuzz] stated exemptions used: ${[...used].sort().map(([k, n]) => `${k} (${n})`).join(', ') || 'none'}\n`);
+    process.stderr.write(
+      `[fuzz] stated exemptions used: ${
+        [...used]
+          .sort()
+          .map(([k, n]) => `${k} (${n})`)
+          .join(', ') || 'none'
+      }\n`,
+    );
   }
   await receiver.stop();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
@@ -212,25 +264,40 @@ afterAll(async () => {
 
 test('every operation a business key can call (and the payer routes)', async () => {
   const exclude = [...sessionOnlyOperations(), ...NOT_FUZZED].flatMap((id) => ['--exclude-operation-id', id]);
-  const config = writeConfig(path.join(workDir, 'schemathesis-key.toml'),
-    { header: 'x-api-key', value: acct.live_key }, { header: 'x-api-key', value: peer.live_key });
+  const config = writeConfig(
+    path.join(workDir, 'schemathesis-key.toml'),
+    { header: 'x-api-key', value: acct.live_key },
+    { header: 'x-api-key', value: peer.live_key },
+  );
   await runClean('business key', config, exclude);
 });
 
 test('public chain data (transactions.get) with every check but the peer replay', async () => {
-  const config = writeConfig(path.join(workDir, 'schemathesis-chain.toml'),
-    { header: 'x-api-key', value: acct.live_key }, { header: 'x-api-key', value: peer.live_key });
+  const config = writeConfig(
+    path.join(workDir, 'schemathesis-chain.toml'),
+    { header: 'x-api-key', value: acct.live_key },
+    { header: 'x-api-key', value: peer.live_key },
+  );
   // No stateful phase: one operation has no links to follow.
-  await runClean('public chain data', config, PUBLIC_CHAIN_DATA.flatMap((id) => ['--include-operation-id', id]), ['object_level_authorization'], 'examples,coverage,fuzzing');
+  await runClean(
+    'public chain data',
+    config,
+    PUBLIC_CHAIN_DATA.flatMap((id) => ['--include-operation-id', id]),
+    ['object_level_authorization'],
+    'examples,coverage,fuzzing',
+  );
 });
 
-test('every authenticated operation as the owner\'s dashboard session', async () => {
+test("every authenticated operation as the owner's dashboard session", async () => {
   expect(sessionOnlyOperations().length).toBeGreaterThan(0);
   // `POST /account/sessions/revoke_all` ends the very session the fuzzer runs with (every later call
   // would be 401); tests/api/developers-account.test.ts covers it (decision in docs/decisions/0028-document-fidelity.md).
   const exclude = [...publicOperations(), ...NOT_FUZZED, 'account_sessions.revoke_all'].flatMap((id) => ['--exclude-operation-id', id]);
-  const config = writeConfig(path.join(workDir, 'schemathesis-session.toml'),
-    { header: 'Authorization', value: `Bearer ${acct.session_token}` }, { header: 'Authorization', value: `Bearer ${peer.session_token}` });
+  const config = writeConfig(
+    path.join(workDir, 'schemathesis-session.toml'),
+    { header: 'Authorization', value: `Bearer ${acct.session_token}` },
+    { header: 'Authorization', value: `Bearer ${peer.session_token}` },
+  );
   await runClean('dashboard session', config, exclude);
 });
 
@@ -239,7 +306,12 @@ test('every operation with real ids was fuzzed with them (the hooks matched each
   const used = new Set(fs.existsSync(usedFile) ? fs.readFileSync(usedFile, 'utf8').split('\n').filter(Boolean) : []);
   expect(fixtures.length).toBeGreaterThan(40);
   // An operation left out of the fuzz keeps its fixture for the authorization matrix and fixture-coverage tests.
-  const notFuzzed = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops)
-    .filter(([, o]) => NOT_FUZZED.includes(o.operationId) && !PUBLIC_CHAIN_DATA.includes(o.operationId)).map(([method]) => `${method.toUpperCase()} ${p}`)));
+  const notFuzzed = new Set(
+    Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.entries(ops)
+        .filter(([, o]) => NOT_FUZZED.includes(o.operationId) && !PUBLIC_CHAIN_DATA.includes(o.operationId))
+        .map(([method]) => `${method.toUpperCase()} ${p}`),
+    ),
+  );
   expect(fixtures.filter((k) => !used.has(k) && !notFuzzed.has(k))).toEqual([]);
 });

@@ -31,14 +31,29 @@ beforeAll(async () => {
 type Def = (typeof REGISTRY)[number];
 const credHeaders = (def: Def): Record<string, string> => {
   if (isPublicOperation(def)) return {};
-  return (def.callers ?? ['business_key']).includes('business_key') ? { 'x-api-key': acct.live_key } : { authorization: `Bearer ${acct.session_token}` };
+  return (def.callers ?? ['business_key']).includes('business_key')
+    ? { 'x-api-key': acct.live_key }
+    : { authorization: `Bearer ${acct.session_token}` };
 };
-const credOf = (def: Def) => (isPublicOperation(def) ? {} : (def.callers ?? ['business_key']).includes('business_key') ? { key: acct.live_key } : { bearer: acct.session_token });
+const credOf = (def: Def) =>
+  isPublicOperation(def)
+    ? {}
+    : (def.callers ?? ['business_key']).includes('business_key')
+      ? { key: acct.live_key }
+      : { bearer: acct.session_token };
 const pathOf = (p: string) => `/v1${p.replace(/:([A-Za-z0-9_]+)/g, 'nonexistent_$1')}`;
 let n = 0;
-const send = (def: Def, body: Buffer | string) => rawRequest(def.method.toUpperCase(), pathOf(def.path), {
-  ...credHeaders(def), 'content-type': 'application/json', 'idempotency-key': `idem_hostile_${Date.now()}_${n++}`,
-}, Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
+const send = (def: Def, body: Buffer | string) =>
+  rawRequest(
+    def.method.toUpperCase(),
+    pathOf(def.path),
+    {
+      ...credHeaders(def),
+      'content-type': 'application/json',
+      'idempotency-key': `idem_hostile_${Date.now()}_${n++}`,
+    },
+    Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+  );
 
 /** The first body key of `def` (documented), or `x` for operations without a body schema. */
 const firstKey = (def: Def) => Object.keys((def.body && (toJsonSchema(def.body).properties as object)) ?? {})[0] ?? 'x';
@@ -49,7 +64,13 @@ describe.each(ops)('%s', (_name, def) => {
   test('__proto__ at the top level and nested: 400 parameter_unknown naming its path', async () => {
     expectError(await send(def, '{"__proto__":{"polluted":true}}'), 400, 'invalid_request', 'parameter_unknown', '__proto__');
     const key = firstKey(def);
-    expectError(await send(def, `{"${key}":{"b":[{"__proto__":{"polluted":true}}]}}`), 400, 'invalid_request', 'parameter_unknown', `${key}.b.0.__proto__`);
+    expectError(
+      await send(def, `{"${key}":{"b":[{"__proto__":{"polluted":true}}]}}`),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      `${key}.b.0.__proto__`,
+    );
     // The server's prototypes, not this process's (GET /sim/process inspects the API process).
     const probe = await call('GET', '/sim/process', undefined, { key: null, idem: null });
     expect(probe.status).toBe(200);
@@ -73,7 +94,13 @@ describe.each(ops)('%s', (_name, def) => {
 
   test('a NUL 25 levels deep: 400 parameter_invalid naming its path', async () => {
     const key = firstKey(def);
-    expectError(await send(def, `{"${key}":${nested(24, '"x\\u0000y"')}}`), 400, 'invalid_request', 'parameter_invalid', [key, ...Array(24).fill('a')].join('.'));
+    expectError(
+      await send(def, `{"${key}":${nested(24, '"x\\u0000y"')}}`),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      [key, ...Array(24).fill('a')].join('.'),
+    );
   });
 });
 
@@ -87,7 +114,8 @@ function strictFields(def: Def): Array<[string, string]> {
       if (t.includes('string')) continue; // free (joi any): a string is a valid value
       if (t.includes('boolean')) out.push([`${at}${k}`, 'false']);
       else if (t.includes('integer') || t.includes('number')) out.push([`${at}${k}`, '2']);
-      else if (level === 0 && t.includes('object') && s.properties) visit(s.properties as Record<string, Record<string, unknown>>, `${at}${k}.`, 1);
+      else if (level === 0 && t.includes('object') && s.properties)
+        visit(s.properties as Record<string, Record<string, unknown>>, `${at}${k}.`, 1);
     }
   };
   if (def.body) visit(toJsonSchema(def.body).properties as Record<string, Record<string, unknown>>, '', 0);
@@ -109,13 +137,31 @@ describe('a string where the body wants a boolean or number is 400', () => {
 
   test('the issue\'s cases, in otherwise valid bodies: `decimals: "2"`, `enabled: "false"`, `attestation_accepted: "true"`', async () => {
     const k = client(acct.live_key);
-    expectError(await k.post('/v1/products', { name: 'p', unit_price: { amount: '100', currency: 'USD', decimals: '2' } }), 400, 'invalid_request', 'parameter_invalid', 'unit_price.decimals');
+    expectError(
+      await k.post('/v1/products', { name: 'p', unit_price: { amount: '100', currency: 'USD', decimals: '2' } }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'unit_price.decimals',
+    );
     const hook = await k.post('/v1/webhook_endpoints', { url: 'https://example.com/hook' });
     if (hook.status === 201) {
-      expectError(await k.patch(`/v1/webhook_endpoints/${hook.body.id}`, { enabled: 'false' }), 400, 'invalid_request', 'parameter_invalid', 'enabled');
+      expectError(
+        await k.patch(`/v1/webhook_endpoints/${hook.body.id}`, { enabled: 'false' }),
+        400,
+        'invalid_request',
+        'parameter_invalid',
+        'enabled',
+      );
       expect((await k.patch(`/v1/webhook_endpoints/${hook.body.id}`, { enabled: false })).status).toBe(200);
     }
-    expectError(await client(acct.session_token).patch('/v1/account', { notification_preferences: { marketing: 'true' } }), 400, 'invalid_request', 'parameter_invalid', 'notification_preferences.marketing');
+    expectError(
+      await client(acct.session_token).patch('/v1/account', { notification_preferences: { marketing: 'true' } }),
+      400,
+      'invalid_request',
+      'parameter_invalid',
+      'notification_preferences.marketing',
+    );
   });
 
   test('query strings still convert: `limit=2`, `archived=false`', async () => {
@@ -147,8 +193,12 @@ describe('PATCH /account dashboard_preferences is bounded (depth 5, 100 entries,
   test('a 1 MiB blob is 413, a NUL inside is named, 10,000 levels are 400', async () => {
     expectError(await patch({ blob: 'x'.repeat(1024 * 1024) }), 413, 'invalid_request', 'request_too_large');
     expectError(await patch({ a: { b: { c: 'x\u0000' } } }), 400, 'invalid_request', 'parameter_invalid', 'dashboard_preferences.a.b.c');
-    const r = await rawRequest('PATCH', '/v1/account', { authorization: `Bearer ${acct.session_token}`, 'content-type': 'application/json', 'idempotency-key': `idem_deep_${Date.now()}` },
-      Buffer.from(`{"dashboard_preferences":${nested(10_000, '1')}}`));
+    const r = await rawRequest(
+      'PATCH',
+      '/v1/account',
+      { authorization: `Bearer ${acct.session_token}`, 'content-type': 'application/json', 'idempotency-key': `idem_deep_${Date.now()}` },
+      Buffer.from(`{"dashboard_preferences":${nested(10_000, '1')}}`),
+    );
     expectError(r, 400, 'invalid_request', 'body_too_deep', 'dashboard_preferences');
   });
 
@@ -160,7 +210,13 @@ describe('PATCH /account dashboard_preferences is bounded (depth 5, 100 entries,
 });
 
 describe('malformed bodies and methods', () => {
-  const post = (raw: Buffer | string, type = 'application/json') => rawRequest('POST', '/v1/clients', { 'x-api-key': acct.live_key, 'content-type': type, 'idempotency-key': `idem_m_${Date.now()}_${n++}` }, Buffer.from(raw));
+  const post = (raw: Buffer | string, type = 'application/json') =>
+    rawRequest(
+      'POST',
+      '/v1/clients',
+      { 'x-api-key': acct.live_key, 'content-type': type, 'idempotency-key': `idem_m_${Date.now()}_${n++}` },
+      Buffer.from(raw),
+    );
 
   test.each([
     ['not JSON', '{"display_name":', 'body_invalid'],
@@ -177,7 +233,13 @@ describe('malformed bodies and methods', () => {
   });
 
   test('a constructor.prototype key: 400 parameter_unknown', async () => {
-    expectError(await post('{"display_name":"x","metadata":{"constructor":{"prototype":{"p":1}}}}'), 400, 'invalid_request', 'parameter_unknown', 'metadata.constructor');
+    expectError(
+      await post('{"display_name":"x","metadata":{"constructor":{"prototype":{"p":1}}}}'),
+      400,
+      'invalid_request',
+      'parameter_unknown',
+      'metadata.constructor',
+    );
   });
 
   test('TRACE on a served path: 405 method_not_allowed with Allow, before authentication', async () => {

@@ -26,7 +26,9 @@ test('the merchant quickstart, typed from the served document, compiles under --
   run(path.join(BIN, 'tsc'), ['-p', 'examples/tsconfig.json']);
   const acct = await newAccount();
   const out = run(process.execPath, [path.join(ROOT, 'dist', 'examples', 'merchant-quickstart.js')], {
-    ...process.env, API_URL: `${API()}/v1`, API_KEY: acct.live_key,
+    ...process.env,
+    API_URL: `${API()}/v1`,
+    API_KEY: acct.live_key,
   });
   expect(out).toMatch(/^client cli_\S+ Acme Corp$/m);
   expect(out).toMatch(/^product prd_\S+ Consulting hour$/m);

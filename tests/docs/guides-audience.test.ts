@@ -14,12 +14,19 @@ import { renderMarkdown } from '../../api/docs/markdown';
 const CONTRIBUTOR_TALK = /\bCI\b|\btests?\/|\btest suite\b|\bjest\b|\.ci\/|runnable\.test/i;
 
 test('no served guide talks about CI or the test suite', () => {
-  const files = fs.readdirSync(guidesDir()).filter((f) => f.endsWith('.md')).sort();
+  const files = fs
+    .readdirSync(guidesDir())
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   expect(files.length).toBeGreaterThan(0);
   for (const f of files) {
     const text = renderToString(renderMarkdown(fs.readFileSync(path.join(guidesDir(), f), 'utf8')).body)
-      .replace(/<wbr\/>/g, '').replace(/<[^>]+>/g, ' ');
-    const lines = text.split('\n').filter((l) => CONTRIBUTOR_TALK.test(l)).map((l) => l.trim().slice(0, 160));
+      .replace(/<wbr\/>/g, '')
+      .replace(/<[^>]+>/g, ' ');
+    const lines = text
+      .split('\n')
+      .filter((l) => CONTRIBUTOR_TALK.test(l))
+      .map((l) => l.trim().slice(0, 160));
     expect([f, lines]).toEqual([f, []]);
   }
 });

@@ -13,14 +13,23 @@ import { CONTRACT_VERSION, LATEST_VERSION } from '../../domain/versioning';
 
 type Op = { operationId: string; summary?: string; description?: string };
 const doc = documentOfThisBuild() as { info: Record<string, unknown>; paths: Record<string, Record<string, Op>> };
-const ops = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })));
+const ops = Object.entries(doc.paths).flatMap(([p, methods]) =>
+  Object.entries(methods).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })),
+);
 
 test('every operation has a one-line summary from the table, not its id', () => {
   expect(ops.length).toBeGreaterThan(150);
   for (const { key, op } of ops) {
     const s = op.summary ?? '';
     expect([key, s]).toEqual([key, OPERATION_SUMMARIES[op.operationId]]);
-    expect([key, s.includes(op.operationId), /\n/.test(s), s.length <= 80, /^[A-Z]/.test(s), /\.$/.test(s)]).toEqual([key, false, false, true, true, false]);
+    expect([key, s.includes(op.operationId), /\n/.test(s), s.length <= 80, /^[A-Z]/.test(s), /\.$/.test(s)]).toEqual([
+      key,
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
   }
   // No summary is left over from an operation that no longer exists.
   expect(Object.keys(OPERATION_SUMMARIES).sort()).toEqual(ops.map((o) => o.op.operationId).sort());
@@ -28,7 +37,7 @@ test('every operation has a one-line summary from the table, not its id', () => 
   expect(new Set(Object.values(OPERATION_SUMMARIES)).size).toBe(Object.keys(OPERATION_SUMMARIES).length);
 });
 
-test('the longer text of a route is kept as the operation\'s description', () => {
+test("the longer text of a route is kept as the operation's description", () => {
   const create = doc.paths['/quotes'].post;
   expect(create.summary).toBe('Price a buy, sell or swap across providers');
   expect(create.description).toMatch(/each under its own deadline/);
@@ -36,7 +45,12 @@ test('the longer text of a route is kept as the operation\'s description', () =>
 
 test('every operation the specification lists is served with a summary (operations.tsv)', () => {
   const tsv = path.resolve(__dirname, '../fixtures/spec/operations.tsv');
-  const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  const rows = fs
+    .readFileSync(tsv, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
   expect(rows.length).toBeGreaterThan(150);
   // The spec writes `{short_code}` where the served path names the parameter `{code}`.
   const served = new Map(ops.map((o) => [o.key.replace(/\{[^}]+\}/g, '{}'), o.op]));

@@ -33,11 +33,23 @@ const root = path.resolve(__dirname, '../..');
 /** Longest a file's blocks may run (the guides take well under a minute each). */
 const FILE_TIMEOUT_MS = 150_000;
 
-export interface RunnableBlock { line: number; code: string; stack: Record<string, string> }
-export interface RunnableDoc { file: string; blocks: RunnableBlock[]; stack: Record<string, string> | null }
+export interface RunnableBlock {
+  line: number;
+  code: string;
+  stack: Record<string, string>;
+}
+export interface RunnableDoc {
+  file: string;
+  blocks: RunnableBlock[];
+  stack: Record<string, string> | null;
+}
 
 /** A fenced code block: its info words, its first body line (1-based) and its body. */
-export interface Fence { info: string[]; line: number; code: string }
+export interface Fence {
+  info: string[];
+  line: number;
+  code: string;
+}
 
 /** Every fenced code block of `markdown` in order (fences of 3+ backticks or tildes; blocks inside others skipped whole). */
 export function fences(markdown: string, file = 'doc'): Fence[] {
@@ -64,8 +76,11 @@ export function fences(markdown: string, file = 'doc'): Fence[] {
 /** The ```` ```bash runnable ```` blocks of `markdown` in order (fences of 3+ backticks or tildes; other blocks skipped whole). */
 export function runnableBlocks(markdown: string, file = 'doc'): RunnableBlock[] {
   return fences(markdown, file).flatMap((f) => {
-    if (f.info.includes('runnable') && f.info[0] !== 'bash') throw new Error(`${file}:${f.line - 1}: a runnable block must be bash, got \`${f.info.join(' ')}\``);
-    return f.info[0] === 'bash' && f.info.includes('runnable') ? [{ line: f.line, code: f.code, stack: stackOf(f.info, `${file}:${f.line - 1}`) }] : [];
+    if (f.info.includes('runnable') && f.info[0] !== 'bash')
+      throw new Error(`${file}:${f.line - 1}: a runnable block must be bash, got \`${f.info.join(' ')}\``);
+    return f.info[0] === 'bash' && f.info.includes('runnable')
+      ? [{ line: f.line, code: f.code, stack: stackOf(f.info, `${file}:${f.line - 1}`) }]
+      : [];
   });
 }
 
@@ -88,11 +103,15 @@ export function unmarkedShellBlocks(markdown: string, file: string, exempt: (f: 
 
 /** The `stack:NAME=value` words of a fence's info string, as settings. */
 function stackOf(info: string[], where: string): Record<string, string> {
-  return Object.fromEntries(info.filter((w) => w.startsWith('stack:')).map((w) => {
-    const m = /^stack:([A-Z][A-Z0-9_]*)=(.+)$/.exec(w);
-    if (!m) throw new Error(`${where}: \`${w}\` is not stack:NAME=value`);
-    return [m[1], m[2]];
-  }));
+  return Object.fromEntries(
+    info
+      .filter((w) => w.startsWith('stack:'))
+      .map((w) => {
+        const m = /^stack:([A-Z][A-Z0-9_]*)=(.+)$/.exec(w);
+        if (!m) throw new Error(`${where}: \`${w}\` is not stack:NAME=value`);
+        return [m[1], m[2]];
+      }),
+  );
 }
 
 /** The stack settings of a file's blocks (their union; null when none asks for one). */
@@ -109,7 +128,11 @@ export function stackOfDoc(blocks: RunnableBlock[], file: string): Record<string
 
 /** README.md, then the docs/guides/*.md that have runnable blocks, by name. */
 function loadDocs(): RunnableDoc[] {
-  const guides = fs.readdirSync(path.join(root, 'docs/guides')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/guides/${f}`);
+  const guides = fs
+    .readdirSync(path.join(root, 'docs/guides'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/guides/${f}`);
   return ['README.md', ...guides].flatMap((file) => {
     let text: string;
     try {
@@ -122,18 +145,39 @@ function loadDocs(): RunnableDoc[] {
   });
 }
 
-interface Target { apiUrl: string; databaseUrl: string; temporalAddress: string; encryptionKey: string; network: 'mainnet' | 'testnet' }
+interface Target {
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  encryptionKey: string;
+  network: 'mainnet' | 'testnet';
+}
 
 /** Runs the blocks of `doc` in one bash in a fresh working directory; resolves with the exit code and the transcript. */
-async function runDoc(doc: RunnableDoc, target: Target, creds: DevCredentials): Promise<{ code: number | null; transcript: string; dir: string }> {
+async function runDoc(
+  doc: RunnableDoc,
+  target: Target,
+  creds: DevCredentials,
+): Promise<{ code: number | null; transcript: string; dir: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `docs-${path.basename(doc.file, '.md')}-`));
   const data = path.join(dir, '.data');
   fs.mkdirSync(data);
   fs.writeFileSync(path.join(data, 'dev-credentials.json'), JSON.stringify(creds, null, 2));
-  fs.writeFileSync(path.join(data, 'runtime.json'), JSON.stringify({
-    api_url: target.apiUrl, database_url: target.databaseUrl, temporal_address: target.temporalAddress, temporal_ui_url: null,
-    app_encryption_key: target.encryptionKey, network: target.network,
-  }, null, 2));
+  fs.writeFileSync(
+    path.join(data, 'runtime.json'),
+    JSON.stringify(
+      {
+        api_url: target.apiUrl,
+        database_url: target.databaseUrl,
+        temporal_address: target.temporalAddress,
+        temporal_ui_url: null,
+        app_encryption_key: target.encryptionKey,
+        network: target.network,
+      },
+      null,
+      2,
+    ),
+  );
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const script = ['set -euo pipefail', ...doc.blocks.map((b) => `printf '\\n=== %s:%s\\n' ${q(doc.file)} ${b.line}\n${b.code}`)].join('\n');
   const scriptFile = path.join(dir, 'run.sh');
@@ -150,7 +194,13 @@ async function runDoc(doc: RunnableDoc, target: Target, creds: DevCredentials): 
     DATA_DIR: data,
   };
   const child = spawn('bash', [scriptFile], { cwd: dir, env, stdio: ['ignore', out, out], detached: true });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, FILE_TIMEOUT_MS);
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, FILE_TIMEOUT_MS);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
   fs.closeSync(out);
@@ -163,16 +213,37 @@ function expectRan(doc: RunnableDoc, r: { code: number | null; transcript: strin
     return;
   }
   const tail = r.transcript.split('\n').slice(-80).join('\n');
-  throw new Error(`${doc.file}: the runnable blocks exited ${r.code ?? `killed after ${FILE_TIMEOUT_MS / 1000} s`} (script and transcript in ${r.dir}${productLog ? `; product log ${productLog}` : ''}):\n${tail}`);
+  throw new Error(
+    `${doc.file}: the runnable blocks exited ${r.code ?? `killed after ${FILE_TIMEOUT_MS / 1000} s`} (script and transcript in ${r.dir}${productLog ? `; product log ${productLog}` : ''}):\n${tail}`,
+  );
 }
 
 const docs = loadDocs();
 
 describe('the runnable blocks are well-formed', () => {
   test('the parser takes bash runnable blocks only, in order, skipping other fences whole', () => {
-    const md = ['# t', '```bash runnable', 'A=1', '```', '````md', '```bash runnable', 'not run', '```', '````', '```bash', 'B=2', '```', '~~~bash runnable stack:NETWORK=mainnet', 'echo $A', '~~~'].join('\n');
+    const md = [
+      '# t',
+      '```bash runnable',
+      'A=1',
+      '```',
+      '````md',
+      '```bash runnable',
+      'not run',
+      '```',
+      '````',
+      '```bash',
+      'B=2',
+      '```',
+      '~~~bash runnable stack:NETWORK=mainnet',
+      'echo $A',
+      '~~~',
+    ].join('\n');
     const blocks = runnableBlocks(md);
-    expect(blocks).toEqual([{ line: 3, code: 'A=1', stack: {} }, { line: 14, code: 'echo $A', stack: { NETWORK: 'mainnet' } }]);
+    expect(blocks).toEqual([
+      { line: 3, code: 'A=1', stack: {} },
+      { line: 14, code: 'echo $A', stack: { NETWORK: 'mainnet' } },
+    ]);
     expect(stackOfDoc(blocks, 'md')).toEqual({ NETWORK: 'mainnet' });
     expect(stackOfDoc(blocks.slice(0, 1), 'md')).toBeNull();
     expect(() => runnableBlocks('```sh runnable\nx\n```')).toThrow(/must be bash/);
@@ -192,42 +263,76 @@ describe('the runnable blocks are well-formed', () => {
   });
 
   test('every other shell block in the README and the guides is marked manual and says why on its first line', () => {
-    const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs/guides')).filter((f) => f.endsWith('.md')).map((f) => `docs/guides/${f}`)];
+    const files = [
+      'README.md',
+      ...fs
+        .readdirSync(path.join(root, 'docs/guides'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/guides/${f}`),
+    ];
     // The README's two commands: .ci/run runs `npm ci` and `npm test`; tests/e2e/first-start.test.ts runs what `npm start` starts.
     const theTwoCommands = (f: Fence) => f.code === 'npm ci && npm start\nnpm test';
     const unmarked = files.flatMap((f) => unmarkedShellBlocks(fs.readFileSync(path.join(root, f), 'utf8'), f, theTwoCommands));
     expect(unmarked).toEqual([]);
-    expect(unmarkedShellBlocks('```bash\nxdg-open x\n```\n```sh manual\n# Needs a desktop browser\nx\n```\n```bash runnable\ny\n```\n```js\nz\n```\n```bash manual\nno reason\n```', 'md'))
-      .toEqual(['md:1', 'md:14']);
+    expect(
+      unmarkedShellBlocks(
+        '```bash\nxdg-open x\n```\n```sh manual\n# Needs a desktop browser\nx\n```\n```bash runnable\ny\n```\n```js\nz\n```\n```bash manual\nno reason\n```',
+        'md',
+      ),
+    ).toEqual(['md:1', 'md:14']);
   });
 });
 
 describe.each(docs.filter((d) => !d.stack).map((d) => [d.file, d] as const))('%s', (_file, doc) => {
-  test('runs against the test stack', async () => {
-    const creds = await newAccount();
-    const target = {
-      apiUrl: process.env.TEST_API_URL!, databaseUrl: process.env.DATABASE_URL!, temporalAddress: process.env.TEMPORAL_ADDRESS!,
-      encryptionKey: process.env.APP_ENCRYPTION_KEY!, network: process.env.NETWORK === 'mainnet' ? 'mainnet' as const : 'testnet' as const,
-    };
-    expectRan(doc, await runDoc(doc, target, creds), process.env.TEST_PRODUCT_LOG);
-  }, FILE_TIMEOUT_MS + 30_000);
+  test(
+    'runs against the test stack',
+    async () => {
+      const creds = await newAccount();
+      const target = {
+        apiUrl: process.env.TEST_API_URL!,
+        databaseUrl: process.env.DATABASE_URL!,
+        temporalAddress: process.env.TEMPORAL_ADDRESS!,
+        encryptionKey: process.env.APP_ENCRYPTION_KEY!,
+        network: process.env.NETWORK === 'mainnet' ? ('mainnet' as const) : ('testnet' as const),
+      };
+      expectRan(doc, await runDoc(doc, target, creds), process.env.TEST_PRODUCT_LOG);
+    },
+    FILE_TIMEOUT_MS + 30_000,
+  );
 });
 
 describe.each(docs.filter((d) => d.stack).map((d) => [d.file, d] as const))('%s', (_file, doc) => {
-  test(`runs against a private stack (${Object.entries(doc.stack!).map(([k, v]) => `${k}=${v}`).join(' ')})`, async () => {
-    const stack = await startTestStack(`docs-${path.basename(doc.file, '.md')}`, (m) => process.stderr.write(`[docs] ${m}\n`), doc.stack!);
-    try {
-      // The account as `npm run seed` makes it, against that stack (its database, its settings).
-      const seed = spawnSync(process.execPath, [path.join(root, 'dist/scripts/seed.js')], { env: stack.env, encoding: 'utf8', timeout: 60_000 });
-      if (seed.status !== 0) throw new Error(`seed failed (${seed.status}): ${seed.stderr}`);
-      const creds = JSON.parse(seed.stdout) as DevCredentials;
-      const target = {
-        apiUrl: stack.apiUrl, databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress, encryptionKey: stack.env.APP_ENCRYPTION_KEY!,
-        network: stack.env.NETWORK === 'mainnet' ? 'mainnet' as const : 'testnet' as const,
-      };
-      expectRan(doc, await runDoc(doc, target, creds), stack.productLog);
-    } finally {
-      await stack.stop();
-    }
-  }, FILE_TIMEOUT_MS + 240_000);
+  test(
+    `runs against a private stack (${Object.entries(doc.stack!)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')})`,
+    async () => {
+      const stack = await startTestStack(
+        `docs-${path.basename(doc.file, '.md')}`,
+        (m) => process.stderr.write(`[docs] ${m}\n`),
+        doc.stack!,
+      );
+      try {
+        // The account as `npm run seed` makes it, against that stack (its database, its settings).
+        const seed = spawnSync(process.execPath, [path.join(root, 'dist/scripts/seed.js')], {
+          env: stack.env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        if (seed.status !== 0) throw new Error(`seed failed (${seed.status}): ${seed.stderr}`);
+        const creds = JSON.parse(seed.stdout) as DevCredentials;
+        const target = {
+          apiUrl: stack.apiUrl,
+          databaseUrl: stack.databaseUrl,
+          temporalAddress: stack.temporalAddress,
+          encryptionKey: stack.env.APP_ENCRYPTION_KEY!,
+          network: stack.env.NETWORK === 'mainnet' ? ('mainnet' as const) : ('testnet' as const),
+        };
+        expectRan(doc, await runDoc(doc, target, creds), stack.productLog);
+      } finally {
+        await stack.stop();
+      }
+    },
+    FILE_TIMEOUT_MS + 240_000,
+  );
 });

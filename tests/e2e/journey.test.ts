@@ -16,7 +16,9 @@ test('npm run demo passes against the running product', async () => {
   const file = path.join(os.tmpdir(), `demo-creds-${creds.account_id}.json`);
   fs.writeFileSync(file, JSON.stringify(creds));
   const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../dist/scripts/demo.js')], {
-    env: { ...process.env, DEMO_API_URL: process.env.TEST_API_URL, DEMO_CREDENTIALS: file }, encoding: 'utf8', timeout: 120_000,
+    env: { ...process.env, DEMO_API_URL: process.env.TEST_API_URL, DEMO_CREDENTIALS: file },
+    encoding: 'utf8',
+    timeout: 120_000,
   });
   if (r.status !== 0) throw new Error(`demo failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   expect(r.stdout).toContain('Demo passed.');

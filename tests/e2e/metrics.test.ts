@@ -15,8 +15,14 @@ usePrivateStack('metrics', { RATE_LIMIT_BUSINESS_KEY: '25', METRICS_SAMPLE_SECON
 
 // Plain http on loopback (WEBHOOKS_ALLOW_LOOPBACK): the private stack's certificate is not known at import time.
 const receiver = new Receiver();
-beforeAll(async () => { await receiver.start(); await connectDb(); });
-afterAll(async () => { await receiver.stop(); await closeDb(); });
+beforeAll(async () => {
+  await receiver.start();
+  await connectDb();
+});
+afterAll(async () => {
+  await receiver.stop();
+  await closeDb();
+});
 
 /** One scrape with the token, parsed to `name{labels}` -> value (labels as printed by prom-client). */
 async function scrape(): Promise<{ text: string; value(name: string, labels?: Record<string, string>): number }> {
@@ -47,10 +53,15 @@ async function scrape(): Promise<{ text: string; value(name: string, labels?: Re
 
 test('/metrics on the public port answers only to the scrape token', async () => {
   const acct = await newAccount();
-  for (const headers of [{} as Record<string, string>, { Authorization: `Bearer ${acct.live_key}` }, { Authorization: `Bearer ${acct.session_token}` }, { Authorization: 'Bearer wrong-token-of-any-length' }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { Authorization: `Bearer ${acct.live_key}` },
+    { Authorization: `Bearer ${acct.session_token}` },
+    { Authorization: 'Bearer wrong-token-of-any-length' },
+  ]) {
     const res = await fetch(`${process.env.TEST_API_URL}/metrics`, { headers });
     expect(res.status).toBe(404);
-    const body = await res.json() as { error: { type: string; code: string } };
+    const body = (await res.json()) as { error: { type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'not_found', code: 'not_found' });
   }
   // A merchant key on its usual header is not a scrape credential either.
@@ -70,10 +81,19 @@ test('a journey moves the counters and histograms by exactly what it did', async
   const first = expectOk(await merchant.post('/v1/payment_links', body, { idem: key }), 201);
   const replay = await merchant.post('/v1/payment_links', body, { idem: key });
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
-  expectError(await merchant.post('/v1/payment_links', { ...body, title: 'Other' }, { idem: key }), 409, 'idempotency_error', 'idempotency_key_reused');
+  expectError(
+    await merchant.post('/v1/payment_links', { ...body, title: 'Other' }, { idem: key }),
+    409,
+    'idempotency_error',
+    'idempotency_key_reused',
+  );
   expectOk(await merchant.post('/v1/payment_links', body), 201);
   expectOk(await merchant.post('/v1/payment_links', body), 201);
-  expectError(await merchant.post('/v1/payment_links', { ...body, amount: { amount: '-1', currency: 'USD', decimals: 2 } }), 400, 'invalid_request');
+  expectError(
+    await merchant.post('/v1/payment_links', { ...body, amount: { amount: '-1', currency: 'USD', decimals: 2 } }),
+    400,
+    'invalid_request',
+  );
   expectOk(await merchant.get(`/v1/payment_links/${first.id}`));
   expectOk(await merchant.get(`/v1/payment_links/${first.id}`));
 
@@ -84,15 +104,29 @@ test('a journey moves the counters and histograms by exactly what it did', async
   expect(ep.id).toMatch(/^whe_/);
   const activated = expectOk(await merchant.post(`/v1/payment_links/${first.id}/activate`, { attestation_accepted: true }));
   const token = String(activated.url).split('/pay/')[1];
-  const pay = await call('POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native', payer_email: 'payer@example.com' }, { idem: null });
+  const pay = await call(
+    'POST',
+    `/v1/payment_sessions/${token}/payments`,
+    { rail: 'crypto_native', payer_email: 'payer@example.com' },
+    { idem: null },
+  );
   expect(pay.status).toBe(201);
   // The payer pays the exact amount on chain (the simulator); the payment is detected and settled
   // to the merchant's wallet through the chain adapter (provider calls).
   const di = pay.body.deposit_instructions;
-  const sent = await call('POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount }, { idem: null });
+  const sent = await call(
+    'POST',
+    '/sim/chain/transfers',
+    { chain: di.chain, to_address: di.address, asset: di.asset, amount: di.amount.amount },
+    { idem: null },
+  );
   expect(sent.status).toBeLessThan(300);
   // Polled through the payment (not the link: the link reads are counted below).
-  await eventually(async () => ['paid', 'settled'].includes((await merchant.get(`/v1/payments/${pay.body.id}`)).body.status), 'the payment paid', 30_000);
+  await eventually(
+    async () => ['paid', 'settled'].includes((await merchant.get(`/v1/payments/${pay.body.id}`)).body.status),
+    'the payment paid',
+    30_000,
+  );
   // Over the business-key budget (RATE_LIMIT_BUSINESS_KEY=25 per second): a burst of 60 reads.
   const burst = await Promise.all(Array.from({ length: 60 }, () => merchant.get(`/v1/payment_links/${first.id}`)));
   const refused = burst.filter((r) => r.status === 429).length;
@@ -104,27 +138,46 @@ test('a journey moves the counters and histograms by exactly what it did', async
   // here) has seen this stack's links and payment; the successful attempts counted equal the deliveries the
   // receiver got (the payment may still emit events after it is paid: the loop waits for quiet).
   let delivered = 0;
-  const after = await eventually(async () => {
-    await webhooksSettled(acct.account_id);
-    delivered = receiver.received(hook.path).length;
-    const s = await scrape();
-    const succeeded = s.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' }) - before.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' });
-    // A sample taken once the payment exists (so after the link's activation): one taken between
-    // the links' creation and the payment counts three links and no payment.
-    const sampled = s.value('payments_money_objects', { object: 'payment_link' }) >= 3 && s.value('payments_money_objects', { object: 'payment' }) >= 1;
-    return delivered > 0 && succeeded === delivered && sampled ? s : null;
-  }, 'the deliveries, and the sampled links and payment in the metrics', 30_000);
+  const after = await eventually(
+    async () => {
+      await webhooksSettled(acct.account_id);
+      delivered = receiver.received(hook.path).length;
+      const s = await scrape();
+      const succeeded =
+        s.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' }) -
+        before.value('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' });
+      // A sample taken once the payment exists (so after the link's activation): one taken between
+      // the links' creation and the payment counts three links and no payment.
+      const sampled =
+        s.value('payments_money_objects', { object: 'payment_link' }) >= 3 && s.value('payments_money_objects', { object: 'payment' }) >= 1;
+      return delivered > 0 && succeeded === delivered && sampled ? s : null;
+    },
+    'the deliveries, and the sampled links and payment in the metrics',
+    30_000,
+  );
   const delta = (name: string, labels?: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
 
   // RED by operation, status class and caller kind: exactly the requests made.
   expect(delta('payments_http_requests_total', created('business_key', '2xx'))).toBe(4); // 3 creates + 1 replay
   expect(delta('payments_http_requests_total', created('business_key', '4xx'))).toBe(2); // key reused + invalid
-  expect(delta('payments_http_requests_total', { operation: 'payment_links.get', status_class: '2xx', caller_kind: 'business_key' })).toBe(2 + served);
-  expect(delta('payments_http_requests_total', { operation: 'payment_links.get', status_class: '4xx', caller_kind: 'business_key' })).toBe(refused);
-  expect(delta('payments_http_requests_total', { operation: 'payment_sessions.payments.create', status_class: '2xx', caller_kind: 'public_token' })).toBe(1);
+  expect(delta('payments_http_requests_total', { operation: 'payment_links.get', status_class: '2xx', caller_kind: 'business_key' })).toBe(
+    2 + served,
+  );
+  expect(delta('payments_http_requests_total', { operation: 'payment_links.get', status_class: '4xx', caller_kind: 'business_key' })).toBe(
+    refused,
+  );
+  expect(
+    delta('payments_http_requests_total', {
+      operation: 'payment_sessions.payments.create',
+      status_class: '2xx',
+      caller_kind: 'public_token',
+    }),
+  ).toBe(1);
   expect(delta('payments_http_request_duration_seconds_count', { operation: 'payment_links.create', status_class: '2xx' })).toBe(4);
   expect(delta('payments_http_request_duration_seconds_count', { operation: 'payment_links.create', status_class: '4xx' })).toBe(2);
-  expect(delta('payments_http_request_duration_seconds_sum', { operation: 'payment_links.create', status_class: '2xx' })).toBeGreaterThan(0);
+  expect(delta('payments_http_request_duration_seconds_sum', { operation: 'payment_links.create', status_class: '2xx' })).toBeGreaterThan(
+    0,
+  );
 
   // Idempotency and rate limiting.
   expect(delta('payments_idempotency_outcomes_total', { operation: 'payment_links.create', outcome: 'replayed' })).toBe(1);
@@ -133,7 +186,9 @@ test('a journey moves the counters and histograms by exactly what it did', async
 
   // Provider calls: the payment's deposit address came from the chain adapter.
   expect(delta('payments_provider_calls_total', { provider: 'chain', outcome: 'ok' })).toBeGreaterThan(0);
-  expect(delta('payments_provider_call_duration_seconds_count', { provider: 'chain' })).toBe(delta('payments_provider_calls_total', { provider: 'chain' }));
+  expect(delta('payments_provider_call_duration_seconds_count', { provider: 'chain' })).toBe(
+    delta('payments_provider_calls_total', { provider: 'chain' }),
+  );
 
   // Webhooks: one successful attempt per delivery the receiver got, its duration and its commit-to-receipt lag.
   expect(delta('payments_webhook_delivery_attempts_total', { outcome: 'succeeded' })).toBe(delivered);
@@ -156,5 +211,7 @@ test('a journey moves the counters and histograms by exactly what it did', async
 
   // The Temporal SDK's worker metrics, in the same document and format.
   expect(after.text).toMatch(/^temporal_[a-z_]+_total\{/m);
-  expect(after.value('temporal_workflow_completed_total') + after.value('temporal_workflow_task_queue_poll_succeed_total')).toBeGreaterThan(0);
+  expect(after.value('temporal_workflow_completed_total') + after.value('temporal_workflow_task_queue_poll_succeed_total')).toBeGreaterThan(
+    0,
+  );
 });

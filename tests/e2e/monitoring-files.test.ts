@@ -13,8 +13,12 @@ import { slug } from '../../api/docs/markdown';
 import { closeDb } from '../../lib/db';
 import { client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
 
-beforeAll(async () => { await connectDb(); });
-afterAll(async () => { await closeDb(); });
+beforeAll(async () => {
+  await connectDb();
+});
+afterAll(async () => {
+  await closeDb();
+});
 
 const root = path.resolve(__dirname, '../..');
 /** Series Prometheus itself adds to every target (not exported by the product). */
@@ -38,9 +42,16 @@ function metricNames(expr: string): string[] {
   return names;
 }
 
-interface Rule { alert: string; expr: string; for?: string; labels?: { severity?: string }; annotations?: { summary?: string; runbook?: string } }
-const rules = (yaml.load(fs.readFileSync(path.join(root, 'monitoring/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Rule[] }> })
-  .groups.flatMap((g) => g.rules);
+interface Rule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: { severity?: string };
+  annotations?: { summary?: string; runbook?: string };
+}
+const rules = (
+  yaml.load(fs.readFileSync(path.join(root, 'monitoring/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Rule[] }> }
+).groups.flatMap((g) => g.rules);
 const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'monitoring/grafana/payments-platform.json'), 'utf8')) as {
   panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
 };
@@ -63,8 +74,16 @@ test('the alert rules are well formed and documented in the runbook', () => {
     expect(metricNames(r.expr).length).toBeGreaterThan(0);
   }
   // The issue's list: outbox lag, webhook failure ratio, parked workflows, 5xx ratio, provider error ratio, PostgreSQL or Temporal unreachable.
-  for (const a of ['PaymentsOutboxLagHigh', 'PaymentsWebhookFailureRatioHigh', 'PaymentsWorkflowsParked', 'PaymentsHttp5xxRatioHigh',
-    'PaymentsProviderErrorRatioHigh', 'PaymentsPostgresUnreachable', 'PaymentsTemporalUnreachable']) expect(names).toContain(a);
+  for (const a of [
+    'PaymentsOutboxLagHigh',
+    'PaymentsWebhookFailureRatioHigh',
+    'PaymentsWorkflowsParked',
+    'PaymentsHttp5xxRatioHigh',
+    'PaymentsProviderErrorRatioHigh',
+    'PaymentsPostgresUnreachable',
+    'PaymentsTemporalUnreachable',
+  ])
+    expect(names).toContain(a);
 });
 
 test('the dashboard is a Grafana dashboard whose every query parses', () => {
@@ -87,16 +106,27 @@ async function exportedFamilies(): Promise<Set<string>> {
 test('every metric the alerts and the dashboard name is exported by the product', async () => {
   // The SDK exports a worker metric once it has something to say: a workflow and its activities run first.
   const merchant = client((await newAccount()).live_key);
-  const link = expectOk(await merchant.post('/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: 'Monitoring', accepted_rail_kinds: ['crypto'] }), 201);
+  const link = expectOk(
+    await merchant.post('/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: 'Monitoring',
+      accepted_rail_kinds: ['crypto'],
+    }),
+    201,
+  );
   expectOk(await merchant.post(`/v1/payment_links/${link.id}/activate`, { attestation_accepted: true }));
   const named = new Map<string, string>();
   for (const r of rules) for (const n of metricNames(r.expr)) named.set(n, `alert ${r.alert}`);
   for (const d of dashboardExprs) for (const n of metricNames(d.expr)) named.set(n, `panel ${d.panel}`);
   let missing: string[] = [];
-  await eventually(async () => {
-    const exported = await exportedFamilies();
-    missing = [...named].filter(([n]) => !exported.has(n) && !PROMETHEUS_OWN.has(n)).map(([n, where]) => `${n} (${where})`);
-    return missing.length === 0;
-  }, 'every named metric in the scrape', 20_000).catch(() => undefined);
+  await eventually(
+    async () => {
+      const exported = await exportedFamilies();
+      missing = [...named].filter(([n]) => !exported.has(n) && !PROMETHEUS_OWN.has(n)).map(([n, where]) => `${n} (${where})`);
+      return missing.length === 0;
+    },
+    'every named metric in the scrape',
+    20_000,
+  ).catch(() => undefined);
   expect(missing).toEqual([]);
 });

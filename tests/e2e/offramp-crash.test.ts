@@ -37,7 +37,8 @@ const logFile = path.join(os.tmpdir(), `offramp-crash-worker-${process.pid}.log`
 function startWorker(): ChildProcess {
   const out = fs.openSync(logFile, 'a');
   const w = spawn(process.execPath, [path.resolve(__dirname, '../../dist/worker.js')], {
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' }, stdio: ['ignore', out, out],
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', out, out],
   });
   workers.push(w);
   return w;
@@ -73,12 +74,22 @@ test('killing the worker between funds_received and payment_submitted: one fiat 
   const chain = chainAdapter();
   const wallet = (await q('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id])).address as string;
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: wallet, amount: 50_000_000n, decimals: 6 });
-  const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'sepa', iban: 'DE89370400440532013000' });
+  const ba = await createExternalAccount(systemScope(acct.account_id, true), {
+    account_owner_type: 'individual',
+    account_holder_name: 'Ana Diaz',
+    rail: 'sepa',
+    iban: 'DE89370400440532013000',
+  });
   await setFault(acct.account_id, 'fiat_rails.submit_delay_ms', '60000');
   const first = startWorker();
-  const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
-    destinationCurrency: 'EUR', destinationRail: 'sepa', amount: { amount: '20000000', currency: chain.stablecoin, decimals: 6 },
-  } });
+  const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), {
+    externalAccountId: ba.id,
+    terms: {
+      destinationCurrency: 'EUR',
+      destinationRail: 'sepa',
+      amount: { amount: '20000000', currency: chain.stablecoin, decimals: 6 },
+    },
+  });
   await signTransaction(transitTransaction(ofr));
   await signalOfframpIntent(ofr.id, acct.account_id);
 
@@ -98,6 +109,13 @@ test('killing the worker between funds_received and payment_submitted: one fiat 
   startWorker();
   expect(await (await temporalClient()).workflow.getHandle(ofr.id).result()).toBe('payment_processed');
   expect((await q('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [ofr.id])).n).toBe(1);
-  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [ofr.id])).map((r: { type: string }) => r.type);
-  expect(types).toEqual(['offramp_intent.created', 'offramp_intent.funds_received', 'offramp_intent.payment_submitted', 'offramp_intent.payment_processed']);
+  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [ofr.id])).map(
+    (r: { type: string }) => r.type,
+  );
+  expect(types).toEqual([
+    'offramp_intent.created',
+    'offramp_intent.funds_received',
+    'offramp_intent.payment_submitted',
+    'offramp_intent.payment_processed',
+  ]);
 }, 300_000);

@@ -40,7 +40,8 @@ const logFile = path.join(os.tmpdir(), `payout-crash-worker-${process.pid}.log`)
 function startWorker(): ChildProcess {
   const out = fs.openSync(logFile, 'a');
   const w = spawn(process.execPath, [path.resolve(__dirname, '../../dist/worker.js')], {
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' }, stdio: ['ignore', out, out],
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', out, out],
   });
   workers.push(w);
   return w;
@@ -66,9 +67,27 @@ beforeAll(async () => {
 /** What a timed-out step shows: the payout's row, its workflow's pending work and the worker log's tail. */
 async function diagnosis(payoutId: string): Promise<string> {
   const row = (await db().query('SELECT status FROM payouts WHERE id = $1', [payoutId]))[0];
-  const attempts = await db().query('SELECT id, provider_transfer_id, rail_payment_id FROM payout_attempts WHERE payout_id = $1', [payoutId]);
-  const d = await (await temporalClient()).workflow.getHandle(payoutId).describe().catch((e) => ({ error: String(e) }));
-  const pending = 'raw' in d ? { status: d.status.name, taskQueue: d.taskQueue, pendingActivities: d.raw.pendingActivities?.map((a) => ({ type: a.activityType?.name, attempt: a.attempt, lastFailure: a.lastFailure?.message })) } : d;
+  const attempts = await db().query('SELECT id, provider_transfer_id, rail_payment_id FROM payout_attempts WHERE payout_id = $1', [
+    payoutId,
+  ]);
+  const d = await (
+    await temporalClient()
+  ).workflow
+    .getHandle(payoutId)
+    .describe()
+    .catch((e) => ({ error: String(e) }));
+  const pending =
+    'raw' in d
+      ? {
+          status: d.status.name,
+          taskQueue: d.taskQueue,
+          pendingActivities: d.raw.pendingActivities?.map((a) => ({
+            type: a.activityType?.name,
+            attempt: a.attempt,
+            lastFailure: a.lastFailure?.message,
+          })),
+        }
+      : d;
   const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no worker log)';
   return `payout: ${JSON.stringify(row)}\nattempts: ${JSON.stringify(attempts)}\nworkflow: ${JSON.stringify(pending)}\nworker log (tail):\n${log}`;
 }
@@ -81,8 +100,17 @@ afterAll(async () => {
 
 test('killing the worker mid-funding: the payout settles once with one provider transfer', async () => {
   const creds = await provisionAccount();
-  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 }, corridor_id: 'eur_sepa', source_chain: 'base' });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'Lieferant GmbH', iban: 'DE89370400440532013000' });
+  const p = await createPayout(systemScope(creds.account_id, true, req), {
+    invoice_amount: { amount: '250000', currency: 'EUR', decimals: 2 },
+    corridor_id: 'eur_sepa',
+    source_chain: 'base',
+  });
+  await setBeneficiary(systemScope(creds.account_id, true, req), {
+    id: p.id,
+    account_owner_type: 'business',
+    account_holder_name: 'Lieferant GmbH',
+    iban: 'DE89370400440532013000',
+  });
   slowAccount = creds.account_id;
   await setFault(creds.account_id, 'bridge.create_delay_ms', '15000');
   const first = startWorker();
@@ -90,19 +118,42 @@ test('killing the worker mid-funding: the payout settles once with one provider 
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
 
   // The bridge recorded the transfer and is still answering: kill the worker inside that activity.
-  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0, 'transfer recorded', 60_000);
+  await eventually(
+    async () => (await db().query('SELECT 1 FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id])).length > 0,
+    'transfer recorded',
+    60_000,
+  );
   await kill(first);
   await setFault(creds.account_id, 'bridge.create_delay_ms', null);
-  expect((await db().query('SELECT provider_transfer_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].provider_transfer_id).toBeNull();
+  expect(
+    (await db().query('SELECT provider_transfer_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].provider_transfer_id,
+  ).toBeNull();
 
   startWorker();
-  const attempt = await eventually(async () => {
-    const rows = await db().query('SELECT * FROM payout_attempts WHERE id = $1 AND provider_transfer_id IS NOT NULL', [attemptId]);
-    return rows[0];
-  }, 'transfer recorded by the retried activity', 90_000);
-  await recordObservedTransfer({ chain: 'base', asset: 'USDC', to_address: attempt.deposit_address, from_address: null, amount: BigInt(attempt.gross_minor), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
-  await eventually(async () => (await db().query('SELECT rail_payment_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].rail_payment_id, 'rail payment', 90_000)
-    .catch(async (e) => { throw new Error(`${String(e)}\n${await diagnosis(p.id)}`); });
+  const attempt = await eventually(
+    async () => {
+      const rows = await db().query('SELECT * FROM payout_attempts WHERE id = $1 AND provider_transfer_id IS NOT NULL', [attemptId]);
+      return rows[0];
+    },
+    'transfer recorded by the retried activity',
+    90_000,
+  );
+  await recordObservedTransfer({
+    chain: 'base',
+    asset: 'USDC',
+    to_address: attempt.deposit_address,
+    from_address: null,
+    amount: BigInt(attempt.gross_minor),
+    decimals: 6,
+    tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
+  });
+  await eventually(
+    async () => (await db().query('SELECT rail_payment_id FROM payout_attempts WHERE id = $1', [attemptId]))[0].rail_payment_id,
+    'rail payment',
+    90_000,
+  ).catch(async (e) => {
+    throw new Error(`${String(e)}\n${await diagnosis(p.id)}`);
+  });
   await fiatRails().simulate(p.id, { state: 'paid' });
   await notifyPayoutProviderUpdate(p.id);
   await eventually(async () => (await db().query('SELECT status FROM payouts WHERE id = $1', [p.id]))[0].status === 'paid', 'paid', 60_000);
@@ -111,11 +162,16 @@ test('killing the worker mid-funding: the payout settles once with one provider 
 
   const result = await (await temporalClient()).workflow.getHandle(p.id).result();
   expect(result).toBe('settled');
-  expect((await db().query('SELECT status, settled_minor FROM payouts WHERE id = $1', [p.id]))[0]).toEqual({ status: 'settled', settled_minor: '250000' });
+  expect((await db().query('SELECT status, settled_minor FROM payouts WHERE id = $1', [p.id]))[0]).toEqual({
+    status: 'settled',
+    settled_minor: '250000',
+  });
   expect((await db().query('SELECT count(*)::int AS n FROM sandbox_bridge_transfers WHERE client_reference = $1', [p.id]))[0].n).toBe(1);
   expect((await db().query('SELECT count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = $1', [p.id]))[0].n).toBe(1);
   expect((await db().query('SELECT count(*)::int AS n FROM payout_attempts WHERE payout_id = $1', [p.id]))[0].n).toBe(1);
-  const events = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [p.id])).map((r: { type: string }) => r.type);
+  const events = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [p.id])).map(
+    (r: { type: string }) => r.type,
+  );
   expect(events.filter((t: string) => t === 'payout.funded')).toHaveLength(1);
   expect(events.filter((t: string) => t === 'payout.settled')).toHaveLength(1);
 }, 240_000);

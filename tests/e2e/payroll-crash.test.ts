@@ -31,7 +31,8 @@ const logFile = path.join(os.tmpdir(), `payroll-crash-worker-${process.pid}.log`
 function startWorker(): ChildProcess {
   const out = fs.openSync(logFile, 'a');
   const w = spawn(process.execPath, [path.resolve(__dirname, '../../dist/worker.js')], {
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' }, stdio: ['ignore', out, out],
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', out, out],
   });
   workers.push(w);
   return w;
@@ -62,7 +63,10 @@ afterAll(async () => {
 const count = async (sql: string, args: unknown[]) => Number((await db().query(sql, args))[0].n);
 
 test('killing the worker while a 100-item run executes: every item is paid exactly once and the run completes', async () => {
-  const { accountId, runId, itemIds } = await approvedRun(Array.from({ length: 100 }, (_, i) => BigInt(1000 + i)), () => usBank('000123456789'));
+  const { accountId, runId, itemIds } = await approvedRun(
+    Array.from({ length: 100 }, (_, i) => BigInt(1000 + i)),
+    () => usBank('000123456789'),
+  );
   await markFunded(runId);
   await executeRun(systemScope(accountId, true, req), { id: runId });
   const first = startWorker();
@@ -85,9 +89,13 @@ test('killing the worker while a 100-item run executes: every item is paid exact
   expect(await count(`SELECT count(*)::int AS n FROM payroll_run_items WHERE run_id = $1 AND status = 'paid'`, [runId])).toBe(100);
   expect(await count('SELECT count(*)::int AS n FROM payroll_item_attempts WHERE run_id = $1', [runId])).toBe(100);
   const perItem: Array<{ client_reference: string; n: number }> = await db().query(
-    'SELECT client_reference, count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = ANY($1) GROUP BY client_reference', [itemIds]);
+    'SELECT client_reference, count(*)::int AS n FROM sandbox_rail_payments WHERE client_reference = ANY($1) GROUP BY client_reference',
+    [itemIds],
+  );
   expect(perItem).toHaveLength(100);
   expect(perItem.every((r) => r.n === 1)).toBe(true);
-  expect(await count(`SELECT count(*)::int AS n FROM events WHERE object_id = ANY($1) AND type = 'payroll_item.payout_paid'`, [itemIds])).toBe(100);
+  expect(
+    await count(`SELECT count(*)::int AS n FROM events WHERE object_id = ANY($1) AND type = 'payroll_item.payout_paid'`, [itemIds]),
+  ).toBe(100);
   expect(await count(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payroll_run.completed'`, [runId])).toBe(1);
 }, 300_000);

@@ -17,9 +17,19 @@ import { client, connectDb, eventually, expectOk, newAccount } from '../helpers/
 import { Receiver } from '../helpers/receiver';
 import { startTestStack } from '../helpers/stack';
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
 interface CollectedSpan {
-  traceId: string; spanId: string; parentSpanId: string; name: string; kind: number; service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  service: string;
   attributes: Record<string, string | number | boolean | undefined>;
 }
 
@@ -31,7 +41,9 @@ function hexId(id: string | undefined): string {
 
 function attrs(list: Array<{ key: string; value: OtlpValue }> | undefined): CollectedSpan['attributes'] {
   const out: CollectedSpan['attributes'] = {};
-  for (const a of list ?? []) out[a.key] = a.value.stringValue ?? (a.value.intValue !== undefined ? Number(a.value.intValue) : a.value.boolValue ?? a.value.doubleValue);
+  for (const a of list ?? [])
+    out[a.key] =
+      a.value.stringValue ?? (a.value.intValue !== undefined ? Number(a.value.intValue) : (a.value.boolValue ?? a.value.doubleValue));
   return out;
 }
 
@@ -49,8 +61,13 @@ class SpanCollector {
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               this.spans.push({
-                traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId), name: s.name, kind: s.kind,
-                service, attributes: attrs(s.attributes),
+                traceId: hexId(s.traceId),
+                spanId: hexId(s.spanId),
+                parentSpanId: hexId(s.parentSpanId),
+                name: s.name,
+                kind: s.kind,
+                service,
+                attributes: attrs(s.attributes),
               });
             }
           }
@@ -111,16 +128,34 @@ test('one trace follows a request into its workflow, activity, database calls an
   const session = client(acct.session_token);
   const target = receiver.path('traced');
   expectOk(await key.post('/v1/webhook_endpoints', { url: target.url, description: 'traced' }), 201);
-  const p = expectOk(await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }), 201);
-  expectOk(await key.post(`/v1/payouts/${p.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' }));
+  const p = expectOk(
+    await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }),
+    201,
+  );
+  expectOk(
+    await key.post(`/v1/payouts/${p.id}/beneficiary`, {
+      account_owner_type: 'business',
+      account_holder_name: 'Supplier LLC',
+      account_number: '123456789',
+      routing_number: '021000021',
+    }),
+  );
   const fund = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base' });
   expectOk(fund);
   const requestId = fund.headers.get('request-id')!;
   expect(requestId).toMatch(/^req_/);
 
   // The webhook the request caused (written by the workflow's activity), and its traceparent.
-  const delivery = await eventually(async () => receiver.received(target.path).find((r) => JSON.parse(r.body).type === 'payout.funded'), 'payout.funded delivered', 60_000);
-  const server = await eventually(async () => collector.spans.find((s) => s.attributes['payments.request_id'] === requestId), 'the request span exported', 30_000);
+  const delivery = await eventually(
+    async () => receiver.received(target.path).find((r) => JSON.parse(r.body).type === 'payout.funded'),
+    'payout.funded delivered',
+    60_000,
+  );
+  const server = await eventually(
+    async () => collector.spans.find((s) => s.attributes['payments.request_id'] === requestId),
+    'the request span exported',
+    30_000,
+  );
   const traceId = server.traceId;
   expect(delivery.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
 
@@ -128,21 +163,29 @@ test('one trace follows a request into its workflow, activity, database calls an
   expectOk(await key.post(`/v1/payouts/${p.id}/cancel`));
   let missing: string[] = [];
   const named = (pred: (s: CollectedSpan) => boolean) => collector.trace(traceId).find(pred);
-  const spans = await eventually(async () => {
-    const want = {
-      server,
-      start: named((s) => /^(SignalWithStartWorkflow|StartWorkflow):payoutWorkflow$/.test(s.name)),
-      workflow: named((s) => s.name === 'RunWorkflow:payoutWorkflow'),
-      startActivity: named((s) => s.name === 'StartActivity:ensureProviderTransfer'),
-      activity: named((s) => s.name === 'RunActivity:ensureProviderTransfer'),
-      pg: named((s) => s.attributes['db.system'] === 'postgresql'),
-      deliver: named((s) => s.name === 'webhook.deliver' && s.attributes['payments.event_id'] === JSON.parse(delivery.body).id),
-      post: named((s) => s.kind === 3 /* CLIENT */ && String(s.attributes['url.full'] ?? '').includes(target.path)),
-    };
-    missing = Object.entries(want).filter(([, v]) => !v).map(([k]) => k);
-    return missing.length === 0 ? (want as { [K in keyof typeof want]: CollectedSpan }) : null;
-  }, 'every span of the journey in the request trace', 30_000).catch((e) => {
-    const seen = collector.trace(traceId).map((s) => `${s.name} (${s.service}, kind ${s.kind}, parent ${s.parentSpanId || '-'}, id ${s.spanId})`);
+  const spans = await eventually(
+    async () => {
+      const want = {
+        server,
+        start: named((s) => /^(SignalWithStartWorkflow|StartWorkflow):payoutWorkflow$/.test(s.name)),
+        workflow: named((s) => s.name === 'RunWorkflow:payoutWorkflow'),
+        startActivity: named((s) => s.name === 'StartActivity:ensureProviderTransfer'),
+        activity: named((s) => s.name === 'RunActivity:ensureProviderTransfer'),
+        pg: named((s) => s.attributes['db.system'] === 'postgresql'),
+        deliver: named((s) => s.name === 'webhook.deliver' && s.attributes['payments.event_id'] === JSON.parse(delivery.body).id),
+        post: named((s) => s.kind === 3 /* CLIENT */ && String(s.attributes['url.full'] ?? '').includes(target.path)),
+      };
+      missing = Object.entries(want)
+        .filter(([, v]) => !v)
+        .map(([k]) => k);
+      return missing.length === 0 ? (want as { [K in keyof typeof want]: CollectedSpan }) : null;
+    },
+    'every span of the journey in the request trace',
+    30_000,
+  ).catch((e) => {
+    const seen = collector
+      .trace(traceId)
+      .map((s) => `${s.name} (${s.service}, kind ${s.kind}, parent ${s.parentSpanId || '-'}, id ${s.spanId})`);
     throw new Error(`${String(e)}; missing ${missing.join(', ')}; the trace has:\n${seen.join('\n')}`);
   });
 
@@ -173,7 +216,11 @@ test('one trace follows a request into its workflow, activity, database calls an
   for (const s of collector.trace(traceId)) ancestors(s);
 
   // The product's log lines for the request name its trace and request.
-  const lines = fs.readFileSync(productLog, 'utf8').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
+  const lines = fs
+    .readFileSync(productLog, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(requestId))
+    .map((l) => JSON.parse(l));
   expect(lines.length).toBeGreaterThan(0);
   for (const l of lines) expect({ request_id: l.request_id, trace_id: l.trace_id }).toEqual({ request_id: requestId, trace_id: traceId });
 }, 180_000);

@@ -19,7 +19,12 @@ let stack: Awaited<ReturnType<typeof startTestStack>>;
 let apis: string[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack('twoinst', (m) => process.stderr.write(`[twoinst] ${m}\n`), { RATE_LIMIT_BUSINESS_KEY: String(RATE_LIMIT) }, { split: true, apis: 2, workers: 2 });
+  stack = await startTestStack(
+    'twoinst',
+    (m) => process.stderr.write(`[twoinst] ${m}\n`),
+    { RATE_LIMIT_BUSINESS_KEY: String(RATE_LIMIT) },
+    { split: true, apis: 2, workers: 2 },
+  );
   stack.apply(process.env);
   apis = stack.apiUrls;
   await connectDb();
@@ -30,14 +35,24 @@ afterAll(async () => {
 }, 60_000);
 
 /** One request; a 429 is retried after its Retry-After with the same Idempotency-Key, as a client should. */
-async function call(api: string, key: string | null, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: any }> {
+async function call(
+  api: string,
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) headers['x-api-key'] = key;
   if (key && method !== 'GET') headers['Idempotency-Key'] = idempotencyKey ?? `two_${crypto.randomBytes(12).toString('hex')}`;
   for (;;) {
     const r = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await r.text();
-    if (r.status === 429) { await new Promise((res) => setTimeout(res, Number(r.headers.get('retry-after') ?? 1) * 1000)); continue; }
+    if (r.status === 429) {
+      await new Promise((res) => setTimeout(res, Number(r.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
     return { status: r.status, body: text ? JSON.parse(text) : null };
   }
 }
@@ -59,7 +74,10 @@ test('journeys alternate between two API instances and two workers; every paymen
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const ep = await call(apis[1], acct.live_key, 'POST', '/v1/webhook_endpoints', { url, event_types: ['payment.underpaid', 'payment.settled'] });
+  const ep = await call(apis[1], acct.live_key, 'POST', '/v1/webhook_endpoints', {
+    url,
+    event_types: ['payment.underpaid', 'payment.settled'],
+  });
   expect(ep.status).toBe(201);
   const waitFor = async (key: string) => {
     const end = Date.now() + 60_000;
@@ -73,7 +91,11 @@ test('journeys alternate between two API instances and two workers; every paymen
   const journey = async (i: number) => {
     const api = apis[i % 2];
     const other = apis[(i + 1) % 2];
-    const link = await call(api, acct.live_key, 'POST', '/v1/payment_links', { amount: { amount: '1000', currency: 'USD', decimals: 2 }, title: `Order ${i}`, accepted_rail_kinds: ['crypto'] });
+    const link = await call(api, acct.live_key, 'POST', '/v1/payment_links', {
+      amount: { amount: '1000', currency: 'USD', decimals: 2 },
+      title: `Order ${i}`,
+      accepted_rail_kinds: ['crypto'],
+    });
     expect(link.status).toBe(201);
     const act = await call(other, acct.live_key, 'POST', `/v1/payment_links/${link.body.id}/activate`, { attestation_accepted: true });
     expect(act.status).toBe(200);
@@ -84,26 +106,54 @@ test('journeys alternate between two API instances and two workers; every paymen
     const di = pay.body.deposit_instructions;
     const due = BigInt(di.amount.amount);
     const short = (due * 6n) / 10n;
-    expect((await call(other, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(short) })).status).toBe(201);
+    expect(
+      (
+        await call(other, null, 'POST', '/sim/chain/transfers', {
+          chain: di.chain,
+          to_address: di.address,
+          asset: di.asset,
+          amount: String(short),
+        })
+      ).status,
+    ).toBe(201);
     await waitFor(`payment.underpaid:${pay.body.id}`);
-    expect((await call(api, null, 'POST', '/sim/chain/transfers', { chain: di.chain, to_address: di.address, asset: di.asset, amount: String(due - short) })).status).toBe(201);
+    expect(
+      (
+        await call(api, null, 'POST', '/sim/chain/transfers', {
+          chain: di.chain,
+          to_address: di.address,
+          asset: di.asset,
+          amount: String(due - short),
+        })
+      ).status,
+    ).toBe(201);
     await waitFor(`payment.settled:${pay.body.id}`);
   };
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next < 24) await journey(next++); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < 24) await journey(next++);
+    }),
+  );
   receiver.close();
 
   expect(payments).toHaveLength(24);
   const settled = await db().query(`SELECT count(*)::int AS n FROM payments WHERE id = ANY($1) AND status = 'settled'`, [payments]);
   expect(settled[0].n).toBe(24);
-  const transfers = await db().query(`SELECT idempotency_key FROM sandbox_chain_transfers WHERE idempotency_key = ANY($1)`, [payments.map((p) => `settle:${p}`)]);
+  const transfers = await db().query(`SELECT idempotency_key FROM sandbox_chain_transfers WHERE idempotency_key = ANY($1)`, [
+    payments.map((p) => `settle:${p}`),
+  ]);
   expect(transfers).toHaveLength(24);
   const events = await db().query(
-    `SELECT object_id, type, count(*)::int AS n FROM events WHERE object_id = ANY($1) AND type IN ('payment.underpaid', 'payment.paid', 'payment.settled') GROUP BY 1, 2`, [payments]);
+    `SELECT object_id, type, count(*)::int AS n FROM events WHERE object_id = ANY($1) AND type IN ('payment.underpaid', 'payment.paid', 'payment.settled') GROUP BY 1, 2`,
+    [payments],
+  );
   expect(events).toHaveLength(72);
   expect(events.every((e: { n: number }) => e.n === 1)).toBe(true);
   const deliveries = await db().query(
-    `SELECT event_id, count(*)::int AS n, bool_and(status = 'succeeded') AS ok FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY event_id`, [ep.body.id]);
+    `SELECT event_id, count(*)::int AS n, bool_and(status = 'succeeded') AS ok FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY event_id`,
+    [ep.body.id],
+  );
   expect(deliveries).toHaveLength(48);
   expect(deliveries.every((d: { n: number; ok: boolean }) => d.n === 1 && d.ok)).toBe(true);
   expect([...seen.values()].every((n) => n === 1)).toBe(true);
@@ -125,8 +175,11 @@ test('journeys alternate between two API instances and two workers; every paymen
 test('one rate-limit budget per key across both instances', async () => {
   const acct = await newAccount();
   // A fresh key: its first request starts its one-second window, and the burst fits inside it.
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-    fetch(`${apis[i % 2]}/v1/payment_links?limit=1`, { headers: { 'x-api-key': acct.live_key } }).then((r) => r.status)));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      fetch(`${apis[i % 2]}/v1/payment_links?limit=1`, { headers: { 'x-api-key': acct.live_key } }).then((r) => r.status),
+    ),
+  );
   const ok = answers.filter((s) => s === 200).length;
   const limited = answers.filter((s) => s === 429).length;
   expect(ok + limited).toBe(40);

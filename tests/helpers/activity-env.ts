@@ -41,7 +41,13 @@ const nameOf = (x: unknown): string | null => (typeof x === 'string' ? x : ((x a
 function recordingClient(): Client {
   const workflow = {
     async signalWithStart(wf: unknown, o: { workflowId: string; signal: unknown; signalArgs?: unknown[] }) {
-      workflowCalls.push({ kind: 'signalWithStart', workflowId: o.workflowId, workflowType: nameOf(wf), signal: nameOf(o.signal), signalArgs: o.signalArgs ?? [] });
+      workflowCalls.push({
+        kind: 'signalWithStart',
+        workflowId: o.workflowId,
+        workflowType: nameOf(wf),
+        signal: nameOf(o.signal),
+        signalArgs: o.signalArgs ?? [],
+      });
       return { workflowId: o.workflowId };
     },
     async start(wf: unknown, o: { workflowId: string }) {
@@ -91,7 +97,11 @@ export function runActivity<P extends unknown[], R>(fn: (...args: P) => Promise<
 }
 
 /** Runs `fn` in `env` and also collects its heartbeats. */
-export async function runWithHeartbeats<P extends unknown[], R>(env: MockActivityEnvironment, fn: (...args: P) => Promise<R>, ...args: P): Promise<{ result: R; heartbeats: unknown[] }> {
+export async function runWithHeartbeats<P extends unknown[], R>(
+  env: MockActivityEnvironment,
+  fn: (...args: P) => Promise<R>,
+  ...args: P
+): Promise<{ result: R; heartbeats: unknown[] }> {
   const heartbeats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => heartbeats.push(d));
   const result = (await env.run(fn, ...args)) as R;
@@ -118,9 +128,11 @@ export async function count(table: string, where: string, params: unknown[]): Pr
 }
 
 /** The error `p` rejects with (fails the test when it resolves). */
-export async function rejection(p: Promise<unknown>): Promise<Error & { name: string; code?: string; type?: string; nonRetryable?: boolean }> {
+export async function rejection(
+  value: Promise<unknown>,
+): Promise<Error & { name: string; code?: string; type?: string; nonRetryable?: boolean }> {
   try {
-    await p;
+    await value;
   } catch (e) {
     return e as Error & { name: string };
   }
@@ -134,7 +146,9 @@ export function keyCaller(accountId: string, livemode = true): Caller {
 
 /** The owner's user id of `accountId`. */
 export async function ownerOf(accountId: string): Promise<string> {
-  const rows: Array<{ user_id: string }> = await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [accountId]);
+  const rows: Array<{ user_id: string }> = await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [
+    accountId,
+  ]);
   return rows[0].user_id;
 }
 

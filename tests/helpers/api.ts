@@ -11,27 +11,41 @@ import { createSession, provisionAccount, DevCredentials } from '../../activitie
 
 export const API = () => process.env.TEST_API_URL!;
 
-export interface Res<T = any> { status: number; body: T; headers: Headers }
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
-export interface CallOpts { key?: string | null; bearer?: string | null; idem?: string | null; headers?: Record<string, string>; raw?: string }
+export interface CallOpts {
+  key?: string | null;
+  bearer?: string | null;
+  idem?: string | null;
+  headers?: Record<string, string>;
+  raw?: string;
+}
 
 /** A fresh idempotency key. */
 export const idem = () => `idem_${crypto.randomBytes(12).toString('hex')}`;
 
 /** Sends one request; mutations get a fresh Idempotency-Key unless `idem: null` or a given key. */
-export async function call<T = any>(method: string, path: string, body?: unknown, o: CallOpts = {}): Promise<Res<T>> {
-  const headers: Record<string, string> = { ...(o.headers ?? {}) };
-  if (o.key) headers['x-api-key'] = o.key;
-  if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
-  if (method !== 'GET' && o.idem !== null && !('Idempotency-Key' in headers)) headers['Idempotency-Key'] = o.idem ?? idem();
+export async function call<T = any>(method: string, path: string, body?: unknown, callOpts: CallOpts = {}): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...(callOpts.headers ?? {}) };
+  if (callOpts.key) headers['x-api-key'] = callOpts.key;
+  if (callOpts.bearer) headers.authorization = `Bearer ${callOpts.bearer}`;
+  if (method !== 'GET' && callOpts.idem !== null && !('Idempotency-Key' in headers)) headers['Idempotency-Key'] = callOpts.idem ?? idem();
   let payload: string | undefined;
-  if (o.raw !== undefined) payload = o.raw;
+  if (callOpts.raw !== undefined) payload = callOpts.raw;
   else if (body !== undefined) payload = JSON.stringify(body);
   if (payload !== undefined) headers['content-type'] = headers['content-type'] ?? 'application/json';
   const r = await fetch(`${API()}${path}`, { method, headers, body: payload });
   const text = await r.text();
   let parsed: unknown = text;
-  try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
   return { status: r.status, body: parsed as T, headers: r.headers };
 }
 
@@ -65,7 +79,9 @@ export async function eventually<T>(fn: () => Promise<T | null | undefined | fal
     try {
       const v = await fn();
       if (v) return v as T;
-    } catch (e) { last = e; }
+    } catch (e) {
+      last = e;
+    }
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -81,7 +97,8 @@ export function expectError(res: Res, status: number, type: string, code?: strin
   for (const f of ['message', 'doc_url', 'request_id']) if (typeof e[f] !== 'string') throw new Error(`error envelope lacks ${f}: ${got}`);
   // STRICT_ERROR_CODES (test stacks): a code outside the registry (domain/error-codes.ts) is flagged by the server.
   const unregistered = res.headers?.get?.('error-code-unregistered');
-  if (unregistered) throw new Error(`the server answered code ${unregistered}, which is not in the error registry (domain/error-codes.ts): ${got}`);
+  if (unregistered)
+    throw new Error(`the server answered code ${unregistered}, which is not in the error registry (domain/error-codes.ts): ${got}`);
 }
 
 /** A dashboard session of a new user who is a member of `accountId` with `role` (spec 5 rule 4 roles). */
@@ -107,12 +124,29 @@ export function expectOk<T = any>(res: Res<T>, status = 200): T {
  * retrying. After it, a receiver has seen every delivery it will ever get for those events.
  */
 export async function webhooksSettled(accountId: string, timeoutMs = 30000): Promise<void> {
-  await eventuallyReported(async () => (await db().query(
-    `SELECT coalesce((SELECT seq FROM outbox_cursors WHERE name = 'webhooks'), 0) >= coalesce(max(seq), 0) AS passed FROM events WHERE account_id = $1`, [accountId]))[0].passed === true,
-  `the dispatcher past every event of ${accountId}`, timeoutMs);
-  await eventually(async () => Number((await db().query(
-    `SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND status IN ('pending', 'retrying')`, [accountId]))[0].count) === 0,
-  `every delivery of ${accountId} finished`, timeoutMs);
+  await eventuallyReported(
+    async () =>
+      (
+        await db().query(
+          `SELECT coalesce((SELECT seq FROM outbox_cursors WHERE name = 'webhooks'), 0) >= coalesce(max(seq), 0) AS passed FROM events WHERE account_id = $1`,
+          [accountId],
+        )
+      )[0].passed === true,
+    `the dispatcher past every event of ${accountId}`,
+    timeoutMs,
+  );
+  await eventually(
+    async () =>
+      Number(
+        (
+          await db().query(`SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND status IN ('pending', 'retrying')`, [
+            accountId,
+          ])
+        )[0].count,
+      ) === 0,
+    `every delivery of ${accountId} finished`,
+    timeoutMs,
+  );
 }
 
 /**
@@ -129,8 +163,12 @@ export async function eventuallyReported<T>(fn: () => Promise<T | null | undefin
 
 /** Waits until webhook delivery `id` reaches `status` (spec 6); returns the delivery with its attempts. */
 export async function deliveryReaches(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 30000): Promise<any> {
-  return eventually(async () => {
-    const r = await api.get(`/v1/webhook_deliveries/${id}`);
-    return r.status === 200 && r.body.status === status ? r.body : null;
-  }, `delivery ${id} to be ${status}`, timeoutMs);
+  return eventually(
+    async () => {
+      const r = await api.get(`/v1/webhook_deliveries/${id}`);
+      return r.status === 200 && r.body.status === status ? r.body : null;
+    },
+    `delivery ${id} to be ${status}`,
+    timeoutMs,
+  );
 }

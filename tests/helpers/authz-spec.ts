@@ -59,7 +59,8 @@ const OWNER: readonly SpecRole[] = ['owner'];
 
 const ROLES_DECISION = 'Authentication and authorization (spec 5): Member roles';
 const WALLET_WRITES = 'Wallet (issue 14): deposits: "writes owner/admin, like POST /wallet/wallets"';
-const SEND_INTENTS = 'Wallet (issue 14): sends, the holder\'s signature, pay with wallet: "Send intent (wsi_, dashboard session; writes owner/admin)"';
+const SEND_INTENTS =
+  'Wallet (issue 14): sends, the holder\'s signature, pay with wallet: "Send intent (wsi_, dashboard session; writes owner/admin)"';
 const ADDRESS_BOOK_WHO = 'Address book (spec 2.11, 4.10): Who';
 const CREDITS_WHOSE = 'Credits (spec 2.11, 4.10, 8): Whose';
 const API_KEYS_WHO = `${ROLES_DECISION} ("API keys and account changes: owner/admin")`;
@@ -74,7 +75,10 @@ type Options = Partial<Omit<SpecOperation, 'id' | 'method' | 'path' | 'scope'>>;
 function op(id: string, route: string, scope: string, o: Options = {}): SpecOperation {
   const [method, path] = route.split(' ') as [SpecMethod, string];
   return {
-    id, method, path, scope,
+    id,
+    method,
+    path,
+    scope,
     callers: o.callers ?? KEY_AND_SESSION,
     roles: o.roles ?? (method === 'GET' ? EVERY_ROLE : WRITERS),
     testMode: o.testMode ?? 'test_mode_not_supported',
@@ -119,7 +123,10 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('products.update', 'PATCH /products/{id}', 'payment_links.write'),
   op('products.archive', 'POST /products/{id}/archive', 'payment_links.write'),
   // The spec names the `refunded` status and `payment_link.refunded` but no endpoint.
-  op('payment_links.refund', 'POST /payment_links/{id}/refund', 'payment_links.write', { beyondSpec: true, decision: 'Bank rails (issue 12): Refund' }),
+  op('payment_links.refund', 'POST /payment_links/{id}/refund', 'payment_links.write', {
+    beyondSpec: true,
+    decision: 'Bank rails (issue 12): Refund',
+  }),
 
   // 4.1 Payer session routes: public token `plk_...`, dispatched before authentication (spec 5 rule 5).
   tokenRoute('payment_sessions.get', 'GET /payment_sessions/{token}'),
@@ -133,7 +140,10 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
 
   // 4.2 Crypto processing (`payment_links.read` / `.write`; the scope also covers subscriptions and payments).
   // "Agent owner only": the agent (a business key, spec 4) and, of the dashboard sessions, the owner.
-  op('payment_links.payments', 'GET /payment_links/{id}/payments', 'payment_links.read', { roles: OWNER, decision: 'Authorization matrix from the spec (issue 25): "Agent owner only"' }),
+  op('payment_links.payments', 'GET /payment_links/{id}/payments', 'payment_links.read', {
+    roles: OWNER,
+    decision: 'Authorization matrix from the spec (issue 25): "Agent owner only"',
+  }),
   op('payments.list', 'GET /payments', 'payment_links.read'),
   op('payments.get', 'GET /payments/{id}', 'payment_links.read'),
   op('payments.events', 'GET /payments/{id}/events', 'payment_links.read', PER_OBJECT_EVENTS),
@@ -156,7 +166,9 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   // "POST is the money boundary (human confirmation ...)" against spec 5 "payouts.write: all": we read
   // the human confirmation as a dashboard session of the owner or an admin.
   op('payouts.funding_instructions.create', 'POST /payouts/{id}/funding_instructions', 'payouts.write', {
-    callers: SESSION, roles: OWNER_ADMIN, decision: 'Payouts (spec 2.6, 3, 4.3, 4.6, 8; issue 4): Money boundary',
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: 'Payouts (spec 2.6, 3, 4.3, 4.6, 8; issue 4): Money boundary',
   }),
   op('payouts.get_wallet_funding_quote', 'GET /payouts/{id}/wallet_funding_quote', 'payouts.read'),
   op('payouts.get_receipt', 'GET /payouts/{id}/receipt', 'payouts.read'),
@@ -204,35 +216,101 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('wallet.deposit_routes.list', 'GET /wallet/deposit_routes', 'wallet.read'),
   op('wallet.send_routes.list', 'GET /wallet/send_routes', 'wallet.read'),
   op('wallet.conversion_pairs.list', 'GET /wallet/conversion_pairs', 'wallet.read'),
-  op('wallet.deposit_quotes.create', 'POST /wallet/deposit_quotes', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.deposit_quotes.create', 'POST /wallet/deposit_quotes', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.deposit_intents.list', 'GET /wallet/deposit_intents', 'wallet.read', { callers: SESSION }),
-  op('wallet.deposit_intents.create', 'POST /wallet/deposit_intents', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.deposit_intents.create', 'POST /wallet/deposit_intents', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.deposit_intents.get', 'GET /wallet/deposit_intents/{id}', 'wallet.read', { callers: SESSION }),
   op('wallet.send_intents.list', 'GET /wallet/send_intents', 'wallet.read', { callers: SESSION }),
-  op('wallet.send_intents.create', 'POST /wallet/send_intents', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: SEND_INTENTS }),
+  op('wallet.send_intents.create', 'POST /wallet/send_intents', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: SEND_INTENTS,
+  }),
   op('wallet.send_intents.get', 'GET /wallet/send_intents/{id}', 'wallet.read', { callers: SESSION }),
-  op('wallet.send_intents.source_tx', 'POST /wallet/send_intents/{id}/source_tx', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: SEND_INTENTS }),
-  op('wallet.offramp_quotes.create', 'POST /wallet/offramp_quotes', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.send_intents.source_tx', 'POST /wallet/send_intents/{id}/source_tx', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: SEND_INTENTS,
+  }),
+  op('wallet.offramp_quotes.create', 'POST /wallet/offramp_quotes', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.external_accounts.list', 'GET /wallet/external_accounts', 'wallet.read', { callers: SESSION }),
-  op('wallet.external_accounts.create', 'POST /wallet/external_accounts', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.external_accounts.create', 'POST /wallet/external_accounts', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.offramp_intents.list', 'GET /wallet/offramp_intents', 'wallet.read', { callers: SESSION, darkFlag: true }),
-  op('wallet.offramp_intents.create', 'POST /wallet/offramp_intents', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true, decision: WALLET_WRITES }),
+  op('wallet.offramp_intents.create', 'POST /wallet/offramp_intents', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.offramp_intents.get', 'GET /wallet/offramp_intents/{id}', 'wallet.read', { callers: SESSION, darkFlag: true }),
-  op('wallet.offramp_intents.cancel', 'POST /wallet/offramp_intents/{id}/cancel', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true, decision: WALLET_WRITES }),
+  op('wallet.offramp_intents.cancel', 'POST /wallet/offramp_intents/{id}/cancel', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.virtual_accounts.list', 'GET /wallet/virtual_accounts', 'wallet.read', { callers: SESSION, darkFlag: true }),
-  op('wallet.virtual_accounts.create', 'POST /wallet/virtual_accounts', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true, decision: WALLET_WRITES }),
+  op('wallet.virtual_accounts.create', 'POST /wallet/virtual_accounts', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.virtual_accounts.get', 'GET /wallet/virtual_accounts/{id}', 'wallet.read', { callers: SESSION, darkFlag: true }),
-  op('wallet.virtual_accounts.deactivate', 'POST /wallet/virtual_accounts/{id}/deactivate', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true, decision: WALLET_WRITES }),
-  op('wallet.virtual_accounts.reactivate', 'POST /wallet/virtual_accounts/{id}/reactivate', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true, decision: WALLET_WRITES }),
+  op('wallet.virtual_accounts.deactivate', 'POST /wallet/virtual_accounts/{id}/deactivate', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: WALLET_WRITES,
+  }),
+  op('wallet.virtual_accounts.reactivate', 'POST /wallet/virtual_accounts/{id}/reactivate', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.virtual_accounts.history', 'GET /wallet/virtual_accounts/{id}/history', 'wallet.read', { callers: SESSION, darkFlag: true }),
-  op('wallet.conversions.create', 'POST /wallet/conversions', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.conversions.create', 'POST /wallet/conversions', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
   op('wallet.conversions.get', 'GET /wallet/conversions/{id}', 'wallet.read', { callers: SESSION }),
-  op('wallet.conversions.source_tx', 'POST /wallet/conversions/{id}/source_tx', 'wallet.write', { callers: SESSION, roles: OWNER_ADMIN, decision: WALLET_WRITES }),
+  op('wallet.conversions.source_tx', 'POST /wallet/conversions/{id}/source_tx', 'wallet.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: WALLET_WRITES,
+  }),
 
   // 4.6 Capabilities ("scope capabilities.read; not available in test mode") and eligibility
   // ("public: country and customer type; dark-flag, closed in production").
   op('capabilities.get', 'GET /capabilities', 'capabilities.read'),
-  { id: 'eligibility.get', method: 'GET', path: '/eligibility', scope: null, callers: ['none'], roles: [], testMode: 'no_test_mode', darkFlag: true },
+  {
+    id: 'eligibility.get',
+    method: 'GET',
+    path: '/eligibility',
+    scope: null,
+    callers: ['none'],
+    roles: [],
+    testMode: 'no_test_mode',
+    darkFlag: true,
+  },
 
   // 4.9 Quotes and orders (`orders.read` / `.write`, shared by quotes); spec 5: business keys reach
   // all. "GET /quotes/{id}. Test-mode callers are refused."; "POST /orders (test mode refused ...)".
@@ -251,14 +329,20 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('customers.create', 'POST /customers', 'customers.write', { callers: SESSION, roles: OWNER, darkFlag: true }),
   op('customers.get', 'GET /customers/{id}', 'customers.read', { darkFlag: true }),
   op('customers.verification_links.create', 'POST /customers/{id}/verification_links', 'customers.write', {
-    roles: OWNER_ADMIN, darkFlag: true, decision: 'Rules as the spec writes them (issue 24, first part): "sessions need owner or admin"',
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+    decision: 'Rules as the spec writes them (issue 24, first part): "sessions need owner or admin"',
   }),
   op('customers.associated_persons.list', 'GET /customers/{id}/associated_persons', 'customers.read', { darkFlag: true }),
   // Spec 1 rule 5 lists "per-object event lists" in the test-mode reach; the product keeps every
   // customers operation at 503 for a test key (reported in issue 25 as a disagreement to rule on).
   op('customers.events.list', 'GET /customers/{id}/events', 'customers.read', { ...PER_OBJECT_EVENTS, darkFlag: true }),
   // "Owner/admin."
-  op('customers.compliance_profile.update', 'PATCH /customers/{id}/compliance_profile', 'customers.write', { callers: SESSION, roles: OWNER_ADMIN, darkFlag: true }),
+  op('customers.compliance_profile.update', 'PATCH /customers/{id}/compliance_profile', 'customers.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    darkFlag: true,
+  }),
 
   // 4.8 Screening (`screenings.read` / `.write`: screenings, reports, traces, transaction lookups); spec 5: all.
   op('screenings.list', 'GET /screenings', 'screenings.read'),
@@ -276,7 +360,10 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('account.get', 'GET /account', 'account.read', { testMode: 'works' }),
   // "Dashboard session only." "A test-mode caller is refused (400 invalid_request code livemode_boundary)."
   op('account.update', 'PATCH /account', 'account.write', {
-    callers: SESSION, roles: OWNER_ADMIN, testMode: 'livemode_boundary', decision: `${ROLES_DECISION} ("account changes: owner/admin")`,
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    testMode: 'livemode_boundary',
+    decision: `${ROLES_DECISION} ("account changes: owner/admin")`,
   }),
   op('accounts.list', 'GET /accounts', 'account.read', { testMode: 'works' }),
   // "403 business key or member": a dashboard session of the owner only. Not an account read, so 503 for a test key.
@@ -285,7 +372,9 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('account.get_setup_guide', 'GET /account/setup_guide', 'account.read', { testMode: 'works' }),
   // It revokes the sessions of the caller's login: a key has none.
   op('account_sessions.revoke_all', 'POST /account/sessions/revoke_all', 'account.write', {
-    callers: SESSION, roles: EVERY_ROLE, decision: 'Developers: stream, activity, request logs, account setup (spec 4.10, 6): Revoke all sessions',
+    callers: SESSION,
+    roles: EVERY_ROLE,
+    decision: 'Developers: stream, activity, request logs, account setup (spec 4.10, 6): Revoke all sessions',
   }),
   op('activity.list', 'GET /activity', 'activity.read'),
   op('activity.get_summary', 'GET /activity/summary', 'activity.read'),
@@ -299,8 +388,14 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('webhook_endpoints.get', 'GET /webhook_endpoints/{id}', 'developers.read', { testMode: 'works' }),
   op('webhook_endpoints.update', 'PATCH /webhook_endpoints/{id}', 'developers.write', { roles: OWNER, testMode: 'works' }),
   op('webhook_endpoints.delete', 'DELETE /webhook_endpoints/{id}', 'developers.write', { roles: OWNER, testMode: 'works' }),
-  op('webhook_endpoints.rotate_secret', 'POST /webhook_endpoints/{id}/rotate_secret', 'developers.write', { roles: OWNER, testMode: 'works' }),
-  op('webhook_endpoints.send_test_event', 'POST /webhook_endpoints/{id}/send_test_event', 'developers.write', { roles: OWNER, testMode: 'works' }),
+  op('webhook_endpoints.rotate_secret', 'POST /webhook_endpoints/{id}/rotate_secret', 'developers.write', {
+    roles: OWNER,
+    testMode: 'works',
+  }),
+  op('webhook_endpoints.send_test_event', 'POST /webhook_endpoints/{id}/send_test_event', 'developers.write', {
+    roles: OWNER,
+    testMode: 'works',
+  }),
   op('webhook_deliveries.list', 'GET /webhook_deliveries', 'developers.read', { testMode: 'works' }),
   op('webhook_deliveries.get', 'GET /webhook_deliveries/{id}', 'developers.read', { testMode: 'works' }),
   op('webhook_deliveries.replay', 'POST /webhook_deliveries/{id}/replay', 'developers.write', { testMode: 'works' }),
@@ -309,12 +404,28 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
   op('card_waitlist.join', 'POST /card_waitlist', 'account.write'),
   // Address book: "Dashboard session only." Roles: decision "Address book (spec 2.11, 4.10): Who".
   op('address_book.list', 'GET /address_book', 'address_book.read', { callers: SESSION }),
-  op('address_book.create', 'POST /address_book', 'address_book.write', { callers: SESSION, roles: OWNER_ADMIN, decision: ADDRESS_BOOK_WHO }),
+  op('address_book.create', 'POST /address_book', 'address_book.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: ADDRESS_BOOK_WHO,
+  }),
   op('address_book.get', 'GET /address_book/{id}', 'address_book.read', { callers: SESSION }),
-  op('address_book.update', 'PATCH /address_book/{id}', 'address_book.write', { callers: SESSION, roles: OWNER_ADMIN, decision: ADDRESS_BOOK_WHO }),
-  op('address_book.delete', 'DELETE /address_book/{id}', 'address_book.write', { callers: SESSION, roles: OWNER_ADMIN, decision: ADDRESS_BOOK_WHO }),
+  op('address_book.update', 'PATCH /address_book/{id}', 'address_book.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: ADDRESS_BOOK_WHO,
+  }),
+  op('address_book.delete', 'DELETE /address_book/{id}', 'address_book.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: ADDRESS_BOOK_WHO,
+  }),
   op('address_book.recheck', 'POST /address_book/{id}/recheck', 'address_book.write', { callers: SESSION, decision: ADDRESS_BOOK_WHO }),
-  op('address_book.set_beneficiary', 'POST /address_book/{id}/beneficiary', 'address_book.write', { callers: SESSION, roles: OWNER_ADMIN, decision: ADDRESS_BOOK_WHO }),
+  op('address_book.set_beneficiary', 'POST /address_book/{id}/beneficiary', 'address_book.write', {
+    callers: SESSION,
+    roles: OWNER_ADMIN,
+    decision: ADDRESS_BOOK_WHO,
+  }),
   // Credits: "Dashboard session (owner's personal balance); never a business key."
   op('credits.get', 'GET /credits', 'credits.read', { callers: SESSION, roles: OWNER, decision: CREDITS_WHOSE }),
   op('credit_events.list', 'GET /credit_events', 'credits.read', { callers: SESSION, roles: OWNER, decision: CREDITS_WHOSE }),
@@ -331,26 +442,49 @@ export const AUTHZ_SPEC: readonly SpecOperation[] = [
 ];
 
 /** True when no business key may call `e` (spec: "dashboard session only"). */
-export function isSessionOnly(e: SpecOperation): boolean {
-  return e.callers.length === 1 && e.callers[0] === 'dashboard_session';
+export function isSessionOnly(specOperation: SpecOperation): boolean {
+  return specOperation.callers.length === 1 && specOperation.callers[0] === 'dashboard_session';
 }
 
 /** True when of the dashboard sessions only the owner's may call `e`. */
-export function isOwnerOnly(e: SpecOperation): boolean {
-  return e.roles.length === 1 && e.roles[0] === 'owner';
+export function isOwnerOnly(specOperation: SpecOperation): boolean {
+  return specOperation.roles.length === 1 && specOperation.roles[0] === 'owner';
 }
 
 /** True for a route dispatched before authentication (a token in the path, or no credential at all). */
-export function isPublicRoute(e: SpecOperation): boolean {
-  return e.callers.includes('public_token') || e.callers.includes('none');
+export function isPublicRoute(specOperation: SpecOperation): boolean {
+  return specOperation.callers.includes('public_token') || specOperation.callers.includes('none');
 }
 
 /** The scopes spec 5 names (`<resource>.<read|write>`), and the old names it keeps working (spec 5, 9). */
 export const SPEC_SCOPES: readonly string[] = [
-  'account.read', 'account.write', 'capabilities.read', 'customers.read', 'customers.write',
-  'orders.read', 'orders.write', 'payment_links.read', 'payment_links.write', 'payouts.read', 'payouts.write',
-  'payroll.read', 'payroll.write', 'wallet.read', 'wallet.write', 'events.read', 'activity.read',
-  'developers.read', 'developers.write', 'screenings.read', 'screenings.write',
-  'address_book.read', 'address_book.write', 'credits.read', 'credits.write',
+  'account.read',
+  'account.write',
+  'capabilities.read',
+  'customers.read',
+  'customers.write',
+  'orders.read',
+  'orders.write',
+  'payment_links.read',
+  'payment_links.write',
+  'payouts.read',
+  'payouts.write',
+  'payroll.read',
+  'payroll.write',
+  'wallet.read',
+  'wallet.write',
+  'events.read',
+  'activity.read',
+  'developers.read',
+  'developers.write',
+  'screenings.read',
+  'screenings.write',
+  'address_book.read',
+  'address_book.write',
+  'credits.read',
+  'credits.write',
 ];
-export const SPEC_SCOPE_ALIASES: Readonly<Record<string, string>> = { 'screenings.read': 'screening.read', 'screenings.write': 'screening.write' };
+export const SPEC_SCOPE_ALIASES: Readonly<Record<string, string>> = {
+  'screenings.read': 'screening.read',
+  'screenings.write': 'screening.write',
+};

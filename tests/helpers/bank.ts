@@ -18,27 +18,47 @@ export const BENEFICIARY: Record<string, Record<string, string>> = {
 
 /** Currency and decimals of each bank rail. */
 export const RAIL_CURRENCY: Record<string, { currency: string; decimals: number }> = {
-  ach: { currency: 'USD', decimals: 2 }, wire: { currency: 'USD', decimals: 2 }, sepa: { currency: 'EUR', decimals: 2 },
-  faster_payments: { currency: 'GBP', decimals: 2 }, pix: { currency: 'BRL', decimals: 2 }, spei: { currency: 'MXN', decimals: 2 },
+  ach: { currency: 'USD', decimals: 2 },
+  wire: { currency: 'USD', decimals: 2 },
+  sepa: { currency: 'EUR', decimals: 2 },
+  faster_payments: { currency: 'GBP', decimals: 2 },
+  pix: { currency: 'BRL', decimals: 2 },
+  spei: { currency: 'MXN', decimals: 2 },
 };
 
 /** A bank address-book entry of the account (dashboard session) with its details on `rail`; returns its `adr_` id. */
 export async function bankDestination(creds: DevCredentials, rail: string): Promise<string> {
   const ses = client(creds.session_token);
   const e = expectOk(await ses.post('/v1/address_book', { kind: 'bank', label: `Operating ${rail}` }), 201);
-  expectOk(await ses.post(`/v1/address_book/${e.id}/beneficiary`, { account_owner_type: 'business', account_holder_name: 'Acme Ltd', ...BENEFICIARY[rail] }));
+  expectOk(
+    await ses.post(`/v1/address_book/${e.id}/beneficiary`, {
+      account_owner_type: 'business',
+      account_holder_name: 'Acme Ltd',
+      ...BENEFICIARY[rail],
+    }),
+  );
   return e.id;
 }
 
 /** An active link of `amount` minor units in the currency of `destRail`, settling to a bank entry on `destRail`. */
-export async function activeBankLink(destRail: string, amount: string, opts: { creds?: DevCredentials; extra?: Record<string, unknown> } = {}) {
-  const creds = opts.creds ?? await newAccount();
+export async function activeBankLink(
+  destRail: string,
+  amount: string,
+  opts: { creds?: DevCredentials; extra?: Record<string, unknown> } = {},
+) {
+  const creds = opts.creds ?? (await newAccount());
   const api = client(creds.live_key);
   const dest = await bankDestination(creds, destRail);
   const { currency, decimals } = RAIL_CURRENCY[destRail];
-  const l = expectOk(await api.post('/v1/payment_links', {
-    amount: { amount, currency, decimals }, title: `Invoice on ${destRail}`, settlement_destination: { address_book_id: dest }, ...(opts.extra ?? {}),
-  }), 201);
+  const l = expectOk(
+    await api.post('/v1/payment_links', {
+      amount: { amount, currency, decimals },
+      title: `Invoice on ${destRail}`,
+      settlement_destination: { address_book_id: dest },
+      ...(opts.extra ?? {}),
+    }),
+    201,
+  );
   const a = expectOk(await api.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
   return { creds, api, link: a, dest, token: String(a.url).split('/pay/')[1] };
 }
@@ -50,17 +70,32 @@ export const session = (token: string, suffix = '', body?: unknown) =>
 /** The account a payer sends to, as `/sim/bank/credits` takes it, from the payment's instructions. */
 export function toAccountOf(bdi: Record<string, string | null>): string {
   switch (bdi.rail) {
-    case 'sepa': return String(bdi.iban);
-    case 'faster_payments': return `${bdi.sort_code} ${bdi.account_number}`;
-    case 'pix': return String(bdi.pix_key);
-    case 'spei': return String(bdi.clabe);
-    default: return String(bdi.account_number);
+    case 'sepa':
+      return String(bdi.iban);
+    case 'faster_payments':
+      return `${bdi.sort_code} ${bdi.account_number}`;
+    case 'pix':
+      return String(bdi.pix_key);
+    case 'spei':
+      return String(bdi.clabe);
+    default:
+      return String(bdi.account_number);
   }
 }
 
 /** Delivers an inbound bank transfer of `amount` minor units to the instructions `bdi` (with their reference unless given). */
 export async function bankCredit(bdi: Record<string, string | null>, amount: string, extra: Record<string, unknown> = {}) {
-  return call('POST', '/sim/bank/credits', {
-    rail: bdi.rail, currency: bdi.currency, amount, reference: bdi.reference, to_account: toAccountOf(bdi), ...extra,
-  }, { idem: null });
+  return call(
+    'POST',
+    '/sim/bank/credits',
+    {
+      rail: bdi.rail,
+      currency: bdi.currency,
+      amount,
+      reference: bdi.reference,
+      to_account: toAccountOf(bdi),
+      ...extra,
+    },
+    { idem: null },
+  );
 }

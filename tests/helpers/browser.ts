@@ -57,12 +57,14 @@ export function chromiumPath(): string {
   try {
     const found = execFileSync('/bin/sh', ['-c', 'command -v chromium'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     if (found && isExecutable(found)) return found;
-  } catch { /* not on PATH */ }
+  } catch {
+    /* not on PATH */
+  }
   if (isExecutable('/usr/bin/chromium')) return '/usr/bin/chromium';
   throw new Error(
-    'Chromium not found: the browser tests (tests/browser/) need Debian\'s chromium package. ' +
-    'Install it with `apt-get install -y chromium` (.ci/run does), or set CHROMIUM_PATH to a Chromium executable. ' +
-    'playwright-core never downloads a browser.',
+    "Chromium not found: the browser tests (tests/browser/) need Debian's chromium package. " +
+      'Install it with `apt-get install -y chromium` (.ci/run does), or set CHROMIUM_PATH to a Chromium executable. ' +
+      'playwright-core never downloads a browser.',
   );
 }
 
@@ -102,7 +104,11 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
     javaScriptEnabled: settings.javaScriptEnabled,
   });
   contextSettings.set(context, settings);
-  context.on('page', (p) => p.once('close', () => { if (context.pages().length === 0) void context.close().catch(() => undefined); }));
+  context.on('page', (p) =>
+    p.once('close', () => {
+      if (context.pages().length === 0) void context.close().catch(() => undefined);
+    }),
+  );
   return context.newPage();
 }
 
@@ -112,13 +118,23 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
  */
 export function collectConsoleErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console.error: ${m.text()}`); });
-  page.on('pageerror', (e) => { errors.push(`uncaught: ${e.message}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => {
+    errors.push(`uncaught: ${e.message}`);
+  });
   return errors;
 }
 
 /** One axe-core violation as the harness reports it. */
-export interface A11yViolation { id: string; impact: string | null; help: string; helpUrl: string; targets: string[] }
+export interface A11yViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  helpUrl: string;
+  targets: string[];
+}
 
 let axeSource: string | null = null;
 const AXE_TIMEOUT_MS = 30_000;
@@ -130,13 +146,24 @@ async function runAxe(page: Page): Promise<A11yViolation[]> {
   const run = page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
     return (r.violations as any[]).map((v) => ({
-      id: String(v.id), impact: (v.impact ?? null) as string | null, help: String(v.help), helpUrl: String(v.helpUrl),
+      id: String(v.id),
+      impact: (v.impact ?? null) as string | null,
+      help: String(v.help),
+      helpUrl: String(v.helpUrl),
       targets: (v.nodes as any[]).map((n) => (n.target as unknown[]).map(String).join(' ')),
     }));
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`axe-core did not finish within ${AXE_TIMEOUT_MS / 1000} s on ${page.url()} (JavaScript off in a page newPage did not make? axe needs promises and timers)`)), AXE_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `axe-core did not finish within ${AXE_TIMEOUT_MS / 1000} s on ${page.url()} (JavaScript off in a page newPage did not make? axe needs promises and timers)`,
+          ),
+        ),
+      AXE_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([run, timeout]);
@@ -159,7 +186,8 @@ async function axeOnScriptingTwin(page: Page, settings: { browser: Browser; isMo
     copies.forEach((el, i) => {
       const src = live[i];
       if (el.tagName === 'TEXTAREA') el.textContent = src.value;
-      else if (el.tagName === 'SELECT') Array.from(el.options as any[]).forEach((o: any, k: number) => o.toggleAttribute('selected', src.options[k].selected));
+      else if (el.tagName === 'SELECT')
+        Array.from(el.options as any[]).forEach((o: any, k: number) => o.toggleAttribute('selected', src.options[k].selected));
       else if (el.type === 'checkbox' || el.type === 'radio') el.toggleAttribute('checked', src.checked);
       else if (el.type !== 'file' && el.type !== 'password') el.setAttribute('value', src.value);
     });
@@ -169,10 +197,18 @@ async function axeOnScriptingTwin(page: Page, settings: { browser: Browser; isMo
   });
   const url = page.url().replace(/#.*$/, '');
   const viewport = page.viewportSize() ?? DESKTOP;
-  const context = await settings.browser.newContext({ viewport, isMobile: settings.isMobile, hasTouch: settings.isMobile, locale: settings.locale });
+  const context = await settings.browser.newContext({
+    viewport,
+    isMobile: settings.isMobile,
+    hasTouch: settings.isMobile,
+    locale: settings.locale,
+  });
   try {
     const twin = await context.newPage();
-    await twin.route((u) => u.href.replace(/#.*$/, '') === url, (r) => r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+    await twin.route(
+      (u) => u.href.replace(/#.*$/, '') === url,
+      (r) => r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }),
+    );
     await twin.goto(url, { waitUntil: 'load' });
     return await runAxe(twin);
   } finally {
@@ -192,8 +228,13 @@ export async function checkA11y(page: Page, label: string): Promise<A11yViolatio
   const violations = settings && !settings.javaScriptEnabled ? await axeOnScriptingTwin(page, settings) : await runAxe(page);
   const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   if (blocking.length) {
-    const list = blocking.map((v) => `  - ${v.id} (${v.impact}): ${v.help}\n      ${v.targets.slice(0, 5).join('\n      ')}${v.targets.length > 5 ? `\n      ... and ${v.targets.length - 5} more` : ''}\n      ${v.helpUrl}`);
-    throw new Error(`accessibility: ${blocking.length} serious or critical axe violation(s) on ${label} (${page.url()}):\n${list.join('\n')}`);
+    const list = blocking.map(
+      (v) =>
+        `  - ${v.id} (${v.impact}): ${v.help}\n      ${v.targets.slice(0, 5).join('\n      ')}${v.targets.length > 5 ? `\n      ... and ${v.targets.length - 5} more` : ''}\n      ${v.helpUrl}`,
+    );
+    throw new Error(
+      `accessibility: ${blocking.length} serious or critical axe violation(s) on ${label} (${page.url()}):\n${list.join('\n')}`,
+    );
   }
   return violations;
 }
@@ -222,7 +263,9 @@ export async function noHorizontalScroll(page: Page, label = page.url()): Promis
     return { scrollWidth: de.scrollWidth, innerWidth: window.innerWidth, clientWidth: de.clientWidth, limit, wide };
   });
   if (r.scrollWidth > r.limit) {
-    throw new Error(`horizontal scroll on ${label}: scrollWidth ${r.scrollWidth}px > viewport ${r.limit}px (innerWidth ${r.innerWidth}, clientWidth ${r.clientWidth}); elements past the edge:\n  ${r.wide.join('\n  ') || '(none found; a pseudo-element or margin?)'}`);
+    throw new Error(
+      `horizontal scroll on ${label}: scrollWidth ${r.scrollWidth}px > viewport ${r.limit}px (innerWidth ${r.innerWidth}, clientWidth ${r.clientWidth}); elements past the edge:\n  ${r.wide.join('\n  ') || '(none found; a pseudo-element or margin?)'}`,
+    );
   }
 }
 
@@ -298,7 +341,9 @@ export async function snapshot(page: Page, name: string, opts: SnapshotOptions =
         const file = path.join(dir, `${safe}-${width}.png`);
         await page.screenshot({ path: file, fullPage: true });
         files.push(file);
-        checks.push(async () => { await checkA11y(page, label); });
+        checks.push(async () => {
+          await checkA11y(page, label);
+        });
       }
       for (const check of checks) {
         try {

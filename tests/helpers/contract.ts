@@ -32,7 +32,12 @@ const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 /** A fresh lower-case EVM address (no checksum carried), so entries never collide (409 exists). */
 const randomEvm = () => `0x${crypto.randomBytes(20).toString('hex')}`;
 const sim = (path: string, body: unknown) => call('POST', `/sim${path}`, body, { idem: null });
-const ACH = { account_owner_type: 'business', account_holder_name: 'Contract Supplier LLC', account_number: '000123456789', routing_number: '021000021' };
+const ACH = {
+  account_owner_type: 'business',
+  account_holder_name: 'Contract Supplier LLC',
+  account_number: '000123456789',
+  routing_number: '021000021',
+};
 
 /**
  * Address book (spec 2.11, 4.10; dashboard session only, so created with the owner's session):
@@ -41,14 +46,29 @@ const ACH = { account_owner_type: 'business', account_holder_name: 'Contract Sup
  * `/beneficiary` (accepted once); a crypto entry of its own for DELETE.
  */
 async function addressBook(s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
-  const entry = async (body: Record<string, unknown>, what: string) => expectStatus(await s.post('/v1/address_book', body), 201, what).id as string;
+  const entry = async (body: Record<string, unknown>, what: string) =>
+    expectStatus(await s.post('/v1/address_book', body), 201, what).id as string;
   const [crypto0, bank, bare, doomed] = await Promise.all([
-    entry({ kind: 'crypto', chain: 'base', address: randomEvm(), label: 'Contract treasury', counterparty_name: 'Contract Treasury Ltd', counterparty_country: 'GB' }, 'crypto entry'),
+    entry(
+      {
+        kind: 'crypto',
+        chain: 'base',
+        address: randomEvm(),
+        label: 'Contract treasury',
+        counterparty_name: 'Contract Treasury Ltd',
+        counterparty_country: 'GB',
+      },
+      'crypto entry',
+    ),
     entry({ kind: 'bank', label: 'Contract bank', counterparty_name: 'Contract Supplier LLC', counterparty_country: 'US' }, 'bank entry'),
     entry({ kind: 'bank', label: 'Contract bank without details' }, 'bare bank entry'),
     entry({ kind: 'crypto', chain: 'ethereum', address: randomEvm(), label: 'Contract entry to delete' }, 'entry to delete'),
   ]);
-  expectStatus(await s.post(`/v1/address_book/${bank}/beneficiary`, { ...ACH, bank_name: 'Chase', rail: 'ach' }), 200, 'bank entry details');
+  expectStatus(
+    await s.post(`/v1/address_book/${bank}/beneficiary`, { ...ACH, bank_name: 'Chase', rail: 'ach' }),
+    200,
+    'bank entry details',
+  );
   return {
     byResource: { address_book: [crypto0, bank] },
     byOperation: {
@@ -71,7 +91,11 @@ async function addressBook(s: Api): Promise<Pick<AccountObjects, 'byResource' | 
  */
 async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
   const draft = async (amount: string, what: string) =>
-    expectStatus(await k.post('/v1/payouts', { invoice_amount: usd(amount), corridor_id: 'usd_ach', note: `Contract ${what}` }), 201, `payout ${what}`).id as string;
+    expectStatus(
+      await k.post('/v1/payouts', { invoice_amount: usd(amount), corridor_id: 'usd_ach', note: `Contract ${what}` }),
+      201,
+      `payout ${what}`,
+    ).id as string;
   const withBeneficiary = async (amount: string, what: string) => {
     const id = await draft(amount, what);
     expectStatus(await k.post(`/v1/payouts/${id}/beneficiary`, ACH), 200, `payout ${what} beneficiary`);
@@ -89,11 +113,19 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
     const f = expectStatus(await s.post(`/v1/payouts/${id}/funding_instructions`, { source_chain: 'base' }), 200, `payout ${what} funding`);
     const status = async () => expectStatus(await k.get(`/v1/payouts/${id}`), 200, `payout ${what}`).status as string;
     const reaches = (st: string) => eventually(async () => (await status()) === st, `payout ${what} ${st}`, 20_000);
-    expectStatus(await sim('/chain/transfers', { chain: 'base', to_address: f.deposit_address, asset: 'USDC', amount: f.gross_amount.amount }), 201, `payout ${what} deposit`);
+    expectStatus(
+      await sim('/chain/transfers', { chain: 'base', to_address: f.deposit_address, asset: 'USDC', amount: f.gross_amount.amount }),
+      201,
+      `payout ${what} deposit`,
+    );
     await reaches('processing');
     expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { state: 'paid' }), 200, `payout ${what} rail paid`);
     await reaches('paid');
-    expectStatus(await sim(`/providers/fiat_rails/payments/${id}`, { recipient_received_amount: amount }), 200, `payout ${what} recipient confirms`);
+    expectStatus(
+      await sim(`/providers/fiat_rails/payments/${id}`, { recipient_received_amount: amount }),
+      200,
+      `payout ${what} recipient confirms`,
+    );
     await reaches('settled');
     return id;
   };
@@ -103,8 +135,13 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
     return id;
   };
   const [funded, fundable, done, bare, toCancel, toReplace, toMark] = await Promise.all([
-    awaitingFunds('120000', 'awaiting funds'), withBeneficiary('45000', 'fundable draft'), settled('60000', 'settled'), draft('30000', 'bare draft'),
-    awaitingFunds('25000', 'to cancel'), cancelled('15000', 'to replace'), withBeneficiary('10000', 'to mark sent'),
+    awaitingFunds('120000', 'awaiting funds'),
+    withBeneficiary('45000', 'fundable draft'),
+    settled('60000', 'settled'),
+    draft('30000', 'bare draft'),
+    awaitingFunds('25000', 'to cancel'),
+    cancelled('15000', 'to replace'),
+    withBeneficiary('10000', 'to mark sent'),
   ]);
   return {
     byResource: { payouts: [funded, fundable, done] },
@@ -124,22 +161,41 @@ async function payouts(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource
  * approved run with funding instructions for the funding operations and `/execute`.
  */
 async function payroll(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byParam' | 'byOperation'>> {
-  const run = async (what: string) => expectStatus(await k.post('/v1/payroll_runs', {
-    title: `Contract ${what}`, currency: 'USD',
-    rows: [{ email: 'contract.ana@example.com', name: 'Contract Ana', amount: usd('150000') }, { email: 'contract.bo@example.com', name: 'Contract Bo', amount: usd('90000') }],
-  }), 201, `payroll run ${what}`).id as string;
+  const run = async (what: string) =>
+    expectStatus(
+      await k.post('/v1/payroll_runs', {
+        title: `Contract ${what}`,
+        currency: 'USD',
+        rows: [
+          { email: 'contract.ana@example.com', name: 'Contract Ana', amount: usd('150000') },
+          { email: 'contract.bo@example.com', name: 'Contract Bo', amount: usd('90000') },
+        ],
+      }),
+      201,
+      `payroll run ${what}`,
+    ).id as string;
   const [shared, toApprove, toCancel, toFund] = await Promise.all([run('shared'), run('to approve'), run('to cancel'), run('to fund')]);
   // An approved run with its funding instructions requested: the funding reads, refreshes, attempts and execute (409 underfunded).
   expectStatus(await k.post(`/v1/payroll_runs/${toFund}/approve`, {}), 200, 'payroll run approved');
   expectStatus(await k.post(`/v1/payroll_runs/${toFund}/funding_instructions`, {}), 200, 'payroll funding instructions');
-  const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{ id: string; recipient: { id: string } }>;
+  const items = expectStatus(await k.get(`/v1/payroll_runs/${shared}/items`), 200, 'payroll items').data as Array<{
+    id: string;
+    recipient: { id: string };
+  }>;
   const template = expectStatus(await k.post('/v1/payroll_templates', { from_run_id: shared }), 201, 'payroll template').id as string;
   // Recipient sessions (public `prk_` tokens, handed out by reissue_link only) of a run of their own, so
   // that reissue_link fuzzed on the shared run never replaces them: one to read, one to submit to (once).
   const sessions = await run('sessions');
-  const sessionItems = expectStatus(await k.get(`/v1/payroll_runs/${sessions}/items`), 200, 'payroll session items').data as Array<{ id: string }>;
-  const [readToken, submitToken] = await Promise.all(sessionItems.map(async (i) =>
-    expectStatus(await k.post(`/v1/payroll_runs/${sessions}/items/${i.id}/reissue_link`, {}), 200, 'payroll session link').recipient_session.token as string));
+  const sessionItems = expectStatus(await k.get(`/v1/payroll_runs/${sessions}/items`), 200, 'payroll session items').data as Array<{
+    id: string;
+  }>;
+  const [readToken, submitToken] = await Promise.all(
+    sessionItems.map(
+      async (i) =>
+        expectStatus(await k.post(`/v1/payroll_runs/${sessions}/items/${i.id}/reissue_link`, {}), 200, 'payroll session link')
+          .recipient_session.token as string,
+    ),
+  );
   return {
     byResource: { payroll_runs: [shared], payroll_recipients: items.map((i) => i.recipient.id), payroll_templates: [template] },
     byParam: { item_id: items.map((i) => i.id) },
@@ -172,61 +228,156 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
   areas.catch(() => undefined);
   const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract client', email: 'contract@example.com' }), 201, 'client');
   const prd = expectStatus(await k.post('/v1/products', { name: 'Contract product', unit_price: usd('500') }), 201, 'product');
-  const draft = expectStatus(await k.post('/v1/payment_links', { amount: usd('2500'), title: 'Contract draft', client_id: cli.id }), 201, 'draft link');
-  const cryptoDraft = expectStatus(await k.post('/v1/payment_links', { amount: usd('10000'), title: 'Contract crypto', accepted_rail_kinds: ['crypto'] }), 201, 'crypto link');
-  const active = expectStatus(await k.post(`/v1/payment_links/${cryptoDraft.id}/activate`, { attestation_accepted: true }), 200, 'activate');
+  const draft = expectStatus(
+    await k.post('/v1/payment_links', { amount: usd('2500'), title: 'Contract draft', client_id: cli.id }),
+    201,
+    'draft link',
+  );
+  const cryptoDraft = expectStatus(
+    await k.post('/v1/payment_links', { amount: usd('10000'), title: 'Contract crypto', accepted_rail_kinds: ['crypto'] }),
+    201,
+    'crypto link',
+  );
+  const active = expectStatus(
+    await k.post(`/v1/payment_links/${cryptoDraft.id}/activate`, { attestation_accepted: true }),
+    200,
+    'activate',
+  );
   const token = String(active.url).split('/').pop()!;
-  const pay = expectStatus(await call('POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }, { idem: null }), 201, 'payer payment');
+  const pay = expectStatus(
+    await call('POST', `/v1/payment_sessions/${token}/payments`, { rail: 'crypto_native' }, { idem: null }),
+    201,
+    'payer payment',
+  );
   const hook = receiver.path('contract');
   const whe = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract' }), 201, 'webhook endpoint');
   const whd = expectStatus(await k.post(`/v1/webhook_endpoints/${whe.id}/send_test_event`), 200, 'test event');
   // Of their own: a link to cancel and an endpoint to delete (the shared ones stay usable).
-  const toCancel = expectStatus(await k.post('/v1/payment_links', { amount: usd('7500'), title: 'Contract link to cancel', accepted_rail_kinds: ['crypto'] }), 201, 'link to cancel');
-  expectStatus(await k.post(`/v1/payment_links/${toCancel.id}/activate`, { attestation_accepted: true }), 200, 'activate the link to cancel');
-  const wheDoomed = expectStatus(await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract, to delete' }), 201, 'webhook endpoint to delete');
+  const toCancel = expectStatus(
+    await k.post('/v1/payment_links', { amount: usd('7500'), title: 'Contract link to cancel', accepted_rail_kinds: ['crypto'] }),
+    201,
+    'link to cancel',
+  );
+  expectStatus(
+    await k.post(`/v1/payment_links/${toCancel.id}/activate`, { attestation_accepted: true }),
+    200,
+    'activate the link to cancel',
+  );
+  const wheDoomed = expectStatus(
+    await k.post('/v1/webhook_endpoints', { url: hook.url, description: 'contract, to delete' }),
+    201,
+    'webhook endpoint to delete',
+  );
   const events: string[] = await eventually(async () => {
     const r = await k.get('/v1/events?limit=5');
     return r.status === 200 && r.body.data.length > 0 ? r.body.data.map((e: { id: string }) => e.id) : null;
   }, 'an event of the account');
-  const walletRows = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data as Array<{ id: string; address: string; chain: string }>;
+  const walletRows = expectStatus(await k.get('/v1/wallet/wallets'), 200, 'wallets').data as Array<{
+    id: string;
+    address: string;
+    chain: string;
+  }>;
   const wallets = walletRows.map((w) => w.id);
   // A USDC transfer into the wallet, for `GET /wallet/transactions/{hash}`.
   const asset = expectStatus(await k.get('/v1/wallet/balances'), 200, 'balances').balances[0].asset as string;
-  const walletTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: walletRows[0].chain, asset, to_address: walletRows[0].address, amount: '1000000' }, { idem: null }), 201, 'wallet transfer').tx_hash as string;
+  const walletTx = expectStatus(
+    await call(
+      'POST',
+      '/sim/chain/transfers',
+      { chain: walletRows[0].chain, asset, to_address: walletRows[0].address, amount: '1000000' },
+      { idem: null },
+    ),
+    201,
+    'wallet transfer',
+  ).tx_hash as string;
   // A send intent of the wallet (dashboard session), for `/wallet/send_intents/{id}` and its `source_tx`.
-  const sendIntent = expectStatus(await s.post('/v1/wallet/send_intents', { destination_chain: walletRows[0].chain, destination_address: randomEvm(), amount: { amount: '100000', currency: asset, decimals: 6 } }), 201, 'send intent').id as string;
+  const sendIntent = expectStatus(
+    await s.post('/v1/wallet/send_intents', {
+      destination_chain: walletRows[0].chain,
+      destination_address: randomEvm(),
+      amount: { amount: '100000', currency: asset, decimals: 6 },
+    }),
+    201,
+    'send intent',
+  ).id as string;
   // A wallet-funding virtual account (dark-flag, open on the test stack), for its reads and actions.
   const va = expectStatus(await s.post('/v1/wallet/virtual_accounts', { currency: 'GBP' }), 201, 'virtual account').id as string;
   // An off-ramp intent awaiting funds (dark-flag, open on the test stack), for its read and cancel.
   const ba = expectStatus(await s.post('/v1/wallet/external_accounts', { ...ACH, rail: 'ach' }), 201, 'external account').id as string;
-  const ofr = expectStatus(await s.post('/v1/wallet/offramp_intents', { external_account_id: ba, destination_currency: 'USD', destination_payment_rail: 'ach', amount: { amount: '1000000', currency: asset, decimals: 6 } }), 201, 'off-ramp intent').id as string;
+  const ofr = expectStatus(
+    await s.post('/v1/wallet/offramp_intents', {
+      external_account_id: ba,
+      destination_currency: 'USD',
+      destination_payment_rail: 'ach',
+      amount: { amount: '1000000', currency: asset, decimals: 6 },
+    }),
+    201,
+    'off-ramp intent',
+  ).id as string;
   // The owner's customer (dashboard session; customers are dark-flag, open on the test stack).
-  const cus = expectStatus(await s.post('/v1/customers', { customer_type: 'business', legal_name: 'Contract Customer Ltd' }), 201, 'customer').id as string;
+  const cus = expectStatus(
+    await s.post('/v1/customers', { customer_type: 'business', legal_name: 'Contract Customer Ltd' }),
+    201,
+    'customer',
+  ).id as string;
   // A screening with a report (free allowance), and a transfer on base for the transaction lookup.
   const scr = expectStatus(await k.post('/v1/screenings', { chain: 'ethereum', address: randomEvm() }), 201, 'screening').id as string;
   const srp = expectStatus(await k.post(`/v1/screenings/${scr}/reports`), 201, 'screening report').id as string;
-  const baseTx = expectStatus(await call('POST', '/sim/chain/transfers', { chain: 'base', asset: 'USDC', to_address: randomEvm(), amount: '1000' }, { idem: null }), 201, 'base transfer').tx_hash as string;
-  const spare = await transaction((m) => insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }));
+  const baseTx = expectStatus(
+    await call('POST', '/sim/chain/transfers', { chain: 'base', asset: 'USDC', to_address: randomEvm(), amount: '1000' }, { idem: null }),
+    201,
+    'base transfer',
+  ).tx_hash as string;
+  const spare = await transaction((m) =>
+    insertApiKey(m, { accountId: creds.account_id, livemode: true, scopes: ['account.read'], name: 'contract spare' }),
+  );
   const [book, pos, prl, wd, ord, subs] = await areas;
   return {
     byResource: {
-      payment_links: [active.id, draft.id], clients: [cli.id], products: [prd.id], payments: [pay.id],
-      webhook_endpoints: [whe.id], webhook_deliveries: [whd.id], events, wallet: wallets, api_keys: [spare.key.id],
-      ...book.byResource, ...pos.byResource, ...prl.byResource, ...ord.byResource, ...subs.byResource,
+      payment_links: [active.id, draft.id],
+      clients: [cli.id],
+      products: [prd.id],
+      payments: [pay.id],
+      webhook_endpoints: [whe.id],
+      webhook_deliveries: [whd.id],
+      events,
+      wallet: wallets,
+      api_keys: [spare.key.id],
+      ...book.byResource,
+      ...pos.byResource,
+      ...prl.byResource,
+      ...ord.byResource,
+      ...subs.byResource,
     },
     byParam: { token: [token], code: [active.short_code], payment_id: [pay.id], hash: [walletTx], ...prl.byParam },
     byOperation: {
-      'POST /payment_links/{id}/cancel': { id: [toCancel.id] }, 'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
-      'GET /wallet/send_intents/{id}': { id: [sendIntent] }, 'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
-      'GET /wallet/virtual_accounts/{id}': { id: [va] }, 'GET /wallet/virtual_accounts/{id}/history': { id: [va] },
-      'POST /wallet/virtual_accounts/{id}/deactivate': { id: [va] }, 'POST /wallet/virtual_accounts/{id}/reactivate': { id: [va] },
-      'GET /customers/{id}': { id: [cus] }, 'POST /customers/{id}/verification_links': { id: [cus] }, 'GET /customers/{id}/associated_persons': { id: [cus] },
-      'GET /customers/{id}/events': { id: [cus] }, 'PATCH /customers/{id}/compliance_profile': { id: [cus] },
-      'GET /screenings/{id}': { id: [scr] }, 'GET /screenings/{id}/reports': { id: [scr] }, 'POST /screenings/{id}/reports': { id: [scr] },
-      'GET /screenings/{id}/reports/{report_id}': { id: [scr], report_id: [srp] }, 'GET /screenings/{id}/reports/{report_id}/evidence_pdf': { id: [scr], report_id: [srp] },
+      'POST /payment_links/{id}/cancel': { id: [toCancel.id] },
+      'DELETE /webhook_endpoints/{id}': { id: [wheDoomed.id] },
+      'GET /wallet/send_intents/{id}': { id: [sendIntent] },
+      'POST /wallet/send_intents/{id}/source_tx': { id: [sendIntent] },
+      'GET /wallet/virtual_accounts/{id}': { id: [va] },
+      'GET /wallet/virtual_accounts/{id}/history': { id: [va] },
+      'POST /wallet/virtual_accounts/{id}/deactivate': { id: [va] },
+      'POST /wallet/virtual_accounts/{id}/reactivate': { id: [va] },
+      'GET /customers/{id}': { id: [cus] },
+      'POST /customers/{id}/verification_links': { id: [cus] },
+      'GET /customers/{id}/associated_persons': { id: [cus] },
+      'GET /customers/{id}/events': { id: [cus] },
+      'PATCH /customers/{id}/compliance_profile': { id: [cus] },
+      'GET /screenings/{id}': { id: [scr] },
+      'GET /screenings/{id}/reports': { id: [scr] },
+      'POST /screenings/{id}/reports': { id: [scr] },
+      'GET /screenings/{id}/reports/{report_id}': { id: [scr], report_id: [srp] },
+      'GET /screenings/{id}/reports/{report_id}/evidence_pdf': { id: [scr], report_id: [srp] },
       'GET /transactions/{chain}/{hash}': { chain: ['base'], hash: [baseTx] },
-      'GET /wallet/offramp_intents/{id}': { id: [ofr] }, 'POST /wallet/offramp_intents/{id}/cancel': { id: [ofr] },
-      ...book.byOperation, ...pos.byOperation, ...prl.byOperation, ...wd, ...ord.byOperation, ...subs.byOperation,
+      'GET /wallet/offramp_intents/{id}': { id: [ofr] },
+      'POST /wallet/offramp_intents/{id}/cancel': { id: [ofr] },
+      ...book.byOperation,
+      ...pos.byOperation,
+      ...prl.byOperation,
+      ...wd,
+      ...ord.byOperation,
+      ...subs.byOperation,
     },
   };
 }
@@ -236,16 +387,38 @@ export async function createAccountObjects(creds: DevCredentials, receiver: Rece
  * and one of its own for each of `/pause`, `/resume` (already paused) and `/cancel`.
  */
 async function subscriptions(k: Api, s: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
-  const cli = expectStatus(await k.post('/v1/clients', { display_name: 'Contract subscriber', email: 'subscriber@example.com' }), 201, 'subscriber').id as string;
-  const wallet = expectStatus(await s.post('/v1/address_book', { kind: 'crypto', chain: 'tempo', address: randomEvm(), label: 'Contract own wallet' }), 201, 'own wallet').id as string;
-  const create = async (what: string) => expectStatus(await k.post('/v1/subscriptions', {
-    client_id: cli, amount: { amount: '15000000', currency: 'USDC', decimals: 6 }, interval: 'month', settlement_destination_id: wallet, description: `Contract ${what}`,
-  }), 201, `subscription ${what}`).id as string;
-  const [shared, toPause, toResume, toCancel] = await Promise.all([create('shared'), create('to pause'), create('to resume'), create('to cancel')]);
+  const cli = expectStatus(
+    await k.post('/v1/clients', { display_name: 'Contract subscriber', email: 'subscriber@example.com' }),
+    201,
+    'subscriber',
+  ).id as string;
+  const wallet = expectStatus(
+    await s.post('/v1/address_book', { kind: 'crypto', chain: 'tempo', address: randomEvm(), label: 'Contract own wallet' }),
+    201,
+    'own wallet',
+  ).id as string;
+  const create = async (what: string) =>
+    expectStatus(
+      await k.post('/v1/subscriptions', {
+        client_id: cli,
+        amount: { amount: '15000000', currency: 'USDC', decimals: 6 },
+        interval: 'month',
+        settlement_destination_id: wallet,
+        description: `Contract ${what}`,
+      }),
+      201,
+      `subscription ${what}`,
+    ).id as string;
+  const [shared, toPause, toResume, toCancel] = await Promise.all([
+    create('shared'),
+    create('to pause'),
+    create('to resume'),
+    create('to cancel'),
+  ]);
   expectStatus(await k.post(`/v1/subscriptions/${toResume}/pause`, {}), 200, 'subscription paused');
   const invoice = await eventually(async () => {
     const r = await k.get(`/v1/subscriptions/${shared}/invoices`);
-    return r.status === 200 && r.body.data.length > 0 ? r.body.data[0].id as string : null;
+    return r.status === 200 && r.body.data.length > 0 ? (r.body.data[0].id as string) : null;
   }, 'the first invoice');
   return {
     byResource: { subscriptions: [shared] },
@@ -265,12 +438,19 @@ async function subscriptions(k: Api, s: Api): Promise<Pick<AccountObjects, 'byRe
 async function orders(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOperation'>> {
   const offer = async (body: Record<string, unknown>, provider: string) => {
     const q = expectStatus(await k.post('/v1/quotes', body), 201, 'quote');
-    return { quote: q.id as string, offer: (q.offers as Array<{ offer_id: string; provider: { id: string } }>).find((o) => o.provider.id === provider)!.offer_id };
+    return {
+      quote: q.id as string,
+      offer: (q.offers as Array<{ offer_id: string; provider: { id: string } }>).find((o) => o.provider.id === provider)!.offer_id,
+    };
   };
-  const card = await offer({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '150', to_network: 'base', payment_method: 'card' }, 'rampline');
+  const card = await offer(
+    { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '150', to_network: 'base', payment_method: 'card' },
+    'rampline',
+  );
   const bank = await offer({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '150', to_network: 'tempo' }, 'native_fiat');
   const [shared, toCancel] = await Promise.all([
-    k.post('/v1/orders', { offer_id: card.offer, wallet_address: randomEvm() }), k.post('/v1/orders', { offer_id: bank.offer, wallet_address: randomEvm() }),
+    k.post('/v1/orders', { offer_id: card.offer, wallet_address: randomEvm() }),
+    k.post('/v1/orders', { offer_id: bank.offer, wallet_address: randomEvm() }),
   ]).then((r) => r.map((x, i) => expectStatus(x, 201, i === 0 ? 'order' : 'order to cancel').id as string));
   return {
     byResource: { quotes: [card.quote], orders: [shared] },
@@ -284,10 +464,20 @@ async function orders(k: Api): Promise<Pick<AccountObjects, 'byResource' | 'byOp
  */
 async function walletDeposits(s: Api): Promise<AccountObjects['byOperation']> {
   const dpi = expectStatus(await s.post('/v1/wallet/deposit_intents', { source_chain: 'base' }), 201, 'deposit intent').id as string;
-  const pair = expectStatus(await s.get('/v1/wallet/conversion_pairs'), 200, 'conversion pairs').data[0] as { from_asset: string; to_asset: string };
-  const conversion = async () => expectStatus(await s.post('/v1/wallet/conversions', {
-    from_asset: pair.from_asset, to_asset: pair.to_asset, amount: { amount: '1000000', currency: pair.from_asset, decimals: 6 },
-  }), 201, 'conversion').id as string;
+  const pair = expectStatus(await s.get('/v1/wallet/conversion_pairs'), 200, 'conversion pairs').data[0] as {
+    from_asset: string;
+    to_asset: string;
+  };
+  const conversion = async () =>
+    expectStatus(
+      await s.post('/v1/wallet/conversions', {
+        from_asset: pair.from_asset,
+        to_asset: pair.to_asset,
+        amount: { amount: '1000000', currency: pair.from_asset, decimals: 6 },
+      }),
+      201,
+      'conversion',
+    ).id as string;
   const [cnv, cnvOwn] = await Promise.all([conversion(), conversion()]);
   return {
     'GET /wallet/deposit_intents/{id}': { id: [dpi] },

@@ -18,7 +18,9 @@ import ts from 'typescript';
 
 /** Where one code is constructed. `via` is the factory called (`DomainError`, `invalidRequest`, ...). */
 export interface CodeSite {
-  code: string; file: string; line: number;
+  code: string;
+  file: string;
+  line: number;
   /** The factory called (`DomainError`, `invalidRequest`, ...). */
   via: string;
   /** The error types the construction can carry (empty when the walk cannot tell). */
@@ -27,23 +29,44 @@ export interface CodeSite {
   text: string;
 }
 /** A construction whose code the walk cannot evaluate. */
-export interface UnresolvedSite { file: string; line: number; text: string }
-export interface CodeWalk { sites: CodeSite[]; unresolved: UnresolvedSite[]; factories: string[] }
+export interface UnresolvedSite {
+  file: string;
+  line: number;
+  text: string;
+}
+export interface CodeWalk {
+  sites: CodeSite[];
+  unresolved: UnresolvedSite[];
+  factories: string[];
+}
 
 const root = path.resolve(__dirname, '../..');
 /** Folders whose code runs in the server (scripts/ and bench/ answer no request). */
 const SERVER_DIRS = ['domain', 'entities', 'views', 'lib', 'providers', 'activities', 'workflows', 'api', 'temporal'];
 
-type Val = { kind: 'values'; values: string[] } | { kind: 'param'; fn: ts.SignatureDeclaration; index: number; prop?: string } | { kind: 'passthrough' } | { kind: 'unknown' };
+type Val =
+  | { kind: 'values'; values: string[] }
+  | { kind: 'param'; fn: ts.SignatureDeclaration; index: number; prop?: string }
+  | { kind: 'passthrough' }
+  | { kind: 'unknown' };
 type Bindings = Map<ts.Symbol, { expr: ts.Expression; bindings: Bindings }>;
-interface Factory { fn: ts.SignatureDeclaration; index: number; prop?: string; types?: string[] }
+interface Factory {
+  fn: ts.SignatureDeclaration;
+  index: number;
+  prop?: string;
+  types?: string[];
+}
 
 const UNKNOWN: Val = { kind: 'unknown' };
 const values = (v: string[]): Val => ({ kind: 'values', values: v });
 
 /** Walks the server's source (tsconfig.json) and returns every code site. Takes a few seconds. */
 export function walkErrorCodes(): CodeWalk {
-  const cfg = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+  const cfg = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  )!;
   const program = ts.createProgram(cfg.fileNames, cfg.options);
   const checker = program.getTypeChecker();
   const rel = (f: string) => path.relative(root, f).split(path.sep).join('/');
@@ -74,7 +97,8 @@ export function walkErrorCodes(): CodeWalk {
   }
 
   const strip = (e: ts.Expression): ts.Expression => {
-    while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+    while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e))
+      e = e.expression;
     return e;
   };
   const union = (vs: Val[]): Val => {
@@ -116,7 +140,8 @@ export function walkErrorCodes(): CodeWalk {
     if (depth > 12) return UNKNOWN;
     const e = strip(e0);
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return values([e.text]);
-    if (ts.isConditionalExpression(e)) return union([evaluate(e.whenTrue, bindings, depth + 1), evaluate(e.whenFalse, bindings, depth + 1)]);
+    if (ts.isConditionalExpression(e))
+      return union([evaluate(e.whenTrue, bindings, depth + 1), evaluate(e.whenFalse, bindings, depth + 1)]);
     if (ts.isBinaryExpression(e) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(e.operatorToken.kind)) {
       return union([evaluate(e.left, bindings, depth + 1), evaluate(e.right, bindings, depth + 1)]);
     }
@@ -162,7 +187,8 @@ export function walkErrorCodes(): CodeWalk {
       return pa ? evaluate(pa.initializer, bindings, depth + 1) : UNKNOWN;
     }
     if (e.kind === ts.SyntaxKind.NullKeyword) return values([]);
-    if (ts.isConditionalExpression(e)) return union([evaluateProp(e.whenTrue, prop, bindings, depth + 1), evaluateProp(e.whenFalse, prop, bindings, depth + 1)]);
+    if (ts.isConditionalExpression(e))
+      return union([evaluateProp(e.whenTrue, prop, bindings, depth + 1), evaluateProp(e.whenFalse, prop, bindings, depth + 1)]);
     if (ts.isIdentifier(e)) {
       const sym = checker.getSymbolAtLocation(e);
       const d = sym?.valueDeclaration;
@@ -237,7 +263,10 @@ export function walkErrorCodes(): CodeWalk {
       }
       if (v.kind === 'param') {
         const next: Factory = { fn: v.fn, index: v.index, prop: v.prop, types };
-        if (!seen.has(key(next))) { seen.add(key(next)); queue.push(next); }
+        if (!seen.has(key(next))) {
+          seen.add(key(next));
+          queue.push(next);
+        }
       } else if (v.kind === 'values') {
         const text = call.getText().replace(/\s+/g, ' ').slice(0, 400);
         for (const code of v.values) sites.push({ code, ...where(call), via: name(f.fn), types: types ?? [], text });

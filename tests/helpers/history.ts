@@ -9,20 +9,23 @@ import type { temporal } from '@temporalio/proto';
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** The activity type a local-activity marker records, or null for another marker. */
-export function localActivityType(e: HistoryEvent): string | null {
-  const m = e.markerRecordedEventAttributes;
+export function localActivityType(historyEvent: HistoryEvent): string | null {
+  const m = historyEvent.markerRecordedEventAttributes;
   if (m?.markerName !== 'core_local_activity') return null;
   for (const p of m.details?.data?.payloads ?? []) {
     try {
       const d = JSON.parse(Buffer.from(p.data ?? new Uint8Array()).toString('utf8')) as { activity_type?: string; activityType?: string };
       const type = d.activity_type ?? d.activityType;
       if (type) return type;
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
   }
   return null;
 }
 
 /** How many times `events` called activity `name`, as a remote or a local activity. */
 export function activityCalls(events: HistoryEvent[] | null | undefined, name: string): number {
-  return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name || localActivityType(e) === name).length;
+  return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name || localActivityType(e) === name)
+    .length;
 }

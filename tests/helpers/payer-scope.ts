@@ -9,6 +9,9 @@ import type { RequestRef } from '../../lib/outbox';
 
 /** The payer scope of link `linkId` (its account and mode) under `request`. */
 export async function payerScopeOf(linkId: string, request: RequestRef | null = null): Promise<Scope> {
-  const rows: Array<{ account_id: string; livemode: boolean }> = await db().query('SELECT account_id, livemode FROM payment_links WHERE id = $1', [linkId]);
+  const rows: Array<{ account_id: string; livemode: boolean }> = await db().query(
+    'SELECT account_id, livemode FROM payment_links WHERE id = $1',
+    [linkId],
+  );
   return rows[0] ? systemScope(rows[0].account_id, rows[0].livemode, request) : systemScope('acct_unknown', true, request);
 }

@@ -11,7 +11,8 @@ import path from 'node:path';
 export function pdfText(bytes: Buffer): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-')), 'doc.pdf');
   fs.writeFileSync(file, bytes);
-  const script = "const { PDFParse } = require('pdf-parse'); const fs = require('node:fs');"
-    + 'new PDFParse({ data: fs.readFileSync(process.argv[1]) }).getText().then((t) => process.stdout.write(t.text), (e) => { console.error(e); process.exit(1); });';
+  const script =
+    "const { PDFParse } = require('pdf-parse'); const fs = require('node:fs');" +
+    'new PDFParse({ data: fs.readFileSync(process.argv[1]) }).getText().then((t) => process.stdout.write(t.text), (e) => { console.error(e); process.exit(1); });';
   return execFileSync(process.execPath, ['-e', script, file], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' });
 }

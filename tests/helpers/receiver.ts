@@ -13,9 +13,23 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { webhookPipelineReport } from './webhook-report';
 
-export interface Received { path: string; headers: Record<string, string>; body: string; at: number }
-export interface Reply { status?: number; headers?: Record<string, string>; body?: string; hangMs?: number; before?: () => Promise<void> }
-export interface ReceiverTls { cert: string; key: string }
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  hangMs?: number;
+  before?: () => Promise<void>;
+}
+export interface ReceiverTls {
+  cert: string;
+  key: string;
+}
 
 /** The test stack's receiver certificate and key (set by tests/setup/global-setup.ts). */
 export function testTls(): ReceiverTls {
@@ -26,9 +40,11 @@ export function testTls(): ReceiverTls {
 }
 
 /** Verifies a receipt with endpoint `secret` (Standard Webhooks, spec 6); returns the parsed event or throws. */
-export function verify(secret: string, r: Received): any {
-  return new Webhook(secret).verify(r.body, {
-    'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'],
+export function verify(secret: string, received: Received): any {
+  return new Webhook(secret).verify(received.body, {
+    'webhook-id': received.headers['webhook-id'],
+    'webhook-timestamp': received.headers['webhook-timestamp'],
+    'webhook-signature': received.headers['webhook-signature'],
   });
 }
 
@@ -79,7 +95,9 @@ export class Receiver {
     const end = Date.now() + timeoutMs;
     while (this.received(path).length < count) {
       if (Date.now() > end) {
-        throw new Error(`timed out waiting for ${what} (${this.received(path).length} of ${count} received)\n${await webhookPipelineReport(`${this.base}${path}`)}`);
+        throw new Error(
+          `timed out waiting for ${what} (${this.received(path).length} of ${count} received)\n${await webhookPipelineReport(`${this.base}${path}`)}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }

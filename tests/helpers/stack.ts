@@ -29,12 +29,23 @@ export function testProductEnv(): NodeJS.ProcessEnv {
 }
 
 /** The stack's settings a test process takes over (database, Temporal, secrets, receiver certificate). */
-const SHARED_KEYS = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_ENCRYPTION_KEY', 'PAYER_HOST', 'WEBHOOKS_ALLOW_LOOPBACK', 'WEBHOOKS_EXTRA_CA_FILE',
-  'WEBHOOKS_TEST_TLS_KEY_FILE', 'PLATFORM_HOSTS', 'METRICS_TOKEN'];
+const SHARED_KEYS = [
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'APP_ENCRYPTION_KEY',
+  'PAYER_HOST',
+  'WEBHOOKS_ALLOW_LOOPBACK',
+  'WEBHOOKS_EXTRA_CA_FILE',
+  'WEBHOOKS_TEST_TLS_KEY_FILE',
+  'PLATFORM_HOSTS',
+  'METRICS_TOKEN',
+];
 
 /** Starts a stack from the compiled dist/ (so the product child and the caller share one implementation). */
 export async function startTestStack(
-  tag: string, log: (m: string) => void, overrides: NodeJS.ProcessEnv = {},
+  tag: string,
+  log: (m: string) => void,
+  overrides: NodeJS.ProcessEnv = {},
   shape: { split?: boolean; apis?: number; workers?: number } = {},
 ): Promise<Stack & { apply(env: NodeJS.ProcessEnv): void }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -66,5 +77,7 @@ export function usePrivateStack(tag: string, overrides: NodeJS.ProcessEnv = {}):
     stop = stack.stop;
     stack.apply(process.env);
   }, 180_000);
-  afterAll(async () => { await stop?.(); }, 60_000);
+  afterAll(async () => {
+    await stop?.();
+  }, 60_000);
 }

@@ -15,14 +15,21 @@ import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
 import { connectDb } from './api';
 import { awaitAfterCommitHooks } from '../../lib/db';
 
-export interface WorkflowHarness { env: TestWorkflowEnvironment; stop(): Promise<void> }
+export interface WorkflowHarness {
+  env: TestWorkflowEnvironment;
+  stop(): Promise<void>;
+}
 
 let runtimeInstalled = false;
 
 /** Starts the environment and a worker; call `stop()` in afterAll. */
 export async function startWorkflowHarness(): Promise<WorkflowHarness> {
   if (!runtimeInstalled) {
-    try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* already installed in this process */ }
+    try {
+      Runtime.install({ logger: new DefaultLogger('WARN') });
+    } catch {
+      /* already installed in this process */
+    }
     runtimeInstalled = true;
   }
   await connectDb();
@@ -33,8 +40,11 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
   // starts here, so a skip of hours right after a command finds the workflow running.
   awaitAfterCommitHooks(true);
   const worker = await Worker.create({
-    connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue,
-    workflowsPath: require.resolve('../../workflows'), activities, maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
+    connection: env.nativeConnection,
+    taskQueue: loadConfig().temporalTaskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
   });
   const running = worker.run();
   return {

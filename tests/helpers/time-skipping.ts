@@ -83,7 +83,10 @@ export async function skipToRunOffset(env: TestWorkflowEnvironment, workflowId: 
  * The timer workflow `workflowId` is waiting on (the last one started and neither fired nor
  * cancelled), in workflow time: when it started and when it fires; null when there is none.
  */
-export async function pendingTimer(env: TestWorkflowEnvironment, workflowId: string): Promise<{ startedMs: number; fireAtMs: number } | null> {
+export async function pendingTimer(
+  env: TestWorkflowEnvironment,
+  workflowId: string,
+): Promise<{ startedMs: number; fireAtMs: number } | null> {
   const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const closed = new Set<string>();
   for (const e of events) {

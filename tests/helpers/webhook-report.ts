@@ -15,7 +15,8 @@ const query: Q = (sql, params = []) => db().query(sql, params) as Promise<Array<
 async function dispatcherLines(q: Q): Promise<string[]> {
   const [cursor] = await q(`SELECT seq, wait_up_to, wait_xmax, updated_at FROM outbox_cursors WHERE name = 'webhooks'`);
   const [head] = await q('SELECT max(seq) AS max_seq, pg_current_snapshot()::text AS snapshot FROM events');
-  const open = await q(`SELECT pid, datname, backend_xid::text AS xid, round(extract(epoch FROM now() - xact_start)::numeric, 1) AS open_s, state, left(query, 120) AS query
+  const open =
+    await q(`SELECT pid, datname, backend_xid::text AS xid, round(extract(epoch FROM now() - xact_start)::numeric, 1) AS open_s, state, left(query, 120) AS query
                           FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 5`);
   return [
     `  dispatcher cursor ${JSON.stringify(cursor)}; newest event seq ${head.max_seq}; snapshot ${head.snapshot}`,
@@ -26,7 +27,7 @@ async function dispatcherLines(q: Q): Promise<string[]> {
 /** The dispatcher's state alone (see module doc), for a wait on the dispatcher's cursor; never throws. */
 export async function dispatcherReport(): Promise<string> {
   try {
-    return ['webhook dispatcher:', ...await dispatcherLines(query)].join('\n');
+    return ['webhook dispatcher:', ...(await dispatcherLines(query))].join('\n');
   } catch (e) {
     return `webhook dispatcher: unreadable (${String(e)})`;
   }
@@ -35,13 +36,14 @@ export async function dispatcherReport(): Promise<string> {
 /** The report for endpoint URL `url` (see module doc). */
 export async function webhookPipelineReport(url: string): Promise<string> {
   try {
-    const deliveries = await query(`SELECT d.id, d.event_type, d.status, d.attempt_count, d.last_error, d.next_attempt_at, d.held_at, d.created_at, w.enabled
-                                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.url = $1 ORDER BY d.created_at`, [url]);
-    return [
-      `webhook pipeline for ${url}:`,
-      ...await dispatcherLines(query),
-      `  deliveries:\n    ${line(deliveries) || '(none)'}`,
-    ].join('\n');
+    const deliveries = await query(
+      `SELECT d.id, d.event_type, d.status, d.attempt_count, d.last_error, d.next_attempt_at, d.held_at, d.created_at, w.enabled
+                                  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.url = $1 ORDER BY d.created_at`,
+      [url],
+    );
+    return [`webhook pipeline for ${url}:`, ...(await dispatcherLines(query)), `  deliveries:\n    ${line(deliveries) || '(none)'}`].join(
+      '\n',
+    );
   } catch (e) {
     return `webhook pipeline for ${url}: unreadable (${String(e)})`;
   }

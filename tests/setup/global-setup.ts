@@ -15,9 +15,13 @@ const log = (m: string) => process.stderr.write(`[test-setup] ${m}\n`);
 export default async function globalSetup(): Promise<void> {
   const t0 = Date.now();
   log('compiling (tsc)...');
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
   const stack = await startTestStack('test', log);
   stack.apply(process.env);
   (globalThis as Record<string, unknown>).__PP_TEARDOWN__ = stack.stop;
-  log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, product log ${stack.productLog}`);
+  log(
+    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, product log ${stack.productLog}`,
+  );
 }

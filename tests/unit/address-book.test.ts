@@ -5,7 +5,15 @@
  */
 import { bech32, bech32m } from '@scure/base';
 import { checkAddress, resolveChain } from '../../domain/addresses';
-import { applyAdminGrant, applyConsume, applyPurchase, applyRefund, FREE_CHECKS_ALLOWANCE, isCreditPack, PACK_PRICE_MINOR } from '../../domain/credits';
+import {
+  applyAdminGrant,
+  applyConsume,
+  applyPurchase,
+  applyRefund,
+  FREE_CHECKS_ALLOWANCE,
+  isCreditPack,
+  PACK_PRICE_MINOR,
+} from '../../domain/credits';
 
 const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -39,7 +47,10 @@ describe('checkAddress: EVM', () => {
   it('refuses a mixed-case address with a wrong checksum, the zero address, bad length or characters', () => {
     const wrong = CHECKSUMMED.replace('E7', 'e7');
     expect(checkAddress('ethereum', wrong, 'mainnet')).toMatchObject({ ok: false, reason: expect.stringContaining('EIP-55') });
-    expect(checkAddress('ethereum', `0x${'0'.repeat(40)}`, 'mainnet')).toMatchObject({ ok: false, reason: expect.stringContaining('zero') });
+    expect(checkAddress('ethereum', `0x${'0'.repeat(40)}`, 'mainnet')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('zero'),
+    });
     expect(checkAddress('polygon', '0x1234', 'mainnet').ok).toBe(false);
     expect(checkAddress('polygon', `0x${'g'.repeat(40)}`, 'mainnet').ok).toBe(false);
     expect(checkAddress('polygon', `0x${'a'.repeat(40)} `, 'mainnet').ok).toBe(true); // trimmed
@@ -49,8 +60,12 @@ describe('checkAddress: EVM', () => {
 
 describe('checkAddress: bitcoin', () => {
   it('accepts mainnet P2PKH, P2SH, bech32 v0 and bech32m v1 on mainnet only', () => {
-    for (const a of ['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-      'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297']) {
+    for (const a of [
+      '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa',
+      '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297',
+    ]) {
       expect(checkAddress('bitcoin', a, 'mainnet')).toMatchObject({ ok: true, address: a });
       expect(checkAddress('bitcoin', a, 'testnet').ok).toBe(false);
     }
@@ -112,13 +127,28 @@ describe('credits ledger steps', () => {
     expect(applyConsume(bought.next, { cached: true })).toEqual({ type: 'cache_hit', credits: 0, next: bought.next });
     const s2 = applyConsume(bought.next, { cached: false });
     expect(s2).toEqual({ type: 'consume_paid', credits: -1, next: { free_remaining: 0, paid_balance: 4, total_checks: 2 } });
-    expect(applyConsume({ free_remaining: 0, paid_balance: 0, total_checks: 3 }, { cached: false }))
-      .toEqual({ type: 'insufficient', credits: 0, next: { free_remaining: 0, paid_balance: 0, total_checks: 3 } });
+    expect(applyConsume({ free_remaining: 0, paid_balance: 0, total_checks: 3 }, { cached: false })).toEqual({
+      type: 'insufficient',
+      credits: 0,
+      next: { free_remaining: 0, paid_balance: 0, total_checks: 3 },
+    });
   });
   it('refund returns the check to its pool and decrements the net counter; grants add paid credits', () => {
-    expect(applyRefund({ free_remaining: 0, paid_balance: 4, total_checks: 2 }, 'consume_paid').next).toEqual({ free_remaining: 0, paid_balance: 5, total_checks: 1 });
-    expect(applyRefund({ free_remaining: 0, paid_balance: 4, total_checks: 2 }, 'consume_free').next).toEqual({ free_remaining: 1, paid_balance: 4, total_checks: 1 });
-    expect(applyAdminGrant(fresh, 3)).toEqual({ type: 'admin_grant', credits: 3, next: { free_remaining: 1, paid_balance: 3, total_checks: 0 } });
+    expect(applyRefund({ free_remaining: 0, paid_balance: 4, total_checks: 2 }, 'consume_paid').next).toEqual({
+      free_remaining: 0,
+      paid_balance: 5,
+      total_checks: 1,
+    });
+    expect(applyRefund({ free_remaining: 0, paid_balance: 4, total_checks: 2 }, 'consume_free').next).toEqual({
+      free_remaining: 1,
+      paid_balance: 4,
+      total_checks: 1,
+    });
+    expect(applyAdminGrant(fresh, 3)).toEqual({
+      type: 'admin_grant',
+      credits: 3,
+      next: { free_remaining: 1, paid_balance: 3, total_checks: 0 },
+    });
     expect(() => applyPurchase(fresh, 0)).toThrow(RangeError);
   });
 });

@@ -5,7 +5,14 @@
  * sandbox provider's CLABE check digit against the beneficiary validator.
  */
 import {
-  applyBankCredit, applyBankReturn, bankBand, bankSettlementDue, bankTolerance, BANK_MATCHING, checkBankPayer, fiatCapMinor,
+  applyBankCredit,
+  applyBankReturn,
+  bankBand,
+  bankSettlementDue,
+  bankTolerance,
+  BANK_MATCHING,
+  checkBankPayer,
+  fiatCapMinor,
 } from '../../domain/bank-collection';
 import { isValidClabe } from '../../domain/bank-details';
 import { DomainError } from '../../domain/errors';
@@ -15,7 +22,9 @@ import { clabeFor, referenceFor } from '../../providers/bank-collection';
 const fresh = () => newPaymentLedger(100000n);
 
 function fails(f: () => unknown, type: string, code: string, param?: string): DomainError {
-  try { f(); } catch (e) {
+  try {
+    f();
+  } catch (e) {
     expect(e).toBeInstanceOf(DomainError);
     expect([(e as DomainError).type, (e as DomainError).code]).toEqual([type, code]);
     if (param) expect((e as DomainError).param).toBe(param);
@@ -56,9 +65,17 @@ describe('applyBankCredit', () => {
   });
 
   test('a credit in another currency is recorded only; closed payments become unmatched deposit_after_close; later ones are recorded only', () => {
-    expect(applyBankCredit(fresh(), 100000n, false)).toMatchObject({ effect: 'recorded_only', events: [], next: { status: 'awaiting', received: 0n } });
+    expect(applyBankCredit(fresh(), 100000n, false)).toMatchObject({
+      effect: 'recorded_only',
+      events: [],
+      next: { status: 'awaiting', received: 0n },
+    });
     for (const status of ['expired', 'abandoned'] as const) {
-      expect(applyBankCredit({ ...fresh(), status }, 5n)).toMatchObject({ events: ['payment.unmatched'], unmatchedReason: 'deposit_after_close', next: { status: 'unmatched', received: 5n } });
+      expect(applyBankCredit({ ...fresh(), status }, 5n)).toMatchObject({
+        events: ['payment.unmatched'],
+        unmatchedReason: 'deposit_after_close',
+        next: { status: 'unmatched', received: 5n },
+      });
     }
     for (const status of ['paid', 'settled', 'unmatched', 'refunded'] as const) {
       expect(applyBankCredit({ ...fresh(), status }, 5n)).toMatchObject({ effect: 'recorded_only', events: [] });
@@ -78,10 +95,16 @@ describe('applyBankReturn', () => {
 
   test('a return keeping the total within the band changes no status; an overpaid one back in the band is paid', () => {
     const paid = applyBankCredit(applyBankCredit(fresh(), 100000n).next, 500n, true);
-    expect(applyBankReturn({ ...fresh(), status: 'paid', received: 100500n }, 500n)).toMatchObject({ events: [], next: { status: 'paid', received: 100000n } });
+    expect(applyBankReturn({ ...fresh(), status: 'paid', received: 100500n }, 500n)).toMatchObject({
+      events: [],
+      next: { status: 'paid', received: 100000n },
+    });
     expect(paid.effect).toBe('recorded_only');
     expect(applyBankReturn({ ...fresh(), status: 'overpaid', received: 105000n }, 5000n).next.status).toBe('paid');
-    expect(applyBankReturn({ ...fresh(), status: 'underpaid', received: 3000n }, 5000n).next).toMatchObject({ status: 'underpaid', received: 0n });
+    expect(applyBankReturn({ ...fresh(), status: 'underpaid', received: 3000n }, 5000n).next).toMatchObject({
+      status: 'underpaid',
+      received: 0n,
+    });
   });
 });
 
@@ -93,7 +116,15 @@ test('settlement owed: received capped at the invoice, less what was paid out', 
 });
 
 describe('payer checks', () => {
-  const base = { rail: 'ach', currency: 'USD', decimals: 2, amountMinor: 500000n, payerType: 'individual' as const, payerState: 'CA', merchantType: 'business' as const };
+  const base = {
+    rail: 'ach',
+    currency: 'USD',
+    decimals: 2,
+    amountMinor: 500000n,
+    payerType: 'individual' as const,
+    payerState: 'CA',
+    merchantType: 'business' as const,
+  };
   test('payer_type decides the cap', () => {
     expect(fiatCapMinor('USD', 2, 'individual')).toBe(1000000n);
     expect(fiatCapMinor('XXX', 2, 'business')).toBeNull();
@@ -119,5 +150,12 @@ test('sandbox provider: CLABE check digit is valid, references are typable, matc
     expect(isValidClabe(clabeFor(seed))).toBe(true);
     expect(referenceFor(seed)).toMatch(/^PL[A-HJ-NP-Z2-9]{10}$/);
   }
-  expect(BANK_MATCHING).toEqual({ ach: 'account_number', wire: 'account_number', faster_payments: 'account_number', pix: 'account_number', spei: 'account_number', sepa: 'reference' });
+  expect(BANK_MATCHING).toEqual({
+    ach: 'account_number',
+    wire: 'account_number',
+    faster_payments: 'account_number',
+    pix: 'account_number',
+    spei: 'account_number',
+    sepa: 'reference',
+  });
 });

@@ -7,8 +7,18 @@
  */
 import { maskedBeneficiaryOut } from '../../views/beneficiary';
 import {
-  BANK_RAILS, beneficiaryRailOf, isValidAbaRouting, isValidClabe, maskBankDetails, maskedAccountEnding, normalizeBeneficiary,
-  normalizePayoutBeneficiary, pixKeyType, RAIL_CURRENCY, type BeneficiaryInput, type StoredBankDetails,
+  BANK_RAILS,
+  beneficiaryRailOf,
+  isValidAbaRouting,
+  isValidClabe,
+  maskBankDetails,
+  maskedAccountEnding,
+  normalizeBeneficiary,
+  normalizePayoutBeneficiary,
+  pixKeyType,
+  RAIL_CURRENCY,
+  type BeneficiaryInput,
+  type StoredBankDetails,
 } from '../../domain/bank-details';
 import { CORRIDORS } from '../../domain/payouts/corridors';
 import { caught } from '../helpers/domain';
@@ -28,9 +38,13 @@ const VALID: Record<(typeof BANK_RAILS)[number], BeneficiaryInput> = {
 describe('check digits and key kinds', () => {
   it('ABA routing and CLABE', () => {
     const cases: Array<[(s: string) => boolean, string, boolean]> = [
-      [isValidAbaRouting, '021000021', true], [isValidAbaRouting, '021000022', false], [isValidAbaRouting, '000000000', false],
-      [isValidClabe, '032180000118359719', true], [isValidClabe, '032180000118359718', false],
-      [isValidClabe, '002010077777777771', true], [isValidClabe, '002010077777777772', false],
+      [isValidAbaRouting, '021000021', true],
+      [isValidAbaRouting, '021000022', false],
+      [isValidAbaRouting, '000000000', false],
+      [isValidClabe, '032180000118359719', true],
+      [isValidClabe, '032180000118359718', false],
+      [isValidClabe, '002010077777777771', true],
+      [isValidClabe, '002010077777777772', false],
     ];
     for (const [check, value, valid] of cases) expect([value, check(value)]).toEqual([value, valid]);
   });
@@ -47,8 +61,20 @@ describe('check digits and key kinds', () => {
 describe('normalizeBeneficiary', () => {
   it('ach: normalized, masked to last 4, currency USD, account_type defaults to checking', () => {
     const { details, masked } = normalizeBeneficiary(VALID.ach);
-    expect(details).toMatchObject({ account_number: '00012345678', routing_number: '021000021', currency: 'USD', account_type: 'checking' });
-    expect(masked).toMatchObject({ beneficiary_owner_type: 'business', rail: 'ach', currency: 'USD', account_number_last4: '5678', routing_number: '021000021', iban_last4: null });
+    expect(details).toMatchObject({
+      account_number: '00012345678',
+      routing_number: '021000021',
+      currency: 'USD',
+      account_type: 'checking',
+    });
+    expect(masked).toMatchObject({
+      beneficiary_owner_type: 'business',
+      rail: 'ach',
+      currency: 'USD',
+      account_number_last4: '5678',
+      routing_number: '021000021',
+      iban_last4: null,
+    });
     expect(JSON.stringify(masked)).not.toContain('00012345678');
     expect('account_owner_type' in masked).toBe(false);
   });
@@ -58,13 +84,30 @@ describe('normalizeBeneficiary', () => {
     expect(masked).toMatchObject({ currency: 'EUR', iban_country: 'DE', iban_last4: '3000', bic: 'DEUTDEFF' });
     expect(JSON.stringify(masked)).not.toContain('0532013');
     expect(normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013000' }).masked.bic).toBeNull();
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013001' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE00370400440532013000' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'BR1800360305000010009795493C1' }))).toMatchObject({ code: 'parameter_invalid', param: 'iban' });
-    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013000', bic: 'XX' }))).toMatchObject({ code: 'parameter_invalid', param: 'bic' });
+    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013001' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'iban',
+    });
+    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE00370400440532013000' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'iban',
+    });
+    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'BR1800360305000010009795493C1' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'iban',
+    });
+    expect(caught(() => normalizeBeneficiary({ ...base, rail: 'sepa', iban: 'DE89370400440532013000', bic: 'XX' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'bic',
+    });
   });
   it('wire, faster_payments, spei, pix', () => {
-    expect(normalizeBeneficiary(VALID.wire).masked).toMatchObject({ currency: 'USD', account_type: null, account_number_last4: '4321', routing_number: '021000021' });
+    expect(normalizeBeneficiary(VALID.wire).masked).toMatchObject({
+      currency: 'USD',
+      account_type: null,
+      account_number_last4: '4321',
+      routing_number: '021000021',
+    });
     const fp = normalizeBeneficiary(VALID.faster_payments);
     expect(fp.details.sort_code).toBe('123456');
     expect(fp.masked).toMatchObject({ currency: 'GBP', sort_code: '123456', account_number_last4: '5678' });
@@ -78,7 +121,8 @@ describe('normalizeBeneficiary', () => {
       for (const id of [details.account_number, details.iban, details.clabe, details.pix_key]) {
         if (id) expect(json).not.toContain(id.slice(-5));
       }
-      for (const k of ['account_number_last4', 'iban_last4', 'clabe_last4', 'pix_key_last4'] as const) expect((masked[k] ?? '').length).toBeLessThanOrEqual(4);
+      for (const k of ['account_number_last4', 'iban_last4', 'clabe_last4', 'pix_key_last4'] as const)
+        expect((masked[k] ?? '').length).toBeLessThanOrEqual(4);
     }
   });
   it('tax_id and country of the holder are kept in the details only; empty optional strings become null', () => {
@@ -95,9 +139,17 @@ describe('normalizeBeneficiary', () => {
       [{ ...base, rail: 'ach', account_number: '1234' }, 'parameter_missing', 'routing_number'],
       [{ ...base, rail: 'ach', account_number: '12345678', routing_number: '021000022' }, 'parameter_invalid', 'routing_number'],
       [{ ...base, rail: 'ach', account_number: '12', routing_number: '021000021' }, 'parameter_invalid', 'account_number'],
-      [{ ...base, rail: 'ach', account_number: '12345678', routing_number: '021000021', iban: 'DE89370400440532013000' }, 'parameter_invalid', 'iban'],
+      [
+        { ...base, rail: 'ach', account_number: '12345678', routing_number: '021000021', iban: 'DE89370400440532013000' },
+        'parameter_invalid',
+        'iban',
+      ],
       [{ ...base, rail: 'pix', pix_key: '12345678901', iban: 'DE89370400440532013000' }, 'parameter_invalid', 'iban'],
-      [{ ...base, rail: 'wire', account_number: '12345678', routing_number: '021000021', account_type: 'savings' }, 'parameter_invalid', 'account_type'],
+      [
+        { ...base, rail: 'wire', account_number: '12345678', routing_number: '021000021', account_type: 'savings' },
+        'parameter_invalid',
+        'account_type',
+      ],
       [{ ...base, rail: 'faster_payments', account_number: '1234567', sort_code: '123456' }, 'parameter_invalid', 'account_number'],
       [{ ...base, rail: 'faster_payments', account_number: '12345678', sort_code: '12345' }, 'parameter_invalid', 'sort_code'],
       [{ ...base, rail: 'spei', clabe: '032180000118359718' }, 'parameter_invalid', 'clabe'],
@@ -105,7 +157,8 @@ describe('normalizeBeneficiary', () => {
       [{ ...base, rail: 'pix' }, 'parameter_missing', 'pix_key'],
       [{ ...base, rail: 'pix', pix_key: 'not a key' }, 'parameter_invalid', 'pix_key'],
     ];
-    for (const [input, code, param] of cases) expect(caught(() => normalizeBeneficiary(input))).toMatchObject({ type: 'invalid_request', status: 400, code, param });
+    for (const [input, code, param] of cases)
+      expect(caught(() => normalizeBeneficiary(input))).toMatchObject({ type: 'invalid_request', status: 400, code, param });
   });
 });
 
@@ -126,26 +179,66 @@ describe('payouts use the same rules', () => {
     const { rail: _rail, ...noRail } = VALID.spei;
     expect(normalizePayoutBeneficiary('spei', noRail)).toEqual(normalizeBeneficiary(VALID.spei));
     expect(normalizePayoutBeneficiary('spei', { ...noRail, rail: 'spei' }).masked.rail).toBe('spei');
-    expect(caught(() => normalizePayoutBeneficiary('spei', { ...noRail, rail: 'ach' }))).toMatchObject({ code: 'parameter_invalid', param: 'rail', details: { expected: 'spei', received: 'ach' } });
-    expect(caught(() => normalizePayoutBeneficiary('co_bank_transfer', noRail))).toMatchObject({ code: 'parameter_invalid', param: 'rail' });
+    expect(caught(() => normalizePayoutBeneficiary('spei', { ...noRail, rail: 'ach' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'rail',
+      details: { expected: 'spei', received: 'ach' },
+    });
+    expect(caught(() => normalizePayoutBeneficiary('co_bank_transfer', noRail))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'rail',
+    });
     // A CLABE sent for an ach payout: the field of another rail is named first.
     expect(caught(() => normalizePayoutBeneficiary('ach', noRail))).toMatchObject({ code: 'parameter_invalid', param: 'clabe' });
-    expect(caught(() => normalizePayoutBeneficiary('ach', { ...base, routing_number: '021000021' }))).toMatchObject({ code: 'parameter_missing', param: 'account_number' });
+    expect(caught(() => normalizePayoutBeneficiary('ach', { ...base, routing_number: '021000021' }))).toMatchObject({
+      code: 'parameter_missing',
+      param: 'account_number',
+    });
   });
 });
 
 describe('maskBankDetails', () => {
   it('masks details stored by the former payout code (no currency, unused fields absent) like new ones', () => {
     const old: StoredBankDetails = {
-      rail: 'faster_payments', account_owner_type: 'individual', account_holder_name: 'Jo', bank_name: null, tax_id: null, country: null,
-      account_number: '12345678', sort_code: '123456',
+      rail: 'faster_payments',
+      account_owner_type: 'individual',
+      account_holder_name: 'Jo',
+      bank_name: null,
+      tax_id: null,
+      country: null,
+      account_number: '12345678',
+      sort_code: '123456',
     };
     expect(maskBankDetails(old)).toEqual(
-      normalizeBeneficiary({ account_owner_type: 'individual', account_holder_name: 'Jo', rail: 'faster_payments', account_number: '12345678', sort_code: '123456' }).masked,
+      normalizeBeneficiary({
+        account_owner_type: 'individual',
+        account_holder_name: 'Jo',
+        rail: 'faster_payments',
+        account_number: '12345678',
+        sort_code: '123456',
+      }).masked,
     );
-    const oldPix: StoredBankDetails = { rail: 'pix', account_owner_type: 'business', account_holder_name: 'A', pix_key: 'pagamentos@loja.com.br' };
-    expect(maskBankDetails(oldPix)).toMatchObject({ currency: 'BRL', pix_key_type: 'email', pix_key_last4: 'm.br', bank_name: null, bic: null });
-    const oldAch: StoredBankDetails = { rail: 'ach', account_owner_type: 'business', account_holder_name: 'A', account_number: '123456789', routing_number: '021000021', account_type: 'savings' };
+    const oldPix: StoredBankDetails = {
+      rail: 'pix',
+      account_owner_type: 'business',
+      account_holder_name: 'A',
+      pix_key: 'pagamentos@loja.com.br',
+    };
+    expect(maskBankDetails(oldPix)).toMatchObject({
+      currency: 'BRL',
+      pix_key_type: 'email',
+      pix_key_last4: 'm.br',
+      bank_name: null,
+      bic: null,
+    });
+    const oldAch: StoredBankDetails = {
+      rail: 'ach',
+      account_owner_type: 'business',
+      account_holder_name: 'A',
+      account_number: '123456789',
+      routing_number: '021000021',
+      account_type: 'savings',
+    };
     expect(maskBankDetails(oldAch)).toMatchObject({ currency: 'USD', account_type: 'savings', account_number_last4: '6789' });
   });
   it('the masked shape of every rail is the response schema of payouts and the address book', () => {

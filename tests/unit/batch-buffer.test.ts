@@ -6,7 +6,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('BatchBuffer', () => {
   it('writes a full batch at once and the remainder after the interval', async () => {
     const batches: number[][] = [];
-    const b = new BatchBuffer<number>({ intervalMs: 50, maxBatch: 3, maxBuffered: 100, write: async (r) => { batches.push(r); } });
+    const b = new BatchBuffer<number>({
+      intervalMs: 50,
+      maxBatch: 3,
+      maxBuffered: 100,
+      write: async (r) => {
+        batches.push(r);
+      },
+    });
     for (let i = 1; i <= 4; i++) b.push(i);
     await sleep(5);
     expect(batches).toEqual([[1, 2, 3]]);
@@ -20,10 +27,20 @@ describe('BatchBuffer', () => {
     let fail = true;
     const errors: number[] = [];
     const b = new BatchBuffer<number>({
-      intervalMs: 20, maxBatch: 10, maxBuffered: 100, onError: (_e, n) => errors.push(n),
-      write: async (r) => { if (fail) { fail = false; throw new Error('db down'); } batches.push(r); },
+      intervalMs: 20,
+      maxBatch: 10,
+      maxBuffered: 100,
+      onError: (_e, n) => errors.push(n),
+      write: async (r) => {
+        if (fail) {
+          fail = false;
+          throw new Error('db down');
+        }
+        batches.push(r);
+      },
     });
-    b.push(1); b.push(2);
+    b.push(1);
+    b.push(2);
     await sleep(30);
     b.push(3);
     await sleep(60);
@@ -33,7 +50,14 @@ describe('BatchBuffer', () => {
 
   it('drops the oldest rows beyond maxBuffered and flush() drains the rest', async () => {
     const written: number[] = [];
-    const b = new BatchBuffer<number>({ intervalMs: 10_000, maxBatch: 1000, maxBuffered: 3, write: async (r) => { written.push(...r); } });
+    const b = new BatchBuffer<number>({
+      intervalMs: 10_000,
+      maxBatch: 1000,
+      maxBuffered: 3,
+      write: async (r) => {
+        written.push(...r);
+      },
+    });
     for (let i = 1; i <= 5; i++) b.push(i);
     expect(b.dropped).toBe(2);
     await b.flush();

@@ -18,7 +18,9 @@ describe('isDependencyUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     // TypeORM's QueryFailedError wraps the driver's error.
-    expect(isDatabaseUnavailable(Object.assign(new Error('query failed'), { name: 'QueryFailedError', driverError: withCode('x', '57P01') }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('query failed'), { name: 'QueryFailedError', driverError: withCode('x', '57P01') })),
+    ).toBe(true);
     // A transaction's next statement after its connection was lost (TypeORM gave the connection back).
     expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
     expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
@@ -27,7 +29,9 @@ describe('isDependencyUnavailable', () => {
   test('the Temporal server unreachable', () => {
     const grpc = withCode('14 UNAVAILABLE: No connection established', 14);
     expect(isTemporalUnavailable(Object.assign(new Error('Failed to signalWithStart'), { name: 'ServiceError', cause: grpc }))).toBe(true);
-    expect(isTemporalUnavailable(Object.assign(new Error('Failed'), { name: 'ServiceError', cause: withCode('5 NOT_FOUND', 5) }))).toBe(false);
+    expect(isTemporalUnavailable(Object.assign(new Error('Failed'), { name: 'ServiceError', cause: withCode('5 NOT_FOUND', 5) }))).toBe(
+      false,
+    );
   });
 
   test('not a dependency outage: constraint violations, bugs, domain refusals', () => {
@@ -40,8 +44,17 @@ describe('isDependencyUnavailable', () => {
 describe('the error envelope', () => {
   const run = async (thrown: unknown) => {
     const headers: Record<string, string> = {};
-    const ctx = { state: { requestId: 'req_1' }, path: '/v1/x', method: 'POST', set: (k: string, v: string) => { headers[k] = v; } } as unknown as Koa.ParameterizedContext<any>;
-    await errorEnvelope()(ctx, async () => { throw thrown; });
+    const ctx = {
+      state: { requestId: 'req_1' },
+      path: '/v1/x',
+      method: 'POST',
+      set: (k: string, v: string) => {
+        headers[k] = v;
+      },
+    } as unknown as Koa.ParameterizedContext<any>;
+    await errorEnvelope()(ctx, async () => {
+      throw thrown;
+    });
     const out = ctx as unknown as { status: number; body: { error: { type: string; code: string; details?: unknown } } };
     return { status: out.status, error: out.body.error, retryAfter: headers['Retry-After'] };
   };

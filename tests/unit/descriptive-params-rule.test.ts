@@ -30,9 +30,15 @@ tester.run('descriptive-params', plugin.rules['descriptive-params'], {
     { code: 'export function pay(m: EntityManager, p: Payment) {}', errors: [{ messageId: 'oneLetter' }, { messageId: 'oneLetter' }] },
     { code: 'export default function (s: Scope) {}', errors: [{ messageId: 'oneLetter' }] },
     { code: 'export const move = (m: EntityManager, status = 1) => status;', errors: [{ messageId: 'oneLetter' }] },
-    { code: 'export const move = function (m: EntityManager, ...r: string[]) {};', errors: [{ messageId: 'oneLetter' }, { messageId: 'oneLetter' }] },
+    {
+      code: 'export const move = function (m: EntityManager, ...r: string[]) {};',
+      errors: [{ messageId: 'oneLetter' }, { messageId: 'oneLetter' }],
+    },
     { code: 'function later(c: Scope) {} export { later };', errors: [{ messageId: 'oneLetter' }] },
     { code: 'const later = (c: Scope) => c; export default later;', errors: [{ messageId: 'oneLetter' }] },
-    { code: 'export class Store { constructor(private readonly p: Pool) {} get(k: string = "") {} }', errors: [{ messageId: 'oneLetter' }, { messageId: 'oneLetter' }] },
+    {
+      code: 'export class Store { constructor(private readonly p: Pool) {} get(k: string = "") {} }',
+      errors: [{ messageId: 'oneLetter' }, { messageId: 'oneLetter' }],
+    },
   ],
 });

@@ -23,7 +23,10 @@ function inline(schema: unknown, doc: Json, depth = 0): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   const { $ref, ...rest } = schema as Json;
   if (typeof $ref === 'string' && $ref.startsWith('#/')) {
-    const target = $ref.slice(2).split('/').reduce((o: Json, k) => o?.[k], doc);
+    const target = $ref
+      .slice(2)
+      .split('/')
+      .reduce((o: Json, k) => o?.[k], doc);
     return inline({ ...target, ...rest }, doc, depth + 1);
   }
   return Object.fromEntries(Object.entries(schema as Json).map(([k, v]) => [k, inline(v, doc, depth + 1)]));
@@ -39,7 +42,8 @@ function examplesOf(doc: Json): Array<{ where: string; schema: unknown; example:
       const { examples, ...schema } = o;
       for (const e of examples) out.push({ where: `${at}/examples`, schema, example: e });
     }
-    if ('example' in o && o.schema && typeof o.schema === 'object') out.push({ where: `${at}/example`, schema: o.schema, example: o.example });
+    if ('example' in o && o.schema && typeof o.schema === 'object')
+      out.push({ where: `${at}/example`, schema: o.schema, example: o.example });
     for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`);
   };
   walk(doc.paths, '#/paths');
@@ -47,7 +51,10 @@ function examplesOf(doc: Json): Array<{ where: string; schema: unknown; example:
   return out;
 }
 
-const documents: Array<[string, Json]> = [['/v1/openapi.json', documentOfThisBuild() as Json], ['/sim/openapi.json', buildSimOpenApi() as Json]];
+const documents: Array<[string, Json]> = [
+  ['/v1/openapi.json', documentOfThisBuild() as Json],
+  ['/sim/openapi.json', buildSimOpenApi() as Json],
+];
 
 describe.each(documents)('%s', (_name, doc) => {
   test('every example validates against its own schema (JSON Schema 2020-12)', () => {
@@ -61,9 +68,11 @@ describe.each(documents)('%s', (_name, doc) => {
   });
 
   test('every documented request body with an example accepts it', () => {
-    const bodies = Object.entries<Json>(doc.paths).flatMap(([p, item]) => Object.entries<Json>(item)
-      .filter(([, op]) => op?.requestBody?.content?.['application/json']?.example !== undefined)
-      .map(([m, op]) => ({ where: `${m} ${p}`, media: op.requestBody.content['application/json'] })));
+    const bodies = Object.entries<Json>(doc.paths).flatMap(([p, item]) =>
+      Object.entries<Json>(item)
+        .filter(([, op]) => op?.requestBody?.content?.['application/json']?.example !== undefined)
+        .map(([m, op]) => ({ where: `${m} ${p}`, media: op.requestBody.content['application/json'] })),
+    );
     for (const { where, media } of bodies) {
       const validate = ajv.compile(inline(media.schema, doc) as object);
       expect([where, validate(media.example) ? null : ajv.errorsText(validate.errors)]).toEqual([where, null]);
@@ -71,7 +80,7 @@ describe.each(documents)('%s', (_name, doc) => {
   });
 });
 
-describe('the simulator\'s positive amounts', () => {
+describe("the simulator's positive amounts", () => {
   const sim = buildSimOpenApi() as Json;
   const bodySchema = (path: string): Json => sim.paths[path].post.requestBody.content['application/json'].schema;
   const cases: Array<[string, string, Json]> = [
@@ -89,8 +98,12 @@ describe('the simulator\'s positive amounts', () => {
   test('`"0"` is refused with "must be greater than 0", naming the field', () => {
     const base = { chain: 'base', to_address: `0x${'1'.repeat(40)}`, asset: 'USDC' };
     expect(chainTransferBody.validate({ ...base, amount: '0' }).error?.message).toBe('"amount" must be greater than 0');
-    expect(bankCreditBody.validate({ rail: 'sepa', currency: 'EUR', amount: '00', reference: '', to_account: 'x' }).error?.message).toBe('"amount" must be greater than 0');
-    expect(bridgeTransferBody.validate({ state: 'delivered', delivered_amount: '0' }).error?.message).toBe('"delivered_amount" must be greater than 0');
+    expect(bankCreditBody.validate({ rail: 'sepa', currency: 'EUR', amount: '00', reference: '', to_account: 'x' }).error?.message).toBe(
+      '"amount" must be greater than 0',
+    );
+    expect(bridgeTransferBody.validate({ state: 'delivered', delivered_amount: '0' }).error?.message).toBe(
+      '"delivered_amount" must be greater than 0',
+    );
     expect(chainTransferBody.validate({ ...base, amount: '12x' }).error?.message).toMatch(/required pattern/);
   });
 });

@@ -24,8 +24,12 @@ const ok = (method: string, path: string, status = '200') => doc.paths[path][met
 
 /** True when the string schema `s` refuses "": `minLength` >= 1, a closed set, or a pattern "" does not match. */
 function refusesEmpty(s: any): boolean {
-  return Number(s.minLength ?? 0) >= 1 || Array.isArray(s.enum) || s.const !== undefined
-    || (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(''));
+  return (
+    Number(s.minLength ?? 0) >= 1 ||
+    Array.isArray(s.enum) ||
+    s.const !== undefined ||
+    (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(''))
+  );
 }
 
 /** Every request string schema of the document with the path it sits at. */
@@ -58,7 +62,10 @@ describe('strings that refuse ""', () => {
     expect(query('get', '/clients', 'cursor').minLength).toBeUndefined(); // .allow('')
     // Every request string without minLength accepts "" in joi terms: it is nullable text or a query field that allows ''.
     const missing = strings.filter(([, s]) => !refusesEmpty(s) && !s.format);
-    for (const [at] of missing) expect(at).toMatch(/\?(cursor|q|expand)|\.(company|country|role|notes|memo|invoice_number|title|name|description|note|label|counterparty_name|counterparty_vasp_name|bank_name|chain|address|account_number|routing_number|iban|bic|sort_code|clabe|pix_key|tax_id|use_case|phone|q)\b/);
+    for (const [at] of missing)
+      expect(at).toMatch(
+        /\?(cursor|q|expand)|\.(company|country|role|notes|memo|invoice_number|title|name|description|note|label|counterparty_name|counterparty_vasp_name|bank_name|chain|address|account_number|routing_number|iban|bic|sort_code|clabe|pix_key|tax_id|use_case|phone|q)\b/,
+      );
   });
 
   test('responses are not given minLength (they describe, never refuse)', () => {
@@ -71,13 +78,27 @@ describe('limit and expand (spec 4, 8)', () => {
     for (const [p, ops] of Object.entries<any>(doc.paths)) {
       for (const o of Object.values<any>(ops)) {
         const limit = (o.parameters ?? []).find((x: any) => x.name === 'limit');
-        if (limit) expect([p, limit.schema.type, limit.schema.minimum, limit.schema.maximum]).toEqual([p, ['string', 'integer'], undefined, undefined]);
+        if (limit)
+          expect([p, limit.schema.type, limit.schema.minimum, limit.schema.maximum]).toEqual([
+            p,
+            ['string', 'integer'],
+            undefined,
+            undefined,
+          ]);
         const expand = (o.parameters ?? []).find((x: any) => x.name === 'expand');
         if (expand) expect([p, JSON.stringify(expand.schema)]).not.toContain('minLength');
       }
     }
     const q = Joi.object(listQuery);
-    for (const v of [{ limit: '\u0000' }, { limit: 'abc' }, { limit: '-1' }, { limit: '1.5' }, { limit: '1000' }, { expand: '' }, { expand: ['', 'nope'] }]) {
+    for (const v of [
+      { limit: '\u0000' },
+      { limit: 'abc' },
+      { limit: '-1' },
+      { limit: '1.5' },
+      { limit: '1000' },
+      { expand: '' },
+      { expand: ['', 'nope'] },
+    ]) {
       expect(q.validate(v).error).toBeUndefined();
     }
   });
@@ -91,7 +112,11 @@ describe('closed request enums', () => {
     for (const b of [body('post', '/webhook_endpoints'), body('patch', '/webhook_endpoints/{id}')]) {
       expect(b.properties.event_types.items.enum).toEqual(expect.arrayContaining(['payment_link.created', 'payment.paid']));
     }
-    for (const [m, p] of [['get', '/events'], ['get', '/events/stream'], ['get', '/activity']]) {
+    for (const [m, p] of [
+      ['get', '/events'],
+      ['get', '/events/stream'],
+      ['get', '/activity'],
+    ]) {
       expect(query(m, p, 'type').enum).toEqual(expect.arrayContaining(['payment_link.created']));
     }
     const chain = body('post', '/address_book').properties.chain;
@@ -103,12 +128,21 @@ describe('closed request enums', () => {
     const pay = body('post', '/payment_sessions/{token}/payments').properties;
     expect(pay.network.enum).toEqual(expect.arrayContaining(['base', 'ethereum', 'solana']));
     expect(pay.source_chain.enum).toEqual(pay.network.enum);
-    expect(body('post', '/payouts/{id}/funding_instructions').properties.source_chain.enum).toEqual(['base', 'ethereum', 'polygon', 'arbitrum', 'optimism']);
+    expect(body('post', '/payouts/{id}/funding_instructions').properties.source_chain.enum).toEqual([
+      'base',
+      'ethereum',
+      'polygon',
+      'arbitrum',
+      'optimism',
+    ]);
   });
 
   test('offsets_days is whole days 1..365; sent and next_reminder_at are readOnly, typed as read; the activate body is required with attestation_accepted: true', () => {
     expect(body('patch', '/payment_links/{id}/reminder_schedule').properties.offsets_days).toMatchObject({
-      type: 'array', minItems: 1, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 365 },
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 1, maximum: 365 },
     });
     // Server-owned fields (spec 2.3, caller value ignored) are stated as the response states them, readOnly (issue 24).
     const schedule = body('patch', '/payment_links/{id}/reminder_schedule').properties;
@@ -117,10 +151,17 @@ describe('closed request enums', () => {
       const { readOnly, description: _d, ...shape } = schedule[f];
       expect([f, readOnly, shape]).toEqual([f, true, read[f]]);
     }
-    expect(Object.entries<any>(schedule).filter(([, v]) => v.readOnly).map(([k]) => k)).toEqual(['sent', 'next_reminder_at']);
+    expect(
+      Object.entries<any>(schedule)
+        .filter(([, v]) => v.readOnly)
+        .map(([k]) => k),
+    ).toEqual(['sent', 'next_reminder_at']);
     const act = doc.paths['/payment_links/{id}/activate'].post.requestBody;
     expect(act.required).toBe(true);
-    expect(act.content['application/json'].schema).toMatchObject({ required: ['attestation_accepted'], properties: { attestation_accepted: { const: true } } });
+    expect(act.content['application/json'].schema).toMatchObject({
+      required: ['attestation_accepted'],
+      properties: { attestation_accepted: { const: true } },
+    });
   });
 });
 
@@ -135,10 +176,19 @@ describe('response shapes', () => {
 
   test('deposit instructions, merchant_contact and support_contact are typed', () => {
     const pay = ok('get', '/payments/{id}').properties;
-    expect(pay.bank_deposit_instructions.properties).toEqual(expect.objectContaining({ rail: expect.anything(), iban: expect.anything(), reference: expect.anything(), holder_kind: expect.anything() }));
+    expect(pay.bank_deposit_instructions.properties).toEqual(
+      expect.objectContaining({
+        rail: expect.anything(),
+        iban: expect.anything(),
+        reference: expect.anything(),
+        holder_kind: expect.anything(),
+      }),
+    );
     expect(pay.bank_deposit_instructions.additionalProperties).toBe(false);
     const session = ok('get', '/payment_sessions/{token}').properties;
-    expect(Object.keys(session.xchain_deposit_instructions.items.properties)).toEqual(expect.arrayContaining(['amount_out', 'bridge_fee', 'quote_expires_at', 'chain_id']));
+    expect(Object.keys(session.xchain_deposit_instructions.items.properties)).toEqual(
+      expect.arrayContaining(['amount_out', 'bridge_fee', 'quote_expires_at', 'chain_id']),
+    );
     expect(Object.keys(session.merchant_contact.properties)).toEqual(['email', 'phone', 'url']);
     expect(Object.keys(ok('get', '/account').properties.support_contact.properties)).toEqual(['email', 'phone', 'url']);
   });
@@ -186,7 +236,9 @@ describe('errors never echo unbounded input', () => {
   });
 
   test('nested joi paths name the full param', () => {
-    const { error } = Joi.object({ unit_price: Joi.object({ currency: Joi.string().max(3) }) }).validate({ unit_price: { currency: 'ABCD' } });
+    const { error } = Joi.object({ unit_price: Joi.object({ currency: Joi.string().max(3) }) }).validate({
+      unit_price: { currency: 'ABCD' },
+    });
     expect(fromJoi(error!, 'body').param).toBe('unit_price.currency');
   });
 });
@@ -196,9 +248,15 @@ describe('paginateRows (GET /accounts)', () => {
   test('newest first, limit lenient, cursor honoured, garbage cursor 400 cursor_invalid', () => {
     const p1 = paginateRows(rows, { limit: '2' }, (r) => r.id);
     expect(p1).toMatchObject({ data: ['acct_3', 'acct_2'], has_more: true });
-    expect(paginateRows(rows, { limit: '2', cursor: p1.next_cursor }, (r) => r.id)).toMatchObject({ data: ['acct_1'], has_more: false, next_cursor: null });
+    expect(paginateRows(rows, { limit: '2', cursor: p1.next_cursor }, (r) => r.id)).toMatchObject({
+      data: ['acct_1'],
+      has_more: false,
+      next_cursor: null,
+    });
     expect(paginateRows(rows, { limit: 'abc' }, (r) => r.id).data).toHaveLength(3);
-    expect(() => paginateRows(rows, { cursor: 'garbage' }, (r) => r.id)).toThrow(expect.objectContaining({ code: 'cursor_invalid', param: 'cursor' }));
+    expect(() => paginateRows(rows, { cursor: 'garbage' }, (r) => r.id)).toThrow(
+      expect.objectContaining({ code: 'cursor_invalid', param: 'cursor' }),
+    );
   });
 });
 
@@ -209,19 +267,33 @@ describe('Money amounts: the storable range stated as a pattern (spec 2.1)', () 
 
   test('the edges, leading zeros and the empty string', () => {
     const cases: Array<[string, boolean, boolean]> = [
-      ['0', false, true], ['00', false, true], ['', false, false], ['1', true, true], ['0001', true, true],
-      ['999999999999999999', true, true], ['1000000000000000000', true, true], ['8999999999999999999', true, true],
-      ['9223372036854775799', true, true], ['9223372036854775807', true, true], ['000009223372036854775807', true, true],
-      ['9223372036854775808', false, false], ['9223372036854775810', false, false], ['9300000000000000000', false, false],
+      ['0', false, true],
+      ['00', false, true],
+      ['', false, false],
+      ['1', true, true],
+      ['0001', true, true],
+      ['999999999999999999', true, true],
+      ['1000000000000000000', true, true],
+      ['8999999999999999999', true, true],
+      ['9223372036854775799', true, true],
+      ['9223372036854775807', true, true],
+      ['000009223372036854775807', true, true],
+      ['9223372036854775808', false, false],
+      ['9223372036854775810', false, false],
+      ['9300000000000000000', false, false],
       ['10000000000000000000', false, false],
     ];
     for (const [s, p, n] of cases) expect([s, positive.test(s), nonNegative.test(s)]).toEqual([s, p, n]);
   });
 
   test('agrees with the numeric bound around the maximum and across magnitudes', () => {
-    for (let d = -3000n; d <= 3000n; d += 7n) expect([String(max + d), positive.test(String(max + d))]).toEqual([String(max + d), max + d <= max]);
+    for (let d = -3000n; d <= 3000n; d += 7n)
+      expect([String(max + d), positive.test(String(max + d))]).toEqual([String(max + d), max + d <= max]);
     for (let e = 0n; e <= 19n; e += 1n) {
-      for (const k of [1n, 5n, 9n, 92n]) { const v = k * 10n ** e; expect([String(v), positive.test(String(v))]).toEqual([String(v), v <= max]); }
+      for (const k of [1n, 5n, 9n, 92n]) {
+        const v = k * 10n ** e;
+        expect([String(v), positive.test(String(v))]).toEqual([String(v), v <= max]);
+      }
     }
   });
 

@@ -11,7 +11,15 @@ import Joi from 'joi';
 import type Koa from 'koa';
 import { allErrorCodes, ERROR_CODES, errorCodesByType, isRegisteredErrorCode } from '../../domain/error-codes';
 import { DomainError, ERROR_TYPES } from '../../domain/errors';
-import { didYouMean, docUrl, errorBody, errorEnvelope, errorEnvelopeJsonSchema, fromJoi, UNREGISTERED_CODE_HEADER } from '../../api/middleware/errors';
+import {
+  didYouMean,
+  docUrl,
+  errorBody,
+  errorEnvelope,
+  errorEnvelopeJsonSchema,
+  fromJoi,
+  UNREGISTERED_CODE_HEADER,
+} from '../../api/middleware/errors';
 import { toJsonSchema } from '../../api/openapi';
 import { loadConfig, resetConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
@@ -22,24 +30,58 @@ import { walkErrorCodes, type CodeWalk } from '../helpers/error-code-sites';
  * other construction made (and the walk checked there).
  */
 const PASSTHROUGH: ReadonlyArray<{ file: string; text: string; why: string }> = [
-  { file: 'api/operation/idempotency.ts', text: 'err.code', why: 'replays a refusal recorded from a DomainError under the same Idempotency-Key' },
+  {
+    file: 'api/operation/idempotency.ts',
+    text: 'err.code',
+    why: 'replays a refusal recorded from a DomainError under the same Idempotency-Key',
+  },
 ];
 
 /** Codes spec 7 names: they must stay registered whatever the source does. */
 const SPEC_NAMED = [
-  'idempotency_key_invalid', 'idempotency_failed', 'invalid_api_key', 'role_denied', 'scope_denied', 'terms_acceptance_required',
-  'legal_acceptance_unavailable', 'livemode_boundary', 'account_already_exists', 'wallet_already_exists', 'wallet_not_found',
-  'customer_already_exists', 'customer_type_conflict', 'customer_mapping_stale', 'payer_type_mismatch', 'amount_invalid',
-  'network_not_supported', 'payment_in_progress', 'rail_not_allowed', 'allowed_rails_invalid_for_currency',
-  'allowed_rails_invalid_for_settlement', 'settlement_conflicts_with_destination', 'settlement_destination_required',
-  'crypto_only_currency_not_usd', 'native_via_provider_not_enabled', 'payroll_run_underfunded', 'funding_method_locked',
-  'run_has_no_rows', 'payout_source_chain_locked', 'payout_source_chain_missing', 'wallet_funding_pending',
-  'wallet_funding_cancel_failed', 'cancel_unavailable', 'payment_link_pay_in', 'pending_destination_changed',
-  'no_pending_destination', 'destination_rail_keyless',
+  'idempotency_key_invalid',
+  'idempotency_failed',
+  'invalid_api_key',
+  'role_denied',
+  'scope_denied',
+  'terms_acceptance_required',
+  'legal_acceptance_unavailable',
+  'livemode_boundary',
+  'account_already_exists',
+  'wallet_already_exists',
+  'wallet_not_found',
+  'customer_already_exists',
+  'customer_type_conflict',
+  'customer_mapping_stale',
+  'payer_type_mismatch',
+  'amount_invalid',
+  'network_not_supported',
+  'payment_in_progress',
+  'rail_not_allowed',
+  'allowed_rails_invalid_for_currency',
+  'allowed_rails_invalid_for_settlement',
+  'settlement_conflicts_with_destination',
+  'settlement_destination_required',
+  'crypto_only_currency_not_usd',
+  'native_via_provider_not_enabled',
+  'payroll_run_underfunded',
+  'funding_method_locked',
+  'run_has_no_rows',
+  'payout_source_chain_locked',
+  'payout_source_chain_missing',
+  'wallet_funding_pending',
+  'wallet_funding_cancel_failed',
+  'cancel_unavailable',
+  'payment_link_pay_in',
+  'pending_destination_changed',
+  'no_pending_destination',
+  'destination_rail_keyless',
 ];
 
 let walk: CodeWalk;
-beforeAll(() => { walk = walkErrorCodes(); }, 120_000);
+beforeAll(() => {
+  walk = walkErrorCodes();
+}, 120_000);
 
 describe('the registry against the source', () => {
   test('every code the server can construct is registered', () => {
@@ -56,18 +98,26 @@ describe('the registry against the source', () => {
 
   test('every entry is answered somewhere, unless reserved', () => {
     const used = new Set(walk.sites.map((s) => s.code));
-    expect(allErrorCodes().filter((e) => !e.reserved && !used.has(e.code)).map((e) => e.code)).toEqual([]);
-    expect(allErrorCodes().filter((e) => e.reserved && used.has(e.code)).map((e) => e.code)).toEqual([]);
+    expect(
+      allErrorCodes()
+        .filter((e) => !e.reserved && !used.has(e.code))
+        .map((e) => e.code),
+    ).toEqual([]);
+    expect(
+      allErrorCodes()
+        .filter((e) => e.reserved && used.has(e.code))
+        .map((e) => e.code),
+    ).toEqual([]);
   });
 
-  test('each construction\'s type is one of its entry\'s types', () => {
+  test("each construction's type is one of its entry's types", () => {
     const wrong = walk.sites
       .filter((s) => s.types.length > 0 && !s.types.some((t) => ERROR_CODES.get(s.code)?.types.includes(t as never)))
       .map((s) => `${s.code}: ${s.types.join('|')} at ${s.file}:${s.line}, registry ${ERROR_CODES.get(s.code)?.types.join('|')}`);
     expect(wrong).toEqual([]);
   });
 
-  test('every transition table\'s code is registered (codes built as `${object}_state_changed`)', () => {
+  test("every transition table's code is registered (codes built as `${object}_state_changed`)", () => {
     const tables = walk.sites.filter((s) => s.via === 'transitionTable');
     expect(tables.length).toBeGreaterThanOrEqual(19);
     for (const t of tables) expect([t.code, ERROR_CODES.get(t.code)?.types]).toEqual([t.code, ['conflict']]);
@@ -81,9 +131,18 @@ describe('the registry against the source', () => {
 describe('the entries', () => {
   test('are complete sentences with statuses that fit their types', () => {
     const allowed: Record<string, number[]> = {
-      invalid_request: [400, 405, 413, 422], authentication_error: [401], permission_error: [403], not_found: [404], conflict: [409],
-      idempotency_error: [409], rate_limit_error: [429], capability_unavailable: [409], temporarily_unavailable: [503],
-      quota_exhausted: [402], provider_error: [502, 503], api_error: [500],
+      invalid_request: [400, 405, 413, 422],
+      authentication_error: [401],
+      permission_error: [403],
+      not_found: [404],
+      conflict: [409],
+      idempotency_error: [409],
+      rate_limit_error: [429],
+      capability_unavailable: [409],
+      temporarily_unavailable: [503],
+      quota_exhausted: [402],
+      provider_error: [502, 503],
+      api_error: [500],
     };
     for (const e of allErrorCodes()) {
       expect([e.code, /[.?]$/.test(e.when), /[.?]$/.test(e.recovery)]).toEqual([e.code, true, true]);
@@ -101,9 +160,14 @@ describe('the entries', () => {
 });
 
 describe('the envelope', () => {
-  afterEach(() => { jest.restoreAllMocks(); resetConfig(); delete process.env.STRICT_ERROR_CODES; delete process.env.DOCS_BASE_URL; });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    resetConfig();
+    delete process.env.STRICT_ERROR_CODES;
+    delete process.env.DOCS_BASE_URL;
+  });
 
-  test('doc_url is the code\'s entry on the product\'s error reference (DOCS_BASE_URL, default the payer host\'s /docs)', () => {
+  test("doc_url is the code's entry on the product's error reference (DOCS_BASE_URL, default the payer host's /docs)", () => {
     resetConfig();
     expect(docUrl('parameter_unknown')).toBe(`${loadConfig().payerHost}/docs/errors#parameter_unknown`);
     process.env.DOCS_BASE_URL = 'https://docs.example.com/api/';
@@ -116,12 +180,25 @@ describe('the envelope', () => {
     const spy = jest.spyOn(logger, 'error').mockImplementation(() => undefined as never);
     const run = async () => {
       const headers: Record<string, string> = {};
-      const ctx = { state: { requestId: 'req_1' }, path: '/v1/x', method: 'GET', set: (k: string, v: string) => { headers[k] = v; } } as unknown as Koa.ParameterizedContext<any>;
-      await errorEnvelope()(ctx, async () => { throw new DomainError('conflict', 'made_up_code', 'Nope.'); });
+      const ctx = {
+        state: { requestId: 'req_1' },
+        path: '/v1/x',
+        method: 'GET',
+        set: (k: string, v: string) => {
+          headers[k] = v;
+        },
+      } as unknown as Koa.ParameterizedContext<any>;
+      await errorEnvelope()(ctx, async () => {
+        throw new DomainError('conflict', 'made_up_code', 'Nope.');
+      });
       return { ctx: ctx as unknown as { status: number; body: { error: { code: string } } }, headers };
     };
     const plain = await run();
-    expect([plain.ctx.status, plain.ctx.body.error.code, plain.headers[UNREGISTERED_CODE_HEADER]]).toEqual([409, 'made_up_code', undefined]);
+    expect([plain.ctx.status, plain.ctx.body.error.code, plain.headers[UNREGISTERED_CODE_HEADER]]).toEqual([
+      409,
+      'made_up_code',
+      undefined,
+    ]);
     expect(spy).toHaveBeenCalledWith(expect.objectContaining({ code: 'made_up_code' }), expect.stringContaining('not in the registry'));
     process.env.STRICT_ERROR_CODES = 'true';
     resetConfig();
@@ -152,7 +229,9 @@ describe('did you mean', () => {
     expect(didYouMean('titel', ['title', 'memo', 'items'])).toBe('title');
     expect(didYouMean('amuont', ['amount', 'memo'])).toBe('amount');
     expect(didYouMean('recipient_emial', ['recipient_email', 'note'])).toBe('recipient_email');
-    expect(fromJoi(Joi.object({ title: Joi.string() }).validate({ titel: 'x' }).error!, 'body', Joi.object({ title: Joi.string() })).details).toEqual({ did_you_mean: 'title' });
+    expect(
+      fromJoi(Joi.object({ title: Joi.string() }).validate({ titel: 'x' }).error!, 'body', Joi.object({ title: Joi.string() })).details,
+    ).toEqual({ did_you_mean: 'title' });
   });
 
   test('a prefix of a known key, or a known key it starts with, is suggested: `accepted_rails` is `accepted_rail_kinds`', () => {
@@ -175,7 +254,10 @@ describe('did you mean', () => {
     expect(didYouMean('Amount', ['amount'])).toBe('amount');
     expect(didYouMean('x'.repeat(1000), ['x'])).toBeNull();
     for (const unrelated of ['colour', 'zzz', 'customer', 'webhook_url', 'quantity_total_x']) {
-      expect([unrelated, didYouMean(unrelated, ['title', 'amount', 'accepted_rail_kinds', 'items', 'memo', 'invoice_number', 'payer_email'])]).toEqual([unrelated, null]);
+      expect([
+        unrelated,
+        didYouMean(unrelated, ['title', 'amount', 'accepted_rail_kinds', 'items', 'memo', 'invoice_number', 'payer_email']),
+      ]).toEqual([unrelated, null]);
     }
   });
 });

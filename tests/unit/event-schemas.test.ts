@@ -14,10 +14,23 @@ import { EVENT_SCHEMAS, eventSchemaProblem } from '../../views/event-schemas';
 const doc = documentOfThisBuild() as Record<string, any>;
 
 const ping = (object: Record<string, unknown>): EventView => ({
-  id: 'evt_1', object: 'event', type: 'test.ping', created_at: '2026-11-26T06:00:00.000Z', livemode: false, api_version: '2026-09-01',
-  sequence: 1, data: { object }, request: { id: 'req_1', idempotency_key: null },
+  id: 'evt_1',
+  object: 'event',
+  type: 'test.ping',
+  created_at: '2026-11-26T06:00:00.000Z',
+  livemode: false,
+  api_version: '2026-09-01',
+  sequence: 1,
+  data: { object },
+  request: { id: 'req_1', idempotency_key: null },
 });
-const endpointRef = { id: 'whe_1', object: 'webhook_endpoint', livemode: false, url: 'https://example.com/hooks', type: 'webhook_endpoint' };
+const endpointRef = {
+  id: 'whe_1',
+  object: 'webhook_endpoint',
+  livemode: false,
+  url: 'https://example.com/hooks',
+  type: 'webhook_endpoint',
+};
 
 describe('the mapping of event types to shapes', () => {
   test('every catalogued type has exactly one entry, and nothing else has one', () => {
@@ -52,9 +65,17 @@ describe('the webhooks of the /v1 document', () => {
 
 describe('the outbox check', () => {
   const event = (type: string, object: Record<string, unknown>): NewEvent => ({
-    accountId: 'acct_1', livemode: false, type, objectType: 'webhook_endpoint', objectId: 'whe_1', object,
+    accountId: 'acct_1',
+    livemode: false,
+    type,
+    objectType: 'webhook_endpoint',
+    objectId: 'whe_1',
+    object,
   });
-  afterEach(() => { delete process.env.EVENT_SCHEMA_CHECK; resetConfig(); });
+  afterEach(() => {
+    delete process.env.EVENT_SCHEMA_CHECK;
+    resetConfig();
+  });
 
   test('off by default: nothing is checked', () => {
     resetConfig();

@@ -6,8 +6,17 @@
  * shipped types they subscribe to; the screening events a new screening writes.
  */
 import {
-  cataloguedTypesOf, CATALOGUED_EVENT_TYPES, endpointReceives, eventFamily, LIVE_EVENT_TYPES, SHIPPABLE_EVENT_FAMILIES, shipSwitchName, shippedEventTypes,
-  UNSHIPPED_EVENT_TYPES, UNWRITTEN_EVENT_TYPES, type ShippableEventFamily,
+  cataloguedTypesOf,
+  CATALOGUED_EVENT_TYPES,
+  endpointReceives,
+  eventFamily,
+  LIVE_EVENT_TYPES,
+  SHIPPABLE_EVENT_FAMILIES,
+  shipSwitchName,
+  shippedEventTypes,
+  UNSHIPPED_EVENT_TYPES,
+  UNWRITTEN_EVENT_TYPES,
+  type ShippableEventFamily,
 } from '../../domain/event-types';
 import { screeningEvents } from '../../domain/screening';
 import { shipSwitchDescription, SWITCH_DEFAULTS } from '../../lib/switches';
@@ -33,8 +42,22 @@ test('a family on ships every catalogued type of that family and nothing else', 
 
 test('every family with catalogued types is shippable, derived from the catalogue, each by its own switch', () => {
   expect([...SHIPPABLE_EVENT_FAMILIES]).toEqual([
-    'payment', 'payout', 'payroll_run', 'payroll_item', 'payroll_template', 'deposit_intent', 'send_intent', 'offramp_intent', 'virtual_account',
-    'wallet', 'conversion', 'capability', 'screening', 'account', 'address_book', 'credit',
+    'payment',
+    'payout',
+    'payroll_run',
+    'payroll_item',
+    'payroll_template',
+    'deposit_intent',
+    'send_intent',
+    'offramp_intent',
+    'virtual_account',
+    'wallet',
+    'conversion',
+    'capability',
+    'screening',
+    'account',
+    'address_book',
+    'credit',
   ]);
   expect(new Set(SHIPPABLE_EVENT_FAMILIES)).toEqual(new Set(UNSHIPPED_EVENT_TYPES.map(eventFamily)));
   // Together the families' catalogued types are exactly the unshipped ones.
@@ -62,13 +85,17 @@ test('a family with live types too ships only its catalogued ones; its live ones
 
 test('switch descriptions say what ships, that live types ship anyway, and what is never written', () => {
   expect(shipSwitchDescription('wallet')).toMatch(/^Ship the catalogued wallet\.created event: listed in GET \/events/);
-  expect(shipSwitchDescription('send_intent')).toContain('send_intent.* events (created, source_submitted, bridging_started, settled, failed, expired)');
+  expect(shipSwitchDescription('send_intent')).toContain(
+    'send_intent.* events (created, source_submitted, bridging_started, settled, failed, expired)',
+  );
   expect(shipSwitchDescription('send_intent')).not.toMatch(/the live|never|none/);
   expect(shipSwitchDescription('payout')).toContain('the live payout.* events ship whatever this switch says');
   expect(shipSwitchDescription('payment')).toContain('payment.processing is never written by this product');
   expect(shipSwitchDescription('capability')).toContain('this product writes none of them');
   expect(shipSwitchDescription('account')).toContain('this product writes none of them');
-  expect(shipSwitchDescription('payroll_run')).toContain('payroll_run.execution_requested, payroll_run.execution_blocked are never written');
+  expect(shipSwitchDescription('payroll_run')).toContain(
+    'payroll_run.execution_requested, payroll_run.execution_blocked are never written',
+  );
 });
 
 test('the never-written types are catalogued ones', () => {

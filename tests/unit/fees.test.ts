@@ -2,7 +2,6 @@ import { bpsOf, PAYER_FEE_BPS, PAYER_FEE_CAPABILITY, settlementAssetFor, totalDu
 import { Money } from '../../domain/money';
 import { caught } from '../helpers/domain';
 
-
 const usd = (amount: string): Money => ({ amount, currency: 'USD', decimals: 2 });
 const usdc = (amount: string): Money => ({ amount, currency: 'USDC', decimals: 6 });
 
@@ -10,8 +9,12 @@ describe('constants', () => {
   it('payer fee is 100 bps, floor at 6 decimals, payer-borne on crypto rails (spec 4.6, 8)', () => {
     expect(PAYER_FEE_BPS).toBe(100);
     expect(PAYER_FEE_CAPABILITY).toEqual({
-      kind: 'percentage', bps: 100, applies_to: 'payer', rails: ['crypto_native', 'crypto_xchain'],
-      rounding: 'floor', rounding_decimals: 6,
+      kind: 'percentage',
+      bps: 100,
+      applies_to: 'payer',
+      rails: ['crypto_native', 'crypto_xchain'],
+      rounding: 'floor',
+      rounding_decimals: 6,
     });
   });
 });

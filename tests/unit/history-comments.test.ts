@@ -9,7 +9,20 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../..');
-const SCANNED = ['activities', 'api', 'domain', 'lib', 'providers', 'views', 'entities', 'contracts', 'workflows', 'temporal', 'scripts', 'worker.ts'];
+const SCANNED = [
+  'activities',
+  'api',
+  'domain',
+  'lib',
+  'providers',
+  'views',
+  'entities',
+  'contracts',
+  'workflows',
+  'temporal',
+  'scripts',
+  'worker.ts',
+];
 const HISTORY = /\bissue \d+/i;
 
 function sources(p: string): string[] {
@@ -39,7 +52,9 @@ function comments(file: string): Array<{ line: number; text: string }> {
   };
   visit(sourceFile);
   collect(ts.getLeadingCommentRanges(text, sourceFile.endOfFileToken.getFullStart()));
-  return [...seen.entries()].sort(([a], [b]) => a - b).map(([pos, body]) => ({ line: sourceFile.getLineAndCharacterOfPosition(pos).line + 1, text: body }));
+  return [...seen.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([pos, body]) => ({ line: sourceFile.getLineAndCharacterOfPosition(pos).line + 1, text: body }));
 }
 
 describe('history comments', () => {

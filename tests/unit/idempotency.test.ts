@@ -1,9 +1,4 @@
-import {
-  canonicalJson,
-  IDEMPOTENCY_KEY_PATTERN,
-  IDEMPOTENCY_TTL_SECONDS,
-  isValidIdempotencyKey,
-} from '../../domain/idempotency';
+import { canonicalJson, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_SECONDS, isValidIdempotencyKey } from '../../domain/idempotency';
 
 describe('Idempotency-Key (spec 8)', () => {
   it('24 hours retention', () => {

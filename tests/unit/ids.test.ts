@@ -19,9 +19,11 @@ function bytes(n: number, seed = 1): Uint8Array {
   let x = seed >>> 0 || 1;
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     out[i] = x & 255;
   }
   return out;
@@ -30,8 +32,35 @@ function bytes(n: number, seed = 1): Uint8Array {
 describe('ID_PREFIXES (spec part 2)', () => {
   it('has the spec prefixes and ours', () => {
     const values = Object.values(ID_PREFIXES);
-    for (const p of ['acct_', 'pl_', 'cli_', 'prd_', 'plk_', 'pay_', 'sub_', 'wlt_', 'ofr_', 'ba_', 'po_', 'poa_', 'pr_',
-      'cus_', 'scr_', 'ord_', 'whe_', 'evt_', 'adr_', 'req_', 'usr_', 'key_', 'whd_', 'wha_', 'dep_', 'eml_', 'sess_']) {
+    for (const p of [
+      'acct_',
+      'pl_',
+      'cli_',
+      'prd_',
+      'plk_',
+      'pay_',
+      'sub_',
+      'wlt_',
+      'ofr_',
+      'ba_',
+      'po_',
+      'poa_',
+      'pr_',
+      'cus_',
+      'scr_',
+      'ord_',
+      'whe_',
+      'evt_',
+      'adr_',
+      'req_',
+      'usr_',
+      'key_',
+      'whd_',
+      'wha_',
+      'dep_',
+      'eml_',
+      'sess_',
+    ]) {
       expect(values).toContain(p);
     }
     expect(new Set(values).size).toBe(values.length);

@@ -11,7 +11,11 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
 
-interface Violation { rule: string; from: string; to: string }
+interface Violation {
+  rule: string;
+  from: string;
+  to: string;
+}
 
 /** Cruises the fixture tree `name` with the project's rule set; returns its violations. */
 function cruiseFixture(name: string): Violation[] {
@@ -35,7 +39,9 @@ function cruiseFixture(name: string): Violation[] {
 
 describe('layer rules (.dependency-cruiser.cjs)', () => {
   it('report every wrong import of the bad fixture by rule name', () => {
-    const found = cruiseFixture('bad').map((v) => `${v.rule}: ${v.from} -> ${v.to}`).sort();
+    const found = cruiseFixture('bad')
+      .map((v) => `${v.rule}: ${v.from} -> ${v.to}`)
+      .sort();
     const expected = [
       'domain-is-pure: domain/money.ts -> lib/db.ts',
       'entities-on-domain: entities/payment.ts -> views/payment.ts',

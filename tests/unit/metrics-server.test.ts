@@ -21,11 +21,15 @@ test('a taken metrics port is bound again once free, and then serves /metrics', 
     for (let i = 0; i < 50 && !s!.listening; i++) await new Promise((r) => setTimeout(r, 100));
     expect(s!.listening).toBe(true);
     const body = await new Promise<string>((resolve, reject) => {
-      http.get(`http://127.0.0.1:${port}/metrics`, (res) => {
-        let text = '';
-        res.on('data', (c) => { text += c; });
-        res.on('end', () => resolve(text));
-      }).on('error', reject);
+      http
+        .get(`http://127.0.0.1:${port}/metrics`, (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () => resolve(text));
+        })
+        .on('error', reject);
     });
     expect(body).toContain('# TYPE payments_http_requests_total counter');
   } finally {

@@ -19,13 +19,28 @@ import {
 } from '../../domain/money';
 import { caught } from '../helpers/domain';
 
-
 describe('currency registry', () => {
   it.each([
-    ['USD', 2], ['EUR', 2], ['GBP', 2], ['BRL', 2], ['MXN', 2], ['COP', 2], ['CAD', 2], ['AUD', 2], ['CHF', 2],
-    ['JPY', 0], ['KRW', 0], ['CLP', 0], ['VND', 0],
-    ['KWD', 3], ['BHD', 3], ['OMR', 3], ['JOD', 3], ['TND', 3],
-    ['USDC', 6], ['USDC.e', 6],
+    ['USD', 2],
+    ['EUR', 2],
+    ['GBP', 2],
+    ['BRL', 2],
+    ['MXN', 2],
+    ['COP', 2],
+    ['CAD', 2],
+    ['AUD', 2],
+    ['CHF', 2],
+    ['JPY', 0],
+    ['KRW', 0],
+    ['CLP', 0],
+    ['VND', 0],
+    ['KWD', 3],
+    ['BHD', 3],
+    ['OMR', 3],
+    ['JOD', 3],
+    ['TND', 3],
+    ['USDC', 6],
+    ['USDC.e', 6],
   ])('%s has %i decimals', (c, d) => {
     expect(currencyDecimals(c)).toBe(d);
     expect(isKnownCurrency(c)).toBe(true);
@@ -68,16 +83,16 @@ describe('toMinor', () => {
     expect(toMinor({ amount: '10000', currency: 'USD', decimals: 2 })).toBe(10000n);
     expect(toMinor({ amount: '-1', currency: 'USD', decimals: 2 })).toBe(-1n);
     expect(toMinor({ amount: '0', currency: 'JPY', decimals: 0 })).toBe(0n);
-    expect(toMinor({ amount: '123456789012345678901234567890', currency: 'USDC', decimals: 6 }))
-      .toBe(123456789012345678901234567890n);
+    expect(toMinor({ amount: '123456789012345678901234567890', currency: 'USDC', decimals: 6 })).toBe(123456789012345678901234567890n);
   });
 
-  it.each([
-    ['1.5'], ['1e3'], [' 1'], ['+1'], [''], ['-'], ['0x10'], ['1,000'], ['١٢'],
-  ])('rejects amount %j with amount_invalid and the given param', (amount) => {
-    const e = caught(() => toMinor({ amount, currency: 'USD', decimals: 2 }, 'invoice_amount'));
-    expect([e.type, e.code, e.param, e.status]).toEqual(['invalid_request', 'amount_invalid', 'invoice_amount', 400]);
-  });
+  it.each([['1.5'], ['1e3'], [' 1'], ['+1'], [''], ['-'], ['0x10'], ['1,000'], ['١٢']])(
+    'rejects amount %j with amount_invalid and the given param',
+    (amount) => {
+      const e = caught(() => toMinor({ amount, currency: 'USD', decimals: 2 }, 'invoice_amount'));
+      expect([e.type, e.code, e.param, e.status]).toEqual(['invalid_request', 'amount_invalid', 'invoice_amount', 400]);
+    },
+  );
 
   it('rejects a non-string amount (a JS number is never an amount)', () => {
     const e = caught(() => toMinor({ amount: 100 as unknown as string, currency: 'USD', decimals: 2 }));
@@ -198,22 +213,30 @@ describe('parseMajor', () => {
   });
 
   it.each([
-    ['1.001', 2], ['0.5', 0], ['0.0000001', 6],
+    ['1.001', 2],
+    ['0.5', 0],
+    ['0.0000001', 6],
   ])('rejects %s at %i decimals (non-zero digit beyond the scale)', (s, d) => {
     const e = caught(() => parseMajor(s, d));
     expect(e.code).toBe('amount_invalid');
     expect(e.details).toEqual({ decimals: d });
   });
 
-  it.each([
-    [''], ['.5'], ['5.'], ['+1'], [' 1'], ['1 '], ['1e2'], ['1,5'], ['1.2.3'], ['--1'], ['abc'], ['١'],
-  ])('rejects malformed %j', (s) => {
-    expect(caught(() => parseMajor(s, 2)).code).toBe('amount_invalid');
-  });
+  it.each([[''], ['.5'], ['5.'], ['+1'], [' 1'], ['1 '], ['1e2'], ['1,5'], ['1.2.3'], ['--1'], ['abc'], ['١']])(
+    'rejects malformed %j',
+    (s) => {
+      expect(caught(() => parseMajor(s, 2)).code).toBe('amount_invalid');
+    },
+  );
 
   it('round-trips with formatMajor', () => {
     for (const amount of ['0', '1', '-1', '99', '100', '123456', '-987654321']) {
-      for (const [currency, decimals] of [['USD', 2], ['USDC', 6], ['JPY', 0], ['KWD', 3]] as const) {
+      for (const [currency, decimals] of [
+        ['USD', 2],
+        ['USDC', 6],
+        ['JPY', 0],
+        ['KWD', 3],
+      ] as const) {
         const m = { amount, currency, decimals };
         expect(parseMajor(formatMajor(m), decimals).toString()).toBe(amount);
       }

@@ -22,14 +22,26 @@ describe('document of this build', () => {
     const env = doc.components.schemas.ErrorEnvelope;
     expect(env.required).toEqual(['error']);
     expect(env.properties.error.required).toEqual(['type', 'code', 'message', 'doc_url', 'request_id']);
-    expect(env.properties.error.properties.type.enum).toEqual(expect.arrayContaining(['invalid_request', 'not_found', 'temporarily_unavailable', 'api_error']));
+    expect(env.properties.error.properties.type.enum).toEqual(
+      expect.arrayContaining(['invalid_request', 'not_found', 'temporarily_unavailable', 'api_error']),
+    );
   });
 
   test('contains every registered operation once, including the payer routes, and no simulator route', () => {
     const ids = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual([...new Set(REGISTRY.map((d) => d.id))].sort());
-    expect(ids).toEqual(expect.arrayContaining(['payment_links.create', 'payment_sessions.get', 'payment_sessions.payments.create', 'webhook_endpoints.delete', 'eligibility.get', 'payroll_recipient_sessions.get', 'payroll_recipient_sessions.destination']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'payment_links.create',
+        'payment_sessions.get',
+        'payment_sessions.payments.create',
+        'webhook_endpoints.delete',
+        'eligibility.get',
+        'payroll_recipient_sessions.get',
+        'payroll_recipient_sessions.destination',
+      ]),
+    );
     expect(Object.keys(doc.paths).some((p) => p.startsWith('/sim'))).toBe(false);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
   });
@@ -56,7 +68,11 @@ describe('document of this build', () => {
       const mutation = !isPublicOperation(d) && (d.idempotent ?? d.method !== 'get');
       expect([d.id, refs(o).includes('#/components/parameters/IdempotencyKey')]).toEqual([d.id, mutation]);
     }
-    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ in: 'header', required: true, schema: { pattern: '^[A-Za-z0-9_-]{16,128}$' } });
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({
+      in: 'header',
+      required: true,
+      schema: { pattern: '^[A-Za-z0-9_-]{16,128}$' },
+    });
   });
 
   test('security: keys and sessions by default, sessions only where declared, none on payer routes', () => {
@@ -70,10 +86,18 @@ describe('document of this build', () => {
     const get = op('get', '/payment_links/{id}');
     expect(get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
     const list = op('get', '/payment_links').parameters;
-    expect(list.find((p: any) => p.name === 'status_group')).toMatchObject({ in: 'query', required: false, schema: { enum: ['open', 'needs_attention', 'paid', 'ended'] } });
+    expect(list.find((p: any) => p.name === 'status_group')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { enum: ['open', 'needs_attention', 'paid', 'ended'] },
+    });
     // Issue 11: `limit` is never refused (spec 8): any string or integer, no bounds.
     expect(list.find((p: any) => p.name === 'limit').schema).toMatchObject({ type: ['string', 'integer'] });
-    expect(op('get', '/payment_sessions/{token}/payments/{payment_id}').parameters.slice(0, 2).map((p: any) => p.name)).toEqual(['token', 'payment_id']);
+    expect(
+      op('get', '/payment_sessions/{token}/payments/{payment_id}')
+        .parameters.slice(0, 2)
+        .map((p: any) => p.name),
+    ).toEqual(['token', 'payment_id']);
   });
 
   test('request bodies: required when the schema requires a key; unknown keys not allowed', () => {
@@ -135,9 +159,17 @@ describe('what client generators make of it (issue 24; npm run client:generate:o
 
 describe('buildOpenApi is a pure function of its definitions', () => {
   const def: OperationDef = {
-    id: 'widgets.create', method: 'post', path: '/widgets/:id/parts', scope: 'widgets.write', testMode: 'full', flag: 'widgets',
-    body: Joi.object({ n: Joi.number().integer().min(1).required() }), successStatus: 201,
-    response: Joi.object({ id: Joi.string().required() }), errors: [422], handler: async () => ({}),
+    id: 'widgets.create',
+    method: 'post',
+    path: '/widgets/:id/parts',
+    scope: 'widgets.write',
+    testMode: 'full',
+    flag: 'widgets',
+    body: Joi.object({ n: Joi.number().integer().min(1).required() }),
+    successStatus: 201,
+    response: Joi.object({ id: Joi.string().required() }),
+    errors: [422],
+    handler: async () => ({}),
   };
 
   test('builds only what it is given, deterministically', () => {
@@ -164,7 +196,9 @@ describe('joi -> JSON Schema conversion (joi-to-json, open-api-3.1)', () => {
 
   test('patterns, alternatives, required and unknown keys', () => {
     expect(toJsonSchema(Joi.string().pattern(/^pl_[A-Za-z0-9]+$/))).toEqual({ type: 'string', pattern: '^pl_[A-Za-z0-9]+$' });
-    expect(toJsonSchema(Joi.alternatives(Joi.string(), Joi.array().items(Joi.string())))).toEqual({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] });
+    expect(toJsonSchema(Joi.alternatives(Joi.string(), Joi.array().items(Joi.string())))).toEqual({
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    });
     const o = toJsonSchema(Joi.object({ a: Joi.string().required(), b: Joi.boolean() }));
     expect(o).toMatchObject({ required: ['a'], additionalProperties: false });
     expect(toJsonSchema(Joi.object().unknown(true)).additionalProperties).toBe(true);
@@ -172,7 +206,11 @@ describe('joi -> JSON Schema conversion (joi-to-json, open-api-3.1)', () => {
 });
 
 test('`.allow(null)` on alternatives is stated as a null alternative (found by the fuzzer on the recipient session)', () => {
-  const s = toJsonSchema(Joi.alternatives().try(Joi.object({ a: Joi.string() }), Joi.object({ b: Joi.number() })).allow(null)) as { anyOf?: unknown[]; oneOf?: unknown[] };
+  const s = toJsonSchema(
+    Joi.alternatives()
+      .try(Joi.object({ a: Joi.string() }), Joi.object({ b: Joi.number() }))
+      .allow(null),
+  ) as { anyOf?: unknown[]; oneOf?: unknown[] };
   const alts = s.anyOf ?? s.oneOf ?? [];
   expect(alts).toContainEqual({ type: 'null' });
   expect(alts).toHaveLength(3);

@@ -18,14 +18,44 @@ describe('parseLimit (spec 8)', () => {
   });
 
   it.each([
-    [undefined, 25], [null, 25], ['', 25], ['   ', 25],
-    ['10', 10], [' 10 ', 10], ['010', 10], ['1', 1], ['100', 100], ['101', 100], ['5000', 100],
+    [undefined, 25],
+    [null, 25],
+    ['', 25],
+    ['   ', 25],
+    ['10', 10],
+    [' 10 ', 10],
+    ['010', 10],
+    ['1', 1],
+    ['100', 100],
+    ['101', 100],
+    ['5000', 100],
     ['99999999999999999999999', 100],
-    ['0', 25], ['000', 25], ['-1', 25], ['-0', 25], ['1.5', 25], ['10.0', 25], ['abc', 25], ['1e2', 25],
-    ['+5', 25], ['0x10', 25], ['10abc', 25], ['١٠', 25],
-    [10, 10], [0, 25], [-3, 25], [2.5, 25], [250, 100], [Number.NaN, 25], [Number.POSITIVE_INFINITY, 25],
-    [7n, 7], [0n, 25], [1000n, 100],
-    [['10'], 25], [['10', '20'], 25], [{}, 25], [true, 25],
+    ['0', 25],
+    ['000', 25],
+    ['-1', 25],
+    ['-0', 25],
+    ['1.5', 25],
+    ['10.0', 25],
+    ['abc', 25],
+    ['1e2', 25],
+    ['+5', 25],
+    ['0x10', 25],
+    ['10abc', 25],
+    ['١٠', 25],
+    [10, 10],
+    [0, 25],
+    [-3, 25],
+    [2.5, 25],
+    [250, 100],
+    [Number.NaN, 25],
+    [Number.POSITIVE_INFINITY, 25],
+    [7n, 7],
+    [0n, 25],
+    [1000n, 100],
+    [['10'], 25],
+    [['10', '20'], 25],
+    [{}, 25],
+    [true, 25],
   ] as Array<[unknown, number]>)('%p -> %i', (raw, n) => {
     expect(parseLimit(raw)).toBe(n);
   });
@@ -92,8 +122,13 @@ describe('cursor', () => {
   });
 
   it('accepts Postgres-style timestamps with microseconds and offsets', () => {
-    for (const t of ['2026-09-04T10:11:12Z', '2026-09-04T10:11:12.123456Z', '2026-09-04 10:11:12.123456+00',
-      '2026-09-04T10:11:12+02:00', '2026-09-04T10:11:12.1-0530']) {
+    for (const t of [
+      '2026-09-04T10:11:12Z',
+      '2026-09-04T10:11:12.123456Z',
+      '2026-09-04 10:11:12.123456+00',
+      '2026-09-04T10:11:12+02:00',
+      '2026-09-04T10:11:12.1-0530',
+    ]) {
       expect(decodeCursor(encodeCursor({ t, id: 'evt_1' }))).toEqual({ t, id: 'evt_1' });
     }
   });
@@ -108,12 +143,30 @@ describe('cursor', () => {
   it('decodeCursor returns null on garbage and never throws', () => {
     const enc = (v: unknown) => base64UrlEncode(utf8Encode(typeof v === 'string' ? v : JSON.stringify(v)));
     const bad: unknown[] = [
-      '', 'x', '!!!!', 'Zg==', 'not a cursor', 'a'.repeat(2000),
-      enc('{'), enc('null'), enc('[]'), enc('"s"'), enc(42),
-      enc({ t: c.t }), enc({ id: 'pl_1' }), enc({ t: 5, id: 'pl_1' }), enc({ t: c.t, id: 5 }),
-      enc({ t: 'garbage', id: 'pl_1' }), enc({ t: c.t, id: 'pl_1', x: 1 }), enc({ t: c.t, id: "pl_1'; drop" }),
+      '',
+      'x',
+      '!!!!',
+      'Zg==',
+      'not a cursor',
+      'a'.repeat(2000),
+      enc('{'),
+      enc('null'),
+      enc('[]'),
+      enc('"s"'),
+      enc(42),
+      enc({ t: c.t }),
+      enc({ id: 'pl_1' }),
+      enc({ t: 5, id: 'pl_1' }),
+      enc({ t: c.t, id: 5 }),
+      enc({ t: 'garbage', id: 'pl_1' }),
+      enc({ t: c.t, id: 'pl_1', x: 1 }),
+      enc({ t: c.t, id: "pl_1'; drop" }),
       base64UrlEncode(Uint8Array.from([0xff, 0xfe, 0xfd])),
-      undefined, null, 42, {}, ['a'],
+      undefined,
+      null,
+      42,
+      {},
+      ['a'],
     ];
     for (const b of bad) {
       expect(() => decodeCursor(b as string)).not.toThrow();
@@ -124,11 +177,12 @@ describe('cursor', () => {
 
 describe('cursor values PostgreSQL can read (contract fuzzing regressions)', () => {
   const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  it.each([
-    '2026-02-31T00:00:00Z', '2025-02-29T00:00:00Z', '0000-01-01T00:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T00:00:00+16:00',
-  ])('refuses the impossible time %s', (t) => {
-    expect(decodeCursor(enc({ t, id: 'a' }))).toBeNull();
-  });
+  it.each(['2026-02-31T00:00:00Z', '2025-02-29T00:00:00Z', '0000-01-01T00:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T00:00:00+16:00'])(
+    'refuses the impossible time %s',
+    (t) => {
+      expect(decodeCursor(enc({ t, id: 'a' }))).toBeNull();
+    },
+  );
   it.each(['2024-02-29T00:00:00Z', '2000-02-29T23:59:60Z', '0001-01-01T00:00:00Z', '2026-01-01T00:00:00-15:59'])('accepts %s', (t) => {
     expect(decodeCursor(enc({ t, id: 'a' }))).toEqual({ t, id: 'a' });
   });

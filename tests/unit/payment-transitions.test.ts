@@ -20,13 +20,30 @@ function refused(f: () => unknown, code: string): void {
 
 describe('payment link transition table', () => {
   const allowed: Array<[string, string]> = [
-    ['draft', 'active'], ['draft', 'cancelled'],
-    ['active', 'viewed'], ['active', 'processing'], ['active', 'paid'], ['active', 'settled'], ['active', 'cancelled'], ['active', 'expired'],
-    ['viewed', 'processing'], ['viewed', 'paid'], ['viewed', 'settled'], ['viewed', 'cancelled'], ['viewed', 'expired'],
-    ['processing', 'viewed'], ['processing', 'paid'], ['processing', 'settled'], ['processing', 'cancelled'], ['processing', 'expired'],
-    ['paid', 'settled'], ['paid', 'refunded'],
+    ['draft', 'active'],
+    ['draft', 'cancelled'],
+    ['active', 'viewed'],
+    ['active', 'processing'],
+    ['active', 'paid'],
+    ['active', 'settled'],
+    ['active', 'cancelled'],
+    ['active', 'expired'],
+    ['viewed', 'processing'],
+    ['viewed', 'paid'],
+    ['viewed', 'settled'],
+    ['viewed', 'cancelled'],
+    ['viewed', 'expired'],
+    ['processing', 'viewed'],
+    ['processing', 'paid'],
+    ['processing', 'settled'],
+    ['processing', 'cancelled'],
+    ['processing', 'expired'],
+    ['paid', 'settled'],
+    ['paid', 'refunded'],
     // Issue 12: a merchant refund of a settled link; a bank return reopening a paid/settled link as processing.
-    ['settled', 'refunded'], ['paid', 'processing'], ['settled', 'processing'],
+    ['settled', 'refunded'],
+    ['paid', 'processing'],
+    ['settled', 'processing'],
   ];
 
   it('covers every spec 2.3 status', () => {
@@ -47,10 +64,17 @@ describe('payment link transition table', () => {
     }
   });
 
-  it.each([['draft', 'paid'], ['cancelled', 'active'], ['expired', 'viewed'], ['settled', 'paid'], ['viewed', 'active'], ['draft', 'draft'], ['bogus', 'active']])(
-    'refuses %s -> %s with 409 payment_link_state_changed', (from, to) => {
-      refused(() => paymentLinkTransitions.assert(from, to as never), 'payment_link_state_changed');
-    });
+  it.each([
+    ['draft', 'paid'],
+    ['cancelled', 'active'],
+    ['expired', 'viewed'],
+    ['settled', 'paid'],
+    ['viewed', 'active'],
+    ['draft', 'draft'],
+    ['bogus', 'active'],
+  ])('refuses %s -> %s with 409 payment_link_state_changed', (from, to) => {
+    refused(() => paymentLinkTransitions.assert(from, to as never), 'payment_link_state_changed');
+  });
 
   it('derives the cancel and expiry sets used by the commands', () => {
     expect(LINK_CANCELLABLE_STATUSES).toEqual(['draft', 'active', 'viewed', 'processing']);
@@ -60,13 +84,26 @@ describe('payment link transition table', () => {
 
 describe('payment transition table', () => {
   const allowed: Array<[string, string]> = [
-    ['awaiting', 'underpaid'], ['awaiting', 'paid'], ['awaiting', 'overpaid'], ['awaiting', 'expired'], ['awaiting', 'abandoned'],
-    ['underpaid', 'paid'], ['underpaid', 'overpaid'], ['underpaid', 'unmatched'],
-    ['paid', 'settled'], ['overpaid', 'settled'],
-    ['expired', 'unmatched'], ['abandoned', 'unmatched'],
+    ['awaiting', 'underpaid'],
+    ['awaiting', 'paid'],
+    ['awaiting', 'overpaid'],
+    ['awaiting', 'expired'],
+    ['awaiting', 'abandoned'],
+    ['underpaid', 'paid'],
+    ['underpaid', 'overpaid'],
+    ['underpaid', 'unmatched'],
+    ['paid', 'settled'],
+    ['overpaid', 'settled'],
+    ['expired', 'unmatched'],
+    ['abandoned', 'unmatched'],
     // Issue 12 (provider-settled rails): a bank return overrides paid/settled; refunds.
-    ['paid', 'underpaid'], ['overpaid', 'underpaid'], ['settled', 'underpaid'], ['overpaid', 'paid'],
-    ['paid', 'refunded'], ['overpaid', 'refunded'], ['settled', 'refunded'],
+    ['paid', 'underpaid'],
+    ['overpaid', 'underpaid'],
+    ['settled', 'underpaid'],
+    ['overpaid', 'paid'],
+    ['paid', 'refunded'],
+    ['overpaid', 'refunded'],
+    ['settled', 'refunded'],
   ];
 
   it('covers every status the ledger produces', () => {
@@ -88,8 +125,15 @@ describe('payment transition table', () => {
     }
   });
 
-  it.each([['settled', 'paid'], ['unmatched', 'paid'], ['refunded', 'underpaid'], ['expired', 'paid'], ['awaiting', 'settled'], ['underpaid', 'expired'], ['awaiting', 'refunded']])(
-    'refuses %s -> %s with 409 payment_state_changed', (from, to) => {
-      refused(() => paymentTransitions.assert(from, to as never), 'payment_state_changed');
-    });
+  it.each([
+    ['settled', 'paid'],
+    ['unmatched', 'paid'],
+    ['refunded', 'underpaid'],
+    ['expired', 'paid'],
+    ['awaiting', 'settled'],
+    ['underpaid', 'expired'],
+    ['awaiting', 'refunded'],
+  ])('refuses %s -> %s with 409 payment_state_changed', (from, to) => {
+    refused(() => paymentTransitions.assert(from, to as never), 'payment_state_changed');
+  });
 });

@@ -4,7 +4,17 @@
  * tolerance (0.05% + 10 minor units, 25 for MXN), funding surplus and held USDC, refund address rules,
  * cancel hold, views (bank details: tests/unit/bank-details.test.ts).
  */
-import { canTransition, assertPayoutTransition, PAYOUT_ATTEMPT_TRANSITIONS, PAYOUT_STATUSES, PAYOUT_TERMINAL, PAYOUT_TRANSITIONS, payoutAttemptSources, payoutSources, type PayoutStatus } from '../../domain/payouts/statuses';
+import {
+  canTransition,
+  assertPayoutTransition,
+  payoutAttemptTransitions,
+  PAYOUT_STATUSES,
+  PAYOUT_TERMINAL,
+  payoutTransitions,
+  payoutAttemptSources,
+  payoutSources,
+  type PayoutStatus,
+} from '../../domain/payouts/statuses';
 import { CORRIDORS, corridorById, corridorVerdict, checkInvoiceAmount } from '../../domain/payouts/corridors';
 import { fiatPayable, fundingQuote, grossUp, walletSendEstimate } from '../../domain/payouts/pricing';
 import { settledTolerance, settlementVerdict, fundingSurplus, heldForReturn } from '../../domain/payouts/verdicts';
@@ -20,7 +30,15 @@ const open = { accessState: 'active', previewOpen: true, payoutsOpen: true };
 
 describe('corridor table', () => {
   it('lists the seven corridors with faster_payments spelled out and cop blocked', () => {
-    expect(CORRIDORS.map((c) => c.id)).toEqual(['usd_ach', 'usd_wire', 'eur_sepa', 'gbp_faster_payments', 'brl_pix', 'mxn_spei', 'cop_co_bank_transfer']);
+    expect(CORRIDORS.map((c) => c.id)).toEqual([
+      'usd_ach',
+      'usd_wire',
+      'eur_sepa',
+      'gbp_faster_payments',
+      'brl_pix',
+      'mxn_spei',
+      'cop_co_bank_transfer',
+    ]);
     expect(corridorById('gbp_faster_payments')!.fiat_rail).toBe('faster_payments');
     expect(JSON.stringify(CORRIDORS, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).not.toMatch(/"fps"/);
     const cop = corridorById('cop_co_bank_transfer')!;
@@ -39,9 +57,17 @@ describe('corridor table', () => {
 
   it('checks invoice currency and limits', () => {
     const ach = corridorById('usd_ach')!;
-    expect(caught(() => checkInvoiceAmount(ach, { amount: '1000', currency: 'EUR', decimals: 2 }, 1000n))).toMatchObject({ code: 'currency_mismatch', param: 'invoice_amount' });
-    expect(caught(() => checkInvoiceAmount(ach, { amount: '99', currency: 'USD', decimals: 2 }, 99n))).toMatchObject({ code: 'amount_invalid' });
-    expect(caught(() => checkInvoiceAmount(ach, { amount: '10000001', currency: 'USD', decimals: 2 }, 10_000_001n))).toMatchObject({ code: 'amount_invalid', details: { max_amount: { amount: '10000000', currency: 'USD', decimals: 2 } } });
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '1000', currency: 'EUR', decimals: 2 }, 1000n))).toMatchObject({
+      code: 'currency_mismatch',
+      param: 'invoice_amount',
+    });
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '99', currency: 'USD', decimals: 2 }, 99n))).toMatchObject({
+      code: 'amount_invalid',
+    });
+    expect(caught(() => checkInvoiceAmount(ach, { amount: '10000001', currency: 'USD', decimals: 2 }, 10_000_001n))).toMatchObject({
+      code: 'amount_invalid',
+      details: { max_amount: { amount: '10000000', currency: 'USD', decimals: 2 } },
+    });
     expect(() => checkInvoiceAmount(ach, { amount: '100', currency: 'USD', decimals: 2 }, 100n)).not.toThrow();
   });
 });
@@ -51,7 +77,13 @@ describe('payer type', () => {
     expect(derivePayerType('business', undefined)).toBe('business');
     expect(derivePayerType('individual', 'individual')).toBe('individual');
     const e = caught(() => derivePayerType('business', 'individual'));
-    expect(e).toMatchObject({ type: 'invalid_request', code: 'payer_type_mismatch', status: 422, param: 'payer_type', details: { expected: 'business', received: 'individual' } });
+    expect(e).toMatchObject({
+      type: 'invalid_request',
+      code: 'payer_type_mismatch',
+      status: 422,
+      param: 'payer_type',
+      details: { expected: 'business', received: 'individual' },
+    });
   });
 });
 
@@ -69,7 +101,13 @@ describe('funding quote', () => {
   });
 
   it('rounds the quote up to the cent and keeps the buffer at most 0.05%, on the cent', () => {
-    for (const [minor, cur] of [[12345n, 'EUR'], [999n, 'GBP'], [123457n, 'MXN'], [1n, 'BRL'], [77777n, 'USD']] as Array<[bigint, string]>) {
+    for (const [minor, cur] of [
+      [12345n, 'EUR'],
+      [999n, 'GBP'],
+      [123457n, 'MXN'],
+      [1n, 'BRL'],
+      [77777n, 'USD'],
+    ] as Array<[bigint, string]>) {
       const q = fundingQuote(minor, cur, 2);
       expect(q.rounded % 10000n).toBe(0n);
       expect(q.rounded >= q.quote && q.rounded - q.quote < 10000n).toBe(true);
@@ -135,7 +173,10 @@ describe('refund address', () => {
     expect(normalizeRefundAddress('0xde709f2102306220921060314715629080e2fb77')).toBe('0xde709f2102306220921060314715629080e2fb77');
   });
   it('refuses a bad checksum, the zero address and malformed input', () => {
-    expect(caught(() => normalizeRefundAddress('0x52908400098527886E0F7030069857D2E4169Ee7'))).toMatchObject({ code: 'parameter_invalid', param: 'refund_address' });
+    expect(caught(() => normalizeRefundAddress('0x52908400098527886E0F7030069857D2E4169Ee7'))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'refund_address',
+    });
     expect(caught(() => normalizeRefundAddress(`0x${'0'.repeat(40)}`))).toMatchObject({ param: 'refund_address' });
     expect(caught(() => normalizeRefundAddress('0x1234'))).toMatchObject({ param: 'refund_address' });
   });
@@ -154,31 +195,89 @@ describe('wallet funding cancel hold', () => {
 describe('views', () => {
   const now = new Date('2026-11-21T00:00:00Z');
   const p = {
-    id: 'po_x', account_id: 'acct_x', livemode: false, status: 'awaiting_funds', invoice_minor: '100000', currency: 'USD', decimals: 2,
-    corridor_id: 'usd_ach', fiat_rail: 'ach', source_chain: null, source_asset: 'USDC', payer_type: 'business', fee_bps: 100,
-    notify_recipient: false, recipient_email: null, note: null, capability_version: '2026-11-01', snapshot_frozen_at: null,
-    sender_display: null, legal_entity_name: null, needs_attention: false, settled_minor: null, provider_paid_minor: null, shortfall_minor: null,
-    failure_reason: null, return_reason: null, held_minor: null, beneficiary_ciphertext: null, beneficiary_masked: null, funding_source: 'external_wallet',
-    refund_address: null, current_attempt_id: 'poa_x', replaces_id: null, replaced_by_id: null, marked_sent_at: null, funded_at: now,
-    paid_at: null, settled_at: null, created_at: now, updated_at: now,
+    id: 'po_x',
+    account_id: 'acct_x',
+    livemode: false,
+    status: 'awaiting_funds',
+    invoice_minor: '100000',
+    currency: 'USD',
+    decimals: 2,
+    corridor_id: 'usd_ach',
+    fiat_rail: 'ach',
+    source_chain: null,
+    source_asset: 'USDC',
+    payer_type: 'business',
+    fee_bps: 100,
+    notify_recipient: false,
+    recipient_email: null,
+    note: null,
+    capability_version: '2026-11-01',
+    snapshot_frozen_at: null,
+    sender_display: null,
+    legal_entity_name: null,
+    needs_attention: false,
+    settled_minor: null,
+    provider_paid_minor: null,
+    shortfall_minor: null,
+    failure_reason: null,
+    return_reason: null,
+    held_minor: null,
+    beneficiary_ciphertext: null,
+    beneficiary_masked: null,
+    funding_source: 'external_wallet',
+    refund_address: null,
+    current_attempt_id: 'poa_x',
+    replaces_id: null,
+    replaced_by_id: null,
+    marked_sent_at: null,
+    funded_at: now,
+    paid_at: null,
+    settled_at: null,
+    created_at: now,
+    updated_at: now,
   } as Payout;
   const a = {
-    id: 'poa_x', payout_id: 'po_x', account_id: 'acct_x', livemode: false, status: 'awaiting_funds', funding_source: 'external_wallet',
-    source_chain: 'base', source_currency: 'USDC', source_tx_hash: null, refund_address: null, provider_transfer_id: 'btr_x',
-    deposit_address: '0xAbC0000000000000000000000000000000000001', deposit_message: 'BRG-1', transfer_reference: 'PO-X', rail_payment_id: null,
-    amount_minor: '1000500000', buffer_minor: '500000', fee_minor: '10106061', gross_minor: '1010606061', received_minor: '0', expires_at: now,
-    created_at: now, updated_at: now,
+    id: 'poa_x',
+    payout_id: 'po_x',
+    account_id: 'acct_x',
+    livemode: false,
+    status: 'awaiting_funds',
+    funding_source: 'external_wallet',
+    source_chain: 'base',
+    source_currency: 'USDC',
+    source_tx_hash: null,
+    refund_address: null,
+    provider_transfer_id: 'btr_x',
+    deposit_address: '0xAbC0000000000000000000000000000000000001',
+    deposit_message: 'BRG-1',
+    transfer_reference: 'PO-X',
+    rail_payment_id: null,
+    amount_minor: '1000500000',
+    buffer_minor: '500000',
+    fee_minor: '10106061',
+    gross_minor: '1010606061',
+    received_minor: '0',
+    expires_at: now,
+    created_at: now,
+    updated_at: now,
   } as PayoutAttempt;
 
   it('a pre-freeze payout has no sender_display and a null legal_entity_name; events carry the stored source_chain', () => {
     const v = payoutView(p);
     expect(v.source_chain).toBe('base');
     expect(v.source_chain_chosen).toBe(false);
-    expect(v.capability_snapshot).toEqual({ version: '2026-11-01', eta_seconds: 172800, minimum: { amount: '100', currency: 'USD', decimals: 2 }, legal_entity_name: null });
+    expect(v.capability_snapshot).toEqual({
+      version: '2026-11-01',
+      eta_seconds: 172800,
+      minimum: { amount: '100', currency: 'USD', decimals: 2 },
+      legal_entity_name: null,
+    });
     const e = payoutEventView(p);
     expect(e.source_chain).toBeNull();
     expect('source_chain_chosen' in e).toBe(false);
-    expect(payoutView({ ...p, snapshot_frozen_at: now, sender_display: null } as Payout).capability_snapshot).toMatchObject({ sender_display: 'unknown' });
+    expect(payoutView({ ...p, snapshot_frozen_at: now, sender_display: null } as Payout).capability_snapshot).toMatchObject({
+      sender_display: 'unknown',
+    });
   });
 
   it('funding instructions: sandbox only in test mode, steps only for dashboard sessions, address verbatim', () => {
@@ -190,12 +289,21 @@ describe('views', () => {
     const live = fundingInstructionsView({ ...p, livemode: true } as Payout, a, null, 'dashboard_session');
     expect(live.sandbox).toBeUndefined();
     expect((live.send_instructions as { steps: unknown[] }).steps).toEqual([
-      { type: 'transfer', chain: 'base', asset: 'USDC', to_address: a.deposit_address, amount: { amount: '1010606061', currency: 'USDC', decimals: 6 }, memo: null },
+      {
+        type: 'transfer',
+        chain: 'base',
+        asset: 'USDC',
+        to_address: a.deposit_address,
+        amount: { amount: '1010606061', currency: 'USDC', decimals: 6 },
+        memo: null,
+      },
     ]);
   });
 
   it('failure_reason reads missing_return_policy while USDC is held with no return address', () => {
-    expect(payoutView({ ...p, status: 'returned', held_minor: '5', return_reason: 'r' } as Payout).failure_reason).toBe('missing_return_policy');
+    expect(payoutView({ ...p, status: 'returned', held_minor: '5', return_reason: 'r' } as Payout).failure_reason).toBe(
+      'missing_return_policy',
+    );
     expect(payoutView({ ...p, status: 'returned', held_minor: '5', refund_address: '0x1' } as Payout).failure_reason).toBeNull();
   });
 });
@@ -219,11 +327,11 @@ describe('funding surplus and USDC held for return', () => {
 
 describe('payout transition table (spec 3)', () => {
   it('is built on transitionTable: statuses are the 11 of spec 2.6, terminal ones have no way out', () => {
-    expect([...PAYOUT_TRANSITIONS.statuses].sort()).toEqual([...PAYOUT_STATUSES].sort());
-    expect([...PAYOUT_TRANSITIONS.terminal].sort()).toEqual([...PAYOUT_TERMINAL].sort());
-    for (const s of PAYOUT_TRANSITIONS.terminal) for (const to of PAYOUT_STATUSES) expect(PAYOUT_TRANSITIONS.can(s, to)).toBe(false);
-    expect(PAYOUT_TRANSITIONS.can('paid', 'paid')).toBe(false);
-    expect(PAYOUT_TRANSITIONS.can('nonsense', 'draft')).toBe(false);
+    expect([...payoutTransitions.statuses].sort()).toEqual([...PAYOUT_STATUSES].sort());
+    expect([...payoutTransitions.terminal].sort()).toEqual([...PAYOUT_TERMINAL].sort());
+    for (const s of payoutTransitions.terminal) for (const to of PAYOUT_STATUSES) expect(payoutTransitions.can(s, to)).toBe(false);
+    expect(payoutTransitions.can('paid', 'paid')).toBe(false);
+    expect(payoutTransitions.can('nonsense', 'draft')).toBe(false);
   });
 
   it('allows the happy path and the exits the activities write', () => {
@@ -245,17 +353,17 @@ describe('payout transition table (spec 3)', () => {
     expect(e).toBeInstanceOf(IllegalTransition);
     expect(e).toMatchObject({ name: 'IllegalTransition', type: 'conflict', code: 'payout_state_changed' });
     expect(() => assertPayoutTransition('draft', 'awaiting_funds')).not.toThrow();
-    expect(PAYOUT_TRANSITIONS.assert('processing', 'paid')).toBe('paid');
+    expect(payoutTransitions.assert('processing', 'paid')).toBe('paid');
   });
 
   it('attempt table: creating until the transfer exists; SQL sources are the statuses allowed to move', () => {
-    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('creating', 'awaiting_funds')).toBe(true);
-    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('creating', 'cancelled')).toBe(true);
-    expect(PAYOUT_ATTEMPT_TRANSITIONS.can('settled', 'returned')).toBe(false);
+    expect(payoutAttemptTransitions.can('creating', 'awaiting_funds')).toBe(true);
+    expect(payoutAttemptTransitions.can('creating', 'cancelled')).toBe(true);
+    expect(payoutAttemptTransitions.can('settled', 'returned')).toBe(false);
     expect(payoutAttemptSources('cancelled').sort()).toEqual(['awaiting_funds', 'creating']);
     expect(payoutAttemptSources('expired').sort()).toEqual(['awaiting_funds', 'creating']);
     expect(payoutAttemptSources('returned').sort()).toEqual(['funds_received', 'paid', 'processing']);
     expect(payoutSources('settled')).toEqual(['paid']);
-    expect(caught(() => PAYOUT_ATTEMPT_TRANSITIONS.assert('failed', 'paid'))).toMatchObject({ code: 'payout_attempt_state_changed' });
+    expect(caught(() => payoutAttemptTransitions.assert('failed', 'paid'))).toMatchObject({ code: 'payout_attempt_state_changed' });
   });
 });

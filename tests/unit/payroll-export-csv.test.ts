@@ -13,8 +13,17 @@ const HEADER = 'item_id,recipient_id,recipient_name,recipient_email,amount,curre
 
 function item(over: Partial<PayrollExportItem> = {}): PayrollExportItem {
   return {
-    item_id: 'pri_1', recipient_id: 'prc_1', recipient_name: 'Ana', recipient_email: 'ana@example.com', amount: usd('150000'),
-    status: 'paid', destination: 'ach ****6789', failure_reason: null, paid_at: '2026-11-23T10:00:00.000Z', memo: null, ...over,
+    item_id: 'pri_1',
+    recipient_id: 'prc_1',
+    recipient_name: 'Ana',
+    recipient_email: 'ana@example.com',
+    amount: usd('150000'),
+    status: 'paid',
+    destination: 'ach ****6789',
+    failure_reason: null,
+    paid_at: '2026-11-23T10:00:00.000Z',
+    memo: null,
+    ...over,
   };
 }
 
@@ -33,10 +42,15 @@ describe('payroll export CSV (pinned bytes)', () => {
   });
 
   it('a plain row, nulls as empty fields, CRLF after every line including the last', () => {
-    expect(payrollExportCsv([item(), item({ item_id: 'pri_2', destination: null, paid_at: null, status: 'failed', failure_reason: 'account_closed', memo: 'May' })])).toBe(
-      HEADER
-      + 'pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n'
-      + 'pri_2,prc_1,Ana,ana@example.com,1500.00,USD,failed,,account_closed,,May\r\n',
+    expect(
+      payrollExportCsv([
+        item(),
+        item({ item_id: 'pri_2', destination: null, paid_at: null, status: 'failed', failure_reason: 'account_closed', memo: 'May' }),
+      ]),
+    ).toBe(
+      HEADER +
+        'pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n' +
+        'pri_2,prc_1,Ana,ana@example.com,1500.00,USD,failed,,account_closed,,May\r\n',
     );
   });
 
@@ -45,10 +59,10 @@ describe('payroll export CSV (pinned bytes)', () => {
     const kwd: Money = { amount: '1', currency: 'KWD', decimals: 3 };
     const usdc: Money = { amount: '10100000', currency: 'USDC', decimals: 6 };
     expect(payrollExportCsv([item({ amount: jpy }), item({ amount: kwd }), item({ amount: usdc })])).toBe(
-      HEADER
-      + 'pri_1,prc_1,Ana,ana@example.com,500,JPY,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n'
-      + 'pri_1,prc_1,Ana,ana@example.com,0.001,KWD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n'
-      + 'pri_1,prc_1,Ana,ana@example.com,10.100000,USDC,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n',
+      HEADER +
+        'pri_1,prc_1,Ana,ana@example.com,500,JPY,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n' +
+        'pri_1,prc_1,Ana,ana@example.com,0.001,KWD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n' +
+        'pri_1,prc_1,Ana,ana@example.com,10.100000,USDC,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n',
     );
   });
 
@@ -73,12 +87,14 @@ describe('payroll export CSV (pinned bytes)', () => {
       ['', ''],
     ];
     for (const [input, field] of cases) {
-      expect(payrollExportCsv([item({ memo: input })])).toBe(`${HEADER}pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,${field}\r\n`);
+      expect(payrollExportCsv([item({ memo: input })])).toBe(
+        `${HEADER}pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,${field}\r\n`,
+      );
       expect(csvField(input)).toBe(field);
     }
   });
 
-  it('puts \' before a text field starting with = + - @ TAB or CR (then quotes as usual); never before our own fields', () => {
+  it("puts ' before a text field starting with = + - @ TAB or CR (then quotes as usual); never before our own fields", () => {
     const cases: Array<[string, string]> = [
       ['=1+1', "'=1+1"],
       ['+1', "'+1"],
@@ -93,13 +109,25 @@ describe('payroll export CSV (pinned bytes)', () => {
       ['\uFF1D1', '\uFF1D1'], // fullwidth '=': not guarded today
     ];
     for (const [input, field] of cases) {
-      expect(payrollExportCsv([item({ recipient_name: input, recipient_email: input, memo: input })]))
-        .toBe(`${HEADER}pri_1,prc_1,${field},${field},1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,${field}\r\n`);
+      expect(payrollExportCsv([item({ recipient_name: input, recipient_email: input, memo: input })])).toBe(
+        `${HEADER}pri_1,prc_1,${field},${field},1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,${field}\r\n`,
+      );
       expect(csvField(input)).toBe(field);
     }
     // Our own fields are written raw (a negative amount, a reason, a destination keep their first character).
-    expect(payrollExportCsv([item({ amount: usd('-5'), failure_reason: '-x', destination: '=y', status: '+z', item_id: '@i', recipient_id: '-r', paid_at: '=p' })]))
-      .toBe(`${HEADER}@i,-r,Ana,ana@example.com,-0.05,USD,+z,=y,-x,=p,\r\n`);
+    expect(
+      payrollExportCsv([
+        item({
+          amount: usd('-5'),
+          failure_reason: '-x',
+          destination: '=y',
+          status: '+z',
+          item_id: '@i',
+          recipient_id: '-r',
+          paid_at: '=p',
+        }),
+      ]),
+    ).toBe(`${HEADER}@i,-r,Ana,ana@example.com,-0.05,USD,+z,=y,-x,=p,\r\n`);
     expect(csvField('-5', true)).toBe('-5');
     expect(csvField('=a,b', true)).toBe('"=a,b"');
     expect(csvField(null)).toBe('');
@@ -109,23 +137,45 @@ describe('payroll export CSV (pinned bytes)', () => {
   it('equals the hand-kept writer on a sweep of strings built from the characters that matter', () => {
     const alphabet = ['a', 'Z', '1', ' ', ',', '"', '\r', '\n', '\t', '=', '+', '-', '@', "'", ';', 'é', '\uFEFF', '\uFF1D'];
     let seed = 26;
-    const next = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed; };
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed;
+    };
     const word = () => Array.from({ length: next() % 7 }, () => alphabet[next() % alphabet.length]).join('');
     const items: PayrollExportItem[] = [];
     for (let i = 0; i < 2000; i += 1) {
       const maybe = () => (next() % 5 === 0 ? null : word());
-      items.push(item({
-        item_id: word(), recipient_id: word(), recipient_name: word(), recipient_email: word(), status: word(),
-        destination: maybe(), failure_reason: maybe(), paid_at: maybe(), memo: maybe(),
-      }));
+      items.push(
+        item({
+          item_id: word(),
+          recipient_id: word(),
+          recipient_name: word(),
+          recipient_email: word(),
+          status: word(),
+          destination: maybe(),
+          failure_reason: maybe(),
+          paid_at: maybe(),
+          memo: maybe(),
+        }),
+      );
     }
     const expected = [PAYROLL_EXPORT_COLUMNS.join(',')];
     for (const it of items) {
-      expected.push([
-        referenceField(it.item_id, true), referenceField(it.recipient_id, true), referenceField(it.recipient_name), referenceField(it.recipient_email),
-        '1500.00', 'USD', referenceField(it.status, true), referenceField(it.destination, true),
-        referenceField(it.failure_reason, true), referenceField(it.paid_at, true), referenceField(it.memo),
-      ].join(','));
+      expected.push(
+        [
+          referenceField(it.item_id, true),
+          referenceField(it.recipient_id, true),
+          referenceField(it.recipient_name),
+          referenceField(it.recipient_email),
+          '1500.00',
+          'USD',
+          referenceField(it.status, true),
+          referenceField(it.destination, true),
+          referenceField(it.failure_reason, true),
+          referenceField(it.paid_at, true),
+          referenceField(it.memo),
+        ].join(','),
+      );
     }
     expect(payrollExportCsv(items)).toBe(expected.join('\r\n') + '\r\n');
     for (const it of items) {

@@ -1,18 +1,24 @@
 /** Payroll funding attempt rules (spec 2.7, 4.4; issue 13): transitions, rails, route types, USDC price, refusals, failure reasons. */
 import {
-  checkFundingRequest, cryptoFundingPrice, FUNDING_ATTEMPT_TRANSITIONS, FUNDING_BANK_RAIL, fundingRouteType, isRetryableFailure, normalizeFundingFailure,
+  checkFundingRequest,
+  cryptoFundingPrice,
+  fundingAttemptTransitions,
+  FUNDING_BANK_RAIL,
+  fundingRouteType,
+  isRetryableFailure,
+  normalizeFundingFailure,
 } from '../../domain/payroll-funding';
 import { PAYROLL_CURRENCIES } from '../../domain/payroll';
 import { caught } from '../helpers/domain';
 
 describe('funding attempts', () => {
   it('moves preparing -> pending -> verified; a refresh takes blocked or failed back to preparing', () => {
-    expect(FUNDING_ATTEMPT_TRANSITIONS.can('preparing', 'pending')).toBe(true);
-    expect(FUNDING_ATTEMPT_TRANSITIONS.can('pending', 'verified')).toBe(true);
-    expect(FUNDING_ATTEMPT_TRANSITIONS.can('blocked', 'preparing')).toBe(true);
-    expect(FUNDING_ATTEMPT_TRANSITIONS.can('failed', 'preparing')).toBe(true);
-    expect(FUNDING_ATTEMPT_TRANSITIONS.terminal).toEqual(['verified']);
-    expect(caught(() => FUNDING_ATTEMPT_TRANSITIONS.assert('verified', 'pending')).code).toBe('payroll_funding_attempt_state_changed');
+    expect(fundingAttemptTransitions.can('preparing', 'pending')).toBe(true);
+    expect(fundingAttemptTransitions.can('pending', 'verified')).toBe(true);
+    expect(fundingAttemptTransitions.can('blocked', 'preparing')).toBe(true);
+    expect(fundingAttemptTransitions.can('failed', 'preparing')).toBe(true);
+    expect(fundingAttemptTransitions.terminal).toEqual(['verified']);
+    expect(caught(() => fundingAttemptTransitions.assert('verified', 'pending')).code).toBe('payroll_funding_attempt_state_changed');
   });
 
   it('has a bank rail for every run currency and names the route type', () => {
@@ -30,8 +36,15 @@ describe('funding attempts', () => {
   });
 
   it('refuses zero rows first, then a method switch after money', () => {
-    expect(caught(() => checkFundingRequest({ itemCount: 0, method: 'fiat', moneyObserved: true }, 'crypto'))).toMatchObject({ status: 409, code: 'run_has_no_rows' });
-    expect(caught(() => checkFundingRequest({ itemCount: 2, method: 'fiat', moneyObserved: true }, 'crypto'))).toMatchObject({ status: 409, code: 'funding_method_locked', details: { funding_method: 'fiat' } });
+    expect(caught(() => checkFundingRequest({ itemCount: 0, method: 'fiat', moneyObserved: true }, 'crypto'))).toMatchObject({
+      status: 409,
+      code: 'run_has_no_rows',
+    });
+    expect(caught(() => checkFundingRequest({ itemCount: 2, method: 'fiat', moneyObserved: true }, 'crypto'))).toMatchObject({
+      status: 409,
+      code: 'funding_method_locked',
+      details: { funding_method: 'fiat' },
+    });
     expect(() => checkFundingRequest({ itemCount: 2, method: 'fiat', moneyObserved: true }, 'fiat')).not.toThrow();
     expect(() => checkFundingRequest({ itemCount: 2, method: 'fiat', moneyObserved: false }, 'crypto')).not.toThrow();
   });

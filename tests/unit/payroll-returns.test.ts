@@ -6,18 +6,42 @@
  * failure reasons.
  */
 import {
-  FUNDS_RETURN_TRANSITIONS, fundsOwedBack, fundsPosition, fundsReturnKey, hasUnreturnedFunds, normalizeFundsReturnFailure, planFundsReturns,
-  type FundingSource, type FundsReturnRecord,
+  fundsReturnTransitions,
+  fundsOwedBack,
+  fundsPosition,
+  fundsReturnKey,
+  hasUnreturnedFunds,
+  normalizeFundsReturnFailure,
+  planFundsReturns,
+  type FundingSource,
+  type FundsReturnRecord,
 } from '../../domain/payroll-returns';
 import { caught } from '../helpers/domain';
 
-const credit = (ref: string, amount: bigint, confirmed = true): FundingSource => ({ kind: 'bank_credit', ref, amount, currency: 'USD', confirmed });
-const usdc = (ref: string, amount: bigint): FundingSource => ({ kind: 'chain_transfer', ref: `tempo:${ref}`, amount, currency: 'USDC', confirmed: true });
+const credit = (ref: string, amount: bigint, confirmed = true): FundingSource => ({
+  kind: 'bank_credit',
+  ref,
+  amount,
+  currency: 'USD',
+  confirmed,
+});
+const usdc = (ref: string, amount: bigint): FundingSource => ({
+  kind: 'chain_transfer',
+  ref: `tempo:${ref}`,
+  amount,
+  currency: 'USDC',
+  confirmed: true,
+});
 const usd = { runCurrency: 'USD', fundingCurrency: 'USD' };
 
 describe('what a run owes back', () => {
   it('a cancelled run owes everything confirmed, per currency received; a credit its sender returned is not owed', () => {
-    const owed = fundsOwedBack({ ...usd, status: 'cancelled', sources: [credit('bcp_1', 7000n), credit('bcp_2', 3000n), credit('bcp_3', 500n, false), usdc('0xa', 1_000_000n)], paidItems: [] });
+    const owed = fundsOwedBack({
+      ...usd,
+      status: 'cancelled',
+      sources: [credit('bcp_1', 7000n), credit('bcp_2', 3000n), credit('bcp_3', 500n, false), usdc('0xa', 1_000_000n)],
+      paidItems: [],
+    });
     expect(owed).toEqual([
       { currency: 'USD', received: 10000n, spent: 0n, owed: 10000n },
       { currency: 'USDC', received: 1_000_000n, spent: 0n, owed: 1_000_000n },
@@ -33,8 +57,12 @@ describe('what a run owes back', () => {
 
   it('a finished bank-funded run owes its unpaid items and overfunding; completed and exact owes nothing', () => {
     expect(fundsOwedBack({ ...usd, status: 'completed', sources: [credit('bcp_1', 10000n)], paidItems: [6000n, 4000n] })[0].owed).toBe(0n);
-    expect(fundsOwedBack({ ...usd, status: 'completed', sources: [credit('bcp_1', 12500n)], paidItems: [6000n, 4000n] })[0])
-      .toEqual({ currency: 'USD', received: 12500n, spent: 10000n, owed: 2500n });
+    expect(fundsOwedBack({ ...usd, status: 'completed', sources: [credit('bcp_1', 12500n)], paidItems: [6000n, 4000n] })[0]).toEqual({
+      currency: 'USD',
+      received: 12500n,
+      spent: 10000n,
+      owed: 2500n,
+    });
     expect(fundsOwedBack({ ...usd, status: 'partial', sources: [credit('bcp_1', 10000n)], paidItems: [6000n] })[0].owed).toBe(4000n);
     expect(fundsOwedBack({ ...usd, status: 'failed', sources: [credit('bcp_1', 10000n)], paidItems: [] })[0].owed).toBe(10000n);
     // Paid more than was confirmed (never by the execute gate): nothing owed, never negative.
@@ -50,7 +78,9 @@ describe('what a run owes back', () => {
       { currency: 'USDC', received: 108_010_800n, spent: 108_010_800n, owed: 0n },
     ]);
     expect(fundsOwedBack({ ...eur, status: 'partial', paidItems: [10000n] })[1]).toMatchObject({ spent: 108_000_000n, owed: 10_800n });
-    expect(() => fundsOwedBack({ runCurrency: 'EUR', fundingCurrency: 'GBP', status: 'completed', sources, paidItems: [1n] })).toThrow(RangeError);
+    expect(() => fundsOwedBack({ runCurrency: 'EUR', fundingCurrency: 'GBP', status: 'completed', sources, paidItems: [1n] })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -69,7 +99,12 @@ describe('returns', () => {
       { kind: 'bank_credit', ref: 'bcp_1', currency: 'USD', amount: 7000n },
     ]);
     // The same request again while they are in flight, or once returned: nothing more.
-    const inFlight: FundsReturnRecord[] = plan.map((p) => ({ sourceRef: p.ref, currency: p.currency, amount: p.amount, status: 'submitted' }));
+    const inFlight: FundsReturnRecord[] = plan.map((p) => ({
+      sourceRef: p.ref,
+      currency: p.currency,
+      amount: p.amount,
+      status: 'submitted',
+    }));
     const pos2 = fundsPosition(owed, inFlight);
     expect(pos2[0]).toMatchObject({ in_flight: 10500n, outstanding: 0n, unreturned: 10500n });
     expect(planFundsReturns(sources, pos2, inFlight)).toEqual([]);
@@ -102,15 +137,17 @@ describe('returns', () => {
     expect(pos).toEqual([{ currency: 'USDC', owed: 0n, returned: 5n, in_flight: 0n, outstanding: 0n, unreturned: 0n }]);
     const bounced = [credit('bcp_1', 7000n, false), credit('bcp_2', 3000n)];
     const o = fundsOwedBack({ ...usd, status: 'cancelled', sources: bounced, paidItems: [] });
-    expect(planFundsReturns(bounced, fundsPosition(o, []), [])).toEqual([{ kind: 'bank_credit', ref: 'bcp_2', currency: 'USD', amount: 3000n }]);
+    expect(planFundsReturns(bounced, fundsPosition(o, []), [])).toEqual([
+      { kind: 'bank_credit', ref: 'bcp_2', currency: 'USD', amount: 3000n },
+    ]);
   });
 
   it('moves pending -> submitted -> returned | failed; keys and failure reasons', () => {
-    expect(FUNDS_RETURN_TRANSITIONS.can('pending', 'submitted')).toBe(true);
-    expect(FUNDS_RETURN_TRANSITIONS.can('pending', 'returned')).toBe(true);
-    expect(FUNDS_RETURN_TRANSITIONS.can('submitted', 'failed')).toBe(true);
-    expect(FUNDS_RETURN_TRANSITIONS.terminal).toEqual(['returned', 'failed']);
-    expect(caught(() => FUNDS_RETURN_TRANSITIONS.assert('returned', 'failed')).code).toBe('payroll_funds_return_state_changed');
+    expect(fundsReturnTransitions.can('pending', 'submitted')).toBe(true);
+    expect(fundsReturnTransitions.can('pending', 'returned')).toBe(true);
+    expect(fundsReturnTransitions.can('submitted', 'failed')).toBe(true);
+    expect(fundsReturnTransitions.terminal).toEqual(['returned', 'failed']);
+    expect(caught(() => fundsReturnTransitions.assert('returned', 'failed')).code).toBe('payroll_funds_return_state_changed');
     expect(fundsReturnKey('pr_abc', 2)).toBe('pr_abc:return:2');
     expect(normalizeFundsReturnFailure('sender_unknown')).toBe('sender_unknown');
     expect(normalizeFundsReturnFailure('R03 No account / unable to locate')).toBe('provider_error');

@@ -18,7 +18,10 @@ test('ports lie below the ephemeral range, are distinct, and can be listened on'
     expect(p).toBeLessThan(ephemeralStart);
   }
   const srv = net.createServer();
-  await new Promise<void>((r, j) => { srv.once('error', j); srv.listen(ports[0], '127.0.0.1', () => r()); });
+  await new Promise<void>((r, j) => {
+    srv.once('error', j);
+    srv.listen(ports[0], '127.0.0.1', () => r());
+  });
   await new Promise<void>((r) => srv.close(() => r()));
 });
 
@@ -28,7 +31,13 @@ test('a port another listener holds is skipped: the pick is probed with a bind',
   const srv = net.createServer();
   let held = 0;
   for (let p = 20000 + Math.floor(Math.random() * 1000); !held; p++) {
-    if (await new Promise<boolean>((r) => { srv.once('error', () => r(false)); srv.listen(p, '127.0.0.1', () => r(true)); })) held = p;
+    if (
+      await new Promise<boolean>((r) => {
+        srv.once('error', () => r(false));
+        srv.listen(p, '127.0.0.1', () => r(true));
+      })
+    )
+      held = p;
   }
   const random = jest.spyOn(Math, 'random').mockReturnValueOnce((held - 20000 + 0.5) / (ephemeralStart - 20000));
   try {

@@ -11,7 +11,6 @@ import {
 } from '../../domain/rails';
 import { caught } from '../helpers/domain';
 
-
 const ALL = [...RAILS_CLOSED];
 
 describe('rail lists', () => {
@@ -45,8 +44,13 @@ describe('rail lists', () => {
 
 describe('computePayableRails (spec 2.3)', () => {
   const base: PayableRailsInput = {
-    status: 'active', currency: 'USD', allowedRails: null, cryptoOnly: false,
-    settlementKind: 'fiat_provider', expectedPayerType: null, executableRails: ALL,
+    status: 'active',
+    currency: 'USD',
+    allowedRails: null,
+    cryptoOnly: false,
+    settlementKind: 'fiat_provider',
+    expectedPayerType: null,
+    executableRails: ALL,
   };
 
   it('offerable ∩ executable when unrestricted', () => {
@@ -125,7 +129,11 @@ describe('validateAllowedRails (spec 2.3, 4.1, 7)', () => {
   it('409 conflict for the same code on activate', () => {
     const e = caught(() => validateAllowedRails('USD', ['pix'], false, { asConflict: true }));
     expect([e.type, e.status, e.code, e.param]).toEqual(['conflict', 409, 'allowed_rails_invalid_for_currency', 'allowed_rails']);
-    expect(e.details).toEqual({ offerable_rails: ['crypto_native', 'crypto_xchain', 'ach', 'wire'], currency: 'USD', allowed_rails: ['pix'] });
+    expect(e.details).toEqual({
+      offerable_rails: ['crypto_native', 'crypto_xchain', 'ach', 'wire'],
+      currency: 'USD',
+      allowed_rails: ['pix'],
+    });
   });
 
   it('a currency with no rails reports an empty offerable list', () => {

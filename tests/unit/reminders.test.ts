@@ -31,8 +31,20 @@ describe('validateOffsets', () => {
   });
 
   it.each([
-    [[]], [[0]], [[366]], [[-1]], [[1.5]], [['3']], [[3, 3]], [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
-    [null], [undefined], ['3,7'], [{ 0: 3 }], [[Number.NaN]], [[null]],
+    [[]],
+    [[0]],
+    [[366]],
+    [[-1]],
+    [[1.5]],
+    [['3']],
+    [[3, 3]],
+    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
+    [null],
+    [undefined],
+    ['3,7'],
+    [{ 0: 3 }],
+    [[Number.NaN]],
+    [[null]],
   ])('rejects %p with invalid_request param offsets_days', (v) => {
     try {
       validateOffsets(v);

@@ -10,7 +10,12 @@ import { kycDecisionBody } from '../../api/schemas/simulator';
 import { classifyRisk } from '../../providers/screening';
 import { QUOTE_PROVIDERS } from '../../providers/quote-providers';
 import {
-  FAULT_NAMES, KYC_DECISION_STATES, QUOTE_PROVIDER_SANDBOX, SANDBOX_VALUES, SCREENING_RISK_BANDS, sandboxValuesMarkdown,
+  FAULT_NAMES,
+  KYC_DECISION_STATES,
+  QUOTE_PROVIDER_SANDBOX,
+  SANDBOX_VALUES,
+  SCREENING_RISK_BANDS,
+  sandboxValuesMarkdown,
 } from '../../providers/sandbox-values';
 import { readmeSandboxTable, SANDBOX_VALUES_END, SANDBOX_VALUES_START, withSandboxTable } from '../../scripts/sandbox-values-readme';
 
@@ -20,9 +25,12 @@ test('README.md contains exactly the generated table between its markers', () =>
   const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
   const copy = readmeSandboxTable(readme);
   if (copy === null) {
-    throw new Error(`README.md lacks the ${SANDBOX_VALUES_START} / ${SANDBOX_VALUES_END} markers: run \`npm run build && npm run sandbox:values -- --write\``);
+    throw new Error(
+      `README.md lacks the ${SANDBOX_VALUES_START} / ${SANDBOX_VALUES_END} markers: run \`npm run build && npm run sandbox:values -- --write\``,
+    );
   }
-  if (copy !== table) throw new Error('README.md\'s sandbox values table is out of date: run `npm run build && npm run sandbox:values -- --write`');
+  if (copy !== table)
+    throw new Error("README.md's sandbox values table is out of date: run `npm run build && npm run sandbox:values -- --write`");
 });
 
 test('--write replaces the section in place, or inserts it before the cross-network heading', () => {
@@ -40,11 +48,17 @@ test('one row per value, every row three cells; the /sim document carries the sa
   expect(rows.length).toBe(SANDBOX_VALUES.length + 2);
   for (const r of rows) expect(r.split(/(?<!\\)\|/).length).toBe(5);
   expect(String(buildSimOpenApi().info && (buildSimOpenApi().info as { description: string }).description)).toContain(table);
-  for (const v of ['`1116`', '`1113`', '`RETURN_ME`', '`harbor`', '`bridge.create_delay_ms`', '`stale_mapping`']) expect(table).toContain(v);
+  for (const v of ['`1116`', '`1113`', '`RETURN_ME`', '`harbor`', '`bridge.create_delay_ms`', '`stale_mapping`'])
+    expect(table).toContain(v);
 });
 
 test('the providers and the simulator take their values from sandbox-values', () => {
-  for (const p of QUOTE_PROVIDERS) expect([p.id, p.paused, p.defaultLatencyMs]).toEqual([p.id, QUOTE_PROVIDER_SANDBOX[p.id as keyof typeof QUOTE_PROVIDER_SANDBOX].paused, QUOTE_PROVIDER_SANDBOX[p.id as keyof typeof QUOTE_PROVIDER_SANDBOX].defaultLatencyMs]);
+  for (const p of QUOTE_PROVIDERS)
+    expect([p.id, p.paused, p.defaultLatencyMs]).toEqual([
+      p.id,
+      QUOTE_PROVIDER_SANDBOX[p.id as keyof typeof QUOTE_PROVIDER_SANDBOX].paused,
+      QUOTE_PROVIDER_SANDBOX[p.id as keyof typeof QUOTE_PROVIDER_SANDBOX].defaultLatencyMs,
+    ]);
   expect(FAULT_NAMES).toEqual(expect.arrayContaining(['quotes.harbor.latency_ms', 'orders.native_fiat.unavailable', 'buy_sell.coverage']));
   for (const s of KYC_DECISION_STATES) expect(kycDecisionBody.validate({ customer_id: 'cus_1', state: s }).error).toBeUndefined();
   for (const b of SCREENING_RISK_BANDS) expect(classifyRisk(b.below - 1).risk_level).toBe(b.risk_level);

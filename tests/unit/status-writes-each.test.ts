@@ -10,17 +10,35 @@ import { checkoutSessionTransitions, creditCheckoutTransitions } from '../../dom
 import { walletSendTransitions } from '../../domain/wallet-sends';
 
 describe('moveRowsEach', () => {
-  const t = transitionTable<'new' | 'again' | 'done' | 'gone'>('thing', { new: ['again', 'done', 'gone'], again: ['done', 'gone'], done: [], gone: [] });
+  const t = transitionTable<'new' | 'again' | 'done' | 'gone'>('thing', {
+    new: ['again', 'done', 'gone'],
+    again: ['done', 'gone'],
+    done: [],
+    gone: [],
+  });
   const recorder = () => {
     const sent: Array<{ sql: string; params: unknown[] }> = [];
-    return { sent, m: { query: async (sql: string, params: unknown[]) => { sent.push({ sql, params }); return [[{ id: 'x1' }], 1]; } } };
+    return {
+      sent,
+      m: {
+        query: async (sql: string, params: unknown[]) => {
+          sent.push({ sql, params });
+          return [[{ id: 'x1' }], 1];
+        },
+      },
+    };
   };
 
-  it('sends the allowed (from, to) pairs after the caller\'s params and answers the ids moved', async () => {
+  it("sends the allowed (from, to) pairs after the caller's params and answers the ids moved", async () => {
     const { sent, m } = recorder();
     const ids = await moveRowsEach(m as never, t, {
-      sqlTable: 'things', alias: 'x', rows: 'unnest($1::text[], $2::text[]) AS t(id, target)', params: [['x1'], ['done']],
-      to: ['again', 'done'], repeat: ['again'], set: 'updated_at = now()',
+      sqlTable: 'things',
+      alias: 'x',
+      rows: 'unnest($1::text[], $2::text[]) AS t(id, target)',
+      params: [['x1'], ['done']],
+      to: ['again', 'done'],
+      repeat: ['again'],
+      set: 'updated_at = now()',
     });
     expect(ids).toEqual(['x1']);
     expect(sent[0].params).toEqual([['x1'], ['done'], ['new', 'again', 'new', 'again'], ['again', 'again', 'done', 'done']]);
@@ -36,18 +54,22 @@ describe('moveRowsEach', () => {
   });
 });
 
-describe('the tables of issue 26\'s new objects', () => {
+describe("the tables of issue 26's new objects", () => {
   it('wallet send: signable moves once; expired may still close; signed and closed are final', () => {
     expect(walletSendTransitions.sources('closed')).toEqual(['signable', 'expired']);
     expect(walletSendTransitions.sources('expired')).toEqual(['signable']);
     expect(walletSendTransitions.open).toEqual(['signable', 'expired']);
-    expect(() => walletSendTransitions.move({ status: 'signed' }, 'closed')).toThrow(expect.objectContaining({ code: 'payout_state_changed' }));
+    expect(() => walletSendTransitions.move({ status: 'signed' }, 'closed')).toThrow(
+      expect.objectContaining({ code: 'payout_state_changed' }),
+    );
   });
 
   it('credit checkout: captured money completes a failed or expired checkout; completed is final; open set is open', () => {
     expect(creditCheckoutTransitions.sources('completed')).toEqual(['open', 'failed', 'expired']);
     expect(creditCheckoutTransitions.open).toEqual(['open']);
-    expect(() => creditCheckoutTransitions.move({ status: 'completed' }, 'failed')).toThrow(expect.objectContaining({ code: 'checkout_session_closed' }));
+    expect(() => creditCheckoutTransitions.move({ status: 'completed' }, 'failed')).toThrow(
+      expect.objectContaining({ code: 'checkout_session_closed' }),
+    );
   });
 
   it('checkout session: only an open session moves', () => {

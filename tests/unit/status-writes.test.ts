@@ -91,7 +91,9 @@ const isHome = (file: string) => HOMES.has(file) || file.startsWith(RECORDS) || 
 
 describe('status writes', () => {
   it('no status or state column is written except by its record module', () => {
-    const offenders = SCANNED.flatMap(sources).filter((f) => !isHome(f)).flatMap(rawWrites);
+    const offenders = SCANNED.flatMap(sources)
+      .filter((f) => !isHome(f))
+      .flatMap(rawWrites);
     expect(offenders).toEqual([]);
   });
 
@@ -103,30 +105,42 @@ describe('status writes', () => {
     const dir = fs.mkdtempSync(path.join(ROOT, 'tests', '.status-scan-'));
     try {
       const f = path.join(dir, 'planted.ts');
-      fs.writeFileSync(f, [
-        "row.status = 'paid';",
-        "await m.query(`UPDATE payouts SET status = 'failed' WHERE id = $1`, [id]);",
-        "await m.query(`UPDATE wallet_sends SET signed_at = now(), status = $2 WHERE id = $1`, [id, s]);",
-        "await m.update(Payout, { id }, { status: 'failed' });",
-        "if (row.status === 'paid') {}",
-        "ctx.status = 201;",
-        "await m.query(`SELECT 1 FROM x WHERE a = 1 AND x.status = 'open'`);",
-        "run.funding_state = 'funded';",
-        "await m.query(`UPDATE payroll_runs SET needs_attention = true, funding_state = $2 WHERE id = $1`, [id, s]);",
-        "await m.update(PaymentLink, { id }, { latest_attempt_status: 'paid' });",
-        "if (run.funding_state === 'funded') {}",
-        "PAYOUT_TRANSITIONS.move(p, 'cancelled');",
-        "await moveRows(m, walletSendTransitions, { sqlTable: 'wallet_sends', where: 'id = $1', params: [id], to: 'expired' });",
-        "await moveRowsEach(m, deliveryTransitions, { sqlTable: 'webhook_deliveries', alias: 'd', rows: 'x', params: [], to: ['ok'] });",
-        "item.destination_status = PAYROLL_DESTINATION_TRANSITIONS.assert(item.destination_status, 'ready');",
-        "PAYOUT_TRANSITIONS.assert(p.status, 'paid');",
-        "const moved = true; // a remove(), not a move",
-      ].join('\n'));
+      fs.writeFileSync(
+        f,
+        [
+          "row.status = 'paid';",
+          "await m.query(`UPDATE payouts SET status = 'failed' WHERE id = $1`, [id]);",
+          'await m.query(`UPDATE wallet_sends SET signed_at = now(), status = $2 WHERE id = $1`, [id, s]);',
+          "await m.update(Payout, { id }, { status: 'failed' });",
+          "if (row.status === 'paid') {}",
+          'ctx.status = 201;',
+          "await m.query(`SELECT 1 FROM x WHERE a = 1 AND x.status = 'open'`);",
+          "run.funding_state = 'funded';",
+          'await m.query(`UPDATE payroll_runs SET needs_attention = true, funding_state = $2 WHERE id = $1`, [id, s]);',
+          "await m.update(PaymentLink, { id }, { latest_attempt_status: 'paid' });",
+          "if (run.funding_state === 'funded') {}",
+          "PAYOUT_TRANSITIONS.move(p, 'cancelled');",
+          "await moveRows(m, walletSendTransitions, { sqlTable: 'wallet_sends', where: 'id = $1', params: [id], to: 'expired' });",
+          "await moveRowsEach(m, deliveryTransitions, { sqlTable: 'webhook_deliveries', alias: 'd', rows: 'x', params: [], to: ['ok'] });",
+          "item.destination_status = PAYROLL_DESTINATION_TRANSITIONS.assert(item.destination_status, 'ready');",
+          "PAYOUT_TRANSITIONS.assert(p.status, 'paid');",
+          'const moved = true; // a remove(), not a move',
+        ].join('\n'),
+      );
       const found = rawWrites(path.relative(ROOT, f));
       expect(rawWrites(path.relative(ROOT, f)).join('\n')).not.toMatch(/===/);
       expect(found.map((x) => x.split(' (')[1].split(')')[0]).sort()).toEqual([
-        'assert assignment', 'assignment', 'move', 'moveRows', 'moveRowsEach', 'sql', 'sql',
-        'state assignment', 'state sql', 'state typeorm update', 'typeorm update',
+        'assert assignment',
+        'assignment',
+        'move',
+        'moveRows',
+        'moveRowsEach',
+        'sql',
+        'sql',
+        'state assignment',
+        'state sql',
+        'state typeorm update',
+        'typeorm update',
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -140,9 +154,16 @@ describe('status writes', () => {
     expect(t.sources('c')).toEqual(['b']);
     expect(t.open).toEqual(['a', 'b']);
     const sent: unknown[][] = [];
-    const m = { query: async (_sql: string, params: unknown[]) => { sent.push(params); return [[{ id: 'x1' }], 1]; } };
+    const m = {
+      query: async (_sql: string, params: unknown[]) => {
+        sent.push(params);
+        return [[{ id: 'x1' }], 1];
+      },
+    };
     await expect(moveRows(m as never, t, { sqlTable: 'things', where: 'id = $1', params: ['x1'], to: 'c' })).resolves.toEqual(['x1']);
     expect(sent[0]).toEqual(['x1', 'c', ['b']]);
-    await expect(moveRows(m as never, t, { sqlTable: 'things', where: 'id = $1', params: ['x1'], to: 'c', from: ['a'] })).rejects.toThrow(/a -> c/);
+    await expect(moveRows(m as never, t, { sqlTable: 'things', where: 'id = $1', params: ['x1'], to: 'c', from: ['a'] })).rejects.toThrow(
+      /a -> c/,
+    );
   });
 });

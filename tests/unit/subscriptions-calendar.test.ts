@@ -126,8 +126,11 @@ function inZone(tz: string): { offsetJan: number; offsetJul: number; table: stri
       sweep: require('node:crypto').createHash('sha256').update(sweep(addIntervals).join(',')).digest('hex'),
     }));`;
   const r = spawnSync(process.execPath, ['-e', child], {
-    cwd: path.resolve(__dirname, '../..'), env: { ...process.env, TZ: tz },
-    input: JSON.stringify({ cases: CASES, sweep: sweep.toString() }), encoding: 'utf8', timeout: 60_000,
+    cwd: path.resolve(__dirname, '../..'),
+    env: { ...process.env, TZ: tz },
+    input: JSON.stringify({ cases: CASES, sweep: sweep.toString() }),
+    encoding: 'utf8',
+    timeout: 60_000,
   });
   if (r.status !== 0) throw new Error(`child in ${tz} failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -151,8 +154,15 @@ test('periods of a quarterly plan anchored on the 31st, and the period containin
   const plan: BillingPlan = { anchorMs: at('2027-01-31T00:00:00.000Z'), interval: 'month', intervalCount: 3, cycles: null };
   const starts = Array.from({ length: 9 }, (_, n) => iso(periodOf(plan, n).startMs));
   expect(starts).toEqual([
-    '2027-01-31T00:00:00.000Z', '2027-04-30T00:00:00.000Z', '2027-07-31T00:00:00.000Z', '2027-10-31T00:00:00.000Z',
-    '2028-01-31T00:00:00.000Z', '2028-04-30T00:00:00.000Z', '2028-07-31T00:00:00.000Z', '2028-10-31T00:00:00.000Z', '2029-01-31T00:00:00.000Z',
+    '2027-01-31T00:00:00.000Z',
+    '2027-04-30T00:00:00.000Z',
+    '2027-07-31T00:00:00.000Z',
+    '2027-10-31T00:00:00.000Z',
+    '2028-01-31T00:00:00.000Z',
+    '2028-04-30T00:00:00.000Z',
+    '2028-07-31T00:00:00.000Z',
+    '2028-10-31T00:00:00.000Z',
+    '2029-01-31T00:00:00.000Z',
   ]);
   for (let n = 0; n < 8; n += 1) {
     const { startMs, endMs } = periodOf(plan, n);
@@ -162,7 +172,11 @@ test('periods of a quarterly plan anchored on the 31st, and the period containin
   }
   const yearly: BillingPlan = { anchorMs: at('2028-02-29T08:00:00.000Z'), interval: 'year', intervalCount: 1, cycles: 3 };
   expect([0, 1, 2, 3, 4].map((n) => iso(periodOf(yearly, n).startMs))).toEqual([
-    '2028-02-29T08:00:00.000Z', '2029-02-28T08:00:00.000Z', '2030-02-28T08:00:00.000Z', '2031-02-28T08:00:00.000Z', '2032-02-29T08:00:00.000Z',
+    '2028-02-29T08:00:00.000Z',
+    '2029-02-28T08:00:00.000Z',
+    '2030-02-28T08:00:00.000Z',
+    '2031-02-28T08:00:00.000Z',
+    '2032-02-29T08:00:00.000Z',
   ]);
   expect(periodAt(yearly, at('2031-02-28T07:59:59.999Z'))).toBe(2);
 });

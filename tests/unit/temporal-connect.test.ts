@@ -5,10 +5,23 @@ import path from 'node:path';
 import { resetConfig } from '../../lib/config';
 import { temporalConnectConfig } from '../../temporal/connect';
 
-const KEYS = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_API_KEY', 'TEMPORAL_TLS', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_CONFIG_FILE', 'TEMPORAL_PROFILE'];
+const KEYS = [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_CONFIG_FILE',
+  'TEMPORAL_PROFILE',
+];
 const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
 afterEach(() => {
-  for (const k of KEYS) { if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k]; }
+  for (const k of KEYS) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
   resetConfig();
 });
 const setEnv = (vars: Record<string, string>) => {
@@ -37,8 +50,16 @@ test('mTLS from certificate files, and a named TOML profile', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-connect-'));
   fs.writeFileSync(path.join(dir, 'client.pem'), 'CERT');
   fs.writeFileSync(path.join(dir, 'client.key'), 'KEY');
-  setEnv({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'client.key'), TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' });
-  const tls = temporalConnectConfig().connectionOptions.tls as { clientCertPair?: { crt: Uint8Array; key: Uint8Array }; serverNameOverride?: string };
+  setEnv({
+    TEMPORAL_ADDRESS: 'temporal.internal:7233',
+    TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
+    TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'client.key'),
+    TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+  });
+  const tls = temporalConnectConfig().connectionOptions.tls as {
+    clientCertPair?: { crt: Uint8Array; key: Uint8Array };
+    serverNameOverride?: string;
+  };
   expect(Buffer.from(tls.clientCertPair!.crt).toString()).toBe('CERT');
   expect(Buffer.from(tls.clientCertPair!.key).toString()).toBe('KEY');
   expect(tls.serverNameOverride).toBe('temporal.internal');

@@ -23,7 +23,8 @@ const HOME = 'lib/scoped.ts';
  */
 const ALLOWED: Array<{ file: string; line: string; why: string; pending?: true }> = [
   {
-    file: 'activities/payment-links/signals.ts', line: 'AND ($3::text IS NULL OR account_id = $3)',
+    file: 'activities/payment-links/signals.ts',
+    line: 'AND ($3::text IS NULL OR account_id = $3)',
     why: 'a recovery sweep over every account, optionally narrowed to one by an operator: no tenant read, and one statement for both',
   },
 ];
@@ -42,7 +43,8 @@ function sources(p: string): string[] {
 /** SQL conditions on the column against a parameter: `[alias.]account_id = $n | :name | ANY`. */
 const SQL_FILTER = /\b(?:[\w$]+\.)?account_id\s*(?:=\s*(?:\$\d+|:[\w$]+|ANY\b)|\bIN\s*\()/gi;
 /** Where a TypeORM criteria object starts: `where:` (or `where: [`), `findOneBy(`, `findBy(`, ..., `update(` / `delete(` (the first object). */
-const CRITERIA = /(?:\bwhere\s*:\s*\[?\s*|\.(?:findOneBy|findOneByOrFail|findBy|countBy|existsBy|count|update|delete|softDelete)\(\s*(?:[\w$.]+\s*,\s*)?)(?=\{)/g;
+const CRITERIA =
+  /(?:\bwhere\s*:\s*\[?\s*|\.(?:findOneBy|findOneByOrFail|findBy|countBy|existsBy|count|update|delete|softDelete)\(\s*(?:[\w$.]+\s*,\s*)?)(?=\{)/g;
 
 /** The balanced `{...}` starting at `text[at]`. */
 function objectAt(text: string, at: number): string {
@@ -82,8 +84,13 @@ const allowedFor = (file: string, src: string) => ALLOWED.find((a) => a.file ===
 
 describe('tenant scope', () => {
   it('no account_id filter is written by hand outside the scoped finder', () => {
-    const offenders = SCANNED.flatMap(sources).filter((f) => f !== HOME)
-      .flatMap((f) => handFilters(f).filter((x) => !allowedFor(f, x.src)).map((x) => `${x.at}: ${x.src.slice(0, 140)}`));
+    const offenders = SCANNED.flatMap(sources)
+      .filter((f) => f !== HOME)
+      .flatMap((f) =>
+        handFilters(f)
+          .filter((x) => !allowedFor(f, x.src))
+          .map((x) => `${x.at}: ${x.src.slice(0, 140)}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -96,21 +103,24 @@ describe('tenant scope', () => {
     const dir = fs.mkdtempSync(path.join(ROOT, 'tests', '.tenant-scan-'));
     try {
       const f = path.join(dir, 'planted.ts');
-      fs.writeFileSync(f, [
-        "await m.query('SELECT * FROM payouts WHERE account_id = $1 AND id = $2', [a, id]);",
-        "await m.query('SELECT * FROM payouts p WHERE p.id = $1 AND p.account_id = ANY($2)', [id, as]);",
-        "qb.where('k.account_id = :a', { a });",
-        "await m.findOne(ApiKey, { where: { id, account_id: a }, lock: { mode: 'pessimistic_write' } });",
-        "await repo.findOneBy({ id, account_id });",
-        "await m.findBy(Wallet, { status: 'active', ...(x ? {} : { y: 1 }), account_id: a });",
-        "await m.count(Payout, {\n  where: {\n    account_id: a,\n  },\n});",
-        "await m.query('INSERT INTO wallets(id, account_id) VALUES ($1, $2)', [id, a]);",
-        "await m.save(m.create(Payout, { id, account_id: a, livemode }));",
-        "await m.query('SELECT account_id FROM payouts WHERE id = $1', [id]);",
-        "await m.query('SELECT 1 FROM a JOIN b ON b.account_id = a.account_id');",
-        "await m.findOneBy(Account, { id: link.account_id });",
-        "// a comment naming account_id = $1",
-      ].join('\n'));
+      fs.writeFileSync(
+        f,
+        [
+          "await m.query('SELECT * FROM payouts WHERE account_id = $1 AND id = $2', [a, id]);",
+          "await m.query('SELECT * FROM payouts p WHERE p.id = $1 AND p.account_id = ANY($2)', [id, as]);",
+          "qb.where('k.account_id = :a', { a });",
+          "await m.findOne(ApiKey, { where: { id, account_id: a }, lock: { mode: 'pessimistic_write' } });",
+          'await repo.findOneBy({ id, account_id });',
+          "await m.findBy(Wallet, { status: 'active', ...(x ? {} : { y: 1 }), account_id: a });",
+          'await m.count(Payout, {\n  where: {\n    account_id: a,\n  },\n});',
+          "await m.query('INSERT INTO wallets(id, account_id) VALUES ($1, $2)', [id, a]);",
+          'await m.save(m.create(Payout, { id, account_id: a, livemode }));',
+          "await m.query('SELECT account_id FROM payouts WHERE id = $1', [id]);",
+          "await m.query('SELECT 1 FROM a JOIN b ON b.account_id = a.account_id');",
+          'await m.findOneBy(Account, { id: link.account_id });',
+          '// a comment naming account_id = $1',
+        ].join('\n'),
+      );
       const found = handFilters(path.relative(ROOT, f)).map((x) => x.at.split(':')[1]);
       expect(found).toEqual(['1 (sql)', '2 (sql)', '3 (sql)', '4 (typeorm)', '5 (typeorm)', '6 (typeorm)', '9 (typeorm)']);
     } finally {

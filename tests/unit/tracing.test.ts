@@ -8,7 +8,15 @@ import { trace } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { logContext } from '../../lib/logger';
 import { runInRequest } from '../../lib/request-context';
-import { currentTraceParent, inTraceOf, temporalClientTracing, temporalWorkerTracing, tracingOn, tracingRequested, traceRequest } from '../../lib/tracing';
+import {
+  currentTraceParent,
+  inTraceOf,
+  temporalClientTracing,
+  temporalWorkerTracing,
+  tracingOn,
+  tracingRequested,
+  traceRequest,
+} from '../../lib/tracing';
 
 describe('tracingRequested', () => {
   test.each<[string, NodeJS.ProcessEnv, boolean]>([
@@ -48,11 +56,13 @@ describe('logContext', () => {
     const provider = new NodeTracerProvider();
     provider.register();
     try {
-      const out = runInRequest({ requestId: 'req_abc' }, () => trace.getTracer('test').startActiveSpan('s', (span) => {
-        const ctx = span.spanContext();
-        span.end();
-        return { got: logContext(), traceId: ctx.traceId, spanId: ctx.spanId };
-      }));
+      const out = runInRequest({ requestId: 'req_abc' }, () =>
+        trace.getTracer('test').startActiveSpan('s', (span) => {
+          const ctx = span.spanContext();
+          span.end();
+          return { got: logContext(), traceId: ctx.traceId, spanId: ctx.spanId };
+        }),
+      );
       expect(out.got).toEqual({ request_id: 'req_abc', trace_id: out.traceId, span_id: out.spanId });
       expect(out.traceId).toMatch(/^[0-9a-f]{32}$/);
     } finally {

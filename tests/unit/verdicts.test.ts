@@ -29,14 +29,29 @@ import {
 const TOTAL = 101000000n; // 100 USD + 1% fee, in USDC units
 
 const ledger = (over: Partial<PaymentLedger> = {}): PaymentLedger => ({
-  status: 'awaiting', expected: TOTAL, received: 0n, underpaidEmitted: false, overpaidEmitted: false, ...over,
+  status: 'awaiting',
+  expected: TOTAL,
+  received: 0n,
+  underpaidEmitted: false,
+  overpaidEmitted: false,
+  ...over,
 });
 
 describe('status lists', () => {
   it('filter list has the 12 closed values', () => {
     expect(PAYMENT_STATUS_FILTER_VALUES).toEqual([
-      'awaiting', 'processing', 'funds_received', 'underpaid', 'paid', 'overpaid',
-      'settled', 'unmatched', 'expired', 'abandoned', 'refunded', 'failed',
+      'awaiting',
+      'processing',
+      'funds_received',
+      'underpaid',
+      'paid',
+      'overpaid',
+      'settled',
+      'unmatched',
+      'expired',
+      'abandoned',
+      'refunded',
+      'failed',
     ]);
     expect(new Set(PAYMENT_STATUS_FILTER_VALUES).size).toBe(12);
     for (const s of LEDGER_PAYMENT_STATUSES) expect(PAYMENT_STATUS_FILTER_VALUES).toContain(s);
@@ -181,11 +196,14 @@ describe('closing', () => {
     expect(r.changed).toBe(true);
   });
 
-  it.each(['paid', 'overpaid', 'settled', 'unmatched', 'expired', 'abandoned'] as const)('closeOnLinkCancel leaves %s unchanged', (status) => {
-    const p = ledger({ status });
-    const r = closeOnLinkCancel(p);
-    expect(r).toEqual({ next: p, changed: false, events: [], unmatchedReason: null });
-  });
+  it.each(['paid', 'overpaid', 'settled', 'unmatched', 'expired', 'abandoned'] as const)(
+    'closeOnLinkCancel leaves %s unchanged',
+    (status) => {
+      const p = ledger({ status });
+      const r = closeOnLinkCancel(p);
+      expect(r).toEqual({ next: p, changed: false, events: [], unmatchedReason: null });
+    },
+  );
 
   it('expire: awaiting -> expired with payment.expired; underpaid stays', () => {
     const a = expire(ledger());
@@ -277,7 +295,9 @@ describe('link status lists', () => {
 describe('linkStatusAfterPayment (spec 2.3, part 3)', () => {
   it.each(['active', 'viewed'] as const)('underpaid on %s -> processing, partial set, partially_paid', (s) => {
     expect(linkStatusAfterPayment(s, 'underpaid')).toEqual({
-      status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'],
+      status: 'processing',
+      partialPayment: 'set',
+      events: ['payment_link.partially_paid'],
     });
   });
 
@@ -293,9 +313,15 @@ describe('linkStatusAfterPayment (spec 2.3, part 3)', () => {
   });
 
   it('settled: paid -> settled; open -> settled with paid first', () => {
-    expect(linkStatusAfterPayment('paid', 'settled')).toEqual({ status: 'settled', partialPayment: 'clear', events: ['payment_link.settled'] });
+    expect(linkStatusAfterPayment('paid', 'settled')).toEqual({
+      status: 'settled',
+      partialPayment: 'clear',
+      events: ['payment_link.settled'],
+    });
     expect(linkStatusAfterPayment('processing', 'settled')).toEqual({
-      status: 'settled', partialPayment: 'clear', events: ['payment_link.paid', 'payment_link.settled'],
+      status: 'settled',
+      partialPayment: 'clear',
+      events: ['payment_link.paid', 'payment_link.settled'],
     });
   });
 
@@ -314,7 +340,11 @@ describe('linkStatusAfterPayment (spec 2.3, part 3)', () => {
 
   it('a paid or settled link reopens as processing only when a bank return leaves its payment underpaid (issue 12)', () => {
     for (const s of ['paid', 'settled'] as LinkStatus[]) {
-      expect(linkStatusAfterPayment(s, 'underpaid')).toEqual({ status: 'processing', partialPayment: 'set', events: ['payment_link.partially_paid'] });
+      expect(linkStatusAfterPayment(s, 'underpaid')).toEqual({
+        status: 'processing',
+        partialPayment: 'set',
+        events: ['payment_link.partially_paid'],
+      });
     }
   });
 

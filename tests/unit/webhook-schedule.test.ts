@@ -4,7 +4,14 @@
  * outcomes in completion order moves an endpoint's consecutive-failure count.
  */
 import {
-  attemptOutcome, attemptResult, failureStreakChange, holdRecheckAfter, retryDelayAfter, WEBHOOK_HOLD_RECHECK_MAX_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS,
+  attemptOutcome,
+  attemptResult,
+  failureStreakChange,
+  holdRecheckAfter,
+  retryDelayAfter,
+  WEBHOOK_HOLD_RECHECK_MAX_MS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_DELAYS_MS,
 } from '../../domain/webhook-schedule';
 
 const MIN = 60_000;
@@ -26,7 +33,7 @@ test('the outcome of an attempt: succeeded on 2xx, retrying while the schedule a
   expect(attemptOutcome(false, false, 1)).toBe('failed');
 });
 
-test('the result of an attempt: its status, and for a retry the finish time plus that attempt\'s wait', () => {
+test("the result of an attempt: its status, and for a retry the finish time plus that attempt's wait", () => {
   expect(attemptResult(true, false, 1, 1_000)).toEqual({ outcome: 'succeeded', nextAttemptAtMs: null });
   expect(attemptResult(false, true, 1, 1_000)).toEqual({ outcome: 'retrying', nextAttemptAtMs: 31_000 });
   expect(attemptResult(false, true, 2, 1_000)).toEqual({ outcome: 'retrying', nextAttemptAtMs: 1_000 + 2 * MIN });
@@ -34,7 +41,15 @@ test('the result of an attempt: its status, and for a retry the finish time plus
 });
 
 test('held re-checks double from 30 s up to 5 min', () => {
-  expect([1, 2, 3, 4, 5, 6, 50].map(holdRecheckAfter)).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, WEBHOOK_HOLD_RECHECK_MAX_MS]);
+  expect([1, 2, 3, 4, 5, 6, 50].map(holdRecheckAfter)).toEqual([
+    30_000,
+    60_000,
+    120_000,
+    240_000,
+    300_000,
+    300_000,
+    WEBHOOK_HOLD_RECHECK_MAX_MS,
+  ]);
 });
 
 test('a batch with a success restarts the failure count from the failures after its last success', () => {

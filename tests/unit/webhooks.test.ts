@@ -6,9 +6,21 @@
  */
 import { IllegalTransition } from '../../domain/transitions';
 import {
-  assertCanReplay, assertCanSendTestEvent, assertDeliveryWrite, assertEndpointCapacity, checkEventTypes, deliveryStatusesBefore,
-  isFinalDeliveryStatus, LIVE_DELIVERY_STATUSES, MAX_ENDPOINTS_PER_MODE, WEBHOOK_DELIVERY_INITIAL_STATUS, WEBHOOK_DELIVERY_STATUSES,
-  webhookDeliveryTransitions, webhookEndpointStatus, webhookEndpointTransitions, type WebhookDeliveryStatus,
+  assertCanReplay,
+  assertCanSendTestEvent,
+  assertDeliveryWrite,
+  assertEndpointCapacity,
+  checkEventTypes,
+  deliveryStatusesBefore,
+  isFinalDeliveryStatus,
+  LIVE_DELIVERY_STATUSES,
+  MAX_ENDPOINTS_PER_MODE,
+  WEBHOOK_DELIVERY_INITIAL_STATUS,
+  WEBHOOK_DELIVERY_STATUSES,
+  webhookDeliveryTransitions,
+  webhookEndpointStatus,
+  webhookEndpointTransitions,
+  type WebhookDeliveryStatus,
 } from '../../domain/webhooks';
 import { DomainError } from '../../domain/errors';
 
@@ -37,8 +49,13 @@ describe('webhook delivery transitions', () => {
       for (const to of WEBHOOK_DELIVERY_STATUSES) if (webhookDeliveryTransitions.can(from, to)) allowed.push([from, to]);
     }
     expect(allowed).toEqual([
-      ['pending', 'retrying'], ['pending', 'succeeded'], ['pending', 'failed'], ['pending', 'cancelled'],
-      ['retrying', 'succeeded'], ['retrying', 'failed'], ['retrying', 'cancelled'],
+      ['pending', 'retrying'],
+      ['pending', 'succeeded'],
+      ['pending', 'failed'],
+      ['pending', 'cancelled'],
+      ['retrying', 'succeeded'],
+      ['retrying', 'failed'],
+      ['retrying', 'cancelled'],
     ]);
     expect(webhookDeliveryTransitions.can('retrying', 'pending')).toBe(false);
   });
@@ -95,7 +112,9 @@ describe('webhook request rules', () => {
 
   it('caps endpoints per mode and checks test-event and replay preconditions', () => {
     expect(() => assertEndpointCapacity(MAX_ENDPOINTS_PER_MODE - 1, true)).not.toThrow();
-    expect((thrown(() => assertEndpointCapacity(MAX_ENDPOINTS_PER_MODE, false)) as DomainError).code).toBe('webhook_endpoint_limit_reached');
+    expect((thrown(() => assertEndpointCapacity(MAX_ENDPOINTS_PER_MODE, false)) as DomainError).code).toBe(
+      'webhook_endpoint_limit_reached',
+    );
     expect((thrown(() => assertCanSendTestEvent({ enabled: false })) as DomainError).code).toBe('webhook_endpoint_disabled');
     expect((thrown(() => assertCanReplay(null)) as DomainError).code).toBe('webhook_endpoint_deleted');
     expect((thrown(() => assertCanReplay({ enabled: true, deleted_at: new Date() })) as DomainError).code).toBe('webhook_endpoint_deleted');

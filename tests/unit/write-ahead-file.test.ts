@@ -35,7 +35,13 @@ describe('WriteAheadFile', () => {
     w.close(); // as a SIGKILL would leave it: 'b' never stored
     fs.appendFileSync(path.join(dir, files(dir)[0]), '{"id":"c","at":'); // cut mid-write
     const got: Array<{ id: string; at: Date }> = [];
-    const r = await replayOrphans(dir, (x) => ({ ...(x as { id: string; at: string }), at: new Date((x as { at: string }).at) }), async (rows) => { got.push(...rows); });
+    const r = await replayOrphans(
+      dir,
+      (x) => ({ ...(x as { id: string; at: string }), at: new Date((x as { at: string }).at) }),
+      async (rows) => {
+        got.push(...rows);
+      },
+    );
     expect(r).toEqual({ rows: 2, kept: 0 });
     expect(got.map((x) => x.id)).toEqual(['a', 'b']); // 'a' comes back too: the writer ignores repeats
     expect(got[1].at).toBeInstanceOf(Date);
@@ -46,11 +52,25 @@ describe('WriteAheadFile', () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, `${process.ppid}-1-0.jsonl`), '{"id":"live"}\n'); // the parent runs
     fs.writeFileSync(path.join(dir, '999999999-1-0.jsonl'), '{"id":"dead"}\n');
-    const r = await replayOrphans(dir, (x) => x, async () => { throw new Error('db down'); });
+    const r = await replayOrphans(
+      dir,
+      (x) => x,
+      async () => {
+        throw new Error('db down');
+      },
+    );
     expect(r).toEqual({ rows: 0, kept: 1 });
     expect(files(dir)).toHaveLength(2);
     const seen: unknown[] = [];
-    expect(await replayOrphans(dir, (x) => x, async (rows) => { seen.push(...rows); })).toEqual({ rows: 1, kept: 0 });
+    expect(
+      await replayOrphans(
+        dir,
+        (x) => x,
+        async (rows) => {
+          seen.push(...rows);
+        },
+      ),
+    ).toEqual({ rows: 1, kept: 0 });
     expect(seen).toEqual([{ id: 'dead' }]);
     expect(files(dir)).toEqual([`${process.ppid}-1-0.jsonl`]);
   });

@@ -5,14 +5,22 @@
  */
 import { isDomainError } from '../../domain/errors';
 import {
-  grossUp, validateTransferRequest, validateXchainRequest, watcherAfterDelivery, watcherTransitions, XCHAIN_NETWORKS, XCHAIN_USDC,
+  grossUp,
+  validateTransferRequest,
+  validateXchainRequest,
+  watcherAfterDelivery,
+  watcherTransitions,
+  XCHAIN_NETWORKS,
+  XCHAIN_USDC,
 } from '../../domain/xchain';
 
 const REFUND = '0xAbCdEf0123456789abcdef0123456789ABCDEF01';
 const base = { network: 'base', stablecoin: 'USDC', refund_address: REFUND, nativeChain: 'tempo', forbiddenAddresses: [] as string[] };
 
 function refusal(f: () => unknown): { status: number; type: string; code: string; param?: string } {
-  try { f(); } catch (e) {
+  try {
+    f();
+  } catch (e) {
     if (isDomainError(e)) return { status: e.status, type: e.type, code: e.code, param: e.param };
     throw e;
   }
@@ -21,27 +29,48 @@ function refusal(f: () => unknown): { status: number; type: string; code: string
 
 describe('validateXchainRequest', () => {
   test('accepts the five source networks, USDC (also when absent), and keeps the refund address verbatim', () => {
-    for (const network of XCHAIN_NETWORKS) expect(validateXchainRequest({ ...base, network })).toEqual({ network, stablecoin: 'USDC', refundAddress: REFUND });
+    for (const network of XCHAIN_NETWORKS)
+      expect(validateXchainRequest({ ...base, network })).toEqual({ network, stablecoin: 'USDC', refundAddress: REFUND });
     expect(validateXchainRequest({ ...base, stablecoin: undefined }).stablecoin).toBe('USDC');
   });
 
   test('network: missing is 400 parameter_missing; the native chain, solana or another chain is 409 network_not_supported', () => {
-    expect(refusal(() => validateXchainRequest({ ...base, network: undefined }))).toEqual({ status: 400, type: 'invalid_request', code: 'parameter_missing', param: 'network' });
+    expect(refusal(() => validateXchainRequest({ ...base, network: undefined }))).toEqual({
+      status: 400,
+      type: 'invalid_request',
+      code: 'parameter_missing',
+      param: 'network',
+    });
     for (const network of ['tempo', 'solana', 'bsc', 'bitcoin']) {
-      expect(refusal(() => validateXchainRequest({ ...base, network }))).toEqual({ status: 409, type: 'conflict', code: 'network_not_supported', param: 'network' });
+      expect(refusal(() => validateXchainRequest({ ...base, network }))).toEqual({
+        status: 409,
+        type: 'conflict',
+        code: 'network_not_supported',
+        param: 'network',
+      });
     }
   });
 
   test('stablecoin other than USDC is 400 param stablecoin', () => {
     for (const stablecoin of ['USDT', 'USDC.e', 'usdc']) {
-      expect(refusal(() => validateXchainRequest({ ...base, stablecoin }))).toEqual({ status: 400, type: 'invalid_request', code: 'invalid_request', param: 'stablecoin' });
+      expect(refusal(() => validateXchainRequest({ ...base, stablecoin }))).toEqual({
+        status: 400,
+        type: 'invalid_request',
+        code: 'invalid_request',
+        param: 'stablecoin',
+      });
     }
   });
 
   test('refund_address: missing, off-pattern, zero, or a forbidden address (any case) is 400 param refund_address', () => {
     expect(refusal(() => validateXchainRequest({ ...base, refund_address: undefined })).param).toBe('refund_address');
     for (const refund_address of ['0x12', `${REFUND}0`, REFUND.slice(2), `0x${'0'.repeat(40)}`, `0x${'g'.repeat(40)}`]) {
-      expect(refusal(() => validateXchainRequest({ ...base, refund_address }))).toEqual({ status: 400, type: 'invalid_request', code: 'invalid_request', param: 'refund_address' });
+      expect(refusal(() => validateXchainRequest({ ...base, refund_address }))).toEqual({
+        status: 400,
+        type: 'invalid_request',
+        code: 'invalid_request',
+        param: 'refund_address',
+      });
     }
     expect(refusal(() => validateXchainRequest({ ...base, forbiddenAddresses: [REFUND.toLowerCase()] })).param).toBe('refund_address');
   });
@@ -54,9 +83,21 @@ describe('validateTransferRequest', () => {
     expect(validateTransferRequest({ ...t, source_address: REFUND })).toEqual({ sourceChain: 'tempo', sourceAddress: REFUND });
   });
   test('refuses missing fields, another chain (409 network_not_supported), another asset and a bad source address', () => {
-    expect(refusal(() => validateTransferRequest({ ...t, source_chain: undefined }))).toMatchObject({ status: 400, code: 'parameter_missing', param: 'source_chain' });
-    expect(refusal(() => validateTransferRequest({ ...t, source_asset: undefined }))).toMatchObject({ status: 400, code: 'parameter_missing', param: 'source_asset' });
-    expect(refusal(() => validateTransferRequest({ ...t, source_chain: 'base' }))).toMatchObject({ status: 409, code: 'network_not_supported', param: 'source_chain' });
+    expect(refusal(() => validateTransferRequest({ ...t, source_chain: undefined }))).toMatchObject({
+      status: 400,
+      code: 'parameter_missing',
+      param: 'source_chain',
+    });
+    expect(refusal(() => validateTransferRequest({ ...t, source_asset: undefined }))).toMatchObject({
+      status: 400,
+      code: 'parameter_missing',
+      param: 'source_asset',
+    });
+    expect(refusal(() => validateTransferRequest({ ...t, source_chain: 'base' }))).toMatchObject({
+      status: 409,
+      code: 'network_not_supported',
+      param: 'source_chain',
+    });
     expect(refusal(() => validateTransferRequest({ ...t, source_asset: 'DAI' }))).toMatchObject({ status: 400, param: 'source_asset' });
     expect(refusal(() => validateTransferRequest({ ...t, source_address: 'x' }))).toMatchObject({ status: 400, param: 'source_address' });
   });
@@ -82,7 +123,8 @@ test('the watcher table: the happy path, delivered terminal, recovery after a cl
 test('watcherAfterDelivery: delivered only with paid, matching bridge_delivered_less with underpaid, recovery on a closed payment', () => {
   for (const s of ['paid', 'overpaid', 'settled'] as const) expect(watcherAfterDelivery(s)).toEqual({ state: 'delivered', reason: null });
   expect(watcherAfterDelivery('underpaid')).toEqual({ state: 'matching', reason: 'bridge_delivered_less' });
-  for (const s of ['unmatched', 'expired', 'abandoned'] as const) expect(watcherAfterDelivery(s)).toEqual({ state: 'recovery_required', reason: 'payment_closed' });
+  for (const s of ['unmatched', 'expired', 'abandoned'] as const)
+    expect(watcherAfterDelivery(s)).toEqual({ state: 'recovery_required', reason: 'payment_closed' });
   expect(watcherAfterDelivery('awaiting')).toBeNull();
 });
 

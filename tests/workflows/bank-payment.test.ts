@@ -29,43 +29,77 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const payment = (id: string) => db().getRepository(Payment).findOneByOrFail({ id });
 const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({ id });
-const eventTypes = async (objectId: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
-const newBankPayment = async (linkId: string, rail: string) => createOrReuseBankPayment(await payerScopeOf(linkId, req), { linkId, rail, payerEmail: null, payerType: 'business', payerState: null });
+const eventTypes = async (objectId: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
+const newBankPayment = async (linkId: string, rail: string) =>
+  createOrReuseBankPayment(await payerScopeOf(linkId, req), { linkId, rail, payerEmail: null, payerType: 'business', payerState: null });
 
 /** The provider receives a credit to the payment's instructions and the product records it (as /sim/bank/credits does). */
 async function credit(p: Payment, amount: string, currency = p.currency) {
   const i = p.bank_instructions!;
-  const toAccount = i.rail === 'sepa' ? i.iban! : i.rail === 'spei' ? i.clabe! : i.rail === 'pix' ? i.pix_key! : i.rail === 'faster_payments' ? `${i.sort_code}${i.account_number}` : i.account_number!;
-  const c = await bankCollection().receive({ rail: p.payment_rail, currency, amount: BigInt(amount), reference: p.bank_reference, toAccount, senderName: 'Payer' });
+  const toAccount =
+    i.rail === 'sepa'
+      ? i.iban!
+      : i.rail === 'spei'
+        ? i.clabe!
+        : i.rail === 'pix'
+          ? i.pix_key!
+          : i.rail === 'faster_payments'
+            ? `${i.sort_code}${i.account_number}`
+            : i.account_number!;
+  const c = await bankCollection().receive({
+    rail: p.payment_rail,
+    currency,
+    amount: BigInt(amount),
+    reference: p.bank_reference,
+    toAccount,
+    senderName: 'Payer',
+  });
   await recordBankCredit(c, 2);
   return c;
 }
 
 /** The fiat rail reports the payment's settlement (or refund) payout paid, and the product is told. */
 async function railPaid(ref: string) {
-  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [ref])).length > 0, `rail payment ${ref}`);
+  await eventually(
+    async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [ref])).length > 0,
+    `rail payment ${ref}`,
+  );
   await fiatRails().simulate(ref, { state: 'paid' });
   await notifyPaymentRailUpdate(ref);
 }
 
 test.each([
-  ['ach', 'ach', 'USD'], ['wire', 'ach', 'USD'], ['sepa', 'sepa', 'EUR'], ['faster_payments', 'faster_payments', 'GBP'], ['pix', 'pix', 'BRL'], ['spei', 'spei', 'MXN'],
-])('%s: an exact credit is paid, then settled on the destination rail %s once the fiat rail reports the payout', async (rail, destRail, currency) => {
-  const { link } = await activeBankLinkRow(destRail, currency, '45000');
-  const { payment: p } = await newBankPayment(link.id, rail);
-  await credit(p, '45000');
-  await eventually(async () => (await payment(p.id)).settlement_rail_payment_id !== null, 'settlement payout in flight');
-  expect((await payment(p.id)).status).toBe('paid');
-  await eventually(async () => /fiat rail to report/.test(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')), 'waiting for the rail report');
-  await railPaid(p.id);
-  expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
-  expect(await fiatRails().simulate(p.id, {})).toMatchObject({ rail: destRail, currency, amount: 45000n, state: 'paid' });
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled']);
-});
+  ['ach', 'ach', 'USD'],
+  ['wire', 'ach', 'USD'],
+  ['sepa', 'sepa', 'EUR'],
+  ['faster_payments', 'faster_payments', 'GBP'],
+  ['pix', 'pix', 'BRL'],
+  ['spei', 'spei', 'MXN'],
+])(
+  '%s: an exact credit is paid, then settled on the destination rail %s once the fiat rail reports the payout',
+  async (rail, destRail, currency) => {
+    const { link } = await activeBankLinkRow(destRail, currency, '45000');
+    const { payment: p } = await newBankPayment(link.id, rail);
+    await credit(p, '45000');
+    await eventually(async () => (await payment(p.id)).settlement_rail_payment_id !== null, 'settlement payout in flight');
+    expect((await payment(p.id)).status).toBe('paid');
+    await eventually(
+      async () => /fiat rail to report/.test(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')),
+      'waiting for the rail report',
+    );
+    await railPaid(p.id);
+    expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
+    expect(await fiatRails().simulate(p.id, {})).toMatchObject({ rail: destRail, currency, amount: 45000n, state: 'paid' });
+    expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled']);
+  },
+);
 
 test('short then topped up within 1%: underpaid, paid, settled to the merchant bank through the fiat rail', async () => {
   const { link } = await activeBankLinkRow('spei', 'MXN', '100000');
@@ -93,30 +127,57 @@ test('a bank return after settlement overrides settled with underpaid; a top-up 
   await bankCollection().returnCredit(c.id, 'R10 Customer advises not authorized');
   await recordBankReturn(c.id, 'R10 Customer advises not authorized');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid after the return');
-  expect(await payment(p.id)).toMatchObject({ return_reason: 'R10 Customer advises not authorized', amount_received_minor: '0', settled_minor: '20000' });
+  expect(await payment(p.id)).toMatchObject({
+    return_reason: 'R10 Customer advises not authorized',
+    amount_received_minor: '0',
+    settled_minor: '20000',
+  });
   expect((await linkOf(link.id)).status).toBe('processing');
   await credit(p, '20000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect((await payment(p.id)).settled_minor).toBe('20000');
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.paid', 'payment.settled', 'payment.underpaid', 'payment.paid', 'payment.settled']);
+  expect(await eventTypes(p.id)).toEqual([
+    'payment.created',
+    'payment.awaiting',
+    'payment.paid',
+    'payment.settled',
+    'payment.underpaid',
+    'payment.paid',
+    'payment.settled',
+  ]);
 });
 
 test('a failed settlement payout parks the payment for an operator; the retry signal sends a new payout', async () => {
   const { link } = await activeBankLinkRow('sepa', 'EUR', '30000');
   const { payment: p } = await newBankPayment(link.id, 'sepa');
   await credit(p, '30000');
-  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [p.id])).length > 0, 'first payout');
+  await eventually(
+    async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [p.id])).length > 0,
+    'first payout',
+  );
   await fiatRails().simulate(p.id, { state: 'failed', reason: 'AC04 Closed account' });
   await notifyPaymentRailUpdate(p.id);
   const h = env.client.workflow.getHandle(p.id);
-  await eventually(async () => /an operator: SettlementFailed: .*AC04 Closed account/.test(await h.query<string>('waiting_for')), 'parked for an operator');
+  await eventually(
+    async () => /an operator: SettlementFailed: .*AC04 Closed account/.test(await h.query<string>('waiting_for')),
+    'parked for an operator',
+  );
   expect(await payment(p.id)).toMatchObject({ status: 'paid', settlement_attempt: 1, settlement_rail_payment_id: null });
   await h.signal('retry');
-  await eventually(async () => (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [p.id])).length > 0, 'second payout');
+  await eventually(
+    async () =>
+      (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [p.id])).length > 0,
+    'second payout',
+  );
   await railPaid(p.id);
   expect(await h.result()).toBe('settled');
-  const rows = await db().query('SELECT state, amount_minor FROM sandbox_rail_payments WHERE client_reference = $1 ORDER BY created_at', [p.id]);
-  expect(rows).toEqual([{ state: 'failed', amount_minor: '30000' }, { state: 'paid', amount_minor: '30000' }]);
+  const rows = await db().query('SELECT state, amount_minor FROM sandbox_rail_payments WHERE client_reference = $1 ORDER BY created_at', [
+    p.id,
+  ]);
+  expect(rows).toEqual([
+    { state: 'failed', amount_minor: '30000' },
+    { state: 'paid', amount_minor: '30000' },
+  ]);
   expect((await payment(p.id)).settled_minor).toBe('30000');
 });
 
@@ -129,12 +190,20 @@ test('a refunded payment sends the received total back on the rail it came in on
   await refundLink(systemScope(creds.account_id, true, req), { id: link.id, reason: 'duplicate' });
   const h = env.client.workflow.getHandle(p.id);
   // The rail fails the first refund payout: parked for an operator, whose retry sends a new one.
-  await eventually(async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [`refund:${p.id}`])).length > 0, 'refund payout');
+  await eventually(
+    async () => (await db().query('SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1', [`refund:${p.id}`])).length > 0,
+    'refund payout',
+  );
   await fiatRails().simulate(`refund:${p.id}`, { state: 'failed', reason: 'AC01 Incorrect account number' });
   await notifyPaymentRailUpdate(`refund:${p.id}`);
   await eventually(async () => /an operator: RefundFailed: .*AC01/.test(await h.query<string>('waiting_for')), 'parked for an operator');
   await h.signal('retry');
-  await eventually(async () => (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [`refund:${p.id}`])).length > 0, 'second refund payout');
+  await eventually(
+    async () =>
+      (await db().query(`SELECT 1 FROM sandbox_rail_payments WHERE client_reference = $1 AND state = 'submitted'`, [`refund:${p.id}`]))
+        .length > 0,
+    'second refund payout',
+  );
   await railPaid(`refund:${p.id}`);
   expect(await h.result()).toBe('refunded');
   const r = await payment(p.id);
@@ -174,5 +243,9 @@ test('an awaiting bank payment expires after its 7-day window; a late credit is 
   expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired']);
   await credit(p, '10000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
-  expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', amount_received_minor: '10000' });
+  expect(await payment(p.id)).toMatchObject({
+    status: 'unmatched',
+    unmatched_reason: 'deposit_after_close',
+    amount_received_minor: '10000',
+  });
 });

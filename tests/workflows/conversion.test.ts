@@ -35,11 +35,14 @@ beforeAll(async () => {
   wallet = await activeWallet(systemScope(accountId, true));
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const MINUTE = 60_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
-const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const types = async (id: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_conversions WHERE id = $1', [id]))[0];
 const completed = new Set<string>();
 const result = async (id: string) => {
@@ -50,19 +53,41 @@ const result = async (id: string) => {
 const build = async (amount: string) => {
   const chain = chainAdapter();
   const pair = walletConversionPairs().find((p) => p.from === chain.stablecoin)!;
-  return createConversion(systemScope(accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount, currency: pair.from, decimals: 6 } });
+  return createConversion(systemScope(accountId, true), {
+    from_asset: pair.from,
+    to_asset: pair.to,
+    amount: { amount, currency: pair.from, decimals: 6 },
+  });
 };
 const sign = async (c: { unsigned_tx: Record<string, unknown>; from_asset: string }, amount: bigint) =>
-  (await chainAdapter().inject({ chain: chainAdapter().chain, asset: c.from_asset, from_address: wallet.address, to_address: c.unsigned_tx.to as string, amount, decimals: 6, tx_hash: hash() })).tx_hash;
+  (
+    await chainAdapter().inject({
+      chain: chainAdapter().chain,
+      asset: c.from_asset,
+      from_address: wallet.address,
+      to_address: c.unsigned_tx.to as string,
+      amount,
+      decimals: 6,
+      tx_hash: hash(),
+    })
+  ).tx_hash;
 
 test('settled: the signed transaction matches; the router pays the other asset to the wallet once', async () => {
   const c = await build('4000000');
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).startsWith('the holder\'s signed transaction hash'), 'waiting for the hash');
+  await eventually(
+    async () =>
+      (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).startsWith(
+        "the holder's signed transaction hash",
+      ),
+    'waiting for the hash',
+  );
   const tx = await sign(c, 4_000_000n);
   await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
   expect(await result(c.id)).toBe('settled');
   const r = await row(c.id);
-  const paid = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE idempotency_key = $1', [`conversion:${c.id}`]);
+  const paid = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE idempotency_key = $1', [
+    `conversion:${c.id}`,
+  ]);
   expect(paid).toEqual([{ asset: c.to_asset, amount_minor: '3998000', to_address: wallet.address }]);
   expect(r.settlement_tx_hash).toBeTruthy();
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.settled']);
@@ -93,7 +118,13 @@ test('failed expired: never submitted; built a minute before signable_until (15 
   // The deadline as workflow time after the run's start: signable_until less created_at (the workflow's object clock).
   const deadline = r.signable_until.getTime() - r.created_at.getTime();
   expect(Math.abs(deadline - 15 * MINUTE)).toBeLessThan(5_000);
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).endsWith(`until ${r.signable_until.toISOString()}`), 'waiting for the hash until signable_until');
+  await eventually(
+    async () =>
+      (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).endsWith(
+        `until ${r.signable_until.toISOString()}`,
+      ),
+    'waiting for the hash until signable_until',
+  );
   await failsAtDeadline(c.id, 'built', deadline);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'expired' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.failed']);
@@ -113,9 +144,14 @@ test('failed source_tx_not_found: the recorded hash never appears on the chain; 
 
 test('replay: every completed history replays against the current workflow code without nondeterminism', async () => {
   expect(completed.size).toBe(4);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'conversion-replay' }, histories)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'conversion-replay' },
+    histories,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

@@ -25,20 +25,39 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const DAY = 24 * 3_600_000;
-const state = async (id: string) => (await db().query('SELECT verification_state FROM customers WHERE id = $1', [id]))[0].verification_state as string;
+const state = async (id: string) =>
+  (await db().query('SELECT verification_state FROM customers WHERE id = $1', [id]))[0].verification_state as string;
 
 test('pending after a link; a silent decision found by the daily re-read; approved ends it; a later rejection starts it again; replay', async () => {
   const acct = await newAccount();
-  const owner = (await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [acct.account_id]))[0].user_id;
-  const owns = scopeOf({ kind: 'dashboard_session', accountId: acct.account_id, livemode: true, keyId: null, userId: owner, role: 'owner', scopes: ['*'], defaultVersion: null }, null);
+  const owner = (await db().query(`SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner'`, [acct.account_id]))[0]
+    .user_id;
+  const owns = scopeOf(
+    {
+      kind: 'dashboard_session',
+      accountId: acct.account_id,
+      livemode: true,
+      keyId: null,
+      userId: owner,
+      role: 'owner',
+      scopes: ['*'],
+      defaultVersion: null,
+    },
+    null,
+  );
   const c = await createCustomer(owns, { customer_type: 'individual' });
   await createVerificationLink(owns, { id: c.id, kind: 'tos' });
   await eventually(async () => (await state(c.id)) === 'pending', 'pending');
   // The row is `pending` once the activity commits; waiting_for follows when the workflow's next task runs.
-  await eventually(async () => (await env.client.workflow.getHandle(c.id).query(customerContract.queries.waitingFor)).includes('re-read daily'), 'waiting_for the daily re-read');
+  await eventually(
+    async () => (await env.client.workflow.getHandle(c.id).query(customerContract.queries.waitingFor)).includes('re-read daily'),
+    'waiting_for the daily re-read',
+  );
   // The provider approves without telling us: the daily re-read finds it, a day of workflow time after the run's read of `pending`, not before.
   await kycProvider().setDecision(c.id, { state: 'approved', endorsements: ['base'] });
   await skipToRunOffset(env, c.id, DAY - BEFORE_DEADLINE_MS);
@@ -55,10 +74,19 @@ test('pending after a link; a silent decision found by the daily re-read; approv
   await kycProvider().setDecision(c.id, { state: 'rejected', rejection_outcome: 'final' });
   await notifyCustomerDecision(c.id);
   expect(await env.client.workflow.getHandle(c.id).result()).toBe('rejected');
-  const events = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [c.id])).map((r: { type: string }) => r.type);
-  expect(events).toEqual(['customer.verification_state_changed', 'customer.verification_state_changed', 'customer.verification_state_changed', 'customer.rejected']);
+  const events = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [c.id])).map(
+    (r: { type: string }) => r.type,
+  );
+  expect(events).toEqual([
+    'customer.verification_state_changed',
+    'customer.verification_state_changed',
+    'customer.verification_state_changed',
+    'customer.rejected',
+  ]);
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'customer-replay' }, [{ workflowId: c.id, history: history1 }])) {
+  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'customer-replay' }, [
+    { workflowId: c.id, history: history1 },
+  ])) {
     expect(r.error).toBeUndefined();
     n++;
   }

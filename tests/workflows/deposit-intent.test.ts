@@ -30,12 +30,15 @@ beforeAll(async () => {
   accountId = (await newAccount()).account_id;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const SENDER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const HOUR = 3_600_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
-const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const types = async (id: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 const row = async (id: string) => (await db().query('SELECT * FROM wallet_deposit_intents WHERE id = $1', [id]))[0];
 const open = (body: { source_chain: string; refund_address?: string }) => createDepositIntent(systemScope(accountId, true), body);
 const pay = (chain: string, to: string, amount: bigint, from: string | null = SENDER) =>
@@ -49,7 +52,10 @@ const result = async (id: string) => {
 
 test('settled: the source transfer on base is seen, bridged less the fee and lands in the wallet', async () => {
   const d = await open({ source_chain: 'base' });
-  await eventually(async () => (await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).startsWith('USDC on base'), 'waiting for funds');
+  await eventually(
+    async () => (await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).startsWith('USDC on base'),
+    'waiting for funds',
+  );
   await pay('base', d.deposit_address, 5_000_000n);
   await signalDepositIntent(d.id, accountId);
   expect(await result(d.id)).toBe('settled');
@@ -57,7 +63,12 @@ test('settled: the source transfer on base is seen, bridged less the fee and lan
   expect(r).toMatchObject({ status: 'settled', received_minor: '5000000', delivered_minor: '4900000', source_from_address: SENDER });
   const landed = await db().query('SELECT amount_minor, to_address FROM sandbox_chain_transfers WHERE tx_hash = $1', [r.delivery_tx_hash]);
   expect(landed).toEqual([{ amount_minor: '4900000', to_address: r.destination_address }]);
-  expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.bridging_started', 'deposit_intent.settled']);
+  expect(await types(d.id)).toEqual([
+    'deposit_intent.created',
+    'deposit_intent.source_detected',
+    'deposit_intent.bridging_started',
+    'deposit_intent.settled',
+  ]);
 });
 
 test('failed: the bridge fails after the funds arrived (found by the poll); they go back to the sender', async () => {
@@ -69,7 +80,12 @@ test('failed: the bridge fails after the funds arrived (found by the poll); they
   expect(r).toMatchObject({ failure_reason: 'bridge_failed' });
   const back = await db().query('SELECT amount_minor, to_address FROM sandbox_chain_transfers WHERE tx_hash = $1', [r.recovery_tx_hash]);
   expect(back).toEqual([{ amount_minor: '2000000', to_address: SENDER }]);
-  expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.recovery_started', 'deposit_intent.failed']);
+  expect(await types(d.id)).toEqual([
+    'deposit_intent.created',
+    'deposit_intent.source_detected',
+    'deposit_intent.recovery_started',
+    'deposit_intent.failed',
+  ]);
 });
 
 test('manual_recovery_required: the bridge fails and there is no address to return the funds to', async () => {
@@ -78,7 +94,11 @@ test('manual_recovery_required: the bridge fails and there is no address to retu
   await pay('optimism', d.deposit_address, 1_000_000n, null);
   expect(await result(d.id)).toBe('manual_recovery_required');
   expect(await row(d.id)).toMatchObject({ failure_reason: 'no_refund_address', recovery_tx_hash: null });
-  expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.source_detected', 'deposit_intent.manual_recovery_required']);
+  expect(await types(d.id)).toEqual([
+    'deposit_intent.created',
+    'deposit_intent.source_detected',
+    'deposit_intent.manual_recovery_required',
+  ]);
 });
 
 test('expired: nothing reaches the address within the hour; awaiting a minute before, expired at the hour of workflow time', async () => {
@@ -89,7 +109,9 @@ test('expired: nothing reaches the address within the hour; awaiting a minute be
   expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
   await skipToRunOffset(env, d.id, deadline - BEFORE_DEADLINE_MS);
   expect((await row(d.id)).status).toBe('awaiting_funds');
-  expect(await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).toContain(`until ${r.expires_at.toISOString()}`);
+  expect(await env.client.workflow.getHandle(d.id).query(depositIntentContract.queries.waitingFor)).toContain(
+    `until ${r.expires_at.toISOString()}`,
+  );
   expect(await result(d.id)).toBe('expired');
   const elapsed = await runElapsedMs(env, d.id);
   expect(elapsed).toBeGreaterThanOrEqual(deadline);
@@ -99,9 +121,14 @@ test('expired: nothing reaches the address within the hour; awaiting a minute be
 
 test('replay: every completed history replays against the current workflow code without nondeterminism', async () => {
   expect(completed.size).toBe(4);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'deposit-intent-replay' }, histories)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'deposit-intent-replay' },
+    histories,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

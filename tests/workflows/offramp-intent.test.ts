@@ -33,14 +33,22 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const result = async (id: string) => {
   const r = await env.client.workflow.getHandle(id).result();
   completed.add(id);
   return r;
 };
-const row = async (id: string) => (await db().query('SELECT status, failure_reason, settled_amount_minor, refund_tx_hash, created_at, funding_deadline FROM wallet_offramp_intents WHERE id = $1', [id]))[0];
+const row = async (id: string) =>
+  (
+    await db().query(
+      'SELECT status, failure_reason, settled_amount_minor, refund_tx_hash, created_at, funding_deadline FROM wallet_offramp_intents WHERE id = $1',
+      [id],
+    )
+  )[0];
 const HOUR = 3_600_000;
 
 /**
@@ -54,7 +62,9 @@ async function closesAtFundingDeadline(id: string, status: string) {
   expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
   await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe('awaiting_funds');
-  expect(await env.client.workflow.getHandle(id).query(offrampIntentContract.queries.waitingFor)).toContain(`until ${r.funding_deadline.toISOString()}`);
+  expect(await env.client.workflow.getHandle(id).query(offrampIntentContract.queries.waitingFor)).toContain(
+    `until ${r.funding_deadline.toISOString()}`,
+  );
   expect(await result(id)).toBe(status);
   const elapsed = await runElapsedMs(env, id);
   expect(elapsed).toBeGreaterThanOrEqual(deadline);
@@ -66,11 +76,30 @@ async function holder(account = '000123456789') {
   const acct = await newAccount();
   const chain = chainAdapter();
   const w = (await db().query('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id]))[0].address as string;
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: w, amount: 100_000_000n, decimals: 6, from_address: OTHER });
-  const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
-  const intent = () => createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
-    destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
-  } });
+  await chain.inject({
+    chain: chain.chain,
+    asset: chain.stablecoin,
+    to_address: w,
+    amount: 100_000_000n,
+    decimals: 6,
+    from_address: OTHER,
+  });
+  const ba = await createExternalAccount(systemScope(acct.account_id, true), {
+    account_owner_type: 'business',
+    account_holder_name: 'Acme Ltd',
+    rail: 'ach',
+    account_number: account,
+    routing_number: '021000021',
+  });
+  const intent = () =>
+    createOfframpIntent(systemScope(acct.account_id, true, req), {
+      externalAccountId: ba.id,
+      terms: {
+        destinationCurrency: 'USD',
+        destinationRail: 'ach',
+        amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
+      },
+    });
   return { acct, wallet: w, intent, balance: () => chain.balanceOf(w, chain.stablecoin) };
 }
 
@@ -78,7 +107,14 @@ test('refunded: a short transit deposit is given back at the funding deadline, n
   const hd = await holder();
   const ofr = await hd.intent();
   const chain = chainAdapter();
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, from_address: hd.wallet, to_address: ofr.transit_address, amount: 4_000_000n, decimals: 6 });
+  await chain.inject({
+    chain: chain.chain,
+    asset: chain.stablecoin,
+    from_address: hd.wallet,
+    to_address: ofr.transit_address,
+    amount: 4_000_000n,
+    decimals: 6,
+  });
   await closesAtFundingDeadline(ofr.id, 'refunded');
   expect(await row(ofr.id)).toMatchObject({ failure_reason: 'funding_expired' });
   expect(await hd.balance()).toBe(100_000_000n);
@@ -134,9 +170,14 @@ test('failed: nothing arrives; awaiting a minute before the funding deadline, fa
 
 test('replay: every completed off-ramp history replays against the current workflow code', async () => {
   expect(completed.size).toBe(6);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'offramp-replay' }, histories)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'offramp-replay' },
+    histories,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

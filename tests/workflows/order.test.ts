@@ -21,7 +21,15 @@ import { db } from '../../lib/db';
 import { orderProviders } from '../../providers/order-providers';
 import { eventually, expectOk, idem, newAccount, type Res } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
-import { BEFORE_DEADLINE_MS, pendingTimer, runElapsedMs, runTimes, skipToRunOffset, skipToTime, TURN_SLACK_MS } from '../helpers/time-skipping';
+import {
+  BEFORE_DEADLINE_MS,
+  pendingTimer,
+  runElapsedMs,
+  runTimes,
+  skipToRunOffset,
+  skipToTime,
+  TURN_SLACK_MS,
+} from '../helpers/time-skipping';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -60,7 +68,8 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
 }
 const evm = () => `0x${crypto.randomBytes(20).toString('hex')}`;
 const order = async (id: string) => expectOk(await call('GET', `/v1/orders/${id}`));
-const orderRow = async (id: string) => (await db().query('SELECT created_at, checkout_expires_at, deposit_instructions FROM orders WHERE id = $1', [id]))[0];
+const orderRow = async (id: string) =>
+  (await db().query('SELECT created_at, checkout_expires_at, deposit_instructions FROM orders WHERE id = $1', [id]))[0];
 const sim = async (id: string, action: string) => expectOk(await call('POST', `/sim/providers/orders/${id}`, { action }));
 const result = async (id: string) => {
   const r = await env.client.workflow.getHandle(id).result();
@@ -76,40 +85,64 @@ async function place(quote: Record<string, unknown>, provider?: string) {
 }
 
 test.each([
-  ['a card buy\'s hosted checkout', 30, { side: 'buy', from_asset: 'EUR', to_asset: 'USDC', from_amount: '80', to_network: 'base', payment_method: 'card' }, 'rampline'],
-  ['a swap\'s self-custody deposit', 60, { side: 'swap', from_asset: 'USDC', to_asset: 'ETH', from_amount: '100', to_network: 'base' }, undefined],
-] as const)('unpaid: %s closes at its deadline (%i minutes): awaiting_payment a minute before, failed payment_expired at it', async (_what, minutes, quote, provider) => {
-  const o = await place(quote, provider);
-  expect(o).toMatchObject({ status: 'awaiting_payment', money_state: 'never_authorized' });
-  const r = await orderRow(o.id);
-  const deadlineAt: Date = r.checkout_expires_at ?? new Date(r.deposit_instructions.expiresAt);
-  // The deadline as workflow time after the run's start: the provider's deadline less created_at (the object clock, domain/object-clock.ts).
-  const deadline = deadlineAt.getTime() - r.created_at.getTime();
-  expect(Math.abs(deadline - minutes * MINUTE)).toBeLessThan(5_000);
+  [
+    "a card buy's hosted checkout",
+    30,
+    { side: 'buy', from_asset: 'EUR', to_asset: 'USDC', from_amount: '80', to_network: 'base', payment_method: 'card' },
+    'rampline',
+  ],
+  [
+    "a swap's self-custody deposit",
+    60,
+    { side: 'swap', from_asset: 'USDC', to_asset: 'ETH', from_amount: '100', to_network: 'base' },
+    undefined,
+  ],
+] as const)(
+  'unpaid: %s closes at its deadline (%i minutes): awaiting_payment a minute before, failed payment_expired at it',
+  async (_what, minutes, quote, provider) => {
+    const o = await place(quote, provider);
+    expect(o).toMatchObject({ status: 'awaiting_payment', money_state: 'never_authorized' });
+    const r = await orderRow(o.id);
+    const deadlineAt: Date = r.checkout_expires_at ?? new Date(r.deposit_instructions.expiresAt);
+    // The deadline as workflow time after the run's start: the provider's deadline less created_at (the object clock, domain/object-clock.ts).
+    const deadline = deadlineAt.getTime() - r.created_at.getTime();
+    expect(Math.abs(deadline - minutes * MINUTE)).toBeLessThan(5_000);
 
-  await skipToRunOffset(env, o.id, deadline - BEFORE_DEADLINE_MS);
-  expect(await order(o.id)).toMatchObject({ status: 'awaiting_payment', money_state: 'never_authorized', failure_kind: null });
-  expect(await env.client.workflow.getHandle(o.id).query(orderContract.queries.waitingFor)).toContain(`until ${deadlineAt.toISOString()}`);
+    await skipToRunOffset(env, o.id, deadline - BEFORE_DEADLINE_MS);
+    expect(await order(o.id)).toMatchObject({ status: 'awaiting_payment', money_state: 'never_authorized', failure_kind: null });
+    expect(await env.client.workflow.getHandle(o.id).query(orderContract.queries.waitingFor)).toContain(
+      `until ${deadlineAt.toISOString()}`,
+    );
 
-  expect(await result(o.id)).toBe('failed');
-  const elapsed = await runElapsedMs(env, o.id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
-  const got = await order(o.id);
-  expect(got).toMatchObject({ status: 'failed', failure_kind: 'payment_expired', money_state: 'never_authorized' });
-  expect(got).not.toHaveProperty('next_action');
-  const types = expectOk(await call('GET', `/v1/orders/${o.id}/events`)).data.map((e: { type: string }) => e.type);
-  expect(types).toEqual(expect.arrayContaining(['order.created', 'order.failed']));
-});
+    expect(await result(o.id)).toBe('failed');
+    const elapsed = await runElapsedMs(env, o.id);
+    expect(elapsed).toBeGreaterThanOrEqual(deadline);
+    expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+    const got = await order(o.id);
+    expect(got).toMatchObject({ status: 'failed', failure_kind: 'payment_expired', money_state: 'never_authorized' });
+    expect(got).not.toHaveProperty('next_action');
+    const types = expectOk(await call('GET', `/v1/orders/${o.id}/events`)).data.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['order.created', 'order.failed']));
+  },
+);
 
 test('happy path: authorized and captured through /sim, then a delivery the provider never reports is found by the 10-minute poll', async () => {
-  const o = await place({ side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card' }, 'rampline');
+  const o = await place(
+    { side: 'buy', from_asset: 'USD', to_asset: 'USDC', from_amount: '300.00', to_network: 'base', payment_method: 'card' },
+    'rampline',
+  );
   const handle = env.client.workflow.getHandle(o.id);
   await sim(o.id, 'authorize');
   await eventually(async () => (await order(o.id)).money_state === 'hold_placed', 'hold_placed');
   await sim(o.id, 'capture');
-  await eventually(async () => { const x = await order(o.id); return x.status === 'processing' && x.money_state === 'captured'; }, 'processing');
-  await eventually(async () => /^the provider rampline to deliver/.test(await handle.query(orderContract.queries.waitingFor)), 'waiting for the delivery');
+  await eventually(async () => {
+    const x = await order(o.id);
+    return x.status === 'processing' && x.money_state === 'captured';
+  }, 'processing');
+  await eventually(
+    async () => /^the provider rampline to deliver/.test(await handle.query(orderContract.queries.waitingFor)),
+    'waiting for the delivery',
+  );
 
   // The poll the workflow now waits on: set by the turn that applied the capture, 10 minutes from that turn's start.
   const poll = await eventually(() => pendingTimer(env, o.id), 'the poll timer');
@@ -136,9 +169,14 @@ test('happy path: authorized and captured through /sim, then a delivery the prov
 
 test('replay: every completed order history replays against the current workflow code without nondeterminism', async () => {
   expect(completed.size).toBe(3);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'order-replay' }, histories)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'order-replay' },
+    histories,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

@@ -23,29 +23,60 @@ beforeAll(async () => {
   temporal = new Client({ connection });
 });
 
-afterAll(async () => { await connection?.close(); });
+afterAll(async () => {
+  await connection?.close();
+});
 
-const achBeneficiary = { account_owner_type: 'business', account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+const achBeneficiary = {
+  account_owner_type: 'business',
+  account_holder_name: 'Supplier LLC',
+  account_number: '123456789',
+  routing_number: '021000021',
+};
 const payoutStatus = async (id: string) => (await db().query('SELECT status FROM payouts WHERE id = $1', [id]))[0].status as string;
 /** Parked payouts with this workflow id (0 or 1), by the same query countParkedWorkflows counts with. */
-const parkedCount = async (id: string) => (await temporal.workflow.count(`${parkedQuery('payoutWorkflow')} AND WorkflowId = '${id}'`)).count;
+const parkedCount = async (id: string) =>
+  (await temporal.workflow.count(`${parkedQuery('payoutWorkflow')} AND WorkflowId = '${id}'`)).count;
 
 test('a parked payout is counted under payoutWorkflow while parked, and not after the retry signal resumed it', async () => {
   const creds = await newAccount();
   const key = client(creds.live_key);
   const session = client(creds.session_token);
-  const p = (await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' })).body;
+  const p = (await key.post('/v1/payouts', { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' }))
+    .body;
   expect((await key.post(`/v1/payouts/${p.id}/beneficiary`, achBeneficiary)).status).toBe(200);
   const f = await session.post(`/v1/payouts/${p.id}/funding_instructions`, { source_chain: 'base' });
   expect(f.status).toBe(200);
-  await eventually(async () => (await db().query('SELECT a.provider_transfer_id FROM payout_attempts a JOIN payouts p ON p.current_attempt_id = a.id WHERE p.id = $1', [p.id]))[0]?.provider_transfer_id, 'provider transfer');
+  await eventually(
+    async () =>
+      (
+        await db().query(
+          'SELECT a.provider_transfer_id FROM payout_attempts a JOIN payouts p ON p.current_attempt_id = a.id WHERE p.id = $1',
+          [p.id],
+        )
+      )[0]?.provider_transfer_id,
+    'provider transfer',
+  );
   const handle = temporal.workflow.getHandle(p.id);
   expect((await handle.describe()).typedSearchAttributes.get(PARKED_KEY)).toBeUndefined();
 
   const cipher = (await db().query('SELECT beneficiary_ciphertext FROM payouts WHERE id = $1', [p.id]))[0].beneficiary_ciphertext;
   await db().query('UPDATE payouts SET beneficiary_ciphertext = NULL WHERE id = $1', [p.id]);
-  expect((await call('POST', '/sim/chain/transfers', { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount }, { idem: null })).status).toBe(201);
-  await eventually(async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')), 'parked for an operator', 30_000);
+  expect(
+    (
+      await call(
+        'POST',
+        '/sim/chain/transfers',
+        { chain: 'base', to_address: f.body.deposit_address, asset: 'USDC', amount: f.body.gross_amount.amount },
+        { idem: null },
+      )
+    ).status,
+  ).toBe(201);
+  await eventually(
+    async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')),
+    'parked for an operator',
+    30_000,
+  );
   expect((await handle.describe()).typedSearchAttributes.get(PARKED_KEY)).toBe(true);
   await eventually(async () => (await parkedCount(p.id)) === 1, 'Parked = true in visibility');
   const parked = await countParkedWorkflows(temporal);

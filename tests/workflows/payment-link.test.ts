@@ -14,7 +14,14 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { activities } from '../../activities';
 import { provisionAccount, type DevCredentials } from '../../activities/accounts/commands';
-import { activateLink, cancelLink, createLink, disableReminderSchedule, updateLink, updateReminderSchedule } from '../../activities/payment-links/commands';
+import {
+  activateLink,
+  cancelLink,
+  createLink,
+  disableReminderSchedule,
+  updateLink,
+  updateReminderSchedule,
+} from '../../activities/payment-links/commands';
 import { systemScope, type Scope } from '../../activities/scope';
 import { ensureLinkWorkflows } from '../../activities/payment-links/signals';
 import { notifyLinkWorkflow } from '../../activities/payments/activities';
@@ -45,7 +52,10 @@ afterAll(async () => {
   await closeDb();
 });
 
-interface Harness { env: TestWorkflowEnvironment; worker: Worker }
+interface Harness {
+  env: TestWorkflowEnvironment;
+  worker: Worker;
+}
 
 /** Runs `fn` with a fresh time-skipping server and a worker on the configured task queue. */
 async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
@@ -55,7 +65,10 @@ async function withTemporal(fn: (h: Harness) => Promise<void>): Promise<void> {
     setTemporalClient(env.client);
     awaitAfterCommitHooks(true); // starts recorded with a commit are made before the command returns (temporal/intents.ts)
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue, workflowBundle: bundle, activities,
+      connection: env.nativeConnection,
+      taskQueue: loadConfig().temporalTaskQueue,
+      workflowBundle: bundle,
+      activities,
     });
     await worker.runUntil(fn({ env, worker }));
   } finally {
@@ -69,26 +82,38 @@ function ctxOf(creds: DevCredentials): Scope {
 
 async function destination(accountId: string): Promise<string> {
   const id = newId('adr_');
-  await db().query(`INSERT INTO address_book_entries(id, account_id, livemode, kind, chain, address) VALUES ($1,$2,true,'crypto','base',$3)`,
-    [id, accountId, `0x${'cd'.repeat(20)}`]);
+  await db().query(
+    `INSERT INTO address_book_entries(id, account_id, livemode, kind, chain, address) VALUES ($1,$2,true,'crypto','base',$3)`,
+    [id, accountId, `0x${'cd'.repeat(20)}`],
+  );
   return id;
 }
 
 const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({ id });
-const emails = async (linkId: string) => (await db().query(
-  `SELECT to_address, template, body FROM sandbox_emails WHERE related_object_id = $1 AND template = 'payment_link_reminder' ORDER BY created_at`, [linkId])) as Array<{ to_address: string; body: string }>;
-const eventTypes = async (linkId: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [linkId])).map((r: { type: string }) => r.type) as string[];
+const emails = async (linkId: string) =>
+  (await db().query(
+    `SELECT to_address, template, body FROM sandbox_emails WHERE related_object_id = $1 AND template = 'payment_link_reminder' ORDER BY created_at`,
+    [linkId],
+  )) as Array<{ to_address: string; body: string }>;
+const eventTypes = async (linkId: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [linkId])).map(
+    (r: { type: string }) => r.type,
+  ) as string[];
 const count = (xs: string[], t: string) => xs.filter((x) => x === t).length;
 
 /** Waits until `n` reminders were recorded for the link (emails, schedule.sent and events agree). */
 async function reminders(linkId: string, n: number): Promise<PaymentLink> {
-  return eventually(async () => {
-    const l = await linkOf(linkId);
-    if (l.reminder_schedule.sent.length !== n) return null;
-    if ((await emails(linkId)).length !== n) return null;
-    if (count(await eventTypes(linkId), 'payment_link.reminder_sent') !== n) return null;
-    return l;
-  }, `${n} reminders for ${linkId}`, 30_000);
+  return eventually(
+    async () => {
+      const l = await linkOf(linkId);
+      if (l.reminder_schedule.sent.length !== n) return null;
+      if ((await emails(linkId)).length !== n) return null;
+      if (count(await eventTypes(linkId), 'payment_link.reminder_sent') !== n) return null;
+      return l;
+    },
+    `${n} reminders for ${linkId}`,
+    30_000,
+  );
 }
 
 /** A fiat-provider link with a payer email (reminders on), activated through the real operation. */
@@ -96,8 +121,11 @@ async function activeRemindableLink(extra: Record<string, unknown> = {}): Promis
   const creds = await provisionAccount();
   const c = ctxOf(creds);
   const { link: draft } = await createLink(c, {
-    amount: usd('25000'), title: 'Retainer', payer_email: 'payer@example.com',
-    settlement_destination: { address_book_id: await destination(creds.account_id) }, ...extra,
+    amount: usd('25000'),
+    title: 'Retainer',
+    payer_email: 'payer@example.com',
+    settlement_destination: { address_book_id: await destination(creds.account_id) },
+    ...extra,
   });
   const link = await activateLink(c, { id: draft.id, attestation_accepted: true });
   return { creds, link };
@@ -107,14 +135,20 @@ test('a link expires at expires_at after days; its underpaid payment is closed; 
   await withTemporal(async ({ env }) => {
     const creds = await provisionAccount();
     const c = ctxOf(creds);
-    const { link: draft } = await createLink(c, { amount: usd('10000'), title: 'Expiring', accepted_rail_kinds: ['crypto'], expires_at: new Date(Date.now() + 2 * DAY) });
+    const { link: draft } = await createLink(c, {
+      amount: usd('10000'),
+      title: 'Expiring',
+      accepted_rail_kinds: ['crypto'],
+      expires_at: new Date(Date.now() + 2 * DAY),
+    });
     const link = await activateLink(c, { id: draft.id, attestation_accepted: true });
     const payId = newId('pay_');
     await db().query(
       `INSERT INTO payments(id, account_id, livemode, payment_link_id, status, payment_rail, currency, decimals, invoice_minor, fee_minor,
          amount_expected_minor, amount_received_minor, underpaid_emitted, expires_at)
        VALUES ($1,$2,true,$3,'underpaid','crypto_native','USDC',6,'100000000','1000000','101000000','40000000',true, now() + interval '30 days')`,
-      [payId, creds.account_id, link.id]);
+      [payId, creds.account_id, link.id],
+    );
     const before = await env.currentTimeMs();
     const result = await env.client.workflow.getHandle(link.id).result();
     expect(result).toBe('expired');

@@ -29,19 +29,32 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const payment = (id: string) => db().getRepository(Payment).findOneByOrFail({ id });
 const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({ id });
-const eventTypes = async (objectId: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
-const deposit = (p: Payment, amount: string) => recordObservedTransfer({
-  chain: p.deposit_chain!, asset: p.stablecoin!, to_address: p.deposit_address!, from_address: null, amount: BigInt(amount), decimals: 6,
-  tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
-});
+const eventTypes = async (objectId: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
+const deposit = (p: Payment, amount: string) =>
+  recordObservedTransfer({
+    chain: p.deposit_chain!,
+    asset: p.stablecoin!,
+    to_address: p.deposit_address!,
+    from_address: null,
+    amount: BigInt(amount),
+    decimals: 6,
+    tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
+  });
 
 test('an awaiting payment expires after its window; a late deposit is unmatched deposit_after_close', async () => {
   const { link } = await activeCryptoLink('10000');
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    payerEmail: null,
+    payerType: null,
+  });
   expect(p.amount_expected_minor).toBe('101000000');
   const before = await env.currentTimeMs();
   const result = await env.client.workflow.getHandle(p.id).result();
@@ -62,7 +75,11 @@ test('an awaiting payment expires after its window; a late deposit is unmatched 
 test('a short deposit then a top-up pays and settles the sum into the service wallet; a later deposit is recorded only', async () => {
   const { creds, link } = await activeCryptoLink('10000');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    payerEmail: null,
+    payerType: null,
+  });
   await deposit(p, '60000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');
   const mid = await linkOf(link.id);
@@ -79,7 +96,9 @@ test('a short deposit then a top-up pays and settles the sum into the service wa
   expect(l.partial_payment).toBeNull();
   expect(await chainAdapter().balanceOf(wallet.address, 'USDC')).toBe(100000000n);
   expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.underpaid', 'payment.paid', 'payment.settled']);
-  expect(await eventTypes(link.id)).toEqual(expect.arrayContaining(['payment_link.partially_paid', 'payment_link.paid', 'payment_link.settled']));
+  expect(await eventTypes(link.id)).toEqual(
+    expect.arrayContaining(['payment_link.partially_paid', 'payment_link.paid', 'payment_link.settled']),
+  );
 
   const depId = await deposit(p, '5000000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
@@ -91,7 +110,11 @@ test('a short deposit then a top-up pays and settles the sum into the service wa
 test('an overpayment is overpaid, keeps its surplus and settles the exact invoice', async () => {
   const { creds, link } = await activeCryptoLink('2500');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    payerEmail: null,
+    payerType: null,
+  });
   expect(p.amount_expected_minor).toBe('25250000');
   await deposit(p, '30000000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
@@ -103,7 +126,11 @@ test('an overpayment is overpaid, keeps its surplus and settles the exact invoic
 
 test('cancelling an underpaid link leaves the payment unmatched partial_before_cancel', async () => {
   const { creds, link } = await activeCryptoLink('10000');
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    payerEmail: null,
+    payerType: null,
+  });
   await deposit(p, '1000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');
   const { paymentIds } = await transaction(async (m) => {

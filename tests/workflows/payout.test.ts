@@ -35,11 +35,17 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const payoutRow = (id: string) => db().getRepository(Payout).findOneByOrFail({ id });
-const attemptOf = async (id: string) => db().getRepository(PayoutAttempt).findOneByOrFail({ id: (await payoutRow(id)).current_attempt_id! });
-const types = async (id: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
+const attemptOf = async (id: string) =>
+  db()
+    .getRepository(PayoutAttempt)
+    .findOneByOrFail({ id: (await payoutRow(id)).current_attempt_id! });
+const types = async (id: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
 /** Workflow ids that completed in this file: their histories are replayed at the end (determinism). */
 const completed = new Set<string>();
 const result = async (id: string) => {
@@ -49,17 +55,33 @@ const result = async (id: string) => {
 };
 
 /** A funded-ready payout on `corridor` with its beneficiary; funding requested and the transfer created. */
-async function funded(opts: { corridor?: string; amount?: string; currency?: string; refund?: string; source?: 'external_wallet' | 'service_wallet' } = {}) {
+async function funded(
+  opts: { corridor?: string; amount?: string; currency?: string; refund?: string; source?: 'external_wallet' | 'service_wallet' } = {},
+) {
   const creds = await provisionAccount();
   const corridor = opts.corridor ?? 'usd_ach';
   const p = await createPayout(systemScope(creds.account_id, true, req), {
-    invoice_amount: { amount: opts.amount ?? '100000', currency: opts.currency ?? 'USD', decimals: 2 }, corridor_id: corridor, source_chain: 'base', recipient_email: 'ap@supplier.example', notify_recipient: true,
+    invoice_amount: { amount: opts.amount ?? '100000', currency: opts.currency ?? 'USD', decimals: 2 },
+    corridor_id: corridor,
+    source_chain: 'base',
+    recipient_email: 'ap@supplier.example',
+    notify_recipient: true,
   });
-  const ben = corridor === 'mxn_spei'
-    ? { account_owner_type: 'business' as const, account_holder_name: 'Proveedor SA', clabe: '002010077777777771' }
-    : { account_owner_type: 'business' as const, account_holder_name: 'Supplier LLC', account_number: '123456789', routing_number: '021000021' };
+  const ben =
+    corridor === 'mxn_spei'
+      ? { account_owner_type: 'business' as const, account_holder_name: 'Proveedor SA', clabe: '002010077777777771' }
+      : {
+          account_owner_type: 'business' as const,
+          account_holder_name: 'Supplier LLC',
+          account_number: '123456789',
+          routing_number: '021000021',
+        };
   await setBeneficiary(systemScope(creds.account_id, true, req), { ...ben, id: p.id });
-  const r = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, funding_source: opts.source ?? 'external_wallet', ...(opts.refund ? { refund_address: opts.refund } : {}) });
+  const r = await requestFunding(systemScope(creds.account_id, true, req), {
+    id: p.id,
+    funding_source: opts.source ?? 'external_wallet',
+    ...(opts.refund ? { refund_address: opts.refund } : {}),
+  });
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   await eventually(async () => (await attemptOf(p.id)).provider_transfer_id, 'provider transfer');
   return { creds, payoutId: p.id, attemptId: r.attemptId };
@@ -67,7 +89,15 @@ async function funded(opts: { corridor?: string; amount?: string; currency?: str
 
 async function deposit(payoutId: string, amount: string) {
   const a = await attemptOf(payoutId);
-  await recordObservedTransfer({ chain: a.source_chain, asset: 'USDC', to_address: a.deposit_address!, from_address: null, amount: BigInt(amount), decimals: 6, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
+  await recordObservedTransfer({
+    chain: a.source_chain,
+    asset: 'USDC',
+    to_address: a.deposit_address!,
+    from_address: null,
+    amount: BigInt(amount),
+    decimals: 6,
+    tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
+  });
 }
 
 async function rail(payoutId: string, change: Parameters<ReturnType<typeof fiatRails>['simulate']>[1]) {
@@ -78,7 +108,10 @@ async function rail(payoutId: string, change: Parameters<ReturnType<typeof fiatR
 
 test('MXN: funded, paid, recipient got the invoice plus 75 minor units (within 0.05% + 25) -> settled', async () => {
   const { payoutId } = await funded({ corridor: 'mxn_spei', amount: '100000', currency: 'MXN' });
-  await eventually(async () => /deposit of .* on base/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting_for a deposit');
+  await eventually(
+    async () => /deposit of .* on base/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')),
+    'waiting_for a deposit',
+  );
   const a = await attemptOf(payoutId);
   await deposit(payoutId, a.gross_minor);
   await rail(payoutId, { state: 'paid' });
@@ -88,7 +121,17 @@ test('MXN: funded, paid, recipient got the invoice plus 75 minor units (within 0
   expect(await result(payoutId)).toBe('settled');
   const p = await payoutRow(payoutId);
   expect(p.settled_minor).toBe('100075');
-  expect(await types(payoutId)).toEqual(['payout.created', 'payout.beneficiary_added', 'payout.configuration_committed', 'payout.funded', 'payout.awaiting_funds', 'payout.funds_received', 'payout.processing', 'payout.paid', 'payout.settled']);
+  expect(await types(payoutId)).toEqual([
+    'payout.created',
+    'payout.beneficiary_added',
+    'payout.configuration_committed',
+    'payout.funded',
+    'payout.awaiting_funds',
+    'payout.funds_received',
+    'payout.processing',
+    'payout.paid',
+    'payout.settled',
+  ]);
   expect((await db().query('SELECT count(*)::int AS n FROM sandbox_emails WHERE related_object_id = $1', [payoutId]))[0].n).toBe(1);
 });
 
@@ -113,7 +156,10 @@ test('the rail fails -> failed; the USDC goes back to the refund address', async
   const p = await payoutRow(payoutId);
   expect(p.failure_reason).toBe('account_closed');
   expect(p.held_minor).toBeNull();
-  const back = await db().query(`SELECT COALESCE(SUM(amount_minor),0)::text AS s FROM sandbox_chain_transfers WHERE chain = 'base' AND to_address = $1`, [REFUND]);
+  const back = await db().query(
+    `SELECT COALESCE(SUM(amount_minor),0)::text AS s FROM sandbox_chain_transfers WHERE chain = 'base' AND to_address = $1`,
+    [REFUND],
+  );
   expect(BigInt(back[0].s) >= BigInt(gross)).toBe(true);
   expect(await types(payoutId)).toContain('payout.failed');
 });
@@ -127,9 +173,16 @@ test('returned after paid with no refund address: held (missing_return_policy) u
   await notifyPayoutProviderUpdate(payoutId);
   await eventually(async () => (await payoutRow(payoutId)).status === 'returned', 'returned');
   expect((await payoutRow(payoutId)).held_minor).not.toBeNull();
-  await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
+  await eventually(
+    async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')),
+    'waiting for a refund address',
+  );
   const { payoutView } = await import('../../views/payout');
-  expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'returned', failure_reason: 'missing_return_policy', return_reason: 'beneficiary_name_mismatch' });
+  expect(payoutView(await payoutRow(payoutId))).toMatchObject({
+    status: 'returned',
+    failure_reason: 'missing_return_policy',
+    return_reason: 'beneficiary_name_mismatch',
+  });
   const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, refund_address: REFUND.toLowerCase() });
   expect(r.signal).toBe(true);
   await signalPayout(payoutId, creds.account_id, payoutContract.signals.update);
@@ -162,16 +215,34 @@ test('a deposit after expiry is held and returned to the refund address', async 
 test('service wallet: cancel is held while the send is signable and 30 minutes after; then cancelled', async () => {
   const creds = await provisionAccount();
   const w = (await db().query('SELECT address, chain FROM wallets WHERE account_id = $1', [creds.account_id]))[0];
-  await db().query(`INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,'USDC',NULL,$2,5000000000,6,$3)`,
-    [w.chain, w.address, `0x${crypto.randomBytes(32).toString('hex')}`]);
-  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' });
+  await db().query(
+    `INSERT INTO sandbox_chain_transfers(chain, asset, from_address, to_address, amount_minor, decimals, tx_hash) VALUES ($1,'USDC',NULL,$2,5000000000,6,$3)`,
+    [w.chain, w.address, `0x${crypto.randomBytes(32).toString('hex')}`],
+  );
+  const p = await createPayout(systemScope(creds.account_id, true, req), {
+    invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 },
+    corridor_id: 'usd_ach',
+  });
+  await setBeneficiary(systemScope(creds.account_id, true, req), {
+    id: p.id,
+    account_owner_type: 'business',
+    account_holder_name: 'S',
+    account_number: '123456789',
+    routing_number: '021000021',
+  });
   await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, funding_source: 'service_wallet' });
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
-  const send = await eventually(async () => (await db().query('SELECT * FROM wallet_sends WHERE payout_id = $1', [p.id]))[0], 'wallet send');
+  const send = await eventually(
+    async () => (await db().query('SELECT * FROM wallet_sends WHERE payout_id = $1', [p.id]))[0],
+    'wallet send',
+  );
   const until = new Date(send.signable_until).getTime();
   let err: unknown = null;
-  try { await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + 29 * 60 * 1000 }); } catch (e) { err = e; }
+  try {
+    await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + 29 * 60 * 1000 });
+  } catch (e) {
+    err = e;
+  }
   expect(err).toBeInstanceOf(DomainError);
   expect(err).toMatchObject({ code: 'wallet_funding_pending', details: { retry_after: 60 } });
   const out = await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + 30 * 60 * 1000 });
@@ -184,7 +255,12 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
 });
 
 const returnedTo = async (address: string) =>
-  (await db().query(`SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = lower($1) ORDER BY seq`, [address])).map((r: { a: string }) => r.a);
+  (
+    await db().query(
+      `SELECT amount_minor::text AS a FROM sandbox_chain_transfers WHERE chain = 'base' AND lower(to_address) = lower($1) ORDER BY seq`,
+      [address],
+    )
+  ).map((r: { a: string }) => r.a);
 
 test('overpaid funding with a refund address: the invoice is paid once, the surplus goes back, then settled', async () => {
   const refund = '0x1111111111111111111111111111111111111111';
@@ -212,13 +288,20 @@ test('overpaid funding without a refund address: surplus held (missing_return_po
   await deposit(payoutId, (gross + 3_000_000n).toString());
   await eventually(async () => (await payoutRow(payoutId)).status === 'processing', 'processing');
   const { payoutView } = await import('../../views/payout');
-  expect(payoutView(await payoutRow(payoutId))).toMatchObject({ status: 'processing', failure_reason: 'missing_return_policy', held_amount: { amount: '3000000', currency: 'USDC', decimals: 6 } });
+  expect(payoutView(await payoutRow(payoutId))).toMatchObject({
+    status: 'processing',
+    failure_reason: 'missing_return_policy',
+    held_amount: { amount: '3000000', currency: 'USDC', decimals: 6 },
+  });
   await rail(payoutId, { state: 'paid' });
   await eventually(async () => (await payoutRow(payoutId)).status === 'paid', 'paid');
   await fiatRails().simulate(payoutId, { recipientReceived: 100000n });
   await notifyPayoutProviderUpdate(payoutId);
   await eventually(async () => (await payoutRow(payoutId)).status === 'settled', 'settled');
-  await eventually(async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')), 'waiting for a refund address');
+  await eventually(
+    async () => /refund address/.test(await env.client.workflow.getHandle(payoutId).query<string>('waiting_for')),
+    'waiting for a refund address',
+  );
   expect(payoutView(await payoutRow(payoutId)).failure_reason).toBe('missing_return_policy');
   const r = await requestFunding(systemScope(creds.account_id, true, req), { id: payoutId, refund_address: REFUND });
   expect(r.signal).toBe(true);
@@ -248,7 +331,10 @@ test('a non-retryable failure parks the payout for an operator (waiting_for says
   await db().query('UPDATE payouts SET beneficiary_ciphertext = NULL WHERE id = $1', [payoutId]);
   await deposit(payoutId, (await attemptOf(payoutId)).gross_minor);
   const handle = env.client.workflow.getHandle(payoutId);
-  await eventually(async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')), 'parked for an operator');
+  await eventually(
+    async () => /^an operator: BeneficiaryMissing: /.test(await handle.query<string>('waiting_for')),
+    'parked for an operator',
+  );
   expect((await handle.describe()).status.name).toBe('RUNNING');
   expect((await handle.describe()).typedSearchAttributes.get(PARKED_KEY)).toBe(true);
   expect((await payoutRow(payoutId)).status).toBe('funds_received');
@@ -266,7 +352,9 @@ test('a non-retryable failure parks the payout for an operator (waiting_for says
 
 test('replay: every completed payout history replays against the current workflow code without nondeterminism', async () => {
   expect(completed.size).toBeGreaterThanOrEqual(8);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payout-replay' }, histories);
   let n = 0;
   for await (const r of results) {
@@ -278,13 +366,31 @@ test('replay: every completed payout history replays against the current workflo
 
 test('source_chain is locked from the funding confirmation on, even while the provider transfer is still being created', async () => {
   const creds = await provisionAccount();
-  const p = await createPayout(systemScope(creds.account_id, true, req), { invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 }, corridor_id: 'usd_ach' });
-  await setBeneficiary(systemScope(creds.account_id, true, req), { id: p.id, account_owner_type: 'business', account_holder_name: 'S', account_number: '123456789', routing_number: '021000021' });
+  const p = await createPayout(systemScope(creds.account_id, true, req), {
+    invoice_amount: { amount: '100000', currency: 'USD', decimals: 2 },
+    corridor_id: 'usd_ach',
+  });
+  await setBeneficiary(systemScope(creds.account_id, true, req), {
+    id: p.id,
+    account_owner_type: 'business',
+    account_holder_name: 'S',
+    account_number: '123456789',
+    routing_number: '021000021',
+  });
   const first = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'polygon' });
   expect((await attemptOf(p.id)).provider_transfer_id).toBeNull();
   let err: unknown = null;
-  try { await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'base' }); } catch (e) { err = e; }
-  expect(err).toMatchObject({ type: 'conflict', code: 'payout_source_chain_locked', param: 'source_chain', details: { source_chain: 'polygon' } });
+  try {
+    await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'base' });
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toMatchObject({
+    type: 'conflict',
+    code: 'payout_source_chain_locked',
+    param: 'source_chain',
+    details: { source_chain: 'polygon' },
+  });
   const same = await requestFunding(systemScope(creds.account_id, true, req), { id: p.id, source_chain: 'polygon' });
   expect(same).toMatchObject({ attemptId: first.attemptId, signal: true });
   await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id });

@@ -36,7 +36,9 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const result = async (id: string) => {
   const r = await env.client.workflow.getHandle(id).result();
@@ -45,16 +47,33 @@ const result = async (id: string) => {
 };
 const waitingFor = (id: string) => env.client.workflow.getHandle(id).query(payrollRunContract.queries.waitingFor);
 const runRow = async (id: string) => (await db().query('SELECT status, needs_attention FROM payroll_runs WHERE id = $1', [id]))[0];
-const returnsOf = async (id: string) => (await db().query(
-  'SELECT id, return_no, idempotency_key, source_kind, source_ref, amount_minor, currency, status, reason, provider_ref, failure_reason FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no', [id])) as Array<Record<string, string>>;
-const railPayments = async (id: string) => (await db().query(
-  `SELECT id, idempotency_key, client_reference, rail, currency, amount_minor, state FROM sandbox_rail_payments WHERE idempotency_key LIKE $1 ORDER BY created_at`, [`${id}:return:%`])) as Array<Record<string, string>>;
-const events = async (id: string) => (await db().query('SELECT type, data FROM events WHERE object_id = $1 ORDER BY seq', [id])) as Array<{ type: string; data: { object: Record<string, any> } }>;
+const returnsOf = async (id: string) =>
+  (await db().query(
+    'SELECT id, return_no, idempotency_key, source_kind, source_ref, amount_minor, currency, status, reason, provider_ref, failure_reason FROM payroll_fund_returns WHERE run_id = $1 ORDER BY return_no',
+    [id],
+  )) as Array<Record<string, string>>;
+const railPayments = async (id: string) =>
+  (await db().query(
+    `SELECT id, idempotency_key, client_reference, rail, currency, amount_minor, state FROM sandbox_rail_payments WHERE idempotency_key LIKE $1 ORDER BY created_at`,
+    [`${id}:return:%`],
+  )) as Array<Record<string, string>>;
+const events = async (id: string) =>
+  (await db().query('SELECT type, data FROM events WHERE object_id = $1 ORDER BY seq', [id])) as Array<{
+    type: string;
+    data: { object: Record<string, any> };
+  }>;
 
 /** Bank instructions, then the outside world sends `amount` cents with the run reference; the funding poll sees it. Returns the credit id. */
 async function fundByBank(accountId: string, runId: string, amount: bigint): Promise<string> {
   const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId });
-  const c = await bankCollection().receive({ rail: 'ach', currency: 'USD', amount, reference: at.run_reference, toAccount: String(at.bank!.account_number), senderName: 'Acme Inc' });
+  const c = await bankCollection().receive({
+    rail: 'ach',
+    currency: 'USD',
+    amount,
+    reference: at.run_reference,
+    toAccount: String(at.bank!.account_number),
+    senderName: 'Acme Inc',
+  });
   await refreshPayrollFunding(runId);
   return c.id;
 }
@@ -75,13 +94,28 @@ test('a run cancelled after its bank credit: needs_attention; returnFunds twice 
   const [ret, ...more] = await returnsOf(runId);
   expect(more).toEqual([]);
   expect(ret).toMatchObject({
-    return_no: 1, idempotency_key: `${runId}:return:1`, source_kind: 'bank_credit', source_ref: creditId, amount_minor: '10000', currency: 'USD',
-    status: 'submitted', reason: 'run cancelled by the customer; ticket 4711', failure_reason: null,
+    return_no: 1,
+    idempotency_key: `${runId}:return:1`,
+    source_kind: 'bank_credit',
+    source_ref: creditId,
+    amount_minor: '10000',
+    currency: 'USD',
+    status: 'submitted',
+    reason: 'run cancelled by the customer; ticket 4711',
+    failure_reason: null,
   });
   expect(ret.id).toMatch(/^prfr_/);
-  expect(await railPayments(runId)).toEqual([{
-    id: ret.provider_ref, idempotency_key: `${runId}:return:1`, client_reference: ret.id, rail: 'ach', currency: 'USD', amount_minor: '10000', state: 'submitted',
-  }]);
+  expect(await railPayments(runId)).toEqual([
+    {
+      id: ret.provider_ref,
+      idempotency_key: `${runId}:return:1`,
+      client_reference: ret.id,
+      rail: 'ach',
+      currency: 'USD',
+      amount_minor: '10000',
+      state: 'submitted',
+    },
+  ]);
   expect(await runRow(runId)).toEqual({ status: 'cancelled', needs_attention: true });
 
   // The rail pays the return; its callback wakes the run's workflow, which records it and ends.
@@ -91,12 +125,29 @@ test('a run cancelled after its bank credit: needs_attention; returnFunds twice 
   expect((await returnsOf(runId)).map((r) => r.status)).toEqual(['returned']);
   expect(await runRow(runId)).toEqual({ status: 'cancelled', needs_attention: false });
   const ev = await events(runId);
-  expect(ev.map((e) => e.type)).toEqual(['payroll_run.created', 'payroll_run.approved', 'payroll_run.funding_instructions_requested', 'payroll_run.funding_verified',
-    'payroll_run.funding_instructions_verified', 'payroll_run.cancelled', 'payroll_run.funds_returned']);
+  expect(ev.map((e) => e.type)).toEqual([
+    'payroll_run.created',
+    'payroll_run.approved',
+    'payroll_run.funding_instructions_requested',
+    'payroll_run.funding_verified',
+    'payroll_run.funding_instructions_verified',
+    'payroll_run.cancelled',
+    'payroll_run.funds_returned',
+  ]);
   expect(ev[ev.length - 1].data.object).toMatchObject({
-    id: runId, status: 'cancelled', needs_attention: false,
-    funds_return: { id: ret.id, object: 'payroll_funds_return', status: 'returned', amount: { amount: '10000', currency: 'USD', decimals: 2 },
-      source: { type: 'bank_credit', reference: creditId }, provider_reference: ret.provider_ref, failure_reason: null, returned_at: expect.any(String) },
+    id: runId,
+    status: 'cancelled',
+    needs_attention: false,
+    funds_return: {
+      id: ret.id,
+      object: 'payroll_funds_return',
+      status: 'returned',
+      amount: { amount: '10000', currency: 'USD', decimals: 2 },
+      source: { type: 'bank_credit', reference: creditId },
+      provider_reference: ret.provider_ref,
+      failure_reason: null,
+      returned_at: expect.any(String),
+    },
   });
   expect(JSON.stringify(ev[ev.length - 1].data)).not.toContain('ticket 4711');
 
@@ -113,7 +164,14 @@ test('a crypto-funded run cancelled: its USDC goes back to the sending address a
   const at = await requestFundingInstructions(systemScope(accountId, true, req), { id: runId, funding_method: 'crypto' });
   const crypto = at.crypto as { address: string; chain: string; asset: string; amount: { amount: string } };
   const chain = chainAdapter();
-  const t = await chain.inject({ chain: crypto.chain, asset: crypto.asset, to_address: crypto.address, from_address: SENDER, amount: BigInt(crypto.amount.amount), decimals: 6 });
+  const t = await chain.inject({
+    chain: crypto.chain,
+    asset: crypto.asset,
+    to_address: crypto.address,
+    from_address: SENDER,
+    amount: BigInt(crypto.amount.amount),
+    decimals: 6,
+  });
   await refreshPayrollFunding(runId);
   await cancelRun(systemScope(accountId, true, req), { id: runId });
   await wakePayrollRun(runId, accountId);
@@ -123,12 +181,23 @@ test('a crypto-funded run cancelled: its USDC goes back to the sending address a
   await requestPayrollFundsReturn(runId, 'cancelled');
   expect(await result(runId)).toBe('cancelled');
   const [ret] = await returnsOf(runId);
-  expect(ret).toMatchObject({ source_kind: 'chain_transfer', source_ref: `${t.chain}:${t.tx_hash}`, amount_minor: crypto.amount.amount, currency: 'USDC', status: 'returned' });
-  const sent = await db().query('SELECT from_address, to_address, amount_minor, asset FROM sandbox_chain_transfers WHERE idempotency_key = $1', [`${runId}:return:1`]);
+  expect(ret).toMatchObject({
+    source_kind: 'chain_transfer',
+    source_ref: `${t.chain}:${t.tx_hash}`,
+    amount_minor: crypto.amount.amount,
+    currency: 'USDC',
+    status: 'returned',
+  });
+  const sent = await db().query(
+    'SELECT from_address, to_address, amount_minor, asset FROM sandbox_chain_transfers WHERE idempotency_key = $1',
+    [`${runId}:return:1`],
+  );
   expect(sent).toEqual([{ from_address: crypto.address, to_address: SENDER, amount_minor: crypto.amount.amount, asset: crypto.asset }]);
   expect(ret.provider_ref).toMatch(new RegExp(`^${chain.chain}:`));
   expect(await runRow(runId)).toEqual({ status: 'cancelled', needs_attention: false });
-  expect((await events(runId)).map((e) => e.type).filter((x) => x.startsWith('payroll_run.funds_'))).toEqual(['payroll_run.funds_returned']);
+  expect((await events(runId)).map((e) => e.type).filter((x) => x.startsWith('payroll_run.funds_'))).toEqual([
+    'payroll_run.funds_returned',
+  ]);
 }, 300_000);
 
 test('after execution: a partial overfunded run returns what was not paid out; a failed return is owed again and the next request sends it under a new key', async () => {
@@ -152,7 +221,10 @@ test('after execution: a partial overfunded run returns what was not paid out; a
   expect(await runRow(runId)).toEqual({ status: 'partial', needs_attention: true });
 
   await requestPayrollFundsReturn(runId, 'retry after the sender fixed their account');
-  await eventually(async () => (await returnsOf(runId)).length === 2 && (await returnsOf(runId))[1].status === 'submitted', 'the second return');
+  await eventually(
+    async () => (await returnsOf(runId)).length === 2 && (await returnsOf(runId))[1].status === 'submitted',
+    'the second return',
+  );
   const second = (await returnsOf(runId))[1];
   expect(second).toMatchObject({ return_no: 2, idempotency_key: `${runId}:return:2`, amount_minor: '6500' });
   await fiatRails().simulate(second.id, { state: 'paid' });
@@ -160,19 +232,26 @@ test('after execution: a partial overfunded run returns what was not paid out; a
   expect(await result(runId)).toBe('partial');
   expect(await runRow(runId)).toEqual({ status: 'partial', needs_attention: false });
   expect((await railPayments(runId)).map((p) => [p.idempotency_key, p.amount_minor, p.state])).toEqual([
-    [`${runId}:return:1`, '6500', 'failed'], [`${runId}:return:2`, '6500', 'paid'],
+    [`${runId}:return:1`, '6500', 'failed'],
+    [`${runId}:return:2`, '6500', 'paid'],
   ]);
   const ev = (await events(runId)).filter((e) => e.type.startsWith('payroll_run.funds_'));
   expect(ev.map((e) => [e.type, e.data.object.needs_attention, e.data.object.funds_return.status])).toEqual([
-    ['payroll_run.funds_return_failed', true, 'failed'], ['payroll_run.funds_returned', false, 'returned'],
+    ['payroll_run.funds_return_failed', true, 'failed'],
+    ['payroll_run.funds_returned', false, 'returned'],
   ]);
 }, 300_000);
 
 test('replay: every payroll history with a funds return replays against the current workflow code', async () => {
   expect(histories.size).toBe(3);
-  const all = await Promise.all([...histories].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const all = await Promise.all(
+    [...histories].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'payroll-returns-replay' }, all)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'payroll-returns-replay' },
+    all,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

@@ -34,14 +34,22 @@ beforeAll(async () => {
   env = h.env;
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const result = async (id: string) => {
   const r = await env.client.workflow.getHandle(id).result();
   completed.add(id);
   return r;
 };
-const row = async (id: string) => (await db().query('SELECT status, failure_reason, delivery_tx_hash, created_at, expires_at, source_tx_recorded_at FROM wallet_send_intents WHERE id = $1', [id]))[0];
+const row = async (id: string) =>
+  (
+    await db().query(
+      'SELECT status, failure_reason, delivery_tx_hash, created_at, expires_at, source_tx_recorded_at FROM wallet_send_intents WHERE id = $1',
+      [id],
+    )
+  )[0];
 const MINUTE = 60_000;
 
 /** Checks intent `id` still `created` at BEFORE_DEADLINE_MS before `deadline` (workflow time after its run's start), then that it ends `status` at the deadline. */
@@ -59,10 +67,21 @@ async function holder(funds: bigint) {
   const acct = await newAccount();
   const chain = chainAdapter();
   const w = (await db().query('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id]))[0];
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: w.address, amount: funds, decimals: 6, from_address: OTHER });
-  const send = (destinationChain: string, amount: bigint) => createSendIntent(systemScope(acct.account_id, true, req), {
-    destinationChain, destinationAddress: OTHER, amount: { amount: amount.toString(), currency: chain.stablecoin, decimals: 6 }, note: null,
+  await chain.inject({
+    chain: chain.chain,
+    asset: chain.stablecoin,
+    to_address: w.address,
+    amount: funds,
+    decimals: 6,
+    from_address: OTHER,
   });
+  const send = (destinationChain: string, amount: bigint) =>
+    createSendIntent(systemScope(acct.account_id, true, req), {
+      destinationChain,
+      destinationAddress: OTHER,
+      amount: { amount: amount.toString(), currency: chain.stablecoin, decimals: 6 },
+      note: null,
+    });
   return { acct, address: w.address as string, send, balance: () => chain.balanceOf(w.address, chain.stablecoin) };
 }
 
@@ -114,7 +133,9 @@ test('settled through the bridge after a delay: the poll finds the delivery', as
   await db().query(`UPDATE sandbox_bridge_transfers SET sim_state = 'auto' WHERE client_reference = $1`, [si.id]);
   expect(await result(si.id)).toBe('settled');
   const r = await row(si.id);
-  const delivered = (await db().query('SELECT chain, amount_minor FROM sandbox_chain_transfers WHERE tx_hash = $1', [r.delivery_tx_hash]))[0];
+  const delivered = (
+    await db().query('SELECT chain, amount_minor FROM sandbox_chain_transfers WHERE tx_hash = $1', [r.delivery_tx_hash])
+  )[0];
   expect(delivered).toEqual({ chain: 'arbitrum', amount_minor: '1850000' });
 });
 
@@ -132,15 +153,22 @@ test('expired: never signed; still created a minute before the 30 minutes, expir
   expect(Math.abs(deadline - 30 * MINUTE)).toBeLessThan(5_000);
   await endsAtDeadline(si.id, deadline, 'expired');
   expect((await row(si.id)).status).toBe('expired');
-  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map((r: { type: string }) => r.type);
+  const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map(
+    (r: { type: string }) => r.type,
+  );
   expect(types).toEqual(['send_intent.created', 'send_intent.expired']);
 });
 
 test('replay: every completed send-intent history replays against the current workflow code', async () => {
   expect(completed.size).toBe(5);
-  const histories = await Promise.all([...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })));
+  const histories = await Promise.all(
+    [...completed].map(async (workflowId) => ({ workflowId, history: await env.client.workflow.getHandle(workflowId).fetchHistory() })),
+  );
   let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'send-intent-replay' }, histories)) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'send-intent-replay' },
+    histories,
+  )) {
     expect(r.error).toBeUndefined();
     n++;
   }

@@ -34,7 +34,11 @@ const DAY = 24 * HOUR;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* installed by another file in this process */ }
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* installed by another file in this process */
+  }
   await connectDb();
   bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
 }, 600_000);
@@ -45,7 +49,12 @@ async function withTemporal(fn: (env: TestWorkflowEnvironment) => Promise<void>)
     await registerSearchAttributes(env.connection);
     setTemporalClient(env.client);
     awaitAfterCommitHooks(true); // starts recorded with a commit are made before the command returns (temporal/intents.ts)
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: loadConfig().temporalTaskQueue, workflowBundle: bundle, activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: loadConfig().temporalTaskQueue,
+      workflowBundle: bundle,
+      activities,
+    });
     await worker.runUntil(fn(env));
   } finally {
     await env.teardown();
@@ -65,13 +74,21 @@ async function merchant() {
 const sub = (id: string) => db().getRepository(Subscription).findOneByOrFail({ id });
 const invoice = (id: string, n: number) => db().getRepository(SubscriptionInvoice).findOneBy({ subscription_id: id, number: n });
 const payOf = (inv: SubscriptionInvoice) => db().getRepository(Payment).findOneByOrFail({ id: inv.payment_id });
-const types = async (ids: string[]) => (await db().query('SELECT type FROM events WHERE object_id = ANY($1) ORDER BY seq', [ids])).map((r: { type: string }) => r.type) as string[];
+const types = async (ids: string[]) =>
+  (await db().query('SELECT type FROM events WHERE object_id = ANY($1) ORDER BY seq', [ids])).map(
+    (r: { type: string }) => r.type,
+  ) as string[];
 const count = (list: string[], t: string) => list.filter((x) => x === t).length;
 
 async function pay(inv: SubscriptionInvoice): Promise<void> {
   const p = await payOf(inv);
   await recordObservedTransfer({
-    chain: p.deposit_chain!, asset: p.stablecoin!, to_address: p.deposit_address!, from_address: null, amount: BigInt(p.amount_expected_minor), decimals: 6,
+    chain: p.deposit_chain!,
+    asset: p.stablecoin!,
+    to_address: p.deposit_address!,
+    from_address: null,
+    amount: BigInt(p.amount_expected_minor),
+    decimals: 6,
     tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
   });
   await eventually(async () => (await invoice(inv.subscription_id, inv.number))!.status === 'paid', `invoice ${inv.number} paid`, 30_000);
@@ -90,8 +107,13 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
     const m = await merchant();
     const anchor = new Date(Date.now() + HOUR);
     const s = await createSubscription(m.ctx, {
-      client_id: m.clientId, amount: { amount: '49000000', currency: 'USDC', decimals: 6 }, interval: 'month', cycles: 12, grace_period_days: 7,
-      billing_cycle_anchor: anchor.toISOString(), settlement_destination_id: m.entryId,
+      client_id: m.clientId,
+      amount: { amount: '49000000', currency: 'USDC', decimals: 6 },
+      interval: 'month',
+      cycles: 12,
+      grace_period_days: 7,
+      billing_cycle_anchor: anchor.toISOString(),
+      settlement_destination_id: m.entryId,
     });
     const plan: BillingPlan = { anchorMs: s.billing_cycle_anchor.getTime(), interval: 'month', intervalCount: 1, cycles: 12 };
     const handle = env.client.workflow.getHandle(s.id);
@@ -105,7 +127,7 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
         await sleepUntil(env, start + DAY);
         expect(await handle.query(subscriptionContract.queries.waitingFor)).toMatch(/^resume/);
         expect(await invoice(s.id, 7)).toBeNull();
-        expect((await sub(s.id))).toMatchObject({ status: 'paused', next_period: 7, skipped_periods: 1 });
+        expect(await sub(s.id)).toMatchObject({ status: 'paused', next_period: 7, skipped_periods: 1 });
         await resumeSubscription(m.ctx, { id: s.id });
         continue;
       }
@@ -158,7 +180,11 @@ test('cancel voids the open invoice, closes its pay-in and ends the workflow', a
   await withTemporal(async (env) => {
     const m = await merchant();
     const s = await createSubscription(m.ctx, {
-      client_id: m.clientId, amount: { amount: '10000000', currency: 'USDC', decimals: 6 }, interval: 'week', grace_period_days: 2, settlement_destination_id: m.entryId,
+      client_id: m.clientId,
+      amount: { amount: '10000000', currency: 'USDC', decimals: 6 },
+      interval: 'week',
+      grace_period_days: 2,
+      settlement_destination_id: m.entryId,
     });
     const inv = await issued(s.id, 1);
     // Two days of grace: open a minute before due_at, overdue after it.
@@ -174,17 +200,30 @@ test('cancel voids the open invoice, closes its pay-in and ends the workflow', a
   });
 }, 300_000);
 
-test('waiting_for names why the workflow waits: the unpaid invoice\'s daily check, its due date, the next period (issue 24)', async () => {
+test("waiting_for names why the workflow waits: the unpaid invoice's daily check, its due date, the next period (issue 24)", async () => {
   await withTemporal(async (env) => {
     const m = await merchant();
     const anchor = new Date(Date.now() + HOUR);
     const s = await createSubscription(m.ctx, {
-      client_id: m.clientId, amount: { amount: '10000000', currency: 'USDC', decimals: 6 }, interval: 'month', cycles: 3, grace_period_days: 7,
-      billing_cycle_anchor: anchor.toISOString(), settlement_destination_id: m.entryId,
+      client_id: m.clientId,
+      amount: { amount: '10000000', currency: 'USDC', decimals: 6 },
+      interval: 'month',
+      cycles: 3,
+      grace_period_days: 7,
+      billing_cycle_anchor: anchor.toISOString(),
+      settlement_destination_id: m.entryId,
     });
     const plan: BillingPlan = { anchorMs: s.billing_cycle_anchor.getTime(), interval: 'month', intervalCount: 1, cycles: 3 };
     const handle = env.client.workflow.getHandle(s.id);
-    const label = (re: RegExp) => eventually(async () => { const w = await handle.query(subscriptionContract.queries.waitingFor); return re.test(w) ? w : null; }, `waiting_for ${re}`, 30_000);
+    const label = (re: RegExp) =>
+      eventually(
+        async () => {
+          const w = await handle.query(subscriptionContract.queries.waitingFor);
+          return re.test(w) ? w : null;
+        },
+        `waiting_for ${re}`,
+        30_000,
+      );
     await sleepUntil(env, periodOf(plan, 0).startMs + HOUR);
     const inv = await issued(s.id, 1);
     // The first invoice is unpaid: the next wake-up is its daily check, not "the next period".

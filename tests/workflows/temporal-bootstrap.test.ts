@@ -8,12 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
-import {
-  ensureTemporalCli,
-  registerSearchAttributes,
-  startDevServer,
-  type DevServerHandle,
-} from '../../temporal/dev/bootstrap';
+import { ensureTemporalCli, registerSearchAttributes, startDevServer, type DevServerHandle } from '../../temporal/dev/bootstrap';
 import { SEARCH_ATTRIBUTE_ACCOUNT, SEARCH_ATTRIBUTE_PARKED, SEARCH_ATTRIBUTE_REQUEST } from '../../temporal/config';
 import { sleepThreeDays } from './fixtures/sleepy-workflow';
 import { startTimeSkipping } from '../helpers/time-skipping';

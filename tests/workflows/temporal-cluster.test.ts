@@ -35,16 +35,25 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-platform-cluster-tes
 const queue = `cluster-test-${process.pid}`;
 let cluster: ClusterHandle | null = null;
 
-const start = () => startTemporalCluster({
-  postgresUrl: process.env.DATABASE_URL!, databasePrefix: prefix, dir, headless: true, pgConnections: { persistence: 4, visibility: 2 }, log: () => undefined,
-});
+const start = () =>
+  startTemporalCluster({
+    postgresUrl: process.env.DATABASE_URL!,
+    databasePrefix: prefix,
+    dir,
+    headless: true,
+    pgConnections: { persistence: 4, visibility: 2 },
+    log: () => undefined,
+  });
 
 /** Runs `fn` with a client and a worker (the bench's floor workflows) on `cluster`. */
 async function withWorker<T>(c: ClusterHandle, fn: (client: Client) => Promise<T>): Promise<T> {
   const native = await NativeConnection.connect({ address: c.address });
   const connection = await Connection.connect({ address: c.address });
   const worker = await Worker.create({
-    connection: native, taskQueue: queue, workflowsPath: require.resolve('../../bench/workflows/floor'), activities: { floorAttempt: async () => 7 },
+    connection: native,
+    taskQueue: queue,
+    workflowsPath: require.resolve('../../bench/workflows/floor'),
+    activities: { floorAttempt: async () => 7 },
   });
   try {
     return await worker.runUntil(fn(new Client({ connection })));
@@ -70,12 +79,26 @@ test('the cluster serves the search attributes, survives a history host, and sta
   const first = `wf_${crypto.randomBytes(6).toString('hex')}`;
   await withWorker(cluster, async (client) => {
     const h = await client.workflow.start('oneLocalActivityWorkflow', {
-      taskQueue: queue, workflowId: first,
-      searchAttributes: { [SEARCH_ATTRIBUTE_ACCOUNT]: [account], [SEARCH_ATTRIBUTE_REQUEST]: ['req_cluster'], [SEARCH_ATTRIBUTE_PARKED]: [false] },
+      taskQueue: queue,
+      workflowId: first,
+      searchAttributes: {
+        [SEARCH_ATTRIBUTE_ACCOUNT]: [account],
+        [SEARCH_ATTRIBUTE_REQUEST]: ['req_cluster'],
+        [SEARCH_ATTRIBUTE_PARKED]: [false],
+      },
     });
     expect(await h.result()).toBe(7);
     // SQL visibility is written after the close: the query finds it once it is there.
-    await eventually(async () => (await client.workflow.count(`${SEARCH_ATTRIBUTE_ACCOUNT} = '${account}' AND ${SEARCH_ATTRIBUTE_PARKED} = false AND ${SEARCH_ATTRIBUTE_REQUEST} = 'req_cluster'`)).count === 1, 'visibility', 30_000);
+    await eventually(
+      async () =>
+        (
+          await client.workflow.count(
+            `${SEARCH_ATTRIBUTE_ACCOUNT} = '${account}' AND ${SEARCH_ATTRIBUTE_PARKED} = false AND ${SEARCH_ATTRIBUTE_REQUEST} = 'req_cluster'`,
+          )
+        ).count === 1,
+      'visibility',
+      30_000,
+    );
   });
 
   const scraped = new Set<string>();
@@ -90,8 +113,15 @@ test('the cluster serves the search attributes, survives a history host, and sta
   // One history host gone: its shards move to the other, and workflows keep completing.
   await cluster.stopService('history-0', 'SIGKILL');
   await withWorker(cluster, async (client) => {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      client.workflow.execute('oneLocalActivityWorkflow', { taskQueue: queue, workflowId: `wf_after_kill_${process.pid}_${i}`, workflowExecutionTimeout: '90 seconds' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        client.workflow.execute('oneLocalActivityWorkflow', {
+          taskQueue: queue,
+          workflowId: `wf_after_kill_${process.pid}_${i}`,
+          workflowExecutionTimeout: '90 seconds',
+        }),
+      ),
+    );
     expect(results).toEqual(Array(8).fill(7));
   });
   await cluster.startService('history-0');

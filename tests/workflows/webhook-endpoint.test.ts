@@ -33,7 +33,10 @@ const REFUSING_PORT = 1;
 function refuses(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect(port, '127.0.0.1');
-    sock.once('connect', () => { sock.destroy(); resolve(false); });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(false);
+    });
     sock.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
   });
 }
@@ -42,31 +45,44 @@ const SETUP_TIMEOUT_MS = 20 * 60_000;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-
 /** Inserts an endpoint, an already-dispatched event and a delivery (`extra` more event/delivery pairs after it) whose endpoint workflow the test runs itself. */
-async function seed(accountId: string, url: string, consecutiveFailures = 0, extra = 0): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
+async function seed(
+  accountId: string,
+  url: string,
+  consecutiveFailures = 0,
+  extra = 0,
+): Promise<{ secret: string; endpointId: string; eventId: string; deliveryId: string }> {
   const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
   const endpointId = newId('whe_');
   const eventId = newId('evt_');
   const deliveryId = newId('whd_');
   await db().query(
     `INSERT INTO webhook_endpoints(id, account_id, livemode, url, event_types, enabled, secret_ciphertext, secret_prefix, consecutive_failures)
-     VALUES ($1,$2,true,$3,'{}',true,$4,$5,$6)`, [endpointId, accountId, url, encrypt(secret), secret.slice(0, 10), consecutiveFailures]);
+     VALUES ($1,$2,true,$3,'{}',true,$4,$5,$6)`,
+    [endpointId, accountId, url, encrypt(secret), secret.slice(0, 10), consecutiveFailures],
+  );
   await db().query(
     `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
      VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`,
-    [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link', status: 'paid' } })]);
+    [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link', status: 'paid' } })],
+  );
   await db().query(
     `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, workflow_started_at)
-     VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`, [deliveryId, accountId, endpointId, eventId]);
+     VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`,
+    [deliveryId, accountId, endpointId, eventId],
+  );
   for (let i = 0; i < extra; i++) {
     const e = newId('evt_');
     await db().query(
       `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
-       VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`, [e, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })]);
+       VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`,
+      [e, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })],
+    );
     await db().query(
       `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type, workflow_started_at)
-       VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`, [newId('whd_'), accountId, endpointId, e]);
+       VALUES ($1,$2,true,$3,$4,'payment_link.paid', now())`,
+      [newId('whd_'), accountId, endpointId, e],
+    );
   }
   return { secret, endpointId, eventId, deliveryId };
 }
@@ -77,10 +93,14 @@ async function addDelivery(accountId: string, endpointId: string): Promise<strin
   const deliveryId = newId('whd_');
   await db().query(
     `INSERT INTO events(id, account_id, livemode, type, object_type, object_id, data, api_version, dispatched_at)
-     VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`, [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })]);
+     VALUES ($1,$2,true,'payment_link.paid','payment_link','pl_wf',$3,'2026-09-04', now())`,
+    [eventId, accountId, JSON.stringify({ object: { id: 'pl_wf', object: 'payment_link' } })],
+  );
   await db().query(
     `INSERT INTO webhook_deliveries(id, account_id, livemode, endpoint_id, event_id, event_type)
-     VALUES ($1,$2,true,$3,$4,'payment_link.paid')`, [deliveryId, accountId, endpointId, eventId]);
+     VALUES ($1,$2,true,$3,$4,'payment_link.paid')`,
+    [deliveryId, accountId, endpointId, eventId],
+  );
   return deliveryId;
 }
 
@@ -92,15 +112,23 @@ async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs = 60_000
   const end = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    try { last = await handle.query<string>('waiting_for'); } catch { /* not started yet */ }
+    try {
+      last = await handle.query<string>('waiting_for');
+    } catch {
+      /* not started yet */
+    }
     if (re.test(last)) return last;
     if (Date.now() > end) throw new Error(`waiting_for never matched ${re}; last answer: ${last}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-async function attemptsOf(deliveryId: string): Promise<Array<{ attempt_number: number; status_code: number | null; error: string | null }>> {
-  return db().query('SELECT attempt_number, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number', [deliveryId]);
+async function attemptsOf(
+  deliveryId: string,
+): Promise<Array<{ attempt_number: number; status_code: number | null; error: string | null }>> {
+  return db().query('SELECT attempt_number, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number', [
+    deliveryId,
+  ]);
 }
 
 async function deliveryRow(deliveryId: string): Promise<Record<string, any>> {
@@ -131,7 +159,9 @@ function expectRetryTimers(timers: number[], expected: readonly number[]): void 
 /** The run's timers before its last (the idle wait after the last delivery went out, checked to be ENDPOINT_IDLE_MS). */
 async function retryTimers(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes ? [Math.round(durationMs(e.timerStartedEventAttributes.startToFireTimeout as any) / 1000) * 1000] : []));
+  const timers = (history.events ?? []).flatMap((e) =>
+    e.timerStartedEventAttributes ? [Math.round(durationMs(e.timerStartedEventAttributes.startToFireTimeout as any) / 1000) * 1000] : [],
+  );
   expect(timers.at(-1)).toBe(ENDPOINT_IDLE_MS);
   return timers.slice(0, -1);
 }
@@ -141,7 +171,9 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch { /* already installed in this process */ }
+  } catch {
+    /* already installed in this process */
+  }
   env = await startTimeSkipping();
   // The wake-up under test is the product's own (activities/webhooks/signals.ts): signalWithStart with AccountId.
   await registerSearchAttributes(env.connection);
@@ -166,7 +198,11 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     accountId = (await newAccount()).account_id;
     await receiver.start();
     worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities,
+      maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     });
     running = worker.run();
   }, SETUP_TIMEOUT_MS);
@@ -177,10 +213,14 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     await receiver.stop();
   }, 60_000);
 
-  const start = (s: { endpointId: string }) => env.client.workflow.start(webhookEndpointWorkflow, { taskQueue, workflowId: s.endpointId, args: [{ endpointId: s.endpointId }] });
+  const start = (s: { endpointId: string }) =>
+    env.client.workflow.start(webhookEndpointWorkflow, { taskQueue, workflowId: s.endpointId, args: [{ endpointId: s.endpointId }] });
 
   it('follows the retry schedule over hours: 5 failures (500) then success on attempt 6', async () => {
-    const p = receiver.path('flaky', Array.from({ length: 5 }, () => ({ status: 500 })));
+    const p = receiver.path(
+      'flaky',
+      Array.from({ length: 5 }, () => ({ status: 500 })),
+    );
     const s = await seed(accountId, p.url);
     const before = await env.currentTimeMs();
     const handle = await start(s);
@@ -189,8 +229,20 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
 
     expectRetryTimers(await retryTimers(handle), [30_000, 2 * MIN, 10 * MIN, 1 * HOUR, 6 * HOUR]);
     expect(skipped).toBeGreaterThanOrEqual(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR);
-    expect((await attemptsOf(s.deliveryId)).map((a) => [a.attempt_number, a.status_code])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 200]]);
-    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'succeeded', attempt_count: 6, last_status_code: 200, next_attempt_at: null });
+    expect((await attemptsOf(s.deliveryId)).map((a) => [a.attempt_number, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+      [5, 500],
+      [6, 200],
+    ]);
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 6,
+      last_status_code: 200,
+      next_attempt_at: null,
+    });
     const received = receiver.received(p.path);
     expect(received).toHaveLength(6);
     for (const r of received) {
@@ -216,21 +268,35 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     const attempts = await attemptsOf(s.deliveryId);
     expect(attempts).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
     expect(WEBHOOK_MAX_ATTEMPTS).toBe(8);
-    for (const a of attempts) expect(a).toMatchObject({ status_code: null, error: expect.stringMatching(/^connection_error: ECONNREFUSED/) });
-    expect(await deliveryRow(s.deliveryId)).toMatchObject({ status: 'failed', attempt_count: 8, next_attempt_at: null, delivered_at: null });
+    for (const a of attempts)
+      expect(a).toMatchObject({ status_code: null, error: expect.stringMatching(/^connection_error: ECONNREFUSED/) });
+    expect(await deliveryRow(s.deliveryId)).toMatchObject({
+      status: 'failed',
+      attempt_count: 8,
+      next_attempt_at: null,
+      delivered_at: null,
+    });
     const ep = (await db().query('SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
     expect(ep).toEqual({ enabled: true, consecutive_failures: 8 });
   }, 120_000);
 
   it('auto-disables an endpoint whose deliveries keep failing and emits webhook_endpoint.disabled', async () => {
     const own = (await newAccount()).account_id;
-    const p = receiver.path('dead', Array.from({ length: 8 }, () => ({ status: 500 })));
+    const p = receiver.path(
+      'dead',
+      Array.from({ length: 8 }, () => ({ status: 500 })),
+    );
     const s = await seed(own, p.url, 15);
     const handle = await start(s);
     expect(await handle.result()).toBe('idle');
-    const ep = (await db().query('SELECT enabled, disabled_reason, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId]))[0];
+    const ep = (
+      await db().query('SELECT enabled, disabled_reason, consecutive_failures FROM webhook_endpoints WHERE id = $1', [s.endpointId])
+    )[0];
     expect(ep).toEqual({ enabled: false, disabled_reason: 'auto_disabled_repeated_failures', consecutive_failures: 23 });
-    const evts = await db().query(`SELECT type, object_type, data FROM events WHERE account_id = $1 AND object_id = $2`, [own, s.endpointId]);
+    const evts = await db().query(`SELECT type, object_type, data FROM events WHERE account_id = $1 AND object_id = $2`, [
+      own,
+      s.endpointId,
+    ]);
     expect(evts).toHaveLength(1);
     expect(evts[0]).toMatchObject({ type: 'webhook_endpoint.disabled', object_type: 'webhook_endpoint' });
     expect(evts[0].data.object).toMatchObject({ id: s.endpointId, enabled: false, disabled_reason: 'auto_disabled_repeated_failures' });
@@ -239,7 +305,14 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
 
   it('cancels the delivery when the endpoint is disabled between attempts', async () => {
     let endpointId = '';
-    const p = receiver.path('disable-me', [{ status: 500, before: async () => { await db().query('UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1', [endpointId, 'manual']); } }]);
+    const p = receiver.path('disable-me', [
+      {
+        status: 500,
+        before: async () => {
+          await db().query('UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1', [endpointId, 'manual']);
+        },
+      },
+    ]);
     const s = await seed(accountId, p.url);
     endpointId = s.endpointId;
     const handle = await start(s);
@@ -264,8 +337,13 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     const handle = await start(s);
     expect(await handle.result()).toBe('idle');
     const attempts = await attemptsOf(s.deliveryId);
-    expect(attempts.map((a) => [a.status_code, a.error])).toEqual([[null, 'timeout'], [200, null]]);
-    const latency = (await db().query('SELECT latency_ms FROM webhook_attempts WHERE delivery_id = $1 AND attempt_number = 1', [s.deliveryId]))[0].latency_ms;
+    expect(attempts.map((a) => [a.status_code, a.error])).toEqual([
+      [null, 'timeout'],
+      [200, null],
+    ]);
+    const latency = (
+      await db().query('SELECT latency_ms FROM webhook_attempts WHERE delivery_id = $1 AND attempt_number = 1', [s.deliveryId])
+    )[0].latency_ms;
     expect(latency).toBeGreaterThanOrEqual(9_900);
     expect(latency).toBeLessThan(12_000);
   }, 120_000);
@@ -275,7 +353,9 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     const s = await seed(accountId, p.url, 0, 119);
     const handle = await start(s);
     expect(await handle.result()).toBe('idle');
-    const rows = await db().query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status`, [s.endpointId]);
+    const rows = await db().query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status`, [
+      s.endpointId,
+    ]);
     expect(rows).toEqual([{ status: 'succeeded', n: 120 }]);
     const got = receiver.received(p.path);
     expect(got).toHaveLength(120);

@@ -39,21 +39,31 @@ beforeAll(async () => {
   wireChainWatcher();
 }, 600_000);
 
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const payment = (id: string) => db().getRepository(Payment).findOneByOrFail({ id });
-const eventTypes = async (objectId: string) => (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
+const eventTypes = async (objectId: string) =>
+  (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
 /** The payer sends `amount` USDC on the payment's source network to the bridge's address. */
-const sendOnSource = (p: Payment, amount: string) => chainAdapter().inject({
-  chain: p.deposit_chain!, asset: 'USDC', to_address: p.deposit_address!, amount: BigInt(amount), decimals: 6,
-  tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
-});
+const sendOnSource = (p: Payment, amount: string) =>
+  chainAdapter().inject({
+    chain: p.deposit_chain!,
+    asset: 'USDC',
+    to_address: p.deposit_address!,
+    amount: BigInt(amount),
+    decimals: 6,
+    tx_hash: `0x${crypto.randomBytes(32).toString('hex')}`,
+  });
 const xchain = async (linkId: string, network = 'base', refund = REFUND) =>
   createOrReuseXchainPayment(await payerScopeOf(linkId, req), { linkId, network, stablecoin: 'USDC', refund_address: refund });
 /** What `address` received on `chain` (the sandbox ledger of the source networks). */
 const refunded = async (chain: string, address: string) => {
   const rows: Array<{ s: string }> = await db().query(
-    `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers WHERE chain = $1 AND lower(to_address) = lower($2)`, [chain, address]);
+    `SELECT COALESCE(SUM(amount_minor), 0)::text AS s FROM sandbox_chain_transfers WHERE chain = $1 AND lower(to_address) = lower($2)`,
+    [chain, address],
+  );
   return BigInt(rows[0].s);
 };
 
@@ -63,10 +73,36 @@ test('crypto_transfer: a direct USDC transfer on the service network is paid and
   const { creds, link } = await activeCryptoLink('2000');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
   const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC', source_address: REFUND });
-  expect(p).toMatchObject({ payment_rail: 'crypto_transfer', source_chain: chain.chain, source_address: REFUND, watcher_state: null, amount_expected_minor: '20200000' });
-  expect((await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC' })).payment.id).toBe(p.id);
-  await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, from_address: REFUND, amount: 20200000n, decimals: 6 });
+  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    source_chain: chain.chain,
+    source_asset: 'USDC',
+    source_address: REFUND,
+  });
+  expect(p).toMatchObject({
+    payment_rail: 'crypto_transfer',
+    source_chain: chain.chain,
+    source_address: REFUND,
+    watcher_state: null,
+    amount_expected_minor: '20200000',
+  });
+  expect(
+    (
+      await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), {
+        linkId: link.id,
+        source_chain: chain.chain,
+        source_asset: 'USDC',
+      })
+    ).payment.id,
+  ).toBe(p.id);
+  await chain.inject({
+    chain: chain.chain,
+    asset: chain.stablecoin,
+    to_address: p.deposit_address!,
+    from_address: REFUND,
+    amount: 20200000n,
+    decimals: 6,
+  });
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect(await chain.balanceOf(wallet.address, chain.stablecoin)).toBe(20000000n);
 });
@@ -74,7 +110,11 @@ test('crypto_transfer: a direct USDC transfer on the service network is paid and
 test('crypto_transfer: nothing arrives; awaiting a minute before expires_at, expired at it with payment.expired; a late transfer is unmatched', async () => {
   const { link } = await activeCryptoLink('3000');
   const chain = chainAdapter();
-  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, source_chain: chain.chain, source_asset: 'USDC' });
+  const { payment: p } = await createOrReuseTransferPayment(systemScope(link.account_id, link.livemode, req), {
+    linkId: link.id,
+    source_chain: chain.chain,
+    source_asset: 'USDC',
+  });
   // workflows/payment.ts waits for the instant expires_at on its own clock (no object clock): the
   // test server's clock has not moved past the wall clock yet (first tests of the file).
   const expiresMs = p.expires_at.getTime();
@@ -100,7 +140,12 @@ test('exact: the source deposit is seen, bridged and delivered; paid, delivered,
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
   const { payment: p, created } = await xchain(link.id);
   expect(created).toBe(true);
-  expect(p).toMatchObject({ payment_rail: 'crypto_xchain', source_chain: 'base', watcher_state: 'address_issued', amount_expected_minor: '101000000' });
+  expect(p).toMatchObject({
+    payment_rail: 'crypto_xchain',
+    source_chain: 'base',
+    watcher_state: 'address_issued',
+    amount_expected_minor: '101000000',
+  });
   expect(p.amount_in_minor).toBe((101000000n + SANDBOX_BRIDGE_FEES.base).toString());
   // Same network and refund address: the open payment is returned.
   expect((await xchain(link.id)).payment.id).toBe(p.id);
@@ -125,7 +170,10 @@ test('delivered less: matching bridge_delivered_less (underpaid), then a top-up 
 
   await payInBridgeAdapter().simulate(p.id, 'delivered', 100000000n);
   await signalBridgeUpdate(p.id);
-  const short = await eventually(async () => { const x = await payment(p.id); return x.status === 'underpaid' && x; }, 'underpaid');
+  const short = await eventually(async () => {
+    const x = await payment(p.id);
+    return x.status === 'underpaid' && x;
+  }, 'underpaid');
   expect(short).toMatchObject({ watcher_state: 'matching', watcher_reason: 'bridge_delivered_less', amount_received_minor: '100000000' });
   expect((await db().getRepository(PaymentLink).findOneByOrFail({ id: link.id })).status).toBe('processing');
 
@@ -134,7 +182,15 @@ test('delivered less: matching bridge_delivered_less (underpaid), then a top-up 
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
   expect(await payment(p.id)).toMatchObject({ watcher_state: 'delivered', watcher_reason: null, amount_received_minor: '101000000' });
   // Each source deposit seen is detected: the first, then the top-up (matching -> source_seen).
-  expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.detected', 'payment.underpaid', 'payment.detected', 'payment.paid', 'payment.settled']);
+  expect(await eventTypes(p.id)).toEqual([
+    'payment.created',
+    'payment.awaiting',
+    'payment.detected',
+    'payment.underpaid',
+    'payment.detected',
+    'payment.paid',
+    'payment.settled',
+  ]);
 });
 
 test('bridge failed: the funds go back to the refund address and the payment expires', async () => {
@@ -162,7 +218,9 @@ test('expired with nothing seen (awaiting a minute before the window closes, exp
   expect(Math.abs(deadline - loadConfig().paymentTtlSeconds * 1000)).toBeLessThan(5_000);
   await skipToRunOffset(env, p.id, deadline - BEFORE_DEADLINE_MS);
   expect(await payment(p.id)).toMatchObject({ status: 'awaiting', watcher_state: 'address_issued' });
-  expect(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')).toBe(`a deposit on the source network until ${p.expires_at.toISOString()}`);
+  expect(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')).toBe(
+    `a deposit on the source network until ${p.expires_at.toISOString()}`,
+  );
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
   const elapsed = await runElapsedMs(env, p.id);
   expect(elapsed).toBeGreaterThanOrEqual(deadline);
@@ -172,7 +230,12 @@ test('expired with nothing seen (awaiting a minute before the window closes, exp
   await sendOnSource(p, '5000000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
   const after = await payment(p.id);
-  expect(after).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', watcher_state: 'recovering', watcher_reason: null });
+  expect(after).toMatchObject({
+    status: 'unmatched',
+    unmatched_reason: 'deposit_after_close',
+    watcher_state: 'recovering',
+    watcher_reason: null,
+  });
   expect(await refunded('optimism', refund)).toBe(5000000n);
   expect(await eventTypes(p.id)).toEqual(['payment.created', 'payment.awaiting', 'payment.expired', 'payment.unmatched']);
 });
@@ -211,7 +274,10 @@ test('the bridge fails after delivering less: the top-up is returned, then the l
 
   await payInBridgeAdapter().simulate(p.id, 'failed', null);
   await sendOnSource(p, '1000000');
-  const failed = await eventually(async () => { const x = await payment(p.id); return x.watcher_state === 'bridge_failed' && x; }, 'bridge_failed');
+  const failed = await eventually(async () => {
+    const x = await payment(p.id);
+    return x.watcher_state === 'bridge_failed' && x;
+  }, 'bridge_failed');
   expect(failed).toMatchObject({ status: 'underpaid', amount_received_minor: '100000000' });
   expect(await refunded('base', refund)).toBe(1000000n);
 
@@ -223,6 +289,10 @@ test('the bridge fails after delivering less: the top-up is returned, then the l
   });
   await signalLinkEndedToPayments(paymentIds, creds.account_id, 'cancelled');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
-  expect(await payment(p.id)).toMatchObject({ unmatched_reason: 'partial_before_cancel', watcher_state: 'recovering', watcher_reason: null });
+  expect(await payment(p.id)).toMatchObject({
+    unmatched_reason: 'partial_before_cancel',
+    watcher_state: 'recovering',
+    watcher_reason: null,
+  });
   expect(await refunded('base', refund)).toBe(101000000n);
 });

@@ -1,5 +1,5 @@
 /**
- * What the payer's page reads (issue 22 part 1), and nothing more: the payer session projection
+ * What the payer's page reads, and nothing more: the payer session projection
  * (views/payer-session.ts, spec 2.4) and the payer-safe view of the current attempt
  * (views/payment.ts `payerPaymentView`), loaded by the same queries as `GET /payment_sessions/{token}`.
  * The page never sees a row: it renders these wire projections, typed by the document (views/wire.ts).
@@ -45,9 +45,17 @@ export const PAID_PAYMENT_STATUSES: readonly string[] = ['paid', 'settled', 'ove
  * The state key of a render: the page refreshes its `<main>` when this changes (link status, the
  * attempt, its status, what was received, the watcher, the payer's claim).
  */
-export function stateKey(d: PayerPageData): string {
-  const p = d.payment;
-  return [d.session.status, p?.id ?? '', p?.status ?? '', p?.amount_received.amount ?? '', p?.watcher_state ?? '', p?.marked_sent_at ? 'sent' : '', p?.deposit_instructions?.quote_expires_at ?? ''].join('|');
+export function stateKey(payerPageData: PayerPageData): string {
+  const p = payerPageData.payment;
+  return [
+    payerPageData.session.status,
+    p?.id ?? '',
+    p?.status ?? '',
+    p?.amount_received.amount ?? '',
+    p?.watcher_state ?? '',
+    p?.marked_sent_at ? 'sent' : '',
+    p?.deposit_instructions?.quote_expires_at ?? '',
+  ].join('|');
 }
 
 /** `a - b` of two amounts of one currency (Money strings of bigint minor units); never below zero. */

@@ -1,5 +1,5 @@
 /**
- * Routes of the payer's page (issue 22 part 1), on the same commands as the payer session routes
+ * Routes of the payer's page, on the same commands as the payer session routes
  * of spec 4.1 (api/routes/payer-sessions.ts) and validated by the same joi schemas:
  * - `GET /pay/:token`: the page; the first open records the view (`POST .../view` semantics);
  * - `GET /p/:code`: resolves the short code and redirects (303) to the token page, the one URL of
@@ -43,9 +43,13 @@ const pageUrl = (token: string) => `/pay/${token}`;
 function viewOf(ctx: Ctx, extra: Partial<PayerView> = {}): PayerView {
   const rail = typeof ctx.query.rail === 'string' ? ctx.query.rail : null;
   return {
-    rail, choosing: ctx.query.choose === '1', form: emptyForm(), nativeChain: chainAdapter().chain,
+    rail,
+    choosing: ctx.query.choose === '1',
+    form: emptyForm(),
+    nativeChain: chainAdapter().chain,
     sandboxWallet: loadConfig().simulatorEnabled ? SANDBOX_PAYER_WALLET : null,
-    notice: ctx.query.receipt === 'sent' ? pageContext(ctx).locale.copy.pay.receipt.sent : undefined, ...extra,
+    notice: ctx.query.receipt === 'sent' ? pageContext(ctx).locale.copy.pay.receipt.sent : undefined,
+    ...extra,
   };
 }
 
@@ -54,7 +58,13 @@ function render(ctx: Ctx, d: PayerPageData, view: PayerView, status = 200): void
 }
 
 /** Runs `act` for a form of the page: 303 back on success; on a refusal the page with the error in place. */
-async function formAction(ctx: Ctx, formName: string, act: (fields: Record<string, string>, token: string) => Promise<void>, paramToField: Record<string, string> = {}, rail?: string): Promise<void> {
+async function formAction(
+  ctx: Ctx,
+  formName: string,
+  act: (fields: Record<string, string>, token: string) => Promise<void>,
+  paramToField: Record<string, string> = {},
+  rail?: string,
+): Promise<void> {
   const token = ctx.params.token;
   await linkByPayerToken(token); // unknown token: the 404 page before anything is read
   const fields = formFields((ctx.request as { body?: unknown }).body);
@@ -71,37 +81,41 @@ async function formAction(ctx: Ctx, formName: string, act: (fields: Record<strin
 }
 
 /** Mounts the payer's page routes on the pages router. */
-export function mountPayerPages(r: Router<AppState>): void {
-  r.get('/pay/:token', async (ctx) => {
+export function mountPayerPages(router: Router<AppState>): void {
+  router.get('/pay/:token', async (ctx) => {
     let link = await linkByPayerToken(ctx.params.token);
     if (!link.viewed_at) link = await recordView(payerScope(link, ctx), { id: link.id });
     render(ctx, await loadPayerPageOf(link, ctx.params.token), viewOf(ctx));
   });
 
-  r.get('/p/:code', async (ctx) => {
+  router.get('/p/:code', async (ctx) => {
     const link = await linkByShortCode(ctx.params.code);
     ctx.status = 303;
     ctx.redirect(pageUrl(link.payer_token));
   });
 
-  r.get('/pay/:token/live', async (ctx) => {
+  router.get('/pay/:token/live', async (ctx) => {
     const d = await loadPayerPage(ctx.params.token);
     ctx.type = 'application/json';
     ctx.body = { state: stateKey(d), html: renderFragment(<PayerMain d={d} pc={pageContext(ctx)} view={viewOf(ctx)} />) };
   });
 
-  r.post('/pay/:token/payments', (ctx) => formAction(ctx, 'payments', async (fields, token) => {
-    const body = validate<PayerPaymentInput>(createPaymentBody, fields, 'body');
-    const link = await linkByPayerToken(token);
-    await startPayerPayment(payerScope(link, ctx), { ...body, link });
-  }));
+  router.post('/pay/:token/payments', (ctx) =>
+    formAction(ctx, 'payments', async (fields, token) => {
+      const body = validate<PayerPaymentInput>(createPaymentBody, fields, 'body');
+      const link = await linkByPayerToken(token);
+      await startPayerPayment(payerScope(link, ctx), { ...body, link });
+    }),
+  );
 
-  r.post('/pay/:token/mark_sent', (ctx) => formAction(ctx, 'mark_sent', async (fields, token) => {
-    const link = await linkByPayerToken(token);
-    await markSent(payerScope(link, ctx), { linkId: link.id, paymentId: fields.payment_id ?? null });
-  }));
+  router.post('/pay/:token/mark_sent', (ctx) =>
+    formAction(ctx, 'mark_sent', async (fields, token) => {
+      const link = await linkByPayerToken(token);
+      await markSent(payerScope(link, ctx), { linkId: link.id, paymentId: fields.payment_id ?? null });
+    }),
+  );
 
-  r.post('/pay/:token/receipt_email', async (ctx) => {
+  router.post('/pay/:token/receipt_email', async (ctx) => {
     await formAction(ctx, 'receipt', async (fields, token) => {
       const body = validate<{ email: string }>(receiptEmailBody, fields, 'body');
       const link = await linkByPayerToken(token);
@@ -110,7 +124,7 @@ export function mountPayerPages(r: Router<AppState>): void {
     if (ctx.status === 303) ctx.redirect(`${pageUrl(ctx.params.token)}?receipt=sent`);
   });
 
-  r.post('/pay/:token/wallet', async (ctx) => {
+  router.post('/pay/:token/wallet', async (ctx) => {
     const link = await linkByPayerToken(ctx.params.token);
     const fields = formFields((ctx.request as { body?: unknown }).body);
     ctx.type = 'application/json';
@@ -125,17 +139,27 @@ export function mountPayerPages(r: Router<AppState>): void {
   });
 
   if (loadConfig().simulatorEnabled) {
-    r.post('/pay/:token/sandbox_wallet', (ctx) => formAction(ctx, 'wallet', async (fields, token) => {
-      if (!fields.from_address) throw invalidRequest('parameter_missing', 'Enter the address of a sandbox wallet.', 'from_address');
-      const link = await linkByPayerToken(token);
-      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address });
-      const tx = out.transaction;
-      try {
-        await signTransaction({ from: tx.from, chain_id: tx.chain_id, to: tx.to, data: tx.data });
-      } catch (e) {
-        if (!(e instanceof SignRefused)) throw e;
-        throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, { param: 'from_address' });
-      }
-    }, { from: 'from_address' }, 'crypto_native'));
+    router.post('/pay/:token/sandbox_wallet', (ctx) =>
+      formAction(
+        ctx,
+        'wallet',
+        async (fields, token) => {
+          if (!fields.from_address) throw invalidRequest('parameter_missing', 'Enter the address of a sandbox wallet.', 'from_address');
+          const link = await linkByPayerToken(token);
+          const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address });
+          const tx = out.transaction;
+          try {
+            await signTransaction({ from: tx.from, chain_id: tx.chain_id, to: tx.to, data: tx.data });
+          } catch (e) {
+            if (!(e instanceof SignRefused)) throw e;
+            throw new DomainError(e.code === 'wallet_not_found' ? 'not_found' : 'invalid_request', e.code, e.message, {
+              param: 'from_address',
+            });
+          }
+        },
+        { from: 'from_address' },
+        'crypto_native',
+      ),
+    );
   }
 }

@@ -11,10 +11,20 @@ import type { Locale } from '../i18n';
 
 /** Form position of each rail detail input (which rail takes which: `RAIL_FIELDS`). */
 const FORM_ORDER: Readonly<Record<DetailField, number>> = {
-  routing_number: 0, sort_code: 1, account_number: 2, account_type: 3, iban: 4, bic: 5, pix_key: 6, clabe: 7,
+  routing_number: 0,
+  sort_code: 1,
+  account_number: 2,
+  account_type: 3,
+  iban: 4,
+  bic: 5,
+  pix_key: 6,
+  clabe: 7,
 };
 /** Inputs a rail may leave empty (its `RAIL_FIELDS` optional ones) and the bank name. */
-export const OPTIONAL_INPUTS: ReadonlySet<string> = new Set<string>([...Object.values(RAIL_FIELDS).flatMap((f) => f.optional), 'bank_name']);
+export const OPTIONAL_INPUTS: ReadonlySet<string> = new Set<string>([
+  ...Object.values(RAIL_FIELDS).flatMap((f) => f.optional),
+  'bank_name',
+]);
 /** Inputs typed as digits (the numeric keyboard). */
 export const NUMERIC_INPUTS: ReadonlySet<string> = new Set(['routing_number', 'account_number', 'sort_code', 'clabe']);
 const WALLET_KEYS = ['chain', 'address'];
@@ -34,7 +44,12 @@ export function detailInputs(currency: string): DetailField[] {
 export function destinationBodyOf(fields: Record<string, string>, currency: string): Record<string, string> {
   const rails = railsForCurrency(currency);
   const type = fields.type;
-  const keys = type === 'wallet' ? WALLET_KEYS : type === 'bank_account' ? [...BANK_COMMON, ...detailInputs(currency)] : [...WALLET_KEYS, ...BANK_COMMON, ...detailInputs(currency)];
+  const keys =
+    type === 'wallet'
+      ? WALLET_KEYS
+      : type === 'bank_account'
+        ? [...BANK_COMMON, ...detailInputs(currency)]
+        : [...WALLET_KEYS, ...BANK_COMMON, ...detailInputs(currency)];
   const body: Record<string, string> = {};
   if (type !== undefined) body.type = type;
   for (const k of keys) if (fields[k] !== undefined) body[k] = fields[k];
@@ -51,12 +66,17 @@ function visibleFields(currency: string): Set<string> {
 }
 
 /** The re-rendered form of a refused submission: the localized message next to the field the error names, else at the top. */
-export function refusedForm(e: unknown, values: Record<string, string>, currency: string, locale: Locale): FormState & { status: number } {
-  if (!isDomainError(e) || e.status >= 500 || e.type === 'not_found' || e.type === 'rate_limit_error') throw e;
+export function refusedForm(
+  error: unknown,
+  values: Record<string, string>,
+  currency: string,
+  locale: Locale,
+): FormState & { status: number } {
+  if (!isDomainError(error) || error.status >= 500 || error.type === 'not_found' || error.type === 'rate_limit_error') throw error;
   const errors = locale.copy.payroll.errors;
-  const param = e.param?.split('.')[0];
-  if (param && visibleFields(currency).has(param)) return { values, errors: { [param]: errors[param] ?? errors.other }, status: e.status };
-  const formError = e.type === 'conflict' ? errors.closed : (param && errors[param]) || errors.other;
-  return { values, errors: {}, formError, status: e.status };
+  const param = error.param?.split('.')[0];
+  if (param && visibleFields(currency).has(param))
+    return { values, errors: { [param]: errors[param] ?? errors.other }, status: error.status };
+  const formError = error.type === 'conflict' ? errors.closed : (param && errors[param]) || errors.other;
+  return { values, errors: {}, formError, status: error.status };
 }
-

@@ -28,23 +28,48 @@ function periodText(s: RecipientSession, locale: Locale): string | null {
 }
 
 /** The whole recipient page. */
-export function RecipientPage(p: { pc: PageContext; s: RecipientSession; token: string; form: FormState }) {
-  const { pc, s } = p;
+export function RecipientPage(props: { pc: PageContext; s: RecipientSession; token: string; form: FormState }) {
+  const { pc, s } = props;
   const c = pc.locale.copy.payroll;
   const title = s.payer.display_name ? c.title(s.payer.display_name) : c.titleNoPayer;
   const period = periodText(s, pc.locale);
   return (
     <Layout locale={pc.locale} nonce={pc.nonce} title={title} sandbox={pc.sandbox}>
       <section class="card" aria-labelledby="payment-title">
-        {s.recipient_name ? <p class="for-recipient" data-recipient-name>{c.forRecipient(s.recipient_name)}</p> : null}
+        {s.recipient_name ? (
+          <p class="for-recipient" data-recipient-name>
+            {c.forRecipient(s.recipient_name)}
+          </p>
+        ) : null}
         <h1 id="payment-title">{title}</h1>
         <p class="amount">{pc.locale.money(s.amount)}</p>
         <dl class="kv">
-          <div><dt>{c.run}</dt><dd>{s.run_title}</dd></div>
-          {period ? <div><dt>{c.period}</dt><dd>{period}</dd></div> : null}
-          {s.memo ? <div><dt>{c.memo}</dt><dd>{s.memo}</dd></div> : null}
-          <div><dt>{c.status}</dt><dd class="status">{c.itemStatus[s.item_status] ?? s.item_status}</dd></div>
-          {s.paid_at ? <div><dt>{c.paidAt}</dt><dd>{pc.locale.dateTime(s.paid_at)}</dd></div> : null}
+          <div>
+            <dt>{c.run}</dt>
+            <dd>{s.run_title}</dd>
+          </div>
+          {period ? (
+            <div>
+              <dt>{c.period}</dt>
+              <dd>{period}</dd>
+            </div>
+          ) : null}
+          {s.memo ? (
+            <div>
+              <dt>{c.memo}</dt>
+              <dd>{s.memo}</dd>
+            </div>
+          ) : null}
+          <div>
+            <dt>{c.status}</dt>
+            <dd class="status">{c.itemStatus[s.item_status] ?? s.item_status}</dd>
+          </div>
+          {s.paid_at ? (
+            <div>
+              <dt>{c.paidAt}</dt>
+              <dd>{pc.locale.dateTime(s.paid_at)}</dd>
+            </div>
+          ) : null}
         </dl>
       </section>
       <section class="card" aria-labelledby="destination-title">
@@ -66,14 +91,16 @@ export function RecipientPage(p: { pc: PageContext; s: RecipientSession; token: 
       </section>
       <section class="card" aria-labelledby="submit-title">
         <h2 id="submit-title">{c.submitTitle}</h2>
-        {s.can_submit
-          ? <DestinationForm pc={pc} token={p.token} currency={s.amount.currency} form={p.form} />
-          : (
-            <>
-              <FormError form={p.form} fallback={c.errors.other} />
-              <p class="notice info" role="status">{c.closed[s.submit_closed_reason ?? ''] ?? c.errors.closed}</p>
-            </>
-          )}
+        {s.can_submit ? (
+          <DestinationForm pc={pc} token={props.token} currency={s.amount.currency} form={props.form} />
+        ) : (
+          <>
+            <FormError form={props.form} fallback={c.errors.other} />
+            <p class="notice info" role="status">
+              {c.closed[s.submit_closed_reason ?? ''] ?? c.errors.closed}
+            </p>
+          </>
+        )}
       </section>
     </Layout>
   );
@@ -86,8 +113,16 @@ function MaskedDestination(p: { d: NonNullable<RecipientSession['destination']>;
   if (p.d.type === 'wallet') {
     return (
       <dl class="kv">
-        <div><dt>{m.wallet}</dt><dd>{m.walletOn(p.d.asset, p.d.chain)}</dd></div>
-        <div><dt>{m.address}</dt><dd><code>{p.d.address_masked}</code></dd></div>
+        <div>
+          <dt>{m.wallet}</dt>
+          <dd>{m.walletOn(p.d.asset, p.d.chain)}</dd>
+        </div>
+        <div>
+          <dt>{m.address}</dt>
+          <dd>
+            <code>{p.d.address_masked}</code>
+          </dd>
+        </div>
       </dl>
     );
   }
@@ -102,7 +137,16 @@ function MaskedDestination(p: { d: NonNullable<RecipientSession['destination']>;
   if (b.bic) rows.push([m.bic, b.bic]);
   if (b.clabe_last4) rows.push([m.clabe, m.accountEnding(b.clabe_last4)]);
   if (b.pix_key_last4) rows.push([m.pixKey, m.pixEnding(b.pix_key_type ?? '', b.pix_key_last4)]);
-  return <dl class="kv">{rows.map(([k, v]) => <div><dt>{k}</dt><dd>{v}</dd></div>)}</dl>;
+  return (
+    <dl class="kv">
+      {rows.map(([k, v]) => (
+        <div>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 /** The destination form: the type choice, the bank fields of the run currency's rails, the wallet fields. */
@@ -116,17 +160,61 @@ function DestinationForm(p: { pc: PageContext; token: string; currency: string; 
     <form method="post" action={`${pageUrl(p.token)}/destination`} noValidate>
       <p>{c.submitIntro}</p>
       <FormError form={f} fallback={p.pc.locale.copy.formError} />
-      <RadioGroup name="type" label={c.type} form={f} options={[['bank_account', c.typeBank], ['wallet', c.typeWallet]]} hint={c.bothGroupsHint} />
+      <RadioGroup
+        name="type"
+        label={c.type}
+        form={f}
+        options={[
+          ['bank_account', c.typeBank],
+          ['wallet', c.typeWallet],
+        ]}
+        hint={c.bothGroupsHint}
+      />
       <fieldset class="group" data-show-if="type=bank_account">
         <legend>{c.bankTitle}</legend>
-        <RadioGroup name="account_owner_type" label={c.fields.account_owner_type} form={f} options={[['individual', c.individual], ['business', c.business]]} />
+        <RadioGroup
+          name="account_owner_type"
+          label={c.fields.account_owner_type}
+          form={f}
+          options={[
+            ['individual', c.individual],
+            ['business', c.business],
+          ]}
+        />
         <TextField name="account_holder_name" label={c.fields.account_holder_name} form={f} autocomplete="name" />
-        {rails.length > 1
-          ? <RadioGroup name="rail" label={c.fields.rail} form={f} checked={rails[0]} options={rails.map((r): [string, string] => [r, c.rails[r] ?? r])} />
-          : <p class="hint">{c.railFixed(c.rails[rails[0]] ?? rails[0])}</p>}
-        {detailInputs(p.currency).map((name) => (name === 'account_type'
-          ? <SelectField name="account_type" label={label(name)} form={f} placeholder={c.notSpecified} options={[['checking', c.checking], ['savings', c.savings]]} />
-          : <TextField name={name} label={label(name)} form={f} hint={c.hints[name]} inputmode={NUMERIC_INPUTS.has(name) ? 'numeric' : undefined} />))}
+        {rails.length > 1 ? (
+          <RadioGroup
+            name="rail"
+            label={c.fields.rail}
+            form={f}
+            checked={rails[0]}
+            options={rails.map((r): [string, string] => [r, c.rails[r] ?? r])}
+          />
+        ) : (
+          <p class="hint">{c.railFixed(c.rails[rails[0]] ?? rails[0])}</p>
+        )}
+        {detailInputs(p.currency).map((name) =>
+          name === 'account_type' ? (
+            <SelectField
+              name="account_type"
+              label={label(name)}
+              form={f}
+              placeholder={c.notSpecified}
+              options={[
+                ['checking', c.checking],
+                ['savings', c.savings],
+              ]}
+            />
+          ) : (
+            <TextField
+              name={name}
+              label={label(name)}
+              form={f}
+              hint={c.hints[name]}
+              inputmode={NUMERIC_INPUTS.has(name) ? 'numeric' : undefined}
+            />
+          ),
+        )}
         <TextField name="bank_name" label={label('bank_name')} form={f} autocomplete="off" />
       </fieldset>
       <fieldset class="group" data-show-if="type=wallet">
@@ -135,7 +223,9 @@ function DestinationForm(p: { pc: PageContext; token: string; currency: string; 
         <input type="hidden" name="chain" value={chain.chain} />
         <TextField name="address" label={c.fields.address} form={f} hint={c.hints.address} />
       </fieldset>
-      <div class="actions"><button type="submit">{c.submit}</button></div>
+      <div class="actions">
+        <button type="submit">{c.submit}</button>
+      </div>
     </form>
   );
 }

@@ -26,19 +26,23 @@ type Ctx = Koa.ParameterizedContext<AppState>;
 const requestRef = (ctx: Ctx) => ({ id: ctx.state.requestId, idempotency_key: null });
 
 /** Mounts `/payroll/:token` (GET the page, POST the destination form). */
-export function mountRecipientPages(r: Router<AppState>): void {
-  r.get('/payroll/:token', async (ctx) => {
+export function mountRecipientPages(router: Router<AppState>): void {
+  router.get('/payroll/:token', async (ctx) => {
     const s = recipientSessionView(await recipientSession({ token: ctx.params.token }));
     sendPage(ctx, <RecipientPage pc={pageContext(ctx)} s={s} token={ctx.params.token} form={emptyForm()} />);
   });
 
-  r.post('/payroll/:token/destination', async (ctx) => {
+  router.post('/payroll/:token/destination', async (ctx) => {
     const token = ctx.params.token;
     const inputs = await recipientSession({ token }); // unknown token: the 404 page before the form is read
     const currency = inputs.run.currency;
     const fields = formFields((ctx.request as { body?: unknown }).body);
     try {
-      const destination = validate<Parameters<typeof submitDestination>[0]['destination']>(submitDestinationBody, destinationBodyOf(fields, currency), 'body');
+      const destination = validate<Parameters<typeof submitDestination>[0]['destination']>(
+        submitDestinationBody,
+        destinationBodyOf(fields, currency),
+        'body',
+      );
       await submitDestination({ token, destination, request: requestRef(ctx) });
     } catch (e) {
       const pc = pageContext(ctx);
@@ -51,4 +55,3 @@ export function mountRecipientPages(r: Router<AppState>): void {
     ctx.redirect(pageUrl(token));
   });
 }
-

@@ -1,5 +1,5 @@
 /**
- * The sandbox KYC provider's hosted verification link (issue 22 part 3; spec 4.7):
+ * The sandbox KYC provider's hosted verification link (spec 4.7):
  * `/sandbox/kyc/<provider_customer_id>/<kind>?t=<token>`, the URL `providers/kyc.ts` `createLink`
  * hands out. Shows the step and the provider's current state; its SANDBOX buttons are the
  * provider's decisions, played exactly as `POST /sim/kyc/decisions` plays them (api/sim-actions.ts
@@ -29,7 +29,8 @@ async function loadLink(ctx: Ctx): Promise<{ rec: Provided; kind: string; url: s
   const t = typeof ctx.query.t === 'string' ? ctx.query.t : '';
   const { pcid, kind } = ctx.params;
   const rec = LINK_TOKEN.test(t) ? await kycProvider().find(pcid) : null;
-  if (!rec || !(VERIFICATION_LINK_KINDS[rec.customer_type as CustomerType] ?? []).includes(kind)) throw notFound('No such verification link.');
+  if (!rec || !(VERIFICATION_LINK_KINDS[rec.customer_type as CustomerType] ?? []).includes(kind))
+    throw notFound('No such verification link.');
   return { rec, kind, url: `/sandbox/kyc/${encodeURIComponent(pcid)}/${encodeURIComponent(kind)}?t=${t}` };
 }
 
@@ -37,11 +38,18 @@ async function loadLink(ctx: Ctx): Promise<{ rec: Provided; kind: string; url: s
 function decisionOf(action: string, rec: Provided, kind: string): KycDecision | null {
   const customer_id = rec.client_reference;
   switch (action) {
-    case 'accept_terms': return kind === 'tos' && WAITING_FOR_TERMS.has(rec.state) ? { customer_id, state: 'under_review' } : null;
-    case 'approve': return rec.state !== 'approved' ? { customer_id, state: 'approved', requirements_due: [] } : null;
-    case 'request_more': return rec.state !== 'action_required' ? { customer_id, state: 'action_required', requirements_due: [kind === 'tos' ? 'proof_of_address' : kind] } : null;
-    case 'decline': return rec.state !== 'rejected' ? { customer_id, state: 'rejected', rejection_outcome: 'resubmission_allowed' } : null;
-    default: throw invalidRequest('parameter_invalid', `Unknown action ${action}.`, 'action');
+    case 'accept_terms':
+      return kind === 'tos' && WAITING_FOR_TERMS.has(rec.state) ? { customer_id, state: 'under_review' } : null;
+    case 'approve':
+      return rec.state !== 'approved' ? { customer_id, state: 'approved', requirements_due: [] } : null;
+    case 'request_more':
+      return rec.state !== 'action_required'
+        ? { customer_id, state: 'action_required', requirements_due: [kind === 'tos' ? 'proof_of_address' : kind] }
+        : null;
+    case 'decline':
+      return rec.state !== 'rejected' ? { customer_id, state: 'rejected', rejection_outcome: 'resubmission_allowed' } : null;
+    default:
+      throw invalidRequest('parameter_invalid', `Unknown action ${action}.`, 'action');
   }
 }
 
@@ -54,39 +62,57 @@ function KycLinkPage(p: { pc: PageContext; rec: Provided; kind: string; url: str
     <SandboxPage pc={p.pc} title={c.title} refused={p.refused}>
       <p>{c.intro}</p>
       <dl class="kv">
-        <div><dt>{c.step}</dt><dd>{c.kinds[p.kind] ?? p.kind}</dd></div>
-        <div><dt>{c.state}</dt><dd class="status">{state}</dd></div>
-        {p.rec.requirements_due.length > 0
-          ? <div><dt>{c.requirements}</dt><dd>{p.rec.requirements_due.map((r) => c.kinds[r] ?? r).join(', ')}</dd></div>
-          : null}
+        <div>
+          <dt>{c.step}</dt>
+          <dd>{c.kinds[p.kind] ?? p.kind}</dd>
+        </div>
+        <div>
+          <dt>{c.state}</dt>
+          <dd class="status">{state}</dd>
+        </div>
+        {p.rec.requirements_due.length > 0 ? (
+          <div>
+            <dt>{c.requirements}</dt>
+            <dd>{p.rec.requirements_due.map((r) => c.kinds[r] ?? r).join(', ')}</dd>
+          </div>
+        ) : null}
       </dl>
       <StateNotice tone={tone} text={c.done(state)} />
-      {p.kind === 'tos' && WAITING_FOR_TERMS.has(p.rec.state)
-        ? <SandboxActions pc={p.pc} action={p.url} title={c.tos} hint={c.tosBody} buttons={button('accept_terms', c.acceptTerms)} />
-        : null}
+      {p.kind === 'tos' && WAITING_FOR_TERMS.has(p.rec.state) ? (
+        <SandboxActions pc={p.pc} action={p.url} title={c.tos} hint={c.tosBody} buttons={button('accept_terms', c.acceptTerms)} />
+      ) : null}
       {p.kind === 'tos' && !WAITING_FOR_TERMS.has(p.rec.state) ? <p class="notice ok">{c.tosAccepted}</p> : null}
-      <SandboxActions pc={p.pc} action={p.url} title={c.decisionTitle}
-        buttons={[...button('approve', c.approve), ...button('request_more', c.requestMore), ...button('decline', c.decline)]} />
+      <SandboxActions
+        pc={p.pc}
+        action={p.url}
+        title={c.decisionTitle}
+        buttons={[...button('approve', c.approve), ...button('request_more', c.requestMore), ...button('decline', c.decline)]}
+      />
     </SandboxPage>
   );
 }
 
 /** Mounts `/sandbox/kyc/:pcid/:kind` (GET the link's page, POST a SANDBOX decision). */
-export function mountKycPages(r: Router<AppState>): void {
-  r.get('/sandbox/kyc/:pcid/:kind', async (ctx) => {
+export function mountKycPages(router: Router<AppState>): void {
+  router.get('/sandbox/kyc/:pcid/:kind', async (ctx) => {
     const { rec, kind, url } = await loadLink(ctx);
     sendPage(ctx, <KycLinkPage pc={pageContext(ctx)} rec={rec} kind={kind} url={url} />);
   });
 
-  r.post('/sandbox/kyc/:pcid/:kind', async (ctx) => {
+  router.post('/sandbox/kyc/:pcid/:kind', async (ctx) => {
     const { rec, kind, url } = await loadLink(ctx);
     const decision = decisionOf(postedAction(ctx), rec, kind);
-    await runAction(ctx, url, async () => {
-      if (!decision) throw conflict('sim_action_refused', 'The decision does not apply to the provider\'s state.');
-      await decideKyc(decision);
-    }, async (refused, status) => {
-      const again = await loadLink(ctx);
-      sendPage(ctx, <KycLinkPage pc={pageContext(ctx)} rec={again.rec} kind={kind} url={url} refused={refused} />, status);
-    });
+    await runAction(
+      ctx,
+      url,
+      async () => {
+        if (!decision) throw conflict('sim_action_refused', "The decision does not apply to the provider's state.");
+        await decideKyc(decision);
+      },
+      async (refused, status) => {
+        const again = await loadLink(ctx);
+        sendPage(ctx, <KycLinkPage pc={pageContext(ctx)} rec={again.rec} kind={kind} url={url} refused={refused} />, status);
+      },
+    );
   });
 }

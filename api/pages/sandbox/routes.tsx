@@ -1,5 +1,5 @@
 /**
- * The sandbox's hosted provider pages (issue 22 part 3): `/sandbox/...` on the payer host, mounted
+ * The sandbox's hosted provider pages: `/sandbox/...` on the payer host, mounted
  * only with the simulator on, standing in for the pages a real provider would host. Every page is
  * marked SANDBOX (the Layout banner, the heading's tag, "SANDBOX: ..." buttons), shows the object's
  * current state, and its buttons do what the matching `/sim` route does (api/sim-actions.ts):
@@ -15,8 +15,8 @@ import { mountKycPages } from './kyc';
 import { mountOrderPages } from './orders';
 
 /** Mounts the hosted pages of the sandbox providers (verification links, credit checkouts, order checkouts). */
-export function mountSandboxPages(r: Router<AppState>): void {
-  mountKycPages(r);
-  mountCheckoutPages(r);
-  mountOrderPages(r);
+export function mountSandboxPages(router: Router<AppState>): void {
+  mountKycPages(router);
+  mountCheckoutPages(router);
+  mountOrderPages(router);
 }

@@ -29,8 +29,21 @@ function proxiedNames(): Map<string, Set<string>> {
 test('the parser finds every workflow and the activities it calls', () => {
   const byFile = proxiedNames();
   expect([...byFile.keys()].sort()).toEqual([
-    'conversion.ts', 'customer.ts', 'deposit-intent.ts', 'offramp-intent.ts', 'order.ts', 'payment-link.ts', 'payment.ts', 'payout.ts', 'payroll-item.ts', 'payroll-run.ts',
-    'send-intent.ts', 'subscription.ts', 'virtual-account.ts', 'webhook-endpoint.ts', 'xchain-payment.ts',
+    'conversion.ts',
+    'customer.ts',
+    'deposit-intent.ts',
+    'offramp-intent.ts',
+    'order.ts',
+    'payment-link.ts',
+    'payment.ts',
+    'payout.ts',
+    'payroll-item.ts',
+    'payroll-run.ts',
+    'send-intent.ts',
+    'subscription.ts',
+    'virtual-account.ts',
+    'webhook-endpoint.ts',
+    'xchain-payment.ts',
   ]);
   expect(byFile.get('offramp-intent.ts')).toEqual(new Set(['advanceOfframp', 'submitOfframpPayment', 'refundOfframp']));
   expect(byFile.get('payout.ts')).toContain('loadPayoutState');

@@ -23,7 +23,10 @@ const PINNED: Record<string, [string[], string[]]> = {
   paymentWorkflow: [['deposit', 'linkEnded', 'providerUpdate', 'retry'], ['waiting_for']],
   xchainPaymentWorkflow: [['deposit', 'linkEnded', 'bridgeUpdate', 'retry'], ['waiting_for']],
   paymentLinkWorkflow: [['linkChanged', 'retry'], ['waiting_for']],
-  webhookEndpointWorkflow: [['deliver', 'retry'], ['waiting_for', 'deliveries']],
+  webhookEndpointWorkflow: [
+    ['deliver', 'retry'],
+    ['waiting_for', 'deliveries'],
+  ],
   payoutWorkflow: [['providerUpdate', 'reconciliation', 'retry', 'fund', 'payoutDeposit', 'cancelled'], ['waiting_for']],
   payrollRunWorkflow: [['update', 'returnFunds', 'retry'], ['waiting_for']],
   payrollItemWorkflow: [['update', 'retry'], ['waiting_for']],
@@ -44,7 +47,10 @@ const PINNED: Record<string, [string[], string[]]> = {
  */
 const NEWS_SIGNALS = ['deposit', 'linkEnded', 'reconciliation', 'returnFunds'];
 
-const workflowTypes = Object.entries(workflows).filter(([name, v]) => typeof v === 'function' && /Workflow$/.test(name)).map(([name]) => name).sort();
+const workflowTypes = Object.entries(workflows)
+  .filter(([name, v]) => typeof v === 'function' && /Workflow$/.test(name))
+  .map(([name]) => name)
+  .sort();
 
 test('one contract per workflow type of workflows/index.ts, naming the exported function', () => {
   expect(CONTRACTS.map((c) => c.workflowType).sort()).toEqual(workflowTypes);
@@ -67,17 +73,21 @@ test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))('%s names its sign
   for (const d of Object.values(c.legacySignals ?? {})) expect(Object.values(c.signals).map((x) => x.name)).not.toContain(d.name);
 });
 
-test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))('%s starts with the object id as its one argument (and how its run calls its steps)', (_type, c) => {
-  const id = `${c.idPrefix}abc`;
-  const [args] = c.startArgs(id);
-  // `localSteps` (issue 36, workflows/convention.ts proxyDatabaseActivities) is the run's form, not object state.
-  const { localSteps, ...rest } = args as { localSteps?: boolean };
-  expect(Object.values(rest)).toEqual([id]);
-  expect([undefined, true]).toContain(localSteps);
-});
+test.each(CONTRACTS.map((c) => [c.workflowType, c] as const))(
+  '%s starts with the object id as its one argument (and how its run calls its steps)',
+  (_type, c) => {
+    const id = `${c.idPrefix}abc`;
+    const [args] = c.startArgs(id);
+    // `localSteps` (issue 36, workflows/convention.ts proxyDatabaseActivities) is the run's form, not object state.
+    const { localSteps, ...rest } = args as { localSteps?: boolean };
+    expect(Object.values(rest)).toEqual([id]);
+    expect([undefined, true]).toContain(localSteps);
+  },
+);
 
 test('the cross-network watcher shares the payment signals it handles (same definitions)', () => {
-  for (const name of ['deposit', 'linkEnded', 'retry'] as const) expect(xchainPaymentContract.signals[name]).toBe(paymentContract.signals[name]);
+  for (const name of ['deposit', 'linkEnded', 'retry'] as const)
+    expect(xchainPaymentContract.signals[name]).toBe(paymentContract.signals[name]);
   expect(xchainPaymentContract.queries.waitingFor).toBe(paymentContract.queries.waitingFor);
 });
 
@@ -86,8 +96,12 @@ describe('temporal/client.ts helpers: what they send comes from the contract', (
   const notFound = new Set<string>();
   beforeAll(() => {
     const workflow = {
-      async signalWithStart(type: unknown, o: Record<string, unknown>) { calls.push({ kind: 'signalWithStart', type, ...o }); },
-      async start(type: unknown, o: Record<string, unknown>) { calls.push({ kind: 'start', type, ...o }); },
+      async signalWithStart(type: unknown, o: Record<string, unknown>) {
+        calls.push({ kind: 'signalWithStart', type, ...o });
+      },
+      async start(type: unknown, o: Record<string, unknown>) {
+        calls.push({ kind: 'start', type, ...o });
+      },
       getHandle(workflowId: string) {
         return {
           async signal(def: { name: string }, ...args: unknown[]) {
@@ -99,31 +113,53 @@ describe('temporal/client.ts helpers: what they send comes from the contract', (
     };
     setTemporalClient({ workflow } as unknown as Client);
   });
-  afterAll(async () => { await closeTemporalClient(); });
-  beforeEach(() => { calls.length = 0; });
-
-  test('startOrSignal: signalWithStart of the contract\'s workflow type, its start arguments and the signal', async () => {
-    await startOrSignal(payoutContract, { id: 'po_1', accountId: 'acct_1' }, payoutContract.signals.reconciliation, { needsAttention: true });
-    expect(calls).toMatchObject([{
-      kind: 'signalWithStart', type: 'payoutWorkflow', workflowId: 'po_1', args: [{ payoutId: 'po_1' }],
-      signal: { name: 'reconciliation' }, signalArgs: [{ needsAttention: true }], workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    }]);
+  afterAll(async () => {
+    await closeTemporalClient();
+  });
+  beforeEach(() => {
+    calls.length = 0;
   });
 
-  test('startIfAbsent: start of the contract\'s workflow type with its start arguments', async () => {
+  test("startOrSignal: signalWithStart of the contract's workflow type, its start arguments and the signal", async () => {
+    await startOrSignal(payoutContract, { id: 'po_1', accountId: 'acct_1' }, payoutContract.signals.reconciliation, {
+      needsAttention: true,
+    });
+    expect(calls).toMatchObject([
+      {
+        kind: 'signalWithStart',
+        type: 'payoutWorkflow',
+        workflowId: 'po_1',
+        args: [{ payoutId: 'po_1' }],
+        signal: { name: 'reconciliation' },
+        signalArgs: [{ needsAttention: true }],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      },
+    ]);
+  });
+
+  test("startIfAbsent: start of the contract's workflow type with its start arguments", async () => {
     await startIfAbsent(customerContract, { id: 'cus_1', accountId: 'acct_1' });
     expect(calls).toMatchObject([{ kind: 'start', type: 'customerWorkflow', workflowId: 'cus_1', args: [{ customerId: 'cus_1' }] }]);
   });
 
   test('a start inside an API request records its id (memo request_id, RequestId); outside a request, neither', async () => {
-    await runInRequest({ requestId: 'req_ticket' }, () => startOrSignal(payoutContract, { id: 'po_1', accountId: 'acct_1' }, payoutContract.signals.update));
+    await runInRequest({ requestId: 'req_ticket' }, () =>
+      startOrSignal(payoutContract, { id: 'po_1', accountId: 'acct_1' }, payoutContract.signals.update),
+    );
     await runInRequest({ requestId: 'req_ticket2' }, () => startIfAbsent(customerContract, { id: 'cus_1', accountId: 'acct_1' }));
     await startIfAbsent(customerContract, { id: 'cus_2', accountId: 'acct_1' });
-    const attrs = (c: Record<string, unknown>) => (c.typedSearchAttributes as Array<{ key: { name: string }; value: unknown }>).map((p) => [p.key.name, p.value]);
+    const attrs = (c: Record<string, unknown>) =>
+      (c.typedSearchAttributes as Array<{ key: { name: string }; value: unknown }>).map((p) => [p.key.name, p.value]);
     expect(calls.map((c) => c.memo)).toEqual([{ request_id: 'req_ticket' }, { request_id: 'req_ticket2' }, undefined]);
     expect(calls.map(attrs)).toEqual([
-      [['AccountId', 'acct_1'], ['RequestId', 'req_ticket']],
-      [['AccountId', 'acct_1'], ['RequestId', 'req_ticket2']],
+      [
+        ['AccountId', 'acct_1'],
+        ['RequestId', 'req_ticket'],
+      ],
+      [
+        ['AccountId', 'acct_1'],
+        ['RequestId', 'req_ticket2'],
+      ],
       [['AccountId', 'acct_1']],
     ]);
   });
@@ -136,9 +172,13 @@ describe('temporal/client.ts helpers: what they send comes from the contract', (
   });
 
   test('a signal of another contract is refused before anything is sent', async () => {
-    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.update)).rejects.toThrow(/not a signal of customerWorkflow/);
+    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.update)).rejects.toThrow(
+      /not a signal of customerWorkflow/,
+    );
     // Same name, another definition: refused too (each contract owns its definitions).
-    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.retry)).rejects.toThrow(/not a signal of customerWorkflow/);
+    await expect(startOrSignal(customerContract, { id: 'cus_1', accountId: 'acct_1' }, payoutContract.signals.retry)).rejects.toThrow(
+      /not a signal of customerWorkflow/,
+    );
     expect(calls).toEqual([]);
   });
 });

@@ -17,8 +17,11 @@ function conversion() {
   const s = { status: 'built', createdAtMs: 0, submitted: false, onChain: false };
   const log: string[] = [];
   const state = (): ConversionState => ({
-    status: s.status, terminal: s.status === 'settled' || s.status === 'failed', createdAt: new Date(s.createdAtMs).toISOString(),
-    signableUntil: new Date(s.createdAtMs + 10 * MIN).toISOString(), confirmBy: s.status === 'built' ? null : new Date(s.createdAtMs + 20 * MIN).toISOString(),
+    status: s.status,
+    terminal: s.status === 'settled' || s.status === 'failed',
+    createdAt: new Date(s.createdAtMs).toISOString(),
+    signableUntil: new Date(s.createdAtMs + 10 * MIN).toISOString(),
+    confirmBy: s.status === 'built' ? null : new Date(s.createdAtMs + 20 * MIN).toISOString(),
   });
   const acts: Stubs<typeof conversionContract> = {
     checkConversion: async () => {
@@ -28,26 +31,38 @@ function conversion() {
       log.push(`check ${s.status}`);
       return state();
     },
-    expireConversion: async () => { log.push('expire'); s.status = 'failed'; return state(); },
+    expireConversion: async () => {
+      log.push('expire');
+      s.status = 'failed';
+      return state();
+    },
   };
   return { s, log, acts, state };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, conversionId = uid('cnv_')) =>
   env.client.workflow.start(conversionWorkflow, { taskQueue, workflowId: conversionId, args: [{ conversionId }] });
 
-test('the holder\'s hash (`conversionUpdate`) starts the chain watch; the poll finds it on chain and it settles', async () => {
+test("the holder's hash (`conversionUpdate`) starts the chain watch; the poll finds it on chain and it settles", async () => {
   const m = conversion();
   await withWorker(env, conversionContract, m.acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^the holder's signed transaction hash/)).toBe(`the holder's signed transaction hash until ${m.state().signableUntil}`);
+    expect(await waitingFor(h, /^the holder's signed transaction hash/)).toBe(
+      `the holder's signed transaction hash until ${m.state().signableUntil}`,
+    );
     m.s.submitted = true;
     await h.signal(conversionUpdate);
-    expect(await waitingFor(h, /^the signed transaction on the chain/)).toBe(`the signed transaction on the chain until ${m.state().confirmBy}`);
+    expect(await waitingFor(h, /^the signed transaction on the chain/)).toBe(
+      `the signed transaction on the chain until ${m.state().confirmBy}`,
+    );
     m.s.onChain = true;
     expect(await h.result()).toBe('settled');
     expect((await timersOf(h)).at(-1)).toBe(CONVERSION_POLL_MS);

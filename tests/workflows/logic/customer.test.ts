@@ -18,14 +18,21 @@ const { update, retry } = customerContract.signals;
 function provider(answers: VerificationState[]) {
   const reads: Array<{ id: string; atMs: number }> = [];
   const acts: Stubs<typeof customerContract> = {
-    syncCustomerVerification: async (id) => { reads.push({ id, atMs: activityNowMs() }); return answers.length > 1 ? answers.shift()! : answers[0]; },
+    syncCustomerVerification: async (id) => {
+      reads.push({ id, atMs: activityNowMs() });
+      return answers.length > 1 ? answers.shift()! : answers[0];
+    },
   };
   return { reads, acts };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, customerId = uid('cus_')) =>
   env.client.workflow.start(customerWorkflow, { taskQueue, workflowId: customerId, args: [{ customerId }] });
@@ -67,7 +74,9 @@ test('a non-retryable failure parks the customer for an operator; the retry sign
   };
   await withWorker(env, customerContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: customer cus_x not found (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: NotFound: customer cus_x not found (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(retry);
     expect(await h.result()).toBe('approved');
   });

@@ -17,8 +17,12 @@ function intent(ttlMs: number) {
   const s = { status: 'awaiting_funds', createdAtMs: 0, arrived: false, bridgeDelivered: false };
   const log: string[] = [];
   const state = (changed: boolean): DepositIntentState => ({
-    status: s.status, sourceChain: 'arbitrum', createdAt: new Date(s.createdAtMs).toISOString(), expiresAt: new Date(s.createdAtMs + ttlMs).toISOString(),
-    terminal: ['settled', 'failed', 'expired', 'manual_recovery_required'].includes(s.status), changed,
+    status: s.status,
+    sourceChain: 'arbitrum',
+    createdAt: new Date(s.createdAtMs).toISOString(),
+    expiresAt: new Date(s.createdAtMs + ttlMs).toISOString(),
+    terminal: ['settled', 'failed', 'expired', 'manual_recovery_required'].includes(s.status),
+    changed,
   });
   const acts: Stubs<typeof depositIntentContract> = {
     advanceDepositIntent: async () => {
@@ -30,14 +34,22 @@ function intent(ttlMs: number) {
       log.push(`advance ${before}->${s.status}`);
       return state(s.status !== before);
     },
-    expireDepositIntent: async () => { log.push('expire'); if (s.status === 'awaiting_funds') s.status = 'expired'; return state(true); },
+    expireDepositIntent: async () => {
+      log.push('expire');
+      if (s.status === 'awaiting_funds') s.status = 'expired';
+      return state(true);
+    },
   };
   return { s, log, acts, state };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, depositIntentId = uid('dpi_')) =>
   env.client.workflow.start(depositIntentWorkflow, { taskQueue, workflowId: depositIntentId, args: [{ depositIntentId }] });
@@ -57,7 +69,10 @@ test('USDC arrives (`depositIntentUpdate`): steps on at once, then follows the b
     expect((await timersOf(h)).at(-1)).toBe(DEPOSIT_POLL_MS);
   });
   expect(m.log.filter((l) => !l.startsWith('advance awaiting_funds->awaiting_funds'))).toEqual([
-    'advance awaiting_funds->source_detected', 'advance source_detected->bridging', 'advance bridging->bridging', 'advance bridging->settled',
+    'advance awaiting_funds->source_detected',
+    'advance source_detected->bridging',
+    'advance bridging->bridging',
+    'advance bridging->settled',
   ]);
 });
 

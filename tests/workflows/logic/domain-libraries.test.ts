@@ -21,42 +21,75 @@ import { uid } from './harness';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    /* already installed */
+  }
   env = await startTimeSkipping();
 }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const item = (over: Partial<PayrollExportItem>): PayrollExportItem => ({
-  item_id: 'pri_1', recipient_id: 'prc_1', recipient_name: 'Ana', recipient_email: 'ana@example.com', amount: { amount: '150000', currency: 'USD', decimals: 2 },
-  status: 'paid', destination: 'ach ****6789', failure_reason: null, paid_at: '2026-11-23T10:00:00.000Z', memo: null, ...over,
+  item_id: 'pri_1',
+  recipient_id: 'prc_1',
+  recipient_name: 'Ana',
+  recipient_email: 'ana@example.com',
+  amount: { amount: '150000', currency: 'USD', decimals: 2 },
+  status: 'paid',
+  destination: 'ach ****6789',
+  failure_reason: null,
+  paid_at: '2026-11-23T10:00:00.000Z',
+  memo: null,
+  ...over,
 });
 
 const INPUT: DomainLibrariesInput = {
   items: [
     item({}),
-    item({ recipient_name: 'Diaz, "Ana"', recipient_email: '=cmd@example.com', memo: ' two\r\nlines ', failure_reason: '-x', destination: null }),
+    item({
+      recipient_name: 'Diaz, "Ana"',
+      recipient_email: '=cmd@example.com',
+      memo: ' two\r\nlines ',
+      failure_reason: '-x',
+      destination: null,
+    }),
     item({ amount: { amount: '500', currency: 'JPY', decimals: 0 }, memo: '@sum' }),
   ],
   cases: [
-    [Date.parse('2027-01-31T09:30:00.000Z'), 'month', 1], [Date.parse('2028-01-31T00:00:00.000Z'), 'month', 1],
-    [Date.parse('2028-02-29T12:00:00.000Z'), 'year', 1], [Date.parse('2027-03-31T18:45:07.250Z'), 'month', 3],
-    [Date.parse('2027-11-15T00:00:00.000Z'), 'month', 14], [Date.parse('2027-01-01T00:00:00.000Z'), 'week', 2],
+    [Date.parse('2027-01-31T09:30:00.000Z'), 'month', 1],
+    [Date.parse('2028-01-31T00:00:00.000Z'), 'month', 1],
+    [Date.parse('2028-02-29T12:00:00.000Z'), 'year', 1],
+    [Date.parse('2027-03-31T18:45:07.250Z'), 'month', 3],
+    [Date.parse('2027-11-15T00:00:00.000Z'), 'month', 14],
+    [Date.parse('2027-01-01T00:00:00.000Z'), 'week', 2],
     // Late in the UTC day: another local date in Pacific/Chatham (UTC+13:45) and America/St_Johns (UTC-3:30).
-    [Date.parse('2027-01-31T23:30:00.000Z'), 'month', 1], [Date.parse('2027-03-01T01:00:00.000Z'), 'month', 1],
+    [Date.parse('2027-01-31T23:30:00.000Z'), 'month', 1],
+    [Date.parse('2027-03-01T01:00:00.000Z'), 'month', 1],
     [Date.parse('2028-02-29T23:59:59.999Z'), 'year', 1],
   ],
   currencies: ['USD', 'JPY', 'KWD', 'USDC'],
 };
 
 const CALENDAR = [
-  '2027-02-28T09:30:00.000Z', '2028-02-29T00:00:00.000Z', '2029-02-28T12:00:00.000Z', '2027-06-30T18:45:07.250Z', '2029-01-15T00:00:00.000Z', '2027-01-15T00:00:00.000Z',
-  '2027-02-28T23:30:00.000Z', '2027-04-01T01:00:00.000Z', '2029-02-28T23:59:59.999Z',
+  '2027-02-28T09:30:00.000Z',
+  '2028-02-29T00:00:00.000Z',
+  '2029-02-28T12:00:00.000Z',
+  '2027-06-30T18:45:07.250Z',
+  '2029-01-15T00:00:00.000Z',
+  '2027-01-15T00:00:00.000Z',
+  '2027-02-28T23:30:00.000Z',
+  '2027-04-01T01:00:00.000Z',
+  '2029-02-28T23:59:59.999Z',
 ];
 
-const CSV = 'item_id,recipient_id,recipient_name,recipient_email,amount,currency,status,destination,failure_reason,paid_at,memo\r\n'
-  + 'pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n'
-  + 'pri_1,prc_1,"Diaz, ""Ana""",\'=cmd@example.com,1500.00,USD,paid,,-x,2026-11-23T10:00:00.000Z," two\r\nlines "\r\n'
-  + 'pri_1,prc_1,Ana,ana@example.com,500,JPY,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\'@sum\r\n';
+const CSV =
+  'item_id,recipient_id,recipient_name,recipient_email,amount,currency,status,destination,failure_reason,paid_at,memo\r\n' +
+  'pri_1,prc_1,Ana,ana@example.com,1500.00,USD,paid,ach ****6789,,2026-11-23T10:00:00.000Z,\r\n' +
+  'pri_1,prc_1,"Diaz, ""Ana""",\'=cmd@example.com,1500.00,USD,paid,,-x,2026-11-23T10:00:00.000Z," two\r\nlines "\r\n' +
+  "pri_1,prc_1,Ana,ana@example.com,500,JPY,paid,ach ****6789,,2026-11-23T10:00:00.000Z,'@sum\r\n";
 
 /** What the rules give in this process (Node, outside the sandbox). */
 const inNode = (): DomainLibrariesOutput => ({
@@ -76,7 +109,9 @@ const bundled = async () => {
 test('the CSV, currency, country and calendar rules bundle and run the same inside a workflow', async () => {
   const taskQueue = uid('domain-libs-');
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundled() });
-  const got = await worker.runUntil(env.client.workflow.execute(domainLibrariesWorkflow, { taskQueue, workflowId: uid('domain-libs-'), args: [INPUT] }));
+  const got = await worker.runUntil(
+    env.client.workflow.execute(domainLibrariesWorkflow, { taskQueue, workflowId: uid('domain-libs-'), args: [INPUT] }),
+  );
   expect(got).toEqual(inNode());
   expect(got.calendar.map((ms) => new Date(ms).toISOString())).toEqual(CALENDAR);
   expect(got.csv).toBe(CSV);
@@ -98,15 +133,34 @@ async function inWorkerZone(tz: string): Promise<{ offset: number; result: Domai
       process.stdout.write(JSON.stringify({ offset: new Date(Date.UTC(2027, 0, 15)).getTimezoneOffset(), result }));
       process.exit(0);
     })().catch((e) => { console.error(e); process.exit(1); });`;
-  const proc = spawn(process.execPath, ['-e', child], { cwd: path.resolve(__dirname, '../../..'), env: { ...process.env, TZ: tz }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['-e', child], {
+    cwd: path.resolve(__dirname, '../../..'),
+    env: { ...process.env, TZ: tz },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  proc.stdout.on('data', (d) => { out += d; });
-  proc.stderr.on('data', (d) => { err += d; });
-  proc.stdin.end(JSON.stringify({ address: env.address, code: (await bundled()).code, input: INPUT, taskQueue: uid('domain-libs-tz-'), workflowId: uid('domain-libs-tz-') }));
+  proc.stdout.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr.on('data', (d) => {
+    err += d;
+  });
+  proc.stdin.end(
+    JSON.stringify({
+      address: env.address,
+      code: (await bundled()).code,
+      input: INPUT,
+      taskQueue: uid('domain-libs-tz-'),
+      workflowId: uid('domain-libs-tz-'),
+    }),
+  );
   const status = await new Promise<number | null>((resolve) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000);
-    proc.on('close', (c) => { clearTimeout(timer); resolve(c); });
+    proc.on('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
   });
   if (status !== 0) throw new Error(`worker in ${tz} exited ${status}: ${err}`);
   return JSON.parse(out);

@@ -33,7 +33,11 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | null = null;
 
 /** Starts the time-skipping environment (call in beforeAll; teardown in afterAll). */
 export async function startLogicEnv(): Promise<TestWorkflowEnvironment> {
-  try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    /* already installed */
+  }
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
   const env = await startTimeSkipping();
   await bundle;
@@ -47,25 +51,38 @@ export const uid = (prefix: string) => `${prefix}${crypto.randomBytes(6).toStrin
  * Runs `fn(taskQueue)` while a worker with the stub `activities` of `contract`'s workflow (or of
  * each contract of a list) polls a fresh task queue.
  */
-export async function withWorker<C extends Contract | readonly Contract[], T>(env: TestWorkflowEnvironment, _contract: C, activities: Stubs<C>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+export async function withWorker<C extends Contract | readonly Contract[], T>(
+  env: TestWorkflowEnvironment,
+  _contract: C,
+  activities: Stubs<C>,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
   const taskQueue = uid('logic-');
   // A local activity's info carries the worker's wall clock, not the skipped server time: read the
   // environment's clock before each local call, for activityNowMs.
-  const timed = Object.fromEntries(Object.entries(activities as Record<string, (...a: unknown[]) => Promise<unknown>>).map(([name, fn]) => [name, async (...a: unknown[]) => {
-    if (Context.current().info.isLocal) localNowMs = await env.currentTimeMs();
-    return fn(...a);
-  }]));
+  const timed = Object.fromEntries(
+    Object.entries(activities as Record<string, (...a: unknown[]) => Promise<unknown>>).map(([name, fn]) => [
+      name,
+      async (...a: unknown[]) => {
+        if (Context.current().info.isLocal) localNowMs = await env.currentTimeMs();
+        return fn(...a);
+      },
+    ]),
+  );
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await bundle!, activities: timed });
   return worker.runUntil(fn(taskQueue));
 }
-
 
 /** Polls the `waiting_for` query until it matches `re` (time does not skip meanwhile); returns the answer. */
 export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs = 10_000): Promise<string> {
   const until = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    try { last = await handle.query<string>('waiting_for'); } catch { /* not started yet */ }
+    try {
+      last = await handle.query<string>('waiting_for');
+    } catch {
+      /* not started yet */
+    }
     if (re.test(last)) return last;
     if (Date.now() > until) throw new Error(`waiting_for never matched ${re}; last answer: ${last}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -76,7 +93,8 @@ export async function waitingFor(handle: WorkflowHandle, re: RegExp, timeoutMs =
 let localNowMs = 0;
 
 /** Workflow time of the running activity (epoch ms; the skipped server clock), remote or local. */
-export const activityNowMs = () => (Context.current().info.isLocal ? localNowMs : Context.current().info.currentAttemptScheduledTimestampMs);
+export const activityNowMs = () =>
+  Context.current().info.isLocal ? localNowMs : Context.current().info.currentAttemptScheduledTimestampMs;
 
 /** Run id of the workflow that called the running activity. */
 export const callerRunId = (): string => {
@@ -97,6 +115,8 @@ export async function timersOf(handle: WorkflowHandle): Promise<number[]> {
 /** A promise with its resolver (to hold a stub activity until the test lets it go). */
 export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
-  const promise = new Promise<void>((r) => { open = r; });
+  const promise = new Promise<void>((r) => {
+    open = r;
+  });
   return { promise, open };
 }

@@ -16,30 +16,51 @@ const { update } = offrampIntentContract.signals;
 
 /** An in-memory intent: `funded` (full or short) by the test; the rail pays after `railPolls` looks. */
 function intent(o: { funded?: 'full' | 'short' } = {}) {
-  const s = { status: 'awaiting_funds' as OfframpStatus, funded: o.funded ?? null as 'full' | 'short' | null, deadlineMs: 0 };
+  const s = { status: 'awaiting_funds' as OfframpStatus, funded: o.funded ?? (null as 'full' | 'short' | null), deadlineMs: 0 };
   const log: string[] = [];
   const acts: Stubs<typeof offrampIntentContract> = {
     advanceOfframp: async (_id, nowMs): Promise<OfframpProgress> => {
       log.push(`advance ${s.status}`);
       if (!s.deadlineMs) s.deadlineMs = nowMs + 30 * MIN;
       if (s.status === 'awaiting_funds') {
-        if (s.funded === 'full') { s.status = 'funds_received'; return { status: s.status, next: 'submit', wakeAtMs: null, waitingFor: 'paying the bank (idempotent by the intent)' }; }
-        if (nowMs < s.deadlineMs) return { status: s.status, next: 'wait', wakeAtMs: s.deadlineMs, waitingFor: `the transit deposit (until ${new Date(s.deadlineMs).toISOString()})` };
-        if (s.funded === 'short') return { status: s.status, next: 'refund', wakeAtMs: null, waitingFor: 'returning the short transit deposit' };
+        if (s.funded === 'full') {
+          s.status = 'funds_received';
+          return { status: s.status, next: 'submit', wakeAtMs: null, waitingFor: 'paying the bank (idempotent by the intent)' };
+        }
+        if (nowMs < s.deadlineMs)
+          return {
+            status: s.status,
+            next: 'wait',
+            wakeAtMs: s.deadlineMs,
+            waitingFor: `the transit deposit (until ${new Date(s.deadlineMs).toISOString()})`,
+          };
+        if (s.funded === 'short')
+          return { status: s.status, next: 'refund', wakeAtMs: null, waitingFor: 'returning the short transit deposit' };
         s.status = 'failed';
       }
-      if (s.status === 'payment_submitted') return { status: s.status, next: 'wait', wakeAtMs: nowMs + HOUR, waitingFor: 'the sepa rail to pay rp_1' };
+      if (s.status === 'payment_submitted')
+        return { status: s.status, next: 'wait', wakeAtMs: nowMs + HOUR, waitingFor: 'the sepa rail to pay rp_1' };
       return { status: s.status, next: 'done', wakeAtMs: null, waitingFor: `nothing (${s.status})` };
     },
-    submitOfframpPayment: async () => { log.push('submit'); s.status = 'payment_submitted'; },
-    refundOfframp: async () => { log.push('refund'); s.status = 'refunded'; },
+    submitOfframpPayment: async () => {
+      log.push('submit');
+      s.status = 'payment_submitted';
+    },
+    refundOfframp: async () => {
+      log.push('refund');
+      s.status = 'refunded';
+    },
   };
   return { s, log, acts };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, intentId = uid('ofr_')) =>
   env.client.workflow.start(offrampIntentWorkflow, { taskQueue, workflowId: intentId, args: [{ intentId }] });
@@ -56,7 +77,13 @@ test('the transit deposit (`update`): one bank payment, followed until the rail 
     await h.signal(update);
     expect(await h.result()).toBe('payment_processed');
   });
-  expect(m.log).toEqual(['advance awaiting_funds', 'advance awaiting_funds', 'submit', 'advance payment_submitted', 'advance payment_processed']);
+  expect(m.log).toEqual([
+    'advance awaiting_funds',
+    'advance awaiting_funds',
+    'submit',
+    'advance payment_submitted',
+    'advance payment_processed',
+  ]);
 });
 
 test('a short deposit at the funding deadline: the turn at the deadline refunds it', async () => {

@@ -18,7 +18,10 @@ const { update, retry } = orderContract.signals;
 function turns(script: Array<(nowMs: number) => OrderProgress>) {
   const calls: Array<{ orderId: string; nowMs: number; originMs: number | undefined }> = [];
   const acts: Stubs<typeof orderContract> = {
-    advanceOrder: async (orderId, nowMs, originMs) => { calls.push({ orderId, nowMs, originMs }); return script.shift()!(nowMs); },
+    advanceOrder: async (orderId, nowMs, originMs) => {
+      calls.push({ orderId, nowMs, originMs });
+      return script.shift()!(nowMs);
+    },
   };
   return { calls, acts };
 }
@@ -26,13 +29,17 @@ const open = (status: string, wakeAtMs: number, waitingFor: string): OrderProgre
 const done = (status: string, nowMs: number): OrderProgress => ({ done: true, status, wakeAtMs: nowMs, waitingFor: `nothing (${status})` });
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, orderId = uid('ord_')) =>
   env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderId, args: [{ orderId }] });
 
-test('the provider\'s reports (`update`) move the order to completed; every turn carries the object clock\'s origin', async () => {
+test("the provider's reports (`update`) move the order to completed; every turn carries the object clock's origin", async () => {
   const t = turns([
     (now) => open('awaiting_payment', now + 10 * MIN, 'the payer to pay the sandbox order (card)'),
     (now) => open('processing', now + 10 * MIN, 'the provider sandbox to deliver (money captured)'),
@@ -55,7 +62,10 @@ test('the provider\'s reports (`update`) move the order to completed; every turn
 test('no payment: wakes at the checkout deadline it was told, and the turn at that time expires the order', async () => {
   let deadline = 0;
   const t = turns([
-    (now) => { deadline = now + HOUR; return open('awaiting_payment', deadline, 'the payer to pay the sandbox order (card until later)'); },
+    (now) => {
+      deadline = now + HOUR;
+      return open('awaiting_payment', deadline, 'the payer to pay the sandbox order (card until later)');
+    },
     (now) => (now >= deadline ? done('failed', now) : open('awaiting_payment', deadline, 'early')),
   ]);
   await withWorker(env, orderContract, t.acts, async (tq) => {
@@ -76,7 +86,11 @@ test('a report that arrives during the turn that ends the order is read before t
   const acts: Stubs<typeof orderContract> = {
     advanceOrder: async (_id, nowMs) => {
       calls.push(nowMs);
-      if (calls.length === 1) { entered.open(); await hold.promise; return done('failed', nowMs); }
+      if (calls.length === 1) {
+        entered.open();
+        await hold.promise;
+        return done('failed', nowMs);
+      }
       return done('refunded', nowMs);
     },
   };
@@ -101,7 +115,9 @@ test('a non-retryable failure parks the order for an operator; the retry signal 
   };
   await withWorker(env, orderContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toMatch(/^an operator: IllegalTransition: order ord_x cannot go from failed to completed/);
+    expect(await waitingFor(h, /^an operator: /)).toMatch(
+      /^an operator: IllegalTransition: order ord_x cannot go from failed to completed/,
+    );
     await h.signal(retry);
     expect(await h.result()).toBe('completed');
   });

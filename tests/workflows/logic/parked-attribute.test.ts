@@ -28,7 +28,9 @@ beforeAll(async () => {
   env = await startLogicEnv();
   await registerSearchAttributes(env.connection);
 }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+afterAll(async () => {
+  await env?.teardown();
+});
 
 /** Fails the first read with a non-retryable NotFound (the workflow parks), then approves. */
 function failsOnce(): Stubs<typeof customerContract> {
@@ -47,20 +49,29 @@ async function visibilityCommands(h: WorkflowHandle): Promise<string[]> {
   const events = (await h.fetchHistory()).events ?? [];
   return events.flatMap((e) => {
     if (e.markerRecordedEventAttributes) return [`marker ${e.markerRecordedEventAttributes.markerName}`];
-    if (e.upsertWorkflowSearchAttributesEventAttributes) return [`upsert ${Object.keys(e.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {}).join(',')}`];
+    if (e.upsertWorkflowSearchAttributesEventAttributes)
+      return [`upsert ${Object.keys(e.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {}).join(',')}`];
     return [];
   });
 }
 
 async function replays(workflowId: string, history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>): Promise<void> {
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
   await Worker.runReplayHistory({ workflowBundle, replayName: 'parked-attribute' }, history, workflowId);
 }
 
 test('started with search attributes: Parked is true while parked and false once `retry` resumed it (patched)', async () => {
   await withWorker(env, customerContract, failsOnce(), async (tq) => {
     const id = uid('cus_');
-    const h = await env.client.workflow.start(customerWorkflow, { taskQueue: tq, workflowId: id, args: [{ customerId: id }], typedSearchAttributes: [{ key: ACCOUNT_KEY, value: 'acct_x' }] });
+    const h = await env.client.workflow.start(customerWorkflow, {
+      taskQueue: tq,
+      workflowId: id,
+      args: [{ customerId: id }],
+      typedSearchAttributes: [{ key: ACCOUNT_KEY, value: 'acct_x' }],
+    });
     await waitingFor(h, /^an operator: NotFound/);
     expect((await h.describe()).typedSearchAttributes.get(PARKED_KEY)).toBe(true);
     await h.signal(retry);
@@ -70,7 +81,9 @@ test('started with search attributes: Parked is true while parked and false once
     // The SDK records the patch in the system attribute TemporalChangeVersion beside its marker.
     expect(cmds).toEqual(['marker core_patch', 'upsert TemporalChangeVersion', 'upsert Parked', 'upsert Parked']);
     const marker = (await h.fetchHistory()).events!.find((e) => e.markerRecordedEventAttributes)!.markerRecordedEventAttributes!;
-    const data = Object.values(marker.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p));
+    const data = Object.values(marker.details ?? {})
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => defaultPayloadConverter.fromPayload(p));
     expect(JSON.stringify(data)).toContain(PARKED_PATCH);
     await replays(id, await h.fetchHistory());
   });

@@ -12,23 +12,44 @@ import { activityNowMs, callerRunId, startLogicEnv, timersOf, uid, waitingFor, w
 const { update: linkChangedSignal, retry: linkRetrySignal } = paymentLinkContract.signals;
 
 const DAY = 86_400_000;
-const st = (s: Partial<State>): State => ({ exists: true, status: 'active', ended: false, expiresAt: null, nextReminderAt: null, reminderIndex: 0, ...s });
+const st = (s: Partial<State>): State => ({
+  exists: true,
+  status: 'active',
+  ended: false,
+  expiresAt: null,
+  nextReminderAt: null,
+  reminderIndex: 0,
+  ...s,
+});
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 /** Starts a run as the product does (contract startArgs: local-activity steps); `legacy`: as a run started before issue 36 (remote activities). */
 const start = (taskQueue: string, linkId = uid('pl_'), legacy = false) =>
-  env.client.workflow.start(paymentLinkWorkflow, { taskQueue, workflowId: linkId, args: legacy ? [{ linkId }] : paymentLinkContract.startArgs(linkId) });
+  env.client.workflow.start(paymentLinkWorkflow, {
+    taskQueue,
+    workflowId: linkId,
+    args: legacy ? [{ linkId }] : paymentLinkContract.startArgs(linkId),
+  });
 
 test('an ended (or missing) link ends the workflow at once with its status', async () => {
   await withWorker(env, paymentLinkContract, { loadPaymentLinkState: async () => st({ ended: true, status: 'paid' }) }, async (tq) => {
     expect(await (await start(tq)).result()).toBe('paid');
   });
-  await withWorker(env, paymentLinkContract, { loadPaymentLinkState: async () => st({ exists: false, ended: true, status: null }) }, async (tq) => {
-    expect(await (await start(tq)).result()).toBe('missing');
-  });
+  await withWorker(
+    env,
+    paymentLinkContract,
+    { loadPaymentLinkState: async () => st({ exists: false, ended: true, status: null }) },
+    async (tq) => {
+      expect(await (await start(tq)).result()).toBe('missing');
+    },
+  );
 });
 
 test('sends each reminder when due, then expires the link and tells its open payments', async () => {
@@ -42,9 +63,19 @@ test('sends each reminder when due, then expires the link and tells its open pay
       if (expired) return st({ ended: true, status: 'expired' });
       return st({ expiresAt: t0 + 10 * DAY, nextReminderAt: sent < 2 ? t0 + (sent + 1) * 3 * DAY : null, reminderIndex: sent });
     },
-    sendPaymentLinkReminder: async (a) => { calls.push(['remind', a.index]); sent += 1; return { sent: true, emailId: `em_${sent}` }; },
-    expirePaymentLink: async (a) => { calls.push(['expire', a.at >= t0 + 10 * DAY]); expired = true; return { expired: true, accountId: 'acc_1', paymentIds: ['pay_1'] }; },
-    signalPaymentsLinkEnded: async (a) => { calls.push(['signal', a]); },
+    sendPaymentLinkReminder: async (a) => {
+      calls.push(['remind', a.index]);
+      sent += 1;
+      return { sent: true, emailId: `em_${sent}` };
+    },
+    expirePaymentLink: async (a) => {
+      calls.push(['expire', a.at >= t0 + 10 * DAY]);
+      expired = true;
+      return { expired: true, accountId: 'acc_1', paymentIds: ['pay_1'] };
+    },
+    signalPaymentsLinkEnded: async (a) => {
+      calls.push(['signal', a]);
+    },
   };
   await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq, 'pl_timers');
@@ -54,7 +85,12 @@ test('sends each reminder when due, then expires the link and tells its open pay
     expect(timers).toHaveLength(3);
     expect(timers.reduce((a, b) => a + b, 0)).toBeGreaterThan(10 * DAY - 60_000);
   });
-  expect(calls).toEqual([['remind', 0], ['remind', 1], ['expire', true], ['signal', { paymentIds: ['pay_1'], accountId: 'acc_1', reason: 'expired' }]]);
+  expect(calls).toEqual([
+    ['remind', 0],
+    ['remind', 1],
+    ['expire', true],
+    ['signal', { paymentIds: ['pay_1'], accountId: 'acc_1', reason: 'expired' }],
+  ]);
 });
 
 test('waits for expiry (waiting_for says so); linkChanged re-plans; with nothing pending it waits for a change', async () => {
@@ -91,7 +127,9 @@ test('a non-retryable failure parks the link for an operator; the retry signal r
   };
   await withWorker(env, paymentLinkContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: LinkStateCorrupt: payment link pl_x has an unusable reminder schedule (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: LinkStateCorrupt: payment link pl_x has an unusable reminder schedule (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(linkRetrySignal);
     expect(await h.result()).toBe('cancelled');
   });
@@ -114,7 +152,10 @@ test('a long-lived link continues as new with its id only', async () => {
     expect(await h.result()).toBe('expired');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ linkId: h.workflowId, localSteps: true });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({
+      linkId: h.workflowId,
+      localSteps: true,
+    });
   });
   expect(runs.size).toBe(2);
   expect(loads).toBeGreaterThan(100);

@@ -15,24 +15,50 @@ const HOUR = 3_600_000;
 class IllegalTransition extends Error {}
 /** A watch state (contracts/payment.ts): awaiting, its window closing in an hour, unless `s` says otherwise. */
 const st = (s: Partial<PaymentStep>): PaymentStep => ({
-  status: 'awaiting', expiresAt: new Date(activityNowMs() + HOUR).toISOString(), createdAt: new Date(activityNowMs()).toISOString(), pendingDepositIds: [],
-  needsSettlement: false, settlement: 'wallet', settlementPending: false, needsRefund: false, refundPending: false, done: false, linkEnded: false, linkId: null, ...s,
+  status: 'awaiting',
+  expiresAt: new Date(activityNowMs() + HOUR).toISOString(),
+  createdAt: new Date(activityNowMs()).toISOString(),
+  pendingDepositIds: [],
+  needsSettlement: false,
+  settlement: 'wallet',
+  settlementPending: false,
+  needsRefund: false,
+  refundPending: false,
+  done: false,
+  linkEnded: false,
+  linkId: null,
+  ...s,
 });
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 /** Starts a run as the product does (contract startArgs: local-activity steps); `legacy`: as a run started before issue 36 (remote activities). */
 const start = (taskQueue: string, paymentId = uid('pay_'), legacy = false) =>
-  env.client.workflow.start(paymentWorkflow, { taskQueue, workflowId: paymentId, args: legacy ? [{ paymentId }] : paymentContract.startArgs(paymentId) });
+  env.client.workflow.start(paymentWorkflow, {
+    taskQueue,
+    workflowId: paymentId,
+    args: legacy ? [{ paymentId }] : paymentContract.startArgs(paymentId),
+  });
 
 test('no deposit: waits until expires_at, then expires the payment', async () => {
   const calls: string[] = [];
   let expiresAt = '';
   const acts: Stubs<typeof paymentContract> = {
-    loadPaymentState: async () => { const s = st({}); expiresAt = s.expiresAt; return s; },
-    expirePaymentActivity: async () => { calls.push('expire'); return st({ status: 'expired', done: true }); },
+    loadPaymentState: async () => {
+      const s = st({});
+      expiresAt = s.expiresAt;
+      return s;
+    },
+    expirePaymentActivity: async () => {
+      calls.push('expire');
+      return st({ status: 'expired', done: true });
+    },
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
@@ -50,10 +76,21 @@ test('an exact deposit is applied, settled to the merchant, and the link workflo
   const calls: unknown[][] = [];
   const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({}),
-    applyDepositActivity: async (...a) => { calls.push(['apply', ...a]); return st({ status: 'paid', needsSettlement: true }); },
-    sendSettlement: async (...a) => { calls.push(['send', ...a]); return '0xtx'; },
-    recordSettlement: async (...a) => { calls.push(['record', ...a]); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1' }); },
-    notifyLinkWorkflow: async (...a) => { calls.push(['notify', ...a]); },
+    applyDepositActivity: async (...a) => {
+      calls.push(['apply', ...a]);
+      return st({ status: 'paid', needsSettlement: true });
+    },
+    sendSettlement: async (...a) => {
+      calls.push(['send', ...a]);
+      return '0xtx';
+    },
+    recordSettlement: async (...a) => {
+      calls.push(['record', ...a]);
+      return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1' });
+    },
+    notifyLinkWorkflow: async (...a) => {
+      calls.push(['notify', ...a]);
+    },
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq, 'pay_exact');
@@ -61,7 +98,12 @@ test('an exact deposit is applied, settled to the merchant, and the link workflo
     await h.signal(depositSignal, { depositId: 'dep_1' });
     expect(await h.result()).toBe('settled');
   });
-  expect(calls).toEqual([['apply', 'pay_exact', 'dep_1'], ['send', 'pay_exact'], ['record', 'pay_exact', '0xtx'], ['notify', 'pl_1']]);
+  expect(calls).toEqual([
+    ['apply', 'pay_exact', 'dep_1'],
+    ['send', 'pay_exact'],
+    ['record', 'pay_exact', '0xtx'],
+    ['notify', 'pl_1'],
+  ]);
 });
 
 /**
@@ -73,10 +115,21 @@ async function settleOneDeposit(legacy: boolean) {
   const calls: string[] = [];
   const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({}),
-    applyDepositActivity: async () => { calls.push('apply'); return st({ status: 'paid', needsSettlement: true }); },
-    sendSettlement: async () => { calls.push('send'); return '0xtx'; },
-    recordSettlement: async () => { calls.push('record'); return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1', ...(legacy ? {} : { linkNotified: true }) }); },
-    notifyLinkWorkflow: async () => { calls.push('notify'); },
+    applyDepositActivity: async () => {
+      calls.push('apply');
+      return st({ status: 'paid', needsSettlement: true });
+    },
+    sendSettlement: async () => {
+      calls.push('send');
+      return '0xtx';
+    },
+    recordSettlement: async () => {
+      calls.push('record');
+      return st({ status: 'settled', done: true, linkEnded: true, linkId: 'pl_1', ...(legacy ? {} : { linkNotified: true }) });
+    },
+    notifyLinkWorkflow: async () => {
+      calls.push('notify');
+    },
   };
   const events = await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq, uid('pay_'), legacy);
@@ -92,22 +145,35 @@ test('a run started as the product starts it (issue 36) calls its steps as local
   const { calls, events } = await settleOneDeposit(false);
   expect(calls).toEqual(['apply', 'send', 'record']);
   expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
-  expect(events.map(localActivityType).filter(Boolean)).toEqual(['loadPaymentState', 'applyDepositActivity', 'sendSettlement', 'recordSettlement']);
+  expect(events.map(localActivityType).filter(Boolean)).toEqual([
+    'loadPaymentState',
+    'applyDepositActivity',
+    'sendSettlement',
+    'recordSettlement',
+  ]);
 });
 
 test('a run started before issue 36 (its arguments without localSteps) completes on this code with remote activities, notifying the link itself', async () => {
   const { calls, events } = await settleOneDeposit(true);
   expect(calls).toEqual(['apply', 'send', 'record', 'notify']);
   expect(events.map(localActivityType).filter(Boolean)).toEqual([]);
-  expect(events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean))
-    .toEqual(['loadPaymentState', 'applyDepositActivity', 'sendSettlement', 'recordSettlement', 'notifyLinkWorkflow']);
+  expect(events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual([
+    'loadPaymentState',
+    'applyDepositActivity',
+    'sendSettlement',
+    'recordSettlement',
+    'notifyLinkWorkflow',
+  ]);
 });
 
 test('deposits pending at start are applied first (each once), and a link ending after the settlement is notified', async () => {
   const applied: string[] = [];
   const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({ pendingDepositIds: ['dep_a', 'dep_b', 'dep_a'] }),
-    applyDepositActivity: async (_p, d) => { applied.push(d); return applied.length < 2 ? st({ status: 'underpaid' }) : st({ status: 'unmatched', done: true, linkEnded: true, linkId: 'pl_2' }); },
+    applyDepositActivity: async (_p, d) => {
+      applied.push(d);
+      return applied.length < 2 ? st({ status: 'underpaid' }) : st({ status: 'unmatched', done: true, linkEnded: true, linkId: 'pl_2' });
+    },
     notifyLinkWorkflow: async () => undefined,
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
@@ -119,7 +185,10 @@ test('deposits pending at start are applied first (each once), and a link ending
 test('underpaid: waits for a top-up or the link ending; linkEnded reloads and ends', async () => {
   let loads = 0;
   const acts: Stubs<typeof paymentContract> = {
-    loadPaymentState: async () => { loads += 1; return loads === 1 ? st({ pendingDepositIds: ['dep_1'] }) : st({ status: 'abandoned', done: true }); },
+    loadPaymentState: async () => {
+      loads += 1;
+      return loads === 1 ? st({ pendingDepositIds: ['dep_1'] }) : st({ status: 'abandoned', done: true });
+    },
     applyDepositActivity: async () => st({ status: 'underpaid' }),
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
@@ -137,9 +206,16 @@ test('a deposit that arrives while the payment closes is recorded before the wor
   const entered = gate();
   const acts: Stubs<typeof paymentContract> = {
     loadPaymentState: async () => st({ pendingDepositIds: ['dep_1'] }),
-    applyDepositActivity: async (_p, d) => { applied.push(d); return d === 'dep_1' ? st({ status: 'paid', needsSettlement: true }) : st({ status: 'settled', done: true }); },
+    applyDepositActivity: async (_p, d) => {
+      applied.push(d);
+      return d === 'dep_1' ? st({ status: 'paid', needsSettlement: true }) : st({ status: 'settled', done: true });
+    },
     sendSettlement: async () => '0xtx',
-    recordSettlement: async () => { entered.open(); await hold.promise; return st({ status: 'settled', done: true }); },
+    recordSettlement: async () => {
+      entered.open();
+      await hold.promise;
+      return st({ status: 'settled', done: true });
+    },
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
@@ -174,9 +250,13 @@ test('a non-retryable failure parks the payment for an operator; the retry signa
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: payment pay_x not found (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: NotFound: payment pay_x not found (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(paymentRetrySignal);
-    expect(await waitingFor(h, /^an operator: IllegalTransition/)).toMatch(/^an operator: IllegalTransition: payment cannot go from expired to paid/);
+    expect(await waitingFor(h, /^an operator: IllegalTransition/)).toMatch(
+      /^an operator: IllegalTransition: payment cannot go from expired to paid/,
+    );
     expect(applies).toBe(1); // never retried by Temporal
     await h.signal(paymentRetrySignal);
     expect(await h.result()).toBe('unmatched');
@@ -188,9 +268,15 @@ test('a long-lived payment continues as new with its id and its clock origin onl
   const runs = new Set<string>();
   let expiries = 0;
   const acts: Stubs<typeof paymentContract> = {
-    loadPaymentState: async () => { runs.add(callerRunId()); return runs.size === 1 ? st({}) : st({ status: 'expired', done: true }); },
+    loadPaymentState: async () => {
+      runs.add(callerRunId());
+      return runs.size === 1 ? st({}) : st({ status: 'expired', done: true });
+    },
     // Each expiry finds the window extended (a stub), so the run loops on its timer until history is long.
-    expirePaymentActivity: async () => { expiries += 1; return st({ expiresAt: new Date(activityNowMs() + 1000).toISOString() }); },
+    expirePaymentActivity: async () => {
+      expiries += 1;
+      return st({ expiresAt: new Date(activityNowMs() + 1000).toISOString() });
+    },
   };
   await withWorker(env, paymentContract, acts, async (tq) => {
     const h = await start(tq);
@@ -198,7 +284,11 @@ test('a long-lived payment continues as new with its id and its clock origin onl
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
     expect(can).toBeTruthy();
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ paymentId: h.workflowId, originMs: expect.any(Number), localSteps: true });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({
+      paymentId: h.workflowId,
+      originMs: expect.any(Number),
+      localSteps: true,
+    });
   });
   expect(runs.size).toBe(2);
   expect(expiries).toBeGreaterThan(100);

@@ -20,28 +20,94 @@ const TERMINAL = new Set(['settled', 'paid_with_shortfall', 'failed', 'returned'
 
 /** The in-memory payout the stubs read and change; `log` records every activity call. */
 function model(init: Partial<Payout> = {}) {
-  const p: Payout = { status: 'draft', attemptId: null, needsTransfer: false, expiresAtMs: null, pendingDepositIds: [], held: false, canRefund: false, railPaymentId: null, ...init };
+  const p: Payout = {
+    status: 'draft',
+    attemptId: null,
+    needsTransfer: false,
+    expiresAtMs: null,
+    pendingDepositIds: [],
+    held: false,
+    canRefund: false,
+    railPaymentId: null,
+    ...init,
+  };
   const log: unknown[][] = [];
-  const state = () => ({ ...p, pendingDepositIds: [...p.pendingDepositIds], terminal: TERMINAL.has(p.status), fundingTarget: '10.00 USDC on base' });
+  const state = () => ({
+    ...p,
+    pendingDepositIds: [...p.pendingDepositIds],
+    terminal: TERMINAL.has(p.status),
+    fundingTarget: '10.00 USDC on base',
+  });
   const acts = {
     loadPayoutState: async () => state(),
-    setPayoutNeedsAttention: async (_id, flag) => { log.push(['needsAttention', flag]); },
-    applyPayoutDeposit: async (_id, dep) => { log.push(['deposit', dep]); p.pendingDepositIds = p.pendingDepositIds.filter((d) => d !== dep); p.status = 'funds_received'; return state(); },
-    ensureProviderTransfer: async (_id, nowMs) => { log.push(['transfer', typeof nowMs]); p.needsTransfer = false; p.status = 'awaiting_funds'; p.expiresAtMs = activityNowMs() + HOUR; return state(); },
-    expirePayout: async () => { log.push(['expire']); p.status = 'expired'; return state(); },
-    submitFiatPayment: async () => { log.push(['submit']); p.status = 'processing'; p.railPaymentId = 'rp_1'; return state(); },
-    refundHeldFunds: async () => { log.push(['refund']); p.held = false; p.canRefund = false; return state(); },
-    notifyPayoutRecipient: async () => { log.push(['notify']); },
-    syncRailPayment: async () => { log.push(['sync', p.status]); const next = rail.shift(); let notify = false; if (next) { notify = next === 'paid'; p.status = next; } return { ...state(), notify }; },
+    setPayoutNeedsAttention: async (_id, flag) => {
+      log.push(['needsAttention', flag]);
+    },
+    applyPayoutDeposit: async (_id, dep) => {
+      log.push(['deposit', dep]);
+      p.pendingDepositIds = p.pendingDepositIds.filter((d) => d !== dep);
+      p.status = 'funds_received';
+      return state();
+    },
+    ensureProviderTransfer: async (_id, nowMs) => {
+      log.push(['transfer', typeof nowMs]);
+      p.needsTransfer = false;
+      p.status = 'awaiting_funds';
+      p.expiresAtMs = activityNowMs() + HOUR;
+      return state();
+    },
+    expirePayout: async () => {
+      log.push(['expire']);
+      p.status = 'expired';
+      return state();
+    },
+    submitFiatPayment: async () => {
+      log.push(['submit']);
+      p.status = 'processing';
+      p.railPaymentId = 'rp_1';
+      return state();
+    },
+    refundHeldFunds: async () => {
+      log.push(['refund']);
+      p.held = false;
+      p.canRefund = false;
+      return state();
+    },
+    notifyPayoutRecipient: async () => {
+      log.push(['notify']);
+    },
+    syncRailPayment: async () => {
+      log.push(['sync', p.status]);
+      const next = rail.shift();
+      let notify = false;
+      if (next) {
+        notify = next === 'paid';
+        p.status = next;
+      }
+      return { ...state(), notify };
+    },
   } satisfies Stubs<typeof payoutContract>;
   const rail: string[] = [];
   return { p, log, acts, rail };
 }
-interface Payout { status: string; attemptId: string | null; needsTransfer: boolean; expiresAtMs: number | null; pendingDepositIds: string[]; held: boolean; canRefund: boolean; railPaymentId: string | null }
+interface Payout {
+  status: string;
+  attemptId: string | null;
+  needsTransfer: boolean;
+  expiresAtMs: number | null;
+  pendingDepositIds: string[];
+  held: boolean;
+  canRefund: boolean;
+  railPaymentId: string | null;
+}
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, payoutId = uid('po_')) =>
   env.client.workflow.start(payoutWorkflow, { taskQueue, workflowId: payoutId, args: [{ payoutId }] });
@@ -64,8 +130,13 @@ test('draft -> fund -> transfer -> deposit -> fiat payment -> rail poll -> paid 
     expect(await timersOf(h)).toContain(HOUR);
   });
   expect(m.log).toEqual([
-    ['transfer', 'number'], ['deposit', 'pdep_1'], ['submit'],
-    ['sync', 'processing'], ['sync', 'processing'], ['notify'], ['sync', 'paid'],
+    ['transfer', 'number'],
+    ['deposit', 'pdep_1'],
+    ['submit'],
+    ['sync', 'processing'],
+    ['sync', 'processing'],
+    ['notify'],
+    ['sync', 'paid'],
   ]);
 });
 
@@ -84,7 +155,10 @@ test('a provider update wakes the rail wait at once; waiting_for names the rail 
 test('the funding window closes without a deposit: expirePayout, then the final status', async () => {
   const m = model({ status: 'awaiting_funds', expiresAtMs: null });
   const load = m.acts.loadPayoutState;
-  m.acts.loadPayoutState = async (...a) => { if (m.p.expiresAtMs === null) m.p.expiresAtMs = activityNowMs() + 2 * HOUR; return load(...a); };
+  m.acts.loadPayoutState = async (...a) => {
+    if (m.p.expiresAtMs === null) m.p.expiresAtMs = activityNowMs() + 2 * HOUR;
+    return load(...a);
+  };
   await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('expired');
@@ -130,7 +204,9 @@ test('a non-retryable failure parks the payout for an operator; the retry signal
   m.rail.push('failed');
   await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: BeneficiaryMissing: payout po_x has no beneficiary for sepa (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: BeneficiaryMissing: payout po_x has no beneficiary for sepa (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(payoutRetrySignal);
     expect(await h.result()).toBe('failed');
   });
@@ -141,7 +217,11 @@ test('a failure Temporal may retry is retried, not parked', async () => {
   const m = model({ status: 'funds_received' });
   let submits = 0;
   const submit = m.acts.submitFiatPayment;
-  m.acts.submitFiatPayment = async (...a) => { submits += 1; if (submits === 1) throw new Error('provider timeout'); return submit(...a); };
+  m.acts.submitFiatPayment = async (...a) => {
+    submits += 1;
+    if (submits === 1) throw new Error('provider timeout');
+    return submit(...a);
+  };
   m.rail.push('failed');
   await withWorker(env, payoutContract, m.acts, async (tq) => {
     expect(await (await start(tq)).result()).toBe('failed');
@@ -153,13 +233,19 @@ test('a long-lived payout continues as new with its id only (hourly rail polls)'
   const m = model({ status: 'processing' });
   const runs = new Set<string>();
   const load = m.acts.loadPayoutState;
-  m.acts.loadPayoutState = async (...a) => { runs.add(callerRunId()); if (runs.size === 2) m.p.status = 'settled'; return load(...a); };
+  m.acts.loadPayoutState = async (...a) => {
+    runs.add(callerRunId());
+    if (runs.size === 2) m.p.status = 'settled';
+    return load(...a);
+  };
   await withWorker(env, payoutContract, m.acts, async (tq) => {
     const h = await start(tq);
     expect(await h.result()).toBe('settled');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ payoutId: h.workflowId });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({
+      payoutId: h.workflowId,
+    });
   });
   expect(runs.size).toBe(2);
 }, 60_000);

@@ -20,20 +20,32 @@ function rail(pays: PayrollItemStatus[], syncs: PayrollItemStatus[]) {
   const log: string[] = [];
   const next = (a: PayrollItemStatus[]) => (a.length > 1 ? a.shift()! : a[0]);
   const acts: Stubs<typeof payrollItemContract> = {
-    payPayrollItem: async (id) => { const s = next(pays); log.push(`pay ${id} ${s}`); return s; },
-    syncPayrollItem: async (id) => { const s = next(syncs); log.push(`sync ${id} ${s}`); return s; },
+    payPayrollItem: async (id) => {
+      const s = next(pays);
+      log.push(`pay ${id} ${s}`);
+      return s;
+    },
+    syncPayrollItem: async (id) => {
+      const s = next(syncs);
+      log.push(`sync ${id} ${s}`);
+      return s;
+    },
   };
   return { log, acts };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, itemId = uid('pri_')) =>
   env.client.workflow.start(payrollItemWorkflow, { taskQueue, workflowId: itemId, args: [{ itemId }] });
 
-test('queued, then processing; the rail\'s report (`update`) is read and the item ends paid', async () => {
+test("queued, then processing; the rail's report (`update`) is read and the item ends paid", async () => {
   const r = rail(['queued', 'processing'], ['processing', 'paid']);
   await withWorker(env, payrollItemContract, r.acts, async (tq) => {
     const h = await start(tq, 'pri_paid');
@@ -43,7 +55,13 @@ test('queued, then processing; the rail\'s report (`update`) is read and the ite
     expect(await h.query('waiting_for')).toBe('nothing (paid)');
   });
   // Every turn submits again under the same attempt key (the activity is idempotent), then reads the rail.
-  expect(r.log).toEqual(['pay pri_paid queued', 'pay pri_paid processing', 'sync pri_paid processing', 'pay pri_paid processing', 'sync pri_paid paid']);
+  expect(r.log).toEqual([
+    'pay pri_paid queued',
+    'pay pri_paid processing',
+    'sync pri_paid processing',
+    'pay pri_paid processing',
+    'sync pri_paid paid',
+  ]);
 });
 
 test('no report: the processing payment is re-read every hour until the rail returns it', async () => {
@@ -68,7 +86,9 @@ test('a non-retryable failure parks the item for an operator; the retry signal s
   };
   await withWorker(env, payrollItemContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: BeneficiaryMissing: payroll item pri_x has no beneficiary for ach (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: BeneficiaryMissing: payroll item pri_x has no beneficiary for ach (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(retry);
     expect(await h.result()).toBe('failed');
   });

@@ -15,14 +15,23 @@ import { payrollRunContract } from '../../../contracts/payroll-run';
 import { FUNDING_POLL_MS, payrollRunWorkflow, RETURN_POLL_MS } from '../../../workflows/payroll-run';
 import { gate, startLogicEnv, timersOf, uid, waitingFor, withWorker, type Stubs } from './harness';
 
-const { retry: payrollRunRetrySignal, returnFunds: payrollRunReturnFundsSignal, update: payrollRunUpdateSignal } = payrollRunContract.signals;
+const {
+  retry: payrollRunRetrySignal,
+  returnFunds: payrollRunReturnFundsSignal,
+  update: payrollRunUpdateSignal,
+} = payrollRunContract.signals;
 const payrollItemUpdateSignal = payrollItemContract.signals.update;
 /** The run's worker also runs its items' child workflows: the stubs serve both contracts. */
 const RUN_AND_ITEMS = [payrollRunContract, payrollItemContract] as const;
 
 /** The in-memory run the stubs read and change; `log` records calls; `inFlight` / `maxInFlight` count item payments. */
 function model(status: PayrollRunStatus, items = 0) {
-  const run: { status: PayrollRunStatus; funding_state: FundingState; fundedAtPoll: number; polls: number } = { status, funding_state: 'unfunded', fundedAtPoll: -1, polls: 0 };
+  const run: { status: PayrollRunStatus; funding_state: FundingState; fundedAtPoll: number; polls: number } = {
+    status,
+    funding_state: 'unfunded',
+    fundedAtPoll: -1,
+    polls: 0,
+  };
   const item = new Map<string, PayrollItemStatus>(Array.from({ length: items }, (_, i) => [`pri_${i}`, 'pending']));
   const counters = { inFlight: 0, maxInFlight: 0 };
   const log: string[] = [];
@@ -30,11 +39,18 @@ function model(status: PayrollRunStatus, items = 0) {
     loadPayrollRunState: async () => ({ status: run.status }),
     refreshPayrollFunding: async () => {
       run.polls++;
-      if (run.fundedAtPoll >= 0 && run.polls >= run.fundedAtPoll && run.status === 'funding_pending') { run.status = 'funded'; run.funding_state = 'funded'; }
+      if (run.fundedAtPoll >= 0 && run.polls >= run.fundedAtPoll && run.status === 'funding_pending') {
+        run.status = 'funded';
+        run.funding_state = 'funded';
+      }
       return { status: run.status, funding_state: run.funding_state };
     },
     payrollItemsToPay: async () => [...item.entries()].filter(([, s]) => s !== 'paid' && s !== 'failed').map(([id]) => id),
-    finishPayrollExecution: async () => { log.push('finish'); run.status = [...item.values()].every((s) => s === 'paid') ? 'completed' : 'partial'; return run.status; },
+    finishPayrollExecution: async () => {
+      log.push('finish');
+      run.status = [...item.values()].every((s) => s === 'paid') ? 'completed' : 'partial';
+      return run.status;
+    },
     payPayrollItem: async (id: string) => {
       counters.inFlight++;
       counters.maxInFlight = Math.max(counters.maxInFlight, counters.inFlight);
@@ -49,8 +65,12 @@ function model(status: PayrollRunStatus, items = 0) {
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, runId = uid('pr_')) =>
   env.client.workflow.start(payrollRunWorkflow, { taskQueue, workflowId: runId, args: [{ runId }] });
@@ -102,7 +122,10 @@ test('a non-retryable failure parks the run for an operator; the retry signal ru
   const acts: Stubs<typeof RUN_AND_ITEMS> = {
     ...m.acts,
     refreshPayrollFunding: async () => {
-      if (fail) { held.open(); throw ApplicationFailure.nonRetryable('payroll run gone', 'NotFound'); }
+      if (fail) {
+        held.open();
+        throw ApplicationFailure.nonRetryable('payroll run gone', 'NotFound');
+      }
       return { status: 'cancelled', funding_state: 'unfunded' };
     },
     loadPayrollRunState: async () => ({ status: fail ? 'funding_pending' : 'cancelled' }),
@@ -142,7 +165,11 @@ test('returnFunds on an ended run: started again, each request carried out in or
     const first = await start(tq, runId);
     expect(await first.result()).toBe('cancelled');
     const h = await env.client.workflow.signalWithStart(payrollRunWorkflow, {
-      taskQueue: tq, workflowId: runId, args: [{ runId }], signal: payrollRunReturnFundsSignal, signalArgs: [{ reason: 'owed back' }],
+      taskQueue: tq,
+      workflowId: runId,
+      args: [{ runId }],
+      signal: payrollRunReturnFundsSignal,
+      signalArgs: [{ reason: 'owed back' }],
     });
     await h.signal(payrollRunReturnFundsSignal, { reason: 'again' });
     await waitingFor(h, /^the rail to pay or fail 1 funds return/);

@@ -19,17 +19,35 @@ import { ENDPOINT_IDLE_MS, ENDPOINT_IDLE_WAIT_PATCH } from '../../../workflows/w
 
 const DIR = path.resolve(__dirname, '../histories');
 
-interface Entry { file: string; workflow_type: string; path: string; workflow_id: string; commit: string; tag: string | null; recorded_at: string }
+interface Entry {
+  file: string;
+  workflow_type: string;
+  path: string;
+  workflow_id: string;
+  commit: string;
+  tag: string | null;
+  recorded_at: string;
+}
 
 /** Every stored history file, as `<workflowType>/<path>.json`. */
 function storedFiles(): string[] {
-  return fs.readdirSync(DIR, { withFileTypes: true }).filter((d) => d.isDirectory())
-    .flatMap((d) => fs.readdirSync(path.join(DIR, d.name)).filter((f) => f.endsWith('.json')).map((f) => `${d.name}/${f}`))
+  return fs
+    .readdirSync(DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      fs
+        .readdirSync(path.join(DIR, d.name))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => `${d.name}/${f}`),
+    )
     .sort();
 }
 
 /** The workflow functions workflows/index.ts exports (what the worker registers by name). */
-const workflowTypes = Object.entries(workflows).filter(([name, v]) => typeof v === 'function' && /Workflow$/.test(name)).map(([name]) => name).sort();
+const workflowTypes = Object.entries(workflows)
+  .filter(([name, v]) => typeof v === 'function' && /Workflow$/.test(name))
+  .map(([name]) => name)
+  .sort();
 
 const manifest: { histories: Entry[] } = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 const files = storedFiles();
@@ -40,7 +58,11 @@ const stored = (file: string) => historyFromProtoJson(JSON.parse(fs.readFileSync
 let bundle: ReturnType<typeof bundleWorkflowCode> | null = null;
 /** The workflow bundle of the current workflows/ (built once per file). */
 function workflowBundle(): ReturnType<typeof bundleWorkflowCode> {
-  try { Runtime.install({ logger: new DefaultLogger('ERROR') }); } catch { /* already installed */ }
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    /* already installed */
+  }
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: new DefaultLogger('WARN') });
   return bundle;
 }
@@ -50,8 +72,12 @@ function patchIds(history: ReturnType<typeof stored>): string[] {
   return (history.events ?? []).flatMap((e) => {
     const m = e.markerRecordedEventAttributes;
     if (!m) return [];
-    const values = Object.values(m.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload<unknown>(p));
-    return values.flatMap((v) => (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? [(v as { id: string }).id] : []));
+    const values = Object.values(m.details ?? {})
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => defaultPayloadConverter.fromPayload<unknown>(p));
+    return values.flatMap((v) =>
+      v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? [(v as { id: string }).id] : [],
+    );
   });
 }
 
@@ -60,10 +86,16 @@ function patchIds(history: ReturnType<typeof stored>): string[] {
  * the workflow-task events (scheduled, started, completed).
  */
 function shape(history: ReturnType<typeof stored>): string[] {
-  return (history.events ?? []).map((e) => {
-    const field = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? 'unknownEventAttributes';
-    return field.replace(/EventAttributes$/, '').replace(/([A-Z])/g, '_$1').toUpperCase();
-  }).filter((t) => !t.startsWith('WORKFLOW_TASK_'));
+  return (history.events ?? [])
+    .map((e) => {
+      const field =
+        Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? 'unknownEventAttributes';
+      return field
+        .replace(/EventAttributes$/, '')
+        .replace(/([A-Z])/g, '_$1')
+        .toUpperCase();
+    })
+    .filter((t) => !t.startsWith('WORKFLOW_TASK_'));
 }
 
 test('every stored history is in the manifest, and every manifest entry is stored', () => {
@@ -77,7 +109,10 @@ test('every stored history is in the manifest, and every manifest entry is store
 test('every workflow type exported by workflows/index.ts has at least one stored history', () => {
   const stored = new Set(files.map((f) => f.split('/')[0]));
   const missing = workflowTypes.filter((t) => !stored.has(t));
-  if (missing.length) throw new Error(`no stored history for ${missing.join(', ')}: record one (npm run histories:record -- --only <type>; docs/workflow-versioning.md)`);
+  if (missing.length)
+    throw new Error(
+      `no stored history for ${missing.join(', ')}: record one (npm run histories:record -- --only <type>; docs/workflow-versioning.md)`,
+    );
   expect(workflowTypes.length).toBeGreaterThan(0);
 });
 
@@ -95,29 +130,54 @@ test('every stored history replays against the current workflow code', async () 
     replayed += 1;
     if (r.error) failures.push(`${r.workflowId}: ${r.error.name}: ${r.error.message}`);
   }
-  if (failures.length) throw new Error(`${failures.length} stored histor${failures.length === 1 ? 'y does' : 'ies do'} not replay (docs/workflow-versioning.md):\n${failures.join('\n')}`);
+  if (failures.length)
+    throw new Error(
+      `${failures.length} stored histor${failures.length === 1 ? 'y does' : 'ies do'} not replay (docs/workflow-versioning.md):\n${failures.join('\n')}`,
+    );
   expect(replayed).toBe(files.length);
 }, 120_000);
 
 describe(`webhookEndpointWorkflow before and after the idle wait (patch ${ENDPOINT_IDLE_WAIT_PATCH}, issue 36)`, () => {
   /** Recorded before the idle wait: the run ended `idle` right after the drain that left nothing live. */
   const BEFORE = {
-    'webhookEndpointWorkflow/delivered-then-idle.json': ['WORKFLOW_EXECUTION_STARTED', 'WORKFLOW_EXECUTION_SIGNALED', 'ACTIVITY_TASK_SCHEDULED', 'ACTIVITY_TASK_STARTED', 'ACTIVITY_TASK_COMPLETED', 'WORKFLOW_EXECUTION_COMPLETED'],
-    'webhookEndpointWorkflow/retried-then-delivered.json': ['WORKFLOW_EXECUTION_STARTED', 'WORKFLOW_EXECUTION_SIGNALED', 'ACTIVITY_TASK_SCHEDULED', 'ACTIVITY_TASK_STARTED', 'ACTIVITY_TASK_COMPLETED',
-      'TIMER_STARTED', 'TIMER_FIRED', 'ACTIVITY_TASK_SCHEDULED', 'ACTIVITY_TASK_STARTED', 'ACTIVITY_TASK_COMPLETED', 'WORKFLOW_EXECUTION_COMPLETED'],
+    'webhookEndpointWorkflow/delivered-then-idle.json': [
+      'WORKFLOW_EXECUTION_STARTED',
+      'WORKFLOW_EXECUTION_SIGNALED',
+      'ACTIVITY_TASK_SCHEDULED',
+      'ACTIVITY_TASK_STARTED',
+      'ACTIVITY_TASK_COMPLETED',
+      'WORKFLOW_EXECUTION_COMPLETED',
+    ],
+    'webhookEndpointWorkflow/retried-then-delivered.json': [
+      'WORKFLOW_EXECUTION_STARTED',
+      'WORKFLOW_EXECUTION_SIGNALED',
+      'ACTIVITY_TASK_SCHEDULED',
+      'ACTIVITY_TASK_STARTED',
+      'ACTIVITY_TASK_COMPLETED',
+      'TIMER_STARTED',
+      'TIMER_FIRED',
+      'ACTIVITY_TASK_SCHEDULED',
+      'ACTIVITY_TASK_STARTED',
+      'ACTIVITY_TASK_COMPLETED',
+      'WORKFLOW_EXECUTION_COMPLETED',
+    ],
   };
   /** Recorded with the idle wait: a delivery, the wait, a second delivery's `deliver` waking the same run, the wait again, the end. */
   const AFTER = 'webhookEndpointWorkflow/woken-while-waiting-then-idle.json';
 
-  test.each(Object.entries(BEFORE))('%s keeps the shape recorded before the patch (no marker, ended idle after its last drain) and replays on the current code', async (file, events) => {
-    const history = stored(file);
-    // Running workflows look like this until drained (docs/workflow-versioning.md): never re-record it with the new shape.
-    expect(shape(history)).toEqual(events);
-    expect(patchIds(history)).toEqual([]);
-    const result = history.events!.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads![0];
-    expect(defaultPayloadConverter.fromPayload(result)).toBe('idle');
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), replayName: 'webhook-before-idle-wait' }, history, file);
-  }, 120_000);
+  test.each(Object.entries(BEFORE))(
+    '%s keeps the shape recorded before the patch (no marker, ended idle after its last drain) and replays on the current code',
+    async (file, events) => {
+      const history = stored(file);
+      // Running workflows look like this until drained (docs/workflow-versioning.md): never re-record it with the new shape.
+      expect(shape(history)).toEqual(events);
+      expect(patchIds(history)).toEqual([]);
+      const result = history.events!.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads![0];
+      expect(defaultPayloadConverter.fromPayload(result)).toBe('idle');
+      await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), replayName: 'webhook-before-idle-wait' }, history, file);
+    },
+    120_000,
+  );
 
   test(`${AFTER} waits for new deliveries behind the patch, is woken in the same run, ends idle after ENDPOINT_IDLE_MS, and replays`, async () => {
     const history = stored(AFTER);

@@ -15,8 +15,12 @@ const POLL = 15_000;
 const { update } = sendIntentContract.signals;
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, intentId = uid('wsi_')) =>
   env.client.workflow.start(sendIntentWorkflow, { taskQueue, workflowId: intentId, args: [{ intentId }] });
@@ -29,23 +33,33 @@ function intent() {
     if (!s.expiresAtMs) s.expiresAtMs = nowMs + 15 * MIN;
     if (!s.hash) {
       if (nowMs >= s.expiresAtMs) return { status: 'expired', wakeAtMs: null, waitingFor: 'nothing (expired)' };
-      return { status: 'created', wakeAtMs: s.expiresAtMs, waitingFor: `the holder's signed transaction until ${new Date(s.expiresAtMs).toISOString()}` };
+      return {
+        status: 'created',
+        wakeAtMs: s.expiresAtMs,
+        waitingFor: `the holder's signed transaction until ${new Date(s.expiresAtMs).toISOString()}`,
+      };
     }
     s.polls += 1;
     if (s.polls === 1) return { status: 'source_submitted', wakeAtMs: nowMs + POLL, waitingFor: 'the transaction on the chain' };
     return { status: 'settled', wakeAtMs: null, waitingFor: 'nothing (settled)' };
   };
   const acts: Stubs<typeof sendIntentContract> = {
-    advanceSendIntent: async (_id, nowMs) => { const p = answer(nowMs); calls.push({ nowMs, status: p.status }); return p; },
+    advanceSendIntent: async (_id, nowMs) => {
+      const p = answer(nowMs);
+      calls.push({ nowMs, status: p.status });
+      return p;
+    },
   };
   return { s, calls, acts };
 }
 
-test('the holder\'s hash (`update`) moves it on; the chain poll settles it', async () => {
+test("the holder's hash (`update`) moves it on; the chain poll settles it", async () => {
   const m = intent();
   await withWorker(env, sendIntentContract, m.acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^the holder's signed transaction until /)).toBe(`the holder's signed transaction until ${new Date(m.s.expiresAtMs).toISOString()}`);
+    expect(await waitingFor(h, /^the holder's signed transaction until /)).toBe(
+      `the holder's signed transaction until ${new Date(m.s.expiresAtMs).toISOString()}`,
+    );
     m.s.hash = true;
     await h.signal(update);
     expect(await h.result()).toBe('settled');

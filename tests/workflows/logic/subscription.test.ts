@@ -14,12 +14,26 @@ const DAY = 86_400_000;
 const PERIOD = 30 * DAY;
 const { update: changed, retry } = subscriptionContract.signals;
 
-const billing = (nowMs: number, n: number): SubscriptionProgress => ({ done: false, status: 'active', wakeAtMs: nowMs + PERIOD, waitingFor: `the start of period ${n}` });
-const ended = (status: string, nowMs: number): SubscriptionProgress => ({ done: true, status, wakeAtMs: nowMs, waitingFor: `nothing (${status})` });
+const billing = (nowMs: number, n: number): SubscriptionProgress => ({
+  done: false,
+  status: 'active',
+  wakeAtMs: nowMs + PERIOD,
+  waitingFor: `the start of period ${n}`,
+});
+const ended = (status: string, nowMs: number): SubscriptionProgress => ({
+  done: true,
+  status,
+  wakeAtMs: nowMs,
+  waitingFor: `nothing (${status})`,
+});
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, subscriptionId = uid('sub_')) =>
   env.client.workflow.start(subscriptionWorkflow, { taskQueue, workflowId: subscriptionId, args: [{ subscriptionId }] });
@@ -38,7 +52,10 @@ test('bills each period on its own timer and ends completed after the last one; 
     expect(await h.result()).toBe('completed');
     const timers = await timersOf(h);
     expect(timers).toHaveLength(2);
-    for (const t of timers) { expect(t).toBeGreaterThan(PERIOD - 60_000); expect(t).toBeLessThanOrEqual(PERIOD); }
+    for (const t of timers) {
+      expect(t).toBeGreaterThan(PERIOD - 60_000);
+      expect(t).toBeLessThanOrEqual(PERIOD);
+    }
   });
   expect(calls).toHaveLength(3);
   expect(calls[2].nowMs - calls[0].nowMs).toBeGreaterThanOrEqual(2 * PERIOD - 120_000);
@@ -49,7 +66,10 @@ test('`changed` (a cancel was written) wakes it before the period starts and it 
   const calls: number[] = [];
   let cancelled = false;
   const acts: Stubs<typeof subscriptionContract> = {
-    advanceSubscription: async (_id, nowMs) => { calls.push(nowMs); return cancelled ? ended('cancelled', nowMs) : billing(nowMs, 1); },
+    advanceSubscription: async (_id, nowMs) => {
+      calls.push(nowMs);
+      return cancelled ? ended('cancelled', nowMs) : billing(nowMs, 1);
+    },
   };
   await withWorker(env, subscriptionContract, acts, async (tq) => {
     const h = await start(tq);
@@ -73,7 +93,9 @@ test('a non-retryable failure parks the subscription for an operator; the retry 
   };
   await withWorker(env, subscriptionContract, acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: subscription sub_x not found (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: NotFound: subscription sub_x not found (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(retry);
     expect(await h.result()).toBe('cancelled');
   });

@@ -15,8 +15,12 @@ const HOUR = 3_600_000;
 const { update } = virtualAccountContract.signals;
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, virtualAccountId = uid('va_')) =>
   env.client.workflow.start(virtualAccountWorkflow, { taskQueue, workflowId: virtualAccountId, args: [{ virtualAccountId }] });
@@ -35,7 +39,12 @@ function account() {
   const s = { status: 'active' as VirtualAccountStatus, credits: 0 };
   const settlements: Array<{ atMs: number; settled: number }> = [];
   const acts: Stubs<typeof virtualAccountContract> = {
-    settleVirtualAccountCredits: async () => { settlements.push({ atMs: activityNowMs(), settled: s.credits }); const settled = s.credits; s.credits = 0; return { status: s.status, settled }; },
+    settleVirtualAccountCredits: async () => {
+      settlements.push({ atMs: activityNowMs(), settled: s.credits });
+      const settled = s.credits;
+      s.credits = 0;
+      return { status: s.status, settled };
+    },
   };
   return { s, settlements, acts };
 }
@@ -63,7 +72,11 @@ test('nothing wakes it: the hourly re-check settles again, and ends once the acc
   let n = 0;
   const settle = m.acts.settleVirtualAccountCredits!;
   const acts: Stubs<typeof virtualAccountContract> = {
-    settleVirtualAccountCredits: async (id) => { n += 1; if (n === 2) m.s.status = 'inactive'; return settle(id); },
+    settleVirtualAccountCredits: async (id) => {
+      n += 1;
+      if (n === 2) m.s.status = 'inactive';
+      return settle(id);
+    },
   };
   await withWorker(env, virtualAccountContract, acts, async (tq) => {
     const h = await start(tq);
@@ -81,7 +94,15 @@ test('a signal during the settlement that finds the account inactive settles onc
   const settle = m.acts.settleVirtualAccountCredits!;
   let n = 0;
   const acts: Stubs<typeof virtualAccountContract> = {
-    settleVirtualAccountCredits: async (id) => { n += 1; const r = await settle(id); if (n === 1) { entered.open(); await hold.promise; } return r; },
+    settleVirtualAccountCredits: async (id) => {
+      n += 1;
+      const r = await settle(id);
+      if (n === 1) {
+        entered.open();
+        await hold.promise;
+      }
+      return r;
+    },
   };
   await withWorker(env, virtualAccountContract, acts, async (tq) => {
     const h = await start(tq);

@@ -19,7 +19,18 @@ const { update: deliverSignal, retry: webhookRetrySignal } = webhookEndpointCont
 
 /** A summary of an open drain with `live` deliveries left, `due` of them due now, the next retry `nextInMs` after `nowMs`. */
 const open = (o: Partial<DrainSummary> = {}): DrainSummary => ({
-  state: 'open', closedReason: null, sent: 0, succeeded: 0, retrying: 0, failed: 0, cancelled: 0, live: 0, due: 0, nextDueAtMs: null, failing: [], ...o,
+  state: 'open',
+  closedReason: null,
+  sent: 0,
+  succeeded: 0,
+  retrying: 0,
+  failed: 0,
+  cancelled: 0,
+  live: 0,
+  due: 0,
+  nextDueAtMs: null,
+  failing: [],
+  ...o,
 });
 
 /** Stub drains answering from `script` (functions of the workflow time passed in); `calls` gets each `nowMs`, `runs` the calling run ids. */
@@ -63,7 +74,9 @@ async function markers(h: WorkflowHandle): Promise<string[]> {
   return events.flatMap((e) => {
     const m = e.markerRecordedEventAttributes;
     if (!m) return [];
-    const values = Object.values(m.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p));
+    const values = Object.values(m.details ?? {})
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => defaultPayloadConverter.fromPayload(p));
     return [`${m.markerName} ${JSON.stringify(values)}`];
   });
 }
@@ -76,8 +89,12 @@ async function expectIdlePatchOnce(h: WorkflowHandle): Promise<void> {
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, endpointId = uid('whe_')) =>
   env.client.workflow.start(webhookEndpointWorkflow, { taskQueue, workflowId: endpointId, args: [{ endpointId }] });
@@ -128,21 +145,40 @@ test('a deliver signal to a run waiting for new deliveries drains again in the s
 
 test('sleeps until the earliest retry, naming the failing deliveries; the drain gets the skipped time', async () => {
   const s = scripted([
-    (now) => open({ sent: 2, retrying: 1, succeeded: 1, live: 1, nextDueAtMs: now + 30_000, failing: [{ id: 'whd_a', attempts: 1, nextAttemptAtMs: now + 30_000, lastError: 'http_status_500' }] }),
-    (now) => open({ sent: 1, retrying: 1, live: 1, nextDueAtMs: now + 120_000, failing: [{ id: 'whd_a', attempts: 2, nextAttemptAtMs: now + 120_000, lastError: 'timeout' }] }),
+    (now) =>
+      open({
+        sent: 2,
+        retrying: 1,
+        succeeded: 1,
+        live: 1,
+        nextDueAtMs: now + 30_000,
+        failing: [{ id: 'whd_a', attempts: 1, nextAttemptAtMs: now + 30_000, lastError: 'http_status_500' }],
+      }),
+    (now) =>
+      open({
+        sent: 1,
+        retrying: 1,
+        live: 1,
+        nextDueAtMs: now + 120_000,
+        failing: [{ id: 'whd_a', attempts: 2, nextAttemptAtMs: now + 120_000, lastError: 'timeout' }],
+      }),
     () => open({ sent: 1, succeeded: 1 }),
   ]);
   await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
     expect(await waitingFor(h, /waiting for a retry/)).toMatch(
-      /^1 delivery waiting for a retry; next retry at \d{4}-\d\d-\d\dT.*; failing: whd_a \(attempt 2 of 8, last error http_status_500\) \(or a `deliver` signal\)$/);
+      /^1 delivery waiting for a retry; next retry at \d{4}-\d\d-\d\dT.*; failing: whd_a \(attempt 2 of 8, last error http_status_500\) \(or a `deliver` signal\)$/,
+    );
     expect(await h.result()).toBe('idle');
     // The wait is measured from the workflow's clock after the drain: the scheduled time less the drain's run time
     // (a few hundred ms on a quiet machine, more on a loaded one; never more than the scheduled time).
     // Then the idle wait once nothing is live.
     const timers = await timersOf(h);
     expect(timers).toHaveLength(3);
-    [30_000, 120_000].forEach((due, i) => { expect(timers[i]).toBeLessThanOrEqual(due); expect(timers[i]).toBeGreaterThan(due - 5_000); });
+    [30_000, 120_000].forEach((due, i) => {
+      expect(timers[i]).toBeLessThanOrEqual(due);
+      expect(timers[i]).toBeGreaterThan(due - 5_000);
+    });
     expect(timers[2]).toBe(ENDPOINT_IDLE_MS);
   });
   expect(s.calls[1] - s.calls[0]).toBeGreaterThanOrEqual(30_000);
@@ -179,7 +215,9 @@ test('held: re-checks back off; a deliver signal drains at once', async () => {
     // The first hold waits (time does not skip while the test queries) and is nudged; the next two
     // pass on their re-check timers (30 s, then doubled).
     await waitingFor(h, /^the webhooks delivery switch/);
-    expect(await h.query('waiting_for')).toMatch(/^the webhooks delivery switch \(4 live deliveries held; re-check at .* or on a `deliver` signal\)$/);
+    expect(await h.query('waiting_for')).toMatch(
+      /^the webhooks delivery switch \(4 live deliveries held; re-check at .* or on a `deliver` signal\)$/,
+    );
     await h.signal(deliverSignal);
     expect(await h.result()).toBe('idle');
     expect(await timersOf(h)).toEqual([holdRecheckAfter(1), holdRecheckAfter(2), holdRecheckAfter(3), ENDPOINT_IDLE_MS]);
@@ -191,7 +229,9 @@ test('a non-retryable drain failure parks the endpoint for an operator; the retr
   const s = scripted(['throw-nonretryable', () => open({ sent: 1, succeeded: 1 })]);
   await withWorker(env, webhookEndpointContract, s.acts, async (tq) => {
     const h = await start(tq);
-    expect(await waitingFor(h, /^an operator: /)).toBe('an operator: NotFound: endpoint row unreadable (fix the cause, then send the `retry` signal)');
+    expect(await waitingFor(h, /^an operator: /)).toBe(
+      'an operator: NotFound: endpoint row unreadable (fix the cause, then send the `retry` signal)',
+    );
     await h.signal(webhookRetrySignal);
     expect(await h.result()).toBe('idle');
   });
@@ -214,7 +254,9 @@ test('a long run continues as new with the endpoint id only', async () => {
     expect(await h.result()).toBe('idle');
     const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
     const can = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
-    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({ endpointId: h.workflowId });
+    expect(env.client.options.loadedDataConverter.payloadConverter.fromPayload(can.input!.payloads![0])).toEqual({
+      endpointId: h.workflowId,
+    });
   });
   expect(runs.size).toBe(2);
   expect(n).toBeGreaterThan(100);
@@ -223,7 +265,10 @@ test('a long run continues as new with the endpoint id only', async () => {
 test('a run woken by deliver after deliver continues as new before a drain once its history is long; the next run drains first', async () => {
   const runs: string[] = [];
   const acts: Stubs<typeof webhookEndpointContract> = {
-    drainEndpoint: async () => { runs.push(callerRunId()); return open({ sent: 1, succeeded: 1 }); },
+    drainEndpoint: async () => {
+      runs.push(callerRunId());
+      return open({ sent: 1, succeeded: 1 });
+    },
   };
   await withWorker(env, webhookEndpointContract, acts, async (tq) => {
     const h = await start(tq);

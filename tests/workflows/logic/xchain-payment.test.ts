@@ -17,25 +17,52 @@ const { deposit, update: bridgeUpdate } = xchainPaymentContract.signals;
 /** The in-memory payment: created at the first read, its window open an hour; `bridge` lists what the bridge reports in turn. */
 function model() {
   const x: XchainState = {
-    status: 'awaiting', watcherState: 'address_issued', expiresAt: '', createdAt: '', pendingDepositIds: [],
-    bridgeActive: false, needsRecovery: false, needsSettlement: false, done: false,
+    status: 'awaiting',
+    watcherState: 'address_issued',
+    expiresAt: '',
+    createdAt: '',
+    pendingDepositIds: [],
+    bridgeActive: false,
+    needsRecovery: false,
+    needsSettlement: false,
+    done: false,
   };
   const bridge: BridgeProgress[] = [];
   const log: string[] = [];
   const state = (): XchainState => ({ ...x, pendingDepositIds: [...x.pendingDepositIds] });
   const step = (): PaymentStep => ({
-    status: x.status, expiresAt: x.expiresAt, createdAt: x.createdAt, pendingDepositIds: [], needsSettlement: x.needsSettlement, settlement: 'wallet',
-    settlementPending: false, needsRefund: false, refundPending: false, done: x.done, linkEnded: x.status === 'settled', linkId: 'pl_x',
+    status: x.status,
+    expiresAt: x.expiresAt,
+    createdAt: x.createdAt,
+    pendingDepositIds: [],
+    needsSettlement: x.needsSettlement,
+    settlement: 'wallet',
+    settlementPending: false,
+    needsRefund: false,
+    refundPending: false,
+    done: x.done,
+    linkEnded: x.status === 'settled',
+    linkId: 'pl_x',
   });
   const acts: Stubs<typeof xchainPaymentContract> = {
     loadXchainState: async () => {
-      if (!x.createdAt) { x.createdAt = new Date(activityNowMs()).toISOString(); x.expiresAt = new Date(activityNowMs() + HOUR).toISOString(); }
+      if (!x.createdAt) {
+        x.createdAt = new Date(activityNowMs()).toISOString();
+        x.expiresAt = new Date(activityNowMs() + HOUR).toISOString();
+      }
       return state();
     },
     applyXchainDeposit: async (_p, d) => {
       log.push(`apply ${d}`);
       x.pendingDepositIds = x.pendingDepositIds.filter((p) => p !== d);
-      if (d === 'dep_source') { x.watcherState = 'source_seen'; x.bridgeActive = true; } else { x.status = 'paid'; x.watcherState = 'delivered'; x.needsSettlement = true; }
+      if (d === 'dep_source') {
+        x.watcherState = 'source_seen';
+        x.bridgeActive = true;
+      } else {
+        x.status = 'paid';
+        x.watcherState = 'delivered';
+        x.needsSettlement = true;
+      }
       return state();
     },
     advanceBridge: async () => {
@@ -43,20 +70,44 @@ function model() {
       log.push(`bridge ${b}`);
       if (b === 'in_flight') x.watcherState = 'confirming';
       // The delivery is recorded as a deposit of the payment (its signal may race the reload).
-      if (b === 'delivered') { x.bridgeActive = false; x.pendingDepositIds.push('dep_delivery'); }
+      if (b === 'delivered') {
+        x.bridgeActive = false;
+        x.pendingDepositIds.push('dep_delivery');
+      }
       return { ...state(), bridge: b };
     },
-    sendSettlement: async () => { log.push('send'); return '0xsettle'; },
-    recordSettlement: async (_p, tx) => { log.push(`record ${tx}`); x.status = 'settled'; x.needsSettlement = false; x.done = true; return step(); },
-    notifyLinkWorkflow: async (linkId) => { log.push(`notify ${linkId}`); },
-    expireXchainPayment: async () => { log.push('expire'); x.status = 'expired'; x.watcherState = 'expired'; x.done = true; return state(); },
+    sendSettlement: async () => {
+      log.push('send');
+      return '0xsettle';
+    },
+    recordSettlement: async (_p, tx) => {
+      log.push(`record ${tx}`);
+      x.status = 'settled';
+      x.needsSettlement = false;
+      x.done = true;
+      return step();
+    },
+    notifyLinkWorkflow: async (linkId) => {
+      log.push(`notify ${linkId}`);
+    },
+    expireXchainPayment: async () => {
+      log.push('expire');
+      x.status = 'expired';
+      x.watcherState = 'expired';
+      x.done = true;
+      return state();
+    },
   };
   return { x, bridge, log, acts };
 }
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startLogicEnv(); }, 120_000);
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startLogicEnv();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const start = (taskQueue: string, paymentId = uid('pay_')) =>
   env.client.workflow.start(xchainPaymentWorkflow, { taskQueue, workflowId: paymentId, args: [{ paymentId }] });
@@ -73,7 +124,15 @@ test('source deposit, bridge advanced on `bridgeUpdate` until it delivers, paid,
     expect(await h.result()).toBe('settled');
     expect(await h.query('waiting_for')).toBe('nothing (completed)');
   });
-  expect(m.log).toEqual(['apply dep_source', 'bridge in_flight', 'bridge delivered', 'apply dep_delivery', 'send', 'record 0xsettle', 'notify pl_x']);
+  expect(m.log).toEqual([
+    'apply dep_source',
+    'bridge in_flight',
+    'bridge delivered',
+    'apply dep_delivery',
+    'send',
+    'record 0xsettle',
+    'notify pl_x',
+  ]);
 });
 
 test('a bridge that holds the funds is re-read every BRIDGE_POLL_MS without a signal', async () => {
