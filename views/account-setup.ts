@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Readiness, SetupGuide } from '../domain/readiness';
 import type { WaitlistEntry } from '../entities';
 import { timestamp } from './schema';
-import type { AccountGetReadiness, AccountGetSetupGuide, CardWaitlistJoin } from './wire';
+import type { AccountGetReadiness, AccountGetSetupGuide, AccountSessionsRevokeAll, CardWaitlistJoin } from './wire';
 
 export function readinessView(r: Readiness): AccountGetReadiness {
   return { object: 'account_readiness', livemode: r.livemode, ready: r.ready, checks: r.checks.map((c) => ({ ...c })) };
@@ -45,7 +45,7 @@ export const setupGuideResponse = Joi.object({
 });
 
 /** Result of `POST /account/sessions/revoke_all`. */
-export function sessionRevocationView(count: number, at: Date): Record<string, unknown> {
+export function sessionRevocationView(count: number, at: Date): AccountSessionsRevokeAll {
   return { object: 'session_revocation', revoked_count: count, revoked_at: at.toISOString() };
 }
 

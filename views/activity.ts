@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { ACTIVITY_CATEGORIES, activityCategory, describeActivity } from '../domain/activity';
 import type { EventRow } from '../entities';
 import { moneyOut, timestamp } from './schema';
+import type { ActivityGetSummary } from './wire';
 
 /** One activity row, projected from a shipped event (`id` is the event id). */
 export function activityView(e: EventRow): Record<string, unknown> {
@@ -46,13 +47,13 @@ export interface ActivitySummary {
   byCategory: Record<string, number>; byType: Record<string, number>; firstAt: Date | null; lastAt: Date | null;
 }
 
-export function activitySummaryView(s: ActivitySummary): Record<string, unknown> {
+export function activitySummaryView(s: ActivitySummary): ActivityGetSummary {
   return {
     object: 'activity_summary',
     livemode: s.livemode,
     period: { start: s.start.toISOString(), end: s.end.toISOString() },
     total: s.total,
-    by_category: Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, s.byCategory[c] ?? 0])),
+    by_category: Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, s.byCategory[c] ?? 0])) as ActivityGetSummary['by_category'],
     by_type: s.byType,
     first_at: s.firstAt?.toISOString() ?? null,
     last_at: s.lastAt?.toISOString() ?? null,

@@ -6,12 +6,16 @@ import Joi from 'joi';
 import type { Corridor, CorridorVerdict } from '../domain/payouts/corridors';
 import { moneyOut } from './schema';
 import { currencyDecimals } from '../domain/money';
+import type { CapabilitiesGet } from './wire';
 
 const nMoney = moneyOut.allow(null);
 
+/** One corridor row as the document serves it. */
+export type CorridorWire = CapabilitiesGet['corridors'][number];
+
 /** One corridor row of `GET /capabilities?product=payouts` and `GET /payouts/eligibility` (spec 4.6). */
-export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, unknown> {
-  const row: Record<string, unknown> = {
+export function corridorView(c: Corridor, v: CorridorVerdict): CorridorWire {
+  const row: CorridorWire = {
     corridor_id: c.id,
     currency: c.currency,
     fiat_rail: c.fiat_rail,
@@ -35,8 +39,8 @@ export function corridorView(c: Corridor, v: CorridorVerdict): Record<string, un
  * virtual account of `currency` funding the wallet; `blocked_reason` when not executable
  * (`collection_account_uses_currency` with `action: none`, or `not_enabled`).
  */
-export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): Record<string, unknown> {
-  const row: Record<string, unknown> = {
+export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): CorridorWire {
+  const row: CorridorWire = {
     corridor_id: 'wallet_bank_virtual_account', currency, fiat_rail: rails[0] ?? null, lifecycle: 'public', public_claim_status: 'live',
     executable: blockedReason === null, source_chains: [], max_amount: null, eta_seconds: null,
     action: blockedReason === null ? 'create_virtual_account' : 'none',
@@ -53,9 +57,9 @@ export interface BuySellCoverage {
 }
 
 /** One corridor row of `GET /capabilities?product=buy_sell` (spec 4.6): `buy_sell.<direction>.<fiat>`. */
-export function buySellCorridorView(r: BuySellCoverage): Record<string, unknown> {
+export function buySellCorridorView(r: BuySellCoverage): CorridorWire {
   const decimals = currencyDecimals(r.fiat);
-  const row: Record<string, unknown> = {
+  const row: CorridorWire = {
     corridor_id: `buy_sell.${r.direction}.${r.fiat}`, currency: r.fiat, fiat_rail: null, lifecycle: 'public', public_claim_status: 'live',
     executable: r.executable, source_chains: r.executable ? r.networks : [],
     max_amount: { amount: r.maxMinor.toString(), currency: r.fiat, decimals }, minimum: { amount: r.minMinor.toString(), currency: r.fiat, decimals },

@@ -12,7 +12,7 @@ import Joi from 'joi';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { listEnvelope, moneyOut, timestamp } from './schema';
 import { eventResponse } from './event';
-import type { PayoutsAttemptsList, PayoutsGetReceipt, PayoutsGetWalletFundingQuote } from './wire';
+import type { PayoutEventObject, PayoutsAttemptsList, PayoutsCreate, PayoutsFundingInstructionsGet, PayoutsGetReceipt, PayoutsGetWalletFundingQuote } from './wire';
 
 /** A payout funding attempt as the document serves it (`GET /payouts/{id}/attempts`). */
 export type PayoutAttemptWire = PayoutsAttemptsList['data'][number];
@@ -40,9 +40,9 @@ export function failureReasonOf(p: Payout): string | null {
  * read time, `version` stamped at creation, `sender_display` and `legal_entity_name` as frozen; a
  * pre-freeze payout has no `sender_display` and a null `legal_entity_name`.
  */
-export function capabilitySnapshotView(p: Payout): Record<string, unknown> {
+export function capabilitySnapshotView(p: Payout): PayoutsCreate['capability_snapshot'] {
   const c = corridorById(p.corridor_id);
-  const snap: Record<string, unknown> = {
+  const snap: PayoutsCreate['capability_snapshot'] = {
     version: p.capability_version,
     eta_seconds: c ? c.eta_seconds : null,
     minimum: c ? { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals } : null,
@@ -53,7 +53,7 @@ export function capabilitySnapshotView(p: Payout): Record<string, unknown> {
 }
 
 /** The payout (spec 2.6). `source_chain` shows the default `base` while unchosen. */
-export function payoutView(p: Payout): Record<string, unknown> {
+export function payoutView(p: Payout): PayoutsCreate {
   return {
     id: p.id,
     object: 'payout',
@@ -66,7 +66,7 @@ export function payoutView(p: Payout): Record<string, unknown> {
     fiat_rail: p.fiat_rail,
     source_chain: p.source_chain ?? DEFAULT_SOURCE_CHAIN,
     source_chain_chosen: p.source_chain !== null,
-    source_asset: p.source_asset,
+    source_asset: p.source_asset as typeof PAYOUT_SOURCE_ASSET,
     payer_type: p.payer_type,
     fee_bps: p.fee_bps,
     notify_recipient: p.notify_recipient,
@@ -92,7 +92,7 @@ export function payoutView(p: Payout): Record<string, unknown> {
 }
 
 /** Event payload of a payout (spec 6): the stored `source_chain` (null while unchosen), no `source_chain_chosen`. */
-export function payoutEventView(p: Payout): Record<string, unknown> {
+export function payoutEventView(p: Payout): Omit<PayoutEventObject, 'type'> {
   const { source_chain_chosen: _chosen, ...rest } = payoutView(p);
   return { ...rest, source_chain: p.source_chain };
 }
@@ -128,15 +128,16 @@ export function attemptView(a: PayoutAttempt): PayoutAttemptWire {
  * service-wallet funding; `send_instructions` only for dashboard sessions (an unsigned send to
  * exactly `deposit_address`). Amounts are estimates (`amount_is_estimate` always true).
  */
-export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: WalletSend | null, callerKind: CallerKind): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function fundingInstructionsView(p: Payout, a: PayoutAttempt, send: WalletSend | null, callerKind: CallerKind): PayoutsFundingInstructionsGet {
+  const out: PayoutsFundingInstructionsGet = {
     object: 'payout_funding_instructions',
     payout_id: p.id,
     attempt_id: a.id,
     status: p.status,
-    deposit_address: a.deposit_address,
+    // Set with the provider transfer, which funding instructions require (activities/payouts/queries.ts).
+    deposit_address: a.deposit_address as string,
     chain: a.source_chain,
-    asset: a.source_currency,
+    asset: a.source_currency as typeof PAYOUT_SOURCE_ASSET,
     amount: usdc(a.amount_minor),
     buffer: usdc(a.buffer_minor),
     fee: usdc(a.fee_minor),

@@ -9,11 +9,12 @@ import { currencyDecimals } from '../domain/money';
 import type { PayrollFundingAttempt } from '../entities';
 import { FUNDING_ATTEMPT_STATUSES } from '../domain/payroll-funding';
 import { at, atOrNull, bool, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
+import type { PayrollRunsFundingInstructionsGet } from './wire';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The attempt as `payroll_funding_instructions`; `amount_due` is what must arrive (run currency, or USDC for crypto). */
-export function payrollFundingInstructionsView(a: PayrollFundingAttempt): Record<string, unknown> {
+export function payrollFundingInstructionsView(a: PayrollFundingAttempt): PayrollRunsFundingInstructionsGet {
   return {
     id: a.id,
     object: 'payroll_funding_instructions',
@@ -26,8 +27,9 @@ export function payrollFundingInstructionsView(a: PayrollFundingAttempt): Record
     retryable: a.retryable,
     funding_method: a.funding_method,
     funding_route_type: a.funding_route_type,
-    bank: a.bank,
-    crypto: a.crypto,
+    // jsonb stored in the wire shape when the funding attempt got its instructions.
+    bank: a.bank as PayrollRunsFundingInstructionsGet['bank'],
+    crypto: a.crypto as PayrollRunsFundingInstructionsGet['crypto'],
     amount_due: a.required_minor === null ? null : { amount: a.required_minor, currency: a.required_currency, decimals: currencyDecimals(a.required_currency) },
     failure_reason: a.failure_reason,
     superseded_at: iso(a.superseded_at),

@@ -10,7 +10,7 @@ import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../do
 import { FUNDS_RETURN_STATUSES } from '../domain/payroll-returns';
 import type { PayrollFundsReturn, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
 import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
-import type { PayrollRecipientsGet, PayrollRunsCreate, PayrollRunsItemsGet, PayrollTemplatesCreate } from './wire';
+import type { PayrollItemEventObject, PayrollRecipientsGet, PayrollRunEventObject, PayrollRunFundsReturnEventObject, PayrollRunsCreate, PayrollRunsItemsGet, PayrollTemplatesCreate } from './wire';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const runMoney = (r: { currency: string }, minor: string | bigint): Money => ({ amount: minor.toString(), currency: r.currency, decimals: currencyDecimals(r.currency) });
@@ -67,7 +67,7 @@ export function payrollRunView(r: PayrollRun, counts: PayrollItemCounts): Payrol
 }
 
 /** Event payload of a run (spec 6): the run as stored, item counts by readiness limited to the total. */
-export function payrollRunEventView(r: PayrollRun): Record<string, unknown> {
+export function payrollRunEventView(r: PayrollRun): Omit<PayrollRunEventObject, 'type'> {
   const { item_counts: _c, ...rest } = payrollRunView(r, NO_ITEMS);
   return { ...rest, item_count: r.item_count };
 }
@@ -79,7 +79,7 @@ export function payrollRunEventView(r: PayrollRun): Record<string, unknown> {
  * id or `<chain>:<tx hash>` of the return; null until accepted), `failure_reason` (snake_case code).
  * The operator's reason is never on the wire.
  */
-export function payrollFundsReturnView(r: PayrollFundsReturn): Record<string, unknown> {
+export function payrollFundsReturnView(r: PayrollFundsReturn): PayrollRunFundsReturnEventObject['funds_return'] {
   return {
     id: r.id,
     object: 'payroll_funds_return',
@@ -94,7 +94,7 @@ export function payrollFundsReturnView(r: PayrollFundsReturn): Record<string, un
 }
 
 /** Event payload of `payroll_run.funds_returned` / `.funds_return_failed`: the run's event form with the return. */
-export function payrollRunFundsReturnEventView(run: PayrollRun, r: PayrollFundsReturn): Record<string, unknown> {
+export function payrollRunFundsReturnEventView(run: PayrollRun, r: PayrollFundsReturn): Omit<PayrollRunFundsReturnEventObject, 'type'> {
   return { ...payrollRunEventView(run), funds_return: payrollFundsReturnView(r) };
 }
 
@@ -121,7 +121,7 @@ export function payrollItemView(i: PayrollRunItem, rcp: PayrollRecipient): Payro
 }
 
 /** An item in a `payroll_item.*` event payload: the item view with the recipient by id only (no name or email in events). */
-export function payrollItemEventView(i: PayrollRunItem): Record<string, unknown> {
+export function payrollItemEventView(i: PayrollRunItem): Omit<PayrollItemEventObject, 'type'> {
   const { recipient: _r, ...rest } = payrollItemView(i, { id: i.recipient_id, name: '', email: '' } as PayrollRecipient);
   return { ...rest, recipient_id: i.recipient_id };
 }

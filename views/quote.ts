@@ -7,19 +7,20 @@ import Joi from 'joi';
 import { assetDecimals, formatDecimal, rateOf } from '../domain/quotes';
 import type { Quote, QuoteOffer } from '../entities';
 import { at, kind, text, textOrNull } from './schema';
+import type { QuotesCreate } from './wire';
 
 /** Identity and limits of a provider (USD, major units), as offers and orders publish it. */
 export interface ProviderIdentity { id: string; name: string; minUsdMicro: bigint; maxUsdMicro: bigint }
 
 /** `provider` on offers and orders: identity and limits. */
-export function providerView(p: ProviderIdentity): Record<string, unknown> {
+export function providerView(p: ProviderIdentity): QuotesCreate['offers'][number]['provider'] {
   return { id: p.id, name: p.name, limits: { currency: 'USD', min_amount: formatDecimal(p.minUsdMicro, 6).replace(/0{4}$/, ''), max_amount: formatDecimal(p.maxUsdMicro, 6).replace(/0{4}$/, '') } };
 }
 
 const dec = (minor: string, asset: string) => formatDecimal(BigInt(minor), assetDecimals(asset));
 
 /** One priced offer (`offers[]`). */
-export function offerView(o: QuoteOffer, provider: ProviderIdentity): Record<string, unknown> {
+export function offerView(o: QuoteOffer, provider: ProviderIdentity): QuotesCreate['offers'][number] {
   return {
     object: 'quote_offer',
     offer_id: o.id,
@@ -40,7 +41,7 @@ export function offerView(o: QuoteOffer, provider: ProviderIdentity): Record<str
 }
 
 /** The quote (`POST /quotes` 201, `GET /quotes/{id}`), `now` deciding `quote_status`. */
-export function quoteView(q: Quote, offers: QuoteOffer[], providerOf: (id: string) => ProviderIdentity, now = Date.now()): Record<string, unknown> {
+export function quoteView(q: Quote, offers: QuoteOffer[], providerOf: (id: string) => ProviderIdentity, now = Date.now()): QuotesCreate {
   const winner = offers.find((o) => o.id === q.offer_id) ?? null;
   const comparedBy = q.to_amount !== null ? 'final_in' : 'final_out';
   return {

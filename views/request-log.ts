@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import type { RequestLog } from '../entities';
 import { timestamp } from './schema';
+import type { ApiKeysGetUsage } from './wire';
 
 /** One recorded request. `id` is the request id (`req_`) also returned in the `Request-Id` header. */
 export function requestLogView(r: RequestLog): Record<string, unknown> {
@@ -59,7 +60,7 @@ export interface ApiKeyUsage {
   daily: Array<{ date: string; requests: number; errors: number }>;
 }
 
-export function apiKeyUsageView(u: ApiKeyUsage): Record<string, unknown> {
+export function apiKeyUsageView(u: ApiKeyUsage): ApiKeysGetUsage {
   return {
     object: 'api_key_usage',
     api_key_id: u.keyId,
@@ -68,7 +69,7 @@ export function apiKeyUsageView(u: ApiKeyUsage): Record<string, unknown> {
     total_requests: u.total,
     by_status_class: u.classes,
     error_rate: u.total ? Number(((u.classes['4xx'] + u.classes['5xx']) / u.total).toFixed(4)) : 0,
-    latency_ms: u.p50 === null ? null : { p50: u.p50, p95: u.p95 },
+    latency_ms: u.p50 === null || u.p95 === null ? null : { p50: u.p50, p95: u.p95 },
     last_request_at: u.lastRequestAt?.toISOString() ?? null,
     daily: u.daily,
   };

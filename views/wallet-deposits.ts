@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import type { WalletConversion, WalletDepositIntent } from '../entities';
 import { at, atOrNull, int, kind, listEnvelope, money, moneyOrNull, text, textOrNull } from './schema';
-import type { WalletDepositIntentsCreate, WalletDepositQuotesCreate } from './wire';
+import type { WalletConversionPairsList, WalletConversionsCreate, WalletDepositIntentsCreate, WalletDepositQuotesCreate, WalletDepositRoutesList } from './wire';
 
 const DECIMALS = 6;
 const m = (minor: bigint | string, currency: string) => ({ amount: minor.toString(), currency, decimals: DECIMALS });
@@ -19,7 +19,7 @@ export interface DepositRoute {
 }
 
 /** `GET /wallet/deposit_routes` item. */
-export function depositRouteView(r: DepositRoute): Record<string, unknown> {
+export function depositRouteView(r: DepositRoute): WalletDepositRoutesList['data'][number] {
   return {
     object: 'wallet_deposit_route', source_chain: r.sourceChain, source_chain_id: r.sourceChainId, source_asset: r.sourceAsset,
     source_token_address: r.sourceTokenAddress, destination_chain: r.destinationChain, destination_chain_id: r.destinationChainId,
@@ -79,7 +79,7 @@ export const depositIntentResponse = Joi.object({
 export const depositIntentListResponse = listEnvelope(depositIntentResponse);
 
 /** `GET /wallet/conversion_pairs` item. */
-export function conversionPairView(p: { chain: string; from: string; to: string; feeBps: bigint }): Record<string, unknown> {
+export function conversionPairView(p: { chain: string; from: string; to: string; feeBps: bigint }): WalletConversionPairsList['data'][number] {
   return { object: 'wallet_conversion_pair', chain: p.chain, from_asset: p.from, to_asset: p.to, rate: '1', fee_bps: Number(p.feeBps) };
 }
 
@@ -88,12 +88,12 @@ export const conversionPairResponse = Joi.object({
 });
 
 /** A conversion (`cnv_`): the unsigned transaction while `built`, the holder's hash once `submitted`. */
-export function conversionView(c: WalletConversion): Record<string, unknown> {
+export function conversionView(c: WalletConversion): WalletConversionsCreate {
   return {
     id: c.id, object: 'wallet_conversion', livemode: c.livemode, wallet_id: c.wallet_id, status: c.status, chain: c.chain,
     from_asset: c.from_asset, to_asset: c.to_asset,
     amount_in: m(c.amount_in_minor, c.from_asset), fee: m(c.fee_minor, c.from_asset), amount_out: m(c.amount_out_minor, c.to_asset),
-    unsigned_transaction: c.unsigned_tx,
+    unsigned_transaction: c.unsigned_tx as WalletConversionsCreate['unsigned_transaction'],
     signable_until: c.signable_until.toISOString(),
     source_tx_hash: c.source_tx_hash, settlement_tx_hash: c.settlement_tx_hash, failure_reason: c.failure_reason,
     submitted_at: c.submitted_at?.toISOString() ?? null,

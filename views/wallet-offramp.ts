@@ -11,7 +11,7 @@ import type { WalletExternalAccount, WalletOfframpIntent } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { at, atOrNull, bool, kind, money, moneyOut, text, textOrNull } from './schema';
 import { unsignedTransactionResponse, unsignedTransactionView } from './wallet-sends';
-import type { WalletExternalAccountsCreate, WalletOfframpQuotesCreate } from './wire';
+import type { WalletExternalAccountsCreate, WalletOfframpIntentsCreate, WalletOfframpQuotesCreate } from './wire';
 
 const m = (minor: string | bigint, currency: string, decimals: number) => ({ amount: minor.toString(), currency, decimals });
 const percent = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
@@ -47,7 +47,7 @@ export const offrampQuoteResponse = Joi.object({
  * An off-ramp intent (`ofr_`). `transit_deposit`: where the holder sends the USDC (the chain is
  * constant), with `unsigned_transaction` (when given: the route passes it while awaiting funds).
  */
-export function offrampIntentView(r: WalletOfframpIntent, unsigned: UnsignedEvmCall | null = null): Record<string, unknown> {
+export function offrampIntentView(r: WalletOfframpIntent, unsigned: UnsignedEvmCall | null = null): WalletOfframpIntentsCreate {
   return {
     id: r.id, object: 'offramp_intent', livemode: r.livemode, status: r.status, wallet_id: r.wallet_id,
     external_account_id: r.external_account_id, destination_currency: r.destination_currency, destination_payment_rail: r.destination_payment_rail,

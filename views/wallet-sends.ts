@@ -9,11 +9,12 @@ import type { UnsignedEvmCall } from '../domain/evm-calls';
 import { SEND_FAILURE_REASONS, SEND_INTENT_STATUSES } from '../domain/wallet-sends';
 import type { WalletSendIntent } from '../entities';
 import { at, atOrNull, bool, int, kind, money, text, textOrNull } from './schema';
+import type { WalletSendIntentsCreate, WalletSendRoutesList } from './wire';
 
 const usdc = (minor: string | bigint, asset: string) => ({ amount: minor.toString(), currency: asset, decimals: 6 });
 
 /** The unsigned ERC-20 transfer to sign (spec 2.5: built here, signed outside with the holder's passkey). */
-export function unsignedTransactionView(t: UnsignedEvmCall): Record<string, unknown> {
+export function unsignedTransactionView(t: UnsignedEvmCall): NonNullable<WalletSendIntentsCreate['unsigned_transaction']> {
   return { chain: t.chain, chain_id: t.chain_id, from: t.from, to: t.to, value: t.value, data: t.data };
 }
 
@@ -23,7 +24,7 @@ export const unsignedTransactionResponse = Joi.object({
 });
 
 /** A send intent (`wsi_`). */
-export function sendIntentView(r: WalletSendIntent): Record<string, unknown> {
+export function sendIntentView(r: WalletSendIntent): WalletSendIntentsCreate {
   const signable = r.status === 'created' && !r.source_tx_hash;
   return {
     id: r.id, object: 'send_intent', livemode: r.livemode, status: r.status, wallet_id: r.wallet_id,
@@ -52,7 +53,7 @@ export const sendIntentResponse = Joi.object({
 });
 
 /** A send route with its current fee and minimum (minor units of the stablecoin). */
-export function sendRouteView(r: { chain: string; asset: string; destination_chain: string; kind: 'direct' | 'bridge'; fee: bigint; minimum: bigint }): Record<string, unknown> {
+export function sendRouteView(r: { chain: string; asset: string; destination_chain: string; kind: 'direct' | 'bridge'; fee: bigint; minimum: bigint }): WalletSendRoutesList['data'][number] {
   return { object: 'send_route', chain: r.chain, asset: r.asset, destination_chain: r.destination_chain, kind: r.kind, bridge_fee: usdc(r.fee, r.asset), minimum_amount: usdc(r.minimum, r.asset) };
 }
 

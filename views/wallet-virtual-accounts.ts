@@ -10,7 +10,7 @@ import { VIRTUAL_ACCOUNT_PURPOSES, VIRTUAL_ACCOUNT_STATUSES } from '../domain/vi
 import type { WalletVirtualAccount, WalletVirtualAccountCredit } from '../entities';
 import { bankDepositInstructionsResponse, bankInstructionsView } from './payment';
 import { at, atOrNull, bool, kind, money, moneyOrNull, text, textOrNull } from './schema';
-import type { WalletVirtualAccountsCreate } from './wire';
+import type { WalletVirtualAccountsCreate, WalletVirtualAccountsHistory } from './wire';
 
 /** A virtual account (`va_`). */
 export function virtualAccountView(v: WalletVirtualAccount): WalletVirtualAccountsCreate {
@@ -31,7 +31,7 @@ export const virtualAccountResponse = Joi.object({
 });
 
 /** One bank credit of a virtual account (`vac_`): received, converted to USDC into the wallet, or returned. */
-export function virtualAccountCreditView(c: WalletVirtualAccountCredit): Record<string, unknown> {
+export function virtualAccountCreditView(c: WalletVirtualAccountCredit): WalletVirtualAccountsHistory['data'][number] {
   return {
     id: c.id, object: 'virtual_account_deposit', virtual_account_id: c.virtual_account_id, status: c.status, rail: c.rail,
     amount: { amount: c.amount_minor, currency: c.currency, decimals: c.decimals },

@@ -7,6 +7,7 @@
 import Joi from 'joi';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../entities';
 import { listEnvelope, timestamp } from './schema';
+import type { WebhookDeliveriesGet, WebhookDeliveriesReplay, WebhookEndpointsGet, WebhookEndpointsUpdate } from './wire';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -16,7 +17,7 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
  * `previous_secret_expires_at` is set while a rotated-out secret still signs (24 h overlap, spec 8).
  * `deleted: true` is added to the DELETE response.
  */
-export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string; deleted?: boolean; now?: Date } = {}): Record<string, unknown> {
+export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string; deleted?: boolean; now?: Date } = {}): WebhookEndpointsGet & { secret?: string; deleted?: true } {
   const now = opts.now ?? new Date();
   const overlap = w.previous_secret_ciphertext && w.previous_secret_expires_at && w.previous_secret_expires_at > now
     ? w.previous_secret_expires_at : null;
@@ -40,14 +41,14 @@ export function webhookEndpointView(w: WebhookEndpoint, opts: { secret?: string;
 }
 
 /** The PATCH response: the endpoint, plus what a re-enable with `replay_missed` queued (`since`: the `disabled_at` it replayed from). */
-export function webhookEndpointUpdatedView(w: WebhookEndpoint, replayed: { since: Date | null; count: number } | null): Record<string, unknown> {
-  const v = webhookEndpointView(w);
+export function webhookEndpointUpdatedView(w: WebhookEndpoint, replayed: { since: Date | null; count: number } | null): WebhookEndpointsUpdate {
+  const v: WebhookEndpointsUpdate = webhookEndpointView(w);
   if (replayed) v.missed_events_replayed = { since: iso(replayed.since), count: replayed.count };
   return v;
 }
 
 /** One HTTP attempt of a delivery: status code (null when no response), latency in ms, first 500 characters of the body, error. */
-export function webhookAttemptView(a: WebhookAttempt): Record<string, unknown> {
+export function webhookAttemptView(a: WebhookAttempt): WebhookDeliveriesGet['attempts'][number] {
   return {
     id: a.id,
     object: 'webhook_attempt',
@@ -64,7 +65,7 @@ export function webhookAttemptView(a: WebhookAttempt): Record<string, unknown> {
  * Webhook delivery (one event to one endpoint; statuses `pending`, `retrying`, `succeeded`,
  * `failed`, `cancelled`). `attempts` is included only when passed (GET by id).
  */
-export function webhookDeliveryView(d: WebhookDelivery, attempts?: WebhookAttempt[]): Record<string, unknown> {
+export function webhookDeliveryView(d: WebhookDelivery, attempts?: WebhookAttempt[]): WebhookDeliveriesReplay & { attempts?: WebhookDeliveriesGet['attempts'] } {
   return {
     id: d.id,
     object: 'webhook_delivery',
