@@ -5,9 +5,10 @@
 import Joi from 'joi';
 import type { Screening, ScreeningReport } from '../entities';
 import { at, bool, int, kind, money, text, textOrNull, strings } from './schema';
+import type { ScreeningsCreate, ScreeningsReportsCreate } from './wire';
 
 /** A screening (`scr_`): a signal, never a block; `action` a suggestion. */
-export function screeningView(s: Screening): Record<string, unknown> {
+export function screeningView(s: Screening): ScreeningsCreate {
   return {
     id: s.id, object: 'screening', livemode: s.livemode, address: s.address, chain: s.chain, risk_score: s.risk_score, risk_level: s.risk_level,
     verdict: s.verdict, action: s.action, cached: s.cached, flags: [...s.flags], confidence: s.confidence, coverage: [...s.coverage],
@@ -23,10 +24,11 @@ export const screeningResponse = Joi.object({
 });
 
 /** A screening report (`srp_`): the certified figures, how it was paid (`credit`), its data hash and evidence PDF path. */
-export function screeningReportView(r: ScreeningReport): Record<string, unknown> {
+export function screeningReportView(r: ScreeningReport): ScreeningsReportsCreate {
   return {
     id: r.id, object: 'screening_report', livemode: r.livemode, screening_id: r.screening_id, cached: r.cached, cached_from: r.cached_from,
-    credit: { ledger_type: r.credit_event_type, credit_event_id: r.credit_event_id },
+    // A report is paid only by consume_free, consume_paid or cache_hit (activities/screenings/commands.ts createReport).
+    credit: { ledger_type: r.credit_event_type as ScreeningsReportsCreate['credit']['ledger_type'], credit_event_id: r.credit_event_id },
     figures: { ...r.figures, flags: [...r.figures.flags], coverage: [...r.figures.coverage] },
     data_sha256: r.data_sha256, evidence_pdf_url: `/v1/screenings/${r.screening_id}/reports/${r.id}/evidence_pdf`, created_at: r.created_at.toISOString(),
   };
