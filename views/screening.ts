@@ -5,7 +5,8 @@
 import Joi from 'joi';
 import type { Screening, ScreeningReport } from '../entities';
 import { at, bool, int, kind, money, text, textOrNull, strings } from './schema';
-import type { ScreeningsCreate, ScreeningsReportsCreate } from './wire';
+import type { ScreeningsCreate, ScreeningsReportsCreate, TracesCreate, TransactionsGet } from './wire';
+import type { TraceDirection } from '../domain/screening';
 
 /** A screening (`scr_`): a signal, never a block; `action` a suggestion. */
 export function screeningView(s: Screening): ScreeningsCreate {
@@ -44,13 +45,13 @@ export const screeningReportResponse = Joi.object({
   data_sha256: Joi.string().pattern(/^[0-9a-f]{64}$/).required(), evidence_pdf_url: text(), created_at: at(),
 });
 
-type Transfer = { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number | null; at: Date; status: string };
+type Transfer = { chain: string; asset: string; from_address: string | null; to_address: string; amount: bigint; decimals: number; tx_hash: string; block: number | null; at: Date; status: 'confirmed' | 'pending' };
 
 /** One transfer on a chain (trace edge or transaction lookup). */
-export function chainTransferView(t: Transfer, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function chainTransferView(t: Transfer): TracesCreate['edges'][number] {
   return {
     hash: t.tx_hash, chain: t.chain, from_address: t.from_address, to_address: t.to_address, amount: { amount: t.amount.toString(), currency: t.asset, decimals: t.decimals },
-    block_number: t.block, status: t.status, created_at: t.at.toISOString(), ...extra,
+    block_number: t.block, status: t.status, created_at: t.at.toISOString(),
   };
 }
 
@@ -60,13 +61,13 @@ const transferFields = {
 };
 
 /** `GET /transactions/{chain}/{hash}`. */
-export function chainTransactionView(t: Transfer & { confirmations: number }): Record<string, unknown> {
-  return chainTransferView(t, { object: 'chain_transaction', confirmations: t.confirmations });
+export function chainTransactionView(t: Transfer & { confirmations: number }): TransactionsGet {
+  return { ...chainTransferView(t), object: 'chain_transaction', confirmations: t.confirmations };
 }
 export const chainTransactionResponse = Joi.object({ ...transferFields, object: kind('chain_transaction'), confirmations: int() });
 
 /** `POST /traces`: the addresses reached (hop count) and the transfers followed. */
-export function traceView(tr: { chain: string; depth: number; direction: string; nodes: Array<{ address: string; hop: number }>; edges: Transfer[]; truncated: boolean }): Record<string, unknown> {
+export function traceView(tr: { chain: string; depth: number; direction: TraceDirection; nodes: Array<{ address: string; hop: number }>; edges: Transfer[]; truncated: boolean }): TracesCreate {
   return {
     object: 'trace', chain: tr.chain, depth: tr.depth, direction: tr.direction, truncated: tr.truncated,
     nodes: tr.nodes.map((n) => ({ address: n.address, hop: n.hop })), edges: tr.edges.map((e) => chainTransferView(e)),
