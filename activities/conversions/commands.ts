@@ -66,20 +66,20 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
  * `conversion_expired` past `signable_until`; 409 `source_tx_already_used` for a hash another
  * conversion recorded; 409 `conversion_state_changed` once another hash was recorded or it ended.
  */
-export async function submitConversionSourceTx(scope: Scope, a: { id: string; txHash: string }): Promise<WalletConversion> {
-  if (!TX_HASH.test(a.txHash)) throw invalidRequest('parameter_invalid', '`tx_hash` must be 0x and 64 hex digits.', 'tx_hash');
+export async function submitConversionSourceTx(scope: Scope, a: { id: string; tx_hash: string }): Promise<WalletConversion> {
+  if (!TX_HASH.test(a.tx_hash)) throw invalidRequest('parameter_invalid', '`tx_hash` must be 0x and 64 hex digits.', 'tx_hash');
   await getConversion(scope, { id: a.id });
   const row = await transaction(async (m) => {
     const c = (await lockConversion(m, a.id, scope))!;
     // The recorded hash again answers the conversion as it is now (the workflow may already have settled it).
-    if (c.source_tx_hash?.toLowerCase() === a.txHash.toLowerCase()) return c;
+    if (c.source_tx_hash?.toLowerCase() === a.tx_hash.toLowerCase()) return c;
     if (c.status === 'built' && c.signable_until.getTime() <= Date.now()) {
       throw new DomainError('conflict', 'conversion_expired', 'This conversion can no longer be signed; build a new one.', { details: { signable_until: c.signable_until.toISOString() } });
     }
     assertConversionSubmittable(c); // 409 conversion_state_changed before the hash is looked up
-    const used: Array<{ id: string }> = await m.query('SELECT id FROM wallet_conversions WHERE lower(source_tx_hash) = lower($1) AND id <> $2', [a.txHash, c.id]);
+    const used: Array<{ id: string }> = await m.query('SELECT id FROM wallet_conversions WHERE lower(source_tx_hash) = lower($1) AND id <> $2', [a.tx_hash, c.id]);
     if (used[0]) throw new DomainError('conflict', 'source_tx_already_used', 'This transaction hash was recorded for another conversion.', { param: 'tx_hash' });
-    return submitConversion(m, c, { sourceTxHash: a.txHash }, scope.request);
+    return submitConversion(m, c, { sourceTxHash: a.tx_hash }, scope.request);
   });
   await signalConversion(row.id, row.account_id);
   return row;

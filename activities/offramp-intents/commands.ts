@@ -27,8 +27,8 @@ import { signalOfframpIntent } from './signals';
  * balance (503 `chain_unavailable` when unreadable). Emits `offramp_intent.created`; starts the
  * intent's workflow.
  */
-export async function createOfframpIntent(scope: Scope, a: { externalAccountId: string; terms: OfframpTerms }): Promise<WalletOfframpIntent> {
-  const ba = await getExternalAccount(scope, { id: a.externalAccountId });
+export async function createOfframpIntent(scope: Scope, a: { external_account_id: string; terms: OfframpTerms }): Promise<WalletOfframpIntent> {
+  const ba = await getExternalAccount(scope, { id: a.external_account_id });
   if (ba.rail !== a.terms.destinationRail) {
     throw invalidRequest('parameter_invalid', `External account ${ba.id} is paid on \`${ba.rail}\`.`, 'destination_payment_rail');
   }

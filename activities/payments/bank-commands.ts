@@ -23,7 +23,7 @@ import type { Scope } from '../scope';
 export const BANK_PAYMENT_MIN_WINDOW_MS = 7 * 86_400_000;
 
 /** The payer's bank attempt on link `linkId` after joi (spec 4.1 payer route body). */
-export interface BankPaymentInput { linkId: string; rail: string; payerEmail: string | null; payerType: string | null; payerState: string | null }
+export interface BankPaymentInput { linkId: string; rail: string; payer_email: string | null; payer_type: string | null; payer_state: string | null }
 
 /** 404 of a payer route whose link is gone (spec 4.1 payer routes). */
 const sessionNotFound = () => new DomainError('not_found', 'not_found', 'No such payment session.');
@@ -44,10 +44,10 @@ export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentI
   if (live) return { payment: live, created: false };
   const link = await scoped(scope).getOne(PaymentLink, { id: linkId }, sessionNotFound);
   const account = await db().getRepository(Account).findOneByOrFail({ id: link.account_id });
-  const payerType: PayerType = input.payerType === 'business' ? 'business' : 'individual';
+  const payerType: PayerType = input.payer_type === 'business' ? 'business' : 'individual';
   checkBankPayer({
     rail: input.rail, currency: link.currency, decimals: link.decimals, amountMinor: BigInt(link.amount_minor), payerType,
-    payerState: input.payerState, merchantType: account.customer_type,
+    payerState: input.payer_state, merchantType: account.customer_type,
   });
   const id = newId('pay_');
   const issued = await bankCollection().issue({ rail: input.rail, currency: link.currency, clientReference: id, holderName: account.display_name });
@@ -65,9 +65,9 @@ export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentI
     const expiresAt = new Date(Math.min(Date.now() + window, locked.expires_at ? locked.expires_at.getTime() : Number.MAX_SAFE_INTEGER));
     const pay = newPaymentRow(m, {
       id, of: { link: locked },
-      rail: { kind: 'bank', rail: input.rail, currency: locked.currency, decimals: locked.decimals, issued, payerState: input.payerState, settlementRail: dest?.bank_rail ?? null },
+      rail: { kind: 'bank', rail: input.rail, currency: locked.currency, decimals: locked.decimals, issued, payerState: input.payer_state, settlementRail: dest?.bank_rail ?? null },
       due: { invoice: locked.amount_minor, fee: '0', total: locked.amount_minor },
-      settlement: dest?.kind === 'bank' ? 'bank' : null, settlementAddress: null, payerEmail: input.payerEmail, payerType, expiresAt,
+      settlement: dest?.kind === 'bank' ? 'bank' : null, settlementAddress: null, payerEmail: input.payer_email, payerType, expiresAt,
     });
     return saveNewPayment(m, locked, pay, scope.request);
   });

@@ -59,10 +59,10 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
   if (input.rail === 'crypto_transfer') return createOrReuseTransferPayment(scope, { ...input, linkId: link.id });
   if (isBankRail(input.rail)) {
     return createOrReuseBankPayment(scope, {
-      linkId: link.id, rail: input.rail, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null, payerState: input.payer_state ?? null,
+      linkId: link.id, rail: input.rail, payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null, payer_state: input.payer_state ?? null,
     });
   }
-  return createOrReuseNativePayment(scope, { linkId: link.id, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null });
+  return createOrReuseNativePayment(scope, { linkId: link.id, payer_email: input.payer_email ?? null, payer_type: input.payer_type ?? null });
 }
 
 /**
@@ -73,7 +73,7 @@ export async function startPayerPayment(scope: Scope, input: PayerPaymentInput &
  * payment workflow is started after commit. Throws 409 conflict `payment_link_not_payable` when
  * the link takes no payment now.
  */
-export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payerEmail: string | null; payerType: string | null }): Promise<{ payment: Payment; created: boolean }> {
+export async function createOrReuseNativePayment(scope: Scope, input: { linkId: string; payer_email: string | null; payer_type: string | null }): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
   const result = await transaction(async (m) => {
     const link = await scoped(scope, m).lock(PaymentLink, { id: input.linkId }, sessionNotFound);
@@ -92,7 +92,7 @@ export async function createOrReuseNativePayment(scope: Scope, input: { linkId: 
     const pay = newPaymentRow(m, {
       id: newId('pay_'), of: { link }, rail: { kind: 'crypto_native' },
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
-      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payerEmail, payerType: input.payerType, expiresAt,
+      settlement: settlementAddress ? 'wallet' : null, settlementAddress, payerEmail: input.payer_email, payerType: input.payer_type, expiresAt,
     });
     return saveNewPayment(m, link, pay, scope.request);
   });

@@ -35,22 +35,22 @@ export async function lookupTransaction(_scope: AccountScope, input: { chain: st
 export interface Trace { chain: string; depth: number; direction: TraceDirection; nodes: Array<{ address: string; hop: number }>; edges: IndexedTransfer[]; truncated: boolean }
 
 /**
- * `POST /traces`: from `address`, or from both ends of transaction `txHash` (exactly one; 400
+ * `POST /traces`: from `address`, or from both ends of transaction `tx_hash` (exactly one; 400
  * `parameter_missing` / `parameter_invalid`), follows transfers `depth` hops in `direction`.
  * 404 param `tx_hash` for an unknown transaction.
  */
-export async function trace(_scope: AccountScope, a: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection }): Promise<Trace> {
+export async function trace(_scope: AccountScope, a: { chain: unknown; address?: string; tx_hash?: string; depth: number; direction: TraceDirection }): Promise<Trace> {
   const chain = indexedChain(a.chain);
-  if ((a.address === undefined) === (a.txHash === undefined)) {
+  if ((a.address === undefined) === (a.tx_hash === undefined)) {
     throw invalidRequest(a.address === undefined ? 'parameter_missing' : 'parameter_invalid', 'Give exactly one of `address` and `tx_hash`.', a.address === undefined ? 'address' : 'tx_hash');
   }
   const depth = Math.min(Math.max(1, a.depth), MAX_TRACE_DEPTH);
   const seen = new Map<string, { address: string; hop: number }>();
   const edges = new Map<string, IndexedTransfer>();
   let frontier: string[] = [];
-  if (a.txHash) {
-    const t = await indexedTransaction(chain, a.txHash);
-    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${a.txHash} on ${chain}.`, 'tx_hash');
+  if (a.tx_hash) {
+    const t = await indexedTransaction(chain, a.tx_hash);
+    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${a.tx_hash} on ${chain}.`, 'tx_hash');
     edges.set(t.tx_hash, t);
     for (const x of [t.from_address, t.to_address]) if (x) { seen.set(x.toLowerCase(), { address: x, hop: 0 }); frontier.push(x); }
   } else {

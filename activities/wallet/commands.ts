@@ -21,7 +21,7 @@ import type { Scope } from '../scope';
  * `parameter_invalid` for a non-EVM address or a bad EIP-55 checksum; 409 `wallet_already_exists`.
  * Stores the EIP-55 form and emits `wallet.created` (catalogued: shipped by its switch).
  */
-export async function createWallet(scope: Scope, a: { address: string; credentialId: string; label: string | null }): Promise<Wallet> {
+export async function createWallet(scope: Scope, a: { address: string; credential_id: string; label: string | null }): Promise<Wallet> {
   if (!isAddress(a.address, { strict: false })) throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
   const hex = a.address.slice(2);
   if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && !isAddress(a.address, { strict: true })) {
@@ -35,7 +35,7 @@ export async function createWallet(scope: Scope, a: { address: string; credentia
     }
     const row = m.create(Wallet, {
       id: newId('wlt_'), account_id: scope.accountId, livemode: true, address: getAddress(a.address), chain: chain.chain,
-      network: chain.network, status: 'active', label: a.label, credential_id: a.credentialId,
+      network: chain.network, status: 'active', label: a.label, credential_id: a.credential_id,
     });
     const saved = await m.save(row);
     await emitEvent(m, { accountId: scope.accountId, livemode: saved.livemode, type: 'wallet.created', objectType: 'wallet', objectId: saved.id, object: walletView(saved) });

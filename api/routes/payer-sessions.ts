@@ -115,7 +115,7 @@ export function payerRouter(): Router<AppState> {
     response: Joi.object({ object: Joi.string().valid('wallet_payment').required(), payment: payerPaymentResponse.required(), unsigned_transaction: unsignedTransactionResponse.required() }),
     handler: async ({ params, body, ctx }) => {
       const link = await linkByPayerToken(params.token);
-      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: body.from_address, payerEmail: body.payer_email, payerType: body.payer_type });
+      const out = await payWithWallet(payerScope(link, ctx), { link, from_address: body.from_address, payer_email: body.payer_email, payer_type: body.payer_type });
       ctx.status = out.created ? 201 : 200;
       return { object: 'wallet_payment', payment: payerPaymentView(out.payment, paymentChain()), unsigned_transaction: unsignedTransactionView(out.transaction) };
     },

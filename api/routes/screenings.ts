@@ -100,7 +100,7 @@ export function register(r: Router<AppState>): void {
     }).example({ chain: 'base', address: '0x52908400098527886e0f7030069857d2e4169ee7', depth: 2, direction: 'both' }), exactlyOneOf('address', 'tx_hash')),
     response: traceResponse, errors: [409],
     summary: 'Follow funds from an address or a transaction (exactly one), `depth` hops (1 to 5) in `direction`; at most 200 transfers (`truncated`).',
-    handler: async ({ scope, body }) => traceView(await trace(scope, { chain: body.chain, address: body.address, txHash: body.tx_hash, depth: body.depth, direction: body.direction })),
+    handler: async ({ scope, body }) => traceView(await trace(scope, { chain: body.chain, address: body.address, tx_hash: body.tx_hash, depth: body.depth, direction: body.direction })),
   });
 
   mount(r, {

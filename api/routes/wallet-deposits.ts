@@ -119,6 +119,6 @@ export function register(r: Router<AppState>): void {
     body: Joi.object({ tx_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).required() }),
     response: conversionResponse,
     summary: 'Record the hash of the conversion transaction the holder signed: `submitted`; the conversion then settles once the chain shows it.',
-    handler: async ({ scope, params, body }) => conversionView(await submitConversionSourceTx(scope, { id: params.id, txHash: body.tx_hash })),
+    handler: async ({ scope, params, body }) => conversionView(await submitConversionSourceTx(scope, { id: params.id, tx_hash: body.tx_hash })),
   });
 }

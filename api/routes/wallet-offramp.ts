@@ -82,7 +82,7 @@ export function register(r: Router<AppState>): void {
     ...WRITE, id: 'wallet.offramp_intents.create', terms: 'personal', method: 'post', path: '/wallet/offramp_intents', successStatus: 201,
     body: documentedAlso(Joi.object({ external_account_id: idOf('ba_').required(), ...terms }), railPaysCurrency), response: offrampIntentResponse,
     summary: 'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
-    handler: async ({ scope, body }) => intentView(await createOfframpIntent(scope, { externalAccountId: body.external_account_id, terms: termsOf(body) })),
+    handler: async ({ scope, body }) => intentView(await createOfframpIntent(scope, { external_account_id: body.external_account_id, terms: termsOf(body) })),
   });
 
   mount(r, {

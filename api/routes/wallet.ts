@@ -37,7 +37,7 @@ export function register(r: Router<AppState>): void {
       credential_id: Joi.string().min(1).max(512).required(),
       label: Joi.string().max(100).allow(null),
     }),
-    handler: async ({ scope, body }) => walletView(await createWallet(scope, { address: body.address, credentialId: body.credential_id, label: body.label ?? null })),
+    handler: async ({ scope, body }) => walletView(await createWallet(scope, { address: body.address, credential_id: body.credential_id, label: body.label ?? null })),
   });
 
   mount(r, {

@@ -23,7 +23,7 @@ describeWithDb('activity feed reads', () => {
     const { creds, link } = await activeCryptoLink('10000');
     const vctx = await linkViewContext(creds.account_id);
     await transaction((m) => emitEvent(m, { accountId: creds.account_id, livemode: true, type: 'payment_link.activated', objectType: 'payment_link', objectId: link.id, object: paymentLinkView(link, vctx) }));
-    const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payerEmail: null, payerType: null });
+    const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payer_email: null, payer_type: null });
     const caller = keyCaller(creds.account_id);
 
     const all = await listActivity(caller, { summary: true });

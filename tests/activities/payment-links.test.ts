@@ -85,7 +85,7 @@ describeWithDb('payment link activities', () => {
   test('expirePaymentLink at expires_at: link expired (payment_link.expired once), its live bank payment expired in the same transaction and returned for the linkEnded signal; a retry changes nothing', async () => {
     const exp = Date.now() + DAY;
     const { link } = await activeBankLinkRow('ach', 'USD', '25000', { expiresAt: new Date(exp) });
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payer_email: null, payer_type: null, payer_state: null });
     const r = await runActivity(expirePaymentLink, { linkId: link.id, at: exp });
     expect(r).toEqual({ expired: true, accountId: link.account_id, paymentIds: [payment.id] });
     expect(await row('payment_links', link.id)).toMatchObject({ status: 'expired', expired_at: new Date(exp) });

@@ -27,7 +27,7 @@ const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 /** A native-rail payment of an active $100 crypto link (total due = invoice + 1% payer fee, USDC 6 decimals). */
 async function nativePayment() {
   const { link } = await activeCryptoLink('10000');
-  const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, payer_email: null, payer_type: null });
   return { linkId: link.id, paymentId: payment.id, address: payment.deposit_address!, expected: BigInt(payment.amount_expected_minor) };
 }
 
@@ -115,7 +115,7 @@ describeWithDb('payment activities', () => {
 
   test('bank rail: a matched credit -> paid; submitBankSettlement pays the destination once (key settle:<payment>:<settled>); a failed payout is recorded and parks the payment (SettlementFailed)', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), { linkId: link.id, rail: 'ach', payer_email: null, payer_type: null, payer_state: null });
     const { creditId } = await recordBankCredit({
       id: `bcr_provider_${crypto.randomBytes(6).toString('hex')}`, rail: 'ach', currency: 'USD', amount: 25000n, reference: payment.bank_reference,
       to_account: '000000000000', sender_name: 'Payer', client_reference: payment.id, state: 'received', return_reason: null,
@@ -144,7 +144,7 @@ describeWithDb('payment activities', () => {
   test('expand=summary from payment_counts (decision 0077) equals counting the payments, for the status and settlement filters, through inserts, moves, deletes and both modes', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
     const scope = systemScope(link.account_id, true);
-    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), { linkId: link.id, rail: 'ach', payer_email: null, payer_type: null, payer_state: null });
     await db().query(`
       INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object(
         'id', p.id || '_' || g, 'payment_link_id', NULL, 'bank_reference', NULL, 'livemode', g % 4 <> 0,
@@ -171,7 +171,7 @@ describeWithDb('payment activities', () => {
   test('bulk statements keep payment_counts exact (issue 36 item 5: one upsert per key per statement): a 3,000-row INSERT ... SELECT, multi-row UPDATEs of statuses and settlements (and of no counted column), a multi-row DELETE', async () => {
     const { link } = await activeBankLinkRow('ach', 'USD', '25000');
     const a = link.account_id;
-    const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), { linkId: link.id, rail: 'ach', payerEmail: null, payerType: null, payerState: null });
+    const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), { linkId: link.id, rail: 'ach', payer_email: null, payer_type: null, payer_state: null });
     const countsAndRows = async () => ({
       counts: await db().query(`SELECT livemode, status, settlement, sum(n)::int AS n FROM payment_counts WHERE account_id = $1
         GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`, [a]),

@@ -70,7 +70,7 @@ describeWithDb('wallet activities', () => {
       const h = await holder(3_000_000n);
       const si = await send(h.accountId, 1_000_000n);
       const t = await signTransaction(si.unsigned_transaction);
-      await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: t.tx_hash });
+      await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, tx_hash: t.tx_hash });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toEqual({ status: 'settled', wakeAtMs: null, waitingFor: 'nothing (settled)' });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toMatchObject({ status: 'settled' });
       expect(await eventTypes(si.id)).toEqual(['send_intent.created', 'send_intent.source_submitted', 'send_intent.settled']);
@@ -81,7 +81,7 @@ describeWithDb('wallet activities', () => {
     test('a recorded hash not on chain: polled every SEND_POLL_MS until an hour after the recording, then failed source_tx_not_found', async () => {
       const h = await holder();
       const si = await send(h.accountId, 1_000_000n);
-      const r = await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: hash() });
+      const r = await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, tx_hash: hash() });
       const now = Date.now();
       expect(await runActivity(advanceSendIntent, si.id, now)).toMatchObject({ status: 'created', wakeAtMs: now + SEND_POLL_MS });
       const deadline = r.source_tx_recorded_at!.getTime() + 3_600_000;
@@ -96,7 +96,7 @@ describeWithDb('wallet activities', () => {
       const h = await holder();
       const ba = await createExternalAccount(systemScope(h.accountId, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
       const chain = chainAdapter();
-      const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), { externalAccountId: ba.id, terms: {
+      const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), { external_account_id: ba.id, terms: {
         destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
       } });
       const fund = (amount: bigint) => chain.inject({ chain: chain.chain, asset: chain.stablecoin, from_address: h.wallet, to_address: ofr.transit_address, amount, decimals: 6 });
@@ -211,7 +211,7 @@ describeWithDb('wallet activities', () => {
       const c = await createConversion(systemScope(h.accountId, true), { from_asset: pair.from, to_asset: pair.to, amount: { amount: '4000000', currency: pair.from, decimals: 6 } });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'built', terminal: false });
       const tx = (await chain.inject({ chain: chain.chain, asset: c.from_asset, from_address: h.wallet, to_address: (c.unsigned_tx as { to: string }).to, amount: 4_000_000n, decimals: 6, tx_hash: hash() })).tx_hash;
-      await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, txHash: tx });
+      await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, tx_hash: tx });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled', terminal: true });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled' });
       expect(await chain.balanceOf(h.wallet, c.to_asset)).toBe(BigInt(c.amount_out_minor));

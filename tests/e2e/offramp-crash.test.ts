@@ -76,7 +76,7 @@ test('killing the worker between funds_received and payment_submitted: one fiat 
   const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'individual', account_holder_name: 'Ana Diaz', rail: 'sepa', iban: 'DE89370400440532013000' });
   await setFault(acct.account_id, 'fiat_rails.submit_delay_ms', '60000');
   const first = startWorker();
-  const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
+  const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), { external_account_id: ba.id, terms: {
     destinationCurrency: 'EUR', destinationRail: 'sepa', amount: { amount: '20000000', currency: chain.stablecoin, decimals: 6 },
   } });
   await signTransaction(transitTransaction(ofr));

@@ -68,7 +68,7 @@ async function holder(account = '000123456789') {
   const w = (await db().query('SELECT address FROM wallets WHERE account_id = $1', [acct.account_id]))[0].address as string;
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: w, amount: 100_000_000n, decimals: 6, from_address: OTHER });
   const ba = await createExternalAccount(systemScope(acct.account_id, true), { account_owner_type: 'business', account_holder_name: 'Acme Ltd', rail: 'ach', account_number: account, routing_number: '021000021' });
-  const intent = () => createOfframpIntent(systemScope(acct.account_id, true, req), { externalAccountId: ba.id, terms: {
+  const intent = () => createOfframpIntent(systemScope(acct.account_id, true, req), { external_account_id: ba.id, terms: {
     destinationCurrency: 'USD', destinationRail: 'ach', amount: { amount: '10000000', currency: chain.stablecoin, decimals: 6 },
   } });
   return { acct, wallet: w, intent, balance: () => chain.balanceOf(w, chain.stablecoin) };

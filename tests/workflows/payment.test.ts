@@ -41,7 +41,7 @@ const deposit = (p: Payment, amount: string) => recordObservedTransfer({
 
 test('an awaiting payment expires after its window; a late deposit is unmatched deposit_after_close', async () => {
   const { link } = await activeCryptoLink('10000');
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payer_email: null, payer_type: null });
   expect(p.amount_expected_minor).toBe('101000000');
   const before = await env.currentTimeMs();
   const result = await env.client.workflow.getHandle(p.id).result();
@@ -62,7 +62,7 @@ test('an awaiting payment expires after its window; a late deposit is unmatched 
 test('a short deposit then a top-up pays and settles the sum into the service wallet; a later deposit is recorded only', async () => {
   const { creds, link } = await activeCryptoLink('10000');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payer_email: null, payer_type: null });
   await deposit(p, '60000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');
   const mid = await linkOf(link.id);
@@ -91,7 +91,7 @@ test('a short deposit then a top-up pays and settles the sum into the service wa
 test('an overpayment is overpaid, keeps its surplus and settles the exact invoice', async () => {
   const { creds, link } = await activeCryptoLink('2500');
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payer_email: null, payer_type: null });
   expect(p.amount_expected_minor).toBe('25250000');
   await deposit(p, '30000000');
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('settled');
@@ -103,7 +103,7 @@ test('an overpayment is overpaid, keeps its surplus and settles the exact invoic
 
 test('cancelling an underpaid link leaves the payment unmatched partial_before_cancel', async () => {
   const { creds, link } = await activeCryptoLink('10000');
-  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payerEmail: null, payerType: null });
+  const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), { linkId: link.id, payer_email: null, payer_type: null });
   await deposit(p, '1000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');
   const { paymentIds } = await transaction(async (m) => {
