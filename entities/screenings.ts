@@ -12,9 +12,9 @@ export class Screening {
   /** The address's comparison key (domain/addresses.ts checkAddress). */
   @Column('text') address_key: string;
   @Column('integer') risk_score: number;
-  @Column('text') risk_level: string;
-  @Column('text') verdict: string;
-  @Column('text') action: string;
+  @Column('text') risk_level: 'low' | 'medium' | 'high' | 'severe';
+  @Column('text') verdict: 'clear' | 'review' | 'high_risk';
+  @Column('text') action: 'proceed' | 'review' | 'avoid';
   @Column('text', { array: true }) flags: string[];
   @Column('text') confidence: string;
   @Column('text', { array: true }) coverage: string[];

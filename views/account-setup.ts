@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Readiness, SetupGuide } from '../domain/readiness';
 import type { WaitlistEntry } from '../entities';
 import { timestamp } from './schema';
-import type { AccountGetReadiness, AccountGetSetupGuide, CardWaitlistJoin } from './wire';
+import type { AccountGetReadiness, AccountGetSetupGuide, AccountSessionsRevokeAll, CardWaitlistJoin } from './wire';
 
 export function readinessView(readiness: Readiness): AccountGetReadiness {
   return {
@@ -70,7 +70,7 @@ export const setupGuideResponse = Joi.object({
 });
 
 /** Result of `POST /account/sessions/revoke_all`. */
-export function sessionRevocationView(count: number, at: Date): Record<string, unknown> {
+export function sessionRevocationView(count: number, at: Date): AccountSessionsRevokeAll {
   return { object: 'session_revocation', revoked_count: count, revoked_at: at.toISOString() };
 }
 

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { ACTIVITY_CATEGORIES, activityCategory, describeActivity } from '../domain/activity';
 import type { EventRow } from '../entities';
 import { moneyOut, timestamp } from './schema';
+import type { ActivityGetSummary } from './wire';
 
 /** One activity row, projected from a shipped event (`id` is the event id). */
 export function activityView(eventRow: EventRow): Record<string, unknown> {
@@ -62,13 +63,15 @@ export interface ActivitySummary {
   lastAt: Date | null;
 }
 
-export function activitySummaryView(activitySummary: ActivitySummary): Record<string, unknown> {
+export function activitySummaryView(activitySummary: ActivitySummary): ActivityGetSummary {
   return {
     object: 'activity_summary',
     livemode: activitySummary.livemode,
     period: { start: activitySummary.start.toISOString(), end: activitySummary.end.toISOString() },
     total: activitySummary.total,
-    by_category: Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, activitySummary.byCategory[c] ?? 0])),
+    by_category: Object.fromEntries(
+      ACTIVITY_CATEGORIES.map((c) => [c, activitySummary.byCategory[c] ?? 0]),
+    ) as ActivityGetSummary['by_category'],
     by_type: activitySummary.byType,
     first_at: activitySummary.firstAt?.toISOString() ?? null,
     last_at: activitySummary.lastAt?.toISOString() ?? null,

@@ -6,12 +6,16 @@ import Joi from 'joi';
 import type { Corridor, CorridorVerdict } from '../domain/payouts/corridors';
 import { moneyOut } from './schema';
 import { currencyDecimals } from '../domain/money';
+import type { CapabilitiesGet } from './wire';
 
 const nMoney = moneyOut.allow(null);
 
+/** One corridor row as the document serves it. */
+export type CorridorWire = CapabilitiesGet['corridors'][number];
+
 /** One corridor row of `GET /capabilities?product=payouts` and `GET /payouts/eligibility` (spec 4.6). */
-export function corridorView(corridor: Corridor, corridorVerdict: CorridorVerdict): Record<string, unknown> {
-  const row: Record<string, unknown> = {
+export function corridorView(corridor: Corridor, corridorVerdict: CorridorVerdict): CorridorWire {
+  const row: CorridorWire = {
     corridor_id: corridor.id,
     currency: corridor.currency,
     fiat_rail: corridor.fiat_rail,
@@ -39,8 +43,8 @@ export function corridorView(corridor: Corridor, corridorVerdict: CorridorVerdic
  * virtual account of `currency` funding the wallet; `blocked_reason` when not executable
  * (`collection_account_uses_currency` with `action: none`, or `not_enabled`).
  */
-export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): Record<string, unknown> {
-  const row: Record<string, unknown> = {
+export function walletBankCorridorView(currency: string, rails: readonly string[], blockedReason: string | null): CorridorWire {
+  const row: CorridorWire = {
     corridor_id: 'wallet_bank_virtual_account',
     currency,
     fiat_rail: rails[0] ?? null,
@@ -73,9 +77,9 @@ export interface BuySellCoverage {
 }
 
 /** One corridor row of `GET /capabilities?product=buy_sell` (spec 4.6): `buy_sell.<direction>.<fiat>`. */
-export function buySellCorridorView(buySellCoverage: BuySellCoverage): Record<string, unknown> {
+export function buySellCorridorView(buySellCoverage: BuySellCoverage): CorridorWire {
   const decimals = currencyDecimals(buySellCoverage.fiat);
-  const row: Record<string, unknown> = {
+  const row: CorridorWire = {
     corridor_id: `buy_sell.${buySellCoverage.direction}.${buySellCoverage.fiat}`,
     currency: buySellCoverage.fiat,
     fiat_rail: null,

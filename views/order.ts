@@ -8,21 +8,25 @@
  */
 import Joi from 'joi';
 import { FAILURE_REASONS, MONEY_STATUS } from '../domain/orders';
-import { isKnownCurrency } from '../domain/money';
+import { isKnownCurrency, type Money } from '../domain/money';
 import { assetDecimals } from '../domain/quotes';
 import type { OrderDeposit } from '../entities';
 import type { Order } from '../entities';
 import { providerIdentityResponse, providerView, type ProviderIdentity } from './quote';
 import { at, atOrNull, kind, moneyOrNull, text, textOrNull } from './schema';
 import { formatDecimal } from '../domain/quotes';
+import type { OrdersCreate, OrdersGet, OrdersList } from './wire';
+
+/** An order as lists and events carry it. */
+export type OrderWire = OrdersList['data'][number];
 
 /** A leg as Money, or null when its currency cannot be verified against the registry. */
-function leg(minor: string, asset: string): Record<string, unknown> | null {
+function leg(minor: string, asset: string): Money | null {
   return isKnownCurrency(asset) ? { amount: minor, currency: asset, decimals: assetDecimals(asset) } : null;
 }
 
 /** A self-custody deposit (spec 2.1 DepositInstructions subset): where and what to send. */
-function depositView(d: OrderDeposit, provider: string): Record<string, unknown> {
+function depositView(d: OrderDeposit, provider: string): NonNullable<OrderWire['deposit_instructions']> {
   return {
     address: d.address,
     chain: d.chain,
@@ -53,8 +57,10 @@ const BANK_FIELDS = [
 ] as const;
 
 /** The provider's receiving details, full and unmasked (spec 2.10), with the amount to send as Money. */
-function bankView(b: Record<string, unknown>, currency: string): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.fromEntries(BANK_FIELDS.map((k) => [k, typeof b[k] === 'string' ? b[k] : null]));
+function bankView(b: Record<string, unknown>, currency: string): NonNullable<OrderWire['bank_deposit_instructions']> {
+  const out = Object.fromEntries(BANK_FIELDS.map((k) => [k, typeof b[k] === 'string' ? b[k] : null])) as NonNullable<
+    OrderWire['bank_deposit_instructions']
+  >;
   out.amount = leg(String(b.amount ?? '0'), currency);
   return out;
 }
@@ -71,7 +77,7 @@ export function checkoutOpen(order: Order, now = Date.now()): boolean {
 }
 
 /** The order as lists and events carry it (no `next_action`, no `offer_selection`). */
-export function orderView(order: Order, provider: ProviderIdentity): Record<string, unknown> {
+export function orderView(order: Order, provider: ProviderIdentity): OrderWire {
   const awaiting = order.status === 'awaiting_payment' || order.status === 'pending';
   const dest = order.destination;
   return {
@@ -130,20 +136,20 @@ export function orderView(order: Order, provider: ProviderIdentity): Record<stri
 }
 
 /** The order as `GET /orders/{id}` returns it: `next_action` while the hosted checkout is open. */
-export function orderDetailView(order: Order, provider: ProviderIdentity, now = Date.now()): Record<string, unknown> {
-  const v = orderView(order, provider);
+export function orderDetailView(order: Order, provider: ProviderIdentity, now = Date.now()): OrdersGet {
+  const v: OrdersGet = orderView(order, provider);
   if (checkoutOpen(order, now))
     v.next_action = {
       type: 'redirect_to_url',
-      redirect_to_url: { url: order.checkout_url },
+      redirect_to_url: { url: order.checkout_url! },
       expires_at: order.checkout_expires_at!.toISOString(),
     };
   return v;
 }
 
 /** The create response: the detail view plus `offer_selection` when another offer was executed. */
-export function orderCreatedView(order: Order, provider: ProviderIdentity): Record<string, unknown> {
-  const v = orderDetailView(order, provider);
+export function orderCreatedView(order: Order, provider: ProviderIdentity): OrdersCreate {
+  const v: OrdersCreate = orderDetailView(order, provider);
   if (order.selected_offer_id && order.selected_offer_id !== order.offer_id) {
     v.offer_selection = {
       selected_offer_id: order.selected_offer_id,

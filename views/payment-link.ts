@@ -8,7 +8,7 @@ import { linkNextReminderAt, type ReminderSchedule } from '../domain/reminders';
 import type { LinkItem, Payment, PaymentLink } from '../entities';
 import Joi from 'joi';
 import { at, atOrNull, bool, int, kind, money, moneyOrNull, strings, stringsOrNull, text, textOrNull } from './schema';
-import type { PaymentLinksGetReceipt, PaymentLinksReminderScheduleGet, PaymentSessionsGet } from './wire';
+import type { PaymentLinksCreate, PaymentLinksGetReceipt, PaymentLinksReminderScheduleGet, PaymentSessionsGet } from './wire';
 
 /**
  * What a link projection needs beyond the row: the payer host and the rails the account can
@@ -32,7 +32,7 @@ export function reminderScheduleView(link: PaymentLink): PaymentLinksReminderSch
   };
 }
 
-function itemView(it: LinkItem, currency: string, decimals: number): Record<string, unknown> {
+function itemView(it: LinkItem, currency: string, decimals: number): PaymentLinksCreate['items'][number] {
   return {
     name: it.name,
     product_id: it.product_id,
@@ -66,7 +66,7 @@ export function linkHeaderValues(
  * `payable_rails`, or the caller's requested type while nothing is payable (e.g. a draft);
  * `partial_payment` is non-null only while `processing`. Amounts are Money strings.
  */
-export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): Record<string, unknown> {
+export function paymentLinkView(link: PaymentLink, ctx: LinkViewContext): PaymentLinksCreate {
   const payable = computePayableRails({
     status: link.status,
     currency: link.currency,

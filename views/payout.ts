@@ -12,7 +12,14 @@ import Joi from 'joi';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { listEnvelope, moneyOut, timestamp } from './schema';
 import { eventResponse } from './event';
-import type { PayoutsAttemptsList, PayoutsGetReceipt, PayoutsGetWalletFundingQuote } from './wire';
+import type {
+  PayoutEventObject,
+  PayoutsAttemptsList,
+  PayoutsCreate,
+  PayoutsFundingInstructionsGet,
+  PayoutsGetReceipt,
+  PayoutsGetWalletFundingQuote,
+} from './wire';
 
 /** A payout funding attempt as the document serves it (`GET /payouts/{id}/attempts`). */
 export type PayoutAttemptWire = PayoutsAttemptsList['data'][number];
@@ -40,9 +47,9 @@ export function failureReasonOf(payout: Payout): string | null {
  * read time, `version` stamped at creation, `sender_display` and `legal_entity_name` as frozen; a
  * pre-freeze payout has no `sender_display` and a null `legal_entity_name`.
  */
-export function capabilitySnapshotView(payout: Payout): Record<string, unknown> {
+export function capabilitySnapshotView(payout: Payout): PayoutsCreate['capability_snapshot'] {
   const c = corridorById(payout.corridor_id);
-  const snap: Record<string, unknown> = {
+  const snap: PayoutsCreate['capability_snapshot'] = {
     version: payout.capability_version,
     eta_seconds: c ? c.eta_seconds : null,
     minimum: c ? { amount: c.min_minor.toString(), currency: c.currency, decimals: c.decimals } : null,
@@ -53,7 +60,7 @@ export function capabilitySnapshotView(payout: Payout): Record<string, unknown> 
 }
 
 /** The payout (spec 2.6). `source_chain` shows the default `base` while unchosen. */
-export function payoutView(payout: Payout): Record<string, unknown> {
+export function payoutView(payout: Payout): PayoutsCreate {
   return {
     id: payout.id,
     object: 'payout',
@@ -66,7 +73,7 @@ export function payoutView(payout: Payout): Record<string, unknown> {
     fiat_rail: payout.fiat_rail,
     source_chain: payout.source_chain ?? DEFAULT_SOURCE_CHAIN,
     source_chain_chosen: payout.source_chain !== null,
-    source_asset: payout.source_asset,
+    source_asset: payout.source_asset as typeof PAYOUT_SOURCE_ASSET,
     payer_type: payout.payer_type,
     fee_bps: payout.fee_bps,
     notify_recipient: payout.notify_recipient,
@@ -92,7 +99,7 @@ export function payoutView(payout: Payout): Record<string, unknown> {
 }
 
 /** Event payload of a payout (spec 6): the stored `source_chain` (null while unchosen), no `source_chain_chosen`. */
-export function payoutEventView(payout: Payout): Record<string, unknown> {
+export function payoutEventView(payout: Payout): Omit<PayoutEventObject, 'type'> {
   const { source_chain_chosen: _chosen, ...rest } = payoutView(payout);
   return { ...rest, source_chain: payout.source_chain };
 }
@@ -133,15 +140,16 @@ export function fundingInstructionsView(
   payoutAttempt: PayoutAttempt,
   send: WalletSend | null,
   callerKind: CallerKind,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+): PayoutsFundingInstructionsGet {
+  const out: PayoutsFundingInstructionsGet = {
     object: 'payout_funding_instructions',
     payout_id: payout.id,
     attempt_id: payoutAttempt.id,
     status: payout.status,
-    deposit_address: payoutAttempt.deposit_address,
+    // Set with the provider transfer, which funding instructions require (activities/payouts/queries.ts).
+    deposit_address: payoutAttempt.deposit_address as string,
     chain: payoutAttempt.source_chain,
-    asset: payoutAttempt.source_currency,
+    asset: payoutAttempt.source_currency as typeof PAYOUT_SOURCE_ASSET,
     amount: usdc(payoutAttempt.amount_minor),
     buffer: usdc(payoutAttempt.buffer_minor),
     fee: usdc(payoutAttempt.fee_minor),

@@ -13,7 +13,7 @@ import type { PayrollRecipient, PayrollRun, PayrollRunItem } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { atOrNull, bool, kind, money, textOrNull } from './schema';
 import { payrollItemResponse, payrollItemView, payrollRecipientResponse, payrollRecipientView } from './payroll';
-import type { PayrollRecipientSessionsGet } from './wire';
+import type { PayrollRecipientSessionsGet, PayrollRecipientsAdoptPendingDestination, PayrollRunsItemsReissueLink } from './wire';
 
 /** The recipient session as the document serves it (`GET /payroll_recipient_sessions/{token}`, spec 4.4). */
 export type RecipientSession = PayrollRecipientSessionsGet;
@@ -68,7 +68,7 @@ export function adoptionView(
   recipient: PayrollRecipient,
   updated: readonly string[],
   skipped: ReadonlyArray<{ id: string; runId: string; reason: AdoptionSkipReason }>,
-): Record<string, unknown> {
+): PayrollRecipientsAdoptPendingDestination {
   return {
     ...payrollRecipientView(recipient),
     updated_run_items: [...updated],
@@ -77,7 +77,7 @@ export function adoptionView(
 }
 
 /** The item after `reissue_link`, with the new session (the only place a token is handed out). */
-export function reissuedLinkView(item: PayrollRunItem, recipient: PayrollRecipient, payerHost: string): Record<string, unknown> {
+export function reissuedLinkView(item: PayrollRunItem, recipient: PayrollRecipient, payerHost: string): PayrollRunsItemsReissueLink {
   return {
     ...payrollItemView(item, recipient),
     recipient_session: { token: item.session_token, url: recipientSessionUrl(payerHost, item.session_token) },

@@ -9,11 +9,12 @@ import { currencyDecimals } from '../domain/money';
 import type { PayrollFundingAttempt } from '../entities';
 import { FUNDING_ATTEMPT_STATUSES } from '../domain/payroll-funding';
 import { at, atOrNull, bool, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
+import type { PayrollRunsFundingInstructionsGet } from './wire';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The attempt as `payroll_funding_instructions`; `amount_due` is what must arrive (run currency, or USDC for crypto). */
-export function payrollFundingInstructionsView(payrollFundingAttempt: PayrollFundingAttempt): Record<string, unknown> {
+export function payrollFundingInstructionsView(payrollFundingAttempt: PayrollFundingAttempt): PayrollRunsFundingInstructionsGet {
   return {
     id: payrollFundingAttempt.id,
     object: 'payroll_funding_instructions',
@@ -26,8 +27,9 @@ export function payrollFundingInstructionsView(payrollFundingAttempt: PayrollFun
     retryable: payrollFundingAttempt.retryable,
     funding_method: payrollFundingAttempt.funding_method,
     funding_route_type: payrollFundingAttempt.funding_route_type,
-    bank: payrollFundingAttempt.bank,
-    crypto: payrollFundingAttempt.crypto,
+    // jsonb stored in the wire shape when the funding attempt got its instructions.
+    bank: payrollFundingAttempt.bank as PayrollRunsFundingInstructionsGet['bank'],
+    crypto: payrollFundingAttempt.crypto as PayrollRunsFundingInstructionsGet['crypto'],
     amount_due:
       payrollFundingAttempt.required_minor === null
         ? null

@@ -10,7 +10,15 @@ import { PAYROLL_ITEM_STATUSES, PAYROLL_RUN_STATUSES, runReference } from '../do
 import { FUNDS_RETURN_STATUSES } from '../domain/payroll-returns';
 import type { PayrollFundsReturn, PayrollRecipient, PayrollRun, PayrollRunItem, PayrollTemplate } from '../entities';
 import { at, atOrNull, bool, int, kind, listEnvelope, money, moneyOrNull, textOrNull } from './schema';
-import type { PayrollRecipientsGet, PayrollRunsCreate, PayrollRunsItemsGet, PayrollTemplatesCreate } from './wire';
+import type {
+  PayrollItemEventObject,
+  PayrollRecipientsGet,
+  PayrollRunEventObject,
+  PayrollRunFundsReturnEventObject,
+  PayrollRunsCreate,
+  PayrollRunsItemsGet,
+  PayrollTemplatesCreate,
+} from './wire';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const runMoney = (r: { currency: string }, minor: string | bigint): Money => ({
@@ -83,7 +91,7 @@ export function payrollRunView(payrollRun: PayrollRun, counts: PayrollItemCounts
 }
 
 /** Event payload of a run (spec 6): the run as stored, item counts by readiness limited to the total. */
-export function payrollRunEventView(payrollRun: PayrollRun): Record<string, unknown> {
+export function payrollRunEventView(payrollRun: PayrollRun): Omit<PayrollRunEventObject, 'type'> {
   const { item_counts: _c, ...rest } = payrollRunView(payrollRun, NO_ITEMS);
   return { ...rest, item_count: payrollRun.item_count };
 }
@@ -95,7 +103,7 @@ export function payrollRunEventView(payrollRun: PayrollRun): Record<string, unkn
  * id or `<chain>:<tx hash>` of the return; null until accepted), `failure_reason` (snake_case code).
  * The operator's reason is never on the wire.
  */
-export function payrollFundsReturnView(payrollFundsReturn: PayrollFundsReturn): Record<string, unknown> {
+export function payrollFundsReturnView(payrollFundsReturn: PayrollFundsReturn): PayrollRunFundsReturnEventObject['funds_return'] {
   return {
     id: payrollFundsReturn.id,
     object: 'payroll_funds_return',
@@ -110,7 +118,10 @@ export function payrollFundsReturnView(payrollFundsReturn: PayrollFundsReturn): 
 }
 
 /** Event payload of `payroll_run.funds_returned` / `.funds_return_failed`: the run's event form with the return. */
-export function payrollRunFundsReturnEventView(run: PayrollRun, payrollFundsReturn: PayrollFundsReturn): Record<string, unknown> {
+export function payrollRunFundsReturnEventView(
+  run: PayrollRun,
+  payrollFundsReturn: PayrollFundsReturn,
+): Omit<PayrollRunFundsReturnEventObject, 'type'> {
   return { ...payrollRunEventView(run), funds_return: payrollFundsReturnView(payrollFundsReturn) };
 }
 
@@ -137,7 +148,7 @@ export function payrollItemView(payrollRunItem: PayrollRunItem, rcp: PayrollReci
 }
 
 /** An item in a `payroll_item.*` event payload: the item view with the recipient by id only (no name or email in events). */
-export function payrollItemEventView(payrollRunItem: PayrollRunItem): Record<string, unknown> {
+export function payrollItemEventView(payrollRunItem: PayrollRunItem): Omit<PayrollItemEventObject, 'type'> {
   const { recipient: _r, ...rest } = payrollItemView(payrollRunItem, {
     id: payrollRunItem.recipient_id,
     name: '',

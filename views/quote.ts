@@ -7,6 +7,7 @@ import Joi from 'joi';
 import { assetDecimals, formatDecimal, rateOf } from '../domain/quotes';
 import type { Quote, QuoteOffer } from '../entities';
 import { at, kind, text, textOrNull } from './schema';
+import type { QuotesCreate } from './wire';
 
 /** Identity and limits of a provider (USD, major units), as offers and orders publish it. */
 export interface ProviderIdentity {
@@ -17,7 +18,7 @@ export interface ProviderIdentity {
 }
 
 /** `provider` on offers and orders: identity and limits. */
-export function providerView(providerIdentity: ProviderIdentity): Record<string, unknown> {
+export function providerView(providerIdentity: ProviderIdentity): QuotesCreate['offers'][number]['provider'] {
   return {
     id: providerIdentity.id,
     name: providerIdentity.name,
@@ -32,7 +33,7 @@ export function providerView(providerIdentity: ProviderIdentity): Record<string,
 const dec = (minor: string, asset: string) => formatDecimal(BigInt(minor), assetDecimals(asset));
 
 /** One priced offer (`offers[]`). */
-export function offerView(quoteOffer: QuoteOffer, provider: ProviderIdentity): Record<string, unknown> {
+export function offerView(quoteOffer: QuoteOffer, provider: ProviderIdentity): QuotesCreate['offers'][number] {
   return {
     object: 'quote_offer',
     offer_id: quoteOffer.id,
@@ -63,7 +64,7 @@ export function quoteView(
   offers: QuoteOffer[],
   providerOf: (id: string) => ProviderIdentity,
   now = Date.now(),
-): Record<string, unknown> {
+): QuotesCreate {
   const winner = offers.find((o) => o.id === quote.offer_id) ?? null;
   const comparedBy = quote.to_amount !== null ? 'final_in' : 'final_out';
   return {

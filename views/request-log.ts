@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import type { RequestLog } from '../entities';
 import { timestamp } from './schema';
+import type { ApiKeysGetUsage } from './wire';
 
 /** One recorded request. `id` is the request id (`req_`) also returned in the `Request-Id` header. */
 export function requestLogView(requestLog: RequestLog): Record<string, unknown> {
@@ -73,7 +74,7 @@ export interface ApiKeyUsage {
   daily: Array<{ date: string; requests: number; errors: number }>;
 }
 
-export function apiKeyUsageView(apiKeyUsage: ApiKeyUsage): Record<string, unknown> {
+export function apiKeyUsageView(apiKeyUsage: ApiKeyUsage): ApiKeysGetUsage {
   return {
     object: 'api_key_usage',
     api_key_id: apiKeyUsage.keyId,
@@ -82,7 +83,7 @@ export function apiKeyUsageView(apiKeyUsage: ApiKeyUsage): Record<string, unknow
     total_requests: apiKeyUsage.total,
     by_status_class: apiKeyUsage.classes,
     error_rate: apiKeyUsage.total ? Number(((apiKeyUsage.classes['4xx'] + apiKeyUsage.classes['5xx']) / apiKeyUsage.total).toFixed(4)) : 0,
-    latency_ms: apiKeyUsage.p50 === null ? null : { p50: apiKeyUsage.p50, p95: apiKeyUsage.p95 },
+    latency_ms: apiKeyUsage.p50 === null || apiKeyUsage.p95 === null ? null : { p50: apiKeyUsage.p50, p95: apiKeyUsage.p95 },
     last_request_at: apiKeyUsage.lastRequestAt?.toISOString() ?? null,
     daily: apiKeyUsage.daily,
   };

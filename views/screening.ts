@@ -5,9 +5,11 @@
 import Joi from 'joi';
 import type { Screening, ScreeningReport } from '../entities';
 import { at, bool, int, kind, money, text, textOrNull, strings } from './schema';
+import type { ScreeningsCreate, ScreeningsReportsCreate, TracesCreate, TransactionsGet } from './wire';
+import type { TraceDirection } from '../domain/screening';
 
 /** A screening (`scr_`): a signal, never a block; `action` a suggestion. */
-export function screeningView(screening: Screening): Record<string, unknown> {
+export function screeningView(screening: Screening): ScreeningsCreate {
   return {
     id: screening.id,
     object: 'screening',
@@ -50,7 +52,7 @@ export const screeningResponse = Joi.object({
 });
 
 /** A screening report (`srp_`): the certified figures, how it was paid (`credit`), its data hash and evidence PDF path. */
-export function screeningReportView(screeningReport: ScreeningReport): Record<string, unknown> {
+export function screeningReportView(screeningReport: ScreeningReport): ScreeningsReportsCreate {
   return {
     id: screeningReport.id,
     object: 'screening_report',
@@ -58,7 +60,11 @@ export function screeningReportView(screeningReport: ScreeningReport): Record<st
     screening_id: screeningReport.screening_id,
     cached: screeningReport.cached,
     cached_from: screeningReport.cached_from,
-    credit: { ledger_type: screeningReport.credit_event_type, credit_event_id: screeningReport.credit_event_id },
+    // A report is paid only by consume_free, consume_paid or cache_hit (activities/screenings/commands.ts createReport).
+    credit: {
+      ledger_type: screeningReport.credit_event_type as ScreeningsReportsCreate['credit']['ledger_type'],
+      credit_event_id: screeningReport.credit_event_id,
+    },
     figures: { ...screeningReport.figures, flags: [...screeningReport.figures.flags], coverage: [...screeningReport.figures.coverage] },
     data_sha256: screeningReport.data_sha256,
     evidence_pdf_url: `/v1/screenings/${screeningReport.screening_id}/reports/${screeningReport.id}/evidence_pdf`,
@@ -108,11 +114,11 @@ type Transfer = {
   tx_hash: string;
   block: number | null;
   at: Date;
-  status: string;
+  status: 'confirmed' | 'pending';
 };
 
 /** One transfer on a chain (trace edge or transaction lookup). */
-export function chainTransferView(transfer: Transfer, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function chainTransferView(transfer: Transfer): TracesCreate['edges'][number] {
   return {
     hash: transfer.tx_hash,
     chain: transfer.chain,
@@ -122,7 +128,6 @@ export function chainTransferView(transfer: Transfer, extra: Record<string, unkn
     block_number: transfer.block,
     status: transfer.status,
     created_at: transfer.at.toISOString(),
-    ...extra,
   };
 }
 
@@ -138,8 +143,8 @@ const transferFields = {
 };
 
 /** `GET /transactions/{chain}/{hash}`. */
-export function chainTransactionView(value: Transfer & { confirmations: number }): Record<string, unknown> {
-  return chainTransferView(value, { object: 'chain_transaction', confirmations: value.confirmations });
+export function chainTransactionView(value: Transfer & { confirmations: number }): TransactionsGet {
+  return { ...chainTransferView(value), object: 'chain_transaction', confirmations: value.confirmations };
 }
 export const chainTransactionResponse = Joi.object({ ...transferFields, object: kind('chain_transaction'), confirmations: int() });
 
@@ -147,11 +152,11 @@ export const chainTransactionResponse = Joi.object({ ...transferFields, object: 
 export function traceView(tr: {
   chain: string;
   depth: number;
-  direction: string;
+  direction: TraceDirection;
   nodes: Array<{ address: string; hop: number }>;
   edges: Transfer[];
   truncated: boolean;
-}): Record<string, unknown> {
+}): TracesCreate {
   return {
     object: 'trace',
     chain: tr.chain,

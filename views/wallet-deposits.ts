@@ -6,7 +6,13 @@
 import Joi from 'joi';
 import type { WalletConversion, WalletDepositIntent } from '../entities';
 import { at, atOrNull, int, kind, listEnvelope, money, moneyOrNull, text, textOrNull } from './schema';
-import type { WalletDepositIntentsCreate, WalletDepositQuotesCreate } from './wire';
+import type {
+  WalletConversionPairsList,
+  WalletConversionsCreate,
+  WalletDepositIntentsCreate,
+  WalletDepositQuotesCreate,
+  WalletDepositRoutesList,
+} from './wire';
 
 const DECIMALS = 6;
 const m = (minor: bigint | string, currency: string) => ({ amount: minor.toString(), currency, decimals: DECIMALS });
@@ -25,7 +31,7 @@ export interface DepositRoute {
 }
 
 /** `GET /wallet/deposit_routes` item. */
-export function depositRouteView(depositRoute: DepositRoute): Record<string, unknown> {
+export function depositRouteView(depositRoute: DepositRoute): WalletDepositRoutesList['data'][number] {
   return {
     object: 'wallet_deposit_route',
     source_chain: depositRoute.sourceChain,
@@ -140,7 +146,12 @@ export const depositIntentResponse = Joi.object({
 export const depositIntentListResponse = listEnvelope(depositIntentResponse);
 
 /** `GET /wallet/conversion_pairs` item. */
-export function conversionPairView(input: { chain: string; from: string; to: string; feeBps: bigint }): Record<string, unknown> {
+export function conversionPairView(input: {
+  chain: string;
+  from: string;
+  to: string;
+  feeBps: bigint;
+}): WalletConversionPairsList['data'][number] {
   return {
     object: 'wallet_conversion_pair',
     chain: input.chain,
@@ -161,7 +172,7 @@ export const conversionPairResponse = Joi.object({
 });
 
 /** A conversion (`cnv_`): the unsigned transaction while `built`, the holder's hash once `submitted`. */
-export function conversionView(walletConversion: WalletConversion): Record<string, unknown> {
+export function conversionView(walletConversion: WalletConversion): WalletConversionsCreate {
   return {
     id: walletConversion.id,
     object: 'wallet_conversion',
@@ -174,7 +185,7 @@ export function conversionView(walletConversion: WalletConversion): Record<strin
     amount_in: m(walletConversion.amount_in_minor, walletConversion.from_asset),
     fee: m(walletConversion.fee_minor, walletConversion.from_asset),
     amount_out: m(walletConversion.amount_out_minor, walletConversion.to_asset),
-    unsigned_transaction: walletConversion.unsigned_tx,
+    unsigned_transaction: walletConversion.unsigned_tx as WalletConversionsCreate['unsigned_transaction'],
     signable_until: walletConversion.signable_until.toISOString(),
     source_tx_hash: walletConversion.source_tx_hash,
     settlement_tx_hash: walletConversion.settlement_tx_hash,

@@ -11,7 +11,7 @@ import type { WalletExternalAccount, WalletOfframpIntent } from '../entities';
 import { maskedBeneficiaryOut } from './beneficiary';
 import { at, atOrNull, bool, kind, money, moneyOut, text, textOrNull } from './schema';
 import { unsignedTransactionResponse, unsignedTransactionView } from './wallet-sends';
-import type { WalletExternalAccountsCreate, WalletOfframpQuotesCreate } from './wire';
+import type { WalletExternalAccountsCreate, WalletOfframpIntentsCreate, WalletOfframpQuotesCreate } from './wire';
 
 const m = (minor: string | bigint, currency: string, decimals: number) => ({ amount: minor.toString(), currency, decimals });
 const percent = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
@@ -93,7 +93,7 @@ export const offrampQuoteResponse = Joi.object({
 export function offrampIntentView(
   walletOfframpIntent: WalletOfframpIntent,
   unsigned: UnsignedEvmCall | null = null,
-): Record<string, unknown> {
+): WalletOfframpIntentsCreate {
   return {
     id: walletOfframpIntent.id,
     object: 'offramp_intent',

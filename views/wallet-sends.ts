@@ -9,11 +9,12 @@ import type { UnsignedEvmCall } from '../domain/evm-calls';
 import { SEND_FAILURE_REASONS, SEND_INTENT_STATUSES } from '../domain/wallet-sends';
 import type { WalletSendIntent } from '../entities';
 import { at, atOrNull, bool, int, kind, money, text, textOrNull } from './schema';
+import type { WalletSendIntentsCreate, WalletSendRoutesList } from './wire';
 
 const usdc = (minor: string | bigint, asset: string) => ({ amount: minor.toString(), currency: asset, decimals: 6 });
 
 /** The unsigned ERC-20 transfer to sign (spec 2.5: built here, signed outside with the holder's passkey). */
-export function unsignedTransactionView(unsignedEvmCall: UnsignedEvmCall): Record<string, unknown> {
+export function unsignedTransactionView(unsignedEvmCall: UnsignedEvmCall): NonNullable<WalletSendIntentsCreate['unsigned_transaction']> {
   return {
     chain: unsignedEvmCall.chain,
     chain_id: unsignedEvmCall.chain_id,
@@ -37,7 +38,7 @@ export const unsignedTransactionResponse = Joi.object({
 });
 
 /** A send intent (`wsi_`). */
-export function sendIntentView(walletSendIntent: WalletSendIntent): Record<string, unknown> {
+export function sendIntentView(walletSendIntent: WalletSendIntent): WalletSendIntentsCreate {
   const signable = walletSendIntent.status === 'created' && !walletSendIntent.source_tx_hash;
   return {
     id: walletSendIntent.id,
@@ -108,7 +109,7 @@ export function sendRouteView(input: {
   kind: 'direct' | 'bridge';
   fee: bigint;
   minimum: bigint;
-}): Record<string, unknown> {
+}): WalletSendRoutesList['data'][number] {
   return {
     object: 'send_route',
     chain: input.chain,

@@ -10,7 +10,7 @@ import { VIRTUAL_ACCOUNT_PURPOSES, VIRTUAL_ACCOUNT_STATUSES } from '../domain/vi
 import type { WalletVirtualAccount, WalletVirtualAccountCredit } from '../entities';
 import { bankDepositInstructionsResponse, bankInstructionsView } from './payment';
 import { at, atOrNull, bool, kind, money, moneyOrNull, text, textOrNull } from './schema';
-import type { WalletVirtualAccountsCreate } from './wire';
+import type { WalletVirtualAccountsCreate, WalletVirtualAccountsHistory } from './wire';
 
 /** A virtual account (`va_`). */
 export function virtualAccountView(walletVirtualAccount: WalletVirtualAccount): WalletVirtualAccountsCreate {
@@ -51,7 +51,9 @@ export const virtualAccountResponse = Joi.object({
 });
 
 /** One bank credit of a virtual account (`vac_`): received, converted to USDC into the wallet, or returned. */
-export function virtualAccountCreditView(walletVirtualAccountCredit: WalletVirtualAccountCredit): Record<string, unknown> {
+export function virtualAccountCreditView(
+  walletVirtualAccountCredit: WalletVirtualAccountCredit,
+): WalletVirtualAccountsHistory['data'][number] {
   return {
     id: walletVirtualAccountCredit.id,
     object: 'virtual_account_deposit',

@@ -7,6 +7,7 @@
 import Joi from 'joi';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../entities';
 import { listEnvelope, timestamp } from './schema';
+import type { WebhookDeliveriesGet, WebhookDeliveriesReplay, WebhookEndpointsGet, WebhookEndpointsUpdate } from './wire';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -19,7 +20,7 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
 export function webhookEndpointView(
   webhookEndpoint: WebhookEndpoint,
   opts: { secret?: string; deleted?: boolean; now?: Date } = {},
-): Record<string, unknown> {
+): WebhookEndpointsGet & { secret?: string; deleted?: true } {
   const now = opts.now ?? new Date();
   const overlap =
     webhookEndpoint.previous_secret_ciphertext &&
@@ -50,14 +51,14 @@ export function webhookEndpointView(
 export function webhookEndpointUpdatedView(
   webhookEndpoint: WebhookEndpoint,
   replayed: { since: Date | null; count: number } | null,
-): Record<string, unknown> {
-  const v = webhookEndpointView(webhookEndpoint);
+): WebhookEndpointsUpdate {
+  const v: WebhookEndpointsUpdate = webhookEndpointView(webhookEndpoint);
   if (replayed) v.missed_events_replayed = { since: iso(replayed.since), count: replayed.count };
   return v;
 }
 
 /** One HTTP attempt of a delivery: status code (null when no response), latency in ms, first 500 characters of the body, error. */
-export function webhookAttemptView(webhookAttempt: WebhookAttempt): Record<string, unknown> {
+export function webhookAttemptView(webhookAttempt: WebhookAttempt): WebhookDeliveriesGet['attempts'][number] {
   return {
     id: webhookAttempt.id,
     object: 'webhook_attempt',
@@ -74,7 +75,10 @@ export function webhookAttemptView(webhookAttempt: WebhookAttempt): Record<strin
  * Webhook delivery (one event to one endpoint; statuses `pending`, `retrying`, `succeeded`,
  * `failed`, `cancelled`). `attempts` is included only when passed (GET by id).
  */
-export function webhookDeliveryView(webhookDelivery: WebhookDelivery, attempts?: WebhookAttempt[]): Record<string, unknown> {
+export function webhookDeliveryView(
+  webhookDelivery: WebhookDelivery,
+  attempts?: WebhookAttempt[],
+): WebhookDeliveriesReplay & { attempts?: WebhookDeliveriesGet['attempts'] } {
   return {
     id: webhookDelivery.id,
     object: 'webhook_delivery',

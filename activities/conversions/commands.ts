@@ -103,13 +103,13 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
  * `conversion_expired` past `signable_until`; 409 `source_tx_already_used` for a hash another
  * conversion recorded; 409 `conversion_state_changed` once another hash was recorded or it ended.
  */
-export async function submitConversionSourceTx(scope: Scope, input: { id: string; txHash: string }): Promise<WalletConversion> {
-  if (!TX_HASH.test(input.txHash)) throw invalidRequest('parameter_invalid', '`tx_hash` must be 0x and 64 hex digits.', 'tx_hash');
+export async function submitConversionSourceTx(scope: Scope, input: { id: string; tx_hash: string }): Promise<WalletConversion> {
+  if (!TX_HASH.test(input.tx_hash)) throw invalidRequest('parameter_invalid', '`tx_hash` must be 0x and 64 hex digits.', 'tx_hash');
   await getConversion(scope, { id: input.id });
   const row = await transaction(async (m) => {
     const c = (await lockConversion(m, input.id, scope))!;
     // The recorded hash again answers the conversion as it is now (the workflow may already have settled it).
-    if (c.source_tx_hash?.toLowerCase() === input.txHash.toLowerCase()) return c;
+    if (c.source_tx_hash?.toLowerCase() === input.tx_hash.toLowerCase()) return c;
     if (c.status === 'built' && c.signable_until.getTime() <= Date.now()) {
       throw new DomainError('conflict', 'conversion_expired', 'This conversion can no longer be signed; build a new one.', {
         details: { signable_until: c.signable_until.toISOString() },
@@ -118,13 +118,13 @@ export async function submitConversionSourceTx(scope: Scope, input: { id: string
     assertConversionSubmittable(c); // 409 conversion_state_changed before the hash is looked up
     const used: Array<{ id: string }> = await m.query(
       'SELECT id FROM wallet_conversions WHERE lower(source_tx_hash) = lower($1) AND id <> $2',
-      [input.txHash, c.id],
+      [input.tx_hash, c.id],
     );
     if (used[0])
       throw new DomainError('conflict', 'source_tx_already_used', 'This transaction hash was recorded for another conversion.', {
         param: 'tx_hash',
       });
-    return submitConversion(m, c, { sourceTxHash: input.txHash }, scope.request);
+    return submitConversion(m, c, { sourceTxHash: input.tx_hash }, scope.request);
   });
   await signalConversion(row.id, row.account_id);
   return row;

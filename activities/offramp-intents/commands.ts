@@ -29,9 +29,9 @@ import { signalOfframpIntent } from './signals';
  */
 export async function createOfframpIntent(
   scope: Scope,
-  input: { externalAccountId: string; terms: OfframpTerms },
+  input: { external_account_id: string; terms: OfframpTerms },
 ): Promise<WalletOfframpIntent> {
-  const ba = await getExternalAccount(scope, { id: input.externalAccountId });
+  const ba = await getExternalAccount(scope, { id: input.external_account_id });
   if (ba.rail !== input.terms.destinationRail) {
     throw invalidRequest('parameter_invalid', `External account ${ba.id} is paid on \`${ba.rail}\`.`, 'destination_payment_rail');
   }

@@ -77,7 +77,7 @@ async function destinationOf(
       { id: linkId },
       () => new DomainError('not_found', 'not_found', `No such payment link: ${linkId}.`, { param: 'payment_link_id' }),
     );
-    const { payment } = await createOrReuseNativePayment(scope, { linkId: link.id, payerEmail: null, payerType: 'business' });
+    const { payment } = await createOrReuseNativePayment(scope, { linkId: link.id, payer_email: null, payer_type: 'business' });
     return {
       destination: { kind: 'crypto', chain: chain.chain, address: payment.deposit_address!, tx_hash: null, address_book_entry_id: null },
       purpose: 'payment_link_pay_in',

@@ -26,9 +26,9 @@ export const BANK_PAYMENT_MIN_WINDOW_MS = 7 * 86_400_000;
 export interface BankPaymentInput {
   linkId: string;
   rail: string;
-  payerEmail: string | null;
-  payerType: string | null;
-  payerState: string | null;
+  payer_email: string | null;
+  payer_type: string | null;
+  payer_state: string | null;
 }
 
 /** 404 of a payer route whose link is gone (spec 4.1 payer routes). */
@@ -50,14 +50,14 @@ export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentI
   if (live) return { payment: live, created: false };
   const link = await scoped(scope).getOne(PaymentLink, { id: linkId }, sessionNotFound);
   const account = await db().getRepository(Account).findOneByOrFail({ id: link.account_id });
-  const payerType: PayerType = input.payerType === 'business' ? 'business' : 'individual';
+  const payerType: PayerType = input.payer_type === 'business' ? 'business' : 'individual';
   checkBankPayer({
     rail: input.rail,
     currency: link.currency,
     decimals: link.decimals,
     amountMinor: BigInt(link.amount_minor),
     payerType,
-    payerState: input.payerState,
+    payerState: input.payer_state,
     merchantType: account.customer_type,
   });
   const id = newId('pay_');
@@ -93,13 +93,13 @@ export async function createOrReuseBankPayment(scope: Scope, input: BankPaymentI
         currency: locked.currency,
         decimals: locked.decimals,
         issued,
-        payerState: input.payerState,
+        payerState: input.payer_state,
         settlementRail: dest?.bank_rail ?? null,
       },
       due: { invoice: locked.amount_minor, fee: '0', total: locked.amount_minor },
       settlement: dest?.kind === 'bank' ? 'bank' : null,
       settlementAddress: null,
-      payerEmail: input.payerEmail,
+      payerEmail: input.payer_email,
       payerType,
       expiresAt,
     });

@@ -75,12 +75,16 @@ export async function startPayerPayment(
     return createOrReuseBankPayment(scope, {
       linkId: link.id,
       rail: input.rail,
-      payerEmail: input.payer_email ?? null,
-      payerType: input.payer_type ?? null,
-      payerState: input.payer_state ?? null,
+      payer_email: input.payer_email ?? null,
+      payer_type: input.payer_type ?? null,
+      payer_state: input.payer_state ?? null,
     });
   }
-  return createOrReuseNativePayment(scope, { linkId: link.id, payerEmail: input.payer_email ?? null, payerType: input.payer_type ?? null });
+  return createOrReuseNativePayment(scope, {
+    linkId: link.id,
+    payer_email: input.payer_email ?? null,
+    payer_type: input.payer_type ?? null,
+  });
 }
 
 /**
@@ -93,7 +97,7 @@ export async function startPayerPayment(
  */
 export async function createOrReuseNativePayment(
   scope: Scope,
-  input: { linkId: string; payerEmail: string | null; payerType: string | null },
+  input: { linkId: string; payer_email: string | null; payer_type: string | null },
 ): Promise<{ payment: Payment; created: boolean }> {
   const cfg = loadConfig();
   const result = await transaction(async (m) => {
@@ -120,8 +124,8 @@ export async function createOrReuseNativePayment(
       due: { invoice: due.invoice.amount, fee: due.fee.amount, total: due.total.amount },
       settlement: settlementAddress ? 'wallet' : null,
       settlementAddress,
-      payerEmail: input.payerEmail,
-      payerType: input.payerType,
+      payerEmail: input.payer_email,
+      payerType: input.payer_type,
       expiresAt,
     });
     return saveNewPayment(m, link, pay, scope.request);

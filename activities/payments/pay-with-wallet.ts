@@ -19,23 +19,23 @@ import type { Scope } from '../scope';
 
 /**
  * Returns the native payment of `input.link` (the payer session's link, of `scope`) and the
- * transfer from `input.fromAddress` to sign. 400 `parameter_invalid` (param
+ * transfer from `input.from_address` to sign. 400 `parameter_invalid` (param
  * `from_address`) for a malformed or zero address; `rail_not_allowed` when the native rail is not
  * payable; 409 `payment_link_not_payable`; 409 `payment_not_payable` when the live attempt no
  * longer waits for funds.
  */
 export async function payWithWallet(
   scope: Scope,
-  input: { link: PaymentLink; fromAddress: string; payerEmail?: string; payerType?: string },
+  input: { link: PaymentLink; from_address: string; payer_email?: string; payer_type?: string },
 ): Promise<{ payment: Payment; created: boolean; transaction: UnsignedEvmCall }> {
   const chain = chainAdapter();
-  const from = checkAddress('tempo', input.fromAddress, chain.network);
+  const from = checkAddress('tempo', input.from_address, chain.network);
   if (!from.ok) throw invalidRequest('parameter_invalid', `from_address: ${from.reason}.`, 'from_address');
   const { payment, created } = await startPayerPayment(scope, {
     link: input.link,
     rail: 'crypto_native',
-    payer_email: input.payerEmail,
-    payer_type: input.payerType,
+    payer_email: input.payer_email,
+    payer_type: input.payer_type,
   });
   if (!payment.deposit_address || !LIVE_PAYMENT_STATUSES.includes(payment.status)) {
     throw conflict('payment_not_payable', `This payment is ${payment.status}; it takes no wallet payment.`, {

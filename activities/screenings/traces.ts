@@ -46,16 +46,16 @@ export interface Trace {
 }
 
 /**
- * `POST /traces`: from `address`, or from both ends of transaction `txHash` (exactly one; 400
+ * `POST /traces`: from `address`, or from both ends of transaction `tx_hash` (exactly one; 400
  * `parameter_missing` / `parameter_invalid`), follows transfers `depth` hops in `direction`.
  * 404 param `tx_hash` for an unknown transaction.
  */
 export async function trace(
   _scope: AccountScope,
-  input: { chain: unknown; address?: string; txHash?: string; depth: number; direction: TraceDirection },
+  input: { chain: unknown; address?: string; tx_hash?: string; depth: number; direction: TraceDirection },
 ): Promise<Trace> {
   const chain = indexedChain(input.chain);
-  if ((input.address === undefined) === (input.txHash === undefined)) {
+  if ((input.address === undefined) === (input.tx_hash === undefined)) {
     throw invalidRequest(
       input.address === undefined ? 'parameter_missing' : 'parameter_invalid',
       'Give exactly one of `address` and `tx_hash`.',
@@ -66,9 +66,9 @@ export async function trace(
   const seen = new Map<string, { address: string; hop: number }>();
   const edges = new Map<string, IndexedTransfer>();
   let frontier: string[] = [];
-  if (input.txHash) {
-    const t = await indexedTransaction(chain, input.txHash);
-    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${input.txHash} on ${chain}.`, 'tx_hash');
+  if (input.tx_hash) {
+    const t = await indexedTransaction(chain, input.tx_hash);
+    if (!t || t.status !== 'confirmed') throw notFound(`No transaction ${input.tx_hash} on ${chain}.`, 'tx_hash');
     edges.set(t.tx_hash, t);
     for (const x of [t.from_address, t.to_address])
       if (x) {

@@ -153,7 +153,10 @@ export async function createSendIntent(scope: Scope, input: CreateSendIntent): P
  * `send_intent_state_changed` once the intent left `created`, `source_tx_in_use` when another
  * intent recorded that hash; 404 for another account's intent.
  */
-export async function recordSendSourceTx(scope: Scope, { id, txHash }: { id: string; txHash: string }): Promise<WalletSendIntent> {
+export async function recordSendSourceTx(
+  scope: Scope,
+  { id, tx_hash: txHash }: { id: string; tx_hash: string },
+): Promise<WalletSendIntent> {
   const row = await transaction(async (m) => {
     const r = (await lockSendIntent(m, id, scope))!;
     if (r.source_tx_hash) {

@@ -21,7 +21,7 @@ import type { Scope } from '../scope';
  * `parameter_invalid` for a non-EVM address or a bad EIP-55 checksum; 409 `wallet_already_exists`.
  * Stores the EIP-55 form and emits `wallet.created` (catalogued: shipped by its switch).
  */
-export async function createWallet(scope: Scope, input: { address: string; credentialId: string; label: string | null }): Promise<Wallet> {
+export async function createWallet(scope: Scope, input: { address: string; credential_id: string; label: string | null }): Promise<Wallet> {
   if (!isAddress(input.address, { strict: false }))
     throw new DomainError('invalid_request', 'parameter_invalid', '`address` must be an EVM address.', { param: 'address' });
   const hex = input.address.slice(2);
@@ -49,7 +49,7 @@ export async function createWallet(scope: Scope, input: { address: string; crede
       network: chain.network,
       status: 'active',
       label: input.label,
-      credential_id: input.credentialId,
+      credential_id: input.credential_id,
     });
     const saved = await m.save(row);
     await emitEvent(m, {

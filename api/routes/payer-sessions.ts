@@ -142,9 +142,9 @@ export function payerRouter(): Router<AppState> {
       const link = await linkByPayerToken(params.token);
       const out = await payWithWallet(payerScope(link, ctx), {
         link,
-        fromAddress: body.from_address,
-        payerEmail: body.payer_email,
-        payerType: body.payer_type,
+        from_address: body.from_address,
+        payer_email: body.payer_email,
+        payer_type: body.payer_type,
       });
       ctx.status = out.created ? 201 : 200;
       return {

@@ -161,7 +161,7 @@ export function register(router: Router<AppState>): void {
         await trace(scope, {
           chain: body.chain,
           address: body.address,
-          txHash: body.tx_hash,
+          tx_hash: body.tx_hash,
           depth: body.depth,
           direction: body.direction,
         }),

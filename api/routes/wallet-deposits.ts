@@ -188,6 +188,6 @@ export function register(router: Router<AppState>): void {
     summary:
       'Record the hash of the conversion transaction the holder signed: `submitted`; the conversion then settles once the chain shows it.',
     handler: async ({ scope, params, body }) =>
-      conversionView(await submitConversionSourceTx(scope, { id: params.id, txHash: body.tx_hash })),
+      conversionView(await submitConversionSourceTx(scope, { id: params.id, tx_hash: body.tx_hash })),
   });
 }

@@ -137,7 +137,7 @@ export function register(router: Router<AppState>): void {
     summary:
       'Off-ramp USDC to an external bank account: answers the transit deposit (address, amount, memo on pooled rails) and the unsigned transfer for the holder to sign.',
     handler: async ({ scope, body }) =>
-      intentView(await createOfframpIntent(scope, { externalAccountId: body.external_account_id, terms: termsOf(body) })),
+      intentView(await createOfframpIntent(scope, { external_account_id: body.external_account_id, terms: termsOf(body) })),
   });
 
   mount(router, {

@@ -109,6 +109,6 @@ export function register(router: Router<AppState>): void {
     response: sendIntentResponse,
     summary:
       'Record the hash of the transaction the holder signed; the intent then follows it on chain (409 source_tx_already_recorded, send_intent_expired, source_tx_in_use).',
-    handler: async ({ scope, params, body }) => sendIntentView(await recordSendSourceTx(scope, { id: params.id, txHash: body.tx_hash })),
+    handler: async ({ scope, params, body }) => sendIntentView(await recordSendSourceTx(scope, { id: params.id, tx_hash: body.tx_hash })),
   });
 }

@@ -59,7 +59,7 @@ export function register(router: Router<AppState>): void {
       label: Joi.string().max(100).allow(null),
     }),
     handler: async ({ scope, body }) =>
-      walletView(await createWallet(scope, { address: body.address, credentialId: body.credential_id, label: body.label ?? null })),
+      walletView(await createWallet(scope, { address: body.address, credential_id: body.credential_id, label: body.label ?? null })),
   });
 
   mount(router, {

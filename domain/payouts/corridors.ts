@@ -182,11 +182,8 @@ export interface CorridorGate {
 }
 
 /** Executable verdict of one corridor for an account: `blocked_reason` null exactly when executable. */
-export interface CorridorVerdict {
-  executable: boolean;
-  blocked_reason: string | null;
-  action: string;
-}
+export type CorridorVerdict =
+  { executable: true; blocked_reason: null; action: string } | { executable: false; blocked_reason: string; action: string };
 
 /**
  * Whether `c` is executable now for the account described by `g` (spec 4.6; availability is

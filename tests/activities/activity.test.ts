@@ -34,8 +34,8 @@ describeWithDb('activity feed reads', () => {
     );
     const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), {
       linkId: link.id,
-      payerEmail: null,
-      payerType: null,
+      payer_email: null,
+      payer_type: null,
     });
     const caller = keyCaller(creds.account_id);
 

@@ -115,9 +115,9 @@ describeWithDb('payment link activities', () => {
     const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), {
       linkId: link.id,
       rail: 'ach',
-      payerEmail: null,
-      payerType: null,
-      payerState: null,
+      payer_email: null,
+      payer_type: null,
+      payer_state: null,
     });
     const r = await runActivity(expirePaymentLink, { linkId: link.id, at: exp });
     expect(r).toEqual({ expired: true, accountId: link.account_id, paymentIds: [payment.id] });

@@ -44,8 +44,8 @@ async function nativePayment() {
   const { link } = await activeCryptoLink('10000');
   const { payment } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, testRequest), {
     linkId: link.id,
-    payerEmail: null,
-    payerType: null,
+    payer_email: null,
+    payer_type: null,
   });
   return { linkId: link.id, paymentId: payment.id, address: payment.deposit_address!, expected: BigInt(payment.amount_expected_minor) };
 }
@@ -143,9 +143,9 @@ describeWithDb('payment activities', () => {
     const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, link.livemode, testRequest), {
       linkId: link.id,
       rail: 'ach',
-      payerEmail: null,
-      payerType: null,
-      payerState: null,
+      payer_email: null,
+      payer_type: null,
+      payer_state: null,
     });
     const { creditId } = await recordBankCredit(
       {
@@ -194,9 +194,9 @@ describeWithDb('payment activities', () => {
     const { payment } = await createOrReuseBankPayment(systemScope(link.account_id, true, testRequest), {
       linkId: link.id,
       rail: 'ach',
-      payerEmail: null,
-      payerType: null,
-      payerState: null,
+      payer_email: null,
+      payer_type: null,
+      payer_state: null,
     });
     await db().query(
       `
@@ -236,9 +236,9 @@ describeWithDb('payment activities', () => {
     const { payment } = await createOrReuseBankPayment(systemScope(a, true, testRequest), {
       linkId: link.id,
       rail: 'ach',
-      payerEmail: null,
-      payerType: null,
-      payerState: null,
+      payer_email: null,
+      payer_type: null,
+      payer_state: null,
     });
     const countsAndRows = async () => ({
       counts: await db().query(

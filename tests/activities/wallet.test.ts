@@ -86,7 +86,7 @@ describeWithDb('wallet activities', () => {
       const h = await holder(3_000_000n);
       const si = await send(h.accountId, 1_000_000n);
       const t = await signTransaction(si.unsigned_transaction);
-      await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: t.tx_hash });
+      await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, tx_hash: t.tx_hash });
       expect(await runActivity(advanceSendIntent, si.id, Date.now())).toEqual({
         status: 'settled',
         wakeAtMs: null,
@@ -101,7 +101,7 @@ describeWithDb('wallet activities', () => {
     test('a recorded hash not on chain: polled every SEND_POLL_MS until an hour after the recording, then failed source_tx_not_found', async () => {
       const h = await holder();
       const si = await send(h.accountId, 1_000_000n);
-      const r = await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, txHash: hash() });
+      const r = await recordSendSourceTx(systemScope(h.accountId, true), { id: si.id, tx_hash: hash() });
       const now = Date.now();
       expect(await runActivity(advanceSendIntent, si.id, now)).toMatchObject({ status: 'created', wakeAtMs: now + SEND_POLL_MS });
       const deadline = r.source_tx_recorded_at!.getTime() + 3_600_000;
@@ -123,7 +123,7 @@ describeWithDb('wallet activities', () => {
       });
       const chain = chainAdapter();
       const ofr = await createOfframpIntent(systemScope(h.accountId, true, testRequest), {
-        externalAccountId: ba.id,
+        external_account_id: ba.id,
         terms: {
           destinationCurrency: 'USD',
           destinationRail: 'ach',
@@ -291,7 +291,7 @@ describeWithDb('wallet activities', () => {
           tx_hash: hash(),
         })
       ).tx_hash;
-      await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, txHash: tx });
+      await submitConversionSourceTx(systemScope(h.accountId, true), { id: c.id, tx_hash: tx });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled', terminal: true });
       expect(await runActivity(checkConversion, c.id)).toMatchObject({ status: 'settled' });
       expect(await chain.balanceOf(h.wallet, c.to_asset)).toBe(BigInt(c.amount_out_minor));

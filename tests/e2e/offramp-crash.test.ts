@@ -83,7 +83,7 @@ test('killing the worker between funds_received and payment_submitted: one fiat 
   await setFault(acct.account_id, 'fiat_rails.submit_delay_ms', '60000');
   const first = startWorker();
   const ofr = await createOfframpIntent(systemScope(acct.account_id, true, req), {
-    externalAccountId: ba.id,
+    external_account_id: ba.id,
     terms: {
       destinationCurrency: 'EUR',
       destinationRail: 'sepa',

@@ -38,7 +38,7 @@ const linkOf = (id: string) => db().getRepository(PaymentLink).findOneByOrFail({
 const eventTypes = async (objectId: string) =>
   (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [objectId])).map((r: { type: string }) => r.type);
 const newBankPayment = async (linkId: string, rail: string) =>
-  createOrReuseBankPayment(await payerScopeOf(linkId, req), { linkId, rail, payerEmail: null, payerType: 'business', payerState: null });
+  createOrReuseBankPayment(await payerScopeOf(linkId, req), { linkId, rail, payer_email: null, payer_type: 'business', payer_state: null });
 
 /** The provider receives a credit to the payment's instructions and the product records it (as /sim/bank/credits does). */
 async function credit(p: Payment, amount: string, currency = p.currency) {

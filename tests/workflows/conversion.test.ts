@@ -82,7 +82,7 @@ test('settled: the signed transaction matches; the router pays the other asset t
     'waiting for the hash',
   );
   const tx = await sign(c, 4_000_000n);
-  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, tx_hash: tx });
   expect(await result(c.id)).toBe('settled');
   const r = await row(c.id);
   const paid = await db().query('SELECT asset, amount_minor, to_address FROM sandbox_chain_transfers WHERE idempotency_key = $1', [
@@ -96,7 +96,7 @@ test('settled: the signed transaction matches; the router pays the other asset t
 test('failed source_tx_mismatch: the signed transfer is for another amount', async () => {
   const c = await build('4000000');
   const tx = await sign(c, 3_000_000n);
-  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: tx });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, tx_hash: tx });
   expect(await result(c.id)).toBe('failed');
   expect(await row(c.id)).toMatchObject({ failure_reason: 'source_tx_mismatch', settlement_tx_hash: null });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
@@ -132,7 +132,7 @@ test('failed expired: never submitted; built a minute before signable_until (15 
 
 test('failed source_tx_not_found: the recorded hash never appears on the chain; submitted a minute before the 30-minute confirmation deadline, failed at it', async () => {
   const c = await build('1000000');
-  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, txHash: hash() });
+  await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, tx_hash: hash() });
   const r = await row(c.id);
   // Confirmation deadline: submitted_at + 30 minutes, as workflow time after the run's start.
   const deadline = r.submitted_at.getTime() + 30 * MINUTE - r.created_at.getTime();

@@ -93,7 +93,7 @@ async function holder(account = '000123456789') {
   });
   const intent = () =>
     createOfframpIntent(systemScope(acct.account_id, true, req), {
-      externalAccountId: ba.id,
+      external_account_id: ba.id,
       terms: {
         destinationCurrency: 'USD',
         destinationRail: 'ach',

@@ -52,8 +52,8 @@ test('an awaiting payment expires after its window; a late deposit is unmatched 
   const { link } = await activeCryptoLink('10000');
   const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
     linkId: link.id,
-    payerEmail: null,
-    payerType: null,
+    payer_email: null,
+    payer_type: null,
   });
   expect(p.amount_expected_minor).toBe('101000000');
   const before = await env.currentTimeMs();
@@ -77,8 +77,8 @@ test('a short deposit then a top-up pays and settles the sum into the service wa
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
   const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
     linkId: link.id,
-    payerEmail: null,
-    payerType: null,
+    payer_email: null,
+    payer_type: null,
   });
   await deposit(p, '60000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');
@@ -112,8 +112,8 @@ test('an overpayment is overpaid, keeps its surplus and settles the exact invoic
   const wallet = await db().getRepository(Wallet).findOneByOrFail({ account_id: creds.account_id });
   const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
     linkId: link.id,
-    payerEmail: null,
-    payerType: null,
+    payer_email: null,
+    payer_type: null,
   });
   expect(p.amount_expected_minor).toBe('25250000');
   await deposit(p, '30000000');
@@ -128,8 +128,8 @@ test('cancelling an underpaid link leaves the payment unmatched partial_before_c
   const { creds, link } = await activeCryptoLink('10000');
   const { payment: p } = await createOrReuseNativePayment(systemScope(link.account_id, link.livemode, req), {
     linkId: link.id,
-    payerEmail: null,
-    payerType: null,
+    payer_email: null,
+    payer_type: null,
   });
   await deposit(p, '1000000');
   await eventually(async () => (await payment(p.id)).status === 'underpaid', 'underpaid');

@@ -89,7 +89,7 @@ test('settled: a direct send signed and recorded', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
   const t = await signTransaction(si.unsigned_transaction);
-  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, txHash: t.tx_hash });
+  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, tx_hash: t.tx_hash });
   expect(await result(si.id)).toBe('settled');
   expect(await row(si.id)).toMatchObject({ status: 'settled', delivery_tx_hash: t.tx_hash });
   expect(await hd.balance()).toBe(2_000_000n);
@@ -98,7 +98,7 @@ test('settled: a direct send signed and recorded', async () => {
 test('failed source_tx_not_found: a recorded hash never seen on chain; looked for a minute before the hour after its recording, failed at it', async () => {
   const hd = await holder(3_000_000n);
   const si = await hd.send(chainAdapter().chain, 1_000_000n);
-  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, txHash: `0x${crypto.randomBytes(32).toString('hex')}` });
+  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
   const r = await row(si.id);
   // The search deadline (an hour after the recording) as workflow time after the run's start (the object clock: created_at is its origin).
   const deadline = r.source_tx_recorded_at.getTime() + 60 * MINUTE - r.created_at.getTime();
@@ -112,7 +112,7 @@ test('failed bridge_failed: the bridge fails a cross-chain send and returns the 
   const si = await hd.send('base', 2_000_000n);
   await payInBridgeAdapter().simulate(si.id, 'delayed', null);
   const t = await signTransaction(si.unsigned_transaction);
-  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, txHash: t.tx_hash });
+  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, tx_hash: t.tx_hash });
   await eventually(async () => (await row(si.id)).status === 'bridging_started', 'bridging');
   expect(await hd.balance()).toBe(1_000_000n);
   await payInBridgeAdapter().simulate(si.id, 'failed', null);
@@ -127,7 +127,7 @@ test('settled through the bridge after a delay: the poll finds the delivery', as
   const si = await hd.send('arbitrum', 2_000_000n);
   await payInBridgeAdapter().simulate(si.id, 'delayed', null);
   const t = await signTransaction(si.unsigned_transaction);
-  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, txHash: t.tx_hash });
+  await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, tx_hash: t.tx_hash });
   await eventually(async () => (await row(si.id)).status === 'bridging_started', 'bridging');
   // Released without a notification: the workflow's own poll sees it.
   await db().query(`UPDATE sandbox_bridge_transfers SET sim_state = 'auto' WHERE client_reference = $1`, [si.id]);

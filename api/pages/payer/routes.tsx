@@ -129,7 +129,7 @@ export function mountPayerPages(router: Router<AppState>): void {
     const fields = formFields((ctx.request as { body?: unknown }).body);
     ctx.type = 'application/json';
     try {
-      const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address ?? '' });
+      const out = await payWithWallet(payerScope(link, ctx), { link, from_address: fields.from_address ?? '' });
       ctx.body = { payment_id: out.payment.id, unsigned_transaction: unsignedTransactionView(out.transaction) };
     } catch (e) {
       const f = refusal(e, fields);
@@ -146,7 +146,7 @@ export function mountPayerPages(router: Router<AppState>): void {
         async (fields, token) => {
           if (!fields.from_address) throw invalidRequest('parameter_missing', 'Enter the address of a sandbox wallet.', 'from_address');
           const link = await linkByPayerToken(token);
-          const out = await payWithWallet(payerScope(link, ctx), { link, fromAddress: fields.from_address });
+          const out = await payWithWallet(payerScope(link, ctx), { link, from_address: fields.from_address });
           const tx = out.transaction;
           try {
             await signTransaction({ from: tx.from, chain_id: tx.chain_id, to: tx.to, data: tx.data });
