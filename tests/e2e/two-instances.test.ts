@@ -150,12 +150,20 @@ test('journeys alternate between two API instances and two workers; every paymen
   );
   expect(events).toHaveLength(72);
   expect(events.every((e: { n: number }) => e.n === 1)).toBe(true);
-  const deliveries = await db().query(
-    `SELECT event_id, count(*)::int AS n, bool_and(status = 'succeeded') AS ok FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY event_id`,
-    [ep.body.id],
-  );
+  // The receiver answers before the drain records the outcome (results are written in batches
+  // after the sends): wait until every delivery's outcome is recorded, not for a fixed time.
+  const readDeliveries = async (): Promise<Array<{ n: number; ok: boolean }>> =>
+    db().query(
+      `SELECT event_id, count(*)::int AS n, bool_and(status = 'succeeded') AS ok FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY event_id`,
+      [ep.body.id],
+    );
+  let deliveries = await readDeliveries();
+  for (const until = Date.now() + 60_000; deliveries.some((d) => !d.ok) && Date.now() < until;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    deliveries = await readDeliveries();
+  }
   expect(deliveries).toHaveLength(48);
-  expect(deliveries.every((d: { n: number; ok: boolean }) => d.n === 1 && d.ok)).toBe(true);
+  expect(deliveries.every((d) => d.n === 1 && d.ok)).toBe(true);
   expect([...seen.values()].every((n) => n === 1)).toBe(true);
 
   // One workflow run per payment, whichever worker ran it.
