@@ -6,7 +6,7 @@
 import { conversionContract } from '../../contracts/conversion';
 import { conversionTransitions } from '../../domain/wallet-deposits';
 import { forEachByKeyset } from '../../lib/db';
-import { openStatusList } from '../../lib/open-statuses';
+import { sqlStatusList } from '../../domain/payments';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Signals (starting if needed) the conversion's workflow to re-read. */
@@ -17,7 +17,7 @@ export async function signalConversion(id: string, accountId: string): Promise<v
 /** Recovery sweep at worker start: a workflow for every open conversion (built or submitted). */
 export async function ensureConversionWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(
-    `SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN (${openStatusList(conversionTransitions)}) ORDER BY id LIMIT $2`,
+    `SELECT id, account_id FROM wallet_conversions WHERE id > $1 AND status IN (${sqlStatusList(conversionTransitions.open)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(conversionContract, { id: r.id, accountId: r.account_id }),
     batch,
   );

@@ -7,7 +7,7 @@ import { depositIntentContract } from '../../contracts/deposit-intent';
 import { depositIntentTransitions } from '../../domain/wallet-deposits';
 import { db, forEachByKeyset } from '../../lib/db';
 import { logger } from '../../lib/logger';
-import { openStatusList } from '../../lib/open-statuses';
+import { sqlStatusList } from '../../domain/payments';
 import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -44,7 +44,7 @@ export async function notifyDepositIntentTransfer(input: { chain: string; to_add
 /** Recovery sweep at worker start: a workflow for every deposit intent still moving (the table's open set: not settled, failed, expired or handed to an operator). */
 export async function ensureDepositIntentWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(
-    `SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN (${openStatusList(depositIntentTransitions)}) ORDER BY id LIMIT $2`,
+    `SELECT id, account_id FROM wallet_deposit_intents WHERE id > $1 AND status IN (${sqlStatusList(depositIntentTransitions.open)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(depositIntentContract, { id: r.id, accountId: r.account_id }),
     batch,
   );

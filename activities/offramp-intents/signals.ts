@@ -6,7 +6,7 @@
 import { offrampIntentContract } from '../../contracts/offramp-intent';
 import { offrampTransitions } from '../../domain/offramp';
 import { db, forEachByKeyset } from '../../lib/db';
-import { openStatusList } from '../../lib/open-statuses';
+import { sqlStatusList } from '../../domain/payments';
 import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -36,7 +36,7 @@ export async function notifyOfframpTransfer(input: { chain: string; to_address: 
 /** Recovery sweep at worker start: a workflow for every off-ramp intent in the table's open set (not terminal). */
 export async function ensureOfframpWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(
-    `SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN (${openStatusList(offrampTransitions)}) ORDER BY id LIMIT $2`,
+    `SELECT id, account_id FROM wallet_offramp_intents WHERE id > $1 AND status IN (${sqlStatusList(offrampTransitions.open)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(offrampIntentContract, { id: r.id, accountId: r.account_id }),
     batch,
   );

@@ -7,6 +7,7 @@ import { accountOf } from '../records/account-of';
 import { payrollItemContract } from '../../contracts/payroll-item';
 import { payrollRunContract } from '../../contracts/payroll-run';
 import { payrollRunTransitions } from '../../domain/payroll';
+import { sqlStatusList } from '../../domain/payments';
 import { db, forEachByKeyset } from '../../lib/db';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -21,7 +22,7 @@ export async function wakePayrollItem(itemId: string, accountId: string): Promis
 }
 
 /** The run statuses the sweep re-drives: the run table's open set (domain/payroll.ts), as an SQL list of constants. */
-const OPEN_RUN_STATUSES = payrollRunTransitions.open.map((s) => `'${s}'`).join(', ');
+const OPEN_RUN_STATUSES = sqlStatusList(payrollRunTransitions.open);
 
 /**
  * Recovery sweep at worker start: starts the workflow of every run with work left (the run

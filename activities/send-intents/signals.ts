@@ -6,7 +6,7 @@
 import { sendIntentContract } from '../../contracts/send-intent';
 import { sendIntentTransitions } from '../../domain/wallet-sends';
 import { forEachByKeyset } from '../../lib/db';
-import { openStatusList } from '../../lib/open-statuses';
+import { sqlStatusList } from '../../domain/payments';
 import { accountOf } from '../records/account-of';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
@@ -27,7 +27,7 @@ export async function notifySendIntentBridgeUpdate(id: string): Promise<boolean>
 /** Recovery sweep at worker start: a workflow for every open intent that has none. Returns how many it looked at. */
 export async function ensureSendIntentWorkflows(batch = 500): Promise<number> {
   return forEachByKeyset(
-    `SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN (${openStatusList(sendIntentTransitions)}) ORDER BY id LIMIT $2`,
+    `SELECT id, account_id FROM wallet_send_intents WHERE id > $1 AND status IN (${sqlStatusList(sendIntentTransitions.open)}) ORDER BY id LIMIT $2`,
     (r) => startIfAbsent(sendIntentContract, { id: r.id, accountId: r.account_id }),
     batch,
   );

@@ -6,7 +6,7 @@
 import { virtualAccountContract } from '../../contracts/virtual-account';
 import { virtualAccountCreditTransitions, virtualAccountTransitions } from '../../domain/virtual-accounts';
 import { forEachByKeyset } from '../../lib/db';
-import { openStatusList } from '../../lib/open-statuses';
+import { sqlStatusList } from '../../domain/payments';
 import { startIfAbsent, startOrSignal } from '../../temporal/client';
 
 /** Virtual account `id` changed or received a credit: its workflow settles what is pending (started if absent). */
@@ -19,8 +19,8 @@ export async function ensureVirtualAccountWorkflows(batch = 500): Promise<number
   return forEachByKeyset(
     `SELECT v.id, v.account_id FROM wallet_virtual_accounts v
       WHERE v.id > $1 AND v.purpose = 'wallet_funding'
-        AND (v.status IN (${openStatusList(virtualAccountTransitions)})
-          OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status IN (${openStatusList(virtualAccountCreditTransitions)})))
+        AND (v.status IN (${sqlStatusList(virtualAccountTransitions.open)})
+          OR EXISTS (SELECT 1 FROM wallet_virtual_account_credits c WHERE c.virtual_account_id = v.id AND c.status IN (${sqlStatusList(virtualAccountCreditTransitions.open)})))
       ORDER BY v.id LIMIT $2`,
     (r) => startIfAbsent(virtualAccountContract, { id: r.id, accountId: r.account_id }),
     batch,
