@@ -27,7 +27,8 @@ import { bridgeAdapter, BridgeMoneyMovingError } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
 import { emailProvider } from '../../providers/email';
 import { fiatRails } from '../../providers/fiat-rails';
-import { activeWallet, lockPayout } from './records';
+import { lockPayout } from './records';
+import { findActiveWallet } from '../records/wallets';
 import { alignPayoutAttempt, openPayoutAttempt, receivePayoutAttemptFunds, submitPayoutAttempt } from '../records/payout-attempts';
 import {
   expirePayout as expirePayoutRecord,
@@ -109,7 +110,7 @@ export async function ensureProviderTransfer(payoutId: string, nowMs: number = D
     await openPayoutAttempt(m, at, { expiresAt: new Date(nowMs + FUNDING_WINDOW_SECONDS * 1000) });
     await fundPayout(m, pay);
     if (at.funding_source === 'service_wallet') {
-      const w = await activeWallet(m, pay.account_id);
+      const w = await findActiveWallet({ accountId: pay.account_id }, m);
       if (!w) throw ApplicationFailure.nonRetryable(`payout ${pay.id}: service wallet disappeared`, 'WalletMissing');
       const estimate = walletSendEstimate(BigInt(at.gross_minor), w.chain === at.source_chain);
       await m.save(

@@ -36,7 +36,8 @@ import { chainAdapter } from '../../providers/chain';
 import { WalletSendCloseError } from '../../providers/wallet-sends';
 import type { Scope } from '../scope';
 import { currentAttempt, findPayout, loadFundingInstructions, payoutGate, type FundingInstructions } from './queries';
-import { activeWallet, lockPayout } from './records';
+import { lockPayout } from './records';
+import { findActiveWallet } from '../records/wallets';
 import { cancelPayout as cancelPayoutRecord, emitPayoutEvents } from '../records/payouts';
 import { signalPayoutCancelled, signalPayoutFund } from './signals';
 import { closePayoutWalletSends } from './wallet-sends';
@@ -329,7 +330,7 @@ export async function requestFunding(
     requireSourceChain(c, chain);
     const q = fundingQuote(BigInt(p.invoice_minor), p.currency, p.decimals, p.fee_bps);
     if (fundingSource === 'service_wallet') {
-      const w = await activeWallet(m, p.account_id);
+      const w = await findActiveWallet({ accountId: p.account_id }, m);
       if (!w) throw conflict('wallet_not_found', 'This account has no service wallet on this network.');
       const estimate = walletSendEstimate(q.gross, w.chain === chain);
       const balance = await chainAdapter().balanceOf(w.address, PAYOUT_SOURCE_ASSET);

@@ -1,13 +1,12 @@
 /**
- * Shared reads of the payouts area (spec 2.6, 3): locking a payout row and the account's active
- * service wallet. Used by commands.ts and activities.ts inside their transactions; the payout's
+ * Shared reads of the payouts area (spec 2.6, 3): locking a payout row (the account's active
+ * service wallet is activities/records/wallets.ts `findActiveWallet`). Used by commands.ts and activities.ts inside their transactions; the payout's
  * status changes and events are in its record module (activities/records/payouts.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { notFound } from '../../domain/errors';
-import { Payout, Wallet } from '../../entities';
+import { Payout } from '../../entities';
 import { scoped } from '../../lib/scoped';
-import { findActiveWallet } from '../records/wallets';
 import type { AccountScope } from '../scope';
 
 /** The `404 not_found` (param `id`) of an unknown payout. */
@@ -22,9 +21,4 @@ export async function lockPayout(manager: EntityManager, id: string, scope?: Acc
   const p = await manager.findOne(Payout, { where: { id }, lock: { mode: 'pessimistic_write' } });
   if (!p) throw payoutNotFound(id);
   return p;
-}
-
-/** The account's active service wallet on this network, or null: the one lookup of activities/records/wallets.ts, account-wide. */
-export async function activeWallet(manager: EntityManager, accountId: string): Promise<Wallet | null> {
-  return findActiveWallet({ accountId }, manager);
 }
