@@ -57,6 +57,7 @@ import { EventTraceParent1764650000000 } from './migrations/1764650000000-EventT
 import { LinearCounterTriggers1764660000000 } from './migrations/1764660000000-LinearCounterTriggers';
 import { WorkflowIntents1764670000000 } from './migrations/1764670000000-WorkflowIntents';
 import { WorkflowIntentQueues1764680000000 } from './migrations/1764680000000-WorkflowIntentQueues';
+import { WorkflowIntentClaims1764690000000 } from './migrations/1764690000000-WorkflowIntentClaims';
 import { Subscription, SubscriptionInvoice } from './subscriptions';
 import { Order, Quote, QuoteOffer } from './orders';
 import { Customer, CustomerVerificationLink } from './customers';
@@ -179,4 +180,5 @@ export const MIGRATIONS = [
   LinearCounterTriggers1764660000000,
   WorkflowIntents1764670000000,
   WorkflowIntentQueues1764680000000,
+  WorkflowIntentClaims1764690000000,
 ];

@@ -9,7 +9,11 @@
  * answers without waiting on Temporal. A row the process could not perform (a crash between commit
  * and start, a Temporal outage) is performed by the workers' sweep (`performDueIntents`, every
  * second, rows older than INTENT_GRACE_MS, `FOR UPDATE SKIP LOCKED` so several workers share it).
- * Performing a row twice is harmless: a start is idempotent by workflow id and every signal handler
+ * Before performing its row the writing process leases it (`claimed_until`, INTENT_LEASE_MS): the
+ * sweep skips a leased row, so a process slower than the grace period and the sweep never both
+ * perform it (a signal performed twice could start a second run of a workflow the first had let
+ * end). A row whose lease ran out (its process died) is the sweep's. Should a row still be performed
+ * twice, that is harmless for money: a start is idempotent by workflow id and every signal handler
  * is idempotent (a deposit id is queued once; `update` means "re-read the row").
  *
  * The row keeps the starting request's id, so a start the sweep makes still carries memo
@@ -45,6 +49,12 @@ interface IntentRow {
  * rows well within this, also on a loaded machine (a row made twice is harmless, but costs a call).
  */
 export const INTENT_GRACE_MS = 5000;
+
+/**
+ * How long (ms) the writing process holds its lease on a row while it performs it: far longer than a
+ * start or signal takes, short enough that a row its dead process held is soon the sweep's.
+ */
+export const INTENT_LEASE_MS = 30_000;
 
 /** Performances started after a commit and not yet finished (graceful shutdown and tests wait for them). */
 const inFlight = new Set<Promise<void>>();
@@ -149,26 +159,39 @@ async function perform(row: IntentRow): Promise<void> {
 }
 
 /**
- * After commit: performs `row` and deletes it; on failure logs and leaves it to the sweep. Never
- * throws. A row the sweep holds meanwhile (this process was slower than the grace period) is left
- * to the sweep, which deletes it: the delete skips a locked row rather than wait for the sweep's
- * Temporal calls.
+ * After commit: leases `row` (INTENT_LEASE_MS), performs it and deletes it; on failure logs,
+ * releases the lease and leaves the row to the sweep. Never throws. A row the sweep holds or has performed already (this process
+ * was slower than the grace period) is left to the sweep: the lease skips a locked row rather than
+ * wait for the sweep's Temporal calls, and the row is not performed here.
  */
 async function performAndDelete(row: IntentRow): Promise<void> {
   try {
+    const leased: unknown[] = await db().query(
+      `UPDATE workflow_intents SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE id = (SELECT id FROM workflow_intents WHERE id = $1 FOR UPDATE SKIP LOCKED) RETURNING id`,
+      [row.id, INTENT_LEASE_MS],
+    );
+    if (!leased.length) return;
     await perform(row);
     await db().query('DELETE FROM workflow_intents WHERE id = (SELECT id FROM workflow_intents WHERE id = $1 FOR UPDATE SKIP LOCKED)', [
       row.id,
     ]);
   } catch (e) {
     logger.warn({ err: e, workflow_id: row.workflow_id, signal: row.signal }, 'workflow start after commit failed: left to the sweep');
+    // Give the row back at once: the sweep retries it after the grace period, not after the lease.
+    await db()
+      .query('UPDATE workflow_intents SET claimed_until = NULL WHERE id = $1', [row.id])
+      .catch((err: unknown) =>
+        logger.warn({ err, workflow_id: row.workflow_id }, 'workflow intent lease not released: the sweep takes it when it runs out'),
+      );
   }
 }
 
 /**
  * The sweep (workers, every second): performs the rows older than `o.graceMs` (default
  * INTENT_GRACE_MS), oldest first, at most `o.batch` (200), each in the order recorded; rows another
- * worker holds are skipped; `o.accountId` narrows it to one account (an operator's pass). Rows
+ * worker holds, and rows their writing process has leased (until the lease runs out), are skipped;
+ * `o.accountId` narrows it to one account (an operator's pass). Rows
  * performed are deleted in the same transaction; a row whose performance fails stays for the next
  * pass (the first failure ends this pass: Temporal is likely out); a row of a type or signal this
  * build does not know is logged and deleted. Only rows recorded for this process's task queue
@@ -180,6 +203,7 @@ export async function performDueIntents(options: { graceMs?: number; batch?: num
     const rows: IntentRow[] = await m.query(
       `SELECT id::text AS id, workflow_type, workflow_id, account_id, signal, signal_args, only_if_running, request_id FROM workflow_intents
         WHERE created_at < now() - make_interval(secs => $1::double precision / 1000) AND ($3::text IS NULL OR account_id = $3)
+          AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
           AND (task_queue IS NULL OR task_queue = $4)
         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [options.graceMs ?? INTENT_GRACE_MS, options.batch ?? 200, options.accountId ?? null, loadConfig().temporalTaskQueue],

@@ -3,8 +3,9 @@
  * signal recorded in a transaction is made once the transaction commits and its row deleted; a
  * rolled-back transaction makes none; a row whose process died before making it (or met Temporal
  * out) is made by the sweep, with the starting request's id, and stays until it succeeds; a signal
- * to an open run never starts one; a sweep performs only its own task queue's rows. The recording Temporal client of the activity tier stands in for
- * the server.
+ * to an open run never starts one; a sweep performs only its own task queue's rows and leaves a row
+ * its writing process has leased until the lease runs out. The recording Temporal client of the
+ * activity tier stands in for the server.
  */
 import { paymentContract } from '../../contracts/payment';
 import { paymentLinkContract } from '../../contracts/payment-link';
@@ -70,6 +71,24 @@ describeWithDb('workflow starts after commit', () => {
     // Younger rows are the writing process's own: a sweep with a long grace leaves it alone.
     expect(await performDueIntents({ graceMs: 60_000, accountId: ACCOUNT })).toBe(0);
     expect(callsFor(id)).toEqual([]);
+    expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
+    expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
+    expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('a row its writing process has leased is left to that process until the lease runs out, then the sweep makes it once', async () => {
+    const id = newId('pl_');
+    await db().query(
+      `INSERT INTO workflow_intents(workflow_type, workflow_id, account_id, signal, signal_args, claimed_until)
+       VALUES ('paymentLinkWorkflow', $1, $2, 'linkChanged', '[]', now() + interval '30 seconds')`,
+      [id, ACCOUNT],
+    );
+    // The writer is slower than the grace period (a loaded machine): the sweep must not make it a second time.
+    expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(0);
+    expect(callsFor(id)).toEqual([]);
+    expect(await rowsFor(id)).toBe(1);
+    // The writer died holding the lease: once it runs out the row is the sweep's.
+    await db().query(`UPDATE workflow_intents SET claimed_until = now() - interval '1 second' WHERE workflow_id = $1`, [id]);
     expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
     expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
     expect(await rowsFor(id)).toBe(0);
