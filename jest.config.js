@@ -37,5 +37,7 @@ module.exports = {
   setupFilesAfterEnv: ['<rootDir>/tests/setup/after-env.ts'],
   testTimeout: 120000,
   maxWorkers: 2,
+  // The default reporter, and the slowest files with their times (tests/setup/slowest-reporter.js).
+  reporters: ['default', '<rootDir>/tests/setup/slowest-reporter.js'],
   forceExit: true,
 };
