@@ -6,6 +6,7 @@
  * starting API request's id (memo `request_id`, search attribute RequestId) so an operator goes from
  * a merchant's support ticket to the workflow.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client, Connection } from '@temporalio/client';
 import type { SearchAttributePair, SignalDefinition } from '@temporalio/common';
 import { isSignalOf, type QuerySet, type SignalSet, type WorkflowContract } from '../contracts/contract';
@@ -84,6 +85,18 @@ export async function closeTemporalClient(): Promise<void> {
 
 let deferToSweep = false;
 
+/** Set while `undeferred` runs its function: a Temporal outage is thrown, never left to the sweep. */
+const mustReach = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` with its starts and signals never deferred to the sweep, also in an API process: a
+ * Temporal outage throws. For a caller that holds the durable record of the start itself (a
+ * `workflow_intents` row, temporal/intents.ts): it must see the failure to keep its row.
+ */
+export function undeferred<T>(fn: () => Promise<T>): Promise<T> {
+  return mustReach.run(true, fn);
+}
+
 /**
  * API processes: a start or signal (`startOrSignal`, `startIfAbsent`) that meets the
  * Temporal server out is logged and left to the worker's recovery sweep, which runs again when the
@@ -100,7 +113,7 @@ async function orDeferred(what: string, ref: ObjectRef, fn: () => Promise<unknow
   try {
     await fn();
   } catch (e) {
-    if (!deferToSweep || !isTemporalUnavailable(e)) throw e;
+    if (!deferToSweep || mustReach.getStore() || !isTemporalUnavailable(e)) throw e;
     logger.warn({ err: e, workflow_id: ref.id, what }, 'Temporal unavailable: left to the recovery sweep');
   }
 }

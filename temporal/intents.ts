@@ -27,7 +27,7 @@ import { loadConfig } from '../lib/config';
 import { afterCommit, db, transaction } from '../lib/db';
 import { logger } from '../lib/logger';
 import { currentRequest } from '../lib/request-context';
-import { signalIfRunning, startIfAbsent, startOrSignal, type ObjectRef } from './client';
+import { signalIfRunning, startIfAbsent, startOrSignal, undeferred, type ObjectRef } from './client';
 
 /** Any workflow contract (contracts/contract.ts). */
 type AnyContract = WorkflowContract<object, SignalSet, QuerySet, unknown>;
@@ -140,8 +140,15 @@ function contractOf(type: string): AnyContract | null {
   return (CONTRACTS as readonly AnyContract[]).find((c) => c.workflowType === type) ?? null;
 }
 
-/** Performs one row's start or signal (temporal/client.ts); throws what Temporal throws. */
-async function perform(row: IntentRow): Promise<void> {
+/**
+ * Performs one row's start or signal (temporal/client.ts); throws what Temporal throws, a Temporal
+ * outage included (`undeferred`: the row is the durable record, kept until the call succeeds).
+ */
+function perform(row: IntentRow): Promise<void> {
+  return undeferred(() => performNow(row));
+}
+
+async function performNow(row: IntentRow): Promise<void> {
   const contract = contractOf(row.workflow_type);
   if (!contract) {
     logger.error({ workflow_type: row.workflow_type, workflow_id: row.workflow_id }, 'workflow intent of an unknown workflow type dropped');

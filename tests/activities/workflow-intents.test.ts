@@ -7,13 +7,15 @@
  * its writing process has leased until the lease runs out. The recording Temporal client of the
  * activity tier stands in for the server.
  */
+import type { Client } from '@temporalio/client';
 import { paymentContract } from '../../contracts/payment';
 import { paymentLinkContract } from '../../contracts/payment-link';
 import { loadConfig } from '../../lib/config';
 import { db, transaction } from '../../lib/db';
 import { newId } from '../../lib/ids';
+import { deferStartsToSweep, setTemporalClient } from '../../temporal/client';
 import { performDueIntents, signalRunningAfterCommit, startAfterCommit } from '../../temporal/intents';
-import { callsFor, describeWithDb, useActivityTier, workflowCalls } from '../helpers/activity-env';
+import { callsFor, describeWithDb, restoreRecordingClient, useActivityTier, workflowCalls } from '../helpers/activity-env';
 
 /** This file's account (rows of other files' accounts are left to their own processes). */
 const ACCOUNT = newId('acct_');
@@ -89,6 +91,26 @@ describeWithDb('workflow starts after commit', () => {
     expect(await rowsFor(id)).toBe(1);
     // The writer died holding the lease: once it runs out the row is the sweep's.
     await db().query(`UPDATE workflow_intents SET claimed_until = now() - interval '1 second' WHERE workflow_id = $1`, [id]);
+    expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
+    expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
+    expect(await rowsFor(id)).toBe(0);
+  });
+
+  test('in an API process (starts deferred to the sweep), a row whose start meets Temporal out is kept, unleased, for the sweep', async () => {
+    const id = newId('pl_');
+    const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { name: 'ConnectionError' });
+    const failing = { workflow: { signalWithStart: () => Promise.reject(unavailable), start: () => Promise.reject(unavailable) } };
+    deferStartsToSweep(true);
+    setTemporalClient(failing as unknown as Client);
+    try {
+      await transaction((m) => startAfterCommit(m, paymentLinkContract, { id, accountId: ACCOUNT }, paymentLinkContract.signals.update));
+    } finally {
+      deferStartsToSweep(false);
+      restoreRecordingClient();
+    }
+    // A deferred start is only logged; the row is what makes it durable, so the failure keeps it.
+    expect(callsFor(id)).toEqual([]);
+    expect(await db().query('SELECT claimed_until FROM workflow_intents WHERE workflow_id = $1', [id])).toEqual([{ claimed_until: null }]);
     expect(await performDueIntents({ graceMs: 0, accountId: ACCOUNT })).toBe(1);
     expect(callsFor(id)).toEqual(['signalWithStart:linkChanged']);
     expect(await rowsFor(id)).toBe(0);

@@ -66,6 +66,11 @@ function recordingClient(): Client {
   return { workflow } as unknown as Client;
 }
 
+/** Installs the recording Temporal client again (after a test swapped in a client of its own). */
+export function restoreRecordingClient(): void {
+  setTemporalClient(recordingClient());
+}
+
 /** The recorded calls for workflow id `id`, as `kind:signal` strings (`start:-` for a plain start). */
 export function callsFor(id: string): string[] {
   return workflowCalls.filter((c) => c.workflowId === id).map((c) => `${c.kind}:${c.signal ?? '-'}`);

@@ -2,25 +2,91 @@
  * The Java time-skipping test server for workflow tests (ARCHITECTURE.md "Temporal"): the wrapper
  * from temporal/dev (resolved from Maven Central, cached outside the checkout).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { freePort } from '../../lib/ports';
 import { ensureTestServer } from '../../temporal/dev/bootstrap';
 
-const ATTEMPTS = 5;
+/**
+ * How long the JVM may take to listen. The SDK's own start (`createTimeSkipping` with an
+ * 'existing-path' executable) gives it 5 s, which a loaded 2-core machine misses again and again
+ * (a CI beside other work saw five starts in a row fail), so the server is started here and waited
+ * for on its port instead.
+ */
+const LISTEN_WITHIN_MS = 120_000;
+
+/** The SDK's environment factory behind `createTimeSkipping` and `createFromExistingServer` (private in its typings, public at run time). */
+type CreateEnvironment = (options: {
+  server: { type: 'existing' };
+  address: string;
+  namespace: string;
+  supportsTimeSkipping: boolean;
+  connectionOptions: Record<string, never>;
+}) => Promise<TestWorkflowEnvironment>;
+
+/** Resolves once `port` on 127.0.0.1 accepts a connection; rejects when `child` exits first or `withinMs` passes. */
+async function listening(port: number, child: ChildProcess, output: () => string, withinMs: number): Promise<void> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the Java test server exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
+    }
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > until) throw new Error(`the Java test server did not listen on ${port} within ${withinMs} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /**
- * Starts a time-skipping environment on the cached Java test server. The SDK gives the JVM 5 s to
- * listen, which a busy 2-core machine can miss on a cold start; such a start is tried again (up to
- * ATTEMPTS, pausing 1 s, 2 s, ... between them). Any other failure is thrown at once.
+ * Starts a time-skipping environment on the cached Java test server (a process of its own on a free
+ * port, waited for up to LISTEN_WITHIN_MS), connected with the test service so `env.sleep` and
+ * result waits skip time as `createTimeSkipping` does. `teardown()` also stops the server.
  */
 export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
-  const path = await ensureTestServer();
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-    } catch (e) {
-      if (attempt >= ATTEMPTS || !/Failed to start ephemeral server/.test(String((e as Error)?.message))) throw e;
-      await new Promise((r) => setTimeout(r, attempt * 1000));
-    }
+  const executable = await ensureTestServer();
+  const port = await freePort();
+  // As the SDK starts it: the port alone, so time skipping starts locked and moves only while the
+  // client waits on a result or calls `env.sleep` (`--enable-time-skipping` would skip whenever idle).
+  const child = spawn(executable, [String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await listening(port, child, () => output, LISTEN_WITHIN_MS);
+    const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(TestWorkflowEnvironment);
+    const env = await create({
+      server: { type: 'existing' },
+      address: `127.0.0.1:${port}`,
+      namespace: 'default',
+      supportsTimeSkipping: true,
+      connectionOptions: {},
+    });
+    const teardown = env.teardown.bind(env);
+    env.teardown = async () => {
+      await teardown();
+      await stop();
+    };
+    return env;
+  } catch (e) {
+    await stop();
+    throw e;
   }
 }
 

@@ -62,8 +62,13 @@ async function closesAtFundingDeadline(id: string, status: string) {
   expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
   await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe('awaiting_funds');
-  expect(await env.client.workflow.getHandle(id).query(offrampIntentContract.queries.waitingFor)).toContain(
-    `until ${r.funding_deadline.toISOString()}`,
+  // The skip may wake the workflow for a poll whose step runs in real time: wait until it rests again.
+  await eventually(
+    async () =>
+      (await env.client.workflow.getHandle(id).query(offrampIntentContract.queries.waitingFor)).includes(
+        `until ${r.funding_deadline.toISOString()}`,
+      ),
+    'the intent to wait for its funding deadline',
   );
   expect(await result(id)).toBe(status);
   const elapsed = await runElapsedMs(env, id);
