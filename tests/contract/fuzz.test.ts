@@ -43,7 +43,8 @@ import { createAccountObjects, realIdsFor } from '../helpers/contract';
 import { Receiver } from '../helpers/receiver';
 import { usePrivateStack } from '../helpers/stack';
 
-jest.setTimeout(20 * 60_000);
+// Generous: a loaded machine (a CI beside other work) can take several times the quiet figure.
+jest.setTimeout(45 * 60_000);
 
 // Its own stack: ten minutes of fuzzing would otherwise load the shared API, outbox and webhook
 // drains under the files that run alongside it (their webhook waits then measured the fuzzer).
