@@ -11,6 +11,7 @@ import type { ProcessEnd, Stack } from '../../scripts/stack';
 import { db } from '../../lib/db';
 import type { ReceiverMode } from '../journeys';
 import type { MixLoad } from './mix';
+import type { Tolerance } from './progress';
 import type { Traffic } from './traffic';
 
 /** What a fault sees. */
@@ -32,16 +33,30 @@ export interface FaultOutcome {
 
 /**
  * One fault of the harness. `clientsUnharmed`: the fault must fail no request a client would not
- * retry (no journey failed, no 500), part of its verdict.
+ * retry (no journey failed, no 500), part of its verdict. `tolerance`: the journey failures it may
+ * cause without failing the run (bench/chaos/progress.ts; none when absent).
  */
 export interface Fault {
   name: string;
   title: string;
   clientsUnharmed?: boolean;
+  tolerance?: Tolerance;
   apply(ctx: FaultContext): Promise<FaultOutcome>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A request cut by the fault after it may have taken effect (an API process killed, PostgreSQL gone
+ * mid-transaction) leaves its idempotency claim failed: the retry answers `409 idempotency_failed`
+ * (spec 7: reconcile, then retry under a new key), and the load's client gives its journey up
+ * rather than reconcile. At most two per fault (the most seen in recorded runs).
+ */
+const BURNT_KEY: Tolerance = {
+  match: /409 .*idempotency_failed/,
+  max: 2,
+  reason: 'a request cut after it may have taken effect burns its key: 409 idempotency_failed, spec 7',
+};
 
 /**
  * SIGKILL of API instance 0 with creates in flight on it; each create is then sent again with the
@@ -50,6 +65,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const apiKill: Fault = {
   name: 'api-kill',
   title: 'SIGKILL of API instance 0 mid-request; clients retry on instance 1 with the same Idempotency-Key',
+  tolerance: BURNT_KEY,
   async apply({ stack, traffic, mix, windowMs, log }) {
     const [a0, a1] = stack.apiUrls;
     const key = mix.creds.live_key;
@@ -150,6 +166,7 @@ const workerKill = (which: number[] | 'all', seconds?: number): Fault => ({
 const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
   name: `pg-restart-${mode}`,
   title: `PostgreSQL restarted (${mode} shutdown) under load`,
+  tolerance: BURNT_KEY,
   async apply({ stack, windowMs }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     const t0 = Date.now();
@@ -164,6 +181,7 @@ const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
 const pgPause = (seconds: number): Fault => ({
   name: 'pg-pause',
   title: `PostgreSQL paused (SIGSTOP) for ${seconds} s under load`,
+  tolerance: BURNT_KEY,
   async apply({ stack }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     stack.postgres.freeze('pause');
