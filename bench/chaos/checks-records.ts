@@ -104,25 +104,27 @@ export interface DeliveryData {
  * between: an attempt recorded as failed, or one it never recorded (the worker died mid-attempt, so
  * it tried again); those are counted apart.
  */
-export function deliveriesAtMostOnce(d: DeliveryData): CheckResult {
+export function deliveriesAtMostOnce(deliveries: DeliveryData): CheckResult {
   const twice: string[] = [];
   let afterFailure = 0;
-  for (const r of d.receipts) {
+  for (const r of deliveries.receipts) {
     if (r.received < 2) continue;
     if (r.okAttempts > 1) twice.push(`${r.endpoint}:${r.eventId} x${r.received}`);
     else if (r.attempts < r.received || r.attempts > r.okAttempts) afterFailure += 1;
     else twice.push(`${r.endpoint}:${r.eventId} x${r.received} (${r.attempts} attempts recorded)`);
   }
   const bad = [
-    ...d.rows.filter((r) => r.n > 1).map((r) => `row ${r.endpointId} ${r.eventId}`),
-    ...d.okAttempts.filter((a) => a.n > 1).map((a) => `delivery ${a.deliveryId} succeeded twice`),
+    ...deliveries.rows.filter((r) => r.n > 1).map((r) => `row ${r.endpointId} ${r.eventId}`),
+    ...deliveries.okAttempts.filter((a) => a.n > 1).map((a) => `delivery ${a.deliveryId} succeeded twice`),
     ...twice,
   ];
   const again = afterFailure ? `; ${afterFailure} received again after a failed or unrecorded attempt (at least once)` : '';
   return {
     name: 'each event delivered at most once per endpoint',
     ok: bad.length === 0,
-    detail: bad.length ? `${bad.length} doubled${sample(bad)}${again}` : `${d.succeeded} deliveries succeeded, none doubled${again}`,
+    detail: bad.length
+      ? `${bad.length} doubled${sample(bad)}${again}`
+      : `${deliveries.succeeded} deliveries succeeded, none doubled${again}`,
   };
 }
 

@@ -40,7 +40,7 @@ export interface ObjectKind {
  * for the merchant or the outside world with no workflow due), and, for kinds with live statuses,
  * no live object without its running workflow. `total` counts every object of the kind.
  */
-export function objectStateChecks(o: ObjectKind, total: number, open: OpenObject[]): CheckResult[] {
+export function objectStateChecks(objectKind: ObjectKind, total: number, open: OpenObject[]): CheckResult[] {
   const unexplained: string[] = [];
   const liveWithout: string[] = [];
   const waits = new Map<string, number>();
@@ -49,7 +49,7 @@ export function objectStateChecks(o: ObjectKind, total: number, open: OpenObject
       const why = (r.waitingFor ?? '').slice(0, 60);
       if (!why) unexplained.push(`${r.id} (${r.status}, empty waiting_for)`);
       waits.set(`${r.status}: ${why}`, (waits.get(`${r.status}: ${why}`) ?? 0) + 1);
-    } else if (o.live.includes(r.status)) {
+    } else if (objectKind.live.includes(r.status)) {
       liveWithout.push(`${r.id} (${r.status}, workflow ${r.workflow})`);
     } else {
       waits.set(`${r.status}: no workflow due`, (waits.get(`${r.status}: no workflow due`) ?? 0) + 1);
@@ -62,18 +62,18 @@ export function objectStateChecks(o: ObjectKind, total: number, open: OpenObject
     .join('; ');
   const out: CheckResult[] = [
     {
-      name: `${o.kind}s terminal or explainable`,
+      name: `${objectKind.kind}s terminal or explainable`,
       ok: unexplained.length === 0,
       detail: `${total - open.length} of ${total} terminal${open.length ? `; open: ${explained}` : ''}${unexplained.length ? `; UNEXPLAINED ${unexplained.length}${sample(unexplained)}` : ''}`,
     },
   ];
-  if (o.live.length) {
+  if (objectKind.live.length) {
     out.push({
-      name: `${o.kind}s live => workflow running`,
+      name: `${objectKind.kind}s live => workflow running`,
       ok: liveWithout.length === 0,
       detail: liveWithout.length
         ? `${liveWithout.length} live without a running workflow${sample(liveWithout)}`
-        : `${open.filter((r) => o.live.includes(r.status)).length} live, each with its workflow`,
+        : `${open.filter((r) => objectKind.live.includes(r.status)).length} live, each with its workflow`,
     });
   }
   return out;
@@ -156,51 +156,53 @@ export interface MoneyData {
  * it was paid out and paid once at the rail; a processed off-ramp received its amount and paid the
  * quote once, a refunded one paid nobody; a settled send is one transfer of its amount.
  */
-export function moneyChecks(d: MoneyData): CheckResult[] {
+export function moneyChecks(money: MoneyData): CheckResult[] {
   const paid = new Set(['processing', 'paid', 'settled']);
   return [
     row(
       'payments: received = deposits + credits',
-      d.payments.filter((p) => p.received !== p.applied).map((p) => `${p.id} (received ${p.received}, applied ${p.applied})`),
-      d.payments.length,
+      money.payments.filter((p) => p.received !== p.applied).map((p) => `${p.id} (received ${p.received}, applied ${p.applied})`),
+      money.payments.length,
     ),
     row(
       'payments: settled out <= received',
-      d.payments
+      money.payments
         .filter((p) => p.out > p.received || (p.status === 'settled' && p.out === 0n))
         .map((p) => `${p.id} (${p.status}, out ${p.out}, received ${p.received})`),
-      d.payments.length,
+      money.payments.length,
     ),
-    row('payments: no deposit or credit left unapplied', d.pending, d.arrivals),
+    row('payments: no deposit or credit left unapplied', money.pending, money.arrivals),
     row(
       'payouts: funded before paid out',
-      d.payouts
+      money.payouts
         .filter((p) => paid.has(p.status) && p.gross !== null && p.deposited < p.gross)
         .map((p) => `${p.id} (deposited ${p.deposited} < ${p.gross})`),
-      d.payouts.length,
+      money.payouts.length,
     ),
     row(
       'payouts: one paid rail payment when paid',
-      d.payouts
+      money.payouts
         .filter((p) => (p.status === 'paid' || p.status === 'settled') && p.paidRailPayments !== 1)
         .map((p) => `${p.id} (${p.paidRailPayments} paid)`),
-      d.payouts.length,
+      money.payouts.length,
     ),
     row(
       'off-ramps: in = out, or refunded',
-      d.offramps
+      money.offramps
         .filter(
           (o) =>
             (o.status === 'payment_processed' && (o.received !== o.amount || o.railPaymentsOfQuote !== 1)) ||
             (o.status === 'refunded' && o.paidRailPayments > 0),
         )
         .map((o) => `${o.id} (${o.status}, received ${o.received} of ${o.amount}, ${o.railPaymentsOfQuote} rail payments)`),
-      d.offramps.length,
+      money.offramps.length,
     ),
     row(
       'sends: one on-chain transfer of the amount',
-      d.sends.filter((s) => s.status === 'settled' && s.transfersOfAmount !== 1).map((s) => `${s.id} (${s.transfersOfAmount} transfers)`),
-      d.sends.length,
+      money.sends
+        .filter((s) => s.status === 'settled' && s.transfersOfAmount !== 1)
+        .map((s) => `${s.id} (${s.transfersOfAmount} transfers)`),
+      money.sends.length,
     ),
   ];
 }
