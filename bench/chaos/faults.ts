@@ -47,15 +47,17 @@ export interface Fault {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A request cut by the fault after it may have taken effect (an API process killed, PostgreSQL gone
- * mid-transaction) leaves its idempotency claim failed: the retry answers `409 idempotency_failed`
- * (spec 7: reconcile, then retry under a new key), and the load's client gives its journey up
- * rather than reconcile. At most two per fault (the most seen in recorded runs).
+ * Journeys a fault that cuts requests mid-flight (an API process killed, PostgreSQL gone) may fail:
+ * a request cut after it may have taken effect leaves its idempotency claim failed, so the retry
+ * answers `409 idempotency_failed` (spec 7: reconcile, then retry under a new key), and the load's
+ * client gives the journey up rather than reconcile; and a call the outside world makes once (a
+ * bank credit, a wallet signature: not idempotent there) cut by the fault, or refused 503 during
+ * it, is not sent again. At most two per fault (the most seen in recorded runs).
  */
-const BURNT_KEY: Tolerance = {
-  match: /409 .*idempotency_failed/,
+const CUT_REQUESTS: Tolerance = {
+  match: /409 .*idempotency_failed|\(not retried: the call may have landed\)|\/sim\/(bank\/credits|wallet\/sign): 503 /,
   max: 2,
-  reason: 'a request cut after it may have taken effect burns its key: 409 idempotency_failed, spec 7',
+  reason: 'a request cut after it may have taken effect: 409 idempotency_failed (spec 7), or a bank credit or signature sent once',
 };
 
 /**
@@ -65,7 +67,7 @@ const BURNT_KEY: Tolerance = {
 const apiKill: Fault = {
   name: 'api-kill',
   title: 'SIGKILL of API instance 0 mid-request; clients retry on instance 1 with the same Idempotency-Key',
-  tolerance: BURNT_KEY,
+  tolerance: CUT_REQUESTS,
   async apply({ stack, traffic, mix, windowMs, log }) {
     const [a0, a1] = stack.apiUrls;
     const key = mix.creds.live_key;
@@ -166,7 +168,7 @@ const workerKill = (which: number[] | 'all', seconds?: number): Fault => ({
 const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
   name: `pg-restart-${mode}`,
   title: `PostgreSQL restarted (${mode} shutdown) under load`,
-  tolerance: BURNT_KEY,
+  tolerance: CUT_REQUESTS,
   async apply({ stack, windowMs }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     const t0 = Date.now();
@@ -181,7 +183,7 @@ const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
 const pgPause = (seconds: number): Fault => ({
   name: 'pg-pause',
   title: `PostgreSQL paused (SIGSTOP) for ${seconds} s under load`,
-  tolerance: BURNT_KEY,
+  tolerance: CUT_REQUESTS,
   async apply({ stack }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     stack.postgres.freeze('pause');

@@ -65,7 +65,7 @@ describe('progress through a fault', () => {
     ];
     const v = progressVerdict(two, FAULT, 3, t);
     expect(v).toMatchObject({ ok: true, completed: 5, inPlay: 7, failed: 2, tolerated: 2, floor: 5 });
-    expect(v.detail).toContain('2 tolerated (a request cut after it may have taken effect burns its key');
+    expect(v.detail).toContain('2 tolerated (a request cut after it may have taken effect: 409 idempotency_failed (spec 7)');
     const three = [...two, failed('payout', FAULT + 6000, `POST /v1/payouts/po_2/funding_instructions: ${BURNT}`)];
     expect(progressVerdict(three, FAULT, 3, t).ok).toBe(false);
   });
@@ -76,6 +76,21 @@ describe('progress through a fault', () => {
     const burnt = [...healthy(), failed('payout', FAULT + 4000, `POST /v1/payouts/po_1/funding_instructions: ${BURNT}`)];
     expect(tolerance('worker-kill-0')).toBeUndefined();
     expect(progressVerdict(burnt, FAULT, 3, tolerance('worker-kill-0')).ok).toBe(false);
+  });
+
+  it.each([
+    'POST /sim/bank/credits: UND_ERR_SOCKET: fetch failed (not retried: the call may have landed)',
+    'POST /sim/bank/credits: 503 {"error":{"type":"temporarily_unavailable"}}',
+  ])('lets a fault that cuts requests cut a bank credit the client sends once: %s', (error) => {
+    const cut = [...healthy(), failed('bank_link', FAULT + 100, error)];
+    expect(progressVerdict(cut, FAULT, 3, tolerance('api-kill'))).toMatchObject({ ok: true, tolerated: 1 });
+    expect(progressVerdict(cut, FAULT, 3, tolerance('pg-restart-immediate'))).toMatchObject({ ok: true, tolerated: 1 });
+    expect(progressVerdict(cut, FAULT, 3, tolerance('temporal-restart')).ok).toBe(false);
+  });
+
+  it('does not tolerate a 503 on a call of the product itself', () => {
+    const refused = [...healthy(), failed('payout', FAULT + 100, 'POST /v1/payouts: 503 {"error":{"type":"temporarily_unavailable"}}')];
+    expect(progressVerdict(refused, FAULT, 3, tolerance('pg-pause')).ok).toBe(false);
   });
 
   it('states a tolerance only for the faults that cut requests mid-flight', () => {

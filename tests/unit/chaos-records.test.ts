@@ -49,9 +49,15 @@ describe('no status event lost', () => {
     expect(noEventLost(run.statuses, run.events)).toMatchObject({ ok: true, detail: '8 status events expected, each in the outbox' });
   });
 
+  it('takes a replacement payout created with payout.created_as_replacement', () => {
+    const run = healthyRun();
+    const events = run.events.map((e) => (e.objectId === 'po_open' ? { ...e, type: 'payout.created_as_replacement' } : e));
+    expect(noEventLost(run.statuses, events).ok).toBe(true);
+  });
+
   it.each([
     ['pay_bank', 'payment.settled', 'pay_bank (settled) without payment.settled'],
-    ['po_open', 'payout.created', 'po_open (awaiting_funds) without payout.created'],
+    ['po_open', 'payout.created', 'po_open (awaiting_funds) without payout.created or payout.created_as_replacement'],
     ['pr_done', 'payroll_run.completed', 'pr_done (completed) without payroll_run.completed'],
     ['sub_gone', 'subscription.cancelled', 'sub_gone (cancelled) without subscription.cancelled'],
   ])('fails when %s lost its %s event', (id, type, named) => {
