@@ -67,3 +67,17 @@ export function progressVerdict(ends: JourneyEnd[], faultStart: number, concurre
       (why.length ? `: ${why.join('; ')}` : ''),
   };
 }
+
+/**
+ * Journeys a fault that cuts requests mid-flight (an API process killed, PostgreSQL gone) may fail:
+ * a request cut after it may have taken effect leaves its idempotency claim failed, so the retry
+ * answers `409 idempotency_failed` (spec 7: reconcile, then retry under a new key), and the load's
+ * client gives the journey up rather than reconcile; and a call the outside world makes once (a
+ * bank credit, a wallet signature: not idempotent there) cut by the fault, or refused 503 during
+ * it, is not sent again. At most two per fault (the most seen in recorded runs).
+ */
+export const CUT_REQUESTS: Tolerance = {
+  match: /409 .*idempotency_failed|\(not retried: the call may have landed\)|\/sim\/(bank\/credits|wallet\/sign): 503 /,
+  max: 2,
+  reason: 'a request cut after it may have taken effect: 409 idempotency_failed (spec 7), or a bank credit or signature sent once',
+};
