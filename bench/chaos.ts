@@ -4,7 +4,9 @@
  * fault is injected and held for its window, lifted, the load runs on a little, stops and drains;
  * the harness waits for the product to settle, then checks the invariants (bench/chaos/invariants.ts)
  * and prints, per fault, the requests sent, the errors by status, the recovery times and the
- * invariant results (bench/chaos/report.ts). Exits 1 when any invariant or fault verdict fails.
+ * invariant results (bench/chaos/report.ts). Exits 1 when any invariant or fault verdict fails, or
+ * when the load did not make progress through a fault (bench/chaos/progress.ts: a floor of journeys
+ * completed, no failed journey outside the fault's stated tolerance).
  *
  * `-- --short` (CI): windows of a few seconds and a small load, the whole run in a few minutes.
  * `-- --temporal=cluster`: the stack on the Temporal cluster (temporal/dev/cluster.ts), with the
@@ -21,6 +23,7 @@ import { runBench } from './harness';
 import { allFaults, type Fault } from './chaos/faults';
 import { checkInvariants } from './chaos/invariants';
 import { MixLoad } from './chaos/mix';
+import { progressVerdict } from './chaos/progress';
 import { faultSection, summary, type FaultReport } from './chaos/report';
 import { Traffic } from './chaos/traffic';
 
@@ -133,6 +136,7 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
       outcome.notes.push(`clients harmed: ${failed} journeys failed, ${errors500} answers 500`);
     } else outcome.notes.push('no request failed that a client would not retry');
   }
+  const progress = progressVerdict(mixResult.ends, faultStart, CONCURRENCY, fault.tolerance);
   const checks = await checkInvariants(
     stack.temporalAddress,
     (['fast', 'slow', 'victim'] as const).map((n) => ({ name: n, endpointId: mix.endpoints[n].id, receiver: mix.endpoints[n].receiver })),
@@ -151,7 +155,9 @@ async function runFault(fault: Fault, stack: Stack, traffic: Traffic, mix: MixLo
     mix: mixResult,
     notes: [...outcome.notes, ...claimNotes],
     faultOk: outcome.ok,
+    progress,
     checks: [
+      { name: 'the load made progress through the fault', ok: progress.ok, detail: progress.detail },
       {
         name: 'every API and worker process alive',
         ok: dead.length === 0,

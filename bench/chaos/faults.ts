@@ -11,6 +11,7 @@ import type { ProcessEnd, Stack } from '../../scripts/stack';
 import { db } from '../../lib/db';
 import type { ReceiverMode } from '../journeys';
 import type { MixLoad } from './mix';
+import { CUT_REQUESTS, type Tolerance } from './progress';
 import type { Traffic } from './traffic';
 
 /** What a fault sees. */
@@ -32,12 +33,14 @@ export interface FaultOutcome {
 
 /**
  * One fault of the harness. `clientsUnharmed`: the fault must fail no request a client would not
- * retry (no journey failed, no 500), part of its verdict.
+ * retry (no journey failed, no 500), part of its verdict. `tolerance`: the journey failures it may
+ * cause without failing the run (bench/chaos/progress.ts; none when absent).
  */
 export interface Fault {
   name: string;
   title: string;
   clientsUnharmed?: boolean;
+  tolerance?: Tolerance;
   apply(ctx: FaultContext): Promise<FaultOutcome>;
 }
 
@@ -50,6 +53,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const apiKill: Fault = {
   name: 'api-kill',
   title: 'SIGKILL of API instance 0 mid-request; clients retry on instance 1 with the same Idempotency-Key',
+  tolerance: CUT_REQUESTS,
   async apply({ stack, traffic, mix, windowMs, log }) {
     const [a0, a1] = stack.apiUrls;
     const key = mix.creds.live_key;
@@ -150,6 +154,7 @@ const workerKill = (which: number[] | 'all', seconds?: number): Fault => ({
 const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
   name: `pg-restart-${mode}`,
   title: `PostgreSQL restarted (${mode} shutdown) under load`,
+  tolerance: CUT_REQUESTS,
   async apply({ stack, windowMs }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     const t0 = Date.now();
@@ -164,6 +169,7 @@ const pgRestart = (mode: 'fast' | 'immediate'): Fault => ({
 const pgPause = (seconds: number): Fault => ({
   name: 'pg-pause',
   title: `PostgreSQL paused (SIGSTOP) for ${seconds} s under load`,
+  tolerance: CUT_REQUESTS,
   async apply({ stack }) {
     if (!stack.postgres) throw new Error('PostgreSQL faults need the embedded cluster (unset DATABASE_URL)');
     stack.postgres.freeze('pause');

@@ -1,76 +1,130 @@
 /**
- * The chaos harness's invariant checker (issue 28): reads PostgreSQL (the product's tables and the
- * sandbox providers' records) and Temporal (list, describe, the `waiting_for` query) after each
- * fault, once the load has drained. Each check answers `ok` with what it looked at, or the
- * violations with a few examples:
+ * The chaos harness's invariant reader: after each fault, once the load has drained, it reads
+ * PostgreSQL (the product's tables and the sandbox providers' records) and Temporal (describe, the
+ * `waiting_for` query, the list of running workflows) into plain rows, and hands them to the pure
+ * checks of bench/chaos/checks.ts and bench/chaos/checks-records.ts:
  * - every payment, payout, payroll run and item, send, off-ramp, subscription and invoice is
  *   terminal, or explainable: its workflow runs and `waiting_for` says why, or it waits for the
- *   merchant (a draft) or the outside world with no workflow due;
- * - money per object: what arrived (deposits, bank credits) is what the object says it received,
- *   and what left (settlement, rail payment) is no more than that; terminal ones moved what they say;
- * - exactly one provider transfer per intent (rail payments, bridge transfers, settlements);
- * - every event once in the outbox (one of each status event per object), delivered at most once
- *   per endpoint unless a failed attempt came first (rows and receipts);
- * - no running workflow without its row, no row in a live status without its running workflow.
+ *   merchant (a draft) or the outside world with no workflow due; no live row without its workflow;
+ * - no open object past its deadline plus `DEADLINE_SLACK_MS`, whatever `waiting_for` says: the
+ *   deadline stored on the row (payment TTL, link expiry, payout funding window, send TTL, off-ramp
+ *   funding deadline), or, once the money has arrived, the arrival plus `PROGRESS_SLACK_MS`;
+ * - money per object (in = out + held), one provider transfer per intent, every event once in the
+ *   outbox and none lost, delivered at most once per endpoint, no running workflow without its row.
  */
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { db } from '../../lib/db';
 import type { Receiver } from '../journeys';
+import { deadlineCheck, moneyChecks, objectStateChecks, type CheckResult, type OpenObject } from './checks';
+import { deliveriesAtMostOnce, eventsOnce, noEventLost, oneTransferPerIntent, workflowsHaveRows, type Receipt } from './checks-records';
 
-/** One check's outcome. */
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+/**
+ * Slack past a spec deadline (ms): the workflow's timer fires at the deadline and closes the object
+ * in seconds; a fault holds Temporal or the workers down at most 30 s and the harness settles for at
+ * most 30 s, so 120 s is twice both.
+ */
+export const DEADLINE_SLACK_MS = 120_000;
+/**
+ * Slack from the money's arrival to the product moving the object on (ms): funding detection and the
+ * status write take seconds; a killed worker's activity is retried after its 30 s start-to-close
+ * timeout; 90 s is that twice plus the settle wait.
+ */
+export const PROGRESS_SLACK_MS = 90_000;
 
-/** Object tables, their terminal statuses, and the statuses in which their workflow must run. */
-const OBJECTS: Array<{ table: string; kind: string; terminal: string[]; live: string[]; workflowOf?: string }> = [
+/**
+ * Object tables, their terminal statuses, the statuses in which their workflow must run, and the SQL
+ * of their deadline: a text array (ms epoch, what it is, `spec` or `progress`), NULL when none applies.
+ */
+const OBJECTS: Array<{
+  table: string;
+  kind: string;
+  family: string;
+  terminal: string[];
+  live: string[];
+  workflowOf?: string;
+  deadline?: string;
+}> = [
   {
     table: 'payments',
     kind: 'payment',
+    family: 'payment',
     terminal: ['settled', 'unmatched', 'expired', 'abandoned', 'refunded'],
     live: ['awaiting', 'underpaid', 'paid', 'overpaid'],
+    deadline: `CASE WHEN t.status IN ('awaiting', 'underpaid') THEN ARRAY[(extract(epoch FROM t.expires_at) * 1000)::bigint::text, 'payment TTL (expires_at)', 'spec'] END`,
   },
   {
     table: 'payment_links',
     kind: 'payment link',
+    family: 'payment_link',
     terminal: ['settled', 'refunded', 'cancelled', 'expired'],
     live: ['active', 'viewed', 'processing'],
+    deadline: `CASE WHEN t.status IN ('active', 'viewed') AND t.expires_at IS NOT NULL THEN ARRAY[(extract(epoch FROM t.expires_at) * 1000)::bigint::text, 'link expiry (expires_at)', 'spec'] END`,
   },
   {
     table: 'payouts',
     kind: 'payout',
+    family: 'payout',
     terminal: ['settled', 'paid_with_shortfall', 'failed', 'returned', 'expired', 'cancelled'],
     live: ['awaiting_funds', 'funds_received', 'processing', 'paid'],
+    deadline: `CASE WHEN t.status = 'awaiting_funds' THEN (
+      SELECT CASE WHEN COALESCE(sum(d.amount_minor), 0) >= (SELECT min(a.gross_minor) FROM payout_attempts a WHERE a.payout_id = t.id)
+                  THEN ARRAY[(extract(epoch FROM max(d.observed_at)) * 1000)::bigint::text, 'funds arrived', 'progress']
+                  ELSE ARRAY[(SELECT (extract(epoch FROM max(a.expires_at)) * 1000)::bigint::text FROM payout_attempts a WHERE a.payout_id = t.id), 'funding window (expires_at)', 'spec'] END
+        FROM payout_deposits d WHERE d.payout_id = t.id AND d.effect IN ('applied', 'pending')) END`,
   },
   {
     table: 'payroll_runs',
     kind: 'payroll run',
+    family: 'payroll_run',
     terminal: ['completed', 'partial', 'failed', 'cancelled'],
     live: ['funding_pending', 'funded', 'executing'],
   },
-  { table: 'payroll_run_items', kind: 'payroll item', terminal: ['paid', 'failed', 'returned'], live: ['queued', 'processing'] },
+  {
+    table: 'payroll_run_items',
+    kind: 'payroll item',
+    family: 'payroll_item',
+    terminal: ['paid', 'failed', 'returned'],
+    live: ['queued', 'processing'],
+  },
   {
     table: 'wallet_send_intents',
     kind: 'send',
+    family: 'send_intent',
     terminal: ['settled', 'failed', 'expired'],
     live: ['created', 'source_submitted', 'bridging_started'],
+    deadline: `CASE WHEN t.status = 'created' THEN ARRAY[(extract(epoch FROM t.expires_at) * 1000)::bigint::text, 'send TTL (expires_at)', 'spec'] END`,
   },
   {
     table: 'wallet_offramp_intents',
     kind: 'off-ramp',
+    family: 'offramp_intent',
     terminal: ['payment_processed', 'refunded', 'refund_failed', 'canceled', 'failed'],
     live: ['awaiting_funds', 'funds_received', 'payment_submitted'],
+    deadline: `CASE WHEN t.status = 'awaiting_funds' THEN CASE WHEN t.received_minor >= t.amount_minor
+      THEN ARRAY[(extract(epoch FROM t.updated_at) * 1000)::bigint::text, 'funds arrived', 'progress']
+      ELSE ARRAY[(extract(epoch FROM t.funding_deadline) * 1000)::bigint::text, 'funding deadline', 'spec'] END END`,
   },
-  { table: 'subscriptions', kind: 'subscription', terminal: ['cancelled', 'completed'], live: ['active', 'past_due'] },
-  { table: 'subscription_invoices', kind: 'invoice', terminal: ['paid', 'void'], live: [], workflowOf: 'subscription_id' },
+  {
+    table: 'subscriptions',
+    kind: 'subscription',
+    family: 'subscription',
+    terminal: ['cancelled', 'completed'],
+    live: ['active', 'past_due'],
+  },
+  {
+    table: 'subscription_invoices',
+    kind: 'invoice',
+    family: 'subscription_invoice',
+    terminal: ['paid', 'void'],
+    live: [],
+    workflowOf: 'subscription_id',
+  },
 ];
 
 const n = async (sql: string, params: unknown[] = []): Promise<number> => Number((await db().query(sql, params))[0]?.n ?? 0);
 const ids = async (sql: string, params: unknown[] = []): Promise<string[]> =>
   (await db().query(sql, params)).map((r: { id: string }) => r.id);
-const sample = (xs: string[]) => (xs.length ? ` e.g. ${xs.slice(0, 4).join(', ')}` : '');
+const big = (v: unknown): bigint => BigInt(String(v ?? 0));
 
 /** Runs every check; `receivers` are the load's webhook receivers (receipts counted by webhook-id). */
 export async function checkInvariants(
@@ -80,13 +134,24 @@ export async function checkInvariants(
   const connection = await Connection.connect({ address: temporalAddress });
   try {
     const temporal = new Client({ connection });
+    const events: Array<{ objectId: string; type: string; n: number }> = (
+      await db().query(`SELECT object_id, type, count(*)::int AS n FROM events GROUP BY object_id, type`)
+    ).map((r: { object_id: string; type: string; n: number }) => ({ objectId: r.object_id, type: r.type, n: r.n }));
+    const statuses: Record<string, Array<{ id: string; status: string }>> = {};
+    for (const o of OBJECTS) statuses[o.family] = await db().query(`SELECT id, status FROM ${o.table}`);
     return [
       ...(await objectStates(temporal)),
-      ...(await money()),
-      await oneTransferPerIntent(),
-      await eventsOnce(),
-      await deliveriesAtMostOnce(receivers),
-      await workflowsHaveRows(temporal),
+      ...moneyChecks(await readMoney()),
+      oneTransferPerIntent(
+        await db().query(`
+          SELECT 'rail' AS provider, client_reference AS ref FROM sandbox_rail_payments
+          UNION ALL SELECT 'bridge', client_reference FROM sandbox_bridge_transfers
+          UNION ALL SELECT 'chain', idempotency_key FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL`),
+      ),
+      eventsOnce(events),
+      noEventLost(statuses, events),
+      deliveriesAtMostOnce(await readDeliveries(receivers)),
+      await readWorkflows(temporal),
     ];
   } finally {
     await connection.close();
@@ -98,203 +163,138 @@ const bounded = <T>(p: Promise<T>, what: string): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within 5 s`)), 5000).unref())]);
 
 /** Describes workflow `id`: `running`, `closed` or `missing`, and its `waiting_for` answer when running. */
-async function workflowState(
-  temporal: Client,
-  id: string,
-): Promise<{ state: 'running' | 'closed' | 'missing'; waitingFor: string | null }> {
+async function workflowState(temporal: Client, id: string): Promise<Pick<OpenObject, 'workflow' | 'waitingFor'>> {
   const h = temporal.workflow.getHandle(id);
   try {
     const d = await bounded(h.describe(), 'describe');
-    if (d.status.name !== 'RUNNING') return { state: 'closed', waitingFor: null };
+    if (d.status.name !== 'RUNNING') return { workflow: 'closed', waitingFor: null };
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return { state: 'missing', waitingFor: null };
+    if (e instanceof WorkflowNotFoundError) return { workflow: 'missing', waitingFor: null };
     throw e;
   }
   const w = await bounded(h.query<unknown>('waiting_for'), 'query').catch((e: Error) => `(query failed: ${e.message.slice(0, 80)})`);
-  return { state: 'running', waitingFor: typeof w === 'string' ? w : JSON.stringify(w) };
+  return { workflow: 'running', waitingFor: typeof w === 'string' ? w : JSON.stringify(w) };
 }
 
-/** Terminal or explainable, and no live row without its running workflow (one check of each per object kind). */
+/** Per object kind: terminal or explainable, live => workflow running, closed by the deadline. */
 async function objectStates(temporal: Client): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
+  const now = Date.now();
   for (const o of OBJECTS) {
-    const rows: Array<{ id: string; status: string; wf: string }> = await db().query(
-      `SELECT id, status, ${o.workflowOf ?? 'id'} AS wf FROM ${o.table} WHERE NOT (status = ANY($1))`,
+    const rows: Array<{ id: string; status: string; wf: string; deadline: [string, string, string] | null }> = await db().query(
+      `SELECT t.id, t.status, t.${o.workflowOf ?? 'id'} AS wf, ${o.deadline ?? 'NULL::text[]'} AS deadline FROM ${o.table} t WHERE NOT (t.status = ANY($1))`,
       [o.terminal],
     );
-    const total = await n(`SELECT count(*)::int AS n FROM ${o.table}`);
-    const unexplained: string[] = [];
-    const liveWithout: string[] = [];
-    const waits = new Map<string, number>();
+    const open: OpenObject[] = [];
     for (const r of rows) {
-      const wf = await workflowState(temporal, r.wf);
-      if (wf.state === 'running') {
-        const why = (wf.waitingFor ?? '').slice(0, 60);
-        if (!why) unexplained.push(`${r.id} (${r.status}, empty waiting_for)`);
-        waits.set(`${r.status}: ${why}`, (waits.get(`${r.status}: ${why}`) ?? 0) + 1);
-      } else if (o.live.includes(r.status)) {
-        liveWithout.push(`${r.id} (${r.status}, workflow ${wf.state})`);
-      } else {
-        waits.set(`${r.status}: no workflow due`, (waits.get(`${r.status}: no workflow due`) ?? 0) + 1);
-      }
+      const deadline = r.deadline?.[0]
+        ? {
+            atMs: Number(r.deadline[0]),
+            what: r.deadline[1],
+            slackMs: r.deadline[2] === 'progress' ? PROGRESS_SLACK_MS : DEADLINE_SLACK_MS,
+          }
+        : null;
+      open.push({ id: r.id, status: r.status, deadline, ...(await workflowState(temporal, r.wf)) });
     }
-    const explained = [...waits.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 4)
-      .map(([k, v]) => `${v} ${k}`)
-      .join('; ');
-    out.push({
-      name: `${o.kind}s terminal or explainable`,
-      ok: unexplained.length === 0,
-      detail: `${total - rows.length} of ${total} terminal${rows.length ? `; open: ${explained}` : ''}${unexplained.length ? `; UNEXPLAINED ${unexplained.length}${sample(unexplained)}` : ''}`,
-    });
-    if (o.live.length) {
-      out.push({
-        name: `${o.kind}s live => workflow running`,
-        ok: liveWithout.length === 0,
-        detail: liveWithout.length
-          ? `${liveWithout.length} live without a running workflow${sample(liveWithout)}`
-          : `${rows.filter((r) => o.live.includes(r.status)).length} live, each with its workflow`,
-      });
-    }
+    const total = await n(`SELECT count(*)::int AS n FROM ${o.table}`);
+    out.push(...objectStateChecks(o, total, open));
+    if (o.deadline) out.push(deadlineCheck(o.kind, open, now));
   }
   return out;
 }
 
-/** Money in = money out + held, per object kind that moves money. */
-async function money(): Promise<CheckResult[]> {
-  // Payments: what arrived (applied deposits and bank credits, less applied returns) is what the payment says it received; what left (its settlement) is no more than that.
-  const payIn = await ids(`
-    SELECT p.id FROM payments p
-     WHERE p.amount_received_minor <> COALESCE((SELECT sum(d.amount_minor) FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'applied'), 0)
-                                    + COALESCE((SELECT sum(b.amount_minor) FROM bank_credits b WHERE b.payment_id = p.id AND b.effect = 'applied' AND NOT b.return_applied), 0)`);
-  const payOut = await ids(`
-    SELECT p.id FROM payments p
-      LEFT JOIN LATERAL (SELECT sum(amount_minor) AS s FROM sandbox_chain_transfers WHERE idempotency_key = 'settle:' || p.id) c ON true
-      LEFT JOIN LATERAL (SELECT sum(amount_minor) AS s FROM sandbox_rail_payments WHERE client_reference = p.id) r ON true
-     WHERE COALESCE(c.s, 0) + COALESCE(r.s, 0) > p.amount_received_minor
-        OR (p.status = 'settled' AND COALESCE(c.s, 0) + COALESCE(r.s, 0) = 0)`);
-  // Money that arrived and was never applied: a deposit or credit still pending once the product has settled.
-  const pending = await ids(`
-    SELECT payment_id || ' deposit ' || id AS id FROM deposits WHERE effect = 'pending'
-    UNION ALL SELECT payment_id || ' credit ' || id FROM bank_credits WHERE effect = 'pending'`);
-  const payments = await n(`SELECT count(*)::int AS n FROM payments`);
-  // Payouts: the USDC deposited covers what the attempt asked; a paid or settled payout paid its invoice amount once at the rail.
-  const payoutShort = await ids(`
-    SELECT po.id FROM payouts po
-     WHERE po.status IN ('processing', 'paid', 'settled')
-       AND COALESCE((SELECT sum(d.amount_minor) FROM payout_deposits d WHERE d.payout_id = po.id), 0)
-           < (SELECT min(a.gross_minor) FROM payout_attempts a WHERE a.payout_id = po.id)`);
-  const payoutRail = await ids(`
-    SELECT po.id FROM payouts po
-     WHERE po.status IN ('paid', 'settled')
-       AND (SELECT count(*) FROM sandbox_rail_payments r WHERE r.client_reference = po.id AND r.state = 'paid') <> 1`);
-  const payouts = await n(`SELECT count(*)::int AS n FROM payouts`);
-  // Off-ramps: processed ones received their amount and paid the bank the quoted amount; refunded ones paid nobody.
-  const ofr = await ids(`
-    SELECT o.id FROM wallet_offramp_intents o
-     WHERE (o.status = 'payment_processed' AND (o.received_minor IS DISTINCT FROM o.amount_minor
-             OR (SELECT count(*) FROM sandbox_rail_payments r WHERE r.client_reference = o.id AND r.amount_minor = o.destination_amount_minor) <> 1))
-        OR (o.status = 'refunded' AND EXISTS (SELECT 1 FROM sandbox_rail_payments r WHERE r.client_reference = o.id AND r.state = 'paid'))`);
-  const offramps = await n(`SELECT count(*)::int AS n FROM wallet_offramp_intents`);
-  // Sends: a settled send is one transfer on chain, of its amount, from its wallet.
-  const sends = await ids(`
-    SELECT s.id FROM wallet_send_intents s
-     WHERE s.status = 'settled' AND (SELECT count(*) FROM sandbox_chain_transfers c WHERE c.tx_hash = s.source_tx_hash AND c.amount_minor = s.amount_minor) <> 1`);
-  const sendCount = await n(`SELECT count(*)::int AS n FROM wallet_send_intents`);
-  const row = (name: string, bad: string[], of: number): CheckResult => ({
-    name,
-    ok: bad.length === 0,
-    detail: bad.length ? `${bad.length} of ${of} off${sample(bad)}` : `${of} checked`,
-  });
-  return [
-    row('payments: received = deposits + credits', payIn, payments),
-    row('payments: settled out <= received', payOut, payments),
-    row(
-      'payments: no deposit or credit left unapplied',
-      pending,
-      await n(`SELECT (SELECT count(*) FROM deposits) + (SELECT count(*) FROM bank_credits) AS n`),
-    ),
-    row('payouts: funded before paid out', payoutShort, payouts),
-    row('payouts: one paid rail payment when paid', payoutRail, payouts),
-    row('off-ramps: in = out, or refunded', ofr, offramps),
-    row('sends: one on-chain transfer of the amount', sends, sendCount),
-  ];
-}
-
-/** Exactly one provider transfer per intent. */
-async function oneTransferPerIntent(): Promise<CheckResult> {
-  const rail = await ids(`SELECT client_reference AS id FROM sandbox_rail_payments GROUP BY client_reference HAVING count(*) > 1`);
-  const bridge = await ids(`SELECT client_reference AS id FROM sandbox_bridge_transfers GROUP BY client_reference HAVING count(*) > 1`);
-  const chain = await ids(
-    `SELECT idempotency_key AS id FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key HAVING count(*) > 1`,
-  );
-  const total = await n(`SELECT (SELECT count(*) FROM sandbox_rail_payments) + (SELECT count(*) FROM sandbox_bridge_transfers)
-                              + (SELECT count(*) FROM sandbox_chain_transfers WHERE idempotency_key IS NOT NULL) AS n`);
-  const bad = [...rail.map((r) => `rail ${r}`), ...bridge.map((r) => `bridge ${r}`), ...chain.map((r) => `chain ${r}`)];
+/** The money checks' rows (bench/chaos/checks.ts `MoneyData`). */
+async function readMoney() {
+  const payments = await db().query(`
+    SELECT p.id, p.status, p.amount_received_minor AS received,
+           COALESCE((SELECT sum(d.amount_minor) FROM deposits d WHERE d.payment_id = p.id AND d.effect = 'applied'), 0)
+         + COALESCE((SELECT sum(b.amount_minor) FROM bank_credits b WHERE b.payment_id = p.id AND b.effect = 'applied' AND NOT b.return_applied), 0) AS applied,
+           COALESCE((SELECT sum(amount_minor) FROM sandbox_chain_transfers WHERE idempotency_key = 'settle:' || p.id), 0)
+         + COALESCE((SELECT sum(amount_minor) FROM sandbox_rail_payments WHERE client_reference = p.id), 0) AS out
+      FROM payments p`);
+  const payouts = await db().query(`
+    SELECT po.id, po.status,
+           COALESCE((SELECT sum(d.amount_minor) FROM payout_deposits d WHERE d.payout_id = po.id), 0) AS deposited,
+           (SELECT min(a.gross_minor) FROM payout_attempts a WHERE a.payout_id = po.id) AS gross,
+           (SELECT count(*) FROM sandbox_rail_payments r WHERE r.client_reference = po.id AND r.state = 'paid')::int AS paid
+      FROM payouts po`);
+  const offramps = await db().query(`
+    SELECT o.id, o.status, o.received_minor AS received, o.amount_minor AS amount,
+           (SELECT count(*) FROM sandbox_rail_payments r WHERE r.client_reference = o.id AND r.amount_minor = o.destination_amount_minor)::int AS quoted,
+           (SELECT count(*) FROM sandbox_rail_payments r WHERE r.client_reference = o.id AND r.state = 'paid')::int AS paid
+      FROM wallet_offramp_intents o`);
+  const sends = await db().query(`
+    SELECT s.id, s.status,
+           (SELECT count(*) FROM sandbox_chain_transfers c WHERE c.tx_hash = s.source_tx_hash AND c.amount_minor = s.amount_minor)::int AS transfers
+      FROM wallet_send_intents s`);
   return {
-    name: 'one provider transfer per intent',
-    ok: bad.length === 0,
-    detail: bad.length ? `${bad.length} intents with more than one${sample(bad)}` : `${total} provider transfers, none doubled`,
+    payments: payments.map((p: Record<string, string>) => ({
+      id: p.id,
+      status: p.status,
+      received: big(p.received),
+      applied: big(p.applied),
+      out: big(p.out),
+    })),
+    pending: await ids(`
+      SELECT payment_id || ' deposit ' || id AS id FROM deposits WHERE effect = 'pending'
+      UNION ALL SELECT payment_id || ' credit ' || id FROM bank_credits WHERE effect = 'pending'`),
+    arrivals: await n(`SELECT (SELECT count(*) FROM deposits) + (SELECT count(*) FROM bank_credits) AS n`),
+    payouts: payouts.map((p: Record<string, string | number | null>) => ({
+      id: String(p.id),
+      status: String(p.status),
+      deposited: big(p.deposited),
+      gross: p.gross === null ? null : big(p.gross),
+      paidRailPayments: Number(p.paid),
+    })),
+    offramps: offramps.map((o: Record<string, string | number>) => ({
+      id: String(o.id),
+      status: String(o.status),
+      received: big(o.received),
+      amount: big(o.amount),
+      railPaymentsOfQuote: Number(o.quoted),
+      paidRailPayments: Number(o.paid),
+    })),
+    sends: sends.map((s: Record<string, string | number>) => ({
+      id: String(s.id),
+      status: String(s.status),
+      transfersOfAmount: Number(s.transfers),
+    })),
   };
 }
 
-/** Every event once in the outbox: no object has the same status event twice. */
-async function eventsOnce(): Promise<CheckResult> {
-  const dup: Array<{ id: string; n: number }> = await db().query(`
-    SELECT object_id || ' ' || type AS id, count(*)::int AS n FROM events
-     WHERE type !~ '(updated|viewed|reminder|deposit_received|delivery|attempt)'
-     GROUP BY object_id, type HAVING count(*) > 1`);
-  const total = await n(`SELECT count(*)::int AS n FROM events`);
-  return {
-    name: 'every event once in the outbox',
-    ok: dup.length === 0,
-    detail: dup.length ? `${dup.length} doubled${sample(dup.map((d) => `${d.id} x${d.n}`))}` : `${total} events, none doubled`,
-  };
-}
-
-/**
- * At most one delivery row per event and endpoint (replays apart) and never two successful attempts
- * recorded for one delivery. A receiver that saw an event twice is allowed when the sender failed in
- * between: an attempt recorded as failed, or one it never recorded (the worker died mid-attempt, so
- * it tried again); those are counted apart.
- */
-async function deliveriesAtMostOnce(receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>): Promise<CheckResult> {
-  const rows = await ids(
-    `SELECT endpoint_id || ' ' || event_id AS id FROM webhook_deliveries WHERE replay_of IS NULL GROUP BY endpoint_id, event_id HAVING count(*) > 1`,
-  );
-  const twiceOk = await ids(
-    `SELECT a.delivery_id AS id FROM webhook_attempts a WHERE a.status_code BETWEEN 200 AND 299 GROUP BY a.delivery_id HAVING count(*) > 1`,
-  );
-  const delivered = await n(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`);
-  const twice: string[] = [];
-  let afterFailure = 0;
+/** The delivery check's rows; receipts are the events a receiver saw twice or more, with their attempts recorded. */
+async function readDeliveries(receivers: Array<{ name: string; endpointId: string; receiver: Receiver }>) {
+  const receipts: Receipt[] = [];
   for (const r of receivers) {
     for (const [id, c] of r.receiver.seen) {
       if (c < 2) continue;
       // `webhook-id` is the event id (activities/webhooks/drain.ts), the same on every attempt.
       const [a] = await db().query(
-        `
-        SELECT count(*)::int AS attempts, count(*) FILTER (WHERE x.status_code BETWEEN 200 AND 299)::int AS ok
-          FROM webhook_deliveries d JOIN webhook_attempts x ON x.delivery_id = d.id WHERE d.event_id = $1 AND d.endpoint_id = $2`,
+        `SELECT count(*)::int AS attempts, count(*) FILTER (WHERE x.status_code BETWEEN 200 AND 299)::int AS ok
+           FROM webhook_deliveries d JOIN webhook_attempts x ON x.delivery_id = d.id WHERE d.event_id = $1 AND d.endpoint_id = $2`,
         [id, r.endpointId],
       );
-      if (a.ok > 1) twice.push(`${r.name}:${id} x${c}`);
-      else if (a.attempts < c || a.attempts > a.ok) afterFailure += 1;
-      else twice.push(`${r.name}:${id} x${c} (${a.attempts} attempts recorded)`);
+      receipts.push({ endpoint: r.name, eventId: id, received: c, attempts: a.attempts, okAttempts: a.ok });
     }
   }
-  const bad = [...rows.map((r) => `row ${r}`), ...twiceOk.map((d) => `delivery ${d} succeeded twice`), ...twice];
-  const again = afterFailure ? `; ${afterFailure} received again after a failed or unrecorded attempt (at least once)` : '';
   return {
-    name: 'each event delivered at most once per endpoint',
-    ok: bad.length === 0,
-    detail: bad.length ? `${bad.length} doubled${sample(bad)}${again}` : `${delivered} deliveries succeeded, none doubled${again}`,
+    rows: (
+      await db().query(
+        `SELECT endpoint_id, event_id, count(*)::int AS n FROM webhook_deliveries WHERE replay_of IS NULL GROUP BY endpoint_id, event_id HAVING count(*) > 1`,
+      )
+    ).map((r: { endpoint_id: string; event_id: string; n: number }) => ({ endpointId: r.endpoint_id, eventId: r.event_id, n: r.n })),
+    okAttempts: (
+      await db().query(
+        `SELECT delivery_id, count(*)::int AS n FROM webhook_attempts WHERE status_code BETWEEN 200 AND 299 GROUP BY delivery_id HAVING count(*) > 1`,
+      )
+    ).map((r: { delivery_id: string; n: number }) => ({ deliveryId: r.delivery_id, n: r.n })),
+    succeeded: await n(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`),
+    receipts,
   };
 }
 
-/** No running workflow without its row. */
-async function workflowsHaveRows(temporal: Client): Promise<CheckResult> {
+/** Running workflows and every row a workflow is named after. */
+async function readWorkflows(temporal: Client): Promise<CheckResult> {
   const running: string[] = [];
   for await (const w of temporal.workflow.list({ query: `ExecutionStatus = 'Running'` })) running.push(w.workflowId);
   const known = new Set(
@@ -304,12 +304,5 @@ async function workflowsHaveRows(temporal: Client): Promise<CheckResult> {
     UNION ALL SELECT id FROM subscriptions UNION ALL SELECT id FROM webhook_endpoints UNION ALL SELECT id FROM orders UNION ALL SELECT id FROM customers
     UNION ALL SELECT id FROM wallet_virtual_accounts UNION ALL SELECT id FROM wallet_deposit_intents UNION ALL SELECT id FROM wallet_conversions`),
   );
-  const orphans = running.filter((id) => !known.has(id));
-  return {
-    name: 'no workflow without its row',
-    ok: orphans.length === 0,
-    detail: orphans.length
-      ? `${orphans.length} of ${running.length} running without a row${sample(orphans)}`
-      : `${running.length} running, each with its row`,
-  };
+  return workflowsHaveRows(running, known);
 }

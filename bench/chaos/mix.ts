@@ -16,6 +16,7 @@
 import crypto from 'node:crypto';
 import type { DevCredentials } from '../../activities/accounts/commands';
 import { cryptoLinkJourney, Receiver, StepError } from '../journeys';
+import type { JourneyEnd } from './progress';
 import type { Traffic } from './traffic';
 
 const OTHER = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -43,11 +44,12 @@ export type JourneyKind = (typeof KINDS)[number] | 'payroll';
 const txHash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What one load window did: journeys by kind (completed / failed) and a few failure samples. */
+/** What one load window did: journeys by kind (completed / failed), a few failure samples, and how each journey ended. */
 export interface MixResult {
   completed: Record<string, number>;
   failed: Record<string, number>;
   samples: string[];
+  ends: JourneyEnd[];
 }
 
 /** The account's fixtures (module doc). */
@@ -146,18 +148,22 @@ export class MixLoad {
    * for the journeys in flight to end (each has its own deadlines). Resolves with what happened.
    */
   async run(concurrency: number, stop: Promise<void>): Promise<MixResult> {
-    const res: MixResult = { completed: {}, failed: {}, samples: [] };
+    const res: MixResult = { completed: {}, failed: {}, samples: [], ends: [] };
     let stopped = false;
     void stop.then(() => {
       stopped = true;
     });
     const one = async (kind: JourneyKind) => {
+      const startedAt = Date.now();
       try {
         await this.journey(kind);
         res.completed[kind] = (res.completed[kind] ?? 0) + 1;
+        res.ends.push({ kind, ok: true, startedAt, endedAt: Date.now() });
       } catch (e) {
+        const error = String((e as Error).message ?? e).slice(0, 300);
         res.failed[kind] = (res.failed[kind] ?? 0) + 1;
-        if (res.samples.length < 8) res.samples.push(`${kind}: ${String((e as Error).message ?? e).slice(0, 300)}`);
+        res.ends.push({ kind, ok: false, startedAt, endedAt: Date.now(), error });
+        if (res.samples.length < 8) res.samples.push(`${kind}: ${error}`);
       }
     };
     await Promise.all([

@@ -3,8 +3,9 @@
  * answers by status, the recovery times, the journeys completed and failed, the fault's own notes
  * and the invariant results; then a summary line per fault.
  */
-import type { CheckResult } from './invariants';
+import type { CheckResult } from './checks';
 import type { MixResult } from './mix';
+import type { ProgressVerdict } from './progress';
 import type { Attempt } from './traffic';
 
 /** Everything measured around one fault. */
@@ -25,6 +26,8 @@ export interface FaultReport {
   mix: MixResult;
   notes: string[];
   faultOk: boolean;
+  /** Journeys in play at the fault, completed against the floor (bench/chaos/progress.ts). */
+  progress: ProgressVerdict;
   checks: CheckResult[];
   findings: string[];
   durationMs: number;
@@ -73,22 +76,22 @@ export function faultSection(faultReport: FaultReport): string[] {
   return lines;
 }
 
-/** One line per fault: requests, 500s, failed journeys, invariants, the fault's own verdict. */
+/** One line per fault: requests, 500s, journeys completed against the floor and failed, invariants, the fault's own verdict. */
 export function summary(reports: FaultReport[], totalMs: number, short: boolean): string[] {
   const out = [
     '',
     `Summary (${short ? 'short' : 'full'} mode, ${(totalMs / 1000).toFixed(0)} s of faults; ${process.uptime().toFixed(0)} s with the stack's start):`,
-    '| fault | requests | non-2xx | 500s | journeys failed | recovery | invariants | fault verdict |',
-    '|---|---|---|---|---|---|---|---|',
+    '| fault | requests | non-2xx | 500s | journeys done/in play (floor) | failed (tolerated) | recovery | invariants | fault verdict |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of reports) {
     const s = byStatus(r.attempts);
-    const failed = Object.values(r.mix.failed).reduce((a, b) => a + b, 0);
+    const p = r.progress;
     const awaited = Object.entries(s)
       .filter(([k]) => k.endsWith('expected'))
       .reduce((a, [, v]) => a + v, 0);
     out.push(
-      `| ${r.name} | ${r.attempts.length} | ${r.attempts.length - (s['2xx'] ?? 0) - awaited} | ${s['500'] ?? 0} | ${failed} | ${ms(r.recoveryMs)} | ${r.checks.filter((c) => c.ok).length}/${r.checks.length} | ${r.faultOk ? 'ok' : 'FAIL'} |`,
+      `| ${r.name} | ${r.attempts.length} | ${r.attempts.length - (s['2xx'] ?? 0) - awaited} | ${s['500'] ?? 0} | ${p.completed}/${p.inPlay} (${p.floor}) | ${p.failed}${p.tolerated ? ` (${p.tolerated})` : ''} | ${ms(r.recoveryMs)} | ${r.checks.filter((c) => c.ok).length}/${r.checks.length} | ${r.faultOk ? 'ok' : 'FAIL'} |`,
     );
   }
   return out;
