@@ -15,9 +15,12 @@
  *
  * Run it from a tagged build (docs/workflow-versioning.md): the files describe what that release's
  * workers wrote. `--only <type>[/<path>]` writes a subset (every journey still runs; the manifest
- * keeps the other entries); `--journeys <text>` runs only the journeys whose name contains `<text>`
- * (e.g. `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
- * elsewhere. Runs from dist/ (the npm script builds first). About a minute.
+ * keeps the other entries); `--missing` writes only the histories not stored yet; `--journeys
+ * <text>[|<text>...]` runs only the journeys whose name contains one of the texts (e.g.
+ * `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
+ * elsewhere. A failing journey is logged and the others still run; the run then exits 1 naming
+ * it. The journeys: scripts/histories/ (the paths they record: docs/workflow-versioning.md "The
+ * paths of each workflow"). Runs from dist/ (the npm script builds first). A few minutes.
  */
 import 'reflect-metadata';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -28,6 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { startEmbeddedPostgres } from '../lib/embedded-pg';
 import { freePort } from '../lib/ports';
 import { makeDataSource } from '../lib/db';
@@ -279,9 +283,14 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
       return db().query(text, params);
     },
     async closed(id, runId) {
+      // Read from the history, never by result(): the test server skips time while a result() call waits.
       const h = infra.env.client.workflow.getHandle(id, runId);
       await until(`workflow ${id} closed`, async () => (await h.describe()).status.name !== 'RUNNING');
-      return h.result();
+      const last = (await h.fetchHistory()).events?.at(-1);
+      const done = last?.workflowExecutionCompletedEventAttributes;
+      if (!done) throw new Error(`workflow ${id} did not complete (last event ${JSON.stringify(Object.keys(last ?? {}))})`);
+      const payload = done.result?.payloads?.[0];
+      return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
     },
     async receiver(statuses) {
       const plan = [...statuses];

@@ -38,7 +38,7 @@ export interface Ctx {
   flag(name: string): Promise<void>;
   /** Runs SQL `text` with `params` on the stack's database (what an operator fixes by hand before a `retry`); its rows. */
   sql(text: string, params?: unknown[]): Promise<any[]>;
-  /** Waits until workflow `id` (run `runId`, default the latest) is closed; answers its result (throws when it failed). */
+  /** Waits until workflow `id` (run `runId`, default the latest) is closed; answers its result (throws unless it completed). */
   closed(id: string, runId?: string): Promise<unknown>;
   /** A local webhook receiver answering `statuses` in order (then 200); its URL. */
   receiver(statuses: number[]): Promise<string>;

@@ -112,11 +112,13 @@ const LONG_HISTORY = 2050;
  * waits until it rests. Answers the run id the signals went to.
  */
 async function grow(c: Ctx, id: string, signal: string): Promise<string> {
-  await c.rest(id);
   const h = c.env.client.workflow.getHandle(id);
+  // The product starts the workflow just after the API answers (a workflow intent).
+  await c.until(`workflow ${id} started`, async () => (await h.describe()).runId);
+  await c.rest(id);
   const run = (await h.describe()).runId;
   while ((await h.describe()).historyLength < LONG_HISTORY) {
-    await Promise.all(Array.from({ length: 50 }, () => h.signal(signal)));
+    await Promise.all(Array.from({ length: 10 }, () => h.signal(signal)));
   }
   await c.rest(id);
   return run;
@@ -130,8 +132,37 @@ async function continuedAsNew(c: Ctx, id: string, run: string, ms: number): Prom
   return c.runOf(id);
 }
 
+/** A cross-network payment (USDC on base through the bridge) on a fresh crypto link of `cents` USD; its id and bridge address. */
+async function xchainPayment(c: Ctx, cents: string): Promise<{ id: string; bridge: string; amount: string }> {
+  await c.flag('payment_links.crypto_xchain');
+  const link = await cryptoLink(c, cents);
+  await c.until('the cross-network rail', async () => {
+    const caps = await c.api('key', 'GET', '/v1/capabilities?product=payment_links');
+    return caps.corridors.find((k: { corridor_id: string }) => k.corridor_id === 'crypto_xchain')?.executable === true;
+  });
+  const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, {
+    rail: 'crypto_xchain',
+    network: 'base',
+    stablecoin: 'USDC',
+    refund_address: '0x4444444444444444444444444444444444444444',
+  });
+  return { id: p.id, bridge: p.deposit_instructions.address, amount: p.deposit_instructions.amount.amount };
+}
+
 /** Journeys that do not skip time. */
 export const TERMINAL_JOURNEYS: Journey[] = [
+  {
+    name: 'cross-network payment: the bridge fails, the funds go back, the payment expires',
+    network: 'mainnet',
+    async run(c) {
+      await c.newAccount();
+      const p = await xchainPayment(c, '5000');
+      await c.api('anon', 'POST', `/sim/bridge/transfers/${p.id}`, { state: 'failed' });
+      await chainTransfer(c, 'base', p.bridge, 'USDC', p.amount);
+      expectResult(p.id, await c.closed(p.id), 'expired');
+      return [{ type: 'xchainPaymentWorkflow', path: 'bridge-failed-then-expired', workflowId: p.id }];
+    },
+  },
   {
     name: 'payment: the settlement payout fails, parks for an operator, retried, settled',
     async run(c) {
@@ -342,6 +373,18 @@ export const TERMINAL_JOURNEYS: Journey[] = [
 /** Journeys that skip time (run after every journey that does not). */
 export const TERMINAL_SKIPPING_JOURNEYS: Journey[] = [
   {
+    name: 'cross-network payment: nothing sent in its window (expired)',
+    network: 'mainnet',
+    async run(c) {
+      await c.newAccount();
+      const p = await xchainPayment(c, '5000');
+      await c.rest(p.id);
+      await c.skip(2 * DAY);
+      expectResult(p.id, await c.closed(p.id), 'expired');
+      return [{ type: 'xchainPaymentWorkflow', path: 'expired', workflowId: p.id }];
+    },
+  },
+  {
     name: 'payout: nothing arrives within the funding window (expired)',
     async run(c) {
       await c.newAccount();
@@ -396,6 +439,23 @@ export const TERMINAL_SKIPPING_JOURNEYS: Journey[] = [
       await c.skip(2 * HOUR);
       expectResult(ofr.id, await c.closed(ofr.id), 'failed');
       return [{ type: 'offrampIntentWorkflow', path: 'unfunded-then-failed', workflowId: ofr.id }];
+    },
+  },
+  {
+    name: 'wallet: a send whose recorded hash never appears on the chain (failed)',
+    async run(c) {
+      await c.newAccount();
+      const w = await fundedWallet(c, '5000000');
+      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', {
+        destination_chain: w.chain,
+        destination_address: REFUND,
+        amount: { amount: '1500000', currency: w.asset, decimals: 6 },
+      });
+      await c.api('dash', 'POST', `/v1/wallet/send_intents/${si.id}/source_tx`, { tx_hash: `0x${'ab'.repeat(32)}` });
+      await c.rest(si.id);
+      await c.skip(2 * HOUR);
+      expectResult(si.id, await c.closed(si.id), 'failed');
+      return [{ type: 'sendIntentWorkflow', path: 'hash-not-found-then-failed', workflowId: si.id }];
     },
   },
   {
