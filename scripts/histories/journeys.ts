@@ -17,7 +17,6 @@ import {
   REFUND,
   signAs,
   subscription,
-  usd,
   type Journey,
 } from './kit';
 /**

@@ -58,14 +58,14 @@ export type Network = 'mainnet' | 'testnet';
 export const HOUR = 60 * 60 * 1000;
 export const DAY = 24 * HOUR;
 export const REFUND = '0x52908400098527886E0F7030069857D2E4169EE7';
-export const randomAddress = () => `0x${crypto.randomBytes(20).toString('hex')}`;
+const randomAddress = () => `0x${crypto.randomBytes(20).toString('hex')}`;
 
-export const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
+const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
 
 /** A payout draft with its ACH beneficiary (1,000.00 USD from base). */
-export async function fundablePayout(c: Ctx): Promise<string> {
-  const p = await c.api('key', 'POST', '/v1/payouts', { invoice_amount: usd('100000'), corridor_id: 'usd_ach', source_chain: 'base' });
-  await c.api('key', 'POST', `/v1/payouts/${p.id}/beneficiary`, {
+export async function fundablePayout(ctx: Ctx): Promise<string> {
+  const p = await ctx.api('key', 'POST', '/v1/payouts', { invoice_amount: usd('100000'), corridor_id: 'usd_ach', source_chain: 'base' });
+  await ctx.api('key', 'POST', `/v1/payouts/${p.id}/beneficiary`, {
     account_owner_type: 'business',
     account_holder_name: 'Supplier LLC',
     account_number: '123456789',
@@ -75,14 +75,14 @@ export async function fundablePayout(c: Ctx): Promise<string> {
 }
 
 /** An activated crypto-only link of `cents` USD (`extra`: more create fields) and its payer token. */
-export async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const l = await c.api('key', 'POST', '/v1/payment_links', {
+export async function cryptoLink(ctx: Ctx, cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
+  const l = await ctx.api('key', 'POST', '/v1/payment_links', {
     amount: usd(cents),
     title: 'Recorded journey',
     accepted_rail_kinds: ['crypto'],
     ...extra,
   });
-  const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
+  const a = await ctx.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
 
@@ -91,64 +91,64 @@ export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000)
 
 /** The payer opens a native-rail payment on link `token`: its id and deposit instructions. */
 export async function nativePayment(
-  c: Ctx,
+  ctx: Ctx,
   token: string,
 ): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
-  const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, {
+  const p = await ctx.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, {
     rail: 'crypto_native',
     payer_email: 'payer@example.com',
   });
   return { id: p.id, di: p.deposit_instructions };
 }
 
-export const chainTransfer = (c: Ctx, chain: string, to: string, asset: string, amount: string, from?: string) =>
-  c.api('anon', 'POST', '/sim/chain/transfers', { chain, to_address: to, asset, amount, ...(from ? { from_address: from } : {}) });
+export const chainTransfer = (ctx: Ctx, chain: string, to: string, asset: string, amount: string, from?: string) =>
+  ctx.api('anon', 'POST', '/sim/chain/transfers', { chain, to_address: to, asset, amount, ...(from ? { from_address: from } : {}) });
 
 /** An activated link settling to a bank address-book entry on `rail` (`cents` in the rail's currency) and its payer token. */
 export async function bankLink(
-  c: Ctx,
+  ctx: Ctx,
   rail: 'ach',
   cents: string,
   extra: Record<string, unknown> = {},
 ): Promise<{ id: string; token: string }> {
-  const e = await c.api('dash', 'POST', '/v1/address_book', { kind: 'bank', label: `Operating ${rail}` });
-  await c.api('dash', 'POST', `/v1/address_book/${e.id}/beneficiary`, {
+  const e = await ctx.api('dash', 'POST', '/v1/address_book', { kind: 'bank', label: `Operating ${rail}` });
+  await ctx.api('dash', 'POST', `/v1/address_book/${e.id}/beneficiary`, {
     account_owner_type: 'business',
     account_holder_name: 'Acme Ltd',
     rail,
     account_number: '000123456789',
     routing_number: '021000021',
   });
-  const l = await c.api('key', 'POST', '/v1/payment_links', {
+  const l = await ctx.api('key', 'POST', '/v1/payment_links', {
     amount: usd(cents),
     title: 'Recorded bank journey',
     settlement_destination: { address_book_id: e.id },
     ...extra,
   });
-  const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
+  const a = await ctx.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
   return { id: l.id, token: String(a.url).split('/pay/')[1] };
 }
 
 /** The holder's wallet, funded with `amount` of its stablecoin from outside. */
-export async function fundedWallet(c: Ctx, amount: string): Promise<{ address: string; chain: string; asset: string }> {
-  const w = (await c.api('dash', 'GET', '/v1/wallet/wallets')).data[0];
-  const asset = (await c.api('dash', 'GET', '/v1/wallet/balances')).balances[0].asset as string;
-  await chainTransfer(c, w.chain, w.address, asset, amount, REFUND);
+export async function fundedWallet(ctx: Ctx, amount: string): Promise<{ address: string; chain: string; asset: string }> {
+  const w = (await ctx.api('dash', 'GET', '/v1/wallet/wallets')).data[0];
+  const asset = (await ctx.api('dash', 'GET', '/v1/wallet/balances')).balances[0].asset as string;
+  await chainTransfer(ctx, w.chain, w.address, asset, amount, REFUND);
   return { address: w.address, chain: w.chain, asset };
 }
 
-export const signAs = async (c: Ctx, tx: unknown) => (await c.api('anon', 'POST', '/sim/wallet/sign', tx)).tx_hash as string;
+export const signAs = async (ctx: Ctx, tx: unknown) => (await ctx.api('anon', 'POST', '/sim/wallet/sign', tx)).tx_hash as string;
 
 /** A subscription of 25 USDC a month to a crypto address-book entry; its id and first invoice. */
-export async function subscription(c: Ctx): Promise<{ id: string; invoice: any }> {
-  const client = await c.api('key', 'POST', '/v1/clients', { display_name: 'Subscriber Co', email: 'billing@subscriber.example' });
-  const dest = await c.api('dash', 'POST', '/v1/address_book', {
+export async function subscription(ctx: Ctx): Promise<{ id: string; invoice: any }> {
+  const client = await ctx.api('key', 'POST', '/v1/clients', { display_name: 'Subscriber Co', email: 'billing@subscriber.example' });
+  const dest = await ctx.api('dash', 'POST', '/v1/address_book', {
     kind: 'crypto',
     chain: 'tempo',
     address: randomAddress(),
     label: 'Own wallet',
   });
-  const sub = await c.api('key', 'POST', '/v1/subscriptions', {
+  const sub = await ctx.api('key', 'POST', '/v1/subscriptions', {
     client_id: client.id,
     amount: { amount: '25000000', currency: 'USDC', decimals: 6 },
     interval: 'month',
@@ -156,23 +156,23 @@ export async function subscription(c: Ctx): Promise<{ id: string; invoice: any }
     description: 'Hosting',
     settlement_destination_id: dest.id,
   });
-  const invoice = await c.until(
+  const invoice = await ctx.until(
     'the first invoice',
-    async () => (await c.api('key', 'GET', `/v1/subscriptions/${sub.id}/invoices`)).data[0],
+    async () => (await ctx.api('key', 'GET', `/v1/subscriptions/${sub.id}/invoices`)).data[0],
   );
   return { id: sub.id, invoice };
 }
 
 /** A payroll run of `rows` (USD cents, ACH account number or null for a wallet), destinations adopted, approved. */
-export async function approvedRun(c: Ctx, rows: Array<[string, string | null]>): Promise<{ id: string; itemIds: string[] }> {
-  const run = await c.api('key', 'POST', '/v1/payroll_runs', {
+export async function approvedRun(ctx: Ctx, rows: Array<[string, string | null]>): Promise<{ id: string; itemIds: string[] }> {
+  const run = await ctx.api('key', 'POST', '/v1/payroll_runs', {
     title: 'Recorded payroll',
     currency: 'USD',
     pay_period_start: '2026-12-01',
     pay_period_end: '2026-12-31',
     rows: rows.map(([cents], i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: usd(cents) })),
   });
-  const items: Array<{ id: string; recipient: { id: string } }> = (await c.api('key', 'GET', `/v1/payroll_runs/${run.id}/items`)).data;
+  const items: Array<{ id: string; recipient: { id: string } }> = (await ctx.api('key', 'GET', `/v1/payroll_runs/${run.id}/items`)).data;
   for (const [i, item] of items.entries()) {
     const account = rows[i][1];
     const destination =
@@ -186,13 +186,13 @@ export async function approvedRun(c: Ctx, rows: Array<[string, string | null]>):
             account_number: account,
             routing_number: '021000021',
           };
-    const token = (await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {})).recipient_session.token;
-    await c.api('anon', 'POST', `/v1/payroll_recipient_sessions/${token}/destination`, destination);
-    const rcp = await c.api('key', 'GET', `/v1/payroll_recipients/${item.recipient.id}`);
-    await c.api('key', 'POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, {
+    const token = (await ctx.api('key', 'POST', `/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {})).recipient_session.token;
+    await ctx.api('anon', 'POST', `/v1/payroll_recipient_sessions/${token}/destination`, destination);
+    const rcp = await ctx.api('key', 'GET', `/v1/payroll_recipients/${item.recipient.id}`);
+    await ctx.api('key', 'POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, {
       expected_submitted_at: rcp.pending_destination.submitted_at,
     });
   }
-  await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/approve`, {});
+  await ctx.api('key', 'POST', `/v1/payroll_runs/${run.id}/approve`, {});
   return { id: run.id, itemIds: items.map((i) => i.id) };
 }
