@@ -15,9 +15,12 @@
  *
  * Run it from a tagged build (docs/workflow-versioning.md): the files describe what that release's
  * workers wrote. `--only <type>[/<path>]` writes a subset (every journey still runs; the manifest
- * keeps the other entries); `--journeys <text>` runs only the journeys whose name contains `<text>`
- * (e.g. `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
- * elsewhere. Runs from dist/ (the npm script builds first). About a minute.
+ * keeps the other entries); `--missing` writes only the histories not stored yet; `--journeys
+ * <text>[|<text>...]` runs only the journeys whose name contains one of the texts (e.g.
+ * `--journeys 'webhook endpoint' --only webhookEndpointWorkflow/`); `--out <dir>` writes
+ * elsewhere. A failing journey is logged and the others still run; the run then exits 1 naming
+ * it. The journeys: scripts/histories/ (the paths they record: docs/workflow-versioning.md "The
+ * paths of each workflow"). Runs from dist/ (the npm script builds first). A few minutes.
  */
 import 'reflect-metadata';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -28,11 +31,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { startEmbeddedPostgres } from '../lib/embedded-pg';
 import { freePort } from '../lib/ports';
 import { makeDataSource } from '../lib/db';
 import { ensureTestServer, registerSearchAttributes } from '../temporal/dev/bootstrap';
 import { historyToProtoJson } from '../temporal/dev/history-json';
+import { type Capture, type Ctx, type Journey, type Network } from './histories/kit';
+import { FIRST_JOURNEYS, SKIPPING_JOURNEYS } from './histories/journeys';
+import { TERMINAL_JOURNEYS, TERMINAL_SKIPPING_JOURNEYS } from './histories/terminal-paths';
 
 const ROOT = path.resolve(__dirname, '../..');
 const log = (m: string) => process.stderr.write(`[histories] ${m}\n`);
@@ -41,13 +48,11 @@ const log = (m: string) => process.stderr.write(`[histories] ${m}\n`);
 // What is recorded
 // ---------------------------------------------------------------------------------------------
 
-/** One history to write: workflow `workflowId` of `type` (its run `runId`, default the latest), stored as `<type>/<path>.json`. */
-interface Capture {
-  type: string;
-  path: string;
-  workflowId: string;
-  runId?: string;
-}
+/**
+ * Every journey, in the order run. The ones that skip time come last: while the clock skips, every
+ * open workflow's timers fire, so each journey's workflows are closed or terminated before the next.
+ */
+const JOURNEYS: Journey[] = [...FIRST_JOURNEYS, ...TERMINAL_JOURNEYS, ...SKIPPING_JOURNEYS, ...TERMINAL_SKIPPING_JOURNEYS];
 
 /** One manifest entry (tests/workflows/histories/manifest.json `histories[]`). */
 interface ManifestEntry {
@@ -68,655 +73,6 @@ interface Manifest {
   description: string;
   histories: ManifestEntry[];
 }
-
-/** The journeys' handle on the stack: the API as merchant, payer and outside world, and Temporal. */
-interface Ctx {
-  /** One request; `as`: `key` (secret key), `dash` (owner session), `anon` (payer, /sim). Throws unless 2xx. */
-  api(as: 'key' | 'dash' | 'anon', method: string, p: string, body?: unknown): Promise<any>;
-  /** Same, answering the status and body whatever the status. */
-  raw(as: 'key' | 'dash' | 'anon', method: string, p: string, body?: unknown): Promise<{ status: number; body: any }>;
-  /** Polls `fn` until it answers a truthy value (throws naming `what` after `ms`). */
-  until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms?: number): Promise<T>;
-  /** Polls GET `p` (as `as`) until `field` (default status) is `want`; answers the object. */
-  untilField(as: 'key' | 'dash', p: string, want: unknown, field?: string): Promise<any>;
-  /** Advances the test server's clock by `ms` (timers due meanwhile fire). */
-  skip(ms: number): Promise<void>;
-  /** Waits until workflow `id` is closed or resting (see `settled`): before a skip, so the skip starts from its wait. */
-  rest(id: string): Promise<void>;
-  /** The run id of workflow `id`'s latest run, once it is closed or resting (to store a run a later signal follows with another). */
-  runOf(id: string): Promise<string>;
-  /** A fresh merchant account (keys, owner session, service wallet). */
-  newAccount(): Promise<void>;
-  /** The account of the last `newAccount()`. */
-  accountId(): string;
-  /** Opens switch `name` for the current account. */
-  flag(name: string): Promise<void>;
-  /** A local webhook receiver answering `statuses` in order (then 200); its URL. */
-  receiver(statuses: number[]): Promise<string>;
-  env: TestWorkflowEnvironment;
-}
-
-/** A journey: drives one object (or a few) along one path and says which workflows to store. */
-interface Journey {
-  name: string;
-  /** The product's NETWORK for this journey (default testnet; the cross-network rail exists on mainnet only). */
-  network?: Network;
-  run(ctx: Ctx): Promise<Capture[]>;
-}
-
-type Network = 'mainnet' | 'testnet';
-
-const HOUR = 60 * 60 * 1000;
-const DAY = 24 * HOUR;
-const REFUND = '0x52908400098527886E0F7030069857D2E4169EE7';
-const randomAddress = () => `0x${crypto.randomBytes(20).toString('hex')}`;
-
-const usd = (amount: string) => ({ amount, currency: 'USD', decimals: 2 });
-
-/** A payout draft with its ACH beneficiary (1,000.00 USD from base). */
-async function fundablePayout(c: Ctx): Promise<string> {
-  const p = await c.api('key', 'POST', '/v1/payouts', { invoice_amount: usd('100000'), corridor_id: 'usd_ach', source_chain: 'base' });
-  await c.api('key', 'POST', `/v1/payouts/${p.id}/beneficiary`, {
-    account_owner_type: 'business',
-    account_holder_name: 'Supplier LLC',
-    account_number: '123456789',
-    routing_number: '021000021',
-  });
-  return p.id;
-}
-
-/** An activated crypto-only link of `cents` USD (`extra`: more create fields) and its payer token. */
-async function cryptoLink(c: Ctx, cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const l = await c.api('key', 'POST', '/v1/payment_links', {
-    amount: usd(cents),
-    title: 'Recorded journey',
-    accepted_rail_kinds: ['crypto'],
-    ...extra,
-  });
-  const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
-  return { id: l.id, token: String(a.url).split('/pay/')[1] };
-}
-
-/** ISO time `days` days from now (wall clock: the API checks a link's `expires_at` against it). */
-const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-
-/** The payer opens a native-rail payment on link `token`: its id and deposit instructions. */
-async function nativePayment(
-  c: Ctx,
-  token: string,
-): Promise<{ id: string; di: { address: string; chain: string; asset: string; amount: { amount: string } } }> {
-  const p = await c.api('anon', 'POST', `/v1/payment_sessions/${token}/payments`, {
-    rail: 'crypto_native',
-    payer_email: 'payer@example.com',
-  });
-  return { id: p.id, di: p.deposit_instructions };
-}
-
-const chainTransfer = (c: Ctx, chain: string, to: string, asset: string, amount: string, from?: string) =>
-  c.api('anon', 'POST', '/sim/chain/transfers', { chain, to_address: to, asset, amount, ...(from ? { from_address: from } : {}) });
-
-/** An activated link settling to a bank address-book entry on `rail` (`cents` in the rail's currency) and its payer token. */
-async function bankLink(c: Ctx, rail: 'ach', cents: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const e = await c.api('dash', 'POST', '/v1/address_book', { kind: 'bank', label: `Operating ${rail}` });
-  await c.api('dash', 'POST', `/v1/address_book/${e.id}/beneficiary`, {
-    account_owner_type: 'business',
-    account_holder_name: 'Acme Ltd',
-    rail,
-    account_number: '000123456789',
-    routing_number: '021000021',
-  });
-  const l = await c.api('key', 'POST', '/v1/payment_links', {
-    amount: usd(cents),
-    title: 'Recorded bank journey',
-    settlement_destination: { address_book_id: e.id },
-    ...extra,
-  });
-  const a = await c.api('key', 'POST', `/v1/payment_links/${l.id}/activate`, { attestation_accepted: true });
-  return { id: l.id, token: String(a.url).split('/pay/')[1] };
-}
-
-/** The holder's wallet, funded with `amount` of its stablecoin from outside. */
-async function fundedWallet(c: Ctx, amount: string): Promise<{ address: string; chain: string; asset: string }> {
-  const w = (await c.api('dash', 'GET', '/v1/wallet/wallets')).data[0];
-  const asset = (await c.api('dash', 'GET', '/v1/wallet/balances')).balances[0].asset as string;
-  await chainTransfer(c, w.chain, w.address, asset, amount, REFUND);
-  return { address: w.address, chain: w.chain, asset };
-}
-
-const signAs = async (c: Ctx, tx: unknown) => (await c.api('anon', 'POST', '/sim/wallet/sign', tx)).tx_hash as string;
-
-/** A subscription of 25 USDC a month to a crypto address-book entry; its id and first invoice. */
-async function subscription(c: Ctx): Promise<{ id: string; invoice: any }> {
-  const client = await c.api('key', 'POST', '/v1/clients', { display_name: 'Subscriber Co', email: 'billing@subscriber.example' });
-  const dest = await c.api('dash', 'POST', '/v1/address_book', {
-    kind: 'crypto',
-    chain: 'tempo',
-    address: randomAddress(),
-    label: 'Own wallet',
-  });
-  const sub = await c.api('key', 'POST', '/v1/subscriptions', {
-    client_id: client.id,
-    amount: { amount: '25000000', currency: 'USDC', decimals: 6 },
-    interval: 'month',
-    cycles: 3,
-    description: 'Hosting',
-    settlement_destination_id: dest.id,
-  });
-  const invoice = await c.until(
-    'the first invoice',
-    async () => (await c.api('key', 'GET', `/v1/subscriptions/${sub.id}/invoices`)).data[0],
-  );
-  return { id: sub.id, invoice };
-}
-
-/** A payroll run of `rows` (USD cents, ACH account number or null for a wallet), destinations adopted, approved. */
-async function approvedRun(c: Ctx, rows: Array<[string, string | null]>): Promise<{ id: string; itemIds: string[] }> {
-  const run = await c.api('key', 'POST', '/v1/payroll_runs', {
-    title: 'Recorded payroll',
-    currency: 'USD',
-    pay_period_start: '2026-12-01',
-    pay_period_end: '2026-12-31',
-    rows: rows.map(([cents], i) => ({ email: `r${i}@example.com`, name: `Recipient ${i}`, amount: usd(cents) })),
-  });
-  const items: Array<{ id: string; recipient: { id: string } }> = (await c.api('key', 'GET', `/v1/payroll_runs/${run.id}/items`)).data;
-  for (const [i, item] of items.entries()) {
-    const account = rows[i][1];
-    const destination =
-      account === null
-        ? { type: 'wallet', chain: 'tempo', address: REFUND }
-        : {
-            type: 'bank_account',
-            account_owner_type: 'individual',
-            account_holder_name: `Recipient ${i}`,
-            rail: 'ach',
-            account_number: account,
-            routing_number: '021000021',
-          };
-    const token = (await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/items/${item.id}/reissue_link`, {})).recipient_session.token;
-    await c.api('anon', 'POST', `/v1/payroll_recipient_sessions/${token}/destination`, destination);
-    const rcp = await c.api('key', 'GET', `/v1/payroll_recipients/${item.recipient.id}`);
-    await c.api('key', 'POST', `/v1/payroll_recipients/${item.recipient.id}/adopt_pending_destination`, {
-      expected_submitted_at: rcp.pending_destination.submitted_at,
-    });
-  }
-  await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/approve`, {});
-  return { id: run.id, itemIds: items.map((i) => i.id) };
-}
-
-/**
- * Every journey, in the order run. The ones that skip time come last: while the clock skips, every
- * open workflow's timers fire, so each journey's workflows are closed or terminated before the next.
- */
-const JOURNEYS: Journey[] = [
-  {
-    name: 'crypto link paid exactly',
-    async run(c) {
-      await c.newAccount();
-      // With an expiry: a link with no timer runs no workflow (domain/payment-links.ts linkNeedsWorkflow).
-      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
-      const p = await nativePayment(c, link.token);
-      await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, p.di.amount.amount);
-      await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
-      await c.untilField('key', `/v1/payment_links/${link.id}`, 'settled');
-      return [
-        { type: 'paymentWorkflow', path: 'paid-exactly', workflowId: p.id },
-        { type: 'paymentLinkWorkflow', path: 'activated-and-paid', workflowId: link.id },
-      ];
-    },
-  },
-  {
-    name: 'crypto link underpaid, then topped up',
-    async run(c) {
-      await c.newAccount();
-      const link = await cryptoLink(c, '10000');
-      const p = await nativePayment(c, link.token);
-      await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, '60000000');
-      await c.untilField('key', `/v1/payments/${p.id}`, 'underpaid');
-      await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, '41000000');
-      await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
-      return [{ type: 'paymentWorkflow', path: 'underpaid-then-topped-up', workflowId: p.id }];
-    },
-  },
-  {
-    name: 'crypto link cancelled while a payment is underpaid',
-    async run(c) {
-      await c.newAccount();
-      const link = await cryptoLink(c, '10000', { expires_at: inDays(30) });
-      const p = await nativePayment(c, link.token);
-      await chainTransfer(c, p.di.chain, p.di.address, p.di.asset, '1000000');
-      await c.untilField('key', `/v1/payments/${p.id}`, 'underpaid');
-      await c.api('key', 'POST', `/v1/payment_links/${link.id}/cancel`, {});
-      await c.untilField('key', `/v1/payments/${p.id}`, 'unmatched');
-      return [
-        { type: 'paymentWorkflow', path: 'underpaid-then-link-cancelled', workflowId: p.id },
-        { type: 'paymentLinkWorkflow', path: 'cancelled', workflowId: link.id },
-      ];
-    },
-  },
-  {
-    name: 'bank link paid by ACH, settled through the fiat rail',
-    async run(c) {
-      await c.newAccount();
-      const link = await bankLink(c, 'ach', '20000', { expires_at: inDays(30) });
-      const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, { rail: 'ach', payer_type: 'business' });
-      const bdi = p.bank_deposit_instructions;
-      await c.api('anon', 'POST', '/sim/bank/credits', {
-        rail: bdi.rail,
-        currency: bdi.currency,
-        amount: '20000',
-        reference: bdi.reference,
-        to_account: bdi.account_number,
-        sender_name: 'Payer Co',
-      });
-      await c.untilField('key', `/v1/payments/${p.id}`, 'paid');
-      await c.until(
-        'the settlement payout',
-        async () => (await c.raw('anon', 'POST', `/sim/providers/fiat_rails/payments/${p.id}`, { state: 'paid' })).status === 200,
-      );
-      await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
-      return [
-        { type: 'paymentWorkflow', path: 'bank-paid-and-settled', workflowId: p.id },
-        { type: 'paymentLinkWorkflow', path: 'bank-paid-and-settled', workflowId: link.id },
-      ];
-    },
-  },
-  {
-    name: 'cross-network payment: bridge holds, delivers less, payer tops up',
-    network: 'mainnet',
-    async run(c) {
-      await c.newAccount();
-      await c.flag('payment_links.crypto_xchain');
-      const link = await cryptoLink(c, '25000');
-      await c.until('the cross-network rail', async () => {
-        const caps = await c.api('key', 'GET', '/v1/capabilities?product=payment_links');
-        return caps.corridors.find((k: { corridor_id: string }) => k.corridor_id === 'crypto_xchain')?.executable === true;
-      });
-      const p = await c.api('anon', 'POST', `/v1/payment_sessions/${link.token}/payments`, {
-        rail: 'crypto_xchain',
-        network: 'base',
-        stablecoin: 'USDC',
-        refund_address: '0x4444444444444444444444444444444444444444',
-      });
-      const bridge = p.deposit_instructions.address;
-      await c.api('anon', 'POST', `/sim/bridge/transfers/${p.id}`, { state: 'delayed' });
-      await chainTransfer(c, 'base', bridge, 'USDC', p.deposit_instructions.amount.amount);
-      await c.untilField('key', `/v1/payments/${p.id}`, 'confirming', 'watcher_state');
-      await c.api('anon', 'POST', `/sim/bridge/transfers/${p.id}`, { state: 'delivered', delivered_amount: '250000000' });
-      await c.untilField('key', `/v1/payments/${p.id}`, 'matching', 'watcher_state');
-      await chainTransfer(c, 'base', bridge, 'USDC', '2500000');
-      await c.untilField('key', `/v1/payments/${p.id}`, 'settled');
-      return [{ type: 'xchainPaymentWorkflow', path: 'delivered-less-then-topped-up', workflowId: p.id }];
-    },
-  },
-  {
-    name: 'payout funded and paid',
-    async run(c) {
-      await c.newAccount();
-      const id = await fundablePayout(c);
-      const f = await c.api('dash', 'POST', `/v1/payouts/${id}/funding_instructions`, { refund_address: REFUND });
-      await chainTransfer(c, 'base', f.deposit_address, 'USDC', f.gross_amount.amount);
-      await c.untilField('key', `/v1/payouts/${id}`, 'processing');
-      await c.api('anon', 'POST', `/sim/providers/fiat_rails/payments/${id}`, { state: 'paid' });
-      await c.untilField('key', `/v1/payouts/${id}`, 'paid');
-      await c.api('anon', 'POST', `/sim/providers/fiat_rails/payments/${id}`, { recipient_received_amount: '100050' });
-      await c.untilField('key', `/v1/payouts/${id}`, 'settled');
-      return [{ type: 'payoutWorkflow', path: 'funded-and-paid', workflowId: id }];
-    },
-  },
-  {
-    name: 'payout paid short of the invoice, then flagged by reconciliation',
-    async run(c) {
-      await c.newAccount();
-      const id = await fundablePayout(c);
-      const f = await c.api('dash', 'POST', `/v1/payouts/${id}/funding_instructions`, { refund_address: REFUND });
-      await chainTransfer(c, 'base', f.deposit_address, 'USDC', f.gross_amount.amount);
-      await c.untilField('key', `/v1/payouts/${id}`, 'processing');
-      await c.api('anon', 'POST', `/sim/providers/fiat_rails/payments/${id}`, { state: 'paid' });
-      await c.untilField('key', `/v1/payouts/${id}`, 'paid');
-      await c.api('anon', 'POST', `/sim/providers/fiat_rails/payments/${id}`, { recipient_received_amount: '99000' });
-      await c.untilField('key', `/v1/payouts/${id}`, 'paid_with_shortfall');
-      const first = await c.runOf(id);
-      // The signal starts a new run of the ended workflow (signalWithStart), which records the flag and ends.
-      await c.api('anon', 'POST', '/sim/providers/reconciliation', { payout_id: id, needs_attention: true });
-      await c.untilField('key', `/v1/payouts/${id}`, true, 'needs_attention');
-      return [
-        { type: 'payoutWorkflow', path: 'paid-with-shortfall', workflowId: id, runId: first },
-        { type: 'payoutWorkflow', path: 'reconciliation-after-close', workflowId: id },
-      ];
-    },
-  },
-  {
-    name: 'payout cancelled while awaiting funds',
-    async run(c) {
-      await c.newAccount();
-      const id = await fundablePayout(c);
-      await c.api('dash', 'POST', `/v1/payouts/${id}/funding_instructions`, { refund_address: REFUND });
-      await c.untilField('key', `/v1/payouts/${id}`, 'awaiting_funds');
-      await c.api('key', 'POST', `/v1/payouts/${id}/cancel`, {});
-      await c.untilField('key', `/v1/payouts/${id}`, 'cancelled');
-      return [{ type: 'payoutWorkflow', path: 'cancelled', workflowId: id }];
-    },
-  },
-  {
-    name: 'payroll run funded by bank and executed: one item paid, one failed, one to a wallet',
-    async run(c) {
-      await c.newAccount();
-      const run = await approvedRun(c, [
-        ['25000', '000123456789'],
-        ['12000', '000111111116'],
-        ['3000', null],
-      ]);
-      const fi = await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/funding_instructions`, {});
-      await c.api('anon', 'POST', '/sim/bank/credits', {
-        rail: 'ach',
-        currency: 'USD',
-        amount: '40000',
-        reference: fi.run_reference,
-        to_account: fi.bank.account_number,
-        sender_name: 'Acme Inc',
-      });
-      await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/funding_instructions`, {});
-      await c.untilField('key', `/v1/payroll_runs/${run.id}`, 'funded', 'funding_state');
-      await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/execute`, {});
-      await c.untilField('key', `/v1/payroll_runs/${run.id}`, 'partial');
-      return [
-        { type: 'payrollRunWorkflow', path: 'funded-and-executed', workflowId: run.id },
-        { type: 'payrollItemWorkflow', path: 'bank-paid', workflowId: run.itemIds[0] },
-        { type: 'payrollItemWorkflow', path: 'bank-failed', workflowId: run.itemIds[1] },
-        { type: 'payrollItemWorkflow', path: 'wallet-paid', workflowId: run.itemIds[2] },
-      ];
-    },
-  },
-  {
-    name: 'payroll run cancelled while funding is pending',
-    async run(c) {
-      await c.newAccount();
-      const run = await approvedRun(c, [['25000', '000123456789']]);
-      await c.untilField('key', `/v1/payroll_runs/${run.id}`, 'funding_pending');
-      await c.api('key', 'POST', `/v1/payroll_runs/${run.id}/cancel`, {});
-      await c.untilField('key', `/v1/payroll_runs/${run.id}`, 'cancelled');
-      return [{ type: 'payrollRunWorkflow', path: 'cancelled', workflowId: run.id }];
-    },
-  },
-  {
-    name: 'subscription: the first invoice paid',
-    async run(c) {
-      await c.newAccount();
-      const { id, invoice } = await subscription(c);
-      const di = invoice.deposit_instructions;
-      await chainTransfer(c, 'tempo', di.address, di.asset, '25000000');
-      await c.untilField('key', `/v1/subscriptions/${id}/invoices/${invoice.id}`, 'paid');
-      await c.untilField('key', `/v1/payments/${invoice.payment_id}`, 'settled');
-      return [
-        { type: 'subscriptionWorkflow', path: 'invoice-paid', workflowId: id },
-        { type: 'paymentWorkflow', path: 'subscription-invoice-paid', workflowId: invoice.payment_id },
-      ];
-    },
-  },
-  {
-    name: 'wallet: a deposit from base bridged in',
-    async run(c) {
-      await c.newAccount();
-      const d = await c.api('dash', 'POST', '/v1/wallet/deposit_intents', {
-        source_chain: 'base',
-        amount: { amount: '50000000', currency: 'USDC', decimals: 6 },
-      });
-      await chainTransfer(c, 'base', d.deposit_address, 'USDC', d.amount_in.amount, REFUND);
-      await c.untilField('dash', `/v1/wallet/deposit_intents/${d.id}`, 'settled');
-      return [{ type: 'depositIntentWorkflow', path: 'settled', workflowId: d.id }];
-    },
-  },
-  {
-    name: 'wallet: a direct send settled',
-    async run(c) {
-      await c.newAccount();
-      const w = await fundedWallet(c, '5000000');
-      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', {
-        destination_chain: w.chain,
-        destination_address: REFUND,
-        amount: { amount: '1500000', currency: w.asset, decimals: 6 },
-        note: 'rent',
-      });
-      const hash = await signAs(c, si.unsigned_transaction);
-      await c.api('dash', 'POST', `/v1/wallet/send_intents/${si.id}/source_tx`, { tx_hash: hash });
-      await c.untilField('dash', `/v1/wallet/send_intents/${si.id}`, 'settled');
-      return [{ type: 'sendIntentWorkflow', path: 'settled', workflowId: si.id }];
-    },
-  },
-  {
-    name: 'wallet: a conversion settled',
-    async run(c) {
-      await c.newAccount();
-      const w = await fundedWallet(c, '50000000');
-      const pair = (await c.api('key', 'GET', '/v1/wallet/conversion_pairs')).data.find(
-        (p: { from_asset: string }) => p.from_asset === w.asset,
-      );
-      const cv = await c.api('dash', 'POST', '/v1/wallet/conversions', {
-        from_asset: w.asset,
-        to_asset: pair.to_asset,
-        amount: { amount: '20000000', currency: w.asset, decimals: 6 },
-      });
-      const hash = await signAs(c, cv.unsigned_transaction);
-      await c.api('dash', 'POST', `/v1/wallet/conversions/${cv.id}/source_tx`, { tx_hash: hash });
-      await c.untilField('dash', `/v1/wallet/conversions/${cv.id}`, 'settled');
-      return [{ type: 'conversionWorkflow', path: 'settled', workflowId: cv.id }];
-    },
-  },
-  {
-    name: 'wallet: an off-ramp paid to a EUR bank account',
-    async run(c) {
-      await c.newAccount();
-      await fundedWallet(c, '50000000');
-      const ba = await c.api('dash', 'POST', '/v1/wallet/external_accounts', {
-        account_owner_type: 'individual',
-        account_holder_name: 'Ana Diaz',
-        rail: 'sepa',
-        iban: 'DE89370400440532013000',
-        bic: 'DEUTDEFF',
-      });
-      const ofr = await c.api('dash', 'POST', '/v1/wallet/offramp_intents', {
-        external_account_id: ba.id,
-        destination_currency: 'EUR',
-        destination_payment_rail: 'sepa',
-        amount: { amount: '20000000', currency: 'USDC', decimals: 6 },
-      });
-      await signAs(c, ofr.transit_deposit.unsigned_transaction);
-      await c.untilField('dash', `/v1/wallet/offramp_intents/${ofr.id}`, 'payment_processed');
-      return [{ type: 'offrampIntentWorkflow', path: 'payment-processed', workflowId: ofr.id }];
-    },
-  },
-  {
-    name: 'wallet: a virtual account credited, then deactivated',
-    async run(c) {
-      await c.newAccount();
-      const va = await c.api('dash', 'POST', '/v1/wallet/virtual_accounts', { currency: 'USD' });
-      const bdi = va.bank_deposit_instructions[0];
-      await c.api('anon', 'POST', '/sim/bank/credits', {
-        rail: 'ach',
-        currency: 'USD',
-        amount: '10000',
-        reference: bdi.reference,
-        to_account: bdi.account_number,
-        sender_name: 'Acme Inc',
-      });
-      await c.until(
-        'the credit converted',
-        async () => (await c.api('dash', 'GET', `/v1/wallet/virtual_accounts/${va.id}/history?limit=1`)).data[0]?.status === 'converted',
-      );
-      await c.api('dash', 'POST', `/v1/wallet/virtual_accounts/${va.id}/deactivate`, {});
-      return [{ type: 'virtualAccountWorkflow', path: 'credited-then-deactivated', workflowId: va.id }];
-    },
-  },
-  {
-    name: 'customer: action required, then approved',
-    async run(c) {
-      await c.newAccount();
-      const cus = await c.api('dash', 'POST', '/v1/customers', { customer_type: 'business', country: 'DE', legal_name: 'Acme GmbH' });
-      await c.api('dash', 'POST', `/v1/customers/${cus.id}/verification_links`, { kind: 'tos' });
-      await c.untilField('dash', `/v1/customers/${cus.id}`, 'pending', 'verification_state');
-      await c.api('anon', 'POST', '/sim/kyc/decisions', {
-        customer_id: cus.id,
-        state: 'action_required',
-        requirements_due: ['compliance_profile'],
-      });
-      await c.untilField('dash', `/v1/customers/${cus.id}`, 'action_required', 'verification_state');
-      await c.api('dash', 'PATCH', `/v1/customers/${cus.id}/compliance_profile`, {
-        business_activity: 'Software',
-        account_purpose: 'payouts',
-      });
-      await c.api('anon', 'POST', '/sim/kyc/decisions', { customer_id: cus.id, state: 'approved', endorsements: ['base', 'sepa'] });
-      await c.untilField('dash', `/v1/customers/${cus.id}`, 'approved', 'verification_state');
-      return [{ type: 'customerWorkflow', path: 'action-required-then-approved', workflowId: cus.id }];
-    },
-  },
-  {
-    name: 'order: a card buy authorized, captured and delivered',
-    async run(c) {
-      await c.newAccount();
-      const q = await c.api('key', 'POST', '/v1/quotes', {
-        side: 'buy',
-        from_asset: 'USD',
-        to_asset: 'USDC',
-        from_amount: '250.00',
-        to_network: 'base',
-        payment_method: 'card',
-      });
-      const offer = q.offers.find((o: { provider: { id: string } }) => o.provider.id === 'rampline') ?? q.offers[0];
-      const ord = await c.api('key', 'POST', '/v1/orders', { offer_id: offer.offer_id, wallet_address: REFUND });
-      await c.api('anon', 'POST', `/sim/providers/orders/${ord.id}`, { action: 'authorize' });
-      await c.untilField('key', `/v1/orders/${ord.id}`, 'hold_placed', 'money_state');
-      await c.api('anon', 'POST', `/sim/providers/orders/${ord.id}`, { action: 'capture' });
-      await c.untilField('key', `/v1/orders/${ord.id}`, 'captured', 'money_state');
-      await c.api('anon', 'POST', `/sim/providers/orders/${ord.id}`, { action: 'complete' });
-      await c.untilField('key', `/v1/orders/${ord.id}`, 'completed');
-      return [{ type: 'orderWorkflow', path: 'completed', workflowId: ord.id }];
-    },
-  },
-  {
-    name: 'webhook endpoint: a test event delivered',
-    async run(c) {
-      await c.newAccount();
-      const url = await c.receiver([]);
-      const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
-      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await c.until('the test delivery', async () =>
-        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
-          (d: { status: string }) => d.status === 'succeeded',
-        ),
-      );
-      // Since the idle wait the run then waits for new deliveries. `delivered-then-idle.json`
-      // is the pre-wait shape (the run ended right after the drain), kept while such runs may be open.
-      return [{ type: 'webhookEndpointWorkflow', path: 'delivered-then-waits', workflowId: we.id }];
-    },
-  },
-  // Journeys that skip time.
-  {
-    name: 'webhook endpoint: a delivery refused, retried later and delivered',
-    async run(c) {
-      await c.newAccount();
-      const url = await c.receiver([500]);
-      const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
-      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await c.until('the first attempt refused', async () =>
-        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
-          (d: { status: string }) => d.status === 'retrying',
-        ),
-      );
-      await c.rest(we.id);
-      await c.skip(2 * 60_000);
-      await c.until('the retry delivered', async () =>
-        (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.some(
-          (d: { status: string }) => d.status === 'succeeded',
-        ),
-      );
-      // Then waits for new deliveries; `retried-then-delivered.json` is the pre-wait shape.
-      return [{ type: 'webhookEndpointWorkflow', path: 'retried-then-waits', workflowId: we.id }];
-    },
-  },
-  {
-    name: 'webhook endpoint: waits for new deliveries, woken by the next one, then ends idle',
-    async run(c) {
-      await c.newAccount();
-      const url = await c.receiver([]);
-      const we = await c.api('key', 'POST', '/v1/webhook_endpoints', { url, event_types: [], description: 'recorder' });
-      const delivered = (n: number) =>
-        c.until(
-          `${n} test deliveries`,
-          async () =>
-            (await c.api('key', 'GET', `/v1/webhook_deliveries?endpoint_id=${we.id}`)).data.filter(
-              (d: { status: string }) => d.status === 'succeeded',
-            ).length >= n,
-        );
-      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await delivered(1);
-      // The run waits for new deliveries (workflows/webhook-endpoint.ts ENDPOINT_IDLE_MS); the next one wakes it.
-      const run = await c.runOf(we.id);
-      await c.api('key', 'POST', `/v1/webhook_endpoints/${we.id}/send_test_event`, {});
-      await delivered(2);
-      await c.rest(we.id);
-      if ((await c.runOf(we.id)) !== run) throw new Error('the second delivery started a new run instead of waking the waiting one');
-      // The idle period (5 min) passes with nothing new: the run ends idle.
-      await c.skip(6 * 60_000);
-      await c.until(
-        'the run ended idle',
-        async () => (await c.env.client.workflow.getHandle(we.id, run).describe()).status.name === 'COMPLETED',
-      );
-      return [{ type: 'webhookEndpointWorkflow', path: 'woken-while-waiting-then-idle', workflowId: we.id, runId: run }];
-    },
-  },
-  {
-    name: 'crypto payment expired (nothing arrived in its window)',
-    async run(c) {
-      await c.newAccount();
-      const link = await cryptoLink(c, '10000');
-      const p = await nativePayment(c, link.token);
-      await c.rest(p.id);
-      await c.skip(DAY + HOUR);
-      await c.untilField('key', `/v1/payments/${p.id}`, 'expired');
-      return [{ type: 'paymentWorkflow', path: 'expired', workflowId: p.id }];
-    },
-  },
-  {
-    name: 'bank link: a reminder sent to the payer, then the link expired',
-    async run(c) {
-      await c.newAccount();
-      // Times on the link are absolute; the test server's clock runs ahead of the wall clock by what earlier journeys skipped.
-      const expiresAt = (await c.env.currentTimeMs()) + 4 * DAY;
-      const link = await bankLink(c, 'ach', '20000', { expires_at: new Date(expiresAt).toISOString(), payer_email: 'payer@example.com' });
-      await c.rest(link.id);
-      await c.skip(expiresAt - (await c.env.currentTimeMs()) + HOUR);
-      await c.untilField('key', `/v1/payment_links/${link.id}`, 'expired');
-      return [{ type: 'paymentLinkWorkflow', path: 'reminded-then-expired', workflowId: link.id }];
-    },
-  },
-  {
-    name: 'wallet: a send never signed expires',
-    async run(c) {
-      await c.newAccount();
-      const w = await fundedWallet(c, '5000000');
-      const si = await c.api('dash', 'POST', '/v1/wallet/send_intents', {
-        destination_chain: w.chain,
-        destination_address: REFUND,
-        amount: { amount: '1500000', currency: w.asset, decimals: 6 },
-      });
-      await c.rest(si.id);
-      await c.skip(HOUR);
-      await c.untilField('dash', `/v1/wallet/send_intents/${si.id}`, 'expired');
-      return [{ type: 'sendIntentWorkflow', path: 'expired', workflowId: si.id }];
-    },
-  },
-  {
-    name: 'subscription: the first invoice unpaid past its grace period (overdue)',
-    async run(c) {
-      await c.newAccount();
-      const { id, invoice } = await subscription(c);
-      await c.rest(id);
-      await c.skip(8 * DAY);
-      await c.untilField('key', `/v1/subscriptions/${id}/invoices/${invoice.id}`, 'overdue');
-      return [{ type: 'subscriptionWorkflow', path: 'invoice-overdue', workflowId: id }];
-    },
-  },
-];
 
 // ---------------------------------------------------------------------------------------------
 // The stack
@@ -755,9 +111,18 @@ async function startInfra(tag: string): Promise<Infra> {
   } catch {
     /* installed */
   }
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: await ensureTestServer() } },
-  });
+  const server = await ensureTestServer();
+  // The server must answer within 5 s of its start (the SDK's limit): on a loaded machine, try again.
+  const start = async (attempt: number): Promise<TestWorkflowEnvironment> => {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      log(`the test server did not start (${(e as Error).message.slice(0, 80)}...); again`);
+      return start(attempt + 1);
+    }
+  };
+  const env = await start(1);
   await registerSearchAttributes(env.connection);
   return {
     databaseUrl: pg.url,
@@ -922,6 +287,20 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
       await setSwitch(name, true, creds!.account_id);
       await new Promise((r) => setTimeout(r, 2200)); // flags are cached for 2 s
     },
+    async sql(text, params = []) {
+      const { db } = await import('../lib/db');
+      return db().query(text, params);
+    },
+    async closed(id, runId) {
+      // Read from the history, never by result(): the test server skips time while a result() call waits.
+      const h = infra.env.client.workflow.getHandle(id, runId);
+      await until(`workflow ${id} closed`, async () => (await h.describe()).status.name !== 'RUNNING');
+      const last = (await h.fetchHistory()).events?.at(-1);
+      const done = last?.workflowExecutionCompletedEventAttributes;
+      if (!done) throw new Error(`workflow ${id} did not complete (last event ${JSON.stringify(Object.keys(last ?? {}))})`);
+      const payload = done.result?.payloads?.[0];
+      return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+    },
     async receiver(statuses) {
       const plan = [...statuses];
       const srv = http.createServer((req, res) => {
@@ -942,8 +321,8 @@ function makeCtx(infra: Infra, product: Product): { ctx: Ctx; close(): void } {
 }
 
 /**
- * Waits until workflow `id` is closed, or resting: no activity, child or workflow task in flight
- * and its history unchanged over a second (it waits on a signal or a timer).
+ * Waits until workflow `id` is started and then closed, or resting: no activity, child or workflow
+ * task in flight and its history unchanged over a second (it waits on a signal or a timer).
  */
 async function settled(env: TestWorkflowEnvironment, id: string, runId?: string): Promise<void> {
   const h = env.client.workflow.getHandle(id, runId);
@@ -951,7 +330,15 @@ async function settled(env: TestWorkflowEnvironment, id: string, runId?: string)
   let stableSince = 0;
   const end = Date.now() + 60_000;
   for (;;) {
-    const d = await h.describe();
+    // The product starts some workflows just after the API answers (a workflow intent): not found yet is not an answer.
+    const d = await h.describe().catch((e: Error) => {
+      if (Date.now() > end || !/not found/i.test(e.message)) throw e;
+      return null;
+    });
+    if (!d) {
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
     if (d.status.name !== 'RUNNING') return;
     const busy =
       (d.raw.pendingActivities?.length ?? 0) > 0 || (d.raw.pendingChildren?.length ?? 0) > 0 || d.raw.pendingWorkflowTask != null;
@@ -1024,7 +411,10 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const outDir = path.resolve(args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(ROOT, 'tests/workflows/histories'));
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
-  const journeyFilter = args.includes('--journeys') ? args[args.indexOf('--journeys') + 1] : null;
+  // `--journeys a|b`: the journeys whose name contains any of the texts.
+  const journeyFilter = args.includes('--journeys') ? args[args.indexOf('--journeys') + 1].split('|') : null;
+  // `--missing`: writes only the histories not stored yet (records new paths without touching the stored ones).
+  const missingOnly = args.includes('--missing');
   const { commit, tag } = gitOf();
   const sdk = (JSON.parse(fs.readFileSync(require.resolve('@temporalio/workflow/package.json'), 'utf8')) as { version: string }).version;
   const recordedAt = new Date().toISOString();
@@ -1037,10 +427,13 @@ async function main(): Promise<void> {
   const { closeDb, initDb } = await import('../lib/db');
   await initDb(infra.databaseUrl, 2);
   const written: ManifestEntry[] = [];
+  const failed: string[] = [];
   try {
     // Mainnet first: the testnet product's start-up recovery then finds only finished mainnet objects.
     for (const network of ['mainnet', 'testnet'] as const) {
-      const journeys = JOURNEYS.filter((j) => (j.network ?? 'testnet') === network && (!journeyFilter || j.name.includes(journeyFilter)));
+      const journeys = JOURNEYS.filter(
+        (j) => (j.network ?? 'testnet') === network && (!journeyFilter || journeyFilter.some((t) => j.name.includes(t))),
+      );
       if (journeys.length === 0) continue;
       const product = await startProduct(infra, network, stackTag);
       const { ctx, close } = makeCtx(infra, product);
@@ -1048,9 +441,17 @@ async function main(): Promise<void> {
         for (const j of journeys) {
           log(`journey: ${j.name}`);
           const t0 = Date.now();
-          const captures = await j.run(ctx);
+          let captures: Capture[] = [];
+          try {
+            captures = await j.run(ctx);
+          } catch (e) {
+            // The other journeys still record; the run fails at the end naming this one.
+            failed.push(`${j.name}: ${e instanceof Error ? e.message : String(e)}`);
+            log(`  FAILED: ${failed.at(-1)}`);
+          }
           for (const cap of captures) {
             if (only && !`${cap.type}/${cap.path}`.startsWith(only)) continue;
+            if (missingOnly && fs.existsSync(path.join(outDir, `${cap.type}/${cap.path}.json`))) continue;
             written.push(await store(infra.env, cap, outDir, { commit, tag, temporal_sdk: sdk, recorded_at: recordedAt }));
           }
           // Nothing of this journey may act while a later one skips the clock.
@@ -1071,11 +472,13 @@ async function main(): Promise<void> {
       fs.rmSync(product.log, { force: true });
     }
   } finally {
+    // Before the teardown: a client call still retrying against the stopped server must not lose what was written.
+    writeManifest(outDir, written);
     await closeDb();
     await infra.stop();
   }
-  writeManifest(outDir, written);
   log(`${written.length} histories written to ${outDir}`);
+  if (failed.length) throw new Error(`${failed.length} journey(s) failed:\n${failed.join('\n')}`);
 }
 
 /** Waits for `cap`'s workflow to close or rest, fetches its history and writes `<type>/<path>.json` (one event per line). */

@@ -135,7 +135,8 @@ test('every stored history replays against the current workflow code', async () 
       `${failures.length} stored histor${failures.length === 1 ? 'y does' : 'ies do'} not replay (docs/workflow-versioning.md):\n${failures.join('\n')}`,
     );
   expect(replayed).toBe(files.length);
-}, 120_000);
+  // About 75 histories, the longest 2,000+ events (a run continued as new): a minute on a loaded 2-core machine.
+}, 300_000);
 
 describe(`webhookEndpointWorkflow before and after the idle wait (patch ${ENDPOINT_IDLE_WAIT_PATCH}, issue 36)`, () => {
   /** Recorded before the idle wait: the run ended `idle` right after the drain that left nothing live. */
