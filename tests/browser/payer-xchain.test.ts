@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { setSwitch } from '../../lib/switches';
 import { API, call, client, connectDb, expectOk, newAccount } from '../helpers/api';
 import { newPage, openBrowser, snapshot } from '../helpers/browser';
+import { allowConsoleError } from '../helpers/page-guard';
 import { currentPayment, expectQrPays } from '../helpers/qr';
 import { usePrivateStack } from '../helpers/stack';
 
@@ -48,6 +49,11 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   const link = expectOk(await merchant.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
   const page = await newPage(browser, { width: 360, height: 740 });
   await page.goto(`${API()}${new URL(link.url).pathname}?rail=crypto_xchain`);
+  allowConsoleError(
+    page,
+    /^Failed to load resource: the server responded with a status of 400 .*\/payments\)$/,
+    "the form's answer to the zero refund address carries the refusal's status (400) with the page and the error next to the field",
+  );
   await page.getByLabel('Network you send from').selectOption('base');
   await page.getByLabel('Refund address on that network').fill('0x0000000000000000000000000000000000000000');
   await page.getByRole('button', { name: 'Show payment details' }).click();

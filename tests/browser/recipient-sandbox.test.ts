@@ -136,6 +136,11 @@ describe('the payroll recipient page in a browser', () => {
     expect(await page.locator('[data-recipient-name]').innerText()).toBe('For Ana Diaz');
     expect(await page.locator('.amount').first().innerText()).toBe('$2,500.00');
     await shoot(page, 'recipient-open');
+    allowConsoleError(
+      page,
+      /^Failed to load resource: the server responded with a status of 400 .*\/destination\)$/,
+      "the form's answer to the bad routing number carries the refusal's status (400) with the page and the error next to the field",
+    );
 
     await page.getByLabel('A bank account').check();
     await page.getByLabel('Individual').check();
