@@ -18,15 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { API } from '../helpers/api';
-import {
-  checkA11y,
-  collectConsoleErrors,
-  newPage,
-  noBrokenWords,
-  noHorizontalScroll,
-  openBrowser,
-  screenshotDir,
-} from '../helpers/browser';
+import { checkA11y, newPage, noBrokenWords, noHorizontalScroll, openBrowser, screenshotDir } from '../helpers/browser';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const window: any;
@@ -66,12 +58,10 @@ const PAGES: { path: string; name: string; axe: boolean }[] = [
 ];
 
 /**
- * Console errors but the favicon's 404 (the pages' Layout names no icon, so Chromium asks for
- * `/favicon.ico`, a request the page's own events do not show), every failed response the page saw,
- * and every request to another origin.
+ * Every failed response the page saw and every request to another origin (console errors, CSP
+ * violations and uncaught exceptions fail every test through the page guard, tests/helpers/page-guard.ts).
  */
 function pageProblems(page: Page): () => string[] {
-  const errors = collectConsoleErrors(page);
   const failed: string[] = [];
   page.on('response', (r) => {
     if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
@@ -79,10 +69,7 @@ function pageProblems(page: Page): () => string[] {
   page.on('request', (r) => {
     if (!r.url().startsWith(API()) && !r.url().startsWith('data:')) failed.push(`outside: ${r.url()}`);
   });
-  return () => [
-    ...failed,
-    ...errors.filter((e) => !/^console\.error: Failed to load resource: the server responded with a status of 404/.test(e)),
-  ];
+  return () => failed;
 }
 
 async function served(): Promise<Doc> {

@@ -2,7 +2,8 @@
  * The payer's page on the cross-network rail (issue 22 part 1; spec 2.1 DepositInstructions, 2.4
  * `watcher_state`, 4.1 `crypto_xchain`), on a private mainnet stack (the rail exists only there):
  * the network picker and the refund address with the spec's error in place, the amount to send
- * with the bridge fee line and what arrives, the quote's expiry counting down, and `watcher_state`
+ * with the bridge fee line and what arrives, the QR code of that send (decoded: Base's USDC to the
+ * bridge's address, gross of the bridge fee), the quote's expiry counting down, and `watcher_state`
  * in words as the bridge moves the money, up to paid, without a reload. Every state is checked for
  * sideways scroll and broken words at 360, 390 and 1280 px, with axe, and photographed.
  */
@@ -10,6 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { setSwitch } from '../../lib/switches';
 import { API, call, client, connectDb, expectOk, newAccount } from '../helpers/api';
 import { newPage, openBrowser, snapshot } from '../helpers/browser';
+import { allowConsoleError } from '../helpers/page-guard';
+import { currentPayment, expectQrPays } from '../helpers/qr';
 import { usePrivateStack } from '../helpers/stack';
 
 usePrivateStack('pages-xchain', { NETWORK: 'mainnet' });
@@ -46,6 +49,11 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   const link = expectOk(await merchant.post(`/v1/payment_links/${l.id}/activate`, { attestation_accepted: true }));
   const page = await newPage(browser, { width: 360, height: 740 });
   await page.goto(`${API()}${new URL(link.url).pathname}?rail=crypto_xchain`);
+  allowConsoleError(
+    page,
+    /^Failed to load resource: the server responded with a status of 400 .*\/payments\)$/,
+    "the form's answer to the zero refund address carries the refusal's status (400) with the page and the error next to the field",
+  );
   await page.getByLabel('Network you send from').selectOption('base');
   await page.getByLabel('Refund address on that network').fill('0x0000000000000000000000000000000000000000');
   await page.getByRole('button', { name: 'Show payment details' }).click();
@@ -62,6 +70,9 @@ test('cross-network: network and refund address, bridge fee, countdown, the watc
   // The price holds until a time (the page without its script says that much); the script adds the minutes left.
   expect(await page.locator('main').innerText()).toMatch(/Price held until \w{3} \d+, \d{4}/);
   await page.waitForFunction(() => /^\(\d+:\d\d left\)$/.test(document.querySelector('[data-countdown]')?.textContent ?? ''));
+  // The QR code, decoded: the source network's USDC to the bridge's address, the amount shown (gross of the bridge fee).
+  const qr = await expectQrPays(page, await currentPayment(merchant, page.url()));
+  expect(qr).toMatch(/^ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=252600000$/);
   await shoot(page, 'payer-xchain-awaiting');
 
   const session = expectOk(

@@ -16,6 +16,8 @@ import { db } from '../../lib/db';
 import { API, call, client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
 import { activeBankLink, bankCredit } from '../helpers/bank';
 import { newPage, openBrowser, snapshot } from '../helpers/browser';
+import { allowConsoleError } from '../helpers/page-guard';
+import { currentPayment, decodeQrCodes, expectQrPays } from '../helpers/qr';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const document: any;
@@ -92,7 +94,8 @@ test('a crypto link by its short URL: instructions, paid short, topped up, paid,
   const asset = (await text(page, '[data-asset]')).trim();
   const uri = (await text(page, '[data-eip681]')).trim();
   expect(uri).toMatch(new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@\\d+/transfer\\?address=${address}&uint256=101000000$`));
-  expect(await page.locator('svg.qr').count()).toBe(1);
+  // The QR code, decoded, is the transfer that pays the payment: token, chain, address, amount.
+  expect(await expectQrPays(page, await currentPayment(merchant, page.url()))).toBe(uri);
 
   await page.evaluate(() => {
     (window as unknown as { marker: number }).marker = 42;
@@ -106,6 +109,8 @@ test('a crypto link by its short URL: instructions, paid short, topped up, paid,
   await shoot(page, 'payer-underpaid');
   const remaining = minor((await text(page, '#pay-amount')).trim(), 6);
   expect(remaining).toBe(41000000n);
+  // The QR code now asks for exactly the remainder.
+  expect(await expectQrPays(page, await currentPayment(merchant, page.url()))).toMatch(/&uint256=41000000$/);
 
   expectOk(
     await call('POST', '/sim/chain/transfers', { chain, asset, to_address: address, amount: remaining.toString() }, { idem: null }),
@@ -117,6 +122,7 @@ test('a crypto link by its short URL: instructions, paid short, topped up, paid,
   // The receipt's transaction hash in groups (a phone wraps it between groups, never its label).
   expect(await page.locator('main dd .ident .grp').count()).toBe(16); // 0x and 64 hex digits
   expect(await labels(page)).toEqual(expect.arrayContaining(['Amount paid', 'Request number', 'Transaction']));
+  expect(await decodeQrCodes(page)).toEqual([]); // nothing left to scan
   await shoot(page, 'payer-paid');
 
   await page.getByLabel('Email address').fill('payer@example.com');
@@ -165,6 +171,11 @@ test('the sandbox wallet: the sandbox names it (page and /sim/docs) and pays fro
   await shoot(page, 'payer-sandbox-wallet');
 
   // Another address: folded away; a wallet the sandbox holds no key for is refused next to its field.
+  allowConsoleError(
+    page,
+    /^Failed to load resource: the server responded with a status of 404 .*\/sandbox_wallet\)$/,
+    "the form's answer carries the refusal's status (wallet_not_found, 404) with the page and the error next to the field (api/pages/forms.tsx refusal)",
+  );
   await box.getByText('Pay from another sandbox wallet').click();
   await box.getByLabel('Sandbox wallet address').fill('0x52908400098527886E0F7030069857D2E4169EE7');
   await box.getByRole('button', { name: 'SANDBOX: sign and pay' }).click();
@@ -192,6 +203,11 @@ test('errors of the transfer rail render next to their field; the whole journey 
   await page.goto(onProduct(link.url));
   await page.getByLabel('Stablecoin transfer from your own address').check();
   await page.getByRole('button', { name: 'Continue' }).click();
+  allowConsoleError(
+    page,
+    /^Failed to load resource: the server responded with a status of 400 .*\/payments\)$/,
+    "the form's answer carries the refusal's status (invalid_request, 400) with the page and the error next to the field (api/pages/forms.tsx refusal)",
+  );
   await page.getByLabel('Your sending address (optional)').fill('0x123');
   await page.getByRole('button', { name: 'Show payment details' }).click();
   expect(await text(page, '#f-source_address-error')).toContain('source_address');
@@ -200,6 +216,7 @@ test('errors of the transfer rail render next to their field; the whole journey 
   await page.getByLabel('Your sending address (optional)').fill('');
   await page.getByRole('button', { name: 'Show payment details' }).click();
   await page.waitForSelector('[data-payment-status="awaiting"]');
+  await expectQrPays(page, await currentPayment(merchant, page.url()));
   await page.getByRole('button', { name: 'I have sent it' }).click();
   expect(await page.locator('text=You said you sent it').count()).toBe(1);
   await page.close();
@@ -211,6 +228,7 @@ test('errors of the transfer rail render next to their field; the whole journey 
   await again.goto(onProduct(link.short_url));
   await again.waitForSelector('[data-payment-status="awaiting"]');
   expect(await again.locator('#pay-address').isVisible()).toBe(true);
+  await expectQrPays(again, await currentPayment(merchant, again.url()));
   expect(await again.locator('input[name="rail"]').count()).toBe(0);
   expect(await again.locator('button.copy').count()).toBeGreaterThan(0);
   expect(await again.locator('button.copy:visible, .live-note:visible, [data-countdown]:visible').count()).toBe(0);

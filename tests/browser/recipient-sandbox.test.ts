@@ -17,6 +17,7 @@ import crypto from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { API, client, connectDb, eventually, expectOk, newAccount } from '../helpers/api';
 import { newPage, openBrowser, PHONE, snapshot } from '../helpers/browser';
+import { allowConsoleError } from '../helpers/page-guard';
 
 // The functions passed to page.evaluate run in the page; the tests compile without the DOM library.
 declare const document: any;
@@ -135,6 +136,11 @@ describe('the payroll recipient page in a browser', () => {
     expect(await page.locator('[data-recipient-name]').innerText()).toBe('For Ana Diaz');
     expect(await page.locator('.amount').first().innerText()).toBe('$2,500.00');
     await shoot(page, 'recipient-open');
+    allowConsoleError(
+      page,
+      /^Failed to load resource: the server responded with a status of 400 .*\/destination\)$/,
+      "the form's answer to the bad routing number carries the refusal's status (400) with the page and the error next to the field",
+    );
 
     await page.getByLabel('A bank account').check();
     await page.getByLabel('Individual').check();
@@ -228,6 +234,11 @@ describe('the payroll recipient page in a browser', () => {
     const second = await reissue(runId, itemId); // the first token is now replaced
     expect(second).not.toBe(first);
     const page = await newPage(browser);
+    allowConsoleError(
+      page,
+      /^Failed to load resource: the server responded with a status of 404/,
+      'Chromium logs the 404 of the document: the three tokens open the 404 page on purpose',
+    );
     const open = async (path: string) => {
       const res = await page.goto(`${API()}${path}`);
       expect(res).not.toBeNull();

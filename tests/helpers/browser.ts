@@ -1,8 +1,9 @@
 /**
  * The browser tier's harness (tests/browser/, issue 22): Debian's Chromium driven by playwright-core
  * (no browser is ever downloaded), axe-core for accessibility, the layout checks of a phone's width
- * (no sideways scroll, no word broken across lines: issue 38), and screenshots at a phone's and a
- * desktop's width into an artifacts folder.
+ * (no sideways scroll, no word broken across lines: issue 38), screenshots at a phone's and a
+ * desktop's width into an artifacts folder, and on every page it opens no CSP violation, console
+ * error or uncaught exception (tests/helpers/page-guard.ts, checked after each test).
  *
  *   const b = await openBrowser();
  *   const page = await newPage(b);
@@ -18,6 +19,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { guardContext } from './page-guard';
+import { decodeQrCodes, parseErc20TransferUri } from './qr';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -90,7 +93,8 @@ const contextSettings = new WeakMap<BrowserContext, { browser: Browser; isMobile
 
 /**
  * A page in a fresh browser context (no shared cookies or cache): 1280x900 by default, `{ width: 360 }`
- * for a phone. The context closes with its last page.
+ * for a phone. The context closes with its last page. The page is guarded (tests/helpers/page-guard.ts):
+ * a CSP violation, a console error or an uncaught exception on it fails the test.
  */
 export async function newPage(browser: Browser, opts: PageOptions = {}): Promise<Page> {
   const width = opts.width ?? DESKTOP.width;
@@ -104,27 +108,13 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
     javaScriptEnabled: settings.javaScriptEnabled,
   });
   contextSettings.set(context, settings);
+  await guardContext(context);
   context.on('page', (p) =>
     p.once('close', () => {
       if (context.pages().length === 0) void context.close().catch(() => undefined);
     }),
   );
   return context.newPage();
-}
-
-/**
- * Collects what the page reports as errors from now on: console messages of type `error` and
- * uncaught exceptions (`pageerror`). The returned array fills as they happen.
- */
-export function collectConsoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => {
-    errors.push(`uncaught: ${e.message}`);
-  });
-  return errors;
 }
 
 /** One axe-core violation as the harness reports it. */
@@ -304,6 +294,22 @@ export async function noBrokenWords(page: Page, label = page.url()): Promise<voi
   if (broken.length) throw new Error(`words broken across lines on ${label}:\n  ${broken.join('\n  ')}`);
 }
 
+/**
+ * Asserts every QR code on the page (`svg.qr`) decodes, as photographed at the current width, to an
+ * EIP-681 ERC-20 transfer (tests/helpers/qr.ts) and to the URI printed under it (`[data-eip681]` in
+ * its figure). Comparing it with the payment is the test's (qr.ts `expectQrPays`).
+ */
+async function qrCodesReadAsShown(page: Page, label: string): Promise<void> {
+  const decoded = await decodeQrCodes(page);
+  const printed: (string | null)[] = await page
+    .locator('svg.qr')
+    .evaluateAll((els: any[]) => els.map((e) => e.closest('figure')?.querySelector('[data-eip681]')?.textContent ?? null));
+  decoded.forEach((text, i) => {
+    parseErc20TransferUri(text);
+    if (text !== printed[i]) throw new Error(`QR code ${i + 1} on ${label} reads ${text}; the page prints ${printed[i]}`);
+  });
+}
+
 /** Where screenshots go: `SCREENSHOT_DIR`, else `<repo>/.artifacts/screenshots` (created). */
 export function screenshotDir(): string {
   const dir = path.resolve(process.env.SCREENSHOT_DIR || path.join(root, '.artifacts', 'screenshots'));
@@ -320,7 +326,8 @@ export interface SnapshotOptions {
 /**
  * At 360, 390 and 1280 px wide: asserts {@link noHorizontalScroll} (and {@link noBrokenWords} with
  * `wholeWords`); at 390 and 1280 px also screenshots the whole page (`<name>-390.png`,
- * `<name>-1280.png` in {@link screenshotDir}) and runs {@link checkA11y}. The viewport is restored
+ * `<name>-1280.png` in {@link screenshotDir}), runs {@link checkA11y} and decodes every QR code
+ * ({@link qrCodesReadAsShown}). The viewport is restored
  * afterwards. Every screenshot is taken even when a check fails; then one error lists every
  * failure. Returns the files written.
  */
@@ -341,9 +348,12 @@ export async function snapshot(page: Page, name: string, opts: SnapshotOptions =
         const file = path.join(dir, `${safe}-${width}.png`);
         await page.screenshot({ path: file, fullPage: true });
         files.push(file);
-        checks.push(async () => {
-          await checkA11y(page, label);
-        });
+        checks.push(
+          async () => {
+            await checkA11y(page, label);
+          },
+          () => qrCodesReadAsShown(page, label),
+        );
       }
       for (const check of checks) {
         try {

@@ -117,8 +117,10 @@ export function CryptoInstructions(props: { payment: PayerPayment; di: DepositIn
         ? di.amount
         : pay.amount_expected;
   const fee = pay.fee;
+  // The QR code asks for the amount shown, on the network and in the token shown: on the
+  // cross-network rail the source network's USDC to the bridge's address, gross of the bridge fee.
   const uri =
-    !xchain && di.token_address && di.chain_id && BigInt(due.amount) > 0n
+    di.token_address && di.chain_id && BigInt(due.amount) > 0n
       ? erc20TransferUri({
           tokenAddress: di.token_address,
           chainId: di.chain_id,
