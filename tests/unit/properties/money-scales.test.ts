@@ -20,6 +20,7 @@ import {
   subMoney,
   toMinor,
 } from '../../../domain/money';
+import { erc20TransferUri } from '../../../domain/eip681';
 import { assertFiatScale, formatDecimal, parseDecimal, QUOTE_AMOUNT_PATTERN } from '../../../domain/quotes';
 import { currency, exactCeil, exactFloor, params, positiveMinor, scale, signedMinor } from './arbitraries';
 
@@ -209,5 +210,26 @@ describe('quote amounts (spec 4.9, 8)', () => {
     expect(() => assertFiatScale('buy', 'IQD', '0.001')).not.toThrow();
     expect(() => assertFiatScale('buy', 'USD', '0.001')).toThrow(/at most 2 fractional digits/);
     expect(() => assertFiatScale('buy', 'KWD', '0.0001')).toThrow(/at most 3 fractional digits/);
+  });
+});
+
+describe('payer QR amount (EIP-681, spec 2.1 DepositInstructions amount)', () => {
+  it('the URI carries the amount in base units as a plain integer that reads back exactly, at 6 and 18 decimals', () => {
+    const hex40 = fc.stringMatching(/^0x[0-9a-fA-F]{40}$/);
+    fc.assert(
+      fc.property(
+        hex40,
+        hex40,
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.oneof(positiveMinor(), positiveMinor(10n ** 30n)),
+        (token, to, chainId, amount) => {
+          const uri = erc20TransferUri({ tokenAddress: token, chainId, recipient: to, amountBaseUnits: amount });
+          const match = /^ethereum:(0x[0-9a-fA-F]{40})@([0-9]+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=([0-9]+)$/.exec(uri);
+          expect(match).not.toBeNull();
+          expect([match![1], Number(match![2]), match![3], BigInt(match![4])]).toEqual([token, chainId, to, amount]);
+        },
+      ),
+      params,
+    );
   });
 });

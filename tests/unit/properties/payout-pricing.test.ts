@@ -12,8 +12,6 @@ import {
   fiatToUsdcCeil,
   fundingQuote,
   grossUp,
-  PAYOUT_BUFFER_BPS,
-  PAYOUT_FEE_BPS,
   REFERENCE_RATES_USDC_PER_MAJOR,
   usdcToFiatFloor,
   walletSendEstimate,
@@ -22,6 +20,9 @@ import { fundingSurplus, heldForReturn, settlementVerdict } from '../../../domai
 import { bps, exactCeil, exactFloor, nonNegativeMinor, params, positiveMinor } from './arbitraries';
 
 const CENT_USDC = 10_000n;
+/** Spec 8: payout fee 100 bps on the gross source amount; funding buffer at most 0.05% (5 bps). */
+const SPEC_PAYOUT_FEE_BPS = 100;
+const SPEC_BUFFER_BPS = 5n;
 const rated = fc.constantFrom(...Object.keys(REFERENCE_RATES_USDC_PER_MAJOR));
 /** Payout invoices up to 10^13 major units. */
 const invoiceOf = (c: string) => positiveMinor(10n ** BigInt(13 + currencyDecimals(c)));
@@ -77,10 +78,10 @@ describe('funding quote (spec 2.6, 8)', () => {
         expect(q.rounded % CENT_USDC).toBe(0n);
         expect(q.rounded >= q.quote && q.rounded - q.quote < CENT_USDC).toBe(true);
         expect(q.buffer >= 0n && q.buffer % CENT_USDC === 0n).toBe(true);
-        expect(q.buffer * 10_000n <= q.rounded * BigInt(PAYOUT_BUFFER_BPS)).toBe(true);
+        expect(q.buffer * 10_000n <= q.rounded * SPEC_BUFFER_BPS).toBe(true);
         expect(q.amount).toBe(q.rounded + q.buffer);
         expect(q.gross).toBe(q.amount + q.fee);
-        expect(q.gross).toBe(grossUp(q.amount, PAYOUT_FEE_BPS));
+        expect(q.gross).toBe(grossUp(q.amount, SPEC_PAYOUT_FEE_BPS));
         expect(q.fee >= 0n).toBe(true);
       }),
       params,
@@ -91,7 +92,7 @@ describe('funding quote (spec 2.6, 8)', () => {
     fc.assert(
       fc.property(rateAndInvoice, ([c, invoice]) => {
         const q = fundingQuote(invoice, c, currencyDecimals(c));
-        expect((q.buffer + CENT_USDC) * 10_000n > q.rounded * BigInt(PAYOUT_BUFFER_BPS)).toBe(true);
+        expect((q.buffer + CENT_USDC) * 10_000n > q.rounded * SPEC_BUFFER_BPS).toBe(true);
       }),
       params,
     );
@@ -103,6 +104,7 @@ describe('funding quote (spec 2.6, 8)', () => {
         const d = currencyDecimals(c);
         const q = fundingQuote(invoice, c, d);
         const paid = fiatPayable(q.gross, invoice, c, d);
+        expect(paid.fee).toBe(exactCeil(q.gross * BigInt(SPEC_PAYOUT_FEE_BPS), 10_000n));
         expect(paid.fee + paid.net).toBe(q.gross);
         expect(paid.fiat).toBe(invoice);
         expect(settlementVerdict(invoice, paid.fiat, c).status).toBe('settled');

@@ -10,18 +10,15 @@
 import fc from 'fast-check';
 import { currencyDecimals } from '../../../domain/money';
 import { REFERENCE_RATES_USDC_PER_MAJOR } from '../../../domain/payouts/pricing';
-import {
-  checkPayrollCaps,
-  CRYPTO_FUNDING_CURRENCIES,
-  PAYROLL_CURRENCIES,
-  PAYROLL_ITEM_CAP_USD,
-  PAYROLL_MAX_ROWS,
-  PAYROLL_RUN_CAP_USD,
-  usdCentsCeil,
-} from '../../../domain/payroll';
+import { checkPayrollCaps, CRYPTO_FUNDING_CURRENCIES, PAYROLL_CURRENCIES, usdCentsCeil } from '../../../domain/payroll';
 import { itemPaymentAmount } from '../../../domain/payroll-execution';
 import { cryptoFundingPrice } from '../../../domain/payroll-funding';
 import { exactCeil, params, positiveMinor } from './arbitraries';
+
+/** Spec 8 caps, in US dollars, and the row limit (the spec's figures, not the product's constants). */
+const PAYROLL_ITEM_CAP_USD = 10_000n;
+const PAYROLL_RUN_CAP_USD = 25_000n;
+const PAYROLL_MAX_ROWS = 500;
 
 /** Micro-USD of one US dollar (1 USDC = 1 USD at 6 decimals). */
 const MICRO = 1_000_000n;
