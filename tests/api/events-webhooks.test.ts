@@ -34,6 +34,7 @@ import {
   webhooksSettled,
 } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
+import { deadline } from '../fixtures/deadlines';
 
 /** Fails unless `body` matches the declared response schema (unknown keys allowed: spec 1 rule 7). */
 function conforms(schema: Joi.Schema, body: unknown): void {
@@ -655,8 +656,8 @@ describe('webhook deliveries', () => {
     expect(rotated.secret).not.toBe(ep.secret);
     expect(rotated.secret_prefix).toBe(rotated.secret.slice(0, 10));
     const overlapMs = Date.parse(rotated.previous_secret_expires_at) - Date.now();
-    expect(overlapMs).toBeGreaterThan(24 * 3600_000 - 60_000);
-    expect(overlapMs).toBeLessThanOrEqual(24 * 3600_000);
+    expect(overlapMs).toBeGreaterThan(deadline('secret_rotation_overlap').ms - 60_000);
+    expect(overlapMs).toBeLessThanOrEqual(deadline('secret_rotation_overlap').ms);
     const replayed = await live.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`, {}, { idem: key });
     expect(replayed.body.secret).toBeNull();
     expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).secret_prefix).toBe(rotated.secret_prefix);
