@@ -92,7 +92,7 @@ describe('the list of deadline families', () => {
     const f = deadline(key);
     expect(f.tests.length).toBeGreaterThan(0);
     expect(f.source).toMatch(/^(spec|decisions?) \d/);
-    expect(f.ms).toBeGreaterThan(BEFORE_MS - 1);
+    expect(f.ms).toBeGreaterThan(0);
     for (const file of f.tests) {
       const text = fs.readFileSync(path.join(root, file), 'utf8');
       expect({ file, reads: text.includes(`deadline('${key}')`) }).toEqual({ file, reads: true });
