@@ -611,7 +611,10 @@ describe('webhook deliveries', () => {
     ];
     const firstFail = await deliveryReaches(live, d3.id, 'retrying');
     expect(firstFail).toMatchObject({ attempt_count: 1, last_status_code: 503, last_error: 'http_status_503' });
-    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(10_000);
+    // The first retry is due 30 s after the attempt finished (read here up to 20 s later).
+    const firstWait = deadline('webhook_retry_schedule').schedule![0];
+    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(firstWait - 20_000);
+    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeLessThanOrEqual(firstWait);
     expect(firstFail.attempts[0].response_excerpt).toBe('x'.repeat(500));
     expect((await deliveryReaches(live, d2.id, 'retrying')).attempts[0]).toMatchObject({
       status_code: 302,
@@ -625,7 +628,10 @@ describe('webhook deliveries', () => {
       [2, 200],
     ]);
     expect(ok1.attempts[0]).toMatchObject({ error: 'http_status_500', response_excerpt: 'boom' });
-    expect(Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at)).toBeGreaterThanOrEqual(29_000);
+    // Attempt 2 starts once the 30 s wait after attempt 1 ended: not before (1 s of clock rounding), within a turn after.
+    const between = Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at);
+    expect(between).toBeGreaterThanOrEqual(deadline('webhook_retry_schedule').schedule![0] - 1_000);
+    expect(between).toBeLessThanOrEqual(deadline('webhook_retry_schedule').schedule![0] + 30_000);
     const ok2 = await deliveryReaches(live, d2.id, 'succeeded', 60000);
     expect(ok2.attempts.map((x: any) => x.status_code)).toEqual([302, 200]);
     const cancelled = await deliveryReaches(live, d3.id, 'cancelled', 60000);
