@@ -12,6 +12,11 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 /** Replay window: a stored response is replayed for 24 hours, then forgotten (spec 8), in seconds. */
 export const IDEMPOTENCY_TTL_SECONDS = 86400;
 
+/** True while a record `ageSeconds` old is replayed (spec 8: within 24 hours; forgotten after). */
+export function isReplayable(ageSeconds: number): boolean {
+  return ageSeconds <= IDEMPOTENCY_TTL_SECONDS;
+}
+
 /** True when `k` is a string matching IDEMPOTENCY_KEY_PATTERN (else the API answers `400 idempotency_key_invalid`). */
 export function isValidIdempotencyKey(key: unknown): boolean {
   return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);

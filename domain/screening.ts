@@ -29,6 +29,11 @@ export function screeningConfidence(hasIntelligence: boolean): 'high' | 'medium'
 
 /** An equivalent report within this many days is served from cache, free (spec 4.8). */
 export const REPORT_CACHE_DAYS = 30;
+
+/** The oldest creation time of a report still served from cache at `nowMs` (exclusive): REPORT_CACHE_DAYS before it (spec 4.8, 8). */
+export function reportCacheSince(nowMs: number): Date {
+  return new Date(nowMs - REPORT_CACHE_DAYS * 86_400_000);
+}
 /** A screening of the same address within this many seconds reuses the provider's answer (`cached: true`). */
 export const SCREENING_CACHE_SECONDS = 15 * 60;
 

@@ -113,6 +113,16 @@ export function webhookEndpointStatus(input: { enabled: boolean; deleted_at: Dat
 export const MAX_ENDPOINTS_PER_MODE = 16;
 /** How long a rotated-out secret keeps signing (spec 8), ms. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** When a secret rotated out at `rotatedAtMs` stops signing (epoch ms): SECRET_ROTATION_OVERLAP_MS later (spec 4.10, 8). */
+export function previousSecretExpiresAtMs(rotatedAtMs: number): number {
+  return rotatedAtMs + SECRET_ROTATION_OVERLAP_MS;
+}
+
+/** Whether a rotated-out secret expiring at `expiresAtMs` (null: none) still signs deliveries at `nowMs`. */
+export function previousSecretSigns(expiresAtMs: number | null, nowMs: number): boolean {
+  return expiresAtMs !== null && nowMs < expiresAtMs;
+}
 /** Characters of the secret shown as `secret_prefix`. */
 export const SECRET_PREFIX_LENGTH = 10;
 

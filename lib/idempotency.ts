@@ -9,7 +9,7 @@
  */
 import crypto from 'node:crypto';
 import { DomainError } from '../domain/errors';
-import { canonicalJson, isValidIdempotencyKey, IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
+import { canonicalJson, isReplayable, isValidIdempotencyKey, IDEMPOTENCY_TTL_SECONDS } from '../domain/idempotency';
 import { db } from './db';
 import { accountWide } from './scoped';
 
@@ -128,7 +128,7 @@ export async function storedResponse(
       );
     const r = rows[0];
     if (!r) return null;
-    if (r.age > IDEMPOTENCY_TTL_SECONDS) {
+    if (!isReplayable(r.age)) {
       await db().query(
         `DELETE FROM idempotency_records WHERE ${own.where} AND route = $2 AND key = $3 AND created_at < now() - make_interval(secs => $4)`,
         [...own.params, route, key, IDEMPOTENCY_TTL_SECONDS],

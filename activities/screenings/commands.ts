@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { checkAddress } from '../../domain/addresses';
 import { DomainError, temporarilyUnavailable } from '../../domain/errors';
-import { REPORT_CACHE_DAYS, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence, screeningEvents } from '../../domain/screening';
+import { reportCacheSince, SCREENING_CACHE_SECONDS, screeningChain, screeningConfidence, screeningEvents } from '../../domain/screening';
 import { Screening, ScreeningReport, type ReportFigures } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { loadConfig } from '../../lib/config';
@@ -172,7 +172,7 @@ export async function createReport(scope: Scope, input: { id: string }): Promise
   const equivalent = await scoped(scope)
     .query(ScreeningReport, 'r')
     .andWhere('r.chain = :c AND r.address_key = :k', { c: s.chain, k: s.address_key })
-    .andWhere(`r.created_at > now() - make_interval(days => :d)`, { d: REPORT_CACHE_DAYS })
+    .andWhere('r.created_at > :since', { since: reportCacheSince(Date.now()) })
     .orderBy('r.created_at', 'DESC')
     .getOne();
   const id = newId('srp_');

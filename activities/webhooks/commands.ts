@@ -25,7 +25,7 @@ import {
   assertEndpointCapacity,
   checkEventTypes,
   SECRET_PREFIX_LENGTH,
-  SECRET_ROTATION_OVERLAP_MS,
+  previousSecretExpiresAtMs,
   WEBHOOK_DELIVERY_INITIAL_STATUS,
   webhookEndpointStatus,
 } from '../../domain/webhooks';
@@ -211,7 +211,7 @@ export async function rotateEndpointSecret(scope: Scope, input: { id: string }):
   const endpoint = await transaction(async (m) => {
     const row = await loadEndpoint(m, scope, input.id, true);
     row.previous_secret_ciphertext = row.secret_ciphertext;
-    row.previous_secret_expires_at = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
+    row.previous_secret_expires_at = new Date(previousSecretExpiresAtMs(Date.now()));
     row.secret_ciphertext = encrypt(secret);
     row.secret_prefix = secret.slice(0, SECRET_PREFIX_LENGTH);
     return m.save(row);

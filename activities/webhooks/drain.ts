@@ -33,7 +33,7 @@ import crypto from 'node:crypto';
 import type { DrainSummary, FailingDelivery } from '../../contracts/webhook-endpoint';
 import { DomainError } from '../../domain/errors';
 import { attemptOutcome } from '../../domain/webhook-schedule';
-import { assertDeliveryWrite, DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES } from '../../domain/webhooks';
+import { assertDeliveryWrite, DELIVERY_SWITCH, LIVE_DELIVERY_STATUSES, previousSecretSigns } from '../../domain/webhooks';
 import { EventRow } from '../../entities';
 import { db } from '../../lib/db';
 import { newId } from '../../lib/ids';
@@ -297,7 +297,7 @@ function endpointSender(w: EndpointRow): (event: EventRow) => Promise<HttpResult
   }
   const now = Date.now();
   const signers = [signer(decrypt(w.secret_ciphertext))];
-  if (w.previous_secret_ciphertext && w.previous_secret_expires_at && w.previous_secret_expires_at.getTime() > now) {
+  if (w.previous_secret_ciphertext && previousSecretSigns(w.previous_secret_expires_at?.getTime() ?? null, now)) {
     signers.push(signer(decrypt(w.previous_secret_ciphertext)));
   }
   return (event) => {

@@ -34,6 +34,7 @@ import {
   webhooksSettled,
 } from '../helpers/api';
 import { Receiver, testTls, verify } from '../helpers/receiver';
+import { deadline } from '../fixtures/deadlines';
 
 /** Fails unless `body` matches the declared response schema (unknown keys allowed: spec 1 rule 7). */
 function conforms(schema: Joi.Schema, body: unknown): void {
@@ -610,7 +611,10 @@ describe('webhook deliveries', () => {
     ];
     const firstFail = await deliveryReaches(live, d3.id, 'retrying');
     expect(firstFail).toMatchObject({ attempt_count: 1, last_status_code: 503, last_error: 'http_status_503' });
-    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(10_000);
+    // The first retry is due 30 s after the attempt finished (read here up to 20 s later).
+    const firstWait = deadline('webhook_retry_schedule').schedule![0];
+    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeGreaterThan(firstWait - 20_000);
+    expect(Date.parse(firstFail.next_attempt_at) - Date.now()).toBeLessThanOrEqual(firstWait);
     expect(firstFail.attempts[0].response_excerpt).toBe('x'.repeat(500));
     expect((await deliveryReaches(live, d2.id, 'retrying')).attempts[0]).toMatchObject({
       status_code: 302,
@@ -624,7 +628,10 @@ describe('webhook deliveries', () => {
       [2, 200],
     ]);
     expect(ok1.attempts[0]).toMatchObject({ error: 'http_status_500', response_excerpt: 'boom' });
-    expect(Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at)).toBeGreaterThanOrEqual(29_000);
+    // Attempt 2 starts once the 30 s wait after attempt 1 ended: not before (1 s of clock rounding), within a turn after.
+    const between = Date.parse(ok1.attempts[1].created_at) - Date.parse(ok1.attempts[0].created_at);
+    expect(between).toBeGreaterThanOrEqual(deadline('webhook_retry_schedule').schedule![0] - 1_000);
+    expect(between).toBeLessThanOrEqual(deadline('webhook_retry_schedule').schedule![0] + 30_000);
     const ok2 = await deliveryReaches(live, d2.id, 'succeeded', 60000);
     expect(ok2.attempts.map((x: any) => x.status_code)).toEqual([302, 200]);
     const cancelled = await deliveryReaches(live, d3.id, 'cancelled', 60000);
@@ -655,8 +662,8 @@ describe('webhook deliveries', () => {
     expect(rotated.secret).not.toBe(ep.secret);
     expect(rotated.secret_prefix).toBe(rotated.secret.slice(0, 10));
     const overlapMs = Date.parse(rotated.previous_secret_expires_at) - Date.now();
-    expect(overlapMs).toBeGreaterThan(24 * 3600_000 - 60_000);
-    expect(overlapMs).toBeLessThanOrEqual(24 * 3600_000);
+    expect(overlapMs).toBeGreaterThan(deadline('secret_rotation_overlap').ms - 60_000);
+    expect(overlapMs).toBeLessThanOrEqual(deadline('secret_rotation_overlap').ms);
     const replayed = await live.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`, {}, { idem: key });
     expect(replayed.body.secret).toBeNull();
     expect(expectOk(await live.get(`/v1/webhook_endpoints/${ep.id}`)).secret_prefix).toBe(rotated.secret_prefix);

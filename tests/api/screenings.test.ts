@@ -13,6 +13,7 @@ import { insertApiKey } from '../../activities/accounts/commands';
 import { db, transaction } from '../../lib/db';
 import { call, client, connectDb, expectError, expectOk, newAccount } from '../helpers/api';
 import { pdfText } from '../helpers/pdf';
+import { BEFORE_MS, deadline } from '../fixtures/deadlines';
 
 beforeAll(async () => {
   await connectDb();
@@ -117,6 +118,30 @@ test('provider signals, the short cache, and an outage', async () => {
   );
   expectError(await key.post('/v1/screenings', { chain: 'base', address: down }), 503, 'temporarily_unavailable', 'screening_unavailable');
   expectError(await key.get('/v1/screenings/scr_nope'), 404, 'not_found');
+});
+
+test('the report cache holds 30 days: an equivalent report a minute short of it is free, one past it spends a credit', async () => {
+  const { key } = await account();
+  const s = expectOk(await key.post('/v1/screenings', { chain: 'ethereum', address: `0x${crypto.randomBytes(20).toString('hex')}` }), 201);
+  const r1 = expectOk(await key.post(`/v1/screenings/${s.id}/reports`), 201);
+  expect(r1).toMatchObject({ cached: false });
+  const cache = deadline('screening_report_cache');
+  // Every report on the address made `ageMs` old (database clock; the API judges on its own, the same machine's).
+  const ageAll = (ageMs: number) =>
+    db().query(
+      `UPDATE screening_reports SET created_at = now() - make_interval(secs => $2) WHERE address_key = (SELECT address_key FROM screening_reports WHERE id = $1)`,
+      [r1.id, ageMs / 1000],
+    );
+  await ageAll(cache.ms - BEFORE_MS);
+  expect(expectOk(await key.post(`/v1/screenings/${s.id}/reports`), 201)).toMatchObject({
+    cached: true,
+    credit: { ledger_type: 'cache_hit' },
+  });
+  await ageAll(cache.ms + cache.slackMs);
+  expect(expectOk(await key.post(`/v1/screenings/${s.id}/reports`), 201)).toMatchObject({
+    cached: false,
+    credit: { ledger_type: 'consume_free' },
+  });
 });
 
 test('reports: one credit, free from the 30-day cache, 402 without credit, the race on the last credit, the evidence PDF', async () => {

@@ -22,6 +22,7 @@ import { chainAdapter } from '../../providers/chain';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -39,7 +40,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const MINUTE = 60_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) =>
   (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
@@ -103,21 +103,21 @@ test('failed source_tx_mismatch: the signed transfer is for another amount', asy
 });
 
 /** Checks conversion `id` still `status` at BEFORE_DEADLINE_MS before `deadline` (workflow time after its run's start), then that it ends `failed` at the deadline. */
-async function failsAtDeadline(id: string, status: string, deadline: number) {
-  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+async function failsAtDeadline(id: string, status: string, deadlineMs: number) {
+  await skipToRunOffset(env, id, deadlineMs - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe(status);
   expect(await result(id)).toBe('failed');
   const elapsed = await runElapsedMs(env, id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadlineMs);
+  expect(elapsed).toBeLessThanOrEqual(deadlineMs + TURN_SLACK_MS);
 }
 
 test('failed expired: never submitted; built a minute before signable_until (15 minutes), failed at it', async () => {
   const c = await build('1000000');
   const r = await row(c.id);
   // The deadline as workflow time after the run's start: signable_until less created_at (the workflow's object clock).
-  const deadline = r.signable_until.getTime() - r.created_at.getTime();
-  expect(Math.abs(deadline - 15 * MINUTE)).toBeLessThan(5_000);
+  const deadlineMs = r.signable_until.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('conversion_signable').ms)).toBeLessThan(5_000);
   await eventually(
     async () =>
       (await env.client.workflow.getHandle(c.id).query(conversionContract.queries.waitingFor)).endsWith(
@@ -125,7 +125,7 @@ test('failed expired: never submitted; built a minute before signable_until (15 
       ),
     'waiting for the hash until signable_until',
   );
-  await failsAtDeadline(c.id, 'built', deadline);
+  await failsAtDeadline(c.id, 'built', deadlineMs);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'expired' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.failed']);
 });
@@ -135,9 +135,9 @@ test('failed source_tx_not_found: the recorded hash never appears on the chain; 
   await submitConversionSourceTx(systemScope(accountId, true), { id: c.id, tx_hash: hash() });
   const r = await row(c.id);
   // Confirmation deadline: submitted_at + 30 minutes, as workflow time after the run's start.
-  const deadline = r.submitted_at.getTime() + 30 * MINUTE - r.created_at.getTime();
-  expect(Math.abs(deadline - 30 * MINUTE)).toBeLessThan(5_000);
-  await failsAtDeadline(c.id, 'submitted', deadline);
+  const deadlineMs = r.submitted_at.getTime() + deadline('conversion_confirmation').ms - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('conversion_confirmation').ms)).toBeLessThan(5_000);
+  await failsAtDeadline(c.id, 'submitted', deadlineMs);
   expect(await row(c.id)).toMatchObject({ failure_reason: 'source_tx_not_found' });
   expect(await types(c.id)).toEqual(['conversion.built', 'conversion.submitted', 'conversion.failed']);
 });

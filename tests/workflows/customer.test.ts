@@ -15,7 +15,8 @@ import { db } from '../../lib/db';
 import { kycProvider } from '../../providers/kyc';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
-import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -29,7 +30,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const DAY = 24 * 3_600_000;
 const state = async (id: string) =>
   (await db().query('SELECT verification_state FROM customers WHERE id = $1', [id]))[0].verification_state as string;
 
@@ -60,15 +60,15 @@ test('pending after a link; a silent decision found by the daily re-read; approv
   );
   // The provider approves without telling us: the daily re-read finds it, a day of workflow time after the run's read of `pending`, not before.
   await kycProvider().setDecision(c.id, { state: 'approved', endorsements: ['base'] });
-  await skipToRunOffset(env, c.id, DAY - BEFORE_DEADLINE_MS);
+  await skipToRunOffset(env, c.id, deadline('customer_recheck').ms - BEFORE_DEADLINE_MS);
   expect(await state(c.id)).toBe('pending');
   expect((await env.client.workflow.getHandle(c.id).describe()).status.name).toBe('RUNNING');
   const first = await env.client.workflow.getHandle(c.id).result();
   expect(first).toBe('approved');
   expect(await state(c.id)).toBe('approved');
   const elapsed = await runElapsedMs(env, c.id);
-  expect(elapsed).toBeGreaterThanOrEqual(DAY);
-  expect(elapsed).toBeLessThanOrEqual(DAY + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadline('customer_recheck').ms);
+  expect(elapsed).toBeLessThanOrEqual(deadline('customer_recheck').ms + deadline('customer_recheck').slackMs);
   const history1 = await env.client.workflow.getHandle(c.id).fetchHistory();
 
   await kycProvider().setDecision(c.id, { state: 'rejected', rejection_outcome: 'final' });

@@ -19,6 +19,7 @@ import { chainAdapter } from '../../providers/chain';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -35,7 +36,6 @@ afterAll(async () => {
 });
 
 const SENDER = '0x52908400098527886E0F7030069857D2E4169EE7';
-const HOUR = 3_600_000;
 const hash = () => `0x${crypto.randomBytes(32).toString('hex')}`;
 const types = async (id: string) =>
   (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [id])).map((r: { type: string }) => r.type);
@@ -105,9 +105,9 @@ test('expired: nothing reaches the address within the hour; awaiting a minute be
   const d = await open({ source_chain: 'polygon' });
   const r = await row(d.id);
   // The deadline as workflow time after the run's start: expires_at less created_at (the workflow's object clock), the spec's hour.
-  const deadline = r.expires_at.getTime() - r.created_at.getTime();
-  expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
-  await skipToRunOffset(env, d.id, deadline - BEFORE_DEADLINE_MS);
+  const deadlineMs = r.expires_at.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('deposit_intent_window').ms)).toBeLessThan(5_000);
+  await skipToRunOffset(env, d.id, deadlineMs - BEFORE_DEADLINE_MS);
   expect((await row(d.id)).status).toBe('awaiting_funds');
   // The skip may wake the workflow for a poll whose step runs in real time: wait until it rests again.
   await eventually(
@@ -119,8 +119,8 @@ test('expired: nothing reaches the address within the hour; awaiting a minute be
   );
   expect(await result(d.id)).toBe('expired');
   const elapsed = await runElapsedMs(env, d.id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadlineMs);
+  expect(elapsed).toBeLessThanOrEqual(deadlineMs + TURN_SLACK_MS);
   expect(await types(d.id)).toEqual(['deposit_intent.created', 'deposit_intent.expired']);
 });
 

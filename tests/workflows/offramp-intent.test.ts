@@ -21,6 +21,7 @@ import { signTransaction } from '../../providers/wallet-sends';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -49,7 +50,6 @@ const row = async (id: string) =>
       [id],
     )
   )[0];
-const HOUR = 3_600_000;
 
 /**
  * The funding deadline of intent `id` (funding_deadline less created_at: workflow time after its
@@ -58,9 +58,9 @@ const HOUR = 3_600_000;
  */
 async function closesAtFundingDeadline(id: string, status: string) {
   const r = await row(id);
-  const deadline = r.funding_deadline.getTime() - r.created_at.getTime();
-  expect(Math.abs(deadline - HOUR)).toBeLessThan(5_000);
-  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+  const deadlineMs = r.funding_deadline.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('offramp_funding').ms)).toBeLessThan(5_000);
+  await skipToRunOffset(env, id, deadlineMs - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe('awaiting_funds');
   // The skip may wake the workflow for a poll whose step runs in real time: wait until it rests again.
   await eventually(
@@ -72,8 +72,8 @@ async function closesAtFundingDeadline(id: string, status: string) {
   );
   expect(await result(id)).toBe(status);
   const elapsed = await runElapsedMs(env, id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadlineMs);
+  expect(elapsed).toBeLessThanOrEqual(deadlineMs + TURN_SLACK_MS);
 }
 
 /** A holder with 100 USDC and a US bank account ending `account` (suffix 1116 fails on the sandbox rail). */

@@ -30,6 +30,7 @@ import {
   skipToTime,
   TURN_SLACK_MS,
 } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -87,13 +88,13 @@ async function place(quote: Record<string, unknown>, provider?: string) {
 test.each([
   [
     "a card buy's hosted checkout",
-    30,
+    deadline('order_checkout').ms / MINUTE,
     { side: 'buy', from_asset: 'EUR', to_asset: 'USDC', from_amount: '80', to_network: 'base', payment_method: 'card' },
     'rampline',
   ],
   [
     "a swap's self-custody deposit",
-    60,
+    deadline('order_deposit').ms / MINUTE,
     { side: 'swap', from_asset: 'USDC', to_asset: 'ETH', from_amount: '100', to_network: 'base' },
     undefined,
   ],

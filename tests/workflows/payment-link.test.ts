@@ -31,7 +31,8 @@ import { loadConfig } from '../../lib/config';
 import { awaitAfterCommitHooks, closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { runTimes, startTimeSkipping } from '../helpers/time-skipping';
+import { BEFORE_MS, deadline } from '../fixtures/deadlines';
 import { setTemporalClient } from '../../temporal/client';
 import { connectDb, eventually } from '../helpers/api';
 import { activityCalls } from '../helpers/history';
@@ -132,6 +133,8 @@ async function activeRemindableLink(extra: Record<string, unknown> = {}): Promis
 }
 
 test('a link expires at expires_at after days; its underpaid payment is closed; the workflow ends', async () => {
+  const expiry = deadline('link_expiry');
+  const expiresAt = Date.now() + expiry.ms;
   await withTemporal(async ({ env }) => {
     const creds = await provisionAccount();
     const c = ctxOf(creds);
@@ -139,7 +142,7 @@ test('a link expires at expires_at after days; its underpaid payment is closed; 
       amount: usd('10000'),
       title: 'Expiring',
       accepted_rail_kinds: ['crypto'],
-      expires_at: new Date(Date.now() + 2 * DAY),
+      expires_at: new Date(expiresAt),
     });
     const link = await activateLink(c, { id: draft.id, attestation_accepted: true });
     const payId = newId('pay_');
@@ -149,10 +152,16 @@ test('a link expires at expires_at after days; its underpaid payment is closed; 
        VALUES ($1,$2,true,$3,'underpaid','crypto_native','USDC',6,'100000000','1000000','101000000','40000000',true, now() + interval '30 days')`,
       [payId, creds.account_id, link.id],
     );
-    const before = await env.currentTimeMs();
+    // A fresh test server starts at the wall clock: the link is open a minute before its expires_at, expired at it.
+    const now = await env.currentTimeMs();
+    expect(expiresAt - BEFORE_MS).toBeGreaterThan(now);
+    await env.sleep(expiresAt - BEFORE_MS - now);
+    expect((await linkOf(link.id)).status).toBe('active');
     const result = await env.client.workflow.getHandle(link.id).result();
     expect(result).toBe('expired');
-    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(2 * DAY - 60_000);
+    const { closeMs } = await runTimes(env, link.id);
+    expect(closeMs).toBeGreaterThanOrEqual(expiresAt);
+    expect(closeMs).toBeLessThanOrEqual(expiresAt + expiry.slackMs);
     const after = await linkOf(link.id);
     expect(after.status).toBe('expired');
     expect(after.expired_at).not.toBeNull();
@@ -183,11 +192,13 @@ test('three reminders at days 3, 7 and 14: emails, reminder_sent events, next_re
     await env.sleep(7 * DAY);
     const three = await reminders(link.id, 3);
     expect(linkNextReminderAt(three)).toBeNull();
+    // Each sent at its offset after activation (workflow time from a fresh server at the wall clock), within the slack.
     const sent = three.reminder_schedule.sent.map((s) => Date.parse(s) - activated);
-    expect(sent[0]).toBeGreaterThanOrEqual(3 * DAY);
-    expect(sent[1]).toBeGreaterThanOrEqual(7 * DAY);
-    expect(sent[2]).toBeGreaterThanOrEqual(14 * DAY);
-    expect(sent[2]).toBeLessThan(15 * DAY);
+    const { schedule, slackMs } = deadline('reminders');
+    sent.forEach((at, i) => {
+      expect(at).toBeGreaterThanOrEqual(schedule![i]);
+      expect(at).toBeLessThanOrEqual(schedule![i] + slackMs);
+    });
 
     // Nothing more is due: a further month brings no reminder; cancelling ends the workflow.
     await env.sleep(30 * DAY);

@@ -24,6 +24,8 @@ import { db } from '../../lib/db';
 import { fiatRails } from '../../providers/fiat-rails';
 import { eventually } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { runTimes, skipToTime } from '../helpers/time-skipping';
+import { BEFORE_MS, deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -85,6 +87,15 @@ async function funded(
   await signalPayout(p.id, creds.account_id, payoutContract.signals.update);
   await eventually(async () => (await attemptOf(p.id)).provider_transfer_id, 'provider transfer');
   return { creds, payoutId: p.id, attemptId: r.attemptId };
+}
+
+/** The workflow time (ms) `ensureProviderTransfer` was given when it opened the funding window of `payoutId` (its second argument, from the history). */
+async function transferOpenedAtMs(payoutId: string): Promise<number> {
+  const events = (await env.client.workflow.getHandle(payoutId).fetchHistory()).events ?? [];
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'ensureProviderTransfer');
+  const arg = scheduled?.activityTaskScheduledEventAttributes?.input?.payloads?.[1]?.data;
+  if (!arg) throw new Error(`payout ${payoutId}: no ensureProviderTransfer with a time in its history`);
+  return Number(JSON.parse(Buffer.from(arg).toString('utf8')));
 }
 
 async function deposit(payoutId: string, amount: string) {
@@ -192,11 +203,18 @@ test('returned after paid with no refund address: held (missing_return_policy) u
   expect(payoutView(p).failure_reason).toBeNull();
 });
 
-test('nothing arrives within the funding window -> expired (provider transfer cancelled)', async () => {
+test('nothing arrives within the funding window (24 h): awaiting_funds a minute before it closes, expired at it (provider transfer cancelled)', async () => {
   const { payoutId } = await funded();
-  const before = await env.currentTimeMs();
+  const window = deadline('payout_funding_window');
+  // The window is opened on workflow time (the workflow compares raw workflow time): expires_at is exactly 24 h after it.
+  const expiresMs = (await attemptOf(payoutId)).expires_at.getTime();
+  expect(expiresMs - (await transferOpenedAtMs(payoutId))).toBe(window.ms);
+  await skipToTime(env, expiresMs - BEFORE_MS);
+  expect((await payoutRow(payoutId)).status).toBe('awaiting_funds');
   expect(await result(payoutId)).toBe('expired');
-  expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(23 * 3600 * 1000);
+  const { closeMs } = await runTimes(env, payoutId);
+  expect(closeMs).toBeGreaterThanOrEqual(expiresMs);
+  expect(closeMs).toBeLessThanOrEqual(expiresMs + window.slackMs);
   const a = await attemptOf(payoutId);
   expect(a.status).toBe('expired');
   const t = await db().query('SELECT state FROM sandbox_bridge_transfers WHERE id = $1', [a.provider_transfer_id]);
@@ -237,15 +255,17 @@ test('service wallet: cancel is held while the send is signable and 30 minutes a
     'wallet send',
   );
   const until = new Date(send.signable_until).getTime();
+  expect(until - (await transferOpenedAtMs(p.id))).toBe(deadline('payout_wallet_send_signable').ms);
+  const hold = deadline('wallet_funding_cancel_hold').ms;
   let err: unknown = null;
   try {
-    await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + 29 * 60 * 1000 });
+    await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + hold - BEFORE_MS });
   } catch (e) {
     err = e;
   }
   expect(err).toBeInstanceOf(DomainError);
   expect(err).toMatchObject({ code: 'wallet_funding_pending', details: { retry_after: 60 } });
-  const out = await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + 30 * 60 * 1000 });
+  const out = await cancelPayout(systemScope(creds.account_id, true, req), { id: p.id, nowMs: until + hold });
   expect(out).toMatchObject({ changed: true, payout: { status: 'cancelled' } });
   await signalPayoutCancelled(p.id);
   expect(await result(p.id)).toBe('cancelled');

@@ -19,7 +19,9 @@ import { db } from '../../lib/db';
 import { eventually } from '../helpers/api';
 import { approvedRun, markFunded, usBank, wallet } from '../helpers/payroll';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
+import { pendingTimer } from '../helpers/time-skipping';
 import { systemScope } from '../../activities/scope';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -176,6 +178,11 @@ test('cancel while funding: the workflow polls every five minutes, then ends can
     async () => (await handle.query(payrollRunContract.queries.waitingFor)).startsWith('inbound funding'),
     'waiting for funding',
   );
+  // The poll timer is the spec's five minutes: never longer, shorter only by the turn that started it.
+  const poll = deadline('payroll_funding_poll');
+  const timer = await eventually(async () => pendingTimer(env, runId), 'the funding poll timer');
+  expect(timer!.fireAtMs - timer!.startedMs).toBeLessThanOrEqual(poll.ms);
+  expect(timer!.fireAtMs - timer!.startedMs).toBeGreaterThan(poll.ms - poll.slackMs);
   const t0 = Date.now();
   await env.sleep('1 hour');
   const polls = (await handle.fetchHistory()).events!.filter(

@@ -22,6 +22,7 @@ import { signTransaction } from '../../providers/wallet-sends';
 import { eventually, newAccount } from '../helpers/api';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
 import { BEFORE_DEADLINE_MS, runElapsedMs, skipToRunOffset, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { deadline } from '../fixtures/deadlines';
 
 let h: WorkflowHarness;
 let env: TestWorkflowEnvironment;
@@ -50,16 +51,15 @@ const row = async (id: string) =>
       [id],
     )
   )[0];
-const MINUTE = 60_000;
 
 /** Checks intent `id` still `created` at BEFORE_DEADLINE_MS before `deadline` (workflow time after its run's start), then that it ends `status` at the deadline. */
-async function endsAtDeadline(id: string, deadline: number, status: string) {
-  await skipToRunOffset(env, id, deadline - BEFORE_DEADLINE_MS);
+async function endsAtDeadline(id: string, deadlineMs: number, status: string) {
+  await skipToRunOffset(env, id, deadlineMs - BEFORE_DEADLINE_MS);
   expect((await row(id)).status).toBe('created');
   expect(await result(id)).toBe(status);
   const elapsed = await runElapsedMs(env, id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadlineMs);
+  expect(elapsed).toBeLessThanOrEqual(deadlineMs + TURN_SLACK_MS);
 }
 
 /** A holder with `funds` minor units in its wallet; returns a builder of send intents. */
@@ -101,9 +101,9 @@ test('failed source_tx_not_found: a recorded hash never seen on chain; looked fo
   await recordSendSourceTx(systemScope(hd.acct.account_id, true), { id: si.id, tx_hash: `0x${crypto.randomBytes(32).toString('hex')}` });
   const r = await row(si.id);
   // The search deadline (an hour after the recording) as workflow time after the run's start (the object clock: created_at is its origin).
-  const deadline = r.source_tx_recorded_at.getTime() + 60 * MINUTE - r.created_at.getTime();
-  expect(Math.abs(deadline - 60 * MINUTE)).toBeLessThan(5_000);
-  await endsAtDeadline(si.id, deadline, 'failed');
+  const deadlineMs = r.source_tx_recorded_at.getTime() + deadline('send_intent_source_tx_search').ms - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('send_intent_source_tx_search').ms)).toBeLessThan(5_000);
+  await endsAtDeadline(si.id, deadlineMs, 'failed');
   expect((await row(si.id)).failure_reason).toBe('source_tx_not_found');
 });
 
@@ -149,9 +149,9 @@ test('expired: never signed; still created a minute before the 30 minutes, expir
   }, 'waiting for the signature');
   expect(waiting).toContain(si.expires_at.toISOString());
   const r = await row(si.id);
-  const deadline = r.expires_at.getTime() - r.created_at.getTime();
-  expect(Math.abs(deadline - 30 * MINUTE)).toBeLessThan(5_000);
-  await endsAtDeadline(si.id, deadline, 'expired');
+  const deadlineMs = r.expires_at.getTime() - r.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('send_intent_unsigned').ms)).toBeLessThan(5_000);
+  await endsAtDeadline(si.id, deadlineMs, 'expired');
   expect((await row(si.id)).status).toBe('expired');
   const types = (await db().query('SELECT type FROM events WHERE object_id = $1 ORDER BY seq', [si.id])).map(
     (r: { type: string }) => r.type,

@@ -26,8 +26,9 @@ import { chainAdapter } from '../../providers/chain';
 import { setTemporalClient } from '../../temporal/client';
 import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { connectDb, eventually } from '../helpers/api';
-import { BEFORE_DEADLINE_MS, startTimeSkipping, TURN_SLACK_MS } from '../helpers/time-skipping';
+import { BEFORE_DEADLINE_MS, startTimeSkipping } from '../helpers/time-skipping';
 import { systemScope } from '../../activities/scope';
+import { deadline } from '../fixtures/deadlines';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -137,7 +138,7 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
       expect(inv.period_end.getTime()).toBe(periodOf(plan, n + 1).startMs);
       // Issued at the period start (the timer fires there), not whenever the test looked.
       expect(Math.abs(inv.issued_at.getTime() - start)).toBeLessThan(5 * 60_000);
-      expect(inv.due_at.getTime()).toBe(start + 7 * DAY);
+      expect(inv.due_at.getTime()).toBe(start + deadline('subscription_grace').ms);
       if (n === 3) {
         // Overdue at due_at (7 days of grace), not before: still open a minute before, overdue at it (workflow time).
         await sleepUntil(env, inv.due_at.getTime() - BEFORE_DEADLINE_MS);
@@ -147,7 +148,7 @@ test('twelve months: invoices at each period start, one overdue and paid late, a
         await eventually(async () => (await invoice(s.id, 4))!.status === 'overdue', 'invoice 4 overdue', 30_000);
         const overdueAt = (await invoice(s.id, 4))!.overdue_at!.getTime();
         expect(overdueAt).toBeGreaterThanOrEqual(inv.due_at.getTime());
-        expect(overdueAt).toBeLessThanOrEqual(inv.due_at.getTime() + TURN_SLACK_MS);
+        expect(overdueAt).toBeLessThanOrEqual(inv.due_at.getTime() + deadline('subscription_grace').slackMs);
         expect((await sub(s.id)).status).toBe('past_due');
         await sleepUntil(env, inv.due_at.getTime() + 5 * DAY);
         await pay(inv);

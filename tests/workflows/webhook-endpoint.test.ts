@@ -18,7 +18,7 @@ import { closeDb, db } from '../../lib/db';
 import { newId } from '../../lib/ids';
 import { encrypt } from '../../lib/secrets';
 import { startTimeSkipping } from '../helpers/time-skipping';
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from '../../domain/webhook-schedule';
+import { WEBHOOK_MAX_ATTEMPTS } from '../../domain/webhook-schedule';
 import { ENDPOINT_IDLE_MS, webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { wakeEndpoint } from '../../activities/webhooks/signals';
 import { closeTemporalClient, setTemporalClient } from '../../temporal/client';
@@ -26,6 +26,7 @@ import { registerSearchAttributes } from '../../temporal/dev/bootstrap';
 import { connectDb, newAccount } from '../helpers/api';
 import { Receiver, testTls } from '../helpers/receiver';
 import { HEARTBEAT_THROTTLE_MS } from '../../temporal/config';
+import { deadline } from '../fixtures/deadlines';
 
 /** A port nothing listens on and no process is handed by the kernel (below the ephemeral range). */
 const REFUSING_PORT = 1;
@@ -227,7 +228,7 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     expect(await handle.result()).toBe('idle');
     const skipped = (await env.currentTimeMs()) - before;
 
-    expectRetryTimers(await retryTimers(handle), [30_000, 2 * MIN, 10 * MIN, 1 * HOUR, 6 * HOUR]);
+    expectRetryTimers(await retryTimers(handle), deadline('webhook_retry_schedule').schedule!.slice(0, 5));
     expect(skipped).toBeGreaterThanOrEqual(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR);
     expect((await attemptsOf(s.deliveryId)).map((a) => [a.attempt_number, a.status_code])).toEqual([
       [1, 500],
@@ -261,10 +262,10 @@ describe('webhookEndpointWorkflow with the real drain, PostgreSQL and a receiver
     const before = await env.currentTimeMs();
     const handle = await start(s);
     expect(await handle.result()).toBe('idle');
-    const total = WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+    const total = deadline('webhook_retry_schedule').schedule!.reduce((a, b) => a + b, 0);
     expect(total).toBe(30_000 + 2 * MIN + 10 * MIN + 1 * HOUR + 6 * HOUR + 12 * HOUR + 24 * HOUR);
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(total);
-    expectRetryTimers(await retryTimers(handle), WEBHOOK_RETRY_DELAYS_MS);
+    expectRetryTimers(await retryTimers(handle), deadline('webhook_retry_schedule').schedule!);
     const attempts = await attemptsOf(s.deliveryId);
     expect(attempts).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
     expect(WEBHOOK_MAX_ATTEMPTS).toBe(8);

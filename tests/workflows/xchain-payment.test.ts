@@ -19,7 +19,7 @@ import { Payment, PaymentLink, Wallet } from '../../entities';
 import { db, transaction } from '../../lib/db';
 import { payInBridgeAdapter, SANDBOX_BRIDGE_FEES } from '../../providers/bridge';
 import { chainAdapter } from '../../providers/chain';
-import { loadConfig } from '../../lib/config';
+import { deadline } from '../fixtures/deadlines';
 import { eventually } from '../helpers/api';
 import { activeCryptoLink } from '../helpers/fixtures';
 import { startWorkflowHarness, type WorkflowHarness } from '../helpers/temporal';
@@ -118,7 +118,7 @@ test('crypto_transfer: nothing arrives; awaiting a minute before expires_at, exp
   // workflows/payment.ts waits for the instant expires_at on its own clock (no object clock): the
   // test server's clock has not moved past the wall clock yet (first tests of the file).
   const expiresMs = p.expires_at.getTime();
-  expect(Math.abs(expiresMs - p.created_at.getTime() - loadConfig().paymentTtlSeconds * 1000)).toBeLessThan(5_000);
+  expect(Math.abs(expiresMs - p.created_at.getTime() - deadline('payment_ttl').ms)).toBeLessThan(5_000);
   const now = await env.currentTimeMs();
   expect(expiresMs - BEFORE_DEADLINE_MS).toBeGreaterThan(now);
   await env.sleep(expiresMs - BEFORE_DEADLINE_MS - now);
@@ -128,7 +128,8 @@ test('crypto_transfer: nothing arrives; awaiting a minute before expires_at, exp
   const { startMs, closeMs } = await runTimes(env, p.id);
   expect(closeMs).toBeGreaterThanOrEqual(expiresMs);
   expect(closeMs).toBeLessThanOrEqual(expiresMs + TURN_SLACK_MS);
-  expect(closeMs! - startMs).toBeGreaterThanOrEqual(loadConfig().paymentTtlSeconds * 1000 - 5_000);
+  expect(closeMs! - startMs).toBeGreaterThanOrEqual(deadline('payment_ttl').ms - 5_000);
+  expect(closeMs! - startMs).toBeLessThanOrEqual(deadline('payment_ttl').ms + TURN_SLACK_MS + 5_000);
   await chain.inject({ chain: chain.chain, asset: chain.stablecoin, to_address: p.deposit_address!, amount: 30300000n, decimals: 6 });
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('unmatched');
   expect(await payment(p.id)).toMatchObject({ status: 'unmatched', unmatched_reason: 'deposit_after_close', watcher_state: null });
@@ -214,17 +215,17 @@ test('expired with nothing seen (awaiting a minute before the window closes, exp
   const refund = `0x${crypto.randomBytes(20).toString('hex')}`;
   const { payment: p } = await xchain(link.id, 'optimism', refund);
   // The deadline as workflow time after the run's start: expires_at less created_at (the object clock), the payment TTL.
-  const deadline = p.expires_at.getTime() - p.created_at.getTime();
-  expect(Math.abs(deadline - loadConfig().paymentTtlSeconds * 1000)).toBeLessThan(5_000);
-  await skipToRunOffset(env, p.id, deadline - BEFORE_DEADLINE_MS);
+  const deadlineMs = p.expires_at.getTime() - p.created_at.getTime();
+  expect(Math.abs(deadlineMs - deadline('payment_ttl').ms)).toBeLessThan(5_000);
+  await skipToRunOffset(env, p.id, deadlineMs - BEFORE_DEADLINE_MS);
   expect(await payment(p.id)).toMatchObject({ status: 'awaiting', watcher_state: 'address_issued' });
   expect(await env.client.workflow.getHandle(p.id).query<string>('waiting_for')).toBe(
     `a deposit on the source network until ${p.expires_at.toISOString()}`,
   );
   expect(await env.client.workflow.getHandle(p.id).result()).toBe('expired');
   const elapsed = await runElapsedMs(env, p.id);
-  expect(elapsed).toBeGreaterThanOrEqual(deadline);
-  expect(elapsed).toBeLessThanOrEqual(deadline + TURN_SLACK_MS);
+  expect(elapsed).toBeGreaterThanOrEqual(deadlineMs);
+  expect(elapsed).toBeLessThanOrEqual(deadlineMs + TURN_SLACK_MS);
   expect(await payment(p.id)).toMatchObject({ status: 'expired', watcher_state: 'expired' });
 
   await sendOnSource(p, '5000000');

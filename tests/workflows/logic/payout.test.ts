@@ -163,6 +163,7 @@ test('the funding window closes without a deposit: expirePayout, then the final 
     const h = await start(tq);
     expect(await h.result()).toBe('expired');
     expect((await timersOf(h))[0]).toBeGreaterThan(2 * HOUR - 60_000);
+    expect((await timersOf(h))[0]).toBeLessThanOrEqual(2 * HOUR);
   });
   expect(m.log).toEqual([['expire']]);
 });
