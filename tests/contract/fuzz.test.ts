@@ -200,14 +200,6 @@ function commonArgs(excluded: string[] = [], phases = 'examples,coverage,fuzzing
   ];
 }
 
-/** Operation ids of the payer (public token) operations: no credential, fuzzed in the key's run only. */
-function publicOperations(): string[] {
-  return Object.values(doc.paths)
-    .flatMap((ops) => Object.values(ops))
-    .filter((o) => !o['x-callers'])
-    .map((o) => o.operationId);
-}
-
 /** Runs schemathesis with `args`, logging its duration; fails with the report unless it exits 0. */
 async function runClean(what: string, config: string, args: string[], excludedChecks: string[] = [], phases?: string): Promise<void> {
   const t0 = Date.now();
