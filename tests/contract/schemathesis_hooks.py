@@ -326,6 +326,7 @@ STATED_EXEMPTIONS = {
     ],
     "POST /wallet/deposit_intents": [
         _x(400, "currency_invalid", "amount.currency|amount", "network", "the wallet receives its network's stablecoin"),
+        _x(400, "amount_invalid", "amount", "rate", "the amount plus the route's bridge fee must stay storable (the fee is the route's)", "largest storable"),
     ],
     "POST /wallet/deposit_quotes": [
         _x(400, "currency_invalid", "amount.currency|amount", "network", "the wallet receives its network's stablecoin"),
